@@ -1,0 +1,53 @@
+//! `cuprum info`: what this machine offers cuprum. Exits 0 without a GPU, saying so.
+
+use cuprum::{Device, runtime};
+use std::process::ExitCode;
+
+pub fn run() -> cuprum::Result<ExitCode> {
+    println!("cuprum {}", env!("CARGO_PKG_VERSION"));
+    match runtime::driver_info() {
+        Ok(d) => {
+            println!("driver:  CUDA {}.{} ({})", d.major(), d.minor(), d.version);
+            for i in 0..d.device_count {
+                match Device::get(i) {
+                    Ok(dev) => {
+                        let (cc0, cc1) = dev.compute_capability();
+                        println!(
+                            "gpu {i}:   {} (sm_{cc0}{cc1}, {} SMs, {:.1} GiB, L2 {} MiB)",
+                            dev.name(),
+                            dev.sm_count(),
+                            dev.total_memory() as f64 / (1u64 << 30) as f64,
+                            dev.l2_cache_bytes() >> 20
+                        );
+                    }
+                    Err(e) => println!("gpu {i}:   unavailable: {e}"),
+                }
+            }
+        }
+        Err(e) => {
+            println!("driver:  none ({e})");
+            println!(
+                "gpu:     no GPU on this machine: kernels can be compiled (NVRTC) but not run"
+            );
+        }
+    }
+    match cuprum::compile::nvrtc() {
+        Ok(n) => {
+            let (a, b) = n.version();
+            let archs: Vec<String> = n
+                .supported_archs()
+                .iter()
+                .map(|a| format!("sm_{a}"))
+                .collect();
+            println!(
+                "nvrtc:   {a}.{b} from {} (found via {})",
+                n.path(),
+                n.found_by()
+            );
+            println!("targets: {}", archs.join(" "));
+        }
+        Err(e) => println!("nvrtc:   not found: {e}"),
+    }
+    println!("cache:   in-process only (the persistent kernel cache is not built yet)");
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,264 @@
+//! Creating arrays: `empty`, `zeros`, `ones`, `full`, the `*_like` forms, `arange`,
+//! `linspace`, and uploads from host memory.
+
+use super::device_array::Array;
+use super::dtype::{DType, Element, as_bytes};
+use super::kernels::{self, KernelKey};
+use super::scalar::Scalar;
+use super::shape::{Shape, format_shape, size_of};
+use crate::error::{Result, bail};
+use crate::runtime::{Buffer, Stream, copy_htod};
+
+impl Array {
+    /// An uninitialised array on the current stream's device. A repeat allocation of the
+    /// same size is served from the device's memory pool in about a microsecond.
+    ///
+    /// ```no_run
+    /// use cuprum::{Array, DType};
+    /// let a = Array::empty(&[1000, 1000], DType::F32)?;
+    /// assert_eq!(a.nbytes(), 4_000_000);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn empty(shape: &[usize], dtype: DType) -> Result<Array> {
+        Array::empty_on(shape, dtype, &Stream::current()?)
+    }
+
+    /// [`empty`](Array::empty) on a given stream.
+    pub fn empty_on(shape: &[usize], dtype: DType, stream: &Stream) -> Result<Array> {
+        let n = size_of(shape)?;
+        let bytes = n.checked_mul(dtype.itemsize()).ok_or_else(|| {
+            crate::error::err!(Shape, "array of shape {} is too large", format_shape(shape))
+        })?;
+        let buf = Buffer::alloc(bytes, stream)?;
+        Ok(Array::from_buffer(buf, dtype, Shape::from_slice(shape)))
+    }
+
+    /// An array of zeros.
+    ///
+    /// ```no_run
+    /// use cuprum::{Array, DType};
+    /// let z = Array::zeros(&[2, 3], DType::I32)?;
+    /// assert_eq!(z.to_vec::<i32>()?, vec![0; 6]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn zeros(shape: &[usize], dtype: DType) -> Result<Array> {
+        Array::full(shape, Scalar::zero(dtype), dtype)
+    }
+
+    /// An array of ones.
+    ///
+    /// ```no_run
+    /// use cuprum::{Array, DType};
+    /// assert_eq!(Array::ones(&[3], DType::F64)?.to_vec::<f64>()?, vec![1.0; 3]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn ones(shape: &[usize], dtype: DType) -> Result<Array> {
+        Array::full(shape, Scalar::one(dtype), dtype)
+    }
+
+    /// An array filled with `value` converted to `dtype` (NumPy's assignment rules: an
+    /// out-of-range integer is an error).
+    ///
+    /// ```no_run
+    /// use cuprum::{Array, DType, ErrorKind};
+    /// let a = Array::full(&[2], 7i32, DType::F32)?;
+    /// assert_eq!(a.to_vec::<f32>()?, vec![7.0, 7.0]);
+    /// let err = Array::full(&[2], 300i32, DType::I8).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::DType);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn full(shape: &[usize], value: impl Into<Scalar>, dtype: DType) -> Result<Array> {
+        let v = value.into().cast(dtype)?;
+        let a = Array::empty(shape, dtype)?;
+        a.fill(v)?;
+        Ok(a)
+    }
+
+    /// Sets every element of this view to `value` (converted to the array's dtype).
+    ///
+    /// ```no_run
+    /// use cuprum::{Array, DType, s};
+    /// let a = Array::zeros(&[2, 3], DType::F32)?;
+    /// a.slice(&s![.., 1])?.fill(5.0f32)?;          // writes through the view
+    /// assert_eq!(a.to_vec::<f32>()?, vec![0.0, 5.0, 0.0, 0.0, 5.0, 0.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn fill(&self, value: impl Into<Scalar>) -> Result<()> {
+        let v = value.into().cast(self.dtype)?;
+        let (bytes, n) = v.to_bytes();
+        kernels::fill(self, &bytes[..n], &Stream::current()?)
+    }
+
+    /// An uninitialised array with the shape and dtype of `other`.
+    pub fn empty_like(other: &Array) -> Result<Array> {
+        Array::empty(&other.shape, other.dtype)
+    }
+    /// Zeros with the shape and dtype of `other`.
+    pub fn zeros_like(other: &Array) -> Result<Array> {
+        Array::zeros(&other.shape, other.dtype)
+    }
+    /// Ones with the shape and dtype of `other`.
+    pub fn ones_like(other: &Array) -> Result<Array> {
+        Array::ones(&other.shape, other.dtype)
+    }
+    /// `value` with the shape and dtype of `other`.
+    ///
+    /// ```no_run
+    /// use cuprum::{Array, DType};
+    /// let a = Array::zeros(&[2], DType::U8)?;
+    /// assert_eq!(Array::full_like(&a, 9u8)?.to_vec::<u8>()?, vec![9, 9]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn full_like(other: &Array, value: impl Into<Scalar>) -> Result<Array> {
+        Array::full(&other.shape, value, other.dtype)
+    }
+
+    /// Evenly spaced values `start, start + step, ...` below `stop` (NumPy's `arange`),
+    /// of `dtype` (integers, floats, bool for a length ≤ 2).
+    ///
+    /// ```no_run
+    /// use cuprum::{Array, DType};
+    /// assert_eq!(Array::arange(0.0, 5.0, 2.0, DType::I32)?.to_vec::<i32>()?, vec![0, 2, 4]);
+    /// assert_eq!(Array::arange(1.0, 0.0, -0.25, DType::F32)?.size(), 4);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn arange(start: f64, stop: f64, step: f64, dtype: DType) -> Result<Array> {
+        if step == 0.0 || !step.is_finite() {
+            bail!(
+                InvalidArgument,
+                "arange step must be finite and non-zero, got {step}"
+            );
+        }
+        if !start.is_finite() || !stop.is_finite() {
+            bail!(
+                InvalidArgument,
+                "arange bounds must be finite, got start={start}, stop={stop}"
+            );
+        }
+        let len = ((stop - start) / step).ceil();
+        let n = if len > 0.0 { len as usize } else { 0 };
+        if dtype.is_integer() {
+            for (what, v) in [("start", start), ("step", step)] {
+                if v.fract() != 0.0 {
+                    bail!(
+                        DType,
+                        "arange with dtype {dtype} needs an integral {what}, got {v}"
+                    );
+                }
+            }
+            if n > 0 {
+                let last = start + step * (n - 1) as f64;
+                Scalar::F64(start).cast(dtype)?;
+                Scalar::F64(last).cast(dtype)?;
+            }
+        }
+        if dtype == DType::Bool && n > 2 {
+            bail!(
+                DType,
+                "arange of {n} elements cannot be represented as bool"
+            );
+        }
+        let out = Array::empty(&[n], dtype)?;
+        let key = KernelKey::Arange(dtype);
+        kernels::launch_1d(
+            &out,
+            key,
+            &[
+                &start.to_ne_bytes(),
+                &step.to_ne_bytes(),
+                &(start as i64).to_ne_bytes(),
+                &(step as i64).to_ne_bytes(),
+            ],
+            &Stream::current()?,
+        )?;
+        Ok(out)
+    }
+
+    /// `num` evenly spaced values from `start` to `stop` (included when `endpoint`), of
+    /// `dtype` (NumPy's `linspace`; integer dtypes round toward −∞ like NumPy 2).
+    ///
+    /// ```no_run
+    /// use cuprum::{Array, DType};
+    /// let x = Array::linspace(0.0, 1.0, 5, true, DType::F64)?;
+    /// assert_eq!(x.to_vec::<f64>()?, vec![0.0, 0.25, 0.5, 0.75, 1.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn linspace(
+        start: f64,
+        stop: f64,
+        num: usize,
+        endpoint: bool,
+        dtype: DType,
+    ) -> Result<Array> {
+        if !start.is_finite() || !stop.is_finite() {
+            bail!(
+                InvalidArgument,
+                "linspace bounds must be finite, got start={start}, stop={stop}"
+            );
+        }
+        let div = if endpoint { num.saturating_sub(1) } else { num };
+        let step = if div > 0 {
+            (stop - start) / div as f64
+        } else {
+            0.0
+        };
+        let out = Array::empty(&[num], dtype)?;
+        kernels::launch_1d(
+            &out,
+            KernelKey::Linspace(dtype),
+            &[
+                &start.to_ne_bytes(),
+                &step.to_ne_bytes(),
+                &stop.to_ne_bytes(),
+                &(endpoint as i32).to_ne_bytes(),
+            ],
+            &Stream::current()?,
+        )?;
+        Ok(out)
+    }
+
+    /// Uploads host data as an array of `shape` (the slice length must equal the size).
+    ///
+    /// ```no_run
+    /// use cuprum::Array;
+    /// let a = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[2, 2])?;
+    /// assert_eq!(a.shape(), &[2, 2]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn from_slice<T: Element>(data: &[T], shape: &[usize]) -> Result<Array> {
+        let n = size_of(shape)?;
+        if n != data.len() {
+            bail!(
+                Shape,
+                "cannot make an array of shape {} ({n} elements) from {} elements",
+                format_shape(shape),
+                data.len()
+            );
+        }
+        let a = Array::empty(shape, T::DTYPE)?;
+        copy_htod(a.data_ptr(), as_bytes(data), &Stream::current()?)?;
+        Ok(a)
+    }
+
+    /// Uploads a vector as an array of `shape`.
+    ///
+    /// ```no_run
+    /// let a = cuprum::Array::from_vec(vec![1u8, 2, 3], &[3])?;
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn from_vec<T: Element>(data: Vec<T>, shape: &[usize]) -> Result<Array> {
+        Array::from_slice(&data, shape)
+    }
+
+    /// A 0-d array holding one value.
+    ///
+    /// ```no_run
+    /// let a = cuprum::Array::scalar(2.5f64)?;
+    /// assert_eq!(a.ndim(), 0);
+    /// assert_eq!(a.to_vec::<f64>()?, vec![2.5]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn scalar<T: Element>(value: T) -> Result<Array> {
+        Array::from_slice(&[value], &[])
+    }
+}

@@ -1,0 +1,118 @@
+//! [`Array`]: a dynamically typed n-d device array; views share one buffer.
+
+use super::dtype::DType;
+use super::shape::{Shape, Strides, format_shape};
+use crate::runtime::{Buffer, Device};
+use std::sync::Arc;
+
+/// A dynamically typed n-dimensional array in GPU memory (CuPy's `ndarray`).
+///
+/// An `Array` is a *view*: a dtype, a shape, element strides and an offset into a shared
+/// device buffer. Cloning, slicing, transposing, broadcasting and most reshapes make new
+/// views of the same memory without copying; [`copy`](Array::copy) makes new memory.
+/// Like CuPy arrays, views that share memory see each other's writes.
+///
+/// ```no_run
+/// use cuprum::{Array, DType, s};
+/// let a = Array::arange(0.0, 12.0, 1.0, DType::F32)?.reshape(&[3, 4])?;
+/// let col = a.slice(&s![.., 1])?;               // view, no copy
+/// assert_eq!(col.to_vec::<f32>()?, vec![1.0, 5.0, 9.0]);
+/// assert_eq!(a.t().shape(), &[4, 3]);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Array {
+    pub(crate) buf: Arc<Buffer>,
+    pub(crate) dtype: DType,
+    pub(crate) shape: Shape,
+    pub(crate) strides: Strides,
+    pub(crate) offset: usize,
+}
+
+impl std::fmt::Debug for Array {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Array(shape={}, dtype={}, strides={:?}, device={})",
+            format_shape(&self.shape),
+            self.dtype,
+            self.strides.as_slice(),
+            self.buf.stream().device().ordinal()
+        )
+    }
+}
+
+impl Array {
+    /// The element type.
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+    /// Extents, outermost first.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+    /// Element strides (CuPy reports bytes: see [`byte_strides`](Array::byte_strides)).
+    pub fn strides(&self) -> &[isize] {
+        &self.strides
+    }
+    /// Strides in bytes, as CuPy and NumPy report them.
+    pub fn byte_strides(&self) -> Vec<isize> {
+        let item = self.dtype.itemsize() as isize;
+        self.strides.iter().map(|s| s * item).collect()
+    }
+    /// Number of dimensions.
+    pub fn ndim(&self) -> usize {
+        self.shape.len()
+    }
+    /// Number of elements (1 for a 0-d array).
+    pub fn size(&self) -> usize {
+        self.shape.iter().product()
+    }
+    /// Bytes per element.
+    pub fn itemsize(&self) -> usize {
+        self.dtype.itemsize()
+    }
+    /// Bytes of the elements the view covers (`size * itemsize`).
+    pub fn nbytes(&self) -> usize {
+        self.size() * self.itemsize()
+    }
+    /// Whether the elements are laid out in C order without gaps.
+    pub fn is_c_contiguous(&self) -> bool {
+        super::shape::is_c_contiguous(&self.shape, &self.strides)
+    }
+    /// Device address of the first element of the view (for interop and raw kernels).
+    pub fn data_ptr(&self) -> u64 {
+        self.buf.ptr() + (self.offset * self.dtype.itemsize()) as u64
+    }
+    /// The device holding the data.
+    pub fn device(&self) -> Device {
+        self.buf.stream().device()
+    }
+    /// Whether two arrays are views of the same device buffer.
+    pub fn shares_memory(&self, other: &Array) -> bool {
+        Arc::ptr_eq(&self.buf, &other.buf)
+    }
+
+    /// Wraps a fresh buffer as a C-contiguous array.
+    pub(crate) fn from_buffer(buf: Buffer, dtype: DType, shape: Shape) -> Array {
+        let strides = super::shape::c_strides(&shape);
+        Array {
+            buf: Arc::new(buf),
+            dtype,
+            shape,
+            strides,
+            offset: 0,
+        }
+    }
+
+    /// A new view of the same buffer.
+    pub(crate) fn view(&self, shape: Shape, strides: Strides, offset: usize) -> Array {
+        Array {
+            buf: self.buf.clone(),
+            dtype: self.dtype,
+            shape,
+            strides,
+            offset,
+        }
+    }
+}

@@ -1,0 +1,351 @@
+//! The small CUDA kernels the array layer needs (fill, strided copy, arange, linspace, and
+//! the affine map random numbers use), generated per specialisation, compiled through the
+//! compile layer and kept per device: a repeat call is one map lookup and one launch.
+
+use super::device_array::Array;
+use super::dtype::DType;
+use super::shape::merge_dims;
+use crate::compile::{CompileOptions, compile_on};
+use crate::error::{Result, bail};
+use crate::runtime::{ArgPack, Device, Function, LaunchConfig, Stream, launch};
+use std::collections::HashMap;
+use std::fmt::Write;
+use std::sync::{Mutex, OnceLock};
+
+/// Which kernel, specialised how.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum KernelKey {
+    /// Strided fill: item size, merged ndim, 64-bit indexing.
+    Fill { item: usize, nd: usize, wide: bool },
+    /// Strided copy between two views of equal shape and dtype.
+    Copy { item: usize, nd: usize, wide: bool },
+    /// `out[i] = start + i * step` for a dtype.
+    Arange(DType),
+    /// NumPy's linspace for a dtype.
+    Linspace(DType),
+    /// `x = a + b * x` in place (float32/float64).
+    Affine(DType),
+    /// An empty kernel (the launch-overhead floor).
+    Empty,
+}
+
+/// Index type per width.
+fn idx(wide: bool) -> &'static str {
+    if wide {
+        "unsigned long long"
+    } else {
+        "unsigned int"
+    }
+}
+
+/// An unsigned type of `item` bytes (for moving elements as bits).
+fn bits_type(item: usize) -> &'static str {
+    match item {
+        1 => "unsigned char",
+        2 => "unsigned short",
+        4 => "unsigned int",
+        8 => "unsigned long long",
+        _ => "cuprum_u128",
+    }
+}
+
+const PRELUDE: &str = "struct __align__(16) cuprum_u128 { unsigned long long lo, hi; };\n";
+
+/// Generates the CUDA C++ source of one specialisation.
+pub(crate) fn source(key: KernelKey) -> Result<String> {
+    let mut s = String::from(PRELUDE);
+    match key {
+        KernelKey::Fill { item, nd, wide } | KernelKey::Copy { item, nd, wide } => {
+            let copy = matches!(key, KernelKey::Copy { .. });
+            let _ = writeln!(
+                s,
+                "typedef {} T;\ntypedef {} I;\n#define ND {nd}",
+                bits_type(item),
+                idx(wide)
+            );
+            s.push_str(
+                "struct Meta { long long shape[ND]; long long s0[ND]; long long s1[ND]; };\n",
+            );
+            if copy {
+                s.push_str("extern \"C\" __global__ void cuprum_copy(const T* __restrict__ src, T* __restrict__ dst, I n, Meta m) {\n");
+            } else {
+                s.push_str("extern \"C\" __global__ void cuprum_fill(T* __restrict__ dst, T value, I n, Meta m) {\n");
+            }
+            s.push_str(
+                "  for (I i = (I)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (I)blockDim.x * gridDim.x) {\n\
+                 \x20   long long o0 = 0, o1 = 0;\n\
+                 \x20   if (ND == 1) { o0 = (long long)i * m.s0[0]; o1 = (long long)i * m.s1[0]; }\n\
+                 \x20   else { I rem = i;\n\
+                 #pragma unroll\n\
+                 \x20     for (int d = ND - 1; d >= 0; --d) { I sh = (I)m.shape[d]; I k = rem % sh; rem /= sh;\n\
+                 \x20       o0 += (long long)k * m.s0[d]; o1 += (long long)k * m.s1[d]; } }\n",
+            );
+            if copy {
+                s.push_str("    dst[o1] = src[o0];\n  }\n}\n");
+            } else {
+                s.push_str("    (void)o1; dst[o0] = value;\n  }\n}\n");
+            }
+        }
+        KernelKey::Arange(dt) | KernelKey::Linspace(dt) => {
+            let (ty, conv) = store_conv(dt)?;
+            let _ = writeln!(s, "typedef {ty} T;");
+            s.push_str(conv);
+            if let KernelKey::Arange(_) = key {
+                if dt.is_integer() {
+                    let acc = if dt == DType::U64 {
+                        "unsigned long long"
+                    } else {
+                        "long long"
+                    };
+                    let _ = writeln!(
+                        s,
+                        "extern \"C\" __global__ void cuprum_arange(T* out, unsigned long long n, double fstart, double fstep, long long istart, long long istep) {{\n\
+                         \x20 for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (unsigned long long)blockDim.x * gridDim.x)\n\
+                         \x20   out[i] = (T)(({acc})istart + ({acc})i * ({acc})istep);\n}}"
+                    );
+                } else {
+                    s.push_str(
+                        "extern \"C\" __global__ void cuprum_arange(T* out, unsigned long long n, double fstart, double fstep, long long istart, long long istep) {\n\
+                         \x20 for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (unsigned long long)blockDim.x * gridDim.x)\n\
+                         \x20   out[i] = to_t(fstart + (double)i * fstep);\n}\n",
+                    );
+                }
+            } else {
+                let round = if dt.is_integer() || dt == DType::Bool {
+                    "floor"
+                } else {
+                    ""
+                };
+                let _ = writeln!(
+                    s,
+                    "extern \"C\" __global__ void cuprum_linspace(T* out, unsigned long long n, double start, double step, double stop, int endpoint) {{\n\
+                     \x20 for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (unsigned long long)blockDim.x * gridDim.x) {{\n\
+                     \x20   double v = (endpoint && i == n - 1) ? stop : start + (double)i * step;\n\
+                     \x20   out[i] = to_t({round}(v));\n  }}\n}}"
+                );
+            }
+        }
+        KernelKey::Affine(dt) => {
+            let ty = match dt {
+                DType::F32 => "float",
+                DType::F64 => "double",
+                _ => bail!(Unsupported, "affine map on {dt}"),
+            };
+            let _ = writeln!(
+                s,
+                "typedef {ty} T;\nextern \"C\" __global__ void cuprum_affine(T* x, unsigned long long n, T a, T b) {{\n\
+                 \x20 for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (unsigned long long)blockDim.x * gridDim.x)\n\
+                 \x20   x[i] = a + b * x[i];\n}}"
+            );
+        }
+        KernelKey::Empty => s.push_str("extern \"C\" __global__ void cuprum_empty() {}\n"),
+    }
+    Ok(s)
+}
+
+/// The storage type and a `to_t(double)` conversion for dtypes arange/linspace produce.
+fn store_conv(dt: DType) -> Result<(&'static str, &'static str)> {
+    const PLAIN: &str = "__device__ __forceinline__ T to_t(double v) { return (T)v; }\n";
+    Ok(match dt {
+        DType::Bool => (
+            "bool",
+            "__device__ __forceinline__ T to_t(double v) { return v != 0.0; }\n",
+        ),
+        DType::F16 => (
+            "unsigned short",
+            "__device__ __forceinline__ T to_t(double v) { unsigned short r; float f = (float)v;\n\
+             \x20 asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(r) : \"f\"(f)); return r; }\n",
+        ),
+        DType::BF16 => (
+            "unsigned short",
+            "__device__ __forceinline__ T to_t(double v) { float f = (float)v; unsigned int u = __float_as_uint(f);\n\
+             \x20 if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40u);\n\
+             \x20 u += 0x7fffu + ((u >> 16) & 1u); return (unsigned short)(u >> 16); }\n",
+        ),
+        DType::C64 | DType::C128 => bail!(Unsupported, "arange/linspace do not support {dt}"),
+        other => (other.c_type(), PLAIN),
+    })
+}
+
+type Table = Mutex<HashMap<(usize, KernelKey), Function>>;
+
+fn table() -> &'static Table {
+    static T: OnceLock<Table> = OnceLock::new();
+    T.get_or_init(Default::default)
+}
+
+/// The compiled kernel for `key` on `device` (compiled on first use).
+pub(crate) fn function(device: Device, key: KernelKey) -> Result<Function> {
+    if let Some(f) = table()
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&(device.ordinal(), key))
+    {
+        return Ok(f.clone());
+    }
+    let src = source(key)?;
+    let opts = CompileOptions::new().program_name("cuprum_array_kernels.cu");
+    let module = compile_on(device, &src, &opts)?;
+    let name = match key {
+        KernelKey::Fill { .. } => "cuprum_fill",
+        KernelKey::Copy { .. } => "cuprum_copy",
+        KernelKey::Arange(_) => "cuprum_arange",
+        KernelKey::Linspace(_) => "cuprum_linspace",
+        KernelKey::Affine(_) => "cuprum_affine",
+        KernelKey::Empty => "cuprum_empty",
+    };
+    let f = module.function(name)?;
+    table()
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert((device.ordinal(), key), f.clone());
+    Ok(f)
+}
+
+/// A grid-stride launch shape for `n` items: 256-thread blocks, at most 32 blocks per SM.
+pub(crate) fn grid_for(device: Device, n: usize) -> LaunchConfig {
+    let mut cfg = LaunchConfig::linear(n, 256);
+    let cap = device.sm_count().max(1) * 32;
+    cfg.grid.0 = cfg.grid.0.min(cap);
+    cfg
+}
+
+/// Per-dimension shape and strides packed as the kernels' `Meta` struct.
+fn meta(shape: &[usize], s0: &[isize], s1: &[isize]) -> Vec<u8> {
+    let mut v = Vec::with_capacity(24 * shape.len());
+    for &d in shape {
+        v.extend_from_slice(&(d as i64).to_ne_bytes());
+    }
+    for &s in s0 {
+        v.extend_from_slice(&(s as i64).to_ne_bytes());
+    }
+    for &s in s1 {
+        v.extend_from_slice(&(s as i64).to_ne_bytes());
+    }
+    v
+}
+
+fn merged(shape: &[usize], s0: &[isize], s1: &[isize]) -> (Vec<usize>, Vec<isize>, Vec<isize>) {
+    let (ms, mst) = merge_dims(shape, &[s0, s1]);
+    if ms.is_empty() {
+        return (vec![1], vec![0], vec![0]);
+    }
+    (ms.to_vec(), mst[0].to_vec(), mst[1].to_vec())
+}
+
+/// Writes `bits` (one element's bytes) into every element of the view `dst`.
+pub(crate) fn fill(dst: &Array, bits: &[u8], stream: &Stream) -> Result<()> {
+    let n = dst.size();
+    if n == 0 {
+        return Ok(());
+    }
+    let (shape, s0, s1) = merged(&dst.shape, &dst.strides, &dst.strides);
+    let wide = n > i32::MAX as usize;
+    let key = KernelKey::Fill {
+        item: dst.itemsize(),
+        nd: shape.len(),
+        wide,
+    };
+    let f = function(stream.device(), key)?;
+    let mut args = ArgPack::new();
+    args.push(dst.data_ptr());
+    args.push_bytes(bits);
+    push_index(&mut args, n, wide);
+    args.push_bytes(&meta(&shape, &s0, &s1));
+    // SAFETY: the argument list matches `cuprum_fill` (pointer, T, I, Meta); every offset the
+    // kernel computes lies inside `dst`'s view, which keeps its buffer alive until the
+    // stream-ordered free after this launch.
+    unsafe { launch(&f, &grid_for(stream.device(), n), stream, &mut args) }
+}
+
+/// Copies the view `src` into the view `dst` (same shape and dtype).
+pub(crate) fn copy(src: &Array, dst: &Array, stream: &Stream) -> Result<()> {
+    let n = dst.size();
+    if n == 0 {
+        return Ok(());
+    }
+    let (shape, s0, s1) = merged(&dst.shape, &src.strides, &dst.strides);
+    let wide = n > i32::MAX as usize;
+    let key = KernelKey::Copy {
+        item: dst.itemsize(),
+        nd: shape.len(),
+        wide,
+    };
+    let f = function(stream.device(), key)?;
+    let mut args = ArgPack::new();
+    args.push(src.data_ptr());
+    args.push(dst.data_ptr());
+    push_index(&mut args, n, wide);
+    args.push_bytes(&meta(&shape, &s0, &s1));
+    // SAFETY: the argument list matches `cuprum_copy`; both views have `n` elements at the
+    // offsets the strides give, inside their live buffers.
+    unsafe { launch(&f, &grid_for(stream.device(), n), stream, &mut args) }
+}
+
+fn push_index(args: &mut ArgPack, n: usize, wide: bool) {
+    if wide {
+        args.push(n as u64);
+    } else {
+        args.push(n as u32);
+    }
+}
+
+/// Runs a 1-D kernel over the contiguous `out` with extra by-value arguments.
+pub(crate) fn launch_1d(
+    out: &Array,
+    key: KernelKey,
+    extra: &[&[u8]],
+    stream: &Stream,
+) -> Result<()> {
+    let n = out.size();
+    if n == 0 {
+        return Ok(());
+    }
+    let f = function(stream.device(), key)?;
+    let mut args = ArgPack::new();
+    args.push(out.data_ptr());
+    args.push(n as u64);
+    for e in extra {
+        args.push_bytes(e);
+    }
+    // SAFETY: callers pass the extra arguments in the order and sizes of the kernel `key`
+    // names (checked by the NVRTC compile tests); `out` is contiguous with `n` elements.
+    unsafe { launch(&f, &grid_for(stream.device(), n), stream, &mut args) }
+}
+
+/// Launches the empty kernel once (for measuring the launch floor).
+pub fn launch_empty(stream: &Stream) -> Result<()> {
+    let f = function(stream.device(), KernelKey::Empty)?;
+    let mut args = ArgPack::new();
+    let cfg = LaunchConfig {
+        grid: (1, 1, 1),
+        block: (1, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    // SAFETY: the empty kernel takes no parameters and touches no memory.
+    unsafe { launch(&f, &cfg, stream, &mut args) }
+}
+
+/// Every specialisation's source, for NVRTC compile checks without a GPU.
+pub fn all_sources() -> Vec<(String, String)> {
+    let mut keys = vec![KernelKey::Empty];
+    for item in [1, 2, 4, 8, 16] {
+        for nd in 1..=4 {
+            for wide in [false, true] {
+                keys.push(KernelKey::Fill { item, nd, wide });
+                keys.push(KernelKey::Copy { item, nd, wide });
+            }
+        }
+    }
+    for &dt in DType::ALL {
+        if !dt.is_complex() {
+            keys.push(KernelKey::Arange(dt));
+            keys.push(KernelKey::Linspace(dt));
+        }
+    }
+    keys.push(KernelKey::Affine(DType::F32));
+    keys.push(KernelKey::Affine(DType::F64));
+    keys.into_iter()
+        .filter_map(|k| source(k).ok().map(|s| (format!("{k:?}"), s)))
+        .collect()
+}

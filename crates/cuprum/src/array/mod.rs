@@ -1,0 +1,17 @@
+//! The array layer: dtypes, shapes and strides, the [`Array`] type, creation, views,
+//! transfers, and random arrays.
+
+mod create;
+mod device_array;
+pub(crate) mod dtype;
+pub(crate) mod kernels;
+pub mod random;
+mod scalar;
+pub mod shape;
+mod transfer;
+mod view;
+
+pub use device_array::Array;
+pub use dtype::{DType, DTypeKind, Element};
+pub use scalar::Scalar;
+pub use shape::SliceArg;

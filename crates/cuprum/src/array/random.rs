@@ -1,0 +1,236 @@
+//! Random arrays through cuRAND (Philox generator), float32 and float64.
+//!
+//! ```no_run
+//! use cuprum::{random, DType};
+//! random::seed(42)?;
+//! let u = random::uniform(-1.0, 1.0, &[1000], DType::F32)?;   // [-1, 1)
+//! let n = random::normal(0.0, 2.0, &[10, 10], DType::F64)?;
+//! let r = random::random(&[5], DType::F64)?;                  // [0, 1)
+//! # Ok::<(), cuprum::Error>(())
+//! ```
+
+use super::device_array::Array;
+use super::dtype::DType;
+use super::kernels::{self, KernelKey};
+use crate::error::{Error, ErrorKind, Result, bail};
+use crate::runtime::{Device, Stream};
+use cudarc::curand::{result as cr, sys};
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+/// A cuRAND generator bound to one device.
+///
+/// ```no_run
+/// use cuprum::{random::Generator, DType};
+/// let mut g = Generator::new(7)?;
+/// let a = g.normal(0.0, 1.0, &[4], DType::F32)?;
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub struct Generator {
+    raw: sys::curandGenerator_t,
+    device: Device,
+}
+
+// SAFETY: a cuRAND generator may be used from any thread as long as calls are not
+// concurrent; Generator methods take `&mut self` and the shared default generators live
+// behind a Mutex.
+unsafe impl Send for Generator {}
+
+impl Drop for Generator {
+    fn drop(&mut self) {
+        if self.device.bind().is_ok() {
+            // SAFETY: the generator was created in `new` and is destroyed once.
+            let _ = unsafe { cr::destroy_generator(self.raw) };
+        }
+    }
+}
+
+fn curand_err(e: cr::CurandError, what: &str) -> Error {
+    Error::new(ErrorKind::Random, format!("{what} failed: {e:?}"))
+}
+
+fn curand_present() -> Result<()> {
+    static PRESENT: OnceLock<bool> = OnceLock::new();
+    // SAFETY: only tries to dlopen the library; calls no cuRAND function.
+    if *PRESENT.get_or_init(|| unsafe { sys::is_culib_present() }) {
+        Ok(())
+    } else {
+        bail!(
+            Random,
+            "cuRAND (libcurand.so.10) could not be loaded; install the CUDA toolkit or `pip install nvidia-curand`"
+        )
+    }
+}
+
+impl Generator {
+    /// A Philox generator on the current device with `seed`.
+    pub fn new(seed: u64) -> Result<Generator> {
+        curand_present()?;
+        let device = Device::current()?;
+        device.bind()?;
+        let raw = cr::create_generator_kind(sys::curandRngType_t::CURAND_RNG_PSEUDO_PHILOX4_32_10)
+            .map_err(|e| curand_err(e, "curandCreateGenerator"))?;
+        let g = Generator { raw, device };
+        // SAFETY: the generator is live.
+        unsafe { cr::set_seed(g.raw, seed) }.map_err(|e| curand_err(e, "curandSetSeed"))?;
+        Ok(g)
+    }
+
+    /// Reseeds the generator.
+    pub fn seed(&mut self, seed: u64) -> Result<()> {
+        // SAFETY: the generator is live.
+        unsafe { cr::set_seed(self.raw, seed) }.map_err(|e| curand_err(e, "curandSetSeed"))?;
+        // SAFETY: as above; restart the sequence.
+        unsafe { cr::set_offset(self.raw, 0) }.map_err(|e| curand_err(e, "curandSetOffset"))
+    }
+
+    /// Uniform values in `[low, high)`.
+    pub fn uniform(&mut self, low: f64, high: f64, shape: &[usize], dtype: DType) -> Result<Array> {
+        if !(low.is_finite() && high.is_finite()) {
+            bail!(
+                InvalidArgument,
+                "uniform bounds must be finite, got [{low}, {high})"
+            );
+        }
+        let (a, _) = self.generate(shape, dtype, Dist::Uniform)?;
+        // cuRAND gives (0, 1]; high - (high - low) * u lies in [low, high).
+        affine(&a, high, -(high - low))?;
+        Ok(a)
+    }
+
+    /// Normal values with mean `loc` and standard deviation `scale` (≥ 0).
+    pub fn normal(&mut self, loc: f64, scale: f64, shape: &[usize], dtype: DType) -> Result<Array> {
+        if scale.is_nan() || scale < 0.0 || !scale.is_finite() || !loc.is_finite() {
+            bail!(
+                InvalidArgument,
+                "normal needs a finite loc and scale >= 0, got loc={loc}, scale={scale}"
+            );
+        }
+        Ok(self.generate(shape, dtype, Dist::Normal(loc, scale))?.0)
+    }
+
+    /// Uniform values in `[0, 1)`.
+    pub fn random(&mut self, shape: &[usize], dtype: DType) -> Result<Array> {
+        self.uniform(0.0, 1.0, shape, dtype)
+    }
+
+    fn generate(&mut self, shape: &[usize], dtype: DType, dist: Dist) -> Result<(Array, ())> {
+        if !matches!(dtype, DType::F32 | DType::F64) {
+            bail!(DType, "cuRAND generates float32 or float64, not {dtype}");
+        }
+        let stream = Stream::current()?;
+        if stream.device() != self.device {
+            bail!(
+                InvalidArgument,
+                "the generator belongs to device {}, the current stream to device {}",
+                self.device.ordinal(),
+                stream.device().ordinal()
+            );
+        }
+        let n = super::shape::size_of(shape)?;
+        // Normal generation needs an even count: allocate one spare element.
+        let len = if matches!(dist, Dist::Normal(..)) {
+            n + (n & 1)
+        } else {
+            n
+        };
+        let base = Array::empty_on(&[len], dtype, &stream)?;
+        if n > 0 {
+            self.device.bind()?;
+            // SAFETY: generator and stream are live and on the same device.
+            unsafe { cr::set_stream(self.raw, stream.raw().cast()) }
+                .map_err(|e| curand_err(e, "curandSetStream"))?;
+            let p = base.data_ptr();
+            // SAFETY: `p` addresses `len` elements of `dtype` in a live buffer.
+            let r = unsafe {
+                match (dtype, dist) {
+                    (DType::F32, Dist::Uniform) => {
+                        cr::generate::uniform_f32(self.raw, p as *mut f32, len)
+                    }
+                    (_, Dist::Uniform) => cr::generate::uniform_f64(self.raw, p as *mut f64, len),
+                    (DType::F32, Dist::Normal(m, s)) => {
+                        cr::generate::normal_f32(self.raw, p as *mut f32, len, m as f32, s as f32)
+                    }
+                    (_, Dist::Normal(m, s)) => {
+                        cr::generate::normal_f64(self.raw, p as *mut f64, len, m, s)
+                    }
+                }
+            };
+            r.map_err(|e| curand_err(e, "curandGenerate"))?;
+        }
+        let flat = if len == n {
+            base
+        } else {
+            base.slice(&[(0..n as isize).into()])?
+        };
+        let shaped: Vec<isize> = shape.iter().map(|&d| d as isize).collect();
+        Ok((flat.reshape(&shaped)?, ()))
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Dist {
+    Uniform,
+    Normal(f64, f64),
+}
+
+fn affine(a: &Array, add: f64, mul: f64) -> Result<()> {
+    let stream = Stream::current()?;
+    let key = KernelKey::Affine(a.dtype());
+    match a.dtype() {
+        DType::F32 => kernels::launch_1d(
+            a,
+            key,
+            &[&(add as f32).to_ne_bytes(), &(mul as f32).to_ne_bytes()],
+            &stream,
+        ),
+        _ => kernels::launch_1d(a, key, &[&add.to_ne_bytes(), &mul.to_ne_bytes()], &stream),
+    }
+}
+
+fn defaults() -> &'static Mutex<HashMap<usize, Generator>> {
+    static D: OnceLock<Mutex<HashMap<usize, Generator>>> = OnceLock::new();
+    D.get_or_init(Default::default)
+}
+
+fn with_default<R>(f: impl FnOnce(&mut Generator) -> Result<R>) -> Result<R> {
+    let device = Device::current()?;
+    let mut map = defaults().lock().unwrap_or_else(|p| p.into_inner());
+    let g = match map.entry(device.ordinal()) {
+        std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+        std::collections::hash_map::Entry::Vacant(e) => {
+            let seed = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(0x5eed);
+            e.insert(Generator::new(seed)?)
+        }
+    };
+    f(g)
+}
+
+/// Seeds the current device's default generator (like `cupy.random.seed`).
+pub fn seed(seed: u64) -> Result<()> {
+    let device = Device::current()?;
+    let g = Generator::new(seed)?;
+    defaults()
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(device.ordinal(), g);
+    Ok(())
+}
+
+/// Uniform values in `[0, 1)` from the default generator.
+pub fn random(shape: &[usize], dtype: DType) -> Result<Array> {
+    with_default(|g| g.random(shape, dtype))
+}
+
+/// Uniform values in `[low, high)` from the default generator.
+pub fn uniform(low: f64, high: f64, shape: &[usize], dtype: DType) -> Result<Array> {
+    with_default(|g| g.uniform(low, high, shape, dtype))
+}
+
+/// Normal values from the default generator.
+pub fn normal(loc: f64, scale: f64, shape: &[usize], dtype: DType) -> Result<Array> {
+    with_default(|g| g.normal(loc, scale, shape, dtype))
+}

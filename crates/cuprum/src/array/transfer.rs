@@ -1,0 +1,179 @@
+//! Moving data: device → host, host → device into an existing array, device copies of any
+//! view, and `ndarray` interop (cargo feature `ndarray`).
+
+use super::device_array::Array;
+use super::dtype::{Element, as_bytes, vec_from_bytes};
+use super::kernels;
+use super::shape::format_shape;
+use crate::error::{Result, bail};
+use crate::runtime::{Stream, copy_dtod, copy_dtoh, copy_htod};
+
+impl Array {
+    /// Downloads the elements in C order (any view; non-contiguous views are packed on
+    /// the GPU first). `T` must be the array's dtype.
+    ///
+    /// ```no_run
+    /// use cuprum::{Array, DType, ErrorKind};
+    /// let a = Array::arange(0.0, 4.0, 1.0, DType::I16)?;
+    /// assert_eq!(a.to_vec::<i16>()?, vec![0, 1, 2, 3]);
+    /// assert_eq!(a.to_vec::<f32>().unwrap_err().kind(), ErrorKind::DType);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
+        self.check_dtype::<T>("to_vec")?;
+        let c = self.to_contiguous()?;
+        let mut bytes = vec![0u8; c.nbytes()];
+        copy_dtoh(&mut bytes, c.data_ptr(), &Stream::current()?)?;
+        Ok(vec_from_bytes(&bytes))
+    }
+
+    /// Overwrites this view with host data in C order (`data.len()` must equal the size).
+    ///
+    /// ```no_run
+    /// use cuprum::{Array, DType, s};
+    /// let a = Array::zeros(&[2, 2], DType::F32)?;
+    /// a.slice(&s![.., 0])?.copy_from_slice(&[1.0f32, 2.0])?;
+    /// assert_eq!(a.to_vec::<f32>()?, vec![1.0, 0.0, 2.0, 0.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn copy_from_slice<T: Element>(&self, data: &[T]) -> Result<()> {
+        self.check_dtype::<T>("copy_from_slice")?;
+        if data.len() != self.size() {
+            bail!(
+                Shape,
+                "copy_from_slice: the array of shape {} has {} elements, the slice {}",
+                format_shape(&self.shape),
+                self.size(),
+                data.len()
+            );
+        }
+        let stream = Stream::current()?;
+        if self.is_c_contiguous() {
+            return copy_htod(self.data_ptr(), as_bytes(data), &stream);
+        }
+        let staged = Array::from_slice(data, &self.shape)?;
+        kernels::copy(&staged, self, &stream)
+    }
+
+    /// Copies `src` (same shape and dtype, any layouts) into this view on the GPU.
+    ///
+    /// ```no_run
+    /// use cuprum::{Array, DType};
+    /// let a = Array::arange(0.0, 6.0, 1.0, DType::F32)?.reshape(&[2, 3])?;
+    /// let b = Array::zeros(&[3, 2], DType::F32)?;
+    /// b.assign(&a.t())?;
+    /// assert_eq!(b.to_vec::<f32>()?, vec![0.0, 3.0, 1.0, 4.0, 2.0, 5.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn assign(&self, src: &Array) -> Result<()> {
+        if src.dtype != self.dtype {
+            bail!(
+                DType,
+                "assign: source dtype {} differs from destination dtype {}",
+                src.dtype,
+                self.dtype
+            );
+        }
+        if src.shape != self.shape {
+            bail!(
+                Shape,
+                "assign: source shape {} differs from destination shape {}",
+                format_shape(&src.shape),
+                format_shape(&self.shape)
+            );
+        }
+        let stream = Stream::current()?;
+        if self.is_c_contiguous() && src.is_c_contiguous() {
+            return copy_dtod(self.data_ptr(), src.data_ptr(), self.nbytes(), &stream);
+        }
+        kernels::copy(src, self, &stream)
+    }
+
+    /// A new C-contiguous array with the same values (always new memory).
+    ///
+    /// ```no_run
+    /// use cuprum::{Array, DType};
+    /// let a = Array::ones(&[3], DType::F32)?;
+    /// let b = a.copy()?;
+    /// assert!(!b.shares_memory(&a));
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn copy(&self) -> Result<Array> {
+        let out = Array::empty(&self.shape, self.dtype)?;
+        out.assign(self)?;
+        Ok(out)
+    }
+
+    /// `self` when already C-contiguous (no copy), else a contiguous copy.
+    ///
+    /// ```no_run
+    /// use cuprum::{Array, DType};
+    /// let a = Array::zeros(&[2, 3], DType::F32)?;
+    /// assert!(a.to_contiguous()?.shares_memory(&a));
+    /// assert!(a.t().to_contiguous()?.is_c_contiguous());
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn to_contiguous(&self) -> Result<Array> {
+        if self.is_c_contiguous() {
+            Ok(self.clone())
+        } else {
+            self.copy()
+        }
+    }
+
+    fn check_dtype<T: Element>(&self, what: &str) -> Result<()> {
+        if T::DTYPE != self.dtype {
+            bail!(
+                DType,
+                "{what}: the array holds {} but {} ({}) was requested",
+                self.dtype,
+                T::DTYPE,
+                T::DTYPE.rust_name()
+            );
+        }
+        Ok(())
+    }
+}
+
+#[cfg(feature = "ndarray")]
+mod nd {
+    use super::*;
+    use ndarray::{ArrayBase, ArrayD, Data, Dimension, IxDyn};
+
+    impl Array {
+        /// Uploads an `ndarray` array (any layout; it is packed in C order first).
+        ///
+        /// ```no_run
+        /// let h = ndarray::arr2(&[[1.0f32, 2.0], [3.0, 4.0]]);
+        /// let a = cuprum::Array::from_ndarray(&h)?;
+        /// assert_eq!(a.shape(), &[2, 2]);
+        /// # Ok::<(), cuprum::Error>(())
+        /// ```
+        pub fn from_ndarray<T: Element, S: Data<Elem = T>, D: Dimension>(
+            a: &ArrayBase<S, D>,
+        ) -> Result<Array> {
+            let shape = a.shape().to_vec();
+            match a.as_slice() {
+                Some(s) => Array::from_slice(s, &shape),
+                None => {
+                    let v: Vec<T> = a.iter().copied().collect();
+                    Array::from_slice(&v, &shape)
+                }
+            }
+        }
+
+        /// Downloads into an `ndarray::ArrayD` of the same shape.
+        ///
+        /// ```no_run
+        /// let a = cuprum::Array::from_slice(&[1i32, 2, 3, 4], &[2, 2])?;
+        /// let h = a.to_ndarray::<i32>()?;
+        /// assert_eq!(h[[1, 0]], 3);
+        /// # Ok::<(), cuprum::Error>(())
+        /// ```
+        pub fn to_ndarray<T: Element>(&self) -> Result<ArrayD<T>> {
+            let v = self.to_vec::<T>()?;
+            ArrayD::from_shape_vec(IxDyn(&self.shape), v)
+                .map_err(|e| crate::error::err!(Shape, "to_ndarray: {e}"))
+        }
+    }
+}

@@ -1,0 +1,151 @@
+//! The one error type of cuprum: an opaque [`Error`] with a [`kind()`](Error::kind) and a message
+//! that says what was expected and what was given.
+
+use std::fmt;
+
+/// What went wrong, coarsely: match on this, read the message for the details.
+///
+/// ```
+/// use cuprum::ErrorKind;
+/// // Asking for an impossible shape fails before any GPU is touched.
+/// let err = cuprum::shape::broadcast_shapes(&[&[2][..], &[3][..]]).unwrap_err();
+/// assert_eq!(err.kind(), ErrorKind::Shape);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The CUDA driver library (`libcuda.so`) could not be loaded: no NVIDIA driver here.
+    NoDriver,
+    /// The driver is older than the CUDA version cuprum is built against (13.0).
+    DriverTooOld,
+    /// The driver works but no (or not that) CUDA device is present.
+    NoDevice,
+    /// A CUDA driver call failed; the message carries the driver's error name and text.
+    Driver,
+    /// A device allocation could not be satisfied; the message gives requested and free bytes.
+    OutOfMemory,
+    /// NVRTC (the runtime compiler) could not be found or loaded.
+    NvrtcNotFound,
+    /// NVRTC rejected the source; the error carries NVRTC's log.
+    Compile,
+    /// Shapes do not fit together (broadcasting, reshape, out-of-range index or axis).
+    Shape,
+    /// The dtype is wrong for the operation, or values cannot be represented in it.
+    DType,
+    /// An argument is invalid for another reason (a zero step, a bad environment value ...).
+    InvalidArgument,
+    /// A cuRAND call failed or cuRAND is missing.
+    Random,
+    /// Reading or writing a file failed.
+    Io,
+    /// The operation is valid but not supported (yet) for these inputs.
+    Unsupported,
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = match self {
+            ErrorKind::NoDriver => "no CUDA driver",
+            ErrorKind::DriverTooOld => "CUDA driver too old",
+            ErrorKind::NoDevice => "no CUDA device",
+            ErrorKind::Driver => "CUDA driver error",
+            ErrorKind::OutOfMemory => "out of device memory",
+            ErrorKind::NvrtcNotFound => "NVRTC not found",
+            ErrorKind::Compile => "compile error",
+            ErrorKind::Shape => "shape error",
+            ErrorKind::DType => "dtype error",
+            ErrorKind::InvalidArgument => "invalid argument",
+            ErrorKind::Random => "cuRAND error",
+            ErrorKind::Io => "I/O error",
+            ErrorKind::Unsupported => "unsupported",
+        };
+        f.write_str(s)
+    }
+}
+
+/// The error every fallible cuprum function returns.
+///
+/// Opaque on purpose: [`kind()`](Error::kind) is stable to match on, the message is for people.
+/// Compile errors also carry NVRTC's log ([`compile_log()`](Error::compile_log)).
+///
+/// ```
+/// use cuprum::ErrorKind;
+/// let err = cuprum::Array::from_slice(&[1.0f32, 2.0, 3.0], &[2, 2]).unwrap_err();
+/// assert_eq!(err.kind(), ErrorKind::Shape);
+/// assert!(err.to_string().contains("3 elements"), "{err}");
+/// ```
+#[derive(Clone, thiserror::Error)]
+#[error("{message}")]
+pub struct Error {
+    kind: ErrorKind,
+    message: String,
+    log: Option<Box<str>>,
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({:?})", self.message, self.kind)?;
+        if let Some(log) = &self.log {
+            write!(f, "\n{log}")?;
+        }
+        Ok(())
+    }
+}
+
+impl Error {
+    /// A new error of `kind` with a message.
+    pub(crate) fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Error {
+            kind,
+            message: message.into(),
+            log: None,
+        }
+    }
+
+    /// A compile error carrying the compiler's log.
+    pub(crate) fn with_log(mut self, log: impl Into<String>) -> Self {
+        self.log = Some(log.into().into_boxed_str());
+        self
+    }
+
+    /// What kind of error this is.
+    ///
+    /// ```
+    /// # use cuprum::{Array, ErrorKind};
+    /// let err = Array::from_slice(&[1u8], &[2]).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::Shape);
+    /// ```
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    /// The compiler's log, for [`ErrorKind::Compile`] errors.
+    ///
+    /// ```
+    /// # use cuprum::ErrorKind;
+    /// let err = cuprum::Array::from_slice(&[1u8], &[2]).unwrap_err();
+    /// assert!(err.compile_log().is_none());
+    /// ```
+    pub fn compile_log(&self) -> Option<&str> {
+        self.log.as_deref()
+    }
+}
+
+/// `Result<T, cuprum::Error>`.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Shorthand for building an error and returning it.
+macro_rules! bail {
+    ($kind:ident, $($arg:tt)*) => {
+        return Err($crate::error::Error::new($crate::error::ErrorKind::$kind, format!($($arg)*)))
+    };
+}
+pub(crate) use bail;
+
+/// Shorthand for building an error value.
+macro_rules! err {
+    ($kind:ident, $($arg:tt)*) => {
+        $crate::error::Error::new($crate::error::ErrorKind::$kind, format!($($arg)*))
+    };
+}
+pub(crate) use err;

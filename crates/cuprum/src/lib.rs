@@ -1,0 +1,39 @@
+//! # cuprum — CuPy's user-defined CUDA kernels, in Rust
+//!
+//! GPU n-d arrays ([`Array`]), CUDA C++ compiled at run time with NVRTC, and (in the
+//! layers being built on this foundation) `ElementwiseKernel`, `ReductionKernel`,
+//! `RawKernel` and `RawModule`. CUDA is loaded when first used: everything builds, and
+//! every error is typed, on a machine without a GPU.
+//!
+//! ```no_run
+//! use cuprum::{Array, DType, s};
+//! let x = Array::linspace(0.0, 1.0, 5, true, DType::F32)?;      // on the GPU
+//! let m = Array::arange(0.0, 12.0, 1.0, DType::F64)?.reshape(&[3, 4])?;
+//! let v = m.t().slice(&s![1..;2, ..;-1])?;                      // views, no copies
+//! println!("{:?}", v.to_vec::<f64>()?);
+//! let r = cuprum::random::normal(0.0, 1.0, &[1024], DType::F32)?;
+//! # Ok::<(), cuprum::Error>(())
+//! ```
+//!
+//! Layers, bottom up (see ARCHITECTURE.md): [`runtime`] (driver, devices, streams, memory,
+//! modules, launch) → [`compile`] (NVRTC) → the array layer ([`Array`], [`DType`],
+//! [`shape`], [`random`]) → [`profiler`].
+
+#![deny(missing_docs)]
+
+mod array;
+pub mod compile;
+mod error;
+pub mod profiler;
+pub mod runtime;
+
+pub use array::{Array, DType, DTypeKind, Element, Scalar, SliceArg, random, shape};
+pub use error::{Error, ErrorKind, Result};
+pub use runtime::{Device, Event, Stream};
+
+/// Helpers for tools and tests (the `cuprum` CLI's benchmarks, NVRTC compile checks).
+/// Not a stable API.
+#[doc(hidden)]
+pub mod internal {
+    pub use crate::array::kernels::{all_sources, launch_empty};
+}

@@ -1,0 +1,329 @@
+//! [`Device`]: one GPU, its primary context, properties, memory pool and default stream.
+
+use super::driver::{DriverResultExt, driver_info};
+use super::stream::Stream;
+use crate::error::{Result, bail};
+use cudarc::driver::{CudaContext, result, sys};
+use std::cell::Cell;
+use std::sync::{Arc, OnceLock};
+
+pub(crate) struct DeviceInner {
+    pub(crate) ordinal: usize,
+    pub(crate) ctx: Arc<CudaContext>,
+    pub(crate) name: String,
+    pub(crate) cc: (u32, u32),
+    pub(crate) sm_count: u32,
+    pub(crate) total_memory: usize,
+    pub(crate) max_threads_per_block: u32,
+    pub(crate) max_shared_per_block: usize,
+    pub(crate) max_shared_per_block_optin: usize,
+    pub(crate) max_grid: [u32; 3],
+    pub(crate) max_block: [u32; 3],
+    pub(crate) l2_cache_bytes: usize,
+    pub(crate) pool: sys::CUmemoryPool,
+    pub(crate) default_stream: sys::CUstream,
+}
+
+// SAFETY: the raw handles (context, memory pool) are process-wide driver objects that the
+// CUDA driver allows to be used from any thread; the rest is immutable after creation.
+unsafe impl Send for DeviceInner {}
+// SAFETY: as above; no interior mutability except the OnceLock, which is Sync.
+unsafe impl Sync for DeviceInner {}
+
+/// A CUDA device (GPU). Cheap to copy: devices are opened once per process and live until
+/// it exits.
+///
+/// ```no_run
+/// use cuprum::Device;
+/// let dev = Device::get(0)?;
+/// println!("{} (sm_{}{}, {} SMs, {} GiB)", dev.name(), dev.compute_capability().0,
+///          dev.compute_capability().1, dev.sm_count(), dev.total_memory() >> 30);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+#[derive(Clone, Copy)]
+pub struct Device(pub(crate) &'static DeviceInner);
+
+impl PartialEq for Device {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.ordinal == other.0.ordinal
+    }
+}
+impl Eq for Device {}
+
+impl std::fmt::Debug for Device {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Device({}: {})", self.0.ordinal, self.0.name)
+    }
+}
+
+thread_local! {
+    static CURRENT: Cell<usize> = const { Cell::new(0) };
+}
+
+fn registry() -> Result<&'static [OnceLock<Result<&'static DeviceInner>>]> {
+    static DEVICES: OnceLock<Vec<OnceLock<Result<&'static DeviceInner>>>> = OnceLock::new();
+    let info = driver_info()?;
+    Ok(DEVICES.get_or_init(|| (0..info.device_count).map(|_| OnceLock::new()).collect()))
+}
+
+impl Device {
+    /// Number of CUDA devices, or the error that says why there are none.
+    ///
+    /// ```
+    /// match cuprum::Device::count() {
+    ///     Ok(n) => println!("{n} GPU(s)"),
+    ///     Err(e) => println!("no GPU: {e}"),
+    /// }
+    /// ```
+    pub fn count() -> Result<usize> {
+        Ok(driver_info()?.device_count)
+    }
+
+    /// Opens device `ordinal` (once per process; later calls are a lookup).
+    ///
+    /// ```no_run
+    /// let dev = cuprum::Device::get(0)?;
+    /// assert_eq!(dev.ordinal(), 0);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn get(ordinal: usize) -> Result<Device> {
+        let reg = registry()?;
+        let Some(slot) = reg.get(ordinal) else {
+            bail!(
+                NoDevice,
+                "no CUDA device {ordinal}: this machine has {} device(s) (ordinals 0..{})",
+                reg.len(),
+                reg.len()
+            );
+        };
+        slot.get_or_init(|| open(ordinal))
+            .as_ref()
+            .map(|d| Device(d))
+            .map_err(Clone::clone)
+    }
+
+    /// The calling thread's current device (device 0 unless changed with
+    /// [`make_current`](Device::make_current) or [`with`](Device::with)).
+    ///
+    /// ```no_run
+    /// let dev = cuprum::Device::current()?;
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn current() -> Result<Device> {
+        Device::get(CURRENT.with(Cell::get))
+    }
+
+    /// Makes this the calling thread's current device (like `cupy.cuda.Device(n).use()`).
+    ///
+    /// ```no_run
+    /// let dev = cuprum::Device::get(0)?;
+    /// dev.make_current();
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn make_current(self) {
+        CURRENT.with(|c| c.set(self.0.ordinal));
+    }
+
+    /// Runs `f` with this device current on the calling thread, then restores the previous.
+    ///
+    /// ```no_run
+    /// let dev = cuprum::Device::get(0)?;
+    /// let a = dev.with(|| cuprum::Array::zeros(&[4], cuprum::DType::F32))?;
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn with<R>(self, f: impl FnOnce() -> R) -> R {
+        let prev = CURRENT.with(|c| c.replace(self.0.ordinal));
+        struct Restore(usize);
+        impl Drop for Restore {
+            fn drop(&mut self) {
+                CURRENT.with(|c| c.set(self.0));
+            }
+        }
+        let _restore = Restore(prev);
+        f()
+    }
+
+    /// Device ordinal (0-based).
+    pub fn ordinal(self) -> usize {
+        self.0.ordinal
+    }
+    /// Product name, e.g. `"NVIDIA H200"`.
+    pub fn name(self) -> &'static str {
+        &self.0.name
+    }
+    /// Compute capability `(major, minor)`, e.g. `(9, 0)`.
+    pub fn compute_capability(self) -> (u32, u32) {
+        self.0.cc
+    }
+    /// The architecture number NVRTC uses, e.g. `90` for `sm_90`.
+    pub fn arch(self) -> u32 {
+        self.0.cc.0 * 10 + self.0.cc.1
+    }
+    /// Number of streaming multiprocessors.
+    pub fn sm_count(self) -> u32 {
+        self.0.sm_count
+    }
+    /// Total device memory in bytes.
+    pub fn total_memory(self) -> usize {
+        self.0.total_memory
+    }
+    /// Maximum threads in one block.
+    pub fn max_threads_per_block(self) -> u32 {
+        self.0.max_threads_per_block
+    }
+    /// Shared memory a block gets without opting in (bytes).
+    pub fn max_shared_memory_per_block(self) -> usize {
+        self.0.max_shared_per_block
+    }
+    /// Shared memory a block may get after raising its dynamic limit (bytes).
+    pub fn max_shared_memory_per_block_optin(self) -> usize {
+        self.0.max_shared_per_block_optin
+    }
+    /// Largest grid, per dimension.
+    pub fn max_grid_dim(self) -> [u32; 3] {
+        self.0.max_grid
+    }
+    /// Largest block, per dimension.
+    pub fn max_block_dim(self) -> [u32; 3] {
+        self.0.max_block
+    }
+    /// L2 cache size in bytes.
+    pub fn l2_cache_bytes(self) -> usize {
+        self.0.l2_cache_bytes
+    }
+
+    /// The device's default stream: a non-blocking stream created with the device (it does
+    /// not synchronise with the legacy NULL stream).
+    pub fn default_stream(self) -> Stream {
+        Stream::borrowed(self, self.0.default_stream)
+    }
+
+    /// Free and total device memory in bytes, as the driver reports them now.
+    ///
+    /// ```no_run
+    /// let (free, total) = cuprum::Device::get(0)?.memory_info()?;
+    /// assert!(free <= total);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn memory_info(self) -> Result<(usize, usize)> {
+        self.bind()?;
+        result::mem_get_info().call("cuMemGetInfo")
+    }
+
+    /// Waits until all work on every stream of this device has finished; device faults of
+    /// earlier kernels surface here as errors.
+    ///
+    /// ```no_run
+    /// cuprum::Device::get(0)?.synchronize()?;
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn synchronize(self) -> Result<()> {
+        self.bind()?;
+        result::ctx::synchronize().call("cuCtxSynchronize")
+    }
+
+    /// Bytes the memory pool holds (in use plus kept for reuse).
+    ///
+    /// ```no_run
+    /// let dev = cuprum::Device::get(0)?;
+    /// println!("pool holds {} bytes, {} in use", dev.pool_reserved_bytes()?, dev.pool_used_bytes()?);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn pool_reserved_bytes(self) -> Result<u64> {
+        self.pool_attr(sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT)
+    }
+    /// Bytes of the memory pool in use by live allocations.
+    pub fn pool_used_bytes(self) -> Result<u64> {
+        self.pool_attr(sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_USED_MEM_CURRENT)
+    }
+    /// Returns the memory the pool keeps for reuse to the driver (CuPy's
+    /// `free_all_blocks`). Synchronises the device first.
+    pub fn release_pool_memory(self) -> Result<()> {
+        self.synchronize()?;
+        // SAFETY: the pool handle belongs to this device and lives as long as the process.
+        unsafe { sys::cuMemPoolTrimTo(self.0.pool, 0) }.call("cuMemPoolTrimTo")
+    }
+
+    fn pool_attr(self, attr: sys::CUmemPool_attribute) -> Result<u64> {
+        let mut v: u64 = 0;
+        // SAFETY: the pool is valid for the process; the attribute is a u64 counter and `v`
+        // is a valid u64 out pointer.
+        unsafe { sys::cuMemPoolGetAttribute(self.0.pool, attr, (&mut v as *mut u64).cast()) }
+            .call("cuMemPoolGetAttribute")?;
+        Ok(v)
+    }
+
+    /// Makes the device's context current on the calling thread (cheap when it already is).
+    #[inline]
+    pub(crate) fn bind(self) -> Result<()> {
+        self.0.ctx.bind_to_thread().call("cuCtxSetCurrent")
+    }
+}
+
+fn open(ordinal: usize) -> Result<&'static DeviceInner> {
+    let ctx = CudaContext::new(ordinal).call("opening the device (cuDevicePrimaryCtxRetain)")?;
+    // SAFETY: cuprum never uses cudarc's CudaSlice/launch builder, so its per-buffer event
+    // tracking would only add cost; all stream ordering is handled by cuprum explicitly.
+    unsafe { ctx.disable_event_tracking() };
+    let dev = ctx.cu_device();
+    let attr = |a: sys::CUdevice_attribute| -> Result<i32> {
+        ctx.attribute(a).call("cuDeviceGetAttribute")
+    };
+    use sys::CUdevice_attribute as A;
+    let name = ctx.name().call("cuDeviceGetName")?;
+    let cc = (
+        attr(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)? as u32,
+        attr(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)? as u32,
+    );
+    if attr(A::CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED)? == 0 {
+        bail!(
+            Unsupported,
+            "device {ordinal} ({name}) does not support stream-ordered memory pools"
+        );
+    }
+    // SAFETY: `dev` is a valid device handle from the context just created.
+    let total_memory = unsafe { result::device::total_mem(dev) }.call("cuDeviceTotalMem")?;
+    // SAFETY: as above; the default pool exists for devices that support memory pools.
+    let pool =
+        unsafe { result::device::get_default_mem_pool(dev) }.call("cuDeviceGetDefaultMemPool")?;
+    let mut threshold: u64 = u64::MAX;
+    // SAFETY: the release threshold attribute takes a pointer to a u64; keeping every freed
+    // byte in the pool is what makes repeat allocations cost microseconds.
+    unsafe {
+        sys::cuMemPoolSetAttribute(
+            pool,
+            sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+            (&mut threshold as *mut u64).cast(),
+        )
+    }
+    .call("cuMemPoolSetAttribute(RELEASE_THRESHOLD)")?;
+    let inner = DeviceInner {
+        ordinal,
+        name,
+        cc,
+        sm_count: attr(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32,
+        total_memory,
+        max_threads_per_block: attr(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)? as u32,
+        max_shared_per_block: attr(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)? as usize,
+        max_shared_per_block_optin: attr(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?
+            as usize,
+        max_grid: [
+            attr(A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)? as u32,
+            attr(A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)? as u32,
+            attr(A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)? as u32,
+        ],
+        max_block: [
+            attr(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)? as u32,
+            attr(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)? as u32,
+            attr(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)? as u32,
+        ],
+        l2_cache_bytes: attr(A::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as usize,
+        default_stream: cudarc::driver::result::stream::create(
+            cudarc::driver::result::stream::StreamKind::NonBlocking,
+        )
+        .call("cuStreamCreate")?,
+        ctx,
+        pool,
+    };
+    Ok(Box::leak(Box::new(inner)))
+}

@@ -1,0 +1,20 @@
+//! The runtime layer: driver loading, devices, streams, events, memory, modules and launch.
+//! Everything above it goes through these types; cudarc stays inside this layer.
+
+mod device;
+mod driver;
+mod event;
+mod launch;
+mod memory;
+mod module;
+mod stream;
+
+pub use device::Device;
+pub use driver::{DriverInfo, MIN_DRIVER_VERSION, driver_info};
+pub use event::Event;
+pub use launch::LaunchConfig;
+pub use module::{Function, Module};
+pub use stream::{Stream, StreamGuard};
+
+pub(crate) use launch::{ArgPack, launch};
+pub(crate) use memory::{Buffer, copy_dtod, copy_dtoh, copy_htod};

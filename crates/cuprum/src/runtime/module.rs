@@ -1,0 +1,233 @@
+//! [`Module`] (a loaded cubin or PTX image) and [`Function`] (one kernel in it).
+
+use super::device::Device;
+use super::driver::{DriverResultExt, driver_error};
+use crate::error::{Result, bail, err};
+use cudarc::driver::sys;
+use std::ffi::{CString, c_void};
+use std::sync::Arc;
+
+struct ModuleInner {
+    raw: sys::CUmodule,
+    device: Device,
+    lowered: Vec<(String, String)>,
+}
+
+impl Drop for ModuleInner {
+    fn drop(&mut self) {
+        if self.device.bind().is_ok() {
+            // SAFETY: the module was loaded by `Module::load` and is unloaded once, when the
+            // last Module/Function handle goes away.
+            let _ = unsafe { sys::cuModuleUnload(self.raw) };
+        }
+    }
+}
+
+/// A module loaded on one device: the compiled form of a CUDA C++ program.
+///
+/// ```no_run
+/// use cuprum::compile::{compile_with_cache, CompileOptions};
+/// let m = compile_with_cache(r#"extern "C" __global__ void k(float* x) { x[threadIdx.x] *= 2; }"#,
+///                            &CompileOptions::default())?;
+/// let k = m.function("k")?;
+/// assert_eq!(k.num_params()?, 1);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Module(Arc<ModuleInner>);
+
+// SAFETY: module handles may be used from any thread; ownership is reference counted.
+unsafe impl Send for ModuleInner {}
+// SAFETY: no interior mutability on the Rust side.
+unsafe impl Sync for ModuleInner {}
+
+impl std::fmt::Debug for Module {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Module(device {})", self.0.device.ordinal())
+    }
+}
+
+impl Module {
+    /// Loads a cubin, fatbin or (NUL-terminated or not) PTX image on `device`. A PTX JIT
+    /// failure returns the driver's error log.
+    pub fn load(device: Device, image: &[u8]) -> Result<Module> {
+        Module::load_with_names(device, image, Vec::new())
+    }
+
+    /// Like [`load`](Module::load), remembering `(name expression, lowered name)` pairs so
+    /// that [`function`](Module::function) accepts the name expressions.
+    pub fn load_with_names(
+        device: Device,
+        image: &[u8],
+        lowered: Vec<(String, String)>,
+    ) -> Result<Module> {
+        device.bind()?;
+        let ptx_owned;
+        let mut data = image;
+        let is_elf = image.starts_with(b"\x7fELF");
+        if !is_elf && !image.ends_with(&[0]) && image.first().is_some_and(|b| b.is_ascii()) {
+            // PTX text must be NUL-terminated for the driver.
+            let mut v = image.to_vec();
+            v.push(0);
+            ptx_owned = v;
+            data = &ptx_owned;
+        }
+        let mut log = vec![0u8; 8192];
+        let mut opts = [
+            sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
+            sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+        ];
+        let mut vals: [*mut c_void; 2] = [log.as_mut_ptr().cast(), log.len() as *mut c_void];
+        let mut raw: sys::CUmodule = std::ptr::null_mut();
+        // SAFETY: `data` is a complete image that outlives the call; the option arrays have
+        // the declared length 2; the log buffer is as large as declared.
+        let r = unsafe {
+            sys::cuModuleLoadDataEx(
+                &mut raw,
+                data.as_ptr().cast(),
+                2,
+                opts.as_mut_ptr(),
+                vals.as_mut_ptr(),
+            )
+        };
+        if let Err(e) = r.result() {
+            let len = log.iter().position(|&b| b == 0).unwrap_or(log.len());
+            let text = String::from_utf8_lossy(&log[..len]).into_owned();
+            let mut error = driver_error(e, "cuModuleLoadDataEx");
+            if !text.trim().is_empty() {
+                error = error.with_log(text);
+            }
+            return Err(error);
+        }
+        Ok(Module(Arc::new(ModuleInner {
+            raw,
+            device,
+            lowered,
+        })))
+    }
+
+    /// The kernel named `name`: an `extern "C"` name, a mangled name, or a name expression
+    /// given at compile time (`"scale<float, 4>"`), which maps to its lowered name.
+    pub fn function(&self, name: &str) -> Result<Function> {
+        let name = self
+            .0
+            .lowered
+            .iter()
+            .find(|(e, _)| e == name)
+            .map_or(name, |(_, l)| l.as_str());
+        let cname = CString::new(name)
+            .map_err(|_| err!(InvalidArgument, "kernel name {name:?} contains a NUL byte"))?;
+        self.0.device.bind()?;
+        let mut f: sys::CUfunction = std::ptr::null_mut();
+        // SAFETY: the module is loaded and `cname` is NUL-terminated.
+        let r = unsafe { sys::cuModuleGetFunction(&mut f, self.0.raw, cname.as_ptr()) };
+        if r == sys::CUresult::CUDA_ERROR_NOT_FOUND {
+            bail!(
+                InvalidArgument,
+                "no kernel named '{name}' in the module (is it declared extern \"C\", or does it need a name expression?)"
+            );
+        }
+        r.call("cuModuleGetFunction")?;
+        Ok(Function {
+            raw: f,
+            module: self.clone(),
+        })
+    }
+
+    /// The device the module is loaded on.
+    pub fn device(&self) -> Device {
+        self.0.device
+    }
+
+    /// Device address and size in bytes of a `__device__` or `__constant__` symbol.
+    pub fn global(&self, name: &str) -> Result<(u64, usize)> {
+        let cname = CString::new(name)
+            .map_err(|_| err!(InvalidArgument, "symbol name {name:?} contains a NUL byte"))?;
+        self.0.device.bind()?;
+        let (mut ptr, mut size) = (0u64, 0usize);
+        // SAFETY: the module is loaded, the out pointers are valid.
+        let r =
+            unsafe { sys::cuModuleGetGlobal_v2(&mut ptr, &mut size, self.0.raw, cname.as_ptr()) };
+        if r == sys::CUresult::CUDA_ERROR_NOT_FOUND {
+            bail!(
+                InvalidArgument,
+                "no global symbol named '{name}' in the module"
+            );
+        }
+        r.call("cuModuleGetGlobal")?;
+        Ok((ptr, size))
+    }
+}
+
+/// One kernel of a loaded [`Module`]. Keeps its module alive.
+#[derive(Clone)]
+pub struct Function {
+    raw: sys::CUfunction,
+    module: Module,
+}
+
+// SAFETY: function handles may be used from any thread; the module is kept alive.
+unsafe impl Send for Function {}
+// SAFETY: no interior mutability on the Rust side.
+unsafe impl Sync for Function {}
+
+impl std::fmt::Debug for Function {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Function({:p})", self.raw)
+    }
+}
+
+impl Function {
+    /// The kernel's parameters as `(offset, size)` in bytes, from the driver
+    /// (`cuFuncGetParamInfo`).
+    pub fn param_info(&self) -> Result<Vec<(usize, usize)>> {
+        self.module.0.device.bind()?;
+        let mut out = Vec::new();
+        for i in 0.. {
+            let (mut off, mut size) = (0usize, 0usize);
+            // SAFETY: the function is valid and the out pointers are valid.
+            let r = unsafe { sys::cuFuncGetParamInfo(self.raw, i, &mut off, &mut size) };
+            match r {
+                sys::CUresult::CUDA_SUCCESS => out.push((off, size)),
+                sys::CUresult::CUDA_ERROR_INVALID_VALUE => break,
+                e => {
+                    e.call("cuFuncGetParamInfo")?;
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Number of kernel parameters.
+    pub fn num_params(&self) -> Result<usize> {
+        Ok(self.param_info()?.len())
+    }
+
+    /// Registers per thread the compiled kernel uses.
+    pub fn num_registers(&self) -> Result<i32> {
+        self.attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS)
+    }
+
+    /// Largest block this kernel can be launched with on its device.
+    pub fn max_threads_per_block(&self) -> Result<i32> {
+        self.attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
+    }
+
+    pub(crate) fn attribute(&self, attr: sys::CUfunction_attribute) -> Result<i32> {
+        self.module.0.device.bind()?;
+        let mut v = 0i32;
+        // SAFETY: the function is valid; `v` is a valid out pointer.
+        unsafe { sys::cuFuncGetAttribute(&mut v, attr, self.raw) }.call("cuFuncGetAttribute")?;
+        Ok(v)
+    }
+
+    /// The module the kernel lives in.
+    pub fn module(&self) -> &Module {
+        &self.module
+    }
+
+    #[inline]
+    pub(crate) fn raw(&self) -> sys::CUfunction {
+        self.raw
+    }
+}
