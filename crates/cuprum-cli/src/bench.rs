@@ -3,8 +3,13 @@
 //! the fraction of the device-to-device copy bandwidth measured in the same run.
 
 use clap::Args;
+use cuprum::compile::{CompileOptions, KernelCache, compile_with_cache};
 use cuprum::profiler::{BenchmarkOptions, PerfCaseResult, benchmark};
+use cuprum::runtime::Module;
 use cuprum::{Array, DType, Device, Stream};
+use std::path::PathBuf;
+
+type R<T> = Result<T, Box<dyn std::error::Error>>;
 use serde::Serialize;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -35,7 +40,7 @@ struct Row {
     repeats: usize,
 }
 
-type Workload = fn(&BenchmarkOptions) -> cuprum::Result<(PerfCaseResult, u64)>;
+type Workload = fn(&BenchmarkOptions) -> R<(PerfCaseResult, u64)>;
 
 const WORKLOADS: &[(&str, &str, Workload)] = &[
     (
@@ -53,9 +58,186 @@ const WORKLOADS: &[(&str, &str, Workload)] = &[
         "Array::empty of 1e6 float32 from the pool, dropped",
         alloc_empty,
     ),
+    (
+        "compile_cold_elementwise",
+        "compile + load of a new small kernel, NVRTC already loaded",
+        compile_cold,
+    ),
+    (
+        "compile_first_in_process",
+        "first compile of a fresh process, NVRTC load included",
+        compile_first,
+    ),
+    (
+        "compile_disk_hit",
+        "first call of a fresh process with the kernel on disk",
+        compile_disk_hit,
+    ),
+    (
+        "compile_memo_hit",
+        "compile_with_cache repeat + function lookup + launch",
+        compile_memo_hit,
+    ),
 ];
 
-fn copy_1gib(o: &BenchmarkOptions) -> cuprum::Result<(PerfCaseResult, u64)> {
+/// A small kernel of the shape generated elementwise kernels have; `nonce` defeats caches.
+fn small_kernel(nonce: u64) -> String {
+    format!(
+        "// nonce {nonce}\n#include <cuprum/indexer.cuh>\n\
+         extern \"C\" __global__ void ew_add(const float* __restrict__ x, const float* __restrict__ y,\n\
+         \x20   float* __restrict__ z, unsigned int n) {{\n\
+         \x20 for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)\n\
+         \x20   z[i] = x[i] + y[i] * 2.0f;\n}}\n"
+    )
+}
+
+fn nonce() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+fn temp_cache_dir(tag: &str) -> PathBuf {
+    std::env::temp_dir().join(format!(
+        "cuprum-bench-{tag}-{}-{}",
+        std::process::id(),
+        nonce()
+    ))
+}
+
+/// Compile + load through a cache of its own (so the user's cache is untouched).
+fn compile_and_load(cache: &KernelCache, src: &str) -> cuprum::Result<()> {
+    let dev = Device::current()?;
+    let img = cache.compile(src, &CompileOptions::default(), dev.arch())?;
+    Module::load(dev, &img.image)?.function("ew_add").map(drop)
+}
+
+fn compile_cold(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
+    let cache = KernelCache::new(None);
+    compile_and_load(&cache, &small_kernel(nonce()))?; // NVRTC loaded and warm
+    let base = nonce();
+    let mut k = 0u64;
+    let o = o.clone().n_repeat(o.n_repeat.min(20)).n_warmup(0);
+    let r = benchmark(
+        "compile_cold_elementwise",
+        || {
+            k += 1;
+            compile_and_load(&cache, &small_kernel(base + k))
+        },
+        &o,
+    )?;
+    Ok((r, 0))
+}
+
+/// Runs `cuprum bench-child MODE DIR` `n` times; each prints its seconds.
+fn children(name: &str, mode: &str, dir: &std::path::Path, n: usize) -> R<PerfCaseResult> {
+    let exe = std::env::current_exe()?;
+    let mut cpu = Vec::new();
+    for _ in 0..n {
+        let out = std::process::Command::new(&exe)
+            .arg("bench-child")
+            .arg(mode)
+            .arg(dir)
+            .output()?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        match text.trim().parse::<f64>() {
+            Ok(s) if out.status.success() => cpu.push(s),
+            _ => {
+                return Err(format!(
+                    "bench-child {mode} failed: {text}{}",
+                    String::from_utf8_lossy(&out.stderr)
+                )
+                .into());
+            }
+        }
+    }
+    Ok(host_only(name, cpu))
+}
+
+/// A result with host times only (the GPU column is 0).
+fn host_only(name: &str, cpu_times: Vec<f64>) -> PerfCaseResult {
+    PerfCaseResult {
+        name: name.into(),
+        gpu_times: vec![0.0; cpu_times.len()],
+        cpu_times,
+        device: 0,
+    }
+}
+
+fn compile_first(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
+    let mut all = Vec::new();
+    for _ in 0..o.n_repeat.clamp(1, 5) {
+        let dir = temp_cache_dir("first");
+        let r = children("compile_first_in_process", "first", &dir, 1);
+        let _ = std::fs::remove_dir_all(&dir);
+        all.extend(r?.cpu_times);
+    }
+    Ok((host_only("compile_first_in_process", all), 0))
+}
+
+fn compile_disk_hit(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
+    let dir = temp_cache_dir("disk");
+    compile_and_load(&KernelCache::new(Some(dir.clone())), &small_kernel(0))?;
+    let r = children("compile_disk_hit", "disk", &dir, o.n_repeat.clamp(1, 10));
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok((r?, 0))
+}
+
+fn compile_memo_hit(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
+    let src = "extern \"C\" __global__ void memo_hit_kernel() {}\n";
+    let opts = CompileOptions::default();
+    let s = Stream::current()?;
+    let f = compile_with_cache(src, &opts)?.function("memo_hit_kernel")?;
+    if f.num_params()? != 0 {
+        return Err("memo_hit_kernel must take no parameters".into());
+    }
+    let r = benchmark(
+        "compile_memo_hit",
+        || {
+            let f = compile_with_cache(src, &opts)?.function("memo_hit_kernel")?;
+            // SAFETY: the kernel takes no parameters (checked above).
+            unsafe { cuprum::internal::launch_no_args(&f, &s) }
+        },
+        o,
+    )?;
+    Ok((r, 0))
+}
+
+#[derive(Args)]
+pub struct ChildArgs {
+    /// `first` (empty cache: compile) or `disk` (the entry exists).
+    mode: String,
+    /// The cache folder.
+    dir: PathBuf,
+}
+
+/// One timed compile + load in this fresh process; prints seconds.
+pub fn child(args: &ChildArgs) -> R<ExitCode> {
+    let dev = Device::get(0)?;
+    dev.make_current();
+    let cache = KernelCache::new(Some(args.dir.clone()));
+    let src = small_kernel(if args.mode == "disk" { 0 } else { nonce() });
+    let t = std::time::Instant::now();
+    compile_and_load(&cache, &src)?;
+    let s = t.elapsed().as_secs_f64();
+    let st = cache.stats();
+    let expected = if args.mode == "disk" {
+        st.disk_hits == 1
+    } else {
+        st.misses == 1
+    };
+    if !expected {
+        return Err(format!(
+            "bench-child {}: unexpected cache behaviour {st:?}",
+            args.mode
+        )
+        .into());
+    }
+    out!("{s}");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn copy_1gib(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
     let n = 1usize << 28;
     let src = Array::ones(&[n], DType::F32)?;
     let dst = Array::empty(&[n], DType::F32)?;
@@ -63,13 +245,13 @@ fn copy_1gib(o: &BenchmarkOptions) -> cuprum::Result<(PerfCaseResult, u64)> {
     Ok((r, 2 * 4 * n as u64))
 }
 
-fn launch_floor(o: &BenchmarkOptions) -> cuprum::Result<(PerfCaseResult, u64)> {
+fn launch_floor(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
     let s = Stream::current()?;
     let r = benchmark("launch_floor", || cuprum::internal::launch_empty(&s), o)?;
     Ok((r, 0))
 }
 
-fn alloc_empty(o: &BenchmarkOptions) -> cuprum::Result<(PerfCaseResult, u64)> {
+fn alloc_empty(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
     let r = benchmark(
         "alloc_empty_1M_f32",
         || Array::empty(&[1_000_000], DType::F32).map(drop),
@@ -78,7 +260,7 @@ fn alloc_empty(o: &BenchmarkOptions) -> cuprum::Result<(PerfCaseResult, u64)> {
     Ok((r, 0))
 }
 
-pub fn run(args: &BenchArgs) -> cuprum::Result<ExitCode> {
+pub fn run(args: &BenchArgs) -> R<ExitCode> {
     let dev = match Device::get(0) {
         Ok(d) => d,
         Err(e) => {
@@ -123,21 +305,25 @@ pub fn run(args: &BenchArgs) -> cuprum::Result<ExitCode> {
             "copy_gb_per_s": ceiling / 1e9,
             "workloads": rows,
         });
-        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        out!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
     } else {
-        println!(
+        out!(
             "{} — copy ceiling {:.0} GB/s (medians of up to {} repeats)",
             dev.name(),
             ceiling / 1e9,
             args.repeat
         );
-        println!(
+        out!(
             "{:<24} {:>12} {:>10} {:>10} {:>8}",
-            "workload", "gpu µs", "cpu µs", "GB/s", "% copy"
+            "workload",
+            "gpu µs",
+            "cpu µs",
+            "GB/s",
+            "% copy"
         );
         for r in &rows {
             let opt = |v: Option<f64>, p: usize| v.map_or("-".to_string(), |x| format!("{x:.p$}"));
-            println!(
+            out!(
                 "{:<24} {:>12.2} {:>10.2} {:>10} {:>8}",
                 r.name,
                 r.gpu_us,

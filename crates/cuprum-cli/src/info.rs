@@ -3,16 +3,16 @@
 use cuprum::{Device, runtime};
 use std::process::ExitCode;
 
-pub fn run() -> cuprum::Result<ExitCode> {
-    println!("cuprum {}", env!("CARGO_PKG_VERSION"));
+pub fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
+    out!("cuprum {}", env!("CARGO_PKG_VERSION"));
     match runtime::driver_info() {
         Ok(d) => {
-            println!("driver:  CUDA {}.{} ({})", d.major(), d.minor(), d.version);
+            out!("driver:  CUDA {}.{} ({})", d.major(), d.minor(), d.version);
             for i in 0..d.device_count {
                 match Device::get(i) {
                     Ok(dev) => {
                         let (cc0, cc1) = dev.compute_capability();
-                        println!(
+                        out!(
                             "gpu {i}:   {} (sm_{cc0}{cc1}, {} SMs, {:.1} GiB, L2 {} MiB)",
                             dev.name(),
                             dev.sm_count(),
@@ -20,15 +20,13 @@ pub fn run() -> cuprum::Result<ExitCode> {
                             dev.l2_cache_bytes() >> 20
                         );
                     }
-                    Err(e) => println!("gpu {i}:   unavailable: {e}"),
+                    Err(e) => out!("gpu {i}:   unavailable: {e}"),
                 }
             }
         }
         Err(e) => {
-            println!("driver:  none ({e})");
-            println!(
-                "gpu:     no GPU on this machine: kernels can be compiled (NVRTC) but not run"
-            );
+            out!("driver:  none ({e})");
+            out!("gpu:     no GPU on this machine: kernels can be compiled (NVRTC) but not run");
         }
     }
     match cuprum::compile::nvrtc() {
@@ -39,15 +37,21 @@ pub fn run() -> cuprum::Result<ExitCode> {
                 .iter()
                 .map(|a| format!("sm_{a}"))
                 .collect();
-            println!(
+            out!(
                 "nvrtc:   {a}.{b} from {} (found via {})",
                 n.path(),
                 n.found_by()
             );
-            println!("targets: {}", archs.join(" "));
+            out!("targets: {}", archs.join(" "));
         }
-        Err(e) => println!("nvrtc:   not found: {e}"),
+        Err(e) => out!("nvrtc:   not found: {e}"),
     }
-    println!("cache:   in-process only (the persistent kernel cache is not built yet)");
+    match cuprum::compile::KernelCache::global() {
+        Ok(c) => match c.dir() {
+            Some(d) => out!("cache:   {}", d.display()),
+            None => out!("cache:   memory only (CUPRUM_CACHE_IN_MEMORY=1)"),
+        },
+        Err(e) => out!("cache:   {e}"),
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,6 +1,17 @@
 //! `cuprum`: the command line of the cuprum library (info, bench).
 
+/// `println!` that ignores a closed stdout (e.g. `cuprum cache list | head`) instead of
+/// panicking.
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($t)*);
+    }};
+}
+
 mod bench;
+mod cache;
+mod compile;
 mod info;
 
 use clap::{Parser, Subcommand};
@@ -23,6 +34,17 @@ enum Command {
     Info,
     /// Run the benchmark workloads (GPU time, host time, % of the copy bandwidth).
     Bench(bench::BenchArgs),
+    /// Compile a CUDA C++ file (through the kernel cache; no GPU needed) and print each
+    /// kernel's registers and memory use, or the compile error.
+    Compile(compile::CompileArgs),
+    /// Inspect or clear the persistent kernel cache.
+    Cache {
+        #[command(subcommand)]
+        command: cache::CacheCommand,
+    },
+    /// Internal: one timed compile in a fresh process (used by `cuprum bench`).
+    #[command(hide = true)]
+    BenchChild(bench::ChildArgs),
 }
 
 fn main() -> ExitCode {
@@ -30,6 +52,9 @@ fn main() -> ExitCode {
     let r = match cli.command {
         Command::Info => info::run(),
         Command::Bench(args) => bench::run(&args),
+        Command::Compile(args) => compile::run(&args),
+        Command::Cache { command } => cache::run(&command),
+        Command::BenchChild(args) => bench::child(&args),
     };
     match r {
         Ok(code) => code,

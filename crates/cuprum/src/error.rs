@@ -79,14 +79,14 @@ impl fmt::Display for ErrorKind {
 pub struct Error {
     kind: ErrorKind,
     message: String,
-    log: Option<Box<str>>,
+    failure: Option<std::sync::Arc<crate::compile::CompileFailure>>,
 }
 
 impl fmt::Debug for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} ({:?})", self.message, self.kind)?;
-        if let Some(log) = &self.log {
-            write!(f, "\n{log}")?;
+        if let Some(c) = &self.failure {
+            write!(f, "\n{}", c.log)?;
         }
         Ok(())
     }
@@ -98,14 +98,17 @@ impl Error {
         Error {
             kind,
             message: message.into(),
-            log: None,
+            failure: None,
         }
     }
 
-    /// A compile error carrying the compiler's log.
-    pub(crate) fn with_log(mut self, log: impl Into<String>) -> Self {
-        self.log = Some(log.into().into_boxed_str());
-        self
+    /// A compile error from its details; the message is the rendered failure.
+    pub(crate) fn compile(failure: crate::compile::CompileFailure) -> Self {
+        Error {
+            kind: ErrorKind::Compile,
+            message: failure.render(),
+            failure: Some(std::sync::Arc::new(failure)),
+        }
     }
 
     /// What kind of error this is.
@@ -127,7 +130,13 @@ impl Error {
     /// assert!(err.compile_log().is_none());
     /// ```
     pub fn compile_log(&self) -> Option<&str> {
-        self.log.as_deref()
+        self.failure.as_deref().map(|f| f.log.as_str())
+    }
+
+    /// Everything about a failed compile: program name, options, log, source, and
+    /// [`dump()`](crate::compile::CompileFailure::dump) for the numbered source.
+    pub fn compile_failure(&self) -> Option<&crate::compile::CompileFailure> {
+        self.failure.as_deref()
     }
 }
 

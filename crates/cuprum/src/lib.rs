@@ -28,6 +28,7 @@ pub mod profiler;
 pub mod runtime;
 
 pub use array::{Array, DType, DTypeKind, Element, Scalar, SliceArg, random, shape};
+pub use compile::{CompileOptions, clear_memo, compile_with_cache};
 pub use error::{Error, ErrorKind, Result};
 pub use runtime::{Device, Event, Stream};
 
@@ -35,5 +36,5 @@ pub use runtime::{Device, Event, Stream};
 /// Not a stable API.
 #[doc(hidden)]
 pub mod internal {
-    pub use crate::array::kernels::{all_sources, launch_empty};
+    pub use crate::array::kernels::{all_sources, launch_empty, launch_no_args};
 }

@@ -316,14 +316,23 @@ pub(crate) fn launch_1d(
 /// Launches the empty kernel once (for measuring the launch floor).
 pub fn launch_empty(stream: &Stream) -> Result<()> {
     let f = function(stream.device(), KernelKey::Empty)?;
+    // SAFETY: `cuprum_empty` takes no parameters.
+    unsafe { launch_no_args(&f, stream) }
+}
+
+/// Launches a kernel with one thread and no arguments.
+///
+/// # Safety
+/// The kernel must take no parameters (check once with `Function::num_params`).
+pub unsafe fn launch_no_args(f: &Function, stream: &Stream) -> Result<()> {
     let mut args = ArgPack::new();
     let cfg = LaunchConfig {
         grid: (1, 1, 1),
         block: (1, 1, 1),
         shared_mem_bytes: 0,
     };
-    // SAFETY: the empty kernel takes no parameters and touches no memory.
-    unsafe { launch(&f, &cfg, stream, &mut args) }
+    // SAFETY: the caller guarantees the kernel takes no parameters.
+    unsafe { launch(f, &cfg, stream, &mut args) }
 }
 
 /// Every specialisation's source, for NVRTC compile checks without a GPU.

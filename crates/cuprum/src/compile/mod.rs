@@ -1,29 +1,40 @@
-//! The compile layer: NVRTC discovery and programs, options, and the in-process memo that
-//! makes a repeat compile of the same source a hash lookup.
+//! The compile layer: NVRTC discovery and programs, options, cuprum's bundled headers, the
+//! persistent kernel cache (memory memo + disk), and readable compile errors.
+//!
+//! Two levels sit in front of NVRTC:
+//! - per process, [`compile_with_cache`] keeps loaded modules per (device, source, options):
+//!   a repeat call is one hash lookup (well under a microsecond for typical sources);
+//! - below it, [`KernelCache`] keeps compiled images in memory and on disk (see its docs
+//!   for the key, the entry format and the environment variables).
 
+mod cache;
+mod env;
+mod failure;
+mod headers;
 mod nvrtc;
 mod options;
+mod ptxas;
 
+pub use cache::{CACHE_FORMAT_VERSION, CacheEntry, CacheStats, KernelCache, default_dir};
+pub use env::env_bool;
+pub use failure::{CompileFailure, Diagnostic, SourceSpan};
+pub use headers::BUNDLED as BUNDLED_HEADERS;
 pub use nvrtc::{CompiledImage, Nvrtc, nvrtc};
 pub use options::CompileOptions;
+pub use ptxas::{KernelResources, resource_usage};
 
 use crate::error::Result;
 use crate::runtime::{Device, Module};
-use std::collections::HashMap;
+use rustc_hash::{FxHashMap, FxHasher};
+use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// Compiles `source` for an architecture without touching a GPU (no driver needed), e.g.
-/// `arch = 90` for `sm_90`. Returns the cubin (or PTX when NVRTC does not know `arch`).
-///
-/// ```
-/// use cuprum::compile::{compile_for_arch, CompileOptions};
-/// if cuprum::compile::nvrtc().is_ok() {
-///     let img = compile_for_arch(r#"extern "C" __global__ void k() {}"#, &CompileOptions::default(), 90)?;
-///     assert!(img.is_cubin && img.image.starts_with(b"\x7fELF"));
-/// }
-/// # Ok::<(), cuprum::Error>(())
-/// ```
-pub fn compile_for_arch(source: &str, opts: &CompileOptions, arch: u32) -> Result<CompiledImage> {
+/// Compiles with NVRTC, bypassing every cache (the bundled headers are always available).
+pub(crate) fn compile_uncached(
+    source: &str,
+    opts: &CompileOptions,
+    arch: u32,
+) -> Result<CompiledImage> {
     let nv = nvrtc()?;
     let (target, cubin) = nv.target_for(arch);
     let flags = opts.nvrtc_flags(&target);
@@ -31,6 +42,7 @@ pub fn compile_for_arch(source: &str, opts: &CompileOptions, arch: u32) -> Resul
         .headers
         .iter()
         .map(|(n, t)| (n.as_str(), t.as_str()))
+        .chain(headers::BUNDLED.iter().copied())
         .collect();
     nv.compile(
         source,
@@ -42,23 +54,42 @@ pub fn compile_for_arch(source: &str, opts: &CompileOptions, arch: u32) -> Resul
     )
 }
 
-#[derive(PartialEq, Eq, Hash)]
-struct MemoKey {
+/// Compiles `source` for an architecture (e.g. `90` for `sm_90`) through the global
+/// [`KernelCache`], without touching a GPU. Returns the cubin (or PTX for the newest
+/// architecture NVRTC knows when it does not know `arch`).
+///
+/// ```
+/// use cuprum::compile::{compile_for_arch, CompileOptions};
+/// if cuprum::compile::nvrtc().is_ok() {
+///     let img = compile_for_arch(r#"extern "C" __global__ void k() {}"#, &CompileOptions::default(), 90)?;
+///     assert!(img.is_cubin && img.image.starts_with(b"\x7fELF"));
+/// }
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn compile_for_arch(
+    source: &str,
+    opts: &CompileOptions,
+    arch: u32,
+) -> Result<Arc<CompiledImage>> {
+    KernelCache::global()?.compile(source, opts, arch)
+}
+
+struct ModEntry {
     device: usize,
     source: String,
     opts: CompileOptions,
+    slot: Arc<OnceLock<Result<Module>>>,
 }
 
-type Slot = Arc<OnceLock<Result<Module>>>;
-
-fn memo() -> &'static Mutex<HashMap<MemoKey, Slot>> {
-    static MEMO: OnceLock<Mutex<HashMap<MemoKey, Slot>>> = OnceLock::new();
-    MEMO.get_or_init(Default::default)
+fn modules() -> &'static Mutex<FxHashMap<u64, Vec<ModEntry>>> {
+    static M: OnceLock<Mutex<FxHashMap<u64, Vec<ModEntry>>>> = OnceLock::new();
+    M.get_or_init(Default::default)
 }
 
-/// Compiles `source` for the current device and loads it, or returns the module compiled
+/// Compiles `source` for the current device and loads it, or returns the module loaded
 /// earlier in this process for the same (device, source, options). Concurrent first calls
-/// with the same key compile once; the others wait for that result.
+/// with the same key compile once; the others wait for that result. Below the memo, the
+/// disk cache makes a new process skip NVRTC.
 ///
 /// ```no_run
 /// use cuprum::compile::{compile_with_cache, CompileOptions};
@@ -74,27 +105,55 @@ pub fn compile_with_cache(source: &str, opts: &CompileOptions) -> Result<Module>
 
 /// [`compile_with_cache`] for a given device.
 pub fn compile_on(device: Device, source: &str, opts: &CompileOptions) -> Result<Module> {
-    let key = MemoKey {
-        device: device.ordinal(),
-        source: source.to_owned(),
-        opts: opts.clone(),
-    };
+    let mut h = FxHasher::default();
+    device.ordinal().hash(&mut h);
+    source.hash(&mut h);
+    opts.hash(&mut h);
+    let hash = h.finish();
     let slot = {
-        let mut map = memo().lock().unwrap_or_else(|p| p.into_inner());
-        map.entry(key).or_default().clone()
+        let mut map = modules().lock().unwrap_or_else(|p| p.into_inner());
+        let bucket = map.entry(hash).or_default();
+        match bucket
+            .iter()
+            .find(|e| e.device == device.ordinal() && e.source == source && &e.opts == opts)
+        {
+            Some(e) => e.slot.clone(),
+            None => {
+                let slot: Arc<OnceLock<Result<Module>>> = Arc::default();
+                bucket.push(ModEntry {
+                    device: device.ordinal(),
+                    source: source.to_owned(),
+                    opts: opts.clone(),
+                    slot: slot.clone(),
+                });
+                slot
+            }
+        }
     };
-    slot.get_or_init(|| {
-        let img = compile_for_arch(source, opts, device.arch())?;
-        Module::load_with_names(device, &img.image, img.lowered_names)
-    })
-    .clone()
+    let r = slot
+        .get_or_init(|| {
+            let img = KernelCache::global()?.compile(source, opts, device.arch())?;
+            Module::load_with_names(device, &img.image, img.lowered_names.clone())
+        })
+        .clone();
+    if r.is_err() {
+        let mut map = modules().lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(b) = map.get_mut(&hash) {
+            b.retain(|e| !Arc::ptr_eq(&e.slot, &slot));
+        }
+    }
+    r
 }
 
-/// Drops every module compiled in this process (kernels compile again on next use).
+/// Drops every module and image kept in this process (the disk cache stays): kernels load
+/// again from disk, or compile, on next use. Like `cupy.clear_memo()`.
 ///
 /// ```
 /// cuprum::compile::clear_memo();
 /// ```
 pub fn clear_memo() {
-    memo().lock().unwrap_or_else(|p| p.into_inner()).clear();
+    modules().lock().unwrap_or_else(|p| p.into_inner()).clear();
+    if let Ok(c) = KernelCache::global() {
+        c.clear_memo();
+    }
 }

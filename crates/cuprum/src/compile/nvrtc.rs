@@ -97,6 +97,38 @@ fn candidates_in(dir: &Path) -> impl Iterator<Item = PathBuf> + '_ {
     LIB_NAMES.iter().map(move |n| dir.join(n))
 }
 
+/// The pip wheel folders (`<site-packages>/nvidia/cu13/lib`) that exist. Asking Python costs
+/// ~100 ms, so the answer is remembered in the cache folder (`nvrtc-pip-location`) and
+/// reused while the folder it names still exists.
+fn pip_lib_dirs() -> Vec<PathBuf> {
+    let memo = super::cache::default_dir().join("nvrtc-pip-location");
+    if let Ok(text) = std::fs::read_to_string(&memo) {
+        let dirs: Vec<PathBuf> = text
+            .lines()
+            .map(PathBuf::from)
+            .filter(|d| d.is_dir())
+            .collect();
+        if !dirs.is_empty() {
+            return dirs;
+        }
+    }
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for d in python_site_dirs() {
+        let lib = d.join("nvidia").join("cu13").join("lib");
+        if lib.is_dir() && !dirs.contains(&lib) {
+            dirs.push(lib);
+        }
+    }
+    if !dirs.is_empty() {
+        let text: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+        if let Some(parent) = memo.parent() {
+            let _ = std::fs::create_dir_all(parent);
+        }
+        let _ = std::fs::write(&memo, text.join("\n"));
+    }
+    dirs
+}
+
 fn python_site_dirs() -> Vec<PathBuf> {
     let python = std::env::var("CUPRUM_PYTHON").unwrap_or_else(|_| "python3".into());
     let script = "import site, sysconfig\n\
@@ -117,77 +149,115 @@ fn python_site_dirs() -> Vec<PathBuf> {
     }
 }
 
-fn find() -> Result<Nvrtc> {
-    let mut tried: Vec<String> = Vec::new();
-    let attempt = |path: &Path, found_by: &'static str, tried: &mut Vec<String>| {
-        if path.is_absolute() && !path.exists() {
-            tried.push(format!("{} (missing)", path.display()));
-            return None;
-        }
-        match open(path, found_by) {
-            Ok(n) => Some(n),
-            Err(e) => {
-                tried.push(format!("{} ({e})", path.display()));
-                None
-            }
-        }
-    };
-    // 1. explicit override
+/// Where NVRTC may be, in search order: `(path or bare name, how it was found)`.
+/// An explicit `CUPRUM_NVRTC` gives only its own candidates.
+fn candidates() -> (Vec<(PathBuf, &'static str)>, bool) {
+    let mut out = Vec::new();
     if let Some(p) = std::env::var_os("CUPRUM_NVRTC") {
         let p = PathBuf::from(p);
-        let files: Vec<PathBuf> = if p.is_dir() {
-            candidates_in(&p).collect()
+        if p.is_dir() {
+            out.extend(candidates_in(&p).map(|f| (f, "CUPRUM_NVRTC")));
         } else {
-            vec![p.clone()]
-        };
-        for f in &files {
-            if let Some(n) = attempt(f, "CUPRUM_NVRTC", &mut tried) {
-                return Ok(n);
-            }
+            out.push((p, "CUPRUM_NVRTC"));
         }
-        bail!(
-            NvrtcNotFound,
-            "CUPRUM_NVRTC={} does not name a loadable NVRTC library; tried: {}",
-            p.display(),
-            tried.join("; ")
-        );
+        return (out, true);
     }
-    // 2. toolkit variables, 3. the default toolkit location
-    for (var, found_by) in [("CUDA_HOME", "CUDA_HOME"), ("CUDA_PATH", "CUDA_PATH")] {
+    for var in ["CUDA_HOME", "CUDA_PATH"] {
         if let Some(root) = std::env::var_os(var) {
             let root = PathBuf::from(root);
             for sub in ["lib64", "lib"] {
-                for f in candidates_in(&root.join(sub)).collect::<Vec<_>>() {
-                    if let Some(n) = attempt(&f, found_by, &mut tried) {
-                        return Ok(n);
-                    }
-                }
+                let found_by = if var == "CUDA_HOME" {
+                    "CUDA_HOME"
+                } else {
+                    "CUDA_PATH"
+                };
+                out.extend(candidates_in(&root.join(sub)).map(|f| (f, found_by)));
             }
         }
     }
-    for f in candidates_in(Path::new("/usr/local/cuda/lib64")).collect::<Vec<_>>() {
-        if let Some(n) = attempt(&f, "/usr/local/cuda", &mut tried) {
-            return Ok(n);
-        }
+    out.extend(candidates_in(Path::new("/usr/local/cuda/lib64")).map(|f| (f, "/usr/local/cuda")));
+    let fixed = out.iter().any(|(p, _)| p.exists());
+    if !fixed {
+        out.extend(pip_lib_dirs().into_iter().flat_map(|dir| {
+            candidates_in(&dir)
+                .map(|f| (f, "pip wheel (nvidia-cuda-nvrtc)"))
+                .collect::<Vec<_>>()
+        }));
     }
-    // 4. pip wheels
-    for site in python_site_dirs() {
-        let dir = site.join("nvidia").join("cu13").join("lib");
-        if dir.is_dir() {
-            for f in candidates_in(&dir).collect::<Vec<_>>() {
-                if let Some(n) = attempt(&f, "pip wheel (nvidia-cuda-nvrtc)", &mut tried) {
-                    return Ok(n);
-                }
-            }
-        } else {
-            tried.push(format!("{} (missing)", dir.display()));
-        }
-    }
-    // 5. system loader path
     for name in LIB_NAMES {
-        if let Some(n) = attempt(Path::new(name), "system library path", &mut tried) {
-            return Ok(n);
+        out.push((PathBuf::from(name), "system library path"));
+    }
+    (out, false)
+}
+
+/// A string that changes whenever the NVRTC that would be loaded changes (its file, size
+/// and modification time, and those of its builtins), computed without loading NVRTC, so a
+/// disk-cache hit never pays NVRTC's ~10 ms load. Cached for the process.
+pub(crate) fn identity() -> &'static str {
+    static ID: OnceLock<String> = OnceLock::new();
+    ID.get_or_init(|| {
+        let (cands, _) = candidates();
+        let stat = |p: &Path| {
+            std::fs::metadata(p).ok().map(|m| {
+                let mtime = m
+                    .modified()
+                    .ok()
+                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                    .map_or(0, |d| d.as_nanos());
+                format!("{}:{}:{mtime}", p.display(), m.len())
+            })
+        };
+        for (p, _) in &cands {
+            if p.is_absolute()
+                && let Some(s) = stat(p)
+            {
+                let builtins = p
+                    .parent()
+                    .and_then(|d| std::fs::read_dir(d).ok())
+                    .map(|rd| {
+                        let mut v: Vec<String> = rd
+                            .filter_map(|e| e.ok().map(|e| e.path()))
+                            .filter(|q| {
+                                q.file_name()
+                                    .and_then(|n| n.to_str())
+                                    .is_some_and(|n| n.starts_with("libnvrtc-builtins.so."))
+                            })
+                            .filter_map(|q| stat(&q))
+                            .collect();
+                        v.sort();
+                        v.join(",")
+                    })
+                    .unwrap_or_default();
+                return format!("{s};{builtins}");
+            }
         }
+        // Only reachable through the loader path: ask the loaded library its version.
+        match nvrtc() {
+            Ok(n) => format!("{}:{}.{}", n.path(), n.version.0, n.version.1),
+            Err(_) => "nvrtc-missing".into(),
+        }
+    })
+}
+
+fn find() -> Result<Nvrtc> {
+    let (cands, explicit) = candidates();
+    let mut tried: Vec<String> = Vec::new();
+    for (path, found_by) in &cands {
+        if path.is_absolute() && !path.exists() {
+            tried.push(format!("{} (missing)", path.display()));
+            continue;
+        }
+        match open(path, found_by) {
+            Ok(n) => return Ok(n),
+            Err(e) => tried.push(format!("{} ({e})", path.display())),
+        }
+    }
+    if explicit {
+        bail!(
+            NvrtcNotFound,
+            "CUPRUM_NVRTC does not name a loadable NVRTC library; tried: {}",
+            tried.join("; ")
+        );
     }
     bail!(
         NvrtcNotFound,
@@ -425,15 +495,13 @@ impl Nvrtc {
         let log = self.read(guard.prog, self.api.log_size, self.api.log)?;
         let log = String::from_utf8_lossy(log.strip_suffix(&[0]).unwrap_or(&log)).into_owned();
         if rc != 0 {
-            return Err(Error::new(
-                crate::ErrorKind::Compile,
-                format!(
-                    "NVRTC could not compile '{name}' ({}):\n{}",
-                    self.err_text(rc),
-                    log.trim_end()
-                ),
-            )
-            .with_log(log));
+            return Err(Error::compile(super::CompileFailure {
+                name: name.to_string(),
+                options: options.to_vec(),
+                log,
+                source: source.to_string(),
+                spans: Vec::new(),
+            }));
         }
         let image = if want_cubin {
             self.read(guard.prog, self.api.cubin_size, self.api.cubin)?

@@ -93,11 +93,14 @@ impl Module {
         if let Err(e) = r.result() {
             let len = log.iter().position(|&b| b == 0).unwrap_or(log.len());
             let text = String::from_utf8_lossy(&log[..len]).into_owned();
-            let mut error = driver_error(e, "cuModuleLoadDataEx");
-            if !text.trim().is_empty() {
-                error = error.with_log(text);
+            let error = driver_error(e, "cuModuleLoadDataEx");
+            if text.trim().is_empty() {
+                return Err(error);
             }
-            return Err(error);
+            return Err(crate::Error::new(
+                error.kind(),
+                format!("{error}\nJIT log:\n{}", text.trim_end()),
+            ));
         }
         Ok(Module(Arc::new(ModuleInner {
             raw,

@@ -1,0 +1,5 @@
+// cuprum/all.cuh — everything generated kernels include.
+#pragma once
+#include <cuprum/half.cuh>
+#include <cuprum/complex.cuh>
+#include <cuprum/indexer.cuh>

@@ -1,0 +1,500 @@
+//! The persistent kernel cache: an in-process memo of compiled images and a disk cache of
+//! checksummed entries, keyed by a blake3 hash of everything that decides the output.
+//!
+//! Key = blake3 of: the cache format version, the NVRTC identity (library file, size, mtime
+//! — any version or build change changes it), the target architecture, the source, every
+//! compile option (flags, include paths, C++ standard, program name), the in-memory headers
+//! and the text of every bundled cuprum header, and the name expressions. Compiler output is
+//! never part of the key.
+//!
+//! Entry file `<dir>/<2 hex>/<64 hex>.cubin`: magic, format version, blake3 checksum of the
+//! payload, payload (cubin/PTX flag, lowered names, NVRTC log, image). Writes go to a temp
+//! file in the same folder and are renamed into place (atomic; racing processes at worst
+//! write the same bytes twice). A short, corrupted or foreign entry is a miss: the kernel is
+//! compiled again and the entry rewritten. A cache folder that cannot be created or written
+//! turns the cache into memory-only with one warning on stderr.
+//!
+//! Environment: `CUPRUM_CACHE_DIR` (default: the platform cache dir, `~/.cache/cuprum`),
+//! `CUPRUM_CACHE_IN_MEMORY=1` (no disk at all), `CUPRUM_CACHE_SAVE_SOURCE=1` (write the
+//! `.cu` beside each new entry), `CUPRUM_DUMP_SOURCE_ON_ERROR=1` (print the numbered source
+//! of a failed compile to stderr). Booleans accept 1/0/true/false only.
+
+use super::env::env_bool;
+use super::headers::BUNDLED;
+use super::nvrtc::{CompiledImage, identity};
+use super::options::CompileOptions;
+use crate::error::{Error, ErrorKind, Result};
+use rustc_hash::FxHashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Bumped whenever the entry layout or the key recipe changes.
+pub const CACHE_FORMAT_VERSION: u32 = 1;
+const MAGIC: &[u8; 8] = b"CUPRUMK\0";
+
+/// Counters of one cache in this process.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Lookups answered from memory.
+    pub memo_hits: u64,
+    /// Lookups answered from a disk entry.
+    pub disk_hits: u64,
+    /// Lookups that had to compile.
+    pub misses: u64,
+    /// Entries written to disk.
+    pub disk_writes: u64,
+    /// Disk entries found unreadable or corrupted (treated as misses).
+    pub corrupt_entries: u64,
+}
+
+#[derive(Default)]
+struct Counters {
+    memo_hits: AtomicU64,
+    disk_hits: AtomicU64,
+    misses: AtomicU64,
+    disk_writes: AtomicU64,
+    corrupt: AtomicU64,
+}
+
+/// One entry on disk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CacheEntry {
+    /// The entry file.
+    pub path: PathBuf,
+    /// Its size in bytes.
+    pub bytes: u64,
+}
+
+type Slot = Arc<OnceLock<Result<Arc<CompiledImage>>>>;
+
+/// A two-level kernel cache (memory, then disk). [`KernelCache::global`] is the one every
+/// compile goes through; separate instances (own folder, or memory-only) are for tools and
+/// tests.
+///
+/// ```
+/// use cuprum::compile::{CompileOptions, KernelCache};
+/// let dir = std::env::temp_dir().join(format!("cuprum-doc-cache-{}", std::process::id()));
+/// let cache = KernelCache::new(Some(dir.clone()));
+/// if cuprum::compile::nvrtc().is_ok() {
+///     let src = r#"extern "C" __global__ void k(int* x) { x[0] = 1; }"#;
+///     cache.compile(src, &CompileOptions::default(), 90)?;       // compiles, writes an entry
+///     let again = KernelCache::new(Some(dir.clone()));          // like a new process
+///     again.compile(src, &CompileOptions::default(), 90)?;       // read from disk
+///     assert_eq!(again.stats().disk_hits, 1);
+/// }
+/// # let _ = std::fs::remove_dir_all(&dir);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub struct KernelCache {
+    dir: Mutex<Option<PathBuf>>,
+    save_source: bool,
+    dump_on_error: bool,
+    images: Mutex<FxHashMap<[u8; 32], Slot>>,
+    counters: Counters,
+    warned: AtomicBool,
+}
+
+impl std::fmt::Debug for KernelCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "KernelCache({:?})", self.dir())
+    }
+}
+
+impl KernelCache {
+    /// A cache in `dir` (`None`: memory only). Nothing is created until the first write.
+    pub fn new(dir: Option<PathBuf>) -> KernelCache {
+        KernelCache {
+            dir: Mutex::new(dir),
+            save_source: false,
+            dump_on_error: false,
+            images: Mutex::new(FxHashMap::default()),
+            counters: Counters::default(),
+            warned: AtomicBool::new(false),
+        }
+    }
+
+    /// Also write each new entry's source as `<entry>.cu` (`CUPRUM_CACHE_SAVE_SOURCE`).
+    pub fn with_save_source(mut self, on: bool) -> Self {
+        self.save_source = on;
+        self
+    }
+
+    /// Print the numbered source of failed compiles (`CUPRUM_DUMP_SOURCE_ON_ERROR`).
+    pub fn with_dump_on_error(mut self, on: bool) -> Self {
+        self.dump_on_error = on;
+        self
+    }
+
+    /// The cache configured from the environment (once per process). A malformed variable
+    /// is an error naming it, returned by every compile.
+    pub fn global() -> Result<&'static KernelCache> {
+        static G: OnceLock<Result<KernelCache>> = OnceLock::new();
+        G.get_or_init(|| {
+            let in_memory = env_bool("CUPRUM_CACHE_IN_MEMORY", false)?;
+            let save = env_bool("CUPRUM_CACHE_SAVE_SOURCE", false)?;
+            let dump = env_bool("CUPRUM_DUMP_SOURCE_ON_ERROR", false)?;
+            let dir = if in_memory { None } else { Some(default_dir()) };
+            Ok(KernelCache::new(dir)
+                .with_save_source(save)
+                .with_dump_on_error(dump))
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+    }
+
+    /// The folder in use (`None` when memory-only, configured so or degraded).
+    pub fn dir(&self) -> Option<PathBuf> {
+        self.dir.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// This process's counters.
+    pub fn stats(&self) -> CacheStats {
+        let c = &self.counters;
+        CacheStats {
+            memo_hits: c.memo_hits.load(Ordering::Relaxed),
+            disk_hits: c.disk_hits.load(Ordering::Relaxed),
+            misses: c.misses.load(Ordering::Relaxed),
+            disk_writes: c.disk_writes.load(Ordering::Relaxed),
+            corrupt_entries: c.corrupt.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Forgets the in-memory images (the disk stays).
+    pub fn clear_memo(&self) {
+        self.images
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clear();
+    }
+
+    /// The cache key of a compile (hex of it names the entry file).
+    pub fn key(source: &str, opts: &CompileOptions, arch: u32) -> [u8; 32] {
+        let mut h = blake3::Hasher::new();
+        let mut field = |tag: &str, bytes: &[u8]| {
+            h.update(tag.as_bytes());
+            h.update(&(bytes.len() as u64).to_le_bytes());
+            h.update(bytes);
+        };
+        field("format", &CACHE_FORMAT_VERSION.to_le_bytes());
+        field("nvrtc", identity().as_bytes());
+        field("arch", &arch.to_le_bytes());
+        field("source", source.as_bytes());
+        field("std", opts.std.as_bytes());
+        field("name", opts.program_name.as_bytes());
+        for o in &opts.options {
+            field("opt", o.as_bytes());
+        }
+        for p in &opts.include_paths {
+            field("inc", p.to_string_lossy().as_bytes());
+        }
+        for (n, t) in &opts.headers {
+            field("hname", n.as_bytes());
+            field("htext", t.as_bytes());
+        }
+        for (n, t) in BUNDLED {
+            field("bname", n.as_bytes());
+            field("btext", t.as_bytes());
+        }
+        for e in &opts.name_expressions {
+            field("nexpr", e.as_bytes());
+        }
+        *h.finalize().as_bytes()
+    }
+
+    /// Compiles `source` for `arch` (e.g. 90), or returns the image compiled before — from
+    /// memory, else from disk. Concurrent first calls with the same key compile once.
+    pub fn compile(
+        &self,
+        source: &str,
+        opts: &CompileOptions,
+        arch: u32,
+    ) -> Result<Arc<CompiledImage>> {
+        let key = KernelCache::key(source, opts, arch);
+        let slot = {
+            let mut map = self.images.lock().unwrap_or_else(|p| p.into_inner());
+            map.entry(key).or_default().clone()
+        };
+        let mut fresh = false;
+        let r = slot
+            .get_or_init(|| {
+                fresh = true;
+                self.load_or_compile(&key, source, opts, arch).map(Arc::new)
+            })
+            .clone();
+        if !fresh {
+            self.counters.memo_hits.fetch_add(1, Ordering::Relaxed);
+        }
+        if r.is_err() && fresh {
+            // Do not keep failures: a later call (say, after fixing an include) retries.
+            self.images
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&key);
+        }
+        r
+    }
+
+    fn load_or_compile(
+        &self,
+        key: &[u8; 32],
+        source: &str,
+        opts: &CompileOptions,
+        arch: u32,
+    ) -> Result<CompiledImage> {
+        let path = self.dir().map(|d| entry_path(&d, key));
+        if let Some(p) = &path {
+            // A missing file is simply not there yet; an unreadable one is a miss too.
+            if let Ok(bytes) = std::fs::read(p) {
+                match decode(&bytes) {
+                    Some(img) => {
+                        self.counters.disk_hits.fetch_add(1, Ordering::Relaxed);
+                        return Ok(img);
+                    }
+                    None => {
+                        self.counters.corrupt.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            }
+        }
+        self.counters.misses.fetch_add(1, Ordering::Relaxed);
+        let img = match super::compile_uncached(source, opts, arch) {
+            Ok(img) => img,
+            Err(e) => {
+                if let Some(f) = e.compile_failure().filter(|_| self.dump_on_error) {
+                    eprintln!("{}", f.dump());
+                }
+                return Err(e);
+            }
+        };
+        if let Some(p) = path {
+            if let Err(e) = self.write_entry(&p, &img, source) {
+                self.degrade(&e);
+            } else {
+                self.counters.disk_writes.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        Ok(img)
+    }
+
+    fn write_entry(&self, path: &Path, img: &CompiledImage, source: &str) -> std::io::Result<()> {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        create_private_dir(dir)?;
+        let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+        tmp.write_all(&encode(img))?;
+        tmp.as_file().sync_data().ok();
+        tmp.persist(path).map_err(|e| e.error)?;
+        if self.save_source {
+            let mut t = tempfile::NamedTempFile::new_in(dir)?;
+            t.write_all(source.as_bytes())?;
+            t.persist(path.with_extension("cu")).map_err(|e| e.error)?;
+        }
+        Ok(())
+    }
+
+    fn degrade(&self, e: &std::io::Error) {
+        let mut dir = self.dir.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(d) = dir.take()
+            && !self.warned.swap(true, Ordering::Relaxed)
+        {
+            eprintln!(
+                "cuprum: warning: kernel cache folder {} is not writable ({e}); \
+                     caching kernels in memory only for this process",
+                d.display()
+            );
+        }
+    }
+
+    /// Every entry file on disk (empty when memory-only).
+    pub fn entries(&self) -> Result<Vec<CacheEntry>> {
+        let Some(dir) = self.dir() else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::new();
+        let Ok(shards) = std::fs::read_dir(&dir) else {
+            return Ok(out);
+        };
+        for shard in shards.flatten() {
+            if !shard.path().is_dir() || shard.file_name().len() != 2 {
+                continue;
+            }
+            for f in std::fs::read_dir(shard.path()).map_err(io_err)?.flatten() {
+                let p = f.path();
+                if p.extension().is_some_and(|e| e == "cubin") {
+                    let bytes = f.metadata().map(|m| m.len()).unwrap_or(0);
+                    out.push(CacheEntry { path: p, bytes });
+                }
+            }
+        }
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+
+    /// Deletes every entry (and saved source) on disk and the in-memory images; returns
+    /// the number of entries removed.
+    pub fn clear(&self) -> Result<usize> {
+        self.clear_memo();
+        let entries = self.entries()?;
+        for e in &entries {
+            std::fs::remove_file(&e.path).map_err(io_err)?;
+            let _ = std::fs::remove_file(e.path.with_extension("cu"));
+        }
+        Ok(entries.len())
+    }
+}
+
+fn io_err(e: std::io::Error) -> Error {
+    Error::new(ErrorKind::Io, format!("kernel cache: {e}"))
+}
+
+/// `$CUPRUM_CACHE_DIR`, else `<platform cache dir>/cuprum` (`~/.cache/cuprum` on Linux).
+pub fn default_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("CUPRUM_CACHE_DIR").filter(|d| !d.is_empty()) {
+        return PathBuf::from(d);
+    }
+    dirs::cache_dir()
+        .unwrap_or_else(std::env::temp_dir)
+        .join("cuprum")
+}
+
+fn entry_path(dir: &Path, key: &[u8; 32]) -> PathBuf {
+    let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
+    dir.join(&hex[..2]).join(format!("{hex}.cubin"))
+}
+
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut b = std::fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        b.mode(0o700);
+    }
+    b.create(dir)
+}
+
+fn put(buf: &mut Vec<u8>, bytes: &[u8]) {
+    buf.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+    buf.extend_from_slice(bytes);
+}
+
+fn encode(img: &CompiledImage) -> Vec<u8> {
+    let mut payload = vec![img.is_cubin as u8];
+    payload.extend_from_slice(&(img.lowered_names.len() as u32).to_le_bytes());
+    for (e, l) in &img.lowered_names {
+        put(&mut payload, e.as_bytes());
+        put(&mut payload, l.as_bytes());
+    }
+    put(&mut payload, img.log.as_bytes());
+    put(&mut payload, &img.image);
+    let mut out = Vec::with_capacity(payload.len() + 44);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&CACHE_FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(blake3::hash(&payload).as_bytes());
+    out.extend_from_slice(&payload);
+    out
+}
+
+fn decode(bytes: &[u8]) -> Option<CompiledImage> {
+    let rest = bytes.strip_prefix(MAGIC)?;
+    let (ver, rest) = rest.split_at_checked(4)?;
+    if u32::from_le_bytes(ver.try_into().ok()?) != CACHE_FORMAT_VERSION {
+        return None;
+    }
+    let (sum, payload) = rest.split_at_checked(32)?;
+    if blake3::hash(payload).as_bytes() != sum {
+        return None;
+    }
+    let mut r = payload;
+    let mut take = |n: usize| -> Option<&[u8]> {
+        let (a, b) = r.split_at_checked(n)?;
+        r = b;
+        Some(a)
+    };
+    let is_cubin = take(1)?[0] == 1;
+    let count = u32::from_le_bytes(take(4)?.try_into().ok()?) as usize;
+    let mut chunk = || -> Option<Vec<u8>> {
+        let n = u32::from_le_bytes(take(4)?.try_into().ok()?) as usize;
+        take(n).map(<[u8]>::to_vec)
+    };
+    let mut lowered_names = Vec::with_capacity(count.min(1024));
+    for _ in 0..count {
+        let e = String::from_utf8(chunk()?).ok()?;
+        let l = String::from_utf8(chunk()?).ok()?;
+        lowered_names.push((e, l));
+    }
+    let log = String::from_utf8(chunk()?).ok()?;
+    let image = chunk()?;
+    Some(CompiledImage {
+        image,
+        is_cubin,
+        lowered_names,
+        log,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> CompiledImage {
+        CompiledImage {
+            image: b"\x7fELF fake cubin".to_vec(),
+            is_cubin: true,
+            lowered_names: vec![("scale<float, 4>".into(), "_Z5scaleIfLi4EEvPT_".into())],
+            log: "ptxas info: ok".into(),
+        }
+    }
+
+    #[test]
+    fn entries_round_trip_and_reject_damage() {
+        let img = sample();
+        let bytes = encode(&img);
+        let back = decode(&bytes).unwrap();
+        assert_eq!(back.image, img.image);
+        assert_eq!(back.lowered_names, img.lowered_names);
+        assert_eq!(back.log, img.log);
+        assert!(back.is_cubin);
+        // every truncation is rejected
+        for n in 0..bytes.len() {
+            assert!(decode(&bytes[..n]).is_none(), "truncated to {n}");
+        }
+        // every single flipped byte is rejected
+        for i in 0..bytes.len() {
+            let mut b = bytes.clone();
+            b[i] ^= 0x55;
+            assert!(decode(&b).is_none(), "flipped byte {i}");
+        }
+    }
+
+    #[test]
+    fn key_changes_with_every_input() {
+        let o = CompileOptions::default();
+        let base = KernelCache::key("src", &o, 90);
+        assert_eq!(base, KernelCache::key("src", &o, 90));
+        assert_ne!(base, KernelCache::key("src ", &o, 90));
+        assert_ne!(base, KernelCache::key("src", &o, 80));
+        assert_ne!(base, KernelCache::key("src", &o.clone().option("-O3"), 90));
+        assert_ne!(base, KernelCache::key("src", &o.clone().std("c++20"), 90));
+        assert_ne!(
+            base,
+            KernelCache::key("src", &o.clone().include_path("/x"), 90)
+        );
+        assert_ne!(
+            base,
+            KernelCache::key("src", &o.clone().name_expression("k<int>"), 90)
+        );
+        assert_ne!(
+            base,
+            KernelCache::key("src", &o.clone().header("a.h", ""), 90)
+        );
+        assert_ne!(
+            base,
+            KernelCache::key("src", &o.clone().program_name("other.cu"), 90)
+        );
+        // options are fields, not a concatenation: ["-a", "b"] differs from ["-ab"]
+        let ab = KernelCache::key("src", &o.clone().option("-a").option("b"), 90);
+        assert_ne!(ab, KernelCache::key("src", &o.clone().option("-ab"), 90));
+    }
+}

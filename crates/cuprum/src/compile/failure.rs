@@ -1,0 +1,195 @@
+//! [`CompileFailure`]: everything about a failed compile, rendered so a user can act on it.
+
+use std::fmt::Write;
+
+/// A span of generated source lines that came from a user's string (an operation, a
+/// preamble ...), so compile errors can point back at what the user wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceSpan {
+    /// First line (1-based) of the span in the generated source.
+    pub first_line: usize,
+    /// Last line (inclusive).
+    pub last_line: usize,
+    /// What the user calls this part (`"operation"`, `"preamble"` ...).
+    pub label: String,
+    /// The user's own text.
+    pub text: String,
+}
+
+/// The details of a compile error: the program, the options, NVRTC's log and the source.
+///
+/// ```
+/// use cuprum::compile::{compile_for_arch, CompileOptions};
+/// if cuprum::compile::nvrtc().is_ok() {
+///     let err = compile_for_arch("__global__ void k() { nope; }", &CompileOptions::default(), 90)
+///         .unwrap_err();
+///     let f = err.compile_failure().unwrap();
+///     assert_eq!(f.errors()[0].line, 1);
+///     assert!(f.dump().contains("00001 __global__ void k() { nope; }"));
+/// }
+/// ```
+#[derive(Debug, Clone)]
+pub struct CompileFailure {
+    /// Program name NVRTC was given (the kernel file name in messages).
+    pub name: String,
+    /// The full NVRTC option list.
+    pub options: Vec<String>,
+    /// NVRTC's log, as it printed it.
+    pub log: String,
+    /// The source that failed.
+    pub source: String,
+    /// Parts of the generated source that came from user strings.
+    pub spans: Vec<SourceSpan>,
+}
+
+/// One diagnostic parsed from the log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// File named by the diagnostic (the program name or a header).
+    pub file: String,
+    /// 1-based line.
+    pub line: usize,
+    /// `error`, `warning` or `catastrophic error`.
+    pub severity: String,
+    /// The message.
+    pub message: String,
+}
+
+impl CompileFailure {
+    /// Every `file(line): severity: message` line of the log.
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        self.log.lines().filter_map(parse_diagnostic).collect()
+    }
+
+    /// The errors only (no warnings).
+    pub fn errors(&self) -> Vec<Diagnostic> {
+        self.diagnostics()
+            .into_iter()
+            .filter(|d| d.severity.contains("error"))
+            .collect()
+    }
+
+    /// CuPy's dump format: the log, the name, the options and the whole numbered source.
+    pub fn dump(&self) -> String {
+        let mut s = format!(
+            "NVRTC compilation error: {}\n-----\nName: {}\nOptions: {}\nCUDA source:\n",
+            self.log.trim_end(),
+            self.name,
+            self.options.join(" ")
+        );
+        for (i, line) in self.source.lines().enumerate() {
+            let _ = writeln!(s, "{:05} {line}", i + 1);
+        }
+        s.push_str("-----\n");
+        s
+    }
+
+    /// The message shown by the error: each error with its source lines and a marker.
+    pub(crate) fn render(&self) -> String {
+        let mut s = format!(
+            "NVRTC could not compile '{}' (options: {})",
+            self.name,
+            self.options.join(" ")
+        );
+        let lines: Vec<&str> = self.source.lines().collect();
+        let errors = self.errors();
+        if errors.is_empty() {
+            let _ = write!(s, "\n{}", self.log.trim_end());
+            return s;
+        }
+        for d in &errors {
+            let _ = write!(s, "\n{}:{}: {}: {}", d.file, d.line, d.severity, d.message);
+            if d.file != self.name || d.line == 0 || d.line > lines.len() {
+                continue;
+            }
+            let lo = d.line.saturating_sub(2).max(1);
+            let hi = (d.line + 1).min(lines.len());
+            for n in lo..=hi {
+                let mark = if n == d.line { ">" } else { " " };
+                let _ = write!(s, "\n{mark} {n:>5} | {}", lines[n - 1]);
+            }
+            if let Some(span) = self
+                .spans
+                .iter()
+                .find(|sp| sp.first_line <= d.line && d.line <= sp.last_line)
+            {
+                let _ = write!(
+                    s,
+                    "\n  (this line comes from your {}: `{}`)",
+                    span.label,
+                    span.text.trim()
+                );
+            }
+        }
+        s
+    }
+}
+
+fn parse_diagnostic(line: &str) -> Option<Diagnostic> {
+    let open = line.find('(')?;
+    let close = open + line[open..].find("): ")?;
+    let num: usize = line[open + 1..close].parse().ok()?;
+    let rest = &line[close + 3..];
+    let colon = rest.find(": ")?;
+    let severity = &rest[..colon];
+    if !(severity.ends_with("error") || severity == "warning" || severity == "remark") {
+        return None;
+    }
+    Some(Diagnostic {
+        file: line[..open].to_string(),
+        line: num,
+        severity: severity.to_string(),
+        message: rest[colon + 2..].to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failure(log: &str, source: &str) -> CompileFailure {
+        CompileFailure {
+            name: "k.cu".into(),
+            options: vec!["-arch=sm_90".into()],
+            log: log.into(),
+            source: source.into(),
+            spans: vec![SourceSpan {
+                first_line: 3,
+                last_line: 3,
+                label: "operation".into(),
+                text: "z = x + q".into(),
+            }],
+        }
+    }
+
+    #[test]
+    fn parses_and_renders_errors_with_context() {
+        let f = failure(
+            "k.cu(3): error: identifier \"q\" is undefined\n    z = x + q;\n            ^\n\n1 error detected in the compilation of \"k.cu\".\n",
+            "// generated\nvoid k() {\n  z = x + q;\n}\n",
+        );
+        let d = f.errors();
+        assert_eq!(d.len(), 1);
+        assert_eq!((d[0].line, d[0].severity.as_str()), (3, "error"));
+        let r = f.render();
+        assert!(
+            r.contains("k.cu:3: error: identifier \"q\" is undefined"),
+            "{r}"
+        );
+        assert!(r.contains(">     3 |   z = x + q;"), "{r}");
+        assert!(r.contains("      2 | void k() {"), "{r}");
+        assert!(r.contains("your operation: `z = x + q`"), "{r}");
+        assert!(f.dump().contains("00003   z = x + q;"));
+        assert!(f.dump().starts_with("NVRTC compilation error: k.cu(3)"));
+    }
+
+    #[test]
+    fn catastrophic_errors_in_headers() {
+        let f = failure(
+            "k.cu(1): catastrophic error: cannot open source file \"x.h\"\n",
+            "#include \"x.h\"\n",
+        );
+        assert_eq!(f.errors()[0].severity, "catastrophic error");
+        assert!(f.render().contains(">     1 | #include \"x.h\""));
+    }
+}
