@@ -6,7 +6,7 @@ use clap::Args;
 use cuprum::compile::{CompileOptions, KernelCache, compile_with_cache};
 use cuprum::profiler::{BenchmarkOptions, PerfCaseResult, benchmark};
 use cuprum::runtime::Module;
-use cuprum::{Array, DType, Device, Stream};
+use cuprum::{Array, DType, Device, RawKernel, Stream};
 use std::path::PathBuf;
 
 type R<T> = Result<T, Box<dyn std::error::Error>>;
@@ -77,6 +77,31 @@ const WORKLOADS: &[(&str, &str, Workload)] = &[
         "compile_memo_hit",
         "compile_with_cache repeat + function lookup + launch",
         compile_memo_hit,
+    ),
+    (
+        "raw_add4_overhead",
+        "RawKernel vector_add launch, 4 float32 (host time)",
+        raw_add4,
+    ),
+    (
+        "raw_add100M_f32",
+        "RawKernel vector_add, 1e8 float32",
+        raw_add100m,
+    ),
+    (
+        "prime1M_raw",
+        "seed prime-factor-sum RawKernel, n = 1e6",
+        prime1m_raw,
+    ),
+    (
+        "matmul_naive_1024x1024x512",
+        "seed naive matmul RawKernel",
+        matmul_naive,
+    ),
+    (
+        "smem_reduce1M_raw",
+        "seed shared-memory block reduction, 1e6 float32",
+        smem_reduce,
     ),
 ];
 
@@ -334,4 +359,121 @@ pub fn run(args: &BenchArgs) -> R<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+const ADD_SRC: &str = r#"extern "C" __global__ void vector_add(const float* a, const float* b, float* c, int n) {
+    int tid = blockDim.x * blockIdx.x + threadIdx.x;
+    if (tid < n) { c[tid] = a[tid] + b[tid]; }
+}"#;
+
+fn raw_add(o: &BenchmarkOptions, name: &str, n: usize) -> R<(PerfCaseResult, u64)> {
+    let k = RawKernel::new(ADD_SRC, "vector_add");
+    let a = cuprum::random::random(&[n], DType::F32)?;
+    let b = cuprum::random::random(&[n], DType::F32)?;
+    let c = Array::empty(&[n], DType::F32)?;
+    let blocks = (n as u32).div_ceil(256);
+    let r = benchmark(name, || k.launch(blocks, 256, (&a, &b, &c, n as i32)), o)?;
+    Ok((r, 12 * n as u64))
+}
+
+fn raw_add4(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
+    let (r, _) = raw_add(o, "raw_add4_overhead", 4)?;
+    Ok((r, 0))
+}
+
+fn raw_add100m(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
+    raw_add(o, "raw_add100M_f32", 100_000_000)
+}
+
+const PRIME_SRC: &str = r#"extern "C" __global__
+void primeFactorizationSum(long long* A, int n) {
+    int idx = blockDim.x * blockIdx.x + threadIdx.x;
+    if (idx >= n) return;
+    long long num = idx + 2;
+    long long total = 0;
+    if (num % 2 == 0) {
+        int count = 0;
+        while (num % 2 == 0) { num /= 2; count++; }
+        total += count * 2;
+    }
+    for (long long i = 3; i * i <= num; i += 2) {
+        if (num % i == 0) {
+            int count = 0;
+            while (num % i == 0) { num /= i; count++; }
+            total += count * i;
+        }
+    }
+    if (num > 1) total += num;
+    A[idx] = total;
+}"#;
+
+fn prime1m_raw(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
+    let k = RawKernel::new(PRIME_SRC, "primeFactorizationSum");
+    let n = 1_000_000usize;
+    let a = Array::empty(&[n - 1], DType::I64)?;
+    let blocks = ((n - 1) as u32).div_ceil(256);
+    let r = benchmark(
+        "prime1M_raw",
+        || k.launch(blocks, 256, (&a, (n - 1) as i32)),
+        o,
+    )?;
+    Ok((r, 0))
+}
+
+const MATMUL_SRC: &str = r#"extern "C" __global__
+void matrix_multiply(const float* A, const float* B, float* C, int M, int N, int K) {
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row < M && col < N) {
+        float sum = 0.0f;
+        for (int k = 0; k < K; k++) { sum += A[row * K + k] * B[k * N + col]; }
+        C[row * N + col] = sum;
+    }
+}"#;
+
+fn matmul_naive(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
+    let k = RawKernel::new(MATMUL_SRC, "matrix_multiply");
+    let (m, n, kk) = (1024usize, 1024usize, 512usize);
+    let a = cuprum::random::random(&[m, kk], DType::F32)?;
+    let b = cuprum::random::random(&[kk, n], DType::F32)?;
+    let c = Array::zeros(&[m, n], DType::F32)?;
+    let grid = ((n as u32).div_ceil(16), (m as u32).div_ceil(16));
+    let r = benchmark(
+        "matmul_naive_1024x1024x512",
+        || k.launch(grid, (16, 16), (&a, &b, &c, m as i32, n as i32, kk as i32)),
+        o,
+    )?;
+    Ok((r, 0))
+}
+
+const SMEM_SRC: &str = r#"extern "C" __global__
+void optimized_reduction(const float* input, float* output, int size) {
+    extern __shared__ float sdata[];
+    int tid = threadIdx.x;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    sdata[tid] = (i < size) ? input[i] : 0;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (tid < s) { sdata[tid] += sdata[tid + s]; }
+        __syncthreads();
+    }
+    if (tid == 0) output[blockIdx.x] = sdata[0];
+}"#;
+
+fn smem_reduce(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
+    let k = RawKernel::new(SMEM_SRC, "optimized_reduction");
+    let n = 1_000_000usize;
+    let data = cuprum::random::random(&[n], DType::F32)?;
+    let grid = (n as u32).div_ceil(256);
+    let out = Array::zeros(&[grid as usize], DType::F32)?;
+    let r = benchmark(
+        "smem_reduce1M_raw",
+        || {
+            k.configure(grid, 256)
+                .shared_mem(1024)
+                .launch((&data, &out, n as i32))
+        },
+        o,
+    )?;
+    Ok((r, 4 * n as u64))
 }

@@ -26,6 +26,8 @@ pub enum ErrorKind {
     OutOfMemory,
     /// NVRTC (the runtime compiler) could not be found or loaded.
     NvrtcNotFound,
+    /// `nvcc` was asked for but is not on `PATH` (or could not run).
+    NvccNotFound,
     /// NVRTC rejected the source; the error carries NVRTC's log.
     Compile,
     /// Shapes do not fit together (broadcasting, reshape, out-of-range index or axis).
@@ -40,6 +42,9 @@ pub enum ErrorKind {
     Io,
     /// The operation is valid but not supported (yet) for these inputs.
     Unsupported,
+    /// A kernel's argument list does not match its parameters, or a launch configuration
+    /// is outside the device's limits.
+    Launch,
 }
 
 impl fmt::Display for ErrorKind {
@@ -51,6 +56,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Driver => "CUDA driver error",
             ErrorKind::OutOfMemory => "out of device memory",
             ErrorKind::NvrtcNotFound => "NVRTC not found",
+            ErrorKind::NvccNotFound => "nvcc not found",
             ErrorKind::Compile => "compile error",
             ErrorKind::Shape => "shape error",
             ErrorKind::DType => "dtype error",
@@ -58,6 +64,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Random => "cuRAND error",
             ErrorKind::Io => "I/O error",
             ErrorKind::Unsupported => "unsupported",
+            ErrorKind::Launch => "launch error",
         };
         f.write_str(s)
     }

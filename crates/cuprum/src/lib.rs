@@ -24,12 +24,14 @@
 mod array;
 pub mod compile;
 mod error;
+pub mod kernel;
 pub mod profiler;
 pub mod runtime;
 
 pub use array::{Array, DType, DTypeKind, Element, Scalar, SliceArg, random, shape};
 pub use compile::{CompileOptions, clear_memo, compile_with_cache};
 pub use error::{Error, ErrorKind, Result};
+pub use kernel::{RawKernel, RawModule};
 pub use runtime::{Device, Event, Stream};
 
 /// Helpers for tools and tests (the `cuprum` CLI's benchmarks, NVRTC compile checks).

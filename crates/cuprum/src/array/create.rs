@@ -123,6 +123,9 @@ impl Array {
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     pub fn arange(start: f64, stop: f64, step: f64, dtype: DType) -> Result<Array> {
+        if dtype.is_complex() {
+            bail!(Unsupported, "arange does not support {dtype}");
+        }
         if step == 0.0 || !step.is_finite() {
             bail!(
                 InvalidArgument,
@@ -190,6 +193,13 @@ impl Array {
         endpoint: bool,
         dtype: DType,
     ) -> Result<Array> {
+        if dtype.is_complex() {
+            bail!(Unsupported, "linspace does not support {dtype}");
+        }
+        if dtype.is_integer() && num > 0 {
+            Scalar::F64(start.floor()).cast(dtype)?;
+            Scalar::F64(stop.floor()).cast(dtype)?;
+        }
         if !start.is_finite() || !stop.is_finite() {
             bail!(
                 InvalidArgument,

@@ -1,5 +1,5 @@
 //! The small CUDA kernels the array layer needs (fill, strided copy, arange, linspace, and
-//! the affine map random numbers use), generated per specialisation, compiled through the
+//! the uniform map random numbers use), generated per specialisation, compiled through the
 //! compile layer and kept per device: a repeat call is one map lookup and one launch.
 
 use super::device_array::Array;
@@ -23,8 +23,9 @@ pub(crate) enum KernelKey {
     Arange(DType),
     /// NumPy's linspace for a dtype.
     Linspace(DType),
-    /// `x = a + b * x` in place (float32/float64).
-    Affine(DType),
+    /// `x = high - (high - low) * x` in place, clamped into `[low, high)` (float32/float64):
+    /// maps cuRAND's `(0, 1]` onto `[low, high)`.
+    Uniform(DType),
     /// An empty kernel (the launch-overhead floor).
     Empty,
 }
@@ -111,31 +112,29 @@ pub(crate) fn source(key: KernelKey) -> Result<String> {
                     );
                 }
             } else {
-                let round = if dt.is_integer() || dt == DType::Bool {
-                    "floor"
-                } else {
-                    ""
-                };
+                let round = if dt.is_integer() { "floor" } else { "" };
                 let _ = writeln!(
                     s,
                     "extern \"C\" __global__ void cuprum_linspace(T* out, unsigned long long n, double start, double step, double stop, int endpoint) {{\n\
                      \x20 for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (unsigned long long)blockDim.x * gridDim.x) {{\n\
-                     \x20   double v = (endpoint && i == n - 1) ? stop : start + (double)i * step;\n\
+                     \x20   double v = (endpoint && n > 1 && i == n - 1) ? stop : start + (double)i * step;\n\
                      \x20   out[i] = to_t({round}(v));\n  }}\n}}"
                 );
             }
         }
-        KernelKey::Affine(dt) => {
-            let ty = match dt {
-                DType::F32 => "float",
-                DType::F64 => "double",
-                _ => bail!(Unsupported, "affine map on {dt}"),
+        KernelKey::Uniform(dt) => {
+            let (ty, next) = match dt {
+                DType::F32 => ("float", "nextafterf"),
+                DType::F64 => ("double", "nextafter"),
+                _ => bail!(Unsupported, "uniform random numbers of {dt}"),
             };
             let _ = writeln!(
                 s,
-                "typedef {ty} T;\nextern \"C\" __global__ void cuprum_affine(T* x, unsigned long long n, T a, T b) {{\n\
-                 \x20 for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (unsigned long long)blockDim.x * gridDim.x)\n\
-                 \x20   x[i] = a + b * x[i];\n}}"
+                "typedef {ty} T;\nextern \"C\" __global__ void cuprum_uniform(T* x, unsigned long long n, T low, T high) {{\n\
+                 \x20 const T top = {next}(high, low);\n\
+                 \x20 for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (unsigned long long)blockDim.x * gridDim.x) {{\n\
+                 \x20   T v = high - (high - low) * x[i];\n\
+                 \x20   x[i] = v >= high ? top : (v < low ? low : v);\n  }}\n}}"
             );
         }
         KernelKey::Empty => s.push_str("extern \"C\" __global__ void cuprum_empty() {}\n"),
@@ -191,7 +190,7 @@ pub(crate) fn function(device: Device, key: KernelKey) -> Result<Function> {
         KernelKey::Copy { .. } => "cuprum_copy",
         KernelKey::Arange(_) => "cuprum_arange",
         KernelKey::Linspace(_) => "cuprum_linspace",
-        KernelKey::Affine(_) => "cuprum_affine",
+        KernelKey::Uniform(_) => "cuprum_uniform",
         KernelKey::Empty => "cuprum_empty",
     };
     let f = module.function(name)?;
@@ -352,8 +351,8 @@ pub fn all_sources() -> Vec<(String, String)> {
             keys.push(KernelKey::Linspace(dt));
         }
     }
-    keys.push(KernelKey::Affine(DType::F32));
-    keys.push(KernelKey::Affine(DType::F64));
+    keys.push(KernelKey::Uniform(DType::F32));
+    keys.push(KernelKey::Uniform(DType::F64));
     keys.into_iter()
         .filter_map(|k| source(k).ok().map(|s| (format!("{k:?}"), s)))
         .collect()

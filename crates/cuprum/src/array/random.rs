@@ -92,9 +92,15 @@ impl Generator {
                 "uniform bounds must be finite, got [{low}, {high})"
             );
         }
+        if low >= high {
+            bail!(
+                InvalidArgument,
+                "uniform needs low < high, got [{low}, {high})"
+            );
+        }
         let (a, _) = self.generate(shape, dtype, Dist::Uniform)?;
-        // cuRAND gives (0, 1]; high - (high - low) * u lies in [low, high).
-        affine(&a, high, -(high - low))?;
+        // cuRAND gives (0, 1]; high - (high - low) * u, clamped, lies in [low, high).
+        to_interval(&a, low, high)?;
         Ok(a)
     }
 
@@ -174,17 +180,21 @@ enum Dist {
     Normal(f64, f64),
 }
 
-fn affine(a: &Array, add: f64, mul: f64) -> Result<()> {
+fn to_interval(a: &Array, low: f64, high: f64) -> Result<()> {
     let stream = Stream::current()?;
-    let key = KernelKey::Affine(a.dtype());
+    let key = KernelKey::Uniform(a.dtype());
     match a.dtype() {
-        DType::F32 => kernels::launch_1d(
-            a,
-            key,
-            &[&(add as f32).to_ne_bytes(), &(mul as f32).to_ne_bytes()],
-            &stream,
-        ),
-        _ => kernels::launch_1d(a, key, &[&add.to_ne_bytes(), &mul.to_ne_bytes()], &stream),
+        DType::F32 => {
+            let (l, h) = (low as f32, high as f32);
+            if l >= h {
+                bail!(
+                    InvalidArgument,
+                    "uniform bounds [{low}, {high}) collapse in float32"
+                );
+            }
+            kernels::launch_1d(a, key, &[&l.to_ne_bytes(), &h.to_ne_bytes()], &stream)
+        }
+        _ => kernels::launch_1d(a, key, &[&low.to_ne_bytes(), &high.to_ne_bytes()], &stream),
     }
 }
 

@@ -329,24 +329,20 @@ pub enum SliceArg {
     },
     /// Inserts a new axis of extent 1 (NumPy's `newaxis`).
     NewAxis,
+    /// A request that cannot be honoured (a step given to an index or a new axis); slicing
+    /// reports it.
+    Invalid(&'static str),
 }
 
 impl SliceArg {
-    /// The same range with another step (Python's `::step`). On an index or a new axis the
-    /// step is recorded as an invalid range so that slicing reports it.
+    /// The same range with another step (Python's `::step`). A step on an index or a new
+    /// axis becomes [`SliceArg::Invalid`], which slicing reports.
     pub fn step(self, step: isize) -> SliceArg {
         match self {
             SliceArg::Range { start, end, .. } => SliceArg::Range { start, end, step },
-            SliceArg::Index(i) => SliceArg::Range {
-                start: Some(i),
-                end: Some(i),
-                step: if step == 1 { 0 } else { step },
-            },
-            SliceArg::NewAxis => SliceArg::Range {
-                start: None,
-                end: None,
-                step: 0,
-            },
+            SliceArg::Index(_) => SliceArg::Invalid("a step applies to a range, not to an index"),
+            SliceArg::NewAxis => SliceArg::Invalid("a step applies to a range, not to a new axis"),
+            inv @ SliceArg::Invalid(_) => inv,
         }
     }
 }

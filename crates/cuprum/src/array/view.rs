@@ -142,7 +142,7 @@ impl Array {
     pub fn slice(&self, args: &[SliceArg]) -> Result<Array> {
         let consumed = args
             .iter()
-            .filter(|a| !matches!(a, SliceArg::NewAxis))
+            .filter(|a| !matches!(a, SliceArg::NewAxis | SliceArg::Invalid(_)))
             .count();
         if consumed > self.ndim() {
             bail!(
@@ -157,6 +157,7 @@ impl Array {
         let mut ax = 0usize;
         for a in args {
             match *a {
+                SliceArg::Invalid(why) => bail!(InvalidArgument, "invalid slice: {why}"),
                 SliceArg::NewAxis => {
                     shape.push(1);
                     strides.push(0);

@@ -279,16 +279,9 @@ impl KernelCache {
     }
 
     fn write_entry(&self, path: &Path, img: &CompiledImage, source: &str) -> std::io::Result<()> {
-        let dir = path.parent().unwrap_or(Path::new("."));
-        create_private_dir(dir)?;
-        let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-        tmp.write_all(&encode(img))?;
-        tmp.as_file().sync_data().ok();
-        tmp.persist(path).map_err(|e| e.error)?;
+        write_atomic(path, &encode(img))?;
         if self.save_source {
-            let mut t = tempfile::NamedTempFile::new_in(dir)?;
-            t.write_all(source.as_bytes())?;
-            t.persist(path.with_extension("cu")).map_err(|e| e.error)?;
+            write_atomic(&path.with_extension("cu"), source.as_bytes())?;
         }
         Ok(())
     }
@@ -361,6 +354,16 @@ pub fn default_dir() -> PathBuf {
 fn entry_path(dir: &Path, key: &[u8; 32]) -> PathBuf {
     let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
     dir.join(&hex[..2]).join(format!("{hex}.cubin"))
+}
+
+/// Writes `bytes` to `path` through a temp file in the same (owner-only) folder and a rename.
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    create_private_dir(dir)?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
 }
 
 fn create_private_dir(dir: &Path) -> std::io::Result<()> {

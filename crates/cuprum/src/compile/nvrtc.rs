@@ -119,12 +119,12 @@ fn pip_lib_dirs() -> Vec<PathBuf> {
             dirs.push(lib);
         }
     }
-    if !dirs.is_empty() {
+    // Remembered only where the cache may write (never with CUPRUM_CACHE_IN_MEMORY=1),
+    // atomically, in a folder created owner-only.
+    let in_memory = super::env::env_bool("CUPRUM_CACHE_IN_MEMORY", false).unwrap_or(true);
+    if !dirs.is_empty() && !in_memory {
         let text: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-        if let Some(parent) = memo.parent() {
-            let _ = std::fs::create_dir_all(parent);
-        }
-        let _ = std::fs::write(&memo, text.join("\n"));
+        let _ = super::cache::write_atomic(&memo, text.join("\n").as_bytes());
     }
     dirs
 }
@@ -493,7 +493,9 @@ impl Nvrtc {
         let rc =
             unsafe { (self.api.compile)(guard.prog, copts_p.len() as c_int, copts_p.as_ptr()) };
         let log = self.read(guard.prog, self.api.log_size, self.api.log)?;
-        let log = String::from_utf8_lossy(log.strip_suffix(&[0]).unwrap_or(&log)).into_owned();
+        let log = String::from_utf8_lossy(&log)
+            .trim_end_matches('\0')
+            .to_string();
         if rc != 0 {
             return Err(Error::compile(super::CompileFailure {
                 name: name.to_string(),

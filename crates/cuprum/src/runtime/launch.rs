@@ -89,6 +89,41 @@ pub(crate) unsafe fn launch(
     stream: &Stream,
     args: &mut ArgPack,
 ) -> Result<()> {
+    // SAFETY: forwarded from the caller.
+    unsafe { launch_kind(f, cfg, stream, args, false) }
+}
+
+/// [`launch`], optionally as a cooperative launch (`cuLaunchCooperativeKernel`).
+///
+/// # Safety
+/// As for [`launch`]; for a cooperative launch the grid must also fit on the device at once.
+pub(crate) unsafe fn launch_kind(
+    f: &Function,
+    cfg: &LaunchConfig,
+    stream: &Stream,
+    args: &mut ArgPack,
+    cooperative: bool,
+) -> Result<()> {
+    if cooperative {
+        stream.device().bind()?;
+        let mut ptrs = args.pointers();
+        // SAFETY: as for the plain launch below.
+        return unsafe {
+            cudarc::driver::sys::cuLaunchCooperativeKernel(
+                f.raw(),
+                cfg.grid.0,
+                cfg.grid.1,
+                cfg.grid.2,
+                cfg.block.0,
+                cfg.block.1,
+                cfg.block.2,
+                cfg.shared_mem_bytes,
+                stream.raw(),
+                ptrs.as_mut_ptr(),
+            )
+        }
+        .call("cuLaunchCooperativeKernel");
+    }
     if cfg.grid.0 == 0 || cfg.grid.1 == 0 || cfg.grid.2 == 0 {
         bail!(InvalidArgument, "grid {:?} has a zero dimension", cfg.grid);
     }

@@ -16,6 +16,9 @@ pub(crate) struct Buffer {
     ptr: sys::CUdeviceptr,
     bytes: usize,
     stream: Stream,
+    /// Set for memory the buffer does not own (a module's global): keeps the module loaded
+    /// and is never freed here.
+    owner: Option<super::Module>,
 }
 
 impl Buffer {
@@ -26,6 +29,7 @@ impl Buffer {
                 ptr: 0,
                 bytes: 0,
                 stream: stream.clone(),
+                owner: None,
             });
         }
         let device = stream.device();
@@ -66,7 +70,24 @@ impl Buffer {
             ptr,
             bytes,
             stream: stream.clone(),
+            owner: None,
         })
+    }
+
+    /// Memory owned by a loaded module (a `__device__`/`__constant__` symbol): the buffer
+    /// keeps the module alive and never frees the memory.
+    pub(crate) fn borrowed(
+        ptr: u64,
+        bytes: usize,
+        stream: &Stream,
+        owner: super::Module,
+    ) -> Buffer {
+        Buffer {
+            ptr,
+            bytes,
+            stream: stream.clone(),
+            owner: Some(owner),
+        }
     }
 
     #[inline]
@@ -81,7 +102,7 @@ impl Buffer {
 
 impl Drop for Buffer {
     fn drop(&mut self) {
-        if self.bytes == 0 {
+        if self.bytes == 0 || self.owner.is_some() {
             return;
         }
         if self.stream.device().bind().is_ok() {

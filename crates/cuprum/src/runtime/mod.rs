@@ -16,5 +16,5 @@ pub use launch::LaunchConfig;
 pub use module::{Function, Module};
 pub use stream::{Stream, StreamGuard};
 
-pub(crate) use launch::{ArgPack, launch};
+pub(crate) use launch::{ArgPack, launch, launch_kind};
 pub(crate) use memory::{Buffer, copy_dtod, copy_dtoh, copy_htod};

@@ -216,6 +216,31 @@ impl Function {
         self.attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
     }
 
+    /// Sets a function attribute (dynamic shared memory limit, carveout ...).
+    pub(crate) fn set_attribute(&self, attr: sys::CUfunction_attribute, value: i32) -> Result<()> {
+        self.module.0.device.bind()?;
+        // SAFETY: the function is valid; the driver validates the value.
+        unsafe { sys::cuFuncSetAttribute(self.raw, attr, value) }.call("cuFuncSetAttribute")
+    }
+
+    /// How many blocks of `block_threads` threads (with `shared_bytes` of dynamic shared
+    /// memory) fit on one multiprocessor at once.
+    pub fn max_active_blocks_per_sm(&self, block_threads: u32, shared_bytes: usize) -> Result<u32> {
+        self.module.0.device.bind()?;
+        let mut n = 0i32;
+        // SAFETY: the function is valid; `n` is a valid out pointer.
+        unsafe {
+            sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                &mut n,
+                self.raw,
+                block_threads as i32,
+                shared_bytes,
+            )
+        }
+        .call("cuOccupancyMaxActiveBlocksPerMultiprocessor")?;
+        Ok(n.max(0) as u32)
+    }
+
     pub(crate) fn attribute(&self, attr: sys::CUfunction_attribute) -> Result<i32> {
         self.module.0.device.bind()?;
         let mut v = 0i32;

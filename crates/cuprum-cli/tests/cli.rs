@@ -1,0 +1,525 @@
+//! The `cuprum` binary, run as a user would: `info`, `compile`, `cache`, `bench`.
+//!
+//! Every run gets its own `CUPRUM_CACHE_DIR` (a temp folder), so the tests never touch the
+//! user's kernel cache and can run in parallel. Tests that compile skip (with a note) when
+//! NVRTC is missing, unless `CUPRUM_REQUIRE_NVRTC=1`.
+
+use cuprum::compile::{CompileOptions, KernelCache, resource_usage};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// `cuprum` with its kernel cache in `cache` and none of the cache switches inherited.
+fn cuprum(cache: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cuprum"));
+    c.env("CUPRUM_CACHE_DIR", cache)
+        .env_remove("CUPRUM_CACHE_IN_MEMORY")
+        .env_remove("CUPRUM_CACHE_SAVE_SOURCE")
+        .env_remove("CUPRUM_DUMP_SOURCE_ON_ERROR");
+    c
+}
+
+struct Run {
+    ok: bool,
+    stdout: String,
+    stderr: String,
+}
+
+impl std::fmt::Display for Run {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "success: {}\n--- stdout\n{}--- stderr\n{}",
+            self.ok, self.stdout, self.stderr
+        )
+    }
+}
+
+fn to_run(o: Output) -> Run {
+    let r = Run {
+        ok: o.status.success(),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    };
+    assert!(!r.stderr.contains("panicked"), "the CLI panicked\n{r}");
+    r
+}
+
+fn run(cmd: &mut Command) -> Run {
+    to_run(cmd.output().expect("cannot run the cuprum binary"))
+}
+
+/// False (after a note) when NVRTC is missing; panics instead when CUPRUM_REQUIRE_NVRTC=1.
+fn nvrtc_available(test: &str) -> bool {
+    match cuprum::compile::nvrtc() {
+        Ok(_) => true,
+        Err(e) => {
+            if matches!(
+                std::env::var("CUPRUM_REQUIRE_NVRTC").as_deref(),
+                Ok("1") | Ok("true")
+            ) {
+                panic!("CUPRUM_REQUIRE_NVRTC=1 but NVRTC is missing: {e}");
+            }
+            eprintln!("SKIPPED {test}: no NVRTC ({e})");
+            false
+        }
+    }
+}
+
+macro_rules! require_nvrtc {
+    ($test:literal) => {
+        if !nvrtc_available($test) {
+            return;
+        }
+    };
+}
+
+fn tmp() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("cuprum-cli-test")
+        .tempdir()
+        .unwrap()
+}
+
+const SCALE: &str = "template<typename T, int N> __global__ void scale(T* x, int n) {\n\
+                     \x20 int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+                     \x20 if (i < n) x[i] = x[i] * T(N) + T(1);\n\
+                     }\n";
+
+/// A kernel file `name` in `dir`; `tag` makes the source unique.
+fn write_kernel(dir: &Path, name: &str, tag: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(
+        &p,
+        format!(
+            "// {tag}\nextern \"C\" __global__ void k(float* x) {{ x[threadIdx.x] *= 2.0f; }}\n"
+        ),
+    )
+    .unwrap();
+    p
+}
+
+/// The `.cubin` entries of a cache folder (files in its two-hex-digit shard folders).
+fn entry_files(cache: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(rd) = std::fs::read_dir(cache) else {
+        return out;
+    };
+    for shard in rd.flatten() {
+        let name = shard.file_name().to_string_lossy().into_owned();
+        if !shard.path().is_dir() || name.len() != 2 {
+            continue;
+        }
+        for f in std::fs::read_dir(shard.path()).unwrap().flatten() {
+            out.push(f.path());
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The numbers of the table row of `kernel` (registers, shared, local, constant bytes).
+fn table_row(stdout: &str, kernel: &str) -> Vec<u64> {
+    let line = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with(kernel) && !l.contains("->"))
+        .unwrap_or_else(|| panic!("no table row for {kernel} in\n{stdout}"));
+    let nums: Vec<u64> = line
+        .trim_start()
+        .strip_prefix(kernel)
+        .unwrap()
+        .split_whitespace()
+        .map(|w| {
+            w.parse()
+                .unwrap_or_else(|_| panic!("bad number {w:?} in {line:?}"))
+        })
+        .collect();
+    assert_eq!(nums.len(), 4, "{line:?}");
+    nums
+}
+
+fn no_gpu() -> bool {
+    cuprum::Device::get(0).is_err()
+}
+
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn info_reports_driver_nvrtc_and_cache() {
+    let t = tmp();
+    let cache = t.path().join("kernels");
+    let r = run(cuprum(&cache).arg("info"));
+    assert!(r.ok, "{r}");
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!("cuprum {}", env!("CARGO_PKG_VERSION")),
+        "{r}"
+    );
+    for prefix in ["driver:", "nvrtc:", "cache:"] {
+        assert!(
+            lines.iter().any(|l| l.starts_with(prefix)),
+            "no line starting with {prefix}\n{r}"
+        );
+    }
+    match cuprum::runtime::driver_info() {
+        Err(_) => {
+            // no driver here: the CLI says so and still exits 0
+            assert!(lines.iter().any(|l| l.starts_with("driver:  none")), "{r}");
+            assert!(
+                lines
+                    .iter()
+                    .any(|l| l.starts_with("gpu:") && l.contains("no GPU")),
+                "{r}"
+            );
+        }
+        Ok(d) => {
+            assert!(lines.iter().any(|l| l.starts_with("driver:  CUDA")), "{r}");
+            for i in 0..d.device_count {
+                let gpu = format!("gpu {i}:");
+                assert!(lines.iter().any(|l| l.starts_with(&gpu)), "{r}");
+            }
+        }
+    }
+    match cuprum::compile::nvrtc() {
+        Ok(n) => {
+            let (a, b) = n.version();
+            assert!(
+                r.stdout
+                    .contains(&format!("nvrtc:   {a}.{b} from {}", n.path())),
+                "{r}"
+            );
+            assert!(
+                lines
+                    .iter()
+                    .any(|l| l.starts_with("targets:") && l.contains("sm_90")),
+                "{r}"
+            );
+        }
+        Err(_) => assert!(r.stdout.contains("nvrtc:   not found"), "{r}"),
+    }
+    assert!(
+        lines.contains(&format!("cache:   {}", cache.display()).as_str()),
+        "{r}"
+    );
+}
+
+#[test]
+fn compile_reports_cubin_lowered_names_and_registers_then_hits_the_disk() {
+    require_nvrtc!("compile_reports_cubin_lowered_names_and_registers_then_hits_the_disk");
+    let t = tmp();
+    let cache = t.path().join("kernels");
+    let file = t.path().join("scale.cu");
+    std::fs::write(&file, SCALE).unwrap();
+    let compile = || {
+        run(cuprum(&cache)
+            .arg("compile")
+            .arg(&file)
+            .args(["--name-expr", "scale<float, 4>"])
+            .args(["-O", "--use_fast_math"])
+            .args(["--arch", "sm_90"]))
+    };
+
+    // What the CLI should find, computed with the library and the same options.
+    let opts = CompileOptions::new()
+        .program_name("scale.cu")
+        .option("-Xptxas=-v")
+        .include_path(t.path())
+        .option("--use_fast_math")
+        .name_expression("scale<float, 4>");
+    let lib = KernelCache::new(None).compile(SCALE, &opts, 90).unwrap();
+    let lowered = &lib.lowered_names[0].1;
+    assert!(lowered.starts_with("_Z"), "{lowered}");
+    let res = resource_usage(&lib.log);
+    let expected = res.iter().find(|r| r.name == *lowered).unwrap();
+    assert!(expected.registers > 0);
+
+    let r = compile();
+    assert!(r.ok, "{r}");
+    let first = r.stdout.lines().next().unwrap();
+    assert!(
+        first.starts_with(&format!("{}: cubin for sm_90 (compiled, ", file.display())),
+        "{r}"
+    );
+    assert!(
+        first.ends_with(&format!(", {} bytes)", lib.image.len())),
+        "{r}"
+    );
+    assert!(
+        r.stdout
+            .lines()
+            .any(|l| l.trim() == format!("scale<float, 4> -> {lowered}")),
+        "{r}"
+    );
+    let row = table_row(&r.stdout, "scale<float, 4>");
+    assert_eq!(
+        row[..3],
+        [
+            expected.registers as u64,
+            expected.shared_bytes,
+            expected.stack_bytes
+        ],
+        "{r}"
+    );
+    assert!(row[0] > 0, "{r}");
+    assert_eq!(entry_files(&cache).len(), 1);
+
+    // a second process finds it on disk, with the same report
+    let again = compile();
+    assert!(again.ok, "{again}");
+    assert!(
+        again
+            .stdout
+            .lines()
+            .next()
+            .unwrap()
+            .contains("cubin for sm_90 (from the disk cache, "),
+        "{again}"
+    );
+    assert_eq!(table_row(&again.stdout, "scale<float, 4>"), row);
+    assert!(
+        again
+            .stdout
+            .contains(&format!("scale<float, 4> -> {lowered}")),
+        "{again}"
+    );
+    assert_eq!(entry_files(&cache).len(), 1);
+}
+
+#[test]
+fn compile_error_names_file_line_and_marks_it() {
+    require_nvrtc!("compile_error_names_file_line_and_marks_it");
+    let t = tmp();
+    let cache = t.path().join("kernels");
+    let file = t.path().join("broken.cu");
+    std::fs::write(
+        &file,
+        "extern \"C\" __global__ void k(float* x) {\n\
+         \x20 float y = x[0];\n\
+         \x20 x[0] = y + foo;\n\
+         }\n",
+    )
+    .unwrap();
+    let r = run(cuprum(&cache)
+        .arg("compile")
+        .arg(&file)
+        .args(["--arch", "sm_90"]));
+    assert!(!r.ok, "{r}");
+    assert!(
+        r.stderr
+            .contains("broken.cu:3: error: identifier \"foo\" is undefined"),
+        "{r}"
+    );
+    assert!(r.stderr.contains(">     3 |   x[0] = y + foo;"), "{r}");
+    assert!(r.stderr.contains("      2 |   float y = x[0];"), "{r}");
+    assert!(r.stdout.is_empty(), "{r}");
+    assert!(entry_files(&cache).is_empty(), "a failure is not cached");
+}
+
+#[test]
+fn compile_of_a_missing_file_says_so() {
+    let t = tmp();
+    let missing = t.path().join("no_such_kernel.cu");
+    let r = run(cuprum(&t.path().join("kernels"))
+        .arg("compile")
+        .arg(&missing)
+        .args(["--arch", "sm_90"]));
+    assert!(!r.ok, "{r}");
+    assert!(
+        r.stderr
+            .contains(&format!("error: cannot read {}: ", missing.display())),
+        "{r}"
+    );
+    assert!(r.stderr.contains("No such file"), "{r}");
+    assert!(r.stdout.is_empty(), "{r}");
+}
+
+#[test]
+fn compile_rejects_a_malformed_arch() {
+    let t = tmp();
+    let file = write_kernel(t.path(), "k.cu", "bad arch");
+    let r = run(cuprum(&t.path().join("kernels"))
+        .arg("compile")
+        .arg(&file)
+        .args(["--arch", "hopper"]));
+    assert!(!r.ok, "{r}");
+    assert!(r.stderr.contains("--arch \"hopper\""), "{r}");
+}
+
+#[test]
+fn racing_processes_write_one_entry() {
+    require_nvrtc!("racing_processes_write_one_entry");
+    let t = tmp();
+    let cache = t.path().join("kernels");
+    let file = write_kernel(t.path(), "race.cu", "racing processes");
+    let children: Vec<_> = (0..4)
+        .map(|_| {
+            cuprum(&cache)
+                .arg("compile")
+                .arg(&file)
+                .args(["--arch", "sm_90"])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for c in children {
+        let r = to_run(c.wait_with_output().unwrap());
+        assert!(r.ok, "{r}");
+        assert!(r.stdout.contains("cubin for sm_90"), "{r}");
+    }
+    // one entry, and no temp file left behind in the shard
+    assert_eq!(entry_files(&cache).len(), 1, "{:?}", entry_files(&cache));
+    let entry = &entry_files(&cache)[0];
+    assert_eq!(entry.extension().unwrap(), "cubin");
+
+    let list = run(cuprum(&cache).args(["cache", "list"]));
+    assert!(list.ok, "{list}");
+    let listed: Vec<&str> = list.stdout.lines().collect();
+    assert_eq!(listed.len(), 1, "{list}");
+    assert!(listed[0].ends_with(&entry.display().to_string()), "{list}");
+    let size = std::fs::metadata(entry).unwrap().len();
+    assert_eq!(
+        listed[0].split_whitespace().next(),
+        Some(size.to_string().as_str())
+    );
+
+    let stats = run(cuprum(&cache).args(["cache", "stats"]));
+    assert!(stats.ok, "{stats}");
+    assert!(stats.stdout.lines().any(|l| l == "entries:  1"), "{stats}");
+    assert!(
+        stats
+            .stdout
+            .lines()
+            .any(|l| l == format!("bytes:    {size}")),
+        "{stats}"
+    );
+
+    let again = run(cuprum(&cache)
+        .arg("compile")
+        .arg(&file)
+        .args(["--arch", "sm_90"]));
+    assert!(again.ok, "{again}");
+    assert!(again.stdout.contains("from the disk cache"), "{again}");
+}
+
+#[test]
+fn cache_clear_removes_every_entry() {
+    require_nvrtc!("cache_clear_removes_every_entry");
+    let t = tmp();
+    let cache = t.path().join("kernels");
+    for (name, tag) in [("a.cu", "clear a"), ("b.cu", "clear b")] {
+        let f = write_kernel(t.path(), name, tag);
+        let r = run(cuprum(&cache)
+            .arg("compile")
+            .arg(&f)
+            .args(["--arch", "sm_90"]));
+        assert!(r.ok, "{r}");
+    }
+    let stats = run(cuprum(&cache).args(["cache", "stats"]));
+    assert!(stats.stdout.lines().any(|l| l == "entries:  2"), "{stats}");
+    assert!(
+        stats
+            .stdout
+            .contains(&format!("folder:   {} (format ", cache.display())),
+        "{stats}"
+    );
+
+    let clear = run(cuprum(&cache).args(["cache", "clear"]));
+    assert!(clear.ok, "{clear}");
+    assert_eq!(
+        clear.stdout.trim_end(),
+        format!("removed 2 entries from {}", cache.display())
+    );
+    assert!(entry_files(&cache).is_empty());
+
+    let stats = run(cuprum(&cache).args(["cache", "stats"]));
+    assert!(stats.ok, "{stats}");
+    assert!(stats.stdout.lines().any(|l| l == "entries:  0"), "{stats}");
+    let list = run(cuprum(&cache).args(["cache", "list"]));
+    assert!(list.ok && list.stdout.is_empty(), "{list}");
+    let clear = run(cuprum(&cache).args(["cache", "clear"]));
+    assert!(clear.stdout.starts_with("removed 0 entries"), "{clear}");
+}
+
+#[test]
+fn cache_in_memory_accepts_strict_booleans_only() {
+    let t = tmp();
+    let cache = t.path().join("kernels");
+
+    let bad = run(cuprum(&cache)
+        .env("CUPRUM_CACHE_IN_MEMORY", "yes")
+        .args(["cache", "stats"]));
+    assert!(!bad.ok, "{bad}");
+    assert!(
+        bad.stderr
+            .contains("CUPRUM_CACHE_IN_MEMORY=\"yes\" is not valid: expected 1, 0, true or false"),
+        "{bad}"
+    );
+
+    let on = run(cuprum(&cache)
+        .env("CUPRUM_CACHE_IN_MEMORY", "1")
+        .args(["cache", "stats"]));
+    assert!(on.ok, "{on}");
+    assert!(on.stdout.contains("memory only"), "{on}");
+    assert!(!on.stdout.contains("folder:"), "{on}");
+
+    let off = run(cuprum(&cache)
+        .env("CUPRUM_CACHE_IN_MEMORY", "0")
+        .args(["cache", "stats"]));
+    assert!(off.ok, "{off}");
+    assert!(
+        off.stdout
+            .contains(&format!("folder:   {} (format ", cache.display())),
+        "{off}"
+    );
+    assert!(off.stdout.lines().any(|l| l == "entries:  0"), "{off}");
+    assert!(!off.stdout.contains("memory only"), "{off}");
+}
+
+#[test]
+fn in_memory_compile_writes_nothing() {
+    require_nvrtc!("in_memory_compile_writes_nothing");
+    let t = tmp();
+    let cache = t.path().join("kernels");
+    let file = write_kernel(t.path(), "mem.cu", "in memory");
+    let r = run(cuprum(&cache)
+        .env("CUPRUM_CACHE_IN_MEMORY", "true")
+        .arg("compile")
+        .arg(&file)
+        .args(["--arch", "sm_90"]));
+    assert!(r.ok, "{r}");
+    assert!(r.stdout.contains("(compiled, "), "{r}");
+    assert!(entry_files(&cache).is_empty());
+}
+
+#[test]
+fn bench_without_a_gpu_says_it_needs_one() {
+    if !no_gpu() {
+        eprintln!("SKIPPED bench_without_a_gpu_says_it_needs_one: a GPU is present");
+        return;
+    }
+    let t = tmp();
+    let r = run(cuprum(&t.path().join("kernels")).args(["bench", "--repeat", "1"]));
+    assert!(!r.ok, "{r}");
+    assert!(r.stderr.contains("cuprum bench needs a GPU"), "{r}");
+    assert!(r.stdout.is_empty(), "{r}");
+}
+
+#[test]
+fn in_memory_mode_creates_no_cache_folder() {
+    require_nvrtc!("in_memory_mode_creates_no_cache_folder");
+    let t = tmp();
+    let cache = t.path().join("kernels");
+    let file = write_kernel(t.path(), "mem.cu", "no folder");
+    let r = run(cuprum(&cache)
+        .env("CUPRUM_CACHE_IN_MEMORY", "1")
+        .arg("compile")
+        .arg(&file)
+        .args(["--arch", "sm_90"]));
+    assert!(r.ok, "{r}");
+    let found: Vec<PathBuf> = std::fs::read_dir(&cache)
+        .map(|rd| rd.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    assert!(!cache.exists(), "memory-only run wrote {found:?}");
+}

@@ -1,0 +1,238 @@
+//! Kernel arguments: arrays pass their first element's device address, scalars their exact
+//! Rust type, `#[repr(C)]` structs their bytes ([`ByValue`]). Lists of mixed arguments are
+//! tuples (`(&a, &b, n as i32)`) or slices of `&dyn KernelArg`.
+
+use crate::array::Array;
+use half::{bf16, f16};
+use num_complex::Complex;
+use smallvec::SmallVec;
+
+/// How an argument is passed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgKind {
+    /// A device address. `contiguous` is false for a strided view; `allow_strided` is the
+    /// user's explicit opt-in ([`Strided`]).
+    Pointer {
+        /// whether the view is C-contiguous
+        contiguous: bool,
+        /// whether a non-contiguous view may be passed anyway
+        allow_strided: bool,
+    },
+    /// A value passed by copy.
+    Value,
+}
+
+/// One packed argument: its bytes, how it is passed, and its Rust type (for messages).
+#[derive(Debug, Clone)]
+pub struct ArgValue {
+    /// The bytes the kernel receives.
+    pub bytes: SmallVec<[u8; 16]>,
+    /// Pointer or value.
+    pub kind: ArgKind,
+    /// The Rust type, as error messages show it.
+    pub type_name: &'static str,
+    /// For arrays: shape and element strides (for messages about strided views).
+    pub view: Option<(Vec<usize>, Vec<isize>)>,
+}
+
+/// Something a kernel can take as one argument.
+///
+/// ```
+/// use cuprum::kernel::{KernelArg, ArgKind};
+/// let a = 3i32.to_arg();
+/// assert_eq!(a.bytes.as_slice(), &3i32.to_le_bytes());
+/// assert_eq!(a.kind, ArgKind::Value);
+/// assert_eq!(a.type_name, "i32");
+/// ```
+pub trait KernelArg {
+    /// The packed argument.
+    fn to_arg(&self) -> ArgValue;
+}
+
+fn value(bytes: &[u8], type_name: &'static str) -> ArgValue {
+    ArgValue {
+        bytes: SmallVec::from_slice(bytes),
+        kind: ArgKind::Value,
+        type_name,
+        view: None,
+    }
+}
+
+macro_rules! scalar_args {
+    ($($t:ty => $name:literal),* $(,)?) => {$(
+        impl KernelArg for $t {
+            fn to_arg(&self) -> ArgValue {
+                value(crate::array::dtype::as_bytes(std::slice::from_ref(self)), $name)
+            }
+        }
+    )*};
+}
+scalar_args!(
+    bool => "bool", i8 => "i8", i16 => "i16", i32 => "i32", i64 => "i64",
+    u8 => "u8", u16 => "u16", u32 => "u32", u64 => "u64",
+    f16 => "half::f16", bf16 => "half::bf16", f32 => "f32", f64 => "f64",
+    Complex<f32> => "Complex<f32>", Complex<f64> => "Complex<f64>",
+);
+
+impl KernelArg for Array {
+    fn to_arg(&self) -> ArgValue {
+        ArgValue {
+            bytes: SmallVec::from_slice(&self.data_ptr().to_le_bytes()),
+            kind: ArgKind::Pointer {
+                contiguous: self.is_c_contiguous(),
+                allow_strided: false,
+            },
+            type_name: "&Array",
+            view: Some((self.shape().to_vec(), self.strides().to_vec())),
+        }
+    }
+}
+
+impl<T: KernelArg + ?Sized> KernelArg for &T {
+    fn to_arg(&self) -> ArgValue {
+        (**self).to_arg()
+    }
+}
+
+/// Passes a non-contiguous view's first-element address anyway (the kernel must do its own
+/// strided indexing).
+///
+/// ```no_run
+/// use cuprum::{Array, DType, kernel::Strided};
+/// let a = Array::zeros(&[4, 4], DType::F32)?;
+/// let col = a.t();               // not contiguous
+/// let arg = Strided(&col);       // explicit: the kernel knows the strides
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub struct Strided<'a>(pub &'a Array);
+
+impl KernelArg for Strided<'_> {
+    fn to_arg(&self) -> ArgValue {
+        let mut a = self.0.to_arg();
+        a.kind = ArgKind::Pointer {
+            contiguous: self.0.is_c_contiguous(),
+            allow_strided: true,
+        };
+        a
+    }
+}
+
+/// A raw device address (for memory cuprum does not manage). Null is `DevicePtr(0)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DevicePtr(pub u64);
+
+impl KernelArg for DevicePtr {
+    fn to_arg(&self) -> ArgValue {
+        ArgValue {
+            bytes: SmallVec::from_slice(&self.0.to_le_bytes()),
+            kind: ArgKind::Pointer {
+                contiguous: true,
+                allow_strided: true,
+            },
+            type_name: "DevicePtr",
+            view: None,
+        }
+    }
+}
+
+/// A plain-old-data value passed by copy — a user `#[repr(C)]` struct matching a kernel's
+/// struct parameter.
+///
+/// ```
+/// use cuprum::kernel::{ByValue, KernelArg};
+/// #[repr(C)]
+/// #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+/// struct Params { scale: f32, offset: f32, n: i32, pad: i32 }
+/// let a = ByValue(Params { scale: 2.0, offset: 1.0, n: 10, pad: 0 }).to_arg();
+/// assert_eq!(a.bytes.len(), 16);
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct ByValue<T: bytemuck::Pod>(pub T);
+
+impl<T: bytemuck::Pod> KernelArg for ByValue<T> {
+    fn to_arg(&self) -> ArgValue {
+        value(bytemuck::bytes_of(&self.0), std::any::type_name::<T>())
+    }
+}
+
+/// A list of kernel arguments: tuples of up to 16 [`KernelArg`]s, arrays and slices of
+/// `&dyn KernelArg`, or `()` for none.
+pub trait KernelArgs {
+    /// Appends every argument in order.
+    fn collect_args(&self, out: &mut SmallVec<[ArgValue; 8]>);
+}
+
+impl KernelArgs for () {
+    fn collect_args(&self, _out: &mut SmallVec<[ArgValue; 8]>) {}
+}
+
+impl KernelArgs for [&dyn KernelArg] {
+    fn collect_args(&self, out: &mut SmallVec<[ArgValue; 8]>) {
+        out.extend(self.iter().map(|a| a.to_arg()));
+    }
+}
+
+impl<const N: usize> KernelArgs for [&dyn KernelArg; N] {
+    fn collect_args(&self, out: &mut SmallVec<[ArgValue; 8]>) {
+        out.extend(self.iter().map(|a| a.to_arg()));
+    }
+}
+
+impl KernelArgs for Vec<Box<dyn KernelArg>> {
+    fn collect_args(&self, out: &mut SmallVec<[ArgValue; 8]>) {
+        out.extend(self.iter().map(|a| a.to_arg()));
+    }
+}
+
+macro_rules! tuple_args {
+    ($($name:ident)+) => {
+        impl<$($name: KernelArg),+> KernelArgs for ($($name,)+) {
+            #[allow(non_snake_case)]
+            fn collect_args(&self, out: &mut SmallVec<[ArgValue; 8]>) {
+                let ($($name,)+) = self;
+                $(out.push($name.to_arg());)+
+            }
+        }
+    };
+}
+tuple_args!(A);
+tuple_args!(A B);
+tuple_args!(A B C);
+tuple_args!(A B C D);
+tuple_args!(A B C D E);
+tuple_args!(A B C D E F);
+tuple_args!(A B C D E F G);
+tuple_args!(A B C D E F G H);
+tuple_args!(A B C D E F G H I);
+tuple_args!(A B C D E F G H I J);
+tuple_args!(A B C D E F G H I J K);
+tuple_args!(A B C D E F G H I J K L);
+tuple_args!(A B C D E F G H I J K L M);
+tuple_args!(A B C D E F G H I J K L M N);
+tuple_args!(A B C D E F G H I J K L M N O);
+tuple_args!(A B C D E F G H I J K L M N O P);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scalars_keep_their_exact_width() {
+        let mut v = SmallVec::new();
+        (1u8, 2i16, 3.0f32, 4.0f64, true, Complex::new(1.0f64, 2.0)).collect_args(&mut v);
+        let sizes: Vec<usize> = v.iter().map(|a| a.bytes.len()).collect();
+        assert_eq!(sizes, vec![1, 2, 4, 8, 1, 16]);
+        assert_eq!(v[3].type_name, "f64");
+        assert_eq!(v[4].bytes.as_slice(), &[1]);
+        let mut w = SmallVec::new();
+        let dynargs: [&dyn KernelArg; 2] = [&7u64, &DevicePtr(0)];
+        dynargs.collect_args(&mut w);
+        assert_eq!(
+            w[1].kind,
+            ArgKind::Pointer {
+                contiguous: true,
+                allow_strided: true
+            }
+        );
+    }
+}

@@ -1,0 +1,717 @@
+//! [`RawKernel`] and [`RawModule`]: complete CUDA C++ kernels with full control over the
+//! launch, and arguments checked against the compiled kernel's real parameter list.
+
+use super::args::{ArgKind, ArgValue, KernelArgs};
+use crate::array::{Array, Element};
+use crate::compile::{CompileOptions, KernelCache};
+use crate::error::{Result, bail, err};
+use crate::runtime::{
+    ArgPack, Buffer, Device, Function, LaunchConfig, Module, Stream, launch_kind,
+};
+use cudarc::driver::sys::CUfunction_attribute as FA;
+use smallvec::SmallVec;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+
+/// Grid or block dimensions: `n`, `(x,)`, `(x, y)` or `(x, y, z)`; missing ones are 1.
+///
+/// ```
+/// use cuprum::kernel::Dim3;
+/// assert_eq!(Dim3::from((64, 32)), Dim3(64, 32, 1));
+/// assert_eq!(Dim3::from(256), Dim3(256, 1, 1));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dim3(pub u32, pub u32, pub u32);
+
+impl From<u32> for Dim3 {
+    fn from(x: u32) -> Self {
+        Dim3(x, 1, 1)
+    }
+}
+impl From<(u32,)> for Dim3 {
+    fn from(d: (u32,)) -> Self {
+        Dim3(d.0, 1, 1)
+    }
+}
+impl From<(u32, u32)> for Dim3 {
+    fn from(d: (u32, u32)) -> Self {
+        Dim3(d.0, d.1, 1)
+    }
+}
+impl From<(u32, u32, u32)> for Dim3 {
+    fn from(d: (u32, u32, u32)) -> Self {
+        Dim3(d.0, d.1, d.2)
+    }
+}
+
+impl Dim3 {
+    fn product(self) -> u64 {
+        self.0 as u64 * self.1 as u64 * self.2 as u64
+    }
+}
+
+/// Which compiler builds a raw kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Backend {
+    /// NVRTC, in process, through the kernel cache (the default).
+    #[default]
+    Nvrtc,
+    /// `nvcc` from `PATH` (or `$NVCC`), for code NVRTC cannot build; results are kept in
+    /// memory for the process.
+    Nvcc,
+}
+
+/// What a compiled kernel uses and allows, from the driver (`cuFuncGetAttribute`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KernelAttributes {
+    /// Largest block this kernel can launch with.
+    pub max_threads_per_block: i32,
+    /// Static shared memory per block (bytes).
+    pub shared_size_bytes: i32,
+    /// Constant memory (bytes).
+    pub const_size_bytes: i32,
+    /// Local memory per thread (bytes).
+    pub local_size_bytes: i32,
+    /// Registers per thread.
+    pub num_regs: i32,
+    /// PTX version the kernel was compiled for (e.g. 90).
+    pub ptx_version: i32,
+    /// Binary (SASS) version (e.g. 90).
+    pub binary_version: i32,
+    /// Current limit of dynamic shared memory per block (bytes).
+    pub max_dynamic_shared_size_bytes: i32,
+    /// Preferred shared-memory carveout (percent of L1, -1 = no preference).
+    pub preferred_shared_memory_carveout: i32,
+}
+
+enum Code {
+    Source(String),
+    File(PathBuf),
+}
+
+struct ModuleSpec {
+    code: Code,
+    options: CompileOptions,
+    backend: Backend,
+    cooperative: bool,
+    loaded: Mutex<Vec<(usize, Module)>>,
+}
+
+impl ModuleSpec {
+    fn module(&self, device: Device) -> Result<Module> {
+        let mut loaded = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, m)) = loaded.iter().find(|(d, _)| *d == device.ordinal()) {
+            return Ok(m.clone());
+        }
+        let m = match (&self.code, self.backend) {
+            (Code::File(path), _) => {
+                let bytes = std::fs::read(path)
+                    .map_err(|e| err!(Io, "cannot read the module file {}: {e}", path.display()))?;
+                Module::load(device, &bytes)?
+            }
+            (Code::Source(src), Backend::Nvrtc) => {
+                let img = KernelCache::global()?.compile(src, &self.options, device.arch())?;
+                Module::load_with_names(device, &img.image, img.lowered_names.clone())?
+            }
+            (Code::Source(src), Backend::Nvcc) => {
+                Module::load(device, &nvcc_compile(src, &self.options, device.arch())?)?
+            }
+        };
+        loaded.push((device.ordinal(), m.clone()));
+        Ok(m)
+    }
+}
+
+/// Applies `f` to the spec, first copying it when kernels already share it (those keep
+/// the old settings and their loaded modules).
+fn edit_spec(spec: &mut Arc<ModuleSpec>, f: impl FnOnce(&mut ModuleSpec)) {
+    if Arc::get_mut(spec).is_none() {
+        let s = &**spec;
+        *spec = Arc::new(ModuleSpec {
+            code: match &s.code {
+                Code::Source(c) => Code::Source(c.clone()),
+                Code::File(p) => Code::File(p.clone()),
+            },
+            options: s.options.clone(),
+            backend: s.backend,
+            cooperative: s.cooperative,
+            loaded: Mutex::new(Vec::new()),
+        });
+    }
+    if let Some(s) = Arc::get_mut(spec) {
+        f(s);
+        s.loaded.lock().unwrap_or_else(|p| p.into_inner()).clear();
+    }
+}
+
+/// Compiles with `nvcc` (from `$NVCC` or `PATH`) to a cubin.
+fn nvcc_compile(src: &str, opts: &CompileOptions, arch: u32) -> Result<Vec<u8>> {
+    let nvcc = std::env::var("NVCC").unwrap_or_else(|_| "nvcc".into());
+    let dir = tempfile::tempdir().map_err(|e| err!(Io, "nvcc: cannot make a temp folder: {e}"))?;
+    let cu = dir.path().join(&opts.program_name);
+    let out = dir.path().join("out.cubin");
+    std::fs::write(&cu, src).map_err(|e| err!(Io, "nvcc: cannot write {}: {e}", cu.display()))?;
+    let mut cmd = std::process::Command::new(&nvcc);
+    cmd.arg("--cubin")
+        .arg(format!("-gencode=arch=compute_{arch},code=sm_{arch}"))
+        .arg(format!("-std={}", opts.std))
+        .arg("-o")
+        .arg(&out);
+    for p in &opts.include_paths {
+        cmd.arg(format!("-I{}", p.display()));
+    }
+    cmd.args(&opts.options).arg(&cu);
+    let output = cmd.output().map_err(|e| {
+        err!(
+            NvccNotFound,
+            "failed to run `{nvcc}` ({e}): the nvcc backend needs the CUDA toolkit's nvcc on PATH \
+             (or NVCC=/path/to/nvcc); the default NVRTC backend needs no toolkit"
+        )
+    })?;
+    if !output.status.success() {
+        bail!(
+            Compile,
+            "`nvcc` command returns non-zero exit status.\ncommand: {cmd:?}\nreturn-code: {}\nstdout/stderr:\n{}{}",
+            output.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    std::fs::read(&out).map_err(|e| err!(Io, "nvcc: no output cubin: {e}"))
+}
+
+/// A loaded kernel on one device with what every launch checks against.
+struct Loaded {
+    device: usize,
+    function: Function,
+    params: Vec<(usize, usize)>,
+    max_threads: u32,
+    max_dynamic_shared: usize,
+}
+
+/// A CUDA C++ kernel compiled on first use (or with [`compile`](RawKernel::compile)) and
+/// launched with full control: CuPy's `RawKernel`.
+///
+/// Every launch checks the arguments against the kernel's real parameters (count and byte
+/// sizes, read from the driver) and the launch configuration against the device's limits,
+/// so a wrong-width scalar or a strided view is an error instead of silent garbage.
+///
+/// ```no_run
+/// use cuprum::{Array, DType, kernel::RawKernel};
+/// let add = RawKernel::new(r#"
+/// extern "C" __global__ void vector_add(const float* a, const float* b, float* c, int n) {
+///     int i = blockIdx.x * blockDim.x + threadIdx.x;
+///     if (i < n) c[i] = a[i] + b[i];
+/// }"#, "vector_add");
+/// let n = 1000usize;
+/// let a = Array::ones(&[n], DType::F32)?;
+/// let b = Array::full(&[n], 2.0f32, DType::F32)?;
+/// let c = Array::empty(&[n], DType::F32)?;
+/// add.launch((n as u32).div_ceil(256), 256, (&a, &b, &c, n as i32))?;
+/// assert_eq!(c.to_vec::<f32>()?, vec![3.0; n]);
+/// // A 64-bit length where the kernel takes `int` is caught before launching:
+/// let err = add.launch(4, 256, (&a, &b, &c, n as i64)).unwrap_err();
+/// assert!(err.to_string().contains("argument 3"));
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub struct RawKernel {
+    spec: Arc<ModuleSpec>,
+    name: String,
+    loaded: RwLock<SmallVec<[Arc<Loaded>; 1]>>,
+}
+
+impl std::fmt::Debug for RawKernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "RawKernel({})", self.name)
+    }
+}
+
+impl RawKernel {
+    /// A kernel named `name` (an `extern "C"` symbol) in the CUDA C++ `code`. Nothing is
+    /// compiled until the first launch or [`compile`](RawKernel::compile).
+    pub fn new(code: impl Into<String>, name: impl Into<String>) -> RawKernel {
+        RawKernel::from_spec(
+            Arc::new(ModuleSpec {
+                code: Code::Source(code.into()),
+                options: CompileOptions::new().program_name("raw_kernel.cu"),
+                backend: Backend::Nvrtc,
+                cooperative: false,
+                loaded: Mutex::new(Vec::new()),
+            }),
+            name.into(),
+        )
+    }
+
+    fn from_spec(spec: Arc<ModuleSpec>, name: String) -> RawKernel {
+        RawKernel {
+            spec,
+            name,
+            loaded: RwLock::new(SmallVec::new()),
+        }
+    }
+
+    fn edit_spec(mut self, f: impl FnOnce(&mut ModuleSpec)) -> RawKernel {
+        edit_spec(&mut self.spec, f);
+        self.loaded = RwLock::new(SmallVec::new());
+        self
+    }
+
+    /// Adds an NVRTC (or nvcc) option, e.g. `"-DN=4"` or `"--use_fast_math"`.
+    pub fn option(self, flag: impl Into<String>) -> RawKernel {
+        let flag = flag.into();
+        self.edit_spec(|s| s.options.options.push(flag))
+    }
+
+    /// Replaces all compile options.
+    pub fn options(self, opts: CompileOptions) -> RawKernel {
+        self.edit_spec(|s| s.options = opts)
+    }
+
+    /// Chooses the compiler (NVRTC by default).
+    pub fn backend(self, backend: Backend) -> RawKernel {
+        self.edit_spec(|s| s.backend = backend)
+    }
+
+    /// Launches with `cuLaunchCooperativeKernel`, so the kernel may use `grid.sync()`; the
+    /// grid must fit on the device at once (checked).
+    pub fn cooperative(self, on: bool) -> RawKernel {
+        self.edit_spec(|s| s.cooperative = on)
+    }
+
+    /// The kernel's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Compiles and loads the kernel on the current device now (a compile error surfaces
+    /// here instead of at the first launch).
+    pub fn compile(&self) -> Result<()> {
+        self.loaded_on(Device::current()?).map(drop)
+    }
+
+    fn loaded_on(&self, device: Device) -> Result<Arc<Loaded>> {
+        {
+            let l = self.loaded.read().unwrap_or_else(|p| p.into_inner());
+            if let Some(x) = l.iter().find(|x| x.device == device.ordinal()) {
+                return Ok(x.clone());
+            }
+        }
+        let module = self.spec.module(device)?;
+        let function = module.function(&self.name)?;
+        let loaded = Arc::new(Loaded {
+            device: device.ordinal(),
+            params: function.param_info()?,
+            max_threads: function.max_threads_per_block()?.max(0) as u32,
+            max_dynamic_shared: function
+                .attribute(FA::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)?
+                .max(0) as usize,
+            function,
+        });
+        let mut l = self.loaded.write().unwrap_or_else(|p| p.into_inner());
+        l.retain(|x| x.device != device.ordinal());
+        l.push(loaded.clone());
+        Ok(loaded)
+    }
+
+    /// The compiled kernel's attributes on the current device.
+    pub fn attributes(&self) -> Result<KernelAttributes> {
+        let f = &self.loaded_on(Device::current()?)?.function;
+        Ok(KernelAttributes {
+            max_threads_per_block: f.attribute(FA::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+            shared_size_bytes: f.attribute(FA::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
+            const_size_bytes: f.attribute(FA::CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES)?,
+            local_size_bytes: f.attribute(FA::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)?,
+            num_regs: f.attribute(FA::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
+            ptx_version: f.attribute(FA::CU_FUNC_ATTRIBUTE_PTX_VERSION)?,
+            binary_version: f.attribute(FA::CU_FUNC_ATTRIBUTE_BINARY_VERSION)?,
+            max_dynamic_shared_size_bytes: f
+                .attribute(FA::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)?,
+            preferred_shared_memory_carveout: f
+                .attribute(FA::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT)?,
+        })
+    }
+
+    /// Raises (or lowers) the dynamic shared memory a launch may ask for, up to the
+    /// device's opt-in limit.
+    pub fn set_max_dynamic_shared_memory(&self, bytes: usize) -> Result<()> {
+        let device = Device::current()?;
+        let l = self.loaded_on(device)?;
+        let static_smem = l
+            .function
+            .attribute(FA::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?
+            .max(0) as usize;
+        let limit = device
+            .max_shared_memory_per_block_optin()
+            .saturating_sub(static_smem);
+        if bytes > limit {
+            bail!(
+                Launch,
+                "kernel '{}': {bytes} bytes of dynamic shared memory requested, the device allows at most {limit} \
+                 ({} per block minus {static_smem} static)",
+                self.name,
+                device.max_shared_memory_per_block_optin()
+            );
+        }
+        l.function.set_attribute(
+            FA::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            bytes as i32,
+        )?;
+        let mut w = self.loaded.write().unwrap_or_else(|p| p.into_inner());
+        w.retain(|x| x.device != device.ordinal());
+        drop(w);
+        Ok(())
+    }
+
+    /// Sets the preferred shared-memory carveout (percent of the L1/shared storage, 0–100,
+    /// or -1 for no preference).
+    pub fn set_preferred_carveout(&self, percent: i32) -> Result<()> {
+        if !(-1..=100).contains(&percent) {
+            bail!(
+                InvalidArgument,
+                "carveout must be -1 or 0..=100 percent, got {percent}"
+            );
+        }
+        let l = self.loaded_on(Device::current()?)?;
+        l.function.set_attribute(
+            FA::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+            percent,
+        )
+    }
+
+    /// Launches on the current stream with no dynamic shared memory.
+    pub fn launch(
+        &self,
+        grid: impl Into<Dim3>,
+        block: impl Into<Dim3>,
+        args: impl KernelArgs,
+    ) -> Result<()> {
+        self.configure(grid, block).launch(args)
+    }
+
+    /// A launch with more settings: `kernel.configure(grid, block).shared_mem(bytes).stream(&s).launch(args)`.
+    pub fn configure(&self, grid: impl Into<Dim3>, block: impl Into<Dim3>) -> Launch<'_> {
+        Launch {
+            kernel: self,
+            grid: grid.into(),
+            block: block.into(),
+            shared_mem: 0,
+            stream: None,
+        }
+    }
+
+    fn check_args(&self, l: &Loaded, args: &[ArgValue]) -> Result<()> {
+        if args.len() != l.params.len() {
+            bail!(
+                Launch,
+                "kernel '{}' takes {} parameter(s) ({} bytes each), {} argument(s) were given",
+                self.name,
+                l.params.len(),
+                sizes(&l.params),
+                args.len()
+            );
+        }
+        for (i, (a, &(_, size))) in args.iter().zip(&l.params).enumerate() {
+            if a.bytes.len() != size {
+                let hint = match (a.kind, size) {
+                    (ArgKind::Value, 4) if a.bytes.len() == 8 => {
+                        " (a 32-bit parameter: pass e.g. `n as i32` or `x as f32`)"
+                    }
+                    (ArgKind::Value, 8) if a.bytes.len() == 4 => {
+                        " (a 64-bit parameter: pass e.g. `n as i64`, `x as f64`, or an array)"
+                    }
+                    _ => "",
+                };
+                bail!(
+                    Launch,
+                    "kernel '{}': argument {i} is {} ({} bytes) but the kernel's parameter {i} is {size} bytes{hint}",
+                    self.name,
+                    a.type_name,
+                    a.bytes.len()
+                );
+            }
+            if let ArgKind::Pointer {
+                contiguous: false,
+                allow_strided: false,
+            } = a.kind
+            {
+                let (shape, strides) = a.view.clone().unwrap_or_default();
+                bail!(
+                    Launch,
+                    "kernel '{}': argument {i} is a non-contiguous view (shape {:?}, element strides {:?}); \
+                     the kernel would see only its first element's address. Pass `.to_contiguous()?`, \
+                     or `Strided(&view)` if the kernel indexes the strides itself",
+                    self.name,
+                    shape,
+                    strides
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn check_config(
+        &self,
+        l: &Loaded,
+        device: Device,
+        grid: Dim3,
+        block: Dim3,
+        smem: usize,
+    ) -> Result<()> {
+        let (mg, mb) = (device.max_grid_dim(), device.max_block_dim());
+        for (what, d, max) in [("grid", grid, mg), ("block", block, mb)] {
+            let dims = [d.0, d.1, d.2];
+            for k in 0..3 {
+                if dims[k] == 0 {
+                    bail!(
+                        Launch,
+                        "kernel '{}': {what} {:?} has a zero dimension (CuPy would silently launch 1)",
+                        self.name,
+                        dims
+                    );
+                }
+                if dims[k] > max[k] {
+                    bail!(
+                        Launch,
+                        "kernel '{}': {what} dimension {} is {}, the device allows at most {}",
+                        self.name,
+                        ["x", "y", "z"][k],
+                        dims[k],
+                        max[k]
+                    );
+                }
+            }
+        }
+        let threads = block.product();
+        let limit = l.max_threads.min(device.max_threads_per_block()) as u64;
+        if threads > limit {
+            bail!(
+                Launch,
+                "kernel '{}': block {:?} has {threads} threads, this kernel allows at most {limit} per block",
+                self.name,
+                (block.0, block.1, block.2)
+            );
+        }
+        if smem > l.max_dynamic_shared {
+            bail!(
+                Launch,
+                "kernel '{}': {smem} bytes of dynamic shared memory requested, the limit is {} \
+                 (raise it with set_max_dynamic_shared_memory, up to the device's {} per block)",
+                self.name,
+                l.max_dynamic_shared,
+                device.max_shared_memory_per_block_optin()
+            );
+        }
+        if self.spec.cooperative {
+            let per_sm = l.function.max_active_blocks_per_sm(threads as u32, smem)?;
+            let max = per_sm as u64 * device.sm_count() as u64;
+            if grid.product() > max {
+                bail!(
+                    Launch,
+                    "kernel '{}': the cooperative grid of {} blocks exceeds the limit ({max} = {per_sm} per SM x {} SMs) of blocks that can run at once",
+                    self.name,
+                    grid.product(),
+                    device.sm_count()
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+fn sizes(params: &[(usize, usize)]) -> String {
+    let v: Vec<String> = params.iter().map(|p| p.1.to_string()).collect();
+    format!("[{}]", v.join(", "))
+}
+
+/// A configured launch (see [`RawKernel::configure`]).
+pub struct Launch<'k> {
+    kernel: &'k RawKernel,
+    grid: Dim3,
+    block: Dim3,
+    shared_mem: usize,
+    stream: Option<&'k Stream>,
+}
+
+impl<'k> Launch<'k> {
+    /// Dynamic shared memory per block, in bytes.
+    pub fn shared_mem(mut self, bytes: usize) -> Self {
+        self.shared_mem = bytes;
+        self
+    }
+    /// The stream to launch on (default: the current stream).
+    pub fn stream(mut self, stream: &'k Stream) -> Self {
+        self.stream = Some(stream);
+        self
+    }
+
+    /// Checks the arguments and the configuration, then launches.
+    pub fn launch(self, args: impl KernelArgs) -> Result<()> {
+        let owned;
+        let stream = match self.stream {
+            Some(s) => s,
+            None => {
+                owned = Stream::current()?;
+                &owned
+            }
+        };
+        let device = stream.device();
+        let l = self.kernel.loaded_on(device)?;
+        let mut vals: SmallVec<[ArgValue; 8]> = SmallVec::new();
+        args.collect_args(&mut vals);
+        self.kernel.check_args(&l, &vals)?;
+        self.kernel
+            .check_config(&l, device, self.grid, self.block, self.shared_mem)?;
+        let mut pack = ArgPack::new();
+        for v in &vals {
+            pack.push_bytes(&v.bytes);
+        }
+        let cfg = LaunchConfig {
+            grid: (self.grid.0, self.grid.1, self.grid.2),
+            block: (self.block.0, self.block.1, self.block.2),
+            shared_mem_bytes: self.shared_mem as u32,
+        };
+        // SAFETY: the argument count and every argument's size match the kernel's parameter
+        // list as the driver reports it; arrays pass addresses of live device buffers
+        // (contiguous unless the caller opted in); the configuration is within the device's
+        // and the kernel's limits. What the kernel does with the memory is the kernel
+        // author's contract, as with any CUDA kernel.
+        unsafe {
+            launch_kind(
+                &l.function,
+                &cfg,
+                stream,
+                &mut pack,
+                self.kernel.spec.cooperative,
+            )
+        }
+    }
+}
+
+/// A CUDA C++ module with several kernels, `__device__`/`__constant__` globals and template
+/// instantiations: CuPy's `RawModule`. Compiled per device on first use.
+///
+/// ```no_run
+/// use cuprum::{Array, DType, kernel::RawModule};
+/// let m = RawModule::new(r#"
+/// template<typename T, int N> __global__ void scale(T* x, int n) {
+///     int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] *= N; }
+/// __constant__ float coeffs[4];
+/// "#).name_expression("scale<float, 4>");
+/// let k = m.get_function("scale<float, 4>")?;
+/// let x = Array::ones(&[8], DType::F32)?;
+/// k.launch(1, 8, (&x, 8i32))?;
+/// assert_eq!(x.to_vec::<f32>()?, vec![4.0; 8]);
+/// let c = m.get_global::<f32>("coeffs")?;          // a typed view of constant memory
+/// c.copy_from_slice(&[1.0f32, 2.0, 3.0, 4.0])?;
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub struct RawModule {
+    spec: Arc<ModuleSpec>,
+}
+
+impl RawModule {
+    /// A module from CUDA C++ source (NVRTC by default).
+    pub fn new(code: impl Into<String>) -> RawModule {
+        RawModule {
+            spec: Arc::new(ModuleSpec {
+                code: Code::Source(code.into()),
+                options: CompileOptions::new().program_name("raw_module.cu"),
+                backend: Backend::Nvrtc,
+                cooperative: false,
+                loaded: Mutex::new(Vec::new()),
+            }),
+        }
+    }
+
+    /// A module from a cubin, PTX or fatbin file (read on first use).
+    pub fn from_file(path: impl AsRef<Path>) -> RawModule {
+        RawModule {
+            spec: Arc::new(ModuleSpec {
+                code: Code::File(path.as_ref().to_path_buf()),
+                options: CompileOptions::new(),
+                backend: Backend::Nvrtc,
+                cooperative: false,
+                loaded: Mutex::new(Vec::new()),
+            }),
+        }
+    }
+
+    fn edit(mut self, f: impl FnOnce(&mut ModuleSpec)) -> RawModule {
+        edit_spec(&mut self.spec, f);
+        self
+    }
+
+    /// Adds a compile option.
+    pub fn option(self, flag: impl Into<String>) -> RawModule {
+        let flag = flag.into();
+        self.edit(|s| s.options.options.push(flag))
+    }
+
+    /// Adds a name expression (a template instantiation, e.g. `scale<float, 4>`) that
+    /// [`get_function`](RawModule::get_function) then accepts.
+    pub fn name_expression(self, expr: impl Into<String>) -> RawModule {
+        let expr = expr.into();
+        self.edit(|s| s.options.name_expressions.push(expr))
+    }
+
+    /// Replaces all compile options.
+    pub fn options(self, opts: CompileOptions) -> RawModule {
+        self.edit(|s| s.options = opts)
+    }
+
+    /// Chooses the compiler.
+    pub fn backend(self, backend: Backend) -> RawModule {
+        self.edit(|s| s.backend = backend)
+    }
+
+    /// Kernels from this module launch cooperatively.
+    pub fn cooperative(self, on: bool) -> RawModule {
+        self.edit(|s| s.cooperative = on)
+    }
+
+    /// Compiles and loads the module on the current device now.
+    pub fn compile(&self) -> Result<()> {
+        self.spec.module(Device::current()?).map(drop)
+    }
+
+    /// The kernel `name` (an `extern "C"` name, a mangled name, or a name expression given
+    /// with [`name_expression`](RawModule::name_expression)), loaded now on the current
+    /// device.
+    pub fn get_function(&self, name: &str) -> Result<RawKernel> {
+        if let Code::File(_) = self.spec.code
+            && self.spec.options.name_expressions.iter().any(|e| e == name)
+        {
+            bail!(
+                InvalidArgument,
+                "need CUDA C++ code for the requested kernels"
+            );
+        }
+        let k = RawKernel::from_spec(self.spec.clone(), name.to_string());
+        k.compile()?;
+        Ok(k)
+    }
+
+    /// A typed 1-D view of the `__device__` or `__constant__` symbol `name` on the current
+    /// device (its size must be a whole number of `T`s). Reading and writing it reads and
+    /// writes the module's memory.
+    pub fn get_global<T: Element>(&self, name: &str) -> Result<Array> {
+        let device = Device::current()?;
+        let m = self.spec.module(device)?;
+        let (ptr, bytes) = m.global(name)?;
+        let item = std::mem::size_of::<T>();
+        if bytes % item != 0 {
+            bail!(
+                DType,
+                "global '{name}' is {bytes} bytes, not a whole number of {} ({item} bytes each)",
+                T::DTYPE
+            );
+        }
+        let stream = Stream::current()?;
+        let buf = Buffer::borrowed(ptr, bytes, &stream, m);
+        Ok(Array::from_buffer(
+            buf,
+            T::DTYPE,
+            smallvec::smallvec![bytes / item],
+        ))
+    }
+}

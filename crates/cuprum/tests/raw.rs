@@ -1,0 +1,432 @@
+//! GPU tests of RawKernel and RawModule: checked arguments, launch limits, faults,
+//! cooperative launch, templates, constant memory, concurrency.
+
+mod common;
+
+use cuprum::kernel::{Backend, ByValue, DevicePtr, Strided};
+use cuprum::{Array, DType, Device, ErrorKind, RawKernel, RawModule, Stream, s};
+
+const ADD: &str = r#"
+extern "C" __global__ void vector_add(const float* a, const float* b, float* c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}"#;
+
+fn randf(rng: &mut common::Rng, n: usize) -> Vec<f32> {
+    (0..n).map(|_| rng.f64(-10.0, 10.0) as f32).collect()
+}
+
+#[test]
+fn vector_add_matches_host_for_odd_sizes() {
+    require_gpu!();
+    let k = RawKernel::new(ADD, "vector_add");
+    let mut rng = common::Rng::new(1);
+    for n in [1usize, 255, 257, 100_003] {
+        let (ha, hb) = (randf(&mut rng, n), randf(&mut rng, n));
+        let a = Array::from_slice(&ha, &[n]).unwrap();
+        let b = Array::from_slice(&hb, &[n]).unwrap();
+        let c = Array::full(&[n], f32::NAN, DType::F32).unwrap();
+        k.launch((n as u32).div_ceil(256), 256, (&a, &b, &c, n as i32))
+            .unwrap();
+        let hc = c.to_vec::<f32>().unwrap();
+        for i in 0..n {
+            assert_eq!(hc[i], ha[i] + hb[i], "n={n} i={i}");
+        }
+    }
+}
+
+#[test]
+fn argument_mismatches_are_errors_naming_the_argument() {
+    require_gpu!();
+    let k = RawKernel::new(ADD, "vector_add");
+    let a = Array::ones(&[8], DType::F32).unwrap();
+    // count
+    let e = k.launch(1, 8, (&a, &a, &a)).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Launch);
+    assert!(
+        e.to_string().contains("takes 4 parameter(s)") && e.to_string().contains("3 argument(s)"),
+        "{e}"
+    );
+    // a 64-bit integer where the kernel takes int
+    let e = k.launch(1, 8, (&a, &a, &a, 8i64)).unwrap_err();
+    let m = e.to_string();
+    assert!(
+        m.contains("argument 3 is i64 (8 bytes)") && m.contains("parameter 3 is 4 bytes"),
+        "{m}"
+    );
+    assert!(m.contains("as i32"), "{m}");
+    // a 2-byte scalar where a pointer goes
+    let e = k.launch(1, 8, (&a, 1u16, &a, 8i32)).unwrap_err();
+    assert!(e.to_string().contains("argument 1 is u16 (2 bytes)"), "{e}");
+    // a strided view where the kernel takes a pointer
+    let m2 = Array::ones(&[4, 2], DType::F32).unwrap();
+    let e = k.launch(1, 8, (&m2.t(), &a, &a, 8i32)).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("argument 0 is a non-contiguous view"),
+        "{e}"
+    );
+    // ... unless the user opts in
+    let out = Array::zeros(&[8], DType::F32).unwrap();
+    let t = m2.t();
+    k.launch(1, 8, (Strided(&t), &a, &out, 8i32)).unwrap();
+    assert_eq!(out.to_vec::<f32>().unwrap(), vec![2.0; 8]);
+    // a contiguous slice passes its first element's address
+    let base = Array::arange(0.0, 10.0, 1.0, DType::F32).unwrap();
+    let tail = base.slice(&s![2..]).unwrap();
+    let out = Array::zeros(&[8], DType::F32).unwrap();
+    k.launch(1, 8, (&tail, &a, &out, 8i32)).unwrap();
+    assert_eq!(
+        out.to_vec::<f32>().unwrap(),
+        (3..11).map(|x| x as f32).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn launch_configs_outside_limits_are_errors() {
+    require_gpu!();
+    let k = RawKernel::new(ADD, "vector_add");
+    let a = Array::ones(&[8], DType::F32).unwrap();
+    let args = (&a, &a, &a, 8i32);
+    let e = k.launch(0, 8, args).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Launch);
+    assert!(e.to_string().contains("zero dimension"), "{e}");
+    let e = k.launch(1, (0, 1), args).unwrap_err();
+    assert!(e.to_string().contains("zero dimension"), "{e}");
+    let e = k.launch(1, 2048, args).unwrap_err();
+    assert!(
+        (e.to_string().contains("2048 threads") || e.to_string().contains("dimension x is 2048"))
+            && e.to_string().contains("1024"),
+        "{e}"
+    );
+    let e = k.launch(1, (32, 32, 2), args).unwrap_err();
+    assert!(
+        e.to_string().contains("dimension z is 2") || e.to_string().contains("2048 threads"),
+        "{e}"
+    );
+    let e = k
+        .configure(1, 8)
+        .shared_mem(1 << 20)
+        .launch(args)
+        .unwrap_err();
+    assert!(e.to_string().contains("dynamic shared memory"), "{e}");
+    let e = k.launch((1, 1, 100_000), 8, args).unwrap_err();
+    assert!(e.to_string().contains("grid dimension z is 100000"), "{e}");
+}
+
+#[test]
+fn dynamic_shared_memory_above_48k_after_opt_in() {
+    require_gpu!();
+    let k = RawKernel::new(
+        r#"extern "C" __global__ void fill(float* out, int n) {
+            extern __shared__ float buf[];
+            for (int i = threadIdx.x; i < n; i += blockDim.x) buf[i] = (float)i;
+            __syncthreads();
+            for (int i = threadIdx.x; i < n; i += blockDim.x) out[i] = buf[n - 1 - i];
+        }"#,
+        "fill",
+    );
+    let n = 24 * 1024usize; // 96 KiB of shared memory
+    let out = Array::zeros(&[n], DType::F32).unwrap();
+    let err = k
+        .configure(1, 256)
+        .shared_mem(n * 4)
+        .launch((&out, n as i32))
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("set_max_dynamic_shared_memory"),
+        "{err}"
+    );
+    k.set_max_dynamic_shared_memory(n * 4).unwrap();
+    assert_eq!(
+        k.attributes().unwrap().max_dynamic_shared_size_bytes as usize,
+        n * 4
+    );
+    k.configure(1, 256)
+        .shared_mem(n * 4)
+        .launch((&out, n as i32))
+        .unwrap();
+    let v = out.to_vec::<f32>().unwrap();
+    assert_eq!(v[0], (n - 1) as f32);
+    assert_eq!(v[n - 1], 0.0);
+    let too_much = Device::current()
+        .unwrap()
+        .max_shared_memory_per_block_optin()
+        + 1;
+    assert_eq!(
+        k.set_max_dynamic_shared_memory(too_much)
+            .unwrap_err()
+            .kind(),
+        ErrorKind::Launch
+    );
+    k.set_preferred_carveout(50).unwrap();
+    assert!(k.set_preferred_carveout(101).is_err());
+}
+
+#[test]
+fn attributes_are_reported() {
+    require_gpu!();
+    let k = RawKernel::new(ADD, "vector_add");
+    let a = k.attributes().unwrap();
+    assert!(a.num_regs > 0 && a.num_regs < 255, "{a:?}");
+    assert_eq!(a.max_threads_per_block, 1024);
+    let dev = Device::current().unwrap();
+    assert_eq!(a.binary_version as u32, dev.arch());
+    assert_eq!(a.shared_size_bytes, 0);
+}
+
+#[test]
+fn compile_errors_surface_at_compile_with_the_log() {
+    require_gpu!();
+    let k = RawKernel::new(
+        "extern \"C\" __global__ void k(int* x) { x[0] = nope; }",
+        "k",
+    );
+    let e = k.compile().unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Compile);
+    assert!(e.compile_log().unwrap().contains("nope"));
+    let missing = RawKernel::new(ADD, "no_such_kernel");
+    let e = missing.compile().unwrap_err();
+    assert!(
+        e.to_string().contains("no kernel named 'no_such_kernel'"),
+        "{e}"
+    );
+}
+
+#[test]
+fn faulting_kernel_is_an_error_not_an_abort() {
+    require_gpu!();
+    // A device fault poisons the context for the whole process, so it runs in a child.
+    let exe = std::env::current_exe().unwrap();
+    let out = std::process::Command::new(exe)
+        .args([
+            "--exact",
+            "fault_child",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("CUPRUM_FAULT_CHILD", "1")
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("FAULT-OK"), "child output:\n{text}");
+    assert!(
+        text.contains("CUDA_ERROR_ILLEGAL_ADDRESS"),
+        "child output:\n{text}"
+    );
+}
+
+#[test]
+#[ignore = "run by faulting_kernel_is_an_error_not_an_abort in a child process"]
+fn fault_child() {
+    if std::env::var("CUPRUM_FAULT_CHILD").is_err() {
+        return;
+    }
+    let k = RawKernel::new(
+        "extern \"C\" __global__ void oob(float* x) { x[threadIdx.x + (1ll << 40)] = 1.0f; }",
+        "oob",
+    );
+    let a = Array::zeros(&[4], DType::F32).unwrap();
+    let launched = k.launch(1, 32, (&a,));
+    let synced = Stream::current().unwrap().synchronize();
+    let e = launched.and(synced).unwrap_err();
+    println!("FAULT-OK: {e}");
+}
+
+#[test]
+fn cooperative_launch_with_grid_sync() {
+    require_gpu!();
+    let inc = std::env::var("CUDA_HOME").unwrap_or_else(|_| "/usr/local/cuda".into()) + "/include";
+    if !std::path::Path::new(&inc)
+        .join("cooperative_groups.h")
+        .exists()
+    {
+        eprintln!("SKIPPED cooperative_launch_with_grid_sync: no cooperative_groups.h under {inc}");
+        return;
+    }
+    let k = RawKernel::new(
+        r#"#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void two_phase(int* data, int* out, int n) {
+    cg::grid_group g = cg::this_grid();
+    int i = g.thread_rank();
+    if (i < n) data[i] = i;
+    g.sync();
+    if (i < n) out[i] = data[n - 1 - i];
+}"#,
+        "two_phase",
+    )
+    .options(
+        cuprum::CompileOptions::new()
+            .include_path(&inc)
+            .program_name("coop.cu"),
+    )
+    .cooperative(true);
+    let dev = Device::current().unwrap();
+    let blocks = dev.sm_count();
+    let n = (blocks * 256) as usize;
+    let data = Array::zeros(&[n], DType::I32).unwrap();
+    let out = Array::zeros(&[n], DType::I32).unwrap();
+    k.launch(blocks, 256, (&data, &out, n as i32)).unwrap();
+    let v = out.to_vec::<i32>().unwrap();
+    assert!(v.iter().enumerate().all(|(i, &x)| x == (n - 1 - i) as i32));
+    let e = k
+        .launch(blocks * 1000, 256, (&data, &out, n as i32))
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Launch);
+    assert!(e.to_string().contains("exceeds the limit"), "{e}");
+}
+
+#[test]
+fn templates_through_name_expressions_and_constant_memory() {
+    require_gpu!();
+    let m = RawModule::new(
+        r#"
+__constant__ float coeffs[4];
+__device__ int counter;
+template<typename T, int N> __global__ void scale(T* x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = x[i] * N + (T)coeffs[i % 4];
+}
+extern "C" __global__ void bump() { atomicAdd(&counter, 1); }
+"#,
+    )
+    .name_expression("scale<float, 4>")
+    .name_expression("scale<double, 2>");
+    let c = m.get_global::<f32>("coeffs").unwrap();
+    assert_eq!(c.shape(), &[4]);
+    c.copy_from_slice(&[0.5f32, 1.5, 2.5, 3.5]).unwrap();
+    assert_eq!(c.to_vec::<f32>().unwrap(), vec![0.5, 1.5, 2.5, 3.5]);
+    let kf = m.get_function("scale<float, 4>").unwrap();
+    let x = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0, 5.0], &[5]).unwrap();
+    kf.launch(1, 32, (&x, 5i32)).unwrap();
+    assert_eq!(x.to_vec::<f32>().unwrap(), vec![4.5, 9.5, 14.5, 19.5, 20.5]);
+    let kd = m.get_function("scale<double, 2>").unwrap();
+    let y = Array::from_slice(&[1.0f64, -1.0], &[2]).unwrap();
+    kd.launch(1, 32, (&y, 2i32)).unwrap();
+    assert_eq!(y.to_vec::<f64>().unwrap(), vec![2.5, -0.5]);
+    // the float kernel given a double array's element size is still a pointer: fine; but a
+    // f64 scalar for `int n` is not
+    assert!(kf.launch(1, 32, (&x, 5.0f64)).is_err());
+    let counter = m.get_global::<i32>("counter").unwrap();
+    counter.fill(0i32).unwrap();
+    let bump = m.get_function("bump").unwrap();
+    bump.launch(3, 64, ()).unwrap();
+    assert_eq!(counter.to_vec::<i32>().unwrap(), vec![192]);
+    assert_eq!(m.get_global::<f64>("coeffs").unwrap().size(), 2);
+    assert!(m.get_global::<f32>("nope").is_err());
+    assert!(m.get_function("scale<int, 3>").is_err());
+}
+
+#[test]
+fn structs_by_value_and_raw_pointers() {
+    require_gpu!();
+    #[repr(C)]
+    #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+    struct Affine {
+        scale: f32,
+        shift: f32,
+        n: i32,
+        pad: i32,
+    }
+    let k = RawKernel::new(
+        r#"struct Affine { float scale; float shift; int n; int pad; };
+extern "C" __global__ void affine(float* x, Affine p) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < p.n) x[i] = x[i] * p.scale + p.shift;
+}"#,
+        "affine",
+    );
+    let x = Array::arange(0.0, 10.0, 1.0, DType::F32).unwrap();
+    let p = Affine {
+        scale: 2.0,
+        shift: 1.0,
+        n: 10,
+        pad: 0,
+    };
+    k.launch(1, 32, (DevicePtr(x.data_ptr()), ByValue(p)))
+        .unwrap();
+    assert_eq!(
+        x.to_vec::<f32>().unwrap(),
+        (0..10).map(|i| 2.0 * i as f32 + 1.0).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn concurrent_launches_from_threads_on_streams() {
+    require_gpu!();
+    let k = std::sync::Arc::new(RawKernel::new(ADD, "vector_add"));
+    let handles: Vec<_> = (0..8)
+        .map(|t| {
+            let k = k.clone();
+            std::thread::spawn(move || {
+                let s = Stream::new().unwrap();
+                s.with(|| {
+                    let n = 10_000 + t;
+                    let a = Array::full(&[n], t as f32, DType::F32).unwrap();
+                    let c = Array::empty(&[n], DType::F32).unwrap();
+                    for _ in 0..20 {
+                        k.launch((n as u32).div_ceil(128), 128, (&a, &a, &c, n as i32))
+                            .unwrap();
+                    }
+                    s.synchronize().unwrap();
+                    assert!(
+                        c.to_vec::<f32>()
+                            .unwrap()
+                            .iter()
+                            .all(|&v| v == 2.0 * t as f32)
+                    );
+                });
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+}
+
+#[test]
+fn nvcc_backend_or_a_clear_error() {
+    require_gpu!();
+    let k = RawKernel::new(ADD, "vector_add").backend(Backend::Nvcc);
+    match k.compile() {
+        Ok(()) => {
+            let a = Array::ones(&[4], DType::F32).unwrap();
+            let c = Array::empty(&[4], DType::F32).unwrap();
+            k.launch(1, 4, (&a, &a, &c, 4i32)).unwrap();
+            assert_eq!(c.to_vec::<f32>().unwrap(), vec![2.0; 4]);
+        }
+        Err(e) => {
+            assert_eq!(e.kind(), ErrorKind::NvccNotFound, "{e}");
+            assert!(e.to_string().contains("nvcc"), "{e}");
+        }
+    }
+}
+
+#[test]
+fn module_from_a_cubin_file() {
+    require_gpu!();
+    let dev = Device::current().unwrap();
+    let img =
+        cuprum::compile::compile_for_arch(ADD, &cuprum::CompileOptions::default(), dev.arch())
+            .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("add.cubin");
+    std::fs::write(&path, &img.image).unwrap();
+    let m = RawModule::from_file(&path);
+    let k = m.get_function("vector_add").unwrap();
+    let a = Array::ones(&[3], DType::F32).unwrap();
+    let c = Array::empty(&[3], DType::F32).unwrap();
+    k.launch(1, 3, (&a, &a, &c, 3i32)).unwrap();
+    assert_eq!(c.to_vec::<f32>().unwrap(), vec![2.0; 3]);
+    let missing = RawModule::from_file(dir.path().join("missing.cubin"));
+    assert_eq!(
+        missing.get_function("vector_add").unwrap_err().kind(),
+        ErrorKind::Io
+    );
+}

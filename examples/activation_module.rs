@@ -1,0 +1,65 @@
+//! Seed: "RawModule with Multiple Kernels" — relu and sigmoid through one module.
+use cuprum::{Array, ErrorKind, RawModule};
+
+fn main() -> Result<(), cuprum::Error> {
+    if let Err(e) = cuprum::Device::get(0) {
+        if matches!(
+            e.kind(),
+            ErrorKind::NoDriver | ErrorKind::NoDevice | ErrorKind::DriverTooOld
+        ) {
+            println!("activation_module: no GPU here ({e}); nothing to run");
+            return Ok(());
+        }
+        return Err(e);
+    }
+    let module = RawModule::new(
+        r#"
+extern "C" {
+__device__ float activation_relu(float x) { return fmaxf(0.0f, x); }
+__device__ float activation_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
+
+__global__ void apply_activation(const float* input, float* output, int size, int activation_type) {
+    int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx < size) {
+        float x = input[idx];
+        if (activation_type == 0) output[idx] = activation_relu(x);
+        else if (activation_type == 1) output[idx] = activation_sigmoid(x);
+    }
+}
+
+__global__ void vector_add(const float* a, const float* b, float* c, int size) {
+    int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx < size) c[idx] = a[idx] + b[idx];
+}
+}"#,
+    );
+    let activation = module.get_function("apply_activation")?;
+    let add = module.get_function("vector_add")?;
+    let data = Array::from_slice(&[-2.0f32, -1.0, 0.0, 1.0, 2.0], &[5])?;
+    let output = Array::zeros_like(&data)?;
+    activation.launch(1, 256, (&data, &output, 5i32, 0i32))?;
+    let relu = output.to_vec::<f32>()?;
+    activation.launch(1, 256, (&data, &output, 5i32, 1i32))?;
+    let sigmoid = output.to_vec::<f32>()?;
+    let sum = Array::empty_like(&data)?;
+    add.launch(1, 256, (&data, &data, &sum, 5i32))?;
+    let twice = sum.to_vec::<f32>()?;
+    let want_sig: Vec<f32> = [-2.0f32, -1.0, 0.0, 1.0, 2.0]
+        .iter()
+        .map(|x| 1.0 / (1.0 + (-x).exp()))
+        .collect();
+    let ok = relu == [0.0, 0.0, 0.0, 1.0, 2.0]
+        && sigmoid
+            .iter()
+            .zip(&want_sig)
+            .all(|(a, b)| (a - b).abs() < 1e-6)
+        && twice == [-4.0, -2.0, 0.0, 2.0, 4.0];
+    println!(
+        "activation_module: ReLU {relu:?}, Sigmoid {sigmoid:?}, add {twice:?}: {}",
+        if ok { "match" } else { "MISMATCH" }
+    );
+    if !ok {
+        std::process::exit(1);
+    }
+    Ok(())
+}

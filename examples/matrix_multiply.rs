@@ -1,0 +1,58 @@
+//! Seed: "RawKernel — matrix multiply" (M, N, K = 1024, 1024, 512, 16×16 blocks), checked
+//! against a CPU reference.
+use cuprum::{Array, DType, ErrorKind, RawKernel, random};
+
+fn main() -> Result<(), cuprum::Error> {
+    if let Err(e) = cuprum::Device::get(0) {
+        if matches!(
+            e.kind(),
+            ErrorKind::NoDriver | ErrorKind::NoDevice | ErrorKind::DriverTooOld
+        ) {
+            println!("matrix_multiply: no GPU here ({e}); nothing to run");
+            return Ok(());
+        }
+        return Err(e);
+    }
+    let mm = RawKernel::new(
+        r#"
+extern "C" __global__
+void matrix_multiply(const float* A, const float* B, float* C, int M, int N, int K) {
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row < M && col < N) {
+        float sum = 0.0f;
+        for (int k = 0; k < K; k++) {
+            sum += A[row * K + k] * B[k * N + col];
+        }
+        C[row * N + col] = sum;
+    }
+}"#,
+        "matrix_multiply",
+    );
+    let (m, n, k) = (1024usize, 1024usize, 512usize);
+    let a = random::random(&[m, k], DType::F32)?;
+    let b = random::random(&[k, n], DType::F32)?;
+    let c = Array::zeros(&[m, n], DType::F32)?;
+    let grid = ((n as u32).div_ceil(16), (m as u32).div_ceil(16));
+    mm.launch(grid, (16, 16), (&a, &b, &c, m as i32, n as i32, k as i32))?;
+    let (ha, hb, hc) = (a.to_vec::<f32>()?, b.to_vec::<f32>()?, c.to_vec::<f32>()?);
+    let mut worst = 0.0f64;
+    for i in 0..m {
+        for j in 0..n {
+            let r: f64 = (0..k)
+                .map(|p| ha[i * k + p] as f64 * hb[p * n + j] as f64)
+                .sum();
+            worst = worst.max((hc[i * n + j] as f64 - r).abs() / r.abs().max(1.0));
+        }
+    }
+    let ok = worst < 1e-4;
+    println!(
+        "matrix_multiply: C[0,0] = {:.4}, worst relative error vs CPU {worst:.2e}: {}",
+        hc[0],
+        if ok { "match" } else { "MISMATCH" }
+    );
+    if !ok {
+        std::process::exit(1);
+    }
+    Ok(())
+}

@@ -1,0 +1,53 @@
+//! Seed: "Kernel with shared memory optimization" — a block reduction with dynamic shared
+//! memory over 1e6 float32, block sums added on the host and compared with a host sum.
+use cuprum::{Array, DType, ErrorKind, RawKernel, random};
+
+fn main() -> Result<(), cuprum::Error> {
+    if let Err(e) = cuprum::Device::get(0) {
+        if matches!(
+            e.kind(),
+            ErrorKind::NoDriver | ErrorKind::NoDevice | ErrorKind::DriverTooOld
+        ) {
+            println!("shared_memory_reduction: no GPU here ({e}); nothing to run");
+            return Ok(());
+        }
+        return Err(e);
+    }
+    let kernel = RawKernel::new(
+        r#"
+extern "C" __global__
+void optimized_reduction(const float* input, float* output, int size) {
+    extern __shared__ float sdata[];
+    int tid = threadIdx.x;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    sdata[tid] = (i < size) ? input[i] : 0;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (tid < s) sdata[tid] += sdata[tid + s];
+        __syncthreads();
+    }
+    if (tid == 0) output[blockIdx.x] = sdata[0];
+}"#,
+        "optimized_reduction",
+    );
+    let n = 1_000_000usize;
+    let data = random::random(&[n], DType::F32)?;
+    let block = 256u32;
+    let grid = (n as u32).div_ceil(block);
+    let out = Array::zeros(&[grid as usize], DType::F32)?;
+    kernel
+        .configure(grid, block)
+        .shared_mem(block as usize * 4)
+        .launch((&data, &out, n as i32))?;
+    let gpu: f64 = out.to_vec::<f32>()?.iter().map(|&x| x as f64).sum();
+    let host: f64 = data.to_vec::<f32>()?.iter().map(|&x| x as f64).sum();
+    let ok = (gpu - host).abs() / host < 1e-5;
+    println!(
+        "shared_memory_reduction: GPU {gpu:.3}, host {host:.3}: {}",
+        if ok { "match" } else { "MISMATCH" }
+    );
+    if !ok {
+        std::process::exit(1);
+    }
+    Ok(())
+}
