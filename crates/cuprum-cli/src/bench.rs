@@ -74,6 +74,11 @@ const WORKLOADS: &[(&str, &str, Workload)] = &[
         compile_disk_hit,
     ),
     (
+        "compile_disk_hit_lookup",
+        "the same, cache lookup only (read + checksum + decode, no driver load)",
+        compile_disk_hit_lookup,
+    ),
+    (
         "compile_memo_hit",
         "compile_with_cache repeat + function lookup + launch",
         compile_memo_hit,
@@ -154,8 +159,20 @@ fn compile_cold(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
     Ok((r, 0))
 }
 
-/// Runs `cuprum bench-child MODE DIR` `n` times; each prints its seconds.
+/// Runs `cuprum bench-child MODE DIR` `n` times; each prints its total seconds and the
+/// seconds of the cache lookup alone (before the driver loads the module). `lookup_only`
+/// keeps the second number instead of the first.
 fn children(name: &str, mode: &str, dir: &std::path::Path, n: usize) -> R<PerfCaseResult> {
+    children_pick(name, mode, dir, n, false)
+}
+
+fn children_pick(
+    name: &str,
+    mode: &str,
+    dir: &std::path::Path,
+    n: usize,
+    lookup_only: bool,
+) -> R<PerfCaseResult> {
     let exe = std::env::current_exe()?;
     let mut cpu = Vec::new();
     for _ in 0..n {
@@ -165,8 +182,12 @@ fn children(name: &str, mode: &str, dir: &std::path::Path, n: usize) -> R<PerfCa
             .arg(dir)
             .output()?;
         let text = String::from_utf8_lossy(&out.stdout);
-        match text.trim().parse::<f64>() {
-            Ok(s) if out.status.success() => cpu.push(s),
+        let nums: Vec<f64> = text
+            .split_whitespace()
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        match nums.get(usize::from(lookup_only)) {
+            Some(&s) if out.status.success() => cpu.push(s),
             _ => {
                 return Err(format!(
                     "bench-child {mode} failed: {text}{}",
@@ -208,6 +229,20 @@ fn compile_disk_hit(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
     Ok((r?, 0))
 }
 
+fn compile_disk_hit_lookup(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
+    let dir = temp_cache_dir("disklookup");
+    compile_and_load(&KernelCache::new(Some(dir.clone())), &small_kernel(0))?;
+    let r = children_pick(
+        "compile_disk_hit_lookup",
+        "disk",
+        &dir,
+        o.n_repeat.clamp(1, 10),
+        true,
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok((r?, 0))
+}
+
 fn compile_memo_hit(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
     let src = "extern \"C\" __global__ void memo_hit_kernel() {}\n";
     let opts = CompileOptions::default();
@@ -243,7 +278,9 @@ pub fn child(args: &ChildArgs) -> R<ExitCode> {
     let cache = KernelCache::new(Some(args.dir.clone()));
     let src = small_kernel(if args.mode == "disk" { 0 } else { nonce() });
     let t = std::time::Instant::now();
-    compile_and_load(&cache, &src)?;
+    let img = cache.compile(&src, &CompileOptions::default(), dev.arch())?;
+    let lookup = t.elapsed().as_secs_f64();
+    Module::load(dev, &img.image)?.function("ew_add")?;
     let s = t.elapsed().as_secs_f64();
     let st = cache.stats();
     let expected = if args.mode == "disk" {
@@ -258,7 +295,7 @@ pub fn child(args: &ChildArgs) -> R<ExitCode> {
         )
         .into());
     }
-    out!("{s}");
+    out!("{s} {lookup}");
     Ok(ExitCode::SUCCESS)
 }
 

@@ -108,3 +108,30 @@ fn in_memory_headers_are_found() {
     .unwrap();
     assert!(img.is_cubin);
 }
+
+/// Every kernel source in the examples (the `r#"..."#` strings) compiles for sm_90.
+#[test]
+fn every_example_kernel_compiles() {
+    require_nvrtc!();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let mut count = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (k, chunk) in text.split("r#\"").skip(1).enumerate() {
+            let src = chunk.split("\"#").next().unwrap();
+            let opts = CompileOptions::default().program_name(format!(
+                "{}_{k}.cu",
+                path.file_stem().unwrap().to_string_lossy()
+            ));
+            let img = compile_for_arch(src, &opts, 90)
+                .unwrap_or_else(|e| panic!("{}: kernel {k} failed: {e}", path.display()));
+            assert!(img.is_cubin);
+            count += 1;
+        }
+    }
+    assert!(count >= 5, "found only {count} example kernels in {}", dir.display());
+}

@@ -263,7 +263,7 @@ extern "C" __global__ void two_phase(int* data, int* out, int n) {
     )
     .options(
         cuprum::CompileOptions::new()
-            .include_path(&inc)
+            .toolkit_includes()
             .program_name("coop.cu"),
     )
     .cooperative(true);

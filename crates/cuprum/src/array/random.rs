@@ -84,7 +84,7 @@ impl Generator {
         unsafe { cr::set_offset(self.raw, 0) }.map_err(|e| curand_err(e, "curandSetOffset"))
     }
 
-    /// Uniform values in `[low, high)`.
+    /// Uniform values in `[low, high)` (all `low` when `low == high`).
     pub fn uniform(&mut self, low: f64, high: f64, shape: &[usize], dtype: DType) -> Result<Array> {
         if !(low.is_finite() && high.is_finite()) {
             bail!(
@@ -92,10 +92,10 @@ impl Generator {
                 "uniform bounds must be finite, got [{low}, {high})"
             );
         }
-        if low >= high {
+        if low > high {
             bail!(
                 InvalidArgument,
-                "uniform needs low < high, got [{low}, {high})"
+                "uniform needs low <= high, got [{low}, {high})"
             );
         }
         let (a, _) = self.generate(shape, dtype, Dist::Uniform)?;
@@ -186,10 +186,10 @@ fn to_interval(a: &Array, low: f64, high: f64) -> Result<()> {
     match a.dtype() {
         DType::F32 => {
             let (l, h) = (low as f32, high as f32);
-            if l >= h {
+            if l > h {
                 bail!(
                     InvalidArgument,
-                    "uniform bounds [{low}, {high}) collapse in float32"
+                    "uniform bounds [{low}, {high}) are out of order in float32"
                 );
             }
             kernels::launch_1d(a, key, &[&l.to_ne_bytes(), &h.to_ne_bytes()], &stream)

@@ -75,6 +75,27 @@ impl CompileOptions {
         self.headers.push((name.into(), text.into()));
         self
     }
+    /// Adds the CUDA toolkit's include folders (`$CUDA_HOME` or `$CUDA_PATH` or
+    /// `/usr/local/cuda`: `include/` and `include/cccl/`) when they exist, for sources that
+    /// include toolkit headers such as `<cooperative_groups.h>`. cuprum's own kernels never
+    /// need them.
+    ///
+    /// ```
+    /// let o = cuprum::CompileOptions::new().toolkit_includes();
+    /// assert!(o.include_paths.iter().all(|p| p.exists()));
+    /// ```
+    pub fn toolkit_includes(mut self) -> Self {
+        let root = std::env::var_os("CUDA_HOME")
+            .or_else(|| std::env::var_os("CUDA_PATH"))
+            .map_or_else(|| PathBuf::from("/usr/local/cuda"), PathBuf::from);
+        for dir in [root.join("include"), root.join("include").join("cccl")] {
+            if dir.is_dir() && !self.include_paths.contains(&dir) {
+                self.include_paths.push(dir);
+            }
+        }
+        self
+    }
+
     /// Sets the program name shown in NVRTC's messages.
     pub fn program_name(mut self, name: impl Into<String>) -> Self {
         self.program_name = name.into();
