@@ -133,5 +133,9 @@ fn every_example_kernel_compiles() {
             count += 1;
         }
     }
-    assert!(count >= 5, "found only {count} example kernels in {}", dir.display());
+    assert!(
+        count >= 5,
+        "found only {count} example kernels in {}",
+        dir.display()
+    );
 }

@@ -211,23 +211,40 @@ pub(crate) fn identity() -> &'static str {
             if p.is_absolute()
                 && let Some(s) = stat(p)
             {
-                let builtins = p
-                    .parent()
-                    .and_then(|d| std::fs::read_dir(d).ok())
-                    .map(|rd| {
-                        let mut v: Vec<String> = rd
-                            .filter_map(|e| e.ok().map(|e| e.path()))
-                            .filter(|q| {
-                                q.file_name()
-                                    .and_then(|n| n.to_str())
-                                    .is_some_and(|n| n.starts_with("libnvrtc-builtins.so."))
-                            })
-                            .filter_map(|q| stat(&q))
-                            .collect();
-                        v.sort();
-                        v.join(",")
-                    })
-                    .unwrap_or_default();
+                // The resolved file name carries the full version
+                // (libnvrtc.so.13 -> libnvrtc.so.13.0.88), which names the builtins
+                // (libnvrtc-builtins.so.13.0): two stats, no folder scan. Only a file without
+                // a minor version in its name (the pip wheel's) needs a look at its folder.
+                let real = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
+                let version = real
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .and_then(|n| n.split(".so.").nth(1))
+                    .map(|v| v.split('.').take(2).collect::<Vec<_>>())
+                    .filter(|v| v.len() == 2)
+                    .map(|v| v.join("."));
+                let dir = real.parent().map(Path::to_path_buf).unwrap_or_default();
+                let builtins = match version {
+                    Some(v) => {
+                        stat(&dir.join(format!("libnvrtc-builtins.so.{v}"))).unwrap_or_default()
+                    }
+                    None => std::fs::read_dir(&dir)
+                        .map(|rd| {
+                            let mut v: Vec<String> = rd
+                                .filter_map(|e| e.ok().map(|e| e.path()))
+                                .filter(|q| {
+                                    q.file_name()
+                                        .and_then(|n| n.to_str())
+                                        .is_some_and(|n| n.starts_with("libnvrtc-builtins.so."))
+                                })
+                                .filter_map(|q| stat(&q))
+                                .collect();
+                            v.sort();
+                            v.join(",")
+                        })
+                        .unwrap_or_default(),
+                };
+                let s = format!("{s};{}", real.display());
                 return format!("{s};{builtins}");
             }
         }
