@@ -12,27 +12,7 @@ fn main() -> Result<(), cuprum::Error> {
         }
         return Err(e);
     }
-    let module = RawModule::new(
-        r#"
-extern "C" {
-__device__ float activation_relu(float x) { return fmaxf(0.0f, x); }
-__device__ float activation_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
-
-__global__ void apply_activation(const float* input, float* output, int size, int activation_type) {
-    int idx = blockIdx.x * blockDim.x + threadIdx.x;
-    if (idx < size) {
-        float x = input[idx];
-        if (activation_type == 0) output[idx] = activation_relu(x);
-        else if (activation_type == 1) output[idx] = activation_sigmoid(x);
-    }
-}
-
-__global__ void vector_add(const float* a, const float* b, float* c, int size) {
-    int idx = blockIdx.x * blockDim.x + threadIdx.x;
-    if (idx < size) c[idx] = a[idx] + b[idx];
-}
-}"#,
-    );
+    let module = RawModule::new(include_str!("kernels/activations.cu"));
     let activation = module.get_function("apply_activation")?;
     let add = module.get_function("vector_add")?;
     let data = Array::from_slice(&[-2.0f32, -1.0, 0.0, 1.0, 2.0], &[5])?;

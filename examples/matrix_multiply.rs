@@ -14,19 +14,7 @@ fn main() -> Result<(), cuprum::Error> {
         return Err(e);
     }
     let mm = RawKernel::new(
-        r#"
-extern "C" __global__
-void matrix_multiply(const float* A, const float* B, float* C, int M, int N, int K) {
-    int row = blockIdx.y * blockDim.y + threadIdx.y;
-    int col = blockIdx.x * blockDim.x + threadIdx.x;
-    if (row < M && col < N) {
-        float sum = 0.0f;
-        for (int k = 0; k < K; k++) {
-            sum += A[row * K + k] * B[k * N + col];
-        }
-        C[row * N + col] = sum;
-    }
-}"#,
+        include_str!("kernels/matrix_multiply.cu"),
         "matrix_multiply",
     );
     let (m, n, k) = (1024usize, 1024usize, 512usize);

@@ -34,28 +34,7 @@ fn main() -> Result<(), cuprum::Error> {
         return Err(e);
     }
     let kernel = RawKernel::new(
-        r#"
-extern "C" __global__
-void primeFactorizationSum(long long* A, int n) {
-    int idx = blockDim.x * blockIdx.x + threadIdx.x;
-    if (idx >= n) return;
-    long long num = idx + 2;
-    long long total = 0;
-    if (num % 2 == 0) {
-        int count = 0;
-        while (num % 2 == 0) { num /= 2; count++; }
-        total += count * 2;
-    }
-    for (long long i = 3; i * i <= num; i += 2) {
-        if (num % i == 0) {
-            int count = 0;
-            while (num % i == 0) { num /= i; count++; }
-            total += count * i;
-        }
-    }
-    if (num > 1) total += num;
-    A[idx] = total;
-}"#,
+        include_str!("kernels/prime_factor_sum.cu"),
         "primeFactorizationSum",
     );
     let n = 1_000_000usize;

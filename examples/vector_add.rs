@@ -13,17 +13,7 @@ fn main() -> Result<(), cuprum::Error> {
         }
         return Err(e);
     }
-    let vector_add = RawKernel::new(
-        r#"
-extern "C" __global__
-void vector_add(const double* a, const double* b, double* c, int n) {
-    int tid = blockIdx.x * blockDim.x + threadIdx.x;
-    if (tid < n) {
-        c[tid] = a[tid] + b[tid];
-    }
-}"#,
-        "vector_add",
-    );
+    let vector_add = RawKernel::new(include_str!("kernels/vector_add_f64.cu"), "vector_add");
     let n = 1_000_000usize;
     let a = random::normal(0.0, 1.0, &[n], DType::F64)?;
     let b = random::normal(0.0, 1.0, &[n], DType::F64)?;

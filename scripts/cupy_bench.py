@@ -1,8 +1,14 @@
 """CuPy's side of `cuprum bench`: the same workloads, timed the same way
 (cupyx.profiler.benchmark, medians), printed as JSON lines {name, gpu_us, cpu_us}."""
-import json, sys
+import json, os, sys
 import cupy as cp
 from cupyx.profiler import benchmark
+
+KERNELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "kernels")
+
+def seed(name):
+    with open(os.path.join(KERNELS, name)) as f:
+        return f.read()
 
 REPEAT = int(sys.argv[1]) if len(sys.argv) > 1 else 100
 out = []
@@ -19,69 +25,24 @@ run("copy_1GiB_f32", lambda: dst.__setitem__(Ellipsis, src))
 del src, dst
 run("alloc_empty_1M_f32", lambda: cp.empty(1_000_000, dtype=cp.float32))
 
-add = cp.RawKernel(r'''extern "C" __global__ void vector_add(const float* a, const float* b, float* c, int n) {
-    int tid = blockDim.x * blockIdx.x + threadIdx.x;
-    if (tid < n) { c[tid] = a[tid] + b[tid]; }
-}''', 'vector_add')
+add = cp.RawKernel(seed('vector_add_f32.cu'), 'vector_add')
 for name, m in [("raw_add4_overhead", 4), ("raw_add100M_f32", 100_000_000)]:
     a = cp.random.random(m, dtype=cp.float32); b = cp.random.random(m, dtype=cp.float32); c = cp.empty_like(a)
     blocks = (m + 255) // 256
     run(name, add, ((blocks,), (256,), (a, b, c, cp.int32(m))))
     del a, b, c
 
-prime = cp.RawKernel(r'''extern "C" __global__
-void primeFactorizationSum(long long* A, int n) {
-    int idx = blockDim.x * blockIdx.x + threadIdx.x;
-    if (idx >= n) return;
-    long long num = idx + 2;
-    long long total = 0;
-    if (num % 2 == 0) {
-        int count = 0;
-        while (num % 2 == 0) { num /= 2; count++; }
-        total += count * 2;
-    }
-    for (long long i = 3; i * i <= num; i += 2) {
-        if (num % i == 0) {
-            int count = 0;
-            while (num % i == 0) { num /= i; count++; }
-            total += count * i;
-        }
-    }
-    if (num > 1) total += num;
-    A[idx] = total;
-}''', 'primeFactorizationSum')
+prime = cp.RawKernel(seed('prime_factor_sum.cu'), 'primeFactorizationSum')
 N = 1_000_000
 A = cp.empty(N - 1, dtype=cp.int64)
 run("prime1M_raw", prime, (((N - 1 + 255) // 256,), (256,), (A, cp.int32(N - 1))))
 
-mm = cp.RawKernel(r'''extern "C" __global__
-void matrix_multiply(const float* A, const float* B, float* C, int M, int N, int K) {
-    int row = blockIdx.y * blockDim.y + threadIdx.y;
-    int col = blockIdx.x * blockDim.x + threadIdx.x;
-    if (row < M && col < N) {
-        float sum = 0.0f;
-        for (int k = 0; k < K; k++) { sum += A[row * K + k] * B[k * N + col]; }
-        C[row * N + col] = sum;
-    }
-}''', 'matrix_multiply')
+mm = cp.RawKernel(seed('matrix_multiply.cu'), 'matrix_multiply')
 M, Nn, K = 1024, 1024, 512
 Am = cp.random.random((M, K), dtype=cp.float32); Bm = cp.random.random((K, Nn), dtype=cp.float32); Cm = cp.zeros((M, Nn), dtype=cp.float32)
 run("matmul_naive_1024x1024x512", mm, (((Nn + 15) // 16, (M + 15) // 16), (16, 16), (Am, Bm, Cm, cp.int32(M), cp.int32(Nn), cp.int32(K))))
 
-red = cp.RawKernel(r'''extern "C" __global__
-void optimized_reduction(const float* input, float* output, int size) {
-    extern __shared__ float sdata[];
-    int tid = threadIdx.x;
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    sdata[tid] = (i < size) ? input[i] : 0;
-    __syncthreads();
-    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-        if (tid < s) { sdata[tid] += sdata[tid + s]; }
-        __syncthreads();
-    }
-    if (tid == 0) output[blockIdx.x] = sdata[0];
-}''', 'optimized_reduction')
+red = cp.RawKernel(seed('optimized_reduction.cu'), 'optimized_reduction')
 data = cp.random.random(1_000_000, dtype=cp.float32); grid = (data.size + 255) // 256; o = cp.zeros(grid, dtype=cp.float32)
-run("smem_reduce1M_raw", red, ((grid,), (256,), (data, o, cp.int32(data.size))), ) if False else None
 r = benchmark(lambda: red((grid,), (256,), (data, o, cp.int32(data.size)), shared_mem=1024), (), n_repeat=REPEAT, n_warmup=3, max_duration=2.0)
 print(json.dumps({"name": "smem_reduce1M_raw", "gpu_us": float(cp.median(cp.asarray(r.gpu_times[0]))) * 1e6, "cpu_us": float(cp.median(cp.asarray(r.cpu_times))) * 1e6}), flush=True)

@@ -398,10 +398,7 @@ pub fn run(args: &BenchArgs) -> R<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-const ADD_SRC: &str = r#"extern "C" __global__ void vector_add(const float* a, const float* b, float* c, int n) {
-    int tid = blockDim.x * blockIdx.x + threadIdx.x;
-    if (tid < n) { c[tid] = a[tid] + b[tid]; }
-}"#;
+const ADD_SRC: &str = include_str!("../../../examples/kernels/vector_add_f32.cu");
 
 fn raw_add(o: &BenchmarkOptions, name: &str, n: usize) -> R<(PerfCaseResult, u64)> {
     let k = RawKernel::new(ADD_SRC, "vector_add");
@@ -422,27 +419,7 @@ fn raw_add100m(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
     raw_add(o, "raw_add100M_f32", 100_000_000)
 }
 
-const PRIME_SRC: &str = r#"extern "C" __global__
-void primeFactorizationSum(long long* A, int n) {
-    int idx = blockDim.x * blockIdx.x + threadIdx.x;
-    if (idx >= n) return;
-    long long num = idx + 2;
-    long long total = 0;
-    if (num % 2 == 0) {
-        int count = 0;
-        while (num % 2 == 0) { num /= 2; count++; }
-        total += count * 2;
-    }
-    for (long long i = 3; i * i <= num; i += 2) {
-        if (num % i == 0) {
-            int count = 0;
-            while (num % i == 0) { num /= i; count++; }
-            total += count * i;
-        }
-    }
-    if (num > 1) total += num;
-    A[idx] = total;
-}"#;
+const PRIME_SRC: &str = include_str!("../../../examples/kernels/prime_factor_sum.cu");
 
 fn prime1m_raw(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
     let k = RawKernel::new(PRIME_SRC, "primeFactorizationSum");
@@ -457,16 +434,7 @@ fn prime1m_raw(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
     Ok((r, 0))
 }
 
-const MATMUL_SRC: &str = r#"extern "C" __global__
-void matrix_multiply(const float* A, const float* B, float* C, int M, int N, int K) {
-    int row = blockIdx.y * blockDim.y + threadIdx.y;
-    int col = blockIdx.x * blockDim.x + threadIdx.x;
-    if (row < M && col < N) {
-        float sum = 0.0f;
-        for (int k = 0; k < K; k++) { sum += A[row * K + k] * B[k * N + col]; }
-        C[row * N + col] = sum;
-    }
-}"#;
+const MATMUL_SRC: &str = include_str!("../../../examples/kernels/matrix_multiply.cu");
 
 fn matmul_naive(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
     let k = RawKernel::new(MATMUL_SRC, "matrix_multiply");
@@ -483,19 +451,7 @@ fn matmul_naive(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
     Ok((r, 0))
 }
 
-const SMEM_SRC: &str = r#"extern "C" __global__
-void optimized_reduction(const float* input, float* output, int size) {
-    extern __shared__ float sdata[];
-    int tid = threadIdx.x;
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    sdata[tid] = (i < size) ? input[i] : 0;
-    __syncthreads();
-    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-        if (tid < s) { sdata[tid] += sdata[tid + s]; }
-        __syncthreads();
-    }
-    if (tid == 0) output[blockIdx.x] = sdata[0];
-}"#;
+const SMEM_SRC: &str = include_str!("../../../examples/kernels/optimized_reduction.cu");
 
 fn smem_reduce(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
     let k = RawKernel::new(SMEM_SRC, "optimized_reduction");
