@@ -1,16 +1,10 @@
 //! Seed: "RawModule with Multiple Kernels" — relu and sigmoid through one module.
-use cuprum::{Array, ErrorKind, RawModule};
+use cuprum::{Array, RawModule};
 
 fn main() -> Result<(), cuprum::Error> {
-    if let Err(e) = cuprum::Device::get(0) {
-        if matches!(
-            e.kind(),
-            ErrorKind::NoDriver | ErrorKind::NoDevice | ErrorKind::DriverTooOld
-        ) {
-            println!("activation_module: no GPU here ({e}); nothing to run");
-            return Ok(());
-        }
-        return Err(e);
+    if let Some(why) = cuprum::Device::no_gpu_reason() {
+        println!("activation_module: no GPU here ({why}); nothing to run");
+        return Ok(());
     }
     let module = RawModule::new(include_str!("kernels/activations.cu"));
     let activation = module.get_function("apply_activation")?;

@@ -1,17 +1,11 @@
 //! Seed: "RawKernel — matrix multiply" (M, N, K = 1024, 1024, 512, 16×16 blocks), checked
 //! against a CPU reference.
-use cuprum::{Array, DType, ErrorKind, RawKernel, random};
+use cuprum::{Array, DType, RawKernel, random};
 
 fn main() -> Result<(), cuprum::Error> {
-    if let Err(e) = cuprum::Device::get(0) {
-        if matches!(
-            e.kind(),
-            ErrorKind::NoDriver | ErrorKind::NoDevice | ErrorKind::DriverTooOld
-        ) {
-            println!("matrix_multiply: no GPU here ({e}); nothing to run");
-            return Ok(());
-        }
-        return Err(e);
+    if let Some(why) = cuprum::Device::no_gpu_reason() {
+        println!("matrix_multiply: no GPU here ({why}); nothing to run");
+        return Ok(());
     }
     let mm = RawKernel::new(
         include_str!("kernels/matrix_multiply.cu"),

@@ -1,6 +1,6 @@
 //! Seed: "Option 3: raw kernel" — the sum of prime factors of 2..n for n = 1,000,000 as a
 //! RawKernel; the last three values are 287, 77, 42; checked against a CPU version.
-use cuprum::{Array, DType, ErrorKind, RawKernel};
+use cuprum::{Array, DType, RawKernel};
 
 fn host(num: i64) -> i64 {
     let (mut num, mut total) = (num, 0i64);
@@ -23,15 +23,9 @@ fn host(num: i64) -> i64 {
 }
 
 fn main() -> Result<(), cuprum::Error> {
-    if let Err(e) = cuprum::Device::get(0) {
-        if matches!(
-            e.kind(),
-            ErrorKind::NoDriver | ErrorKind::NoDevice | ErrorKind::DriverTooOld
-        ) {
-            println!("prime_factor_sum: no GPU here ({e}); nothing to run");
-            return Ok(());
-        }
-        return Err(e);
+    if let Some(why) = cuprum::Device::no_gpu_reason() {
+        println!("prime_factor_sum: no GPU here ({why}); nothing to run");
+        return Ok(());
     }
     let kernel = RawKernel::new(
         include_str!("kernels/prime_factor_sum.cu"),

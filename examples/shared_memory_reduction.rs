@@ -1,17 +1,11 @@
 //! Seed: "Kernel with shared memory optimization" — a block reduction with dynamic shared
 //! memory over 1e6 float32, block sums added on the host and compared with a host sum.
-use cuprum::{Array, DType, ErrorKind, RawKernel, random};
+use cuprum::{Array, DType, RawKernel, random};
 
 fn main() -> Result<(), cuprum::Error> {
-    if let Err(e) = cuprum::Device::get(0) {
-        if matches!(
-            e.kind(),
-            ErrorKind::NoDriver | ErrorKind::NoDevice | ErrorKind::DriverTooOld
-        ) {
-            println!("shared_memory_reduction: no GPU here ({e}); nothing to run");
-            return Ok(());
-        }
-        return Err(e);
+    if let Some(why) = cuprum::Device::no_gpu_reason() {
+        println!("shared_memory_reduction: no GPU here ({why}); nothing to run");
+        return Ok(());
     }
     let kernel = RawKernel::new(
         include_str!("kernels/optimized_reduction.cu"),

@@ -1,17 +1,11 @@
 //! Seed: "Raw CUDA Kernels" — `vector_add` as a RawKernel (n = 1,000,000 float64),
 //! checked against the host.
-use cuprum::{Array, DType, ErrorKind, RawKernel, random};
+use cuprum::{Array, DType, RawKernel, random};
 
 fn main() -> Result<(), cuprum::Error> {
-    if let Err(e) = cuprum::Device::get(0) {
-        if matches!(
-            e.kind(),
-            ErrorKind::NoDriver | ErrorKind::NoDevice | ErrorKind::DriverTooOld
-        ) {
-            println!("vector_add: no GPU here ({e}); nothing to run");
-            return Ok(());
-        }
-        return Err(e);
+    if let Some(why) = cuprum::Device::no_gpu_reason() {
+        println!("vector_add: no GPU here ({why}); nothing to run");
+        return Ok(());
     }
     let vector_add = RawKernel::new(include_str!("kernels/vector_add_f64.cu"), "vector_add");
     let n = 1_000_000usize;

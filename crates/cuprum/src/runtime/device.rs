@@ -143,6 +143,23 @@ impl Device {
         f()
     }
 
+    /// Why this machine has no usable GPU — no driver, a driver older than CUDA 13.0, or no
+    /// device — or `None` when device 0 opens. For programs that should explain and skip
+    /// instead of failing where there is no GPU; other errors still surface at first use.
+    ///
+    /// ```
+    /// if let Some(why) = cuprum::Device::no_gpu_reason() {
+    ///     println!("skipping: {why}");
+    /// }
+    /// ```
+    pub fn no_gpu_reason() -> Option<crate::Error> {
+        use crate::ErrorKind::{DriverTooOld, NoDevice, NoDriver};
+        match Device::get(0) {
+            Err(e) if matches!(e.kind(), NoDriver | NoDevice | DriverTooOld) => Some(e),
+            _ => None,
+        }
+    }
+
     /// Device ordinal (0-based).
     pub fn ordinal(self) -> usize {
         self.0.ordinal

@@ -52,7 +52,11 @@ fn load() -> Result<DriverInfo> {
     // SAFETY: `is_culib_present` only tries to dlopen the candidate library names; it calls
     // no CUDA function. It must come first: every other `sys` call panics without the library.
     if !unsafe { sys::is_culib_present() } {
-        let names = cudarc::get_lib_name_candidates("cuda");
+        let mut names: Vec<String> = cudarc::get_lib_name_candidates("cuda")
+            .into_iter()
+            .filter(|n| n.starts_with("libcuda.so") || n.ends_with(".dll"))
+            .collect();
+        names.dedup();
         return Err(err!(
             NoDriver,
             "no CUDA driver: could not load libcuda (tried {}); install the NVIDIA driver \
