@@ -31,8 +31,9 @@ pub struct ArgValue {
     pub kind: ArgKind,
     /// The Rust type, as error messages show it.
     pub type_name: &'static str,
-    /// For arrays: shape and element strides (for messages about strided views).
-    pub view: Option<(Vec<usize>, Vec<isize>)>,
+    /// For arrays: shape and element strides (for messages about strided views; inline,
+    /// so packing an array argument allocates nothing).
+    pub view: Option<(crate::shape::Shape, crate::shape::Strides)>,
 }
 
 /// Something a kernel can take as one argument.
@@ -83,7 +84,10 @@ impl KernelArg for Array {
                 allow_strided: false,
             },
             type_name: "&Array",
-            view: Some((self.shape().to_vec(), self.strides().to_vec())),
+            view: Some((
+                crate::shape::Shape::from_slice(self.shape()),
+                crate::shape::Strides::from_slice(self.strides()),
+            )),
         }
     }
 }

@@ -435,6 +435,7 @@ impl RawKernel {
             } = a.kind
             {
                 let (shape, strides) = a.view.clone().unwrap_or_default();
+                let (shape, strides) = (shape.to_vec(), strides.to_vec());
                 bail!(
                     Launch,
                     "kernel '{}': argument {i} is a non-contiguous view (shape {:?}, element strides {:?}); \
