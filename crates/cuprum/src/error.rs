@@ -118,6 +118,19 @@ impl Error {
         }
     }
 
+    /// Attaches the spans of generated source that came from user strings to a compile
+    /// error (so its message points at the user's text); other errors pass through.
+    pub(crate) fn with_spans(self, spans: &[crate::compile::SourceSpan]) -> Self {
+        match &self.failure {
+            Some(f) if !spans.is_empty() => {
+                let mut f = (**f).clone();
+                f.spans = spans.to_vec();
+                Error::compile(f)
+            }
+            _ => self,
+        }
+    }
+
     /// What kind of error this is.
     ///
     /// ```

@@ -31,7 +31,7 @@ pub mod runtime;
 pub use array::{Array, DType, DTypeKind, Element, Scalar, SliceArg, random, shape};
 pub use compile::{CompileOptions, clear_memo, compile_with_cache};
 pub use error::{Error, ErrorKind, Result};
-pub use kernel::{RawKernel, RawModule};
+pub use kernel::{ElementwiseKernel, RawKernel, RawModule};
 pub use runtime::{Device, Event, Stream};
 
 /// Helpers for tools and tests (the `cuprum` CLI's benchmarks, NVRTC compile checks).
@@ -39,4 +39,5 @@ pub use runtime::{Device, Event, Stream};
 #[doc(hidden)]
 pub mod internal {
     pub use crate::array::kernels::{all_sources, launch_empty, launch_no_args};
+    pub use crate::kernel::elementwise_sample_sources;
 }

@@ -134,3 +134,15 @@ fn every_example_kernel_compiles() {
         dir.display()
     );
 }
+
+#[test]
+fn every_elementwise_layout_compiles_for_sm90() {
+    require_nvrtc!();
+    let sources = cuprum::internal::elementwise_sample_sources().unwrap();
+    assert!(sources.len() > 60, "{}", sources.len());
+    for (name, src) in sources {
+        let img = compile_for_arch(&src, &CompileOptions::default(), 90)
+            .unwrap_or_else(|e| panic!("{name} failed to compile: {e}\n{src}"));
+        assert!(img.is_cubin, "{name}");
+    }
+}

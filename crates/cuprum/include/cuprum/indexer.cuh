@@ -44,6 +44,16 @@ struct CArray {
   __device__ __forceinline__ const long long* shape() const { return shape_; }
   __device__ __forceinline__ const long long* strides() const { return strides_; }
 };
+// The loop size of an elementwise kernel, as `_ind.size()`.
+struct LoopSize {
+  long long n;
+  __device__ __forceinline__ long long size() const { return n; }
+};
+// V consecutive elements moved with one aligned (vector) load or store.
+template <typename T, int V>
+struct __align__(sizeof(T) * V) Vec {
+  T v[V];
+};
 }  // namespace cuprum
 using cuprum::CArray;
 using cuprum::Indexer;

@@ -1,9 +1,19 @@
-//! The kernel layer: user kernels from CUDA C++ strings. So far [`RawKernel`] and
-//! [`RawModule`] with checked arguments; `ElementwiseKernel` and `ReductionKernel` build on
-//! the same argument and launch machinery.
+//! The kernel layer: user kernels from CUDA C++ strings. [`RawKernel`] and [`RawModule`]
+//! with checked arguments; [`ElementwiseKernel`] with CuPy's parameter grammar, generated
+//! per layout and cached.
 
 mod args;
+pub(crate) mod codegen;
+mod elementwise;
+mod operand;
+mod params;
 mod raw;
 
 pub use args::{ArgKind, ArgValue, ByValue, DevicePtr, KernelArg, KernelArgs, Strided};
+pub use codegen::layout::{Layout, LayoutClass};
+#[doc(hidden)]
+pub use elementwise::sample_sources as elementwise_sample_sources;
+pub use elementwise::{ElementwiseCall, ElementwiseKernel};
+pub use operand::{IntoOperand, Operand, Operands};
+pub use params::{Param, ParamType, parse_params};
 pub use raw::{Backend, Dim3, KernelAttributes, Launch, RawKernel, RawModule};

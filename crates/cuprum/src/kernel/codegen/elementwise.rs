@@ -1,0 +1,331 @@
+//! Source of one ElementwiseKernel specialisation (dtypes × layout × index width).
+//!
+//! Inside the loop every non-raw array parameter is a reference named after the parameter
+//! (`const` for inputs), scalars are by-value parameters, raw arrays are `CArray`s the
+//! operation indexes itself, `i` is the C-order loop index and `_ind.size()` the loop size.
+
+use super::SourceWriter;
+use super::layout::{Layout, LayoutClass, TILE, TILE_ROWS};
+use crate::array::DType;
+use crate::kernel::params::{Param, ParamType};
+use std::fmt::Write;
+
+/// How one parameter is passed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Slot {
+    /// A broadcast array; `idx` counts non-raw arrays (its row in the stride table).
+    Array { idx: usize },
+    /// A raw array of `nd` dimensions (its own shape and strides).
+    Raw { nd: usize },
+    /// A by-value scalar.
+    Scalar,
+}
+
+/// Everything one specialisation's source depends on.
+pub(crate) struct ElementwiseSource<'a> {
+    pub name: &'a str,
+    pub params: &'a [Param],
+    pub dtypes: &'a [DType],
+    pub slots: &'a [Slot],
+    pub typedefs: &'a str,
+    pub layout: Layout,
+    pub operation: &'a str,
+    pub preamble: &'a str,
+    pub loop_prep: &'a str,
+    pub after_loop: &'a str,
+    /// Per parameter: staged copies must be loaded before the operation (outputs it reads).
+    pub preload: &'a [bool],
+    /// Threads per block the launch uses (for `__launch_bounds__`).
+    pub block: u32,
+}
+
+fn ctype(p: &Param, d: DType) -> String {
+    match p.ty {
+        ParamType::Placeholder(c) => c.to_string(),
+        ParamType::Concrete(_) => d.c_type().to_owned(),
+    }
+}
+
+impl ElementwiseSource<'_> {
+    fn arrays(&self) -> impl Iterator<Item = (usize, usize, &Param, String)> + '_ {
+        self.params
+            .iter()
+            .enumerate()
+            .filter_map(move |(k, p)| match self.slots[k] {
+                Slot::Array { idx } => Some((k, idx, p, ctype(p, self.dtypes[k]))),
+                _ => None,
+            })
+    }
+
+    fn tiled(&self, idx: usize) -> bool {
+        self.layout.class == LayoutClass::Tiled && idx < 32 && self.layout.tiled & (1 << idx) != 0
+    }
+
+    /// `const T& x = <expr>;` for every array, `expr` built per array.
+    fn refs(&self, s: &mut String, indent: &str, expr: impl Fn(usize, usize, &Param) -> String) {
+        for (k, idx, p, ty) in self.arrays() {
+            let c = if p.is_const { "const " } else { "" };
+            let _ = writeln!(s, "{indent}{c}{ty}& {} = {};", p.name, expr(k, idx, p));
+        }
+    }
+}
+
+/// Generates the kernel source (with the spans of user text).
+pub(crate) fn generate(e: &ElementwiseSource<'_>) -> SourceWriter {
+    let l = e.layout;
+    let nd = l.nd as usize;
+    let na = e
+        .slots
+        .iter()
+        .filter(|s| matches!(s, Slot::Array { .. }))
+        .count();
+    let (idx, off) = if l.wide {
+        ("unsigned long long", "long long")
+    } else {
+        ("unsigned int", "int")
+    };
+    let mut w = SourceWriter::default();
+    let _ = write!(
+        w.src,
+        "#include <cuprum/all.cuh>\ntypedef {idx} cuprum_idx_t;\ntypedef {off} cuprum_off_t;\n{}",
+        e.typedefs
+    );
+    w.user("preamble", e.preamble);
+    if l.class != LayoutClass::Contiguous {
+        let _ = writeln!(
+            w.src,
+            "struct cuprum_meta {{ cuprum_idx_t shape[{nd}]; cuprum_off_t st[{}][{nd}]; }};",
+            na.max(1)
+        );
+    }
+    // Signature.
+    let mut sig = Vec::new();
+    for (k, p) in e.params.iter().enumerate() {
+        let ty = ctype(p, e.dtypes[k]);
+        sig.push(match e.slots[k] {
+            Slot::Array { .. } => {
+                let c = if p.is_const { "const " } else { "" };
+                format!("{c}{ty}* _raw_{}", p.name)
+            }
+            Slot::Raw { nd } => format!("CArray<{ty}, {nd}> {}", p.name),
+            Slot::Scalar => format!("const {ty} {}", p.name),
+        });
+    }
+    sig.push("const cuprum_idx_t _n".into());
+    if l.class != LayoutClass::Contiguous {
+        sig.push("const cuprum_meta _m".into());
+    }
+    let _ = write!(
+        w.src,
+        "extern \"C\" __global__ void __launch_bounds__({}) {}({}) {{\n  const cuprum::LoopSize _ind{{(long long)_n}};\n",
+        e.block,
+        e.name,
+        sig.join(", ")
+    );
+    w.user("loop_prep", e.loop_prep);
+    let op = |w: &mut SourceWriter, indent: &str| {
+        w.push(&format!("{indent}{{\n"));
+        w.user(
+            "operation",
+            &format!("{indent}  {};", e.operation.trim_end()),
+        );
+        w.push(&format!("{indent}}}\n"));
+    };
+    match l.class {
+        LayoutClass::Contiguous => contiguous(e, &mut w, &op),
+        LayoutClass::Rows => rows(e, &mut w, &op, nd),
+        LayoutClass::Flat => flat(e, &mut w, &op, nd),
+        LayoutClass::Tiled => tiled(e, &mut w, &op, nd),
+    }
+    w.user("after_loop", e.after_loop);
+    w.push("}\n");
+    w
+}
+
+type OpFn<'f> = dyn Fn(&mut SourceWriter, &str) + 'f;
+
+fn contiguous(e: &ElementwiseSource<'_>, w: &mut SourceWriter, op: &OpFn<'_>) {
+    let v = e.layout.vec as usize;
+    let _ = write!(
+        w.src,
+        "  const cuprum_idx_t _step = (cuprum_idx_t)blockDim.x * gridDim.x * {v};\n  #pragma unroll 1\n  \
+         for (cuprum_idx_t _b = ((cuprum_idx_t)blockIdx.x * blockDim.x + threadIdx.x) * {v}; _b < _n; _b += _step) {{\n"
+    );
+    let direct = |w: &mut SourceWriter, indent: &str, j: &str| {
+        let mut s = format!("{indent}const long long i = (long long){j};\n");
+        e.refs(&mut s, indent, |_, _, p| format!("_raw_{}[{j}]", p.name));
+        w.push(&s);
+        op(w, indent);
+    };
+    if v == 1 {
+        direct(w, "    ", "_b");
+        w.push("  }\n");
+        return;
+    }
+    let mut s = format!("    if (_b + {v} <= _n) {{\n");
+    for (k, _, p, ty) in e.arrays() {
+        let load = p.is_const || e.preload[k];
+        let _ = write!(s, "      cuprum::Vec<{ty}, {v}> _v_{}", p.name);
+        if load {
+            let _ = write!(
+                s,
+                " = *reinterpret_cast<const cuprum::Vec<{ty}, {v}>*>(_raw_{} + _b)",
+                p.name
+            );
+        }
+        s.push_str(";\n");
+    }
+    let _ = write!(
+        s,
+        "      #pragma unroll\n      for (int _k = 0; _k < {v}; ++_k) {{\n        const long long i = (long long)(_b + _k);\n"
+    );
+    e.refs(&mut s, "        ", |_, _, p| format!("_v_{}.v[_k]", p.name));
+    w.push(&s);
+    op(w, "        ");
+    let mut s = String::from("      }\n");
+    for (_, _, p, ty) in e.arrays() {
+        if !p.is_const {
+            let _ = writeln!(
+                s,
+                "      *reinterpret_cast<cuprum::Vec<{ty}, {v}>*>(_raw_{n} + _b) = _v_{n};",
+                n = p.name
+            );
+        }
+    }
+    s.push_str("    } else {\n      for (cuprum_idx_t _j = _b; _j < _n; ++_j) {\n");
+    w.push(&s);
+    direct(w, "        ", "_j");
+    w.push("      }\n    }\n  }\n");
+}
+
+/// Declares `_o<idx>` offsets and unravels `var` over axes `hi` down to 0.
+fn unravel(e: &ElementwiseSource<'_>, s: &mut String, indent: &str, var: &str, hi: isize) {
+    let na = e.arrays().count();
+    let decl: Vec<String> = (0..na).map(|a| format!("_o{a} = 0")).collect();
+    let _ = writeln!(s, "{indent}cuprum_off_t {};", decl.join(", "));
+    if hi < 0 {
+        return;
+    }
+    let _ = write!(
+        s,
+        "{indent}{{\n{indent}  cuprum_idx_t _t = {var};\n{indent}  #pragma unroll\n{indent}  for (int _d = {hi}; _d >= 0; --_d) {{\n\
+         {indent}    cuprum_idx_t _k = _t;\n\
+         {indent}    if (_d > 0) {{ const cuprum_idx_t _q = _t / _m.shape[_d]; _k = _t - _q * _m.shape[_d]; _t = _q; }}\n"
+    );
+    for a in 0..na {
+        let _ = writeln!(s, "{indent}    _o{a} += (cuprum_off_t)_k * _m.st[{a}][_d];");
+    }
+    let _ = write!(s, "{indent}  }}\n{indent}}}\n");
+}
+
+fn rows(e: &ElementwiseSource<'_>, w: &mut SourceWriter, op: &OpFn<'_>, nd: usize) {
+    let mut s = format!(
+        "  const cuprum_idx_t _C = _m.shape[{l}];\n  cuprum_idx_t _R = 1;\n  #pragma unroll\n  for (int _d = 0; _d < {l}; ++_d) _R *= _m.shape[_d];\n  #pragma unroll 1\n  \
+         for (cuprum_idx_t _r = (cuprum_idx_t)blockIdx.y * blockDim.y + threadIdx.y; _r < _R; _r += (cuprum_idx_t)blockDim.y * gridDim.y) {{\n",
+        l = nd - 1
+    );
+    unravel(e, &mut s, "    ", "_r", nd as isize - 2);
+    s.push_str(
+        "    #pragma unroll 1\n    for (cuprum_idx_t _c = (cuprum_idx_t)blockIdx.x * blockDim.x + threadIdx.x; _c < _C; _c += (cuprum_idx_t)blockDim.x * gridDim.x) {\n      const long long i = (long long)_r * _C + _c;\n",
+    );
+    e.refs(&mut s, "      ", |_, idx, p| {
+        format!(
+            "_raw_{}[_o{idx} + (cuprum_off_t)_c * _m.st[{idx}][{}]]",
+            p.name,
+            nd - 1
+        )
+    });
+    w.push(&s);
+    op(w, "      ");
+    w.push("    }\n  }\n");
+}
+
+fn flat(e: &ElementwiseSource<'_>, w: &mut SourceWriter, op: &OpFn<'_>, nd: usize) {
+    let mut s = String::from(
+        "  #pragma unroll 1\n  for (cuprum_idx_t _j = (cuprum_idx_t)blockIdx.x * blockDim.x + threadIdx.x; _j < _n; _j += (cuprum_idx_t)blockDim.x * gridDim.x) {\n    const long long i = (long long)_j;\n",
+    );
+    unravel(e, &mut s, "    ", "_j", nd as isize - 1);
+    e.refs(&mut s, "    ", |_, idx, p| {
+        format!("_raw_{}[_o{idx}]", p.name)
+    });
+    w.push(&s);
+    op(w, "    ");
+    w.push("  }\n");
+}
+
+fn tiled(e: &ElementwiseSource<'_>, w: &mut SourceWriter, op: &OpFn<'_>, nd: usize) {
+    let (t, tr) = (TILE, TILE_ROWS);
+    let (rd, cd) = (nd - 2, nd - 1);
+    let mut s = String::new();
+    for (_, idx, p, ty) in e.arrays() {
+        if e.tiled(idx) {
+            let _ = writeln!(s, "  __shared__ {ty} _s_{}[{t}][{}];", p.name, t + 1);
+        }
+    }
+    let _ = write!(
+        s,
+        "  const cuprum_idx_t _C = _m.shape[{cd}], _R = _m.shape[{rd}];\n  cuprum_idx_t _B = 1;\n  #pragma unroll\n  for (int _d = 0; _d < {rd}; ++_d) _B *= _m.shape[_d];\n  \
+         const cuprum_idx_t _tc = (_C + {t1}) / {t}, _tr = (_R + {t1}) / {t};\n  const cuprum_idx_t _tiles = _B * _tr * _tc;\n  #pragma unroll 1\n  \
+         for (cuprum_idx_t _tile = blockIdx.x; _tile < _tiles; _tile += gridDim.x) {{\n    \
+         const cuprum_idx_t _c0 = (_tile % _tc) * {t}, _rest = _tile / _tc;\n    const cuprum_idx_t _r0 = (_rest % _tr) * {t}, _bi = _rest / _tr;\n",
+        t1 = t - 1
+    );
+    unravel(e, &mut s, "    ", "_bi", nd as isize - 3);
+    let at = |idx: usize, r: &str, c: &str| {
+        format!(
+            "_o{idx} + (cuprum_off_t)({r}) * _m.st[{idx}][{rd}] + (cuprum_off_t)({c}) * _m.st[{idx}][{cd}]"
+        )
+    };
+    // Stage tiled inputs (and outputs the operation reads): coalesced along the row axis.
+    let mut loads = String::new();
+    for (k, idx, p, _) in e.arrays() {
+        if e.tiled(idx) && (p.is_const || e.preload[k]) {
+            let _ = writeln!(
+                loads,
+                "        _s_{n}[_k][threadIdx.x] = _raw_{n}[{}];",
+                at(idx, "_r", "_c"),
+                n = p.name
+            );
+        }
+    }
+    if !loads.is_empty() {
+        let _ = write!(
+            s,
+            "    for (int _k = threadIdx.y; _k < {t}; _k += {tr}) {{\n      const cuprum_idx_t _r = _r0 + threadIdx.x, _c = _c0 + _k;\n      if (_r < _R && _c < _C) {{\n{loads}      }}\n    }}\n    __syncthreads();\n"
+        );
+    }
+    let _ = write!(
+        s,
+        "    for (int _k = threadIdx.y; _k < {t}; _k += {tr}) {{\n      const cuprum_idx_t _r = _r0 + _k, _c = _c0 + threadIdx.x;\n      if (_r < _R && _c < _C) {{\n        \
+         const long long i = ((long long)_bi * _R + _r) * _C + _c;\n"
+    );
+    e.refs(&mut s, "        ", |_, idx, p| {
+        if e.tiled(idx) {
+            format!("_s_{}[threadIdx.x][_k]", p.name)
+        } else {
+            format!("_raw_{}[{}]", p.name, at(idx, "_r", "_c"))
+        }
+    });
+    w.push(&s);
+    op(w, "        ");
+    let mut s = String::from("      }\n    }\n");
+    let mut stores = String::new();
+    for (_, idx, p, _) in e.arrays() {
+        if e.tiled(idx) && !p.is_const {
+            let _ = writeln!(
+                stores,
+                "        _raw_{n}[{}] = _s_{n}[_k][threadIdx.x];",
+                at(idx, "_r", "_c"),
+                n = p.name
+            );
+        }
+    }
+    if !stores.is_empty() {
+        let _ = write!(
+            s,
+            "    __syncthreads();\n    for (int _k = threadIdx.y; _k < {t}; _k += {tr}) {{\n      const cuprum_idx_t _r = _r0 + threadIdx.x, _c = _c0 + _k;\n      if (_r < _R && _c < _C) {{\n{stores}      }}\n    }}\n"
+        );
+    }
+    s.push_str("    __syncthreads();\n  }\n");
+    w.push(&s);
+}

@@ -1,0 +1,248 @@
+//! How an elementwise loop walks memory. Every call is classified from its operands'
+//! strides (after broadcasting and dimension merging) into one of four kernel shapes:
+//!
+//! - **Contiguous**: every array is C-contiguous over the loop → a 1-D loop with no index
+//!   arithmetic, each thread moving `vec` elements with one wide load per array when every
+//!   pointer is aligned to the vector width;
+//! - **Tiled**: some array walks the last two loop axes transposed (unit stride on the
+//!   second-to-last axis) → 32×32 tiles staged through shared memory so both sides of the
+//!   transpose read and write whole cache lines;
+//! - **Rows**: anything else with a long last axis (broadcast rows, slices, reversed axes)
+//!   → a 2-D launch over (rows, columns); each thread unravels its row once and walks the
+//!   columns with one multiply per array, no per-element division;
+//! - **Flat**: a short last axis → one unravel (32-bit division when it fits) per element.
+//!
+//! Index width: 32-bit (`unsigned int` loop index, `int` offsets) when the loop size and
+//! every array's element span fit in `i32`, else 64-bit.
+
+use crate::shape::{Shape, Strides, merge_dims};
+use smallvec::SmallVec;
+
+/// Tile edge of the transposing kernel.
+pub(crate) const TILE: usize = 32;
+/// Rows of threads per tile (each thread handles `TILE / TILE_ROWS` elements).
+pub(crate) const TILE_ROWS: usize = 8;
+/// Shared memory the tiled kernel may use (bytes, of the 48 KiB static limit).
+const TILE_SMEM_LIMIT: usize = 40 * 1024;
+
+/// The kernel shape of a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LayoutClass {
+    /// Every array C-contiguous: flat loop, wide loads.
+    Contiguous,
+    /// Transposed operands through shared-memory tiles.
+    Tiled,
+    /// A 2-D launch over rows and columns.
+    Rows,
+    /// One unravel per element.
+    Flat,
+}
+
+/// Everything about the layout that changes the generated code (part of the kernel's
+/// specialisation key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Layout {
+    /// The kernel shape.
+    pub class: LayoutClass,
+    /// Loop dimensions after merging (1 for Contiguous).
+    pub nd: u8,
+    /// 64-bit indexing.
+    pub wide: bool,
+    /// Elements per thread step with wide loads (Contiguous only; 1 otherwise).
+    pub vec: u8,
+    /// Bit k set: non-raw array k goes through shared-memory tiles (Tiled only).
+    pub tiled: u32,
+}
+
+/// One non-raw array as the planner sees it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ArrayLayout<'a> {
+    /// Element strides broadcast to the loop shape.
+    pub strides: &'a [isize],
+    /// Device address of the first element.
+    pub ptr: u64,
+    /// Bytes per element.
+    pub itemsize: usize,
+    /// Whether the array may be staged through registers or shared memory (false for
+    /// inputs the operation may write, or operations that take addresses).
+    pub staged: bool,
+}
+
+/// A call's layout plus the merged shape and strides its kernel receives.
+#[derive(Debug, Clone)]
+pub(crate) struct Plan {
+    pub layout: Layout,
+    pub n: usize,
+    pub shape: Shape,
+    pub strides: SmallVec<[Strides; 4]>,
+}
+
+/// Classifies a call. `loop_shape` must have no zero extent.
+pub(crate) fn plan(loop_shape: &[usize], arrays: &[ArrayLayout<'_>], reduce_dims: bool) -> Plan {
+    let n: usize = loop_shape.iter().product();
+    let (shape, strides): (Shape, SmallVec<[Strides; 4]>) = if reduce_dims {
+        let all: SmallVec<[&[isize]; 8]> = arrays.iter().map(|a| a.strides).collect();
+        let (s, st) = merge_dims(loop_shape, &all);
+        (s, st.into_iter().collect())
+    } else {
+        (
+            Shape::from_slice(loop_shape),
+            arrays
+                .iter()
+                .map(|a| Strides::from_slice(a.strides))
+                .collect(),
+        )
+    };
+    let nd = shape.len();
+    let span = |st: &Strides| -> usize {
+        st.iter()
+            .zip(shape.iter())
+            .map(|(s, d)| s.unsigned_abs() * (d - 1))
+            .sum()
+    };
+    let wide = n > i32::MAX as usize || strides.iter().any(|st| span(st) > i32::MAX as usize);
+    let mut layout = Layout {
+        class: LayoutClass::Contiguous,
+        nd: 1,
+        wide,
+        vec: 1,
+        tiled: 0,
+    };
+    let contiguous = nd == 0 || (nd == 1 && strides.iter().all(|s| s[0] == 1));
+    if contiguous {
+        let max_item = arrays.iter().map(|a| a.itemsize).max().unwrap_or(16);
+        let mut vec = (16 / max_item.max(1)).clamp(1, 8);
+        let aligned = |v: usize| {
+            arrays
+                .iter()
+                .all(|a| a.ptr % (v * a.itemsize) as u64 == 0 && a.staged)
+        };
+        while vec > 1 && !aligned(vec) {
+            vec /= 2;
+        }
+        if n < 2 * vec {
+            vec = 1;
+        }
+        layout.vec = vec as u8;
+        let strides = strides.iter().map(|_| Strides::from_elem(1, 1)).collect();
+        return Plan {
+            layout,
+            n,
+            shape: Shape::from_elem(n, 1),
+            strides,
+        };
+    }
+    layout.nd = nd as u8;
+    if nd >= 2 {
+        let (r, c) = (shape[nd - 2], shape[nd - 1]);
+        let mut mask = 0u32;
+        let mut smem = 0usize;
+        for (k, (a, st)) in arrays.iter().zip(strides.iter()).enumerate() {
+            let transposed = st[nd - 2] == 1 && st[nd - 1].unsigned_abs() > 1;
+            if a.staged && transposed && k < 32 {
+                mask |= 1 << k;
+                smem += TILE * (TILE + 1) * a.itemsize;
+            }
+        }
+        if mask != 0 && r >= TILE / 2 && c >= TILE / 2 && smem <= TILE_SMEM_LIMIT {
+            layout.class = LayoutClass::Tiled;
+            layout.tiled = mask;
+            return Plan {
+                layout,
+                n,
+                shape,
+                strides,
+            };
+        }
+    }
+    layout.class = if nd == 1 || shape[nd - 1] >= 32 {
+        LayoutClass::Rows
+    } else {
+        LayoutClass::Flat
+    };
+    Plan {
+        layout,
+        n,
+        shape,
+        strides,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn arr(strides: &[isize], ptr: u64, itemsize: usize) -> ArrayLayout<'_> {
+        ArrayLayout {
+            strides,
+            ptr,
+            itemsize,
+            staged: true,
+        }
+    }
+
+    #[test]
+    fn contiguous_vectorises_when_aligned() {
+        let s = [12, 4, 1];
+        let p = plan(&[10, 3, 4], &[arr(&s, 256, 4), arr(&s, 512, 4)], true);
+        assert_eq!(p.layout.class, LayoutClass::Contiguous);
+        assert_eq!((p.layout.vec, p.n, p.layout.wide), (4, 120, false));
+        // a pointer 4 bytes off 16-byte alignment halves twice
+        let p = plan(&[10, 3, 4], &[arr(&s, 260, 4), arr(&s, 512, 4)], true);
+        assert_eq!(p.layout.vec, 1);
+        // mixed item sizes: the widest decides
+        let p = plan(&[120], &[arr(&[1], 0, 16), arr(&[1], 0, 8)], true);
+        assert_eq!(p.layout.vec, 1);
+        let p = plan(&[120], &[arr(&[1], 0, 8), arr(&[1], 0, 1)], true);
+        assert_eq!(p.layout.vec, 2);
+        // 0-d loop
+        let p = plan(&[], &[arr(&[], 0, 4)], true);
+        assert_eq!((p.layout.class, p.n), (LayoutClass::Contiguous, 1));
+    }
+
+    #[test]
+    fn broadcast_rows_and_transposes() {
+        // (1000, 1000) + (1000,) -> rows
+        let p = plan(
+            &[1000, 1000],
+            &[
+                arr(&[1000, 1], 0, 4),
+                arr(&[0, 1], 0, 4),
+                arr(&[1000, 1], 0, 4),
+            ],
+            true,
+        );
+        assert_eq!((p.layout.class, p.layout.nd), (LayoutClass::Rows, 2));
+        // A.T + A -> tiled, only A.T staged
+        let p = plan(
+            &[1000, 1000],
+            &[
+                arr(&[1, 1000], 0, 4),
+                arr(&[1000, 1], 0, 4),
+                arr(&[1000, 1], 0, 4),
+            ],
+            true,
+        );
+        assert_eq!((p.layout.class, p.layout.tiled), (LayoutClass::Tiled, 1));
+        // short last axis -> flat
+        let p = plan(
+            &[1000, 3],
+            &[arr(&[1, 1000], 0, 4), arr(&[3, 1], 0, 4)],
+            true,
+        );
+        assert_eq!(p.layout.class, LayoutClass::Flat);
+        // reversed 1-d -> rows with one row
+        let p = plan(&[50], &[arr(&[-1], 0, 4), arr(&[1], 0, 4)], true);
+        assert_eq!((p.layout.class, p.layout.nd), (LayoutClass::Rows, 1));
+    }
+
+    #[test]
+    fn wide_when_spans_exceed_i32() {
+        let p = plan(&[3_000_000_000], &[arr(&[1], 0, 1)], true);
+        assert!(p.layout.wide);
+        let p = plan(&[2, 10], &[arr(&[2_000_000_000, 1], 0, 1)], true);
+        assert!(!p.layout.wide);
+        let p = plan(&[3, 10], &[arr(&[2_000_000_000, 1], 0, 1)], true);
+        assert!(p.layout.wide);
+    }
+}

@@ -1,0 +1,965 @@
+//! [`ElementwiseKernel`]: a per-element operation written in CUDA C++, applied over
+//! broadcast arrays (CuPy's `cupy.ElementwiseKernel`).
+
+use super::codegen::elementwise::{ElementwiseSource, Slot, generate};
+use super::codegen::layout::{ArrayLayout, Layout, LayoutClass, TILE, TILE_ROWS, plan};
+use super::codegen::{OpAnalysis, analyse};
+use super::operand::{Operand, Operands};
+use super::params::{Param, TypeMap, check_kernel_name, check_reserved, parse_params};
+use crate::array::{Array, DType};
+use crate::compile::{CompileOptions, SourceSpan, compile_on};
+use crate::error::{Result, bail, err};
+use crate::runtime::{ArgPack, Function, LaunchConfig, Stream, launch};
+use crate::shape::{Shape, Strides, broadcast_shapes, broadcast_strides, format_shape};
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+use std::sync::Mutex;
+
+/// Threads per block unless the call says otherwise.
+const DEFAULT_BLOCK: u32 = 256;
+
+/// A user-defined elementwise kernel: CUDA C++ `operation` applied to every element of
+/// broadcast input arrays, writing output arrays.
+///
+/// Parameters use CuPy's grammar (`"float32 x, T y, raw T z"`): concrete dtypes by NumPy
+/// name, one-letter type placeholders bound by the arrays passed (exact match, no
+/// promotion), `raw` for arrays the operation indexes itself (`z[i]`), `_non_const` for
+/// inputs the operation writes. Scalars keep their Rust type and are converted to their
+/// parameter's type with range checks. Inside `operation`: each non-raw parameter by name,
+/// `i` (the C-order loop index), `_ind.size()` (the loop size).
+///
+/// The kernel compiles on first use per (dtypes, layout, index width) and is cached: a
+/// repeat call is a hash lookup and one launch. Contiguous operands get a flat loop with
+/// vector loads, broadcast and strided ones a row-wise 2-D launch, transposed ones
+/// shared-memory tiles.
+///
+/// ```no_run
+/// use cuprum::{Array, ElementwiseKernel};
+/// let add = ElementwiseKernel::new("float32 x, float32 y", "float32 z", "z = x + y * 2", "custom_add")?;
+/// let x = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[4])?;
+/// let y = Array::from_slice(&[5.0f32, 6.0, 7.0, 8.0], &[4])?;
+/// let z = add.call((&x, &y))?;
+/// assert_eq!(z.to_vec::<f32>()?, vec![11.0, 14.0, 17.0, 20.0]);
+/// add.call((&x, &y, &z))?;                       // output given: written in place
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub struct ElementwiseKernel {
+    name: String,
+    params: Vec<Param>,
+    nin: usize,
+    operation: String,
+    preamble: String,
+    loop_prep: String,
+    after_loop: String,
+    options: CompileOptions,
+    reduce_dims: bool,
+    analysis: OpAnalysis,
+    specs: Mutex<FxHashMap<SpecKey, Function>>,
+}
+
+impl std::fmt::Debug for ElementwiseKernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ElementwiseKernel")
+            .field("name", &self.name)
+            .field("params", &self.params)
+            .field("operation", &self.operation)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What one compiled specialisation depends on besides the kernel's own strings.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct SpecKey {
+    device: usize,
+    dtypes: SmallVec<[DType; 8]>,
+    raw_nd: SmallVec<[u8; 4]>,
+    layout: Layout,
+    block: u32,
+}
+
+impl ElementwiseKernel {
+    /// Defines a kernel. Parameter lists and the name are checked now (CuPy's errors:
+    /// `Syntax error`, `Unknown keyword`, unknown dtype, `Invalid kernel name`, a parameter
+    /// named `i`; cuprum also rejects names starting with `_` and duplicates). The CUDA code
+    /// compiles on first call.
+    ///
+    /// ```
+    /// use cuprum::{ElementwiseKernel, ErrorKind};
+    /// let e = ElementwiseKernel::new("T x", "T i", "i = x", "k").unwrap_err();
+    /// assert_eq!(e.to_string(), "Can not use 'i' as a parameter name");
+    /// let e = ElementwiseKernel::new("T x", "T y", "y = x", "bad-name").unwrap_err();
+    /// assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+    /// ```
+    pub fn new(
+        in_params: &str,
+        out_params: &str,
+        operation: impl Into<String>,
+        name: impl Into<String>,
+    ) -> Result<ElementwiseKernel> {
+        let name = name.into();
+        check_kernel_name(&name)?;
+        let mut params = parse_params(in_params, true)?;
+        let nin = params.len();
+        params.extend(parse_params(out_params, false)?);
+        check_reserved(&params)?;
+        let operation = operation.into();
+        let mut k = ElementwiseKernel {
+            name,
+            params,
+            nin,
+            operation,
+            preamble: String::new(),
+            loop_prep: String::new(),
+            after_loop: String::new(),
+            options: CompileOptions::new(),
+            reduce_dims: true,
+            analysis: OpAnalysis::default(),
+            specs: Mutex::new(FxHashMap::default()),
+        };
+        k.reanalyse();
+        Ok(k)
+    }
+
+    fn reanalyse(&mut self) {
+        let outs: Vec<&str> = self.params[self.nin..]
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect();
+        let arrays: Vec<&str> = self.params.iter().map(|p| p.name.as_str()).collect();
+        self.analysis = analyse(&self.operation, &outs, &arrays);
+        self.specs
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner())
+            .clear();
+    }
+
+    /// Code placed before the kernel (helper functions, constants, `#include`s).
+    ///
+    /// ```
+    /// use cuprum::ElementwiseKernel;
+    /// let k = ElementwiseKernel::new("T x", "T y", "y = sq(x)", "sq_k")?
+    ///     .preamble("template <typename T> __device__ T sq(T v) { return v * v; }");
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn preamble(mut self, code: impl Into<String>) -> Self {
+        self.preamble = code.into();
+        self.reanalyse();
+        self
+    }
+
+    /// Code run once per thread before the loop.
+    ///
+    /// ```
+    /// use cuprum::ElementwiseKernel;
+    /// let k = ElementwiseKernel::new("T x", "T y", "y = x * s", "scale")?
+    ///     .loop_prep("const float s = 2.0f;");
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn loop_prep(mut self, code: impl Into<String>) -> Self {
+        self.loop_prep = code.into();
+        self.reanalyse();
+        self
+    }
+
+    /// Code run once per thread after the loop.
+    ///
+    /// ```
+    /// use cuprum::ElementwiseKernel;
+    /// let k = ElementwiseKernel::new("T x", "T y", "y = x", "copy_k")?.after_loop("/* done */");
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn after_loop(mut self, code: impl Into<String>) -> Self {
+        self.after_loop = code.into();
+        self.reanalyse();
+        self
+    }
+
+    /// Adds one NVRTC flag (`"-use_fast_math"`, `"-DN=4"` ...).
+    ///
+    /// ```
+    /// use cuprum::ElementwiseKernel;
+    /// let k = ElementwiseKernel::new("T x", "T y", "y = __expf(x)", "fast_exp")?.option("-use_fast_math");
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn option(mut self, flag: impl Into<String>) -> Self {
+        self.options = self.options.option(flag);
+        self.reanalyse();
+        self
+    }
+
+    /// Replaces the compile options.
+    ///
+    /// ```
+    /// use cuprum::{CompileOptions, ElementwiseKernel};
+    /// let k = ElementwiseKernel::new("T x", "T y", "y = x", "copy_k")?
+    ///     .options(CompileOptions::new().option("-lineinfo"));
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn options(mut self, options: CompileOptions) -> Self {
+        self.options = options;
+        self.reanalyse();
+        self
+    }
+
+    /// Whether dimensions are merged before launch (default true; CuPy's `reduce_dims`).
+    /// Turning it off only changes the generated code, never the result.
+    ///
+    /// ```
+    /// use cuprum::ElementwiseKernel;
+    /// let k = ElementwiseKernel::new("T x", "T y", "y = x", "copy_k")?.reduce_dims(false);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn reduce_dims(mut self, on: bool) -> Self {
+        self.reduce_dims = on;
+        self.reanalyse();
+        self
+    }
+
+    /// The kernel's name.
+    ///
+    /// ```
+    /// # use cuprum::ElementwiseKernel;
+    /// let k = ElementwiseKernel::new("T x", "T y", "y = x", "copy_k")?;
+    /// assert_eq!(k.name(), "copy_k");
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The parsed parameters, inputs first.
+    ///
+    /// ```
+    /// # use cuprum::ElementwiseKernel;
+    /// let k = ElementwiseKernel::new("T x, float32 s", "T y", "y = x * s", "scale")?;
+    /// assert_eq!(k.params().len(), 3);
+    /// assert_eq!((k.nin(), k.nout()), (2, 1));
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn params(&self) -> &[Param] {
+        &self.params
+    }
+
+    /// Number of inputs.
+    pub fn nin(&self) -> usize {
+        self.nin
+    }
+
+    /// Number of outputs.
+    pub fn nout(&self) -> usize {
+        self.params.len() - self.nin
+    }
+
+    /// Runs the kernel and returns its first output. `args` holds the inputs, optionally
+    /// followed by every output (then written in place): CuPy's `kernel(*args)`.
+    ///
+    /// ```no_run
+    /// use cuprum::{Array, ElementwiseKernel};
+    /// let relu = ElementwiseKernel::new("T x, T cap", "T y", "y = min(max(x, (T)0), cap)", "relu6")?;
+    /// let x = Array::from_slice(&[-1.0f32, 3.0, 9.0], &[3])?;
+    /// assert_eq!(relu.call((&x, 6.0f32))?.to_vec::<f32>()?, vec![0.0, 3.0, 6.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn call(&self, args: impl Operands) -> Result<Array> {
+        self.config().call(args)
+    }
+
+    /// Runs the kernel and returns every output (CuPy's `return_tuple=True`).
+    ///
+    /// ```no_run
+    /// use cuprum::{Array, ElementwiseKernel};
+    /// let sc = ElementwiseKernel::new("T x", "T s, T c", "s = sin(x); c = cos(x)", "sincos")?;
+    /// let x = Array::from_slice(&[0.0f64, 1.0], &[2])?;
+    /// let out = sc.call_all((&x,))?;
+    /// assert_eq!(out.len(), 2);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn call_all(&self, args: impl Operands) -> Result<Vec<Array>> {
+        self.config().call_all(args)
+    }
+
+    /// Runs the kernel for its effect only (CuPy's `no_return=True`).
+    ///
+    /// ```no_run
+    /// use cuprum::{Array, ElementwiseKernel};
+    /// let twice = ElementwiseKernel::new("", "T x", "x = x * 2", "twice_inplace")?;
+    /// let x = Array::from_slice(&[1i32, 2], &[2])?;
+    /// twice.run((&x,))?;
+    /// assert_eq!(x.to_vec::<i32>()?, vec![2, 4]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn run(&self, args: impl Operands) -> Result<()> {
+        self.config().run(args)
+    }
+
+    /// A call with an explicit loop size (only when every array parameter is `raw`:
+    /// CuPy's `size=`).
+    ///
+    /// ```no_run
+    /// use cuprum::{Array, ElementwiseKernel};
+    /// let rev = ElementwiseKernel::new("raw T x", "raw T y", "y[i] = x[_ind.size() - 1 - i]", "rev")?;
+    /// let x = Array::from_slice(&[1.0f32, 2.0, 3.0], &[3])?;
+    /// let y = rev.size(3).call((&x,))?;
+    /// assert_eq!(y.to_vec::<f32>()?, vec![3.0, 2.0, 1.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn size(&self, n: usize) -> ElementwiseCall<'_> {
+        self.config().size(n)
+    }
+
+    /// A call with a given number of threads per block (default 256).
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ElementwiseKernel};
+    /// let k = ElementwiseKernel::new("T x", "T y", "y = x", "copy_k")?;
+    /// let y = k.block_size(128).call((&Array::ones(&[10], cuprum::DType::F32)?,))?;
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn block_size(&self, threads: u32) -> ElementwiseCall<'_> {
+        self.config().block_size(threads)
+    }
+
+    /// A call on a given stream (default: the current stream).
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ElementwiseKernel, Stream};
+    /// let k = ElementwiseKernel::new("T x", "T y", "y = x", "copy_k")?;
+    /// let s = Stream::new()?;
+    /// let y = k.stream(&s).call((&Array::ones(&[10], cuprum::DType::F32)?,))?;
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn stream(&self, stream: &Stream) -> ElementwiseCall<'_> {
+        self.config().stream(stream)
+    }
+
+    fn config(&self) -> ElementwiseCall<'_> {
+        ElementwiseCall {
+            kernel: self,
+            size: None,
+            block: None,
+            stream: None,
+        }
+    }
+
+    /// The source of one specialisation (for inspection and compile checks).
+    pub(crate) fn source_for(
+        &self,
+        dtypes: &[DType],
+        slots: &[Slot],
+        layout: Layout,
+        block: u32,
+    ) -> Result<(String, Vec<SourceSpan>)> {
+        let mut tm = TypeMap::default();
+        for (p, &d) in self.params.iter().zip(dtypes) {
+            if let super::params::ParamType::Placeholder(c) = p.ty
+                && tm.get(c).is_none()
+            {
+                tm.0.push((c, d));
+            }
+        }
+        let preload: SmallVec<[bool; 8]> = (0..self.params.len())
+            .map(|k| k >= self.nin && self.analysis.reads[k - self.nin])
+            .collect();
+        let w = generate(&ElementwiseSource {
+            name: &self.name,
+            params: &self.params,
+            dtypes,
+            slots,
+            typedefs: &tm.typedefs(),
+            layout,
+            operation: &self.operation,
+            preamble: &self.preamble,
+            loop_prep: &self.loop_prep,
+            after_loop: &self.after_loop,
+            preload: &preload,
+            block,
+        });
+        Ok((w.src, w.spans))
+    }
+
+    fn function(&self, key: &SpecKey, slots: &[Slot], stream: &Stream) -> Result<Function> {
+        if let Some(f) = self
+            .specs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(key)
+        {
+            return Ok(f.clone());
+        }
+        let (src, spans) = self.source_for(&key.dtypes, slots, key.layout, key.block)?;
+        let opts = self
+            .options
+            .clone()
+            .program_name(format!("{}.cu", self.name));
+        let module = compile_on(stream.device(), &src, &opts).map_err(|e| e.with_spans(&spans))?;
+        let f = module.function(&self.name)?;
+        self.specs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(key.clone(), f.clone());
+        Ok(f)
+    }
+}
+
+/// One configured call of an [`ElementwiseKernel`] (loop size, block size, stream).
+///
+/// ```no_run
+/// # use cuprum::{Array, ElementwiseKernel, Stream};
+/// let k = ElementwiseKernel::new("raw T x", "raw T y", "y[i] = x[i] + 1", "inc")?;
+/// let x = Array::from_slice(&[1i64, 2, 3], &[3])?;
+/// let s = Stream::new()?;
+/// let y = k.size(3).block_size(64).stream(&s).call((&x,))?;
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct ElementwiseCall<'k> {
+    kernel: &'k ElementwiseKernel,
+    size: Option<usize>,
+    block: Option<u32>,
+    stream: Option<Stream>,
+}
+
+impl ElementwiseCall<'_> {
+    /// Sets the loop size (all array parameters must be `raw`).
+    pub fn size(mut self, n: usize) -> Self {
+        self.size = Some(n);
+        self
+    }
+
+    /// Sets the threads per block (1..=1024).
+    pub fn block_size(mut self, threads: u32) -> Self {
+        self.block = Some(threads);
+        self
+    }
+
+    /// Sets the stream.
+    pub fn stream(mut self, stream: &Stream) -> Self {
+        self.stream = Some(stream.clone());
+        self
+    }
+
+    /// Runs and returns the first output.
+    pub fn call(&self, args: impl Operands) -> Result<Array> {
+        let k = self.kernel;
+        if k.nout() == 0 {
+            bail!(
+                InvalidArgument,
+                "kernel '{}' has no outputs: use run() instead of call()",
+                k.name
+            );
+        }
+        let ops = args.operands();
+        let mut outs = self.invoke(&ops)?;
+        Ok(outs.swap_remove(0))
+    }
+
+    /// Runs and returns every output.
+    pub fn call_all(&self, args: impl Operands) -> Result<Vec<Array>> {
+        let ops = args.operands();
+        Ok(self.invoke(&ops)?.into_vec())
+    }
+
+    /// Runs for the effect only.
+    pub fn run(&self, args: impl Operands) -> Result<()> {
+        let ops = args.operands();
+        self.invoke(&ops).map(|_| ())
+    }
+
+    fn invoke(&self, args: &[Operand<'_>]) -> Result<SmallVec<[Array; 4]>> {
+        let k = self.kernel;
+        let (nin, nargs) = (k.nin, k.params.len());
+        if args.len() != nin && args.len() != nargs {
+            bail!(
+                InvalidArgument,
+                "Wrong number of arguments for '{}'. It must be either {nin} or {nargs} (with outputs), but given {}.",
+                k.name,
+                args.len()
+            );
+        }
+        let block = match self.block {
+            None => DEFAULT_BLOCK,
+            Some(0) => bail!(InvalidArgument, "block_size must be greater than zero"),
+            Some(b) if b > 1024 => bail!(
+                InvalidArgument,
+                "block_size must be at most 1024 (threads per block), got {b}"
+            ),
+            Some(b) => b,
+        };
+        let stream = match &self.stream {
+            Some(s) => s.clone(),
+            None => Stream::current()?,
+        };
+        let device = stream.device();
+        for (a, p) in args.iter().zip(&k.params).skip(nin) {
+            if let Operand::Scalar(s) = a {
+                bail!(
+                    InvalidArgument,
+                    "Output arguments type must be cuprum::Array: output '{}' of '{}' was given a {} scalar",
+                    p.name,
+                    k.name,
+                    s.dtype().rust_name()
+                );
+            }
+        }
+        // Device, broadcast shape, loop size.
+        let mut shapes: SmallVec<[&[usize]; 8]> = SmallVec::new();
+        for (a, p) in args.iter().zip(&k.params) {
+            if let Operand::Array(arr) = a {
+                if arr.device() != device {
+                    bail!(
+                        InvalidArgument,
+                        "The device where the array resides ({}) is different from the current device ({}) (argument '{}' of '{}')",
+                        arr.device().ordinal(),
+                        device.ordinal(),
+                        p.name,
+                        k.name
+                    );
+                }
+                if !p.raw {
+                    shapes.push(arr.shape());
+                }
+            }
+        }
+        let loop_shape: Shape = match self.size {
+            Some(n) => {
+                if !shapes.is_empty() {
+                    bail!(
+                        InvalidArgument,
+                        "Specified 'size' can be used only if all of the arrays are 'raw' (kernel '{}' got non-raw array arguments)",
+                        k.name
+                    );
+                }
+                Shape::from_elem(n, 1)
+            }
+            None => {
+                if shapes.is_empty() {
+                    bail!(
+                        InvalidArgument,
+                        "Loop size is undecided. (kernel '{}' has no non-raw array argument: give a size)",
+                        k.name
+                    );
+                }
+                broadcast_shapes(&shapes)?
+            }
+        };
+        // Types: given outputs first, then inputs; scalars decide nothing.
+        let mut tm = TypeMap::default();
+        for (a, p) in args.iter().zip(&k.params).skip(nin) {
+            if let Operand::Array(arr) = a {
+                tm.bind(p, arr.dtype())?;
+            }
+        }
+        for (a, p) in args.iter().zip(&k.params).take(nin) {
+            if let Operand::Array(arr) = a {
+                tm.bind(p, arr.dtype())?;
+            }
+        }
+        let mut dtypes: SmallVec<[DType; 8]> = SmallVec::new();
+        for p in &k.params {
+            dtypes.push(tm.resolve(p)?);
+        }
+        // Outputs.
+        let mut outs: SmallVec<[Array; 4]> = SmallVec::new();
+        for j in 0..k.nout() {
+            let p = &k.params[nin + j];
+            match args.get(nin + j) {
+                Some(Operand::Array(a)) => {
+                    if !p.raw && a.shape() != loop_shape.as_slice() {
+                        bail!(
+                            Shape,
+                            "Out shape is mismatched: output '{}' has shape {}, the loop shape is {}",
+                            p.name,
+                            format_shape(a.shape()),
+                            format_shape(&loop_shape)
+                        );
+                    }
+                    outs.push((*a).clone());
+                }
+                _ => {
+                    if p.raw && self.size.is_none() {
+                        bail!(
+                            InvalidArgument,
+                            "Output array size is Undecided (raw output '{}' of '{}' is not given and no size is set)",
+                            p.name,
+                            k.name
+                        );
+                    }
+                    outs.push(Array::empty_on(&loop_shape, dtypes[nin + j], &stream)?);
+                }
+            }
+        }
+        let n: usize = loop_shape.iter().product();
+        if n == 0 {
+            return Ok(outs);
+        }
+        // Slots, broadcast strides and the layout plan.
+        let operand = |kk: usize| -> Operand<'_> {
+            if kk < nin {
+                args[kk]
+            } else {
+                Operand::Array(&outs[kk - nin])
+            }
+        };
+        let mut slots: SmallVec<[Slot; 8]> = SmallVec::new();
+        let mut raw_nd: SmallVec<[u8; 4]> = SmallVec::new();
+        let mut bstrides: SmallVec<[Strides; 8]> = SmallVec::new();
+        let mut ptrs: SmallVec<[(u64, usize, bool); 8]> = SmallVec::new();
+        for (kk, p) in k.params.iter().enumerate() {
+            match operand(kk) {
+                Operand::Array(a) if p.raw => {
+                    slots.push(Slot::Raw { nd: a.ndim() });
+                    raw_nd.push(a.ndim() as u8);
+                }
+                Operand::Array(a) => {
+                    slots.push(Slot::Array {
+                        idx: bstrides.len(),
+                    });
+                    bstrides.push(broadcast_strides(a.shape(), a.strides(), &loop_shape)?);
+                    // `_non_const` inputs may be written by the operation: never staged.
+                    let staged = !k.analysis.direct && (p.is_const || kk >= nin);
+                    ptrs.push((a.data_ptr(), a.itemsize(), staged));
+                }
+                Operand::Scalar(_) => slots.push(Slot::Scalar),
+            }
+        }
+        let lays: SmallVec<[ArrayLayout<'_>; 8]> = bstrides
+            .iter()
+            .zip(ptrs.iter())
+            .map(|(st, &(ptr, itemsize, staged))| ArrayLayout {
+                strides: st,
+                ptr,
+                itemsize,
+                staged,
+            })
+            .collect();
+        let plan = plan(&loop_shape, &lays, k.reduce_dims);
+        let block = if plan.layout.class == LayoutClass::Tiled {
+            (TILE * TILE_ROWS) as u32
+        } else {
+            block
+        };
+        let key = SpecKey {
+            device: device.ordinal(),
+            dtypes,
+            raw_nd,
+            layout: plan.layout,
+            block,
+        };
+        let f = k.function(&key, &slots, &stream)?;
+        // Arguments.
+        let mut pack = ArgPack::new();
+        for (kk, p) in k.params.iter().enumerate() {
+            match operand(kk) {
+                Operand::Array(a) if p.raw => push_carray(&mut pack, a),
+                Operand::Array(a) => pack.push(a.data_ptr()),
+                Operand::Scalar(s) => {
+                    let v = s
+                        .cast(key.dtypes[kk])
+                        .map_err(|e| err!(DType, "argument '{}' of '{}': {e}", p.name, k.name))?;
+                    let (bytes, len) = v.to_bytes();
+                    pack.push_bytes(&bytes[..len]);
+                }
+            }
+        }
+        if plan.layout.wide {
+            pack.push(plan.n as u64);
+        } else {
+            pack.push(plan.n as u32);
+        }
+        if plan.layout.class != LayoutClass::Contiguous {
+            push_meta(&mut pack, &plan.shape, &plan.strides, plan.layout.wide);
+        }
+        let cfg = launch_config(&plan, block);
+        // SAFETY: the argument list was built from the same parameter list, slots and
+        // layout the kernel was generated from (pointer / CArray / scalar of the resolved
+        // dtype per parameter, the loop size in the index width, the meta struct); every
+        // offset the kernel computes stays inside an operand's view (broadcast strides over
+        // the loop shape, raw arrays indexed by the user's code as in CuPy), and the views
+        // keep their buffers alive until the stream-ordered frees after this launch.
+        unsafe { launch(&f, &cfg, &stream, &mut pack)? };
+        Ok(outs)
+    }
+}
+
+/// `CArray<T, ND>`: data pointer, then `max(ND, 1)` extents and element strides as i64.
+fn push_carray(pack: &mut ArgPack, a: &Array) {
+    let nd = a.ndim().max(1);
+    let mut b: SmallVec<[u8; 64]> = SmallVec::new();
+    b.extend_from_slice(&a.data_ptr().to_ne_bytes());
+    for d in 0..nd {
+        let v = a.shape().get(d).copied().unwrap_or(1) as i64;
+        b.extend_from_slice(&v.to_ne_bytes());
+    }
+    for d in 0..nd {
+        let v = a.strides().get(d).copied().unwrap_or(0) as i64;
+        b.extend_from_slice(&v.to_ne_bytes());
+    }
+    pack.push_bytes(&b);
+}
+
+/// `cuprum_meta`: extents, then each array's strides, in the index width.
+fn push_meta(pack: &mut ArgPack, shape: &[usize], strides: &[Strides], wide: bool) {
+    let mut b: SmallVec<[u8; 256]> = SmallVec::new();
+    let mut put = |v: i64| {
+        if wide {
+            b.extend_from_slice(&v.to_ne_bytes());
+        } else {
+            b.extend_from_slice(&(v as i32).to_ne_bytes());
+        }
+    };
+    for &d in shape {
+        put(d as i64);
+    }
+    if strides.is_empty() {
+        for _ in shape {
+            put(0);
+        }
+    }
+    for st in strides {
+        for &s in st {
+            put(s as i64);
+        }
+    }
+    pack.push_bytes(&b);
+}
+
+fn launch_config(plan: &super::codegen::layout::Plan, block: u32) -> LaunchConfig {
+    let b = block as usize;
+    let cap = |x: usize, m: usize| x.clamp(1, m) as u32;
+    let (grid, blk) = match plan.layout.class {
+        LayoutClass::Contiguous => {
+            let threads = plan.n.div_ceil(plan.layout.vec as usize);
+            ((cap(threads.div_ceil(b), i32::MAX as usize), 1), (block, 1))
+        }
+        LayoutClass::Flat => ((cap(plan.n.div_ceil(b), i32::MAX as usize), 1), (block, 1)),
+        LayoutClass::Rows => {
+            let c = plan.shape.last().copied().unwrap_or(1);
+            let rows = plan.n / c.max(1);
+            let bx = b.min(c.div_ceil(32) * 32).max(1);
+            let by = (b / bx).max(1);
+            (
+                (
+                    cap(c.div_ceil(bx), i32::MAX as usize),
+                    cap(rows.div_ceil(by), 65535),
+                ),
+                (bx as u32, by as u32),
+            )
+        }
+        LayoutClass::Tiled => {
+            let nd = plan.shape.len();
+            let (r, c) = (plan.shape[nd - 2], plan.shape[nd - 1]);
+            let batches: usize = plan.shape[..nd - 2].iter().product();
+            let tiles = batches * r.div_ceil(TILE) * c.div_ceil(TILE);
+            (
+                (cap(tiles, i32::MAX as usize), 1),
+                (TILE as u32, TILE_ROWS as u32),
+            )
+        }
+    };
+    LaunchConfig {
+        grid: (grid.0, grid.1, 1),
+        block: (blk.0, blk.1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn construction_errors() {
+        let e = ElementwiseKernel::new("float32 x,", "float32 y", "y = x", "k").unwrap_err();
+        assert_eq!(e.to_string(), "Syntax error: ");
+        let e = ElementwiseKernel::new("float32 x", "float32 y", "y = x", "1k").unwrap_err();
+        assert_eq!(e.to_string(), "Invalid kernel name: \"1k\"");
+        let e = ElementwiseKernel::new("float32 x", "foo T y", "y = x", "k").unwrap_err();
+        assert_eq!(e.to_string(), "Unknown keyword \"foo\"");
+        let e = ElementwiseKernel::new("float32 x", "floaty y", "y = x", "k").unwrap_err();
+        assert_eq!(e.to_string(), "data type 'floaty' not understood");
+        let e = ElementwiseKernel::new("float32 i", "float32 y", "y = i", "k").unwrap_err();
+        assert_eq!(e.to_string(), "Can not use 'i' as a parameter name");
+        let k = ElementwiseKernel::new("T x, raw U r, float64 s", "T y, T w", "y = x; w = y", "k")
+            .unwrap();
+        assert_eq!((k.nin(), k.nout()), (3, 2));
+        assert_eq!(k.analysis.reads, vec![true, false]);
+    }
+}
+
+/// Sources of representative specialisations (every layout class, both index widths, each
+/// dtype through a generic kernel, scalars, raw and multi-output kernels), for NVRTC
+/// compile checks on machines without a GPU.
+pub fn sample_sources() -> Result<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    let arrays = |n: usize| -> Vec<Slot> { (0..n).map(|idx| Slot::Array { idx }).collect() };
+    let layouts = |na: u32| {
+        let mut v = Vec::new();
+        for wide in [false, true] {
+            for vec in [1u8, 4] {
+                v.push(Layout {
+                    class: LayoutClass::Contiguous,
+                    nd: 1,
+                    wide,
+                    vec,
+                    tiled: 0,
+                });
+            }
+            for nd in [1u8, 2, 3] {
+                v.push(Layout {
+                    class: LayoutClass::Rows,
+                    nd,
+                    wide,
+                    vec: 1,
+                    tiled: 0,
+                });
+                v.push(Layout {
+                    class: LayoutClass::Flat,
+                    nd,
+                    wide,
+                    vec: 1,
+                    tiled: 0,
+                });
+            }
+            for nd in [2u8, 3] {
+                v.push(Layout {
+                    class: LayoutClass::Tiled,
+                    nd,
+                    wide,
+                    vec: 1,
+                    tiled: 1,
+                });
+                v.push(Layout {
+                    class: LayoutClass::Tiled,
+                    nd,
+                    wide,
+                    vec: 1,
+                    tiled: (1 << na) - 1,
+                });
+            }
+        }
+        v
+    };
+    let add = ElementwiseKernel::new(
+        "float32 x, float32 y",
+        "float32 z",
+        "z = x + y * 2",
+        "custom_add",
+    )?;
+    for l in layouts(3) {
+        let (s, _) = add.source_for(
+            &[DType::F32; 3],
+            &arrays(3),
+            l,
+            if l.class == LayoutClass::Tiled {
+                256
+            } else {
+                256
+            },
+        )?;
+        out.push((format!("custom_add {l:?}"), s));
+    }
+    let acc = ElementwiseKernel::new("T x", "T z", "z += x", "accumulate")?;
+    for l in layouts(2) {
+        let (s, _) = acc.source_for(&[DType::C128; 2], &arrays(2), l, 256)?;
+        out.push((format!("accumulate complex128 {l:?}"), s));
+    }
+    let generic = ElementwiseKernel::new("T x, T y", "T z", "z = x + y", "generic_add")?;
+    for &d in DType::ALL {
+        for l in [
+            Layout {
+                class: LayoutClass::Contiguous,
+                nd: 1,
+                wide: false,
+                vec: (16 / d.itemsize()).min(8) as u8,
+                tiled: 0,
+            },
+            Layout {
+                class: LayoutClass::Tiled,
+                nd: 2,
+                wide: false,
+                vec: 1,
+                tiled: 3,
+            },
+        ] {
+            let (s, _) = generic.source_for(&[d; 3], &arrays(3), l, 256)?;
+            out.push((format!("generic_add {d} {l:?}"), s));
+        }
+    }
+    let relu = ElementwiseKernel::new(
+        "T x, T cap",
+        "T y",
+        "y = min(max(x, (T)0), cap)",
+        "clipped_relu",
+    )?;
+    let (s, _) = relu.source_for(
+        &[DType::F64; 3],
+        &[Slot::Array { idx: 0 }, Slot::Scalar, Slot::Array { idx: 1 }],
+        Layout {
+            class: LayoutClass::Contiguous,
+            nd: 1,
+            wide: false,
+            vec: 2,
+            tiled: 0,
+        },
+        256,
+    )?;
+    out.push(("clipped_relu".into(), s));
+    let trig = ElementwiseKernel::new(
+        "T x",
+        "T s, T c, T t",
+        "s = sin(x); c = cos(x); t = tan(x)",
+        "trig",
+    )?;
+    let (s, _) = trig.source_for(
+        &[DType::F32; 4],
+        &arrays(4),
+        Layout {
+            class: LayoutClass::Contiguous,
+            nd: 1,
+            wide: false,
+            vec: 4,
+            tiled: 0,
+        },
+        256,
+    )?;
+    out.push(("trig".into(), s));
+    let raw = ElementwiseKernel::new(
+        "raw T x, int32 k",
+        "raw T y",
+        "y[i] = x[_ind.size() - 1 - i] * (T)k",
+        "rev",
+    )?;
+    for nd in [0, 1, 3] {
+        let (s, _) = raw.source_for(
+            &[DType::F16, DType::I32, DType::F16],
+            &[Slot::Raw { nd }, Slot::Scalar, Slot::Raw { nd }],
+            Layout {
+                class: LayoutClass::Contiguous,
+                nd: 1,
+                wide: true,
+                vec: 1,
+                tiled: 0,
+            },
+            128,
+        )?;
+        out.push((format!("rev raw nd={nd}"), s));
+    }
+    let nc = ElementwiseKernel::new("_non_const T x", "T y", "y = x; x = 0", "swap_out")?
+        .preamble("__device__ int helper() { return 1; }")
+        .loop_prep("int h = helper();")
+        .after_loop("(void)h;");
+    let (s, _) = nc.source_for(
+        &[DType::I64; 2],
+        &arrays(2),
+        Layout {
+            class: LayoutClass::Flat,
+            nd: 2,
+            wide: false,
+            vec: 1,
+            tiled: 0,
+        },
+        256,
+    )?;
+    out.push(("non_const".into(), s));
+    Ok(out)
+}
