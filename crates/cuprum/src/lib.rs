@@ -25,6 +25,7 @@ mod array;
 pub mod compile;
 mod error;
 pub mod kernel;
+pub mod ops;
 pub mod profiler;
 pub mod runtime;
 
@@ -40,4 +41,5 @@ pub use runtime::{Device, Event, Stream};
 pub mod internal {
     pub use crate::array::kernels::{all_sources, launch_empty, launch_no_args};
     pub use crate::kernel::elementwise_sample_sources;
+    pub use crate::ops::elementwise_sample_sources as ops_sample_sources;
 }

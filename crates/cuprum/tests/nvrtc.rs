@@ -146,3 +146,17 @@ fn every_elementwise_layout_compiles_for_sm90() {
         assert!(img.is_cubin, "{name}");
     }
 }
+
+#[test]
+fn every_builtin_operation_compiles_for_every_dtype() {
+    require_nvrtc!();
+    let sources = cuprum::internal::ops_sample_sources().unwrap();
+    assert!(sources.len() > 400, "{}", sources.len());
+    let mut failures = Vec::new();
+    for (name, src) in sources {
+        if let Err(e) = compile_for_arch(&src, &CompileOptions::default(), 90) {
+            failures.push(format!("{name}: {e}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}

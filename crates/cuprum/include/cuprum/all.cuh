@@ -3,3 +3,4 @@
 #include <cuprum/half.cuh>
 #include <cuprum/complex.cuh>
 #include <cuprum/indexer.cuh>
+#include <cuprum/cast.cuh>

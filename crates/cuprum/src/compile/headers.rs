@@ -17,6 +17,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../include/cuprum/indexer.cuh"),
     ),
     (
+        "cuprum/cast.cuh",
+        include_str!("../../include/cuprum/cast.cuh"),
+    ),
+    (
         "cuprum/all.cuh",
         include_str!("../../include/cuprum/all.cuh"),
     ),

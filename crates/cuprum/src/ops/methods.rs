@@ -1,0 +1,203 @@
+//! The built-in operations as methods of [`Array`].
+
+use super::elementwise::{Op, astype, binary_of, unary};
+use crate::array::{Array, DType};
+use crate::error::Result;
+use crate::kernel::IntoOperand;
+
+macro_rules! unary_methods {
+    ($($(#[$doc:meta])* $name:ident => $op:ident;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(&self) -> Result<Array> {
+            unary(Op::$op, self)
+        }
+    )*};
+}
+
+macro_rules! binary_methods {
+    ($($(#[$doc:meta])* $name:ident => $op:ident;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(&self, other: impl IntoOperand) -> Result<Array> {
+            binary_of(Op::$op, self, &other)
+        }
+    )*};
+}
+
+impl Array {
+    /// A copy converted to `dtype` (NumPy's `astype`: floats truncate toward zero into
+    /// integers, complex → real keeps the real part, anything → bool is "non-zero").
+    ///
+    /// ```no_run
+    /// use cuprum::{Array, DType};
+    /// let a = Array::from_slice(&[1.7f32, -2.5], &[2])?;
+    /// assert_eq!(a.astype(DType::I32)?.to_vec::<i32>()?, vec![1, -2]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn astype(&self, dtype: DType) -> Result<Array> {
+        astype(self, dtype)
+    }
+
+    /// Limits values to `[lo, hi]` ([`ops::clip`](crate::ops::clip)).
+    ///
+    /// ```no_run
+    /// # use cuprum::Array;
+    /// let a = Array::from_slice(&[-3i32, 5], &[2])?;
+    /// assert_eq!(a.clip(0i32, 4i32)?.to_vec::<i32>()?, vec![0, 4]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn clip(&self, lo: impl IntoOperand, hi: impl IntoOperand) -> Result<Array> {
+        super::clip(self, lo, hi)
+    }
+
+    unary_methods! {
+        /// Absolute value ([`ops::abs`](crate::ops::abs)).
+        ///
+        /// ```no_run
+        /// # use cuprum::Array;
+        /// let a = Array::from_slice(&[-3i32, 5], &[2])?;
+        /// assert_eq!(a.abs()?.to_vec::<i32>()?, vec![3, 5]);
+        /// # Ok::<(), cuprum::Error>(())
+        /// ```
+        abs => Abs;
+        /// Square root ([`ops::sqrt`](crate::ops::sqrt)).
+        ///
+        /// ```no_run
+        /// # use cuprum::Array;
+        /// assert_eq!(Array::from_slice(&[4.0f64], &[1])?.sqrt()?.to_vec::<f64>()?, vec![2.0]);
+        /// # Ok::<(), cuprum::Error>(())
+        /// ```
+        sqrt => Sqrt;
+        /// `e^x` ([`ops::exp`](crate::ops::exp)).
+        ///
+        /// ```no_run
+        /// # use cuprum::Array;
+        /// assert_eq!(Array::from_slice(&[0.0f64], &[1])?.exp()?.to_vec::<f64>()?, vec![1.0]);
+        /// # Ok::<(), cuprum::Error>(())
+        /// ```
+        exp => Exp;
+        /// Natural logarithm ([`ops::log`](crate::ops::log)).
+        ///
+        /// ```no_run
+        /// # use cuprum::Array;
+        /// assert_eq!(Array::from_slice(&[1.0f64], &[1])?.log()?.to_vec::<f64>()?, vec![0.0]);
+        /// # Ok::<(), cuprum::Error>(())
+        /// ```
+        log => Log;
+        /// Sine ([`ops::sin`](crate::ops::sin)).
+        ///
+        /// ```no_run
+        /// # use cuprum::Array;
+        /// assert_eq!(Array::from_slice(&[0.0f64], &[1])?.sin()?.to_vec::<f64>()?, vec![0.0]);
+        /// # Ok::<(), cuprum::Error>(())
+        /// ```
+        sin => Sin;
+        /// Cosine ([`ops::cos`](crate::ops::cos)).
+        ///
+        /// ```no_run
+        /// # use cuprum::Array;
+        /// assert_eq!(Array::from_slice(&[0.0f64], &[1])?.cos()?.to_vec::<f64>()?, vec![1.0]);
+        /// # Ok::<(), cuprum::Error>(())
+        /// ```
+        cos => Cos;
+        /// Tangent ([`ops::tan`](crate::ops::tan)).
+        ///
+        /// ```no_run
+        /// # use cuprum::Array;
+        /// assert_eq!(Array::from_slice(&[0.0f64], &[1])?.tan()?.to_vec::<f64>()?, vec![0.0]);
+        /// # Ok::<(), cuprum::Error>(())
+        /// ```
+        tan => Tan;
+        /// Hyperbolic tangent ([`ops::tanh`](crate::ops::tanh)).
+        ///
+        /// ```no_run
+        /// # use cuprum::Array;
+        /// assert_eq!(Array::from_slice(&[0.0f64], &[1])?.tanh()?.to_vec::<f64>()?, vec![0.0]);
+        /// # Ok::<(), cuprum::Error>(())
+        /// ```
+        tanh => Tanh;
+    }
+
+    binary_methods! {
+        /// `self ** other` ([`ops::power`](crate::ops::power)).
+        ///
+        /// ```no_run
+        /// # use cuprum::Array;
+        /// let a = Array::from_slice(&[3.0f32], &[1])?;
+        /// assert_eq!(a.pow(2.0)?.to_vec::<f32>()?, vec![9.0]);
+        /// # Ok::<(), cuprum::Error>(())
+        /// ```
+        pow => Pow;
+        /// Elementwise maximum ([`ops::maximum`](crate::ops::maximum)).
+        ///
+        /// ```no_run
+        /// # use cuprum::Array;
+        /// let a = Array::from_slice(&[-3.0f32], &[1])?;
+        /// assert_eq!(a.maximum(0.0)?.to_vec::<f32>()?, vec![0.0]);
+        /// # Ok::<(), cuprum::Error>(())
+        /// ```
+        maximum => Maximum;
+        /// Elementwise minimum ([`ops::minimum`](crate::ops::minimum)).
+        ///
+        /// ```no_run
+        /// # use cuprum::Array;
+        /// let a = Array::from_slice(&[-3.0f32], &[1])?;
+        /// assert_eq!(a.minimum(0.0)?.to_vec::<f32>()?, vec![-3.0]);
+        /// # Ok::<(), cuprum::Error>(())
+        /// ```
+        minimum => Minimum;
+        /// `self == other` as bools ([`ops::equal`](crate::ops::equal)).
+        ///
+        /// ```no_run
+        /// # use cuprum::Array;
+        /// let a = Array::from_slice(&[1u8, 2], &[2])?;
+        /// assert_eq!(a.equal(2u8)?.to_vec::<bool>()?, vec![false, true]);
+        /// # Ok::<(), cuprum::Error>(())
+        /// ```
+        equal => Equal;
+        /// `self != other` as bools.
+        ///
+        /// ```no_run
+        /// # use cuprum::Array;
+        /// let a = Array::from_slice(&[1u8, 2], &[2])?;
+        /// assert_eq!(a.not_equal(2u8)?.to_vec::<bool>()?, vec![true, false]);
+        /// # Ok::<(), cuprum::Error>(())
+        /// ```
+        not_equal => NotEqual;
+        /// `self < other` as bools.
+        ///
+        /// ```no_run
+        /// # use cuprum::Array;
+        /// let a = Array::from_slice(&[1u8, 2], &[2])?;
+        /// assert_eq!(a.less(2u8)?.to_vec::<bool>()?, vec![true, false]);
+        /// # Ok::<(), cuprum::Error>(())
+        /// ```
+        less => Less;
+        /// `self <= other` as bools.
+        ///
+        /// ```no_run
+        /// # use cuprum::Array;
+        /// let a = Array::from_slice(&[1u8, 2], &[2])?;
+        /// assert_eq!(a.less_equal(1u8)?.to_vec::<bool>()?, vec![true, false]);
+        /// # Ok::<(), cuprum::Error>(())
+        /// ```
+        less_equal => LessEqual;
+        /// `self > other` as bools.
+        ///
+        /// ```no_run
+        /// # use cuprum::Array;
+        /// let a = Array::from_slice(&[1u8, 2], &[2])?;
+        /// assert_eq!(a.greater(1u8)?.to_vec::<bool>()?, vec![false, true]);
+        /// # Ok::<(), cuprum::Error>(())
+        /// ```
+        greater => Greater;
+        /// `self >= other` as bools.
+        ///
+        /// ```no_run
+        /// # use cuprum::Array;
+        /// let a = Array::from_slice(&[1u8, 2], &[2])?;
+        /// assert_eq!(a.greater_equal(2u8)?.to_vec::<bool>()?, vec![false, true]);
+        /// # Ok::<(), cuprum::Error>(())
+        /// ```
+        greater_equal => GreaterEqual;
+    }
+}
