@@ -46,3 +46,34 @@ red = cp.RawKernel(seed('optimized_reduction.cu'), 'optimized_reduction')
 data = cp.random.random(1_000_000, dtype=cp.float32); grid = (data.size + 255) // 256; o = cp.zeros(grid, dtype=cp.float32)
 r = benchmark(lambda: red((grid,), (256,), (data, o, cp.int32(data.size)), shared_mem=1024), (), n_repeat=REPEAT, n_warmup=3, max_duration=2.0)
 print(json.dumps({"name": "smem_reduce1M_raw", "gpu_us": float(cp.median(cp.asarray(r.gpu_times[0]))) * 1e6, "cpu_us": float(cp.median(cp.asarray(r.cpu_times))) * 1e6}), flush=True)
+
+# ElementwiseKernel workloads (same operation strings as crates/cuprum-cli/src/bench.rs).
+def rand(shape, dtype=cp.float32):
+    return cp.random.uniform(0.5, 1.5, shape, dtype=dtype)  # never zero
+
+def run_ew(name, k, *args):
+    k(*args)  # compile outside the timing
+    run(name, k, args)
+
+custom_add = cp.ElementwiseKernel('float32 x, float32 y', 'float32 z', 'z = x + y * 2', 'custom_add')
+for name, m, given in [("ew_add100M_f32", 100_000_000, False), ("ew_add100M_f32_out", 100_000_000, True),
+                       ("ew_add4_f32_out_overhead", 4, True), ("ew_add4_f32_alloc_overhead", 4, False)]:
+    x = rand(m); y = rand(m)
+    run_ew(name, custom_add, x, y, *([cp.empty_like(x)] if given else []))
+    del x, y
+
+generic_add = cp.ElementwiseKernel('T x, T y', 'T z', 'z = x + y', 'generic_add')
+S = 10_000
+Ms = rand((S, S)); v = rand(S); z = cp.empty_like(Ms)
+run_ew("ew_add_bcast_10000x10000_f32", generic_add, Ms, v, z)
+run_ew("ew_add_transposed_10000x10000_f32", generic_add, Ms.T, Ms, z)
+del Ms, v, z
+
+trig = cp.ElementwiseKernel('T x', 'T s, T c, T t', 's = sin(x); c = cos(x); t = tan(x)', 'trig')
+run_ew("trig10M_multi_output", trig, rand(10_000_000))
+
+abs2 = cp.ElementwiseKernel('complex128 z', 'float64 mag2', 'mag2 = z.real() * z.real() + z.imag() * z.imag()', 'abs_squared')
+run_ew("abs2_10M_kernel", abs2, cp.random.randn(10_000_000) + 1j * cp.random.randn(10_000_000))
+
+prime_ew = cp.ElementwiseKernel('', 'int64 A', seed('prime_factor_sum_elementwise.op'), 'prime_factor_sum')
+run_ew("prime1M_elementwise", prime_ew, cp.empty(N - 1, dtype=cp.int64))

@@ -1,12 +1,19 @@
 //! `cuprum bench`: the benchmark workloads of shared/reference/perf-targets.md that exist so
 //! far, each timed with `cuprum::profiler::benchmark` (median of the repeats), with GB/s and
 //! the fraction of the device-to-device copy bandwidth measured in the same run.
+//!
+//! Workloads: the copy ceiling, host-overhead floors (`launch_floor`, `*_overhead`),
+//! allocation, compilation and cache cases, the seed RawKernels (`raw_*`, `prime1M_raw`,
+//! matmul, shared-memory reduction) and the ElementwiseKernel cases (`ew_*`, broadcast,
+//! transposed, multi-output trig, complex `abs2`, `prime1M_elementwise`).
+//! scripts/cupy_bench.py times CuPy's equivalents, where there are, under the same names.
 
 use clap::Args;
 use cuprum::compile::{CompileOptions, KernelCache, compile_with_cache};
+use cuprum::kernel::IntoOperand;
 use cuprum::profiler::{BenchmarkOptions, PerfCaseResult, benchmark};
 use cuprum::runtime::Module;
-use cuprum::{Array, DType, Device, RawKernel, Stream};
+use cuprum::{Array, DType, Device, ElementwiseKernel, RawKernel, Stream};
 use std::path::PathBuf;
 
 type R<T> = Result<T, Box<dyn std::error::Error>>;
@@ -97,6 +104,51 @@ const WORKLOADS: &[(&str, &str, Workload)] = &[
         "prime1M_raw",
         "seed prime-factor-sum RawKernel, n = 1e6",
         prime1m_raw,
+    ),
+    (
+        "ew_add100M_f32",
+        "ElementwiseKernel z = x + y * 2, 1e8 float32, output allocated per call",
+        ew_add100m,
+    ),
+    (
+        "ew_add100M_f32_out",
+        "ElementwiseKernel z = x + y * 2, 1e8 float32, output given",
+        ew_add100m_out,
+    ),
+    (
+        "ew_add_bcast_10000x10000_f32",
+        "ElementwiseKernel T z = x + y, (10000,10000) + (10000,), output given",
+        ew_add_bcast,
+    ),
+    (
+        "ew_add_transposed_10000x10000_f32",
+        "ElementwiseKernel T z = x + y on A.T + A, 10000x10000, output given",
+        ew_add_transposed,
+    ),
+    (
+        "trig10M_multi_output",
+        "ElementwiseKernel sin, cos, tan outputs of 1e7 float32, allocated (call_all)",
+        trig10m,
+    ),
+    (
+        "abs2_10M_kernel",
+        "seed abs_squared ElementwiseKernel, complex128 -> float64, 1e7, output allocated",
+        abs2_10m,
+    ),
+    (
+        "prime1M_elementwise",
+        "seed prime-factor-sum as an ElementwiseKernel over i, n = 1e6, output given",
+        prime1m_elementwise,
+    ),
+    (
+        "ew_add4_f32_out_overhead",
+        "ElementwiseKernel z = x + y * 2, 4 float32, output given (host time)",
+        ew_add4_out,
+    ),
+    (
+        "ew_add4_f32_alloc_overhead",
+        "ElementwiseKernel z = x + y * 2, 4 float32, output allocated (host time)",
+        ew_add4_alloc,
     ),
     (
         "matmul_naive_1024x1024x512",
@@ -375,8 +427,9 @@ pub fn run(args: &BenchArgs) -> R<ExitCode> {
             ceiling / 1e9,
             args.repeat
         );
+        let w = rows.iter().map(|r| r.name.len()).max().unwrap_or(0).max(8);
         out!(
-            "{:<24} {:>12} {:>10} {:>10} {:>8}",
+            "{:<w$} {:>12} {:>10} {:>10} {:>8}",
             "workload",
             "gpu µs",
             "cpu µs",
@@ -386,7 +439,7 @@ pub fn run(args: &BenchArgs) -> R<ExitCode> {
         for r in &rows {
             let opt = |v: Option<f64>, p: usize| v.map_or("-".to_string(), |x| format!("{x:.p$}"));
             out!(
-                "{:<24} {:>12.2} {:>10.2} {:>10} {:>8}",
+                "{:<w$} {:>12.2} {:>10.2} {:>10} {:>8}",
                 r.name,
                 r.gpu_us,
                 r.cpu_us,
@@ -469,4 +522,135 @@ fn smem_reduce(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
         o,
     )?;
     Ok((r, 4 * n as u64))
+}
+
+/// Inputs for the ElementwiseKernel workloads: uniform in [0.5, 1.5), so never zero.
+fn rand(shape: &[usize], dtype: DType) -> cuprum::Result<Array> {
+    cuprum::random::uniform(0.5, 1.5, shape, dtype)
+}
+
+/// Times `k` on `args`: its inputs, then every output (written in place) or none (each
+/// call allocates them). One call first compiles the specialisation outside the timing.
+fn ew_time(
+    o: &BenchmarkOptions,
+    name: &str,
+    k: &ElementwiseKernel,
+    args: &[&Array],
+) -> R<PerfCaseResult> {
+    let ops: Vec<&dyn IntoOperand> = args.iter().map(|&a| a as &dyn IntoOperand).collect();
+    let ops = ops.as_slice();
+    let call = || {
+        if k.nout() == 1 {
+            k.call(ops).map(drop)
+        } else {
+            k.call_all(ops).map(drop)
+        }
+    };
+    call()?;
+    Ok(benchmark(name, call, o)?)
+}
+
+/// The seed's `custom_add` (`z = x + y * 2`) on `n` float32, output given or allocated.
+fn ew_add(o: &BenchmarkOptions, name: &str, n: usize, out: bool) -> R<PerfCaseResult> {
+    let k = ElementwiseKernel::new(
+        "float32 x, float32 y",
+        "float32 z",
+        "z = x + y * 2",
+        "custom_add",
+    )?;
+    let (x, y) = (rand(&[n], DType::F32)?, rand(&[n], DType::F32)?);
+    let z = Array::empty(&[n], DType::F32)?;
+    let args: &[&Array] = if out { &[&x, &y, &z] } else { &[&x, &y] };
+    ew_time(o, name, &k, args)
+}
+
+const EW_N: usize = 100_000_000;
+
+fn ew_add100m(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
+    Ok((ew_add(o, "ew_add100M_f32", EW_N, false)?, 12 * EW_N as u64))
+}
+
+fn ew_add100m_out(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
+    Ok((
+        ew_add(o, "ew_add100M_f32_out", EW_N, true)?,
+        12 * EW_N as u64,
+    ))
+}
+
+fn ew_add4_out(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
+    Ok((ew_add(o, "ew_add4_f32_out_overhead", 4, true)?, 0))
+}
+
+fn ew_add4_alloc(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
+    Ok((ew_add(o, "ew_add4_f32_alloc_overhead", 4, false)?, 0))
+}
+
+const SIDE: usize = 10_000;
+
+/// The generic `T z = x + y` into a preallocated output of `x`'s shape (`y` broadcasts).
+fn generic_add_into(o: &BenchmarkOptions, name: &str, x: &Array, y: &Array) -> R<PerfCaseResult> {
+    let k = ElementwiseKernel::new("T x, T y", "T z", "z = x + y", "generic_add")?;
+    let z = Array::empty(x.shape(), x.dtype())?;
+    ew_time(o, name, &k, &[x, y, &z])
+}
+
+fn ew_add_bcast(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
+    let m = rand(&[SIDE, SIDE], DType::F32)?;
+    let v = rand(&[SIDE], DType::F32)?;
+    let r = generic_add_into(o, "ew_add_bcast_10000x10000_f32", &m, &v)?;
+    Ok((r, 2 * 4 * (SIDE * SIDE) as u64))
+}
+
+fn ew_add_transposed(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
+    let a = rand(&[SIDE, SIDE], DType::F32)?;
+    let r = generic_add_into(o, "ew_add_transposed_10000x10000_f32", &a.t(), &a)?;
+    Ok((r, 3 * 4 * (SIDE * SIDE) as u64))
+}
+
+const SMALL_N: usize = 10_000_000;
+
+fn trig10m(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
+    let k = ElementwiseKernel::new(
+        "T x",
+        "T s, T c, T t",
+        "s = sin(x); c = cos(x); t = tan(x)",
+        "trig",
+    )?;
+    let x = rand(&[SMALL_N], DType::F32)?;
+    let r = ew_time(o, "trig10M_multi_output", &k, &[&x])?;
+    Ok((r, 4 * 4 * SMALL_N as u64))
+}
+
+fn abs2_10m(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
+    // The seed's input: randn + 1j * randn.
+    let (re, im) = (
+        cuprum::random::normal(0.0, 1.0, &[SMALL_N], DType::F64)?,
+        cuprum::random::normal(0.0, 1.0, &[SMALL_N], DType::F64)?,
+    );
+    let z = ElementwiseKernel::new(
+        "float64 re, float64 im",
+        "complex128 z",
+        "z = complex<double>(re, im)",
+        "make_complex",
+    )?
+    .call((&re, &im))?;
+    drop((re, im));
+    let k = ElementwiseKernel::new(
+        "complex128 z",
+        "float64 mag2",
+        "mag2 = z.real() * z.real() + z.imag() * z.imag()",
+        "abs_squared",
+    )?;
+    let r = ew_time(o, "abs2_10M_kernel", &k, &[&z])?;
+    Ok((r, (16 + 8) * SMALL_N as u64))
+}
+
+/// The body of `primeFactorizationSum` (prime_factor_sum.cu) as an ElementwiseKernel
+/// operation over the loop index `i`, writing `int64 A`.
+const PRIME_OP: &str = include_str!("../../../examples/kernels/prime_factor_sum_elementwise.op");
+
+fn prime1m_elementwise(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
+    let k = ElementwiseKernel::new("", "int64 A", PRIME_OP, "prime_factor_sum")?;
+    let a = Array::empty(&[1_000_000 - 1], DType::I64)?;
+    Ok((ew_time(o, "prime1M_elementwise", &k, &[&a])?, 0))
 }

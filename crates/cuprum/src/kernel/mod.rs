@@ -8,12 +8,13 @@ mod elementwise;
 mod operand;
 mod params;
 mod raw;
+mod samples;
 
 pub use args::{ArgKind, ArgValue, ByValue, DevicePtr, KernelArg, KernelArgs, Strided};
 pub use codegen::layout::{Layout, LayoutClass};
-#[doc(hidden)]
-pub use elementwise::sample_sources as elementwise_sample_sources;
 pub use elementwise::{ElementwiseCall, ElementwiseKernel};
 pub use operand::{IntoOperand, Operand, Operands};
 pub use params::{Param, ParamType, parse_params};
 pub use raw::{Backend, Dim3, KernelAttributes, Launch, RawKernel, RawModule};
+#[doc(hidden)]
+pub use samples::sample_sources as elementwise_sample_sources;

@@ -1,0 +1,176 @@
+//! Representative ElementwiseKernel specialisations for NVRTC compile checks (CI has no
+//! GPU, so every layout class is compiled from here instead of from a call).
+
+use super::codegen::elementwise::Slot;
+use super::{ElementwiseKernel, Layout, LayoutClass};
+use crate::array::DType;
+use crate::error::Result;
+
+/// Sources of representative specialisations (every layout class, both index widths, each
+/// dtype through a generic kernel, scalars, raw and multi-output kernels), for NVRTC
+/// compile checks on machines without a GPU.
+pub fn sample_sources() -> Result<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    let arrays = |n: usize| -> Vec<Slot> { (0..n).map(|idx| Slot::Array { idx }).collect() };
+    let layouts = |na: u32| {
+        let mut v = Vec::new();
+        for wide in [false, true] {
+            for vec in [1u8, 4] {
+                v.push(Layout {
+                    class: LayoutClass::Contiguous,
+                    nd: 1,
+                    wide,
+                    vec,
+                    tiled: 0,
+                });
+            }
+            for nd in [1u8, 2, 3] {
+                v.push(Layout {
+                    class: LayoutClass::Rows,
+                    nd,
+                    wide,
+                    vec: 1,
+                    tiled: 0,
+                });
+                v.push(Layout {
+                    class: LayoutClass::Flat,
+                    nd,
+                    wide,
+                    vec: 1,
+                    tiled: 0,
+                });
+            }
+            for nd in [2u8, 3] {
+                v.push(Layout {
+                    class: LayoutClass::Tiled,
+                    nd,
+                    wide,
+                    vec: 1,
+                    tiled: 1,
+                });
+                v.push(Layout {
+                    class: LayoutClass::Tiled,
+                    nd,
+                    wide,
+                    vec: 1,
+                    tiled: (1 << na) - 1,
+                });
+            }
+        }
+        v
+    };
+    let add = ElementwiseKernel::new(
+        "float32 x, float32 y",
+        "float32 z",
+        "z = x + y * 2",
+        "custom_add",
+    )?;
+    for l in layouts(3) {
+        let (s, _) = add.source_for(&[DType::F32; 3], &arrays(3), l, 256)?;
+        out.push((format!("custom_add {l:?}"), s));
+    }
+    let acc = ElementwiseKernel::new("T x", "T z", "z += x", "accumulate")?;
+    for l in layouts(2) {
+        let (s, _) = acc.source_for(&[DType::C128; 2], &arrays(2), l, 256)?;
+        out.push((format!("accumulate complex128 {l:?}"), s));
+    }
+    let generic = ElementwiseKernel::new("T x, T y", "T z", "z = x + y", "generic_add")?;
+    for &d in DType::ALL {
+        for l in [
+            Layout {
+                class: LayoutClass::Contiguous,
+                nd: 1,
+                wide: false,
+                vec: (16 / d.itemsize()).min(8) as u8,
+                tiled: 0,
+            },
+            Layout {
+                class: LayoutClass::Tiled,
+                nd: 2,
+                wide: false,
+                vec: 1,
+                tiled: 3,
+            },
+        ] {
+            let (s, _) = generic.source_for(&[d; 3], &arrays(3), l, 256)?;
+            out.push((format!("generic_add {d} {l:?}"), s));
+        }
+    }
+    let relu = ElementwiseKernel::new(
+        "T x, T cap",
+        "T y",
+        "y = min(max(x, (T)0), cap)",
+        "clipped_relu",
+    )?;
+    let (s, _) = relu.source_for(
+        &[DType::F64; 3],
+        &[Slot::Array { idx: 0 }, Slot::Scalar, Slot::Array { idx: 1 }],
+        Layout {
+            class: LayoutClass::Contiguous,
+            nd: 1,
+            wide: false,
+            vec: 2,
+            tiled: 0,
+        },
+        256,
+    )?;
+    out.push(("clipped_relu".into(), s));
+    let trig = ElementwiseKernel::new(
+        "T x",
+        "T s, T c, T t",
+        "s = sin(x); c = cos(x); t = tan(x)",
+        "trig",
+    )?;
+    let (s, _) = trig.source_for(
+        &[DType::F32; 4],
+        &arrays(4),
+        Layout {
+            class: LayoutClass::Contiguous,
+            nd: 1,
+            wide: false,
+            vec: 4,
+            tiled: 0,
+        },
+        256,
+    )?;
+    out.push(("trig".into(), s));
+    let raw = ElementwiseKernel::new(
+        "raw T x, int32 k",
+        "raw T y",
+        "y[i] = x[_ind.size() - 1 - i] * (T)k",
+        "rev",
+    )?;
+    for nd in [0, 1, 3] {
+        let (s, _) = raw.source_for(
+            &[DType::F16, DType::I32, DType::F16],
+            &[Slot::Raw { nd }, Slot::Scalar, Slot::Raw { nd }],
+            Layout {
+                class: LayoutClass::Contiguous,
+                nd: 1,
+                wide: true,
+                vec: 1,
+                tiled: 0,
+            },
+            128,
+        )?;
+        out.push((format!("rev raw nd={nd}"), s));
+    }
+    let nc = ElementwiseKernel::new("_non_const T x", "T y", "y = x; x = 0", "swap_out")?
+        .preamble("__device__ int helper() { return 1; }")
+        .loop_prep("int h = helper();")
+        .after_loop("(void)h;");
+    let (s, _) = nc.source_for(
+        &[DType::I64; 2],
+        &arrays(2),
+        Layout {
+            class: LayoutClass::Flat,
+            nd: 2,
+            wide: false,
+            vec: 1,
+            tiled: 0,
+        },
+        256,
+    )?;
+    out.push(("non_const".into(), s));
+    Ok(out)
+}
