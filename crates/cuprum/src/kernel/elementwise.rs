@@ -2,7 +2,9 @@
 //! broadcast arrays (CuPy's `cupy.ElementwiseKernel`).
 
 use super::codegen::elementwise::{ElementwiseSource, Slot, generate};
-use super::codegen::layout::{ArrayLayout, Layout, LayoutClass, TILE, TILE_ROWS, plan};
+use super::codegen::layout::{
+    ArrayLayout, Layout, LayoutClass, TILE, TILE_ROWS, contiguous_plan, plan,
+};
 use super::codegen::{OpAnalysis, analyse};
 use super::operand::{Operand, Operands};
 use super::params::{Param, TypeMap, check_kernel_name, check_reserved, parse_params};
@@ -600,6 +602,17 @@ impl ElementwiseCall<'_> {
                 Operand::Array(&outs[kk - nin])
             }
         };
+        // Every broadcast operand C-contiguous with the loop's shape: no strides needed.
+        let fast = k.reduce_dims
+            && k.params
+                .iter()
+                .enumerate()
+                .all(|(kk, p)| match operand(kk) {
+                    Operand::Array(a) if !p.raw => {
+                        a.shape() == loop_shape.as_slice() && a.is_c_contiguous()
+                    }
+                    _ => true,
+                });
         let mut slots: SmallVec<[Slot; 8]> = SmallVec::new();
         let mut raw_nd: SmallVec<[u8; 4]> = SmallVec::new();
         let mut bstrides: SmallVec<[Strides; 8]> = SmallVec::new();
@@ -614,7 +627,11 @@ impl ElementwiseCall<'_> {
                     slots.push(Slot::Array {
                         idx: bstrides.len(),
                     });
-                    bstrides.push(broadcast_strides(a.shape(), a.strides(), &loop_shape)?);
+                    bstrides.push(if fast {
+                        Strides::new()
+                    } else {
+                        broadcast_strides(a.shape(), a.strides(), &loop_shape)?
+                    });
                     // `_non_const` inputs may be written by the operation: never staged.
                     let staged = !k.analysis.direct && (p.is_const || kk >= nin);
                     ptrs.push((a.data_ptr(), a.itemsize(), staged));
@@ -632,7 +649,11 @@ impl ElementwiseCall<'_> {
                 staged,
             })
             .collect();
-        let plan = plan(&loop_shape, &lays, k.reduce_dims);
+        let plan = if fast {
+            contiguous_plan(n, &lays)
+        } else {
+            plan(&loop_shape, &lays, k.reduce_dims)
+        };
         let block = if plan.layout.class == LayoutClass::Tiled {
             (TILE * TILE_ROWS) as u32
         } else {
@@ -733,8 +754,13 @@ fn launch_config(plan: &super::codegen::layout::Plan, block: u32) -> LaunchConfi
         }
         LayoutClass::Flat => ((cap(plan.n.div_ceil(b), i32::MAX as usize), 1), (block, 1)),
         LayoutClass::Rows => {
-            let c = plan.shape.last().copied().unwrap_or(1);
-            let rows = plan.n / c.max(1);
+            let c = plan
+                .shape
+                .last()
+                .copied()
+                .unwrap_or(1)
+                .div_ceil(plan.layout.vec as usize);
+            let rows = plan.n / plan.shape.last().copied().unwrap_or(1).max(1);
             let bx = b.min(c.div_ceil(32) * 32).max(1);
             let by = (b / bx).max(1);
             (

@@ -22,6 +22,7 @@ pub fn sample_sources() -> Result<Vec<(String, String)>> {
                     wide,
                     vec,
                     tiled: 0,
+                    row_bcast: 0,
                 });
             }
             for nd in [1u8, 2, 3] {
@@ -31,6 +32,15 @@ pub fn sample_sources() -> Result<Vec<(String, String)>> {
                     wide,
                     vec: 1,
                     tiled: 0,
+                    row_bcast: 0,
+                });
+                v.push(Layout {
+                    class: LayoutClass::Rows,
+                    nd,
+                    wide,
+                    vec: 4,
+                    tiled: 0,
+                    row_bcast: 2,
                 });
                 v.push(Layout {
                     class: LayoutClass::Flat,
@@ -38,6 +48,7 @@ pub fn sample_sources() -> Result<Vec<(String, String)>> {
                     wide,
                     vec: 1,
                     tiled: 0,
+                    row_bcast: 0,
                 });
             }
             for nd in [2u8, 3] {
@@ -47,6 +58,7 @@ pub fn sample_sources() -> Result<Vec<(String, String)>> {
                     wide,
                     vec: 1,
                     tiled: 1,
+                    row_bcast: 0,
                 });
                 v.push(Layout {
                     class: LayoutClass::Tiled,
@@ -54,6 +66,7 @@ pub fn sample_sources() -> Result<Vec<(String, String)>> {
                     wide,
                     vec: 1,
                     tiled: (1 << na) - 1,
+                    row_bcast: 0,
                 });
             }
         }
@@ -83,6 +96,7 @@ pub fn sample_sources() -> Result<Vec<(String, String)>> {
                 wide: false,
                 vec: (16 / d.itemsize()).min(8) as u8,
                 tiled: 0,
+                row_bcast: 0,
             },
             Layout {
                 class: LayoutClass::Tiled,
@@ -90,6 +104,7 @@ pub fn sample_sources() -> Result<Vec<(String, String)>> {
                 wide: false,
                 vec: 1,
                 tiled: 3,
+                row_bcast: 0,
             },
         ] {
             let (s, _) = generic.source_for(&[d; 3], &arrays(3), l, 256)?;
@@ -111,6 +126,7 @@ pub fn sample_sources() -> Result<Vec<(String, String)>> {
             wide: false,
             vec: 2,
             tiled: 0,
+            row_bcast: 0,
         },
         256,
     )?;
@@ -130,6 +146,7 @@ pub fn sample_sources() -> Result<Vec<(String, String)>> {
             wide: false,
             vec: 4,
             tiled: 0,
+            row_bcast: 0,
         },
         256,
     )?;
@@ -150,6 +167,7 @@ pub fn sample_sources() -> Result<Vec<(String, String)>> {
                 wide: true,
                 vec: 1,
                 tiled: 0,
+                row_bcast: 0,
             },
             128,
         )?;
@@ -168,6 +186,7 @@ pub fn sample_sources() -> Result<Vec<(String, String)>> {
             wide: false,
             vec: 1,
             tiled: 0,
+            row_bcast: 0,
         },
         256,
     )?;

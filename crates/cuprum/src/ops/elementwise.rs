@@ -380,6 +380,7 @@ pub fn sample_sources() -> Result<Vec<(String, String)>> {
         wide: false,
         vec: 1,
         tiled: 0,
+        row_bcast: 0,
     };
     let mut out = Vec::new();
     let mut push = |what: String, k: &ElementwiseKernel, dtypes: &[DType]| -> Result<()> {

@@ -94,6 +94,12 @@ impl Stream {
         })
     }
 
+    /// Whether this is its device's default stream (which lives as long as the process).
+    #[inline]
+    pub(crate) fn is_device_default(&self) -> bool {
+        self.raw == self.device.0.default_stream
+    }
+
     pub(crate) fn borrowed(device: Device, raw: sys::CUstream) -> Stream {
         Stream {
             raw,

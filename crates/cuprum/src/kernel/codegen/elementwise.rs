@@ -219,25 +219,72 @@ fn unravel(e: &ElementwiseSource<'_>, s: &mut String, indent: &str, var: &str, h
 }
 
 fn rows(e: &ElementwiseSource<'_>, w: &mut SourceWriter, op: &OpFn<'_>, nd: usize) {
+    let v = e.layout.vec as usize;
     let mut s = format!(
         "  const cuprum_idx_t _C = _m.shape[{l}];\n  cuprum_idx_t _R = 1;\n  #pragma unroll\n  for (int _d = 0; _d < {l}; ++_d) _R *= _m.shape[_d];\n  #pragma unroll 1\n  \
          for (cuprum_idx_t _r = (cuprum_idx_t)blockIdx.y * blockDim.y + threadIdx.y; _r < _R; _r += (cuprum_idx_t)blockDim.y * gridDim.y) {{\n",
         l = nd - 1
     );
     unravel(e, &mut s, "    ", "_r", nd as isize - 2);
-    s.push_str(
-        "    #pragma unroll 1\n    for (cuprum_idx_t _c = (cuprum_idx_t)blockIdx.x * blockDim.x + threadIdx.x; _c < _C; _c += (cuprum_idx_t)blockDim.x * gridDim.x) {\n      const long long i = (long long)_r * _C + _c;\n",
+    let _ = write!(
+        s,
+        "    #pragma unroll 1\n    for (cuprum_idx_t _c = ((cuprum_idx_t)blockIdx.x * blockDim.x + threadIdx.x) * {v}; _c < _C; _c += (cuprum_idx_t)blockDim.x * gridDim.x * {v}) {{\n"
     );
-    e.refs(&mut s, "      ", |_, idx, p| {
-        format!(
-            "_raw_{}[_o{idx} + (cuprum_off_t)_c * _m.st[{idx}][{}]]",
-            p.name,
-            nd - 1
-        )
+    if v == 1 {
+        s.push_str("      const long long i = (long long)_r * _C + _c;\n");
+        e.refs(&mut s, "      ", |_, idx, p| {
+            format!(
+                "_raw_{}[_o{idx} + (cuprum_off_t)_c * _m.st[{idx}][{}]]",
+                p.name,
+                nd - 1
+            )
+        });
+        w.push(&s);
+        op(w, "      ");
+        w.push("    }\n  }\n");
+        return;
+    }
+    // Wide loads along the row; arrays broadcast along it load one value.
+    let bcast = |idx: usize| idx < 32 && e.layout.row_bcast & (1 << idx) != 0;
+    for (k, idx, p, ty) in e.arrays() {
+        if bcast(idx) {
+            continue;
+        }
+        let _ = write!(s, "      cuprum::Vec<{ty}, {v}> _v_{}", p.name);
+        if p.is_const || e.preload[k] {
+            let _ = write!(
+                s,
+                " = *reinterpret_cast<const cuprum::Vec<{ty}, {v}>*>(_raw_{} + _o{idx} + _c)",
+                p.name
+            );
+        }
+        s.push_str(";\n");
+    }
+    let _ = write!(
+        s,
+        "      #pragma unroll\n      for (int _k = 0; _k < {v}; ++_k) {{\n        const long long i = (long long)_r * _C + _c + _k;\n"
+    );
+    e.refs(&mut s, "        ", |_, idx, p| {
+        if bcast(idx) {
+            format!("_raw_{}[_o{idx}]", p.name)
+        } else {
+            format!("_v_{}.v[_k]", p.name)
+        }
     });
     w.push(&s);
-    op(w, "      ");
-    w.push("    }\n  }\n");
+    op(w, "        ");
+    let mut s = String::from("      }\n");
+    for (_, idx, p, ty) in e.arrays() {
+        if !p.is_const && !bcast(idx) {
+            let _ = writeln!(
+                s,
+                "      *reinterpret_cast<cuprum::Vec<{ty}, {v}>*>(_raw_{n} + _o{idx} + _c) = _v_{n};",
+                n = p.name
+            );
+        }
+    }
+    s.push_str("    }\n  }\n");
+    w.push(&s);
 }
 
 fn flat(e: &ElementwiseSource<'_>, w: &mut SourceWriter, op: &OpFn<'_>, nd: usize) {

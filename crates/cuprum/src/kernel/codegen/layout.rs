@@ -9,7 +9,9 @@
 //!   transpose read and write whole cache lines;
 //! - **Rows**: anything else with a long last axis (broadcast rows, slices, reversed axes)
 //!   → a 2-D launch over (rows, columns); each thread unravels its row once and walks the
-//!   columns with one multiply per array, no per-element division;
+//!   columns with one multiply per array, no per-element division. When every array's
+//!   last axis has unit stride (or stride 0: a value broadcast along the row) and rows
+//!   stay aligned, each thread moves `vec` columns with wide loads;
 //! - **Flat**: a short last axis → one unravel (32-bit division when it fits) per element.
 //!
 //! Index width: 32-bit (`unsigned int` loop index, `int` offsets) when the loop size and
@@ -48,10 +50,12 @@ pub struct Layout {
     pub nd: u8,
     /// 64-bit indexing.
     pub wide: bool,
-    /// Elements per thread step with wide loads (Contiguous only; 1 otherwise).
+    /// Elements per thread step with wide loads (Contiguous and Rows; 1 otherwise).
     pub vec: u8,
     /// Bit k set: non-raw array k goes through shared-memory tiles (Tiled only).
     pub tiled: u32,
+    /// Bit k set: non-raw array k has stride 0 along the rows (Rows with `vec > 1` only).
+    pub row_bcast: u32,
 }
 
 /// One non-raw array as the planner sees it.
@@ -101,38 +105,18 @@ pub(crate) fn plan(loop_shape: &[usize], arrays: &[ArrayLayout<'_>], reduce_dims
             .sum()
     };
     let wide = n > i32::MAX as usize || strides.iter().any(|st| span(st) > i32::MAX as usize);
+    let contiguous = nd == 0 || (nd == 1 && strides.iter().all(|s| s[0] == 1));
+    if contiguous {
+        return contiguous_plan(n, arrays);
+    }
     let mut layout = Layout {
         class: LayoutClass::Contiguous,
-        nd: 1,
+        nd: nd as u8,
         wide,
         vec: 1,
         tiled: 0,
+        row_bcast: 0,
     };
-    let contiguous = nd == 0 || (nd == 1 && strides.iter().all(|s| s[0] == 1));
-    if contiguous {
-        let max_item = arrays.iter().map(|a| a.itemsize).max().unwrap_or(16);
-        let mut vec = (16 / max_item.max(1)).clamp(1, 8);
-        let aligned = |v: usize| {
-            arrays
-                .iter()
-                .all(|a| a.ptr % (v * a.itemsize) as u64 == 0 && a.staged)
-        };
-        while vec > 1 && !aligned(vec) {
-            vec /= 2;
-        }
-        if n < 2 * vec {
-            vec = 1;
-        }
-        layout.vec = vec as u8;
-        let strides = strides.iter().map(|_| Strides::from_elem(1, 1)).collect();
-        return Plan {
-            layout,
-            n,
-            shape: Shape::from_elem(n, 1),
-            strides,
-        };
-    }
-    layout.nd = nd as u8;
     if nd >= 2 {
         let (r, c) = (shape[nd - 2], shape[nd - 1]);
         let mut mask = 0u32;
@@ -160,11 +144,72 @@ pub(crate) fn plan(loop_shape: &[usize], arrays: &[ArrayLayout<'_>], reduce_dims
     } else {
         LayoutClass::Flat
     };
+    if layout.class == LayoutClass::Rows {
+        let c = shape[nd - 1];
+        let mut vec = widest_vec(arrays);
+        let fits = |v: usize| {
+            c % v == 0
+                && arrays.iter().zip(strides.iter()).all(|(a, st)| {
+                    let inner = st[nd - 1];
+                    a.staged
+                        && (inner == 0
+                            || (inner == 1
+                                && a.ptr % (v * a.itemsize) as u64 == 0
+                                && st[..nd - 1].iter().all(|s| s % v as isize == 0)))
+                })
+        };
+        while vec > 1 && !fits(vec) {
+            vec /= 2;
+        }
+        if vec > 1 {
+            layout.vec = vec as u8;
+            for (k, st) in strides.iter().enumerate().take(32) {
+                if st[nd - 1] == 0 {
+                    layout.row_bcast |= 1 << k;
+                }
+            }
+        }
+    }
     Plan {
         layout,
         n,
         shape,
         strides,
+    }
+}
+
+/// Elements per wide load: 16 bytes of the widest element type, at most 8.
+fn widest_vec(arrays: &[ArrayLayout<'_>]) -> usize {
+    let max_item = arrays.iter().map(|a| a.itemsize).max().unwrap_or(16);
+    (16 / max_item.max(1)).clamp(1, 8)
+}
+
+/// The plan when every array is C-contiguous over the loop (no strides needed).
+pub(crate) fn contiguous_plan(n: usize, arrays: &[ArrayLayout<'_>]) -> Plan {
+    let mut vec = widest_vec(arrays);
+    let aligned = |v: usize| {
+        arrays
+            .iter()
+            .all(|a| a.ptr % (v * a.itemsize) as u64 == 0 && a.staged)
+    };
+    while vec > 1 && !aligned(vec) {
+        vec /= 2;
+    }
+    if n < 2 * vec {
+        vec = 1;
+    }
+    Plan {
+        layout: Layout {
+            class: LayoutClass::Contiguous,
+            nd: 1,
+            wide: n > i32::MAX as usize,
+            vec: vec as u8,
+            tiled: 0,
+            row_bcast: 0,
+        },
+        n,
+        shape: Shape::from_elem(n, 1),
+        strides: arrays.iter().map(|_| Strides::from_elem(1, 1)).collect(),
     }
 }
 
@@ -213,6 +258,25 @@ mod tests {
             true,
         );
         assert_eq!((p.layout.class, p.layout.nd), (LayoutClass::Rows, 2));
+        assert_eq!((p.layout.vec, p.layout.row_bcast), (4, 0));
+        // a column vector broadcast along rows: stride 0 on the last axis
+        let p = plan(
+            &[1000, 1000],
+            &[
+                arr(&[1000, 1], 0, 4),
+                arr(&[1, 0], 0, 4),
+                arr(&[1000, 1], 0, 4),
+            ],
+            true,
+        );
+        assert_eq!((p.layout.vec, p.layout.row_bcast), (4, 2));
+        // odd row length: no wide loads
+        let p = plan(
+            &[1000, 999],
+            &[arr(&[999, 1], 0, 4), arr(&[0, 1], 0, 4)],
+            true,
+        );
+        assert_eq!(p.layout.vec, 1);
         // A.T + A -> tiled, only A.T staged
         let p = plan(
             &[1000, 1000],
