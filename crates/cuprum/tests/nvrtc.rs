@@ -160,3 +160,14 @@ fn every_builtin_operation_compiles_for_every_dtype() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+#[test]
+fn example_elementwise_operations_compile() {
+    require_nvrtc!();
+    let op = include_str!("../../../examples/kernels/prime_factor_sum_elementwise.op");
+    let k = cuprum::ElementwiseKernel::new("", "int64 A", op, "prime_factor_sum").unwrap();
+    let src = k.generated_source(&[cuprum::DType::I64], &[false]).unwrap();
+    let img = compile_for_arch(&src, &CompileOptions::default(), 90)
+        .unwrap_or_else(|e| panic!("prime_factor_sum_elementwise.op: {e}\n{src}"));
+    assert!(img.is_cubin);
+}

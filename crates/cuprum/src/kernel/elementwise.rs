@@ -343,6 +343,55 @@ impl ElementwiseKernel {
         }
     }
 
+    /// The CUDA source generated for parameter dtypes `dtypes` (one per parameter, inputs
+    /// first) in the contiguous layout, with every array parameter non-raw or 1-D raw and
+    /// every other parameter a scalar as `scalars` marks it. For inspection (CuPy's
+    /// `cached_code`) and for compile checks without a GPU.
+    ///
+    /// ```
+    /// use cuprum::{DType, ElementwiseKernel};
+    /// let k = ElementwiseKernel::new("T x, T s", "T y", "y = x * s", "scale")?;
+    /// let src = k.generated_source(&[DType::F32; 3], &[false, true, false])?;
+    /// assert!(src.contains("typedef float T;"));
+    /// assert!(src.contains("const T s"));
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn generated_source(&self, dtypes: &[DType], scalars: &[bool]) -> Result<String> {
+        if dtypes.len() != self.params.len() || scalars.len() != self.params.len() {
+            bail!(
+                InvalidArgument,
+                "'{}' has {} parameters; got {} dtypes and {} scalar flags",
+                self.name,
+                self.params.len(),
+                dtypes.len(),
+                scalars.len()
+            );
+        }
+        let mut idx = 0;
+        let slots: SmallVec<[Slot; 8]> = self
+            .params
+            .iter()
+            .zip(scalars)
+            .map(|(p, &scalar)| match (scalar, p.raw) {
+                (true, _) => Slot::Scalar,
+                (false, true) => Slot::Raw { nd: 1 },
+                (false, false) => {
+                    idx += 1;
+                    Slot::Array { idx: idx - 1 }
+                }
+            })
+            .collect();
+        let layout = Layout {
+            class: LayoutClass::Contiguous,
+            nd: 1,
+            wide: false,
+            vec: 1,
+            tiled: 0,
+            row_bcast: 0,
+        };
+        Ok(self.source_for(dtypes, &slots, layout, DEFAULT_BLOCK)?.0)
+    }
+
     /// The source of one specialisation (for inspection and compile checks).
     pub(crate) fn source_for(
         &self,
