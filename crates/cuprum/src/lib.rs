@@ -1,23 +1,29 @@
 //! # cuprum — CuPy's user-defined CUDA kernels, in Rust
 //!
-//! GPU n-d arrays ([`Array`]), CUDA C++ compiled at run time with NVRTC, and (in the
-//! layers being built on this foundation) `ElementwiseKernel`, `ReductionKernel`,
-//! `RawKernel` and `RawModule`. CUDA is loaded when first used: everything builds, and
-//! every error is typed, on a machine without a GPU.
+//! GPU n-d arrays ([`Array`]), CUDA C++ compiled at run time with NVRTC and cached on disk,
+//! [`ElementwiseKernel`] (a per-element operation over broadcast arrays, generated for each
+//! memory layout), [`RawKernel`] / [`RawModule`] (your own CUDA with checked arguments)
+//! and NumPy-style built-in operations ([`ops`]), themselves ElementwiseKernels. CUDA is
+//! loaded when first used: everything builds, and every error is typed, on a machine
+//! without a GPU.
 //!
 //! ```no_run
-//! use cuprum::{Array, DType, s};
+//! use cuprum::{Array, DType, ElementwiseKernel, s};
 //! let x = Array::linspace(0.0, 1.0, 5, true, DType::F32)?;      // on the GPU
+//! let y = Array::ones(&[5], DType::F32)?;
+//! let add = ElementwiseKernel::new("T x, T y", "T z", "z = x + y * 2", "custom_add")?;
+//! let z = add.call((&x, &y))?;                                   // compiled once, cached
+//! let w = ((&z * 0.5)? - &x)?;                                   // built-in operations
 //! let m = Array::arange(0.0, 12.0, 1.0, DType::F64)?.reshape(&[3, 4])?;
 //! let v = m.t().slice(&s![1..;2, ..;-1])?;                      // views, no copies
-//! println!("{:?}", v.to_vec::<f64>()?);
-//! let r = cuprum::random::normal(0.0, 1.0, &[1024], DType::F32)?;
+//! println!("{:?} {:?}", w.to_vec::<f32>()?, v.to_vec::<f64>()?);
 //! # Ok::<(), cuprum::Error>(())
 //! ```
 //!
 //! Layers, bottom up (see ARCHITECTURE.md): [`runtime`] (driver, devices, streams, memory,
-//! modules, launch) → [`compile`] (NVRTC) → the array layer ([`Array`], [`DType`],
-//! [`shape`], [`random`]) → [`profiler`].
+//! modules, launch) → [`compile`] (NVRTC, cache) → the array layer ([`Array`], [`DType`],
+//! [`shape`], [`random`]) → [`kernel`] (user kernels) → [`ops`] (built-in operations) →
+//! [`profiler`].
 
 #![deny(missing_docs)]
 
