@@ -74,7 +74,9 @@ impl std::fmt::Debug for ElementwiseKernel {
 struct SpecKey {
     device: usize,
     dtypes: SmallVec<[DType; 8]>,
-    raw_nd: SmallVec<[u8; 4]>,
+    /// How each parameter is passed (array, raw array of some ndim, scalar): the same
+    /// parameter may be an array in one call and a scalar in the next.
+    slots: SmallVec<[Slot; 8]>,
     layout: Layout,
     block: u32,
 }
@@ -270,7 +272,7 @@ impl ElementwiseKernel {
     ///
     /// ```no_run
     /// use cuprum::{Array, ElementwiseKernel};
-    /// let sc = ElementwiseKernel::new("T x", "T s, T c", "s = sin(x); c = cos(x)", "sincos")?;
+    /// let sc = ElementwiseKernel::new("T x", "T s, T c", "s = sin(x); c = cos(x)", "sin_cos")?;
     /// let x = Array::from_slice(&[0.0f64, 1.0], &[2])?;
     /// let out = sc.call_all((&x,))?;
     /// assert_eq!(out.len(), 2);
@@ -428,7 +430,7 @@ impl ElementwiseKernel {
         Ok((w.src, w.spans))
     }
 
-    fn function(&self, key: &SpecKey, slots: &[Slot], stream: &Stream) -> Result<Function> {
+    fn function(&self, key: &SpecKey, stream: &Stream) -> Result<Function> {
         if let Some(f) = self
             .specs
             .lock()
@@ -437,7 +439,7 @@ impl ElementwiseKernel {
         {
             return Ok(f.clone());
         }
-        let (src, spans) = self.source_for(&key.dtypes, slots, key.layout, key.block)?;
+        let (src, spans) = self.source_for(&key.dtypes, &key.slots, key.layout, key.block)?;
         let opts = self
             .options
             .clone()
@@ -663,14 +665,12 @@ impl ElementwiseCall<'_> {
                     _ => true,
                 });
         let mut slots: SmallVec<[Slot; 8]> = SmallVec::new();
-        let mut raw_nd: SmallVec<[u8; 4]> = SmallVec::new();
         let mut bstrides: SmallVec<[Strides; 8]> = SmallVec::new();
         let mut ptrs: SmallVec<[(u64, usize, bool); 8]> = SmallVec::new();
         for (kk, p) in k.params.iter().enumerate() {
             match operand(kk) {
                 Operand::Array(a) if p.raw => {
                     slots.push(Slot::Raw { nd: a.ndim() });
-                    raw_nd.push(a.ndim() as u8);
                 }
                 Operand::Array(a) => {
                     slots.push(Slot::Array {
@@ -711,11 +711,11 @@ impl ElementwiseCall<'_> {
         let key = SpecKey {
             device: device.ordinal(),
             dtypes,
-            raw_nd,
+            slots,
             layout: plan.layout,
             block,
         };
-        let f = k.function(&key, &slots, &stream)?;
+        let f = k.function(&key, &stream)?;
         // Arguments.
         let mut pack = ArgPack::new();
         for (kk, p) in k.params.iter().enumerate() {
