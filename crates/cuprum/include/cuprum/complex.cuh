@@ -50,7 +50,13 @@ template <typename T> __device__ complex<T> sqrt(complex<T> z) {
   return complex<T>(fabs(z.im) / (2 * s), copysign(s, z.im));
 }
 template <typename T> __device__ complex<T> pow(complex<T> a, complex<T> b) {
-  if (a.re == T(0) && a.im == T(0)) return complex<T>(T(0), T(0));
+  if (b.re == T(0) && b.im == T(0)) return complex<T>(T(1), T(0));
+  if (a.re == T(0) && a.im == T(0)) {
+    // NumPy: 0 ** b is 0 for real positive b, NaN otherwise.
+    if (b.im == T(0) && b.re > T(0)) return complex<T>(T(0), T(0));
+    const T nan = T(0) / T(0);
+    return complex<T>(nan, nan);
+  }
   return exp(b * log(a));
 }
 template <typename T> __device__ complex<T> sinh(complex<T> z) {

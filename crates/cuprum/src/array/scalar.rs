@@ -186,6 +186,15 @@ impl Scalar {
         Ok(out)
     }
 
+    /// The value as an integer, for integer and bool scalars.
+    pub(crate) fn as_i128(&self) -> Option<i128> {
+        match self.wide() {
+            Wide::Bool(b) => Some(b as i128),
+            Wide::Int(i) => Some(i),
+            _ => None,
+        }
+    }
+
     /// The value as `f64` (real part for complex numbers; `true` is 1).
     pub fn to_f64(&self) -> f64 {
         match self.wide() {

@@ -39,6 +39,9 @@ pub(crate) enum Op {
     Clip,
     Where,
     Cast,
+    /// A comparison whose answer is known without looking at the values (an integer
+    /// array against an integer scalar outside its range).
+    Constant(bool),
 }
 
 impl Op {
@@ -70,6 +73,7 @@ impl Op {
             Op::Clip => "clip",
             Op::Where => "where",
             Op::Cast => "astype",
+            Op::Constant(_) => "compare",
         }
     }
 
@@ -263,10 +267,55 @@ fn param_dtype(o: &Operand<'_>, c: DType) -> DType {
     }
 }
 
+/// An integer scalar compared with an integer array it does not fit: NumPy compares
+/// exactly, so the answer is the same for every element.
+fn constant_comparison(op: Op, a: &Operand<'_>, b: &Operand<'_>, c: DType) -> Option<bool> {
+    if !op.is_comparison() || !matches!(c.kind(), DTypeKind::SignedInt | DTypeKind::UnsignedInt) {
+        return None;
+    }
+    let (scalar, scalar_left) = match (a, b) {
+        (Operand::Array(_), Operand::Scalar(s)) => (s, false),
+        (Operand::Scalar(s), Operand::Array(_)) => (s, true),
+        _ => return None,
+    };
+    let v = scalar.as_i128()?;
+    if scalar.cast(c).is_ok() {
+        return None;
+    }
+    // The scalar is above every value of `c` or below every value.
+    let above = v > 0;
+    // Answer of `array OP scalar`.
+    let (lt, gt) = (above, !above);
+    let r = match (op, scalar_left) {
+        (Op::Equal, _) => false,
+        (Op::NotEqual, _) => true,
+        (Op::Less, false)
+        | (Op::LessEqual, false)
+        | (Op::Greater, true)
+        | (Op::GreaterEqual, true) => lt,
+        _ => gt,
+    };
+    Some(r)
+}
+
 pub(crate) fn binary(op: Op, a: Operand<'_>, b: Operand<'_>) -> Result<Array> {
     let c = result_type(&[a, b])?;
+    if let Some(answer) = constant_comparison(op, &a, &b, c) {
+        let own = |o: &Operand<'_>| match o {
+            Operand::Array(x) => x.dtype(),
+            Operand::Scalar(s) => s.dtype(),
+        };
+        let ins = [own(&a), own(&b)];
+        let k = kernel(Op::Constant(answer), &ins, DType::Bool, || {
+            Ok(format!("out = {answer};"))
+        })?;
+        return k.call(vec![a, b]);
+    }
     let (t, out) = binary_types(op, c)?;
-    let ins = [param_dtype(&a, c), param_dtype(&b, c)];
+    // A scalar converts to the type the operation computes in when that is wider than the
+    // arrays' (true division of integers computes in float64: `u8_array / 300` is fine).
+    let sc = if t.kind() > c.kind() { t } else { c };
+    let ins = [param_dtype(&a, sc), param_dtype(&b, sc)];
     let k = kernel(op, &ins, out, || Ok(binary_code(op, t, out)))?;
     k.call(vec![a, b])
 }
