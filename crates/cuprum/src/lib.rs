@@ -38,7 +38,7 @@ pub mod runtime;
 pub use array::{Array, DType, DTypeKind, Element, Scalar, SliceArg, random, shape};
 pub use compile::{CompileOptions, clear_memo, compile_with_cache};
 pub use error::{Error, ErrorKind, Result};
-pub use kernel::{ElementwiseKernel, RawKernel, RawModule};
+pub use kernel::{ElementwiseKernel, RawKernel, RawModule, ReductionKernel};
 pub use runtime::{Device, Event, Stream};
 
 /// Helpers for tools and tests (the `cuprum` CLI's benchmarks, NVRTC compile checks).
@@ -46,6 +46,6 @@ pub use runtime::{Device, Event, Stream};
 #[doc(hidden)]
 pub mod internal {
     pub use crate::array::kernels::{all_sources, launch_empty, launch_no_args};
-    pub use crate::kernel::elementwise_sample_sources;
+    pub use crate::kernel::{elementwise_sample_sources, reduction_sample_sources};
     pub use crate::ops::elementwise_sample_sources as ops_sample_sources;
 }

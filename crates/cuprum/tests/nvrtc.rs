@@ -171,3 +171,22 @@ fn example_elementwise_operations_compile() {
         .unwrap_or_else(|e| panic!("prime_factor_sum_elementwise.op: {e}\n{src}"));
     assert!(img.is_cubin);
 }
+
+#[test]
+fn every_reduction_strategy_compiles_for_sm90() {
+    require_nvrtc!();
+    let sources = cuprum::internal::reduction_sample_sources().unwrap();
+    assert!(sources.len() >= 100, "{}", sources.len());
+    let mut failures = Vec::new();
+    for (name, src) in sources {
+        if let Err(e) = compile_for_arch(&src, &CompileOptions::default(), 90) {
+            failures.push(format!("{name}: {e}\n{src}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failed; first: {}",
+        failures.len(),
+        failures[0]
+    );
+}

@@ -4,3 +4,4 @@
 #include <cuprum/complex.cuh>
 #include <cuprum/indexer.cuh>
 #include <cuprum/cast.cuh>
+#include <cuprum/reduce.cuh>

@@ -21,6 +21,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../include/cuprum/cast.cuh"),
     ),
     (
+        "cuprum/reduce.cuh",
+        include_str!("../../include/cuprum/reduce.cuh"),
+    ),
+    (
         "cuprum/all.cuh",
         include_str!("../../include/cuprum/all.cuh"),
     ),

@@ -752,7 +752,7 @@ impl ElementwiseCall<'_> {
 }
 
 /// `CArray<T, ND>`: data pointer, then `max(ND, 1)` extents and element strides as i64.
-fn push_carray(pack: &mut ArgPack, a: &Array) {
+pub(crate) fn push_carray(pack: &mut ArgPack, a: &Array) {
     let nd = a.ndim().max(1);
     let mut b: SmallVec<[u8; 64]> = SmallVec::new();
     b.extend_from_slice(&a.data_ptr().to_ne_bytes());

@@ -8,13 +8,19 @@ mod elementwise;
 mod operand;
 mod params;
 mod raw;
+mod reduction;
 mod samples;
+mod scratch;
 
 pub use args::{ArgKind, ArgValue, ByValue, DevicePtr, KernelArg, KernelArgs, Strided};
 pub use codegen::layout::{Layout, LayoutClass};
+pub use codegen::reduction::ReduceShape;
 pub use elementwise::{ElementwiseCall, ElementwiseKernel};
 pub use operand::{IntoOperand, Operand, Operands};
 pub use params::{Param, ParamType, parse_params};
 pub use raw::{Backend, Dim3, KernelAttributes, Launch, RawKernel, RawModule};
+pub use reduction::{Axes, ReductionCall, ReductionKernel};
+#[doc(hidden)]
+pub use samples::reduction_sample_sources;
 #[doc(hidden)]
 pub use samples::sample_sources as elementwise_sample_sources;

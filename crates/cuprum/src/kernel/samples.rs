@@ -193,3 +193,92 @@ pub fn sample_sources() -> Result<Vec<(String, String)>> {
     out.push(("non_const".into(), s));
     Ok(out)
 }
+
+/// Sources of representative ReductionKernel specialisations: both strategies, split and
+/// merged shapes, several inputs and outputs, no identity, both index widths, struct
+/// accumulators.
+pub fn reduction_sample_sources() -> Result<Vec<(String, String)>> {
+    use super::ReduceShape;
+    use super::reduction::sample_slots;
+    let mut out = Vec::new();
+    let shapes = [
+        (false, 256u16, 1u16, 0u8, 1u8),
+        (false, 32, 8, 1, 1),
+        (false, 64, 4, 2, 2),
+        (true, 32, 8, 1, 1),
+        (true, 4, 64, 2, 1),
+        (true, 256, 1, 1, 2),
+        (false, 256, 1, 1, 0),
+    ];
+    let ssq =
+        super::ReductionKernel::new("T x", "T y", "x * x", "a + b", "y = a", Some("0"), "ssq")?;
+    let mse = super::ReductionKernel::new(
+        "float64 x, float64 y",
+        "float64 z",
+        "(x - y) * (x - y)",
+        "a + b",
+        "z = a / _in_ind.size() * _out_ind.size()",
+        Some("0"),
+        "mse_kernel",
+    )?;
+    let maxk =
+        super::ReductionKernel::new("T x", "T y", "x", "max(a, b)", "y = a", None, "my_max")?;
+    let two = super::ReductionKernel::new(
+        "T x, raw T w, T s",
+        "T y, int64 n",
+        "x * w[_J % w.size()] * s",
+        "a + b",
+        "y = a; n = _J_count",
+        Some("0"),
+        "weighted",
+    )?
+    .preamble("#define _J_count (_in_ind.size() / _out_ind.size())");
+    let argmax = super::ReductionKernel::new(
+        "T x",
+        "int64 y",
+        "cuprum_pair(x, _J)",
+        "(a.v > b.v || (a.v == b.v && a.j < b.j)) ? a : b",
+        "y = a.j",
+        Some("cuprum_pair(-1e300, 0)"),
+        "my_argmax",
+    )?
+    .preamble("struct cuprum_pair { double v; long long j; __device__ cuprum_pair() : v(0), j(0) {} __device__ cuprum_pair(double v_, long long j_) : v(v_), j(j_) {} };")
+    .reduce_type("cuprum_pair");
+    for (outer, tx, ty, ndo, ndr) in shapes {
+        for wide in [false, true] {
+            let shape = ReduceShape {
+                outer,
+                tx,
+                ty,
+                ndo,
+                ndr,
+                wide,
+            };
+            for (name, k, dtypes, scalars) in [
+                ("ssq f32", &ssq, vec![DType::F32; 2], vec![false; 2]),
+                ("ssq c128", &ssq, vec![DType::C128; 2], vec![false; 2]),
+                ("ssq f16", &ssq, vec![DType::F16; 2], vec![false; 2]),
+                ("mse", &mse, vec![DType::F64; 3], vec![false; 3]),
+                ("max i8", &maxk, vec![DType::I8; 2], vec![false; 2]),
+                ("max f64", &maxk, vec![DType::F64; 2], vec![false; 2]),
+                (
+                    "weighted",
+                    &two,
+                    vec![DType::F32, DType::F32, DType::F32, DType::F32, DType::I64],
+                    vec![false, false, true, false, false],
+                ),
+                (
+                    "argmax",
+                    &argmax,
+                    vec![DType::F32, DType::I64],
+                    vec![false, false],
+                ),
+            ] {
+                let slots = sample_slots(&k.params_for_samples(), &scalars);
+                let (s, _) = k.source_for(&dtypes, &slots, shape);
+                out.push((format!("{name} {shape:?}"), s));
+            }
+        }
+    }
+    Ok(out)
+}

@@ -213,6 +213,16 @@ pub(crate) fn copy_dtod(dst: u64, src: u64, bytes: usize, stream: &Stream) -> Re
     unsafe { result::memcpy_dtod_async(dst, src, bytes, stream.raw()) }.call("cuMemcpyDtoDAsync")
 }
 
+/// Sets `bytes` bytes at a device address to zero on `stream`.
+pub(crate) fn zero_device(dst: u64, bytes: usize, stream: &Stream) -> Result<()> {
+    if bytes == 0 {
+        return Ok(());
+    }
+    stream.device().bind()?;
+    // SAFETY: callers pass a range inside a live buffer used in `stream` order.
+    unsafe { result::memset_d8_async(dst, 0, bytes, stream.raw()) }.call("cuMemsetD8Async")
+}
+
 /// Copies host bytes to a device address on `stream`. Returns once the host bytes have
 /// been read (pageable memory is staged by the driver).
 pub(crate) fn copy_htod(dst: u64, src: &[u8], stream: &Stream) -> Result<()> {

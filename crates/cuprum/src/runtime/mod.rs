@@ -17,4 +17,4 @@ pub use module::{Function, Module};
 pub use stream::{Stream, StreamGuard};
 
 pub(crate) use launch::{ArgPack, launch, launch_kind};
-pub(crate) use memory::{Buffer, copy_dtod, copy_dtoh, copy_htod};
+pub(crate) use memory::{Buffer, copy_dtod, copy_dtoh, copy_htod, zero_device};

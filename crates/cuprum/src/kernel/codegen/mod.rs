@@ -3,6 +3,7 @@
 
 pub(crate) mod elementwise;
 pub(crate) mod layout;
+pub(crate) mod reduction;
 
 use crate::compile::SourceSpan;
 
@@ -36,6 +37,28 @@ impl SourceWriter {
         self.spans.push(SourceSpan {
             first_line: first,
             last_line: last,
+            label: label.to_owned(),
+            text: text.to_owned(),
+        });
+    }
+}
+
+impl SourceWriter {
+    /// Writes `before + text + after` as one line (newlines in `text` become spaces, as a
+    /// macro needs) and records it as the user's text.
+    pub fn user_line(&mut self, label: &str, before: &str, text: &str, after: &str) {
+        if !self.src.is_empty() && !self.src.ends_with('\n') {
+            self.src.push('\n');
+        }
+        let line = self.src.matches('\n').count() + 1;
+        let flat = text.trim().replace(['\n', '\r'], " ");
+        self.src.push_str(before);
+        self.src.push_str(&flat);
+        self.src.push_str(after);
+        self.src.push('\n');
+        self.spans.push(SourceSpan {
+            first_line: line,
+            last_line: line,
             label: label.to_owned(),
             text: text.to_owned(),
         });

@@ -1,0 +1,375 @@
+//! Source of one ReductionKernel specialisation.
+//!
+//! The input is seen as (outputs × reduction): output `_i` reduces elements `_J = 0..R`.
+//! A block of 256 threads is `tx × ty`; each output gets `lanes` threads that stride
+//! through its reduction (4 loads in flight per thread), then combine — through shared
+//! memory while partners are a warp or more apart, then with warp shuffles.
+//! - **Inner** (reduced axes contiguous, full reductions): `lanes = tx` threads per output
+//!   walk adjacent elements, `ty` outputs per block.
+//! - **Outer** (outputs contiguous, reduced axes strided): `tx` adjacent outputs per block
+//!   (coalesced reads across a row), `lanes = ty` threads split each reduction.
+//!
+//! When the outputs alone cannot fill the GPU, each reduction is split over `splits` blocks
+//! (grid y): every block writes its partial, and the last block to finish (an atomic ticket
+//! per output block) combines the partials in split order and applies `post_map`. The
+//! combination order depends only on the launch shape, so results are deterministic.
+
+use super::SourceWriter;
+use super::elementwise::Slot;
+use crate::array::DType;
+use crate::kernel::params::{Param, ParamType};
+use std::fmt::Write;
+
+/// Threads per block of every reduction kernel.
+pub(crate) const BLOCK: usize = 256;
+/// Bytes reserved per partial result (`_type_reduce` must fit).
+pub(crate) const PARTIAL_BYTES: usize = 64;
+
+/// The launch shape a reduction specialisation is generated for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ReduceShape {
+    /// Outputs contiguous (threads own adjacent outputs) rather than reduced axes.
+    pub outer: bool,
+    /// Threads along x.
+    pub tx: u16,
+    /// Threads along y (`tx * ty == 256`).
+    pub ty: u16,
+    /// Output dimensions after merging.
+    pub ndo: u8,
+    /// Reduced dimensions after merging.
+    pub ndr: u8,
+    /// 64-bit indexing.
+    pub wide: bool,
+}
+
+impl ReduceShape {
+    /// Threads that share one output.
+    pub(crate) fn lanes(&self) -> usize {
+        if self.outer {
+            self.ty as usize
+        } else {
+            self.tx as usize
+        }
+    }
+    /// Distance in thread index between neighbouring lanes of one output.
+    fn step(&self) -> usize {
+        if self.outer { self.tx as usize } else { 1 }
+    }
+    /// Outputs per block.
+    pub(crate) fn outputs_per_block(&self) -> usize {
+        BLOCK / self.lanes()
+    }
+}
+
+/// Everything one reduction specialisation's source depends on.
+pub(crate) struct ReductionSource<'a> {
+    pub name: &'a str,
+    pub params: &'a [Param],
+    pub nin: usize,
+    pub dtypes: &'a [DType],
+    pub slots: &'a [Slot],
+    pub typedefs: &'a str,
+    pub preamble: &'a str,
+    pub map_expr: &'a str,
+    pub reduce_expr: &'a str,
+    pub post_map_expr: &'a str,
+    pub identity: Option<&'a str>,
+    pub reduce_type: &'a str,
+    pub shape: ReduceShape,
+}
+
+fn ctype(p: &Param, d: DType) -> String {
+    match p.ty {
+        ParamType::Placeholder(c) => c.to_string(),
+        ParamType::Concrete(_) => d.c_type().to_owned(),
+    }
+}
+
+/// Generates the kernel source (with the spans of user text).
+pub(crate) fn generate(e: &ReductionSource<'_>) -> SourceWriter {
+    let sh = e.shape;
+    let (ndo, ndr) = (sh.ndo as usize, sh.ndr as usize);
+    let arrays: Vec<(usize, usize, &Param, String)> = e
+        .params
+        .iter()
+        .enumerate()
+        .filter_map(|(k, p)| match e.slots[k] {
+            Slot::Array { idx } => Some((k, idx, p, ctype(p, e.dtypes[k]))),
+            _ => None,
+        })
+        .collect();
+    let na = arrays.len();
+    let ni = arrays.iter().filter(|a| a.0 < e.nin).count();
+    let (idx, off) = if sh.wide {
+        ("unsigned long long", "long long")
+    } else {
+        ("unsigned int", "int")
+    };
+    let mut w = SourceWriter::default();
+    let _ = write!(
+        w.src,
+        "#include <cuprum/all.cuh>\ntypedef {idx} cuprum_idx_t;\ntypedef {off} cuprum_off_t;\n{}",
+        e.typedefs
+    );
+    w.user("preamble", e.preamble);
+    w.user_line("reduce_expr", "#define REDUCE(a, b) (", e.reduce_expr, ")");
+    w.user_line(
+        "post_map_expr",
+        "#define POST_MAP(a) do { ",
+        e.post_map_expr.trim().trim_end_matches(';'),
+        "; } while (0)",
+    );
+    w.user_line("reduce_type", "typedef ", e.reduce_type, " _type_reduce;");
+    let _ = write!(
+        w.src,
+        "static_assert(sizeof(_type_reduce) <= {PARTIAL_BYTES}, \"_type_reduce is larger than {PARTIAL_BYTES} bytes\");\n\
+         struct cuprum_rmeta {{ cuprum_idx_t O, R, chunk, splits; cuprum_idx_t oshape[{o1}]; cuprum_off_t ost[{na1}][{o1}]; cuprum_idx_t rshape[{r1}]; cuprum_off_t rst[{ni1}][{r1}]; }};\n",
+        o1 = ndo.max(1),
+        na1 = na.max(1),
+        r1 = ndr.max(1),
+        ni1 = ni.max(1)
+    );
+    // Signature.
+    let mut sig = Vec::new();
+    for (k, p) in e.params.iter().enumerate() {
+        let ty = ctype(p, e.dtypes[k]);
+        sig.push(match e.slots[k] {
+            Slot::Array { .. } => {
+                let c = if p.is_const { "const " } else { "" };
+                format!("{c}{ty}* _raw_{}", p.name)
+            }
+            Slot::Raw { nd } => format!("CArray<{ty}, {nd}> {}", p.name),
+            Slot::Scalar => format!("const {ty} {}", p.name),
+        });
+    }
+    sig.push("const cuprum_rmeta _m".into());
+    sig.push("_type_reduce* _partials".into());
+    sig.push("unsigned int* _counters".into());
+    let lanes = sh.lanes();
+    let (out_of, lane_of) = if sh.outer {
+        (
+            format!("(cuprum_idx_t)blockIdx.x * {} + threadIdx.x", sh.tx),
+            "threadIdx.y",
+        )
+    } else {
+        (
+            format!("(cuprum_idx_t)blockIdx.x * {} + threadIdx.y", sh.ty),
+            "threadIdx.x",
+        )
+    };
+    let identity = match e.identity {
+        Some(v) => format!("_type_reduce({v})"),
+        None => "_type_reduce()".to_owned(),
+    };
+    let flag = e.identity.is_none();
+    let _ = write!(
+        w.src,
+        "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {}({}) {{\n\
+         \x20 const cuprum::LoopSize _in_ind{{(long long)_m.O * (long long)_m.R}}, _out_ind{{(long long)_m.O}};\n\
+         \x20 __shared__ __align__(16) unsigned char _sh_raw[{BLOCK} * sizeof(_type_reduce)];\n\
+         \x20 _type_reduce* _sh = reinterpret_cast<_type_reduce*>(_sh_raw);\n",
+        e.name,
+        sig.join(", ")
+    );
+    if flag {
+        let _ = writeln!(w.src, "  __shared__ bool _shv[{BLOCK}];");
+    }
+    let _ = write!(
+        w.src,
+        "  const unsigned _t = threadIdx.y * {tx} + threadIdx.x, _lane = {lane_of};\n\
+         \x20 const cuprum_idx_t _io = {out_of};\n\
+         \x20 const long long _i = (long long)_io;\n\
+         \x20 _type_reduce _s = {identity};\n\
+         \x20 bool _v = false;\n",
+        tx = sh.tx
+    );
+    // Output offsets of every array.
+    let decl: Vec<String> = (0..na).map(|a| format!("_oo{a} = 0")).collect();
+    let mut s = String::new();
+    if na > 0 {
+        let _ = writeln!(s, "  cuprum_off_t {};", decl.join(", "));
+    }
+    s.push_str("  if (_io < _m.O) {\n");
+    if ndo > 0 && na > 0 {
+        let _ = write!(
+            s,
+            "    {{\n      cuprum_idx_t _q = _io;\n      #pragma unroll\n      for (int _d = {} ; _d >= 0; --_d) {{\n        cuprum_idx_t _k = _q;\n        if (_d > 0) {{ const cuprum_idx_t _n = _q / _m.oshape[_d]; _k = _q - _n * _m.oshape[_d]; _q = _n; }}\n",
+            ndo - 1
+        );
+        for a in 0..na {
+            let _ = writeln!(s, "        _oo{a} += (cuprum_off_t)_k * _m.ost[{a}][_d];");
+        }
+        s.push_str("      }\n    }\n");
+    }
+    let _ = write!(
+        s,
+        "    const cuprum_idx_t _r0 = (cuprum_idx_t)blockIdx.y * _m.chunk;\n\
+         \x20   const cuprum_idx_t _r1 = _r0 + _m.chunk < _m.R ? _r0 + _m.chunk : _m.R;\n\
+         \x20   cuprum_idx_t _r = _r0 + _lane;\n\
+         \x20   #pragma unroll 1\n\
+         \x20   for (; _r + {l3} < _r1; _r += {l4}) {{\n",
+        l3 = 3 * lanes,
+        l4 = 4 * lanes
+    );
+    w.push(&s);
+    for u in 0..4 {
+        element(e, &mut w, &arrays, ni, &format!("_r + {}", u * lanes), flag);
+    }
+    w.push("    }\n    #pragma unroll 1\n");
+    let _ = writeln!(w.src, "    for (; _r < _r1; _r += {lanes}) {{");
+    element(e, &mut w, &arrays, ni, "_r", flag);
+    w.push("    }\n  }\n");
+    block_combine(&mut w.src, sh, flag);
+    // Split reductions: publish the partial; the last block of this output block combines.
+    let leader = "_lane == 0";
+    let _ = write!(
+        w.src,
+        "  if (_m.splits > 1) {{\n\
+         \x20   if ({leader} && _io < _m.O) _partials[(unsigned long long)_io * _m.splits + blockIdx.y] = _s;\n\
+         \x20   __threadfence();\n\
+         \x20   __syncthreads();\n\
+         \x20   __shared__ unsigned int _ticket;\n\
+         \x20   if (_t == 0) _ticket = atomicAdd(&_counters[blockIdx.x], 1u);\n\
+         \x20   __syncthreads();\n\
+         \x20   if (_ticket != (unsigned int)(_m.splits - 1)) return;\n\
+         \x20   if (_t == 0) _counters[blockIdx.x] = 0u;\n\
+         \x20   _s = {identity};\n\
+         \x20   _v = false;\n\
+         \x20   if (_io < _m.O) {{\n\
+         \x20     #pragma unroll 1\n\
+         \x20     for (cuprum_idx_t _p = _lane; _p < _m.splits; _p += {lanes}) {{\n\
+         \x20       const _type_reduce _a = _partials[(unsigned long long)_io * _m.splits + _p];\n"
+    );
+    w.push(&combine_into("        ", "_a", "true", flag));
+    w.push("      }\n    }\n");
+    block_combine(&mut w.src, sh, flag);
+    w.push("  }\n");
+    // Post-map by each output's leader.
+    let _ = writeln!(w.src, "  if ({leader} && _io < _m.O) {{");
+    let mut s = String::new();
+    for (k, a, p, ty) in &arrays {
+        if *k >= e.nin {
+            let _ = writeln!(s, "    {ty}& {} = _raw_{}[_oo{a}];", p.name, p.name);
+        }
+    }
+    w.push(&s);
+    w.push("    POST_MAP(_s);\n  }\n}\n");
+    w
+}
+
+/// `s = REDUCE(s, a)` honouring the validity flags when there is no identity.
+fn combine_into(indent: &str, a: &str, av: &str, flag: bool) -> String {
+    if flag {
+        format!(
+            "{indent}if ({av}) {{ _s = _v ? (_type_reduce)REDUCE(_s, {a}) : {a}; _v = true; }}\n"
+        )
+    } else {
+        format!("{indent}_s = REDUCE(_s, {a});\n")
+    }
+}
+
+/// One reduction element at index expression `r`: bind the inputs, map, reduce.
+fn element(
+    e: &ReductionSource<'_>,
+    w: &mut SourceWriter,
+    arrays: &[(usize, usize, &Param, String)],
+    ni: usize,
+    r: &str,
+    flag: bool,
+) {
+    let ndr = e.shape.ndr as usize;
+    let mut s = format!(
+        "      {{\n        const cuprum_idx_t _rr = {r};\n        const long long _J = (long long)_rr;\n"
+    );
+    if ni > 0 && ndr > 1 {
+        let decl: Vec<String> = (0..ni).map(|a| format!("_ro{a} = 0")).collect();
+        let _ = write!(
+            s,
+            "        cuprum_off_t {};\n        {{\n          cuprum_idx_t _q = _rr;\n          #pragma unroll\n          for (int _d = {}; _d >= 0; --_d) {{\n            cuprum_idx_t _k = _q;\n            if (_d > 0) {{ const cuprum_idx_t _n = _q / _m.rshape[_d]; _k = _q - _n * _m.rshape[_d]; _q = _n; }}\n",
+            decl.join(", "),
+            ndr - 1
+        );
+        for a in 0..ni {
+            let _ = writeln!(
+                s,
+                "            _ro{a} += (cuprum_off_t)_k * _m.rst[{a}][_d];"
+            );
+        }
+        s.push_str("          }\n        }\n");
+    }
+    for (k, a, p, ty) in arrays {
+        if *k >= e.nin {
+            continue;
+        }
+        let roff = match ndr {
+            0 => String::new(),
+            1 => format!(" + (cuprum_off_t)_rr * _m.rst[{a}][0]"),
+            _ => format!(" + _ro{a}"),
+        };
+        let (c, r) = if p.is_const {
+            ("const ", "")
+        } else {
+            ("", "&")
+        };
+        let _ = writeln!(
+            s,
+            "        {c}{ty}{r} {} = _raw_{}[_oo{a}{roff}];",
+            p.name, p.name
+        );
+    }
+    s.push_str("        const _type_reduce _a = static_cast<_type_reduce>(\n");
+    w.push(&s);
+    w.user("map_expr", e.map_expr.trim());
+    w.push("        );\n");
+    w.push(&combine_into("        ", "_a", "true", flag));
+    w.push("      }\n");
+}
+
+/// Combines the `lanes` values of each output into lane 0: shared memory while partners
+/// are at least a warp apart, warp shuffles below that.
+fn block_combine(s: &mut String, sh: ReduceShape, flag: bool) {
+    let (lanes, step) = (sh.lanes(), sh.step());
+    s.push_str("  _sh[_t] = _s;\n");
+    if flag {
+        s.push_str("  _shv[_t] = _v;\n");
+    }
+    s.push_str("  __syncthreads();\n");
+    let mut w = lanes / 2;
+    while w >= 1 && w * step >= 32 {
+        let d = w * step;
+        let _ = writeln!(s, "  if (_lane < {w}) {{");
+        if flag {
+            let _ = writeln!(
+                s,
+                "    if (_shv[_t + {d}]) {{ _sh[_t] = _shv[_t] ? (_type_reduce)REDUCE(_sh[_t], _sh[_t + {d}]) : _sh[_t + {d}]; _shv[_t] = true; }}"
+            );
+        } else {
+            let _ = writeln!(s, "    _sh[_t] = REDUCE(_sh[_t], _sh[_t + {d}]);");
+        }
+        s.push_str("  }\n  __syncthreads();\n");
+        w /= 2;
+    }
+    s.push_str("  _s = _sh[_t];\n");
+    if flag {
+        s.push_str("  _v = _shv[_t];\n");
+    }
+    while w >= 1 {
+        let d = w * step;
+        let _ = write!(
+            s,
+            "  {{\n    const _type_reduce _o = cuprum::shfl_down(_s, {d});\n"
+        );
+        if flag {
+            let _ = write!(
+                s,
+                "    const bool _ov = __shfl_down_sync(0xffffffffu, _v, {d});\n    if (_lane < {w} && _ov) {{ _s = _v ? (_type_reduce)REDUCE(_s, _o) : _o; _v = true; }}\n"
+            );
+        } else {
+            let _ = writeln!(s, "    if (_lane < {w}) _s = REDUCE(_s, _o);");
+        }
+        s.push_str("  }\n");
+        w /= 2;
+    }
+    // Everyone leaves with the shared buffer free for the next use.
+    s.push_str("  __syncthreads();\n");
+}
