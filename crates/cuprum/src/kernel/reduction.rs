@@ -410,6 +410,7 @@ impl ReductionKernel {
             ndo: 0,
             ndr: 1,
             wide: false,
+            unit: true,
         };
         Ok(self.source_for(dtypes, &slots, shape).0)
     }
@@ -884,6 +885,7 @@ fn choose_shape(g: &Geometry, sm: usize) -> (ReduceShape, usize) {
         ndo: ndo as u8,
         ndr: ndr as u8,
         wide,
+        unit: ndr == 1 && g.rst.iter().all(|s| s[0] == 1),
     };
     let lanes = shape.lanes();
     let out_blocks = g.o.div_ceil(shape.outputs_per_block()).max(1);

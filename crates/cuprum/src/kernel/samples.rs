@@ -203,6 +203,7 @@ pub fn reduction_sample_sources() -> Result<Vec<(String, String)>> {
     let mut out = Vec::new();
     let shapes = [
         (false, 256u16, 1u16, 0u8, 1u8),
+        (false, 256, 1, 1, 1),
         (false, 32, 8, 1, 1),
         (false, 64, 4, 2, 2),
         (true, 32, 8, 1, 1),
@@ -253,6 +254,7 @@ pub fn reduction_sample_sources() -> Result<Vec<(String, String)>> {
                 ndo,
                 ndr,
                 wide,
+                unit: ndr == 1 && !outer,
             };
             for (name, k, dtypes, scalars) in [
                 ("ssq f32", &ssq, vec![DType::F32; 2], vec![false; 2]),

@@ -40,6 +40,8 @@ pub struct ReduceShape {
     pub ndr: u8,
     /// 64-bit indexing.
     pub wide: bool,
+    /// One reduced dimension with unit stride in every input (no stride multiply).
+    pub unit: bool,
 }
 
 impl ReduceShape {
@@ -303,6 +305,7 @@ fn element(
         }
         let roff = match ndr {
             0 => String::new(),
+            1 if e.shape.unit => " + (cuprum_off_t)_rr".to_owned(),
             1 => format!(" + (cuprum_off_t)_rr * _m.rst[{a}][0]"),
             _ => format!(" + _ro{a}"),
         };
