@@ -48,4 +48,5 @@ pub mod internal {
     pub use crate::array::kernels::{all_sources, launch_empty, launch_no_args};
     pub use crate::kernel::{elementwise_sample_sources, reduction_sample_sources};
     pub use crate::ops::elementwise_sample_sources as ops_sample_sources;
+    pub use crate::ops::reduction_sample_sources as ops_reduction_sample_sources;
 }

@@ -190,3 +190,22 @@ fn every_reduction_strategy_compiles_for_sm90() {
         failures[0]
     );
 }
+
+#[test]
+fn every_builtin_reduction_compiles_for_every_dtype() {
+    require_nvrtc!();
+    let sources = cuprum::internal::ops_reduction_sample_sources().unwrap();
+    assert!(sources.len() > 150, "{}", sources.len());
+    let mut failures = Vec::new();
+    for (name, src) in sources {
+        if let Err(e) = compile_for_arch(&src, &CompileOptions::default(), 90) {
+            failures.push(format!("{name}: {e}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failed; first: {}",
+        failures.len(),
+        failures[0]
+    );
+}

@@ -201,3 +201,72 @@ impl Array {
         greater_equal => GreaterEqual;
     }
 }
+
+macro_rules! reduction_methods {
+    ($($name:ident, $axis_name:ident;)*) => {
+        impl Array {$(
+            #[doc = concat!("[`ops::", stringify!($name), "`](crate::ops::", stringify!($name), ") of every element (a 0-d array).")]
+            ///
+            /// ```no_run
+            /// # use cuprum::{Array, DType};
+            /// let a = Array::ones(&[2, 3], DType::F64)?;
+            #[doc = concat!("let r = a.", stringify!($name), "()?;")]
+            /// assert_eq!(r.ndim(), 0);
+            /// # Ok::<(), cuprum::Error>(())
+            /// ```
+            pub fn $name(&self) -> Result<Array> {
+                crate::ops::$name(self)
+            }
+
+            #[doc = concat!("[`ops::", stringify!($axis_name), "`](crate::ops::", stringify!($axis_name), "): over `axis`, keeping reduced axes with `keepdims`.")]
+            ///
+            /// ```no_run
+            /// # use cuprum::{Array, DType};
+            /// let a = Array::ones(&[2, 3], DType::F64)?;
+            #[doc = concat!("let r = a.", stringify!($axis_name), "(-1, false)?;")]
+            /// assert_eq!(r.shape(), &[2]);
+            /// # Ok::<(), cuprum::Error>(())
+            /// ```
+            pub fn $axis_name(&self, axis: impl Into<crate::kernel::Axes>, keepdims: bool) -> Result<Array> {
+                crate::ops::$axis_name(self, axis, keepdims)
+            }
+        )*}
+    };
+}
+
+reduction_methods! {
+    sum, sum_axis;
+    prod, prod_axis;
+    mean, mean_axis;
+    var, var_axis;
+    std, std_axis;
+    max, max_axis;
+    min, min_axis;
+    all, all_axis;
+    any, any_axis;
+    count_nonzero, count_nonzero_axis;
+}
+
+impl Array {
+    /// [`ops::argmax`](crate::ops::argmax): index of the largest element in C order.
+    ///
+    /// ```no_run
+    /// # use cuprum::Array;
+    /// assert_eq!(Array::from_slice(&[3i32, 9, 1], &[3])?.argmax()?.to_vec::<i64>()?, vec![1]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn argmax(&self) -> Result<Array> {
+        crate::ops::argmax(self)
+    }
+
+    /// [`ops::argmin`](crate::ops::argmin): index of the smallest element in C order.
+    ///
+    /// ```no_run
+    /// # use cuprum::Array;
+    /// assert_eq!(Array::from_slice(&[3i32, 9, 1], &[3])?.argmin()?.to_vec::<i64>()?, vec![2]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn argmin(&self) -> Result<Array> {
+        crate::ops::argmin(self)
+    }
+}

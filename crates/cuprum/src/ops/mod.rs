@@ -15,22 +15,37 @@
 //! let w = ops::where_(&m, 0.0, &x)?;
 //! assert_eq!(w.to_vec::<f32>()?, vec![1.0, 0.0, 3.0]);
 //! assert_eq!((&x + 1i32)?.dtype(), DType::F32);
+//! let total = ops::sum(&x)?;                             // a 0-d array
+//! let rows = ops::mean_axis(&x.reshape(&[3, 1])?, 1, false)?;
+//! assert!(ops::allclose(&x, &x)?);
 //! # Ok::<(), cuprum::Error>(())
 //! ```
+//!
+//! Reductions (`sum`, `prod`, `mean`, `var`, `std`, `max`, `min`, `argmax`, `argmin`,
+//! `all`, `any`, `count_nonzero`) are [`ReductionKernel`](crate::ReductionKernel)s: each
+//! has a full form (`sum(&a)`, a 0-d result) and an axis form
+//! (`sum_axis(&a, axis, keepdims)`). Result dtypes follow NumPy: integer sums and products
+//! are int64 (uint64 for unsigned), means/variances of integers float64; float16 and
+//! bfloat16 accumulate in float32; `var`/`std` use one pass with Welford merges (ddof 0).
 
+mod close;
 mod elementwise;
 mod methods;
 mod operators;
 mod promote;
+mod reduction;
 
 #[doc(hidden)]
 pub use elementwise::sample_sources as elementwise_sample_sources;
 pub use promote::{can_cast_safe, promote_types, result_type_of};
+#[doc(hidden)]
+pub use reduction::sample_sources as reduction_sample_sources;
 
 use crate::array::Array;
 use crate::error::Result;
-use crate::kernel::IntoOperand;
+use crate::kernel::{Axes, IntoOperand};
 use elementwise::{Op, binary_of, unary};
+use reduction::{ROp, reduce};
 
 macro_rules! binary_fns {
     ($($(#[$doc:meta])* $name:ident => $op:ident;)*) => {$(
@@ -292,4 +307,219 @@ pub fn clip(a: impl IntoOperand, lo: impl IntoOperand, hi: impl IntoOperand) -> 
 #[doc(alias = "where")]
 pub fn where_(cond: impl IntoOperand, x: impl IntoOperand, y: impl IntoOperand) -> Result<Array> {
     elementwise::where_(cond.operand(), x.operand(), y.operand())
+}
+
+macro_rules! reductions {
+    ($($(#[$doc:meta])* $name:ident, $axis_name:ident => $op:ident;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(a: &Array) -> Result<Array> {
+            reduce(ROp::$op, a, None, false)
+        }
+
+        #[doc = concat!("[`", stringify!($name), "`] over `axis` (one axis, several, negative ones \
+            counting from the end); `keepdims` keeps reduced axes with extent 1.")]
+        ///
+        /// ```no_run
+        /// # use cuprum::{Array, DType, ops};
+        /// let m = Array::from_slice(&[1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
+        #[doc = concat!("let r = ops::", stringify!($axis_name), "(&m, 1, false)?;")]
+        /// assert_eq!(r.shape(), &[2]);
+        #[doc = concat!("let k = ops::", stringify!($axis_name), "(&m, [0, 1], true)?;")]
+        /// assert_eq!(k.shape(), &[1, 1]);
+        /// # Ok::<(), cuprum::Error>(())
+        /// ```
+        pub fn $axis_name(a: &Array, axis: impl Into<Axes>, keepdims: bool) -> Result<Array> {
+            reduce(ROp::$op, a, Some(axis.into()), keepdims)
+        }
+    )*};
+}
+
+reductions! {
+    /// Sum of every element (a 0-d array; integers sum in int64, unsigned in uint64).
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[1i32, 2, 3], &[3])?;
+    /// assert_eq!(ops::sum(&a)?.to_vec::<i64>()?, vec![6]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    sum, sum_axis => Sum;
+    /// Product of every element.
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[2.0f64, 3.0, 4.0], &[3])?;
+    /// assert_eq!(ops::prod(&a)?.to_vec::<f64>()?, vec![24.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    prod, prod_axis => Prod;
+    /// Arithmetic mean (float64 for integer input).
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[1i32, 2, 3, 4], &[4])?;
+    /// assert_eq!(ops::mean(&a)?.to_vec::<f64>()?, vec![2.5]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    mean, mean_axis => Mean;
+    /// Population variance (ddof 0), one pass (Welford merges in a fixed order).
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[1.0f64, 2.0, 3.0, 4.0], &[4])?;
+    /// assert_eq!(ops::var(&a)?.to_vec::<f64>()?, vec![1.25]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    var, var_axis => Var;
+    /// Population standard deviation (ddof 0).
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[1.0f64, 3.0], &[2])?;
+    /// assert_eq!(ops::std(&a)?.to_vec::<f64>()?, vec![1.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    std, std_axis => Std;
+    /// Largest element (NaN propagates; an error for an empty array).
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[-3i8, 7, 2], &[3])?;
+    /// assert_eq!(ops::max(&a)?.to_vec::<i8>()?, vec![7]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    max, max_axis => Max;
+    /// Smallest element (NaN propagates; an error for an empty array).
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[-3i8, 7, 2], &[3])?;
+    /// assert_eq!(ops::min(&a)?.to_vec::<i8>()?, vec![-3]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    min, min_axis => Min;
+    /// Whether every element is non-zero.
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[1u8, 0], &[2])?;
+    /// assert_eq!(ops::all(&a)?.to_vec::<bool>()?, vec![false]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    all, all_axis => All;
+    /// Whether any element is non-zero.
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[1u8, 0], &[2])?;
+    /// assert_eq!(ops::any(&a)?.to_vec::<bool>()?, vec![true]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    any, any_axis => Any;
+    /// Number of non-zero elements (int64).
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[1.0f32, 0.0, 2.0], &[3])?;
+    /// assert_eq!(ops::count_nonzero(&a)?.to_vec::<i64>()?, vec![2]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    count_nonzero, count_nonzero_axis => CountNonzero;
+}
+
+/// Index of the largest element in C order (int64, 0-d); the first one on ties, the first
+/// NaN if there is one.
+///
+/// ```no_run
+/// # use cuprum::{Array, ops};
+/// let a = Array::from_slice(&[1.0f32, 9.0, 9.0, 2.0], &[2, 2])?;
+/// assert_eq!(ops::argmax(&a)?.to_vec::<i64>()?, vec![1]);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn argmax(a: &Array) -> Result<Array> {
+    reduce(ROp::ArgMax, a, None, false)
+}
+
+/// Index of the largest element along one axis.
+///
+/// ```no_run
+/// # use cuprum::{Array, ops};
+/// let a = Array::from_slice(&[1.0f32, 9.0, 7.0, 2.0], &[2, 2])?;
+/// assert_eq!(ops::argmax_axis(&a, 1, false)?.to_vec::<i64>()?, vec![1, 0]);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn argmax_axis(a: &Array, axis: isize, keepdims: bool) -> Result<Array> {
+    reduce(ROp::ArgMax, a, Some(axis.into()), keepdims)
+}
+
+/// Index of the smallest element in C order (int64, 0-d); the first one on ties, the
+/// first NaN if there is one.
+///
+/// ```no_run
+/// # use cuprum::{Array, ops};
+/// let a = Array::from_slice(&[4i32, -1, -1], &[3])?;
+/// assert_eq!(ops::argmin(&a)?.to_vec::<i64>()?, vec![1]);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn argmin(a: &Array) -> Result<Array> {
+    reduce(ROp::ArgMin, a, None, false)
+}
+
+/// Index of the smallest element along one axis.
+///
+/// ```no_run
+/// # use cuprum::{Array, ops};
+/// let a = Array::from_slice(&[4i32, -1, 0, 8], &[2, 2])?;
+/// assert_eq!(ops::argmin_axis(&a, 0, false)?.to_vec::<i64>()?, vec![1, 0]);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn argmin_axis(a: &Array, axis: isize, keepdims: bool) -> Result<Array> {
+    reduce(ROp::ArgMin, a, Some(axis.into()), keepdims)
+}
+
+/// Elementwise `|a - b| <= atol + rtol * |b|` as a bool array (NumPy's `isclose`); equal
+/// infinities are close; NaNs are close to each other only with `equal_nan`.
+///
+/// ```no_run
+/// # use cuprum::{Array, ops};
+/// let a = Array::from_slice(&[1.0f64, 2.0], &[2])?;
+/// let c = ops::isclose(&a, 1.0 + 1e-9, 1e-5, 1e-8, false)?;
+/// assert_eq!(c.to_vec::<bool>()?, vec![true, false]);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn isclose(
+    a: impl IntoOperand,
+    b: impl IntoOperand,
+    rtol: f64,
+    atol: f64,
+    equal_nan: bool,
+) -> Result<Array> {
+    close::isclose(&a, &b, rtol, atol, equal_nan)
+}
+
+/// Whether every pair is close with NumPy's defaults (`rtol = 1e-5`, `atol = 1e-8`, NaNs
+/// never close), in one reduction over the broadcast arrays.
+///
+/// ```no_run
+/// # use cuprum::{Array, ops};
+/// let a = Array::from_slice(&[1.0f32, 2.0], &[2])?;
+/// let b = Array::from_slice(&[1.0f32, 2.000001], &[2])?;
+/// assert!(ops::allclose(&a, &b)?);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn allclose(a: &Array, b: &Array) -> Result<bool> {
+    close::allclose(a, b, 1e-5, 1e-8, false)
+}
+
+/// [`allclose`] with explicit tolerances and NaN handling.
+///
+/// ```no_run
+/// # use cuprum::{Array, ops};
+/// let a = Array::from_slice(&[f64::NAN, 1.0], &[2])?;
+/// assert!(ops::allclose_with(&a, &a, 0.0, 0.0, true)?);
+/// assert!(!ops::allclose_with(&a, &a, 0.0, 0.0, false)?);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn allclose_with(a: &Array, b: &Array, rtol: f64, atol: f64, equal_nan: bool) -> Result<bool> {
+    close::allclose(a, b, rtol, atol, equal_nan)
 }

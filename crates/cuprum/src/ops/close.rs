@@ -1,0 +1,187 @@
+//! `isclose` (an ElementwiseKernel) and `allclose` (a ReductionKernel over the same
+//! predicate): NumPy's `|x - y| <= atol + rtol * |y|`.
+
+use crate::array::{Array, DType, DTypeKind};
+use crate::error::Result;
+use crate::kernel::{ElementwiseKernel, IntoOperand, Operand, ReductionKernel};
+use rustc_hash::FxHashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// The C++ type `isclose` compares in (NumPy compares in the promoted type; double keeps
+/// every real dtype exact enough, complex<double> every complex one).
+fn close_type(a: DType, b: DType) -> &'static str {
+    if a.kind() == DTypeKind::Complex || b.kind() == DTypeKind::Complex {
+        "complex<double>"
+    } else {
+        "double"
+    }
+}
+
+/// `cuprum_isclose(x, y, rtol, atol, equal_nan)`: NumPy's
+/// `|x - y| <= atol + rtol * |y|`, equal infinities close, NaNs close only with `equal_nan`.
+pub(crate) fn isclose_preamble(ct: &str) -> String {
+    let (abs, nan) = if ct.starts_with("complex") {
+        (
+            "cuprum::abs",
+            "(x.re != x.re || x.im != x.im) && (y.re != y.re || y.im != y.im)",
+        )
+    } else {
+        ("fabs", "x != x && y != y")
+    };
+    format!(
+        "__device__ __forceinline__ bool cuprum_isclose({ct} x, {ct} y, double rtol, double atol, bool equal_nan) {{\n\
+         \x20 return x == y || {abs}(x - y) <= atol + rtol * {abs}(y) || (equal_nan && {nan});\n}}\n"
+    )
+}
+
+/// The isclose call of a kernel with inputs `x`, `y` and scalars `rtol`, `atol`, `equal_nan`.
+pub(crate) fn isclose_call(a: DType, b: DType) -> String {
+    let ct = close_type(a, b);
+    format!("cuprum_isclose(cuprum::cast<{ct}>(x), cuprum::cast<{ct}>(y), rtol, atol, equal_nan)")
+}
+
+/// The parameters of isclose / allclose kernels.
+pub(crate) fn isclose_params(a: DType, b: DType) -> String {
+    format!(
+        "{} x, {} y, float64 rtol, float64 atol, bool equal_nan",
+        a.name(),
+        b.name()
+    )
+}
+
+type CloseTable<K> = Mutex<FxHashMap<(DType, DType), Arc<K>>>;
+
+/// `all(isclose(a, b))` as one reduction over the broadcast operands.
+pub(crate) fn allclose(
+    a: &Array,
+    b: &Array,
+    rtol: f64,
+    atol: f64,
+    equal_nan: bool,
+) -> Result<bool> {
+    static T: OnceLock<CloseTable<ReductionKernel>> = OnceLock::new();
+    let t = T.get_or_init(Default::default);
+    let key = (a.dtype(), b.dtype());
+    let cached = t
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&key)
+        .cloned();
+    let k = match cached {
+        Some(k) => k,
+        None => {
+            let k = Arc::new(
+                ReductionKernel::new(
+                    &isclose_params(a.dtype(), b.dtype()),
+                    "bool out",
+                    isclose_call(a.dtype(), b.dtype()),
+                    "a && b",
+                    "out = a",
+                    Some("true"),
+                    "cuprum_allclose",
+                )?
+                .reduce_type("bool")
+                .preamble(isclose_preamble(close_type(a.dtype(), b.dtype()))),
+            );
+            t.lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(key, k.clone());
+            k
+        }
+    };
+    let r = k.call((a, b, rtol, atol, equal_nan))?;
+    Ok(r.to_vec::<bool>()?.first().copied().unwrap_or(true))
+}
+
+fn operand_dtype(o: &Operand<'_>) -> DType {
+    match o {
+        Operand::Array(a) => a.dtype(),
+        Operand::Scalar(s) => s.dtype(),
+    }
+}
+
+/// Elementwise `isclose` of the broadcast operands, as a bool array.
+pub(crate) fn isclose(
+    a: &dyn IntoOperand,
+    b: &dyn IntoOperand,
+    rtol: f64,
+    atol: f64,
+    equal_nan: bool,
+) -> Result<Array> {
+    static T: OnceLock<CloseTable<ElementwiseKernel>> = OnceLock::new();
+    let (a, b) = (a.operand(), b.operand());
+    let key = (operand_dtype(&a), operand_dtype(&b));
+    let t = T.get_or_init(Default::default);
+    let cached = t
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&key)
+        .cloned();
+    let k = match cached {
+        Some(k) => k,
+        None => {
+            let k = Arc::new(
+                ElementwiseKernel::new(
+                    &isclose_params(key.0, key.1),
+                    "bool out",
+                    format!("out = {}", isclose_call(key.0, key.1)),
+                    "cuprum_isclose_kernel",
+                )?
+                .preamble(isclose_preamble(close_type(key.0, key.1))),
+            );
+            t.lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(key, k.clone());
+            k
+        }
+    };
+    k.call(vec![
+        a,
+        b,
+        Operand::Scalar(rtol.into()),
+        Operand::Scalar(atol.into()),
+        Operand::Scalar(equal_nan.into()),
+    ])
+}
+
+/// Sources of the allclose and isclose kernels for a few dtype pairs (compile checks).
+pub(crate) fn sample_sources() -> Result<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    for (a, b) in [
+        (DType::F32, DType::F32),
+        (DType::F16, DType::F64),
+        (DType::I32, DType::F32),
+        (DType::C128, DType::F64),
+        (DType::Bool, DType::Bool),
+    ] {
+        let dtypes = [a, b, DType::F64, DType::F64, DType::Bool, DType::Bool];
+        let scalars = [false, false, true, true, true, false];
+        let r = ReductionKernel::new(
+            &isclose_params(a, b),
+            "bool out",
+            isclose_call(a, b),
+            "a && b",
+            "out = a",
+            Some("true"),
+            "cuprum_allclose",
+        )?
+        .reduce_type("bool")
+        .preamble(isclose_preamble(close_type(a, b)));
+        out.push((
+            format!("allclose {a} {b}"),
+            r.generated_source(&dtypes, &scalars)?,
+        ));
+        let e = ElementwiseKernel::new(
+            &isclose_params(a, b),
+            "bool out",
+            format!("out = {}", isclose_call(a, b)),
+            "cuprum_isclose_kernel",
+        )?
+        .preamble(isclose_preamble(close_type(a, b)));
+        out.push((
+            format!("isclose {a} {b}"),
+            e.generated_source(&dtypes, &scalars)?,
+        ));
+    }
+    Ok(out)
+}
