@@ -411,6 +411,7 @@ impl ReductionKernel {
             ndr: 1,
             wide: false,
             unit: true,
+            vec: 1,
         };
         Ok(self.source_for(dtypes, &slots, shape).0)
     }
@@ -711,7 +712,18 @@ impl ReductionCall<'_> {
             r_size,
         );
         let sm = device.sm_count().max(1) as usize;
-        let (shape, splits) = choose_shape(&geo, sm);
+        let inputs: SmallVec<[(u64, usize); 8]> = k
+            .params
+            .iter()
+            .take(nin)
+            .zip(args)
+            .filter_map(|(p, a)| match a {
+                Operand::Array(x) if !p.raw => Some((x.data_ptr(), x.itemsize())),
+                _ => None,
+            })
+            .collect();
+        let staged = k.params[..nin].iter().all(|p| p.is_const);
+        let (shape, splits, chunk) = choose_shape(&geo, sm, &inputs, staged);
         let key = SpecKey {
             device: device.ordinal(),
             dtypes,
@@ -720,11 +732,6 @@ impl ReductionCall<'_> {
         };
         let f = k.function(&key, &stream)?;
         let out_blocks = geo.o.div_ceil(shape.outputs_per_block());
-        let chunk = if splits > 1 {
-            geo.r.div_ceil(splits)
-        } else {
-            geo.r
-        };
         let scr = if splits > 1 {
             Some(scratch(
                 geo.o * splits * PARTIAL_BYTES,
@@ -838,7 +845,15 @@ fn geometry(
 }
 
 /// Picks the kernel shape and the number of splits per reduction.
-fn choose_shape(g: &Geometry, sm: usize) -> (ReduceShape, usize) {
+/// Picks the kernel shape, the splits per reduction and the chunk each split reduces.
+/// `inputs` are the non-raw inputs' addresses and item sizes; `staged` is false when an
+/// input may be written (then no wide loads).
+fn choose_shape(
+    g: &Geometry,
+    sm: usize,
+    inputs: &[(u64, usize)],
+    staged: bool,
+) -> (ReduceShape, usize, usize) {
     let (ndo, ndr) = (g.oshape.len(), g.rshape.len());
     let span = |st: &Strides, sh: &Shape| -> usize {
         st.iter()
@@ -878,6 +893,24 @@ fn choose_shape(g: &Geometry, sm: usize) -> (ReduceShape, usize) {
         (false, p.clamp(32, 256))
     };
     let ty = BLOCK / tx;
+    let unit = ndr == 1 && g.rst.iter().all(|s| s[0] == 1);
+    // Wide loads along a unit-stride reduction when every input row start is aligned.
+    let mut vec = if !outer && unit && staged && !inputs.is_empty() {
+        (16 / inputs.iter().map(|i| i.1).max().unwrap_or(16)).clamp(1, 8)
+    } else {
+        1
+    };
+    let aligned = |v: usize| {
+        inputs.iter().zip(g.ost.iter()).all(|(&(ptr, item), ost)| {
+            ptr % (v * item) as u64 == 0 && ost.iter().all(|s| s % v as isize == 0)
+        })
+    };
+    while vec > 1 && !aligned(vec) {
+        vec /= 2;
+    }
+    if g.r < 4 * vec * tx {
+        vec = 1;
+    }
     let shape = ReduceShape {
         outer,
         tx: tx as u16,
@@ -885,7 +918,8 @@ fn choose_shape(g: &Geometry, sm: usize) -> (ReduceShape, usize) {
         ndo: ndo as u8,
         ndr: ndr as u8,
         wide,
-        unit: ndr == 1 && g.rst.iter().all(|s| s[0] == 1),
+        unit,
+        vec: vec as u8,
     };
     let lanes = shape.lanes();
     let out_blocks = g.o.div_ceil(shape.outputs_per_block()).max(1);
@@ -893,11 +927,17 @@ fn choose_shape(g: &Geometry, sm: usize) -> (ReduceShape, usize) {
     let by_fill = want_blocks.div_ceil(out_blocks);
     let by_work = g.r.div_ceil(lanes * 32).max(1);
     let mut splits = by_fill.min(by_work).clamp(1, 65535);
+    let mut chunk = g.r;
     if splits > 1 {
-        let chunk = g.r.div_ceil(splits);
+        // Chunks start on a wide-load boundary.
+        chunk = g.r.div_ceil(splits).div_ceil(vec) * vec;
         splits = g.r.div_ceil(chunk);
     }
-    (shape, splits)
+    if splits <= 1 {
+        splits = 1;
+        chunk = g.r;
+    }
+    (shape, splits, chunk)
 }
 
 /// `cuprum_rmeta`: O, R, chunk, splits, then the output and reduction extents and strides.

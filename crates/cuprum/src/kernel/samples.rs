@@ -255,6 +255,7 @@ pub fn reduction_sample_sources() -> Result<Vec<(String, String)>> {
                 ndr,
                 wide,
                 unit: ndr == 1 && !outer,
+                vec: if ndr == 1 && !outer && ndo == 0 { 4 } else { 1 },
             };
             for (name, k, dtypes, scalars) in [
                 ("ssq f32", &ssq, vec![DType::F32; 2], vec![false; 2]),

@@ -42,6 +42,8 @@ pub struct ReduceShape {
     pub wide: bool,
     /// One reduced dimension with unit stride in every input (no stride multiply).
     pub unit: bool,
+    /// Elements per wide load along a unit-stride reduction (1: plain loads).
+    pub vec: u8,
 }
 
 impl ReduceShape {
@@ -203,23 +205,67 @@ pub(crate) fn generate(e: &ReductionSource<'_>) -> SourceWriter {
         }
         s.push_str("      }\n    }\n");
     }
-    let _ = write!(
-        s,
+    s.push_str(
         "    const cuprum_idx_t _r0 = (cuprum_idx_t)blockIdx.y * _m.chunk;\n\
-         \x20   const cuprum_idx_t _r1 = _r0 + _m.chunk < _m.R ? _r0 + _m.chunk : _m.R;\n\
-         \x20   cuprum_idx_t _r = _r0 + _lane;\n\
-         \x20   #pragma unroll 1\n\
-         \x20   for (; _r + {l3} < _r1; _r += {l4}) {{\n",
-        l3 = 3 * lanes,
-        l4 = 4 * lanes
+         \x20   const cuprum_idx_t _r1 = _r0 + _m.chunk < _m.R ? _r0 + _m.chunk : _m.R;\n",
     );
     w.push(&s);
-    for u in 0..4 {
-        element(e, &mut w, &arrays, ni, &format!("_r + {}", u * lanes), flag);
-    }
-    w.push("    }\n    #pragma unroll 1\n");
-    let _ = writeln!(w.src, "    for (; _r < _r1; _r += {lanes}) {{");
-    element(e, &mut w, &arrays, ni, "_r", flag);
+    let direct = |a: usize, p: &Param| {
+        let roff = match (ndr, sh.unit) {
+            (0, _) => String::new(),
+            (1, true) => " + (cuprum_off_t)_rr".to_owned(),
+            (1, false) => format!(" + (cuprum_off_t)_rr * _m.rst[{a}][0]"),
+            _ => format!(" + _ro{a}"),
+        };
+        format!("_raw_{}[_oo{a}{roff}]", p.name)
+    };
+    let v = sh.vec as usize;
+    let tail_start = if v > 1 {
+        // Wide loads: each lane takes `v` adjacent elements per step, two steps in flight.
+        let _ = write!(
+            w.src,
+            "    const cuprum_idx_t _nv = (_r1 - _r0) / {v};\n    cuprum_idx_t _q = _lane;\n    #pragma unroll 1\n    for (; _q + {lanes} < _nv; _q += {l2}) {{\n",
+            l2 = 2 * lanes
+        );
+        for u in 0..2 {
+            vec_block(
+                e,
+                &mut w,
+                &arrays,
+                &format!("_r0 + (_q + {}) * {v}", u * lanes),
+                flag,
+            );
+        }
+        w.push("    }\n    if (_q < _nv) {\n");
+        vec_block(e, &mut w, &arrays, &format!("_r0 + _q * {v}"), flag);
+        w.push("    }\n");
+        format!("_r0 + _nv * {v} + _lane")
+    } else {
+        let _ = writeln!(
+            w.src,
+            "    cuprum_idx_t _r = _r0 + _lane;\n    #pragma unroll 1\n    for (; _r + {l3} < _r1; _r += {l4}) {{",
+            l3 = 3 * lanes,
+            l4 = 4 * lanes
+        );
+        for u in 0..4 {
+            element(
+                e,
+                &mut w,
+                &arrays,
+                ni,
+                &format!("_r + {}", u * lanes),
+                flag,
+                &direct,
+            );
+        }
+        w.push("    }\n");
+        "_r".to_owned()
+    };
+    let _ = writeln!(
+        w.src,
+        "    #pragma unroll 1\n    for (cuprum_idx_t _rt = {tail_start}; _rt < _r1; _rt += {lanes}) {{"
+    );
+    element(e, &mut w, &arrays, ni, "_rt", flag, &direct);
     w.push("    }\n  }\n");
     block_combine(&mut w.src, sh, flag);
     // Split reductions: publish the partial; the last block of this output block combines.
@@ -278,6 +324,7 @@ fn element(
     ni: usize,
     r: &str,
     flag: bool,
+    value: &dyn Fn(usize, &Param) -> String,
 ) {
     let ndr = e.shape.ndr as usize;
     let mut s = format!(
@@ -303,22 +350,12 @@ fn element(
         if *k >= e.nin {
             continue;
         }
-        let roff = match ndr {
-            0 => String::new(),
-            1 if e.shape.unit => " + (cuprum_off_t)_rr".to_owned(),
-            1 => format!(" + (cuprum_off_t)_rr * _m.rst[{a}][0]"),
-            _ => format!(" + _ro{a}"),
-        };
         let (c, r) = if p.is_const {
             ("const ", "")
         } else {
             ("", "&")
         };
-        let _ = writeln!(
-            s,
-            "        {c}{ty}{r} {} = _raw_{}[_oo{a}{roff}];",
-            p.name, p.name
-        );
+        let _ = writeln!(s, "        {c}{ty}{r} {} = {};", p.name, value(*a, p));
     }
     s.push_str("        const _type_reduce _a = static_cast<_type_reduce>(\n");
     w.push(&s);
@@ -326,6 +363,37 @@ fn element(
     w.push("        );\n");
     w.push(&combine_into("        ", "_a", "true", flag));
     w.push("      }\n");
+}
+
+/// `v` adjacent elements from `base`: one wide load per input, then each element.
+fn vec_block(
+    e: &ReductionSource<'_>,
+    w: &mut SourceWriter,
+    arrays: &[(usize, usize, &Param, String)],
+    base: &str,
+    flag: bool,
+) {
+    let v = e.shape.vec;
+    let mut s = format!("      {{\n        const cuprum_idx_t _vb = {base};\n");
+    for (k, a, p, ty) in arrays {
+        if *k < e.nin {
+            let _ = writeln!(
+                s,
+                "        const cuprum::Vec<{ty}, {v}> _vx{a} = *reinterpret_cast<const cuprum::Vec<{ty}, {v}>*>(_raw_{} + _oo{a} + _vb);",
+                p.name
+            );
+        }
+    }
+    let _ = writeln!(
+        s,
+        "        #pragma unroll\n        for (int _e = 0; _e < {v}; ++_e) {{"
+    );
+    w.push(&s);
+    let ni = arrays.iter().filter(|x| x.0 < e.nin).count();
+    element(e, w, arrays, ni, "_vb + _e", flag, &|a, _| {
+        format!("_vx{a}.v[_e]")
+    });
+    w.push("        }\n      }\n");
 }
 
 /// Combines the `lanes` values of each output into lane 0: shared memory while partners
