@@ -77,3 +77,23 @@ run_ew("abs2_10M_kernel", abs2, cp.random.randn(10_000_000) + 1j * cp.random.ran
 
 prime_ew = cp.ElementwiseKernel('', 'int64 A', seed('prime_factor_sum_elementwise.op'), 'prime_factor_sum')
 run_ew("prime1M_elementwise", prime_ew, cp.empty(N - 1, dtype=cp.int64))
+
+# ReductionKernel workloads (same expressions as crates/cuprum-cli/src/bench.rs); each call
+# allocates its output.
+mse_kernel = cp.ReductionKernel('T x, T y', 'T z', '(x - y) * (x - y)', 'a + b',
+                                'z = a / _in_ind.size()', '0', 'mse_kernel')
+for name, m in [("mse100M_f64_ReductionKernel", 100_000_000), ("mse10M_f64_ReductionKernel", 10_000_000)]:
+    x = rand(m, cp.float64); y = rand(m, cp.float64)
+    run_ew(name, mse_kernel, x, y)
+    if m == 100_000_000:  # CuPy's best (CUB); cuprum: ops::mean
+        run_ew("mse100M_f64_cp_mean", lambda a, b: cp.mean((a - b) ** 2), x, y)
+    del x, y
+
+ssq = cp.ReductionKernel('T x', 'T y', 'x * x', 'a + b', 'y = a', '0', 'sum_of_squares')
+for name, m in [("ssq100M_f32_ReductionKernel", 100_000_000), ("ssq1M_f32_ReductionKernel", 1_000_000)]:
+    run_ew(name, ssq, rand(m))
+Q = rand((8192, 8192))
+run_ew("ssq_8192x8192_axis1", lambda x: ssq(x, axis=1), Q)
+run_ew("ssq_8192x8192_axis0", lambda x: ssq(x, axis=0), Q)
+del Q
+run_ew("ssq4_ReductionKernel_overhead", ssq, rand(4))

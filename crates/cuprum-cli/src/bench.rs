@@ -5,7 +5,9 @@
 //! Workloads: the copy ceiling, host-overhead floors (`launch_floor`, `*_overhead`),
 //! allocation, compilation and cache cases, the seed RawKernels (`raw_*`, `prime1M_raw`,
 //! matmul, shared-memory reduction) and the ElementwiseKernel cases (`ew_*`, broadcast,
-//! transposed, multi-output trig, complex `abs2`, `prime1M_elementwise`).
+//! transposed, multi-output trig, complex `abs2`, `prime1M_elementwise`) and the
+//! ReductionKernel cases (the seed's MSE, and the same with built-ins as `cp.mean((a - b) **
+//! 2)`; sums of squares: full, per axis, host overhead).
 //! scripts/cupy_bench.py times CuPy's equivalents, where there are, under the same names.
 
 use clap::Args;
@@ -13,7 +15,7 @@ use cuprum::compile::{CompileOptions, KernelCache, compile_with_cache};
 use cuprum::kernel::IntoOperand;
 use cuprum::profiler::{BenchmarkOptions, PerfCaseResult, benchmark};
 use cuprum::runtime::Module;
-use cuprum::{Array, DType, Device, ElementwiseKernel, RawKernel, Stream};
+use cuprum::{Array, DType, Device, ElementwiseKernel, RawKernel, ReductionKernel, Stream, ops};
 use std::path::PathBuf;
 
 type R<T> = Result<T, Box<dyn std::error::Error>>;
@@ -159,6 +161,46 @@ const WORKLOADS: &[(&str, &str, Workload)] = &[
         "smem_reduce1M_raw",
         "seed shared-memory block reduction, 1e6 float32",
         smem_reduce,
+    ),
+    (
+        "mse100M_f64_ReductionKernel",
+        "seed MSE ReductionKernel, two float64 inputs of 1e8, output allocated",
+        mse100m,
+    ),
+    (
+        "mse100M_f64_cp_mean",
+        "built-ins ops::mean((x - y) ** 2), two float64 inputs of 1e8 (CuPy: cp.mean)",
+        mse100m_mean,
+    ),
+    (
+        "mse10M_f64_ReductionKernel",
+        "seed MSE ReductionKernel, two float64 inputs of 1e7, output allocated",
+        mse10m,
+    ),
+    (
+        "ssq100M_f32_ReductionKernel",
+        "ReductionKernel sum of squares, 1e8 float32",
+        ssq100m,
+    ),
+    (
+        "ssq1M_f32_ReductionKernel",
+        "ReductionKernel sum of squares, 1e6 float32",
+        ssq1m,
+    ),
+    (
+        "ssq_8192x8192_axis1",
+        "ReductionKernel sum of squares of (8192, 8192) float32 over the contiguous axis 1",
+        ssq_axis1,
+    ),
+    (
+        "ssq_8192x8192_axis0",
+        "ReductionKernel sum of squares of (8192, 8192) float32 over the strided axis 0",
+        ssq_axis0,
+    ),
+    (
+        "ssq4_ReductionKernel_overhead",
+        "ReductionKernel sum of squares, 4 float32, output allocated (host time)",
+        ssq4,
     ),
 ];
 
@@ -524,30 +566,44 @@ fn smem_reduce(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
     Ok((r, 4 * n as u64))
 }
 
-/// Inputs for the ElementwiseKernel workloads: uniform in [0.5, 1.5), so never zero.
+/// Inputs for the ElementwiseKernel and ReductionKernel workloads: uniform in [0.5, 1.5), so
+/// never zero.
 fn rand(shape: &[usize], dtype: DType) -> cuprum::Result<Array> {
     cuprum::random::uniform(0.5, 1.5, shape, dtype)
 }
 
+/// Times `call`, after one call outside the timing (which compiles the specialisation).
+fn warm_bench(
+    o: &BenchmarkOptions,
+    name: &str,
+    mut call: impl FnMut() -> cuprum::Result<()>,
+) -> R<PerfCaseResult> {
+    call()?;
+    Ok(benchmark(name, call, o)?)
+}
+
+/// Arrays as the operands of a kernel call.
+fn operands<'a>(args: &[&'a Array]) -> Vec<&'a dyn IntoOperand> {
+    args.iter().map(|&a| a as &dyn IntoOperand).collect()
+}
+
 /// Times `k` on `args`: its inputs, then every output (written in place) or none (each
-/// call allocates them). One call first compiles the specialisation outside the timing.
+/// call allocates them).
 fn ew_time(
     o: &BenchmarkOptions,
     name: &str,
     k: &ElementwiseKernel,
     args: &[&Array],
 ) -> R<PerfCaseResult> {
-    let ops: Vec<&dyn IntoOperand> = args.iter().map(|&a| a as &dyn IntoOperand).collect();
+    let ops = operands(args);
     let ops = ops.as_slice();
-    let call = || {
+    warm_bench(o, name, || {
         if k.nout() == 1 {
             k.call(ops).map(drop)
         } else {
             k.call_all(ops).map(drop)
         }
-    };
-    call()?;
-    Ok(benchmark(name, call, o)?)
+    })
 }
 
 /// The seed's `custom_add` (`z = x + y * 2`) on `n` float32, output given or allocated.
@@ -653,4 +709,106 @@ fn prime1m_elementwise(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
     let k = ElementwiseKernel::new("", "int64 A", PRIME_OP, "prime_factor_sum")?;
     let a = Array::empty(&[1_000_000 - 1], DType::I64)?;
     Ok((ew_time(o, "prime1M_elementwise", &k, &[&a])?, 0))
+}
+
+/// Times the reduction `k` of `args` over `axis` (every axis when `None`); each call
+/// allocates its output.
+fn red_time(
+    o: &BenchmarkOptions,
+    name: &str,
+    k: &ReductionKernel,
+    axis: Option<isize>,
+    args: &[&Array],
+) -> R<PerfCaseResult> {
+    let ops = operands(args);
+    let ops = ops.as_slice();
+    warm_bench(o, name, || {
+        match axis {
+            Some(a) => k.axis(a).call(ops),
+            None => k.call(ops),
+        }
+        .map(drop)
+    })
+}
+
+/// The seed's `mse_kernel` (`_in_ind.size()` is the number of reduced elements).
+fn mse(o: &BenchmarkOptions, name: &str, n: usize) -> R<(PerfCaseResult, u64)> {
+    let k = ReductionKernel::new(
+        "T x, T y",
+        "T z",
+        "(x - y) * (x - y)",
+        "a + b",
+        "z = a / _in_ind.size()",
+        Some("0"),
+        "mse_kernel",
+    )?;
+    let [x, y] = mse_inputs(n)?;
+    Ok((red_time(o, name, &k, None, &[&x, &y])?, 2 * 8 * n as u64))
+}
+
+/// The two float64 inputs of the MSE workloads.
+fn mse_inputs(n: usize) -> cuprum::Result<[Array; 2]> {
+    Ok([rand(&[n], DType::F64)?, rand(&[n], DType::F64)?])
+}
+
+fn mse100m(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
+    mse(o, "mse100M_f64_ReductionKernel", EW_N)
+}
+
+/// The MSE with built-ins (a temporary per step), as `cp.mean((a - b) ** 2)`.
+fn mse100m_mean(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
+    let [x, y] = mse_inputs(EW_N)?;
+    let r = warm_bench(o, "mse100M_f64_cp_mean", || {
+        ops::mean(&ops::power(&(&x - &y)?, 2i32)?).map(drop)
+    })?;
+    Ok((r, 2 * 8 * EW_N as u64))
+}
+
+fn mse10m(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
+    mse(o, "mse10M_f64_ReductionKernel", SMALL_N)
+}
+
+/// Sum of squares (the seeds' `sum_of_squares` / `l2_norm_sq`) of float32 `shape` over
+/// `axis`; bytes: the input read once.
+fn ssq(
+    o: &BenchmarkOptions,
+    name: &str,
+    shape: &[usize],
+    axis: Option<isize>,
+) -> R<(PerfCaseResult, u64)> {
+    let k = ReductionKernel::new(
+        "T x",
+        "T y",
+        "x * x",
+        "a + b",
+        "y = a",
+        Some("0"),
+        "sum_of_squares",
+    )?;
+    let x = rand(shape, DType::F32)?;
+    let r = red_time(o, name, &k, axis, &[&x])?;
+    Ok((r, 4 * shape.iter().product::<usize>() as u64))
+}
+
+fn ssq100m(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
+    ssq(o, "ssq100M_f32_ReductionKernel", &[EW_N], None)
+}
+
+fn ssq1m(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
+    ssq(o, "ssq1M_f32_ReductionKernel", &[1_000_000], None)
+}
+
+const SSQ_SIDE: usize = 8192;
+
+fn ssq_axis1(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
+    ssq(o, "ssq_8192x8192_axis1", &[SSQ_SIDE, SSQ_SIDE], Some(1))
+}
+
+fn ssq_axis0(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
+    ssq(o, "ssq_8192x8192_axis0", &[SSQ_SIDE, SSQ_SIDE], Some(0))
+}
+
+fn ssq4(o: &BenchmarkOptions) -> R<(PerfCaseResult, u64)> {
+    let (r, _) = ssq(o, "ssq4_ReductionKernel_overhead", &[4], None)?;
+    Ok((r, 0))
 }
