@@ -798,6 +798,27 @@ fn geometry(
     o: usize,
     r: usize,
 ) -> Geometry {
+    // Full reduction of C-contiguous inputs: one reduced axis of unit stride, no merging.
+    if merge
+        && r > 0
+        && reduced.iter().all(|&x| x)
+        && in_strides
+            .iter()
+            .all(|s| crate::shape::is_c_contiguous(in_shape, s))
+    {
+        return Geometry {
+            oshape: Shape::new(),
+            ost: in_strides
+                .iter()
+                .chain(out_strides)
+                .map(|_| Strides::new())
+                .collect(),
+            rshape: Shape::from_elem(r, 1),
+            rst: in_strides.iter().map(|_| Strides::from_elem(1, 1)).collect(),
+            o,
+            r,
+        };
+    }
     let pick = |want: bool, xs: &[usize]| -> Shape {
         xs.iter()
             .zip(reduced)
