@@ -32,6 +32,12 @@ pub mod compile;
 mod error;
 pub mod kernel;
 pub mod ops;
+
+/// Every CuPy call of the seed documents and of CuPy's kernel reference, mapped to
+/// cuprum, with the intentional differences (docs/for-cupy-users.md; its examples are
+/// compiled as doc tests).
+#[doc = include_str!("../../../docs/for-cupy-users.md")]
+pub mod guide {}
 pub mod profiler;
 pub mod runtime;
 
