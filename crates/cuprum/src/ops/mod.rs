@@ -316,7 +316,7 @@ macro_rules! reductions {
             reduce(ROp::$op, a, None, false)
         }
 
-        #[doc = concat!("[`", stringify!($name), "`] over `axis` (one axis, several, negative ones \
+        #[doc = concat!("[`", stringify!($name), "`](crate::ops::", stringify!($name), "()) over `axis` (one axis, several, negative ones \
             counting from the end); `keepdims` keeps reduced axes with extent 1.")]
         ///
         /// ```no_run
