@@ -38,6 +38,8 @@ pub enum ErrorKind {
     InvalidArgument,
     /// A cuRAND call failed or cuRAND is missing.
     Random,
+    /// A cuBLAS call failed or cuBLAS is missing.
+    Blas,
     /// Reading or writing a file failed.
     Io,
     /// The operation is valid but not supported (yet) for these inputs.
@@ -62,6 +64,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::DType => "dtype error",
             ErrorKind::InvalidArgument => "invalid argument",
             ErrorKind::Random => "cuRAND error",
+            ErrorKind::Blas => "cuBLAS error",
             ErrorKind::Io => "I/O error",
             ErrorKind::Unsupported => "unsupported",
             ErrorKind::Launch => "launch error",

@@ -814,7 +814,10 @@ fn geometry(
                 .map(|_| Strides::new())
                 .collect(),
             rshape: Shape::from_elem(r, 1),
-            rst: in_strides.iter().map(|_| Strides::from_elem(1, 1)).collect(),
+            rst: in_strides
+                .iter()
+                .map(|_| Strides::from_elem(1, 1))
+                .collect(),
             o,
             r,
         };

@@ -18,19 +18,21 @@ fn close_type(a: DType, b: DType) -> &'static str {
 }
 
 /// `cuprum_isclose(x, y, rtol, atol, equal_nan)`: NumPy's
-/// `|x - y| <= atol + rtol * |y|`, equal infinities close, NaNs close only with `equal_nan`.
+/// `|x - y| <= atol + rtol * |y|` for finite `y`, equal values (infinities included)
+/// close, NaNs close only with `equal_nan`.
 pub(crate) fn isclose_preamble(ct: &str) -> String {
-    let (abs, nan) = if ct.starts_with("complex") {
+    let (abs, nan, finite) = if ct.starts_with("complex") {
         (
             "cuprum::abs",
             "(x.re != x.re || x.im != x.im) && (y.re != y.re || y.im != y.im)",
+            "isfinite(y.re) && isfinite(y.im)",
         )
     } else {
-        ("fabs", "x != x && y != y")
+        ("fabs", "x != x && y != y", "isfinite(y)")
     };
     format!(
         "__device__ __forceinline__ bool cuprum_isclose({ct} x, {ct} y, double rtol, double atol, bool equal_nan) {{\n\
-         \x20 return x == y || {abs}(x - y) <= atol + rtol * {abs}(y) || (equal_nan && {nan});\n}}\n"
+         \x20 return x == y || ({finite} && {abs}(x - y) <= atol + rtol * {abs}(y)) || (equal_nan && {nan});\n}}\n"
     )
 }
 
@@ -109,7 +111,30 @@ pub(crate) fn isclose(
     equal_nan: bool,
 ) -> Result<Array> {
     static T: OnceLock<CloseTable<ElementwiseKernel>> = OnceLock::new();
+    // A scalar beside a floating-point array takes the array's type first (weak, as in
+    // NumPy 2: `isclose(f32_array, 0.1)` compares with 0.1 rounded to float32).
+    let weak = |s: Operand<'_>, other: &Operand<'_>| -> Operand<'static> {
+        match (s, other) {
+            (Operand::Scalar(v), Operand::Array(x))
+                if matches!(x.dtype().kind(), DTypeKind::Float | DTypeKind::Complex) =>
+            {
+                Operand::Scalar(v.cast(x.dtype()).unwrap_or(v))
+            }
+            (Operand::Scalar(v), _) => Operand::Scalar(v),
+            _ => Operand::Scalar(false.into()),
+        }
+    };
     let (a, b) = (a.operand(), b.operand());
+    let a = if matches!(a, Operand::Scalar(_)) {
+        weak(a, &b)
+    } else {
+        a
+    };
+    let b = if matches!(b, Operand::Scalar(_)) {
+        weak(b, &a)
+    } else {
+        b
+    };
     let key = (operand_dtype(&a), operand_dtype(&b));
     let t = T.get_or_init(Default::default);
     let cached = t

@@ -30,6 +30,7 @@
 
 mod close;
 mod elementwise;
+mod linalg;
 mod methods;
 mod operators;
 mod promote;
@@ -37,6 +38,7 @@ mod reduction;
 
 #[doc(hidden)]
 pub use elementwise::sample_sources as elementwise_sample_sources;
+pub use linalg::{dot, matmul};
 pub use promote::{can_cast_safe, promote_types, result_type_of};
 #[doc(hidden)]
 pub use reduction::sample_sources as reduction_sample_sources;
