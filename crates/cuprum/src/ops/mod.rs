@@ -1,5 +1,7 @@
-//! Built-in operations on arrays, every one defined as an
-//! [`ElementwiseKernel`](crate::ElementwiseKernel) (no separate launch path).
+//! Built-in operations on arrays. Elementwise ones are
+//! [`ElementwiseKernel`](crate::ElementwiseKernel)s and reductions
+//! [`ReductionKernel`](crate::ReductionKernel)s (no separate launch path); `matmul` and
+//! `dot` call cuBLAS.
 //!
 //! Unlike user kernels these follow NumPy: operands broadcast, dtypes promote
 //! ([`promote_types`]), and Rust scalars are *weak* — `f32_array * 2.0` stays float32,
