@@ -121,7 +121,9 @@ struct SpecKey {
 
 impl ReductionKernel {
     /// Defines a reduction. `identity` is the C++ value every reduction starts from
-    /// (`Some("0")`); without one an empty reduction is an error. Checks the parameter
+    /// (`Some("0")`): it must be neutral for `reduce_expr`, since every thread (and every
+    /// split of a long reduction) starts from it, as in CuPy. Without one an empty
+    /// reduction is an error (and no made-up start value is ever combined). Checks the parameter
     /// lists and the name now (same errors as [`ElementwiseKernel`](crate::ElementwiseKernel);
     /// `i` is allowed here); compiles on first call.
     ///
