@@ -1,99 +1,273 @@
-"""CuPy's side of `cuprum bench`: the same workloads, timed the same way
-(cupyx.profiler.benchmark, medians), printed as JSON lines {name, gpu_us, cpu_us}."""
-import json, os, sys
-import cupy as cp
-from cupyx.profiler import benchmark
+"""CuPy's side of `cuprum bench`: the same workloads under the same names, timed the same way
+(cupyx.profiler.benchmark, medians), printed as JSON lines {name, gpu_us, cpu_us}.
+
+    python3 scripts/cupy_bench.py [--repeat N] [--filter TEXT]... [--kernels DIR] [--list]
+
+A workload runs when its name contains one of the --filter texts (all run without one); a
+bare number as the first argument is the repeat count. `--list` prints the names (no CuPy
+needed). `cuprum bench --vs-cupy` runs a copy of this script shipped in the binary, with the
+seed kernels written to --kernels (default: examples/kernels beside this script).
+"""
+import argparse
+import json
+import os
+import sys
 
 KERNELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "kernels")
 
-def seed(name):
-    with open(os.path.join(KERNELS, name)) as f:
-        return f.read()
+# (names, setup): setup(b) makes the arrays and times each of its names through b.
+WORKLOADS = []
 
-REPEAT = int(sys.argv[1]) if len(sys.argv) > 1 else 100
-out = []
+cp = None  # cupy, imported by main() so that --list and --help work without it
+jit = None  # cupyx.jit
 
-def run(name, f, args=(), **kw):
-    r = benchmark(f, args, n_repeat=REPEAT, n_warmup=3, max_duration=2.0, **kw)
-    gpu = float(cp.asnumpy(cp.median(cp.asarray(r.gpu_times[0])))) * 1e6
-    cpu = float(cp.asnumpy(cp.median(cp.asarray(r.cpu_times)))) * 1e6
-    print(json.dumps({"name": name, "gpu_us": gpu, "cpu_us": cpu}), flush=True)
 
-n = 1 << 28
-src = cp.ones(n, dtype=cp.float32); dst = cp.empty_like(src)
-run("copy_1GiB_f32", lambda: dst.__setitem__(Ellipsis, src))
-del src, dst
-run("alloc_empty_1M_f32", lambda: cp.empty(1_000_000, dtype=cp.float32))
+def workload(*names):
+    def add(setup):
+        WORKLOADS.append((names, setup))
+        return setup
+    return add
 
-add = cp.RawKernel(seed('vector_add_f32.cu'), 'vector_add')
-for name, m in [("raw_add4_overhead", 4), ("raw_add100M_f32", 100_000_000)]:
-    a = cp.random.random(m, dtype=cp.float32); b = cp.random.random(m, dtype=cp.float32); c = cp.empty_like(a)
-    blocks = (m + 255) // 256
-    run(name, add, ((blocks,), (256,), (a, b, c, cp.int32(m))))
-    del a, b, c
 
-prime = cp.RawKernel(seed('prime_factor_sum.cu'), 'primeFactorizationSum')
-N = 1_000_000
-A = cp.empty(N - 1, dtype=cp.int64)
-run("prime1M_raw", prime, (((N - 1 + 255) // 256,), (256,), (A, cp.int32(N - 1))))
+class Bench:
+    def __init__(self, repeat, filters, kernels):
+        self.repeat = repeat
+        self.filters = filters or []
+        self.kernels = kernels
 
-mm = cp.RawKernel(seed('matrix_multiply.cu'), 'matrix_multiply')
-M, Nn, K = 1024, 1024, 512
-Am = cp.random.random((M, K), dtype=cp.float32); Bm = cp.random.random((K, Nn), dtype=cp.float32); Cm = cp.zeros((M, Nn), dtype=cp.float32)
-run("matmul_naive_1024x1024x512", mm, (((Nn + 15) // 16, (M + 15) // 16), (16, 16), (Am, Bm, Cm, cp.int32(M), cp.int32(Nn), cp.int32(K))))
+    def want(self, name):
+        return not self.filters or any(f in name for f in self.filters)
 
-red = cp.RawKernel(seed('optimized_reduction.cu'), 'optimized_reduction')
-data = cp.random.random(1_000_000, dtype=cp.float32); grid = (data.size + 255) // 256; o = cp.zeros(grid, dtype=cp.float32)
-r = benchmark(lambda: red((grid,), (256,), (data, o, cp.int32(data.size)), shared_mem=1024), (), n_repeat=REPEAT, n_warmup=3, max_duration=2.0)
-print(json.dumps({"name": "smem_reduce1M_raw", "gpu_us": float(cp.median(cp.asarray(r.gpu_times[0]))) * 1e6, "cpu_us": float(cp.median(cp.asarray(r.cpu_times))) * 1e6}), flush=True)
+    def seed(self, file):
+        with open(os.path.join(self.kernels, file)) as f:
+            return f.read()
 
-# ElementwiseKernel workloads (same operation strings as crates/cuprum-cli/src/bench.rs).
-def rand(shape, dtype=cp.float32):
-    return cp.random.uniform(0.5, 1.5, shape, dtype=dtype)  # never zero
+    def run(self, name, f, args=()):
+        """Times f(*args) and prints its JSON line."""
+        if not self.want(name):
+            return
+        from cupyx.profiler import benchmark
+        import numpy
+        r = benchmark(f, args, n_repeat=self.repeat, n_warmup=3, max_duration=2.0)
+        gpu = float(numpy.median(r.gpu_times[0])) * 1e6
+        cpu = float(numpy.median(r.cpu_times)) * 1e6
+        print(json.dumps({"name": name, "gpu_us": gpu, "cpu_us": cpu}), flush=True)
 
-def run_ew(name, k, *args):
-    k(*args)  # compile outside the timing
-    run(name, k, args)
+    def run_ew(self, name, k, *args):
+        """Times k(*args) after one call outside the timing (which compiles it)."""
+        if self.want(name):
+            k(*args)
+            self.run(name, k, args)
 
-custom_add = cp.ElementwiseKernel('float32 x, float32 y', 'float32 z', 'z = x + y * 2', 'custom_add')
-for name, m, given in [("ew_add100M_f32", 100_000_000, False), ("ew_add100M_f32_out", 100_000_000, True),
-                       ("ew_add4_f32_out_overhead", 4, True), ("ew_add4_f32_alloc_overhead", 4, False)]:
-    x = rand(m); y = rand(m)
-    run_ew(name, custom_add, x, y, *([cp.empty_like(x)] if given else []))
-    del x, y
 
-generic_add = cp.ElementwiseKernel('T x, T y', 'T z', 'z = x + y', 'generic_add')
-S = 10_000
-Ms = rand((S, S)); v = rand(S); z = cp.empty_like(Ms)
-run_ew("ew_add_bcast_10000x10000_f32", generic_add, Ms, v, z)
-run_ew("ew_add_transposed_10000x10000_f32", generic_add, Ms.T, Ms, z)
-del Ms, v, z
+def rand(shape, dtype=None):
+    """Uniform in [0.5, 1.5): never zero (as cuprum's inputs)."""
+    return cp.random.uniform(0.5, 1.5, shape, dtype=dtype or cp.float32)
 
-trig = cp.ElementwiseKernel('T x', 'T s, T c, T t', 's = sin(x); c = cos(x); t = tan(x)', 'trig')
-run_ew("trig10M_multi_output", trig, rand(10_000_000))
 
-abs2 = cp.ElementwiseKernel('complex128 z', 'float64 mag2', 'mag2 = z.real() * z.real() + z.imag() * z.imag()', 'abs_squared')
-run_ew("abs2_10M_kernel", abs2, cp.random.randn(10_000_000) + 1j * cp.random.randn(10_000_000))
+@workload("copy_1GiB_f32")
+def copy(b):
+    src = cp.ones(1 << 28, dtype=cp.float32)
+    dst = cp.empty_like(src)
+    b.run("copy_1GiB_f32", lambda: dst.__setitem__(Ellipsis, src))
 
-prime_ew = cp.ElementwiseKernel('', 'int64 A', seed('prime_factor_sum_elementwise.op'), 'prime_factor_sum')
-run_ew("prime1M_elementwise", prime_ew, cp.empty(N - 1, dtype=cp.int64))
 
-# ReductionKernel workloads (same expressions as crates/cuprum-cli/src/bench.rs); each call
-# allocates its output.
-mse_kernel = cp.ReductionKernel('T x, T y', 'T z', '(x - y) * (x - y)', 'a + b',
-                                'z = a / _in_ind.size()', '0', 'mse_kernel')
-for name, m in [("mse100M_f64_ReductionKernel", 100_000_000), ("mse10M_f64_ReductionKernel", 10_000_000)]:
-    x = rand(m, cp.float64); y = rand(m, cp.float64)
-    run_ew(name, mse_kernel, x, y)
-    if m == 100_000_000:  # CuPy's best (CUB); cuprum: ops::mean
-        run_ew("mse100M_f64_cp_mean", lambda a, b: cp.mean((a - b) ** 2), x, y)
-    del x, y
+@workload("alloc_empty_1M_f32")
+def alloc(b):
+    b.run("alloc_empty_1M_f32", lambda: cp.empty(1_000_000, dtype=cp.float32))
 
-ssq = cp.ReductionKernel('T x', 'T y', 'x * x', 'a + b', 'y = a', '0', 'sum_of_squares')
-for name, m in [("ssq100M_f32_ReductionKernel", 100_000_000), ("ssq1M_f32_ReductionKernel", 1_000_000)]:
-    run_ew(name, ssq, rand(m))
-Q = rand((8192, 8192))
-run_ew("ssq_8192x8192_axis1", lambda x: ssq(x, axis=1), Q)
-run_ew("ssq_8192x8192_axis0", lambda x: ssq(x, axis=0), Q)
-del Q
-run_ew("ssq4_ReductionKernel_overhead", ssq, rand(4))
+
+@workload("raw_add4_overhead", "raw_add100M_f32")
+def raw_add(b):
+    add = cp.RawKernel(b.seed("vector_add_f32.cu"), "vector_add")
+    for name, m in [("raw_add4_overhead", 4), ("raw_add100M_f32", 100_000_000)]:
+        if b.want(name):
+            a = cp.random.random(m, dtype=cp.float32)
+            c = cp.random.random(m, dtype=cp.float32)
+            z = cp.empty_like(a)
+            b.run(name, add, (((m + 255) // 256,), (256,), (a, c, z, cp.int32(m))))
+            del a, c, z
+
+
+PRIME_N = 1_000_000
+
+
+@workload("prime1M_raw")
+def prime_raw(b):
+    prime = cp.RawKernel(b.seed("prime_factor_sum.cu"), "primeFactorizationSum")
+    a = cp.empty(PRIME_N - 1, dtype=cp.int64)
+    b.run("prime1M_raw", prime, (((PRIME_N - 1 + 255) // 256,), (256,), (a, cp.int32(PRIME_N - 1))))
+
+
+@workload("prime1M_jit")
+def prime_jit(b):
+    """The seed's cupyx.jit version (experimental in CuPy: a failure skips the row)."""
+    try:
+        @jit.rawkernel()
+        def primeFactorizationSum(A, n):
+            idx = jit.blockDim.x * jit.blockIdx.x + jit.threadIdx.x
+            if idx >= n:
+                return
+            num = cp.int64(idx) + 2
+            total = cp.int64(0)
+            if num % 2 == 0:
+                count = 0
+                while num % 2 == 0:
+                    num //= 2
+                    count += 1
+                total += count * 2
+            i = cp.int64(3)
+            while i * i <= num:
+                if num % i == 0:
+                    count = 0
+                    while num % i == 0:
+                        num //= i
+                        count += 1
+                    total += count * i
+                i += 2
+            if num > 1:
+                total += num
+            A[idx] = total
+
+        a = cp.empty(PRIME_N - 1, dtype=cp.int64)
+        grid = ((PRIME_N - 1 + 255) // 256,)
+        b.run_ew("prime1M_jit", primeFactorizationSum, grid, (256,), (a, PRIME_N - 1))
+    except Exception as e:  # noqa: BLE001 (CuPy's JIT raises many kinds)
+        print(f"prime1M_jit skipped: {type(e).__name__}: {e}", file=sys.stderr)
+
+
+@workload("matmul_naive_1024x1024x512")
+def matmul(b):
+    mm = cp.RawKernel(b.seed("matrix_multiply.cu"), "matrix_multiply")
+    m, n, k = 1024, 1024, 512
+    a = cp.random.random((m, k), dtype=cp.float32)
+    c = cp.random.random((k, n), dtype=cp.float32)
+    z = cp.zeros((m, n), dtype=cp.float32)
+    grid = ((n + 15) // 16, (m + 15) // 16)
+    b.run("matmul_naive_1024x1024x512", mm,
+          (grid, (16, 16), (a, c, z, cp.int32(m), cp.int32(n), cp.int32(k))))
+
+
+@workload("smem_reduce1M_raw")
+def smem_reduce(b):
+    red = cp.RawKernel(b.seed("optimized_reduction.cu"), "optimized_reduction")
+    data = cp.random.random(1_000_000, dtype=cp.float32)
+    grid = (data.size + 255) // 256
+    o = cp.zeros(grid, dtype=cp.float32)
+    b.run("smem_reduce1M_raw",
+          lambda: red((grid,), (256,), (data, o, cp.int32(data.size)), shared_mem=1024))
+
+
+# ElementwiseKernel workloads (same operation strings as crates/cuprum-cli/src/bench/workloads.rs).
+@workload("ew_add100M_f32", "ew_add100M_f32_out", "ew_add4_f32_out_overhead", "ew_add4_f32_alloc_overhead")
+def ew_add(b):
+    custom_add = cp.ElementwiseKernel("float32 x, float32 y", "float32 z", "z = x + y * 2", "custom_add")
+    for name, m, given in [("ew_add100M_f32", 100_000_000, False), ("ew_add100M_f32_out", 100_000_000, True),
+                           ("ew_add4_f32_out_overhead", 4, True), ("ew_add4_f32_alloc_overhead", 4, False)]:
+        if b.want(name):
+            x = rand(m)
+            y = rand(m)
+            b.run_ew(name, custom_add, x, y, *([cp.empty_like(x)] if given else []))
+            del x, y
+
+
+@workload("ew_add_bcast_10000x10000_f32", "ew_add_transposed_10000x10000_f32")
+def ew_generic_add(b):
+    generic_add = cp.ElementwiseKernel("T x, T y", "T z", "z = x + y", "generic_add")
+    s = 10_000
+    m = rand((s, s))
+    z = cp.empty_like(m)
+    b.run_ew("ew_add_bcast_10000x10000_f32", generic_add, m, rand(s), z)
+    b.run_ew("ew_add_transposed_10000x10000_f32", generic_add, m.T, m, z)
+
+
+@workload("trig10M_multi_output")
+def trig(b):
+    k = cp.ElementwiseKernel("T x", "T s, T c, T t", "s = sin(x); c = cos(x); t = tan(x)", "trig")
+    b.run_ew("trig10M_multi_output", k, rand(10_000_000))
+
+
+@workload("abs2_10M_kernel")
+def abs2(b):
+    k = cp.ElementwiseKernel("complex128 z", "float64 mag2",
+                             "mag2 = z.real() * z.real() + z.imag() * z.imag()", "abs_squared")
+    b.run_ew("abs2_10M_kernel", k, cp.random.randn(10_000_000) + 1j * cp.random.randn(10_000_000))
+
+
+@workload("prime1M_elementwise")
+def prime_elementwise(b):
+    k = cp.ElementwiseKernel("", "int64 A", b.seed("prime_factor_sum_elementwise.op"), "prime_factor_sum")
+    b.run_ew("prime1M_elementwise", k, cp.empty(PRIME_N - 1, dtype=cp.int64))
+
+
+# ReductionKernel workloads (same expressions as crates/cuprum-cli/src/bench/workloads.rs);
+# each call allocates its output.
+@workload("mse100M_f64_ReductionKernel", "mse100M_f64_cp_mean", "mse10M_f64_ReductionKernel")
+def mse(b):
+    mse_kernel = cp.ReductionKernel("T x, T y", "T z", "(x - y) * (x - y)", "a + b",
+                                    "z = a / _in_ind.size()", "0", "mse_kernel")
+    for names, m in [(("mse100M_f64_ReductionKernel", "mse100M_f64_cp_mean"), 100_000_000),
+                     (("mse10M_f64_ReductionKernel",), 10_000_000)]:
+        if any(b.want(n) for n in names):
+            x = rand(m, cp.float64)
+            y = rand(m, cp.float64)
+            b.run_ew(names[0], mse_kernel, x, y)
+            if len(names) > 1:  # CuPy's best (CUB); cuprum: ops::mean
+                b.run_ew(names[1], lambda p, q: cp.mean((p - q) ** 2), x, y)
+            del x, y
+
+
+def sum_of_squares():
+    return cp.ReductionKernel("T x", "T y", "x * x", "a + b", "y = a", "0", "sum_of_squares")
+
+
+@workload("ssq100M_f32_ReductionKernel", "ssq1M_f32_ReductionKernel", "ssq4_ReductionKernel_overhead")
+def ssq_full(b):
+    ssq = sum_of_squares()
+    for name, m in [("ssq100M_f32_ReductionKernel", 100_000_000), ("ssq1M_f32_ReductionKernel", 1_000_000),
+                    ("ssq4_ReductionKernel_overhead", 4)]:
+        if b.want(name):
+            b.run_ew(name, ssq, rand(m))
+
+
+@workload("ssq_8192x8192_axis1", "ssq_8192x8192_axis0")
+def ssq_axis(b):
+    ssq = sum_of_squares()
+    q = rand((8192, 8192))
+    b.run_ew("ssq_8192x8192_axis1", lambda x: ssq(x, axis=1), q)
+    b.run_ew("ssq_8192x8192_axis0", lambda x: ssq(x, axis=0), q)
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("repeat_pos", nargs="?", type=int, metavar="REPEAT", help=argparse.SUPPRESS)
+    p.add_argument("--repeat", type=int, default=None, help="timed repeats per workload (default 100)")
+    p.add_argument("--filter", action="append", default=[],
+                   help="run the workloads whose name contains this text (repeatable: any)")
+    p.add_argument("--kernels", default=KERNELS, help="folder of the seed kernel sources")
+    p.add_argument("--list", action="store_true", help="print the workload names and exit")
+    a = p.parse_args(argv)
+    a.repeat = max(1, a.repeat or a.repeat_pos or 100)
+    return a
+
+
+def main(argv):
+    global cp, jit
+    a = parse_args(argv)
+    if a.list:
+        for names, _ in WORKLOADS:
+            print("\n".join(names))
+        return 0
+    import cupy
+    from cupyx import jit as cupy_jit
+    cp, jit = cupy, cupy_jit
+    b = Bench(a.repeat, a.filter, a.kernels)
+    for names, setup in WORKLOADS:
+        if any(b.want(n) for n in names):
+            setup(b)
+            cp.get_default_memory_pool().free_all_blocks()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -12,6 +12,7 @@ macro_rules! out {
 mod bench;
 mod cache;
 mod compile;
+mod demo;
 mod info;
 
 use clap::{Parser, Subcommand};
@@ -30,6 +31,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Run every example of the seed documents, each checked against its reference and
+    /// timed (without a GPU: compile every demo kernel with NVRTC and show its registers).
+    Demo(demo::DemoArgs),
     /// Driver, GPUs, NVRTC and cache directory of this machine.
     Info,
     /// Run the benchmark workloads (GPU time, host time, % of the copy bandwidth).
@@ -50,6 +54,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let r = match cli.command {
+        Command::Demo(args) => demo::run(&args),
         Command::Info => info::run(),
         Command::Bench(args) => bench::run(&args),
         Command::Compile(args) => compile::run(&args),

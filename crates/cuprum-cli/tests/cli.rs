@@ -1,4 +1,4 @@
-//! The `cuprum` binary, run as a user would: `info`, `compile`, `cache`, `bench`.
+//! The `cuprum` binary, run as a user would: `info`, `compile`, `cache`, `bench`, `demo`.
 //!
 //! Every run gets its own `CUPRUM_CACHE_DIR` (a temp folder), so the tests never touch the
 //! user's kernel cache and can run in parallel. Tests that compile skip (with a note) when
@@ -506,6 +506,98 @@ fn bench_without_a_gpu_says_it_needs_one() {
     assert!(r.stdout.is_empty(), "{r}");
 }
 
+/// A `cuprum bench --vs-cupy --json` document with made-up numbers (no GPU needed).
+fn synthetic_bench_report() -> serde_json::Value {
+    let row = |name: &str, gpu: Option<f64>, pct: Option<f64>, status: &str, cupy_pct: f64| {
+        let mut row = serde_json::json!({
+            "name": name, "what": "synthetic", "gpu_us": gpu, "cpu_us": gpu.map(|_| 4.0),
+            "bytes": if pct.is_some() { 1_200_000_000u64 } else { 0 },
+            "gb_per_s": pct.map(|p| p * 40.0), "pct_of_copy": pct, "repeats": 5,
+            "target": "≥ 90 % of copy", "status": status, "detail": "synthetic detail",
+            "cupy": gpu.map(|g| serde_json::json!({
+                "gpu_us": g * 1.5, "cpu_us": 6.0, "gb_per_s": null,
+                "pct_of_copy": pct.map(|_| cupy_pct), "gpu_ratio": 1.5, "cpu_ratio": 1.5,
+            })),
+        });
+        if gpu.is_none() {
+            row.as_object_mut().unwrap().remove("cupy"); // CuPy has no such row
+        }
+        row
+    };
+    serde_json::json!({
+        "device": "Synthetic GPU", "copy_gb_per_s": 4000.0, "launch_floor_cpu_us": 3.0,
+        "repeat": 5,
+        "cupy": {"available": true, "note": "", "copy_gb_per_s": 4100.0,
+                 "ceiling": "CuPy's own copy_1GiB_f32 row"},
+        "workloads": [
+            row("ew_add100M_f32", Some(310.0), Some(93.0), "met", 60.0),
+            row("abs2_10M_kernel", Some(70.0), Some(84.0), "missed", 89.0),
+            row("launch_floor", Some(2.0), None, "n/a", 0.0),
+            row("prime1M_jit", None, None, "n/a", 0.0),
+        ],
+    })
+}
+
+#[test]
+fn bench_from_json_prints_the_table_and_plots_without_a_gpu() {
+    let t = tmp();
+    let (json, svg) = (t.path().join("run.json"), t.path().join("bw.svg"));
+    std::fs::write(&json, synthetic_bench_report().to_string()).unwrap();
+    let r = run(cuprum(&t.path().join("kernels"))
+        .args(["bench", "--from-json"])
+        .arg(&json)
+        .arg("--plot")
+        .arg(&svg));
+    assert!(r.ok, "{r}");
+    let out = &r.stdout;
+    assert!(
+        out.starts_with("Synthetic GPU — copy ceiling 4000 GB/s"),
+        "{r}"
+    );
+    assert!(
+        out.contains("relative to CuPy's own copy_1GiB_f32 row"),
+        "{r}"
+    );
+    let line = |name: &str| r.stdout.lines().find(|l| l.starts_with(name)).unwrap_or("");
+    assert!(line("ew_add100M_f32").contains("465.00"), "{r}"); // CuPy gpu µs
+    assert!(line("abs2_10M_kernel").contains("missed"), "{r}");
+    assert!(line("prime1M_jit").contains(" - "), "{r}");
+    assert!(r.stdout.contains("targets: 1 met, 1 missed, 2 n/a"), "{r}");
+    let plot = std::fs::read_to_string(&svg).unwrap();
+    let expected = [
+        "ew_add100M_f32",
+        "abs2_10M_kernel",
+        "cuprum",
+        "CuPy",
+        "target",
+    ];
+    for name in expected {
+        assert!(plot.contains(name), "no {name} in the plot:\n{plot}");
+    }
+    // Not bandwidth-bound: no bar.
+    assert!(!plot.contains("launch_floor") && !plot.contains("prime1M_jit"));
+    // --json of a saved run is the same document.
+    let r = run(cuprum(&t.path().join("kernels"))
+        .args(["bench", "--json", "--from-json"])
+        .arg(&json));
+    assert!(r.ok, "{r}");
+    let again: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(again, synthetic_bench_report());
+}
+
+#[test]
+fn bench_from_json_rejects_other_json() {
+    let t = tmp();
+    let json = t.path().join("other.json");
+    std::fs::write(&json, "{\"rows\": []}").unwrap();
+    let r = run(cuprum(&t.path().join("kernels"))
+        .args(["bench", "--from-json"])
+        .arg(&json));
+    assert!(!r.ok, "{r}");
+    let why = "not a `cuprum bench --json` output";
+    assert!(r.stderr.contains(why), "{r}");
+}
+
 #[test]
 fn in_memory_mode_creates_no_cache_folder() {
     require_nvrtc!("in_memory_mode_creates_no_cache_folder");
@@ -522,4 +614,119 @@ fn in_memory_mode_creates_no_cache_folder() {
         .map(|rd| rd.flatten().map(|e| e.path()).collect())
         .unwrap_or_default();
     assert!(!cache.exists(), "memory-only run wrote {found:?}");
+}
+
+// ---- cuprum demo -----------------------------------------------------------------------
+
+/// The registers of `kernel` in `cuprum demo`'s compile table (the number after the name).
+fn demo_registers(stdout: &str, kernel: &str) -> Option<u32> {
+    stdout.lines().find_map(|l| {
+        let words: Vec<&str> = l.split_whitespace().collect();
+        words
+            .windows(2)
+            .find_map(|w| (w[0] == kernel).then(|| w[1].parse().ok()).flatten())
+    })
+}
+
+#[test]
+fn demo_without_a_gpu_says_so_and_compiles_every_kernel() {
+    let t = tmp();
+    let cache = t.path().join("kernels");
+    if !no_gpu() {
+        // With a GPU the demo runs for real: one quick example must match.
+        let r = run(cuprum(&cache).args(["demo", "--filter", "custom_add"]));
+        assert!(r.ok, "{r}");
+        assert!(
+            r.stdout
+                .lines()
+                .any(|l| l.contains("[11, 14, 17, 20]") && l.contains("✓ matches")),
+            "{r}"
+        );
+        return;
+    }
+    let r = run(cuprum(&cache).arg("demo"));
+    assert!(r.ok, "{r}");
+    let first = r.stdout.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("cuprum demo: no GPU on this machine") && first.contains("CUDA driver"),
+        "{r}"
+    );
+    if !nvrtc_available("demo_without_a_gpu_says_so_and_compiles_every_kernel") {
+        assert!(r.stdout.contains("NVRTC is not available either"), "{r}");
+        return;
+    }
+    assert!(r.stdout.contains("for sm_90"), "{r}");
+    // One row per kernel, elementwise, reduction and raw, each with its registers.
+    for kernel in [
+        "custom_add",
+        "add_kernel",
+        "relu_transform",
+        "clipped_relu",
+        "inplace_transform",
+        "trig_functions",
+        "abs_squared",
+        "sum_of_squares",
+        "weighted_sums",
+        "l2_norm_sq",
+        "mse_kernel",
+        "vector_add",
+        "matrix_multiply",
+        "apply_activation",
+        "optimized_reduction",
+        "primeFactorizationSum",
+        "prime_factor_sum",
+    ] {
+        let regs = demo_registers(&r.stdout, kernel);
+        assert!(
+            regs.is_some_and(|n| n > 0 && n <= 255),
+            "{kernel}: registers {regs:?}\n{r}"
+        );
+    }
+    // Reductions stage partial results in shared memory.
+    let mse_row = r.stdout.lines().find(|l| l.contains("mse_kernel")).unwrap();
+    let shared: u64 = mse_row.split_whitespace().nth(3).unwrap().parse().unwrap();
+    assert!(shared > 0, "{mse_row}");
+    assert!(
+        r.stdout.contains("21 kernels of 17 examples compiled"),
+        "{r}"
+    );
+
+    // A second run takes every program from the disk cache and reports the same table.
+    let again = run(cuprum(&cache).arg("demo"));
+    assert!(again.ok, "{again}");
+    assert!(again.stdout.contains("from the disk cache"), "{again}");
+    for kernel in ["custom_add", "mse_kernel", "primeFactorizationSum"] {
+        assert_eq!(
+            demo_registers(&again.stdout, kernel),
+            demo_registers(&r.stdout, kernel),
+            "{again}"
+        );
+    }
+}
+
+#[test]
+fn demo_without_a_gpu_or_nvrtc_says_so_and_exits_0() {
+    if !no_gpu() {
+        eprintln!("SKIPPED demo_without_a_gpu_or_nvrtc_says_so_and_exits_0: a GPU is present");
+        return;
+    }
+    let t = tmp();
+    let r = run(cuprum(&t.path().join("kernels"))
+        .env("CUPRUM_NVRTC", t.path().join("no-such-libnvrtc.so"))
+        .arg("demo"));
+    assert!(r.ok, "{r}");
+    assert!(
+        r.stdout.starts_with("cuprum demo: no GPU on this machine"),
+        "{r}"
+    );
+    assert!(r.stdout.contains("NVRTC is not available either"), "{r}");
+    assert_eq!(r.stdout.lines().count(), 2, "{r}");
+}
+
+#[test]
+fn demo_filter_that_matches_nothing_fails() {
+    let t = tmp();
+    let r = run(cuprum(&t.path().join("kernels")).args(["demo", "--filter", "no-such-example"]));
+    assert!(!r.ok, "{r}");
+    assert!(r.stderr.contains("no demo example matches"), "{r}");
 }

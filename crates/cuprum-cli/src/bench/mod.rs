@@ -1,0 +1,389 @@
+//! `cuprum bench`: every workload of shared/reference/perf-targets.md (workloads.rs), each
+//! timed with `cuprum::profiler::benchmark` (median of the repeats), with GB/s, the fraction of
+//! the device-to-device copy bandwidth measured in the same run, and its target met or missed
+//! (targets.rs). `--vs-cupy` runs the same workloads through CuPy in the same invocation
+//! (cupy.rs); `--plot` draws the bandwidth fractions (plot.rs); `--from-json` reprints and
+//! replots a saved `--json` run without a GPU.
+
+mod compile_cases;
+mod cupy;
+mod plot;
+mod report;
+mod targets;
+mod workloads;
+
+pub use compile_cases::{ChildArgs, child};
+
+use clap::Args;
+use cuprum::Device;
+use cuprum::profiler::{BenchmarkOptions, PerfCaseResult};
+use report::{CupyCols, CupyInfo, Report, Row};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+use targets::{Context, Measured, Times};
+use workloads::{COPY, FLOOR, Impl, WORKLOADS, Workload};
+
+pub type R<T> = Result<T, Box<dyn std::error::Error>>;
+
+/// A workload's timings and the bytes one call must move (0: not bandwidth-bound).
+pub type Timed = (PerfCaseResult, u64);
+
+#[derive(Args)]
+pub struct BenchArgs {
+    /// Only workloads whose name contains this text.
+    #[arg(long)]
+    filter: Option<String>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Timed repeats per workload (a workload also stops after ~2 s).
+    #[arg(long, default_value_t = 100)]
+    repeat: usize,
+    /// Also run the workloads through CuPy (the script ships with cuprum) where
+    /// `python3 -c "import cupy"` works, and show both side by side with the ratio.
+    #[arg(long)]
+    vs_cupy: bool,
+    /// Draw the % of the copy bandwidth of each bandwidth-bound workload (and its target)
+    /// to this SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
+    /// Read the results from a saved `--json` output instead of running (no GPU needed):
+    /// print them again, and draw them with --plot.
+    #[arg(long, value_name = "FILE.json", conflicts_with_all = ["vs_cupy", "filter"])]
+    from_json: Option<PathBuf>,
+}
+
+pub fn run(args: &BenchArgs) -> R<ExitCode> {
+    let report = match &args.from_json {
+        Some(path) => serde_json::from_str(&std::fs::read_to_string(path)?).map_err(|e| {
+            format!(
+                "{}: not a `cuprum bench --json` output: {e}",
+                path.display()
+            )
+        })?,
+        None => match Device::get(0) {
+            Ok(dev) => measure(args, dev)?,
+            Err(e) => {
+                eprintln!("cuprum bench needs a GPU: {e}");
+                return Ok(ExitCode::FAILURE);
+            }
+        },
+    };
+    show(args, &report)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Prints `report` (table or JSON) and draws it with `--plot`.
+fn show(args: &BenchArgs, report: &Report) -> R<()> {
+    if args.json {
+        out!("{}", serde_json::to_string_pretty(report)?);
+    } else {
+        for line in report.table() {
+            out!("{line}");
+        }
+    }
+    if let Some(path) = &args.plot {
+        let title = format!("% of copy bandwidth, {}", report.device);
+        plot::draw(path, &title, &plot::bars(report))?;
+        eprintln!("plot written to {}", path.display());
+    }
+    Ok(())
+}
+
+/// Runs the selected workloads (and CuPy's with `--vs-cupy`) and judges every target.
+fn measure(args: &BenchArgs, dev: Device) -> R<Report> {
+    let selected: Vec<&Workload> = WORKLOADS
+        .iter()
+        .filter(|w| args.filter.as_deref().is_none_or(|f| w.name.contains(f)))
+        .collect();
+    let ours = run_ours(args, &selected)?;
+    let mut cx = Context {
+        ours: ours
+            .rows
+            .iter()
+            .filter_map(|(w, n)| Some((w.name.to_string(), n.as_ref()?.times)))
+            .collect(),
+        cupy: None,
+        floor_cpu_us: ours.floor_cpu_us,
+    };
+    let cupy = if args.vs_cupy {
+        if let Err(e) = dev.release_pool_memory() {
+            eprintln!("warning: cuprum's memory pool could not be released for CuPy: {e}");
+        }
+        let side = run_cupy(args, &selected);
+        if let (Err(why), true) = (&side, args.json) {
+            eprintln!("{why}; showing cuprum's rows only");
+        }
+        let info = cupy_info(&side, ours.ceiling);
+        cx.cupy = side.ok().map(|s| s.rows);
+        Some(info)
+    } else {
+        None
+    };
+    let cupy_ceiling = cupy.as_ref().and_then(|c| c.copy_gb_per_s).map(|g| g * 1e9);
+    let workloads = ours
+        .rows
+        .into_iter()
+        .map(|(w, n)| row(w, n, &cx, cupy_ceiling))
+        .collect();
+    Ok(Report {
+        device: dev.name().to_string(),
+        copy_gb_per_s: ours.ceiling / 1e9,
+        launch_floor_cpu_us: cx.floor_cpu_us,
+        repeat: args.repeat,
+        cupy,
+        workloads,
+    })
+}
+
+/// cuprum's side of one run.
+struct Ours {
+    /// Each selected workload and its numbers (`None`: not implemented).
+    rows: Vec<(&'static Workload, Option<Numbers>)>,
+    /// The copy bandwidth in B/s.
+    ceiling: f64,
+    floor_cpu_us: Option<f64>,
+}
+
+/// Runs `selected`, after the copy ceiling (always measured) and the launch floor (whenever
+/// a target needs it), so that percentages and floors come from the same run.
+fn run_ours(args: &BenchArgs, selected: &[&'static Workload]) -> R<Ours> {
+    let opts = BenchmarkOptions::new()
+        .n_repeat(args.repeat.max(1))
+        .n_warmup(3)
+        .max_duration(Duration::from_secs(2));
+    let timed = |w: &Workload| -> R<Option<Timed>> {
+        let Impl::Run(f) = w.imp else {
+            return Ok(None);
+        };
+        let t = f(&opts)?;
+        let (gpu, cpu) = (t.0.gpu().median * 1e6, t.0.cpu().median * 1e6);
+        eprintln!("  cuprum {}: gpu {gpu:.2} µs, cpu {cpu:.2} µs", w.name);
+        Ok(Some(t))
+    };
+    let needs_floor = selected.iter().any(|w| w.target.needs_floor());
+    let mut done: HashMap<&str, Timed> = HashMap::new();
+    for name in [COPY].into_iter().chain(needs_floor.then_some(FLOOR)) {
+        if let Some(t) = workloads::find(name).map(timed).transpose()?.flatten() {
+            done.insert(name, t);
+        }
+    }
+    let (copy, copy_bytes) = done.get(COPY).ok_or("the copy workload did not run")?;
+    let ceiling = *copy_bytes as f64 / copy.gpu().median;
+    let host_us = |(r, _): &Timed| r.cpu().median * 1e6;
+    let mut floor_cpu_us = done.get(FLOOR).map(host_us);
+    let mut rows = Vec::new();
+    for &w in selected {
+        let t = match done.remove(w.name) {
+            Some(t) => Some(t),
+            None => timed(w)?,
+        };
+        if w.name == FLOOR {
+            floor_cpu_us = t.as_ref().map(host_us);
+        }
+        rows.push((w, t.map(|t| row_numbers(&t, ceiling))));
+    }
+    Ok(Ours {
+        rows,
+        ceiling,
+        floor_cpu_us,
+    })
+}
+
+/// The numbers of one measured row, with `ceiling` the copy bandwidth in B/s.
+struct Numbers {
+    times: Times,
+    bytes: u64,
+    repeats: usize,
+    ceiling: f64,
+}
+
+fn row_numbers((r, bytes): &Timed, ceiling: f64) -> Numbers {
+    Numbers {
+        times: Times {
+            gpu_us: r.gpu().median * 1e6,
+            cpu_us: r.cpu().median * 1e6,
+        },
+        bytes: *bytes,
+        repeats: r.cpu_times.len(),
+        ceiling,
+    }
+}
+
+/// GB/s and % of `ceiling` (B/s) of moving `bytes` in `gpu_us`; `None` when no bytes count.
+fn bandwidth(bytes: u64, gpu_us: f64, ceiling: f64) -> (Option<f64>, Option<f64>) {
+    let bw = (bytes > 0 && gpu_us > 0.0).then(|| bytes as f64 / (gpu_us * 1e-6));
+    (bw.map(|b| b / 1e9), bw.map(|b| 100.0 * b / ceiling))
+}
+
+/// The row of `w`: its numbers (`None`: not implemented), verdict and CuPy columns.
+fn row(w: &Workload, n: Option<Numbers>, cx: &Context, cupy_ceiling: Option<f64>) -> Row {
+    let cupy_times = cx.cupy.as_ref().and_then(|rows| rows.get(w.name));
+    let why = match w.imp {
+        Impl::Missing(why) => why,
+        Impl::Run(_) => "not run",
+    };
+    let base = Row::unmeasured(w.name, w.what, w.target.to_string(), why);
+    let Some(n) = n else {
+        let cupy = cupy_times.map(|&c| cupy_cols(c, None, 0, cupy_ceiling.unwrap_or(0.0)));
+        return Row { cupy, ..base };
+    };
+    let (gb_per_s, pct_of_copy) = bandwidth(n.bytes, n.times.gpu_us, n.ceiling);
+    let m = Measured {
+        times: n.times,
+        pct_of_copy,
+    };
+    let verdict = w.target.judge(w.name, &m, cx);
+    let ceiling = cupy_ceiling.unwrap_or(n.ceiling);
+    Row {
+        gpu_us: Some(n.times.gpu_us),
+        cpu_us: Some(n.times.cpu_us),
+        bytes: n.bytes,
+        gb_per_s,
+        pct_of_copy,
+        repeats: n.repeats,
+        status: verdict.status,
+        detail: verdict.detail,
+        cupy: cupy_times.map(|&c| cupy_cols(c, Some(n.times), n.bytes, ceiling)),
+        ..base
+    }
+}
+
+/// CuPy's columns: its times, bandwidth against `ceiling` (B/s) and the ratios to `ours`.
+fn cupy_cols(c: Times, ours: Option<Times>, bytes: u64, ceiling: f64) -> CupyCols {
+    let (gb_per_s, pct_of_copy) = bandwidth(bytes, c.gpu_us, ceiling);
+    let ratio = |theirs: f64, ours: f64| (ours > 0.0).then(|| theirs / ours);
+    CupyCols {
+        gpu_us: c.gpu_us,
+        cpu_us: c.cpu_us,
+        gb_per_s,
+        pct_of_copy,
+        gpu_ratio: ours.and_then(|o| ratio(c.gpu_us, o.gpu_us)),
+        cpu_ratio: ours.and_then(|o| ratio(c.cpu_us, o.cpu_us)),
+    }
+}
+
+/// CuPy's side, or why there is none.
+fn run_cupy(args: &BenchArgs, selected: &[&Workload]) -> Result<cupy::Side, String> {
+    cupy::importable()?;
+    cupy::run(
+        args.repeat.max(1),
+        &script_filters(args.filter.as_deref(), selected),
+    )
+    .map_err(|e| format!("the CuPy script could not be run: {e}"))
+}
+
+/// The script's `--filter`s: the user's, plus every CuPy row a selected target reads that the
+/// user's filter leaves out; none without a filter (every workload runs).
+fn script_filters(filter: Option<&str>, selected: &[&Workload]) -> Vec<String> {
+    let Some(f) = filter else {
+        return Vec::new();
+    };
+    let mut filters = vec![f.to_string()];
+    for w in selected {
+        for name in w.target.cupy_rows(w.name) {
+            if !name.contains(f) && !filters.iter().any(|x| x == name) {
+                filters.push(name.to_string());
+            }
+        }
+    }
+    filters
+}
+
+/// What the report says about the CuPy side, with the ceiling its % of copy uses: its own
+/// copy row when the script ran it, else cuprum's of this run.
+fn cupy_info(side: &Result<cupy::Side, String>, ours: f64) -> CupyInfo {
+    let side = match side {
+        Ok(s) => s,
+        Err(why) => {
+            return CupyInfo {
+                available: false,
+                note: why.clone(),
+                copy_gb_per_s: None,
+                ceiling: String::new(),
+            };
+        }
+    };
+    let copy_bytes = workloads::COPY_BYTES as f64;
+    let (ceiling, source) = match side.rows.get(COPY) {
+        Some(t) if t.gpu_us > 0.0 => (
+            copy_bytes / (t.gpu_us * 1e-6),
+            format!("CuPy's own {COPY} row"),
+        ),
+        _ => (ours, format!("cuprum's {COPY} in this run")),
+    };
+    CupyInfo {
+        available: true,
+        note: side.note.clone(),
+        copy_gb_per_s: Some(ceiling / 1e9),
+        ceiling: source,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn selected(filter: &str) -> Vec<&'static Workload> {
+        WORKLOADS
+            .iter()
+            .filter(|w| w.name.contains(filter))
+            .collect()
+    }
+
+    #[test]
+    fn the_script_also_runs_the_cupy_rows_the_targets_read() {
+        assert!(script_filters(None, &selected("")).is_empty());
+        assert_eq!(
+            script_filters(Some("prime1M_e"), &selected("prime1M_e")),
+            ["prime1M_e", "prime1M_raw"]
+        );
+        assert_eq!(script_filters(Some("prime"), &selected("prime")), ["prime"]);
+    }
+
+    #[test]
+    fn every_target_of_perf_targets_md_has_its_workload() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../../shared/reference/perf-targets.md"
+        );
+        let Ok(doc) = std::fs::read_to_string(path) else {
+            eprintln!("SKIPPED every_target_of_perf_targets_md_has_its_workload: no {path}");
+            return;
+        };
+        let names: Vec<&str> = doc
+            .lines()
+            .filter_map(|l| l.strip_prefix("| `")?.split('`').next())
+            .collect();
+        assert!(names.len() > 20, "{names:?}");
+        for n in names {
+            assert!(workloads::find(n).is_some(), "{n} has no workload");
+        }
+    }
+
+    #[test]
+    fn cupy_percentages_use_its_own_copy_row_when_present() {
+        let t = |gpu_us| Times {
+            gpu_us,
+            cpu_us: 1.0,
+        };
+        let mut side = cupy::Side {
+            rows: HashMap::from([("x".to_string(), t(5.0))]),
+            note: String::new(),
+        };
+        let info = cupy_info(&Ok(side), 4e12);
+        assert_eq!(info.copy_gb_per_s, Some(4000.0));
+        assert!(info.ceiling.starts_with("cuprum's"));
+        side = cupy::Side {
+            rows: HashMap::from([(COPY.to_string(), t(workloads::COPY_BYTES as f64 / 2e6))]),
+            note: String::new(),
+        };
+        let info = cupy_info(&Ok(side), 4e12);
+        assert!((info.copy_gb_per_s.unwrap() - 2000.0).abs() < 1e-6);
+        assert!(info.ceiling.starts_with("CuPy's own"));
+        let info = cupy_info(&Err("CuPy is not importable".into()), 4e12);
+        assert!(!info.available && info.note == "CuPy is not importable");
+    }
+}

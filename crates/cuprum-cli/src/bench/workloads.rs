@@ -1,0 +1,608 @@
+//! The workloads of `cuprum bench`: every bench name of shared/reference/perf-targets.md,
+//! each with its target from there (as data) and what it runs, timed with
+//! `cuprum::profiler::benchmark` (median of the repeats).
+//!
+//! Workloads: the copy ceiling, host-overhead floors (`launch_floor`, `*_overhead`),
+//! allocation, compilation and cache cases (compile_cases.rs), the seed RawKernels (`raw_*`,
+//! `prime1M_raw`, matmul, shared-memory reduction) and the ElementwiseKernel cases (`ew_*`,
+//! broadcast, transposed, multi-output trig, complex `abs2`, `prime1M_elementwise`) and the
+//! ReductionKernel cases (the seed's MSE, and the same with built-ins as `cp.mean((a - b) **
+//! 2)`; sums of squares: full, per axis, host overhead). `prime1M_jit` is listed but not
+//! implemented (cuprum has no JIT). scripts/cupy_bench.py times CuPy's equivalents, where
+//! there are, under the same names.
+
+use super::compile_cases::{
+    compile_cold, compile_cold_reduction, compile_disk_hit, compile_disk_hit_lookup,
+    compile_disk_hit_reduction, compile_first, compile_memo_hit,
+};
+use super::targets::Target::{self, *};
+use super::{R, Timed};
+use cuprum::kernel::IntoOperand;
+use cuprum::profiler::{BenchmarkOptions, PerfCaseResult, benchmark};
+use cuprum::{Array, DType, ElementwiseKernel, RawKernel, ReductionKernel, Stream, ops};
+
+/// Times one workload: the result and the bytes one call must move (0: not bandwidth-bound).
+pub type RunFn = fn(&BenchmarkOptions) -> R<Timed>;
+
+/// How a workload runs.
+#[derive(Clone, Copy)]
+pub enum Impl {
+    Run(RunFn),
+    /// Listed (perf-targets.md names it) but not implemented; the text says why.
+    Missing(&'static str),
+}
+
+/// One bench name: what it times, how, and its target.
+pub struct Workload {
+    pub name: &'static str,
+    pub what: &'static str,
+    pub imp: Impl,
+    pub target: Target,
+}
+
+const fn w(name: &'static str, what: &'static str, run: RunFn, target: Target) -> Workload {
+    Workload {
+        name,
+        what,
+        imp: Impl::Run(run),
+        target,
+    }
+}
+
+/// The copy ceiling; always measured, first.
+pub const COPY: &str = "copy_1GiB_f32";
+/// The host-time floor of the `HostOverFloor` targets; measured whenever one needs it.
+pub const FLOOR: &str = "launch_floor";
+
+/// Every workload, in the order of the output.
+pub const WORKLOADS: &[Workload] = &[
+    w(
+        COPY,
+        "device-to-device copy of 2^28 float32 (the ceiling)",
+        copy_1gib,
+        Info("the ceiling"),
+    ),
+    w(
+        FLOOR,
+        "bare cuLaunchKernel of an empty kernel (host time is the floor)",
+        launch_floor,
+        Info("the floor"),
+    ),
+    w(
+        "alloc_empty_1M_f32",
+        "Array::empty of 1e6 float32 from the pool, dropped",
+        alloc_empty,
+        Info("no target"),
+    ),
+    w(
+        "compile_cold_elementwise",
+        "compile + load of a new small kernel, NVRTC already loaded",
+        compile_cold,
+        HostMs(45.0),
+    ),
+    w(
+        "compile_cold_reduction",
+        "compile + load of a new sum-of-squares ReductionKernel source, NVRTC loaded",
+        compile_cold_reduction,
+        HostMs(60.0),
+    ),
+    w(
+        "compile_first_in_process",
+        "first compile of a fresh process, NVRTC load included",
+        compile_first,
+        HostMs(80.0),
+    ),
+    w(
+        "compile_disk_hit",
+        "first call of a fresh process with the kernel on disk",
+        compile_disk_hit,
+        HostMs(0.2),
+    ),
+    w(
+        "compile_disk_hit_lookup",
+        "the same, cache lookup only (read + checksum + decode, no driver load)",
+        compile_disk_hit_lookup,
+        Info("part of compile_disk_hit"),
+    ),
+    w(
+        "compile_disk_hit_reduction",
+        "first call of a fresh process with the ReductionKernel source on disk",
+        compile_disk_hit_reduction,
+        HostMs(0.5),
+    ),
+    w(
+        "compile_memo_hit",
+        "compile_with_cache repeat + function lookup + launch",
+        compile_memo_hit,
+        HostOverFloor(1.0),
+    ),
+    w(
+        "raw_add4_overhead",
+        "RawKernel vector_add launch, 4 float32 (host time)",
+        raw_add4,
+        HostOverFloor(0.3),
+    ),
+    w(
+        "raw_add100M_f32",
+        "RawKernel vector_add, 1e8 float32",
+        raw_add100m,
+        All(&[PctOfCopy(90.0), VsCupy(1.0, None)]),
+    ),
+    w(
+        "prime1M_raw",
+        "seed prime-factor-sum RawKernel, n = 1e6",
+        prime1m_raw,
+        VsCupy(1.02, None),
+    ),
+    w(
+        "ew_add100M_f32",
+        "ElementwiseKernel z = x + y * 2, 1e8 float32, output allocated per call",
+        ew_add100m,
+        PctOfCopy(90.0),
+    ),
+    w(
+        "ew_add100M_f32_out",
+        "ElementwiseKernel z = x + y * 2, 1e8 float32, output given",
+        ew_add100m_out,
+        PctOfCopy(90.0),
+    ),
+    w(
+        "ew_add_bcast_10000x10000_f32",
+        "ElementwiseKernel T z = x + y, (10000,10000) + (10000,), output given",
+        ew_add_bcast,
+        PctOfCopy(80.0),
+    ),
+    w(
+        "ew_add_transposed_10000x10000_f32",
+        "ElementwiseKernel T z = x + y on A.T + A, 10000x10000, output given",
+        ew_add_transposed,
+        PctOfCopy(70.0),
+    ),
+    w(
+        "trig10M_multi_output",
+        "ElementwiseKernel sin, cos, tan outputs of 1e7 float32, allocated (call_all)",
+        trig10m,
+        PctOfCopy(85.0),
+    ),
+    w(
+        "abs2_10M_kernel",
+        "seed abs_squared ElementwiseKernel, complex128 -> float64, 1e7, output allocated",
+        abs2_10m,
+        PctOfCopy(90.0),
+    ),
+    w(
+        "prime1M_elementwise",
+        "seed prime-factor-sum as an ElementwiseKernel over i, n = 1e6, output given",
+        prime1m_elementwise,
+        VsCupy(1.02, Some("prime1M_raw")),
+    ),
+    Workload {
+        name: "prime1M_jit",
+        what: "seed prime-factor-sum written in the host language's JIT",
+        imp: Impl::Missing("not implemented (no JIT yet)"),
+        target: VsOurs(1.03, "prime1M_raw"),
+    },
+    w(
+        "ew_add4_f32_out_overhead",
+        "ElementwiseKernel z = x + y * 2, 4 float32, output given (host time)",
+        ew_add4_out,
+        HostOverFloor(0.6),
+    ),
+    w(
+        "ew_add4_f32_alloc_overhead",
+        "ElementwiseKernel z = x + y * 2, 4 float32, output allocated (host time)",
+        ew_add4_alloc,
+        HostOverFloor(1.2),
+    ),
+    w(
+        "matmul_naive_1024x1024x512",
+        "seed naive matmul RawKernel",
+        matmul_naive,
+        VsCupy(1.02, None),
+    ),
+    w(
+        "smem_reduce1M_raw",
+        "seed shared-memory block reduction, 1e6 float32",
+        smem_reduce,
+        VsCupy(1.02, None),
+    ),
+    w(
+        "mse100M_f64_ReductionKernel",
+        "seed MSE ReductionKernel, two float64 inputs of 1e8, output allocated",
+        mse100m,
+        PctOfCopy(85.0),
+    ),
+    w(
+        "mse100M_f64_cp_mean",
+        "built-ins ops::mean((x - y) ** 2), two float64 inputs of 1e8 (CuPy: cp.mean)",
+        mse100m_mean,
+        BeatenBy("mse100M_f64_ReductionKernel"),
+    ),
+    w(
+        "mse10M_f64_ReductionKernel",
+        "seed MSE ReductionKernel, two float64 inputs of 1e7, output allocated",
+        mse10m,
+        PctOfCopy(70.0),
+    ),
+    w(
+        "ssq100M_f32_ReductionKernel",
+        "ReductionKernel sum of squares, 1e8 float32",
+        ssq100m,
+        PctOfCopy(85.0),
+    ),
+    w(
+        "ssq1M_f32_ReductionKernel",
+        "ReductionKernel sum of squares, 1e6 float32",
+        ssq1m,
+        GpuUs(8.0),
+    ),
+    w(
+        "ssq_8192x8192_axis1",
+        "ReductionKernel sum of squares of (8192, 8192) float32 over the contiguous axis 1",
+        ssq_axis1,
+        PctOfCopy(85.0),
+    ),
+    w(
+        "ssq_8192x8192_axis0",
+        "ReductionKernel sum of squares of (8192, 8192) float32 over the strided axis 0",
+        ssq_axis0,
+        PctOfCopy(80.0),
+    ),
+    w(
+        "ssq4_ReductionKernel_overhead",
+        "ReductionKernel sum of squares, 4 float32, output allocated (host time)",
+        ssq4,
+        HostOverFloor(1.5),
+    ),
+];
+
+/// The workload named `name`.
+pub fn find(name: &str) -> Option<&'static Workload> {
+    WORKLOADS.iter().find(|w| w.name == name)
+}
+
+/// Bytes the copy moves: 2^28 float32 read and written.
+pub const COPY_BYTES: u64 = 2 * 4 * (1 << 28);
+
+fn copy_1gib(o: &BenchmarkOptions) -> R<Timed> {
+    let n = 1usize << 28;
+    let src = Array::ones(&[n], DType::F32)?;
+    let dst = Array::empty(&[n], DType::F32)?;
+    let r = benchmark("copy_1GiB_f32", || dst.assign(&src), o)?;
+    Ok((r, COPY_BYTES))
+}
+
+fn launch_floor(o: &BenchmarkOptions) -> R<Timed> {
+    let s = Stream::current()?;
+    let r = benchmark("launch_floor", || cuprum::internal::launch_empty(&s), o)?;
+    Ok((r, 0))
+}
+
+fn alloc_empty(o: &BenchmarkOptions) -> R<Timed> {
+    let r = benchmark(
+        "alloc_empty_1M_f32",
+        || Array::empty(&[1_000_000], DType::F32).map(drop),
+        o,
+    )?;
+    Ok((r, 0))
+}
+
+pub const ADD_SRC: &str = include_str!("../../../../examples/kernels/vector_add_f32.cu");
+
+fn raw_add(o: &BenchmarkOptions, name: &str, n: usize) -> R<Timed> {
+    let k = RawKernel::new(ADD_SRC, "vector_add");
+    let a = cuprum::random::random(&[n], DType::F32)?;
+    let b = cuprum::random::random(&[n], DType::F32)?;
+    let c = Array::empty(&[n], DType::F32)?;
+    let blocks = (n as u32).div_ceil(256);
+    let r = benchmark(name, || k.launch(blocks, 256, (&a, &b, &c, n as i32)), o)?;
+    Ok((r, 12 * n as u64))
+}
+
+fn raw_add4(o: &BenchmarkOptions) -> R<Timed> {
+    let (r, _) = raw_add(o, "raw_add4_overhead", 4)?;
+    Ok((r, 0))
+}
+
+fn raw_add100m(o: &BenchmarkOptions) -> R<Timed> {
+    raw_add(o, "raw_add100M_f32", 100_000_000)
+}
+
+pub const PRIME_SRC: &str = include_str!("../../../../examples/kernels/prime_factor_sum.cu");
+
+fn prime1m_raw(o: &BenchmarkOptions) -> R<Timed> {
+    let k = RawKernel::new(PRIME_SRC, "primeFactorizationSum");
+    let n = 1_000_000usize;
+    let a = Array::empty(&[n - 1], DType::I64)?;
+    let blocks = ((n - 1) as u32).div_ceil(256);
+    let r = benchmark(
+        "prime1M_raw",
+        || k.launch(blocks, 256, (&a, (n - 1) as i32)),
+        o,
+    )?;
+    Ok((r, 0))
+}
+
+pub const MATMUL_SRC: &str = include_str!("../../../../examples/kernels/matrix_multiply.cu");
+
+fn matmul_naive(o: &BenchmarkOptions) -> R<Timed> {
+    let k = RawKernel::new(MATMUL_SRC, "matrix_multiply");
+    let (m, n, kk) = (1024usize, 1024usize, 512usize);
+    let a = cuprum::random::random(&[m, kk], DType::F32)?;
+    let b = cuprum::random::random(&[kk, n], DType::F32)?;
+    let c = Array::zeros(&[m, n], DType::F32)?;
+    let grid = ((n as u32).div_ceil(16), (m as u32).div_ceil(16));
+    let r = benchmark(
+        "matmul_naive_1024x1024x512",
+        || k.launch(grid, (16, 16), (&a, &b, &c, m as i32, n as i32, kk as i32)),
+        o,
+    )?;
+    Ok((r, 0))
+}
+
+pub const SMEM_SRC: &str = include_str!("../../../../examples/kernels/optimized_reduction.cu");
+
+fn smem_reduce(o: &BenchmarkOptions) -> R<Timed> {
+    let k = RawKernel::new(SMEM_SRC, "optimized_reduction");
+    let n = 1_000_000usize;
+    let data = cuprum::random::random(&[n], DType::F32)?;
+    let grid = (n as u32).div_ceil(256);
+    let out = Array::zeros(&[grid as usize], DType::F32)?;
+    let r = benchmark(
+        "smem_reduce1M_raw",
+        || {
+            k.configure(grid, 256)
+                .shared_mem(1024)
+                .launch((&data, &out, n as i32))
+        },
+        o,
+    )?;
+    Ok((r, 4 * n as u64))
+}
+
+/// Inputs for the ElementwiseKernel and ReductionKernel workloads: uniform in [0.5, 1.5), so
+/// never zero.
+fn rand(shape: &[usize], dtype: DType) -> cuprum::Result<Array> {
+    cuprum::random::uniform(0.5, 1.5, shape, dtype)
+}
+
+/// Times `call`, after one call outside the timing (which compiles the specialisation).
+fn warm_bench(
+    o: &BenchmarkOptions,
+    name: &str,
+    mut call: impl FnMut() -> cuprum::Result<()>,
+) -> R<PerfCaseResult> {
+    call()?;
+    Ok(benchmark(name, call, o)?)
+}
+
+/// Arrays as the operands of a kernel call.
+fn operands<'a>(args: &[&'a Array]) -> Vec<&'a dyn IntoOperand> {
+    args.iter().map(|&a| a as &dyn IntoOperand).collect()
+}
+
+/// Times `k` on `args`: its inputs, then every output (written in place) or none (each
+/// call allocates them).
+fn ew_time(
+    o: &BenchmarkOptions,
+    name: &str,
+    k: &ElementwiseKernel,
+    args: &[&Array],
+) -> R<PerfCaseResult> {
+    let ops = operands(args);
+    let ops = ops.as_slice();
+    warm_bench(o, name, || {
+        if k.nout() == 1 {
+            k.call(ops).map(drop)
+        } else {
+            k.call_all(ops).map(drop)
+        }
+    })
+}
+
+/// The seed's `custom_add` (`z = x + y * 2`) on `n` float32, output given or allocated.
+fn ew_add(o: &BenchmarkOptions, name: &str, n: usize, out: bool) -> R<PerfCaseResult> {
+    let k = ElementwiseKernel::new(
+        "float32 x, float32 y",
+        "float32 z",
+        "z = x + y * 2",
+        "custom_add",
+    )?;
+    let (x, y) = (rand(&[n], DType::F32)?, rand(&[n], DType::F32)?);
+    let z = Array::empty(&[n], DType::F32)?;
+    let args: &[&Array] = if out { &[&x, &y, &z] } else { &[&x, &y] };
+    ew_time(o, name, &k, args)
+}
+
+const EW_N: usize = 100_000_000;
+
+fn ew_add100m(o: &BenchmarkOptions) -> R<Timed> {
+    Ok((ew_add(o, "ew_add100M_f32", EW_N, false)?, 12 * EW_N as u64))
+}
+
+fn ew_add100m_out(o: &BenchmarkOptions) -> R<Timed> {
+    Ok((
+        ew_add(o, "ew_add100M_f32_out", EW_N, true)?,
+        12 * EW_N as u64,
+    ))
+}
+
+fn ew_add4_out(o: &BenchmarkOptions) -> R<Timed> {
+    Ok((ew_add(o, "ew_add4_f32_out_overhead", 4, true)?, 0))
+}
+
+fn ew_add4_alloc(o: &BenchmarkOptions) -> R<Timed> {
+    Ok((ew_add(o, "ew_add4_f32_alloc_overhead", 4, false)?, 0))
+}
+
+const SIDE: usize = 10_000;
+
+/// The generic `T z = x + y` into a preallocated output of `x`'s shape (`y` broadcasts).
+fn generic_add_into(o: &BenchmarkOptions, name: &str, x: &Array, y: &Array) -> R<PerfCaseResult> {
+    let k = ElementwiseKernel::new("T x, T y", "T z", "z = x + y", "generic_add")?;
+    let z = Array::empty(x.shape(), x.dtype())?;
+    ew_time(o, name, &k, &[x, y, &z])
+}
+
+fn ew_add_bcast(o: &BenchmarkOptions) -> R<Timed> {
+    let m = rand(&[SIDE, SIDE], DType::F32)?;
+    let v = rand(&[SIDE], DType::F32)?;
+    let r = generic_add_into(o, "ew_add_bcast_10000x10000_f32", &m, &v)?;
+    Ok((r, 2 * 4 * (SIDE * SIDE) as u64))
+}
+
+fn ew_add_transposed(o: &BenchmarkOptions) -> R<Timed> {
+    let a = rand(&[SIDE, SIDE], DType::F32)?;
+    let r = generic_add_into(o, "ew_add_transposed_10000x10000_f32", &a.t(), &a)?;
+    Ok((r, 3 * 4 * (SIDE * SIDE) as u64))
+}
+
+const SMALL_N: usize = 10_000_000;
+
+fn trig10m(o: &BenchmarkOptions) -> R<Timed> {
+    let k = ElementwiseKernel::new(
+        "T x",
+        "T s, T c, T t",
+        "s = sin(x); c = cos(x); t = tan(x)",
+        "trig",
+    )?;
+    let x = rand(&[SMALL_N], DType::F32)?;
+    let r = ew_time(o, "trig10M_multi_output", &k, &[&x])?;
+    Ok((r, 4 * 4 * SMALL_N as u64))
+}
+
+fn abs2_10m(o: &BenchmarkOptions) -> R<Timed> {
+    // The seed's input: randn + 1j * randn.
+    let (re, im) = (
+        cuprum::random::normal(0.0, 1.0, &[SMALL_N], DType::F64)?,
+        cuprum::random::normal(0.0, 1.0, &[SMALL_N], DType::F64)?,
+    );
+    let z = ElementwiseKernel::new(
+        "float64 re, float64 im",
+        "complex128 z",
+        "z = complex<double>(re, im)",
+        "make_complex",
+    )?
+    .call((&re, &im))?;
+    drop((re, im));
+    let k = ElementwiseKernel::new(
+        "complex128 z",
+        "float64 mag2",
+        "mag2 = z.real() * z.real() + z.imag() * z.imag()",
+        "abs_squared",
+    )?;
+    let r = ew_time(o, "abs2_10M_kernel", &k, &[&z])?;
+    Ok((r, (16 + 8) * SMALL_N as u64))
+}
+
+/// The body of `primeFactorizationSum` (prime_factor_sum.cu) as an ElementwiseKernel
+/// operation over the loop index `i`, writing `int64 A`.
+pub const PRIME_OP: &str =
+    include_str!("../../../../examples/kernels/prime_factor_sum_elementwise.op");
+
+fn prime1m_elementwise(o: &BenchmarkOptions) -> R<Timed> {
+    let k = ElementwiseKernel::new("", "int64 A", PRIME_OP, "prime_factor_sum")?;
+    let a = Array::empty(&[1_000_000 - 1], DType::I64)?;
+    Ok((ew_time(o, "prime1M_elementwise", &k, &[&a])?, 0))
+}
+
+/// Times the reduction `k` of `args` over `axis` (every axis when `None`); each call
+/// allocates its output.
+fn red_time(
+    o: &BenchmarkOptions,
+    name: &str,
+    k: &ReductionKernel,
+    axis: Option<isize>,
+    args: &[&Array],
+) -> R<PerfCaseResult> {
+    let ops = operands(args);
+    let ops = ops.as_slice();
+    warm_bench(o, name, || {
+        match axis {
+            Some(a) => k.axis(a).call(ops),
+            None => k.call(ops),
+        }
+        .map(drop)
+    })
+}
+
+/// The seed's `mse_kernel` (`_in_ind.size()` is the number of reduced elements).
+fn mse(o: &BenchmarkOptions, name: &str, n: usize) -> R<Timed> {
+    let k = ReductionKernel::new(
+        "T x, T y",
+        "T z",
+        "(x - y) * (x - y)",
+        "a + b",
+        "z = a / _in_ind.size()",
+        Some("0"),
+        "mse_kernel",
+    )?;
+    let [x, y] = mse_inputs(n)?;
+    Ok((red_time(o, name, &k, None, &[&x, &y])?, 2 * 8 * n as u64))
+}
+
+/// The two float64 inputs of the MSE workloads.
+fn mse_inputs(n: usize) -> cuprum::Result<[Array; 2]> {
+    Ok([rand(&[n], DType::F64)?, rand(&[n], DType::F64)?])
+}
+
+fn mse100m(o: &BenchmarkOptions) -> R<Timed> {
+    mse(o, "mse100M_f64_ReductionKernel", EW_N)
+}
+
+/// The MSE with built-ins (a temporary per step), as `cp.mean((a - b) ** 2)`.
+fn mse100m_mean(o: &BenchmarkOptions) -> R<Timed> {
+    let [x, y] = mse_inputs(EW_N)?;
+    let r = warm_bench(o, "mse100M_f64_cp_mean", || {
+        ops::mean(&ops::power(&(&x - &y)?, 2i32)?).map(drop)
+    })?;
+    Ok((r, 2 * 8 * EW_N as u64))
+}
+
+fn mse10m(o: &BenchmarkOptions) -> R<Timed> {
+    mse(o, "mse10M_f64_ReductionKernel", SMALL_N)
+}
+
+/// The seeds' `sum_of_squares` / `l2_norm_sq` ReductionKernel.
+pub fn sum_of_squares() -> cuprum::Result<ReductionKernel> {
+    ReductionKernel::new(
+        "T x",
+        "T y",
+        "x * x",
+        "a + b",
+        "y = a",
+        Some("0"),
+        "sum_of_squares",
+    )
+}
+
+/// Sum of squares of float32 `shape` over `axis`; bytes: the input read once.
+fn ssq(o: &BenchmarkOptions, name: &str, shape: &[usize], axis: Option<isize>) -> R<Timed> {
+    let k = sum_of_squares()?;
+    let x = rand(shape, DType::F32)?;
+    let r = red_time(o, name, &k, axis, &[&x])?;
+    Ok((r, 4 * shape.iter().product::<usize>() as u64))
+}
+
+fn ssq100m(o: &BenchmarkOptions) -> R<Timed> {
+    ssq(o, "ssq100M_f32_ReductionKernel", &[EW_N], None)
+}
+
+fn ssq1m(o: &BenchmarkOptions) -> R<Timed> {
+    ssq(o, "ssq1M_f32_ReductionKernel", &[1_000_000], None)
+}
+
+const SSQ_SIDE: usize = 8192;
+
+fn ssq_axis1(o: &BenchmarkOptions) -> R<Timed> {
+    ssq(o, "ssq_8192x8192_axis1", &[SSQ_SIDE, SSQ_SIDE], Some(1))
+}
+
+fn ssq_axis0(o: &BenchmarkOptions) -> R<Timed> {
+    ssq(o, "ssq_8192x8192_axis0", &[SSQ_SIDE, SSQ_SIDE], Some(0))
+}
+
+fn ssq4(o: &BenchmarkOptions) -> R<Timed> {
+    let (r, _) = ssq(o, "ssq4_ReductionKernel_overhead", &[4], None)?;
+    Ok((r, 0))
+}

@@ -1,0 +1,247 @@
+//! `cuprum demo`: every example of the seed documents through cuprum — each checked against
+//! its reference and timed on the GPU, one line per example. Without a GPU it says so and
+//! compiles every demo kernel with NVRTC for sm_90 instead (registers and memory per
+//! kernel), or says that NVRTC is missing too; both exit 0.
+
+mod cases;
+mod reference;
+
+use cases::{Case, Group};
+use clap::Args;
+use cuprum::compile::{CompileOptions, KernelCache, compile_for_arch, resource_usage};
+use std::collections::HashSet;
+use std::io::Write as _;
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(Args)]
+pub struct DemoArgs {
+    /// Only the examples whose name contains this text (e.g. `prime`, `relu`).
+    #[arg(long)]
+    filter: Option<String>,
+}
+
+/// Width of the example-name column.
+const NAME_W: usize = 28;
+/// Width of the result column.
+const RESULT_W: usize = 54;
+/// The architecture compiled for without a GPU.
+const ARCH: u32 = 90;
+
+/// Writes `s` without a newline and flushes, so the name shows while the case runs (a cold
+/// kernel cache compiles first).
+fn part(s: &str) {
+    let mut o = std::io::stdout().lock();
+    let _ = o.write_all(s.as_bytes());
+    let _ = o.flush();
+}
+
+/// `12.3 µs`, `1.23 ms`.
+fn fmt_time(seconds: f64) -> String {
+    if seconds < 1e-3 {
+        format!("{:.1} µs", seconds * 1e6)
+    } else {
+        format!("{:.2} ms", seconds * 1e3)
+    }
+}
+
+pub fn run(args: &DemoArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let cases: Vec<Case> = cases::all()
+        .into_iter()
+        .filter(|c| {
+            args.filter
+                .as_ref()
+                .is_none_or(|f| c.name.contains(f.as_str()))
+        })
+        .collect();
+    if cases.is_empty() {
+        eprintln!(
+            "error: no demo example matches --filter {:?}",
+            args.filter.as_deref().unwrap_or_default()
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    match cuprum::Device::no_gpu_reason() {
+        None => run_on_gpu(&cases),
+        Some(why) => Ok(compile_only(&cases, &why)),
+    }
+}
+
+fn run_on_gpu(cases: &[Case]) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let dev = cuprum::Device::current()?;
+    out!(
+        "cuprum demo: {} examples of the seed documents on {} (sm_{})",
+        cases.len(),
+        dev.name(),
+        dev.arch()
+    );
+    out!("each checked against its reference, then timed (GPU time: median of up to 20 calls)");
+    let start = Instant::now();
+    let mut failed: Vec<&str> = Vec::new();
+    let mut group: Option<Group> = None;
+    for case in cases {
+        if group != Some(case.group) {
+            out!();
+            out!("{}", case.group.title());
+            group = Some(case.group);
+        }
+        part(&format!("  {:<NAME_W$} ", case.name));
+        match (case.run)() {
+            Ok(o) => {
+                out!(
+                    "{:<RESULT_W$} {} {:>10}",
+                    o.result,
+                    if o.ok { "✓ matches " } else { "✗ MISMATCH" },
+                    fmt_time(o.gpu_seconds)
+                );
+                if !o.ok {
+                    failed.push(case.name);
+                }
+            }
+            Err(e) => {
+                out!("✗ error: {e}");
+                failed.push(case.name);
+            }
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    let kernels = KernelCache::global()
+        .map(|c| c.stats())
+        .map_or(String::new(), |s| {
+            format!(
+                "; kernels: {} compiled, {} from the disk cache",
+                s.misses, s.disk_hits
+            )
+        });
+    out!();
+    if failed.is_empty() {
+        out!(
+            "all {} examples match their reference ({secs:.1} s{kernels})",
+            cases.len()
+        );
+        Ok(ExitCode::SUCCESS)
+    } else {
+        out!(
+            "{} of {} examples FAILED: {} ({secs:.1} s{kernels})",
+            failed.len(),
+            cases.len(),
+            failed.join(", ")
+        );
+        Ok(ExitCode::FAILURE)
+    }
+}
+
+/// No GPU: compile every program of `cases` for sm_90 and print each kernel's resources.
+/// Exits 0 unless a kernel fails to compile.
+fn compile_only(cases: &[Case], why: &cuprum::Error) -> ExitCode {
+    out!("cuprum demo: no GPU on this machine, so the examples cannot run ({why})");
+    let nv = match cuprum::compile::nvrtc() {
+        Ok(nv) => nv,
+        Err(e) => {
+            out!("NVRTC is not available either, so there is nothing to compile ({e})");
+            return ExitCode::SUCCESS;
+        }
+    };
+    let (major, minor) = nv.version();
+    out!(
+        "compiling every demo kernel with NVRTC {major}.{minor} for sm_{ARCH} instead \
+         (resources per kernel from ptxas):"
+    );
+    out!();
+    out!(
+        "  {:<NAME_W$} {:<24} {:>9} {:>9} {:>8}  compile",
+        "example",
+        "kernel",
+        "registers",
+        "shared B",
+        "local B"
+    );
+    let start = Instant::now();
+    let mut seen: HashSet<String> = HashSet::new();
+    let (mut kernels, mut failed) = (0usize, 0usize);
+    let hits_before = KernelCache::global().map_or(0, |c| c.stats().disk_hits);
+    for case in cases {
+        part(&format!("  {:<NAME_W$} ", case.name));
+        let programs = match (case.programs)() {
+            Ok(p) => p,
+            Err(e) => {
+                out!("✗ {e}");
+                failed += 1;
+                continue;
+            }
+        };
+        let programs: Vec<_> = programs
+            .into_iter()
+            .filter(|p| seen.insert(p.source.clone()))
+            .collect();
+        if programs.is_empty() {
+            out!("(the kernel above)");
+            continue;
+        }
+        for (i, p) in programs.iter().enumerate() {
+            if i > 0 {
+                part(&format!("  {:<NAME_W$} ", ""));
+            }
+            let hits = KernelCache::global().map_or(0, |c| c.stats().disk_hits);
+            let t = Instant::now();
+            let opts = CompileOptions::new()
+                .program_name(p.name.clone())
+                .option("-Xptxas=-v");
+            let img = match compile_for_arch(&p.source, &opts, ARCH) {
+                Ok(img) => img,
+                Err(e) => {
+                    out!("✗ {} does not compile: {e}", p.name);
+                    failed += 1;
+                    continue;
+                }
+            };
+            let when = if KernelCache::global().map_or(0, |c| c.stats().disk_hits) > hits {
+                "disk cache".to_string()
+            } else {
+                format!("{:.0} ms", t.elapsed().as_secs_f64() * 1e3)
+            };
+            let res = resource_usage(&img.log);
+            if res.is_empty() {
+                out!("{:<24} (no ptxas report)  {when}", p.name);
+            }
+            for (j, r) in res.iter().enumerate() {
+                if j > 0 {
+                    part(&format!("  {:<NAME_W$} ", ""));
+                }
+                let spill = if r.spill_store_bytes + r.spill_load_bytes > 0 {
+                    format!(" (spills {}/{})", r.spill_store_bytes, r.spill_load_bytes)
+                } else {
+                    String::new()
+                };
+                out!(
+                    "{:<24} {:>9} {:>9} {:>8}  {}{spill}",
+                    r.name,
+                    r.registers,
+                    r.shared_bytes,
+                    r.stack_bytes,
+                    if j == 0 { when.as_str() } else { "" }
+                );
+                kernels += 1;
+            }
+        }
+    }
+    out!();
+    let secs = start.elapsed().as_secs_f64();
+    let cached = KernelCache::global().map_or(0, |c| c.stats().disk_hits) - hits_before;
+    let cached = if cached > 0 {
+        format!(", {cached} programs from the disk cache")
+    } else {
+        String::new()
+    };
+    if failed == 0 {
+        out!(
+            "{kernels} kernels of {} examples compiled for sm_{ARCH} ({secs:.1} s{cached}); \
+             run `cuprum demo` on a machine with a GPU to run and check them",
+            cases.len()
+        );
+        ExitCode::SUCCESS
+    } else {
+        out!("{failed} demo kernels FAILED to compile ({kernels} compiled)");
+        ExitCode::FAILURE
+    }
+}
