@@ -47,6 +47,11 @@ pub use error::{Error, ErrorKind, Result};
 pub use kernel::{ElementwiseKernel, RawKernel, RawModule, ReductionKernel};
 pub use runtime::{Device, Event, Stream};
 
+/// The README's Rust examples, compiled as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
+
 /// Helpers for tools and tests (the `cuprum` CLI's benchmarks, NVRTC compile checks).
 /// Not a stable API.
 #[doc(hidden)]
