@@ -38,20 +38,41 @@ impl Default for BenchmarkOptions {
 
 impl BenchmarkOptions {
     /// CuPy's defaults: 10000 repeats, 10 warm-up calls, no time limit.
+    ///
+    /// ```
+    /// let o = cuprum::profiler::BenchmarkOptions::new();
+    /// assert_eq!((o.n_repeat, o.n_warmup), (10_000, 10));
+    /// ```
     pub fn new() -> Self {
         Self::default()
     }
     /// Sets the number of timed repeats.
+    ///
+    /// ```
+    /// let o = cuprum::profiler::BenchmarkOptions::new().n_repeat(100);
+    /// assert_eq!(o.n_repeat, 100);
+    /// ```
     pub fn n_repeat(mut self, n: usize) -> Self {
         self.n_repeat = n;
         self
     }
     /// Sets the number of warm-up calls.
+    ///
+    /// ```
+    /// let o = cuprum::profiler::BenchmarkOptions::new().n_warmup(3);
+    /// assert_eq!(o.n_warmup, 3);
+    /// ```
     pub fn n_warmup(mut self, n: usize) -> Self {
         self.n_warmup = n;
         self
     }
     /// Sets the time limit.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let o = cuprum::profiler::BenchmarkOptions::new().max_duration(Duration::from_secs(2));
+    /// assert_eq!(o.max_duration, Some(Duration::from_secs(2)));
+    /// ```
     pub fn max_duration(mut self, d: Duration) -> Self {
         self.max_duration = Some(d);
         self
@@ -59,6 +80,13 @@ impl BenchmarkOptions {
 }
 
 /// Per-repeat host and GPU times of one benchmark, in seconds.
+///
+/// ```
+/// use cuprum::profiler::PerfCaseResult;
+/// let r = PerfCaseResult { name: "k".into(), cpu_times: vec![1e-6, 3e-6], gpu_times: vec![2e-6, 2e-6], device: 0 };
+/// assert_eq!(r.cpu().mean, 2e-6);
+/// assert_eq!(r.gpu().median, 2e-6);
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct PerfCaseResult {
     /// The name given to [`benchmark`].
@@ -72,6 +100,13 @@ pub struct PerfCaseResult {
 }
 
 /// Summary statistics of a series of times (seconds).
+///
+/// ```
+/// use cuprum::profiler::PerfCaseResult;
+/// let r = PerfCaseResult { name: "k".into(), cpu_times: vec![1.0, 2.0, 6.0], gpu_times: vec![], device: 0 };
+/// let s = r.cpu();
+/// assert_eq!((s.min, s.median, s.max, s.mean), (1.0, 2.0, 6.0, 3.0));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Stats {
     /// mean
@@ -125,10 +160,22 @@ impl Stats {
 
 impl PerfCaseResult {
     /// Statistics of the host times.
+    ///
+    /// ```
+    /// # use cuprum::profiler::PerfCaseResult;
+    /// let r = PerfCaseResult { name: "k".into(), cpu_times: vec![4e-6], gpu_times: vec![9e-6], device: 0 };
+    /// assert_eq!(r.cpu().median, 4e-6);
+    /// ```
     pub fn cpu(&self) -> Stats {
         Stats::of(&self.cpu_times)
     }
     /// Statistics of the GPU times.
+    ///
+    /// ```
+    /// # use cuprum::profiler::PerfCaseResult;
+    /// let r = PerfCaseResult { name: "k".into(), cpu_times: vec![4e-6], gpu_times: vec![9e-6], device: 0 };
+    /// assert_eq!(r.gpu().median, 9e-6);
+    /// ```
     pub fn gpu(&self) -> Stats {
         Stats::of(&self.gpu_times)
     }

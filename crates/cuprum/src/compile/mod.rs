@@ -104,6 +104,12 @@ pub fn compile_with_cache(source: &str, opts: &CompileOptions) -> Result<Module>
 }
 
 /// [`compile_with_cache`] for a given device.
+///
+/// ```no_run
+/// use cuprum::{Device, compile::{compile_on, CompileOptions}};
+/// let m = compile_on(Device::get(0)?, r#"extern "C" __global__ void k() {}"#, &CompileOptions::default())?;
+/// # Ok::<(), cuprum::Error>(())
+/// ```
 pub fn compile_on(device: Device, source: &str, opts: &CompileOptions) -> Result<Module> {
     let mut h = FxHasher::default();
     device.ordinal().hash(&mut h);
