@@ -952,7 +952,7 @@ fn choose_shape(
     let want_blocks = sm * (2048 / BLOCK);
     let by_fill = want_blocks.div_ceil(out_blocks);
     // At least one unrolled step of loads per thread and split.
-    let per_thread = if vec > 1 { 4 * vec } else { 8 };
+    let per_thread = if vec > 1 { 2 * vec } else { 8 };
     let by_work = g.r.div_ceil(lanes * per_thread).max(1);
     let mut splits = by_fill.min(by_work).clamp(1, 65535);
     let mut chunk = g.r;

@@ -221,14 +221,13 @@ pub(crate) fn generate(e: &ReductionSource<'_>) -> SourceWriter {
     };
     let v = sh.vec as usize;
     let tail_start = if v > 1 {
-        // Wide loads: each lane takes `v` adjacent elements per step, four steps in flight.
+        // Wide loads: each lane takes `v` adjacent elements per step, two steps in flight.
         let _ = write!(
             w.src,
-            "    const cuprum_idx_t _nv = (_r1 - _r0) / {v};\n    cuprum_idx_t _q = _lane;\n    #pragma unroll 1\n    for (; _q + {l3} < _nv; _q += {l4}) {{\n",
-            l3 = 3 * lanes,
-            l4 = 4 * lanes
+            "    const cuprum_idx_t _nv = (_r1 - _r0) / {v};\n    cuprum_idx_t _q = _lane;\n    #pragma unroll 1\n    for (; _q + {lanes} < _nv; _q += {l2}) {{\n",
+            l2 = 2 * lanes
         );
-        for u in 0..4 {
+        for u in 0..2 {
             vec_block(
                 e,
                 &mut w,
@@ -237,10 +236,7 @@ pub(crate) fn generate(e: &ReductionSource<'_>) -> SourceWriter {
                 flag,
             );
         }
-        let _ = writeln!(
-            w.src,
-            "    }}\n    #pragma unroll 1\n    for (; _q < _nv; _q += {lanes}) {{"
-        );
+        w.push("    }\n    if (_q < _nv) {\n");
         vec_block(e, &mut w, &arrays, &format!("_r0 + _q * {v}"), flag);
         w.push("    }\n");
         format!("_r0 + _nv * {v} + _lane")
