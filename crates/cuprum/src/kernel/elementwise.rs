@@ -1,6 +1,9 @@
 //! [`ElementwiseKernel`]: a per-element operation written in CUDA C++, applied over
 //! broadcast arrays (CuPy's `cupy.ElementwiseKernel`).
 
+use super::call::{
+    Specs, check_args, check_count, push_args, resolve_dtypes, sample_slots, stream_or_current,
+};
 use super::codegen::elementwise::{ElementwiseSource, Slot, generate};
 use super::codegen::layout::{
     ArrayLayout, Layout, LayoutClass, TILE, TILE_ROWS, contiguous_plan, plan,
@@ -9,13 +12,11 @@ use super::codegen::{OpAnalysis, analyse};
 use super::operand::{Operand, Operands};
 use super::params::{Param, TypeMap, check_kernel_name, check_reserved, parse_params};
 use crate::array::{Array, DType};
-use crate::compile::{CompileOptions, SourceSpan, compile_on};
-use crate::error::{Result, bail, err};
+use crate::compile::{CompileOptions, SourceSpan};
+use crate::error::{Result, bail};
 use crate::runtime::{ArgPack, Function, LaunchConfig, Stream, launch};
 use crate::shape::{Shape, Strides, broadcast_shapes, broadcast_strides, format_shape};
-use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
-use std::sync::Mutex;
 
 /// Threads per block unless the call says otherwise.
 const DEFAULT_BLOCK: u32 = 256;
@@ -56,7 +57,7 @@ pub struct ElementwiseKernel {
     options: CompileOptions,
     reduce_dims: bool,
     analysis: OpAnalysis,
-    specs: Mutex<FxHashMap<SpecKey, Function>>,
+    specs: Specs<SpecKey>,
 }
 
 impl std::fmt::Debug for ElementwiseKernel {
@@ -105,7 +106,7 @@ impl ElementwiseKernel {
         let mut params = parse_params(in_params, true)?;
         let nin = params.len();
         params.extend(parse_params(out_params, false)?);
-        check_reserved(&params)?;
+        check_reserved(&params, &["i"], "")?;
         let operation = operation.into();
         let mut k = ElementwiseKernel {
             name,
@@ -118,7 +119,7 @@ impl ElementwiseKernel {
             options: CompileOptions::new(),
             reduce_dims: true,
             analysis: OpAnalysis::default(),
-            specs: Mutex::new(FxHashMap::default()),
+            specs: Specs::new(),
         };
         k.reanalyse();
         Ok(k)
@@ -131,10 +132,7 @@ impl ElementwiseKernel {
             .collect();
         let arrays: Vec<&str> = self.params.iter().map(|p| p.name.as_str()).collect();
         self.analysis = analyse(&self.operation, &outs, &arrays);
-        self.specs
-            .get_mut()
-            .unwrap_or_else(|p| p.into_inner())
-            .clear();
+        self.specs.clear();
     }
 
     /// Code placed before the kernel (helper functions, constants, `#include`s).
@@ -359,30 +357,7 @@ impl ElementwiseKernel {
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     pub fn generated_source(&self, dtypes: &[DType], scalars: &[bool]) -> Result<String> {
-        if dtypes.len() != self.params.len() || scalars.len() != self.params.len() {
-            bail!(
-                InvalidArgument,
-                "'{}' has {} parameters; got {} dtypes and {} scalar flags",
-                self.name,
-                self.params.len(),
-                dtypes.len(),
-                scalars.len()
-            );
-        }
-        let mut idx = 0;
-        let slots: SmallVec<[Slot; 8]> = self
-            .params
-            .iter()
-            .zip(scalars)
-            .map(|(p, &scalar)| match (scalar, p.raw) {
-                (true, _) => Slot::Scalar,
-                (false, true) => Slot::Raw { nd: 1 },
-                (false, false) => {
-                    idx += 1;
-                    Slot::Array { idx: idx - 1 }
-                }
-            })
-            .collect();
+        let slots = sample_slots(&self.name, &self.params, dtypes, scalars)?;
         let layout = Layout {
             class: LayoutClass::Contiguous,
             nd: 1,
@@ -431,26 +406,10 @@ impl ElementwiseKernel {
     }
 
     fn function(&self, key: &SpecKey, stream: &Stream) -> Result<Function> {
-        if let Some(f) = self
-            .specs
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(key)
-        {
-            return Ok(f.clone());
-        }
-        let (src, spans) = self.source_for(&key.dtypes, &key.slots, key.layout, key.block)?;
-        let opts = self
-            .options
-            .clone()
-            .program_name(format!("{}.cu", self.name));
-        let module = compile_on(stream.device(), &src, &opts).map_err(|e| e.with_spans(&spans))?;
-        let f = module.function(&self.name)?;
         self.specs
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(key.clone(), f.clone());
-        Ok(f)
+            .get_or_compile(key, stream.device(), &self.name, &self.options, || {
+                self.source_for(&key.dtypes, &key.slots, key.layout, key.block)
+            })
     }
 }
 
@@ -520,15 +479,8 @@ impl ElementwiseCall<'_> {
 
     fn invoke(&self, args: &[Operand<'_>]) -> Result<SmallVec<[Array; 4]>> {
         let k = self.kernel;
-        let (nin, nargs) = (k.nin, k.params.len());
-        if args.len() != nin && args.len() != nargs {
-            bail!(
-                InvalidArgument,
-                "Wrong number of arguments for '{}'. It must be either {nin} or {nargs} (with outputs), but given {}.",
-                k.name,
-                args.len()
-            );
-        }
+        let nin = k.nin;
+        check_count(&k.name, nin, k.params.len(), args.len())?;
         let block = match self.block {
             None => DEFAULT_BLOCK,
             Some(0) => bail!(InvalidArgument, "block_size must be greater than zero"),
@@ -538,41 +490,18 @@ impl ElementwiseCall<'_> {
             ),
             Some(b) => b,
         };
-        let stream = match &self.stream {
-            Some(s) => s.clone(),
-            None => Stream::current()?,
-        };
+        let stream = stream_or_current(&self.stream)?;
         let device = stream.device();
-        for (a, p) in args.iter().zip(&k.params).skip(nin) {
-            if let Operand::Scalar(s) = a {
-                bail!(
-                    InvalidArgument,
-                    "Output arguments type must be cuprum::Array: output '{}' of '{}' was given a {} scalar",
-                    p.name,
-                    k.name,
-                    s.dtype().rust_name()
-                );
-            }
-        }
-        // Device, broadcast shape, loop size.
-        let mut shapes: SmallVec<[&[usize]; 8]> = SmallVec::new();
-        for (a, p) in args.iter().zip(&k.params) {
-            if let Operand::Array(arr) = a {
-                if arr.device() != device {
-                    bail!(
-                        InvalidArgument,
-                        "The device where the array resides ({}) is different from the current device ({}) (argument '{}' of '{}')",
-                        arr.device().ordinal(),
-                        device.ordinal(),
-                        p.name,
-                        k.name
-                    );
-                }
-                if !p.raw {
-                    shapes.push(arr.shape());
-                }
-            }
-        }
+        check_args(&k.name, &k.params, nin, args, device)?;
+        // Broadcast shape and loop size.
+        let shapes: SmallVec<[&[usize]; 8]> = args
+            .iter()
+            .zip(&k.params)
+            .filter_map(|(a, p)| match a {
+                Operand::Array(arr) if !p.raw => Some(arr.shape()),
+                _ => None,
+            })
+            .collect();
         let loop_shape: Shape = match self.size {
             Some(n) => {
                 if !shapes.is_empty() {
@@ -595,22 +524,7 @@ impl ElementwiseCall<'_> {
                 broadcast_shapes(&shapes)?
             }
         };
-        // Types: given outputs first, then inputs; scalars decide nothing.
-        let mut tm = TypeMap::default();
-        for (a, p) in args.iter().zip(&k.params).skip(nin) {
-            if let Operand::Array(arr) = a {
-                tm.bind(p, arr.dtype())?;
-            }
-        }
-        for (a, p) in args.iter().zip(&k.params).take(nin) {
-            if let Operand::Array(arr) = a {
-                tm.bind(p, arr.dtype())?;
-            }
-        }
-        let mut dtypes: SmallVec<[DType; 8]> = SmallVec::new();
-        for p in &k.params {
-            dtypes.push(tm.resolve(p)?);
-        }
+        let dtypes = resolve_dtypes(&k.params, nin, args)?;
         // Outputs.
         let mut outs: SmallVec<[Array; 4]> = SmallVec::new();
         for j in 0..k.nout() {
@@ -718,19 +632,7 @@ impl ElementwiseCall<'_> {
         let f = k.function(&key, &stream)?;
         // Arguments.
         let mut pack = ArgPack::new();
-        for (kk, p) in k.params.iter().enumerate() {
-            match operand(kk) {
-                Operand::Array(a) if p.raw => push_carray(&mut pack, a),
-                Operand::Array(a) => pack.push(a.data_ptr()),
-                Operand::Scalar(s) => {
-                    let v = s
-                        .cast(key.dtypes[kk])
-                        .map_err(|e| err!(DType, "argument '{}' of '{}': {e}", p.name, k.name))?;
-                    let (bytes, len) = v.to_bytes();
-                    pack.push_bytes(&bytes[..len]);
-                }
-            }
-        }
+        push_args(&mut pack, &k.name, &k.params, &key.dtypes, operand)?;
         if plan.layout.wide {
             pack.push(plan.n as u64);
         } else {
@@ -749,22 +651,6 @@ impl ElementwiseCall<'_> {
         unsafe { launch(&f, &cfg, &stream, &mut pack)? };
         Ok(outs)
     }
-}
-
-/// `CArray<T, ND>`: data pointer, then `max(ND, 1)` extents and element strides as i64.
-pub(crate) fn push_carray(pack: &mut ArgPack, a: &Array) {
-    let nd = a.ndim().max(1);
-    let mut b: SmallVec<[u8; 64]> = SmallVec::new();
-    b.extend_from_slice(&a.data_ptr().to_ne_bytes());
-    for d in 0..nd {
-        let v = a.shape().get(d).copied().unwrap_or(1) as i64;
-        b.extend_from_slice(&v.to_ne_bytes());
-    }
-    for d in 0..nd {
-        let v = a.strides().get(d).copied().unwrap_or(0) as i64;
-        b.extend_from_slice(&v.to_ne_bytes());
-    }
-    pack.push_bytes(&b);
 }
 
 /// `cuprum_meta`: extents, then each array's strides, in the index width.

@@ -3,6 +3,7 @@
 //! per layout and cached.
 
 mod args;
+mod call;
 pub(crate) mod codegen;
 mod elementwise;
 mod operand;

@@ -121,12 +121,17 @@ pub fn parse_params(list: &str, inputs: bool) -> Result<Vec<Param>> {
     Ok(out)
 }
 
-/// Rejects the names generated code reserves: `i` (the loop index), names starting with
-/// `_` (cuprum's own variables), and names used twice.
-pub(crate) fn check_reserved(params: &[Param]) -> Result<()> {
+/// Rejects the names generated code reserves: the kernel kind's own (`forbidden`, e.g. `i`
+/// the loop index; `why` completes the message), names starting with `_` (cuprum's own
+/// variables), and names used twice.
+pub(crate) fn check_reserved(params: &[Param], forbidden: &[&str], why: &str) -> Result<()> {
     for (k, p) in params.iter().enumerate() {
-        if p.name == "i" {
-            bail!(InvalidArgument, "Can not use 'i' as a parameter name");
+        if forbidden.contains(&p.name.as_str()) {
+            bail!(
+                InvalidArgument,
+                "Can not use '{}' as a parameter name{why}",
+                p.name
+            );
         }
         if p.name.starts_with('_') {
             bail!(
@@ -249,14 +254,14 @@ mod tests {
     fn reserved_names() {
         let p = parse_params("T i", true).unwrap();
         assert_eq!(
-            check_reserved(&p).unwrap_err().to_string(),
+            check_reserved(&p, &["i"], "").unwrap_err().to_string(),
             "Can not use 'i' as a parameter name"
         );
         let p = parse_params("T _x", true).unwrap();
-        assert!(check_reserved(&p).is_err());
+        assert!(check_reserved(&p, &[], "").is_err());
         let p = parse_params("T x, T x", true).unwrap();
         assert!(
-            check_reserved(&p)
+            check_reserved(&p, &[], "")
                 .unwrap_err()
                 .to_string()
                 .contains("more than once")

@@ -1,21 +1,22 @@
 //! [`ReductionKernel`]: map, reduce and post-map expressions in CUDA C++, reducing
 //! broadcast arrays over any axes with the whole GPU (CuPy's `cupy.ReductionKernel`).
 
+use super::call::{
+    Specs, check_args, check_count, push_args, resolve_dtypes, sample_slots, stream_or_current,
+};
 use super::codegen::elementwise::Slot;
 use super::codegen::reduction::{BLOCK, PARTIAL_BYTES, ReduceShape, ReductionSource, generate};
 use super::operand::{Operand, Operands};
-use super::params::{Param, ParamType, TypeMap, check_kernel_name, parse_params};
+use super::params::{Param, ParamType, TypeMap, check_kernel_name, check_reserved, parse_params};
 use super::scratch::scratch;
 use crate::array::{Array, DType};
-use crate::compile::{CompileOptions, compile_on};
-use crate::error::{Result, bail, err};
+use crate::compile::CompileOptions;
+use crate::error::{Result, bail};
 use crate::runtime::{ArgPack, Function, LaunchConfig, Stream, launch};
 use crate::shape::{
     Shape, Strides, broadcast_shapes, broadcast_strides, format_shape, merge_dims, normalize_axis,
 };
-use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
-use std::sync::Mutex;
 
 /// Reduction axes: one axis (`0`, `-1`), several (`&[0, 2]`, `[0, 1]`, `vec![..]`).
 /// Negative axes count from the end; no axes given means all of them.
@@ -95,7 +96,7 @@ pub struct ReductionKernel {
     preamble: String,
     options: CompileOptions,
     reduce_dims: bool,
-    specs: Mutex<FxHashMap<SpecKey, Function>>,
+    specs: Specs<SpecKey>,
 }
 
 impl std::fmt::Debug for ReductionKernel {
@@ -146,29 +147,11 @@ impl ReductionKernel {
         let mut params = parse_params(in_params, true)?;
         let nin = params.len();
         params.extend(parse_params(out_params, false)?);
-        for (k, p) in params.iter().enumerate() {
-            if p.name.starts_with('_') {
-                bail!(
-                    InvalidArgument,
-                    "Can not use '{}' as a parameter name: names starting with '_' are reserved",
-                    p.name
-                );
-            }
-            if matches!(p.name.as_str(), "a" | "b") {
-                bail!(
-                    InvalidArgument,
-                    "Can not use '{}' as a parameter name: reduce_expr and post_map_expr use a and b",
-                    p.name
-                );
-            }
-            if params[..k].iter().any(|q| q.name == p.name) {
-                bail!(
-                    InvalidArgument,
-                    "parameter name '{}' is used more than once",
-                    p.name
-                );
-            }
-        }
+        check_reserved(
+            &params,
+            &["a", "b"],
+            ": reduce_expr and post_map_expr use a and b",
+        )?;
         if params.len() == nin {
             bail!(
                 InvalidArgument,
@@ -187,15 +170,12 @@ impl ReductionKernel {
             preamble: String::new(),
             options: CompileOptions::new(),
             reduce_dims: true,
-            specs: Mutex::new(FxHashMap::default()),
+            specs: Specs::new(),
         })
     }
 
     fn reset(mut self) -> Self {
-        self.specs
-            .get_mut()
-            .unwrap_or_else(|p| p.into_inner())
-            .clear();
+        self.specs.clear();
         self
     }
 
@@ -394,17 +374,7 @@ impl ReductionKernel {
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     pub fn generated_source(&self, dtypes: &[DType], scalars: &[bool]) -> Result<String> {
-        if dtypes.len() != self.params.len() || scalars.len() != self.params.len() {
-            bail!(
-                InvalidArgument,
-                "'{}' has {} parameters; got {} dtypes and {} scalar flags",
-                self.name,
-                self.params.len(),
-                dtypes.len(),
-                scalars.len()
-            );
-        }
-        let slots = sample_slots(&self.params, scalars);
+        let slots = sample_slots(&self.name, &self.params, dtypes, scalars)?;
         let shape = ReduceShape {
             outer: false,
             tx: 256,
@@ -424,44 +394,11 @@ impl ReductionKernel {
     }
 
     fn function(&self, key: &SpecKey, stream: &Stream) -> Result<Function> {
-        if let Some(f) = self
-            .specs
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(key)
-        {
-            return Ok(f.clone());
-        }
-        let (src, spans) = self.source_for(&key.dtypes, &key.slots, key.shape);
-        let opts = self
-            .options
-            .clone()
-            .program_name(format!("{}.cu", self.name));
-        let module = compile_on(stream.device(), &src, &opts).map_err(|e| e.with_spans(&spans))?;
-        let f = module.function(&self.name)?;
         self.specs
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(key.clone(), f.clone());
-        Ok(f)
+            .get_or_compile(key, stream.device(), &self.name, &self.options, || {
+                Ok(self.source_for(&key.dtypes, &key.slots, key.shape))
+            })
     }
-}
-
-/// Slots for a sample source: arrays numbered in order, raw arrays 1-D.
-pub(crate) fn sample_slots(params: &[Param], scalars: &[bool]) -> SmallVec<[Slot; 8]> {
-    let mut idx = 0;
-    params
-        .iter()
-        .zip(scalars)
-        .map(|(p, &scalar)| match (scalar, p.raw) {
-            (true, _) => Slot::Scalar,
-            (false, true) => Slot::Raw { nd: 1 },
-            (false, false) => {
-                idx += 1;
-                Slot::Array { idx: idx - 1 }
-            }
-        })
-        .collect()
 }
 
 /// One configured call of a [`ReductionKernel`] (axes, keepdims, stream).
@@ -526,49 +463,20 @@ impl ReductionCall<'_> {
 
     fn invoke(&self, args: &[Operand<'_>]) -> Result<SmallVec<[Array; 4]>> {
         let k = self.kernel;
-        let (nin, nargs) = (k.nin, k.params.len());
-        if args.len() != nin && args.len() != nargs {
-            bail!(
-                InvalidArgument,
-                "Wrong number of arguments for '{}'. It must be either {nin} or {nargs} (with outputs), but given {}.",
-                k.name,
-                args.len()
-            );
-        }
-        let stream = match &self.stream {
-            Some(s) => s.clone(),
-            None => Stream::current()?,
-        };
+        let nin = k.nin;
+        check_count(&k.name, nin, k.params.len(), args.len())?;
+        let stream = stream_or_current(&self.stream)?;
         let device = stream.device();
-        for (a, p) in args.iter().zip(&k.params).skip(nin) {
-            if let Operand::Scalar(s) = a {
-                bail!(
-                    InvalidArgument,
-                    "Output arguments type must be cuprum::Array: output '{}' of '{}' was given a {} scalar",
-                    p.name,
-                    k.name,
-                    s.dtype().rust_name()
-                );
-            }
-        }
-        let mut shapes: SmallVec<[&[usize]; 8]> = SmallVec::new();
-        for (kk, (a, p)) in args.iter().zip(&k.params).enumerate() {
-            if let Operand::Array(arr) = a {
-                if arr.device() != device {
-                    bail!(
-                        InvalidArgument,
-                        "The device where the array resides ({}) is different from the current device ({}) (argument '{}' of '{}')",
-                        arr.device().ordinal(),
-                        device.ordinal(),
-                        p.name,
-                        k.name
-                    );
-                }
-                if kk < nin && !p.raw {
-                    shapes.push(arr.shape());
-                }
-            }
-        }
+        check_args(&k.name, &k.params, nin, args, device)?;
+        let shapes: SmallVec<[&[usize]; 8]> = args
+            .iter()
+            .zip(&k.params)
+            .take(nin)
+            .filter_map(|(a, p)| match a {
+                Operand::Array(arr) if !p.raw => Some(arr.shape()),
+                _ => None,
+            })
+            .collect();
         if shapes.is_empty() {
             bail!(
                 InvalidArgument,
@@ -577,22 +485,7 @@ impl ReductionCall<'_> {
             );
         }
         let in_shape = broadcast_shapes(&shapes)?;
-        // Types: given outputs first, then inputs.
-        let mut tm = TypeMap::default();
-        for (a, p) in args.iter().zip(&k.params).skip(nin) {
-            if let Operand::Array(arr) = a {
-                tm.bind(p, arr.dtype())?;
-            }
-        }
-        for (a, p) in args.iter().zip(&k.params).take(nin) {
-            if let Operand::Array(arr) = a {
-                tm.bind(p, arr.dtype())?;
-            }
-        }
-        let mut dtypes: SmallVec<[DType; 8]> = SmallVec::new();
-        for p in &k.params {
-            dtypes.push(tm.resolve(p)?);
-        }
+        let dtypes = resolve_dtypes(&k.params, nin, args)?;
         // Axes.
         let nd = in_shape.len();
         let mut reduced: SmallVec<[bool; 8]> = SmallVec::from_elem(self.axis.is_none(), nd);
@@ -745,19 +638,7 @@ impl ReductionCall<'_> {
         };
         // Arguments.
         let mut pack = ArgPack::new();
-        for (kk, p) in k.params.iter().enumerate() {
-            match operand(kk) {
-                Operand::Array(a) if p.raw => super::elementwise::push_carray(&mut pack, a),
-                Operand::Array(a) => pack.push(a.data_ptr()),
-                Operand::Scalar(s) => {
-                    let v = s
-                        .cast(key.dtypes[kk])
-                        .map_err(|e| err!(DType, "argument '{}' of '{}': {e}", p.name, k.name))?;
-                    let (bytes, len) = v.to_bytes();
-                    pack.push_bytes(&bytes[..len]);
-                }
-            }
-        }
+        push_args(&mut pack, &k.name, &k.params, &key.dtypes, operand)?;
         push_meta(&mut pack, &geo, chunk, splits, shape.wide);
         let (pp, cp) = match &scr {
             Some(s) => (s.partials.ptr(), s.counters.ptr()),

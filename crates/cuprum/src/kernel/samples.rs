@@ -199,7 +199,7 @@ pub fn sample_sources() -> Result<Vec<(String, String)>> {
 /// accumulators.
 pub fn reduction_sample_sources() -> Result<Vec<(String, String)>> {
     use super::ReduceShape;
-    use super::reduction::sample_slots;
+    use super::call::sample_slots;
     let mut out = Vec::new();
     let shapes = [
         (false, 256u16, 1u16, 0u8, 1u8),
@@ -277,7 +277,7 @@ pub fn reduction_sample_sources() -> Result<Vec<(String, String)>> {
                     vec![false, false],
                 ),
             ] {
-                let slots = sample_slots(&k.params_for_samples(), &scalars);
+                let slots = sample_slots(k.name(), &k.params_for_samples(), &dtypes, &scalars)?;
                 let (s, _) = k.source_for(&dtypes, &slots, shape);
                 out.push((format!("{name} {shape:?}"), s));
             }

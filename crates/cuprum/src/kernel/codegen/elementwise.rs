@@ -5,9 +5,10 @@
 //! operation indexes itself, `i` is the C-order loop index and `_ind.size()` the loop size.
 
 use super::SourceWriter;
+use super::ctype;
 use super::layout::{Layout, LayoutClass, TILE, TILE_ROWS};
 use crate::array::DType;
-use crate::kernel::params::{Param, ParamType};
+use crate::kernel::params::Param;
 use std::fmt::Write;
 
 /// How one parameter is passed.
@@ -37,13 +38,6 @@ pub(crate) struct ElementwiseSource<'a> {
     pub preload: &'a [bool],
     /// Threads per block the launch uses (for `__launch_bounds__`).
     pub block: u32,
-}
-
-fn ctype(p: &Param, d: DType) -> String {
-    match p.ty {
-        ParamType::Placeholder(c) => c.to_string(),
-        ParamType::Concrete(_) => d.c_type().to_owned(),
-    }
 }
 
 impl ElementwiseSource<'_> {
@@ -99,18 +93,7 @@ pub(crate) fn generate(e: &ElementwiseSource<'_>) -> SourceWriter {
         );
     }
     // Signature.
-    let mut sig = Vec::new();
-    for (k, p) in e.params.iter().enumerate() {
-        let ty = ctype(p, e.dtypes[k]);
-        sig.push(match e.slots[k] {
-            Slot::Array { .. } => {
-                let c = if p.is_const { "const " } else { "" };
-                format!("{c}{ty}* _raw_{}", p.name)
-            }
-            Slot::Raw { nd } => format!("CArray<{ty}, {nd}> {}", p.name),
-            Slot::Scalar => format!("const {ty} {}", p.name),
-        });
-    }
+    let mut sig = super::signature(e.params, e.dtypes, e.slots);
     sig.push("const cuprum_idx_t _n".into());
     if l.class != LayoutClass::Contiguous {
         sig.push("const cuprum_meta _m".into());

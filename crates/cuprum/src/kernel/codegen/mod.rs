@@ -5,7 +5,38 @@ pub(crate) mod elementwise;
 pub(crate) mod layout;
 pub(crate) mod reduction;
 
+use crate::array::DType;
 use crate::compile::SourceSpan;
+use crate::kernel::params::{Param, ParamType};
+use elementwise::Slot;
+
+/// The C type a parameter is declared with: its placeholder letter, or its dtype's C name.
+pub(crate) fn ctype(p: &Param, d: DType) -> String {
+    match p.ty {
+        ParamType::Placeholder(c) => c.to_string(),
+        ParamType::Concrete(_) => d.c_type().to_owned(),
+    }
+}
+
+/// The kernel parameters of the user's parameters: `T* _raw_x` for a broadcast array
+/// (`const` for inputs), `CArray<T, ND> x` for a raw one, `const T x` for a scalar.
+pub(crate) fn signature(params: &[Param], dtypes: &[DType], slots: &[Slot]) -> Vec<String> {
+    params
+        .iter()
+        .enumerate()
+        .map(|(k, p)| {
+            let ty = ctype(p, dtypes[k]);
+            match slots[k] {
+                Slot::Array { .. } => {
+                    let c = if p.is_const { "const " } else { "" };
+                    format!("{c}{ty}* _raw_{}", p.name)
+                }
+                Slot::Raw { nd } => format!("CArray<{ty}, {nd}> {}", p.name),
+                Slot::Scalar => format!("const {ty} {}", p.name),
+            }
+        })
+        .collect()
+}
 
 /// A source under construction that remembers which lines came from user strings.
 #[derive(Debug, Default)]

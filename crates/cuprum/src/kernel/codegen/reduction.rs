@@ -15,9 +15,10 @@
 //! combination order depends only on the launch shape, so results are deterministic.
 
 use super::SourceWriter;
+use super::ctype;
 use super::elementwise::Slot;
 use crate::array::DType;
-use crate::kernel::params::{Param, ParamType};
+use crate::kernel::params::Param;
 use std::fmt::Write;
 
 /// Threads per block of every reduction kernel.
@@ -82,13 +83,6 @@ pub(crate) struct ReductionSource<'a> {
     pub shape: ReduceShape,
 }
 
-fn ctype(p: &Param, d: DType) -> String {
-    match p.ty {
-        ParamType::Placeholder(c) => c.to_string(),
-        ParamType::Concrete(_) => d.c_type().to_owned(),
-    }
-}
-
 /// Generates the kernel source (with the spans of user text).
 pub(crate) fn generate(e: &ReductionSource<'_>) -> SourceWriter {
     let sh = e.shape;
@@ -134,18 +128,7 @@ pub(crate) fn generate(e: &ReductionSource<'_>) -> SourceWriter {
         ni1 = ni.max(1)
     );
     // Signature.
-    let mut sig = Vec::new();
-    for (k, p) in e.params.iter().enumerate() {
-        let ty = ctype(p, e.dtypes[k]);
-        sig.push(match e.slots[k] {
-            Slot::Array { .. } => {
-                let c = if p.is_const { "const " } else { "" };
-                format!("{c}{ty}* _raw_{}", p.name)
-            }
-            Slot::Raw { nd } => format!("CArray<{ty}, {nd}> {}", p.name),
-            Slot::Scalar => format!("const {ty} {}", p.name),
-        });
-    }
+    let mut sig = super::signature(e.params, e.dtypes, e.slots);
     sig.push("const cuprum_rmeta _m".into());
     sig.push("_type_reduce* _partials".into());
     sig.push("unsigned int* _counters".into());
