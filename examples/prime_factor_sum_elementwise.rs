@@ -6,25 +6,9 @@
 //! 77, 42; every value is checked against a CPU version.
 use cuprum::{Array, DType, ElementwiseKernel};
 
-fn host(num: i64) -> i64 {
-    let (mut num, mut total) = (num, 0i64);
-    while num % 2 == 0 {
-        num /= 2;
-        total += 2;
-    }
-    let mut i = 3;
-    while i * i <= num {
-        while num % i == 0 {
-            num /= i;
-            total += i;
-        }
-        i += 2;
-    }
-    if num > 1 {
-        total += num;
-    }
-    total
-}
+#[path = "reference/prime_factor_sum.rs"]
+mod reference;
+use reference::prime_factor_sum as host;
 
 fn main() -> Result<(), cuprum::Error> {
     if let Some(why) = cuprum::Device::no_gpu_reason() {

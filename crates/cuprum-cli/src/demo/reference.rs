@@ -20,26 +20,9 @@ pub fn close(v: f64, r: f64, rtol: f64) -> bool {
     (v - r).abs() <= rtol * r.abs()
 }
 
-/// Sum of the prime factors of `num` with multiplicity (seed 003's `primeFactorizationSum`).
-pub fn prime_factor_sum(num: i64) -> i64 {
-    let (mut num, mut total) = (num, 0i64);
-    while num % 2 == 0 {
-        num /= 2;
-        total += 2;
-    }
-    let mut p = 3;
-    while p * p <= num {
-        while num % p == 0 {
-            num /= p;
-            total += p;
-        }
-        p += 2;
-    }
-    if num > 1 {
-        total += num;
-    }
-    total
-}
+#[path = "../../../../examples/reference/prime_factor_sum.rs"]
+mod prime;
+pub use prime::prime_factor_sum;
 
 /// The prime-factor sums of 2..=1,000,000, computed once per process (both prime cases use
 /// them).
