@@ -9,7 +9,8 @@
 
 mod common;
 
-use common::Rng;
+use common::views::{c_strides, unravel};
+use common::{Rng, expect_err};
 use cuprum::profiler::{BenchmarkOptions, PerfCaseResult, benchmark};
 use cuprum::random::{self, Generator};
 use cuprum::{Array, DType, Device, Element, ErrorKind, Event, Scalar, SliceArg, Stream, s};
@@ -137,18 +138,6 @@ fn mean_std(v: &[f64]) -> (f64, f64) {
     (mean, var.sqrt())
 }
 
-/// Unwraps the error of `r` and checks its kind.
-#[track_caller]
-fn expect_err<T>(r: cuprum::Result<T>, kind: ErrorKind) -> cuprum::Error {
-    match r {
-        Ok(_) => panic!("expected a {kind:?} error, got Ok"),
-        Err(e) => {
-            assert_eq!(e.kind(), kind, "unexpected error kind: {e}");
-            e
-        }
-    }
-}
-
 /// Calls `$f::<T>($args)` for every dtype's Rust type, in `DType::ALL` order, and gives
 /// back the array of what each call returns (the checkers return `T::DTYPE`, so callers can
 /// assert that every dtype was covered).
@@ -175,27 +164,9 @@ macro_rules! for_each_dtype {
 }
 
 // -----------------------------------------------------------------------------------------
-// A host model of views, written independently of the library
+// A host model of views, written independently of the library (with `c_strides` and
+// `unravel` of `common::views`)
 // -----------------------------------------------------------------------------------------
-
-/// Row-major element strides of `shape`.
-fn c_strides(shape: &[usize]) -> Vec<usize> {
-    let mut st = vec![1usize; shape.len()];
-    for i in (0..shape.len().saturating_sub(1)).rev() {
-        st[i] = st[i + 1] * shape[i + 1];
-    }
-    st
-}
-
-/// The multi-index of C-order position `flat` in `shape`.
-fn unravel(mut flat: usize, shape: &[usize]) -> Vec<usize> {
-    let mut mi = vec![0; shape.len()];
-    for d in (0..shape.len()).rev() {
-        mi[d] = flat % shape[d];
-        flat /= shape[d];
-    }
-    mi
-}
 
 /// The positions Python's `range(len)[start:stop:step]` selects (CPython's
 /// `slice.indices` rules).

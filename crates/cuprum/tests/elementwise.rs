@@ -13,90 +13,23 @@
 
 mod common;
 
-use common::Rng;
+use common::views::{Model, c_order, make_view, out_recipe, own_shape, view_recipe};
+use common::{
+    Rng, assert_compile_error_in, assert_err, assert_type_mismatch, dev, gpu_proptest_runner, nz,
+    rand_f64,
+};
 use cuprum::kernel::{IntoOperand, ParamType};
-use cuprum::{Array, DType, Element, ElementwiseKernel, ErrorKind, SliceArg, Stream, s};
+use cuprum::{Array, DType, Element, ElementwiseKernel, ErrorKind, Stream, s};
 use half::{bf16, f16};
 use num_complex::Complex;
 use proptest::prelude::*;
-use proptest::test_runner::{Config as ProptestConfig, TestRunner};
 
 // =========================================================================================
 // Host-side helpers
 // =========================================================================================
 
-/// A random value in `[lo, hi)` away from zero.
-fn nz(rng: &mut Rng, lo: f64, hi: f64) -> f64 {
-    loop {
-        let v = rng.f64(lo, hi);
-        if v.abs() > 1e-3 {
-            return v;
-        }
-    }
-}
-
-fn rand_f64(rng: &mut Rng, n: usize) -> Vec<f64> {
-    (0..n).map(|_| nz(rng, -10.0, 10.0)).collect()
-}
-
 fn rand_f32(rng: &mut Rng, n: usize) -> Vec<f32> {
     (0..n).map(|_| nz(rng, -10.0, 10.0) as f32).collect()
-}
-
-fn dev<T: Element>(data: &[T], shape: &[usize]) -> Array {
-    Array::from_slice(data, shape).unwrap()
-}
-
-/// Every multi-index of `shape` in C order (one empty index for a 0-d shape).
-fn c_order(shape: &[usize]) -> Vec<Vec<usize>> {
-    let n: usize = shape.iter().product();
-    let mut out = Vec::with_capacity(n);
-    for mut lin in 0..n {
-        let mut idx = vec![0; shape.len()];
-        for d in (0..shape.len()).rev() {
-            idx[d] = lin % shape[d];
-            lin /= shape[d];
-        }
-        out.push(idx);
-    }
-    out
-}
-
-/// The host's own model of a strided view: where each element lives in its base buffer.
-#[derive(Debug, Clone)]
-struct Model {
-    offset: isize,
-    shape: Vec<usize>,
-    strides: Vec<isize>,
-}
-
-impl Model {
-    fn contiguous(shape: &[usize]) -> Model {
-        let mut strides = vec![0isize; shape.len()];
-        let mut acc = 1isize;
-        for d in (0..shape.len()).rev() {
-            strides[d] = acc;
-            acc *= shape[d] as isize;
-        }
-        Model {
-            offset: 0,
-            shape: shape.to_vec(),
-            strides,
-        }
-    }
-
-    /// Buffer position of the element at loop index `idx`, the view broadcast (NumPy rules)
-    /// to a loop of `idx.len()` dimensions.
-    fn pos(&self, idx: &[usize]) -> usize {
-        let lead = idx.len() - self.shape.len();
-        let mut p = self.offset;
-        for k in 0..self.shape.len() {
-            if self.shape[k] != 1 {
-                p += idx[lead + k] as isize * self.strides[k];
-            }
-        }
-        usize::try_from(p).expect("model position inside the base")
-    }
 }
 
 /// `vals` (C order over `shape`) broadcast to `loop_shape`, in C order.
@@ -118,14 +51,6 @@ fn first_diff(got: &[f64], want: &[f64]) -> Option<(usize, f64, f64)> {
         .zip(want)
         .position(|(g, w)| g != w)
         .map(|i| (i, got[i], want[i]))
-}
-
-fn assert_err<T: std::fmt::Debug>(r: cuprum::Result<T>, kind: ErrorKind, text: &str) -> String {
-    let e = r.unwrap_err();
-    let m = e.to_string();
-    assert_eq!(e.kind(), kind, "{m}");
-    assert!(m.contains(text), "expected {text:?} in the message: {m}");
-    m
 }
 
 /// The generic `z = x * 2 + y` of the layout tests, with and without dimension merging.
@@ -593,149 +518,7 @@ fn empty_calls_neither_compile_nor_launch() {
 // Random views against a host model (property tests)
 // =========================================================================================
 
-/// How one axis of a view is sliced out of its base: step, distance of the first element
-/// from the edge, and extra base elements past the last one.
-#[derive(Debug, Clone)]
-struct AxisRecipe {
-    step: isize,
-    pad: usize,
-    extra: usize,
-}
-
-/// How an operand is made: leading loop axes it lacks, axes of extent 1 (broadcast), the
-/// slicing of each of its axes, a permutation of its axes (from a seed), and whether it
-/// is broadcast to the loop shape explicitly (stride-0 view) before the call.
-#[derive(Debug, Clone)]
-struct ViewRecipe {
-    drop: usize,
-    ones: Vec<bool>,
-    axes: Vec<AxisRecipe>,
-    perm_seed: u64,
-    explicit_broadcast: bool,
-}
-
-/// A device view over a base of host-known values, and the host model of that view.
-struct View {
-    base: Vec<f64>,
-    base_dev: Array,
-    view: Array,
-    model: Model,
-}
-
-fn own_shape(loop_shape: &[usize], r: &ViewRecipe) -> Vec<usize> {
-    let drop = r.drop.min(loop_shape.len());
-    loop_shape[drop..]
-        .iter()
-        .enumerate()
-        .map(|(k, &d)| if r.ones[k] { 1 } else { d })
-        .collect()
-}
-
-/// Builds a view of exactly `shape` as base → slice (steps, negative steps) → permute
-/// (→ broadcast_to(loop_shape) when the recipe says so), with the same steps in the model.
-fn make_view(r: &ViewRecipe, shape: &[usize], loop_shape: &[usize], rng: &mut Rng) -> View {
-    let k = shape.len();
-    let mut perm: Vec<usize> = (0..k).collect();
-    let mut prng = Rng::new(r.perm_seed);
-    for i in (1..k).rev() {
-        let j = prng.usize(0, i + 1);
-        perm.swap(i, j);
-    }
-    // view = sliced.permute(perm): view axis i is sliced axis perm[i]
-    let mut sliced = vec![0usize; k];
-    for i in 0..k {
-        sliced[perm[i]] = shape[i];
-    }
-    let mut base_shape = Vec::with_capacity(k);
-    let mut args = Vec::with_capacity(k);
-    let mut firsts = Vec::with_capacity(k);
-    let mut steps = Vec::with_capacity(k);
-    for (j, &t) in sliced.iter().enumerate() {
-        let a = &r.axes[j];
-        let m = a.step.unsigned_abs();
-        let span = t.saturating_sub(1) * m;
-        let (first, extent) = if a.step > 0 {
-            (a.pad, a.pad + span + 1 + a.extra)
-        } else {
-            // the pad stays below |step| so that "to the edge" ends after exactly t elements
-            let pad = a.pad % m;
-            (span + pad, span + pad + 1 + a.extra)
-        };
-        let end = first as isize + t as isize * a.step;
-        args.push(SliceArg::Range {
-            start: Some(first as isize),
-            end: if end >= 0 { Some(end) } else { None },
-            step: a.step,
-        });
-        base_shape.push(extent);
-        firsts.push(first);
-        steps.push(a.step);
-    }
-    let base_model = Model::contiguous(&base_shape);
-    let mut offset = 0isize;
-    let mut st = Vec::with_capacity(k);
-    for j in 0..k {
-        offset += firsts[j] as isize * base_model.strides[j];
-        st.push(base_model.strides[j] * steps[j]);
-    }
-    let model = Model {
-        offset,
-        shape: shape.to_vec(),
-        strides: perm.iter().map(|&p| st[p]).collect(),
-    };
-    let base = rand_f64(rng, base_shape.iter().product());
-    let base_dev = dev(&base, &base_shape);
-    let perm_i: Vec<isize> = perm.iter().map(|&p| p as isize).collect();
-    let mut view = base_dev.slice(&args).unwrap().permute(&perm_i).unwrap();
-    assert_eq!(view.shape(), shape, "view construction for {r:?}");
-    if r.explicit_broadcast {
-        view = view.broadcast_to(loop_shape).unwrap();
-    }
-    View {
-        base,
-        base_dev,
-        view,
-        model,
-    }
-}
-
-fn axis_recipe() -> impl Strategy<Value = AxisRecipe> {
-    (
-        prop::sample::select(vec![1isize, 1, 1, 2, -1, -1, -2, 3]),
-        0usize..3,
-        0usize..3,
-    )
-        .prop_map(|(step, pad, extra)| AxisRecipe { step, pad, extra })
-}
-
-fn view_recipe() -> impl Strategy<Value = ViewRecipe> {
-    (
-        prop_oneof![4 => Just(0usize), 1 => 1usize..3],
-        prop::collection::vec(prop::bool::weighted(0.2), 4),
-        prop::collection::vec(axis_recipe(), 4),
-        any::<u64>(),
-        prop::bool::weighted(0.3),
-    )
-        .prop_map(
-            |(drop, ones, axes, perm_seed, explicit_broadcast)| ViewRecipe {
-                drop,
-                ones,
-                axes,
-                perm_seed,
-                explicit_broadcast,
-            },
-        )
-}
-
-/// Output views: the loop shape itself (no broadcast), sliced and permuted.
-fn out_recipe() -> impl Strategy<Value = ViewRecipe> {
-    view_recipe().prop_map(|mut r| {
-        r.drop = 0;
-        r.ones = vec![false; 4];
-        r.explicit_broadcast = false;
-        r
-    })
-}
+// The random views and their host model are `common::views`.
 
 fn loop_shape() -> impl Strategy<Value = Vec<usize>> {
     let extent = prop_oneof![
@@ -763,16 +546,7 @@ fn random_views_match_a_host_model() {
         prop::option::weighted(0.35, out_recipe()),
         any::<u64>(),
     );
-    let mut runner = TestRunner::new(ProptestConfig {
-        // few cases: each one compiles and launches kernels (PROPTEST_CASES overrides)
-        cases: std::env::var("PROPTEST_CASES")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(24),
-        max_shrink_iters: 64,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    });
+    let mut runner = gpu_proptest_runner(24);
     let result = runner.run(&strategy, |(shape, rx, ry, ro, seed)| {
         let mut rng = Rng::new(seed);
         let xv = make_view(&rx, &own_shape(&shape, &rx), &shape, &mut rng);
@@ -2053,45 +1827,13 @@ fn call_errors_match_cupy() {
     // dtype mismatch against a concrete type
     let concrete = ElementwiseKernel::new("float32 x", "float32 y", "y = x", "f32_copy").unwrap();
     let x64 = Array::ones(&[3, 4], DType::F64).unwrap();
-    let m = assert_err(
-        concrete.call((&x64,)),
-        ErrorKind::DType,
-        "Type is mismatched.",
-    );
-    assert!(
-        m.starts_with("Type is mismatched. x float64 float32"),
-        "{m}"
-    );
-    let m = assert_err(
-        concrete.call((&x, &x64)),
-        ErrorKind::DType,
-        "Type is mismatched.",
-    );
-    assert!(
-        m.starts_with("Type is mismatched. y float64 float32"),
-        "{m}"
-    );
+    assert_type_mismatch(concrete.call((&x64,)), "x float64 float32");
+    assert_type_mismatch(concrete.call((&x, &x64)), "y float64 float32");
     // placeholder bound by one array, contradicted by another
     let add = ElementwiseKernel::new("T x, T y", "T z", "z = x + y", "add_k").unwrap();
-    let m = assert_err(
-        add.call((&x, &x64)),
-        ErrorKind::DType,
-        "Type is mismatched.",
-    );
-    assert!(
-        m.starts_with("Type is mismatched. y float64 float32 T"),
-        "{m}"
-    );
+    assert_type_mismatch(add.call((&x, &x64)), "y float64 float32 T");
     // outputs bind first: the input is the one that mismatches
-    let m = assert_err(
-        copy.call((&x, &x64)),
-        ErrorKind::DType,
-        "Type is mismatched.",
-    );
-    assert!(
-        m.starts_with("Type is mismatched. x float32 float64 T"),
-        "{m}"
-    );
+    assert_type_mismatch(copy.call((&x, &x64)), "x float32 float64 T");
     // a scalar where an output goes
     let m = assert_err(
         copy.call((&x, 1.0f32)),
@@ -2184,12 +1926,7 @@ fn compile_errors_point_at_the_users_code() {
     let k = ElementwiseKernel::new("T x", "T y", "y = helper(x)", "bad_preamble")
         .unwrap()
         .preamble("__device__ float helper(float v) { return v + not_declared_in_preamble; }");
-    let m = assert_err(
-        k.call((&x,)),
-        ErrorKind::Compile,
-        "not_declared_in_preamble",
-    );
-    assert!(m.contains("this line comes from your preamble"), "{m}");
+    assert_compile_error_in(k.call((&x,)), "not_declared_in_preamble", "preamble");
     // an operation that does not type-check for one dtype only
     let k = ElementwiseKernel::new("T x", "T y", "y = x % (T)3", "modulo").unwrap();
     let hi: Vec<i32> = (1..=9).collect();

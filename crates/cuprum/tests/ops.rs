@@ -6,319 +6,32 @@
 //! integers, `clip`, `where_` and `astype`.
 //!
 //! Every GPU result is compared with a reference computed on the host from random inputs
-//! made by `common::Rng` (a small host model of NumPy's arithmetic: `V` values, `cast_v`
-//! for NumPy's conversions, `ref_bin` for the binary operations). GPU tests begin with
-//! `require_gpu!()`: without a GPU they print a SKIPPED line and return
-//! (`CUPRUM_REQUIRE_GPU=1` makes that a failure). The promotion tests need no GPU.
+//! made by `common::Rng` (a small host model of NumPy's arithmetic: `V` values and `cast_v`
+//! for NumPy's conversions from `common::numpy_model`, `ref_bin` for the binary
+//! operations). GPU tests begin with `require_gpu!()`: without a GPU they print a SKIPPED
+//! line and return (`CUPRUM_REQUIRE_GPU=1` makes that a failure). The promotion tests need
+//! no GPU.
 
 mod common;
 
-use common::Rng;
+use common::numpy_model::V::{self, B, C, F, I};
+use common::numpy_model::{
+    HostElem, as_c, as_f64, cast_v, close_v, dev, eps, host, magnitude, rand_signed, round_float,
+    scalar_of, truthy, wrap,
+};
+use common::views::{c_strides, unravel};
+use common::{Rng, coin, expect_err};
 use cuprum::kernel::IntoOperand;
 use cuprum::ops::{self, can_cast_safe, promote_types, result_type_of};
-use cuprum::{Array, DType, DTypeKind, Element, ErrorKind, Scalar, s};
+use cuprum::{Array, DType, DTypeKind, ErrorKind, Scalar, s};
 use half::{bf16, f16};
 use num_complex::Complex;
 use std::cmp::Ordering;
 use std::ops::{Add, Div, Mul, Rem, Sub};
 
 // =========================================================================================
-// A host model of NumPy values and conversions
+// Checks against the host model of NumPy values (`common::numpy_model`)
 // =========================================================================================
-
-/// One element as the host sees it: every dtype's value widened to its kind.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum V {
-    B(bool),
-    I(i128),
-    F(f64),
-    C(f64, f64),
-}
-
-use V::{B, C, F, I};
-
-fn truthy(v: V) -> bool {
-    match v {
-        B(b) => b,
-        I(i) => i != 0,
-        F(f) => f != 0.0,
-        C(re, im) => re != 0.0 || im != 0.0,
-    }
-}
-
-fn as_f64(v: V) -> f64 {
-    match v {
-        B(b) => f64::from(u8::from(b)),
-        I(i) => i as f64,
-        F(f) => f,
-        C(re, _) => re,
-    }
-}
-
-fn as_c(v: V) -> (f64, f64) {
-    match v {
-        C(re, im) => (re, im),
-        other => (as_f64(other), 0.0),
-    }
-}
-
-/// Magnitude of a value (for tolerances).
-fn vabs(v: V) -> f64 {
-    let (re, im) = as_c(v);
-    re.hypot(im)
-}
-
-/// `i` wrapped into the range of integer dtype `d` (two's complement, like the GPU).
-fn wrap(i: i128, d: DType) -> i128 {
-    let bits = 8 * d.itemsize() as u32;
-    let m = i.rem_euclid(1i128 << bits);
-    if d.kind() == DTypeKind::SignedInt && m >= 1i128 << (bits - 1) {
-        m - (1i128 << bits)
-    } else {
-        m
-    }
-}
-
-/// `x` rounded to the float type of `d` (each part of a complex type).
-fn round_float(x: f64, d: DType) -> f64 {
-    match d {
-        DType::F16 => f16::from_f64(x).to_f64(),
-        DType::BF16 => bf16::from_f64(x).to_f64(),
-        DType::F32 | DType::C64 => x as f32 as f64,
-        _ => x,
-    }
-}
-
-/// NumPy's `astype` of one value (for the values these tests use: floats truncate toward
-/// zero into integers, integers wrap, complex → real keeps the real part, → bool is
-/// "non-zero").
-fn cast_v(v: V, d: DType) -> V {
-    match d.kind() {
-        DTypeKind::Bool => B(truthy(v)),
-        DTypeKind::SignedInt | DTypeKind::UnsignedInt => {
-            let i = match v {
-                B(b) => i128::from(b),
-                I(i) => i,
-                F(f) | C(f, _) => f.trunc() as i128,
-            };
-            I(wrap(i, d))
-        }
-        DTypeKind::Float => F(round_float(as_f64(v), d)),
-        DTypeKind::Complex => {
-            let (re, im) = as_c(v);
-            C(round_float(re, d), round_float(im, d))
-        }
-    }
-}
-
-/// Machine epsilon of a float (or complex) dtype; 0 for exact dtypes.
-fn eps(d: DType) -> f64 {
-    match d {
-        DType::F16 => 2f64.powi(-10),
-        DType::BF16 => 2f64.powi(-7),
-        DType::F32 | DType::C64 => 2f64.powi(-23),
-        DType::F64 | DType::C128 => 2f64.powi(-52),
-        _ => 0.0,
-    }
-}
-
-/// A Rust element type with conversions to and from host values.
-trait HostElem: Element {
-    fn to_v(self) -> V;
-    fn from_v(v: V) -> Self;
-}
-
-impl HostElem for bool {
-    fn to_v(self) -> V {
-        B(self)
-    }
-    fn from_v(v: V) -> Self {
-        truthy(v)
-    }
-}
-
-macro_rules! host_int {
-    ($($t:ty),*) => {$(
-        impl HostElem for $t {
-            fn to_v(self) -> V {
-                I(self as i128)
-            }
-            fn from_v(v: V) -> Self {
-                match cast_v(v, <$t as Element>::DTYPE) {
-                    I(i) => i as $t,
-                    other => unreachable!("{other:?}"),
-                }
-            }
-        }
-    )*};
-}
-host_int!(i8, i16, i32, i64, u8, u16, u32, u64);
-
-impl HostElem for f16 {
-    fn to_v(self) -> V {
-        F(self.to_f64())
-    }
-    fn from_v(v: V) -> Self {
-        f16::from_f64(as_f64(v))
-    }
-}
-
-impl HostElem for bf16 {
-    fn to_v(self) -> V {
-        F(self.to_f64())
-    }
-    fn from_v(v: V) -> Self {
-        bf16::from_f64(as_f64(v))
-    }
-}
-
-impl HostElem for f32 {
-    fn to_v(self) -> V {
-        F(f64::from(self))
-    }
-    fn from_v(v: V) -> Self {
-        as_f64(v) as f32
-    }
-}
-
-impl HostElem for f64 {
-    fn to_v(self) -> V {
-        F(self)
-    }
-    fn from_v(v: V) -> Self {
-        as_f64(v)
-    }
-}
-
-impl HostElem for Complex<f32> {
-    fn to_v(self) -> V {
-        C(f64::from(self.re), f64::from(self.im))
-    }
-    fn from_v(v: V) -> Self {
-        let (re, im) = as_c(v);
-        Complex::new(re as f32, im as f32)
-    }
-}
-
-impl HostElem for Complex<f64> {
-    fn to_v(self) -> V {
-        C(self.re, self.im)
-    }
-    fn from_v(v: V) -> Self {
-        let (re, im) = as_c(v);
-        Complex::new(re, im)
-    }
-}
-
-/// Runs `$body` with `$T` the Rust element type of dtype `$d`.
-macro_rules! with_type {
-    ($d:expr, $T:ident => $body:expr) => {
-        match $d {
-            DType::Bool => {
-                type $T = bool;
-                $body
-            }
-            DType::I8 => {
-                type $T = i8;
-                $body
-            }
-            DType::I16 => {
-                type $T = i16;
-                $body
-            }
-            DType::I32 => {
-                type $T = i32;
-                $body
-            }
-            DType::I64 => {
-                type $T = i64;
-                $body
-            }
-            DType::U8 => {
-                type $T = u8;
-                $body
-            }
-            DType::U16 => {
-                type $T = u16;
-                $body
-            }
-            DType::U32 => {
-                type $T = u32;
-                $body
-            }
-            DType::U64 => {
-                type $T = u64;
-                $body
-            }
-            DType::F16 => {
-                type $T = f16;
-                $body
-            }
-            DType::BF16 => {
-                type $T = bf16;
-                $body
-            }
-            DType::F32 => {
-                type $T = f32;
-                $body
-            }
-            DType::F64 => {
-                type $T = f64;
-                $body
-            }
-            DType::C64 => {
-                type $T = Complex<f32>;
-                $body
-            }
-            DType::C128 => {
-                type $T = Complex<f64>;
-                $body
-            }
-        }
-    };
-}
-
-/// A device array of dtype `d` holding `vals` (converted with [`cast_v`]).
-fn dev(vals: &[V], shape: &[usize], d: DType) -> Array {
-    with_type!(d, T => {
-        let host: Vec<T> = vals.iter().map(|&v| T::from_v(v)).collect();
-        Array::from_slice(&host, shape).unwrap()
-    })
-}
-
-/// The elements of `a` (C order) as host values.
-fn host(a: &Array) -> Vec<V> {
-    with_type!(a.dtype(), T => {
-        a.to_vec::<T>().unwrap().into_iter().map(HostElem::to_v).collect()
-    })
-}
-
-/// A scalar operand of dtype `d`.
-fn scalar_of(v: V, d: DType) -> Scalar {
-    with_type!(d, T => Scalar::from(T::from_v(v)))
-}
-
-/// Unwraps the error of `r` and checks its kind.
-#[track_caller]
-fn expect_err<T>(r: cuprum::Result<T>, kind: ErrorKind) -> cuprum::Error {
-    match r {
-        Ok(_) => panic!("expected a {kind:?} error, got Ok"),
-        Err(e) => {
-            assert_eq!(e.kind(), kind, "unexpected error kind: {e}");
-            e
-        }
-    }
-}
-
-fn close_f(g: f64, w: f64, tol: f64) -> bool {
-    if w.is_nan() {
-        g.is_nan()
-    } else if w.is_infinite() {
-        g == w
-    } else {
-        (g - w).abs() <= tol
-    }
-}
 
 /// Asserts that `got` equals `want` for dtype `d`: exactly for bool and integers, within
 /// `ulps * eps(d) * scales[i]` for floats (NaN matches NaN).
@@ -327,35 +40,11 @@ fn assert_vals(got: &[V], want: &[V], d: DType, ulps: f64, scales: &[f64], what:
     assert_eq!(got.len(), want.len(), "{what}: lengths differ");
     for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
         let tol = ulps * eps(d) * scales.get(i).copied().unwrap_or(1.0);
-        let ok = match (g, w) {
-            (F(g), F(w)) => close_f(g, w, tol),
-            (C(gr, gi), C(wr, wi)) => close_f(gr, wr, tol) && close_f(gi, wi, tol),
-            _ => g == w,
-        };
         assert!(
-            ok,
+            close_v(g, w, tol),
             "{what}: element {i}: got {g:?}, want {w:?} (dtype {d}, tolerance {tol:e})"
         );
     }
-}
-
-/// Row-major element strides of `shape`.
-fn c_strides(shape: &[usize]) -> Vec<usize> {
-    let mut st = vec![1usize; shape.len()];
-    for i in (0..shape.len().saturating_sub(1)).rev() {
-        st[i] = st[i + 1] * shape[i + 1];
-    }
-    st
-}
-
-/// The multi-index of C-order position `flat` in `shape`.
-fn unravel(mut flat: usize, shape: &[usize]) -> Vec<usize> {
-    let mut mi = vec![0; shape.len()];
-    for d in (0..shape.len()).rev() {
-        mi[d] = flat % shape[d];
-        flat /= shape[d];
-    }
-    mi
 }
 
 /// NumPy's broadcasting of a C-ordered host array of `shape` to `out` (written
@@ -381,14 +70,6 @@ fn bcast(vals: &[V], shape: &[usize], out: &[usize]) -> Vec<V> {
 // Random inputs
 // =========================================================================================
 
-fn coin(rng: &mut Rng) -> bool {
-    rng.next_u64() & 1 == 1
-}
-
-fn signed(rng: &mut Rng, x: f64) -> f64 {
-    if coin(rng) { x } else { -x }
-}
-
 /// A random non-zero value of `d`, small enough that no operation overflows: integers in
 /// ±[1, 9] (unsigned [1, 15]), floats and complex parts in ±[0.5, 10).
 fn rand_val(rng: &mut Rng, d: DType) -> V {
@@ -396,14 +77,7 @@ fn rand_val(rng: &mut Rng, d: DType) -> V {
         DTypeKind::Bool => B(coin(rng)),
         DTypeKind::SignedInt => I(rng.usize(1, 10) as i128 * if coin(rng) { 1 } else { -1 }),
         DTypeKind::UnsignedInt => I(rng.usize(1, 16) as i128),
-        DTypeKind::Float => {
-            let x = rng.f64(0.5, 10.0);
-            F(signed(rng, x))
-        }
-        DTypeKind::Complex => {
-            let (re, im) = (rng.f64(0.5, 10.0), rng.f64(0.5, 10.0));
-            C(signed(rng, re), signed(rng, im))
-        }
+        DTypeKind::Float | DTypeKind::Complex => rand_signed(rng, d, 0.5, 10.0),
     };
     cast_v(v, d)
 }
@@ -500,6 +174,18 @@ const BINS: [Bin; 14] = [
     Bin::Le,
     Bin::Gt,
     Bin::Ge,
+];
+
+/// Some of the binary operations (arithmetic, `maximum` and two comparisons), for the
+/// tests that cover their operands rather than every operation.
+const SOME_BINS: [Bin; 7] = [
+    Bin::Add,
+    Bin::Sub,
+    Bin::Mul,
+    Bin::Div,
+    Bin::Max,
+    Bin::Lt,
+    Bin::Eq,
 ];
 
 impl Bin {
@@ -692,7 +378,7 @@ fn ref_bin(op: Bin, x: V, y: V, t: DType) -> V {
 /// The magnitude a float result's error is relative to (intermediate values of complex
 /// arithmetic can be much larger than the result).
 fn error_scale(op: Bin, x: V, y: V, w: V) -> f64 {
-    let (ax, ay, aw) = (vabs(x), vabs(y), vabs(w));
+    let (ax, ay, aw) = (magnitude(x), magnitude(y), magnitude(w));
     let s = match op {
         Bin::Add | Bin::Sub | Bin::Rem => ax + ay,
         Bin::Mul => ax * ay,
@@ -1061,15 +747,7 @@ fn weak_scalars_of_every_kind_with_arrays_of_every_dtype() {
                 continue;
             }
             let svs = vec![sv; n];
-            for op in [
-                Bin::Add,
-                Bin::Sub,
-                Bin::Mul,
-                Bin::Div,
-                Bin::Max,
-                Bin::Lt,
-                Bin::Eq,
-            ] {
+            for op in SOME_BINS {
                 let what = format!("{d} array {op:?} {} scalar", sc.dtype());
                 check_op(op, op.call(&a, sc), (&xs, &svs), c, &[n], &what);
                 let what = format!("{} scalar {op:?} {d} array", sc.dtype());
@@ -1419,15 +1097,7 @@ fn transposed_and_stepped_views_as_operands() {
     let xt: Vec<V> = (0..12).map(|k| xs[(k % 3) * 4 + k / 3]).collect();
     let ys = rand_partners(&mut rng, &xt, d);
     let b = dev(&ys, &[4, 3], d);
-    for op in [
-        Bin::Add,
-        Bin::Sub,
-        Bin::Mul,
-        Bin::Div,
-        Bin::Max,
-        Bin::Lt,
-        Bin::Eq,
-    ] {
+    for op in SOME_BINS {
         let what = format!("transposed {op:?} contiguous");
         check_op(op, op.call(&at, &b), (&xt, &ys), d, &[4, 3], &what);
         let what = format!("contiguous {op:?} transposed");
@@ -1585,7 +1255,7 @@ fn negative_and_abs_for_every_dtype() {
             .collect();
         for r in [ops::abs(&a).unwrap(), a.abs().unwrap()] {
             assert_eq!(r.dtype(), out, "abs {d}");
-            let scales: Vec<f64> = want.iter().map(|&w| vabs(w)).collect();
+            let scales: Vec<f64> = want.iter().map(|&w| magnitude(w)).collect();
             assert_vals(&host(&r), &want, out, 2.0, &scales, &format!("abs {d}"));
         }
     }
@@ -1784,8 +1454,8 @@ fn math_functions_for_every_dtype_compute_in_numpys_float_type() {
             let scales: Vec<f64> = want
                 .iter()
                 .map(|&w| match f {
-                    Math::Tan => vabs(w).max(1.0) * (1.0 + vabs(w)),
-                    _ => vabs(w).max(1.0),
+                    Math::Tan => magnitude(w).max(1.0) * (1.0 + magnitude(w)),
+                    _ => magnitude(w).max(1.0),
                 })
                 .collect();
             for (how, r) in [("ops", f.call(&a)), ("method", f.method(&a))] {

@@ -19,46 +19,23 @@
 
 mod common;
 
-use common::Rng;
+use common::views::{c_order, make_view, out_recipe, own_shape, view_recipe};
+use common::{
+    Rng, assert_compile_error_in, assert_err, assert_type_mismatch, dev, gpu_proptest_runner, nz,
+    picked_axes, rand_f64,
+};
 use cuprum::kernel::{Axes, IntoOperand, Operand, ReductionCall};
 use cuprum::{
     Array, CompileOptions, DType, Element, ElementwiseKernel, ErrorKind, ReductionKernel, Scalar,
-    SliceArg, Stream, s,
+    Stream, s,
 };
 use half::{bf16, f16};
 use num_complex::Complex;
 use proptest::prelude::*;
-use proptest::test_runner::{Config as ProptestConfig, TestRunner};
 
 // =========================================================================================
 // Host-side helpers
 // =========================================================================================
-
-/// A random value in `[lo, hi)` away from zero.
-fn nz(rng: &mut Rng, lo: f64, hi: f64) -> f64 {
-    loop {
-        let v = rng.f64(lo, hi);
-        if v.abs() > 1e-3 {
-            return v;
-        }
-    }
-}
-
-fn rand_f64(rng: &mut Rng, n: usize) -> Vec<f64> {
-    (0..n).map(|_| nz(rng, -10.0, 10.0)).collect()
-}
-
-fn dev<T: Element>(data: &[T], shape: &[usize]) -> Array {
-    Array::from_slice(data, shape).unwrap()
-}
-
-fn assert_err<T: std::fmt::Debug>(r: cuprum::Result<T>, kind: ErrorKind, text: &str) -> String {
-    let e = r.unwrap_err();
-    let m = e.to_string();
-    assert_eq!(e.kind(), kind, "{m}");
-    assert!(m.contains(text), "expected {text:?} in the message: {m}");
-    m
-}
 
 /// A compensated (Neumaier) sum: the host reference, accurate to about one rounding.
 fn nsum(vals: impl IntoIterator<Item = f64>) -> f64 {
@@ -192,52 +169,37 @@ fn max_mismatch(got: &[f64], groups: &[Vec<f64>]) -> Option<String> {
     None
 }
 
-/// The host's own model of a strided view: where each element lives in its base buffer.
-#[derive(Debug, Clone)]
-struct Model {
-    offset: isize,
-    shape: Vec<usize>,
-    strides: Vec<isize>,
-}
-
-impl Model {
-    fn contiguous(shape: &[usize]) -> Model {
-        let mut strides = vec![0isize; shape.len()];
-        let mut acc = 1isize;
-        for d in (0..shape.len()).rev() {
-            strides[d] = acc;
-            acc *= shape[d] as isize;
-        }
-        Model {
-            offset: 0,
-            shape: shape.to_vec(),
-            strides,
-        }
-    }
-
-    /// Buffer position of the element at loop index `idx`, the view broadcast (NumPy rules)
-    /// to a loop of `idx.len()` dimensions.
-    fn pos(&self, idx: &[usize]) -> usize {
-        let lead = idx.len() - self.shape.len();
-        let mut p = self.offset;
-        for k in 0..self.shape.len() {
-            if self.shape[k] != 1 {
-                p += idx[lead + k] as isize * self.strides[k];
-            }
-        }
-        usize::try_from(p).expect("model position inside the base")
-    }
-}
-
 // =========================================================================================
 // Kernels shared by the tests
 // =========================================================================================
 
+/// A plain sum: `x` of `ins` summed from 0 into `y` of `outs`.
+fn sum_kernel(ins: &str, outs: &str, name: &str) -> ReductionKernel {
+    ReductionKernel::new(ins, outs, "x", "a + b", "y = a", Some("0"), name).unwrap()
+}
+
+/// CuPy's `sum_of_squares`.
+fn ssq_kernel(name: &str) -> ReductionKernel {
+    ReductionKernel::new("T x", "T y", "x * x", "a + b", "y = a", Some("0"), name).unwrap()
+}
+
 /// CuPy's `sum_of_squares`, with and without dimension merging.
 fn ssq_kernels(name: &str) -> [ReductionKernel; 2] {
-    let k =
-        || ReductionKernel::new("T x", "T y", "x * x", "a + b", "y = a", Some("0"), name).unwrap();
-    [k(), k().reduce_dims(false)]
+    [ssq_kernel(name), ssq_kernel(name).reduce_dims(false)]
+}
+
+/// The dot product `z` of `x` and `y`.
+fn dot_kernel(name: &str) -> ReductionKernel {
+    ReductionKernel::new(
+        "T x, T y",
+        "T z",
+        "x * y",
+        "a + b",
+        "z = a",
+        Some("0"),
+        name,
+    )
+    .unwrap()
 }
 
 /// Maximum without an identity, with and without dimension merging.
@@ -245,6 +207,63 @@ fn max_kernels(name: &str) -> [ReductionKernel; 2] {
     let k =
         || ReductionKernel::new("T x", "T y", "x", "a > b ? a : b", "y = a", None, name).unwrap();
     [k(), k().reduce_dims(false)]
+}
+
+/// Checks reductions along each axis of the (r, c) array `x`: `row_k` over axis 1 against
+/// `rows`, `col_k` over axis 0 and over axis 1 of the transpose against `cols`.
+#[track_caller]
+fn assert_rows_and_cols<T: Element + PartialEq + std::fmt::Debug>(
+    row_k: &ReductionKernel,
+    col_k: &ReductionKernel,
+    x: &Array,
+    rows: &[T],
+    cols: &[T],
+) {
+    assert_eq!(
+        row_k.axis(1).call((x,)).unwrap().to_vec::<T>().unwrap(),
+        rows
+    );
+    assert_eq!(
+        col_k.axis(0).call((x,)).unwrap().to_vec::<T>().unwrap(),
+        cols
+    );
+    assert_eq!(
+        col_k
+            .axis(1)
+            .call((&x.t(),))
+            .unwrap()
+            .to_vec::<T>()
+            .unwrap(),
+        cols
+    );
+}
+
+/// The sum of the positive half-precision values `h` by `half_sum` (in their own type,
+/// accumulated in float: within their rounding `ulp` of the exact sum) and by
+/// `half_to_f32` (into float32).
+#[track_caller]
+fn check_half_sum<T: Element + Into<f64>>(
+    half_sum: &ReductionKernel,
+    half_to_f32: &ReductionKernel,
+    h: &[T],
+    ulp: f64,
+    what: &str,
+) {
+    let n = h.len();
+    let want = nsum(h.iter().map(|&v| v.into()));
+    let x = dev(h, &[n]);
+    let got = half_sum.call((&x,)).unwrap();
+    assert_eq!(got.dtype(), T::DTYPE);
+    let got: f64 = got.to_vec::<T>().unwrap()[0].into();
+    assert!(
+        (got - want).abs() <= want * (ulp + 2e-5),
+        "{what} n={n}: {got} vs {want}"
+    );
+    let got = half_to_f32.call((&x,)).unwrap().to_vec::<f32>().unwrap()[0] as f64;
+    assert!(
+        (got - want).abs() <= want * 2e-5,
+        "{what} -> f32 n={n}: {got} vs {want}"
+    );
 }
 
 /// A call of `k` over `axes` (all when `None`).
@@ -354,6 +373,15 @@ fn construction_errors_match_cupy() {
     let e = new("T x", "int128 y", "k").unwrap_err();
     assert_eq!(e.kind(), ErrorKind::DType);
     assert!(e.to_string().contains("'int128'"), "{e}");
+    let reserved = |ins: &str, outs: &str, name: &str| {
+        let e = new(ins, outs, "k").unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{ins} -> {outs}");
+        assert!(
+            e.to_string()
+                .starts_with(&format!("Can not use '{name}' as a parameter name")),
+            "{e}"
+        );
+    };
     // names starting with `_` are the generated code's
     for (ins, outs, name) in [
         ("T _x", "T y", "_x"),
@@ -362,13 +390,7 @@ fn construction_errors_match_cupy() {
         ("T x, float64 _J", "T y", "_J"),
         ("T _i", "T y", "_i"),
     ] {
-        let e = new(ins, outs, "k").unwrap_err();
-        assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{ins} -> {outs}");
-        assert!(
-            e.to_string()
-                .starts_with(&format!("Can not use '{name}' as a parameter name")),
-            "{e}"
-        );
+        reserved(ins, outs, name);
     }
     // `a` and `b` are the reduce_expr's and post_map_expr's
     for (ins, outs, name) in [
@@ -377,13 +399,7 @@ fn construction_errors_match_cupy() {
         ("T x, T b", "T y", "b"),
         ("T x, raw T a", "T y", "a"),
     ] {
-        let e = new(ins, outs, "k").unwrap_err();
-        assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{ins} -> {outs}");
-        assert!(
-            e.to_string()
-                .starts_with(&format!("Can not use '{name}' as a parameter name")),
-            "{e}"
-        );
+        reserved(ins, outs, name);
     }
     // a name used twice
     let e = new("T x", "T x", "k").unwrap_err();
@@ -424,7 +440,7 @@ fn construction_errors_match_cupy() {
 
 #[test]
 fn argument_count_is_checked_before_any_gpu_work() {
-    let k = ReductionKernel::new("T x", "T y", "x", "a + b", "y = a", Some("0"), "sum_k").unwrap();
+    let k = sum_kernel("T x", "T y", "sum_k");
     let e = k.call((1.0f32, 2.0f32, 3.0f32)).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidArgument);
     assert_eq!(
@@ -529,16 +545,7 @@ fn generated_source_holds_the_users_code() {
 #[test]
 fn seed_examples() {
     require_gpu!();
-    let ssq = ReductionKernel::new(
-        "T x",
-        "T y",
-        "x * x",
-        "a + b",
-        "y = a",
-        Some("0"),
-        "sum_of_squares",
-    )
-    .unwrap();
+    let ssq = ssq_kernel("sum_of_squares");
     // sum of squares of 1..5 = 55, in several dtypes
     let x = dev(&[1.0f32, 2.0, 3.0, 4.0, 5.0], &[5]);
     let y = ssq.call((&x,)).unwrap();
@@ -740,149 +747,7 @@ fn seed_examples() {
 // Random views, axes and keepdims against a host reduction (property tests)
 // =========================================================================================
 
-/// How one axis of a view is sliced out of its base: step, distance of the first element
-/// from the edge, and extra base elements past the last one.
-#[derive(Debug, Clone)]
-struct AxisRecipe {
-    step: isize,
-    pad: usize,
-    extra: usize,
-}
-
-/// How an operand is made: leading loop axes it lacks, axes of extent 1 (broadcast), the
-/// slicing of each of its axes, a permutation of its axes (from a seed), and whether it
-/// is broadcast to the full shape explicitly (stride-0 view) before the call.
-#[derive(Debug, Clone)]
-struct ViewRecipe {
-    drop: usize,
-    ones: Vec<bool>,
-    axes: Vec<AxisRecipe>,
-    perm_seed: u64,
-    explicit_broadcast: bool,
-}
-
-/// A device view over a base of host-known values, and the host model of that view.
-struct View {
-    base: Vec<f64>,
-    base_dev: Array,
-    view: Array,
-    model: Model,
-}
-
-fn own_shape(loop_shape: &[usize], r: &ViewRecipe) -> Vec<usize> {
-    let drop = r.drop.min(loop_shape.len());
-    loop_shape[drop..]
-        .iter()
-        .enumerate()
-        .map(|(k, &d)| if r.ones[k] { 1 } else { d })
-        .collect()
-}
-
-/// Builds a view of exactly `shape` as base → slice (steps, negative steps) → permute
-/// (→ broadcast_to(full) when the recipe says so), with the same steps in the model.
-fn make_view(r: &ViewRecipe, shape: &[usize], full: &[usize], rng: &mut Rng) -> View {
-    let k = shape.len();
-    let mut perm: Vec<usize> = (0..k).collect();
-    let mut prng = Rng::new(r.perm_seed);
-    for i in (1..k).rev() {
-        let j = prng.usize(0, i + 1);
-        perm.swap(i, j);
-    }
-    // view = sliced.permute(perm): view axis i is sliced axis perm[i]
-    let mut sliced = vec![0usize; k];
-    for i in 0..k {
-        sliced[perm[i]] = shape[i];
-    }
-    let mut base_shape = Vec::with_capacity(k);
-    let mut args = Vec::with_capacity(k);
-    let mut firsts = Vec::with_capacity(k);
-    let mut steps = Vec::with_capacity(k);
-    for (j, &t) in sliced.iter().enumerate() {
-        let a = &r.axes[j];
-        let m = a.step.unsigned_abs();
-        let span = t.saturating_sub(1) * m;
-        let (first, extent) = if a.step > 0 {
-            (a.pad, a.pad + span + 1 + a.extra)
-        } else {
-            // the pad stays below |step| so that "to the edge" ends after exactly t elements
-            let pad = a.pad % m;
-            (span + pad, span + pad + 1 + a.extra)
-        };
-        let end = first as isize + t as isize * a.step;
-        args.push(SliceArg::Range {
-            start: Some(first as isize),
-            end: if end >= 0 { Some(end) } else { None },
-            step: a.step,
-        });
-        base_shape.push(extent);
-        firsts.push(first);
-        steps.push(a.step);
-    }
-    let base_model = Model::contiguous(&base_shape);
-    let mut offset = 0isize;
-    let mut st = Vec::with_capacity(k);
-    for j in 0..k {
-        offset += firsts[j] as isize * base_model.strides[j];
-        st.push(base_model.strides[j] * steps[j]);
-    }
-    let model = Model {
-        offset,
-        shape: shape.to_vec(),
-        strides: perm.iter().map(|&p| st[p]).collect(),
-    };
-    let base = rand_f64(rng, base_shape.iter().product());
-    let base_dev = dev(&base, &base_shape);
-    let perm_i: Vec<isize> = perm.iter().map(|&p| p as isize).collect();
-    let mut view = base_dev.slice(&args).unwrap().permute(&perm_i).unwrap();
-    assert_eq!(view.shape(), shape, "view construction for {r:?}");
-    if r.explicit_broadcast {
-        view = view.broadcast_to(full).unwrap();
-    }
-    View {
-        base,
-        base_dev,
-        view,
-        model,
-    }
-}
-
-fn axis_recipe() -> impl Strategy<Value = AxisRecipe> {
-    (
-        prop::sample::select(vec![1isize, 1, 1, 2, -1, -1, -2, 3]),
-        0usize..3,
-        0usize..3,
-    )
-        .prop_map(|(step, pad, extra)| AxisRecipe { step, pad, extra })
-}
-
-fn view_recipe() -> impl Strategy<Value = ViewRecipe> {
-    (
-        prop_oneof![4 => Just(0usize), 1 => 1usize..3],
-        prop::collection::vec(prop::bool::weighted(0.2), 4),
-        prop::collection::vec(axis_recipe(), 4),
-        any::<u64>(),
-        prop::bool::weighted(0.3),
-    )
-        .prop_map(
-            |(drop, ones, axes, perm_seed, explicit_broadcast)| ViewRecipe {
-                drop,
-                ones,
-                axes,
-                perm_seed,
-                explicit_broadcast,
-            },
-        )
-}
-
-/// Output views: exactly the output shape (no broadcast), sliced and permuted.
-fn out_recipe() -> impl Strategy<Value = ViewRecipe> {
-    view_recipe().prop_map(|mut r| {
-        r.drop = 0;
-        r.ones = vec![false; 4];
-        r.explicit_broadcast = false;
-        r
-    })
-}
+// The random views and their host model are `common::views`.
 
 /// Shapes of 1 to 4 dimensions, extents mostly 1..9, some big ones, rarely 0.
 fn red_shape() -> impl Strategy<Value = Vec<usize>> {
@@ -923,16 +788,7 @@ fn axes_recipe() -> impl Strategy<Value = Option<AxesRecipe>> {
 
 fn axes_for(r: &Option<AxesRecipe>, nd: usize) -> Option<Vec<isize>> {
     r.as_ref().map(|r| {
-        let mut v: Vec<isize> = (0..nd)
-            .filter(|&k| r.pick[k])
-            .map(|k| {
-                if r.neg[k] {
-                    k as isize - nd as isize
-                } else {
-                    k as isize
-                }
-            })
-            .collect();
+        let mut v = picked_axes(nd, &r.pick, &r.neg);
         let mut prng = Rng::new(r.seed);
         for i in (1..v.len()).rev() {
             let j = prng.usize(0, i + 1);
@@ -965,19 +821,7 @@ fn random_views_axes_and_keepdims_match_a_host_reduction() {
     require_gpu!();
     let ssq = ssq_kernels("prop_ssq");
     let mx = max_kernels("prop_max");
-    let dot = |rd: bool| {
-        ReductionKernel::new(
-            "T x, T y",
-            "T z",
-            "x * y",
-            "a + b",
-            "z = a",
-            Some("0"),
-            "prop_dot",
-        )
-        .unwrap()
-        .reduce_dims(rd)
-    };
+    let dot = |rd: bool| dot_kernel("prop_dot").reduce_dims(rd);
     let dots = [dot(true), dot(false)];
     let dmax = |rd: bool| {
         ReductionKernel::new(
@@ -1002,16 +846,7 @@ fn random_views_axes_and_keepdims_match_a_host_reduction() {
         any::<bool>(),
         any::<u64>(),
     );
-    let mut runner = TestRunner::new(ProptestConfig {
-        // few cases: each one compiles and launches kernels (PROPTEST_CASES overrides)
-        cases: std::env::var("PROPTEST_CASES")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(24),
-        max_shrink_iters: 64,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    });
+    let mut runner = gpu_proptest_runner(24);
     let result = runner.run(&strategy, |(shape, rx, ry, ro, ax, keepdims, seed)| {
         let mut rng = Rng::new(seed);
         let xv = make_view(&rx, &own_shape(&shape, &rx), &shape, &mut rng);
@@ -1097,7 +932,7 @@ fn random_views_axes_and_keepdims_match_a_host_reduction() {
                     prop_assert!(d.is_none(), "{}: sum of x*y into the output: {:?}", ctx, d);
                     // every base element outside the output view is untouched
                     let mut expect = ov.base.clone();
-                    for (lin, idx) in cuprum_c_order(&oshape).into_iter().enumerate() {
+                    for (lin, idx) in c_order(&oshape).into_iter().enumerate() {
                         expect[ov.model.pos(&idx)] = got[lin];
                     }
                     let base_now = ov.base_dev.to_vec::<f64>().unwrap();
@@ -1120,21 +955,6 @@ fn random_views_axes_and_keepdims_match_a_host_reduction() {
     if let Err(e) = result {
         panic!("{e}");
     }
-}
-
-/// Every multi-index of `shape` in C order (one empty index for a 0-d shape).
-fn cuprum_c_order(shape: &[usize]) -> Vec<Vec<usize>> {
-    let n: usize = shape.iter().product();
-    let mut out = Vec::with_capacity(n);
-    for mut lin in 0..n {
-        let mut idx = vec![0; shape.len()];
-        for d in (0..shape.len()).rev() {
-            idx[d] = lin % shape[d];
-            lin /= shape[d];
-        }
-        out.push(idx);
-    }
-    out
 }
 
 // =========================================================================================
@@ -1210,33 +1030,14 @@ fn full_reduction_of_1e8_float32_is_split_and_deterministic() {
         assert_eq!(got.to_bits(), again.to_bits(), "{what}: not deterministic");
     }
     // a double accumulator: only the final rounding to float32 remains
-    let ssq_d = ReductionKernel::new(
-        "T x",
-        "T y",
-        "x * x",
-        "a + b",
-        "y = a",
-        Some("0"),
-        "ssq_1e8_d",
-    )
-    .unwrap()
-    .reduce_type("double");
+    let ssq_d = ssq_kernel("ssq_1e8_d").reduce_type("double");
     let got = ssq_d.call((&x,)).unwrap().to_vec::<f32>().unwrap()[0] as f64;
     assert!(
         (got - sq).abs() <= sq * (2f64.powi(-24) + 1e-12),
         "double accumulator {got} vs {sq}"
     );
     // float64 output of float32 input
-    let sum64 = ReductionKernel::new(
-        "float32 x",
-        "float64 y",
-        "x",
-        "a + b",
-        "y = a",
-        Some("0"),
-        "sum_f32_f64",
-    )
-    .unwrap();
+    let sum64 = sum_kernel("float32 x", "float64 y", "sum_f32_f64");
     let got = sum64.call((&x,)).unwrap().to_vec::<f64>().unwrap()[0];
     assert!((got - sum).abs() <= 1e-12 * sum, "{got} vs {sum}");
     let got2 = sum64.call((&x,)).unwrap().to_vec::<f64>().unwrap()[0];
@@ -1272,17 +1073,7 @@ fn square_8192_over_each_axis() {
     }
     drop(h);
     let [ssq, ssq_nd] = ssq_kernels("ssq_8192");
-    let ssq_d = ReductionKernel::new(
-        "T x",
-        "T y",
-        "x * x",
-        "a + b",
-        "y = a",
-        Some("0"),
-        "ssq_8192_d",
-    )
-    .unwrap()
-    .reduce_type("double");
+    let ssq_d = ssq_kernel("ssq_8192_d").reduce_type("double");
     let check = |what: &str, got: &[f32], want: &[f64], rel: f64| {
         assert_eq!(got.len(), want.len(), "{what}");
         for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
@@ -1442,8 +1233,7 @@ fn every_inner_and_outer_boundary() {
 fn split_reductions_are_deterministic() {
     require_gpu!();
     let mut rng = Rng::new(8);
-    let sum =
-        ReductionKernel::new("T x", "T y", "x", "a + b", "y = a", Some("0"), "det_sum").unwrap();
+    let sum = sum_kernel("T x", "T y", "det_sum");
     let h: Vec<f32> = (0..3_000_017)
         .map(|_| nz(&mut rng, -10.0, 10.0) as f32)
         .collect();
@@ -1480,18 +1270,8 @@ fn split_reductions_are_deterministic() {
 fn sums_for_every_dtype() {
     require_gpu!();
     let mut rng = Rng::new(10);
-    let to_i64 = ReductionKernel::new(
-        "T x",
-        "int64 y",
-        "x",
-        "a + b",
-        "y = a",
-        Some("0"),
-        "sum_to_i64",
-    )
-    .unwrap();
-    let same =
-        ReductionKernel::new("T x", "T y", "x", "a + b", "y = a", Some("0"), "sum_same").unwrap();
+    let to_i64 = sum_kernel("T x", "int64 y", "sum_to_i64");
+    let same = sum_kernel("T x", "T y", "sum_same");
     let sizes = [1usize, 33, 1000, 100_003];
     macro_rules! ints {
         ($t:ty, $make:expr, $wrap:expr) => {{
@@ -1531,23 +1311,7 @@ fn sums_for_every_dtype() {
             let cols: Vec<i64> = (0..c)
                 .map(|j| (0..r).map(|i| h[i * c + j] as i128).sum::<i128>() as i64)
                 .collect();
-            assert_eq!(
-                to_i64.axis(1).call((&x,)).unwrap().to_vec::<i64>().unwrap(),
-                rows
-            );
-            assert_eq!(
-                to_i64.axis(0).call((&x,)).unwrap().to_vec::<i64>().unwrap(),
-                cols
-            );
-            assert_eq!(
-                to_i64
-                    .axis(1)
-                    .call((&x.t(),))
-                    .unwrap()
-                    .to_vec::<i64>()
-                    .unwrap(),
-                cols
-            );
+            assert_rows_and_cols(&to_i64, &to_i64, &x, &rows, &cols);
         }};
     }
     // 8/16-bit: full range, the C++ `a + b` is an int converted back (wraps)
@@ -1680,51 +1444,14 @@ fn sums_for_every_dtype() {
     }
 
     // float16 / bfloat16, accumulated in float
-    let half_sum = ReductionKernel::new("T x", "T y", "x", "a + b", "y = a", Some("0"), "half_sum")
-        .unwrap()
-        .reduce_type("float");
-    let half_to_f32 = ReductionKernel::new(
-        "T x",
-        "float32 y",
-        "x",
-        "a + b",
-        "y = a",
-        Some("0"),
-        "half_to_f32",
-    )
-    .unwrap();
+    let half_sum = sum_kernel("T x", "T y", "half_sum").reduce_type("float");
+    let half_to_f32 = sum_kernel("T x", "float32 y", "half_to_f32");
     // positive values: no cancellation, and the f16 sum stays below 65504
     for n in [1usize, 33, 1000, 20_000] {
         let hf: Vec<f16> = (0..n).map(|_| f16::from_f64(rng.f64(0.5, 2.0))).collect();
-        let want = nsum(hf.iter().map(|v| v.to_f64()));
-        let x = dev(&hf, &[n]);
-        let got = half_sum.call((&x,)).unwrap();
-        assert_eq!(got.dtype(), DType::F16);
-        let got = got.to_vec::<f16>().unwrap()[0].to_f64();
-        assert!(
-            (got - want).abs() <= want * (2f64.powi(-11) + 2e-5),
-            "f16 n={n}: {got} vs {want}"
-        );
-        let got = half_to_f32.call((&x,)).unwrap().to_vec::<f32>().unwrap()[0] as f64;
-        assert!(
-            (got - want).abs() <= want * 2e-5,
-            "f16 -> f32 n={n}: {got} vs {want}"
-        );
+        check_half_sum(&half_sum, &half_to_f32, &hf, 2f64.powi(-11), "f16");
         let hb: Vec<bf16> = (0..n).map(|_| bf16::from_f64(rng.f64(0.5, 2.0))).collect();
-        let want = nsum(hb.iter().map(|v| v.to_f64()));
-        let x = dev(&hb, &[n]);
-        let got = half_sum.call((&x,)).unwrap();
-        assert_eq!(got.dtype(), DType::BF16);
-        let got = got.to_vec::<bf16>().unwrap()[0].to_f64();
-        assert!(
-            (got - want).abs() <= want * (2f64.powi(-8) + 2e-5),
-            "bf16 n={n}: {got} vs {want}"
-        );
-        let got = half_to_f32.call((&x,)).unwrap().to_vec::<f32>().unwrap()[0] as f64;
-        assert!(
-            (got - want).abs() <= want * 2e-5,
-            "bf16 -> f32 n={n}: {got} vs {want}"
-        );
+        check_half_sum(&half_sum, &half_to_f32, &hb, 2f64.powi(-8), "bf16");
     }
 
     // complex64 / complex128
@@ -1838,18 +1565,7 @@ fn max_and_min_without_identity_for_every_dtype() {
             let cols_min: Vec<$t> = (0..c)
                 .map(|j| pick(&mut (0..r).map(|i| h[i * c + j]), false))
                 .collect();
-            assert_eq!(
-                mx.axis(1).call((&x,)).unwrap().to_vec::<$t>().unwrap(),
-                rows_max
-            );
-            assert_eq!(
-                mn.axis(0).call((&x,)).unwrap().to_vec::<$t>().unwrap(),
-                cols_min
-            );
-            assert_eq!(
-                mn.axis(1).call((&x.t(),)).unwrap().to_vec::<$t>().unwrap(),
-                cols_min
-            );
+            assert_rows_and_cols(&mx, &mn, &x, &rows_max, &cols_min);
         }};
     }
     // all negative: a wrong zero start would win the max
@@ -2165,16 +1881,7 @@ fn outputs_given_by_the_caller() {
     let y = k.axis(1).call((&x, &s_out, &n_out)).unwrap();
     assert!(y.shares_memory(&s_out));
     // an output's dtype decides a placeholder no input decides
-    let k = ReductionKernel::new(
-        "T x",
-        "U y",
-        "x",
-        "a + b",
-        "y = a",
-        Some("0"),
-        "out_decides",
-    )
-    .unwrap();
+    let k = sum_kernel("T x", "U y", "out_decides");
     let y32 = Array::zeros(&[r], DType::F32).unwrap();
     k.axis(1).call((&x, &y32)).unwrap();
     let got = y32.to_vec::<f32>().unwrap();
@@ -2632,44 +2339,23 @@ fn argmax_with_a_struct_accumulator() {
         let m = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         v.iter().position(|&a| a == m).unwrap() as i64
     };
+    let argmax_of = |x: &Array| -> Vec<i64> { argmax.call((x,)).unwrap().to_vec::<i64>().unwrap() };
     let mut rng = Rng::new(20);
     // few distinct values: many ties, all negative
     for n in [1usize, 2, 33, 1000, 1_000_003] {
         let h: Vec<f64> = (0..n).map(|_| -(rng.usize(1, 30) as f64)).collect();
-        let got = argmax
-            .call((&dev(&h, &[n]),))
-            .unwrap()
-            .to_vec::<i64>()
-            .unwrap();
+        let got = argmax_of(&dev(&h, &[n]));
         assert_eq!(got, vec![first_max(&h)], "n={n}");
         let hf: Vec<f32> = h.iter().map(|&v| v as f32).collect();
-        let got = argmax
-            .call((&dev(&hf, &[n]),))
-            .unwrap()
-            .to_vec::<i64>()
-            .unwrap();
+        let got = argmax_of(&dev(&hf, &[n]));
         assert_eq!(got, vec![first_max(&h)], "float32 n={n}");
     }
     // the maximum at the very end, and everything equal
     let mut h = vec![-5.0f64; 100_000];
     h[99_999] = -1.0;
-    assert_eq!(
-        argmax
-            .call((&dev(&h, &[100_000]),))
-            .unwrap()
-            .to_vec::<i64>()
-            .unwrap(),
-        vec![99_999]
-    );
+    assert_eq!(argmax_of(&dev(&h, &[100_000])), vec![99_999]);
     let h = vec![-3.0f64; 100_000];
-    assert_eq!(
-        argmax
-            .call((&dev(&h, &[100_000]),))
-            .unwrap()
-            .to_vec::<i64>()
-            .unwrap(),
-        vec![0]
-    );
+    assert_eq!(argmax_of(&dev(&h, &[100_000])), vec![0]);
     // along each axis (inner and outer strategies)
     let (r, c) = (37usize, 5000usize);
     let h: Vec<f64> = (0..r * c)
@@ -2680,23 +2366,7 @@ fn argmax_with_a_struct_accumulator() {
     let cols: Vec<i64> = (0..c)
         .map(|j| first_max(&(0..r).map(|i| h[i * c + j]).collect::<Vec<_>>()))
         .collect();
-    assert_eq!(
-        argmax.axis(1).call((&x,)).unwrap().to_vec::<i64>().unwrap(),
-        rows
-    );
-    assert_eq!(
-        argmax.axis(0).call((&x,)).unwrap().to_vec::<i64>().unwrap(),
-        cols
-    );
-    assert_eq!(
-        argmax
-            .axis(1)
-            .call((&x.t(),))
-            .unwrap()
-            .to_vec::<i64>()
-            .unwrap(),
-        cols
-    );
+    assert_rows_and_cols(&argmax, &argmax, &x, &rows, &cols);
     assert_eq!(
         argmax
             .reduce_dims(false)
@@ -2740,16 +2410,7 @@ fn zero_d_inputs() {
         vec![7]
     );
     // a 0-d input broadcast against a vector
-    let dot = ReductionKernel::new(
-        "T x, T y",
-        "T z",
-        "x * y",
-        "a + b",
-        "z = a",
-        Some("0"),
-        "zero_d_dot",
-    )
-    .unwrap();
+    let dot = dot_kernel("zero_d_dot");
     let v = dev(&[1.0f64, 2.0, 3.0], &[3]);
     assert_eq!(
         dot.call((&Array::scalar(2.0f64).unwrap(), &v))
@@ -2897,17 +2558,7 @@ fn preamble_options_and_reduce_type() {
     let mut rng = Rng::new(24);
     let hr: Vec<f32> = (0..1_000_003).map(|_| rng.f64(0.5, 1.5) as f32).collect();
     let want = nsum(hr.iter().map(|&v| v as f64));
-    let k = ReductionKernel::new(
-        "T x",
-        "T y",
-        "x",
-        "a + b",
-        "y = a",
-        Some("0"),
-        "sum_f32_dacc",
-    )
-    .unwrap()
-    .reduce_type("double");
+    let k = sum_kernel("T x", "T y", "sum_f32_dacc").reduce_type("double");
     let got = k
         .call((&dev(&hr, &[1_000_003]),))
         .unwrap()
@@ -2966,16 +2617,7 @@ fn calls_on_a_given_stream() {
 #[test]
 fn concurrent_calls_from_threads() {
     require_gpu!();
-    let sum = ReductionKernel::new(
-        "T x",
-        "T y",
-        "x",
-        "a + b",
-        "y = a",
-        Some("0"),
-        "sum_threads",
-    )
-    .unwrap();
+    let sum = sum_kernel("T x", "T y", "sum_threads");
     std::thread::scope(|sc| {
         for t in 0..4u64 {
             let sum = &sum;
@@ -3074,67 +2716,23 @@ fn call_errors_match_cupy() {
     );
     assert!(m.contains("'y'"), "{m}");
     // dtype mismatch against a concrete type
-    let concrete = ReductionKernel::new(
-        "float32 x",
-        "float32 y",
-        "x",
-        "a + b",
-        "y = a",
-        Some("0"),
-        "f32_sum",
-    )
-    .unwrap();
+    let concrete = sum_kernel("float32 x", "float32 y", "f32_sum");
     let x64 = Array::ones(&[3, 4], DType::F64).unwrap();
-    let m = assert_err(
-        concrete.call((&x64,)),
-        ErrorKind::DType,
-        "Type is mismatched.",
-    );
-    assert!(
-        m.starts_with("Type is mismatched. x float64 float32"),
-        "{m}"
-    );
-    let m = assert_err(
+    assert_type_mismatch(concrete.call((&x64,)), "x float64 float32");
+    assert_type_mismatch(
         concrete
             .axis(1)
             .call((&x, &Array::zeros(&[3], DType::F64).unwrap())),
-        ErrorKind::DType,
-        "Type is mismatched.",
-    );
-    assert!(
-        m.starts_with("Type is mismatched. y float64 float32"),
-        "{m}"
+        "y float64 float32",
     );
     // a placeholder bound by one array and contradicted by another
-    let dot = ReductionKernel::new(
-        "T x, T y",
-        "T z",
-        "x * y",
-        "a + b",
-        "z = a",
-        Some("0"),
-        "err_dot",
-    )
-    .unwrap();
-    let m = assert_err(
-        dot.call((&x, &x64)),
-        ErrorKind::DType,
-        "Type is mismatched.",
-    );
-    assert!(
-        m.starts_with("Type is mismatched. y float64 float32 T"),
-        "{m}"
-    );
+    let dot = dot_kernel("err_dot");
+    assert_type_mismatch(dot.call((&x, &x64)), "y float64 float32 T");
     // outputs bind first: the input is the one that mismatches
-    let m = assert_err(
+    assert_type_mismatch(
         ssq.axis(1)
             .call((&x, &Array::zeros(&[3], DType::F64).unwrap())),
-        ErrorKind::DType,
-        "Type is mismatched.",
-    );
-    assert!(
-        m.starts_with("Type is mismatched. x float32 float64 T"),
-        "{m}"
+        "x float32 float64 T",
     );
     // unbroadcastable inputs
     let e = dot.call((&f32a(&[2]), &f32a(&[3]))).unwrap_err();
@@ -3208,16 +2806,7 @@ fn call_errors_match_cupy() {
     raw_out.axis(1).call((&x, &y)).unwrap();
     assert_eq!(y.to_vec::<f32>().unwrap(), vec![4.0; 3]);
     // the output placeholder no array decides
-    let undecided = ReductionKernel::new(
-        "T x",
-        "U y",
-        "x",
-        "a + b",
-        "y = a",
-        Some("0"),
-        "undecided_out",
-    )
-    .unwrap();
+    let undecided = sum_kernel("T x", "U y", "undecided_out");
     assert_err(undecided.call((&x,)), ErrorKind::DType, "placeholder U");
 }
 
@@ -3278,11 +2867,8 @@ fn compile_errors_point_at_the_users_code() {
     .unwrap();
     assert_err(k.call((&x,)), ErrorKind::Compile, "undefined_in_post");
     // an unknown reduce_type
-    let k = ReductionKernel::new("T x", "T y", "x", "a + b", "y = a", Some("0"), "bad_rt")
-        .unwrap()
-        .reduce_type("no_such_type_77");
-    let m = assert_err(k.call((&x,)), ErrorKind::Compile, "no_such_type_77");
-    assert!(m.contains("this line comes from your reduce_type"), "{m}");
+    let k = sum_kernel("T x", "T y", "bad_rt").reduce_type("no_such_type_77");
+    assert_compile_error_in(k.call((&x,)), "no_such_type_77", "reduce_type");
     // a broken preamble is reported as the preamble
     let k = ReductionKernel::new(
         "T x",
@@ -3295,12 +2881,7 @@ fn compile_errors_point_at_the_users_code() {
     )
     .unwrap()
     .preamble("__device__ float helper(float v) { return v + not_declared_in_preamble; }");
-    let m = assert_err(
-        k.call((&x,)),
-        ErrorKind::Compile,
-        "not_declared_in_preamble",
-    );
-    assert!(m.contains("this line comes from your preamble"), "{m}");
+    assert_compile_error_in(k.call((&x,)), "not_declared_in_preamble", "preamble");
     // an expression that does not type-check for one dtype only
     let k = ReductionKernel::new(
         "T x",
@@ -3351,24 +2932,13 @@ fn reductions_over_2_gib() {
         };
         let total = s_of(n);
         // an exact double accumulator
-        let sum_d = ReductionKernel::new(
-            "float32 x",
-            "float64 y",
-            "x",
-            "a + b",
-            "y = a",
-            Some("0"),
-            "sum_big_d",
-        )
-        .unwrap();
+        let sum_d = sum_kernel("float32 x", "float64 y", "sum_big_d");
         assert_eq!(
             sum_d.call((&x,)).unwrap().to_vec::<f64>().unwrap(),
             vec![total]
         );
         // a float accumulator: rounding only
-        let sum_f =
-            ReductionKernel::new("T x", "T y", "x", "a + b", "y = a", Some("0"), "sum_big_f")
-                .unwrap();
+        let sum_f = sum_kernel("T x", "T y", "sum_big_f");
         let got = sum_f.call((&x,)).unwrap().to_vec::<f32>().unwrap()[0] as f64;
         assert!((got - total).abs() <= 1e-3 * total, "{got} vs {total}");
         // reversed (negative stride over 2.4 GB)
@@ -3419,32 +2989,13 @@ fn reductions_over_2_gib() {
             |k: usize| -> i64 { (k / 256) as i64 * 32_640 + (0..k % 256).map(pat).sum::<i64>() };
         let x = Array::empty(&[n], DType::U8).unwrap();
         fill.run((&x,)).unwrap();
-        let sum = ReductionKernel::new(
-            "T x",
-            "int64 y",
-            "x",
-            "a + b",
-            "y = a",
-            Some("0"),
-            "sum_big_u8",
-        )
-        .unwrap();
+        let sum = sum_kernel("T x", "int64 y", "sum_big_u8");
         let total = s_of(n);
         assert_eq!(
             sum.call((&x,)).unwrap().to_vec::<i64>().unwrap(),
             vec![total]
         );
-        let sum_nd = ReductionKernel::new(
-            "T x",
-            "int64 y",
-            "x",
-            "a + b",
-            "y = a",
-            Some("0"),
-            "sum_big_u8",
-        )
-        .unwrap()
-        .reduce_dims(false);
+        let sum_nd = sum_kernel("T x", "int64 y", "sum_big_u8").reduce_dims(false);
         assert_eq!(
             sum_nd.call((&x,)).unwrap().to_vec::<i64>().unwrap(),
             vec![total]

@@ -9,9 +9,9 @@
 //! broadcasting, scalars, complex and mixed dtypes.
 //!
 //! Every GPU result is compared with a reference computed on the host from random inputs
-//! made by `common::Rng`: a small host model of NumPy's reductions (`H` values,
-//! `plan` for the groups of elements each output reduces, `reduce_host` for the value of
-//! one group, two-pass `var` in f64) and of `isclose`. Integer results must match exactly;
+//! made by `common::Rng`: a small host model of NumPy's reductions (`V` values of
+//! `common::numpy_model`, `plan` for the groups of elements each output reduces,
+//! `reduce_host` for the value of one group, two-pass `var` in f64) and of `isclose`. Integer results must match exactly;
 //! float results within a tolerance that scales with the dtype's epsilon, the depth of the
 //! reduction and the magnitudes involved (loose for float16 / bfloat16). GPU tests begin
 //! with `require_gpu!()`: without a GPU they print a SKIPPED line and return
@@ -22,66 +22,24 @@
 
 mod common;
 
-use common::Rng;
-use cuprum::{Array, DType, DTypeKind, Element, ErrorKind, SliceArg, ops, s};
-use half::{bf16, f16};
+use common::numpy_model::V::{self, B, C, F, I};
+use common::numpy_model::{
+    as_c, as_int, close_v, dev_exact, eps, host, int_range, is_nan, magnitude, rand_signed,
+    round_float, truthy, wrap,
+};
+use common::views::{c_order, c_strides};
+use common::{Rng, coin, gpu_proptest_runner, picked_axes, signed};
+use cuprum::{Array, DType, DTypeKind, ErrorKind, SliceArg, ops, s};
+use half::f16;
 use num_complex::Complex;
 use proptest::prelude::*;
-use proptest::test_runner::{Config as ProptestConfig, TestRunner};
 
 // =========================================================================================
-// A host model of values
+// A host model of values (besides `common::numpy_model`)
 // =========================================================================================
-
-/// One element as the host sees it: every dtype's value widened to its kind.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum H {
-    B(bool),
-    I(i128),
-    F(f64),
-    C(f64, f64),
-}
-
-use H::{B, C, F, I};
-
-fn truthy(h: H) -> bool {
-    match h {
-        B(b) => b,
-        I(i) => i != 0,
-        F(f) => f != 0.0,
-        C(re, im) => re != 0.0 || im != 0.0,
-    }
-}
-
-fn as_c(h: H) -> (f64, f64) {
-    match h {
-        B(b) => (f64::from(u8::from(b)), 0.0),
-        I(i) => (i as f64, 0.0),
-        F(f) => (f, 0.0),
-        C(re, im) => (re, im),
-    }
-}
-
-fn as_int(h: H) -> i128 {
-    match h {
-        B(b) => i128::from(b),
-        I(i) => i,
-        other => panic!("not an integer: {other:?}"),
-    }
-}
-
-fn magnitude(h: H) -> f64 {
-    let (re, im) = as_c(h);
-    re.hypot(im)
-}
-
-fn is_nan(h: H) -> bool {
-    let (re, im) = as_c(h);
-    re.is_nan() || im.is_nan()
-}
 
 /// `x > y` for two non-NaN real values of one kind.
-fn greater(x: H, y: H) -> bool {
+fn greater(x: V, y: V) -> bool {
     match (x, y) {
         (B(a), B(b)) => a & !b,
         (I(a), I(b)) => a > b,
@@ -90,224 +48,17 @@ fn greater(x: H, y: H) -> bool {
     }
 }
 
-/// Inclusive value range of an integer dtype.
-fn int_range(d: DType) -> (i128, i128) {
-    let bits = 8 * d.itemsize() as u32;
-    if d.kind() == DTypeKind::SignedInt {
-        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-    } else {
-        (0, (1i128 << bits) - 1)
-    }
-}
-
-/// `i` wrapped into the range of integer dtype `d` (two's complement, as NumPy does).
-fn wrap(i: i128, d: DType) -> i128 {
-    let bits = 8 * d.itemsize() as u32;
-    let m = i.rem_euclid(1i128 << bits);
-    if d.kind() == DTypeKind::SignedInt && m >= 1i128 << (bits - 1) {
-        m - (1i128 << bits)
-    } else {
-        m
-    }
-}
-
-/// `x` rounded to the float type of `d` (each part of a complex type).
-fn round_float(x: f64, d: DType) -> f64 {
-    match d {
-        DType::F16 => f16::from_f64(x).to_f64(),
-        DType::BF16 => bf16::from_f64(x).to_f64(),
-        DType::F32 | DType::C64 => x as f32 as f64,
-        _ => x,
-    }
-}
-
-/// Machine epsilon of a float (or complex) dtype; 0 for exact dtypes.
-fn eps(d: DType) -> f64 {
-    match d {
-        DType::F16 => 2f64.powi(-10),
-        DType::BF16 => 2f64.powi(-7),
-        DType::F32 | DType::C64 => 2f64.powi(-23),
-        DType::F64 | DType::C128 => 2f64.powi(-52),
-        _ => 0.0,
-    }
-}
-
 fn is_half(d: DType) -> bool {
     matches!(d, DType::F16 | DType::BF16)
-}
-
-/// A Rust element type with conversions to and from host values.
-trait HostElem: Element {
-    fn to_h(self) -> H;
-    fn from_h(h: H) -> Self;
-}
-
-impl HostElem for bool {
-    fn to_h(self) -> H {
-        B(self)
-    }
-    fn from_h(h: H) -> Self {
-        truthy(h)
-    }
-}
-
-macro_rules! host_int {
-    ($($t:ty),*) => {$(
-        impl HostElem for $t {
-            fn to_h(self) -> H {
-                I(self as i128)
-            }
-            fn from_h(h: H) -> Self {
-                let i = as_int(h);
-                assert!(
-                    <$t>::try_from(i).is_ok(),
-                    "{i} does not fit {}",
-                    stringify!($t)
-                );
-                i as $t
-            }
-        }
-    )*};
-}
-host_int!(i8, i16, i32, i64, u8, u16, u32, u64);
-
-macro_rules! host_float {
-    ($($t:ty => $from:expr, $to:expr);*) => {$(
-        impl HostElem for $t {
-            fn to_h(self) -> H {
-                F($to(self))
-            }
-            fn from_h(h: H) -> Self {
-                $from(as_c(h).0)
-            }
-        }
-    )*};
-}
-host_float!(
-    f16 => f16::from_f64, f16::to_f64;
-    bf16 => bf16::from_f64, bf16::to_f64;
-    f32 => |x: f64| x as f32, f64::from;
-    f64 => |x: f64| x, |x: f64| x
-);
-
-impl HostElem for Complex<f32> {
-    fn to_h(self) -> H {
-        C(f64::from(self.re), f64::from(self.im))
-    }
-    fn from_h(h: H) -> Self {
-        let (re, im) = as_c(h);
-        Complex::new(re as f32, im as f32)
-    }
-}
-
-impl HostElem for Complex<f64> {
-    fn to_h(self) -> H {
-        C(self.re, self.im)
-    }
-    fn from_h(h: H) -> Self {
-        let (re, im) = as_c(h);
-        Complex::new(re, im)
-    }
-}
-
-/// Runs `$body` with `$T` the Rust element type of dtype `$d`.
-macro_rules! with_type {
-    ($d:expr, $T:ident => $body:expr) => {
-        match $d {
-            DType::Bool => {
-                type $T = bool;
-                $body
-            }
-            DType::I8 => {
-                type $T = i8;
-                $body
-            }
-            DType::I16 => {
-                type $T = i16;
-                $body
-            }
-            DType::I32 => {
-                type $T = i32;
-                $body
-            }
-            DType::I64 => {
-                type $T = i64;
-                $body
-            }
-            DType::U8 => {
-                type $T = u8;
-                $body
-            }
-            DType::U16 => {
-                type $T = u16;
-                $body
-            }
-            DType::U32 => {
-                type $T = u32;
-                $body
-            }
-            DType::U64 => {
-                type $T = u64;
-                $body
-            }
-            DType::F16 => {
-                type $T = f16;
-                $body
-            }
-            DType::BF16 => {
-                type $T = bf16;
-                $body
-            }
-            DType::F32 => {
-                type $T = f32;
-                $body
-            }
-            DType::F64 => {
-                type $T = f64;
-                $body
-            }
-            DType::C64 => {
-                type $T = Complex<f32>;
-                $body
-            }
-            DType::C128 => {
-                type $T = Complex<f64>;
-                $body
-            }
-        }
-    };
-}
-
-/// A device array of dtype `d` holding `vals` (C order).
-fn dev(vals: &[H], shape: &[usize], d: DType) -> Array {
-    with_type!(d, T => {
-        let host: Vec<T> = vals.iter().map(|&h| T::from_h(h)).collect();
-        Array::from_slice(&host, shape).unwrap()
-    })
-}
-
-/// The elements of `a` (C order) as host values.
-fn host(a: &Array) -> Vec<H> {
-    with_type!(a.dtype(), T => {
-        a.to_vec::<T>().unwrap().into_iter().map(HostElem::to_h).collect()
-    })
 }
 
 // =========================================================================================
 // Random inputs
 // =========================================================================================
 
-fn coin(rng: &mut Rng) -> bool {
-    rng.next_u64() & 1 == 1
-}
-
-fn signed(rng: &mut Rng, x: f64) -> f64 {
-    if coin(rng) { x } else { -x }
-}
-
 /// A random non-zero value of `d`: integers over their whole range (so that sums leave the
 /// input type and 64-bit sums wrap), floats and complex parts in ±[0.5, 10).
-fn rand_val(rng: &mut Rng, d: DType) -> H {
+fn rand_val(rng: &mut Rng, d: DType) -> V {
     match d.kind() {
         DTypeKind::Bool => B(coin(rng)),
         DTypeKind::SignedInt | DTypeKind::UnsignedInt => {
@@ -316,23 +67,13 @@ fn rand_val(rng: &mut Rng, d: DType) -> H {
             let v = lo + ((rng.next_u64() as u128) % span) as i128;
             I(if v == 0 { 1 } else { v })
         }
-        DTypeKind::Float => {
-            let x = rng.f64(0.5, 10.0);
-            F(round_float(signed(rng, x), d))
-        }
-        DTypeKind::Complex => {
-            let (re, im) = (rng.f64(0.5, 10.0), rng.f64(0.5, 10.0));
-            C(
-                round_float(signed(rng, re), d),
-                round_float(signed(rng, im), d),
-            )
-        }
+        DTypeKind::Float | DTypeKind::Complex => rand_signed(rng, d, 0.5, 10.0),
     }
 }
 
 /// `n` random non-zero values of `d` (a bool array gets both values).
-fn rand_vals(rng: &mut Rng, d: DType, n: usize) -> Vec<H> {
-    let mut v: Vec<H> = (0..n).map(|_| rand_val(rng, d)).collect();
+fn rand_vals(rng: &mut Rng, d: DType, n: usize) -> Vec<V> {
+    let mut v: Vec<V> = (0..n).map(|_| rand_val(rng, d)).collect();
     if d == DType::Bool && n > 1 {
         v[0] = B(true);
         v[1] = B(false);
@@ -342,7 +83,7 @@ fn rand_vals(rng: &mut Rng, d: DType, n: usize) -> Vec<H> {
 
 /// A value of real dtype `d` from a handful (many ties): the integer extremes and a few
 /// small integers, or a few floats and (rarely) ±inf.
-fn tie_val(rng: &mut Rng, d: DType) -> H {
+fn tie_val(rng: &mut Rng, d: DType) -> V {
     match d.kind() {
         DTypeKind::Bool => B(coin(rng)),
         DTypeKind::SignedInt => {
@@ -372,38 +113,13 @@ fn tie_val(rng: &mut Rng, d: DType) -> H {
     }
 }
 
-fn tie_vals(rng: &mut Rng, d: DType, n: usize) -> Vec<H> {
+fn tie_vals(rng: &mut Rng, d: DType, n: usize) -> Vec<V> {
     (0..n).map(|_| tie_val(rng, d)).collect()
 }
 
 // =========================================================================================
 // A host model of NumPy's reductions
 // =========================================================================================
-
-/// Row-major element strides of `shape`.
-fn c_strides(shape: &[usize]) -> Vec<usize> {
-    let mut st = vec![1usize; shape.len()];
-    for i in (0..shape.len().saturating_sub(1)).rev() {
-        st[i] = st[i + 1] * shape[i + 1];
-    }
-    st
-}
-
-/// The multi-index of C-order position `flat` in `shape`.
-fn unravel(mut flat: usize, shape: &[usize]) -> Vec<usize> {
-    let mut mi = vec![0; shape.len()];
-    for d in (0..shape.len()).rev() {
-        mi[d] = flat % shape[d];
-        flat /= shape[d];
-    }
-    mi
-}
-
-/// Every multi-index of `shape` in C order (one empty index for a 0-d shape).
-fn c_order(shape: &[usize]) -> Vec<Vec<usize>> {
-    let n: usize = shape.iter().product();
-    (0..n).map(|flat| unravel(flat, shape)).collect()
-}
 
 /// Which axes of an `nd`-dimensional array `axes` reduces (all when `None`; negative
 /// axes count from the end).
@@ -495,7 +211,7 @@ fn acc_dtype(op: Op, d: DType) -> DType {
     }
 }
 
-fn mean_parts(xs: &[H]) -> (f64, f64) {
+fn mean_parts(xs: &[V]) -> (f64, f64) {
     let n = xs.len() as f64;
     let (re, im) = xs.iter().fold((0.0, 0.0), |(a, b), &x| {
         let (r, i) = as_c(x);
@@ -505,18 +221,18 @@ fn mean_parts(xs: &[H]) -> (f64, f64) {
 }
 
 /// Two-pass population variance (ddof 0) in f64.
-fn var_host(xs: &[H]) -> f64 {
+fn var_host(xs: &[V]) -> f64 {
     let (m, _) = mean_parts(xs);
     xs.iter().map(|&x| (as_c(x).0 - m).powi(2)).sum::<f64>() / xs.len() as f64
 }
 
 /// The first largest (`max`) or smallest element, NaN propagating.
-fn best(xs: &[H], max: bool) -> H {
+fn best(xs: &[V], max: bool) -> V {
     xs[argbest(xs, max)]
 }
 
 /// NumPy's argmax / argmin: the first NaN, else the first of the largest (smallest).
-fn argbest(xs: &[H], max: bool) -> usize {
+fn argbest(xs: &[V], max: bool) -> usize {
     let mut j = 0;
     for k in 1..xs.len() {
         if is_nan(xs[j]) {
@@ -535,7 +251,7 @@ fn argbest(xs: &[H], max: bool) -> usize {
 }
 
 /// NumPy's value of `op` over the group `xs` of dtype `d`.
-fn reduce_host(op: Op, xs: &[H], d: DType) -> H {
+fn reduce_host(op: Op, xs: &[V], d: DType) -> V {
     let out = out_dtype(op, d);
     let exact = out.is_integer();
     match op {
@@ -578,7 +294,7 @@ fn reduce_host(op: Op, xs: &[H], d: DType) -> H {
 /// Absolute tolerance of the float result of `op` over `xs` (0 for exact results):
 /// rounding in the accumulator over a reduction tree of depth ~log2(n) (doubled: threads
 /// also add short runs sequentially), plus rounding to the output dtype.
-fn tolerance(op: Op, xs: &[H], d: DType) -> f64 {
+fn tolerance(op: Op, xs: &[V], d: DType) -> f64 {
     let out = out_dtype(op, d);
     if !(out.is_float() || out.is_complex()) || matches!(op, Op::Max | Op::Min) {
         return 0.0;
@@ -683,33 +399,18 @@ fn call(
     }
 }
 
-fn close_f(g: f64, w: f64, tol: f64) -> bool {
-    if w.is_nan() {
-        g.is_nan()
-    } else if w.is_infinite() {
-        g == w
-    } else {
-        (g - w).abs() <= tol
-    }
-}
-
 /// Asserts dtype, shape and values of `got` (integers and bools exactly, floats within
 /// `tols[i]`, NaN matching NaN).
 #[track_caller]
-fn assert_result(ctx: &str, got: &Array, dtype: DType, shape: &[usize], want: &[H], tols: &[f64]) {
+fn assert_result(ctx: &str, got: &Array, dtype: DType, shape: &[usize], want: &[V], tols: &[f64]) {
     assert_eq!(got.dtype(), dtype, "{ctx}: result dtype");
     assert_eq!(got.shape(), shape, "{ctx}: result shape");
     let g = host(got);
     assert_eq!(g.len(), want.len(), "{ctx}: result size");
     for (i, (&g, &w)) in g.iter().zip(want).enumerate() {
         let tol = tols.get(i).copied().unwrap_or(0.0);
-        let ok = match (g, w) {
-            (F(g), F(w)) => close_f(g, w, tol),
-            (C(gr, gi), C(wr, wi)) => close_f(gr, wr, tol) && close_f(gi, wi, tol),
-            _ => g == w,
-        };
         assert!(
-            ok,
+            close_v(g, w, tol),
             "{ctx}: element {i}: got {g:?}, want {w:?} (tolerance {tol:e})"
         );
     }
@@ -721,7 +422,7 @@ fn assert_result(ctx: &str, got: &Array, dtype: DType, shape: &[usize], want: &[
 fn check_op(
     op: Op,
     a: &Array,
-    vals: &[H],
+    vals: &[V],
     axes: Option<&[isize]>,
     keepdims: bool,
     method: bool,
@@ -739,7 +440,7 @@ fn check_op(
     let mut want = Vec::with_capacity(p.groups.len());
     let mut tols = Vec::with_capacity(p.groups.len());
     for g in &p.groups {
-        let xs: Vec<H> = g.iter().map(|&i| vals[i]).collect();
+        let xs: Vec<V> = g.iter().map(|&i| vals[i]).collect();
         want.push(reduce_host(op, &xs, d));
         tols.push(tolerance(op, &xs, d));
     }
@@ -845,7 +546,7 @@ fn host_model_matches_numpy_by_hand() {
     let p = plan(&[3], Some(&[]), false);
     assert_eq!(p.groups, vec![vec![0], vec![1], vec![2]]);
     // np.argmax([1, 3, 3, nan, nan]) == 3, np.argmax([1, 3, 3]) == 1, np.argmin([2, -1, -1]) == 1
-    let f = |v: &[f64]| v.iter().map(|&x| F(x)).collect::<Vec<H>>();
+    let f = |v: &[f64]| v.iter().map(|&x| F(x)).collect::<Vec<V>>();
     assert_eq!(argbest(&f(&[1.0, 3.0, 3.0, f64::NAN, f64::NAN]), true), 3);
     assert_eq!(argbest(&f(&[1.0, 3.0, 3.0]), true), 1);
     assert_eq!(argbest(&f(&[2.0, -1.0, -1.0]), false), 1);
@@ -882,7 +583,7 @@ fn host_model_matches_numpy_by_hand() {
     assert!(isclose_host(F(10.0), F(9.5), 0.0, 0.5, false));
     assert!(!isclose_host(F(10.0), F(9.5), 0.0526, 0.0, false));
     // a transposed (2, 3) is [[0, 3], [1, 4], [2, 5]]
-    let base: Vec<H> = (0..6).map(I).collect();
+    let base: Vec<V> = (0..6).map(I).collect();
     assert_eq!(
         strided(&base, 0, &[3, 2], &[1, 3]),
         [0, 3, 1, 4, 2, 5].map(I)
@@ -902,7 +603,7 @@ fn sum_max_min_every_dtype() {
     for &d in DType::ALL {
         for shape in [&[4usize, 5, 6][..], &[3, 1000], &[777]] {
             let vals = rand_vals(&mut rng, d, shape.iter().product());
-            let a = dev(&vals, shape, d);
+            let a = dev_exact(&vals, shape, d);
             for (k, (axes, keep)) in axis_cases(shape.len()).into_iter().enumerate() {
                 for op in [Op::Sum, Op::Max, Op::Min] {
                     if d.is_complex() && op != Op::Sum {
@@ -926,7 +627,7 @@ fn sum_max_min_every_dtype() {
 #[test]
 fn integer_sums_accumulate_in_64_bits_and_wrap_like_numpy() {
     require_gpu!();
-    let cases: Vec<(Vec<H>, DType, DType, i128)> = vec![
+    let cases: Vec<(Vec<V>, DType, DType, i128)> = vec![
         // int32 overflow is avoided: the sum is int64
         (
             vec![I(i32::MAX as i128); 4],
@@ -959,7 +660,7 @@ fn integer_sums_accumulate_in_64_bits_and_wrap_like_numpy() {
         (vec![I(u64::MAX as i128), I(2)], DType::U64, DType::U64, 1),
     ];
     for (vals, d, out, want) in cases {
-        let a = dev(&vals, &[vals.len()], d);
+        let a = dev_exact(&vals, &[vals.len()], d);
         let r = ops::sum(&a).unwrap();
         assert_result(
             &format!("sum of {} {d}", vals.len()),
@@ -971,7 +672,7 @@ fn integer_sums_accumulate_in_64_bits_and_wrap_like_numpy() {
         );
     }
     // products too: int8 -> int64, uint8 -> uint64
-    let a = dev(&[I(100), I(100), I(100)], &[3], DType::I8);
+    let a = dev_exact(&[I(100), I(100), I(100)], &[3], DType::I8);
     assert_result(
         "prod int8",
         &ops::prod(&a).unwrap(),
@@ -980,7 +681,7 @@ fn integer_sums_accumulate_in_64_bits_and_wrap_like_numpy() {
         &[I(1_000_000)],
         &[],
     );
-    let a = dev(&[I(200), I(200), I(200)], &[3], DType::U8);
+    let a = dev_exact(&[I(200), I(200), I(200)], &[3], DType::U8);
     assert_result(
         "prod uint8",
         &a.prod().unwrap(),
@@ -1036,7 +737,7 @@ fn max_min_propagate_nan_and_handle_infinities() {
         vals[14] = F(f64::INFINITY);
         vals[20] = F(f64::NEG_INFINITY);
         vals[29] = F(f64::INFINITY);
-        let a = dev(&vals, &shape, d);
+        let a = dev_exact(&vals, &shape, d);
         for (k, (axes, keep)) in axis_cases(2).into_iter().enumerate() {
             for op in [Op::Max, Op::Min] {
                 check_op(op, &a, &vals, axes.as_deref(), keep, k % 2 == 0, "NaN");
@@ -1045,7 +746,7 @@ fn max_min_propagate_nan_and_handle_infinities() {
         // only the last element NaN: it still wins
         let mut vals = rand_vals(&mut rng, d, 1000);
         vals[999] = F(f64::NAN);
-        let a = dev(&vals, &[1000], d);
+        let a = dev_exact(&vals, &[1000], d);
         for op in [Op::Max, Op::Min] {
             check_op(op, &a, &vals, None, false, false, "last NaN");
         }
@@ -1057,7 +758,7 @@ fn max_min_propagate_nan_and_handle_infinities() {
 // =========================================================================================
 
 /// Small non-zero values for products: floats ±[0.5, 1.5), integers ±1 / ±2.
-fn prod_val(rng: &mut Rng, d: DType) -> H {
+fn prod_val(rng: &mut Rng, d: DType) -> V {
     match d.kind() {
         DTypeKind::Bool => B(rng.usize(0, 8) != 0),
         DTypeKind::SignedInt => {
@@ -1065,17 +766,8 @@ fn prod_val(rng: &mut Rng, d: DType) -> H {
             I(signed(rng, m) as i128)
         }
         DTypeKind::UnsignedInt => I(rng.usize(1, 3) as i128),
-        DTypeKind::Float => {
-            let x = rng.f64(0.5, 1.5);
-            F(round_float(signed(rng, x), d))
-        }
-        DTypeKind::Complex => {
-            let (re, im) = (rng.f64(0.3, 0.8), rng.f64(0.3, 0.8));
-            C(
-                round_float(signed(rng, re), d),
-                round_float(signed(rng, im), d),
-            )
-        }
+        DTypeKind::Float => rand_signed(rng, d, 0.5, 1.5),
+        DTypeKind::Complex => rand_signed(rng, d, 0.3, 0.8),
     }
 }
 
@@ -1093,10 +785,10 @@ fn prod_of_small_values() {
         DType::C128,
     ] {
         for shape in [&[3usize, 4, 5][..], &[2, 40]] {
-            let vals: Vec<H> = (0..shape.iter().product())
+            let vals: Vec<V> = (0..shape.iter().product())
                 .map(|_| prod_val(&mut rng, d))
                 .collect();
-            let a = dev(&vals, shape, d);
+            let a = dev_exact(&vals, shape, d);
             for (k, (axes, keep)) in axis_cases(shape.len()).into_iter().enumerate() {
                 check_op(
                     Op::Prod,
@@ -1128,14 +820,14 @@ fn mean_var_std_against_two_pass_f64() {
     ] {
         for shape in [&[3usize, 4, 5][..], &[4, 300]] {
             // floats get an offset so that means are not near zero
-            let vals: Vec<H> = rand_vals(&mut rng, d, shape.iter().product())
+            let vals: Vec<V> = rand_vals(&mut rng, d, shape.iter().product())
                 .into_iter()
                 .map(|v| match v {
                     F(x) => F(round_float(x + 4.0, d)),
                     other => other,
                 })
                 .collect();
-            let a = dev(&vals, shape, d);
+            let a = dev_exact(&vals, shape, d);
             for (k, (axes, keep)) in axis_cases(shape.len()).into_iter().enumerate() {
                 let ops_here: &[Op] = if d.is_complex() {
                     &[Op::Mean]
@@ -1204,7 +896,7 @@ fn argmax_argmin_every_real_dtype_with_ties() {
     for d in REAL_DTYPES {
         for shape in [&[6usize, 7][..], &[3, 4, 5], &[300]] {
             let vals = tie_vals(&mut rng, d, shape.iter().product());
-            let a = dev(&vals, shape, d);
+            let a = dev_exact(&vals, shape, d);
             for (k, (axes, keep)) in single_axis_cases(shape.len()).into_iter().enumerate() {
                 for op in [Op::ArgMax, Op::ArgMin, Op::Max, Op::Min] {
                     check_op(op, &a, &vals, axes.as_deref(), keep, k % 2 == 0, "ties");
@@ -1223,7 +915,7 @@ fn argmax_argmin_first_nan_wins() {
         for p in [3usize, 9, 17, 26, 39] {
             vals[p] = F(f64::NAN);
         }
-        let a = dev(&vals, &[5, 8], d);
+        let a = dev_exact(&vals, &[5, 8], d);
         for (axes, keep) in single_axis_cases(2) {
             for op in [Op::ArgMax, Op::ArgMin] {
                 check_op(op, &a, &vals, axes.as_deref(), keep, false, "NaN");
@@ -1237,7 +929,7 @@ fn argmax_argmin_first_nan_wins() {
 
 /// The values of a view of a C-ordered host base: element `v` of the view (shape
 /// `vshape`) is `base[offset + Σ v[i] * strides[i]]` (element units).
-fn strided(base: &[H], offset: isize, vshape: &[usize], strides: &[isize]) -> Vec<H> {
+fn strided(base: &[V], offset: isize, vshape: &[usize], strides: &[isize]) -> Vec<V> {
     c_order(vshape)
         .iter()
         .map(|v| {
@@ -1252,7 +944,7 @@ fn strided(base: &[H], offset: isize, vshape: &[usize], strides: &[isize]) -> Ve
 }
 
 /// Views of a (6, 8) and a (2, 3, 4) base with their host values: (name, view, values).
-fn views_of(rng: &mut Rng, d: DType, ties: bool) -> Vec<(&'static str, Array, Vec<H>)> {
+fn views_of(rng: &mut Rng, d: DType, ties: bool) -> Vec<(&'static str, Array, Vec<V>)> {
     let make = |rng: &mut Rng, n: usize| {
         if ties {
             tie_vals(rng, d, n)
@@ -1261,11 +953,11 @@ fn views_of(rng: &mut Rng, d: DType, ties: bool) -> Vec<(&'static str, Array, Ve
         }
     };
     let b2 = make(rng, 48);
-    let a2 = dev(&b2, &[6, 8], d);
+    let a2 = dev_exact(&b2, &[6, 8], d);
     let b3 = make(rng, 24);
-    let a3 = dev(&b3, &[2, 3, 4], d);
+    let a3 = dev_exact(&b3, &[2, 3, 4], d);
     let b1 = make(rng, 5);
-    let a1 = dev(&b1, &[1, 5], d);
+    let a1 = dev_exact(&b1, &[1, 5], d);
     let mut out = vec![
         (
             "transpose",
@@ -1378,7 +1070,7 @@ fn argmax_argmin_long_reductions() {
 // =========================================================================================
 
 /// A zero of `d` (floats: sometimes -0.0).
-fn zero_of(rng: &mut Rng, d: DType) -> H {
+fn zero_of(rng: &mut Rng, d: DType) -> V {
     match d.kind() {
         DTypeKind::Bool => B(false),
         DTypeKind::SignedInt | DTypeKind::UnsignedInt => I(0),
@@ -1389,7 +1081,7 @@ fn zero_of(rng: &mut Rng, d: DType) -> H {
 
 /// A non-zero of `d`; floats are sometimes NaN (non-zero in NumPy) and complex numbers
 /// sometimes purely imaginary.
-fn nonzero_of(rng: &mut Rng, d: DType) -> H {
+fn nonzero_of(rng: &mut Rng, d: DType) -> V {
     match d.kind() {
         DTypeKind::Bool => B(true),
         DTypeKind::Float if rng.usize(0, 6) == 0 => F(f64::NAN),
@@ -1416,7 +1108,7 @@ fn all_any_count_nonzero_with_zeros() {
             let n: usize = shape.iter().product();
             let row = n / shape[0];
             // the first row all zero, the second all non-zero, the rest 40 % zeros
-            let vals: Vec<H> = (0..n)
+            let vals: Vec<V> = (0..n)
                 .map(|i| match i / row {
                     0 => zero_of(&mut rng, d),
                     1 => nonzero_of(&mut rng, d),
@@ -1424,7 +1116,7 @@ fn all_any_count_nonzero_with_zeros() {
                     _ => nonzero_of(&mut rng, d),
                 })
                 .collect();
-            let a = dev(&vals, shape, d);
+            let a = dev_exact(&vals, shape, d);
             for (k, (axes, keep)) in axis_cases(shape.len()).into_iter().enumerate() {
                 for op in [Op::All, Op::Any, Op::Count] {
                     check_op(op, &a, &vals, axes.as_deref(), keep, k % 2 == 0, "truth");
@@ -1488,7 +1180,7 @@ fn empty_reductions_give_identities() {
 
 /// NumPy 2's isclose of one pair: `|x - y| <= atol + rtol * |y|` where `y` is finite, or
 /// `x == y`, or (with `equal_nan`) both NaN (a complex number is NaN when a part is).
-fn isclose_host(x: H, y: H, rtol: f64, atol: f64, equal_nan: bool) -> bool {
+fn isclose_host(x: V, y: V, rtol: f64, atol: f64, equal_nan: bool) -> bool {
     let ((xr, xi), (yr, yi)) = (as_c(x), as_c(y));
     let within = (xr - yr).hypot(xi - yi) <= atol + rtol * yr.hypot(yi);
     let finite = yr.is_finite() && yi.is_finite();
@@ -1504,11 +1196,11 @@ fn check_isclose(
     ctx: &str,
     got: &Array,
     shape: &[usize],
-    xs: &[H],
-    ys: &[H],
+    xs: &[V],
+    ys: &[V],
     (rtol, atol, equal_nan): (f64, f64, bool),
 ) {
-    let want: Vec<H> = xs
+    let want: Vec<V> = xs
         .iter()
         .zip(ys)
         .map(|(&x, &y)| B(isclose_host(x, y, rtol, atol, equal_nan)))
@@ -1516,9 +1208,29 @@ fn check_isclose(
     assert_result(ctx, got, DType::Bool, shape, &want, &[]);
 }
 
+/// Checks `isclose` and `allclose_with` of `a` and `b` (of `shape`, holding `xs` and `ys`)
+/// with `rtol` and `atol` (NaNs unequal) against the host.
+#[track_caller]
+fn check_isclose_and_allclose(
+    ctx: &str,
+    (a, b): (&Array, &Array),
+    shape: &[usize],
+    xs: &[V],
+    ys: &[V],
+    (rtol, atol): (f64, f64),
+) {
+    let r = ops::isclose(a, b, rtol, atol, false).unwrap();
+    check_isclose(ctx, &r, shape, xs, ys, (rtol, atol, false));
+    let all = xs
+        .iter()
+        .zip(ys)
+        .all(|(&x, &y)| isclose_host(x, y, rtol, atol, false));
+    assert_eq!(ops::allclose_with(a, b, rtol, atol, false).unwrap(), all);
+}
+
 /// Partners of `xs`: relative perturbations far from the default threshold (1e-5): equal,
 /// 1e-7 and 2e-6 (close), 1e-4 and 0.3 (not).
-fn partners(rng: &mut Rng, xs: &[H], d: DType) -> Vec<H> {
+fn partners(rng: &mut Rng, xs: &[V], d: DType) -> Vec<V> {
     xs.iter()
         .map(|&x| {
             let rel = [0.0, 1e-7, -2e-6, 1e-4, -0.3][rng.usize(0, 5)];
@@ -1545,8 +1257,8 @@ fn isclose_default_tolerances() {
     xs.extend([F(0.0), F(0.0), F(5e-9), F(-1e-300)]);
     ys.extend([F(5e-9), F(5e-8), F(0.0), F(1e-300)]);
     let (a, b) = (
-        dev(&xs, &[xs.len()], DType::F64),
-        dev(&ys, &[ys.len()], DType::F64),
+        dev_exact(&xs, &[xs.len()], DType::F64),
+        dev_exact(&ys, &[ys.len()], DType::F64),
     );
     let r = ops::isclose(&a, &b, 1e-5, 1e-8, false).unwrap();
     check_isclose("isclose defaults", &r, &[xs.len()], &xs, &ys, DEFAULT_TOL);
@@ -1558,15 +1270,15 @@ fn isclose_default_tolerances() {
     assert_eq!(ops::allclose(&a, &b).unwrap(), all);
     assert!(ops::allclose(&a, &a).unwrap());
     // only the close pairs: allclose is true; the not-close ones alone: false
-    let (cx, cy): (Vec<H>, Vec<H>) = xs
+    let (cx, cy): (Vec<V>, Vec<V>) = xs
         .iter()
         .zip(&ys)
         .filter(|&(&x, &y)| isclose_host(x, y, 1e-5, 1e-8, false))
         .map(|(&x, &y)| (x, y))
         .unzip();
     let (ca, cb) = (
-        dev(&cx, &[cx.len()], DType::F64),
-        dev(&cy, &[cy.len()], DType::F64),
+        dev_exact(&cx, &[cx.len()], DType::F64),
+        dev_exact(&cy, &[cy.len()], DType::F64),
     );
     assert!(ops::allclose(&ca, &cb).unwrap());
     assert!(ops::allclose_with(&ca, &cb, 1e-5, 1e-8, false).unwrap());
@@ -1575,8 +1287,8 @@ fn isclose_default_tolerances() {
     let x32 = rand_vals(&mut rng, DType::F32, 100);
     let y32 = partners(&mut rng, &x32, DType::F32);
     let (a, b) = (
-        dev(&x32, &[10, 10], DType::F32),
-        dev(&y32, &[10, 10], DType::F32),
+        dev_exact(&x32, &[10, 10], DType::F32),
+        dev_exact(&y32, &[10, 10], DType::F32),
     );
     let r = ops::isclose(&a, &b, 1e-5, 1e-8, false).unwrap();
     check_isclose("isclose f32", &r, &[10, 10], &x32, &y32, DEFAULT_TOL);
@@ -1595,7 +1307,10 @@ fn isclose_explicit_tolerances_and_asymmetry() {
         F(-3.0),
         F(0.09),
     ];
-    let (a, b) = (dev(&xs, &[7], DType::F64), dev(&ys, &[7], DType::F64));
+    let (a, b) = (
+        dev_exact(&xs, &[7], DType::F64),
+        dev_exact(&ys, &[7], DType::F64),
+    );
     for (rtol, atol) in [
         (0.0, 0.1),
         (0.1, 0.0),
@@ -1603,20 +1318,8 @@ fn isclose_explicit_tolerances_and_asymmetry() {
         (0.01, 0.02),
         (1e-5, 1e-8),
     ] {
-        let r = ops::isclose(&a, &b, rtol, atol, false).unwrap();
-        check_isclose(
-            &format!("rtol={rtol} atol={atol}"),
-            &r,
-            &[7],
-            &xs,
-            &ys,
-            (rtol, atol, false),
-        );
-        let all = xs
-            .iter()
-            .zip(&ys)
-            .all(|(&x, &y)| isclose_host(x, y, rtol, atol, false));
-        assert_eq!(ops::allclose_with(&a, &b, rtol, atol, false).unwrap(), all);
+        let ctx = format!("rtol={rtol} atol={atol}");
+        check_isclose_and_allclose(&ctx, (&a, &b), &[7], &xs, &ys, (rtol, atol));
     }
     // rtol scales |b|, not |a|: |10 - 9.5| = 0.5 <= 0.0526 * 10 but > 0.0526 * 9.5
     let (p, q) = (
@@ -1636,9 +1339,9 @@ fn isclose_infinities_and_nan() {
     let (inf, nan) = (f64::INFINITY, f64::NAN);
     let xs = [inf, -inf, inf, inf, nan, nan, 1.0, nan, 2.0, -inf];
     let ys = [inf, -inf, -inf, 1e308, nan, 1.0, nan, 0.0, 2.0, -1e308];
-    let (xs, ys): (Vec<H>, Vec<H>) = (xs.map(F).to_vec(), ys.map(F).to_vec());
+    let (xs, ys): (Vec<V>, Vec<V>) = (xs.map(F).to_vec(), ys.map(F).to_vec());
     for d in [DType::F64, DType::F32] {
-        let (a, b) = (dev(&xs, &[10], d), dev(&ys, &[10], d));
+        let (a, b) = (dev_exact(&xs, &[10], d), dev_exact(&ys, &[10], d));
         // float32 rounds ±1e308 to ±inf: compare against what is on the device
         let (hx, hy) = (host(&a), host(&b));
         for equal_nan in [false, true] {
@@ -1718,16 +1421,16 @@ fn isclose_broadcasting_and_scalars() {
     let mut rng = Rng::new(0x5EED_000B);
     // (3, 4) vs (4,): the first row of `a` is close to `b`, the others a mixture
     let row = rand_vals(&mut rng, DType::F64, 4);
-    let mut xs: Vec<H> = row.iter().map(|&h| F(as_c(h).0 * (1.0 + 1e-7))).collect();
+    let mut xs: Vec<V> = row.iter().map(|&h| F(as_c(h).0 * (1.0 + 1e-7))).collect();
     xs.extend(partners(
         &mut rng,
         &[&row[..], &row[..]].concat(),
         DType::F64,
     ));
     xs[11] = F(as_c(row[3]).0 * 1.5);
-    let a = dev(&xs, &[3, 4], DType::F64);
-    let b = dev(&row, &[4], DType::F64);
-    let bys: Vec<H> = (0..12).map(|i| row[i % 4]).collect();
+    let a = dev_exact(&xs, &[3, 4], DType::F64);
+    let b = dev_exact(&row, &[4], DType::F64);
+    let bys: Vec<V> = (0..12).map(|i| row[i % 4]).collect();
     for (x, y, xv, yv) in [(&a, &b, &xs, &bys), (&b, &a, &bys, &xs)] {
         let r = ops::isclose(x, y, 1e-5, 1e-8, false).unwrap();
         check_isclose("(3, 4) vs (4,)", &r, &[3, 4], xv, yv, DEFAULT_TOL);
@@ -1745,9 +1448,9 @@ fn isclose_broadcasting_and_scalars() {
         "(4,) vs broadcast view (5, 4)"
     );
     // (3, 1) vs (4,) -> (3, 4)
-    let col = dev(&xs[..3], &[3, 1], DType::F64);
+    let col = dev_exact(&xs[..3], &[3, 1], DType::F64);
     let r = ops::isclose(&col, &b, 1e-5, 1e-8, false).unwrap();
-    let cx: Vec<H> = (0..12).map(|i| xs[i / 4]).collect();
+    let cx: Vec<V> = (0..12).map(|i| xs[i / 4]).collect();
     check_isclose("(3, 1) vs (4,)", &r, &[3, 4], &cx, &bys, DEFAULT_TOL);
     // a scalar operand on either side
     let vals = [
@@ -1758,9 +1461,9 @@ fn isclose_broadcasting_and_scalars() {
         2.5 * (1.0 + 9e-6),
         2.5 * (1.0 + 1.1e-5),
     ];
-    let hv: Vec<H> = vals.iter().map(|&v| F(v)).collect();
+    let hv: Vec<V> = vals.iter().map(|&v| F(v)).collect();
     let s2 = vec![F(2.5); hv.len()];
-    let a = dev(&hv, &[2, 3], DType::F64);
+    let a = dev_exact(&hv, &[2, 3], DType::F64);
     let r = ops::isclose(&a, 2.5f64, 1e-5, 1e-8, false).unwrap();
     check_isclose("array vs scalar", &r, &[2, 3], &hv, &s2, DEFAULT_TOL);
     let r = ops::isclose(2.5f64, &a, 1e-5, 1e-8, false).unwrap();
@@ -1800,22 +1503,10 @@ fn isclose_complex() {
     for d in [DType::C128, DType::C64] {
         let xs = rand_vals(&mut rng, d, 60);
         let ys = partners(&mut rng, &xs, d);
-        let (a, b) = (dev(&xs, &[6, 10], d), dev(&ys, &[6, 10], d));
+        let (a, b) = (dev_exact(&xs, &[6, 10], d), dev_exact(&ys, &[6, 10], d));
         for (rtol, atol) in [(1e-5, 1e-8), (1e-3, 0.0), (0.0, 0.5)] {
-            let r = ops::isclose(&a, &b, rtol, atol, false).unwrap();
-            check_isclose(
-                &format!("{d} rtol={rtol} atol={atol}"),
-                &r,
-                &[6, 10],
-                &xs,
-                &ys,
-                (rtol, atol, false),
-            );
-            let all = xs
-                .iter()
-                .zip(&ys)
-                .all(|(&x, &y)| isclose_host(x, y, rtol, atol, false));
-            assert_eq!(ops::allclose_with(&a, &b, rtol, atol, false).unwrap(), all);
+            let ctx = format!("{d} rtol={rtol} atol={atol}");
+            check_isclose_and_allclose(&ctx, (&a, &b), &[6, 10], &xs, &ys, (rtol, atol));
         }
         assert!(ops::allclose(&a, &a).unwrap());
     }
@@ -1829,7 +1520,10 @@ fn isclose_complex() {
     let nan = f64::NAN;
     let xs = [C(nan, 1.0), C(1.0, nan), C(nan, nan), C(1.0, 1.0)];
     let ys = [C(1.0, nan), C(1.0, nan), C(2.0, 1.0), C(1.0, 1.0)];
-    let (a, b) = (dev(&xs, &[4], DType::C128), dev(&ys, &[4], DType::C128));
+    let (a, b) = (
+        dev_exact(&xs, &[4], DType::C128),
+        dev_exact(&ys, &[4], DType::C128),
+    );
     for equal_nan in [false, true] {
         let r = ops::isclose(&a, &b, 1e-5, 1e-8, equal_nan).unwrap();
         check_isclose("complex NaN", &r, &[4], &xs, &ys, (1e-5, 1e-8, equal_nan));
@@ -2001,16 +1695,16 @@ fn prop_case() -> impl Strategy<Value = PropCase> {
 }
 
 /// The device view of `c` (base → slice → permute) and its host values in C order.
-fn prop_view(c: &PropCase, rng: &mut Rng) -> (Array, Vec<H>) {
+fn prop_view(c: &PropCase, rng: &mut Rng) -> (Array, Vec<V>) {
     let nd = c.base.len();
     let d = c.dtype;
     let n: usize = c.base.iter().product();
-    let base: Vec<H> = if d.is_float() {
+    let base: Vec<V> = if d.is_float() {
         rand_vals(rng, d, n)
     } else {
         tie_vals(rng, d, n)
     };
-    let base_dev = dev(&base, &c.base, d);
+    let base_dev = dev_exact(&base, &c.base, d);
     let bst = c_strides(&c.base);
     let mut args = Vec::with_capacity(nd);
     let mut sliced = Vec::with_capacity(nd);
@@ -2058,30 +1752,12 @@ fn prop_view(c: &PropCase, rng: &mut Rng) -> (Array, Vec<H>) {
 #[test]
 fn random_reductions_match_a_host_model() {
     require_gpu!();
-    let mut runner = TestRunner::new(ProptestConfig {
-        // few cases: each one compiles and launches kernels (PROPTEST_CASES overrides)
-        cases: std::env::var("PROPTEST_CASES")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(20),
-        max_shrink_iters: 64,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    });
+    let mut runner = gpu_proptest_runner(20);
     let result = runner.run(&prop_case(), |c| {
         let mut rng = Rng::new(c.seed);
         let (v, vals) = prop_view(&c, &mut rng);
         let nd = v.ndim();
-        let axes: Vec<isize> = (0..nd)
-            .filter(|&k| c.reduce[k])
-            .map(|k| {
-                if c.negative[k] {
-                    k as isize - nd as isize
-                } else {
-                    k as isize
-                }
-            })
-            .collect();
+        let axes = picked_axes(nd, &c.reduce, &c.negative);
         let axes_opt = if c.full { None } else { Some(&axes[..]) };
         let arg_axis: Option<Vec<isize>> = if c.full || axes.is_empty() {
             None

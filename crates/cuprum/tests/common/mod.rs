@@ -1,7 +1,15 @@
 //! Shared helpers of the integration tests: GPU detection with a reported skip, and
-//! `CUPRUM_REQUIRE_GPU=1` / `CUPRUM_REQUIRE_NVRTC=1` to turn a skip into a failure.
+//! `CUPRUM_REQUIRE_GPU=1` / `CUPRUM_REQUIRE_NVRTC=1` to turn a skip into a failure; random
+//! inputs, device arrays and error checks; the runner of the GPU property tests; a host
+//! model of strided views ([`views`]) and of NumPy's values and dtypes ([`numpy_model`]).
+//! Each test binary uses only some of them.
 #![allow(dead_code)]
 
+pub mod numpy_model;
+pub mod views;
+
+use cuprum::{Array, Element, ErrorKind};
+use proptest::test_runner::{Config as ProptestConfig, TestRunner};
 use std::sync::Mutex;
 
 fn required(var: &str) -> bool {
@@ -85,4 +93,105 @@ impl Rng {
     pub fn usize(&mut self, lo: usize, hi: usize) -> usize {
         lo + (self.next_u64() as usize) % (hi - lo)
     }
+}
+
+/// A fair coin.
+pub fn coin(rng: &mut Rng) -> bool {
+    rng.next_u64() & 1 == 1
+}
+
+/// `x` with a random sign.
+pub fn signed(rng: &mut Rng, x: f64) -> f64 {
+    if coin(rng) { x } else { -x }
+}
+
+/// A random value in `[lo, hi)` away from zero.
+pub fn nz(rng: &mut Rng, lo: f64, hi: f64) -> f64 {
+    loop {
+        let v = rng.f64(lo, hi);
+        if v.abs() > 1e-3 {
+            return v;
+        }
+    }
+}
+
+/// `n` random values in `[-10, 10)` away from zero.
+pub fn rand_f64(rng: &mut Rng, n: usize) -> Vec<f64> {
+    (0..n).map(|_| nz(rng, -10.0, 10.0)).collect()
+}
+
+/// A device array of `shape` holding `data` (C order).
+pub fn dev<T: Element>(data: &[T], shape: &[usize]) -> Array {
+    Array::from_slice(data, shape).unwrap()
+}
+
+/// Unwraps the error of `r`, checks its kind and that its message contains `text`, and
+/// returns the message.
+pub fn assert_err<T: std::fmt::Debug>(r: cuprum::Result<T>, kind: ErrorKind, text: &str) -> String {
+    let e = r.unwrap_err();
+    let m = e.to_string();
+    assert_eq!(e.kind(), kind, "{m}");
+    assert!(m.contains(text), "expected {text:?} in the message: {m}");
+    m
+}
+
+/// Unwraps the error of `r` and checks its kind.
+#[track_caller]
+pub fn expect_err<T>(r: cuprum::Result<T>, kind: ErrorKind) -> cuprum::Error {
+    match r {
+        Ok(_) => panic!("expected a {kind:?} error, got Ok"),
+        Err(e) => {
+            assert_eq!(e.kind(), kind, "unexpected error kind: {e}");
+            e
+        }
+    }
+}
+
+/// Checks that `r` failed with CuPy's dtype error "Type is mismatched. {detail}…".
+pub fn assert_type_mismatch<T: std::fmt::Debug>(r: cuprum::Result<T>, detail: &str) {
+    let m = assert_err(r, ErrorKind::DType, "Type is mismatched.");
+    assert!(
+        m.starts_with(&format!("Type is mismatched. {detail}")),
+        "{m}"
+    );
+}
+
+/// Checks that `r` failed to compile with `text` in the message, and that the message
+/// points at the user's `part` of the kernel ("this line comes from your {part}").
+pub fn assert_compile_error_in<T: std::fmt::Debug>(r: cuprum::Result<T>, text: &str, part: &str) {
+    let m = assert_err(r, ErrorKind::Compile, text);
+    assert!(
+        m.contains(&format!("this line comes from your {part}")),
+        "{m}"
+    );
+}
+
+/// The axes `k < nd` that `pick` selects, each written negative (`k - nd`) where
+/// `negative[k]`.
+pub fn picked_axes(nd: usize, pick: &[bool], negative: &[bool]) -> Vec<isize> {
+    (0..nd)
+        .filter(|&k| pick[k])
+        .map(|k| {
+            if negative[k] {
+                k as isize - nd as isize
+            } else {
+                k as isize
+            }
+        })
+        .collect()
+}
+
+/// The runner of a GPU property test: few cases, since each one compiles and launches
+/// kernels (`default_cases` unless `PROPTEST_CASES` says otherwise), a bounded shrink,
+/// and no failure files.
+pub fn gpu_proptest_runner(default_cases: u32) -> TestRunner {
+    TestRunner::new(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default_cases),
+        max_shrink_iters: 64,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })
 }
