@@ -73,18 +73,7 @@ pub(crate) fn generate(e: &ElementwiseSource<'_>) -> SourceWriter {
         .iter()
         .filter(|s| matches!(s, Slot::Array { .. }))
         .count();
-    let (idx, off) = if l.wide {
-        ("unsigned long long", "long long")
-    } else {
-        ("unsigned int", "int")
-    };
-    let mut w = SourceWriter::default();
-    let _ = write!(
-        w.src,
-        "#include <cuprum/all.cuh>\ntypedef {idx} cuprum_idx_t;\ntypedef {off} cuprum_off_t;\n{}",
-        e.typedefs
-    );
-    w.user("preamble", e.preamble);
+    let mut w = SourceWriter::prologue(l.wide, e.typedefs, e.preamble);
     if l.class != LayoutClass::Contiguous {
         let _ = writeln!(
             w.src,

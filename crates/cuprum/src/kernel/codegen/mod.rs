@@ -46,6 +46,24 @@ pub(crate) struct SourceWriter {
 }
 
 impl SourceWriter {
+    /// The start every generated kernel shares: cuprum's headers, the index and offset
+    /// types of the index width, the placeholder typedefs, then the user's preamble.
+    pub fn prologue(wide: bool, typedefs: &str, preamble: &str) -> SourceWriter {
+        let (idx, off) = if wide {
+            ("unsigned long long", "long long")
+        } else {
+            ("unsigned int", "int")
+        };
+        let mut w = SourceWriter {
+            src: format!(
+                "#include <cuprum/all.cuh>\ntypedef {idx} cuprum_idx_t;\ntypedef {off} cuprum_off_t;\n{typedefs}"
+            ),
+            spans: Vec::new(),
+        };
+        w.user("preamble", preamble);
+        w
+    }
+
     /// Appends generated text.
     pub fn push(&mut self, s: &str) {
         self.src.push_str(s);

@@ -98,18 +98,7 @@ pub(crate) fn generate(e: &ReductionSource<'_>) -> SourceWriter {
         .collect();
     let na = arrays.len();
     let ni = arrays.iter().filter(|a| a.0 < e.nin).count();
-    let (idx, off) = if sh.wide {
-        ("unsigned long long", "long long")
-    } else {
-        ("unsigned int", "int")
-    };
-    let mut w = SourceWriter::default();
-    let _ = write!(
-        w.src,
-        "#include <cuprum/all.cuh>\ntypedef {idx} cuprum_idx_t;\ntypedef {off} cuprum_off_t;\n{}",
-        e.typedefs
-    );
-    w.user("preamble", e.preamble);
+    let mut w = SourceWriter::prologue(sh.wide, e.typedefs, e.preamble);
     w.user_line("reduce_expr", "#define REDUCE(a, b) (", e.reduce_expr, ")");
     w.user_line(
         "post_map_expr",
