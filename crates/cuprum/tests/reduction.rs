@@ -369,7 +369,11 @@ fn construction_errors_match_cupy() {
     // unknown dtype names
     let e = new("floaty x", "T y", "k").unwrap_err();
     assert_eq!(e.kind(), ErrorKind::DType);
-    assert_eq!(e.to_string(), "data type 'floaty' not understood");
+    assert!(
+        e.to_string()
+            .starts_with("data type 'floaty' not understood"),
+        "{e}"
+    );
     let e = new("T x", "int128 y", "k").unwrap_err();
     assert_eq!(e.kind(), ErrorKind::DType);
     assert!(e.to_string().contains("'int128'"), "{e}");
@@ -401,10 +405,20 @@ fn construction_errors_match_cupy() {
     ] {
         reserved(ins, outs, name);
     }
-    // a name used twice
-    let e = new("T x", "T x", "k").unwrap_err();
+    // a name used twice in one list
+    let e = new("T x, T x", "T y", "k").unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidArgument);
     assert!(e.to_string().contains("more than once"), "{e}");
+    // a name in both lists: read-write makes no sense for a reduction (the output has the
+    // reduced shape), so it is refused with the reason
+    let e = new("T x", "T x", "k").unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+    assert_eq!(
+        e.to_string(),
+        "ReductionKernel 'k': 'x' is both an input and an output; a reduction's output has the \
+         reduced shape, so it cannot be the input array written in place (ElementwiseKernel \
+         allows this): give the output another name"
+    );
     // no outputs
     let e = new("T x", "", "no_out").unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidArgument);
