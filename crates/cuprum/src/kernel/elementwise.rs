@@ -414,11 +414,7 @@ impl ElementwiseKernel {
 
     /// Per-declared-parameter values (inputs, then outputs) as per generated parameter;
     /// a read-write parameter's two entries must agree and be an array.
-    fn effective(
-        &self,
-        dtypes: &[DType],
-        scalars: &[bool],
-    ) -> Result<PerParam> {
+    fn effective(&self, dtypes: &[DType], scalars: &[bool]) -> Result<PerParam> {
         let n = self.declared.len();
         if dtypes.len() != n || scalars.len() != n {
             bail!(
