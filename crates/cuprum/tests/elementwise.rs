@@ -2196,6 +2196,31 @@ fn compile_errors_point_at_the_users_code() {
         e.compile_log()
             .is_some_and(|l| l.contains("undefined_thing_42"))
     );
+    // `{:?}` is as concise as `{}`
+    assert_eq!(format!("{e:?}"), format!("{m} (Compile)"));
+    // warnings about the user's operation stay in the log; none about cuprum's code
+    let k = ElementwiseKernel::new(
+        "T x",
+        "T y",
+        "int user_unused_41 = 0; y = x + undefined_thing_43",
+        "warn_op",
+    )
+    .unwrap();
+    let e = k.call((&x,)).unwrap_err();
+    let log = e.compile_log().unwrap();
+    assert!(log.contains("user_unused_41"), "{log}");
+    let raw = &e.compile_failure().unwrap().log;
+    let f = e.compile_failure().unwrap();
+    for d in f.diagnostics() {
+        let in_user_text = f
+            .spans
+            .iter()
+            .any(|s| s.first_line <= d.line && d.line <= s.last_line);
+        assert!(
+            d.severity.contains("error") || in_user_text || !log.contains(&d.message),
+            "a warning about generated code is shown: {d:?}\n{raw}"
+        );
+    }
     // the error stays an error on the next call
     assert_eq!(k.call((&x,)).unwrap_err().kind(), ErrorKind::Compile);
     // a broken preamble is reported as the preamble

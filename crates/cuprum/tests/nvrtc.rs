@@ -76,6 +76,26 @@ fn compile_error_carries_the_log() {
             .contains("identifier \"undefined_thing\" is undefined"),
         "{err}"
     );
+    // `{:?}` (what unwrap and main print) is as concise as `{}`: no log appended
+    assert_eq!(format!("{err:?}"), format!("{err} (Compile)"));
+}
+
+/// Warnings about the user's own code stay in the log a user is shown.
+#[test]
+fn warnings_about_user_code_stay_in_the_log() {
+    require_nvrtc!();
+    let src = "extern \"C\" __global__ void k(float* x) { int my_unused_var = 1; x[0] = nope; }";
+    let err =
+        compile_for_arch(src, &CompileOptions::default().program_name("warn.cu"), 90).unwrap_err();
+    let log = err.compile_log().unwrap();
+    assert!(log.contains("my_unused_var"), "{log}");
+    assert!(log.contains("\"nope\" is undefined"), "{log}");
+    let d = err.compile_failure().unwrap().diagnostics();
+    assert!(
+        d.iter()
+            .any(|d| d.severity == "warning" && d.message.contains("my_unused_var")),
+        "{d:?}"
+    );
 }
 
 #[test]
