@@ -2470,3 +2470,71 @@ fn calls_over_2_gib_use_64_bit_indexing() {
         }
     }
 }
+
+// =========================================================================================
+// Memoized kernel factories (CuPy's `@cupy.memoize(for_each_device=True)`)
+// =========================================================================================
+
+static SCALE_CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+static SCALE_KERNELS: cuprum::Memo<DType, ElementwiseKernel> = cuprum::Memo::for_each_device();
+
+/// One `y = x * a` kernel per (dtype, device).
+fn memo_scale_kernel(d: DType) -> cuprum::Result<std::sync::Arc<ElementwiseKernel>> {
+    SCALE_KERNELS.get_or_try_insert(d, || {
+        SCALE_CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        ElementwiseKernel::new(
+            &format!("{d} x, {d} a"),
+            &format!("{d} y"),
+            "y = x * a",
+            "memo_scale",
+        )
+    })
+}
+
+#[test]
+fn memoized_kernel_factories_are_kept_per_device() {
+    require_gpu!();
+    use std::sync::Arc;
+    use std::sync::atomic::Ordering;
+    let calls = || SCALE_CALLS.load(Ordering::SeqCst);
+    let mut rng = Rng::new(55);
+    let run = |k: &ElementwiseKernel, rng: &mut Rng| {
+        let h = rand_f32(rng, 1000);
+        let x = dev(&h, &[1000]);
+        let y = k.call((&x, 3.0f32)).unwrap().to_vec::<f32>().unwrap();
+        assert!(h.iter().zip(&y).all(|(a, b)| *b == a * 3.0));
+    };
+    let k = memo_scale_kernel(DType::F32).unwrap();
+    assert_eq!(calls(), 1);
+    assert!(Arc::ptr_eq(&k, &memo_scale_kernel(DType::F32).unwrap()));
+    assert_eq!(calls(), 1);
+    run(&k, &mut rng);
+    let k64 = memo_scale_kernel(DType::F64).unwrap();
+    assert!(!Arc::ptr_eq(&k, &k64));
+    assert_eq!((calls(), SCALE_KERNELS.len()), (2, 2));
+    // every other device gets its own kernel, made while it is current
+    let devices = cuprum::Device::count().unwrap();
+    for ord in 1..devices {
+        let d = cuprum::Device::get(ord).unwrap();
+        let kd = d.with(|| memo_scale_kernel(DType::F32)).unwrap();
+        assert!(
+            !Arc::ptr_eq(&k, &kd),
+            "device {ord} shares device 0's kernel"
+        );
+        assert!(Arc::ptr_eq(
+            &kd,
+            &d.with(|| memo_scale_kernel(DType::F32)).unwrap()
+        ));
+        d.with(|| run(&kd, &mut rng));
+    }
+    assert_eq!(calls(), 2 + (devices - 1));
+    assert_eq!(SCALE_KERNELS.len(), 2 + (devices - 1));
+    // clear_memo forgets them; kernels handed out keep working
+    cuprum::clear_memo();
+    assert!(SCALE_KERNELS.is_empty());
+    let again = memo_scale_kernel(DType::F32).unwrap();
+    assert!(!Arc::ptr_eq(&k, &again));
+    assert_eq!(calls(), 3 + (devices - 1));
+    run(&k, &mut rng);
+    run(&again, &mut rng);
+}
