@@ -14,6 +14,7 @@ mod cache;
 mod compile;
 mod demo;
 mod info;
+mod setup;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -41,6 +42,9 @@ enum Command {
     /// Compile a CUDA C++ file (through the kernel cache; no GPU needed) and print each
     /// kernel's registers and memory use, or the compile error.
     Compile(compile::CompileArgs),
+    /// Install NVRTC and the CUDA headers (NVIDIA's pip wheels, matched to the driver) into
+    /// cuprum's data folder; `--check` reports what is where without downloading.
+    Setup(setup::SetupArgs),
     /// Inspect or clear the persistent kernel cache.
     Cache {
         #[command(subcommand)]
@@ -54,9 +58,13 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let r = match cli.command {
-        Command::Demo(args) => demo::run(&args),
+        Command::Demo(args) => setup::on_first_need("demo", false).and_then(|()| demo::run(&args)),
         Command::Info => info::run(),
+        Command::Bench(args) if cuprum::Device::no_gpu_reason().is_none() => {
+            setup::on_first_need("bench", false).and_then(|()| bench::run(&args))
+        }
         Command::Bench(args) => bench::run(&args),
+        Command::Setup(args) => setup::run(&args),
         Command::Compile(args) => compile::run(&args),
         Command::Cache { command } => cache::run(&command),
         Command::BenchChild(args) => bench::child(&args),
