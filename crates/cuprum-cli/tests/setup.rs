@@ -160,9 +160,9 @@ fn compile_sets_up_on_first_need_then_finds_the_data_folder() {
         "{r}"
     );
     assert!(
-        r.stderr.contains(&format!(
-            "cuprum: installing NVRTC and the CUDA headers (nvidia-cuda-nvrtc"
-        )) && r.stderr.contains(&format!("into {}", data.display())),
+        r.stderr
+            .contains("cuprum: installing NVRTC and the CUDA headers (nvidia-cuda-nvrtc")
+            && r.stderr.contains(&format!("into {}", data.display())),
         "{r}"
     );
     assert!(
