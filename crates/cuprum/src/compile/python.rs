@@ -1,5 +1,7 @@
 //! The site-packages folders of a Python, where pip wheels of CUDA live: derived from the
-//! interpreter's path when that finds one (no process started), else by asking the
+//! interpreter's path as Python would (a venv, an ordinary installation, Debian's
+//! `dist-packages`, the version a pyenv shim selects) when that finds a wheel (no process
+//! started: a disk-cache hit stays well under a millisecond), else by asking the
 //! interpreter (once per process).
 
 use super::discovery::wheel_base;
@@ -73,20 +75,19 @@ fn find_on_path(python: &str) -> Option<PathBuf> {
 /// Python's own site-packages rules for the two common layouts, by path only: a venv
 /// without system site-packages (`<venv>/lib/pythonX.Y/site-packages`), or an ordinary
 /// installation (user site first, then `<prefix>/lib/pythonX.Y/site-packages`, and
-/// Debian's `dist-packages` for `/usr`). `None` (ask the interpreter) for anything else: a
-/// wrapper script (pyenv's shims), an interpreter whose real file name has no version, a
-/// venv that includes the system site-packages. `user_home`: the home folder whose user
-/// site counts (`None`: no user site).
+/// Debian's `dist-packages` for `/usr`); a pyenv shim stands for the interpreter pyenv
+/// would run. `None` (ask the interpreter) for anything else: another wrapper script, an
+/// interpreter whose real file name has no version, a venv that includes the system
+/// site-packages. `user_home`: the home folder whose user site counts (`None`: no user
+/// site).
 pub(crate) fn derived_sites(python: &str, user_home: Option<&Path>) -> Option<Vec<PathBuf>> {
-    let exe = find_on_path(python)?;
-    let mut head = [0u8; 2];
-    {
-        use std::io::Read;
-        let mut f = std::fs::File::open(&exe).ok()?;
-        f.read_exact(&mut head).ok()?;
-    }
-    if &head == b"#!" {
-        return None;
+    let mut exe = find_on_path(python)?;
+    if is_script(&exe) {
+        let selected = std::env::var("PYENV_VERSION").ok();
+        exe = pyenv_target(&exe, &std::env::current_dir().ok()?, selected)?;
+        if is_script(&exe) {
+            return None;
+        }
     }
     let real = std::fs::canonicalize(&exe).ok()?;
     let name = real.file_name()?.to_str()?;
@@ -125,6 +126,51 @@ pub(crate) fn derived_sites(python: &str, user_home: Option<&Path>) -> Option<Ve
     }
     dirs.push(prefix.join("lib").join(&pyver).join("site-packages"));
     Some(dirs)
+}
+
+fn is_script(exe: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 2];
+    std::fs::File::open(exe)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .map_or(true, |()| &head == b"#!")
+}
+
+/// The interpreter a pyenv shim (`<root>/shims/<name>`) runs, found as pyenv finds it:
+/// the versions in `selected` (`PYENV_VERSION`), else in the nearest `.python-version` from
+/// `cwd` up,
+/// else in `<root>/version`; the first with `<root>/versions/<v>/bin/<name>`. `None` for
+/// anything else, or pyenv's `system` (then the interpreter is asked).
+pub(crate) fn pyenv_target(exe: &Path, cwd: &Path, selected: Option<String>) -> Option<PathBuf> {
+    let shims = exe.parent()?;
+    if shims.file_name()? != "shims" {
+        return None;
+    }
+    let root = shims.parent()?;
+    if !root.join("versions").is_dir() {
+        return None;
+    }
+    let versions = selected
+        .filter(|v| !v.trim().is_empty())
+        .or_else(|| {
+            cwd.ancestors()
+                .find_map(|d| std::fs::read_to_string(d.join(".python-version")).ok())
+        })
+        .or_else(|| std::fs::read_to_string(root.join("version")).ok())?;
+    let name = exe.file_name()?;
+    for v in versions
+        .split(|c: char| c == ':' || c.is_whitespace())
+        .filter(|v| !v.is_empty() && !v.starts_with('#'))
+    {
+        if v == "system" {
+            return None;
+        }
+        let candidate = root.join("versions").join(v).join("bin").join(name);
+        if candidate.is_file() {
+            return Some(candidate);
+        }
+    }
+    None
 }
 
 /// Starts `python` and asks it for its site-packages (user site first, as it searches
@@ -217,12 +263,47 @@ mod tests {
         symlink(prefix.join("bin/python3.12"), venv.join("bin/python")).unwrap();
         let dirs = derived_sites(venv.join("bin/python").to_str().unwrap(), home).unwrap();
         assert_eq!(dirs, vec![venv.join("lib/python3.12/site-packages")]);
-        // A wrapper script (pyenv's shim): ask the interpreter.
-        let shim = t.path().join("shim/python3");
+        // Another wrapper script: ask the interpreter.
+        let shim = t.path().join("wrapper/python3");
         touch(&shim);
         std::fs::write(&shim, "#!/bin/sh\nexec python3 \"$@\"\n").unwrap();
         assert_eq!(derived_sites(shim.to_str().unwrap(), home), None);
         // No such interpreter.
         assert_eq!(derived_sites("/nonexistent/python3", home), None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn pyenv_shims_stand_for_the_selected_version() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("pyenv");
+        let shim = root.join("shims/python3");
+        touch(&shim);
+        std::fs::write(
+            &shim,
+            "#!/usr/bin/env bash\nexec pyenv exec \"$0\" \"$@\"\n",
+        )
+        .unwrap();
+        let bin = root.join("versions/3.12.1/bin/python3");
+        touch(&bin);
+        let work = t.path().join("project/src");
+        std::fs::create_dir_all(&work).unwrap();
+        // No version file anywhere: pyenv would fail; ask the interpreter.
+        assert_eq!(pyenv_target(&shim, &work, None), None);
+        // The global version file.
+        std::fs::write(root.join("version"), "3.12.1\n").unwrap();
+        assert_eq!(pyenv_target(&shim, &work, None), Some(bin.clone()));
+        // A project's .python-version wins; its first installed version is taken.
+        std::fs::write(t.path().join("project/.python-version"), "3.9.0\n3.12.1\n").unwrap();
+        assert_eq!(pyenv_target(&shim, &work, None), Some(bin.clone()));
+        std::fs::write(t.path().join("project/.python-version"), "system\n").unwrap();
+        assert_eq!(pyenv_target(&shim, &work, None), None);
+        // PYENV_VERSION wins over the files.
+        assert_eq!(
+            pyenv_target(&shim, &work, Some("3.12.1".into())),
+            Some(bin.clone())
+        );
+        // Not a shim.
+        assert_eq!(pyenv_target(&bin, &work, None), None);
     }
 }

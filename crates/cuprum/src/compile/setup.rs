@@ -75,7 +75,7 @@ pub struct SetupReport {
 /// ```no_run
 /// use cuprum::compile::Setup;
 /// let s = Setup::new();
-/// println!("would install {:?} into {:?}; missing there: {:?}", s.requirements(), s.dir(), s.missing());
+/// println!("would install {:?} into {:?}; missing there: {:?}", s.requirements(), s.target(), s.missing());
 /// let report = s.run()?;          // downloads with pip (progress on the terminal)
 /// assert!(report.dir.ends_with("cuda-13"));
 /// # Ok::<(), cuprum::Error>(())
