@@ -735,7 +735,8 @@ pub struct Report {
 }
 
 impl Report {
-    /// The components no place has (NVRTC is also looked for on the loader path).
+    /// The components no place has (NVRTC may still load through the system's loader
+    /// path, which this report does not search).
     pub fn missing(&self) -> Vec<Component> {
         let mut v = Vec::new();
         if self.nvrtc.is_none() {
