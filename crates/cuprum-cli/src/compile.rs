@@ -21,16 +21,24 @@ pub struct CompileArgs {
         allow_hyphen_values = true
     )]
     options: Vec<String>,
-    /// Target architecture (`sm_90`); default: GPU 0's, else sm_90.
+    /// Target: `sm_90` (a cubin), `sm_90a` (arch-specific), `sm_100f` (family) or
+    /// `compute_90` (PTX); default: GPU 0's architecture, else sm_90.
     #[arg(long)]
     arch: Option<String>,
 }
 
-fn parse_arch(s: &str) -> Option<u32> {
-    s.trim_start_matches("sm_")
-        .trim_start_matches("compute_")
-        .parse()
-        .ok()
+/// `sm_90`, `sm_90a`, `sm_100f`, `compute_90`: the shape of a target (NVRTC then says
+/// whether it supports it).
+fn well_formed(arch: &str) -> bool {
+    let Some(rest) = arch
+        .trim()
+        .strip_prefix("sm_")
+        .or_else(|| arch.trim().strip_prefix("compute_"))
+    else {
+        return false;
+    };
+    let digits = rest.strip_suffix(['a', 'f']).unwrap_or(rest);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
 }
 
 pub fn run(args: &CompileArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
@@ -41,15 +49,24 @@ pub fn run(args: &CompileArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
             return Ok(ExitCode::FAILURE);
         }
     };
-    let arch = match &args.arch {
-        Some(a) => match parse_arch(a) {
-            Some(n) => n,
-            None => {
-                eprintln!("error: --arch {a:?}: expected sm_XX, e.g. sm_90");
+    if let Some(a) = args.arch.as_deref().filter(|a| !well_formed(a)) {
+        eprintln!(
+            "error: --arch {a:?}: expected sm_XX (a cubin, e.g. sm_90), sm_XXa (arch-specific), \
+             sm_XXf (family) or compute_XX (PTX)"
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    crate::setup::on_first_need("compile", cuprum::compile::needs_cuda_headers(&source))?;
+    let nv = cuprum::compile::nvrtc()?;
+    let (arch, target) = match &args.arch {
+        Some(a) => match nv.check_target(a) {
+            Ok(n) => (n, Some(a.trim().to_string())),
+            Err(e) => {
+                eprintln!("error: --arch {e}");
                 return Ok(ExitCode::FAILURE);
             }
         },
-        None => cuprum::Device::get(0).map_or(90, |d| d.arch()),
+        None => (cuprum::Device::get(0).map_or(90, |d| d.arch()), None),
     };
     let mut opts = CompileOptions::new()
         .program_name(
@@ -63,6 +80,9 @@ pub fn run(args: &CompileArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     }
     for o in &args.options {
         opts = opts.option(o.clone());
+    }
+    if let Some(t) = &target {
+        opts = opts.option(format!("-arch={t}"));
     }
     for e in &args.name_exprs {
         opts = opts.name_expression(e.clone());
@@ -83,8 +103,9 @@ pub fn run(args: &CompileArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     } else {
         "compiled"
     };
+    let target = target.unwrap_or_else(|| format!("sm_{arch}"));
     out!(
-        "{}: {} for sm_{arch} ({how}, {ms:.1} ms, {} bytes)",
+        "{}: {} for {target} ({how}, {ms:.1} ms, {} bytes)",
         args.file.display(),
         if img.is_cubin { "cubin" } else { "PTX" },
         img.image.len()

@@ -29,22 +29,60 @@ pub fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
             out!("gpu:     no GPU on this machine: kernels can be compiled (NVRTC) but not run");
         }
     }
+    // One answer per component, from the same search every compile uses.
     match cuprum::compile::nvrtc() {
         Ok(n) => {
             let (a, b) = n.version();
+            let package = n
+                .location()
+                .and_then(|f| f.version())
+                .map_or(String::new(), |v| format!("; package {v}"));
+            out!(
+                "nvrtc:   {a}.{b} from {} ({}{package})",
+                n.path(),
+                n.found_by()
+            );
             let archs: Vec<String> = n
                 .supported_archs()
                 .iter()
                 .map(|a| format!("sm_{a}"))
                 .collect();
             out!(
-                "nvrtc:   {a}.{b} from {} (found via {})",
-                n.path(),
-                n.found_by()
+                "targets: {} (also sm_XXa from sm_90, sm_XXf from sm_100, compute_XX for PTX)",
+                archs.join(" ")
             );
-            out!("targets: {}", archs.join(" "));
         }
         Err(e) => out!("nvrtc:   not found: {e}"),
+    }
+    let headers = cuprum::compile::cuda_headers();
+    if headers.is_empty() {
+        out!(
+            "headers: CUDA headers not found (kernels that include cuda_fp16.h, \
+             cooperative_groups.h, cub/... need them: `cuprum setup` installs them)"
+        );
+    }
+    for c in cuprum::compile::Component::HEADERS {
+        let found = headers.iter().find(|f| f.component == c);
+        if !headers.is_empty() {
+            out!(
+                "headers: {:<15}  {}",
+                c.name(),
+                crate::setup::component_line(c, found)
+            );
+        }
+    }
+    let s = cuprum::compile::Setup::new();
+    match s.target() {
+        Some(dir) if s.missing().is_empty() => out!("setup:   {} (complete)", dir.display()),
+        Some(dir) if s.missing().len() == cuprum::compile::Component::ALL.len() => out!(
+            "setup:   {} (empty: `cuprum setup` installs NVRTC and the CUDA headers there)",
+            dir.display()
+        ),
+        Some(dir) => out!(
+            "setup:   {} (incomplete: `cuprum setup` completes it)",
+            dir.display()
+        ),
+        None => out!("setup:   no data folder (no home folder; set CUPRUM_DATA_DIR)"),
     }
     match cuprum::compile::KernelCache::global() {
         Ok(c) => match c.dir() {

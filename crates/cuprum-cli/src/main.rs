@@ -15,6 +15,7 @@ mod compile;
 mod demo;
 mod grid;
 mod info;
+mod setup;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -46,6 +47,9 @@ enum Command {
     /// analysis for 128, 256 and 512 threads, and with `--kernel FILE --name NAME` the
     /// driver's occupancy of that kernel and its grid-stride grid (needs a GPU).
     Grid(grid::GridArgs),
+    /// Install NVRTC and the CUDA headers (NVIDIA's pip wheels, matched to the driver) into
+    /// cuprum's data folder; `--check` reports what is where without downloading.
+    Setup(setup::SetupArgs),
     /// Inspect or clear the persistent kernel cache.
     Cache {
         #[command(subcommand)]
@@ -59,9 +63,13 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let r = match cli.command {
-        Command::Demo(args) => demo::run(&args),
+        Command::Demo(args) => setup::on_first_need("demo", false).and_then(|()| demo::run(&args)),
         Command::Info => info::run(),
+        Command::Bench(args) if cuprum::Device::no_gpu_reason().is_none() => {
+            setup::on_first_need("bench", false).and_then(|()| bench::run(&args))
+        }
         Command::Bench(args) => bench::run(&args),
+        Command::Setup(args) => setup::run(&args),
         Command::Compile(args) => compile::run(&args),
         Command::Grid(args) => grid::run(&args),
         Command::Cache { command } => cache::run(&command),

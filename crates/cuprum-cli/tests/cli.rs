@@ -14,7 +14,8 @@ fn cuprum(cache: &Path) -> Command {
     c.env("CUPRUM_CACHE_DIR", cache)
         .env_remove("CUPRUM_CACHE_IN_MEMORY")
         .env_remove("CUPRUM_CACHE_SAVE_SOURCE")
-        .env_remove("CUPRUM_DUMP_SOURCE_ON_ERROR");
+        .env_remove("CUPRUM_DUMP_SOURCE_ON_ERROR")
+        .env("CUPRUM_NO_AUTO_SETUP", "1");
     c
 }
 

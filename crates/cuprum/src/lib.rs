@@ -43,7 +43,7 @@ pub mod profiler;
 pub mod runtime;
 
 pub use array::{Array, DType, DTypeKind, Element, Scalar, SliceArg, random, shape};
-pub use compile::{CompileOptions, clear_memo, compile_with_cache};
+pub use compile::{CompileOptions, clear_memo, compile_with_cache, setup};
 pub use error::{Error, ErrorKind, Result};
 pub use kernel::{ElementwiseKernel, RawKernel, RawModule, ReductionKernel};
 pub use memo::Memo;

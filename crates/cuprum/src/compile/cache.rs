@@ -4,8 +4,10 @@
 //! Key = blake3 of: the cache format version, the NVRTC identity (library file, size, mtime
 //! — any version or build change changes it), the target architecture, the source, every
 //! compile option (flags, include paths, C++ standard, program name), the in-memory headers
-//! and the text of every bundled cuprum header, and the name expressions. Compiler output is
-//! never part of the key.
+//! and the text of every bundled cuprum header, the name expressions, and — only for a
+//! source that includes a CUDA header — the CUDA include folders with their identity files
+//! (size and modification time; a reinstall changes them). Compiler output is never part of
+//! the key.
 //!
 //! Entry file `<dir>/<2 hex>/<64 hex>.cubin`: magic, format version, blake3 checksum of the
 //! payload, payload (cubin/PTX flag, lowered names, NVRTC log, image). Writes go to a temp
@@ -199,6 +201,9 @@ impl KernelCache {
         }
         for e in &opts.name_expressions {
             field("nexpr", e.as_bytes());
+        }
+        if let Some(id) = super::cuda_headers_identity(source, opts) {
+            field("cuda-headers", id.as_bytes());
         }
         *h.finalize().as_bytes()
     }

@@ -181,6 +181,12 @@ impl CompileFailure {
                 );
             }
         }
+        for name in errors
+            .iter()
+            .filter_map(|d| super::headers::unopened_header(&d.message))
+        {
+            let _ = write!(s, "\n{}", super::headers::missing_header_hint(name));
+        }
         s
     }
 }

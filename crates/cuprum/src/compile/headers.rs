@@ -1,6 +1,7 @@
 //! cuprum's own CUDA headers, passed to NVRTC in memory (no toolkit headers needed at run
-//! time). Kept small: header parsing dominates compile time. Their text is part of every
-//! cache key.
+//! time), and which sources need the CUDA toolkit's headers besides (a scan of their
+//! `#include` lines). Kept small: header parsing dominates compile time. Their text is part
+//! of every cache key.
 
 /// `(include name, text)` of every bundled header.
 pub const BUNDLED: &[(&str, &str)] = &[
@@ -33,3 +34,174 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../include/cuprum/all.cuh"),
     ),
 ];
+
+/// The names a source `#include`s (`<...>` or `"..."`), in order, from its preprocessor
+/// lines (a directive in a comment or an `#if 0` counts too: the answer may only err
+/// towards passing the CUDA include folders).
+pub(crate) fn includes(source: &str) -> impl Iterator<Item = &str> {
+    source.lines().filter_map(|l| {
+        let rest = l.trim_start().strip_prefix('#')?.trim_start();
+        let rest = rest.strip_prefix("include")?.trim_start();
+        let close = match rest.chars().next()? {
+            '<' => '>',
+            '"' => '"',
+            _ => return None,
+        };
+        let rest = &rest[1..];
+        Some(rest[..rest.find(close)?].trim())
+    })
+}
+
+/// True when `source` (or one of the in-memory `headers`) includes something that is not a
+/// bundled cuprum header nor an in-memory header: then the CUDA include folders are passed
+/// to NVRTC (and enter the cache key). cuprum's generated kernels include only their own
+/// headers, so they never pay for the search nor for the toolkit's headers.
+pub(crate) fn needs_cuda_headers(source: &str, headers: &[(String, String)]) -> bool {
+    let provided = |name: &str| {
+        BUNDLED.iter().any(|(n, _)| *n == name) || headers.iter().any(|(n, _)| n == name)
+    };
+    std::iter::once(source)
+        .chain(headers.iter().map(|(_, t)| t.as_str()))
+        .any(|text| includes(text).any(|name| !provided(name)))
+}
+
+/// The component a CUDA header belongs to, from its name: `cub/`, `thrust/`, `cuda/`,
+/// `nv/` are CCCL; `crt/` is crt; the runtime's own names (`cuda_fp16.h`,
+/// `cooperative_groups.h`, `math_constants.h` ...) are the runtime headers; `None` for
+/// names that are not CUDA's.
+pub(crate) fn component_of(name: &str) -> Option<super::discovery::Component> {
+    use super::discovery::Component;
+    let first = name.split('/').next().unwrap_or(name);
+    match first {
+        "cub" | "thrust" | "cuda" | "nv" => return Some(Component::Cccl),
+        "crt" => return Some(Component::Crt),
+        "cooperative_groups" => return Some(Component::RuntimeHeaders),
+        _ => {}
+    }
+    let runtime = [
+        "cuda_",
+        "cooperative_groups",
+        "math_",
+        "device_",
+        "sm_",
+        "vector_",
+        "surface_",
+        "texture_",
+        "channel_descriptor",
+        "builtin_types",
+        "host_",
+        "driver_",
+        "mma.h",
+        "cuComplex",
+        "library_types",
+        "common_functions",
+        "cudart_platform",
+    ];
+    runtime
+        .iter()
+        .any(|p| name.starts_with(p))
+        .then_some(Component::RuntimeHeaders)
+}
+
+/// What to do about a header NVRTC could not open, for compile error messages: which pip
+/// package or toolkit provides it, or where cuprum looked when it had the folders.
+pub(crate) fn missing_header_hint(name: &str) -> String {
+    use super::discovery;
+    let search = discovery::header_search();
+    let Some(component) = component_of(name) else {
+        return format!(
+            "note: `{name}` is not a CUDA header cuprum knows; add the folder that has it \
+             with CompileOptions::include_path (or an in-memory header with \
+             CompileOptions::header)"
+        );
+    };
+    if let Some(f) = search.found.iter().find(|f| f.component == component) {
+        return format!(
+            "note: `{name}` is not in the {} at {} ({}); check its name, or point \
+             CUPRUM_CUDA_INCLUDE at a folder that has it",
+            component.describe(),
+            f.path.display(),
+            f.origin
+        );
+    }
+    format!(
+        "note: `{name}` belongs to the {}, which cuprum did not find (looked in: {}). \
+         Install them with `cuprum setup` (in a program: `cuprum::setup()`), or `{} -m pip \
+         install \"{}=={}.0.*\"`, or the CUDA {} toolkit (and set CUDA_HOME); or point \
+         CUPRUM_CUDA_INCLUDE at their folder",
+        component.describe(),
+        search.tried.join("; "),
+        discovery::python_name(),
+        component.pip_package(),
+        discovery::CUDA_MAJOR,
+        discovery::CUDA_MAJOR
+    )
+}
+
+/// The header named by an NVRTC "cannot open source file" error line, if it is one.
+pub(crate) fn unopened_header(message: &str) -> Option<&str> {
+    let i = message.find("open source file \"")?;
+    let rest = &message[i + "open source file \"".len()..];
+    Some(&rest[..rest.find('"')?])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compile::discovery::Component;
+
+    #[test]
+    fn includes_are_read_from_directives_only() {
+        let src = "#include <cuprum/all.cuh>\n  #  include \"my.h\"\n// include <no.h>\n\
+                   #include<cub/block/block_reduce.cuh>\nint include = 1;\n#define X <y.h>\n";
+        let v: Vec<&str> = includes(src).collect();
+        assert_eq!(v, ["cuprum/all.cuh", "my.h", "cub/block/block_reduce.cuh"]);
+    }
+
+    #[test]
+    fn only_sources_beyond_cuprums_headers_need_the_cuda_folders() {
+        let generated = "#include <cuprum/all.cuh>\n#include <cuprum/half.cuh>\nextern \"C\" __global__ void k() {}";
+        assert!(!needs_cuda_headers(generated, &[]));
+        assert!(!needs_cuda_headers("__global__ void k() {}", &[]));
+        assert!(needs_cuda_headers("#include <cuda_fp16.h>\n", &[]));
+        let mine = vec![("my.h".to_string(), "#define A 1".to_string())];
+        assert!(!needs_cuda_headers("#include \"my.h\"\n", &mine));
+        let nested = vec![(
+            "my.h".to_string(),
+            "#include <math_constants.h>".to_string(),
+        )];
+        assert!(needs_cuda_headers("#include \"my.h\"\n", &nested));
+    }
+
+    #[test]
+    fn headers_map_to_their_pip_package() {
+        let p = |n: &str| component_of(n).map(Component::pip_package);
+        assert_eq!(p("cub/block/block_reduce.cuh"), Some("nvidia-cuda-cccl"));
+        assert_eq!(p("cuda/std/limits"), Some("nvidia-cuda-cccl"));
+        assert_eq!(p("thrust/complex.h"), Some("nvidia-cuda-cccl"));
+        assert_eq!(p("crt/host_defines.h"), Some("nvidia-cuda-crt"));
+        assert_eq!(p("cuda_fp16.h"), Some("nvidia-cuda-runtime"));
+        assert_eq!(p("cooperative_groups.h"), Some("nvidia-cuda-runtime"));
+        assert_eq!(
+            p("cooperative_groups/reduce.h"),
+            Some("nvidia-cuda-runtime")
+        );
+        assert_eq!(p("math_constants.h"), Some("nvidia-cuda-runtime"));
+        assert_eq!(p("my_header.h"), None);
+    }
+
+    #[test]
+    fn nvrtc_open_errors_name_the_header() {
+        assert_eq!(
+            unopened_header("catastrophic error: cannot open source file \"cub/cub.cuh\""),
+            Some("cub/cub.cuh")
+        );
+        assert_eq!(
+            unopened_header(
+                "could not open source file \"cooperative_groups.h\" (no directories in search list)"
+            ),
+            Some("cooperative_groups.h")
+        );
+        assert_eq!(unopened_header("identifier \"x\" is undefined"), None);
+    }
+}

@@ -8,20 +8,27 @@
 //!   for the key, the entry format and the environment variables).
 
 mod cache;
+mod discovery;
 mod env;
 mod failure;
 mod headers;
 mod nvrtc;
 mod options;
 mod ptxas;
+mod python;
+mod setup;
 
 pub use cache::{CACHE_FORMAT_VERSION, CacheEntry, CacheStats, KernelCache, default_dir};
+pub use discovery::{
+    CUDA_MAJOR, Component, Found, Origin, Report, cuda_headers, data_dir, locate, python_name,
+};
 pub use env::env_bool;
 pub use failure::{CompileFailure, Diagnostic, SourceSpan};
 pub use headers::BUNDLED as BUNDLED_HEADERS;
 pub use nvrtc::{CompiledImage, Nvrtc, nvrtc};
 pub use options::CompileOptions;
 pub use ptxas::{KernelResources, resource_usage};
+pub use setup::{Setup, SetupReport, setup, wheel_requirements};
 
 use crate::error::Result;
 use crate::runtime::{Device, Module};
@@ -29,15 +36,29 @@ use rustc_hash::{FxHashMap, FxHasher};
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// Compiles with NVRTC, bypassing every cache (the bundled headers are always available).
+/// Compiles with NVRTC, bypassing every cache (the bundled headers are always available;
+/// the CUDA include folders are added when the source includes a CUDA header). An `-arch=`
+/// among the options (`sm_90a`, `compute_90`) replaces the target chosen for `arch`.
 pub(crate) fn compile_uncached(
     source: &str,
     opts: &CompileOptions,
     arch: u32,
 ) -> Result<CompiledImage> {
     let nv = nvrtc()?;
-    let (target, cubin) = nv.target_for(arch);
-    let flags = opts.nvrtc_flags(&target);
+    let (target, cubin) = match opts.explicit_arch() {
+        Some(t) => (t.to_string(), t.starts_with("sm_")),
+        None => nv.target_for(arch),
+    };
+    let mut flags = opts.nvrtc_flags(&target);
+    if headers::needs_cuda_headers(source, &opts.headers) {
+        let found = discovery::header_search();
+        flags.extend(
+            found
+                .include_dirs
+                .iter()
+                .map(|d| format!("-I{}", d.display())),
+        );
+    }
     let headers: Vec<(&str, &str)> = opts
         .headers
         .iter()
@@ -52,6 +73,27 @@ pub(crate) fn compile_uncached(
         &opts.name_expressions,
         cubin,
     )
+}
+
+/// True when `source` includes a header that is neither one of cuprum's bundled headers
+/// (`cuprum/...`) nor given in memory: then its compiles pass the CUDA include folders
+/// ([`cuda_headers`]) to NVRTC. A scan of its `#include` lines.
+///
+/// ```
+/// use cuprum::compile::needs_cuda_headers;
+/// assert!(needs_cuda_headers("#include <cooperative_groups.h>\n__global__ void k() {}"));
+/// assert!(!needs_cuda_headers("#include <cuprum/all.cuh>\n__global__ void k() {}"));
+/// ```
+pub fn needs_cuda_headers(source: &str) -> bool {
+    headers::needs_cuda_headers(source, &[])
+}
+
+/// What the cache key holds besides the NVRTC identity for a compile: the CUDA headers'
+/// identity (folders and identity files) when the source includes a CUDA header, else
+/// nothing (generated kernels never search for them).
+pub(crate) fn cuda_headers_identity(source: &str, opts: &CompileOptions) -> Option<String> {
+    headers::needs_cuda_headers(source, &opts.headers)
+        .then(|| discovery::header_search().identity.clone())
 }
 
 /// Compiles `source` for an architecture (e.g. `90` for `sm_90`) through the global

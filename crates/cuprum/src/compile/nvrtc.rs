@@ -1,19 +1,12 @@
-//! Finding and loading NVRTC, and one compile of a program to cubin or PTX.
-//!
-//! Search order (the first that loads wins; `cuprum info` reports which):
-//! 1. `CUPRUM_NVRTC` — a path to the library file or to the folder holding it (if set and it
-//!    does not load, that is an error: an explicit choice never falls back silently);
-//! 2. `CUDA_HOME`, then `CUDA_PATH` (`lib64/` and `lib/`);
-//! 3. `/usr/local/cuda` (`lib64/`);
-//! 4. the pip wheel layout `nvidia/cu13/lib` in the active Python's site-packages
-//!    (`nvidia-cuda-nvrtc==13.*`; the Python is `$CUPRUM_PYTHON`, else `python3`);
-//! 5. the plain library names, through the system's loader path.
+//! Loading NVRTC (from where [`discovery`](super::discovery) finds it), and one compile of
+//! a program to cubin or PTX.
 
+use super::discovery::{self, Origin};
 use crate::error::{Error, Result, bail, err};
 use libloading::Library;
 use std::ffi::{CStr, CString, c_char, c_int, c_void};
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::path::Path;
+use std::sync::{Mutex, OnceLock};
 
 type Prog = *mut c_void;
 type Res = c_int;
@@ -50,7 +43,8 @@ pub struct Nvrtc {
     _lib: Library,
     _builtins: Option<Library>,
     path: String,
-    found_by: &'static str,
+    found_by: Origin,
+    location: Option<discovery::Found>,
     version: (i32, i32),
     archs: Vec<i32>,
 }
@@ -78,7 +72,10 @@ pub struct CompiledImage {
     pub log: String,
 }
 
-/// Loads NVRTC once per process and returns it, or an error listing every place searched.
+/// Loads NVRTC once per process and returns it, or an error listing every place searched
+/// and how to get it (`cuprum setup`, [`cuprum::setup()`](crate::setup), pip, the toolkit).
+/// A failure is not remembered: after [`setup()`](crate::setup) a later call finds the new
+/// installation.
 ///
 /// ```
 /// match cuprum::compile::nvrtc() {
@@ -87,201 +84,90 @@ pub struct CompiledImage {
 /// }
 /// ```
 pub fn nvrtc() -> Result<&'static Nvrtc> {
-    static NVRTC: OnceLock<Result<Nvrtc>> = OnceLock::new();
-    NVRTC.get_or_init(find).as_ref().map_err(Clone::clone)
-}
-
-const LIB_NAMES: [&str; 2] = ["libnvrtc.so.13", "libnvrtc.so"];
-
-fn candidates_in(dir: &Path) -> impl Iterator<Item = PathBuf> + '_ {
-    LIB_NAMES.iter().map(move |n| dir.join(n))
-}
-
-/// The pip wheel folders (`<site-packages>/nvidia/cu13/lib`) that exist. Asking Python costs
-/// ~100 ms, so the answer is remembered in the cache folder (`nvrtc-pip-location`) and
-/// reused while the folder it names still exists.
-fn pip_lib_dirs() -> Vec<PathBuf> {
-    let memo = super::cache::default_dir().join("nvrtc-pip-location");
-    if let Ok(text) = std::fs::read_to_string(&memo) {
-        let dirs: Vec<PathBuf> = text
-            .lines()
-            .map(PathBuf::from)
-            .filter(|d| d.is_dir())
-            .collect();
-        if !dirs.is_empty() {
-            return dirs;
-        }
+    static NVRTC: OnceLock<Nvrtc> = OnceLock::new();
+    static LOADING: Mutex<()> = Mutex::new(());
+    if let Some(n) = NVRTC.get() {
+        return Ok(n);
     }
-    let mut dirs: Vec<PathBuf> = Vec::new();
-    for d in python_site_dirs() {
-        let lib = d.join("nvidia").join("cu13").join("lib");
-        if lib.is_dir() && !dirs.contains(&lib) {
-            dirs.push(lib);
-        }
+    let _one_at_a_time = LOADING.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(n) = NVRTC.get() {
+        return Ok(n);
     }
-    // Remembered only where the cache may write (never with CUPRUM_CACHE_IN_MEMORY=1),
-    // atomically, in a folder created owner-only.
-    let in_memory = super::env::env_bool("CUPRUM_CACHE_IN_MEMORY", false).unwrap_or(true);
-    if !dirs.is_empty() && !in_memory {
-        let text: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-        let _ = super::cache::write_atomic(&memo, text.join("\n").as_bytes());
-    }
-    dirs
-}
-
-fn python_site_dirs() -> Vec<PathBuf> {
-    let python = std::env::var("CUPRUM_PYTHON").unwrap_or_else(|_| "python3".into());
-    let script = "import site, sysconfig\n\
-                  dirs = [sysconfig.get_paths().get('purelib'), sysconfig.get_paths().get('platlib')]\n\
-                  try:\n    dirs += site.getsitepackages()\nexcept Exception:\n    pass\n\
-                  try:\n    dirs.append(site.getusersitepackages())\nexcept Exception:\n    pass\n\
-                  print('\\n'.join(d for d in dirs if d))";
-    match std::process::Command::new(python)
-        .arg("-c")
-        .arg(script)
-        .output()
-    {
-        Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .map(PathBuf::from)
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
-/// Where NVRTC may be, in search order: `(path or bare name, how it was found)`.
-/// An explicit `CUPRUM_NVRTC` gives only its own candidates.
-fn candidates() -> (Vec<(PathBuf, &'static str)>, bool) {
-    let mut out = Vec::new();
-    if let Some(p) = std::env::var_os("CUPRUM_NVRTC") {
-        let p = PathBuf::from(p);
-        if p.is_dir() {
-            out.extend(candidates_in(&p).map(|f| (f, "CUPRUM_NVRTC")));
-        } else {
-            out.push((p, "CUPRUM_NVRTC"));
-        }
-        return (out, true);
-    }
-    for var in ["CUDA_HOME", "CUDA_PATH"] {
-        if let Some(root) = std::env::var_os(var) {
-            let root = PathBuf::from(root);
-            for sub in ["lib64", "lib"] {
-                let found_by = if var == "CUDA_HOME" {
-                    "CUDA_HOME"
-                } else {
-                    "CUDA_PATH"
-                };
-                out.extend(candidates_in(&root.join(sub)).map(|f| (f, found_by)));
-            }
-        }
-    }
-    out.extend(candidates_in(Path::new("/usr/local/cuda/lib64")).map(|f| (f, "/usr/local/cuda")));
-    let fixed = out.iter().any(|(p, _)| p.exists());
-    if !fixed {
-        out.extend(pip_lib_dirs().into_iter().flat_map(|dir| {
-            candidates_in(&dir)
-                .map(|f| (f, "pip wheel (nvidia-cuda-nvrtc)"))
-                .collect::<Vec<_>>()
-        }));
-    }
-    for name in LIB_NAMES {
-        out.push((PathBuf::from(name), "system library path"));
-    }
-    (out, false)
+    let n = find()?;
+    Ok(NVRTC.get_or_init(|| n))
 }
 
 /// A string that changes whenever the NVRTC that would be loaded changes (its file, size
 /// and modification time, and those of its builtins), computed without loading NVRTC, so a
-/// disk-cache hit never pays NVRTC's ~10 ms load. Cached for the process.
-pub(crate) fn identity() -> &'static str {
-    static ID: OnceLock<String> = OnceLock::new();
-    ID.get_or_init(|| {
-        let (cands, _) = candidates();
-        let stat = |p: &Path| {
-            std::fs::metadata(p).ok().map(|m| {
-                let mtime = m
-                    .modified()
-                    .ok()
-                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                    .map_or(0, |d| d.as_nanos());
-                format!("{}:{}:{mtime}", p.display(), m.len())
-            })
-        };
-        for (p, _) in &cands {
-            if p.is_absolute()
-                && let Some(s) = stat(p)
-            {
-                // The resolved file name carries the full version
-                // (libnvrtc.so.13 -> libnvrtc.so.13.0.88), which names the builtins
-                // (libnvrtc-builtins.so.13.0): two stats, no folder scan. Only a file without
-                // a minor version in its name (the pip wheel's) needs a look at its folder.
-                let real = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
-                let version = real
-                    .file_name()
-                    .and_then(|n| n.to_str())
-                    .and_then(|n| n.split(".so.").nth(1))
-                    .map(|v| v.split('.').take(2).collect::<Vec<_>>())
-                    .filter(|v| v.len() == 2)
-                    .map(|v| v.join("."));
-                let dir = real.parent().map(Path::to_path_buf).unwrap_or_default();
-                let builtins = match version {
-                    Some(v) => {
-                        stat(&dir.join(format!("libnvrtc-builtins.so.{v}"))).unwrap_or_default()
-                    }
-                    None => std::fs::read_dir(&dir)
-                        .map(|rd| {
-                            let mut v: Vec<String> = rd
-                                .filter_map(|e| e.ok().map(|e| e.path()))
-                                .filter(|q| {
-                                    q.file_name()
-                                        .and_then(|n| n.to_str())
-                                        .is_some_and(|n| n.starts_with("libnvrtc-builtins.so."))
-                                })
-                                .filter_map(|q| stat(&q))
-                                .collect();
-                            v.sort();
-                            v.join(",")
-                        })
-                        .unwrap_or_default(),
-                };
-                let s = format!("{s};{}", real.display());
-                return format!("{s};{builtins}");
-            }
-        }
-        // Only reachable through the loader path: ask the loaded library its version.
-        match nvrtc() {
-            Ok(n) => format!("{}:{}.{}", n.path(), n.version.0, n.version.1),
-            Err(_) => "nvrtc-missing".into(),
-        }
+/// disk-cache hit never pays NVRTC's ~10 ms load.
+pub(crate) fn identity() -> String {
+    let s = discovery::nvrtc_search();
+    s.identity(|| {
+        nvrtc()
+            .ok()
+            .map(|n| format!("{}:{}.{}", n.path(), n.version.0, n.version.1))
     })
+    .to_string()
 }
 
+/// Loads the library the search found (strictly that one: a file that exists but does not
+/// load is an error naming it), else the plain names through the system's loader path.
 fn find() -> Result<Nvrtc> {
-    let (cands, explicit) = candidates();
-    let mut tried: Vec<String> = Vec::new();
-    for (path, found_by) in &cands {
-        if path.is_absolute() && !path.exists() {
-            tried.push(format!("{} (missing)", path.display()));
-            continue;
-        }
-        match open(path, found_by) {
-            Ok(n) => return Ok(n),
-            Err(e) => tried.push(format!("{} ({e})", path.display())),
-        }
+    let s = discovery::nvrtc_search();
+    if let Some((path, origin)) = &s.found {
+        return open(path, origin.clone())
+            .map(|mut n| {
+                n.location = discovery::nvrtc_found();
+                n
+            })
+            .map_err(|e| {
+                err!(
+                    NvrtcNotFound,
+                    "NVRTC at {} ({origin}) does not load: {e}. {}",
+                    path.display(),
+                    fixes()
+                )
+            });
     }
-    if explicit {
+    if s.explicit {
         bail!(
             NvrtcNotFound,
-            "CUPRUM_NVRTC does not name a loadable NVRTC library; tried: {}",
-            tried.join("; ")
+            "CUPRUM_NVRTC does not name an NVRTC library: {}",
+            s.tried.join("; ")
         );
+    }
+    let mut why = Vec::new();
+    for name in discovery::NVRTC_NAMES {
+        match open(Path::new(name), Origin::LoaderPath) {
+            Ok(n) => return Ok(n),
+            Err(e) => why.push(format!("{name}: {e}")),
+        }
     }
     bail!(
         NvrtcNotFound,
-        "NVRTC (CUDA 13 runtime compiler) not found. Install it with \
-         `pip install nvidia-cuda-nvrtc==13.0.*`, install the CUDA toolkit, or set CUPRUM_NVRTC \
-         to the library. Tried: {}",
-        tried.join("; ")
+        "NVRTC (the CUDA {} runtime compiler) not found. Looked in: {}. {}",
+        discovery::CUDA_MAJOR,
+        s.tried.join("; "),
+        fixes()
+    )
+}
+
+/// How to get NVRTC, for error messages.
+pub(crate) fn fixes() -> String {
+    let data = discovery::data_dir().map_or_else(
+        || "cuprum's data folder".to_string(),
+        |d| {
+            d.join(format!("cuda-{}", discovery::CUDA_MAJOR))
+                .display()
+                .to_string()
+        },
+    );
+    format!(
+        "To fix: run `cuprum setup` (in a program: `cuprum::setup()`), which installs NVRTC \
+         and the CUDA headers with pip into {data}; or `{} -m pip install \"nvidia-cuda-nvrtc==13.0.*\"`; \
+         or install the CUDA {} toolkit (and set CUDA_HOME); or set CUPRUM_NVRTC to the library",
+        discovery::python_name(),
+        discovery::CUDA_MAJOR
     )
 }
 
@@ -291,25 +177,15 @@ fn find() -> Result<Nvrtc> {
 /// already loaded library by its soname.
 fn preload_builtins(nvrtc_path: &Path) -> Option<Library> {
     let dir = nvrtc_path.parent().filter(|d| !d.as_os_str().is_empty())?;
-    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
-        .ok()?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("libnvrtc-builtins.so.") && !n.contains(".alt."))
-        })
-        .collect();
-    found.sort();
     // SAFETY: the builtins library only registers data for NVRTC; loading it runs no code
     // with side effects on this process.
-    found
+    discovery::builtins_in(dir)
         .iter()
         .rev()
         .find_map(|p| unsafe { Library::new(p) }.ok())
 }
 
-fn open(path: &Path, found_by: &'static str) -> Result<Nvrtc> {
+fn open(path: &Path, found_by: Origin) -> Result<Nvrtc> {
     let builtins = preload_builtins(path);
     // SAFETY: loading NVRTC runs its (side-effect free) initialisers; we only resolve
     // symbols with the signatures NVRTC 13 documents.
@@ -366,6 +242,7 @@ fn open(path: &Path, found_by: &'static str) -> Result<Nvrtc> {
         _builtins: builtins,
         path: shown,
         found_by,
+        location: None,
         version: (major, minor),
         archs,
     })
@@ -388,9 +265,15 @@ impl Nvrtc {
     pub fn path(&self) -> &str {
         &self.path
     }
-    /// How it was found (`"CUDA_HOME"`, `"/usr/local/cuda"`, `"pip wheel ..."` ...).
-    pub fn found_by(&self) -> &'static str {
-        self.found_by
+    /// How it was found: an explicit setting, cuprum's data folder, a toolkit, a pip wheel
+    /// (and which Python's), or the loader path.
+    pub fn found_by(&self) -> &Origin {
+        &self.found_by
+    }
+    /// Where it was found with the version of its package (the pip wheel's, or the
+    /// toolkit's); `None` when it came through the system's loader path.
+    pub fn location(&self) -> Option<&discovery::Found> {
+        self.location.as_ref()
     }
     /// NVRTC's `(major, minor)` version.
     pub fn version(&self) -> (i32, i32) {
@@ -399,6 +282,67 @@ impl Nvrtc {
     /// The `sm_XX` numbers this NVRTC can produce cubins for.
     pub fn supported_archs(&self) -> &[i32] {
         &self.archs
+    }
+
+    /// Every `-arch` target this NVRTC accepts: `sm_XX` (cubin) for each supported
+    /// architecture, the arch-specific `sm_XXa` (90 and newer) and family `sm_XXf` (100 and
+    /// newer) variants, and `compute_XX` (PTX) for each of them.
+    pub fn targets(&self) -> Vec<String> {
+        let mut v = Vec::new();
+        for kind in ["sm", "compute"] {
+            for &a in &self.archs {
+                v.push(format!("{kind}_{a}"));
+                if a >= 90 {
+                    v.push(format!("{kind}_{a}a"));
+                }
+                if a >= 100 {
+                    v.push(format!("{kind}_{a}f"));
+                }
+            }
+        }
+        v
+    }
+
+    /// Checks a target such as `sm_90`, `sm_90a`, `sm_100f` or `compute_90` and returns its
+    /// architecture number (90); an error lists the targets this NVRTC supports.
+    ///
+    /// ```
+    /// if let Ok(n) = cuprum::compile::nvrtc() {
+    ///     assert_eq!(n.check_target("sm_90a")?, 90);
+    ///     let e = n.check_target("sm_91").unwrap_err();
+    ///     assert!(e.to_string().contains("sm_90"), "{e}");
+    /// }
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn check_target(&self, target: &str) -> Result<u32> {
+        let t = target.trim();
+        let digits = t
+            .strip_prefix("sm_")
+            .or_else(|| t.strip_prefix("compute_"))
+            .map(|r| r.trim_end_matches(['a', 'f']));
+        match digits.and_then(|d| d.parse::<u32>().ok()) {
+            Some(n) if self.targets().iter().any(|x| x == t) => Ok(n),
+            _ => {
+                let list = |suffix: &str, min: i32| {
+                    self.archs
+                        .iter()
+                        .filter(|&&a| a >= min)
+                        .map(|a| format!("sm_{a}{suffix}"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                };
+                bail!(
+                    InvalidArgument,
+                    "{target:?} is not a target NVRTC {}.{} supports. Supported: {} (cubins); \
+                     {} (arch-specific); {} (family); and compute_ in place of sm_ for PTX",
+                    self.version.0,
+                    self.version.1,
+                    list("", 0),
+                    list("a", 90),
+                    list("f", 100)
+                )
+            }
+        }
     }
 
     /// The target for a device of architecture `arch` (e.g. 90): `("sm_90", true)` for a

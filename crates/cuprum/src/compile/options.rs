@@ -75,22 +75,19 @@ impl CompileOptions {
         self.headers.push((name.into(), text.into()));
         self
     }
-    /// Adds the CUDA toolkit's include folders (`$CUDA_HOME` or `$CUDA_PATH` or
-    /// `/usr/local/cuda`: `include/` and `include/cccl/`) when they exist, for sources that
-    /// include toolkit headers such as `<cooperative_groups.h>`. cuprum's own kernels never
-    /// need them.
+    /// Adds the CUDA include folders cuprum found (see [`cuda_headers`](super::cuda_headers):
+    /// `CUPRUM_CUDA_INCLUDE`, cuprum's data folder, a toolkit, the pip wheels) as explicit
+    /// include paths. Rarely needed: a source that includes a CUDA header
+    /// (`<cooperative_groups.h>`, `<cub/...>`) gets them automatically.
     ///
     /// ```
     /// let o = cuprum::CompileOptions::new().toolkit_includes();
     /// assert!(o.include_paths.iter().all(|p| p.exists()));
     /// ```
     pub fn toolkit_includes(mut self) -> Self {
-        let root = std::env::var_os("CUDA_HOME")
-            .or_else(|| std::env::var_os("CUDA_PATH"))
-            .map_or_else(|| PathBuf::from("/usr/local/cuda"), PathBuf::from);
-        for dir in [root.join("include"), root.join("include").join("cccl")] {
-            if dir.is_dir() && !self.include_paths.contains(&dir) {
-                self.include_paths.push(dir);
+        for dir in &super::discovery::header_search().include_dirs {
+            if dir.is_dir() && !self.include_paths.contains(dir) {
+                self.include_paths.push(dir.clone());
             }
         }
         self
@@ -102,8 +99,32 @@ impl CompileOptions {
         self
     }
 
-    /// The full NVRTC flag list for target `arch` (`sm_90` or `compute_90`).
+    /// The target of an `-arch=` (or `--gpu-architecture=`) among the options, e.g.
+    /// `sm_90a` or `compute_90`: it replaces the target cuprum picks for the device.
+    ///
+    /// ```
+    /// let o = cuprum::CompileOptions::new().option("-arch=sm_90a");
+    /// assert_eq!(o.explicit_arch(), Some("sm_90a"));
+    /// assert_eq!(o.nvrtc_flags("sm_90"), vec!["-arch=sm_90a", "--std=c++17"]);
+    /// ```
+    pub fn explicit_arch(&self) -> Option<&str> {
+        self.options.iter().rev().find_map(|o| {
+            [
+                "-arch=",
+                "--gpu-architecture=",
+                "-arch ",
+                "--gpu-architecture ",
+            ]
+            .iter()
+            .find_map(|p| o.strip_prefix(p))
+            .map(str::trim)
+        })
+    }
+
+    /// The full NVRTC flag list for target `arch` (`sm_90` or `compute_90`; an `-arch=`
+    /// among the options wins).
     pub fn nvrtc_flags(&self, arch: &str) -> Vec<String> {
+        let arch = self.explicit_arch().unwrap_or(arch);
         let mut v = vec![format!("-arch={arch}")];
         if !self
             .options
@@ -115,7 +136,15 @@ impl CompileOptions {
         for p in &self.include_paths {
             v.push(format!("-I{}", p.display()));
         }
-        v.extend(self.options.iter().cloned());
+        let explicit = self.explicit_arch().is_some();
+        v.extend(
+            self.options
+                .iter()
+                .filter(|o| {
+                    !explicit || !(o.starts_with("-arch") || o.starts_with("--gpu-architecture"))
+                })
+                .cloned(),
+        );
         v
     }
 }
