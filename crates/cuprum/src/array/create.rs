@@ -245,8 +245,9 @@ impl Array {
                 data.len()
             );
         }
-        let a = Array::empty(shape, T::DTYPE)?;
-        copy_htod(a.data_ptr(), as_bytes(data), &Stream::current()?)?;
+        let stream = Stream::current()?;
+        let a = Array::empty_on(shape, T::DTYPE, &stream)?;
+        copy_htod(a.ptr_on(&stream), as_bytes(data), &stream)?;
         Ok(a)
     }
 

@@ -632,7 +632,7 @@ impl ElementwiseCall<'_> {
         let f = k.function(&key, &stream)?;
         // Arguments.
         let mut pack = ArgPack::new();
-        push_args(&mut pack, &k.name, &k.params, &key.dtypes, operand)?;
+        push_args(&mut pack, &k.name, &k.params, &key.dtypes, &stream, operand)?;
         if plan.layout.wide {
             pack.push(plan.n as u64);
         } else {

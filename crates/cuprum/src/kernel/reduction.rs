@@ -638,10 +638,10 @@ impl ReductionCall<'_> {
         };
         // Arguments.
         let mut pack = ArgPack::new();
-        push_args(&mut pack, &k.name, &k.params, &key.dtypes, operand)?;
+        push_args(&mut pack, &k.name, &k.params, &key.dtypes, &stream, operand)?;
         push_meta(&mut pack, &geo, chunk, splits, shape.wide);
         let (pp, cp) = match &scr {
-            Some(s) => (s.partials.ptr(), s.counters.ptr()),
+            Some(s) => (s.partials.ptr_on(&stream), s.counters.ptr_on(&stream)),
             None => (0u64, 0u64),
         };
         pack.push(pp);

@@ -30,6 +30,25 @@ impl Drop for Owned {
 /// current device's default stream unless overridden with [`Stream::with`] or
 /// [`Stream::make_current`]) that array operations and kernels use.
 ///
+/// # Arrays and streams
+///
+/// An array's memory belongs to the stream that was current when it was made (its *own*
+/// stream): it is allocated there, and freed there when the last view is dropped. cuprum
+/// keeps memory safe across streams by itself:
+///
+/// - when an array is first used by work on another stream (a kernel, a raw launch, a
+///   copy, an operation, cuBLAS, cuRAND), that stream first waits for the work queued so
+///   far on the array's own stream (its allocation and whatever wrote it);
+/// - when the array is dropped, its memory returns to the pool only after all work queued
+///   on every stream that used it, so a new array can never receive memory that a kernel
+///   on another stream is still writing.
+///
+/// Ordering between *later* uses on different streams is yours, as in CUDA: queue an
+/// [`Event`](super::Event) and [`wait_event`](Stream::wait_event), or
+/// [`wait_for`](Stream::wait_for) the other stream. Addresses taken with
+/// [`Array::data_ptr`](crate::Array::data_ptr) and passed outside cuprum are outside this
+/// rule too: order that work yourself.
+///
 /// ```no_run
 /// use cuprum::{Array, DType, Stream};
 /// let s = Stream::new()?;
@@ -124,13 +143,17 @@ impl Stream {
     }
 
     /// Runs `f` with this stream as the calling thread's current stream (and its device as
-    /// the current device), then restores the previous ones, even if `f` panics.
+    /// the current device), then restores the previous ones, even if `f` panics. Arrays
+    /// made inside belong to this stream (see [Arrays and streams](Stream#arrays-and-streams)):
+    /// they keep it alive, so dropping the `Stream` handle first is fine.
     pub fn with<R>(&self, f: impl FnOnce() -> R) -> R {
         let _guard = self.make_current();
         self.device.with(f)
     }
 
     /// Makes this the current stream of the calling thread until the guard is dropped.
+    /// Arrays made meanwhile belong to this stream (see
+    /// [Arrays and streams](Stream#arrays-and-streams)).
     ///
     /// ```no_run
     /// let s = cuprum::Stream::new()?;
@@ -158,6 +181,50 @@ impl Stream {
         self.device.bind()?;
         // SAFETY: the handle is valid while `self` (and so its owner) lives.
         unsafe { result::stream::synchronize(self.raw) }.call("cuStreamSynchronize")
+    }
+
+    /// Makes future work on this stream wait for all work queued on `other` so far (an
+    /// event recorded there and waited on here; nothing when `other` is this stream).
+    ///
+    /// ```no_run
+    /// use cuprum::{Array, DType, Stream};
+    /// let (s1, s2) = (Stream::new()?, Stream::new()?);
+    /// let a = s1.with(|| Array::zeros(&[1 << 20], DType::F32))?;
+    /// s1.with(|| a.fill(1.0f32))?;        // a later write on s1
+    /// s2.wait_for(&s1)?;                  // s2's next work sees it
+    /// let b = s2.with(|| a.copy())?;
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn wait_for(&self, other: &Stream) -> Result<()> {
+        if self.raw == other.raw {
+            return Ok(());
+        }
+        other.device.bind()?;
+        let event = result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)
+            .call("cuEventCreate")?;
+        // SAFETY: `event` was just created in `other`'s context and both streams are valid
+        // while their owners live; a stream may wait on an event of another context.
+        let r = unsafe { result::event::record(event, other.raw) }
+            .call("cuEventRecord")
+            .and_then(|()| self.device.bind())
+            .and_then(|()| {
+                // SAFETY: as above.
+                unsafe {
+                    result::stream::wait_event(
+                        self.raw,
+                        event,
+                        sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+                    )
+                }
+                .call("cuStreamWaitEvent")
+            });
+        // SAFETY: the event is destroyed once; a wait already queued on it still completes
+        // (the driver releases it when the event completes).
+        let _ = other
+            .device
+            .bind()
+            .map(|()| unsafe { result::event::destroy(event) });
+        r
     }
 
     /// Makes future work on this stream wait for `event` (recorded on any stream).
