@@ -14,7 +14,7 @@
 
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::Mutex;
 
 /// Allocation granularity (and the class step below [`SMALL_LIMIT`]).
