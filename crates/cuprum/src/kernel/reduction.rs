@@ -303,7 +303,9 @@ impl ReductionKernel {
         self.config().keepdims(on)
     }
 
-    /// A call on a given stream.
+    /// A call on a given stream (outputs are allocated on it).
+    /// Arrays of other streams may be passed: cuprum orders their first use and their free
+    /// with this stream ([Arrays and streams](crate::Stream#arrays-and-streams)).
     pub fn stream(&self, stream: &Stream) -> ReductionCall<'_> {
         self.config().stream(stream)
     }
@@ -442,7 +444,9 @@ impl ReductionCall<'_> {
         self
     }
 
-    /// Sets the stream.
+    /// Sets the stream (outputs are allocated on it).
+    /// Arrays of other streams may be passed: cuprum orders their first use and their free
+    /// with this stream ([Arrays and streams](crate::Stream#arrays-and-streams)).
     pub fn stream(mut self, stream: &Stream) -> Self {
         self.stream = Some(stream.clone());
         self

@@ -92,7 +92,11 @@ pub(crate) fn release_all(device: Device) -> Result<()> {
     }
     flush_cache(device);
     device.synchronize()?;
-    trim_pool(device, 0)
+    trim_pool(device, 0)?;
+    // What the program needed before is no guide any more: the threshold starts again from
+    // what it holds now.
+    let threshold = device.0.memory.policy().reset();
+    set_release_threshold(device.0.pool, threshold)
 }
 
 /// Frees every cached block of `device` (in default-stream order, where they were freed).
@@ -169,8 +173,9 @@ fn try_driver_alloc(bytes: usize, stream: &Stream) -> Result<Option<u64>> {
 }
 
 /// A block of `bytes` (a size class) from the driver: on failure everything the library
-/// keeps is released and the allocation retried once.
-fn driver_alloc(bytes: usize, stream: &Stream) -> Result<u64> {
+/// keeps is released and the allocation retried once. `requested` is what the caller asked
+/// for (for the error message).
+fn driver_alloc(bytes: usize, requested: usize, stream: &Stream) -> Result<u64> {
     let device = stream.device();
     let ptr = if bytes > device.total_memory() {
         None
@@ -187,7 +192,7 @@ fn driver_alloc(bytes: usize, stream: &Stream) -> Result<u64> {
         // Leave nothing reserved that the program does not hold (a request larger than the
         // device did not try the driver at all).
         release_all(device)?;
-        return Err(out_of_memory(device, bytes));
+        return Err(out_of_memory(device, requested));
     };
     let act = device.0.memory.policy().allocated(bytes);
     // Failures here are harmless (the pool just keeps more memory); they are not the
@@ -241,7 +246,7 @@ impl Buffer {
         {
             return Ok(Buffer::new(ptr, class, stream, None));
         }
-        let ptr = driver_alloc(class, stream)?;
+        let ptr = driver_alloc(class, bytes, stream)?;
         Ok(Buffer::new(ptr, class, stream, None))
     }
 

@@ -254,6 +254,15 @@ impl PoolPolicy {
         act
     }
 
+    /// Forgets the peak (after everything kept was given back): the threshold starts again
+    /// from what is held now. Returns the new threshold.
+    pub(crate) fn reset(&mut self) -> usize {
+        self.peak = self.held;
+        self.threshold = INITIAL_THRESHOLD.max(self.held.saturating_add(self.held / 4));
+        self.since_trim = 0;
+        self.threshold
+    }
+
     /// Accounts a block of `bytes` given back to the driver.
     pub(crate) fn freed(&mut self, bytes: usize) {
         self.held = self.held.saturating_sub(bytes);
@@ -449,6 +458,13 @@ mod tests {
         p.freed(usize::MAX);
         assert_eq!(p.held, 0);
         assert_eq!(p.peak, 300 * MIB);
+        // After a release the peak restarts from what is held.
+        p.allocated(1000 * MIB);
+        p.freed(900 * MIB);
+        assert_eq!(p.reset(), INITIAL_THRESHOLD);
+        assert_eq!((p.peak, p.held), (100 * MIB, 100 * MIB));
+        p.allocated(1000 * MIB);
+        assert_eq!(p.reset(), 1100 * MIB + 275 * MIB);
     }
 
     #[test]
