@@ -1,4 +1,4 @@
-//! `cuprum`: the command line of the cuprum library (info, bench).
+//! `cuprum`: the command line of the cuprum library (info, bench, stress …).
 
 /// `println!` that ignores a closed stdout (e.g. `cuprum cache list | head`) instead of
 /// panicking.
@@ -14,6 +14,7 @@ mod cache;
 mod compile;
 mod demo;
 mod info;
+mod stress;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -46,6 +47,14 @@ enum Command {
         #[command(subcommand)]
         command: cache::CacheCommand,
     },
+    /// Reliability cases at full size, checked and measured: 16 threads with their own
+    /// streams, 1,000,000 launches, allocation churn, cross-stream reuse, out of memory,
+    /// damaged and concurrent kernel-cache entries, and a faulting kernel (last, in a child
+    /// process).
+    Stress(stress::StressArgs),
+    /// Internal: a stress case that runs in its own process (used by `cuprum stress`).
+    #[command(hide = true)]
+    StressChild(stress::ChildArgs),
     /// Internal: one timed compile in a fresh process (used by `cuprum bench`).
     #[command(hide = true)]
     BenchChild(bench::ChildArgs),
@@ -60,6 +69,8 @@ fn main() -> ExitCode {
         Command::Compile(args) => compile::run(&args),
         Command::Cache { command } => cache::run(&command),
         Command::BenchChild(args) => bench::child(&args),
+        Command::Stress(args) => stress::run(&args),
+        Command::StressChild(args) => stress::child(&args),
     };
     match r {
         Ok(code) => code,
