@@ -7,7 +7,8 @@
 //! - memory churn: random sizes from 1 B to 64 MiB, 8 arrays alive, reserved memory at
 //!   checkpoints and after `release_pool_memory`;
 //! - cross-stream reuse: a buffer used by a slow kernel on another stream, dropped, and its
-//!   size allocated again: the new array stays intact (both directions, first use too);
+//!   size allocated again: the new array stays intact (both directions, first use too, a
+//!   long-lived array used by many short-lived streams);
 //! - out of memory (10^12 elements, total memory + 256 MiB, a real driver failure): typed
 //!   errors, normal work afterwards, nothing reserved beyond what the program holds;
 //! - kernel cache entries truncated, overwritten with garbage, or with a valid header and a
@@ -332,6 +333,31 @@ fn a_first_use_on_another_stream_sees_the_work_of_the_arrays_own_stream() {
     let v = b.to_vec::<f32>().unwrap();
     assert!(v.iter().all(|&x| x == 2.5));
     drop(b);
+    Device::get(0).unwrap().synchronize().unwrap();
+}
+
+#[test]
+fn a_long_lived_array_used_by_many_short_lived_streams() {
+    require_gpu!();
+    let _g = serial();
+    // Each stream writes its own element; the array remembers at most a few streams and
+    // orders its own stream after the others, so the streams can go away.
+    let k = RawKernel::new(
+        r#"extern "C" __global__ void bump(double* x, int i) { x[i] += i + 1.0; }"#,
+        "bump",
+    );
+    let n = 40;
+    let x = Array::zeros(&[n], DType::F64).unwrap();
+    for i in 0..n {
+        let s = Stream::new().unwrap();
+        k.configure(1, 1).stream(&s).launch((&x, i as i32)).unwrap();
+    }
+    Device::get(0).unwrap().synchronize().unwrap();
+    let v = x.to_vec::<f64>().unwrap();
+    for (i, got) in v.iter().enumerate() {
+        assert_eq!(*got, i as f64 + 1.0, "element {i}");
+    }
+    drop(x);
     Device::get(0).unwrap().synchronize().unwrap();
 }
 

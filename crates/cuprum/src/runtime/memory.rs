@@ -206,6 +206,9 @@ fn driver_alloc(bytes: usize, requested: usize, stream: &Stream) -> Result<u64> 
     Ok(ptr)
 }
 
+/// Most other streams a buffer remembers before ordering its own stream after them.
+const MAX_USERS: usize = 8;
+
 /// An owned block of device memory.
 pub(crate) struct Buffer {
     ptr: sys::CUdeviceptr,
@@ -275,10 +278,23 @@ impl Buffer {
 
     #[cold]
     fn used_on(&self, stream: &Stream) {
-        if self.users.record(stream) && stream.wait_for(&self.stream).is_err() {
+        if !self.users.record(stream) {
+            return;
+        }
+        if stream.wait_for(&self.stream).is_err() {
             // No event could be queued (a broken context): wait on the host instead; if even
             // that fails, the launch that follows reports the context's error.
             let _ = self.stream.synchronize();
+        }
+        // A long-lived buffer used by many short-lived streams would keep them all alive:
+        // past a few, order the own stream after them now and forget them (a stream used
+        // again is recorded again, with its first-use wait).
+        if let Some(streams) = self.users.take_if_over(MAX_USERS) {
+            for s in &streams {
+                if self.stream.wait_for(s).is_err() {
+                    let _ = s.synchronize();
+                }
+            }
         }
     }
 

@@ -191,6 +191,13 @@ impl<S: PartialEq + Clone> Users<S> {
     pub(crate) fn take(&mut self) -> Vec<S> {
         std::mem::take(self.0.get_mut().unwrap_or_else(|p| p.into_inner()))
     }
+
+    /// Empties the list when it holds more than `limit` streams, returning them (the
+    /// caller orders the buffer's own stream after each now, so they need no record).
+    pub(crate) fn take_if_over(&self, limit: usize) -> Option<Vec<S>> {
+        let mut v = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        (v.len() > limit).then(|| std::mem::take(&mut *v))
+    }
 }
 
 /// When the driver's pool should be asked to give memory back, from the bytes the library
@@ -440,6 +447,14 @@ mod tests {
         assert_eq!(u.take(), vec![7, 8]);
         assert!(u.take().is_empty());
         assert!(u.record(&7), "after take, a stream is new again");
+        assert_eq!(u.take_if_over(1), None);
+        assert!(u.record(&9));
+        assert_eq!(u.take_if_over(1), Some(vec![7, 9]));
+        assert_eq!(u.take_if_over(0), None, "empty now");
+        assert!(
+            u.record(&9),
+            "a flushed stream is recorded again at its next use"
+        );
     }
 
     #[test]
