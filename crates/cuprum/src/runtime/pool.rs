@@ -206,8 +206,8 @@ impl<S: PartialEq + Clone> Users<S> {
 /// The pool's release threshold follows the peak of held bytes with 25 % headroom (so it
 /// changes rarely: at most ~30 times from 256 MiB to 141 GiB): at each synchronisation the
 /// driver returns what the pool keeps beyond it. Between synchronisations, after every
-/// `max(2 × threshold, 1 GiB)` of new driver allocations, the pool is trimmed to the
-/// threshold, so even a program that never synchronises cannot let it grow without bound.
+/// `max(threshold, 1 GiB)` of new driver allocations, the pool is trimmed to the peak of
+/// held bytes, so even a program that never synchronises cannot let it grow without bound.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct PoolPolicy {
     /// Bytes held now (live buffers and cached blocks).
@@ -254,9 +254,9 @@ impl PoolPolicy {
             act.set_threshold = Some(self.threshold);
         }
         self.since_trim += bytes;
-        if self.since_trim >= (2 * self.threshold).max(MIN_TRIM_PERIOD) {
+        if self.since_trim >= self.threshold.max(MIN_TRIM_PERIOD) {
             self.since_trim = 0;
-            act.trim_to = Some(self.threshold);
+            act.trim_to = Some(self.peak);
         }
         act
     }
@@ -498,11 +498,11 @@ mod tests {
         }
         assert_eq!(p.peak, 512 * MIB);
         // The threshold settled 25 % above a peak on the way (448 MiB -> 560 MiB), which
-        // covers the final peak; a trim to it after every 2 × 560 MiB of new blocks (18 of
-        // them), so three in 4 GiB.
+        // covers the final peak; a trim to the peak after every 1 GiB of new blocks (16 of
+        // them; the threshold is below the minimum period), so four in 4 GiB.
         assert_eq!(p.threshold, 560 * MIB);
         let at: Vec<usize> = trims.iter().map(|t| t.0).collect();
-        assert_eq!(at, vec![17, 35, 53]);
-        assert!(trims.iter().all(|t| t.1 == 560 * MIB));
+        assert_eq!(at, vec![15, 31, 47, 63]);
+        assert!(trims.iter().all(|t| t.1 == 512 * MIB));
     }
 }
