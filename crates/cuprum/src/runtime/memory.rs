@@ -28,7 +28,7 @@
 use super::device::Device;
 use super::driver::{DriverResultExt, driver_error};
 use super::pool::{BlockCache, CACHE_CAP, Evicted, PoolPolicy, Users, size_class};
-use super::stream::Stream;
+use super::stream::{Stream, StreamUse};
 use crate::error::{Error, Result, err};
 use cudarc::driver::{result, sys};
 use std::sync::Mutex;
@@ -206,7 +206,7 @@ fn driver_alloc(bytes: usize, requested: usize, stream: &Stream) -> Result<u64> 
     Ok(ptr)
 }
 
-/// Most other streams a buffer remembers before ordering its own stream after them.
+/// Other streams a buffer remembers before it forgets those no handle can reach.
 const MAX_USERS: usize = 8;
 
 /// An owned block of device memory.
@@ -217,7 +217,7 @@ pub(crate) struct Buffer {
     /// The own stream: allocated and freed here.
     stream: Stream,
     /// Other streams work on this buffer was queued on.
-    users: Users<Stream>,
+    users: Users<StreamUse>,
     /// Set for memory the buffer does not own (a module's global): keeps the module loaded
     /// and is never freed here.
     owner: Option<super::Module>,
@@ -278,7 +278,7 @@ impl Buffer {
 
     #[cold]
     fn used_on(&self, stream: &Stream) {
-        if !self.users.record(stream) {
+        if !self.users.record(|u| u.is(stream), || stream.remembered()) {
             return;
         }
         if stream.wait_for(&self.stream).is_err() {
@@ -287,13 +287,11 @@ impl Buffer {
             let _ = self.stream.synchronize();
         }
         // A long-lived buffer used by many short-lived streams would keep them all alive:
-        // past a few, order the own stream after them now and forget them (a stream used
-        // again is recorded again, with its first-use wait).
-        if let Some(streams) = self.users.take_if_over(MAX_USERS) {
-            for s in &streams {
-                if self.stream.wait_for(s).is_err() {
-                    let _ = s.synchronize();
-                }
+        // past a few, the streams whose handles are all gone (no new work can reach them)
+        // are waited for now by the own stream and forgotten.
+        for s in self.users.prune_over(MAX_USERS, StreamUse::is_orphan) {
+            if self.stream.wait_for_use(&s).is_err() {
+                let _ = s.synchronize();
             }
         }
     }
@@ -315,7 +313,7 @@ impl Buffer {
         let users = self.users.take();
         users
             .iter()
-            .all(|s| self.stream.wait_for(s).is_ok() || s.synchronize().is_ok())
+            .all(|s| self.stream.wait_for_use(s).is_ok() || s.synchronize().is_ok())
     }
 }
 

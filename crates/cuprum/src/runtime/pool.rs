@@ -172,31 +172,37 @@ impl BlockCache {
 #[derive(Debug)]
 pub(crate) struct Users<S>(Mutex<Vec<S>>);
 
-impl<S: PartialEq + Clone> Users<S> {
+impl<S> Users<S> {
     pub(crate) const fn new() -> Self {
         Users(Mutex::new(Vec::new()))
     }
 
-    /// Records `s`; true when it was not recorded before (its first use).
-    pub(crate) fn record(&self, s: &S) -> bool {
+    /// Records the stream `is` recognises, made by `make` when it is not recorded yet;
+    /// true when it was not (its first use).
+    pub(crate) fn record(&self, is: impl Fn(&S) -> bool, make: impl FnOnce() -> S) -> bool {
         let mut v = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        if v.iter().any(|x| x == s) {
+        if v.iter().any(is) {
             return false;
         }
-        v.push(s.clone());
+        v.push(make());
         true
+    }
+
+    /// When more than `limit` streams are recorded, removes and returns those that `done`
+    /// says can get no new work (the caller orders the buffer's own stream after them).
+    pub(crate) fn prune_over(&self, limit: usize, done: impl Fn(&S) -> bool) -> Vec<S> {
+        let mut v = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if v.len() <= limit {
+            return Vec::new();
+        }
+        let (gone, kept): (Vec<S>, Vec<S>) = std::mem::take(&mut *v).into_iter().partition(done);
+        *v = kept;
+        gone
     }
 
     /// Every recorded stream, leaving the list empty.
     pub(crate) fn take(&mut self) -> Vec<S> {
         std::mem::take(self.0.get_mut().unwrap_or_else(|p| p.into_inner()))
-    }
-
-    /// Empties the list when it holds more than `limit` streams, returning them (the
-    /// caller orders the buffer's own stream after each now, so they need no record).
-    pub(crate) fn take_if_over(&self, limit: usize) -> Option<Vec<S>> {
-        let mut v = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        (v.len() > limit).then(|| std::mem::take(&mut *v))
     }
 }
 
@@ -441,20 +447,31 @@ mod tests {
     #[test]
     fn users_records_each_stream_once() {
         let mut u: Users<u32> = Users::new();
-        assert!(u.record(&7));
-        assert!(!u.record(&7));
-        assert!(u.record(&8));
+        let rec = |u: &Users<u32>, s: u32| u.record(|x| *x == s, || s);
+        assert!(rec(&u, 7));
+        assert!(!rec(&u, 7));
+        assert!(rec(&u, 8));
         assert_eq!(u.take(), vec![7, 8]);
         assert!(u.take().is_empty());
-        assert!(u.record(&7), "after take, a stream is new again");
-        assert_eq!(u.take_if_over(1), None);
-        assert!(u.record(&9));
-        assert_eq!(u.take_if_over(1), Some(vec![7, 9]));
-        assert_eq!(u.take_if_over(0), None, "empty now");
+        assert!(rec(&u, 7), "after take, a stream is new again");
+    }
+
+    #[test]
+    fn users_prune_only_finished_streams_and_only_past_the_limit() {
+        let mut u: Users<u32> = Users::new();
+        for s in 0..4 {
+            u.record(|x| *x == s, || s);
+        }
+        // Even numbers stand for streams no handle can reach any more.
+        let done = |s: &u32| s.is_multiple_of(2);
+        assert!(u.prune_over(4, done).is_empty(), "not over the limit");
+        assert_eq!(u.prune_over(3, done), vec![0, 2]);
+        assert!(u.prune_over(1, done).is_empty(), "the live ones stay");
         assert!(
-            u.record(&9),
-            "a flushed stream is recorded again at its next use"
+            u.record(|x| *x == 0, || 0),
+            "a pruned stream is recorded again"
         );
+        assert_eq!(u.take(), vec![1, 3, 0]);
     }
 
     #[test]

@@ -5,9 +5,15 @@ use super::driver::DriverResultExt;
 use crate::error::Result;
 use cudarc::driver::{result, sys};
 use std::cell::RefCell;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
+/// A created CUDA stream, destroyed when the last holder goes: the user's handles (through
+/// [`Handle`]) and the buffers that remember it ([`StreamUse`]).
 struct Owned(sys::CUstream, Device);
+
+/// What every `Stream` value of a created stream shares. Buffers hold only a `Weak` to it,
+/// so they can tell when no handle is left, and so no new work can reach the stream.
+struct Handle(Arc<Owned>);
 
 // SAFETY: a CUstream handle may be destroyed from any thread.
 unsafe impl Send for Owned {}
@@ -60,7 +66,7 @@ impl Drop for Owned {
 pub struct Stream {
     raw: sys::CUstream,
     device: Device,
-    _owner: Option<Arc<Owned>>,
+    _owner: Option<Arc<Handle>>,
 }
 
 // SAFETY: a CUstream handle may be used from any thread (the driver serialises access);
@@ -109,7 +115,7 @@ impl Stream {
         Ok(Stream {
             raw,
             device,
-            _owner: Some(Arc::new(Owned(raw, device))),
+            _owner: Some(Arc::new(Handle(Arc::new(Owned(raw, device))))),
         })
     }
 
@@ -196,6 +202,26 @@ impl Stream {
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     pub fn wait_for(&self, other: &Stream) -> Result<()> {
+        self.wait_for_raw(other.raw, other.device)
+    }
+
+    /// [`wait_for`](Stream::wait_for) a stream a buffer remembers.
+    pub(crate) fn wait_for_use(&self, other: &StreamUse) -> Result<()> {
+        self.wait_for_raw(other.raw, other.device)
+    }
+
+    /// How a buffer remembers this stream (see [`StreamUse`]).
+    pub(crate) fn remembered(&self) -> StreamUse {
+        StreamUse {
+            raw: self.raw,
+            device: self.device,
+            owned: self._owner.as_ref().map(|h| h.0.clone()),
+            handle: self._owner.as_ref().map(Arc::downgrade),
+        }
+    }
+
+    fn wait_for_raw(&self, other_raw: sys::CUstream, other_device: Device) -> Result<()> {
+        let other = Stream::borrowed(other_device, other_raw);
         if self.raw == other.raw {
             return Ok(());
         }
@@ -249,6 +275,42 @@ impl Stream {
     #[inline]
     pub(crate) fn raw(&self) -> sys::CUstream {
         self.raw
+    }
+}
+
+/// A stream as a buffer remembers it after work on it used the buffer: it keeps the CUDA
+/// stream alive (so the buffer's free can still wait for it) but not the user's handle, so
+/// that [`is_orphan`](StreamUse::is_orphan) can tell when no new work can reach it.
+#[derive(Clone)]
+pub(crate) struct StreamUse {
+    raw: sys::CUstream,
+    device: Device,
+    owned: Option<Arc<Owned>>,
+    handle: Option<Weak<Handle>>,
+}
+
+// SAFETY: as for `Stream`: the handle may be used from any thread, ownership is counted.
+unsafe impl Send for StreamUse {}
+// SAFETY: as above; no interior mutability.
+unsafe impl Sync for StreamUse {}
+
+impl StreamUse {
+    /// Whether this is `stream`.
+    #[inline]
+    pub(crate) fn is(&self, stream: &Stream) -> bool {
+        self.raw == stream.raw && self.device == stream.device
+    }
+
+    /// True when no `Stream` handle of it is left anywhere: every piece of work it will
+    /// ever run has been queued (a device's default stream is never an orphan).
+    pub(crate) fn is_orphan(&self) -> bool {
+        self.handle.as_ref().is_some_and(|w| w.strong_count() == 0)
+    }
+
+    /// Waits on the host for the stream's work.
+    pub(crate) fn synchronize(&self) -> Result<()> {
+        let _keep = &self.owned;
+        Stream::borrowed(self.device, self.raw).synchronize()
     }
 }
 
