@@ -340,8 +340,8 @@ fn a_first_use_on_another_stream_sees_the_work_of_the_arrays_own_stream() {
 fn a_long_lived_array_used_by_many_short_lived_streams() {
     require_gpu!();
     let _g = serial();
-    // Each stream writes its own element; the array remembers at most a few streams and
-    // orders its own stream after the others, so the streams can go away.
+    // Each stream writes its own element and is dropped at once; the array forgets the
+    // streams no handle can reach (after its own stream waits for them), so they can go.
     let k = RawKernel::new(
         r#"extern "C" __global__ void bump(double* x, int i) { x[i] += i + 1.0; }"#,
         "bump",
