@@ -1,4 +1,5 @@
-//! `cuprum`: the command line of the cuprum library (demo, info, bench, compile, grid, cache).
+//! `cuprum`: the command line of the cuprum library (demo, info, bench, compile, grid, setup,
+//! stress, cache).
 
 /// `println!` that ignores a closed stdout (e.g. `cuprum cache list | head`) instead of
 /// panicking.
@@ -16,6 +17,7 @@ mod demo;
 mod grid;
 mod info;
 mod setup;
+mod stress;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -55,6 +57,14 @@ enum Command {
         #[command(subcommand)]
         command: cache::CacheCommand,
     },
+    /// Reliability cases at full size, checked and measured: 16 threads with their own
+    /// streams, 1,000,000 launches, allocation churn, cross-stream reuse, out of memory,
+    /// damaged and concurrent kernel-cache entries, and a faulting kernel (last, in a child
+    /// process).
+    Stress(stress::StressArgs),
+    /// Internal: a stress case that runs in its own process (used by `cuprum stress`).
+    #[command(hide = true)]
+    StressChild(stress::ChildArgs),
     /// Internal: one timed compile in a fresh process (used by `cuprum bench`).
     #[command(hide = true)]
     BenchChild(bench::ChildArgs),
@@ -74,6 +84,8 @@ fn main() -> ExitCode {
         Command::Grid(args) => grid::run(&args),
         Command::Cache { command } => cache::run(&command),
         Command::BenchChild(args) => bench::child(&args),
+        Command::Stress(args) => stress::run(&args),
+        Command::StressChild(args) => stress::child(&args),
     };
     match r {
         Ok(code) => code,

@@ -47,6 +47,12 @@ pub enum ErrorKind {
     /// A kernel's argument list does not match its parameters, or a launch configuration
     /// is outside the device's limits.
     Launch,
+    /// A kernel faulted (an illegal address or instruction, a misaligned address, a
+    /// device-side assert …). The message names the fault. The device's CUDA context is
+    /// unusable for the rest of the process: every later call that needs the device
+    /// returns this kind too, naming the same fault; restart the process to use the GPU
+    /// again.
+    KernelFault,
 }
 
 impl fmt::Display for ErrorKind {
@@ -68,6 +74,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Io => "I/O error",
             ErrorKind::Unsupported => "unsupported",
             ErrorKind::Launch => "launch error",
+            ErrorKind::KernelFault => "kernel fault (the device's context is unusable)",
         };
         f.write_str(s)
     }

@@ -217,7 +217,8 @@ impl fmt::Display for PerfCaseResult {
     }
 }
 
-/// Times `f` on the current stream (CuPy's `cupyx.profiler.benchmark`).
+/// Times `f` on the current stream (CuPy's `cupyx.profiler.benchmark`). Arrays `f` uses
+/// may belong to other streams ([Arrays and streams](crate::Stream#arrays-and-streams)).
 ///
 /// ```no_run
 /// use cuprum::{profiler::{benchmark, BenchmarkOptions}, Array, DType};

@@ -23,7 +23,8 @@ impl Array {
         Array::empty_on(shape, dtype, &Stream::current()?)
     }
 
-    /// [`empty`](Array::empty) on a given stream.
+    /// [`empty`](Array::empty) on a given stream: the array belongs to `stream` (allocated
+    /// and freed there; see [Arrays and streams](crate::Stream#arrays-and-streams)).
     pub fn empty_on(shape: &[usize], dtype: DType, stream: &Stream) -> Result<Array> {
         let n = size_of(shape)?;
         let bytes = n.checked_mul(dtype.itemsize()).ok_or_else(|| {
@@ -245,8 +246,9 @@ impl Array {
                 data.len()
             );
         }
-        let a = Array::empty(shape, T::DTYPE)?;
-        copy_htod(a.data_ptr(), as_bytes(data), &Stream::current()?)?;
+        let stream = Stream::current()?;
+        let a = Array::empty_on(shape, T::DTYPE, &stream)?;
+        copy_htod(a.ptr_on(&stream), as_bytes(data), &stream)?;
         Ok(a)
     }
 

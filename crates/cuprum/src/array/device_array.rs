@@ -2,7 +2,7 @@
 
 use super::dtype::DType;
 use super::shape::{Shape, Strides};
-use crate::runtime::{Buffer, Device};
+use crate::runtime::{Buffer, Device, Stream};
 use std::sync::Arc;
 
 /// A dynamically typed n-dimensional array in GPU memory (CuPy's `ndarray`).
@@ -67,9 +67,35 @@ impl Array {
     pub fn is_c_contiguous(&self) -> bool {
         super::shape::is_c_contiguous(&self.shape, &self.strides)
     }
-    /// Device address of the first element of the view (for interop and raw kernels).
+    /// Device address of the first element of the view, for interop with other CUDA code.
+    ///
+    /// cuprum's own kernels, copies and launches (including raw kernels given `&Array`
+    /// arguments) order every stream that uses the memory before it is freed or reused
+    /// (see [Arrays and streams](crate::Stream#arrays-and-streams)). Work that you queue
+    /// with this address outside cuprum is not known to it: make sure that work has
+    /// finished, or is ordered on the array's stream, before the array is dropped.
+    ///
+    /// ```no_run
+    /// let a = cuprum::Array::zeros(&[4], cuprum::DType::F32)?;
+    /// assert_ne!(a.data_ptr(), 0);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
     pub fn data_ptr(&self) -> u64 {
-        self.buf.ptr() + (self.offset * self.dtype.itemsize()) as u64
+        self.buf.addr() + self.byte_offset()
+    }
+
+    /// Device address of the first element of the view, for work queued on `stream`. Every
+    /// internal path that hands an array to the GPU asks for its address here: on the
+    /// array's own stream that is a pointer compare; on another stream the use is recorded
+    /// so that the buffer's first use and its free are ordered with that stream.
+    #[inline]
+    pub(crate) fn ptr_on(&self, stream: &Stream) -> u64 {
+        self.buf.ptr_on(stream) + self.byte_offset()
+    }
+
+    #[inline]
+    fn byte_offset(&self) -> u64 {
+        (self.offset * self.dtype.itemsize()) as u64
     }
     /// The device holding the data.
     pub fn device(&self) -> Device {

@@ -247,7 +247,7 @@ pub(crate) fn fill(dst: &Array, bits: &[u8], stream: &Stream) -> Result<()> {
     };
     let f = function(stream.device(), key)?;
     let mut args = ArgPack::new();
-    args.push(dst.data_ptr());
+    args.push(dst.ptr_on(stream));
     args.push_bytes(bits);
     push_index(&mut args, n, wide);
     args.push_bytes(&meta(&shape, &s0, &s1));
@@ -272,8 +272,8 @@ pub(crate) fn copy(src: &Array, dst: &Array, stream: &Stream) -> Result<()> {
     };
     let f = function(stream.device(), key)?;
     let mut args = ArgPack::new();
-    args.push(src.data_ptr());
-    args.push(dst.data_ptr());
+    args.push(src.ptr_on(stream));
+    args.push(dst.ptr_on(stream));
     push_index(&mut args, n, wide);
     args.push_bytes(&meta(&shape, &s0, &s1));
     // SAFETY: the argument list matches `cuprum_copy`; both views have `n` elements at the
@@ -302,7 +302,7 @@ pub(crate) fn launch_1d(
     }
     let f = function(stream.device(), key)?;
     let mut args = ArgPack::new();
-    args.push(out.data_ptr());
+    args.push(out.ptr_on(stream));
     args.push(n as u64);
     for e in extra {
         args.push_bytes(e);

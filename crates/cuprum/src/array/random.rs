@@ -146,7 +146,7 @@ impl Generator {
             // SAFETY: generator and stream are live and on the same device.
             unsafe { cr::set_stream(self.raw, stream.raw().cast()) }
                 .map_err(|e| curand_err(e, "curandSetStream"))?;
-            let p = base.data_ptr();
+            let p = base.ptr_on(&stream);
             // SAFETY: `p` addresses `len` elements of `dtype` in a live buffer.
             let r = unsafe {
                 match (dtype, dist) {

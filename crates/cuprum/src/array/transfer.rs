@@ -23,7 +23,8 @@ impl Array {
         self.check_dtype::<T>("to_vec")?;
         let c = self.to_contiguous()?;
         let mut bytes = vec![0u8; c.nbytes()];
-        copy_dtoh(&mut bytes, c.data_ptr(), &Stream::current()?)?;
+        let stream = Stream::current()?;
+        copy_dtoh(&mut bytes, c.ptr_on(&stream), &stream)?;
         Ok(vec_from_bytes(&bytes))
     }
 
@@ -49,7 +50,7 @@ impl Array {
         }
         let stream = Stream::current()?;
         if self.is_c_contiguous() {
-            return copy_htod(self.data_ptr(), as_bytes(data), &stream);
+            return copy_htod(self.ptr_on(&stream), as_bytes(data), &stream);
         }
         let staged = Array::from_slice(data, &self.shape)?;
         kernels::copy(&staged, self, &stream)
@@ -84,7 +85,12 @@ impl Array {
         }
         let stream = Stream::current()?;
         if self.is_c_contiguous() && src.is_c_contiguous() {
-            return copy_dtod(self.data_ptr(), src.data_ptr(), self.nbytes(), &stream);
+            return copy_dtod(
+                self.ptr_on(&stream),
+                src.ptr_on(&stream),
+                self.nbytes(),
+                &stream,
+            );
         }
         kernels::copy(src, self, &stream)
     }

@@ -3,6 +3,7 @@
 //! tuples (`(&a, &b, n as i32)`) or slices of `&dyn KernelArg`.
 
 use crate::array::Array;
+use crate::runtime::Stream;
 use half::{bf16, f16};
 use num_complex::Complex;
 use smallvec::SmallVec;
@@ -48,6 +49,24 @@ pub struct ArgValue {
 pub trait KernelArg {
     /// The packed argument.
     fn to_arg(&self) -> ArgValue;
+
+    /// The packed argument for a launch on `stream`. Arrays record the use, so that their
+    /// memory is not freed or reused before the launch's work on `stream` is done (see
+    /// [Arrays and streams](crate::Stream#arrays-and-streams)). A type of yours that holds
+    /// an [`Array`] should forward this to the array's `to_arg_on`; the default calls
+    /// [`to_arg`](KernelArg::to_arg).
+    ///
+    /// ```no_run
+    /// use cuprum::{Array, DType, Stream, kernel::KernelArg};
+    /// let a = Array::zeros(&[4], DType::F32)?;
+    /// let arg = a.to_arg_on(&Stream::current()?);
+    /// assert_eq!(arg.bytes.as_slice(), &a.data_ptr().to_le_bytes());
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    fn to_arg_on(&self, stream: &Stream) -> ArgValue {
+        let _ = stream;
+        self.to_arg()
+    }
 }
 
 fn value(bytes: &[u8], type_name: &'static str) -> ArgValue {
@@ -77,24 +96,34 @@ scalar_args!(
 
 impl KernelArg for Array {
     fn to_arg(&self) -> ArgValue {
-        ArgValue {
-            bytes: SmallVec::from_slice(&self.data_ptr().to_le_bytes()),
-            kind: ArgKind::Pointer {
-                contiguous: self.is_c_contiguous(),
-                allow_strided: false,
-            },
-            type_name: "&Array",
-            view: Some((
-                crate::shape::Shape::from_slice(self.shape()),
-                crate::shape::Strides::from_slice(self.strides()),
-            )),
-        }
+        array_arg(self, self.data_ptr())
+    }
+    fn to_arg_on(&self, stream: &Stream) -> ArgValue {
+        array_arg(self, self.ptr_on(stream))
+    }
+}
+
+fn array_arg(a: &Array, ptr: u64) -> ArgValue {
+    ArgValue {
+        bytes: SmallVec::from_slice(&ptr.to_le_bytes()),
+        kind: ArgKind::Pointer {
+            contiguous: a.is_c_contiguous(),
+            allow_strided: false,
+        },
+        type_name: "&Array",
+        view: Some((
+            crate::shape::Shape::from_slice(a.shape()),
+            crate::shape::Strides::from_slice(a.strides()),
+        )),
     }
 }
 
 impl<T: KernelArg + ?Sized> KernelArg for &T {
     fn to_arg(&self) -> ArgValue {
         (**self).to_arg()
+    }
+    fn to_arg_on(&self, stream: &Stream) -> ArgValue {
+        (**self).to_arg_on(stream)
     }
 }
 
@@ -112,7 +141,15 @@ pub struct Strided<'a>(pub &'a Array);
 
 impl KernelArg for Strided<'_> {
     fn to_arg(&self) -> ArgValue {
-        let mut a = self.0.to_arg();
+        self.strided(self.0.to_arg())
+    }
+    fn to_arg_on(&self, stream: &Stream) -> ArgValue {
+        self.strided(self.0.to_arg_on(stream))
+    }
+}
+
+impl Strided<'_> {
+    fn strided(&self, mut a: ArgValue) -> ArgValue {
         a.kind = ArgKind::Pointer {
             contiguous: self.0.is_c_contiguous(),
             allow_strided: true,
@@ -164,6 +201,14 @@ impl<T: bytemuck::Pod> KernelArg for ByValue<T> {
 pub trait KernelArgs {
     /// Appends every argument in order.
     fn collect_args(&self, out: &mut SmallVec<[ArgValue; 8]>);
+
+    /// Appends every argument in order, for a launch on `stream` (each argument's
+    /// [`to_arg_on`](KernelArg::to_arg_on)); the default calls
+    /// [`collect_args`](KernelArgs::collect_args).
+    fn collect_args_on(&self, stream: &Stream, out: &mut SmallVec<[ArgValue; 8]>) {
+        let _ = stream;
+        self.collect_args(out);
+    }
 }
 
 impl KernelArgs for () {
@@ -174,17 +219,26 @@ impl KernelArgs for [&dyn KernelArg] {
     fn collect_args(&self, out: &mut SmallVec<[ArgValue; 8]>) {
         out.extend(self.iter().map(|a| a.to_arg()));
     }
+    fn collect_args_on(&self, stream: &Stream, out: &mut SmallVec<[ArgValue; 8]>) {
+        out.extend(self.iter().map(|a| a.to_arg_on(stream)));
+    }
 }
 
 impl<const N: usize> KernelArgs for [&dyn KernelArg; N] {
     fn collect_args(&self, out: &mut SmallVec<[ArgValue; 8]>) {
-        out.extend(self.iter().map(|a| a.to_arg()));
+        self.as_slice().collect_args(out);
+    }
+    fn collect_args_on(&self, stream: &Stream, out: &mut SmallVec<[ArgValue; 8]>) {
+        self.as_slice().collect_args_on(stream, out);
     }
 }
 
 impl KernelArgs for Vec<Box<dyn KernelArg>> {
     fn collect_args(&self, out: &mut SmallVec<[ArgValue; 8]>) {
         out.extend(self.iter().map(|a| a.to_arg()));
+    }
+    fn collect_args_on(&self, stream: &Stream, out: &mut SmallVec<[ArgValue; 8]>) {
+        out.extend(self.iter().map(|a| a.to_arg_on(stream)));
     }
 }
 
@@ -195,6 +249,11 @@ macro_rules! tuple_args {
             fn collect_args(&self, out: &mut SmallVec<[ArgValue; 8]>) {
                 let ($($name,)+) = self;
                 $(out.push($name.to_arg());)+
+            }
+            #[allow(non_snake_case)]
+            fn collect_args_on(&self, stream: &Stream, out: &mut SmallVec<[ArgValue; 8]>) {
+                let ($($name,)+) = self;
+                $(out.push($name.to_arg_on(stream));)+
             }
         }
     };

@@ -167,18 +167,20 @@ pub(crate) fn resolve_dtypes(params: &[Param], args: &Bound<'_>) -> Result<Small
 }
 
 /// Packs the user's parameters: raw arrays as `CArray`s, broadcast arrays as pointers,
-/// scalars converted to their parameter's dtype (NumPy's assignment rules).
+/// scalars converted to their parameter's dtype (NumPy's assignment rules). Array
+/// addresses are taken for `stream` (see `Array::ptr_on`).
 pub(crate) fn push_args<'a>(
     pack: &mut ArgPack,
     name: &str,
     params: &[Param],
     dtypes: &[DType],
+    stream: &Stream,
     operand: impl Fn(usize) -> Operand<'a>,
 ) -> Result<()> {
     for (k, p) in params.iter().enumerate() {
         match operand(k) {
-            Operand::Array(a) if p.raw => push_carray(pack, a),
-            Operand::Array(a) => pack.push(a.data_ptr()),
+            Operand::Array(a) if p.raw => push_carray(pack, a, stream),
+            Operand::Array(a) => pack.push(a.ptr_on(stream)),
             Operand::Scalar(s) => {
                 let v = s
                     .cast(dtypes[k])
@@ -192,10 +194,10 @@ pub(crate) fn push_args<'a>(
 }
 
 /// `CArray<T, ND>`: data pointer, then `max(ND, 1)` extents and element strides as i64.
-fn push_carray(pack: &mut ArgPack, a: &Array) {
+fn push_carray(pack: &mut ArgPack, a: &Array, stream: &Stream) {
     let nd = a.ndim().max(1);
     let mut b: SmallVec<[u8; 64]> = SmallVec::new();
-    b.extend_from_slice(&a.data_ptr().to_ne_bytes());
+    b.extend_from_slice(&a.ptr_on(stream).to_ne_bytes());
     for d in 0..nd {
         let v = a.shape().get(d).copied().unwrap_or(1) as i64;
         b.extend_from_slice(&v.to_ne_bytes());

@@ -362,7 +362,9 @@ impl ElementwiseKernel {
         self.config().block_size(threads)
     }
 
-    /// A call on a given stream (default: the current stream).
+    /// A call on a given stream (default: the current stream); outputs are allocated on
+    /// it. Arrays of other streams may be passed: cuprum orders their first use and their
+    /// free with this stream ([Arrays and streams](crate::Stream#arrays-and-streams)).
     ///
     /// ```no_run
     /// # use cuprum::{Array, ElementwiseKernel, Stream};
@@ -525,7 +527,9 @@ impl ElementwiseCall<'_> {
         self
     }
 
-    /// Sets the stream.
+    /// Sets the stream (outputs are allocated on it).
+    /// Arrays of other streams may be passed: cuprum orders their first use and their free
+    /// with this stream ([Arrays and streams](crate::Stream#arrays-and-streams)).
     pub fn stream(mut self, stream: &Stream) -> Self {
         self.stream = Some(stream.clone());
         self
@@ -712,7 +716,7 @@ impl ElementwiseCall<'_> {
         let f = k.function(&key, &stream)?;
         // Arguments.
         let mut pack = ArgPack::new();
-        push_args(&mut pack, &k.name, &k.params, &key.dtypes, operand)?;
+        push_args(&mut pack, &k.name, &k.params, &key.dtypes, &stream, operand)?;
         if plan.layout.wide {
             pack.push(plan.n as u64);
         } else {

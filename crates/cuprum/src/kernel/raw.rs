@@ -581,7 +581,9 @@ impl<'k> Launch<'k> {
         self.shared_mem = bytes;
         self
     }
-    /// The stream to launch on (default: the current stream).
+    /// The stream to launch on (default: the current stream). Array arguments may belong
+    /// to another stream: cuprum orders their first use and their free with this one (see
+    /// [Arrays and streams](crate::Stream#arrays-and-streams)).
     pub fn stream(mut self, stream: &'k Stream) -> Self {
         self.stream = Some(stream);
         self
@@ -600,7 +602,7 @@ impl<'k> Launch<'k> {
         let device = stream.device();
         let l = self.kernel.loaded_on(device)?;
         let mut vals: SmallVec<[ArgValue; 8]> = SmallVec::new();
-        args.collect_args(&mut vals);
+        args.collect_args_on(stream, &mut vals);
         self.kernel.check_args(&l, &vals)?;
         self.kernel
             .check_config(&l, device, self.grid, self.block, self.shared_mem)?;

@@ -315,7 +315,9 @@ impl ReductionKernel {
         self.config().keepdims(on)
     }
 
-    /// A call on a given stream.
+    /// A call on a given stream (outputs are allocated on it).
+    /// Arrays of other streams may be passed: cuprum orders their first use and their free
+    /// with this stream ([Arrays and streams](crate::Stream#arrays-and-streams)).
     pub fn stream(&self, stream: &Stream) -> ReductionCall<'_> {
         self.config().stream(stream)
     }
@@ -454,7 +456,9 @@ impl ReductionCall<'_> {
         self
     }
 
-    /// Sets the stream.
+    /// Sets the stream (outputs are allocated on it).
+    /// Arrays of other streams may be passed: cuprum orders their first use and their free
+    /// with this stream ([Arrays and streams](crate::Stream#arrays-and-streams)).
     pub fn stream(mut self, stream: &Stream) -> Self {
         self.stream = Some(stream.clone());
         self
@@ -650,10 +654,10 @@ impl ReductionCall<'_> {
         };
         // Arguments.
         let mut pack = ArgPack::new();
-        push_args(&mut pack, &k.name, &k.params, &key.dtypes, operand)?;
+        push_args(&mut pack, &k.name, &k.params, &key.dtypes, &stream, operand)?;
         push_meta(&mut pack, &geo, chunk, splits, shape.wide);
         let (pp, cp) = match &scr {
-            Some(s) => (s.partials.ptr(), s.counters.ptr()),
+            Some(s) => (s.partials.ptr_on(&stream), s.counters.ptr_on(&stream)),
             None => (0u64, 0u64),
         };
         pack.push(pp);

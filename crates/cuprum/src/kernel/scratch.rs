@@ -4,12 +4,13 @@
 //!
 //! A device's default stream keeps one scratch pair for the process, grown when a launch
 //! needs more (kernels on one stream run one after another, so they can share it). Other
-//! streams get fresh scratch per launch, with the counters zeroed on that stream.
+//! streams get fresh scratch per launch, with the counters zeroed on that stream. The kept
+//! pair is given back when memory runs short or on `Device::release_pool_memory`.
 
 use crate::error::Result;
-use crate::runtime::{Buffer, Stream, zero_device};
+use crate::runtime::{Buffer, Device, Stream, on_release, zero_device};
 use rustc_hash::FxHashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, TryLockError};
 
 /// The scratch of one launch (kept alive until the stream-ordered frees after it).
 pub(crate) struct Scratch {
@@ -24,9 +25,22 @@ fn kept() -> &'static Kept {
     K.get_or_init(Default::default)
 }
 
+/// Drops the scratch kept for `device` (its blocks go back in stream order). Skipped when
+/// the table is locked: that is `scratch` itself running out of memory while it allocates.
+fn release(device: Device) {
+    let mut map = match kept().try_lock() {
+        Ok(m) => m,
+        Err(TryLockError::Poisoned(p)) => p.into_inner(),
+        Err(TryLockError::WouldBlock) => return,
+    };
+    let old = map.remove(&device.ordinal());
+    drop(map);
+    drop(old);
+}
+
 fn zeroed(bytes: usize, stream: &Stream) -> Result<Arc<Buffer>> {
     let b = Buffer::alloc(bytes, stream)?;
-    zero_device(b.ptr(), bytes, stream)?;
+    zero_device(b.ptr_on(stream), bytes, stream)?;
     Ok(Arc::new(b))
 }
 
@@ -45,6 +59,7 @@ pub(crate) fn scratch(partial_bytes: usize, counters: usize, stream: &Stream) ->
     let entry = match map.get_mut(&key) {
         Some(e) => e,
         None => {
+            on_release(release);
             let pb = grow(0, partial_bytes);
             let cb = grow(0, counter_bytes);
             map.insert(

@@ -1,6 +1,8 @@
 //! [`Device`]: one GPU, its primary context, properties, memory pool and default stream.
 
 use super::driver::{DriverResultExt, driver_info};
+use super::memory::{DeviceMemory, release_all, set_release_threshold};
+use super::pool::INITIAL_THRESHOLD;
 use super::stream::Stream;
 use crate::error::{Result, bail};
 use cudarc::driver::{CudaContext, result, sys};
@@ -22,6 +24,7 @@ pub(crate) struct DeviceInner {
     pub(crate) l2_cache_bytes: usize,
     pub(crate) pool: sys::CUmemoryPool,
     pub(crate) default_stream: sys::CUstream,
+    pub(crate) memory: DeviceMemory,
 }
 
 // SAFETY: the raw handles (context, memory pool) are process-wide driver objects that the
@@ -249,16 +252,40 @@ impl Device {
     pub fn pool_reserved_bytes(self) -> Result<u64> {
         self.pool_attr(sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT)
     }
-    /// Bytes of the memory pool in use by live allocations.
+    /// Bytes of the memory pool in use by allocations: live arrays plus the freed blocks
+    /// cuprum keeps for reuse ([`cached_bytes`](Device::cached_bytes)).
     pub fn pool_used_bytes(self) -> Result<u64> {
         self.pool_attr(sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_USED_MEM_CURRENT)
     }
-    /// Returns the memory the pool keeps for reuse to the driver (CuPy's
-    /// `free_all_blocks`). Synchronises the device first.
+    /// Bytes of freed blocks cuprum keeps for fast reuse on this device's default stream
+    /// (at most 1 GiB, least recently freed blocks evicted first).
+    ///
+    /// ```no_run
+    /// let dev = cuprum::Device::get(0)?;
+    /// drop(cuprum::Array::empty(&[1 << 20], cuprum::DType::F32)?);
+    /// assert!(dev.cached_bytes() >= 4 << 20);
+    /// dev.release_pool_memory()?;
+    /// assert_eq!(dev.cached_bytes(), 0);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn cached_bytes(self) -> usize {
+        self.0.memory.cached_bytes()
+    }
+    /// Returns every byte of device memory cuprum keeps for reuse to the driver (CuPy's
+    /// `free_all_blocks`): the freed-block cache and the reduction scratch are emptied, the
+    /// device is synchronised and the pool trimmed, so that afterwards the pool reserves
+    /// only what live arrays use.
+    ///
+    /// ```no_run
+    /// let dev = cuprum::Device::get(0)?;
+    /// let a = cuprum::Array::zeros(&[1 << 20], cuprum::DType::F32)?;
+    /// drop(a);
+    /// dev.release_pool_memory()?;
+    /// assert!(dev.pool_reserved_bytes()? < 64 << 20);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
     pub fn release_pool_memory(self) -> Result<()> {
-        self.synchronize()?;
-        // SAFETY: the pool handle belongs to this device and lives as long as the process.
-        unsafe { sys::cuMemPoolTrimTo(self.0.pool, 0) }.call("cuMemPoolTrimTo")
+        release_all(self)
     }
 
     fn pool_attr(self, attr: sys::CUmemPool_attribute) -> Result<u64> {
@@ -271,10 +298,33 @@ impl Device {
     }
 
     /// Makes the device's context current on the calling thread (cheap when it already is).
+    /// Fails with [`ErrorKind::KernelFault`](crate::ErrorKind::KernelFault) once a kernel
+    /// has faulted on the device.
     #[inline]
     pub(crate) fn bind(self) -> Result<()> {
+        self.check_fault()?;
         self.0.ctx.bind_to_thread().call("cuCtxSetCurrent")
     }
+
+    /// The error of an earlier kernel fault on this device, if any (one atomic load).
+    #[inline]
+    pub(crate) fn check_fault(self) -> Result<()> {
+        super::fault::check(self.0.ordinal)
+    }
+}
+
+/// The ordinal of the opened device whose context is current on the calling thread.
+pub(crate) fn current_context_ordinal() -> Option<usize> {
+    let mut dev: sys::CUdevice = 0;
+    // SAFETY: `dev` is a valid out pointer; the call only reads the thread's context.
+    unsafe { sys::cuCtxGetDevice(&mut dev) }.result().ok()?;
+    let reg = registry().ok()?;
+    reg.iter()
+        .enumerate()
+        .find_map(|(i, slot)| match slot.get() {
+            Some(Ok(d)) if d.ctx.cu_device() == dev => Some(i),
+            _ => None,
+        })
 }
 
 fn open(ordinal: usize) -> Result<&'static DeviceInner> {
@@ -303,17 +353,9 @@ fn open(ordinal: usize) -> Result<&'static DeviceInner> {
     // SAFETY: as above; the default pool exists for devices that support memory pools.
     let pool =
         unsafe { result::device::get_default_mem_pool(dev) }.call("cuDeviceGetDefaultMemPool")?;
-    let mut threshold: u64 = u64::MAX;
-    // SAFETY: the release threshold attribute takes a pointer to a u64; keeping every freed
-    // byte in the pool is what makes repeat allocations cost microseconds.
-    unsafe {
-        sys::cuMemPoolSetAttribute(
-            pool,
-            sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
-            (&mut threshold as *mut u64).cast(),
-        )
-    }
-    .call("cuMemPoolSetAttribute(RELEASE_THRESHOLD)")?;
+    // The pool's release threshold follows the peak of what cuprum holds (see
+    // `pool::PoolPolicy`); it starts at 256 MiB.
+    set_release_threshold(pool, INITIAL_THRESHOLD)?;
     let inner = DeviceInner {
         ordinal,
         name,
@@ -341,6 +383,7 @@ fn open(ordinal: usize) -> Result<&'static DeviceInner> {
         .call("cuStreamCreate")?,
         ctx,
         pool,
+        memory: DeviceMemory::new(total_memory),
     };
     Ok(Box::leak(Box::new(inner)))
 }

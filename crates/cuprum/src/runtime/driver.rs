@@ -115,12 +115,16 @@ pub(crate) fn driver_error(e: DriverError, call: &str) -> Error {
         .error_string()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
+    let what = format!("{call} failed: {name}: {text}");
+    if super::fault::is_sticky(e.0) {
+        return super::fault::record(super::device::current_context_ordinal(), what);
+    }
     let kind = if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY {
         ErrorKind::OutOfMemory
     } else {
         ErrorKind::Driver
     };
-    Error::new(kind, format!("{call} failed: {name}: {text}"))
+    Error::new(kind, what)
 }
 
 /// `result.map_err(|e| driver_error(e, call))` in a shorter form.

@@ -38,7 +38,10 @@ impl Event {
         Ok(Event { raw, device })
     }
 
-    /// Records the event at the current end of `stream`.
+    /// Records the event at the current end of `stream` (with
+    /// [`Stream::wait_event`] it orders work between streams; cuprum already orders each
+    /// array's first use on another stream and its free, see
+    /// [Arrays and streams](crate::Stream#arrays-and-streams)).
     pub fn record(&self, stream: &Stream) -> Result<()> {
         self.device.bind()?;
         // SAFETY: both handles are valid for the lifetime of their owners.

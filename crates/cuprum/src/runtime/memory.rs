@@ -1,162 +1,256 @@
-//! Device memory from the stream-ordered allocator. The device's pool keeps freed memory
-//! (release threshold = ∞), so a repeat allocation is a pool lookup of about a microsecond,
-//! like CuPy's memory pool.
+//! Device memory: the stream-ordered allocator behind a host-side cache of freed blocks,
+//! and the rule that keeps a block from being reused while a stream still uses it.
 //!
-//! In front of the driver's pool sits a small host-side cache of freed blocks of the
-//! devices' default streams (keyed by device and size, rounded up to 512 bytes): reusing
-//! one costs a lock and a vector pop instead of two driver calls (~1 µs each), which is
-//! what an allocating elementwise call spends most of its host time on. A block is only
-//! reused on the stream it was freed on, so stream order keeps the reuse safe, as in the
-//! driver's own pool. Blocks over 256 MiB are not cached, the cache holds at most 4 GiB,
-//! and an allocation that runs out of memory empties it before retrying.
+//! **Allocation.** `cuMemAllocAsync` / `cuMemFreeAsync` on the device's default pool. In
+//! front of it sits a cache of freed blocks of the devices' default streams (by size class,
+//! see `pool.rs`): reusing one costs a lock and a pop instead of two driver calls (~1 µs
+//! each), which is what an allocating elementwise call spends most of its host time on. A
+//! cached block is only reused on the default stream it was freed on, so stream order keeps
+//! the reuse safe, as in the driver's own pool. The cache holds at most 1 GiB per device and
+//! evicts the least recently freed blocks; the pool's release threshold follows the peak of
+//! what the library holds (see `PoolPolicy`).
 //!
-//! Ordering rule: a buffer is allocated and freed on the stream that was current when it was
-//! created. Work on another stream that uses the buffer must be finished (or ordered with an
-//! [`Event`](super::Event)) before the last handle to the buffer is dropped.
+//! **Streams.** A buffer is allocated and freed on the stream it was made on (its *own*
+//! stream). Every internal path that hands a buffer's address to the GPU asks for it with
+//! [`Buffer::ptr_on`], naming the stream the work goes to. On its own stream that is a
+//! pointer compare. On another stream the buffer records that stream (once) and makes it
+//! wait for the work queued so far on the own stream (its allocation and whatever wrote
+//! it); when the buffer is dropped, its own stream first waits for every recorded stream
+//! (an event recorded there), so the block goes back to the cache or the pool only after
+//! that work. Addresses taken with the public `Array::data_ptr` are outside this rule: the
+//! caller orders that work.
+//!
+//! **Out of memory.** A failed allocation releases everything the library keeps (reduction
+//! scratch and other registered holders, the block cache), synchronises the device, trims
+//! the pool to zero and retries once; a second failure is `ErrorKind::OutOfMemory` with the
+//! requested and free bytes, and then nothing stays reserved beyond what the program holds.
 
+use super::device::Device;
 use super::driver::{DriverResultExt, driver_error};
-use super::stream::Stream;
-use crate::error::{Result, err};
+use super::pool::{BlockCache, CACHE_CAP, Evicted, PoolPolicy, Users, size_class};
+use super::stream::{Stream, StreamUse};
+use crate::error::{Error, Result, err};
 use cudarc::driver::{result, sys};
-use rustc_hash::FxHashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 
-/// Allocation granularity (and the cache's size classes).
-const GRANULE: usize = 512;
-/// Largest block the cache keeps.
-const CACHE_MAX_BLOCK: usize = 256 << 20;
-/// Most bytes the cache holds.
-const CACHE_MAX_TOTAL: usize = 4 << 30;
-
-/// Freed default-stream blocks per (device ordinal, bytes).
-#[derive(Default)]
-struct BlockCache {
-    free: Mutex<FxHashMap<(usize, usize), Vec<sys::CUdeviceptr>>>,
-    bytes: AtomicUsize,
+/// What one device's memory layer keeps: the cache of freed default-stream blocks and the
+/// counters of the pool policy.
+pub(crate) struct DeviceMemory {
+    cache: Mutex<BlockCache>,
+    policy: Mutex<PoolPolicy>,
 }
 
-fn cache() -> &'static BlockCache {
-    static C: OnceLock<BlockCache> = OnceLock::new();
-    C.get_or_init(BlockCache::default)
-}
-
-impl BlockCache {
-    fn take(&self, device: usize, bytes: usize) -> Option<sys::CUdeviceptr> {
-        let mut m = self.free.lock().unwrap_or_else(|p| p.into_inner());
-        let p = m.get_mut(&(device, bytes))?.pop()?;
-        self.bytes.fetch_sub(bytes, Ordering::Relaxed);
-        Some(p)
-    }
-
-    /// Keeps a block; false when it should go back to the driver instead.
-    fn give(&self, device: usize, bytes: usize, ptr: sys::CUdeviceptr) -> bool {
-        if bytes > CACHE_MAX_BLOCK || self.bytes.load(Ordering::Relaxed) + bytes > CACHE_MAX_TOTAL {
-            return false;
+impl DeviceMemory {
+    /// The memory state of a device with `total` bytes: the cache holds at most 1 GiB,
+    /// and at most a sixteenth of the device's memory.
+    pub(crate) fn new(total: usize) -> DeviceMemory {
+        DeviceMemory {
+            cache: Mutex::new(BlockCache::new(CACHE_CAP.min(total / 16))),
+            policy: Mutex::new(PoolPolicy::new()),
         }
-        let mut m = self.free.lock().unwrap_or_else(|p| p.into_inner());
-        m.entry((device, bytes)).or_default().push(ptr);
-        self.bytes.fetch_add(bytes, Ordering::Relaxed);
-        true
     }
 
-    /// Returns every block of `device` to the driver (on its default stream).
-    fn flush(&self, device: super::Device) {
-        let blocks: Vec<(usize, Vec<sys::CUdeviceptr>)> = {
-            let mut m = self.free.lock().unwrap_or_else(|p| p.into_inner());
-            let keys: Vec<(usize, usize)> = m
-                .keys()
-                .filter(|k| k.0 == device.ordinal())
-                .copied()
-                .collect();
-            keys.into_iter()
-                .filter_map(|k| m.remove(&k).map(|v| (k.1, v)))
-                .collect()
-        };
-        let stream = device.default_stream();
-        for (bytes, ptrs) in blocks {
-            for p in ptrs {
-                self.bytes.fetch_sub(bytes, Ordering::Relaxed);
-                // SAFETY: each block came from cuMemAllocAsync on the default stream and
-                // left every Buffer when it entered the cache; it is freed once, here.
-                let _ = unsafe { result::free_async(p, stream.raw()) };
+    fn cache(&self) -> std::sync::MutexGuard<'_, BlockCache> {
+        self.cache.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn policy(&self) -> std::sync::MutexGuard<'_, PoolPolicy> {
+        self.policy.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Bytes of freed blocks the cache keeps.
+    pub(crate) fn cached_bytes(&self) -> usize {
+        self.cache().bytes()
+    }
+}
+
+/// Something else that keeps device memory for reuse (e.g. the reduction scratch): called
+/// with the device when memory must be given back (out of memory,
+/// `Device::release_pool_memory`). It drops what it keeps for that device.
+pub(crate) type ReleaseHook = fn(Device);
+
+fn hooks() -> &'static Mutex<Vec<ReleaseHook>> {
+    static H: Mutex<Vec<ReleaseHook>> = Mutex::new(Vec::new());
+    &H
+}
+
+/// Registers a [`ReleaseHook`] (once per function; later calls are no-ops).
+pub(crate) fn on_release(hook: ReleaseHook) {
+    let mut h = hooks().lock().unwrap_or_else(|p| p.into_inner());
+    if !h.iter().any(|&f| std::ptr::fn_addr_eq(f, hook)) {
+        h.push(hook);
+    }
+}
+
+/// Gives back everything the library keeps for `device`: registered holders, then the block
+/// cache; synchronises the device and trims the pool to zero. Afterwards the pool reserves
+/// only what live buffers use.
+pub(crate) fn release_all(device: Device) -> Result<()> {
+    let hs: Vec<ReleaseHook> = hooks().lock().unwrap_or_else(|p| p.into_inner()).clone();
+    for h in hs {
+        h(device);
+    }
+    flush_cache(device);
+    device.synchronize()?;
+    trim_pool(device, 0)?;
+    // What the program needed before is no guide any more: the threshold starts again from
+    // what it holds now.
+    let threshold = device.0.memory.policy().reset();
+    set_release_threshold(device.0.pool, threshold)
+}
+
+/// Frees every cached block of `device` (in default-stream order, where they were freed).
+fn flush_cache(device: Device) {
+    let blocks = device.0.memory.cache().drain();
+    let stream = device.default_stream();
+    for (ptr, bytes) in blocks {
+        free_block(ptr, bytes, &stream);
+    }
+}
+
+fn trim_pool(device: Device, keep: usize) -> Result<()> {
+    device.bind()?;
+    // SAFETY: the pool handle belongs to this device and lives as long as the process; the
+    // driver only releases memory no allocation uses.
+    unsafe { sys::cuMemPoolTrimTo(device.0.pool, keep) }.call("cuMemPoolTrimTo")
+}
+
+/// Sets the pool's release threshold (bytes kept across synchronisations).
+pub(crate) fn set_release_threshold(pool: sys::CUmemoryPool, bytes: usize) -> Result<()> {
+    let mut v = bytes as u64;
+    // SAFETY: the release threshold attribute takes a pointer to a u64; `pool` is a valid
+    // memory pool of an open device.
+    unsafe {
+        sys::cuMemPoolSetAttribute(
+            pool,
+            sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+            (&mut v as *mut u64).cast(),
+        )
+    }
+    .call("cuMemPoolSetAttribute(RELEASE_THRESHOLD)")
+}
+
+/// Returns a block to the driver on `stream` (its own stream), in stream order.
+fn free_block(ptr: u64, bytes: usize, stream: &Stream) {
+    let device = stream.device();
+    if device.bind().is_err() {
+        return;
+    }
+    // SAFETY: `ptr` came from cuMemAllocAsync on this device, belongs to no Buffer or cache
+    // any more, and is freed once, here, after all work queued on `stream` so far.
+    if unsafe { result::free_async(ptr, stream.raw()) }.is_ok() {
+        device.0.memory.policy().freed(bytes);
+    }
+}
+
+/// The error of an allocation that cannot be satisfied.
+fn out_of_memory(device: Device, bytes: usize) -> Error {
+    let free = device.memory_info().map(|m| m.0).unwrap_or(0);
+    err!(
+        OutOfMemory,
+        "out of memory on device {} ({}): requested {} bytes ({}), {} bytes ({}) free of {} ({})",
+        device.ordinal(),
+        device.name(),
+        bytes,
+        human_bytes(bytes),
+        free,
+        human_bytes(free),
+        device.total_memory(),
+        human_bytes(device.total_memory())
+    )
+}
+
+/// One `cuMemAllocAsync`; `Ok(None)` when the driver is out of memory.
+fn try_driver_alloc(bytes: usize, stream: &Stream) -> Result<Option<u64>> {
+    stream.device().bind()?;
+    // SAFETY: the context is current and the stream is valid; the result is owned by the
+    // caller's Buffer, which frees it once.
+    match unsafe { result::malloc_async(stream.raw(), bytes) } {
+        Ok(p) => Ok(Some(p)),
+        Err(e) if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY => Ok(None),
+        Err(e) => Err(driver_error(e, "cuMemAllocAsync")),
+    }
+}
+
+/// A block of `bytes` (a size class) from the driver: on failure everything the library
+/// keeps is released and the allocation retried once. `requested` is what the caller asked
+/// for (for the error message).
+fn driver_alloc(bytes: usize, requested: usize, stream: &Stream) -> Result<u64> {
+    let device = stream.device();
+    let ptr = if bytes > device.total_memory() {
+        None
+    } else {
+        match try_driver_alloc(bytes, stream)? {
+            Some(p) => Some(p),
+            None => {
+                release_all(device)?;
+                try_driver_alloc(bytes, stream)?
             }
         }
+    };
+    let Some(ptr) = ptr else {
+        // Leave nothing reserved that the program does not hold (a request larger than the
+        // device did not try the driver at all).
+        release_all(device)?;
+        return Err(out_of_memory(device, requested));
+    };
+    let act = device.0.memory.policy().allocated(bytes);
+    // Failures here are harmless (the pool just keeps more memory); they are not the
+    // allocation's error.
+    if let Some(t) = act.set_threshold {
+        let _ = set_release_threshold(device.0.pool, t);
     }
+    if let Some(keep) = act.trim_to {
+        let _ = trim_pool(device, keep);
+    }
+    Ok(ptr)
 }
+
+/// Other streams a buffer remembers before it forgets those no handle can reach.
+const MAX_USERS: usize = 8;
 
 /// An owned block of device memory.
 pub(crate) struct Buffer {
     ptr: sys::CUdeviceptr,
+    /// The block's real size (its size class), which may exceed what was requested.
     bytes: usize,
+    /// The own stream: allocated and freed here.
     stream: Stream,
+    /// Other streams work on this buffer was queued on.
+    users: Users<StreamUse>,
     /// Set for memory the buffer does not own (a module's global): keeps the module loaded
     /// and is never freed here.
     owner: Option<super::Module>,
 }
 
 impl Buffer {
-    /// Allocates `bytes` on `stream` (stream-ordered). Zero bytes allocate nothing.
-    pub(crate) fn alloc(bytes: usize, stream: &Stream) -> Result<Buffer> {
-        if bytes == 0 {
-            return Ok(Buffer {
-                ptr: 0,
-                bytes: 0,
-                stream: stream.clone(),
-                owner: None,
-            });
-        }
-        let bytes = bytes.div_ceil(GRANULE) * GRANULE;
-        let device = stream.device();
-        let cached = stream.is_device_default();
-        if cached && let Some(ptr) = cache().take(device.ordinal(), bytes) {
-            return Ok(Buffer {
-                ptr,
-                bytes,
-                stream: stream.clone(),
-                owner: None,
-            });
-        }
-        device.bind()?;
-        // SAFETY: the context is current and the stream is valid; the result is owned by
-        // the returned Buffer, which frees it once.
-        let first = unsafe { result::malloc_async(stream.raw(), bytes) };
-        let ptr = match first {
-            Ok(p) => p,
-            Err(e) if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY => {
-                // Memory the pool keeps for other streams may become usable after a
-                // synchronisation; give it back and try once more.
-                cache().flush(device);
-                device.synchronize()?;
-                // SAFETY: the device's pool lives as long as the process.
-                let _ = unsafe { sys::cuMemPoolTrimTo(device.0.pool, 0) };
-                // SAFETY: as for the first attempt.
-                match unsafe { result::malloc_async(stream.raw(), bytes) } {
-                    Ok(p) => p,
-                    Err(e) if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY => {
-                        let (free, total) = device.memory_info().unwrap_or((0, 0));
-                        return Err(err!(
-                            OutOfMemory,
-                            "out of memory on device {} ({}): requested {} bytes ({}), {} bytes free of {}",
-                            device.ordinal(),
-                            device.name(),
-                            bytes,
-                            human_bytes(bytes),
-                            free,
-                            total
-                        ));
-                    }
-                    Err(e) => return Err(driver_error(e, "cuMemAllocAsync")),
-                }
-            }
-            Err(e) => return Err(driver_error(e, "cuMemAllocAsync")),
-        };
-        Ok(Buffer {
+    fn new(ptr: u64, bytes: usize, stream: &Stream, owner: Option<super::Module>) -> Buffer {
+        Buffer {
             ptr,
             bytes,
             stream: stream.clone(),
-            owner: None,
-        })
+            users: Users::new(),
+            owner,
+        }
+    }
+
+    /// Allocates at least `bytes` on `stream` (stream-ordered). Zero bytes allocate nothing.
+    pub(crate) fn alloc(bytes: usize, stream: &Stream) -> Result<Buffer> {
+        let device = stream.device();
+        device.check_fault()?;
+        if bytes == 0 {
+            return Ok(Buffer::new(0, 0, stream, None));
+        }
+        let Some(class) = size_class(bytes) else {
+            return Err(out_of_memory(device, bytes));
+        };
+        if stream.is_device_default()
+            && let Some(ptr) = device.0.memory.cache().take(class)
+        {
+            return Ok(Buffer::new(ptr, class, stream, None));
+        }
+        let ptr = driver_alloc(class, bytes, stream)?;
+        Ok(Buffer::new(ptr, class, stream, None))
     }
 
     /// Memory owned by a loaded module (a `__device__`/`__constant__` symbol): the buffer
@@ -167,21 +261,59 @@ impl Buffer {
         stream: &Stream,
         owner: super::Module,
     ) -> Buffer {
-        Buffer {
-            ptr,
-            bytes,
-            stream: stream.clone(),
-            owner: Some(owner),
+        Buffer::new(ptr, bytes, stream, Some(owner))
+    }
+
+    /// The address, for work queued on `stream`. Every internal path that hands the buffer
+    /// to the GPU goes through here: on the own stream it is a pointer compare; on another
+    /// stream the first use orders that stream after the own stream's work so far, and the
+    /// buffer's free will wait for the stream's work (see the module docs).
+    #[inline]
+    pub(crate) fn ptr_on(&self, stream: &Stream) -> u64 {
+        if stream.raw() != self.stream.raw() && self.bytes != 0 {
+            self.used_on(stream);
+        }
+        self.ptr
+    }
+
+    #[cold]
+    fn used_on(&self, stream: &Stream) {
+        if !self.users.record(|u| u.is(stream), || stream.remembered()) {
+            return;
+        }
+        if stream.wait_for(&self.stream).is_err() {
+            // No event could be queued (a broken context): wait on the host instead; if even
+            // that fails, the launch that follows reports the context's error.
+            let _ = self.stream.synchronize();
+        }
+        // A long-lived buffer used by many short-lived streams would keep them all alive:
+        // past a few, the streams whose handles are all gone (no new work can reach them)
+        // are waited for now by the own stream and forgotten.
+        for s in self.users.prune_over(MAX_USERS, StreamUse::is_orphan) {
+            if self.stream.wait_for_use(&s).is_err() {
+                let _ = s.synchronize();
+            }
         }
     }
 
+    /// The address, without recording a use (for alignment checks and messages).
     #[inline]
-    pub(crate) fn ptr(&self) -> u64 {
+    pub(crate) fn addr(&self) -> u64 {
         self.ptr
     }
+
     #[inline]
     pub(crate) fn stream(&self) -> &Stream {
         &self.stream
+    }
+
+    /// Orders the own stream after every other stream that used the buffer. False when
+    /// that could not be done (the block must then never be reused).
+    fn wait_for_users(&mut self) -> bool {
+        let users = self.users.take();
+        users
+            .iter()
+            .all(|s| self.stream.wait_for_use(s).is_ok() || s.synchronize().is_ok())
     }
 }
 
@@ -190,16 +322,27 @@ impl Drop for Buffer {
         if self.bytes == 0 || self.owner.is_some() {
             return;
         }
-        if self.stream.is_device_default()
-            && cache().give(self.stream.device().ordinal(), self.bytes, self.ptr)
-        {
+        if !self.wait_for_users() {
+            // Another stream may still use the block and nothing can order its free after
+            // that work (a broken context): leak it rather than hand it out again.
             return;
         }
-        if self.stream.device().bind().is_ok() {
-            // SAFETY: `ptr` came from cuMemAllocAsync on this stream and is freed once, in
-            // stream order after all work queued on the stream so far.
-            let _ = unsafe { result::free_async(self.ptr, self.stream.raw()) };
+        let device = self.stream.device();
+        if self.stream.is_device_default() {
+            let mut evicted = Evicted::new();
+            let kept = device
+                .0
+                .memory
+                .cache()
+                .give(self.bytes, self.ptr, &mut evicted);
+            for (ptr, bytes) in evicted {
+                free_block(ptr, bytes, &self.stream);
+            }
+            if kept {
+                return;
+            }
         }
+        free_block(self.ptr, self.bytes, &self.stream);
     }
 }
 

@@ -5,9 +5,12 @@ mod blas;
 mod device;
 mod driver;
 mod event;
+mod fault;
+mod image;
 mod launch;
 mod memory;
 mod module;
+mod pool;
 mod stream;
 
 pub use blas::cublas_version;
@@ -20,4 +23,4 @@ pub use stream::{Stream, StreamGuard};
 
 pub(crate) use blas::{BlasFloat, Gemm, GemmInput, gemm};
 pub(crate) use launch::{ArgPack, launch, launch_kind};
-pub(crate) use memory::{Buffer, copy_dtod, copy_dtoh, copy_htod, zero_device};
+pub(crate) use memory::{Buffer, copy_dtod, copy_dtoh, copy_htod, on_release, zero_device};

@@ -4,13 +4,16 @@ use super::device::Device;
 use super::driver::{DriverResultExt, driver_error};
 use crate::error::{Result, bail, err};
 use cudarc::driver::sys;
+use rustc_hash::FxHashMap;
 use std::ffi::{CString, c_void};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 struct ModuleInner {
     raw: sys::CUmodule,
     device: Device,
     lowered: Vec<(String, String)>,
+    /// Parameter count per kernel name, read from the image (see `image.rs`).
+    params: FxHashMap<String, usize>,
 }
 
 impl Drop for ModuleInner {
@@ -106,6 +109,7 @@ impl Module {
             raw,
             device,
             lowered,
+            params: super::image::param_counts(image),
         })))
     }
 
@@ -133,6 +137,7 @@ impl Module {
         r.call("cuModuleGetFunction")?;
         Ok(Function {
             raw: f,
+            params: self.0.params.get(name).copied(),
             module: self.clone(),
         })
     }
@@ -162,10 +167,30 @@ impl Module {
     }
 }
 
+type ParamCountFn = unsafe extern "C" fn(sys::CUfunction, *mut usize) -> sys::CUresult;
+
+/// The driver's `cuFuncGetParamCount` (CUDA 13.2+), looked up once; `None` on older drivers.
+fn param_count_fn() -> Option<ParamCountFn> {
+    static F: OnceLock<Option<ParamCountFn>> = OnceLock::new();
+    *F.get_or_init(|| {
+        // SAFETY: callers hold a Function, so the driver library is loaded (cudarc's
+        // `culib` then returns it without panicking); looking a symbol up calls nothing, and
+        // the symbol has this signature in every CUDA version that exports it.
+        unsafe {
+            let lib = sys::culib();
+            lib.get::<ParamCountFn>(b"cuFuncGetParamCount")
+                .ok()
+                .map(|s| *s)
+        }
+    })
+}
+
 /// One kernel of a loaded [`Module`]. Keeps its module alive.
 #[derive(Clone)]
 pub struct Function {
     raw: sys::CUfunction,
+    /// The parameter count the module image gives, if it could be read.
+    params: Option<usize>,
     module: Module,
 }
 
@@ -182,19 +207,45 @@ impl std::fmt::Debug for Function {
 
 impl Function {
     /// The kernel's parameters as `(offset, size)` in bytes, from the driver
-    /// (`cuFuncGetParamInfo`).
+    /// (`cuFuncGetParamInfo`, asked exactly once per parameter: the count comes from
+    /// `cuFuncGetParamCount` on drivers that have it (CUDA 13.2+), else from the module
+    /// image).
     pub fn param_info(&self) -> Result<Vec<(usize, usize)>> {
         self.module.0.device.bind()?;
-        let mut out = Vec::new();
-        for i in 0.. {
+        let count = match param_count_fn() {
+            Some(f) => {
+                let mut n = 0usize;
+                // SAFETY: `f` is the driver's cuFuncGetParamCount; the function is valid
+                // and `n` is a valid out pointer.
+                unsafe { f(self.raw, &mut n) }.call("cuFuncGetParamCount")?;
+                Some(n)
+            }
+            None => self.params,
+        };
+        let one = |i: usize| -> Result<Option<(usize, usize)>> {
             let (mut off, mut size) = (0usize, 0usize);
             // SAFETY: the function is valid and the out pointers are valid.
-            let r = unsafe { sys::cuFuncGetParamInfo(self.raw, i, &mut off, &mut size) };
-            match r {
-                sys::CUresult::CUDA_SUCCESS => out.push((off, size)),
-                sys::CUresult::CUDA_ERROR_INVALID_VALUE => break,
-                e => {
-                    e.call("cuFuncGetParamInfo")?;
+            match unsafe { sys::cuFuncGetParamInfo(self.raw, i, &mut off, &mut size) } {
+                sys::CUresult::CUDA_SUCCESS => Ok(Some((off, size))),
+                sys::CUresult::CUDA_ERROR_INVALID_VALUE if count.is_none() => Ok(None),
+                e => e.call("cuFuncGetParamInfo").map(|()| None),
+            }
+        };
+        let mut out = Vec::new();
+        match count {
+            Some(n) => {
+                for i in 0..n {
+                    out.extend(one(i)?);
+                }
+            }
+            // No count known (an image this reader does not understand, e.g. a fatbin):
+            // ask until the driver says the index is past the end.
+            None => {
+                for i in 0.. {
+                    match one(i)? {
+                        Some(p) => out.push(p),
+                        None => break,
+                    }
                 }
             }
         }

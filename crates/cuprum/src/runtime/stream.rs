@@ -5,9 +5,15 @@ use super::driver::DriverResultExt;
 use crate::error::Result;
 use cudarc::driver::{result, sys};
 use std::cell::RefCell;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
+/// A created CUDA stream, destroyed when the last holder goes: the user's handles (through
+/// [`Handle`]) and the buffers that remember it ([`StreamUse`]).
 struct Owned(sys::CUstream, Device);
+
+/// What every `Stream` value of a created stream shares. Buffers hold only a `Weak` to it,
+/// so they can tell when no handle is left, and so no new work can reach the stream.
+struct Handle(Arc<Owned>);
 
 // SAFETY: a CUstream handle may be destroyed from any thread.
 unsafe impl Send for Owned {}
@@ -30,6 +36,25 @@ impl Drop for Owned {
 /// current device's default stream unless overridden with [`Stream::with`] or
 /// [`Stream::make_current`]) that array operations and kernels use.
 ///
+/// # Arrays and streams
+///
+/// An array's memory belongs to the stream that was current when it was made (its *own*
+/// stream): it is allocated there, and freed there when the last view is dropped. cuprum
+/// keeps memory safe across streams by itself:
+///
+/// - when an array is first used by work on another stream (a kernel, a raw launch, a
+///   copy, an operation, cuBLAS, cuRAND), that stream first waits for the work queued so
+///   far on the array's own stream (its allocation and whatever wrote it);
+/// - when the array is dropped, its memory returns to the pool only after all work queued
+///   on every stream that used it, so a new array can never receive memory that a kernel
+///   on another stream is still writing.
+///
+/// Ordering between *later* uses on different streams is yours, as in CUDA: queue an
+/// [`Event`](super::Event) and [`wait_event`](Stream::wait_event), or
+/// [`wait_for`](Stream::wait_for) the other stream. Addresses taken with
+/// [`Array::data_ptr`](crate::Array::data_ptr) and passed outside cuprum are outside this
+/// rule too: order that work yourself.
+///
 /// ```no_run
 /// use cuprum::{Array, DType, Stream};
 /// let s = Stream::new()?;
@@ -41,7 +66,7 @@ impl Drop for Owned {
 pub struct Stream {
     raw: sys::CUstream,
     device: Device,
-    _owner: Option<Arc<Owned>>,
+    _owner: Option<Arc<Handle>>,
 }
 
 // SAFETY: a CUstream handle may be used from any thread (the driver serialises access);
@@ -90,7 +115,7 @@ impl Stream {
         Ok(Stream {
             raw,
             device,
-            _owner: Some(Arc::new(Owned(raw, device))),
+            _owner: Some(Arc::new(Handle(Arc::new(Owned(raw, device))))),
         })
     }
 
@@ -124,13 +149,17 @@ impl Stream {
     }
 
     /// Runs `f` with this stream as the calling thread's current stream (and its device as
-    /// the current device), then restores the previous ones, even if `f` panics.
+    /// the current device), then restores the previous ones, even if `f` panics. Arrays
+    /// made inside belong to this stream (see [Arrays and streams](Stream#arrays-and-streams)):
+    /// they keep it alive, so dropping the `Stream` handle first is fine.
     pub fn with<R>(&self, f: impl FnOnce() -> R) -> R {
         let _guard = self.make_current();
         self.device.with(f)
     }
 
     /// Makes this the current stream of the calling thread until the guard is dropped.
+    /// Arrays made meanwhile belong to this stream (see
+    /// [Arrays and streams](Stream#arrays-and-streams)).
     ///
     /// ```no_run
     /// let s = cuprum::Stream::new()?;
@@ -160,6 +189,70 @@ impl Stream {
         unsafe { result::stream::synchronize(self.raw) }.call("cuStreamSynchronize")
     }
 
+    /// Makes future work on this stream wait for all work queued on `other` so far (an
+    /// event recorded there and waited on here; nothing when `other` is this stream).
+    ///
+    /// ```no_run
+    /// use cuprum::{Array, DType, Stream};
+    /// let (s1, s2) = (Stream::new()?, Stream::new()?);
+    /// let a = s1.with(|| Array::zeros(&[1 << 20], DType::F32))?;
+    /// s1.with(|| a.fill(1.0f32))?;        // a later write on s1
+    /// s2.wait_for(&s1)?;                  // s2's next work sees it
+    /// let b = s2.with(|| a.copy())?;
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn wait_for(&self, other: &Stream) -> Result<()> {
+        self.wait_for_raw(other.raw, other.device)
+    }
+
+    /// [`wait_for`](Stream::wait_for) a stream a buffer remembers.
+    pub(crate) fn wait_for_use(&self, other: &StreamUse) -> Result<()> {
+        self.wait_for_raw(other.raw, other.device)
+    }
+
+    /// How a buffer remembers this stream (see [`StreamUse`]).
+    pub(crate) fn remembered(&self) -> StreamUse {
+        StreamUse {
+            raw: self.raw,
+            device: self.device,
+            owned: self._owner.as_ref().map(|h| h.0.clone()),
+            handle: self._owner.as_ref().map(Arc::downgrade),
+        }
+    }
+
+    fn wait_for_raw(&self, other_raw: sys::CUstream, other_device: Device) -> Result<()> {
+        let other = Stream::borrowed(other_device, other_raw);
+        if self.raw == other.raw {
+            return Ok(());
+        }
+        other.device.bind()?;
+        let event = result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)
+            .call("cuEventCreate")?;
+        // SAFETY: `event` was just created in `other`'s context and both streams are valid
+        // while their owners live; a stream may wait on an event of another context.
+        let r = unsafe { result::event::record(event, other.raw) }
+            .call("cuEventRecord")
+            .and_then(|()| self.device.bind())
+            .and_then(|()| {
+                // SAFETY: as above.
+                unsafe {
+                    result::stream::wait_event(
+                        self.raw,
+                        event,
+                        sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+                    )
+                }
+                .call("cuStreamWaitEvent")
+            });
+        // SAFETY: the event is destroyed once; a wait already queued on it still completes
+        // (the driver releases it when the event completes).
+        let _ = other
+            .device
+            .bind()
+            .map(|()| unsafe { result::event::destroy(event) });
+        r
+    }
+
     /// Makes future work on this stream wait for `event` (recorded on any stream).
     pub fn wait_event(&self, event: &super::Event) -> Result<()> {
         self.device.bind()?;
@@ -182,6 +275,42 @@ impl Stream {
     #[inline]
     pub(crate) fn raw(&self) -> sys::CUstream {
         self.raw
+    }
+}
+
+/// A stream as a buffer remembers it after work on it used the buffer: it keeps the CUDA
+/// stream alive (so the buffer's free can still wait for it) but not the user's handle, so
+/// that [`is_orphan`](StreamUse::is_orphan) can tell when no new work can reach it.
+#[derive(Clone)]
+pub(crate) struct StreamUse {
+    raw: sys::CUstream,
+    device: Device,
+    owned: Option<Arc<Owned>>,
+    handle: Option<Weak<Handle>>,
+}
+
+// SAFETY: as for `Stream`: the handle may be used from any thread, ownership is counted.
+unsafe impl Send for StreamUse {}
+// SAFETY: as above; no interior mutability.
+unsafe impl Sync for StreamUse {}
+
+impl StreamUse {
+    /// Whether this is `stream`.
+    #[inline]
+    pub(crate) fn is(&self, stream: &Stream) -> bool {
+        self.raw == stream.raw && self.device == stream.device
+    }
+
+    /// True when no `Stream` handle of it is left anywhere: every piece of work it will
+    /// ever run has been queued (a device's default stream is never an orphan).
+    pub(crate) fn is_orphan(&self) -> bool {
+        self.handle.as_ref().is_some_and(|w| w.strong_count() == 0)
+    }
+
+    /// Waits on the host for the stream's work.
+    pub(crate) fn synchronize(&self) -> Result<()> {
+        let _keep = &self.owned;
+        Stream::borrowed(self.device, self.raw).synchronize()
     }
 }
 
