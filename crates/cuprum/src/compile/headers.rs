@@ -25,6 +25,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../include/cuprum/reduce.cuh"),
     ),
     (
+        "cuprum/ufunc.cuh",
+        include_str!("../../include/cuprum/ufunc.cuh"),
+    ),
+    (
         "cuprum/all.cuh",
         include_str!("../../include/cuprum/all.cuh"),
     ),

@@ -35,8 +35,9 @@ mod elementwise;
 mod linalg;
 mod methods;
 mod operators;
-mod promote;
-mod reduction;
+pub(crate) mod promote;
+pub(crate) mod reduction;
+pub(crate) mod ufunc;
 
 #[doc(hidden)]
 pub use elementwise::sample_sources as elementwise_sample_sources;
