@@ -101,6 +101,43 @@ fn the_mse_plan_reads_as_expected() {
 }
 
 #[test]
+fn the_softmax_plan_reads_as_expected() {
+    let line = line!() + 2;
+    #[rustfmt::skip]
+    let f = fuse("softmax", |[x]| { let e = (x - x.max_axis(-1, true)).exp(); e / e.sum_axis(-1, true) });
+    let e = f.explain_for(&[arr(DType::F32, &[4, 1000])]).unwrap();
+    let at = |col: u32| format!("{}:{line}:{col}", file!());
+    let want = format!(
+        "fused `softmax` for (float32 (4, 1000)): 3 kernels, 64080 B moved\n\
+         \x20 %0 = argument 0                     float32 (4, 1000)\n\
+         \x20 %1 = max(%0, axis (1), keepdims)    float32 (4, 1)         at {}\n\
+         \x20 %2 = subtract(%0, %1)               float32 (4, 1000)      at {}\n\
+         \x20 %3 = exp(%2)                        float32 (4, 1000)      at {}\n\
+         \x20 %4 = sum(%3, axis (1), keepdims)    float32 (4, 1)         at {}\n\
+         \x20 %5 = divide(%3, %4)                 float32 (4, 1000)      at {}\n\
+         \x20 returns %5\n\
+         kernel 0: ReductionKernel cuprum_fuse_softmax_0\n\
+         \x20 moves 16016 B: reads %0 (16000 B); writes %1 (16 B)\n\
+         \x20 map -; reduces %1; epilogue -\n\
+         \x20 why: one pass: a reduction of the arrays as they are\n\
+         kernel 1: ReductionKernel cuprum_fuse_softmax_1\n\
+         \x20 moves 16032 B: reads %0 (16000 B), %1 (16 B); writes %4 (16 B)\n\
+         \x20 map %2 %3; reduces %4; epilogue -\n\
+         \x20 why: one pass: the element-wise producers run in the reduction's loads; cut before it: it reads %1 (reduced values used again on the elements they were reduced from), which the earlier kernel must finish first\n\
+         kernel 2: ElementwiseKernel cuprum_fuse_softmax_2\n\
+         \x20 moves 32032 B: reads %0 (16000 B), %1 (16 B), %4 (16 B); writes %5 (16000 B)\n\
+         \x20 computes %2 %3 %5\n\
+         \x20 why: cut after the reductions: combines reduced values with the elements they were reduced from (or with other kernels' results), which needs them complete\n",
+        at(52),
+        at(45),
+        at(72),
+        at(85),
+        at(79)
+    );
+    assert_eq!(e.summary(), want);
+}
+
+#[test]
 fn softmax_is_a_plan_of_three_kernels_cut_at_the_reduced_values() {
     let f = functions::softmax_rows();
     let args = [arr(DType::F32, &[4096, 4096])];
@@ -326,6 +363,15 @@ fn names_are_sanitised_into_kernel_names() {
     assert_eq!(f.name(), "my_fused_fn");
     let e = f.explain_for(&[arr(DType::F32, &[2])]).unwrap();
     assert_eq!(e.kernels()[0].name, "cuprum_fuse_my_fused_fn_0");
+}
+
+#[test]
+fn fused_functions_are_send_and_sync() {
+    fn check<T: Send + Sync>() {}
+    check::<Fused>();
+    check::<Var>();
+    static F: std::sync::LazyLock<Fused> = std::sync::LazyLock::new(|| fuse("st", |[x]| x * 2));
+    assert_eq!(F.arity(), 1);
 }
 
 // =========================================================================================
@@ -1633,6 +1679,46 @@ fn the_examples_match_their_host_references() {
             );
         }
     }
+}
+
+/// The unfused path: `power` by 2, 3 and 0.5 is a multiplication or a square root, so it
+/// equals those operations exactly.
+#[test]
+fn unfused_small_powers_equal_multiplications_and_sqrt() {
+    require_gpu!();
+    let mut rng = Rng::new(21);
+    let xs: Vec<f64> = (0..10_001).map(|_| rng.f64(-50.0, 50.0)).collect();
+    let x = Array::from_slice(&xs, &[10_001]).unwrap();
+    let h = |a: &Array| a.to_vec::<f64>().unwrap();
+    let sq = ops::multiply(&x, &x).unwrap();
+    assert_eq!(h(&ops::power(&x, 2i32).unwrap()), h(&sq));
+    assert_eq!(h(&ops::power(&x, 2.0).unwrap()), h(&sq));
+    assert_eq!(
+        h(&x.pow(3i64).unwrap()),
+        h(&ops::multiply(&sq, &x).unwrap())
+    );
+    let pos = ops::abs(&x).unwrap();
+    assert_eq!(
+        h(&ops::power(&pos, 0.5).unwrap()),
+        h(&ops::sqrt(&pos).unwrap())
+    );
+    let i = Array::from_slice(&[-3i32, 7, 46341], &[3]).unwrap();
+    assert_eq!(
+        ops::power(&i, 2i32).unwrap().to_vec::<i32>().unwrap(),
+        vec![9, 49, 46341i32.wrapping_mul(46341)]
+    );
+    let f = Array::from_slice(&[1.5f32, -2.0], &[2]).unwrap();
+    let r = ops::power(&f, 3i32).unwrap();
+    assert_eq!(
+        (r.dtype(), r.to_vec::<f32>().unwrap()),
+        (DType::F32, vec![3.375, -8.0])
+    );
+    // The MSE idiom: three kernels, the same value as the fused one.
+    let y = Array::from_slice(&xs.iter().rev().copied().collect::<Vec<_>>(), &[10_001]).unwrap();
+    let unfused = ops::mean(&ops::power(&(&x - &y).unwrap(), 2i32).unwrap()).unwrap();
+    let fused = functions::mse().call((&x, &y)).unwrap();
+    let (u, v) = (h(&unfused)[0], h(&fused)[0]);
+    assert!((u - v).abs() <= 1e-12 * u, "{u} vs {v}");
 }
 
 #[test]

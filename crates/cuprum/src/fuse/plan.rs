@@ -266,7 +266,7 @@ pub(crate) fn plan(p: &Program) -> Plan {
                 .collect(),
         );
         outputs.extend(epilogues[gi].iter().copied());
-        let why = reduction_why(p, &groups, gi, !epilogues[gi].is_empty());
+        let why = reduction_why(p, &groups, gi, !body.is_empty(), !epilogues[gi].is_empty());
         kernels.push(KernelPlan {
             kind: PlanKind::Reduction {
                 reduces: g.reduces.clone(),
@@ -316,10 +316,18 @@ pub(crate) fn plan(p: &Program) -> Plan {
 }
 
 /// Why reduction group `gi` is a kernel of its own and what it fuses.
-fn reduction_why(p: &Program, groups: &[Group], gi: usize, epilogue: bool) -> String {
+fn reduction_why(
+    p: &Program,
+    groups: &[Group],
+    gi: usize,
+    producers: bool,
+    epilogue: bool,
+) -> String {
     let g = &groups[gi];
     let n = g.reduces.len();
-    let mut why = if n == 1 {
+    let mut why = if n == 1 && !producers {
+        "one pass: a reduction of the arrays as they are".to_owned()
+    } else if n == 1 {
         "one pass: the element-wise producers run in the reduction's loads".to_owned()
     } else {
         format!(
