@@ -1715,7 +1715,7 @@ fn unfused_small_powers_equal_multiplications_and_sqrt() {
     );
     // The MSE idiom: three kernels, the same value as the fused one.
     let y = Array::from_slice(&xs.iter().rev().copied().collect::<Vec<_>>(), &[10_001]).unwrap();
-    let unfused = ops::mean(&ops::power(&(&x - &y).unwrap(), 2i32).unwrap()).unwrap();
+    let unfused = ops::mean(&ops::power((&x - &y).unwrap(), 2i32).unwrap()).unwrap();
     let fused = functions::mse().call((&x, &y)).unwrap();
     let (u, v) = (h(&unfused)[0], h(&fused)[0]);
     assert!((u - v).abs() <= 1e-12 * u, "{u} vs {v}");
