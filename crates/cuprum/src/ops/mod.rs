@@ -110,7 +110,9 @@ binary_fns! {
     /// ```
     remainder => Rem;
     /// `a ** b`. Integer powers are exact; a negative integer exponent gives 0 (except
-    /// for bases 1 and -1) where NumPy raises.
+    /// for bases 1 and -1) where NumPy raises. A scalar exponent 2 or 3 is computed as
+    /// multiplications and 0.5 as a square root (as NumPy's `**`): `power(&d, 2)` costs what
+    /// `multiply(&d, &d)` costs.
     ///
     /// ```no_run
     /// # use cuprum::{Array, ops};
