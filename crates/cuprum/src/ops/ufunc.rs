@@ -24,8 +24,15 @@
 //! 2. the public function in `ops/mod.rs` (`unary_fns!` / `binary_fns!`) and the `Array`
 //!    method in `ops/methods.rs`;
 //! 3. the traced method in `fuse/var.rs` (`unary_methods!` / `binary_methods!`);
-//! 4. nothing else: the NVRTC checks compile every row for every dtype (`Op::ALL`), and the
-//!    fused-versus-`ops` property tests pick operations from the same list.
+//! 4. in tests: the NVRTC checks already compile every row for every dtype (`Op::ALL`);
+//!    add the operation to the `Un` / `Bin` lists of `tests/fuse.rs`, whose property tests
+//!    run random expressions through `fuse` and through `ops` and compare them, and give it
+//!    a host-reference test in `tests/ops.rs`.
+//!
+//! A dtype rule sees only the promoted dtype: an operation whose operands all convert to
+//! one type (logical operations: bool; `isnan`: the operand's own type, the expression
+//! ignoring integers) fits as is; the first operand of a row with `condition: true` is
+//! converted to bool and left out of the promotion (`where`).
 
 use crate::array::{DType, DTypeKind, Scalar};
 use crate::error::{Result, bail};
