@@ -22,7 +22,8 @@
 //! println!("{}", m.to_vec::<f64>()?[0]);
 //!
 //! let stats = cuprum::fuse("stats", |[x]| (x.mean(), x.std(), x.abs().max()));
-//! let [mean, std, absmax] = <[Array; 3]>::try_from(stats.call_all((&y_true,))?).unwrap();
+//! let out: Vec<Array> = stats.call_all((&y_true,))?;      // one pass for all three
+//! let (mean, std, absmax) = (&out[0], &out[1], &out[2]);
 //! # Ok::<(), cuprum::Error>(())
 //! ```
 //!

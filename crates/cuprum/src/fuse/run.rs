@@ -84,6 +84,20 @@ pub(crate) fn shapes<'a>(
     Ok(out)
 }
 
+/// A compile error of a generated kernel is cuprum's bug: the message says so.
+fn generated(name: &str, e: Error) -> Error {
+    if e.kind() == crate::ErrorKind::Compile {
+        Error::new(
+            e.kind(),
+            format!(
+                "fused `{name}`: a generated kernel does not compile, which is a bug in cuprum (please report it with this message): {e}"
+            ),
+        )
+    } else {
+        e
+    }
+}
+
 /// The arrays (returned values and temporaries) made so far in one call.
 type Made = SmallVec<[(NodeId, Array); 8]>;
 
@@ -172,7 +186,7 @@ impl Lowered {
                         for o in &given {
                             ops.push(o);
                         }
-                        k.run(&ops[..])?;
+                        k.run(&ops[..]).map_err(|e| generated(name, e))?;
                         None
                     }
                     Built::Reduction(k) => {
@@ -182,7 +196,8 @@ impl Lowered {
                         };
                         Some(
                             call.keepdims(lk.keepdims)
-                                .call_all(&ops[..])?
+                                .call_all(&ops[..])
+                                .map_err(|e| generated(name, e))?
                                 .into_iter()
                                 .collect(),
                         )
