@@ -184,7 +184,9 @@ impl std::fmt::Debug for Fused {
 /// (`|[a, b]| ...`: the closure takes an array of [`Var`]s, whose length is the number of
 /// arguments). `name` names its kernels (`cuprum_fuse_{name}_{k}` in profilers; characters
 /// other than letters, digits and `_` become `_`). Nothing is traced or compiled yet: the
-/// first call with each input signature does that.
+/// first call with each input signature does that. The closure is `'static` (`move` the
+/// values it captures); what it captures is read when it is traced, and passed to the
+/// kernels as parameters.
 ///
 /// ```no_run
 /// use cuprum::{Array, fuse};
