@@ -217,6 +217,37 @@ def mse(b):
             del x, y
 
 
+# cupy.fuse workloads (same expressions as crates/cuprum-cli/src/bench/fuse_cases.rs).
+@workload("mse100M_f64_fuse", "fuse_overhead")
+def fuse_mse(b):
+    """cupy.fuse cannot trace cp.mean: the seed's MSE as sum((a - b) ** 2) / n."""
+    @cp.fuse()
+    def mse(p, q, n):
+        return cp.sum((p - q) ** 2) / n
+
+    for name, m in [("mse100M_f64_fuse", 100_000_000), ("fuse_overhead", 4)]:
+        if b.want(name):
+            x = rand(m, cp.float64)
+            y = rand(m, cp.float64)
+            b.run_ew(name, mse, x, y, float(m))
+            del x, y
+
+
+def chain10(v):
+    for _ in range(5):
+        v = v * 1.0001
+        v = v + 0.5
+    return v
+
+
+@workload("fuse_chain10_100M_f32", "fuse_chain10_100M_f32_unfused")
+def fuse_chain(b):
+    """Ten chained element-wise operations: cupy.fuse, and plain CuPy (ten kernels)."""
+    x = rand(100_000_000)
+    b.run_ew("fuse_chain10_100M_f32", cp.fuse()(chain10), x)
+    b.run_ew("fuse_chain10_100M_f32_unfused", chain10, x)
+
+
 def sum_of_squares():
     return cp.ReductionKernel("T x", "T y", "x * x", "a + b", "y = a", "0", "sum_of_squares")
 

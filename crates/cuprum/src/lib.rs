@@ -30,6 +30,7 @@
 mod array;
 pub mod compile;
 mod error;
+pub mod fuse;
 pub mod kernel;
 mod memo;
 pub mod ops;
@@ -45,6 +46,7 @@ pub mod runtime;
 pub use array::{Array, DType, DTypeKind, Element, Scalar, SliceArg, random, shape};
 pub use compile::{CompileOptions, clear_memo, compile_with_cache, setup};
 pub use error::{Error, ErrorKind, Result};
+pub use fuse::{Fused, fuse};
 pub use kernel::{ElementwiseKernel, RawKernel, RawModule, ReductionKernel};
 pub use memo::Memo;
 pub use runtime::{Device, Event, Stream};

@@ -118,6 +118,7 @@ fn children(
             .arg("bench-child")
             .arg(&mode)
             .arg(dir)
+            .env("CUPRUM_CACHE_DIR", dir)
             .output()?;
         let text = String::from_utf8_lossy(&out.stdout);
         let nums: Vec<f64> = text
@@ -186,6 +187,22 @@ pub fn compile_disk_hit_reduction(o: &BenchmarkOptions) -> R<Timed> {
     )
 }
 
+/// `fuse_compile_cold`: fresh processes, each with an empty cache folder, timing the first
+/// call of a new fused function after warming NVRTC (`bench-child fuse-cold`).
+pub fn fuse_cold(o: &BenchmarkOptions) -> R<Timed> {
+    let name = "fuse_compile_cold";
+    let dir = temp_cache_dir("fuse-cold");
+    let r = children(
+        name,
+        ChildMode::FuseCold,
+        &dir,
+        o.n_repeat.clamp(1, 10),
+        false,
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok((r?, 0))
+}
+
 pub fn compile_memo_hit(o: &BenchmarkOptions) -> R<Timed> {
     let src = "extern \"C\" __global__ void memo_hit_kernel() {}\n";
     let opts = CompileOptions::default();
@@ -215,12 +232,15 @@ pub enum ChildMode {
     Disk,
     /// The sum-of-squares ReductionKernel source is on disk.
     DiskReduction,
+    /// The first call of a new fused function, NVRTC warmed (the cache is the folder,
+    /// through `CUPRUM_CACHE_DIR`).
+    FuseCold,
 }
 
 impl ChildMode {
     fn kind(self) -> Kind {
         match self {
-            ChildMode::First | ChildMode::Disk => Kind::Elementwise,
+            ChildMode::First | ChildMode::Disk | ChildMode::FuseCold => Kind::Elementwise,
             ChildMode::DiskReduction => Kind::Reduction,
         }
     }
@@ -236,6 +256,11 @@ pub struct ChildArgs {
 /// One timed source generation + compile + load in this fresh process; prints seconds
 /// (total, then up to the end of the cache lookup).
 pub fn child(args: &ChildArgs) -> R<ExitCode> {
+    if let ChildMode::FuseCold = args.mode {
+        let s = super::fuse_cases::cold_first_call(nonce())?;
+        out!("{s} {s}");
+        return Ok(ExitCode::SUCCESS);
+    }
     let dev = Device::get(0)?;
     dev.make_current();
     let cache = KernelCache::new(Some(args.dir.clone()));

@@ -7,6 +7,7 @@
 
 mod compile_cases;
 mod cupy;
+mod fuse_cases;
 mod plot;
 mod report;
 mod targets;

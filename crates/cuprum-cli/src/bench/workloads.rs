@@ -16,7 +16,7 @@ use super::compile_cases::{
     compile_disk_hit_reduction, compile_first, compile_memo_hit,
 };
 use super::targets::Target::{self, *};
-use super::{R, Timed};
+use super::{R, Timed, fuse_cases};
 use cuprum::kernel::IntoOperand;
 use cuprum::profiler::{BenchmarkOptions, PerfCaseResult, benchmark};
 use cuprum::{Array, DType, ElementwiseKernel, RawKernel, ReductionKernel, Stream, ops};
@@ -216,7 +216,37 @@ pub const WORKLOADS: &[Workload] = &[
         "mse100M_f64_cp_mean",
         "built-ins ops::mean((x - y) ** 2), two float64 inputs of 1e8 (CuPy: cp.mean)",
         mse100m_mean,
-        BeatenBy("mse100M_f64_ReductionKernel"),
+        All(&[VsCupy(1.0, None), BeatenBy("mse100M_f64_ReductionKernel")]),
+    ),
+    w(
+        "mse100M_f64_fuse",
+        "fuse: mean((a - b) ** 2) of two float64 inputs of 1e8 (CuPy: cupy.fuse of sum((a - b) ** 2) / n)",
+        fuse_cases::mse100m_fuse,
+        VsOurs(1.05, "mse100M_f64_ReductionKernel"),
+    ),
+    w(
+        "fuse_chain10_100M_f32",
+        "fuse: (v * 1.0001 + 0.5) five times, 1e8 float32 in and out (CuPy: cupy.fuse)",
+        fuse_cases::chain10_fused,
+        PctOfCopy(90.0),
+    ),
+    w(
+        "fuse_chain10_100M_f32_unfused",
+        "the same ten operations through ops, ten kernels (CuPy: the same, unfused)",
+        fuse_cases::chain10_unfused,
+        Info("the unfused chain, for comparison"),
+    ),
+    w(
+        "fuse_overhead",
+        "fuse: repeat call of the fused MSE on 4 float64 pairs (host time)",
+        fuse_cases::overhead,
+        HostOverFloor(2.0),
+    ),
+    w(
+        "fuse_compile_cold",
+        "fuse: first call of a new fused function, NVRTC loaded, empty cache (fresh processes)",
+        fuse_cases::compile_cold,
+        HostMs(45.0),
     ),
     w(
         "mse10M_f64_ReductionKernel",

@@ -3,6 +3,7 @@
 //! its main call. The raw kernels and the elementwise prime-factor operation are the
 //! files in `examples/kernels/`, shared with the examples and `cuprum bench`.
 
+use super::fused;
 use super::reference::{self as host, close, kahan};
 use cuprum::profiler::{BenchmarkOptions, benchmark};
 use cuprum::{Array, DType, ElementwiseKernel, RawKernel, RawModule, ReductionKernel, ops, random};
@@ -26,6 +27,7 @@ pub enum Group {
     Reduction,
     Raw,
     PrimeFactorSum,
+    Fusion,
 }
 
 impl Group {
@@ -35,6 +37,7 @@ impl Group {
             Group::Reduction => "ReductionKernel",
             Group::Raw => "RawKernel / RawModule",
             Group::PrimeFactorSum => "prime-factor sum of 2..=1,000,000 (seed 003)",
+            Group::Fusion => "cuprum::fuse (array math in one pass)",
         }
     }
 }
@@ -183,6 +186,25 @@ pub fn all() -> Vec<Case> {
             PrimeFactorSum,
             prime_elementwise_programs,
             prime_factor_sum_elementwise,
+        ),
+        case("fuse_mse", Fusion, fused::mse_programs, fused::mse),
+        case(
+            "fuse_l2_norm",
+            Fusion,
+            fused::l2_norm_programs,
+            fused::l2_norm,
+        ),
+        case(
+            "fuse_clipped_relu",
+            Fusion,
+            fused::clipped_relu_programs,
+            fused::clipped_relu,
+        ),
+        case(
+            "fuse_softmax",
+            Fusion,
+            fused::softmax_programs,
+            fused::softmax,
         ),
     ]
 }

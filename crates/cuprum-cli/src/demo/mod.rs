@@ -4,6 +4,7 @@
 //! kernel), or says that NVRTC is missing too; both exit 0.
 
 mod cases;
+mod fused;
 mod reference;
 
 use cases::{Case, Group};

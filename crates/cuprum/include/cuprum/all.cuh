@@ -5,3 +5,4 @@
 #include <cuprum/indexer.cuh>
 #include <cuprum/cast.cuh>
 #include <cuprum/reduce.cuh>
+#include <cuprum/ufunc.cuh>

@@ -30,6 +30,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../include/cuprum/math_constants.cuh"),
     ),
     (
+        "cuprum/ufunc.cuh",
+        include_str!("../../include/cuprum/ufunc.cuh"),
+    ),
+    (
         "cuprum/all.cuh",
         include_str!("../../include/cuprum/all.cuh"),
     ),

@@ -1,105 +1,46 @@
 //! The built-in elementwise operations, each an [`ElementwiseKernel`] generated for the
 //! operand dtypes (NumPy promotion decides the computation type; the kernel itself is
-//! exact-typed like a user's) and kept for the process.
+//! exact-typed like a user's) and kept for the process. What each operation computes is
+//! the table of `ufunc.rs` (shared with `fuse`); this file turns a row into a kernel
+//! `out = <expression>;` and calls it.
 
 use super::promote::result_type;
-use crate::array::{Array, DType, DTypeKind};
-use crate::error::{Result, bail};
+use super::ufunc::{Loop, SmallPower, cast_expr, out_of_range_comparison};
+use crate::array::{Array, DType};
+use crate::error::Result;
 use crate::kernel::{ElementwiseKernel, IntoOperand, Operand};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// Every built-in elementwise operation.
+pub(crate) use super::ufunc::Op;
+
+/// What a built-in kernel computes (with its parameter dtypes, the key of the kernel table).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum Op {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Rem,
-    Pow,
-    Maximum,
-    Minimum,
-    Equal,
-    NotEqual,
-    Less,
-    LessEqual,
-    Greater,
-    GreaterEqual,
-    Neg,
-    Abs,
-    Sqrt,
-    Exp,
-    Log,
-    Sin,
-    Cos,
-    Tan,
-    Tanh,
-    Clip,
-    Where,
+enum What {
+    /// A row of the table.
+    Ufunc(Op),
+    /// `x ** 2`, `x ** 3`, `x ** 0.5` without `pow`.
+    Power(SmallPower),
+    /// `astype`.
     Cast,
     /// A comparison whose answer is known without looking at the values (an integer
     /// array against an integer scalar outside its range).
     Constant(bool),
 }
 
-impl Op {
+impl What {
     fn name(self) -> &'static str {
         match self {
-            Op::Add => "add",
-            Op::Sub => "subtract",
-            Op::Mul => "multiply",
-            Op::Div => "divide",
-            Op::Rem => "remainder",
-            Op::Pow => "power",
-            Op::Maximum => "maximum",
-            Op::Minimum => "minimum",
-            Op::Equal => "equal",
-            Op::NotEqual => "not_equal",
-            Op::Less => "less",
-            Op::LessEqual => "less_equal",
-            Op::Greater => "greater",
-            Op::GreaterEqual => "greater_equal",
-            Op::Neg => "negative",
-            Op::Abs => "absolute",
-            Op::Sqrt => "sqrt",
-            Op::Exp => "exp",
-            Op::Log => "log",
-            Op::Sin => "sin",
-            Op::Cos => "cos",
-            Op::Tan => "tan",
-            Op::Tanh => "tanh",
-            Op::Clip => "clip",
-            Op::Where => "where",
-            Op::Cast => "astype",
-            Op::Constant(_) => "compare",
+            What::Ufunc(op) => op.name(),
+            What::Power(_) => "power",
+            What::Cast => "astype",
+            What::Constant(_) => "compare",
         }
-    }
-
-    fn is_comparison(self) -> bool {
-        matches!(
-            self,
-            Op::Equal | Op::NotEqual | Op::Less | Op::LessEqual | Op::Greater | Op::GreaterEqual
-        )
-    }
-
-    /// The C function name of a floating-point math operation.
-    fn math_fn(self) -> Option<&'static str> {
-        Some(match self {
-            Op::Sqrt => "sqrt",
-            Op::Exp => "exp",
-            Op::Log => "log",
-            Op::Sin => "sin",
-            Op::Cos => "cos",
-            Op::Tan => "tan",
-            Op::Tanh => "tanh",
-            _ => return None,
-        })
     }
 }
 
-type KernelTable = Mutex<FxHashMap<(Op, SmallVec<[DType; 4]>), Arc<ElementwiseKernel>>>;
+type KernelTable = Mutex<FxHashMap<(What, SmallVec<[DType; 4]>), Arc<ElementwiseKernel>>>;
 
 fn table() -> &'static KernelTable {
     static T: OnceLock<KernelTable> = OnceLock::new();
@@ -108,16 +49,17 @@ fn table() -> &'static KernelTable {
 
 const NAMES: [&str; 3] = ["a", "b", "c"];
 
-/// The kernel of `op` for input parameter dtypes `ins` and output `out` (built once).
+/// The kernel of `what` for input parameter dtypes `ins` and output `out` (built once);
+/// `value` is the expression assigned to `out`.
 fn kernel(
-    op: Op,
+    what: What,
     ins: &[DType],
     out: DType,
-    code: impl FnOnce() -> Result<String>,
+    value: impl FnOnce() -> String,
 ) -> Result<Arc<ElementwiseKernel>> {
     let mut key: SmallVec<[DType; 4]> = SmallVec::from_slice(ins);
     key.push(out);
-    let key = (op, key);
+    let key = (what, key);
     if let Some(k) = table().lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
         return Ok(k.clone());
     }
@@ -129,8 +71,8 @@ fn kernel(
     let k = Arc::new(ElementwiseKernel::new(
         &params.join(", "),
         &format!("{} out", out.name()),
-        code()?,
-        format!("cuprum_{}", op.name()),
+        format!("out = {};", value()),
+        format!("cuprum_{}", what.name()),
     )?);
     table()
         .lock()
@@ -139,123 +81,33 @@ fn kernel(
     Ok(k)
 }
 
-/// `cuprum::cast<CT>(name)`.
-fn cast(d: DType, name: &str) -> String {
-    format!("cuprum::cast<{}>({name})", d.c_type())
-}
-
-fn is_half(d: DType) -> bool {
-    matches!(d, DType::F16 | DType::BF16)
-}
-
-/// The loop type NumPy picks for a float function of `d` (first of `e f d F D` that `d`
-/// casts to safely; bfloat16 keeps its own type).
-fn float_loop(d: DType) -> DType {
-    match d {
-        DType::Bool | DType::I8 | DType::U8 => DType::F16,
-        DType::I16 | DType::U16 => DType::F32,
-        DType::I32 | DType::U32 | DType::I64 | DType::U64 => DType::F64,
-        other => other,
+/// Parameter `name` of dtype `from` as an expression of dtype `to`.
+fn converted(name: &str, from: DType, to: DType) -> String {
+    if from == to {
+        name.to_owned()
+    } else {
+        cast_expr(to, name)
     }
 }
 
-/// `f(x)` of a math function in loop type `t` (x already of type t).
-fn math_call(f: &str, t: DType, x: &str) -> String {
-    match t {
-        DType::F32 => format!("{f}f({x})"),
-        DType::F64 => format!("{f}({x})"),
-        DType::F16 | DType::BF16 => format!("({})({f}f((float)({x})))", t.c_type()),
-        _ => format!("cuprum::{f}({x})"),
-    }
-}
-
-/// Loop (computation) and output dtypes of a binary operation with promoted type `c`.
-fn binary_types(op: Op, c: DType) -> Result<(DType, DType)> {
-    let kind = c.kind();
-    Ok(match op {
-        _ if op.is_comparison() => (c, DType::Bool),
-        Op::Sub if kind == DTypeKind::Bool => bail!(
-            DType,
-            "boolean subtract, the `-` operator, is not supported (as in NumPy): use a logical kernel or cast to an integer type first"
-        ),
-        Op::Div
-            if matches!(
-                kind,
-                DTypeKind::Bool | DTypeKind::SignedInt | DTypeKind::UnsignedInt
-            ) =>
-        {
-            (DType::F64, DType::F64)
-        }
-        Op::Rem if kind == DTypeKind::Complex => {
-            bail!(DType, "remainder is not defined for {c} operands")
-        }
-        Op::Rem | Op::Pow if kind == DTypeKind::Bool => (DType::I8, DType::I8),
-        Op::Maximum | Op::Minimum | Op::Clip if kind == DTypeKind::Complex => {
-            bail!(DType, "{} is not supported for {c} operands", op.name())
-        }
-        _ => (c, c),
-    })
-}
-
-/// The operation text of a binary operation computed in `t`.
-fn binary_code(op: Op, t: DType, out: DType) -> String {
-    let ct = t.c_type();
-    let (a, b) = (cast(t, "a"), cast(t, "b"));
-    let kind = t.kind();
-    let complex = kind == DTypeKind::Complex;
-    let lex = |strict: &str, tie: &str| {
-        format!(
-            "{ct} _x = {a}, _y = {b}; out = (_x.re {strict} _y.re || (_x.re == _y.re && _x.im {tie} _y.im));"
-        )
-    };
-    match op {
-        Op::Add if kind == DTypeKind::Bool => format!("out = {a} || {b};"),
-        Op::Mul if kind == DTypeKind::Bool => format!("out = {a} && {b};"),
-        Op::Add => format!("out = {a} + {b};"),
-        Op::Sub => format!("out = {a} - {b};"),
-        Op::Mul => format!("out = {a} * {b};"),
-        Op::Div => format!("out = {a} / {b};"),
-        Op::Rem => match kind {
-            DTypeKind::SignedInt => format!(
-                "{ct} _x = {a}, _y = {b}; if (_y == 0 || _y == ({ct})-1) out = 0; else {{ {ct} _r = _x % _y; if (_r != 0 && ((_r < 0) != (_y < 0))) _r += _y; out = _r; }}"
-            ),
-            DTypeKind::UnsignedInt => {
-                format!("{ct} _x = {a}, _y = {b}; out = _y == 0 ? ({ct})0 : ({ct})(_x % _y);")
-            }
-            _ => {
-                let ft = if is_half(t) { "float" } else { ct };
-                format!(
-                    "{ft} _x = ({ft}){a}, _y = ({ft}){b}; {ft} _r = fmod(_x, _y); if (_r != 0 && ((_r < 0) != (_y < 0))) _r += _y; else if (_r == 0) _r = copysign(({ft})0, _y); out = ({out})_r;",
-                    out = out.c_type()
-                )
-            }
-        },
-        Op::Pow => match kind {
-            DTypeKind::SignedInt => format!(
-                "{ct} _b = {a}, _e = {b}, _r = 1; if (_e < 0) {{ _r = _b == 1 ? 1 : (_b == ({ct})-1 ? ((_e & 1) ? ({ct})-1 : 1) : 0); }} else {{ while (_e) {{ if (_e & 1) _r *= _b; _b *= _b; _e >>= 1; }} }} out = _r;"
-            ),
-            DTypeKind::UnsignedInt => format!(
-                "{ct} _b = {a}, _e = {b}, _r = 1; while (_e) {{ if (_e & 1) _r *= _b; _b *= _b; _e >>= 1; }} out = _r;"
-            ),
-            DTypeKind::Complex => format!("out = cuprum::pow({a}, {b});"),
-            _ if t == DType::F64 => format!("out = pow({a}, {b});"),
-            _ if t == DType::F32 => format!("out = powf({a}, {b});"),
-            _ => format!("out = ({ct})powf((float){a}, (float){b});"),
-        },
-        Op::Maximum => format!("{ct} _x = {a}, _y = {b}; out = (_x > _y || _x != _x) ? _x : _y;"),
-        Op::Minimum => format!("{ct} _x = {a}, _y = {b}; out = (_x < _y || _x != _x) ? _x : _y;"),
-        Op::Equal => format!("out = {a} == {b};"),
-        Op::NotEqual => format!("out = {a} != {b};"),
-        Op::Less if complex => lex("<", "<"),
-        Op::LessEqual if complex => lex("<", "<="),
-        Op::Greater if complex => lex(">", ">"),
-        Op::GreaterEqual if complex => lex(">", ">="),
-        Op::Less => format!("out = {a} < {b};"),
-        Op::LessEqual => format!("out = {a} <= {b};"),
-        Op::Greater => format!("out = {a} > {b};"),
-        Op::GreaterEqual => format!("out = {a} >= {b};"),
-        _ => String::new(),
-    }
+/// The expression of `op` over parameters `a, b, c` of dtypes `ins` in loop `l` (the
+/// condition of `where` converted to bool, every other operand to the compute type).
+fn ufunc_value(op: Op, ins: &[DType], l: Loop) -> String {
+    let operands: SmallVec<[String; 3]> = ins
+        .iter()
+        .zip(NAMES)
+        .enumerate()
+        .map(|(k, (&d, name))| {
+            let to = if k == 0 && op.row().condition {
+                DType::Bool
+            } else {
+                l.compute
+            };
+            converted(name, d, to)
+        })
+        .collect();
+    let refs: SmallVec<[&str; 3]> = operands.iter().map(String::as_str).collect();
+    op.expr(&refs, l)
 }
 
 /// Parameter dtype of an operand: an array's own, a scalar's the operation's type `c`
@@ -267,35 +119,13 @@ fn param_dtype(o: &Operand<'_>, c: DType) -> DType {
     }
 }
 
-/// An integer scalar compared with an integer array it does not fit: NumPy compares
-/// exactly, so the answer is the same for every element.
+/// An integer scalar compared with an integer array it does not fit: the answer.
 fn constant_comparison(op: Op, a: &Operand<'_>, b: &Operand<'_>, c: DType) -> Option<bool> {
-    if !op.is_comparison() || !matches!(c.kind(), DTypeKind::SignedInt | DTypeKind::UnsignedInt) {
-        return None;
+    match (a, b) {
+        (Operand::Array(_), Operand::Scalar(s)) => out_of_range_comparison(op, s, false, c),
+        (Operand::Scalar(s), Operand::Array(_)) => out_of_range_comparison(op, s, true, c),
+        _ => None,
     }
-    let (scalar, scalar_left) = match (a, b) {
-        (Operand::Array(_), Operand::Scalar(s)) => (s, false),
-        (Operand::Scalar(s), Operand::Array(_)) => (s, true),
-        _ => return None,
-    };
-    let v = scalar.as_i128()?;
-    if scalar.cast(c).is_ok() {
-        return None;
-    }
-    // The scalar is above every value of `c` or below every value.
-    let above = v > 0;
-    // Answer of `array OP scalar`.
-    let (lt, gt) = (above, !above);
-    let r = match (op, scalar_left) {
-        (Op::Equal, _) => false,
-        (Op::NotEqual, _) => true,
-        (Op::Less, false)
-        | (Op::LessEqual, false)
-        | (Op::Greater, true)
-        | (Op::GreaterEqual, true) => lt,
-        _ => gt,
-    };
-    Some(r)
 }
 
 pub(crate) fn binary(op: Op, a: Operand<'_>, b: Operand<'_>) -> Result<Array> {
@@ -306,98 +136,60 @@ pub(crate) fn binary(op: Op, a: Operand<'_>, b: Operand<'_>) -> Result<Array> {
             Operand::Scalar(s) => s.dtype(),
         };
         let ins = [own(&a), own(&b)];
-        let k = kernel(Op::Constant(answer), &ins, DType::Bool, || {
-            Ok(format!("out = {answer};"))
+        let k = kernel(What::Constant(answer), &ins, DType::Bool, || {
+            answer.to_string()
         })?;
         return k.call(vec![a, b]);
     }
-    let (t, out) = binary_types(op, c)?;
+    if op == Op::Pow
+        && let (Operand::Array(x), Operand::Scalar(e)) = (a, b)
+        && let Some(p) = SmallPower::of(&e)
+    {
+        return small_power(p, x, c);
+    }
+    let l = op.types(c)?;
     // A scalar converts to the type the operation computes in when that is wider than the
     // arrays' (true division of integers computes in float64: `u8_array / 300` is fine).
-    let sc = if t.kind() > c.kind() { t } else { c };
+    let sc = if l.compute.kind() > c.kind() {
+        l.compute
+    } else {
+        c
+    };
     let ins = [param_dtype(&a, sc), param_dtype(&b, sc)];
-    let k = kernel(op, &ins, out, || Ok(binary_code(op, t, out)))?;
+    let k = kernel(What::Ufunc(op), &ins, l.out, || ufunc_value(op, &ins, l))?;
     k.call(vec![a, b])
 }
 
-/// Output dtype and operation text of a unary operation on `d`.
-fn unary_code(op: Op, d: DType) -> Result<(DType, String)> {
-    let kind = d.kind();
-    Ok(match op {
-        Op::Neg => match kind {
-            DTypeKind::Bool => bail!(
-                DType,
-                "boolean negative, the `-` operator, is not supported (as in NumPy): cast to an integer type first"
-            ),
-            DTypeKind::UnsignedInt => (d, format!("out = ({})(0 - a);", d.c_type())),
-            _ => (d, "out = -a;".to_owned()),
-        },
-        Op::Abs => match kind {
-            DTypeKind::Bool | DTypeKind::UnsignedInt => (d, "out = a;".to_owned()),
-            DTypeKind::SignedInt => (d, format!("out = a < 0 ? ({})-a : a;", d.c_type())),
-            DTypeKind::Complex => {
-                let r = if d == DType::C64 {
-                    DType::F32
-                } else {
-                    DType::F64
-                };
-                (r, "out = cuprum::abs(a);".to_owned())
-            }
-            _ if is_half(d) => (d, format!("out = ({})fabsf((float)a);", d.c_type())),
-            _ => (d, "out = fabs(a);".to_owned()),
-        },
-        _ => {
-            let Some(f) = op.math_fn() else {
-                bail!(Unsupported, "{} is not a unary operation", op.name());
-            };
-            let t = float_loop(d);
-            (t, format!("out = {};", math_call(f, t, &cast(t, "a"))))
-        }
-    })
-}
-
-fn cast_code(to: DType) -> String {
-    format!("out = {};", cast(to, "a"))
-}
-
-/// `clip` computed in `t`: maximum with the low bound, then minimum with the high one,
-/// NaN propagating like NumPy's.
-fn clip_code(t: DType) -> String {
-    let ct = t.c_type();
-    format!(
-        "{ct} _x = {}, _l = {}, _h = {}; {ct} _r = (_x > _l || _x != _x) ? _x : _l; out = (_r < _h || _r != _r) ? _r : _h;",
-        cast(t, "a"),
-        cast(t, "b"),
-        cast(t, "c")
-    )
-}
-
-fn where_code(c: DType) -> String {
-    format!(
-        "out = {} ? {} : {};",
-        cast(DType::Bool, "a"),
-        cast(c, "b"),
-        cast(c, "c")
-    )
+/// `x ** p` for a small exponent: one kernel of `x` alone (multiplications or a square
+/// root; the exponent is in the code, not a parameter).
+fn small_power(p: SmallPower, x: &Array, c: DType) -> Result<Array> {
+    let l = p.types(c)?;
+    let d = x.dtype();
+    let k = kernel(What::Power(p), &[d], l.out, || {
+        p.expr(&converted("a", d, l.compute), l)
+    })?;
+    k.call((x,))
 }
 
 pub(crate) fn unary(op: Op, a: &Array) -> Result<Array> {
     let d = a.dtype();
-    let (out, code) = unary_code(op, d)?;
-    let k = kernel(op, &[d], out, || Ok(code))?;
+    let l = op.types(d)?;
+    let k = kernel(What::Ufunc(op), &[d], l.out, || ufunc_value(op, &[d], l))?;
     k.call((a,))
 }
 
 pub(crate) fn astype(a: &Array, dtype: DType) -> Result<Array> {
-    let k = kernel(Op::Cast, &[a.dtype()], dtype, || Ok(cast_code(dtype)))?;
+    let k = kernel(What::Cast, &[a.dtype()], dtype, || cast_expr(dtype, "a"))?;
     k.call((a,))
 }
 
 pub(crate) fn clip(a: Operand<'_>, lo: Operand<'_>, hi: Operand<'_>) -> Result<Array> {
     let c = result_type(&[a, lo, hi])?;
-    let (t, out) = binary_types(Op::Clip, c)?;
+    let l = Op::Clip.types(c)?;
     let ins = [param_dtype(&a, c), param_dtype(&lo, c), param_dtype(&hi, c)];
-    let k = kernel(Op::Clip, &ins, out, || Ok(clip_code(t)))?;
+    let k = kernel(What::Ufunc(Op::Clip), &ins, l.out, || {
+        ufunc_value(Op::Clip, &ins, l)
+    })?;
     k.call(vec![a, lo, hi])
 }
 
@@ -409,17 +201,20 @@ pub(crate) fn where_(cond: Operand<'_>, x: Operand<'_>, y: Operand<'_>) -> Resul
         }
         _ => result_type(&[x, y])?,
     };
+    let l = Op::Where.types(c)?;
     let cd = match cond {
         Operand::Array(a) => a.dtype(),
         Operand::Scalar(s) => s.dtype(),
     };
     let ins = [cd, param_dtype(&x, c), param_dtype(&y, c)];
-    let k = kernel(Op::Where, &ins, c, || Ok(where_code(c)))?;
+    let k = kernel(What::Ufunc(Op::Where), &ins, l.out, || {
+        ufunc_value(Op::Where, &ins, l)
+    })?;
     k.call(vec![cond, x, y])
 }
 
-/// Sources of every built-in operation for every dtype (and every astype pair), for NVRTC
-/// compile checks without a GPU.
+/// Sources of every built-in operation for every dtype (and every astype pair, and the
+/// small powers), for NVRTC compile checks without a GPU.
 pub fn sample_sources() -> Result<Vec<(String, String)>> {
     use crate::kernel::codegen::elementwise::Slot;
     use crate::kernel::{Layout, LayoutClass};
@@ -438,57 +233,48 @@ pub fn sample_sources() -> Result<Vec<(String, String)>> {
         out.push((what, s));
         Ok(())
     };
-    let binaries = [
-        Op::Add,
-        Op::Sub,
-        Op::Mul,
-        Op::Div,
-        Op::Rem,
-        Op::Pow,
-        Op::Maximum,
-        Op::Minimum,
-        Op::Equal,
-        Op::NotEqual,
-        Op::Less,
-        Op::LessEqual,
-        Op::Greater,
-        Op::GreaterEqual,
-    ];
     for &d in DType::ALL {
-        for op in binaries {
-            let Ok((t, o)) = binary_types(op, d) else {
+        for &op in Op::ALL {
+            let Ok(l) = op.types(d) else {
                 continue;
             };
-            let k = kernel(op, &[d, d], o, || Ok(binary_code(op, t, o)))?;
-            push(format!("{} {d}", op.name()), &k, &[d, d, o])?;
+            let ins: SmallVec<[DType; 3]> = SmallVec::from_elem(d, op.row().arity);
+            let k = kernel(What::Ufunc(op), &ins, l.out, || ufunc_value(op, &ins, l))?;
+            let mut dtypes = ins.to_vec();
+            dtypes.push(l.out);
+            push(format!("{} {d}", op.name()), &k, &dtypes)?;
         }
-        for op in [
-            Op::Neg,
-            Op::Abs,
-            Op::Sqrt,
-            Op::Exp,
-            Op::Log,
-            Op::Sin,
-            Op::Cos,
-            Op::Tan,
-            Op::Tanh,
-        ] {
-            let Ok((o, code)) = unary_code(op, d) else {
+        for p in [SmallPower::Square, SmallPower::Cube, SmallPower::Sqrt] {
+            let Ok(l) = p.types(d) else {
                 continue;
             };
-            let k = kernel(op, &[d], o, || Ok(code))?;
-            push(format!("{} {d}", op.name()), &k, &[d, o])?;
+            let k = kernel(What::Power(p), &[d], l.out, || {
+                p.expr(&converted("a", d, l.compute), l)
+            })?;
+            push(format!("power {p:?} {d}"), &k, &[d, l.out])?;
         }
         for &to in DType::ALL {
-            let k = kernel(Op::Cast, &[d], to, || Ok(cast_code(to)))?;
+            let k = kernel(What::Cast, &[d], to, || cast_expr(to, "a"))?;
             push(format!("astype {d} -> {to}"), &k, &[d, to])?;
         }
-        if d.kind() != DTypeKind::Complex {
-            let k = kernel(Op::Clip, &[d, d, d], d, || Ok(clip_code(d)))?;
-            push(format!("clip {d}"), &k, &[d, d, d, d])?;
-        }
-        let k = kernel(Op::Where, &[d, d, d], d, || Ok(where_code(d)))?;
-        push(format!("where {d}"), &k, &[d, d, d, d])?;
+    }
+    // Mixed operand dtypes convert to the loop type.
+    for (op, a, b) in [
+        (Op::Add, DType::I8, DType::F32),
+        (Op::Div, DType::I32, DType::I64),
+        (Op::Where, DType::U8, DType::F16),
+    ] {
+        let c = super::promote::promote_types(a, b);
+        let l = op.types(c)?;
+        let ins: SmallVec<[DType; 3]> = if op == Op::Where {
+            [a, b, c].into_iter().collect()
+        } else {
+            [a, b].into_iter().collect()
+        };
+        let k = kernel(What::Ufunc(op), &ins, l.out, || ufunc_value(op, &ins, l))?;
+        let mut dtypes = ins.to_vec();
+        dtypes.push(l.out);
+        push(format!("{} {a} {b}", op.name()), &k, &dtypes)?;
     }
     Ok(out)
 }

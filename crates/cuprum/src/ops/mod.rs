@@ -35,8 +35,9 @@ mod elementwise;
 mod linalg;
 mod methods;
 mod operators;
-mod promote;
-mod reduction;
+pub(crate) mod promote;
+pub(crate) mod reduction;
+pub(crate) mod ufunc;
 
 #[doc(hidden)]
 pub use elementwise::sample_sources as elementwise_sample_sources;
@@ -109,7 +110,9 @@ binary_fns! {
     /// ```
     remainder => Rem;
     /// `a ** b`. Integer powers are exact; a negative integer exponent gives 0 (except
-    /// for bases 1 and -1) where NumPy raises.
+    /// for bases 1 and -1) where NumPy raises. A scalar exponent 2 or 3 is computed as
+    /// multiplications and 0.5 as a square root (as NumPy's `**`): `power(&d, 2)` costs what
+    /// `multiply(&d, &d)` costs.
     ///
     /// ```no_run
     /// # use cuprum::{Array, ops};

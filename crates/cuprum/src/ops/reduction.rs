@@ -74,6 +74,172 @@ fn cast(d: DType, what: &str) -> String {
     format!("cuprum::cast<{}>({what})", d.c_type())
 }
 
+/// How one reduction accumulates: the pieces the built-in reductions are made of, and
+/// fused reductions too (`fuse` puts several side by side in one accumulator).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Accum {
+    /// Which reduction.
+    pub(crate) op: ROp,
+    /// The dtype of the values reduced.
+    pub(crate) input: DType,
+    /// The dtype the accumulator computes in (its C++ type is [`Accum::acc_type`]).
+    pub(crate) acc: DType,
+    /// The dtype of the result.
+    pub(crate) out: DType,
+}
+
+impl Accum {
+    /// The accumulation of `op` over values of `d`, or NumPy's refusal.
+    pub(crate) fn of(op: ROp, d: DType) -> Result<Accum> {
+        let complex = d.kind() == DTypeKind::Complex;
+        let (acc, out) = match op {
+            ROp::Sum | ROp::Prod => sum_types(d),
+            ROp::Mean => mean_types(d),
+            ROp::Var | ROp::Std => {
+                if complex {
+                    bail!(Unsupported, "{} of {d} arrays is not supported", op.name());
+                }
+                mean_types(d)
+            }
+            ROp::Max | ROp::Min => {
+                if complex {
+                    bail!(DType, "{} is not supported for {d} arrays", op.name());
+                }
+                (d, d)
+            }
+            ROp::ArgMax | ROp::ArgMin => {
+                if complex {
+                    bail!(DType, "{} is not supported for {d} arrays", op.name());
+                }
+                let v = match d {
+                    DType::F16 | DType::BF16 => DType::F32,
+                    other => other,
+                };
+                (v, DType::I64)
+            }
+            ROp::All | ROp::Any => (DType::Bool, DType::Bool),
+            ROp::CountNonzero => (DType::I64, DType::I64),
+        };
+        Ok(Accum {
+            op,
+            input: d,
+            acc,
+            out,
+        })
+    }
+
+    /// The C++ type of the accumulator (`_type_reduce`).
+    pub(crate) fn acc_type(&self) -> String {
+        let a = self.acc.c_type();
+        match self.op {
+            ROp::Var | ROp::Std => format!("cuprum::Welford<{a}>"),
+            ROp::ArgMax | ROp::ArgMin => format!("cuprum::ArgBest<{a}>"),
+            ROp::CountNonzero => "long long".into(),
+            _ => a.into(),
+        }
+    }
+
+    /// One value `x` (of the input dtype) as an accumulator.
+    pub(crate) fn map(&self, x: &str) -> String {
+        match self.op {
+            ROp::Sum | ROp::Prod | ROp::Mean => cast(self.acc, x),
+            ROp::Var | ROp::Std => format!("{}({})", self.acc_type(), cast(self.acc, x)),
+            ROp::Max | ROp::Min => x.into(),
+            ROp::ArgMax | ROp::ArgMin => format!("{}({}, _J)", self.acc_type(), cast(self.acc, x)),
+            ROp::All | ROp::Any => cast(DType::Bool, x),
+            ROp::CountNonzero => format!("{} ? 1LL : 0LL", cast(DType::Bool, x)),
+        }
+    }
+
+    /// Two accumulators `a` and `b` combined.
+    pub(crate) fn merge(&self, a: &str, b: &str) -> String {
+        match self.op {
+            ROp::Sum | ROp::Mean | ROp::CountNonzero => format!("{a} + {b}"),
+            ROp::Prod => format!("{a} * {b}"),
+            ROp::Var | ROp::Std => format!("cuprum::welford_merge({a}, {b})"),
+            ROp::Max => format!("({a} > {b} || {a} != {a}) ? {a} : {b}"),
+            ROp::Min => format!("({a} < {b} || {a} != {a}) ? {a} : {b}"),
+            ROp::ArgMax | ROp::ArgMin => format!("cuprum::{}_merge({a}, {b})", self.op.name()),
+            ROp::All => format!("{a} && {b}"),
+            ROp::Any => format!("{a} || {b}"),
+        }
+    }
+
+    /// The accumulator every reduction starts from; `None` where NumPy has no identity
+    /// (max, min, argmax, argmin: an empty reduction is an error).
+    pub(crate) fn identity(&self) -> Option<String> {
+        Some(match self.op {
+            ROp::Sum | ROp::Mean | ROp::CountNonzero => "0".into(),
+            ROp::Prod => "1".into(),
+            ROp::Var | ROp::Std => format!("{}()", self.acc_type()),
+            ROp::All => "true".into(),
+            ROp::Any => "false".into(),
+            ROp::Max | ROp::Min | ROp::ArgMax | ROp::ArgMin => return None,
+        })
+    }
+
+    /// A start value for reductions without an identity that is neutral for every
+    /// non-empty reduction: the lowest value for max, the highest for min (the caller
+    /// refuses empty reductions). `None` for argmax / argmin.
+    pub(crate) fn neutral_start(&self) -> Option<String> {
+        if let Some(id) = self.identity() {
+            return Some(id);
+        }
+        let d = self.acc;
+        let lowest = self.op == ROp::Max;
+        let ct = d.c_type();
+        Some(match d.kind() {
+            DTypeKind::Bool => (if lowest { "false" } else { "true" }).into(),
+            DTypeKind::Float => {
+                let inf = "__int_as_float(0x7f800000)";
+                let inf = match d {
+                    DType::F64 => "__longlong_as_double(0x7ff0000000000000LL)",
+                    _ => inf,
+                };
+                let sign = if lowest { "-" } else { "" };
+                format!("({ct})({sign}{inf})")
+            }
+            DTypeKind::SignedInt => {
+                let max = (1i128 << (d.itemsize() * 8 - 1)) - 1;
+                if lowest {
+                    // -max - 1: the most negative value without an out-of-range literal.
+                    format!("({ct})(-{max}LL - 1)")
+                } else {
+                    format!("({ct})({max}LL)")
+                }
+            }
+            DTypeKind::UnsignedInt => {
+                if lowest {
+                    format!("({ct})0")
+                } else {
+                    let max = (1u128 << (d.itemsize() * 8)) - 1;
+                    format!("({ct})({max}ULL)")
+                }
+            }
+            DTypeKind::Complex => return None,
+        })
+    }
+
+    /// The result (of the output dtype) from the accumulator `a`; the mean divides by the
+    /// number of reduced elements, `_in_ind.size() / _out_ind.size()` in the kernel.
+    pub(crate) fn finalize(&self, a: &str) -> String {
+        match self.op {
+            ROp::Sum | ROp::Prod => cast(self.out, a),
+            ROp::Mean => cast(
+                self.out,
+                &format!(
+                    "{a} / ({})(_in_ind.size() / _out_ind.size())",
+                    self.acc.c_type()
+                ),
+            ),
+            ROp::Var => cast(self.out, &format!("{a}.m2 / {a}.n")),
+            ROp::Std => cast(self.out, &format!("sqrt({a}.m2 / {a}.n)")),
+            ROp::ArgMax | ROp::ArgMin => format!("{a}.j"),
+            ROp::Max | ROp::Min | ROp::All | ROp::Any | ROp::CountNonzero => a.into(),
+        }
+    }
+}
+
 /// (in params, out params, map, reduce, post_map, identity, reduce_type) of `op` on `d`.
 type Def = (
     String,
@@ -86,118 +252,20 @@ type Def = (
 );
 
 fn definition(op: ROp, d: DType) -> Result<Def> {
-    let x = format!("{} x", d.name());
-    let complex = d.kind() == DTypeKind::Complex;
-    Ok(match op {
-        ROp::Sum | ROp::Prod => {
-            let (acc, out) = sum_types(d);
-            let (red, id) = if op == ROp::Sum {
-                ("a + b", "0")
-            } else {
-                ("a * b", "1")
-            };
-            (
-                x,
-                format!("{} y", out.name()),
-                cast(acc, "x"),
-                red.into(),
-                format!("y = {}", cast(out, "a")),
-                Some(id.into()),
-                Some(acc.c_type().into()),
-            )
-        }
-        ROp::Mean => {
-            let (acc, out) = mean_types(d);
-            (
-                x,
-                format!("{} y", out.name()),
-                cast(acc, "x"),
-                "a + b".into(),
-                format!(
-                    "y = {}",
-                    cast(
-                        out,
-                        &format!("a / ({})(_in_ind.size() / _out_ind.size())", acc.c_type())
-                    )
-                ),
-                Some("0".into()),
-                Some(acc.c_type().into()),
-            )
-        }
-        ROp::Var | ROp::Std => {
-            if complex {
-                bail!(Unsupported, "{} of {d} arrays is not supported", op.name());
-            }
-            let (acc, out) = mean_types(d);
-            let a = acc.c_type();
-            let value = if op == ROp::Var {
-                "a.m2 / a.n"
-            } else {
-                "sqrt(a.m2 / a.n)"
-            };
-            (
-                x,
-                format!("{} y", out.name()),
-                format!("cuprum::Welford<{a}>({})", cast(acc, "x")),
-                "cuprum::welford_merge(a, b)".into(),
-                format!("y = {}", cast(out, value)),
-                Some(format!("cuprum::Welford<{a}>()")),
-                Some(format!("cuprum::Welford<{a}>")),
-            )
-        }
-        ROp::Max | ROp::Min => {
-            if complex {
-                bail!(DType, "{} is not supported for {d} arrays", op.name());
-            }
-            let cmp = if op == ROp::Max { ">" } else { "<" };
-            (
-                x,
-                format!("{} y", d.name()),
-                "x".into(),
-                format!("(a {cmp} b || a != a) ? a : b"),
-                "y = a".into(),
-                None,
-                None,
-            )
-        }
-        ROp::ArgMax | ROp::ArgMin => {
-            if complex {
-                bail!(DType, "{} is not supported for {d} arrays", op.name());
-            }
-            let v = match d {
-                DType::F16 | DType::BF16 => DType::F32,
-                other => other,
-            };
-            let ty = format!("cuprum::ArgBest<{}>", v.c_type());
-            (
-                x,
-                "int64 y".into(),
-                format!("{ty}({}, _J)", cast(v, "x")),
-                format!("cuprum::{}_merge(a, b)", op.name()),
-                "y = a.j".into(),
-                None,
-                Some(ty),
-            )
-        }
-        ROp::All | ROp::Any => (
-            x,
-            "bool y".into(),
-            cast(DType::Bool, "x"),
-            if op == ROp::All { "a && b" } else { "a || b" }.into(),
-            "y = a".into(),
-            Some(if op == ROp::All { "true" } else { "false" }.into()),
-            Some("bool".into()),
-        ),
-        ROp::CountNonzero => (
-            x,
-            "int64 y".into(),
-            format!("{} ? 1LL : 0LL", cast(DType::Bool, "x")),
-            "a + b".into(),
-            "y = a".into(),
-            Some("0".into()),
-            Some("long long".into()),
-        ),
-    })
+    let acc = Accum::of(op, d)?;
+    let reduce_type = match op {
+        ROp::Max | ROp::Min => None,
+        _ => Some(acc.acc_type()),
+    };
+    Ok((
+        format!("{} x", d.name()),
+        format!("{} y", acc.out.name()),
+        acc.map("x"),
+        acc.merge("a", "b"),
+        format!("y = {}", acc.finalize("a")),
+        acc.identity(),
+        reduce_type,
+    ))
 }
 
 fn kernel(op: ROp, d: DType) -> Result<Arc<ReductionKernel>> {

@@ -1,0 +1,114 @@
+//! The `cuprum::fuse` workloads: the seed's MSE fused (against the seed's ReductionKernel of
+//! the same run), a chain of ten element-wise operations fused and unfused, the host time of
+//! a repeat call, and the first call of a new fused function (in fresh processes with a
+//! cache folder of their own, `cuprum bench-child fuse-cold`). scripts/cupy_bench.py times
+//! `cupy.fuse` and plain CuPy under the same names.
+
+use super::{R, Timed};
+use cuprum::profiler::{BenchmarkOptions, benchmark};
+use cuprum::{Array, DType, Device, Fused, fuse};
+
+/// Inputs uniform in [0.5, 1.5), as the other workloads'.
+fn rand(n: usize, d: DType) -> cuprum::Result<Array> {
+    cuprum::random::uniform(0.5, 1.5, &[n], d)
+}
+
+const N: usize = 100_000_000;
+
+/// The seed's MSE, `mean((a - b) ** 2)`: one ReductionKernel.
+pub fn mse() -> Fused {
+    fuse("mse", |[a, b]| (a - b).pow(2).mean())
+}
+
+/// `v * 1.0001 + 0.5`, five times: ten element-wise operations, one input, one output.
+pub fn chain10() -> Fused {
+    fuse("chain10", |[x]| {
+        let mut v = x;
+        for _ in 0..5 {
+            v = v * 1.0001 + 0.5;
+        }
+        v
+    })
+}
+
+/// Times `f` after one call outside the timing (which traces and compiles).
+fn warm(
+    o: &BenchmarkOptions,
+    name: &str,
+    mut f: impl FnMut() -> cuprum::Result<()>,
+) -> R<cuprum::profiler::PerfCaseResult> {
+    f()?;
+    Ok(benchmark(name, f, o)?)
+}
+
+/// `mse100M_f64_fuse`: two float64 inputs of 1e8 (1.6 GB read), output allocated.
+pub fn mse100m_fuse(o: &BenchmarkOptions) -> R<Timed> {
+    let (x, y) = (rand(N, DType::F64)?, rand(N, DType::F64)?);
+    let f = mse();
+    let r = warm(o, "mse100M_f64_fuse", || f.call((&x, &y)).map(drop))?;
+    Ok((r, 2 * 8 * N as u64))
+}
+
+/// `fuse_chain10_100M_f32`: the chain fused, 1e8 float32 in, 1e8 out (0.8 GB).
+pub fn chain10_fused(o: &BenchmarkOptions) -> R<Timed> {
+    let x = rand(N, DType::F32)?;
+    let f = chain10();
+    let r = warm(o, "fuse_chain10_100M_f32", || f.call((&x,)).map(drop))?;
+    Ok((r, 2 * 4 * N as u64))
+}
+
+/// `fuse_chain10_100M_f32_unfused`: the same ten operations through `ops` (ten kernels,
+/// nine temporaries); bytes counted as the fused version's (what the result needs).
+pub fn chain10_unfused(o: &BenchmarkOptions) -> R<Timed> {
+    let x = rand(N, DType::F32)?;
+    let r = warm(o, "fuse_chain10_100M_f32_unfused", || {
+        let mut v = (&x * 1.0001)?;
+        v = (&v + 0.5)?;
+        for _ in 0..4 {
+            v = (&v * 1.0001)?;
+            v = (&v + 0.5)?;
+        }
+        drop(v);
+        Ok(())
+    })?;
+    Ok((r, 2 * 4 * N as u64))
+}
+
+/// `fuse_overhead`: host time of a repeat call of the fused MSE on 4 float64 pairs.
+pub fn overhead(o: &BenchmarkOptions) -> R<Timed> {
+    let (x, y) = (rand(4, DType::F64)?, rand(4, DType::F64)?);
+    let f = mse();
+    let r = warm(o, "fuse_overhead", || f.call((&x, &y)).map(drop))?;
+    Ok((r, 0))
+}
+
+/// `fuse_compile_cold`: the first call of a new fused function (trace, plan, generate,
+/// NVRTC compile, load, launch), NVRTC already loaded, in fresh processes whose kernel cache
+/// is an empty temporary folder.
+pub fn compile_cold(o: &BenchmarkOptions) -> R<Timed> {
+    super::compile_cases::fuse_cold(o)
+}
+
+/// The timed part of one `bench-child fuse-cold` process: warms NVRTC with one fused
+/// function, then returns the seconds of the first call of another, new one (`nonce` makes
+/// its name, hence its kernels, new).
+pub fn cold_first_call(nonce: u64) -> R<f64> {
+    let dev = Device::get(0)?;
+    dev.make_current();
+    let x = rand(1 << 20, DType::F32)?;
+    fuse(&format!("warm_{nonce}"), |[x]| x + 1.0).call((&x,))?;
+    let f = fuse(&format!("cold_{nonce}"), |[x]| (x * 2.0 + 1.0).maximum(0.0));
+    let t = std::time::Instant::now();
+    let y = f.call((&x,))?;
+    let s = t.elapsed().as_secs_f64();
+    // The result is right (also a check that the call did run).
+    let v = y.to_vec::<f32>()?;
+    let hx = x.to_vec::<f32>()?;
+    if v.iter()
+        .zip(&hx)
+        .any(|(g, x)| *g != (x * 2.0 + 1.0).max(0.0))
+    {
+        return Err("fuse-cold: wrong result".into());
+    }
+    Ok(s)
+}

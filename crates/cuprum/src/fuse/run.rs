@@ -1,0 +1,214 @@
+//! One call of a lowered program: the shape pass (concrete shapes of every value, with the
+//! user's line in broadcast and empty-reduction errors), then each kernel with its arrays,
+//! temporaries and scalar parameters.
+
+use super::ir::{Kind, NodeId, Program, Slot};
+use super::lower::{Built, Lowered, Source};
+use crate::array::{Array, Scalar};
+use crate::error::{Error, Result, bail, err};
+use crate::kernel::{IntoOperand, Operand};
+use crate::ops::reduction::ROp;
+use crate::shape::{Shape, broadcast_shapes};
+use smallvec::SmallVec;
+
+/// Shapes of every node of a program.
+pub(crate) type Shapes = SmallVec<[Shape; 16]>;
+
+/// `e` prefixed with the fused function and the line of node `node`.
+fn at_node(name: &str, p: &Program, node: NodeId, e: Error) -> Error {
+    let n = p.node(node);
+    let what = super::ir::kind_name(&n.kind);
+    Error::new(
+        e.kind(),
+        format!("fused `{name}` at {} ({what}): {e}", n.loc),
+    )
+}
+
+/// The shape of every node for arguments of shapes `arg_shape(i)` (scalars: `None`).
+pub(crate) fn shapes<'a>(
+    name: &str,
+    p: &Program,
+    arg_shape: impl Fn(u16) -> Option<&'a [usize]>,
+) -> Result<Shapes> {
+    let mut out: Shapes = SmallVec::with_capacity(p.nodes.len());
+    for (k, n) in p.nodes.iter().enumerate() {
+        let s: Shape = match n.kind {
+            Kind::Input(i) => match arg_shape(i) {
+                Some(s) => Shape::from_slice(s),
+                None => bail!(
+                    InvalidArgument,
+                    "fused `{name}`: argument {i} must be an array"
+                ),
+            },
+            Kind::Scalar(_) => Shape::new(),
+            Kind::Ufunc(..) | Kind::Cast | Kind::Const(_) => match n.args.len() {
+                0 => Shape::new(),
+                1 => out[n.args[0] as usize].clone(),
+                _ => {
+                    let refs: SmallVec<[&[usize]; 3]> =
+                        n.args.iter().map(|&a| out[a as usize].as_slice()).collect();
+                    broadcast_shapes(&refs).map_err(|e| at_node(name, p, k as NodeId, e))?
+                }
+            },
+            Kind::Reduce(op, mask, keepdims) => {
+                let a = &out[n.args[0] as usize];
+                let (mut o, mut r) = (Shape::new(), 1usize);
+                for (d, &e) in a.iter().enumerate() {
+                    if mask & (1u64 << d) != 0 {
+                        r *= e;
+                        if keepdims {
+                            o.push(1);
+                        }
+                    } else {
+                        o.push(e);
+                    }
+                }
+                let osize: usize = o.iter().product();
+                if r == 0 && osize > 0 && matches!(op, ROp::Max | ROp::Min) {
+                    return Err(at_node(
+                        name,
+                        p,
+                        k as NodeId,
+                        err!(
+                            InvalidArgument,
+                            "zero-size array to reduction operation {} which has no identity",
+                            op.name()
+                        ),
+                    ));
+                }
+                o
+            }
+        };
+        out.push(s);
+    }
+    Ok(out)
+}
+
+/// A compile error of a generated kernel is cuprum's bug: the message says so.
+fn generated(name: &str, e: Error) -> Error {
+    if e.kind() == crate::ErrorKind::Compile {
+        Error::new(
+            e.kind(),
+            format!(
+                "fused `{name}`: a generated kernel does not compile, which is a bug in cuprum (please report it with this message): {e}"
+            ),
+        )
+    } else {
+        e
+    }
+}
+
+/// The arrays (returned values and temporaries) made so far in one call.
+type Made = SmallVec<[(NodeId, Array); 8]>;
+
+fn find(made: &Made, n: NodeId) -> Result<&Array> {
+    made.iter()
+        .find(|(k, _)| *k == n)
+        .map(|(_, a)| a)
+        .ok_or_else(|| err!(Unsupported, "fused plan: value %{n} was not computed"))
+}
+
+impl Lowered {
+    /// The value of scalar parameter `n` for this call.
+    fn scalar(&self, name: &str, n: NodeId, args: &[Operand<'_>]) -> Result<Scalar> {
+        if let Some((_, v)) = self.literals.iter().find(|(k, _)| *k == n) {
+            return Ok(*v);
+        }
+        let node = self.program.node(n);
+        let Kind::Scalar(slot) = node.kind else {
+            bail!(Unsupported, "fused plan: %{n} is not a scalar");
+        };
+        let i = match self.program.slots[slot as usize] {
+            Slot::Arg(i) => i,
+            Slot::Literal(v) => return v.cast(node.dtype),
+        };
+        match args.get(i as usize) {
+            Some(Operand::Scalar(s)) => s.cast(node.dtype).map_err(|e| {
+                err!(
+                    DType,
+                    "fused `{name}`: scalar argument {i} as {} (at {}): {e}",
+                    node.dtype,
+                    node.loc
+                )
+            }),
+            _ => bail!(
+                InvalidArgument,
+                "fused `{name}`: argument {i} must be a scalar"
+            ),
+        }
+    }
+
+    /// Runs every kernel on `args` (checked against the signature this was traced for) and
+    /// returns the closure's values.
+    pub(crate) fn run(&self, name: &str, args: &[Operand<'_>]) -> Result<SmallVec<[Array; 4]>> {
+        let p = &self.program;
+        let shapes = shapes(name, p, |i| match args.get(i as usize) {
+            Some(Operand::Array(a)) => Some(a.shape()),
+            _ => None,
+        })?;
+        let mut made: Made = SmallVec::new();
+        for lk in &self.kernels {
+            let mut scalars: SmallVec<[Scalar; 8]> = SmallVec::new();
+            for src in &lk.inputs {
+                if let Source::Scalar(n) = *src {
+                    scalars.push(self.scalar(name, n, args)?);
+                }
+            }
+            let given: SmallVec<[Array; 4]> = match lk.built {
+                Built::Elementwise(_) => lk
+                    .outputs
+                    .iter()
+                    .map(|&o| Array::empty(&shapes[o as usize], p.node(o).dtype))
+                    .collect::<Result<_>>()?,
+                Built::Reduction(_) => SmallVec::new(),
+            };
+            let reduced: Option<SmallVec<[Array; 4]>> = {
+                let mut ops: SmallVec<[&dyn IntoOperand; 12]> = SmallVec::new();
+                let mut si = 0;
+                for src in &lk.inputs {
+                    match *src {
+                        Source::Arg(i) => match args.get(i as usize) {
+                            Some(Operand::Array(a)) => ops.push(*a),
+                            _ => bail!(
+                                InvalidArgument,
+                                "fused `{name}`: argument {i} must be an array"
+                            ),
+                        },
+                        Source::Temp(n) => ops.push(find(&made, n)?),
+                        Source::Scalar(_) => {
+                            ops.push(&scalars[si]);
+                            si += 1;
+                        }
+                    }
+                }
+                match &lk.built {
+                    Built::Elementwise(k) => {
+                        for o in &given {
+                            ops.push(o);
+                        }
+                        k.run(&ops[..]).map_err(|e| generated(name, e))?;
+                        None
+                    }
+                    Built::Reduction(k) => {
+                        let call = match &lk.axes {
+                            Some(ax) => k.axis(ax.clone()),
+                            None => k.keepdims(lk.keepdims),
+                        };
+                        Some(
+                            call.keepdims(lk.keepdims)
+                                .call_all(&ops[..])
+                                .map_err(|e| generated(name, e))?
+                                .into_iter()
+                                .collect(),
+                        )
+                    }
+                }
+            };
+            let results = reduced.unwrap_or(given);
+            for (&o, a) in lk.outputs.iter().zip(results) {
+                made.push((o, a));
+            }
+        }
+        p.outputs.iter().map(|&o| find(&made, o).cloned()).collect()
+    }
+}

@@ -1,0 +1,477 @@
+//! Tracing: the user's closure runs once per input signature with [`Var`]s, and every
+//! operation on them adds a node to the innermost tracer of this thread (a stack, so a
+//! fused call made while tracing another works). NumPy's rules are applied here, node by
+//! node, from the table `ops` uses (`ops/ufunc.rs`, `ops/promote.rs`, `ops/reduction.rs`):
+//! promotion with weak Rust scalars, each row's loop, explicit conversions, the small
+//! powers, the constant comparisons, reductions' result dtypes and axes.
+//!
+//! Operators cannot return `Result`: the first failure is stored with the user's line and
+//! every later operation returns a poisoned [`Var`]; the call returns the error.
+
+use super::ir::{Kind, Node, NodeId, Program, Slot};
+use super::var::{Var, VarArg};
+use crate::array::{DType, Scalar};
+use crate::error::{Error, Result, bail, err};
+use crate::ops::promote::{promote_types, result_type_of};
+use crate::ops::reduction::{Accum, ROp};
+use crate::ops::ufunc::{Op, SmallPower, out_of_range_comparison};
+use crate::shape::normalize_axis;
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+use std::cell::RefCell;
+use std::panic::Location;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// A user's source line.
+pub(crate) type Loc = &'static Location<'static>;
+
+/// What one argument of a call is, as far as tracing cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct ArgSig {
+    pub(crate) dtype: DType,
+    /// Dimensions of an array argument; [`ArgSig::SCALAR`] for a scalar.
+    pub(crate) ndim: u8,
+}
+
+impl ArgSig {
+    /// The `ndim` of a scalar argument.
+    pub(crate) const SCALAR: u8 = u8::MAX;
+
+    pub(crate) fn is_scalar(&self) -> bool {
+        self.ndim == Self::SCALAR
+    }
+}
+
+/// The node of a poisoned [`Var`] (the trace failed before it was made).
+pub(crate) const POISON: u32 = u32::MAX;
+
+static NEXT_TRACE: AtomicU32 = AtomicU32::new(1);
+
+thread_local! {
+    static STACK: RefCell<Vec<Tracer>> = const { RefCell::new(Vec::new()) };
+}
+
+type CseKey = (Kind, SmallVec<[NodeId; 3]>, DType, bool);
+
+/// One trace in progress.
+struct Tracer {
+    id: u32,
+    name: String,
+    nodes: Vec<Node>,
+    cse: FxHashMap<CseKey, NodeId>,
+    slots: Vec<Slot>,
+    error: Option<Error>,
+}
+
+/// Pops this thread's innermost tracer when dropped (also when the closure panics).
+struct Guard;
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let _ = STACK.try_with(|s| {
+            if let Ok(mut s) = s.try_borrow_mut() {
+                s.pop();
+            }
+        });
+    }
+}
+
+/// Runs `f` on fresh [`Var`]s for arguments of `sig` and returns what it computed.
+/// `name` and `at` (the `fuse` call) go into messages.
+pub(crate) fn trace(
+    name: &str,
+    at: Loc,
+    sig: &[ArgSig],
+    f: &dyn Fn(&[Var]) -> SmallVec<[Var; 4]>,
+) -> Result<Program> {
+    let id = NEXT_TRACE.fetch_add(1, Ordering::Relaxed);
+    let mut t = Tracer {
+        id,
+        name: name.to_owned(),
+        nodes: Vec::new(),
+        cse: FxHashMap::default(),
+        slots: Vec::new(),
+        error: None,
+    };
+    let mut vars: SmallVec<[Var; 8]> = SmallVec::new();
+    for (i, s) in sig.iter().enumerate() {
+        let node = if s.is_scalar() {
+            t.slots.push(Slot::Arg(i as u16));
+            let slot = (t.slots.len() - 1) as u16;
+            t.add(Kind::Scalar(slot), &[], s.dtype, 0, true, at)
+        } else {
+            t.add(Kind::Input(i as u16), &[], s.dtype, s.ndim, false, at)
+        };
+        vars.push(Var { trace: id, node });
+    }
+    STACK.with(|s| match s.try_borrow_mut() {
+        Ok(mut s) => {
+            s.push(t);
+            Ok(())
+        }
+        Err(_) => Err(err!(
+            Unsupported,
+            "fused `{name}`: cannot start tracing while this thread's tracer is busy"
+        )),
+    })?;
+    let guard = Guard;
+    let outs = f(&vars);
+    // Returned normally: take the tracer off the stack here instead of in the guard.
+    std::mem::forget(guard);
+    let t = STACK
+        .with(|s| s.try_borrow_mut().ok().and_then(|mut s| s.pop()))
+        .ok_or_else(|| err!(Unsupported, "fused `{name}`: the tracer went missing"))?;
+    if let Some(e) = t.error {
+        return Err(e);
+    }
+    if outs.is_empty() {
+        bail!(
+            InvalidArgument,
+            "fused `{name}` (at {at}) returns no values: return a Var, a tuple or an array of Vars"
+        );
+    }
+    let mut outputs = SmallVec::new();
+    for (k, v) in outs.iter().enumerate() {
+        if v.trace != id || v.node == POISON || v.node as usize >= t.nodes.len() {
+            bail!(
+                InvalidArgument,
+                "fused `{name}` (at {at}): returned value {k} was not traced by this call (a Var kept from another trace?)"
+            );
+        }
+        outputs.push(v.node);
+    }
+    Ok(Program {
+        nodes: t.nodes,
+        outputs,
+        slots: t.slots,
+    }
+    .pruned())
+}
+
+/// Runs `f` on the innermost tracer with the operands' nodes and returns the resulting
+/// [`Var`], or a poisoned one (the first failure is recorded with `loc` and `what`).
+fn record(
+    args: &[VarArg],
+    loc: Loc,
+    what: &dyn Fn() -> String,
+    f: impl FnOnce(&mut Tracer, &[NodeId]) -> Result<NodeId>,
+) -> Var {
+    STACK.with(|s| {
+        let Ok(mut s) = s.try_borrow_mut() else {
+            return Var::DETACHED;
+        };
+        let Some(t) = s.last_mut() else {
+            return Var::DETACHED;
+        };
+        let poison = Var {
+            trace: t.id,
+            node: POISON,
+        };
+        let mut ids: SmallVec<[NodeId; 3]> = SmallVec::new();
+        for a in args {
+            match *a {
+                VarArg::Var(v) if v.trace != t.id || v.node as usize >= t.nodes.len() => {
+                    if v.node != POISON || v.trace != t.id {
+                        t.fail(
+                            loc,
+                            &what(),
+                            err!(
+                                InvalidArgument,
+                                "a value that is not part of this trace was used (a Var kept from another fused function or an earlier call)"
+                            ),
+                        );
+                    }
+                    return poison;
+                }
+                VarArg::Var(v) => ids.push(v.node),
+                VarArg::Literal(x) => ids.push(t.literal(x, loc)),
+            }
+        }
+        if t.error.is_some() {
+            return poison;
+        }
+        match f(t, &ids) {
+            Ok(node) => Var { trace: t.id, node },
+            Err(e) => {
+                t.fail(loc, &what(), e);
+                poison
+            }
+        }
+    })
+}
+
+/// `op` applied to `args` (a row of the ufunc table), NumPy's promotion included.
+pub(crate) fn ufunc(op: Op, args: &[VarArg], loc: Loc) -> Var {
+    record(args, loc, &|| op.name().to_owned(), |t, ids| {
+        t.ufunc(op, ids, loc)
+    })
+}
+
+/// `base ** exponent`: a literal exponent 2, 3 or 0.5 becomes multiplications or a square
+/// root, as in `ops`.
+pub(crate) fn power(base: VarArg, exponent: VarArg, loc: Loc) -> Var {
+    record(&[base, exponent], loc, &|| "power".to_owned(), |t, ids| {
+        t.power(ids[0], ids[1], loc)
+    })
+}
+
+/// `x.astype(dtype)`.
+pub(crate) fn astype(x: Var, dtype: DType, loc: Loc) -> Var {
+    record(&[VarArg::Var(x)], loc, &|| "astype".to_owned(), |t, ids| {
+        let n = t.node(ids[0]);
+        if n.dtype == dtype && !n.weak {
+            return Ok(ids[0]);
+        }
+        let nd = n.ndim;
+        Ok(t.add(Kind::Cast, &[ids[0]], dtype, nd, false, loc))
+    })
+}
+
+/// A reduction of `x` over `axes` (every axis when `None`).
+pub(crate) fn reduce(op: ROp, x: Var, axes: Option<&[isize]>, keepdims: bool, loc: Loc) -> Var {
+    let what = || super::ir::reduce_name(op).to_owned();
+    record(&[VarArg::Var(x)], loc, &what, |t, ids| {
+        t.reduce(op, ids[0], axes, keepdims, loc)
+    })
+}
+
+impl Tracer {
+    fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id as usize]
+    }
+
+    /// The node (made now, or the equal one made before).
+    fn add(
+        &mut self,
+        kind: Kind,
+        args: &[NodeId],
+        dtype: DType,
+        ndim: u8,
+        weak: bool,
+        loc: Loc,
+    ) -> NodeId {
+        let key: CseKey = (kind, SmallVec::from_slice(args), dtype, weak);
+        if let Some(&id) = self.cse.get(&key) {
+            return id;
+        }
+        let id = self.nodes.len() as NodeId;
+        self.nodes.push(Node {
+            kind,
+            args: key.1.clone(),
+            dtype,
+            ndim,
+            weak,
+            loc,
+        });
+        self.cse.insert(key, id);
+        id
+    }
+
+    /// Records the first failure: "fused `name` at file:line:col (what): message".
+    fn fail(&mut self, loc: Loc, what: &str, e: Error) {
+        if self.error.is_none() {
+            let prefix = format!("fused `{}` at {loc} ({what})", self.name);
+            self.error = Some(Error::new(e.kind(), format!("{prefix}: {e}")));
+        }
+    }
+
+    /// The node of a Rust scalar (one slot per distinct value).
+    fn literal(&mut self, x: Scalar, loc: Loc) -> NodeId {
+        let bytes = x.to_bytes();
+        let slot = self.slots.iter().position(|s| match s {
+            Slot::Literal(v) => v.dtype() == x.dtype() && v.to_bytes() == bytes,
+            Slot::Arg(_) => false,
+        });
+        let slot = match slot {
+            Some(s) => s,
+            None => {
+                self.slots.push(Slot::Literal(x));
+                self.slots.len() - 1
+            }
+        } as u16;
+        self.add(Kind::Scalar(slot), &[], x.dtype(), 0, true, loc)
+    }
+
+    /// NumPy's dtype for an operation on `ids`: arrays strong, Rust scalars weak; only
+    /// scalars: their own promotion.
+    fn promote(&self, ids: &[NodeId]) -> Result<DType> {
+        let mut strong: SmallVec<[DType; 4]> = SmallVec::new();
+        let mut weak: SmallVec<[DType; 4]> = SmallVec::new();
+        for &id in ids {
+            let n = self.node(id);
+            if n.weak {
+                weak.push(n.dtype);
+            } else {
+                strong.push(n.dtype);
+            }
+        }
+        if strong.is_empty() {
+            return Ok(weak
+                .iter()
+                .copied()
+                .reduce(promote_types)
+                .unwrap_or(DType::Bool));
+        }
+        result_type_of(&strong, &weak)
+    }
+
+    /// `id` as a value of `to`: a weak scalar parameter converts on the host (with NumPy's
+    /// range check: a literal now, an argument at each call), anything else in the kernel.
+    fn convert(&mut self, id: NodeId, to: DType, loc: Loc) -> Result<NodeId> {
+        let n = self.node(id);
+        if n.dtype == to {
+            return Ok(id);
+        }
+        let (kind, nd, weak) = (n.kind, n.ndim, n.weak);
+        if let Kind::Scalar(slot) = kind
+            && weak
+        {
+            if let Slot::Literal(v) = self.slots[slot as usize] {
+                v.cast(to)?;
+            }
+            return Ok(self.add(Kind::Scalar(slot), &[], to, 0, true, loc));
+        }
+        Ok(self.add(Kind::Cast, &[id], to, nd, weak, loc))
+    }
+
+    fn shape_of(&self, ids: &[NodeId]) -> (u8, bool) {
+        let nd = ids.iter().map(|&i| self.node(i).ndim).max().unwrap_or(0);
+        let weak = ids.iter().all(|&i| self.node(i).weak);
+        (nd, weak)
+    }
+
+    /// The literal value of `id`, when it is a Rust scalar of the closure.
+    fn literal_value(&self, id: NodeId) -> Option<Scalar> {
+        let n = self.node(id);
+        match (n.kind, n.weak) {
+            (Kind::Scalar(s), true) => match self.slots[s as usize] {
+                Slot::Literal(v) if v.dtype() == n.dtype => Some(v),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    fn ufunc(&mut self, op: Op, ids: &[NodeId], loc: Loc) -> Result<NodeId> {
+        let row = op.row();
+        if ids.len() != row.arity {
+            bail!(
+                InvalidArgument,
+                "{} takes {} operands, got {}",
+                op.name(),
+                row.arity,
+                ids.len()
+            );
+        }
+        let vals = if row.condition { &ids[1..] } else { ids };
+        let c = self.promote(vals)?;
+        let (nd, weak) = self.shape_of(ids);
+        if op.is_comparison() {
+            let (a, b) = (ids[0], ids[1]);
+            let answer = match (self.literal_value(a), self.literal_value(b)) {
+                (None, Some(s)) if !self.node(a).weak => {
+                    out_of_range_comparison(op, &s, false, c).map(|r| (r, a))
+                }
+                (Some(s), None) if !self.node(b).weak => {
+                    out_of_range_comparison(op, &s, true, c).map(|r| (r, b))
+                }
+                _ => None,
+            };
+            // The array stays an operand: it gives the result its shape.
+            if let Some((answer, array)) = answer {
+                return Ok(self.add(Kind::Const(answer), &[array], DType::Bool, nd, weak, loc));
+            }
+        }
+        let l = op.types(c)?;
+        let mut conv: SmallVec<[NodeId; 3]> = SmallVec::new();
+        for (k, &id) in ids.iter().enumerate() {
+            let to = if k == 0 && row.condition {
+                DType::Bool
+            } else {
+                l.compute
+            };
+            conv.push(self.convert(id, to, loc)?);
+        }
+        Ok(self.add(Kind::Ufunc(op, l.compute), &conv, l.out, nd, weak, loc))
+    }
+
+    fn power(&mut self, base: NodeId, exponent: NodeId, loc: Loc) -> Result<NodeId> {
+        let small = match self.literal_value(exponent) {
+            Some(e) if !self.node(base).weak => SmallPower::of(&e),
+            _ => None,
+        };
+        let Some(p) = small else {
+            return self.ufunc(Op::Pow, &[base, exponent], loc);
+        };
+        let c = self.promote(&[base, exponent])?;
+        let l = p.types(c)?;
+        let x = self.convert(base, l.compute, loc)?;
+        let nd = self.node(base).ndim;
+        let mul = Kind::Ufunc(Op::Mul, l.compute);
+        Ok(match p {
+            SmallPower::Square => self.add(mul, &[x, x], l.out, nd, false, loc),
+            SmallPower::Cube => {
+                let sq = self.add(mul, &[x, x], l.out, nd, false, loc);
+                self.add(mul, &[sq, x], l.out, nd, false, loc)
+            }
+            SmallPower::Sqrt => self.add(
+                Kind::Ufunc(Op::Sqrt, l.compute),
+                &[x],
+                l.out,
+                nd,
+                false,
+                loc,
+            ),
+        })
+    }
+
+    fn reduce(
+        &mut self,
+        op: ROp,
+        x: NodeId,
+        axes: Option<&[isize]>,
+        keepdims: bool,
+        loc: Loc,
+    ) -> Result<NodeId> {
+        let n = self.node(x);
+        if n.weak {
+            bail!(
+                Unsupported,
+                "{} reduces arrays, and this value is computed from scalars only",
+                super::ir::reduce_name(op)
+            );
+        }
+        let (nd, dtype) = (n.ndim as usize, n.dtype);
+        let mut mask = 0u64;
+        match axes {
+            None => {
+                for k in 0..nd {
+                    mask |= 1 << k;
+                }
+            }
+            Some(list) => {
+                for &ax in list {
+                    let a = normalize_axis(ax, nd)?;
+                    if mask & (1 << a) != 0 {
+                        bail!(Shape, "duplicate value in 'axis' ({list:?})");
+                    }
+                    mask |= 1 << a;
+                }
+            }
+        }
+        let acc = Accum::of(op, dtype)?;
+        let out_nd = if keepdims {
+            nd
+        } else {
+            nd - mask.count_ones() as usize
+        };
+        Ok(self.add(
+            Kind::Reduce(op, mask, keepdims),
+            &[x],
+            acc.out,
+            out_nd as u8,
+            false,
+            loc,
+        ))
+    }
+}

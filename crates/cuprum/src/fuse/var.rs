@@ -1,0 +1,327 @@
+//! [`Var`]: a traced value, with the operations of `ops` as operators and methods.
+//!
+//! Every operation records a node in the current trace, at the caller's line
+//! (`#[track_caller]`). Adding a traced operation for a new row of the ufunc table is one
+//! line in `unary_methods!` or `binary_methods!` below (name, table variant, the dtype its
+//! example returns for float32 input).
+
+use super::trace::{self, Loc};
+use crate::array::{DType, Scalar};
+use crate::kernel::Axes;
+use crate::ops::reduction::ROp;
+use crate::ops::ufunc::Op;
+use half::{bf16, f16};
+use num_complex::Complex;
+use std::ops::{Add, Div, Mul, Neg, Rem, Sub};
+use std::panic::Location;
+
+/// A value inside a fused closure: an argument of the call, or what operations on
+/// arguments and Rust scalars computed. It holds no data — it records what is done to it
+/// (see [`fuse`](crate::fuse::fuse())); the fused kernels compute it later, per call.
+///
+/// `Var` is `Copy`: use it as often as needed (`d * d` computes `d` once). Operators take
+/// `Var`s and Rust scalars on either side; Rust scalars are *weak*, as in `ops`
+/// (`x_f32 * 2.0` stays float32). Comparisons are methods (`x.less(0.0)`), since Rust's
+/// comparison operators must return `bool`; `where_` picks between values.
+///
+/// ```
+/// use cuprum::{DType, fuse::{ArgSpec, fuse, where_}};
+/// let f = fuse("leaky", |[x]| where_(x.greater(0.0), x, x * 0.01));
+/// let e = f.explain_for(&[ArgSpec::array(DType::F32, &[1000])])?;
+/// assert_eq!(e.outputs()[0].0, DType::F32);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Var {
+    pub(crate) trace: u32,
+    pub(crate) node: u32,
+}
+
+impl Var {
+    /// A Var made outside any trace (its operations record nothing).
+    pub(crate) const DETACHED: Var = Var {
+        trace: 0,
+        node: trace::POISON,
+    };
+}
+
+/// An operand of a traced operation: a [`Var`] or a Rust scalar.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub enum VarArg {
+    /// A traced value.
+    Var(Var),
+    /// A Rust scalar (a weak scalar, passed to the kernels as a parameter).
+    Literal(Scalar),
+}
+
+/// What traced operations take: a [`Var`], or a Rust scalar of an element type (`2.0`,
+/// `1i32`, `true`, `half::f16`, `Complex<f64>` ...), which takes part as a weak scalar and is
+/// passed to the kernels as a parameter (its value never enters the generated source).
+///
+/// ```
+/// use cuprum::fuse::{IntoVar, VarArg};
+/// assert!(matches!(2.0f32.into_arg(), VarArg::Literal(_)));
+/// ```
+pub trait IntoVar: Copy {
+    /// The operand.
+    #[doc(hidden)]
+    fn into_arg(self) -> VarArg;
+}
+
+impl IntoVar for Var {
+    fn into_arg(self) -> VarArg {
+        VarArg::Var(self)
+    }
+}
+
+macro_rules! scalar_operands {
+    ($($t:ty),*) => {$(
+        impl IntoVar for $t {
+            fn into_arg(self) -> VarArg {
+                VarArg::Literal(Scalar::from(self))
+            }
+        }
+    )*};
+}
+scalar_operands!(
+    bool,
+    i8,
+    i16,
+    i32,
+    i64,
+    u8,
+    u16,
+    u32,
+    u64,
+    f16,
+    bf16,
+    f32,
+    f64,
+    Complex<f32>,
+    Complex<f64>
+);
+
+#[track_caller]
+fn here() -> Loc {
+    Location::caller()
+}
+
+macro_rules! operator {
+    ($trait:ident, $method:ident, $op:ident) => {
+        impl<T: IntoVar> $trait<T> for Var {
+            type Output = Var;
+            #[track_caller]
+            fn $method(self, rhs: T) -> Var {
+                trace::ufunc(Op::$op, &[VarArg::Var(self), rhs.into_arg()], here())
+            }
+        }
+        operator!(@scalar_lhs $trait, $method, $op, bool, i8, i16, i32, i64, u8, u16, u32, u64,
+                  f16, bf16, f32, f64, Complex<f32>, Complex<f64>);
+    };
+    (@scalar_lhs $trait:ident, $method:ident, $op:ident, $($t:ty),*) => {$(
+        impl $trait<Var> for $t {
+            type Output = Var;
+            #[track_caller]
+            fn $method(self, rhs: Var) -> Var {
+                trace::ufunc(Op::$op, &[self.into_arg(), VarArg::Var(rhs)], here())
+            }
+        }
+    )*};
+}
+
+operator!(Add, add, Add);
+operator!(Sub, sub, Sub);
+operator!(Mul, mul, Mul);
+operator!(Div, div, Div);
+operator!(Rem, rem, Rem);
+
+impl Neg for Var {
+    type Output = Var;
+    #[track_caller]
+    fn neg(self) -> Var {
+        trace::ufunc(Op::Neg, &[VarArg::Var(self)], here())
+    }
+}
+
+macro_rules! unary_methods {
+    ($($name:ident => $op:ident, $doc:literal;)*) => {
+        impl Var {$(
+            #[doc = concat!($doc, " ([`ops::", stringify!($name), "`](crate::ops::", stringify!($name), "), NumPy's dtypes).")]
+            ///
+            /// ```
+            /// use cuprum::{DType, fuse::{ArgSpec, fuse}};
+            #[doc = concat!("let f = fuse(\"f\", |[x]| x.", stringify!($name), "());")]
+            /// let e = f.explain_for(&[ArgSpec::array(DType::F32, &[3])])?;
+            /// assert_eq!(e.outputs()[0].0, DType::F32);
+            /// # Ok::<(), cuprum::Error>(())
+            /// ```
+            #[track_caller]
+            pub fn $name(self) -> Var {
+                trace::ufunc(Op::$op, &[VarArg::Var(self)], here())
+            }
+        )*}
+    };
+}
+
+unary_methods! {
+    abs => Abs, "Absolute value (complex: the real magnitude)";
+    sqrt => Sqrt, "Square root";
+    exp => Exp, "`e^x`";
+    log => Log, "Natural logarithm";
+    sin => Sin, "Sine";
+    cos => Cos, "Cosine";
+    tan => Tan, "Tangent";
+    tanh => Tanh, "Hyperbolic tangent";
+}
+
+macro_rules! binary_methods {
+    ($($name:ident => $op:ident, $out:ident, $doc:literal;)*) => {
+        impl Var {$(
+            #[doc = concat!($doc, " ([`ops::", stringify!($name), "`](crate::ops::", stringify!($name), ")).")]
+            ///
+            /// ```
+            /// use cuprum::{DType, fuse::{ArgSpec, fuse}};
+            #[doc = concat!("let f = fuse(\"f\", |[x, y]| x.", stringify!($name), "(y));")]
+            /// let e = f.explain_for(&[ArgSpec::array(DType::F32, &[3]), ArgSpec::array(DType::F32, &[3])])?;
+            #[doc = concat!("assert_eq!(e.outputs()[0].0, DType::", stringify!($out), ");")]
+            /// # Ok::<(), cuprum::Error>(())
+            /// ```
+            #[track_caller]
+            pub fn $name(self, other: impl IntoVar) -> Var {
+                trace::ufunc(Op::$op, &[VarArg::Var(self), other.into_arg()], here())
+            }
+        )*}
+    };
+}
+
+binary_methods! {
+    maximum => Maximum, F32, "Elementwise maximum; NaN propagates";
+    minimum => Minimum, F32, "Elementwise minimum; NaN propagates";
+    equal => Equal, Bool, "`self == other` as bools";
+    not_equal => NotEqual, Bool, "`self != other` as bools";
+    less => Less, Bool, "`self < other` as bools (complex: lexicographic)";
+    less_equal => LessEqual, Bool, "`self <= other` as bools";
+    greater => Greater, Bool, "`self > other` as bools";
+    greater_equal => GreaterEqual, Bool, "`self >= other` as bools";
+}
+
+impl Var {
+    /// `self ** exponent` ([`ops::power`](crate::ops::power)). A literal exponent 2 or 3
+    /// becomes multiplications and 0.5 a square root (NumPy's `**` does the same), so
+    /// `d.pow(2)` costs one multiplication.
+    ///
+    /// ```
+    /// use cuprum::{DType, fuse::{ArgSpec, fuse}};
+    /// let f = fuse("sq", |[x]| x.pow(2));
+    /// let e = f.explain_for(&[ArgSpec::array(DType::F64, &[3])])?;
+    /// assert!(e.kernels()[0].source.contains("* "), "{e}");
+    /// assert!(!e.kernels()[0].source.contains("pow("));
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn pow(self, exponent: impl IntoVar) -> Var {
+        trace::power(VarArg::Var(self), exponent.into_arg(), here())
+    }
+
+    /// Limits values to `[lo, hi]` ([`ops::clip`](crate::ops::clip); NaN propagates).
+    ///
+    /// ```
+    /// use cuprum::{DType, fuse::{ArgSpec, fuse}};
+    /// let f = fuse("relu6", |[x]| x.clip(0.0, 6.0));
+    /// let e = f.explain_for(&[ArgSpec::array(DType::F16, &[3])])?;
+    /// assert_eq!(e.outputs()[0].0, DType::F16);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn clip(self, lo: impl IntoVar, hi: impl IntoVar) -> Var {
+        trace::ufunc(
+            Op::Clip,
+            &[VarArg::Var(self), lo.into_arg(), hi.into_arg()],
+            here(),
+        )
+    }
+
+    /// Converts to `dtype` (NumPy's `astype`: floats truncate toward zero into integers,
+    /// anything → bool is "non-zero"). The result is a strong (array) value even when
+    /// `self` comes from Rust scalars.
+    ///
+    /// ```
+    /// use cuprum::{DType, fuse::{ArgSpec, fuse}};
+    /// let f = fuse("to_i32", |[x]| x.astype(DType::I32));
+    /// let e = f.explain_for(&[ArgSpec::array(DType::F64, &[3])])?;
+    /// assert_eq!(e.outputs()[0].0, DType::I32);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn astype(self, dtype: DType) -> Var {
+        trace::astype(self, dtype, here())
+    }
+}
+
+/// `x` where `cond` is non-zero, else `y` ([`ops::where_`](crate::ops::where_); all three
+/// broadcast; `x` and `y` promote together, the condition converts to bool).
+///
+/// ```
+/// use cuprum::{DType, fuse::{ArgSpec, fuse, where_}};
+/// let f = fuse("relu", |[x]| where_(x.less(0.0), 0.0, x));
+/// let e = f.explain_for(&[ArgSpec::array(DType::F32, &[3])])?;
+/// assert_eq!(e.outputs()[0].0, DType::F32);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+#[doc(alias = "where")]
+#[track_caller]
+pub fn where_(cond: impl IntoVar, x: impl IntoVar, y: impl IntoVar) -> Var {
+    trace::ufunc(
+        Op::Where,
+        &[cond.into_arg(), x.into_arg(), y.into_arg()],
+        here(),
+    )
+}
+
+macro_rules! reductions {
+    ($($name:ident, $axis_name:ident => $op:ident, $out:ident, $doc:literal;)*) => {
+        impl Var {$(
+            #[doc = concat!($doc, " of every element (a 0-d value; [`ops::", stringify!($name), "`](crate::ops::", stringify!($name), ")'s dtypes).")]
+            ///
+            /// ```
+            /// use cuprum::{DType, fuse::{ArgSpec, fuse}};
+            #[doc = concat!("let f = fuse(\"f\", |[x]| x.", stringify!($name), "());")]
+            /// let e = f.explain_for(&[ArgSpec::array(DType::F32, &[2, 3])])?;
+            #[doc = concat!("assert_eq!(e.outputs()[0], (DType::", stringify!($out), ", vec![]));")]
+            /// # Ok::<(), cuprum::Error>(())
+            /// ```
+            #[track_caller]
+            pub fn $name(self) -> Var {
+                trace::reduce(ROp::$op, self, None, false, here())
+            }
+
+            #[doc = concat!($doc, " over `axis` (one axis or several, negative ones counting from the end); `keepdims` keeps reduced axes with extent 1.")]
+            ///
+            /// ```
+            /// use cuprum::{DType, fuse::{ArgSpec, fuse}};
+            #[doc = concat!("let f = fuse(\"f\", |[x]| x.", stringify!($axis_name), "(-1, true));")]
+            /// let e = f.explain_for(&[ArgSpec::array(DType::F32, &[2, 3])])?;
+            #[doc = concat!("assert_eq!(e.outputs()[0], (DType::", stringify!($out), ", vec![2, 1]));")]
+            /// # Ok::<(), cuprum::Error>(())
+            /// ```
+            #[track_caller]
+            pub fn $axis_name(self, axis: impl Into<Axes>, keepdims: bool) -> Var {
+                let axes = axis.into();
+                trace::reduce(ROp::$op, self, Some(&axes.0), keepdims, here())
+            }
+        )*}
+    };
+}
+
+reductions! {
+    sum, sum_axis => Sum, F32, "Sum";
+    prod, prod_axis => Prod, F32, "Product";
+    mean, mean_axis => Mean, F32, "Arithmetic mean";
+    var, var_axis => Var, F32, "Population variance (ddof 0, one pass)";
+    std, std_axis => Std, F32, "Population standard deviation (ddof 0)";
+    max, max_axis => Max, F32, "Largest element (NaN propagates; an empty reduction is an error)";
+    min, min_axis => Min, F32, "Smallest element (NaN propagates; an empty reduction is an error)";
+    all, all_axis => All, Bool, "Whether every element is non-zero";
+    any, any_axis => Any, Bool, "Whether any element is non-zero";
+}

@@ -1,0 +1,567 @@
+//! The one table of NumPy's element-wise operations (ufuncs). Each row says what an
+//! operation is called, how many operands it takes, which dtype it computes in and returns
+//! for operands promoted to a dtype (or why it refuses that dtype), and the C++
+//! *expression* that computes it from its operands' expressions. `ops` builds its kernels
+//! from the rows (`out = <expression>;`, one ElementwiseKernel per operation and dtypes) and
+//! [`fuse`](crate::fuse) builds fused kernels from the same rows (`const T v3 = <expression>;`),
+//! so NumPy's semantics are written once.
+//!
+//! Conventions of a row:
+//! - `types(op, c)` gets the dtype NumPy promotes the operands to (`ops::promote`, weak
+//!   scalars included; for a unary operation, its operand's dtype) and returns the [`Loop`]:
+//!   the dtype the operation computes in and the dtype of its result. Refusals are
+//!   `ErrorKind::DType` (or `Unsupported`) errors that say which operation and dtype.
+//! - `expr(x, loop)` gets one C++ expression per operand, each already of `loop.compute`'s C
+//!   type (a `where` condition: `bool`). Operand expressions are pure and cheap (names or
+//!   casts of names), so an expression may use one twice. The result must have
+//!   `loop.out`'s C type. What needs statements goes into a `__device__` helper of
+//!   `include/cuprum/ufunc.cuh` (bundled with every kernel) and the expression calls it.
+//!
+//! Adding a ufunc (e.g. `floor`):
+//! 1. a row in the `ufuncs!` invocation below: `Floor = "floor", 1, float_fn, |x, l|
+//!    math_call("floor", l.compute, x[0]);` — a dtype rule (one of the `fn(Op, DType) ->
+//!    Result<Loop>` rules here, or a new one) and an expression;
+//! 2. the public function in `ops/mod.rs` (`unary_fns!` / `binary_fns!`) and the `Array`
+//!    method in `ops/methods.rs`;
+//! 3. the traced method in `fuse/var.rs` (`unary_methods!` / `binary_methods!`);
+//! 4. in tests: the NVRTC checks already compile every row for every dtype (`Op::ALL`);
+//!    add the operation to the `Un` / `Bin` lists of `tests/fuse.rs`, whose property tests
+//!    run random expressions through `fuse` and through `ops` and compare them, and give it
+//!    a host-reference test in `tests/ops.rs`.
+//!
+//! A dtype rule sees only the promoted dtype: an operation whose operands all convert to
+//! one type (logical operations: bool; `isnan`: the operand's own type, the expression
+//! ignoring integers) fits as is; the first operand of a row with `condition: true` is
+//! converted to bool and left out of the promotion (`where`).
+
+use crate::array::{DType, DTypeKind, Scalar};
+use crate::error::{Result, bail};
+
+/// The dtypes one operation computes in and returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct Loop {
+    /// The dtype every operand is converted to before the operation.
+    pub(crate) compute: DType,
+    /// The dtype of the result.
+    pub(crate) out: DType,
+}
+
+impl Loop {
+    /// Computes in `d` and returns `d`.
+    pub(crate) fn same(d: DType) -> Loop {
+        Loop { compute: d, out: d }
+    }
+}
+
+/// One operation of the table.
+pub(crate) struct Ufunc {
+    /// NumPy's name (kernel names and messages).
+    pub(crate) name: &'static str,
+    /// Number of operands.
+    pub(crate) arity: usize,
+    /// The first operand is a condition: converted to bool, left out of the promotion.
+    pub(crate) condition: bool,
+    /// The loop for operands promoted to a dtype, or why the operation refuses it.
+    pub(crate) types: fn(Op, DType) -> Result<Loop>,
+    /// The C++ expression of the result from the operands' expressions.
+    pub(crate) expr: fn(&[&str], Loop) -> String,
+}
+
+macro_rules! ufuncs {
+    ($($(#[$doc:meta])* $v:ident = $name:literal, $arity:literal, $cond:literal, $types:expr, $expr:expr;)*) => {
+        /// Every built-in element-wise operation (a row of the table).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub(crate) enum Op {
+            $($(#[$doc])* $v,)*
+        }
+
+        /// The rows, in the order of [`Op`].
+        static ROWS: &[Ufunc] = &[$(Ufunc {
+            name: $name,
+            arity: $arity,
+            condition: $cond,
+            types: $types,
+            expr: $expr,
+        }),*];
+
+        impl Op {
+            /// Every operation.
+            pub(crate) const ALL: &'static [Op] = &[$(Op::$v),*];
+        }
+    };
+}
+
+ufuncs! {
+    /// `a + b` (bool: logical or).
+    Add = "add", 2, false, same, |x, l| if l.compute == DType::Bool { bin(x, "||") } else { bin(x, "+") };
+    /// `a - b`.
+    Sub = "subtract", 2, false, no_bool, |x, _| bin(x, "-");
+    /// `a * b` (bool: logical and).
+    Mul = "multiply", 2, false, same, |x, l| if l.compute == DType::Bool { bin(x, "&&") } else { bin(x, "*") };
+    /// True division.
+    Div = "divide", 2, false, true_divide, |x, _| bin(x, "/");
+    /// NumPy's remainder (sign of the divisor).
+    Rem = "remainder", 2, false, remainder, remainder_expr;
+    /// `a ** b`.
+    Pow = "power", 2, false, power, power_expr;
+    /// NaN-propagating maximum.
+    Maximum = "maximum", 2, false, real_only, |x, _| call("cuprum::maximum", x);
+    /// NaN-propagating minimum.
+    Minimum = "minimum", 2, false, real_only, |x, _| call("cuprum::minimum", x);
+    /// `a == b`.
+    Equal = "equal", 2, false, comparison, |x, _| bin(x, "==");
+    /// `a != b`.
+    NotEqual = "not_equal", 2, false, comparison, |x, _| bin(x, "!=");
+    /// `a < b` (complex: lexicographic).
+    Less = "less", 2, false, comparison, |x, l| ordered(x, l, "<", "cuprum::lex_less");
+    /// `a <= b`.
+    LessEqual = "less_equal", 2, false, comparison, |x, l| ordered(x, l, "<=", "cuprum::lex_less_equal");
+    /// `a > b`.
+    Greater = "greater", 2, false, comparison, |x, l| ordered(x, l, ">", "cuprum::lex_greater");
+    /// `a >= b`.
+    GreaterEqual = "greater_equal", 2, false, comparison, |x, l| ordered(x, l, ">=", "cuprum::lex_greater_equal");
+    /// `-a` (unsigned integers wrap).
+    Neg = "negative", 1, false, no_bool, |x, l| if l.compute.kind() == DTypeKind::UnsignedInt {
+        format!("({})(0 - {})", l.compute.c_type(), x[0])
+    } else {
+        format!("(-{})", x[0])
+    };
+    /// `|a|` (complex: the real magnitude).
+    Abs = "absolute", 1, false, absolute, absolute_expr;
+    /// Square root.
+    Sqrt = "sqrt", 1, false, float_fn, |x, l| math_call("sqrt", l.compute, x[0]);
+    /// `e^a`.
+    Exp = "exp", 1, false, float_fn, |x, l| math_call("exp", l.compute, x[0]);
+    /// Natural logarithm.
+    Log = "log", 1, false, float_fn, |x, l| math_call("log", l.compute, x[0]);
+    /// Sine.
+    Sin = "sin", 1, false, float_fn, |x, l| math_call("sin", l.compute, x[0]);
+    /// Cosine.
+    Cos = "cos", 1, false, float_fn, |x, l| math_call("cos", l.compute, x[0]);
+    /// Tangent.
+    Tan = "tan", 1, false, float_fn, |x, l| math_call("tan", l.compute, x[0]);
+    /// Hyperbolic tangent.
+    Tanh = "tanh", 1, false, float_fn, |x, l| math_call("tanh", l.compute, x[0]);
+    /// `a` limited to `[lo, hi]` (NaN propagates).
+    Clip = "clip", 3, false, real_only, |x, _| call("cuprum::clip", x);
+    /// `x` where the condition holds, else `y`.
+    Where = "where", 3, true, same, |x, _| format!("({} ? {} : {})", x[0], x[1], x[2]);
+}
+
+impl Op {
+    /// The row of this operation.
+    pub(crate) fn row(self) -> &'static Ufunc {
+        &ROWS[self as usize]
+    }
+
+    /// NumPy's name.
+    pub(crate) fn name(self) -> &'static str {
+        self.row().name
+    }
+
+    /// The loop for operands promoted to `c`.
+    pub(crate) fn types(self, c: DType) -> Result<Loop> {
+        (self.row().types)(self, c)
+    }
+
+    /// The expression of the result from operand expressions of the loop's compute type.
+    pub(crate) fn expr(self, operands: &[&str], l: Loop) -> String {
+        (self.row().expr)(operands, l)
+    }
+
+    /// `==`, `!=`, `<`, `<=`, `>`, `>=`.
+    pub(crate) fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            Op::Equal | Op::NotEqual | Op::Less | Op::LessEqual | Op::Greater | Op::GreaterEqual
+        )
+    }
+}
+
+// ---- dtype rules ---------------------------------------------------------------------
+
+/// Computes in and returns the promoted dtype.
+fn same(_: Op, c: DType) -> Result<Loop> {
+    Ok(Loop::same(c))
+}
+
+/// A comparison: computes in the promoted dtype, returns bool.
+fn comparison(_: Op, c: DType) -> Result<Loop> {
+    Ok(Loop {
+        compute: c,
+        out: DType::Bool,
+    })
+}
+
+/// Refuses bool operands, as NumPy does for `-`.
+fn no_bool(op: Op, c: DType) -> Result<Loop> {
+    if c.kind() == DTypeKind::Bool {
+        match op {
+            Op::Neg => bail!(
+                DType,
+                "boolean negative, the `-` operator, is not supported (as in NumPy): cast to an integer type first"
+            ),
+            _ => bail!(
+                DType,
+                "boolean {}, the `-` operator, is not supported (as in NumPy): use a logical kernel or cast to an integer type first",
+                op.name()
+            ),
+        }
+    }
+    Ok(Loop::same(c))
+}
+
+/// True division: integers and bools divide in float64.
+fn true_divide(_: Op, c: DType) -> Result<Loop> {
+    Ok(match c.kind() {
+        DTypeKind::Bool | DTypeKind::SignedInt | DTypeKind::UnsignedInt => Loop::same(DType::F64),
+        _ => Loop::same(c),
+    })
+}
+
+/// Remainder: not for complex numbers; bools compute in int8.
+fn remainder(op: Op, c: DType) -> Result<Loop> {
+    match c.kind() {
+        DTypeKind::Complex => bail!(DType, "{} is not defined for {c} operands", op.name()),
+        DTypeKind::Bool => Ok(Loop::same(DType::I8)),
+        _ => Ok(Loop::same(c)),
+    }
+}
+
+/// Power: bools compute in int8.
+fn power(_: Op, c: DType) -> Result<Loop> {
+    Ok(if c.kind() == DTypeKind::Bool {
+        Loop::same(DType::I8)
+    } else {
+        Loop::same(c)
+    })
+}
+
+/// Real numbers only (maximum, minimum, clip).
+fn real_only(op: Op, c: DType) -> Result<Loop> {
+    if c.kind() == DTypeKind::Complex {
+        bail!(DType, "{} is not supported for {c} operands", op.name());
+    }
+    Ok(Loop::same(c))
+}
+
+/// Absolute value: complex numbers give their real magnitude.
+fn absolute(_: Op, c: DType) -> Result<Loop> {
+    Ok(match c {
+        DType::C64 => Loop {
+            compute: c,
+            out: DType::F32,
+        },
+        DType::C128 => Loop {
+            compute: c,
+            out: DType::F64,
+        },
+        _ => Loop::same(c),
+    })
+}
+
+/// A floating-point function: computes in the float type NumPy picks for the operand.
+fn float_fn(_: Op, c: DType) -> Result<Loop> {
+    Ok(Loop::same(float_loop(c)))
+}
+
+/// The loop type NumPy picks for a float function of `d` (first of `e f d F D` that `d`
+/// casts to safely; bfloat16 keeps its own type).
+pub(crate) fn float_loop(d: DType) -> DType {
+    match d {
+        DType::Bool | DType::I8 | DType::U8 => DType::F16,
+        DType::I16 | DType::U16 => DType::F32,
+        DType::I32 | DType::U32 | DType::I64 | DType::U64 => DType::F64,
+        other => other,
+    }
+}
+
+// ---- expressions ---------------------------------------------------------------------
+
+/// `(x0 op x1)`.
+fn bin(x: &[&str], op: &str) -> String {
+    format!("({} {op} {})", x[0], x[1])
+}
+
+/// `f(x0, x1, ...)`.
+fn call(f: &str, x: &[&str]) -> String {
+    format!("{f}({})", x.join(", "))
+}
+
+fn is_half(d: DType) -> bool {
+    matches!(d, DType::F16 | DType::BF16)
+}
+
+/// A comparison that orders: the operator for real numbers, `lex` for complex ones.
+fn ordered(x: &[&str], l: Loop, op: &str, lex: &str) -> String {
+    if l.compute.kind() == DTypeKind::Complex {
+        call(lex, x)
+    } else {
+        bin(x, op)
+    }
+}
+
+/// `f(x)` of a math function computing in `t` (`x` already of type `t`): `sqrtf` for
+/// float32, `sqrt` for float64, through float for the 16-bit floats, cuprum's complex
+/// functions for complex numbers.
+pub(crate) fn math_call(f: &str, t: DType, x: &str) -> String {
+    match t {
+        DType::F32 => format!("{f}f({x})"),
+        DType::F64 => format!("{f}({x})"),
+        DType::F16 | DType::BF16 => format!("({})({f}f((float)({x})))", t.c_type()),
+        _ => format!("cuprum::{f}({x})"),
+    }
+}
+
+fn remainder_expr(x: &[&str], l: Loop) -> String {
+    let t = l.compute;
+    match t.kind() {
+        DTypeKind::SignedInt => call("cuprum::remainder_signed", x),
+        DTypeKind::UnsignedInt => call("cuprum::remainder_unsigned", x),
+        _ if is_half(t) => format!(
+            "({})cuprum::remainder_float<float>((float)({}), (float)({}))",
+            l.out.c_type(),
+            x[0],
+            x[1]
+        ),
+        _ => format!(
+            "cuprum::remainder_float<{}>({}, {})",
+            t.c_type(),
+            x[0],
+            x[1]
+        ),
+    }
+}
+
+fn power_expr(x: &[&str], l: Loop) -> String {
+    let t = l.compute;
+    match t.kind() {
+        DTypeKind::SignedInt => call("cuprum::power_signed", x),
+        DTypeKind::UnsignedInt => call("cuprum::power_unsigned", x),
+        DTypeKind::Complex => call("cuprum::pow", x),
+        _ if t == DType::F64 => call("pow", x),
+        _ if t == DType::F32 => call("powf", x),
+        _ => format!("({})powf((float)({}), (float)({}))", t.c_type(), x[0], x[1]),
+    }
+}
+
+fn absolute_expr(x: &[&str], l: Loop) -> String {
+    let t = l.compute;
+    let ct = t.c_type();
+    match t.kind() {
+        DTypeKind::Bool | DTypeKind::UnsignedInt => x[0].to_owned(),
+        DTypeKind::SignedInt => format!("({0} < 0 ? ({ct})-{0} : {0})", x[0]),
+        DTypeKind::Complex => call("cuprum::abs", x),
+        _ if is_half(t) => format!("({ct})fabsf((float)({}))", x[0]),
+        _ => call("fabs", x),
+    }
+}
+
+/// `cuprum::cast<CT>(x)`: NumPy's `astype` conversion of `x` to `to`.
+pub(crate) fn cast_expr(to: DType, x: &str) -> String {
+    format!("cuprum::cast<{}>({x})", to.c_type())
+}
+
+// ---- shared rewrites -----------------------------------------------------------------
+
+/// `x ** p` for the exponents NumPy's `**` computes without `pow`: the square and cube as
+/// multiplications, `0.5` as a square root (also exact where `pow` is not, and cheaper).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum SmallPower {
+    /// `x * x`
+    Square,
+    /// `x * x * x`
+    Cube,
+    /// `sqrt(x)`
+    Sqrt,
+}
+
+impl SmallPower {
+    /// The rewrite of `** exponent`, if the exponent is 2, 3 (integer or float) or 0.5.
+    pub(crate) fn of(exponent: &Scalar) -> Option<SmallPower> {
+        match exponent.dtype().kind() {
+            DTypeKind::SignedInt | DTypeKind::UnsignedInt => match exponent.as_i128()? {
+                2 => Some(SmallPower::Square),
+                3 => Some(SmallPower::Cube),
+                _ => None,
+            },
+            DTypeKind::Float => {
+                let v = exponent.to_f64();
+                if v == 2.0 {
+                    Some(SmallPower::Square)
+                } else if v == 3.0 {
+                    Some(SmallPower::Cube)
+                } else if v == 0.5 {
+                    Some(SmallPower::Sqrt)
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// The loop of `x ** p` for operands promoted to `c` (power's, or sqrt's).
+    pub(crate) fn types(self, c: DType) -> Result<Loop> {
+        match self {
+            SmallPower::Square | SmallPower::Cube => Op::Pow.types(c),
+            SmallPower::Sqrt => Op::Sqrt.types(c),
+        }
+    }
+
+    /// The expression of `x ** p`, `x` already of the loop's compute type: built from the
+    /// multiply and sqrt rows.
+    pub(crate) fn expr(self, x: &str, l: Loop) -> String {
+        match self {
+            SmallPower::Square => Op::Mul.expr(&[x, x], l),
+            SmallPower::Cube => Op::Mul.expr(&[&Op::Mul.expr(&[x, x], l), x], l),
+            SmallPower::Sqrt => Op::Sqrt.expr(&[x], l),
+        }
+    }
+}
+
+/// NumPy compares integers exactly: an integer array of dtype `c` against an integer
+/// scalar outside `c`'s range has the same answer for every element. That answer, when
+/// `scalar` (on the left when `scalar_left`) is such a scalar.
+pub(crate) fn out_of_range_comparison(
+    op: Op,
+    scalar: &Scalar,
+    scalar_left: bool,
+    c: DType,
+) -> Option<bool> {
+    if !op.is_comparison() || !matches!(c.kind(), DTypeKind::SignedInt | DTypeKind::UnsignedInt) {
+        return None;
+    }
+    let v = scalar.as_i128()?;
+    if scalar.cast(c).is_ok() {
+        return None;
+    }
+    // The scalar is above every value of `c` or below every value; the answer of
+    // `array OP scalar` follows.
+    let above = v > 0;
+    let (lt, gt) = (above, !above);
+    Some(match (op, scalar_left) {
+        (Op::Equal, _) => false,
+        (Op::NotEqual, _) => true,
+        (Op::Less, false)
+        | (Op::LessEqual, false)
+        | (Op::Greater, true)
+        | (Op::GreaterEqual, true) => lt,
+        _ => gt,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_follow_the_enum() {
+        assert_eq!(ROWS.len(), Op::ALL.len());
+        for &op in Op::ALL {
+            assert_eq!(op.row().name, op.name());
+            assert!(op.row().arity >= 1 && op.row().arity <= 3, "{op:?}");
+        }
+        assert_eq!(Op::Add.name(), "add");
+        assert_eq!(Op::Where.row().arity, 3);
+        assert!(Op::Where.row().condition);
+    }
+
+    #[test]
+    fn loops_follow_numpy() {
+        assert_eq!(Op::Div.types(DType::I32).unwrap(), Loop::same(DType::F64));
+        assert_eq!(Op::Sqrt.types(DType::I8).unwrap(), Loop::same(DType::F16));
+        assert_eq!(Op::Less.types(DType::F32).unwrap().out, DType::Bool);
+        assert_eq!(
+            Op::Abs.types(DType::C64).unwrap(),
+            Loop {
+                compute: DType::C64,
+                out: DType::F32
+            }
+        );
+        assert_eq!(Op::Pow.types(DType::Bool).unwrap(), Loop::same(DType::I8));
+        let e = Op::Sub.types(DType::Bool).unwrap_err();
+        assert!(e.to_string().starts_with("boolean subtract"), "{e}");
+        let e = Op::Neg.types(DType::Bool).unwrap_err();
+        assert!(e.to_string().starts_with("boolean negative"), "{e}");
+        let e = Op::Maximum.types(DType::C128).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "maximum is not supported for complex128 operands"
+        );
+        let e = Op::Rem.types(DType::C64).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "remainder is not defined for complex64 operands"
+        );
+    }
+
+    #[test]
+    fn expressions() {
+        let f = Loop::same(DType::F32);
+        assert_eq!(Op::Add.expr(&["x", "y"], f), "(x + y)");
+        assert_eq!(
+            Op::Add.expr(&["x", "y"], Loop::same(DType::Bool)),
+            "(x || y)"
+        );
+        assert_eq!(Op::Sqrt.expr(&["x"], f), "sqrtf(x)");
+        assert_eq!(
+            Op::Exp.expr(&["x"], Loop::same(DType::F16)),
+            "(float16)(expf((float)(x)))"
+        );
+        assert_eq!(
+            Op::Neg.expr(&["x"], Loop::same(DType::U8)),
+            "(unsigned char)(0 - x)"
+        );
+        assert_eq!(
+            Op::Less.expr(&["x", "y"], Loop::same(DType::C64)),
+            "cuprum::lex_less(x, y)"
+        );
+        assert_eq!(Op::Where.expr(&["c", "x", "y"], f), "(c ? x : y)");
+        assert_eq!(cast_expr(DType::F64, "v"), "cuprum::cast<double>(v)");
+    }
+
+    #[test]
+    fn small_powers() {
+        assert_eq!(SmallPower::of(&2i32.into()), Some(SmallPower::Square));
+        assert_eq!(SmallPower::of(&3u8.into()), Some(SmallPower::Cube));
+        assert_eq!(SmallPower::of(&2.0f64.into()), Some(SmallPower::Square));
+        assert_eq!(SmallPower::of(&0.5f32.into()), Some(SmallPower::Sqrt));
+        assert_eq!(SmallPower::of(&4i64.into()), None);
+        assert_eq!(SmallPower::of(&2.5f64.into()), None);
+        assert_eq!(SmallPower::of(&true.into()), None);
+        let d = Loop::same(DType::F64);
+        assert_eq!(SmallPower::Square.expr("x", d), "(x * x)");
+        assert_eq!(SmallPower::Cube.expr("x", d), "((x * x) * x)");
+        assert_eq!(SmallPower::Sqrt.expr("x", d), "sqrt(x)");
+        assert_eq!(
+            SmallPower::Square.types(DType::Bool).unwrap(),
+            Loop::same(DType::I8)
+        );
+    }
+
+    #[test]
+    fn out_of_range_comparisons_are_constant() {
+        let big: Scalar = 300i32.into();
+        assert_eq!(
+            out_of_range_comparison(Op::Less, &big, false, DType::U8),
+            Some(true)
+        );
+        assert_eq!(
+            out_of_range_comparison(Op::Less, &big, true, DType::U8),
+            Some(false)
+        );
+        assert_eq!(
+            out_of_range_comparison(Op::Equal, &big, false, DType::U8),
+            Some(false)
+        );
+        assert_eq!(
+            out_of_range_comparison(Op::Less, &3i32.into(), false, DType::U8),
+            None
+        );
+        assert_eq!(
+            out_of_range_comparison(Op::Add, &big, false, DType::U8),
+            None
+        );
+    }
+}
