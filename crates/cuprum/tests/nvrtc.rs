@@ -209,3 +209,28 @@ fn every_builtin_reduction_compiles_for_every_dtype() {
         failures[0]
     );
 }
+
+/// Every array-routine kernel (scans, compaction, radix sort, gathers and scatters) for
+/// every dtype it takes.
+#[test]
+fn every_routine_kernel_compiles_for_every_dtype() {
+    require_nvrtc!();
+    let sources = cuprum::internal::routine_sample_sources();
+    assert!(sources.len() >= 30, "{}", sources.len());
+    let filter = std::env::var("CUPRUM_ROUTINE_FILTER").unwrap_or_default();
+    let mut failures = Vec::new();
+    for (name, src) in sources {
+        if !name.contains(&filter) {
+            continue;
+        }
+        if let Err(e) = compile_for_arch(&src, &CompileOptions::default(), 90) {
+            failures.push(format!("{name}: {e}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failed; first: {}",
+        failures.len(),
+        failures[0]
+    );
+}

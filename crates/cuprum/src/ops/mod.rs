@@ -37,13 +37,38 @@ mod methods;
 mod operators;
 mod promote;
 mod reduction;
+// Array routines (issue 16): scans, masks and gathers, sorts, joins.
+mod compact;
+mod indexing;
+mod masked;
+mod programs;
+mod scan;
 
 #[doc(hidden)]
 pub use elementwise::sample_sources as elementwise_sample_sources;
+pub use indexing::{
+    IndexMode, compress, flatnonzero, nonzero, put, put_with, scatter_add, take, take_with,
+    where_nonzero,
+};
 pub use linalg::{dot, matmul};
+pub use masked::Masked;
 pub use promote::{can_cast_safe, promote_types, result_type_of};
 #[doc(hidden)]
 pub use reduction::sample_sources as reduction_sample_sources;
+pub use scan::{cumprod, cumsum};
+
+/// Every routine kernel's source for NVRTC compile checks (scans, compaction, sorts,
+/// gathers and scatters, for every dtype).
+#[doc(hidden)]
+pub fn routine_sample_sources() -> Vec<(String, String)> {
+    let mut v = scan::sample_sources();
+    v.extend(compact::sample_sources());
+    v.extend(indexing::sample_sources());
+    if let Ok(e) = indexing::elementwise_sources() {
+        v.extend(e);
+    }
+    v
+}
 
 use crate::array::Array;
 use crate::error::Result;
