@@ -500,10 +500,10 @@ mod tests {
     fn source_names_every_entry_point() {
         let s = scan_source(DType::F32, ScanOp::Sum, false);
         for k in [
-            "cuprum_scan_v(",
-            "cuprum_scan_1(",
-            "cuprum_scan_seg_v(",
-            "cuprum_scan_seg_1(",
+            "(cuprum_scan_v,",
+            "(cuprum_scan_1,",
+            "(cuprum_scan_seg_v,",
+            "(cuprum_scan_seg_1,",
             "cuprum_scan_cols(",
         ] {
             assert!(s.contains(k), "{k}");
