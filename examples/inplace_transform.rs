@@ -2,9 +2,10 @@
 //! alpha = 2.0 on 1e6 random float32, the same array passed as input and as output
 //! (`inplace_kernel(data, 2.0, data)`). Checks that the data stays in the same device buffer
 //! (`data_ptr()` before and after, `shares_memory` with the returned array) and that every
-//! value became exactly `2 * old + 1`. The seed names both parameters `x`; cuprum rejects a
-//! repeated parameter name (in CuPy the generated CUDA would not compile), so the output is
-//! called `y`.
+//! value became exactly `2 * old + 1`. The seed's strings are used verbatim: `x` is in both
+//! parameter lists with the same type, which makes it one read-write parameter (CuPy 14.2
+//! refuses this kernel; cuprum does what the seed documents). `call((&data, 2.0f32))`,
+//! without the repeated output, writes in place as well.
 use cuprum::{DType, ElementwiseKernel, random};
 
 fn main() -> Result<(), cuprum::Error> {
@@ -14,8 +15,8 @@ fn main() -> Result<(), cuprum::Error> {
     }
     let inplace_kernel = ElementwiseKernel::new(
         "float32 x, float32 alpha",
-        "float32 y",
-        "y = x * alpha + 1",
+        "float32 x", // Same array for input and output
+        "x = x * alpha + 1",
         "inplace_transform",
     )?;
     let data = random::random(&[1_000_000], DType::F32)?;

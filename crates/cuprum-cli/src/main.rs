@@ -1,4 +1,4 @@
-//! `cuprum`: the command line of the cuprum library (info, bench).
+//! `cuprum`: the command line of the cuprum library (demo, info, bench, compile, grid, cache).
 
 /// `println!` that ignores a closed stdout (e.g. `cuprum cache list | head`) instead of
 /// panicking.
@@ -13,6 +13,7 @@ mod bench;
 mod cache;
 mod compile;
 mod demo;
+mod grid;
 mod info;
 
 use clap::{Parser, Subcommand};
@@ -41,6 +42,10 @@ enum Command {
     /// Compile a CUDA C++ file (through the kernel cache; no GPU needed) and print each
     /// kernel's registers and memory use, or the compile error.
     Compile(compile::CompileArgs),
+    /// Launch geometry for N elements (seed 000): blocks for a block size, the block-size
+    /// analysis for 128, 256 and 512 threads, and with `--kernel FILE --name NAME` the
+    /// driver's occupancy of that kernel and its grid-stride grid (needs a GPU).
+    Grid(grid::GridArgs),
     /// Inspect or clear the persistent kernel cache.
     Cache {
         #[command(subcommand)]
@@ -58,6 +63,7 @@ fn main() -> ExitCode {
         Command::Info => info::run(),
         Command::Bench(args) => bench::run(&args),
         Command::Compile(args) => compile::run(&args),
+        Command::Grid(args) => grid::run(&args),
         Command::Cache { command } => cache::run(&command),
         Command::BenchChild(args) => bench::child(&args),
     };

@@ -730,3 +730,99 @@ fn demo_filter_that_matches_nothing_fails() {
     assert!(!r.ok, "{r}");
     assert!(r.stderr.contains("no demo example matches"), "{r}");
 }
+
+// ---------------------------------------------------------------------------------------
+// cuprum grid (seed 000's launch geometry)
+
+#[test]
+fn grid_prints_seed_000s_geometry_and_block_size_analysis() {
+    let t = tmp();
+    let r = run(cuprum(t.path()).args(["grid", "1000000"]));
+    assert!(r.ok, "{r}");
+    assert_eq!(
+        r.stdout,
+        "Elements: 1,000,000\nThreads per block: 256\nBlocks: 3,907\nTotal threads: 1,000,192\n\n\
+         Block size analysis for N=1000000:\n  TPB=128: 7813 blocks, 100.0% occupancy\n  \
+         TPB=256: 3907 blocks, 100.0% occupancy\n  TPB=512: 1954 blocks, 100.0% occupancy\n"
+    );
+    // the seed's analysis for N=10000, another block size, separators in N
+    let r = run(cuprum(t.path()).args(["grid", "10_000", "--block", "128"]));
+    assert!(r.ok, "{r}");
+    assert!(
+        r.stdout.starts_with(
+            "Elements: 10,000\nThreads per block: 128\nBlocks: 79\nTotal threads: 10,112\n"
+        ),
+        "{r}"
+    );
+    assert!(
+        r.stdout.contains("  TPB=128: 79 blocks, 98.9% occupancy\n"),
+        "{r}"
+    );
+    assert!(
+        r.stdout.contains("  TPB=256: 40 blocks, 97.7% occupancy\n"),
+        "{r}"
+    );
+    // no elements: no blocks, no division by zero
+    let r = run(cuprum(t.path()).args(["grid", "0"]));
+    assert!(r.ok && r.stdout.contains("Blocks: 0\n"), "{r}");
+    // bad values are errors
+    let r = run(cuprum(t.path()).args(["grid", "100", "--block", "0"]));
+    assert!(!r.ok && r.stderr.contains("between 1 and 1024"), "{r}");
+    let r = run(cuprum(t.path()).args(["grid", "1e6"]));
+    assert!(
+        !r.ok && r.stderr.contains("expected a number of elements"),
+        "{r}"
+    );
+    let r = run(cuprum(t.path()).args(["grid", "10", "--kernel", "k.cu"]));
+    assert!(!r.ok && r.stderr.contains("--name"), "{r}");
+}
+
+#[test]
+fn grid_reports_a_kernels_occupancy_or_says_there_is_no_gpu() {
+    if !nvrtc_available("grid_reports_a_kernels_occupancy_or_says_there_is_no_gpu") {
+        return;
+    }
+    let t = tmp();
+    let file = t.path().join("gs.cu");
+    std::fs::write(
+        &file,
+        "extern \"C\" __global__ void add_one_gs(float* x, long long n) {\n\
+         \x20 for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;\n\
+         \x20      i += (long long)gridDim.x * blockDim.x) x[i] += 1.0f;\n}\n",
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    let cache = t.path().join("cache");
+    let r = run(cuprum(&cache).args([
+        "grid",
+        "100000000",
+        "--block",
+        "384",
+        "--kernel",
+        f,
+        "--name",
+        "add_one_gs",
+    ]));
+    assert!(r.ok, "{r}");
+    assert!(
+        r.stdout
+            .starts_with("Elements: 100,000,000\nThreads per block: 384\n"),
+        "{r}"
+    );
+    if no_gpu() {
+        assert!(r.stdout.contains("no GPU here"), "{r}");
+        assert!(r.stdout.contains("registers/thread"), "{r}");
+    } else {
+        for tpb in [128, 256, 384, 512] {
+            assert!(r.stdout.contains(&format!("  TPB={tpb}: ")), "{r}");
+        }
+        assert!(r.stdout.contains("blocks/SM"), "{r}");
+        assert!(
+            r.stdout.contains("grid-stride launch for N=100000000"),
+            "{r}"
+        );
+    }
+    // a name the file does not define
+    let r = run(cuprum(&cache).args(["grid", "10", "--kernel", f, "--name", "nope"]));
+    assert!(!r.ok && r.stderr.contains("nope"), "{r}");
+}

@@ -83,6 +83,8 @@ impl fmt::Display for ErrorKind {
 /// let err = cuprum::Array::from_slice(&[1.0f32, 2.0, 3.0], &[2, 2]).unwrap_err();
 /// assert_eq!(err.kind(), ErrorKind::Shape);
 /// assert!(err.to_string().contains("3 elements"), "{err}");
+/// // `{:?}` (what `unwrap` and `main` print) is the message and the kind
+/// assert_eq!(format!("{err:?}"), format!("{err} (Shape)"));
 /// ```
 #[derive(Clone, thiserror::Error)]
 #[error("{message}")]
@@ -90,15 +92,16 @@ pub struct Error {
     kind: ErrorKind,
     message: String,
     failure: Option<std::sync::Arc<crate::compile::CompileFailure>>,
+    /// The compile log a user is shown ([`CompileFailure::user_log`]).
+    user_log: Option<std::sync::Arc<str>>,
 }
 
+/// As concise as `Display` (what `unwrap()` and `fn main() -> Result` print): the message
+/// and the kind. A compile error's message already shows each error with its source lines;
+/// the full log stays in [`compile_log`](Error::compile_log).
 impl fmt::Debug for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({:?})", self.message, self.kind)?;
-        if let Some(c) = &self.failure {
-            write!(f, "\n{}", c.log)?;
-        }
-        Ok(())
+        write!(f, "{} ({:?})", self.message, self.kind)
     }
 }
 
@@ -109,6 +112,7 @@ impl Error {
             kind,
             message: message.into(),
             failure: None,
+            user_log: None,
         }
     }
 
@@ -117,6 +121,7 @@ impl Error {
         Error {
             kind: ErrorKind::Compile,
             message: failure.render(),
+            user_log: Some(failure.user_log().into()),
             failure: Some(std::sync::Arc::new(failure)),
         }
     }
@@ -145,7 +150,9 @@ impl Error {
         self.kind
     }
 
-    /// The compiler's log, for [`ErrorKind::Compile`] errors.
+    /// The compiler's log, for [`ErrorKind::Compile`] errors: NVRTC's log without its
+    /// warnings about cuprum's own generated code and headers (those about your code stay;
+    /// [`compile_failure`](Error::compile_failure) has the raw log).
     ///
     /// ```
     /// # use cuprum::ErrorKind;
@@ -153,7 +160,7 @@ impl Error {
     /// assert!(err.compile_log().is_none());
     /// ```
     pub fn compile_log(&self) -> Option<&str> {
-        self.failure.as_deref().map(|f| f.log.as_str())
+        self.user_log.as_deref()
     }
 
     /// Everything about a failed compile: program name, options, log, source, and

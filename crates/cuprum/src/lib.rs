@@ -31,6 +31,7 @@ mod array;
 pub mod compile;
 mod error;
 pub mod kernel;
+mod memo;
 pub mod ops;
 
 /// Every CuPy call of the seed documents and of CuPy's kernel reference, mapped to
@@ -45,6 +46,7 @@ pub use array::{Array, DType, DTypeKind, Element, Scalar, SliceArg, random, shap
 pub use compile::{CompileOptions, clear_memo, compile_with_cache};
 pub use error::{Error, ErrorKind, Result};
 pub use kernel::{ElementwiseKernel, RawKernel, RawModule, ReductionKernel};
+pub use memo::Memo;
 pub use runtime::{Device, Event, Stream};
 
 /// The README's Rust examples, compiled as doc tests.

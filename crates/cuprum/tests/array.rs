@@ -1852,6 +1852,104 @@ fn strided_downloads_for_every_item_size() {
 }
 
 // =========================================================================================
+// Printing (Display like NumPy's str, Debug with shape, dtype and strides)
+// =========================================================================================
+
+#[test]
+fn arrays_print_like_numpy() {
+    require_gpu!();
+    // small arrays of several dtypes (expected strings printed by NumPy 2.4)
+    let a = Array::linspace(0.0, 1.0, 3, true, DType::F32).unwrap();
+    assert_eq!(a.to_string(), "[0.  0.5 1. ]");
+    assert_eq!(
+        format!("{a:?}"),
+        "array([0. , 0.5, 1. ], shape=(3,), dtype=float32, strides=(1,), device=0)"
+    );
+    let b = Array::from_slice(&[true, false], &[2]).unwrap();
+    assert_eq!(b.to_string(), "[ True False]");
+    let c = Array::from_slice(&[Complex::new(1.0f64, 2.0), Complex::new(3.0, -4.5)], &[2]).unwrap();
+    assert_eq!(c.to_string(), "[1.+2.j  3.-4.5j]");
+    let m = Array::arange(0.0, 6.0, 1.0, DType::I16)
+        .unwrap()
+        .reshape(&[2, 3])
+        .unwrap();
+    assert_eq!(m.to_string(), "[[0 1 2]\n [3 4 5]]");
+    assert_eq!(
+        format!("{m:?}"),
+        "array([[0, 1, 2],\n       [3, 4, 5]], shape=(2, 3), dtype=int16, strides=(3, 1), device=0)"
+    );
+    // a transposed view prints its own order
+    assert_eq!(m.t().to_string(), "[[0 3]\n [1 4]\n [2 5]]");
+    assert!(
+        format!("{:?}", m.t()).ends_with("shape=(3, 2), dtype=int16, strides=(1, 3), device=0)")
+    );
+    // 0-d: the scalar; empty: []
+    let z = Array::scalar(1.5f32).unwrap();
+    assert_eq!(z.to_string(), "1.5");
+    assert_eq!(
+        format!("{z:?}"),
+        "array(1.5, shape=(), dtype=float32, strides=(), device=0)"
+    );
+    assert_eq!(Array::scalar(7i64).unwrap().to_string(), "7");
+    assert_eq!(Array::scalar(true).unwrap().to_string(), "True");
+    let e = Array::zeros(&[0, 3], DType::F64).unwrap();
+    assert_eq!(e.to_string(), "[]");
+    assert!(format!("{e:?}").starts_with("array([], shape=(0, 3), dtype=float64"));
+    // half types
+    let h = Array::from_slice(&[f16::from_f64(0.1), f16::from_f64(-2.5)], &[2]).unwrap();
+    assert_eq!(h.to_string(), "[ 0.1 -2.5]");
+    let h = Array::from_slice(&[bf16::from_f64(1.0), bf16::from_f64(0.1)], &[2]).unwrap();
+    assert_eq!(h.to_string(), "[1.  0.1]");
+}
+
+#[test]
+fn large_arrays_print_summarised_like_numpy() {
+    require_gpu!();
+    // the seed's `[2 3 4 ... 287 77 42]` (seed 003) comes from a summarised int64 array
+    let big = Array::arange(0.0, 10_000.0, 1.0, DType::I64).unwrap();
+    assert_eq!(big.to_string(), "[   0    1    2 ... 9997 9998 9999]");
+    let mut ends = vec![2i64, 3, 4];
+    ends.extend(std::iter::repeat_n(0, 999_993));
+    ends.extend([287, 77, 42]);
+    let seed = Array::from_slice(&ends, &[999_999]).unwrap();
+    assert_eq!(seed.to_string(), "[  2   3   4 ... 287  77  42]");
+    assert!(
+        format!("{seed:?}")
+            .starts_with("array([  2,   3,   4, ..., 287,  77,  42], shape=(999999,)")
+    );
+    // 2-D: the corners of both axes (NumPy 2.4's output for (i * 7919) % 1000 - 500)
+    let h: Vec<i32> = (0..10_000)
+        .map(|i| ((i as f64 * 7919.0) % 1000.0 - 500.0) as i32)
+        .collect();
+    let a = Array::from_slice(&h, &[100, 100]).unwrap();
+    let want = "[[-500  419  338 ... -357 -438  481]\n [ 400  319  238 ... -457  462  381]\n \
+                [ 300  219  138 ...  443  362  281]\n ...\n [-200 -281 -362 ...  -57 -138 -219]\n \
+                [-300 -381 -462 ... -157 -238 -319]\n [-400 -481  438 ... -257 -338 -419]]";
+    assert_eq!(a.to_string(), want);
+    // non-contiguous views print the same as their copies
+    for v in [
+        a.t(),
+        a.slice(&s![..;-1, 3..]).unwrap(),
+        a.slice(&s![1..;2, ..;-3]).unwrap(),
+        a.reshape(&[10, 10, 100])
+            .unwrap()
+            .slice(&s![.., ..;2, 5..])
+            .unwrap(),
+    ] {
+        let c = v.copy().unwrap();
+        assert_eq!(v.to_string(), c.to_string(), "{:?}", v.shape());
+        assert!(v.size() > 1000 && v.to_string().contains("..."), "{}", v);
+    }
+    // floats in scientific notation, summarised (NumPy 2.4's output for i * 1e5 + 0.5)
+    let h: Vec<f32> = (0..2000).map(|i| (i as f64 * 1e5 + 0.5) as f32).collect();
+    let f = Array::from_slice(&h, &[2000]).unwrap();
+    assert_eq!(
+        f.to_string(),
+        "[5.000000e-01 1.000005e+05 2.000005e+05 ... 1.997000e+08 1.998000e+08\n 1.999000e+08]"
+    );
+}
+
+// =========================================================================================
 // Random numbers
 // =========================================================================================
 

@@ -93,7 +93,11 @@ fn construction_errors_match_cupy() {
     // unknown dtype names
     let e = ElementwiseKernel::new("float32 x", "floaty y", "y = x", "k").unwrap_err();
     assert_eq!(e.kind(), ErrorKind::DType);
-    assert_eq!(e.to_string(), "data type 'floaty' not understood");
+    assert!(
+        e.to_string()
+            .starts_with("data type 'floaty' not understood"),
+        "{e}"
+    );
     let e = ElementwiseKernel::new("int128 x", "T y", "y = x", "k").unwrap_err();
     assert_eq!(e.kind(), ErrorKind::DType);
     assert!(e.to_string().contains("'int128'"), "{e}");
@@ -110,8 +114,32 @@ fn construction_errors_match_cupy() {
     // cuprum's stricter checks: reserved `_` names and duplicates
     let e = ElementwiseKernel::new("T _x", "T y", "y = _x", "k").unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidArgument);
-    let e = ElementwiseKernel::new("T x", "T x", "x = x", "k").unwrap_err();
-    assert!(e.to_string().contains("more than once"), "{e}");
+    let e = ElementwiseKernel::new("T x, T x", "T y", "y = x", "k").unwrap_err();
+    assert!(
+        e.to_string().contains("more than once in the inputs"),
+        "{e}"
+    );
+    let e = ElementwiseKernel::new("T x", "T y, T y", "y = x", "k").unwrap_err();
+    assert!(
+        e.to_string().contains("more than once in the outputs"),
+        "{e}"
+    );
+    // a name in both lists is one read-write parameter; with two types it is an error
+    let k = ElementwiseKernel::new("T x", "T x", "x = x", "k").unwrap();
+    assert_eq!((k.nin(), k.nout(), k.params().len()), (1, 1, 2));
+    let e = ElementwiseKernel::new(
+        "float32 x, float32 alpha",
+        "float64 x",
+        "x = x * alpha + 1",
+        "k",
+    )
+    .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::DType);
+    assert!(
+        e.to_string()
+            .contains("'x' is declared float32 among the inputs and float64 among the outputs"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -144,12 +172,35 @@ fn construction_parses_parameters_and_defers_compilation() {
     let k = ElementwiseKernel::new("f x, d y", "i z", "z = x + y", "codes").unwrap();
     assert_eq!(k.params()[0].ty, ParamType::Placeholder('f'));
     assert_eq!(k.params()[2].ty, ParamType::Placeholder('i'));
-    // NumPy aliases of dtype names, and no parameters at all
-    let k = ElementwiseKernel::new("double x, f4 y, bool b", "", "", "aliases").unwrap();
+    // full dtype names only (C names and NumPy aliases read two ways), and no outputs at all
+    let k = ElementwiseKernel::new("float64 x, float32 y, bool b", "", "", "names").unwrap();
     assert_eq!(k.params()[0].ty, ParamType::Concrete(DType::F64));
     assert_eq!(k.params()[1].ty, ParamType::Concrete(DType::F32));
     assert_eq!(k.params()[2].ty, ParamType::Concrete(DType::Bool));
     assert_eq!(k.nout(), 0);
+    for (ty, want) in [
+        ("float", "write float32 or float64"),
+        ("int", "write int32 or int64"),
+        ("uint", "write uint32 or uint64"),
+        ("f4", "write float32"),
+        ("double", "write float64"),
+    ] {
+        let e = ElementwiseKernel::new(&format!("{ty} x"), "float32 y", "y = x", "k").unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::DType, "{ty}");
+        assert!(e.to_string().contains(want), "{ty}: {e}");
+        assert!(e.to_string().contains("accepted: bool, int8"), "{ty}: {e}");
+        let e = cuprum::ReductionKernel::new(
+            "float32 x",
+            &format!("{ty} y"),
+            "x",
+            "a + b",
+            "y = a",
+            Some("0"),
+            "r",
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains(want), "{ty}: {e}");
+    }
     // the builders keep the definition
     let k = ElementwiseKernel::new("T x", "T y", "y = x", "built")
         .unwrap()
@@ -1297,6 +1348,231 @@ fn output_identical_to_an_input_works_in_place() {
     );
 }
 
+/// Seed 002's in-place kernel, with the seed's exact strings.
+fn seed_inplace_kernel() -> ElementwiseKernel {
+    ElementwiseKernel::new(
+        "float32 x, float32 alpha",
+        "float32 x",
+        "x = x * alpha + 1",
+        "inplace_transform",
+    )
+    .unwrap()
+}
+
+/// `x * a + 1` in float32 as the GPU may compute it: one rounding (a fused multiply-add)
+/// or two.
+fn axp1_matches(got: f32, x: f32, a: f32) -> bool {
+    got == x.mul_add(a, 1.0) || got == x * a + 1.0
+}
+
+#[test]
+fn read_write_parameters_are_checked_before_any_gpu_work() {
+    let k = seed_inplace_kernel();
+    assert_eq!((k.nin(), k.nout()), (2, 1));
+    // x is written in place: it needs an array
+    let e = k.call((1.0f32, 2.0f32)).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+    assert_eq!(
+        e.to_string(),
+        "parameter 'x' of 'inplace_transform' is read-write (in both lists): it needs an array, \
+         written in place, but was given a f32 scalar"
+    );
+    // the count is CuPy's: the inputs, or the inputs and the outputs
+    let e = k.call((1.0f32,)).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "Wrong number of arguments for 'inplace_transform'. It must be either 2 or 3 (with outputs), but given 1."
+    );
+    // with the output repeated, the input is checked first
+    let e = k.call((1.0f32, 2.0f32, 3.0f32)).unwrap_err();
+    assert!(e.to_string().contains("is read-write"), "{e}");
+}
+
+#[test]
+fn seed_inplace_kernel_runs_verbatim() {
+    require_gpu!();
+    let k = seed_inplace_kernel();
+    let mut rng = Rng::new(2002);
+    // the seed: 1e6 random float32, `inplace_kernel(data, 2.0, data)`
+    let n = 1_000_000;
+    let h: Vec<f32> = (0..n).map(|_| rng.f64(0.001, 1.0) as f32).collect();
+    let data = dev(&h, &[n]);
+    let ptr = data.data_ptr();
+    let out = k.call((&data, 2.0f32, &data)).unwrap();
+    assert_eq!(data.data_ptr(), ptr, "same memory location");
+    assert_eq!(out.data_ptr(), ptr);
+    assert!(out.shares_memory(&data));
+    assert_eq!(out.shape(), &[n]);
+    let once: Vec<f32> = h.iter().map(|v| v * 2.0 + 1.0).collect();
+    assert_eq!(data.to_vec::<f32>().unwrap(), once);
+    // without the repeated output: in place again, the same array returned
+    let out = k.call((&data, 2.0f32)).unwrap();
+    assert_eq!(out.data_ptr(), ptr);
+    let twice: Vec<f32> = once.iter().map(|v| v * 2.0 + 1.0).collect();
+    assert_eq!(data.to_vec::<f32>().unwrap(), twice);
+    // run() and call_all() too
+    k.run((&data, 2.0f32, &data)).unwrap();
+    let all = k.call_all((&data, 2.0f32)).unwrap();
+    assert_eq!(all.len(), 1);
+    assert!(all[0].shares_memory(&data));
+    let four: Vec<f32> = twice.iter().map(|v| (v * 2.0 + 1.0) * 2.0 + 1.0).collect();
+    assert_eq!(data.to_vec::<f32>().unwrap(), four);
+}
+
+#[test]
+fn read_write_parameters_work_in_place_for_odd_shapes_and_views() {
+    require_gpu!();
+    let k = seed_inplace_kernel();
+    let mut rng = Rng::new(2003);
+    // sizes around the vector width and the block, aligned and one element off alignment
+    for n in [1usize, 3, 4, 5, 255, 257, 1000, 100_003] {
+        for offset in [0usize, 1] {
+            let h = rand_f32(&mut rng, n + offset);
+            let base = dev(&h, &[n + offset]);
+            let x = base.slice(&s![offset as isize..]).unwrap();
+            let a = rng.f64(0.5, 3.0) as f32;
+            let r = if n % 2 == 0 {
+                k.call((&x, a)).unwrap()
+            } else {
+                k.call((&x, a, &x)).unwrap()
+            };
+            assert!(r.shares_memory(&base));
+            let got = base.to_vec::<f32>().unwrap();
+            for i in 0..n + offset {
+                if i < offset {
+                    assert_eq!(
+                        got[i], h[i],
+                        "n={n} offset={offset}: element {i} outside the view changed"
+                    );
+                } else {
+                    assert!(
+                        axp1_matches(got[i], h[i], a),
+                        "n={n} offset={offset} i={i}: {} from {}",
+                        got[i],
+                        h[i]
+                    );
+                }
+            }
+        }
+    }
+    // 0-d and empty arrays
+    let x0 = dev(&[1.5f32], &[]);
+    let r = k.call((&x0, 2.0f32)).unwrap();
+    assert_eq!(r.shape(), &[] as &[usize]);
+    assert_eq!(x0.to_vec::<f32>().unwrap(), vec![4.0]);
+    let e = Array::zeros(&[0], DType::F32).unwrap();
+    let r = k.call((&e, 2.0f32, &e)).unwrap();
+    assert_eq!(r.shape(), &[0]);
+    // a transposed view, with alpha an array broadcast along the rows (rows layout)
+    let hb = rand_f32(&mut rng, 70 * 100);
+    let b = dev(&hb, &[70, 100]);
+    let ha = rand_f32(&mut rng, 70);
+    let alpha = dev(&ha, &[70]);
+    k.call((&b.t(), &alpha)).unwrap();
+    let got = b.to_vec::<f32>().unwrap();
+    for (r, &ar) in ha.iter().enumerate() {
+        for c in 0..100 {
+            let i = r * 100 + c;
+            assert!(axp1_matches(got[i], hb[i], ar), "transposed ({r}, {c})");
+        }
+    }
+    // a reversed, stepped view: only its elements change
+    let hb = b.to_vec::<f32>().unwrap();
+    let v = b.slice(&s![..;-1, ..;3]).unwrap();
+    k.run((&v, 0.5f32, &v)).unwrap();
+    let got = b.to_vec::<f32>().unwrap();
+    for i in 0..hb.len() {
+        if (i % 100) % 3 == 0 {
+            assert!(axp1_matches(got[i], hb[i], 0.5), "stepped i={i}");
+        } else {
+            assert_eq!(got[i], hb[i], "outside the stepped view, i={i}");
+        }
+    }
+    // x contiguous, alpha transposed: tiles staged through shared memory load x first
+    let hx = rand_f32(&mut rng, 64 * 96);
+    let x = dev(&hx, &[64, 96]);
+    let ha = rand_f32(&mut rng, 96 * 64);
+    let at = dev(&ha, &[96, 64]);
+    k.call((&x, &at.t(), &x)).unwrap();
+    let got = x.to_vec::<f32>().unwrap();
+    for r in 0..64 {
+        for c in 0..96 {
+            let i = r * 96 + c;
+            assert!(
+                axp1_matches(got[i], hx[i], ha[c * 64 + r]),
+                "tiled ({r}, {c})"
+            );
+        }
+    }
+}
+
+#[test]
+fn read_write_parameters_for_every_dtype() {
+    require_gpu!();
+    use common::numpy_model as nm;
+    // x is read (into z) and written (from y) in one pass
+    let k = ElementwiseKernel::new("T x, T y", "T x, T z", "z = x; x = y", "swap_rw").unwrap();
+    let mut rng = Rng::new(2004);
+    for &d in DType::ALL {
+        for shape in [vec![1000usize], vec![33, 17]] {
+            let n: usize = shape.iter().product();
+            let hx: Vec<nm::V> = (0..n)
+                .map(|_| nm::rand_signed(&mut rng, d, 1.0, 100.0))
+                .collect();
+            let hy: Vec<nm::V> = (0..n)
+                .map(|_| nm::rand_signed(&mut rng, d, 1.0, 100.0))
+                .collect();
+            let hx: Vec<nm::V> = hx.into_iter().map(|v| nm::cast_v(v, d)).collect();
+            let hy: Vec<nm::V> = hy.into_iter().map(|v| nm::cast_v(v, d)).collect();
+            let x = nm::dev(&hx, &shape, d);
+            let y = nm::dev(&hy, &shape, d);
+            let outs = k.call_all((&x, &y)).unwrap();
+            assert_eq!(outs.len(), 2, "{d}");
+            assert!(outs[0].shares_memory(&x), "{d}");
+            assert_eq!(nm::host(&outs[1]), hx, "{d} {shape:?}: z holds the old x");
+            assert_eq!(nm::host(&x), hy, "{d} {shape:?}: x holds y");
+            // and with every output given
+            let z = Array::empty(&shape, d).unwrap();
+            k.run((&x, &y, &x, &z)).unwrap();
+            assert_eq!(nm::host(&z), hy, "{d}: z holds x (= y)");
+        }
+    }
+}
+
+#[test]
+fn read_write_parameter_errors() {
+    require_gpu!();
+    let k = seed_inplace_kernel();
+    let data = Array::ones(&[8], DType::F32).unwrap();
+    let other = Array::ones(&[8], DType::F32).unwrap();
+    // the repeated output must be the input's array
+    let m = assert_err(
+        k.call((&data, 2.0f32, &other)),
+        ErrorKind::InvalidArgument,
+        "parameter 'x' of 'inplace_transform' is read-write (in both lists): its output argument must be the array given as its input",
+    );
+    assert!(m.contains("float32 array of shape (8,)"), "{m}");
+    // a different view of the same memory is a different array
+    let rev = data.slice(&s![..;-1]).unwrap();
+    assert_err(
+        k.call((&data, 2.0f32, &rev)),
+        ErrorKind::InvalidArgument,
+        "must be the array given as its input",
+    );
+    // the dtype is checked as an output's
+    let d64 = Array::ones(&[8], DType::F64).unwrap();
+    assert_type_mismatch(k.call((&d64, 2.0f32)), "x float64 float32");
+    // written in place, so it cannot be broadcast to a larger loop
+    let alpha = Array::ones(&[2, 8], DType::F32).unwrap();
+    assert_err(
+        k.call((&data, &alpha)),
+        ErrorKind::Shape,
+        "Out shape is mismatched: output 'x' has shape (8,), the loop shape is (2, 8)",
+    );
+    // nothing was written by the failed calls
+    assert_eq!(data.to_vec::<f32>().unwrap(), vec![1.0; 8]);
+}
+
 #[test]
 fn non_const_inputs_are_written_by_the_operation() {
     require_gpu!();
@@ -1920,6 +2196,31 @@ fn compile_errors_point_at_the_users_code() {
         e.compile_log()
             .is_some_and(|l| l.contains("undefined_thing_42"))
     );
+    // `{:?}` is as concise as `{}`
+    assert_eq!(format!("{e:?}"), format!("{m} (Compile)"));
+    // warnings about the user's operation stay in the log; none about cuprum's code
+    let k = ElementwiseKernel::new(
+        "T x",
+        "T y",
+        "int user_unused_41 = 0; y = x + undefined_thing_43",
+        "warn_op",
+    )
+    .unwrap();
+    let e = k.call((&x,)).unwrap_err();
+    let log = e.compile_log().unwrap();
+    assert!(log.contains("user_unused_41"), "{log}");
+    let raw = &e.compile_failure().unwrap().log;
+    let f = e.compile_failure().unwrap();
+    for d in f.diagnostics() {
+        let in_user_text = f
+            .spans
+            .iter()
+            .any(|s| s.first_line <= d.line && d.line <= s.last_line);
+        assert!(
+            d.severity.contains("error") || in_user_text || !log.contains(&d.message),
+            "a warning about generated code is shown: {d:?}\n{raw}"
+        );
+    }
     // the error stays an error on the next call
     assert_eq!(k.call((&x,)).unwrap_err().kind(), ErrorKind::Compile);
     // a broken preamble is reported as the preamble
@@ -2168,4 +2469,72 @@ fn calls_over_2_gib_use_64_bit_indexing() {
             assert_eq!(at(&z, j), p * 2.0, "x * 2 at {j}");
         }
     }
+}
+
+// =========================================================================================
+// Memoized kernel factories (CuPy's `@cupy.memoize(for_each_device=True)`)
+// =========================================================================================
+
+static SCALE_CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+static SCALE_KERNELS: cuprum::Memo<DType, ElementwiseKernel> = cuprum::Memo::for_each_device();
+
+/// One `y = x * a` kernel per (dtype, device).
+fn memo_scale_kernel(d: DType) -> cuprum::Result<std::sync::Arc<ElementwiseKernel>> {
+    SCALE_KERNELS.get_or_try_insert(d, || {
+        SCALE_CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        ElementwiseKernel::new(
+            &format!("{d} x, {d} a"),
+            &format!("{d} y"),
+            "y = x * a",
+            "memo_scale",
+        )
+    })
+}
+
+#[test]
+fn memoized_kernel_factories_are_kept_per_device() {
+    require_gpu!();
+    use std::sync::Arc;
+    use std::sync::atomic::Ordering;
+    let calls = || SCALE_CALLS.load(Ordering::SeqCst);
+    let mut rng = Rng::new(55);
+    let run = |k: &ElementwiseKernel, rng: &mut Rng| {
+        let h = rand_f32(rng, 1000);
+        let x = dev(&h, &[1000]);
+        let y = k.call((&x, 3.0f32)).unwrap().to_vec::<f32>().unwrap();
+        assert!(h.iter().zip(&y).all(|(a, b)| *b == a * 3.0));
+    };
+    let k = memo_scale_kernel(DType::F32).unwrap();
+    assert_eq!(calls(), 1);
+    assert!(Arc::ptr_eq(&k, &memo_scale_kernel(DType::F32).unwrap()));
+    assert_eq!(calls(), 1);
+    run(&k, &mut rng);
+    let k64 = memo_scale_kernel(DType::F64).unwrap();
+    assert!(!Arc::ptr_eq(&k, &k64));
+    assert_eq!((calls(), SCALE_KERNELS.len()), (2, 2));
+    // every other device gets its own kernel, made while it is current
+    let devices = cuprum::Device::count().unwrap();
+    for ord in 1..devices {
+        let d = cuprum::Device::get(ord).unwrap();
+        let kd = d.with(|| memo_scale_kernel(DType::F32)).unwrap();
+        assert!(
+            !Arc::ptr_eq(&k, &kd),
+            "device {ord} shares device 0's kernel"
+        );
+        assert!(Arc::ptr_eq(
+            &kd,
+            &d.with(|| memo_scale_kernel(DType::F32)).unwrap()
+        ));
+        d.with(|| run(&kd, &mut rng));
+    }
+    assert_eq!(calls(), 2 + (devices - 1));
+    assert_eq!(SCALE_KERNELS.len(), 2 + (devices - 1));
+    // clear_memo forgets them; kernels handed out keep working
+    cuprum::clear_memo();
+    assert!(SCALE_KERNELS.is_empty());
+    let again = memo_scale_kernel(DType::F32).unwrap();
+    assert!(!Arc::ptr_eq(&k, &again));
+    assert_eq!(calls(), 3 + (devices - 1));
+    run(&k, &mut rng);
+    run(&again, &mut rng);
 }

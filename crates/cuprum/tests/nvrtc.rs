@@ -76,6 +76,26 @@ fn compile_error_carries_the_log() {
             .contains("identifier \"undefined_thing\" is undefined"),
         "{err}"
     );
+    // `{:?}` (what unwrap and main print) is as concise as `{}`: no log appended
+    assert_eq!(format!("{err:?}"), format!("{err} (Compile)"));
+}
+
+/// Warnings about the user's own code stay in the log a user is shown.
+#[test]
+fn warnings_about_user_code_stay_in_the_log() {
+    require_nvrtc!();
+    let src = "extern \"C\" __global__ void k(float* x) { int my_unused_var = 1; x[0] = nope; }";
+    let err =
+        compile_for_arch(src, &CompileOptions::default().program_name("warn.cu"), 90).unwrap_err();
+    let log = err.compile_log().unwrap();
+    assert!(log.contains("my_unused_var"), "{log}");
+    assert!(log.contains("\"nope\" is undefined"), "{log}");
+    let d = err.compile_failure().unwrap().diagnostics();
+    assert!(
+        d.iter()
+            .any(|d| d.severity == "warning" && d.message.contains("my_unused_var")),
+        "{d:?}"
+    );
 }
 
 #[test]
@@ -109,30 +129,44 @@ fn in_memory_headers_are_found() {
     assert!(img.is_cubin);
 }
 
-/// Every seed kernel the examples and benchmarks use (`examples/kernels/*.cu`) compiles for
-/// sm_90.
+/// The seed kernels the examples and benchmarks use (`examples/kernels/*.cu`), inside the
+/// test binary: the GPU suite runs away from the repository and reads no source files.
+const EXAMPLE_KERNELS: &[(&str, &str)] = &[
+    (
+        "activations.cu",
+        include_str!("../../../examples/kernels/activations.cu"),
+    ),
+    (
+        "matrix_multiply.cu",
+        include_str!("../../../examples/kernels/matrix_multiply.cu"),
+    ),
+    (
+        "optimized_reduction.cu",
+        include_str!("../../../examples/kernels/optimized_reduction.cu"),
+    ),
+    (
+        "prime_factor_sum.cu",
+        include_str!("../../../examples/kernels/prime_factor_sum.cu"),
+    ),
+    (
+        "vector_add_f32.cu",
+        include_str!("../../../examples/kernels/vector_add_f32.cu"),
+    ),
+    (
+        "vector_add_f64.cu",
+        include_str!("../../../examples/kernels/vector_add_f64.cu"),
+    ),
+];
+
+/// Every seed kernel the examples and benchmarks use compiles for sm_90.
 #[test]
 fn every_example_kernel_compiles() {
     require_nvrtc!();
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/kernels");
-    let mut count = 0;
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_none_or(|e| e != "cu") {
-            continue;
-        }
-        let src = std::fs::read_to_string(&path).unwrap();
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let opts = CompileOptions::default().program_name(name.clone());
-        let img = compile_for_arch(&src, &opts, 90).unwrap_or_else(|e| panic!("{name}: {e}"));
+    for (name, src) in EXAMPLE_KERNELS {
+        let opts = CompileOptions::default().program_name(*name);
+        let img = compile_for_arch(src, &opts, 90).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(img.is_cubin, "{name}");
-        count += 1;
     }
-    assert!(
-        count >= 6,
-        "found only {count} kernels in {}",
-        dir.display()
-    );
 }
 
 #[test]
@@ -144,7 +178,18 @@ fn every_elementwise_layout_compiles_for_sm90() {
         let img = compile_for_arch(&src, &CompileOptions::default(), 90)
             .unwrap_or_else(|e| panic!("{name} failed to compile: {e}\n{src}"));
         assert!(img.is_cubin, "{name}");
+        assert_no_warnings(&name, &img.log);
     }
+}
+
+/// cuprum's generated code compiles without a warning (users only ever see warnings about
+/// their own code).
+#[track_caller]
+fn assert_no_warnings(name: &str, log: &str) {
+    assert!(
+        !log.contains("warning") && !log.contains("remark"),
+        "{name}: NVRTC warns about generated code:\n{log}"
+    );
 }
 
 #[test]
@@ -154,8 +199,9 @@ fn every_builtin_operation_compiles_for_every_dtype() {
     assert!(sources.len() > 400, "{}", sources.len());
     let mut failures = Vec::new();
     for (name, src) in sources {
-        if let Err(e) = compile_for_arch(&src, &CompileOptions::default(), 90) {
-            failures.push(format!("{name}: {e}"));
+        match compile_for_arch(&src, &CompileOptions::default(), 90) {
+            Ok(img) => assert_no_warnings(&name, &img.log),
+            Err(e) => failures.push(format!("{name}: {e}")),
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
@@ -179,8 +225,9 @@ fn every_reduction_strategy_compiles_for_sm90() {
     assert!(sources.len() >= 100, "{}", sources.len());
     let mut failures = Vec::new();
     for (name, src) in sources {
-        if let Err(e) = compile_for_arch(&src, &CompileOptions::default(), 90) {
-            failures.push(format!("{name}: {e}\n{src}"));
+        match compile_for_arch(&src, &CompileOptions::default(), 90) {
+            Ok(img) => assert_no_warnings(&name, &img.log),
+            Err(e) => failures.push(format!("{name}: {e}\n{src}")),
         }
     }
     assert!(
@@ -198,8 +245,9 @@ fn every_builtin_reduction_compiles_for_every_dtype() {
     assert!(sources.len() > 150, "{}", sources.len());
     let mut failures = Vec::new();
     for (name, src) in sources {
-        if let Err(e) = compile_for_arch(&src, &CompileOptions::default(), 90) {
-            failures.push(format!("{name}: {e}"));
+        match compile_for_arch(&src, &CompileOptions::default(), 90) {
+            Ok(img) => assert_no_warnings(&name, &img.log),
+            Err(e) => failures.push(format!("{name}: {e}")),
         }
     }
     assert!(
@@ -233,4 +281,187 @@ fn every_routine_kernel_compiles_for_every_dtype() {
         failures.len(),
         failures[0]
     );
+}
+
+// =========================================================================================
+// CUDA's math constants in generated kernels
+// =========================================================================================
+
+/// The folder holding the toolkit's `math_constants.h`: `$CUDA_HOME`, `$CUDA_PATH`,
+/// `/usr/local/cuda`, or the pip wheel (`nvidia/cu13/include` of python3's site-packages).
+fn toolkit_include() -> Option<std::path::PathBuf> {
+    let mut dirs: Vec<std::path::PathBuf> = ["CUDA_HOME", "CUDA_PATH"]
+        .iter()
+        .filter_map(std::env::var_os)
+        .map(|d| std::path::PathBuf::from(d).join("include"))
+        .collect();
+    dirs.push("/usr/local/cuda/include".into());
+    if let Ok(out) = std::process::Command::new("python3")
+        .args(["-c", "import nvidia; print(list(nvidia.__path__)[0])"])
+        .output()
+    {
+        let p = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+        if !p.is_empty() {
+            dirs.push(std::path::Path::new(&p).join("cu13/include"));
+        }
+    }
+    dirs.into_iter()
+        .find(|d| d.join("math_constants.h").is_file())
+}
+
+fn bundled(name: &str) -> &'static str {
+    cuprum::compile::BUNDLED_HEADERS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, t)| *t)
+        .unwrap_or_else(|| panic!("{name} is not bundled"))
+}
+
+/// `NAME -> value` of every `#define CUDART_*` in a header, with the value as the bits of
+/// the float (`_F` names) or double it denotes (integers as themselves).
+fn cudart_values(text: &str) -> std::collections::BTreeMap<String, u64> {
+    let mut m = std::collections::BTreeMap::new();
+    for line in text.lines() {
+        let mut t = line.split_whitespace();
+        if t.next() != Some("#define") {
+            continue;
+        }
+        let Some(name) = t.next().filter(|n| n.starts_with("CUDART_")) else {
+            continue;
+        };
+        let v: String = t.collect::<Vec<_>>().join("");
+        let single = name.ends_with("_F");
+        let hex = |v: &str| {
+            let h = v.split("0x").nth(1).unwrap();
+            let h: String = h.chars().take_while(|c| c.is_ascii_hexdigit()).collect();
+            u64::from_str_radix(&h, 16).unwrap()
+        };
+        let bits = if v.contains("_as_float(") || v.contains("_as_double(") {
+            hex(&v)
+        } else if name.starts_with("CUDART_REMQUO") {
+            // integers: 3 bits, and the mask of 3 bits
+            if name.ends_with("BITS_F") { 3 } else { 7 }
+        } else {
+            let num = v.trim_matches(|c| c == '(' || c == ')');
+            let num = num.trim_end_matches(['F', 'f']);
+            let x: f64 = num.parse().unwrap_or_else(|e| panic!("{name} {v}: {e}"));
+            if single {
+                u64::from((num.parse::<f32>().unwrap()).to_bits())
+            } else {
+                x.to_bits()
+            }
+        };
+        m.insert(name.to_owned(), bits);
+    }
+    m
+}
+
+/// The bundled constants have the toolkit's names and values (checked against the installed
+/// toolkit header when there is one).
+#[test]
+fn bundled_math_constants_match_the_toolkits() {
+    let ours = cudart_values(bundled("cuprum/math_constants.cuh"));
+    assert_eq!(ours.len(), 95, "{ours:?}");
+    assert_eq!(ours["CUDART_INF_F"], u64::from(f32::INFINITY.to_bits()));
+    assert_eq!(
+        ours["CUDART_PI_F"],
+        u64::from(std::f32::consts::PI.to_bits())
+    );
+    assert_eq!(ours["CUDART_PI"], std::f64::consts::PI.to_bits());
+    assert_eq!(ours["CUDART_INF"], f64::INFINITY.to_bits());
+    assert!(f64::from_bits(ours["CUDART_NAN"]).is_nan());
+    assert!(f32::from_bits(ours["CUDART_NAN_F"] as u32).is_nan());
+    let Some(dir) = toolkit_include() else {
+        eprintln!("SKIPPED the comparison with the toolkit: no math_constants.h found");
+        return;
+    };
+    let text = std::fs::read_to_string(dir.join("math_constants.h")).unwrap();
+    let theirs = cudart_values(&text);
+    assert_eq!(ours, theirs, "against {}", dir.display());
+}
+
+#[test]
+fn math_constants_compile_in_operations_identities_and_preambles() {
+    require_nvrtc!();
+    use cuprum::{DType, ElementwiseKernel, ReductionKernel};
+    let opts = CompileOptions::default();
+    for d in [DType::F16, DType::BF16, DType::F32, DType::F64] {
+        for (name, id, cmp) in [
+            ("max_inf", "-CUDART_INF_F", ">"),
+            ("min_inf", "CUDART_INF_F", "<"),
+            ("max_inf_d", "-CUDART_INF", ">"),
+        ] {
+            let k = ReductionKernel::new(
+                "T x",
+                "T y",
+                "x",
+                format!("a {cmp} b ? a : b"),
+                "y = a",
+                Some(id),
+                name,
+            )
+            .unwrap();
+            let src = k.generated_source(&[d, d], &[false, false]).unwrap();
+            assert!(src.contains(&format!("_type_reduce({id})")), "{src}");
+            let img = compile_for_arch(&src, &opts, 90)
+                .unwrap_or_else(|e| panic!("{name} {d}: {e}\n{src}"));
+            assert!(img.is_cubin);
+            assert!(!img.log.contains("warning"), "{name} {d}: {}", img.log);
+        }
+    }
+    let k = ElementwiseKernel::new(
+        "T x",
+        "T y",
+        "y = isinf(x) ? (T)CUDART_PI : (x > 0 ? (T)CUDART_INF : (T)scaled_nan())",
+        "constants_op",
+    )
+    .unwrap()
+    .preamble("__device__ float scaled_nan() { return CUDART_NAN_F * CUDART_TWO_TO_23_F; }");
+    for d in [DType::F32, DType::F64] {
+        let src = k.generated_source(&[d, d], &[false, false]).unwrap();
+        compile_for_arch(&src, &opts, 90).unwrap_or_else(|e| panic!("{d}: {e}\n{src}"));
+    }
+}
+
+/// A source that also includes the toolkit's `<math_constants.h>`, before or after
+/// cuprum's, compiles with every macro defined once (no redefinition warnings).
+#[test]
+fn math_constants_do_not_clash_with_the_toolkit_header() {
+    require_nvrtc!();
+    // A stand-in with the toolkit header's include guard and other spellings of the values.
+    let stand_in = "#if !defined(__MATH_CONSTANTS_H__)\n#define __MATH_CONSTANTS_H__\n\
+                    #define CUDART_INF_F __int_as_float(0x7f800000)\n\
+                    #define CUDART_PI 3.1415926535897931e+0\n#endif\n";
+    let mut folders = vec![(
+        "stand-in",
+        CompileOptions::default().header("math_constants.h", stand_in),
+    )];
+    match toolkit_include() {
+        Some(dir) => folders.push(("toolkit", CompileOptions::default().include_path(dir))),
+        None => eprintln!("SKIPPED the real toolkit header: no math_constants.h found"),
+    }
+    let k =
+        cuprum::ElementwiseKernel::new("T x", "T y", "y = x > 0 ? x : -CUDART_INF_F", "relu_inf")
+            .unwrap()
+            .preamble("#include <math_constants.h>\n__device__ double pi() { return CUDART_PI; }");
+    let generated = k
+        .generated_source(&[cuprum::DType::F32; 2], &[false, false])
+        .unwrap();
+    // toolkit first, then cuprum's (a raw kernel that includes both)
+    let raw = "#include <math_constants.h>\n#include <cuprum/math_constants.cuh>\n\
+               extern \"C\" __global__ void k(float* x) { x[0] = CUDART_INF_F + (float)CUDART_PI; }";
+    for (what, opts) in &folders {
+        for (order, src) in [
+            ("cuprum's first", generated.as_str()),
+            ("toolkit's first", raw),
+        ] {
+            let img = compile_for_arch(src, opts, 90)
+                .unwrap_or_else(|e| panic!("{what}, {order}: {e}\n{src}"));
+            assert!(
+                !img.log.contains("warning") && !img.log.contains("redefin"),
+                "{what}, {order}: {}",
+                img.log
+            );
+        }
+    }
 }

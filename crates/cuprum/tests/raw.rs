@@ -430,3 +430,67 @@ fn module_from_a_cubin_file() {
         ErrorKind::Io
     );
 }
+
+const ADD_ONE_GRID_STRIDE: &str = r#"
+extern "C" __global__ void add_one_gs(float* x, long long n) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x)
+        x[i] += 1.0f;
+}"#;
+
+/// Seed 000's grid-stride loop: a grid sized by the driver's occupancy calculator covers
+/// any number of elements, each exactly once.
+#[test]
+fn grid_stride_launches_are_sized_by_the_occupancy_calculator() {
+    use cuprum::runtime::LaunchConfig;
+    require_gpu!();
+    let k = RawKernel::new(ADD_ONE_GRID_STRIDE, "add_one_gs");
+    let dev = Device::current().unwrap();
+    let occ = k.occupancy(256, 0).unwrap();
+    assert_eq!((occ.block, occ.shared_mem_bytes), (256, 0));
+    assert_eq!(occ.sm_count, dev.sm_count());
+    assert!(occ.blocks_per_sm >= 1, "{occ:?}");
+    assert!(occ.blocks_per_sm * 256 <= occ.max_threads_per_sm, "{occ:?}");
+    assert!(occ.fraction() > 0.0 && occ.fraction() <= 1.0, "{occ:?}");
+    assert_eq!(
+        occ.resident_blocks(),
+        u64::from(occ.blocks_per_sm) * u64::from(dev.sm_count())
+    );
+    let mut rng = common::Rng::new(7);
+    for n in [1usize, 257, 100_003, 10_000_000] {
+        let cfg = k.grid_stride(n, 256, 0).unwrap();
+        let need = LaunchConfig::blocks_for(n, 256) as u64;
+        assert_eq!(
+            u64::from(cfg.grid.0),
+            need.min(occ.resident_blocks()).max(1),
+            "n={n}"
+        );
+        assert_eq!((cfg.grid.1, cfg.grid.2, cfg.block), (1, 1, (256, 1, 1)));
+        let h = randf(&mut rng, n);
+        let x = Array::from_slice(&h, &[n]).unwrap();
+        k.configure(cfg.grid, cfg.block)
+            .launch((&x, n as i64))
+            .unwrap();
+        let got = x.to_vec::<f32>().unwrap();
+        for i in 0..n {
+            assert_eq!(got[i], h[i] + 1.0, "n={n} i={i}");
+        }
+    }
+    // other block sizes; dynamic shared memory can only lower the residency
+    for block in [32u32, 128, 512, 1024] {
+        let o = k.occupancy(block, 0).unwrap();
+        assert!(o.blocks_per_sm >= 1 && o.blocks_per_sm * block <= o.max_threads_per_sm);
+    }
+    let with_smem = k.occupancy(256, 40 * 1024).unwrap();
+    assert!(
+        with_smem.blocks_per_sm <= occ.blocks_per_sm,
+        "{with_smem:?} vs {occ:?}"
+    );
+    // impossible blocks are errors that say why
+    let e = k.occupancy(0, 0).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Launch);
+    assert!(e.to_string().contains("threads per block"), "{e}");
+    let e = k.grid_stride(10, 4096, 0).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Launch);
+    assert!(e.to_string().contains("blocks of 4096 threads"), "{e}");
+}

@@ -361,11 +361,12 @@ fn clipped_relu() -> R<Outcome> {
     })
 }
 
+/// The seed's strings verbatim: `x` in both lists is one read-write parameter.
 fn inplace_kernel() -> R<ElementwiseKernel> {
     ElementwiseKernel::new(
         "float32 x, float32 alpha",
-        "float32 y",
-        "y = x * alpha + 1",
+        "float32 x",
+        "x = x * alpha + 1",
         "inplace_transform",
     )
 }

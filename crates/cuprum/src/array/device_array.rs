@@ -1,7 +1,7 @@
 //! [`Array`]: a dynamically typed n-d device array; views share one buffer.
 
 use super::dtype::DType;
-use super::shape::{Shape, Strides, format_shape};
+use super::shape::{Shape, Strides};
 use crate::runtime::{Buffer, Device};
 use std::sync::Arc;
 
@@ -27,19 +27,6 @@ pub struct Array {
     pub(crate) shape: Shape,
     pub(crate) strides: Strides,
     pub(crate) offset: usize,
-}
-
-impl std::fmt::Debug for Array {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "Array(shape={}, dtype={}, strides={:?}, device={})",
-            format_shape(&self.shape),
-            self.dtype,
-            self.strides.as_slice(),
-            self.buf.stream().device().ordinal()
-        )
-    }
 }
 
 impl Array {

@@ -3,6 +3,7 @@
 
 mod create;
 mod device_array;
+mod display;
 pub(crate) mod dtype;
 pub(crate) mod kernels;
 pub mod random;

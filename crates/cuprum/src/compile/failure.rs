@@ -84,6 +84,66 @@ impl CompileFailure {
         s
     }
 
+    /// Whether a diagnostic is a warning or remark about cuprum's own code: a line of a
+    /// generated kernel outside the spans of the user's text, or a bundled `cuprum/` header.
+    fn about_cuprums_code(&self, d: &Diagnostic) -> bool {
+        if d.severity.contains("error") {
+            return false;
+        }
+        d.file.starts_with("cuprum/")
+            || (d.file == self.name
+                && !self.spans.is_empty()
+                && !self
+                    .spans
+                    .iter()
+                    .any(|sp| sp.first_line <= d.line && d.line <= sp.last_line))
+    }
+
+    /// NVRTC's log without its warnings and remarks about cuprum's own code (lines of a
+    /// generated kernel that did not come from the user's strings, cuprum's bundled
+    /// headers): what a user is shown. Errors, and warnings about the user's code, stay.
+    ///
+    /// ```
+    /// use cuprum::compile::{CompileFailure, SourceSpan};
+    /// let f = CompileFailure {
+    ///     name: "k.cu".into(),
+    ///     options: vec![],
+    ///     log: "k.cu(1): warning #177-D: variable \"_t\" was declared but never referenced\n  \
+    ///           int _t;\n\nk.cu(2): warning #177-D: variable \"mine\" was declared but never \
+    ///           referenced\n  int mine;\n\n".into(),
+    ///     source: "int _t;\nint mine;\n".into(),
+    ///     spans: vec![SourceSpan { first_line: 2, last_line: 2, label: "operation".into(), text: "int mine;".into() }],
+    /// };
+    /// let log = f.user_log();
+    /// assert!(log.contains("\"mine\"") && !log.contains("_t"), "{log}");
+    /// ```
+    pub fn user_log(&self) -> String {
+        let mut out = String::new();
+        let mut keep = true;
+        let mut kept_warnings = false;
+        for line in self.log.lines() {
+            if let Some(d) = parse_diagnostic(line) {
+                keep = !self.about_cuprums_code(&d);
+                kept_warnings |= keep && !d.severity.contains("error");
+            } else if line.trim().is_empty() {
+                if !keep {
+                    keep = true;
+                    continue;
+                }
+            } else if line.starts_with("Remark: The warnings can be suppressed") {
+                keep = kept_warnings;
+            } else if !line.starts_with(char::is_whitespace) {
+                // not an indented excerpt of the diagnostic above: a line of its own
+                keep = true;
+            }
+            if keep {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+        out
+    }
+
     /// The message shown by the error: each error with its source lines and a marker.
     pub(crate) fn render(&self) -> String {
         let mut s = format!(
@@ -94,7 +154,7 @@ impl CompileFailure {
         let lines: Vec<&str> = self.source.lines().collect();
         let errors = self.errors();
         if errors.is_empty() {
-            let _ = write!(s, "\n{}", self.log.trim_end());
+            let _ = write!(s, "\n{}", self.user_log().trim_end());
             return s;
         }
         for d in &errors {
@@ -131,7 +191,8 @@ fn parse_diagnostic(line: &str) -> Option<Diagnostic> {
     let num: usize = line[open + 1..close].parse().ok()?;
     let rest = &line[close + 3..];
     let colon = rest.find(": ")?;
-    let severity = &rest[..colon];
+    // `warning #177-D`, `error #20`: the number is NVRTC's diagnostic code
+    let severity = rest[..colon].split(" #").next().unwrap_or_default();
     if !(severity.ends_with("error") || severity == "warning" || severity == "remark") {
         return None;
     }
@@ -181,6 +242,50 @@ mod tests {
         assert!(r.contains("your operation: `z = x + q`"), "{r}");
         assert!(f.dump().contains("00003   z = x + q;"));
         assert!(f.dump().starts_with("NVRTC compilation error: k.cu(3)"));
+    }
+
+    #[test]
+    fn warnings_about_generated_code_and_bundled_headers_are_dropped() {
+        let log = "k.cu(1): warning #177-D: variable \"i\" was declared but never referenced\n    \
+                   const long long i = 0;\n                    ^\n\n\
+                   k.cu(3): warning #550-D: variable \"t\" was set but never used\n    t = x;\n    ^\n\n\
+                   cuprum/half.cuh(9): warning #1-D: in a bundled header\n\n\
+                   k.cu(2): error: identifier \"q\" is undefined\n    z = x + q;\n\n\
+                   Remark: The warnings can be suppressed with \"-diag-suppress <warning-number>\"\n\n\
+                   1 error detected in the compilation of \"k.cu\".\n";
+        let mut f = failure(log, "const long long i = 0;\nz = x + q;\nt = x;\n");
+        f.spans[0].first_line = 2;
+        f.spans[0].last_line = 3;
+        let u = f.user_log();
+        assert!(!u.contains("\"i\""), "{u}");
+        assert!(!u.contains("const long long i"), "{u}");
+        assert!(!u.contains("bundled header"), "{u}");
+        assert!(u.contains("k.cu(3): warning #550-D: variable \"t\""), "{u}");
+        assert!(u.contains("    t = x;"), "{u}");
+        assert!(u.contains("k.cu(2): error: identifier \"q\""), "{u}");
+        assert!(u.contains("Remark: The warnings"), "{u}");
+        assert!(u.contains("1 error detected"), "{u}");
+        // only cuprum's warnings: the remark about suppressing them goes too
+        let only = "k.cu(1): warning #177-D: variable \"i\" was declared but never referenced\n\n\
+                    Remark: The warnings can be suppressed with \"-diag-suppress <warning-number>\"\n\n";
+        let mut f = failure(only, "const long long i = 0;\nz = x;\n");
+        f.spans[0].first_line = 2;
+        f.spans[0].last_line = 2;
+        assert_eq!(f.user_log().trim(), "");
+        // a raw kernel (no spans: every line is the user's) keeps its warnings
+        let mut f = failure(only, "int i;\n");
+        f.spans.clear();
+        assert!(f.user_log().contains("variable \"i\""));
+        // the message of a failure without a parsed error shows the user's log only
+        let mut f = failure(
+            "k.cu(1): warning #177-D: variable \"i\" was declared but never referenced\nnvlink error: something\n",
+            "int i;\nz = x;\n",
+        );
+        f.spans[0].first_line = 2;
+        f.spans[0].last_line = 2;
+        let r = f.render();
+        assert!(!r.contains("variable \"i\""), "{r}");
+        assert!(r.contains("nvlink error: something"), "{r}");
     }
 
     #[test]

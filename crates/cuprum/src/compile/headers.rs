@@ -25,6 +25,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../include/cuprum/reduce.cuh"),
     ),
     (
+        "cuprum/math_constants.cuh",
+        include_str!("../../include/cuprum/math_constants.cuh"),
+    ),
+    (
         "cuprum/all.cuh",
         include_str!("../../include/cuprum/all.cuh"),
     ),

@@ -151,15 +151,22 @@ pub fn compile_on(device: Device, source: &str, opts: &CompileOptions) -> Result
     r
 }
 
-/// Drops every module and image kept in this process (the disk cache stays): kernels load
-/// again from disk, or compile, on next use. Like `cupy.clear_memo()`.
+/// Drops every module and image kept in this process (the disk cache stays: kernels load
+/// again from disk, or compile, on next use) and empties every [`Memo`](crate::Memo).
+/// Like `cupy.clear_memo()`.
 ///
 /// ```
-/// cuprum::compile::clear_memo();
+/// use cuprum::Memo;
+/// static M: Memo<u8, u8> = Memo::new();
+/// M.get_or_insert(1, || 1)?;
+/// cuprum::clear_memo();
+/// assert!(M.is_empty());
+/// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn clear_memo() {
     modules().lock().unwrap_or_else(|p| p.into_inner()).clear();
     if let Ok(c) = KernelCache::global() {
         c.clear_memo();
     }
+    crate::memo::clear_all();
 }

@@ -23,7 +23,7 @@ pub(crate) fn stream_or_current(s: &Option<Stream>) -> Result<Stream> {
 }
 
 /// CuPy's first check (before any GPU work): the inputs, or the inputs and every output.
-pub(crate) fn check_count(name: &str, nin: usize, nargs: usize, given: usize) -> Result<()> {
+fn check_count(name: &str, nin: usize, nargs: usize, given: usize) -> Result<()> {
     if given != nin && given != nargs {
         bail!(
             InvalidArgument,
@@ -33,31 +33,116 @@ pub(crate) fn check_count(name: &str, nin: usize, nargs: usize, given: usize) ->
     Ok(())
 }
 
-/// CuPy's checks of a call's arguments after [`check_count`]: outputs are arrays, arrays
-/// live on the stream's device.
-pub(crate) fn check_args(
+/// A call's arguments bound to a kernel's parameters: one operand per input parameter
+/// and, per output parameter, the array given for it (if any).
+#[derive(Debug)]
+pub(crate) struct Bound<'a> {
+    /// One per input parameter.
+    pub inputs: SmallVec<[Operand<'a>; 8]>,
+    /// One per output parameter.
+    pub outputs: SmallVec<[Option<&'a Array>; 4]>,
+}
+
+impl<'a> Bound<'a> {
+    /// Every operand given, with its parameter's index (inputs first).
+    pub fn given(&self) -> impl Iterator<Item = (usize, Operand<'a>)> + '_ {
+        let nin = self.inputs.len();
+        self.inputs.iter().copied().enumerate().chain(
+            self.outputs
+                .iter()
+                .enumerate()
+                .filter_map(move |(j, a)| a.map(|a| (nin + j, Operand::Array(a)))),
+        )
+    }
+}
+
+/// Whether two arrays are the same view (the same elements in the same order).
+fn same_view(a: &Array, b: &Array) -> bool {
+    a.data_ptr() == b.data_ptr()
+        && a.dtype() == b.dtype()
+        && a.shape() == b.shape()
+        && a.strides() == b.strides()
+        && a.device() == b.device()
+}
+
+/// Binds a call's arguments (CuPy's first checks, before any GPU work): the inputs, or
+/// the inputs and every output; outputs are arrays. `input_at` maps each argument of the
+/// inputs to its parameter (`None`: in order): a read-write parameter's argument is the
+/// output's array, and its repeat among the outputs must be that same array.
+pub(crate) fn bind<'a>(
     name: &str,
     params: &[Param],
     nin: usize,
-    args: &[Operand<'_>],
-    device: Device,
-) -> Result<()> {
-    for (k, (a, p)) in args.iter().zip(params).enumerate() {
-        match a {
-            Operand::Scalar(s) if k >= nin => bail!(
+    input_at: Option<&[usize]>,
+    args: &[Operand<'a>],
+) -> Result<Bound<'a>> {
+    let nout = params.len() - nin;
+    let args_in = input_at.map_or(nin, <[usize]>::len);
+    check_count(name, args_in, args_in + nout, args.len())?;
+    let mut inputs: SmallVec<[Operand<'a>; 8]> = SmallVec::new();
+    let mut outputs: SmallVec<[Option<&'a Array>; 4]> = SmallVec::from_elem(None, nout);
+    for (a, arg) in args.iter().take(args_in).enumerate() {
+        let at = input_at.map_or(a, |m| m[a]);
+        if at < nin {
+            inputs.push(*arg);
+            continue;
+        }
+        match arg {
+            Operand::Array(arr) => outputs[at - nin] = Some(*arr),
+            Operand::Scalar(s) => bail!(
+                InvalidArgument,
+                "parameter '{}' of '{name}' is read-write (in both lists): it needs an array, \
+                 written in place, but was given a {} scalar",
+                params[at].name,
+                s.dtype().rust_name()
+            ),
+        }
+    }
+    for (j, arg) in args.iter().skip(args_in).enumerate() {
+        let p = &params[nin + j];
+        let arr = match arg {
+            Operand::Array(arr) => *arr,
+            Operand::Scalar(s) => bail!(
                 InvalidArgument,
                 "Output arguments type must be cuprum::Array: output '{}' of '{name}' was given a {} scalar",
                 p.name,
                 s.dtype().rust_name()
             ),
-            Operand::Array(arr) if arr.device() != device => bail!(
+        };
+        match outputs[j] {
+            Some(first) if !same_view(first, arr) => bail!(
+                InvalidArgument,
+                "parameter '{}' of '{name}' is read-write (in both lists): its output argument \
+                 must be the array given as its input (it is written in place); got {} for the \
+                 input and {} for the output",
+                p.name,
+                Operand::Array(first).describe(),
+                Operand::Array(arr).describe()
+            ),
+            _ => outputs[j] = Some(arr),
+        }
+    }
+    Ok(Bound { inputs, outputs })
+}
+
+/// CuPy's device check of a call's arrays: they live on the stream's device.
+pub(crate) fn check_args(
+    name: &str,
+    params: &[Param],
+    args: &Bound<'_>,
+    device: Device,
+) -> Result<()> {
+    for (k, a) in args.given() {
+        if let Operand::Array(arr) = a
+            && arr.device() != device
+        {
+            bail!(
                 InvalidArgument,
                 "The device where the array resides ({}) is different from the current device ({}) (argument '{}' of '{name}')",
                 arr.device().ordinal(),
                 device.ordinal(),
-                p.name
-            ),
-            _ => {}
+                params[k].name
+            );
         }
     }
     Ok(())
@@ -65,24 +150,18 @@ pub(crate) fn check_args(
 
 /// Every parameter's dtype: placeholders bound by exact match, given outputs first, then
 /// inputs; scalars decide nothing.
-pub(crate) fn resolve_dtypes(
-    params: &[Param],
-    nin: usize,
-    args: &[Operand<'_>],
-) -> Result<SmallVec<[DType; 8]>> {
+pub(crate) fn resolve_dtypes(params: &[Param], args: &Bound<'_>) -> Result<SmallVec<[DType; 8]>> {
     let mut tm = TypeMap::default();
-    let arrays = |range: std::ops::Range<usize>| {
-        args.iter()
-            .zip(params)
-            .enumerate()
-            .filter(move |(k, _)| range.contains(k))
-            .filter_map(|(_, (a, p))| match a {
-                Operand::Array(arr) => Some((p, arr.dtype())),
-                Operand::Scalar(_) => None,
-            })
-    };
-    for (p, d) in arrays(nin..params.len()).chain(arrays(0..nin)) {
-        tm.bind(p, d)?;
+    let nin = args.inputs.len();
+    for (j, a) in args.outputs.iter().enumerate() {
+        if let Some(a) = a {
+            tm.bind(&params[nin + j], a.dtype())?;
+        }
+    }
+    for (p, a) in params.iter().zip(&args.inputs) {
+        if let Operand::Array(arr) = a {
+            tm.bind(p, arr.dtype())?;
+        }
     }
     params.iter().map(|p| tm.resolve(p)).collect()
 }

@@ -2,7 +2,7 @@
 //! broadcast arrays (CuPy's `cupy.ElementwiseKernel`).
 
 use super::call::{
-    Specs, check_args, check_count, push_args, resolve_dtypes, sample_slots, stream_or_current,
+    Specs, bind, check_args, push_args, resolve_dtypes, sample_slots, stream_or_current,
 };
 use super::codegen::elementwise::{ElementwiseSource, Slot, generate};
 use super::codegen::layout::{
@@ -10,7 +10,7 @@ use super::codegen::layout::{
 };
 use super::codegen::{OpAnalysis, analyse};
 use super::operand::{Operand, Operands};
-use super::params::{Param, TypeMap, check_kernel_name, check_reserved, parse_params};
+use super::params::{Param, TypeMap, check_kernel_name, check_reserved, merge_lists, parse_params};
 use crate::array::{Array, DType};
 use crate::compile::{CompileOptions, SourceSpan};
 use crate::error::{Result, bail};
@@ -27,8 +27,10 @@ const DEFAULT_BLOCK: u32 = 256;
 /// Parameters use CuPy's grammar (`"float32 x, T y, raw T z"`): concrete dtypes by NumPy
 /// name, one-letter type placeholders bound by the arrays passed (exact match, no
 /// promotion), `raw` for arrays the operation indexes itself (`z[i]`), `_non_const` for
-/// inputs the operation writes. Scalars keep their Rust type and are converted to their
-/// parameter's type with range checks. Inside `operation`: each non-raw parameter by name,
+/// inputs the operation writes. A name in both lists with the same type is one read-write
+/// parameter, written in place (the seed's `"float32 x, float32 alpha"`, `"float32 x"`,
+/// `"x = x * alpha + 1"`: see [`call`](ElementwiseKernel::call)). Scalars keep their Rust
+/// type and are converted to their parameter's type with range checks. Inside `operation`: each non-raw parameter by name,
 /// `i` (the C-order loop index), `_ind.size()` (the loop size).
 ///
 /// The kernel compiles on first use per (dtypes, layout, index width) and is cached: a
@@ -48,7 +50,13 @@ const DEFAULT_BLOCK: u32 = 256;
 /// ```
 pub struct ElementwiseKernel {
     name: String,
+    /// The parameters as declared (a read-write one in both lists).
+    declared: Vec<Param>,
+    /// Per declared input: its index in `params`.
+    input_at: SmallVec<[usize; 8]>,
+    /// The generated code's parameters: inputs that are not read-write, then outputs.
     params: Vec<Param>,
+    /// How many of `params` are inputs.
     nin: usize,
     operation: String,
     preamble: String,
@@ -64,11 +72,14 @@ impl std::fmt::Debug for ElementwiseKernel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ElementwiseKernel")
             .field("name", &self.name)
-            .field("params", &self.params)
+            .field("params", &self.declared)
             .field("operation", &self.operation)
             .finish_non_exhaustive()
     }
 }
+
+/// Dtypes and scalar flags, one per generated parameter.
+type PerParam = (SmallVec<[DType; 8]>, SmallVec<[bool; 8]>);
 
 /// What one compiled specialisation depends on besides the kernel's own strings.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -85,8 +96,10 @@ struct SpecKey {
 impl ElementwiseKernel {
     /// Defines a kernel. Parameter lists and the name are checked now (CuPy's errors:
     /// `Syntax error`, `Unknown keyword`, unknown dtype, `Invalid kernel name`, a parameter
-    /// named `i`; cuprum also rejects names starting with `_` and duplicates). The CUDA code
-    /// compiles on first call.
+    /// named `i`; cuprum also rejects names starting with `_`, a name used twice in one
+    /// list, and C or NumPy shorthand types such as `float`, `int` or `f4`). A name in both
+    /// lists with the same type is one read-write parameter; with different types it is an
+    /// error naming both. The CUDA code compiles on first call.
     ///
     /// ```
     /// use cuprum::{ElementwiseKernel, ErrorKind};
@@ -94,6 +107,12 @@ impl ElementwiseKernel {
     /// assert_eq!(e.to_string(), "Can not use 'i' as a parameter name");
     /// let e = ElementwiseKernel::new("T x", "T y", "y = x", "bad-name").unwrap_err();
     /// assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+    /// // the seed's in-place kernel: `x` is one read-write parameter
+    /// let k = ElementwiseKernel::new("float32 x, float32 alpha", "float32 x", "x = x * alpha + 1", "inplace_transform")?;
+    /// assert_eq!((k.nin(), k.nout()), (2, 1));
+    /// let e = ElementwiseKernel::new("float32 x", "float64 x", "x = x", "k").unwrap_err();
+    /// assert!(e.to_string().contains("declared float32 among the inputs and float64 among the outputs"));
+    /// # Ok::<(), cuprum::Error>(())
     /// ```
     pub fn new(
         in_params: &str,
@@ -103,15 +122,18 @@ impl ElementwiseKernel {
     ) -> Result<ElementwiseKernel> {
         let name = name.into();
         check_kernel_name(&name)?;
-        let mut params = parse_params(in_params, true)?;
-        let nin = params.len();
-        params.extend(parse_params(out_params, false)?);
-        check_reserved(&params, &["i"], "")?;
+        let m = merge_lists(
+            parse_params(in_params, true)?,
+            parse_params(out_params, false)?,
+        )?;
+        check_reserved(&m.params, &["i"], "")?;
         let operation = operation.into();
         let mut k = ElementwiseKernel {
             name,
-            params,
-            nin,
+            declared: m.declared,
+            input_at: m.input_at,
+            params: m.params,
+            nin: m.nin,
             operation,
             preamble: String::new(),
             loop_prep: String::new(),
@@ -229,22 +251,30 @@ impl ElementwiseKernel {
         &self.name
     }
 
-    /// The parsed parameters, inputs first.
+    /// The parsed parameters as declared: the inputs, then the outputs (a read-write
+    /// parameter is in both, not `const`).
     ///
     /// ```
     /// # use cuprum::ElementwiseKernel;
     /// let k = ElementwiseKernel::new("T x, float32 s", "T y", "y = x * s", "scale")?;
     /// assert_eq!(k.params().len(), 3);
     /// assert_eq!((k.nin(), k.nout()), (2, 1));
+    /// let k = ElementwiseKernel::new("T x, float32 s", "T x", "x = x * s", "scale_inplace")?;
+    /// assert_eq!(k.params().len(), 3);
+    /// assert!(!k.params()[0].is_const);
     /// # Ok::<(), cuprum::Error>(())
     /// ```
+    #[expect(
+        clippy::misnamed_getters,
+        reason = "users see the declared lists; `params` is the generated code's"
+    )]
     pub fn params(&self) -> &[Param] {
-        &self.params
+        &self.declared
     }
 
-    /// Number of inputs.
+    /// Number of inputs (the arguments of a call without outputs).
     pub fn nin(&self) -> usize {
-        self.nin
+        self.input_at.len()
     }
 
     /// Number of outputs.
@@ -255,11 +285,22 @@ impl ElementwiseKernel {
     /// Runs the kernel and returns its first output. `args` holds the inputs, optionally
     /// followed by every output (then written in place): CuPy's `kernel(*args)`.
     ///
+    /// A read-write parameter (a name in both lists) takes its array among the inputs; the
+    /// call may repeat it as the output (it must be the same array) or leave the outputs
+    /// out. Either way the array is written in place and returned.
+    ///
     /// ```no_run
     /// use cuprum::{Array, ElementwiseKernel};
     /// let relu = ElementwiseKernel::new("T x, T cap", "T y", "y = min(max(x, (T)0), cap)", "relu6")?;
     /// let x = Array::from_slice(&[-1.0f32, 3.0, 9.0], &[3])?;
     /// assert_eq!(relu.call((&x, 6.0f32))?.to_vec::<f32>()?, vec![0.0, 3.0, 6.0]);
+    /// // in place: seed 002's kernel, called as in CuPy or without the repeated output
+    /// let inplace = ElementwiseKernel::new("float32 x, float32 alpha", "float32 x", "x = x * alpha + 1", "inplace_transform")?;
+    /// let data = Array::from_slice(&[1.0f32, 2.0], &[2])?;
+    /// let out = inplace.call((&data, 2.0f32, &data))?;
+    /// assert!(out.shares_memory(&data));
+    /// inplace.call((&data, 2.0f32))?;
+    /// assert_eq!(data.to_vec::<f32>()?, vec![7.0, 11.0]);
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     pub fn call(&self, args: impl Operands) -> Result<Array> {
@@ -357,7 +398,9 @@ impl ElementwiseKernel {
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     pub fn generated_source(&self, dtypes: &[DType], scalars: &[bool]) -> Result<String> {
-        let slots = sample_slots(&self.name, &self.params, dtypes, scalars)?;
+        let (dtypes, scalars) = self.effective(dtypes, scalars)?;
+        let dtypes = &dtypes[..];
+        let slots = sample_slots(&self.name, &self.params, dtypes, &scalars)?;
         let layout = Layout {
             class: LayoutClass::Contiguous,
             nd: 1,
@@ -367,6 +410,44 @@ impl ElementwiseKernel {
             row_bcast: 0,
         };
         Ok(self.source_for(dtypes, &slots, layout, DEFAULT_BLOCK)?.0)
+    }
+
+    /// Per-declared-parameter values (inputs, then outputs) as per generated parameter;
+    /// a read-write parameter's two entries must agree and be an array.
+    fn effective(&self, dtypes: &[DType], scalars: &[bool]) -> Result<PerParam> {
+        let n = self.declared.len();
+        if dtypes.len() != n || scalars.len() != n {
+            bail!(
+                InvalidArgument,
+                "'{}' has {n} parameters (inputs, then outputs); got {} dtypes and {} scalar flags",
+                self.name,
+                dtypes.len(),
+                scalars.len()
+            );
+        }
+        let args_in = self.input_at.len();
+        let mut d: SmallVec<[DType; 8]> = SmallVec::new();
+        let mut s: SmallVec<[bool; 8]> = SmallVec::new();
+        for (a, &at) in self.input_at.iter().enumerate() {
+            if at < self.nin {
+                d.push(dtypes[a]);
+                s.push(scalars[a]);
+            }
+        }
+        d.extend_from_slice(&dtypes[args_in..]);
+        s.extend_from_slice(&scalars[args_in..]);
+        for (a, &at) in self.input_at.iter().enumerate() {
+            if at >= self.nin && (dtypes[a] != d[at] || scalars[a] || s[at]) {
+                bail!(
+                    InvalidArgument,
+                    "parameter '{}' of '{}' is read-write: its input and output entries must be \
+                     the same dtype and both arrays",
+                    self.params[at].name,
+                    self.name
+                );
+            }
+        }
+        Ok((d, s))
     }
 
     /// The source of one specialisation (for inspection and compile checks).
@@ -480,7 +561,7 @@ impl ElementwiseCall<'_> {
     fn invoke(&self, args: &[Operand<'_>]) -> Result<SmallVec<[Array; 4]>> {
         let k = self.kernel;
         let nin = k.nin;
-        check_count(&k.name, nin, k.params.len(), args.len())?;
+        let args = bind(&k.name, &k.params, nin, Some(&k.input_at), args)?;
         let block = match self.block {
             None => DEFAULT_BLOCK,
             Some(0) => bail!(InvalidArgument, "block_size must be greater than zero"),
@@ -492,13 +573,12 @@ impl ElementwiseCall<'_> {
         };
         let stream = stream_or_current(&self.stream)?;
         let device = stream.device();
-        check_args(&k.name, &k.params, nin, args, device)?;
+        check_args(&k.name, &k.params, &args, device)?;
         // Broadcast shape and loop size.
         let shapes: SmallVec<[&[usize]; 8]> = args
-            .iter()
-            .zip(&k.params)
-            .filter_map(|(a, p)| match a {
-                Operand::Array(arr) if !p.raw => Some(arr.shape()),
+            .given()
+            .filter_map(|(kk, a)| match a {
+                Operand::Array(arr) if !k.params[kk].raw => Some(arr.shape()),
                 _ => None,
             })
             .collect();
@@ -524,13 +604,13 @@ impl ElementwiseCall<'_> {
                 broadcast_shapes(&shapes)?
             }
         };
-        let dtypes = resolve_dtypes(&k.params, nin, args)?;
+        let dtypes = resolve_dtypes(&k.params, &args)?;
         // Outputs.
         let mut outs: SmallVec<[Array; 4]> = SmallVec::new();
         for j in 0..k.nout() {
             let p = &k.params[nin + j];
-            match args.get(nin + j) {
-                Some(Operand::Array(a)) => {
+            match args.outputs[j] {
+                Some(a) => {
                     if !p.raw && a.shape() != loop_shape.as_slice() {
                         bail!(
                             Shape,
@@ -540,9 +620,9 @@ impl ElementwiseCall<'_> {
                             format_shape(&loop_shape)
                         );
                     }
-                    outs.push((*a).clone());
+                    outs.push(a.clone());
                 }
-                _ => {
+                None => {
                     if p.raw && self.size.is_none() {
                         bail!(
                             InvalidArgument,
@@ -562,7 +642,7 @@ impl ElementwiseCall<'_> {
         // Slots, broadcast strides and the layout plan.
         let operand = |kk: usize| -> Operand<'_> {
             if kk < nin {
-                args[kk]
+                args.inputs[kk]
             } else {
                 Operand::Array(&outs[kk - nin])
             }
@@ -737,12 +817,96 @@ mod tests {
         let e = ElementwiseKernel::new("float32 x", "foo T y", "y = x", "k").unwrap_err();
         assert_eq!(e.to_string(), "Unknown keyword \"foo\"");
         let e = ElementwiseKernel::new("float32 x", "floaty y", "y = x", "k").unwrap_err();
-        assert_eq!(e.to_string(), "data type 'floaty' not understood");
+        assert!(
+            e.to_string()
+                .starts_with("data type 'floaty' not understood"),
+            "{e}"
+        );
         let e = ElementwiseKernel::new("float32 i", "float32 y", "y = i", "k").unwrap_err();
         assert_eq!(e.to_string(), "Can not use 'i' as a parameter name");
         let k = ElementwiseKernel::new("T x, raw U r, float64 s", "T y, T w", "y = x; w = y", "k")
             .unwrap();
         assert_eq!((k.nin(), k.nout()), (3, 2));
         assert_eq!(k.analysis.reads, vec![true, false]);
+    }
+
+    #[test]
+    fn a_read_write_parameter_is_an_output_loaded_before_the_operation() {
+        let k = ElementwiseKernel::new(
+            "float32 x, float32 alpha",
+            "float32 x",
+            "x = x * alpha + 1",
+            "inplace_transform",
+        )
+        .unwrap();
+        assert_eq!(
+            (k.nin(), k.nout(), k.nin, k.input_at.as_slice()),
+            (2, 1, 1, &[1usize, 0][..])
+        );
+        assert_eq!(k.analysis.reads, vec![true]);
+        // staged copies (vector registers, shared-memory tiles) load x first, then store it
+        let l = Layout {
+            class: LayoutClass::Contiguous,
+            nd: 1,
+            wide: false,
+            vec: 4,
+            tiled: 0,
+            row_bcast: 0,
+        };
+        let (src, _) = k
+            .source_for(
+                &[DType::F32; 2],
+                &[Slot::Scalar, Slot::Array { idx: 0 }],
+                l,
+                256,
+            )
+            .unwrap();
+        assert!(
+            src.contains("inplace_transform(const float alpha, float* _raw_x,"),
+            "{src}"
+        );
+        assert!(
+            src.contains("cuprum::Vec<float, 4> _v_x = *reinterpret_cast<const cuprum::Vec<float, 4>*>(_raw_x + _b);"),
+            "{src}"
+        );
+        assert!(
+            src.contains("*reinterpret_cast<cuprum::Vec<float, 4>*>(_raw_x + _b) = _v_x;"),
+            "{src}"
+        );
+        let l = Layout {
+            class: LayoutClass::Tiled,
+            nd: 2,
+            wide: false,
+            vec: 1,
+            tiled: 3,
+            row_bcast: 0,
+        };
+        let (src, _) = k
+            .source_for(
+                &[DType::F32; 2],
+                &[Slot::Array { idx: 0 }, Slot::Array { idx: 1 }],
+                l,
+                256,
+            )
+            .unwrap();
+        assert!(src.contains("_s_x[_k][threadIdx.x] = _raw_x["), "{src}");
+        assert!(src.contains("] = _s_x[_k][threadIdx.x];"), "{src}");
+        // generated_source takes one entry per declared parameter (inputs, then outputs)
+        let src = k
+            .generated_source(&[DType::F32; 3], &[false, true, false])
+            .unwrap();
+        assert!(src.contains("float& x = _raw_x[_b];"), "{src}");
+        let e = k
+            .generated_source(&[DType::F32; 2], &[false, true])
+            .unwrap_err();
+        assert!(e.to_string().contains("has 3 parameters"), "{e}");
+        let e = k
+            .generated_source(&[DType::F32, DType::F32, DType::F64], &[false, true, false])
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("'x' of 'inplace_transform' is read-write"),
+            "{e}"
+        );
     }
 }

@@ -6,7 +6,7 @@ use crate::array::{Array, Element};
 use crate::compile::{CompileOptions, KernelCache};
 use crate::error::{Result, bail, err};
 use crate::runtime::{
-    ArgPack, Buffer, Device, Function, LaunchConfig, Module, Stream, launch_kind,
+    ArgPack, Buffer, Device, Function, LaunchConfig, Module, Occupancy, Stream, launch_kind,
 };
 use cudarc::driver::sys::CUfunction_attribute as FA;
 use smallvec::SmallVec;
@@ -375,6 +375,48 @@ impl RawKernel {
         l.function.set_attribute(
             FA::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
             percent,
+        )
+    }
+
+    /// The driver's occupancy of this kernel on the current device in blocks of `block`
+    /// threads with `shared_mem_bytes` of dynamic shared memory (compiles it first).
+    ///
+    /// ```no_run
+    /// use cuprum::RawKernel;
+    /// let k = RawKernel::new(r#"extern "C" __global__ void k(float* x) { x[threadIdx.x] = 1; }"#, "k");
+    /// let occ = k.occupancy(256, 0)?;
+    /// assert!(occ.blocks_per_sm >= 1);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn occupancy(&self, block: u32, shared_mem_bytes: u32) -> Result<Occupancy> {
+        Occupancy::of(
+            &self.loaded_on(Device::current()?)?.function,
+            block,
+            shared_mem_bytes,
+        )
+    }
+
+    /// A grid-stride launch configuration of this kernel for `n` items on the current
+    /// device: as many blocks of `block` threads as the GPU runs at once (see
+    /// [`LaunchConfig::grid_stride`]). Launch it with
+    /// `kernel.configure(cfg.grid, cfg.block).shared_mem(..).launch(args)`.
+    ///
+    /// ```no_run
+    /// use cuprum::{Array, DType, RawKernel};
+    /// let k = RawKernel::new(r#"extern "C" __global__ void twice(float* x, long long n) {
+    ///     for (long long i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+    ///         x[i] *= 2; }"#, "twice");
+    /// let x = Array::ones(&[10_000_000], DType::F32)?;
+    /// let cfg = k.grid_stride(x.size(), 256, 0)?;
+    /// k.configure(cfg.grid, cfg.block).launch((&x, x.size() as i64))?;
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn grid_stride(&self, n: usize, block: u32, shared_mem_bytes: u32) -> Result<LaunchConfig> {
+        LaunchConfig::grid_stride(
+            &self.loaded_on(Device::current()?)?.function,
+            n,
+            block,
+            shared_mem_bytes,
         )
     }
 

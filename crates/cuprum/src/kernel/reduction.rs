@@ -2,7 +2,7 @@
 //! broadcast arrays over any axes with the whole GPU (CuPy's `cupy.ReductionKernel`).
 
 use super::call::{
-    Specs, check_args, check_count, push_args, resolve_dtypes, sample_slots, stream_or_current,
+    Specs, bind, check_args, push_args, resolve_dtypes, sample_slots, stream_or_current,
 };
 use super::codegen::elementwise::Slot;
 use super::codegen::reduction::{BLOCK, PARTIAL_BYTES, ReduceShape, ReductionSource, generate};
@@ -147,6 +147,18 @@ impl ReductionKernel {
         let mut params = parse_params(in_params, true)?;
         let nin = params.len();
         params.extend(parse_params(out_params, false)?);
+        if let Some(p) = params[nin..]
+            .iter()
+            .find(|q| params[..nin].iter().any(|p| p.name == q.name))
+        {
+            bail!(
+                InvalidArgument,
+                "ReductionKernel '{name}': '{}' is both an input and an output; a reduction's \
+                 output has the reduced shape, so it cannot be the input array written in place \
+                 (ElementwiseKernel allows this): give the output another name",
+                p.name
+            );
+        }
         check_reserved(
             &params,
             &["a", "b"],
@@ -464,14 +476,14 @@ impl ReductionCall<'_> {
     fn invoke(&self, args: &[Operand<'_>]) -> Result<SmallVec<[Array; 4]>> {
         let k = self.kernel;
         let nin = k.nin;
-        check_count(&k.name, nin, k.params.len(), args.len())?;
+        let args = bind(&k.name, &k.params, nin, None, args)?;
         let stream = stream_or_current(&self.stream)?;
         let device = stream.device();
-        check_args(&k.name, &k.params, nin, args, device)?;
+        check_args(&k.name, &k.params, &args, device)?;
         let shapes: SmallVec<[&[usize]; 8]> = args
+            .inputs
             .iter()
             .zip(&k.params)
-            .take(nin)
             .filter_map(|(a, p)| match a {
                 Operand::Array(arr) if !p.raw => Some(arr.shape()),
                 _ => None,
@@ -485,7 +497,7 @@ impl ReductionCall<'_> {
             );
         }
         let in_shape = broadcast_shapes(&shapes)?;
-        let dtypes = resolve_dtypes(&k.params, nin, args)?;
+        let dtypes = resolve_dtypes(&k.params, &args)?;
         // Axes.
         let nd = in_shape.len();
         let mut reduced: SmallVec<[bool; 8]> = SmallVec::from_elem(self.axis.is_none(), nd);
@@ -516,8 +528,8 @@ impl ReductionCall<'_> {
         let mut outs: SmallVec<[Array; 4]> = SmallVec::new();
         for j in 0..k.nout() {
             let p = &k.params[nin + j];
-            match args.get(nin + j) {
-                Some(Operand::Array(a)) => {
+            match args.outputs[j] {
+                Some(a) => {
                     if !p.raw && a.shape() != out_shape.as_slice() {
                         bail!(
                             Shape,
@@ -527,9 +539,9 @@ impl ReductionCall<'_> {
                             format_shape(&out_shape)
                         );
                     }
-                    outs.push((*a).clone());
+                    outs.push(a.clone());
                 }
-                _ => {
+                None => {
                     if p.raw {
                         bail!(
                             InvalidArgument,
@@ -562,7 +574,7 @@ impl ReductionCall<'_> {
         // Slots and strides.
         let operand = |kk: usize| -> Operand<'_> {
             if kk < nin {
-                args[kk]
+                args.inputs[kk]
             } else {
                 Operand::Array(&outs[kk - nin])
             }
@@ -611,7 +623,7 @@ impl ReductionCall<'_> {
             .params
             .iter()
             .take(nin)
-            .zip(args)
+            .zip(&args.inputs)
             .filter_map(|(p, a)| match a {
                 Operand::Array(x) if !p.raw => Some((x.data_ptr(), x.itemsize())),
                 _ => None,

@@ -173,6 +173,27 @@ pub fn sample_sources() -> Result<Vec<(String, String)>> {
         )?;
         out.push((format!("rev raw nd={nd}"), s));
     }
+    // Seed 002's in-place kernel: `x` is read-write (the generated code's output, loaded
+    // before the operation), `alpha` a scalar or an array.
+    let inplace = ElementwiseKernel::new(
+        "float32 x, float32 alpha",
+        "float32 x",
+        "x = x * alpha + 1",
+        "inplace_transform",
+    )?;
+    for l in layouts(1) {
+        let (s, _) = inplace.source_for(
+            &[DType::F32; 2],
+            &[Slot::Scalar, Slot::Array { idx: 0 }],
+            l,
+            256,
+        )?;
+        out.push((format!("inplace_transform scalar alpha {l:?}"), s));
+    }
+    for l in layouts(2) {
+        let (s, _) = inplace.source_for(&[DType::F32; 2], &arrays(2), l, 256)?;
+        out.push((format!("inplace_transform array alpha {l:?}"), s));
+    }
     let nc = ElementwiseKernel::new("_non_const T x", "T y", "y = x; x = 0", "swap_out")?
         .preamble("__device__ int helper() { return 1; }")
         .loop_prep("int h = helper();")

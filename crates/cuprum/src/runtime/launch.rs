@@ -7,13 +7,23 @@ use crate::error::{Result, bail};
 use smallvec::SmallVec;
 use std::ffi::c_void;
 
+/// The most blocks a grid may have along x (`2^31 - 1`).
+pub const MAX_GRID_X: u32 = i32::MAX as u32;
+
 /// Grid and block dimensions plus dynamic shared memory of one launch.
+///
+/// Two shapes for `n` items: [`linear`](LaunchConfig::linear), one thread per item
+/// (`blocks = ceil(n / block)`, seed 000's `CUDAGrid`), and
+/// [`grid_stride`](LaunchConfig::grid_stride), as many blocks as the GPU runs at once for a
+/// kernel that loops `for (i = tid; i < n; i += gridDim.x * blockDim.x)`.
 ///
 /// ```
 /// use cuprum::runtime::LaunchConfig;
 /// let cfg = LaunchConfig::linear(1000, 256);
 /// assert_eq!(cfg.grid, (4, 1, 1));
 /// assert_eq!(cfg.block, (256, 1, 1));
+/// // seed 000: 1,000,000 elements in blocks of 256 need 3,907 blocks (1,000,192 threads)
+/// assert_eq!(LaunchConfig::blocks_for(1_000_000, 256), 3907);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LaunchConfig {
@@ -26,14 +36,159 @@ pub struct LaunchConfig {
 }
 
 impl LaunchConfig {
-    /// Enough blocks of `block` threads to cover `n` items, one item per thread.
+    /// Blocks of `block` threads that cover `n` items one per thread: `ceil(n / block)`
+    /// (0 for no items; `block` 0 counts as 1). Seed 000's `(n + tpb - 1) // tpb`.
+    ///
+    /// ```
+    /// use cuprum::runtime::LaunchConfig;
+    /// assert_eq!(LaunchConfig::blocks_for(10_000, 128), 79);
+    /// assert_eq!(LaunchConfig::blocks_for(0, 256), 0);
+    /// assert_eq!(LaunchConfig::blocks_for(usize::MAX, 1024), usize::MAX / 1024 + 1);
+    /// ```
+    pub fn blocks_for(n: usize, block: u32) -> usize {
+        n.div_ceil(block.max(1) as usize)
+    }
+
+    /// Enough blocks of `block` threads to cover `n` items, one item per thread. A launch
+    /// has at least one block (kernels check `i < n`), and at most [`MAX_GRID_X`]: beyond
+    /// `MAX_GRID_X * block` items a kernel needs a grid-stride loop. `block` 0 counts as 1.
+    ///
+    /// ```
+    /// use cuprum::runtime::{LaunchConfig, MAX_GRID_X};
+    /// assert_eq!(LaunchConfig::linear(1_000_000, 256).grid.0, 3907);
+    /// assert_eq!(LaunchConfig::linear(0, 256).grid.0, 1);
+    /// assert_eq!(LaunchConfig::linear(usize::MAX, 256).grid.0, MAX_GRID_X);
+    /// ```
     pub fn linear(n: usize, block: u32) -> LaunchConfig {
-        let blocks = n.div_ceil(block.max(1) as usize).max(1);
+        let block = block.max(1);
+        let blocks = LaunchConfig::blocks_for(n, block).clamp(1, MAX_GRID_X as usize);
         LaunchConfig {
-            grid: (blocks.min(u32::MAX as usize) as u32, 1, 1),
+            grid: (blocks as u32, 1, 1),
             block: (block, 1, 1),
             shared_mem_bytes: 0,
         }
+    }
+
+    /// A grid-stride launch of `f` over `n` items: as many blocks of `block` threads as
+    /// the driver's occupancy calculator says fit on the GPU at once
+    /// (`cuOccupancyMaxActiveBlocksPerMultiprocessor` × the SM count), but no more than
+    /// `n` items need, and at least one. The kernel must loop
+    /// `for (i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)`.
+    ///
+    /// Errors: `block` is 0 or more than the kernel allows, or no block of this size (with
+    /// `shared_mem_bytes` of dynamic shared memory) fits on a multiprocessor.
+    ///
+    /// ```no_run
+    /// use cuprum::RawModule;
+    /// use cuprum::runtime::LaunchConfig;
+    /// let m = RawModule::new(r#"extern "C" __global__ void twice(float* x, long long n) {
+    ///     for (long long i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+    ///         x[i] *= 2; }"#);
+    /// let k = m.get_function("twice")?;
+    /// let cfg = k.grid_stride(100_000_000, 256, 0)?;
+    /// assert!(cfg.grid.0 <= 390_625); // at most what the GPU runs at once
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn grid_stride(
+        f: &Function,
+        n: usize,
+        block: u32,
+        shared_mem_bytes: u32,
+    ) -> Result<LaunchConfig> {
+        let occ = Occupancy::of(f, block, shared_mem_bytes)?;
+        Ok(LaunchConfig {
+            grid: (grid_stride_blocks(n, block, occ.resident_blocks()), 1, 1),
+            block: (block, 1, 1),
+            shared_mem_bytes,
+        })
+    }
+}
+
+/// Blocks of a grid-stride launch: what `n` items need, at most `resident` (the blocks the
+/// GPU runs at once) and [`MAX_GRID_X`], at least 1.
+fn grid_stride_blocks(n: usize, block: u32, resident: u64) -> u32 {
+    let need = LaunchConfig::blocks_for(n, block) as u64;
+    need.min(resident).clamp(1, u64::from(MAX_GRID_X)) as u32
+}
+
+/// What the driver's occupancy calculator says about one kernel launched in blocks of a
+/// given size on its device.
+///
+/// ```no_run
+/// use cuprum::RawModule;
+/// let m = RawModule::new(r#"extern "C" __global__ void k(float* x) { x[threadIdx.x] = 1; }"#);
+/// let occ = m.get_function("k")?.occupancy(256, 0)?;
+/// println!("{} blocks of 256 per SM, {} at once, {:.0}% of the threads an SM can hold",
+///          occ.blocks_per_sm, occ.resident_blocks(), 100.0 * occ.fraction());
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Occupancy {
+    /// Threads per block asked about.
+    pub block: u32,
+    /// Dynamic shared memory per block asked about, in bytes.
+    pub shared_mem_bytes: u32,
+    /// Blocks of this size one multiprocessor runs at once
+    /// (`cuOccupancyMaxActiveBlocksPerMultiprocessor`).
+    pub blocks_per_sm: u32,
+    /// Multiprocessors of the device.
+    pub sm_count: u32,
+    /// Threads one multiprocessor holds at most.
+    pub max_threads_per_sm: u32,
+}
+
+impl Occupancy {
+    /// Asks the driver about `f` in blocks of `block` threads with `shared_mem_bytes` of
+    /// dynamic shared memory. Errors when `block` is 0 or larger than the kernel allows,
+    /// and when no such block fits on a multiprocessor (too many registers or too much
+    /// shared memory).
+    pub fn of(f: &Function, block: u32, shared_mem_bytes: u32) -> Result<Occupancy> {
+        let limit = f.max_threads_per_block()?.max(0) as u32;
+        if block == 0 || block > limit {
+            bail!(
+                Launch,
+                "blocks of {block} threads: this kernel allows 1 to {limit} threads per block"
+            );
+        }
+        let device = f.module().device();
+        let blocks_per_sm = f.max_active_blocks_per_sm(block, shared_mem_bytes as usize)?;
+        if blocks_per_sm == 0 {
+            bail!(
+                Launch,
+                "no block of {block} threads with {shared_mem_bytes} bytes of dynamic shared \
+                 memory fits on a multiprocessor of device {} ({}): use smaller blocks or less \
+                 shared memory",
+                device.ordinal(),
+                device.name()
+            );
+        }
+        let max_threads_per_sm = device
+            .0
+            .ctx
+            .attribute(
+                cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR,
+            )
+            .call("cuDeviceGetAttribute(MAX_THREADS_PER_MULTIPROCESSOR)")?
+            .max(1) as u32;
+        Ok(Occupancy {
+            block,
+            shared_mem_bytes,
+            blocks_per_sm,
+            sm_count: device.sm_count(),
+            max_threads_per_sm,
+        })
+    }
+
+    /// Blocks the whole GPU runs at once: `blocks_per_sm * sm_count`.
+    pub fn resident_blocks(&self) -> u64 {
+        u64::from(self.blocks_per_sm) * u64::from(self.sm_count)
+    }
+
+    /// The theoretical occupancy: the share of a multiprocessor's threads (counted in
+    /// whole warps) that resident blocks use, in `0.0..=1.0`.
+    pub fn fraction(&self) -> f64 {
+        let warps = u64::from(self.block.div_ceil(32)) * 32 * u64::from(self.blocks_per_sm);
+        (warps as f64 / f64::from(self.max_threads_per_sm)).min(1.0)
     }
 }
 
@@ -147,4 +302,41 @@ pub(crate) unsafe fn launch_kind(
         )
     }
     .call("cuLaunchKernel")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn linear_configs_follow_seed_000() {
+        // seed 000: CUDAGrid(1000000) → 3,907 blocks of 256, 1,000,192 threads
+        assert_eq!(LaunchConfig::blocks_for(1_000_000, 256), 3907);
+        // its block-size analysis for N=10000
+        for (tpb, blocks) in [(128, 79), (256, 40), (512, 20)] {
+            assert_eq!(LaunchConfig::blocks_for(10_000, tpb), blocks);
+            assert_eq!(
+                LaunchConfig::linear(10_000, tpb).grid,
+                (blocks as u32, 1, 1)
+            );
+        }
+        // no items: no blocks needed, one launched; block 0 counts as 1; no overflow
+        assert_eq!(LaunchConfig::blocks_for(0, 256), 0);
+        assert_eq!(LaunchConfig::linear(0, 256).grid, (1, 1, 1));
+        assert_eq!(LaunchConfig::linear(5, 0).block, (1, 1, 1));
+        assert_eq!(LaunchConfig::linear(5, 0).grid, (5, 1, 1));
+        assert_eq!(LaunchConfig::blocks_for(usize::MAX, 1), usize::MAX);
+        assert_eq!(LaunchConfig::linear(usize::MAX, 1).grid.0, MAX_GRID_X);
+        assert_eq!(LaunchConfig::linear(usize::MAX, u32::MAX).block.0, u32::MAX);
+    }
+
+    #[test]
+    fn grid_stride_blocks_are_capped_by_residency_and_need() {
+        // 132 SMs x 8 blocks of 256 at once
+        assert_eq!(grid_stride_blocks(100_000_000, 256, 1056), 1056);
+        assert_eq!(grid_stride_blocks(1000, 256, 1056), 4);
+        assert_eq!(grid_stride_blocks(0, 256, 1056), 1);
+        assert_eq!(grid_stride_blocks(usize::MAX, 1, u64::MAX), MAX_GRID_X);
+        assert_eq!(grid_stride_blocks(10, 0, 5), 5);
+    }
 }

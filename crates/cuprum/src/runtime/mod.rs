@@ -14,7 +14,7 @@ pub use blas::cublas_version;
 pub use device::Device;
 pub use driver::{DriverInfo, MIN_DRIVER_VERSION, driver_info};
 pub use event::Event;
-pub use launch::LaunchConfig;
+pub use launch::{LaunchConfig, MAX_GRID_X, Occupancy};
 pub use module::{Function, Module};
 pub use stream::{Stream, StreamGuard};
 

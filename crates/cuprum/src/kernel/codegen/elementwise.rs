@@ -89,7 +89,7 @@ pub(crate) fn generate(e: &ElementwiseSource<'_>) -> SourceWriter {
     }
     let _ = write!(
         w.src,
-        "extern \"C\" __global__ void __launch_bounds__({}) {}({}) {{\n  const cuprum::LoopSize _ind{{(long long)_n}};\n",
+        "extern \"C\" __global__ void __launch_bounds__({}) {}({}) {{\n  const cuprum::LoopSize _ind __attribute__((unused)){{(long long)_n}};\n",
         e.block,
         e.name,
         sig.join(", ")
@@ -124,7 +124,8 @@ fn contiguous(e: &ElementwiseSource<'_>, w: &mut SourceWriter, op: &OpFn<'_>) {
          for (cuprum_idx_t _b = ((cuprum_idx_t)blockIdx.x * blockDim.x + threadIdx.x) * {v}; _b < _n; _b += _step) {{\n"
     );
     let direct = |w: &mut SourceWriter, indent: &str, j: &str| {
-        let mut s = format!("{indent}const long long i = (long long){j};\n");
+        let mut s =
+            format!("{indent}const long long i __attribute__((unused)) = (long long){j};\n");
         e.refs(&mut s, indent, |_, _, p| format!("_raw_{}[{j}]", p.name));
         w.push(&s);
         op(w, indent);
@@ -149,7 +150,7 @@ fn contiguous(e: &ElementwiseSource<'_>, w: &mut SourceWriter, op: &OpFn<'_>) {
     }
     let _ = write!(
         s,
-        "      #pragma unroll\n      for (int _k = 0; _k < {v}; ++_k) {{\n        const long long i = (long long)(_b + _k);\n"
+        "      #pragma unroll\n      for (int _k = 0; _k < {v}; ++_k) {{\n        const long long i __attribute__((unused)) = (long long)(_b + _k);\n"
     );
     e.refs(&mut s, "        ", |_, _, p| format!("_v_{}.v[_k]", p.name));
     w.push(&s);
@@ -203,7 +204,7 @@ fn rows(e: &ElementwiseSource<'_>, w: &mut SourceWriter, op: &OpFn<'_>, nd: usiz
         "    #pragma unroll 1\n    for (cuprum_idx_t _c = ((cuprum_idx_t)blockIdx.x * blockDim.x + threadIdx.x) * {v}; _c < _C; _c += (cuprum_idx_t)blockDim.x * gridDim.x * {v}) {{\n"
     );
     if v == 1 {
-        s.push_str("      const long long i = (long long)_r * _C + _c;\n");
+        s.push_str("      const long long i __attribute__((unused)) = (long long)_r * _C + _c;\n");
         e.refs(&mut s, "      ", |_, idx, p| {
             format!(
                 "_raw_{}[_o{idx} + (cuprum_off_t)_c * _m.st[{idx}][{}]]",
@@ -234,7 +235,7 @@ fn rows(e: &ElementwiseSource<'_>, w: &mut SourceWriter, op: &OpFn<'_>, nd: usiz
     }
     let _ = write!(
         s,
-        "      #pragma unroll\n      for (int _k = 0; _k < {v}; ++_k) {{\n        const long long i = (long long)_r * _C + _c + _k;\n"
+        "      #pragma unroll\n      for (int _k = 0; _k < {v}; ++_k) {{\n        const long long i __attribute__((unused)) = (long long)_r * _C + _c + _k;\n"
     );
     e.refs(&mut s, "        ", |_, idx, p| {
         if bcast(idx) {
@@ -261,7 +262,7 @@ fn rows(e: &ElementwiseSource<'_>, w: &mut SourceWriter, op: &OpFn<'_>, nd: usiz
 
 fn flat(e: &ElementwiseSource<'_>, w: &mut SourceWriter, op: &OpFn<'_>, nd: usize) {
     let mut s = String::from(
-        "  #pragma unroll 1\n  for (cuprum_idx_t _j = (cuprum_idx_t)blockIdx.x * blockDim.x + threadIdx.x; _j < _n; _j += (cuprum_idx_t)blockDim.x * gridDim.x) {\n    const long long i = (long long)_j;\n",
+        "  #pragma unroll 1\n  for (cuprum_idx_t _j = (cuprum_idx_t)blockIdx.x * blockDim.x + threadIdx.x; _j < _n; _j += (cuprum_idx_t)blockDim.x * gridDim.x) {\n    const long long i __attribute__((unused)) = (long long)_j;\n",
     );
     unravel(e, &mut s, "    ", "_j", nd as isize - 1);
     e.refs(&mut s, "    ", |_, idx, p| {
@@ -316,7 +317,7 @@ fn tiled(e: &ElementwiseSource<'_>, w: &mut SourceWriter, op: &OpFn<'_>, nd: usi
     let _ = write!(
         s,
         "    for (int _k = threadIdx.y; _k < {t}; _k += {tr}) {{\n      const cuprum_idx_t _r = _r0 + _k, _c = _c0 + threadIdx.x;\n      if (_r < _R && _c < _C) {{\n        \
-         const long long i = ((long long)_bi * _R + _r) * _C + _c;\n"
+         const long long i __attribute__((unused)) = ((long long)_bi * _R + _r) * _C + _c;\n"
     );
     e.refs(&mut s, "        ", |_, idx, p| {
         if e.tiled(idx) {

@@ -46,8 +46,9 @@ pub(crate) struct SourceWriter {
 }
 
 impl SourceWriter {
-    /// The start every generated kernel shares: cuprum's headers, the index and offset
-    /// types of the index width, the placeholder typedefs, then the user's preamble.
+    /// The start every generated kernel shares: cuprum's headers (with CUDA's `CUDART_*`
+    /// math constants, as CuPy's generated kernels have them), the index and offset types
+    /// of the index width, the placeholder typedefs, then the user's preamble.
     pub fn prologue(wide: bool, typedefs: &str, preamble: &str) -> SourceWriter {
         let (idx, off) = if wide {
             ("unsigned long long", "long long")
@@ -56,7 +57,7 @@ impl SourceWriter {
         };
         let mut w = SourceWriter {
             src: format!(
-                "#include <cuprum/all.cuh>\ntypedef {idx} cuprum_idx_t;\ntypedef {off} cuprum_off_t;\n{typedefs}"
+                "#include <cuprum/all.cuh>\n#include <cuprum/math_constants.cuh>\ntypedef {idx} cuprum_idx_t;\ntypedef {off} cuprum_off_t;\n{typedefs}"
             ),
             spans: Vec::new(),
         };

@@ -141,7 +141,7 @@ pub(crate) fn generate(e: &ReductionSource<'_>) -> SourceWriter {
     let _ = write!(
         w.src,
         "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {}({}) {{\n\
-         \x20 const cuprum::LoopSize _in_ind{{(long long)_m.O * (long long)_m.R}}, _out_ind{{(long long)_m.O}};\n\
+         \x20 const cuprum::LoopSize _in_ind __attribute__((unused)){{(long long)_m.O * (long long)_m.R}}, _out_ind __attribute__((unused)){{(long long)_m.O}};\n\
          \x20 __shared__ __align__(16) unsigned char _sh_raw[{BLOCK} * sizeof(_type_reduce)];\n\
          \x20 _type_reduce* _sh = reinterpret_cast<_type_reduce*>(_sh_raw);\n",
         e.name,
@@ -154,9 +154,9 @@ pub(crate) fn generate(e: &ReductionSource<'_>) -> SourceWriter {
         w.src,
         "  const unsigned _t = threadIdx.y * {tx} + threadIdx.x, _lane = {lane_of};\n\
          \x20 const cuprum_idx_t _io = {out_of};\n\
-         \x20 const long long _i = (long long)_io;\n\
+         \x20 const long long _i __attribute__((unused)) = (long long)_io;\n\
          \x20 _type_reduce _s = {identity};\n\
-         \x20 bool _v = false;\n",
+         \x20 bool _v __attribute__((unused)) = false;\n",
         tx = sh.tx
     );
     // Output offsets of every array.
@@ -300,7 +300,7 @@ fn element(
 ) {
     let ndr = e.shape.ndr as usize;
     let mut s = format!(
-        "      {{\n        const cuprum_idx_t _rr = {r};\n        const long long _J = (long long)_rr;\n"
+        "      {{\n        const cuprum_idx_t _rr = {r};\n        const long long _J __attribute__((unused)) = (long long)_rr;\n"
     );
     if ni > 0 && ndr > 1 {
         let decl: Vec<String> = (0..ni).map(|a| format!("_ro{a} = 0")).collect();
