@@ -269,6 +269,51 @@ def ssq_axis(b):
     b.run_ew("ssq_8192x8192_axis0", lambda x: ssq(x, axis=0), q)
 
 
+# Array routines (same workloads as the end of crates/cuprum-cli/src/bench/workloads.rs).
+ROUTINE_N = 100_000_000
+ROUTINE_SMALL = 10_000_000
+
+
+@workload("cumsum100M_f32")
+def cumsum(b):
+    b.run_ew("cumsum100M_f32", cp.cumsum, rand(ROUTINE_N))
+
+
+@workload("sort100M_f32", "argsort10M_f32")
+def sorts(b):
+    if b.want("sort100M_f32"):
+        b.run_ew("sort100M_f32", cp.sort, cp.random.random(ROUTINE_N, dtype=cp.float32))
+        cp.get_default_memory_pool().free_all_blocks()
+    b.run_ew("argsort10M_f32", cp.argsort, cp.random.random(ROUTINE_SMALL, dtype=cp.float32))
+
+
+@workload("compress100M_f32_half", "nonzero100M_half")
+def masks(b):
+    x = cp.random.random(ROUTINE_N, dtype=cp.float32)
+    m = x > 0.5
+    b.run_ew("compress100M_f32_half", lambda v, k: v[k], x, m)
+    b.run_ew("nonzero100M_half", cp.nonzero, m)
+
+
+@workload("concatenate2x100M_f32")
+def concatenate(b):
+    b.run_ew("concatenate2x100M_f32", lambda p, q: cp.concatenate((p, q)), rand(ROUTINE_N), rand(ROUTINE_N))
+
+
+@workload("take10M_of_100M_f32", "scatter_add10M_into_1M_f32")
+def gathers(b):
+    if b.want("take10M_of_100M_f32"):
+        a = rand(ROUTINE_N)
+        idx = cp.random.randint(0, ROUTINE_N, ROUTINE_SMALL, dtype=cp.int64)
+        b.run_ew("take10M_of_100M_f32", cp.take, a, idx)
+        del a, idx
+    if b.want("scatter_add10M_into_1M_f32"):
+        import cupyx
+        a = cp.zeros(1_000_000, dtype=cp.float32)
+        idx = cp.random.randint(0, 1_000_000, ROUTINE_SMALL, dtype=cp.int64)
+        b.run_ew("scatter_add10M_into_1M_f32", cupyx.scatter_add, a, idx, rand(ROUTINE_SMALL))
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("repeat_pos", nargs="?", type=int, metavar="REPEAT", help=argparse.SUPPRESS)

@@ -64,4 +64,5 @@ pub mod internal {
     pub use crate::kernel::{elementwise_sample_sources, reduction_sample_sources};
     pub use crate::ops::elementwise_sample_sources as ops_sample_sources;
     pub use crate::ops::reduction_sample_sources as ops_reduction_sample_sources;
+    pub use crate::ops::routine_sample_sources;
 }

@@ -258,6 +258,31 @@ fn every_builtin_reduction_compiles_for_every_dtype() {
     );
 }
 
+/// Every array-routine kernel (scans, compaction, radix sort, gathers and scatters) for
+/// every dtype it takes.
+#[test]
+fn every_routine_kernel_compiles_for_every_dtype() {
+    require_nvrtc!();
+    let sources = cuprum::internal::routine_sample_sources().unwrap();
+    assert!(sources.len() >= 150, "{}", sources.len());
+    let filter = std::env::var("CUPRUM_ROUTINE_FILTER").unwrap_or_default();
+    let mut failures = Vec::new();
+    for (name, src) in sources {
+        if !name.contains(&filter) {
+            continue;
+        }
+        if let Err(e) = compile_for_arch(&src, &CompileOptions::default(), 90) {
+            failures.push(format!("{name}: {e}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failed; first: {}",
+        failures.len(),
+        failures[0]
+    );
+}
+
 // =========================================================================================
 // CUDA's math constants in generated kernels
 // =========================================================================================

@@ -7,7 +7,9 @@
 //! `prime1M_raw`, matmul, shared-memory reduction) and the ElementwiseKernel cases (`ew_*`,
 //! broadcast, transposed, multi-output trig, complex `abs2`, `prime1M_elementwise`) and the
 //! ReductionKernel cases (the seed's MSE, and the same with built-ins as `cp.mean((a - b) **
-//! 2)`; sums of squares: full, per axis, host overhead). `prime1M_jit` is listed but not
+//! 2)`; sums of squares: full, per axis, host overhead), and the array routines (`cumsum`,
+//! `sort`, `argsort`, a boolean-mask read, `nonzero`, `concatenate`, `take`, `scatter_add`).
+//! `prime1M_jit` is listed but not
 //! implemented (cuprum has no JIT). scripts/cupy_bench.py times CuPy's equivalents, where
 //! there are, under the same names.
 
@@ -283,6 +285,55 @@ pub const WORKLOADS: &[Workload] = &[
         "ReductionKernel sum of squares, 4 float32, output allocated (host time)",
         ssq4,
         HostOverFloor(1.5),
+    ),
+    // Array routines (issue 16): scans, sorts, masks and gathers, joins.
+    w(
+        "cumsum100M_f32",
+        "ops::cumsum of 1e8 float32 (one-pass decoupled look-back scan)",
+        cumsum100m,
+        PctOfCopy(80.0),
+    ),
+    w(
+        "sort100M_f32",
+        "ops::sort of 1e8 random float32 (onesweep radix sort, 4 passes)",
+        sort100m,
+        VsCupy(1.0, None),
+    ),
+    w(
+        "argsort10M_f32",
+        "ops::argsort (stable) of 1e7 random float32",
+        argsort10m,
+        VsCupy(1.0, None),
+    ),
+    w(
+        "compress100M_f32_half",
+        "x.masked(&m).get() (x[m]), 1e8 float32, m = x > 0.5 given (half true)",
+        compress100m,
+        PctOfCopy(70.0),
+    ),
+    w(
+        "nonzero100M_half",
+        "ops::nonzero of a 1e8 bool mask, half true",
+        nonzero100m,
+        VsCupy(1.0, None),
+    ),
+    w(
+        "concatenate2x100M_f32",
+        "ops::concatenate of two 1e8 float32 arrays along axis 0",
+        concatenate2x100m,
+        PctOfCopy(90.0),
+    ),
+    w(
+        "take10M_of_100M_f32",
+        "ops::take of 1e7 random int64 indices from 1e8 float32 (bounds checked)",
+        take10m,
+        VsCupy(1.0, None),
+    ),
+    w(
+        "scatter_add10M_into_1M_f32",
+        "ops::scatter_add of 1e7 float32 at random int64 indices into 1e6 (add.at)",
+        scatter_add10m,
+        VsCupy(1.0, None),
     ),
 ];
 
@@ -634,5 +685,76 @@ fn ssq_axis0(o: &BenchmarkOptions) -> R<Timed> {
 
 fn ssq4(o: &BenchmarkOptions) -> R<Timed> {
     let (r, _) = ssq(o, "ssq4_ReductionKernel_overhead", &[4], None)?;
+    Ok((r, 0))
+}
+
+// ---------------------------------------------------------------- array routines
+
+/// Uniform float32 in [0, 1) (the masks take half of it).
+fn unit(n: usize) -> cuprum::Result<Array> {
+    cuprum::random::random(&[n], DType::F32)
+}
+
+/// `n` random int64 indices in `[0, len)`.
+fn random_indices(n: usize, len: usize) -> cuprum::Result<Array> {
+    cuprum::random::uniform(0.0, len as f64, &[n], DType::F64)?.astype(DType::I64)
+}
+
+fn cumsum100m(o: &BenchmarkOptions) -> R<Timed> {
+    let x = rand(&[EW_N], DType::F32)?;
+    let r = warm_bench(o, "cumsum100M_f32", || ops::cumsum(&x, None).map(drop))?;
+    Ok((r, 8 * EW_N as u64))
+}
+
+fn sort100m(o: &BenchmarkOptions) -> R<Timed> {
+    let x = unit(EW_N)?;
+    let r = warm_bench(o, "sort100M_f32", || ops::sort(&x, None).map(drop))?;
+    Ok((r, 0))
+}
+
+fn argsort10m(o: &BenchmarkOptions) -> R<Timed> {
+    let x = unit(SMALL_N)?;
+    let r = warm_bench(o, "argsort10M_f32", || ops::argsort(&x, None).map(drop))?;
+    Ok((r, 0))
+}
+
+fn compress100m(o: &BenchmarkOptions) -> R<Timed> {
+    let x = unit(EW_N)?;
+    let m = ops::greater(&x, 0.5f32)?;
+    let r = warm_bench(o, "compress100M_f32_half", || x.masked(&m).get().map(drop))?;
+    // x and the mask read once, half of x written
+    Ok((r, (4 + 1 + 2) * EW_N as u64))
+}
+
+fn nonzero100m(o: &BenchmarkOptions) -> R<Timed> {
+    let m = ops::greater(&unit(EW_N)?, 0.5f32)?;
+    let r = warm_bench(o, "nonzero100M_half", || ops::nonzero(&m).map(drop))?;
+    Ok((r, 0))
+}
+
+fn concatenate2x100m(o: &BenchmarkOptions) -> R<Timed> {
+    let (a, b) = (rand(&[EW_N], DType::F32)?, rand(&[EW_N], DType::F32)?);
+    let r = warm_bench(o, "concatenate2x100M_f32", || {
+        ops::concatenate(&[&a, &b], Some(0)).map(drop)
+    })?;
+    Ok((r, 16 * EW_N as u64))
+}
+
+fn take10m(o: &BenchmarkOptions) -> R<Timed> {
+    let a = rand(&[EW_N], DType::F32)?;
+    let idx = random_indices(SMALL_N, EW_N)?;
+    let r = warm_bench(o, "take10M_of_100M_f32", || {
+        ops::take(&a, &idx, None).map(drop)
+    })?;
+    Ok((r, 0))
+}
+
+fn scatter_add10m(o: &BenchmarkOptions) -> R<Timed> {
+    let a = Array::zeros(&[1_000_000], DType::F32)?;
+    let idx = random_indices(SMALL_N, 1_000_000)?;
+    let v = rand(&[SMALL_N], DType::F32)?;
+    let r = warm_bench(o, "scatter_add10M_into_1M_f32", || {
+        ops::scatter_add(&a, &idx, &v)
+    })?;
     Ok((r, 0))
 }

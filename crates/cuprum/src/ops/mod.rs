@@ -38,13 +38,44 @@ mod operators;
 pub(crate) mod promote;
 pub(crate) mod reduction;
 pub(crate) mod ufunc;
+// Array routines (issue 16): scans, masks and gathers, sorts, joins.
+mod compact;
+mod indexing;
+mod join;
+mod masked;
+mod programs;
+mod scan;
+mod sort;
+mod unique;
 
 #[doc(hidden)]
 pub use elementwise::sample_sources as elementwise_sample_sources;
+pub use indexing::{
+    IndexMode, compress, flatnonzero, nonzero, put, put_with, scatter_add, take, take_with,
+    where_nonzero,
+};
+pub use join::{Split, array_split, concatenate, split, stack};
 pub use linalg::{dot, matmul};
+pub use masked::Masked;
 pub use promote::{can_cast_safe, promote_types, result_type_of};
 #[doc(hidden)]
 pub use reduction::sample_sources as reduction_sample_sources;
+pub use scan::{cumprod, cumsum};
+pub use sort::{argsort, sort};
+pub use unique::{unique, unique_counts, unique_inverse};
+
+/// Every routine kernel's source for NVRTC compile checks (scans, compaction, sorts,
+/// gathers and scatters, for every dtype).
+#[doc(hidden)]
+pub fn routine_sample_sources() -> Result<Vec<(String, String)>> {
+    let mut v = scan::sample_sources();
+    v.extend(compact::sample_sources());
+    v.extend(indexing::sample_sources());
+    v.extend(sort::sample_sources());
+    v.extend(indexing::elementwise_sources()?);
+    v.extend(unique::elementwise_sources()?);
+    Ok(v)
+}
 
 use crate::array::Array;
 use crate::error::Result;

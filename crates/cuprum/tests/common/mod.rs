@@ -6,6 +6,7 @@
 #![allow(dead_code)]
 
 pub mod numpy_model;
+pub mod routines_model;
 pub mod views;
 
 use cuprum::{Array, Element, ErrorKind};

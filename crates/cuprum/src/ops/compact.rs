@@ -1,0 +1,398 @@
+//! Stream compaction: the selected elements of a contiguous array in order (boolean-mask
+//! reads), or the positions of the non-zero elements (`nonzero`), in one pass.
+//!
+//! A block takes the next tile (atomic ticket), loads its flags (and values) once with
+//! coalesced vector loads, ranks the selected elements within each warp with ballots (a
+//! lane's rank is the number of selected elements before it in its 32-lane row plus the
+//! rows before), publishes the tile's count and looks back over the predecessors' counts
+//! (one 64-bit status word per tile: 2 flag bits + the count) for its output offset,
+//! stages the selected elements in shared memory and writes them out as one contiguous,
+//! coalesced run. The last tile writes the total, the one number the host reads.
+
+use super::programs::{
+    PRELUDE, Program, aligned, bits_type, fits_u32, program, ptr_at, read_u64, vec_width,
+    zeroed_scratch,
+};
+use crate::array::{Array, DType};
+use crate::error::{Result, bail, err};
+use crate::kernel::ByValue;
+use std::fmt::Write;
+use std::sync::Arc;
+
+/// Most dimensions whose coordinates one compaction pass writes.
+pub(crate) const MAX_ND: usize = 8;
+
+/// Items per thread: a tile stages 16 KiB.
+fn items_per_thread(stage_item: usize) -> usize {
+    match stage_item {
+        0..=4 => 16,
+        8 => 8,
+        _ => 4,
+    }
+}
+
+fn idx_type(wide: bool) -> &'static str {
+    if wide {
+        "unsigned long long"
+    } else {
+        "unsigned int"
+    }
+}
+
+/// The program selecting elements of `item` bytes under a bool mask.
+fn values_program(item: usize, wide: bool) -> Arc<Program> {
+    let key = format!("compact_values|{item}|{}", u8::from(wide));
+    program(&key, || values_source(item, wide))
+}
+
+/// The program writing the coordinates of the non-zero elements of dtype `d`.
+fn indices_program(d: DType, wide: bool) -> Arc<Program> {
+    let key = format!("compact_indices|{}|{}", d.name(), u8::from(wide));
+    program(&key, || indices_source(d, wide))
+}
+
+pub(crate) fn values_source(item: usize, wide: bool) -> String {
+    let mut s = String::from(PRELUDE);
+    let _ = write!(
+        s,
+        "typedef unsigned char Tm;\ntypedef {t} T;\ntypedef {t} S;\ntypedef {i} I;\n\
+         #define CUPRUM_VALUES 1\nconstexpr int VECN = {v};\nconstexpr int IPT = {ipt};\n",
+        t = bits_type(item),
+        i = idx_type(wide),
+        v = vec_width(item),
+        ipt = items_per_thread(item),
+    );
+    s.push_str(COMPACT_BODY);
+    s.push_str(
+        "extern \"C\" __global__ void __launch_bounds__(256) cuprum_compact_v(const Tm* __restrict__ m, const T* __restrict__ x, T* __restrict__ y, I n,\n\
+         \x20   unsigned long long* __restrict__ status, unsigned* __restrict__ counter, unsigned long long* __restrict__ total) {\n\
+         \x20 compact_tile<VECN, 0, S>(m, x, y, n, status, counter, total, Meta()); }\n\
+         extern \"C\" __global__ void __launch_bounds__(256) cuprum_compact_1(const Tm* __restrict__ m, const T* __restrict__ x, T* __restrict__ y, I n,\n\
+         \x20   unsigned long long* __restrict__ status, unsigned* __restrict__ counter, unsigned long long* __restrict__ total) {\n\
+         \x20 compact_tile<1, 0, S>(m, x, y, n, status, counter, total, Meta()); }\n",
+    );
+    s
+}
+
+pub(crate) fn indices_source(d: DType, wide: bool) -> String {
+    let mut s = String::from(PRELUDE);
+    let _ = write!(
+        s,
+        "typedef {m} Tm;\ntypedef unsigned char T;\ntypedef unsigned S;\ntypedef {i} I;\n\
+         #define CUPRUM_VALUES 0\nconstexpr int VECN = {v};\nconstexpr int IPT = 16;\n",
+        m = d.c_type(),
+        i = idx_type(wide),
+        v = vec_width(d.itemsize()),
+    );
+    s.push_str(COMPACT_BODY);
+    for nd in 1..=MAX_ND {
+        for (suffix, vec) in [("v", "VECN"), ("1", "1")] {
+            let _ = writeln!(
+                s,
+                "extern \"C\" __global__ void __launch_bounds__(256) cuprum_nonzero{nd}_{suffix}(const Tm* __restrict__ m, I n,\n\
+                 \x20   unsigned long long* __restrict__ status, unsigned* __restrict__ counter, unsigned long long* __restrict__ total, Meta meta) {{\n\
+                 \x20 compact_tile<{vec}, {nd}, S>(m, nullptr, nullptr, n, status, counter, total, meta); }}"
+            );
+        }
+    }
+    s
+}
+
+const COMPACT_BODY: &str = r#"
+// Shape and coordinate outputs of `nonzero` (unused when selecting values).
+struct Meta { long long shape[8]; long long* out[8]; };
+constexpr unsigned long long AGG = 1ull << 62, INC = 2ull << 62, CNT = (1ull << 62) - 1;
+
+// Decoupled look-back over tile counts by one warp; returns the count before `tile`.
+__device__ unsigned long long lookback_count(unsigned tile, unsigned long long tot,
+    unsigned long long* status, int lane) {
+  if (tile == 0) {
+    if (lane == 0) rt::st_relaxed(&status[0], INC | tot);
+    return 0ull;
+  }
+  if (lane == 0) rt::st_relaxed(&status[tile], AGG | tot);
+  unsigned long long run = 0ull;
+  long long t = (long long)tile - 1 - lane;
+  while (true) {
+    unsigned long long s = INC;
+    if (t >= 0) { do { s = rt::ld_relaxed(&status[t]); } while ((s >> 62) == 0ull); }
+    const unsigned tm = __ballot_sync(rt::FULL, (s >> 62) == 2ull);
+    const int first = tm ? __ffs(tm) - 1 : 32;
+    unsigned long long c = lane <= first ? (s & CNT) : 0ull;
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) c += __shfl_down_sync(rt::FULL, c, d);
+    run += __shfl_sync(rt::FULL, c, 0);
+    if (tm) break;
+    t -= 32;
+  }
+  if (lane == 0) rt::st_relaxed(&status[tile], INC | (run + tot));
+  return run;
+}
+
+// ND = 0: select the values x[i] where m[i] != 0 into y; ND > 0: write the ND coordinates
+// of every i where m[i] != 0 into meta.out.
+template <int VEC, int ND, typename SS>
+__device__ __forceinline__ void compact_tile(const Tm* __restrict__ m, const T* __restrict__ x, T* __restrict__ y,
+    I n, unsigned long long* __restrict__ status, unsigned* __restrict__ counter,
+    unsigned long long* __restrict__ total, const Meta& meta) {
+  constexpr int ROWS = IPT / VEC;
+  constexpr int WSEG = 32 * IPT;
+  constexpr int TILE = 8 * WSEG;
+  constexpr bool VALUES = ND == 0;
+  __shared__ unsigned s_tile;
+  __shared__ unsigned s_wcnt[8];
+  __shared__ unsigned long long s_excl;
+  __shared__ SS s_stage[TILE];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  if (threadIdx.x == 0) s_tile = atomicAdd(counter, 1u);
+  __syncthreads();
+  const unsigned tile = s_tile;
+  const I wbase = (I)tile * (I)TILE + (I)(warp * WSEG);
+  bool f[ROWS][VEC];
+  T v[VALUES ? ROWS : 1][VALUES ? VEC : 1];
+#pragma unroll
+  for (int r = 0; r < ROWS; ++r) {
+    const I i0 = wbase + (I)(r * 32 * VEC + lane * VEC);
+    if (VEC > 1 && i0 + VEC <= n) {
+      Tm mm[VEC];
+      rt::load_vec<Tm, VEC>(m + i0, mm);
+#pragma unroll
+      for (int b = 0; b < VEC; ++b) f[r][b] = cuprum::cast<bool>(mm[b]);
+      if constexpr (VALUES) rt::load_vec<T, VEC>(x + i0, v[r]);
+    } else {
+#pragma unroll
+      for (int b = 0; b < VEC; ++b) {
+        const bool ok = i0 + b < n;
+        f[r][b] = ok && cuprum::cast<bool>(m[i0 + b]);
+        if constexpr (VALUES) { if (ok) v[r][b] = x[i0 + b]; }
+      }
+    }
+  }
+  const unsigned lt = rt::lanemask_lt();
+  unsigned wcount = 0, rowbase[ROWS];
+#pragma unroll
+  for (int r = 0; r < ROWS; ++r) {
+    unsigned before = 0, rowtot = 0;
+#pragma unroll
+    for (int b = 0; b < VEC; ++b) {
+      const unsigned bb = __ballot_sync(rt::FULL, f[r][b]);
+      before += __popc(bb & lt);
+      rowtot += __popc(bb);
+    }
+    rowbase[r] = wcount + before;
+    wcount += rowtot;
+  }
+  if (lane == 0) s_wcnt[warp] = wcount;
+  __syncthreads();
+  unsigned wex = 0, ttot = 0;
+#pragma unroll
+  for (int w = 0; w < 8; ++w) { const unsigned c = s_wcnt[w]; if (w < warp) wex += c; ttot += c; }
+  if (warp == 0) {
+    const unsigned long long ex = lookback_count(tile, ttot, status, lane);
+    if (lane == 0) s_excl = ex;
+  }
+#pragma unroll
+  for (int r = 0; r < ROWS; ++r) {
+    unsigned pos = wex + rowbase[r];
+#pragma unroll
+    for (int b = 0; b < VEC; ++b) {
+      if (f[r][b]) {
+        if constexpr (VALUES) s_stage[pos] = v[r][b];
+        else s_stage[pos] = (unsigned)(warp * WSEG + r * 32 * VEC + lane * VEC + b);
+        ++pos;
+      }
+    }
+  }
+  __syncthreads();
+  const unsigned long long ex = s_excl;
+  if (threadIdx.x == 0 && tile == gridDim.x - 1) *total = ex + ttot;
+  for (unsigned q = threadIdx.x; q < ttot; q += 256) {
+    if constexpr (VALUES) {
+      y[ex + q] = s_stage[q];
+    } else {
+      I rem = (I)tile * (I)TILE + (I)s_stage[q];
+#pragma unroll
+      for (int d = ND - 1; d > 0; --d) {
+        const I sh = (I)meta.shape[d];
+        const I c = rem % sh;
+        rem /= sh;
+        meta.out[d][ex + q] = (long long)c;
+      }
+      meta.out[0][ex + q] = (long long)rem;
+    }
+  }
+}
+"#;
+
+/// Tiles and launch pieces shared by both modes.
+struct Tiles {
+    tiles: usize,
+    status: Array,
+    total: Array,
+}
+
+fn tiles_for(n: usize, tile: usize) -> Result<Tiles> {
+    let tiles = n.div_ceil(tile).max(1);
+    if u32::try_from(tiles).is_err() {
+        bail!(Unsupported, "compaction of {n} elements: too many tiles");
+    }
+    Ok(Tiles {
+        tiles,
+        status: zeroed_scratch(8 * tiles + 8)?,
+        total: Array::empty(&[1], DType::U64)?,
+    })
+}
+
+/// Copies `x[i]` for every `m[i] != 0` (both contiguous, same size; `m` bool) into the
+/// front of `y` (capacity `x.size()`), in order, and returns how many (one device → host
+/// read).
+pub(crate) fn select_values(m: &Array, x: &Array, y: &Array) -> Result<usize> {
+    let n = x.size();
+    if n == 0 {
+        return Ok(0);
+    }
+    let item = x.itemsize();
+    let wide = !fits_u32(n);
+    let prog = values_program(item, wide);
+    let vec = vec_width(item);
+    let name = if vec > 1 && aligned(&[x, y], vec) && m.data_ptr().is_multiple_of(vec as u64) {
+        "cuprum_compact_v"
+    } else {
+        "cuprum_compact_1"
+    };
+    let t = tiles_for(n, 256 * items_per_thread(item))?;
+    let (status, counter) = (ptr_at(&t.status, 0), ptr_at(&t.status, 8 * t.tiles));
+    let grid = t.tiles as u32;
+    if wide {
+        prog.launch(
+            name,
+            grid,
+            256,
+            (m, x, y, n as u64, status, counter, &t.total),
+        )?;
+    } else {
+        prog.launch(
+            name,
+            grid,
+            256,
+            (m, x, y, n as u32, status, counter, &t.total),
+        )?;
+    }
+    let count = read_u64(&t.total)?;
+    usize::try_from(count).map_err(|_| err!(InvalidArgument, "selected count {count} overflows"))
+}
+
+/// Writes the coordinates (in `shape`, C order) of the non-zero elements of the contiguous
+/// `m` into `outs` (one int64 array per dimension, each with room for all of them).
+pub(crate) fn nonzero_coords(m: &Array, shape: &[usize], outs: &[Array]) -> Result<()> {
+    let n = m.size();
+    let nd = shape.len();
+    if n == 0 || outs.first().is_none_or(|o| o.size() == 0) {
+        return Ok(());
+    }
+    if nd == 0 || nd > MAX_ND || outs.len() != nd {
+        bail!(
+            InvalidArgument,
+            "nonzero_coords: {nd} dimensions and {} outputs (1 to {MAX_ND} expected)",
+            outs.len()
+        );
+    }
+    let wide = !fits_u32(n);
+    let prog = indices_program(m.dtype(), wide);
+    let vec = vec_width(m.itemsize());
+    let vector = vec > 1 && aligned(&[m], vec);
+    let mut meta = [0u64; 16];
+    for (k, &d) in shape.iter().enumerate() {
+        meta[k] = d as u64;
+        meta[8 + k] = outs[k].data_ptr();
+    }
+    let name = nonzero_kernel_name(nd, vector);
+    let t = tiles_for(n, 256 * 16)?;
+    let (status, counter) = (ptr_at(&t.status, 0), ptr_at(&t.status, 8 * t.tiles));
+    let grid = t.tiles as u32;
+    if wide {
+        prog.launch(
+            name,
+            grid,
+            256,
+            (m, n as u64, status, counter, &t.total, ByValue(meta)),
+        )
+    } else {
+        prog.launch(
+            name,
+            grid,
+            256,
+            (m, n as u32, status, counter, &t.total, ByValue(meta)),
+        )
+    }
+}
+
+fn nonzero_kernel_name(nd: usize, vector: bool) -> &'static str {
+    const V: [&str; MAX_ND] = [
+        "cuprum_nonzero1_v",
+        "cuprum_nonzero2_v",
+        "cuprum_nonzero3_v",
+        "cuprum_nonzero4_v",
+        "cuprum_nonzero5_v",
+        "cuprum_nonzero6_v",
+        "cuprum_nonzero7_v",
+        "cuprum_nonzero8_v",
+    ];
+    const S: [&str; MAX_ND] = [
+        "cuprum_nonzero1_1",
+        "cuprum_nonzero2_1",
+        "cuprum_nonzero3_1",
+        "cuprum_nonzero4_1",
+        "cuprum_nonzero5_1",
+        "cuprum_nonzero6_1",
+        "cuprum_nonzero7_1",
+        "cuprum_nonzero8_1",
+    ];
+    let k = nd.clamp(1, MAX_ND) - 1;
+    if vector { V[k] } else { S[k] }
+}
+
+/// Every compaction program's source (NVRTC compile checks).
+pub(crate) fn sample_sources() -> Vec<(String, String)> {
+    let mut v = Vec::new();
+    for item in [1, 2, 4, 8, 16] {
+        v.push((
+            format!("compact values {item}B"),
+            values_source(item, false),
+        ));
+    }
+    v.push(("compact values 4B wide".into(), values_source(4, true)));
+    for &d in DType::ALL {
+        v.push((format!("nonzero {}", d.name()), indices_source(d, false)));
+    }
+    v.push((
+        "nonzero bool wide".into(),
+        indices_source(DType::Bool, true),
+    ));
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tiles_stage_16_kib() {
+        for item in [1usize, 2, 4, 8, 16] {
+            let ipt = items_per_thread(item);
+            assert!(256 * ipt * item <= 16384, "{item}");
+            assert_eq!(ipt % vec_width(item), 0);
+        }
+    }
+
+    #[test]
+    fn kernel_names() {
+        assert_eq!(nonzero_kernel_name(1, true), "cuprum_nonzero1_v");
+        assert_eq!(nonzero_kernel_name(8, false), "cuprum_nonzero8_1");
+        let s = indices_source(DType::F32, false);
+        for nd in 1..=MAX_ND {
+            assert!(s.contains(nonzero_kernel_name(nd, true)));
+            assert!(s.contains(nonzero_kernel_name(nd, false)));
+        }
+    }
+}

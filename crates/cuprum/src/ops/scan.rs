@@ -1,0 +1,516 @@
+//! `cumsum` and `cumprod`: inclusive scans over any axis with NumPy's result dtypes.
+//!
+//! The contiguous case (the last axis, or the flattened array) is one single-pass kernel
+//! with decoupled look-back: a block takes the next tile (an atomic ticket, so tiles
+//! start in order), loads it once with coalesced vector loads (each lane holds `VEC`
+//! consecutive elements of a 32-lane row), scans it (per lane, then warp shuffles, then
+//! across the block's warps), publishes the tile's aggregate, and one warp looks back over
+//! the predecessors' published aggregates / inclusive prefixes, 32 tiles at a time, until
+//! it meets an inclusive prefix; then every element is written once. Rows of an n-d array
+//! are *segments* of the same scan (the operator carries a "segment starts here" flag), so
+//! short and long rows take the same kernel. Bytes: the input read once, the output
+//! written once, plus 12 bytes of status per 4096-element tile.
+//!
+//! Other axes: a column kernel (one thread per column walks the axis; adjacent threads read
+//! adjacent columns) when there are enough columns to fill the GPU, else the axis is moved
+//! last with a copy, scanned as rows, and moved back.
+//!
+//! Floating-point sums combine in an order that depends on which predecessors had
+//! published when a tile looked back, so the last bits of a float `cumsum` may differ
+//! between runs (as with CUB); integer scans are exact (wrapping like NumPy).
+
+use super::programs::{
+    PRELUDE, Program, aligned, blocks_for, fits_u32, program, ptr_at, vec_width, zeroed_scratch,
+};
+use crate::array::{Array, DType, DTypeKind};
+use crate::error::Result;
+use crate::shape::normalize_axis;
+use std::fmt::Write;
+use std::sync::Arc;
+
+/// Which scan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum ScanOp {
+    /// `cumsum`
+    Sum,
+    /// `cumprod`
+    Prod,
+}
+
+impl ScanOp {
+    fn name(self) -> &'static str {
+        match self {
+            ScanOp::Sum => "sum",
+            ScanOp::Prod => "prod",
+        }
+    }
+}
+
+/// NumPy's result dtype of `cumsum` / `cumprod` (bool and small integers widen to the
+/// 64-bit platform integer; float16/bfloat16 keep their dtype).
+pub(crate) fn scan_dtype(d: DType) -> DType {
+    match d.kind() {
+        DTypeKind::Bool | DTypeKind::SignedInt => DType::I64,
+        DTypeKind::UnsignedInt => DType::U64,
+        _ => d,
+    }
+}
+
+/// The C type the scan accumulates in: integers in unsigned 64-bit (wrapping, as NumPy's
+/// int64 does, without signed-overflow UB), the 16-bit floats in float.
+fn acc_type(d: DType) -> &'static str {
+    match d {
+        DType::F16 | DType::BF16 | DType::F32 => "float",
+        DType::F64 => "double",
+        DType::C64 => "complex<float>",
+        DType::C128 => "complex<double>",
+        _ => "unsigned long long",
+    }
+}
+
+fn acc_size(d: DType) -> usize {
+    match d {
+        DType::F16 | DType::BF16 | DType::F32 => 4,
+        DType::C128 => 16,
+        _ => 8,
+    }
+}
+
+/// Items per thread: 16 for 4-byte accumulators, 8 otherwise (a tile is 256 × that).
+fn items_per_thread(d: DType) -> usize {
+    if acc_size(d) <= 4 { 16 } else { 8 }
+}
+
+/// The scan program of input dtype `d`, operator `op` and index width.
+fn scan_program(d: DType, op: ScanOp, wide: bool) -> Arc<Program> {
+    let key = format!("scan|{}|{}|{}", d.name(), op.name(), u8::from(wide));
+    program(&key, || scan_source(d, op, wide))
+}
+
+/// The CUDA source of one scan program: `cuprum_scan_{v,1}` (contiguous, vector or
+/// scalar loads), `cuprum_scan_seg_{v,1}` (rows as segments) and `cuprum_scan_cols`.
+pub(crate) fn scan_source(d: DType, op: ScanOp, wide: bool) -> String {
+    let mut s = String::from(PRELUDE);
+    let ident = match op {
+        ScanOp::Sum => "0",
+        ScanOp::Prod => "1",
+    };
+    let opx = match op {
+        ScanOp::Sum => "((a) + (b))",
+        ScanOp::Prod => "((a) * (b))",
+    };
+    let _ = write!(
+        s,
+        "typedef {tin} Tin;\ntypedef {acc} A;\ntypedef {tout} Tout;\ntypedef {idx} I;\n\
+         #define CUPRUM_OP(a, b) {opx}\n\
+         __device__ __forceinline__ A ident() {{ return A({ident}); }}\n\
+         constexpr int VECN = {vec};\nconstexpr int IPT = {ipt};\n",
+        tin = d.c_type(),
+        acc = acc_type(d),
+        tout = scan_dtype(d).c_type(),
+        idx = if wide {
+            "unsigned long long"
+        } else {
+            "unsigned int"
+        },
+        vec = vec_width(d.itemsize()),
+        ipt = items_per_thread(d),
+    );
+    s.push_str(SCAN_BODY);
+    s
+}
+
+const SCAN_BODY: &str = r#"
+// A value and whether a segment (row) starts inside the range it covers.
+struct P { A v; unsigned h; };
+__device__ __forceinline__ P pid() { P r; r.v = ident(); r.h = 0u; return r; }
+template <bool SEG> __device__ __forceinline__ P comb(const P& a, const P& b) {
+  P r; r.h = a.h | b.h;
+  if (SEG && b.h) r.v = b.v; else r.v = CUPRUM_OP(a.v, b.v);
+  return r; }
+__device__ __forceinline__ P shfl_up_p(const P& p, unsigned d) {
+  P r; r.v = rt::shfl_up(p.v, d); r.h = __shfl_up_sync(rt::FULL, p.h, d); return r; }
+__device__ __forceinline__ P shfl_down_p(const P& p, unsigned d) {
+  P r; r.v = rt::shfl_down(p.v, d); r.h = __shfl_down_sync(rt::FULL, p.h, d); return r; }
+__device__ __forceinline__ P shfl_idx_p(const P& p, int src) {
+  P r; r.v = rt::shfl_idx(p.v, src); r.h = __shfl_sync(rt::FULL, p.h, src); return r; }
+
+// Decoupled look-back by one warp. Status word per tile: bits 0-1 = 1 (aggregate) or
+// 2 (inclusive prefix), bit 2 = a segment starts in the tile; values in aggs / incs,
+// written before the status word is released.
+template <bool SEG>
+__device__ P lookback(unsigned tile, P tot, unsigned* flags, A* aggs, A* incs, int lane) {
+  if (tile == 0) {
+    if (lane == 0) { incs[0] = tot.v; rt::st_release(&flags[0], 2u | (tot.h ? 4u : 0u)); }
+    return pid();
+  }
+  if (lane == 0) { aggs[tile] = tot.v; rt::st_release(&flags[tile], 1u | (tot.h ? 4u : 0u)); }
+  P run = pid();
+  long long t = (long long)tile - 1 - lane;
+  while (true) {
+    unsigned f = 2u;
+    P e = pid();
+    if (t >= 0) {
+      do { f = rt::ld_acquire(&flags[t]); } while ((f & 3u) == 0u);
+      e.v = ((f & 3u) == 2u) ? incs[t] : aggs[t];
+      e.h = (f >> 2) & 1u;
+    }
+    const bool term = ((f & 3u) == 2u) || (SEG && e.h);
+    const unsigned tm = __ballot_sync(rt::FULL, term);
+    const int first = tm ? __ffs(tm) - 1 : 32;
+    if (lane > first) e = pid();
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+      const P o = shfl_down_p(e, d);
+      if (lane + d < 32) e = comb<SEG>(o, e);
+    }
+    run = comb<SEG>(shfl_idx_p(e, 0), run);
+    if (tm) break;
+    t -= 32;
+  }
+  if (lane == 0) {
+    const P inc = comb<SEG>(run, tot);
+    incs[tile] = inc.v;
+    rt::st_release(&flags[tile], 2u | (inc.h ? 4u : 0u));
+  }
+  return run;
+}
+
+template <bool SEG, int VEC>
+__device__ __forceinline__ void scan_tile(const Tin* __restrict__ x, Tout* __restrict__ y, I n, I len,
+    unsigned* __restrict__ flags, A* __restrict__ aggs, A* __restrict__ incs, unsigned* __restrict__ counter) {
+  constexpr int ROWS = IPT / VEC;
+  constexpr int WSEG = 32 * IPT;
+  constexpr int TILE = 8 * WSEG;
+  __shared__ unsigned s_tile;
+  __shared__ P s_warp[8];
+  __shared__ P s_excl;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  if (threadIdx.x == 0) s_tile = atomicAdd(counter, 1u);
+  __syncthreads();
+  const unsigned tile = s_tile;
+  const I wbase = (I)tile * (I)TILE + (I)(warp * WSEG);
+  P s[ROWS][VEC];
+#pragma unroll
+  for (int r = 0; r < ROWS; ++r) {
+    const I i0 = wbase + (I)(r * 32 * VEC + lane * VEC);
+    Tin raw[VEC];
+    if (VEC > 1 && i0 + VEC <= n) {
+      rt::load_vec<Tin, VEC>(x + i0, raw);
+    } else {
+#pragma unroll
+      for (int b = 0; b < VEC; ++b) raw[b] = (i0 + b < n) ? x[i0 + b] : Tin();
+    }
+    I m = 0;
+    if (SEG) m = i0 % len;
+#pragma unroll
+    for (int b = 0; b < VEC; ++b) {
+      const bool ok = i0 + b < n;
+      P e; e.v = ok ? cuprum::cast<A>(raw[b]) : ident(); e.h = 0u;
+      if (SEG) { e.h = (ok && m == 0) ? 1u : 0u; m = (m + 1 == len) ? 0 : m + 1; }
+      s[r][b] = (b == 0) ? e : comb<SEG>(s[r][b - 1], e);
+    }
+  }
+  P lex[ROWS], rtot[ROWS];
+#pragma unroll
+  for (int r = 0; r < ROWS; ++r) {
+    P c = s[r][VEC - 1];
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+      const P o = shfl_up_p(c, d);
+      if (lane >= d) c = comb<SEG>(o, c);
+    }
+    const P e = shfl_up_p(c, 1);
+    lex[r] = lane == 0 ? pid() : e;
+    rtot[r] = shfl_idx_p(c, 31);
+  }
+  P rp[ROWS];
+  rp[0] = pid();
+#pragma unroll
+  for (int r = 1; r < ROWS; ++r) rp[r] = comb<SEG>(rp[r - 1], rtot[r - 1]);
+  if (lane == 0) s_warp[warp] = comb<SEG>(rp[ROWS - 1], rtot[ROWS - 1]);
+  __syncthreads();
+  P wex = pid();
+  for (int w = 0; w < warp; ++w) wex = comb<SEG>(wex, s_warp[w]);
+  if (warp == 0) {
+    P tot = pid();
+#pragma unroll
+    for (int w = 0; w < 8; ++w) tot = comb<SEG>(tot, s_warp[w]);
+    const P ex = lookback<SEG>(tile, tot, flags, aggs, incs, lane);
+    if (lane == 0) s_excl = ex;
+  }
+  __syncthreads();
+  const P tex = comb<SEG>(s_excl, wex);
+#pragma unroll
+  for (int r = 0; r < ROWS; ++r) {
+    const I i0 = wbase + (I)(r * 32 * VEC + lane * VEC);
+    const P pre = comb<SEG>(comb<SEG>(tex, rp[r]), lex[r]);
+    Tout o[VEC];
+#pragma unroll
+    for (int b = 0; b < VEC; ++b) o[b] = cuprum::cast<Tout>(comb<SEG>(pre, s[r][b]).v);
+    if (VEC > 1 && i0 + VEC <= n) {
+      rt::store_vec<Tout, VEC>(y + i0, o);
+    } else {
+#pragma unroll
+      for (int b = 0; b < VEC; ++b) if (i0 + b < n) y[i0 + b] = o[b];
+    }
+  }
+}
+
+#define CUPRUM_SCAN_ENTRY(NAME, SEG, VEC) \
+extern "C" __global__ void __launch_bounds__(256) NAME(const Tin* __restrict__ x, Tout* __restrict__ y, I n, I len, \
+    unsigned* __restrict__ flags, A* __restrict__ aggs, A* __restrict__ incs, unsigned* __restrict__ counter) { \
+  scan_tile<SEG, VEC>(x, y, n, len, flags, aggs, incs, counter); }
+CUPRUM_SCAN_ENTRY(cuprum_scan_v, false, VECN)
+CUPRUM_SCAN_ENTRY(cuprum_scan_1, false, 1)
+CUPRUM_SCAN_ENTRY(cuprum_scan_seg_v, true, VECN)
+CUPRUM_SCAN_ENTRY(cuprum_scan_seg_1, true, 1)
+
+// One thread per column (outer, inner) walks the scanned axis; adjacent threads read
+// adjacent columns.
+extern "C" __global__ void __launch_bounds__(256) cuprum_scan_cols(const Tin* __restrict__ x, Tout* __restrict__ y,
+    I outer, I len, I inner) {
+  const I cols = outer * inner;
+  for (I c = (I)blockIdx.x * blockDim.x + threadIdx.x; c < cols; c += (I)gridDim.x * blockDim.x) {
+    const I o = c / inner, r = c - o * inner;
+    I p = o * len * inner + r;
+    A acc = ident();
+    for (I k = 0; k < len; ++k, p += inner) {
+      acc = CUPRUM_OP(acc, cuprum::cast<A>(x[p]));
+      y[p] = cuprum::cast<Tout>(acc);
+    }
+  }
+}
+"#;
+
+/// Inclusive cumulative sum over `axis` (`None`: of the flattened array, a 1-D result).
+/// NumPy's result dtypes: bool and signed integers give int64, unsigned integers uint64,
+/// floats and complex numbers keep their dtype (float16 and bfloat16 add in float32).
+/// One pass over the data for the last axis or the flattened array (see the module docs);
+/// the last bits of a float result may vary between runs.
+///
+/// ```no_run
+/// use cuprum::{Array, DType, ops};
+/// let a = Array::from_slice(&[1i32, 2, 3, 4, 5, 6], &[2, 3])?;
+/// let c = ops::cumsum(&a, None)?;
+/// assert_eq!((c.dtype(), c.to_vec::<i64>()?), (DType::I64, vec![1, 3, 6, 10, 15, 21]));
+/// assert_eq!(ops::cumsum(&a, Some(1))?.to_vec::<i64>()?, vec![1, 3, 6, 4, 9, 15]);
+/// assert_eq!(ops::cumsum(&a, Some(0))?.to_vec::<i64>()?, vec![1, 2, 3, 5, 7, 9]);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn cumsum(a: &Array, axis: Option<isize>) -> Result<Array> {
+    scan(ScanOp::Sum, a, axis)
+}
+
+/// Inclusive cumulative product over `axis` (`None`: flattened), with `cumsum`'s dtypes.
+///
+/// ```no_run
+/// use cuprum::{Array, ops};
+/// let a = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[4])?;
+/// assert_eq!(ops::cumprod(&a, Some(0))?.to_vec::<f32>()?, vec![1.0, 2.0, 6.0, 24.0]);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn cumprod(a: &Array, axis: Option<isize>) -> Result<Array> {
+    scan(ScanOp::Prod, a, axis)
+}
+
+impl Array {
+    /// [`ops::cumsum`](crate::ops::cumsum) of this array.
+    ///
+    /// ```no_run
+    /// use cuprum::Array;
+    /// let a = Array::from_slice(&[true, false, true], &[3])?;
+    /// assert_eq!(a.cumsum(None)?.to_vec::<i64>()?, vec![1, 1, 2]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn cumsum(&self, axis: Option<isize>) -> Result<Array> {
+        cumsum(self, axis)
+    }
+
+    /// [`ops::cumprod`](crate::ops::cumprod) of this array.
+    ///
+    /// ```no_run
+    /// use cuprum::Array;
+    /// let a = Array::from_slice(&[2u8, 3, 4], &[3])?;
+    /// assert_eq!(a.cumprod(None)?.to_vec::<u64>()?, vec![2, 6, 24]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn cumprod(&self, axis: Option<isize>) -> Result<Array> {
+        cumprod(self, axis)
+    }
+}
+
+/// Columns below which a non-last axis is moved last instead of scanned per column.
+const MIN_COLUMNS: usize = 16384;
+
+/// `cumsum` / `cumprod` of `a` over `axis` (`None`: the flattened array).
+pub(crate) fn scan(op: ScanOp, a: &Array, axis: Option<isize>) -> Result<Array> {
+    let out_dt = scan_dtype(a.dtype());
+    let Some(axis) = axis else {
+        let flat = a.reshape_copy(&[-1])?.to_contiguous()?;
+        let out = Array::empty(flat.shape(), out_dt)?;
+        if flat.size() > 0 {
+            tile_scan(op, &flat, &out, flat.size())?;
+        }
+        return Ok(out);
+    };
+    let ax = normalize_axis(axis, a.ndim())?;
+    let out = Array::empty(a.shape(), out_dt)?;
+    let n = a.size();
+    if n == 0 {
+        return Ok(out);
+    }
+    let len = a.shape()[ax];
+    let outer: usize = a.shape()[..ax].iter().product();
+    let inner: usize = a.shape()[ax + 1..].iter().product();
+    if inner == 1 {
+        tile_scan(op, &a.to_contiguous()?, &out, len)?;
+    } else if outer * inner >= MIN_COLUMNS || len <= 64 {
+        column_scan(op, &a.to_contiguous()?, &out, outer, len, inner)?;
+    } else {
+        let last = a.ndim() as isize - 1;
+        let moved = a.swapaxes(ax as isize, last)?.copy()?;
+        let scanned = Array::empty(moved.shape(), out_dt)?;
+        tile_scan(op, &moved, &scanned, len)?;
+        out.assign(&scanned.swapaxes(ax as isize, last)?)?;
+    }
+    Ok(out)
+}
+
+/// Scans the contiguous `x` into the contiguous `out` in segments of `len` elements.
+fn tile_scan(op: ScanOp, x: &Array, out: &Array, len: usize) -> Result<()> {
+    let n = x.size();
+    let d = x.dtype();
+    let wide = !fits_u32(n);
+    let prog = scan_program(d, op, wide);
+    let vec = vec_width(d.itemsize());
+    let vector = vec > 1 && aligned(&[x, out], vec);
+    let seg = len < n;
+    let name = match (seg, vector) {
+        (false, true) => "cuprum_scan_v",
+        (false, false) => "cuprum_scan_1",
+        (true, true) => "cuprum_scan_seg_v",
+        (true, false) => "cuprum_scan_seg_1",
+    };
+    let tile = 256 * items_per_thread(d);
+    let tiles = n.div_ceil(tile);
+    let status = zeroed_scratch(4 * (tiles + 1))?;
+    let values = Array::empty(&[2 * tiles * acc_size(d)], DType::U8)?;
+    let (flags, counter) = (ptr_at(&status, 0), ptr_at(&status, 4 * tiles));
+    let (aggs, incs) = (ptr_at(&values, 0), ptr_at(&values, tiles * acc_size(d)));
+    let grid = u32::try_from(tiles).map_err(|_| {
+        crate::error::err!(
+            Unsupported,
+            "cumulative scan of {n} elements: too many tiles"
+        )
+    })?;
+    if wide {
+        prog.launch(
+            name,
+            grid,
+            256,
+            (x, out, n as u64, len as u64, flags, aggs, incs, counter),
+        )
+    } else {
+        prog.launch(
+            name,
+            grid,
+            256,
+            (x, out, n as u32, len as u32, flags, aggs, incs, counter),
+        )
+    }
+}
+
+/// Scans the axis of extent `len` of the contiguous `(outer, len, inner)` array `x`.
+fn column_scan(
+    op: ScanOp,
+    x: &Array,
+    out: &Array,
+    outer: usize,
+    len: usize,
+    inner: usize,
+) -> Result<()> {
+    let n = x.size();
+    let wide = !fits_u32(n);
+    let prog = scan_program(x.dtype(), op, wide);
+    let grid = blocks_for(outer * inner);
+    if wide {
+        prog.launch(
+            "cuprum_scan_cols",
+            grid,
+            256,
+            (x, out, outer as u64, len as u64, inner as u64),
+        )
+    } else {
+        prog.launch(
+            "cuprum_scan_cols",
+            grid,
+            256,
+            (x, out, outer as u32, len as u32, inner as u32),
+        )
+    }
+}
+
+/// Every scan program's source (NVRTC compile checks): each dtype and operator with
+/// 32-bit indexing, and a sample with 64-bit indexing.
+pub(crate) fn sample_sources() -> Vec<(String, String)> {
+    let mut v = Vec::new();
+    for &d in DType::ALL {
+        for op in [ScanOp::Sum, ScanOp::Prod] {
+            v.push((
+                format!("scan {} {}", d.name(), op.name()),
+                scan_source(d, op, false),
+            ));
+        }
+    }
+    for d in [DType::F32, DType::I8, DType::C128] {
+        v.push((
+            format!("scan {} sum wide", d.name()),
+            scan_source(d, ScanOp::Sum, true),
+        ));
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn result_dtypes_follow_numpy() {
+        assert_eq!(scan_dtype(DType::Bool), DType::I64);
+        assert_eq!(scan_dtype(DType::I8), DType::I64);
+        assert_eq!(scan_dtype(DType::I32), DType::I64);
+        assert_eq!(scan_dtype(DType::U16), DType::U64);
+        assert_eq!(scan_dtype(DType::F16), DType::F16);
+        assert_eq!(scan_dtype(DType::F32), DType::F32);
+        assert_eq!(scan_dtype(DType::C64), DType::C64);
+    }
+
+    #[test]
+    fn tiles_divide_into_vector_rows() {
+        for &d in DType::ALL {
+            let ipt = items_per_thread(d);
+            assert_eq!(ipt % vec_width(d.itemsize()), 0, "{d}");
+            assert!(acc_size(d) <= 16);
+        }
+    }
+
+    #[test]
+    fn source_names_every_entry_point() {
+        let s = scan_source(DType::F32, ScanOp::Sum, false);
+        for k in [
+            "(cuprum_scan_v,",
+            "(cuprum_scan_1,",
+            "(cuprum_scan_seg_v,",
+            "(cuprum_scan_seg_1,",
+            "cuprum_scan_cols(",
+        ] {
+            assert!(s.contains(k), "{k}");
+        }
+        assert!(s.contains("typedef unsigned int I;"));
+        assert!(
+            scan_source(DType::F32, ScanOp::Sum, true).contains("typedef unsigned long long I;")
+        );
+    }
+}

@@ -1,0 +1,711 @@
+//! `sort` and `argsort` (stable): an LSD radix sort with 8-bit digits on order-preserving
+//! keys, one "onesweep" kernel per digit.
+//!
+//! Keys: the element's bits transformed so that unsigned order is NumPy's order — signed
+//! integers flip the sign bit, floats flip the sign bit (positive) or every bit
+//! (negative), every NaN becomes one canonical key above +inf (NaNs last, in input order
+//! for `argsort`), and for `argsort` -0.0 becomes +0.0 (equal keys keep their order).
+//!
+//! Passes: one histogram kernel reads the input once and counts the digits of every pass;
+//! a tiny kernel turns the counts into bucket offsets. Then one kernel per digit: a block
+//! takes the next tile (atomic ticket), ranks its keys within each warp (8 ballots find the
+//! lanes with the same digit, a per-warp counter per digit in shared memory gives the rank;
+//! lanes in position order, so the pass is stable), publishes its per-digit counts and
+//! looks back over the predecessors' (one 32-bit status word per tile and digit: 2 flag
+//! bits + a 30-bit count) for each digit's global offset, reorders the tile in shared
+//! memory by digit and writes it out in runs. `argsort` carries 32-bit positions and
+//! writes int64 on the last pass. Bytes per pass: keys (and positions) read once and
+//! written once; the first pass reads the input and the last writes the result.
+//!
+//! Rows of an n-d array sorted along the last axis are *segments*: after the key passes,
+//! the positions (carried along) are sorted stably by their row, one pass per 8 bits of
+//! the row number. Sizes up to 2^30 - 1 elements.
+
+use super::programs::{PRELUDE, Program, program, ptr_at, zeroed_scratch};
+use crate::array::{Array, DType, DTypeKind};
+use crate::error::{Result, bail};
+use crate::kernel::DevicePtr;
+use crate::runtime::Device;
+use crate::shape::normalize_axis;
+use std::fmt::Write;
+use std::sync::Arc;
+
+/// What one radix sort produces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum SortMode {
+    /// Sorted values of a 1-D array.
+    Sort,
+    /// Stable sorting permutation of a 1-D array (int64).
+    ArgSort,
+    /// Sorted values of each row of length `len`.
+    SegSort,
+    /// Stable sorting permutation of each row (int64 positions within the row).
+    SegArgSort,
+}
+
+impl SortMode {
+    fn code(self) -> u8 {
+        match self {
+            SortMode::Sort => 0,
+            SortMode::ArgSort => 1,
+            SortMode::SegSort => 2,
+            SortMode::SegArgSort => 3,
+        }
+    }
+    fn stable(self) -> bool {
+        matches!(self, SortMode::ArgSort | SortMode::SegArgSort)
+    }
+    fn segmented(self) -> bool {
+        matches!(self, SortMode::SegSort | SortMode::SegArgSort)
+    }
+}
+
+/// Largest number of elements one sort takes (30-bit counts in the status words).
+pub(crate) const MAX_SORT: usize = (1 << 30) - 1;
+/// Row passes the histogram kernel makes room for (rows < 2^30 need at most 4).
+const MAX_ROW_PASSES: usize = 4;
+
+/// Items per thread: 16 for keys up to 4 bytes, 8 for 8-byte keys.
+fn items_per_thread(key_bytes: usize) -> usize {
+    if key_bytes >= 8 { 8 } else { 16 }
+}
+
+/// The key's unsigned type and its transforms `to_key(raw)` / `from_key(key)` for `d`
+/// (`stable`: -0.0 sorts as +0.0).
+fn key_code(d: DType, stable: bool) -> Result<(&'static str, String)> {
+    let (k, sign, nan): (&str, &str, Option<(&str, &str, &str)>) = match d {
+        DType::Bool => {
+            return Ok((
+                "unsigned char",
+                "__device__ __forceinline__ K to_key(K x) { return x != 0 ? 1 : 0; }\n\
+                 __device__ __forceinline__ K from_key(K k) { return k; }\n"
+                    .into(),
+            ));
+        }
+        DType::U8 | DType::U16 | DType::U32 | DType::U64 => {
+            return Ok((
+                super::programs::bits_type(d.itemsize()),
+                "__device__ __forceinline__ K to_key(K x) { return x; }\n\
+                 __device__ __forceinline__ K from_key(K k) { return k; }\n"
+                    .into(),
+            ));
+        }
+        DType::I8 => ("unsigned char", "0x80u", None),
+        DType::I16 => ("unsigned short", "0x8000u", None),
+        DType::I32 => ("unsigned int", "0x80000000u", None),
+        DType::I64 => ("unsigned long long", "0x8000000000000000ull", None),
+        DType::F16 => (
+            "unsigned short",
+            "0x8000u",
+            Some(("0x7c00u", "0x03ffu", "0xfe00u")),
+        ),
+        DType::BF16 => (
+            "unsigned short",
+            "0x8000u",
+            Some(("0x7f80u", "0x007fu", "0xffc0u")),
+        ),
+        DType::F32 => (
+            "unsigned int",
+            "0x80000000u",
+            Some(("0x7f800000u", "0x007fffffu", "0xffc00000u")),
+        ),
+        DType::F64 => (
+            "unsigned long long",
+            "0x8000000000000000ull",
+            Some((
+                "0x7ff0000000000000ull",
+                "0x000fffffffffffffull",
+                "0xfff8000000000000ull",
+            )),
+        ),
+        DType::C64 | DType::C128 => bail!(
+            Unsupported,
+            "sorting {d} arrays is not supported (NumPy orders complex numbers \
+             lexicographically; sort the real and imaginary parts instead)"
+        ),
+    };
+    let code = match nan {
+        None => format!(
+            "__device__ __forceinline__ K to_key(K x) {{ return (K)(x ^ {sign}); }}\n\
+             __device__ __forceinline__ K from_key(K k) {{ return (K)(k ^ {sign}); }}\n"
+        ),
+        Some((exp, man, canon)) => {
+            let zero = if stable {
+                format!("  if (x == (K){sign}) x = 0;\n")
+            } else {
+                String::new()
+            };
+            format!(
+                "__device__ __forceinline__ K to_key(K x) {{\n\
+                 \x20 if ((x & {exp}) == {exp} && (x & {man}) != 0) return (K){canon};\n{zero}\
+                 \x20 return (x & {sign}) ? (K)(~x) : (K)(x | {sign});\n}}\n\
+                 __device__ __forceinline__ K from_key(K k) {{ return (k & {sign}) ? (K)(k & ~(K){sign}) : (K)(~k); }}\n"
+            )
+        }
+    };
+    Ok((k, code))
+}
+
+fn sort_program(d: DType, mode: SortMode) -> Result<Arc<Program>> {
+    let src = sort_source(d, mode)?;
+    let key = format!("sort|{}|{}", d.name(), mode.code());
+    Ok(program(&key, || src))
+}
+
+/// The CUDA source of the radix sort of dtype `d` in `mode`.
+pub(crate) fn sort_source(d: DType, mode: SortMode) -> Result<String> {
+    let (k, code) = key_code(d, mode.stable())?;
+    let mut s = String::from(PRELUDE);
+    let _ = write!(
+        s,
+        "typedef {k} K;\ntypedef unsigned int I;\nconstexpr int MODE = {mode};\nconstexpr int IT = {it};\n\
+         constexpr int KP = {kp};\nconstexpr int RPMAX = {rp};\n#define CUPRUM_SORT_SEG {seg}\n{code}",
+        mode = mode.code(),
+        it = items_per_thread(d.itemsize()),
+        kp = d.itemsize(),
+        rp = if mode.segmented() { MAX_ROW_PASSES } else { 0 },
+        seg = u8::from(mode.segmented()),
+    );
+    s.push_str(SORT_BODY);
+    Ok(s)
+}
+
+const SORT_BODY: &str = r#"
+constexpr int BLOCK = 256, WARPS = 8, TILE = BLOCK * IT, WSEG = 32 * IT;
+constexpr bool VALS = MODE != 0;
+constexpr unsigned AGG = 1u << 30, INC = 2u << 30, CNT = (1u << 30) - 1u;
+
+__device__ __forceinline__ unsigned block_exclusive(unsigned v, unsigned* s_wsum, unsigned& total) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  unsigned incl = v;
+#pragma unroll
+  for (int o = 1; o < 32; o <<= 1) { const unsigned y = __shfl_up_sync(rt::FULL, incl, o); if (lane >= o) incl += y; }
+  if (lane == 31) s_wsum[warp] = incl;
+  __syncthreads();
+  unsigned pre = 0; total = 0;
+#pragma unroll
+  for (int w = 0; w < WARPS; ++w) { const unsigned c = s_wsum[w]; if (w < warp) pre += c; total += c; }
+  return pre + incl - v;
+}
+
+// Digit counts of every pass: KP key passes, then `rp` passes over the row number i / len.
+extern "C" __global__ void __launch_bounds__(256) cuprum_radix_hist(const K* __restrict__ keys, I n, unsigned len,
+    unsigned* __restrict__ hist, int rp) {
+  constexpr int P = KP + RPMAX;
+  __shared__ unsigned s_h[P][256];
+  for (int k = threadIdx.x; k < P * 256; k += BLOCK) (&s_h[0][0])[k] = 0u;
+  __syncthreads();
+  unsigned last[P], cnt[P];
+#pragma unroll
+  for (int p = 0; p < P; ++p) { last[p] = 0u; cnt[p] = 0u; }
+  for (I i = (I)blockIdx.x * BLOCK + threadIdx.x; i < n; i += (I)gridDim.x * BLOCK) {
+    const K kk = to_key(keys[i]);
+#pragma unroll
+    for (int p = 0; p < KP; ++p) {
+      const unsigned d = (unsigned)(kk >> (8 * p)) & 255u;
+      if (d != last[p]) { if (cnt[p]) atomicAdd(&s_h[p][last[p]], cnt[p]); last[p] = d; cnt[p] = 0u; }
+      ++cnt[p];
+    }
+    if (RPMAX > 0) {
+      const unsigned row = i / len;
+#pragma unroll
+      for (int p = KP; p < P; ++p) {
+        if (p - KP < rp) {
+          const unsigned d = (row >> (8 * (p - KP))) & 255u;
+          if (d != last[p]) { if (cnt[p]) atomicAdd(&s_h[p][last[p]], cnt[p]); last[p] = d; cnt[p] = 0u; }
+          ++cnt[p];
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int p = 0; p < P; ++p) if (cnt[p]) atomicAdd(&s_h[p][last[p]], cnt[p]);
+  __syncthreads();
+  for (int k = threadIdx.x; k < P * 256; k += BLOCK) {
+    const unsigned c = (&s_h[0][0])[k];
+    if (c) atomicAdd(&hist[k], c);
+  }
+}
+
+// Digit counts -> each pass's bucket offsets (one block per pass).
+extern "C" __global__ void __launch_bounds__(256) cuprum_radix_offsets(unsigned* __restrict__ hist) {
+  __shared__ unsigned s_wsum[WARPS];
+  unsigned* h = hist + blockIdx.x * 256;
+  unsigned total;
+  const unsigned v = h[threadIdx.x];
+  h[threadIdx.x] = block_exclusive(v, s_wsum, total);
+}
+
+template <bool ROWDIG>
+__device__ __forceinline__ unsigned digit(K key, unsigned val, unsigned len, int shift) {
+  return ROWDIG ? ((val / len) >> shift) & 255u : (unsigned)(key >> shift) & 255u;
+}
+
+// One stable counting pass over the digit at `shift` (of the key, or of the row number of
+// the carried position when ROWDIG).
+template <bool FIRST, bool LAST, bool ROWDIG>
+__device__ __forceinline__ void radix_pass(const K* __restrict__ kin, K* __restrict__ kout,
+    const unsigned* __restrict__ vin, void* __restrict__ vout, I n, unsigned len,
+    const unsigned* __restrict__ bins, unsigned* __restrict__ status, unsigned* __restrict__ counter, int shift) {
+  __shared__ unsigned s_tile;
+  __shared__ unsigned s_hist[WARPS][256];
+  __shared__ unsigned s_tstart[256];
+  __shared__ int s_gbase[256];
+  __shared__ unsigned s_wsum[WARPS];
+  __shared__ K s_keys[TILE];
+  __shared__ unsigned s_vals[VALS ? TILE : 1];
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  if (tid == 0) s_tile = atomicAdd(counter, 1u);
+  for (int k = tid; k < WARPS * 256; k += BLOCK) (&s_hist[0][0])[k] = 0u;
+  __syncthreads();
+  const unsigned tile = s_tile;
+  const I tbase = (I)tile * TILE;
+  const I wbase = tbase + (I)(warp * WSEG);
+  const unsigned lt = rt::lanemask_lt();
+  K key[IT];
+  unsigned val[IT], rank[IT];
+#pragma unroll
+  for (int k = 0; k < IT; ++k) {
+    const I i = wbase + (I)(k * 32 + lane);
+    const bool ok = i < n;
+    K kk = 0;
+    unsigned vv = 0u;
+    if (ok) {
+      kk = FIRST ? to_key(kin[i]) : kin[i];
+      if (VALS) vv = FIRST ? (unsigned)i : vin[i];
+    }
+    key[k] = kk;
+    val[k] = vv;
+    const unsigned d = digit<ROWDIG>(kk, vv, len, shift);
+    unsigned peers = __ballot_sync(rt::FULL, ok);
+#pragma unroll
+    for (int b = 0; b < 8; ++b) {
+      const bool bit = (d >> b) & 1u;
+      const unsigned bb = __ballot_sync(rt::FULL, bit);
+      peers &= bit ? bb : ~bb;
+    }
+    unsigned base = 0u;
+    if (ok) base = s_hist[warp][d];
+    __syncwarp();
+    const unsigned cnt = __popc(peers), pre = __popc(peers & lt);
+    if (ok && pre + 1u == cnt) s_hist[warp][d] = base + cnt;
+    __syncwarp();
+    rank[k] = base + pre;
+  }
+  __syncthreads();
+  const unsigned dg = tid;
+  unsigned run = 0u;
+#pragma unroll
+  for (int w = 0; w < WARPS; ++w) { const unsigned c = s_hist[w][dg]; s_hist[w][dg] = run; run += c; }
+  const unsigned tcount = run;
+  rt::st_relaxed(&status[tile * 256u + dg], (tile == 0 ? INC : AGG) | tcount);
+  unsigned total;
+  const unsigned tstart = block_exclusive(tcount, s_wsum, total);
+  s_tstart[dg] = tstart;
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < IT; ++k) {
+    const I i = wbase + (I)(k * 32 + lane);
+    if (i < n) {
+      const unsigned d = digit<ROWDIG>(key[k], val[k], len, shift);
+      const unsigned pos = s_tstart[d] + s_hist[warp][d] + rank[k];
+      s_keys[pos] = key[k];
+      if (VALS) s_vals[pos] = val[k];
+    }
+  }
+  unsigned excl = 0u;
+  if (tile > 0) {
+    unsigned t = tile - 1;
+    while (true) {
+      unsigned st;
+      do { st = rt::ld_relaxed(&status[t * 256u + dg]); } while ((st >> 30) == 0u);
+      excl += st & CNT;
+      if ((st >> 30) == 2u || t == 0) break;
+      --t;
+    }
+    rt::st_relaxed(&status[tile * 256u + dg], INC | (excl + tcount));
+  }
+  s_gbase[dg] = (int)(bins[dg] + excl) - (int)tstart;
+  __syncthreads();
+  const unsigned tn = (n - tbase) < (I)TILE ? (unsigned)(n - tbase) : (unsigned)TILE;
+#pragma unroll
+  for (int k = 0; k < IT; ++k) {
+    const unsigned p = tid + k * BLOCK;
+    if (p < tn) {
+      const K kk = s_keys[p];
+      const unsigned vv = VALS ? s_vals[p] : 0u;
+      const unsigned g = (unsigned)(s_gbase[digit<ROWDIG>(kk, vv, len, shift)] + (int)p);
+      if (!LAST) {
+        kout[g] = kk;
+        if (VALS) ((unsigned*)vout)[g] = vv;
+      } else if (MODE == 0 || MODE == 2) {
+        kout[g] = from_key(kk);
+      } else if (MODE == 1) {
+        ((long long*)vout)[g] = (long long)vv;
+      } else {
+        ((long long*)vout)[g] = (long long)(vv % len);
+      }
+    }
+  }
+}
+
+#define CUPRUM_RADIX_ENTRY(NAME, FIRST, LAST, ROWDIG) \
+extern "C" __global__ void __launch_bounds__(256) NAME(const K* __restrict__ kin, K* __restrict__ kout, \
+    const unsigned* __restrict__ vin, void* __restrict__ vout, I n, unsigned len, const unsigned* __restrict__ bins, \
+    unsigned* __restrict__ status, unsigned* __restrict__ counter, int shift) { \
+  radix_pass<FIRST, LAST, ROWDIG>(kin, kout, vin, vout, n, len, bins, status, counter, shift); }
+CUPRUM_RADIX_ENTRY(cuprum_radix_first, true, false, false)
+CUPRUM_RADIX_ENTRY(cuprum_radix_mid, false, false, false)
+#if !CUPRUM_SORT_SEG
+CUPRUM_RADIX_ENTRY(cuprum_radix_only, true, true, false)
+CUPRUM_RADIX_ENTRY(cuprum_radix_last, false, true, false)
+#else
+CUPRUM_RADIX_ENTRY(cuprum_radix_row_mid, false, false, true)
+CUPRUM_RADIX_ENTRY(cuprum_radix_row_last, false, true, true)
+#endif
+"#;
+
+/// Bits needed to write `x`.
+fn bits_of(x: usize) -> usize {
+    (usize::BITS - x.leading_zeros()) as usize
+}
+
+/// The pass plan of a sort: key passes, then row passes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Plan {
+    pub key_passes: usize,
+    pub row_passes: usize,
+}
+
+pub(crate) fn plan(d: DType, n: usize, len: usize, segmented: bool) -> Plan {
+    let rows = n.checked_div(len).unwrap_or(0);
+    Plan {
+        key_passes: d.itemsize(),
+        row_passes: if segmented {
+            bits_of(rows.saturating_sub(1)).div_ceil(8).max(1)
+        } else {
+            0
+        },
+    }
+}
+
+/// The kernel of pass `p` of `passes` (`key_passes` of them over the key).
+fn pass_name(p: usize, plan: Plan) -> &'static str {
+    let last = p + 1 == plan.key_passes + plan.row_passes;
+    match (p == 0, last, p >= plan.key_passes) {
+        (true, true, _) => "cuprum_radix_only",
+        (true, false, _) => "cuprum_radix_first",
+        (false, false, false) => "cuprum_radix_mid",
+        (false, true, false) => "cuprum_radix_last",
+        (false, false, true) => "cuprum_radix_row_mid",
+        (false, true, true) => "cuprum_radix_row_last",
+    }
+}
+
+/// Sorts the contiguous `x` (rows of `len` when the mode is segmented) into `out`: the
+/// sorted values (`x`'s dtype) or the int64 permutation.
+fn radix(x: &Array, mode: SortMode, len: usize, out: &Array) -> Result<()> {
+    let n = x.size();
+    if n > MAX_SORT {
+        bail!(
+            Unsupported,
+            "sorting {n} elements: at most {MAX_SORT} (2^30 - 1) per call"
+        );
+    }
+    let d = x.dtype();
+    let prog = sort_program(d, mode)?;
+    let plan = plan(d, n, len, mode.segmented());
+    let passes = plan.key_passes + plan.row_passes;
+    let tile = 256 * items_per_thread(d.itemsize());
+    let tiles = n.div_ceil(tile);
+    let status_words = tiles * 256;
+    // hist [passes][256] | counters [passes] | status [passes][tiles][256]
+    let scratch = zeroed_scratch(4 * (passes * 256 + passes + passes * status_words))?;
+    let hist_at = |p: usize| ptr_at(&scratch, 4 * p * 256);
+    let counter_at = |p: usize| ptr_at(&scratch, 4 * (passes * 256 + p));
+    let status_at = |p: usize| ptr_at(&scratch, 4 * (passes * 256 + passes + p * status_words));
+    let sms = Device::current()?.sm_count().max(1);
+    let hist_grid = (n.div_ceil(256) as u32).clamp(1, sms * 8);
+    prog.launch(
+        "cuprum_radix_hist",
+        hist_grid,
+        256,
+        (x, n as u32, len as u32, hist_at(0), plan.row_passes as i32),
+    )?;
+    prog.launch("cuprum_radix_offsets", passes as u32, 256, (hist_at(0),))?;
+    let values = mode != SortMode::Sort;
+    let to_values = !matches!(mode, SortMode::Sort | SortMode::SegSort);
+    // Key buffers: sorts alternate between `out` and one temporary so that the last pass
+    // lands in `out`; argsorts alternate between two temporaries.
+    let tmp = Array::empty(&[n], d)?;
+    let second = if to_values {
+        Array::empty(&[n], d)?
+    } else {
+        out.clone()
+    };
+    let key_buf = |p: usize| -> u64 {
+        if to_values {
+            [&tmp, &second][p % 2].data_ptr()
+        } else if (passes - 1 - p).is_multiple_of(2) {
+            out.data_ptr()
+        } else {
+            tmp.data_ptr()
+        }
+    };
+    let vals = if values {
+        [
+            Array::empty(&[n], DType::U32)?,
+            Array::empty(&[n], DType::U32)?,
+        ]
+    } else {
+        [
+            Array::empty(&[0], DType::U32)?,
+            Array::empty(&[0], DType::U32)?,
+        ]
+    };
+    let null = DevicePtr(0);
+    for p in 0..passes {
+        let last = p + 1 == passes;
+        let kin = if p == 0 {
+            DevicePtr(x.data_ptr())
+        } else {
+            DevicePtr(key_buf(p - 1))
+        };
+        let vin = if p == 0 || !values {
+            null
+        } else {
+            DevicePtr(vals[(p - 1) % 2].data_ptr())
+        };
+        let (kout, vout) = match (last, to_values) {
+            (true, false) => (DevicePtr(out.data_ptr()), null),
+            (true, true) => (null, DevicePtr(out.data_ptr())),
+            (false, _) => (
+                DevicePtr(key_buf(p)),
+                if values {
+                    DevicePtr(vals[p % 2].data_ptr())
+                } else {
+                    null
+                },
+            ),
+        };
+        let shift = if p < plan.key_passes {
+            8 * p
+        } else {
+            8 * (p - plan.key_passes)
+        };
+        prog.launch(
+            pass_name(p, plan),
+            tiles as u32,
+            256,
+            (
+                kin,
+                kout,
+                vin,
+                vout,
+                n as u32,
+                len as u32,
+                hist_at(p),
+                status_at(p),
+                counter_at(p),
+                shift as i32,
+            ),
+        )?;
+    }
+    Ok(())
+}
+
+/// Sorts or argsorts `a` along `axis` (`None`: flattened).
+fn sort_impl(a: &Array, axis: Option<isize>, arg: bool) -> Result<Array> {
+    if a.dtype().kind() == DTypeKind::Complex {
+        key_code(a.dtype(), false)?;
+    }
+    let out_dt = if arg { DType::I64 } else { a.dtype() };
+    let Some(axis) = axis else {
+        let flat = a.reshape_copy(&[-1])?.to_contiguous()?;
+        let out = Array::empty(flat.shape(), out_dt)?;
+        let mode = if arg {
+            SortMode::ArgSort
+        } else {
+            SortMode::Sort
+        };
+        if flat.size() > 0 {
+            radix(&flat, mode, flat.size(), &out)?;
+        }
+        return Ok(out);
+    };
+    let ax = normalize_axis(axis, a.ndim())?;
+    let out = Array::empty(a.shape(), out_dt)?;
+    let n = a.size();
+    if n == 0 {
+        return Ok(out);
+    }
+    let len = a.shape()[ax];
+    if len == 1 {
+        if arg {
+            out.fill(0i64)?;
+        } else {
+            out.assign(a)?;
+        }
+        return Ok(out);
+    }
+    let inner: usize = a.shape()[ax + 1..].iter().product();
+    let sort_rows = |x: &Array, dst: &Array| -> Result<()> {
+        let mode = match (x.size() == len, arg) {
+            (true, false) => SortMode::Sort,
+            (true, true) => SortMode::ArgSort,
+            (false, false) => SortMode::SegSort,
+            (false, true) => SortMode::SegArgSort,
+        };
+        radix(x, mode, len, dst)
+    };
+    if inner == 1 {
+        sort_rows(&a.to_contiguous()?, &out)?;
+    } else {
+        let last = a.ndim() as isize - 1;
+        let moved = a.swapaxes(ax as isize, last)?.copy()?;
+        let sorted = Array::empty(moved.shape(), out_dt)?;
+        sort_rows(&moved, &sorted)?;
+        out.assign(&sorted.swapaxes(ax as isize, last)?)?;
+    }
+    Ok(out)
+}
+
+/// A sorted copy of `a` along `axis` (`None`: the flattened array; NumPy sorts the last
+/// axis by default: pass `Some(-1)`). Integers, floats and bool; NaNs sort last (as one
+/// canonical NaN); -0.0 and 0.0 are equal (either may come first). An LSD radix sort:
+/// one pass per byte of the dtype (plus, for rows of an n-d array, one per byte of the
+/// row count), each reading and writing the data once.
+///
+/// ```no_run
+/// use cuprum::{Array, ops};
+/// let a = Array::from_slice(&[3.0f32, f32::NAN, -1.0, 2.0], &[2, 2])?;
+/// let s = ops::sort(&a, Some(-1))?.to_vec::<f32>()?;
+/// assert_eq!((s[0], s[2], s[3]), (3.0, -1.0, 2.0));
+/// assert!(s[1].is_nan());
+/// assert_eq!(ops::sort(&a, None)?.to_vec::<f32>()?[..3], [-1.0, 2.0, 3.0]);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn sort(a: &Array, axis: Option<isize>) -> Result<Array> {
+    sort_impl(a, axis, false)
+}
+
+/// The indices (int64) that sort `a` along `axis` (`None`: flattened), *stable*: equal
+/// elements keep their order (NumPy's `argsort(kind='stable')`); NaNs last in input order,
+/// -0.0 equal to 0.0.
+///
+/// ```no_run
+/// use cuprum::{Array, ops};
+/// let a = Array::from_slice(&[2i32, 1, 2, 1], &[4])?;
+/// assert_eq!(ops::argsort(&a, Some(0))?.to_vec::<i64>()?, vec![1, 3, 0, 2]);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn argsort(a: &Array, axis: Option<isize>) -> Result<Array> {
+    sort_impl(a, axis, true)
+}
+
+impl Array {
+    /// Sorts this array in place along `axis` (`None`: in flattened order), as NumPy's
+    /// `a.sort()` (which sorts the last axis: pass `Some(-1)`). See [`ops::sort`](crate::ops::sort).
+    ///
+    /// ```no_run
+    /// use cuprum::Array;
+    /// let a = Array::from_slice(&[3u16, 1, 2], &[3])?;
+    /// a.sort(Some(-1))?;
+    /// assert_eq!(a.to_vec::<u16>()?, vec![1, 2, 3]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn sort(&self, axis: Option<isize>) -> Result<()> {
+        let sorted = sort(self, axis)?;
+        match axis {
+            Some(_) => self.assign(&sorted),
+            None => self.assign(
+                &sorted.reshape(&self.shape().iter().map(|&d| d as isize).collect::<Vec<_>>())?,
+            ),
+        }
+    }
+
+    /// [`ops::argsort`](crate::ops::argsort) of this array.
+    ///
+    /// ```no_run
+    /// use cuprum::Array;
+    /// let a = Array::from_slice(&[0.5f64, -1.0], &[2])?;
+    /// assert_eq!(a.argsort(Some(-1))?.to_vec::<i64>()?, vec![1, 0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn argsort(&self, axis: Option<isize>) -> Result<Array> {
+        argsort(self, axis)
+    }
+}
+
+/// Every sort program's source (NVRTC compile checks): every sortable dtype in every mode.
+pub(crate) fn sample_sources() -> Vec<(String, String)> {
+    let mut v = Vec::new();
+    for &d in DType::ALL {
+        for mode in [
+            SortMode::Sort,
+            SortMode::ArgSort,
+            SortMode::SegSort,
+            SortMode::SegArgSort,
+        ] {
+            if let Ok(s) = sort_source(d, mode) {
+                v.push((format!("sort {} {mode:?}", d.name()), s));
+            }
+        }
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plans_count_key_and_row_passes() {
+        assert_eq!(
+            plan(DType::F32, 100, 100, false),
+            Plan {
+                key_passes: 4,
+                row_passes: 0
+            }
+        );
+        assert_eq!(plan(DType::F64, 1000, 10, true).row_passes, 1);
+        assert_eq!(plan(DType::I8, 2, 1, true).row_passes, 1);
+        assert_eq!(plan(DType::U16, 257 * 3, 3, true).row_passes, 2);
+        assert_eq!(plan(DType::U16, 256 * 3, 3, true).row_passes, 1);
+        assert_eq!(bits_of(0), 0);
+        assert_eq!(bits_of(255), 8);
+        assert_eq!(bits_of(256), 9);
+    }
+
+    #[test]
+    fn pass_kernels_exist_for_every_plan() {
+        for mode in [
+            SortMode::Sort,
+            SortMode::ArgSort,
+            SortMode::SegSort,
+            SortMode::SegArgSort,
+        ] {
+            for d in [DType::Bool, DType::I16, DType::F32, DType::U64] {
+                let src = sort_source(d, mode).unwrap();
+                let len = if mode.segmented() { 10 } else { 1000 };
+                let plan = plan(d, 1000, len, mode.segmented());
+                for p in 0..plan.key_passes + plan.row_passes {
+                    let name = pass_name(p, plan);
+                    let present = src.contains(&format!("({name},"));
+                    let guarded = match name {
+                        "cuprum_radix_only" | "cuprum_radix_last" => !mode.segmented(),
+                        "cuprum_radix_row_mid" | "cuprum_radix_row_last" => mode.segmented(),
+                        _ => true,
+                    };
+                    assert!(present && guarded, "{mode:?} {d} pass {p}: {name}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn complex_is_refused() {
+        let e = key_code(DType::C64, false).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::Unsupported);
+    }
+}

@@ -1,0 +1,1479 @@
+//! The array routines against host models with NumPy's semantics (tests/common/
+//! routines_model.rs): cumsum / cumprod, sort / argsort / unique, boolean-mask reads,
+//! nonzero / compress, take / put / scatter_add, concatenate / stack / split. Random inputs
+//! of every dtype in scope, views, every axis, empty and 0-d inputs, sizes around the
+//! kernels' tile boundaries, and every error. The `model_*` tests check the host models
+//! themselves and run without a GPU.
+
+mod common;
+
+use common::numpy_model::V::{self, B, C, F, I};
+use common::numpy_model::{close_v, dev, dev_exact, host, int_range, round_float, wrap};
+use common::routines_model::{self as model, Mode};
+use common::{Rng, assert_err, coin, gpu_proptest_runner};
+use cuprum::ops::{self, IndexMode};
+use cuprum::{Array, DType, DTypeKind, ErrorKind, SliceArg};
+use proptest::prelude::*;
+
+// ---------------------------------------------------------------- host models (no GPU)
+
+#[test]
+fn model_cumsum_and_cumprod_follow_numpy() {
+    let v: Vec<V> = [1, 2, 3, 4, 5, 6].iter().map(|&i| I(i)).collect();
+    let flat: Vec<V> = model::cum(&v, &[2, 3], None, DType::I32, false)
+        .into_iter()
+        .map(|p| p.0)
+        .collect();
+    assert_eq!(flat, [1, 3, 6, 10, 15, 21].map(I));
+    let ax0: Vec<V> = model::cum(&v, &[2, 3], Some(0), DType::I32, false)
+        .into_iter()
+        .map(|p| p.0)
+        .collect();
+    assert_eq!(ax0, [1, 2, 3, 5, 7, 9].map(I));
+    let ax1: Vec<V> = model::cum(&v, &[2, 3], Some(1), DType::I8, true)
+        .into_iter()
+        .map(|p| p.0)
+        .collect();
+    assert_eq!(ax1, [1, 2, 6, 4, 20, 120].map(I));
+    // uint64 wraps
+    let big = vec![I(u64::MAX as i128), I(2)];
+    let w = model::cum(&big, &[2], None, DType::U64, false);
+    assert_eq!(w[1].0, I(1));
+    assert_eq!(model::scan_dtype(DType::Bool), DType::I64);
+    assert_eq!(model::scan_dtype(DType::U8), DType::U64);
+    assert_eq!(model::scan_dtype(DType::F16), DType::F16);
+    let f = model::cum(&[F(0.5), F(0.25)], &[2], None, DType::F32, false);
+    assert_eq!(f[1].0, F(0.75));
+    assert!(f[1].1 > 0.0 && f[1].1 < 1e-4);
+}
+
+#[test]
+fn model_sort_is_stable_with_nans_last() {
+    let v = vec![
+        F(2.0),
+        F(f64::NAN),
+        F(-0.0),
+        F(1.0),
+        F(0.0),
+        F(f64::NAN),
+        F(-1.0),
+    ];
+    assert_eq!(model::argsort1(&v), vec![6, 2, 4, 3, 0, 1, 5]);
+    let s = model::sort(&v, &[7], None);
+    assert!(model::same_sorted(s[0], F(-1.0)));
+    assert!(model::same_sorted(s[6], F(f64::NAN)));
+    let m = vec![I(3), I(1), I(2), I(0)];
+    assert_eq!(model::argsort(&m, &[2, 2], Some(1)), vec![1, 0, 1, 0]);
+    assert_eq!(model::argsort(&m, &[2, 2], Some(0)), vec![1, 1, 0, 0]);
+    assert_eq!(
+        model::sort(&m, &[2, 2], Some(0)),
+        vec![I(2), I(0), I(3), I(1)]
+    );
+}
+
+#[test]
+fn model_unique_collapses_nans_and_zeros() {
+    let v = vec![F(1.0), F(f64::NAN), F(-0.0), F(0.0), F(f64::NAN), F(1.0)];
+    let (u, c, inv) = model::unique(&v);
+    assert_eq!(u.len(), 3);
+    assert_eq!(c, vec![2, 2, 2]);
+    assert_eq!(inv, vec![1, 2, 0, 0, 2, 1]);
+}
+
+#[test]
+fn model_nonzero_masks_and_takes() {
+    let v = vec![I(0), I(5), I(0), I(7)];
+    assert_eq!(model::nonzero(&v, &[2, 2]), vec![vec![0, 1], vec![1, 1]]);
+    let (sh, m) = model::masked(&v, &[2, 2], &[false, true], 1);
+    assert_eq!((sh, m), (vec![1, 2], vec![I(0), I(7)]));
+    let (sh, m) = model::masked(&v, &[2, 2], &[true, false, false, true], 2);
+    assert_eq!((sh, m), (vec![2], vec![I(0), I(7)]));
+    assert_eq!(model::fix_index(-1, 3, Mode::Raise), Ok(2));
+    assert_eq!(model::fix_index(3, 3, Mode::Raise), Err(3));
+    assert_eq!(model::fix_index(-4, 3, Mode::Wrap), Ok(2));
+    assert_eq!(model::fix_index(-4, 3, Mode::Clip), Ok(0));
+    let t = model::take(&v, &[2, 2], &[1, 0, 1], &[3], Some(1), Mode::Raise).unwrap();
+    assert_eq!(t.0, vec![2, 3]);
+    assert_eq!(t.1, [5, 0, 5, 7, 0, 7].map(I));
+    assert_eq!(
+        model::take(&v, &[2, 2], &[9], &[1], None, Mode::Raise),
+        Err(9)
+    );
+    let mut a = vec![I(0); 4];
+    model::put(&mut a, &[1, -1], &[I(9)], Mode::Raise).unwrap();
+    assert_eq!(a, [0, 9, 0, 9].map(I));
+    let mut z = vec![F(0.0); 4];
+    model::scatter_add(&mut z, &[2, 2], &[1, 1, 0], &[F(1.0); 6], DType::F32).unwrap();
+    assert_eq!(z, [1.0, 1.0, 2.0, 2.0].map(F));
+    let (sh, c) = model::concatenate(
+        &[
+            (vec![I(1), I(2)], vec![2, 1]),
+            (vec![I(3), I(4), I(5), I(6)], vec![2, 2]),
+        ],
+        1,
+    );
+    assert_eq!((sh, c), (vec![2, 3], [1, 3, 4, 2, 5, 6].map(I).to_vec()));
+}
+
+// ---------------------------------------------------------------- random inputs, views
+
+/// Every dtype the sorts take.
+fn sortable() -> Vec<DType> {
+    DType::ALL
+        .iter()
+        .copied()
+        .filter(|d| !d.is_complex())
+        .collect()
+}
+
+/// Random values of `d`: integers over `span` values around 0 (or the whole range when
+/// `span` is 0), floats in ±100 with NaNs, infinities and signed zeros when `special`.
+fn rand_vals(rng: &mut Rng, d: DType, n: usize, span: u64, special: bool) -> Vec<V> {
+    (0..n)
+        .map(|_| match d.kind() {
+            DTypeKind::Bool => B(coin(rng)),
+            DTypeKind::SignedInt | DTypeKind::UnsignedInt => {
+                let (lo, hi) = int_range(d);
+                let x = if span == 0 {
+                    wrap(rng.next_u64() as i128, d)
+                } else {
+                    (rng.next_u64() % span) as i128 - (span / 2) as i128
+                };
+                I(x.clamp(lo, hi))
+            }
+            DTypeKind::Float => {
+                if special && rng.usize(0, 10) == 0 {
+                    let pick = [
+                        f64::NAN,
+                        -f64::NAN,
+                        f64::INFINITY,
+                        f64::NEG_INFINITY,
+                        0.0,
+                        -0.0,
+                    ];
+                    F(pick[rng.usize(0, pick.len())])
+                } else if span > 0 {
+                    F(round_float(
+                        (rng.next_u64() % span) as f64 - (span / 2) as f64,
+                        d,
+                    ))
+                } else {
+                    F(round_float(rng.f64(-100.0, 100.0), d))
+                }
+            }
+            DTypeKind::Complex => C(
+                round_float(rng.f64(-10.0, 10.0), d),
+                round_float(rng.f64(-10.0, 10.0), d),
+            ),
+        })
+        .collect()
+}
+
+/// Layouts a test input comes in: contiguous, transposed, every other element of the last
+/// axis, reversed along every axis, offset by one row.
+#[derive(Debug, Clone, Copy)]
+enum Layout {
+    Contiguous,
+    Transposed,
+    Strided,
+    Reversed,
+}
+
+const LAYOUTS: [Layout; 4] = [
+    Layout::Contiguous,
+    Layout::Transposed,
+    Layout::Strided,
+    Layout::Reversed,
+];
+
+/// A device view of exactly `shape` and dtype `d` in `layout`, holding `vals` in C order.
+fn view_of(vals: &[V], shape: &[usize], d: DType, layout: Layout) -> Array {
+    let nd = shape.len();
+    match layout {
+        Layout::Contiguous => dev(vals, shape, d),
+        Layout::Transposed => {
+            let rev: Vec<usize> = shape.iter().rev().copied().collect();
+            let base = dev(vals, shape, d).t().copy().unwrap();
+            let v = base.t();
+            assert_eq!(v.shape(), shape);
+            assert_eq!(base.shape(), rev.as_slice());
+            v
+        }
+        Layout::Strided => {
+            if nd == 0 {
+                return dev(vals, shape, d);
+            }
+            let mut bshape = shape.to_vec();
+            bshape[nd - 1] = 2 * shape[nd - 1] + 1;
+            let base = Array::zeros(&bshape, d).unwrap();
+            let mut args: Vec<SliceArg> = vec![SliceArg::from(..); nd - 1];
+            args.push(SliceArg::Range {
+                start: Some(1),
+                end: None,
+                step: 2,
+            });
+            let v = base.slice(&args).unwrap();
+            assert_eq!(v.shape(), shape);
+            v.assign(&dev(vals, shape, d)).unwrap();
+            v
+        }
+        Layout::Reversed => {
+            let base = Array::zeros(shape, d).unwrap();
+            let args: Vec<SliceArg> = vec![SliceArg::from(..).step(-1); nd];
+            let v = base.slice(&args).unwrap();
+            v.assign(&dev(vals, shape, d)).unwrap();
+            v
+        }
+    }
+}
+
+/// Checks a float-aware element-wise match, naming the first difference.
+fn assert_close(got: &[V], want: &[(V, f64)], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    for (k, (g, (w, tol))) in got.iter().zip(want).enumerate() {
+        assert!(
+            close_v(*g, *w, *tol),
+            "{what}: element {k}: got {g:?}, want {w:?} (tolerance {tol:e})"
+        );
+    }
+}
+
+fn assert_same(got: &[V], want: &[V], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    for (k, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(
+            model::same(*g, *w),
+            "{what}: element {k}: got {g:?}, want {w:?}"
+        );
+    }
+}
+
+fn i64s(a: &Array) -> Vec<i64> {
+    a.to_vec::<i64>().unwrap()
+}
+
+fn mode_of(m: IndexMode) -> Mode {
+    match m {
+        IndexMode::Raise => Mode::Raise,
+        IndexMode::Wrap => Mode::Wrap,
+        IndexMode::Clip => Mode::Clip,
+    }
+}
+
+// ---------------------------------------------------------------- cumsum / cumprod
+
+/// Values for cumulative products that neither overflow nor vanish: integers in [-2, 2],
+/// floats near 1, complex numbers near the unit circle.
+fn prod_vals(rng: &mut Rng, d: DType, n: usize) -> Vec<V> {
+    (0..n)
+        .map(|_| match d.kind() {
+            DTypeKind::Bool => B(rng.usize(0, 8) != 0),
+            DTypeKind::SignedInt => I(rng.usize(0, 5) as i128 - 2),
+            DTypeKind::UnsignedInt => I(rng.usize(0, 3) as i128),
+            DTypeKind::Float => F(round_float(rng.f64(0.97, 1.03), d)),
+            DTypeKind::Complex => {
+                let t = rng.f64(0.0, std::f64::consts::TAU);
+                let r = rng.f64(0.98, 1.02);
+                C(round_float(r * t.cos(), d), round_float(r * t.sin(), d))
+            }
+        })
+        .collect()
+}
+
+fn check_cum(x: &Array, vals: &[V], axis: Option<isize>, prod: bool, what: &str) {
+    let d = x.dtype();
+    let got = if prod {
+        ops::cumprod(x, axis)
+    } else {
+        ops::cumsum(x, axis)
+    }
+    .unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert_eq!(got.dtype(), model::scan_dtype(d), "{what}: dtype");
+    let ax = axis.map(|a| {
+        if a < 0 {
+            (a + x.ndim() as isize) as usize
+        } else {
+            a as usize
+        }
+    });
+    let want_shape: Vec<usize> = match ax {
+        None => vec![x.size()],
+        Some(_) => x.shape().to_vec(),
+    };
+    assert_eq!(got.shape(), want_shape.as_slice(), "{what}: shape");
+    let want = model::cum(vals, x.shape(), ax, d, prod);
+    assert_close(&host(&got), &want, what);
+}
+
+#[test]
+fn cumsum_of_every_dtype_over_every_axis() {
+    require_gpu!();
+    let mut rng = Rng::new(11);
+    for &d in DType::ALL {
+        let shape = [3usize, 2500];
+        let vals = rand_vals(&mut rng, d, 7500, 200, false);
+        let x = dev_exact(&vals, &shape, d);
+        for axis in [None, Some(0), Some(1), Some(-1)] {
+            check_cum(&x, &vals, axis, false, &format!("cumsum {d} axis {axis:?}"));
+        }
+    }
+}
+
+#[test]
+fn cumprod_of_every_dtype() {
+    require_gpu!();
+    let mut rng = Rng::new(12);
+    for &d in DType::ALL {
+        let shape = [4usize, 300];
+        let vals = prod_vals(&mut rng, d, 1200);
+        let x = dev(&vals, &shape, d);
+        for axis in [None, Some(1), Some(0)] {
+            check_cum(&x, &vals, axis, true, &format!("cumprod {d} axis {axis:?}"));
+        }
+    }
+}
+
+#[test]
+fn cumsum_over_many_tiles_is_exact_for_integers() {
+    require_gpu!();
+    let mut rng = Rng::new(13);
+    // 10M elements: ~2400 tiles, so every look-back window shape occurs.
+    let n = 10_000_000;
+    let host_vals: Vec<i32> = (0..n).map(|_| rng.usize(0, 2001) as i32 - 1000).collect();
+    let x = Array::from_slice(&host_vals, &[n]).unwrap();
+    let got = ops::cumsum(&x, None).unwrap().to_vec::<i64>().unwrap();
+    let mut acc = 0i64;
+    for (k, &v) in host_vals.iter().enumerate() {
+        acc += v as i64;
+        assert_eq!(got[k], acc, "element {k}");
+    }
+    // float32 at the benchmark's shape class: within the accumulation bound
+    let f: Vec<f32> = (0..n).map(|_| rng.f64(0.0, 1.0) as f32).collect();
+    let xf = Array::from_slice(&f, &[n]).unwrap();
+    let gf = ops::cumsum(&xf, Some(0)).unwrap().to_vec::<f32>().unwrap();
+    let mut s = 0f64;
+    for (k, &v) in f.iter().enumerate() {
+        s += v as f64;
+        if k % 9973 == 0 || k == n - 1 {
+            let tol = s * 5e-4 + 1e-3;
+            assert!(
+                (gf[k] as f64 - s).abs() <= tol,
+                "element {k}: {} vs {s}",
+                gf[k]
+            );
+        }
+    }
+}
+
+#[test]
+fn cumsum_of_rows_long_short_and_columns() {
+    require_gpu!();
+    let mut rng = Rng::new(14);
+    for (shape, axis) in [
+        (vec![37usize, 10007], 1isize), // long rows: segments across tiles
+        (vec![60000, 7], 1),            // short rows: many segments per tile
+        (vec![100000, 1], 1),           // rows of one
+        (vec![3000, 5], 0),             // few columns: moved last
+        (vec![100, 20000], 0),          // many columns: the column kernel
+        (vec![4, 33, 129], 1),          // a middle axis
+        (vec![2, 3, 4], 2),
+    ] {
+        let n: usize = shape.iter().product();
+        let vals = rand_vals(&mut rng, DType::I32, n, 2000, false);
+        let x = dev_exact(&vals, &shape, DType::I32);
+        check_cum(
+            &x,
+            &vals,
+            Some(axis),
+            false,
+            &format!("cumsum {shape:?} axis {axis}"),
+        );
+    }
+}
+
+#[test]
+fn cumsum_edge_shapes_and_errors() {
+    require_gpu!();
+    let mut rng = Rng::new(15);
+    for n in [
+        0usize,
+        1,
+        2,
+        31,
+        32,
+        33,
+        4095,
+        4096,
+        4097,
+        8191,
+        8193,
+        2 * 4096 * 32 + 1,
+    ] {
+        let vals = rand_vals(&mut rng, DType::F32, n, 0, false);
+        let x = dev(&vals, &[n], DType::F32);
+        check_cum(&x, &vals, None, false, &format!("cumsum f32 n={n}"));
+        let v8 = rand_vals(&mut rng, DType::U8, n, 0, false);
+        let x8 = dev_exact(&v8, &[n], DType::U8);
+        check_cum(&x8, &v8, Some(0), false, &format!("cumsum u8 n={n}"));
+    }
+    // 0-d: axis None gives (1,); an axis is an error
+    let z = Array::from_slice(&[2.5f64], &[]).unwrap();
+    let c = ops::cumsum(&z, None).unwrap();
+    assert_eq!(
+        (c.shape(), c.to_vec::<f64>().unwrap()),
+        (&[1usize][..], vec![2.5])
+    );
+    assert_err(
+        ops::cumsum(&z, Some(0)),
+        ErrorKind::Shape,
+        "axis 0 is out of bounds for array of dimension 0",
+    );
+    let m = Array::zeros(&[2, 3], DType::F32).unwrap();
+    assert_err(
+        ops::cumprod(&m, Some(2)),
+        ErrorKind::Shape,
+        "axis 2 is out of bounds for array of dimension 2",
+    );
+    let e = ops::cumsum(&Array::zeros(&[0, 3], DType::I8).unwrap(), Some(1)).unwrap();
+    assert_eq!((e.shape(), e.dtype()), (&[0usize, 3][..], DType::I64));
+    // the method form
+    let b = Array::from_slice(&[true, true, false, true], &[4]).unwrap();
+    assert_eq!(i64s(&b.cumsum(None).unwrap()), vec![1, 2, 2, 3]);
+}
+
+#[test]
+fn cumsum_and_cumprod_property() {
+    require_gpu!();
+    let dtypes = [
+        DType::F32,
+        DType::I32,
+        DType::U8,
+        DType::F64,
+        DType::Bool,
+        DType::C64,
+        DType::I64,
+    ];
+    let dims = [0usize, 1, 2, 3, 5, 31, 33, 127, 1025, 4097];
+    let strategy = (
+        0usize..dtypes.len(),
+        prop::collection::vec(0usize..dims.len(), 0..4),
+        0usize..5,
+        0usize..4,
+        any::<bool>(),
+        any::<u64>(),
+    );
+    gpu_proptest_runner(40)
+        .run(&strategy, |(di, dix, axis_pick, layout, prod, seed)| {
+            let d = dtypes[di];
+            let shape: Vec<usize> = dix.iter().map(|&k| dims[k]).collect();
+            let n: usize = shape.iter().product();
+            prop_assume!(n <= 300_000);
+            let mut rng = Rng::new(seed);
+            let vals = if prod {
+                prod_vals(&mut rng, d, n)
+            } else {
+                rand_vals(&mut rng, d, n, 100, false)
+            };
+            let x = view_of(&vals, &shape, d, LAYOUTS[layout]);
+            let axis = if axis_pick == 0 || shape.is_empty() {
+                None
+            } else {
+                Some(
+                    (axis_pick % shape.len()) as isize
+                        - if coin(&mut rng) {
+                            shape.len() as isize
+                        } else {
+                            0
+                        },
+                )
+            };
+            check_cum(
+                &x,
+                &vals,
+                axis,
+                prod,
+                &format!(
+                    "{d} {shape:?} {:?} axis {axis:?} prod {prod}",
+                    LAYOUTS[layout]
+                ),
+            );
+            Ok(())
+        })
+        .unwrap();
+}
+
+// ---------------------------------------------------------------- sort / argsort / unique
+
+fn check_sort(x: &Array, vals: &[V], axis: Option<isize>, what: &str) {
+    let ax = axis.map(|a| {
+        if a < 0 {
+            (a + x.ndim() as isize) as usize
+        } else {
+            a as usize
+        }
+    });
+    let s = ops::sort(x, axis).unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert_eq!(s.dtype(), x.dtype(), "{what}");
+    let want = model::sort(vals, x.shape(), ax);
+    let got = host(&s);
+    assert_eq!(got.len(), want.len(), "{what}");
+    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert!(
+            model::same_sorted(*g, *w),
+            "{what}: sorted element {k}: got {g:?}, want {w:?}"
+        );
+    }
+    let a = ops::argsort(x, axis).unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert_eq!(a.dtype(), DType::I64, "{what}");
+    assert_eq!(
+        i64s(&a),
+        model::argsort(vals, x.shape(), ax),
+        "{what}: argsort"
+    );
+}
+
+#[test]
+fn sort_and_argsort_every_dtype_with_nans_and_duplicates() {
+    require_gpu!();
+    let mut rng = Rng::new(21);
+    for d in sortable() {
+        // 3 tiles and a tail; floats with NaN, ±inf, ±0; integers over the full range
+        let vals = rand_vals(&mut rng, d, 10007, 0, true);
+        let x = dev_exact(&vals, &[10007], d);
+        check_sort(&x, &vals, None, &format!("{d} full range"));
+        // many equal keys: stability decides the argsort
+        let dup = rand_vals(&mut rng, d, 5000, 7, true);
+        let y = dev_exact(&dup, &[5000], d);
+        check_sort(&y, &dup, Some(0), &format!("{d} duplicates"));
+        // rows of an n-d array
+        let rows = rand_vals(&mut rng, d, 37 * 129, 50, true);
+        let r = dev_exact(&rows, &[37, 129], d);
+        check_sort(&r, &rows, Some(-1), &format!("{d} rows"));
+    }
+}
+
+#[test]
+fn sort_edge_sizes_axes_and_layouts() {
+    require_gpu!();
+    let mut rng = Rng::new(22);
+    for n in [0usize, 1, 2, 3, 4095, 4096, 4097, 2048, 2049, 8193] {
+        for d in [DType::F32, DType::I64, DType::U8] {
+            let vals = rand_vals(&mut rng, d, n, 0, true);
+            check_sort(
+                &dev_exact(&vals, &[n], d),
+                &vals,
+                Some(0),
+                &format!("{d} n={n}"),
+            );
+        }
+    }
+    for (shape, axis) in [
+        (vec![300usize, 3], -1isize), // short rows, two row passes
+        (vec![70000, 2], 1),          // 70000 rows: three row passes
+        (vec![50, 7], 0),             // a leading axis: moved last
+        (vec![3, 40, 5], 1),
+        (vec![4, 1, 3], 1), // rows of one
+        (vec![6, 300], 1),
+    ] {
+        let n: usize = shape.iter().product();
+        for layout in LAYOUTS {
+            let vals = rand_vals(&mut rng, DType::I16, n, 40, false);
+            let x = view_of(&vals, &shape, DType::I16, layout);
+            check_sort(
+                &x,
+                &vals,
+                Some(axis),
+                &format!("{shape:?} axis {axis} {layout:?}"),
+            );
+        }
+        let fv = rand_vals(&mut rng, DType::F64, n, 0, true);
+        check_sort(
+            &dev(&fv, &shape, DType::F64),
+            &fv,
+            None,
+            &format!("{shape:?} flattened"),
+        );
+    }
+}
+
+#[test]
+fn argsort_is_stable_on_large_inputs() {
+    require_gpu!();
+    let mut rng = Rng::new(23);
+    let n = 1_000_003;
+    let vals: Vec<f32> = (0..n)
+        .map(|_| rng.usize(0, 16) as f32 * 0.5 - 4.0)
+        .collect();
+    let x = Array::from_slice(&vals, &[n]).unwrap();
+    let got = i64s(&ops::argsort(&x, None).unwrap());
+    let mut want: Vec<usize> = (0..n).collect();
+    want.sort_by(|&i, &j| vals[i].partial_cmp(&vals[j]).unwrap());
+    assert!(got.iter().zip(&want).all(|(&g, &w)| g == w as i64));
+    let zeros = Array::zeros(&[20000], DType::I32).unwrap();
+    assert_eq!(
+        i64s(&ops::argsort(&zeros, None).unwrap()),
+        (0..20000).collect::<Vec<i64>>()
+    );
+    let u: Vec<u32> = (0..3_000_000).map(|_| rng.next_u64() as u32).collect();
+    let s = ops::sort(&Array::from_slice(&u, &[u.len()]).unwrap(), None).unwrap();
+    let mut w = u.clone();
+    w.sort_unstable();
+    assert!(s.to_vec::<u32>().unwrap() == w);
+}
+
+#[test]
+fn sort_errors_and_in_place_form() {
+    require_gpu!();
+    let z = Array::from_slice(&[num_complex::Complex::new(1.0f32, 2.0)], &[1]).unwrap();
+    assert_err(ops::sort(&z, None), ErrorKind::Unsupported, "complex64");
+    assert_err(
+        ops::argsort(&z, Some(0)),
+        ErrorKind::Unsupported,
+        "complex64",
+    );
+    let s0 = Array::from_slice(&[3i32], &[]).unwrap();
+    assert_err(
+        ops::sort(&s0, Some(-1)),
+        ErrorKind::Shape,
+        "axis -1 is out of bounds",
+    );
+    assert_eq!(
+        ops::sort(&s0, None).unwrap().to_vec::<i32>().unwrap(),
+        vec![3]
+    );
+    let m = Array::from_slice(&[3.0f32, 1.0, 2.0, 0.0, -1.0, 5.0], &[2, 3]).unwrap();
+    let t = m.t(); // (3, 2) view
+    t.sort(Some(-1)).unwrap();
+    // the rows of the transposed view are the columns of `m`
+    assert_eq!(
+        m.to_vec::<f32>().unwrap(),
+        vec![0.0, -1.0, 2.0, 3.0, 1.0, 5.0]
+    );
+    m.sort(None).unwrap();
+    assert_eq!(
+        m.to_vec::<f32>().unwrap(),
+        vec![-1.0, 0.0, 1.0, 2.0, 3.0, 5.0]
+    );
+    let b = Array::from_slice(&[true, false, true, false], &[4]).unwrap();
+    assert_eq!(i64s(&b.argsort(Some(0)).unwrap()), vec![1, 3, 0, 2]);
+    assert_eq!(
+        ops::sort(&b, None).unwrap().to_vec::<bool>().unwrap(),
+        vec![false, false, true, true]
+    );
+}
+
+#[test]
+fn sort_property() {
+    require_gpu!();
+    let dtypes = [
+        DType::F32,
+        DType::I32,
+        DType::U8,
+        DType::F16,
+        DType::I64,
+        DType::Bool,
+    ];
+    let dims = [0usize, 1, 2, 3, 17, 255, 257, 4097];
+    let strategy = (
+        0usize..dtypes.len(),
+        prop::collection::vec(0usize..dims.len(), 0..4),
+        0usize..5,
+        0usize..4,
+        prop::sample::select(vec![0u64, 3, 1000]),
+        any::<u64>(),
+    );
+    gpu_proptest_runner(40)
+        .run(&strategy, |(di, dix, axis_pick, layout, span, seed)| {
+            let d = dtypes[di];
+            let shape: Vec<usize> = dix.iter().map(|&k| dims[k]).collect();
+            let n: usize = shape.iter().product();
+            prop_assume!(n <= 200_000);
+            let mut rng = Rng::new(seed);
+            let vals = rand_vals(&mut rng, d, n, span, true);
+            let x = view_of(&vals, &shape, d, LAYOUTS[layout]);
+            let axis = if axis_pick == 0 || shape.is_empty() {
+                None
+            } else {
+                Some((axis_pick % shape.len()) as isize)
+            };
+            check_sort(
+                &x,
+                &vals,
+                axis,
+                &format!("{d} {shape:?} {:?} axis {axis:?}", LAYOUTS[layout]),
+            );
+            Ok(())
+        })
+        .unwrap();
+}
+
+#[test]
+fn unique_values_counts_and_inverse() {
+    require_gpu!();
+    let mut rng = Rng::new(24);
+    for d in sortable() {
+        for n in [0usize, 1, 9, 5000] {
+            let vals = rand_vals(&mut rng, d, n, 13, true);
+            let shape = if n == 5000 { vec![50, 100] } else { vec![n] };
+            let x = dev_exact(&vals, &shape, d);
+            let (wv, wc, wi) = model::unique(&vals);
+            let what = format!("unique {d} n={n}");
+            let u = ops::unique(&x).unwrap();
+            let got = host(&u);
+            assert_eq!(got.len(), wv.len(), "{what}");
+            assert!(
+                got.iter().zip(&wv).all(|(g, w)| model::same_sorted(*g, *w)),
+                "{what}: {got:?} vs {wv:?}"
+            );
+            let (v2, c) = ops::unique_counts(&x).unwrap();
+            assert_eq!(host(&v2).len(), wv.len(), "{what}");
+            assert_eq!(i64s(&c), wc, "{what}: counts");
+            let (v3, inv) = ops::unique_inverse(&x).unwrap();
+            assert_eq!(host(&v3).len(), wv.len(), "{what}");
+            assert_eq!(inv.shape(), x.shape(), "{what}");
+            assert_eq!(i64s(&inv), wi, "{what}: inverse");
+        }
+    }
+}
+
+// ---------------------------------------------------------------- masks, nonzero, compress
+
+fn rand_mask(rng: &mut Rng, n: usize, p_true: f64) -> Vec<bool> {
+    (0..n).map(|_| rng.f64(0.0, 1.0) < p_true).collect()
+}
+
+fn check_masked(
+    x: &Array,
+    vals: &[V],
+    mask: &[bool],
+    mask_shape: &[usize],
+    mlayout: Layout,
+    what: &str,
+) {
+    let mv: Vec<V> = mask.iter().map(|&b| B(b)).collect();
+    let m = view_of(&mv, mask_shape, DType::Bool, mlayout);
+    let got = x.masked(&m).get().unwrap_or_else(|e| panic!("{what}: {e}"));
+    let (ws, wv) = model::masked(vals, x.shape(), mask, mask_shape.len());
+    assert_eq!(got.shape(), ws.as_slice(), "{what}: shape");
+    assert_eq!(got.dtype(), x.dtype(), "{what}");
+    assert_same(&host(&got), &wv, what);
+}
+
+#[test]
+fn masked_read_of_every_dtype_and_mask_density() {
+    require_gpu!();
+    let mut rng = Rng::new(31);
+    for &d in DType::ALL {
+        let n = 10007;
+        let vals = rand_vals(&mut rng, d, n, 0, true);
+        let x = dev_exact(&vals, &[n], d);
+        for p in [0.0, 0.5, 1.0, 0.03] {
+            let mask = rand_mask(&mut rng, n, p);
+            check_masked(
+                &x,
+                &vals,
+                &mask,
+                &[n],
+                Layout::Contiguous,
+                &format!("{d} p={p}"),
+            );
+        }
+    }
+}
+
+#[test]
+fn masked_read_sizes_views_and_leading_masks() {
+    require_gpu!();
+    let mut rng = Rng::new(32);
+    for n in [0usize, 1, 3, 4095, 4096, 4097, 2048, 16385, 100_003] {
+        let vals = rand_vals(&mut rng, DType::F32, n, 0, false);
+        let mask = rand_mask(&mut rng, n, 0.5);
+        for layout in LAYOUTS {
+            let x = view_of(&vals, &[n], DType::F32, layout);
+            check_masked(&x, &vals, &mask, &[n], layout, &format!("n={n} {layout:?}"));
+        }
+    }
+    // 2-D mask of the full shape, on views
+    let shape = [37usize, 61];
+    let vals = rand_vals(&mut rng, DType::I16, 37 * 61, 0, false);
+    let mask = rand_mask(&mut rng, 37 * 61, 0.4);
+    for layout in LAYOUTS {
+        let x = view_of(&vals, &shape, DType::I16, layout);
+        check_masked(
+            &x,
+            &vals,
+            &mask,
+            &shape,
+            Layout::Transposed,
+            &format!("2-D {layout:?}"),
+        );
+    }
+    // a mask over the leading axis selects rows; over the two leading axes of 3-D
+    let rows = rand_mask(&mut rng, 37, 0.5);
+    check_masked(
+        &dev(&vals, &shape, DType::I16),
+        &vals,
+        &rows,
+        &[37],
+        Layout::Contiguous,
+        "rows",
+    );
+    let v3 = rand_vals(&mut rng, DType::F64, 4 * 5 * 6, 0, false);
+    let m2 = rand_mask(&mut rng, 20, 0.5);
+    check_masked(
+        &dev(&v3, &[4, 5, 6], DType::F64),
+        &v3,
+        &m2,
+        &[4, 5],
+        Layout::Contiguous,
+        "3-D lead 2",
+    );
+    // 0-d array and mask
+    let z = Array::from_slice(&[7u8], &[]).unwrap();
+    let t = Array::from_slice(&[true], &[]).unwrap();
+    let f = Array::from_slice(&[false], &[]).unwrap();
+    assert_eq!(z.masked(&t).get().unwrap().to_vec::<u8>().unwrap(), vec![7]);
+    assert_eq!(z.masked(&f).get().unwrap().shape(), &[0]);
+    // few selected out of many: the result is copied into its own memory
+    let big = Array::ones(&[2_000_000], DType::F32).unwrap();
+    let sparse = ops::greater(
+        Array::arange(0.0, 2e6, 1.0, DType::F32).unwrap(),
+        1_999_990.0,
+    )
+    .unwrap();
+    let sel = big.masked(&sparse).get().unwrap();
+    assert_eq!(sel.to_vec::<f32>().unwrap(), vec![1.0; 9]);
+    assert!(!sel.shares_memory(&big));
+}
+
+#[test]
+fn masked_read_errors() {
+    require_gpu!();
+    let x = Array::zeros(&[3, 4], DType::F32).unwrap();
+    let im = Array::zeros(&[3, 4], DType::I32).unwrap();
+    assert_err(
+        x.masked(&im).get(),
+        ErrorKind::DType,
+        "a mask must be a bool array, got int32",
+    );
+    let wrong = Array::zeros(&[3, 5], DType::Bool).unwrap();
+    assert_err(
+        x.masked(&wrong).get(),
+        ErrorKind::Shape,
+        "boolean index did not match indexed array along axis 1; size of axis is 4 but size of corresponding boolean axis is 5",
+    );
+    let deep = Array::zeros(&[3, 4, 1], DType::Bool).unwrap();
+    assert_err(
+        x.masked(&deep).get(),
+        ErrorKind::Shape,
+        "too many indices for array",
+    );
+    let h = x.masked(&wrong);
+    assert!(h.array().shares_memory(&x) && h.mask().shares_memory(&wrong));
+}
+
+#[test]
+fn nonzero_of_every_dtype_and_shape() {
+    require_gpu!();
+    let mut rng = Rng::new(33);
+    for &d in DType::ALL {
+        for shape in [vec![10007usize], vec![33, 129], vec![3, 4, 5]] {
+            let n: usize = shape.iter().product();
+            let mut vals = rand_vals(&mut rng, d, n, 5, false);
+            for v in vals.iter_mut() {
+                if coin(&mut rng) {
+                    *v = match *v {
+                        B(_) => B(false),
+                        I(_) => I(0),
+                        F(_) => F(if coin(&mut rng) { 0.0 } else { -0.0 }),
+                        C(..) => C(0.0, 0.0),
+                    };
+                }
+            }
+            let x = dev_exact(&vals, &shape, d);
+            let got = ops::nonzero(&x).unwrap();
+            let want = model::nonzero(&vals, &shape);
+            assert_eq!(got.len(), shape.len());
+            for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(g.dtype(), DType::I64);
+                assert_eq!(&i64s(g), w, "{d} {shape:?} dimension {k}");
+            }
+        }
+    }
+}
+
+#[test]
+fn nonzero_views_edges_and_many_dimensions() {
+    require_gpu!();
+    let mut rng = Rng::new(34);
+    for layout in LAYOUTS {
+        for shape in [vec![4097usize], vec![65, 70]] {
+            let n: usize = shape.iter().product();
+            let vals: Vec<V> = rand_mask(&mut rng, n, 0.3).into_iter().map(B).collect();
+            let x = view_of(&vals, &shape, DType::Bool, layout);
+            let got: Vec<Vec<i64>> = ops::nonzero(&x).unwrap().iter().map(i64s).collect();
+            assert_eq!(got, model::nonzero(&vals, &shape), "{shape:?} {layout:?}");
+        }
+    }
+    // all false, all true, empty
+    let f = Array::zeros(&[5, 6], DType::F32).unwrap();
+    assert!(ops::nonzero(&f).unwrap().iter().all(|a| a.shape() == [0]));
+    let t = Array::ones(&[2, 3], DType::U8).unwrap();
+    let ij: Vec<Vec<i64>> = ops::nonzero(&t).unwrap().iter().map(i64s).collect();
+    assert_eq!(ij, vec![vec![0, 0, 0, 1, 1, 1], vec![0, 1, 2, 0, 1, 2]]);
+    assert_eq!(
+        ops::nonzero(&Array::zeros(&[0, 4], DType::I8).unwrap())
+            .unwrap()
+            .len(),
+        2
+    );
+    // more dimensions than one pass writes (9): flat positions, then unravelled
+    let shape = [2usize, 1, 2, 1, 3, 1, 2, 1, 2];
+    let n: usize = shape.iter().product();
+    let vals: Vec<V> = rand_mask(&mut rng, n, 0.5).into_iter().map(B).collect();
+    let got: Vec<Vec<i64>> = ops::nonzero(&dev(&vals, &shape, DType::Bool))
+        .unwrap()
+        .iter()
+        .map(i64s)
+        .collect();
+    assert_eq!(got, model::nonzero(&vals, &shape));
+    // 0-d is NumPy 2's error; flatnonzero and where_nonzero
+    assert_err(
+        ops::nonzero(&Array::from_slice(&[1i32], &[]).unwrap()),
+        ErrorKind::Shape,
+        "Calling nonzero on 0d arrays is not allowed",
+    );
+    let a = Array::from_slice(&[0i32, 3, 0, 4, 5, 0], &[2, 3]).unwrap();
+    assert_eq!(i64s(&ops::flatnonzero(&a).unwrap()), vec![1, 3, 4]);
+    assert_eq!(
+        i64s(&ops::flatnonzero(&Array::from_slice(&[2.0f32], &[]).unwrap()).unwrap()),
+        vec![0]
+    );
+    let w = ops::where_nonzero(&a).unwrap();
+    assert_eq!((i64s(&w[0]), i64s(&w[1])), (vec![0, 1, 1], vec![1, 0, 1]));
+    assert_eq!(i64s(&a.nonzero().unwrap()[1]), vec![1, 0, 1]);
+}
+
+#[test]
+fn compress_along_axes() {
+    require_gpu!();
+    let mut rng = Rng::new(35);
+    let shape = [6usize, 5];
+    let vals = rand_vals(&mut rng, DType::F64, 30, 0, false);
+    let a = dev(&vals, &shape, DType::F64);
+    for (axis, len) in [(Some(0usize), 6usize), (Some(1), 5), (None, 30)] {
+        for clen in [len, len - 2] {
+            let cond = rand_mask(&mut rng, clen, 0.5);
+            let c = Array::from_slice(&cond, &[clen]).unwrap();
+            let idx: Vec<i64> = (0..clen).filter(|&k| cond[k]).map(|k| k as i64).collect();
+            let (ws, wv) =
+                model::take(&vals, &shape, &idx, &[idx.len()], axis, Mode::Raise).unwrap();
+            let got = ops::compress(&c, &a, axis.map(|x| x as isize)).unwrap();
+            assert_eq!(got.shape(), ws.as_slice(), "axis {axis:?} cond {clen}");
+            assert_same(&host(&got), &wv, &format!("compress axis {axis:?}"));
+        }
+    }
+    // a longer condition is fine while it selects nothing past the end
+    let long_ok = Array::from_slice(
+        &[true, false, false, false, false, false, false, false],
+        &[8],
+    )
+    .unwrap();
+    assert_eq!(
+        ops::compress(&long_ok, &a, Some(0)).unwrap().shape(),
+        &[1, 5]
+    );
+    let long_bad =
+        Array::from_slice(&[false, false, false, false, false, false, true], &[7]).unwrap();
+    assert_err(
+        ops::compress(&long_bad, &a, Some(0)),
+        ErrorKind::Shape,
+        "index 6 is out of bounds for axis 0 with size 6",
+    );
+    let two_d = Array::zeros(&[2, 2], DType::Bool).unwrap();
+    assert_err(
+        ops::compress(&two_d, &a, None),
+        ErrorKind::Shape,
+        "condition must be a 1-d array",
+    );
+    let m = a
+        .compress(&Array::from_slice(&[true, true], &[2]).unwrap(), Some(1))
+        .unwrap();
+    assert_eq!(m.shape(), &[6, 2]);
+}
+
+// ---------------------------------------------------------------- take / put / scatter_add
+
+#[test]
+fn take_every_item_size_index_dtype_and_mode() {
+    require_gpu!();
+    let mut rng = Rng::new(41);
+    for d in [
+        DType::Bool,
+        DType::I16,
+        DType::F32,
+        DType::F64,
+        DType::C128,
+        DType::BF16,
+    ] {
+        let shape = [4usize, 7, 3];
+        let vals = rand_vals(&mut rng, d, 84, 0, false);
+        let a = dev_exact(&vals, &shape, d);
+        for axis in [None, Some(0usize), Some(1), Some(2)] {
+            let len = axis.map_or(84, |x| shape[x]);
+            for idt in [DType::I64, DType::I32, DType::U8, DType::I8, DType::Bool] {
+                for mode in [IndexMode::Raise, IndexMode::Wrap, IndexMode::Clip] {
+                    let lo = if mode == IndexMode::Raise {
+                        -(len as i64)
+                    } else {
+                        -3 * len as i64
+                    };
+                    let hi = if mode == IndexMode::Raise {
+                        len as i64
+                    } else {
+                        3 * len as i64
+                    };
+                    let mut idx: Vec<i64> = (0..12)
+                        .map(|_| lo + (rng.next_u64() % (hi - lo) as u64) as i64)
+                        .collect();
+                    let (ilo, ihi) = int_range(idt);
+                    for v in idx.iter_mut() {
+                        *v = (*v as i128).clamp(
+                            ilo.max(if idt == DType::Bool { 0 } else { ilo }),
+                            ihi.min(if idt == DType::Bool { 1 } else { ihi }),
+                        ) as i64;
+                    }
+                    let ishape = [3usize, 4];
+                    let iv: Vec<V> = idx
+                        .iter()
+                        .map(|&i| {
+                            if idt == DType::Bool {
+                                B(i != 0)
+                            } else {
+                                I(i as i128)
+                            }
+                        })
+                        .collect();
+                    let ia = dev_exact(&iv, &ishape, idt);
+                    let what = format!("take {d} axis {axis:?} {idt} {mode:?}");
+                    let (ws, wv) =
+                        model::take(&vals, &shape, &idx, &ishape, axis, mode_of(mode)).unwrap();
+                    let got = ops::take_with(&a, &ia, axis.map(|x| x as isize), mode)
+                        .unwrap_or_else(|e| panic!("{what}: {e}"));
+                    assert_eq!(got.shape(), ws.as_slice(), "{what}");
+                    assert_same(&host(&got), &wv, &what);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn take_large_views_errors_and_method() {
+    require_gpu!();
+    let mut rng = Rng::new(42);
+    let n = 1_000_000;
+    let src: Vec<f32> = (0..n).map(|k| k as f32).collect();
+    let a = Array::from_slice(&src, &[n]).unwrap();
+    let idx: Vec<i64> = (0..300_001)
+        .map(|_| rng.usize(0, n) as i64 - if coin(&mut rng) { n as i64 } else { 0 })
+        .collect();
+    let got = ops::take(&a, &Array::from_slice(&idx, &[idx.len()]).unwrap(), None).unwrap();
+    let want: Vec<f32> = idx
+        .iter()
+        .map(|&k| src[k.rem_euclid(n as i64) as usize])
+        .collect();
+    assert_eq!(got.to_vec::<f32>().unwrap(), want);
+    // a transposed source and a strided index view
+    let vals = rand_vals(&mut rng, DType::I32, 20, 0, false);
+    let m = view_of(&vals, &[4, 5], DType::I32, Layout::Transposed);
+    let iv = view_of(
+        &[I(4), I(0), I(2), I(-1)],
+        &[4],
+        DType::I64,
+        Layout::Strided,
+    );
+    let (ws, wv) = model::take(&vals, &[4, 5], &[4, 0, 2, -1], &[4], Some(1), Mode::Raise).unwrap();
+    let got = ops::take(&m, &iv, Some(1)).unwrap();
+    assert_eq!(got.shape(), ws.as_slice());
+    assert_same(&host(&got), &wv, "views");
+    // 0-d index drops the axis
+    let zi = Array::from_slice(&[1i64], &[]).unwrap();
+    assert_eq!(ops::take(&m, &zi, Some(0)).unwrap().shape(), &[5]);
+    // errors
+    let x = Array::arange(0.0, 6.0, 1.0, DType::F32)
+        .unwrap()
+        .reshape(&[2, 3])
+        .unwrap();
+    let bad = Array::from_slice(&[0i64, 7, 1], &[3]).unwrap();
+    assert_err(
+        ops::take(&x, &bad, Some(1)),
+        ErrorKind::Shape,
+        "index 7 is out of bounds for axis 1 with size 3",
+    );
+    let neg = Array::from_slice(&[-3i32], &[1]).unwrap();
+    assert_err(
+        ops::take(&x, &neg, Some(0)),
+        ErrorKind::Shape,
+        "index -3 is out of bounds for axis 0 with size 2",
+    );
+    assert_err(
+        ops::take(&x, &bad, Some(2)),
+        ErrorKind::Shape,
+        "axis 2 is out of bounds",
+    );
+    let fi = Array::from_slice(&[1.0f32], &[1]).unwrap();
+    assert_err(
+        ops::take(&x, &fi, None),
+        ErrorKind::DType,
+        "indices must be integers",
+    );
+    let ui = Array::from_slice(&[1u64], &[1]).unwrap();
+    assert_err(
+        ops::take(&x, &ui, None),
+        ErrorKind::DType,
+        "dtype('uint64')",
+    );
+    let empty_axis = Array::zeros(&[2, 0], DType::F32).unwrap();
+    assert_err(
+        ops::take(&empty_axis, &neg, Some(1)),
+        ErrorKind::Shape,
+        "cannot do a non-empty take from an empty axes.",
+    );
+    let none = Array::zeros(&[0], DType::I64).unwrap();
+    assert_eq!(
+        ops::take(&empty_axis, &none, Some(1)).unwrap().shape(),
+        &[2, 0]
+    );
+    assert_eq!(
+        x.take(&Array::from_slice(&[5i64], &[1]).unwrap(), None)
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap(),
+        vec![5.0]
+    );
+}
+
+#[test]
+fn put_values_modes_views_and_errors() {
+    require_gpu!();
+    let mut rng = Rng::new(43);
+    for d in [DType::F32, DType::U8, DType::C64, DType::F16, DType::I64] {
+        for layout in LAYOUTS {
+            let shape = [5usize, 8];
+            let vals = rand_vals(&mut rng, d, 40, 0, false);
+            let a = view_of(&vals, &shape, d, layout);
+            // distinct targets (duplicates leave the winner unspecified)
+            let mut order: Vec<i64> = (0..40).collect();
+            for k in (1..40).rev() {
+                order.swap(k, rng.usize(0, k + 1));
+            }
+            let idx: Vec<i64> = order[..13]
+                .iter()
+                .map(|&k| if coin(&mut rng) { k - 40 } else { k })
+                .collect();
+            let new = rand_vals(&mut rng, d, 5, 0, false);
+            let mut want = vals.clone();
+            model::put(&mut want, &idx, &new, Mode::Raise).unwrap();
+            ops::put(
+                &a,
+                &Array::from_slice(&idx, &[13]).unwrap(),
+                dev_exact(&new, &[5], d),
+            )
+            .unwrap();
+            assert_same(&host(&a), &want, &format!("put {d} {layout:?}"));
+        }
+    }
+    // scalar values, wrap / clip, a converted value dtype
+    let a = Array::zeros(&[6], DType::I32).unwrap();
+    let idx = Array::from_slice(&[8i64, -7, 2], &[3]).unwrap();
+    ops::put_with(&a, &idx, 4i32, IndexMode::Wrap).unwrap();
+    assert_eq!(a.to_vec::<i32>().unwrap(), vec![0, 0, 4, 0, 0, 4]);
+    ops::put_with(
+        &a,
+        &idx,
+        Array::from_slice(&[1.9f64, -2.7, 3.2], &[3]).unwrap(),
+        IndexMode::Clip,
+    )
+    .unwrap();
+    assert_eq!(a.to_vec::<i32>().unwrap(), vec![-2, 0, 3, 0, 0, 1]);
+    a.put(&Array::from_slice(&[0i32], &[1]).unwrap(), 9i32)
+        .unwrap();
+    assert_eq!(a.to_vec::<i32>().unwrap()[0], 9);
+    // errors
+    let one_bad = Array::from_slice(&[8i64, 1], &[2]).unwrap();
+    assert_err(
+        ops::put(&a, &one_bad, 1i32),
+        ErrorKind::Shape,
+        "index 8 is out of bounds for axis 0 with size 6",
+    );
+    let empty = Array::zeros(&[0], DType::F32).unwrap();
+    assert_err(
+        ops::put(&empty, &idx, 1.0f32),
+        ErrorKind::Shape,
+        "cannot replace elements of an empty array",
+    );
+    assert_err(
+        ops::put(&a, &idx, Array::zeros(&[0], DType::I32).unwrap()),
+        ErrorKind::Shape,
+        "no values",
+    );
+    ops::put(&empty, &Array::zeros(&[0], DType::I64).unwrap(), 1.0f32).unwrap();
+}
+
+#[test]
+fn scatter_add_every_dtype_with_repeats() {
+    require_gpu!();
+    let mut rng = Rng::new(44);
+    for &d in DType::ALL {
+        let shape = [9usize];
+        // Values whose sums every order of the atomic adds gets exactly: integers, or
+        // quarters (whole numbers for bfloat16) with small sums.
+        let step = |rng: &mut Rng| match d {
+            DType::BF16 => rng.usize(0, 2) as f64,
+            _ => rng.usize(0, 5) as f64 * 0.25,
+        };
+        let vals: Vec<V> = match d.kind() {
+            DTypeKind::Complex => (0..9)
+                .map(|_| C(rng.usize(0, 7) as f64 - 3.0, rng.usize(0, 7) as f64 - 3.0))
+                .collect(),
+            _ => rand_vals(&mut rng, d, 9, 6, false),
+        };
+        let a = dev_exact(&vals, &shape, d);
+        let m = 3000;
+        let idx: Vec<i64> = (0..m).map(|_| rng.usize(0, 18) as i64 - 9).collect();
+        let add: Vec<V> = match d.kind() {
+            DTypeKind::Float => (0..m).map(|_| F(step(&mut rng))).collect(),
+            DTypeKind::Complex => (0..m).map(|_| C(step(&mut rng), step(&mut rng))).collect(),
+            _ => rand_vals(&mut rng, d, m, 4, false),
+        };
+        let mut want = vals.clone();
+        model::scatter_add(&mut want, &shape, &idx, &add, d).unwrap();
+        ops::scatter_add(
+            &a,
+            &Array::from_slice(&idx, &[m]).unwrap(),
+            dev_exact(&add, &[m], d),
+        )
+        .unwrap();
+        // floats: quarter steps add exactly while the sums stay small
+        assert_same(&host(&a), &want, &format!("scatter_add {d}"));
+    }
+}
+
+#[test]
+fn scatter_add_rows_broadcasts_views_and_errors() {
+    require_gpu!();
+    let mut rng = Rng::new(45);
+    let shape = [6usize, 4];
+    let base = rand_vals(&mut rng, DType::F64, 24, 10, false);
+    for layout in LAYOUTS {
+        let a = view_of(&base, &shape, DType::F64, layout);
+        let idx = [5i64, 0, 5, -1, 2];
+        // a row vector broadcast over the 5 selected rows
+        let row = rand_vals(&mut rng, DType::F64, 4, 10, false);
+        let mut bvals = Vec::new();
+        for _ in 0..5 {
+            bvals.extend_from_slice(&row);
+        }
+        let mut want = base.clone();
+        model::scatter_add(&mut want, &shape, &idx, &bvals, DType::F64).unwrap();
+        ops::scatter_add(
+            &a,
+            &Array::from_slice(&idx, &[5]).unwrap(),
+            dev(&row, &[4], DType::F64),
+        )
+        .unwrap();
+        assert_same(&host(&a), &want, &format!("rows {layout:?}"));
+    }
+    // a scalar, int32 indices of 2-D shape
+    let a = Array::zeros(&[3, 2], DType::I32).unwrap();
+    let idx = Array::from_slice(&[0i32, 2, 2, 2], &[2, 2]).unwrap();
+    ops::scatter_add(&a, &idx, 5i32).unwrap();
+    assert_eq!(a.to_vec::<i32>().unwrap(), vec![5, 5, 0, 0, 15, 15]);
+    // large: 1e6 values into 1e3 bins, exact in int64
+    let m = 1_000_000;
+    let ix: Vec<i64> = (0..m).map(|_| rng.usize(0, 1000) as i64).collect();
+    let bins = Array::zeros(&[1000], DType::I64).unwrap();
+    ops::scatter_add(&bins, &Array::from_slice(&ix, &[m]).unwrap(), 1i64).unwrap();
+    let mut w = vec![0i64; 1000];
+    for &k in &ix {
+        w[k as usize] += 1;
+    }
+    assert_eq!(i64s(&bins), w);
+    // errors
+    let f = Array::zeros(&[3], DType::F32).unwrap();
+    let oob = Array::from_slice(&[3i64], &[1]).unwrap();
+    assert_err(
+        ops::scatter_add(&f, &oob, 1.0f32),
+        ErrorKind::Shape,
+        "index 3 is out of bounds for axis 0 with size 3",
+    );
+    let i = Array::zeros(&[3], DType::I32).unwrap();
+    let ok = Array::from_slice(&[1i64], &[1]).unwrap();
+    assert_err(
+        ops::scatter_add(&i, &ok, 1.5f64),
+        ErrorKind::DType,
+        "rule 'same_kind'",
+    );
+    assert_err(
+        ops::scatter_add(&i, &ok, Array::ones(&[1], DType::F32).unwrap()),
+        ErrorKind::DType,
+        "same_kind",
+    );
+    assert_err(
+        ops::scatter_add(&i, &ok, Array::ones(&[2], DType::I32).unwrap()),
+        ErrorKind::Shape,
+        "do not broadcast",
+    );
+    let z = Array::from_slice(&[1.0f32], &[]).unwrap();
+    assert_err(
+        ops::scatter_add(&z, &ok, 1.0f32),
+        ErrorKind::Shape,
+        "0-dimensional",
+    );
+    ops::scatter_add(
+        &f,
+        &Array::from_slice(&[0i64], &[1]).unwrap(),
+        Array::ones(&[1], DType::F64).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(f.to_vec::<f32>().unwrap(), vec![1.0, 0.0, 0.0]);
+}
+
+// ---------------------------------------------------------------- joins
+
+#[test]
+fn concatenate_stack_and_split() {
+    require_gpu!();
+    let mut rng = Rng::new(51);
+    for layout in LAYOUTS {
+        let (va, vb) = (
+            rand_vals(&mut rng, DType::F32, 12, 0, false),
+            rand_vals(&mut rng, DType::F32, 20, 0, false),
+        );
+        let a = view_of(&va, &[3, 4], DType::F32, layout);
+        let b = view_of(&vb, &[5, 4], DType::F32, Layout::Contiguous);
+        let (ws, wv) = model::concatenate(&[(va.clone(), vec![3, 4]), (vb.clone(), vec![5, 4])], 0);
+        let c = ops::concatenate(&[&a, &b], Some(0)).unwrap();
+        assert_eq!(c.shape(), ws.as_slice());
+        assert_same(&host(&c), &wv, &format!("axis 0 {layout:?}"));
+        let bt = view_of(
+            &rand_vals(&mut rng, DType::F32, 6, 0, false),
+            &[3, 2],
+            DType::F32,
+            layout,
+        );
+        let vbt = host(&bt);
+        let (ws, wv) = model::concatenate(&[(va.clone(), vec![3, 4]), (vbt, vec![3, 2])], 1);
+        let c = ops::concatenate(&[&a, &bt], Some(-1)).unwrap();
+        assert_eq!(c.shape(), ws.as_slice());
+        assert_same(&host(&c), &wv, &format!("axis 1 {layout:?}"));
+    }
+    // axis None flattens; mixed dtypes promote; empty parts
+    let x = Array::from_slice(&[1i32, 2, 3, 4], &[2, 2]).unwrap();
+    let y = Array::from_slice(&[0.5f32], &[1]).unwrap();
+    let e = Array::zeros(&[0], DType::I32).unwrap();
+    let c = ops::concatenate(&[&x, &e, &y], None).unwrap();
+    assert_eq!(
+        (c.dtype(), c.to_vec::<f64>().unwrap()),
+        (DType::F64, vec![1.0, 2.0, 3.0, 4.0, 0.5])
+    );
+    // stack
+    let s0 = ops::stack(&[&x, &x.t()], 0).unwrap();
+    assert_eq!(
+        (s0.shape(), s0.to_vec::<i32>().unwrap()),
+        (&[2usize, 2, 2][..], vec![1, 2, 3, 4, 1, 3, 2, 4])
+    );
+    let s2 = ops::stack(&[&x, &x], -1).unwrap();
+    assert_eq!(
+        (s2.shape(), s2.to_vec::<i32>().unwrap()),
+        (&[2usize, 2, 2][..], vec![1, 1, 2, 2, 3, 3, 4, 4])
+    );
+    let sc = Array::from_slice(&[7i32], &[]).unwrap();
+    assert_eq!(
+        ops::stack(&[&sc, &sc], 0).unwrap().to_vec::<i32>().unwrap(),
+        vec![7, 7]
+    );
+    // split: views sharing memory
+    let r = Array::arange(0.0, 12.0, 1.0, DType::I64)
+        .unwrap()
+        .reshape(&[3, 4])
+        .unwrap();
+    let parts = ops::split(&r, 2, 1).unwrap();
+    assert_eq!(i64s(&parts[1]), vec![2, 3, 6, 7, 10, 11]);
+    assert!(parts.iter().all(|p| p.shares_memory(&r)));
+    let parts = ops::split(&r, [1, -1, 10], 0).unwrap();
+    let sizes: Vec<&[usize]> = parts.iter().map(|p| p.shape()).collect();
+    assert_eq!(sizes, vec![&[1usize, 4][..], &[1, 4], &[1, 4], &[0, 4]]);
+    assert_eq!(
+        ops::array_split(&r, 3, 1)
+            .unwrap()
+            .iter()
+            .map(|p| p.shape()[1])
+            .collect::<Vec<_>>(),
+        vec![2, 1, 1]
+    );
+    // errors
+    assert_err(
+        ops::concatenate(&[], Some(0)),
+        ErrorKind::InvalidArgument,
+        "need at least one array",
+    );
+    assert_err(
+        ops::concatenate(&[&sc, &sc], Some(0)),
+        ErrorKind::Shape,
+        "zero-dimensional arrays cannot be concatenated",
+    );
+    let bad = Array::zeros(&[3, 3], DType::I32).unwrap();
+    assert_err(
+        ops::concatenate(&[&x, &bad], Some(0)),
+        ErrorKind::Shape,
+        "along dimension 1, the array at index 0 has size 2 and the array at index 1 has size 3",
+    );
+    assert_err(
+        ops::concatenate(&[&x, &y], Some(0)),
+        ErrorKind::Shape,
+        "array 0 has 2 dimension(s)",
+    );
+    assert_err(
+        ops::concatenate(&[&x, &x], Some(2)),
+        ErrorKind::Shape,
+        "axis 2 is out of bounds",
+    );
+    assert_err(
+        ops::stack(&[&x, &bad], 0),
+        ErrorKind::Shape,
+        "all input arrays must have the same shape",
+    );
+    assert_err(
+        ops::stack(&[], 0),
+        ErrorKind::InvalidArgument,
+        "need at least one array",
+    );
+    assert_err(
+        ops::split(&r, 3, 1),
+        ErrorKind::Shape,
+        "array split does not result in an equal division",
+    );
+    assert_err(
+        ops::split(&r, 0, 1),
+        ErrorKind::InvalidArgument,
+        "number sections must be larger than 0",
+    );
+    assert_err(ops::split(&sc, 1, 0), ErrorKind::Shape, "0-d");
+}
+
+#[test]
+fn concatenate_large_contiguous_parts() {
+    require_gpu!();
+    let n = 3_000_001;
+    let a = Array::arange(0.0, n as f64, 1.0, DType::F32).unwrap();
+    let b = Array::full(&[n], -1.0f32, DType::F32).unwrap();
+    let c = ops::concatenate(&[&a, &b], Some(0))
+        .unwrap()
+        .to_vec::<f32>()
+        .unwrap();
+    assert_eq!(c.len(), 2 * n);
+    assert!(c[..n].iter().enumerate().all(|(k, &v)| v == k as f32));
+    assert!(c[n..].iter().all(|&v| v == -1.0));
+}
