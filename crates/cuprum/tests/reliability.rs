@@ -205,9 +205,11 @@ fn churn(cycles: usize, checkpoint: usize) -> Vec<String> {
     let held: usize = slots.iter().flatten().map(Array::nbytes).sum();
     let with_live = dev.pool_reserved_bytes().unwrap();
     assert_eq!(dev.cached_bytes(), 0);
-    // Live arrays round up to their size classes (at most 25 %), plus some slack.
+    // Live arrays keep the driver's pool chunks they sit in: up to about twice what they
+    // hold with random sizes of up to 64 MiB (measured on an H200: 0.62 GiB reserved for
+    // 0.33 GiB live), so near zero here means near what is live.
     assert!(
-        with_live <= (held + held / 4 + 64 * MIB) as u64,
+        with_live <= (2 * held + 64 * MIB) as u64,
         "after release_pool_memory with {:.2} GiB live: {:.2} GiB reserved",
         gib(held as u64),
         gib(with_live)
