@@ -47,6 +47,10 @@ pub enum ErrorKind {
     /// A kernel's argument list does not match its parameters, or a launch configuration
     /// is outside the device's limits.
     Launch,
+    /// A kernel written in Rust failed a check on the GPU (an index out of bounds; in debug
+    /// builds also a division by zero or a shift overflow): reported at the next
+    /// synchronisation with the kernel, Rust file and line, block and thread.
+    KernelFault,
 }
 
 impl fmt::Display for ErrorKind {
@@ -68,6 +72,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Io => "I/O error",
             ErrorKind::Unsupported => "unsupported",
             ErrorKind::Launch => "launch error",
+            ErrorKind::KernelFault => "kernel fault",
         };
         f.write_str(s)
     }

@@ -30,6 +30,7 @@
 mod array;
 pub mod compile;
 mod error;
+pub mod gpu;
 pub mod kernel;
 pub mod ops;
 
@@ -43,6 +44,7 @@ pub mod runtime;
 
 pub use array::{Array, DType, DTypeKind, Element, Scalar, SliceArg, random, shape};
 pub use compile::{CompileOptions, clear_memo, compile_with_cache};
+pub use cuprum_macros::{device, kernel};
 pub use error::{Error, ErrorKind, Result};
 pub use kernel::{ElementwiseKernel, RawKernel, RawModule, ReductionKernel};
 pub use runtime::{Device, Event, Stream};

@@ -25,6 +25,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../include/cuprum/reduce.cuh"),
     ),
     (
+        "cuprum/jit.cuh",
+        include_str!("../../include/cuprum/jit.cuh"),
+    ),
+    (
         "cuprum/all.cuh",
         include_str!("../../include/cuprum/all.cuh"),
     ),

@@ -236,7 +236,8 @@ impl Device {
     /// ```
     pub fn synchronize(self) -> Result<()> {
         self.bind()?;
-        result::ctx::synchronize().call("cuCtxSynchronize")
+        result::ctx::synchronize().call("cuCtxSynchronize")?;
+        super::fault::check(self)
     }
 
     /// Bytes the memory pool holds (in use plus kept for reuse).

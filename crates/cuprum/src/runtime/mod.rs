@@ -5,6 +5,7 @@ mod blas;
 mod device;
 mod driver;
 mod event;
+pub(crate) mod fault;
 mod launch;
 mod memory;
 mod module;

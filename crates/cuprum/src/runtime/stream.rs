@@ -157,7 +157,8 @@ impl Stream {
     pub fn synchronize(&self) -> Result<()> {
         self.device.bind()?;
         // SAFETY: the handle is valid while `self` (and so its owner) lives.
-        unsafe { result::stream::synchronize(self.raw) }.call("cuStreamSynchronize")
+        unsafe { result::stream::synchronize(self.raw) }.call("cuStreamSynchronize")?;
+        super::fault::check(self.device)
     }
 
     /// Makes future work on this stream wait for `event` (recorded on any stream).
