@@ -306,6 +306,13 @@ impl<'a> Emitter<'a> {
                 | BinOp::BitOr
                 | BinOp::BitXor => true,
                 BinOp::Shl | BinOp::Shr => small_shift(rhs, pr.bits()),
+                BinOp::Div | BinOp::Rem => nonzero_lit(rhs),
+                _ => false,
+            },
+            Ty::Prim(pr) if pr.is_int() && pr.bits() >= 32 => match op {
+                BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => true,
+                BinOp::Shr => small_shift(rhs, pr.bits()),
+                BinOp::Div | BinOp::Rem => nonzero_lit(rhs),
                 _ => false,
             },
             Ty::Prim(pr) if pr.is_int() || *pr == Prim::Bool => {
@@ -770,11 +777,12 @@ impl<'a> Emitter<'a> {
                 }
                 _ => call(self, false),
             },
-            BinOp::Div => match p {
-                Some(p) if p.is_float() => infix(self),
+            BinOp::Div | BinOp::Rem => match p {
+                Some(p) if p.is_float() && op == BinOp::Div => infix(self),
+                // A nonzero literal divisor: no fault possible, C's `/ %` are Rust's.
+                Some(p) if p.is_int() && p.bits() >= 32 && nonzero_lit(r) => infix(self),
                 _ => call(self, true),
             },
-            BinOp::Rem => call(self, true),
             BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => match p {
                 Some(Prim::Bool) => {
                     let (v, _) = infix(self);
@@ -789,6 +797,14 @@ impl<'a> Emitter<'a> {
             },
             BinOp::Shl | BinOp::Shr => match p {
                 Some(p) if p.plain_wrapping() && small_shift(r, p.bits()) => infix(self),
+                Some(p)
+                    if op == BinOp::Shr
+                        && p.is_int()
+                        && p.bits() >= 32
+                        && small_shift(r, p.bits()) =>
+                {
+                    infix(self)
+                }
                 _ => call(self, true),
             },
         }
@@ -851,6 +867,11 @@ impl<'a> Emitter<'a> {
             }
         }
     }
+}
+
+/// A nonzero integer literal (a divisor that can neither be zero nor -1).
+fn nonzero_lit(r: &Expr) -> bool {
+    matches!(&r.kind, ExprKind::Lit(LitVal::Int(n)) if *n != 0)
 }
 
 /// A shift whose amount is a literal below the width (C++'s own shift is then Rust's).

@@ -98,7 +98,7 @@ fn unsigned_and_float_arithmetic_is_plain_cpp() {
             "a * 3u + a - 1u",
             "b * b + 1.0f - b / 2.0f",
             "a << 4;",
-            "cj::rem(a, 5u, CJ_SITE(",
+            "a % 5u",
         ],
     );
 }
@@ -264,7 +264,7 @@ fn shared_memory_atomics_warps() {
             "const unsigned long long cj_len_s = cj::dyn_smem_bytes() / sizeof(unsigned int);",
             "__syncthreads();",
             "cj::shfl_xor_sync(0xffffffffu, s[",
-            "cj::atomic_add(&o[cj::ix(cj::rem(w, 8u, CJ_SITE(",
+            "cj::atomic_add(&o[cj::ix(w % 8u, cj_len_o, CJ_SITE(",
             "__ballot_sync(0xffffffffu, w > 3u)",
         ],
     );

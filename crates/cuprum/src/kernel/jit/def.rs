@@ -254,9 +254,10 @@ fn assemble(k: &KernelDef) -> Program {
             None => unique.push(d),
         }
     }
+    // No file names or line numbers: the text (the cache key) changes only with the code.
     let mut text = format!(
-        "// The Rust kernel `{}` (#[cuprum::kernel], {}), translated by cuprum.\n#include <cuprum/jit.cuh>\n",
-        k.name, k.file
+        "// The Rust kernel `{}` (#[cuprum::kernel]), translated by cuprum.\n#include <cuprum/jit.cuh>\n",
+        k.name
     );
     let mut fns = vec![FnSites {
         name: k.name,
