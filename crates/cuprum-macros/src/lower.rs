@@ -547,7 +547,17 @@ impl Lower {
         let n = block.stmts.len();
         for (i, s) in block.stmts.iter().enumerate() {
             let r = match s {
-                syn::Stmt::Local(l) => self.local(l).map(|s| stmts.push(s)),
+                syn::Stmt::Local(l) => match self.local(l) {
+                    Ok(s) => {
+                        stmts.push(s);
+                        Ok(())
+                    }
+                    Err(e) => {
+                        // Keep the names bound so that later uses do not add errors.
+                        self.declare_pattern(&l.pat);
+                        Err(e)
+                    }
+                },
                 syn::Stmt::Item(it) => Err(err(
                     it,
                     "items (fn, struct, use, const …) inside a kernel body are not supported; define them outside",
@@ -682,6 +692,23 @@ impl Lower {
                 Some(x) => Ok(Stmt::Expr(x)),
                 None => Err(err(l, "`let _;` declares nothing")),
             },
+        }
+    }
+
+    fn declare_pattern(&mut self, p: &syn::Pat) {
+        match p {
+            syn::Pat::Ident(pi) => {
+                let name = pi.ident.to_string();
+                let t = self.infer.fresh(VarKind::Any);
+                self.declare(&name, t);
+            }
+            syn::Pat::Type(pt) => self.declare_pattern(&pt.pat),
+            syn::Pat::Tuple(t) => t.elems.iter().for_each(|e| self.declare_pattern(e)),
+            syn::Pat::TupleStruct(t) => t.elems.iter().for_each(|e| self.declare_pattern(e)),
+            syn::Pat::Slice(t) => t.elems.iter().for_each(|e| self.declare_pattern(e)),
+            syn::Pat::Paren(p) => self.declare_pattern(&p.pat),
+            syn::Pat::Reference(r) => self.declare_pattern(&r.pat),
+            _ => {}
         }
     }
 
@@ -1931,6 +1958,11 @@ impl Lower {
         generic_order: Vec<String>,
         body: Block,
     ) -> Lowered {
+        let witnesses = self
+            .witnesses
+            .iter()
+            .map(|w| w.as_ref().map(|t| self.infer.resolve(t)))
+            .collect();
         Lowered {
             func: Func {
                 name,
@@ -1947,7 +1979,7 @@ impl Lower {
             },
             infer: self.infer,
             deps: self.deps,
-            witnesses: self.witnesses,
+            witnesses,
         }
     }
 }

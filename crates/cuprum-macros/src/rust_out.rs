@@ -33,10 +33,15 @@ struct Witness<'a> {
 }
 
 impl Witness<'_> {
+    /// Each witness goes where its binding's uses are over, so that it checks rustc's
+    /// inference instead of steering it: before a `let` that shadows the name, else at the
+    /// end of the block (the block's value is kept in a temporary first).
     fn block(&mut self, b: &mut syn::Block) {
         let stmts = std::mem::take(&mut b.stmts);
-        for mut s in stmts {
-            let mut extra = None;
+        let n = stmts.len();
+        let mut pending: Vec<(syn::Ident, syn::Stmt)> = Vec::new();
+        let mut tail = None;
+        for (k, mut s) in stmts.into_iter().enumerate() {
             match &mut s {
                 syn::Stmt::Local(l) => {
                     let id = self.next;
@@ -52,26 +57,53 @@ impl Witness<'_> {
                         },
                         _ => None,
                     };
+                    if let Some(ident) = &ident {
+                        // The shadowed binding's uses are over (but for this initialiser).
+                        let (done, keep): (Vec<_>, Vec<_>) =
+                            pending.drain(..).partition(|(i, _)| i == ident);
+                        pending = keep;
+                        b.stmts.extend(done.into_iter().map(|(_, w)| w));
+                    }
                     if let (Some(ident), Some(Some(t))) = (ident, self.witnesses.get(id))
                         && let Some(text) = rust_type(t)
                         && let Ok(ty) = syn::parse_str::<syn::Type>(&text)
                     {
                         let span = ident.span();
-                        extra = Some(syn::Stmt::Expr(
+                        let w = syn::Stmt::Expr(
                             syn::parse_quote_spanned!(span=> ::cuprum::gpu::__witness::<#ty>(&#ident)),
                             Some(syn::Token![;](span)),
-                        ));
+                        );
+                        pending.push((ident, w));
                     }
                 }
-                syn::Stmt::Expr(e, _) => self.expr(e),
+                syn::Stmt::Expr(e, semi) => {
+                    self.expr(e);
+                    if semi.is_none() && k + 1 == n {
+                        tail = Some(s);
+                        continue;
+                    }
+                }
                 _ => {}
             }
             b.stmts.push(s);
-            if let Some(x) = extra {
-                b.stmts.push(x);
-            }
         }
-        // A `let` witness must not become the block's value: keep a trailing expression last.
+        if pending.is_empty() {
+            b.stmts.extend(tail);
+            return;
+        }
+        match tail {
+            Some(syn::Stmt::Expr(e, _)) => {
+                let span = proc_macro2::Span::call_site();
+                b.stmts
+                    .push(syn::parse_quote_spanned!(span=> let __cj_value = #e;));
+                b.stmts.extend(pending.into_iter().map(|(_, w)| w));
+                b.stmts.push(syn::Stmt::Expr(
+                    syn::parse_quote_spanned!(span=> __cj_value),
+                    None,
+                ));
+            }
+            _ => b.stmts.extend(pending.into_iter().map(|(_, w)| w)),
+        }
     }
 
     fn expr(&mut self, e: &mut syn::Expr) {
@@ -198,15 +230,21 @@ pub fn kernel_items(k: KernelParts<'_>) -> TokenStream {
     let vis = &f.vis;
     let (docs, other_attrs) = split_docs(&f.attrs);
 
-    // The twin rustc type-checks.
-    let mut twin = f.clone();
-    twin.attrs = other_attrs.into_iter().cloned().collect();
-    twin.vis = syn::Visibility::Inherited;
-    twin.sig.ident = format_ident!("__cuprum_twin_{}", name);
-    rewrite_param_types(&mut twin.sig);
-    if let Some(w) = k.witnesses {
+    // The twin rustc type-checks (none when the translation failed: its errors would
+    // repeat the translator's).
+    let twin = k.witnesses.map(|w| {
+        let mut twin = f.clone();
+        twin.attrs = other_attrs.iter().copied().cloned().collect();
+        twin.vis = syn::Visibility::Inherited;
+        twin.sig.ident = format_ident!("__cuprum_twin_{}", name);
+        rewrite_param_types(&mut twin.sig);
         insert_witnesses(&mut twin.block, w);
-    }
+        quote! {
+            #[allow(dead_code, unreachable_code, clippy::all)]
+            #[doc(hidden)]
+            #twin
+        }
+    });
 
     // The launcher.
     let generics = &f.sig.generics;
@@ -295,8 +333,6 @@ pub fn kernel_items(k: KernelParts<'_>) -> TokenStream {
         quote!(#(#docs)*)
     };
     quote! {
-        #[allow(dead_code, clippy::all)]
-        #[doc(hidden)]
         #twin
 
         #mod_doc
@@ -384,8 +420,19 @@ pub fn device_items(d: DeviceParts<'_>) -> TokenStream {
     // function is kept to the kernel subset, which the translator checks.
     host.attrs.push(syn::parse_quote!(#[allow(clippy::all)]));
     rewrite_param_types(&mut host.sig);
-    if let Some(w) = d.witnesses {
-        insert_witnesses(&mut host.block, w);
+    match d.witnesses {
+        Some(w) => {
+            host.attrs
+                .push(syn::parse_quote!(#[allow(unreachable_code)]));
+            insert_witnesses(&mut host.block, w);
+        }
+        None => {
+            // The translation failed: keep the function callable, without repeating the
+            // translator's errors as rustc's.
+            host.attrs
+                .push(syn::parse_quote!(#[allow(unused_variables, unreachable_code)]));
+            *host.block = syn::parse_quote!({ ::core::unreachable!() });
+        }
     }
     let deps = d.deps.iter().map(|p| {
         let p = dep_path(p);
