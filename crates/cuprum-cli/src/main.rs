@@ -14,6 +14,10 @@ mod cache;
 mod compile;
 mod demo;
 mod info;
+mod jit_source;
+/// The examples' kernels written in Rust (demo, bench, `jit-source`).
+#[path = "../../../examples/kernels/rust_kernels.rs"]
+pub mod rust_kernels;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -41,6 +45,9 @@ enum Command {
     /// Compile a CUDA C++ file (through the kernel cache; no GPU needed) and print each
     /// kernel's registers and memory use, or the compile error.
     Compile(compile::CompileArgs),
+    /// Print the CUDA C++ generated from a kernel written in Rust (#[cuprum::kernel]) that
+    /// this binary links (the seed examples'); without a name, list them.
+    JitSource(jit_source::JitSourceArgs),
     /// Inspect or clear the persistent kernel cache.
     Cache {
         #[command(subcommand)]
@@ -58,6 +65,7 @@ fn main() -> ExitCode {
         Command::Info => info::run(),
         Command::Bench(args) => bench::run(&args),
         Command::Compile(args) => compile::run(&args),
+        Command::JitSource(args) => jit_source::run(&args),
         Command::Cache { command } => cache::run(&command),
         Command::BenchChild(args) => bench::child(&args),
     };

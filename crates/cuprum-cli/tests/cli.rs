@@ -730,3 +730,56 @@ fn demo_filter_that_matches_nothing_fails() {
     assert!(!r.ok, "{r}");
     assert!(r.stderr.contains("no demo example matches"), "{r}");
 }
+
+#[test]
+fn jit_source_lists_prints_and_the_output_compiles() {
+    let dir = tmp();
+    let cache = dir.path().join("cache");
+    let list = run(cuprum(&cache).arg("jit-source"));
+    assert!(list.ok, "{list}");
+    for k in [
+        "prime_factor_sum",
+        "vector_add",
+        "matrix_multiply",
+        "optimized_reduction",
+        "apply_activation",
+    ] {
+        assert!(list.stdout.contains(k), "{k} missing: {list}");
+    }
+    let src = run(cuprum(&cache).args(["jit-source", "apply_activation"]));
+    assert!(src.ok, "{src}");
+    assert!(src.stdout.contains("#include <cuprum/jit.cuh>"), "{src}");
+    assert!(
+        src.stdout
+            .contains("__device__ inline float activation_sigmoid(float x)"),
+        "{src}"
+    );
+    let only = run(cuprum(&cache).args(["jit-source", "prime_factor_sum", "--kernel-only"]));
+    assert!(
+        only.stdout
+            .starts_with("extern \"C\" __global__ void prime_factor_sum("),
+        "{only}"
+    );
+    let bad = run(cuprum(&cache).args(["jit-source", "nope"]));
+    assert!(
+        !bad.ok
+            && bad
+                .stderr
+                .contains("no kernel written in Rust named \"nope\""),
+        "{bad}"
+    );
+    if !nvrtc_available("jit_source_lists_prints_and_the_output_compiles") {
+        return;
+    }
+    let file = dir.path().join("vector_add.cu");
+    let text = run(cuprum(&cache).args(["jit-source", "vector_add"]));
+    std::fs::write(&file, &text.stdout).unwrap();
+    let c = run(cuprum(&cache).arg("compile").arg(&file).args([
+        "--name-expr",
+        "vector_add<double>",
+        "--arch",
+        "sm_90",
+    ]));
+    assert!(c.ok, "{c}");
+    assert!(c.stdout.contains("vector_add<double>"), "{c}");
+}

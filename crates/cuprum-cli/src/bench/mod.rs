@@ -7,6 +7,7 @@
 
 mod compile_cases;
 mod cupy;
+mod jit_workloads;
 mod plot;
 mod report;
 mod targets;
