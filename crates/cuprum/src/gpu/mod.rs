@@ -21,12 +21,14 @@
 //!     }
 //! }
 //!
-//! assert_eq!(relu(-1.0), 0.0); // on the host
-//! let x = cuprum::Array::from_slice(&[-1.0f32, 2.0], &[2])?;
-//! let mut y = cuprum::Array::empty(&[2], cuprum::DType::F32)?;
-//! apply_relu::launch((1, 32), &x, &mut y)?;
-//! assert_eq!(y.to_vec::<f32>()?, [0.0, 2.0]);
-//! # Ok::<(), cuprum::Error>(())
+//! fn main() -> cuprum::Result<()> {
+//!     assert_eq!(relu(-1.0), 0.0); // on the host
+//!     let x = cuprum::Array::from_slice(&[-1.0f32, 2.0], &[2])?;
+//!     let mut y = cuprum::Array::empty(&[2], cuprum::DType::F32)?;
+//!     apply_relu::launch((1, 32), &x, &mut y)?;
+//!     assert_eq!(y.to_vec::<f32>()?, [0.0, 2.0]);
+//!     Ok(())
+//! }
 //! ```
 
 mod builtins;
