@@ -1446,6 +1446,18 @@ impl Lower {
                 _ => {}
             }
         }
+        if let syn::Expr::Path(p) = e
+            && let Some(ident) = p.path.get_ident()
+            && let Some(id) = self.lookup(&ident.to_string())
+            && matches!(self.infer.shallow(&self.vars[id].ty), Ty::Var(_))
+        {
+            return Err(err(
+                e,
+                format!(
+                    "the translator does not know the type of `{ident}` here (a device function's result?): annotate it, e.g. `let {ident}: [f32; 2] = …;`"
+                ),
+            ));
+        }
         Err(err(
             e,
             "indexing works on slice parameters, shared memory and local arrays, by name",

@@ -213,6 +213,14 @@ fn split_docs(attrs: &[syn::Attribute]) -> (Vec<&syn::Attribute>, Vec<&syn::Attr
     attrs.iter().partition(|a| a.path().is_ident("doc"))
 }
 
+/// The `cfg` / `cfg_attr` attributes: every generated item keeps them.
+fn cfgs(attrs: &[syn::Attribute]) -> Vec<&syn::Attribute> {
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr"))
+        .collect()
+}
+
 pub struct KernelParts<'a> {
     pub f: &'a syn::ItemFn,
     pub source: &'a str,
@@ -332,10 +340,12 @@ pub fn kernel_items(k: KernelParts<'_>) -> TokenStream {
     } else {
         quote!(#(#docs)*)
     };
+    let cfg = cfgs(&f.attrs);
     quote! {
         #twin
 
         #mod_doc
+        #(#cfg)*
         #vis mod #name {
             #[allow(unused_imports)]
             use super::*;
@@ -441,10 +451,12 @@ pub fn device_items(d: DeviceParts<'_>) -> TokenStream {
     let sites = sites_tokens(d.sites);
     let (source, prototype, cooperative) = (d.source, d.prototype, d.cooperative);
     let doc = format!("The CUDA C++ of the `#[cuprum::device]` function `{name_str}`.");
+    let cfg = cfgs(&f.attrs);
     quote! {
         #host
 
         #[doc(hidden)]
+        #(#cfg)*
         #vis mod #name {
             #[allow(unused_imports)]
             use super::*;

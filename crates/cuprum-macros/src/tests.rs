@@ -401,3 +401,47 @@ fn the_translator_does_not_panic_on_odd_input() {
         let _ = cpp(false, src);
     }
 }
+
+#[test]
+fn edge_cases() {
+    let s = k(
+        "fn f(o: &mut [i32], u: &mut [u8], bs: &mut [bool], a: bool, b: bool, x: i32) {
+        let v = if a { 1 } else if b { 2 } else { 3 };
+        o[0] = v + -x + -2147483648;
+        bs[0] = !a & b | a ^ b;
+        u[0] = 250u8 + 10 - !u[1];
+        let arr = [x; 4];
+        let w = arr[3] * arr.len() as i32;
+        o[1] = w;
+    }",
+    );
+    has(
+        &s,
+        &[
+            "int v = a ? 1 : b ? 2 : 3;",
+            "cj::add(cj::add(v, cj::neg(x)), (-2147483647 - 1))",
+            "(bool)((bool)(!a & b) | (bool)(a ^ b))",
+            "cj::sub(cj::add(((unsigned char)250), ((unsigned char)10)), cj::bnot(u[",
+            "cj::Arr<int, 4> arr = cj::Arr<int, 4>::fill(x);",
+            "int w = cj::mul(arr[cj::ix(3ull, 4ull, CJ_SITE(",
+            "(int)4ull",
+        ],
+    );
+    let s = d("fn g(x: i64) -> i64 { if x < 0 { return -x; } let y = x * 2; y + 1 }");
+    has(
+        &s,
+        &[
+            "return cj::neg(x);",
+            "long long y = cj::mul(x, 2LL);",
+            "return cj::add(y, 1LL);",
+        ],
+    );
+    let s = d("fn h(v: &[f32], i: usize) -> [f32; 2] { [v[i], v[i + 1]] }");
+    has(
+        &s,
+        &[
+            "__device__ inline cj::Arr<float, 2> h(",
+            "return cj::Arr<float, 2>{{v[cj::ix(i, cj_len_v, CJ_SITE(0))], v[cj::ix(i + 1ull, cj_len_v, CJ_SITE(",
+        ],
+    );
+}

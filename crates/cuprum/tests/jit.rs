@@ -912,6 +912,45 @@ fn unchecked_access_in_a_hot_loop() {
     }
 }
 
+#[test]
+fn arrays_bools_and_bytes() {
+    require_gpu!();
+    let v: Vec<f32> = (0..50).map(|i| i as f32 * 0.25).collect();
+    for (a, b) in [(false, false), (false, true), (true, false), (true, true)] {
+        let mut out = zeros::<f32>(50);
+        let mut flags = zeros::<bool>(2);
+        let mut bytes = dev(&[0u8, 0, 0b1011_0001, 0, 0]);
+        jk::odds_and_ends::launch((1, 64), &dev(&v), &mut out, &mut flags, &mut bytes, a, b)
+            .unwrap();
+        let o = out.to_vec::<f32>().unwrap();
+        for i in 0..49 {
+            assert_eq!(o[i], v[i] * 2.0 + v[i + 1], "{i}");
+        }
+        assert_eq!(
+            flags.to_vec::<bool>().unwrap(),
+            [!a & b | a ^ b, a && !b || b]
+        );
+        let c = 0b1011_0001u8;
+        let x = if a {
+            1u8
+        } else if b {
+            2
+        } else {
+            3
+        };
+        assert_eq!(
+            bytes.to_vec::<u8>().unwrap(),
+            [
+                250u8.wrapping_add(10),
+                !c,
+                c,
+                c.rotate_left(3),
+                x + c / 7 % 5
+            ]
+        );
+    }
+}
+
 // ---- faults ---------------------------------------------------------------------------------------
 
 #[test]

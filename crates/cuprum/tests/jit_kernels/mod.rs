@@ -531,3 +531,43 @@ pub fn sum_rows_unchecked(m: &[f32], out: &mut [f32], cols: usize) {
         }
     }
 }
+
+// ---- odds and ends ----------------------------------------------------------------------------
+
+/// Returns an array (a `cj::Arr` in C++).
+#[cuprum::device]
+pub fn pair(v: &[f32], i: usize) -> [f32; 2] {
+    [v[i], v[i + 1]]
+}
+
+/// Arrays from device functions, bool and u8 operators, `if` chains as values.
+#[cuprum::kernel]
+pub fn odds_and_ends(
+    v: &[f32],
+    out: &mut [f32],
+    flags: &mut [bool],
+    bytes: &mut [u8],
+    a: bool,
+    b: bool,
+) {
+    let i = global_index();
+    if i + 1 < v.len() {
+        let p: [f32; 2] = pair(v, i);
+        out[i] = p[0] * 2.0 + p[1];
+    }
+    if i == 0 {
+        flags[0] = !a & b | a ^ b;
+        flags[1] = a && !b || b;
+        bytes[0] = 250u8.wrapping_add(10);
+        bytes[1] = !bytes[2];
+        bytes[3] = bytes[2].rotate_left(3);
+        let x = if a {
+            1u8
+        } else if b {
+            2
+        } else {
+            3
+        };
+        bytes[4] = x + bytes[2] / 7 % 5;
+    }
+}
