@@ -6,7 +6,7 @@
 //! thread, the context usable afterwards; argument checks (aliasing `&mut`, dtype,
 //! contiguity). GPU tests skip without a GPU; the host tests at the top always run.
 
-#![allow(clippy::needless_range_loop)]
+#![allow(clippy::needless_range_loop, clippy::nonminimal_bool)]
 
 mod common;
 mod jit_kernels;
