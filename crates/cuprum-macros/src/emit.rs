@@ -907,7 +907,7 @@ fn builtin(b: Builtin, a: &[String]) -> String {
         B::SyncThreadsAnd => format!("(__syncthreads_and({}) != 0)", arg(0)),
         B::SyncThreadsOr => format!("(__syncthreads_or({}) != 0)", arg(0)),
         B::SyncWarp => format!("__syncwarp({})", arg(0)),
-        B::GridSync => "cj::grid_sync()".into(),
+        B::GridSync => format!("cj::grid_sync(CJ_SITE({}))", arg(0)),
         B::ThreadFence => "__threadfence()".into(),
         B::ThreadFenceBlock => "__threadfence_block()".into(),
         B::ThreadFenceSystem => "__threadfence_system()".into(),

@@ -1895,7 +1895,15 @@ impl Lower {
                     ));
                 }
                 self.cooperative = true;
-                (B::GridSync, vec![], Ty::Unit)
+                if !c.args.is_empty() {
+                    return Err(err(c, "`grid_sync` takes no arguments"));
+                }
+                let site = self.site(c.span());
+                let lit = self.expr_of(
+                    ExprKind::Lit(LitVal::Int(site as u128)),
+                    Ty::Prim(Prim::U32),
+                );
+                return Ok(self.expr_of(ExprKind::Builtin(B::GridSync, vec![lit]), Ty::Unit));
             }
             "thread_fence" => (B::ThreadFence, vec![], Ty::Unit),
             "thread_fence_block" => (B::ThreadFenceBlock, vec![], Ty::Unit),

@@ -273,7 +273,10 @@ fn shared_memory_atomics_warps() {
 #[test]
 fn grid_sync_marks_the_kernel_cooperative() {
     let s = k("fn f(o: &mut [u32]) { o[0] = 1; grid_sync(); o[1] = 2; }");
-    has(&s, &["cj::grid_sync_init();", "cj::grid_sync();"]);
+    has(
+        &s,
+        &["cj::grid_sync_init();", "cj::grid_sync(CJ_SITE(1u));"],
+    );
     assert!(
         cpp(false, "fn g() { grid_sync(); }")
             .unwrap_err()

@@ -136,9 +136,9 @@ pub use compile::{CompileOptions, clear_memo, compile_with_cache};
 /// skips the access and ends that thread; the next synchronisation
 /// ([`Stream::synchronize`], [`Device::synchronize`], a blocking copy such as
 /// [`Array::to_vec`]) returns an [`ErrorKind::KernelFault`] error, and the context stays
-/// usable. `unsafe { *x.get_unchecked(i) }` skips the check. (A thread that stops before a
-/// barrier is not waited for; one that stops before `grid_sync()` in every thread of a
-/// block would hang it.)
+/// usable. `unsafe { *x.get_unchecked(i) }` skips the check. A thread that stopped is not
+/// waited for at `sync_threads()`; if a whole block never reaches `grid_sync()`, the other
+/// blocks fault after about ten seconds of waiting instead of hanging the process.
 ///
 /// # Type errors
 /// The body is also compiled as Rust (a hidden twin whose slices are

@@ -107,3 +107,32 @@ fn division_by_zero_faults_in_checked_builds() {
     jk::divide_by::launch(JitConfig::new(1, 32).checked(false), &mut x, 2).unwrap();
     assert_eq!(x.to_vec::<i32>().unwrap(), [1; 32]);
 }
+
+/// A block that never reaches `grid_sync()` does not hang the process: after about ten
+/// seconds the waiting blocks fault (this test takes that long).
+#[test]
+fn a_grid_barrier_missing_a_block_becomes_a_fault() {
+    require_gpu!();
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let mut out = zeros::<i32>(64);
+    jk::early_return_grid_sync::launch((2, 32), &mut out).unwrap();
+    let e = cuprum::Stream::current()
+        .unwrap()
+        .synchronize()
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::KernelFault);
+    let m = e.to_string();
+    assert!(
+        m.contains("kernel `early_return_grid_sync` panicked at "),
+        "{m}"
+    );
+    assert!(
+        m.contains("grid_sync() waited about ten seconds for the other blocks of the 2 blocks"),
+        "{m}"
+    );
+    assert!(m.contains("block (1, 0, 0)"), "{m}");
+    let mut c = zeros::<f32>(4);
+    kernels::vector_add::launch::<f32>((1, 32), &dev(&[1.0f32; 4]), &dev(&[2.0f32; 4]), &mut c, 4)
+        .unwrap();
+    assert_eq!(c.to_vec::<f32>().unwrap(), [3.0; 4]);
+}

@@ -122,6 +122,7 @@ fn test_kernels_compile() {
     compile(&k::divide_by::__CUPRUM_KERNEL, &[]);
     compile(&k::sum_rows_unchecked::__CUPRUM_KERNEL, &[]);
     compile(&k::odds_and_ends::__CUPRUM_KERNEL, &[]);
+    compile(&k::early_return_grid_sync::__CUPRUM_KERNEL, &[]);
 }
 
 /// The PTX of `source` (for the newest architecture NVRTC knows), from `.entry` on.

@@ -40,7 +40,7 @@ __shared__ unsigned int cj_gs_count;
 
 namespace cj {
 
-enum : unsigned int { K_INDEX = 0, K_INDEX_U = 1, K_DIV0 = 2, K_REM0 = 3, K_DIV_OVF = 4, K_REM_OVF = 5, K_SHIFT = 6 };
+enum : unsigned int { K_INDEX = 0, K_INDEX_U = 1, K_DIV0 = 2, K_REM0 = 3, K_DIV_OVF = 4, K_REM_OVF = 5, K_SHIFT = 6, K_GRID_WAIT = 7 };
 
 // Records the first fault of the device (later ones of the same run are dropped) and ends
 // the calling thread.
@@ -518,7 +518,9 @@ __device__ __forceinline__ void grid_sync_init() {
   if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) cj_gs_count = 0u;
   __syncthreads();
 }
-template <int = 0> __device__ __noinline__ void grid_sync() {
+// A block that never arrives (a thread returned before the barrier) would hang the launch:
+// after about ten seconds of waiting the waiting threads fault instead.
+template <int = 0> __device__ __noinline__ void grid_sync(unsigned int site) {
   __syncthreads();
   const bool lead = atomicAdd(&cj_gs_count, 1u) == 0u;
   __syncthreads();
@@ -532,7 +534,9 @@ template <int = 0> __device__ __noinline__ void grid_sync() {
     const bool first = blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0;
     __threadfence();
     const unsigned int old = atomicAdd((unsigned int*)word, first ? 0x80000000u - (blocks - 1u) : 1u);
+    const long long t0 = clock64();
     while (((old ^ *word) & 0x80000000u) == 0u) {
+      if (clock64() - t0 > 20000000000LL) CJ_FAIL(site, K_GRID_WAIT, blocks, 0);
     }
     __threadfence();
   }

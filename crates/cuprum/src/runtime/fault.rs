@@ -49,7 +49,7 @@ pub struct FaultInfo {
     pub site: u32,
     /// 0/1: index out of bounds (signed / unsigned index `a`, length `b`); 2: division by
     /// zero; 3: remainder by zero; 4: division overflow; 5: remainder overflow; 6: shift
-    /// overflow (amount `a`, width `b`).
+    /// overflow (amount `a`, width `b`); 7: `grid_sync()` waited too long (`a` blocks).
     pub kind: u32,
     /// First operand (the index, the dividend, the shift amount).
     pub a: i64,
@@ -230,6 +230,15 @@ pub(crate) fn kind_text(f: &FaultInfo) -> String {
         6 => format!(
             "attempt to shift with overflow (by {} bits, the width is {})",
             f.a, f.b
+        ),
+        7 => format!(
+            "grid_sync() waited about ten seconds for the other blocks of the {} (every thread of \
+             every block must reach it; did one return early or fault?)",
+            if f.a == 1 {
+                "1 block".to_string()
+            } else {
+                format!("{} blocks", f.a)
+            }
         ),
         k => format!("unknown fault kind {k}"),
     }

@@ -571,3 +571,14 @@ pub fn odds_and_ends(
         bytes[4] = x + bytes[2] / 7 % 5;
     }
 }
+
+/// Wrong on purpose: block 0 returns before the grid barrier, so the others wait for it
+/// (until grid_sync's wait limit makes it a fault).
+#[cuprum::kernel]
+pub fn early_return_grid_sync(out: &mut [i32]) {
+    if block_idx().x == 0 {
+        return;
+    }
+    grid_sync();
+    out[global_index()] = 1;
+}
