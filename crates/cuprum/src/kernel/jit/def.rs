@@ -8,7 +8,24 @@ use crate::runtime::{Device, Function, fault};
 use smallvec::SmallVec;
 use std::sync::{OnceLock, RwLock};
 
-/// A `#[cuprum::device]` function's C++ and what it depends on (generated code builds it).
+/// A `#[cuprum::device]` function's C++ and what it depends on (generated code builds it,
+/// as `function_name::__CUPRUM_DEVICE_FN`).
+///
+/// ```
+/// use cuprum::gpu::*;
+///
+/// #[cuprum::device]
+/// fn square(x: f32) -> f32 {
+///     x * x
+/// }
+///
+/// fn main() {
+///     let d = &square::__CUPRUM_DEVICE_FN;
+///     assert_eq!(d.name(), "square");
+///     assert!(d.source().contains("__device__ inline float square(float x)"));
+///     assert_eq!(square(3.0), 9.0); // still an ordinary function
+/// }
+/// ```
 #[derive(Debug)]
 pub struct DeviceFnDef {
     name: &'static str,
@@ -82,6 +99,25 @@ pub(crate) struct Instance {
 /// A `#[cuprum::kernel]`: its C++, its device functions, and its compiled instances.
 /// Generated code builds one per kernel (`kernel_name::__CUPRUM_KERNEL`); use the kernel's
 /// module (`launch`, `SOURCE`, `program()`).
+///
+/// ```
+/// use cuprum::gpu::*;
+///
+/// #[cuprum::kernel]
+/// fn scale<T: Float>(x: &mut [T], s: T) {
+///     for i in grid_stride(x.len()) {
+///         x[i] *= s;
+///     }
+/// }
+///
+/// fn main() {
+///     let k = &scale::__CUPRUM_KERNEL;
+///     assert!(k.is_generic() && !k.is_cooperative());
+///     assert_eq!(k.instance_name(&["float".into()]), "scale<float>");
+///     assert!(scale::SOURCE.starts_with("template <typename T>"));
+///     assert!(k.program().contains("#include <cuprum/jit.cuh>"));
+/// }
+/// ```
 pub struct KernelDef {
     name: &'static str,
     source: &'static str,
