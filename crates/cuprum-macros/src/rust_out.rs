@@ -2,7 +2,7 @@
 //! host function (device functions), the `let` witnesses, the launcher module and the
 //! definitions the runtime assembles programs from.
 
-use crate::ty::{Ty, rust_type};
+use crate::ty::{Len, Prim, Ty};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 
@@ -15,9 +15,30 @@ pub fn rewrite_param_types(sig: &mut syn::Signature) {
         {
             let elem = &s.elem;
             let span = s.bracket_token.span.join();
-            let new: syn::Type = syn::parse_quote_spanned!(span=> ::cuprum::gpu::Slice<#elem>);
-            *r.elem = new;
+            *r.elem = syn::Type::Verbatim(quote_spanned!(span=> ::cuprum::gpu::Slice<#elem>));
         }
+    }
+}
+
+/// The Rust type of a witness (what the translator knows exactly), as tokens.
+fn rust_type_tokens(t: &Ty) -> Option<TokenStream> {
+    match t {
+        Ty::Prim(Prim::F16) => Some(quote!(::cuprum::gpu::f16)),
+        Ty::Prim(Prim::Bf16) => Some(quote!(::cuprum::gpu::bf16)),
+        Ty::Prim(p) => {
+            let id = proc_macro2::Ident::new(p.rust(), Span::call_site());
+            Some(quote!(#id))
+        }
+        Ty::Generic(n) => {
+            let id = proc_macro2::Ident::new(n, Span::call_site());
+            Some(quote!(#id))
+        }
+        Ty::Array(e, Len::Lit(n)) => {
+            let e = rust_type_tokens(e)?;
+            let n = proc_macro2::Literal::u64_unsuffixed(*n);
+            Some(quote!([#e; #n]))
+        }
+        _ => None,
     }
 }
 
@@ -65,12 +86,13 @@ impl Witness<'_> {
                         b.stmts.extend(done.into_iter().map(|(_, w)| w));
                     }
                     if let (Some(ident), Some(Some(t))) = (ident, self.witnesses.get(id))
-                        && let Some(text) = rust_type(t)
-                        && let Ok(ty) = syn::parse_str::<syn::Type>(&text)
+                        && let Some(ty) = rust_type_tokens(t)
                     {
                         let span = ident.span();
                         let w = syn::Stmt::Expr(
-                            syn::parse_quote_spanned!(span=> ::cuprum::gpu::__witness::<#ty>(&#ident)),
+                            syn::Expr::Verbatim(
+                                quote_spanned!(span=> ::cuprum::gpu::__witness::<#ty>(&#ident)),
+                            ),
                             Some(syn::Token![;](span)),
                         );
                         pending.push((ident, w));
@@ -94,11 +116,13 @@ impl Witness<'_> {
         match tail {
             Some(syn::Stmt::Expr(e, _)) => {
                 let span = proc_macro2::Span::call_site();
-                b.stmts
-                    .push(syn::parse_quote_spanned!(span=> let __cj_value = #e;));
+                b.stmts.push(syn::Stmt::Expr(
+                    syn::Expr::Verbatim(quote_spanned!(span=> let __cj_value = #e)),
+                    Some(syn::Token![;](span)),
+                ));
                 b.stmts.extend(pending.into_iter().map(|(_, w)| w));
                 b.stmts.push(syn::Stmt::Expr(
-                    syn::parse_quote_spanned!(span=> __cj_value),
+                    syn::Expr::Verbatim(quote_spanned!(span=> __cj_value)),
                     None,
                 ));
             }

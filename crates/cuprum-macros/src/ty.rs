@@ -372,16 +372,3 @@ pub fn cpp_type(t: &Ty) -> String {
         Ty::Var(_) => "int".to_string(),
     }
 }
-
-/// The Rust spelling of a resolved type (for the witnesses the twin gets), or `None` when
-/// the macro does not know it exactly.
-pub fn rust_type(t: &Ty) -> Option<String> {
-    match t {
-        Ty::Prim(Prim::F16) => Some("::cuprum::gpu::f16".to_string()),
-        Ty::Prim(Prim::Bf16) => Some("::cuprum::gpu::bf16".to_string()),
-        Ty::Prim(p) => Some(p.rust().to_string()),
-        Ty::Generic(n) => Some(n.clone()),
-        Ty::Array(e, Len::Lit(n)) => Some(format!("[{}; {n}]", rust_type(e)?)),
-        _ => None,
-    }
-}
