@@ -915,6 +915,15 @@ fn unchecked_access_in_a_hot_loop() {
 }
 
 #[test]
+fn recursive_device_function() {
+    require_gpu!();
+    let mut out = zeros::<u64>(20);
+    jk::fibs::launch((1, 32), &mut out).unwrap();
+    let want: Vec<u64> = (0..20).map(jk::fib).collect();
+    assert_eq!(out.to_vec::<u64>().unwrap(), want);
+}
+
+#[test]
 fn arrays_bools_and_bytes() {
     require_gpu!();
     let v: Vec<f32> = (0..50).map(|i| i as f32 * 0.25).collect();

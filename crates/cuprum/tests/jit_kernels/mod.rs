@@ -582,3 +582,20 @@ pub fn early_return_grid_sync(out: &mut [i32]) {
     grid_sync();
     out[global_index()] = 1;
 }
+
+/// A recursive device function (its definition refers to itself; C++ gets a prototype).
+#[cuprum::device]
+pub fn fib(n: u32) -> u64 {
+    if n < 2 {
+        n as u64
+    } else {
+        fib(n - 1) + fib(n - 2)
+    }
+}
+
+#[cuprum::kernel]
+pub fn fibs(out: &mut [u64]) {
+    for i in grid_stride(out.len()) {
+        out[i] = fib(i as u32);
+    }
+}
