@@ -686,10 +686,19 @@ fn demo_without_a_gpu_says_so_and_compiles_every_kernel() {
     let mse_row = r.stdout.lines().find(|l| l.contains("mse_kernel")).unwrap();
     let shared: u64 = mse_row.split_whitespace().nth(3).unwrap().parse().unwrap();
     assert!(shared > 0, "{mse_row}");
+    // 21 kernels of the 17 seed examples in CUDA C++, 6 of the 5 written in Rust (the
+    // generic vector add twice).
     assert!(
-        r.stdout.contains("21 kernels of 17 examples compiled"),
+        r.stdout.contains("27 kernels of 22 examples compiled"),
         "{r}"
     );
+    for example in [
+        "jit_vector_add",
+        "jit_prime_factor_sum",
+        "jit_shared_memory_reduction",
+    ] {
+        assert!(r.stdout.contains(example), "{example} missing\n{r}");
+    }
 
     // A second run takes every program from the disk cache and reports the same table.
     let again = run(cuprum(&cache).arg("demo"));

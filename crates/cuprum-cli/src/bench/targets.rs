@@ -256,7 +256,10 @@ mod tests {
 
     #[test]
     fn comparisons_name_the_rows_they_read() {
-        assert_eq!(Target::VsOurs(1.03, "prime1M_raw").ours_rows(), ["prime1M_raw"]);
+        assert_eq!(
+            Target::VsOurs(1.03, "prime1M_raw").ours_rows(),
+            ["prime1M_raw"]
+        );
         assert_eq!(Target::BeatenBy("x").ours_rows(), ["x"]);
         assert!(Target::PctOfCopy(90.0).ours_rows().is_empty());
         let jit = super::super::workloads::find("jit_smem_reduce1M").unwrap();
