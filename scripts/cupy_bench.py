@@ -136,6 +136,60 @@ def prime_jit(b):
         print(f"prime1M_jit skipped: {type(e).__name__}: {e}", file=sys.stderr)
 
 
+@workload("jit_add100M_f32", "jit_add4_overhead")
+def jit_add(b):
+    """cuprum's vector_add written in Rust, as cupyx.jit (experimental in CuPy: a failure
+    skips the rows)."""
+    try:
+        @jit.rawkernel()
+        def vector_add(a, c, z, n):
+            tid = jit.blockDim.x * jit.blockIdx.x + jit.threadIdx.x
+            if tid < n:
+                z[tid] = a[tid] + c[tid]
+
+        for name, m in [("jit_add100M_f32", 100_000_000), ("jit_add4_overhead", 4)]:
+            if b.want(name):
+                a = cp.random.random(m, dtype=cp.float32)
+                c = cp.random.random(m, dtype=cp.float32)
+                z = cp.empty_like(a)
+                b.run_ew(name, vector_add, ((m + 255) // 256,), (256,), (a, c, z, cp.int32(m)))
+                del a, c, z
+    except Exception as e:  # noqa: BLE001 (CuPy's JIT raises many kinds)
+        print(f"jit_add skipped: {type(e).__name__}: {e}", file=sys.stderr)
+
+
+@workload("jit_smem_reduce1M")
+def jit_smem_reduce(b):
+    """The seed's shared-memory block reduction as cupyx.jit (dynamic shared memory)."""
+    try:
+        @jit.rawkernel()
+        def optimized_reduction(inp, out, size):
+            sdata = jit.shared_memory(cp.float32, None)
+            tid = jit.threadIdx.x
+            i = jit.blockIdx.x * jit.blockDim.x + jit.threadIdx.x
+            if i < size:
+                sdata[tid] = inp[i]
+            else:
+                sdata[tid] = cp.float32(0)
+            jit.syncthreads()
+            s = jit.blockDim.x // 2
+            while s > 0:
+                if tid < s:
+                    sdata[tid] += sdata[tid + s]
+                jit.syncthreads()
+                s >>= 1
+            if tid == 0:
+                out[jit.blockIdx.x] = sdata[0]
+
+        data = cp.random.random(1_000_000, dtype=cp.float32)
+        grid = (data.size + 255) // 256
+        o = cp.zeros(grid, dtype=cp.float32)
+        b.run_ew("jit_smem_reduce1M",
+                 lambda: optimized_reduction((grid,), (256,), (data, o, cp.int32(data.size)), shared_mem=1024))
+    except Exception as e:  # noqa: BLE001
+        print(f"jit_smem_reduce1M skipped: {type(e).__name__}: {e}", file=sys.stderr)
+
+
 @workload("matmul_naive_1024x1024x512")
 def matmul(b):
     mm = cp.RawKernel(b.seed("matrix_multiply.cu"), "matrix_multiply")

@@ -16,6 +16,10 @@ mod compile;
 mod demo;
 mod grid;
 mod info;
+mod jit_source;
+/// The examples' kernels written in Rust (demo, bench, `jit-source`).
+#[path = "../../../examples/kernels/rust_kernels.rs"]
+pub mod rust_kernels;
 mod setup;
 mod stress;
 
@@ -52,6 +56,9 @@ enum Command {
     /// Install NVRTC and the CUDA headers (NVIDIA's pip wheels, matched to the driver) into
     /// cuprum's data folder; `--check` reports what is where without downloading.
     Setup(setup::SetupArgs),
+    /// Print the CUDA C++ generated from a kernel written in Rust (#[cuprum::kernel]) that
+    /// this binary links (the seed examples'); without a name, list them.
+    JitSource(jit_source::JitSourceArgs),
     /// Inspect or clear the persistent kernel cache.
     Cache {
         #[command(subcommand)]
@@ -82,6 +89,7 @@ fn main() -> ExitCode {
         Command::Setup(args) => setup::run(&args),
         Command::Compile(args) => compile::run(&args),
         Command::Grid(args) => grid::run(&args),
+        Command::JitSource(args) => jit_source::run(&args),
         Command::Cache { command } => cache::run(&command),
         Command::BenchChild(args) => bench::child(&args),
         Command::Stress(args) => stress::run(&args),

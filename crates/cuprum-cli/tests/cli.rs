@@ -689,10 +689,19 @@ fn demo_without_a_gpu_says_so_and_compiles_every_kernel() {
     let mse_row = r.stdout.lines().find(|l| l.contains("mse_kernel")).unwrap();
     let shared: u64 = mse_row.split_whitespace().nth(3).unwrap().parse().unwrap();
     assert!(shared > 0, "{mse_row}");
+    // 21 kernels of the 17 seed examples in CUDA C++, 6 of the 5 written in Rust (the
+    // generic vector add twice).
     assert!(
-        r.stdout.contains("28 kernels of 21 examples compiled"),
+        r.stdout.contains("34 kernels of 26 examples compiled"),
         "{r}"
     );
+    for example in [
+        "jit_vector_add",
+        "jit_prime_factor_sum",
+        "jit_shared_memory_reduction",
+    ] {
+        assert!(r.stdout.contains(example), "{example} missing\n{r}");
+    }
 
     // A second run takes every program from the disk cache and reports the same table.
     let again = run(cuprum(&cache).arg("demo"));
@@ -828,4 +837,57 @@ fn grid_reports_a_kernels_occupancy_or_says_there_is_no_gpu() {
     // a name the file does not define
     let r = run(cuprum(&cache).args(["grid", "10", "--kernel", f, "--name", "nope"]));
     assert!(!r.ok && r.stderr.contains("nope"), "{r}");
+}
+
+#[test]
+fn jit_source_lists_prints_and_the_output_compiles() {
+    let dir = tmp();
+    let cache = dir.path().join("cache");
+    let list = run(cuprum(&cache).arg("jit-source"));
+    assert!(list.ok, "{list}");
+    for k in [
+        "prime_factor_sum",
+        "vector_add",
+        "matrix_multiply",
+        "optimized_reduction",
+        "apply_activation",
+    ] {
+        assert!(list.stdout.contains(k), "{k} missing: {list}");
+    }
+    let src = run(cuprum(&cache).args(["jit-source", "apply_activation"]));
+    assert!(src.ok, "{src}");
+    assert!(src.stdout.contains("#include <cuprum/jit.cuh>"), "{src}");
+    assert!(
+        src.stdout
+            .contains("__device__ inline float activation_sigmoid(float x)"),
+        "{src}"
+    );
+    let only = run(cuprum(&cache).args(["jit-source", "prime_factor_sum", "--kernel-only"]));
+    assert!(
+        only.stdout
+            .starts_with("extern \"C\" __global__ void prime_factor_sum("),
+        "{only}"
+    );
+    let bad = run(cuprum(&cache).args(["jit-source", "nope"]));
+    assert!(
+        !bad.ok
+            && bad
+                .stderr
+                .contains("no kernel written in Rust named \"nope\""),
+        "{bad}"
+    );
+    if !nvrtc_available("jit_source_lists_prints_and_the_output_compiles") {
+        return;
+    }
+    let file = dir.path().join("vector_add.cu");
+    let text = run(cuprum(&cache).args(["jit-source", "vector_add"]));
+    std::fs::write(&file, &text.stdout).unwrap();
+    let c = run(cuprum(&cache).arg("compile").arg(&file).args([
+        "--name-expr",
+        "vector_add<double>",
+        "--arch",
+        "sm_90",
+    ]));
+    assert!(c.ok, "{c}");
+    assert!(c.stdout.contains("vector_add<double>"), "{c}");
 }

@@ -47,11 +47,15 @@ pub enum ErrorKind {
     /// A kernel's argument list does not match its parameters, or a launch configuration
     /// is outside the device's limits.
     Launch,
-    /// A kernel faulted (an illegal address or instruction, a misaligned address, a
-    /// device-side assert …). The message names the fault. The device's CUDA context is
-    /// unusable for the rest of the process: every later call that needs the device
-    /// returns this kind too, naming the same fault; restart the process to use the GPU
-    /// again.
+    /// A kernel faulted. Two cases, told apart by the message:
+    /// - a hardware fault (an illegal address or instruction, a misaligned address, a
+    ///   device-side assert …): the device's CUDA context is unusable for the rest of the
+    ///   process, and every later call that needs the device returns this kind too, naming
+    ///   the same fault; restart the process to use the GPU again;
+    /// - a kernel written in Rust failed a check on the GPU (an index out of bounds; in debug
+    ///   builds also a division by zero or a shift overflow): reported at the next
+    ///   synchronisation with the kernel, Rust file and line, block and thread; the faulting
+    ///   access was skipped and the context stays usable.
     KernelFault,
 }
 
@@ -74,7 +78,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Io => "I/O error",
             ErrorKind::Unsupported => "unsupported",
             ErrorKind::Launch => "launch error",
-            ErrorKind::KernelFault => "kernel fault (the device's context is unusable)",
+            ErrorKind::KernelFault => "kernel fault",
         };
         f.write_str(s)
     }

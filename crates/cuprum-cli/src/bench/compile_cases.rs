@@ -20,6 +20,8 @@ enum Kind {
     Elementwise,
     /// The generated source of the seeds' sum-of-squares ReductionKernel.
     Reduction,
+    /// The program of a kernel written in Rust (apply_activation and its device functions).
+    Jit,
 }
 
 impl Kind {
@@ -30,6 +32,7 @@ impl Kind {
             Kind::Reduction => {
                 workloads::sum_of_squares()?.generated_source(&[DType::F32; 2], &[false; 2])?
             }
+            Kind::Jit => crate::rust_kernels::apply_activation::program().to_string(),
         };
         Ok(format!("// nonce {nonce}\n{body}"))
     }
@@ -38,6 +41,7 @@ impl Kind {
         match self {
             Kind::Elementwise => "ew_add",
             Kind::Reduction => "sum_of_squares",
+            Kind::Jit => "apply_activation",
         }
     }
 }
@@ -95,6 +99,10 @@ pub fn compile_cold(o: &BenchmarkOptions) -> R<Timed> {
 
 pub fn compile_cold_reduction(o: &BenchmarkOptions) -> R<Timed> {
     cold(o, "compile_cold_reduction", Kind::Reduction)
+}
+
+pub fn compile_cold_jit(o: &BenchmarkOptions) -> R<Timed> {
+    cold(o, "compile_cold_jit", Kind::Jit)
 }
 
 /// Runs `cuprum bench-child MODE DIR` `n` times; each prints its total seconds and the

@@ -8,6 +8,7 @@
 mod compile_cases;
 mod cupy;
 mod fuse_cases;
+mod jit_workloads;
 mod plot;
 mod report;
 mod targets;
@@ -95,10 +96,21 @@ fn show(args: &BenchArgs, report: &Report) -> R<()> {
 
 /// Runs the selected workloads (and CuPy's with `--vs-cupy`) and judges every target.
 fn measure(args: &BenchArgs, dev: Device) -> R<Report> {
-    let selected: Vec<&Workload> = WORKLOADS
+    let mut selected: Vec<&Workload> = WORKLOADS
         .iter()
         .filter(|w| args.filter.as_deref().is_none_or(|f| w.name.contains(f)))
         .collect();
+    // A filtered run also measures the rows its targets compare with (`prime1M_jit` needs
+    // `prime1M_raw` of the same run).
+    let referenced: Vec<&'static str> =
+        selected.iter().flat_map(|w| w.target.ours_rows()).collect();
+    for name in referenced {
+        if let Some(w) = workloads::find(name)
+            && !selected.iter().any(|s| s.name == name)
+        {
+            selected.push(w);
+        }
+    }
     let ours = run_ours(args, &selected)?;
     let mut cx = Context {
         ours: ours

@@ -162,6 +162,15 @@ impl Target {
         }
     }
 
+    /// Our rows that judging a row reads (beside the copy and the floor).
+    pub fn ours_rows(&self) -> Vec<&'static str> {
+        match *self {
+            Target::VsOurs(_, of) | Target::BeatenBy(of) => vec![of],
+            Target::All(parts) => parts.iter().flat_map(Target::ours_rows).collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// The CuPy rows that judging the row `name` reads.
     pub fn cupy_rows(&self, name: &'static str) -> Vec<&'static str> {
         match *self {
@@ -243,6 +252,18 @@ mod tests {
             gpu_us,
             cpu_us: 0.0,
         }
+    }
+
+    #[test]
+    fn comparisons_name_the_rows_they_read() {
+        assert_eq!(
+            Target::VsOurs(1.03, "prime1M_raw").ours_rows(),
+            ["prime1M_raw"]
+        );
+        assert_eq!(Target::BeatenBy("x").ours_rows(), ["x"]);
+        assert!(Target::PctOfCopy(90.0).ours_rows().is_empty());
+        let jit = super::super::workloads::find("jit_smem_reduce1M").unwrap();
+        assert_eq!(jit.target.ours_rows(), ["smem_reduce1M_raw"]);
     }
 
     #[test]

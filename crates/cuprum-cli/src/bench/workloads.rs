@@ -7,16 +7,16 @@
 //! `prime1M_raw`, matmul, shared-memory reduction) and the ElementwiseKernel cases (`ew_*`,
 //! broadcast, transposed, multi-output trig, complex `abs2`, `prime1M_elementwise`) and the
 //! ReductionKernel cases (the seed's MSE, and the same with built-ins as `cp.mean((a - b) **
-//! 2)`; sums of squares: full, per axis, host overhead), and the array routines (`cumsum`,
-//! `sort`, `argsort`, a boolean-mask read, `nonzero`, `concatenate`, `take`, `scatter_add`).
-//! `prime1M_jit` is listed but not
-//! implemented (cuprum has no JIT). scripts/cupy_bench.py times CuPy's equivalents, where
-//! there are, under the same names.
+//! 2)`; sums of squares: full, per axis, host overhead), the array routines (`cumsum`,
+//! `sort`, `argsort`, a boolean-mask read, `nonzero`, `concatenate`, `take`, `scatter_add`)
+//! and the kernels written in Rust (jit_workloads.rs). scripts/cupy_bench.py times CuPy's
+//! equivalents, where there are, under the same names (cupyx.jit for the Rust kernels).
 
 use super::compile_cases::{
-    compile_cold, compile_cold_reduction, compile_disk_hit, compile_disk_hit_lookup,
-    compile_disk_hit_reduction, compile_first, compile_memo_hit,
+    compile_cold, compile_cold_jit, compile_cold_reduction, compile_disk_hit,
+    compile_disk_hit_lookup, compile_disk_hit_reduction, compile_first, compile_memo_hit,
 };
+use super::jit_workloads::{jit_add4, jit_add100m, jit_smem_reduce, prime1m_jit};
 use super::targets::Target::{self, *};
 use super::{R, Timed, fuse_cases};
 use cuprum::kernel::IntoOperand;
@@ -31,6 +31,7 @@ pub type RunFn = fn(&BenchmarkOptions) -> R<Timed>;
 pub enum Impl {
     Run(RunFn),
     /// Listed (perf-targets.md names it) but not implemented; the text says why.
+    #[allow(dead_code)]
     Missing(&'static str),
 }
 
@@ -178,12 +179,12 @@ pub const WORKLOADS: &[Workload] = &[
         prime1m_elementwise,
         VsCupy(1.02, Some("prime1M_raw")),
     ),
-    Workload {
-        name: "prime1M_jit",
-        what: "seed prime-factor-sum written in the host language's JIT",
-        imp: Impl::Missing("not implemented (no JIT yet)"),
-        target: VsOurs(1.03, "prime1M_raw"),
-    },
+    w(
+        "prime1M_jit",
+        "seed prime-factor-sum written in Rust (#[cuprum::kernel]), n = 1e6",
+        prime1m_jit,
+        VsOurs(1.03, "prime1M_raw"),
+    ),
     w(
         "ew_add4_f32_out_overhead",
         "ElementwiseKernel z = x + y * 2, 4 float32, output given (host time)",
@@ -195,6 +196,30 @@ pub const WORKLOADS: &[Workload] = &[
         "ElementwiseKernel z = x + y * 2, 4 float32, output allocated (host time)",
         ew_add4_alloc,
         HostOverFloor(1.2),
+    ),
+    w(
+        "jit_add100M_f32",
+        "vector_add written in Rust (#[cuprum::kernel]), 1e8 float32",
+        jit_add100m,
+        PctOfCopy(90.0),
+    ),
+    w(
+        "jit_add4_overhead",
+        "vector_add written in Rust, 4 float32 (host time)",
+        jit_add4,
+        HostOverFloor(0.5),
+    ),
+    w(
+        "jit_smem_reduce1M",
+        "seed shared-memory block reduction written in Rust, 1e6 float32",
+        jit_smem_reduce,
+        VsOurs(1.02, "smem_reduce1M_raw"),
+    ),
+    w(
+        "compile_cold_jit",
+        "first launch of a new kernel written in Rust: compile + load (apply_activation with its device functions), NVRTC loaded",
+        compile_cold_jit,
+        HostMs(45.0),
     ),
     w(
         "matmul_naive_1024x1024x512",

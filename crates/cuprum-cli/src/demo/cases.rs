@@ -4,6 +4,9 @@
 //! files in `examples/kernels/`, shared with the examples and `cuprum bench`.
 
 use super::fused;
+#[path = "jit_cases.rs"]
+mod jit_cases;
+
 use super::reference::{self as host, close, kahan};
 use cuprum::profiler::{BenchmarkOptions, benchmark};
 use cuprum::{Array, DType, ElementwiseKernel, RawKernel, RawModule, ReductionKernel, ops, random};
@@ -28,6 +31,7 @@ pub enum Group {
     Raw,
     PrimeFactorSum,
     Fusion,
+    Rust,
 }
 
 impl Group {
@@ -38,6 +42,7 @@ impl Group {
             Group::Raw => "RawKernel / RawModule",
             Group::PrimeFactorSum => "prime-factor sum of 2..=1,000,000 (seed 003)",
             Group::Fusion => "cuprum::fuse (array math in one pass)",
+            Group::Rust => "kernels written in Rust (#[cuprum::kernel])",
         }
     }
 }
@@ -58,6 +63,8 @@ pub struct Program {
     /// NVRTC's program name (`custom_add.cu`, `activations.cu`).
     pub name: String,
     pub source: String,
+    /// Template instantiations to compile (kernels written in Rust).
+    pub name_expressions: Vec<String>,
 }
 
 impl Program {
@@ -65,6 +72,7 @@ impl Program {
         Ok(Program {
             name: format!("{}.cu", k.name()),
             source: k.generated_source(dtypes, scalars)?,
+            name_expressions: Vec::new(),
         })
     }
 
@@ -72,6 +80,7 @@ impl Program {
         Ok(Program {
             name: format!("{}.cu", k.name()),
             source: k.generated_source(dtypes, scalars)?,
+            name_expressions: Vec::new(),
         })
     }
 
@@ -79,6 +88,22 @@ impl Program {
         Program {
             name: file.to_owned(),
             source: source.to_owned(),
+            name_expressions: Vec::new(),
+        }
+    }
+
+    /// A kernel written in Rust: its whole program, with the instantiation `args` when
+    /// it is generic.
+    fn jit(def: &cuprum::kernel::jit::KernelDef, args: &[&str]) -> Program {
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        Program {
+            name: format!("{}.cu", def.name()),
+            source: def.program().to_owned(),
+            name_expressions: if def.is_generic() {
+                vec![def.instance_name(&args)]
+            } else {
+                Vec::new()
+            },
         }
     }
 }
@@ -205,6 +230,36 @@ pub fn all() -> Vec<Case> {
             Fusion,
             fused::softmax_programs,
             fused::softmax,
+        ),
+        case(
+            "jit_vector_add",
+            Rust,
+            jit_cases::vector_add_programs,
+            jit_cases::vector_add,
+        ),
+        case(
+            "jit_matrix_multiply",
+            Rust,
+            jit_cases::matrix_multiply_programs,
+            jit_cases::matrix_multiply,
+        ),
+        case(
+            "jit_activations",
+            Rust,
+            jit_cases::activation_programs,
+            jit_cases::activations,
+        ),
+        case(
+            "jit_shared_memory_reduction",
+            Rust,
+            jit_cases::smem_programs,
+            jit_cases::shared_memory_reduction,
+        ),
+        case(
+            "jit_prime_factor_sum",
+            Rust,
+            jit_cases::prime_programs,
+            jit_cases::prime_factor_sum,
         ),
     ]
 }
@@ -939,7 +994,7 @@ fn prime_elementwise_programs() -> R<Vec<Program>> {
 }
 
 /// The seed's result line `[2 3 4 ... 287 77 42]`, against the host for every value.
-fn prime_outcome(v: &[i64], gpu_seconds: f64) -> Outcome {
+pub(super) fn prime_outcome(v: &[i64], gpu_seconds: f64) -> Outcome {
     let want = host::prime_factor_sums_1m();
     let bad = v.iter().zip(want).filter(|(a, b)| a != b).count() + want.len().abs_diff(v.len());
     let n = v.len();

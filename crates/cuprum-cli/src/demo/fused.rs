@@ -33,6 +33,7 @@ fn programs_of(index: usize) -> R<Vec<Program>> {
         .map(|k| Program {
             name: format!("{}.cu", k.name),
             source: k.source.clone(),
+            name_expressions: Vec::new(),
         })
         .collect())
 }

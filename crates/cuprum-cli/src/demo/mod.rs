@@ -173,7 +173,7 @@ fn compile_only(cases: &[Case], why: &cuprum::Error) -> ExitCode {
         };
         let programs: Vec<_> = programs
             .into_iter()
-            .filter(|p| seen.insert(p.source.clone()))
+            .filter(|p| seen.insert(format!("{}{:?}", p.source, p.name_expressions)))
             .collect();
         if programs.is_empty() {
             out!("(the kernel above)");
@@ -185,9 +185,12 @@ fn compile_only(cases: &[Case], why: &cuprum::Error) -> ExitCode {
             }
             let hits = KernelCache::global().map_or(0, |c| c.stats().disk_hits);
             let t = Instant::now();
-            let opts = CompileOptions::new()
+            let mut opts = CompileOptions::new()
                 .program_name(p.name.clone())
                 .option("-Xptxas=-v");
+            for e in &p.name_expressions {
+                opts = opts.name_expression(e.clone());
+            }
             let img = match compile_for_arch(&p.source, &opts, ARCH) {
                 Ok(img) => img,
                 Err(e) => {

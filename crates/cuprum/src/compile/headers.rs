@@ -34,6 +34,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../include/cuprum/ufunc.cuh"),
     ),
     (
+        "cuprum/jit.cuh",
+        include_str!("../../include/cuprum/jit.cuh"),
+    ),
+    (
         "cuprum/all.cuh",
         include_str!("../../include/cuprum/all.cuh"),
     ),

@@ -6,6 +6,7 @@ mod args;
 mod call;
 pub(crate) mod codegen;
 mod elementwise;
+pub mod jit;
 mod operand;
 mod params;
 mod raw;
@@ -17,6 +18,7 @@ pub use args::{ArgKind, ArgValue, ByValue, DevicePtr, KernelArg, KernelArgs, Str
 pub use codegen::layout::{Layout, LayoutClass};
 pub use codegen::reduction::ReduceShape;
 pub use elementwise::{ElementwiseCall, ElementwiseKernel};
+pub use jit::JitConfig;
 pub use operand::{IntoOperand, Operand, Operands};
 pub use params::{Param, ParamType, parse_params};
 pub use raw::{Backend, Dim3, KernelAttributes, Launch, RawKernel, RawModule};

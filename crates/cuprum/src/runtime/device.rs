@@ -239,7 +239,8 @@ impl Device {
     /// ```
     pub fn synchronize(self) -> Result<()> {
         self.bind()?;
-        result::ctx::synchronize().call("cuCtxSynchronize")
+        result::ctx::synchronize().call("cuCtxSynchronize")?;
+        super::fault_record::check(self)
     }
 
     /// Bytes the memory pool holds (in use plus kept for reuse).

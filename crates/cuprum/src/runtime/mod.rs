@@ -6,6 +6,7 @@ mod device;
 mod driver;
 mod event;
 mod fault;
+pub(crate) mod fault_record;
 mod image;
 mod launch;
 mod memory;

@@ -186,7 +186,8 @@ impl Stream {
     pub fn synchronize(&self) -> Result<()> {
         self.device.bind()?;
         // SAFETY: the handle is valid while `self` (and so its owner) lives.
-        unsafe { result::stream::synchronize(self.raw) }.call("cuStreamSynchronize")
+        unsafe { result::stream::synchronize(self.raw) }.call("cuStreamSynchronize")?;
+        super::fault_record::check(self.device)
     }
 
     /// Makes future work on this stream wait for all work queued on `other` so far (an

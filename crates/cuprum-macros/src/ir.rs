@@ -1,0 +1,272 @@
+//! The translator's intermediate form: the accepted subset of Rust, with a type (or type
+//! variable) on every expression and one C++ name per binding.
+
+use crate::ty::{Len, Prim, Ty};
+
+/// One translated function (a kernel or a device function).
+pub struct Func {
+    pub name: String,
+    pub kernel: bool,
+    /// Const generic parameters, in order.
+    pub const_params: Vec<(String, Prim)>,
+    /// Type and const parameters in declaration order (for the template header).
+    pub generic_order: Vec<String>,
+    pub params: Vec<Param>,
+    pub ret: Ty,
+    pub body: Block,
+    pub vars: Vec<Var>,
+    pub loops: Vec<LoopInfo>,
+    /// `(line, column)` of every checked site (indexing, division, shift).
+    pub sites: Vec<(u32, u32)>,
+    /// Calls `grid_sync()` (the kernel must be launched cooperatively).
+    pub cooperative: bool,
+}
+
+pub struct Param {
+    pub var: usize,
+    pub ty: Ty,
+}
+
+/// One binding (parameter or local) and its C++ name.
+pub struct Var {
+    pub cpp: String,
+    pub ty: Ty,
+}
+
+/// What a loop needs besides C++'s own `break`/`continue`.
+#[derive(Default, Clone)]
+pub struct LoopInfo {
+    /// A labelled `break` from an inner loop jumps to `cj_brk_N:` after the loop.
+    pub break_label: bool,
+    /// `continue` jumps to `cj_cont_N:` at the end of the body.
+    pub cont_label: bool,
+}
+
+pub struct Block {
+    pub stmts: Vec<Stmt>,
+    pub tail: Option<Box<Expr>>,
+    pub ty: Ty,
+}
+
+pub enum Stmt {
+    Let {
+        var: usize,
+        init: Option<Expr>,
+    },
+    /// `let mut s = shared_array::<T, N>();`
+    Shared {
+        var: usize,
+        elem: Ty,
+        len: Len,
+    },
+    /// `let mut s = dynamic_shared::<T>();`
+    DynShared {
+        var: usize,
+        elem: Ty,
+    },
+    Expr(Expr),
+}
+
+pub struct Expr {
+    pub kind: ExprKind,
+    pub ty: Ty,
+    pub span: proc_macro2::Span,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+}
+
+impl BinOp {
+    pub fn cpp(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::BitAnd => "&",
+            BinOp::BitOr => "|",
+            BinOp::BitXor => "^",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::And => "&&",
+            BinOp::Or => "||",
+        }
+    }
+    /// The prelude helper for this operator (`cj::add` …).
+    pub fn helper(self) -> &'static str {
+        match self {
+            BinOp::Add => "add",
+            BinOp::Sub => "sub",
+            BinOp::Mul => "mul",
+            BinOp::Div => "div",
+            BinOp::Rem => "rem",
+            BinOp::BitAnd => "band",
+            BinOp::BitOr => "bor",
+            BinOp::BitXor => "bxor",
+            BinOp::Shl => "shl",
+            BinOp::Shr => "shr",
+            _ => "",
+        }
+    }
+    pub fn is_cmp(self) -> bool {
+        matches!(
+            self,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+        )
+    }
+    pub fn is_shift(self) -> bool {
+        matches!(self, BinOp::Shl | BinOp::Shr)
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum UnOp {
+    Neg,
+    Not,
+}
+
+/// A literal's value as written (decimal digits for floats).
+#[derive(Clone, Debug)]
+pub enum LitVal {
+    Int(u128),
+    Float(String),
+    Bool(bool),
+}
+
+/// The device built-ins (`cuprum::gpu`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Builtin {
+    ThreadIdx,
+    BlockIdx,
+    BlockDim,
+    GridDim,
+    GlobalIndex,
+    GlobalSize,
+    LaneId,
+    ActiveMask,
+    Clock64,
+    SyncThreads,
+    SyncThreadsCount,
+    SyncThreadsAnd,
+    SyncThreadsOr,
+    SyncWarp,
+    GridSync,
+    ThreadFence,
+    ThreadFenceBlock,
+    ThreadFenceSystem,
+    ShflSync,
+    ShflUpSync,
+    ShflDownSync,
+    ShflXorSync,
+    BallotSync,
+    AllSync,
+    AnySync,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ForKind {
+    /// `a..b`, `a..=b`, with `.rev()` and `.step_by(s)`.
+    Range { inclusive: bool, rev: bool },
+    /// `grid_stride(n)` / `block_stride(n)`.
+    Stride { block: bool },
+}
+
+pub enum ExprKind {
+    Lit(LitVal),
+    Var(usize),
+    ConstParam(String),
+    /// A constant spelled in C++ (`f32::MAX`, `WARP_SIZE`).
+    CppConst(String),
+    Binary(BinOp, Box<Expr>, Box<Expr>, usize),
+    Unary(UnOp, Box<Expr>),
+    Assign(Box<Expr>, Box<Expr>),
+    OpAssign(BinOp, Box<Expr>, Box<Expr>, usize),
+    Cast(Box<Expr>, Prim),
+    If(Box<Expr>, Block, Option<Box<Expr>>),
+    Block(Block),
+    While {
+        id: usize,
+        cond: Box<Expr>,
+        body: Block,
+    },
+    Loop {
+        id: usize,
+        body: Block,
+    },
+    For {
+        id: usize,
+        var: usize,
+        kind: ForKind,
+        /// Range: start, end, optional step. Stride: n.
+        parts: Vec<Expr>,
+        body: Block,
+    },
+    Break {
+        id: usize,
+        goto: bool,
+    },
+    Continue {
+        id: usize,
+        goto: bool,
+    },
+    Return(Option<Box<Expr>>),
+    /// `base[index]`; `site` is `None` for `*x.get_unchecked(i)`.
+    Index {
+        base: usize,
+        index: Box<Expr>,
+        site: Option<usize>,
+    },
+    /// `x.len()`.
+    Len(usize),
+    Field(Box<Expr>, char),
+    Builtin(Builtin, Vec<Expr>),
+    /// A `#[cuprum::device]` function call.
+    Call {
+        callee: String,
+        targs: Vec<String>,
+        args: Vec<Expr>,
+    },
+    /// A number method, emitted as `cj::name(receiver, args…)`.
+    Method(&'static str, Vec<Expr>),
+    /// A conversion (`f16::from_f32(x)`, `x.to_f32()`, `T::from_f64(x)`), emitted as
+    /// `cj::cvt<To>(x)`.
+    Convert(Box<Expr>),
+    /// `T::zero()` / `T::one()`.
+    GenericConst(i32),
+    /// `x.atomic_add(i, v)` etc.: the helper, the array, the index, its site, the values.
+    Atomic {
+        op: &'static str,
+        base: usize,
+        index: Box<Expr>,
+        site: usize,
+        args: Vec<Expr>,
+    },
+    ArrayLit(Vec<Expr>),
+    ArrayRepeat(Box<Expr>),
+}

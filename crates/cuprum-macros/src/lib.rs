@@ -1,0 +1,160 @@
+//! `#[cuprum::kernel]` and `#[cuprum::device]`: Rust functions translated to CUDA C++ at
+//! compile time. Use them through `cuprum` (`cuprum::kernel`, `cuprum::device`); the
+//! device API they translate is `cuprum::gpu`, the launch machinery `cuprum::kernel::jit`.
+//!
+//! The expansion of `#[cuprum::kernel] fn k(…) { … }`:
+//! - a hidden *twin* `fn __cuprum_twin_k` with the same body, its slice parameters typed
+//!   `cuprum::gpu::Slice<T>`: rustc type-checks the body there (type errors are rustc's, at
+//!   the user's spans), and a witness after each `let` makes rustc confirm the type the
+//!   translator chose for its C++ declaration;
+//! - a module `k` with `SOURCE` (the `__global__` function's C++), `program()` and the typed
+//!   `launch(config, args…)`.
+//!
+//! `#[cuprum::device] fn f(…)` stays an ordinary Rust function (slice parameters typed
+//! `cuprum::gpu::Slice<T>`) and gains a hidden module `f` with its C++ for the kernels that
+//! call it. Anything outside the accepted subset is a `compile_error!` at its span naming
+//! what is not supported; the translator never panics on user input.
+
+mod emit;
+mod ir;
+mod lower;
+mod rust_out;
+mod ty;
+
+use proc_macro::TokenStream;
+use proc_macro2::TokenStream as TokenStream2;
+use quote::quote;
+
+/// Translates a Rust `fn` into a CUDA kernel with a typed launcher (see `cuprum::kernel`).
+#[proc_macro_attribute]
+pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
+    entry(true, attr.into(), item.into()).into()
+}
+
+/// Makes a Rust `fn` callable from kernels as a `__device__` function; it stays an
+/// ordinary Rust function (see `cuprum::device`).
+#[proc_macro_attribute]
+pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
+    entry(false, attr.into(), item.into()).into()
+}
+
+fn entry(kernel: bool, attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| expand(kernel, attr, item)));
+    r.unwrap_or_else(|_| {
+        rust_out::internal_error(
+            "internal error in cuprum's kernel translator (a bug: please report it with this function)",
+        )
+    })
+}
+
+/// The expansion, as tokens (errors included).
+pub(crate) fn expand(kernel: bool, attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
+    let what = if kernel { "kernel" } else { "device" };
+    if !attr.is_empty() {
+        let e = syn::Error::new_spanned(&attr, format!("#[cuprum::{what}] takes no arguments"));
+        let e = e.to_compile_error();
+        return quote!(#e #item);
+    }
+    let f: syn::ItemFn = match syn::parse2(item.clone()) {
+        Ok(f) => f,
+        Err(_) => {
+            let e =
+                syn::Error::new_spanned(&item, format!("#[cuprum::{what}] applies to a `fn` item"));
+            return e.to_compile_error();
+        }
+    };
+    match translate(kernel, &f) {
+        Ok(t) => t.rust,
+        Err((errors, fallback)) => {
+            let e = rust_out::errors(errors);
+            quote!(#e #fallback)
+        }
+    }
+}
+
+/// A successful translation: the C++ and the Rust items.
+pub(crate) struct Translated {
+    #[allow(dead_code)]
+    pub source: String,
+    pub rust: TokenStream2,
+}
+
+/// Translates `f`; on errors returns them with what still helps rustc (the twin or host
+/// function, and for kernels a launcher) so that the user sees few follow-on errors.
+pub(crate) fn translate(
+    kernel: bool,
+    f: &syn::ItemFn,
+) -> Result<Translated, (syn::Error, TokenStream2)> {
+    let mut lower = lower::Lower::new(kernel);
+    let (params, order) = match lower.signature(&f.sig) {
+        Ok(x) => x,
+        Err(e) => return Err((e, TokenStream2::new())),
+    };
+    let name = f.sig.ident.to_string();
+    let name = name.strip_prefix("r#").unwrap_or(&name).to_string();
+    let fallback = |f: &syn::ItemFn| -> TokenStream2 {
+        if kernel {
+            rust_out::kernel_items(rust_out::KernelParts {
+                f,
+                source: "",
+                sites: &[],
+                deps: &[],
+                cooperative: false,
+                witnesses: None,
+            })
+        } else {
+            rust_out::device_items(rust_out::DeviceParts {
+                f,
+                source: "",
+                prototype: "",
+                sites: &[],
+                deps: &[],
+                cooperative: false,
+                witnesses: None,
+            })
+        }
+    };
+    if name.starts_with("cj_") {
+        let e = syn::Error::new_spanned(
+            &f.sig.ident,
+            "names starting with `cj_` are reserved by cuprum's kernel translator; rename the function",
+        );
+        return Err((e, TokenStream2::new()));
+    }
+    let body = match lower.body(&f.block) {
+        Ok(b) => b,
+        Err(e) => return Err((e, fallback(f))),
+    };
+    let lowered = lower.finish(name, params, order, body);
+    let (source, prototype, errs) = emit::Emitter::new(&lowered.func, &lowered.infer).function();
+    if let Some(e) = errs.into_iter().reduce(|mut a, b| {
+        a.combine(b);
+        a
+    }) {
+        return Err((e, fallback(f)));
+    }
+    let rust = if kernel {
+        rust_out::kernel_items(rust_out::KernelParts {
+            f,
+            source: &source,
+            sites: &lowered.func.sites,
+            deps: &lowered.deps,
+            cooperative: lowered.func.cooperative,
+            witnesses: Some(&lowered.witnesses),
+        })
+    } else {
+        rust_out::device_items(rust_out::DeviceParts {
+            f,
+            source: &source,
+            prototype: &prototype,
+            sites: &lowered.func.sites,
+            deps: &lowered.deps,
+            cooperative: lowered.func.cooperative,
+            witnesses: Some(&lowered.witnesses),
+        })
+    };
+    Ok(Translated { source, rust })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,450 @@
+//! Translator unit tests: token streams in, C++ (or the error messages) out; no rustc.
+//! Snapshots of the examples' C++ are in crates/cuprum/tests/jit_snapshots.rs; rustc's side
+//! (type errors, spans) is in the trybuild UI tests.
+
+use super::translate;
+
+/// The C++ of a kernel (or device function), or its error messages joined by newlines.
+fn cpp(kernel: bool, src: &str) -> Result<String, String> {
+    let f: syn::ItemFn = syn::parse_str(src).map_err(|e| format!("parse: {e}"))?;
+    match translate(kernel, &f) {
+        Ok(t) => Ok(t.source),
+        Err((e, _)) => Err(e
+            .into_iter()
+            .map(|e| e.to_string())
+            .collect::<Vec<_>>()
+            .join("\n")),
+    }
+}
+
+fn k(src: &str) -> String {
+    cpp(true, src).unwrap_or_else(|e| panic!("translation failed: {e}"))
+}
+
+fn d(src: &str) -> String {
+    cpp(false, src).unwrap_or_else(|e| panic!("translation failed: {e}"))
+}
+
+fn kerr(src: &str) -> String {
+    match cpp(true, src) {
+        Ok(s) => panic!("expected an error, got:\n{s}"),
+        Err(e) => e,
+    }
+}
+
+fn has(s: &str, parts: &[&str]) {
+    for p in parts {
+        assert!(s.contains(p), "missing `{p}` in:\n{s}");
+    }
+}
+
+#[test]
+fn prime_factor_sum_has_the_raw_kernels_types() {
+    let s = k(r#"
+pub fn prime_factor_sum(out: &mut [i64], n: i32) {
+    let idx = (block_dim().x * block_idx().x + thread_idx().x) as i32;
+    if idx >= n { return; }
+    let mut num = idx as i64 + 2;
+    let mut total: i64 = 0;
+    if num % 2 == 0 {
+        let mut count = 0;
+        while num % 2 == 0 { num /= 2; count += 1; }
+        total += count as i64 * 2;
+    }
+    out[idx] = total;
+}"#);
+    has(
+        &s,
+        &[
+            "extern \"C\" __global__ void prime_factor_sum(long long* __restrict__ out, const unsigned long long cj_len_out, int n) {",
+            "int idx = (int)(blockDim.x * blockIdx.x + threadIdx.x);",
+            "long long num = cj::add((long long)idx, 2LL);",
+            "int count = 0;",
+            "cj::add_to(count, 1);",
+            "cj::add_to(total, cj::mul((long long)count, 2LL));",
+            "out[cj::ix(idx, cj_len_out, CJ_SITE(",
+        ],
+    );
+}
+
+#[test]
+fn literals_take_the_type_of_their_context() {
+    let s = k("fn f(x: &mut [f32], y: &[f64], n: u64) {
+        let a = 2.0; x[0] = a * x[1];
+        let b = 3.0; let c = y[0] * b;
+        let m = 7; let q = n / m;
+        let z = 1; let w = z + 1;
+    }");
+    has(
+        &s,
+        &[
+            "float a = 2.0f;",
+            "double b = 3.0;",
+            "unsigned long long m = 7ull;",
+            "int z = 1;",
+            "int w = cj::add(z, 1);",
+        ],
+    );
+}
+
+#[test]
+fn unsigned_and_float_arithmetic_is_plain_cpp() {
+    let s = k("fn f(x: &mut [u32], y: &mut [f32], a: u32, b: f32) {
+        x[0] = a * 3 + a - 1; y[0] = b * b + 1.0 - b / 2.0; x[1] = a << 4; x[2] = a % 5;
+    }");
+    has(
+        &s,
+        &[
+            "a * 3u + a - 1u",
+            "b * b + 1.0f - b / 2.0f",
+            "a << 4;",
+            "a % 5u",
+        ],
+    );
+}
+
+#[test]
+fn cpp_precedence_is_respected() {
+    // Rust: (a & b) == c; C++ needs the parentheses.
+    let s = k(
+        "fn f(o: &mut [bool], a: u32, b: u32, c: u32) { o[0] = a & b == c; o[1] = (a + b) * c == 0 || a < b && b < c; }",
+    );
+    has(&s, &["(a & b) == c", "(a + b) * c == 0u || a < b && b < c"]);
+}
+
+#[test]
+fn casts_follow_rust() {
+    let s = k("fn f(o: &mut [i32], u: &mut [u8], x: f32, y: f64, z: i64) {
+        o[0] = x as i32; u[0] = y as u8; o[1] = z as i32; o[2] = true as i32; u[1] = 300 as u8;
+    }");
+    has(
+        &s,
+        &[
+            "cj::f2i<int>(x)",
+            "cj::f2i<unsigned char>(y)",
+            "(int)z",
+            "(int)true",
+        ],
+    );
+}
+
+#[test]
+fn shadowing_and_keywords_get_fresh_cpp_names() {
+    let s = k(
+        "fn f(o: &mut [i32], int: i32) { let x = int; let x = x + 1; let template = x; o[0] = template; }",
+    );
+    has(
+        &s,
+        &[
+            "int cj_kw_int",
+            "int x = cj_kw_int;",
+            "int cj_v1_x = cj::add(x, 1);",
+            "int cj_kw_template = cj_v1_x;",
+        ],
+    );
+}
+
+#[test]
+fn loops_translate_with_rust_semantics() {
+    let s = k("fn f(o: &mut [i32], n: i32) {
+        for i in 0..n { o[i] = i; }
+        for i in 0..=n { if i == 2 { continue; } o[0] += i; }
+        for i in (0..n).rev() { o[1] += i; }
+        for i in (0..n).step_by(4) { o[2] += i; }
+        'a: loop { while true { break 'a; } }
+        for i in grid_stride(o.len()) { o[i] = 0; }
+    }");
+    has(
+        &s,
+        &[
+            "for (int i = 0, cj_end_0 = n; i < cj_end_0; ++i) {",
+            "goto cj_cont_1;",
+            "cj_cont_1: ;",
+            "if (cj_v1_i == cj_end_1) break;",
+            "--cj_k_2;",
+            "cj::step_next(",
+            "goto cj_brk_4;",
+            "cj_brk_4: ;",
+            "cj::stride_first(cj_n_6, (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x)",
+        ],
+    );
+}
+
+#[test]
+fn if_and_blocks_as_values() {
+    let s = k("fn f(o: &mut [f32], c: bool, x: f32) {
+        let a = if c { x } else { 0.0 };
+        let b = if c { let t = x * 2.0; t + 1.0 } else { x };
+        o[0] = a + b;
+    }");
+    has(
+        &s,
+        &[
+            "float a = c ? x : 0.0f;",
+            "float b;",
+            "float t = x * 2.0f;",
+            "b = t + 1.0f;",
+        ],
+    );
+}
+
+#[test]
+fn device_functions_and_calls() {
+    let s = d("pub fn relu(x: f32) -> f32 { x.max(0.0) }");
+    has(
+        &s,
+        &[
+            "namespace cj_dev {",
+            "__device__ inline float relu(float x) {",
+            "return cj::max(x, 0.0f);",
+        ],
+    );
+    let s = d("fn g<T: Float>(x: T, v: &[T]) -> T { x.sqrt() + v[0] }");
+    has(
+        &s,
+        &[
+            "template <typename T>",
+            "__device__ inline T g(T x, const T* __restrict__ v, const unsigned long long cj_len_v) {",
+        ],
+    );
+    // The result's type is rustc's; here `+ 1.0` into `o[0]` shows it is f32.
+    let s = k("fn k(o: &mut [f32], v: &[f32]) { let y = helper(o[0], v); o[0] = y + 1.0; }");
+    has(
+        &s,
+        &["float y = cj_dev::helper(o[cj::ix(0, cj_len_o, CJ_SITE(0))], v, cj_len_v);"],
+    );
+    // Unknown to the macro: C++ names it with decltype, literals next to it take it too.
+    let s = k("fn k(o: &mut [f32], v: &[f32]) { let y = helper(o[0], v); let z = y * 2; }");
+    has(
+        &s,
+        &[
+            "cj::plain_t<decltype(cj_dev::helper(cj::val<float>(), cj::val<const float*>(), cj::val<unsigned long long>()))> y = cj_dev::helper(",
+            "z = cj::mul(y, ((cj::plain_t<decltype(cj_dev::helper(",
+        ],
+    );
+}
+
+#[test]
+fn generics_become_templates() {
+    let s = k(
+        "fn saxpy<T: Float, const N: usize>(a: T, x: &[T], y: &mut [T]) {
+        let mut t = shared_array::<T, N>();
+        for i in grid_stride(y.len()) { y[i] = a.mul_add(x[i], y[i]); }
+        t[0] = T::zero();
+    }",
+    );
+    has(
+        &s,
+        &[
+            "template <typename T, unsigned long long N>",
+            "__global__ void saxpy(T a, const T* __restrict__ x",
+            "__shared__ T t[N];",
+            "cj::mul_add(a, x[",
+            "t[cj::ix(0, ((unsigned long long)N), CJ_SITE(",
+            "cj::cvt<T>(0)",
+        ],
+    );
+}
+
+#[test]
+fn shared_memory_atomics_warps() {
+    let s = k("fn f(o: &mut [u32], v: &[u32]) {
+        let mut s = dynamic_shared::<u32>();
+        s[thread_idx().x] = v[0];
+        sync_threads();
+        let w = shfl_xor_sync(FULL_MASK, s[0], 1);
+        o.atomic_add(w % 8, 1);
+        let b = ballot_sync(FULL_MASK, w > 3);
+        o[1] = b;
+    }");
+    has(
+        &s,
+        &[
+            "unsigned int* s = reinterpret_cast<unsigned int*>(cj_dyn_smem);",
+            "const unsigned long long cj_len_s = cj::dyn_smem_bytes() / sizeof(unsigned int);",
+            "__syncthreads();",
+            "cj::shfl_xor_sync(0xffffffffu, s[",
+            "cj::atomic_add(&o[cj::ix(w % 8u, cj_len_o, CJ_SITE(",
+            "__ballot_sync(0xffffffffu, w > 3u)",
+        ],
+    );
+}
+
+#[test]
+fn grid_sync_marks_the_kernel_cooperative() {
+    let s = k("fn f(o: &mut [u32]) { o[0] = 1; grid_sync(); o[1] = 2; }");
+    has(
+        &s,
+        &["cj::grid_sync_init();", "cj::grid_sync(CJ_SITE(1u));"],
+    );
+    assert!(
+        cpp(false, "fn g() { grid_sync(); }")
+            .unwrap_err()
+            .contains("only be called in a kernel body")
+    );
+}
+
+#[test]
+fn unchecked_access() {
+    let s = k(
+        "fn f(o: &mut [f32], x: &[f32]) { unsafe { *o.get_unchecked_mut(0) = *x.get_unchecked(1); } }",
+    );
+    has(&s, &["o[0] = x[1];"]);
+    assert!(
+        kerr("fn f(x: &[f32], o: &mut [f32]) { o[0] = *x.get_unchecked(1); }")
+            .contains("inside an `unsafe { }` block")
+    );
+}
+
+#[test]
+fn unsupported_constructs_are_named() {
+    for (src, want) in [
+        (
+            "fn f(o: &mut [i32]) { match 1 { _ => {} } }",
+            "`match` is not supported",
+        ),
+        (
+            "fn f(o: &mut [i32]) { let c = |x: i32| x; }",
+            "closures are not supported",
+        ),
+        (
+            "fn f(o: &mut [i32]) { println!(\"hi\"); }",
+            "macros are not supported in kernels (`println!`)",
+        ),
+        (
+            "fn f(o: &mut [i32]) { let (a, b) = (1, 2); }",
+            "only `let name = …;`",
+        ),
+        (
+            "fn f(o: &mut [i32]) { let r = &o; }",
+            "references (`&x`) are not supported",
+        ),
+        (
+            "fn f(o: &mut [i32]) { let s = \"x\"; }",
+            "only number and bool literals",
+        ),
+        (
+            "fn f(o: &mut [i32]) { for x in o.iter() {} }",
+            "`for` loops go over a range",
+        ),
+        (
+            "fn f(o: &mut [i32]) { if let Some(x) = None {} }",
+            "`if let` is not supported",
+        ),
+        (
+            "fn f(o: &mut [i32]) -> i32 { 0 }",
+            "a kernel cannot return a value",
+        ),
+        (
+            "fn f(v: Vec<f32>) {}",
+            "`Vec < f32 >` cannot be a parameter",
+        ),
+        (
+            "fn f<'a>(v: &'a [f32]) {}",
+            "lifetime parameters are not supported",
+        ),
+        (
+            "fn f(o: &mut [i32]) { o[0] = N; }",
+            "`N` is not a variable, parameter or const generic",
+        ),
+        (
+            "fn f(o: &mut [i32]) { let cj_x = 1; }",
+            "reserved by cuprum",
+        ),
+        (
+            "fn f(o: &mut [i32]) { struct S; }",
+            "items (fn, struct, use, const …) inside a kernel body",
+        ),
+        (
+            "fn f(o: &mut [i32]) { o[0] = o.iter().sum(); }",
+            "method `.iter()` is not supported",
+        ),
+        (
+            "fn f(o: &mut [i32], x: f32) { o[0] = x.frobnicate(); }",
+            "the method `frobnicate` is not supported",
+        ),
+        ("async fn f(o: &mut [i32]) {}", "cannot be `async`"),
+        ("fn f(o: &mut [i32]) { let x = o[1..2][0]; }", "sub-slices"),
+        (
+            "fn f(o: &mut [i32]) { o[0] = loop { break 1; }; }",
+            "`break` with a value is not supported",
+        ),
+    ] {
+        let e = kerr(src);
+        assert!(e.contains(want), "{src}: expected `{want}`, got: {e}");
+    }
+}
+
+#[test]
+fn several_errors_are_reported_together() {
+    let e = kerr("fn f(o: &mut [i32]) { match 1 { _ => {} } let c = |x: i32| x; }");
+    assert!(e.contains("`match`") && e.contains("closures"), "{e}");
+}
+
+#[test]
+fn the_translator_does_not_panic_on_odd_input() {
+    for src in [
+        "fn f() {}",
+        "fn f(o: &mut [i32]) { o[0] = -2147483648; }",
+        "fn f(o: &mut [u64]) { o[0] = 18446744073709551615; }",
+        "fn f(o: &mut [i32]) { o[0] = 340282366920938463463374607431768211455; }",
+        "fn f(o: &mut [i32]) { break; }",
+        "fn f(o: &mut [i32]) { continue 'x; }",
+        "fn f(o: &mut [f32]) { o[0] = f32::NAN + f32::MAX + std::f32::consts::PI; }",
+        "fn f(o: &mut [i32]) { let x: [i32; 0] = []; }",
+        "fn f(o: &mut [i32]) { let x; }",
+        "fn f(o: &mut [i32]) { o[0] = { }; }",
+        "fn f(o: &mut [i32]) { thread_idx().w; }",
+        "fn f(o: &mut [i32]) { shared_array::<f32, 4>(); }",
+        "fn f(o: &mut [i32]) { let s = shared_array::<f32>(); }",
+        "fn f(o: &mut [i32]) { let s = dynamic_shared(); }",
+        "fn f(o: &mut [i32], x: f16) { let y = x as f16; }",
+    ] {
+        let _ = cpp(true, src);
+        let _ = cpp(false, src);
+    }
+}
+
+#[test]
+fn edge_cases() {
+    let s = k(
+        "fn f(o: &mut [i32], u: &mut [u8], bs: &mut [bool], a: bool, b: bool, x: i32) {
+        let v = if a { 1 } else if b { 2 } else { 3 };
+        o[0] = v + -x + -2147483648;
+        bs[0] = !a & b | a ^ b;
+        u[0] = 250u8 + 10 - !u[1];
+        let arr = [x; 4];
+        let w = arr[3] * arr.len() as i32;
+        o[1] = w;
+    }",
+    );
+    has(
+        &s,
+        &[
+            "int v = a ? 1 : b ? 2 : 3;",
+            "cj::add(cj::add(v, cj::neg(x)), (-2147483647 - 1))",
+            "(bool)((bool)(!a & b) | (bool)(a ^ b))",
+            "cj::sub(cj::add(((unsigned char)250), ((unsigned char)10)), cj::bnot(u[",
+            "cj::Arr<int, 4> arr = cj::Arr<int, 4>::fill(x);",
+            "int w = cj::mul(arr[cj::ix(3ull, 4ull, CJ_SITE(",
+            "(int)4ull",
+        ],
+    );
+    let s = d("fn g(x: i64) -> i64 { if x < 0 { return -x; } let y = x * 2; y + 1 }");
+    has(
+        &s,
+        &[
+            "return cj::neg(x);",
+            "long long y = cj::mul(x, 2LL);",
+            "return cj::add(y, 1LL);",
+        ],
+    );
+    let s = d("fn h(v: &[f32], i: usize) -> [f32; 2] { [v[i], v[i + 1]] }");
+    has(
+        &s,
+        &[
+            "__device__ inline cj::Arr<float, 2> h(",
+            "return cj::Arr<float, 2>{{v[cj::ix(i, cj_len_v, CJ_SITE(0))], v[cj::ix(i + 1ull, cj_len_v, CJ_SITE(",
+        ],
+    );
+}

@@ -1,0 +1,350 @@
+//! What `#[cuprum::kernel]` and `#[cuprum::device]` leave for the runtime: the C++ of each
+//! function with its check sites, the device functions a kernel calls, and per kernel the
+//! assembled program and its compiled instances (per device, instantiation and check mode).
+
+use crate::compile::{CompileOptions, compile_on};
+use crate::error::{Result, bail};
+use crate::runtime::{Device, Function, fault_record as fault};
+use smallvec::SmallVec;
+use std::sync::{OnceLock, RwLock};
+
+/// A `#[cuprum::device]` function's C++ and what it depends on (generated code builds it,
+/// as `function_name::__CUPRUM_DEVICE_FN`).
+///
+/// ```
+/// use cuprum::gpu::*;
+///
+/// #[cuprum::device]
+/// fn square(x: f32) -> f32 {
+///     x * x
+/// }
+///
+/// fn main() {
+///     let d = &square::__CUPRUM_DEVICE_FN;
+///     assert_eq!(d.name(), "square");
+///     assert!(d.source().contains("__device__ inline float square(float x)"));
+///     assert_eq!(square(3.0), 9.0); // still an ordinary function
+/// }
+/// ```
+#[derive(Debug)]
+pub struct DeviceFnDef {
+    name: &'static str,
+    source: &'static str,
+    prototype: &'static str,
+    file: &'static str,
+    sites: &'static [(u32, u32)],
+    deps: &'static [&'static DeviceFnDef],
+    cooperative: bool,
+}
+
+impl DeviceFnDef {
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    pub const fn new(
+        name: &'static str,
+        source: &'static str,
+        prototype: &'static str,
+        file: &'static str,
+        sites: &'static [(u32, u32)],
+        deps: &'static [&'static DeviceFnDef],
+        cooperative: bool,
+    ) -> DeviceFnDef {
+        DeviceFnDef {
+            name,
+            source,
+            prototype,
+            file,
+            sites,
+            deps,
+            cooperative,
+        }
+    }
+
+    /// The function's name.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// Its C++ (a `__device__` function in namespace `cj_dev`).
+    pub fn source(&self) -> &'static str {
+        self.source
+    }
+}
+
+/// One function of an assembled program, for fault messages.
+struct FnSites {
+    name: &'static str,
+    file: &'static str,
+    sites: &'static [(u32, u32)],
+}
+
+/// A kernel's whole program and how to describe its faults.
+struct Program {
+    text: String,
+    fns: Vec<FnSites>,
+    cooperative: bool,
+    /// Two different device functions of one name: the program cannot be built.
+    conflict: Option<String>,
+    tag: OnceLock<u32>,
+}
+
+/// One compiled instance of a kernel.
+pub(crate) struct Instance {
+    device: usize,
+    key: SmallVec<[u64; 4]>,
+    pub(crate) function: Function,
+    pub(crate) max_threads: u32,
+}
+
+/// A `#[cuprum::kernel]`: its C++, its device functions, and its compiled instances.
+/// Generated code builds one per kernel (`kernel_name::__CUPRUM_KERNEL`); use the kernel's
+/// module (`launch`, `SOURCE`, `program()`).
+///
+/// ```
+/// use cuprum::gpu::*;
+///
+/// #[cuprum::kernel]
+/// fn scale<T: Float>(x: &mut [T], s: T) {
+///     for i in grid_stride(x.len()) {
+///         x[i] *= s;
+///     }
+/// }
+///
+/// fn main() {
+///     let k = &scale::__CUPRUM_KERNEL;
+///     assert!(k.is_generic() && !k.is_cooperative());
+///     assert_eq!(k.instance_name(&["float".into()]), "scale<float>");
+///     assert!(scale::SOURCE.starts_with("template <typename T>"));
+///     assert!(k.program().contains("#include <cuprum/jit.cuh>"));
+/// }
+/// ```
+pub struct KernelDef {
+    name: &'static str,
+    source: &'static str,
+    file: &'static str,
+    sites: &'static [(u32, u32)],
+    deps: &'static [&'static DeviceFnDef],
+    generic: bool,
+    cooperative: bool,
+    program: OnceLock<Program>,
+    instances: RwLock<Vec<std::sync::Arc<Instance>>>,
+}
+
+impl std::fmt::Debug for KernelDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "KernelDef({})", self.name)
+    }
+}
+
+impl KernelDef {
+    #[doc(hidden)]
+    pub const fn new(
+        name: &'static str,
+        source: &'static str,
+        file: &'static str,
+        sites: &'static [(u32, u32)],
+        deps: &'static [&'static DeviceFnDef],
+        generic: bool,
+        cooperative: bool,
+    ) -> KernelDef {
+        KernelDef {
+            name,
+            source,
+            file,
+            sites,
+            deps,
+            generic,
+            cooperative,
+            program: OnceLock::new(),
+            instances: RwLock::new(Vec::new()),
+        }
+    }
+
+    /// The kernel's name (its C++ function's too).
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The kernel's `__global__` function in C++.
+    pub fn source(&self) -> &'static str {
+        self.source
+    }
+
+    /// Whether the kernel has type or const parameters (a C++ template).
+    pub fn is_generic(&self) -> bool {
+        self.generic
+    }
+
+    /// The C++ name of one instantiation: `name<float, 256>` (or `name`).
+    pub fn instance_name(&self, args: &[String]) -> String {
+        if self.generic {
+            format!("{}<{}>", self.name, args.join(", "))
+        } else {
+            self.name.to_string()
+        }
+    }
+
+    fn assembled(&self) -> &Program {
+        self.program.get_or_init(|| assemble(self))
+    }
+
+    /// Everything NVRTC compiles for this kernel: the prelude include, each device function
+    /// it calls (directly or not), and the kernel.
+    pub fn program(&self) -> &str {
+        &self.assembled().text
+    }
+
+    /// Whether the kernel (or a device function it calls) uses `grid_sync()`.
+    pub fn is_cooperative(&self) -> bool {
+        self.assembled().cooperative
+    }
+
+    /// The compile options of an instance: program name, checks, name expression.
+    pub fn compile_options(&self, instance: Option<&str>, checked: bool) -> CompileOptions {
+        let mut o = CompileOptions::new().program_name(format!("{}.cu", self.name));
+        if checked {
+            o = o.option("-DCUPRUM_JIT_CHECKED=1");
+        }
+        if let Some(n) = instance {
+            o = o.name_expression(n);
+        }
+        o
+    }
+
+    /// The instance for `key` on `device`, compiled (through the kernel cache) and loaded
+    /// on first use.
+    pub(crate) fn instance(
+        &'static self,
+        device: Device,
+        key: &[u64],
+        checked: bool,
+        names: &dyn Fn() -> Vec<String>,
+    ) -> Result<std::sync::Arc<Instance>> {
+        let ord = device.ordinal();
+        let checked_key = checked as u64;
+        {
+            let list = self.instances.read().unwrap_or_else(|p| p.into_inner());
+            if let Some(i) = list.iter().find(|i| {
+                i.device == ord
+                    && i.key.len() == key.len() + 1
+                    && i.key[0] == checked_key
+                    && i.key[1..] == *key
+            }) {
+                return Ok(i.clone());
+            }
+        }
+        let program = self.assembled();
+        if let Some(c) = &program.conflict {
+            bail!(Compile, "kernel `{}`: {c}", self.name);
+        }
+        let instance = self.generic.then(|| self.instance_name(&names()));
+        let opts = self.compile_options(instance.as_deref(), checked);
+        let module = compile_on(device, &program.text, &opts)?;
+        let function = module.function(instance.as_deref().unwrap_or(self.name))?;
+        let tag = *program.tag.get_or_init(|| register_sites(self));
+        fault::install(&module, tag)?;
+        let mut k: SmallVec<[u64; 4]> = SmallVec::new();
+        k.push(checked_key);
+        k.extend_from_slice(key);
+        let inst = std::sync::Arc::new(Instance {
+            device: ord,
+            key: k,
+            max_threads: function.max_threads_per_block()?.max(0) as u32,
+            function,
+        });
+        let mut list = self.instances.write().unwrap_or_else(|p| p.into_inner());
+        list.push(inst.clone());
+        Ok(inst)
+    }
+}
+
+/// The program of `k`: the prelude, prototypes of every device function (any order then
+/// works, recursion included), each function under its `CJ_FN` index (the high half of its
+/// check sites), the kernel last.
+fn assemble(k: &KernelDef) -> Program {
+    let mut order: Vec<&'static DeviceFnDef> = Vec::new();
+    fn visit(d: &'static DeviceFnDef, order: &mut Vec<&'static DeviceFnDef>) {
+        if order.iter().any(|o| std::ptr::eq(*o, d)) {
+            return;
+        }
+        order.push(d);
+        for dep in d.deps {
+            visit(dep, order);
+        }
+    }
+    for d in k.deps {
+        visit(d, &mut order);
+    }
+    let mut conflict = None;
+    let mut unique: Vec<&'static DeviceFnDef> = Vec::new();
+    for d in order {
+        match unique.iter().find(|u| u.name == d.name) {
+            Some(u) if u.source == d.source => {}
+            Some(u) => {
+                conflict = Some(format!(
+                    "it calls two different #[cuprum::device] functions named `{}` ({} and {}); \
+                     device functions share one C++ namespace: rename one",
+                    d.name, u.file, d.file
+                ));
+            }
+            None => unique.push(d),
+        }
+    }
+    // No file names or line numbers: the text (the cache key) changes only with the code.
+    let mut text = format!(
+        "// The Rust kernel `{}` (#[cuprum::kernel]), translated by cuprum.\n#include <cuprum/jit.cuh>\n",
+        k.name
+    );
+    let mut fns = vec![FnSites {
+        name: k.name,
+        file: k.file,
+        sites: k.sites,
+    }];
+    for d in &unique {
+        text.push_str(d.prototype);
+        text.push('\n');
+    }
+    for (i, d) in unique.iter().enumerate() {
+        text.push_str(&format!("#undef CJ_FN\n#define CJ_FN {}\n", i + 1));
+        text.push_str(d.source);
+        fns.push(FnSites {
+            name: d.name,
+            file: d.file,
+            sites: d.sites,
+        });
+    }
+    text.push_str("#undef CJ_FN\n#define CJ_FN 0\n");
+    text.push_str(k.source);
+    Program {
+        text,
+        fns,
+        cooperative: k.cooperative || unique.iter().any(|d| d.cooperative),
+        conflict,
+        tag: OnceLock::new(),
+    }
+}
+
+/// Registers how faults of `k`'s program are worded: "kernel `k` panicked at file:line:col
+/// (in device function `f`): index out of bounds …".
+fn register_sites(k: &'static KernelDef) -> u32 {
+    fault::register(Box::new(move |info: &fault::FaultInfo| {
+        let what = fault::kind_text(info);
+        let program = k.assembled();
+        let (f, s) = ((info.site >> 16) as usize, (info.site & 0xffff) as usize);
+        match program.fns.get(f) {
+            Some(func) => {
+                let at = match func.sites.get(s) {
+                    Some((l, c)) if *l > 0 => format!("{}:{l}:{c}", func.file),
+                    _ => func.file.to_string(),
+                };
+                let inner = if f == 0 {
+                    String::new()
+                } else {
+                    format!(" (in device function `{}`)", func.name)
+                };
+                format!("kernel `{}` panicked at {at}{inner}: {what}", k.name)
+            }
+            None => format!("kernel `{}` panicked: {what}", k.name),
+        }
+    }))
+}

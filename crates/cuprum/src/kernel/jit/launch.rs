@@ -1,0 +1,309 @@
+//! Launching a `#[cuprum::kernel]`: the configuration ([`JitConfig`]) and the per-launch
+//! work the generated `launch` does through [`Launcher`]: argument checks (dtype,
+//! contiguity, device, no `&mut` overlap), the instance lookup, one `cuLaunchKernel`.
+
+use super::def::KernelDef;
+use crate::array::Array;
+use crate::error::{Result, bail};
+use crate::gpu::Scalar;
+use crate::kernel::Dim3;
+use crate::runtime::{ArgPack, Device, LaunchConfig, Stream, launch_kind};
+use cudarc::driver::sys::CUfunction_attribute as FA;
+use smallvec::SmallVec;
+
+/// How to launch a kernel written in Rust: grid and block (the seed's
+/// `kernel((blocks,), (threads,), args)`), dynamic shared memory, stream, checks.
+/// `(grid, block)` tuples convert to it.
+///
+/// ```
+/// use cuprum::kernel::{Dim3, JitConfig};
+/// let c: JitConfig = (3907u32, 256u32).into();
+/// assert_eq!((c.grid(), c.block()), (Dim3(3907, 1, 1), Dim3(256, 1, 1)));
+/// let c = JitConfig::for_len(1000, 256).shared_mem(1024);
+/// assert_eq!((c.grid(), c.shared_mem_bytes()), (Dim3(4, 1, 1), 1024));
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct JitConfig<'s> {
+    grid: Dim3,
+    block: Dim3,
+    shared_mem: usize,
+    stream: Option<&'s Stream>,
+    checked: Option<bool>,
+}
+
+impl<'s> JitConfig<'s> {
+    /// `grid` blocks of `block` threads (each `n`, `(x,)`, `(x, y)` or `(x, y, z)`).
+    pub fn new(grid: impl Into<Dim3>, block: impl Into<Dim3>) -> JitConfig<'s> {
+        JitConfig {
+            grid: grid.into(),
+            block: block.into(),
+            shared_mem: 0,
+            stream: None,
+            checked: None,
+        }
+    }
+
+    /// One thread per item: `ceil(n / block)` blocks (at least one) of `block` threads.
+    pub fn for_len(n: usize, block: u32) -> JitConfig<'s> {
+        let blocks = n
+            .div_ceil(block.max(1) as usize)
+            .clamp(1, u32::MAX as usize);
+        JitConfig::new(blocks as u32, block)
+    }
+
+    /// Dynamic shared memory per block, in bytes (what `dynamic_shared::<T>()` views).
+    pub fn shared_mem(mut self, bytes: usize) -> Self {
+        self.shared_mem = bytes;
+        self
+    }
+
+    /// Launches on `stream` instead of the current stream.
+    pub fn stream(mut self, stream: &'s Stream) -> Self {
+        self.stream = Some(stream);
+        self
+    }
+
+    /// Compiles the checked variant (faults on division by zero, division overflow and
+    /// shift overflow, as a Rust debug build panics) or not. Default: checked when the
+    /// calling crate is built with debug assertions.
+    pub fn checked(mut self, on: bool) -> Self {
+        self.checked = Some(on);
+        self
+    }
+
+    /// The grid.
+    pub fn grid(&self) -> Dim3 {
+        self.grid
+    }
+    /// The block.
+    pub fn block(&self) -> Dim3 {
+        self.block
+    }
+    /// Dynamic shared memory per block, in bytes.
+    pub fn shared_mem_bytes(&self) -> usize {
+        self.shared_mem
+    }
+}
+
+impl<G: Into<Dim3>, B: Into<Dim3>> From<(G, B)> for JitConfig<'_> {
+    fn from((g, b): (G, B)) -> Self {
+        JitConfig::new(g, b)
+    }
+}
+
+/// A slice argument's address range, for the overlap check.
+struct Range {
+    start: u64,
+    end: u64,
+    mutable: bool,
+    name: &'static str,
+}
+
+/// One launch in progress (generated code drives it).
+#[doc(hidden)]
+pub struct Launcher<'s> {
+    def: &'static KernelDef,
+    config: JitConfig<'s>,
+    stream: Stream,
+    device: Device,
+    pack: ArgPack,
+    ranges: SmallVec<[Range; 8]>,
+}
+
+impl<'s> Launcher<'s> {
+    /// Starts a launch of `def` on the configuration's stream (or the current one).
+    pub fn new(def: &'static KernelDef, config: JitConfig<'s>) -> Result<Launcher<'s>> {
+        let stream = match config.stream {
+            Some(s) => s.clone(),
+            None => Stream::current()?,
+        };
+        Ok(Launcher {
+            def,
+            config,
+            device: stream.device(),
+            stream,
+            pack: ArgPack::new(),
+            ranges: SmallVec::new(),
+        })
+    }
+
+    fn array<T: Scalar>(&mut self, name: &'static str, a: &Array, mutable: bool) -> Result<()> {
+        let k = self.def.name();
+        let want = T::DTYPE;
+        if a.dtype() != want {
+            bail!(
+                DType,
+                "kernel `{k}`: argument `{name}` is a {} array, the parameter `{name}: &{}[{}]` needs {want}",
+                a.dtype(),
+                if mutable { "mut " } else { "" },
+                std::any::type_name::<T>()
+                    .rsplit("::")
+                    .next()
+                    .unwrap_or("T"),
+            );
+        }
+        if !a.is_c_contiguous() {
+            bail!(
+                Launch,
+                "kernel `{k}`: argument `{name}` is a non-contiguous view (shape {:?}, element strides {:?}); \
+                 a slice parameter needs contiguous elements: pass `.to_contiguous()?`",
+                a.shape(),
+                a.strides()
+            );
+        }
+        if a.device() != self.device {
+            bail!(
+                Launch,
+                "kernel `{k}`: argument `{name}` is on device {}, the launch is on device {}",
+                a.device().ordinal(),
+                self.device.ordinal()
+            );
+        }
+        let start = a.data_ptr();
+        self.ranges.push(Range {
+            start,
+            end: start + a.nbytes() as u64,
+            mutable,
+            name,
+        });
+        self.pack.push(start);
+        self.pack.push(a.size() as u64);
+        Ok(())
+    }
+
+    /// A `&[T]` argument.
+    pub fn slice<T: Scalar>(&mut self, name: &'static str, a: &Array) -> Result<()> {
+        self.array::<T>(name, a, false)
+    }
+
+    /// A `&mut [T]` argument.
+    pub fn slice_mut<T: Scalar>(&mut self, name: &'static str, a: &mut Array) -> Result<()> {
+        self.array::<T>(name, a, true)
+    }
+
+    /// A scalar argument.
+    pub fn scalar<T: Scalar>(&mut self, v: T) {
+        // SAFETY: every Scalar type (sealed: bool, integers, f16, bf16, f32, f64) is a
+        // plain value without padding, so its bytes are initialised.
+        let bytes = unsafe {
+            std::slice::from_raw_parts((&v as *const T).cast::<u8>(), std::mem::size_of::<T>())
+        };
+        self.pack.push_bytes(bytes);
+    }
+
+    /// Checks the configuration and the aliasing, then launches the instance for `key`
+    /// (its C++ template arguments from `names`). `debug`: the calling crate's
+    /// `cfg!(debug_assertions)` (the default of [`JitConfig::checked`]).
+    pub fn launch(
+        mut self,
+        debug: bool,
+        key: &[u64],
+        names: &dyn Fn() -> Vec<String>,
+    ) -> Result<()> {
+        let k = self.def.name();
+        for (i, a) in self.ranges.iter().enumerate() {
+            if !a.mutable || a.start == a.end {
+                continue;
+            }
+            if let Some(b) = self
+                .ranges
+                .iter()
+                .enumerate()
+                .find(|(j, b)| *j != i && b.start != b.end && a.start < b.end && b.start < a.end)
+                .map(|(_, b)| b)
+            {
+                bail!(
+                    Launch,
+                    "kernel `{k}`: argument `{}` (a `&mut` slice) shares memory with argument `{}`; \
+                     a `&mut [T]` parameter needs memory that no other argument uses",
+                    a.name,
+                    b.name
+                );
+            }
+        }
+        let checked = self.config.checked.unwrap_or(debug);
+        let inst = self.def.instance(self.device, key, checked, names)?;
+        let c = self.config;
+        let device = self.device;
+        let (mg, mb) = (device.max_grid_dim(), device.max_block_dim());
+        for (what, d, max) in [("grid", c.grid, mg), ("block", c.block, mb)] {
+            let dims = [d.0, d.1, d.2];
+            for a in 0..3 {
+                if dims[a] == 0 || dims[a] > max[a] {
+                    bail!(
+                        Launch,
+                        "kernel `{k}`: {what} {:?} is outside 1..={} in {}",
+                        (d.0, d.1, d.2),
+                        max[a],
+                        ["x", "y", "z"][a]
+                    );
+                }
+            }
+        }
+        let threads = c.block.0 as u64 * c.block.1 as u64 * c.block.2 as u64;
+        let limit = inst.max_threads.min(device.max_threads_per_block()) as u64;
+        if threads > limit {
+            bail!(
+                Launch,
+                "kernel `{k}`: a block of {threads} threads, this kernel allows at most {limit}"
+            );
+        }
+        if c.shared_mem > 48 * 1024 {
+            let static_smem = inst
+                .function
+                .attribute(FA::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?
+                .max(0) as usize;
+            let max = device
+                .max_shared_memory_per_block_optin()
+                .saturating_sub(static_smem);
+            if c.shared_mem > max {
+                bail!(
+                    Launch,
+                    "kernel `{k}`: {} bytes of dynamic shared memory, the device allows at most {max} here",
+                    c.shared_mem
+                );
+            }
+            inst.function.set_attribute(
+                FA::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                c.shared_mem as i32,
+            )?;
+        }
+        let cooperative = self.def.is_cooperative();
+        if cooperative {
+            let per_sm = inst
+                .function
+                .max_active_blocks_per_sm(threads as u32, c.shared_mem)?;
+            let max = per_sm as u64 * device.sm_count() as u64;
+            let blocks = c.grid.0 as u64 * c.grid.1 as u64 * c.grid.2 as u64;
+            if blocks > max {
+                bail!(
+                    Launch,
+                    "kernel `{k}` calls grid_sync(): its {blocks} blocks must all run at once, at most \
+                     {max} can ({per_sm} per SM x {} SMs)",
+                    device.sm_count()
+                );
+            }
+        }
+        let cfg = LaunchConfig {
+            grid: (c.grid.0, c.grid.1, c.grid.2),
+            block: (c.block.0, c.block.1, c.block.2),
+            shared_mem_bytes: c.shared_mem as u32,
+        };
+        // SAFETY: the argument list is the kernel's parameter list by construction (the
+        // macro wrote both from one signature: a pointer and a 64-bit length per slice,
+        // each scalar of its Rust type); every pointer is the start of a live contiguous
+        // array of the parameter's dtype on this device, whose length is passed with it and
+        // checked by every access in the kernel; `&mut` arguments overlap no other
+        // argument; the configuration is within the device's and the kernel's limits
+        // (cooperative grids fit at once).
+        unsafe {
+            launch_kind(
+                &inst.function,
+                &cfg,
+                &self.stream,
+                &mut self.pack,
+                cooperative,
+            )
+        }
+    }
+}

@@ -1,0 +1,245 @@
+//! Kernel faults: the record a kernel written in Rust (`#[cuprum::kernel]`) fills when a
+//! bounds check (or, in debug builds, a division or shift check) fails, and the check every
+//! synchronisation makes ([`Stream::synchronize`](super::Stream::synchronize),
+//! [`Device::synchronize`](super::Device::synchronize), blocking copies).
+//!
+//! Per device: one [`FaultRecord`] in mapped pinned host memory (the faulting thread writes
+//! it over the bus, so reading it after a synchronisation costs one host load) and a claim
+//! word in device memory (an `atomicCAS` there elects the first fault; later ones are
+//! dropped until this one is reported). The faulting thread skips the access and exits: no
+//! memory is corrupted and the context stays usable. Each loaded program registers how to
+//! describe its fault sites and gets a tag the record carries.
+
+use super::device::Device;
+use super::driver::DriverResultExt;
+use super::module::Module;
+use crate::error::{Error, ErrorKind, Result, bail};
+use cudarc::driver::sys;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Mutex, RwLock};
+
+/// The record's layout (mirrors `cj::FaultRec` in include/cuprum/jit.cuh).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+struct FaultRecord {
+    flag: u32,
+    tag: u32,
+    site: u32,
+    kind: u32,
+    a: i64,
+    b: i64,
+    block: [u32; 3],
+    thread: [u32; 3],
+}
+
+/// The module global `cj_fault_ctx` (mirrors `cj::FaultCtx`).
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct FaultCtx {
+    rec: u64,
+    claim: u64,
+    tag: u32,
+    pad: u32,
+}
+
+/// What a fault record says, for a program's describer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FaultInfo {
+    /// `(function index << 16) | site index` in the program.
+    pub site: u32,
+    /// 0/1: index out of bounds (signed / unsigned index `a`, length `b`); 2: division by
+    /// zero; 3: remainder by zero; 4: division overflow; 5: remainder overflow; 6: shift
+    /// overflow (amount `a`, width `b`); 7: `grid_sync()` waited too long (`a` blocks).
+    pub kind: u32,
+    /// First operand (the index, the dividend, the shift amount).
+    pub a: i64,
+    /// Second operand (the length, the divisor, the width).
+    pub b: i64,
+    /// The faulting thread's block.
+    pub block: [u32; 3],
+    /// The faulting thread's thread index.
+    pub thread: [u32; 3],
+}
+
+type Describe = Box<dyn Fn(&FaultInfo) -> String + Send + Sync>;
+
+struct DeviceFaults {
+    ordinal: usize,
+    host: *mut FaultRecord,
+    record: u64,
+    claim: u64,
+}
+
+// SAFETY: the pointers refer to process-lifetime allocations (never freed); the host record
+// is only read/written with volatile and atomic accesses.
+unsafe impl Send for DeviceFaults {}
+// SAFETY: as above.
+unsafe impl Sync for DeviceFaults {}
+
+static ARMED: AtomicBool = AtomicBool::new(false);
+static DEVICES: Mutex<Vec<&'static DeviceFaults>> = Mutex::new(Vec::new());
+static DESCRIBERS: RwLock<Vec<Describe>> = RwLock::new(Vec::new());
+
+fn find(device: Device) -> Option<&'static DeviceFaults> {
+    let d = DEVICES.lock().unwrap_or_else(|p| p.into_inner());
+    d.iter().find(|f| f.ordinal == device.ordinal()).copied()
+}
+
+/// The device's record and claim word, allocated on first use (kept for the process).
+fn device_faults(device: Device) -> Result<&'static DeviceFaults> {
+    let mut d = DEVICES.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(f) = d.iter().find(|f| f.ordinal == device.ordinal()) {
+        return Ok(f);
+    }
+    device.bind()?;
+    let size = std::mem::size_of::<FaultRecord>();
+    let mut host: *mut std::ffi::c_void = std::ptr::null_mut();
+    // SAFETY: a fresh pinned allocation of `size` bytes, mapped into the device's address
+    // space; it is zeroed below and never freed.
+    unsafe {
+        sys::cuMemHostAlloc(
+            &mut host,
+            size,
+            sys::CU_MEMHOSTALLOC_DEVICEMAP | sys::CU_MEMHOSTALLOC_PORTABLE,
+        )
+    }
+    .call("cuMemHostAlloc")?;
+    let host = host.cast::<FaultRecord>();
+    // SAFETY: `host` points to `size` writable bytes just allocated.
+    unsafe { std::ptr::write_volatile(host, FaultRecord::default()) };
+    let mut record: sys::CUdeviceptr = 0;
+    // SAFETY: `host` was allocated with DEVICEMAP in the current context.
+    unsafe { sys::cuMemHostGetDevicePointer_v2(&mut record, host.cast(), 0) }
+        .call("cuMemHostGetDevicePointer")?;
+    let mut claim: sys::CUdeviceptr = 0;
+    // SAFETY: a 4-byte device allocation, zeroed next and never freed.
+    unsafe { sys::cuMemAlloc_v2(&mut claim, 4) }.call("cuMemAlloc")?;
+    // SAFETY: `claim` is a live 4-byte allocation.
+    unsafe { sys::cuMemsetD32_v2(claim, 0, 1) }.call("cuMemsetD32")?;
+    let f: &'static DeviceFaults = Box::leak(Box::new(DeviceFaults {
+        ordinal: device.ordinal(),
+        host,
+        record,
+        claim,
+    }));
+    d.push(f);
+    ARMED.store(true, Ordering::Release);
+    Ok(f)
+}
+
+/// Registers how faults of one program are described; returns the program's tag.
+pub(crate) fn register(describe: Describe) -> u32 {
+    let mut d = DESCRIBERS.write().unwrap_or_else(|p| p.into_inner());
+    d.push(describe);
+    d.len() as u32
+}
+
+/// Points the loaded `module`'s `cj_fault_ctx` at its device's record, with `tag`.
+pub(crate) fn install(module: &Module, tag: u32) -> Result<()> {
+    let device = module.device();
+    let f = device_faults(device)?;
+    let (ptr, size) = module.global("cj_fault_ctx")?;
+    let ctx = FaultCtx {
+        rec: f.record,
+        claim: f.claim,
+        tag,
+        pad: 0,
+    };
+    if size != std::mem::size_of::<FaultCtx>() {
+        bail!(
+            Unsupported,
+            "the module's cj_fault_ctx is {size} bytes, cuprum expects {}",
+            std::mem::size_of::<FaultCtx>()
+        );
+    }
+    device.bind()?;
+    // SAFETY: `ptr` is the module global of `size` bytes (checked above); the copy is
+    // synchronous and reads `ctx` only during the call.
+    unsafe { sys::cuMemcpyHtoD_v2(ptr, (&ctx as *const FaultCtx).cast(), size) }
+        .call("cuMemcpyHtoD")
+}
+
+/// After a successful synchronisation: the first kernel fault recorded on `device` since
+/// the last check, as an [`ErrorKind::KernelFault`] error (the record is then cleared).
+#[inline]
+pub(crate) fn check(device: Device) -> Result<()> {
+    if !ARMED.load(Ordering::Acquire) {
+        return Ok(());
+    }
+    check_armed(device)
+}
+
+#[cold]
+fn check_armed(device: Device) -> Result<()> {
+    let Some(f) = find(device) else {
+        return Ok(());
+    };
+    // SAFETY: `host` is a live, aligned pinned allocation; the device writes `flag` with a
+    // plain store after the other fields and a system fence.
+    let flag = unsafe { AtomicU32::from_ptr(std::ptr::addr_of_mut!((*f.host).flag)) };
+    if flag.load(Ordering::Acquire) == 0 || flag.swap(0, Ordering::AcqRel) == 0 {
+        return Ok(());
+    }
+    // SAFETY: as above; the fields were written before the flag (one fault at a time: the
+    // claim word stays set until it is reset below).
+    let r = unsafe { std::ptr::read_volatile(f.host) };
+    device.bind()?;
+    // SAFETY: `claim` is the live 4-byte device allocation of this device.
+    unsafe { sys::cuMemsetD32_v2(f.claim, 0, 1) }.call("cuMemsetD32")?;
+    let info = FaultInfo {
+        site: r.site,
+        kind: r.kind,
+        a: r.a,
+        b: r.b,
+        block: r.block,
+        thread: r.thread,
+    };
+    let d = DESCRIBERS.read().unwrap_or_else(|p| p.into_inner());
+    let what = match (r.tag as usize).checked_sub(1).and_then(|i| d.get(i)) {
+        Some(describe) => describe(&info),
+        None => format!("a kernel faulted: {}", kind_text(&info)),
+    };
+    Err(Error::new(
+        ErrorKind::KernelFault,
+        format!(
+            "{what} (block ({}, {}, {}), thread ({}, {}, {})); the faulting thread stopped \
+             before the access, the rest of the launch ran and the context is still usable",
+            r.block[0], r.block[1], r.block[2], r.thread[0], r.thread[1], r.thread[2]
+        ),
+    ))
+}
+
+/// What a fault kind means, worded like Rust's panic.
+pub(crate) fn kind_text(f: &FaultInfo) -> String {
+    match f.kind {
+        0 => format!(
+            "index out of bounds: the len is {} but the index is {}",
+            f.b as u64, f.a
+        ),
+        1 => format!(
+            "index out of bounds: the len is {} but the index is {}",
+            f.b as u64, f.a as u64
+        ),
+        2 => "attempt to divide by zero".to_string(),
+        3 => "attempt to calculate the remainder with a divisor of zero".to_string(),
+        4 => format!("attempt to divide with overflow ({} / {})", f.a, f.b),
+        5 => format!(
+            "attempt to calculate the remainder with overflow ({} % {})",
+            f.a, f.b
+        ),
+        6 => format!(
+            "attempt to shift with overflow (by {} bits, the width is {})",
+            f.a, f.b
+        ),
+        7 => format!(
+            "grid_sync() waited about ten seconds for the other blocks of the {} (every thread of \
+             every block must reach it; did one return early or fault?)",
+            if f.a == 1 {
+                "1 block".to_string()
+            } else {
+                format!("{} blocks", f.a)
+            }
+        ),
+        k => format!("unknown fault kind {k}"),
+    }
+}

@@ -1,0 +1,190 @@
+//! NVRTC compile checks of every generated Rust kernel (no GPU needed; CI sets
+//! CUPRUM_REQUIRE_NVRTC=1): the examples' kernels and the test corpus, every
+//! instantiation they use, both check modes, sm_80 and sm_90. Also: the prime kernel's hot
+//! loop is the RawKernel's, instruction for instruction.
+
+mod common;
+
+mod jit_kernels;
+#[allow(dead_code)]
+#[path = "../../../examples/kernels/rust_kernels.rs"]
+mod kernels;
+
+use cuprum::compile::{CompileOptions, compile_for_arch, resource_usage};
+use cuprum::kernel::jit::KernelDef;
+
+/// Compiles `def` for each instantiation in `instances` (type and const arguments in C++).
+fn compile(def: &KernelDef, instances: &[&[&str]]) {
+    let insts: Vec<Option<String>> = if instances.is_empty() {
+        assert!(!def.is_generic(), "{} needs instantiations", def.name());
+        vec![None]
+    } else {
+        instances
+            .iter()
+            .map(|a| {
+                let a: Vec<String> = a.iter().map(|s| s.to_string()).collect();
+                Some(def.instance_name(&a))
+            })
+            .collect()
+    };
+    for arch in [80, 90] {
+        for checked in [false, true] {
+            for inst in &insts {
+                let opts = def
+                    .compile_options(inst.as_deref(), checked)
+                    .option("-Xptxas=-v");
+                let img = compile_for_arch(def.program(), &opts, arch).unwrap_or_else(|e| {
+                    panic!(
+                        "{} ({inst:?}, sm_{arch}, checked {checked}) does not compile: {e}",
+                        def.name()
+                    )
+                });
+                // (A recursive device function keeps a stack frame: its "spills".)
+                for r in resource_usage(&img.log)
+                    .into_iter()
+                    .filter(|r| !r.name.contains("cj_dev"))
+                {
+                    assert_eq!(
+                        r.spill_store_bytes + r.spill_load_bytes,
+                        0,
+                        "{} spills: {r:?}",
+                        def.name()
+                    );
+                    assert!(
+                        r.registers <= 64,
+                        "{} uses {} registers",
+                        def.name(),
+                        r.registers
+                    );
+                }
+            }
+        }
+    }
+}
+
+const INTS: &[&str] = &[
+    "signed char",
+    "short",
+    "int",
+    "long long",
+    "unsigned char",
+    "unsigned short",
+    "unsigned int",
+    "unsigned long long",
+];
+const FLOATS: &[&str] = &["float16", "bfloat16", "float", "double"];
+
+fn each(types: &[&'static str]) -> Vec<[&'static str; 1]> {
+    types.iter().map(|t| [*t]).collect()
+}
+
+#[test]
+fn example_kernels_compile() {
+    require_nvrtc!();
+    compile(&kernels::prime_factor_sum::__CUPRUM_KERNEL, &[]);
+    compile(
+        &kernels::vector_add::__CUPRUM_KERNEL,
+        &[&["float"], &["double"]],
+    );
+    compile(&kernels::matrix_multiply::__CUPRUM_KERNEL, &[]);
+    compile(&kernels::optimized_reduction::__CUPRUM_KERNEL, &[]);
+    compile(&kernels::apply_activation::__CUPRUM_KERNEL, &[]);
+}
+
+#[test]
+fn test_kernels_compile() {
+    require_nvrtc!();
+    use jit_kernels as k;
+    let ints = each(INTS);
+    let ints: Vec<&[&str]> = ints.iter().map(|a| &a[..]).collect();
+    let floats = each(FLOATS);
+    let floats: Vec<&[&str]> = floats.iter().map(|a| &a[..]).collect();
+    let all: Vec<&[&str]> = ints.iter().chain(floats.iter()).copied().collect();
+    compile(&k::prime_tidy::__CUPRUM_KERNEL, &[]);
+    compile(&k::int_mix_kernel::__CUPRUM_KERNEL, &ints);
+    compile(&k::wrapping_ops_i32::__CUPRUM_KERNEL, &[]);
+    compile(&k::wrapping_ops_u8::__CUPRUM_KERNEL, &[]);
+    compile(&k::wrapping_ops_i64::__CUPRUM_KERNEL, &[]);
+    compile(&k::div_rem::__CUPRUM_KERNEL, &ints);
+    compile(&k::float_mix_kernel::__CUPRUM_KERNEL, &floats);
+    compile(&k::f32_methods_kernel::__CUPRUM_KERNEL, &[]);
+    compile(&k::casts::__CUPRUM_KERNEL, &[]);
+    compile(&k::casts_f32::__CUPRUM_KERNEL, &[]);
+    compile(&k::int_casts::__CUPRUM_KERNEL, &[]);
+    compile(&k::affine::__CUPRUM_KERNEL, &all);
+    compile(&k::half_scale::__CUPRUM_KERNEL, &[]);
+    compile(&k::control_flow::__CUPRUM_KERNEL, &[]);
+    compile(&k::strides::__CUPRUM_KERNEL, &[]);
+    compile(&k::block_sum::__CUPRUM_KERNEL, &[&["256"], &["1024"]]);
+    compile(&k::histogram::__CUPRUM_KERNEL, &[]);
+    compile(&k::atomics_all::__CUPRUM_KERNEL, &[]);
+    compile(&k::warp_votes::__CUPRUM_KERNEL, &[]);
+    compile(&k::two_phase::__CUPRUM_KERNEL, &[]);
+    compile(&k::block_reverse::__CUPRUM_KERNEL, &[]);
+    compile(&k::shifted_write::__CUPRUM_KERNEL, &[]);
+    compile(&k::read_before::__CUPRUM_KERNEL, &[]);
+    compile(&k::divide_by::__CUPRUM_KERNEL, &[]);
+    compile(&k::sum_rows_unchecked::__CUPRUM_KERNEL, &[]);
+    compile(&k::odds_and_ends::__CUPRUM_KERNEL, &[]);
+    compile(&k::early_return_grid_sync::__CUPRUM_KERNEL, &[]);
+    compile(&k::fibs::__CUPRUM_KERNEL, &[]);
+}
+
+/// The PTX of `source` (for the newest architecture NVRTC knows), from `.entry` on.
+fn ptx(source: &str, opts: &CompileOptions) -> String {
+    let img = compile_for_arch(source, opts, 990).expect("compiles");
+    let text = String::from_utf8_lossy(&img.image).replace('\0', "");
+    text[text.find(".entry").unwrap_or(0)..].to_string()
+}
+
+/// The instructions of the PTX loop that starts at the label after the 64-bit `rem`'s fast
+/// path test, up to its back edge: the hot loop of the prime kernels.
+fn instructions(ptx: &str) -> Vec<String> {
+    ptx.lines()
+        .map(str::trim)
+        .filter(|l| {
+            !l.is_empty() && !l.starts_with("//") && !l.starts_with('.') && !l.ends_with(':')
+        })
+        .filter(|l| !l.starts_with('{') && !l.starts_with('}') && !l.starts_with(')'))
+        // register numbering differs; compare opcodes
+        .map(|l| l.split_whitespace().next().unwrap_or("").to_string())
+        .collect()
+}
+
+#[test]
+fn prime_kernel_loop_matches_the_raw_kernel() {
+    require_nvrtc!();
+    let def = &kernels::prime_factor_sum::__CUPRUM_KERNEL;
+    let jit = ptx(def.program(), &def.compile_options(None, false));
+    let raw = ptx(
+        include_str!("../../../examples/kernels/prime_factor_sum.cu"),
+        &CompileOptions::new(),
+    );
+    let (j, r) = (instructions(&jit), instructions(&raw));
+    // Everything up to the final store is the RawKernel's; after it comes the one bounds
+    // compare (and its cold fault path).
+    let cut = |v: &[String]| {
+        v.iter()
+            .position(|o| o.starts_with("setp.gt.s64"))
+            .unwrap_or(v.len())
+    };
+    let (j, r) = (&j[..cut(&j)], &r[..cut(&r)]);
+    // Opcodes in one and not the other (an LCS diff): our kernel has a third parameter (the
+    // slice length), computes `idx + 2` in 64 bits and widens `count * 2` with one
+    // `mul.wide` instead of `shl` + `cvt`; the loops are identical.
+    let mut lcs = vec![vec![0usize; r.len() + 1]; j.len() + 1];
+    for a in (0..j.len()).rev() {
+        for b in (0..r.len()).rev() {
+            lcs[a][b] = if j[a] == r[b] {
+                lcs[a + 1][b + 1] + 1
+            } else {
+                lcs[a + 1][b].max(lcs[a][b + 1])
+            };
+        }
+    }
+    let differing = j.len() + r.len() - 2 * lcs[0][0];
+    assert!(
+        differing <= 8,
+        "{differing} opcodes differ before the store\n--- jit\n{jit}\n--- raw\n{raw}"
+    );
+}

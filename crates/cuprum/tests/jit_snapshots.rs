@@ -1,0 +1,58 @@
+//! Snapshots of the CUDA C++ generated for every example kernel written in Rust
+//! (examples/kernels/rust_kernels.rs) and of a whole program with device functions. A
+//! change to the translator shows here as a diff (`INSTA_UPDATE=always` rewrites them).
+
+#[allow(dead_code)]
+#[path = "../../../examples/kernels/rust_kernels.rs"]
+mod kernels;
+
+/// The snapshots are files of the repository: a test binary run elsewhere (the GPU suite)
+/// skips.
+fn snapshots_here(test: &str) -> bool {
+    let here =
+        std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshots")).is_dir();
+    if !here {
+        eprintln!("SKIPPED {test}: the snapshot files are not here (run from the repository)");
+    }
+    here
+}
+
+#[test]
+fn prime_factor_sum() {
+    if !snapshots_here("prime_factor_sum") {
+        return;
+    }
+    insta::assert_snapshot!(kernels::prime_factor_sum::SOURCE);
+}
+
+#[test]
+fn vector_add() {
+    if !snapshots_here("vector_add") {
+        return;
+    }
+    insta::assert_snapshot!(kernels::vector_add::SOURCE);
+}
+
+#[test]
+fn matrix_multiply() {
+    if !snapshots_here("matrix_multiply") {
+        return;
+    }
+    insta::assert_snapshot!(kernels::matrix_multiply::SOURCE);
+}
+
+#[test]
+fn optimized_reduction() {
+    if !snapshots_here("optimized_reduction") {
+        return;
+    }
+    insta::assert_snapshot!(kernels::optimized_reduction::SOURCE);
+}
+
+#[test]
+fn activations_program() {
+    if !snapshots_here("activations_program") {
+        return;
+    }
+    insta::assert_snapshot!(kernels::apply_activation::program());
+}

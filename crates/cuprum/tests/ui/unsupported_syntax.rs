@@ -1,0 +1,64 @@
+use cuprum::gpu::*;
+
+#[cuprum::kernel]
+fn uses_match(out: &mut [i32], n: i32) {
+    match n {
+        0 => out[0] = 1,
+        _ => out[0] = 2,
+    }
+}
+
+#[cuprum::kernel]
+fn uses_closure(out: &mut [i32]) {
+    let twice = |x: i32| x * 2;
+    out[0] = twice(3);
+}
+
+#[cuprum::kernel]
+fn uses_macro(out: &mut [i32]) {
+    println!("{}", out[0]);
+}
+
+#[cuprum::kernel]
+fn uses_tuple(out: &mut [i32]) {
+    let (a, b) = (1, 2);
+    out[0] = a + b;
+}
+
+#[cuprum::kernel]
+fn uses_reference(out: &mut [i32]) {
+    let r = &out;
+    out[0] = 1;
+}
+
+#[cuprum::kernel]
+fn uses_iterator(out: &mut [f32], x: &[f32]) {
+    for v in x.iter() {
+        out[0] += *v;
+    }
+}
+
+#[cuprum::kernel]
+fn uses_if_let(out: &mut [i32], n: i32) {
+    if let 0 = n {
+        out[0] = 1;
+    }
+}
+
+#[cuprum::kernel]
+fn uses_sub_slice(out: &mut [i32]) {
+    out[1..3][0] = 1;
+}
+
+#[cuprum::kernel]
+fn uses_string(out: &mut [i32]) {
+    let s = "hello";
+}
+
+#[cuprum::kernel]
+fn uses_item(out: &mut [i32]) {
+    struct Point;
+    out[0] = 1;
+}
+
+fn main() {}

@@ -1,0 +1,109 @@
+//! The seed examples' kernels written in Rust (`#[cuprum::kernel]`), shared by the `jit_*`
+//! examples, `cuprum demo`, `cuprum bench` and the tests (included with `#[path]`).
+use cuprum::gpu::*;
+
+/// Seed 003 ("Option 2: easier kernels", its `cupyx.jit.rawkernel`), line for line with Rust
+/// types: the sum of the prime factors of `idx + 2`.
+#[cuprum::kernel]
+pub fn prime_factor_sum(a: &mut [i64], n: i32) {
+    let idx = (block_dim().x * block_idx().x + thread_idx().x) as i32;
+    if idx >= n {
+        return;
+    }
+    let mut num = idx as i64 + 2;
+    let mut total: i64 = 0;
+    if num % 2 == 0 {
+        let mut count = 0;
+        while num % 2 == 0 {
+            num /= 2;
+            count += 1;
+        }
+        total += count as i64 * 2;
+    }
+    let mut i: i64 = 3;
+    while i * i <= num {
+        if num % i == 0 {
+            let mut count = 0;
+            while num % i == 0 {
+                num /= i;
+                count += 1;
+            }
+            total += count as i64 * i;
+        }
+        i += 2;
+    }
+    if num > 1 {
+        total += num;
+    }
+    a[idx] = total;
+}
+
+/// Seeds 000/001 ("Raw CUDA Kernels"): one thread per element, for any number type.
+#[cuprum::kernel]
+pub fn vector_add<T: Num>(a: &[T], b: &[T], c: &mut [T], n: i32) {
+    let tid = (block_dim().x * block_idx().x + thread_idx().x) as i32;
+    if tid < n {
+        c[tid] = a[tid] + b[tid];
+    }
+}
+
+/// Seed 002 ("matrix_multiply_kernel"): the naive product, one thread per output.
+#[cuprum::kernel]
+pub fn matrix_multiply(a: &[f32], b: &[f32], c: &mut [f32], m: i32, n: i32, k: i32) {
+    let row = (block_idx().y * block_dim().y + thread_idx().y) as i32;
+    let col = (block_idx().x * block_dim().x + thread_idx().x) as i32;
+    if row < m && col < n {
+        let mut sum = 0.0f32;
+        for p in 0..k {
+            sum += a[row * k + p] * b[p * n + col];
+        }
+        c[row * n + col] = sum;
+    }
+}
+
+/// Seed 002 ("Kernel with shared memory optimization"): block sums in dynamic shared memory.
+#[cuprum::kernel]
+pub fn optimized_reduction(input: &[f32], output: &mut [f32], size: i32) {
+    let mut sdata = dynamic_shared::<f32>();
+    let tid = thread_idx().x as i32;
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as i32;
+    sdata[tid] = if i < size { input[i] } else { 0.0 };
+    sync_threads();
+    let mut s = (block_dim().x / 2) as i32;
+    while s > 0 {
+        if tid < s {
+            sdata[tid] += sdata[tid + s];
+        }
+        sync_threads();
+        s >>= 1;
+    }
+    if tid == 0 {
+        output[block_idx().x] = sdata[0];
+    }
+}
+
+/// Seed 002 ("RawModule with Multiple Kernels"): ReLU, a device function.
+#[cuprum::device]
+pub fn activation_relu(x: f32) -> f32 {
+    x.max(0.0)
+}
+
+/// Seed 002: the sigmoid, a device function.
+#[cuprum::device]
+pub fn activation_sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// Seed 002: applies ReLU (`activation_type` 0) or the sigmoid (1).
+#[cuprum::kernel]
+pub fn apply_activation(input: &[f32], output: &mut [f32], size: i32, activation_type: i32) {
+    let idx = (block_idx().x * block_dim().x + thread_idx().x) as i32;
+    if idx < size {
+        let x = input[idx];
+        if activation_type == 0 {
+            output[idx] = activation_relu(x);
+        } else if activation_type == 1 {
+            output[idx] = activation_sigmoid(x);
+        }
+    }
+}
