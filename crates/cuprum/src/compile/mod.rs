@@ -7,7 +7,7 @@
 //! - below it, [`KernelCache`] keeps compiled images in memory and on disk (see its docs
 //!   for the key, the entry format and the environment variables).
 
-mod cache;
+pub(crate) mod cache;
 mod env;
 mod failure;
 mod headers;
@@ -15,7 +15,9 @@ mod nvrtc;
 mod options;
 mod ptxas;
 
-pub use cache::{CACHE_FORMAT_VERSION, CacheEntry, CacheStats, KernelCache, default_dir};
+pub use cache::{
+    CACHE_FORMAT_VERSION, CacheEntry, CacheStats, KernelCache, default_dir, set_cache_dir,
+};
 pub use env::env_bool;
 pub use failure::{CompileFailure, Diagnostic, SourceSpan};
 pub use headers::BUNDLED as BUNDLED_HEADERS;
@@ -60,6 +62,7 @@ pub(crate) fn compile_uncached(
 ///
 /// ```
 /// use cuprum::compile::{compile_for_arch, CompileOptions};
+/// # cuprum::compile::set_cache_dir(None); // doc tests leave the user's cache alone
 /// if cuprum::compile::nvrtc().is_ok() {
 ///     let img = compile_for_arch(r#"extern "C" __global__ void k() {}"#, &CompileOptions::default(), 90)?;
 ///     assert!(img.is_cubin && img.image.starts_with(b"\x7fELF"));

@@ -81,6 +81,7 @@ pub struct CompiledImage {
 /// Loads NVRTC once per process and returns it, or an error listing every place searched.
 ///
 /// ```
+/// # cuprum::compile::set_cache_dir(None); // doc tests leave the user's cache alone
 /// match cuprum::compile::nvrtc() {
 ///     Ok(n) => println!("NVRTC {}.{} from {} ({})", n.version().0, n.version().1, n.path(), n.found_by()),
 ///     Err(e) => println!("{e}"),
@@ -99,11 +100,13 @@ fn candidates_in(dir: &Path) -> impl Iterator<Item = PathBuf> + '_ {
 
 /// The pip wheel folders (`<site-packages>/nvidia/cu13/lib`) that exist. Asking Python costs
 /// ~100 ms, so the answer is remembered in the cache folder (`nvrtc-pip-location`) and
-/// reused while the folder it names still exists.
+/// reused while the folder it names still exists — read, like a cache entry, only from a
+/// file the current user owns (it decides which library is loaded).
 fn pip_lib_dirs() -> Vec<PathBuf> {
-    let memo = super::cache::default_dir().join("nvrtc-pip-location");
-    if let Ok(text) = std::fs::read_to_string(&memo) {
-        let dirs: Vec<PathBuf> = text
+    let memo = super::cache::configured_dir().map(|d| d.join("nvrtc-pip-location"));
+    if let Some(super::cache::Read::Bytes(bytes)) = memo.as_deref().map(super::cache::read_trusted)
+    {
+        let dirs: Vec<PathBuf> = String::from_utf8_lossy(&bytes)
             .lines()
             .map(PathBuf::from)
             .filter(|d| d.is_dir())
@@ -119,10 +122,9 @@ fn pip_lib_dirs() -> Vec<PathBuf> {
             dirs.push(lib);
         }
     }
-    // Remembered only where the cache may write (never with CUPRUM_CACHE_IN_MEMORY=1),
-    // atomically, in a folder created owner-only.
-    let in_memory = super::env::env_bool("CUPRUM_CACHE_IN_MEMORY", false).unwrap_or(true);
-    if !dirs.is_empty() && !in_memory {
+    // Remembered only where the cache may write (never when memory-only), atomically, in
+    // a folder created owner-only.
+    if let Some(memo) = memo.filter(|_| !dirs.is_empty()) {
         let text: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
         let _ = super::cache::write_atomic(&memo, text.join("\n").as_bytes());
     }
