@@ -587,7 +587,11 @@ pub fn decode(bytes: &[u8], key: &[u8; 32]) -> Option<CompiledImage> {
         r = b;
         Some(a)
     };
-    let is_cubin = take(1)?[0] == 1;
+    let is_cubin = match take(1)? {
+        [0] => false,
+        [1] => true,
+        _ => return None,
+    };
     let count = u32::from_le_bytes(take(4)?.try_into().ok()?) as usize;
     let mut chunk = || -> Option<Vec<u8>> {
         let n = u32::from_le_bytes(take(4)?.try_into().ok()?) as usize;
@@ -601,6 +605,10 @@ pub fn decode(bytes: &[u8], key: &[u8; 32]) -> Option<CompiledImage> {
     }
     let log = String::from_utf8(chunk()?).ok()?;
     let image = chunk()?;
+    // Nothing may follow the image: the entry is exactly what `encode` wrote.
+    if !r.is_empty() {
+        return None;
+    }
     Some(CompiledImage {
         image,
         is_cubin,
@@ -643,6 +651,31 @@ mod tests {
             b[i] ^= 0x55;
             assert!(decode(&b, &KEY).is_none(), "flipped byte {i}");
         }
+    }
+
+    /// Wraps `payload` in a valid header and checksum under `KEY`.
+    fn framed(payload: &[u8]) -> Vec<u8> {
+        let mut b = MAGIC.to_vec();
+        b.extend_from_slice(&CACHE_FORMAT_VERSION.to_le_bytes());
+        b.extend_from_slice(blake3::keyed_hash(&KEY, payload).as_bytes());
+        b.extend_from_slice(payload);
+        b
+    }
+
+    /// Found by the `cache_entry` fuzz target: a valid checksum over a payload with bytes
+    /// after the image, or a cubin flag other than 0 and 1, decoded (and re-encoded to
+    /// other bytes). An entry is exactly what `encode` writes.
+    #[test]
+    fn fuzz_regression_trailing_bytes_and_odd_flags_are_rejected() {
+        let good = encode(&sample(), &KEY);
+        let payload = &good[MAGIC.len() + 4 + 32..];
+        assert!(decode(&framed(payload), &KEY).is_some());
+        let mut trailing = payload.to_vec();
+        trailing.extend_from_slice(b"trailing");
+        assert!(decode(&framed(&trailing), &KEY).is_none());
+        let mut flag = payload.to_vec();
+        flag[0] = 2;
+        assert!(decode(&framed(&flag), &KEY).is_none());
     }
 
     #[test]
