@@ -10,6 +10,11 @@ macro_rules! out {
     }};
 }
 
+/// The workspace's test harness (a temporary kernel cache, visible skips).
+#[cfg(test)]
+#[path = "../../cuprum/tests/common/harness.rs"]
+mod harness;
+
 mod bench;
 mod cache;
 mod compile;

@@ -1,8 +1,9 @@
 //! The `cuprum` binary, run as a user would: `info`, `compile`, `cache`, `bench`, `demo`.
 //!
 //! Every run gets its own `CUPRUM_CACHE_DIR` (a temp folder), so the tests never touch the
-//! user's kernel cache and can run in parallel. Tests that compile skip (with a note) when
-//! NVRTC is missing, unless `CUPRUM_REQUIRE_NVRTC=1`.
+//! user's kernel cache and can run in parallel; what this process compiles itself goes to
+//! the harness's temporary cache. Tests that compile skip (visibly) when NVRTC is missing,
+//! unless `CUPRUM_REQUIRE_NVRTC=1`.
 
 use cuprum::compile::{CompileOptions, KernelCache, resource_usage};
 use std::path::{Path, PathBuf};
@@ -10,6 +11,7 @@ use std::process::{Command, Output, Stdio};
 
 /// `cuprum` with its kernel cache in `cache` and none of the cache switches inherited.
 fn cuprum(cache: &Path) -> Command {
+    harness::setup();
     let mut c = Command::new(env!("CARGO_BIN_EXE_cuprum"));
     c.env("CUPRUM_CACHE_DIR", cache)
         .env_remove("CUPRUM_CACHE_IN_MEMORY")
@@ -49,26 +51,15 @@ fn run(cmd: &mut Command) -> Run {
     to_run(cmd.output().expect("cannot run the cuprum binary"))
 }
 
-/// False (after a note) when NVRTC is missing; panics instead when CUPRUM_REQUIRE_NVRTC=1.
-fn nvrtc_available(test: &str) -> bool {
-    match cuprum::compile::nvrtc() {
-        Ok(_) => true,
-        Err(e) => {
-            if matches!(
-                std::env::var("CUPRUM_REQUIRE_NVRTC").as_deref(),
-                Ok("1") | Ok("true")
-            ) {
-                panic!("CUPRUM_REQUIRE_NVRTC=1 but NVRTC is missing: {e}");
-            }
-            eprintln!("SKIPPED {test}: no NVRTC ({e})");
-            false
-        }
-    }
-}
+/// The workspace's test harness: this binary's own kernel cache (the tests compile in this
+/// process too), visible skips and their summary.
+#[path = "../../cuprum/tests/common/harness.rs"]
+mod harness;
 
+/// Skips the rest of the test (visibly, naming it) when NVRTC is missing.
 macro_rules! require_nvrtc {
-    ($test:literal) => {
-        if !nvrtc_available($test) {
+    () => {
+        if !harness::nvrtc() {
             return;
         }
     };
@@ -206,7 +197,7 @@ fn info_reports_driver_nvrtc_and_cache() {
 
 #[test]
 fn compile_reports_cubin_lowered_names_and_registers_then_hits_the_disk() {
-    require_nvrtc!("compile_reports_cubin_lowered_names_and_registers_then_hits_the_disk");
+    require_nvrtc!();
     let t = tmp();
     let cache = t.path().join("kernels");
     let file = t.path().join("scale.cu");
@@ -288,7 +279,7 @@ fn compile_reports_cubin_lowered_names_and_registers_then_hits_the_disk() {
 
 #[test]
 fn compile_error_names_file_line_and_marks_it() {
-    require_nvrtc!("compile_error_names_file_line_and_marks_it");
+    require_nvrtc!();
     let t = tmp();
     let cache = t.path().join("kernels");
     let file = t.path().join("broken.cu");
@@ -348,7 +339,7 @@ fn compile_rejects_a_malformed_arch() {
 
 #[test]
 fn racing_processes_write_one_entry() {
-    require_nvrtc!("racing_processes_write_one_entry");
+    require_nvrtc!();
     let t = tmp();
     let cache = t.path().join("kernels");
     let file = write_kernel(t.path(), "race.cu", "racing processes");
@@ -406,7 +397,7 @@ fn racing_processes_write_one_entry() {
 
 #[test]
 fn cache_clear_removes_every_entry() {
-    require_nvrtc!("cache_clear_removes_every_entry");
+    require_nvrtc!();
     let t = tmp();
     let cache = t.path().join("kernels");
     for (name, tag) in [("a.cu", "clear a"), ("b.cu", "clear b")] {
@@ -480,7 +471,7 @@ fn cache_in_memory_accepts_strict_booleans_only() {
 
 #[test]
 fn in_memory_compile_writes_nothing() {
-    require_nvrtc!("in_memory_compile_writes_nothing");
+    require_nvrtc!();
     let t = tmp();
     let cache = t.path().join("kernels");
     let file = write_kernel(t.path(), "mem.cu", "in memory");
@@ -497,7 +488,7 @@ fn in_memory_compile_writes_nothing() {
 #[test]
 fn bench_without_a_gpu_says_it_needs_one() {
     if !no_gpu() {
-        eprintln!("SKIPPED bench_without_a_gpu_says_it_needs_one: a GPU is present");
+        harness::skip(harness::Need::Other, "a GPU is present");
         return;
     }
     let t = tmp();
@@ -601,7 +592,7 @@ fn bench_from_json_rejects_other_json() {
 
 #[test]
 fn in_memory_mode_creates_no_cache_folder() {
-    require_nvrtc!("in_memory_mode_creates_no_cache_folder");
+    require_nvrtc!();
     let t = tmp();
     let cache = t.path().join("kernels");
     let file = write_kernel(t.path(), "mem.cu", "no folder");
@@ -652,7 +643,7 @@ fn demo_without_a_gpu_says_so_and_compiles_every_kernel() {
         first.starts_with("cuprum demo: no GPU on this machine") && first.contains("CUDA driver"),
         "{r}"
     );
-    if !nvrtc_available("demo_without_a_gpu_says_so_and_compiles_every_kernel") {
+    if !harness::nvrtc() {
         assert!(r.stdout.contains("NVRTC is not available either"), "{r}");
         return;
     }
@@ -719,7 +710,7 @@ fn demo_without_a_gpu_says_so_and_compiles_every_kernel() {
 #[test]
 fn demo_without_a_gpu_or_nvrtc_says_so_and_exits_0() {
     if !no_gpu() {
-        eprintln!("SKIPPED demo_without_a_gpu_or_nvrtc_says_so_and_exits_0: a GPU is present");
+        harness::skip(harness::Need::Other, "a GPU is present");
         return;
     }
     let t = tmp();
@@ -791,7 +782,7 @@ fn grid_prints_seed_000s_geometry_and_block_size_analysis() {
 
 #[test]
 fn grid_reports_a_kernels_occupancy_or_says_there_is_no_gpu() {
-    if !nvrtc_available("grid_reports_a_kernels_occupancy_or_says_there_is_no_gpu") {
+    if !harness::nvrtc() {
         return;
     }
     let t = tmp();
@@ -876,7 +867,7 @@ fn jit_source_lists_prints_and_the_output_compiles() {
                 .contains("no kernel written in Rust named \"nope\""),
         "{bad}"
     );
-    if !nvrtc_available("jit_source_lists_prints_and_the_output_compiles") {
+    if !harness::nvrtc() {
         return;
     }
     let file = dir.path().join("vector_add.cu");

@@ -193,12 +193,15 @@ pub use runtime::{Device, Event, Stream};
 #[doc = include_str!("../../../README.md")]
 pub struct ReadmeDoctests;
 
-/// Helpers for tools and tests (the `cuprum` CLI's benchmarks, NVRTC compile checks).
+/// Helpers for tools and tests (the `cuprum` CLI's benchmarks, NVRTC compile checks, the
+/// fuzz targets).
 /// Not a stable API.
 #[doc(hidden)]
 pub mod internal {
     pub use crate::array::kernels::{all_sources, launch_empty, launch_no_args};
+    pub use crate::compile::cache::{decode as decode_cache_entry, encode as encode_cache_entry};
     pub use crate::kernel::{elementwise_sample_sources, reduction_sample_sources};
+    pub use crate::kernel::{elementwise_source_for_fuzzing, reduction_source_for_fuzzing};
     pub use crate::ops::elementwise_sample_sources as ops_sample_sources;
     pub use crate::ops::reduction_sample_sources as ops_reduction_sample_sources;
     pub use crate::ops::routine_sample_sources;

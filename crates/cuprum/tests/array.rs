@@ -394,6 +394,48 @@ fn from_slice_with_a_wrong_length_is_a_shape_error() {
 }
 
 #[test]
+fn huge_shapes_are_shape_errors_before_any_gpu_work() {
+    let shapes: [&[usize]; 6] = [
+        &[usize::MAX, usize::MAX],
+        &[usize::MAX, 2],
+        &[1 << 62, 4],
+        &[0, usize::MAX],
+        &[2, 0, isize::MAX as usize],
+        &[1; 65],
+    ];
+    for shape in shapes {
+        for d in [DType::U8, DType::F32, DType::C128] {
+            let what = format!("{shape:?} {d}");
+            let e = expect_err(Array::empty(shape, d), ErrorKind::Shape);
+            let m = e.to_string();
+            assert!(
+                m.contains("is too large") || m.contains("at most 64 dimensions"),
+                "{what}: {m}"
+            );
+            expect_err(Array::zeros(shape, d), ErrorKind::Shape);
+            expect_err(Array::ones(shape, d), ErrorKind::Shape);
+            expect_err(Array::full(shape, 1u8, d), ErrorKind::Shape);
+        }
+        expect_err(Array::from_slice(&[1.0f32], shape), ErrorKind::Shape);
+    }
+    // the size fits but its bytes do not
+    let e = expect_err(Array::zeros(&[1 << 61], DType::F64), ErrorKind::Shape);
+    assert_eq!(
+        e.to_string(),
+        "an array of shape (2305843009213693952,) with 8-byte elements is too large: its \
+         size times the item size must be at most 9223372036854775807 bytes"
+    );
+    assert!(Array::zeros(&[1 << 61], DType::U8).is_err());
+    // lengths computed from the arguments
+    let e = expect_err(Array::arange(0.0, 1e300, 1.0, DType::F64), ErrorKind::Shape);
+    assert!(e.to_string().contains("too large"), "{e}");
+    expect_err(
+        Array::linspace(0.0, 1.0, usize::MAX, true, DType::F32),
+        ErrorKind::Shape,
+    );
+}
+
+#[test]
 fn arange_and_linspace_reject_bad_arguments() {
     let e = expect_err(
         Array::arange(0.0, 5.0, 0.0, DType::F32),
@@ -1355,6 +1397,139 @@ fn broadcast_to_repeats_values_with_zero_strides() {
     expect_err(a.broadcast_to(&[4]), ErrorKind::Shape);
     expect_err(a.broadcast_to(&[2, 4, 4]), ErrorKind::Shape);
     expect_err(row.broadcast_to(&[usize::MAX, 4]), ErrorKind::Shape);
+}
+
+/// One view request of the adversarial sweep below.
+#[derive(Debug, Clone)]
+enum ViewOp {
+    Reshape(Vec<isize>),
+    Slice(Vec<SliceArg>),
+    BroadcastTo(Vec<usize>),
+    Permute(Vec<isize>),
+    Swap(isize, isize),
+    Squeeze(Option<isize>),
+    ExpandDims(isize),
+    Transpose,
+}
+
+fn apply_view(a: &Array, op: &ViewOp) -> cuprum::Result<Array> {
+    match op {
+        ViewOp::Reshape(s) => a.reshape(s),
+        ViewOp::Slice(s) => a.slice(s),
+        ViewOp::BroadcastTo(s) => a.broadcast_to(s),
+        ViewOp::Permute(p) => a.permute(p),
+        ViewOp::Swap(x, y) => a.swapaxes(*x, *y),
+        ViewOp::Squeeze(x) => a.squeeze(*x),
+        ViewOp::ExpandDims(x) => a.expand_dims(*x),
+        ViewOp::Transpose => Ok(a.t()),
+    }
+}
+
+fn view_op() -> impl proptest::strategy::Strategy<Value = ViewOp> {
+    use proptest::prelude::*;
+    let pos = || {
+        prop_oneof![
+            6 => -6isize..7,
+            1 => Just(isize::MIN),
+            1 => Just(isize::MAX),
+            1 => any::<isize>(),
+        ]
+    };
+    let step = prop_oneof![
+        6 => prop_oneof![-4isize..0, 1isize..5],
+        1 => Just(0isize),
+        1 => Just(isize::MIN),
+        1 => Just(isize::MAX),
+    ];
+    let extent = prop_oneof![
+        6 => 0usize..5,
+        1 => Just(usize::MAX),
+        1 => Just(1usize << 40),
+        1 => any::<usize>(),
+    ];
+    let arg = prop_oneof![
+        pos().prop_map(SliceArg::Index),
+        (
+            proptest::option::of(pos()),
+            proptest::option::of(pos()),
+            step
+        )
+            .prop_map(|(start, end, step)| SliceArg::Range { start, end, step }),
+        Just(SliceArg::NewAxis),
+    ];
+    prop_oneof![
+        proptest::collection::vec(prop_oneof![-2isize..7, Just(-1isize), any::<isize>()], 0..5)
+            .prop_map(ViewOp::Reshape),
+        proptest::collection::vec(arg, 0..5).prop_map(ViewOp::Slice),
+        proptest::collection::vec(extent, 0..5).prop_map(ViewOp::BroadcastTo),
+        proptest::collection::vec(pos(), 0..5).prop_map(ViewOp::Permute),
+        (pos(), pos()).prop_map(|(x, y)| ViewOp::Swap(x, y)),
+        proptest::option::of(pos()).prop_map(ViewOp::Squeeze),
+        pos().prop_map(ViewOp::ExpandDims),
+        Just(ViewOp::Transpose),
+    ]
+}
+
+/// Adversarial view requests (huge extents and steps, out-of-range indices and axes, bad
+/// permutations) on a real array: never a panic; an error is a shape or argument error; a
+/// view stays inside its buffer and reads exactly the elements its strides describe.
+#[test]
+fn adversarial_view_requests_never_panic_and_stay_inside_the_buffer() {
+    require_gpu!();
+    let n = 24usize;
+    let data: Vec<i32> = (0..n as i32).map(|v| v * 7 - 50).collect();
+    let base = Array::from_slice(&data, &[2, 3, 4]).unwrap();
+    let mut runner = common::gpu_proptest_runner(256);
+    runner
+        .run(&proptest::collection::vec(view_op(), 1..5), |ops| {
+            let mut a = base.clone();
+            for op in &ops {
+                match apply_view(&a, op) {
+                    Ok(v) => a = v,
+                    Err(e) => {
+                        proptest::prop_assert!(
+                            matches!(e.kind(), ErrorKind::Shape | ErrorKind::InvalidArgument),
+                            "{op:?}: {e}"
+                        );
+                    }
+                }
+                // Every element of the view lies inside the 24-element buffer.
+                let offset = (a.data_ptr() - base.data_ptr()) as i128 / 4;
+                let size = a.shape().iter().map(|&d| d as u128).product::<u128>();
+                proptest::prop_assert_eq!(a.size() as u128, size);
+                if size > 0 {
+                    let (mut lo, mut hi) = (offset, offset);
+                    for (&d, &st) in a.shape().iter().zip(a.strides()) {
+                        let span = (d as i128 - 1) * st as i128;
+                        lo += span.min(0);
+                        hi += span.max(0);
+                    }
+                    proptest::prop_assert!(
+                        lo >= 0 && hi < n as i128,
+                        "{ops:?}: elements {lo}..={hi} of a {n}-element buffer"
+                    );
+                    let _ = a.byte_strides();
+                    let _ = a.nbytes();
+                }
+            }
+            if a.size() <= 4096 {
+                let offset = (a.data_ptr() - base.data_ptr()) as isize / 4;
+                let want: Vec<i32> = (0..a.size())
+                    .map(|flat| {
+                        let idx = unravel(flat, a.shape());
+                        let off: isize = idx
+                            .iter()
+                            .zip(a.strides())
+                            .map(|(&i, &st)| i as isize * st)
+                            .sum();
+                        data[(offset + off) as usize]
+                    })
+                    .collect();
+                proptest::prop_assert_eq!(a.to_vec::<i32>().unwrap(), want, "{:?}", ops);
+            }
+            Ok(())
+        })
+        .unwrap();
 }
 
 #[test]

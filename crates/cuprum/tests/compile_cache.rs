@@ -446,10 +446,10 @@ fn read_only_folder_degrades_to_memory_only() {
     }
     let _restore = Restore(ro.clone());
     if std::fs::write(ro.join("probe"), b"x").is_ok() {
-        eprintln!(
-            "SKIPPED read_only_folder_degrades_to_memory_only: a 0o500 folder is writable \
-             here (running as root); unwritable_cache_path_degrades_to_memory_only covers \
-             the degrade path"
+        common::skip(
+            common::Need::Other,
+            "a 0o500 folder is writable here (running as root); \
+             unwritable_cache_path_degrades_to_memory_only covers the degrade path",
         );
         return;
     }
@@ -567,6 +567,120 @@ fn entries_live_in_private_two_hex_digit_shards() {
         let mode = std::fs::metadata(shard).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o700, "shard mode {mode:o}");
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// hygiene: whose entries are read, and where the tests' own compiles go
+
+/// Two entries (sources `a` and `b`) in a fresh cache folder; returns the folder's temp
+/// dir and the two entry paths.
+fn two_entries(tag: &str) -> (tempfile::TempDir, String, String, PathBuf, PathBuf) {
+    let t = tmp();
+    let c = cache_in(t.path());
+    let (a, b) = (kernel(&format!("{tag} a")), kernel(&format!("{tag} b")));
+    let opts = CompileOptions::default();
+    c.compile(&a, &opts, ARCH).unwrap();
+    c.compile(&b, &opts, ARCH).unwrap();
+    let path = |src: &str| {
+        let key = hex(&KernelCache::key(src, &opts, ARCH));
+        t.path()
+            .join("cache")
+            .join(&key[..2])
+            .join(format!("{key}.cubin"))
+    };
+    let (pa, pb) = (path(&a), path(&b));
+    assert!(pa.is_file() && pb.is_file());
+    (t, a, b, pa, pb)
+}
+
+#[cfg(unix)]
+#[test]
+fn an_entry_of_another_user_is_ignored_and_replaced() {
+    use std::os::unix::fs::MetadataExt;
+    require_nvrtc!();
+    // SAFETY: geteuid takes no arguments and cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        common::skip(
+            common::Need::Other,
+            "giving a file to another user needs root; the ownership rule is unit-tested in \
+             compile::cache",
+        );
+        return;
+    }
+    let (t, _, b, _, pb) = two_entries("foreign");
+    // Another user "plants" the entry: same bytes, their file.
+    std::os::unix::fs::chown(&pb, Some(12345), Some(12345)).unwrap();
+    let c = cache_in(t.path());
+    c.compile(&b, &CompileOptions::default(), ARCH).unwrap();
+    // not read: compiled again, and the entry rewritten as this user's
+    assert_eq!(c.stats(), stats(0, 0, 1, 1, 1));
+    assert_eq!(std::fs::metadata(&pb).unwrap().uid(), 0);
+    let again = cache_in(t.path());
+    again.compile(&b, &CompileOptions::default(), ARCH).unwrap();
+    assert_eq!(again.stats(), stats(0, 1, 0, 0, 0));
+}
+
+#[test]
+fn an_entry_copied_to_another_key_is_a_miss() {
+    require_nvrtc!();
+    let (t, _, b, pa, pb) = two_entries("moved");
+    // a valid entry of `a`, under the name of `b`'s key: its checksum is keyed with `a`'s key
+    std::fs::copy(&pa, &pb).unwrap();
+    let c = cache_in(t.path());
+    let img = c.compile(&b, &CompileOptions::default(), ARCH).unwrap();
+    assert_eq!(c.stats(), stats(0, 0, 1, 1, 1));
+    assert!(contains_bytes(&img.image, b"add_one"));
+    assert_ne!(std::fs::read(&pa).unwrap(), std::fs::read(&pb).unwrap());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_link_in_place_of_an_entry_is_not_followed() {
+    require_nvrtc!();
+    let (t, _, b, pa, pb) = two_entries("link");
+    std::fs::remove_file(&pb).unwrap();
+    std::os::unix::fs::symlink(&pa, &pb).unwrap();
+    let c = cache_in(t.path());
+    c.compile(&b, &CompileOptions::default(), ARCH).unwrap();
+    assert_eq!(c.stats(), stats(0, 0, 1, 1, 1));
+    // the link was replaced by a file of its own
+    assert!(!std::fs::symlink_metadata(&pb).unwrap().is_symlink());
+}
+
+#[cfg(unix)]
+#[test]
+fn every_folder_level_the_cache_creates_is_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    require_nvrtc!();
+    let t = tmp();
+    let root = t.path().join("x").join("y");
+    let c = KernelCache::new(Some(root.join("cache")));
+    c.compile(&kernel("levels"), &CompileOptions::default(), ARCH)
+        .unwrap();
+    let entry = only_entry(t.path());
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let mut level = entry.parent().unwrap();
+    while level != t.path() {
+        assert_eq!(mode(level), 0o700, "{}", level.display());
+        level = level.parent().unwrap();
+    }
+    assert_eq!(mode(&entry), 0o600);
+}
+
+/// The harness points this binary's global cache at a temporary folder, never the user's.
+#[test]
+fn this_test_binary_compiles_into_a_temporary_cache() {
+    common::setup();
+    let dir = KernelCache::global().unwrap().dir();
+    let dir = dir.expect("the test cache is on disk");
+    assert!(dir.starts_with(std::env::temp_dir()), "{}", dir.display());
+    assert_ne!(dir, cuprum::compile::default_dir());
+    assert!(
+        dir.file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("cuprum-test-cache-")
+    );
 }
 
 #[test]

@@ -227,6 +227,7 @@ fn fault_child() {
     if std::env::var("CUPRUM_FAULT_CHILD").is_err() {
         return;
     }
+    common::setup();
     let k = RawKernel::new(
         "extern \"C\" __global__ void oob(float* x) { x[threadIdx.x + (1ll << 40)] = 1.0f; }",
         "oob",
@@ -246,7 +247,10 @@ fn cooperative_launch_with_grid_sync() {
         .join("cooperative_groups.h")
         .exists()
     {
-        eprintln!("SKIPPED cooperative_launch_with_grid_sync: no cooperative_groups.h under {inc}");
+        common::skip(
+            common::Need::Other,
+            &format!("no cooperative_groups.h under {inc}"),
+        );
         return;
     }
     let k = RawKernel::new(

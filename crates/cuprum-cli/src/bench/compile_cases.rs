@@ -1,6 +1,6 @@
 //! The compile workloads: a cold compile with NVRTC already loaded, the first compile of a
 //! fresh process, a disk-cache hit in a fresh process (whole and lookup only), the in-process
-//! memo hit; for the ElementwiseKernel shape and, where perf-targets.md has a target, the
+//! memo hit; for the ElementwiseKernel shape and, where the targets have one, the
 //! ReductionKernel one. Each goes through a cache of its own (a temp folder or memory), so
 //! the user's kernel cache is untouched. The fresh-process cases run `cuprum bench-child`.
 
@@ -301,8 +301,7 @@ mod tests {
     /// looks up.
     #[test]
     fn both_kinds_compile_to_their_kernel() {
-        if let Err(e) = cuprum::compile::nvrtc() {
-            eprintln!("SKIPPED both_kinds_compile_to_their_kernel: no NVRTC ({e})");
+        if !crate::harness::nvrtc() {
             return;
         }
         let cache = KernelCache::new(None);

@@ -145,7 +145,7 @@ mod tests {
     #[test]
     fn a_missing_cupy_is_said_plainly() {
         match importable() {
-            Ok(()) => eprintln!("SKIPPED a_missing_cupy_is_said_plainly: CuPy is importable"),
+            Ok(()) => crate::harness::skip(crate::harness::Need::Other, "CuPy is importable"),
             Err(why) => assert!(why.starts_with("CuPy is not"), "{why}"),
         }
     }
@@ -159,7 +159,7 @@ mod tests {
         let out = match Command::new("python3").arg(&script).arg("--list").output() {
             Ok(o) => o,
             Err(e) => {
-                eprintln!("SKIPPED the_script_names_match_the_workloads: no python3 ({e})");
+                crate::harness::skip(crate::harness::Need::Other, &format!("no python3 ({e})"));
                 return;
             }
         };

@@ -1,5 +1,5 @@
-//! The cuprum targets of shared/reference/perf-targets.md as data (one per workload, in
-//! `workloads::WORKLOADS`), and their verdicts on the measurements of one run.
+//! The kinds of cuprum target as data (one per workload, in `workloads::WORKLOADS`, listed in
+//! docs/perf-targets.md), and their verdicts on the measurements of one run.
 
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;

@@ -1,6 +1,6 @@
-//! The workloads of `cuprum bench`: every bench name of shared/reference/perf-targets.md,
-//! each with its target from there (as data) and what it runs, timed with
-//! `cuprum::profiler::benchmark` (median of the repeats).
+//! The workloads of `cuprum bench`, each with its target (as data: this table is the one
+//! source of the targets; `cuprum bench --list` prints it as docs/perf-targets.md) and what
+//! it runs, timed with `cuprum::profiler::benchmark` (median of the repeats).
 //!
 //! Workloads: the copy ceiling, host-overhead floors (`launch_floor`, `*_overhead`),
 //! allocation, compilation and cache cases (compile_cases.rs), the seed RawKernels (`raw_*`,
@@ -30,7 +30,7 @@ pub type RunFn = fn(&BenchmarkOptions) -> R<Timed>;
 #[derive(Clone, Copy)]
 pub enum Impl {
     Run(RunFn),
-    /// Listed (perf-targets.md names it) but not implemented; the text says why.
+    /// Listed (the targets name it) but not implemented; the text says why.
     #[allow(dead_code)]
     Missing(&'static str),
 }
@@ -365,6 +365,28 @@ pub const WORKLOADS: &[Workload] = &[
 /// The workload named `name`.
 pub fn find(name: &str) -> Option<&'static Workload> {
     WORKLOADS.iter().find(|w| w.name == name)
+}
+
+/// Every workload and its target as the Markdown table of docs/perf-targets.md.
+pub fn targets_markdown() -> String {
+    let mut s = String::from(
+        "# Performance targets\n\n\
+         The workloads of `cuprum bench` and their targets, as `cuprum bench --list` prints \
+         them\n(the one source is `crates/cuprum-cli/src/bench/workloads.rs`; a test checks \
+         that this\nfile matches it). Bandwidth targets are a % of the device-to-device copy \
+         bandwidth measured\nin the same run; host targets add to the launch floor measured \
+         in the same run.\n\n\
+         | bench name | what | cuprum target |\n|---|---|---|\n",
+    );
+    for w in WORKLOADS {
+        let target = match w.imp {
+            Impl::Run(_) => w.target.to_string(),
+            Impl::Missing(why) => format!("{}; {why}", w.target),
+        };
+        s.push_str(&format!("| `{}` | {} | {target} |\n", w.name, w.what));
+    }
+    s.truncate(s.trim_end().len());
+    s
 }
 
 /// Bytes the copy moves: 2^28 float32 read and written.

@@ -5,7 +5,7 @@ use super::device_array::Array;
 use super::dtype::{DType, Element, as_bytes};
 use super::kernels::{self, KernelKey};
 use super::scalar::Scalar;
-use super::shape::{Shape, format_shape, size_of};
+use super::shape::{Shape, format_shape, nbytes_of, size_of};
 use crate::error::{Result, bail};
 use crate::runtime::{Buffer, Stream, copy_htod};
 
@@ -20,16 +20,15 @@ impl Array {
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     pub fn empty(shape: &[usize], dtype: DType) -> Result<Array> {
+        // The shape is checked before a device is touched.
+        nbytes_of(shape, dtype.itemsize())?;
         Array::empty_on(shape, dtype, &Stream::current()?)
     }
 
     /// [`empty`](Array::empty) on a given stream: the array belongs to `stream` (allocated
     /// and freed there; see [Arrays and streams](crate::Stream#arrays-and-streams)).
     pub fn empty_on(shape: &[usize], dtype: DType, stream: &Stream) -> Result<Array> {
-        let n = size_of(shape)?;
-        let bytes = n.checked_mul(dtype.itemsize()).ok_or_else(|| {
-            crate::error::err!(Shape, "array of shape {} is too large", format_shape(shape))
-        })?;
+        let bytes = nbytes_of(shape, dtype.itemsize())?;
         let buf = Buffer::alloc(bytes, stream)?;
         Ok(Array::from_buffer(buf, dtype, Shape::from_slice(shape)))
     }

@@ -65,7 +65,7 @@ impl Array {
     }
     /// Whether the elements are laid out in C order without gaps.
     pub fn is_c_contiguous(&self) -> bool {
-        super::shape::is_c_contiguous(&self.shape, &self.strides)
+        super::shape::is_c_contiguous_view(&self.shape, &self.strides)
     }
     /// Device address of the first element of the view, for interop with other CUDA code.
     ///
@@ -108,7 +108,7 @@ impl Array {
 
     /// Wraps a fresh buffer as a C-contiguous array.
     pub(crate) fn from_buffer(buf: Buffer, dtype: DType, shape: Shape) -> Array {
-        let strides = super::shape::c_strides(&shape);
+        let strides = super::shape::c_strides_of_valid(&shape);
         Array {
             buf: Arc::new(buf),
             dtype,

@@ -4,7 +4,7 @@
 
 use super::device_array::Array;
 use super::dtype::DType;
-use super::shape::merge_dims;
+use super::shape::merge_dims_of_views;
 use crate::compile::{CompileOptions, compile_on};
 use crate::error::{Result, bail};
 use crate::runtime::{ArgPack, Device, Function, LaunchConfig, Stream, launch};
@@ -225,7 +225,7 @@ fn meta(shape: &[usize], s0: &[isize], s1: &[isize]) -> Vec<u8> {
 }
 
 fn merged(shape: &[usize], s0: &[isize], s1: &[isize]) -> (Vec<usize>, Vec<isize>, Vec<isize>) {
-    let (ms, mst) = merge_dims(shape, &[s0, s1]);
+    let (ms, mst) = merge_dims_of_views(shape, &[s0, s1]);
     if ms.is_empty() {
         return (vec![1], vec![0], vec![0]);
     }

@@ -124,6 +124,7 @@ impl Generator {
         if !matches!(dtype, DType::F32 | DType::F64) {
             bail!(DType, "cuRAND generates float32 or float64, not {dtype}");
         }
+        let n = super::shape::size_of(shape)?;
         let stream = Stream::current()?;
         if stream.device() != self.device {
             bail!(
@@ -133,7 +134,6 @@ impl Generator {
                 stream.device().ordinal()
             );
         }
-        let n = super::shape::size_of(shape)?;
         // Normal generation needs an even count: allocate one spare element.
         let len = if matches!(dist, Dist::Normal(..)) {
             n + (n & 1)

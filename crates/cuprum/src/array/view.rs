@@ -3,8 +3,8 @@
 
 use super::device_array::Array;
 use super::shape::{
-    Shape, SliceArg, Strides, broadcast_strides, format_shape, infer_shape, nocopy_reshape,
-    normalize_axis, resolve_range,
+    MAX_NDIM, Shape, SliceArg, Strides, broadcast_strides, format_shape, infer_shape, nbytes_of,
+    nocopy_reshape, normalize_axis, resolve_range,
 };
 use crate::error::{Result, bail};
 
@@ -24,7 +24,7 @@ impl Array {
     /// ```
     pub fn reshape(&self, shape: &[isize]) -> Result<Array> {
         let new = infer_shape(self.size(), shape)?;
-        match nocopy_reshape(&self.shape, &self.strides, &new) {
+        match nocopy_reshape(&self.shape, &self.strides, &new)? {
             Some(strides) => Ok(self.view(new, strides, self.offset)),
             None => bail!(
                 Shape,
@@ -48,11 +48,11 @@ impl Array {
     /// ```
     pub fn reshape_copy(&self, shape: &[isize]) -> Result<Array> {
         let new = infer_shape(self.size(), shape)?;
-        match nocopy_reshape(&self.shape, &self.strides, &new) {
+        match nocopy_reshape(&self.shape, &self.strides, &new)? {
             Some(strides) => Ok(self.view(new, strides, self.offset)),
             None => {
                 let c = self.copy()?;
-                let strides = super::shape::c_strides(&new);
+                let strides = super::shape::c_strides(&new)?;
                 Ok(c.view(new, strides, 0))
             }
         }
@@ -151,6 +151,16 @@ impl Array {
                 self.ndim()
             );
         }
+        let new_axes = args.len() - consumed;
+        if self.ndim() + new_axes > MAX_NDIM {
+            bail!(
+                Shape,
+                "an array may have at most {MAX_NDIM} dimensions: slicing {} dimensions with \
+                 {new_axes} new axes makes {}",
+                self.ndim(),
+                self.ndim() + new_axes
+            );
+        }
         let mut offset = self.offset as isize;
         let mut shape = Shape::new();
         let mut strides = Strides::new();
@@ -180,7 +190,7 @@ impl Array {
                         offset += first * self.strides[ax];
                     }
                     shape.push(count);
-                    strides.push(self.strides[ax] * step);
+                    strides.push(step_stride(self.strides[ax], step, count, self.itemsize()));
                     ax += 1;
                 }
             }
@@ -211,7 +221,7 @@ impl Array {
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     pub fn broadcast_to(&self, shape: &[usize]) -> Result<Array> {
-        super::shape::size_of(shape)?;
+        nbytes_of(shape, self.itemsize())?;
         let strides = broadcast_strides(&self.shape, &self.strides, shape)?;
         Ok(self.view(Shape::from_slice(shape), strides, self.offset))
     }
@@ -270,5 +280,16 @@ impl Array {
         strides.insert(ax, 0);
         super::shape::size_of(&shape)?;
         Ok(self.view(shape, strides, self.offset))
+    }
+}
+
+/// The stride of a sliced axis: `stride × step` (NumPy's). With 2 or more positions that
+/// product steps between two elements of the buffer, so it fits; with 0 or 1 the stride is
+/// never followed and `step` may be huge: the axis' own stride is kept when the product (in
+/// bytes) would not fit `isize`.
+fn step_stride(stride: isize, step: isize, count: usize, itemsize: usize) -> isize {
+    match stride.checked_mul(step) {
+        Some(s) if count > 1 || s.checked_mul(itemsize as isize).is_some() => s,
+        _ => stride,
     }
 }

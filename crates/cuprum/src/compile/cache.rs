@@ -9,12 +9,21 @@
 //! (size and modification time; a reinstall changes them). Compiler output is never part of
 //! the key.
 //!
-//! Entry file `<dir>/<2 hex>/<64 hex>.cubin`: magic, format version, blake3 checksum of the
-//! payload, payload (cubin/PTX flag, lowered names, NVRTC log, image). Writes go to a temp
-//! file in the same folder and are renamed into place (atomic; racing processes at worst
-//! write the same bytes twice). A short, corrupted or foreign entry is a miss: the kernel is
-//! compiled again and the entry rewritten. A cache folder that cannot be created or written
-//! turns the cache into memory-only with one warning on stderr.
+//! Entry file `<dir>/<2 hex>/<64 hex>.cubin`: magic, format version, checksum, payload
+//! (cubin/PTX flag, lowered names, NVRTC log, image). The checksum is blake3 of the payload
+//! keyed with the entry's own cache key, so an entry moved or linked to another key's name
+//! is rejected. Writes go to a temp file (0600) in the same folder and are renamed into
+//! place (atomic; racing processes at worst write the same bytes twice). A short, corrupted
+//! or foreign entry is a miss: the kernel is compiled again and the entry rewritten.
+//!
+//! Hygiene: every folder level the cache creates is owner-only (0700), and an entry is read
+//! only when it is a regular file (not a link) owned by the user running the process: a
+//! cache folder shared with others cannot make this process load their code. A cache folder
+//! that cannot be created or written turns the cache into memory-only with one warning on
+//! stderr.
+//!
+//! The folder: [`set_cache_dir`] (for tests and tools, before or after the first compile),
+//! else `CUPRUM_CACHE_DIR`, else the platform cache dir.
 //!
 //! Environment: `CUPRUM_CACHE_DIR` (default: the platform cache dir, `~/.cache/cuprum`),
 //! `CUPRUM_CACHE_IN_MEMORY=1` (no disk at all), `CUPRUM_CACHE_SAVE_SOURCE=1` (write the
@@ -32,8 +41,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// Bumped whenever the entry layout or the key recipe changes.
-pub const CACHE_FORMAT_VERSION: u32 = 1;
+/// Bumped whenever the entry layout or the key recipe changes (2: the checksum is keyed
+/// with the entry's cache key).
+pub const CACHE_FORMAT_VERSION: u32 = 2;
 const MAGIC: &[u8; 8] = b"CUPRUMK\0";
 
 /// Counters of one cache in this process.
@@ -47,7 +57,8 @@ pub struct CacheStats {
     pub misses: u64,
     /// Entries written to disk.
     pub disk_writes: u64,
-    /// Disk entries found unreadable or corrupted (treated as misses).
+    /// Disk entries found unreadable, corrupted, or not trusted (a link, or a file another
+    /// user owns): treated as misses.
     pub corrupt_entries: u64,
 }
 
@@ -79,6 +90,7 @@ type Slot = Arc<OnceLock<Result<Arc<CompiledImage>>>>;
 /// use cuprum::compile::{CompileOptions, KernelCache};
 /// let dir = std::env::temp_dir().join(format!("cuprum-doc-cache-{}", std::process::id()));
 /// let cache = KernelCache::new(Some(dir.clone()));
+/// # cuprum::compile::set_cache_dir(None); // doc tests leave the user's cache alone
 /// if cuprum::compile::nvrtc().is_ok() {
 ///     let src = r#"extern "C" __global__ void k(int* x) { x[0] = 1; }"#;
 ///     cache.compile(src, &CompileOptions::default(), 90)?;       // compiles, writes an entry
@@ -137,7 +149,11 @@ impl KernelCache {
             let in_memory = env_bool("CUPRUM_CACHE_IN_MEMORY", false)?;
             let save = env_bool("CUPRUM_CACHE_SAVE_SOURCE", false)?;
             let dump = env_bool("CUPRUM_DUMP_SOURCE_ON_ERROR", false)?;
-            let dir = if in_memory { None } else { Some(default_dir()) };
+            let dir = match dir_override() {
+                Some(d) => d,
+                None if in_memory => None,
+                None => Some(default_dir()),
+            };
             Ok(KernelCache::new(dir)
                 .with_save_source(save)
                 .with_dump_on_error(dump))
@@ -149,6 +165,10 @@ impl KernelCache {
     /// The folder in use (`None` when memory-only, configured so or degraded).
     pub fn dir(&self) -> Option<PathBuf> {
         self.dir.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    fn set_dir(&self, dir: Option<PathBuf>) {
+        *self.dir.lock().unwrap_or_else(|p| p.into_inner()) = dir;
     }
 
     /// This process's counters.
@@ -250,9 +270,14 @@ impl KernelCache {
     ) -> Result<CompiledImage> {
         let path = self.dir().map(|d| entry_path(&d, key));
         if let Some(p) = &path {
-            // A missing file is simply not there yet; an unreadable one is a miss too.
-            if let Ok(bytes) = std::fs::read(p) {
-                match decode(&bytes) {
+            // A missing file is simply not there yet; an unreadable, untrusted or damaged
+            // one is a miss too.
+            match read_trusted(p) {
+                Read::Missing => {}
+                Read::Untrusted => {
+                    self.counters.corrupt.fetch_add(1, Ordering::Relaxed);
+                }
+                Read::Bytes(bytes) => match decode(&bytes, key) {
                     Some(img) => {
                         self.counters.disk_hits.fetch_add(1, Ordering::Relaxed);
                         return Ok(img);
@@ -260,7 +285,7 @@ impl KernelCache {
                     None => {
                         self.counters.corrupt.fetch_add(1, Ordering::Relaxed);
                     }
-                }
+                },
             }
         }
         self.counters.misses.fetch_add(1, Ordering::Relaxed);
@@ -274,7 +299,7 @@ impl KernelCache {
             }
         };
         if let Some(p) = path {
-            if let Err(e) = self.write_entry(&p, &img, source) {
+            if let Err(e) = self.write_entry(&p, key, &img, source) {
                 self.degrade(&e);
             } else {
                 self.counters.disk_writes.fetch_add(1, Ordering::Relaxed);
@@ -283,8 +308,14 @@ impl KernelCache {
         Ok(img)
     }
 
-    fn write_entry(&self, path: &Path, img: &CompiledImage, source: &str) -> std::io::Result<()> {
-        write_atomic(path, &encode(img))?;
+    fn write_entry(
+        &self,
+        path: &Path,
+        key: &[u8; 32],
+        img: &CompiledImage,
+        source: &str,
+    ) -> std::io::Result<()> {
+        write_atomic(path, &encode(img, key))?;
         if self.save_source {
             write_atomic(&path.with_extension("cu"), source.as_bytes())?;
         }
@@ -346,7 +377,41 @@ fn io_err(e: std::io::Error) -> Error {
     Error::new(ErrorKind::Io, format!("kernel cache: {e}"))
 }
 
+/// The folder set by [`set_cache_dir`]: `Some(None)` for memory-only.
+static DIR_OVERRIDE: Mutex<Option<Option<PathBuf>>> = Mutex::new(None);
+
+fn dir_override() -> Option<Option<PathBuf>> {
+    DIR_OVERRIDE
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone()
+}
+
+/// Points the process-wide kernel cache ([`KernelCache::global`]) at `dir` (`None`: memory
+/// only), over `CUPRUM_CACHE_DIR` and `CUPRUM_CACHE_IN_MEMORY`. It takes effect at once,
+/// also when the cache is already in use; call it before the first compile so that nothing
+/// is written to the previous folder. Test harnesses and tools use it to keep the user's
+/// cache untouched (unlike `std::env::set_var`, it is safe with threads running).
+///
+/// ```
+/// use cuprum::compile::{KernelCache, set_cache_dir};
+/// let dir = std::env::temp_dir().join(format!("cuprum-doc-set-dir-{}", std::process::id()));
+/// set_cache_dir(Some(dir.clone()));
+/// assert_eq!(KernelCache::global()?.dir(), Some(dir.clone()));
+/// set_cache_dir(None);
+/// assert_eq!(KernelCache::global()?.dir(), None);
+/// # let _ = std::fs::remove_dir_all(&dir);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn set_cache_dir(dir: Option<PathBuf>) {
+    *DIR_OVERRIDE.lock().unwrap_or_else(|p| p.into_inner()) = Some(dir.clone());
+    if let Ok(g) = KernelCache::global() {
+        g.set_dir(dir);
+    }
+}
+
 /// `$CUPRUM_CACHE_DIR`, else `<platform cache dir>/cuprum` (`~/.cache/cuprum` on Linux).
+/// [`set_cache_dir`] overrides both for this process.
 pub fn default_dir() -> PathBuf {
     if let Some(d) = std::env::var_os("CUPRUM_CACHE_DIR").filter(|d| !d.is_empty()) {
         return PathBuf::from(d);
@@ -371,15 +436,109 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Creates `dir` and its missing parents, each owner-only (0700, whatever the umask);
+/// folders that already exist are left as they are.
 fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    let mut b = std::fs::DirBuilder::new();
-    b.recursive(true);
+    if dir.is_dir() {
+        return Ok(());
+    }
+    let mut missing = Vec::new();
+    let mut cur = Some(dir);
+    while let Some(d) = cur.filter(|d| !d.as_os_str().is_empty() && !d.exists()) {
+        missing.push(d);
+        cur = d.parent();
+    }
+    for d in missing.into_iter().rev() {
+        let mut b = std::fs::DirBuilder::new();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::DirBuilderExt;
+            b.mode(0o700);
+        }
+        match b.create(d) {
+            Ok(()) => {
+                #[cfg(unix)]
+                {
+                    use std::os::unix::fs::PermissionsExt;
+                    std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o700))?;
+                }
+            }
+            // Another process made it first: theirs (ours too, if the same user).
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && d.is_dir() => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// What reading a cache file found.
+pub(crate) enum Read {
+    /// No such file (or not readable).
+    Missing,
+    /// A link, not a regular file, or a file another user owns: never read.
+    Untrusted,
+    /// The bytes of a regular file the current user owns.
+    Bytes(Vec<u8>),
+}
+
+/// Reads `path` when it is a regular file owned by the user running this process (not
+/// following a link: checked on the opened file itself, so nothing can be swapped in
+/// between the check and the read).
+pub(crate) fn read_trusted(path: &Path) -> Read {
+    use std::io::Read as _;
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true);
     #[cfg(unix)]
     {
-        use std::os::unix::fs::DirBuilderExt;
-        b.mode(0o700);
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
     }
-    b.create(dir)
+    let mut f = match o.open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Read::Missing,
+        // ELOOP: the path is a symbolic link.
+        #[cfg(unix)]
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Read::Untrusted,
+        Err(_) => return Read::Missing,
+    };
+    let Ok(meta) = f.metadata() else {
+        return Read::Missing;
+    };
+    if !trusted(&meta, current_uid()) {
+        return Read::Untrusted;
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    match f.read_to_end(&mut bytes) {
+        Ok(_) => Read::Bytes(bytes),
+        Err(_) => Read::Missing,
+    }
+}
+
+/// Whether a cache file with this metadata may be read by the user `uid`: a regular file
+/// that `uid` owns.
+#[cfg(unix)]
+fn trusted(meta: &std::fs::Metadata, uid: u32) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    owner_trusted(meta.is_file(), meta.uid(), uid)
+}
+#[cfg(not(unix))]
+fn trusted(meta: &std::fs::Metadata, _uid: u32) -> bool {
+    meta.is_file()
+}
+
+/// The ownership rule alone (unit-tested with foreign owners).
+fn owner_trusted(is_file: bool, owner: u32, uid: u32) -> bool {
+    is_file && owner == uid
+}
+
+#[cfg(unix)]
+fn current_uid() -> u32 {
+    // SAFETY: geteuid takes no arguments, cannot fail and touches no memory of ours.
+    unsafe { libc::geteuid() }
+}
+#[cfg(not(unix))]
+fn current_uid() -> u32 {
+    0
 }
 
 fn put(buf: &mut Vec<u8>, bytes: &[u8]) {
@@ -387,7 +546,8 @@ fn put(buf: &mut Vec<u8>, bytes: &[u8]) {
     buf.extend_from_slice(bytes);
 }
 
-fn encode(img: &CompiledImage) -> Vec<u8> {
+/// The bytes of the entry of `img` under `key`.
+pub fn encode(img: &CompiledImage, key: &[u8; 32]) -> Vec<u8> {
     let mut payload = vec![img.is_cubin as u8];
     payload.extend_from_slice(&(img.lowered_names.len() as u32).to_le_bytes());
     for (e, l) in &img.lowered_names {
@@ -399,19 +559,21 @@ fn encode(img: &CompiledImage) -> Vec<u8> {
     let mut out = Vec::with_capacity(payload.len() + 44);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&CACHE_FORMAT_VERSION.to_le_bytes());
-    out.extend_from_slice(blake3::hash(&payload).as_bytes());
+    out.extend_from_slice(blake3::keyed_hash(key, &payload).as_bytes());
     out.extend_from_slice(&payload);
     out
 }
 
-fn decode(bytes: &[u8]) -> Option<CompiledImage> {
+/// The image of an entry read under `key`, or `None` for anything short, damaged, of
+/// another format or written under another key.
+pub fn decode(bytes: &[u8], key: &[u8; 32]) -> Option<CompiledImage> {
     let rest = bytes.strip_prefix(MAGIC)?;
     let (ver, rest) = rest.split_at_checked(4)?;
     if u32::from_le_bytes(ver.try_into().ok()?) != CACHE_FORMAT_VERSION {
         return None;
     }
     let (sum, payload) = rest.split_at_checked(32)?;
-    if blake3::hash(payload).as_bytes() != sum {
+    if blake3::keyed_hash(key, payload).as_bytes() != sum {
         return None;
     }
     let mut r = payload;
@@ -420,7 +582,11 @@ fn decode(bytes: &[u8]) -> Option<CompiledImage> {
         r = b;
         Some(a)
     };
-    let is_cubin = take(1)?[0] == 1;
+    let is_cubin = match take(1)? {
+        [0] => false,
+        [1] => true,
+        _ => return None,
+    };
     let count = u32::from_le_bytes(take(4)?.try_into().ok()?) as usize;
     let mut chunk = || -> Option<Vec<u8>> {
         let n = u32::from_le_bytes(take(4)?.try_into().ok()?) as usize;
@@ -434,6 +600,10 @@ fn decode(bytes: &[u8]) -> Option<CompiledImage> {
     }
     let log = String::from_utf8(chunk()?).ok()?;
     let image = chunk()?;
+    // Nothing may follow the image: the entry is exactly what `encode` wrote.
+    if !r.is_empty() {
+        return None;
+    }
     Some(CompiledImage {
         image,
         is_cubin,
@@ -455,29 +625,120 @@ mod tests {
         }
     }
 
+    const KEY: [u8; 32] = [7; 32];
+
     #[test]
     fn entries_round_trip_and_reject_damage() {
         let img = sample();
-        let bytes = encode(&img);
-        let back = decode(&bytes).unwrap();
+        let bytes = encode(&img, &KEY);
+        let back = decode(&bytes, &KEY).unwrap();
         assert_eq!(back.image, img.image);
         assert_eq!(back.lowered_names, img.lowered_names);
         assert_eq!(back.log, img.log);
         assert!(back.is_cubin);
         // every truncation is rejected
         for n in 0..bytes.len() {
-            assert!(decode(&bytes[..n]).is_none(), "truncated to {n}");
+            assert!(decode(&bytes[..n], &KEY).is_none(), "truncated to {n}");
         }
         // every single flipped byte is rejected
         for i in 0..bytes.len() {
             let mut b = bytes.clone();
             b[i] ^= 0x55;
-            assert!(decode(&b).is_none(), "flipped byte {i}");
+            assert!(decode(&b, &KEY).is_none(), "flipped byte {i}");
         }
+    }
+
+    /// Wraps `payload` in a valid header and checksum under `KEY`.
+    fn framed(payload: &[u8]) -> Vec<u8> {
+        let mut b = MAGIC.to_vec();
+        b.extend_from_slice(&CACHE_FORMAT_VERSION.to_le_bytes());
+        b.extend_from_slice(blake3::keyed_hash(&KEY, payload).as_bytes());
+        b.extend_from_slice(payload);
+        b
+    }
+
+    /// Found by the `cache_entry` fuzz target: a valid checksum over a payload with bytes
+    /// after the image, or a cubin flag other than 0 and 1, decoded (and re-encoded to
+    /// other bytes). An entry is exactly what `encode` writes.
+    #[test]
+    fn fuzz_regression_trailing_bytes_and_odd_flags_are_rejected() {
+        let good = encode(&sample(), &KEY);
+        let payload = &good[MAGIC.len() + 4 + 32..];
+        assert!(decode(&framed(payload), &KEY).is_some());
+        let mut trailing = payload.to_vec();
+        trailing.extend_from_slice(b"trailing");
+        assert!(decode(&framed(&trailing), &KEY).is_none());
+        let mut flag = payload.to_vec();
+        flag[0] = 2;
+        assert!(decode(&framed(&flag), &KEY).is_none());
+    }
+
+    #[test]
+    fn an_entry_read_under_another_key_is_rejected() {
+        let bytes = encode(&sample(), &KEY);
+        let mut other = KEY;
+        other[31] ^= 1;
+        assert!(decode(&bytes, &other).is_none());
+    }
+
+    /// The rule with foreign owners (tests/compile_cache.rs plants a file of another user
+    /// for real when it runs as root).
+    #[test]
+    fn only_regular_files_of_the_current_user_are_trusted() {
+        assert!(owner_trusted(true, 1000, 1000));
+        assert!(!owner_trusted(true, 1001, 1000));
+        assert!(!owner_trusted(true, 0, 1000));
+        assert!(!owner_trusted(false, 1000, 1000));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_and_special_files_are_not_read() {
+        let t = tempfile::tempdir().unwrap();
+        let real = t.path().join("real");
+        std::fs::write(&real, b"mine").unwrap();
+        assert!(matches!(read_trusted(&real), Read::Bytes(b) if b == b"mine"));
+        assert!(matches!(
+            read_trusted(&t.path().join("none")),
+            Read::Missing
+        ));
+        let link = t.path().join("link");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        assert!(matches!(read_trusted(&link), Read::Untrusted));
+        assert!(matches!(read_trusted(t.path()), Read::Untrusted));
+        // a FIFO would block a plain open until a writer came
+        let fifo = t.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: `c` is a NUL-terminated path that outlives the call.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        assert!(matches!(read_trusted(&fifo), Read::Untrusted));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn every_folder_level_created_is_owner_only() {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let t = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(t.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let deep = t.path().join("a").join("b").join("c");
+        write_atomic(&deep.join("entry"), b"x").unwrap();
+        for level in [t.path().join("a"), t.path().join("a/b"), deep.clone()] {
+            assert_eq!(mode(&level), 0o700, "{}", level.display());
+        }
+        // the folder that existed before keeps its mode; the entry is the owner's only
+        assert_eq!(mode(t.path()), 0o755);
+        assert_eq!(mode(&deep.join("entry")), 0o600);
+        // a second write into existing folders changes nothing
+        write_atomic(&deep.join("entry2"), b"y").unwrap();
+        assert_eq!(mode(&deep), 0o700);
     }
 
     #[test]
     fn key_changes_with_every_input() {
+        // The key looks NVRTC up (stat only), which remembers the pip location in the cache
+        // folder: memory-only here, so unit tests write nothing to the user's cache.
+        set_cache_dir(None);
         let o = CompileOptions::default();
         let base = KernelCache::key("src", &o, 90);
         assert_eq!(base, KernelCache::key("src", &o, 90));

@@ -20,6 +20,7 @@ pub struct SourceSpan {
 ///
 /// ```
 /// use cuprum::compile::{compile_for_arch, CompileOptions};
+/// # cuprum::compile::set_cache_dir(None); // doc tests leave the user's cache alone
 /// if cuprum::compile::nvrtc().is_ok() {
 ///     let err = compile_for_arch("__global__ void k() { nope; }", &CompileOptions::default(), 90)
 ///         .unwrap_err();

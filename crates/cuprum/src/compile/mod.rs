@@ -7,7 +7,7 @@
 //! - below it, [`KernelCache`] keeps compiled images in memory and on disk (see its docs
 //!   for the key, the entry format and the environment variables).
 
-mod cache;
+pub(crate) mod cache;
 mod discovery;
 mod env;
 mod failure;
@@ -18,7 +18,9 @@ mod ptxas;
 mod python;
 mod setup;
 
-pub use cache::{CACHE_FORMAT_VERSION, CacheEntry, CacheStats, KernelCache, default_dir};
+pub use cache::{
+    CACHE_FORMAT_VERSION, CacheEntry, CacheStats, KernelCache, default_dir, set_cache_dir,
+};
 pub use discovery::{
     CUDA_MAJOR, Component, Found, Origin, Report, cuda_headers, data_dir, locate, python_name,
 };
@@ -102,6 +104,7 @@ pub(crate) fn cuda_headers_identity(source: &str, opts: &CompileOptions) -> Opti
 ///
 /// ```
 /// use cuprum::compile::{compile_for_arch, CompileOptions};
+/// # cuprum::compile::set_cache_dir(None); // doc tests leave the user's cache alone
 /// if cuprum::compile::nvrtc().is_ok() {
 ///     let img = compile_for_arch(r#"extern "C" __global__ void k() {}"#, &CompileOptions::default(), 90)?;
 ///     assert!(img.is_cubin && img.image.starts_with(b"\x7fELF"));

@@ -78,6 +78,7 @@ pub struct CompiledImage {
 /// installation.
 ///
 /// ```
+/// # cuprum::compile::set_cache_dir(None); // doc tests leave the user's cache alone
 /// match cuprum::compile::nvrtc() {
 ///     Ok(n) => println!("NVRTC {}.{} from {} ({})", n.version().0, n.version().1, n.path(), n.found_by()),
 ///     Err(e) => println!("{e}"),

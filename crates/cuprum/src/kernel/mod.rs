@@ -27,3 +27,5 @@ pub use reduction::{Axes, ReductionCall, ReductionKernel};
 pub use samples::reduction_sample_sources;
 #[doc(hidden)]
 pub use samples::sample_sources as elementwise_sample_sources;
+#[doc(hidden)]
+pub use samples::{elementwise_source_for_fuzzing, reduction_source_for_fuzzing};

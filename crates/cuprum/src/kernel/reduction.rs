@@ -14,7 +14,8 @@ use crate::compile::CompileOptions;
 use crate::error::{Result, bail};
 use crate::runtime::{ArgPack, Function, LaunchConfig, Stream, launch};
 use crate::shape::{
-    Shape, Strides, broadcast_shapes, broadcast_strides, format_shape, merge_dims, normalize_axis,
+    Shape, Strides, broadcast_shapes, broadcast_strides, format_shape, merge_dims_of_views,
+    normalize_axis,
 };
 use smallvec::SmallVec;
 
@@ -703,7 +704,7 @@ fn geometry(
         && reduced.iter().all(|&x| x)
         && in_strides
             .iter()
-            .all(|s| crate::shape::is_c_contiguous(in_shape, s))
+            .all(|s| crate::shape::is_c_contiguous_view(in_shape, s))
     {
         return Geometry {
             oshape: Shape::new(),
@@ -743,14 +744,14 @@ fn geometry(
     let (oshape, ost, rshape, rst) = if merge {
         let orefs: SmallVec<[&[isize]; 8]> = ost0.iter().map(|s| s.as_slice()).collect();
         let rrefs: SmallVec<[&[isize]; 8]> = rst0.iter().map(|s| s.as_slice()).collect();
-        let (os, ost) = merge_dims(&oshape0, &orefs);
+        let (os, ost) = merge_dims_of_views(&oshape0, &orefs);
         let (rs, rst) = if r == 0 {
             (
                 Shape::from_elem(0, 1),
                 rst0.iter().map(|_| Strides::from_elem(0, 1)).collect(),
             )
         } else {
-            let (rs, rst) = merge_dims(&rshape0, &rrefs);
+            let (rs, rst) = merge_dims_of_views(&rshape0, &rrefs);
             (rs, rst.into_iter().collect())
         };
         (os, ost.into_iter().collect(), rs, rst)

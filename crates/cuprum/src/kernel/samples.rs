@@ -12,66 +12,7 @@ use crate::error::Result;
 pub fn sample_sources() -> Result<Vec<(String, String)>> {
     let mut out = Vec::new();
     let arrays = |n: usize| -> Vec<Slot> { (0..n).map(|idx| Slot::Array { idx }).collect() };
-    let layouts = |na: u32| {
-        let mut v = Vec::new();
-        for wide in [false, true] {
-            for vec in [1u8, 4] {
-                v.push(Layout {
-                    class: LayoutClass::Contiguous,
-                    nd: 1,
-                    wide,
-                    vec,
-                    tiled: 0,
-                    row_bcast: 0,
-                });
-            }
-            for nd in [1u8, 2, 3] {
-                v.push(Layout {
-                    class: LayoutClass::Rows,
-                    nd,
-                    wide,
-                    vec: 1,
-                    tiled: 0,
-                    row_bcast: 0,
-                });
-                v.push(Layout {
-                    class: LayoutClass::Rows,
-                    nd,
-                    wide,
-                    vec: 4,
-                    tiled: 0,
-                    row_bcast: 2,
-                });
-                v.push(Layout {
-                    class: LayoutClass::Flat,
-                    nd,
-                    wide,
-                    vec: 1,
-                    tiled: 0,
-                    row_bcast: 0,
-                });
-            }
-            for nd in [2u8, 3] {
-                v.push(Layout {
-                    class: LayoutClass::Tiled,
-                    nd,
-                    wide,
-                    vec: 1,
-                    tiled: 1,
-                    row_bcast: 0,
-                });
-                v.push(Layout {
-                    class: LayoutClass::Tiled,
-                    nd,
-                    wide,
-                    vec: 1,
-                    tiled: (1 << na) - 1,
-                    row_bcast: 0,
-                });
-            }
-        }
-        v
-    };
+    let layouts = sample_layouts;
     let add = ElementwiseKernel::new(
         "float32 x, float32 y",
         "float32 z",
@@ -215,23 +156,131 @@ pub fn sample_sources() -> Result<Vec<(String, String)>> {
     Ok(out)
 }
 
+/// The layouts the compile checks and the fuzz target generate: every class, both index
+/// widths, wide loads and broadcast rows, tiles for the first or all of `na` arrays.
+fn sample_layouts(na: u32) -> Vec<Layout> {
+    let all_tiled = if na >= 32 { u32::MAX } else { (1u32 << na) - 1 };
+    let mut v = Vec::new();
+    for wide in [false, true] {
+        for vec in [1u8, 4] {
+            v.push(Layout {
+                class: LayoutClass::Contiguous,
+                nd: 1,
+                wide,
+                vec,
+                tiled: 0,
+                row_bcast: 0,
+            });
+        }
+        for nd in [1u8, 2, 3] {
+            v.push(Layout {
+                class: LayoutClass::Rows,
+                nd,
+                wide,
+                vec: 1,
+                tiled: 0,
+                row_bcast: 0,
+            });
+            v.push(Layout {
+                class: LayoutClass::Rows,
+                nd,
+                wide,
+                vec: 4,
+                tiled: 0,
+                row_bcast: 2,
+            });
+            v.push(Layout {
+                class: LayoutClass::Flat,
+                nd,
+                wide,
+                vec: 1,
+                tiled: 0,
+                row_bcast: 0,
+            });
+        }
+        for nd in [2u8, 3] {
+            for tiled in [1, all_tiled] {
+                v.push(Layout {
+                    class: LayoutClass::Tiled,
+                    nd,
+                    wide,
+                    vec: 1,
+                    tiled,
+                    row_bcast: 0,
+                });
+            }
+        }
+    }
+    v
+}
+
+/// The shapes of the reduction compile checks: (outer, tx, ty, ndo, ndr).
+const REDUCE_SHAPES: [(bool, u16, u16, u8, u8); 8] = [
+    (false, 256, 1, 0, 1),
+    (false, 256, 1, 1, 1),
+    (false, 32, 8, 1, 1),
+    (false, 64, 4, 2, 2),
+    (true, 32, 8, 1, 1),
+    (true, 4, 64, 2, 1),
+    (true, 256, 1, 1, 2),
+    (false, 256, 1, 1, 0),
+];
+
+fn reduce_shapes() -> impl Iterator<Item = super::ReduceShape> {
+    REDUCE_SHAPES
+        .into_iter()
+        .flat_map(|(outer, tx, ty, ndo, ndr)| {
+            [false, true].map(|wide| super::ReduceShape {
+                outer,
+                tx,
+                ty,
+                ndo,
+                ndr,
+                wide,
+                unit: ndr == 1 && !outer,
+                vec: if ndr == 1 && !outer && ndo == 0 { 4 } else { 1 },
+            })
+        })
+}
+
+/// The source of a user's ElementwiseKernel for `dtypes` and `scalars` (as
+/// [`ElementwiseKernel::generated_source`]) in layout number `which` (modulo the number of
+/// sample layouts: every class, both index widths): the fuzz target's view of code
+/// generation.
+pub fn elementwise_source_for_fuzzing(
+    k: &ElementwiseKernel,
+    dtypes: &[DType],
+    scalars: &[bool],
+    which: usize,
+) -> Result<String> {
+    let slots = super::call::sample_slots(k.name(), k.params(), dtypes, scalars)?;
+    let na = slots
+        .iter()
+        .filter(|s| matches!(s, Slot::Array { .. }))
+        .count();
+    let layouts = sample_layouts(u32::try_from(na).unwrap_or(u32::MAX));
+    let l = layouts[which % layouts.len()];
+    Ok(k.source_for(dtypes, &slots, l, 256)?.0)
+}
+
+/// The same for a user's ReductionKernel, in reduction shape number `which`.
+pub fn reduction_source_for_fuzzing(
+    k: &super::ReductionKernel,
+    dtypes: &[DType],
+    scalars: &[bool],
+    which: usize,
+) -> Result<String> {
+    let slots = super::call::sample_slots(k.name(), &k.params_for_samples(), dtypes, scalars)?;
+    let shapes: Vec<super::ReduceShape> = reduce_shapes().collect();
+    Ok(k.source_for(dtypes, &slots, shapes[which % shapes.len()]).0)
+}
+
 /// Sources of representative ReductionKernel specialisations: both strategies, split and
 /// merged shapes, several inputs and outputs, no identity, both index widths, struct
 /// accumulators.
 pub fn reduction_sample_sources() -> Result<Vec<(String, String)>> {
-    use super::ReduceShape;
     use super::call::sample_slots;
     let mut out = Vec::new();
-    let shapes = [
-        (false, 256u16, 1u16, 0u8, 1u8),
-        (false, 256, 1, 1, 1),
-        (false, 32, 8, 1, 1),
-        (false, 64, 4, 2, 2),
-        (true, 32, 8, 1, 1),
-        (true, 4, 64, 2, 1),
-        (true, 256, 1, 1, 2),
-        (false, 256, 1, 1, 0),
-    ];
     let ssq =
         super::ReductionKernel::new("T x", "T y", "x * x", "a + b", "y = a", Some("0"), "ssq")?;
     let mse = super::ReductionKernel::new(
@@ -266,42 +315,30 @@ pub fn reduction_sample_sources() -> Result<Vec<(String, String)>> {
     )?
     .preamble("struct cuprum_pair { double v; long long j; __device__ cuprum_pair() : v(0), j(0) {} __device__ cuprum_pair(double v_, long long j_) : v(v_), j(j_) {} };")
     .reduce_type("cuprum_pair");
-    for (outer, tx, ty, ndo, ndr) in shapes {
-        for wide in [false, true] {
-            let shape = ReduceShape {
-                outer,
-                tx,
-                ty,
-                ndo,
-                ndr,
-                wide,
-                unit: ndr == 1 && !outer,
-                vec: if ndr == 1 && !outer && ndo == 0 { 4 } else { 1 },
-            };
-            for (name, k, dtypes, scalars) in [
-                ("ssq f32", &ssq, vec![DType::F32; 2], vec![false; 2]),
-                ("ssq c128", &ssq, vec![DType::C128; 2], vec![false; 2]),
-                ("ssq f16", &ssq, vec![DType::F16; 2], vec![false; 2]),
-                ("mse", &mse, vec![DType::F64; 3], vec![false; 3]),
-                ("max i8", &maxk, vec![DType::I8; 2], vec![false; 2]),
-                ("max f64", &maxk, vec![DType::F64; 2], vec![false; 2]),
-                (
-                    "weighted",
-                    &two,
-                    vec![DType::F32, DType::F32, DType::F32, DType::F32, DType::I64],
-                    vec![false, false, true, false, false],
-                ),
-                (
-                    "argmax",
-                    &argmax,
-                    vec![DType::F32, DType::I64],
-                    vec![false, false],
-                ),
-            ] {
-                let slots = sample_slots(k.name(), &k.params_for_samples(), &dtypes, &scalars)?;
-                let (s, _) = k.source_for(&dtypes, &slots, shape);
-                out.push((format!("{name} {shape:?}"), s));
-            }
+    for shape in reduce_shapes() {
+        for (name, k, dtypes, scalars) in [
+            ("ssq f32", &ssq, vec![DType::F32; 2], vec![false; 2]),
+            ("ssq c128", &ssq, vec![DType::C128; 2], vec![false; 2]),
+            ("ssq f16", &ssq, vec![DType::F16; 2], vec![false; 2]),
+            ("mse", &mse, vec![DType::F64; 3], vec![false; 3]),
+            ("max i8", &maxk, vec![DType::I8; 2], vec![false; 2]),
+            ("max f64", &maxk, vec![DType::F64; 2], vec![false; 2]),
+            (
+                "weighted",
+                &two,
+                vec![DType::F32, DType::F32, DType::F32, DType::F32, DType::I64],
+                vec![false, false, true, false, false],
+            ),
+            (
+                "argmax",
+                &argmax,
+                vec![DType::F32, DType::I64],
+                vec![false, false],
+            ),
+        ] {
+            let slots = sample_slots(k.name(), &k.params_for_samples(), &dtypes, &scalars)?;
+            let (s, _) = k.source_for(&dtypes, &slots, shape);
+            out.push((format!("{name} {shape:?}"), s));
         }
     }
     Ok(out)

@@ -12,7 +12,7 @@ use super::programs::{PRELUDE, Program, bits_type, blocks_for, fits_u32, program
 use crate::array::{Array, DType, DTypeKind, Scalar};
 use crate::error::{Result, bail, err};
 use crate::kernel::{ByValue, DevicePtr, ElementwiseKernel, IntoOperand, Operand};
-use crate::shape::{Shape, format_shape, merge_dims, normalize_axis};
+use crate::shape::{Shape, format_shape, merge_dims_of_views, normalize_axis};
 use std::fmt::Write;
 use std::sync::{Arc, OnceLock};
 
@@ -284,7 +284,7 @@ fn check_flag(flag: &Array, axis: usize, len: usize) -> Result<()> {
 
 /// Shape and strides of `a` merged for the scatter kernels (a 0-d view is one element).
 fn target_meta(shape: &[usize], strides: &[isize]) -> (Shape, [i64; 16]) {
-    let (ms, mst) = merge_dims(shape, &[strides]);
+    let (ms, mst) = merge_dims_of_views(shape, &[strides]);
     let mut meta = [0i64; 16];
     if ms.is_empty() {
         meta[0] = 1;
@@ -725,7 +725,7 @@ pub fn nonzero(a: &Array) -> Result<Vec<Array>> {
         nonzero_coords(&x, &[a.size()], std::slice::from_ref(&flat))?;
     }
     let k = unravel_kernel()?;
-    let strides = crate::shape::c_strides(a.shape());
+    let strides = crate::shape::c_strides_of_valid(a.shape());
     (0..nd)
         .map(|d| k.call((&flat, strides[d] as i64, a.shape()[d] as i64)))
         .collect()

@@ -11,7 +11,8 @@
 //! strided-batched GEMM, with a zero stride for operands broadcast along the stack.
 
 use crate::array::shape::{
-    Shape, Strides, broadcast_shapes, broadcast_strides, c_strides, format_shape, merge_dims,
+    Shape, Strides, broadcast_shapes, broadcast_strides, c_strides, format_shape,
+    merge_dims_of_views,
 };
 use crate::array::{Array, DType};
 use crate::error::{Result, bail, err};
@@ -358,14 +359,14 @@ fn run(plan: &Plan, a: &Array, b: &Array) -> Result<Array> {
     let pb = prepare(&b, false, &plan.batch)?;
     let out = Array::empty_on(&plan.out, dtype, &stream)?;
     let mn = plan.m * plan.n;
-    let out_batch_strides: Strides = c_strides(&plan.batch)
+    let out_batch_strides: Strides = c_strides(&plan.batch)?
         .iter()
         .map(|s| s * mn as isize)
         .collect();
 
     // Batch axes merged jointly; the last merged axis is one strided-batched call, the
     // ones before it (only when an operand's batch strides do not merge) are a host loop.
-    let (bshape, bstrides) = merge_dims(
+    let (bshape, bstrides) = merge_dims_of_views(
         &plan.batch,
         &[&pa.batch_strides, &pb.batch_strides, &out_batch_strides],
     );

@@ -1,63 +1,27 @@
-//! Shared helpers of the integration tests: GPU detection with a reported skip, and
-//! `CUPRUM_REQUIRE_GPU=1` / `CUPRUM_REQUIRE_NVRTC=1` to turn a skip into a failure; random
+//! Shared helpers of the integration tests: the test harness's part ([`harness`]: a
+//! temporary kernel cache for the binary, GPU and NVRTC detection with visible skips,
+//! `CUPRUM_REQUIRE_GPU=1` / `CUPRUM_REQUIRE_NVRTC=1` to turn a skip into a failure); random
 //! inputs, device arrays and error checks; the runner of the GPU property tests; a host
 //! model of strided views ([`views`]) and of NumPy's values and dtypes ([`numpy_model`]).
 //! Each test binary uses only some of them.
 #![allow(dead_code)]
 
+pub mod harness;
 pub mod numpy_model;
 pub mod routines_model;
 pub mod views;
 
+#[allow(unused_imports)]
+pub use harness::{Need, gpu, nvrtc, setup, skip};
+
 use cuprum::{Array, Element, ErrorKind};
 use proptest::test_runner::{Config as ProptestConfig, TestRunner};
-use std::sync::Mutex;
 
-fn required(var: &str) -> bool {
-    matches!(std::env::var(var).as_deref(), Ok("1") | Ok("true"))
-}
-
-/// The GPU tests run only when a device is present. Returns `false` (after printing why)
-/// when there is none; panics instead when `CUPRUM_REQUIRE_GPU=1`.
-pub fn gpu(test: &str) -> bool {
-    match cuprum::Device::get(0) {
-        Ok(_) => true,
-        Err(e) => {
-            if required("CUPRUM_REQUIRE_GPU") {
-                panic!("CUPRUM_REQUIRE_GPU=1 but no GPU: {e}");
-            }
-            eprintln!("SKIPPED {test}: no GPU ({e})");
-            record_skip();
-            false
-        }
-    }
-}
-
-/// The same for tests that need only NVRTC (`CUPRUM_REQUIRE_NVRTC=1` makes a skip fail).
-pub fn nvrtc(test: &str) -> bool {
-    match cuprum::compile::nvrtc() {
-        Ok(_) => true,
-        Err(e) => {
-            if required("CUPRUM_REQUIRE_NVRTC") {
-                panic!("CUPRUM_REQUIRE_NVRTC=1 but NVRTC is missing: {e}");
-            }
-            eprintln!("SKIPPED {test}: no NVRTC ({e})");
-            record_skip();
-            false
-        }
-    }
-}
-
-static SKIPS: Mutex<usize> = Mutex::new(0);
-fn record_skip() {
-    *SKIPS.lock().unwrap_or_else(|p| p.into_inner()) += 1;
-}
-
-/// Skips the rest of the test when there is no GPU.
+/// Skips the rest of the test when there is no GPU (a visible skip naming the test).
 #[macro_export]
 macro_rules! require_gpu {
     () => {
-        if !$crate::common::gpu(module_path!()) {
+        if !$crate::common::gpu() {
             return;
         }
     };
@@ -67,7 +31,7 @@ macro_rules! require_gpu {
 #[macro_export]
 macro_rules! require_nvrtc {
     () => {
-        if !$crate::common::nvrtc(module_path!()) {
+        if !$crate::common::nvrtc() {
             return;
         }
     };

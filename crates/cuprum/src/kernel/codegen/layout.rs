@@ -17,7 +17,7 @@
 //! Index width: 32-bit (`unsigned int` loop index, `int` offsets) when the loop size and
 //! every array's element span fit in `i32`, else 64-bit.
 
-use crate::shape::{Shape, Strides, merge_dims};
+use crate::shape::{Shape, Strides, merge_dims_of_views};
 use smallvec::SmallVec;
 
 /// Tile edge of the transposing kernel.
@@ -86,7 +86,7 @@ pub(crate) fn plan(loop_shape: &[usize], arrays: &[ArrayLayout<'_>], reduce_dims
     let n: usize = loop_shape.iter().product();
     let (shape, strides): (Shape, SmallVec<[Strides; 4]>) = if reduce_dims {
         let all: SmallVec<[&[isize]; 8]> = arrays.iter().map(|a| a.strides).collect();
-        let (s, st) = merge_dims(loop_shape, &all);
+        let (s, st) = merge_dims_of_views(loop_shape, &all);
         (s, st.into_iter().collect())
     } else {
         (

@@ -1,0 +1,304 @@
+//! What every test binary of the workspace shares (the integration tests through `common`,
+//! the CLI's tests and unit tests through `#[path]`):
+//!
+//! - **A temporary kernel cache.** [`setup`] points the process-wide kernel cache at a
+//!   folder of this test binary (removed at exit) before anything compiles, so `cargo test`
+//!   never writes to the user's cache. [`gpu`] and [`nvrtc`] call it.
+//! - **Visible skips.** A test that cannot run here calls [`skip`] (through [`gpu`],
+//!   [`nvrtc`] or the `require_*` macros): its `SKIPPED <test>: <reason>` line goes straight
+//!   to the process's stderr, past the test harness's capture, and at exit the binary prints
+//!   how many of its tests skipped and why. Run by `cargo test`, each binary also adds its
+//!   counts to a small file named after that `cargo` process, so the last binary of the run
+//!   prints the total of the whole run.
+//!
+//! `CUPRUM_REQUIRE_GPU=1` / `CUPRUM_REQUIRE_NVRTC=1` turn a GPU / NVRTC skip into a failure.
+#![allow(dead_code)]
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::sync::{Mutex, Once};
+
+/// The temporary cache folder of this binary, removed at exit.
+static CACHE_DIR: Mutex<Option<PathBuf>> = Mutex::new(None);
+
+/// Points the process-wide kernel cache at a temporary folder of this test binary, once.
+/// A child process started by a test (`CUPRUM_TEST_CHILD` set) keeps the cache its parent
+/// chose through the environment.
+pub fn setup() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        if std::env::var_os("CUPRUM_TEST_CHILD").is_some() {
+            return;
+        }
+        let dir = tempfile::Builder::new()
+            .prefix("cuprum-test-cache-")
+            .tempdir()
+            .map(tempfile::TempDir::keep);
+        match dir {
+            Ok(dir) => {
+                cuprum::compile::set_cache_dir(Some(dir.clone()));
+                *CACHE_DIR.lock().unwrap_or_else(|p| p.into_inner()) = Some(dir);
+                // SAFETY: `remove_cache_at_exit` is an `extern "C" fn()` that never unwinds.
+                unsafe { libc::atexit(remove_cache_at_exit) };
+            }
+            // No temporary folder: memory only, still never the user's cache.
+            Err(_) => cuprum::compile::set_cache_dir(None),
+        }
+    });
+    // Every binary that uses the harness reports at exit (the last one of a `cargo test`
+    // run prints the run's total even when it skipped nothing itself).
+    register_report();
+}
+
+fn register_report() {
+    static ONCE: Once = Once::new();
+    // SAFETY: `report_at_exit` is an `extern "C" fn()` that never unwinds.
+    ONCE.call_once(|| unsafe {
+        libc::atexit(report_at_exit);
+    });
+}
+
+extern "C" fn remove_cache_at_exit() {
+    let _ = std::panic::catch_unwind(|| {
+        if let Some(d) = CACHE_DIR.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    });
+}
+
+/// Whether a GPU is present (after [`setup`]); otherwise the running test is skipped
+/// ([`skip`]) and this returns false.
+pub fn gpu() -> bool {
+    setup();
+    match cuprum::Device::get(0) {
+        Ok(_) => true,
+        Err(e) => {
+            skip_because(Need::Gpu, &format!("no GPU ({})", e.kind()), &e.to_string());
+            false
+        }
+    }
+}
+
+/// The same for tests that need only NVRTC.
+pub fn nvrtc() -> bool {
+    setup();
+    match cuprum::compile::nvrtc() {
+        Ok(_) => true,
+        Err(e) => {
+            skip_because(
+                Need::Nvrtc,
+                &format!("no NVRTC ({})", e.kind()),
+                &e.to_string(),
+            );
+            false
+        }
+    }
+}
+
+/// What a skipped test lacked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Need {
+    /// A CUDA device (`CUPRUM_REQUIRE_GPU=1` makes the skip a failure).
+    Gpu,
+    /// NVRTC (`CUPRUM_REQUIRE_NVRTC=1` makes the skip a failure).
+    Nvrtc,
+    /// Something else the message names (a header, root, Python…).
+    Other,
+}
+
+struct Tally {
+    counts: [usize; 3],
+    /// The first reason of each kind.
+    why: [Option<String>; 3],
+}
+
+static TALLY: Mutex<Tally> = Mutex::new(Tally {
+    counts: [0; 3],
+    why: [None, None, None],
+});
+
+fn index(need: Need) -> usize {
+    match need {
+        Need::Gpu => 0,
+        Need::Nvrtc => 1,
+        Need::Other => 2,
+    }
+}
+
+/// Whether the environment variable `var` is `1` or `true`.
+pub fn required(var: &str) -> bool {
+    matches!(std::env::var(var).as_deref(), Ok("1") | Ok("true"))
+}
+
+/// The running test's name: the test harness names each test's thread after its test.
+pub fn test_name() -> String {
+    std::thread::current()
+        .name()
+        .unwrap_or("<unnamed test>")
+        .to_string()
+}
+
+/// Skips the running test: prints `SKIPPED <test>: <reason>` to the process's stderr and
+/// counts it for the summary at exit. Panics instead when the matching `CUPRUM_REQUIRE_*`
+/// variable is set.
+pub fn skip(need: Need, reason: &str) {
+    skip_because(need, reason, reason);
+}
+
+/// [`skip`] with a short reason for the test's line and the full one (`detail`, e.g. the
+/// driver's message) for the summary.
+pub fn skip_because(need: Need, reason: &str, detail: &str) {
+    let test = test_name();
+    let var = match need {
+        Need::Gpu => Some("CUPRUM_REQUIRE_GPU"),
+        Need::Nvrtc => Some("CUPRUM_REQUIRE_NVRTC"),
+        Need::Other => None,
+    };
+    if let Some(var) = var.filter(|v| required(v)) {
+        panic!("{test}: {var}=1 but the test would skip: {detail}");
+    }
+    let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {reason}");
+    {
+        let mut t = TALLY.lock().unwrap_or_else(|p| p.into_inner());
+        let i = index(need);
+        t.counts[i] += 1;
+        t.why[i].get_or_insert_with(|| detail.to_string());
+    }
+    register_report();
+}
+
+extern "C" fn report_at_exit() {
+    // Never unwind out of an atexit handler.
+    let _ = std::panic::catch_unwind(report);
+}
+
+/// This binary's name without cargo's hash suffix (`array-0123456789abcdef` → `array`).
+fn binary_name() -> String {
+    let exe = std::env::current_exe().ok();
+    let stem = exe
+        .as_deref()
+        .and_then(|p| p.file_stem())
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "this test binary".into());
+    match stem.rsplit_once('-') {
+        Some((name, hash)) if hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()) => {
+            name.to_string()
+        }
+        _ => stem,
+    }
+}
+
+fn report() {
+    let (counts, why) = {
+        let t = TALLY.lock().unwrap_or_else(|p| p.into_inner());
+        (t.counts, t.why.clone())
+    };
+    let bin = binary_name();
+    let mut err = std::io::stderr().lock();
+    let plural = |n: usize| if n == 1 { "test" } else { "tests" };
+    let lines = [
+        (
+            "GPU",
+            "no GPU: ",
+            "; CUPRUM_REQUIRE_GPU=1 makes a skip a failure",
+        ),
+        (
+            "NVRTC",
+            "no NVRTC: ",
+            "; CUPRUM_REQUIRE_NVRTC=1 makes a skip a failure",
+        ),
+        ("other", "", "; each SKIPPED line above says why"),
+    ];
+    for (i, (kind, lack, hint)) in lines.iter().enumerate() {
+        if counts[i] == 0 {
+            continue;
+        }
+        let why = match i {
+            2 => String::new(),
+            _ => format!(" ({lack}{})", why[i].as_deref().unwrap_or("")),
+        };
+        let _ = writeln!(
+            err,
+            "cuprum: {} {kind} {} skipped in {bin}{why}{hint}",
+            counts[i],
+            plural(counts[i])
+        );
+    }
+    if let Some((total, binaries)) = add_to_run_total(&bin, counts) {
+        let sum = total.iter().sum::<usize>();
+        if sum > 0 {
+            let _ = writeln!(
+                err,
+                "cuprum: {sum} {} skipped so far in this cargo test run ({} GPU, {} NVRTC, {} \
+                 other, in {binaries} test binaries)",
+                plural(sum),
+                total[0],
+                total[1],
+                total[2]
+            );
+        }
+    }
+}
+
+/// Under `cargo test` (which sets `CARGO` for the binaries it runs), appends this binary's
+/// counts to a file named after the `cargo` process (its pid and start time) and returns
+/// the sums over the run so far and the number of binaries in it.
+fn add_to_run_total(bin: &str, counts: [usize; 3]) -> Option<([usize; 3], usize)> {
+    std::env::var_os("CARGO")?;
+    let ppid = std::os::unix::process::parent_id();
+    // The start time (field 22 of /proc/<pid>/stat) tells a reused pid apart.
+    let started = std::fs::read_to_string(format!("/proc/{ppid}/stat"))
+        .ok()
+        .and_then(|s| {
+            let after = s.rsplit_once(')')?.1;
+            after.split_whitespace().nth(19).map(str::to_string)
+        })
+        .unwrap_or_default();
+    let dir = std::env::temp_dir().join("cuprum-test-skips");
+    std::fs::create_dir_all(&dir).ok()?;
+    forget_old_runs(&dir);
+    let path = dir.join(format!("{ppid}-{started}"));
+    if counts.iter().any(|&n| n > 0) {
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .ok()?;
+        writeln!(f, "{bin} {} {} {}", counts[0], counts[1], counts[2]).ok()?;
+    }
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let mut total = [0usize; 3];
+    let mut binaries = 0;
+    for line in text.lines() {
+        let nums: Vec<usize> = line
+            .split_whitespace()
+            .skip(1)
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        if let [g, n, o] = nums[..] {
+            total[0] += g;
+            total[1] += n;
+            total[2] += o;
+            binaries += 1;
+        }
+    }
+    Some((total, binaries))
+}
+
+/// Removes the files of runs older than a day.
+fn forget_old_runs(dir: &std::path::Path) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let old = e
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age.as_secs() > 86_400);
+        if old {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
