@@ -45,6 +45,7 @@ mod indexing;
 mod join;
 mod masked;
 mod masked_update;
+pub(crate) mod permutation;
 mod programs;
 mod scan;
 mod sort;
