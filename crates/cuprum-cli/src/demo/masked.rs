@@ -6,7 +6,7 @@
 use super::cases::{Outcome, Program, gpu_time, prime_outcome};
 
 #[path = "../../../../examples/masked/prime_factor_sum.rs"]
-mod masked;
+mod seed;
 
 type R<T> = cuprum::Result<T>;
 
@@ -39,7 +39,7 @@ pub fn prime_programs() -> R<Vec<Program>> {
 /// every value against the host.
 pub fn prime_factor_sum() -> R<Outcome> {
     let n = 1_000_000usize;
-    let v = masked::prime_factorization_sum(n)?.to_vec::<i64>()?;
-    let t = gpu_time(|| masked::prime_factorization_sum(n).map(drop))?;
+    let v = seed::prime_factorization_sum(n)?.to_vec::<i64>()?;
+    let t = gpu_time(|| seed::prime_factorization_sum(n).map(drop))?;
     Ok(prime_outcome(&v, t))
 }
