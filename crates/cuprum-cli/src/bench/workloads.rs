@@ -834,8 +834,7 @@ fn scatter_add10m(o: &BenchmarkOptions) -> R<Timed> {
 
 // ------------------------------------------------ masks, in-place updates, ufuncs
 
-#[path = "../../../../examples/masked/prime_factor_sum.rs"]
-mod seed_masked;
+use crate::masked_seed as seed_masked;
 
 fn prime1m_masked(o: &BenchmarkOptions) -> R<Timed> {
     let r = warm_bench(o, "prime1M_masked", || {

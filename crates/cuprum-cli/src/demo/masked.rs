@@ -1,12 +1,10 @@
 //! The demo's boolean-mask case: seed 003's "Option 1: reformulate entirely" with masks and
 //! in-place updates through them. The function is the example's
-//! (examples/masked/prime_factor_sum.rs, shared through `#[path]`), checked against the host
+//! (examples/masked/prime_factor_sum.rs, shared through `#[path]` in main.rs), checked against the host
 //! for every value and timed as a whole (404 masked steps, no synchronisation inside).
 
 use super::cases::{Outcome, Program, gpu_time, prime_outcome};
-
-#[path = "../../../../examples/masked/prime_factor_sum.rs"]
-mod seed;
+use crate::masked_seed as seed;
 
 type R<T> = cuprum::Result<T>;
 
