@@ -172,13 +172,13 @@ ufuncs! {
     /// Whether the sign bit of `a` is set (integers compute in a float).
     Signbit = "signbit", 1, false, signbit_rule, |x, l| float_predicate("signbit", x[0], l, "false");
     /// Logical and of the truth values.
-    LogicalAnd = "logical_and", 2, false, logical, |x, _| bin(x, "&&");
+    LogicalAnd = "logical_and", 2, false, predicate, |x, l| logical_expr(x, l, "&&");
     /// Logical or.
-    LogicalOr = "logical_or", 2, false, logical, |x, _| bin(x, "||");
+    LogicalOr = "logical_or", 2, false, predicate, |x, l| logical_expr(x, l, "||");
     /// Logical exclusive or.
-    LogicalXor = "logical_xor", 2, false, logical, |x, _| bin(x, "!=");
+    LogicalXor = "logical_xor", 2, false, predicate, |x, l| logical_expr(x, l, "!=");
     /// Logical not.
-    LogicalNot = "logical_not", 1, false, logical, |x, _| format!("(!{})", x[0]);
+    LogicalNot = "logical_not", 1, false, predicate, |x, l| format!("(!{})", truth(x[0], l));
     /// Bitwise and (bool: logical and).
     BitAnd = "bitwise_and", 2, false, bitwise, |x, l| bitwise_expr(x, l, "&", "&&");
     /// Bitwise or (bool: logical or).
@@ -367,7 +367,8 @@ fn rint_rule(_: Op, c: DType) -> Result<Loop> {
     Ok(Loop::same(float_loop(c)))
 }
 
-/// isnan, isinf, isfinite: any dtype, a bool result.
+/// isnan, isinf, isfinite and the logical operations: any dtype (computed in the promoted
+/// one, so a weak scalar is range-checked against it as for any operation), a bool result.
 fn predicate(_: Op, c: DType) -> Result<Loop> {
     Ok(Loop {
         compute: c,
@@ -388,11 +389,6 @@ fn signbit_rule(op: Op, c: DType) -> Result<Loop> {
         compute: float_loop(c),
         out: DType::Bool,
     })
-}
-
-/// Logical operations: every operand's truth value (non-zero), a bool result.
-fn logical(_: Op, _: DType) -> Result<Loop> {
-    Ok(Loop::same(DType::Bool))
 }
 
 /// Bitwise operations: integers and bools only.
@@ -565,6 +561,20 @@ fn float_predicate(f: &str, x: &str, l: Loop, exact: &str) -> String {
         DType::C64 | DType::C128 => format!("cuprum::{f}({x})"),
         _ => format!("((void)({x}), {exact})"),
     }
+}
+
+/// The truth value (non-zero) of an operand of the loop's compute type.
+fn truth(x: &str, l: Loop) -> String {
+    if l.compute == DType::Bool {
+        x.to_owned()
+    } else {
+        cast_expr(DType::Bool, x)
+    }
+}
+
+/// A logical operation of the operands' truth values.
+fn logical_expr(x: &[&str], l: Loop, op: &str) -> String {
+    format!("({} {op} {})", truth(x[0], l), truth(x[1], l))
 }
 
 /// A bitwise operation: the C operator for integers (converted back to the type), the
@@ -851,8 +861,9 @@ mod tests {
             (Op::IsFinite, F16, to_bool(F16)),
             (Op::Signbit, I16, to_bool(F32)),
             (Op::Signbit, Bool, to_bool(F16)),
-            (Op::LogicalAnd, F32, same(Bool)),
-            (Op::LogicalNot, C64, same(Bool)),
+            (Op::LogicalAnd, F32, to_bool(F32)),
+            (Op::LogicalNot, C64, to_bool(C64)),
+            (Op::LogicalXor, Bool, same(Bool)),
             (Op::BitAnd, Bool, same(Bool)),
             (Op::BitXor, U64, same(U64)),
             (Op::Invert, I8, same(I8)),
