@@ -27,12 +27,17 @@
 //! 4. in tests: the NVRTC checks already compile every row for every dtype (`Op::ALL`);
 //!    add the operation to the `Un` / `Bin` lists of `tests/fuse.rs`, whose property tests
 //!    run random expressions through `fuse` and through `ops` and compare them, and give it
-//!    a host-reference test in `tests/ops.rs`.
+//!    a host-reference test in `tests/ufuncs.rs` (its own NumPy dtype table and reference
+//!    per operation). The `_into` form, the masked updates and the in-place paths come with
+//!    the row.
 //!
 //! A dtype rule sees only the promoted dtype: an operation whose operands all convert to
-//! one type (logical operations: bool; `isnan`: the operand's own type, the expression
-//! ignoring integers) fits as is; the first operand of a row with `condition: true` is
-//! converted to bool and left out of the promotion (`where`).
+//! one type fits as is (logical operations compute in the promoted type, so a weak scalar is
+//! range-checked against it as everywhere, and take truth values in the expression;
+//! `isnan` of an integer is `false` in the expression); the first operand of a row with
+//! `condition: true` is converted to bool and left out of the promotion (`where`). A
+//! compute type of a lower kind than the promoted one would convert weak scalars without
+//! NumPy's range check in `fuse`: keep the compute type's kind at least the promoted one's.
 
 use crate::array::{DType, DTypeKind, Scalar};
 use crate::error::{Result, bail};
