@@ -267,6 +267,7 @@ pub(crate) fn check_same_kind(name: &str, from: DType, to: DType) -> Result<()> 
 /// to its dtype, NumPy's checks first).
 fn launch(
     what: What,
+    name: &str,
     ins: &[DType],
     natural: DType,
     value: impl FnOnce() -> String,
@@ -277,7 +278,7 @@ fn launch(
         let k = kernel(what, ins, natural, value)?;
         return k.call(operands.to_vec());
     };
-    check_out(what.name(), natural, operands, out)?;
+    check_out(name, natural, operands, out)?;
     let to = out.dtype();
     let k = kernel(what, ins, to, || {
         if natural == to {
@@ -320,6 +321,7 @@ pub(crate) fn binary_to(
         let ins = [own(&a), own(&b)];
         return launch(
             What::Constant(answer),
+            op.name(),
             &ins,
             DType::Bool,
             || answer.to_string(),
@@ -335,6 +337,7 @@ pub(crate) fn binary_to(
         let d = x.dtype();
         return launch(
             What::Power(p),
+            op.name(),
             &[d],
             l.out,
             || p.expr(&converted("a", d, l.compute), l),
@@ -347,6 +350,7 @@ pub(crate) fn binary_to(
     let ins = [param_dtype(&a, sc), param_dtype(&b, sc)];
     launch(
         What::Ufunc(op),
+        op.name(),
         &ins,
         l.out,
         || ufunc_value(op, &ins, l),
@@ -365,6 +369,7 @@ pub(crate) fn unary_to(op: Op, a: &Array, out: Option<&Array>) -> Result<Array> 
     let l = op.types(d)?;
     launch(
         What::Ufunc(op),
+        op.name(),
         &[d],
         l.out,
         || ufunc_value(op, &[d], l),
@@ -390,6 +395,7 @@ pub(crate) fn clip_to(
     let ins = [param_dtype(&a, c), param_dtype(&lo, c), param_dtype(&hi, c)];
     launch(
         What::Ufunc(Op::Clip),
+        Op::Clip.name(),
         &ins,
         l.out,
         || ufunc_value(Op::Clip, &ins, l),
