@@ -329,7 +329,7 @@ fn check(op: M, x: &Array, xv: &[V], m: &Array, mv: &[bool], val: &Val, what: &s
     let want = model(op, xv, x.shape(), xd, mv, m.ndim(), val);
     let r = match val {
         Val::Scalar(v, d) => op.call(x.masked(m), scalar(*v, *d)),
-        Val::Array(vals, vs, d) => op.call(x.masked(m), &dev(vals, vs, *d)),
+        Val::Array(vals, vs, d) => op.call(x.masked(m), dev(vals, vs, *d)),
     };
     match want {
         Ok(want) => {
@@ -449,9 +449,9 @@ fn set_values_per_selected_element_or_broadcast() {
     assert_eq!(host(&x), [-1.0, 1.0, -2.0, -3.0, 4.0, 5.0].map(F).to_vec());
     // one element broadcasts: shape (1,) and a 0-d array
     x.masked(&m)
-        .set(&Array::from_slice(&[9.0f64], &[1]).unwrap())
+        .set(Array::from_slice(&[9.0f64], &[1]).unwrap())
         .unwrap();
-    x.masked(&m).set(&Array::scalar(8.0f32).unwrap()).unwrap();
+    x.masked(&m).set(Array::scalar(8.0f32).unwrap()).unwrap();
     assert_eq!(host(&x), [8.0, 1.0, 8.0, 8.0, 4.0, 5.0].map(F).to_vec());
     // the wrong count: NumPy's message; nothing changes
     let two = Array::from_slice(&[1.0f64, 2.0], &[2]).unwrap();
@@ -470,7 +470,7 @@ fn set_values_per_selected_element_or_broadcast() {
     // all-false mask with an empty value; all-true mask with every value
     let none = mask_dev(&[false; 6], &[6]);
     x.masked(&none)
-        .set(&Array::zeros(&[0], DType::F64).unwrap())
+        .set(Array::zeros(&[0], DType::F64).unwrap())
         .unwrap();
     let all = mask_dev(&[true; 6], &[6]);
     let six = Array::from_slice(&[6.0f64, 5.0, 4.0, 3.0, 2.0, 1.0], &[6]).unwrap();
@@ -506,13 +506,12 @@ fn masks_over_leading_axes_select_rows() {
     let x = dev(&xv, &[4, 3], DType::I32);
     let m = mask_dev(&mv, &[4]);
     assert_err(
-        x.masked(&m)
-            .set(&Array::zeros(&[4, 3], DType::I32).unwrap()),
+        x.masked(&m).set(Array::zeros(&[4, 3], DType::I32).unwrap()),
         ErrorKind::Shape,
         "shape mismatch: value array of shape (4, 3) could not be broadcast to indexing result of shape (3, 3)",
     );
     assert_err(
-        x.masked(&m).add(&Array::zeros(&[2], DType::I32).unwrap()),
+        x.masked(&m).add(Array::zeros(&[2], DType::I32).unwrap()),
         ErrorKind::Shape,
         "value array of shape (2,) could not be broadcast to indexing result of shape (3, 3)",
     );
@@ -539,7 +538,7 @@ fn masks_over_leading_axes_select_rows() {
     x.masked(&Array::scalar(false).unwrap()).set(0i16).unwrap();
     assert_eq!(host(&x), vec![I(11), I(12)]);
     x.masked(&Array::scalar(true).unwrap())
-        .set(&Array::from_slice(&[5i16, 6], &[1, 2]).unwrap())
+        .set(Array::from_slice(&[5i16, 6], &[1, 2]).unwrap())
         .unwrap();
     assert_eq!(host(&x), vec![I(5), I(6)]);
 }
@@ -552,14 +551,14 @@ fn zero_dimensional_and_empty_arrays() {
     x.masked(&t).multiply(2.0).unwrap();
     assert_eq!(host(&x), vec![F(7.0)]);
     x.masked(&t)
-        .set(&Array::from_slice(&[1.0f64], &[1]).unwrap())
+        .set(Array::from_slice(&[1.0f64], &[1]).unwrap())
         .unwrap();
     assert_eq!(host(&x), vec![F(1.0)]);
     let e = Array::zeros(&[0, 3], DType::I64).unwrap();
     let em = Array::zeros(&[0], DType::Bool).unwrap();
     e.masked(&em).add(1i64).unwrap();
     e.masked(&em)
-        .set(&Array::zeros(&[0, 3], DType::I64).unwrap())
+        .set(Array::zeros(&[0, 3], DType::I64).unwrap())
         .unwrap();
     assert_eq!(e.shape(), &[0, 3]);
 }
@@ -650,7 +649,7 @@ fn updates_follow_numpys_same_kind_rule() {
     let u = dev(&[I(1), I(2), I(3)], &[3], DType::U8);
     assert_err(
         u.masked(&m)
-            .add(&Array::from_slice(&[1i16, 2], &[2]).unwrap()),
+            .add(Array::from_slice(&[1i16, 2], &[2]).unwrap()),
         ErrorKind::DType,
         "from int16 to uint8",
     );
@@ -669,13 +668,13 @@ fn updates_follow_numpys_same_kind_rule() {
     // float32 updated by float64 values: same kind, narrowed
     let f = dev(&[F(1.0), F(2.0), F(3.0)], &[3], DType::F32);
     f.masked(&m)
-        .add(&Array::from_slice(&[0.5f64, 0.25], &[2]).unwrap())
+        .add(Array::from_slice(&[0.5f64, 0.25], &[2]).unwrap())
         .unwrap();
     assert_eq!(host(&f), vec![F(1.5), F(2.0), F(3.25)]);
     // int8 updated by uint8 values: int16 result narrowed to int8 (same kind)
     let i8x = dev(&[I(100), I(0), I(-100)], &[3], DType::I8);
     i8x.masked(&m)
-        .add(&Array::from_slice(&[100u8, 50], &[2]).unwrap())
+        .add(Array::from_slice(&[100u8, 50], &[2]).unwrap())
         .unwrap();
     assert_eq!(host(&i8x), vec![I(-56), I(0), I(-50)]);
 }
@@ -837,7 +836,7 @@ fn inplace_operators_through_a_mask() {
     require_gpu!();
     let totals = Array::zeros(&[6], DType::I64).unwrap();
     let nums = Array::from_slice(&[2i64, 3, 4, 5, 6, 8], &[6]).unwrap();
-    let even = ops::equal(&ops::remainder(&nums, 2i64).unwrap(), 0i64).unwrap();
+    let even = ops::equal(ops::remainder(&nums, 2i64).unwrap(), 0i64).unwrap();
     totals
         .masked(&even)
         .inplace(|t| {
@@ -883,7 +882,7 @@ fn the_seed_prime_factor_loop_matches_the_host() {
     let mask = nums.greater(1i64).unwrap();
     totals
         .masked(&mask)
-        .add(&nums.masked(&mask).get().unwrap())
+        .add(nums.masked(&mask).get().unwrap())
         .unwrap();
     let got = totals.to_vec::<i64>().unwrap();
     for (i, &g) in got.iter().enumerate() {
@@ -1049,7 +1048,7 @@ fn random_masked_updates_match_the_model() {
         let want = model(c.op, &xv, &c.shape, c.dtype, &mv, c.mask_nd, &val);
         let r = match &val {
             Val::Scalar(v, d) => c.op.call(x.masked(&m), scalar(*v, *d)),
-            Val::Array(vals, vs, d) => c.op.call(x.masked(&m), &dev(vals, vs, *d)),
+            Val::Array(vals, vs, d) => c.op.call(x.masked(&m), dev(vals, vs, *d)),
         };
         match want {
             Ok(want) => {

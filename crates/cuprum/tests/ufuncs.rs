@@ -806,7 +806,7 @@ fn binary_ufuncs_promote_mixed_dtypes_and_weak_scalars() {
     let r = ops::left_shift(&u, 1i32).unwrap();
     assert_eq!((r.dtype(), host(&r)), (DType::U8, vec![I(144), I(6)]));
     // an int8 operand and a scalar on the left
-    let s = ops::right_shift(64i32, &dev(&[I(1), I(3)], &[2], DType::I8)).unwrap();
+    let s = ops::right_shift(64i32, dev(&[I(1), I(3)], &[2], DType::I8)).unwrap();
     assert_eq!((s.dtype(), host(&s)), (DType::I8, vec![I(32), I(8)]));
 }
 
@@ -888,7 +888,7 @@ fn special_float_values_follow_numpy() {
     let ang = host(&ops::angle(&a).unwrap());
     assert_eq!((ang[0], ang[1]), (F(std::f64::consts::PI), F(0.0)));
     let fd =
-        host(&ops::floor_divide(&dev(&[F(1.0), F(-1.0), F(0.0)], &[3], DType::F64), 0.0).unwrap());
+        host(&ops::floor_divide(dev(&[F(1.0), F(-1.0), F(0.0)], &[3], DType::F64), 0.0).unwrap());
     assert_eq!((fd[0], fd[1]), (F(f64::INFINITY), F(f64::NEG_INFINITY)));
     assert!(matches!(fd[2], F(v) if v.is_nan()));
 }
@@ -993,10 +993,10 @@ fn integer_division_by_zero_and_min_by_minus_one_follow_numpy() {
         // `//` by zero is 0 and `MIN // -1` wraps to MIN, as in NumPy.
         let (lo, _) = int_range(d);
         let z =
-            ops::floor_divide(&dev(&[I(lo), I(5)], &[2], d), &dev(&[I(0), I(0)], &[2], d)).unwrap();
+            ops::floor_divide(dev(&[I(lo), I(5)], &[2], d), dev(&[I(0), I(0)], &[2], d)).unwrap();
         assert_eq!(host(&z), vec![I(0), I(0)], "{d}");
         if d.kind() == DTypeKind::SignedInt {
-            let m = ops::floor_divide(&dev(&[I(lo)], &[1], d), -1i32).unwrap();
+            let m = ops::floor_divide(dev(&[I(lo)], &[1], d), -1i32).unwrap();
             assert_eq!(host(&m), vec![I(lo)], "{d}");
         }
     }
@@ -1221,7 +1221,7 @@ fn into_broadcasts_operands_to_the_output_shape() {
     assert_eq!(host(&big), want);
     // A scalar operand fills the output.
     let f = Array::zeros(&[2, 2], DType::F32).unwrap();
-    ops::hypot_into(&dev(&[F(3.0)], &[1], DType::F32), 4.0f32, &f).unwrap();
+    ops::hypot_into(dev(&[F(3.0)], &[1], DType::F32), 4.0f32, &f).unwrap();
     assert_eq!(host(&f), vec![F(5.0); 4]);
     // An output that the operands do not broadcast to is NumPy's error.
     let small = Array::zeros(&[3], DType::I64).unwrap();
@@ -1366,7 +1366,7 @@ fn inplace_methods_follow_numpys_inplace_operators() {
     assert_eq!(ints(&a), vec![I(-4), I(3), I(4)]);
     a.rem_assign(3i32).unwrap();
     assert_eq!(ints(&a), vec![I(2), I(0), I(1)]);
-    a.add_assign(&dev(&[I(1), I(2), I(3)], &[3], DType::I32))
+    a.add_assign(dev(&[I(1), I(2), I(3)], &[3], DType::I32))
         .unwrap();
     assert_eq!(ints(&a), vec![I(3), I(2), I(4)]);
     a.mul_assign(&a).unwrap(); // a *= a
@@ -1396,7 +1396,7 @@ fn inplace_methods_follow_numpys_inplace_operators() {
     // uint8 += an int16 array: int16 does not cast to uint8 (same_kind).
     let u = dev(&[I(1)], &[1], DType::U8);
     assert_err(
-        u.add_assign(&dev(&[I(1)], &[1], DType::I16)),
+        u.add_assign(dev(&[I(1)], &[1], DType::I16)),
         ErrorKind::DType,
         "from int16 to uint8",
     );
@@ -1404,13 +1404,13 @@ fn inplace_methods_follow_numpys_inplace_operators() {
     expect_err(u.add_assign(300i32), ErrorKind::DType);
     // float32 -= float64 array: same kind.
     let f = dev(&[F(1.5), F(2.5)], &[2], DType::F32);
-    f.sub_assign(&dev(&[F(0.25), F(0.5)], &[2], DType::F64))
+    f.sub_assign(dev(&[F(0.25), F(0.5)], &[2], DType::F64))
         .unwrap();
     f.div_assign(2.0).unwrap();
     assert_eq!(host(&f), vec![F(0.625), F(1.0)]);
     // Broadcasting into the array; the array cannot grow.
     let m = dev(&[F(1.0), F(2.0), F(3.0), F(4.0)], &[2, 2], DType::F64);
-    m.mul_assign(&dev(&[F(10.0), F(100.0)], &[2], DType::F64))
+    m.mul_assign(dev(&[F(10.0), F(100.0)], &[2], DType::F64))
         .unwrap();
     assert_eq!(host(&m), vec![F(10.0), F(200.0), F(30.0), F(400.0)]);
     let row = dev(&[F(1.0), F(2.0)], &[2], DType::F64);
