@@ -114,11 +114,13 @@ pub use compile::{CompileOptions, clear_memo, compile_with_cache, setup};
 /// `return`, `as` casts, number methods (`abs`, `min`, `max`, `sqrt`, `exp`, `ln`, `sin`,
 /// `mul_add`, `powi`, `powf`, `clamp`, `count_ones`, `wrapping_add`, … — see
 /// [`gpu::Float`] and [`gpu::Int`]), local arrays (`[0.0f32; 4]`, `[a, b, c]`), blocks,
-/// `unsafe { *x.get_unchecked(i) }`, calls of [`#[cuprum::device]`](device) functions and
-/// of the built-ins of [`gpu`] (indices, barriers, shared memory, atomics, warp shuffles
-/// and votes, `grid_sync`). Anything else (`match`, closures, references, tuples, structs,
-/// strings, macros, iterators, module-level constants) is a compile error at its span
-/// that names it.
+/// `unsafe { *x.get_unchecked(i) }`, `assert!(cond)` and `debug_assert!(cond)` (an
+/// optional message string, no formatting), wide accesses of four elements
+/// ([`x.load4(k)`](gpu::Slice::load4), [`x.store4(k, v)`](gpu::Slice::store4)), calls of
+/// [`#[cuprum::device]`](device) functions and of the built-ins of [`gpu`] (indices,
+/// barriers, shared memory, atomics, warp shuffles and votes, `grid_sync`). Anything else
+/// (`match`, closures, references, tuples, structs, strings, other macros, iterators,
+/// module-level constants) is a compile error at its span that names it.
 ///
 /// # Semantics: Rust's, not C's or Python's
 /// `/` and `%` truncate (`-7 / 2 == -3`, `-7 % 2 == -1`; `%` of floats is `fmod`); literals
@@ -138,7 +140,9 @@ pub use compile::{CompileOptions, clear_memo, compile_with_cache, setup};
 /// skips the access and ends that thread; the next synchronisation
 /// ([`Stream::synchronize`], [`Device::synchronize`], a blocking copy such as
 /// [`Array::to_vec`]) returns an [`ErrorKind::KernelFault`] error, and the context stays
-/// usable. `unsafe { *x.get_unchecked(i) }` skips the check. A thread that stopped is not
+/// usable. `unsafe { *x.get_unchecked(i) }` skips the check; one `assert!` can bound the
+/// indices of many such accesses (a false condition is the same kind of fault, "assertion
+/// failed"; `debug_assert!` only in checked builds). A thread that stopped is not
 /// waited for at `sync_threads()`; if a whole block never reaches `grid_sync()`, the other
 /// blocks fault after about ten seconds of waiting instead of hanging the process.
 ///

@@ -243,12 +243,17 @@ pub enum ChildMode {
     /// The first call of a new fused function, NVRTC warmed (the cache is the folder,
     /// through `CUPRUM_CACHE_DIR`).
     FuseCold,
+    /// Where that first call spends its time (a diagnostic, not a workload): prints
+    /// `name=ms` pairs (see `fuse_cases::cold_parts`).
+    FuseColdParts,
 }
 
 impl ChildMode {
     fn kind(self) -> Kind {
         match self {
-            ChildMode::First | ChildMode::Disk | ChildMode::FuseCold => Kind::Elementwise,
+            ChildMode::First | ChildMode::Disk | ChildMode::FuseCold | ChildMode::FuseColdParts => {
+                Kind::Elementwise
+            }
             ChildMode::DiskReduction => Kind::Reduction,
         }
     }
@@ -267,6 +272,10 @@ pub fn child(args: &ChildArgs) -> R<ExitCode> {
     if let ChildMode::FuseCold = args.mode {
         let s = super::fuse_cases::cold_first_call(nonce())?;
         out!("{s} {s}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let ChildMode::FuseColdParts = args.mode {
+        out!("{}", super::fuse_cases::cold_parts(nonce())?);
         return Ok(ExitCode::SUCCESS);
     }
     let dev = Device::get(0)?;

@@ -200,7 +200,7 @@ pub const WORKLOADS: &[Workload] = &[
     ),
     w(
         "jit_add100M_f32",
-        "vector_add written in Rust (#[cuprum::kernel]), 1e8 float32",
+        "vector_add_wide written in Rust (#[cuprum::kernel], 16-byte load4/store4), 1e8 float32",
         jit_add100m,
         PctOfCopy(90.0),
     ),

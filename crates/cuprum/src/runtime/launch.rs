@@ -205,7 +205,16 @@ impl ArgPack {
     }
 
     /// Appends one argument given as its bytes.
+    #[inline]
     pub(crate) fn push_bytes(&mut self, bytes: &[u8]) {
+        if bytes.len() <= 16 {
+            // One cell (every scalar and pointer): no loop.
+            let mut c = [0u8; 16];
+            c[..bytes.len()].copy_from_slice(bytes);
+            self.starts.push(self.cells.len());
+            self.cells.push(u128::from_ne_bytes(c));
+            return;
+        }
         self.starts.push(self.cells.len());
         let cells = bytes.len().div_ceil(16).max(1);
         let at = self.cells.len();
@@ -218,6 +227,7 @@ impl ArgPack {
     }
 
     /// Appends a plain value (an integer, float or pointer).
+    #[inline]
     pub(crate) fn push<T: bytemuck::Pod>(&mut self, v: T) {
         self.push_bytes(bytemuck::bytes_of(&v));
     }

@@ -159,7 +159,9 @@ impl<'s> Launcher<'s> {
                 self.device.ordinal()
             );
         }
-        let start = a.data_ptr();
+        // The address for this launch's stream (a use on another stream than the array's own
+        // is recorded, so that its memory is not reused before this launch ran).
+        let start = a.ptr_on(&self.stream);
         self.ranges.push(Range {
             start,
             end: start + a.nbytes() as u64,
@@ -202,7 +204,7 @@ impl<'s> Launcher<'s> {
     ) -> Result<()> {
         let k = self.def.name();
         for (i, a) in self.ranges.iter().enumerate() {
-            if !a.mutable || a.start == a.end {
+            if !a.mutable || a.start == a.end || self.ranges.len() < 2 {
                 continue;
             }
             if let Some(b) = self
