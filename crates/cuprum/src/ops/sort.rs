@@ -189,31 +189,6 @@ __device__ __forceinline__ unsigned block_exclusive(unsigned v, unsigned* s_wsum
 }
 
 // Digit counts of every pass: KP key passes, then `rp` passes over the row number i / len.
-// Each thread counts runs of equal digits in registers (sorted or constant data then
-// needs few shared atomics) and reads 16-byte chunks of keys, HU chunks in flight.
-constexpr int HV = 16 / (int)sizeof(K) > 0 ? 16 / (int)sizeof(K) : 1, HU = 4;
-template <int P>
-__device__ __forceinline__ void hist_key(K raw, I i, unsigned len, int rp, unsigned (&last)[P], unsigned (&cnt)[P],
-    unsigned (*s_h)[256]) {
-  const K kk = to_key(raw);
-#pragma unroll
-  for (int p = 0; p < KP; ++p) {
-    const unsigned d = (unsigned)(kk >> (8 * p)) & 255u;
-    if (d != last[p]) { if (cnt[p]) atomicAdd(&s_h[p][last[p]], cnt[p]); last[p] = d; cnt[p] = 0u; }
-    ++cnt[p];
-  }
-  if (RPMAX > 0) {
-    const unsigned row = i / len;
-#pragma unroll
-    for (int p = KP; p < P; ++p) {
-      if (p - KP < rp) {
-        const unsigned d = (row >> (8 * (p - KP))) & 255u;
-        if (d != last[p]) { if (cnt[p]) atomicAdd(&s_h[p][last[p]], cnt[p]); last[p] = d; cnt[p] = 0u; }
-        ++cnt[p];
-      }
-    }
-  }
-}
 extern "C" __global__ void __launch_bounds__(256) cuprum_radix_hist(const K* __restrict__ keys, I n, unsigned len,
     unsigned* __restrict__ hist, int rp) {
   constexpr int P = KP + RPMAX;
@@ -223,30 +198,26 @@ extern "C" __global__ void __launch_bounds__(256) cuprum_radix_hist(const K* __r
   unsigned last[P], cnt[P];
 #pragma unroll
   for (int p = 0; p < P; ++p) { last[p] = 0u; cnt[p] = 0u; }
-  const I stride = (I)gridDim.x * BLOCK;
-  const I tid = (I)blockIdx.x * BLOCK + threadIdx.x;
-  // keys before the first 16-byte boundary, then whole chunks, then the rest
-  I head = (I)((16u - (unsigned)((unsigned long long)keys & 15ull)) & 15u) / (I)sizeof(K);
-  if (head > n) head = n;
-  const I chunks = (n - head) / (I)HV;
-  if (tid < head) hist_key<P>(keys[tid], tid, len, rp, last, cnt, s_h);
-  for (I c0 = tid; c0 < chunks; c0 += (I)HU * stride) {
-    rt::Pack<K, HV> w[HU];
+  for (I i = (I)blockIdx.x * BLOCK + threadIdx.x; i < n; i += (I)gridDim.x * BLOCK) {
+    const K kk = to_key(keys[i]);
 #pragma unroll
-    for (int u = 0; u < HU; ++u) {
-      const I c = c0 + (I)u * stride;
-      if (c < chunks) w[u] = reinterpret_cast<const rt::Pack<K, HV>*>(keys + head)[c];
+    for (int p = 0; p < KP; ++p) {
+      const unsigned d = (unsigned)(kk >> (8 * p)) & 255u;
+      if (d != last[p]) { if (cnt[p]) atomicAdd(&s_h[p][last[p]], cnt[p]); last[p] = d; cnt[p] = 0u; }
+      ++cnt[p];
     }
+    if (RPMAX > 0) {
+      const unsigned row = i / len;
 #pragma unroll
-    for (int u = 0; u < HU; ++u) {
-      const I c = c0 + (I)u * stride;
-      if (c < chunks) {
-#pragma unroll
-        for (int v = 0; v < HV; ++v) hist_key<P>(w[u].v[v], head + c * (I)HV + (I)v, len, rp, last, cnt, s_h);
+      for (int p = KP; p < P; ++p) {
+        if (p - KP < rp) {
+          const unsigned d = (row >> (8 * (p - KP))) & 255u;
+          if (d != last[p]) { if (cnt[p]) atomicAdd(&s_h[p][last[p]], cnt[p]); last[p] = d; cnt[p] = 0u; }
+          ++cnt[p];
+        }
       }
     }
   }
-  for (I i = head + chunks * (I)HV + tid; i < n; i += stride) hist_key<P>(keys[i], i, len, rp, last, cnt, s_h);
 #pragma unroll
   for (int p = 0; p < P; ++p) if (cnt[p]) atomicAdd(&s_h[p][last[p]], cnt[p]);
   __syncthreads();
@@ -263,17 +234,6 @@ extern "C" __global__ void __launch_bounds__(256) cuprum_radix_offsets(unsigned*
   unsigned total;
   const unsigned v = h[threadIdx.x];
   h[threadIdx.x] = block_exclusive(v, s_wsum, total);
-}
-
-// Look-back status: one 32-bit word per tile and digit, written with one relaxed store: bits
-// 30-31 the state (1: the tile's count of the digit, 2: the count of it and every tile
-// before), bits 0-29 the count. Reads LBJ tiles at once, `near` the nearest (a tile before
-// the first reads as an inclusive 0; tile 0 is always inclusive, so no walk passes it).
-constexpr int LBJ = VALS ? 4 : 8;
-__device__ __forceinline__ void lookback_read(const unsigned* status, long long near, unsigned dg, unsigned (&w)[LBJ]) {
-#pragma unroll
-  for (int j = 0; j < LBJ; ++j)
-    w[j] = near - j >= 0 ? rt::ld_relaxed(&status[(unsigned)(near - j) * 256u + dg]) : INC;
 }
 
 template <bool ROWDIG>
@@ -339,12 +299,6 @@ __device__ __forceinline__ void radix_pass(const K* __restrict__ kin, K* __restr
   for (int w = 0; w < WARPS; ++w) { const unsigned c = s_hist[w][dg]; s_hist[w][dg] = run; run += c; }
   const unsigned tcount = run;
   rt::st_relaxed(&status[tile * 256u + dg], (tile == 0 ? INC : AGG) | tcount);
-  // Look-back for this thread's digit: the predecessors' counts, LBJ tiles per read, back to
-  // the nearest inclusive count; without positions (registers to spare) the first read is
-  // in flight during the reordering below.
-  long long near = (long long)tile - 1;
-  unsigned lw[LBJ];
-  if (!VALS && tile > 0) lookback_read(status, near, dg, lw);
   unsigned total;
   const unsigned tstart = block_exclusive(tcount, s_wsum, total);
   s_tstart[dg] = tstart;
@@ -361,27 +315,13 @@ __device__ __forceinline__ void radix_pass(const K* __restrict__ kin, K* __restr
   }
   unsigned excl = 0u;
   if (tile > 0) {
-    if (VALS) lookback_read(status, near, dg, lw);
+    unsigned t = tile - 1;
     while (true) {
-      unsigned adv = 0u;
-      bool stop = false, blocked = false;
-#pragma unroll
-      for (int j = 0; j < LBJ; ++j) {
-        if (!stop && !blocked) {
-          const unsigned s = lw[j] >> 30;
-          if (s == 0u) {
-            blocked = true;
-          } else {
-            excl += lw[j] & CNT;
-            ++adv;
-            stop = s == 2u;
-          }
-        }
-      }
-      if (stop) break;
-      near -= (long long)adv;
-      if (blocked) rt::backoff();
-      lookback_read(status, near, dg, lw);
+      unsigned st;
+      do { st = rt::ld_relaxed(&status[t * 256u + dg]); } while ((st >> 30) == 0u);
+      excl += st & CNT;
+      if ((st >> 30) == 2u || t == 0) break;
+      --t;
     }
     rt::st_relaxed(&status[tile * 256u + dg], INC | (excl + tcount));
   }
@@ -409,11 +349,8 @@ __device__ __forceinline__ void radix_pass(const K* __restrict__ kin, K* __restr
   }
 }
 
-// Blocks a multiprocessor holds by registers (64 a thread for 16 keys alone, 80 with
-// positions).
-constexpr int PASS_MINB = VALS ? 3 : 4;
 #define CUPRUM_RADIX_ENTRY(NAME, FIRST, LAST, ROWDIG) \
-extern "C" __global__ void __launch_bounds__(256, PASS_MINB) NAME(const K* __restrict__ kin, K* __restrict__ kout, \
+extern "C" __global__ void __launch_bounds__(256) NAME(const K* __restrict__ kin, K* __restrict__ kout, \
     const unsigned* __restrict__ vin, void* __restrict__ vout, I n, unsigned len, const unsigned* __restrict__ bins, \
     unsigned* __restrict__ status, unsigned* __restrict__ counter, int shift) { \
   radix_pass<FIRST, LAST, ROWDIG>(kin, kout, vin, vout, n, len, bins, status, counter, shift); }
