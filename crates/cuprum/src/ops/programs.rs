@@ -20,8 +20,6 @@ use std::sync::{Arc, Mutex, OnceLock};
 pub(crate) struct Program {
     module: RawModule,
     kernels: Mutex<FxHashMap<&'static str, Arc<RawKernel>>>,
-    /// Blocks of 256 threads one multiprocessor holds, per kernel and device ordinal.
-    resident: Mutex<FxHashMap<(&'static str, usize), u32>>,
 }
 
 type Table = Mutex<FxHashMap<String, Arc<Program>>>;
@@ -42,7 +40,6 @@ pub(crate) fn program(key: &str, source: impl FnOnce() -> String) -> Arc<Program
     let p = Arc::new(Program {
         module: RawModule::new(source()).options(opts),
         kernels: Mutex::default(),
-        resident: Mutex::default(),
     });
     t.insert(key.to_owned(), p.clone());
     p
@@ -78,31 +75,6 @@ impl Program {
     ) -> Result<()> {
         self.kernel(name)?
             .launch(Dim3(grid.max(1), 1, 1), Dim3(block, 1, 1), args)
-    }
-}
-
-impl Program {
-    /// Blocks of kernel `name` (`BLOCK` threads, no dynamic shared memory) the current
-    /// device runs at once: the grid of a persistent kernel, whose blocks loop over tiles
-    /// (asked of the driver once per kernel and device).
-    pub(crate) fn resident_blocks(&self, name: &'static str) -> Result<u32> {
-        let device = crate::runtime::Device::current()?;
-        let key = (name, device.ordinal());
-        if let Some(&b) = self
-            .resident
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&key)
-        {
-            return Ok(b);
-        }
-        let occ = self.kernel(name)?.occupancy(BLOCK, 0)?;
-        let blocks = (occ.blocks_per_sm * occ.sm_count).max(1);
-        self.resident
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(key, blocks);
-        Ok(blocks)
     }
 }
 
@@ -164,8 +136,6 @@ __device__ __forceinline__ unsigned ld_acquire(const unsigned* p) {
   unsigned v; asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory"); return v; }
 __device__ __forceinline__ void st_release(unsigned* p, unsigned v) {
   asm volatile("st.release.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory"); }
-// A short pause between polls of a look-back status word that is not ready yet.
-__device__ __forceinline__ void backoff() { __nanosleep(64); }
 // Warp shuffles of any plain type, one 32-bit word at a time.
 template <typename T> struct Words { static constexpr int N = (sizeof(T) + 3) / 4; };
 template <typename T> __device__ __forceinline__ T shfl_up(const T& v, unsigned d) {

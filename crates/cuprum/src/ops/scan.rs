@@ -76,14 +76,9 @@ fn acc_size(d: DType) -> usize {
     }
 }
 
-/// Items per thread (a tile is 256 × that): 16 for 4-byte accumulators, 8 for 8-byte
-/// ones, 4 for complex128.
+/// Items per thread: 16 for 4-byte accumulators, 8 otherwise (a tile is 256 × that).
 fn items_per_thread(d: DType) -> usize {
-    match acc_size(d) {
-        ..=4 => 16,
-        8 => 8,
-        _ => 4,
-    }
+    if acc_size(d) <= 4 { 16 } else { 8 }
 }
 
 /// The scan program of input dtype `d`, operator `op` and index width.
@@ -130,240 +125,142 @@ const SCAN_BODY: &str = r#"
 struct P { A v; unsigned h; };
 __device__ __forceinline__ P pid() { P r; r.v = ident(); r.h = 0u; return r; }
 template <bool SEG> __device__ __forceinline__ P comb(const P& a, const P& b) {
-  P r; r.h = SEG ? (a.h | b.h) : 0u;
+  P r; r.h = a.h | b.h;
   if (SEG && b.h) r.v = b.v; else r.v = CUPRUM_OP(a.v, b.v);
   return r; }
-template <bool SEG> __device__ __forceinline__ P shfl_up_p(const P& p, unsigned d) {
-  P r; r.v = rt::shfl_up(p.v, d); r.h = SEG ? __shfl_up_sync(rt::FULL, p.h, d) : 0u; return r; }
-template <bool SEG> __device__ __forceinline__ P shfl_down_p(const P& p, unsigned d) {
-  P r; r.v = rt::shfl_down(p.v, d); r.h = SEG ? __shfl_down_sync(rt::FULL, p.h, d) : 0u; return r; }
-template <bool SEG> __device__ __forceinline__ P shfl_idx_p(const P& p, int src) {
-  P r; r.v = rt::shfl_idx(p.v, src); r.h = SEG ? __shfl_sync(rt::FULL, p.h, src) : 0u; return r; }
+__device__ __forceinline__ P shfl_up_p(const P& p, unsigned d) {
+  P r; r.v = rt::shfl_up(p.v, d); r.h = __shfl_up_sync(rt::FULL, p.h, d); return r; }
+__device__ __forceinline__ P shfl_down_p(const P& p, unsigned d) {
+  P r; r.v = rt::shfl_down(p.v, d); r.h = __shfl_down_sync(rt::FULL, p.h, d); return r; }
+__device__ __forceinline__ P shfl_idx_p(const P& p, int src) {
+  P r; r.v = rt::shfl_idx(p.v, src); r.h = __shfl_sync(rt::FULL, p.h, src); return r; }
 
-constexpr int WARPS = 8, WSEG = 32 * IPT, TILE = WARPS * WSEG;
-
-// Look-back status: chunk c (32 bits of the value) of tile u is the 64-bit word st[u * CH + c]:
-// bits 62-63 the state (1: the tile's aggregate, 2: its inclusive prefix), bit 61 "a segment
-// starts in the range", bits 0-31 the chunk. Each word is written with one relaxed 64-bit
-// store and read with one relaxed load (single-copy atomic), so no fence orders a value
-// after a flag; a tile's words are one value when they carry the same state (a tile turns
-// its words from aggregate to inclusive one at a time, and a reader that sees them mixed
-// reads again).
-constexpr int CH = (int)(sizeof(A) / 4);
-static_assert(sizeof(A) == 4 * CH, "accumulators are whole 32-bit words");
-constexpr unsigned long long ST_AGG = 1ull << 62, ST_INC = 2ull << 62, ST_SEG = 1ull << 61;
-// Tiles per lane per look-back round: every warp of the block reads 32 * LBJ predecessors.
-constexpr int LBJ = CH == 1 ? 2 : 1;
-constexpr long long ROUND = (long long)WARPS * 32 * LBJ;
-
-__device__ __forceinline__ void publish(unsigned long long* st, unsigned tile, const P& p, unsigned long long state) {
-  unsigned w[CH];
-  memcpy(w, &p.v, sizeof(A));
-  const unsigned long long tag = state | (p.h ? ST_SEG : 0ull);
-#pragma unroll
-  for (int c = 0; c < CH; ++c) rt::st_relaxed(&st[(unsigned long long)tile * CH + c], tag | (unsigned long long)w[c]);
-}
-
-// Tile u's status: 0 (not published, or being rewritten), 1 (aggregate) or 2 (inclusive
-// prefix), and its value; a tile before the first is an inclusive identity.
-__device__ __forceinline__ unsigned read_status(const unsigned long long* st, long long u, P& e) {
-  e = pid();
-  if (u < 0) return 2u;
-  unsigned long long w[CH];
-#pragma unroll
-  for (int c = 0; c < CH; ++c) w[c] = rt::ld_relaxed(&st[(unsigned long long)u * CH + c]);
-  const unsigned s0 = (unsigned)(w[0] >> 62);
-  bool same = true;
-  unsigned lo[CH];
-#pragma unroll
-  for (int c = 0; c < CH; ++c) { same = same && (unsigned)(w[c] >> 62) == s0; lo[c] = (unsigned)w[c]; }
-  memcpy(&e.v, lo, sizeof(A));
-  e.h = (unsigned)(w[0] >> 61) & 1u;
-  return same ? s0 : 0u;
-}
-
-// One warp's part of a look-back round: the predecessors at distances [1, 32 * LBJ] from
-// `near + 1` (lane l holds distances l * LBJ + j + 1, j < LBJ). Polls until every one nearer
-// than the nearest terminating predecessor (an inclusive prefix, or with segments an
-// aggregate in which a segment starts) is published, then returns their combination (far
-// to near) in every lane, and whether a terminating one was found.
+// Decoupled look-back by one warp. Status word per tile: bits 0-1 = 1 (aggregate) or
+// 2 (inclusive prefix), bit 2 = a segment starts in the tile; values in aggs / incs,
+// written before the status word is released.
 template <bool SEG>
-__device__ __forceinline__ P window(const unsigned long long* st, long long near, int lane, bool& found) {
-  P e[LBJ];
-  unsigned s[LBJ];
-  int jt, first;
-  unsigned tm;
-  while (true) {
-#pragma unroll
-    for (int j = 0; j < LBJ; ++j) s[j] = read_status(st, near - (long long)(lane * LBJ + j), e[j]);
-    jt = LBJ;
-#pragma unroll
-    for (int j = LBJ - 1; j >= 0; --j) if (s[j] == 2u || (SEG && s[j] == 1u && e[j].h)) jt = j;
-    bool wait_all = false, wait_before = false;
-#pragma unroll
-    for (int j = 0; j < LBJ; ++j) if (s[j] == 0u) { wait_all = true; if (j < jt) wait_before = true; }
-    tm = __ballot_sync(rt::FULL, jt < LBJ);
-    first = tm ? __ffs(tm) - 1 : 32;
-    const bool wait = (lane < first && wait_all) || (lane == first && wait_before);
-    if (__ballot_sync(rt::FULL, wait) == 0u) break;
-    rt::backoff();
-  }
-  P x = pid();
-#pragma unroll
-  for (int j = LBJ - 1; j >= 0; --j)
-    if (lane < first || (lane == first && j <= jt)) x = comb<SEG>(x, e[j]);
-#pragma unroll
-  for (int d = 1; d < 32; d <<= 1) {
-    const P o = shfl_down_p<SEG>(x, d);
-    if (lane + d < 32) x = comb<SEG>(o, x);
-  }
-  found = tm != 0u;
-  return shfl_idx_p<SEG>(x, 0);
-}
-
-// Decoupled look-back by the whole block: publishes the tile's aggregate `tot`, combines
-// the predecessors' published values (WARPS * 32 * LBJ of them per round, every warp a
-// slice) back to the nearest inclusive prefix, publishes the tile's inclusive prefix and
-// returns the exclusive one (in every thread). Contains at least one barrier.
-template <bool SEG>
-__device__ P lookback(unsigned tile, const P& tot, unsigned long long* st, P* s_lb, unsigned* s_lbt) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  P run = pid();
+__device__ P lookback(unsigned tile, P tot, unsigned* flags, A* aggs, A* incs, int lane) {
   if (tile == 0) {
-    if (threadIdx.x == 0) publish(st, 0, tot, ST_INC);
-    __syncthreads();
-    return run;
+    if (lane == 0) { incs[0] = tot.v; rt::st_release(&flags[0], 2u | (tot.h ? 4u : 0u)); }
+    return pid();
   }
-  if (threadIdx.x == 0) publish(st, tile, tot, ST_AGG);
-  long long near = (long long)tile - 1;
+  if (lane == 0) { aggs[tile] = tot.v; rt::st_release(&flags[tile], 1u | (tot.h ? 4u : 0u)); }
+  P run = pid();
+  long long t = (long long)tile - 1 - lane;
   while (true) {
-    bool found;
-    const P x = window<SEG>(st, near - (long long)warp * 32 * LBJ, lane, found);
-    if (lane == 0) { s_lb[warp] = x; s_lbt[warp] = found ? 1u : 0u; }
-    __syncthreads();
-    int wt = WARPS;
+    unsigned f = 2u;
+    P e = pid();
+    if (t >= 0) {
+      do { f = rt::ld_acquire(&flags[t]); } while ((f & 3u) == 0u);
+      e.v = ((f & 3u) == 2u) ? incs[t] : aggs[t];
+      e.h = (f >> 2) & 1u;
+    }
+    const bool term = ((f & 3u) == 2u) || (SEG && e.h);
+    const unsigned tm = __ballot_sync(rt::FULL, term);
+    const int first = tm ? __ffs(tm) - 1 : 32;
+    if (lane > first) e = pid();
 #pragma unroll
-    for (int w = WARPS - 1; w >= 0; --w) if (s_lbt[w]) wt = w;
-    P acc = pid();
-#pragma unroll
-    for (int w = WARPS - 1; w >= 0; --w) if (w <= wt) acc = comb<SEG>(acc, s_lb[w]);
-    run = comb<SEG>(acc, run);
-    __syncthreads();
-    if (wt < WARPS) break;
-    near -= ROUND;
+    for (int d = 1; d < 32; d <<= 1) {
+      const P o = shfl_down_p(e, d);
+      if (lane + d < 32) e = comb<SEG>(o, e);
+    }
+    run = comb<SEG>(shfl_idx_p(e, 0), run);
+    if (tm) break;
+    t -= 32;
   }
-  if (threadIdx.x == 0) publish(st, tile, comb<SEG>(run, tot), ST_INC);
+  if (lane == 0) {
+    const P inc = comb<SEG>(run, tot);
+    incs[tile] = inc.v;
+    rt::st_release(&flags[tile], 2u | (inc.h ? 4u : 0u));
+  }
   return run;
 }
 
-template <int VEC>
-__device__ __forceinline__ void load_tile(const Tin* __restrict__ x, I n, unsigned tile, int warp, int lane,
-    Tin (&raw)[IPT / VEC][VEC]) {
+template <bool SEG, int VEC>
+__device__ __forceinline__ void scan_tile(const Tin* __restrict__ x, Tout* __restrict__ y, I n, I len,
+    unsigned* __restrict__ flags, A* __restrict__ aggs, A* __restrict__ incs, unsigned* __restrict__ counter) {
+  constexpr int ROWS = IPT / VEC;
+  constexpr int WSEG = 32 * IPT;
+  constexpr int TILE = 8 * WSEG;
+  __shared__ unsigned s_tile;
+  __shared__ P s_warp[8];
+  __shared__ P s_excl;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  if (threadIdx.x == 0) s_tile = atomicAdd(counter, 1u);
+  __syncthreads();
+  const unsigned tile = s_tile;
   const I wbase = (I)tile * (I)TILE + (I)(warp * WSEG);
+  P s[ROWS][VEC];
 #pragma unroll
-  for (int r = 0; r < IPT / VEC; ++r) {
+  for (int r = 0; r < ROWS; ++r) {
     const I i0 = wbase + (I)(r * 32 * VEC + lane * VEC);
+    Tin raw[VEC];
     if (VEC > 1 && i0 + VEC <= n) {
-      rt::load_vec<Tin, VEC>(x + i0, raw[r]);
+      rt::load_vec<Tin, VEC>(x + i0, raw);
     } else {
 #pragma unroll
-      for (int b = 0; b < VEC; ++b) raw[r][b] = (i0 + b < n) ? x[i0 + b] : Tin();
+      for (int b = 0; b < VEC; ++b) raw[b] = (i0 + b < n) ? x[i0 + b] : Tin();
+    }
+    I m = 0;
+    if (SEG) m = i0 % len;
+#pragma unroll
+    for (int b = 0; b < VEC; ++b) {
+      const bool ok = i0 + b < n;
+      P e; e.v = ok ? cuprum::cast<A>(raw[b]) : ident(); e.h = 0u;
+      if (SEG) { e.h = (ok && m == 0) ? 1u : 0u; m = (m + 1 == len) ? 0 : m + 1; }
+      s[r][b] = (b == 0) ? e : comb<SEG>(s[r][b - 1], e);
     }
   }
-}
-
-// A persistent block: takes tiles in ticket order (an atomic counter), the next tile's
-// loads in flight while the current one looks back and is written. A tile: each lane holds
-// VEC consecutive elements of each 32-lane row; scanned per lane, across the warp with
-// shuffles, across the block's warps, then offset by the look-back's exclusive prefix.
-template <bool SEG, int VEC>
-__device__ __forceinline__ void scan_tiles(const Tin* __restrict__ x, Tout* __restrict__ y, I n, I len,
-    unsigned long long* __restrict__ st, unsigned* __restrict__ counter, unsigned ntiles) {
-  constexpr int R = IPT / VEC;
-  __shared__ unsigned s_first, s_next;
-  __shared__ P s_warp[WARPS];
-  __shared__ P s_lb[WARPS];
-  __shared__ unsigned s_lbt[WARPS];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  if (threadIdx.x == 0) s_first = atomicAdd(counter, 1u);
+  P lex[ROWS], rtot[ROWS];
+#pragma unroll
+  for (int r = 0; r < ROWS; ++r) {
+    P c = s[r][VEC - 1];
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+      const P o = shfl_up_p(c, d);
+      if (lane >= d) c = comb<SEG>(o, c);
+    }
+    const P e = shfl_up_p(c, 1);
+    lex[r] = lane == 0 ? pid() : e;
+    rtot[r] = shfl_idx_p(c, 31);
+  }
+  P rp[ROWS];
+  rp[0] = pid();
+#pragma unroll
+  for (int r = 1; r < ROWS; ++r) rp[r] = comb<SEG>(rp[r - 1], rtot[r - 1]);
+  if (lane == 0) s_warp[warp] = comb<SEG>(rp[ROWS - 1], rtot[ROWS - 1]);
   __syncthreads();
-  unsigned tile = s_first;
-  unsigned ticket = 0u;
-  if (threadIdx.x == 0 && tile < ntiles) ticket = atomicAdd(counter, 1u);
-  Tin raw[R][VEC];
-  if (tile < ntiles) load_tile<VEC>(x, n, tile, warp, lane, raw);
-  while (tile < ntiles) {
-    const I wbase = (I)tile * (I)TILE + (I)(warp * WSEG);
-    P s[R][VEC];
+  P wex = pid();
+  for (int w = 0; w < warp; ++w) wex = comb<SEG>(wex, s_warp[w]);
+  if (warp == 0) {
+    P tot = pid();
 #pragma unroll
-    for (int r = 0; r < R; ++r) {
-      const I i0 = wbase + (I)(r * 32 * VEC + lane * VEC);
-      I m = 0;
-      if (SEG) m = i0 % len;
+    for (int w = 0; w < 8; ++w) tot = comb<SEG>(tot, s_warp[w]);
+    const P ex = lookback<SEG>(tile, tot, flags, aggs, incs, lane);
+    if (lane == 0) s_excl = ex;
+  }
+  __syncthreads();
+  const P tex = comb<SEG>(s_excl, wex);
 #pragma unroll
-      for (int b = 0; b < VEC; ++b) {
-        const bool ok = i0 + b < n;
-        P e; e.v = ok ? cuprum::cast<A>(raw[r][b]) : ident(); e.h = 0u;
-        if (SEG) { e.h = (ok && m == 0) ? 1u : 0u; m = (m + 1 == len) ? 0 : m + 1; }
-        s[r][b] = (b == 0) ? e : comb<SEG>(s[r][b - 1], e);
-      }
+  for (int r = 0; r < ROWS; ++r) {
+    const I i0 = wbase + (I)(r * 32 * VEC + lane * VEC);
+    const P pre = comb<SEG>(comb<SEG>(tex, rp[r]), lex[r]);
+    Tout o[VEC];
+#pragma unroll
+    for (int b = 0; b < VEC; ++b) o[b] = cuprum::cast<Tout>(comb<SEG>(pre, s[r][b]).v);
+    if (VEC > 1 && i0 + VEC <= n) {
+      rt::store_vec<Tout, VEC>(y + i0, o);
+    } else {
+#pragma unroll
+      for (int b = 0; b < VEC; ++b) if (i0 + b < n) y[i0 + b] = o[b];
     }
-    P lex[R], rtot[R];
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-      P c = s[r][VEC - 1];
-#pragma unroll
-      for (int d = 1; d < 32; d <<= 1) {
-        const P o = shfl_up_p<SEG>(c, d);
-        if (lane >= d) c = comb<SEG>(o, c);
-      }
-      const P e = shfl_up_p<SEG>(c, 1);
-      lex[r] = lane == 0 ? pid() : e;
-      rtot[r] = shfl_idx_p<SEG>(c, 31);
-    }
-    P rp[R];
-    rp[0] = pid();
-#pragma unroll
-    for (int r = 1; r < R; ++r) rp[r] = comb<SEG>(rp[r - 1], rtot[r - 1]);
-    if (lane == 0) s_warp[warp] = comb<SEG>(rp[R - 1], rtot[R - 1]);
-    if (threadIdx.x == 0) s_next = ticket;
-    __syncthreads();
-    const unsigned next = s_next;
-    if (threadIdx.x == 0 && next < ntiles) ticket = atomicAdd(counter, 1u);
-    if (next < ntiles) load_tile<VEC>(x, n, next, warp, lane, raw);
-    P wex = pid(), tot = pid();
-#pragma unroll
-    for (int w = 0; w < WARPS; ++w) {
-      const P c = s_warp[w];
-      if (w < warp) wex = comb<SEG>(wex, c);
-      tot = comb<SEG>(tot, c);
-    }
-    const P tex = comb<SEG>(lookback<SEG>(tile, tot, st, s_lb, s_lbt), wex);
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-      const I i0 = wbase + (I)(r * 32 * VEC + lane * VEC);
-      const P pre = comb<SEG>(comb<SEG>(tex, rp[r]), lex[r]);
-      Tout o[VEC];
-#pragma unroll
-      for (int b = 0; b < VEC; ++b) o[b] = cuprum::cast<Tout>(comb<SEG>(pre, s[r][b]).v);
-      if (VEC > 1 && i0 + VEC <= n) {
-        rt::store_vec<Tout, VEC>(y + i0, o);
-      } else {
-#pragma unroll
-        for (int b = 0; b < VEC; ++b) if (i0 + b < n) y[i0 + b] = o[b];
-      }
-    }
-    tile = next;
   }
 }
 
-// Blocks per multiprocessor the register budget aims at (4: 64 registers a thread; the
-// scalar-load and segmented forms need more registers and get 2).
-constexpr int MINB_FLAT = (CH < 4 && IPT * CH <= 16) ? 4 : 2, MINB_SEG = 2;
 #define CUPRUM_SCAN_ENTRY(NAME, SEG, VEC) \
-extern "C" __global__ void __launch_bounds__(256, (SEG || (VEC) == 1) ? MINB_SEG : MINB_FLAT) NAME(const Tin* __restrict__ x, Tout* __restrict__ y, I n, I len, \
-    unsigned long long* __restrict__ st, unsigned* __restrict__ counter, unsigned ntiles) { \
-  scan_tiles<SEG, VEC>(x, y, n, len, st, counter, ntiles); }
+extern "C" __global__ void __launch_bounds__(256) NAME(const Tin* __restrict__ x, Tout* __restrict__ y, I n, I len, \
+    unsigned* __restrict__ flags, A* __restrict__ aggs, A* __restrict__ incs, unsigned* __restrict__ counter) { \
+  scan_tile<SEG, VEC>(x, y, n, len, flags, aggs, incs, counter); }
 CUPRUM_SCAN_ENTRY(cuprum_scan_v, false, VECN)
 CUPRUM_SCAN_ENTRY(cuprum_scan_1, false, 1)
 CUPRUM_SCAN_ENTRY(cuprum_scan_seg_v, true, VECN)
@@ -497,33 +394,29 @@ fn tile_scan(op: ScanOp, x: &Array, out: &Array, len: usize) -> Result<()> {
     };
     let tile = 256 * items_per_thread(d);
     let tiles = n.div_ceil(tile);
-    let ntiles = u32::try_from(tiles)
-        .ok()
-        .filter(|&t| t < u32::MAX / 2)
-        .ok_or_else(|| {
-            crate::error::err!(
-                Unsupported,
-                "cumulative scan of {n} elements: too many tiles"
-            )
-        })?;
-    // status words [tiles][chunks of the accumulator] | the tile counter
-    let words = tiles * acc_size(d).div_ceil(4);
-    let status = zeroed_scratch(8 * words + 8)?;
-    let (st, counter) = (ptr_at(&status, 0), ptr_at(&status, 8 * words));
-    let grid = prog.resident_blocks(name)?.min(ntiles);
+    let status = zeroed_scratch(4 * (tiles + 1))?;
+    let values = Array::empty(&[2 * tiles * acc_size(d)], DType::U8)?;
+    let (flags, counter) = (ptr_at(&status, 0), ptr_at(&status, 4 * tiles));
+    let (aggs, incs) = (ptr_at(&values, 0), ptr_at(&values, tiles * acc_size(d)));
+    let grid = u32::try_from(tiles).map_err(|_| {
+        crate::error::err!(
+            Unsupported,
+            "cumulative scan of {n} elements: too many tiles"
+        )
+    })?;
     if wide {
         prog.launch(
             name,
             grid,
             256,
-            (x, out, n as u64, len as u64, st, counter, ntiles),
+            (x, out, n as u64, len as u64, flags, aggs, incs, counter),
         )
     } else {
         prog.launch(
             name,
             grid,
             256,
-            (x, out, n as u32, len as u32, st, counter, ntiles),
+            (x, out, n as u32, len as u32, flags, aggs, incs, counter),
         )
     }
 }
