@@ -31,6 +31,7 @@ mod array;
 pub mod compile;
 mod error;
 pub mod fuse;
+mod generated;
 pub mod gpu;
 pub mod kernel;
 mod memo;
@@ -198,9 +199,11 @@ pub struct ReadmeDoctests;
 /// Not a stable API.
 #[doc(hidden)]
 pub mod internal {
-    pub use crate::array::kernels::{all_sources, launch_empty, launch_no_args};
+    pub use crate::array::kernels::all_sources;
     pub use crate::compile::cache::{decode as decode_cache_entry, encode as encode_cache_entry};
-    pub use crate::kernel::{elementwise_sample_sources, reduction_sample_sources};
+    pub use crate::kernel::{
+        check_sample_schemas, elementwise_sample_sources, reduction_sample_sources,
+    };
     pub use crate::kernel::{elementwise_source_for_fuzzing, reduction_source_for_fuzzing};
     pub use crate::ops::elementwise_sample_sources as ops_sample_sources;
     pub use crate::ops::reduction_sample_sources as ops_reduction_sample_sources;

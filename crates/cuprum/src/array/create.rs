@@ -167,10 +167,10 @@ impl Array {
             &out,
             key,
             &[
-                &start.to_ne_bytes(),
-                &step.to_ne_bytes(),
-                &(start as i64).to_ne_bytes(),
-                &(step as i64).to_ne_bytes(),
+                Scalar::F64(start),
+                Scalar::F64(step),
+                Scalar::I64(start as i64),
+                Scalar::I64(step as i64),
             ],
             &Stream::current()?,
         )?;
@@ -217,10 +217,10 @@ impl Array {
             &out,
             KernelKey::Linspace(dtype),
             &[
-                &start.to_ne_bytes(),
-                &step.to_ne_bytes(),
-                &stop.to_ne_bytes(),
-                &(endpoint as i32).to_ne_bytes(),
+                Scalar::F64(start),
+                Scalar::F64(step),
+                Scalar::F64(stop),
+                Scalar::I32(endpoint as i32),
             ],
             &Stream::current()?,
         )?;

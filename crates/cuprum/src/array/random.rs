@@ -12,6 +12,7 @@
 use super::device_array::Array;
 use super::dtype::DType;
 use super::kernels::{self, KernelKey};
+use super::scalar::Scalar;
 use crate::error::{Error, ErrorKind, Result, bail};
 use crate::runtime::{Device, Stream};
 use cudarc::curand::{result as cr, sys};
@@ -192,9 +193,9 @@ fn to_interval(a: &Array, low: f64, high: f64) -> Result<()> {
                     "uniform bounds [{low}, {high}) are out of order in float32"
                 );
             }
-            kernels::launch_1d(a, key, &[&l.to_ne_bytes(), &h.to_ne_bytes()], &stream)
+            kernels::launch_1d(a, key, &[Scalar::F32(l), Scalar::F32(h)], &stream)
         }
-        _ => kernels::launch_1d(a, key, &[&low.to_ne_bytes(), &high.to_ne_bytes()], &stream),
+        _ => kernels::launch_1d(a, key, &[Scalar::F64(low), Scalar::F64(high)], &stream),
     }
 }
 

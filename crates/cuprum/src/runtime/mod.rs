@@ -23,5 +23,6 @@ pub use module::{Function, Module};
 pub use stream::{Stream, StreamGuard};
 
 pub(crate) use blas::{BlasFloat, Gemm, GemmInput, gemm};
+pub(crate) use image::param_sizes;
 pub(crate) use launch::{ArgPack, launch, launch_kind};
 pub(crate) use memory::{Buffer, copy_dtod, copy_dtoh, copy_htod, on_release, zero_device};

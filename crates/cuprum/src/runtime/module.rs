@@ -257,6 +257,11 @@ impl Function {
         Ok(self.param_info()?.len())
     }
 
+    /// The parameter count the module image gives (no driver call), if it could be read.
+    pub(crate) fn image_param_count(&self) -> Option<usize> {
+        self.params
+    }
+
     /// Registers per thread the compiled kernel uses.
     pub fn num_registers(&self) -> Result<i32> {
         self.attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS)

@@ -4,10 +4,10 @@
 //! (`const` for inputs), scalars are by-value parameters, raw arrays are `CArray`s the
 //! operation indexes itself, `i` is the C-order loop index and `_ind.size()` the loop size.
 
-use super::SourceWriter;
-use super::ctype;
 use super::layout::{Layout, LayoutClass, TILE, TILE_ROWS};
+use super::{EntryParams, SourceWriter, ctype, int_struct};
 use crate::array::DType;
+use crate::generated::{ArgSlot, GeneratedKernel, IndexWidth};
 use crate::kernel::params::Param;
 use std::fmt::Write;
 
@@ -64,8 +64,10 @@ impl ElementwiseSource<'_> {
     }
 }
 
-/// Generates the kernel source (with the spans of user text).
-pub(crate) fn generate(e: &ElementwiseSource<'_>) -> SourceWriter {
+/// Generates the kernel: its source (with the spans of user text) and its parameters —
+/// the user's, then the loop size `_n` in the index width, then (unless the layout is
+/// contiguous) `cuprum_meta`: the merged loop extents and each array's strides.
+pub(crate) fn generate(e: &ElementwiseSource<'_>) -> GeneratedKernel {
     let l = e.layout;
     let nd = l.nd as usize;
     let na = e
@@ -74,25 +76,30 @@ pub(crate) fn generate(e: &ElementwiseSource<'_>) -> SourceWriter {
         .filter(|s| matches!(s, Slot::Array { .. }))
         .count();
     let mut w = SourceWriter::prologue(l.wide, e.typedefs, e.preamble);
+    let mut sig = EntryParams::user(e.params, e.dtypes, e.slots);
+    sig.push(
+        "const cuprum_idx_t _n",
+        ArgSlot::Index(IndexWidth::of(l.wide)),
+    );
     if l.class != LayoutClass::Contiguous {
-        let _ = writeln!(
-            w.src,
-            "struct cuprum_meta {{ cuprum_idx_t shape[{nd}]; cuprum_off_t st[{}][{nd}]; }};",
-            na.max(1)
+        let (def, slot) = int_struct(
+            "cuprum_meta",
+            &[
+                ("cuprum_idx_t", "shape", &[nd]),
+                ("cuprum_off_t", "st", &[na.max(1), nd]),
+            ],
+            l.wide,
         );
-    }
-    // Signature.
-    let mut sig = super::signature(e.params, e.dtypes, e.slots);
-    sig.push("const cuprum_idx_t _n".into());
-    if l.class != LayoutClass::Contiguous {
-        sig.push("const cuprum_meta _m".into());
+        w.push(&def);
+        w.push("\n");
+        sig.push("const cuprum_meta _m", slot);
     }
     let _ = write!(
         w.src,
         "extern \"C\" __global__ void __launch_bounds__({}) {}({}) {{\n  const cuprum::LoopSize _ind __attribute__((unused)){{(long long)_n}};\n",
         e.block,
         e.name,
-        sig.join(", ")
+        sig.list()
     );
     w.user("loop_prep", e.loop_prep);
     let op = |w: &mut SourceWriter, indent: &str| {
@@ -111,7 +118,12 @@ pub(crate) fn generate(e: &ElementwiseSource<'_>) -> SourceWriter {
     }
     w.user("after_loop", e.after_loop);
     w.push("}\n");
-    w
+    GeneratedKernel {
+        name: e.name.to_owned(),
+        source: w.src,
+        schema: sig.into_schema(),
+        spans: w.spans,
+    }
 }
 
 type OpFn<'f> = dyn Fn(&mut SourceWriter, &str) + 'f;

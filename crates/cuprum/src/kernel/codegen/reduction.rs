@@ -14,10 +14,10 @@
 //! per output block) combines the partials in split order and applies `post_map`. The
 //! combination order depends only on the launch shape, so results are deterministic.
 
-use super::SourceWriter;
-use super::ctype;
 use super::elementwise::Slot;
+use super::{EntryParams, SourceWriter, ctype, int_struct};
 use crate::array::DType;
+use crate::generated::{ArgSlot, GeneratedKernel};
 use crate::kernel::params::Param;
 use std::fmt::Write;
 
@@ -26,9 +26,11 @@ pub(crate) const BLOCK: usize = 256;
 /// Bytes reserved per partial result (`_type_reduce` must fit).
 pub(crate) const PARTIAL_BYTES: usize = 64;
 
-/// The launch shape a reduction specialisation is generated for.
+/// The kernel strategy a reduction specialisation is generated for: which threads share an
+/// output (inner or outer), the block's shape, the merged dimensions, the index width and
+/// the wide loads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct ReduceShape {
+pub(crate) struct ReduceStrategy {
     /// Outputs contiguous (threads own adjacent outputs) rather than reduced axes.
     pub outer: bool,
     /// Threads along x.
@@ -47,7 +49,7 @@ pub struct ReduceShape {
     pub vec: u8,
 }
 
-impl ReduceShape {
+impl ReduceStrategy {
     /// Threads that share one output.
     pub(crate) fn lanes(&self) -> usize {
         if self.outer {
@@ -80,12 +82,12 @@ pub(crate) struct ReductionSource<'a> {
     pub post_map_expr: &'a str,
     pub identity: Option<&'a str>,
     pub reduce_type: &'a str,
-    pub shape: ReduceShape,
+    pub strategy: ReduceStrategy,
 }
 
 /// Generates the kernel source (with the spans of user text).
-pub(crate) fn generate(e: &ReductionSource<'_>) -> SourceWriter {
-    let sh = e.shape;
+pub(crate) fn generate(e: &ReductionSource<'_>) -> GeneratedKernel {
+    let sh = e.strategy;
     let (ndo, ndr) = (sh.ndo as usize, sh.ndr as usize);
     let arrays: Vec<(usize, usize, &Param, String)> = e
         .params
@@ -107,20 +109,11 @@ pub(crate) fn generate(e: &ReductionSource<'_>) -> SourceWriter {
         "; } while (0)",
     );
     w.user_line("reduce_type", "typedef ", e.reduce_type, " _type_reduce;");
-    let _ = write!(
+    let _ = writeln!(
         w.src,
-        "static_assert(sizeof(_type_reduce) <= {PARTIAL_BYTES}, \"_type_reduce is larger than {PARTIAL_BYTES} bytes\");\n\
-         struct cuprum_rmeta {{ cuprum_idx_t O, R, chunk, splits; cuprum_idx_t oshape[{o1}]; cuprum_off_t ost[{na1}][{o1}]; cuprum_idx_t rshape[{r1}]; cuprum_off_t rst[{ni1}][{r1}]; }};\n",
-        o1 = ndo.max(1),
-        na1 = na.max(1),
-        r1 = ndr.max(1),
-        ni1 = ni.max(1)
+        "static_assert(sizeof(_type_reduce) <= {PARTIAL_BYTES}, \"_type_reduce is larger than {PARTIAL_BYTES} bytes\");"
     );
-    // Signature.
-    let mut sig = super::signature(e.params, e.dtypes, e.slots);
-    sig.push("const cuprum_rmeta _m".into());
-    sig.push("_type_reduce* _partials".into());
-    sig.push("unsigned int* _counters".into());
+    let sig = signature(e, &mut w, na, ni);
     let lanes = sh.lanes();
     let (out_of, lane_of) = if sh.outer {
         (
@@ -145,7 +138,7 @@ pub(crate) fn generate(e: &ReductionSource<'_>) -> SourceWriter {
          \x20 __shared__ __align__(16) unsigned char _sh_raw[{BLOCK} * sizeof(_type_reduce)];\n\
          \x20 _type_reduce* _sh = reinterpret_cast<_type_reduce*>(_sh_raw);\n",
         e.name,
-        sig.join(", ")
+        sig.list()
     );
     if flag {
         let _ = writeln!(w.src, "  __shared__ bool _shv[{BLOCK}];");
@@ -274,7 +267,39 @@ pub(crate) fn generate(e: &ReductionSource<'_>) -> SourceWriter {
     }
     w.push(&s);
     w.push("    POST_MAP(_s);\n  }\n}\n");
-    w
+    GeneratedKernel {
+        name: e.name.to_owned(),
+        source: w.src,
+        schema: sig.into_schema(),
+        spans: w.spans,
+    }
+}
+
+/// The parameters (after writing the `cuprum_rmeta` struct): the user's, then
+/// `cuprum_rmeta` (O, R, chunk, splits, then the merged output extents with every array's
+/// output strides and the merged reduction extents with every input's strides, in the
+/// index width), then the partials and the ticket counters of split reductions.
+fn signature(e: &ReductionSource<'_>, w: &mut SourceWriter, na: usize, ni: usize) -> EntryParams {
+    let sh = e.strategy;
+    let (o1, r1) = (usize::from(sh.ndo).max(1), usize::from(sh.ndr).max(1));
+    let (def, meta) = int_struct(
+        "cuprum_rmeta",
+        &[
+            ("cuprum_idx_t", "O, R, chunk, splits", &[]),
+            ("cuprum_idx_t", "oshape", &[o1]),
+            ("cuprum_off_t", "ost", &[na.max(1), o1]),
+            ("cuprum_idx_t", "rshape", &[r1]),
+            ("cuprum_off_t", "rst", &[ni.max(1), r1]),
+        ],
+        sh.wide,
+    );
+    w.push(&def);
+    w.push("\n");
+    let mut sig = EntryParams::user(e.params, e.dtypes, e.slots);
+    sig.push("const cuprum_rmeta _m", meta);
+    sig.push("_type_reduce* _partials", ArgSlot::Pointer);
+    sig.push("unsigned int* _counters", ArgSlot::Pointer);
+    sig
 }
 
 /// `s = REDUCE(s, a)` honouring the validity flags when there is no identity.
@@ -298,7 +323,7 @@ fn element(
     flag: bool,
     value: &dyn Fn(usize, &Param) -> String,
 ) {
-    let ndr = e.shape.ndr as usize;
+    let ndr = e.strategy.ndr as usize;
     let mut s = format!(
         "      {{\n        const cuprum_idx_t _rr = {r};\n        const long long _J __attribute__((unused)) = (long long)_rr;\n"
     );
@@ -345,7 +370,7 @@ fn vec_block(
     base: &str,
     flag: bool,
 ) {
-    let v = e.shape.vec;
+    let v = e.strategy.vec;
     let mut s = format!("      {{\n        const cuprum_idx_t _vb = {base};\n");
     for (k, a, p, ty) in arrays {
         if *k < e.nin {
@@ -370,7 +395,7 @@ fn vec_block(
 
 /// Combines the `lanes` values of each output into lane 0: shared memory while partners
 /// are at least a warp apart, warp shuffles below that.
-fn block_combine(s: &mut String, sh: ReduceShape, flag: bool) {
+fn block_combine(s: &mut String, sh: ReduceStrategy, flag: bool) {
     let (lanes, step) = (sh.lanes(), sh.step());
     s.push_str("  _sh[_t] = _s;\n");
     if flag {
