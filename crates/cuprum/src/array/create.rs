@@ -247,7 +247,9 @@ impl Array {
         }
         let stream = Stream::current()?;
         let a = Array::empty_on(shape, T::DTYPE, &stream)?;
-        copy_htod(a.ptr_on(&stream), as_bytes(data), &stream)?;
+        // SAFETY: `a` is a new contiguous array of `n` elements of `T` on this stream, and
+        // `data` holds `n` values of `T`.
+        unsafe { copy_htod(a.ptr_on(&stream), as_bytes(data), &stream)? };
         Ok(a)
     }
 

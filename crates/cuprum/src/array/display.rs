@@ -663,7 +663,8 @@ fn host_values(a: &Array) -> Result<Vec<Scalar>> {
     let stream = Stream::current()?;
     let c = a.to_contiguous()?;
     let mut bytes = vec![0u8; c.nbytes()];
-    copy_dtoh(&mut bytes, c.data_ptr(), &stream)?;
+    // SAFETY: `c` is contiguous with `nbytes()` bytes, alive until the copy returns.
+    unsafe { copy_dtoh(&mut bytes, c.ptr_on(&stream), &stream)? };
     macro_rules! conv {
         ($t:ty) => {
             vec_from_bytes::<$t>(&bytes)

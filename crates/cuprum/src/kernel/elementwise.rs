@@ -781,15 +781,19 @@ mod tests {
         assert_eq!(k.analysis.reads, vec![true, false]);
     }
 
-    #[test]
-    fn a_read_write_parameter_is_an_output_loaded_before_the_operation() {
-        let k = ElementwiseKernel::new(
+    fn inplace_kernel() -> ElementwiseKernel {
+        ElementwiseKernel::new(
             "float32 x, float32 alpha",
             "float32 x",
             "x = x * alpha + 1",
             "inplace_transform",
         )
-        .unwrap();
+        .unwrap()
+    }
+
+    #[test]
+    fn a_read_write_parameter_is_an_output_loaded_before_the_operation() {
+        let k = inplace_kernel();
         assert_eq!(
             (k.nin(), k.nout(), k.sig.nin, k.input_at.as_slice()),
             (2, 1, 1, &[1usize, 0][..])
@@ -804,15 +808,9 @@ mod tests {
             tiled: 0,
             row_bcast: 0,
         };
-        let src = k
-            .source_for(
-                &[DType::F32; 2],
-                &[Slot::Scalar, Slot::Array { idx: 0 }],
-                l,
-                256,
-            )
-            .unwrap()
-            .source;
+        let slots = [Slot::Scalar, Slot::Array { idx: 0 }];
+        let g = k.source_for(&[DType::F32; 2], &slots, l, 256).unwrap();
+        let src = &g.source;
         assert!(
             src.contains("inplace_transform(const float alpha, float* _raw_x,"),
             "{src}"
@@ -825,26 +823,40 @@ mod tests {
             src.contains("*reinterpret_cast<cuprum::Vec<float, 4>*>(_raw_x + _b) = _v_x;"),
             "{src}"
         );
+        // the schema is the signature: alpha by value, x's address, the 32-bit loop size
+        assert_eq!(
+            g.schema.to_string(),
+            "a float32 scalar, a pointer, a 4-byte index"
+        );
         let l = Layout {
             class: LayoutClass::Tiled,
             nd: 2,
-            wide: false,
-            vec: 1,
             tiled: 3,
-            row_bcast: 0,
+            vec: 1,
+            ..l
         };
-        let src = k
-            .source_for(
-                &[DType::F32; 2],
-                &[Slot::Array { idx: 0 }, Slot::Array { idx: 1 }],
-                l,
-                256,
-            )
-            .unwrap()
-            .source;
-        assert!(src.contains("_s_x[_k][threadIdx.x] = _raw_x["), "{src}");
-        assert!(src.contains("] = _s_x[_k][threadIdx.x];"), "{src}");
-        // generated_source takes one entry per declared parameter (inputs, then outputs)
+        let slots = [Slot::Array { idx: 0 }, Slot::Array { idx: 1 }];
+        let g = k.source_for(&[DType::F32; 2], &slots, l, 256).unwrap();
+        assert!(
+            g.source.contains("_s_x[_k][threadIdx.x] = _raw_x["),
+            "{}",
+            g.source
+        );
+        assert!(
+            g.source.contains("] = _s_x[_k][threadIdx.x];"),
+            "{}",
+            g.source
+        );
+        assert_eq!(
+            g.schema.to_string(),
+            "a pointer, a pointer, a 4-byte index, 6 integers of 4 bytes"
+        );
+    }
+
+    #[test]
+    fn generated_source_takes_the_declared_parameters() {
+        let k = inplace_kernel();
+        // one entry per declared parameter (inputs, then outputs)
         let src = k
             .generated_source(&[DType::F32; 3], &[false, true, false])
             .unwrap();

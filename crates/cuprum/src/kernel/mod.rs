@@ -14,12 +14,13 @@ mod reduction;
 mod samples;
 mod scratch;
 
+pub use crate::runtime::KernelAttributes;
 pub use args::{ArgKind, ArgValue, ByValue, DevicePtr, KernelArg, KernelArgs, Strided};
 pub use elementwise::{ElementwiseCall, ElementwiseKernel};
 pub use jit::JitConfig;
 pub use operand::{IntoOperand, Operand, Operands};
 pub use params::{Param, ParamType, parse_params};
-pub use raw::{Backend, Dim3, KernelAttributes, Launch, RawKernel, RawModule};
+pub use raw::{Backend, Dim3, Launch, RawKernel, RawModule};
 pub use reduction::{Axes, ReductionCall, ReductionKernel};
 #[doc(hidden)]
 pub use samples::check_sample_schemas;

@@ -245,34 +245,10 @@ pub(crate) fn merge_lists(ins: Vec<Param>, outs: Vec<Param>) -> Result<Merged> {
     let mut outs = outs;
     let mut rw: SmallVec<[(usize, usize); 2]> = SmallVec::new();
     for (a, p) in declared.iter().enumerate() {
-        let Some(j) = outs.iter().position(|q| q.name == p.name) else {
-            continue;
-        };
-        let q = &outs[j];
-        if p.ty != q.ty {
-            bail!(
-                DType,
-                "parameter '{}' is declared {} among the inputs and {} among the outputs: a name \
-                 in both lists is one read-write parameter, so both need the same type",
-                p.name,
-                type_name(p.ty),
-                type_name(q.ty)
-            );
+        if let Some(j) = outs.iter().position(|q| q.name == p.name) {
+            check_read_write(p, &outs[j])?;
+            rw.push((a, j));
         }
-        if p.raw != q.raw {
-            let (r, n) = if p.raw {
-                ("inputs", "outputs")
-            } else {
-                ("outputs", "inputs")
-            };
-            bail!(
-                InvalidArgument,
-                "parameter '{}' is raw among the {r} but not among the {n}: a name in both \
-                 lists is one read-write parameter, so both need the same modifiers",
-                p.name
-            );
-        }
-        rw.push((a, j));
     }
     for &(a, j) in &rw {
         declared[a].is_const = false;
@@ -303,6 +279,35 @@ pub(crate) fn merge_lists(ins: Vec<Param>, outs: Vec<Param>) -> Result<Merged> {
         nin,
         input_at,
     })
+}
+
+/// A name in both lists (`p` among the inputs, `q` among the outputs) must have one type
+/// and the same `raw` marker to be one read-write parameter.
+fn check_read_write(p: &Param, q: &Param) -> Result<()> {
+    if p.ty != q.ty {
+        bail!(
+            DType,
+            "parameter '{}' is declared {} among the inputs and {} among the outputs: a name \
+             in both lists is one read-write parameter, so both need the same type",
+            p.name,
+            type_name(p.ty),
+            type_name(q.ty)
+        );
+    }
+    if p.raw != q.raw {
+        let (r, n) = if p.raw {
+            ("inputs", "outputs")
+        } else {
+            ("outputs", "inputs")
+        };
+        bail!(
+            InvalidArgument,
+            "parameter '{}' is raw among the {r} but not among the {n}: a name in both \
+             lists is one read-write parameter, so both need the same modifiers",
+            p.name
+        );
+    }
+    Ok(())
 }
 
 /// Rejects the names generated code reserves: the kernel kind's own (`forbidden`, e.g. `i`
