@@ -410,6 +410,7 @@ fn put_in_place(staging: tempfile::TempDir, dir: &Path) -> Result<()> {
                 dir.display()
             ),
         )
+        .with_source(e)
     };
     if dir.exists() {
         let aside = dir.with_file_name(format!(
@@ -468,6 +469,7 @@ fn not_writable(dir: &Path, e: &std::io::Error) -> Error {
             dir.display()
         ),
     )
+    .with_source(std::io::Error::new(e.kind(), e.to_string()))
 }
 
 /// The other ways to get the components, for errors.
@@ -726,6 +728,8 @@ mod tests {
             m.contains("set CUPRUM_DATA_DIR to a writable folder"),
             "{m}"
         );
+        let io = std::error::Error::source(&e).expect("the I/O error underneath");
+        assert!(m.contains(&io.to_string()), "{m} / {io}");
         assert!(!data.exists());
     }
 }

@@ -11,7 +11,9 @@ use super::codegen::layout::{
 };
 use super::codegen::{OpAnalysis, analyse};
 use super::operand::{Operand, Operands};
-use super::params::{Param, TypeMap, check_kernel_name, check_reserved, merge_lists, parse_params};
+use super::params::{
+    Param, ParamList, TypeMap, check_kernel_name, check_reserved, merge_lists, parse_params,
+};
 use crate::array::{Array, DType};
 use crate::compile::CompileOptions;
 use crate::error::{Result, bail};
@@ -124,8 +126,8 @@ impl ElementwiseKernel {
         let name = name.into();
         check_kernel_name(&name)?;
         let m = merge_lists(
-            parse_params(in_params, true)?,
-            parse_params(out_params, false)?,
+            parse_params(in_params, ParamList::Inputs)?,
+            parse_params(out_params, ParamList::Outputs)?,
         )?;
         check_reserved(&m.params, &["i"], "")?;
         let operation = operation.into();

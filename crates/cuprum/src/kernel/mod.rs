@@ -19,9 +19,9 @@ pub use args::{ArgKind, ArgValue, ByValue, DevicePtr, KernelArg, KernelArgs, Str
 pub use elementwise::{ElementwiseCall, ElementwiseKernel};
 pub use jit::JitConfig;
 pub use operand::{IntoOperand, Operand, Operands};
-pub use params::{Param, ParamType, parse_params};
+pub use params::{Param, ParamList, ParamType, parse_params};
 pub use raw::{Backend, Dim3, Launch, RawKernel, RawModule};
-pub use reduction::{Axes, ReductionCall, ReductionKernel};
+pub use reduction::{Axes, Keepdims, ReductionBuilder, ReductionCall, ReductionKernel};
 #[doc(hidden)]
 pub use samples::check_sample_schemas;
 #[doc(hidden)]

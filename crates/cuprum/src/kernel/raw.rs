@@ -82,8 +82,9 @@ impl ModuleSpec {
         }
         let m = match (&self.code, self.backend) {
             (Code::File(path), _) => {
-                let bytes = std::fs::read(path)
-                    .map_err(|e| err!(Io, "cannot read the module file {}: {e}", path.display()))?;
+                let bytes = std::fs::read(path).map_err(|e| {
+                    err!(Io, "cannot read the module file {}: {e}", path.display()).with_source(e)
+                })?;
                 Module::load(device, &bytes)?
             }
             (Code::Source(src), Backend::Nvrtc) => {
@@ -124,10 +125,12 @@ fn edit_spec(spec: &mut Arc<ModuleSpec>, f: impl FnOnce(&mut ModuleSpec)) {
 /// Compiles with `nvcc` (from `$NVCC` or `PATH`) to a cubin.
 fn nvcc_compile(src: &str, opts: &CompileOptions, arch: u32) -> Result<Vec<u8>> {
     let nvcc = std::env::var("NVCC").unwrap_or_else(|_| "nvcc".into());
-    let dir = tempfile::tempdir().map_err(|e| err!(Io, "nvcc: cannot make a temp folder: {e}"))?;
+    let dir = tempfile::tempdir()
+        .map_err(|e| err!(Io, "nvcc: cannot make a temp folder: {e}").with_source(e))?;
     let cu = dir.path().join(&opts.program_name);
     let out = dir.path().join("out.cubin");
-    std::fs::write(&cu, src).map_err(|e| err!(Io, "nvcc: cannot write {}: {e}", cu.display()))?;
+    std::fs::write(&cu, src)
+        .map_err(|e| err!(Io, "nvcc: cannot write {}: {e}", cu.display()).with_source(e))?;
     let mut cmd = std::process::Command::new(&nvcc);
     cmd.arg("--cubin")
         .arg(format!("-gencode=arch=compute_{arch},code=sm_{arch}"))
@@ -154,7 +157,7 @@ fn nvcc_compile(src: &str, opts: &CompileOptions, arch: u32) -> Result<Vec<u8>> 
             String::from_utf8_lossy(&output.stderr)
         );
     }
-    std::fs::read(&out).map_err(|e| err!(Io, "nvcc: no output cubin: {e}"))
+    std::fs::read(&out).map_err(|e| err!(Io, "nvcc: no output cubin: {e}").with_source(e))
 }
 
 /// A loaded kernel on one device with what every launch checks against.

@@ -8,11 +8,13 @@ use super::call::{
 use super::codegen::elementwise::Slot;
 use super::codegen::reduction::{BLOCK, PARTIAL_BYTES, ReduceStrategy, ReductionSource, generate};
 use super::operand::{Operand, Operands};
-use super::params::{Param, ParamType, TypeMap, check_kernel_name, check_reserved, parse_params};
+use super::params::{
+    Param, ParamList, ParamType, TypeMap, check_kernel_name, check_reserved, parse_params,
+};
 use super::scratch::scratch;
 use crate::array::{Array, DType};
 use crate::compile::CompileOptions;
-use crate::error::{Result, bail};
+use crate::error::{Result, bail, err};
 use crate::generated::{CompiledKernel, GeneratedKernel, KernelTable};
 use crate::runtime::{LaunchConfig, Stream};
 use crate::shape::{
@@ -65,6 +67,30 @@ impl<const N: usize> From<&[isize; N]> for Axes {
 impl From<Vec<isize>> for Axes {
     fn from(a: Vec<isize>) -> Axes {
         Axes(SmallVec::from_vec(a))
+    }
+}
+
+/// Whether a reduction over some axes keeps them, with extent 1 (NumPy's `keepdims`), so
+/// that the result broadcasts against the input.
+///
+/// ```
+/// use cuprum::ops::Keepdims;
+/// assert!(Keepdims::Yes.keeps());
+/// assert!(!Keepdims::default().keeps());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Keepdims {
+    /// Reduced axes are dropped (NumPy's default).
+    #[default]
+    No,
+    /// Reduced axes stay, with extent 1.
+    Yes,
+}
+
+impl Keepdims {
+    /// `true` for [`Keepdims::Yes`].
+    pub fn keeps(self) -> bool {
+        self == Keepdims::Yes
     }
 }
 
@@ -147,9 +173,9 @@ impl ReductionKernel {
     ) -> Result<ReductionKernel> {
         let name = name.into();
         check_kernel_name(&name)?;
-        let mut params = parse_params(in_params, true)?;
+        let mut params = parse_params(in_params, ParamList::Inputs)?;
         let nin = params.len();
-        params.extend(parse_params(out_params, false)?);
+        params.extend(parse_params(out_params, ParamList::Outputs)?);
         if let Some(p) = params[nin..]
             .iter()
             .find(|q| params[..nin].iter().any(|p| p.name == q.name))
@@ -185,6 +211,32 @@ impl ReductionKernel {
             reduce_dims: true,
             specs: KernelTable::new(),
         })
+    }
+
+    /// A reduction defined by its named parts instead of CuPy's seven positional strings
+    /// (easy to misorder: the seed's own `sum_of_squares` put its identity and name in the
+    /// post-map and identity positions). The same checks as [`new`](Self::new).
+    ///
+    /// ```
+    /// use cuprum::ReductionKernel;
+    /// let ssq = ReductionKernel::builder("sum_of_squares")
+    ///     .inputs("float32 x")
+    ///     .outputs("float32 out")
+    ///     .map("x * x")
+    ///     .reduce("a + b")
+    ///     .post_map("out = a")
+    ///     .identity("0")
+    ///     .build()?;
+    /// assert_eq!((ssq.name(), ssq.nin(), ssq.nout()), ("sum_of_squares", 1, 1));
+    /// let e = ReductionKernel::builder("k").inputs("T x").outputs("T y").map("x").build().unwrap_err();
+    /// assert!(e.to_string().contains("needs its reduce expression"), "{e}");
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn builder(name: impl Into<String>) -> ReductionBuilder {
+        ReductionBuilder {
+            name: name.into(),
+            ..ReductionBuilder::default()
+        }
     }
 
     /// After the definition changed: forgets every compiled specialisation.
@@ -443,6 +495,87 @@ impl ReductionKernel {
             .collect();
         let staged = sig.params[..sig.nin].iter().all(|p| p.is_const);
         choose_strategy(geo, sm_count.max(1) as usize, &inputs, staged)
+    }
+}
+
+/// A [`ReductionKernel`] by named parts: see [`ReductionKernel::builder`]. Inputs,
+/// outputs, map, reduce and post-map are needed; the identity is optional (without one an
+/// empty reduction is an error, as with `new(…, None, …)`).
+#[derive(Debug, Clone, Default)]
+pub struct ReductionBuilder {
+    name: String,
+    inputs: Option<String>,
+    outputs: Option<String>,
+    map: Option<String>,
+    reduce: Option<String>,
+    post_map: Option<String>,
+    identity: Option<String>,
+}
+
+impl ReductionBuilder {
+    /// The input parameters (`"T x, float32 w"`, CuPy's `in_params`).
+    pub fn inputs(mut self, params: impl Into<String>) -> Self {
+        self.inputs = Some(params.into());
+        self
+    }
+
+    /// The output parameters (CuPy's `out_params`).
+    pub fn outputs(mut self, params: impl Into<String>) -> Self {
+        self.outputs = Some(params.into());
+        self
+    }
+
+    /// The value each element contributes (`map_expr`, e.g. `"x * x"`).
+    pub fn map(mut self, expr: impl Into<String>) -> Self {
+        self.map = Some(expr.into());
+        self
+    }
+
+    /// How two values `a` and `b` combine (`reduce_expr`, e.g. `"a + b"`).
+    pub fn reduce(mut self, expr: impl Into<String>) -> Self {
+        self.reduce = Some(expr.into());
+        self
+    }
+
+    /// What writes the outputs from the reduced value `a` (`post_map_expr`, e.g.
+    /// `"y = a"`).
+    pub fn post_map(mut self, expr: impl Into<String>) -> Self {
+        self.post_map = Some(expr.into());
+        self
+    }
+
+    /// The C++ value every reduction starts from (neutral for `reduce`, e.g. `"0"`).
+    pub fn identity(mut self, value: impl Into<String>) -> Self {
+        self.identity = Some(value.into());
+        self
+    }
+
+    /// The kernel, or an error naming the first missing part (then the errors of
+    /// [`ReductionKernel::new`]).
+    pub fn build(self) -> Result<ReductionKernel> {
+        let name = self.name;
+        let need = |part: Option<String>, what: &str, example: &str| -> Result<String> {
+            part.ok_or_else(|| {
+                err!(
+                    InvalidArgument,
+                    "ReductionKernel '{name}' needs its {what}: .{example}"
+                )
+            })
+        };
+        let inputs = need(self.inputs, "input parameters", "inputs(\"T x\")")?;
+        let outputs = need(self.outputs, "output parameters", "outputs(\"T y\")")?;
+        let map = need(self.map, "map expression", "map(\"x\")")?;
+        let reduce = need(self.reduce, "reduce expression", "reduce(\"a + b\")")?;
+        let post_map = need(self.post_map, "post-map expression", "post_map(\"y = a\")")?;
+        ReductionKernel::new(
+            &inputs,
+            &outputs,
+            map,
+            reduce,
+            post_map,
+            self.identity.as_deref(),
+            name,
+        )
     }
 }
 
