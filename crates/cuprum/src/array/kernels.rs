@@ -30,6 +30,9 @@ pub(crate) enum KernelKey {
     /// `x = high - (high - low) * x` in place, clamped into `[low, high)` (float32/float64):
     /// maps cuRAND's `(0, 1]` onto `[low, high)`.
     Uniform(DType),
+    /// `out[i] = low + mulhi(bits[i], range)` (`range` 0: all 64 bits) in a bool or integer
+    /// dtype: 64 random bits per element mapped onto `[low, low + range)`.
+    RandInt(DType),
     /// An empty kernel (the launch-overhead floor).
     Empty,
 }
@@ -141,6 +144,19 @@ pub(crate) fn source(key: KernelKey) -> Result<String> {
                  \x20   x[i] = v >= high ? top : (v < low ? low : v);\n  }}\n}}"
             );
         }
+        KernelKey::RandInt(dt) => {
+            if !(dt.is_integer() || dt == DType::Bool) {
+                bail!(Unsupported, "random integers of {dt}");
+            }
+            let _ = writeln!(
+                s,
+                "typedef {} T;\nextern \"C\" __global__ void cuprum_randint(T* out, unsigned long long n, const unsigned long long* __restrict__ bits, unsigned long long low, unsigned long long range) {{\n\
+                 \x20 for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (unsigned long long)blockDim.x * gridDim.x) {{\n\
+                 \x20   const unsigned long long b = bits[i];\n\
+                 \x20   out[i] = (T)(low + (range == 0ull ? b : __umul64hi(b, range)));\n  }}\n}}",
+                dt.c_type()
+            );
+        }
         KernelKey::Empty => s.push_str("extern \"C\" __global__ void cuprum_empty() {}\n"),
     }
     Ok(s)
@@ -210,6 +226,8 @@ fn schema(key: KernelKey) -> ArgSchema {
         ],
         // (T* x, n, T low, T high)
         KernelKey::Uniform(dt) => vec![Pointer, n64, Value(dt), Value(dt)],
+        // (T* out, n, const unsigned long long* bits, low, range)
+        KernelKey::RandInt(_) => vec![Pointer, n64, Pointer, Value(DType::U64), Value(DType::U64)],
         KernelKey::Empty => vec![],
     };
     let mut schema = ArgSchema::default();
@@ -227,6 +245,7 @@ fn entry(key: KernelKey) -> &'static str {
         KernelKey::Arange(_) => "cuprum_arange",
         KernelKey::Linspace(_) => "cuprum_linspace",
         KernelKey::Uniform(_) => "cuprum_uniform",
+        KernelKey::RandInt(_) => "cuprum_randint",
         KernelKey::Empty => "cuprum_empty",
     }
 }
@@ -351,6 +370,40 @@ pub(crate) fn launch_1d(
     unsafe { f.launch(args, &grid_for(stream.device(), n), stream) }
 }
 
+/// Maps 64 random bits per element (`bits`: at least two uint32 words per element of
+/// `out`, contiguous) onto `[low, low + range)` in the contiguous bool or integer `out`
+/// (`range` 0: all 64 bits; `low` is the low bound's two's-complement bits).
+pub(crate) fn rand_int(
+    out: &Array,
+    bits: &Array,
+    low: u64,
+    range: u64,
+    stream: &Stream,
+) -> Result<()> {
+    let n = out.size();
+    if n == 0 {
+        return Ok(());
+    }
+    if !out.is_c_contiguous() || !bits.is_c_contiguous() || bits.nbytes() < 8 * n {
+        bail!(
+            Launch,
+            "internal error: random integers need a contiguous output and 8 bytes of \
+             contiguous random bits per element ({n} elements, {} bytes)",
+            bits.nbytes()
+        );
+    }
+    let f = function(stream.device(), KernelKey::RandInt(out.dtype()))?;
+    let mut args = f.packer();
+    args.pointer(out.ptr_on(stream))?;
+    args.index(n)?;
+    args.pointer(bits.ptr_on(stream))?;
+    args.scalar(Scalar::U64(low))?;
+    args.scalar(Scalar::U64(range))?;
+    // SAFETY: `out` is contiguous with `n` elements and `bits` holds at least `n` 8-byte
+    // words (checked above): the only memory the kernel touches.
+    unsafe { f.launch(args, &grid_for(stream.device(), n), stream) }
+}
+
 /// Launches the empty kernel once (for measuring the launch floor).
 pub(crate) fn launch_empty(stream: &Stream) -> Result<()> {
     let f = function(stream.device(), KernelKey::Empty)?;
@@ -390,6 +443,11 @@ pub(crate) fn all_kernels() -> Vec<(String, GeneratedKernel)> {
     }
     keys.push(KernelKey::Uniform(DType::F32));
     keys.push(KernelKey::Uniform(DType::F64));
+    for &dt in DType::ALL {
+        if dt.is_integer() || dt == DType::Bool {
+            keys.push(KernelKey::RandInt(dt));
+        }
+    }
     keys.into_iter()
         .filter_map(|k| generate(k).ok().map(|g| (format!("{k:?}"), g)))
         .collect()

@@ -1,4 +1,5 @@
-//! Random arrays through cuRAND (Philox generator), float32 and float64.
+//! Random arrays through cuRAND (Philox generator): floats (float32 and float64), integers
+//! and permutations.
 //!
 //! ```no_run
 //! use cuprum::{random, DType};
@@ -6,8 +7,13 @@
 //! let u = random::uniform(-1.0, 1.0, &[1000], DType::F32)?;   // [-1, 1)
 //! let n = random::normal(0.0, 2.0, &[10, 10], DType::F64)?;
 //! let r = random::random(&[5], DType::F64)?;                  // [0, 1)
+//! let z = random::standard_normal(&[3], DType::F32)?;         // the seeds' randn
+//! let k = random::randint(0, 10, &[4], DType::I64)?;          // [0, 10)
+//! let p = random::permutation(5)?;                            // 0..5 shuffled (int64)
 //! # Ok::<(), cuprum::Error>(())
 //! ```
+
+pub use crate::ops::permutation::{permutation, permutation_of};
 
 use super::device_array::Array;
 use super::dtype::DType;
@@ -78,11 +84,81 @@ impl Generator {
         self.uniform(0.0, 1.0, shape, dtype)
     }
 
-    fn generate(&mut self, shape: &[usize], dtype: DType, dist: Dist) -> Result<(Array, ())> {
-        if !matches!(dtype, DType::F32 | DType::F64) {
-            bail!(DType, "cuRAND generates float32 or float64, not {dtype}");
+    /// Normal values with mean 0 and standard deviation 1 (NumPy's `standard_normal`, the
+    /// seeds' `randn`), float32 or float64.
+    pub fn standard_normal(&mut self, shape: &[usize], dtype: DType) -> Result<Array> {
+        self.normal(0.0, 1.0, shape, dtype)
+    }
+
+    /// Integers uniform in `[low, high)` of a bool or integer `dtype` (NumPy's `randint`):
+    /// 64 random bits per element mapped onto the range by a multiply-high, so each value's
+    /// probability is `1 / (high - low)` to within a relative `(high - low) / 2^64`.
+    /// Errors (as NumPy's): `low >= high`, and bounds outside the dtype (`high` may be its
+    /// largest value + 1).
+    pub fn randint(
+        &mut self,
+        low: impl Into<i128>,
+        high: impl Into<i128>,
+        shape: &[usize],
+        dtype: DType,
+    ) -> Result<Array> {
+        let (low, high) = (low.into(), high.into());
+        let (lo_ok, hi_ok) = match int_range(dtype) {
+            Some((min, max)) => (low >= min, high <= max + 1),
+            None => bail!(
+                DType,
+                "Unsupported dtype {dtype} for randint (bool or an integer dtype)"
+            ),
+        };
+        if !lo_ok {
+            bail!(
+                InvalidArgument,
+                "low is out of bounds for {dtype} (low = {low})"
+            );
+        }
+        if !hi_ok {
+            bail!(
+                InvalidArgument,
+                "high is out of bounds for {dtype} (high = {high})"
+            );
+        }
+        if low >= high {
+            bail!(
+                InvalidArgument,
+                "low >= high ({low} >= {high}): the range is empty"
+            );
         }
         let n = super::shape::size_of(shape)?;
+        let stream = Stream::current()?;
+        let out = Array::empty_on(shape, dtype, &stream)?;
+        if n == 0 {
+            return Ok(out);
+        }
+        let bits = self.bits(2 * n)?;
+        // 2^64 (the whole range of a 64-bit dtype) is passed as 0.
+        let range = (high - low) as u128;
+        let range = if range >> 64 != 0 { 0u64 } else { range as u64 };
+        kernels::rand_int(&out, &bits, low as i64 as u64, range, &stream)?;
+        Ok(out)
+    }
+
+    /// `words` random 32-bit words (cuRAND's raw output) as a uint32 array.
+    fn bits(&mut self, words: usize) -> Result<Array> {
+        let stream = self.stream()?;
+        let out = Array::empty_on(&[words], DType::U32, &stream)?;
+        if words > 0 {
+            // SAFETY: `out` is a new contiguous uint32 array of `words` elements on this
+            // stream, which is on the generator's device.
+            unsafe {
+                self.philox
+                    .fill(out.ptr_on(&stream), words, Fill::BitsU32, &stream)?
+            };
+        }
+        Ok(out)
+    }
+
+    /// The current stream, which must be on the generator's device.
+    fn stream(&self) -> Result<Stream> {
         let stream = Stream::current()?;
         let device = self.philox.device();
         if stream.device() != device {
@@ -93,6 +169,15 @@ impl Generator {
                 stream.device().ordinal()
             );
         }
+        Ok(stream)
+    }
+
+    fn generate(&mut self, shape: &[usize], dtype: DType, dist: Dist) -> Result<(Array, ())> {
+        if !matches!(dtype, DType::F32 | DType::F64) {
+            bail!(DType, "cuRAND generates float32 or float64, not {dtype}");
+        }
+        let n = super::shape::size_of(shape)?;
+        let stream = self.stream()?;
         // Normal generation needs an even count: allocate one spare element.
         let len = if matches!(dist, Dist::Normal(..)) {
             n + (n & 1)
@@ -190,4 +275,52 @@ pub fn uniform(low: f64, high: f64, shape: &[usize], dtype: DType) -> Result<Arr
 /// Normal values from the default generator.
 pub fn normal(loc: f64, scale: f64, shape: &[usize], dtype: DType) -> Result<Array> {
     with_default(|g| g.normal(loc, scale, shape, dtype))
+}
+
+/// Standard normal values (mean 0, standard deviation 1; NumPy's `standard_normal`, the
+/// seeds' `randn`) from the default generator, float32 or float64.
+///
+/// ```no_run
+/// use cuprum::{random, DType};
+/// let z = random::standard_normal(&[1000], DType::F64)?;
+/// assert_eq!(z.shape(), &[1000]);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn standard_normal(shape: &[usize], dtype: DType) -> Result<Array> {
+    with_default(|g| g.standard_normal(shape, dtype))
+}
+
+/// Integers uniform in `[low, high)` from the default generator ([`Generator::randint`]).
+///
+/// ```no_run
+/// use cuprum::{random, DType};
+/// let dice = random::randint(1, 7, &[10], DType::U8)?;
+/// assert!(dice.to_vec::<u8>()?.iter().all(|&d| (1..7).contains(&d)));
+/// assert!(random::randint(5, 5, &[1], DType::I32).is_err());   // empty range
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn randint(
+    low: impl Into<i128>,
+    high: impl Into<i128>,
+    shape: &[usize],
+    dtype: DType,
+) -> Result<Array> {
+    let (low, high) = (low.into(), high.into());
+    with_default(|g| g.randint(low, high, shape, dtype))
+}
+
+/// The inclusive value range of a bool or integer dtype.
+fn int_range(d: DType) -> Option<(i128, i128)> {
+    if d == DType::Bool {
+        return Some((0, 1));
+    }
+    if !d.is_integer() {
+        return None;
+    }
+    let bits = 8 * d.itemsize() as u32;
+    Some(if d.kind() == super::dtype::DTypeKind::SignedInt {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    })
 }

@@ -19,6 +19,8 @@ pub(crate) enum Fill {
     NormalF32(f32, f32),
     /// float64, normal with this mean and standard deviation.
     NormalF64(f64, f64),
+    /// Raw 32-bit words (uint32), every bit uniform.
+    BitsU32,
 }
 
 /// A cuRAND Philox generator on one device.
@@ -87,7 +89,7 @@ impl Philox {
     /// device).
     ///
     /// # Safety
-    /// `ptr` must address `len` elements of the fill's type (float32 or float64) in a live
+    /// `ptr` must address `len` elements of the fill's type (float32, float64 or uint32) in a live
     /// device allocation of the generator's device that stays allocated until the
     /// generation has run in `stream` order (an address taken with `ptr_on(stream)`); for
     /// a normal fill `len` must be even (cuRAND's requirement).
@@ -113,6 +115,7 @@ impl Philox {
                 Fill::NormalF64(m, s) => {
                     cr::generate::normal_f64(self.raw, ptr as *mut f64, len, m, s)
                 }
+                Fill::BitsU32 => cr::generate::uniform_u32(self.raw, ptr as *mut u32, len),
             }
         };
         r.map_err(|e| curand_err(e, "curandGenerate"))
