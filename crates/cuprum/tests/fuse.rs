@@ -131,9 +131,9 @@ fn the_softmax_plan_reads_as_expected() {
          \x20 why: cut after the reductions: combines reduced values with the elements they were reduced from (or with other kernels' results), which needs them complete\n",
         at(52),
         at(45),
-        at(72),
-        at(85),
-        at(79)
+        at(81),
+        at(94),
+        at(88)
     );
     assert_eq!(e.summary(), want);
 }
