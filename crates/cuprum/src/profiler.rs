@@ -266,3 +266,23 @@ pub fn benchmark(
         device: stream.device().ordinal(),
     })
 }
+
+/// The launch floor: [`benchmark`] of a kernel that takes no arguments and does nothing,
+/// launched with one thread on the current stream (named `launch_floor`). Its CPU time is
+/// the cost of one launch through cuprum (a table lookup and `cuLaunchKernel`), the least
+/// any kernel call costs; its GPU time is the device's time for an empty kernel.
+///
+/// ```no_run
+/// use cuprum::profiler::{BenchmarkOptions, launch_floor};
+/// let r = launch_floor(&BenchmarkOptions::new().n_repeat(1000))?;
+/// println!("one launch costs {:.2} µs on the host", r.cpu().median * 1e6);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn launch_floor(opts: &BenchmarkOptions) -> Result<PerfCaseResult> {
+    let s = Stream::current()?;
+    benchmark(
+        "launch_floor",
+        || crate::array::kernels::launch_empty(&s),
+        opts,
+    )
+}

@@ -8,7 +8,7 @@ use super::{R, Timed, workloads};
 use clap::{Args, ValueEnum};
 use cuprum::compile::{CompileOptions, KernelCache, compile_with_cache};
 use cuprum::profiler::{BenchmarkOptions, PerfCaseResult, benchmark};
-use cuprum::runtime::Module;
+use cuprum::runtime::{LaunchConfig, Module};
 use cuprum::{DType, Device, Stream};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -215,16 +215,12 @@ pub fn compile_memo_hit(o: &BenchmarkOptions) -> R<Timed> {
     let src = "extern \"C\" __global__ void memo_hit_kernel() {}\n";
     let opts = CompileOptions::default();
     let s = Stream::current()?;
-    let f = compile_with_cache(src, &opts)?.function("memo_hit_kernel")?;
-    if f.num_params()? != 0 {
-        return Err("memo_hit_kernel must take no parameters".into());
-    }
+    let one = LaunchConfig::linear(1, 1);
     let r = benchmark(
         "compile_memo_hit",
         || {
             let f = compile_with_cache(src, &opts)?.function("memo_hit_kernel")?;
-            // SAFETY: the kernel takes no parameters (checked above).
-            unsafe { cuprum::internal::launch_no_args(&f, &s) }
+            f.launch_without_arguments(&one, &s)
         },
         o,
     )?;

@@ -22,7 +22,7 @@ use super::targets::Target::{self, *};
 use super::{R, Timed, fuse_cases};
 use cuprum::kernel::IntoOperand;
 use cuprum::profiler::{BenchmarkOptions, PerfCaseResult, benchmark};
-use cuprum::{Array, DType, ElementwiseKernel, RawKernel, ReductionKernel, Stream, ops};
+use cuprum::{Array, DType, ElementwiseKernel, RawKernel, ReductionKernel, ops};
 
 /// Times one workload: the result and the bytes one call must move (0: not bandwidth-bound).
 pub type RunFn = fn(&BenchmarkOptions) -> R<Timed>;
@@ -427,9 +427,7 @@ fn copy_1gib(o: &BenchmarkOptions) -> R<Timed> {
 }
 
 fn launch_floor(o: &BenchmarkOptions) -> R<Timed> {
-    let s = Stream::current()?;
-    let r = benchmark("launch_floor", || cuprum::internal::launch_empty(&s), o)?;
-    Ok((r, 0))
+    Ok((cuprum::profiler::launch_floor(o)?, 0))
 }
 
 fn alloc_empty(o: &BenchmarkOptions) -> R<Timed> {

@@ -9,6 +9,20 @@ use super::shape::{Shape, format_shape, nbytes_of, size_of};
 use crate::error::{Result, bail};
 use crate::runtime::{Buffer, Stream, copy_htod};
 
+/// Whether [`Array::linspace`] ends at `stop` (NumPy's `endpoint`).
+///
+/// ```
+/// assert_eq!(cuprum::Endpoint::default(), cuprum::Endpoint::Included);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Endpoint {
+    /// `stop` is the last value (NumPy's default).
+    #[default]
+    Included,
+    /// The values stop one step before `stop`.
+    Excluded,
+}
+
 impl Array {
     /// An uninitialised array on the current stream's device. A repeat allocation of the
     /// same size is served from the device's memory pool in about a microsecond.
@@ -167,32 +181,36 @@ impl Array {
             &out,
             key,
             &[
-                &start.to_ne_bytes(),
-                &step.to_ne_bytes(),
-                &(start as i64).to_ne_bytes(),
-                &(step as i64).to_ne_bytes(),
+                Scalar::F64(start),
+                Scalar::F64(step),
+                Scalar::I64(start as i64),
+                Scalar::I64(step as i64),
             ],
             &Stream::current()?,
         )?;
         Ok(out)
     }
 
-    /// `num` evenly spaced values from `start` to `stop` (included when `endpoint`), of
-    /// `dtype` (NumPy's `linspace`; integer dtypes round toward −∞ like NumPy 2).
+    /// `num` evenly spaced values from `start` to `stop` (`stop` the last one with
+    /// [`Endpoint::Included`], NumPy's default), of `dtype` (NumPy's `linspace`; integer
+    /// dtypes round toward −∞ like NumPy 2).
     ///
     /// ```no_run
-    /// use cuprum::{Array, DType};
-    /// let x = Array::linspace(0.0, 1.0, 5, true, DType::F64)?;
+    /// use cuprum::{Array, DType, Endpoint};
+    /// let x = Array::linspace(0.0, 1.0, 5, Endpoint::Included, DType::F64)?;
     /// assert_eq!(x.to_vec::<f64>()?, vec![0.0, 0.25, 0.5, 0.75, 1.0]);
+    /// let y = Array::linspace(0.0, 1.0, 4, Endpoint::Excluded, DType::F64)?;
+    /// assert_eq!(y.to_vec::<f64>()?, vec![0.0, 0.25, 0.5, 0.75]);
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     pub fn linspace(
         start: f64,
         stop: f64,
         num: usize,
-        endpoint: bool,
+        endpoint: Endpoint,
         dtype: DType,
     ) -> Result<Array> {
+        let endpoint = endpoint == Endpoint::Included;
         if dtype.is_complex() {
             bail!(Unsupported, "linspace does not support {dtype}");
         }
@@ -217,10 +235,10 @@ impl Array {
             &out,
             KernelKey::Linspace(dtype),
             &[
-                &start.to_ne_bytes(),
-                &step.to_ne_bytes(),
-                &stop.to_ne_bytes(),
-                &(endpoint as i32).to_ne_bytes(),
+                Scalar::F64(start),
+                Scalar::F64(step),
+                Scalar::F64(stop),
+                Scalar::I32(endpoint as i32),
             ],
             &Stream::current()?,
         )?;
@@ -247,7 +265,9 @@ impl Array {
         }
         let stream = Stream::current()?;
         let a = Array::empty_on(shape, T::DTYPE, &stream)?;
-        copy_htod(a.ptr_on(&stream), as_bytes(data), &stream)?;
+        // SAFETY: `a` is a new contiguous array of `n` elements of `T` on this stream, and
+        // `data` holds `n` values of `T`.
+        unsafe { copy_htod(a.ptr_on(&stream), as_bytes(data), &stream)? };
         Ok(a)
     }
 

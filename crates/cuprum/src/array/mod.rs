@@ -12,6 +12,7 @@ pub mod shape;
 mod transfer;
 mod view;
 
+pub use create::Endpoint;
 pub use device_array::Array;
 pub use dtype::{DType, DTypeKind, Element};
 pub use scalar::Scalar;

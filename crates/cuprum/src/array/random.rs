@@ -18,9 +18,9 @@ pub use crate::ops::permutation::{permutation, permutation_of};
 use super::device_array::Array;
 use super::dtype::DType;
 use super::kernels::{self, KernelKey};
-use crate::error::{Error, ErrorKind, Result, bail};
-use crate::runtime::{Device, Stream};
-use cudarc::curand::{result as cr, sys};
+use super::scalar::Scalar;
+use crate::error::{Result, bail};
+use crate::runtime::{Device, Fill, Philox, Stream};
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
@@ -33,61 +33,19 @@ use std::sync::{Mutex, OnceLock};
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub struct Generator {
-    raw: sys::curandGenerator_t,
-    device: Device,
-}
-
-// SAFETY: a cuRAND generator may be used from any thread as long as calls are not
-// concurrent; Generator methods take `&mut self` and the shared default generators live
-// behind a Mutex.
-unsafe impl Send for Generator {}
-
-impl Drop for Generator {
-    fn drop(&mut self) {
-        if self.device.bind().is_ok() {
-            // SAFETY: the generator was created in `new` and is destroyed once.
-            let _ = unsafe { cr::destroy_generator(self.raw) };
-        }
-    }
-}
-
-fn curand_err(e: cr::CurandError, what: &str) -> Error {
-    Error::new(ErrorKind::Random, format!("{what} failed: {e:?}"))
-}
-
-fn curand_present() -> Result<()> {
-    static PRESENT: OnceLock<bool> = OnceLock::new();
-    // SAFETY: only tries to dlopen the library; calls no cuRAND function.
-    if *PRESENT.get_or_init(|| unsafe { sys::is_culib_present() }) {
-        Ok(())
-    } else {
-        bail!(
-            Random,
-            "cuRAND (libcurand.so.10) could not be loaded; install the CUDA toolkit or `pip install nvidia-curand`"
-        )
-    }
+    philox: Philox,
 }
 
 impl Generator {
     /// A Philox generator on the current device with `seed`.
     pub fn new(seed: u64) -> Result<Generator> {
-        curand_present()?;
-        let device = Device::current()?;
-        device.bind()?;
-        let raw = cr::create_generator_kind(sys::curandRngType_t::CURAND_RNG_PSEUDO_PHILOX4_32_10)
-            .map_err(|e| curand_err(e, "curandCreateGenerator"))?;
-        let g = Generator { raw, device };
-        // SAFETY: the generator is live.
-        unsafe { cr::set_seed(g.raw, seed) }.map_err(|e| curand_err(e, "curandSetSeed"))?;
-        Ok(g)
+        let philox = Philox::new(Device::current()?, seed)?;
+        Ok(Generator { philox })
     }
 
     /// Reseeds the generator.
     pub fn seed(&mut self, seed: u64) -> Result<()> {
-        // SAFETY: the generator is live.
-        unsafe { cr::set_seed(self.raw, seed) }.map_err(|e| curand_err(e, "curandSetSeed"))?;
-        // SAFETY: as above; restart the sequence.
-        unsafe { cr::set_offset(self.raw, 0) }.map_err(|e| curand_err(e, "curandSetOffset"))
+        self.philox.reseed(seed)
     }
 
     /// Uniform values in `[low, high)` (all `low` when `low == high`).
@@ -180,32 +138,21 @@ impl Generator {
         // 2^64 (the whole range of a 64-bit dtype) is passed as 0.
         let range = (high - low) as u128;
         let range = if range >> 64 != 0 { 0u64 } else { range as u64 };
-        kernels::launch_1d(
-            &out,
-            KernelKey::RandInt(dtype),
-            &[
-                &bits.ptr_on(&stream).to_ne_bytes(),
-                &(low as i64 as u64).to_ne_bytes(),
-                &range.to_ne_bytes(),
-            ],
-            &stream,
-        )?;
+        kernels::rand_int(&out, &bits, low as i64 as u64, range, &stream)?;
         Ok(out)
     }
 
     /// `words` random 32-bit words (cuRAND's raw output) as a uint32 array.
-    pub(crate) fn bits(&mut self, words: usize) -> Result<Array> {
+    fn bits(&mut self, words: usize) -> Result<Array> {
         let stream = self.stream()?;
         let out = Array::empty_on(&[words], DType::U32, &stream)?;
         if words > 0 {
-            self.device.bind()?;
-            // SAFETY: generator and stream are live and on the same device.
-            unsafe { cr::set_stream(self.raw, stream.raw().cast()) }
-                .map_err(|e| curand_err(e, "curandSetStream"))?;
-            let p = out.ptr_on(&stream);
-            // SAFETY: `p` addresses `words` uint32 elements of a live buffer.
-            unsafe { cr::generate::uniform_u32(self.raw, p as *mut u32, words) }
-                .map_err(|e| curand_err(e, "curandGenerate"))?;
+            // SAFETY: `out` is a new contiguous uint32 array of `words` elements on this
+            // stream, which is on the generator's device.
+            unsafe {
+                self.philox
+                    .fill(out.ptr_on(&stream), words, Fill::BitsU32, &stream)?
+            };
         }
         Ok(out)
     }
@@ -213,11 +160,12 @@ impl Generator {
     /// The current stream, which must be on the generator's device.
     fn stream(&self) -> Result<Stream> {
         let stream = Stream::current()?;
-        if stream.device() != self.device {
+        let device = self.philox.device();
+        if stream.device() != device {
             bail!(
                 InvalidArgument,
                 "the generator belongs to device {}, the current stream to device {}",
-                self.device.ordinal(),
+                device.ordinal(),
                 stream.device().ordinal()
             );
         }
@@ -229,15 +177,7 @@ impl Generator {
             bail!(DType, "cuRAND generates float32 or float64, not {dtype}");
         }
         let n = super::shape::size_of(shape)?;
-        let stream = Stream::current()?;
-        if stream.device() != self.device {
-            bail!(
-                InvalidArgument,
-                "the generator belongs to device {}, the current stream to device {}",
-                self.device.ordinal(),
-                stream.device().ordinal()
-            );
-        }
+        let stream = self.stream()?;
         // Normal generation needs an even count: allocate one spare element.
         let len = if matches!(dist, Dist::Normal(..)) {
             n + (n & 1)
@@ -246,27 +186,15 @@ impl Generator {
         };
         let base = Array::empty_on(&[len], dtype, &stream)?;
         if n > 0 {
-            self.device.bind()?;
-            // SAFETY: generator and stream are live and on the same device.
-            unsafe { cr::set_stream(self.raw, stream.raw().cast()) }
-                .map_err(|e| curand_err(e, "curandSetStream"))?;
-            let p = base.ptr_on(&stream);
-            // SAFETY: `p` addresses `len` elements of `dtype` in a live buffer.
-            let r = unsafe {
-                match (dtype, dist) {
-                    (DType::F32, Dist::Uniform) => {
-                        cr::generate::uniform_f32(self.raw, p as *mut f32, len)
-                    }
-                    (_, Dist::Uniform) => cr::generate::uniform_f64(self.raw, p as *mut f64, len),
-                    (DType::F32, Dist::Normal(m, s)) => {
-                        cr::generate::normal_f32(self.raw, p as *mut f32, len, m as f32, s as f32)
-                    }
-                    (_, Dist::Normal(m, s)) => {
-                        cr::generate::normal_f64(self.raw, p as *mut f64, len, m, s)
-                    }
-                }
+            let fill = match (dtype, dist) {
+                (DType::F32, Dist::Uniform) => Fill::UniformF32,
+                (_, Dist::Uniform) => Fill::UniformF64,
+                (DType::F32, Dist::Normal(m, s)) => Fill::NormalF32(m as f32, s as f32),
+                (_, Dist::Normal(m, s)) => Fill::NormalF64(m, s),
             };
-            r.map_err(|e| curand_err(e, "curandGenerate"))?;
+            // SAFETY: `base` is a new contiguous array of `len` elements of `dtype` (float32
+            // or float64, as the fill) on this stream, `len` even for a normal fill.
+            unsafe { self.philox.fill(base.ptr_on(&stream), len, fill, &stream)? };
         }
         let flat = if len == n {
             base
@@ -296,9 +224,9 @@ fn to_interval(a: &Array, low: f64, high: f64) -> Result<()> {
                     "uniform bounds [{low}, {high}) are out of order in float32"
                 );
             }
-            kernels::launch_1d(a, key, &[&l.to_ne_bytes(), &h.to_ne_bytes()], &stream)
+            kernels::launch_1d(a, key, &[Scalar::F32(l), Scalar::F32(h)], &stream)
         }
-        _ => kernels::launch_1d(a, key, &[&low.to_ne_bytes(), &high.to_ne_bytes()], &stream),
+        _ => kernels::launch_1d(a, key, &[Scalar::F64(low), Scalar::F64(high)], &stream),
     }
 }
 

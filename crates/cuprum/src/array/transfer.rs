@@ -24,7 +24,8 @@ impl Array {
         let c = self.to_contiguous()?;
         let mut bytes = vec![0u8; c.nbytes()];
         let stream = Stream::current()?;
-        copy_dtoh(&mut bytes, c.ptr_on(&stream), &stream)?;
+        // SAFETY: `c` is contiguous with `nbytes()` bytes, alive until the copy returns.
+        unsafe { copy_dtoh(&mut bytes, c.ptr_on(&stream), &stream)? };
         Ok(vec_from_bytes(&bytes))
     }
 
@@ -50,7 +51,9 @@ impl Array {
         }
         let stream = Stream::current()?;
         if self.is_c_contiguous() {
-            return copy_htod(self.ptr_on(&stream), as_bytes(data), &stream);
+            // SAFETY: the view is contiguous with `data.len()` elements of `T` (checked
+            // above, with the dtype), and keeps its buffer alive past the copy.
+            return unsafe { copy_htod(self.ptr_on(&stream), as_bytes(data), &stream) };
         }
         let staged = Array::from_slice(data, &self.shape)?;
         kernels::copy(&staged, self, &stream)
@@ -85,12 +88,16 @@ impl Array {
         }
         let stream = Stream::current()?;
         if self.is_c_contiguous() && src.is_c_contiguous() {
-            return copy_dtod(
-                self.ptr_on(&stream),
-                src.ptr_on(&stream),
-                self.nbytes(),
-                &stream,
-            );
+            // SAFETY: both views are contiguous with the same shape and dtype (checked
+            // above), so `nbytes()` bytes of valid elements lie in each live buffer.
+            return unsafe {
+                copy_dtod(
+                    self.ptr_on(&stream),
+                    src.ptr_on(&stream),
+                    self.nbytes(),
+                    &stream,
+                )
+            };
         }
         kernels::copy(src, self, &stream)
     }

@@ -95,7 +95,10 @@ pub(crate) fn fits_u32(n: usize) -> bool {
 /// counters, histograms, error flags).
 pub(crate) fn zeroed_scratch(bytes: usize) -> Result<Array> {
     let a = Array::empty(&[bytes.div_ceil(8).max(1)], DType::U64)?;
-    zero_device(a.data_ptr(), a.nbytes(), &Stream::current()?)?;
+    let stream = Stream::current()?;
+    // SAFETY: `a` was just allocated on this stream with `nbytes()` bytes and lives past
+    // the memset (stream-ordered free).
+    unsafe { zero_device(a.ptr_on(&stream), a.nbytes(), &stream)? };
     Ok(a)
 }
 

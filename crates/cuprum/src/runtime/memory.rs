@@ -347,45 +347,67 @@ impl Drop for Buffer {
 }
 
 /// Copies `bytes` between device addresses on `stream`.
-pub(crate) fn copy_dtod(dst: u64, src: u64, bytes: usize, stream: &Stream) -> Result<()> {
+///
+/// # Safety
+/// `src..src + bytes` and `dst..dst + bytes` must lie inside live device allocations of
+/// `stream`'s device that stay allocated until the copy has run in `stream` order (addresses
+/// taken with `ptr_on(stream)`), and every byte written must be a valid value of the
+/// elements stored there (a `bool` array holds only 0 and 1).
+pub(crate) unsafe fn copy_dtod(dst: u64, src: u64, bytes: usize, stream: &Stream) -> Result<()> {
     if bytes == 0 {
         return Ok(());
     }
     stream.device().bind()?;
-    // SAFETY: callers pass ranges inside live buffers of at least `bytes` bytes.
+    // SAFETY: the caller guarantees both ranges.
     unsafe { result::memcpy_dtod_async(dst, src, bytes, stream.raw()) }.call("cuMemcpyDtoDAsync")
 }
 
 /// Sets `bytes` bytes at a device address to zero on `stream`.
-pub(crate) fn zero_device(dst: u64, bytes: usize, stream: &Stream) -> Result<()> {
+///
+/// # Safety
+/// `dst..dst + bytes` must lie inside a live device allocation of `stream`'s device that
+/// stays allocated until the memset has run in `stream` order (an address taken with
+/// `ptr_on(stream)`). Zero bytes are a valid value of every element type.
+pub(crate) unsafe fn zero_device(dst: u64, bytes: usize, stream: &Stream) -> Result<()> {
     if bytes == 0 {
         return Ok(());
     }
     stream.device().bind()?;
-    // SAFETY: callers pass a range inside a live buffer used in `stream` order.
+    // SAFETY: the caller guarantees the range.
     unsafe { result::memset_d8_async(dst, 0, bytes, stream.raw()) }.call("cuMemsetD8Async")
 }
 
 /// Copies host bytes to a device address on `stream`. Returns once the host bytes have
 /// been read (pageable memory is staged by the driver).
-pub(crate) fn copy_htod(dst: u64, src: &[u8], stream: &Stream) -> Result<()> {
+///
+/// # Safety
+/// `dst..dst + src.len()` must lie inside a live device allocation of `stream`'s device that
+/// stays allocated until the copy has run in `stream` order (an address taken with
+/// `ptr_on(stream)`), and `src` must hold valid values of the elements stored there.
+pub(crate) unsafe fn copy_htod(dst: u64, src: &[u8], stream: &Stream) -> Result<()> {
     if src.is_empty() {
         return Ok(());
     }
     stream.device().bind()?;
-    // SAFETY: `dst` points to at least `src.len()` bytes of a live buffer; for pageable host
-    // memory the driver copies out of `src` before returning.
+    // SAFETY: the caller guarantees the device range; for pageable host memory the driver
+    // copies out of `src` before returning.
     unsafe { result::memcpy_htod_async(dst, src, stream.raw()) }.call("cuMemcpyHtoDAsync")
 }
 
 /// Copies device bytes into host memory on `stream` and waits for the copy.
-pub(crate) fn copy_dtoh(dst: &mut [u8], src: u64, stream: &Stream) -> Result<()> {
+///
+/// # Safety
+/// `src..src + dst.len()` must lie inside a live device allocation of `stream`'s device
+/// (an address taken with `ptr_on(stream)`): the driver writes `dst` from it
+/// asynchronously, and this function returns only after the stream is synchronised (also
+/// when that synchronisation fails, `dst` is no longer written).
+pub(crate) unsafe fn copy_dtoh(dst: &mut [u8], src: u64, stream: &Stream) -> Result<()> {
     if dst.is_empty() {
         return Ok(());
     }
     stream.device().bind()?;
-    // SAFETY: `src` points to at least `dst.len()` bytes of a live buffer; the stream is
-    // synchronised before `dst` is read or dropped.
+    // SAFETY: the caller guarantees the device range; `dst` is borrowed mutably until the
+    // stream is synchronised below, before it can be read or dropped.
     unsafe { result::memcpy_dtoh_async(dst, src, stream.raw()) }.call("cuMemcpyDtoHAsync")?;
     stream.synchronize()
 }

@@ -257,6 +257,11 @@ impl Function {
         Ok(self.param_info()?.len())
     }
 
+    /// The parameter count the module image gives (no driver call), if it could be read.
+    pub(crate) fn image_param_count(&self) -> Option<usize> {
+        self.params
+    }
+
     /// Registers per thread the compiled kernel uses.
     pub fn num_registers(&self) -> Result<i32> {
         self.attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS)
@@ -268,7 +273,7 @@ impl Function {
     }
 
     /// Sets a function attribute (dynamic shared memory limit, carveout ...).
-    pub(crate) fn set_attribute(&self, attr: sys::CUfunction_attribute, value: i32) -> Result<()> {
+    pub(super) fn set_attribute(&self, attr: sys::CUfunction_attribute, value: i32) -> Result<()> {
         self.module.0.device.bind()?;
         // SAFETY: the function is valid; the driver validates the value.
         unsafe { sys::cuFuncSetAttribute(self.raw, attr, value) }.call("cuFuncSetAttribute")
@@ -292,7 +297,7 @@ impl Function {
         Ok(n.max(0) as u32)
     }
 
-    pub(crate) fn attribute(&self, attr: sys::CUfunction_attribute) -> Result<i32> {
+    pub(super) fn attribute(&self, attr: sys::CUfunction_attribute) -> Result<i32> {
         self.module.0.device.bind()?;
         let mut v = 0i32;
         // SAFETY: the function is valid; `v` is a valid out pointer.

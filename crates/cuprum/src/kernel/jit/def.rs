@@ -321,21 +321,7 @@ fn assemble(k: &KernelDef) -> Program {
     for d in k.deps {
         visit(d, &mut order);
     }
-    let mut conflict = None;
-    let mut unique: Vec<&'static DeviceFnDef> = Vec::new();
-    for d in order {
-        match unique.iter().find(|u| u.name == d.name) {
-            Some(u) if u.source == d.source => {}
-            Some(u) => {
-                conflict = Some(format!(
-                    "it calls two different #[cuprum::device] functions named `{}` ({} and {}); \
-                     device functions share one C++ namespace: rename one",
-                    d.name, u.file, d.file
-                ));
-            }
-            None => unique.push(d),
-        }
-    }
+    let (unique, conflict) = dedupe(order);
     // No file names or line numbers: the text (the cache key) changes only with the code.
     let mut text = format!(
         "// The Rust kernel `{}` (#[cuprum::kernel]), translated by cuprum.\n#include <cuprum/jit.cuh>\n",
@@ -368,6 +354,27 @@ fn assemble(k: &KernelDef) -> Program {
         conflict,
         tag: OnceLock::new(),
     }
+}
+
+/// The device functions once each (the same function reached twice is one), and the
+/// error to report when two different functions share a name.
+fn dedupe(order: Vec<&'static DeviceFnDef>) -> (Vec<&'static DeviceFnDef>, Option<String>) {
+    let mut conflict = None;
+    let mut unique: Vec<&'static DeviceFnDef> = Vec::new();
+    for d in order {
+        match unique.iter().find(|u| u.name == d.name) {
+            Some(u) if u.source == d.source => {}
+            Some(u) => {
+                conflict = Some(format!(
+                    "it calls two different #[cuprum::device] functions named `{}` ({} and {}); \
+                     device functions share one C++ namespace: rename one",
+                    d.name, u.file, d.file
+                ));
+            }
+            None => unique.push(d),
+        }
+    }
+    (unique, conflict)
 }
 
 /// Registers how faults of `k`'s program are worded: "kernel `k` panicked at file:line:col

@@ -7,8 +7,7 @@ use crate::array::Array;
 use crate::error::{Result, bail};
 use crate::gpu::Scalar;
 use crate::kernel::Dim3;
-use crate::runtime::{ArgPack, Device, LaunchConfig, Stream, launch_kind};
-use cudarc::driver::sys::CUfunction_attribute as FA;
+use crate::runtime::{ArgPack, Device, Function, LaunchConfig, Stream, launch_kind};
 use smallvec::SmallVec;
 
 /// How to launch a kernel written in Rust: grid and block (the seed's
@@ -202,6 +201,37 @@ impl<'s> Launcher<'s> {
         key: &[u64],
         names: &dyn Fn() -> Vec<String>,
     ) -> Result<()> {
+        self.check_aliasing()?;
+        let checked = self.config.checked.unwrap_or(debug);
+        let inst = self.def.instance(self.device, key, checked, names)?;
+        self.check_config(&inst.function, inst.max_threads)?;
+        let c = self.config;
+        let cfg = LaunchConfig {
+            grid: (c.grid.0, c.grid.1, c.grid.2),
+            block: (c.block.0, c.block.1, c.block.2),
+            shared_mem_bytes: c.shared_mem as u32,
+        };
+        // SAFETY: the argument list is the kernel's parameter list by construction (the
+        // macro wrote both from one signature: a pointer and a 64-bit length per slice,
+        // each scalar of its Rust type); every pointer is the start of a live contiguous
+        // array of the parameter's dtype on this device, whose length is passed with it and
+        // checked by every access in the kernel; `&mut` arguments overlap no other
+        // argument; the configuration is within the device's and the kernel's limits
+        // (cooperative grids fit at once).
+        unsafe {
+            launch_kind(
+                &inst.function,
+                &cfg,
+                &self.stream,
+                &mut self.pack,
+                self.def.is_cooperative(),
+            )
+        }
+    }
+
+    /// No `&mut` slice shares memory with another argument (what makes `__restrict__`
+    /// sound).
+    fn check_aliasing(&self) -> Result<()> {
         let k = self.def.name();
         for (i, a) in self.ranges.iter().enumerate() {
             if !a.mutable || a.start == a.end || self.ranges.len() < 2 {
@@ -223,10 +253,14 @@ impl<'s> Launcher<'s> {
                 );
             }
         }
-        let checked = self.config.checked.unwrap_or(debug);
-        let inst = self.def.instance(self.device, key, checked, names)?;
-        let c = self.config;
-        let device = self.device;
+        Ok(())
+    }
+
+    /// The configuration against the device's and the kernel's limits: grid and block
+    /// dimensions, threads per block, dynamic shared memory (raising the kernel's limit
+    /// above 48 KiB), and for a cooperative kernel a grid that runs at once.
+    fn check_config(&self, f: &Function, max_threads: u32) -> Result<()> {
+        let (k, c, device) = (self.def.name(), self.config, self.device);
         let (mg, mb) = (device.max_grid_dim(), device.max_block_dim());
         for (what, d, max) in [("grid", c.grid, mg), ("block", c.block, mb)] {
             let dims = [d.0, d.1, d.2];
@@ -243,7 +277,7 @@ impl<'s> Launcher<'s> {
             }
         }
         let threads = c.block.0 as u64 * c.block.1 as u64 * c.block.2 as u64;
-        let limit = inst.max_threads.min(device.max_threads_per_block()) as u64;
+        let limit = max_threads.min(device.max_threads_per_block()) as u64;
         if threads > limit {
             bail!(
                 Launch,
@@ -251,13 +285,9 @@ impl<'s> Launcher<'s> {
             );
         }
         if c.shared_mem > 48 * 1024 {
-            let static_smem = inst
-                .function
-                .attribute(FA::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?
-                .max(0) as usize;
             let max = device
                 .max_shared_memory_per_block_optin()
-                .saturating_sub(static_smem);
+                .saturating_sub(f.static_shared_bytes()?);
             if c.shared_mem > max {
                 bail!(
                     Launch,
@@ -265,16 +295,10 @@ impl<'s> Launcher<'s> {
                     c.shared_mem
                 );
             }
-            inst.function.set_attribute(
-                FA::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                c.shared_mem as i32,
-            )?;
+            f.set_max_dynamic_shared_bytes(c.shared_mem)?;
         }
-        let cooperative = self.def.is_cooperative();
-        if cooperative {
-            let per_sm = inst
-                .function
-                .max_active_blocks_per_sm(threads as u32, c.shared_mem)?;
+        if self.def.is_cooperative() {
+            let per_sm = f.max_active_blocks_per_sm(threads as u32, c.shared_mem)?;
             let max = per_sm as u64 * device.sm_count() as u64;
             let blocks = c.grid.0 as u64 * c.grid.1 as u64 * c.grid.2 as u64;
             if blocks > max {
@@ -286,26 +310,6 @@ impl<'s> Launcher<'s> {
                 );
             }
         }
-        let cfg = LaunchConfig {
-            grid: (c.grid.0, c.grid.1, c.grid.2),
-            block: (c.block.0, c.block.1, c.block.2),
-            shared_mem_bytes: c.shared_mem as u32,
-        };
-        // SAFETY: the argument list is the kernel's parameter list by construction (the
-        // macro wrote both from one signature: a pointer and a 64-bit length per slice,
-        // each scalar of its Rust type); every pointer is the start of a live contiguous
-        // array of the parameter's dtype on this device, whose length is passed with it and
-        // checked by every access in the kernel; `&mut` arguments overlap no other
-        // argument; the configuration is within the device's and the kernel's limits
-        // (cooperative grids fit at once).
-        unsafe {
-            launch_kind(
-                &inst.function,
-                &cfg,
-                &self.stream,
-                &mut self.pack,
-                cooperative,
-            )
-        }
+        Ok(())
     }
 }
