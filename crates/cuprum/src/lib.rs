@@ -33,6 +33,7 @@ mod error;
 pub mod fuse;
 pub mod gpu;
 pub mod kernel;
+pub mod nccl;
 mod memo;
 pub mod ops;
 

@@ -14,10 +14,18 @@ use smallvec::SmallVec;
 use std::hash::Hash;
 use std::sync::Mutex;
 
-/// The given stream, or the calling thread's current one.
-pub(crate) fn stream_or_current(s: &Option<Stream>) -> Result<Stream> {
-    match s {
-        Some(s) => Ok(s.clone()),
+/// The stream a call runs on: the given one; else, on the device of the call's first
+/// array, the current stream when it belongs to that device or the device's default
+/// stream; the current stream when the call has no array.
+pub(crate) fn launch_stream(s: &Option<Stream>, args: &Bound<'_>) -> Result<Stream> {
+    if let Some(s) = s {
+        return Ok(s.clone());
+    }
+    match args.given().find_map(|(_, a)| match a {
+        Operand::Array(arr) => Some(arr.device()),
+        _ => None,
+    }) {
+        Some(device) => Stream::for_device(device),
         None => Stream::current(),
     }
 }
@@ -125,7 +133,7 @@ pub(crate) fn bind<'a>(
     Ok(Bound { inputs, outputs })
 }
 
-/// CuPy's device check of a call's arrays: they live on the stream's device.
+/// The device check of a call's arrays: they all live on the launch stream's device.
 pub(crate) fn check_args(
     name: &str,
     params: &[Param],
@@ -137,11 +145,14 @@ pub(crate) fn check_args(
             && arr.device() != device
         {
             bail!(
-                InvalidArgument,
-                "The device where the array resides ({}) is different from the current device ({}) (argument '{}' of '{name}')",
-                arr.device().ordinal(),
+                DeviceMismatch,
+                "'{name}': expected argument '{}' on device {} ({}), the device of the call, \
+                 given an array on device {} ({}); move it with `to_device` first",
+                params[k].name,
                 device.ordinal(),
-                params[k].name
+                device.name(),
+                arr.device().ordinal(),
+                arr.device().name()
             );
         }
     }

@@ -2,7 +2,7 @@
 //! broadcast arrays (CuPy's `cupy.ElementwiseKernel`).
 
 use super::call::{
-    Specs, bind, check_args, push_args, resolve_dtypes, sample_slots, stream_or_current,
+    Specs, bind, check_args, push_args, resolve_dtypes, sample_slots, launch_stream,
 };
 use super::codegen::elementwise::{ElementwiseSource, Slot, generate};
 use super::codegen::layout::{
@@ -575,7 +575,7 @@ impl ElementwiseCall<'_> {
             ),
             Some(b) => b,
         };
-        let stream = stream_or_current(&self.stream)?;
+        let stream = launch_stream(&self.stream, &args)?;
         let device = stream.device();
         check_args(&k.name, &k.params, &args, device)?;
         // Broadcast shape and loop size.

@@ -2,7 +2,7 @@
 //! broadcast arrays over any axes with the whole GPU (CuPy's `cupy.ReductionKernel`).
 
 use super::call::{
-    Specs, bind, check_args, push_args, resolve_dtypes, sample_slots, stream_or_current,
+    Specs, bind, check_args, push_args, resolve_dtypes, sample_slots, launch_stream,
 };
 use super::codegen::elementwise::Slot;
 use super::codegen::reduction::{BLOCK, PARTIAL_BYTES, ReduceShape, ReductionSource, generate};
@@ -482,7 +482,7 @@ impl ReductionCall<'_> {
         let k = self.kernel;
         let nin = k.nin;
         let args = bind(&k.name, &k.params, nin, None, args)?;
-        let stream = stream_or_current(&self.stream)?;
+        let stream = launch_stream(&self.stream, &args)?;
         let device = stream.device();
         check_args(&k.name, &k.params, &args, device)?;
         let shapes: SmallVec<[&[usize]; 8]> = args

@@ -91,6 +91,17 @@ pub(crate) fn fits_u32(n: usize) -> bool {
     n < (1usize << 31)
 }
 
+/// Runs `f` with `a`'s device current (and, when the current stream belongs to another
+/// device, that device's default stream as the current stream), so that the ops built on
+/// the current stream (programs, scratch, temporaries) run where `a` lives.
+pub(crate) fn on_device_of<R>(a: &Array, f: impl FnOnce() -> Result<R>) -> Result<R> {
+    let stream = Stream::for_device(a.device())?;
+    if Stream::current()? == stream {
+        return f();
+    }
+    stream.with(f)
+}
+
 /// Scratch of `bytes` bytes, zeroed on the current stream (look-back status words, tile
 /// counters, histograms, error flags).
 pub(crate) fn zeroed_scratch(bytes: usize) -> Result<Array> {

@@ -24,4 +24,6 @@ pub use stream::{Stream, StreamGuard};
 
 pub(crate) use blas::{BlasFloat, Gemm, GemmInput, gemm};
 pub(crate) use launch::{ArgPack, launch, launch_kind};
-pub(crate) use memory::{Buffer, copy_dtod, copy_dtoh, copy_htod, on_release, zero_device};
+pub(crate) use memory::{
+    Buffer, copy_dtod, copy_dtoh, copy_htod, copy_peer, on_release, zero_device,
+};

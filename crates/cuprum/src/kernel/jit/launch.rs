@@ -153,10 +153,14 @@ impl<'s> Launcher<'s> {
         }
         if a.device() != self.device {
             bail!(
-                Launch,
-                "kernel `{k}`: argument `{name}` is on device {}, the launch is on device {}",
+                DeviceMismatch,
+                "kernel `{k}`: expected argument `{name}` on device {} ({}), the device of the \
+                 launch's stream, given an array on device {} ({}); launch with \
+                 `.stream(&array.device().default_stream())` or move the array with `to_device`",
+                self.device.ordinal(),
+                self.device.name(),
                 a.device().ordinal(),
-                self.device.ordinal()
+                a.device().name()
             );
         }
         let start = a.data_ptr();
