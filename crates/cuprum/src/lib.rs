@@ -33,8 +33,8 @@ mod error;
 pub mod fuse;
 pub mod gpu;
 pub mod kernel;
-pub mod nccl;
 mod memo;
+pub mod nccl;
 pub mod ops;
 
 /// Every CuPy call of the seed documents and of CuPy's kernel reference, mapped to

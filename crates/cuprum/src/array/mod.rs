@@ -13,7 +13,7 @@ mod transfer;
 mod view;
 
 pub use device_array::Array;
-pub(crate) use transfer::check_same_device;
 pub use dtype::{DType, DTypeKind, Element};
 pub use scalar::Scalar;
 pub use shape::SliceArg;
+pub(crate) use transfer::check_same_device;

@@ -252,8 +252,9 @@ pub(crate) fn sample_slots(
         .collect())
 }
 
-/// A kernel's compiled specialisations: a repeat call is one lookup.
-pub(crate) struct Specs<K>(Mutex<FxHashMap<K, Function>>);
+/// A kernel's compiled specialisations, per device (a module is loaded into one device's
+/// context): a repeat call is one lookup.
+pub(crate) struct Specs<K>(Mutex<FxHashMap<(usize, K), Function>>);
 
 impl<K: Hash + Eq + Clone> Specs<K> {
     pub(crate) fn new() -> Self {
@@ -275,7 +276,8 @@ impl<K: Hash + Eq + Clone> Specs<K> {
         options: &CompileOptions,
         source: impl FnOnce() -> Result<(String, Vec<SourceSpan>)>,
     ) -> Result<Function> {
-        if let Some(f) = self.0.lock().unwrap_or_else(|p| p.into_inner()).get(key) {
+        let at = (device.ordinal(), key.clone());
+        if let Some(f) = self.0.lock().unwrap_or_else(|p| p.into_inner()).get(&at) {
             return Ok(f.clone());
         }
         let (src, spans) = source()?;
@@ -285,7 +287,7 @@ impl<K: Hash + Eq + Clone> Specs<K> {
         self.0
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .insert(key.clone(), f.clone());
+            .insert(at, f.clone());
         Ok(f)
     }
 }

@@ -2,7 +2,7 @@
 //! broadcast arrays (CuPy's `cupy.ElementwiseKernel`).
 
 use super::call::{
-    Specs, bind, check_args, push_args, resolve_dtypes, sample_slots, launch_stream,
+    Specs, bind, check_args, launch_stream, push_args, resolve_dtypes, sample_slots,
 };
 use super::codegen::elementwise::{ElementwiseSource, Slot, generate};
 use super::codegen::layout::{

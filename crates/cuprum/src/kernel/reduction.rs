@@ -2,7 +2,7 @@
 //! broadcast arrays over any axes with the whole GPU (CuPy's `cupy.ReductionKernel`).
 
 use super::call::{
-    Specs, bind, check_args, push_args, resolve_dtypes, sample_slots, launch_stream,
+    Specs, bind, check_args, launch_stream, push_args, resolve_dtypes, sample_slots,
 };
 use super::codegen::elementwise::Slot;
 use super::codegen::reduction::{BLOCK, PARTIAL_BYTES, ReduceShape, ReductionSource, generate};

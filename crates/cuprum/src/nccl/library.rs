@@ -137,7 +137,12 @@ fn candidates() -> Vec<String> {
     }
     for var in ["CUDA_HOME", "CUDA_PATH"] {
         if let Some(root) = std::env::var_os(var) {
-            c.push(PathBuf::from(root).join("lib64/libnccl.so.2").display().to_string());
+            c.push(
+                PathBuf::from(root)
+                    .join("lib64/libnccl.so.2")
+                    .display()
+                    .to_string(),
+            );
         }
     }
     c.push("/usr/local/cuda/lib64/libnccl.so.2".to_string());

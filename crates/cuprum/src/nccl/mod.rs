@@ -269,7 +269,12 @@ impl std::fmt::Debug for Communicator {
             .iter()
             .map(|r| format!("rank {} on device {}", r.rank, r.device.ordinal()))
             .collect();
-        write!(f, "Communicator({} ranks; here: {})", self.size, ranks.join(", "))
+        write!(
+            f,
+            "Communicator({} ranks; here: {})",
+            self.size,
+            ranks.join(", ")
+        )
     }
 }
 

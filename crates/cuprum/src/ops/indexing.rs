@@ -752,9 +752,7 @@ pub fn flatnonzero(a: &Array) -> Result<Array> {
 /// ```
 #[doc(alias = "where")]
 pub fn where_nonzero(cond: &Array) -> Result<Vec<Array>> {
-    crate::ops::programs::on_device_of(cond, || {
-        nonzero(cond)
-    })
+    crate::ops::programs::on_device_of(cond, || nonzero(cond))
 }
 
 /// The slices of `a` along `axis` (`None`: elements of the flattened array) where the 1-D

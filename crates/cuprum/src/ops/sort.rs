@@ -586,9 +586,7 @@ fn sort_impl(a: &Array, axis: Option<isize>, arg: bool) -> Result<Array> {
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn sort(a: &Array, axis: Option<isize>) -> Result<Array> {
-    crate::ops::programs::on_device_of(a, || {
-        sort_impl(a, axis, false)
-    })
+    crate::ops::programs::on_device_of(a, || sort_impl(a, axis, false))
 }
 
 /// The indices (int64) that sort `a` along `axis` (`None`: flattened), *stable*: equal
@@ -602,9 +600,7 @@ pub fn sort(a: &Array, axis: Option<isize>) -> Result<Array> {
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn argsort(a: &Array, axis: Option<isize>) -> Result<Array> {
-    crate::ops::programs::on_device_of(a, || {
-        sort_impl(a, axis, true)
-    })
+    crate::ops::programs::on_device_of(a, || sort_impl(a, axis, true))
 }
 
 impl Array {

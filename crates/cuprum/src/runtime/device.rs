@@ -190,8 +190,10 @@ impl Device {
         }
         let mut can: std::ffi::c_int = 0;
         // SAFETY: both handles come from opened contexts; `can` is a valid out pointer.
-        unsafe { sys::cuDeviceCanAccessPeer(&mut can, self.0.ctx.cu_device(), peer.0.ctx.cu_device()) }
-            .call("cuDeviceCanAccessPeer")?;
+        unsafe {
+            sys::cuDeviceCanAccessPeer(&mut can, self.0.ctx.cu_device(), peer.0.ctx.cu_device())
+        }
+        .call("cuDeviceCanAccessPeer")?;
         Ok(can != 0)
     }
 

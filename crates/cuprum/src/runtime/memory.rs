@@ -375,7 +375,8 @@ pub(crate) fn copy_peer(
     if bytes == 0 {
         return Ok(());
     }
-    let direct = dst_device.enable_peer_access(src_device)? && src_device.enable_peer_access(dst_device)?;
+    let direct =
+        dst_device.enable_peer_access(src_device)? && src_device.enable_peer_access(dst_device)?;
     if direct {
         dst_device.bind()?;
         // SAFETY: `dst` and `src` point to at least `bytes` bytes of live buffers of the two
