@@ -165,6 +165,26 @@ fn unique_id_text_errors() {
     assert!(e.to_string().contains("CUPRUM_MG_SURELY_UNSET"), "{e}");
 }
 
+/// NCCL loads (when it is installed): its version and where it came from; no GPU needed.
+#[test]
+fn nccl_version_when_loadable() {
+    if !nccl() {
+        return;
+    }
+    let (major, minor, patch) = cuprum::nccl::version().unwrap();
+    let from = cuprum::nccl::library_path().unwrap();
+    println!("NCCL {major}.{minor}.{patch} from {from}");
+    assert_eq!(major, 2, "NCCL 2.x expected, got {major}.{minor}.{patch}");
+    assert!(
+        minor >= 10,
+        "NCCL 2.10 or newer (ncclAvg) expected, got 2.{minor}"
+    );
+    if let Ok(p) = std::env::var("CUPRUM_NCCL") {
+        assert_eq!(from, p, "CUPRUM_NCCL decides where NCCL comes from");
+    }
+    assert_eq!(std::env::var("NCCL_NVLS_ENABLE").as_deref(), Ok("0"));
+}
+
 /// NCCL missing: a child process with `CUPRUM_NCCL` at a file that does not exist gets
 /// `ErrorKind::Nccl` naming the path, from every entry point, and never panics.
 #[test]
@@ -340,7 +360,9 @@ fn one_rank_communicator() {
     assert_eq!(e.kind(), ErrorKind::Shape);
     assert!(e.to_string().contains("same size, given 1001 and 3"), "{e}");
     let m = Array::zeros(&[4, 4], DType::F64).unwrap();
-    let e = comm.broadcast(&[m.t()], &[m.clone()], 0).unwrap_err();
+    let e = comm
+        .broadcast(&[m.t()], std::slice::from_ref(&m), 0)
+        .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidArgument);
     assert!(e.to_string().contains("C-contiguous send array"), "{e}");
     let i = Array::zeros(&[4], DType::I32).unwrap();
@@ -1048,13 +1070,13 @@ fn collectives_on_two_gpus() {
             }
         }
         // broadcast from each root
-        for root in 0..2 {
+        for (root, from) in h.iter().enumerate() {
             let recv = fresh(n);
             comm.broadcast(&send, &recv, root).unwrap();
             for (r, a) in recv.iter().enumerate() {
                 check(
                     &download(a),
-                    &h[root],
+                    from,
                     dtype,
                     &format!("broadcast {dtype} root {root} → rank {r}"),
                 );
