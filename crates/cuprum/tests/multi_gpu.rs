@@ -220,8 +220,9 @@ fn child_nccl_missing() {
         let m = e.to_string();
         assert!(m.contains(path) && m.contains("CUPRUM_NCCL"), "{what}: {m}");
     }
-    // NVLink multicast was turned off before the (failed) load.
+    // NCCL's environment was set before the (failed) load.
     assert_eq!(std::env::var("NCCL_NVLS_ENABLE").as_deref(), Ok("0"));
+    assert_eq!(std::env::var("NCCL_P2P_DIRECT_DISABLE").as_deref(), Ok("1"));
     if let Ok(d) = Device::get(0) {
         let e = Communicator::new(&[d]).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Nccl, "{e}");
@@ -463,7 +464,7 @@ fn data_parallel_mse_over_all_gpus() {
     for (g, part) in partial.iter().enumerate() {
         let got = part.to_vec::<f64>().unwrap()[0];
         assert!(
-            (got - want).abs() <= 1e-12 * want,
+            (got - want).abs() <= 1e-10 * want,
             "GPU {g} of {k}: MSE {got}, host {want}"
         );
     }
@@ -522,8 +523,8 @@ fn prime_factor_sum_split_over_all_gpus() {
     }
     assert_eq!(
         &v[v.len() - 3..],
-        &[30, 9, 14],
-        "99998 = 2·49999, 99999 = 3·3·41·271, 100000"
+        &[50001, 318, 35],
+        "99998 = 2·49999, 99999 = 3·3·41·271, 100000 = 2^5·5^5"
     );
 }
 

@@ -5,8 +5,9 @@
 //! computed once per process; a missing library is an [`ErrorKind::Nccl`](crate::ErrorKind)
 //! error naming every place tried.
 //!
-//! Before the library is loaded, `NCCL_NVLS_ENABLE=0` is put in the process environment
-//! unless the variable is already set: NVLink multicast (NVLS) stays off.
+//! Before the library is loaded, `NCCL_NVLS_ENABLE=0` (NVLink multicast off) and
+//! `NCCL_P2P_DIRECT_DISABLE=1` (no direct access to another GPU's pool memory) are put in
+//! the process environment, each unless the variable is already set.
 
 use crate::error::{Result, err};
 use libloading::Library;
@@ -115,15 +116,22 @@ impl Nccl {
     }
 }
 
-/// Keeps NVLink multicast off unless the user chose otherwise.
-fn nvls_off() {
-    if std::env::var_os("NCCL_NVLS_ENABLE").is_none() {
-        // SAFETY: `set_var` races only with C code reading the environment on another
-        // thread at the same moment. It runs once, before NCCL is loaded (NCCL reads its
-        // variables during its own initialisation, later), and Rust's own readers take the
-        // standard library's environment lock. Programs that read the environment from C
-        // on other threads at this point should set NCCL_NVLS_ENABLE themselves.
-        unsafe { std::env::set_var("NCCL_NVLS_ENABLE", "0") };
+/// NCCL's environment defaults that cuprum needs, each set only when the user has not set
+/// the variable: `NCCL_NVLS_ENABLE=0` keeps NVLink multicast off, and
+/// `NCCL_P2P_DIRECT_DISABLE=1` keeps NCCL from reading and writing the user buffers of
+/// another GPU of the same process directly: cuprum's arrays come from each device's
+/// stream-ordered memory pool, whose memory other GPUs cannot access (cuprum does not
+/// grant pool access), so NCCL goes through its own peer buffers instead.
+fn nccl_env() {
+    for (var, value) in [("NCCL_NVLS_ENABLE", "0"), ("NCCL_P2P_DIRECT_DISABLE", "1")] {
+        if std::env::var_os(var).is_none() {
+            // SAFETY: `set_var` races only with C code reading the environment on another
+            // thread at the same moment. It runs once, before NCCL is loaded (NCCL reads its
+            // variables during its own initialisation, later), and Rust's own readers take
+            // the standard library's environment lock. Programs that read the environment
+            // from C on other threads at this point should set these variables themselves.
+            unsafe { std::env::set_var(var, value) };
+        }
     }
 }
 
@@ -156,7 +164,7 @@ fn lib_in_site(site: PathBuf) -> String {
 }
 
 fn load() -> Result<Nccl> {
-    nvls_off();
+    nccl_env();
     if let Some(path) = std::env::var_os("CUPRUM_NCCL") {
         let path = PathBuf::from(path).display().to_string();
         return open(&path).map_err(|why| {

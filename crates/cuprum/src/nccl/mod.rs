@@ -17,8 +17,10 @@
 //! NCCL knows (int8/uint8/int32/uint32/int64/uint64, float16, bfloat16, float32, float64),
 //! `Avg` on the floating ones. Arrays must be C-contiguous.
 //!
-//! NVLink multicast (NVLS) is kept off: `NCCL_NVLS_ENABLE=0` is set in the process
-//! environment before NCCL is loaded, unless the variable is already set.
+//! Environment: before NCCL is loaded, cuprum sets `NCCL_NVLS_ENABLE=0` (NVLink multicast
+//! stays off) and `NCCL_P2P_DIRECT_DISABLE=1` (arrays live in each device's stream-ordered
+//! memory pool, which other GPUs of the process may not access directly, so NCCL must not
+//! read or write a peer's user buffer itself), each only when the variable is not set yet.
 //!
 //! ```no_run
 //! use cuprum::{Array, DType, Device};
