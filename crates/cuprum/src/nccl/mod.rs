@@ -254,7 +254,9 @@ struct Rank {
 /// It holds the ranks of this process: every GPU given to [`Communicator::new`], or one
 /// rank for the multi-process forms. The communicators are destroyed when it is dropped.
 /// A `Communicator` may be moved to another thread but not shared (NCCL communicators are
-/// not safe to use from two threads at once).
+/// not safe to use from two threads at once). NCCL's ordering rule applies: the collectives
+/// of communicators that share GPUs must be queued in the same order on every GPU (for
+/// example, from one thread at a time), else they can wait for each other forever.
 pub struct Communicator {
     local: Vec<Rank>,
     size: usize,
@@ -461,7 +463,7 @@ impl Communicator {
     }
 
     /// Reduction over all ranks into rank `root`'s `recv` (the other ranks' `recv` arrays
-    /// are not written; they still must be valid arrays of the right size).
+    /// are not meaningful afterwards; they still must be valid arrays of the right size).
     ///
     /// ```no_run
     /// use cuprum::{Array, Device, nccl::{Communicator, ReduceOp}};
