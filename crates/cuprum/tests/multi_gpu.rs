@@ -480,6 +480,11 @@ fn data_parallel_mse_over_all_gpus() {
     }
 }
 
+/// The prime-factor sum of `first + i + 2` (trial division), as an ElementwiseKernel body.
+const PRIME_OP: &str = "long long num = first + i + 2; long long total = 0; \
+    for (long long p = 2; p * p <= num; ++p) { while (num % p == 0) { num /= p; total += p; } } \
+    if (num > 1) total += num; A = total";
+
 /// The prime-factor sums of the example `prime_factor_sum_multi_gpu`, split over every GPU.
 #[test]
 fn prime_factor_sum_split_over_all_gpus() {
@@ -488,9 +493,7 @@ fn prime_factor_sum_split_over_all_gpus() {
     let kernel = ElementwiseKernel::new(
         "int64 first",
         "int64 A",
-        "long long num = first + i + 2; long long total = 0; \
-         for (long long p = 2; p * p <= num; ++p) { while (num % p == 0) { num /= p; total += p; } } \
-         if (num > 1) total += num; A = total",
+        PRIME_OP,
         "prime_factor_sum_from_t",
     )
     .unwrap();
@@ -611,6 +614,66 @@ extern "C" __global__ void mg_shift(double* y, double b, int n) {
     if (i < n) y[i] += b;
 }
 "#;
+
+/// The sources of this file's kernels compile with NVRTC (host only): the raw kernels, the
+/// Rust kernel, and the generated ElementwiseKernel / ReductionKernel sources.
+#[test]
+fn kernel_sources_compile() {
+    if !common::nvrtc() {
+        return;
+    }
+    use cuprum::compile::{CompileOptions, compile_for_arch};
+    for arch in [80, 90] {
+        compile_for_arch(RAW_SRC, &CompileOptions::default(), arch).expect("RAW_SRC");
+        for checked in [false, true] {
+            let def = &mg_axpy::__CUPRUM_KERNEL;
+            compile_for_arch(def.program(), &def.compile_options(None, checked), arch)
+                .expect("mg_axpy");
+        }
+    }
+    let ew = ElementwiseKernel::new("T x, T y", "T z", "z = x * y + 1", "mg_fma").unwrap();
+    let prime = ElementwiseKernel::new(
+        "int64 first",
+        "int64 A",
+        PRIME_OP,
+        "prime_factor_sum_from_t",
+    )
+    .unwrap();
+    let red =
+        ReductionKernel::new("T x", "T s", "x * x", "a + b", "s = a", Some("0"), "mg_ss").unwrap();
+    let mse = ReductionKernel::new(
+        "T y_pred, T y_true",
+        "T mse_out",
+        "(y_pred - y_true) * (y_pred - y_true)",
+        "a + b",
+        "mse_out = a / _in_ind.size()",
+        Some("0"),
+        "mse_kernel",
+    )
+    .unwrap();
+    for (what, src) in [
+        (
+            "mg_fma f64",
+            ew.generated_source(&[DType::F64; 3], &[false; 3]),
+        ),
+        (
+            "prime",
+            prime.generated_source(&[DType::I64; 2], &[true, false]),
+        ),
+        (
+            "mg_ss f64",
+            red.generated_source(&[DType::F64; 2], &[false; 2]),
+        ),
+        (
+            "mse f64",
+            mse.generated_source(&[DType::F64; 3], &[false; 3]),
+        ),
+    ] {
+        let src = src.unwrap_or_else(|e| panic!("{what}: {e}"));
+        compile_for_arch(&src, &CompileOptions::default(), 90)
+            .unwrap_or_else(|e| panic!("{what} does not compile: {e}\n{src}"));
+    }
+}
 
 /// Every kernel kind on device 1 (device 0 current), against the host; the same kernel
 /// objects also run on device 0 (per-device compiled modules).
