@@ -176,7 +176,13 @@ impl std::fmt::Debug for UniqueId {
 
 impl UniqueId {
     /// A fresh identifier (`ncclGetUniqueId`; on rank 0, which also listens at the address
-    /// it holds).
+    /// it holds). Needs NCCL, not a GPU.
+    ///
+    /// ```no_run
+    /// let id = cuprum::nccl::UniqueId::new()?;
+    /// // hand `id.to_hex()` to the other ranks, e.g. in an environment variable
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
     pub fn new() -> Result<UniqueId> {
         let n = nccl()?;
         let mut raw = RawUniqueId { internal: [0; 128] };
@@ -186,6 +192,12 @@ impl UniqueId {
     }
 
     /// The 128 bytes as 256 lowercase hex digits.
+    ///
+    /// ```
+    /// let id = cuprum::nccl::UniqueId::from_hex(&"ab".repeat(128))?;
+    /// assert_eq!(id.to_hex(), "ab".repeat(128));
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
     pub fn to_hex(&self) -> String {
         self.0.iter().map(|b| format!("{b:02x}")).collect()
     }
@@ -424,16 +436,36 @@ impl Communicator {
     }
 
     /// The number of ranks of the whole communicator (all processes).
+    ///
+    /// ```no_run
+    /// let devices = cuprum::Device::all()?;
+    /// let comm = cuprum::nccl::Communicator::new(&devices)?;
+    /// assert_eq!(comm.size(), devices.len());
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
     pub fn size(&self) -> usize {
         self.size
     }
 
     /// The ranks this process holds, in the order collectives take their arrays.
+    ///
+    /// ```no_run
+    /// let comm = cuprum::nccl::Communicator::new(&cuprum::Device::all()?)?;
+    /// assert_eq!(comm.ranks(), (0..comm.size()).collect::<Vec<_>>());
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
     pub fn ranks(&self) -> Vec<usize> {
         self.local.iter().map(|r| r.rank).collect()
     }
 
     /// The device of each local rank, in [`ranks`](Communicator::ranks) order.
+    ///
+    /// ```no_run
+    /// let devices = cuprum::Device::all()?;
+    /// let comm = cuprum::nccl::Communicator::new(&devices)?;
+    /// assert_eq!(comm.devices(), devices);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
     pub fn devices(&self) -> Vec<Device> {
         self.local.iter().map(|r| r.device).collect()
     }
