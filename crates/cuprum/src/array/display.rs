@@ -660,10 +660,10 @@ fn shown_values(a: &Array) -> Result<Vec<Scalar>> {
 
 /// Every element of `a` in C order, as host scalars.
 fn host_values(a: &Array) -> Result<Vec<Scalar>> {
-    let stream = Stream::current()?;
+    let stream = Stream::for_device(a.device())?;
     let c = a.to_contiguous()?;
     let mut bytes = vec![0u8; c.nbytes()];
-    copy_dtoh(&mut bytes, c.data_ptr(), &stream)?;
+    copy_dtoh(&mut bytes, c.ptr_on(&stream), &stream)?;
     macro_rules! conv {
         ($t:ty) => {
             vec_from_bytes::<$t>(&bytes)
