@@ -797,6 +797,15 @@ fn every_kernel_kind_on_device_1() {
             want_r2,
             "RawModule function with Device::with"
         );
+        // No stream, no Device::with: the launch goes to the arrays' device.
+        raw.launch(blocks, 128, (&x, &out, -1.5f64, n as i32))
+            .unwrap();
+        let want_r3: Vec<f64> = hx.iter().map(|v| -1.5 * v).collect();
+        assert_eq!(
+            out.to_vec::<f64>().unwrap(),
+            want_r3,
+            "RawKernel on the device of its arrays"
+        );
         // #[cuprum::kernel]
         let hx32: Vec<f32> = hx.iter().map(|&v| v as f32).collect();
         let hy32: Vec<f32> = hy.iter().map(|&v| v as f32).collect();
@@ -949,6 +958,8 @@ fn mixed_devices_are_a_typed_error() {
         1,
         "#[cuprum::kernel]",
     );
+    let raw = RawKernel::new(RAW_SRC, "mg_scale");
+    expect_mismatch(raw.launch(1, 32, (&a, &b, 1.0f64, 2i32)), 0, 1, "RawKernel");
     // A kernel given a stream of another device.
     let s1 = d1.default_stream();
     expect_mismatch(
