@@ -828,6 +828,31 @@ fn every_kernel_kind_on_device_1() {
             .collect();
         let what = format!("#[cuprum::kernel] on device {}", d.ordinal());
         assert_close(&got_j, &want_j, 1e-6, &what);
+        // Without a stream: on the device of the arrays.
+        mg_axpy::launch(
+            JitConfig::for_len(n, 128),
+            -1.0f32,
+            &x32,
+            &mut y32,
+            n as i32,
+        )
+        .unwrap();
+        let want_j2: Vec<f64> = want_j
+            .iter()
+            .zip(&hx32)
+            .map(|(y, x)| y - f64::from(*x))
+            .collect();
+        let got_j2: Vec<f64> = y32
+            .to_vec::<f32>()
+            .unwrap()
+            .into_iter()
+            .map(f64::from)
+            .collect();
+        let what = format!(
+            "#[cuprum::kernel] without a stream, arrays on device {}",
+            d.ordinal()
+        );
+        assert_close(&got_j2, &want_j2, 1e-5, &what);
     }
     assert_eq!(
         Device::current().unwrap(),
