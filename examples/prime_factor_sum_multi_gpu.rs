@@ -21,6 +21,10 @@ fn main() -> Result<(), cuprum::Error> {
     let k = devices.len();
     let op = include_str!("kernels/prime_factor_sum_elementwise.op")
         .replace("long long num = i + 2;", "long long num = first + i + 2;");
+    if !op.contains("first + i + 2") {
+        println!("prime_factor_sum_multi_gpu: the operation no longer starts at `i + 2`");
+        std::process::exit(1);
+    }
     let kernel = ElementwiseKernel::new("int64 first", "int64 A", &op, "prime_factor_sum_from")?;
     let n = 1_000_000usize;
     let count = n - 1; // the numbers 2..=n
