@@ -651,7 +651,20 @@ fn kernel_sources_compile() {
         "mse_kernel",
     )
     .unwrap();
+    // The example prime_factor_sum_multi_gpu's operation (the seed's, shifted by `first`).
+    let op = include_str!("../../../examples/kernels/prime_factor_sum_elementwise.op")
+        .replace("long long num = i + 2;", "long long num = first + i + 2;");
+    assert!(
+        op.contains("first + i + 2"),
+        "the example's rewrite no longer applies"
+    );
+    let example =
+        ElementwiseKernel::new("int64 first", "int64 A", &op, "prime_factor_sum_from").unwrap();
     for (what, src) in [
+        (
+            "example prime",
+            example.generated_source(&[DType::I64; 2], &[true, false]),
+        ),
         (
             "mg_fma f64",
             ew.generated_source(&[DType::F64; 3], &[false; 3]),
