@@ -331,99 +331,100 @@ pub fn take_with(
     axis: Option<isize>,
     mode: IndexMode,
 ) -> Result<Array> {
-    crate::ops::programs::on_device_of(a, || {
-        let idx = index_array(indices, "take")?;
-        let (src, ax) = match axis {
-            None => (a.reshape_copy(&[-1])?, 0),
-            Some(x) => (a.clone(), normalize_axis(x, a.ndim())?),
-        };
-        let len = src.shape()[ax];
-        if len == 0 && idx.size() > 0 {
-            bail!(Shape, "cannot do a non-empty take from an empty axes.");
-        }
-        let mut shape: Shape = Shape::from_slice(&src.shape()[..ax]);
-        shape.extend_from_slice(idx.shape());
-        shape.extend_from_slice(&src.shape()[ax + 1..]);
-        let out = Array::empty(&shape, a.dtype())?;
-        let total = out.size();
-        if total == 0 {
-            return Ok(out);
-        }
-        let src = src.to_contiguous()?;
-        let outer: usize = src.shape()[..ax].iter().product();
-        let inner: usize = src.shape()[ax + 1..].iter().product();
-        let wide = !fits_u32(total.max(src.size()));
-        let prog = gather_program(a.itemsize(), idx.dtype(), wide);
-        let flag = err_flag()?;
-        let grid = blocks_for(total);
-        let m = idx.size();
-        match (outer == 1 && inner == 1, wide) {
-            (true, false) => prog.launch(
-                "cuprum_take_flat",
-                grid,
-                256,
-                (
-                    &src,
-                    &idx,
-                    &out,
-                    total as u32,
-                    len as i64,
-                    mode.code(),
-                    &flag,
-                ),
-            )?,
-            (true, true) => prog.launch(
-                "cuprum_take_flat",
-                grid,
-                256,
-                (
-                    &src,
-                    &idx,
-                    &out,
-                    total as u64,
-                    len as i64,
-                    mode.code(),
-                    &flag,
-                ),
-            )?,
-            (false, false) => prog.launch(
-                "cuprum_take",
-                grid,
-                256,
-                (
-                    &src,
-                    &idx,
-                    &out,
-                    total as u32,
-                    m as u32,
-                    inner as u32,
-                    len as i64,
-                    mode.code(),
-                    &flag,
-                ),
-            )?,
-            (false, true) => prog.launch(
-                "cuprum_take",
-                grid,
-                256,
-                (
-                    &src,
-                    &idx,
-                    &out,
-                    total as u64,
-                    m as u64,
-                    inner as u64,
-                    len as i64,
-                    mode.code(),
-                    &flag,
-                ),
-            )?,
-        }
-        if mode == IndexMode::Raise {
-            check_flag(&flag, ax, len)?;
-        }
-        Ok(out)
-    })
+    if let Some(r) = crate::ops::programs::elsewhere_then(a, || take_with(a, indices, axis, mode)) {
+        return r;
+    }
+    let idx = index_array(indices, "take")?;
+    let (src, ax) = match axis {
+        None => (a.reshape_copy(&[-1])?, 0),
+        Some(x) => (a.clone(), normalize_axis(x, a.ndim())?),
+    };
+    let len = src.shape()[ax];
+    if len == 0 && idx.size() > 0 {
+        bail!(Shape, "cannot do a non-empty take from an empty axes.");
+    }
+    let mut shape: Shape = Shape::from_slice(&src.shape()[..ax]);
+    shape.extend_from_slice(idx.shape());
+    shape.extend_from_slice(&src.shape()[ax + 1..]);
+    let out = Array::empty(&shape, a.dtype())?;
+    let total = out.size();
+    if total == 0 {
+        return Ok(out);
+    }
+    let src = src.to_contiguous()?;
+    let outer: usize = src.shape()[..ax].iter().product();
+    let inner: usize = src.shape()[ax + 1..].iter().product();
+    let wide = !fits_u32(total.max(src.size()));
+    let prog = gather_program(a.itemsize(), idx.dtype(), wide);
+    let flag = err_flag()?;
+    let grid = blocks_for(total);
+    let m = idx.size();
+    match (outer == 1 && inner == 1, wide) {
+        (true, false) => prog.launch(
+            "cuprum_take_flat",
+            grid,
+            256,
+            (
+                &src,
+                &idx,
+                &out,
+                total as u32,
+                len as i64,
+                mode.code(),
+                &flag,
+            ),
+        )?,
+        (true, true) => prog.launch(
+            "cuprum_take_flat",
+            grid,
+            256,
+            (
+                &src,
+                &idx,
+                &out,
+                total as u64,
+                len as i64,
+                mode.code(),
+                &flag,
+            ),
+        )?,
+        (false, false) => prog.launch(
+            "cuprum_take",
+            grid,
+            256,
+            (
+                &src,
+                &idx,
+                &out,
+                total as u32,
+                m as u32,
+                inner as u32,
+                len as i64,
+                mode.code(),
+                &flag,
+            ),
+        )?,
+        (false, true) => prog.launch(
+            "cuprum_take",
+            grid,
+            256,
+            (
+                &src,
+                &idx,
+                &out,
+                total as u64,
+                m as u64,
+                inner as u64,
+                len as i64,
+                mode.code(),
+                &flag,
+            ),
+        )?,
+    }
+    if mode == IndexMode::Raise {
+        check_flag(&flag, ax, len)?;
+    }
+    Ok(out)
 }
 
 /// The values of an operand as a flat contiguous array of `dtype` (a scalar becomes one
@@ -474,68 +475,69 @@ pub fn put_with(
     values: impl IntoOperand,
     mode: IndexMode,
 ) -> Result<()> {
-    crate::ops::programs::on_device_of(a, || {
-        let idx = index_array(indices, "put")?;
-        let m = idx.size();
-        if m == 0 {
-            return Ok(());
-        }
-        if a.size() == 0 {
-            bail!(Shape, "cannot replace elements of an empty array");
-        }
-        let v = values_of(values.operand(), a.dtype())?;
-        if v.size() == 0 {
-            bail!(
-                Shape,
-                "put: {m} indices but no values to put (values must not be empty)"
-            );
-        }
-        let (ms, meta) = target_meta(a.shape(), a.strides());
-        if ms.len() > MAX_ND {
-            let c = a.copy()?;
-            put_with(&c, &idx, &v, mode)?;
-            return a.assign(&c);
-        }
-        let size = a.size();
-        let wide = !fits_u32(m.max(size));
-        let prog = gather_program(a.itemsize(), idx.dtype(), wide);
-        let flag = err_flag()?;
-        let target = DevicePtr(a.data_ptr());
-        let name = put_name(ms.len());
-        let grid = blocks_for(m);
-        let nv = v.size();
-        if wide {
-            let args = (
-                target,
-                &idx,
-                &v,
-                m as u64,
-                nv as u64,
-                size as i64,
-                mode.code(),
-                &flag,
-                ByValue(meta),
-            );
-            prog.launch(name, grid, 256, args)?;
-        } else {
-            let args = (
-                target,
-                &idx,
-                &v,
-                m as u32,
-                nv as u32,
-                size as i64,
-                mode.code(),
-                &flag,
-                ByValue(meta),
-            );
-            prog.launch(name, grid, 256, args)?;
-        }
-        if mode == IndexMode::Raise {
-            check_flag(&flag, 0, size)?;
-        }
-        Ok(())
-    })
+    if crate::ops::programs::is_elsewhere(a)? {
+        return crate::ops::programs::on_device_of(a, move || put_with(a, indices, values, mode));
+    }
+    let idx = index_array(indices, "put")?;
+    let m = idx.size();
+    if m == 0 {
+        return Ok(());
+    }
+    if a.size() == 0 {
+        bail!(Shape, "cannot replace elements of an empty array");
+    }
+    let v = values_of(values.operand(), a.dtype())?;
+    if v.size() == 0 {
+        bail!(
+            Shape,
+            "put: {m} indices but no values to put (values must not be empty)"
+        );
+    }
+    let (ms, meta) = target_meta(a.shape(), a.strides());
+    if ms.len() > MAX_ND {
+        let c = a.copy()?;
+        put_with(&c, &idx, &v, mode)?;
+        return a.assign(&c);
+    }
+    let size = a.size();
+    let wide = !fits_u32(m.max(size));
+    let prog = gather_program(a.itemsize(), idx.dtype(), wide);
+    let flag = err_flag()?;
+    let target = DevicePtr(a.data_ptr());
+    let name = put_name(ms.len());
+    let grid = blocks_for(m);
+    let nv = v.size();
+    if wide {
+        let args = (
+            target,
+            &idx,
+            &v,
+            m as u64,
+            nv as u64,
+            size as i64,
+            mode.code(),
+            &flag,
+            ByValue(meta),
+        );
+        prog.launch(name, grid, 256, args)?;
+    } else {
+        let args = (
+            target,
+            &idx,
+            &v,
+            m as u32,
+            nv as u32,
+            size as i64,
+            mode.code(),
+            &flag,
+            ByValue(meta),
+        );
+        prog.launch(name, grid, 256, args)?;
+    }
+    if mode == IndexMode::Raise {
+        check_flag(&flag, 0, size)?;
+    }
+    Ok(())
 }
 
 /// `a[indices] += values` with repeated indices accumulating (NumPy's `add.at`, CuPy's
@@ -553,115 +555,116 @@ pub fn put_with(
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn scatter_add(a: &Array, indices: &Array, values: impl IntoOperand) -> Result<()> {
-    crate::ops::programs::on_device_of(a, || {
-        if a.ndim() == 0 {
-            bail!(
-                Shape,
-                "scatter_add: too many indices for array: array is 0-dimensional, but 1 were indexed"
-            );
-        }
-        let idx = index_array(indices, "scatter_add")?;
-        let dt = a.dtype();
-        let mut full: Shape = Shape::from_slice(idx.shape());
-        full.extend_from_slice(&a.shape()[1..]);
-        let m = idx.size();
-        let inner: usize = a.shape()[1..].iter().product();
-        let v = match values.operand() {
-            Operand::Scalar(s) => {
-                if !super::can_cast_same_kind(s.dtype(), dt) {
-                    bail!(
-                        DType,
-                        "scatter_add: cannot cast a {} value to the array's {dt} (rule 'same_kind')",
-                        s.dtype()
-                    );
-                }
-                let one = Array::full(&[1], Scalar::cast(&s, dt)?, dt)?;
-                one.reshape(&[1, 1])?.broadcast_to(&[m, inner])?
+    if crate::ops::programs::is_elsewhere(a)? {
+        return crate::ops::programs::on_device_of(a, move || scatter_add(a, indices, values));
+    }
+    if a.ndim() == 0 {
+        bail!(
+            Shape,
+            "scatter_add: too many indices for array: array is 0-dimensional, but 1 were indexed"
+        );
+    }
+    let idx = index_array(indices, "scatter_add")?;
+    let dt = a.dtype();
+    let mut full: Shape = Shape::from_slice(idx.shape());
+    full.extend_from_slice(&a.shape()[1..]);
+    let m = idx.size();
+    let inner: usize = a.shape()[1..].iter().product();
+    let v = match values.operand() {
+        Operand::Scalar(s) => {
+            if !super::can_cast_same_kind(s.dtype(), dt) {
+                bail!(
+                    DType,
+                    "scatter_add: cannot cast a {} value to the array's {dt} (rule 'same_kind')",
+                    s.dtype()
+                );
             }
-            Operand::Array(v) => {
-                if !super::can_cast_same_kind(v.dtype(), dt) {
-                    bail!(
-                        DType,
-                        "scatter_add: cannot cast values of {} to the array's {dt} (rule 'same_kind')",
-                        v.dtype()
-                    );
-                }
-                let v = if v.dtype() == dt {
-                    v.clone()
-                } else {
-                    v.astype(dt)?
-                };
-                v.broadcast_to(&full)
-                    .map_err(|_| {
-                        err!(
-                            Shape,
-                            "scatter_add: values of shape {} do not broadcast to {}",
-                            format_shape(v.shape()),
-                            format_shape(&full)
-                        )
-                    })?
-                    .reshape_copy(&[m as isize, inner as isize])?
+            let one = Array::full(&[1], Scalar::cast(&s, dt)?, dt)?;
+            one.reshape(&[1, 1])?.broadcast_to(&[m, inner])?
+        }
+        Operand::Array(v) => {
+            if !super::can_cast_same_kind(v.dtype(), dt) {
+                bail!(
+                    DType,
+                    "scatter_add: cannot cast values of {} to the array's {dt} (rule 'same_kind')",
+                    v.dtype()
+                );
             }
-        };
-        let total = m * inner;
-        if total == 0 {
-            return Ok(());
+            let v = if v.dtype() == dt {
+                v.clone()
+            } else {
+                v.astype(dt)?
+            };
+            v.broadcast_to(&full)
+                .map_err(|_| {
+                    err!(
+                        Shape,
+                        "scatter_add: values of shape {} do not broadcast to {}",
+                        format_shape(v.shape()),
+                        format_shape(&full)
+                    )
+                })?
+                .reshape_copy(&[m as isize, inner as isize])?
         }
-        let len0 = a.shape()[0];
-        if len0 == 0 {
-            bail!(Shape, "index {} is out of bounds for axis 0 with size 0", 0);
-        }
-        let (ms, rest) = target_meta(&a.shape()[1..], &a.strides()[1..]);
-        if ms.len() > MAX_ND {
-            let c = a.copy()?;
-            scatter_add(
-                &c,
-                &idx,
-                &v.reshape_copy(&full.iter().map(|&d| d as isize).collect::<Vec<_>>())?,
-            )?;
-            return a.assign(&c);
-        }
-        let wide = !fits_u32(total.max(a.size()));
-        let prog = scatter_program(dt, idx.dtype(), wide);
-        let flag = err_flag()?;
-        let name = scatter_name(ms.len());
-        let (vs0, vs1) = (v.strides()[0] as i64, v.strides()[1] as i64);
-        let (target, vals) = (DevicePtr(a.data_ptr()), DevicePtr(v.data_ptr()));
-        let s0 = a.strides()[0] as i64;
-        let grid = blocks_for(total);
-        if wide {
-            let args = (
-                target,
-                &idx,
-                vals,
-                total as u64,
-                inner as u64,
-                len0 as i64,
-                s0,
-                vs0,
-                vs1,
-                &flag,
-                ByValue(rest),
-            );
-            prog.launch(name, grid, 256, args)?;
-        } else {
-            let args = (
-                target,
-                &idx,
-                vals,
-                total as u32,
-                inner as u32,
-                len0 as i64,
-                s0,
-                vs0,
-                vs1,
-                &flag,
-                ByValue(rest),
-            );
-            prog.launch(name, grid, 256, args)?;
-        }
-        check_flag(&flag, 0, len0)
-    })
+    };
+    let total = m * inner;
+    if total == 0 {
+        return Ok(());
+    }
+    let len0 = a.shape()[0];
+    if len0 == 0 {
+        bail!(Shape, "index {} is out of bounds for axis 0 with size 0", 0);
+    }
+    let (ms, rest) = target_meta(&a.shape()[1..], &a.strides()[1..]);
+    if ms.len() > MAX_ND {
+        let c = a.copy()?;
+        scatter_add(
+            &c,
+            &idx,
+            &v.reshape_copy(&full.iter().map(|&d| d as isize).collect::<Vec<_>>())?,
+        )?;
+        return a.assign(&c);
+    }
+    let wide = !fits_u32(total.max(a.size()));
+    let prog = scatter_program(dt, idx.dtype(), wide);
+    let flag = err_flag()?;
+    let name = scatter_name(ms.len());
+    let (vs0, vs1) = (v.strides()[0] as i64, v.strides()[1] as i64);
+    let (target, vals) = (DevicePtr(a.data_ptr()), DevicePtr(v.data_ptr()));
+    let s0 = a.strides()[0] as i64;
+    let grid = blocks_for(total);
+    if wide {
+        let args = (
+            target,
+            &idx,
+            vals,
+            total as u64,
+            inner as u64,
+            len0 as i64,
+            s0,
+            vs0,
+            vs1,
+            &flag,
+            ByValue(rest),
+        );
+        prog.launch(name, grid, 256, args)?;
+    } else {
+        let args = (
+            target,
+            &idx,
+            vals,
+            total as u32,
+            inner as u32,
+            len0 as i64,
+            s0,
+            vs0,
+            vs1,
+            &flag,
+            ByValue(rest),
+        );
+        prog.launch(name, grid, 256, args)?;
+    }
+    check_flag(&flag, 0, len0)
 }
 
 /// The kernel turning flat C-order positions into one coordinate (for arrays of more than
@@ -693,36 +696,37 @@ fn unravel_kernel() -> Result<&'static ElementwiseKernel> {
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn nonzero(a: &Array) -> Result<Vec<Array>> {
-    crate::ops::programs::on_device_of(a, || {
-        if a.ndim() == 0 {
-            bail!(
-                Shape,
-                "Calling nonzero on 0d arrays is not allowed. Use atleast_1d(scalar).nonzero() instead."
-            );
-        }
-        let count = super::count_nonzero(a)?.to_vec::<i64>()?;
-        let count = count.first().copied().unwrap_or(0).max(0) as usize;
-        let nd = a.ndim();
-        let x = a.to_contiguous()?;
-        if nd <= MAX_ND {
-            let outs = (0..nd)
-                .map(|_| Array::empty(&[count], DType::I64))
-                .collect::<Result<Vec<_>>>()?;
-            if count > 0 {
-                nonzero_coords(&x, a.shape(), &outs)?;
-            }
-            return Ok(outs);
-        }
-        let flat = Array::empty(&[count], DType::I64)?;
+    if let Some(r) = crate::ops::programs::elsewhere_then(a, || nonzero(a)) {
+        return r;
+    }
+    if a.ndim() == 0 {
+        bail!(
+            Shape,
+            "Calling nonzero on 0d arrays is not allowed. Use atleast_1d(scalar).nonzero() instead."
+        );
+    }
+    let count = super::count_nonzero(a)?.to_vec::<i64>()?;
+    let count = count.first().copied().unwrap_or(0).max(0) as usize;
+    let nd = a.ndim();
+    let x = a.to_contiguous()?;
+    if nd <= MAX_ND {
+        let outs = (0..nd)
+            .map(|_| Array::empty(&[count], DType::I64))
+            .collect::<Result<Vec<_>>>()?;
         if count > 0 {
-            nonzero_coords(&x, &[a.size()], std::slice::from_ref(&flat))?;
+            nonzero_coords(&x, a.shape(), &outs)?;
         }
-        let k = unravel_kernel()?;
-        let strides = crate::shape::c_strides_of_valid(a.shape());
-        (0..nd)
-            .map(|d| k.call((&flat, strides[d] as i64, a.shape()[d] as i64)))
-            .collect()
-    })
+        return Ok(outs);
+    }
+    let flat = Array::empty(&[count], DType::I64)?;
+    if count > 0 {
+        nonzero_coords(&x, &[a.size()], std::slice::from_ref(&flat))?;
+    }
+    let k = unravel_kernel()?;
+    let strides = crate::shape::c_strides_of_valid(a.shape());
+    (0..nd)
+        .map(|d| k.call((&flat, strides[d] as i64, a.shape()[d] as i64)))
+        .collect()
 }
 
 /// Indices of the non-zero elements of the flattened array (NumPy's `flatnonzero`).
@@ -734,12 +738,13 @@ pub fn nonzero(a: &Array) -> Result<Vec<Array>> {
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn flatnonzero(a: &Array) -> Result<Array> {
-    crate::ops::programs::on_device_of(a, || {
-        let flat = a.reshape_copy(&[-1])?;
-        nonzero(&flat)?
-            .pop()
-            .ok_or_else(|| err!(InvalidArgument, "flatnonzero: no index array"))
-    })
+    if let Some(r) = crate::ops::programs::elsewhere_then(a, || flatnonzero(a)) {
+        return r;
+    }
+    let flat = a.reshape_copy(&[-1])?;
+    nonzero(&flat)?
+        .pop()
+        .ok_or_else(|| err!(InvalidArgument, "flatnonzero: no index array"))
 }
 
 /// NumPy's one-argument `where(cond)`: the same as [`nonzero`].
@@ -752,7 +757,10 @@ pub fn flatnonzero(a: &Array) -> Result<Array> {
 /// ```
 #[doc(alias = "where")]
 pub fn where_nonzero(cond: &Array) -> Result<Vec<Array>> {
-    crate::ops::programs::on_device_of(cond, || nonzero(cond))
+    if let Some(r) = crate::ops::programs::elsewhere_then(cond, || where_nonzero(cond)) {
+        return r;
+    }
+    nonzero(cond)
 }
 
 /// The slices of `a` along `axis` (`None`: elements of the flattened array) where the 1-D
@@ -768,28 +776,29 @@ pub fn where_nonzero(cond: &Array) -> Result<Vec<Array>> {
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn compress(condition: &Array, a: &Array, axis: Option<isize>) -> Result<Array> {
-    crate::ops::programs::on_device_of(a, || {
-        if condition.ndim() != 1 {
-            bail!(
-                Shape,
-                "condition must be a 1-d array, got one of shape {}",
-                format_shape(condition.shape())
-            );
-        }
-        let (src, ax) = match axis {
-            None => (a.reshape_copy(&[-1])?, 0),
-            Some(x) => (a.clone(), normalize_axis(x, a.ndim())?),
-        };
-        let idx = nonzero(condition)?
-            .pop()
-            .ok_or_else(|| err!(InvalidArgument, "compress: no index array"))?;
-        let mode = if condition.size() > src.shape()[ax] {
-            IndexMode::Raise
-        } else {
-            IndexMode::Clip
-        };
-        take_with(&src, &idx, Some(ax as isize), mode)
-    })
+    if let Some(r) = crate::ops::programs::elsewhere_then(a, || compress(condition, a, axis)) {
+        return r;
+    }
+    if condition.ndim() != 1 {
+        bail!(
+            Shape,
+            "condition must be a 1-d array, got one of shape {}",
+            format_shape(condition.shape())
+        );
+    }
+    let (src, ax) = match axis {
+        None => (a.reshape_copy(&[-1])?, 0),
+        Some(x) => (a.clone(), normalize_axis(x, a.ndim())?),
+    };
+    let idx = nonzero(condition)?
+        .pop()
+        .ok_or_else(|| err!(InvalidArgument, "compress: no index array"))?;
+    let mode = if condition.size() > src.shape()[ax] {
+        IndexMode::Raise
+    } else {
+        IndexMode::Clip
+    };
+    take_with(&src, &idx, Some(ax as isize), mode)
 }
 
 impl Array {

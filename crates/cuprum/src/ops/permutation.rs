@@ -40,15 +40,16 @@ pub fn permutation(n: usize) -> Result<Array> {
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn permutation_of(a: &Array) -> Result<Array> {
-    crate::ops::programs::on_device_of(a, || {
-        if a.ndim() == 0 {
-            bail!(
-                Shape,
-                "permutation_of needs an array of at least one dimension (got a 0-d array); \
-                 use permutation(n) for a permutation of 0..n"
-            );
-        }
-        let p = permutation(a.shape()[0])?;
-        super::take_with(a, &p, Some(0), super::IndexMode::Clip)
-    })
+    if let Some(r) = crate::ops::programs::elsewhere_then(a, || permutation_of(a)) {
+        return r;
+    }
+    if a.ndim() == 0 {
+        bail!(
+            Shape,
+            "permutation_of needs an array of at least one dimension (got a 0-d array); \
+             use permutation(n) for a permutation of 0..n"
+        );
+    }
+    let p = permutation(a.shape()[0])?;
+    super::take_with(a, &p, Some(0), super::IndexMode::Clip)
 }

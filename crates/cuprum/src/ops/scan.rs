@@ -299,7 +299,10 @@ extern "C" __global__ void __launch_bounds__(256) cuprum_scan_cols(const Tin* __
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn cumsum(a: &Array, axis: Option<isize>) -> Result<Array> {
-    crate::ops::programs::on_device_of(a, || scan(ScanOp::Sum, a, axis))
+    if let Some(r) = crate::ops::programs::elsewhere_then(a, || cumsum(a, axis)) {
+        return r;
+    }
+    scan(ScanOp::Sum, a, axis)
 }
 
 /// Inclusive cumulative product over `axis` (`None`: flattened), with `cumsum`'s dtypes.
@@ -311,7 +314,10 @@ pub fn cumsum(a: &Array, axis: Option<isize>) -> Result<Array> {
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn cumprod(a: &Array, axis: Option<isize>) -> Result<Array> {
-    crate::ops::programs::on_device_of(a, || scan(ScanOp::Prod, a, axis))
+    if let Some(r) = crate::ops::programs::elsewhere_then(a, || cumprod(a, axis)) {
+        return r;
+    }
+    scan(ScanOp::Prod, a, axis)
 }
 
 impl Array {

@@ -586,7 +586,10 @@ fn sort_impl(a: &Array, axis: Option<isize>, arg: bool) -> Result<Array> {
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn sort(a: &Array, axis: Option<isize>) -> Result<Array> {
-    crate::ops::programs::on_device_of(a, || sort_impl(a, axis, false))
+    if let Some(r) = crate::ops::programs::elsewhere_then(a, || sort(a, axis)) {
+        return r;
+    }
+    sort_impl(a, axis, false)
 }
 
 /// The indices (int64) that sort `a` along `axis` (`None`: flattened), *stable*: equal
@@ -600,7 +603,10 @@ pub fn sort(a: &Array, axis: Option<isize>) -> Result<Array> {
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn argsort(a: &Array, axis: Option<isize>) -> Result<Array> {
-    crate::ops::programs::on_device_of(a, || sort_impl(a, axis, true))
+    if let Some(r) = crate::ops::programs::elsewhere_then(a, || argsort(a, axis)) {
+        return r;
+    }
+    sort_impl(a, axis, true)
 }
 
 impl Array {

@@ -71,11 +71,12 @@ fn run_starts(s: &Array) -> Result<Array> {
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn unique(a: &Array) -> Result<Array> {
-    crate::ops::programs::on_device_of(a, || {
-        let s = sort(a, None)?;
-        let f = run_starts(&s)?;
-        s.masked(&f).get()
-    })
+    if let Some(r) = crate::ops::programs::elsewhere_then(a, || unique(a)) {
+        return r;
+    }
+    let s = sort(a, None)?;
+    let f = run_starts(&s)?;
+    s.masked(&f).get()
 }
 
 /// The sorted unique values and how often each occurs (int64).
@@ -88,17 +89,18 @@ pub fn unique(a: &Array) -> Result<Array> {
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn unique_counts(a: &Array) -> Result<(Array, Array)> {
-    crate::ops::programs::on_device_of(a, || {
-        let s = sort(a, None)?;
-        let n = s.size();
-        let starts = flatnonzero(&run_starts(&s)?)?;
-        let values = take_with(&s, &starts, None, IndexMode::Clip)?;
-        let counts = Array::empty(&[starts.size()], DType::I64)?;
-        if starts.size() > 0 {
-            counts_kernel()?.call((&starts, n as i64, &counts))?;
-        }
-        Ok((values, counts))
-    })
+    if let Some(r) = crate::ops::programs::elsewhere_then(a, || unique_counts(a)) {
+        return r;
+    }
+    let s = sort(a, None)?;
+    let n = s.size();
+    let starts = flatnonzero(&run_starts(&s)?)?;
+    let values = take_with(&s, &starts, None, IndexMode::Clip)?;
+    let counts = Array::empty(&[starts.size()], DType::I64)?;
+    if starts.size() > 0 {
+        counts_kernel()?.call((&starts, n as i64, &counts))?;
+    }
+    Ok((values, counts))
 }
 
 /// The sorted unique values and, for every element of `a`, the index of its value among
@@ -114,20 +116,21 @@ pub fn unique_counts(a: &Array) -> Result<(Array, Array)> {
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn unique_inverse(a: &Array) -> Result<(Array, Array)> {
-    crate::ops::programs::on_device_of(a, || {
-        let flat = a.reshape_copy(&[-1])?;
-        let perm = argsort(&flat, None)?;
-        let s = take_with(&flat, &perm, None, IndexMode::Clip)?;
-        let f = run_starts(&s)?;
-        let values = s.masked(&f).get()?;
-        let inverse = Array::empty(&[s.size()], DType::I64)?;
-        if s.size() > 0 {
-            let rank = super::subtract(&super::cumsum(&f, None)?, 1i64)?;
-            put_with(&inverse, &perm, &rank, IndexMode::Clip)?;
-        }
-        let shape: Vec<isize> = a.shape().iter().map(|&d| d as isize).collect();
-        Ok((values, inverse.reshape(&shape)?))
-    })
+    if let Some(r) = crate::ops::programs::elsewhere_then(a, || unique_inverse(a)) {
+        return r;
+    }
+    let flat = a.reshape_copy(&[-1])?;
+    let perm = argsort(&flat, None)?;
+    let s = take_with(&flat, &perm, None, IndexMode::Clip)?;
+    let f = run_starts(&s)?;
+    let values = s.masked(&f).get()?;
+    let inverse = Array::empty(&[s.size()], DType::I64)?;
+    if s.size() > 0 {
+        let rank = super::subtract(&super::cumsum(&f, None)?, 1i64)?;
+        put_with(&inverse, &perm, &rank, IndexMode::Clip)?;
+    }
+    let shape: Vec<isize> = a.shape().iter().map(|&d| d as isize).collect();
+    Ok((values, inverse.reshape(&shape)?))
 }
 
 /// The element-wise kernels of this file, for compile checks (every sortable dtype).
