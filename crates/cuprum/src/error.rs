@@ -57,6 +57,12 @@ pub enum ErrorKind {
     ///   synchronisation with the kernel, Rust file and line, block and thread; the faulting
     ///   access was skipped and the context stays usable.
     KernelFault,
+    /// The arrays of one call live on different devices (or on another device than the
+    /// stream or communicator rank they are given to); the message names both devices.
+    DeviceMismatch,
+    /// NCCL (the collective communication library) could not be loaded, or one of its calls
+    /// failed; the message carries NCCL's error text.
+    Nccl,
 }
 
 impl fmt::Display for ErrorKind {
@@ -79,6 +85,8 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Unsupported => "unsupported",
             ErrorKind::Launch => "launch error",
             ErrorKind::KernelFault => "kernel fault",
+            ErrorKind::DeviceMismatch => "arrays on different devices",
+            ErrorKind::Nccl => "NCCL error",
         };
         f.write_str(s)
     }

@@ -35,6 +35,7 @@ mod generated;
 pub mod gpu;
 pub mod kernel;
 mod memo;
+pub mod nccl;
 pub mod ops;
 
 /// Every CuPy call of the seed documents and of CuPy's kernel reference, mapped to

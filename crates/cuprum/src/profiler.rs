@@ -219,6 +219,8 @@ impl fmt::Display for PerfCaseResult {
 
 /// Times `f` on the current stream (CuPy's `cupyx.profiler.benchmark`). Arrays `f` uses
 /// may belong to other streams ([Arrays and streams](crate::Stream#arrays-and-streams)).
+/// Work on another GPU is timed from that GPU: run the benchmark inside its
+/// [`Device::with`](crate::Device::with).
 ///
 /// ```no_run
 /// use cuprum::{profiler::{benchmark, BenchmarkOptions}, Array, DType};

@@ -381,6 +381,20 @@ pub const WORKLOADS: &[Workload] = &[
         PctOfCopy(90.0),
     ),
     w(
+        super::multi_gpu::ALLREDUCE,
+        "NCCL all-reduce (sum, in place) of 2^28 float32 on every GPU; GB/s is the bus \
+         bandwidth, algbw × 2(n−1)/n (n/a with one GPU)",
+        super::multi_gpu::allreduce_1gib,
+        Info("bus bandwidth, reported"),
+    ),
+    w(
+        super::multi_gpu::MSE_MULTI,
+        "data-parallel MSE of 4e8 float64 pairs: one ReductionKernel per GPU on its shard, \
+         NCCL all-reduce of the partial results; timed on 1..N GPUs (n/a with one GPU)",
+        super::multi_gpu::mse_multi_gpu,
+        Scaling(90.0),
+    ),
+    w(
         "floor_divide100M_i64",
         "ops::floor_divide(&a, 7) (a // 7), a = arange(1e8) int64, output allocated",
         floor_divide100m,

@@ -660,7 +660,7 @@ fn shown_values(a: &Array) -> Result<Vec<Scalar>> {
 
 /// Every element of `a` in C order, as host scalars.
 fn host_values(a: &Array) -> Result<Vec<Scalar>> {
-    let stream = Stream::current()?;
+    let stream = Stream::for_device(a.device())?;
     let c = a.to_contiguous()?;
     let mut bytes = vec![0u8; c.nbytes()];
     // SAFETY: `c` is contiguous with `nbytes()` bytes, alive until the copy returns.

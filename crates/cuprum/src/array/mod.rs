@@ -17,3 +17,4 @@ pub use device_array::Array;
 pub use dtype::{DType, DTypeKind, Element};
 pub use scalar::Scalar;
 pub use shape::SliceArg;
+pub(crate) use transfer::check_same_device;

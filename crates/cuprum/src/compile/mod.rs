@@ -16,6 +16,7 @@ mod nvrtc;
 mod options;
 mod ptxas;
 mod python;
+pub(crate) use python::python_sites;
 mod setup;
 
 pub use cache::{

@@ -127,7 +127,7 @@ impl CompiledKernel {
 }
 
 /// Compiled generated kernels per specialisation key: a repeat call is one lookup.
-pub(crate) struct KernelTable<K>(Mutex<FxHashMap<K, Arc<CompiledKernel>>>);
+pub(crate) struct KernelTable<K>(Mutex<FxHashMap<(usize, K), Arc<CompiledKernel>>>);
 
 impl<K: Hash + Eq + Clone> KernelTable<K> {
     /// An empty table.
@@ -148,7 +148,9 @@ impl<K: Hash + Eq + Clone> KernelTable<K> {
         device: Device,
         make: impl FnOnce() -> Result<(GeneratedKernel, CompileOptions)>,
     ) -> Result<Arc<CompiledKernel>> {
-        if let Some(f) = self.0.lock().unwrap_or_else(|p| p.into_inner()).get(key) {
+        // A module is loaded into one device's context: the table is per device.
+        let at = (device.ordinal(), key.clone());
+        if let Some(f) = self.0.lock().unwrap_or_else(|p| p.into_inner()).get(&at) {
             return Ok(f.clone());
         }
         let (kernel, options) = make()?;
@@ -156,7 +158,7 @@ impl<K: Hash + Eq + Clone> KernelTable<K> {
         self.0
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .insert(key.clone(), compiled.clone());
+            .insert(at, compiled.clone());
         Ok(compiled)
     }
 }

@@ -159,29 +159,47 @@ fn bind_output<'a>(
     Ok(())
 }
 
-/// Step 2: the call's stream (the given one, or the calling thread's current one), after
-/// CuPy's device check: every array lives on the stream's device.
+/// The stream of a call (see [`on_stream`]).
+fn launch_stream(s: &Option<Stream>, args: &Bound<'_>) -> Result<Stream> {
+    if let Some(s) = s {
+        return Ok(s.clone());
+    }
+    match args.given().find_map(|(_, a)| match a {
+        Operand::Array(arr) => Some(arr.device()),
+        _ => None,
+    }) {
+        Some(device) => Stream::for_device(device),
+        None => Stream::current(),
+    }
+}
+
+/// Step 2: the call's stream, after the device check: every array lives on the stream's
+/// device.
+///
+/// The stream is the given one; else, on the device of the call's first array, the
+/// current stream when it belongs to that device or the device's default stream; the
+/// current stream when the call has no array.
 pub(crate) fn on_stream(
     sig: &Signature,
     args: &Bound<'_>,
     stream: &Option<Stream>,
 ) -> Result<Stream> {
-    let stream = match stream {
-        Some(s) => s.clone(),
-        None => Stream::current()?,
-    };
+    let stream = launch_stream(stream, args)?;
     let device = stream.device();
     for (k, a) in args.given() {
         if let Operand::Array(arr) = a
             && arr.device() != device
         {
             bail!(
-                InvalidArgument,
-                "The device where the array resides ({}) is different from the current device ({}) (argument '{}' of '{}')",
-                arr.device().ordinal(),
-                device.ordinal(),
+                DeviceMismatch,
+                "'{}': expected argument '{}' on device {} ({}), the device of the call, \
+                 given an array on device {} ({}); move it with `to_device` first",
+                sig.name,
                 sig.params[k].name,
-                sig.name
+                device.ordinal(),
+                device.name(),
+                arr.device().ordinal(),
+                arr.device().name()
             );
         }
     }

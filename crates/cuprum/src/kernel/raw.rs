@@ -395,7 +395,9 @@ impl RawKernel {
         )
     }
 
-    /// Launches on the current stream with no dynamic shared memory.
+    /// Launches with no dynamic shared memory: on the device of the first array argument
+    /// (the current stream when it belongs to that device, else the device's default
+    /// stream), or on the current stream when no argument is an array.
     pub fn launch(
         &self,
         grid: impl Into<Dim3>,
@@ -572,15 +574,37 @@ impl<'k> Launch<'k> {
 
     /// Checks the arguments and the configuration, then launches.
     pub fn launch(self, args: impl KernelArgs) -> Result<()> {
+        let devices = args.devices();
         let owned;
         let stream = match self.stream {
             Some(s) => s,
             None => {
-                owned = Stream::current()?;
+                // The first array argument's device, else the current stream.
+                owned = match devices.iter().flatten().next() {
+                    Some(&d) => Stream::for_device(d)?,
+                    None => Stream::current()?,
+                };
                 &owned
             }
         };
         let device = stream.device();
+        for (i, d) in devices.iter().enumerate() {
+            if let Some(d) = *d
+                && d != device
+            {
+                bail!(
+                    DeviceMismatch,
+                    "kernel '{}': expected argument {i} on device {} ({}), the device of the \
+                     launch's stream, given an array on device {} ({}); move it with \
+                     `to_device` first",
+                    self.kernel.name(),
+                    device.ordinal(),
+                    device.name(),
+                    d.ordinal(),
+                    d.name()
+                );
+            }
+        }
         let l = self.kernel.loaded_on(device)?;
         let mut vals: SmallVec<[ArgValue; 8]> = SmallVec::new();
         args.collect_args_on(stream, &mut vals);

@@ -393,6 +393,9 @@ pub fn take_with(
     axis: Option<isize>,
     mode: IndexMode,
 ) -> Result<Array> {
+    if let Some(r) = crate::ops::programs::elsewhere_then(a, || take_with(a, indices, axis, mode)) {
+        return r;
+    }
     let idx = index_array(indices, "take")?;
     let (src, ax) = match axis {
         None => (a.reshape_copy(&[-1])?, 0),
@@ -518,6 +521,9 @@ pub fn put_with(
     values: impl IntoOperand,
     mode: IndexMode,
 ) -> Result<()> {
+    if crate::ops::programs::is_elsewhere(a)? {
+        return crate::ops::programs::on_device_of(a, move || put_with(a, indices, values, mode));
+    }
     let idx = index_array(indices, "put")?;
     let m = idx.size();
     if m == 0 {
@@ -593,6 +599,9 @@ pub fn put_with(
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn scatter_add(a: &Array, indices: &Array, values: impl IntoOperand) -> Result<()> {
+    if crate::ops::programs::is_elsewhere(a)? {
+        return crate::ops::programs::on_device_of(a, move || scatter_add(a, indices, values));
+    }
     if a.ndim() == 0 {
         bail!(
             Shape,
@@ -744,6 +753,9 @@ fn unravel_kernel() -> Result<&'static ElementwiseKernel> {
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn nonzero(a: &Array) -> Result<Vec<Array>> {
+    if let Some(r) = crate::ops::programs::elsewhere_then(a, || nonzero(a)) {
+        return r;
+    }
     if a.ndim() == 0 {
         bail!(
             Shape,
@@ -783,6 +795,9 @@ pub fn nonzero(a: &Array) -> Result<Vec<Array>> {
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn flatnonzero(a: &Array) -> Result<Array> {
+    if let Some(r) = crate::ops::programs::elsewhere_then(a, || flatnonzero(a)) {
+        return r;
+    }
     let flat = a.reshape_copy(&[-1])?;
     nonzero(&flat)?
         .pop()
@@ -799,6 +814,9 @@ pub fn flatnonzero(a: &Array) -> Result<Array> {
 /// ```
 #[doc(alias = "where")]
 pub fn where_nonzero(cond: &Array) -> Result<Vec<Array>> {
+    if let Some(r) = crate::ops::programs::elsewhere_then(cond, || where_nonzero(cond)) {
+        return r;
+    }
     nonzero(cond)
 }
 
@@ -815,6 +833,9 @@ pub fn where_nonzero(cond: &Array) -> Result<Vec<Array>> {
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn compress(condition: &Array, a: &Array, axis: Option<isize>) -> Result<Array> {
+    if let Some(r) = crate::ops::programs::elsewhere_then(a, || compress(condition, a, axis)) {
+        return r;
+    }
     if condition.ndim() != 1 {
         bail!(
             Shape,

@@ -362,6 +362,61 @@ pub(crate) unsafe fn copy_dtod(dst: u64, src: u64, bytes: usize, stream: &Stream
     unsafe { result::memcpy_dtod_async(dst, src, bytes, stream.raw()) }.call("cuMemcpyDtoDAsync")
 }
 
+/// Copies `bytes` from `src` (memory of `src_device`) to `dst` (memory of `stream`'s
+/// device), queued on `stream`. Between two devices: `cuMemcpyPeerAsync` once peer access
+/// is enabled (once per pair), else staged through host memory (the source is read on
+/// `src_stream`, which this call waits for).
+///
+/// # Safety
+/// `src..src + bytes` must lie inside a live allocation of `src_device` and
+/// `dst..dst + bytes` inside a live allocation of `stream`'s device, both staying allocated
+/// until the copy has run in `stream` order (and, staged, in `src_stream` order); every
+/// byte written must be a valid value of the elements stored at `dst`.
+pub(crate) unsafe fn copy_peer(
+    dst: u64,
+    src: u64,
+    src_device: Device,
+    bytes: usize,
+    stream: &Stream,
+    src_stream: &Stream,
+) -> Result<()> {
+    let dst_device = stream.device();
+    if dst_device == src_device {
+        // SAFETY: the caller's guarantee, with both ranges on one device.
+        return unsafe { copy_dtod(dst, src, bytes, stream) };
+    }
+    if bytes == 0 {
+        return Ok(());
+    }
+    let direct =
+        dst_device.enable_peer_access(src_device)? && src_device.enable_peer_access(dst_device)?;
+    if direct {
+        dst_device.bind()?;
+        // SAFETY: `dst` and `src` point to at least `bytes` bytes of live buffers of the two
+        // devices (callers order both buffers with `stream` through `ptr_on`); the contexts
+        // are the devices' primary contexts.
+        return unsafe {
+            sys::cuMemcpyPeerAsync(
+                dst,
+                dst_device.0.ctx.cu_ctx(),
+                src,
+                src_device.0.ctx.cu_ctx(),
+                bytes,
+                stream.raw(),
+            )
+        }
+        .call("cuMemcpyPeerAsync");
+    }
+    let mut host = vec![0u8; bytes];
+    // SAFETY: `host` holds `bytes` bytes; the caller guarantees both device ranges.
+    unsafe {
+        copy_dtoh(&mut host, src, src_stream)?;
+        copy_htod(dst, &host, stream)?;
+    }
+    // The pageable host copy has been read once copy_htod returns.
+    Ok(())
+}
+
 /// Sets `bytes` bytes at a device address to zero on `stream`.
 ///
 /// # Safety

@@ -29,4 +29,6 @@ pub(crate) use blas::{BlasFloat, Gemm, GemmInput, gemm};
 pub(crate) use curand::{Fill, Philox};
 pub(crate) use image::param_sizes;
 pub(crate) use launch::{ArgPack, launch, launch_kind};
-pub(crate) use memory::{Buffer, copy_dtod, copy_dtoh, copy_htod, on_release, zero_device};
+pub(crate) use memory::{
+    Buffer, copy_dtod, copy_dtoh, copy_htod, copy_peer, on_release, zero_device,
+};

@@ -105,12 +105,16 @@ pub struct Launcher<'s> {
     config: JitConfig<'s>,
     stream: Stream,
     device: Device,
+    /// Whether the device is settled: a stream was given, or an array argument was seen.
+    settled: bool,
     pack: ArgPack,
     ranges: SmallVec<[Range; 8]>,
 }
 
 impl<'s> Launcher<'s> {
-    /// Starts a launch of `def` on the configuration's stream (or the current one).
+    /// Starts a launch of `def` on the configuration's stream; without one, on the device
+    /// of the first array argument (the current stream when it belongs to that device,
+    /// else the device's default stream), or the current stream when there is no array.
     pub fn new(def: &'static KernelDef, config: JitConfig<'s>) -> Result<Launcher<'s>> {
         let stream = match config.stream {
             Some(s) => s.clone(),
@@ -120,6 +124,7 @@ impl<'s> Launcher<'s> {
             def,
             config,
             device: stream.device(),
+            settled: config.stream.is_some(),
             stream,
             pack: ArgPack::new(),
             ranges: SmallVec::new(),
@@ -150,12 +155,23 @@ impl<'s> Launcher<'s> {
                 a.strides()
             );
         }
+        if !self.settled {
+            self.settled = true;
+            if a.device() != self.device {
+                self.stream = Stream::for_device(a.device())?;
+                self.device = a.device();
+            }
+        }
         if a.device() != self.device {
             bail!(
-                Launch,
-                "kernel `{k}`: argument `{name}` is on device {}, the launch is on device {}",
+                DeviceMismatch,
+                "kernel `{k}`: expected argument `{name}` on device {} ({}), the device of the \
+                 launch's stream, given an array on device {} ({}); launch with \
+                 `.stream(&array.device().default_stream())` or move the array with `to_device`",
+                self.device.ordinal(),
+                self.device.name(),
                 a.device().ordinal(),
-                self.device.ordinal()
+                a.device().name()
             );
         }
         // The address for this launch's stream (a use on another stream than the array's own
