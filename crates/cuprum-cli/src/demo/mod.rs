@@ -4,8 +4,15 @@
 //! kernel), or says that NVRTC is missing too; both exit 0.
 
 mod cases;
+// The seed families' kernels, data and checks, shared with the examples.
+#[path = "../../../../examples/seeds/check.rs"]
+mod check;
+#[path = "../../../../examples/seeds/elementwise.rs"]
+mod elementwise;
 mod fused;
 mod masked;
+#[path = "../../../../examples/seeds/reduction.rs"]
+mod reduction;
 mod reference;
 
 use cases::{Case, Group};

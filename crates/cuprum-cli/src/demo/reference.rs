@@ -3,22 +3,7 @@
 
 use std::sync::OnceLock;
 
-/// Kahan-compensated sum.
-pub fn kahan(values: impl IntoIterator<Item = f64>) -> f64 {
-    let (mut s, mut c) = (0.0f64, 0.0f64);
-    for v in values {
-        let y = v - c;
-        let t = s + y;
-        c = (t - s) - y;
-        s = t;
-    }
-    s
-}
-
-/// `|v - r| <= rtol * |r|`.
-pub fn close(v: f64, r: f64, rtol: f64) -> bool {
-    (v - r).abs() <= rtol * r.abs()
-}
+pub use super::check::{close, kahan};
 
 #[path = "../../../../examples/reference/prime_factor_sum.rs"]
 mod prime;

@@ -1,0 +1,63 @@
+//! What a seed example found, and the host references its checks use. Shared through
+//! `#[path]` by the examples, `cuprum demo` and the tests, beside the seed families
+//! (`elementwise.rs`, `reduction.rs`).
+#![allow(dead_code)] // each includer uses part of it
+
+/// The calls a seed times after its check (its kernels and data moved in).
+pub type Timed = Box<dyn FnMut() -> cuprum::Result<()>>;
+
+/// What one seed example found.
+pub struct Checked {
+    /// One line: the result, and what was off when it did not match.
+    pub result: String,
+    /// Whether every check passed.
+    pub ok: bool,
+    /// The seed's main call, for timing once checked.
+    pub timed: Timed,
+}
+
+impl Checked {
+    /// Prints `NAME: RESULT: OK` (or `MISMATCH`) and exits 1 on a mismatch: an example's end.
+    pub fn report(&self, name: &str) {
+        println!(
+            "{name}: {}: {}",
+            self.result,
+            if self.ok { "OK" } else { "MISMATCH" }
+        );
+        if !self.ok {
+            std::process::exit(1);
+        }
+    }
+}
+
+/// `[a, b, c]` with each value's shortest form (`11`, `5.5`).
+pub fn list<T: std::fmt::Display>(v: &[T]) -> String {
+    let items: Vec<String> = v.iter().map(ToString::to_string).collect();
+    format!("[{}]", items.join(", "))
+}
+
+/// `"; N of TOTAL off WHAT"` when N > 0, else nothing.
+pub fn off(n: usize, total: usize, what: &str) -> String {
+    if n == 0 {
+        String::new()
+    } else {
+        format!("; {n} of {total} off {what}")
+    }
+}
+
+/// Kahan-compensated sum.
+pub fn kahan(values: impl IntoIterator<Item = f64>) -> f64 {
+    let (mut s, mut c) = (0.0f64, 0.0f64);
+    for v in values {
+        let y = v - c;
+        let t = s + y;
+        c = (t - s) - y;
+        s = t;
+    }
+    s
+}
+
+/// `|v - r| <= rtol * |r|`.
+pub fn close(v: f64, r: f64, rtol: f64) -> bool {
+    (v - r).abs() <= rtol * r.abs()
+}
