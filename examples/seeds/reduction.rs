@@ -192,16 +192,22 @@ pub fn mse_kernel() -> R<ReductionKernel> {
     )
 }
 
-/// 1e7 `y_true` uniform in [0, 100), `y_pred` with normal noise of scale 5 (MSE ≈ 25),
-/// called as the seed calls it (`mse_kernel(y_true, y_pred)`), rtol 1e-12 against a
-/// compensated host sum.
-pub fn mse() -> R<Checked> {
-    let k = mse_kernel()?;
-    let n = 10_000_000usize;
+/// The seed's data for `n` samples: `y_true` uniform in [0, 100) and
+/// `y_pred = y_true + noise` with normal noise of scale 5 (so the MSE is about 25), float64,
+/// on the current device.
+pub fn mse_data(n: usize) -> R<(Array, Array)> {
     let y_true = random::uniform(0.0, 100.0, &[n], F64)?;
     let noise = random::normal(0.0, 5.0, &[n], F64)?;
     let y_pred = (&y_true + &noise)?;
-    drop(noise);
+    Ok((y_true, y_pred))
+}
+
+/// `mse_kernel` on the seed's 1e7 samples, called as the seed calls it
+/// (`mse_kernel(y_true, y_pred)`), rtol 1e-12 against a compensated host sum.
+pub fn mse() -> R<Checked> {
+    let k = mse_kernel()?;
+    let n = 10_000_000usize;
+    let (y_true, y_pred) = mse_data(n)?;
     let mse = k.call((&y_true, &y_pred))?.to_vec::<f64>()?[0];
     let (ht, hp) = (y_true.to_vec::<f64>()?, y_pred.to_vec::<f64>()?);
     let host = kahan(ht.iter().zip(&hp).map(|(t, p)| (p - t) * (p - t))) / n as f64;

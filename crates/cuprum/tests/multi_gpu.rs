@@ -14,6 +14,11 @@
 //! `CUPRUM_MG_CHILD` variable names them.
 
 mod common;
+// The examples' seed kernels (`mse_kernel`), defined once.
+#[path = "../../../examples/seeds/check.rs"]
+mod check;
+#[path = "../../../examples/seeds/reduction.rs"]
+mod seeds;
 
 use common::{Need, Rng, skip};
 use cuprum::gpu::*;
@@ -434,16 +439,7 @@ fn data_parallel_mse_over_all_gpus() {
     }
     let _serial = nccl_serial();
     let k = all.len();
-    let mse = ReductionKernel::new(
-        "T y_pred, T y_true",
-        "T mse_out",
-        "(y_pred - y_true) * (y_pred - y_true)",
-        "a + b",
-        "mse_out = a / _in_ind.size()",
-        Some("0"),
-        "mse_kernel",
-    )
-    .unwrap();
+    let mse = seeds::mse_kernel().unwrap();
     let n = 100_003usize;
     let mut rng = Rng::new(42);
     let t = rand_vec(&mut rng, n, 0.0, 100.0);
@@ -641,16 +637,7 @@ fn kernel_sources_compile() {
     .unwrap();
     let red =
         ReductionKernel::new("T x", "T s", "x * x", "a + b", "s = a", Some("0"), "mg_ss").unwrap();
-    let mse = ReductionKernel::new(
-        "T y_pred, T y_true",
-        "T mse_out",
-        "(y_pred - y_true) * (y_pred - y_true)",
-        "a + b",
-        "mse_out = a / _in_ind.size()",
-        Some("0"),
-        "mse_kernel",
-    )
-    .unwrap();
+    let mse = seeds::mse_kernel().unwrap();
     // The example prime_factor_sum_multi_gpu's operation (the seed's, shifted by `first`).
     let op = include_str!("../../../examples/kernels/prime_factor_sum_elementwise.op")
         .replace("long long num = i + 2;", "long long num = first + i + 2;");
