@@ -19,14 +19,15 @@ pub struct Checked {
 impl Checked {
     /// Prints `NAME: RESULT: OK` (or `MISMATCH`) and exits 1 on a mismatch: an example's end.
     pub fn report(&self, name: &str) {
-        println!(
-            "{name}: {}: {}",
-            self.result,
-            if self.ok { "OK" } else { "MISMATCH" }
-        );
-        if !self.ok {
-            std::process::exit(1);
-        }
+        report(name, &self.result, self.ok);
+    }
+}
+
+/// Prints `NAME: RESULT: OK` (or `MISMATCH`) and exits 1 on a mismatch.
+pub fn report(name: &str, result: &str, ok: bool) {
+    println!("{name}: {result}: {}", if ok { "OK" } else { "MISMATCH" });
+    if !ok {
+        std::process::exit(1);
     }
 }
 

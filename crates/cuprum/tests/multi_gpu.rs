@@ -14,9 +14,11 @@
 //! `CUPRUM_MG_CHILD` variable names them.
 
 mod common;
-// The examples' seed kernels (`mse_kernel`), defined once.
+// The examples' seed kernels (`mse_kernel`) and host references, defined once.
 #[path = "../../../examples/seeds/check.rs"]
 mod check;
+#[path = "../../../examples/seeds/prime.rs"]
+mod prime;
 #[path = "../../../examples/seeds/reduction.rs"]
 mod seeds;
 
@@ -506,21 +508,7 @@ fn prime_factor_sum_split_over_all_gpus() {
         .unwrap()
         .to_vec::<i64>()
         .unwrap();
-    let host = |mut num: i64| {
-        let mut total = 0;
-        let mut p = 2;
-        while p * p <= num {
-            while num % p == 0 {
-                num /= p;
-                total += p;
-            }
-            p += 1;
-        }
-        if num > 1 {
-            total += num;
-        }
-        total
-    };
+    let host = prime::prime_factor_sum;
     assert_eq!(v.len(), count);
     for (i, &x) in v.iter().enumerate() {
         assert_eq!(

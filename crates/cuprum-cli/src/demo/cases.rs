@@ -8,23 +8,14 @@ use super::masked;
 #[path = "jit_cases.rs"]
 mod jit_cases;
 
-use super::check::{Checked, close, kahan, list, off};
+use super::check::{Checked, list, off};
 use super::reference as host;
-use super::{elementwise, reduction};
+use super::{elementwise, prime, raw, reduction};
 use cuprum::profiler::{BenchmarkOptions, benchmark};
-use cuprum::{Array, DType, ElementwiseKernel, RawKernel, RawModule, ReductionKernel, ops, random};
+use cuprum::{Array, DType, ElementwiseKernel, ReductionKernel, ops};
 use std::time::Duration;
 
 type R<T> = cuprum::Result<T>;
-
-const VECTOR_ADD_F64_CU: &str = include_str!("../../../../examples/kernels/vector_add_f64.cu");
-const MATRIX_MULTIPLY_CU: &str = include_str!("../../../../examples/kernels/matrix_multiply.cu");
-const ACTIVATIONS_CU: &str = include_str!("../../../../examples/kernels/activations.cu");
-const OPTIMIZED_REDUCTION_CU: &str =
-    include_str!("../../../../examples/kernels/optimized_reduction.cu");
-const PRIME_FACTOR_SUM_CU: &str = include_str!("../../../../examples/kernels/prime_factor_sum.cu");
-const PRIME_FACTOR_SUM_OP: &str =
-    include_str!("../../../../examples/kernels/prime_factor_sum_elementwise.op");
 
 /// The section a case is listed under.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -177,36 +168,29 @@ pub fn all() -> Vec<Case> {
             mse_programs,
             || measured(reduction::mse()),
         ),
-        case("vector_add", Raw, vector_add_programs, vector_add),
-        case(
-            "matrix_multiply",
-            Raw,
-            matrix_multiply_programs,
-            matrix_multiply,
-        ),
-        case(
-            "activation_module",
-            Raw,
-            activation_programs,
-            activation_module,
-        ),
-        case(
-            "shared_memory_reduction",
-            Raw,
-            smem_programs,
-            shared_memory_reduction,
-        ),
+        case("vector_add", Raw, vector_add_programs, || {
+            measured(raw::vector_add())
+        }),
+        case("matrix_multiply", Raw, matrix_multiply_programs, || {
+            measured(raw::matrix_multiply(cublas_or_host))
+        }),
+        case("activation_module", Raw, activation_programs, || {
+            measured(raw::activation_module())
+        }),
+        case("shared_memory_reduction", Raw, smem_programs, || {
+            measured(raw::shared_memory_reduction())
+        }),
         case(
             "prime_factor_sum",
             PrimeFactorSum,
             prime_raw_programs,
-            prime_factor_sum_raw,
+            || measured(prime::raw()),
         ),
         case(
             "prime_factor_sum_elementwise",
             PrimeFactorSum,
             prime_elementwise_programs,
-            prime_factor_sum_elementwise,
+            || measured(prime::elementwise()),
         ),
         case(
             "prime_factor_sum_masked",
@@ -371,212 +355,69 @@ fn mse_programs() -> R<Vec<Program>> {
     Ok(vec![Program::reduction(&k, &[F64; 3], &[false; 3])?])
 }
 
-// ---- RawKernel / RawModule (seeds 000, 001, 002) ---------------------------------------
+// ---- RawKernel / RawModule (seeds 000, 001, 002), prime-factor sum (seed 003) -----------
 
 fn vector_add_programs() -> R<Vec<Program>> {
-    Ok(vec![Program::raw("vector_add_f64.cu", VECTOR_ADD_F64_CU)])
-}
-
-/// Seed 001 "RawKernel — Full CUDA C Kernels": 1e6 float64, exact.
-fn vector_add() -> R<Outcome> {
-    let k = RawKernel::new(VECTOR_ADD_F64_CU, "vector_add");
-    let n = 1_000_000usize;
-    let a = random::normal(0.0, 1.0, &[n], F64)?;
-    let b = random::normal(0.0, 1.0, &[n], F64)?;
-    let c = Array::empty(&[n], F64)?;
-    let blocks = (n as u32).div_ceil(256);
-    k.launch(blocks, 256, (&a, &b, &c, n as i32))?;
-    let (ha, hb, hc) = (a.to_vec::<f64>()?, b.to_vec::<f64>()?, c.to_vec::<f64>()?);
-    let bad = (0..n).filter(|&i| hc[i] != ha[i] + hb[i]).count();
-    let t = gpu_time(|| k.launch(blocks, 256, (&a, &b, &c, n as i32)))?;
-    Ok(Outcome {
-        result: format!(
-            "1e6 float64, c[0] = {:.6}{}",
-            hc[0],
-            off(bad, n, "the host")
-        ),
-        ok: bad == 0,
-        gpu_seconds: t,
-    })
+    Ok(vec![Program::raw(
+        "vector_add_f64.cu",
+        raw::VECTOR_ADD_F64_CU,
+    )])
 }
 
 fn matrix_multiply_programs() -> R<Vec<Program>> {
-    Ok(vec![Program::raw("matrix_multiply.cu", MATRIX_MULTIPLY_CU)])
+    Ok(vec![Program::raw(
+        "matrix_multiply.cu",
+        raw::MATRIX_MULTIPLY_CU,
+    )])
 }
 
-/// Seed 002 "matrix_multiply_kernel": naive 1024×1024×512 float32 with 16×16 blocks,
-/// checked against cuBLAS (`ops::matmul`, full float32): the largest difference relative
-/// to max(|C|, 1) stays below 1e-4. Where cuBLAS cannot be loaded, against a
-/// double-precision host product instead (and the result says so).
-fn matrix_multiply() -> R<Outcome> {
-    let k = RawKernel::new(MATRIX_MULTIPLY_CU, "matrix_multiply");
-    let (m, n, kk) = (1024usize, 1024usize, 512usize);
-    let a = random::random(&[m, kk], F32)?;
-    let b = random::random(&[kk, n], F32)?;
-    let c = Array::zeros(&[m, n], F32)?;
-    let grid = ((n as u32).div_ceil(16), (m as u32).div_ceil(16));
-    let launch = || k.launch(grid, (16, 16), (&a, &b, &c, m as i32, n as i32, kk as i32));
-    launch()?;
-    let hc = c.to_vec::<f32>()?;
-    let (reference, against): (Vec<f64>, String) = match ops::matmul(&a, &b) {
+/// The matrix-multiply seeds' reference: cuBLAS (`ops::matmul`, full float32, its time in
+/// the result), or a double-precision host product where cuBLAS cannot be loaded (and the
+/// result says so).
+pub(super) fn cublas_or_host(a: &Array, b: &Array) -> R<(Vec<f64>, String)> {
+    match ops::matmul(a, b) {
         Ok(r) => {
-            let cublas = gpu_time(|| ops::matmul(&a, &b).map(drop))?;
+            let cublas = gpu_time(|| ops::matmul(a, b).map(drop))?;
             let v = r.to_vec::<f32>()?.into_iter().map(f64::from).collect();
-            (v, format!("cuBLAS ({})", super::fmt_time(cublas)))
+            Ok((v, format!("cuBLAS ({})", super::fmt_time(cublas))))
         }
-        Err(e) if e.kind() == cuprum::ErrorKind::Blas => (
-            host::matmul(&a.to_vec::<f32>()?, &b.to_vec::<f32>()?, m, n, kk),
-            "host (no cuBLAS)".to_owned(),
-        ),
-        Err(e) => return Err(e),
-    };
-    let worst = hc
-        .iter()
-        .zip(&reference)
-        .map(|(&g, &r)| (g as f64 - r).abs() / r.abs().max(1.0))
-        .fold(0.0f64, f64::max);
-    let t = gpu_time(launch)?;
-    Ok(Outcome {
-        result: format!("C[0,0] = {:.3}, diff {worst:.0e} vs {against}", hc[0]),
-        ok: worst < 1e-4 && reference.len() == hc.len(),
-        gpu_seconds: t,
-    })
+        Err(e) if e.kind() == cuprum::ErrorKind::Blas => {
+            let (v, _) = raw::host_reference(a, b)?;
+            Ok((v, "host (no cuBLAS)".to_owned()))
+        }
+        Err(e) => Err(e),
+    }
 }
 
 fn activation_programs() -> R<Vec<Program>> {
-    Ok(vec![Program::raw("activations.cu", ACTIVATIONS_CU)])
-}
-
-/// Seed 002 "RawModule with Multiple Kernels": ReLU and sigmoid of [-2, -1, 0, 1, 2]
-/// through `apply_activation`, and the module's `vector_add`.
-fn activation_module() -> R<Outcome> {
-    let module = RawModule::new(ACTIVATIONS_CU);
-    let activation = module.get_function("apply_activation")?;
-    let add = module.get_function("vector_add")?;
-    let input = [-2.0f32, -1.0, 0.0, 1.0, 2.0];
-    let data = Array::from_slice(&input, &[5])?;
-    let output = Array::zeros_like(&data)?;
-    activation.launch(1, 256, (&data, &output, 5i32, 0i32))?;
-    let relu = output.to_vec::<f32>()?;
-    activation.launch(1, 256, (&data, &output, 5i32, 1i32))?;
-    let sigmoid = output.to_vec::<f32>()?;
-    let sum = Array::empty_like(&data)?;
-    add.launch(1, 256, (&data, &data, &sum, 5i32))?;
-    let twice = sum.to_vec::<f32>()?;
-    let sigmoid_ok = sigmoid
-        .iter()
-        .zip(&input)
-        .all(|(s, x)| (s - 1.0 / (1.0 + (-x).exp())).abs() < 1e-6);
-    let ok =
-        relu == [0.0, 0.0, 0.0, 1.0, 2.0] && sigmoid_ok && twice == [-4.0, -2.0, 0.0, 2.0, 4.0];
-    let t = gpu_time(|| activation.launch(1, 256, (&data, &output, 5i32, 1i32)))?;
-    Ok(Outcome {
-        result: format!(
-            "relu {}, sigmoid(2) = {:.4}, add{}",
-            list(&relu),
-            sigmoid[4],
-            if twice == [-4.0, -2.0, 0.0, 2.0, 4.0] {
-                String::new()
-            } else {
-                format!(" {}", list(&twice))
-            }
-        ),
-        ok,
-        gpu_seconds: t,
-    })
+    Ok(vec![Program::raw("activations.cu", raw::ACTIVATIONS_CU)])
 }
 
 fn smem_programs() -> R<Vec<Program>> {
     Ok(vec![Program::raw(
         "optimized_reduction.cu",
-        OPTIMIZED_REDUCTION_CU,
+        raw::OPTIMIZED_REDUCTION_CU,
     )])
-}
-
-/// Seed 002 "Kernel with shared memory optimization": block sums of 1e6 float32 in
-/// dynamic shared memory, added on the host, against the host sum (rtol 1e-5).
-fn shared_memory_reduction() -> R<Outcome> {
-    let k = RawKernel::new(OPTIMIZED_REDUCTION_CU, "optimized_reduction");
-    let n = 1_000_000usize;
-    let data = random::random(&[n], F32)?;
-    let (block, grid) = (256u32, (n as u32).div_ceil(256));
-    let out = Array::zeros(&[grid as usize], F32)?;
-    let launch = || {
-        k.configure(grid, block)
-            .shared_mem(block as usize * 4)
-            .launch((&data, &out, n as i32))
-    };
-    launch()?;
-    let gpu = kahan(out.to_vec::<f32>()?.iter().map(|&v| v as f64));
-    let host = kahan(data.to_vec::<f32>()?.iter().map(|&v| v as f64));
-    let t = gpu_time(launch)?;
-    Ok(Outcome {
-        result: format!("Σ 1e6 = {gpu:.2} (host {host:.2})"),
-        ok: close(gpu, host, 1e-5),
-        gpu_seconds: t,
-    })
-}
-
-// ---- prime-factor sum (seed 003) -------------------------------------------------------
-
-fn prime_elementwise_kernel() -> R<ElementwiseKernel> {
-    ElementwiseKernel::new("", "int64 A", PRIME_FACTOR_SUM_OP, "prime_factor_sum")
 }
 
 fn prime_raw_programs() -> R<Vec<Program>> {
     Ok(vec![Program::raw(
         "prime_factor_sum.cu",
-        PRIME_FACTOR_SUM_CU,
+        prime::PRIME_FACTOR_SUM_CU,
     )])
 }
 
 fn prime_elementwise_programs() -> R<Vec<Program>> {
-    Ok(vec![Program::elementwise(
-        &prime_elementwise_kernel()?,
-        &[I64],
-        &[false],
-    )?])
+    let k = prime::elementwise_kernel()?;
+    Ok(vec![Program::elementwise(&k, &[I64], &[false])?])
 }
 
 /// The seed's result line `[2 3 4 ... 287 77 42]`, against the host for every value.
 pub(super) fn prime_outcome(v: &[i64], gpu_seconds: f64) -> Outcome {
-    let want = host::prime_factor_sums_1m();
-    let bad = v.iter().zip(want).filter(|(a, b)| a != b).count() + want.len().abs_diff(v.len());
-    let n = v.len();
+    let (result, ok) = prime::summary(v);
     Outcome {
-        result: format!(
-            "[{} {} {} ... {} {} {}]{}",
-            v[0],
-            v[1],
-            v[2],
-            v[n - 3],
-            v[n - 2],
-            v[n - 1],
-            off(bad, want.len(), "the host")
-        ),
-        ok: bad == 0 && v[n - 3..] == [287, 77, 42],
+        result,
+        ok,
         gpu_seconds,
     }
-}
-
-/// Seed 003 "Option 3: raw kernel": `primeFactorizationSum` over 999,999 int64.
-fn prime_factor_sum_raw() -> R<Outcome> {
-    let k = RawKernel::new(PRIME_FACTOR_SUM_CU, "primeFactorizationSum");
-    let n = 1_000_000usize - 1;
-    let a = Array::empty(&[n], I64)?;
-    let blocks = (n as u32).div_ceil(256);
-    let launch = || k.launch(blocks, 256, (&a, n as i32));
-    launch()?;
-    let v = a.to_vec::<i64>()?;
-    Ok(prime_outcome(&v, gpu_time(launch)?))
-}
-
-/// Seed 003 "Option 2: easier kernels": the same as an ElementwiseKernel over `i`
-/// (`examples/kernels/prime_factor_sum_elementwise.op`).
-fn prime_factor_sum_elementwise() -> R<Outcome> {
-    let k = prime_elementwise_kernel()?;
-    let a = Array::empty(&[1_000_000 - 1], I64)?;
-    k.run((&a,))?;
-    let v = a.to_vec::<i64>()?;
-    Ok(prime_outcome(&v, gpu_time(|| k.run((&a,)))?))
 }

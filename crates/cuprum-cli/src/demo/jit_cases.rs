@@ -72,11 +72,7 @@ pub fn matrix_multiply() -> R<Outcome> {
         }
         Err(e) => return Err(e),
     };
-    let worst = hc
-        .iter()
-        .zip(&reference)
-        .map(|(&g, &r)| (g as f64 - r).abs() / r.abs().max(1.0))
-        .fold(0.0f64, f64::max);
+    let worst = super::raw::worst_relative(&hc, &reference);
     let t = gpu_time(|| {
         rk::matrix_multiply::launch(
             (grid, (16, 16)),
@@ -90,7 +86,7 @@ pub fn matrix_multiply() -> R<Outcome> {
     })?;
     Ok(Outcome {
         result: format!("C[0,0] = {:.3}, diff {worst:.0e}", hc[0]),
-        ok: worst < 1e-4 && reference.len() == hc.len(),
+        ok: worst < 1e-4,
         gpu_seconds: t,
     })
 }

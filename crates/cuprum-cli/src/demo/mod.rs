@@ -11,6 +11,10 @@ mod check;
 mod elementwise;
 mod fused;
 mod masked;
+#[path = "../../../../examples/seeds/prime.rs"]
+mod prime;
+#[path = "../../../../examples/seeds/raw.rs"]
+mod raw;
 #[path = "../../../../examples/seeds/reduction.rs"]
 mod reduction;
 mod reference;

@@ -1,35 +1,8 @@
 //! Host references for the demo's checks (double precision, compensated where sums are
-//! long).
-
-use std::sync::OnceLock;
+//! long): those of the seeds (`examples/seeds/`), by the names the demo's cases use.
 
 pub use super::check::{close, kahan};
-
-#[path = "../../../../examples/reference/prime_factor_sum.rs"]
-mod prime;
-pub use prime::prime_factor_sum;
-
-/// The prime-factor sums of 2..=1,000,000, computed once per process (both prime cases use
-/// them).
-pub fn prime_factor_sums_1m() -> &'static [i64] {
-    static V: OnceLock<Vec<i64>> = OnceLock::new();
-    V.get_or_init(|| (2..=1_000_000i64).map(prime_factor_sum).collect())
-}
-
-/// Row-major `a (m×k) · b (k×n)` in double precision.
-pub fn matmul(a: &[f32], b: &[f32], m: usize, n: usize, k: usize) -> Vec<f64> {
-    let mut c = vec![0.0f64; m * n];
-    for i in 0..m {
-        let row = &mut c[i * n..(i + 1) * n];
-        for p in 0..k {
-            let aip = a[i * k + p] as f64;
-            for (r, &bv) in row.iter_mut().zip(&b[p * n..(p + 1) * n]) {
-                *r += aip * bv as f64;
-            }
-        }
-    }
-    c
-}
+pub use super::raw::host_matmul as matmul;
 
 #[cfg(test)]
 mod tests {
@@ -37,7 +10,7 @@ mod tests {
 
     #[test]
     fn prime_factor_sums_match_the_seed() {
-        let v = prime_factor_sums_1m();
+        let v = super::super::prime::host_sums();
         assert_eq!(&v[..4], &[2, 3, 4, 5]);
         assert_eq!(&v[v.len() - 3..], &[287, 77, 42]);
     }
