@@ -3,18 +3,11 @@
 //! complex numbers `randn + 1j * randn` (made on the GPU by a second ElementwiseKernel),
 //! compared as in the seed with the built-in `abs(z) ** 2` (`ops::abs`, then `m * m` on the
 //! GPU): allclose with rtol 1e-12, and with `re² + im²` computed on the host.
-//! The kernel, the data and the check are `seeds/elementwise.rs`, shared with `cuprum demo`.
+//! The kernel, the data and the check are in `seeds/` (`elementwise.rs`), shared with `cuprum demo`.
 
-#[path = "seeds/check.rs"]
-mod check;
-#[path = "seeds/elementwise.rs"]
-mod elementwise;
+#[path = "seeds/mod.rs"]
+mod seeds;
 
 fn main() -> Result<(), cuprum::Error> {
-    if let Some(why) = cuprum::Device::no_gpu_reason() {
-        println!("abs_squared: no GPU here ({why}); nothing to run");
-        return Ok(());
-    }
-    elementwise::abs_squared()?.report("abs_squared");
-    Ok(())
+    seeds::check::example("abs_squared", seeds::elementwise::abs_squared)
 }

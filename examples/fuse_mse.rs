@@ -4,12 +4,11 @@
 //! float64 `y_true` uniform in [0, 100), `y_pred = y_true + noise`, normal noise of scale 5,
 //! so the MSE is about 25); both results are checked against a compensated host sum
 //! (relative 1e-12) and against each other.
-#[path = "seeds/check.rs"]
-mod check;
 #[path = "fused/functions.rs"]
 mod functions;
-#[path = "seeds/reduction.rs"]
-mod reduction;
+#[path = "seeds/mod.rs"]
+mod seeds;
+use seeds::{check, reduction};
 
 fn main() -> Result<(), cuprum::Error> {
     if let Some(why) = cuprum::Device::no_gpu_reason() {

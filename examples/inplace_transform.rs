@@ -6,18 +6,11 @@
 //! parameter lists with the same type, which makes it one read-write parameter (CuPy 14.2
 //! refuses this kernel; cuprum does what the seed documents). `call((&data, 2.0f32))`,
 //! without the repeated output, writes in place as well.
-//! The kernel, the data and the check are `seeds/elementwise.rs`, shared with `cuprum demo`.
+//! The kernel, the data and the check are in `seeds/` (`elementwise.rs`), shared with `cuprum demo`.
 
-#[path = "seeds/check.rs"]
-mod check;
-#[path = "seeds/elementwise.rs"]
-mod elementwise;
+#[path = "seeds/mod.rs"]
+mod seeds;
 
 fn main() -> Result<(), cuprum::Error> {
-    if let Some(why) = cuprum::Device::no_gpu_reason() {
-        println!("inplace_transform: no GPU here ({why}); nothing to run");
-        return Ok(());
-    }
-    elementwise::inplace_transform()?.report("inplace_transform");
-    Ok(())
+    seeds::check::example("inplace_transform", seeds::elementwise::inplace_transform)
 }

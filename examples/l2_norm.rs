@@ -5,18 +5,11 @@
 //! array and per row of a (2, 5) float32 `arange` with `axis=1` (√30, √255). Checked
 //! against compensated host sums in double precision (relative 1e-12 for float64, 1e-6 for
 //! float32).
-//! The kernel, the data and the check are `seeds/reduction.rs`, shared with `cuprum demo`.
+//! The kernel, the data and the check are in `seeds/` (`reduction.rs`), shared with `cuprum demo`.
 
-#[path = "seeds/check.rs"]
-mod check;
-#[path = "seeds/reduction.rs"]
-mod reduction;
+#[path = "seeds/mod.rs"]
+mod seeds;
 
 fn main() -> Result<(), cuprum::Error> {
-    if let Some(why) = cuprum::Device::no_gpu_reason() {
-        println!("l2_norm: no GPU here ({why}); nothing to run");
-        return Ok(());
-    }
-    reduction::l2_norm()?.report("l2_norm");
-    Ok(())
+    seeds::check::example("l2_norm", seeds::reduction::l2_norm)
 }

@@ -3,18 +3,11 @@
 //! the post-map by `_in_ind.size()` (the number of reduced elements). On the seed's data:
 //! 1e7 float64 `y_true` uniform in [0, 100), `y_pred = y_true + noise` with normal noise of
 //! scale 5 (so the MSE is about 25), compared with a compensated host sum (relative 1e-12).
-//! The kernel, the data and the check are `seeds/reduction.rs`, shared with `cuprum demo`.
+//! The kernel, the data and the check are in `seeds/` (`reduction.rs`), shared with `cuprum demo`.
 
-#[path = "seeds/check.rs"]
-mod check;
-#[path = "seeds/reduction.rs"]
-mod reduction;
+#[path = "seeds/mod.rs"]
+mod seeds;
 
 fn main() -> Result<(), cuprum::Error> {
-    if let Some(why) = cuprum::Device::no_gpu_reason() {
-        println!("mse: no GPU here ({why}); nothing to run");
-        return Ok(());
-    }
-    reduction::mse()?.report("mse");
-    Ok(())
+    seeds::check::example("mse", seeds::reduction::mse)
 }

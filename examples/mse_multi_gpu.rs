@@ -15,10 +15,9 @@
 //! RANK=0 WORLD_SIZE=2 CUPRUM_NCCL_ID_FILE=/tmp/mse.id mse_multi_gpu &
 //! RANK=1 WORLD_SIZE=2 CUPRUM_NCCL_ID_FILE=/tmp/mse.id mse_multi_gpu; wait
 //! ```
-#[path = "seeds/check.rs"]
-mod check;
-#[path = "seeds/reduction.rs"]
-mod reduction;
+#[path = "seeds/mod.rs"]
+mod seeds;
+use seeds::{check, reduction};
 
 use cuprum::nccl::{Communicator, ReduceOp};
 use cuprum::{Array, Device, ReductionKernel};

@@ -3,18 +3,11 @@
 //! scalar argument (0.5). Checked on the seed's [1, 2, 3, 4], [5, 6, 7, 8] (exactly
 //! [5.5, 7, 8.5, 10]) and on 1e6 normal float32 pairs against the host, exactly: `x * 0.5`
 //! is exact, so a fused multiply-add rounds the same as the host's multiply then add.
-//! The kernel, the data and the check are `seeds/elementwise.rs`, shared with `cuprum demo`.
+//! The kernel, the data and the check are in `seeds/` (`elementwise.rs`), shared with `cuprum demo`.
 
-#[path = "seeds/check.rs"]
-mod check;
-#[path = "seeds/elementwise.rs"]
-mod elementwise;
+#[path = "seeds/mod.rs"]
+mod seeds;
 
 fn main() -> Result<(), cuprum::Error> {
-    if let Some(why) = cuprum::Device::no_gpu_reason() {
-        println!("relu_transform: no GPU here ({why}); nothing to run");
-        return Ok(());
-    }
-    elementwise::relu_transform()?.report("relu_transform");
-    Ok(())
+    seeds::check::example("relu_transform", seeds::elementwise::relu_transform)
 }

@@ -3,19 +3,14 @@
 //! (1, 5) reshape with `axis=1` gives [55] of shape (1,). The seed passes '0' and the name
 //! in the post-map and identity positions of CuPy's signature; as intended, the post-map is
 //! `out = a` and the identity `0`.
-//! The kernel, the data and the check are `seeds/reduction.rs`, shared with `cuprum demo`.
+//! The kernel, the data and the check are in `seeds/` (`reduction.rs`), shared with `cuprum demo`.
 
-#[path = "seeds/check.rs"]
-mod check;
-#[path = "seeds/reduction.rs"]
-mod reduction;
+#[path = "seeds/mod.rs"]
+mod seeds;
 
 fn main() -> Result<(), cuprum::Error> {
-    if let Some(why) = cuprum::Device::no_gpu_reason() {
-        println!("sum_of_squares: no GPU here ({why}); nothing to run");
-        return Ok(());
-    }
-    reduction::sum_of_squares()?.report("sum_of_squares");
-    reduction::sum_of_squares_axis()?.report("sum_of_squares axis=1");
-    Ok(())
+    seeds::check::example("sum_of_squares axis=1", || {
+        seeds::reduction::sum_of_squares()?.report("sum_of_squares");
+        seeds::reduction::sum_of_squares_axis()
+    })
 }

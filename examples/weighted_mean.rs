@@ -7,18 +7,11 @@
 //! `float2` (sum of `w * x`, sum of `w`) with two outputs, both returned by `call_all`.
 //! Checked against the host in double precision (relative 1e-6 on the seed's arrays, 1e-5 on
 //! 1e6 random values and weights).
-//! The kernel, the data and the check are `seeds/reduction.rs`, shared with `cuprum demo`.
+//! The kernel, the data and the check are in `seeds/` (`reduction.rs`), shared with `cuprum demo`.
 
-#[path = "seeds/check.rs"]
-mod check;
-#[path = "seeds/reduction.rs"]
-mod reduction;
+#[path = "seeds/mod.rs"]
+mod seeds;
 
 fn main() -> Result<(), cuprum::Error> {
-    if let Some(why) = cuprum::Device::no_gpu_reason() {
-        println!("weighted_mean: no GPU here ({why}); nothing to run");
-        return Ok(());
-    }
-    reduction::weighted_mean()?.report("weighted_mean");
-    Ok(())
+    seeds::check::example("weighted_mean", seeds::reduction::weighted_mean)
 }

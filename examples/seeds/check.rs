@@ -1,7 +1,5 @@
-//! What a seed example found, and the host references its checks use. Shared through
-//! `#[path]` by the examples, `cuprum demo` and the tests, beside the seed families
-//! (`elementwise.rs`, `reduction.rs`).
-#![allow(dead_code)] // each includer uses part of it
+//! What a seed example found, how an example reports it, and the host references the
+//! checks use.
 
 /// The calls a seed times after its check (its kernels and data moved in).
 pub type Timed = Box<dyn FnMut() -> cuprum::Result<()>>;
@@ -21,6 +19,17 @@ impl Checked {
     pub fn report(&self, name: &str) {
         report(name, &self.result, self.ok);
     }
+}
+
+/// An example's `main`: without a GPU it says so and exits 0; otherwise it runs `seed` and
+/// reports its line (exit 1 on a mismatch).
+pub fn example(name: &str, seed: impl FnOnce() -> cuprum::Result<Checked>) -> cuprum::Result<()> {
+    if let Some(why) = cuprum::Device::no_gpu_reason() {
+        println!("{name}: no GPU here ({why}); nothing to run");
+        return Ok(());
+    }
+    seed()?.report(name);
+    Ok(())
 }
 
 /// Prints `NAME: RESULT: OK` (or `MISMATCH`) and exits 1 on a mismatch.

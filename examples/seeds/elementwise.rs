@@ -1,7 +1,5 @@
-//! The ElementwiseKernel seeds (000, 001, 002): each kernel defined once, with its data and
-//! its check. Shared through `#[path]` by the examples (one seed each), `cuprum demo` and the
-//! tests; `check.rs` must be included beside it as `check`.
-#![allow(dead_code)] // each example uses one seed of the family
+//! The ElementwiseKernel seeds (000, 001, 002): each kernel defined once, with its data and its
+//! check. A module of `seeds` (mod.rs).
 
 use super::check::{Checked, close, list, off};
 use cuprum::DType::{F32, F64};

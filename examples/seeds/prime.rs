@@ -1,9 +1,6 @@
 //! Seed 003's prime-factor sum of 2..=1,000,000: the raw kernel ("Option 3") and the
 //! ElementwiseKernel over `i` ("Option 2"), with the check every version of it shares (the
-//! seed's `[2 3 4 ... 287 77 42]`, every value against the host). Shared through `#[path]`
-//! by the examples, `cuprum demo` and the tests; `check.rs` must be included beside it as
-//! `check`.
-#![allow(dead_code)] // each example uses one seed of the family
+//! seed's `[2 3 4 ... 287 77 42]`, every value against the host). A module of `seeds` (mod.rs).
 
 use super::check::{Checked, off};
 use cuprum::DType::I64;
@@ -103,5 +100,19 @@ pub fn elementwise() -> R<Checked> {
         result,
         ok,
         timed: Box::new(move || k.run((&a,))),
+    })
+}
+
+/// An example's seed: prints the seed's `Primes sum array: [  2   3   4 ... 287  77  42]`
+/// (NumPy's summarised form, through `Display`), then checks the sums (an example times
+/// nothing).
+pub fn printed(sums: R<Array>) -> R<Checked> {
+    let a = sums?;
+    println!("Primes sum array: {a}");
+    let (result, ok) = summary(&a.to_vec::<i64>()?);
+    Ok(Checked {
+        result,
+        ok,
+        timed: Box::new(|| Ok(())),
     })
 }

@@ -1,8 +1,5 @@
 //! The RawKernel / RawModule seeds (000, 001, 002): each kernel (the `.cu` files of
-//! `examples/kernels/`) with its data and its check. Shared through `#[path]` by the
-//! examples (one seed each), `cuprum demo` and the tests; `check.rs` must be included beside
-//! it as `check`.
-#![allow(dead_code)] // each example uses one seed of the family
+//! `examples/kernels/`) with its data and its check. A module of `seeds` (mod.rs).
 
 use super::check::{Checked, close, kahan, list, off};
 use cuprum::DType::{F32, F64};

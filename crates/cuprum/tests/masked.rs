@@ -8,10 +8,8 @@
 
 mod common;
 // The examples' host reference of the prime-factor sum, defined once.
-#[path = "../../../examples/seeds/check.rs"]
-mod check;
-#[path = "../../../examples/seeds/prime.rs"]
-mod prime;
+#[path = "../../../examples/seeds/mod.rs"]
+mod seeds;
 
 use common::numpy_model::V::{self, B, F, I};
 use common::numpy_model::{cast_v, close_v, dev, eps, host, wrap};
@@ -891,7 +889,7 @@ fn the_seed_prime_factor_loop_matches_the_host() {
         .unwrap();
     let got = totals.to_vec::<i64>().unwrap();
     for (i, &g) in got.iter().enumerate() {
-        let want = prime::prime_factor_sum(i as i64 + 2);
+        let want = seeds::prime::prime_factor_sum(i as i64 + 2);
         assert_eq!(g, want, "prime-factor sum of {}", i + 2);
     }
 }

@@ -15,11 +15,7 @@
 
 mod common;
 // The examples' seed kernels (`mse_kernel`) and host references, defined once.
-#[path = "../../../examples/seeds/check.rs"]
-mod check;
-#[path = "../../../examples/seeds/prime.rs"]
-mod prime;
-#[path = "../../../examples/seeds/reduction.rs"]
+#[path = "../../../examples/seeds/mod.rs"]
 mod seeds;
 
 use common::{Need, Rng, skip};
@@ -441,7 +437,7 @@ fn data_parallel_mse_over_all_gpus() {
     }
     let _serial = nccl_serial();
     let k = all.len();
-    let mse = seeds::mse_kernel().unwrap();
+    let mse = seeds::reduction::mse_kernel().unwrap();
     let n = 100_003usize;
     let mut rng = Rng::new(42);
     let t = rand_vec(&mut rng, n, 0.0, 100.0);
@@ -508,7 +504,7 @@ fn prime_factor_sum_split_over_all_gpus() {
         .unwrap()
         .to_vec::<i64>()
         .unwrap();
-    let host = prime::prime_factor_sum;
+    let host = seeds::prime::prime_factor_sum;
     assert_eq!(v.len(), count);
     for (i, &x) in v.iter().enumerate() {
         assert_eq!(
@@ -625,7 +621,7 @@ fn kernel_sources_compile() {
     .unwrap();
     let red =
         ReductionKernel::new("T x", "T s", "x * x", "a + b", "s = a", Some("0"), "mg_ss").unwrap();
-    let mse = seeds::mse_kernel().unwrap();
+    let mse = seeds::reduction::mse_kernel().unwrap();
     // The example prime_factor_sum_multi_gpu's operation (the seed's, shifted by `first`).
     let op = include_str!("../../../examples/kernels/prime_factor_sum_elementwise.op")
         .replace("long long num = i + 2;", "long long num = first + i + 2;");

@@ -19,9 +19,7 @@
 
 mod common;
 // The examples' seed kernels (`l2norm`), defined once.
-#[path = "../../../examples/seeds/check.rs"]
-mod check;
-#[path = "../../../examples/seeds/reduction.rs"]
+#[path = "../../../examples/seeds/mod.rs"]
 mod seeds;
 
 use common::views::{c_order, make_view, out_recipe, own_shape, view_recipe};
@@ -505,7 +503,7 @@ fn argument_count_is_checked_before_any_gpu_work() {
 
 #[test]
 fn generated_source_holds_the_users_code() {
-    let k = seeds::l2norm_kernel()
+    let k = seeds::reduction::l2norm_kernel()
         .unwrap()
         .preamble("// my preamble 42");
     let src = k

@@ -8,9 +8,8 @@ use super::masked;
 #[path = "jit_cases.rs"]
 mod jit_cases;
 
-use super::check::{Checked, list, off};
-use super::reference as host;
-use super::{elementwise, prime, raw, reduction};
+use super::check::Checked;
+use super::{elementwise, jit, prime, raw, reduction};
 use cuprum::profiler::{BenchmarkOptions, benchmark};
 use cuprum::{Array, DType, ElementwiseKernel, ReductionKernel, ops};
 use std::time::Duration;
@@ -221,31 +220,31 @@ pub fn all() -> Vec<Case> {
             "jit_vector_add",
             Rust,
             jit_cases::vector_add_programs,
-            jit_cases::vector_add,
+            || measured(jit::vector_add()),
         ),
         case(
             "jit_matrix_multiply",
             Rust,
             jit_cases::matrix_multiply_programs,
-            jit_cases::matrix_multiply,
+            || measured(jit::matrix_multiply(cublas_or_host)),
         ),
         case(
             "jit_activations",
             Rust,
             jit_cases::activation_programs,
-            jit_cases::activations,
+            || measured(jit::activations()),
         ),
         case(
             "jit_shared_memory_reduction",
             Rust,
             jit_cases::smem_programs,
-            jit_cases::shared_memory_reduction,
+            || measured(jit::shared_memory_reduction()),
         ),
         case(
             "jit_prime_factor_sum",
             Rust,
             jit_cases::prime_programs,
-            jit_cases::prime_factor_sum,
+            || measured(jit::prime_factor_sum()),
         ),
     ]
 }

@@ -4,20 +4,16 @@
 //! kernel), or says that NVRTC is missing too; both exit 0.
 
 mod cases;
-// The seed families' kernels, data and checks, shared with the examples.
-#[path = "../../../../examples/seeds/check.rs"]
-mod check;
-#[path = "../../../../examples/seeds/elementwise.rs"]
-mod elementwise;
 mod fused;
+// The seeds' kernels, data and checks, shared with the examples (`jit` beside `seeds`, with
+// the kernels written in Rust as `rust_kernels`).
+#[path = "../../../../examples/seeds/jit.rs"]
+mod jit;
+#[path = "../../../../examples/seeds/mod.rs"]
+mod seeds;
+use seeds::{check, elementwise, prime, raw, reduction};
 mod masked;
-#[path = "../../../../examples/seeds/prime.rs"]
-mod prime;
-#[path = "../../../../examples/seeds/raw.rs"]
-mod raw;
-#[path = "../../../../examples/seeds/reduction.rs"]
-mod reduction;
-mod reference;
+use crate::rust_kernels;
 
 use cases::{Case, Group};
 use clap::Args;
@@ -259,5 +255,25 @@ fn compile_only(cases: &[Case], why: &cuprum::Error) -> ExitCode {
     } else {
         out!("{failed} demo kernels FAILED to compile ({kernels} compiled)");
         ExitCode::FAILURE
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check::kahan;
+    use super::{prime, raw};
+
+    #[test]
+    fn prime_factor_sums_match_the_seed() {
+        let v = prime::host_sums();
+        assert_eq!(&v[..4], &[2, 3, 4, 5]);
+        assert_eq!(&v[v.len() - 3..], &[287, 77, 42]);
+    }
+
+    #[test]
+    fn kahan_and_matmul() {
+        assert_eq!(kahan([0.1; 10]), 1.0);
+        let c = raw::host_matmul(&[1.0, 2.0, 3.0, 4.0], &[5.0, 6.0, 7.0, 8.0], 2, 2, 2);
+        assert_eq!(c, [19.0, 22.0, 43.0, 50.0]);
     }
 }
