@@ -1,7 +1,7 @@
-//! The demo's cases: every example of the seed documents, ported from `examples/*.rs`
-//! (same kernels, same data, same checks), each returning a one-line result and timing
-//! its main call. The raw kernels and the elementwise prime-factor operation are the
-//! files in `examples/kernels/`, shared with the examples and `cuprum bench`.
+//! The demo's cases: every example of the seed documents, each returning a one-line result
+//! and timing its main call. The kernels, data and checks are the examples' own
+//! (`examples/seeds/`, included in `demo/mod.rs`): here, each case's name, section, the
+//! programs it compiles (for the compile-only table) and how it is timed.
 
 use super::fused;
 use super::masked;
