@@ -10,7 +10,7 @@ mod fused;
 #[path = "../../../../examples/seeds/jit.rs"]
 mod jit;
 #[path = "../../../../examples/seeds/mod.rs"]
-mod seeds;
+pub(crate) mod seeds;
 use seeds::{check, elementwise, prime, raw, reduction};
 mod masked;
 use crate::rust_kernels;
