@@ -4,43 +4,27 @@
 //! float64 `y_true` uniform in [0, 100), `y_pred = y_true + noise`, normal noise of scale 5,
 //! so the MSE is about 25); both results are checked against a compensated host sum
 //! (relative 1e-12) and against each other.
-use cuprum::{DType, ReductionKernel, random};
-
 #[path = "fused/functions.rs"]
 mod functions;
+#[path = "seeds/mod.rs"]
+mod seeds;
+use seeds::{check, reduction};
 
 fn main() -> Result<(), cuprum::Error> {
     if let Some(why) = cuprum::Device::no_gpu_reason() {
         println!("fuse_mse: no GPU here ({why}); nothing to run");
         return Ok(());
     }
-    let mse_kernel = ReductionKernel::new(
-        "T y_pred, T y_true",
-        "T mse_out",
-        "(y_pred - y_true) * (y_pred - y_true)",
-        "a + b",
-        "mse_out = a / _in_ind.size()",
-        Some("0"),
-        "mse_kernel",
-    )?;
+    let mse_kernel = reduction::mse_kernel()?;
     let mse = functions::mse();
     let n_samples = 10_000_000usize;
-    let y_true = random::uniform(0.0, 100.0, &[n_samples], DType::F64)?;
-    let noise = random::normal(0.0, 5.0, &[n_samples], DType::F64)?;
-    let y_pred = (&y_true + &noise)?;
+    let (y_true, y_pred) = reduction::mse_data(n_samples)?;
     let fused = mse.call((&y_true, &y_pred))?.to_vec::<f64>()?[0];
     let seed = mse_kernel.call((&y_true, &y_pred))?.to_vec::<f64>()?[0];
     let kernels = mse.explain((&y_true, &y_pred))?.kernels().len();
 
     let (t, p) = (y_true.to_vec::<f64>()?, y_pred.to_vec::<f64>()?);
-    let (mut s, mut c) = (0.0f64, 0.0f64);
-    for (t, p) in t.iter().zip(&p) {
-        let y = (t - p) * (t - p) - c;
-        let u = s + y;
-        c = (u - s) - y;
-        s = u;
-    }
-    let host = s / n_samples as f64;
+    let host = check::kahan(t.iter().zip(&p).map(|(t, p)| (t - p) * (t - p))) / n_samples as f64;
     let rel = |v: f64| (v - host).abs() / host;
     let ok = rel(fused) <= 1e-12
         && rel(seed) <= 1e-12

@@ -6,42 +6,11 @@
 //! parameter lists with the same type, which makes it one read-write parameter (CuPy 14.2
 //! refuses this kernel; cuprum does what the seed documents). `call((&data, 2.0f32))`,
 //! without the repeated output, writes in place as well.
-use cuprum::{DType, ElementwiseKernel, random};
+//! The kernel, the data and the check are in `seeds/` (`elementwise.rs`), shared with `cuprum demo`.
+
+#[path = "seeds/mod.rs"]
+mod seeds;
 
 fn main() -> Result<(), cuprum::Error> {
-    if let Some(why) = cuprum::Device::no_gpu_reason() {
-        println!("inplace_transform: no GPU here ({why}); nothing to run");
-        return Ok(());
-    }
-    let inplace_kernel = ElementwiseKernel::new(
-        "float32 x, float32 alpha",
-        "float32 x", // Same array for input and output
-        "x = x * alpha + 1",
-        "inplace_transform",
-    )?;
-    let data = random::random(&[1_000_000], DType::F32)?;
-    let before = data.to_vec::<f32>()?;
-    let original_ptr = data.data_ptr();
-
-    let out = inplace_kernel.call((&data, 2.0f32, &data))?;
-
-    let same_memory = data.data_ptr() == original_ptr
-        && out.data_ptr() == original_ptr
-        && out.shares_memory(&data);
-    let after = data.to_vec::<f32>()?;
-    let bad = before
-        .iter()
-        .zip(&after)
-        .filter(|&(&b, &a)| a != b * 2.0 + 1.0)
-        .count();
-    let ok = same_memory && bad == 0;
-    println!(
-        "inplace_transform: same memory location: {same_memory}, {bad} of {} values not 2x+1: {}",
-        after.len(),
-        if ok { "OK" } else { "MISMATCH" }
-    );
-    if !ok {
-        std::process::exit(1);
-    }
-    Ok(())
+    seeds::check::example("inplace_transform", seeds::elementwise::inplace_transform)
 }

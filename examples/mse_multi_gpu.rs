@@ -15,23 +15,19 @@
 //! RANK=0 WORLD_SIZE=2 CUPRUM_NCCL_ID_FILE=/tmp/mse.id mse_multi_gpu &
 //! RANK=1 WORLD_SIZE=2 CUPRUM_NCCL_ID_FILE=/tmp/mse.id mse_multi_gpu; wait
 //! ```
+#[path = "seeds/mod.rs"]
+mod seeds;
+use seeds::{check, reduction};
+
 use cuprum::nccl::{Communicator, ReduceOp};
-use cuprum::{Array, DType, Device, ReductionKernel, random};
+use cuprum::{Array, Device, ReductionKernel};
 
 fn main() -> Result<(), cuprum::Error> {
     if let Some(why) = Device::no_gpu_reason() {
         println!("mse_multi_gpu: no GPU here ({why}); nothing to run");
         return Ok(());
     }
-    let mse_kernel = ReductionKernel::new(
-        "T y_pred, T y_true",
-        "T mse_out",
-        "(y_pred - y_true) * (y_pred - y_true)",
-        "a + b",
-        "mse_out = a / _in_ind.size()",
-        Some("0"),
-        "mse_kernel",
-    )?;
+    let mse_kernel = reduction::mse_kernel()?;
     let n_samples = 10_000_000usize;
     if let (Ok(rank), Ok(size)) = (std::env::var("RANK"), std::env::var("WORLD_SIZE")) {
         return one_rank(&mse_kernel, n_samples, &rank, &size);
@@ -45,12 +41,7 @@ fn main() -> Result<(), cuprum::Error> {
         // Shard g holds samples [lo, hi); the shards differ by at most one sample.
         let (lo, hi) = (n_samples * g / k, n_samples * (g + 1) / k);
         let n = hi - lo;
-        let (y_true, y_pred) = dev.with(|| -> cuprum::Result<(Array, Array)> {
-            let y_true = random::uniform(0.0, 100.0, &[n], DType::F64)?;
-            let noise = random::normal(0.0, 5.0, &[n], DType::F64)?;
-            let y_pred = (&y_true + &noise)?;
-            Ok((y_true, y_pred))
-        })?;
+        let (y_true, y_pred) = dev.with(|| reduction::mse_data(n))?;
         // The shard's mean, weighted by the shard's share of all samples (on this GPU).
         let mean = mse_kernel.call((&y_true, &y_pred))?;
         let part = (&mean * (n as f64 / n_samples as f64))?;
@@ -65,16 +56,10 @@ fn main() -> Result<(), cuprum::Error> {
         .map(|p| p.to_vec::<f64>().map(|v| v[0]))
         .collect::<cuprum::Result<_>>()?;
 
-    let (mut s, mut c) = (0.0f64, 0.0f64);
-    for (t, p) in &host {
-        for (t, p) in t.iter().zip(p) {
-            let y = (p - t) * (p - t) - c;
-            let u = s + y;
-            c = (u - s) - y;
-            s = u;
-        }
-    }
-    let expect = s / n_samples as f64;
+    let squares = host
+        .iter()
+        .flat_map(|(t, p)| t.iter().zip(p).map(|(t, p)| (p - t) * (p - t)));
+    let expect = check::kahan(squares) / n_samples as f64;
     let mse = results[0];
     let same = results.iter().all(|&r| r == mse);
     let ok = same && (mse - expect).abs() <= 1e-12 * expect && (20.0..30.0).contains(&mse);
@@ -92,14 +77,7 @@ fn main() -> Result<(), cuprum::Error> {
 
 /// Compensated sum of the squared differences of one shard.
 fn host_sum(t: &[f64], p: &[f64]) -> f64 {
-    let (mut s, mut c) = (0.0f64, 0.0f64);
-    for (t, p) in t.iter().zip(p) {
-        let y = (p - t) * (p - t) - c;
-        let u = s + y;
-        c = (u - s) - y;
-        s = u;
-    }
-    s
+    check::kahan(t.iter().zip(p).map(|(t, p)| (p - t) * (p - t)))
 }
 
 /// One rank of a multi-process run: this process's shard on GPU `rank % count`, the
@@ -129,12 +107,7 @@ fn one_rank(
     )?;
     let (lo, hi) = (n_samples * rank / size, n_samples * (rank + 1) / size);
     let n = hi - lo;
-    let (y_true, y_pred) = dev.with(|| -> cuprum::Result<(Array, Array)> {
-        let y_true = random::uniform(0.0, 100.0, &[n], DType::F64)?;
-        let noise = random::normal(0.0, 5.0, &[n], DType::F64)?;
-        let y_pred = (&y_true + &noise)?;
-        Ok((y_true, y_pred))
-    })?;
+    let (y_true, y_pred) = dev.with(|| reduction::mse_data(n))?;
     let mean = mse_kernel.call((&y_true, &y_pred))?;
     let part = (&mean * (n as f64 / n_samples as f64))?;
     let host = host_sum(&y_true.to_vec::<f64>()?, &y_pred.to_vec::<f64>()?) / n_samples as f64;

@@ -5,6 +5,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// The workspace's test harness: visible skips naming the test.
+#[path = "../../cuprum/tests/common/harness.rs"]
+mod harness;
+
 /// `cuprum` in an empty home: no cuprum, CUDA or Python settings inherited; the Python is
 /// `python` (a stand-in); the kernel cache inside the home.
 fn cuprum_in(home: &Path, python: &Path) -> Command {
@@ -81,16 +85,13 @@ fn stand_in_python(dir: &Path) -> Option<PathBuf> {
     Some(p)
 }
 
-fn available(test: &str) -> bool {
+fn available() -> bool {
     let ok = cuprum::compile::nvrtc().is_ok() && cuprum::compile::cuda_headers().len() == 3;
     if !ok {
-        if matches!(
-            std::env::var("CUPRUM_REQUIRE_NVRTC").as_deref(),
-            Ok("1") | Ok("true")
-        ) {
-            panic!("CUPRUM_REQUIRE_NVRTC=1 but NVRTC or the CUDA headers are missing");
-        }
-        eprintln!("SKIPPED {test}: no NVRTC and CUDA headers here to stand in for a download");
+        harness::skip(
+            harness::Need::Nvrtc,
+            "no NVRTC and CUDA headers here to stand in for a download",
+        );
     }
     ok
 }
@@ -103,7 +104,7 @@ const KERNEL: &str = "#include <cub/warp/warp_reduce.cuh>\n\
 
 #[test]
 fn compile_sets_up_on_first_need_then_finds_the_data_folder() {
-    if !available("compile_sets_up_on_first_need_then_finds_the_data_folder") {
+    if !available() {
         return;
     }
     let t = tempfile::tempdir().unwrap();
@@ -244,7 +245,7 @@ fn arch_targets_are_checked_against_nvrtc() {
         "{r}"
     );
     if cuprum::compile::nvrtc().is_err() {
-        eprintln!("SKIPPED the rest of arch_targets_are_checked_against_nvrtc: no NVRTC");
+        harness::skip(harness::Need::Nvrtc, "the rest of the test: no NVRTC");
         return;
     }
     for (arch, what) in [

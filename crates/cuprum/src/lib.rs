@@ -1,11 +1,16 @@
 //! # cuprum — CuPy's user-defined CUDA kernels, in Rust
 //!
-//! GPU n-d arrays ([`Array`]), CUDA C++ compiled at run time with NVRTC and cached on disk,
+//! GPU n-d arrays ([`Array`]: NumPy's dtypes, views without copies, NumPy's printing) and the
+//! kernels CuPy lets you write, compiled at run time with NVRTC and cached on disk:
 //! [`ElementwiseKernel`] (a per-element operation over broadcast arrays, generated for each
-//! memory layout), [`RawKernel`] / [`RawModule`] (your own CUDA with checked arguments)
-//! and NumPy-style built-in operations ([`ops`]), themselves ElementwiseKernels. CUDA is
-//! loaded when first used: everything builds, and every error is typed, on a machine
-//! without a GPU.
+//! memory layout), [`ReductionKernel`] (map, reduce, post-map over any axes, with a builder of
+//! named parts), [`RawKernel`] / [`RawModule`] (your own CUDA C++ with checked arguments), and
+//! kernels written in Rust ([`macro@kernel`], with the device API in [`gpu`]), translated to
+//! CUDA C++ at compile time. On top of them: NumPy-style operations and routines ([`ops`]:
+//! ufuncs, reductions, masks, scans, sorting, linear algebra through cuBLAS), array math fused
+//! into few kernels ([`fuse`](mod@fuse)), several GPUs (per-device arrays and caches, NCCL
+//! collectives in [`nccl`]) and CuPy's benchmark ([`profiler`]). CUDA is loaded when first
+//! used: everything builds, and every error is typed, on a machine without a GPU.
 //!
 //! ```no_run
 //! use cuprum::{Array, DType, ElementwiseKernel, Endpoint, s};
@@ -21,9 +26,13 @@
 //! ```
 //!
 //! Layers, bottom up (see ARCHITECTURE.md): [`runtime`] (driver, devices, streams, memory,
-//! modules, launch) → [`compile`] (NVRTC, cache) → the array layer ([`Array`], [`DType`],
-//! [`shape`], [`random`]) → [`kernel`](mod@kernel) (user kernels) → [`ops`] (built-in operations) →
-//! [`profiler`].
+//! modules, launch, cuBLAS, cuRAND) → [`compile`] (NVRTC, include paths, cache) → the array
+//! layer ([`Array`], [`DType`], [`shape`], [`random`]) → [`kernel`](mod@kernel) (user kernels;
+//! every kernel cuprum generates itself, theirs and the array layer's, crosses one boundary:
+//! the source with its argument schema, compiled, packed and launched in one place) → [`ops`]
+//! and [`fuse`](mod@fuse) (built on Elementwise- and ReductionKernels) → [`nccl`] (collectives
+//! over several GPUs) → [`profiler`]. [`guide`] maps every CuPy call of the seed documents to
+//! cuprum.
 
 #![deny(missing_docs)]
 

@@ -2,24 +2,30 @@
 //! (examples/kernels/rust_kernels.rs) and of a whole program with device functions. A
 //! change to the translator shows here as a diff (`INSTA_UPDATE=always` rewrites them).
 
+/// The workspace's test harness: visible skips naming the test.
+#[path = "common/harness.rs"]
+mod harness;
 #[allow(dead_code)]
 #[path = "../../../examples/kernels/rust_kernels.rs"]
 mod kernels;
 
 /// The snapshots are files of the repository: a test binary run elsewhere (the GPU suite)
 /// skips.
-fn snapshots_here(test: &str) -> bool {
+fn snapshots_here() -> bool {
     let here =
         std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshots")).is_dir();
     if !here {
-        eprintln!("SKIPPED {test}: the snapshot files are not here (run from the repository)");
+        harness::skip(
+            harness::Need::Other,
+            "the snapshot files are not here (run from the repository)",
+        );
     }
     here
 }
 
 #[test]
 fn prime_factor_sum() {
-    if !snapshots_here("prime_factor_sum") {
+    if !snapshots_here() {
         return;
     }
     insta::assert_snapshot!(kernels::prime_factor_sum::SOURCE);
@@ -27,7 +33,7 @@ fn prime_factor_sum() {
 
 #[test]
 fn vector_add() {
-    if !snapshots_here("vector_add") {
+    if !snapshots_here() {
         return;
     }
     insta::assert_snapshot!(kernels::vector_add::SOURCE);
@@ -35,7 +41,7 @@ fn vector_add() {
 
 #[test]
 fn vector_add_wide() {
-    if !snapshots_here("vector_add_wide") {
+    if !snapshots_here() {
         return;
     }
     insta::assert_snapshot!(kernels::vector_add_wide::SOURCE);
@@ -43,7 +49,7 @@ fn vector_add_wide() {
 
 #[test]
 fn matrix_multiply() {
-    if !snapshots_here("matrix_multiply") {
+    if !snapshots_here() {
         return;
     }
     insta::assert_snapshot!(kernels::matrix_multiply::SOURCE);
@@ -51,7 +57,7 @@ fn matrix_multiply() {
 
 #[test]
 fn optimized_reduction() {
-    if !snapshots_here("optimized_reduction") {
+    if !snapshots_here() {
         return;
     }
     insta::assert_snapshot!(kernels::optimized_reduction::SOURCE);
@@ -59,7 +65,7 @@ fn optimized_reduction() {
 
 #[test]
 fn activations_program() {
-    if !snapshots_here("activations_program") {
+    if !snapshots_here() {
         return;
     }
     insta::assert_snapshot!(kernels::apply_activation::program());

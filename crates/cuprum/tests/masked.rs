@@ -7,6 +7,9 @@
 //! with `require_gpu!()`.
 
 mod common;
+// The examples' host reference of the prime-factor sum, defined once.
+#[path = "../../../examples/seeds/mod.rs"]
+mod seeds;
 
 use common::numpy_model::V::{self, B, F, I};
 use common::numpy_model::{cast_v, close_v, dev, eps, host, wrap};
@@ -886,19 +889,7 @@ fn the_seed_prime_factor_loop_matches_the_host() {
         .unwrap();
     let got = totals.to_vec::<i64>().unwrap();
     for (i, &g) in got.iter().enumerate() {
-        let mut num = i as i64 + 2;
-        let mut want = 0;
-        let mut q = 2;
-        while q * q <= num {
-            while num % q == 0 {
-                num /= q;
-                want += q;
-            }
-            q += 1;
-        }
-        if num > 1 {
-            want += num;
-        }
+        let want = seeds::prime::prime_factor_sum(i as i64 + 2);
         assert_eq!(g, want, "prime-factor sum of {}", i + 2);
     }
 }

@@ -14,6 +14,9 @@
 //! `CUPRUM_MG_CHILD` variable names them.
 
 mod common;
+// The examples' seed kernels (`mse_kernel`) and host references, defined once.
+#[path = "../../../examples/seeds/mod.rs"]
+mod seeds;
 
 use common::{Need, Rng, skip};
 use cuprum::gpu::*;
@@ -434,16 +437,7 @@ fn data_parallel_mse_over_all_gpus() {
     }
     let _serial = nccl_serial();
     let k = all.len();
-    let mse = ReductionKernel::new(
-        "T y_pred, T y_true",
-        "T mse_out",
-        "(y_pred - y_true) * (y_pred - y_true)",
-        "a + b",
-        "mse_out = a / _in_ind.size()",
-        Some("0"),
-        "mse_kernel",
-    )
-    .unwrap();
+    let mse = seeds::reduction::mse_kernel().unwrap();
     let n = 100_003usize;
     let mut rng = Rng::new(42);
     let t = rand_vec(&mut rng, n, 0.0, 100.0);
@@ -510,21 +504,7 @@ fn prime_factor_sum_split_over_all_gpus() {
         .unwrap()
         .to_vec::<i64>()
         .unwrap();
-    let host = |mut num: i64| {
-        let mut total = 0;
-        let mut p = 2;
-        while p * p <= num {
-            while num % p == 0 {
-                num /= p;
-                total += p;
-            }
-            p += 1;
-        }
-        if num > 1 {
-            total += num;
-        }
-        total
-    };
+    let host = seeds::prime::prime_factor_sum;
     assert_eq!(v.len(), count);
     for (i, &x) in v.iter().enumerate() {
         assert_eq!(
@@ -641,16 +621,7 @@ fn kernel_sources_compile() {
     .unwrap();
     let red =
         ReductionKernel::new("T x", "T s", "x * x", "a + b", "s = a", Some("0"), "mg_ss").unwrap();
-    let mse = ReductionKernel::new(
-        "T y_pred, T y_true",
-        "T mse_out",
-        "(y_pred - y_true) * (y_pred - y_true)",
-        "a + b",
-        "mse_out = a / _in_ind.size()",
-        Some("0"),
-        "mse_kernel",
-    )
-    .unwrap();
+    let mse = seeds::reduction::mse_kernel().unwrap();
     // The example prime_factor_sum_multi_gpu's operation (the seed's, shifted by `first`).
     let op = include_str!("../../../examples/kernels/prime_factor_sum_elementwise.op")
         .replace("long long num = i + 2;", "long long num = first + i + 2;");

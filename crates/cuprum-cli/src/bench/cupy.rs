@@ -5,6 +5,7 @@
 use super::R;
 use super::targets::Times;
 use super::workloads;
+use crate::demo::seeds;
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
@@ -19,7 +20,10 @@ const KERNEL_FILES: &[(&str, &str)] = &[
     ("prime_factor_sum.cu", workloads::PRIME_SRC),
     ("matrix_multiply.cu", workloads::MATMUL_SRC),
     ("optimized_reduction.cu", workloads::SMEM_SRC),
-    ("prime_factor_sum_elementwise.op", workloads::PRIME_OP),
+    (
+        "prime_factor_sum_elementwise.op",
+        seeds::prime::PRIME_FACTOR_SUM_OP,
+    ),
 ];
 
 /// CuPy's rows of one run.

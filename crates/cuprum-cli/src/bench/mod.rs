@@ -21,6 +21,7 @@ pub use compile_cases::{ChildArgs, child};
 use clap::Args;
 use cuprum::Device;
 use cuprum::profiler::{BenchmarkOptions, PerfCaseResult};
+use indicatif::{ProgressBar, ProgressStyle};
 use report::{CupyCols, CupyInfo, Report, Row};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -178,20 +179,27 @@ fn run_ours(args: &BenchArgs, selected: &[&'static Workload]) -> R<Ours> {
         .n_repeat(args.repeat.max(1))
         .n_warmup(3)
         .max_duration(Duration::from_secs(2));
+    // A bar over the workloads on a terminal (hidden in logs); each workload's line is
+    // printed above it either way.
+    let progress = ProgressBar::new(selected.len() as u64).with_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
     let timed = |w: &Workload| -> R<Option<Timed>> {
         let Impl::Run(f) = w.imp else {
             return Ok(None);
         };
+        progress.set_message(w.name);
         let t = match f(&opts) {
             Ok(t) => t,
             Err(e) if e.is::<multi_gpu::NotApplicable>() => {
-                eprintln!("  cuprum {}: n/a ({e})", w.name);
+                progress.suspend(|| eprintln!("  cuprum {}: n/a ({e})", w.name));
                 return Ok(None);
             }
             Err(e) => return Err(e),
         };
         let (gpu, cpu) = (t.0.gpu().median * 1e6, t.0.cpu().median * 1e6);
-        eprintln!("  cuprum {}: gpu {gpu:.2} µs, cpu {cpu:.2} µs", w.name);
+        progress.suspend(|| eprintln!("  cuprum {}: gpu {gpu:.2} µs, cpu {cpu:.2} µs", w.name));
         Ok(Some(t))
     };
     let needs_floor = selected.iter().any(|w| w.target.needs_floor());
@@ -215,7 +223,9 @@ fn run_ours(args: &BenchArgs, selected: &[&'static Workload]) -> R<Ours> {
             floor_cpu_us = t.as_ref().map(host_us);
         }
         rows.push((w, t.map(|t| row_numbers(&t, ceiling))));
+        progress.inc(1);
     }
+    progress.finish_and_clear();
     Ok(Ours {
         rows,
         ceiling,

@@ -2,6 +2,7 @@
 //! `--from-json`) and the table.
 
 use super::targets::Status;
+use comfy_table::{CellAlignment, Table, presets};
 use serde::{Deserialize, Serialize};
 
 /// One run: cuprum's rows and, with `--vs-cupy`, CuPy's beside them.
@@ -108,33 +109,26 @@ fn left(mut c: Col) -> Col {
     c
 }
 
-/// The lines of a table of `cols` (the last column is not padded).
+/// The lines of a table of `cols`: comfy-table without borders, columns two spaces apart,
+/// trailing spaces trimmed.
 fn render(cols: &[Col]) -> Vec<String> {
-    let width = |c: &Col| {
-        c.cells
-            .iter()
-            .chain([&c.head.to_string()])
-            .map(|s| s.chars().count())
-            .max()
-            .unwrap_or(0)
-    };
-    let widths: Vec<usize> = cols.iter().map(width).collect();
-    let line = |cell: &dyn Fn(&Col) -> String| {
-        let parts: Vec<String> = cols
-            .iter()
-            .zip(&widths)
-            .map(|(c, &w)| {
-                let s = cell(c);
-                let pad = " ".repeat(w.saturating_sub(s.chars().count()));
-                if c.left { s + &pad } else { pad + &s }
-            })
-            .collect();
-        parts.join("  ").trim_end().to_string()
-    };
+    let mut table = Table::new();
+    table
+        .load_preset(presets::NOTHING)
+        .set_header(cols.iter().map(|c| c.head));
     let n = cols.first().map_or(0, |c| c.cells.len());
-    let mut out = vec![line(&|c| c.head.to_string())];
-    out.extend((0..n).map(|i| line(&|c| c.cells[i].clone())));
-    out
+    for i in 0..n {
+        table.add_row(cols.iter().map(|c| c.cells[i].as_str()));
+    }
+    for (c, column) in cols.iter().zip(table.column_iter_mut()) {
+        column.set_padding((0, 2));
+        column.set_cell_alignment(if c.left {
+            CellAlignment::Left
+        } else {
+            CellAlignment::Right
+        });
+    }
+    table.lines().map(|l| l.trim_end().to_string()).collect()
 }
 
 impl Report {

@@ -20,6 +20,7 @@ use super::compile_cases::{
 use super::jit_workloads::{jit_add4, jit_add100m, jit_smem_reduce, prime1m_jit};
 use super::targets::Target::{self, *};
 use super::{R, Timed, fuse_cases};
+use crate::demo::seeds;
 use cuprum::kernel::IntoOperand;
 use cuprum::profiler::{BenchmarkOptions, PerfCaseResult, benchmark};
 use cuprum::{Array, DType, ElementwiseKernel, RawKernel, ReductionKernel, ops};
@@ -568,12 +569,7 @@ fn ew_time(
 
 /// The seed's `custom_add` (`z = x + y * 2`) on `n` float32, output given or allocated.
 fn ew_add(o: &BenchmarkOptions, name: &str, n: usize, out: bool) -> R<PerfCaseResult> {
-    let k = ElementwiseKernel::new(
-        "float32 x, float32 y",
-        "float32 z",
-        "z = x + y * 2",
-        "custom_add",
-    )?;
+    let k = seeds::elementwise::custom_add_kernel()?;
     let (x, y) = (rand(&[n], DType::F32)?, rand(&[n], DType::F32)?);
     let z = Array::empty(&[n], DType::F32)?;
     let args: &[&Array] = if out { &[&x, &y, &z] } else { &[&x, &y] };
@@ -643,32 +639,16 @@ fn abs2_10m(o: &BenchmarkOptions) -> R<Timed> {
         cuprum::random::normal(0.0, 1.0, &[SMALL_N], DType::F64)?,
         cuprum::random::normal(0.0, 1.0, &[SMALL_N], DType::F64)?,
     );
-    let z = ElementwiseKernel::new(
-        "float64 re, float64 im",
-        "complex128 z",
-        "z = complex<double>(re, im)",
-        "make_complex",
-    )?
-    .call((&re, &im))?;
+    let z = seeds::elementwise::make_complex_kernel()?.call((&re, &im))?;
     drop((re, im));
-    let k = ElementwiseKernel::new(
-        "complex128 z",
-        "float64 mag2",
-        "mag2 = z.real() * z.real() + z.imag() * z.imag()",
-        "abs_squared",
-    )?;
+    let k = seeds::elementwise::abs2_kernel()?;
     let r = ew_time(o, "abs2_10M_kernel", &k, &[&z])?;
     Ok((r, (16 + 8) * SMALL_N as u64))
 }
 
-/// The body of `primeFactorizationSum` (prime_factor_sum.cu) as an ElementwiseKernel
-/// operation over the loop index `i`, writing `int64 A`.
-pub const PRIME_OP: &str =
-    include_str!("../../../../examples/kernels/prime_factor_sum_elementwise.op");
-
 fn prime1m_elementwise(o: &BenchmarkOptions) -> R<Timed> {
-    let k = ElementwiseKernel::new("", "int64 A", PRIME_OP, "prime_factor_sum")?;
-    let a = Array::empty(&[1_000_000 - 1], DType::I64)?;
+    let k = seeds::prime::elementwise_kernel()?;
+    let a = Array::empty(&[seeds::prime::LEN], DType::I64)?;
     Ok((ew_time(o, "prime1M_elementwise", &k, &[&a])?, 0))
 }
 
@@ -694,15 +674,7 @@ fn red_time(
 
 /// The seed's `mse_kernel` (`_in_ind.size()` is the number of reduced elements).
 fn mse(o: &BenchmarkOptions, name: &str, n: usize) -> R<Timed> {
-    let k = ReductionKernel::new(
-        "T x, T y",
-        "T z",
-        "(x - y) * (x - y)",
-        "a + b",
-        "z = a / _in_ind.size()",
-        Some("0"),
-        "mse_kernel",
-    )?;
+    let k = seeds::reduction::mse_kernel()?;
     let [x, y] = mse_inputs(n)?;
     Ok((red_time(o, name, &k, None, &[&x, &y])?, 2 * 8 * n as u64))
 }

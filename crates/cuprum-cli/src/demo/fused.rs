@@ -2,8 +2,9 @@
 //! through examples/fused/functions.rs), each checked against a host reference and timed.
 
 use super::cases::{Outcome, Program};
-use super::reference::{close, kahan};
-use cuprum::{DType, ReductionKernel, random};
+use super::check::{close, kahan};
+use super::reduction;
+use cuprum::{DType, random};
 use std::time::Duration;
 
 #[path = "../../../../examples/fused/functions.rs"]
@@ -60,20 +61,9 @@ pub fn softmax_programs() -> R<Vec<Program>> {
 /// to a compensated host sum (relative 1e-12).
 pub fn mse() -> R<Outcome> {
     let f = functions::mse();
-    let seed = ReductionKernel::new(
-        "T y_pred, T y_true",
-        "T mse_out",
-        "(y_pred - y_true) * (y_pred - y_true)",
-        "a + b",
-        "mse_out = a / _in_ind.size()",
-        Some("0"),
-        "mse_kernel",
-    )?;
+    let seed = reduction::mse_kernel()?;
     let n = 10_000_000usize;
-    let y_true = random::uniform(0.0, 100.0, &[n], DType::F64)?;
-    let noise = random::normal(0.0, 5.0, &[n], DType::F64)?;
-    let y_pred = (&y_true + &noise)?;
-    drop(noise);
+    let (y_true, y_pred) = reduction::mse_data(n)?;
     let got = f.call((&y_true, &y_pred))?.to_vec::<f64>()?[0];
     let reduction = seed.call((&y_true, &y_pred))?.to_vec::<f64>()?[0];
     let (ht, hp) = (y_true.to_vec::<f64>()?, y_pred.to_vec::<f64>()?);

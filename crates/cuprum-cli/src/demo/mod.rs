@@ -5,12 +5,21 @@
 
 mod cases;
 mod fused;
+// The seeds' kernels, data and checks, shared with the examples (`jit` beside `seeds`, with
+// the kernels written in Rust as `rust_kernels`).
+#[path = "../../../../examples/seeds/jit.rs"]
+mod jit;
+#[path = "../../../../examples/seeds/mod.rs"]
+pub(crate) mod seeds;
+use seeds::{check, elementwise, prime, raw, reduction};
 mod masked;
-mod reference;
+use crate::rust_kernels;
 
-use cases::{Case, Group};
+use cases::{Case, Group, Program};
 use clap::Args;
+use comfy_table::{CellAlignment, Table, presets};
 use cuprum::compile::{CompileOptions, KernelCache, compile_for_arch, resource_usage};
+use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::HashSet;
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -133,6 +142,75 @@ fn run_on_gpu(cases: &[Case]) -> Result<ExitCode, Box<dyn std::error::Error>> {
     }
 }
 
+/// The compile-only table: no borders (columns split by spaces, one kernel a row), numbers
+/// right-aligned.
+fn resource_table() -> Table {
+    let mut table = Table::new();
+    table.load_preset(presets::NOTHING).set_header(vec![
+        "example",
+        "kernel",
+        "registers",
+        "shared B",
+        "local B",
+        "compile",
+    ]);
+    for i in 2..5 {
+        if let Some(c) = table.column_mut(i) {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    table
+}
+
+/// Compiles one program for sm_ARCH: a row per kernel (name, registers, shared, local bytes,
+/// compile time or `disk cache` on the first, spills), and how many kernels.
+fn compile_program(p: &Program) -> cuprum::Result<(Vec<Vec<String>>, usize)> {
+    let hits = KernelCache::global().map_or(0, |c| c.stats().disk_hits);
+    let t = Instant::now();
+    let mut opts = CompileOptions::new()
+        .program_name(p.name.clone())
+        .option("-Xptxas=-v");
+    for e in &p.name_expressions {
+        opts = opts.name_expression(e.clone());
+    }
+    let img = compile_for_arch(&p.source, &opts, ARCH)?;
+    let when = if KernelCache::global().map_or(0, |c| c.stats().disk_hits) > hits {
+        "disk cache".to_string()
+    } else {
+        format!("{:.0} ms", t.elapsed().as_secs_f64() * 1e3)
+    };
+    let res = resource_usage(&img.log);
+    if res.is_empty() {
+        let row = vec![
+            p.name.clone(),
+            "(no ptxas report)".into(),
+            String::new(),
+            String::new(),
+            when,
+        ];
+        return Ok((vec![row], 0));
+    }
+    let rows = res
+        .iter()
+        .enumerate()
+        .map(|(j, r)| {
+            let spill = if r.spill_store_bytes + r.spill_load_bytes > 0 {
+                format!(" (spills {}/{})", r.spill_store_bytes, r.spill_load_bytes)
+            } else {
+                String::new()
+            };
+            vec![
+                r.name.clone(),
+                r.registers.to_string(),
+                r.shared_bytes.to_string(),
+                r.stack_bytes.to_string(),
+                format!("{}{spill}", if j == 0 { when.as_str() } else { "" }),
+            ]
+        })
+        .collect();
+    Ok((rows, res.len()))
+}
+
 /// No GPU: compile every program of `cases` for sm_90 and print each kernel's resources.
 /// Exits 0 unless a kernel fails to compile.
 fn compile_only(cases: &[Case], why: &cuprum::Error) -> ExitCode {
@@ -149,26 +227,25 @@ fn compile_only(cases: &[Case], why: &cuprum::Error) -> ExitCode {
         "compiling every demo kernel with NVRTC {major}.{minor} for sm_{ARCH} instead \
          (resources per kernel from ptxas):"
     );
-    out!();
-    out!(
-        "  {:<NAME_W$} {:<24} {:>9} {:>9} {:>8}  compile",
-        "example",
-        "kernel",
-        "registers",
-        "shared B",
-        "local B"
-    );
     let start = Instant::now();
     let mut seen: HashSet<String> = HashSet::new();
     let (mut kernels, mut failed) = (0usize, 0usize);
     let hits_before = KernelCache::global().map_or(0, |c| c.stats().disk_hits);
+    let mut table = resource_table();
+    // A cold cache compiles for seconds: a progress bar on a terminal (hidden in logs).
+    let progress = ProgressBar::new(cases.len() as u64).with_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} compiling {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
     for case in cases {
-        part(&format!("  {:<NAME_W$} ", case.name));
+        progress.set_message(case.name);
+        let mut name = case.name;
         let programs = match (case.programs)() {
             Ok(p) => p,
             Err(e) => {
-                out!("✗ {e}");
+                table.add_row(vec![name.to_owned(), format!("✗ {e}")]);
                 failed += 1;
+                progress.inc(1);
                 continue;
             }
         };
@@ -177,59 +254,31 @@ fn compile_only(cases: &[Case], why: &cuprum::Error) -> ExitCode {
             .filter(|p| seen.insert(format!("{}{:?}", p.source, p.name_expressions)))
             .collect();
         if programs.is_empty() {
-            out!("(the kernel above)");
-            continue;
+            table.add_row(vec![name, "(the kernel above)"]);
         }
-        for (i, p) in programs.iter().enumerate() {
-            if i > 0 {
-                part(&format!("  {:<NAME_W$} ", ""));
-            }
-            let hits = KernelCache::global().map_or(0, |c| c.stats().disk_hits);
-            let t = Instant::now();
-            let mut opts = CompileOptions::new()
-                .program_name(p.name.clone())
-                .option("-Xptxas=-v");
-            for e in &p.name_expressions {
-                opts = opts.name_expression(e.clone());
-            }
-            let img = match compile_for_arch(&p.source, &opts, ARCH) {
-                Ok(img) => img,
+        for p in &programs {
+            match compile_program(p) {
+                Ok((rows, n)) => {
+                    for mut row in rows {
+                        row.insert(0, std::mem::take(&mut name).to_owned());
+                        table.add_row(row);
+                    }
+                    kernels += n;
+                }
                 Err(e) => {
-                    out!("✗ {} does not compile: {e}", p.name);
+                    table.add_row(vec![
+                        std::mem::take(&mut name).to_owned(),
+                        format!("✗ {} does not compile: {e}", p.name),
+                    ]);
                     failed += 1;
-                    continue;
                 }
-            };
-            let when = if KernelCache::global().map_or(0, |c| c.stats().disk_hits) > hits {
-                "disk cache".to_string()
-            } else {
-                format!("{:.0} ms", t.elapsed().as_secs_f64() * 1e3)
-            };
-            let res = resource_usage(&img.log);
-            if res.is_empty() {
-                out!("{:<24} (no ptxas report)  {when}", p.name);
-            }
-            for (j, r) in res.iter().enumerate() {
-                if j > 0 {
-                    part(&format!("  {:<NAME_W$} ", ""));
-                }
-                let spill = if r.spill_store_bytes + r.spill_load_bytes > 0 {
-                    format!(" (spills {}/{})", r.spill_store_bytes, r.spill_load_bytes)
-                } else {
-                    String::new()
-                };
-                out!(
-                    "{:<24} {:>9} {:>9} {:>8}  {}{spill}",
-                    r.name,
-                    r.registers,
-                    r.shared_bytes,
-                    r.stack_bytes,
-                    if j == 0 { when.as_str() } else { "" }
-                );
-                kernels += 1;
             }
         }
+        progress.inc(1);
     }
+    progress.finish_and_clear();
+    out!();
+    out!("{table}");
     out!();
     let secs = start.elapsed().as_secs_f64();
     let cached = KernelCache::global().map_or(0, |c| c.stats().disk_hits) - hits_before;
@@ -248,5 +297,25 @@ fn compile_only(cases: &[Case], why: &cuprum::Error) -> ExitCode {
     } else {
         out!("{failed} demo kernels FAILED to compile ({kernels} compiled)");
         ExitCode::FAILURE
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check::kahan;
+    use super::{prime, raw};
+
+    #[test]
+    fn prime_factor_sums_match_the_seed() {
+        let v = prime::host_sums();
+        assert_eq!(&v[..4], &[2, 3, 4, 5]);
+        assert_eq!(&v[v.len() - 3..], &[287, 77, 42]);
+    }
+
+    #[test]
+    fn kahan_and_matmul() {
+        assert_eq!(kahan([0.1; 10]), 1.0);
+        let c = raw::host_matmul(&[1.0, 2.0, 3.0, 4.0], &[5.0, 6.0, 7.0, 8.0], 2, 2, 2);
+        assert_eq!(c, [19.0, 22.0, 43.0, 50.0]);
     }
 }

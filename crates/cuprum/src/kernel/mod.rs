@@ -1,6 +1,24 @@
-//! The kernel layer: user kernels from CUDA C++ strings. [`RawKernel`] and [`RawModule`]
-//! with checked arguments; [`ElementwiseKernel`] with CuPy's parameter grammar, generated
-//! per layout and cached.
+//! The kernel layer: the kernels a user writes.
+//!
+//! - [`ElementwiseKernel`] and [`ReductionKernel`]: CuPy's parameter grammar
+//!   ([`parse_params`]), operand binding and broadcasting ([`Operand`]), one CUDA C++
+//!   source generated per layout class and dtype combination (`codegen`: layout
+//!   classification, the elementwise and reduction templates and their launch strategies),
+//!   which crosses the crate's generated-kernel boundary (source with its argument schema →
+//!   compiled per device → packed → launched) and is kept per specialisation. A call runs
+//!   the named steps of `call.rs` (loop shape, outputs, operand binding, specialisation,
+//!   launch); each kind keeps only its own plan and packing ([`ElementwiseCall`],
+//!   [`ReductionCall`], with [`Axes`] and [`Keepdims`] for reductions, split reductions'
+//!   scratch in `scratch.rs`).
+//! - [`RawKernel`] and [`RawModule`]: the user's CUDA C++, compiled through the cache, with
+//!   arguments ([`KernelArg`], [`KernelArgs`]) checked against the driver's parameter info
+//!   and launched through `runtime`.
+//! - [`jit`]: kernels written in Rust with `#[cuprum::kernel]` (the macro translates them
+//!   to CUDA C++ at compile time; here their program, instantiation and [`JitConfig`]
+//!   launch).
+//!
+//! The built-in operations (`ops`) and fusion (`fuse`) are Elementwise- and
+//! ReductionKernels made by the crate.
 
 mod args;
 mod call;

@@ -18,6 +18,9 @@
 //! generated source need no GPU and run everywhere.
 
 mod common;
+// The examples' seed kernels (`l2norm`), defined once.
+#[path = "../../../examples/seeds/mod.rs"]
+mod seeds;
 
 use common::views::{c_order, make_view, out_recipe, own_shape, view_recipe};
 use common::{
@@ -500,17 +503,9 @@ fn argument_count_is_checked_before_any_gpu_work() {
 
 #[test]
 fn generated_source_holds_the_users_code() {
-    let k = ReductionKernel::new(
-        "T x",
-        "T y",
-        "x * x",
-        "a + b",
-        "y = sqrt(a)",
-        Some("0"),
-        "l2_src",
-    )
-    .unwrap()
-    .preamble("// my preamble 42");
+    let k = seeds::reduction::l2norm_kernel()
+        .unwrap()
+        .preamble("// my preamble 42");
     let src = k
         .generated_source(&[DType::F32; 2], &[false, false])
         .unwrap();
@@ -520,7 +515,7 @@ fn generated_source_holds_the_users_code() {
         "y = sqrt(a)",
         "// my preamble 42",
         "typedef T _type_reduce;",
-        "l2_src(",
+        "l2norm(",
         "_type_reduce(0)",
     ] {
         assert!(src.contains(piece), "{piece:?} missing from:\n{src}");
