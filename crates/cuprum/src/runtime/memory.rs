@@ -91,12 +91,16 @@ pub(crate) fn release_all(device: Device) -> Result<()> {
         h(device);
     }
     flush_cache(device);
+    let Some(cuda) = device.cuda() else {
+        // The host device has no pool: freeing the cached blocks gave them back.
+        return Ok(());
+    };
     device.synchronize()?;
     trim_pool(device, 0)?;
     // What the program needed before is no guide any more: the threshold starts again from
     // what it holds now.
     let threshold = device.0.memory.policy().reset();
-    set_release_threshold(device.0.pool, threshold)
+    set_release_threshold(cuda.pool, threshold)
 }
 
 /// Frees every cached block of `device` (in default-stream order, where they were freed).
@@ -109,10 +113,13 @@ fn flush_cache(device: Device) {
 }
 
 fn trim_pool(device: Device, keep: usize) -> Result<()> {
+    let Some(cuda) = device.cuda() else {
+        return Ok(());
+    };
     device.bind()?;
     // SAFETY: the pool handle belongs to this device and lives as long as the process; the
     // driver only releases memory no allocation uses.
-    unsafe { sys::cuMemPoolTrimTo(device.0.pool, keep) }.call("cuMemPoolTrimTo")
+    unsafe { sys::cuMemPoolTrimTo(cuda.pool, keep) }.call("cuMemPoolTrimTo")
 }
 
 /// Sets the pool's release threshold (bytes kept across synchronisations).
@@ -133,6 +140,10 @@ pub(crate) fn set_release_threshold(pool: sys::CUmemoryPool, bytes: usize) -> Re
 /// Returns a block to the driver on `stream` (its own stream), in stream order.
 fn free_block(ptr: u64, bytes: usize, stream: &Stream) {
     let device = stream.device();
+    if let Some(host) = device.host_parts() {
+        host.free(ptr, bytes);
+        return;
+    }
     if device.bind().is_err() {
         return;
     }
@@ -177,6 +188,16 @@ fn try_driver_alloc(bytes: usize, stream: &Stream) -> Result<Option<u64>> {
 /// for (for the error message).
 fn driver_alloc(bytes: usize, requested: usize, stream: &Stream) -> Result<u64> {
     let device = stream.device();
+    if let Some(host) = device.host_parts() {
+        return match host.alloc(bytes) {
+            Some(p) => Ok(p),
+            None => {
+                release_all(device)?;
+                host.alloc(bytes)
+                    .ok_or_else(|| out_of_memory(device, requested))
+            }
+        };
+    }
     let ptr = if bytes > device.total_memory() {
         None
     } else {
@@ -197,8 +218,8 @@ fn driver_alloc(bytes: usize, requested: usize, stream: &Stream) -> Result<u64> 
     let act = device.0.memory.policy().allocated(bytes);
     // Failures here are harmless (the pool just keeps more memory); they are not the
     // allocation's error.
-    if let Some(t) = act.set_threshold {
-        let _ = set_release_threshold(device.0.pool, t);
+    if let (Some(t), Some(cuda)) = (act.set_threshold, device.cuda()) {
+        let _ = set_release_threshold(cuda.pool, t);
     }
     if let Some(keep) = act.trim_to {
         let _ = trim_pool(device, keep);
@@ -351,6 +372,12 @@ pub(crate) fn copy_dtod(dst: u64, src: u64, bytes: usize, stream: &Stream) -> Re
     if bytes == 0 {
         return Ok(());
     }
+    if stream.device().is_host() {
+        // SAFETY: callers pass ranges inside live host buffers of at least `bytes` bytes
+        // (they may overlap: a memmove).
+        unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, bytes) };
+        return Ok(());
+    }
     stream.device().bind()?;
     // SAFETY: callers pass ranges inside live buffers of at least `bytes` bytes.
     unsafe { result::memcpy_dtod_async(dst, src, bytes, stream.raw()) }.call("cuMemcpyDtoDAsync")
@@ -359,6 +386,11 @@ pub(crate) fn copy_dtod(dst: u64, src: u64, bytes: usize, stream: &Stream) -> Re
 /// Sets `bytes` bytes at a device address to zero on `stream`.
 pub(crate) fn zero_device(dst: u64, bytes: usize, stream: &Stream) -> Result<()> {
     if bytes == 0 {
+        return Ok(());
+    }
+    if stream.device().is_host() {
+        // SAFETY: callers pass a range inside a live host buffer.
+        unsafe { std::ptr::write_bytes(dst as *mut u8, 0, bytes) };
         return Ok(());
     }
     stream.device().bind()?;
@@ -372,6 +404,12 @@ pub(crate) fn copy_htod(dst: u64, src: &[u8], stream: &Stream) -> Result<()> {
     if src.is_empty() {
         return Ok(());
     }
+    if stream.device().is_host() {
+        // SAFETY: `dst` points to at least `src.len()` bytes of a live host buffer, which
+        // `src` (a Rust slice) cannot overlap mutably.
+        unsafe { std::ptr::copy(src.as_ptr(), dst as *mut u8, src.len()) };
+        return Ok(());
+    }
     stream.device().bind()?;
     // SAFETY: `dst` points to at least `src.len()` bytes of a live buffer; for pageable host
     // memory the driver copies out of `src` before returning.
@@ -382,6 +420,11 @@ pub(crate) fn copy_htod(dst: u64, src: &[u8], stream: &Stream) -> Result<()> {
 pub(crate) fn copy_dtoh(dst: &mut [u8], src: u64, stream: &Stream) -> Result<()> {
     if dst.is_empty() {
         return Ok(());
+    }
+    if stream.device().is_host() {
+        // SAFETY: `src` points to at least `dst.len()` bytes of a live host buffer.
+        unsafe { std::ptr::copy(src as *const u8, dst.as_mut_ptr(), dst.len()) };
+        return stream.synchronize();
     }
     stream.device().bind()?;
     // SAFETY: `src` points to at least `dst.len()` bytes of a live buffer; the stream is
