@@ -1,5 +1,10 @@
 //! Random arrays through cuRAND (Philox generator), float32 and float64.
 //!
+//! On the host device the generator is cuprum's own Philox4x32-10 (the same counter-based
+//! algorithm; uniform values in `(0, 1]` from 24 or 53 random bits, normal values by
+//! Box–Muller): the same distributions as cuRAND's, but not the same numbers. A seed gives
+//! the same numbers on every run of the host device.
+//!
 //! ```no_run
 //! use cuprum::{random, DType};
 //! random::seed(42)?;
@@ -29,6 +34,8 @@ use std::sync::{Mutex, OnceLock};
 pub struct Generator {
     raw: sys::curandGenerator_t,
     device: Device,
+    /// The host device's generator (then `raw` is null).
+    host: Option<HostRng>,
 }
 
 // SAFETY: a cuRAND generator may be used from any thread as long as calls are not
@@ -38,7 +45,7 @@ unsafe impl Send for Generator {}
 
 impl Drop for Generator {
     fn drop(&mut self) {
-        if self.device.bind().is_ok() {
+        if self.host.is_none() && self.device.bind().is_ok() {
             // SAFETY: the generator was created in `new` and is destroyed once.
             let _ = unsafe { cr::destroy_generator(self.raw) };
         }
@@ -65,12 +72,23 @@ fn curand_present() -> Result<()> {
 impl Generator {
     /// A Philox generator on the current device with `seed`.
     pub fn new(seed: u64) -> Result<Generator> {
-        curand_present()?;
         let device = Device::current()?;
+        if device.is_host() {
+            return Ok(Generator {
+                raw: std::ptr::null_mut(),
+                device,
+                host: Some(HostRng::new(seed)),
+            });
+        }
+        curand_present()?;
         device.bind()?;
         let raw = cr::create_generator_kind(sys::curandRngType_t::CURAND_RNG_PSEUDO_PHILOX4_32_10)
             .map_err(|e| curand_err(e, "curandCreateGenerator"))?;
-        let g = Generator { raw, device };
+        let g = Generator {
+            raw,
+            device,
+            host: None,
+        };
         // SAFETY: the generator is live.
         unsafe { cr::set_seed(g.raw, seed) }.map_err(|e| curand_err(e, "curandSetSeed"))?;
         Ok(g)
@@ -78,6 +96,10 @@ impl Generator {
 
     /// Reseeds the generator.
     pub fn seed(&mut self, seed: u64) -> Result<()> {
+        if let Some(h) = &mut self.host {
+            *h = HostRng::new(seed);
+            return Ok(());
+        }
         // SAFETY: the generator is live.
         unsafe { cr::set_seed(self.raw, seed) }.map_err(|e| curand_err(e, "curandSetSeed"))?;
         // SAFETY: as above; restart the sequence.
@@ -141,7 +163,14 @@ impl Generator {
             n
         };
         let base = Array::empty_on(&[len], dtype, &stream)?;
-        if n > 0 {
+        if n > 0
+            && let Some(h) = &mut self.host
+        {
+            let p = base.ptr_on(&stream);
+            // SAFETY: `p` addresses `len` elements of `dtype` in a live host buffer that no
+            // one else uses yet.
+            unsafe { h.fill(p, len, dtype, dist) };
+        } else if n > 0 {
             self.device.bind()?;
             // SAFETY: generator and stream are live and on the same device.
             unsafe { cr::set_stream(self.raw, stream.raw().cast()) }
@@ -171,6 +200,122 @@ impl Generator {
         };
         let shaped: Vec<isize> = shape.iter().map(|&d| d as isize).collect();
         Ok((flat.reshape(&shaped)?, ()))
+    }
+}
+
+/// The host device's Philox4x32-10 generator: a key from the seed and a counter of the
+/// 128-bit blocks used so far.
+#[derive(Debug, Clone, Copy)]
+struct HostRng {
+    key: [u32; 2],
+    blocks: u64,
+}
+
+/// One Philox4x32-10 block: four random words for counter `ctr` and `key`.
+fn philox(mut c: [u32; 4], mut k: [u32; 2]) -> [u32; 4] {
+    const M0: u64 = 0xD251_1F53;
+    const M1: u64 = 0xCD9E_8D57;
+    for _ in 0..10 {
+        let p0 = M0 * u64::from(c[0]);
+        let p1 = M1 * u64::from(c[2]);
+        c = [
+            (p1 >> 32) as u32 ^ c[1] ^ k[0],
+            p1 as u32,
+            (p0 >> 32) as u32 ^ c[3] ^ k[1],
+            p0 as u32,
+        ];
+        k = [
+            k[0].wrapping_add(0x9E37_79B9),
+            k[1].wrapping_add(0xBB67_AE85),
+        ];
+    }
+    c
+}
+
+/// Elements generated per task (a multiple of 4 words).
+const HOST_CHUNK: usize = 1 << 16;
+
+impl HostRng {
+    fn new(seed: u64) -> HostRng {
+        HostRng {
+            key: [seed as u32, (seed >> 32) as u32],
+            blocks: 0,
+        }
+    }
+
+    /// The words of blocks `[first, ...)` into `out`.
+    fn words(&self, first: u64, out: &mut [u32]) {
+        for (b, w) in out.chunks_mut(4).enumerate() {
+            let ctr = first + b as u64;
+            let r = philox([ctr as u32, (ctr >> 32) as u32, 0, 0], self.key);
+            w.copy_from_slice(&r[..w.len()]);
+        }
+    }
+
+    /// Fills `len` values of `dtype` at `p`, spread over the host device's workers.
+    ///
+    /// # Safety
+    /// `p` must address `len` writable elements of `dtype` (float32 or float64, `len` even
+    /// for normal values) that nothing else accesses during the call.
+    unsafe fn fill(&mut self, p: u64, len: usize, dtype: DType, dist: Dist) {
+        let wide = dtype == DType::F64;
+        // Words per element: 1 for float32, 2 for float64 (53 random bits).
+        let per = if wide { 2 } else { 1 };
+        let chunks = len.div_ceil(HOST_CHUNK);
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let this = *self;
+        let addr = p as usize;
+        crate::runtime::host::launch::on_workers(&|| {
+            let mut words = vec![0u32; HOST_CHUNK * 2];
+            loop {
+                let c = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if c >= chunks {
+                    return;
+                }
+                let lo = c * HOST_CHUNK;
+                let n = (len - lo).min(HOST_CHUNK);
+                let w = &mut words[..n * per];
+                this.words(this.blocks + (lo * per / 4) as u64, w);
+                let unit = |i: usize| -> f64 {
+                    if wide {
+                        let bits = (u64::from(w[2 * i]) << 32 | u64::from(w[2 * i + 1])) >> 11;
+                        (bits + 1) as f64 * (1.0 / (1u64 << 53) as f64)
+                    } else {
+                        f64::from((w[i] >> 8) + 1) * (1.0 / (1u32 << 24) as f64)
+                    }
+                };
+                let value = |i: usize| -> f64 {
+                    match dist {
+                        Dist::Uniform => unit(i),
+                        Dist::Normal(m, s) => {
+                            // Box–Muller on the pair this element belongs to
+                            let j = i & !1;
+                            let r = (-2.0 * unit(j).ln()).sqrt();
+                            let t = 2.0 * std::f64::consts::PI * unit(j + 1);
+                            m + s * if i == j { r * t.cos() } else { r * t.sin() }
+                        }
+                    }
+                };
+                for i in 0..n {
+                    let v = value(i);
+                    // SAFETY: element `lo + i` < `len` of the buffer the caller gave;
+                    // chunks are disjoint.
+                    unsafe {
+                        if wide {
+                            *(addr as *mut f64).add(lo + i) = v;
+                        } else {
+                            // a float32 uniform stays in (0, 1]
+                            let f = v as f32;
+                            *(addr as *mut f32).add(lo + i) = match dist {
+                                Dist::Uniform => f.max(f32::MIN_POSITIVE),
+                                Dist::Normal(..) => f,
+                            };
+                        }
+                    }
+                }
+            }
+        });
+        self.blocks += (len * per).div_ceil(4) as u64;
     }
 }
 
@@ -243,4 +388,20 @@ pub fn uniform(low: f64, high: f64, shape: &[usize], dtype: DType) -> Result<Arr
 /// Normal values from the default generator.
 pub fn normal(loc: f64, scale: f64, shape: &[usize], dtype: DType) -> Result<Array> {
     with_default(|g| g.normal(loc, scale, shape, dtype))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn philox_matches_the_known_answer() {
+        // Random123's known-answer test for Philox4x32-10: counter and key all zero.
+        assert_eq!(
+            super::philox([0; 4], [0; 2]),
+            [0x6627_e8d5, 0xe169_c58d, 0xbc57_ac4c, 0x9b00_dbd8]
+        );
+        assert_eq!(
+            super::philox([u32::MAX; 4], [u32::MAX; 2]),
+            [0x408f_276d, 0x41c8_3b0e, 0xa20b_c7c6, 0x6d54_51fd]
+        );
+    }
 }

@@ -12,16 +12,28 @@ pub mod routines_model;
 pub mod views;
 
 #[allow(unused_imports)]
-pub use harness::{Need, gpu, nvrtc, setup, skip};
+pub use harness::{Need, child_env, cuda, gpu, nvrtc, setup, skip};
 
 use cuprum::{Array, Element, ErrorKind};
 use proptest::test_runner::{Config as ProptestConfig, TestRunner};
 
-/// Skips the rest of the test when there is no GPU (a visible skip naming the test).
+/// Runs the rest of the test on the GPU, or on the host device where there is none (see
+/// [`harness::gpu`]); skips (visibly) only without a GPU and without a host compiler.
 #[macro_export]
 macro_rules! require_gpu {
     () => {
         if !$crate::common::gpu() {
+            return;
+        }
+    };
+}
+
+/// Skips the rest of the test without a real CUDA GPU (the test needs the driver itself,
+/// not only kernels: the host device cannot stand in).
+#[macro_export]
+macro_rules! require_cuda {
+    () => {
+        if !$crate::common::cuda() {
             return;
         }
     };

@@ -291,6 +291,25 @@ inline long long clock64() {
 }
 inline unsigned long long __globaltimer() { return (unsigned long long)clock64(); }
 
+// ---- contiguous shares of a loop (the host form of a grid-stride loop) ----------------------
+namespace cuprum_host {
+// The running thread's share [begin, *end) of [0, n): every thread of the grid gets a
+// contiguous run, in thread order, together covering [0, n) once.
+template <class I> inline I share_begin(I n, I* end) {
+  const cuprum_host_block* b = __cuprum_b;
+  const unsigned long long per_block = (unsigned long long)b->block_dim.x * b->block_dim.y * b->block_dim.z;
+  const unsigned long long blocks = (unsigned long long)b->grid_dim.x * b->grid_dim.y * b->grid_dim.z;
+  const unsigned long long block =
+      ((unsigned long long)b->block_idx.z * b->grid_dim.y + b->block_idx.y) * b->grid_dim.x + b->block_idx.x;
+  const unsigned long long t = block * per_block + b->tid, total = blocks * per_block;
+  const unsigned long long count = n > (I)0 ? (unsigned long long)n : 0ull;
+  const unsigned long long q = count / total, r = count % total;
+  const unsigned long long lo = t * q + (t < r ? t : r);
+  *end = (I)(lo + q + (t < r ? 1ull : 0ull));
+  return (I)lo;
+}
+}  // namespace cuprum_host
+
 // ---- the launcher of kernel entries -------------------------------------------------------------
 namespace cuprum_host {
 
