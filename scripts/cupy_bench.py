@@ -368,6 +368,60 @@ def gathers(b):
         b.run_ew("scatter_add10M_into_1M_f32", cupyx.scatter_add, a, idx, rand(ROUTINE_SMALL))
 
 
+@workload("prime1M_masked")
+def prime_masked(b):
+    # Seed 003, "Option 1: reformulate entirely", verbatim.
+    import math
+
+    def get_small_primes(limit):
+        """Simple CPU sieve to get primes up to sqrt(N)"""
+        is_prime = [True] * (limit + 1)
+        primes = []
+        for p in range(2, limit + 1):
+            if is_prime[p]:
+                primes.append(p)
+                for i in range(p * p, limit + 1, p):
+                    is_prime[i] = False
+        return primes
+
+    def primeFactorizationSum(n):
+        small_primes = get_small_primes(int(math.sqrt(n)))
+        nums = cp.arange(2, n + 1, dtype=cp.int64)
+        totals = cp.zeros(n - 1, dtype=cp.int64)
+        for p in small_primes:
+            power = p
+            max_iter = 0
+            while power <= n:
+                max_iter += 1
+                power *= p
+            for _ in range(max_iter):
+                mask = (nums % p == 0)
+                totals[mask] += p
+                nums[mask] //= p
+        mask = (nums > 1)
+        totals[mask] += nums[mask]
+        return totals
+
+    b.run_ew("prime1M_masked", primeFactorizationSum, PRIME_N)
+
+
+@workload("mask_inplace_add100M_f32", "where100M_f32")
+def mask_updates(b):
+    x = cp.random.random(ROUTINE_N, dtype=cp.float32)
+    m = x > 0.5
+
+    def inplace_add(v, k):
+        v[k] += 1
+
+    b.run_ew("mask_inplace_add100M_f32", inplace_add, x, m)
+    b.run_ew("where100M_f32", cp.where, m, x, rand(ROUTINE_N))
+
+
+@workload("floor_divide100M_i64")
+def floor_divide(b):
+    b.run_ew("floor_divide100M_i64", lambda a: a // 7, cp.arange(ROUTINE_N, dtype=cp.int64))
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("repeat_pos", nargs="?", type=int, metavar="REPEAT", help=argparse.SUPPRESS)

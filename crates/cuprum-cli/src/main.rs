@@ -22,6 +22,9 @@ mod demo;
 mod grid;
 mod info;
 mod jit_source;
+/// Seed 003's masked prime-factor sum, the example's function (demo, bench).
+#[path = "../../../examples/masked/prime_factor_sum.rs"]
+mod masked_seed;
 /// The examples' kernels written in Rust (demo, bench, `jit-source`).
 #[path = "../../../examples/kernels/rust_kernels.rs"]
 pub mod rust_kernels;

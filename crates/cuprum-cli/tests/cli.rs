@@ -669,6 +669,8 @@ fn demo_without_a_gpu_says_so_and_compiles_every_kernel() {
         "prime_factor_sum",
         "cuprum_fuse_mse_0",
         "cuprum_fuse_softmax_rows_2",
+        "cuprum_masked_add",
+        "cuprum_masked_floor_divide",
     ] {
         let regs = demo_registers(&r.stdout, kernel);
         assert!(
@@ -681,9 +683,9 @@ fn demo_without_a_gpu_says_so_and_compiles_every_kernel() {
     let shared: u64 = mse_row.split_whitespace().nth(3).unwrap().parse().unwrap();
     assert!(shared > 0, "{mse_row}");
     // 21 kernels of the 17 seed examples in CUDA C++, 6 of the 5 written in Rust (the
-    // generic vector add twice).
+    // generic vector add twice), 6 element-wise kernels of the masked prime-factor sum.
     assert!(
-        r.stdout.contains("34 kernels of 26 examples compiled"),
+        r.stdout.contains("40 kernels of 27 examples compiled"),
         "{r}"
     );
     for example in [

@@ -701,6 +701,17 @@ enum Un {
     Cos,
     Tan,
     Tanh,
+    Floor,
+    Rint,
+    Sign,
+    Square,
+    Log1p,
+    Arctan,
+    IsNan,
+    LogicalNot,
+    Invert,
+    Real,
+    Angle,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -719,6 +730,13 @@ enum Bin {
     Le,
     Gt,
     Ge,
+    FloorDiv,
+    Fmod,
+    Hypot,
+    Arctan2,
+    LogicalAnd,
+    BitAnd,
+    Shl,
 }
 
 /// A reduction at the end: kind, axes (`None`: all), keepdims, and an epilogue.
@@ -744,8 +762,8 @@ enum RedKind {
     Any,
 }
 
-/// Operations with a literal on the left (all but `power`).
-const LEFT_BINS: [Bin; 13] = [
+/// Operations with a literal on the left (all but `power` and the asymmetric methods).
+const LEFT_BINS: [Bin; 17] = [
     Bin::Add,
     Bin::Sub,
     Bin::Mul,
@@ -759,6 +777,10 @@ const LEFT_BINS: [Bin; 13] = [
     Bin::Le,
     Bin::Gt,
     Bin::Ge,
+    Bin::Hypot,
+    Bin::LogicalAnd,
+    Bin::BitAnd,
+    Bin::Shl,
 ];
 
 fn lit() -> impl Strategy<Value = Lit> {
@@ -782,6 +804,17 @@ fn expr(nargs: usize) -> impl Strategy<Value = E> {
             Un::Cos,
             Un::Tan,
             Un::Tanh,
+            Un::Floor,
+            Un::Rint,
+            Un::Sign,
+            Un::Square,
+            Un::Log1p,
+            Un::Arctan,
+            Un::IsNan,
+            Un::LogicalNot,
+            Un::Invert,
+            Un::Real,
+            Un::Angle,
         ]);
         let bin = prop::sample::select(vec![
             Bin::Add,
@@ -798,6 +831,13 @@ fn expr(nargs: usize) -> impl Strategy<Value = E> {
             Bin::Le,
             Bin::Gt,
             Bin::Ge,
+            Bin::FloorDiv,
+            Bin::Fmod,
+            Bin::Hypot,
+            Bin::Arctan2,
+            Bin::LogicalAnd,
+            Bin::BitAnd,
+            Bin::Shl,
         ]);
         let operand = prop_oneof![
             inner.clone().prop_map(|e| Operand::E(Box::new(e))),
@@ -886,6 +926,17 @@ fn un_ops(u: Un, a: &Array) -> cuprum::Result<Array> {
         Un::Cos => ops::cos(a),
         Un::Tan => ops::tan(a),
         Un::Tanh => ops::tanh(a),
+        Un::Floor => ops::floor(a),
+        Un::Rint => ops::rint(a),
+        Un::Sign => ops::sign(a),
+        Un::Square => ops::square(a),
+        Un::Log1p => ops::log1p(a),
+        Un::Arctan => ops::arctan(a),
+        Un::IsNan => ops::isnan(a),
+        Un::LogicalNot => ops::logical_not(a),
+        Un::Invert => ops::invert(a),
+        Un::Real => ops::real(a),
+        Un::Angle => ops::angle(a),
     }
 }
 
@@ -909,6 +960,13 @@ fn bin_ops(
         Bin::Le => ops::less_equal(x, y),
         Bin::Gt => ops::greater(x, y),
         Bin::Ge => ops::greater_equal(x, y),
+        Bin::FloorDiv => ops::floor_divide(x, y),
+        Bin::Fmod => ops::fmod(x, y),
+        Bin::Hypot => ops::hypot(x, y),
+        Bin::Arctan2 => ops::arctan2(x, y),
+        Bin::LogicalAnd => ops::logical_and(x, y),
+        Bin::BitAnd => ops::bitwise_and(x, y),
+        Bin::Shl => ops::left_shift(x, y),
     }
 }
 
@@ -1003,6 +1061,17 @@ fn un_fuse(u: Un, a: Var) -> Var {
         Un::Cos => a.cos(),
         Un::Tan => a.tan(),
         Un::Tanh => a.tanh(),
+        Un::Floor => a.floor(),
+        Un::Rint => a.rint(),
+        Un::Sign => a.sign(),
+        Un::Square => a.square(),
+        Un::Log1p => a.log1p(),
+        Un::Arctan => a.arctan(),
+        Un::IsNan => a.isnan(),
+        Un::LogicalNot => a.logical_not(),
+        Un::Invert => !a,
+        Un::Real => a.real(),
+        Un::Angle => a.angle(),
     }
 }
 
@@ -1022,6 +1091,13 @@ fn bin_fuse(b: Bin, x: Var, y: impl cuprum::fuse::IntoVar) -> Var {
         Bin::Le => x.less_equal(y),
         Bin::Gt => x.greater(y),
         Bin::Ge => x.greater_equal(y),
+        Bin::FloorDiv => x.floor_divide(y),
+        Bin::Fmod => x.fmod(y),
+        Bin::Hypot => x.hypot(y),
+        Bin::Arctan2 => x.arctan2(y),
+        Bin::LogicalAnd => x.logical_and(y),
+        Bin::BitAnd => x & y,
+        Bin::Shl => x << y,
     }
 }
 
@@ -1042,6 +1118,12 @@ fn bin_fuse_left(b: Bin, l: Lit, x: Var) -> Var {
         Bin::Le => x.greater_equal(v),
         Bin::Gt => x.less(v),
         Bin::Ge => x.less_equal(v),
+        Bin::Hypot => x.hypot(v),
+        Bin::LogicalAnd => x.logical_and(v),
+        Bin::BitAnd => v & x,
+        Bin::Shl => v << x,
+        // Never generated: not in `LEFT_BINS`.
+        Bin::FloorDiv | Bin::Fmod | Bin::Arctan2 => x,
         // Never generated: `BinL` picks from `LEFT_BINS` (a Var has no `lit.pow(var)`).
         Bin::Pow => x,
     })

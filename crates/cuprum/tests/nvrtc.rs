@@ -196,15 +196,28 @@ fn assert_no_warnings(name: &str, log: &str) {
 fn every_builtin_operation_compiles_for_every_dtype() {
     require_nvrtc!();
     let sources = cuprum::internal::ops_sample_sources().unwrap();
-    assert!(sources.len() > 400, "{}", sources.len());
+    assert!(sources.len() > 1000, "{}", sources.len());
+    // `CUPRUM_OPS_FILTER=floor_divide` compiles only the sources whose name contains it.
+    let filter = std::env::var("CUPRUM_OPS_FILTER").unwrap_or_default();
     let mut failures = Vec::new();
     for (name, src) in sources {
+        if !name.contains(&filter) {
+            continue;
+        }
         match compile_for_arch(&src, &CompileOptions::default(), 90) {
-            Ok(img) => assert_no_warnings(&name, &img.log),
+            Ok(img) if img.log.contains("warning") || img.log.contains("remark") => failures.push(
+                format!("{name}: NVRTC warns about generated code:\n{}", img.log),
+            ),
+            Ok(_) => {}
             Err(e) => failures.push(format!("{name}: {e}")),
         }
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failed:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }
 
 #[test]

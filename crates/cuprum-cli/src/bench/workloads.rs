@@ -8,8 +8,9 @@
 //! broadcast, transposed, multi-output trig, complex `abs2`, `prime1M_elementwise`) and the
 //! ReductionKernel cases (the seed's MSE, and the same with built-ins as `cp.mean((a - b) **
 //! 2)`; sums of squares: full, per axis, host overhead), the array routines (`cumsum`,
-//! `sort`, `argsort`, a boolean-mask read, `nonzero`, `concatenate`, `take`, `scatter_add`)
-//! and the kernels written in Rust (jit_workloads.rs). scripts/cupy_bench.py times CuPy's
+//! `sort`, `argsort`, a boolean-mask read, `nonzero`, `concatenate`, `take`, `scatter_add`),
+//! the seed's masked prime-factor sum and the masked update, `where` and `//` it needs, and
+//! the kernels written in Rust (jit_workloads.rs). scripts/cupy_bench.py times CuPy's
 //! equivalents, where there are, under the same names (cupyx.jit for the Rust kernels).
 
 use super::compile_cases::{
@@ -359,6 +360,31 @@ pub const WORKLOADS: &[Workload] = &[
         "ops::scatter_add of 1e7 float32 at random int64 indices into 1e6 (add.at)",
         scatter_add10m,
         VsCupy(1.0, None),
+    ),
+    w(
+        "prime1M_masked",
+        "seed 003's Option 1 line for line (boolean masks, in-place updates through them: \
+         examples/masked/prime_factor_sum.rs), n = 1e6",
+        prime1m_masked,
+        VsCupy(0.5, None),
+    ),
+    w(
+        "mask_inplace_add100M_f32",
+        "x.masked(&m).add(1) (x[m] += 1), 1e8 float32, m = x > 0.5 given (half true)",
+        mask_inplace_add100m,
+        PctOfCopy(70.0),
+    ),
+    w(
+        "where100M_f32",
+        "ops::where_(&m, &x, &y), 1e8 float32, m = x > 0.5 given, output allocated",
+        where100m,
+        PctOfCopy(90.0),
+    ),
+    w(
+        "floor_divide100M_i64",
+        "ops::floor_divide(&a, 7) (a // 7), a = arange(1e8) int64, output allocated",
+        floor_divide100m,
+        PctOfCopy(90.0),
     ),
 ];
 
@@ -804,4 +830,38 @@ fn scatter_add10m(o: &BenchmarkOptions) -> R<Timed> {
         ops::scatter_add(&a, &idx, &v)
     })?;
     Ok((r, 0))
+}
+
+// ------------------------------------------------ masks, in-place updates, ufuncs
+
+use crate::masked_seed as seed_masked;
+
+fn prime1m_masked(o: &BenchmarkOptions) -> R<Timed> {
+    let r = warm_bench(o, "prime1M_masked", || {
+        seed_masked::prime_factorization_sum(1_000_000).map(drop)
+    })?;
+    Ok((r, 0))
+}
+
+fn mask_inplace_add100m(o: &BenchmarkOptions) -> R<Timed> {
+    let x = unit(EW_N)?;
+    let m = ops::greater(&x, 0.5f32)?;
+    let r = warm_bench(o, "mask_inplace_add100M_f32", || x.masked(&m).add(1i32))?;
+    // x and the mask read once, x written (every element: the store is unconditional)
+    Ok((r, (4 + 1 + 4) * EW_N as u64))
+}
+
+fn where100m(o: &BenchmarkOptions) -> R<Timed> {
+    let (x, y) = (unit(EW_N)?, rand(&[EW_N], DType::F32)?);
+    let m = ops::greater(&x, 0.5f32)?;
+    let r = warm_bench(o, "where100M_f32", || ops::where_(&m, &x, &y).map(drop))?;
+    Ok((r, (1 + 4 + 4 + 4) * EW_N as u64))
+}
+
+fn floor_divide100m(o: &BenchmarkOptions) -> R<Timed> {
+    let a = Array::arange(0.0, EW_N as f64, 1.0, DType::I64)?;
+    let r = warm_bench(o, "floor_divide100M_i64", || {
+        ops::floor_divide(&a, 7i64).map(drop)
+    })?;
+    Ok((r, 16 * EW_N as u64))
 }

@@ -4,6 +4,7 @@
 //! files in `examples/kernels/`, shared with the examples and `cuprum bench`.
 
 use super::fused;
+use super::masked;
 #[path = "jit_cases.rs"]
 mod jit_cases;
 
@@ -212,6 +213,12 @@ pub fn all() -> Vec<Case> {
             prime_elementwise_programs,
             prime_factor_sum_elementwise,
         ),
+        case(
+            "prime_factor_sum_masked",
+            PrimeFactorSum,
+            masked::prime_programs,
+            masked::prime_factor_sum,
+        ),
         case("fuse_mse", Fusion, fused::mse_programs, fused::mse),
         case(
             "fuse_l2_norm",
@@ -266,7 +273,7 @@ pub fn all() -> Vec<Case> {
 
 /// Median GPU time of `f` after the check: a warm-up call, then up to 20 timed calls
 /// (at most about 0.3 s).
-fn gpu_time(f: impl FnMut() -> R<()>) -> R<f64> {
+pub(super) fn gpu_time(f: impl FnMut() -> R<()>) -> R<f64> {
     let opts = BenchmarkOptions::new()
         .n_warmup(1)
         .n_repeat(20)

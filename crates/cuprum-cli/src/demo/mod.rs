@@ -5,6 +5,7 @@
 
 mod cases;
 mod fused;
+mod masked;
 mod reference;
 
 use cases::{Case, Group};

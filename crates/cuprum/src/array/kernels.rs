@@ -26,6 +26,9 @@ pub(crate) enum KernelKey {
     /// `x = high - (high - low) * x` in place, clamped into `[low, high)` (float32/float64):
     /// maps cuRAND's `(0, 1]` onto `[low, high)`.
     Uniform(DType),
+    /// `out[i] = low + mulhi(bits[i], range)` (`range` 0: all 64 bits) in a bool or integer
+    /// dtype: 64 random bits per element mapped onto `[low, low + range)`.
+    RandInt(DType),
     /// An empty kernel (the launch-overhead floor).
     Empty,
 }
@@ -145,6 +148,19 @@ pub(crate) fn source(key: KernelKey) -> Result<String> {
                  \x20   x[i] = v >= high ? top : (v < low ? low : v);\n  }}\n}}"
             );
         }
+        KernelKey::RandInt(dt) => {
+            if !(dt.is_integer() || dt == DType::Bool) {
+                bail!(Unsupported, "random integers of {dt}");
+            }
+            let _ = writeln!(
+                s,
+                "typedef {} T;\nextern \"C\" __global__ void cuprum_randint(T* out, unsigned long long n, const unsigned long long* __restrict__ bits, unsigned long long low, unsigned long long range) {{\n\
+                 \x20 CUPRUM_LOOP(unsigned long long, i, n) {{\n\
+                 \x20   const unsigned long long b = bits[i];\n\
+                 \x20   out[i] = (T)(low + (range == 0ull ? b : __umul64hi(b, range)));\n  }}\n}}",
+                dt.c_type()
+            );
+        }
         KernelKey::Empty => s.push_str("extern \"C\" __global__ void cuprum_empty() {}\n"),
     }
     Ok(s)
@@ -203,6 +219,7 @@ pub(crate) fn function(device: Device, key: KernelKey) -> Result<Function> {
         KernelKey::Arange(_) => "cuprum_arange",
         KernelKey::Linspace(_) => "cuprum_linspace",
         KernelKey::Uniform(_) => "cuprum_uniform",
+        KernelKey::RandInt(_) => "cuprum_randint",
         KernelKey::Empty => "cuprum_empty",
     };
     let f = module.function(name)?;
@@ -365,6 +382,11 @@ pub fn all_sources() -> Vec<(String, String)> {
     }
     keys.push(KernelKey::Uniform(DType::F32));
     keys.push(KernelKey::Uniform(DType::F64));
+    for &dt in DType::ALL {
+        if dt.is_integer() || dt == DType::Bool {
+            keys.push(KernelKey::RandInt(dt));
+        }
+    }
     keys.into_iter()
         .filter_map(|k| source(k).ok().map(|s| (format!("{k:?}"), s)))
         .collect()

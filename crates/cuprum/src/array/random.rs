@@ -1,4 +1,5 @@
-//! Random arrays through cuRAND (Philox generator), float32 and float64.
+//! Random arrays through cuRAND (Philox generator): floats (float32 and float64), integers
+//! and permutations.
 //!
 //! On the host device the generator is cuprum's own Philox4x32-10 (the same counter-based
 //! algorithm; uniform values in `(0, 1]` from 24 or 53 random bits, normal values by
@@ -11,8 +12,13 @@
 //! let u = random::uniform(-1.0, 1.0, &[1000], DType::F32)?;   // [-1, 1)
 //! let n = random::normal(0.0, 2.0, &[10, 10], DType::F64)?;
 //! let r = random::random(&[5], DType::F64)?;                  // [0, 1)
+//! let z = random::standard_normal(&[3], DType::F32)?;         // the seeds' randn
+//! let k = random::randint(0, 10, &[4], DType::I64)?;          // [0, 10)
+//! let p = random::permutation(5)?;                            // 0..5 shuffled (int64)
 //! # Ok::<(), cuprum::Error>(())
 //! ```
+
+pub use crate::ops::permutation::{permutation, permutation_of};
 
 use super::device_array::Array;
 use super::dtype::DType;
@@ -142,6 +148,111 @@ impl Generator {
         self.uniform(0.0, 1.0, shape, dtype)
     }
 
+    /// Normal values with mean 0 and standard deviation 1 (NumPy's `standard_normal`, the
+    /// seeds' `randn`), float32 or float64.
+    pub fn standard_normal(&mut self, shape: &[usize], dtype: DType) -> Result<Array> {
+        self.normal(0.0, 1.0, shape, dtype)
+    }
+
+    /// Integers uniform in `[low, high)` of a bool or integer `dtype` (NumPy's `randint`):
+    /// 64 random bits per element mapped onto the range by a multiply-high, so each value's
+    /// probability is `1 / (high - low)` to within a relative `(high - low) / 2^64`.
+    /// Errors (as NumPy's): `low >= high`, and bounds outside the dtype (`high` may be its
+    /// largest value + 1).
+    pub fn randint(
+        &mut self,
+        low: impl Into<i128>,
+        high: impl Into<i128>,
+        shape: &[usize],
+        dtype: DType,
+    ) -> Result<Array> {
+        let (low, high) = (low.into(), high.into());
+        let (lo_ok, hi_ok) = match int_range(dtype) {
+            Some((min, max)) => (low >= min, high <= max + 1),
+            None => bail!(
+                DType,
+                "Unsupported dtype {dtype} for randint (bool or an integer dtype)"
+            ),
+        };
+        if !lo_ok {
+            bail!(
+                InvalidArgument,
+                "low is out of bounds for {dtype} (low = {low})"
+            );
+        }
+        if !hi_ok {
+            bail!(
+                InvalidArgument,
+                "high is out of bounds for {dtype} (high = {high})"
+            );
+        }
+        if low >= high {
+            bail!(
+                InvalidArgument,
+                "low >= high ({low} >= {high}): the range is empty"
+            );
+        }
+        let n = super::shape::size_of(shape)?;
+        let stream = Stream::current()?;
+        let out = Array::empty_on(shape, dtype, &stream)?;
+        if n == 0 {
+            return Ok(out);
+        }
+        let bits = self.bits(2 * n)?;
+        // 2^64 (the whole range of a 64-bit dtype) is passed as 0.
+        let range = (high - low) as u128;
+        let range = if range >> 64 != 0 { 0u64 } else { range as u64 };
+        kernels::launch_1d(
+            &out,
+            KernelKey::RandInt(dtype),
+            &[
+                &bits.ptr_on(&stream).to_ne_bytes(),
+                &(low as i64 as u64).to_ne_bytes(),
+                &range.to_ne_bytes(),
+            ],
+            &stream,
+        )?;
+        Ok(out)
+    }
+
+    /// `words` random 32-bit words (cuRAND's raw output) as a uint32 array.
+    pub(crate) fn bits(&mut self, words: usize) -> Result<Array> {
+        let stream = self.stream()?;
+        let out = Array::empty_on(&[words], DType::U32, &stream)?;
+        if words > 0
+            && let Some(h) = &mut self.host
+        {
+            let p = out.ptr_on(&stream);
+            // SAFETY: `p` addresses `words` uint32 elements of a live host buffer that no one
+            // else uses yet.
+            unsafe { h.fill_words(p, words) };
+        } else if words > 0 {
+            self.device.bind()?;
+            // SAFETY: generator and stream are live and on the same device.
+            unsafe { cr::set_stream(self.raw, stream.raw().cast()) }
+                .map_err(|e| curand_err(e, "curandSetStream"))?;
+            let p = out.ptr_on(&stream);
+            // SAFETY: `p` addresses `words` uint32 elements of a live buffer.
+            unsafe { cr::generate::uniform_u32(self.raw, p as *mut u32, words) }
+                .map_err(|e| curand_err(e, "curandGenerate"))?;
+        }
+        Ok(out)
+    }
+
+    /// The current stream, which must be on the generator's device.
+    fn stream(&self) -> Result<Stream> {
+        let stream = Stream::current()?;
+        if stream.device() != self.device {
+            bail!(
+                InvalidArgument,
+                "the generator belongs to device {}, the current stream to device {}",
+                self.device.ordinal(),
+                stream.device().ordinal()
+            );
+        }
+        Ok(stream)
+    }
+
     fn generate(&mut self, shape: &[usize], dtype: DType, dist: Dist) -> Result<(Array, ())> {
         if !matches!(dtype, DType::F32 | DType::F64) {
             bail!(DType, "cuRAND generates float32 or float64, not {dtype}");
@@ -250,6 +361,17 @@ impl HostRng {
             let r = philox([ctr as u32, (ctr >> 32) as u32, 0, 0], self.key);
             w.copy_from_slice(&r[..w.len()]);
         }
+    }
+
+    /// Fills `words` raw random 32-bit words at `p`.
+    ///
+    /// # Safety
+    /// `p` must address `words` writable `u32` that nothing else accesses during the call.
+    unsafe fn fill_words(&mut self, p: u64, words: usize) {
+        // SAFETY: the caller's promise.
+        let out = unsafe { std::slice::from_raw_parts_mut(p as usize as *mut u32, words) };
+        self.words(self.blocks, out);
+        self.blocks += words.div_ceil(4) as u64;
     }
 
     /// Fills `len` values of `dtype` at `p`, spread over the host device's workers.
@@ -388,6 +510,54 @@ pub fn uniform(low: f64, high: f64, shape: &[usize], dtype: DType) -> Result<Arr
 /// Normal values from the default generator.
 pub fn normal(loc: f64, scale: f64, shape: &[usize], dtype: DType) -> Result<Array> {
     with_default(|g| g.normal(loc, scale, shape, dtype))
+}
+
+/// Standard normal values (mean 0, standard deviation 1; NumPy's `standard_normal`, the
+/// seeds' `randn`) from the default generator, float32 or float64.
+///
+/// ```no_run
+/// use cuprum::{random, DType};
+/// let z = random::standard_normal(&[1000], DType::F64)?;
+/// assert_eq!(z.shape(), &[1000]);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn standard_normal(shape: &[usize], dtype: DType) -> Result<Array> {
+    with_default(|g| g.standard_normal(shape, dtype))
+}
+
+/// Integers uniform in `[low, high)` from the default generator ([`Generator::randint`]).
+///
+/// ```no_run
+/// use cuprum::{random, DType};
+/// let dice = random::randint(1, 7, &[10], DType::U8)?;
+/// assert!(dice.to_vec::<u8>()?.iter().all(|&d| (1..7).contains(&d)));
+/// assert!(random::randint(5, 5, &[1], DType::I32).is_err());   // empty range
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn randint(
+    low: impl Into<i128>,
+    high: impl Into<i128>,
+    shape: &[usize],
+    dtype: DType,
+) -> Result<Array> {
+    let (low, high) = (low.into(), high.into());
+    with_default(|g| g.randint(low, high, shape, dtype))
+}
+
+/// The inclusive value range of a bool or integer dtype.
+fn int_range(d: DType) -> Option<(i128, i128)> {
+    if d == DType::Bool {
+        return Some((0, 1));
+    }
+    if !d.is_integer() {
+        return None;
+    }
+    let bits = 8 * d.itemsize() as u32;
+    Some(if d.kind() == super::dtype::DTypeKind::SignedInt {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    })
 }
 
 #[cfg(test)]

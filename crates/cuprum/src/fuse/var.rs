@@ -12,7 +12,7 @@ use crate::ops::reduction::ROp;
 use crate::ops::ufunc::Op;
 use half::{bf16, f16};
 use num_complex::Complex;
-use std::ops::{Add, Div, Mul, Neg, Rem, Sub};
+use std::ops::{Add, BitAnd, BitOr, BitXor, Div, Mul, Neg, Not, Rem, Shl, Shr, Sub};
 use std::panic::Location;
 
 /// A value inside a fused closure: an argument of the call, or what operations on
@@ -135,12 +135,26 @@ operator!(Sub, sub, Sub);
 operator!(Mul, mul, Mul);
 operator!(Div, div, Div);
 operator!(Rem, rem, Rem);
+operator!(BitAnd, bitand, BitAnd);
+operator!(BitOr, bitor, BitOr);
+operator!(BitXor, bitxor, BitXor);
+operator!(Shl, shl, LeftShift);
+operator!(Shr, shr, RightShift);
 
 impl Neg for Var {
     type Output = Var;
     #[track_caller]
     fn neg(self) -> Var {
         trace::ufunc(Op::Neg, &[VarArg::Var(self)], here())
+    }
+}
+
+/// `!x`: NumPy's `invert` (`~`: bitwise not, logical not for bools).
+impl Not for Var {
+    type Output = Var;
+    #[track_caller]
+    fn not(self) -> Var {
+        trace::ufunc(Op::Invert, &[VarArg::Var(self)], here())
     }
 }
 
@@ -173,6 +187,79 @@ unary_methods! {
     cos => Cos, "Cosine";
     tan => Tan, "Tangent";
     tanh => Tanh, "Hyperbolic tangent";
+    negative => Neg, "`-x` (unsigned integers wrap)";
+    floor => Floor, "Largest integer not above `x`";
+    ceil => Ceil, "Smallest integer not below `x`";
+    trunc => Trunc, "`x` rounded toward zero";
+    rint => Rint, "`x` rounded to the nearest integer, halves to even";
+    round => Round, "NumPy's `round(x)` (halves to even; integers unchanged)";
+    log2 => Log2, "Base-2 logarithm";
+    log10 => Log10, "Base-10 logarithm";
+    log1p => Log1p, "`log(1 + x)`";
+    expm1 => Expm1, "`e^x - 1`";
+    exp2 => Exp2, "`2^x`";
+    arcsin => Arcsin, "Inverse sine";
+    arccos => Arccos, "Inverse cosine";
+    arctan => Arctan, "Inverse tangent";
+    sinh => Sinh, "Hyperbolic sine";
+    cosh => Cosh, "Hyperbolic cosine";
+    arcsinh => Arcsinh, "Inverse hyperbolic sine";
+    arccosh => Arccosh, "Inverse hyperbolic cosine";
+    arctanh => Arctanh, "Inverse hyperbolic tangent";
+    cbrt => Cbrt, "Cube root";
+    sign => Sign, "-1, 0 or 1 by the sign of `x`";
+    square => Square, "`x * x`";
+    reciprocal => Reciprocal, "`1 / x`";
+    conj => Conj, "Complex conjugate";
+    real => Real, "Real part";
+    imag => Imag, "Imaginary part";
+    angle => Angle, "Angle of a complex number";
+}
+
+/// Unary traced methods whose result is bool for float32 input (NumPy's predicates).
+macro_rules! predicate_methods {
+    ($($name:ident => $op:ident, $doc:literal;)*) => {
+        impl Var {$(
+            #[doc = concat!($doc, " ([`ops::", stringify!($name), "`](crate::ops::", stringify!($name), "), a bool result).")]
+            ///
+            /// ```
+            /// use cuprum::{DType, fuse::{ArgSpec, fuse}};
+            #[doc = concat!("let f = fuse(\"f\", |[x]| x.", stringify!($name), "());")]
+            /// let e = f.explain_for(&[ArgSpec::array(DType::F32, &[3])])?;
+            /// assert_eq!(e.outputs()[0].0, DType::Bool);
+            /// # Ok::<(), cuprum::Error>(())
+            /// ```
+            #[track_caller]
+            pub fn $name(self) -> Var {
+                trace::ufunc(Op::$op, &[VarArg::Var(self)], here())
+            }
+        )*}
+    };
+}
+
+predicate_methods! {
+    isnan => IsNan, "Whether `x` is NaN";
+    isinf => IsInf, "Whether `x` is infinite";
+    isfinite => IsFinite, "Whether `x` is finite";
+    signbit => Signbit, "Whether the sign bit of `x` is set";
+    logical_not => LogicalNot, "Logical not of the truth value";
+}
+
+impl Var {
+    /// Bitwise not (logical not for bools): NumPy's `invert`, also the `!` operator
+    /// ([`ops::invert`](crate::ops::invert)).
+    ///
+    /// ```
+    /// use cuprum::{DType, fuse::{ArgSpec, fuse}};
+    /// let f = fuse("f", |[x]| x.invert());
+    /// let e = f.explain_for(&[ArgSpec::array(DType::I32, &[3])])?;
+    /// assert_eq!(e.outputs()[0].0, DType::I32);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn invert(self) -> Var {
+        trace::ufunc(Op::Invert, &[VarArg::Var(self)], here())
+    }
 }
 
 macro_rules! binary_methods {
@@ -204,6 +291,43 @@ binary_methods! {
     less_equal => LessEqual, Bool, "`self <= other` as bools";
     greater => Greater, Bool, "`self > other` as bools";
     greater_equal => GreaterEqual, Bool, "`self >= other` as bools";
+    remainder => Rem, F32, "NumPy's remainder (the sign of the divisor), also `%`";
+    floor_divide => FloorDiv, F32, "NumPy's `//` (the quotient rounded toward minus infinity)";
+    fmod => Fmod, F32, "C's fmod (the sign of the dividend)";
+    logical_and => LogicalAnd, Bool, "Logical and of the truth values";
+    logical_or => LogicalOr, Bool, "Logical or of the truth values";
+    logical_xor => LogicalXor, Bool, "Logical exclusive or of the truth values";
+    arctan2 => Arctan2, F32, "`atan2(self, other)`";
+    hypot => Hypot, F32, "`sqrt(self^2 + other^2)`";
+}
+
+/// Binary traced methods of integer operations (examples on int32 arrays).
+macro_rules! integer_methods {
+    ($($name:ident => $op:ident, $doc:literal;)*) => {
+        impl Var {$(
+            #[doc = concat!($doc, " ([`ops::", stringify!($name), "`](crate::ops::", stringify!($name), ")).")]
+            ///
+            /// ```
+            /// use cuprum::{DType, fuse::{ArgSpec, fuse}};
+            #[doc = concat!("let f = fuse(\"f\", |[x, y]| x.", stringify!($name), "(y));")]
+            /// let e = f.explain_for(&[ArgSpec::array(DType::I32, &[3]), ArgSpec::array(DType::I32, &[3])])?;
+            /// assert_eq!(e.outputs()[0].0, DType::I32);
+            /// # Ok::<(), cuprum::Error>(())
+            /// ```
+            #[track_caller]
+            pub fn $name(self, other: impl IntoVar) -> Var {
+                trace::ufunc(Op::$op, &[VarArg::Var(self), other.into_arg()], here())
+            }
+        )*}
+    };
+}
+
+integer_methods! {
+    bitwise_and => BitAnd, "Bitwise and (bools: logical), also `&`";
+    bitwise_or => BitOr, "Bitwise or (bools: logical), also `|`";
+    bitwise_xor => BitXor, "Bitwise exclusive or, also `^`";
+    left_shift => LeftShift, "`self << other` (NumPy's rules), also `<<`";
+    right_shift => RightShift, "`self >> other` (NumPy's rules), also `>>`";
 }
 
 impl Var {

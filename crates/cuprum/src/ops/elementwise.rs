@@ -4,11 +4,12 @@
 //! the table of `ufunc.rs` (shared with `fuse`); this file turns a row into a kernel
 //! `out = <expression>;` and calls it.
 
-use super::promote::result_type;
+use super::promote::{can_cast_same_kind, result_type};
 use super::ufunc::{Loop, SmallPower, cast_expr, out_of_range_comparison};
-use crate::array::{Array, DType};
-use crate::error::Result;
+use crate::array::{Array, DType, DTypeKind};
+use crate::error::{Result, bail};
 use crate::kernel::{ElementwiseKernel, IntoOperand, Operand};
+use crate::shape::{broadcast_shapes, format_shape};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -17,7 +18,7 @@ pub(crate) use super::ufunc::Op;
 
 /// What a built-in kernel computes (with its parameter dtypes, the key of the kernel table).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum What {
+pub(crate) enum What {
     /// A row of the table.
     Ufunc(Op),
     /// `x ** 2`, `x ** 3`, `x ** 0.5` without `pow`.
@@ -27,6 +28,9 @@ enum What {
     /// A comparison whose answer is known without looking at the values (an integer
     /// array against an integer scalar outside its range).
     Constant(bool),
+    /// `a[mask] = v` (`None`) or `a[mask] op= v` through a bool mask (`masked.rs`); `ranked`:
+    /// `v` holds one value (or row) per selected element, found by its rank.
+    Masked { op: Option<Op>, ranked: bool },
 }
 
 impl What {
@@ -36,6 +40,7 @@ impl What {
             What::Power(_) => "power",
             What::Cast => "astype",
             What::Constant(_) => "compare",
+            What::Masked { .. } => "masked",
         }
     }
 }
@@ -49,6 +54,25 @@ fn table() -> &'static KernelTable {
 
 const NAMES: [&str; 3] = ["a", "b", "c"];
 
+/// The kernel of `what` for parameter dtypes `key`, built by `build` the first time and
+/// kept for the process.
+pub(crate) fn cached_kernel(
+    what: What,
+    key: &[DType],
+    build: impl FnOnce() -> Result<ElementwiseKernel>,
+) -> Result<Arc<ElementwiseKernel>> {
+    let key = (what, SmallVec::from_slice(key));
+    if let Some(k) = table().lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return Ok(k.clone());
+    }
+    let k = Arc::new(build()?);
+    table()
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(key, k.clone());
+    Ok(k)
+}
+
 /// The kernel of `what` for input parameter dtypes `ins` and output `out` (built once);
 /// `value` is the expression assigned to `out`.
 fn kernel(
@@ -59,30 +83,23 @@ fn kernel(
 ) -> Result<Arc<ElementwiseKernel>> {
     let mut key: SmallVec<[DType; 4]> = SmallVec::from_slice(ins);
     key.push(out);
-    let key = (what, key);
-    if let Some(k) = table().lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
-        return Ok(k.clone());
-    }
-    let params: Vec<String> = ins
-        .iter()
-        .zip(NAMES)
-        .map(|(d, n)| format!("{} {n}", d.name()))
-        .collect();
-    let k = Arc::new(ElementwiseKernel::new(
-        &params.join(", "),
-        &format!("{} out", out.name()),
-        format!("out = {};", value()),
-        format!("cuprum_{}", what.name()),
-    )?);
-    table()
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .insert(key, k.clone());
-    Ok(k)
+    cached_kernel(what, &key, || {
+        let params: Vec<String> = ins
+            .iter()
+            .zip(NAMES)
+            .map(|(d, n)| format!("{} {n}", d.name()))
+            .collect();
+        ElementwiseKernel::new(
+            &params.join(", "),
+            &format!("{} out", out.name()),
+            format!("out = {};", value()),
+            format!("cuprum_{}", what.name()),
+        )
+    })
 }
 
 /// Parameter `name` of dtype `from` as an expression of dtype `to`.
-fn converted(name: &str, from: DType, to: DType) -> String {
+pub(crate) fn converted(name: &str, from: DType, to: DType) -> String {
     if from == to {
         name.to_owned()
     } else {
@@ -112,7 +129,7 @@ fn ufunc_value(op: Op, ins: &[DType], l: Loop) -> String {
 
 /// Parameter dtype of an operand: an array's own, a scalar's the operation's type `c`
 /// (the kernel converts it with NumPy's weak-scalar range check).
-fn param_dtype(o: &Operand<'_>, c: DType) -> DType {
+pub(crate) fn param_dtype(o: &Operand<'_>, c: DType) -> DType {
     match o {
         Operand::Array(a) => a.dtype(),
         Operand::Scalar(_) => c,
@@ -128,7 +145,173 @@ fn constant_comparison(op: Op, a: &Operand<'_>, b: &Operand<'_>, c: DType) -> Op
     }
 }
 
+/// The dtype a binary operation passes a scalar as: the dtype the operands promote to,
+/// or the compute dtype where that is wider (true division of integers computes in
+/// float64: `u8_array / 300` is fine).
+pub(crate) fn scalar_param(l: Loop, c: DType) -> DType {
+    if l.compute.kind() > c.kind() {
+        l.compute
+    } else {
+        c
+    }
+}
+
+// ---- results into given arrays (NumPy's `out=`) -----------------------------------------
+
+/// Byte range `[lo, hi)` a view covers (empty views cover nothing).
+fn extent(a: &Array) -> (u64, u64) {
+    let isz = a.itemsize() as i128;
+    let (mut lo, mut hi) = (0i128, 0i128);
+    for (&n, &st) in a.shape().iter().zip(a.strides()) {
+        let span = (n as i128 - 1) * st as i128 * isz;
+        if span < 0 {
+            lo += span;
+        } else {
+            hi += span;
+        }
+    }
+    let base = a.data_ptr() as i128;
+    ((base + lo) as u64, (base + hi + isz) as u64)
+}
+
+/// Whether two views may touch the same bytes (same buffer, intersecting byte ranges).
+pub(crate) fn overlaps(a: &Array, b: &Array) -> bool {
+    if a.size() == 0 || b.size() == 0 || !a.shares_memory(b) {
+        return false;
+    }
+    let ((a0, a1), (b0, b1)) = (extent(a), extent(b));
+    a0 < b1 && b0 < a1
+}
+
+/// Whether two arrays are the same view: element `i` of one is element `i` of the other.
+pub(crate) fn same_view(a: &Array, b: &Array) -> bool {
+    a.data_ptr() == b.data_ptr()
+        && a.dtype() == b.dtype()
+        && a.shape() == b.shape()
+        && a.strides() == b.strides()
+        && a.shares_memory(b)
+}
+
+/// Copies of the operands that overlap `out` without being `out` itself (NumPy computes
+/// as if inputs and outputs never overlapped; an operand that is exactly `out` is read and
+/// written by the same thread, element by element, so it needs no copy).
+pub(crate) fn dealiased(
+    operands: &[Operand<'_>],
+    out: &Array,
+) -> Result<SmallVec<[Option<Array>; 4]>> {
+    operands
+        .iter()
+        .map(|o| match o {
+            Operand::Array(x) if overlaps(x, out) && !same_view(x, out) => x.copy().map(Some),
+            _ => Ok(None),
+        })
+        .collect()
+}
+
+/// An error unless `out` can be written element by element: no axis of extent > 1 with
+/// stride 0 (a broadcast view would be written many times).
+pub(crate) fn check_writable(out: &Array) -> Result<()> {
+    for (k, (&n, &st)) in out.shape().iter().zip(out.strides()).enumerate() {
+        if n > 1 && st == 0 {
+            bail!(
+                InvalidArgument,
+                "assignment destination is read-only: the output is a broadcast view (axis {k} \
+                 of extent {n} has stride 0); copy it first"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// NumPy's checks of an output given to `name` whose natural result dtype is `natural`:
+/// `same_kind` casting, a writable view, the operands' broadcast shape equal to its shape.
+fn check_out(name: &str, natural: DType, operands: &[Operand<'_>], out: &Array) -> Result<()> {
+    check_same_kind(name, natural, out.dtype())?;
+    check_writable(out)?;
+    let mut shapes: SmallVec<[&[usize]; 4]> = operands
+        .iter()
+        .filter_map(|o| match o {
+            Operand::Array(a) => Some(a.shape()),
+            Operand::Scalar(_) => None,
+        })
+        .collect();
+    let inputs = broadcast_shapes(&shapes)?;
+    shapes.push(out.shape());
+    let all = broadcast_shapes(&shapes).unwrap_or(inputs);
+    if all.as_slice() != out.shape() {
+        bail!(
+            Shape,
+            "non-broadcastable output operand with shape {} doesn't match the broadcast shape {}",
+            format_shape(out.shape()),
+            format_shape(&all)
+        );
+    }
+    Ok(())
+}
+
+/// NumPy's `same_kind` rule for a result of dtype `from` written into `to`.
+pub(crate) fn check_same_kind(name: &str, from: DType, to: DType) -> Result<()> {
+    if !can_cast_same_kind(from, to) {
+        bail!(
+            DType,
+            "cannot cast ufunc '{name}' output from {from} to {to} with casting rule 'same_kind' \
+             (an in-place or `out` result keeps its kind: bool < unsigned < signed integer < \
+             float < complex)"
+        );
+    }
+    Ok(())
+}
+
+/// Runs the kernel of `what` (inputs of dtypes `ins`, natural result dtype `natural`, the
+/// result's expression `value`) on `operands`: into a new array, or into `out` (converted
+/// to its dtype, NumPy's checks first).
+fn launch(
+    what: What,
+    name: &str,
+    ins: &[DType],
+    natural: DType,
+    value: impl FnOnce() -> String,
+    operands: &[Operand<'_>],
+    out: Option<&Array>,
+) -> Result<Array> {
+    let Some(out) = out else {
+        let k = kernel(what, ins, natural, value)?;
+        return k.call(operands.to_vec());
+    };
+    check_out(name, natural, operands, out)?;
+    let to = out.dtype();
+    let k = kernel(what, ins, to, || {
+        if natural == to {
+            value()
+        } else {
+            cast_expr(to, &value())
+        }
+    })?;
+    let copies = dealiased(operands, out)?;
+    let mut args: Vec<Operand<'_>> = operands
+        .iter()
+        .zip(&copies)
+        .map(|(o, c)| match c {
+            Some(c) => Operand::Array(c),
+            None => *o,
+        })
+        .collect();
+    args.push(Operand::Array(out));
+    k.run(args)?;
+    Ok(out.clone())
+}
+
 pub(crate) fn binary(op: Op, a: Operand<'_>, b: Operand<'_>) -> Result<Array> {
+    binary_to(op, a, b, None)
+}
+
+/// `op(a, b)` into a new array, or into `out`.
+pub(crate) fn binary_to(
+    op: Op,
+    a: Operand<'_>,
+    b: Operand<'_>,
+    out: Option<&Array>,
+) -> Result<Array> {
     let c = result_type(&[a, b])?;
     if let Some(answer) = constant_comparison(op, &a, &b, c) {
         let own = |o: &Operand<'_>| match o {
@@ -136,46 +319,63 @@ pub(crate) fn binary(op: Op, a: Operand<'_>, b: Operand<'_>) -> Result<Array> {
             Operand::Scalar(s) => s.dtype(),
         };
         let ins = [own(&a), own(&b)];
-        let k = kernel(What::Constant(answer), &ins, DType::Bool, || {
-            answer.to_string()
-        })?;
-        return k.call(vec![a, b]);
+        return launch(
+            What::Constant(answer),
+            op.name(),
+            &ins,
+            DType::Bool,
+            || answer.to_string(),
+            &[a, b],
+            out,
+        );
     }
     if op == Op::Pow
         && let (Operand::Array(x), Operand::Scalar(e)) = (a, b)
         && let Some(p) = SmallPower::of(&e)
     {
-        return small_power(p, x, c);
+        let l = p.types(c)?;
+        let d = x.dtype();
+        return launch(
+            What::Power(p),
+            op.name(),
+            &[d],
+            l.out,
+            || p.expr(&converted("a", d, l.compute), l),
+            &[a],
+            out,
+        );
     }
     let l = op.types(c)?;
-    // A scalar converts to the type the operation computes in when that is wider than the
-    // arrays' (true division of integers computes in float64: `u8_array / 300` is fine).
-    let sc = if l.compute.kind() > c.kind() {
-        l.compute
-    } else {
-        c
-    };
+    let sc = scalar_param(l, c);
     let ins = [param_dtype(&a, sc), param_dtype(&b, sc)];
-    let k = kernel(What::Ufunc(op), &ins, l.out, || ufunc_value(op, &ins, l))?;
-    k.call(vec![a, b])
-}
-
-/// `x ** p` for a small exponent: one kernel of `x` alone (multiplications or a square
-/// root; the exponent is in the code, not a parameter).
-fn small_power(p: SmallPower, x: &Array, c: DType) -> Result<Array> {
-    let l = p.types(c)?;
-    let d = x.dtype();
-    let k = kernel(What::Power(p), &[d], l.out, || {
-        p.expr(&converted("a", d, l.compute), l)
-    })?;
-    k.call((x,))
+    launch(
+        What::Ufunc(op),
+        op.name(),
+        &ins,
+        l.out,
+        || ufunc_value(op, &ins, l),
+        &[a, b],
+        out,
+    )
 }
 
 pub(crate) fn unary(op: Op, a: &Array) -> Result<Array> {
+    unary_to(op, a, None)
+}
+
+/// `op(a)` into a new array, or into `out`.
+pub(crate) fn unary_to(op: Op, a: &Array, out: Option<&Array>) -> Result<Array> {
     let d = a.dtype();
     let l = op.types(d)?;
-    let k = kernel(What::Ufunc(op), &[d], l.out, || ufunc_value(op, &[d], l))?;
-    k.call((a,))
+    launch(
+        What::Ufunc(op),
+        op.name(),
+        &[d],
+        l.out,
+        || ufunc_value(op, &[d], l),
+        &[Operand::Array(a)],
+        out,
+    )
 }
 
 pub(crate) fn astype(a: &Array, dtype: DType) -> Result<Array> {
@@ -183,14 +383,25 @@ pub(crate) fn astype(a: &Array, dtype: DType) -> Result<Array> {
     k.call((a,))
 }
 
-pub(crate) fn clip(a: Operand<'_>, lo: Operand<'_>, hi: Operand<'_>) -> Result<Array> {
+/// `clip(a, lo, hi)` into a new array, or into `out`.
+pub(crate) fn clip_to(
+    a: Operand<'_>,
+    lo: Operand<'_>,
+    hi: Operand<'_>,
+    out: Option<&Array>,
+) -> Result<Array> {
     let c = result_type(&[a, lo, hi])?;
     let l = Op::Clip.types(c)?;
     let ins = [param_dtype(&a, c), param_dtype(&lo, c), param_dtype(&hi, c)];
-    let k = kernel(What::Ufunc(Op::Clip), &ins, l.out, || {
-        ufunc_value(Op::Clip, &ins, l)
-    })?;
-    k.call(vec![a, lo, hi])
+    launch(
+        What::Ufunc(Op::Clip),
+        Op::Clip.name(),
+        &ins,
+        l.out,
+        || ufunc_value(Op::Clip, &ins, l),
+        &[a, lo, hi],
+        out,
+    )
 }
 
 pub(crate) fn where_(cond: Operand<'_>, x: Operand<'_>, y: Operand<'_>) -> Result<Array> {
@@ -276,10 +487,46 @@ pub fn sample_sources() -> Result<Vec<(String, String)>> {
         dtypes.push(l.out);
         push(format!("{} {a} {b}", op.name()), &k, &dtypes)?;
     }
+    // Results converted into an output of another dtype of their kind (`_into`, in place).
+    for &op in Op::ALL {
+        for d in [DType::I32, DType::U16, DType::F64, DType::C128] {
+            let Ok(l) = op.types(d) else {
+                continue;
+            };
+            let to = match l.out.kind() {
+                DTypeKind::Bool => continue,
+                DTypeKind::SignedInt => DType::I8,
+                DTypeKind::UnsignedInt => DType::U8,
+                DTypeKind::Float => DType::F16,
+                DTypeKind::Complex => DType::C64,
+            };
+            if to == l.out {
+                continue;
+            }
+            let ins: SmallVec<[DType; 3]> = SmallVec::from_elem(d, op.row().arity);
+            let k = kernel(What::Ufunc(op), &ins, to, || {
+                cast_expr(to, &ufunc_value(op, &ins, l))
+            })?;
+            let mut dtypes = ins.to_vec();
+            dtypes.push(to);
+            push(format!("{} {d} into {to}", op.name()), &k, &dtypes)?;
+        }
+    }
+    out.extend(super::masked_update::sample_sources()?);
     Ok(out)
 }
 
 /// Converts both operands for a binary operation entry point.
 pub(crate) fn binary_of(op: Op, a: &dyn IntoOperand, b: &dyn IntoOperand) -> Result<Array> {
     binary(op, a.operand(), b.operand())
+}
+
+/// [`binary_of`] into `out`.
+pub(crate) fn binary_into(
+    op: Op,
+    a: &dyn IntoOperand,
+    b: &dyn IntoOperand,
+    out: &Array,
+) -> Result<()> {
+    binary_to(op, a.operand(), b.operand(), Some(out)).map(drop)
 }

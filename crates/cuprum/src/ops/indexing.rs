@@ -9,7 +9,7 @@
 
 use super::compact::{MAX_ND, nonzero_coords};
 use super::programs::{PRELUDE, Program, bits_type, blocks_for, fits_u32, program, zeroed_scratch};
-use crate::array::{Array, DType, DTypeKind, Scalar};
+use crate::array::{Array, DType, Scalar};
 use crate::error::{Result, bail, err};
 use crate::kernel::{ByValue, DevicePtr, ElementwiseKernel, IntoOperand, Operand};
 use crate::shape::{Shape, format_shape, merge_dims_of_views, normalize_axis};
@@ -534,20 +534,6 @@ pub fn put_with(
     Ok(())
 }
 
-/// NumPy's `same_kind` rule (`b < u < i < f < c`).
-fn same_kind(from: DType, to: DType) -> bool {
-    fn rank(d: DType) -> u8 {
-        match d.kind() {
-            DTypeKind::Bool => 0,
-            DTypeKind::UnsignedInt => 1,
-            DTypeKind::SignedInt => 2,
-            DTypeKind::Float => 3,
-            DTypeKind::Complex => 4,
-        }
-    }
-    super::can_cast_safe(from, to) || rank(from) <= rank(to)
-}
-
 /// `a[indices] += values` with repeated indices accumulating (NumPy's `add.at`, CuPy's
 /// `cupyx.scatter_add`), in place, with atomic adds: `indices` select along the first axis,
 /// `values` broadcast to `indices.shape + a.shape[1..]`. Values must cast to `a`'s dtype
@@ -577,7 +563,7 @@ pub fn scatter_add(a: &Array, indices: &Array, values: impl IntoOperand) -> Resu
     let inner: usize = a.shape()[1..].iter().product();
     let v = match values.operand() {
         Operand::Scalar(s) => {
-            if !same_kind(s.dtype(), dt) {
+            if !super::can_cast_same_kind(s.dtype(), dt) {
                 bail!(
                     DType,
                     "scatter_add: cannot cast a {} value to the array's {dt} (rule 'same_kind')",
@@ -588,7 +574,7 @@ pub fn scatter_add(a: &Array, indices: &Array, values: impl IntoOperand) -> Resu
             one.reshape(&[1, 1])?.broadcast_to(&[m, inner])?
         }
         Operand::Array(v) => {
-            if !same_kind(v.dtype(), dt) {
+            if !super::can_cast_same_kind(v.dtype(), dt) {
                 bail!(
                     DType,
                     "scatter_add: cannot cast values of {} to the array's {dt} (rule 'same_kind')",
@@ -895,6 +881,7 @@ mod tests {
 
     #[test]
     fn same_kind_follows_numpy() {
+        use crate::ops::can_cast_same_kind as same_kind;
         assert!(same_kind(DType::F64, DType::F32));
         assert!(same_kind(DType::I64, DType::I8));
         assert!(same_kind(DType::U64, DType::I8));

@@ -2,14 +2,18 @@
 //! reads the selected elements into a new array.
 //!
 //! The handle only borrows the array and the mask (nothing runs until an operation is
-//! called), so operations that write through the mask belong on it too: an assignment or
-//! an in-place update (`a[mask] = v`, `a[mask] += v`) is one element-wise kernel over
-//! `(a, mask)` that writes where the mask is set, needs no count and no host round trip,
-//! and can be added here as methods of [`Masked`] (`set`, `add_assign`, …) next to `get`.
+//! called), so the operations that write through the mask are its methods too: an
+//! assignment or an in-place update (`a[mask] = v` is `set`, `a[mask] += v` is `add`, …)
+//! is one element-wise kernel over `(a, mask)` that writes where the mask is set
+//! (`masked_update.rs`); a scalar value, or one that broadcasts to every selected element,
+//! needs no count and no host round trip.
 
 use super::compact::select_values;
+use super::masked_update::update;
+use super::ufunc::Op;
 use crate::array::{Array, DType};
 use crate::error::{Result, bail};
+use crate::kernel::IntoOperand;
 use crate::shape::format_shape;
 
 /// The elements of an array where a bool mask is true: NumPy's `a[mask]`, made with
@@ -135,5 +139,90 @@ impl<'a> Masked<'a> {
         let by_rows = a.reshape_copy(&shape)?;
         let picked = super::flatnonzero(m)?;
         super::take_with(&by_rows, &picked, Some(0), super::IndexMode::Clip)
+    }
+}
+
+impl Masked<'_> {
+    /// NumPy's `a[mask] = value`: writes `value` into every selected element, in place. The
+    /// value is a Rust scalar (converted with [`Scalar::cast`](crate::Scalar::cast)'s checks:
+    /// 300 into uint8 is an error), an array that broadcasts to every selected element (or
+    /// row, for a mask over leading axes), or an array of one value (or row) per selected
+    /// element in C order (NumPy's `a[m] = b[m]`; then one device → host read of the count
+    /// checks its length). Array values convert like NumPy's assignment (`astype`). A
+    /// scalar or broadcast value needs no count: one kernel, no synchronisation.
+    ///
+    /// ```no_run
+    /// use cuprum::{Array, ops};
+    /// let x = Array::from_slice(&[1.0f32, -2.0, 3.0, -4.0], &[4])?;
+    /// let neg = ops::less(&x, 0.0)?;
+    /// x.masked(&neg).set(0.0)?;                              // x[x < 0] = 0
+    /// assert_eq!(x.to_vec::<f32>()?, vec![1.0, 0.0, 3.0, 0.0]);
+    /// let m = Array::from_slice(&[true, false, true, false], &[4])?;
+    /// x.masked(&m).set(&Array::from_slice(&[10.0f32, 30.0], &[2])?)?;
+    /// assert_eq!(x.to_vec::<f32>()?, vec![10.0, 0.0, 30.0, 0.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn set(&self, value: impl IntoOperand) -> Result<()> {
+        update(self, None, value.operand())
+    }
+}
+
+macro_rules! masked_updates {
+    ($($name:ident => $op:ident, $numpy:literal, $ex:literal, $arg:literal, $want:literal;)*) => {
+        impl Masked<'_> {$(
+            #[doc = concat!("NumPy's `", $numpy, "`: the selected elements updated in place by [`ops::", stringify!($name), "`](crate::ops::", stringify!($name), "()) with \
+                `value`, the others untouched. One kernel over the array and the mask (no count, no \
+                host round trip) for a scalar or broadcast value; a value of one entry per selected \
+                element is matched by rank as in [`set`](Masked::set). The result must cast to the \
+                array's dtype under NumPy's `same_kind` rule (an int32 array updated with 0.5 is an \
+                error).")]
+            ///
+            /// ```no_run
+            /// use cuprum::Array;
+            #[doc = concat!("let x = Array::from_slice(&", $ex, ", &[4])?;")]
+            /// let m = Array::from_slice(&[true, false, true, true], &[4])?;
+            #[doc = concat!("x.masked(&m).", stringify!($name), "(", $arg, ")?;")]
+            #[doc = concat!("assert_eq!(x.to_vec::<i64>()?, vec!", $want, ");")]
+            /// # Ok::<(), cuprum::Error>(())
+            /// ```
+            pub fn $name(&self, value: impl IntoOperand) -> Result<()> {
+                update(self, Some(Op::$op), value.operand())
+            }
+        )*}
+    };
+}
+
+masked_updates! {
+    add => Add, "a[mask] += value", "[1i64, 2, 3, 4]", "10i64", "[11, 2, 13, 14]";
+    subtract => Sub, "a[mask] -= value", "[1i64, 2, 3, 4]", "1i64", "[0, 2, 2, 3]";
+    multiply => Mul, "a[mask] *= value", "[1i64, 2, 3, 4]", "3i64", "[3, 2, 9, 12]";
+    floor_divide => FloorDiv, "a[mask] //= value", "[7i64, 2, -7, 9]", "2i64", "[3, 2, -4, 4]";
+    remainder => Rem, "a[mask] %= value", "[7i64, 2, -7, 9]", "4i64", "[3, 2, 1, 1]";
+    fmod => Fmod, "np.fmod(a[mask], value, out=...)", "[7i64, 2, -7, 9]", "4i64", "[3, 2, -3, 1]";
+    power => Pow, "a[mask] **= value", "[1i64, 2, 3, 4]", "2i64", "[1, 2, 9, 16]";
+    maximum => Maximum, "a[mask] = maximum(a[mask], value)", "[1i64, 2, 3, 4]", "3i64", "[3, 2, 3, 4]";
+    minimum => Minimum, "a[mask] = minimum(a[mask], value)", "[1i64, 2, 3, 4]", "3i64", "[1, 2, 3, 3]";
+    bitwise_and => BitAnd, "a[mask] &= value", "[1i64, 2, 3, 4]", "6i64", "[0, 2, 2, 4]";
+    bitwise_or => BitOr, "a[mask] |= value", "[1i64, 2, 3, 4]", "8i64", "[9, 2, 11, 12]";
+    bitwise_xor => BitXor, "a[mask] ^= value", "[1i64, 2, 3, 4]", "1i64", "[0, 2, 2, 5]";
+    left_shift => LeftShift, "a[mask] <<= value", "[1i64, 2, 3, 4]", "2i64", "[4, 2, 12, 16]";
+    right_shift => RightShift, "a[mask] >>= value", "[1i64, 2, 3, 4]", "1i64", "[0, 2, 1, 2]";
+}
+
+impl Masked<'_> {
+    /// NumPy's `a[mask] /= value`: true division in place ([`ops::divide`](crate::ops::divide())),
+    /// so only float and complex arrays can take it (`same_kind`: float64 into an integer
+    /// array is an error, as in NumPy).
+    ///
+    /// ```no_run
+    /// use cuprum::Array;
+    /// let x = Array::from_slice(&[1.0f64, 2.0, 3.0], &[3])?;
+    /// let m = Array::from_slice(&[true, false, true], &[3])?;
+    /// x.masked(&m).divide(2.0)?;
+    /// assert_eq!(x.to_vec::<f64>()?, vec![0.5, 2.0, 1.5]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn divide(&self, value: impl IntoOperand) -> Result<()> {
+        update(self, Some(Op::Div), value.operand())
     }
 }

@@ -202,6 +202,98 @@ impl Array {
     }
 }
 
+/// Methods for the rows of the ufunc table, each documented by its `ops` function.
+macro_rules! more_unary_methods {
+    ($($name:ident => $op:ident;)*) => {
+        impl Array {$(
+            #[doc = concat!("[`ops::", stringify!($name), "`](crate::ops::", stringify!($name), ") of this array (NumPy's dtypes).")]
+            ///
+            /// ```no_run
+            /// # use cuprum::{Array, ops};
+            /// let a = Array::from_slice(&[1i64, 4, -2], &[3])?;
+            #[doc = concat!("let r = a.", stringify!($name), "()?;")]
+            #[doc = concat!("assert_eq!(r.dtype(), ops::", stringify!($name), "(&a)?.dtype());")]
+            /// # Ok::<(), cuprum::Error>(())
+            /// ```
+            pub fn $name(&self) -> Result<Array> {
+                unary(Op::$op, self)
+            }
+        )*}
+    };
+}
+
+more_unary_methods! {
+    negative => Neg;
+    floor => Floor;
+    ceil => Ceil;
+    trunc => Trunc;
+    rint => Rint;
+    round => Round;
+    isnan => IsNan;
+    isinf => IsInf;
+    isfinite => IsFinite;
+    signbit => Signbit;
+    logical_not => LogicalNot;
+    invert => Invert;
+    log2 => Log2;
+    log10 => Log10;
+    log1p => Log1p;
+    expm1 => Expm1;
+    exp2 => Exp2;
+    arcsin => Arcsin;
+    arccos => Arccos;
+    arctan => Arctan;
+    sinh => Sinh;
+    cosh => Cosh;
+    arcsinh => Arcsinh;
+    arccosh => Arccosh;
+    arctanh => Arctanh;
+    cbrt => Cbrt;
+    sign => Sign;
+    square => Square;
+    reciprocal => Reciprocal;
+    conj => Conj;
+    real => Real;
+    imag => Imag;
+    angle => Angle;
+}
+
+/// Binary methods for the rows of the ufunc table, each documented by its `ops` function.
+macro_rules! more_binary_methods {
+    ($($name:ident => $op:ident;)*) => {
+        impl Array {$(
+            #[doc = concat!("[`ops::", stringify!($name), "`](crate::ops::", stringify!($name), ")`(self, other)` (NumPy's broadcasting and dtypes).")]
+            ///
+            /// ```no_run
+            /// # use cuprum::{Array, ops};
+            /// let a = Array::from_slice(&[7i64, -7], &[2])?;
+            #[doc = concat!("let r = a.", stringify!($name), "(2i64)?;")]
+            #[doc = concat!("assert_eq!(r.dtype(), ops::", stringify!($name), "(&a, 2i64)?.dtype());")]
+            /// # Ok::<(), cuprum::Error>(())
+            /// ```
+            pub fn $name(&self, other: impl IntoOperand) -> Result<Array> {
+                binary_of(Op::$op, self, &other)
+            }
+        )*}
+    };
+}
+
+more_binary_methods! {
+    remainder => Rem;
+    floor_divide => FloorDiv;
+    fmod => Fmod;
+    logical_and => LogicalAnd;
+    logical_or => LogicalOr;
+    logical_xor => LogicalXor;
+    bitwise_and => BitAnd;
+    bitwise_or => BitOr;
+    bitwise_xor => BitXor;
+    left_shift => LeftShift;
+    right_shift => RightShift;
+    arctan2 => Arctan2;
+    hypot => Hypot;
+}
+
 macro_rules! reduction_methods {
     ($($name:ident, $axis_name:ident;)*) => {
         impl Array {$(

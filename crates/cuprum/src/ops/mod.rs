@@ -32,6 +32,7 @@
 
 mod close;
 mod elementwise;
+mod inplace;
 mod linalg;
 mod methods;
 mod operators;
@@ -43,6 +44,8 @@ mod compact;
 mod indexing;
 mod join;
 mod masked;
+mod masked_update;
+pub(crate) mod permutation;
 mod programs;
 mod scan;
 mod sort;
@@ -54,10 +57,11 @@ pub use indexing::{
     IndexMode, compress, flatnonzero, nonzero, put, put_with, scatter_add, take, take_with,
     where_nonzero,
 };
+pub use inplace::InPlace;
 pub use join::{Split, array_split, concatenate, split, stack};
 pub use linalg::{dot, matmul};
 pub use masked::Masked;
-pub use promote::{can_cast_safe, promote_types, result_type_of};
+pub use promote::{can_cast_safe, can_cast_same_kind, promote_types, result_type_of};
 #[doc(hidden)]
 pub use reduction::sample_sources as reduction_sample_sources;
 pub use scan::{cumprod, cumsum};
@@ -80,14 +84,35 @@ pub fn routine_sample_sources() -> Result<Vec<(String, String)>> {
 use crate::array::Array;
 use crate::error::Result;
 use crate::kernel::{Axes, IntoOperand};
-use elementwise::{Op, binary_of, unary};
+use elementwise::{Op, binary_into, binary_of, unary, unary_to};
 use reduction::{ROp, reduce};
 
 macro_rules! binary_fns {
-    ($($(#[$doc:meta])* $name:ident => $op:ident;)*) => {$(
+    ($($(#[$doc:meta])* $name:ident, $into:ident => $op:ident;)*) => {$(
         $(#[$doc])*
         pub fn $name(a: impl IntoOperand, b: impl IntoOperand) -> Result<Array> {
             binary_of(Op::$op, &a, &b)
+        }
+
+        #[doc = concat!("[`", stringify!($name), "`] written into `out` (NumPy's `out=`). The operands \
+            broadcast to `out`'s shape; the result converts to `out`'s dtype under NumPy's \
+            `same_kind` rule ([`can_cast_same_kind`]: float64 into float32 is fine, float into an \
+            integer array is an error); `out` may be one of the operands (`a op= b` is \
+            `", stringify!($into), "(&a, &b, &a)`), and an operand that only partly overlaps \
+            `out` is copied first, so the result is as if nothing overlapped.")]
+        ///
+        /// ```no_run
+        /// # use cuprum::{Array, ops};
+        /// let a = Array::from_slice(&[6i64, 3, -7], &[3])?;
+        /// let b = Array::from_slice(&[4i64, 2, 2], &[3])?;
+        #[doc = concat!("let want = ops::", stringify!($name), "(&a, &b)?;")]
+        /// let out = Array::empty(&[3], want.dtype())?;
+        #[doc = concat!("ops::", stringify!($into), "(&a, &b, &out)?;")]
+        /// assert!(ops::all(&ops::equal(&out, &want)?)?.to_vec::<bool>()?[0]);
+        /// # Ok::<(), cuprum::Error>(())
+        /// ```
+        pub fn $into(a: impl IntoOperand, b: impl IntoOperand, out: &Array) -> Result<()> {
+            binary_into(Op::$op, &a, &b, out)
         }
     )*};
 }
@@ -101,7 +126,7 @@ binary_fns! {
     /// assert_eq!(ops::add(&a, 10i32)?.to_vec::<i32>()?, vec![11, 12]);
     /// # Ok::<(), cuprum::Error>(())
     /// ```
-    add => Add;
+    add, add_into => Add;
     /// `a - b` (an error for bool, as in NumPy).
     ///
     /// ```no_run
@@ -110,7 +135,7 @@ binary_fns! {
     /// assert_eq!(ops::subtract(&a, 1.0)?.to_vec::<f64>()?, vec![0.5, 1.5]);
     /// # Ok::<(), cuprum::Error>(())
     /// ```
-    subtract => Sub;
+    subtract, subtract_into => Sub;
     /// `a * b` (bool: logical and).
     ///
     /// ```no_run
@@ -119,7 +144,7 @@ binary_fns! {
     /// assert_eq!(ops::multiply(&a, &a)?.to_vec::<f32>()?, vec![2.25, 4.0]);
     /// # Ok::<(), cuprum::Error>(())
     /// ```
-    multiply => Mul;
+    multiply, multiply_into => Mul;
     /// True division `a / b`: integers and bools give float64, as in NumPy.
     ///
     /// ```no_run
@@ -129,7 +154,7 @@ binary_fns! {
     /// assert_eq!((q.dtype(), q.to_vec::<f64>()?), (DType::F64, vec![0.5, 1.5]));
     /// # Ok::<(), cuprum::Error>(())
     /// ```
-    divide => Div;
+    divide, divide_into => Div;
     /// NumPy's `remainder` (`%`): the result has the sign of the divisor; integer
     /// division by zero gives 0.
     ///
@@ -139,7 +164,7 @@ binary_fns! {
     /// assert_eq!(ops::remainder(&a, 3i32)?.to_vec::<i32>()?, vec![2, 1]);
     /// # Ok::<(), cuprum::Error>(())
     /// ```
-    remainder => Rem;
+    remainder, remainder_into => Rem;
     /// `a ** b`. Integer powers are exact; a negative integer exponent gives 0 (except
     /// for bases 1 and -1) where NumPy raises. A scalar exponent 2 or 3 is computed as
     /// multiplications and 0.5 as a square root (as NumPy's `**`): `power(&d, 2)` costs what
@@ -151,7 +176,7 @@ binary_fns! {
     /// assert_eq!(ops::power(&a, 3i64)?.to_vec::<i64>()?, vec![8, 27]);
     /// # Ok::<(), cuprum::Error>(())
     /// ```
-    power => Pow;
+    power, power_into => Pow;
     /// Elementwise maximum; NaN propagates.
     ///
     /// ```no_run
@@ -160,7 +185,7 @@ binary_fns! {
     /// assert_eq!(ops::maximum(&a, 0.0)?.to_vec::<f32>()?, vec![0.0, 2.0]);
     /// # Ok::<(), cuprum::Error>(())
     /// ```
-    maximum => Maximum;
+    maximum, maximum_into => Maximum;
     /// Elementwise minimum; NaN propagates.
     ///
     /// ```no_run
@@ -169,7 +194,7 @@ binary_fns! {
     /// assert_eq!(ops::minimum(&a, 0.0)?.to_vec::<f32>()?, vec![-1.0, 0.0]);
     /// # Ok::<(), cuprum::Error>(())
     /// ```
-    minimum => Minimum;
+    minimum, minimum_into => Minimum;
     /// `a == b` as a bool array.
     ///
     /// ```no_run
@@ -178,7 +203,7 @@ binary_fns! {
     /// assert_eq!(ops::equal(&a, 2i8)?.to_vec::<bool>()?, vec![false, true]);
     /// # Ok::<(), cuprum::Error>(())
     /// ```
-    equal => Equal;
+    equal, equal_into => Equal;
     /// `a != b` as a bool array.
     ///
     /// ```no_run
@@ -187,7 +212,7 @@ binary_fns! {
     /// assert_eq!(ops::not_equal(&a, 2i8)?.to_vec::<bool>()?, vec![true, false]);
     /// # Ok::<(), cuprum::Error>(())
     /// ```
-    not_equal => NotEqual;
+    not_equal, not_equal_into => NotEqual;
     /// `a < b` as a bool array (complex numbers compare lexicographically).
     ///
     /// ```no_run
@@ -196,7 +221,7 @@ binary_fns! {
     /// assert_eq!(ops::less(&a, 1.5)?.to_vec::<bool>()?, vec![true, false]);
     /// # Ok::<(), cuprum::Error>(())
     /// ```
-    less => Less;
+    less, less_into => Less;
     /// `a <= b` as a bool array.
     ///
     /// ```no_run
@@ -205,7 +230,7 @@ binary_fns! {
     /// assert_eq!(ops::less_equal(&a, 2.0)?.to_vec::<bool>()?, vec![true, true]);
     /// # Ok::<(), cuprum::Error>(())
     /// ```
-    less_equal => LessEqual;
+    less_equal, less_equal_into => LessEqual;
     /// `a > b` as a bool array.
     ///
     /// ```no_run
@@ -214,7 +239,7 @@ binary_fns! {
     /// assert_eq!(ops::greater(&a, 1.5)?.to_vec::<bool>()?, vec![false, true]);
     /// # Ok::<(), cuprum::Error>(())
     /// ```
-    greater => Greater;
+    greater, greater_into => Greater;
     /// `a >= b` as a bool array.
     ///
     /// ```no_run
@@ -223,14 +248,154 @@ binary_fns! {
     /// assert_eq!(ops::greater_equal(&a, 2.0)?.to_vec::<bool>()?, vec![false, true]);
     /// # Ok::<(), cuprum::Error>(())
     /// ```
-    greater_equal => GreaterEqual;
+    greater_equal, greater_equal_into => GreaterEqual;
+    /// NumPy's `//`: the quotient rounded toward minus infinity, for integers and floats
+    /// (bools compute in int8; no complex numbers). Integer division by zero gives 0 and
+    /// `MIN // -1` wraps to `MIN`, as in NumPy, without a fault; a float divided by zero
+    /// gives `a / 0` (±inf or NaN).
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[7i64, -7, 7, 5], &[4])?;
+    /// let b = Array::from_slice(&[2i64, 2, -2, 0], &[4])?;
+    /// assert_eq!(ops::floor_divide(&a, &b)?.to_vec::<i64>()?, vec![3, -4, -4, 0]);
+    /// let f = Array::from_slice(&[-7.5f64, 7.5], &[2])?;
+    /// assert_eq!(ops::floor_divide(&f, 2.0)?.to_vec::<f64>()?, vec![-4.0, 3.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    floor_divide, floor_divide_into => FloorDiv;
+    /// C's `fmod`: the remainder with the sign of the dividend (NumPy's `fmod`; integer
+    /// division by zero gives 0).
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[-7i32, 7], &[2])?;
+    /// assert_eq!(ops::fmod(&a, 3i32)?.to_vec::<i32>()?, vec![-1, 1]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    fmod, fmod_into => Fmod;
+    /// Logical and of the operands' truth values (non-zero is true), as bools.
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[0.0f32, 2.0, 3.0], &[3])?;
+    /// let b = Array::from_slice(&[1i8, 0, 5], &[3])?;
+    /// assert_eq!(ops::logical_and(&a, &b)?.to_vec::<bool>()?, vec![false, false, true]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    logical_and, logical_and_into => LogicalAnd;
+    /// Logical or of the operands' truth values, as bools.
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[0i32, 0, 3], &[3])?;
+    /// assert_eq!(ops::logical_or(&a, false)?.to_vec::<bool>()?, vec![false, false, true]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    logical_or, logical_or_into => LogicalOr;
+    /// Logical exclusive or of the operands' truth values, as bools.
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[true, false], &[2])?;
+    /// assert_eq!(ops::logical_xor(&a, true)?.to_vec::<bool>()?, vec![false, true]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    logical_xor, logical_xor_into => LogicalXor;
+    /// Bitwise and of integers (bools: logical and); also the `&` operator. Floats are a
+    /// dtype error, as in NumPy.
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[12u8, 10], &[2])?;
+    /// assert_eq!(ops::bitwise_and(&a, 6u8)?.to_vec::<u8>()?, vec![4, 2]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    bitwise_and, bitwise_and_into => BitAnd;
+    /// Bitwise or of integers (bools: logical or); also the `|` operator.
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[12u8, 10], &[2])?;
+    /// assert_eq!(ops::bitwise_or(&a, 1u8)?.to_vec::<u8>()?, vec![13, 11]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    bitwise_or, bitwise_or_into => BitOr;
+    /// Bitwise exclusive or of integers (bools: not equal); also the `^` operator.
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[12i16, -1], &[2])?;
+    /// assert_eq!(ops::bitwise_xor(&a, 5i16)?.to_vec::<i16>()?, vec![9, -6]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    bitwise_xor, bitwise_xor_into => BitXor;
+    /// `a << b` for integers (bools compute in int8); also the `<<` operator. Signed values
+    /// wrap; an amount outside `[0, bits)` shifts every bit out (0), as in NumPy.
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[1i8, 3, 64], &[3])?;
+    /// assert_eq!(ops::left_shift(&a, 1i8)?.to_vec::<i8>()?, vec![2, 6, -128]);
+    /// assert_eq!(ops::left_shift(&a, 8i8)?.to_vec::<i8>()?, vec![0, 0, 0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    left_shift, left_shift_into => LeftShift;
+    /// `a >> b` for integers (arithmetic for signed types); also the `>>` operator. An
+    /// amount outside `[0, bits)` gives 0, or -1 for a negative value, as in NumPy.
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[-8i32, 8], &[2])?;
+    /// assert_eq!(ops::right_shift(&a, 2i32)?.to_vec::<i32>()?, vec![-2, 2]);
+    /// assert_eq!(ops::right_shift(&a, 40i32)?.to_vec::<i32>()?, vec![-1, 0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    right_shift, right_shift_into => RightShift;
+    /// `atan2(a, b)`: the angle of the point `(b, a)` in `[-pi, pi]` (real numbers;
+    /// integers compute in the float type NumPy picks).
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let y = Array::from_slice(&[1.0f64, -1.0], &[2])?;
+    /// let a = ops::arctan2(&y, -1.0)?.to_vec::<f64>()?;
+    /// assert!((a[0] - 3.0 * std::f64::consts::FRAC_PI_4).abs() < 1e-15);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    arctan2, arctan2_into => Arctan2;
+    /// `sqrt(a^2 + b^2)` without intermediate overflow (real numbers).
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[3.0f32, 1e30], &[2])?;
+    /// assert_eq!(ops::hypot(&a, 4.0f32)?.to_vec::<f32>()?, vec![5.0, 1e30]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    hypot, hypot_into => Hypot;
 }
 
 macro_rules! unary_fns {
-    ($($(#[$doc:meta])* $name:ident => $op:ident;)*) => {$(
+    ($($(#[$doc:meta])* $name:ident, $into:ident => $op:ident;)*) => {$(
         $(#[$doc])*
         pub fn $name(a: &Array) -> Result<Array> {
             unary(Op::$op, a)
+        }
+
+        #[doc = concat!("[`", stringify!($name), "`] written into `out` (NumPy's `out=`): `a` \
+            broadcasts to `out`'s shape, the result converts to `out`'s dtype under NumPy's \
+            `same_kind` rule ([`can_cast_same_kind`]); `out` may be `a` itself (in place).")]
+        ///
+        /// ```no_run
+        /// # use cuprum::{Array, ops};
+        /// let a = Array::from_slice(&[1i64, 4, -2], &[3])?;
+        #[doc = concat!("let want = ops::", stringify!($name), "(&a)?;")]
+        /// let out = Array::empty(&[3], want.dtype())?;
+        #[doc = concat!("ops::", stringify!($into), "(&a, &out)?;")]
+        /// assert_eq!(out.shape(), want.shape());
+        /// # Ok::<(), cuprum::Error>(())
+        /// ```
+        pub fn $into(a: &Array, out: &Array) -> Result<()> {
+            unary_to(Op::$op, a, Some(out)).map(drop)
         }
     )*};
 }
@@ -244,7 +409,7 @@ unary_fns! {
     /// assert_eq!(ops::negative(&a)?.to_vec::<i16>()?, vec![-1, 2]);
     /// # Ok::<(), cuprum::Error>(())
     /// ```
-    negative => Neg;
+    negative, negative_into => Neg;
     /// Absolute value; complex input gives the real magnitude (complex64 → float32).
     ///
     /// ```no_run
@@ -253,7 +418,7 @@ unary_fns! {
     /// assert_eq!(ops::abs(&z)?.to_vec::<f64>()?, vec![5.0]);
     /// # Ok::<(), cuprum::Error>(())
     /// ```
-    abs => Abs;
+    abs, abs_into => Abs;
     /// Square root (integers compute in the float type NumPy picks: int8 → float16,
     /// int16 → float32, int32/int64 → float64).
     ///
@@ -263,7 +428,7 @@ unary_fns! {
     /// assert_eq!(ops::sqrt(&a)?.to_vec::<f32>()?, vec![2.0, 3.0]);
     /// # Ok::<(), cuprum::Error>(())
     /// ```
-    sqrt => Sqrt;
+    sqrt, sqrt_into => Sqrt;
     /// `e^a`.
     ///
     /// ```no_run
@@ -272,7 +437,7 @@ unary_fns! {
     /// assert_eq!(ops::exp(&a)?.to_vec::<f64>()?, vec![1.0]);
     /// # Ok::<(), cuprum::Error>(())
     /// ```
-    exp => Exp;
+    exp, exp_into => Exp;
     /// Natural logarithm.
     ///
     /// ```no_run
@@ -281,7 +446,7 @@ unary_fns! {
     /// assert_eq!(ops::log(&a)?.to_vec::<f64>()?, vec![0.0]);
     /// # Ok::<(), cuprum::Error>(())
     /// ```
-    log => Log;
+    log, log_into => Log;
     /// Sine.
     ///
     /// ```no_run
@@ -290,7 +455,7 @@ unary_fns! {
     /// assert_eq!(ops::sin(&a)?.to_vec::<f32>()?, vec![0.0]);
     /// # Ok::<(), cuprum::Error>(())
     /// ```
-    sin => Sin;
+    sin, sin_into => Sin;
     /// Cosine.
     ///
     /// ```no_run
@@ -299,7 +464,7 @@ unary_fns! {
     /// assert_eq!(ops::cos(&a)?.to_vec::<f32>()?, vec![1.0]);
     /// # Ok::<(), cuprum::Error>(())
     /// ```
-    cos => Cos;
+    cos, cos_into => Cos;
     /// Tangent.
     ///
     /// ```no_run
@@ -308,7 +473,7 @@ unary_fns! {
     /// assert_eq!(ops::tan(&a)?.to_vec::<f32>()?, vec![0.0]);
     /// # Ok::<(), cuprum::Error>(())
     /// ```
-    tan => Tan;
+    tan, tan_into => Tan;
     /// Hyperbolic tangent.
     ///
     /// ```no_run
@@ -317,7 +482,339 @@ unary_fns! {
     /// assert_eq!(ops::tanh(&a)?.to_vec::<f32>()?, vec![0.0]);
     /// # Ok::<(), cuprum::Error>(())
     /// ```
-    tanh => Tanh;
+    tanh, tanh_into => Tanh;
+    /// Largest integer not above `a` (NumPy 2: integers and bools keep their dtype and
+    /// value; no complex numbers).
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[-1.5f32, 1.5], &[2])?;
+    /// assert_eq!(ops::floor(&a)?.to_vec::<f32>()?, vec![-2.0, 1.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    floor, floor_into => Floor;
+    /// Smallest integer not below `a` (integers and bools unchanged).
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[-1.5f32, 1.5], &[2])?;
+    /// assert_eq!(ops::ceil(&a)?.to_vec::<f32>()?, vec![-1.0, 2.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    ceil, ceil_into => Ceil;
+    /// `a` rounded toward zero (integers and bools unchanged).
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[-1.5f64, 1.5], &[2])?;
+    /// assert_eq!(ops::trunc(&a)?.to_vec::<f64>()?, vec![-1.0, 1.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    trunc, trunc_into => Trunc;
+    /// `a` rounded to the nearest integer, halves to even (NumPy's `rint`: integers compute
+    /// in the float type NumPy picks; complex numbers round each part).
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[0.5f32, 1.5, 2.5, -0.7], &[4])?;
+    /// assert_eq!(ops::rint(&a)?.to_vec::<f32>()?, vec![0.0, 2.0, 2.0, -1.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    rint, rint_into => Rint;
+    /// NumPy's `round(a)` (0 decimals): floats and complex numbers as [`rint`], integers and
+    /// bools unchanged in their own dtype.
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, DType, ops};
+    /// let a = Array::from_slice(&[2.5f64, -3.5], &[2])?;
+    /// assert_eq!(ops::round(&a)?.to_vec::<f64>()?, vec![2.0, -4.0]);
+    /// let i = Array::from_slice(&[7i16], &[1])?;
+    /// assert_eq!(ops::round(&i)?.dtype(), DType::I16);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    round, round_into => Round;
+    /// Whether `a` is NaN, as bools (either part of a complex number; never for integers).
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[f32::NAN, 1.0, f32::INFINITY], &[3])?;
+    /// assert_eq!(ops::isnan(&a)?.to_vec::<bool>()?, vec![true, false, false]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    isnan, isnan_into => IsNan;
+    /// Whether `a` is +inf or -inf, as bools.
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[f32::NAN, 1.0, f32::NEG_INFINITY], &[3])?;
+    /// assert_eq!(ops::isinf(&a)?.to_vec::<bool>()?, vec![false, false, true]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    isinf, isinf_into => IsInf;
+    /// Whether `a` is neither NaN nor infinite, as bools (always for integers).
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[f64::NAN, 1.0, f64::INFINITY], &[3])?;
+    /// assert_eq!(ops::isfinite(&a)?.to_vec::<bool>()?, vec![false, true, false]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    isfinite, isfinite_into => IsFinite;
+    /// Whether the sign bit is set, as bools (`-0.0` and negative NaNs too; integers
+    /// through their float type; no complex numbers).
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[-0.0f32, 0.0, -2.0], &[3])?;
+    /// assert_eq!(ops::signbit(&a)?.to_vec::<bool>()?, vec![true, false, true]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    signbit, signbit_into => Signbit;
+    /// Logical not of the truth values (non-zero is true), as bools.
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[0i32, 5], &[2])?;
+    /// assert_eq!(ops::logical_not(&a)?.to_vec::<bool>()?, vec![true, false]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    logical_not, logical_not_into => LogicalNot;
+    /// Bitwise not of integers, logical not of bools (NumPy's `invert`, `~`; the `!`
+    /// operator). Floats are a dtype error.
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[0u8, 5], &[2])?;
+    /// assert_eq!(ops::invert(&a)?.to_vec::<u8>()?, vec![255, 250]);
+    /// let b = Array::from_slice(&[true, false], &[2])?;
+    /// assert_eq!(ops::invert(&b)?.to_vec::<bool>()?, vec![false, true]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    invert, invert_into => Invert;
+    /// Base-2 logarithm (integers compute in the float type NumPy picks).
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[8.0f32, 0.5], &[2])?;
+    /// assert_eq!(ops::log2(&a)?.to_vec::<f32>()?, vec![3.0, -1.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    log2, log2_into => Log2;
+    /// Base-10 logarithm.
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[1000.0f64], &[1])?;
+    /// assert_eq!(ops::log10(&a)?.to_vec::<f64>()?, vec![3.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    log10, log10_into => Log10;
+    /// `log(1 + a)`, accurate for small `a`.
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[1e-20f64], &[1])?;
+    /// assert_eq!(ops::log1p(&a)?.to_vec::<f64>()?, vec![1e-20]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    log1p, log1p_into => Log1p;
+    /// `e^a - 1`, accurate for small `a`.
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[1e-20f64], &[1])?;
+    /// assert_eq!(ops::expm1(&a)?.to_vec::<f64>()?, vec![1e-20]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    expm1, expm1_into => Expm1;
+    /// `2^a`.
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[3.0f32, -1.0], &[2])?;
+    /// assert_eq!(ops::exp2(&a)?.to_vec::<f32>()?, vec![8.0, 0.5]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    exp2, exp2_into => Exp2;
+    /// Inverse sine (NaN outside [-1, 1] for real input; complex numbers on the principal
+    /// branch).
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[0.0f64, 1.0], &[2])?;
+    /// assert_eq!(ops::arcsin(&a)?.to_vec::<f64>()?, vec![0.0, std::f64::consts::FRAC_PI_2]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    arcsin, arcsin_into => Arcsin;
+    /// Inverse cosine.
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[1.0f64], &[1])?;
+    /// assert_eq!(ops::arccos(&a)?.to_vec::<f64>()?, vec![0.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    arccos, arccos_into => Arccos;
+    /// Inverse tangent.
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[0.0f32], &[1])?;
+    /// assert_eq!(ops::arctan(&a)?.to_vec::<f32>()?, vec![0.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    arctan, arctan_into => Arctan;
+    /// Hyperbolic sine.
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[0.0f32], &[1])?;
+    /// assert_eq!(ops::sinh(&a)?.to_vec::<f32>()?, vec![0.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    sinh, sinh_into => Sinh;
+    /// Hyperbolic cosine.
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[0.0f32], &[1])?;
+    /// assert_eq!(ops::cosh(&a)?.to_vec::<f32>()?, vec![1.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    cosh, cosh_into => Cosh;
+    /// Inverse hyperbolic sine.
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[0.0f64], &[1])?;
+    /// assert_eq!(ops::arcsinh(&a)?.to_vec::<f64>()?, vec![0.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    arcsinh, arcsinh_into => Arcsinh;
+    /// Inverse hyperbolic cosine (NaN below 1 for real input).
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[1.0f64], &[1])?;
+    /// assert_eq!(ops::arccosh(&a)?.to_vec::<f64>()?, vec![0.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    arccosh, arccosh_into => Arccosh;
+    /// Inverse hyperbolic tangent (±inf at ±1).
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[0.0f64, 1.0], &[2])?;
+    /// assert_eq!(ops::arctanh(&a)?.to_vec::<f64>()?, vec![0.0, f64::INFINITY]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    arctanh, arctanh_into => Arctanh;
+    /// Cube root (real numbers; negative numbers have negative roots).
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[-8.0f64, 27.0], &[2])?;
+    /// assert_eq!(ops::cbrt(&a)?.to_vec::<f64>()?, vec![-2.0, 3.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    cbrt, cbrt_into => Cbrt;
+    /// -1, 0 or 1 by the sign of `a` (NaN stays NaN, `-0.0` gives 0; bools compute in int8;
+    /// complex numbers give `a / |a|`, as in NumPy 2).
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[-3i32, 0, 9], &[3])?;
+    /// assert_eq!(ops::sign(&a)?.to_vec::<i32>()?, vec![-1, 0, 1]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    sign, sign_into => Sign;
+    /// `a * a` (bools compute in int8; integers wrap).
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[-3i32, 4], &[2])?;
+    /// assert_eq!(ops::square(&a)?.to_vec::<i32>()?, vec![9, 16]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    square, square_into => Square;
+    /// `1 / a`. Integers keep their dtype: the truncated quotient (1 for 1, -1 for -1, else
+    /// 0, and 0 for 0, where NumPy's result is platform-defined); bools compute in int8.
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[4.0f32, -0.5], &[2])?;
+    /// assert_eq!(ops::reciprocal(&a)?.to_vec::<f32>()?, vec![0.25, -2.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    reciprocal, reciprocal_into => Reciprocal;
+    /// Complex conjugate (real numbers unchanged; bools compute in int8, as NumPy's
+    /// `conjugate`).
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// use num_complex::Complex;
+    /// let z = Array::from_slice(&[Complex::new(1.0f64, 2.0)], &[1])?;
+    /// assert_eq!(ops::conj(&z)?.to_vec::<Complex<f64>>()?, vec![Complex::new(1.0, -2.0)]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    conj, conj_into => Conj;
+    /// Real part: complex64 → float32, complex128 → float64; real numbers are copied
+    /// unchanged (NumPy's `real`, as a new array).
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// use num_complex::Complex;
+    /// let z = Array::from_slice(&[Complex::new(1.0f32, 2.0)], &[1])?;
+    /// assert_eq!(ops::real(&z)?.to_vec::<f32>()?, vec![1.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    real, real_into => Real;
+    /// Imaginary part: complex64 → float32, complex128 → float64; real numbers give
+    /// zeros of their own dtype.
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// use num_complex::Complex;
+    /// let z = Array::from_slice(&[Complex::new(1.0f32, 2.0)], &[1])?;
+    /// assert_eq!(ops::imag(&z)?.to_vec::<f32>()?, vec![2.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    imag, imag_into => Imag;
+    /// The angle of complex numbers in radians, `atan2(imag, real)`; real numbers give 0,
+    /// or pi when negative (integers compute in the float type NumPy picks).
+    ///
+    /// ```no_run
+    /// # use cuprum::{Array, ops};
+    /// use num_complex::Complex;
+    /// let z = Array::from_slice(&[Complex::new(0.0f64, 1.0)], &[1])?;
+    /// assert_eq!(ops::angle(&z)?.to_vec::<f64>()?, vec![std::f64::consts::FRAC_PI_2]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    angle, angle_into => Angle;
+}
+
+/// Bitwise not: the same as [`invert`] (NumPy's alias).
+///
+/// ```no_run
+/// # use cuprum::{Array, ops};
+/// let a = Array::from_slice(&[0i8], &[1])?;
+/// assert_eq!(ops::bitwise_not(&a)?.to_vec::<i8>()?, vec![-1]);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn bitwise_not(a: &Array) -> Result<Array> {
+    invert(a)
+}
+
+/// Complex conjugate: the same as [`conj`] (NumPy's `conjugate`).
+///
+/// ```no_run
+/// # use cuprum::{Array, ops};
+/// let a = Array::from_slice(&[2.0f32], &[1])?;
+/// assert_eq!(ops::conjugate(&a)?.to_vec::<f32>()?, vec![2.0]);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn conjugate(a: &Array) -> Result<Array> {
+    conj(a)
 }
 
 /// Limits values to `[lo, hi]` (either bound an array or a scalar; NaN propagates).
@@ -329,7 +826,26 @@ unary_fns! {
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn clip(a: impl IntoOperand, lo: impl IntoOperand, hi: impl IntoOperand) -> Result<Array> {
-    elementwise::clip(a.operand(), lo.operand(), hi.operand())
+    elementwise::clip_to(a.operand(), lo.operand(), hi.operand(), None)
+}
+
+/// [`clip`] written into `out` (NumPy's `out=`; broadcasting, `same_kind` casting and
+/// overlap as for the binary `_into` functions, e.g. [`add_into`]).
+///
+/// ```no_run
+/// # use cuprum::{Array, ops};
+/// let a = Array::from_slice(&[-1.0f32, 0.5, 9.0], &[3])?;
+/// ops::clip_into(&a, 0.0, 6.0, &a)?;                       // in place
+/// assert_eq!(a.to_vec::<f32>()?, vec![0.0, 0.5, 6.0]);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn clip_into(
+    a: impl IntoOperand,
+    lo: impl IntoOperand,
+    hi: impl IntoOperand,
+    out: &Array,
+) -> Result<()> {
+    elementwise::clip_to(a.operand(), lo.operand(), hi.operand(), Some(out)).map(drop)
 }
 
 /// `x` where `cond` is non-zero, else `y` (NumPy's `where`; all three broadcast).

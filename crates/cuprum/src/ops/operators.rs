@@ -1,5 +1,9 @@
-//! `+ - * / %` and unary `-` for `&Array`, with arrays or Rust scalars on either side.
-//! Each returns `Result<Array>` (shapes and dtypes are checked at run time).
+//! `+ - * / %`, the bit operators `& | ^ << >>`, unary `-` and `!` for `&Array`, with
+//! arrays or Rust scalars on either side. Each returns `Result<Array>` (shapes and dtypes
+//! are checked at run time). `&`, `|`, `^` are NumPy's `bitwise_and` / `or` / `xor`
+//! (logical for bools), `<<` / `>>` its `left_shift` / `right_shift`, `!` its `invert`
+//! (`~`: bitwise not, logical not for bools). Compound assignments (`+=` …) are in
+//! [`InPlace`](crate::ops::InPlace).
 //!
 //! ```no_run
 //! use cuprum::Array;
@@ -8,6 +12,9 @@
 //! let c = (1.0f32 - &b)?;
 //! let d = (-&c)?;
 //! assert_eq!(d.to_vec::<f32>()?, vec![2.0, 5.0]);
+//! let m = Array::from_slice(&[12u8, 10], &[2])?;
+//! assert_eq!((&(&m & 6u8)? << 1u8)?.to_vec::<u8>()?, vec![8, 4]);
+//! assert_eq!((!&m)?.to_vec::<u8>()?, vec![243, 245]);
 //! # Ok::<(), cuprum::Error>(())
 //! ```
 
@@ -16,7 +23,7 @@ use crate::array::{Array, Element};
 use crate::error::Result;
 use half::{bf16, f16};
 use num_complex::Complex;
-use std::ops::{Add, Div, Mul, Neg, Rem, Sub};
+use std::ops::{Add, BitAnd, BitOr, BitXor, Div, Mul, Neg, Not, Rem, Shl, Shr, Sub};
 
 macro_rules! operator {
     ($trait:ident, $method:ident, $op:ident) => {
@@ -80,6 +87,11 @@ operator!(Sub, sub, Sub);
 operator!(Mul, mul, Mul);
 operator!(Div, div, Div);
 operator!(Rem, rem, Rem);
+operator!(BitAnd, bitand, BitAnd);
+operator!(BitOr, bitor, BitOr);
+operator!(BitXor, bitxor, BitXor);
+operator!(Shl, shl, LeftShift);
+operator!(Shr, shr, RightShift);
 
 impl Neg for &Array {
     type Output = Result<Array>;
@@ -92,5 +104,19 @@ impl Neg for Array {
     type Output = Result<Array>;
     fn neg(self) -> Result<Array> {
         unary(Op::Neg, &self)
+    }
+}
+
+impl Not for &Array {
+    type Output = Result<Array>;
+    fn not(self) -> Result<Array> {
+        unary(Op::Invert, self)
+    }
+}
+
+impl Not for Array {
+    type Output = Result<Array>;
+    fn not(self) -> Result<Array> {
+        unary(Op::Invert, &self)
     }
 }

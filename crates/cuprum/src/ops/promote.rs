@@ -91,6 +91,33 @@ pub fn can_cast_safe(from: DType, to: DType) -> bool {
     }
 }
 
+/// Whether NumPy's `same_kind` casting allows `from` → `to`: a safe cast, or one that does
+/// not go down the kind order bool < unsigned integer < signed integer < float < complex
+/// (float64 → float32 and int64 → int8 are allowed; float → int, int8 → uint8 and
+/// complex → float are not). In-place operations and `_into` outputs follow it.
+///
+/// ```
+/// use cuprum::{DType, ops::can_cast_same_kind};
+/// assert!(can_cast_same_kind(DType::F64, DType::F32));
+/// assert!(can_cast_same_kind(DType::I64, DType::I8));
+/// assert!(can_cast_same_kind(DType::U8, DType::I8));
+/// assert!(!can_cast_same_kind(DType::I8, DType::U8));
+/// assert!(!can_cast_same_kind(DType::F64, DType::I32));
+/// assert!(!can_cast_same_kind(DType::C64, DType::F64));
+/// ```
+pub fn can_cast_same_kind(from: DType, to: DType) -> bool {
+    fn rank(k: DTypeKind) -> u8 {
+        match k {
+            DTypeKind::Bool => 0,
+            DTypeKind::UnsignedInt => 1,
+            DTypeKind::SignedInt => 2,
+            DTypeKind::Float => 3,
+            DTypeKind::Complex => 4,
+        }
+    }
+    can_cast_safe(from, to) || rank(from.kind()) <= rank(to.kind())
+}
+
 /// NumPy's `promote_types`: the smallest dtype both cast to safely.
 ///
 /// ```
@@ -206,6 +233,37 @@ mod tests {
         for (a, b, want) in cases {
             assert_eq!(promote_types(a, b), want, "{a} + {b}");
             assert_eq!(promote_types(b, a), want, "{b} + {a}");
+        }
+    }
+
+    #[test]
+    fn same_kind_casting() {
+        // NumPy: np.can_cast(a, b, "same_kind")
+        let yes = [
+            (F64, F32),
+            (F64, F16),
+            (I64, I8),
+            (U8, I8),
+            (U64, I8),
+            (Bool, U8),
+            (I32, F16),
+            (C128, C64),
+            (F64, C64),
+            (F32, BF16),
+        ];
+        let no = [
+            (I8, U8),
+            (F16, I64),
+            (F64, I32),
+            (C64, F64),
+            (I8, Bool),
+            (U8, Bool),
+        ];
+        for (a, b) in yes {
+            assert!(can_cast_same_kind(a, b), "{a} -> {b}");
+        }
+        for (a, b) in no {
+            assert!(!can_cast_same_kind(a, b), "{a} -> {b}");
         }
     }
 

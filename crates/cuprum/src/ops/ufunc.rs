@@ -27,12 +27,17 @@
 //! 4. in tests: the NVRTC checks already compile every row for every dtype (`Op::ALL`);
 //!    add the operation to the `Un` / `Bin` lists of `tests/fuse.rs`, whose property tests
 //!    run random expressions through `fuse` and through `ops` and compare them, and give it
-//!    a host-reference test in `tests/ops.rs`.
+//!    a host-reference test in `tests/ufuncs.rs` (its own NumPy dtype table and reference
+//!    per operation). The `_into` form, the masked updates and the in-place paths come with
+//!    the row.
 //!
 //! A dtype rule sees only the promoted dtype: an operation whose operands all convert to
-//! one type (logical operations: bool; `isnan`: the operand's own type, the expression
-//! ignoring integers) fits as is; the first operand of a row with `condition: true` is
-//! converted to bool and left out of the promotion (`where`).
+//! one type fits as is (logical operations compute in the promoted type, so a weak scalar is
+//! range-checked against it as everywhere, and take truth values in the expression;
+//! `isnan` of an integer is `false` in the expression); the first operand of a row with
+//! `condition: true` is converted to bool and left out of the promotion (`where`). A
+//! compute type of a lower kind than the promoted one would convert weak scalars without
+//! NumPy's range check in `fuse`: keep the compute type's kind at least the promoted one's.
 
 use crate::array::{DType, DTypeKind, Scalar};
 use crate::error::{Result, bail};
@@ -103,7 +108,7 @@ ufuncs! {
     /// NumPy's remainder (sign of the divisor).
     Rem = "remainder", 2, false, remainder, remainder_expr;
     /// `a ** b`.
-    Pow = "power", 2, false, power, power_expr;
+    Pow = "power", 2, false, bool_as_int8, power_expr;
     /// NaN-propagating maximum.
     Maximum = "maximum", 2, false, real_only, |x, _| call("cuprum::maximum", x);
     /// NaN-propagating minimum.
@@ -146,6 +151,117 @@ ufuncs! {
     Clip = "clip", 3, false, real_only, |x, _| call("cuprum::clip", x);
     /// `x` where the condition holds, else `y`.
     Where = "where", 3, true, same, |x, _| format!("({} ? {} : {})", x[0], x[1], x[2]);
+    /// NumPy's `//`: the quotient rounded toward minus infinity.
+    FloorDiv = "floor_divide", 2, false, remainder, floor_divide_expr;
+    /// C's `fmod` (the sign of the dividend).
+    Fmod = "fmod", 2, false, remainder, fmod_expr;
+    /// Largest integer not above `a` (integers and bools unchanged).
+    Floor = "floor", 1, false, rounding, |x, l| rounded("floor", x[0], l);
+    /// Smallest integer not below `a`.
+    Ceil = "ceil", 1, false, rounding, |x, l| rounded("ceil", x[0], l);
+    /// `a` rounded toward zero.
+    Trunc = "trunc", 1, false, rounding, |x, l| rounded("trunc", x[0], l);
+    /// `a` rounded to the nearest integer, halves to even (integers compute in a float).
+    Rint = "rint", 1, false, rint_rule, |x, l| math_call("rint", l.compute, x[0]);
+    /// `np.round(a)`: halves to even; integers and bools unchanged.
+    Round = "round", 1, false, same, |x, l| match l.compute.kind() {
+        DTypeKind::Float | DTypeKind::Complex => math_call("rint", l.compute, x[0]),
+        _ => x[0].to_owned(),
+    };
+    /// Whether `a` is NaN (either part of a complex number).
+    IsNan = "isnan", 1, false, predicate, |x, l| float_predicate("isnan", x[0], l, "false");
+    /// Whether `a` is infinite.
+    IsInf = "isinf", 1, false, predicate, |x, l| float_predicate("isinf", x[0], l, "false");
+    /// Whether `a` is finite.
+    IsFinite = "isfinite", 1, false, predicate, |x, l| float_predicate("isfinite", x[0], l, "true");
+    /// Whether the sign bit of `a` is set (integers compute in a float).
+    Signbit = "signbit", 1, false, signbit_rule, |x, l| float_predicate("signbit", x[0], l, "false");
+    /// Logical and of the truth values.
+    LogicalAnd = "logical_and", 2, false, predicate, |x, l| logical_expr(x, l, "&&");
+    /// Logical or.
+    LogicalOr = "logical_or", 2, false, predicate, |x, l| logical_expr(x, l, "||");
+    /// Logical exclusive or.
+    LogicalXor = "logical_xor", 2, false, predicate, |x, l| logical_expr(x, l, "!=");
+    /// Logical not.
+    LogicalNot = "logical_not", 1, false, predicate, |x, l| format!("(!{})", truth(x[0], l));
+    /// Bitwise and (bool: logical and).
+    BitAnd = "bitwise_and", 2, false, bitwise, |x, l| bitwise_expr(x, l, "&", "&&");
+    /// Bitwise or (bool: logical or).
+    BitOr = "bitwise_or", 2, false, bitwise, |x, l| bitwise_expr(x, l, "|", "||");
+    /// Bitwise exclusive or (bool: not equal).
+    BitXor = "bitwise_xor", 2, false, bitwise, |x, l| bitwise_expr(x, l, "^", "!=");
+    /// Bitwise not, NumPy's `invert` (bool: logical not).
+    Invert = "invert", 1, false, bitwise, |x, l| if l.compute == DType::Bool {
+        format!("(!{})", x[0])
+    } else {
+        format!("({})(~{})", l.compute.c_type(), x[0])
+    };
+    /// `a << b` (amounts outside the type's bits give 0).
+    LeftShift = "left_shift", 2, false, shift, |x, _| call("cuprum::left_shift", x);
+    /// `a >> b` (amounts outside the type's bits give 0, or -1 for negative values).
+    RightShift = "right_shift", 2, false, shift, |x, l| if l.compute.kind() == DTypeKind::SignedInt {
+        call("cuprum::right_shift_signed", x)
+    } else {
+        call("cuprum::right_shift_unsigned", x)
+    };
+    /// Base-2 logarithm.
+    Log2 = "log2", 1, false, float_fn, |x, l| math_call("log2", l.compute, x[0]);
+    /// Base-10 logarithm.
+    Log10 = "log10", 1, false, float_fn, |x, l| math_call("log10", l.compute, x[0]);
+    /// `log(1 + a)`, accurate for small `a`.
+    Log1p = "log1p", 1, false, float_fn, |x, l| math_call("log1p", l.compute, x[0]);
+    /// `e^a - 1`, accurate for small `a`.
+    Expm1 = "expm1", 1, false, float_fn, |x, l| math_call("expm1", l.compute, x[0]);
+    /// `2^a`.
+    Exp2 = "exp2", 1, false, float_fn, |x, l| math_call("exp2", l.compute, x[0]);
+    /// Inverse sine.
+    Arcsin = "arcsin", 1, false, float_fn, |x, l| math_call("asin", l.compute, x[0]);
+    /// Inverse cosine.
+    Arccos = "arccos", 1, false, float_fn, |x, l| math_call("acos", l.compute, x[0]);
+    /// Inverse tangent.
+    Arctan = "arctan", 1, false, float_fn, |x, l| math_call("atan", l.compute, x[0]);
+    /// Hyperbolic sine.
+    Sinh = "sinh", 1, false, float_fn, |x, l| math_call("sinh", l.compute, x[0]);
+    /// Hyperbolic cosine.
+    Cosh = "cosh", 1, false, float_fn, |x, l| math_call("cosh", l.compute, x[0]);
+    /// Inverse hyperbolic sine.
+    Arcsinh = "arcsinh", 1, false, float_fn, |x, l| math_call("asinh", l.compute, x[0]);
+    /// Inverse hyperbolic cosine.
+    Arccosh = "arccosh", 1, false, float_fn, |x, l| math_call("acosh", l.compute, x[0]);
+    /// Inverse hyperbolic tangent.
+    Arctanh = "arctanh", 1, false, float_fn, |x, l| math_call("atanh", l.compute, x[0]);
+    /// The angle of the point `(b, a)`: `atan2(a, b)`, quadrant-aware.
+    Arctan2 = "arctan2", 2, false, real_float_fn, |x, l| math_call2("atan2", l.compute, x[0], x[1]);
+    /// `sqrt(a^2 + b^2)` without overflow.
+    Hypot = "hypot", 2, false, real_float_fn, |x, l| math_call2("hypot", l.compute, x[0], x[1]);
+    /// Cube root.
+    Cbrt = "cbrt", 1, false, real_float_fn, |x, l| math_call("cbrt", l.compute, x[0]);
+    /// -1, 0 or 1 by the sign of `a` (NaN stays NaN; complex: `a / |a|`).
+    Sign = "sign", 1, false, bool_as_int8, sign_expr;
+    /// `a * a`.
+    Square = "square", 1, false, bool_as_int8, |x, l| Op::Mul.expr(&[x[0], x[0]], l);
+    /// `1 / a` (integers: truncated, and 0 for 0).
+    Reciprocal = "reciprocal", 1, false, bool_as_int8, reciprocal_expr;
+    /// Complex conjugate (real numbers unchanged).
+    Conj = "conjugate", 1, false, bool_as_int8, |x, l| if l.compute.kind() == DTypeKind::Complex {
+        call("cuprum::conj", x)
+    } else {
+        x[0].to_owned()
+    };
+    /// Real part (real numbers unchanged).
+    Real = "real", 1, false, real_part, |x, l| if l.compute.kind() == DTypeKind::Complex {
+        call("cuprum::real", x)
+    } else {
+        x[0].to_owned()
+    };
+    /// Imaginary part (real numbers: 0 of their own type).
+    Imag = "imag", 1, false, real_part, |x, l| if l.compute.kind() == DTypeKind::Complex {
+        call("cuprum::imag", x)
+    } else {
+        format!("((void)({}), ({})0)", x[0], l.out.c_type())
+    };
+    /// The angle of a complex number in radians (real numbers: 0, or pi when negative).
+    Angle = "angle", 1, false, angle_rule, angle_expr;
 }
 
 impl Op {
@@ -228,12 +344,122 @@ fn remainder(op: Op, c: DType) -> Result<Loop> {
     }
 }
 
-/// Power: bools compute in int8.
-fn power(_: Op, c: DType) -> Result<Loop> {
+/// Bools compute in int8 (NumPy has no bool loop: power, sign, square, reciprocal,
+/// conjugate).
+fn bool_as_int8(_: Op, c: DType) -> Result<Loop> {
     Ok(if c.kind() == DTypeKind::Bool {
         Loop::same(DType::I8)
     } else {
         Loop::same(c)
+    })
+}
+
+/// floor, ceil, trunc: integers and bools keep their type (NumPy 2), no complex numbers.
+fn rounding(op: Op, c: DType) -> Result<Loop> {
+    if c.kind() == DTypeKind::Complex {
+        bail!(
+            DType,
+            "{} is not defined for {c} operands (as in NumPy)",
+            op.name()
+        );
+    }
+    Ok(Loop::same(c))
+}
+
+/// rint: integers and bools compute in the float type NumPy picks; complex numbers round
+/// each part.
+fn rint_rule(_: Op, c: DType) -> Result<Loop> {
+    Ok(Loop::same(float_loop(c)))
+}
+
+/// isnan, isinf, isfinite and the logical operations: any dtype (computed in the promoted
+/// one, so a weak scalar is range-checked against it as for any operation), a bool result.
+fn predicate(_: Op, c: DType) -> Result<Loop> {
+    Ok(Loop {
+        compute: c,
+        out: DType::Bool,
+    })
+}
+
+/// signbit: real numbers (integers through their float type), a bool result.
+fn signbit_rule(op: Op, c: DType) -> Result<Loop> {
+    if c.kind() == DTypeKind::Complex {
+        bail!(
+            DType,
+            "{} is not defined for {c} operands (as in NumPy)",
+            op.name()
+        );
+    }
+    Ok(Loop {
+        compute: float_loop(c),
+        out: DType::Bool,
+    })
+}
+
+/// Bitwise operations: integers and bools only.
+fn bitwise(op: Op, c: DType) -> Result<Loop> {
+    match c.kind() {
+        DTypeKind::Float | DTypeKind::Complex => bail!(
+            DType,
+            "{} is only defined for integer and bool operands (as in NumPy), got {c}",
+            op.name()
+        ),
+        _ => Ok(Loop::same(c)),
+    }
+}
+
+/// Shifts: integers only; bools compute in int8.
+fn shift(op: Op, c: DType) -> Result<Loop> {
+    match c.kind() {
+        DTypeKind::Float | DTypeKind::Complex => bail!(
+            DType,
+            "{} is only defined for integer operands (as in NumPy), got {c}",
+            op.name()
+        ),
+        DTypeKind::Bool => Ok(Loop::same(DType::I8)),
+        _ => Ok(Loop::same(c)),
+    }
+}
+
+/// A floating-point function of real numbers only (arctan2, hypot, cbrt).
+fn real_float_fn(op: Op, c: DType) -> Result<Loop> {
+    if c.kind() == DTypeKind::Complex {
+        bail!(
+            DType,
+            "{} is not defined for {c} operands (as in NumPy)",
+            op.name()
+        );
+    }
+    Ok(Loop::same(float_loop(c)))
+}
+
+/// The real float type of a complex type's parts.
+pub(crate) fn real_of(c: DType) -> DType {
+    match c {
+        DType::C64 => DType::F32,
+        DType::C128 => DType::F64,
+        other => other,
+    }
+}
+
+/// real, imag: complex numbers give their parts' float type, others keep their type.
+fn real_part(_: Op, c: DType) -> Result<Loop> {
+    Ok(Loop {
+        compute: c,
+        out: real_of(c),
+    })
+}
+
+/// angle: complex numbers give their parts' type; real numbers compute in the float type
+/// NumPy picks (`arctan2(0, x)`).
+fn angle_rule(_: Op, c: DType) -> Result<Loop> {
+    Ok(if c.kind() == DTypeKind::Complex {
+        Loop {
+            compute: c,
+            out: real_of(c),
+        }
+    } else {
+        Loop::same(float_loop(c))
     })
 }
 
@@ -310,6 +536,124 @@ pub(crate) fn math_call(f: &str, t: DType, x: &str) -> String {
         DType::F64 => format!("{f}({x})"),
         DType::F16 | DType::BF16 => format!("({})({f}f((float)({x})))", t.c_type()),
         _ => format!("cuprum::{f}({x})"),
+    }
+}
+
+/// `f(x, y)` of a two-argument math function computing in the real float type `t`.
+fn math_call2(f: &str, t: DType, x: &str, y: &str) -> String {
+    match t {
+        DType::F32 => format!("{f}f({x}, {y})"),
+        DType::F64 => format!("{f}({x}, {y})"),
+        _ => format!("({})({f}f((float)({x}), (float)({y})))", t.c_type()),
+    }
+}
+
+/// floor / ceil / trunc: the math function for floats, the value itself otherwise.
+fn rounded(f: &str, x: &str, l: Loop) -> String {
+    if l.compute.kind() == DTypeKind::Float {
+        math_call(f, l.compute, x)
+    } else {
+        x.to_owned()
+    }
+}
+
+/// A float predicate (`isnan` ...): CUDA's for float and double, through float for the
+/// 16-bit floats, cuprum's for complex numbers, `exact` (its answer) for integers and bools.
+fn float_predicate(f: &str, x: &str, l: Loop, exact: &str) -> String {
+    match l.compute {
+        DType::F32 | DType::F64 => format!("{f}({x})"),
+        DType::F16 | DType::BF16 => format!("{f}((float)({x}))"),
+        DType::C64 | DType::C128 => format!("cuprum::{f}({x})"),
+        _ => format!("((void)({x}), {exact})"),
+    }
+}
+
+/// The truth value (non-zero) of an operand of the loop's compute type.
+fn truth(x: &str, l: Loop) -> String {
+    if l.compute == DType::Bool {
+        x.to_owned()
+    } else {
+        cast_expr(DType::Bool, x)
+    }
+}
+
+/// A logical operation of the operands' truth values.
+fn logical_expr(x: &[&str], l: Loop, op: &str) -> String {
+    format!("({} {op} {})", truth(x[0], l), truth(x[1], l))
+}
+
+/// A bitwise operation: the C operator for integers (converted back to the type), the
+/// logical one for bools.
+fn bitwise_expr(x: &[&str], l: Loop, int_op: &str, bool_op: &str) -> String {
+    if l.compute == DType::Bool {
+        bin(x, bool_op)
+    } else {
+        format!("({})({} {int_op} {})", l.compute.c_type(), x[0], x[1])
+    }
+}
+
+fn floor_divide_expr(x: &[&str], l: Loop) -> String {
+    let t = l.compute;
+    match t.kind() {
+        DTypeKind::SignedInt => call("cuprum::floor_divide_signed", x),
+        DTypeKind::UnsignedInt => call("cuprum::floor_divide_unsigned", x),
+        _ if is_half(t) => format!(
+            "({})cuprum::floor_divide_float<float>((float)({}), (float)({}))",
+            t.c_type(),
+            x[0],
+            x[1]
+        ),
+        _ => format!(
+            "cuprum::floor_divide_float<{}>({}, {})",
+            t.c_type(),
+            x[0],
+            x[1]
+        ),
+    }
+}
+
+fn fmod_expr(x: &[&str], l: Loop) -> String {
+    let t = l.compute;
+    match t.kind() {
+        DTypeKind::SignedInt => call("cuprum::fmod_signed", x),
+        DTypeKind::UnsignedInt => call("cuprum::remainder_unsigned", x),
+        _ => math_call2("fmod", t, x[0], x[1]),
+    }
+}
+
+fn sign_expr(x: &[&str], l: Loop) -> String {
+    let t = l.compute;
+    let ct = t.c_type();
+    match t.kind() {
+        DTypeKind::SignedInt => format!("({ct})(({0} > 0) - ({0} < 0))", x[0]),
+        DTypeKind::UnsignedInt => format!("({ct})({} != 0)", x[0]),
+        _ if is_half(t) => format!("({ct})cuprum::sign<float>((float)({}))", x[0]),
+        _ => call("cuprum::sign", x),
+    }
+}
+
+fn reciprocal_expr(x: &[&str], l: Loop) -> String {
+    let t = l.compute;
+    let ct = t.c_type();
+    match t {
+        DType::F32 => format!("(1.0f / {})", x[0]),
+        DType::F64 => format!("(1.0 / {})", x[0]),
+        DType::F16 | DType::BF16 => format!("({ct})(1.0f / (float)({}))", x[0]),
+        DType::C64 | DType::C128 => format!("({ct}(1) / {})", x[0]),
+        _ if t.kind() == DTypeKind::SignedInt => call("cuprum::reciprocal_signed", x),
+        _ => call("cuprum::reciprocal_unsigned", x),
+    }
+}
+
+fn angle_expr(x: &[&str], l: Loop) -> String {
+    if l.compute.kind() == DTypeKind::Complex {
+        call("cuprum::arg", x)
+    } else {
+        let zero = match l.compute {
+            DType::F64 => "0.0",
+            _ => "0.0f",
+        };
+        math_call2("atan2", l.compute, zero, x[0])
     }
 }
 
@@ -494,6 +838,189 @@ mod tests {
             e.to_string(),
             "remainder is not defined for complex64 operands"
         );
+    }
+
+    #[test]
+    fn new_rows_follow_numpy_dtypes() {
+        use DType::*;
+        let same = Loop::same;
+        let to_bool = |c| Loop {
+            compute: c,
+            out: Bool,
+        };
+        // (operation, operand dtype, NumPy's loop)
+        let cases = [
+            (Op::FloorDiv, I64, same(I64)),
+            (Op::FloorDiv, Bool, same(I8)),
+            (Op::FloorDiv, F16, same(F16)),
+            (Op::Fmod, U8, same(U8)),
+            (Op::Floor, I32, same(I32)),
+            (Op::Ceil, Bool, same(Bool)),
+            (Op::Trunc, F64, same(F64)),
+            (Op::Rint, I8, same(F16)),
+            (Op::Rint, I16, same(F32)),
+            (Op::Rint, C64, same(C64)),
+            (Op::Round, U16, same(U16)),
+            (Op::IsNan, I32, to_bool(I32)),
+            (Op::IsInf, C128, to_bool(C128)),
+            (Op::IsFinite, F16, to_bool(F16)),
+            (Op::Signbit, I16, to_bool(F32)),
+            (Op::Signbit, Bool, to_bool(F16)),
+            (Op::LogicalAnd, F32, to_bool(F32)),
+            (Op::LogicalNot, C64, to_bool(C64)),
+            (Op::LogicalXor, Bool, same(Bool)),
+            (Op::BitAnd, Bool, same(Bool)),
+            (Op::BitXor, U64, same(U64)),
+            (Op::Invert, I8, same(I8)),
+            (Op::LeftShift, Bool, same(I8)),
+            (Op::RightShift, I16, same(I16)),
+            (Op::Log2, I32, same(F64)),
+            (Op::Arcsin, C64, same(C64)),
+            (Op::Arctan2, U8, same(F16)),
+            (Op::Hypot, F32, same(F32)),
+            (Op::Cbrt, I64, same(F64)),
+            (Op::Sign, Bool, same(I8)),
+            (Op::Sign, C128, same(C128)),
+            (Op::Square, Bool, same(I8)),
+            (Op::Reciprocal, I32, same(I32)),
+            (Op::Conj, Bool, same(I8)),
+            (Op::Conj, C64, same(C64)),
+            (
+                Op::Real,
+                C64,
+                Loop {
+                    compute: C64,
+                    out: F32,
+                },
+            ),
+            (Op::Real, Bool, same(Bool)),
+            (Op::Imag, I16, same(I16)),
+            (
+                Op::Angle,
+                C128,
+                Loop {
+                    compute: C128,
+                    out: F64,
+                },
+            ),
+            (Op::Angle, I32, same(F64)),
+            (Op::Angle, Bool, same(F16)),
+        ];
+        for (op, d, want) in cases {
+            assert_eq!(op.types(d).unwrap(), want, "{} of {d}", op.name());
+        }
+        let refused = [
+            (
+                Op::FloorDiv,
+                C64,
+                "floor_divide is not defined for complex64 operands",
+            ),
+            (
+                Op::Fmod,
+                C128,
+                "fmod is not defined for complex128 operands",
+            ),
+            (
+                Op::Floor,
+                C64,
+                "floor is not defined for complex64 operands (as in NumPy)",
+            ),
+            (
+                Op::Signbit,
+                C64,
+                "signbit is not defined for complex64 operands (as in NumPy)",
+            ),
+            (
+                Op::BitAnd,
+                F32,
+                "bitwise_and is only defined for integer and bool operands (as in NumPy), got float32",
+            ),
+            (
+                Op::Invert,
+                F16,
+                "invert is only defined for integer and bool operands (as in NumPy), got float16",
+            ),
+            (
+                Op::LeftShift,
+                F64,
+                "left_shift is only defined for integer operands (as in NumPy), got float64",
+            ),
+            (
+                Op::Arctan2,
+                C64,
+                "arctan2 is not defined for complex64 operands (as in NumPy)",
+            ),
+            (
+                Op::Hypot,
+                C128,
+                "hypot is not defined for complex128 operands (as in NumPy)",
+            ),
+            (
+                Op::Cbrt,
+                C64,
+                "cbrt is not defined for complex64 operands (as in NumPy)",
+            ),
+        ];
+        for (op, d, msg) in refused {
+            let e = op.types(d).unwrap_err();
+            assert_eq!(e.kind(), crate::ErrorKind::DType);
+            assert_eq!(e.to_string(), msg);
+        }
+    }
+
+    #[test]
+    fn new_expressions() {
+        let f = Loop::same(DType::F32);
+        let d = Loop::same(DType::F64);
+        assert_eq!(
+            Op::FloorDiv.expr(&["x", "y"], Loop::same(DType::I64)),
+            "cuprum::floor_divide_signed(x, y)"
+        );
+        assert_eq!(
+            Op::FloorDiv.expr(&["x", "y"], f),
+            "cuprum::floor_divide_float<float>(x, y)"
+        );
+        assert_eq!(
+            Op::FloorDiv.expr(&["x", "y"], Loop::same(DType::F16)),
+            "(float16)cuprum::floor_divide_float<float>((float)(x), (float)(y))"
+        );
+        assert_eq!(Op::Fmod.expr(&["x", "y"], d), "fmod(x, y)");
+        assert_eq!(Op::Floor.expr(&["x"], f), "floorf(x)");
+        assert_eq!(Op::Floor.expr(&["x"], Loop::same(DType::I32)), "x");
+        assert_eq!(Op::Round.expr(&["x"], d), "rint(x)");
+        assert_eq!(Op::IsNan.expr(&["x"], f), "isnan(x)");
+        assert_eq!(
+            Op::IsNan.expr(&["x"], Loop::same(DType::I8)),
+            "((void)(x), false)"
+        );
+        assert_eq!(
+            Op::LogicalXor.expr(&["x", "y"], Loop::same(DType::Bool)),
+            "(x != y)"
+        );
+        assert_eq!(
+            Op::BitAnd.expr(&["x", "y"], Loop::same(DType::U8)),
+            "(unsigned char)(x & y)"
+        );
+        assert_eq!(
+            Op::BitOr.expr(&["x", "y"], Loop::same(DType::Bool)),
+            "(x || y)"
+        );
+        assert_eq!(
+            Op::Invert.expr(&["x"], Loop::same(DType::I16)),
+            "(short)(~x)"
+        );
+        assert_eq!(Op::Arctan2.expr(&["y", "x"], d), "atan2(y, x)");
+        assert_eq!(
+            Op::Hypot.expr(&["x", "y"], Loop::same(DType::BF16)),
+            "(bfloat16)(hypotf((float)(x), (float)(y)))"
+        );
+        assert_eq!(
+            Op::Arcsin.expr(&["z"], Loop::same(DType::C64)),
+            "cuprum::asin(z)"
+        );
+        assert_eq!(Op::Square.expr(&["x"], f), "(x * x)");
+        assert_eq!(Op::Reciprocal.expr(&["x"], f), "(1.0f / x)");
+        assert_eq!(Op::Angle.expr(&["x"], d), "atan2(0.0, x)");
     }
 
     #[test]
