@@ -68,3 +68,32 @@ extern "C" __global__ void block_sum(const int* x, int* out, int n) {
         }
     });
 }
+
+#[test]
+fn reduction_kernel_sums_on_the_host() {
+    let h = host();
+    h.with(|| {
+        let k = cuprum::ReductionKernel::new(
+            "T x",
+            "T y",
+            "x * x",
+            "a + b",
+            "y = a",
+            Some("0"),
+            "host_sum",
+        )
+        .unwrap();
+        for n in [1usize, 31, 32, 33, 100, 1000, 8191, 100003] {
+            let xv: Vec<f64> = (0..n as i64).map(|i| (i % 7 - 2) as f64).collect();
+            let x = Array::from_slice(&xv, &[n]).unwrap();
+            let got = k.call((&x,)).unwrap().to_vec::<f64>().unwrap();
+            let want: f64 = xv.iter().map(|v| v * v).sum();
+            if got[0] != want {
+                let src = k
+                    .generated_source(&[DType::F64; 2], &[false, false])
+                    .unwrap();
+                panic!("n={n}: {} vs {want}\n{src}", got[0]);
+            }
+        }
+    });
+}

@@ -258,6 +258,9 @@ pub(crate) unsafe fn launch_kind(
         }
         stream.device().bind()?;
         let ptrs = args.pointers();
+        // Work on one stream never overlaps (as on a GPU): kernels that share a stream's
+        // scratch, such as split reductions on the default stream, rely on it.
+        let _in_order = super::host::stream_lock(stream.raw());
         // SAFETY: forwarded from the caller: the argument list matches the kernel's
         // parameters (each value in a 16-byte aligned cell of `args`, alive for the call)
         // and pointers address live host memory of the host device.

@@ -113,6 +113,22 @@ pub fn cuda() -> bool {
     }
 }
 
+/// Whether the GPU tests run on the host device (the CPU standing in for a GPU).
+pub fn on_host() -> bool {
+    cuprum::Device::current().is_ok_and(cuprum::Device::is_host)
+}
+
+/// On the host device: skips the rest of the test, saying `why` (too large or too slow for
+/// a CPU standing in for a GPU — CI has two cores —, or it needs what only a GPU has), and
+/// returns true. On a GPU: false.
+pub fn not_on_host(why: &str) -> bool {
+    if on_host() {
+        skip(Need::Other, &format!("not on the host device: {why}"));
+        return true;
+    }
+    false
+}
+
 /// The folder the test binaries share for the host device's compiled kernels.
 fn host_cache_dir() -> Option<PathBuf> {
     option_env!("CARGO_TARGET_TMPDIR").map(|d| PathBuf::from(d).join("cuprum-host-cache"))

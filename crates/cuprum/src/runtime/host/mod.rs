@@ -30,6 +30,19 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// The raw handle of the host device's default stream: a token, never dereferenced.
 pub(crate) const DEFAULT_STREAM: sys::CUstream = 8 as sys::CUstream;
 
+/// Holds the launches of one host stream in order: a launch runs on the calling thread, so
+/// two threads launching on one stream would otherwise run their kernels at once. Streams
+/// share a fixed set of locks (two streams on one lock only lose overlap); a launch holds
+/// one lock and takes no other, so they cannot deadlock.
+pub(crate) fn stream_lock(raw: sys::CUstream) -> std::sync::MutexGuard<'static, ()> {
+    const LOCKS: usize = 64;
+    static L: [std::sync::Mutex<()>; LOCKS] = [const { std::sync::Mutex::new(()) }; LOCKS];
+    // tokens are multiples of 8
+    L[(raw as usize / 8) % LOCKS]
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+}
+
 /// Alignment of host "device" memory, as `cuMemAlloc` guarantees.
 pub(crate) const ALIGN: usize = 256;
 
