@@ -331,6 +331,11 @@ fn translation_unit(source: &str, opts: &CompileOptions) -> Result<String> {
         .filter(|k| !k.template)
         .map(|k| (k.name.clone(), format!("&{}", k.expr)))
         .collect();
+    for name in macro_kernels(source) {
+        if !entries.iter().any(|(n, _)| *n == name) {
+            entries.push((name.clone(), format!("&{name}")));
+        }
+    }
     for e in &opts.name_expressions {
         let expr = match r.kernels.iter().find(|k| k.name == *e) {
             Some(k) => format!("&{}", k.expr),
@@ -355,6 +360,14 @@ fn translation_unit(source: &str, opts: &CompileOptions) -> Result<String> {
             g.expr
         ));
     }
+    for (header, name) in HEADER_GLOBALS {
+        if source.contains(header) && !r.globals.iter().any(|g| g.name == *name) {
+            tu.push_str(&format!(
+                "  cuprum_host_global{{{}, (void*)&{name}, sizeof({name})}},\n",
+                quote(name)
+            ));
+        }
+    }
     tu.push_str("  cuprum_host_global{nullptr, nullptr, 0ull}};\n");
     tu.push_str(&format!(
         "CUPRUM_HOST_EXPORT const cuprum_host_module* cuprum_host_module_table(void) {{\n  \
@@ -362,8 +375,86 @@ fn translation_unit(source: &str, opts: &CompileOptions) -> Result<String> {
          return &m;\n}}\n",
         entries.len(),
         r.globals.len()
+            + HEADER_GLOBALS
+                .iter()
+                .filter(|(h, n)| source.contains(h) && !r.globals.iter().any(|g| g.name == *n))
+                .count()
     ));
     Ok(tu)
+}
+
+/// Globals that cuprum's bundled headers declare (the source's own are found by the
+/// rewrite): the header's include text and the variable, which the host reads by name.
+const HEADER_GLOBALS: &[(&str, &str)] = &[("cuprum/jit.cuh", "cj_fault_ctx")];
+
+/// `extern "C"` kernels that a function-like macro defines: a `#define M(A, ...)` whose
+/// body holds `__global__ void A(`, invoked as `M(name, ...)` at the start of a line,
+/// gives the kernel `name` (the rewrite sees only the macro's text, not its expansions).
+fn macro_kernels(source: &str) -> Vec<String> {
+    // the source with line continuations joined, so a macro is one line
+    let joined = source.replace("\\\r\n", " ").replace("\\\n", " ");
+    let mut macros: Vec<(String, usize)> = Vec::new();
+    for line in joined.lines() {
+        let Some(def) = line.trim_start().strip_prefix("#define") else {
+            continue;
+        };
+        let def = def.trim_start();
+        let Some(open) = def.find('(') else { continue };
+        let name = &def[..open];
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            continue;
+        }
+        let Some(close) = def[open..].find(')') else {
+            continue;
+        };
+        let params: Vec<&str> = def[open + 1..open + close]
+            .split(',')
+            .map(str::trim)
+            .collect();
+        let body = &def[open + close + 1..];
+        let Some(at) = body.find("__global__") else {
+            continue;
+        };
+        // the function's name: a parameter followed by `(` between `void` and the body
+        // (attributes such as `__launch_bounds__(256)` may come first)
+        let Some((_, head)) = body[at..].split_once("void") else {
+            continue;
+        };
+        let head = head.split('{').next().unwrap_or_default();
+        let named = params.iter().position(|p| {
+            !p.is_empty()
+                && head.match_indices(*p).any(|(i, _)| {
+                    let before = head[..i].chars().next_back();
+                    let after = head[i + p.len()..].trim_start();
+                    !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+                        && after.starts_with('(')
+                })
+        });
+        if body[..at].contains("extern \"C\"")
+            && let Some(k) = named
+        {
+            macros.push((name.to_string(), k));
+        }
+    }
+    let mut out = Vec::new();
+    for line in joined.lines() {
+        let line = line.trim_start();
+        for (m, k) in &macros {
+            let Some(args) = line
+                .strip_prefix(m.as_str())
+                .and_then(|r| r.trim_start().strip_prefix('('))
+            else {
+                continue;
+            };
+            if let Some(arg) = args.split([',', ')']).nth(*k).map(str::trim)
+                && !arg.is_empty()
+                && arg.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            {
+                out.push(arg.to_string());
+            }
+        }
+    }
+    out
 }
 
 /// One compile's inputs, computed once.
@@ -680,6 +771,18 @@ mod tests {
             b[i] ^= 0x20;
             assert!(!verify(&b, &key), "flipped byte {i}");
         }
+    }
+
+    #[test]
+    fn kernels_defined_by_macros_are_found() {
+        let src = "#define ENTRY(NAME, V) \\\nextern \"C\" __global__ void __launch_bounds__(256) NAME(float* x) \\\n  { body<V>(x); }\nENTRY(k_v, 4)\nENTRY(k_1, 1)\n#define OTHER(a) (a + 1)\nint y = OTHER(2);\n";
+        assert_eq!(macro_kernels(src), vec!["k_v", "k_1"]);
+        let tu = translation_unit(src, &CompileOptions::new()).unwrap();
+        assert!(tu.contains("cuprum_host::entry<&k_v>(\"k_v\")"), "{tu}");
+        assert!(tu.contains("cuprum_host::entry<&k_1>(\"k_1\")"), "{tu}");
+        let jit = "#include <cuprum/jit.cuh>\nextern \"C\" __global__ void k(float* x) {}\n";
+        let tu = translation_unit(jit, &CompileOptions::new()).unwrap();
+        assert!(tu.contains("(void*)&cj_fault_ctx"), "{tu}");
     }
 
     #[test]
