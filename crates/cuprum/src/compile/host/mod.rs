@@ -331,9 +331,11 @@ fn translation_unit(source: &str, opts: &CompileOptions) -> Result<String> {
         .filter(|k| !k.template)
         .map(|k| (k.name.clone(), format!("&{}", k.expr)))
         .collect();
-    for name in macro_kernels(source) {
-        if !entries.iter().any(|(n, _)| *n == name) {
-            entries.push((name.clone(), format!("&{name}")));
+    // kernels of macro invocations, under the same preprocessor conditions as the invocation
+    let mut guarded: Vec<(String, Vec<String>)> = Vec::new();
+    for (name, conds) in macro_kernels(source) {
+        if !entries.iter().any(|(n, _)| *n == name) && !guarded.iter().any(|(n, _)| *n == name) {
+            guarded.push((name, conds));
         }
     }
     for e in &opts.name_expressions {
@@ -349,6 +351,21 @@ fn translation_unit(source: &str, opts: &CompileOptions) -> Result<String> {
     tu.push_str("static const cuprum_host_kernel __cuprum_kernels[] = {\n");
     for (name, expr) in &entries {
         tu.push_str(&format!("  cuprum_host::entry<{expr}>({}),\n", quote(name)));
+    }
+    for (name, conds) in &guarded {
+        for c in conds {
+            tu.push_str(c);
+            tu.push('\n');
+        }
+        tu.push_str(&format!(
+            "  cuprum_host::entry<&{name}>({}),\n",
+            quote(name)
+        ));
+        for c in conds {
+            if c.trim_start().starts_with("#if") {
+                tu.push_str("#endif\n");
+            }
+        }
     }
     tu.push_str("  cuprum_host_kernel{nullptr, nullptr, 0u, 0u, nullptr, nullptr}};\n");
     tu.push_str("static const cuprum_host_global __cuprum_globals[] = {\n");
@@ -371,9 +388,10 @@ fn translation_unit(source: &str, opts: &CompileOptions) -> Result<String> {
     tu.push_str("  cuprum_host_global{nullptr, nullptr, 0ull}};\n");
     tu.push_str(&format!(
         "CUPRUM_HOST_EXPORT const cuprum_host_module* cuprum_host_module_table(void) {{\n  \
-         static const cuprum_host_module m = {{CUPRUM_HOST_ABI, {}u, {}u, 0u, __cuprum_kernels, __cuprum_globals}};\n  \
+         static const cuprum_host_module m = {{CUPRUM_HOST_ABI, \
+         (unsigned)(sizeof(__cuprum_kernels) / sizeof(__cuprum_kernels[0]) - 1), {}u, 0u, \
+         __cuprum_kernels, __cuprum_globals}};\n  \
          return &m;\n}}\n",
-        entries.len(),
         r.globals.len()
             + HEADER_GLOBALS
                 .iter()
@@ -389,8 +407,10 @@ const HEADER_GLOBALS: &[(&str, &str)] = &[("cuprum/jit.cuh", "cj_fault_ctx")];
 
 /// `extern "C"` kernels that a function-like macro defines: a `#define M(A, ...)` whose
 /// body holds `__global__ void A(`, invoked as `M(name, ...)` at the start of a line,
-/// gives the kernel `name` (the rewrite sees only the macro's text, not its expansions).
-fn macro_kernels(source: &str) -> Vec<String> {
+/// gives the kernel `name` (the rewrite sees only the macro's text, not its expansions),
+/// with the preprocessor conditionals around the invocation (`#if`… lines, `#else`/`#elif`
+/// lines seen so far in each), to repeat around its entry.
+fn macro_kernels(source: &str) -> Vec<(String, Vec<String>)> {
     // the source with line continuations joined, so a macro is one line
     let joined = source.replace("\\\r\n", " ").replace("\\\n", " ");
     let mut macros: Vec<(String, usize)> = Vec::new();
@@ -437,8 +457,27 @@ fn macro_kernels(source: &str) -> Vec<String> {
         }
     }
     let mut out = Vec::new();
+    let mut conds: Vec<Vec<String>> = Vec::new();
     for line in joined.lines() {
         let line = line.trim_start();
+        let directive = line.strip_prefix('#').map(|d| {
+            d.trim_start()
+                .split(|c: char| !c.is_ascii_alphabetic())
+                .next()
+                .unwrap_or_default()
+        });
+        match directive {
+            Some("if" | "ifdef" | "ifndef") => conds.push(vec![line.to_string()]),
+            Some("else" | "elif") => {
+                if let Some(top) = conds.last_mut() {
+                    top.push(line.to_string());
+                }
+            }
+            Some("endif") => {
+                conds.pop();
+            }
+            _ => {}
+        }
         for (m, k) in &macros {
             let Some(args) = line
                 .strip_prefix(m.as_str())
@@ -450,7 +489,7 @@ fn macro_kernels(source: &str) -> Vec<String> {
                 && !arg.is_empty()
                 && arg.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
             {
-                out.push(arg.to_string());
+                out.push((arg.to_string(), conds.concat()));
             }
         }
     }
@@ -776,7 +815,23 @@ mod tests {
     #[test]
     fn kernels_defined_by_macros_are_found() {
         let src = "#define ENTRY(NAME, V) \\\nextern \"C\" __global__ void __launch_bounds__(256) NAME(float* x) \\\n  { body<V>(x); }\nENTRY(k_v, 4)\nENTRY(k_1, 1)\n#define OTHER(a) (a + 1)\nint y = OTHER(2);\n";
-        assert_eq!(macro_kernels(src), vec!["k_v", "k_1"]);
+        let names: Vec<String> = macro_kernels(src).into_iter().map(|(n, _)| n).collect();
+        assert_eq!(names, vec!["k_v", "k_1"]);
+        let cond = "#define E(N) extern \"C\" __global__ void N(int* x) {}\n#if !SEG\nE(a)\n#else\nE(b)\n#endif\n";
+        let found = macro_kernels(cond);
+        assert_eq!(found[0], ("a".to_string(), vec!["#if !SEG".to_string()]));
+        assert_eq!(
+            found[1],
+            (
+                "b".to_string(),
+                vec!["#if !SEG".to_string(), "#else".to_string()]
+            )
+        );
+        let tu = translation_unit(cond, &CompileOptions::new()).unwrap();
+        assert!(
+            tu.contains("#if !SEG\n#else\n  cuprum_host::entry<&b>(\"b\"),\n#endif\n"),
+            "{tu}"
+        );
         let tu = translation_unit(src, &CompileOptions::new()).unwrap();
         assert!(tu.contains("cuprum_host::entry<&k_v>(\"k_v\")"), "{tu}");
         assert!(tu.contains("cuprum_host::entry<&k_1>(\"k_1\")"), "{tu}");
@@ -805,6 +860,6 @@ mod tests {
             tu.contains("cuprum_host_global{\"c\", (void*)&c, sizeof(c)}"),
             "{tu}"
         );
-        assert!(tu.contains("CUPRUM_HOST_ABI, 2u, 1u"), "{tu}");
+        assert!(tu.contains("sizeof(__cuprum_kernels[0]) - 1), 1u"), "{tu}");
     }
 }

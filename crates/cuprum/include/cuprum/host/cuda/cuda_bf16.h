@@ -57,6 +57,7 @@ inline __nv_bfloat16 __float2bfloat16(float f) { return __nv_bfloat16(f); }
 inline __nv_bfloat16 __float2bfloat16_rn(float f) { return __nv_bfloat16(f); }
 inline __nv_bfloat16 __double2bfloat16(double d) { return __nv_bfloat16((float)d); }
 inline float __nv_bfloat162float(__nv_bfloat16 h) { return float(h); }
+inline float __bfloat162float(__nv_bfloat16 h) { return float(h); }
 inline __nv_bfloat16 __int2bfloat16_rn(int i) { return __nv_bfloat16((float)i); }
 inline __nv_bfloat16 __uint2bfloat16_rn(unsigned int i) { return __nv_bfloat16((float)i); }
 inline int __nv_bfloat162int_rz(__nv_bfloat16 h) { return __float2int_rz(float(h)); }
