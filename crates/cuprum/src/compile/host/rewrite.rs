@@ -779,10 +779,16 @@ impl<'a> Scanner<'a> {
         }
         // the declarator ends at the first `=`, `;`, `[`, `{` or `,`; a `(` first means a
         // function (unless it belongs to an attribute)
+        // (a `,` inside template arguments, `Arr<float, 2>`, is no declarator's end)
         let mut j = k + 1;
+        let mut angle = 0usize;
         while j < self.toks.len() {
             let t = self.text(j);
             match t {
+                "<" => angle += 1,
+                ">" => angle = angle.saturating_sub(1),
+                ">>" => angle = angle.saturating_sub(2),
+                "," if angle > 0 => {}
                 "(" => {
                     let prev = self.text(j - 1);
                     if matches!(
@@ -937,10 +943,10 @@ __device__ float helper(float x) { return x; }
     #[test]
     fn globals_are_listed() {
         let r = rw(
-            "__constant__ float coeffs[4];\n__device__ int counter = 0;\n__device__ __align__(16) double d;\n__device__ int f(int x) { return x; }\nstruct S { __device__ int g() const; };\nnamespace q { __device__ unsigned n; }\n",
+            "__constant__ float coeffs[4];\n__device__ int counter = 0;\n__device__ __align__(16) double d;\n__device__ int f(int x) { return x; }\nstruct S { __device__ int g() const; };\nnamespace q { __device__ unsigned n; }\n__device__ Arr<float, 2> pair(const float* v) { return {}; }\n__device__ Map<int, Arr<float, 2>> m;\n",
         );
         let g: Vec<&str> = r.globals.iter().map(|g| g.name.as_str()).collect();
-        assert_eq!(g, ["coeffs", "counter", "d", "q::n"]);
+        assert_eq!(g, ["coeffs", "counter", "d", "q::n", "m"]);
     }
 
     #[test]
