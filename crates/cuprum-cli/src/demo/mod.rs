@@ -76,10 +76,7 @@ pub fn run(args: &DemoArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
                 cuprum::Device::host().make_default();
                 run_on(&cases)
             }
-            Err(e) => {
-                out!("cuprum demo: no host C++ compiler either, so the CPU cannot stand in ({e})");
-                Ok(compile_only(&cases, &why))
-            }
+            Err(e) => Ok(compile_only(&cases, &why, &e)),
         },
     }
 }
@@ -159,10 +156,13 @@ fn run_on(cases: &[Case]) -> Result<ExitCode, Box<dyn std::error::Error>> {
     }
 }
 
-/// No GPU: compile every program of `cases` for sm_90 and print each kernel's resources.
-/// Exits 0 unless a kernel fails to compile.
-fn compile_only(cases: &[Case], why: &cuprum::Error) -> ExitCode {
-    out!("cuprum demo: no GPU on this machine, so the examples cannot run ({why})");
+/// No GPU and no host compiler (`no_cxx`): compile every program of `cases` for sm_90 and
+/// print each kernel's resources. Exits 0 unless a kernel fails to compile.
+fn compile_only(cases: &[Case], why: &cuprum::Error, no_cxx: &cuprum::Error) -> ExitCode {
+    out!(
+        "cuprum demo: no GPU on this machine, so the examples cannot run ({why}); nor on the \
+         CPU: {no_cxx}"
+    );
     let nv = match cuprum::compile::nvrtc() {
         Ok(nv) => nv,
         Err(e) => {
