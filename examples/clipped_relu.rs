@@ -2,7 +2,7 @@
 //! `y = min(max(x, 0.0), cap)` on 1e7 normal float64 with the scalar cap 6.0, then on a
 //! (1000, 1000) array with the scalar cap and, broadcast along the rows, a (1000,) array of
 //! caps from 0.5 to 3. Every result is compared exactly with the host.
-use cuprum::{Array, DType, ElementwiseKernel, random};
+use cuprum::{Array, DType, ElementwiseKernel, Endpoint, random};
 
 /// Number of elements where `y` differs from `min(max(x, 0), cap(i))`.
 fn mismatches(x: &Array, y: &Array, cap: impl Fn(usize) -> f64) -> cuprum::Result<usize> {
@@ -31,7 +31,7 @@ fn main() -> Result<(), cuprum::Error> {
     let x2 = random::normal(0.0, 1.0, &[side, side], DType::F64)?;
     let y2 = clipped_relu.call((&x2, 6.0))?;
     let bad_2d = mismatches(&x2, &y2, |_| 6.0)?;
-    let caps = Array::linspace(0.5, 3.0, side, true, DType::F64)?;
+    let caps = Array::linspace(0.5, 3.0, side, Endpoint::Included, DType::F64)?;
     let y3 = clipped_relu.call((&x2, &caps))?;
     let hcaps = caps.to_vec::<f64>()?;
     let bad_rows = mismatches(&x2, &y3, |i| hcaps[i % side])?;

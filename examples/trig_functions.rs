@@ -2,7 +2,7 @@
 //! outputs (`sinf`, `cosf`, `tanf`) returned together by `call_all`, on 1000 angles from 0 to
 //! 2π. Checks the seed's identity `sin² + cos² ≈ 1` (NumPy's allclose tolerances), sin and
 //! cos against the host in double precision, and `tan ≈ sin / cos` where |cos| > 1e-3.
-use cuprum::{Array, DType, ElementwiseKernel};
+use cuprum::{Array, DType, ElementwiseKernel, Endpoint};
 
 fn main() -> Result<(), cuprum::Error> {
     if let Some(why) = cuprum::Device::no_gpu_reason() {
@@ -15,7 +15,13 @@ fn main() -> Result<(), cuprum::Error> {
         "sin_x = sinf(x);\ncos_x = cosf(x);\ntan_x = tanf(x);",
         "trig_functions",
     )?;
-    let angles = Array::linspace(0.0, 2.0 * std::f64::consts::PI, 1000, true, DType::F32)?;
+    let angles = Array::linspace(
+        0.0,
+        2.0 * std::f64::consts::PI,
+        1000,
+        Endpoint::Included,
+        DType::F32,
+    )?;
     let outs = multi_output_kernel.call_all((&angles,))?;
     let [s, c, t] = [&outs[0], &outs[1], &outs[2]].map(|a| a.to_vec::<f32>());
     let (s, c, t, x) = (s?, c?, t?, angles.to_vec::<f32>()?);

@@ -177,7 +177,10 @@ def jit_smem_reduce(b):
                 if tid < s:
                     sdata[tid] += sdata[tid + s]
                 jit.syncthreads()
-                s >>= 1
+                # `s >>= 1` makes the literal an int32 value and its cast to uint32 fails
+                # with NumPy 2's casting rules ("Cannot cast from 'int32' to uint32 with
+                # casting rule same_kind"); a literal operand of `>>` is cast as a constant.
+                s = s >> 1
             if tid == 0:
                 out[jit.blockIdx.x] = sdata[0]
 

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 use cuprum::fuse::{ArgSpec, Fused};
+use cuprum::ops::Keepdims;
 use cuprum::{DType, fuse};
 
 /// Seed 003's MSE, `mean((y_true - y_pred) ** 2)`, fused: one ReductionKernel whose map is
@@ -19,7 +20,9 @@ pub fn l2_norm() -> Fused {
 
 /// The L2 norm of each row (the last axis).
 pub fn l2_norm_rows() -> Fused {
-    fuse("l2_norm_rows", |[x]| (x * x).sum_axis(-1, false).sqrt())
+    fuse("l2_norm_rows", |[x]| {
+        (x * x).sum_axis(-1, Keepdims::No).sqrt()
+    })
 }
 
 /// Seed 001's `clipped_relu` (`min(max(x, 0), cap)`) followed by a scale, in one pass; `cap`
@@ -35,8 +38,8 @@ pub fn clipped_relu_scale() -> Fused {
 /// reduced value is used again on the row's elements.
 pub fn softmax_rows() -> Fused {
     fuse("softmax_rows", |[x]| {
-        let e = (x - x.max_axis(-1, true)).exp();
-        e / e.sum_axis(-1, true)
+        let e = (x - x.max_axis(-1, Keepdims::Yes)).exp();
+        e / e.sum_axis(-1, Keepdims::Yes)
     })
 }
 

@@ -2,7 +2,7 @@
 //! parses is C identifiers with known types, and printing it back parses to the same list.
 #![no_main]
 
-use cuprum::kernel::{ParamType, parse_params};
+use cuprum::kernel::{ParamList, ParamType, parse_params};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -14,7 +14,12 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let inputs = flags & 1 == 1;
-    let Ok(params) = parse_params(list, inputs) else {
+    let which = if inputs {
+        ParamList::Inputs
+    } else {
+        ParamList::Outputs
+    };
+    let Ok(params) = parse_params(list, which) else {
         return;
     };
     let printed: Vec<String> = params
@@ -49,7 +54,7 @@ fuzz_target!(|data: &[u8]| {
             s
         })
         .collect();
-    let again = parse_params(&printed.join(", "), inputs)
+    let again = parse_params(&printed.join(", "), which)
         .unwrap_or_else(|e| panic!("{printed:?} printed from {list:?} does not parse: {e}"));
     assert_eq!(again, params, "{list:?}");
 });

@@ -23,11 +23,37 @@ pub fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
                     Err(e) => out!("gpu {i}:   unavailable: {e}"),
                 }
             }
+            if let Ok(all) = Device::all()
+                && all.len() > 1
+            {
+                let pairs: Vec<String> = all
+                    .iter()
+                    .flat_map(|&a| all.iter().map(move |&b| (a, b)))
+                    .filter(|(a, b)| a != b)
+                    .map(|(a, b)| {
+                        let yes = a.can_access_peer(b).unwrap_or(false);
+                        format!(
+                            "{}→{} {}",
+                            a.ordinal(),
+                            b.ordinal(),
+                            if yes { "yes" } else { "no" }
+                        )
+                    })
+                    .collect();
+                out!("peer:    {}", pairs.join(", "));
+            }
         }
         Err(e) => {
             out!("driver:  none ({e})");
             out!("gpu:     no GPU on this machine: kernels can be compiled (NVRTC) but not run");
         }
+    }
+    match cuprum::nccl::version() {
+        Ok((a, b, c)) => out!(
+            "nccl:    {a}.{b}.{c} from {}",
+            cuprum::nccl::library_path().unwrap_or_default()
+        ),
+        Err(e) => out!("nccl:    not loaded (collectives over several GPUs need it): {e}"),
     }
     // One answer per component, from the same search every compile uses.
     match cuprum::compile::nvrtc() {

@@ -18,7 +18,7 @@ pub struct JitSourceArgs {
 }
 
 /// The kernels written in Rust this binary links, with what they are.
-fn kernels() -> [(&'static KernelDef, &'static str); 5] {
+fn kernels() -> [(&'static KernelDef, &'static str); 6] {
     [
         (
             &rk::prime_factor_sum::__CUPRUM_KERNEL,
@@ -27,6 +27,10 @@ fn kernels() -> [(&'static KernelDef, &'static str); 5] {
         (
             &rk::vector_add::__CUPRUM_KERNEL,
             "seeds 000/001 vector add, generic over T: Num",
+        ),
+        (
+            &rk::vector_add_wide::__CUPRUM_KERNEL,
+            "vector add with 16-byte loads (load4/store4) in a grid-stride loop",
         ),
         (
             &rk::matrix_multiply::__CUPRUM_KERNEL,

@@ -112,7 +112,7 @@ pub fn on_first_need(command: &str, headers: bool) -> Result<(), Box<dyn std::er
     if nvrtc_ok && headers_ok {
         return Ok(());
     }
-    if cuprum::compile::env_bool("CUPRUM_NO_AUTO_SETUP", false)? {
+    if !cuprum::compile::auto_setup_allowed()? {
         return Ok(());
     }
     let s = Setup::new();

@@ -147,7 +147,7 @@ fn info_reports_driver_nvrtc_and_cache() {
         format!("cuprum {}", env!("CARGO_PKG_VERSION")),
         "{r}"
     );
-    for prefix in ["driver:", "nvrtc:", "cache:"] {
+    for prefix in ["driver:", "nccl:", "nvrtc:", "cache:"] {
         assert!(
             lines.iter().any(|l| l.starts_with(prefix)),
             "no line starting with {prefix}\n{r}"

@@ -268,6 +268,18 @@ impl<'a> Emitter<'a> {
                     self.line("continue;");
                 }
             }
+            ExprKind::Assert { cond, site, debug } => {
+                let c = self.operand_value(cond);
+                if *debug {
+                    self.line("#ifdef CUPRUM_JIT_CHECKED");
+                }
+                self.line(&format!(
+                    "if (!({c})) CJ_FAIL(CJ_SITE({site}), cj::K_ASSERT, 0, 0);"
+                ));
+                if *debug {
+                    self.line("#endif");
+                }
+            }
             ExprKind::Return(None) => self.line("return;"),
             ExprKind::Return(Some(v)) => self.into(v, Dest::Return),
             ExprKind::Assign(place, v) => {
@@ -525,7 +537,7 @@ impl<'a> Emitter<'a> {
                 xs.iter().all(|x| self.pure(x))
             }
             ExprKind::Call { args, .. } => args.iter().all(|x| self.pure(x)),
-            ExprKind::Atomic { index, args, .. } => {
+            ExprKind::Atomic { index, args, .. } | ExprKind::Chunk4 { index, args, .. } => {
                 self.pure(index) && args.iter().all(|x| self.pure(x))
             }
             ExprKind::ArrayRepeat(x) => self.pure(x),
@@ -674,6 +686,22 @@ impl<'a> Emitter<'a> {
                 let name = self.var(*base).to_string();
                 let len = self.len(*base);
                 let mut a = vec![format!("&{name}[cj::ix({i}, {len}, CJ_SITE({site}))]")];
+                for x in args {
+                    a.push(self.operand_value(x));
+                }
+                format!("cj::{op}({})", a.join(", "))
+            }
+            ExprKind::Chunk4 {
+                op,
+                base,
+                index,
+                site,
+                args,
+            } => {
+                let i = self.operand_value(index);
+                let name = self.var(*base).to_string();
+                let len = self.len(*base);
+                let mut a = vec![name, len, i, format!("CJ_SITE({site})")];
                 for x in args {
                     a.push(self.operand_value(x));
                 }

@@ -267,6 +267,23 @@ pub enum ExprKind {
         site: usize,
         args: Vec<Expr>,
     },
+    /// `x.load4(k)` / `x.store4(k, v)`: chunk `k` of four elements of a slice parameter
+    /// in one wide access (`cj::load4` / `cj::store4`): the helper, the slice, the chunk
+    /// index, its site, the stored value.
+    Chunk4 {
+        op: &'static str,
+        base: usize,
+        index: Box<Expr>,
+        site: usize,
+        args: Vec<Expr>,
+    },
+    /// `assert!(cond)` (`debug: false`) or `debug_assert!(cond)` (checked builds only): a
+    /// false condition is a fault at `site`.
+    Assert {
+        cond: Box<Expr>,
+        site: usize,
+        debug: bool,
+    },
     ArrayLit(Vec<Expr>),
     ArrayRepeat(Box<Expr>),
 }

@@ -566,7 +566,13 @@ impl Lower {
                     it,
                     "items (fn, struct, use, const …) inside a kernel body are not supported; define them outside",
                 )),
-                syn::Stmt::Macro(m) => Err(macro_error(&m.mac)),
+                syn::Stmt::Macro(m) => match self.assert_macro(&m.mac) {
+                    Ok(x) => {
+                        stmts.push(Stmt::Expr(x));
+                        Ok(())
+                    }
+                    Err(e) => Err(e),
+                },
                 syn::Stmt::Expr(e, semi) => match self.expr(e) {
                     Ok(x) => {
                         if semi.is_none() && i + 1 == n && !is_statement_like(e) {
@@ -934,7 +940,7 @@ impl Lower {
                 let ty = Ty::Array(Box::new(v.ty.clone()), len);
                 Ok(self.expr_of(ExprKind::ArrayRepeat(Box::new(v)), ty))
             }
-            E::Macro(m) => Err(macro_error(&m.mac)),
+            E::Macro(m) => self.assert_macro(&m.mac),
             E::Match(m) => Err(err(
                 m.match_token,
                 "`match` is not supported in kernels; use `if`/`else if`",
@@ -1411,6 +1417,61 @@ fn is_statement_like(e: &syn::Expr) -> bool {
     )
 }
 
+impl Lower {
+    /// `assert!(cond)` / `assert!(cond, "message")` (and `debug_assert!`, checked builds
+    /// only); any other macro is an error. A false condition faults like an index out of
+    /// bounds ("assertion failed" at the macro's line): one check that can stand for many,
+    /// e.g. before `get_unchecked` accesses whose indices it bounds.
+    fn assert_macro(&mut self, m: &syn::Macro) -> Result<Expr> {
+        let name = m
+            .path
+            .segments
+            .last()
+            .map_or_else(String::new, |s| s.ident.to_string());
+        if m.path.segments.len() != 1 || !(name == "assert" || name == "debug_assert") {
+            return Err(macro_error(m));
+        }
+        let args = m
+            .parse_body_with(
+                syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
+            )
+            .map_err(|e| err(m, format!("`{name}!`: {e}")))?;
+        let mut it = args.iter();
+        let Some(cond) = it.next() else {
+            return Err(err(m, format!("`{name}!` needs a condition")));
+        };
+        match (it.next(), it.next()) {
+            (None, _) => {}
+            (
+                Some(syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(_),
+                    ..
+                })),
+                None,
+            ) => {}
+            _ => {
+                return Err(err(
+                    m,
+                    format!(
+                        "kernels cannot format: write `{name}!(condition)` or `{name}!(condition, \"message\")`"
+                    ),
+                ));
+            }
+        }
+        let c = self.expr(cond)?;
+        self.infer.unify(&c.ty, &Ty::Prim(Prim::Bool));
+        let site = self.site(m.span());
+        Ok(self.expr_of(
+            ExprKind::Assert {
+                cond: Box::new(c),
+                site,
+                debug: name == "debug_assert",
+            },
+            Ty::Unit,
+        ))
+    }
+}
+
 fn macro_error(m: &syn::Macro) -> Error {
     let name = m
         .path
@@ -1420,7 +1481,7 @@ fn macro_error(m: &syn::Macro) -> Error {
     err(
         m,
         format!(
-            "macros are not supported in kernels (`{name}!`); kernels cannot print, panic or format"
+            "macros are not supported in kernels (`{name}!`), except `assert!` and `debug_assert!`; kernels cannot print, panic or format"
         ),
     )
 }

@@ -448,3 +448,48 @@ fn edge_cases() {
         ],
     );
 }
+
+#[test]
+fn asserts_fault_at_their_site() {
+    let s = k(
+        "fn f(o: &mut [f32], n: i32) { assert!(n > 0); debug_assert!(n < 9, \"small\"); o[0] = 1.0; }",
+    );
+    has(
+        &s,
+        &[
+            "if (!(n > 0)) CJ_FAIL(CJ_SITE(",
+            "), cj::K_ASSERT, 0, 0);",
+            "#ifdef CUPRUM_JIT_CHECKED\n",
+            "if (!(n < 9)) CJ_FAIL(CJ_SITE(",
+            "#endif",
+        ],
+    );
+    // Only the debug one is inside the checked-build guard.
+    let guard = s.find("#ifdef").unwrap_or(0);
+    assert!(s.find("n > 0").unwrap_or(usize::MAX) < guard, "{s}");
+    assert!(
+        kerr("fn f(n: i32) { assert!(n > 0, \"n = {}\", n); }").contains("kernels cannot format")
+    );
+    assert!(kerr("fn f() { assert!(); }").contains("`assert!` needs a condition"));
+    assert!(kerr("fn f() { std::assert!(true); }").contains("macros are not supported"));
+}
+
+#[test]
+fn wide_chunks_of_four() {
+    let s = k("fn f(a: &[f32], c: &mut [f32]) { let x = a.load4(1u32); c.store4(0u32, x); }");
+    has(
+        &s,
+        &[
+            "cj::Arr<float, 4> x = cj::load4(a, cj_len_a, 1u, CJ_SITE(",
+            "cj::store4(c, cj_len_c, 0u, CJ_SITE(",
+        ],
+    );
+    assert!(
+        kerr("fn f(a: &[f32]) { let x = a.load4(0u32, 1u32); }")
+            .contains("`load4` takes a chunk index")
+    );
+    assert!(
+        kerr("fn f(c: &mut [f32]) { c.store4(0u32); }")
+            .contains("`store4` takes a chunk index and an array")
+    );
+}

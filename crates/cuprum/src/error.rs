@@ -60,6 +60,12 @@ pub enum ErrorKind {
     /// The host device needs a C++ compiler (g++ 9+ or clang++ 10+) and none was found
     /// (or it could not run); the message says what was tried and what to install.
     NoHostCompiler,
+    /// The arrays of one call live on different devices (or on another device than the
+    /// stream or communicator rank they are given to); the message names both devices.
+    DeviceMismatch,
+    /// NCCL (the collective communication library) could not be loaded, or one of its calls
+    /// failed; the message carries NCCL's error text.
+    Nccl,
 }
 
 impl fmt::Display for ErrorKind {
@@ -83,6 +89,8 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Launch => "launch error",
             ErrorKind::KernelFault => "kernel fault",
             ErrorKind::NoHostCompiler => "no host C++ compiler",
+            ErrorKind::DeviceMismatch => "arrays on different devices",
+            ErrorKind::Nccl => "NCCL error",
         };
         f.write_str(s)
     }
@@ -91,7 +99,10 @@ impl fmt::Display for ErrorKind {
 /// The error every fallible cuprum function returns.
 ///
 /// Opaque on purpose: [`kind()`](Error::kind) is stable to match on, the message is for people.
-/// Compile errors also carry NVRTC's log ([`compile_log()`](Error::compile_log)).
+/// Compile errors also carry NVRTC's log ([`compile_log()`](Error::compile_log)); errors
+/// a CUDA driver call returned carry its result code ([`driver_code()`](Error::driver_code));
+/// the error underneath (the driver's, or the I/O error of a file or folder) is
+/// [`source()`](std::error::Error::source).
 ///
 /// ```
 /// use cuprum::ErrorKind;
@@ -101,14 +112,33 @@ impl fmt::Display for ErrorKind {
 /// // `{:?}` (what `unwrap` and `main` print) is the message and the kind
 /// assert_eq!(format!("{err:?}"), format!("{err} (Shape)"));
 /// ```
-#[derive(Clone, thiserror::Error)]
-#[error("{message}")]
+#[derive(Clone)]
 pub struct Error {
     kind: ErrorKind,
     message: String,
     failure: Option<std::sync::Arc<crate::compile::CompileFailure>>,
     /// The compile log a user is shown ([`CompileFailure::user_log`]).
     user_log: Option<std::sync::Arc<str>>,
+    /// The error underneath (a driver or I/O error).
+    source: Option<std::sync::Arc<dyn std::error::Error + Send + Sync>>,
+    /// The driver's `CUresult` of a failed driver call.
+    driver_code: Option<i32>,
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {
+    /// The error underneath: the driver's error of a failed driver call, the I/O error of
+    /// a file or folder operation.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
 }
 
 /// As concise as `Display` (what `unwrap()` and `fn main() -> Result` print): the message
@@ -128,7 +158,21 @@ impl Error {
             message: message.into(),
             failure: None,
             user_log: None,
+            source: None,
+            driver_code: None,
         }
+    }
+
+    /// The same error with `e` underneath (returned by `source()`).
+    pub(crate) fn with_source(mut self, e: impl std::error::Error + Send + Sync + 'static) -> Self {
+        self.source = Some(std::sync::Arc::new(e));
+        self
+    }
+
+    /// The same error with the driver's result code of the call that failed.
+    pub(crate) fn with_driver_code(mut self, code: i32) -> Self {
+        self.driver_code = Some(code);
+        self
     }
 
     /// A compile error from its details; the message is the rendered failure.
@@ -138,6 +182,8 @@ impl Error {
             message: failure.render(),
             user_log: Some(failure.user_log().into()),
             failure: Some(std::sync::Arc::new(failure)),
+            source: None,
+            driver_code: None,
         }
     }
 
@@ -178,6 +224,21 @@ impl Error {
         self.user_log.as_deref()
     }
 
+    /// The CUDA driver's result code (`CUresult`, e.g. 2 for `CUDA_ERROR_OUT_OF_MEMORY`,
+    /// 700 for `CUDA_ERROR_ILLEGAL_ADDRESS`) when a driver call failed: errors of kind
+    /// [`Driver`](ErrorKind::Driver), [`OutOfMemory`](ErrorKind::OutOfMemory) and
+    /// [`KernelFault`](ErrorKind::KernelFault) that a driver call returned. `None` for
+    /// everything cuprum checks itself.
+    ///
+    /// ```
+    /// let err = cuprum::Array::from_slice(&[1u8], &[2]).unwrap_err();
+    /// assert_eq!(err.driver_code(), None);
+    /// assert!(std::error::Error::source(&err).is_none());
+    /// ```
+    pub fn driver_code(&self) -> Option<i32> {
+        self.driver_code
+    }
+
     /// Everything about a failed compile: program name, options, log, source, and
     /// [`dump()`](crate::compile::CompileFailure::dump) for the numbered source.
     pub fn compile_failure(&self) -> Option<&crate::compile::CompileFailure> {
@@ -203,3 +264,24 @@ macro_rules! err {
     };
 }
 pub(crate) use err;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_error_underneath_is_the_source() {
+        let io = std::io::Error::new(std::io::ErrorKind::PermissionDenied, "no entry");
+        let e = err!(Io, "kernel cache: {io}").with_source(io);
+        let src = std::error::Error::source(&e).expect("a source");
+        let io = src
+            .downcast_ref::<std::io::Error>()
+            .expect("the io::Error itself");
+        assert_eq!(io.kind(), std::io::ErrorKind::PermissionDenied);
+        assert_eq!(e.driver_code(), None);
+        let e = err!(Driver, "cuX failed").with_driver_code(700);
+        assert_eq!((e.kind(), e.driver_code()), (ErrorKind::Driver, Some(700)));
+        // clones keep both
+        assert_eq!(e.clone().driver_code(), Some(700));
+    }
+}

@@ -186,7 +186,7 @@ where
     /// let n = PARSED.get_or_try_insert("42".to_owned(), || Ok("42".parse::<i64>().unwrap()))?;
     /// assert_eq!(*n, 42);
     /// let bad = PARSED.get_or_try_insert("x".to_owned(), || {
-    ///     Err(cuprum::kernel::parse_params("x", true).unwrap_err())
+    ///     Err(cuprum::kernel::parse_params("x", cuprum::kernel::ParamList::Inputs).unwrap_err())
     /// });
     /// assert_eq!(bad.unwrap_err().kind(), ErrorKind::InvalidArgument);
     /// assert_eq!(PARSED.len(), 1);

@@ -225,6 +225,8 @@ impl fmt::Display for PerfCaseResult {
 
 /// Times `f` on the current stream (CuPy's `cupyx.profiler.benchmark`). Arrays `f` uses
 /// may belong to other streams ([Arrays and streams](crate::Stream#arrays-and-streams)).
+/// Work on another GPU is timed from that GPU: run the benchmark inside its
+/// [`Device::with`](crate::Device::with).
 ///
 /// ```no_run
 /// use cuprum::{profiler::{benchmark, BenchmarkOptions}, Array, DType};
@@ -271,4 +273,24 @@ pub fn benchmark(
         gpu_times,
         device: stream.device().ordinal(),
     })
+}
+
+/// The launch floor: [`benchmark`] of a kernel that takes no arguments and does nothing,
+/// launched with one thread on the current stream (named `launch_floor`). Its CPU time is
+/// the cost of one launch through cuprum (a table lookup and `cuLaunchKernel`), the least
+/// any kernel call costs; its GPU time is the device's time for an empty kernel.
+///
+/// ```no_run
+/// use cuprum::profiler::{BenchmarkOptions, launch_floor};
+/// let r = launch_floor(&BenchmarkOptions::new().n_repeat(1000))?;
+/// println!("one launch costs {:.2} µs on the host", r.cpu().median * 1e6);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn launch_floor(opts: &BenchmarkOptions) -> Result<PerfCaseResult> {
+    let s = Stream::current()?;
+    benchmark(
+        "launch_floor",
+        || crate::array::kernels::launch_empty(&s),
+        opts,
+    )
 }

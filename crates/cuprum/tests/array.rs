@@ -13,7 +13,9 @@ use common::views::{c_strides, unravel};
 use common::{Rng, expect_err};
 use cuprum::profiler::{BenchmarkOptions, PerfCaseResult, benchmark};
 use cuprum::random::{self, Generator};
-use cuprum::{Array, DType, Device, Element, ErrorKind, Event, Scalar, SliceArg, Stream, s};
+use cuprum::{
+    Array, DType, Device, Element, Endpoint, ErrorKind, Event, Scalar, SliceArg, Stream, s,
+};
 use half::{bf16, f16};
 use num_complex::Complex;
 use std::sync::{Mutex, MutexGuard};
@@ -430,7 +432,7 @@ fn huge_shapes_are_shape_errors_before_any_gpu_work() {
     let e = expect_err(Array::arange(0.0, 1e300, 1.0, DType::F64), ErrorKind::Shape);
     assert!(e.to_string().contains("too large"), "{e}");
     expect_err(
-        Array::linspace(0.0, 1.0, usize::MAX, true, DType::F32),
+        Array::linspace(0.0, 1.0, usize::MAX, Endpoint::Included, DType::F32),
         ErrorKind::Shape,
     );
 }
@@ -461,11 +463,11 @@ fn arange_and_linspace_reject_bad_arguments() {
     // bool holds at most two distinct values
     expect_err(Array::arange(0.0, 3.0, 1.0, DType::Bool), ErrorKind::DType);
     expect_err(
-        Array::linspace(f64::NAN, 1.0, 5, true, DType::F32),
+        Array::linspace(f64::NAN, 1.0, 5, Endpoint::Included, DType::F32),
         ErrorKind::InvalidArgument,
     );
     expect_err(
-        Array::linspace(0.0, f64::NEG_INFINITY, 5, false, DType::F64),
+        Array::linspace(0.0, f64::NEG_INFINITY, 5, Endpoint::Excluded, DType::F64),
         ErrorKind::InvalidArgument,
     );
 }
@@ -775,7 +777,8 @@ fn arange_half_precision() {
 }
 
 /// NumPy's `linspace` on the host (before any integer flooring).
-fn linspace_ref(start: f64, stop: f64, num: usize, endpoint: bool) -> Vec<f64> {
+fn linspace_ref(start: f64, stop: f64, num: usize, endpoint: Endpoint) -> Vec<f64> {
+    let endpoint = endpoint == Endpoint::Included;
     let div = if endpoint { num.saturating_sub(1) } else { num };
     let mut v: Vec<f64> = if div > 0 {
         let step = (stop - start) / div as f64;
@@ -792,23 +795,23 @@ fn linspace_ref(start: f64, stop: f64, num: usize, endpoint: bool) -> Vec<f64> {
 #[test]
 fn linspace_endpoint_true_and_false() {
     require_gpu!();
-    let x = Array::linspace(0.0, 1.0, 5, true, DType::F64).unwrap();
+    let x = Array::linspace(0.0, 1.0, 5, Endpoint::Included, DType::F64).unwrap();
     assert_eq!(x.to_vec::<f64>().unwrap(), vec![0.0, 0.25, 0.5, 0.75, 1.0]);
-    let x = Array::linspace(0.0, 1.0, 4, false, DType::F32).unwrap();
+    let x = Array::linspace(0.0, 1.0, 4, Endpoint::Excluded, DType::F32).unwrap();
     assert_eq!(x.to_vec::<f32>().unwrap(), vec![0.0, 0.25, 0.5, 0.75]);
     let mut rng = Rng::new(3);
     for _ in 0..10 {
         let (a, b) = (rng.f64(-50.0, 50.0), rng.f64(-50.0, 50.0));
         let num = rng.usize(2, 3000);
-        for endpoint in [true, false] {
+        for endpoint in [Endpoint::Included, Endpoint::Excluded] {
             let want = linspace_ref(a, b, num, endpoint);
             let got = Array::linspace(a, b, num, endpoint, DType::F64).unwrap();
             assert_eq!(got.shape(), &[num]);
             let got = got.to_vec::<f64>().unwrap();
-            let what = format!("linspace({a}, {b}, {num}, {endpoint})");
+            let what = format!("linspace({a}, {b}, {num}, {endpoint:?})");
             assert_close(&got, &want, 1e-13, 1e-12, &what);
             assert_eq!(got[0], a, "{what}: first");
-            if endpoint {
+            if endpoint == Endpoint::Included {
                 assert_eq!(got[num - 1], b, "{what}: the endpoint is exact");
             }
             let got32 = Array::linspace(a, b, num, endpoint, DType::F32).unwrap();
@@ -817,7 +820,7 @@ fn linspace_endpoint_true_and_false() {
         }
     }
     // decreasing
-    let x = Array::linspace(5.0, -5.0, 11, true, DType::F64).unwrap();
+    let x = Array::linspace(5.0, -5.0, 11, Endpoint::Included, DType::F64).unwrap();
     let want: Vec<f64> = (0..11).map(|i| 5.0 - f64::from(i)).collect();
     assert_close(&x.to_vec::<f64>().unwrap(), &want, 0.0, 1e-14, "decreasing");
 }
@@ -825,7 +828,7 @@ fn linspace_endpoint_true_and_false() {
 #[test]
 fn linspace_with_zero_elements() {
     require_gpu!();
-    for endpoint in [true, false] {
+    for endpoint in [Endpoint::Included, Endpoint::Excluded] {
         let x = Array::linspace(0.0, 1.0, 0, endpoint, DType::F32).unwrap();
         assert_eq!(x.shape(), &[0]);
         assert!(x.to_vec::<f32>().unwrap().is_empty());
@@ -836,13 +839,13 @@ fn linspace_with_zero_elements() {
 fn linspace_with_one_element_is_start() {
     require_gpu!();
     // NumPy: linspace(2, 10, 1) == [2.0] with or without the endpoint.
-    for endpoint in [true, false] {
+    for endpoint in [Endpoint::Included, Endpoint::Excluded] {
         let x = Array::linspace(2.0, 10.0, 1, endpoint, DType::F64).unwrap();
         assert_eq!(x.shape(), &[1]);
         assert_eq!(
             x.to_vec::<f64>().unwrap(),
             vec![2.0],
-            "linspace(2, 10, 1, endpoint={endpoint}) must be [start] like NumPy"
+            "linspace(2, 10, 1, {endpoint:?}) must be [start] like NumPy"
         );
     }
 }
@@ -850,28 +853,28 @@ fn linspace_with_one_element_is_start() {
 #[test]
 fn linspace_integer_dtypes_round_down() {
     require_gpu!();
-    let x = Array::linspace(-5.0, 5.0, 4, true, DType::I32).unwrap();
+    let x = Array::linspace(-5.0, 5.0, 4, Endpoint::Included, DType::I32).unwrap();
     assert_eq!(
         x.to_vec::<i32>().unwrap(),
         vec![-5, -2, 1, 5],
         "floor, not truncation"
     );
-    let x = Array::linspace(0.0, 10.0, 4, true, DType::I64).unwrap();
+    let x = Array::linspace(0.0, 10.0, 4, Endpoint::Included, DType::I64).unwrap();
     assert_eq!(x.to_vec::<i64>().unwrap(), vec![0, 3, 6, 10]);
-    let x = Array::linspace(0.0, 10.0, 3, false, DType::I16).unwrap();
+    let x = Array::linspace(0.0, 10.0, 3, Endpoint::Excluded, DType::I16).unwrap();
     assert_eq!(x.to_vec::<i16>().unwrap(), vec![0, 3, 6]);
-    let x = Array::linspace(0.0, 255.0, 6, true, DType::U8).unwrap();
+    let x = Array::linspace(0.0, 255.0, 6, Endpoint::Included, DType::U8).unwrap();
     assert_eq!(x.to_vec::<u8>().unwrap(), vec![0, 51, 102, 153, 204, 255]);
     // random ranges against the host reference
     let mut rng = Rng::new(4);
     for _ in 0..10 {
         let (a, b) = (rng.f64(-1000.0, 1000.0), rng.f64(-1000.0, 1000.0));
         let num = rng.usize(2, 500);
-        let want: Vec<i64> = linspace_ref(a, b, num, true)
+        let want: Vec<i64> = linspace_ref(a, b, num, Endpoint::Included)
             .iter()
             .map(|v| v.floor() as i64)
             .collect();
-        let got = Array::linspace(a, b, num, true, DType::I64).unwrap();
+        let got = Array::linspace(a, b, num, Endpoint::Included, DType::I64).unwrap();
         let got = got.to_vec::<i64>().unwrap();
         // values within rounding of an integer may land either side of it
         for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
@@ -2039,7 +2042,7 @@ fn arrays_print_like_numpy() {
         "0"
     };
     // small arrays of several dtypes (expected strings printed by NumPy 2.4)
-    let a = Array::linspace(0.0, 1.0, 3, true, DType::F32).unwrap();
+    let a = Array::linspace(0.0, 1.0, 3, Endpoint::Included, DType::F32).unwrap();
     assert_eq!(a.to_string(), "[0.  0.5 1. ]");
     assert_eq!(
         format!("{a:?}"),

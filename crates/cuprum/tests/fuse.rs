@@ -20,6 +20,7 @@ use common::numpy_model::{as_c, close_v, dev, host, int_range, magnitude, rand_s
 use common::{Rng, coin, gpu_proptest_runner};
 use cuprum::compile::{CompileOptions, compile_for_arch};
 use cuprum::fuse::{ArgSpec, Fused, KernelKind, Var, fuse, where_};
+use cuprum::ops::Keepdims;
 use cuprum::{Array, DType, DTypeKind, ErrorKind, SliceArg, ops};
 use proptest::prelude::*;
 use std::sync::Mutex;
@@ -104,7 +105,7 @@ fn the_mse_plan_reads_as_expected() {
 fn the_softmax_plan_reads_as_expected() {
     let line = line!() + 2;
     #[rustfmt::skip]
-    let f = fuse("softmax", |[x]| { let e = (x - x.max_axis(-1, true)).exp(); e / e.sum_axis(-1, true) });
+    let f = fuse("softmax", |[x]| { let e = (x - x.max_axis(-1, Keepdims::Yes)).exp(); e / e.sum_axis(-1, Keepdims::Yes) });
     let e = f.explain_for(&[arr(DType::F32, &[4, 1000])]).unwrap();
     let at = |col: u32| format!("{}:{line}:{col}", file!());
     let want = format!(
@@ -130,9 +131,9 @@ fn the_softmax_plan_reads_as_expected() {
          \x20 why: cut after the reductions: combines reduced values with the elements they were reduced from (or with other kernels' results), which needs them complete\n",
         at(52),
         at(45),
-        at(72),
-        at(85),
-        at(79)
+        at(81),
+        at(94),
+        at(88)
     );
     assert_eq!(e.summary(), want);
 }
@@ -191,7 +192,7 @@ fn sibling_reductions_share_one_pass_and_the_epilogue_runs_in_it() {
     );
     // Different axes: a kernel each.
     let g = fuse("two_axes", |[x]| {
-        (x.sum_axis(0, false), x.sum_axis(1, false))
+        (x.sum_axis(0, Keepdims::No), x.sum_axis(1, Keepdims::No))
     });
     assert_eq!(
         kinds(&g, &[arr(DType::F32, &[3, 4])]),
@@ -342,7 +343,11 @@ fn common_subexpressions_are_computed_once() {
 #[test]
 fn broadcasting_shapes_follow_numpy() {
     let f = fuse("b", |[x, y]| {
-        (x + y, (x * y).sum_axis(-1, true), x.sum_axis([0, 1], false))
+        (
+            x + y,
+            (x * y).sum_axis(-1, Keepdims::Yes),
+            x.sum_axis([0, 1], Keepdims::No),
+        )
     });
     let e = f
         .explain_for(&[arr(DType::F32, &[4, 1, 3]), arr(DType::F32, &[5, 1])])
@@ -461,14 +466,14 @@ fn broadcast_errors_point_at_the_users_line() {
 #[test]
 fn axis_errors_point_at_the_users_line() {
     let line = line!() + 1;
-    let f = fuse("bad_axis", |[x]| x.sum_axis(2, false));
+    let f = fuse("bad_axis", |[x]| x.sum_axis(2, Keepdims::No));
     let m = err_at(&f, &[arr(DType::F32, &[3, 4])], ErrorKind::Shape, line);
     assert!(
         m.ends_with("axis 2 is out of bounds for array of dimension 2"),
         "{m}"
     );
     let line = line!() + 1;
-    let g = fuse("dup_axis", |[x]| x.mean_axis([0, -2], false));
+    let g = fuse("dup_axis", |[x]| x.mean_axis([0, -2], Keepdims::No));
     let m = err_at(&g, &[arr(DType::F32, &[3, 4])], ErrorKind::Shape, line);
     assert!(m.contains("duplicate value in 'axis'"), "{m}");
 }
@@ -508,7 +513,7 @@ fn an_empty_max_is_an_error_at_its_line_and_an_empty_sum_is_not() {
         "{m}"
     );
     // Over an axis with outputs of size 0 there is nothing to reduce: no error.
-    let g = fuse("empty_rows", |[x]| x.max_axis(1, false));
+    let g = fuse("empty_rows", |[x]| x.max_axis(1, Keepdims::No));
     let e = g.explain_for(&[arr(DType::F32, &[0, 3])]).unwrap();
     assert_eq!(e.outputs()[0].1, vec![0]);
     let h = fuse("empty_sum", |[x]| (x.sum(), x.mean()));
@@ -605,7 +610,7 @@ fn kernels_of_every_kind_compile_for_sm90() {
                     x.prod(),
                     x.all(),
                     x.any(),
-                    x.var_axis(0, false),
+                    x.var_axis(0, Keepdims::No),
                 )
             }),
             vec![arr(DType::F16, &[4, 100])],
@@ -613,7 +618,7 @@ fn kernels_of_every_kind_compile_for_sm90() {
         (
             fuse("ints", |[x, y]| {
                 (
-                    (x % y).max_axis(-1, true),
+                    (x % y).max_axis(-1, Keepdims::Yes),
                     x.pow(y),
                     (x / 3).sum(),
                     x.pow(3).min(),
@@ -647,9 +652,9 @@ fn kernels_of_every_kind_compile_for_sm90() {
         ),
         (
             fuse("center", |[x]| {
-                let m = x.mean_axis(0, true);
+                let m = x.mean_axis(0, Keepdims::Yes);
                 let d = x - m;
-                (d / (d * d).mean_axis(0, true).sqrt(), m)
+                (d / (d * d).mean_axis(0, Keepdims::Yes).sqrt(), m)
             }),
             vec![arr(DType::F64, &[100, 3])],
         ),
@@ -747,6 +752,15 @@ struct Red {
     keepdims: bool,
     /// Multiply the reduced value by 2 afterwards.
     twice: bool,
+}
+
+/// The reduction's keepdims as the API spells it.
+fn keep(keepdims: bool) -> Keepdims {
+    if keepdims {
+        Keepdims::Yes
+    } else {
+        Keepdims::No
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1027,7 +1041,7 @@ fn red_ops(r: &Red, a: &Array) -> cuprum::Result<Array> {
             }
         }
         Some(ax) => {
-            let (ax, k) = (ax.as_slice(), r.keepdims);
+            let (ax, k) = (ax.as_slice(), keep(r.keepdims));
             match r.kind {
                 RedKind::Sum => ops::sum_axis(a, ax, k),
                 RedKind::Prod => ops::prod_axis(a, ax, k),
@@ -1173,7 +1187,7 @@ fn red_fuse(r: &Red, x: Var, ndim: usize) -> Var {
         None => {
             if r.keepdims {
                 let all: Vec<isize> = (0..ndim as isize).collect();
-                red_fuse_axis(r.kind, x, all, true)
+                red_fuse_axis(r.kind, x, all, Keepdims::Yes)
             } else {
                 match r.kind {
                     RedKind::Sum => x.sum(),
@@ -1188,12 +1202,12 @@ fn red_fuse(r: &Red, x: Var, ndim: usize) -> Var {
                 }
             }
         }
-        Some(ax) => red_fuse_axis(r.kind, x, ax, r.keepdims),
+        Some(ax) => red_fuse_axis(r.kind, x, ax, keep(r.keepdims)),
     };
     if r.twice { v * 2i32 } else { v }
 }
 
-fn red_fuse_axis(k: RedKind, x: Var, ax: Vec<isize>, keep: bool) -> Var {
+fn red_fuse_axis(k: RedKind, x: Var, ax: Vec<isize>, keep: Keepdims) -> Var {
     match k {
         RedKind::Sum => x.sum_axis(ax, keep),
         RedKind::Prod => x.prod_axis(ax, keep),
@@ -1536,7 +1550,8 @@ fn reductions_over_random_axes_with_keepdims_match_ops() {
         any::<u64>(),
     );
     let mut runner = gpu_proptest_runner(24);
-    let result = runner.run(&strategy, |(shape, pick, keep, d, seed)| {
+    let result = runner.run(&strategy, |(shape, pick, keepdims, d, seed)| {
+        let keep = keep(keepdims);
         let mut rng = Rng::new(seed);
         let (x, _) = make_arg(&mut rng, &shape, d, ViewKind::Transposed);
         let (y, _) = make_arg(&mut rng, &shape[shape.len() - 1..], d, ViewKind::Contiguous);
@@ -1576,7 +1591,7 @@ fn reductions_over_random_axes_with_keepdims_match_ops() {
         ];
         let kinds = [RedKind::Sum, RedKind::Max, RedKind::Mean, RedKind::Var];
         for (k, (g, w)) in got.iter().zip(&want).enumerate() {
-            let what = format!("output {k} over {shape:?} axes {axes:?} keepdims {keep} {d}");
+            let what = format!("output {k} over {shape:?} axes {axes:?} {keep:?} {d}");
             same_result(g, w, reduction_scale(kinds[k], &p), &what)?;
         }
         let kernels = f.explain((&x, &y)).unwrap().kernels().len();
@@ -1598,7 +1613,7 @@ fn several_outputs_of_different_kinds() {
         let s = x + y;
         (
             s,
-            (x * y).sum_axis(0, false),
+            (x * y).sum_axis(0, Keepdims::No),
             x.max(),
             s.mean() / 3.0,
             x.less(y),
@@ -1608,7 +1623,7 @@ fn several_outputs_of_different_kinds() {
     assert_eq!(out.len(), 5);
     let want = [
         ops::add(&x, &y).unwrap(),
-        ops::sum_axis(&ops::multiply(&x, &y).unwrap(), 0, false).unwrap(),
+        ops::sum_axis(&ops::multiply(&x, &y).unwrap(), 0, Keepdims::No).unwrap(),
         ops::max(&x).unwrap(),
         ops::divide(ops::mean(&ops::add(&x, &y).unwrap()).unwrap(), 3.0).unwrap(),
         ops::less(&x, &y).unwrap(),
@@ -1655,7 +1670,12 @@ fn empty_and_zero_dimensional_arrays() {
     require_gpu!();
     let e = Array::zeros(&[0, 3], DType::F32).unwrap();
     let f = fuse("e", |[x]| {
-        (x + 1.0, x.sum(), x.sum_axis(0, false), x.mean_axis(1, true))
+        (
+            x + 1.0,
+            x.sum(),
+            x.sum_axis(0, Keepdims::No),
+            x.mean_axis(1, Keepdims::Yes),
+        )
     });
     let out = f.call_all((&e,)).unwrap();
     assert_eq!(out[0].shape(), &[0, 3]);

@@ -162,6 +162,54 @@ fn vector_add_f32_and_f64() {
     }
 }
 
+/// `vector_add_wide` (16-byte `load4`/`store4` chunks, then the tail one by one): every
+/// length modulo 4, several grid sizes (one chunk per thread, a small grid-stride grid),
+/// f32, f64, i32 and f16, and views starting at an odd element (no chunk aligned: the plain
+/// accesses), all exact. The output is poisoned first; elements outside it stay untouched.
+#[test]
+fn vector_add_wide_every_tail_and_alignment() {
+    require_gpu!();
+    fn case<T: Num + Element + std::fmt::Debug>(
+        rng: &mut Rng,
+        n: usize,
+        offset: usize,
+        cfg: JitConfig<'_>,
+        of: impl Fn(f64) -> T,
+    ) {
+        let m = n + offset + 3;
+        let a: Vec<T> = (0..m).map(|_| of(rng.f64(-100.0, 100.0).round())).collect();
+        let b: Vec<T> = (0..m).map(|_| of(rng.f64(-100.0, 100.0).round())).collect();
+        let poison = of(-7.0);
+        let big = Array::from_slice(&vec![poison; m], &[m]).unwrap();
+        let (da, db) = (dev(&a), dev(&b));
+        let (lo, hi) = (offset as isize, (offset + n) as isize);
+        let view = |x: &Array| x.slice(&s![lo..hi]).unwrap();
+        let mut c = view(&big);
+        kernels::vector_add_wide::launch::<T>(cfg, &view(&da), &view(&db), &mut c).unwrap();
+        let got = big.to_vec::<T>().unwrap();
+        for i in 0..m {
+            let want = if (offset..offset + n).contains(&i) {
+                a[i] + b[i]
+            } else {
+                poison
+            };
+            assert_eq!(got[i], want, "n = {n}, offset {offset}, element {i}");
+        }
+    }
+    let mut rng = Rng::new(11);
+    for n in [0usize, 1, 2, 3, 4, 5, 7, 8, 1023, 1_000_003] {
+        for offset in [0usize, 1, 2] {
+            let chunks = JitConfig::for_len(n.div_ceil(4), 256);
+            let small = JitConfig::new(3, 64);
+            case::<f32>(&mut rng, n, offset, chunks, |x| x as f32);
+            case::<f32>(&mut rng, n, offset, small, |x| x as f32);
+            case::<f64>(&mut rng, n, offset, chunks, |x| x);
+            case::<i32>(&mut rng, n, offset, small, |x| x as i32);
+            case::<f16>(&mut rng, n, offset, chunks, |x| f16::from_f64(x / 8.0));
+        }
+    }
+}
+
 #[test]
 fn matrix_multiply_odd_sizes() {
     require_gpu!();

@@ -140,3 +140,55 @@ fn a_grid_barrier_missing_a_block_becomes_a_fault() {
         .unwrap();
     assert_eq!(c.to_vec::<f32>().unwrap(), [3.0; 4]);
 }
+
+/// `load4` checks its chunk index against `len / 4`: chunks past the shorter input fault
+/// (nothing is read or written for them), the others are added.
+#[test]
+fn a_wide_load_past_the_end_is_a_typed_error() {
+    require_gpu!();
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let a = dev(&[1.0f32; 8]);
+    let b = dev(&[2.0f32; 16]);
+    let mut c = Array::full(&[16], -1.0f32, DType::F32).unwrap();
+    kernels::vector_add_wide::launch::<f32>((1, 32), &a, &b, &mut c).unwrap();
+    let e = c.to_vec::<f32>().unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::KernelFault, "{e}");
+    let m = e.to_string();
+    for part in [
+        "kernel `vector_add_wide` panicked at ",
+        "rust_kernels.rs:",
+        "index out of bounds: the len is 2 but the index is ",
+    ] {
+        assert!(m.contains(part), "{part:?} not in: {m}");
+    }
+    let v = c.to_vec::<f32>().unwrap();
+    assert_eq!(&v[..8], [3.0; 8]);
+    assert_eq!(&v[8..], [-1.0; 8]);
+}
+
+/// The shared-memory reduction asserts once that the launch's dynamic shared memory holds
+/// a block (its tree then indexes unchecked): too little is a fault at the `assert!`, not
+/// a read out of bounds.
+#[test]
+fn too_little_shared_memory_fails_the_reductions_assert() {
+    require_gpu!();
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let x = dev(&[1.0f32; 1000]);
+    let mut out = zeros::<f32>(4);
+    let cfg = JitConfig::new(4, 256).shared_mem(512);
+    kernels::optimized_reduction::launch(cfg, &x, &mut out, 1000).unwrap();
+    let e = out.to_vec::<f32>().unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::KernelFault, "{e}");
+    let m = e.to_string();
+    for part in [
+        "kernel `optimized_reduction` panicked at ",
+        "rust_kernels.rs:",
+        "assertion failed",
+    ] {
+        assert!(m.contains(part), "{part:?} not in: {m}");
+    }
+    assert_eq!(out.to_vec::<f32>().unwrap(), [0.0; 4]);
+    let cfg = JitConfig::new(4, 256).shared_mem(1024);
+    kernels::optimized_reduction::launch(cfg, &x, &mut out, 1000).unwrap();
+    assert_eq!(out.to_vec::<f32>().unwrap(), [256.0, 256.0, 256.0, 232.0]);
+}

@@ -34,6 +34,14 @@ fn vector_add() {
 }
 
 #[test]
+fn vector_add_wide() {
+    if !snapshots_here("vector_add_wide") {
+        return;
+    }
+    insta::assert_snapshot!(kernels::vector_add_wide::SOURCE);
+}
+
+#[test]
 fn matrix_multiply() {
     if !snapshots_here("matrix_multiply") {
         return;

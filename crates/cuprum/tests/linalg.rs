@@ -13,6 +13,7 @@
 mod common;
 
 use common::Rng;
+use cuprum::ops::Tolerance;
 use cuprum::{Array, DType, ErrorKind, RawKernel, Stream, ops, s};
 
 // =========================================================================================
@@ -606,7 +607,7 @@ fn seed_raw_kernel_matches_matmul() {
         worst < 5e-5,
         "naive kernel vs cuBLAS: worst error {worst:e} of Σ|ab|"
     );
-    assert!(ops::allclose_with(&naive, &blas, 1e-4, 1e-3, false).unwrap());
+    assert!(ops::allclose_with(&naive, &blas, Tolerance::new(1e-4, 1e-3)).unwrap());
 }
 
 // =========================================================================================

@@ -38,6 +38,16 @@ fn every_array_kernel_compiles_for_sm90() {
     }
 }
 
+/// The argument schema of every generated kernel (elementwise layouts, reduction
+/// strategies, the array layer's kernels) matches the parameter sizes of its compiled
+/// cubin: the packer writes what the kernel reads, checked without a GPU.
+#[test]
+fn every_generated_kernel_schema_matches_its_cubin() {
+    require_nvrtc!();
+    let checked = cuprum::internal::check_sample_schemas(90).unwrap();
+    assert!(checked > 350, "{checked}");
+}
+
 #[test]
 fn unknown_arch_falls_back_to_ptx_of_newest_known() {
     require_nvrtc!();

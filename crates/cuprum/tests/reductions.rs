@@ -29,6 +29,7 @@ use common::numpy_model::{
 };
 use common::views::{c_order, c_strides};
 use common::{Rng, coin, gpu_proptest_runner, picked_axes, signed};
+use cuprum::ops::{Keepdims, Tolerance};
 use cuprum::{Array, DType, DTypeKind, ErrorKind, SliceArg, ops, s};
 use half::f16;
 use num_complex::Complex;
@@ -366,6 +367,11 @@ fn call(
         }
         (None, true) => &all[..],
         (Some(ax), _) => ax,
+    };
+    let keepdims = if keepdims {
+        Keepdims::Yes
+    } else {
+        Keepdims::No
     };
     match (op, method) {
         (Op::Sum, false) => ops::sum_axis(a, ax, keepdims),
@@ -708,7 +714,7 @@ fn half_sums_accumulate_in_f32() {
             &[F(n as f64)],
             &[0.0],
         );
-        let r = ops::sum_axis(&a.reshape(&[2, -1]).unwrap(), 1, false).unwrap();
+        let r = ops::sum_axis(&a.reshape(&[2, -1]).unwrap(), 1, Keepdims::No).unwrap();
         let half = (n / 2) as f64;
         assert_result(
             &format!("row sums of {n} ones {d}"),
@@ -855,7 +861,7 @@ fn var_std_use_ddof_zero() {
         &[0.0],
     );
     let a = Array::from_slice(&[1.0f32, 3.0, 5.0, 7.0], &[2, 2]).unwrap();
-    let r = ops::std_axis(&a, 1, true).unwrap();
+    let r = ops::std_axis(&a, 1, Keepdims::Yes).unwrap();
     assert_result(
         "std f32 rows",
         &r,
@@ -864,7 +870,7 @@ fn var_std_use_ddof_zero() {
         &[F(1.0), F(1.0)],
         &[0.0; 2],
     );
-    let r = ops::var_axis(&a, 0, false).unwrap();
+    let r = ops::var_axis(&a, 0, Keepdims::No).unwrap();
     assert_result(
         "var f32 columns",
         &r,
@@ -1059,10 +1065,10 @@ fn argmax_argmin_long_reductions() {
     }
     let a = Array::from_slice(&m, &[3, cols]).unwrap();
     let want: Vec<i64> = firsts.iter().map(|&c| c as i64).collect();
-    assert_eq!(idx(ops::argmax_axis(&a, 1, false)), want);
-    assert_eq!(idx(ops::argmax_axis(&a, -1, true)), want);
+    assert_eq!(idx(ops::argmax_axis(&a, 1, Keepdims::No)), want);
+    assert_eq!(idx(ops::argmax_axis(&a, -1, Keepdims::Yes)), want);
     // the transposed view: the same over axis 0
-    assert_eq!(idx(ops::argmax_axis(&a.transpose(), 0, false)), want);
+    assert_eq!(idx(ops::argmax_axis(&a.transpose(), 0, Keepdims::No)), want);
 }
 
 // =========================================================================================
@@ -1219,13 +1225,16 @@ fn check_isclose_and_allclose(
     ys: &[V],
     (rtol, atol): (f64, f64),
 ) {
-    let r = ops::isclose(a, b, rtol, atol, false).unwrap();
+    let r = ops::isclose(a, b, Tolerance::new(rtol, atol)).unwrap();
     check_isclose(ctx, &r, shape, xs, ys, (rtol, atol, false));
     let all = xs
         .iter()
         .zip(ys)
         .all(|(&x, &y)| isclose_host(x, y, rtol, atol, false));
-    assert_eq!(ops::allclose_with(a, b, rtol, atol, false).unwrap(), all);
+    assert_eq!(
+        ops::allclose_with(a, b, Tolerance::new(rtol, atol)).unwrap(),
+        all
+    );
 }
 
 /// Partners of `xs`: relative perturbations far from the default threshold (1e-5): equal,
@@ -1260,7 +1269,7 @@ fn isclose_default_tolerances() {
         dev_exact(&xs, &[xs.len()], DType::F64),
         dev_exact(&ys, &[ys.len()], DType::F64),
     );
-    let r = ops::isclose(&a, &b, 1e-5, 1e-8, false).unwrap();
+    let r = ops::isclose(&a, &b, Tolerance::new(1e-5, 1e-8)).unwrap();
     check_isclose("isclose defaults", &r, &[xs.len()], &xs, &ys, DEFAULT_TOL);
     let all = xs
         .iter()
@@ -1281,8 +1290,8 @@ fn isclose_default_tolerances() {
         dev_exact(&cy, &[cy.len()], DType::F64),
     );
     assert!(ops::allclose(&ca, &cb).unwrap());
-    assert!(ops::allclose_with(&ca, &cb, 1e-5, 1e-8, false).unwrap());
-    assert!(!ops::allclose_with(&ca, &cb, 0.0, 0.0, false).unwrap());
+    assert!(ops::allclose_with(&ca, &cb, Tolerance::new(1e-5, 1e-8)).unwrap());
+    assert!(!ops::allclose_with(&ca, &cb, Tolerance::new(0.0, 0.0)).unwrap());
     // float32 (compared in float64)
     let x32 = rand_vals(&mut rng, DType::F32, 100);
     let y32 = partners(&mut rng, &x32, DType::F32);
@@ -1290,7 +1299,7 @@ fn isclose_default_tolerances() {
         dev_exact(&x32, &[10, 10], DType::F32),
         dev_exact(&y32, &[10, 10], DType::F32),
     );
-    let r = ops::isclose(&a, &b, 1e-5, 1e-8, false).unwrap();
+    let r = ops::isclose(&a, &b, Tolerance::new(1e-5, 1e-8)).unwrap();
     check_isclose("isclose f32", &r, &[10, 10], &x32, &y32, DEFAULT_TOL);
 }
 
@@ -1327,10 +1336,16 @@ fn isclose_explicit_tolerances_and_asymmetry() {
         Array::from_slice(&[9.5f64], &[1]).unwrap(),
     );
     let v = |r: cuprum::Result<Array>| r.unwrap().to_vec::<bool>().unwrap();
-    assert_eq!(v(ops::isclose(&p, &q, 0.0526, 0.0, false)), vec![false]);
-    assert_eq!(v(ops::isclose(&q, &p, 0.0526, 0.0, false)), vec![true]);
-    assert!(!ops::allclose_with(&p, &q, 0.0526, 0.0, false).unwrap());
-    assert!(ops::allclose_with(&q, &p, 0.0526, 0.0, false).unwrap());
+    assert_eq!(
+        v(ops::isclose(&p, &q, Tolerance::new(0.0526, 0.0))),
+        vec![false]
+    );
+    assert_eq!(
+        v(ops::isclose(&q, &p, Tolerance::new(0.0526, 0.0))),
+        vec![true]
+    );
+    assert!(!ops::allclose_with(&p, &q, Tolerance::new(0.0526, 0.0)).unwrap());
+    assert!(ops::allclose_with(&q, &p, Tolerance::new(0.0526, 0.0)).unwrap());
 }
 
 #[test]
@@ -1345,7 +1360,15 @@ fn isclose_infinities_and_nan() {
         // float32 rounds ±1e308 to ±inf: compare against what is on the device
         let (hx, hy) = (host(&a), host(&b));
         for equal_nan in [false, true] {
-            let r = ops::isclose(&a, &b, 1e-5, 1e-8, equal_nan).unwrap();
+            let r = ops::isclose(
+                &a,
+                &b,
+                Tolerance {
+                    equal_nan,
+                    ..Tolerance::default()
+                },
+            )
+            .unwrap();
             check_isclose(
                 &format!("inf/nan {d} equal_nan={equal_nan}"),
                 &r,
@@ -1356,7 +1379,7 @@ fn isclose_infinities_and_nan() {
             );
         }
         assert_eq!(
-            ops::isclose(&a, &b, 1e-5, 1e-8, false)
+            ops::isclose(&a, &b, Tolerance::new(1e-5, 1e-8))
                 .unwrap()
                 .to_vec::<bool>()
                 .unwrap()[..4],
@@ -1366,13 +1389,13 @@ fn isclose_infinities_and_nan() {
     // allclose: equal infinities are close; NaNs only with equal_nan
     let p = Array::from_slice(&[inf, -inf, nan, 1.0], &[4]).unwrap();
     assert!(!ops::allclose(&p, &p).unwrap());
-    assert!(!ops::allclose_with(&p, &p, 1e-5, 1e-8, false).unwrap());
-    assert!(ops::allclose_with(&p, &p, 1e-5, 1e-8, true).unwrap());
+    assert!(!ops::allclose_with(&p, &p, Tolerance::new(1e-5, 1e-8)).unwrap());
+    assert!(ops::allclose_with(&p, &p, Tolerance::new(1e-5, 1e-8).nan_equal()).unwrap());
     let q = Array::from_slice(&[inf, -inf, 1.0, 1.0], &[4]).unwrap();
     assert!(ops::allclose(&q, &q).unwrap());
     let q2 = Array::from_slice(&[inf, inf, 1.0, 1.0], &[4]).unwrap();
     assert!(!ops::allclose(&q, &q2).unwrap());
-    assert!(!ops::allclose_with(&p, &q, 1e-5, 1e-8, true).unwrap());
+    assert!(!ops::allclose_with(&p, &q, Tolerance::new(1e-5, 1e-8).nan_equal()).unwrap());
 }
 
 /// NumPy: `isclose(1.0, inf)` is false (`isfinite(y)` is required for the tolerance test;
@@ -1386,13 +1409,13 @@ fn isclose_finite_vs_infinite_numpy_divergence() {
     let (inf, nan) = (f64::INFINITY, f64::NAN);
     let a = Array::from_slice(&[1.0f64, -5.0, 1e300, 0.0, inf, 1.0], &[6]).unwrap();
     let b = Array::from_slice(&[inf, -inf, inf, inf, 1.0, nan], &[6]).unwrap();
-    let r = ops::isclose(&a, &b, 1e-5, 1e-8, false).unwrap();
+    let r = ops::isclose(&a, &b, Tolerance::new(1e-5, 1e-8)).unwrap();
     assert_eq!(
         r.to_vec::<bool>().unwrap(),
         vec![false; 6],
         "NumPy: all false"
     );
-    let r = ops::isclose(&a, &b, 1e-5, 1e-8, true).unwrap();
+    let r = ops::isclose(&a, &b, Tolerance::new(1e-5, 1e-8).nan_equal()).unwrap();
     assert_eq!(
         r.to_vec::<bool>().unwrap(),
         vec![false; 6],
@@ -1407,7 +1430,7 @@ fn isclose_finite_vs_infinite_numpy_divergence() {
     let z = Array::from_slice(&[Complex::new(1.0f64, 0.0)], &[1]).unwrap();
     let zi = Array::from_slice(&[Complex::new(inf, 0.0)], &[1]).unwrap();
     assert_eq!(
-        ops::isclose(&z, &zi, 1e-5, 1e-8, false)
+        ops::isclose(&z, &zi, Tolerance::new(1e-5, 1e-8))
             .unwrap()
             .to_vec::<bool>()
             .unwrap(),
@@ -1432,7 +1455,7 @@ fn isclose_broadcasting_and_scalars() {
     let b = dev_exact(&row, &[4], DType::F64);
     let bys: Vec<V> = (0..12).map(|i| row[i % 4]).collect();
     for (x, y, xv, yv) in [(&a, &b, &xs, &bys), (&b, &a, &bys, &xs)] {
-        let r = ops::isclose(x, y, 1e-5, 1e-8, false).unwrap();
+        let r = ops::isclose(x, y, Tolerance::new(1e-5, 1e-8)).unwrap();
         check_isclose("(3, 4) vs (4,)", &r, &[3, 4], xv, yv, DEFAULT_TOL);
     }
     assert!(!ops::allclose(&a, &b).unwrap());
@@ -1449,7 +1472,7 @@ fn isclose_broadcasting_and_scalars() {
     );
     // (3, 1) vs (4,) -> (3, 4)
     let col = dev_exact(&xs[..3], &[3, 1], DType::F64);
-    let r = ops::isclose(&col, &b, 1e-5, 1e-8, false).unwrap();
+    let r = ops::isclose(&col, &b, Tolerance::new(1e-5, 1e-8)).unwrap();
     let cx: Vec<V> = (0..12).map(|i| xs[i / 4]).collect();
     check_isclose("(3, 1) vs (4,)", &r, &[3, 4], &cx, &bys, DEFAULT_TOL);
     // a scalar operand on either side
@@ -1464,11 +1487,11 @@ fn isclose_broadcasting_and_scalars() {
     let hv: Vec<V> = vals.iter().map(|&v| F(v)).collect();
     let s2 = vec![F(2.5); hv.len()];
     let a = dev_exact(&hv, &[2, 3], DType::F64);
-    let r = ops::isclose(&a, 2.5f64, 1e-5, 1e-8, false).unwrap();
+    let r = ops::isclose(&a, 2.5f64, Tolerance::new(1e-5, 1e-8)).unwrap();
     check_isclose("array vs scalar", &r, &[2, 3], &hv, &s2, DEFAULT_TOL);
-    let r = ops::isclose(2.5f64, &a, 1e-5, 1e-8, false).unwrap();
+    let r = ops::isclose(2.5f64, &a, Tolerance::new(1e-5, 1e-8)).unwrap();
     check_isclose("scalar vs array", &r, &[2, 3], &s2, &hv, DEFAULT_TOL);
-    let r = ops::isclose(&a, 2.5f64, 0.0, 1e-3, false).unwrap();
+    let r = ops::isclose(&a, 2.5f64, Tolerance::new(0.0, 1e-3)).unwrap();
     check_isclose(
         "array vs scalar, atol",
         &r,
@@ -1479,12 +1502,12 @@ fn isclose_broadcasting_and_scalars() {
     );
     // an integer array against an integer scalar
     let ia = Array::from_slice(&[3i32, 4, 3], &[3]).unwrap();
-    let r = ops::isclose(&ia, 3i32, 1e-5, 1e-8, false).unwrap();
+    let r = ops::isclose(&ia, 3i32, Tolerance::new(1e-5, 1e-8)).unwrap();
     assert_eq!(r.to_vec::<bool>().unwrap(), vec![true, false, true]);
     // shapes that do not broadcast
     let c = Array::zeros(&[3], DType::F64).unwrap();
     let e = expect_err(
-        ops::isclose(&b, &c, 1e-5, 1e-8, false),
+        ops::isclose(&b, &c, Tolerance::new(1e-5, 1e-8)),
         ErrorKind::Shape,
         "isclose (4,) (3,)",
     );
@@ -1514,7 +1537,7 @@ fn isclose_complex() {
     let z = |re: f64, im: f64| Complex::new(re, im);
     let a = Array::from_slice(&[z(3.0, 4.0), z(3.0, 4.0)], &[2]).unwrap();
     let b = Array::from_slice(&[z(3.0 + 3e-5, 4.0 + 4e-5), z(3.0 + 3e-5, 4.0)], &[2]).unwrap();
-    let r = ops::isclose(&a, &b, 0.0, 4.5e-5, false).unwrap();
+    let r = ops::isclose(&a, &b, Tolerance::new(0.0, 4.5e-5)).unwrap();
     assert_eq!(r.to_vec::<bool>().unwrap(), vec![false, true]);
     // NaN in either part is NaN; equal_nan matches any two NaNs
     let nan = f64::NAN;
@@ -1525,7 +1548,15 @@ fn isclose_complex() {
         dev_exact(&ys, &[4], DType::C128),
     );
     for equal_nan in [false, true] {
-        let r = ops::isclose(&a, &b, 1e-5, 1e-8, equal_nan).unwrap();
+        let r = ops::isclose(
+            &a,
+            &b,
+            Tolerance {
+                equal_nan,
+                ..Tolerance::default()
+            },
+        )
+        .unwrap();
         check_isclose("complex NaN", &r, &[4], &xs, &ys, (1e-5, 1e-8, equal_nan));
     }
     // complex64 against float64: compared as complex128
@@ -1541,15 +1572,15 @@ fn isclose_complex() {
     let f = Array::from_slice(&[1.0f64, 2.0, 0.5], &[3]).unwrap();
     let v = |r: cuprum::Result<Array>| r.unwrap().to_vec::<bool>().unwrap();
     assert_eq!(
-        v(ops::isclose(&c, &f, 1e-5, 1e-8, false)),
+        v(ops::isclose(&c, &f, Tolerance::new(1e-5, 1e-8))),
         vec![true, false, true]
     );
     assert_eq!(
-        v(ops::isclose(&f, &c, 1e-5, 1e-8, false)),
+        v(ops::isclose(&f, &c, Tolerance::new(1e-5, 1e-8))),
         vec![true, false, true]
     );
     assert!(!ops::allclose(&c, &f).unwrap());
-    assert!(ops::allclose_with(&c, &f, 0.0, 2e-3, false).unwrap());
+    assert!(ops::allclose_with(&c, &f, Tolerance::new(0.0, 2e-3)).unwrap());
 }
 
 #[test]
@@ -1560,52 +1591,63 @@ fn isclose_mixed_dtypes() {
     let a32 = Array::from_slice(&[0.1f32, 1.5, 3.3], &[3]).unwrap();
     let a64 = Array::from_slice(&[0.1f64, 1.5, 3.3], &[3]).unwrap();
     assert_eq!(
-        v(ops::isclose(&a32, &a64, 1e-5, 1e-8, false)),
+        v(ops::isclose(&a32, &a64, Tolerance::new(1e-5, 1e-8))),
         vec![true; 3]
     );
     assert_eq!(
-        v(ops::isclose(&a32, &a64, 0.0, 0.0, false)),
+        v(ops::isclose(&a32, &a64, Tolerance::new(0.0, 0.0))),
         vec![false, true, false]
     );
     assert_eq!(
-        v(ops::isclose(&a64, &a32, 0.0, 0.0, false)),
+        v(ops::isclose(&a64, &a32, Tolerance::new(0.0, 0.0))),
         vec![false, true, false]
     );
     assert!(ops::allclose(&a32, &a64).unwrap());
-    assert!(!ops::allclose_with(&a32, &a64, 0.0, 0.0, false).unwrap());
+    assert!(!ops::allclose_with(&a32, &a64, Tolerance::new(0.0, 0.0)).unwrap());
     // integers against floats
     let i = Array::from_slice(&[1i32, 2, 3, -4], &[4]).unwrap();
     let f = Array::from_slice(&[1.0f64, 2.000001, 3.1, -4.0], &[4]).unwrap();
     assert_eq!(
-        v(ops::isclose(&i, &f, 1e-5, 1e-8, false)),
+        v(ops::isclose(&i, &f, Tolerance::new(1e-5, 1e-8))),
         vec![true, true, false, true]
     );
     assert_eq!(
-        v(ops::isclose(&f, &i, 1e-5, 1e-8, false)),
+        v(ops::isclose(&f, &i, Tolerance::new(1e-5, 1e-8))),
         vec![true, true, false, true]
     );
     assert!(!ops::allclose(&i, &f).unwrap());
-    assert!(ops::allclose_with(&i, &f, 0.05, 0.0, false).unwrap());
+    assert!(ops::allclose_with(&i, &f, Tolerance::new(0.05, 0.0)).unwrap());
     // int64 extremes (NumPy compares in float64; |MIN| must not overflow)
     let big = Array::from_slice(&[i64::MIN, i64::MAX, 0], &[3]).unwrap();
-    assert_eq!(v(ops::isclose(&big, &big, 0.0, 0.0, false)), vec![true; 3]);
+    assert_eq!(
+        v(ops::isclose(&big, &big, Tolerance::new(0.0, 0.0))),
+        vec![true; 3]
+    );
     assert!(ops::allclose(&big, &big).unwrap());
     // float16 against float32, bool against int
     let h = Array::from_slice(&[f16::from_f32(0.5), f16::from_f32(1.0 / 3.0)], &[2]).unwrap();
     let s = Array::from_slice(&[0.5f32, 1.0 / 3.0], &[2]).unwrap();
     assert_eq!(
-        v(ops::isclose(&h, &s, 1e-5, 1e-8, false)),
+        v(ops::isclose(&h, &s, Tolerance::new(1e-5, 1e-8))),
         vec![true, false]
     );
-    assert_eq!(v(ops::isclose(&h, &s, 1e-3, 0.0, false)), vec![true, true]);
+    assert_eq!(
+        v(ops::isclose(&h, &s, Tolerance::new(1e-3, 0.0))),
+        vec![true, true]
+    );
     let bl = Array::from_slice(&[true, false, true], &[3]).unwrap();
     let iu = Array::from_slice(&[1u8, 0, 2], &[3]).unwrap();
     assert_eq!(
-        v(ops::isclose(&bl, &iu, 1e-5, 1e-8, false)),
+        v(ops::isclose(&bl, &iu, Tolerance::new(1e-5, 1e-8))),
         vec![true, true, false]
     );
     // the result is always a bool array of the broadcast shape
-    let r = ops::isclose(&a32, a64.reshape(&[3, 1]).unwrap(), 1e-5, 1e-8, false).unwrap();
+    let r = ops::isclose(
+        &a32,
+        a64.reshape(&[3, 1]).unwrap(),
+        Tolerance::new(1e-5, 1e-8),
+    )
+    .unwrap();
     assert_eq!((r.dtype(), r.shape()), (DType::Bool, &[3usize, 3][..]));
 }
 
@@ -1617,9 +1659,9 @@ fn isclose_mixed_dtypes() {
 fn isclose_weak_scalar_numpy_divergence() {
     require_gpu!();
     let a = Array::from_slice(&[0.1f32, 0.7, 0.2], &[3]).unwrap();
-    let r = ops::isclose(&a, 0.1f64, 0.0, 0.0, false).unwrap();
+    let r = ops::isclose(&a, 0.1f64, Tolerance::new(0.0, 0.0)).unwrap();
     assert_eq!(r.to_vec::<bool>().unwrap(), vec![true, false, false]);
-    let r = ops::isclose(0.7f64, &a, 0.0, 0.0, false).unwrap();
+    let r = ops::isclose(0.7f64, &a, Tolerance::new(0.0, 0.0)).unwrap();
     assert_eq!(r.to_vec::<bool>().unwrap(), vec![false, true, false]);
 }
 
@@ -1827,7 +1869,7 @@ fn large_sum_of_1e8_float32() {
     );
     // the same through the axis form over a 2-D reshape (rows of 1e4)
     let m = a.reshape(&[10_000, 10_000]).unwrap();
-    let r = ops::sum_axis(&m, [0, 1], false).unwrap();
+    let r = ops::sum_axis(&m, [0, 1], Keepdims::No).unwrap();
     let got = f64::from(r.to_vec::<f32>().unwrap()[0]);
     assert!(
         (got - want).abs() / want < 1e-5,
@@ -1907,7 +1949,7 @@ fn large_var_of_4096_squared_float32_per_axis() {
     // ddof 1 would be off by 1/4096 = 2.4e-4 relative: the tolerance is well below
     let tol = 3e-5;
     for (axis, want) in [(0isize, &col_var), (1, &row_var), (-1, &row_var)] {
-        let r = ops::var_axis(&a, axis, false).unwrap();
+        let r = ops::var_axis(&a, axis, Keepdims::No).unwrap();
         assert_eq!((r.dtype(), r.shape()), (DType::F32, &[n][..]));
         let got = r.to_vec::<f32>().unwrap();
         for (k, (&g, &w)) in got.iter().zip(want.iter()).enumerate() {
@@ -1917,7 +1959,7 @@ fn large_var_of_4096_squared_float32_per_axis() {
                 "var over axis {axis}: element {k}: got {g}, want {w} (relative {rel:e})"
             );
         }
-        let r = ops::std_axis(&a, axis, true).unwrap();
+        let r = ops::std_axis(&a, axis, Keepdims::Yes).unwrap();
         let want_shape = if axis == 0 { [1, n] } else { [n, 1] };
         assert_eq!(r.shape(), &want_shape[..]);
         for (k, (&g, &w)) in r
@@ -1936,7 +1978,7 @@ fn large_var_of_4096_squared_float32_per_axis() {
         }
     }
     // the transposed view over axis 0 is the rows
-    let r = ops::var_axis(&a.transpose(), 0, false).unwrap();
+    let r = ops::var_axis(&a.transpose(), 0, Keepdims::No).unwrap();
     for (k, (&g, &w)) in r.to_vec::<f32>().unwrap().iter().zip(&row_var).enumerate() {
         let rel = (f64::from(g) - w).abs() / w;
         assert!(
@@ -2093,13 +2135,13 @@ fn axis_errors() {
     }
     // 0-d arrays have no axis 0
     let z = Array::scalar(1.5f64).unwrap();
-    let e = expect_err(ops::sum_axis(&z, 0, false), ErrorKind::Shape, "0-d");
+    let e = expect_err(ops::sum_axis(&z, 0, Keepdims::No), ErrorKind::Shape, "0-d");
     assert_eq!(
         e.to_string(),
         "axis 0 is out of bounds for array of dimension 0"
     );
     let e = expect_err(
-        ops::argmax_axis(&z, 0, false),
+        ops::argmax_axis(&z, 0, Keepdims::No),
         ErrorKind::Shape,
         "0-d argmax",
     );
@@ -2112,7 +2154,7 @@ fn axis_errors() {
     assert_eq!(ops::argmax(&z).unwrap().to_vec::<i64>().unwrap(), vec![0]);
     // an empty axis tuple reduces nothing (the result has the reduction's dtype)
     let i = Array::from_slice(&[1i8, -2, 3], &[3]).unwrap();
-    let r = ops::sum_axis(&i, Vec::<isize>::new(), false).unwrap();
+    let r = ops::sum_axis(&i, Vec::<isize>::new(), Keepdims::No).unwrap();
     assert_eq!(
         (r.dtype(), r.to_vec::<i64>().unwrap()),
         (DType::I64, vec![1, -2, 3])

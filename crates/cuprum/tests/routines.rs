@@ -1492,3 +1492,132 @@ fn concatenate_large_contiguous_parts() {
     assert!(c[..n].iter().enumerate().all(|(k, &v)| v == k as f32));
     assert!(c[n..].iter().all(|&v| v == -1.0));
 }
+
+// ------------------------------------- persistent look-back kernels over many tiles
+
+/// The scans' persistent blocks loop over more tiles than the GPU holds at once, with
+/// look-back windows of every width: past 2^24 elements for 4- and 8-byte accumulators,
+/// complex128 (four status words a tile), and segments (rows) over many tiles.
+#[test]
+fn cumsum_past_2_pow_24_elements_and_every_status_width() {
+    require_gpu!();
+    let mut rng = Rng::new(71);
+    let n = (1usize << 24) + 4097;
+    let f: Vec<f32> = (0..n).map(|_| rng.f64(0.0, 1.0) as f32).collect();
+    let got = ops::cumsum(&Array::from_slice(&f, &[n]).unwrap(), None)
+        .unwrap()
+        .to_vec::<f32>()
+        .unwrap();
+    let mut s = 0f64;
+    for (k, &v) in f.iter().enumerate() {
+        s += v as f64;
+        let tol = s * 5e-4 + 1e-3;
+        assert!(
+            (got[k] as f64 - s).abs() <= tol,
+            "f32 element {k}: {} vs {s}",
+            got[k]
+        );
+    }
+    // int32 sums in int64 accumulators (two status words a tile): exact
+    let iv: Vec<i32> = (0..n).map(|_| rng.usize(0, 2001) as i32 - 1000).collect();
+    let gi = ops::cumsum(&Array::from_slice(&iv, &[n]).unwrap(), Some(0))
+        .unwrap()
+        .to_vec::<i64>()
+        .unwrap();
+    let mut acc = 0i64;
+    for (k, &v) in iv.iter().enumerate() {
+        acc += v as i64;
+        assert_eq!(gi[k], acc, "i32 element {k}");
+    }
+    // complex128 (small integers: exact) and rows spanning many tiles, or many rows a tile
+    let nc = 1_000_003;
+    let cv: Vec<V> = (0..nc)
+        .map(|_| C(rng.usize(0, 7) as f64 - 3.0, rng.usize(0, 7) as f64 - 3.0))
+        .collect();
+    let xc = dev_exact(&cv, &[nc], DType::C128);
+    check_cum(&xc, &cv, None, false, "cumsum complex128 1e6");
+    for shape in [vec![3usize, 2_000_003], vec![1_000_001, 3]] {
+        let m: usize = shape.iter().product();
+        let vals = rand_vals(&mut rng, DType::I32, m, 2000, false);
+        let x = dev_exact(&vals, &shape, DType::I32);
+        check_cum(&x, &vals, Some(1), false, &format!("cumsum {shape:?} rows"));
+    }
+}
+
+/// The radix passes' look-back (several tiles a read) and the vectorised histogram over
+/// more than 2^24 keys, keys alone and with positions (a stable argsort).
+#[test]
+fn sort_and_argsort_past_2_pow_24_elements() {
+    require_gpu!();
+    let mut rng = Rng::new(72);
+    let n = (1usize << 24) + 3;
+    let f: Vec<f32> = (0..n).map(|_| rng.f64(-1e3, 1e3) as f32).collect();
+    let got = ops::sort(&Array::from_slice(&f, &[n]).unwrap(), None)
+        .unwrap()
+        .to_vec::<f32>()
+        .unwrap();
+    let mut want = f.clone();
+    want.sort_unstable_by(|a, b| a.total_cmp(b));
+    assert!(got == want, "sort of {n} float32");
+    // duplicates everywhere: stability decides every position
+    let iv: Vec<i32> = (0..n).map(|_| rng.usize(0, 1000) as i32 - 500).collect();
+    let gi = i64s(&ops::argsort(&Array::from_slice(&iv, &[n]).unwrap(), None).unwrap());
+    let mut wi: Vec<usize> = (0..n).collect();
+    wi.sort_by_key(|&i| iv[i]);
+    assert!(
+        gi.iter().zip(&wi).all(|(&g, &w)| g == w as i64),
+        "argsort of {n} int32"
+    );
+}
+
+/// Boolean-mask reads and `nonzero` over more tiles than the GPU holds at once (the
+/// persistent compaction), dense and sparse masks.
+#[test]
+fn compaction_over_many_tiles() {
+    require_gpu!();
+    let mut rng = Rng::new(73);
+    let n = 6_000_007;
+    let x: Vec<f32> = (0..n).map(|_| rng.f64(-1.0, 1.0) as f32).collect();
+    let xa = Array::from_slice(&x, &[n]).unwrap();
+    for p in [0.5, 0.03] {
+        let mask = rand_mask(&mut rng, n, p);
+        let m = Array::from_slice(&mask, &[n]).unwrap();
+        let got = xa.masked(&m).get().unwrap().to_vec::<f32>().unwrap();
+        let want: Vec<f32> = x
+            .iter()
+            .zip(&mask)
+            .filter(|(_, b)| **b)
+            .map(|(v, _)| *v)
+            .collect();
+        assert!(got == want, "masked read p={p}");
+    }
+    // nonzero of a 2-D bool mask (coordinates) and of 1-D float64 (8-byte mask items)
+    let shape = [2003usize, 3001];
+    let mask = rand_mask(&mut rng, shape[0] * shape[1], 0.5);
+    let got = ops::nonzero(&Array::from_slice(&mask, &shape).unwrap()).unwrap();
+    let (rows, cols): (Vec<i64>, Vec<i64>) = (0..mask.len())
+        .filter(|&i| mask[i])
+        .map(|i| ((i / shape[1]) as i64, (i % shape[1]) as i64))
+        .unzip();
+    assert_eq!(got.len(), 2);
+    assert!(
+        i64s(&got[0]) == rows && i64s(&got[1]) == cols,
+        "nonzero 2-D"
+    );
+    let nf = 3_000_001;
+    let fv: Vec<f64> = (0..nf)
+        .map(|_| {
+            if coin(&mut rng) {
+                0.0
+            } else {
+                rng.f64(-1.0, 1.0)
+            }
+        })
+        .collect();
+    let got = ops::nonzero(&Array::from_slice(&fv, &[nf]).unwrap()).unwrap();
+    let want: Vec<i64> = (0..nf)
+        .filter(|&i| fv[i] != 0.0)
+        .map(|i| i as i64)
+        .collect();
+    assert!(i64s(&got[0]) == want, "nonzero float64");
+}

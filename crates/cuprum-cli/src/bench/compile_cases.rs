@@ -8,7 +8,7 @@ use super::{R, Timed, workloads};
 use clap::{Args, ValueEnum};
 use cuprum::compile::{CompileOptions, KernelCache, compile_with_cache};
 use cuprum::profiler::{BenchmarkOptions, PerfCaseResult, benchmark};
-use cuprum::runtime::Module;
+use cuprum::runtime::{LaunchConfig, Module};
 use cuprum::{DType, Device, Stream};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -215,16 +215,12 @@ pub fn compile_memo_hit(o: &BenchmarkOptions) -> R<Timed> {
     let src = "extern \"C\" __global__ void memo_hit_kernel() {}\n";
     let opts = CompileOptions::default();
     let s = Stream::current()?;
-    let f = compile_with_cache(src, &opts)?.function("memo_hit_kernel")?;
-    if f.num_params()? != 0 {
-        return Err("memo_hit_kernel must take no parameters".into());
-    }
+    let one = LaunchConfig::linear(1, 1);
     let r = benchmark(
         "compile_memo_hit",
         || {
             let f = compile_with_cache(src, &opts)?.function("memo_hit_kernel")?;
-            // SAFETY: the kernel takes no parameters (checked above).
-            unsafe { cuprum::internal::launch_no_args(&f, &s) }
+            f.launch_without_arguments(&one, &s)
         },
         o,
     )?;
@@ -243,12 +239,17 @@ pub enum ChildMode {
     /// The first call of a new fused function, NVRTC warmed (the cache is the folder,
     /// through `CUPRUM_CACHE_DIR`).
     FuseCold,
+    /// Where that first call spends its time (a diagnostic, not a workload): prints
+    /// `name=ms` pairs (see `fuse_cases::cold_parts`).
+    FuseColdParts,
 }
 
 impl ChildMode {
     fn kind(self) -> Kind {
         match self {
-            ChildMode::First | ChildMode::Disk | ChildMode::FuseCold => Kind::Elementwise,
+            ChildMode::First | ChildMode::Disk | ChildMode::FuseCold | ChildMode::FuseColdParts => {
+                Kind::Elementwise
+            }
             ChildMode::DiskReduction => Kind::Reduction,
         }
     }
@@ -267,6 +268,10 @@ pub fn child(args: &ChildArgs) -> R<ExitCode> {
     if let ChildMode::FuseCold = args.mode {
         let s = super::fuse_cases::cold_first_call(nonce())?;
         out!("{s} {s}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let ChildMode::FuseColdParts = args.mode {
+        out!("{}", super::fuse_cases::cold_parts(nonce())?);
         return Ok(ExitCode::SUCCESS);
     }
     let dev = Device::get(0)?;

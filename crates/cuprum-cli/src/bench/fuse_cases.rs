@@ -5,8 +5,12 @@
 //! `cupy.fuse` and plain CuPy under the same names.
 
 use super::{R, Timed};
+use cuprum::compile::{CompileOptions, KernelCache};
+use cuprum::fuse::ArgSpec;
 use cuprum::profiler::{BenchmarkOptions, benchmark};
-use cuprum::{Array, DType, Device, Fused, fuse};
+use cuprum::runtime::Module;
+use cuprum::{Array, DType, Device, ElementwiseKernel, Fused, fuse};
+use std::time::Instant;
 
 /// Inputs uniform in [0.5, 1.5), as the other workloads'.
 fn rand(n: usize, d: DType) -> cuprum::Result<Array> {
@@ -111,4 +115,62 @@ pub fn cold_first_call(nonce: u64) -> R<f64> {
         return Err("fuse-cold: wrong result".into());
     }
     Ok(s)
+}
+
+/// `bench-child fuse-cold-parts` (a diagnostic): the pieces of a first call of a new fused
+/// function in a fresh process, in ms, as `name=ms` pairs: `warm` (the first fused call:
+/// NVRTC load and first compile), `explain` (trace, plan, lowering and the source of a new
+/// function, nothing compiled), `nvrtc` (that source through NVRTC alone, memory-only
+/// cache), `load` (its module load), `call` (the whole first call of another new fused
+/// function), `repeat` (its second call), `ew` (the first call of a new ElementwiseKernel
+/// doing the same), `synced` (a further new fused call, then a device synchronisation).
+pub fn cold_parts(nonce: u64) -> R<String> {
+    let dev = Device::get(0)?;
+    dev.make_current();
+    let x = rand(1 << 20, DType::F32)?;
+    let ms = |t: Instant| t.elapsed().as_secs_f64() * 1e3;
+    let t = Instant::now();
+    fuse(&format!("warm_{nonce}"), |[x]| x + 1.0).call((&x,))?;
+    let warm = ms(t);
+    let body = |[x]: [cuprum::fuse::Var; 1]| (x * 2.0 + 1.0).maximum(0.0);
+    let t = Instant::now();
+    let e = fuse(&format!("cold_a_{nonce}"), body)
+        .explain_for(&[ArgSpec::array(DType::F32, &[1 << 20])])?;
+    let explain = ms(t);
+    let src = e
+        .kernels()
+        .first()
+        .map(|k| k.source.clone())
+        .ok_or("fuse-cold-parts: no kernel")?;
+    let t = Instant::now();
+    let img = KernelCache::new(None).compile(&src, &CompileOptions::default(), dev.arch())?;
+    let nvrtc = ms(t);
+    let t = Instant::now();
+    Module::load(dev, &img.image)?;
+    let load = ms(t);
+    let f = fuse(&format!("cold_b_{nonce}"), body);
+    let t = Instant::now();
+    f.call((&x,))?;
+    let call = ms(t);
+    let t = Instant::now();
+    f.call((&x,))?;
+    let repeat = ms(t);
+    let k = ElementwiseKernel::new(
+        "float32 x",
+        "float32 y",
+        "y = max(x * 2.0f + 1.0f, 0.0f)",
+        format!("cold_ew_{nonce}"),
+    )?;
+    let t = Instant::now();
+    k.call((&x,))?;
+    let ew = ms(t);
+    let g = fuse(&format!("cold_c_{nonce}"), body);
+    let t = Instant::now();
+    g.call((&x,))?;
+    dev.synchronize()?;
+    let synced = ms(t);
+    Ok(format!(
+        "warm={warm:.2} explain={explain:.2} nvrtc={nvrtc:.2} load={load:.2} call={call:.2} \
+         repeat={repeat:.3} ew={ew:.2} synced={synced:.2}"
+    ))
 }

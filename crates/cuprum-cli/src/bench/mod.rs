@@ -10,6 +10,7 @@ mod compile_cases;
 mod cupy;
 mod fuse_cases;
 mod jit_workloads;
+mod multi_gpu;
 mod plot;
 mod report;
 mod targets;
@@ -129,6 +130,7 @@ fn measure(args: &BenchArgs, dev: Device) -> R<Report> {
             .collect(),
         cupy: None,
         floor_cpu_us: ours.floor_cpu_us,
+        notes: multi_gpu::take_notes(),
     };
     let cupy = if args.vs_cupy {
         if let Err(e) = dev.release_pool_memory() {
@@ -180,7 +182,14 @@ fn run_ours(args: &BenchArgs, selected: &[&'static Workload]) -> R<Ours> {
         let Impl::Run(f) = w.imp else {
             return Ok(None);
         };
-        let t = f(&opts)?;
+        let t = match f(&opts) {
+            Ok(t) => t,
+            Err(e) if e.is::<multi_gpu::NotApplicable>() => {
+                eprintln!("  cuprum {}: n/a ({e})", w.name);
+                return Ok(None);
+            }
+            Err(e) => return Err(e),
+        };
         let (gpu, cpu) = (t.0.gpu().median * 1e6, t.0.cpu().median * 1e6);
         eprintln!("  cuprum {}: gpu {gpu:.2} µs, cpu {cpu:.2} µs", w.name);
         Ok(Some(t))
@@ -247,6 +256,7 @@ fn row(w: &Workload, n: Option<Numbers>, cx: &Context, cupy_ceiling: Option<f64>
         Impl::Missing(why) => why,
         Impl::Run(_) => "not run",
     };
+    let why = cx.notes.get(w.name).map_or(why, |v| v.detail.as_str());
     let base = Row::unmeasured(w.name, w.what, w.target.to_string(), why);
     let Some(n) = n else {
         let cupy = cupy_times.map(|&c| cupy_cols(c, None, 0, cupy_ceiling.unwrap_or(0.0)));
@@ -257,7 +267,11 @@ fn row(w: &Workload, n: Option<Numbers>, cx: &Context, cupy_ceiling: Option<f64>
         times: n.times,
         pct_of_copy,
     };
-    let verdict = w.target.judge(w.name, &m, cx);
+    // The multi-GPU rows judge themselves (bus bandwidth, scaling): their note wins.
+    let verdict = match cx.notes.get(w.name) {
+        Some(v) => v.clone(),
+        None => w.target.judge(w.name, &m, cx),
+    };
     let ceiling = cupy_ceiling.unwrap_or(n.ceiling);
     Row {
         gpu_us: Some(n.times.gpu_us),

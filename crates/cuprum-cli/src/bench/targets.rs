@@ -26,6 +26,9 @@ pub enum Target {
     VsOurs(f64, &'static str),
     /// Our named row is faster (GPU time) than this one.
     BeatenBy(&'static str),
+    /// Scaling efficiency t1 / (2 · t2) of a workload split over 2 GPUs at least this %
+    /// (judged by the workload itself: see `multi_gpu.rs`).
+    Scaling(f64),
     /// Every part holds.
     All(&'static [Target]),
 }
@@ -103,6 +106,8 @@ pub struct Context {
     pub cupy: Option<HashMap<String, Times>>,
     /// `launch_floor`'s host µs in this run.
     pub floor_cpu_us: Option<f64>,
+    /// Verdicts that workloads judged themselves (the multi-GPU rows), by row name.
+    pub notes: HashMap<String, Verdict>,
 }
 
 /// One measured row as the targets see it.
@@ -139,6 +144,10 @@ impl Target {
             Target::BeatenBy(of) => match cx.ours.get(of) {
                 Some(t) => Verdict::bound(gpu, t.gpu_us, true, " µs"),
                 None => Verdict::na(format!("{of} not in this run")),
+            },
+            Target::Scaling(_) => match cx.notes.get(name) {
+                Some(v) => v.clone(),
+                None => Verdict::na("needs ≥ 2 GPUs"),
             },
             Target::All(parts) => combine(parts.iter().map(|t| t.judge(name, m, cx))),
         }
@@ -228,6 +237,7 @@ impl fmt::Display for Target {
             Target::VsCupy(x, Some(of)) => write!(f, "gpu ≤ {x} × CuPy {of}"),
             Target::VsOurs(x, of) => write!(f, "gpu ≤ {x} × our {of}"),
             Target::BeatenBy(of) => write!(f, "beaten by {of}"),
+            Target::Scaling(p) => write!(f, "efficiency t1/(2·t2) ≥ {p} % at 2 GPUs"),
             Target::All(parts) => {
                 let texts: Vec<String> = parts.iter().map(Target::to_string).collect();
                 f.write_str(&texts.join(" and "))

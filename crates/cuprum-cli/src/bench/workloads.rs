@@ -22,7 +22,7 @@ use super::targets::Target::{self, *};
 use super::{R, Timed, fuse_cases};
 use cuprum::kernel::IntoOperand;
 use cuprum::profiler::{BenchmarkOptions, PerfCaseResult, benchmark};
-use cuprum::{Array, DType, ElementwiseKernel, RawKernel, ReductionKernel, Stream, ops};
+use cuprum::{Array, DType, ElementwiseKernel, RawKernel, ReductionKernel, ops};
 
 /// Times one workload: the result and the bytes one call must move (0: not bandwidth-bound).
 pub type RunFn = fn(&BenchmarkOptions) -> R<Timed>;
@@ -200,7 +200,7 @@ pub const WORKLOADS: &[Workload] = &[
     ),
     w(
         "jit_add100M_f32",
-        "vector_add written in Rust (#[cuprum::kernel]), 1e8 float32",
+        "vector_add_wide written in Rust (#[cuprum::kernel], 16-byte load4/store4), 1e8 float32",
         jit_add100m,
         PctOfCopy(90.0),
     ),
@@ -381,6 +381,20 @@ pub const WORKLOADS: &[Workload] = &[
         PctOfCopy(90.0),
     ),
     w(
+        super::multi_gpu::ALLREDUCE,
+        "NCCL all-reduce (sum, in place) of 2^28 float32 on every GPU; GB/s is the bus \
+         bandwidth, algbw × 2(n−1)/n (n/a with one GPU)",
+        super::multi_gpu::allreduce_1gib,
+        Info("bus bandwidth, reported"),
+    ),
+    w(
+        super::multi_gpu::MSE_MULTI,
+        "data-parallel MSE of 4e8 float64 pairs: one ReductionKernel per GPU on its shard, \
+         NCCL all-reduce of the partial results; timed on 1..N GPUs (n/a with one GPU)",
+        super::multi_gpu::mse_multi_gpu,
+        Scaling(90.0),
+    ),
+    w(
         "floor_divide100M_i64",
         "ops::floor_divide(&a, 7) (a // 7), a = arange(1e8) int64, output allocated",
         floor_divide100m,
@@ -427,9 +441,7 @@ fn copy_1gib(o: &BenchmarkOptions) -> R<Timed> {
 }
 
 fn launch_floor(o: &BenchmarkOptions) -> R<Timed> {
-    let s = Stream::current()?;
-    let r = benchmark("launch_floor", || cuprum::internal::launch_empty(&s), o)?;
-    Ok((r, 0))
+    Ok((cuprum::profiler::launch_floor(o)?, 0))
 }
 
 fn alloc_empty(o: &BenchmarkOptions) -> R<Timed> {

@@ -10,7 +10,9 @@ mod jit_cases;
 
 use super::reference::{self as host, close, kahan};
 use cuprum::profiler::{BenchmarkOptions, benchmark};
-use cuprum::{Array, DType, ElementwiseKernel, RawKernel, RawModule, ReductionKernel, ops, random};
+use cuprum::{
+    Array, DType, ElementwiseKernel, Endpoint, RawKernel, RawModule, ReductionKernel, ops, random,
+};
 use std::time::Duration;
 
 type R<T> = cuprum::Result<T>;
@@ -427,7 +429,7 @@ fn clipped_relu() -> R<Outcome> {
     let x2 = random::normal(0.0, 1.0, &[side, side], F64)?;
     let y2 = k.call((&x2, 6.0))?;
     let bad_2d = clip_mismatches(&x2, &y2, |_| 6.0)?;
-    let caps = Array::linspace(0.5, 3.0, side, true, F64)?;
+    let caps = Array::linspace(0.5, 3.0, side, Endpoint::Included, F64)?;
     let y3 = k.call((&x2, &caps))?;
     let hcaps = caps.to_vec::<f64>()?;
     let bad_rows = clip_mismatches(&x2, &y3, |i| hcaps[i % side])?;
@@ -516,7 +518,13 @@ fn trig_programs() -> R<Vec<Program>> {
 /// sin and cos against the host, tan ≈ sin / cos where |cos| > 1e-3.
 fn trig_functions() -> R<Outcome> {
     let k = trig_kernel()?;
-    let angles = Array::linspace(0.0, 2.0 * std::f64::consts::PI, 1000, true, F32)?;
+    let angles = Array::linspace(
+        0.0,
+        2.0 * std::f64::consts::PI,
+        1000,
+        Endpoint::Included,
+        F32,
+    )?;
     let outs = k.call_all((&angles,))?;
     let [s, c, t] = [&outs[0], &outs[1], &outs[2]].map(|a| a.to_vec::<f32>());
     let (s, c, t, x) = (s?, c?, t?, angles.to_vec::<f32>()?);

@@ -227,6 +227,7 @@ impl Lower {
                 format!("`.{name}()` is only supported in the iterator of a `for` loop"),
             )),
             n if n.starts_with("atomic_") => self.atomic(m, n),
+            "load4" | "store4" => self.chunk4(m, &name),
             _ => {
                 let recv = self.expr(&m.receiver)?;
                 if matches!(
@@ -358,6 +359,54 @@ impl Lower {
                 args,
             },
             elem,
+        ))
+    }
+
+    /// `x.load4(k)` (an array of four elements) and `x.store4(k, v)` on a slice parameter.
+    fn chunk4(&mut self, m: &syn::ExprMethodCall, name: &str) -> Result<Expr> {
+        let base = self.slice_var(&m.receiver)?;
+        if !matches!(self.infer.shallow(&self.vars[base].ty), Ty::Slice { .. }) {
+            return Err(err(
+                &m.receiver,
+                format!("`{name}` works on slice parameters (`&[T]`, `&mut [T]`)"),
+            ));
+        }
+        let store = name == "store4";
+        let want = if store { 2 } else { 1 };
+        if m.args.len() != want {
+            return Err(err(
+                m,
+                if store {
+                    "`store4` takes a chunk index and an array of four elements: 2 arguments"
+                } else {
+                    "`load4` takes a chunk index: 1 argument"
+                },
+            ));
+        }
+        let elem = self.elem_of(base, m)?;
+        let four = Ty::Array(Box::new(elem), Len::Lit(4));
+        let index = self.expr(&m.args[0])?;
+        let mut args = Vec::new();
+        if store {
+            let v = self.expr(&m.args[1])?;
+            self.infer.unify(&v.ty, &four);
+            args.push(v);
+        }
+        let site = self.site(m.span());
+        let (op, ty) = if store {
+            ("store4", Ty::Unit)
+        } else {
+            ("load4", four)
+        };
+        Ok(self.expr_of(
+            ExprKind::Chunk4 {
+                op,
+                base,
+                index: Box::new(index),
+                site,
+                args,
+            },
+            ty,
         ))
     }
 

@@ -44,7 +44,7 @@ __shared__ unsigned int cj_gs_count;
 
 namespace cj {
 
-enum : unsigned int { K_INDEX = 0, K_INDEX_U = 1, K_DIV0 = 2, K_REM0 = 3, K_DIV_OVF = 4, K_REM_OVF = 5, K_SHIFT = 6, K_GRID_WAIT = 7 };
+enum : unsigned int { K_INDEX = 0, K_INDEX_U = 1, K_DIV0 = 2, K_REM0 = 3, K_DIV_OVF = 4, K_REM_OVF = 5, K_SHIFT = 6, K_GRID_WAIT = 7, K_ASSERT = 8 };
 
 // Records the first fault of the device (later ones of the same run are dropped) and ends
 // the calling thread.
@@ -116,11 +116,24 @@ template <class T, unsigned long long N> struct Arr {
 };
 
 // ---- indices and special registers ---------------------------------------------------------
-// The bounds check: one compare (a negative index converts to a huge one).
+// The bounds check: one compare (a negative index converts to a huge one). A 32-bit (or
+// narrower) index compares in 32 bits against the length capped at 2^31 (signed: every
+// non-negative index is below it) or 2^32 - 1 (unsigned: beyond, every index is in
+// bounds); the cap depends on the length only, so it is computed once per kernel, not per
+// access. The element's address then comes from a 32-bit offset, as in CUDA C++ with `int`.
 template <class I> __device__ __forceinline__ unsigned long long ix(I i, unsigned long long n, unsigned int site) {
-  const unsigned long long u = (unsigned long long)i;
-  if (u >= n) CJ_FAIL(site, lim<I>::is_signed ? K_INDEX : K_INDEX_U, i, n);
-  return u;
+  if constexpr (sizeof(I) <= 4) {
+    const unsigned int u = lim<I>::is_signed ? (unsigned int)(int)i : (unsigned int)i;
+    const unsigned int cap = lim<I>::is_signed ? 0x80000000u : 0xffffffffu;
+    const unsigned int n32 = n < (unsigned long long)cap ? (unsigned int)n : cap;
+    const bool all = !lim<I>::is_signed && n > 0xffffffffull;
+    if (u >= n32 && !all) CJ_FAIL(site, lim<I>::is_signed ? K_INDEX : K_INDEX_U, i, n);
+    return u;
+  } else {
+    const unsigned long long u = (unsigned long long)i;
+    if (u >= n) CJ_FAIL(site, lim<I>::is_signed ? K_INDEX : K_INDEX_U, i, n);
+    return u;
+  }
 }
 
 __device__ __forceinline__ uint3 u3(dim3 d) { uint3 r; r.x = d.x; r.y = d.y; r.z = d.z; return r; }
@@ -450,6 +463,42 @@ template <class T> __device__ __forceinline__ T saturating_sub(T a, T b) {
 template <class T> __device__ __forceinline__ bool is_positive(T a) { return a > (T)0; }
 template <class T> __device__ __forceinline__ bool is_negative(T a) { return lim<T>::is_signed && a < (T)0; }
 template <class T> __device__ __forceinline__ bool is_power_of_two(T a) { return a != (T)0 && (a & (T)(a - (T)1)) == (T)0; }
+
+// ---- wide accesses: chunk k of four elements (x.load4(k), x.store4(k, v)) -------------------
+// One access per 16 bytes of chunk (f32/i32/u32: one 16-byte access, f64/i64/u64: two,
+// f16/bf16: one of 8 bytes) when the slice starts on a boundary of that size, which a
+// launch decides once for every thread (cuprum's arrays are aligned; a view at an odd
+// offset may not be): four plain accesses otherwise. The chunk index is checked against
+// len / 4.
+template <class T> struct alignas(sizeof(T) * 4 >= 16 ? 16 : sizeof(T) * 4) Chunk4 { T v[4]; };
+template <class T> __device__ __forceinline__ bool chunk_aligned(const T* p) {
+  return (reinterpret_cast<unsigned long long>(p) & (alignof(Chunk4<T>) - 1)) == 0;
+}
+template <class T, class I> __device__ __forceinline__ Arr<T, 4> load4(const T* p, unsigned long long n, I k, unsigned int site) {
+  const unsigned long long c = ix(k, n / 4, site);
+  Arr<T, 4> r;
+  if (chunk_aligned(p)) {
+    const Chunk4<T> w = reinterpret_cast<const Chunk4<T>*>(p)[c];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) r.v[j] = w.v[j];
+  } else {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) r.v[j] = p[4 * c + j];
+  }
+  return r;
+}
+template <class T, class I> __device__ __forceinline__ void store4(T* p, unsigned long long n, I k, unsigned int site, const Arr<T, 4>& v) {
+  const unsigned long long c = ix(k, n / 4, site);
+  if (chunk_aligned(p)) {
+    Chunk4<T> w;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) w.v[j] = v.v[j];
+    reinterpret_cast<Chunk4<T>*>(p)[c] = w;
+  } else {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) p[4 * c + j] = v.v[j];
+  }
+}
 
 // ---- warps ---------------------------------------------------------------------------------
 // 4- and 8-byte values shuffle natively; f16/bf16 as their bits, small types through int.

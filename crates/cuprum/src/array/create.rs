@@ -9,6 +9,20 @@ use super::shape::{Shape, format_shape, nbytes_of, size_of};
 use crate::error::{Result, bail};
 use crate::runtime::{Buffer, Stream, copy_htod};
 
+/// Whether [`Array::linspace`] ends at `stop` (NumPy's `endpoint`).
+///
+/// ```
+/// assert_eq!(cuprum::Endpoint::default(), cuprum::Endpoint::Included);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Endpoint {
+    /// `stop` is the last value (NumPy's default).
+    #[default]
+    Included,
+    /// The values stop one step before `stop`.
+    Excluded,
+}
+
 impl Array {
     /// An uninitialised array on the current stream's device. A repeat allocation of the
     /// same size is served from the device's memory pool in about a microsecond.
@@ -31,6 +45,60 @@ impl Array {
         let bytes = nbytes_of(shape, dtype.itemsize())?;
         let buf = Buffer::alloc(bytes, stream)?;
         Ok(Array::from_buffer(buf, dtype, Shape::from_slice(shape)))
+    }
+
+    /// [`zeros`](Array::zeros) on a given device (on its stream: the current stream when it
+    /// belongs to `device`, else the device's default stream). For the other creation
+    /// functions, run them inside [`Device::with`](crate::Device::with).
+    ///
+    /// ```no_run
+    /// use cuprum::{Array, DType, Device};
+    /// let dev = Device::get(0)?;
+    /// let z = Array::zeros_on_device(dev, &[4], DType::F64)?;
+    /// assert_eq!(z.device(), dev);
+    /// let r = dev.with(|| Array::arange(0.0, 4.0, 1.0, DType::F32))?;  // any creation function
+    /// assert_eq!(r.device(), dev);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn zeros_on_device(device: crate::Device, shape: &[usize], dtype: DType) -> Result<Array> {
+        nbytes_of(shape, dtype.itemsize())?;
+        let stream = Stream::for_device(device)?;
+        let a = Array::empty_on(shape, dtype, &stream)?;
+        let (bytes, n) = Scalar::zero(dtype).to_bytes();
+        kernels::fill(&a, &bytes[..n], &stream)?;
+        Ok(a)
+    }
+
+    /// Uploads host data as an array of `shape` on `device` (see
+    /// [`from_slice`](Array::from_slice)).
+    ///
+    /// ```no_run
+    /// use cuprum::{Array, Device};
+    /// let dev = Device::get(0)?;
+    /// let a = Array::from_slice_on_device(dev, &[1i32, 2, 3], &[3])?;
+    /// assert_eq!((a.device(), a.to_vec::<i32>()?), (dev, vec![1, 2, 3]));
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn from_slice_on_device<T: Element>(
+        device: crate::Device,
+        data: &[T],
+        shape: &[usize],
+    ) -> Result<Array> {
+        let n = size_of(shape)?;
+        if n != data.len() {
+            bail!(
+                Shape,
+                "cannot make an array of shape {} ({n} elements) from {} elements",
+                format_shape(shape),
+                data.len()
+            );
+        }
+        let stream = Stream::for_device(device)?;
+        let a = Array::empty_on(shape, T::DTYPE, &stream)?;
+        // SAFETY: `a` is new and contiguous with `data.len()` elements of `T` (checked
+        // above), alive past the copy.
+        unsafe { copy_htod(a.ptr_on(&stream), as_bytes(data), &stream)? };
+        Ok(a)
     }
 
     /// An array of zeros.
@@ -86,22 +154,27 @@ impl Array {
     pub fn fill(&self, value: impl Into<Scalar>) -> Result<()> {
         let v = value.into().cast(self.dtype)?;
         let (bytes, n) = v.to_bytes();
-        kernels::fill(self, &bytes[..n], &Stream::current()?)
+        kernels::fill(self, &bytes[..n], &Stream::for_device(self.device())?)
     }
 
-    /// An uninitialised array with the shape and dtype of `other`.
+    /// An uninitialised array with the shape and dtype of `other`, on `other`'s device
+    /// (the `*_like` functions follow their model's device).
     pub fn empty_like(other: &Array) -> Result<Array> {
-        Array::empty(&other.shape, other.dtype)
+        Array::empty_on(
+            &other.shape,
+            other.dtype,
+            &Stream::for_device(other.device())?,
+        )
     }
-    /// Zeros with the shape and dtype of `other`.
+    /// Zeros with the shape and dtype of `other`, on `other`'s device.
     pub fn zeros_like(other: &Array) -> Result<Array> {
-        Array::zeros(&other.shape, other.dtype)
+        Array::full_like(other, Scalar::zero(other.dtype))
     }
-    /// Ones with the shape and dtype of `other`.
+    /// Ones with the shape and dtype of `other`, on `other`'s device.
     pub fn ones_like(other: &Array) -> Result<Array> {
-        Array::ones(&other.shape, other.dtype)
+        Array::full_like(other, Scalar::one(other.dtype))
     }
-    /// `value` with the shape and dtype of `other`.
+    /// `value` with the shape and dtype of `other`, on `other`'s device.
     ///
     /// ```no_run
     /// use cuprum::{Array, DType};
@@ -110,7 +183,10 @@ impl Array {
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     pub fn full_like(other: &Array, value: impl Into<Scalar>) -> Result<Array> {
-        Array::full(&other.shape, value, other.dtype)
+        let v = value.into().cast(other.dtype)?;
+        let a = Array::empty_like(other)?;
+        a.fill(v)?;
+        Ok(a)
     }
 
     /// Evenly spaced values `start, start + step, ...` below `stop` (NumPy's `arange`),
@@ -167,32 +243,36 @@ impl Array {
             &out,
             key,
             &[
-                &start.to_ne_bytes(),
-                &step.to_ne_bytes(),
-                &(start as i64).to_ne_bytes(),
-                &(step as i64).to_ne_bytes(),
+                Scalar::F64(start),
+                Scalar::F64(step),
+                Scalar::I64(start as i64),
+                Scalar::I64(step as i64),
             ],
             &Stream::current()?,
         )?;
         Ok(out)
     }
 
-    /// `num` evenly spaced values from `start` to `stop` (included when `endpoint`), of
-    /// `dtype` (NumPy's `linspace`; integer dtypes round toward −∞ like NumPy 2).
+    /// `num` evenly spaced values from `start` to `stop` (`stop` the last one with
+    /// [`Endpoint::Included`], NumPy's default), of `dtype` (NumPy's `linspace`; integer
+    /// dtypes round toward −∞ like NumPy 2).
     ///
     /// ```no_run
-    /// use cuprum::{Array, DType};
-    /// let x = Array::linspace(0.0, 1.0, 5, true, DType::F64)?;
+    /// use cuprum::{Array, DType, Endpoint};
+    /// let x = Array::linspace(0.0, 1.0, 5, Endpoint::Included, DType::F64)?;
     /// assert_eq!(x.to_vec::<f64>()?, vec![0.0, 0.25, 0.5, 0.75, 1.0]);
+    /// let y = Array::linspace(0.0, 1.0, 4, Endpoint::Excluded, DType::F64)?;
+    /// assert_eq!(y.to_vec::<f64>()?, vec![0.0, 0.25, 0.5, 0.75]);
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     pub fn linspace(
         start: f64,
         stop: f64,
         num: usize,
-        endpoint: bool,
+        endpoint: Endpoint,
         dtype: DType,
     ) -> Result<Array> {
+        let endpoint = endpoint == Endpoint::Included;
         if dtype.is_complex() {
             bail!(Unsupported, "linspace does not support {dtype}");
         }
@@ -217,10 +297,10 @@ impl Array {
             &out,
             KernelKey::Linspace(dtype),
             &[
-                &start.to_ne_bytes(),
-                &step.to_ne_bytes(),
-                &stop.to_ne_bytes(),
-                &(endpoint as i32).to_ne_bytes(),
+                Scalar::F64(start),
+                Scalar::F64(step),
+                Scalar::F64(stop),
+                Scalar::I32(endpoint as i32),
             ],
             &Stream::current()?,
         )?;
@@ -247,7 +327,9 @@ impl Array {
         }
         let stream = Stream::current()?;
         let a = Array::empty_on(shape, T::DTYPE, &stream)?;
-        copy_htod(a.ptr_on(&stream), as_bytes(data), &stream)?;
+        // SAFETY: `a` is a new contiguous array of `n` elements of `T` on this stream, and
+        // `data` holds `n` values of `T`.
+        unsafe { copy_htod(a.ptr_on(&stream), as_bytes(data), &stream)? };
         Ok(a)
     }
 

@@ -660,10 +660,11 @@ fn shown_values(a: &Array) -> Result<Vec<Scalar>> {
 
 /// Every element of `a` in C order, as host scalars.
 fn host_values(a: &Array) -> Result<Vec<Scalar>> {
-    let stream = Stream::current()?;
+    let stream = Stream::for_device(a.device())?;
     let c = a.to_contiguous()?;
     let mut bytes = vec![0u8; c.nbytes()];
-    copy_dtoh(&mut bytes, c.data_ptr(), &stream)?;
+    // SAFETY: `c` is contiguous with `nbytes()` bytes, alive until the copy returns.
+    unsafe { copy_dtoh(&mut bytes, c.ptr_on(&stream), &stream)? };
     macro_rules! conv {
         ($t:ty) => {
             vec_from_bytes::<$t>(&bytes)
@@ -710,8 +711,8 @@ fn render_str(a: &Array) -> Result<String> {
 /// `<error: ...>`.
 ///
 /// ```no_run
-/// use cuprum::{Array, DType};
-/// let a = Array::linspace(0.0, 1.0, 3, true, DType::F32)?;
+/// use cuprum::{Array, DType, Endpoint};
+/// let a = Array::linspace(0.0, 1.0, 3, Endpoint::Included, DType::F32)?;
 /// assert_eq!(a.to_string(), "[0.  0.5 1. ]");
 /// let b = Array::from_slice(&[true, false], &[2])?;
 /// assert_eq!(format!("{b}"), "[ True False]");
@@ -734,8 +735,8 @@ impl fmt::Display for Array {
 /// `<error: ...>` and the rest still shows.
 ///
 /// ```no_run
-/// use cuprum::{Array, DType};
-/// let a = Array::linspace(0.0, 1.0, 3, true, DType::F32)?;
+/// use cuprum::{Array, DType, Endpoint};
+/// let a = Array::linspace(0.0, 1.0, 3, Endpoint::Included, DType::F32)?;
 /// assert_eq!(
 ///     format!("{a:?}"),
 ///     "array([0. , 0.5, 1. ], shape=(3,), dtype=float32, strides=(1,), device=0)"

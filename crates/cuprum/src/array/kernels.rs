@@ -1,16 +1,20 @@
 //! The small CUDA kernels the array layer needs (fill, strided copy, arange, linspace, and
-//! the uniform map random numbers use), generated per specialisation, compiled through the
-//! compile layer and kept per device: a repeat call is one map lookup and one launch.
+//! the uniform map random numbers use), generated per specialisation with their argument
+//! schemas, and compiled, packed and launched as every generated kernel is
+//! (`crate::generated`); kept per device: a repeat call is one map lookup and one launch.
 
 use super::device_array::Array;
 use super::dtype::DType;
+use super::scalar::Scalar;
 use super::shape::merge_dims_of_views;
-use crate::compile::{CompileOptions, compile_on};
+use crate::compile::CompileOptions;
 use crate::error::{Result, bail};
-use crate::runtime::{ArgPack, Device, Function, LaunchConfig, Stream, launch};
-use std::collections::HashMap;
+use crate::generated::{
+    ArgSchema, ArgSlot, CompiledKernel, GeneratedKernel, IndexWidth, KernelTable,
+};
+use crate::runtime::{Device, LaunchConfig, Stream};
 use std::fmt::Write;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 /// Which kernel, specialised how.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -194,26 +198,60 @@ fn store_conv(dt: DType) -> Result<(&'static str, &'static str)> {
     })
 }
 
-type Table = Mutex<HashMap<(usize, KernelKey), Function>>;
-
-fn table() -> &'static Table {
-    static T: OnceLock<Table> = OnceLock::new();
-    T.get_or_init(Default::default)
+/// The parameters of `key`'s kernel, as its source declares them.
+fn schema(key: KernelKey) -> ArgSchema {
+    use ArgSlot::{Index, Pointer, Scalar as Value};
+    let n64 = Index(IndexWidth::I64);
+    let meta = |nd: usize| ArgSlot::Words {
+        count: 3 * nd as u32,
+        width: IndexWidth::I64,
+    };
+    let slots: Vec<ArgSlot> = match key {
+        // (T* dst, T value, I n, Meta m)
+        KernelKey::Fill { item, nd, wide } => vec![
+            Pointer,
+            ArgSlot::Bits { bytes: item as u8 },
+            Index(IndexWidth::of(wide)),
+            meta(nd),
+        ],
+        // (const T* src, T* dst, I n, Meta m)
+        KernelKey::Copy { nd, wide, .. } => {
+            vec![Pointer, Pointer, Index(IndexWidth::of(wide)), meta(nd)]
+        }
+        // (T* out, n, double fstart, double fstep, long long istart, long long istep)
+        KernelKey::Arange(_) => vec![
+            Pointer,
+            n64,
+            Value(DType::F64),
+            Value(DType::F64),
+            Value(DType::I64),
+            Value(DType::I64),
+        ],
+        // (T* out, n, double start, double step, double stop, int endpoint)
+        KernelKey::Linspace(_) => vec![
+            Pointer,
+            n64,
+            Value(DType::F64),
+            Value(DType::F64),
+            Value(DType::F64),
+            Value(DType::I32),
+        ],
+        // (T* x, n, T low, T high)
+        KernelKey::Uniform(dt) => vec![Pointer, n64, Value(dt), Value(dt)],
+        // (T* out, n, const unsigned long long* bits, low, range)
+        KernelKey::RandInt(_) => vec![Pointer, n64, Pointer, Value(DType::U64), Value(DType::U64)],
+        KernelKey::Empty => vec![],
+    };
+    let mut schema = ArgSchema::default();
+    for s in slots {
+        schema.push(s);
+    }
+    schema
 }
 
-/// The compiled kernel for `key` on `device` (compiled on first use).
-pub(crate) fn function(device: Device, key: KernelKey) -> Result<Function> {
-    if let Some(f) = table()
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .get(&(device.ordinal(), key))
-    {
-        return Ok(f.clone());
-    }
-    let src = source(key)?;
-    let opts = CompileOptions::new().program_name("cuprum_array_kernels.cu");
-    let module = compile_on(device, &src, &opts)?;
-    let name = match key {
+/// The entry point of `key`'s kernel.
+fn entry(key: KernelKey) -> &'static str {
+    match key {
         KernelKey::Fill { .. } => "cuprum_fill",
         KernelKey::Copy { .. } => "cuprum_copy",
         KernelKey::Arange(_) => "cuprum_arange",
@@ -221,13 +259,30 @@ pub(crate) fn function(device: Device, key: KernelKey) -> Result<Function> {
         KernelKey::Uniform(_) => "cuprum_uniform",
         KernelKey::RandInt(_) => "cuprum_randint",
         KernelKey::Empty => "cuprum_empty",
-    };
-    let f = module.function(name)?;
-    table()
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .insert((device.ordinal(), key), f.clone());
-    Ok(f)
+    }
+}
+
+/// `key`'s kernel: its source, entry point and argument schema.
+pub(crate) fn generate(key: KernelKey) -> Result<GeneratedKernel> {
+    Ok(GeneratedKernel {
+        name: entry(key).to_owned(),
+        source: source(key)?,
+        schema: schema(key),
+        spans: Vec::new(),
+    })
+}
+
+fn table() -> &'static KernelTable<(usize, KernelKey)> {
+    static T: OnceLock<KernelTable<(usize, KernelKey)>> = OnceLock::new();
+    T.get_or_init(KernelTable::new)
+}
+
+/// The compiled kernel for `key` on `device` (compiled on first use).
+pub(crate) fn function(device: Device, key: KernelKey) -> Result<Arc<CompiledKernel>> {
+    table().get_or_compile(&(device.ordinal(), key), device, || {
+        let opts = CompileOptions::new().program_name("cuprum_array_kernels.cu");
+        Ok((generate(key)?, opts))
+    })
 }
 
 /// A grid-stride launch shape for `n` items: 256-thread blocks, at most 32 blocks per SM.
@@ -238,19 +293,14 @@ pub(crate) fn grid_for(device: Device, n: usize) -> LaunchConfig {
     cfg
 }
 
-/// Per-dimension shape and strides packed as the kernels' `Meta` struct.
-fn meta(shape: &[usize], s0: &[isize], s1: &[isize]) -> Vec<u8> {
-    let mut v = Vec::with_capacity(24 * shape.len());
-    for &d in shape {
-        v.extend_from_slice(&(d as i64).to_ne_bytes());
-    }
-    for &s in s0 {
-        v.extend_from_slice(&(s as i64).to_ne_bytes());
-    }
-    for &s in s1 {
-        v.extend_from_slice(&(s as i64).to_ne_bytes());
-    }
-    v
+/// Per-dimension shape and strides as the kernels' `Meta` struct holds them.
+fn meta<'m>(
+    shape: &'m [usize],
+    s0: &'m [isize],
+    s1: &'m [isize],
+) -> impl Iterator<Item = i64> + 'm {
+    let extents = shape.iter().map(|&d| d as i64);
+    extents.chain(s0.iter().chain(s1).map(|&s| s as i64))
 }
 
 fn merged(shape: &[usize], s0: &[isize], s1: &[isize]) -> (Vec<usize>, Vec<isize>, Vec<isize>) {
@@ -275,15 +325,14 @@ pub(crate) fn fill(dst: &Array, bits: &[u8], stream: &Stream) -> Result<()> {
         wide,
     };
     let f = function(stream.device(), key)?;
-    let mut args = ArgPack::new();
-    args.push(dst.ptr_on(stream));
-    args.push_bytes(bits);
-    push_index(&mut args, n, wide);
-    args.push_bytes(&meta(&shape, &s0, &s1));
-    // SAFETY: the argument list matches `cuprum_fill` (pointer, T, I, Meta); every offset the
-    // kernel computes lies inside `dst`'s view, which keeps its buffer alive until the
-    // stream-ordered free after this launch.
-    unsafe { launch(&f, &grid_for(stream.device(), n), stream, &mut args) }
+    let mut args = f.packer();
+    args.pointer(dst.ptr_on(stream))?;
+    args.bits(bits)?;
+    args.index(n)?;
+    args.words(meta(&shape, &s0, &s1))?;
+    // SAFETY: every offset the kernel computes lies inside `dst`'s view, which keeps its
+    // buffer alive until the stream-ordered free after this launch.
+    unsafe { f.launch(args, &grid_for(stream.device(), n), stream) }
 }
 
 /// Copies the view `src` into the view `dst` (same shape and dtype).
@@ -300,29 +349,22 @@ pub(crate) fn copy(src: &Array, dst: &Array, stream: &Stream) -> Result<()> {
         wide,
     };
     let f = function(stream.device(), key)?;
-    let mut args = ArgPack::new();
-    args.push(src.ptr_on(stream));
-    args.push(dst.ptr_on(stream));
-    push_index(&mut args, n, wide);
-    args.push_bytes(&meta(&shape, &s0, &s1));
-    // SAFETY: the argument list matches `cuprum_copy`; both views have `n` elements at the
-    // offsets the strides give, inside their live buffers.
-    unsafe { launch(&f, &grid_for(stream.device(), n), stream, &mut args) }
+    let mut args = f.packer();
+    args.pointer(src.ptr_on(stream))?;
+    args.pointer(dst.ptr_on(stream))?;
+    args.index(n)?;
+    args.words(meta(&shape, &s0, &s1))?;
+    // SAFETY: both views have `n` elements at the offsets the strides give, inside their
+    // live buffers.
+    unsafe { f.launch(args, &grid_for(stream.device(), n), stream) }
 }
 
-fn push_index(args: &mut ArgPack, n: usize, wide: bool) {
-    if wide {
-        args.push(n as u64);
-    } else {
-        args.push(n as u32);
-    }
-}
-
-/// Runs a 1-D kernel over the contiguous `out` with extra by-value arguments.
+/// Runs a 1-D kernel over the contiguous `out` with extra by-value arguments (in the
+/// order and dtypes of `key`'s schema, which the packer checks).
 pub(crate) fn launch_1d(
     out: &Array,
     key: KernelKey,
-    extra: &[&[u8]],
+    extra: &[Scalar],
     stream: &Stream,
 ) -> Result<()> {
     let n = out.size();
@@ -330,41 +372,72 @@ pub(crate) fn launch_1d(
         return Ok(());
     }
     let f = function(stream.device(), key)?;
-    let mut args = ArgPack::new();
-    args.push(out.ptr_on(stream));
-    args.push(n as u64);
-    for e in extra {
-        args.push_bytes(e);
+    let mut args = f.packer();
+    args.pointer(out.ptr_on(stream))?;
+    args.index(n)?;
+    for &e in extra {
+        args.scalar(e)?;
     }
-    // SAFETY: callers pass the extra arguments in the order and sizes of the kernel `key`
-    // names (checked by the NVRTC compile tests); `out` is contiguous with `n` elements.
-    unsafe { launch(&f, &grid_for(stream.device(), n), stream, &mut args) }
+    // SAFETY: `out` is contiguous with `n` elements, the only memory the kernel touches.
+    unsafe { f.launch(args, &grid_for(stream.device(), n), stream) }
+}
+
+/// Maps 64 random bits per element (`bits`: at least two uint32 words per element of
+/// `out`, contiguous) onto `[low, low + range)` in the contiguous bool or integer `out`
+/// (`range` 0: all 64 bits; `low` is the low bound's two's-complement bits).
+pub(crate) fn rand_int(
+    out: &Array,
+    bits: &Array,
+    low: u64,
+    range: u64,
+    stream: &Stream,
+) -> Result<()> {
+    let n = out.size();
+    if n == 0 {
+        return Ok(());
+    }
+    if !out.is_c_contiguous() || !bits.is_c_contiguous() || bits.nbytes() < 8 * n {
+        bail!(
+            Launch,
+            "internal error: random integers need a contiguous output and 8 bytes of \
+             contiguous random bits per element ({n} elements, {} bytes)",
+            bits.nbytes()
+        );
+    }
+    let f = function(stream.device(), KernelKey::RandInt(out.dtype()))?;
+    let mut args = f.packer();
+    args.pointer(out.ptr_on(stream))?;
+    args.index(n)?;
+    args.pointer(bits.ptr_on(stream))?;
+    args.scalar(Scalar::U64(low))?;
+    args.scalar(Scalar::U64(range))?;
+    // SAFETY: `out` is contiguous with `n` elements and `bits` holds at least `n` 8-byte
+    // words (checked above): the only memory the kernel touches.
+    unsafe { f.launch(args, &grid_for(stream.device(), n), stream) }
 }
 
 /// Launches the empty kernel once (for measuring the launch floor).
-pub fn launch_empty(stream: &Stream) -> Result<()> {
+pub(crate) fn launch_empty(stream: &Stream) -> Result<()> {
     let f = function(stream.device(), KernelKey::Empty)?;
-    // SAFETY: `cuprum_empty` takes no parameters.
-    unsafe { launch_no_args(&f, stream) }
-}
-
-/// Launches a kernel with one thread and no arguments.
-///
-/// # Safety
-/// The kernel must take no parameters (check once with `Function::num_params`).
-pub unsafe fn launch_no_args(f: &Function, stream: &Stream) -> Result<()> {
-    let mut args = ArgPack::new();
     let cfg = LaunchConfig {
         grid: (1, 1, 1),
         block: (1, 1, 1),
         shared_mem_bytes: 0,
     };
-    // SAFETY: the caller guarantees the kernel takes no parameters.
-    unsafe { launch(f, &cfg, stream, &mut args) }
+    // SAFETY: `cuprum_empty` takes no parameters and touches no memory.
+    unsafe { f.launch(f.packer(), &cfg, stream) }
 }
 
 /// Every specialisation's source, for NVRTC compile checks without a GPU.
 pub fn all_sources() -> Vec<(String, String)> {
+    all_kernels()
+        .into_iter()
+        .map(|(n, k)| (n, k.source))
+        .collect()
+}
+
+/// Every specialisation: its label and kernel.
+pub(crate) fn all_kernels() -> Vec<(String, GeneratedKernel)> {
     let mut keys = vec![KernelKey::Empty];
     for item in [1, 2, 4, 8, 16] {
         for nd in 1..=4 {
@@ -388,6 +461,6 @@ pub fn all_sources() -> Vec<(String, String)> {
         }
     }
     keys.into_iter()
-        .filter_map(|k| source(k).ok().map(|s| (format!("{k:?}"), s)))
+        .filter_map(|k| generate(k).ok().map(|g| (format!("{k:?}"), g)))
         .collect()
 }

@@ -12,7 +12,9 @@ pub mod shape;
 mod transfer;
 mod view;
 
+pub use create::Endpoint;
 pub use device_array::Array;
 pub use dtype::{DType, DTypeKind, Element};
 pub use scalar::Scalar;
 pub use shape::SliceArg;
+pub(crate) use transfer::check_same_device;

@@ -6,7 +6,7 @@ use super::dtype::{Element, as_bytes, vec_from_bytes};
 use super::kernels;
 use super::shape::format_shape;
 use crate::error::{Result, bail};
-use crate::runtime::{Stream, copy_dtod, copy_dtoh, copy_htod};
+use crate::runtime::{Device, Stream, copy_dtod, copy_dtoh, copy_htod, copy_peer};
 
 impl Array {
     /// Downloads the elements in C order (any view; non-contiguous views are packed on
@@ -23,8 +23,9 @@ impl Array {
         self.check_dtype::<T>("to_vec")?;
         let c = self.to_contiguous()?;
         let mut bytes = vec![0u8; c.nbytes()];
-        let stream = Stream::current()?;
-        copy_dtoh(&mut bytes, c.ptr_on(&stream), &stream)?;
+        let stream = Stream::for_device(c.device())?;
+        // SAFETY: `c` is contiguous with `nbytes()` bytes, alive until the copy returns.
+        unsafe { copy_dtoh(&mut bytes, c.ptr_on(&stream), &stream)? };
         Ok(vec_from_bytes(&bytes))
     }
 
@@ -48,11 +49,16 @@ impl Array {
                 data.len()
             );
         }
-        let stream = Stream::current()?;
+        let stream = Stream::for_device(self.device())?;
         if self.is_c_contiguous() {
-            return copy_htod(self.ptr_on(&stream), as_bytes(data), &stream);
+            // SAFETY: the view is contiguous with `data.len()` elements of `T` (checked
+            // above, with the dtype), and keeps its buffer alive past the copy.
+            return unsafe { copy_htod(self.ptr_on(&stream), as_bytes(data), &stream) };
         }
-        let staged = Array::from_slice(data, &self.shape)?;
+        let staged = Array::empty_on(&self.shape, self.dtype, &stream)?;
+        // SAFETY: `staged` is a new contiguous array of `self`'s shape and dtype, so it holds
+        // exactly `data.len()` elements of `T` (checked above), and lives past the copy.
+        unsafe { copy_htod(staged.ptr_on(&stream), as_bytes(data), &stream)? };
         kernels::copy(&staged, self, &stream)
     }
 
@@ -83,14 +89,19 @@ impl Array {
                 format_shape(&self.shape)
             );
         }
-        let stream = Stream::current()?;
+        check_same_device("assign", self.device(), src.device())?;
+        let stream = Stream::for_device(self.device())?;
         if self.is_c_contiguous() && src.is_c_contiguous() {
-            return copy_dtod(
-                self.ptr_on(&stream),
-                src.ptr_on(&stream),
-                self.nbytes(),
-                &stream,
-            );
+            // SAFETY: both views are contiguous with the same shape and dtype (checked
+            // above), so `nbytes()` bytes of valid elements lie in each live buffer.
+            return unsafe {
+                copy_dtod(
+                    self.ptr_on(&stream),
+                    src.ptr_on(&stream),
+                    self.nbytes(),
+                    &stream,
+                )
+            };
         }
         kernels::copy(src, self, &stream)
     }
@@ -105,7 +116,7 @@ impl Array {
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     pub fn copy(&self) -> Result<Array> {
-        let out = Array::empty(&self.shape, self.dtype)?;
+        let out = Array::empty_on(&self.shape, self.dtype, &Stream::for_device(self.device())?)?;
         out.assign(self)?;
         Ok(out)
     }
@@ -127,6 +138,48 @@ impl Array {
         }
     }
 
+    /// A C-contiguous copy of this array on `device` (always new memory, also when the
+    /// array already lives there). Between two GPUs the copy is peer-to-peer
+    /// (`cuMemcpyPeerAsync`, with peer access enabled once per pair) when the driver allows
+    /// it, else staged through host memory. The copy is queued on `device`'s stream (the
+    /// current stream when it belongs to `device`, else the device's default stream) after
+    /// the work already queued on the source; non-contiguous views are packed on their own
+    /// device first.
+    ///
+    /// ```no_run
+    /// use cuprum::{Array, Device};
+    /// let a = Array::from_slice(&[1.0f32, 2.0, 3.0], &[3])?;       // on the current device
+    /// let last = Device::get(Device::count()? - 1)?;
+    /// let b = a.to_device(last)?;
+    /// assert_eq!(b.device(), last);
+    /// assert_eq!(b.to_vec::<f32>()?, vec![1.0, 2.0, 3.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn to_device(&self, device: Device) -> Result<Array> {
+        let c = self.to_contiguous()?;
+        let src_stream = Stream::for_device(c.device())?;
+        let stream = Stream::for_device(device)?;
+        let out = Array::empty_on(&self.shape, self.dtype, &stream)?;
+        let src = c.ptr_on(&src_stream);
+        // Records the use on the destination stream: it waits for the source's queued work,
+        // and the source is freed only after the copy.
+        c.ptr_on(&stream);
+        // SAFETY: `out` is new and contiguous with `c`'s shape and dtype, so both hold
+        // `nbytes()` bytes of valid elements; both live past the copy (the source's free
+        // waits for `stream`, where its use is recorded).
+        unsafe {
+            copy_peer(
+                out.ptr_on(&stream),
+                src,
+                c.device(),
+                c.nbytes(),
+                &stream,
+                &src_stream,
+            )?
+        };
+        Ok(out)
+    }
+
     fn check_dtype<T: Element>(&self, what: &str) -> Result<()> {
         if T::DTYPE != self.dtype {
             bail!(
@@ -139,6 +192,19 @@ impl Array {
         }
         Ok(())
     }
+}
+
+/// The error of a call that got arrays of two devices: `expected` is the device the call
+/// runs on, `given` the device of the array named by `what`.
+pub(crate) fn check_same_device(what: &str, expected: Device, given: Device) -> Result<()> {
+    if expected != given {
+        bail!(
+            DeviceMismatch,
+            "{what}: expected an array on {expected}, given one on {given}; move it with \
+             `to_device` first"
+        );
+    }
+    Ok(())
 }
 
 #[cfg(feature = "ndarray")]

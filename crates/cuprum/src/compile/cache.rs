@@ -399,7 +399,7 @@ impl KernelCache {
 }
 
 fn io_err(e: std::io::Error) -> Error {
-    Error::new(ErrorKind::Io, format!("kernel cache: {e}"))
+    Error::new(ErrorKind::Io, format!("kernel cache: {e}")).with_source(e)
 }
 
 /// The folder set by [`set_cache_dir`]: `Some(None)` for memory-only.

@@ -6,11 +6,7 @@ use crate::error::{Result, bail};
 /// false (case-insensitive); anything else is an error naming the variable (unlike CuPy,
 /// where any non-empty value, even `0`, may turn an option on).
 ///
-/// ```
-/// # use cuprum::compile::env_bool;
-/// assert_eq!(env_bool("CUPRUM_SURELY_UNSET_VARIABLE", true).unwrap(), true);
-/// ```
-pub fn env_bool(name: &str, default: bool) -> Result<bool> {
+pub(crate) fn env_bool(name: &str, default: bool) -> Result<bool> {
     match std::env::var(name) {
         Err(std::env::VarError::NotPresent) => Ok(default),
         Err(std::env::VarError::NotUnicode(v)) => {

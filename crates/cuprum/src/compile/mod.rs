@@ -17,6 +17,7 @@ mod nvrtc;
 mod options;
 mod ptxas;
 mod python;
+pub(crate) use python::python_sites;
 mod setup;
 
 pub use cache::{
@@ -25,14 +26,13 @@ pub use cache::{
 pub use discovery::{
     CUDA_MAJOR, Component, Found, Origin, Report, cuda_headers, data_dir, locate, python_name,
 };
-pub use env::env_bool;
 pub use failure::{CompileFailure, Diagnostic, SourceSpan};
 pub use headers::BUNDLED as BUNDLED_HEADERS;
 pub use host::{CompilerKind, HostCompiler, SHIM_HEADERS, host_compiler, set_host_cache_dir};
 pub use nvrtc::{CompiledImage, Nvrtc, nvrtc};
 pub use options::CompileOptions;
 pub use ptxas::{KernelResources, resource_usage};
-pub use setup::{Setup, SetupReport, setup, wheel_requirements};
+pub use setup::{Setup, SetupReport, auto_setup_allowed, setup, wheel_requirements};
 
 use crate::error::Result;
 use crate::runtime::{Device, Module};

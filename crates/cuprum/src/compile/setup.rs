@@ -339,6 +339,17 @@ impl Setup {
     }
 }
 
+/// Whether tools may run the [`setup`] by themselves when NVRTC or the CUDA headers are
+/// missing (the CLI's `demo`, `compile` and `bench` do): yes unless `CUPRUM_NO_AUTO_SETUP`
+/// is `1` or `true`. Another value than 1, 0, true or false (or empty) is an error naming
+/// the variable. The library itself never downloads.
+///
+/// ```
+/// assert!(cuprum::compile::auto_setup_allowed().is_ok());
+/// ```
+pub fn auto_setup_allowed() -> Result<bool> {
+    Ok(!super::env::env_bool("CUPRUM_NO_AUTO_SETUP", false)?)
+}
 /// Installs what is missing into cuprum's data folder, like `cuprum setup`: see [`Setup`]
 /// for the folder, the versions and the errors. Does nothing when everything is there.
 /// cuprum never downloads by itself; a program calls this (for example after
@@ -399,6 +410,7 @@ fn put_in_place(staging: tempfile::TempDir, dir: &Path) -> Result<()> {
                 dir.display()
             ),
         )
+        .with_source(e)
     };
     if dir.exists() {
         let aside = dir.with_file_name(format!(
@@ -457,6 +469,7 @@ fn not_writable(dir: &Path, e: &std::io::Error) -> Error {
             dir.display()
         ),
     )
+    .with_source(std::io::Error::new(e.kind(), e.to_string()))
 }
 
 /// The other ways to get the components, for errors.
@@ -715,6 +728,8 @@ mod tests {
             m.contains("set CUPRUM_DATA_DIR to a writable folder"),
             "{m}"
         );
+        let io = std::error::Error::source(&e).expect("the I/O error underneath");
+        assert!(m.contains(&io.to_string()), "{m} / {io}");
         assert!(!data.exists());
     }
 }

@@ -319,10 +319,10 @@ impl Fused {
     /// [`Explain`].
     ///
     /// ```no_run
-    /// use cuprum::{Array, DType, fuse};
+    /// use cuprum::{Array, DType, fuse, ops::Keepdims};
     /// let softmax = fuse("softmax", |[x]| {
-    ///     let e = (x - x.max_axis(-1, true)).exp();
-    ///     e / e.sum_axis(-1, true)
+    ///     let e = (x - x.max_axis(-1, Keepdims::Yes)).exp();
+    ///     e / e.sum_axis(-1, Keepdims::Yes)
     /// });
     /// let x = Array::ones(&[4, 1000], DType::F32)?;
     /// println!("{}", softmax.explain((&x,))?);
@@ -343,10 +343,10 @@ impl Fused {
     /// The plan for arguments described by dtype and shape (no GPU needed).
     ///
     /// ```
-    /// use cuprum::{DType, fuse::{ArgSpec, KernelKind}};
+    /// use cuprum::{DType, fuse::{ArgSpec, KernelKind}, ops::Keepdims};
     /// let softmax = cuprum::fuse("softmax", |[x]| {
-    ///     let e = (x - x.max_axis(-1, true)).exp();
-    ///     e / e.sum_axis(-1, true)
+    ///     let e = (x - x.max_axis(-1, Keepdims::Yes)).exp();
+    ///     e / e.sum_axis(-1, Keepdims::Yes)
     /// });
     /// let e = softmax.explain_for(&[ArgSpec::array(DType::F32, &[4, 1000])])?;
     /// let kinds: Vec<KernelKind> = e.kernels().iter().map(|k| k.kind).collect();

@@ -146,6 +146,15 @@ impl Lowered {
             Some(Operand::Array(a)) => Some(a.shape()),
             _ => None,
         })?;
+        // Intermediate arrays live on the device of the arguments (the kernels check that
+        // every argument is there).
+        let stream = match args.iter().find_map(|a| match a {
+            Operand::Array(a) => Some(a.device()),
+            _ => None,
+        }) {
+            Some(d) => crate::runtime::Stream::for_device(d)?,
+            None => crate::runtime::Stream::current()?,
+        };
         let mut made: Made = SmallVec::new();
         for lk in &self.kernels {
             let mut scalars: SmallVec<[Scalar; 8]> = SmallVec::new();
@@ -158,7 +167,7 @@ impl Lowered {
                 Built::Elementwise(_) => lk
                     .outputs
                     .iter()
-                    .map(|&o| Array::empty(&shapes[o as usize], p.node(o).dtype))
+                    .map(|&o| Array::empty_on(&shapes[o as usize], p.node(o).dtype, &stream))
                     .collect::<Result<_>>()?,
                 Built::Reduction(_) => SmallVec::new(),
             };

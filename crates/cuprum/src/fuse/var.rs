@@ -7,7 +7,7 @@
 
 use super::trace::{self, Loc};
 use crate::array::{DType, Scalar};
-use crate::kernel::Axes;
+use crate::kernel::{Axes, Keepdims};
 use crate::ops::reduction::ROp;
 use crate::ops::ufunc::Op;
 use half::{bf16, f16};
@@ -420,19 +420,19 @@ macro_rules! reductions {
                 trace::reduce(ROp::$op, self, None, false, here())
             }
 
-            #[doc = concat!($doc, " over `axis` (one axis or several, negative ones counting from the end); `keepdims` keeps reduced axes with extent 1.")]
+            #[doc = concat!($doc, " over `axis` (one axis or several, negative ones counting from the end); [`Keepdims::Yes`] keeps reduced axes with extent 1.")]
             ///
             /// ```
-            /// use cuprum::{DType, fuse::{ArgSpec, fuse}};
-            #[doc = concat!("let f = fuse(\"f\", |[x]| x.", stringify!($axis_name), "(-1, true));")]
+            /// use cuprum::{DType, fuse::{ArgSpec, fuse}, ops::Keepdims};
+            #[doc = concat!("let f = fuse(\"f\", |[x]| x.", stringify!($axis_name), "(-1, Keepdims::Yes));")]
             /// let e = f.explain_for(&[ArgSpec::array(DType::F32, &[2, 3])])?;
             #[doc = concat!("assert_eq!(e.outputs()[0], (DType::", stringify!($out), ", vec![2, 1]));")]
             /// # Ok::<(), cuprum::Error>(())
             /// ```
             #[track_caller]
-            pub fn $axis_name(self, axis: impl Into<Axes>, keepdims: bool) -> Var {
+            pub fn $axis_name(self, axis: impl Into<Axes>, keepdims: Keepdims) -> Var {
                 let axes = axis.into();
-                trace::reduce(ROp::$op, self, Some(&axes.0), keepdims, here())
+                trace::reduce(ROp::$op, self, Some(&axes.0), keepdims.keeps(), here())
             }
         )*}
     };

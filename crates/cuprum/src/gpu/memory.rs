@@ -195,6 +195,39 @@ macro_rules! atomics {
 
 impl<T: Scalar> Slice<T> {
     atomics!();
+
+    /// Chunk `k` of four elements, `x[4k..4k + 4]` (what `x.as_chunks::<4>().0[k]` is in
+    /// Rust), read at once. In a kernel that is one wide load when the slice starts on a
+    /// boundary of the chunk's size (up to 16 bytes; cuprum's arrays do, a view at an odd
+    /// offset may not): a single 16-byte `ld.global.v4` for `f32`, `i32` and `u32`, two for
+    /// `f64`, one 8-byte load for `f16`; four plain loads otherwise. The index is checked:
+    /// `k` must be below `len / 4` (the last `len % 4` elements belong to no chunk).
+    ///
+    /// ```
+    /// use cuprum::gpu::Slice;
+    /// let v = [0.0f32, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0];
+    /// let x = Slice::new(&v);
+    /// assert_eq!(x.load4(1u32), [4.0, 5.0, 6.0, 7.0]);
+    /// assert!(std::panic::catch_unwind(|| x.load4(2)).is_err()); // 9 / 4 = 2 chunks
+    /// ```
+    pub fn load4<I: IntIndex>(&self, k: I) -> [T; 4] {
+        let c = 4 * at(self.0.len() / 4, k);
+        [self.0[c], self.0[c + 1], self.0[c + 2], self.0[c + 3]]
+    }
+
+    /// Writes chunk `k` of four elements, `x[4k..4k + 4] = v`, at once: one wide store in
+    /// a kernel, as [`load4`](Slice::load4) reads. `k` must be below `len / 4`.
+    ///
+    /// ```
+    /// use cuprum::gpu::Slice;
+    /// let mut v = [0i32; 6];
+    /// Slice::new_mut(&mut v).store4(0u32, [1, 2, 3, 4]);
+    /// assert_eq!(v, [1, 2, 3, 4, 0, 0]);
+    /// ```
+    pub fn store4<I: IntIndex>(&mut self, k: I, v: [T; 4]) {
+        let c = 4 * at(self.0.len() / 4, k);
+        self.0[c..c + 4].copy_from_slice(&v);
+    }
 }
 
 /// Static shared memory of `N` elements, one per block: `let mut s = shared_array::<f32,

@@ -3,7 +3,7 @@
 //! tuples (`(&a, &b, n as i32)`) or slices of `&dyn KernelArg`.
 
 use crate::array::Array;
-use crate::runtime::Stream;
+use crate::runtime::{Device, Stream};
 use half::{bf16, f16};
 use num_complex::Complex;
 use smallvec::SmallVec;
@@ -67,6 +67,18 @@ pub trait KernelArg {
         let _ = stream;
         self.to_arg()
     }
+
+    /// The device whose memory the argument points to: an array's device; `None` for
+    /// values and raw addresses (the default). Raw kernels launch on the first array
+    /// argument's device when no stream is given, and check every array argument's device.
+    ///
+    /// ```
+    /// use cuprum::kernel::KernelArg;
+    /// assert!(3i32.device().is_none());
+    /// ```
+    fn device(&self) -> Option<Device> {
+        None
+    }
 }
 
 fn value(bytes: &[u8], type_name: &'static str) -> ArgValue {
@@ -101,6 +113,9 @@ impl KernelArg for Array {
     fn to_arg_on(&self, stream: &Stream) -> ArgValue {
         array_arg(self, self.ptr_on(stream))
     }
+    fn device(&self) -> Option<Device> {
+        Some(Array::device(self))
+    }
 }
 
 fn array_arg(a: &Array, ptr: u64) -> ArgValue {
@@ -125,6 +140,9 @@ impl<T: KernelArg + ?Sized> KernelArg for &T {
     fn to_arg_on(&self, stream: &Stream) -> ArgValue {
         (**self).to_arg_on(stream)
     }
+    fn device(&self) -> Option<Device> {
+        (**self).device()
+    }
 }
 
 /// Passes a non-contiguous view's first-element address anyway (the kernel must do its own
@@ -145,6 +163,9 @@ impl KernelArg for Strided<'_> {
     }
     fn to_arg_on(&self, stream: &Stream) -> ArgValue {
         self.strided(self.0.to_arg_on(stream))
+    }
+    fn device(&self) -> Option<Device> {
+        Some(self.0.device())
     }
 }
 
@@ -209,6 +230,16 @@ pub trait KernelArgs {
         let _ = stream;
         self.collect_args(out);
     }
+
+    /// Each argument's [`device`](KernelArg::device), in order (the default: none known).
+    ///
+    /// ```
+    /// use cuprum::kernel::KernelArgs;
+    /// assert_eq!((1i32, 2.0f32).devices(), vec![None, None]);
+    /// ```
+    fn devices(&self) -> Vec<Option<Device>> {
+        Vec::new()
+    }
 }
 
 impl KernelArgs for () {
@@ -222,6 +253,9 @@ impl KernelArgs for [&dyn KernelArg] {
     fn collect_args_on(&self, stream: &Stream, out: &mut SmallVec<[ArgValue; 8]>) {
         out.extend(self.iter().map(|a| a.to_arg_on(stream)));
     }
+    fn devices(&self) -> Vec<Option<Device>> {
+        self.iter().map(|a| a.device()).collect()
+    }
 }
 
 impl<const N: usize> KernelArgs for [&dyn KernelArg; N] {
@@ -231,6 +265,9 @@ impl<const N: usize> KernelArgs for [&dyn KernelArg; N] {
     fn collect_args_on(&self, stream: &Stream, out: &mut SmallVec<[ArgValue; 8]>) {
         self.as_slice().collect_args_on(stream, out);
     }
+    fn devices(&self) -> Vec<Option<Device>> {
+        self.as_slice().devices()
+    }
 }
 
 impl KernelArgs for Vec<Box<dyn KernelArg>> {
@@ -239,6 +276,9 @@ impl KernelArgs for Vec<Box<dyn KernelArg>> {
     }
     fn collect_args_on(&self, stream: &Stream, out: &mut SmallVec<[ArgValue; 8]>) {
         out.extend(self.iter().map(|a| a.to_arg_on(stream)));
+    }
+    fn devices(&self) -> Vec<Option<Device>> {
+        self.iter().map(|a| a.device()).collect()
     }
 }
 
@@ -254,6 +294,11 @@ macro_rules! tuple_args {
             fn collect_args_on(&self, stream: &Stream, out: &mut SmallVec<[ArgValue; 8]>) {
                 let ($($name,)+) = self;
                 $(out.push($name.to_arg_on(stream));)+
+            }
+            #[allow(non_snake_case)]
+            fn devices(&self) -> Vec<Option<Device>> {
+                let ($($name,)+) = self;
+                vec![$($name.device(),)+]
             }
         }
     };

@@ -1,36 +1,48 @@
-//! What every call of a generated kernel (ElementwiseKernel, ReductionKernel) does the same
-//! way: the argument checks, exact type resolution, argument packing, and the kernel's
-//! table of compiled specialisations.
+//! The steps every call of a generated kernel (ElementwiseKernel, ReductionKernel) takes,
+//! each written once. A kind adds only its own plan (the elementwise layout, the reduction
+//! strategy) and the packing of its own trailing parameters. In call order:
+//!
+//! 1. [`bind`]: the call's arguments to the parameters (CuPy's count check, read-write
+//!    parameters);
+//! 2. [`on_stream`]: the call's stream, with every array on its device;
+//! 3. [`array_shapes`]: the shapes the kind broadcasts into its loop or input shape; then
+//!    [`resolve_dtypes`] (placeholders by exact match);
+//! 4. [`prepare_outputs`]: given outputs checked against the output shape, the others
+//!    allocated on the stream;
+//! 5. the kind's plan, its specialisation key, and [`specialisation`]: the compiled kernel
+//!    from the kernel's table (generated and compiled on first use);
+//! 6. [`pack_operands`]: the user's parameters into the kernel's packer (the kind then
+//!    packs its own: loop size, [`table_words`] of shapes and strides, scratch);
+//! 7. the launch, with the kind's launch configuration.
 
 use super::codegen::elementwise::Slot;
 use super::operand::Operand;
 use super::params::{Param, TypeMap};
 use crate::array::{Array, DType};
-use crate::compile::{CompileOptions, SourceSpan, compile_on};
+use crate::compile::CompileOptions;
 use crate::error::{Result, bail, err};
-use crate::runtime::{ArgPack, Device, Function, Stream};
-use rustc_hash::FxHashMap;
+use crate::generated::{CompiledKernel, GeneratedKernel, KernelTable, Packer};
+use crate::runtime::{Device, Stream};
+use crate::shape::format_shape;
 use smallvec::SmallVec;
 use std::hash::Hash;
-use std::sync::Mutex;
+use std::sync::Arc;
 
-/// The given stream, or the calling thread's current one.
-pub(crate) fn stream_or_current(s: &Option<Stream>) -> Result<Stream> {
-    match s {
-        Some(s) => Ok(s.clone()),
-        None => Stream::current(),
-    }
+/// What a generated kernel's calls are checked against: its name and the parameters of
+/// its generated code, inputs first.
+#[derive(Debug, Clone)]
+pub(crate) struct Signature {
+    pub name: String,
+    pub params: Vec<Param>,
+    /// How many of `params` are inputs.
+    pub nin: usize,
 }
 
-/// CuPy's first check (before any GPU work): the inputs, or the inputs and every output.
-fn check_count(name: &str, nin: usize, nargs: usize, given: usize) -> Result<()> {
-    if given != nin && given != nargs {
-        bail!(
-            InvalidArgument,
-            "Wrong number of arguments for '{name}'. It must be either {nin} or {nargs} (with outputs), but given {given}."
-        );
+impl Signature {
+    /// Number of outputs.
+    pub fn nout(&self) -> usize {
+        self.params.len() - self.nin
     }
-    Ok(())
 }
 
 /// A call's arguments bound to a kernel's parameters: one operand per input parameter
@@ -56,6 +68,17 @@ impl<'a> Bound<'a> {
     }
 }
 
+/// CuPy's first check (before any GPU work): the inputs, or the inputs and every output.
+fn check_count(name: &str, nin: usize, nargs: usize, given: usize) -> Result<()> {
+    if given != nin && given != nargs {
+        bail!(
+            InvalidArgument,
+            "Wrong number of arguments for '{name}'. It must be either {nin} or {nargs} (with outputs), but given {given}."
+        );
+    }
+    Ok(())
+}
+
 /// Whether two arrays are the same view (the same elements in the same order).
 fn same_view(a: &Array, b: &Array) -> bool {
     a.data_ptr() == b.data_ptr()
@@ -65,18 +88,17 @@ fn same_view(a: &Array, b: &Array) -> bool {
         && a.device() == b.device()
 }
 
-/// Binds a call's arguments (CuPy's first checks, before any GPU work): the inputs, or
-/// the inputs and every output; outputs are arrays. `input_at` maps each argument of the
-/// inputs to its parameter (`None`: in order): a read-write parameter's argument is the
-/// output's array, and its repeat among the outputs must be that same array.
+/// Step 1: binds a call's arguments (CuPy's first checks, before any GPU work): the
+/// inputs, or the inputs and every output; outputs are arrays. `input_at` maps each
+/// argument of the inputs to its parameter (`None`: in order): a read-write parameter's
+/// argument is the output's array, and its repeat among the outputs must be that same
+/// array.
 pub(crate) fn bind<'a>(
-    name: &str,
-    params: &[Param],
-    nin: usize,
+    sig: &Signature,
     input_at: Option<&[usize]>,
     args: &[Operand<'a>],
 ) -> Result<Bound<'a>> {
-    let nout = params.len() - nin;
+    let (name, nin, nout) = (&sig.name, sig.nin, sig.nout());
     let args_in = input_at.map_or(nin, <[usize]>::len);
     check_count(name, args_in, args_in + nout, args.len())?;
     let mut inputs: SmallVec<[Operand<'a>; 8]> = SmallVec::new();
@@ -93,69 +115,118 @@ pub(crate) fn bind<'a>(
                 InvalidArgument,
                 "parameter '{}' of '{name}' is read-write (in both lists): it needs an array, \
                  written in place, but was given a {} scalar",
-                params[at].name,
+                sig.params[at].name,
                 s.dtype().rust_name()
             ),
         }
     }
     for (j, arg) in args.iter().skip(args_in).enumerate() {
-        let p = &params[nin + j];
-        let arr = match arg {
-            Operand::Array(arr) => *arr,
-            Operand::Scalar(s) => bail!(
-                InvalidArgument,
-                "Output arguments type must be cuprum::Array: output '{}' of '{name}' was given a {} scalar",
-                p.name,
-                s.dtype().rust_name()
-            ),
-        };
-        match outputs[j] {
-            Some(first) if !same_view(first, arr) => bail!(
-                InvalidArgument,
-                "parameter '{}' of '{name}' is read-write (in both lists): its output argument \
-                 must be the array given as its input (it is written in place); got {} for the \
-                 input and {} for the output",
-                p.name,
-                Operand::Array(first).describe(),
-                Operand::Array(arr).describe()
-            ),
-            _ => outputs[j] = Some(arr),
-        }
+        bind_output(sig, &mut outputs[j], j, arg)?;
     }
     Ok(Bound { inputs, outputs })
 }
 
-/// CuPy's device check of a call's arrays: they live on the stream's device.
-pub(crate) fn check_args(
-    name: &str,
-    params: &[Param],
-    args: &Bound<'_>,
-    device: Device,
+/// Binds the argument given for output `j`: an array, the read-write input's own array
+/// when the parameter is read-write.
+fn bind_output<'a>(
+    sig: &Signature,
+    slot: &mut Option<&'a Array>,
+    j: usize,
+    arg: &Operand<'a>,
 ) -> Result<()> {
+    let (name, p) = (&sig.name, &sig.params[sig.nin + j]);
+    let arr = match arg {
+        Operand::Array(arr) => *arr,
+        Operand::Scalar(s) => bail!(
+            InvalidArgument,
+            "Output arguments type must be cuprum::Array: output '{}' of '{name}' was given a {} scalar",
+            p.name,
+            s.dtype().rust_name()
+        ),
+    };
+    match *slot {
+        Some(first) if !same_view(first, arr) => bail!(
+            InvalidArgument,
+            "parameter '{}' of '{name}' is read-write (in both lists): its output argument \
+             must be the array given as its input (it is written in place); got {} for the \
+             input and {} for the output",
+            p.name,
+            Operand::Array(first).describe(),
+            Operand::Array(arr).describe()
+        ),
+        _ => *slot = Some(arr),
+    }
+    Ok(())
+}
+
+/// The stream of a call (see [`on_stream`]).
+fn launch_stream(s: &Option<Stream>, args: &Bound<'_>) -> Result<Stream> {
+    if let Some(s) = s {
+        return Ok(s.clone());
+    }
+    match args.given().find_map(|(_, a)| match a {
+        Operand::Array(arr) => Some(arr.device()),
+        _ => None,
+    }) {
+        Some(device) => Stream::for_device(device),
+        None => Stream::current(),
+    }
+}
+
+/// Step 2: the call's stream, after the device check: every array lives on the stream's
+/// device.
+///
+/// The stream is the given one; else, on the device of the call's first array, the
+/// current stream when it belongs to that device or the device's default stream; the
+/// current stream when the call has no array.
+pub(crate) fn on_stream(
+    sig: &Signature,
+    args: &Bound<'_>,
+    stream: &Option<Stream>,
+) -> Result<Stream> {
+    let stream = launch_stream(stream, args)?;
+    let device = stream.device();
     for (k, a) in args.given() {
         if let Operand::Array(arr) = a
             && arr.device() != device
         {
             bail!(
-                InvalidArgument,
-                "The device where the array resides ({}) is different from the current device ({}) (argument '{}' of '{name}')",
-                arr.device().ordinal(),
-                device.ordinal(),
-                params[k].name
+                DeviceMismatch,
+                "'{}': expected argument '{}' on {device}, the device of the call, given an \
+                 array on {}; move it with `to_device` first",
+                sig.name,
+                sig.params[k].name,
+                arr.device()
             );
         }
     }
-    Ok(())
+    Ok(stream)
 }
 
-/// Every parameter's dtype: placeholders bound by exact match, given outputs first, then
-/// inputs; scalars decide nothing.
-pub(crate) fn resolve_dtypes(params: &[Param], args: &Bound<'_>) -> Result<SmallVec<[DType; 8]>> {
+/// Step 3: the shapes of the non-raw arrays given: the inputs' and, `with_outputs`, the
+/// given outputs' (what the loop or input shape is broadcast from).
+pub(crate) fn array_shapes<'a>(
+    sig: &Signature,
+    args: &Bound<'a>,
+    with_outputs: bool,
+) -> SmallVec<[&'a [usize]; 8]> {
+    args.given()
+        .filter(|&(k, _)| with_outputs || k < sig.nin)
+        .filter_map(|(k, a)| match a {
+            Operand::Array(arr) if !sig.params[k].raw => Some(arr.shape()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Step 3: every parameter's dtype: placeholders bound by exact match, given outputs
+/// first, then inputs; scalars decide nothing.
+pub(crate) fn resolve_dtypes(sig: &Signature, args: &Bound<'_>) -> Result<SmallVec<[DType; 8]>> {
+    let params = &sig.params;
     let mut tm = TypeMap::default();
-    let nin = args.inputs.len();
     for (j, a) in args.outputs.iter().enumerate() {
         if let Some(a) = a {
-            tm.bind(&params[nin + j], a.dtype())?;
+            tm.bind(&params[sig.nin + j], a.dtype())?;
         }
     }
     for (p, a) in params.iter().zip(&args.inputs) {
@@ -166,47 +237,122 @@ pub(crate) fn resolve_dtypes(params: &[Param], args: &Bound<'_>) -> Result<Small
     params.iter().map(|p| tm.resolve(p)).collect()
 }
 
-/// Packs the user's parameters: raw arrays as `CArray`s, broadcast arrays as pointers,
-/// scalars converted to their parameter's dtype (NumPy's assignment rules). Array
-/// addresses are taken for `stream` (see `Array::ptr_on`).
-pub(crate) fn push_args<'a>(
-    pack: &mut ArgPack,
+/// How a kind words its output checks.
+pub(crate) struct OutputRule {
+    /// Ends the shape mismatch message: `"the loop shape is"`, `"the reduction gives"`.
+    pub shape_is: &'static str,
+    /// Whether a raw output that is not given may be allocated (with the output shape).
+    pub raw_allocated: bool,
+    /// Ends the message when it may not: why its size is undecided.
+    pub raw_undecided: &'static str,
+}
+
+/// Step 4: the outputs: each given one checked against `shape` (raw ones are not), the
+/// others allocated on `stream` with their resolved dtypes.
+pub(crate) fn prepare_outputs(
+    sig: &Signature,
+    args: &Bound<'_>,
+    dtypes: &[DType],
+    shape: &[usize],
+    stream: &Stream,
+    rule: &OutputRule,
+) -> Result<SmallVec<[Array; 4]>> {
+    let mut outs: SmallVec<[Array; 4]> = SmallVec::new();
+    for (j, given) in args.outputs.iter().enumerate() {
+        let p = &sig.params[sig.nin + j];
+        match given {
+            Some(a) => {
+                if !p.raw && a.shape() != shape {
+                    bail!(
+                        Shape,
+                        "Out shape is mismatched: output '{}' has shape {}, {} {}",
+                        p.name,
+                        format_shape(a.shape()),
+                        rule.shape_is,
+                        format_shape(shape)
+                    );
+                }
+                outs.push((*a).clone());
+            }
+            None => {
+                if p.raw && !rule.raw_allocated {
+                    bail!(
+                        InvalidArgument,
+                        "Output array size is Undecided (raw output '{}' of '{}' is not given{})",
+                        p.name,
+                        sig.name,
+                        rule.raw_undecided
+                    );
+                }
+                outs.push(Array::empty_on(shape, dtypes[sig.nin + j], stream)?);
+            }
+        }
+    }
+    Ok(outs)
+}
+
+/// The operand of parameter `k`: the bound input, or the output array.
+pub(crate) fn operand_at<'a: 'b, 'b>(args: &Bound<'a>, outs: &'b [Array], k: usize) -> Operand<'b> {
+    match args.inputs.get(k) {
+        Some(&a) => a,
+        None => Operand::Array(&outs[k - args.inputs.len()]),
+    }
+}
+
+/// Step 5: the kernel of one specialisation from the kernel's table, generated by `make`
+/// and compiled on the stream's device on first use (program name `<kernel>.cu`).
+pub(crate) fn specialisation<K: Hash + Eq + Clone>(
+    table: &KernelTable<K>,
+    key: &K,
+    stream: &Stream,
     name: &str,
-    params: &[Param],
+    options: &CompileOptions,
+    make: impl FnOnce() -> Result<GeneratedKernel>,
+) -> Result<Arc<CompiledKernel>> {
+    let device: Device = stream.device();
+    table.get_or_compile(key, device, || {
+        Ok((make()?, options.clone().program_name(format!("{name}.cu"))))
+    })
+}
+
+/// Step 6: packs the user's parameters: raw arrays as views (`CArray`s), broadcast arrays
+/// as pointers, scalars converted to their parameter's dtype (NumPy's assignment rules).
+/// Array addresses are taken for `stream` (see `Array::ptr_on`).
+pub(crate) fn pack_operands<'a>(
+    p: &mut Packer<'_>,
+    sig: &Signature,
     dtypes: &[DType],
     stream: &Stream,
     operand: impl Fn(usize) -> Operand<'a>,
 ) -> Result<()> {
-    for (k, p) in params.iter().enumerate() {
+    for (k, param) in sig.params.iter().enumerate() {
         match operand(k) {
-            Operand::Array(a) if p.raw => push_carray(pack, a, stream),
-            Operand::Array(a) => pack.push(a.ptr_on(stream)),
-            Operand::Scalar(s) => {
-                let v = s
-                    .cast(dtypes[k])
-                    .map_err(|e| err!(DType, "argument '{}' of '{name}': {e}", p.name))?;
-                let (bytes, len) = v.to_bytes();
-                pack.push_bytes(&bytes[..len]);
-            }
+            Operand::Array(a) if param.raw => p.view(a.ptr_on(stream), a.shape(), a.strides())?,
+            Operand::Array(a) => p.pointer(a.ptr_on(stream))?,
+            Operand::Scalar(s) => p
+                .scalar(s.cast(dtypes[k]).map_err(|e| {
+                    err!(DType, "argument '{}' of '{}': {e}", param.name, sig.name)
+                })?)?,
         }
     }
     Ok(())
 }
 
-/// `CArray<T, ND>`: data pointer, then `max(ND, 1)` extents and element strides as i64.
-fn push_carray(pack: &mut ArgPack, a: &Array, stream: &Stream) {
-    let nd = a.ndim().max(1);
-    let mut b: SmallVec<[u8; 64]> = SmallVec::new();
-    b.extend_from_slice(&a.ptr_on(stream).to_ne_bytes());
-    for d in 0..nd {
-        let v = a.shape().get(d).copied().unwrap_or(1) as i64;
-        b.extend_from_slice(&v.to_ne_bytes());
-    }
-    for d in 0..nd {
-        let v = a.strides().get(d).copied().unwrap_or(0) as i64;
-        b.extend_from_slice(&v.to_ne_bytes());
-    }
-    pack.push_bytes(&b);
+/// The integers of a shape-and-strides table (`cuprum_meta`, `cuprum_rmeta`): `max(nd, 1)`
+/// extents (1 past the shape), then `max(rows, 1)` rows of `max(nd, 1)` strides (0 past
+/// each row or when there are none).
+pub(crate) fn table_words<'t, S: AsRef<[isize]>>(
+    shape: &'t [usize],
+    strides: &'t [S],
+) -> impl Iterator<Item = i64> + 't {
+    let nd = shape.len().max(1);
+    let rows = strides.len().max(1);
+    let extents = (0..nd).map(move |d| shape.get(d).copied().unwrap_or(1) as i64);
+    let rows = (0..rows * nd).map(move |i| {
+        let row = strides.get(i / nd).map(AsRef::as_ref);
+        row.and_then(|r| r.get(i % nd)).copied().unwrap_or(0) as i64
+    });
+    extents.chain(rows)
 }
 
 /// Slots of a sample specialisation (for `generated_source`): arrays numbered in order,
@@ -241,40 +387,18 @@ pub(crate) fn sample_slots(
         .collect())
 }
 
-/// A kernel's compiled specialisations: a repeat call is one lookup.
-pub(crate) struct Specs<K>(Mutex<FxHashMap<K, Function>>);
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-impl<K: Hash + Eq + Clone> Specs<K> {
-    pub(crate) fn new() -> Self {
-        Specs(Mutex::new(FxHashMap::default()))
-    }
-
-    /// Forgets every specialisation (after the kernel's definition changed).
-    pub(crate) fn clear(&mut self) {
-        self.0.get_mut().unwrap_or_else(|p| p.into_inner()).clear();
-    }
-
-    /// The function for `key`, compiled from `source()` (the source and its user spans)
-    /// on first use; compile errors point at the user's text.
-    pub(crate) fn get_or_compile(
-        &self,
-        key: &K,
-        device: Device,
-        name: &str,
-        options: &CompileOptions,
-        source: impl FnOnce() -> Result<(String, Vec<SourceSpan>)>,
-    ) -> Result<Function> {
-        if let Some(f) = self.0.lock().unwrap_or_else(|p| p.into_inner()).get(key) {
-            return Ok(f.clone());
-        }
-        let (src, spans) = source()?;
-        let opts = options.clone().program_name(format!("{name}.cu"));
-        let module = compile_on(device, &src, &opts).map_err(|e| e.with_spans(&spans))?;
-        let f = module.function(name)?;
-        self.0
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(key.clone(), f.clone());
-        Ok(f)
+    #[test]
+    fn tables_pad_to_one_dimension_and_one_row() {
+        let st: [&[isize]; 2] = [&[4, 1], &[0, 1]];
+        let w: Vec<i64> = table_words(&[3, 4], &st).collect();
+        assert_eq!(w, [3, 4, 4, 1, 0, 1]);
+        let none: [&[isize]; 0] = [];
+        assert_eq!(table_words(&[5], &none).collect::<Vec<_>>(), [5, 0]);
+        let w: Vec<i64> = table_words(&[], &[&[][..] as &[isize]]).collect();
+        assert_eq!(w, [1, 0]);
     }
 }

@@ -2,21 +2,26 @@
 //! broadcast arrays (CuPy's `cupy.ElementwiseKernel`).
 
 use super::call::{
-    Specs, bind, check_args, push_args, resolve_dtypes, sample_slots, stream_or_current,
+    Bound, OutputRule, Signature, array_shapes, bind, on_stream, operand_at, pack_operands,
+    prepare_outputs, resolve_dtypes, sample_slots, specialisation, table_words,
 };
 use super::codegen::elementwise::{ElementwiseSource, Slot, generate};
 use super::codegen::layout::{
-    ArrayLayout, Layout, LayoutClass, TILE, TILE_ROWS, contiguous_plan, plan,
+    ArrayLayout, Layout, LayoutClass, Plan, TILE, TILE_ROWS, contiguous_plan, plan,
 };
 use super::codegen::{OpAnalysis, analyse};
 use super::operand::{Operand, Operands};
-use super::params::{Param, TypeMap, check_kernel_name, check_reserved, merge_lists, parse_params};
+use super::params::{
+    Param, ParamList, TypeMap, check_kernel_name, check_reserved, merge_lists, parse_params,
+};
 use crate::array::{Array, DType};
-use crate::compile::{CompileOptions, SourceSpan};
+use crate::compile::CompileOptions;
 use crate::error::{Result, bail};
-use crate::runtime::{ArgPack, Function, LaunchConfig, Stream, launch};
-use crate::shape::{Shape, Strides, broadcast_shapes, broadcast_strides, format_shape};
+use crate::generated::{CompiledKernel, GeneratedKernel, KernelTable};
+use crate::runtime::{LaunchConfig, Stream};
+use crate::shape::{Shape, Strides, broadcast_shapes, broadcast_strides};
 use smallvec::SmallVec;
+use std::sync::Arc;
 
 /// Threads per block unless the call says otherwise.
 const DEFAULT_BLOCK: u32 = 256;
@@ -49,15 +54,13 @@ const DEFAULT_BLOCK: u32 = 256;
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub struct ElementwiseKernel {
-    name: String,
+    /// The name and the generated code's parameters: inputs that are not read-write,
+    /// then outputs.
+    sig: Signature,
     /// The parameters as declared (a read-write one in both lists).
     declared: Vec<Param>,
-    /// Per declared input: its index in `params`.
+    /// Per declared input: its index in `sig.params`.
     input_at: SmallVec<[usize; 8]>,
-    /// The generated code's parameters: inputs that are not read-write, then outputs.
-    params: Vec<Param>,
-    /// How many of `params` are inputs.
-    nin: usize,
     operation: String,
     preamble: String,
     loop_prep: String,
@@ -65,13 +68,13 @@ pub struct ElementwiseKernel {
     options: CompileOptions,
     reduce_dims: bool,
     analysis: OpAnalysis,
-    specs: Specs<SpecKey>,
+    specs: KernelTable<SpecKey>,
 }
 
 impl std::fmt::Debug for ElementwiseKernel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ElementwiseKernel")
-            .field("name", &self.name)
+            .field("name", &self.sig.name)
             .field("params", &self.declared)
             .field("operation", &self.operation)
             .finish_non_exhaustive()
@@ -123,17 +126,19 @@ impl ElementwiseKernel {
         let name = name.into();
         check_kernel_name(&name)?;
         let m = merge_lists(
-            parse_params(in_params, true)?,
-            parse_params(out_params, false)?,
+            parse_params(in_params, ParamList::Inputs)?,
+            parse_params(out_params, ParamList::Outputs)?,
         )?;
         check_reserved(&m.params, &["i"], "")?;
         let operation = operation.into();
         let mut k = ElementwiseKernel {
-            name,
+            sig: Signature {
+                name,
+                params: m.params,
+                nin: m.nin,
+            },
             declared: m.declared,
             input_at: m.input_at,
-            params: m.params,
-            nin: m.nin,
             operation,
             preamble: String::new(),
             loop_prep: String::new(),
@@ -141,18 +146,21 @@ impl ElementwiseKernel {
             options: CompileOptions::new(),
             reduce_dims: true,
             analysis: OpAnalysis::default(),
-            specs: Specs::new(),
+            specs: KernelTable::new(),
         };
-        k.reanalyse();
+        k.refresh();
         Ok(k)
     }
 
-    fn reanalyse(&mut self) {
-        let outs: Vec<&str> = self.params[self.nin..]
+    /// After the definition changed: analyses the operation again and forgets every
+    /// compiled specialisation.
+    fn refresh(&mut self) {
+        let params = &self.sig.params;
+        let outs: Vec<&str> = params[self.sig.nin..]
             .iter()
             .map(|p| p.name.as_str())
             .collect();
-        let arrays: Vec<&str> = self.params.iter().map(|p| p.name.as_str()).collect();
+        let arrays: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
         self.analysis = analyse(&self.operation, &outs, &arrays);
         self.specs.clear();
     }
@@ -167,7 +175,7 @@ impl ElementwiseKernel {
     /// ```
     pub fn preamble(mut self, code: impl Into<String>) -> Self {
         self.preamble = code.into();
-        self.reanalyse();
+        self.refresh();
         self
     }
 
@@ -181,7 +189,7 @@ impl ElementwiseKernel {
     /// ```
     pub fn loop_prep(mut self, code: impl Into<String>) -> Self {
         self.loop_prep = code.into();
-        self.reanalyse();
+        self.refresh();
         self
     }
 
@@ -194,7 +202,7 @@ impl ElementwiseKernel {
     /// ```
     pub fn after_loop(mut self, code: impl Into<String>) -> Self {
         self.after_loop = code.into();
-        self.reanalyse();
+        self.refresh();
         self
     }
 
@@ -207,7 +215,7 @@ impl ElementwiseKernel {
     /// ```
     pub fn option(mut self, flag: impl Into<String>) -> Self {
         self.options = self.options.option(flag);
-        self.reanalyse();
+        self.refresh();
         self
     }
 
@@ -221,7 +229,7 @@ impl ElementwiseKernel {
     /// ```
     pub fn options(mut self, options: CompileOptions) -> Self {
         self.options = options;
-        self.reanalyse();
+        self.refresh();
         self
     }
 
@@ -235,7 +243,7 @@ impl ElementwiseKernel {
     /// ```
     pub fn reduce_dims(mut self, on: bool) -> Self {
         self.reduce_dims = on;
-        self.reanalyse();
+        self.refresh();
         self
     }
 
@@ -248,7 +256,7 @@ impl ElementwiseKernel {
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     pub fn name(&self) -> &str {
-        &self.name
+        &self.sig.name
     }
 
     /// The parsed parameters as declared: the inputs, then the outputs (a read-write
@@ -264,10 +272,6 @@ impl ElementwiseKernel {
     /// assert!(!k.params()[0].is_const);
     /// # Ok::<(), cuprum::Error>(())
     /// ```
-    #[expect(
-        clippy::misnamed_getters,
-        reason = "users see the declared lists; `params` is the generated code's"
-    )]
     pub fn params(&self) -> &[Param] {
         &self.declared
     }
@@ -279,7 +283,7 @@ impl ElementwiseKernel {
 
     /// Number of outputs.
     pub fn nout(&self) -> usize {
-        self.params.len() - self.nin
+        self.sig.nout()
     }
 
     /// Runs the kernel and returns its first output. `args` holds the inputs, optionally
@@ -402,7 +406,7 @@ impl ElementwiseKernel {
     pub fn generated_source(&self, dtypes: &[DType], scalars: &[bool]) -> Result<String> {
         let (dtypes, scalars) = self.effective(dtypes, scalars)?;
         let dtypes = &dtypes[..];
-        let slots = sample_slots(&self.name, &self.params, dtypes, &scalars)?;
+        let slots = sample_slots(&self.sig.name, &self.sig.params, dtypes, &scalars)?;
         let layout = Layout {
             class: LayoutClass::Contiguous,
             nd: 1,
@@ -411,7 +415,9 @@ impl ElementwiseKernel {
             tiled: 0,
             row_bcast: 0,
         };
-        Ok(self.source_for(dtypes, &slots, layout, DEFAULT_BLOCK)?.0)
+        Ok(self
+            .source_for(dtypes, &slots, layout, DEFAULT_BLOCK)?
+            .source)
     }
 
     /// Per-declared-parameter values (inputs, then outputs) as per generated parameter;
@@ -422,7 +428,7 @@ impl ElementwiseKernel {
             bail!(
                 InvalidArgument,
                 "'{}' has {n} parameters (inputs, then outputs); got {} dtypes and {} scalar flags",
-                self.name,
+                self.sig.name,
                 dtypes.len(),
                 scalars.len()
             );
@@ -431,7 +437,7 @@ impl ElementwiseKernel {
         let mut d: SmallVec<[DType; 8]> = SmallVec::new();
         let mut s: SmallVec<[bool; 8]> = SmallVec::new();
         for (a, &at) in self.input_at.iter().enumerate() {
-            if at < self.nin {
+            if at < self.sig.nin {
                 d.push(dtypes[a]);
                 s.push(scalars[a]);
             }
@@ -439,41 +445,42 @@ impl ElementwiseKernel {
         d.extend_from_slice(&dtypes[args_in..]);
         s.extend_from_slice(&scalars[args_in..]);
         for (a, &at) in self.input_at.iter().enumerate() {
-            if at >= self.nin && (dtypes[a] != d[at] || scalars[a] || s[at]) {
+            if at >= self.sig.nin && (dtypes[a] != d[at] || scalars[a] || s[at]) {
                 bail!(
                     InvalidArgument,
                     "parameter '{}' of '{}' is read-write: its input and output entries must be \
                      the same dtype and both arrays",
-                    self.params[at].name,
-                    self.name
+                    self.sig.params[at].name,
+                    self.sig.name
                 );
             }
         }
         Ok((d, s))
     }
 
-    /// The source of one specialisation (for inspection and compile checks).
+    /// The kernel of one specialisation (for calls, inspection and compile checks).
     pub(crate) fn source_for(
         &self,
         dtypes: &[DType],
         slots: &[Slot],
         layout: Layout,
         block: u32,
-    ) -> Result<(String, Vec<SourceSpan>)> {
+    ) -> Result<GeneratedKernel> {
+        let (params, nin) = (&self.sig.params, self.sig.nin);
         let mut tm = TypeMap::default();
-        for (p, &d) in self.params.iter().zip(dtypes) {
+        for (p, &d) in params.iter().zip(dtypes) {
             if let super::params::ParamType::Placeholder(c) = p.ty
                 && tm.get(c).is_none()
             {
                 tm.0.push((c, d));
             }
         }
-        let preload: SmallVec<[bool; 8]> = (0..self.params.len())
-            .map(|k| k >= self.nin && self.analysis.reads[k - self.nin])
+        let preload: SmallVec<[bool; 8]> = (0..params.len())
+            .map(|k| k >= nin && self.analysis.reads[k - nin])
             .collect();
-        let w = generate(&ElementwiseSource {
-            name: &self.name,
-            params: &self.params,
+        Ok(generate(&ElementwiseSource {
+            name: &self.sig.name,
+            params,
             dtypes,
             slots,
             typedefs: &tm.typedefs(),
@@ -484,15 +491,74 @@ impl ElementwiseKernel {
             after_loop: &self.after_loop,
             preload: &preload,
             block,
-        });
-        Ok((w.src, w.spans))
+        }))
     }
 
-    fn function(&self, key: &SpecKey, stream: &Stream) -> Result<Function> {
-        self.specs
-            .get_or_compile(key, stream.device(), &self.name, &self.options, || {
-                self.source_for(&key.dtypes, &key.slots, key.layout, key.block)
+    /// The compiled kernel of a call's specialisation (generated and compiled on first use).
+    fn specialisation(&self, key: &SpecKey, stream: &Stream) -> Result<Arc<CompiledKernel>> {
+        specialisation(
+            &self.specs,
+            key,
+            stream,
+            &self.sig.name,
+            &self.options,
+            || self.source_for(&key.dtypes, &key.slots, key.layout, key.block),
+        )
+    }
+
+    /// The layout plan of a call: each parameter's slot, and the classified loop over the
+    /// broadcast operands (merged dimensions, index width, wide loads).
+    fn plan<'b>(
+        &self,
+        loop_shape: &[usize],
+        operand: &dyn Fn(usize) -> Operand<'b>,
+    ) -> Result<(SmallVec<[Slot; 8]>, Plan)> {
+        let (params, nin) = (&self.sig.params, self.sig.nin);
+        // Every broadcast operand C-contiguous with the loop's shape: no strides needed.
+        let fast = self.reduce_dims
+            && params.iter().enumerate().all(|(kk, p)| match operand(kk) {
+                Operand::Array(a) if !p.raw => a.shape() == loop_shape && a.is_c_contiguous(),
+                _ => true,
+            });
+        let mut slots: SmallVec<[Slot; 8]> = SmallVec::new();
+        let mut bstrides: SmallVec<[Strides; 8]> = SmallVec::new();
+        let mut ptrs: SmallVec<[(u64, usize, bool); 8]> = SmallVec::new();
+        for (kk, p) in params.iter().enumerate() {
+            match operand(kk) {
+                Operand::Array(a) if p.raw => slots.push(Slot::Raw { nd: a.ndim() }),
+                Operand::Array(a) => {
+                    slots.push(Slot::Array {
+                        idx: bstrides.len(),
+                    });
+                    bstrides.push(if fast {
+                        Strides::new()
+                    } else {
+                        broadcast_strides(a.shape(), a.strides(), loop_shape)?
+                    });
+                    // `_non_const` inputs may be written by the operation: never staged.
+                    let staged = !self.analysis.direct && (p.is_const || kk >= nin);
+                    ptrs.push((a.data_ptr(), a.itemsize(), staged));
+                }
+                Operand::Scalar(_) => slots.push(Slot::Scalar),
+            }
+        }
+        let lays: SmallVec<[ArrayLayout<'_>; 8]> = bstrides
+            .iter()
+            .zip(ptrs.iter())
+            .map(|(st, &(ptr, itemsize, staged))| ArrayLayout {
+                strides: st,
+                ptr,
+                itemsize,
+                staged,
             })
+            .collect();
+        let n: usize = loop_shape.iter().product();
+        let plan = if fast {
+            contiguous_plan(n, &lays)
+        } else {
+            plan(loop_shape, &lays, self.reduce_dims)
+        };
+        Ok((slots, plan))
     }
 }
 
@@ -542,7 +608,7 @@ impl ElementwiseCall<'_> {
             bail!(
                 InvalidArgument,
                 "kernel '{}' has no outputs: use run() instead of call()",
-                k.name
+                k.sig.name
             );
         }
         let ops = args.operands();
@@ -562,11 +628,57 @@ impl ElementwiseCall<'_> {
         self.invoke(&ops).map(|_| ())
     }
 
+    /// The call: the steps of `kernel/call.rs` around the elementwise plan.
     fn invoke(&self, args: &[Operand<'_>]) -> Result<SmallVec<[Array; 4]>> {
         let k = self.kernel;
-        let nin = k.nin;
-        let args = bind(&k.name, &k.params, nin, Some(&k.input_at), args)?;
-        let block = match self.block {
+        let sig = &k.sig;
+        let args = bind(sig, Some(&k.input_at), args)?;
+        let block = self.block_size_or_default()?;
+        let stream = on_stream(sig, &args, &self.stream)?;
+        let loop_shape = self.loop_shape(&args)?;
+        let dtypes = resolve_dtypes(sig, &args)?;
+        let rule = OutputRule {
+            shape_is: "the loop shape is",
+            raw_allocated: self.size.is_some(),
+            raw_undecided: " and no size is set",
+        };
+        let outs = prepare_outputs(sig, &args, &dtypes, &loop_shape, &stream, &rule)?;
+        if loop_shape.iter().product::<usize>() == 0 {
+            return Ok(outs);
+        }
+        let operand = |kk: usize| operand_at(&args, &outs, kk);
+        let (slots, plan) = k.plan(&loop_shape, &operand)?;
+        let block = if plan.layout.class == LayoutClass::Tiled {
+            (TILE * TILE_ROWS) as u32
+        } else {
+            block
+        };
+        let key = SpecKey {
+            device: stream.device().ordinal(),
+            dtypes,
+            slots,
+            layout: plan.layout,
+            block,
+        };
+        let f = k.specialisation(&key, &stream)?;
+        let mut p = f.packer();
+        pack_operands(&mut p, sig, &key.dtypes, &stream, operand)?;
+        p.index(plan.n)?;
+        if plan.layout.class != LayoutClass::Contiguous {
+            p.words(table_words(&plan.shape, &plan.strides))?;
+        }
+        // SAFETY: the arguments were packed for the slots and layout the kernel was
+        // generated from; every offset the kernel computes stays inside an operand's view
+        // (broadcast strides over the loop shape, raw arrays indexed by the user's code as in
+        // CuPy), and the views keep their buffers alive until the stream-ordered frees after
+        // this launch.
+        unsafe { f.launch(p, &launch_config(&plan, block), &stream)? };
+        Ok(outs)
+    }
+
+    /// The threads per block: the default, or the call's (1..=1024).
+    fn block_size_or_default(&self) -> Result<u32> {
+        Ok(match self.block {
             None => DEFAULT_BLOCK,
             Some(0) => bail!(InvalidArgument, "block_size must be greater than zero"),
             Some(b) if b > 1024 => bail!(
@@ -574,196 +686,33 @@ impl ElementwiseCall<'_> {
                 "block_size must be at most 1024 (threads per block), got {b}"
             ),
             Some(b) => b,
-        };
-        let stream = stream_or_current(&self.stream)?;
-        let device = stream.device();
-        check_args(&k.name, &k.params, &args, device)?;
-        // Broadcast shape and loop size.
-        let shapes: SmallVec<[&[usize]; 8]> = args
-            .given()
-            .filter_map(|(kk, a)| match a {
-                Operand::Array(arr) if !k.params[kk].raw => Some(arr.shape()),
-                _ => None,
-            })
-            .collect();
-        let loop_shape: Shape = match self.size {
-            Some(n) => {
-                if !shapes.is_empty() {
-                    bail!(
-                        InvalidArgument,
-                        "Specified 'size' can be used only if all of the arrays are 'raw' (kernel '{}' got non-raw array arguments)",
-                        k.name
-                    );
-                }
-                Shape::from_elem(n, 1)
-            }
-            None => {
-                if shapes.is_empty() {
-                    bail!(
-                        InvalidArgument,
-                        "Loop size is undecided. (kernel '{}' has no non-raw array argument: give a size)",
-                        k.name
-                    );
-                }
-                broadcast_shapes(&shapes)?
-            }
-        };
-        let dtypes = resolve_dtypes(&k.params, &args)?;
-        // Outputs.
-        let mut outs: SmallVec<[Array; 4]> = SmallVec::new();
-        for j in 0..k.nout() {
-            let p = &k.params[nin + j];
-            match args.outputs[j] {
-                Some(a) => {
-                    if !p.raw && a.shape() != loop_shape.as_slice() {
-                        bail!(
-                            Shape,
-                            "Out shape is mismatched: output '{}' has shape {}, the loop shape is {}",
-                            p.name,
-                            format_shape(a.shape()),
-                            format_shape(&loop_shape)
-                        );
-                    }
-                    outs.push(a.clone());
-                }
-                None => {
-                    if p.raw && self.size.is_none() {
-                        bail!(
-                            InvalidArgument,
-                            "Output array size is Undecided (raw output '{}' of '{}' is not given and no size is set)",
-                            p.name,
-                            k.name
-                        );
-                    }
-                    outs.push(Array::empty_on(&loop_shape, dtypes[nin + j], &stream)?);
-                }
-            }
+        })
+    }
+
+    /// The loop shape: the given size (every array raw), or the broadcast shape of the
+    /// non-raw arrays, inputs and given outputs.
+    fn loop_shape(&self, args: &Bound<'_>) -> Result<Shape> {
+        let sig = &self.kernel.sig;
+        let shapes = array_shapes(sig, args, true);
+        match self.size {
+            Some(_) if !shapes.is_empty() => bail!(
+                InvalidArgument,
+                "Specified 'size' can be used only if all of the arrays are 'raw' (kernel '{}' got non-raw array arguments)",
+                sig.name
+            ),
+            Some(n) => Ok(Shape::from_elem(n, 1)),
+            None if shapes.is_empty() => bail!(
+                InvalidArgument,
+                "Loop size is undecided. (kernel '{}' has no non-raw array argument: give a size)",
+                sig.name
+            ),
+            None => broadcast_shapes(&shapes),
         }
-        let n: usize = loop_shape.iter().product();
-        if n == 0 {
-            return Ok(outs);
-        }
-        // Slots, broadcast strides and the layout plan.
-        let operand = |kk: usize| -> Operand<'_> {
-            if kk < nin {
-                args.inputs[kk]
-            } else {
-                Operand::Array(&outs[kk - nin])
-            }
-        };
-        // Every broadcast operand C-contiguous with the loop's shape: no strides needed.
-        let fast = k.reduce_dims
-            && k.params
-                .iter()
-                .enumerate()
-                .all(|(kk, p)| match operand(kk) {
-                    Operand::Array(a) if !p.raw => {
-                        a.shape() == loop_shape.as_slice() && a.is_c_contiguous()
-                    }
-                    _ => true,
-                });
-        let mut slots: SmallVec<[Slot; 8]> = SmallVec::new();
-        let mut bstrides: SmallVec<[Strides; 8]> = SmallVec::new();
-        let mut ptrs: SmallVec<[(u64, usize, bool); 8]> = SmallVec::new();
-        for (kk, p) in k.params.iter().enumerate() {
-            match operand(kk) {
-                Operand::Array(a) if p.raw => {
-                    slots.push(Slot::Raw { nd: a.ndim() });
-                }
-                Operand::Array(a) => {
-                    slots.push(Slot::Array {
-                        idx: bstrides.len(),
-                    });
-                    bstrides.push(if fast {
-                        Strides::new()
-                    } else {
-                        broadcast_strides(a.shape(), a.strides(), &loop_shape)?
-                    });
-                    // `_non_const` inputs may be written by the operation: never staged.
-                    let staged = !k.analysis.direct && (p.is_const || kk >= nin);
-                    ptrs.push((a.data_ptr(), a.itemsize(), staged));
-                }
-                Operand::Scalar(_) => slots.push(Slot::Scalar),
-            }
-        }
-        let lays: SmallVec<[ArrayLayout<'_>; 8]> = bstrides
-            .iter()
-            .zip(ptrs.iter())
-            .map(|(st, &(ptr, itemsize, staged))| ArrayLayout {
-                strides: st,
-                ptr,
-                itemsize,
-                staged,
-            })
-            .collect();
-        let plan = if fast {
-            contiguous_plan(n, &lays)
-        } else {
-            plan(&loop_shape, &lays, k.reduce_dims)
-        };
-        let block = if plan.layout.class == LayoutClass::Tiled {
-            (TILE * TILE_ROWS) as u32
-        } else {
-            block
-        };
-        let key = SpecKey {
-            device: device.ordinal(),
-            dtypes,
-            slots,
-            layout: plan.layout,
-            block,
-        };
-        let f = k.function(&key, &stream)?;
-        // Arguments.
-        let mut pack = ArgPack::new();
-        push_args(&mut pack, &k.name, &k.params, &key.dtypes, &stream, operand)?;
-        if plan.layout.wide {
-            pack.push(plan.n as u64);
-        } else {
-            pack.push(plan.n as u32);
-        }
-        if plan.layout.class != LayoutClass::Contiguous {
-            push_meta(&mut pack, &plan.shape, &plan.strides, plan.layout.wide);
-        }
-        let cfg = launch_config(&plan, block);
-        // SAFETY: the argument list was built from the same parameter list, slots and
-        // layout the kernel was generated from (pointer / CArray / scalar of the resolved
-        // dtype per parameter, the loop size in the index width, the meta struct); every
-        // offset the kernel computes stays inside an operand's view (broadcast strides over
-        // the loop shape, raw arrays indexed by the user's code as in CuPy), and the views
-        // keep their buffers alive until the stream-ordered frees after this launch.
-        unsafe { launch(&f, &cfg, &stream, &mut pack)? };
-        Ok(outs)
     }
 }
 
-/// `cuprum_meta`: extents, then each array's strides, in the index width.
-fn push_meta(pack: &mut ArgPack, shape: &[usize], strides: &[Strides], wide: bool) {
-    let mut b: SmallVec<[u8; 256]> = SmallVec::new();
-    let mut put = |v: i64| {
-        if wide {
-            b.extend_from_slice(&v.to_ne_bytes());
-        } else {
-            b.extend_from_slice(&(v as i32).to_ne_bytes());
-        }
-    };
-    for &d in shape {
-        put(d as i64);
-    }
-    if strides.is_empty() {
-        for _ in shape {
-            put(0);
-        }
-    }
-    for st in strides {
-        for &s in st {
-            put(s as i64);
-        }
-    }
-    pack.push_bytes(&b);
-}
-
-fn launch_config(plan: &super::codegen::layout::Plan, block: u32) -> LaunchConfig {
+/// The grid and block of a plan's launch.
+fn launch_config(plan: &Plan, block: u32) -> LaunchConfig {
     let b = block as usize;
     let cap = |x: usize, m: usize| x.clamp(1, m) as u32;
     let (grid, blk) = match plan.layout.class {
@@ -834,17 +783,21 @@ mod tests {
         assert_eq!(k.analysis.reads, vec![true, false]);
     }
 
-    #[test]
-    fn a_read_write_parameter_is_an_output_loaded_before_the_operation() {
-        let k = ElementwiseKernel::new(
+    fn inplace_kernel() -> ElementwiseKernel {
+        ElementwiseKernel::new(
             "float32 x, float32 alpha",
             "float32 x",
             "x = x * alpha + 1",
             "inplace_transform",
         )
-        .unwrap();
+        .unwrap()
+    }
+
+    #[test]
+    fn a_read_write_parameter_is_an_output_loaded_before_the_operation() {
+        let k = inplace_kernel();
         assert_eq!(
-            (k.nin(), k.nout(), k.nin, k.input_at.as_slice()),
+            (k.nin(), k.nout(), k.sig.nin, k.input_at.as_slice()),
             (2, 1, 1, &[1usize, 0][..])
         );
         assert_eq!(k.analysis.reads, vec![true]);
@@ -857,14 +810,9 @@ mod tests {
             tiled: 0,
             row_bcast: 0,
         };
-        let (src, _) = k
-            .source_for(
-                &[DType::F32; 2],
-                &[Slot::Scalar, Slot::Array { idx: 0 }],
-                l,
-                256,
-            )
-            .unwrap();
+        let slots = [Slot::Scalar, Slot::Array { idx: 0 }];
+        let g = k.source_for(&[DType::F32; 2], &slots, l, 256).unwrap();
+        let src = &g.source;
         assert!(
             src.contains("inplace_transform(const float alpha, float* _raw_x,"),
             "{src}"
@@ -877,25 +825,40 @@ mod tests {
             src.contains("*reinterpret_cast<cuprum::Vec<float, 4>*>(_raw_x + _b) = _v_x;"),
             "{src}"
         );
+        // the schema is the signature: alpha by value, x's address, the 32-bit loop size
+        assert_eq!(
+            g.schema.to_string(),
+            "a float32 scalar, a pointer, a 4-byte index"
+        );
         let l = Layout {
             class: LayoutClass::Tiled,
             nd: 2,
-            wide: false,
-            vec: 1,
             tiled: 3,
-            row_bcast: 0,
+            vec: 1,
+            ..l
         };
-        let (src, _) = k
-            .source_for(
-                &[DType::F32; 2],
-                &[Slot::Array { idx: 0 }, Slot::Array { idx: 1 }],
-                l,
-                256,
-            )
-            .unwrap();
-        assert!(src.contains("_s_x[_k][threadIdx.x] = _raw_x["), "{src}");
-        assert!(src.contains("] = _s_x[_k][threadIdx.x];"), "{src}");
-        // generated_source takes one entry per declared parameter (inputs, then outputs)
+        let slots = [Slot::Array { idx: 0 }, Slot::Array { idx: 1 }];
+        let g = k.source_for(&[DType::F32; 2], &slots, l, 256).unwrap();
+        assert!(
+            g.source.contains("_s_x[_k][threadIdx.x] = _raw_x["),
+            "{}",
+            g.source
+        );
+        assert!(
+            g.source.contains("] = _s_x[_k][threadIdx.x];"),
+            "{}",
+            g.source
+        );
+        assert_eq!(
+            g.schema.to_string(),
+            "a pointer, a pointer, a 4-byte index, 6 integers of 4 bytes"
+        );
+    }
+
+    #[test]
+    fn generated_source_takes_the_declared_parameters() {
+        let k = inplace_kernel();
+        // one entry per declared parameter (inputs, then outputs)
         let src = k
             .generated_source(&[DType::F32; 3], &[false, true, false])
             .unwrap();

@@ -14,15 +14,16 @@ mod reduction;
 mod samples;
 mod scratch;
 
+pub use crate::runtime::KernelAttributes;
 pub use args::{ArgKind, ArgValue, ByValue, DevicePtr, KernelArg, KernelArgs, Strided};
-pub use codegen::layout::{Layout, LayoutClass};
-pub use codegen::reduction::ReduceShape;
 pub use elementwise::{ElementwiseCall, ElementwiseKernel};
 pub use jit::JitConfig;
 pub use operand::{IntoOperand, Operand, Operands};
-pub use params::{Param, ParamType, parse_params};
-pub use raw::{Backend, Dim3, KernelAttributes, Launch, RawKernel, RawModule};
-pub use reduction::{Axes, ReductionCall, ReductionKernel};
+pub use params::{Param, ParamList, ParamType, parse_params};
+pub use raw::{Backend, Dim3, Launch, RawKernel, RawModule};
+pub use reduction::{Axes, Keepdims, ReductionBuilder, ReductionCall, ReductionKernel};
+#[doc(hidden)]
+pub use samples::check_sample_schemas;
 #[doc(hidden)]
 pub use samples::reduction_sample_sources;
 #[doc(hidden)]

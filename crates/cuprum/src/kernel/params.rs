@@ -29,8 +29,8 @@ pub enum ParamType {
 /// One parsed parameter.
 ///
 /// ```
-/// use cuprum::kernel::{parse_params, ParamType};
-/// let p = parse_params("float32 x, raw T y", true)?;
+/// use cuprum::kernel::{parse_params, ParamList, ParamType};
+/// let p = parse_params("float32 x, raw T y", ParamList::Inputs)?;
 /// assert_eq!(p[0].name, "x");
 /// assert!(p[1].raw && p[1].is_const);
 /// assert_eq!(p[1].ty, ParamType::Placeholder('T'));
@@ -124,24 +124,35 @@ fn param_dtype(ty: &str) -> Result<DType> {
     )
 }
 
-/// Parses a parameter list. `inputs` makes parameters `const` unless marked `_non_const`.
-/// An empty (or blank) string is no parameters.
+/// Which of a kernel's two parameter lists a string is: inputs are `const` unless marked
+/// `_non_const`; outputs are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ParamList {
+    /// The input list.
+    Inputs,
+    /// The output list.
+    Outputs,
+}
+
+/// Parses a parameter list. [`ParamList::Inputs`] makes parameters `const` unless marked
+/// `_non_const`. An empty (or blank) string is no parameters.
 ///
 /// ```
-/// use cuprum::{ErrorKind, kernel::parse_params};
-/// assert!(parse_params("", true)?.is_empty());
-/// let e = parse_params("float32 x,", true).unwrap_err();
+/// use cuprum::{ErrorKind, kernel::{parse_params, ParamList::Inputs}};
+/// assert!(parse_params("", Inputs)?.is_empty());
+/// let e = parse_params("float32 x,", Inputs).unwrap_err();
 /// assert_eq!(e.to_string(), "Syntax error: ");
-/// let e = parse_params("fancy T x", true).unwrap_err();
+/// let e = parse_params("fancy T x", Inputs).unwrap_err();
 /// assert_eq!(e.to_string(), "Unknown keyword \"fancy\"");
-/// let e = parse_params("float33 x", true).unwrap_err();
+/// let e = parse_params("float33 x", Inputs).unwrap_err();
 /// assert_eq!(e.kind(), ErrorKind::DType);
 /// // C and NumPy shorthands read two ways: say which one you mean
-/// let e = parse_params("float x", true).unwrap_err();
+/// let e = parse_params("float x", Inputs).unwrap_err();
 /// assert!(e.to_string().contains("write float32 or float64"), "{e}");
 /// # Ok::<(), cuprum::Error>(())
 /// ```
-pub fn parse_params(list: &str, inputs: bool) -> Result<Vec<Param>> {
+pub fn parse_params(list: &str, which: ParamList) -> Result<Vec<Param>> {
+    let inputs = which == ParamList::Inputs;
     if list.trim().is_empty() {
         return Ok(Vec::new());
     }
@@ -245,34 +256,10 @@ pub(crate) fn merge_lists(ins: Vec<Param>, outs: Vec<Param>) -> Result<Merged> {
     let mut outs = outs;
     let mut rw: SmallVec<[(usize, usize); 2]> = SmallVec::new();
     for (a, p) in declared.iter().enumerate() {
-        let Some(j) = outs.iter().position(|q| q.name == p.name) else {
-            continue;
-        };
-        let q = &outs[j];
-        if p.ty != q.ty {
-            bail!(
-                DType,
-                "parameter '{}' is declared {} among the inputs and {} among the outputs: a name \
-                 in both lists is one read-write parameter, so both need the same type",
-                p.name,
-                type_name(p.ty),
-                type_name(q.ty)
-            );
+        if let Some(j) = outs.iter().position(|q| q.name == p.name) {
+            check_read_write(p, &outs[j])?;
+            rw.push((a, j));
         }
-        if p.raw != q.raw {
-            let (r, n) = if p.raw {
-                ("inputs", "outputs")
-            } else {
-                ("outputs", "inputs")
-            };
-            bail!(
-                InvalidArgument,
-                "parameter '{}' is raw among the {r} but not among the {n}: a name in both \
-                 lists is one read-write parameter, so both need the same modifiers",
-                p.name
-            );
-        }
-        rw.push((a, j));
     }
     for &(a, j) in &rw {
         declared[a].is_const = false;
@@ -303,6 +290,35 @@ pub(crate) fn merge_lists(ins: Vec<Param>, outs: Vec<Param>) -> Result<Merged> {
         nin,
         input_at,
     })
+}
+
+/// A name in both lists (`p` among the inputs, `q` among the outputs) must have one type
+/// and the same `raw` marker to be one read-write parameter.
+fn check_read_write(p: &Param, q: &Param) -> Result<()> {
+    if p.ty != q.ty {
+        bail!(
+            DType,
+            "parameter '{}' is declared {} among the inputs and {} among the outputs: a name \
+             in both lists is one read-write parameter, so both need the same type",
+            p.name,
+            type_name(p.ty),
+            type_name(q.ty)
+        );
+    }
+    if p.raw != q.raw {
+        let (r, n) = if p.raw {
+            ("inputs", "outputs")
+        } else {
+            ("outputs", "inputs")
+        };
+        bail!(
+            InvalidArgument,
+            "parameter '{}' is raw among the {r} but not among the {n}: a name in both \
+             lists is one read-write parameter, so both need the same modifiers",
+            p.name
+        );
+    }
+    Ok(())
 }
 
 /// Rejects the names generated code reserves: the kernel kind's own (`forbidden`, e.g. `i`
@@ -406,38 +422,39 @@ impl TypeMap {
 
 #[cfg(test)]
 mod tests {
+    use super::ParamList::{Inputs, Outputs};
     use super::*;
     use crate::ErrorKind;
 
     #[test]
     fn grammar() {
-        let p = parse_params(" float64 x ,  _non_const T y, raw raw U z", true).unwrap();
+        let p = parse_params(" float64 x ,  _non_const T y, raw raw U z", Inputs).unwrap();
         assert_eq!(p.len(), 3);
         assert_eq!(p[0].ty, ParamType::Concrete(DType::F64));
         assert!(!p[1].is_const && !p[1].raw);
         assert!(p[2].raw && p[2].is_const);
-        let outs = parse_params("T z", false).unwrap();
+        let outs = parse_params("T z", Outputs).unwrap();
         assert!(!outs[0].is_const);
         // one-letter types are placeholders even when they name a dtype char
         assert_eq!(
-            parse_params("f x", true).unwrap()[0].ty,
+            parse_params("f x", Inputs).unwrap()[0].ty,
             ParamType::Placeholder('f')
         );
         assert_eq!(
-            parse_params("float64 x", true).unwrap()[0].ty,
+            parse_params("float64 x", Inputs).unwrap()[0].ty,
             ParamType::Concrete(DType::F64)
         );
-        let e = parse_params("x", true).unwrap_err();
+        let e = parse_params("x", Inputs).unwrap_err();
         assert_eq!(e.to_string(), "Syntax error: x");
         assert_eq!(e.kind(), ErrorKind::InvalidArgument);
-        let e = parse_params("T 1x", true).unwrap_err();
+        let e = parse_params("T 1x", Inputs).unwrap_err();
         assert!(e.to_string().contains("Invalid parameter name"), "{e}");
     }
 
     #[test]
     fn every_dtype_name_is_accepted() {
         for &d in DType::ALL {
-            let p = parse_params(&format!("{} x", d.name()), true).unwrap();
+            let p = parse_params(&format!("{} x", d.name()), Inputs).unwrap();
             assert_eq!(p[0].ty, ParamType::Concrete(d));
         }
     }
@@ -445,7 +462,7 @@ mod tests {
     #[test]
     fn c_names_and_numpy_aliases_are_refused_with_the_name_to_write() {
         let msg = |ty: &str| {
-            let e = parse_params(&format!("{ty} x"), true).unwrap_err();
+            let e = parse_params(&format!("{ty} x"), Inputs).unwrap_err();
             assert_eq!(e.kind(), ErrorKind::DType, "{ty}: {e}");
             e.to_string()
         };
@@ -502,20 +519,20 @@ mod tests {
              uint32, uint64, float16, bfloat16, float32, float64, complex64, complex128)"
         );
         // modifiers do not change the rule
-        let e = parse_params("raw float x", true).unwrap_err();
+        let e = parse_params("raw float x", Inputs).unwrap_err();
         assert!(e.to_string().contains("write float32 or float64"), "{e}");
     }
 
     #[test]
     fn reserved_names() {
-        let p = parse_params("T i", true).unwrap();
+        let p = parse_params("T i", Inputs).unwrap();
         assert_eq!(
             check_reserved(&p, &["i"], "").unwrap_err().to_string(),
             "Can not use 'i' as a parameter name"
         );
-        let p = parse_params("T _x", true).unwrap();
+        let p = parse_params("T _x", Inputs).unwrap();
         assert!(check_reserved(&p, &[], "").is_err());
-        let p = parse_params("T x, T x", true).unwrap();
+        let p = parse_params("T x, T x", Inputs).unwrap();
         assert!(
             check_reserved(&p, &[], "")
                 .unwrap_err()
@@ -534,8 +551,8 @@ mod tests {
     #[test]
     fn a_name_in_both_lists_is_one_read_write_parameter() {
         let m = merge_lists(
-            parse_params("float32 x, float32 alpha", true).unwrap(),
-            parse_params("float32 x", false).unwrap(),
+            parse_params("float32 x, float32 alpha", Inputs).unwrap(),
+            parse_params("float32 x", Outputs).unwrap(),
         )
         .unwrap();
         let names = |ps: &[Param]| ps.iter().map(|p| p.name.clone()).collect::<Vec<_>>();
@@ -546,8 +563,8 @@ mod tests {
         assert!(!m.params[1].is_const);
         // several, in any order, with placeholders and raw markers that agree
         let m = merge_lists(
-            parse_params("T a, raw U r, T b, float64 s", true).unwrap(),
-            parse_params("T c, T b, raw U r", false).unwrap(),
+            parse_params("T a, raw U r, T b, float64 s", Inputs).unwrap(),
+            parse_params("T c, T b, raw U r", Outputs).unwrap(),
         )
         .unwrap();
         assert_eq!(names(&m.params), ["a", "s", "c", "b", "r"]);
@@ -555,8 +572,8 @@ mod tests {
         assert_eq!(m.input_at.as_slice(), &[0, 4, 3, 1]);
         // no shared name: nothing changes
         let m = merge_lists(
-            parse_params("T x", true).unwrap(),
-            parse_params("T y", false).unwrap(),
+            parse_params("T x", Inputs).unwrap(),
+            parse_params("T y", Outputs).unwrap(),
         )
         .unwrap();
         assert_eq!(
@@ -569,8 +586,8 @@ mod tests {
     fn read_write_parameters_need_one_type() {
         let merge = |i: &str, o: &str| {
             merge_lists(
-                parse_params(i, true).unwrap(),
-                parse_params(o, false).unwrap(),
+                parse_params(i, Inputs).unwrap(),
+                parse_params(o, Outputs).unwrap(),
             )
             .unwrap_err()
         };
@@ -608,7 +625,7 @@ mod tests {
 
     #[test]
     fn binding() {
-        let p = parse_params("T x, T y, float32 z", true).unwrap();
+        let p = parse_params("T x, T y, float32 z", Inputs).unwrap();
         let mut m = TypeMap::default();
         m.bind(&p[0], DType::F64).unwrap();
         let e = m.bind(&p[1], DType::F32).unwrap_err();
@@ -624,7 +641,7 @@ mod tests {
             "{e}"
         );
         assert_eq!(m.typedefs(), "typedef double T;\n");
-        let q = parse_params("U w", true).unwrap();
+        let q = parse_params("U w", Inputs).unwrap();
         assert!(
             m.resolve(&q[0])
                 .unwrap_err()

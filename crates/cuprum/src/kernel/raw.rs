@@ -6,9 +6,9 @@ use crate::array::{Array, Element};
 use crate::compile::{CompileOptions, KernelCache};
 use crate::error::{Result, bail, err};
 use crate::runtime::{
-    ArgPack, Buffer, Device, Function, LaunchConfig, Module, Occupancy, Stream, launch_kind,
+    ArgPack, Buffer, Device, Function, KernelAttributes, LaunchConfig, Module, Occupancy, Stream,
+    launch_kind,
 };
-use cudarc::driver::sys::CUfunction_attribute as FA;
 use smallvec::SmallVec;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
@@ -61,29 +61,6 @@ pub enum Backend {
     Nvcc,
 }
 
-/// What a compiled kernel uses and allows, from the driver (`cuFuncGetAttribute`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct KernelAttributes {
-    /// Largest block this kernel can launch with.
-    pub max_threads_per_block: i32,
-    /// Static shared memory per block (bytes).
-    pub shared_size_bytes: i32,
-    /// Constant memory (bytes).
-    pub const_size_bytes: i32,
-    /// Local memory per thread (bytes).
-    pub local_size_bytes: i32,
-    /// Registers per thread.
-    pub num_regs: i32,
-    /// PTX version the kernel was compiled for (e.g. 90).
-    pub ptx_version: i32,
-    /// Binary (SASS) version (e.g. 90).
-    pub binary_version: i32,
-    /// Current limit of dynamic shared memory per block (bytes).
-    pub max_dynamic_shared_size_bytes: i32,
-    /// Preferred shared-memory carveout (percent of L1, -1 = no preference).
-    pub preferred_shared_memory_carveout: i32,
-}
-
 enum Code {
     Source(String),
     File(PathBuf),
@@ -118,8 +95,9 @@ impl ModuleSpec {
                 crate::compile::compile_on(device, src, &self.options)?
             }
             (Code::File(path), _) => {
-                let bytes = std::fs::read(path)
-                    .map_err(|e| err!(Io, "cannot read the module file {}: {e}", path.display()))?;
+                let bytes = std::fs::read(path).map_err(|e| {
+                    err!(Io, "cannot read the module file {}: {e}", path.display()).with_source(e)
+                })?;
                 Module::load(device, &bytes)?
             }
             (Code::Source(src), Backend::Nvrtc) => {
@@ -160,10 +138,12 @@ fn edit_spec(spec: &mut Arc<ModuleSpec>, f: impl FnOnce(&mut ModuleSpec)) {
 /// Compiles with `nvcc` (from `$NVCC` or `PATH`) to a cubin.
 fn nvcc_compile(src: &str, opts: &CompileOptions, arch: u32) -> Result<Vec<u8>> {
     let nvcc = std::env::var("NVCC").unwrap_or_else(|_| "nvcc".into());
-    let dir = tempfile::tempdir().map_err(|e| err!(Io, "nvcc: cannot make a temp folder: {e}"))?;
+    let dir = tempfile::tempdir()
+        .map_err(|e| err!(Io, "nvcc: cannot make a temp folder: {e}").with_source(e))?;
     let cu = dir.path().join(&opts.program_name);
     let out = dir.path().join("out.cubin");
-    std::fs::write(&cu, src).map_err(|e| err!(Io, "nvcc: cannot write {}: {e}", cu.display()))?;
+    std::fs::write(&cu, src)
+        .map_err(|e| err!(Io, "nvcc: cannot write {}: {e}", cu.display()).with_source(e))?;
     let mut cmd = std::process::Command::new(&nvcc);
     cmd.arg("--cubin")
         .arg(format!("-gencode=arch=compute_{arch},code=sm_{arch}"))
@@ -190,7 +170,7 @@ fn nvcc_compile(src: &str, opts: &CompileOptions, arch: u32) -> Result<Vec<u8>> 
             String::from_utf8_lossy(&output.stderr)
         );
     }
-    std::fs::read(&out).map_err(|e| err!(Io, "nvcc: no output cubin: {e}"))
+    std::fs::read(&out).map_err(|e| err!(Io, "nvcc: no output cubin: {e}").with_source(e))
 }
 
 /// A loaded kernel on one device with what every launch checks against.
@@ -208,6 +188,25 @@ struct Loaded {
 /// Every launch checks the arguments against the kernel's real parameters (count and byte
 /// sizes, read from the driver) and the launch configuration against the device's limits,
 /// so a wrong-width scalar or a strided view is an error instead of silent garbage.
+///
+/// # Why launching is a safe function
+/// Everything a launch hands to the driver is checked, so a launch that is right in CUDA
+/// terms cannot be wrong in Rust terms: the argument count and every argument's byte size
+/// against the parameter list the driver reports for the compiled kernel; array arguments
+/// are addresses of live buffers, registered with the launch's stream so that they are
+/// neither freed nor reused before the kernel has run ([Arrays and
+/// streams](crate::Stream#arrays-and-streams)); a non-contiguous view is refused unless
+/// wrapped in [`Strided`](crate::kernel::Strided); grid, block, threads, dynamic shared
+/// memory and cooperative grids are checked against the device's and the kernel's limits.
+/// What remains is the kernel's own code: C++ that the caller wrote and NVRTC compiled,
+/// whose memory accesses are its author's contract, as for any CUDA kernel (and CuPy's
+/// `RawKernel`). cuprum's host code never trusts what a kernel leaves in device memory
+/// (`bool` elements are read as bytes and compared with 0; fault records are validated),
+/// so a wrong kernel gives wrong values or a [`KernelFault`](crate::ErrorKind::KernelFault)
+/// error, not undefined behaviour in Rust. The one exposure no launch check can close is
+/// shared with every C++ library a Rust program calls: on systems where the GPU addresses
+/// host memory directly (HMM, ATS), a kernel writing through a wild pointer can write into
+/// the process. The unit of trust is the kernel source, not the launch.
 ///
 /// ```no_run
 /// use cuprum::{Array, DType, kernel::RawKernel};
@@ -326,9 +325,7 @@ impl RawKernel {
             device: device.ordinal(),
             params: function.param_info()?,
             max_threads: function.max_threads_per_block()?.max(0) as u32,
-            max_dynamic_shared: function
-                .attribute(FA::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)?
-                .max(0) as usize,
+            max_dynamic_shared: function.max_dynamic_shared_bytes()?,
             function,
         });
         let mut l = self.loaded.write().unwrap_or_else(|p| p.into_inner());
@@ -339,20 +336,7 @@ impl RawKernel {
 
     /// The compiled kernel's attributes on the current device.
     pub fn attributes(&self) -> Result<KernelAttributes> {
-        let f = &self.loaded_on(Device::current()?)?.function;
-        Ok(KernelAttributes {
-            max_threads_per_block: f.attribute(FA::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
-            shared_size_bytes: f.attribute(FA::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
-            const_size_bytes: f.attribute(FA::CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES)?,
-            local_size_bytes: f.attribute(FA::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)?,
-            num_regs: f.attribute(FA::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
-            ptx_version: f.attribute(FA::CU_FUNC_ATTRIBUTE_PTX_VERSION)?,
-            binary_version: f.attribute(FA::CU_FUNC_ATTRIBUTE_BINARY_VERSION)?,
-            max_dynamic_shared_size_bytes: f
-                .attribute(FA::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)?,
-            preferred_shared_memory_carveout: f
-                .attribute(FA::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT)?,
-        })
+        self.loaded_on(Device::current()?)?.function.attributes()
     }
 
     /// Raises (or lowers) the dynamic shared memory a launch may ask for, up to the
@@ -360,10 +344,7 @@ impl RawKernel {
     pub fn set_max_dynamic_shared_memory(&self, bytes: usize) -> Result<()> {
         let device = Device::current()?;
         let l = self.loaded_on(device)?;
-        let static_smem = l
-            .function
-            .attribute(FA::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?
-            .max(0) as usize;
+        let static_smem = l.function.static_shared_bytes()?;
         let limit = device
             .max_shared_memory_per_block_optin()
             .saturating_sub(static_smem);
@@ -376,10 +357,7 @@ impl RawKernel {
                 device.max_shared_memory_per_block_optin()
             );
         }
-        l.function.set_attribute(
-            FA::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            bytes as i32,
-        )?;
+        l.function.set_max_dynamic_shared_bytes(bytes)?;
         let mut w = self.loaded.write().unwrap_or_else(|p| p.into_inner());
         w.retain(|x| x.device != device.ordinal());
         drop(w);
@@ -396,10 +374,7 @@ impl RawKernel {
             );
         }
         let l = self.loaded_on(Device::current()?)?;
-        l.function.set_attribute(
-            FA::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
-            percent,
-        )
+        l.function.set_preferred_carveout(percent)
     }
 
     /// The driver's occupancy of this kernel on the current device in blocks of `block`
@@ -444,7 +419,9 @@ impl RawKernel {
         )
     }
 
-    /// Launches on the current stream with no dynamic shared memory.
+    /// Launches with no dynamic shared memory: on the device of the first array argument
+    /// (the current stream when it belongs to that device, else the device's default
+    /// stream), or on the current stream when no argument is an array.
     pub fn launch(
         &self,
         grid: impl Into<Dim3>,
@@ -524,30 +501,7 @@ impl RawKernel {
         block: Dim3,
         smem: usize,
     ) -> Result<()> {
-        let (mg, mb) = (device.max_grid_dim(), device.max_block_dim());
-        for (what, d, max) in [("grid", grid, mg), ("block", block, mb)] {
-            let dims = [d.0, d.1, d.2];
-            for k in 0..3 {
-                if dims[k] == 0 {
-                    bail!(
-                        Launch,
-                        "kernel '{}': {what} {:?} has a zero dimension (CuPy would silently launch 1)",
-                        self.name,
-                        dims
-                    );
-                }
-                if dims[k] > max[k] {
-                    bail!(
-                        Launch,
-                        "kernel '{}': {what} dimension {} is {}, the device allows at most {}",
-                        self.name,
-                        ["x", "y", "z"][k],
-                        dims[k],
-                        max[k]
-                    );
-                }
-            }
-        }
+        self.check_dims(device, grid, block)?;
         let threads = block.product();
         let limit = l.max_threads.min(device.max_threads_per_block()) as u64;
         if threads > limit {
@@ -579,6 +533,35 @@ impl RawKernel {
                     grid.product(),
                     device.sm_count()
                 );
+            }
+        }
+        Ok(())
+    }
+
+    /// Every grid and block dimension is at least 1 and within the device's limit.
+    fn check_dims(&self, device: Device, grid: Dim3, block: Dim3) -> Result<()> {
+        let (mg, mb) = (device.max_grid_dim(), device.max_block_dim());
+        for (what, d, max) in [("grid", grid, mg), ("block", block, mb)] {
+            let dims = [d.0, d.1, d.2];
+            for k in 0..3 {
+                if dims[k] == 0 {
+                    bail!(
+                        Launch,
+                        "kernel '{}': {what} {:?} has a zero dimension (CuPy would silently launch 1)",
+                        self.name,
+                        dims
+                    );
+                }
+                if dims[k] > max[k] {
+                    bail!(
+                        Launch,
+                        "kernel '{}': {what} dimension {} is {}, the device allows at most {}",
+                        self.name,
+                        ["x", "y", "z"][k],
+                        dims[k],
+                        max[k]
+                    );
+                }
             }
         }
         Ok(())
@@ -615,15 +598,37 @@ impl<'k> Launch<'k> {
 
     /// Checks the arguments and the configuration, then launches.
     pub fn launch(self, args: impl KernelArgs) -> Result<()> {
+        let devices = args.devices();
         let owned;
         let stream = match self.stream {
             Some(s) => s,
             None => {
-                owned = Stream::current()?;
+                // The first array argument's device, else the current stream.
+                owned = match devices.iter().flatten().next() {
+                    Some(&d) => Stream::for_device(d)?,
+                    None => Stream::current()?,
+                };
                 &owned
             }
         };
         let device = stream.device();
+        for (i, d) in devices.iter().enumerate() {
+            if let Some(d) = *d
+                && d != device
+            {
+                bail!(
+                    DeviceMismatch,
+                    "kernel '{}': expected argument {i} on device {} ({}), the device of the \
+                     launch's stream, given an array on device {} ({}); move it with \
+                     `to_device` first",
+                    self.kernel.name(),
+                    device.ordinal(),
+                    device.name(),
+                    d.ordinal(),
+                    d.name()
+                );
+            }
+        }
         let l = self.kernel.loaded_on(device)?;
         let mut vals: SmallVec<[ArgValue; 8]> = SmallVec::new();
         args.collect_args_on(stream, &mut vals);

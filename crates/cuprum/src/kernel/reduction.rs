@@ -2,22 +2,26 @@
 //! broadcast arrays over any axes with the whole GPU (CuPy's `cupy.ReductionKernel`).
 
 use super::call::{
-    Specs, bind, check_args, push_args, resolve_dtypes, sample_slots, stream_or_current,
+    Bound, OutputRule, Signature, array_shapes, bind, on_stream, operand_at, pack_operands,
+    prepare_outputs, resolve_dtypes, sample_slots, specialisation, table_words,
 };
 use super::codegen::elementwise::Slot;
-use super::codegen::reduction::{BLOCK, PARTIAL_BYTES, ReduceShape, ReductionSource, generate};
+use super::codegen::reduction::{BLOCK, PARTIAL_BYTES, ReduceStrategy, ReductionSource, generate};
 use super::operand::{Operand, Operands};
-use super::params::{Param, ParamType, TypeMap, check_kernel_name, check_reserved, parse_params};
+use super::params::{
+    Param, ParamList, ParamType, TypeMap, check_kernel_name, check_reserved, parse_params,
+};
 use super::scratch::scratch;
 use crate::array::{Array, DType};
 use crate::compile::CompileOptions;
-use crate::error::{Result, bail};
-use crate::runtime::{ArgPack, Function, LaunchConfig, Stream, launch};
+use crate::error::{Result, bail, err};
+use crate::generated::{CompiledKernel, GeneratedKernel, KernelTable};
+use crate::runtime::{LaunchConfig, Stream};
 use crate::shape::{
-    Shape, Strides, broadcast_shapes, broadcast_strides, format_shape, merge_dims_of_views,
-    normalize_axis,
+    Shape, Strides, broadcast_shapes, broadcast_strides, merge_dims_of_views, normalize_axis,
 };
 use smallvec::SmallVec;
+use std::sync::Arc;
 
 /// Reduction axes: one axis (`0`, `-1`), several (`&[0, 2]`, `[0, 1]`, `vec![..]`).
 /// Negative axes count from the end; no axes given means all of them.
@@ -66,6 +70,30 @@ impl From<Vec<isize>> for Axes {
     }
 }
 
+/// Whether a reduction over some axes keeps them, with extent 1 (NumPy's `keepdims`), so
+/// that the result broadcasts against the input.
+///
+/// ```
+/// use cuprum::ops::Keepdims;
+/// assert!(Keepdims::Yes.keeps());
+/// assert!(!Keepdims::default().keeps());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Keepdims {
+    /// Reduced axes are dropped (NumPy's default).
+    #[default]
+    No,
+    /// Reduced axes stay, with extent 1.
+    Yes,
+}
+
+impl Keepdims {
+    /// `true` for [`Keepdims::Yes`].
+    pub fn keeps(self) -> bool {
+        self == Keepdims::Yes
+    }
+}
+
 /// A user-defined reduction: `map_expr` maps each element of the (broadcast) inputs,
 /// `reduce_expr` combines two mapped values `a` and `b` (associative and commutative),
 /// `post_map_expr` writes the outputs from the reduced value `a`.
@@ -86,9 +114,8 @@ impl From<Vec<isize>> for Axes {
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub struct ReductionKernel {
-    name: String,
-    params: Vec<Param>,
-    nin: usize,
+    /// The name and the parameters, inputs first.
+    sig: Signature,
     map_expr: String,
     reduce_expr: String,
     post_map_expr: String,
@@ -97,14 +124,14 @@ pub struct ReductionKernel {
     preamble: String,
     options: CompileOptions,
     reduce_dims: bool,
-    specs: Specs<SpecKey>,
+    specs: KernelTable<SpecKey>,
 }
 
 impl std::fmt::Debug for ReductionKernel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ReductionKernel")
-            .field("name", &self.name)
-            .field("params", &self.params)
+            .field("name", &self.sig.name)
+            .field("params", &self.sig.params)
             .field("map_expr", &self.map_expr)
             .field("reduce_expr", &self.reduce_expr)
             .field("post_map_expr", &self.post_map_expr)
@@ -113,12 +140,13 @@ impl std::fmt::Debug for ReductionKernel {
     }
 }
 
+/// What one compiled specialisation depends on besides the kernel's own strings.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct SpecKey {
     device: usize,
     dtypes: SmallVec<[DType; 8]>,
     slots: SmallVec<[Slot; 8]>,
-    shape: ReduceShape,
+    strategy: ReduceStrategy,
 }
 
 impl ReductionKernel {
@@ -145,9 +173,9 @@ impl ReductionKernel {
     ) -> Result<ReductionKernel> {
         let name = name.into();
         check_kernel_name(&name)?;
-        let mut params = parse_params(in_params, true)?;
+        let mut params = parse_params(in_params, ParamList::Inputs)?;
         let nin = params.len();
-        params.extend(parse_params(out_params, false)?);
+        params.extend(parse_params(out_params, ParamList::Outputs)?);
         if let Some(p) = params[nin..]
             .iter()
             .find(|q| params[..nin].iter().any(|p| p.name == q.name))
@@ -172,9 +200,7 @@ impl ReductionKernel {
             );
         }
         Ok(ReductionKernel {
-            name,
-            params,
-            nin,
+            sig: Signature { name, params, nin },
             map_expr: map_expr.into(),
             reduce_expr: reduce_expr.into(),
             post_map_expr: post_map_expr.into(),
@@ -183,13 +209,39 @@ impl ReductionKernel {
             preamble: String::new(),
             options: CompileOptions::new(),
             reduce_dims: true,
-            specs: Specs::new(),
+            specs: KernelTable::new(),
         })
     }
 
-    fn reset(mut self) -> Self {
+    /// A reduction defined by its named parts instead of CuPy's seven positional strings
+    /// (easy to misorder: the seed's own `sum_of_squares` put its identity and name in the
+    /// post-map and identity positions). The same checks as [`new`](Self::new).
+    ///
+    /// ```
+    /// use cuprum::ReductionKernel;
+    /// let ssq = ReductionKernel::builder("sum_of_squares")
+    ///     .inputs("float32 x")
+    ///     .outputs("float32 out")
+    ///     .map("x * x")
+    ///     .reduce("a + b")
+    ///     .post_map("out = a")
+    ///     .identity("0")
+    ///     .build()?;
+    /// assert_eq!((ssq.name(), ssq.nin(), ssq.nout()), ("sum_of_squares", 1, 1));
+    /// let e = ReductionKernel::builder("k").inputs("T x").outputs("T y").map("x").build().unwrap_err();
+    /// assert!(e.to_string().contains("needs its reduce expression"), "{e}");
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn builder(name: impl Into<String>) -> ReductionBuilder {
+        ReductionBuilder {
+            name: name.into(),
+            ..ReductionBuilder::default()
+        }
+    }
+
+    /// After the definition changed: forgets every compiled specialisation.
+    fn refresh(&mut self) {
         self.specs.clear();
-        self
     }
 
     /// The C++ type of the accumulator `_type_reduce` (default: the first output's type).
@@ -202,7 +254,8 @@ impl ReductionKernel {
     /// ```
     pub fn reduce_type(mut self, ty: impl Into<String>) -> Self {
         self.reduce_type = Some(ty.into());
-        self.reset()
+        self.refresh();
+        self
     }
 
     /// Code placed before the kernel.
@@ -215,7 +268,8 @@ impl ReductionKernel {
     /// ```
     pub fn preamble(mut self, code: impl Into<String>) -> Self {
         self.preamble = code.into();
-        self.reset()
+        self.refresh();
+        self
     }
 
     /// Adds one NVRTC flag.
@@ -227,7 +281,8 @@ impl ReductionKernel {
     /// ```
     pub fn option(mut self, flag: impl Into<String>) -> Self {
         self.options = self.options.option(flag);
-        self.reset()
+        self.refresh();
+        self
     }
 
     /// Replaces the compile options.
@@ -240,7 +295,8 @@ impl ReductionKernel {
     /// ```
     pub fn options(mut self, options: CompileOptions) -> Self {
         self.options = options;
-        self.reset()
+        self.refresh();
+        self
     }
 
     /// Whether dimensions are merged before launch (default true). Only changes the
@@ -253,22 +309,23 @@ impl ReductionKernel {
     /// ```
     pub fn reduce_dims(mut self, on: bool) -> Self {
         self.reduce_dims = on;
-        self.reset()
+        self.refresh();
+        self
     }
 
     /// The kernel's name.
     pub fn name(&self) -> &str {
-        &self.name
+        &self.sig.name
     }
 
     /// Number of inputs.
     pub fn nin(&self) -> usize {
-        self.nin
+        self.sig.nin
     }
 
     /// Number of outputs.
     pub fn nout(&self) -> usize {
-        self.params.len() - self.nin
+        self.sig.nout()
     }
 
     /// Reduces over every axis and returns the first output.
@@ -337,32 +394,32 @@ impl ReductionKernel {
         if let Some(t) = &self.reduce_type {
             return t.clone();
         }
-        let p = &self.params[self.nin];
+        let p = &self.sig.params[self.sig.nin];
         match p.ty {
             ParamType::Placeholder(c) => c.to_string(),
             ParamType::Concrete(d) => d.c_type().to_owned(),
         }
     }
 
-    /// The source of one specialisation.
+    /// The kernel of one specialisation.
     pub(crate) fn source_for(
         &self,
         dtypes: &[DType],
         slots: &[Slot],
-        shape: ReduceShape,
-    ) -> (String, Vec<crate::compile::SourceSpan>) {
+        strategy: ReduceStrategy,
+    ) -> GeneratedKernel {
         let mut tm = TypeMap::default();
-        for (p, &d) in self.params.iter().zip(dtypes) {
+        for (p, &d) in self.sig.params.iter().zip(dtypes) {
             if let ParamType::Placeholder(c) = p.ty
                 && tm.get(c).is_none()
             {
                 tm.0.push((c, d));
             }
         }
-        let w = generate(&ReductionSource {
-            name: &self.name,
-            params: &self.params,
-            nin: self.nin,
+        generate(&ReductionSource {
+            name: &self.sig.name,
+            params: &self.sig.params,
+            nin: self.sig.nin,
             dtypes,
             slots,
             typedefs: &tm.typedefs(),
@@ -372,9 +429,8 @@ impl ReductionKernel {
             post_map_expr: &self.post_map_expr,
             identity: self.identity.as_deref(),
             reduce_type: &self.reduce_type_str(),
-            shape,
-        });
-        (w.src, w.spans)
+            strategy,
+        })
     }
 
     /// The CUDA source for parameter dtypes (one per parameter) as a full reduction of
@@ -389,8 +445,8 @@ impl ReductionKernel {
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     pub fn generated_source(&self, dtypes: &[DType], scalars: &[bool]) -> Result<String> {
-        let slots = sample_slots(&self.name, &self.params, dtypes, scalars)?;
-        let shape = ReduceShape {
+        let slots = sample_slots(&self.sig.name, &self.sig.params, dtypes, scalars)?;
+        let strategy = ReduceStrategy {
             outer: false,
             tx: 256,
             ty: 1,
@@ -400,19 +456,126 @@ impl ReductionKernel {
             unit: true,
             vec: 1,
         };
-        Ok(self.source_for(dtypes, &slots, shape).0)
+        Ok(self.source_for(dtypes, &slots, strategy).source)
     }
 
     /// The parsed parameters, inputs first.
     pub(crate) fn params_for_samples(&self) -> Vec<Param> {
-        self.params.clone()
+        self.sig.params.clone()
     }
 
-    fn function(&self, key: &SpecKey, stream: &Stream) -> Result<Function> {
-        self.specs
-            .get_or_compile(key, stream.device(), &self.name, &self.options, || {
-                Ok(self.source_for(&key.dtypes, &key.slots, key.shape))
+    /// The compiled kernel of a call's specialisation (generated and compiled on first use).
+    fn specialisation(&self, key: &SpecKey, stream: &Stream) -> Result<Arc<CompiledKernel>> {
+        specialisation(
+            &self.specs,
+            key,
+            stream,
+            &self.sig.name,
+            &self.options,
+            || Ok(self.source_for(&key.dtypes, &key.slots, key.strategy)),
+        )
+    }
+
+    /// The kernel strategy of a call and its splits (see [`choose_strategy`]), from the
+    /// non-raw inputs' addresses (wide loads need aligned rows).
+    fn strategy(
+        &self,
+        geo: &Geometry,
+        args: &Bound<'_>,
+        sm_count: u32,
+    ) -> (ReduceStrategy, usize, usize) {
+        let sig = &self.sig;
+        let inputs: SmallVec<[(u64, usize); 8]> = sig.params[..sig.nin]
+            .iter()
+            .zip(&args.inputs)
+            .filter_map(|(p, a)| match a {
+                Operand::Array(x) if !p.raw => Some((x.data_ptr(), x.itemsize())),
+                _ => None,
             })
+            .collect();
+        let staged = sig.params[..sig.nin].iter().all(|p| p.is_const);
+        choose_strategy(geo, sm_count.max(1) as usize, &inputs, staged)
+    }
+}
+
+/// A [`ReductionKernel`] by named parts: see [`ReductionKernel::builder`]. Inputs,
+/// outputs, map, reduce and post-map are needed; the identity is optional (without one an
+/// empty reduction is an error, as with `new(…, None, …)`).
+#[derive(Debug, Clone, Default)]
+pub struct ReductionBuilder {
+    name: String,
+    inputs: Option<String>,
+    outputs: Option<String>,
+    map: Option<String>,
+    reduce: Option<String>,
+    post_map: Option<String>,
+    identity: Option<String>,
+}
+
+impl ReductionBuilder {
+    /// The input parameters (`"T x, float32 w"`, CuPy's `in_params`).
+    pub fn inputs(mut self, params: impl Into<String>) -> Self {
+        self.inputs = Some(params.into());
+        self
+    }
+
+    /// The output parameters (CuPy's `out_params`).
+    pub fn outputs(mut self, params: impl Into<String>) -> Self {
+        self.outputs = Some(params.into());
+        self
+    }
+
+    /// The value each element contributes (`map_expr`, e.g. `"x * x"`).
+    pub fn map(mut self, expr: impl Into<String>) -> Self {
+        self.map = Some(expr.into());
+        self
+    }
+
+    /// How two values `a` and `b` combine (`reduce_expr`, e.g. `"a + b"`).
+    pub fn reduce(mut self, expr: impl Into<String>) -> Self {
+        self.reduce = Some(expr.into());
+        self
+    }
+
+    /// What writes the outputs from the reduced value `a` (`post_map_expr`, e.g.
+    /// `"y = a"`).
+    pub fn post_map(mut self, expr: impl Into<String>) -> Self {
+        self.post_map = Some(expr.into());
+        self
+    }
+
+    /// The C++ value every reduction starts from (neutral for `reduce`, e.g. `"0"`).
+    pub fn identity(mut self, value: impl Into<String>) -> Self {
+        self.identity = Some(value.into());
+        self
+    }
+
+    /// The kernel, or an error naming the first missing part (then the errors of
+    /// [`ReductionKernel::new`]).
+    pub fn build(self) -> Result<ReductionKernel> {
+        let name = self.name;
+        let need = |part: Option<String>, what: &str, example: &str| -> Result<String> {
+            part.ok_or_else(|| {
+                err!(
+                    InvalidArgument,
+                    "ReductionKernel '{name}' needs its {what}: .{example}"
+                )
+            })
+        };
+        let inputs = need(self.inputs, "input parameters", "inputs(\"T x\")")?;
+        let outputs = need(self.outputs, "output parameters", "outputs(\"T y\")")?;
+        let map = need(self.map, "map expression", "map(\"x\")")?;
+        let reduce = need(self.reduce, "reduce expression", "reduce(\"a + b\")")?;
+        let post_map = need(self.post_map, "post-map expression", "post_map(\"y = a\")")?;
+        ReductionKernel::new(
+            &inputs,
+            &outputs,
+            map,
+            reduce,
+            post_map,
+            self.identity.as_deref(),
+            name,
+        )
     }
 }
 
@@ -432,16 +595,6 @@ pub struct ReductionCall<'k> {
     axis: Option<Axes>,
     keepdims: bool,
     stream: Option<Stream>,
-}
-
-/// Layout of one call after merging.
-struct Geometry {
-    oshape: Shape,
-    ost: SmallVec<[Strides; 8]>,
-    rshape: Shape,
-    rst: SmallVec<[Strides; 8]>,
-    o: usize,
-    r: usize,
 }
 
 impl ReductionCall<'_> {
@@ -478,87 +631,23 @@ impl ReductionCall<'_> {
         Ok(self.invoke(&ops)?.into_vec())
     }
 
+    /// The call: the steps of `kernel/call.rs` around the reduction's geometry and
+    /// strategy.
     fn invoke(&self, args: &[Operand<'_>]) -> Result<SmallVec<[Array; 4]>> {
         let k = self.kernel;
-        let nin = k.nin;
-        let args = bind(&k.name, &k.params, nin, None, args)?;
-        let stream = stream_or_current(&self.stream)?;
-        let device = stream.device();
-        check_args(&k.name, &k.params, &args, device)?;
-        let shapes: SmallVec<[&[usize]; 8]> = args
-            .inputs
-            .iter()
-            .zip(&k.params)
-            .filter_map(|(a, p)| match a {
-                Operand::Array(arr) if !p.raw => Some(arr.shape()),
-                _ => None,
-            })
-            .collect();
-        if shapes.is_empty() {
-            bail!(
-                InvalidArgument,
-                "'{}' got no non-raw input array: the reduction's shape is undecided",
-                k.name
-            );
-        }
-        let in_shape = broadcast_shapes(&shapes)?;
-        let dtypes = resolve_dtypes(&k.params, &args)?;
-        // Axes.
-        let nd = in_shape.len();
-        let mut reduced: SmallVec<[bool; 8]> = SmallVec::from_elem(self.axis.is_none(), nd);
-        if let Some(axes) = &self.axis {
-            for &ax in &axes.0 {
-                let a = normalize_axis(ax, nd)?;
-                if reduced[a] {
-                    bail!(Shape, "duplicate value in 'axis' ({:?})", axes.0.as_slice());
-                }
-                reduced[a] = true;
-            }
-        }
-        let out_shape: Shape = if self.keepdims {
-            in_shape
-                .iter()
-                .zip(&reduced)
-                .map(|(&d, &r)| if r { 1 } else { d })
-                .collect()
-        } else {
-            in_shape
-                .iter()
-                .zip(&reduced)
-                .filter(|(_, r)| !**r)
-                .map(|(&d, _)| d)
-                .collect()
+        let sig = &k.sig;
+        let args = bind(sig, None, args)?;
+        let stream = on_stream(sig, &args, &self.stream)?;
+        let in_shape = self.input_shape(&args)?;
+        let dtypes = resolve_dtypes(sig, &args)?;
+        let reduced = self.reduced_axes(in_shape.len())?;
+        let out_shape = self.output_shape(&in_shape, &reduced);
+        let rule = OutputRule {
+            shape_is: "the reduction gives",
+            raw_allocated: false,
+            raw_undecided: "",
         };
-        // Outputs.
-        let mut outs: SmallVec<[Array; 4]> = SmallVec::new();
-        for j in 0..k.nout() {
-            let p = &k.params[nin + j];
-            match args.outputs[j] {
-                Some(a) => {
-                    if !p.raw && a.shape() != out_shape.as_slice() {
-                        bail!(
-                            Shape,
-                            "Out shape is mismatched: output '{}' has shape {}, the reduction gives {}",
-                            p.name,
-                            format_shape(a.shape()),
-                            format_shape(&out_shape)
-                        );
-                    }
-                    outs.push(a.clone());
-                }
-                None => {
-                    if p.raw {
-                        bail!(
-                            InvalidArgument,
-                            "Output array size is Undecided (raw output '{}' of '{}' is not given)",
-                            p.name,
-                            k.name
-                        );
-                    }
-                    outs.push(Array::empty_on(&out_shape, dtypes[nin + j], &stream)?);
-                }
-            }
-        }
+        let outs = prepare_outputs(sig, &args, &dtypes, &out_shape, &stream, &rule)?;
         let o_size: usize = out_shape.iter().product();
         if o_size == 0 {
             return Ok(outs);
@@ -573,194 +662,234 @@ impl ReductionCall<'_> {
             bail!(
                 InvalidArgument,
                 "zero-size array to reduction operation {} which has no identity",
-                k.name
+                sig.name
             );
         }
-        // Slots and strides.
-        let operand = |kk: usize| -> Operand<'_> {
-            if kk < nin {
-                args.inputs[kk]
-            } else {
-                Operand::Array(&outs[kk - nin])
-            }
+        let operand = |kk: usize| operand_at(&args, &outs, kk);
+        let (slots, in_strides, out_strides) =
+            self.slots_and_strides(&in_shape, &reduced, &operand)?;
+        let strides = CallStrides {
+            in_shape: &in_shape,
+            reduced: &reduced,
+            inputs: &in_strides,
+            outputs: &out_strides,
         };
+        let geo = geometry(&strides, k.reduce_dims, o_size, r_size);
+        let (strategy, splits, chunk) = k.strategy(&geo, &args, stream.device().sm_count());
+        let key = SpecKey {
+            device: stream.device().ordinal(),
+            dtypes,
+            slots,
+            strategy,
+        };
+        let f = k.specialisation(&key, &stream)?;
+        let plan = ReducePlan { geo, splits, chunk };
+        launch_reduction(&f, &key, sig, &stream, operand, &plan)?;
+        Ok(outs)
+    }
+
+    /// The broadcast shape of the non-raw inputs (at least one is needed).
+    fn input_shape(&self, args: &Bound<'_>) -> Result<Shape> {
+        let sig = &self.kernel.sig;
+        let shapes = array_shapes(sig, args, false);
+        if shapes.is_empty() {
+            bail!(
+                InvalidArgument,
+                "'{}' got no non-raw input array: the reduction's shape is undecided",
+                sig.name
+            );
+        }
+        broadcast_shapes(&shapes)
+    }
+
+    /// Per input axis: whether it is reduced (every axis without `axis`).
+    fn reduced_axes(&self, nd: usize) -> Result<SmallVec<[bool; 8]>> {
+        let mut reduced: SmallVec<[bool; 8]> = SmallVec::from_elem(self.axis.is_none(), nd);
+        if let Some(axes) = &self.axis {
+            for &ax in &axes.0 {
+                let a = normalize_axis(ax, nd)?;
+                if reduced[a] {
+                    bail!(Shape, "duplicate value in 'axis' ({:?})", axes.0.as_slice());
+                }
+                reduced[a] = true;
+            }
+        }
+        Ok(reduced)
+    }
+
+    /// The outputs' shape: the kept axes (reduced ones as extent 1 with `keepdims`).
+    fn output_shape(&self, in_shape: &[usize], reduced: &[bool]) -> Shape {
+        let axes = in_shape.iter().zip(reduced);
+        if self.keepdims {
+            axes.map(|(&d, &r)| if r { 1 } else { d }).collect()
+        } else {
+            axes.filter(|(_, r)| !**r).map(|(&d, _)| d).collect()
+        }
+    }
+
+    /// Each parameter's slot, the inputs' strides broadcast to the input shape and the
+    /// outputs' strides over the output axes (keepdims' extent-1 axes dropped).
+    fn slots_and_strides<'b>(
+        &self,
+        in_shape: &[usize],
+        reduced: &[bool],
+        operand: &dyn Fn(usize) -> Operand<'b>,
+    ) -> Result<(SmallVec<[Slot; 8]>, StridesOf, StridesOf)> {
+        let sig = &self.kernel.sig;
         let mut slots: SmallVec<[Slot; 8]> = SmallVec::new();
         let mut in_strides: SmallVec<[Strides; 8]> = SmallVec::new();
         let mut out_strides: SmallVec<[Strides; 8]> = SmallVec::new();
-        for (kk, p) in k.params.iter().enumerate() {
+        for (kk, p) in sig.params.iter().enumerate() {
             match operand(kk) {
                 Operand::Array(a) if p.raw => slots.push(Slot::Raw { nd: a.ndim() }),
                 Operand::Array(a) => {
                     slots.push(Slot::Array {
                         idx: in_strides.len() + out_strides.len(),
                     });
-                    if kk < nin {
-                        in_strides.push(broadcast_strides(a.shape(), a.strides(), &in_shape)?);
+                    if kk < sig.nin {
+                        in_strides.push(broadcast_strides(a.shape(), a.strides(), in_shape)?);
+                    } else if self.keepdims {
+                        let kept = a.strides().iter().zip(reduced).filter(|(_, r)| !**r);
+                        out_strides.push(kept.map(|(s, _)| *s).collect());
                     } else {
-                        // Strides over the output axes only (keepdims' extent-1 axes dropped).
-                        let st: Strides = if self.keepdims {
-                            a.strides()
-                                .iter()
-                                .zip(&reduced)
-                                .filter(|(_, r)| !**r)
-                                .map(|(s, _)| *s)
-                                .collect()
-                        } else {
-                            Strides::from_slice(a.strides())
-                        };
-                        out_strides.push(st);
+                        out_strides.push(Strides::from_slice(a.strides()));
                     }
                 }
                 Operand::Scalar(_) => slots.push(Slot::Scalar),
             }
         }
-        let geo = geometry(
-            &in_shape,
-            &reduced,
-            &in_strides,
-            &out_strides,
-            k.reduce_dims,
-            o_size,
-            r_size,
-        );
-        let sm = device.sm_count().max(1) as usize;
-        let inputs: SmallVec<[(u64, usize); 8]> = k
-            .params
-            .iter()
-            .take(nin)
-            .zip(&args.inputs)
-            .filter_map(|(p, a)| match a {
-                Operand::Array(x) if !p.raw => Some((x.data_ptr(), x.itemsize())),
-                _ => None,
-            })
-            .collect();
-        let staged = k.params[..nin].iter().all(|p| p.is_const);
-        let (shape, splits, chunk) = choose_shape(&geo, sm, &inputs, staged);
-        let key = SpecKey {
-            device: device.ordinal(),
-            dtypes,
-            slots,
-            shape,
-        };
-        let f = k.function(&key, &stream)?;
-        let out_blocks = geo.o.div_ceil(shape.outputs_per_block());
-        let scr = if splits > 1 {
-            Some(scratch(
-                geo.o * splits * PARTIAL_BYTES,
-                out_blocks,
-                &stream,
-            )?)
-        } else {
-            None
-        };
-        // Arguments.
-        let mut pack = ArgPack::new();
-        push_args(&mut pack, &k.name, &k.params, &key.dtypes, &stream, operand)?;
-        push_meta(&mut pack, &geo, chunk, splits, shape.wide);
-        let (pp, cp) = match &scr {
-            Some(s) => (s.partials.ptr_on(&stream), s.counters.ptr_on(&stream)),
-            None => (0u64, 0u64),
-        };
-        pack.push(pp);
-        pack.push(cp);
-        let cfg = LaunchConfig {
-            grid: (out_blocks.min(i32::MAX as usize) as u32, splits as u32, 1),
-            block: (shape.tx as u32, shape.ty as u32, 1),
-            shared_mem_bytes: 0,
-        };
-        if out_blocks > i32::MAX as usize {
-            bail!(
-                Unsupported,
-                "reduction with {} outputs needs more than 2^31 blocks",
-                geo.o
-            );
-        }
-        // SAFETY: the argument list follows the parameter list, slots and shape the kernel
-        // was generated from (pointers / CArrays / scalars of the resolved dtypes, the meta
-        // struct in the index width, the partials and counters); offsets stay inside the
-        // operands' views (broadcast strides over the input shape, output strides over the
-        // output shape); scratch holds `o * splits` partials of at most PARTIAL_BYTES and
-        // `out_blocks` zeroed counters, kept alive (with the operands) past the
-        // stream-ordered frees after this launch.
-        unsafe { launch(&f, &cfg, &stream, &mut pack)? };
-        drop(scr);
-        Ok(outs)
+        Ok((slots, in_strides, out_strides))
     }
 }
 
-/// Splits the input strides into output and reduction parts and merges each.
-fn geometry(
-    in_shape: &[usize],
-    reduced: &[bool],
-    in_strides: &[Strides],
-    out_strides: &[Strides],
-    merge: bool,
+/// Packs a reduction's arguments (the user's, `cuprum_rmeta`, the split scratch) and
+/// launches it: one block of `BLOCK` threads per group of outputs, `splits` along y.
+fn launch_reduction<'b>(
+    f: &CompiledKernel,
+    key: &SpecKey,
+    sig: &Signature,
+    stream: &Stream,
+    operand: impl Fn(usize) -> Operand<'b>,
+    plan: &ReducePlan,
+) -> Result<()> {
+    let (geo, splits, chunk) = (&plan.geo, plan.splits, plan.chunk);
+    let out_blocks = geo.o.div_ceil(key.strategy.outputs_per_block());
+    if out_blocks > i32::MAX as usize {
+        bail!(
+            Unsupported,
+            "reduction with {} outputs needs more than 2^31 blocks",
+            geo.o
+        );
+    }
+    let scr = if splits > 1 {
+        Some(scratch(geo.o * splits * PARTIAL_BYTES, out_blocks, stream)?)
+    } else {
+        None
+    };
+    let mut p = f.packer();
+    pack_operands(&mut p, sig, &key.dtypes, stream, operand)?;
+    let [o, r] = [geo.o, geo.r].map(|v| v as i64);
+    let counts = [o, r, chunk as i64, splits as i64];
+    let tables = table_words(&geo.oshape, &geo.ost).chain(table_words(&geo.rshape, &geo.rst));
+    p.words(counts.into_iter().chain(tables))?;
+    let (pp, cp) = match &scr {
+        Some(s) => (s.partials.ptr_on(stream), s.counters.ptr_on(stream)),
+        None => (0u64, 0u64),
+    };
+    p.pointer(pp)?;
+    p.pointer(cp)?;
+    let cfg = LaunchConfig {
+        grid: (out_blocks as u32, splits as u32, 1),
+        block: (key.strategy.tx as u32, key.strategy.ty as u32, 1),
+        shared_mem_bytes: 0,
+    };
+    // SAFETY: the arguments were packed for the slots and strategy the kernel was
+    // generated from; offsets stay inside the operands' views (broadcast strides over the
+    // input shape, output strides over the output shape); scratch holds `o * splits`
+    // partials of at most PARTIAL_BYTES and `out_blocks` zeroed counters, kept alive (with
+    // the operands) past the stream-ordered frees after this launch.
+    unsafe { f.launch(p, &cfg, stream)? };
+    drop(scr);
+    Ok(())
+}
+
+/// Strides of each array of a call.
+type StridesOf = SmallVec<[Strides; 8]>;
+
+/// A call's reduction after merging: the output and reduction extents, each array's
+/// strides over them, the output count and the reduction length.
+struct Geometry {
+    oshape: Shape,
+    ost: SmallVec<[Strides; 8]>,
+    rshape: Shape,
+    rst: SmallVec<[Strides; 8]>,
     o: usize,
     r: usize,
-) -> Geometry {
-    // Full reduction of C-contiguous inputs: one reduced axis of unit stride, no merging.
+}
+
+/// The strides of one call before merging: the inputs' over the input axes, the
+/// outputs' over the output axes.
+struct CallStrides<'s> {
+    in_shape: &'s [usize],
+    reduced: &'s [bool],
+    inputs: &'s [Strides],
+    outputs: &'s [Strides],
+}
+
+/// A call's plan: its geometry, the kernel strategy, and how each reduction is split.
+struct ReducePlan {
+    geo: Geometry,
+    splits: usize,
+    chunk: usize,
+}
+
+/// Splits the input strides into output and reduction parts and merges each (`merge`:
+/// the kernel's `reduce_dims`).
+fn geometry(c: &CallStrides<'_>, merge: bool, o: usize, r: usize) -> Geometry {
     if merge
         && r > 0
-        && reduced.iter().all(|&x| x)
-        && in_strides
-            .iter()
-            .all(|s| crate::shape::is_c_contiguous_view(in_shape, s))
+        && let Some(g) = full_contiguous(c, o, r)
     {
+        return g;
+    }
+    let pick = |want: bool, xs: &[usize]| -> Shape {
+        let kept = xs.iter().zip(c.reduced).filter(|(_, r)| **r == want);
+        kept.map(|(d, _)| *d).collect()
+    };
+    let pick_s = |want: bool, xs: &[isize]| -> Strides {
+        let kept = xs.iter().zip(c.reduced).filter(|(_, r)| **r == want);
+        kept.map(|(d, _)| *d).collect()
+    };
+    let oshape0 = pick(false, c.in_shape);
+    let rshape0 = pick(true, c.in_shape);
+    let mut ost0: SmallVec<[Strides; 8]> = c.inputs.iter().map(|s| pick_s(false, s)).collect();
+    ost0.extend(c.outputs.iter().cloned());
+    let rst0: SmallVec<[Strides; 8]> = c.inputs.iter().map(|s| pick_s(true, s)).collect();
+    if !merge {
         return Geometry {
-            oshape: Shape::new(),
-            ost: in_strides
-                .iter()
-                .chain(out_strides)
-                .map(|_| Strides::new())
-                .collect(),
-            rshape: Shape::from_elem(r, 1),
-            rst: in_strides
-                .iter()
-                .map(|_| Strides::from_elem(1, 1))
-                .collect(),
+            oshape: oshape0,
+            ost: ost0,
+            rshape: rshape0,
+            rst: rst0,
             o,
             r,
         };
     }
-    let pick = |want: bool, xs: &[usize]| -> Shape {
-        xs.iter()
-            .zip(reduced)
-            .filter(|(_, r)| **r == want)
-            .map(|(d, _)| *d)
-            .collect()
-    };
-    let pick_s = |want: bool, xs: &[isize]| -> Strides {
-        xs.iter()
-            .zip(reduced)
-            .filter(|(_, r)| **r == want)
-            .map(|(d, _)| *d)
-            .collect()
-    };
-    let oshape0 = pick(false, in_shape);
-    let rshape0 = pick(true, in_shape);
-    let mut ost0: SmallVec<[Strides; 8]> = in_strides.iter().map(|s| pick_s(false, s)).collect();
-    ost0.extend(out_strides.iter().cloned());
-    let rst0: SmallVec<[Strides; 8]> = in_strides.iter().map(|s| pick_s(true, s)).collect();
-    let (oshape, ost, rshape, rst) = if merge {
-        let orefs: SmallVec<[&[isize]; 8]> = ost0.iter().map(|s| s.as_slice()).collect();
-        let rrefs: SmallVec<[&[isize]; 8]> = rst0.iter().map(|s| s.as_slice()).collect();
-        let (os, ost) = merge_dims_of_views(&oshape0, &orefs);
-        let (rs, rst) = if r == 0 {
-            (
-                Shape::from_elem(0, 1),
-                rst0.iter().map(|_| Strides::from_elem(0, 1)).collect(),
-            )
-        } else {
-            let (rs, rst) = merge_dims_of_views(&rshape0, &rrefs);
-            (rs, rst.into_iter().collect())
-        };
-        (os, ost.into_iter().collect(), rs, rst)
+    let orefs: SmallVec<[&[isize]; 8]> = ost0.iter().map(|s| s.as_slice()).collect();
+    let (oshape, ost) = merge_dims_of_views(&oshape0, &orefs);
+    let (rshape, rst) = if r == 0 {
+        (
+            Shape::from_elem(0, 1),
+            rst0.iter().map(|_| Strides::from_elem(0, 1)).collect(),
+        )
     } else {
-        (oshape0, ost0, rshape0, rst0)
+        let rrefs: SmallVec<[&[isize]; 8]> = rst0.iter().map(|s| s.as_slice()).collect();
+        let (rs, rst) = merge_dims_of_views(&rshape0, &rrefs);
+        (rs, rst.into_iter().collect())
     };
     Geometry {
         oshape,
-        ost,
+        ost: ost.into_iter().collect(),
         rshape,
         rst,
         o,
@@ -768,43 +897,87 @@ fn geometry(
     }
 }
 
-/// Picks the kernel shape and the number of splits per reduction.
-/// Picks the kernel shape, the splits per reduction and the chunk each split reduces.
+/// A full reduction of C-contiguous inputs: one reduced axis of unit stride, no merging.
+fn full_contiguous(c: &CallStrides<'_>, o: usize, r: usize) -> Option<Geometry> {
+    let full = c.reduced.iter().all(|&x| x)
+        && c.inputs
+            .iter()
+            .all(|s| crate::shape::is_c_contiguous_view(c.in_shape, s));
+    full.then(|| Geometry {
+        oshape: Shape::new(),
+        ost: c
+            .inputs
+            .iter()
+            .chain(c.outputs)
+            .map(|_| Strides::new())
+            .collect(),
+        rshape: Shape::from_elem(r, 1),
+        rst: c.inputs.iter().map(|_| Strides::from_elem(1, 1)).collect(),
+        o,
+        r,
+    })
+}
+
+/// Picks the kernel strategy, the splits per reduction and the chunk each split reduces.
 /// `inputs` are the non-raw inputs' addresses and item sizes; `staged` is false when an
 /// input may be written (then no wide loads).
-fn choose_shape(
+fn choose_strategy(
     g: &Geometry,
     sm: usize,
     inputs: &[(u64, usize)],
     staged: bool,
-) -> (ReduceShape, usize, usize) {
+) -> (ReduceStrategy, usize, usize) {
     let (ndo, ndr) = (g.oshape.len(), g.rshape.len());
+    let (outer, tx) = lanes_along(g);
+    let unit = ndr == 1 && g.rst.iter().all(|s| s[0] == 1);
+    // Wide loads along a unit-stride reduction when every input row start is aligned.
+    let vec = if !outer && unit && staged && !inputs.is_empty() {
+        wide_load(g, tx, inputs)
+    } else {
+        1
+    };
+    let strategy = ReduceStrategy {
+        outer,
+        tx: tx as u16,
+        ty: (BLOCK / tx) as u16,
+        ndo: ndo as u8,
+        ndr: ndr as u8,
+        wide: needs_64_bit(g),
+        unit,
+        vec: vec as u8,
+    };
+    let (splits, chunk) = split(g, &strategy, sm, vec);
+    (strategy, splits, chunk)
+}
+
+/// Whether the reduction needs 64-bit indexing: more than `i32::MAX` elements, or an
+/// array's span over the output or reduction axes beyond half of it.
+fn needs_64_bit(g: &Geometry) -> bool {
     let span = |st: &Strides, sh: &Shape| -> usize {
         st.iter()
             .zip(sh.iter())
             .map(|(s, d)| s.unsigned_abs() * d.saturating_sub(1))
             .sum()
     };
-    let wide = g.o.saturating_mul(g.r.max(1)) > i32::MAX as usize
+    g.o.saturating_mul(g.r.max(1)) > i32::MAX as usize
         || g.ost
             .iter()
             .any(|s| span(s, &g.oshape) > i32::MAX as usize / 2)
         || g.rst
             .iter()
-            .any(|s| span(s, &g.rshape) > i32::MAX as usize / 2);
-    let first_out = g
-        .ost
-        .first()
-        .and_then(|s| s.last())
-        .map(|s| s.unsigned_abs());
-    let first_red = g
-        .rst
-        .first()
-        .and_then(|s| s.last())
-        .map(|s| s.unsigned_abs());
-    let outputs_contiguous = ndo > 0 && first_out == Some(1);
-    let reduction_contiguous = ndr > 0 && first_red == Some(1);
-    let (outer, tx) = if ndo > 0 && g.r < 32 {
+            .any(|s| span(s, &g.rshape) > i32::MAX as usize / 2)
+}
+
+/// Outer (threads along adjacent outputs) or inner (threads along the reduction), and the
+/// threads along x.
+fn lanes_along(g: &Geometry) -> (bool, usize) {
+    let (ndo, ndr) = (g.oshape.len(), g.rshape.len());
+    let last_unit = |st: &SmallVec<[Strides; 8]>| {
+        st.first().and_then(|s| s.last()).map(|s| s.unsigned_abs()) == Some(1)
+    };
+    let outputs_contiguous = ndo > 0 && last_unit(&g.ost);
+    let reduction_contiguous = ndr > 0 && last_unit(&g.rst);
+    if ndo > 0 && g.r < 32 {
         (true, 256)
     } else if outputs_contiguous && !reduction_contiguous {
         (true, g.o.next_power_of_two().clamp(1, 32))
@@ -815,15 +988,13 @@ fn choose_shape(
             (g.r.max(1).next_power_of_two() / 2).max(32)
         };
         (false, p.clamp(32, 256))
-    };
-    let ty = BLOCK / tx;
-    let unit = ndr == 1 && g.rst.iter().all(|s| s[0] == 1);
-    // Wide loads along a unit-stride reduction when every input row start is aligned.
-    let mut vec = if !outer && unit && staged && !inputs.is_empty() {
-        (16 / inputs.iter().map(|i| i.1).max().unwrap_or(16)).clamp(1, 8)
-    } else {
-        1
-    };
+    }
+}
+
+/// Elements per wide load of an inner, unit-stride reduction: 16 bytes of the widest
+/// input, halved until every input's rows start aligned; 1 for short reductions.
+fn wide_load(g: &Geometry, tx: usize, inputs: &[(u64, usize)]) -> usize {
+    let mut vec = (16 / inputs.iter().map(|i| i.1).max().unwrap_or(16)).clamp(1, 8);
     let aligned = |v: usize| {
         inputs.iter().zip(g.ost.iter()).all(|(&(ptr, item), ost)| {
             ptr % (v * item) as u64 == 0 && ost.iter().all(|s| s % v as isize == 0)
@@ -832,30 +1003,21 @@ fn choose_shape(
     while vec > 1 && !aligned(vec) {
         vec /= 2;
     }
-    if g.r < 4 * vec * tx {
-        vec = 1;
-    }
-    let shape = ReduceShape {
-        outer,
-        tx: tx as u16,
-        ty: ty as u16,
-        ndo: ndo as u8,
-        ndr: ndr as u8,
-        wide,
-        unit,
-        vec: vec as u8,
-    };
-    let lanes = shape.lanes();
-    let out_blocks = g.o.div_ceil(shape.outputs_per_block()).max(1);
+    if g.r < 4 * vec * tx { 1 } else { vec }
+}
+
+/// Splits per reduction (grid y) so that the blocks fill the GPU (`sm` multiprocessors),
+/// each split at least one unrolled step of loads per thread, and the chunk each reduces
+/// (starting on a wide-load boundary).
+fn split(g: &Geometry, strategy: &ReduceStrategy, sm: usize, vec: usize) -> (usize, usize) {
+    let out_blocks = g.o.div_ceil(strategy.outputs_per_block()).max(1);
     let want_blocks = sm * (2048 / BLOCK);
     let by_fill = want_blocks.div_ceil(out_blocks);
-    // At least one unrolled step of loads per thread and split.
     let per_thread = if vec > 1 { 2 * vec } else { 8 };
-    let by_work = g.r.div_ceil(lanes * per_thread).max(1);
+    let by_work = g.r.div_ceil(strategy.lanes() * per_thread).max(1);
     let mut splits = by_fill.min(by_work).clamp(1, 65535);
     let mut chunk = g.r;
     if splits > 1 {
-        // Chunks start on a wide-load boundary.
         chunk = g.r.div_ceil(splits).div_ceil(vec) * vec;
         splits = g.r.div_ceil(chunk);
     }
@@ -863,38 +1025,5 @@ fn choose_shape(
         splits = 1;
         chunk = g.r;
     }
-    (shape, splits, chunk)
-}
-
-/// `cuprum_rmeta`: O, R, chunk, splits, then the output and reduction extents and strides.
-fn push_meta(pack: &mut ArgPack, g: &Geometry, chunk: usize, splits: usize, wide: bool) {
-    let mut b: SmallVec<[u8; 512]> = SmallVec::new();
-    let mut put = |v: i64| {
-        if wide {
-            b.extend_from_slice(&v.to_ne_bytes());
-        } else {
-            b.extend_from_slice(&(v as i32).to_ne_bytes());
-        }
-    };
-    for v in [g.o, g.r, chunk, splits] {
-        put(v as i64);
-    }
-    let (ndo, ndr) = (g.oshape.len().max(1), g.rshape.len().max(1));
-    for d in 0..ndo {
-        put(g.oshape.get(d).copied().unwrap_or(1) as i64);
-    }
-    for a in 0..g.ost.len().max(1) {
-        for d in 0..ndo {
-            put(g.ost.get(a).and_then(|s| s.get(d)).copied().unwrap_or(0) as i64);
-        }
-    }
-    for d in 0..ndr {
-        put(g.rshape.get(d).copied().unwrap_or(1) as i64);
-    }
-    for a in 0..g.rst.len().max(1) {
-        for d in 0..ndr {
-            put(g.rst.get(a).and_then(|s| s.get(d)).copied().unwrap_or(0) as i64);
-        }
-    }
-    pack.push_bytes(&b);
+    (splits, chunk)
 }

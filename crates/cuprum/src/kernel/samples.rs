@@ -1,97 +1,135 @@
-//! Representative ElementwiseKernel specialisations for NVRTC compile checks (CI has no
-//! GPU, so every layout class is compiled from here instead of from a call).
+//! Representative ElementwiseKernel and ReductionKernel specialisations for NVRTC compile
+//! checks (CI has no GPU, so every layout class and reduction strategy is generated from
+//! here instead of from a call), and the fuzz targets' view of code generation.
 
+use super::call::sample_slots;
 use super::codegen::elementwise::Slot;
-use super::{ElementwiseKernel, Layout, LayoutClass};
+use super::codegen::layout::{Layout, LayoutClass};
+use super::codegen::reduction::ReduceStrategy;
+use super::{ElementwiseKernel, ReductionKernel};
 use crate::array::DType;
 use crate::error::Result;
+use crate::generated::GeneratedKernel;
+
+/// A sample's label and kernel.
+pub(crate) type Sample = (String, GeneratedKernel);
+
+/// A layout of `class` over `nd` merged dimensions, 32-bit, with `vec`-wide loads.
+fn layout(class: LayoutClass, nd: u8, vec: u8) -> Layout {
+    Layout {
+        class,
+        nd,
+        wide: false,
+        vec,
+        tiled: 0,
+        row_bcast: 0,
+    }
+}
+
+/// `n` broadcast arrays, numbered in order.
+fn arrays(n: usize) -> Vec<Slot> {
+    (0..n).map(|idx| Slot::Array { idx }).collect()
+}
 
 /// Sources of representative specialisations (every layout class, both index widths, each
 /// dtype through a generic kernel, scalars, raw and multi-output kernels), for NVRTC
 /// compile checks on machines without a GPU.
 pub fn sample_sources() -> Result<Vec<(String, String)>> {
+    Ok(sources(elementwise_samples()?))
+}
+
+/// Sources of representative ReductionKernel specialisations: both strategies, split and
+/// merged shapes, several inputs and outputs, no identity, both index widths, struct
+/// accumulators.
+pub fn reduction_sample_sources() -> Result<Vec<(String, String)>> {
+    Ok(sources(reduction_samples()?))
+}
+
+fn sources(samples: Vec<Sample>) -> Vec<(String, String)> {
+    samples.into_iter().map(|(n, k)| (n, k.source)).collect()
+}
+
+/// The ElementwiseKernel samples (see [`sample_sources`]).
+pub(crate) fn elementwise_samples() -> Result<Vec<Sample>> {
     let mut out = Vec::new();
-    let arrays = |n: usize| -> Vec<Slot> { (0..n).map(|idx| Slot::Array { idx }).collect() };
-    let layouts = sample_layouts;
+    seed_samples(&mut out)?;
+    generic_samples(&mut out)?;
+    scalar_and_raw_samples(&mut out)?;
+    inplace_samples(&mut out)?;
+    let nc = ElementwiseKernel::new("_non_const T x", "T y", "y = x; x = 0", "swap_out")?
+        .preamble("__device__ int helper() { return 1; }")
+        .loop_prep("int h = helper();")
+        .after_loop("(void)h;");
+    let l = layout(LayoutClass::Flat, 2, 1);
+    out.push((
+        "non_const".into(),
+        nc.source_for(&[DType::I64; 2], &arrays(2), l, 256)?,
+    ));
+    Ok(out)
+}
+
+/// The seed's `custom_add` and an accumulating complex kernel in every sample layout.
+fn seed_samples(out: &mut Vec<Sample>) -> Result<()> {
     let add = ElementwiseKernel::new(
         "float32 x, float32 y",
         "float32 z",
         "z = x + y * 2",
         "custom_add",
     )?;
-    for l in layouts(3) {
-        let (s, _) = add.source_for(&[DType::F32; 3], &arrays(3), l, 256)?;
-        out.push((format!("custom_add {l:?}"), s));
+    for l in sample_layouts(3) {
+        let k = add.source_for(&[DType::F32; 3], &arrays(3), l, 256)?;
+        out.push((format!("custom_add {l:?}"), k));
     }
     let acc = ElementwiseKernel::new("T x", "T z", "z += x", "accumulate")?;
-    for l in layouts(2) {
-        let (s, _) = acc.source_for(&[DType::C128; 2], &arrays(2), l, 256)?;
-        out.push((format!("accumulate complex128 {l:?}"), s));
+    for l in sample_layouts(2) {
+        let k = acc.source_for(&[DType::C128; 2], &arrays(2), l, 256)?;
+        out.push((format!("accumulate complex128 {l:?}"), k));
     }
+    Ok(())
+}
+
+/// A generic kernel for every dtype, contiguous with its widest loads and tiled.
+fn generic_samples(out: &mut Vec<Sample>) -> Result<()> {
     let generic = ElementwiseKernel::new("T x, T y", "T z", "z = x + y", "generic_add")?;
     for &d in DType::ALL {
-        for l in [
-            Layout {
-                class: LayoutClass::Contiguous,
-                nd: 1,
-                wide: false,
-                vec: (16 / d.itemsize()).min(8) as u8,
-                tiled: 0,
-                row_bcast: 0,
-            },
-            Layout {
-                class: LayoutClass::Tiled,
-                nd: 2,
-                wide: false,
-                vec: 1,
-                tiled: 3,
-                row_bcast: 0,
-            },
-        ] {
-            let (s, _) = generic.source_for(&[d; 3], &arrays(3), l, 256)?;
-            out.push((format!("generic_add {d} {l:?}"), s));
+        let tiled = Layout {
+            tiled: 3,
+            ..layout(LayoutClass::Tiled, 2, 1)
+        };
+        let widest = (16 / d.itemsize()).min(8) as u8;
+        for l in [layout(LayoutClass::Contiguous, 1, widest), tiled] {
+            let k = generic.source_for(&[d; 3], &arrays(3), l, 256)?;
+            out.push((format!("generic_add {d} {l:?}"), k));
         }
     }
+    Ok(())
+}
+
+/// A scalar parameter, three outputs, and raw arrays of 0, 1 and 3 dimensions.
+fn scalar_and_raw_samples(out: &mut Vec<Sample>) -> Result<()> {
     let relu = ElementwiseKernel::new(
         "T x, T cap",
         "T y",
         "y = min(max(x, (T)0), cap)",
         "clipped_relu",
     )?;
-    let (s, _) = relu.source_for(
-        &[DType::F64; 3],
-        &[Slot::Array { idx: 0 }, Slot::Scalar, Slot::Array { idx: 1 }],
-        Layout {
-            class: LayoutClass::Contiguous,
-            nd: 1,
-            wide: false,
-            vec: 2,
-            tiled: 0,
-            row_bcast: 0,
-        },
-        256,
-    )?;
-    out.push(("clipped_relu".into(), s));
+    let slots = [Slot::Array { idx: 0 }, Slot::Scalar, Slot::Array { idx: 1 }];
+    let l = layout(LayoutClass::Contiguous, 1, 2);
+    out.push((
+        "clipped_relu".into(),
+        relu.source_for(&[DType::F64; 3], &slots, l, 256)?,
+    ));
     let trig = ElementwiseKernel::new(
         "T x",
         "T s, T c, T t",
         "s = sin(x); c = cos(x); t = tan(x)",
         "trig",
     )?;
-    let (s, _) = trig.source_for(
-        &[DType::F32; 4],
-        &arrays(4),
-        Layout {
-            class: LayoutClass::Contiguous,
-            nd: 1,
-            wide: false,
-            vec: 4,
-            tiled: 0,
-            row_bcast: 0,
-        },
-        256,
-    )?;
-    out.push(("trig".into(), s));
+    let l = layout(LayoutClass::Contiguous, 1, 4);
+    out.push((
+        "trig".into(),
+        trig.source_for(&[DType::F32; 4], &arrays(4), l, 256)?,
+    ));
     let raw = ElementwiseKernel::new(
         "raw T x, int32 k",
         "raw T y",
@@ -99,61 +137,39 @@ pub fn sample_sources() -> Result<Vec<(String, String)>> {
         "rev",
     )?;
     for nd in [0, 1, 3] {
-        let (s, _) = raw.source_for(
-            &[DType::F16, DType::I32, DType::F16],
-            &[Slot::Raw { nd }, Slot::Scalar, Slot::Raw { nd }],
-            Layout {
-                class: LayoutClass::Contiguous,
-                nd: 1,
-                wide: true,
-                vec: 1,
-                tiled: 0,
-                row_bcast: 0,
-            },
-            128,
-        )?;
-        out.push((format!("rev raw nd={nd}"), s));
+        let slots = [Slot::Raw { nd }, Slot::Scalar, Slot::Raw { nd }];
+        let l = Layout {
+            wide: true,
+            ..layout(LayoutClass::Contiguous, 1, 1)
+        };
+        let dtypes = [DType::F16, DType::I32, DType::F16];
+        out.push((
+            format!("rev raw nd={nd}"),
+            raw.source_for(&dtypes, &slots, l, 128)?,
+        ));
     }
-    // Seed 002's in-place kernel: `x` is read-write (the generated code's output, loaded
-    // before the operation), `alpha` a scalar or an array.
+    Ok(())
+}
+
+/// Seed 002's in-place kernel: `x` is read-write (the generated code's output, loaded
+/// before the operation), `alpha` a scalar or an array.
+fn inplace_samples(out: &mut Vec<Sample>) -> Result<()> {
     let inplace = ElementwiseKernel::new(
         "float32 x, float32 alpha",
         "float32 x",
         "x = x * alpha + 1",
         "inplace_transform",
     )?;
-    for l in layouts(1) {
-        let (s, _) = inplace.source_for(
-            &[DType::F32; 2],
-            &[Slot::Scalar, Slot::Array { idx: 0 }],
-            l,
-            256,
-        )?;
-        out.push((format!("inplace_transform scalar alpha {l:?}"), s));
+    for l in sample_layouts(1) {
+        let slots = [Slot::Scalar, Slot::Array { idx: 0 }];
+        let k = inplace.source_for(&[DType::F32; 2], &slots, l, 256)?;
+        out.push((format!("inplace_transform scalar alpha {l:?}"), k));
     }
-    for l in layouts(2) {
-        let (s, _) = inplace.source_for(&[DType::F32; 2], &arrays(2), l, 256)?;
-        out.push((format!("inplace_transform array alpha {l:?}"), s));
+    for l in sample_layouts(2) {
+        let k = inplace.source_for(&[DType::F32; 2], &arrays(2), l, 256)?;
+        out.push((format!("inplace_transform array alpha {l:?}"), k));
     }
-    let nc = ElementwiseKernel::new("_non_const T x", "T y", "y = x; x = 0", "swap_out")?
-        .preamble("__device__ int helper() { return 1; }")
-        .loop_prep("int h = helper();")
-        .after_loop("(void)h;");
-    let (s, _) = nc.source_for(
-        &[DType::I64; 2],
-        &arrays(2),
-        Layout {
-            class: LayoutClass::Flat,
-            nd: 2,
-            wide: false,
-            vec: 1,
-            tiled: 0,
-            row_bcast: 0,
-        },
-        256,
-    )?;
-    out.push(("non_const".into(), s));
-    Ok(out)
+    Ok(())
 }
 
 /// The layouts the compile checks and the fuzz target generate: every class, both index
@@ -162,60 +178,32 @@ fn sample_layouts(na: u32) -> Vec<Layout> {
     let all_tiled = if na >= 32 { u32::MAX } else { (1u32 << na) - 1 };
     let mut v = Vec::new();
     for wide in [false, true] {
+        let w = |l: Layout| Layout { wide, ..l };
         for vec in [1u8, 4] {
-            v.push(Layout {
-                class: LayoutClass::Contiguous,
-                nd: 1,
-                wide,
-                vec,
-                tiled: 0,
-                row_bcast: 0,
-            });
+            v.push(w(layout(LayoutClass::Contiguous, 1, vec)));
         }
         for nd in [1u8, 2, 3] {
-            v.push(Layout {
-                class: LayoutClass::Rows,
-                nd,
-                wide,
-                vec: 1,
-                tiled: 0,
-                row_bcast: 0,
-            });
-            v.push(Layout {
-                class: LayoutClass::Rows,
-                nd,
-                wide,
-                vec: 4,
-                tiled: 0,
+            v.push(w(layout(LayoutClass::Rows, nd, 1)));
+            v.push(w(Layout {
                 row_bcast: 2,
-            });
-            v.push(Layout {
-                class: LayoutClass::Flat,
-                nd,
-                wide,
-                vec: 1,
-                tiled: 0,
-                row_bcast: 0,
-            });
+                ..layout(LayoutClass::Rows, nd, 4)
+            }));
+            v.push(w(layout(LayoutClass::Flat, nd, 1)));
         }
         for nd in [2u8, 3] {
             for tiled in [1, all_tiled] {
-                v.push(Layout {
-                    class: LayoutClass::Tiled,
-                    nd,
-                    wide,
-                    vec: 1,
+                v.push(w(Layout {
                     tiled,
-                    row_bcast: 0,
-                });
+                    ..layout(LayoutClass::Tiled, nd, 1)
+                }));
             }
         }
     }
     v
 }
 
-/// The shapes of the reduction compile checks: (outer, tx, ty, ndo, ndr).
-const REDUCE_SHAPES: [(bool, u16, u16, u8, u8); 8] = [
+/// The strategies of the reduction compile checks: (outer, tx, ty, ndo, ndr).
+const REDUCE_STRATEGIES: [(bool, u16, u16, u8, u8); 8] = [
     (false, 256, 1, 0, 1),
     (false, 256, 1, 1, 1),
     (false, 32, 8, 1, 1),
@@ -226,11 +214,11 @@ const REDUCE_SHAPES: [(bool, u16, u16, u8, u8); 8] = [
     (false, 256, 1, 1, 0),
 ];
 
-fn reduce_shapes() -> impl Iterator<Item = super::ReduceShape> {
-    REDUCE_SHAPES
+fn reduce_strategies() -> impl Iterator<Item = ReduceStrategy> {
+    REDUCE_STRATEGIES
         .into_iter()
         .flat_map(|(outer, tx, ty, ndo, ndr)| {
-            [false, true].map(|wide| super::ReduceShape {
+            [false, true].map(|wide| ReduceStrategy {
                 outer,
                 tx,
                 ty,
@@ -253,37 +241,37 @@ pub fn elementwise_source_for_fuzzing(
     scalars: &[bool],
     which: usize,
 ) -> Result<String> {
-    let slots = super::call::sample_slots(k.name(), k.params(), dtypes, scalars)?;
+    let slots = sample_slots(k.name(), k.params(), dtypes, scalars)?;
     let na = slots
         .iter()
         .filter(|s| matches!(s, Slot::Array { .. }))
         .count();
     let layouts = sample_layouts(u32::try_from(na).unwrap_or(u32::MAX));
     let l = layouts[which % layouts.len()];
-    Ok(k.source_for(dtypes, &slots, l, 256)?.0)
+    Ok(k.source_for(dtypes, &slots, l, 256)?.source)
 }
 
-/// The same for a user's ReductionKernel, in reduction shape number `which`.
+/// The same for a user's ReductionKernel, in reduction strategy number `which`.
 pub fn reduction_source_for_fuzzing(
-    k: &super::ReductionKernel,
+    k: &ReductionKernel,
     dtypes: &[DType],
     scalars: &[bool],
     which: usize,
 ) -> Result<String> {
-    let slots = super::call::sample_slots(k.name(), &k.params_for_samples(), dtypes, scalars)?;
-    let shapes: Vec<super::ReduceShape> = reduce_shapes().collect();
-    Ok(k.source_for(dtypes, &slots, shapes[which % shapes.len()]).0)
+    let slots = sample_slots(k.name(), &k.params_for_samples(), dtypes, scalars)?;
+    let strategies: Vec<ReduceStrategy> = reduce_strategies().collect();
+    Ok(
+        k.source_for(dtypes, &slots, strategies[which % strategies.len()])
+            .source,
+    )
 }
 
-/// Sources of representative ReductionKernel specialisations: both strategies, split and
-/// merged shapes, several inputs and outputs, no identity, both index widths, struct
-/// accumulators.
-pub fn reduction_sample_sources() -> Result<Vec<(String, String)>> {
-    use super::call::sample_slots;
-    let mut out = Vec::new();
-    let ssq =
-        super::ReductionKernel::new("T x", "T y", "x * x", "a + b", "y = a", Some("0"), "ssq")?;
-    let mse = super::ReductionKernel::new(
+/// The reduction kernels of the samples: a generic sum of squares, the seed's MSE, a
+/// maximum without identity, a raw and a scalar input with two outputs, a struct
+/// accumulator (argmax).
+fn reduction_kernels() -> Result<[ReductionKernel; 5]> {
+    let ssq = ReductionKernel::new("T x", "T y", "x * x", "a + b", "y = a", Some("0"), "ssq")?;
+    let mse = ReductionKernel::new(
         "float64 x, float64 y",
         "float64 z",
         "(x - y) * (x - y)",
@@ -292,9 +280,8 @@ pub fn reduction_sample_sources() -> Result<Vec<(String, String)>> {
         Some("0"),
         "mse_kernel",
     )?;
-    let maxk =
-        super::ReductionKernel::new("T x", "T y", "x", "max(a, b)", "y = a", None, "my_max")?;
-    let two = super::ReductionKernel::new(
+    let maxk = ReductionKernel::new("T x", "T y", "x", "max(a, b)", "y = a", None, "my_max")?;
+    let two = ReductionKernel::new(
         "T x, raw T w, T s",
         "T y, int64 n",
         "x * w[_J % w.size()] * s",
@@ -304,7 +291,7 @@ pub fn reduction_sample_sources() -> Result<Vec<(String, String)>> {
         "weighted",
     )?
     .preamble("#define _J_count (_in_ind.size() / _out_ind.size())");
-    let argmax = super::ReductionKernel::new(
+    let argmax = ReductionKernel::new(
         "T x",
         "int64 y",
         "cuprum_pair(x, _J)",
@@ -315,31 +302,51 @@ pub fn reduction_sample_sources() -> Result<Vec<(String, String)>> {
     )?
     .preamble("struct cuprum_pair { double v; long long j; __device__ cuprum_pair() : v(0), j(0) {} __device__ cuprum_pair(double v_, long long j_) : v(v_), j(j_) {} };")
     .reduce_type("cuprum_pair");
-    for shape in reduce_shapes() {
-        for (name, k, dtypes, scalars) in [
-            ("ssq f32", &ssq, vec![DType::F32; 2], vec![false; 2]),
-            ("ssq c128", &ssq, vec![DType::C128; 2], vec![false; 2]),
-            ("ssq f16", &ssq, vec![DType::F16; 2], vec![false; 2]),
-            ("mse", &mse, vec![DType::F64; 3], vec![false; 3]),
-            ("max i8", &maxk, vec![DType::I8; 2], vec![false; 2]),
-            ("max f64", &maxk, vec![DType::F64; 2], vec![false; 2]),
-            (
-                "weighted",
-                &two,
-                vec![DType::F32, DType::F32, DType::F32, DType::F32, DType::I64],
-                vec![false, false, true, false, false],
-            ),
-            (
-                "argmax",
-                &argmax,
-                vec![DType::F32, DType::I64],
-                vec![false, false],
-            ),
-        ] {
-            let slots = sample_slots(k.name(), &k.params_for_samples(), &dtypes, &scalars)?;
-            let (s, _) = k.source_for(&dtypes, &slots, shape);
-            out.push((format!("{name} {shape:?}"), s));
+    Ok([ssq, mse, maxk, two, argmax])
+}
+
+/// The ReductionKernel samples (see [`reduction_sample_sources`]).
+pub(crate) fn reduction_samples() -> Result<Vec<Sample>> {
+    let [ssq, mse, maxk, two, argmax] = reduction_kernels()?;
+    let (f32s, f64s) = (DType::F32, DType::F64);
+    let cases: [(&str, &ReductionKernel, Vec<DType>, Vec<bool>); 8] = [
+        ("ssq f32", &ssq, vec![f32s; 2], vec![false; 2]),
+        ("ssq c128", &ssq, vec![DType::C128; 2], vec![false; 2]),
+        ("ssq f16", &ssq, vec![DType::F16; 2], vec![false; 2]),
+        ("mse", &mse, vec![f64s; 3], vec![false; 3]),
+        ("max i8", &maxk, vec![DType::I8; 2], vec![false; 2]),
+        ("max f64", &maxk, vec![f64s; 2], vec![false; 2]),
+        (
+            "weighted",
+            &two,
+            vec![f32s, f32s, f32s, f32s, DType::I64],
+            vec![false, false, true, false, false],
+        ),
+        ("argmax", &argmax, vec![f32s, DType::I64], vec![false; 2]),
+    ];
+    let mut out = Vec::new();
+    for strategy in reduce_strategies() {
+        for (name, k, dtypes, scalars) in &cases {
+            let slots = sample_slots(k.name(), &k.params_for_samples(), dtypes, scalars)?;
+            let kernel = k.source_for(dtypes, &slots, strategy);
+            out.push((format!("{name} {strategy:?}"), kernel));
         }
     }
     Ok(out)
+}
+
+/// Compiles every sample (the elementwise and reduction samples and the array layer's
+/// kernels) for `arch` without a GPU and checks each argument schema against the parameter
+/// sizes of the compiled image. Returns how many kernels were checked.
+pub fn check_sample_schemas(arch: u32) -> Result<usize> {
+    let mut all = elementwise_samples()?;
+    all.extend(reduction_samples()?);
+    all.extend(crate::array::kernels::all_kernels());
+    // The options the NVRTC compile checks use, so a test run compiles each source once.
+    let opts = crate::compile::CompileOptions::default();
+    for (label, k) in &all {
+        crate::generated::check_compiled(k, &opts, arch)
+            .map_err(|e| crate::error::err!(Launch, "{label}: {e}"))?;
+    }
+    Ok(all.len())
 }

@@ -40,7 +40,9 @@ fn release(device: Device) {
 
 fn zeroed(bytes: usize, stream: &Stream) -> Result<Arc<Buffer>> {
     let b = Buffer::alloc(bytes, stream)?;
-    zero_device(b.ptr_on(stream), bytes, stream)?;
+    // SAFETY: `b` was just allocated on `stream` with `bytes` bytes and is kept alive by
+    // the caller past every use.
+    unsafe { zero_device(b.ptr_on(stream), bytes, stream)? };
     Ok(Arc::new(b))
 }
 

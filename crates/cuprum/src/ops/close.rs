@@ -7,6 +7,52 @@ use crate::kernel::{ElementwiseKernel, IntoOperand, Operand, ReductionKernel};
 use rustc_hash::FxHashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
+/// The tolerances of [`isclose`](crate::ops::isclose) and
+/// [`allclose_with`](crate::ops::allclose_with): `a` is close to `b` when
+/// `|a - b| <= atol + rtol * |b|`; two NaNs are close only with `equal_nan`. The default is
+/// NumPy's: `rtol = 1e-5`, `atol = 1e-8`, NaNs never close.
+///
+/// ```
+/// use cuprum::ops::Tolerance;
+/// let t = Tolerance::new(1e-12, 0.0).nan_equal();
+/// assert_eq!((t.rtol, t.atol, t.equal_nan), (1e-12, 0.0, true));
+/// assert_eq!(Tolerance::default(), Tolerance::new(1e-5, 1e-8));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Tolerance {
+    /// Relative tolerance (times `|b|`).
+    pub rtol: f64,
+    /// Absolute tolerance.
+    pub atol: f64,
+    /// Whether two NaNs are close.
+    pub equal_nan: bool,
+}
+
+impl Default for Tolerance {
+    fn default() -> Self {
+        Tolerance::new(1e-5, 1e-8)
+    }
+}
+
+impl Tolerance {
+    /// `rtol` and `atol`, NaNs never close.
+    pub fn new(rtol: f64, atol: f64) -> Tolerance {
+        Tolerance {
+            rtol,
+            atol,
+            equal_nan: false,
+        }
+    }
+
+    /// The same tolerances, with two NaNs close to each other.
+    pub fn nan_equal(self) -> Tolerance {
+        Tolerance {
+            equal_nan: true,
+            ..self
+        }
+    }
+}
+
 /// The C++ type `isclose` compares in (NumPy compares in the promoted type; double keeps
 /// every real dtype exact enough, complex<double> every complex one).
 fn close_type(a: DType, b: DType) -> &'static str {

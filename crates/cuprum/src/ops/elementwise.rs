@@ -428,7 +428,7 @@ pub(crate) fn where_(cond: Operand<'_>, x: Operand<'_>, y: Operand<'_>) -> Resul
 /// small powers), for NVRTC compile checks without a GPU.
 pub fn sample_sources() -> Result<Vec<(String, String)>> {
     use crate::kernel::codegen::elementwise::Slot;
-    use crate::kernel::{Layout, LayoutClass};
+    use crate::kernel::codegen::layout::{Layout, LayoutClass};
     let layout = Layout {
         class: LayoutClass::Contiguous,
         nd: 1,
@@ -440,8 +440,7 @@ pub fn sample_sources() -> Result<Vec<(String, String)>> {
     let mut out = Vec::new();
     let mut push = |what: String, k: &ElementwiseKernel, dtypes: &[DType]| -> Result<()> {
         let slots: Vec<Slot> = (0..dtypes.len()).map(|idx| Slot::Array { idx }).collect();
-        let (s, _) = k.source_for(dtypes, &slots, layout, 256)?;
-        out.push((what, s));
+        out.push((what, k.source_for(dtypes, &slots, layout, 256)?.source));
         Ok(())
     };
     for &d in DType::ALL {

@@ -96,12 +96,30 @@ pub(crate) fn gather_source(item: usize, index: DType, wide: bool) -> String {
     s.push_str(INDEX_FIX);
     s.push_str(
         r#"
-// out[q] = a[idx[q]] (one axis, nothing before or after it).
+// out[q] = a[idx[q]] (one axis, nothing before or after it). A thread takes FLAT_U
+// positions a grid stride apart per step (coalesced index loads and stores), their gathers
+// in flight together.
+constexpr int FLAT_U = 4;
 extern "C" __global__ void __launch_bounds__(256) cuprum_take_flat(const T* __restrict__ a, const J* __restrict__ idx,
     T* __restrict__ out, I total, long long len, int mode, unsigned long long* __restrict__ err) {
-  for (I q = (I)blockIdx.x * blockDim.x + threadIdx.x; q < total; q += (I)gridDim.x * blockDim.x) {
-    long long k = (long long)idx[q];
-    if (fix_index(k, len, mode, err)) out[q] = a[k];
+  const I stride = (I)gridDim.x * blockDim.x;
+  for (I q0 = (I)blockIdx.x * blockDim.x + threadIdx.x; q0 < total; q0 += (I)FLAT_U * stride) {
+    long long k[FLAT_U];
+    bool ok[FLAT_U];
+#pragma unroll
+    for (int u = 0; u < FLAT_U; ++u) {
+      const I q = q0 + (I)u * stride;
+      ok[u] = q < total;
+      k[u] = ok[u] ? (long long)idx[q] : 0;
+    }
+    T v[FLAT_U];
+#pragma unroll
+    for (int u = 0; u < FLAT_U; ++u) {
+      ok[u] = ok[u] && fix_index(k[u], len, mode, err);
+      if (ok[u]) v[u] = a[k[u]];
+    }
+#pragma unroll
+    for (int u = 0; u < FLAT_U; ++u) if (ok[u]) out[q0 + (I)u * stride] = v[u];
   }
 }
 // out[o, j, r] = a[o, idx[j], r] for a contiguous (outer, len, inner) a.
@@ -191,6 +209,29 @@ template <typename U> __device__ __forceinline__ void atomic_add_small(U* p, U x
   }} while (old != assumed);
 }}
 __device__ __forceinline__ void atomic_add(T* p, T x) {{ {body} }}
+// a[idx[j] * s0] += v[j * vs0] (one index per element of the sum): a thread takes FLAT_U
+// indices a grid stride apart per step, their atomic adds (no result: reductions) issued
+// together.
+constexpr int FLAT_U = 4;
+extern "C" __global__ void __launch_bounds__(256) cuprum_scatter_add_flat(T* a, const J* __restrict__ idx,
+    const T* __restrict__ v, I total, long long len0, long long s0, long long vs0, unsigned long long* __restrict__ err) {{
+  const I stride = (I)gridDim.x * blockDim.x;
+  for (I j0 = (I)blockIdx.x * blockDim.x + threadIdx.x; j0 < total; j0 += (I)FLAT_U * stride) {{
+    long long k[FLAT_U];
+    T x[FLAT_U];
+    bool ok[FLAT_U];
+#pragma unroll
+    for (int u = 0; u < FLAT_U; ++u) {{
+      const I j = j0 + (I)u * stride;
+      ok[u] = j < total;
+      k[u] = ok[u] ? (long long)idx[j] : 0;
+      if (ok[u]) x[u] = v[(long long)j * vs0];
+    }}
+#pragma unroll
+    for (int u = 0; u < FLAT_U; ++u)
+      if (ok[u] && fix_index(k[u], len0, 0, err)) atomic_add(a + k[u] * s0, x[u]);
+  }}
+}}
 // a[idx[j], r] += v[j * vs0 + r * vs1] for q = j * inner + r; the trailing axes of a
 // (r) are an ND-dimensional strided view.
 template <int ND>
@@ -264,22 +305,43 @@ fn index_array(indices: &Array, what: &str) -> Result<Array> {
     }
 }
 
-/// The error flag of a raise-mode launch: `[set, first bad index]`.
-fn err_flag() -> Result<Array> {
-    zeroed_scratch(16)
-}
+/// Positions a gather or scatter thread takes per step in the flat kernels.
+const FLAT_U: usize = 4;
 
-/// Reads the flag; an error naming the bad index when set (NumPy's IndexError text).
-fn check_flag(flag: &Array, axis: usize, len: usize) -> Result<()> {
-    let v = flag.to_vec::<u64>()?;
-    if v.first().copied().unwrap_or(0) != 0 {
-        let bad = v.get(1).copied().unwrap_or(0) as i64;
-        bail!(
-            Shape,
-            "index {bad} is out of bounds for axis {axis} with size {len}"
-        );
+/// The error flag of a launch: in raise mode `[set, first bad index]`, zeroed before the
+/// launch and read after it (one device → host read, hence one synchronisation); no flag
+/// (a null pointer the kernel never writes through) in the other modes.
+struct ErrFlag(Option<Array>);
+
+impl ErrFlag {
+    fn new(mode: IndexMode) -> Result<ErrFlag> {
+        Ok(ErrFlag(if mode == IndexMode::Raise {
+            Some(zeroed_scratch(16)?)
+        } else {
+            None
+        }))
     }
-    Ok(())
+
+    fn ptr(&self) -> DevicePtr {
+        DevicePtr(self.0.as_ref().map_or(0, Array::data_ptr))
+    }
+
+    /// An error naming the first bad index when the kernel set the flag (NumPy's
+    /// IndexError text).
+    fn check(&self, axis: usize, len: usize) -> Result<()> {
+        let Some(flag) = &self.0 else {
+            return Ok(());
+        };
+        let v = flag.to_vec::<u64>()?;
+        if v.first().copied().unwrap_or(0) != 0 {
+            let bad = v.get(1).copied().unwrap_or(0) as i64;
+            bail!(
+                Shape,
+                "index {bad} is out of bounds for axis {axis} with size {len}"
+            );
+        }
+        Ok(())
+    }
 }
 
 /// Shape and strides of `a` merged for the scatter kernels (a 0-d view is one element).
@@ -331,6 +393,9 @@ pub fn take_with(
     axis: Option<isize>,
     mode: IndexMode,
 ) -> Result<Array> {
+    if let Some(r) = crate::ops::programs::elsewhere_then(a, || take_with(a, indices, axis, mode)) {
+        return r;
+    }
     let idx = index_array(indices, "take")?;
     let (src, ax) = match axis {
         None => (a.reshape_copy(&[-1])?, 0),
@@ -353,37 +418,23 @@ pub fn take_with(
     let inner: usize = src.shape()[ax + 1..].iter().product();
     let wide = !fits_u32(total.max(src.size()));
     let prog = gather_program(a.itemsize(), idx.dtype(), wide);
-    let flag = err_flag()?;
-    let grid = blocks_for(total);
+    let flag = ErrFlag::new(mode)?;
+    let err = flag.ptr();
     let m = idx.size();
+    let flat_grid = blocks_for(total.div_ceil(FLAT_U));
+    let grid = blocks_for(total);
     match (outer == 1 && inner == 1, wide) {
         (true, false) => prog.launch(
             "cuprum_take_flat",
-            grid,
+            flat_grid,
             256,
-            (
-                &src,
-                &idx,
-                &out,
-                total as u32,
-                len as i64,
-                mode.code(),
-                &flag,
-            ),
+            (&src, &idx, &out, total as u32, len as i64, mode.code(), err),
         )?,
         (true, true) => prog.launch(
             "cuprum_take_flat",
-            grid,
+            flat_grid,
             256,
-            (
-                &src,
-                &idx,
-                &out,
-                total as u64,
-                len as i64,
-                mode.code(),
-                &flag,
-            ),
+            (&src, &idx, &out, total as u64, len as i64, mode.code(), err),
         )?,
         (false, false) => prog.launch(
             "cuprum_take",
@@ -398,7 +449,7 @@ pub fn take_with(
                 inner as u32,
                 len as i64,
                 mode.code(),
-                &flag,
+                err,
             ),
         )?,
         (false, true) => prog.launch(
@@ -414,13 +465,11 @@ pub fn take_with(
                 inner as u64,
                 len as i64,
                 mode.code(),
-                &flag,
+                err,
             ),
         )?,
     }
-    if mode == IndexMode::Raise {
-        check_flag(&flag, ax, len)?;
-    }
+    flag.check(ax, len)?;
     Ok(out)
 }
 
@@ -472,6 +521,9 @@ pub fn put_with(
     values: impl IntoOperand,
     mode: IndexMode,
 ) -> Result<()> {
+    if crate::ops::programs::is_elsewhere(a)? {
+        return crate::ops::programs::on_device_of(a, move || put_with(a, indices, values, mode));
+    }
     let idx = index_array(indices, "put")?;
     let m = idx.size();
     if m == 0 {
@@ -496,7 +548,8 @@ pub fn put_with(
     let size = a.size();
     let wide = !fits_u32(m.max(size));
     let prog = gather_program(a.itemsize(), idx.dtype(), wide);
-    let flag = err_flag()?;
+    let flag = ErrFlag::new(mode)?;
+    let err = flag.ptr();
     let target = DevicePtr(a.data_ptr());
     let name = put_name(ms.len());
     let grid = blocks_for(m);
@@ -510,7 +563,7 @@ pub fn put_with(
             nv as u64,
             size as i64,
             mode.code(),
-            &flag,
+            err,
             ByValue(meta),
         );
         prog.launch(name, grid, 256, args)?;
@@ -523,15 +576,12 @@ pub fn put_with(
             nv as u32,
             size as i64,
             mode.code(),
-            &flag,
+            err,
             ByValue(meta),
         );
         prog.launch(name, grid, 256, args)?;
     }
-    if mode == IndexMode::Raise {
-        check_flag(&flag, 0, size)?;
-    }
-    Ok(())
+    flag.check(0, size)
 }
 
 /// `a[indices] += values` with repeated indices accumulating (NumPy's `add.at`, CuPy's
@@ -549,6 +599,9 @@ pub fn put_with(
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn scatter_add(a: &Array, indices: &Array, values: impl IntoOperand) -> Result<()> {
+    if crate::ops::programs::is_elsewhere(a)? {
+        return crate::ops::programs::on_device_of(a, move || scatter_add(a, indices, values));
+    }
     if a.ndim() == 0 {
         bail!(
             Shape,
@@ -618,11 +671,24 @@ pub fn scatter_add(a: &Array, indices: &Array, values: impl IntoOperand) -> Resu
     }
     let wide = !fits_u32(total.max(a.size()));
     let prog = scatter_program(dt, idx.dtype(), wide);
-    let flag = err_flag()?;
-    let name = scatter_name(ms.len());
+    let flag = ErrFlag::new(IndexMode::Raise)?;
+    let err = flag.ptr();
     let (vs0, vs1) = (v.strides()[0] as i64, v.strides()[1] as i64);
     let (target, vals) = (DevicePtr(a.data_ptr()), DevicePtr(v.data_ptr()));
     let s0 = a.strides()[0] as i64;
+    if inner == 1 {
+        // one element a row: the flat kernel (the trailing axes, if any, have extent 1)
+        let grid = blocks_for(total.div_ceil(FLAT_U));
+        if wide {
+            let args = (target, &idx, vals, total as u64, len0 as i64, s0, vs0, err);
+            prog.launch("cuprum_scatter_add_flat", grid, 256, args)?;
+        } else {
+            let args = (target, &idx, vals, total as u32, len0 as i64, s0, vs0, err);
+            prog.launch("cuprum_scatter_add_flat", grid, 256, args)?;
+        }
+        return flag.check(0, len0);
+    }
+    let name = scatter_name(ms.len());
     let grid = blocks_for(total);
     if wide {
         let args = (
@@ -635,7 +701,7 @@ pub fn scatter_add(a: &Array, indices: &Array, values: impl IntoOperand) -> Resu
             s0,
             vs0,
             vs1,
-            &flag,
+            err,
             ByValue(rest),
         );
         prog.launch(name, grid, 256, args)?;
@@ -650,12 +716,12 @@ pub fn scatter_add(a: &Array, indices: &Array, values: impl IntoOperand) -> Resu
             s0,
             vs0,
             vs1,
-            &flag,
+            err,
             ByValue(rest),
         );
         prog.launch(name, grid, 256, args)?;
     }
-    check_flag(&flag, 0, len0)
+    flag.check(0, len0)
 }
 
 /// The kernel turning flat C-order positions into one coordinate (for arrays of more than
@@ -687,6 +753,9 @@ fn unravel_kernel() -> Result<&'static ElementwiseKernel> {
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn nonzero(a: &Array) -> Result<Vec<Array>> {
+    if let Some(r) = crate::ops::programs::elsewhere_then(a, || nonzero(a)) {
+        return r;
+    }
     if a.ndim() == 0 {
         bail!(
             Shape,
@@ -726,6 +795,9 @@ pub fn nonzero(a: &Array) -> Result<Vec<Array>> {
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn flatnonzero(a: &Array) -> Result<Array> {
+    if let Some(r) = crate::ops::programs::elsewhere_then(a, || flatnonzero(a)) {
+        return r;
+    }
     let flat = a.reshape_copy(&[-1])?;
     nonzero(&flat)?
         .pop()
@@ -742,6 +814,9 @@ pub fn flatnonzero(a: &Array) -> Result<Array> {
 /// ```
 #[doc(alias = "where")]
 pub fn where_nonzero(cond: &Array) -> Result<Vec<Array>> {
+    if let Some(r) = crate::ops::programs::elsewhere_then(cond, || where_nonzero(cond)) {
+        return r;
+    }
     nonzero(cond)
 }
 
@@ -758,6 +833,9 @@ pub fn where_nonzero(cond: &Array) -> Result<Vec<Array>> {
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn compress(condition: &Array, a: &Array, axis: Option<isize>) -> Result<Array> {
+    if let Some(r) = crate::ops::programs::elsewhere_then(a, || compress(condition, a, axis)) {
+        return r;
+    }
     if condition.ndim() != 1 {
         bail!(
             Shape,

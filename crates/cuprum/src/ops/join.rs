@@ -24,6 +24,12 @@ pub fn concatenate(arrays: &[&Array], axis: Option<isize>) -> Result<Array> {
     let Some(first) = arrays.first() else {
         bail!(InvalidArgument, "need at least one array to concatenate");
     };
+    for a in arrays {
+        crate::array::check_same_device("concatenate", first.device(), a.device())?;
+    }
+    if crate::runtime::Stream::for_device(first.device())? != crate::runtime::Stream::current()? {
+        return crate::ops::programs::on_device_of(first, || concatenate(arrays, axis));
+    }
     let dtypes: Vec<_> = arrays.iter().map(|a| a.dtype()).collect();
     let dtype = result_type_of(&dtypes, &[])?;
     let Some(axis) = axis else {

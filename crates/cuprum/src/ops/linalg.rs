@@ -316,19 +316,9 @@ fn to_i32(v: usize, what: &str) -> Result<i32> {
 
 /// Computes the product planned in `plan` (shapes already checked).
 fn run(plan: &Plan, a: &Array, b: &Array) -> Result<Array> {
-    let stream = Stream::current()?;
+    let stream = Stream::for_device(a.device())?;
     let device = stream.device();
-    for x in [a, b] {
-        if x.device() != device {
-            bail!(
-                InvalidArgument,
-                "The device where the array resides ({}) is different from the current device \
-                 ({})",
-                x.device().ordinal(),
-                device.ordinal()
-            );
-        }
-    }
+    crate::array::check_same_device("matmul", device, b.device())?;
     // NumPy's promotion: float32 with float64 computes in float64.
     let dtype = if a.dtype() == DType::F64 || b.dtype() == DType::F64 {
         DType::F64

@@ -111,6 +111,12 @@ impl<'a> Masked<'a> {
     /// ```
     pub fn get(&self) -> Result<Array> {
         self.check()?;
+        crate::array::check_same_device("masked get", self.array.device(), self.mask.device())?;
+        if crate::runtime::Stream::for_device(self.array.device())?
+            != crate::runtime::Stream::current()?
+        {
+            return crate::ops::programs::on_device_of(self.array, || self.get());
+        }
         let (a, m) = (self.array, self.mask);
         if m.ndim() < a.ndim() {
             return self.get_rows();

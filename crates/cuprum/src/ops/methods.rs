@@ -310,16 +310,16 @@ macro_rules! reduction_methods {
                 crate::ops::$name(self)
             }
 
-            #[doc = concat!("[`ops::", stringify!($axis_name), "`](crate::ops::", stringify!($axis_name), "): over `axis`, keeping reduced axes with `keepdims`.")]
+            #[doc = concat!("[`ops::", stringify!($axis_name), "`](crate::ops::", stringify!($axis_name), "): over `axis`, keeping reduced axes with [`Keepdims::Yes`](crate::ops::Keepdims).")]
             ///
             /// ```no_run
-            /// # use cuprum::{Array, DType};
+            /// # use cuprum::{Array, DType, ops::Keepdims};
             /// let a = Array::ones(&[2, 3], DType::F64)?;
-            #[doc = concat!("let r = a.", stringify!($axis_name), "(-1, false)?;")]
+            #[doc = concat!("let r = a.", stringify!($axis_name), "(-1, Keepdims::No)?;")]
             /// assert_eq!(r.shape(), &[2]);
             /// # Ok::<(), cuprum::Error>(())
             /// ```
-            pub fn $axis_name(&self, axis: impl Into<crate::kernel::Axes>, keepdims: bool) -> Result<Array> {
+            pub fn $axis_name(&self, axis: impl Into<crate::kernel::Axes>, keepdims: crate::kernel::Keepdims) -> Result<Array> {
                 crate::ops::$axis_name(self, axis, keepdims)
             }
         )*}

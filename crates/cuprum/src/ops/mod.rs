@@ -9,7 +9,7 @@
 //! Operators work on `&Array` and return `Result<Array>`:
 //!
 //! ```no_run
-//! use cuprum::{Array, DType, ops};
+//! use cuprum::{Array, DType, ops, ops::Keepdims};
 //! let x = Array::from_slice(&[1.0f32, -2.0, 3.0], &[3])?;
 //! let y = (&x * 2.0)?;                                  // float32
 //! let z = ops::maximum(&y, 0.0)?;                        // relu
@@ -18,7 +18,7 @@
 //! assert_eq!(w.to_vec::<f32>()?, vec![1.0, 0.0, 3.0]);
 //! assert_eq!((&x + 1i32)?.dtype(), DType::F32);
 //! let total = ops::sum(&x)?;                             // a 0-d array
-//! let rows = ops::mean_axis(&x.reshape(&[3, 1])?, 1, false)?;
+//! let rows = ops::mean_axis(&x.reshape(&[3, 1])?, 1, Keepdims::No)?;
 //! assert!(ops::allclose(&x, &x)?);
 //! # Ok::<(), cuprum::Error>(())
 //! ```
@@ -26,7 +26,7 @@
 //! Reductions (`sum`, `prod`, `mean`, `var`, `std`, `max`, `min`, `argmax`, `argmin`,
 //! `all`, `any`, `count_nonzero`) are [`ReductionKernel`](crate::ReductionKernel)s: each
 //! has a full form (`sum(&a)`, a 0-d result) and an axis form
-//! (`sum_axis(&a, axis, keepdims)`). Result dtypes follow NumPy: integer sums and products
+//! (`sum_axis(&a, axis, Keepdims::No)`). Result dtypes follow NumPy: integer sums and products
 //! are int64 (uint64 for unsigned), means/variances of integers float64; float16 and
 //! bfloat16 accumulate in float32; `var`/`std` use one pass with Welford merges (ddof 0).
 
@@ -83,7 +83,9 @@ pub fn routine_sample_sources() -> Result<Vec<(String, String)>> {
 
 use crate::array::Array;
 use crate::error::Result;
+pub use crate::kernel::Keepdims;
 use crate::kernel::{Axes, IntoOperand};
+pub use close::Tolerance;
 use elementwise::{Op, binary_into, binary_of, unary, unary_to};
 use reduction::{ROp, reduce};
 
@@ -871,19 +873,19 @@ macro_rules! reductions {
         }
 
         #[doc = concat!("[`", stringify!($name), "`](crate::ops::", stringify!($name), "()) over `axis` (one axis, several, negative ones \
-            counting from the end); `keepdims` keeps reduced axes with extent 1.")]
+            counting from the end); [`Keepdims::Yes`] keeps reduced axes with extent 1.")]
         ///
         /// ```no_run
-        /// # use cuprum::{Array, DType, ops};
+        /// # use cuprum::{Array, DType, ops, ops::Keepdims};
         /// let m = Array::from_slice(&[1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
-        #[doc = concat!("let r = ops::", stringify!($axis_name), "(&m, 1, false)?;")]
+        #[doc = concat!("let r = ops::", stringify!($axis_name), "(&m, 1, Keepdims::No)?;")]
         /// assert_eq!(r.shape(), &[2]);
-        #[doc = concat!("let k = ops::", stringify!($axis_name), "(&m, [0, 1], true)?;")]
+        #[doc = concat!("let k = ops::", stringify!($axis_name), "(&m, [0, 1], Keepdims::Yes)?;")]
         /// assert_eq!(k.shape(), &[1, 1]);
         /// # Ok::<(), cuprum::Error>(())
         /// ```
-        pub fn $axis_name(a: &Array, axis: impl Into<Axes>, keepdims: bool) -> Result<Array> {
-            reduce(ROp::$op, a, Some(axis.into()), keepdims)
+        pub fn $axis_name(a: &Array, axis: impl Into<Axes>, keepdims: Keepdims) -> Result<Array> {
+            reduce(ROp::$op, a, Some(axis.into()), keepdims.keeps())
         }
     )*};
 }
@@ -997,13 +999,13 @@ pub fn argmax(a: &Array) -> Result<Array> {
 /// Index of the largest element along one axis.
 ///
 /// ```no_run
-/// # use cuprum::{Array, ops};
+/// # use cuprum::{Array, ops, ops::Keepdims};
 /// let a = Array::from_slice(&[1.0f32, 9.0, 7.0, 2.0], &[2, 2])?;
-/// assert_eq!(ops::argmax_axis(&a, 1, false)?.to_vec::<i64>()?, vec![1, 0]);
+/// assert_eq!(ops::argmax_axis(&a, 1, Keepdims::No)?.to_vec::<i64>()?, vec![1, 0]);
 /// # Ok::<(), cuprum::Error>(())
 /// ```
-pub fn argmax_axis(a: &Array, axis: isize, keepdims: bool) -> Result<Array> {
-    reduce(ROp::ArgMax, a, Some(axis.into()), keepdims)
+pub fn argmax_axis(a: &Array, axis: isize, keepdims: Keepdims) -> Result<Array> {
+    reduce(ROp::ArgMax, a, Some(axis.into()), keepdims.keeps())
 }
 
 /// Index of the smallest element in C order (int64, 0-d); the first one on ties, the
@@ -1022,33 +1024,28 @@ pub fn argmin(a: &Array) -> Result<Array> {
 /// Index of the smallest element along one axis.
 ///
 /// ```no_run
-/// # use cuprum::{Array, ops};
+/// # use cuprum::{Array, ops, ops::Keepdims};
 /// let a = Array::from_slice(&[4i32, -1, 0, 8], &[2, 2])?;
-/// assert_eq!(ops::argmin_axis(&a, 0, false)?.to_vec::<i64>()?, vec![1, 0]);
+/// assert_eq!(ops::argmin_axis(&a, 0, Keepdims::No)?.to_vec::<i64>()?, vec![1, 0]);
 /// # Ok::<(), cuprum::Error>(())
 /// ```
-pub fn argmin_axis(a: &Array, axis: isize, keepdims: bool) -> Result<Array> {
-    reduce(ROp::ArgMin, a, Some(axis.into()), keepdims)
+pub fn argmin_axis(a: &Array, axis: isize, keepdims: Keepdims) -> Result<Array> {
+    reduce(ROp::ArgMin, a, Some(axis.into()), keepdims.keeps())
 }
 
 /// Elementwise `|a - b| <= atol + rtol * |b|` as a bool array (NumPy's `isclose`); equal
-/// infinities are close; NaNs are close to each other only with `equal_nan`.
+/// infinities are close; NaNs are close to each other only with
+/// [`nan_equal`](Tolerance::nan_equal).
 ///
 /// ```no_run
-/// # use cuprum::{Array, ops};
+/// # use cuprum::{Array, ops, ops::Tolerance};
 /// let a = Array::from_slice(&[1.0f64, 2.0], &[2])?;
-/// let c = ops::isclose(&a, 1.0 + 1e-9, 1e-5, 1e-8, false)?;
+/// let c = ops::isclose(&a, 1.0 + 1e-9, Tolerance::new(1e-5, 1e-8))?;
 /// assert_eq!(c.to_vec::<bool>()?, vec![true, false]);
 /// # Ok::<(), cuprum::Error>(())
 /// ```
-pub fn isclose(
-    a: impl IntoOperand,
-    b: impl IntoOperand,
-    rtol: f64,
-    atol: f64,
-    equal_nan: bool,
-) -> Result<Array> {
-    close::isclose(&a, &b, rtol, atol, equal_nan)
+pub fn isclose(a: impl IntoOperand, b: impl IntoOperand, tol: Tolerance) -> Result<Array> {
+    close::isclose(&a, &b, tol.rtol, tol.atol, tol.equal_nan)
 }
 
 /// Whether every pair is close with NumPy's defaults (`rtol = 1e-5`, `atol = 1e-8`, NaNs
@@ -1062,18 +1059,18 @@ pub fn isclose(
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn allclose(a: &Array, b: &Array) -> Result<bool> {
-    close::allclose(a, b, 1e-5, 1e-8, false)
+    allclose_with(a, b, Tolerance::default())
 }
 
 /// [`allclose`] with explicit tolerances and NaN handling.
 ///
 /// ```no_run
-/// # use cuprum::{Array, ops};
+/// # use cuprum::{Array, ops, ops::Tolerance};
 /// let a = Array::from_slice(&[f64::NAN, 1.0], &[2])?;
-/// assert!(ops::allclose_with(&a, &a, 0.0, 0.0, true)?);
-/// assert!(!ops::allclose_with(&a, &a, 0.0, 0.0, false)?);
+/// assert!(ops::allclose_with(&a, &a, Tolerance::new(0.0, 0.0).nan_equal())?);
+/// assert!(!ops::allclose_with(&a, &a, Tolerance::new(0.0, 0.0))?);
 /// # Ok::<(), cuprum::Error>(())
 /// ```
-pub fn allclose_with(a: &Array, b: &Array, rtol: f64, atol: f64, equal_nan: bool) -> Result<bool> {
-    close::allclose(a, b, rtol, atol, equal_nan)
+pub fn allclose_with(a: &Array, b: &Array, tol: Tolerance) -> Result<bool> {
+    close::allclose(a, b, tol.rtol, tol.atol, tol.equal_nan)
 }

@@ -40,6 +40,9 @@ pub fn permutation(n: usize) -> Result<Array> {
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn permutation_of(a: &Array) -> Result<Array> {
+    if let Some(r) = crate::ops::programs::elsewhere_then(a, || permutation_of(a)) {
+        return r;
+    }
     if a.ndim() == 0 {
         bail!(
             Shape,

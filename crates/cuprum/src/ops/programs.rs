@@ -91,11 +91,54 @@ pub(crate) fn fits_u32(n: usize) -> bool {
     n < (1usize << 31)
 }
 
+/// Runs `f` with `a`'s device current (and, when the current stream belongs to another
+/// device, that device's default stream as the current stream), so that the ops built on
+/// the current stream (programs, scratch, temporaries) run where `a` lives.
+pub(crate) fn on_device_of<R>(a: &Array, f: impl FnOnce() -> Result<R>) -> Result<R> {
+    match elsewhere(a, f) {
+        Ok(Ok(r)) => Ok(r),
+        Ok(Err(f)) => f(),
+        Err(e) => Err(e),
+    }
+}
+
+/// For an op built on the current stream, called with `a` on another device than the
+/// current stream's: `Some(f())` run with `a`'s device and stream current (`f` calls the
+/// op again, which then finds its device current); `None` when `a`'s device is current.
+/// The op's first lines: `if let Some(r) = elsewhere_then(a, || op(a, …)) { return r; }`.
+pub(crate) fn elsewhere_then<R>(a: &Array, f: impl FnOnce() -> Result<R>) -> Option<Result<R>> {
+    match elsewhere(a, f) {
+        Ok(Ok(r)) => Some(Ok(r)),
+        Ok(Err(_)) => None,
+        Err(e) => Some(Err(e)),
+    }
+}
+
+/// Whether `a`'s device differs from the current stream's (the op must then run inside
+/// [`on_device_of`]).
+pub(crate) fn is_elsewhere(a: &Array) -> Result<bool> {
+    Ok(Stream::for_device(a.device())? != Stream::current()?)
+}
+
+/// `Ok(Ok(f()))` run on `a`'s device when the current stream is another device's,
+/// `Ok(Err(f))` (not run) when it is `a`'s device's.
+#[allow(clippy::type_complexity)]
+fn elsewhere<R, F: FnOnce() -> Result<R>>(a: &Array, f: F) -> Result<std::result::Result<R, F>> {
+    let stream = Stream::for_device(a.device())?;
+    if Stream::current()? == stream {
+        return Ok(Err(f));
+    }
+    stream.with(f).map(Ok)
+}
+
 /// Scratch of `bytes` bytes, zeroed on the current stream (look-back status words, tile
 /// counters, histograms, error flags).
 pub(crate) fn zeroed_scratch(bytes: usize) -> Result<Array> {
     let a = Array::empty(&[bytes.div_ceil(8).max(1)], DType::U64)?;
-    zero_device(a.data_ptr(), a.nbytes(), &Stream::current()?)?;
+    let stream = Stream::current()?;
+    // SAFETY: `a` was just allocated on this stream with `nbytes()` bytes and lives past
+    // the memset (stream-ordered free).
+    unsafe { zero_device(a.ptr_on(&stream), a.nbytes(), &stream)? };
     Ok(a)
 }
 

@@ -299,6 +299,9 @@ extern "C" __global__ void __launch_bounds__(256) cuprum_scan_cols(const Tin* __
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn cumsum(a: &Array, axis: Option<isize>) -> Result<Array> {
+    if let Some(r) = crate::ops::programs::elsewhere_then(a, || cumsum(a, axis)) {
+        return r;
+    }
     scan(ScanOp::Sum, a, axis)
 }
 
@@ -311,6 +314,9 @@ pub fn cumsum(a: &Array, axis: Option<isize>) -> Result<Array> {
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn cumprod(a: &Array, axis: Option<isize>) -> Result<Array> {
+    if let Some(r) = crate::ops::programs::elsewhere_then(a, || cumprod(a, axis)) {
+        return r;
+    }
     scan(ScanOp::Prod, a, axis)
 }
 

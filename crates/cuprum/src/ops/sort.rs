@@ -586,6 +586,9 @@ fn sort_impl(a: &Array, axis: Option<isize>, arg: bool) -> Result<Array> {
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn sort(a: &Array, axis: Option<isize>) -> Result<Array> {
+    if let Some(r) = crate::ops::programs::elsewhere_then(a, || sort(a, axis)) {
+        return r;
+    }
     sort_impl(a, axis, false)
 }
 
@@ -600,6 +603,9 @@ pub fn sort(a: &Array, axis: Option<isize>) -> Result<Array> {
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn argsort(a: &Array, axis: Option<isize>) -> Result<Array> {
+    if let Some(r) = crate::ops::programs::elsewhere_then(a, || argsort(a, axis)) {
+        return r;
+    }
     sort_impl(a, axis, true)
 }
 

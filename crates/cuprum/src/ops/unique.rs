@@ -71,6 +71,9 @@ fn run_starts(s: &Array) -> Result<Array> {
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn unique(a: &Array) -> Result<Array> {
+    if let Some(r) = crate::ops::programs::elsewhere_then(a, || unique(a)) {
+        return r;
+    }
     let s = sort(a, None)?;
     let f = run_starts(&s)?;
     s.masked(&f).get()
@@ -86,6 +89,9 @@ pub fn unique(a: &Array) -> Result<Array> {
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn unique_counts(a: &Array) -> Result<(Array, Array)> {
+    if let Some(r) = crate::ops::programs::elsewhere_then(a, || unique_counts(a)) {
+        return r;
+    }
     let s = sort(a, None)?;
     let n = s.size();
     let starts = flatnonzero(&run_starts(&s)?)?;
@@ -110,6 +116,9 @@ pub fn unique_counts(a: &Array) -> Result<(Array, Array)> {
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn unique_inverse(a: &Array) -> Result<(Array, Array)> {
+    if let Some(r) = crate::ops::programs::elsewhere_then(a, || unique_inverse(a)) {
+        return r;
+    }
     let flat = a.reshape_copy(&[-1])?;
     let perm = argsort(&flat, None)?;
     let s = take_with(&flat, &perm, None, IndexMode::Clip)?;

@@ -304,6 +304,73 @@ impl Device {
         }
     }
 
+    /// Every GPU of this machine, in ordinal order (each opened once per process). The
+    /// host device ([`Device::host`]) is not among them; without a usable GPU this is the
+    /// error [`Device::count`] gives (no driver, a driver too old, or no device).
+    ///
+    /// ```no_run
+    /// for dev in cuprum::Device::all()? {
+    ///     println!("{}: {}", dev.ordinal(), dev.name());
+    /// }
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn all() -> Result<Vec<Device>> {
+        (0..Device::count()?).map(Device::get).collect()
+    }
+
+    /// Whether kernels and copies on this device can read and write `peer`'s memory
+    /// directly (NVLink or PCIe peer-to-peer, `cuDeviceCanAccessPeer`). A device can always
+    /// access itself; the host device and a GPU never access each other's memory (copies
+    /// between them go through [`Array::to_device`](crate::Array::to_device)).
+    ///
+    /// ```no_run
+    /// let d0 = cuprum::Device::get(0)?;
+    /// assert!(d0.can_access_peer(d0)?);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn can_access_peer(self, peer: Device) -> Result<bool> {
+        if self == peer {
+            return Ok(true);
+        }
+        let (Some(a), Some(b)) = (self.cuda(), peer.cuda()) else {
+            return Ok(false);
+        };
+        let mut can: std::ffi::c_int = 0;
+        // SAFETY: both handles come from opened contexts; `can` is a valid out pointer.
+        unsafe { sys::cuDeviceCanAccessPeer(&mut can, a.ctx.cu_device(), b.ctx.cu_device()) }
+            .call("cuDeviceCanAccessPeer")?;
+        Ok(can != 0)
+    }
+
+    /// Enables this device's access to `peer`'s memory, once per ordered pair and process;
+    /// `Ok(false)` when the driver does not allow it (copies are then staged through the
+    /// host).
+    pub(crate) fn enable_peer_access(self, peer: Device) -> Result<bool> {
+        use std::collections::HashMap;
+        use std::sync::Mutex;
+        static ENABLED: Mutex<Option<HashMap<(usize, usize), bool>>> = Mutex::new(None);
+        if self == peer {
+            return Ok(true);
+        }
+        let key = (self.0.ordinal, peer.0.ordinal);
+        let mut map = ENABLED.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(&on) = map.get_or_insert_with(HashMap::new).get(&key) {
+            return Ok(on);
+        }
+        let on = self.can_access_peer(peer)?;
+        if let (true, Some(p)) = (on, peer.cuda()) {
+            self.bind()?;
+            // SAFETY: this device's context is current; the peer context is a live primary
+            // context. Enabling twice is reported as ALREADY_ENABLED, which is success here.
+            let r = unsafe { sys::cuCtxEnablePeerAccess(p.ctx.cu_ctx(), 0) };
+            if r != sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED {
+                r.call("cuCtxEnablePeerAccess")?;
+            }
+        }
+        map.get_or_insert_with(HashMap::new).insert(key, on);
+        Ok(on)
+    }
+
     /// CUDA device ordinal (0-based); [`HOST_ORDINAL`] (`usize::MAX`) for the host device.
     pub fn ordinal(self) -> usize {
         self.0.ordinal

@@ -124,15 +124,17 @@ pub(crate) fn driver_error(e: DriverError, call: &str) -> Error {
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     let what = format!("{call} failed: {name}: {text}");
+    let code = e.0 as i32;
     if super::fault::is_sticky(e.0) {
-        return super::fault::record(super::device::current_context_ordinal(), what);
+        let fault = super::fault::record(super::device::current_context_ordinal(), what);
+        return fault.with_driver_code(code).with_source(e);
     }
     let kind = if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY {
         ErrorKind::OutOfMemory
     } else {
         ErrorKind::Driver
     };
-    Error::new(kind, what)
+    Error::new(kind, what).with_driver_code(code).with_source(e)
 }
 
 /// `result.map_err(|e| driver_error(e, call))` in a shorter form.

@@ -266,6 +266,7 @@ pub(crate) fn kind_text(f: &FaultInfo) -> String {
                 format!("{} blocks", f.a)
             }
         ),
+        8 => "assertion failed".to_string(),
         k => format!("unknown fault kind {k}"),
     }
 }

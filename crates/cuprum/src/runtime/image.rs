@@ -47,8 +47,21 @@ const EIFMT_SVAL: u8 = 4;
 const EIATTR_KPARAM_INFO: u8 = 0x17;
 
 fn elf_param_counts(b: &[u8]) -> Option<FxHashMap<String, usize>> {
+    let kernels = elf_kparams(b)?;
+    Some(kernels.into_iter().map(|(k, p)| (k, p.len())).collect())
+}
+
+/// The byte size of every parameter of every kernel of a cubin (from the same records:
+/// the size is the top 14 bits of the record's flags); empty for anything but a cubin this
+/// reader understands. For checking generated kernels' argument schemas without a GPU.
+pub(crate) fn param_sizes(image: &[u8]) -> FxHashMap<String, Vec<usize>> {
+    elf_kparams(image).unwrap_or_default()
+}
+
+/// Per kernel of a cubin: its parameters' sizes in ordinal order.
+fn elf_kparams(b: &[u8]) -> Option<FxHashMap<String, Vec<usize>>> {
     // ELF64 (class 2), little-endian (data 1).
-    if b.get(4) != Some(&2) || b.get(5) != Some(&1) {
+    if !b.starts_with(b"\x7fELF") || b.get(4) != Some(&2) || b.get(5) != Some(&1) {
         return None;
     }
     let shoff = u64_at(b, 0x28)?;
@@ -81,17 +94,17 @@ fn elf_param_counts(b: &[u8]) -> Option<FxHashMap<String, usize>> {
             continue;
         };
         let body = b.get(off..off.checked_add(size)?)?;
-        if let Some(n) = kparam_count(body) {
-            out.insert(kernel.to_string(), n);
+        if let Some(sizes) = kparams(body) {
+            out.insert(kernel.to_string(), sizes);
         }
     }
     Some(out)
 }
 
-/// The number of `EIATTR_KPARAM_INFO` records of one `.nv.info.<kernel>` section, when
-/// their ordinals are exactly `0..n`.
-fn kparam_count(body: &[u8]) -> Option<usize> {
-    let mut ordinals = Vec::new();
+/// The parameter sizes of one `.nv.info.<kernel>` section's `EIATTR_KPARAM_INFO` records,
+/// when their ordinals are exactly `0..n`.
+fn kparams(body: &[u8]) -> Option<Vec<usize>> {
+    let mut params: Vec<(usize, usize)> = Vec::new();
     let mut p = 0;
     while p < body.len() {
         let format = *body.get(p)?;
@@ -104,18 +117,19 @@ fn kparam_count(body: &[u8]) -> Option<usize> {
                 let data = body.get(p..p.checked_add(value)?)?;
                 p += value;
                 if attr == EIATTR_KPARAM_INFO {
-                    ordinals.push(u16_at(data, 4)? as usize);
+                    let flags = u32_at(data, 8).unwrap_or(0);
+                    params.push((u16_at(data, 4)? as usize, (flags >> 18) as usize));
                 }
             }
             _ => return None,
         }
     }
-    ordinals.sort_unstable();
-    ordinals
+    params.sort_unstable();
+    params
         .iter()
         .enumerate()
-        .all(|(i, &o)| i == o)
-        .then_some(ordinals.len())
+        .all(|(i, &(o, _))| i == o)
+        .then(|| params.into_iter().map(|(_, size)| size).collect())
 }
 
 /// `.entry name(.param … , .param …)` declarations of PTX text (comments skipped).

@@ -186,7 +186,7 @@ impl Occupancy {
 }
 
 /// Kernel arguments packed by value, each 16-byte aligned, ready for `cuLaunchKernel`.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub(crate) struct ArgPack {
     cells: SmallVec<[u128; 16]>,
     starts: SmallVec<[usize; 8]>,
@@ -198,19 +198,32 @@ impl ArgPack {
     }
 
     /// Appends one argument given as its bytes.
+    #[inline]
     pub(crate) fn push_bytes(&mut self, bytes: &[u8]) {
-        self.starts.push(self.cells.len());
-        let cells = bytes.len().div_ceil(16).max(1);
-        let at = self.cells.len();
-        self.cells.extend(std::iter::repeat_n(0u128, cells));
-        for (k, chunk) in bytes.chunks(16).enumerate() {
+        if bytes.len() <= 16 {
+            // One cell (every scalar and pointer): no loop.
             let mut c = [0u8; 16];
-            c[..chunk.len()].copy_from_slice(chunk);
-            self.cells[at + k] = u128::from_ne_bytes(c);
+            c[..bytes.len()].copy_from_slice(bytes);
+            self.starts.push(self.cells.len());
+            self.cells.push(u128::from_ne_bytes(c));
+            return;
         }
+        self.push_with(bytes.len(), |b| b.copy_from_slice(bytes));
+    }
+
+    /// Appends one argument of `len` bytes, written in place by `fill` (which gets them
+    /// zeroed): no intermediate buffer.
+    pub(crate) fn push_with(&mut self, len: usize, fill: impl FnOnce(&mut [u8])) {
+        let at = self.cells.len();
+        self.starts.push(at);
+        self.cells
+            .extend(std::iter::repeat_n(0u128, len.div_ceil(16).max(1)));
+        let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut self.cells[at..]);
+        fill(&mut bytes[..len]);
     }
 
     /// Appends a plain value (an integer, float or pointer).
+    #[inline]
     pub(crate) fn push<T: bytemuck::Pod>(&mut self, v: T) {
         self.push_bytes(bytemuck::bytes_of(&v));
     }
@@ -222,6 +235,38 @@ impl ArgPack {
             // SAFETY: every start is an index inside `cells`.
             .map(|&s| unsafe { base.add(s) }.cast::<c_void>())
             .collect()
+    }
+}
+
+impl Function {
+    /// Launches this kernel, which must take no parameters, on `stream`. An error when it
+    /// takes some (the count comes from the module image, or once from the driver), and
+    /// when the driver refuses the configuration.
+    ///
+    /// ```no_run
+    /// use cuprum::compile::{compile_with_cache, CompileOptions};
+    /// use cuprum::runtime::{LaunchConfig, Stream};
+    /// let m = compile_with_cache(r#"extern "C" __global__ void tick() {}"#, &CompileOptions::new())?;
+    /// m.function("tick")?.launch_without_arguments(&LaunchConfig::linear(1, 1), &Stream::current()?)?;
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn launch_without_arguments(&self, config: &LaunchConfig, stream: &Stream) -> Result<()> {
+        let n = match self.image_param_count() {
+            Some(n) => n,
+            None => self.num_params()?,
+        };
+        if n != 0 {
+            bail!(
+                Launch,
+                "this kernel takes {n} parameter(s): launch_without_arguments launches only \
+                 kernels without parameters (RawKernel checks a launch's arguments)"
+            );
+        }
+        // SAFETY: the kernel takes no parameters, so the empty argument list matches it;
+        // the driver checks the configuration against the device's and the kernel's limits
+        // (an error, not undefined behaviour). What the kernel's code does is its author's
+        // contract, as with any CUDA kernel (see `RawKernel`).
+        unsafe { launch(self, config, stream, &mut ArgPack::new()) }
     }
 }
 

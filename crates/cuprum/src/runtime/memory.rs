@@ -159,9 +159,7 @@ fn out_of_memory(device: Device, bytes: usize) -> Error {
     let free = device.memory_info().map(|m| m.0).unwrap_or(0);
     err!(
         OutOfMemory,
-        "out of memory on device {} ({}): requested {} bytes ({}), {} bytes ({}) free of {} ({})",
-        device.ordinal(),
-        device.name(),
+        "out of memory on {device}: requested {} bytes ({}), {} bytes ({}) free of {} ({})",
         bytes,
         human_bytes(bytes),
         free,
@@ -368,7 +366,13 @@ impl Drop for Buffer {
 }
 
 /// Copies `bytes` between device addresses on `stream`.
-pub(crate) fn copy_dtod(dst: u64, src: u64, bytes: usize, stream: &Stream) -> Result<()> {
+///
+/// # Safety
+/// `src..src + bytes` and `dst..dst + bytes` must lie inside live device allocations of
+/// `stream`'s device that stay allocated until the copy has run in `stream` order (addresses
+/// taken with `ptr_on(stream)`), and every byte written must be a valid value of the
+/// elements stored there (a `bool` array holds only 0 and 1).
+pub(crate) unsafe fn copy_dtod(dst: u64, src: u64, bytes: usize, stream: &Stream) -> Result<()> {
     if bytes == 0 {
         return Ok(());
     }
@@ -379,12 +383,73 @@ pub(crate) fn copy_dtod(dst: u64, src: u64, bytes: usize, stream: &Stream) -> Re
         return Ok(());
     }
     stream.device().bind()?;
-    // SAFETY: callers pass ranges inside live buffers of at least `bytes` bytes.
+    // SAFETY: the caller guarantees both ranges.
     unsafe { result::memcpy_dtod_async(dst, src, bytes, stream.raw()) }.call("cuMemcpyDtoDAsync")
 }
 
+/// Copies `bytes` from `src` (memory of `src_device`) to `dst` (memory of `stream`'s
+/// device), queued on `stream`. Between two GPUs: `cuMemcpyPeerAsync` once peer access
+/// is enabled (once per pair), else (and always between a GPU and the host device) staged
+/// through host memory (the source is read on `src_stream`, which this call waits for).
+///
+/// # Safety
+/// `src..src + bytes` must lie inside a live allocation of `src_device` and
+/// `dst..dst + bytes` inside a live allocation of `stream`'s device, both staying allocated
+/// until the copy has run in `stream` order (and, staged, in `src_stream` order); every
+/// byte written must be a valid value of the elements stored at `dst`.
+pub(crate) unsafe fn copy_peer(
+    dst: u64,
+    src: u64,
+    src_device: Device,
+    bytes: usize,
+    stream: &Stream,
+    src_stream: &Stream,
+) -> Result<()> {
+    let dst_device = stream.device();
+    if dst_device == src_device {
+        // SAFETY: the caller's guarantee, with both ranges on one device.
+        return unsafe { copy_dtod(dst, src, bytes, stream) };
+    }
+    if bytes == 0 {
+        return Ok(());
+    }
+    let direct =
+        dst_device.enable_peer_access(src_device)? && src_device.enable_peer_access(dst_device)?;
+    // Peer access is only ever enabled between two GPUs (never with the host device).
+    if let (true, Some(d), Some(s)) = (direct, dst_device.cuda(), src_device.cuda()) {
+        dst_device.bind()?;
+        // SAFETY: `dst` and `src` point to at least `bytes` bytes of live buffers of the two
+        // devices (callers order both buffers with `stream` through `ptr_on`); the contexts
+        // are the devices' primary contexts.
+        return unsafe {
+            sys::cuMemcpyPeerAsync(
+                dst,
+                d.ctx.cu_ctx(),
+                src,
+                s.ctx.cu_ctx(),
+                bytes,
+                stream.raw(),
+            )
+        }
+        .call("cuMemcpyPeerAsync");
+    }
+    let mut host = vec![0u8; bytes];
+    // SAFETY: `host` holds `bytes` bytes; the caller guarantees both device ranges.
+    unsafe {
+        copy_dtoh(&mut host, src, src_stream)?;
+        copy_htod(dst, &host, stream)?;
+    }
+    // The pageable host copy has been read once copy_htod returns.
+    Ok(())
+}
+
 /// Sets `bytes` bytes at a device address to zero on `stream`.
-pub(crate) fn zero_device(dst: u64, bytes: usize, stream: &Stream) -> Result<()> {
+///
+/// # Safety
+/// `dst..dst + bytes` must lie inside a live device allocation of `stream`'s device that
+/// stays allocated until the memset has run in `stream` order (an address taken with
+/// `ptr_on(stream)`). Zero bytes are a valid value of every element type.
+pub(crate) unsafe fn zero_device(dst: u64, bytes: usize, stream: &Stream) -> Result<()> {
     if bytes == 0 {
         return Ok(());
     }
@@ -394,13 +459,18 @@ pub(crate) fn zero_device(dst: u64, bytes: usize, stream: &Stream) -> Result<()>
         return Ok(());
     }
     stream.device().bind()?;
-    // SAFETY: callers pass a range inside a live buffer used in `stream` order.
+    // SAFETY: the caller guarantees the range.
     unsafe { result::memset_d8_async(dst, 0, bytes, stream.raw()) }.call("cuMemsetD8Async")
 }
 
 /// Copies host bytes to a device address on `stream`. Returns once the host bytes have
 /// been read (pageable memory is staged by the driver).
-pub(crate) fn copy_htod(dst: u64, src: &[u8], stream: &Stream) -> Result<()> {
+///
+/// # Safety
+/// `dst..dst + src.len()` must lie inside a live device allocation of `stream`'s device that
+/// stays allocated until the copy has run in `stream` order (an address taken with
+/// `ptr_on(stream)`), and `src` must hold valid values of the elements stored there.
+pub(crate) unsafe fn copy_htod(dst: u64, src: &[u8], stream: &Stream) -> Result<()> {
     if src.is_empty() {
         return Ok(());
     }
@@ -411,13 +481,19 @@ pub(crate) fn copy_htod(dst: u64, src: &[u8], stream: &Stream) -> Result<()> {
         return Ok(());
     }
     stream.device().bind()?;
-    // SAFETY: `dst` points to at least `src.len()` bytes of a live buffer; for pageable host
-    // memory the driver copies out of `src` before returning.
+    // SAFETY: the caller guarantees the device range; for pageable host memory the driver
+    // copies out of `src` before returning.
     unsafe { result::memcpy_htod_async(dst, src, stream.raw()) }.call("cuMemcpyHtoDAsync")
 }
 
 /// Copies device bytes into host memory on `stream` and waits for the copy.
-pub(crate) fn copy_dtoh(dst: &mut [u8], src: u64, stream: &Stream) -> Result<()> {
+///
+/// # Safety
+/// `src..src + dst.len()` must lie inside a live device allocation of `stream`'s device
+/// (an address taken with `ptr_on(stream)`): the driver writes `dst` from it
+/// asynchronously, and this function returns only after the stream is synchronised (also
+/// when that synchronisation fails, `dst` is no longer written).
+pub(crate) unsafe fn copy_dtoh(dst: &mut [u8], src: u64, stream: &Stream) -> Result<()> {
     if dst.is_empty() {
         return Ok(());
     }
@@ -427,8 +503,8 @@ pub(crate) fn copy_dtoh(dst: &mut [u8], src: u64, stream: &Stream) -> Result<()>
         return stream.synchronize();
     }
     stream.device().bind()?;
-    // SAFETY: `src` points to at least `dst.len()` bytes of a live buffer; the stream is
-    // synchronised before `dst` is read or dropped.
+    // SAFETY: the caller guarantees the device range; `dst` is borrowed mutably until the
+    // stream is synchronised below, before it can be read or dropped.
     unsafe { result::memcpy_dtoh_async(dst, src, stream.raw()) }.call("cuMemcpyDtoHAsync")?;
     stream.synchronize()
 }

@@ -301,6 +301,11 @@ impl Function {
         Ok(self.param_info()?.len())
     }
 
+    /// The parameter count the module image gives (no driver call), if it could be read.
+    pub(crate) fn image_param_count(&self) -> Option<usize> {
+        self.params
+    }
+
     /// Registers per thread the compiled kernel uses.
     pub fn num_registers(&self) -> Result<i32> {
         self.attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS)
@@ -312,7 +317,7 @@ impl Function {
     }
 
     /// Sets a function attribute (dynamic shared memory limit, carveout ...).
-    pub(crate) fn set_attribute(&self, attr: sys::CUfunction_attribute, value: i32) -> Result<()> {
+    pub(super) fn set_attribute(&self, attr: sys::CUfunction_attribute, value: i32) -> Result<()> {
         if let Some(k) = self.host_kernel() {
             use sys::CUfunction_attribute as A;
             match attr {
@@ -369,7 +374,7 @@ impl Function {
         Ok(n.max(0) as u32)
     }
 
-    pub(crate) fn attribute(&self, attr: sys::CUfunction_attribute) -> Result<i32> {
+    pub(super) fn attribute(&self, attr: sys::CUfunction_attribute) -> Result<i32> {
         if let Some(k) = self.host_kernel() {
             use sys::CUfunction_attribute as A;
             return Ok(match attr {

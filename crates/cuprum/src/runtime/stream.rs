@@ -153,6 +153,24 @@ impl Stream {
         Ok(Device::current()?.default_stream())
     }
 
+    /// The stream that work on `device`'s arrays goes to when no stream is given: the
+    /// current stream when it belongs to `device`, else `device`'s default stream.
+    ///
+    /// ```no_run
+    /// let d0 = cuprum::Device::get(0)?;
+    /// assert_eq!(cuprum::Stream::for_device(d0)?.device(), d0);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn for_device(device: Device) -> Result<Stream> {
+        if let Some(s) = CURRENT.with(|c| c.borrow().clone())
+            && s.device == device
+        {
+            return Ok(s);
+        }
+        device.check_fault()?;
+        Ok(device.default_stream())
+    }
+
     /// Runs `f` with this stream as the calling thread's current stream (and its device as
     /// the current device), then restores the previous ones, even if `f` panics. Arrays
     /// made inside belong to this stream (see [Arrays and streams](Stream#arrays-and-streams)):

@@ -61,4 +61,17 @@ fn uses_item(out: &mut [i32]) {
     out[0] = 1;
 }
 
+#[cuprum::kernel]
+fn uses_assert_format(out: &mut [i32], n: i32) {
+    assert!(n > 0, "n = {}", n);
+    out[0] = n;
+}
+
+#[cuprum::kernel]
+fn uses_wide_load_on_shared(out: &mut [f32]) {
+    let s = shared_array::<f32, 8>();
+    let v = s.load4(0);
+    out[0] = v[0];
+}
+
 fn main() {}

@@ -371,7 +371,7 @@ pub(crate) fn base_flags(c: &HostCompiler, std: &str) -> Vec<String> {
     if c.target.starts_with("x86_64") {
         f.push("-mtls-dialect=gnu2".to_string());
     }
-    if crate::compile::env_bool("CUPRUM_HOST_NATIVE", false).unwrap_or(false) {
+    if crate::compile::env::env_bool("CUPRUM_HOST_NATIVE", false).unwrap_or(false) {
         f.push("-march=native".to_string());
     }
     if c.kind == CompilerKind::Clang {

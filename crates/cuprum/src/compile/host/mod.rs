@@ -260,7 +260,7 @@ fn run_compiler(
 /// when it cannot be built (compiles then read the headers as text).
 fn pch_dir(c: &HostCompiler, base: &Path, root: &Path, flags: &[String]) -> Option<PathBuf> {
     if c.kind() != CompilerKind::Gcc
-        || crate::compile::env_bool("CUPRUM_HOST_PCH", true).ok() == Some(false)
+        || crate::compile::env::env_bool("CUPRUM_HOST_PCH", true).ok() == Some(false)
     {
         return None;
     }

@@ -4,10 +4,10 @@
 //! (`const` for inputs), scalars are by-value parameters, raw arrays are `CArray`s the
 //! operation indexes itself, `i` is the C-order loop index and `_ind.size()` the loop size.
 
-use super::SourceWriter;
-use super::ctype;
 use super::layout::{Layout, LayoutClass, TILE, TILE_ROWS};
+use super::{EntryParams, SourceWriter, ctype, int_struct};
 use crate::array::DType;
+use crate::generated::{ArgSlot, GeneratedKernel, IndexWidth};
 use crate::kernel::params::Param;
 use std::fmt::Write;
 
@@ -64,8 +64,10 @@ impl ElementwiseSource<'_> {
     }
 }
 
-/// Generates the kernel source (with the spans of user text).
-pub(crate) fn generate(e: &ElementwiseSource<'_>) -> SourceWriter {
+/// Generates the kernel: its source (with the spans of user text) and its parameters —
+/// the user's, then the loop size `_n` in the index width, then (unless the layout is
+/// contiguous) `cuprum_meta`: the merged loop extents and each array's strides.
+pub(crate) fn generate(e: &ElementwiseSource<'_>) -> GeneratedKernel {
     let l = e.layout;
     let nd = l.nd as usize;
     let na = e
@@ -74,25 +76,30 @@ pub(crate) fn generate(e: &ElementwiseSource<'_>) -> SourceWriter {
         .filter(|s| matches!(s, Slot::Array { .. }))
         .count();
     let mut w = SourceWriter::prologue(l.wide, e.typedefs, e.preamble);
+    let mut sig = EntryParams::user(e.params, e.dtypes, e.slots);
+    sig.push(
+        "const cuprum_idx_t _n",
+        ArgSlot::Index(IndexWidth::of(l.wide)),
+    );
     if l.class != LayoutClass::Contiguous {
-        let _ = writeln!(
-            w.src,
-            "struct cuprum_meta {{ cuprum_idx_t shape[{nd}]; cuprum_off_t st[{}][{nd}]; }};",
-            na.max(1)
+        let (def, slot) = int_struct(
+            "cuprum_meta",
+            &[
+                ("cuprum_idx_t", "shape", &[nd]),
+                ("cuprum_off_t", "st", &[na.max(1), nd]),
+            ],
+            l.wide,
         );
-    }
-    // Signature.
-    let mut sig = super::signature(e.params, e.dtypes, e.slots);
-    sig.push("const cuprum_idx_t _n".into());
-    if l.class != LayoutClass::Contiguous {
-        sig.push("const cuprum_meta _m".into());
+        w.push(&def);
+        w.push("\n");
+        sig.push("const cuprum_meta _m", slot);
     }
     let _ = write!(
         w.src,
         "extern \"C\" __global__ void __launch_bounds__({}) {}({}) {{\n  const cuprum::LoopSize _ind __attribute__((unused)){{(long long)_n}};\n",
         e.block,
         e.name,
-        sig.join(", ")
+        sig.list()
     );
     w.user("loop_prep", e.loop_prep);
     let op = |w: &mut SourceWriter, indent: &str| {
@@ -111,7 +118,12 @@ pub(crate) fn generate(e: &ElementwiseSource<'_>) -> SourceWriter {
     }
     w.user("after_loop", e.after_loop);
     w.push("}\n");
-    w
+    GeneratedKernel {
+        name: e.name.to_owned(),
+        source: w.src,
+        schema: sig.into_schema(),
+        spans: w.spans,
+    }
 }
 
 type OpFn<'f> = dyn Fn(&mut SourceWriter, &str) + 'f;
@@ -203,21 +215,26 @@ fn rows(e: &ElementwiseSource<'_>, w: &mut SourceWriter, op: &OpFn<'_>, nd: usiz
         s,
         "    #pragma unroll 1\n    for (cuprum_idx_t _c = ((cuprum_idx_t)blockIdx.x * blockDim.x + threadIdx.x) * {v}; _c < _C; _c += (cuprum_idx_t)blockDim.x * gridDim.x * {v}) {{\n"
     );
-    if v == 1 {
-        s.push_str("      const long long i __attribute__((unused)) = (long long)_r * _C + _c;\n");
-        e.refs(&mut s, "      ", |_, idx, p| {
-            format!(
-                "_raw_{}[_o{idx} + (cuprum_off_t)_c * _m.st[{idx}][{}]]",
-                p.name,
-                nd - 1
-            )
-        });
-        w.push(&s);
-        op(w, "      ");
-        w.push("    }\n  }\n");
-        return;
+    if v > 1 {
+        return wide_row(e, w, op, s);
     }
-    // Wide loads along the row; arrays broadcast along it load one value.
+    s.push_str("      const long long i __attribute__((unused)) = (long long)_r * _C + _c;\n");
+    e.refs(&mut s, "      ", |_, idx, p| {
+        format!(
+            "_raw_{}[_o{idx} + (cuprum_off_t)_c * _m.st[{idx}][{}]]",
+            p.name,
+            nd - 1
+        )
+    });
+    w.push(&s);
+    op(w, "      ");
+    w.push("    }\n  }\n");
+}
+
+/// The body of a Rows loop step with wide loads along the row (`s`: the source so far);
+/// arrays broadcast along it load one value.
+fn wide_row(e: &ElementwiseSource<'_>, w: &mut SourceWriter, op: &OpFn<'_>, mut s: String) {
+    let v = e.layout.vec as usize;
     let bcast = |idx: usize| idx < 32 && e.layout.row_bcast & (1 << idx) != 0;
     for (k, idx, p, ty) in e.arrays() {
         if bcast(idx) {
@@ -297,22 +314,10 @@ fn tiled(e: &ElementwiseSource<'_>, w: &mut SourceWriter, op: &OpFn<'_>, nd: usi
         )
     };
     // Stage tiled inputs (and outputs the operation reads): coalesced along the row axis.
-    let mut loads = String::new();
-    for (k, idx, p, _) in e.arrays() {
-        if e.tiled(idx) && (p.is_const || e.preload[k]) {
-            let _ = writeln!(
-                loads,
-                "        _s_{n}[_k][threadIdx.x] = _raw_{n}[{}];",
-                at(idx, "_r", "_c"),
-                n = p.name
-            );
-        }
-    }
+    let loads = tile_moves(e, &at, true);
     if !loads.is_empty() {
-        let _ = write!(
-            s,
-            "    for (int _k = threadIdx.y; _k < {t}; _k += {tr}) {{\n      const cuprum_idx_t _r = _r0 + threadIdx.x, _c = _c0 + _k;\n      if (_r < _R && _c < _C) {{\n{loads}      }}\n    }}\n    __syncthreads();\n"
-        );
+        s.push_str(&along_rows(&loads));
+        s.push_str("    __syncthreads();\n");
     }
     let _ = write!(
         s,
@@ -329,23 +334,39 @@ fn tiled(e: &ElementwiseSource<'_>, w: &mut SourceWriter, op: &OpFn<'_>, nd: usi
     w.push(&s);
     op(w, "        ");
     let mut s = String::from("      }\n    }\n");
-    let mut stores = String::new();
-    for (_, idx, p, _) in e.arrays() {
-        if e.tiled(idx) && !p.is_const {
-            let _ = writeln!(
-                stores,
-                "        _raw_{n}[{}] = _s_{n}[_k][threadIdx.x];",
-                at(idx, "_r", "_c"),
-                n = p.name
-            );
-        }
-    }
+    let stores = tile_moves(e, &at, false);
     if !stores.is_empty() {
-        let _ = write!(
-            s,
-            "    __syncthreads();\n    for (int _k = threadIdx.y; _k < {t}; _k += {tr}) {{\n      const cuprum_idx_t _r = _r0 + threadIdx.x, _c = _c0 + _k;\n      if (_r < _R && _c < _C) {{\n{stores}      }}\n    }}\n"
-        );
+        s.push_str("    __syncthreads();\n");
+        s.push_str(&along_rows(&stores));
     }
     s.push_str("    __syncthreads();\n  }\n");
     w.push(&s);
+}
+
+/// The copies between the tiled arrays and their tiles, one line each: loads of the
+/// arrays the operation reads (`load`), or stores of the arrays it writes.
+fn tile_moves(
+    e: &ElementwiseSource<'_>,
+    at: &dyn Fn(usize, &str, &str) -> String,
+    load: bool,
+) -> String {
+    let mut s = String::new();
+    for (k, idx, p, _) in e.arrays() {
+        let (moves, n, elem) = (e.tiled(idx), &p.name, at(idx, "_r", "_c"));
+        if load && moves && (p.is_const || e.preload[k]) {
+            let _ = writeln!(s, "        _s_{n}[_k][threadIdx.x] = _raw_{n}[{elem}];");
+        } else if !load && moves && !p.is_const {
+            let _ = writeln!(s, "        _raw_{n}[{elem}] = _s_{n}[_k][threadIdx.x];");
+        }
+    }
+    s
+}
+
+/// `body` run over the tile with threads along its row axis (coalesced for transposed
+/// arrays).
+fn along_rows(body: &str) -> String {
+    let (t, tr) = (TILE, TILE_ROWS);
+    format!(
+        "    for (int _k = threadIdx.y; _k < {t}; _k += {tr}) {{\n      const cuprum_idx_t _r = _r0 + threadIdx.x, _c = _c0 + _k;\n      if (_r < _R && _c < _C) {{\n{body}      }}\n    }}\n"
+    )
 }

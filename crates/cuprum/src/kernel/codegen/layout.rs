@@ -109,72 +109,81 @@ pub(crate) fn plan(loop_shape: &[usize], arrays: &[ArrayLayout<'_>], reduce_dims
     if contiguous {
         return contiguous_plan(n, arrays);
     }
-    let mut layout = Layout {
-        class: LayoutClass::Contiguous,
-        nd: nd as u8,
-        wide,
-        vec: 1,
-        tiled: 0,
-        row_bcast: 0,
-    };
-    if nd >= 2 {
-        let (r, c) = (shape[nd - 2], shape[nd - 1]);
-        let mut mask = 0u32;
-        let mut smem = 0usize;
-        for (k, (a, st)) in arrays.iter().zip(strides.iter()).enumerate() {
-            let transposed = st[nd - 2] == 1 && st[nd - 1].unsigned_abs() > 1;
-            if a.staged && transposed && k < 32 {
-                mask |= 1 << k;
-                smem += TILE * (TILE + 1) * a.itemsize;
-            }
-        }
-        if mask != 0 && r >= TILE / 2 && c >= TILE / 2 && smem <= TILE_SMEM_LIMIT {
-            layout.class = LayoutClass::Tiled;
-            layout.tiled = mask;
-            return Plan {
-                layout,
-                n,
-                shape,
-                strides,
-            };
-        }
-    }
-    layout.class = if nd == 1 || shape[nd - 1] >= 32 {
-        LayoutClass::Rows
-    } else {
-        LayoutClass::Flat
-    };
-    if layout.class == LayoutClass::Rows {
-        let c = shape[nd - 1];
-        let mut vec = widest_vec(arrays);
-        let fits = |v: usize| {
-            c % v == 0
-                && arrays.iter().zip(strides.iter()).all(|(a, st)| {
-                    let inner = st[nd - 1];
-                    a.staged
-                        && (inner == 0
-                            || (inner == 1
-                                && a.ptr % (v * a.itemsize) as u64 == 0
-                                && st[..nd - 1].iter().all(|s| s % v as isize == 0)))
-                })
-        };
-        while vec > 1 && !fits(vec) {
-            vec /= 2;
-        }
-        if vec > 1 {
-            layout.vec = vec as u8;
-            for (k, st) in strides.iter().enumerate().take(32) {
-                if st[nd - 1] == 0 {
-                    layout.row_bcast |= 1 << k;
-                }
-            }
-        }
-    }
-    Plan {
-        layout,
+    let mut plan = Plan {
+        layout: Layout {
+            class: LayoutClass::Contiguous,
+            nd: nd as u8,
+            wide,
+            vec: 1,
+            tiled: 0,
+            row_bcast: 0,
+        },
         n,
         shape,
         strides,
+    };
+    if let Some(mask) = tiles(&plan, arrays) {
+        plan.layout.class = LayoutClass::Tiled;
+        plan.layout.tiled = mask;
+    } else if nd == 1 || plan.shape[nd - 1] >= 32 {
+        plan.layout.class = LayoutClass::Rows;
+        row_loads(&mut plan, arrays);
+    } else {
+        plan.layout.class = LayoutClass::Flat;
+    }
+    plan
+}
+
+/// The arrays to stage through shared-memory tiles (a bit each): the staged ones that walk
+/// the last two axes transposed, when the tiles are worth it (both axes at least half a
+/// tile) and fit in shared memory.
+fn tiles(p: &Plan, arrays: &[ArrayLayout<'_>]) -> Option<u32> {
+    let nd = p.shape.len();
+    if nd < 2 {
+        return None;
+    }
+    let (r, c) = (p.shape[nd - 2], p.shape[nd - 1]);
+    let mut mask = 0u32;
+    let mut smem = 0usize;
+    for (k, (a, st)) in arrays.iter().zip(p.strides.iter()).enumerate() {
+        let transposed = st[nd - 2] == 1 && st[nd - 1].unsigned_abs() > 1;
+        if a.staged && transposed && k < 32 {
+            mask |= 1 << k;
+            smem += TILE * (TILE + 1) * a.itemsize;
+        }
+    }
+    (mask != 0 && r >= TILE / 2 && c >= TILE / 2 && smem <= TILE_SMEM_LIMIT).then_some(mask)
+}
+
+/// Wide loads along the rows of a Rows plan: the widest vector that divides the row
+/// length, where every array is staged and either broadcast along the row (stride 0) or
+/// unit-stride with aligned row starts; broadcast arrays are marked.
+fn row_loads(p: &mut Plan, arrays: &[ArrayLayout<'_>]) {
+    let nd = p.shape.len();
+    let c = p.shape[nd - 1];
+    let strides = &p.strides;
+    let mut vec = widest_vec(arrays);
+    let fits = |v: usize| {
+        c.is_multiple_of(v)
+            && arrays.iter().zip(strides.iter()).all(|(a, st)| {
+                let inner = st[nd - 1];
+                a.staged
+                    && (inner == 0
+                        || (inner == 1
+                            && a.ptr % (v * a.itemsize) as u64 == 0
+                            && st[..nd - 1].iter().all(|s| s % v as isize == 0)))
+            })
+    };
+    while vec > 1 && !fits(vec) {
+        vec /= 2;
+    }
+    if vec > 1 {
+        p.layout.vec = vec as u8;
+        for (k, st) in strides.iter().enumerate().take(32) {
+            if st[nd - 1] == 0 {
+                p.layout.row_bcast |= 1 << k;
+            }
+        }
     }
 }
 

@@ -14,10 +14,10 @@
 //! per output block) combines the partials in split order and applies `post_map`. The
 //! combination order depends only on the launch shape, so results are deterministic.
 
-use super::SourceWriter;
-use super::ctype;
 use super::elementwise::Slot;
+use super::{EntryParams, SourceWriter, ctype, int_struct};
 use crate::array::DType;
+use crate::generated::{ArgSlot, GeneratedKernel};
 use crate::kernel::params::Param;
 use std::fmt::Write;
 
@@ -26,9 +26,11 @@ pub(crate) const BLOCK: usize = 256;
 /// Bytes reserved per partial result (`_type_reduce` must fit).
 pub(crate) const PARTIAL_BYTES: usize = 64;
 
-/// The launch shape a reduction specialisation is generated for.
+/// The kernel strategy a reduction specialisation is generated for: which threads share an
+/// output (inner or outer), the block's shape, the merged dimensions, the index width and
+/// the wide loads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct ReduceShape {
+pub(crate) struct ReduceStrategy {
     /// Outputs contiguous (threads own adjacent outputs) rather than reduced axes.
     pub outer: bool,
     /// Threads along x.
@@ -47,7 +49,7 @@ pub struct ReduceShape {
     pub vec: u8,
 }
 
-impl ReduceShape {
+impl ReduceStrategy {
     /// Threads that share one output.
     pub(crate) fn lanes(&self) -> usize {
         if self.outer {
@@ -80,14 +82,27 @@ pub(crate) struct ReductionSource<'a> {
     pub post_map_expr: &'a str,
     pub identity: Option<&'a str>,
     pub reduce_type: &'a str,
-    pub shape: ReduceShape,
+    pub strategy: ReduceStrategy,
 }
 
-/// Generates the kernel source (with the spans of user text).
-pub(crate) fn generate(e: &ReductionSource<'_>) -> SourceWriter {
-    let sh = e.shape;
-    let (ndo, ndr) = (sh.ndo as usize, sh.ndr as usize);
-    let arrays: Vec<(usize, usize, &Param, String)> = e
+/// One array parameter of the kernel: (parameter index, array number, parameter, C type).
+type ArrayParam<'a> = (usize, usize, &'a Param, String);
+
+/// What the parts of one reduction kernel's source share.
+struct Parts<'e, 'a> {
+    e: &'e ReductionSource<'a>,
+    arrays: Vec<ArrayParam<'a>>,
+    /// Inputs among `arrays`.
+    ni: usize,
+    /// No identity: validity flags travel with the values.
+    flag: bool,
+    /// The accumulator's start value.
+    identity: String,
+}
+
+/// Generates the kernel: its source (with the spans of user text) and its parameters.
+pub(crate) fn generate(e: &ReductionSource<'_>) -> GeneratedKernel {
+    let arrays: Vec<ArrayParam<'_>> = e
         .params
         .iter()
         .enumerate()
@@ -96,185 +111,242 @@ pub(crate) fn generate(e: &ReductionSource<'_>) -> SourceWriter {
             _ => None,
         })
         .collect();
-    let na = arrays.len();
     let ni = arrays.iter().filter(|a| a.0 < e.nin).count();
-    let mut w = SourceWriter::prologue(sh.wide, e.typedefs, e.preamble);
-    w.user_line("reduce_expr", "#define REDUCE(a, b) (", e.reduce_expr, ")");
-    w.user_line(
-        "post_map_expr",
-        "#define POST_MAP(a) do { ",
-        e.post_map_expr.trim().trim_end_matches(';'),
-        "; } while (0)",
-    );
-    w.user_line("reduce_type", "typedef ", e.reduce_type, " _type_reduce;");
-    let _ = write!(
-        w.src,
-        "static_assert(sizeof(_type_reduce) <= {PARTIAL_BYTES}, \"_type_reduce is larger than {PARTIAL_BYTES} bytes\");\n\
-         struct cuprum_rmeta {{ cuprum_idx_t O, R, chunk, splits; cuprum_idx_t oshape[{o1}]; cuprum_off_t ost[{na1}][{o1}]; cuprum_idx_t rshape[{r1}]; cuprum_off_t rst[{ni1}][{r1}]; }};\n",
-        o1 = ndo.max(1),
-        na1 = na.max(1),
-        r1 = ndr.max(1),
-        ni1 = ni.max(1)
-    );
-    // Signature.
-    let mut sig = super::signature(e.params, e.dtypes, e.slots);
-    sig.push("const cuprum_rmeta _m".into());
-    sig.push("_type_reduce* _partials".into());
-    sig.push("unsigned int* _counters".into());
-    let lanes = sh.lanes();
-    let (out_of, lane_of) = if sh.outer {
-        (
-            format!("(cuprum_idx_t)blockIdx.x * {} + threadIdx.x", sh.tx),
-            "threadIdx.y",
-        )
-    } else {
-        (
-            format!("(cuprum_idx_t)blockIdx.x * {} + threadIdx.y", sh.ty),
-            "threadIdx.x",
-        )
-    };
     let identity = match e.identity {
         Some(v) => format!("_type_reduce({v})"),
         None => "_type_reduce()".to_owned(),
     };
-    let flag = e.identity.is_none();
-    let _ = write!(
-        w.src,
-        "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {}({}) {{\n\
-         \x20 const cuprum::LoopSize _in_ind __attribute__((unused)){{(long long)_m.O * (long long)_m.R}}, _out_ind __attribute__((unused)){{(long long)_m.O}};\n\
-         \x20 __shared__ __align__(16) unsigned char _sh_raw[{BLOCK} * sizeof(_type_reduce)];\n\
-         \x20 _type_reduce* _sh = reinterpret_cast<_type_reduce*>(_sh_raw);\n",
-        e.name,
-        sig.join(", ")
-    );
-    if flag {
-        let _ = writeln!(w.src, "  __shared__ bool _shv[{BLOCK}];");
-    }
-    let _ = write!(
-        w.src,
-        "  const unsigned _t = threadIdx.y * {tx} + threadIdx.x, _lane = {lane_of};\n\
-         \x20 const cuprum_idx_t _io = {out_of};\n\
-         \x20 const long long _i __attribute__((unused)) = (long long)_io;\n\
-         \x20 _type_reduce _s = {identity};\n\
-         \x20 bool _v __attribute__((unused)) = false;\n",
-        tx = sh.tx
-    );
-    // Output offsets of every array.
-    let decl: Vec<String> = (0..na).map(|a| format!("_oo{a} = 0")).collect();
-    let mut s = String::new();
-    if na > 0 {
-        let _ = writeln!(s, "  cuprum_off_t {};", decl.join(", "));
-    }
-    s.push_str("  if (_io < _m.O) {\n");
-    if ndo > 0 && na > 0 {
-        let _ = write!(
-            s,
-            "    {{\n      cuprum_idx_t _q = _io;\n      #pragma unroll\n      for (int _d = {} ; _d >= 0; --_d) {{\n        cuprum_idx_t _k = _q;\n        if (_d > 0) {{ const cuprum_idx_t _n = _q / _m.oshape[_d]; _k = _q - _n * _m.oshape[_d]; _q = _n; }}\n",
-            ndo - 1
-        );
-        for a in 0..na {
-            let _ = writeln!(s, "        _oo{a} += (cuprum_off_t)_k * _m.ost[{a}][_d];");
-        }
-        s.push_str("      }\n    }\n");
-    }
-    s.push_str(
-        "    const cuprum_idx_t _r0 = (cuprum_idx_t)blockIdx.y * _m.chunk;\n\
-         \x20   const cuprum_idx_t _r1 = _r0 + _m.chunk < _m.R ? _r0 + _m.chunk : _m.R;\n",
-    );
-    w.push(&s);
-    let direct = |a: usize, p: &Param| {
-        let roff = match (ndr, sh.unit) {
-            (0, _) => String::new(),
-            (1, true) => " + (cuprum_off_t)_rr".to_owned(),
-            (1, false) => format!(" + (cuprum_off_t)_rr * _m.rst[{a}][0]"),
-            _ => format!(" + _ro{a}"),
-        };
-        format!("_raw_{}[_oo{a}{roff}]", p.name)
+    let g = Parts {
+        e,
+        ni,
+        arrays,
+        flag: e.identity.is_none(),
+        identity,
     };
-    let v = sh.vec as usize;
-    let tail_start = if v > 1 {
-        // Wide loads: each lane takes `v` adjacent elements per step, two steps in flight.
-        let _ = write!(
-            w.src,
-            "    const cuprum_idx_t _nv = (_r1 - _r0) / {v};\n    cuprum_idx_t _q = _lane;\n    #pragma unroll 1\n    for (; _q + {lanes} < _nv; _q += {l2}) {{\n",
-            l2 = 2 * lanes
+    let mut w = SourceWriter::prologue(e.strategy.wide, e.typedefs, e.preamble);
+    g.user_macros(&mut w);
+    let sig = signature(e, &mut w, g.arrays.len(), g.ni);
+    g.head(&mut w, &sig);
+    g.output_offsets(&mut w);
+    g.reduce_chunk(&mut w);
+    block_combine(&mut w.src, e.strategy, g.flag);
+    g.combine_splits(&mut w);
+    g.post_map(&mut w);
+    GeneratedKernel {
+        name: e.name.to_owned(),
+        source: w.src,
+        schema: sig.into_schema(),
+        spans: w.spans,
+    }
+}
+
+impl Parts<'_, '_> {
+    /// The user's expressions as macros and the accumulator type (at most `PARTIAL_BYTES`).
+    fn user_macros(&self, w: &mut SourceWriter) {
+        let e = self.e;
+        w.user_line("reduce_expr", "#define REDUCE(a, b) (", e.reduce_expr, ")");
+        w.user_line(
+            "post_map_expr",
+            "#define POST_MAP(a) do { ",
+            e.post_map_expr.trim().trim_end_matches(';'),
+            "; } while (0)",
         );
-        for u in 0..2 {
-            vec_block(
-                e,
-                &mut w,
-                &arrays,
-                &format!("_r0 + (_q + {}) * {v}", u * lanes),
-                flag,
-            );
-        }
-        w.push("    }\n    if (_q < _nv) {\n");
-        vec_block(e, &mut w, &arrays, &format!("_r0 + _q * {v}"), flag);
-        w.push("    }\n");
-        format!("_r0 + _nv * {v} + _lane")
-    } else {
+        w.user_line("reduce_type", "typedef ", e.reduce_type, " _type_reduce;");
         let _ = writeln!(
             w.src,
-            "    cuprum_idx_t _r = _r0 + _lane;\n    #pragma unroll 1\n    for (; _r + {l3} < _r1; _r += {l4}) {{",
-            l3 = 3 * lanes,
-            l4 = 4 * lanes
+            "static_assert(sizeof(_type_reduce) <= {PARTIAL_BYTES}, \"_type_reduce is larger than {PARTIAL_BYTES} bytes\");"
         );
-        for u in 0..4 {
-            element(
-                e,
-                &mut w,
-                &arrays,
-                ni,
-                &format!("_r + {}", u * lanes),
-                flag,
-                &direct,
-            );
-        }
-        w.push("    }\n");
-        "_r".to_owned()
-    };
-    let _ = writeln!(
-        w.src,
-        "    #pragma unroll 1\n    for (cuprum_idx_t _rt = {tail_start}; _rt < _r1; _rt += {lanes}) {{"
-    );
-    element(e, &mut w, &arrays, ni, "_rt", flag, &direct);
-    w.push("    }\n  }\n");
-    block_combine(&mut w.src, sh, flag);
-    // Split reductions: publish the partial; the last block of this output block combines.
-    let leader = "_lane == 0";
-    let _ = write!(
-        w.src,
-        "  if (_m.splits > 1) {{\n\
-         \x20   if ({leader} && _io < _m.O) _partials[(unsigned long long)_io * _m.splits + blockIdx.y] = _s;\n\
-         \x20   __threadfence();\n\
-         \x20   __syncthreads();\n\
-         \x20   __shared__ unsigned int _ticket;\n\
-         \x20   if (_t == 0) _ticket = atomicAdd(&_counters[blockIdx.x], 1u);\n\
-         \x20   __syncthreads();\n\
-         \x20   if (_ticket != (unsigned int)(_m.splits - 1)) return;\n\
-         \x20   if (_t == 0) _counters[blockIdx.x] = 0u;\n\
-         \x20   _s = {identity};\n\
-         \x20   _v = false;\n\
-         \x20   if (_io < _m.O) {{\n\
-         \x20     #pragma unroll 1\n\
-         \x20     for (cuprum_idx_t _p = _lane; _p < _m.splits; _p += {lanes}) {{\n\
-         \x20       const _type_reduce _a = _partials[(unsigned long long)_io * _m.splits + _p];\n"
-    );
-    w.push(&combine_into("        ", "_a", "true", flag));
-    w.push("      }\n    }\n");
-    block_combine(&mut w.src, sh, flag);
-    w.push("  }\n");
-    // Post-map by each output's leader.
-    let _ = writeln!(w.src, "  if ({leader} && _io < _m.O) {{");
-    let mut s = String::new();
-    for (k, a, p, ty) in &arrays {
-        if *k >= e.nin {
-            let _ = writeln!(s, "    {ty}& {} = _raw_{}[_oo{a}];", p.name, p.name);
-        }
     }
-    w.push(&s);
-    w.push("    POST_MAP(_s);\n  }\n}\n");
-    w
+
+    /// The entry point's first lines: the loop sizes, the shared combine buffers, this
+    /// thread's output `_io` and lane, the accumulator.
+    fn head(&self, w: &mut SourceWriter, sig: &EntryParams) {
+        let sh = self.e.strategy;
+        let (out_of, lane_of) = if sh.outer {
+            (
+                format!("(cuprum_idx_t)blockIdx.x * {} + threadIdx.x", sh.tx),
+                "threadIdx.y",
+            )
+        } else {
+            (
+                format!("(cuprum_idx_t)blockIdx.x * {} + threadIdx.y", sh.ty),
+                "threadIdx.x",
+            )
+        };
+        let _ = write!(
+            w.src,
+            "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {}({}) {{\n\
+             \x20 const cuprum::LoopSize _in_ind __attribute__((unused)){{(long long)_m.O * (long long)_m.R}}, _out_ind __attribute__((unused)){{(long long)_m.O}};\n\
+             \x20 __shared__ __align__(16) unsigned char _sh_raw[{BLOCK} * sizeof(_type_reduce)];\n\
+             \x20 _type_reduce* _sh = reinterpret_cast<_type_reduce*>(_sh_raw);\n",
+            self.e.name,
+            sig.list()
+        );
+        if self.flag {
+            let _ = writeln!(w.src, "  __shared__ bool _shv[{BLOCK}];");
+        }
+        let _ = write!(
+            w.src,
+            "  const unsigned _t = threadIdx.y * {tx} + threadIdx.x, _lane = {lane_of};\n\
+             \x20 const cuprum_idx_t _io = {out_of};\n\
+             \x20 const long long _i __attribute__((unused)) = (long long)_io;\n\
+             \x20 _type_reduce _s = {identity};\n\
+             \x20 bool _v __attribute__((unused)) = false;\n",
+            tx = sh.tx,
+            identity = self.identity
+        );
+    }
+
+    /// Every array's offset of this thread's output (`_oo<a>`), and the part `_r0.._r1`
+    /// of the reduction this block's split covers.
+    fn output_offsets(&self, w: &mut SourceWriter) {
+        let (na, ndo) = (self.arrays.len(), self.e.strategy.ndo as usize);
+        let decl: Vec<String> = (0..na).map(|a| format!("_oo{a} = 0")).collect();
+        let mut s = String::new();
+        if na > 0 {
+            let _ = writeln!(s, "  cuprum_off_t {};", decl.join(", "));
+        }
+        s.push_str("  if (_io < _m.O) {\n");
+        if ndo > 0 && na > 0 {
+            let _ = write!(
+                s,
+                "    {{\n      cuprum_idx_t _q = _io;\n      #pragma unroll\n      for (int _d = {} ; _d >= 0; --_d) {{\n        cuprum_idx_t _k = _q;\n        if (_d > 0) {{ const cuprum_idx_t _n = _q / _m.oshape[_d]; _k = _q - _n * _m.oshape[_d]; _q = _n; }}\n",
+                ndo - 1
+            );
+            for a in 0..na {
+                let _ = writeln!(s, "        _oo{a} += (cuprum_off_t)_k * _m.ost[{a}][_d];");
+            }
+            s.push_str("      }\n    }\n");
+        }
+        s.push_str(
+            "    const cuprum_idx_t _r0 = (cuprum_idx_t)blockIdx.y * _m.chunk;\n\
+             \x20   const cuprum_idx_t _r1 = _r0 + _m.chunk < _m.R ? _r0 + _m.chunk : _m.R;\n",
+        );
+        w.push(&s);
+    }
+
+    /// The lane's share of `_r0.._r1`: wide loads two steps in flight, or four plain
+    /// elements in flight, then the tail one element at a time.
+    fn reduce_chunk(&self, w: &mut SourceWriter) {
+        let (e, arrays, flag) = (self.e, &self.arrays, self.flag);
+        let sh = e.strategy;
+        let (lanes, ndr, v) = (sh.lanes(), sh.ndr as usize, sh.vec as usize);
+        let direct = |a: usize, p: &Param| {
+            let roff = match (ndr, sh.unit) {
+                (0, _) => String::new(),
+                (1, true) => " + (cuprum_off_t)_rr".to_owned(),
+                (1, false) => format!(" + (cuprum_off_t)_rr * _m.rst[{a}][0]"),
+                _ => format!(" + _ro{a}"),
+            };
+            format!("_raw_{}[_oo{a}{roff}]", p.name)
+        };
+        let tail_start = if v > 1 {
+            let _ = write!(
+                w.src,
+                "    const cuprum_idx_t _nv = (_r1 - _r0) / {v};\n    cuprum_idx_t _q = _lane;\n    #pragma unroll 1\n    for (; _q + {lanes} < _nv; _q += {l2}) {{\n",
+                l2 = 2 * lanes
+            );
+            for u in 0..2 {
+                let base = format!("_r0 + (_q + {}) * {v}", u * lanes);
+                vec_block(e, w, arrays, &base, flag);
+            }
+            w.push("    }\n    if (_q < _nv) {\n");
+            vec_block(e, w, arrays, &format!("_r0 + _q * {v}"), flag);
+            w.push("    }\n");
+            format!("_r0 + _nv * {v} + _lane")
+        } else {
+            let _ = writeln!(
+                w.src,
+                "    cuprum_idx_t _r = _r0 + _lane;\n    #pragma unroll 1\n    for (; _r + {l3} < _r1; _r += {l4}) {{",
+                l3 = 3 * lanes,
+                l4 = 4 * lanes
+            );
+            for u in 0..4 {
+                let r = format!("_r + {}", u * lanes);
+                element(e, w, arrays, self.ni, &r, flag, &direct);
+            }
+            w.push("    }\n");
+            "_r".to_owned()
+        };
+        let _ = writeln!(
+            w.src,
+            "    #pragma unroll 1\n    for (cuprum_idx_t _rt = {tail_start}; _rt < _r1; _rt += {lanes}) {{"
+        );
+        element(e, w, arrays, self.ni, "_rt", flag, &direct);
+        w.push("    }\n  }\n");
+    }
+
+    /// Split reductions: every block publishes its partial; the last block of its output
+    /// block (an atomic ticket) combines the partials in split order.
+    fn combine_splits(&self, w: &mut SourceWriter) {
+        let lanes = self.e.strategy.lanes();
+        let _ = write!(
+            w.src,
+            "  if (_m.splits > 1) {{\n\
+             \x20   if ({LEADER} && _io < _m.O) _partials[(unsigned long long)_io * _m.splits + blockIdx.y] = _s;\n\
+             \x20   __threadfence();\n\
+             \x20   __syncthreads();\n\
+             \x20   __shared__ unsigned int _ticket;\n\
+             \x20   if (_t == 0) _ticket = atomicAdd(&_counters[blockIdx.x], 1u);\n\
+             \x20   __syncthreads();\n\
+             \x20   if (_ticket != (unsigned int)(_m.splits - 1)) return;\n\
+             \x20   if (_t == 0) _counters[blockIdx.x] = 0u;\n\
+             \x20   _s = {identity};\n\
+             \x20   _v = false;\n\
+             \x20   if (_io < _m.O) {{\n\
+             \x20     #pragma unroll 1\n\
+             \x20     for (cuprum_idx_t _p = _lane; _p < _m.splits; _p += {lanes}) {{\n\
+             \x20       const _type_reduce _a = _partials[(unsigned long long)_io * _m.splits + _p];\n",
+            identity = self.identity
+        );
+        w.push(&combine_into("        ", "_a", "true", self.flag));
+        w.push("      }\n    }\n");
+        block_combine(&mut w.src, self.e.strategy, self.flag);
+        w.push("  }\n");
+    }
+
+    /// The post-map by each output's leader, with the outputs bound by name.
+    fn post_map(&self, w: &mut SourceWriter) {
+        let _ = writeln!(w.src, "  if ({LEADER} && _io < _m.O) {{");
+        let mut s = String::new();
+        for (k, a, p, ty) in &self.arrays {
+            if *k >= self.e.nin {
+                let _ = writeln!(s, "    {ty}& {} = _raw_{}[_oo{a}];", p.name, p.name);
+            }
+        }
+        w.push(&s);
+        w.push("    POST_MAP(_s);\n  }\n}\n");
+    }
+}
+
+/// The thread that holds an output's combined value.
+const LEADER: &str = "_lane == 0";
+
+/// The parameters (after writing the `cuprum_rmeta` struct): the user's, then
+/// `cuprum_rmeta` (O, R, chunk, splits, then the merged output extents with every array's
+/// output strides and the merged reduction extents with every input's strides, in the
+/// index width), then the partials and the ticket counters of split reductions.
+fn signature(e: &ReductionSource<'_>, w: &mut SourceWriter, na: usize, ni: usize) -> EntryParams {
+    let sh = e.strategy;
+    let (o1, r1) = (usize::from(sh.ndo).max(1), usize::from(sh.ndr).max(1));
+    let (def, meta) = int_struct(
+        "cuprum_rmeta",
+        &[
+            ("cuprum_idx_t", "O, R, chunk, splits", &[]),
+            ("cuprum_idx_t", "oshape", &[o1]),
+            ("cuprum_off_t", "ost", &[na.max(1), o1]),
+            ("cuprum_idx_t", "rshape", &[r1]),
+            ("cuprum_off_t", "rst", &[ni.max(1), r1]),
+        ],
+        sh.wide,
+    );
+    w.push(&def);
+    w.push("\n");
+    let mut sig = EntryParams::user(e.params, e.dtypes, e.slots);
+    sig.push("const cuprum_rmeta _m", meta);
+    sig.push("_type_reduce* _partials", ArgSlot::Pointer);
+    sig.push("unsigned int* _counters", ArgSlot::Pointer);
+    sig
 }
 
 /// `s = REDUCE(s, a)` honouring the validity flags when there is no identity.
@@ -292,13 +364,13 @@ fn combine_into(indent: &str, a: &str, av: &str, flag: bool) -> String {
 fn element(
     e: &ReductionSource<'_>,
     w: &mut SourceWriter,
-    arrays: &[(usize, usize, &Param, String)],
+    arrays: &[ArrayParam<'_>],
     ni: usize,
     r: &str,
     flag: bool,
     value: &dyn Fn(usize, &Param) -> String,
 ) {
-    let ndr = e.shape.ndr as usize;
+    let ndr = e.strategy.ndr as usize;
     let mut s = format!(
         "      {{\n        const cuprum_idx_t _rr = {r};\n        const long long _J __attribute__((unused)) = (long long)_rr;\n"
     );
@@ -341,11 +413,11 @@ fn element(
 fn vec_block(
     e: &ReductionSource<'_>,
     w: &mut SourceWriter,
-    arrays: &[(usize, usize, &Param, String)],
+    arrays: &[ArrayParam<'_>],
     base: &str,
     flag: bool,
 ) {
-    let v = e.shape.vec;
+    let v = e.strategy.vec;
     let mut s = format!("      {{\n        const cuprum_idx_t _vb = {base};\n");
     for (k, a, p, ty) in arrays {
         if *k < e.nin {
@@ -370,7 +442,7 @@ fn vec_block(
 
 /// Combines the `lanes` values of each output into lane 0: shared memory while partners
 /// are at least a warp apart, warp shuffles below that.
-fn block_combine(s: &mut String, sh: ReduceShape, flag: bool) {
+fn block_combine(s: &mut String, sh: ReduceStrategy, flag: bool) {
     let (lanes, step) = (sh.lanes(), sh.step());
     s.push_str("  _sh[_t] = _s;\n");
     if flag {

@@ -6,6 +6,7 @@ use crate::compile::{CompileOptions, compile_on};
 use crate::error::{Result, bail};
 use crate::runtime::{Device, Function, fault_record as fault};
 use smallvec::SmallVec;
+use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::{OnceLock, RwLock};
 
 /// A `#[cuprum::device]` function's C++ and what it depends on (generated code builds it,
@@ -88,12 +89,21 @@ struct Program {
     tag: OnceLock<u32>,
 }
 
-/// One compiled instance of a kernel.
+/// One compiled instance of a kernel. Instances live as long as the process (their
+/// kernel is a `static`; a program has a few instantiations at most), so a launch holds a
+/// plain `&'static` reference: no reference count to touch.
 pub(crate) struct Instance {
     device: usize,
+    checked: bool,
     key: SmallVec<[u64; 4]>,
     pub(crate) function: Function,
     pub(crate) max_threads: u32,
+}
+
+impl Instance {
+    fn is(&self, device: usize, checked: bool, key: &[u64]) -> bool {
+        self.device == device && self.checked == checked && self.key[..] == *key
+    }
 }
 
 /// A `#[cuprum::kernel]`: its C++, its device functions, and its compiled instances.
@@ -127,7 +137,9 @@ pub struct KernelDef {
     generic: bool,
     cooperative: bool,
     program: OnceLock<Program>,
-    instances: RwLock<Vec<std::sync::Arc<Instance>>>,
+    instances: RwLock<Vec<&'static Instance>>,
+    /// The instance launched last: a repeat launch is one atomic load and a compare.
+    last: AtomicPtr<Instance>,
 }
 
 impl std::fmt::Debug for KernelDef {
@@ -157,6 +169,7 @@ impl KernelDef {
             cooperative,
             program: OnceLock::new(),
             instances: RwLock::new(Vec::new()),
+            last: AtomicPtr::new(std::ptr::null_mut()),
         }
     }
 
@@ -213,26 +226,57 @@ impl KernelDef {
 
     /// The instance for `key` on `device`, compiled (through the kernel cache) and loaded
     /// on first use.
+    #[inline]
     pub(crate) fn instance(
         &'static self,
         device: Device,
         key: &[u64],
         checked: bool,
         names: &dyn Fn() -> Vec<String>,
-    ) -> Result<std::sync::Arc<Instance>> {
+    ) -> Result<&'static Instance> {
         let ord = device.ordinal();
-        let checked_key = checked as u64;
+        let last = self.last.load(Ordering::Acquire);
+        // SAFETY: `last` is null or a leaked (never freed) `Instance` published with
+        // Release after it was fully built.
+        if let Some(i) = unsafe { last.as_ref() }
+            && i.is(ord, checked, key)
         {
-            let list = self.instances.read().unwrap_or_else(|p| p.into_inner());
-            if let Some(i) = list.iter().find(|i| {
-                i.device == ord
-                    && i.key.len() == key.len() + 1
-                    && i.key[0] == checked_key
-                    && i.key[1..] == *key
-            }) {
-                return Ok(i.clone());
-            }
+            return Ok(i);
         }
+        self.instance_slow(device, key, checked, names)
+    }
+
+    #[cold]
+    fn instance_slow(
+        &'static self,
+        device: Device,
+        key: &[u64],
+        checked: bool,
+        names: &dyn Fn() -> Vec<String>,
+    ) -> Result<&'static Instance> {
+        let ord = device.ordinal();
+        let found = {
+            let list = self.instances.read().unwrap_or_else(|p| p.into_inner());
+            list.iter().find(|i| i.is(ord, checked, key)).copied()
+        };
+        let inst = match found {
+            Some(i) => i,
+            None => self.build(device, key, checked, names)?,
+        };
+        self.last
+            .store(inst as *const Instance as *mut Instance, Ordering::Release);
+        Ok(inst)
+    }
+
+    /// Compiles and loads a new instance (two threads may race to build the same one; the
+    /// list keeps the first, the other is simply not published).
+    fn build(
+        &'static self,
+        device: Device,
+        key: &[u64],
+        checked: bool,
+        names: &dyn Fn() -> Vec<String>,
+    ) -> Result<&'static Instance> {
         let program = self.assembled();
         if let Some(c) = &program.conflict {
             bail!(Compile, "kernel `{}`: {c}", self.name);
@@ -243,17 +287,19 @@ impl KernelDef {
         let function = module.function(instance.as_deref().unwrap_or(self.name))?;
         let tag = *program.tag.get_or_init(|| register_sites(self));
         fault::install(&module, tag)?;
-        let mut k: SmallVec<[u64; 4]> = SmallVec::new();
-        k.push(checked_key);
-        k.extend_from_slice(key);
-        let inst = std::sync::Arc::new(Instance {
+        let ord = device.ordinal();
+        let mut list = self.instances.write().unwrap_or_else(|p| p.into_inner());
+        if let Some(i) = list.iter().find(|i| i.is(ord, checked, key)) {
+            return Ok(i);
+        }
+        let inst: &'static Instance = Box::leak(Box::new(Instance {
             device: ord,
-            key: k,
+            checked,
+            key: SmallVec::from_slice(key),
             max_threads: function.max_threads_per_block()?.max(0) as u32,
             function,
-        });
-        let mut list = self.instances.write().unwrap_or_else(|p| p.into_inner());
-        list.push(inst.clone());
+        }));
+        list.push(inst);
         Ok(inst)
     }
 }
@@ -275,21 +321,7 @@ fn assemble(k: &KernelDef) -> Program {
     for d in k.deps {
         visit(d, &mut order);
     }
-    let mut conflict = None;
-    let mut unique: Vec<&'static DeviceFnDef> = Vec::new();
-    for d in order {
-        match unique.iter().find(|u| u.name == d.name) {
-            Some(u) if u.source == d.source => {}
-            Some(u) => {
-                conflict = Some(format!(
-                    "it calls two different #[cuprum::device] functions named `{}` ({} and {}); \
-                     device functions share one C++ namespace: rename one",
-                    d.name, u.file, d.file
-                ));
-            }
-            None => unique.push(d),
-        }
-    }
+    let (unique, conflict) = dedupe(order);
     // No file names or line numbers: the text (the cache key) changes only with the code.
     let mut text = format!(
         "// The Rust kernel `{}` (#[cuprum::kernel]), translated by cuprum.\n#include <cuprum/jit.cuh>\n",
@@ -322,6 +354,27 @@ fn assemble(k: &KernelDef) -> Program {
         conflict,
         tag: OnceLock::new(),
     }
+}
+
+/// The device functions once each (the same function reached twice is one), and the
+/// error to report when two different functions share a name.
+fn dedupe(order: Vec<&'static DeviceFnDef>) -> (Vec<&'static DeviceFnDef>, Option<String>) {
+    let mut conflict = None;
+    let mut unique: Vec<&'static DeviceFnDef> = Vec::new();
+    for d in order {
+        match unique.iter().find(|u| u.name == d.name) {
+            Some(u) if u.source == d.source => {}
+            Some(u) => {
+                conflict = Some(format!(
+                    "it calls two different #[cuprum::device] functions named `{}` ({} and {}); \
+                     device functions share one C++ namespace: rename one",
+                    d.name, u.file, d.file
+                ));
+            }
+            None => unique.push(d),
+        }
+    }
+    (unique, conflict)
 }
 
 /// Registers how faults of `k`'s program are worded: "kernel `k` panicked at file:line:col

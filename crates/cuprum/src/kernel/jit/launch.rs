@@ -7,8 +7,7 @@ use crate::array::Array;
 use crate::error::{Result, bail};
 use crate::gpu::Scalar;
 use crate::kernel::Dim3;
-use crate::runtime::{ArgPack, Device, LaunchConfig, Stream, launch_kind};
-use cudarc::driver::sys::CUfunction_attribute as FA;
+use crate::runtime::{ArgPack, Device, Function, LaunchConfig, Stream, launch_kind};
 use smallvec::SmallVec;
 
 /// How to launch a kernel written in Rust: grid and block (the seed's
@@ -106,12 +105,16 @@ pub struct Launcher<'s> {
     config: JitConfig<'s>,
     stream: Stream,
     device: Device,
+    /// Whether the device is settled: a stream was given, or an array argument was seen.
+    settled: bool,
     pack: ArgPack,
     ranges: SmallVec<[Range; 8]>,
 }
 
 impl<'s> Launcher<'s> {
-    /// Starts a launch of `def` on the configuration's stream (or the current one).
+    /// Starts a launch of `def` on the configuration's stream; without one, on the device
+    /// of the first array argument (the current stream when it belongs to that device,
+    /// else the device's default stream), or the current stream when there is no array.
     pub fn new(def: &'static KernelDef, config: JitConfig<'s>) -> Result<Launcher<'s>> {
         let stream = match config.stream {
             Some(s) => s.clone(),
@@ -121,6 +124,7 @@ impl<'s> Launcher<'s> {
             def,
             config,
             device: stream.device(),
+            settled: config.stream.is_some(),
             stream,
             pack: ArgPack::new(),
             ranges: SmallVec::new(),
@@ -151,15 +155,28 @@ impl<'s> Launcher<'s> {
                 a.strides()
             );
         }
+        if !self.settled {
+            self.settled = true;
+            if a.device() != self.device {
+                self.stream = Stream::for_device(a.device())?;
+                self.device = a.device();
+            }
+        }
         if a.device() != self.device {
             bail!(
-                Launch,
-                "kernel `{k}`: argument `{name}` is on device {}, the launch is on device {}",
+                DeviceMismatch,
+                "kernel `{k}`: expected argument `{name}` on device {} ({}), the device of the \
+                 launch's stream, given an array on device {} ({}); launch with \
+                 `.stream(&array.device().default_stream())` or move the array with `to_device`",
+                self.device.ordinal(),
+                self.device.name(),
                 a.device().ordinal(),
-                self.device.ordinal()
+                a.device().name()
             );
         }
-        let start = a.data_ptr();
+        // The address for this launch's stream (a use on another stream than the array's own
+        // is recorded, so that its memory is not reused before this launch ran).
+        let start = a.ptr_on(&self.stream);
         self.ranges.push(Range {
             start,
             end: start + a.nbytes() as u64,
@@ -200,90 +217,11 @@ impl<'s> Launcher<'s> {
         key: &[u64],
         names: &dyn Fn() -> Vec<String>,
     ) -> Result<()> {
-        let k = self.def.name();
-        for (i, a) in self.ranges.iter().enumerate() {
-            if !a.mutable || a.start == a.end {
-                continue;
-            }
-            if let Some(b) = self
-                .ranges
-                .iter()
-                .enumerate()
-                .find(|(j, b)| *j != i && b.start != b.end && a.start < b.end && b.start < a.end)
-                .map(|(_, b)| b)
-            {
-                bail!(
-                    Launch,
-                    "kernel `{k}`: argument `{}` (a `&mut` slice) shares memory with argument `{}`; \
-                     a `&mut [T]` parameter needs memory that no other argument uses",
-                    a.name,
-                    b.name
-                );
-            }
-        }
+        self.check_aliasing()?;
         let checked = self.config.checked.unwrap_or(debug);
         let inst = self.def.instance(self.device, key, checked, names)?;
+        self.check_config(&inst.function, inst.max_threads)?;
         let c = self.config;
-        let device = self.device;
-        let (mg, mb) = (device.max_grid_dim(), device.max_block_dim());
-        for (what, d, max) in [("grid", c.grid, mg), ("block", c.block, mb)] {
-            let dims = [d.0, d.1, d.2];
-            for a in 0..3 {
-                if dims[a] == 0 || dims[a] > max[a] {
-                    bail!(
-                        Launch,
-                        "kernel `{k}`: {what} {:?} is outside 1..={} in {}",
-                        (d.0, d.1, d.2),
-                        max[a],
-                        ["x", "y", "z"][a]
-                    );
-                }
-            }
-        }
-        let threads = c.block.0 as u64 * c.block.1 as u64 * c.block.2 as u64;
-        let limit = inst.max_threads.min(device.max_threads_per_block()) as u64;
-        if threads > limit {
-            bail!(
-                Launch,
-                "kernel `{k}`: a block of {threads} threads, this kernel allows at most {limit}"
-            );
-        }
-        if c.shared_mem > 48 * 1024 {
-            let static_smem = inst
-                .function
-                .attribute(FA::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?
-                .max(0) as usize;
-            let max = device
-                .max_shared_memory_per_block_optin()
-                .saturating_sub(static_smem);
-            if c.shared_mem > max {
-                bail!(
-                    Launch,
-                    "kernel `{k}`: {} bytes of dynamic shared memory, the device allows at most {max} here",
-                    c.shared_mem
-                );
-            }
-            inst.function.set_attribute(
-                FA::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                c.shared_mem as i32,
-            )?;
-        }
-        let cooperative = self.def.is_cooperative();
-        if cooperative {
-            let per_sm = inst
-                .function
-                .max_active_blocks_per_sm(threads as u32, c.shared_mem)?;
-            let max = per_sm as u64 * device.sm_count() as u64;
-            let blocks = c.grid.0 as u64 * c.grid.1 as u64 * c.grid.2 as u64;
-            if blocks > max {
-                bail!(
-                    Launch,
-                    "kernel `{k}` calls grid_sync(): its {blocks} blocks must all run at once, at most \
-                     {max} can ({per_sm} per SM x {} SMs)",
-                    device.sm_count()
-                );
-            }
-        }
         let cfg = LaunchConfig {
             grid: (c.grid.0, c.grid.1, c.grid.2),
             block: (c.block.0, c.block.1, c.block.2),
@@ -302,8 +240,92 @@ impl<'s> Launcher<'s> {
                 &cfg,
                 &self.stream,
                 &mut self.pack,
-                cooperative,
+                self.def.is_cooperative(),
             )
         }
+    }
+
+    /// No `&mut` slice shares memory with another argument (what makes `__restrict__`
+    /// sound).
+    fn check_aliasing(&self) -> Result<()> {
+        let k = self.def.name();
+        for (i, a) in self.ranges.iter().enumerate() {
+            if !a.mutable || a.start == a.end || self.ranges.len() < 2 {
+                continue;
+            }
+            if let Some(b) = self
+                .ranges
+                .iter()
+                .enumerate()
+                .find(|(j, b)| *j != i && b.start != b.end && a.start < b.end && b.start < a.end)
+                .map(|(_, b)| b)
+            {
+                bail!(
+                    Launch,
+                    "kernel `{k}`: argument `{}` (a `&mut` slice) shares memory with argument `{}`; \
+                     a `&mut [T]` parameter needs memory that no other argument uses",
+                    a.name,
+                    b.name
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// The configuration against the device's and the kernel's limits: grid and block
+    /// dimensions, threads per block, dynamic shared memory (raising the kernel's limit
+    /// above 48 KiB), and for a cooperative kernel a grid that runs at once.
+    fn check_config(&self, f: &Function, max_threads: u32) -> Result<()> {
+        let (k, c, device) = (self.def.name(), self.config, self.device);
+        let (mg, mb) = (device.max_grid_dim(), device.max_block_dim());
+        for (what, d, max) in [("grid", c.grid, mg), ("block", c.block, mb)] {
+            let dims = [d.0, d.1, d.2];
+            for a in 0..3 {
+                if dims[a] == 0 || dims[a] > max[a] {
+                    bail!(
+                        Launch,
+                        "kernel `{k}`: {what} {:?} is outside 1..={} in {}",
+                        (d.0, d.1, d.2),
+                        max[a],
+                        ["x", "y", "z"][a]
+                    );
+                }
+            }
+        }
+        let threads = c.block.0 as u64 * c.block.1 as u64 * c.block.2 as u64;
+        let limit = max_threads.min(device.max_threads_per_block()) as u64;
+        if threads > limit {
+            bail!(
+                Launch,
+                "kernel `{k}`: a block of {threads} threads, this kernel allows at most {limit}"
+            );
+        }
+        if c.shared_mem > 48 * 1024 {
+            let max = device
+                .max_shared_memory_per_block_optin()
+                .saturating_sub(f.static_shared_bytes()?);
+            if c.shared_mem > max {
+                bail!(
+                    Launch,
+                    "kernel `{k}`: {} bytes of dynamic shared memory, the device allows at most {max} here",
+                    c.shared_mem
+                );
+            }
+            f.set_max_dynamic_shared_bytes(c.shared_mem)?;
+        }
+        if self.def.is_cooperative() {
+            let per_sm = f.max_active_blocks_per_sm(threads as u32, c.shared_mem)?;
+            let max = per_sm as u64 * device.sm_count() as u64;
+            let blocks = c.grid.0 as u64 * c.grid.1 as u64 * c.grid.2 as u64;
+            if blocks > max {
+                bail!(
+                    Launch,
+                    "kernel `{k}` calls grid_sync(): its {blocks} blocks must all run at once, at most \
+                     {max} can ({per_sm} per SM x {} SMs)",
+                    device.sm_count()
+                );
+            }
+        }
+        Ok(())
     }
 }

@@ -18,6 +18,7 @@ pub(crate) mod abi;
 pub(crate) mod block;
 pub(crate) mod launch;
 pub(crate) mod library;
+pub(crate) mod rng;
 pub(crate) mod trap;
 pub(crate) mod warp;
 

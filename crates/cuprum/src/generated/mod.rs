@@ -1,0 +1,170 @@
+//! Generated kernels: the boundary between making a kernel's source and compiling and
+//! launching it.
+//!
+//! Code generation (the kernel layer's `codegen` for ElementwiseKernel and ReductionKernel,
+//! the array layer's own kernels in `array/kernels.rs`) ends in a [`GeneratedKernel`]: the
+//! source, the entry point's name, the spans of user text, and the entry point's
+//! [`ArgSchema`] — pointer, strided view of N dimensions, scalar of a dtype, index or
+//! struct of integers of an index width, per parameter. From there every generated kernel
+//! takes the same three steps, here and nowhere else:
+//!
+//! 1. [`compile`]: the source (with its compile options) becomes a [`CompiledKernel`] on
+//!    one device. Debug builds check the schema against the parameter sizes the driver
+//!    reports for the compiled entry point.
+//! 2. [`CompiledKernel::packer`]: a call packs its values through the one [`Packer`],
+//!    which accepts each value only for the slot it matches.
+//! 3. [`CompiledKernel::launch`]: the packed arguments and a launch configuration
+//!    (grid, block, dynamic shared memory) go to the stream.
+//!
+//! [`KernelTable`] keeps compiled kernels per specialisation, so a repeat call is one
+//! hash lookup, the packing, and one launch.
+//!
+//! A second backend (a host CPU one) implements steps 1 and 3 for its devices — turning a
+//! [`GeneratedKernel`] into a loaded entry point, and running an entry point with packed
+//! arguments on a stream — and reuses the schema and the packer unchanged: the bytes of
+//! every argument are the same on both sides (host addresses where a GPU has device
+//! addresses).
+
+mod schema;
+
+pub(crate) use schema::{ArgSchema, ArgSlot, IndexWidth, Packer};
+
+use crate::compile::{CompileOptions, SourceSpan, compile_for_arch, compile_on};
+use crate::error::{Result, bail};
+use crate::runtime::{Device, Function, LaunchConfig, Stream, launch, param_sizes};
+use rustc_hash::FxHashMap;
+use std::hash::Hash;
+use std::sync::{Arc, Mutex};
+
+/// What code generation hands to a backend: one entry point's program.
+#[derive(Debug, Clone)]
+pub(crate) struct GeneratedKernel {
+    /// The entry point (`extern "C"`).
+    pub name: String,
+    /// The whole program (it includes only cuprum's bundled headers).
+    pub source: String,
+    /// The entry point's parameters.
+    pub schema: ArgSchema,
+    /// Lines of `source` that came from user strings (compile errors point at them).
+    pub spans: Vec<SourceSpan>,
+}
+
+/// A generated kernel compiled and loaded on one device.
+#[derive(Debug)]
+pub(crate) struct CompiledKernel {
+    name: String,
+    schema: ArgSchema,
+    function: Function,
+}
+
+/// Compiles `kernel` with `options` (through the kernel cache) and loads it on `device`.
+/// Compile errors point at the user's text.
+pub(crate) fn compile(
+    device: Device,
+    kernel: GeneratedKernel,
+    options: &CompileOptions,
+) -> Result<CompiledKernel> {
+    let module =
+        compile_on(device, &kernel.source, options).map_err(|e| e.with_spans(&kernel.spans))?;
+    let function = module.function(&kernel.name)?;
+    if cfg!(debug_assertions) {
+        let sizes: Vec<usize> = function.param_info()?.iter().map(|p| p.1).collect();
+        kernel.schema.check_sizes(&kernel.name, &sizes)?;
+    }
+    Ok(CompiledKernel {
+        name: kernel.name,
+        schema: kernel.schema,
+        function,
+    })
+}
+
+/// Compiles `kernel` for `arch` without a GPU and checks its schema against the parameter
+/// sizes the cubin declares (the check debug builds make against the driver at load).
+pub(crate) fn check_compiled(
+    kernel: &GeneratedKernel,
+    options: &CompileOptions,
+    arch: u32,
+) -> Result<()> {
+    let img =
+        compile_for_arch(&kernel.source, options, arch).map_err(|e| e.with_spans(&kernel.spans))?;
+    match param_sizes(&img.image).get(&kernel.name) {
+        Some(sizes) => kernel.schema.check_sizes(&kernel.name, sizes),
+        None => bail!(
+            Launch,
+            "generated kernel '{}': no parameter records for it in its sm_{arch} image",
+            kernel.name
+        ),
+    }
+}
+
+impl CompiledKernel {
+    /// A packer for this kernel's arguments.
+    pub(crate) fn packer(&self) -> Packer<'_> {
+        Packer::new(&self.name, &self.schema)
+    }
+
+    /// Launches with the packed arguments (every parameter must have its value).
+    ///
+    /// # Safety
+    /// Every address packed (pointers and views) must point to device memory that stays
+    /// valid, in `stream` order, for every access the generated code makes with these
+    /// arguments and this configuration: the caller's plan must match the one the source
+    /// was generated for (sizes, strides and offsets inside each operand's buffer).
+    /// Argument count and sizes are the packer's business (checked against the schema).
+    pub(crate) unsafe fn launch(
+        &self,
+        args: Packer<'_>,
+        config: &LaunchConfig,
+        stream: &Stream,
+    ) -> Result<()> {
+        let mut pack = args.finish()?;
+        // SAFETY: the pack follows this kernel's schema slot by slot (the packer checks
+        // kinds and writes each slot's size), and the schema is the entry point's parameter
+        // list (written by the same code as its declaration; checked against the driver in
+        // debug builds); the caller guarantees the addresses and the configuration.
+        unsafe { launch(&self.function, config, stream, &mut pack) }
+    }
+}
+
+/// Compiled generated kernels per specialisation key: a repeat call is one lookup.
+pub(crate) struct KernelTable<K>(Mutex<FxHashMap<(usize, K), Arc<CompiledKernel>>>);
+
+impl<K: Hash + Eq + Clone> KernelTable<K> {
+    /// An empty table.
+    pub(crate) fn new() -> Self {
+        KernelTable(Mutex::new(FxHashMap::default()))
+    }
+
+    /// Forgets every kernel (after the definition they were generated from changed).
+    pub(crate) fn clear(&mut self) {
+        self.0.get_mut().unwrap_or_else(|p| p.into_inner()).clear();
+    }
+
+    /// The kernel for `key`, generated by `make` (the program and its compile options) and
+    /// compiled on `device` on first use.
+    pub(crate) fn get_or_compile(
+        &self,
+        key: &K,
+        device: Device,
+        make: impl FnOnce() -> Result<(GeneratedKernel, CompileOptions)>,
+    ) -> Result<Arc<CompiledKernel>> {
+        // A module is loaded into one device's context: the table is per device.
+        let at = (device.ordinal(), key.clone());
+        if let Some(f) = self.0.lock().unwrap_or_else(|p| p.into_inner()).get(&at) {
+            return Ok(f.clone());
+        }
+        let (kernel, options) = make()?;
+        let compiled = Arc::new(compile(device, kernel, &options)?);
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(at, compiled.clone());
+        Ok(compiled)
+    }
+}
+
+impl<K: Hash + Eq + Clone> Default for KernelTable<K> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
