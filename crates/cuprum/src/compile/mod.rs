@@ -28,7 +28,9 @@ pub use discovery::{
 };
 pub use failure::{CompileFailure, Diagnostic, SourceSpan};
 pub use headers::BUNDLED as BUNDLED_HEADERS;
-pub use host::{CompilerKind, HostCompiler, SHIM_HEADERS, host_compiler, set_host_cache_dir};
+pub use host::{
+    CompilerKind, HostCompiler, SHIM_HEADERS, host_compiler, set_host_cache_dir, set_host_opt_level,
+};
 pub use nvrtc::{CompiledImage, Nvrtc, nvrtc};
 pub use options::CompileOptions;
 pub use ptxas::{KernelResources, resource_usage};

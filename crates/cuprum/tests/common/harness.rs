@@ -142,6 +142,9 @@ pub fn child_env(cmd: &mut std::process::Command) -> &mut std::process::Command 
         if let Some(d) = host_cache_dir() {
             cmd.env("CUPRUM_HOST_CACHE_DIR", d);
         }
+        if std::env::var_os("CUPRUM_HOST_OPT").is_none() {
+            cmd.env("CUPRUM_HOST_OPT", "0");
+        }
     }
     cmd
 }
@@ -152,6 +155,11 @@ fn use_host(why: &cuprum::Error) {
     ONCE.call_once(|| {
         if let Some(dir) = host_cache_dir() {
             cuprum::compile::set_host_cache_dir(Some(dir));
+        }
+        // Test inputs are small: -O0 halves the compile time of the thousands of kernels a
+        // test run builds (CUPRUM_HOST_OPT picks another level).
+        if std::env::var_os("CUPRUM_HOST_OPT").is_none() {
+            cuprum::compile::set_host_opt_level(Some(0));
         }
         cuprum::Device::host().make_default();
         let _ = writeln!(

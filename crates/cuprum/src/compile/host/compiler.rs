@@ -352,7 +352,6 @@ fn option_error(f: &str) -> Error {
 /// The flags of every host compile (besides the user's and the include folders).
 pub(crate) fn base_flags(c: &HostCompiler, std: &str) -> Vec<String> {
     let mut f: Vec<String> = [
-        "-O2",
         "-fPIC",
         "-fvisibility=hidden",
         "-fno-strict-aliasing",
@@ -367,6 +366,7 @@ pub(crate) fn base_flags(c: &HostCompiler, std: &str) -> Vec<String> {
     .iter()
     .map(|s| s.to_string())
     .collect();
+    f.insert(0, format!("-O{}", super::opt_level()));
     f.insert(0, format!("-std={std}"));
     if c.target.starts_with("x86_64") {
         f.push("-mtls-dialect=gnu2".to_string());

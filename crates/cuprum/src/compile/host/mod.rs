@@ -132,6 +132,36 @@ pub fn set_host_cache_dir(dir: Option<PathBuf>) {
     *HOST_DIR.lock().unwrap_or_else(|p| p.into_inner()) = dir.map(Some);
 }
 
+/// The optimisation level [`set_host_opt_level`] chose (`u8::MAX`: none).
+static OPT_LEVEL: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(u8::MAX);
+
+/// Compiles the host device's kernels with `-O<level>` (0 to 3) for the rest of the
+/// process, over `CUPRUM_HOST_OPT`; `None`: back to the default (`CUPRUM_HOST_OPT`, else
+/// 2). Levels above 3 count as 3. Test harnesses use 0: a kernel compiles in about half the
+/// time and test inputs are small. The level is part of a compiled kernel's cache key.
+///
+/// ```
+/// cuprum::compile::set_host_opt_level(Some(0));
+/// cuprum::compile::set_host_opt_level(None);
+/// ```
+pub fn set_host_opt_level(level: Option<u8>) {
+    let v = level.map_or(u8::MAX, |l| l.min(3));
+    OPT_LEVEL.store(v, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The `-O` level of host compiles: [`set_host_opt_level`]'s, else `CUPRUM_HOST_OPT` (a
+/// digit 0 to 3; anything else is ignored), else 2.
+pub(crate) fn opt_level() -> u8 {
+    match OPT_LEVEL.load(std::sync::atomic::Ordering::Relaxed) {
+        u8::MAX => std::env::var("CUPRUM_HOST_OPT")
+            .ok()
+            .and_then(|v| v.trim().parse::<u8>().ok())
+            .filter(|&l| l <= 3)
+            .unwrap_or(2),
+        l => l,
+    }
+}
+
 /// A folder for headers and the PCH when the cache is memory-only:
 /// `$TMPDIR/cuprum-host-<uid>` (owner-only; refused if another user owns it).
 fn scratch_dir() -> PathBuf {
