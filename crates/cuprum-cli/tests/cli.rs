@@ -620,6 +620,38 @@ fn demo_registers(stdout: &str, kernel: &str) -> Option<u32> {
     })
 }
 
+/// A host compiler that does not exist: the demo cannot use the host device.
+const NO_CXX: &str = "/nonexistent/cuprum-test-c++";
+
+#[test]
+fn demo_without_a_gpu_runs_on_the_cpu() {
+    if !no_gpu() {
+        harness::skip(harness::Need::Other, "a GPU is present");
+        return;
+    }
+    if let Err(e) = cuprum::compile::host_compiler() {
+        harness::skip(harness::Need::Other, &format!("no host C++ compiler: {e}"));
+        return;
+    }
+    let t = tmp();
+    let r = run(cuprum(&t.path().join("kernels")).args(["demo", "--filter", "custom_add"]));
+    assert!(r.ok, "{r}");
+    let mut lines = r.stdout.lines();
+    let first = lines.next().unwrap_or_default();
+    assert!(
+        first.starts_with("cuprum demo: no GPU on this machine")
+            && first.ends_with("running on the CPU instead"),
+        "{r}"
+    );
+    assert!(r.stdout.contains("on the host device, the CPU"), "{r}");
+    assert!(
+        r.stdout
+            .lines()
+            .any(|l| l.contains("[11, 14, 17, 20]") && l.contains("✓ matches")),
+        "{r}"
+    );
+}
+
 #[test]
 fn demo_without_a_gpu_says_so_and_compiles_every_kernel() {
     let t = tmp();
@@ -636,11 +668,14 @@ fn demo_without_a_gpu_says_so_and_compiles_every_kernel() {
         );
         return;
     }
-    let r = run(cuprum(&cache).arg("demo"));
+    // without a host C++ compiler either (with one, the demo runs on the CPU: below)
+    let r = run(cuprum(&cache).env("CUPRUM_HOST_CXX", NO_CXX).arg("demo"));
     assert!(r.ok, "{r}");
     let first = r.stdout.lines().next().unwrap_or_default();
     assert!(
-        first.starts_with("cuprum demo: no GPU on this machine") && first.contains("CUDA driver"),
+        first.starts_with("cuprum demo: no GPU on this machine")
+            && first.contains("CUDA driver")
+            && first.contains("CUPRUM_HOST_CXX"),
         "{r}"
     );
     if !harness::nvrtc() {
@@ -697,7 +732,7 @@ fn demo_without_a_gpu_says_so_and_compiles_every_kernel() {
     }
 
     // A second run takes every program from the disk cache and reports the same table.
-    let again = run(cuprum(&cache).arg("demo"));
+    let again = run(cuprum(&cache).env("CUPRUM_HOST_CXX", NO_CXX).arg("demo"));
     assert!(again.ok, "{again}");
     assert!(again.stdout.contains("from the disk cache"), "{again}");
     for kernel in ["custom_add", "mse_kernel", "primeFactorizationSum"] {
@@ -718,6 +753,7 @@ fn demo_without_a_gpu_or_nvrtc_says_so_and_exits_0() {
     let t = tmp();
     let r = run(cuprum(&t.path().join("kernels"))
         .env("CUPRUM_NVRTC", t.path().join("no-such-libnvrtc.so"))
+        .env("CUPRUM_HOST_CXX", NO_CXX)
         .arg("demo"));
     assert!(r.ok, "{r}");
     assert!(

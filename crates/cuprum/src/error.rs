@@ -57,6 +57,9 @@ pub enum ErrorKind {
     ///   synchronisation with the kernel, Rust file and line, block and thread; the faulting
     ///   access was skipped and the context stays usable.
     KernelFault,
+    /// The host device needs a C++ compiler (g++ 9+ or clang++ 10+) and none was found
+    /// (or it could not run); the message says what was tried and what to install.
+    NoHostCompiler,
     /// The arrays of one call live on different devices (or on another device than the
     /// stream or communicator rank they are given to); the message names both devices.
     DeviceMismatch,
@@ -85,6 +88,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Unsupported => "unsupported",
             ErrorKind::Launch => "launch error",
             ErrorKind::KernelFault => "kernel fault",
+            ErrorKind::NoHostCompiler => "no host C++ compiler",
             ErrorKind::DeviceMismatch => "arrays on different devices",
             ErrorKind::Nccl => "NCCL error",
         };

@@ -95,7 +95,8 @@ pub struct PerfCaseResult {
     pub cpu_times: Vec<f64>,
     /// GPU time between the events around each call.
     pub gpu_times: Vec<f64>,
-    /// The device the GPU times were taken on.
+    /// The device the GPU times were taken on ([`HOST_ORDINAL`](crate::runtime::HOST_ORDINAL)
+    /// for the host device, whose "GPU" times are wall times of the synchronous work).
     pub device: usize,
 }
 
@@ -205,7 +206,12 @@ impl PerfCaseResult {
         };
         let mut items = vec![item("CPU".into(), &self.cpu_times)];
         if show_gpu {
-            items.push(item(format!("GPU-{}", self.device), &self.gpu_times));
+            let label = if self.device == crate::runtime::HOST_ORDINAL {
+                "host".to_string()
+            } else {
+                format!("GPU-{}", self.device)
+            };
+            items.push(item(label, &self.gpu_times));
         }
         format!("{:<20}:{}", self.name, items.join(" "))
     }

@@ -541,7 +541,7 @@ fn empty_reports_shape_dtype_and_nbytes() {
     assert_eq!(a.strides(), &[35, 7, 1]);
     assert_eq!(a.byte_strides(), vec![280, 56, 8]);
     assert!(a.is_c_contiguous());
-    assert_eq!(a.device(), Device::get(0).unwrap());
+    assert_eq!(a.device(), Device::current().unwrap());
     assert_ne!(a.data_ptr(), 0);
     for &d in DType::ALL {
         let e = Array::empty(&[4, 6], d).unwrap();
@@ -2036,12 +2036,17 @@ fn strided_downloads_for_every_item_size() {
 #[test]
 fn arrays_print_like_numpy() {
     require_gpu!();
+    let dev = if Device::current().unwrap().is_host() {
+        "host"
+    } else {
+        "0"
+    };
     // small arrays of several dtypes (expected strings printed by NumPy 2.4)
     let a = Array::linspace(0.0, 1.0, 3, Endpoint::Included, DType::F32).unwrap();
     assert_eq!(a.to_string(), "[0.  0.5 1. ]");
     assert_eq!(
         format!("{a:?}"),
-        "array([0. , 0.5, 1. ], shape=(3,), dtype=float32, strides=(1,), device=0)"
+        format!("array([0. , 0.5, 1. ], shape=(3,), dtype=float32, strides=(1,), device={dev})")
     );
     let b = Array::from_slice(&[true, false], &[2]).unwrap();
     assert_eq!(b.to_string(), "[ True False]");
@@ -2054,19 +2059,21 @@ fn arrays_print_like_numpy() {
     assert_eq!(m.to_string(), "[[0 1 2]\n [3 4 5]]");
     assert_eq!(
         format!("{m:?}"),
-        "array([[0, 1, 2],\n       [3, 4, 5]], shape=(2, 3), dtype=int16, strides=(3, 1), device=0)"
+        format!(
+            "array([[0, 1, 2],\n       [3, 4, 5]], shape=(2, 3), dtype=int16, strides=(3, 1), device={dev})"
+        )
     );
     // a transposed view prints its own order
     assert_eq!(m.t().to_string(), "[[0 3]\n [1 4]\n [2 5]]");
-    assert!(
-        format!("{:?}", m.t()).ends_with("shape=(3, 2), dtype=int16, strides=(1, 3), device=0)")
-    );
+    assert!(format!("{:?}", m.t()).ends_with(&format!(
+        "shape=(3, 2), dtype=int16, strides=(1, 3), device={dev})"
+    )));
     // 0-d: the scalar; empty: []
     let z = Array::scalar(1.5f32).unwrap();
     assert_eq!(z.to_string(), "1.5");
     assert_eq!(
         format!("{z:?}"),
-        "array(1.5, shape=(), dtype=float32, strides=(), device=0)"
+        format!("array(1.5, shape=(), dtype=float32, strides=(), device={dev})")
     );
     assert_eq!(Array::scalar(7i64).unwrap().to_string(), "7");
     assert_eq!(Array::scalar(true).unwrap().to_string(), "True");
@@ -2386,6 +2393,24 @@ fn random_rejects_non_float_dtypes() {
 #[test]
 fn device_properties_are_sane() {
     require_gpu!();
+    let cur = Device::current().unwrap();
+    if cur.is_host() {
+        let h = Device::host();
+        assert_eq!(cur, h);
+        assert_eq!(h.ordinal(), cuprum::runtime::HOST_ORDINAL);
+        assert!(h.name().starts_with("CPU: "), "{}", h.name());
+        assert_eq!((h.compute_capability(), h.arch()), ((0, 0), 0));
+        assert!(h.sm_count() >= 1 && h.total_memory() >= 1 << 28);
+        assert_eq!(
+            (h.max_threads_per_block(), h.max_block_dim()),
+            (1024, [1024, 1024, 64])
+        );
+        assert_eq!(h.max_shared_memory_per_block(), 48 << 10);
+        assert!(h.max_shared_memory_per_block_optin() > 48 << 10);
+        assert_eq!(format!("{h:?}"), format!("Device(host: {})", h.name()));
+        assert_eq!(h.to_string(), format!("the host device ({})", h.name()));
+        return;
+    }
     assert!(Device::count().unwrap() >= 1);
     let d = Device::get(0).unwrap();
     assert_eq!(d.ordinal(), 0);
@@ -2408,7 +2433,7 @@ fn device_properties_are_sane() {
 
 #[test]
 fn a_missing_device_is_no_device() {
-    require_gpu!();
+    require_cuda!();
     let e = expect_err(Device::get(999), ErrorKind::NoDevice);
     assert!(e.to_string().contains("999"), "{e}");
     let n = Device::count().unwrap();
@@ -2418,7 +2443,7 @@ fn a_missing_device_is_no_device() {
 #[test]
 fn stream_with_makes_it_current_and_runs_work_on_it() {
     require_gpu!();
-    let dev = Device::get(0).unwrap();
+    let dev = Device::current().unwrap();
     assert_eq!(Stream::current().unwrap(), dev.default_stream());
     let stream = Stream::new().unwrap();
     assert_ne!(stream, dev.default_stream());
@@ -2483,7 +2508,7 @@ fn an_event_times_a_copy() {
 #[test]
 fn memory_info_is_consistent() {
     require_gpu!();
-    let d = Device::get(0).unwrap();
+    let d = Device::current().unwrap();
     let (free, total) = d.memory_info().unwrap();
     assert!(total > 0 && free <= total, "free {free}, total {total}");
     assert!(
@@ -2554,12 +2579,16 @@ fn benchmark_of_a_copy() {
         "{:?}",
         r.gpu_times
     );
-    assert_eq!(r.device, 0);
+    let dev = Device::current().unwrap();
+    assert_eq!(r.device, dev.ordinal());
     assert!(r.gpu().min > 0.0 && r.gpu().min <= r.gpu().mean && r.gpu().mean <= r.gpu().max);
     let text = r.to_string();
     assert!(text.starts_with(&format!("{:<20}:", "copy")), "{text:?}");
     assert!(text.starts_with("copy                :"), "{text:?}");
-    assert!(text.contains("GPU-0"), "{text}");
+    assert!(
+        text.contains(if dev.is_host() { "host:" } else { "GPU-0" }),
+        "{text}"
+    );
 }
 
 #[test]

@@ -2208,7 +2208,9 @@ fn compile_errors_point_at_the_users_code() {
     .unwrap();
     let e = k.call((&x,)).unwrap_err();
     let log = e.compile_log().unwrap();
-    assert!(log.contains("user_unused_41"), "{log}");
+    // (the host compiler warns about unused variables only with -Wall, which cuprum does not
+    // pass: its log has the error alone)
+    assert!(log.contains("user_unused_41") || common::on_host(), "{log}");
     let raw = &e.compile_failure().unwrap().log;
     let f = e.compile_failure().unwrap();
     for d in f.diagnostics() {
@@ -2354,6 +2356,7 @@ fn concurrent_calls_from_threads() {
 #[test]
 fn calls_over_2_gib_use_64_bit_indexing() {
     require_gpu!();
+    skip_on_host!("4 GiB of arrays and 2^31 elements per call take minutes on a CPU");
     let fill = ElementwiseKernel::new(
         "",
         "uint8 x",
@@ -2513,7 +2516,12 @@ fn memoized_kernel_factories_are_kept_per_device() {
     assert!(!Arc::ptr_eq(&k, &k64));
     assert_eq!((calls(), SCALE_KERNELS.len()), (2, 2));
     // every other device gets its own kernel, made while it is current
-    let devices = cuprum::Device::count().unwrap();
+    // the host device is the only one when it stands in for the GPU
+    let devices = if common::on_host() {
+        1
+    } else {
+        cuprum::Device::count().unwrap()
+    };
     for ord in 1..devices {
         let d = cuprum::Device::get(ord).unwrap();
         let kd = d.with(|| memo_scale_kernel(DType::F32)).unwrap();

@@ -113,6 +113,10 @@ fn division_by_zero_faults_in_checked_builds() {
 #[test]
 fn a_grid_barrier_missing_a_block_becomes_a_fault() {
     require_gpu!();
+    skip_on_host!(
+        "the host device's grid barrier lets a block that returned go, so nothing hangs and \
+         there is no fault to provoke"
+    );
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let mut out = zeros::<i32>(64);
     jk::early_return_grid_sync::launch((2, 32), &mut out).unwrap();

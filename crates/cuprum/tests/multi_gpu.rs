@@ -33,12 +33,58 @@ use std::time::{Duration, Instant};
 // Helpers
 // =========================================================================================
 
-/// Every GPU, or `None` (a visible skip) without one.
+/// Every GPU, or `None` (a visible skip) without one. On the host device (no GPU) these
+/// tests skip visibly; `multi_device_calls_on_the_host_device` covers what the host does.
 fn gpus() -> Option<Vec<Device>> {
-    if !common::gpu() {
+    if !common::gpu()
+        || common::harness::not_on_host(
+            "several-device tests need CUDA GPUs (Device::all lists GPUs only)",
+        )
+    {
         return None;
     }
     Some(Device::all().expect("Device::all"))
+}
+
+/// On the host device (run where there is no GPU): `Device::all` says why there is no GPU,
+/// `to_device` onto the host device is a host copy (odd sizes, a non-contiguous view), peer
+/// access is only the device itself, and an NCCL communicator refuses it with a typed error.
+#[test]
+fn multi_device_calls_on_the_host_device() {
+    if !common::gpu() || !common::harness::on_host() {
+        skip(
+            Need::Other,
+            "runs only on the host device (a machine without a GPU)",
+        );
+        return;
+    }
+    let host = Device::host();
+    if let Some(why) = Device::no_gpu_reason() {
+        let e = Device::all().expect_err("Device::all without a GPU");
+        assert_eq!(e.kind(), why.kind(), "{e}");
+    }
+    assert!(host.can_access_peer(host).unwrap());
+    let mut rng = Rng::new(31);
+    for n in [0usize, 1, 7, 1000] {
+        let h = rand_vec(&mut rng, n, -5.0, 5.0);
+        let a = host.with(|| Array::from_slice(&h, &[n])).unwrap();
+        let b = a.to_device(host).unwrap();
+        assert_eq!(b.device(), host);
+        assert!(!b.shares_memory(&a) || n == 0, "to_device makes new memory");
+        assert_eq!(b.to_vec::<f64>().unwrap(), h, "{n} float64");
+    }
+    let h: Vec<f32> = (0..35).map(|_| rng.f64(-1.0, 1.0) as f32).collect();
+    let m = host.with(|| Array::from_slice(&h, &[5, 7])).unwrap();
+    let t = m.t().to_device(host).unwrap();
+    assert!(t.is_c_contiguous());
+    let want: Vec<f32> = (0..7)
+        .flat_map(|j| (0..5).map(move |i| (i, j)))
+        .map(|(i, j)| h[i * 7 + j])
+        .collect();
+    assert_eq!(t.to_vec::<f32>().unwrap(), want);
+    let e = Communicator::new(&[host]).expect_err("a communicator on the host device");
+    assert_eq!(e.kind(), ErrorKind::Unsupported, "{e}");
+    assert!(e.to_string().contains("the host device"), "{e}");
 }
 
 /// Devices 0 and 1, or `None` with a visible skip on a machine with one GPU.

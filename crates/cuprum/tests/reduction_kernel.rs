@@ -1019,6 +1019,9 @@ fn full_reductions_of_every_size() {
 #[test]
 fn full_reduction_of_1e8_float32_is_split_and_deterministic() {
     require_gpu!();
+    skip_on_host!(
+        "1e8 elements (400 MB) take tens of seconds on a CPU; split reductions are tested on smaller sizes"
+    );
     let n = 100_000_000usize;
     let x = hash_fill(&[n], DType::F32, 0.5, 1.5, 5);
     let h = x.to_vec::<f32>().unwrap();
@@ -1065,6 +1068,7 @@ fn full_reduction_of_1e8_float32_is_split_and_deterministic() {
 #[test]
 fn square_8192_over_each_axis() {
     require_gpu!();
+    skip_on_host!("an 8192 x 8192 array (256 MB) reduced three ways takes minutes on a CPU");
     let n = 8192usize;
     let x = hash_fill(&[n, n], DType::F32, 0.5, 1.5, 9);
     let h = x.to_vec::<f32>().unwrap();
@@ -3091,6 +3095,7 @@ fn compile_errors_point_at_the_users_code() {
 #[test]
 fn reductions_over_2_gib() {
     require_gpu!();
+    skip_on_host!("2 GiB arrays and 2^31 elements per call take minutes on a CPU");
     {
         // float32: 2.4 GB (byte offsets past 2^31, element counts below)
         let n = 600_000_000usize;

@@ -76,6 +76,10 @@ const SPIN: i64 = 100_000_000;
 #[test]
 fn sixteen_threads_each_with_its_own_stream() {
     require_gpu!();
+    skip_on_host!(
+        "a stress test of GPU streams, the memory pool and sticky faults (spin kernels, \
+         GiB churn): too slow on a CPU, and the host device has its own fault tests"
+    );
     let _g = serial();
     const THREADS: usize = 16;
     const LAUNCHES: usize = 500;
@@ -121,6 +125,10 @@ fn sixteen_threads_each_with_its_own_stream() {
 #[test]
 fn back_to_back_launches_of_an_in_place_increment() {
     require_gpu!();
+    skip_on_host!(
+        "a stress test of GPU streams, the memory pool and sticky faults (spin kernels, \
+         GiB churn): too slow on a CPU, and the host device has its own fault tests"
+    );
     let _g = serial();
     // `cuprum stress` does 1,000,000.
     const N: u32 = 200_000;
@@ -236,6 +244,10 @@ fn churn(cycles: usize, checkpoint: usize) -> Vec<String> {
 #[test]
 fn churn_keeps_reserved_memory_bounded_and_flat() {
     require_gpu!();
+    skip_on_host!(
+        "a stress test of GPU streams, the memory pool and sticky faults (spin kernels, \
+         GiB churn): too slow on a CPU, and the host device has its own fault tests"
+    );
     let _g = serial();
     churn(40_000, 5_000);
 }
@@ -243,6 +255,10 @@ fn churn_keeps_reserved_memory_bounded_and_flat() {
 #[test]
 fn a_buffer_used_on_another_stream_is_not_reused_before_that_work_ends() {
     require_gpu!();
+    skip_on_host!(
+        "a stress test of GPU streams, the memory pool and sticky faults (spin kernels, \
+         GiB churn): too slow on a CPU, and the host device has its own fault tests"
+    );
     let _g = serial();
     let slow = RawKernel::new(SLOW_FILL, "slow_fill");
     let s2 = Stream::new().unwrap();
@@ -304,6 +320,10 @@ fn a_buffer_used_on_another_stream_is_not_reused_before_that_work_ends() {
 #[test]
 fn a_first_use_on_another_stream_sees_the_work_of_the_arrays_own_stream() {
     require_gpu!();
+    skip_on_host!(
+        "a stress test of GPU streams, the memory pool and sticky faults (spin kernels, \
+         GiB churn): too slow on a CPU, and the host device has its own fault tests"
+    );
     let _g = serial();
     let slow = RawKernel::new(SLOW_FILL, "slow_fill");
     let n = 1usize << 20;
@@ -341,6 +361,10 @@ fn a_first_use_on_another_stream_sees_the_work_of_the_arrays_own_stream() {
 #[test]
 fn a_long_lived_array_used_by_many_short_lived_streams() {
     require_gpu!();
+    skip_on_host!(
+        "a stress test of GPU streams, the memory pool and sticky faults (spin kernels, \
+         GiB churn): too slow on a CPU, and the host device has its own fault tests"
+    );
     let _g = serial();
     // Each stream writes its own element and is dropped at once; the array forgets the
     // streams no handle can reach (after its own stream waits for them), so they can go.
@@ -366,6 +390,10 @@ fn a_long_lived_array_used_by_many_short_lived_streams() {
 #[test]
 fn out_of_memory_is_typed_and_leaves_nothing_reserved() {
     require_gpu!();
+    skip_on_host!(
+        "a stress test of GPU streams, the memory pool and sticky faults (spin kernels, \
+         GiB churn): too slow on a CPU, and the host device has its own fault tests"
+    );
     let _g = serial();
     let dev = Device::get(0).unwrap();
     dev.release_pool_memory().unwrap();
@@ -773,6 +801,10 @@ fn child_fault() {
 #[test]
 fn a_kernel_fault_is_reported_by_every_later_call() {
     require_gpu!();
+    skip_on_host!(
+        "a stress test of GPU streams, the memory pool and sticky faults (spin kernels, \
+         GiB churn): too slow on a CPU, and the host device has its own fault tests"
+    );
     let out = child("child_fault", &[]).output().unwrap();
     let text = format!(
         "{}{}",

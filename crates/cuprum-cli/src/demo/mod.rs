@@ -1,7 +1,9 @@
 //! `cuprum demo`: every example of the seed documents through cuprum — each checked against
-//! its reference and timed on the GPU, one line per example. Without a GPU it says so and
-//! compiles every demo kernel with NVRTC for sm_90 instead (registers and memory per
-//! kernel), or says that NVRTC is missing too; both exit 0.
+//! its reference and timed, one line per example. It runs on the current device: the GPU,
+//! or the host device (the CPU) with `CUPRUM_DEVICE=host` or when there is no GPU. Without
+//! a GPU and without a host C++ compiler it says so and compiles every demo kernel with
+//! NVRTC for sm_90 instead (registers and memory per kernel), or says that NVRTC is missing
+//! too; both exit 0.
 
 mod cases;
 mod fused;
@@ -72,21 +74,42 @@ pub fn run(args: &DemoArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         );
         return Ok(ExitCode::FAILURE);
     }
+    if cuprum::Device::current().is_ok_and(cuprum::Device::is_host) {
+        return run_on(&cases);
+    }
     match cuprum::Device::no_gpu_reason() {
-        None => run_on_gpu(&cases),
-        Some(why) => Ok(compile_only(&cases, &why)),
+        None => run_on(&cases),
+        Some(why) => match cuprum::compile::host_compiler() {
+            Ok(_) => {
+                out!("cuprum demo: no GPU on this machine ({why}): running on the CPU instead");
+                cuprum::Device::host().make_default();
+                run_on(&cases)
+            }
+            Err(e) => Ok(compile_only(&cases, &why, &e)),
+        },
     }
 }
 
-fn run_on_gpu(cases: &[Case]) -> Result<ExitCode, Box<dyn std::error::Error>> {
+/// Runs and checks every case on the current device (a GPU, or the host device).
+fn run_on(cases: &[Case]) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let dev = cuprum::Device::current()?;
-    out!(
-        "cuprum demo: {} examples of the seed documents on {} (sm_{})",
-        cases.len(),
-        dev.name(),
-        dev.arch()
-    );
-    out!("each checked against its reference, then timed (GPU time: median of up to 20 calls)");
+    if dev.is_host() {
+        out!(
+            "cuprum demo: {} examples of the seed documents on the host device, the CPU ({}): \
+             the same kernels, compiled by the system C++ compiler",
+            cases.len(),
+            dev.name()
+        );
+    } else {
+        out!(
+            "cuprum demo: {} examples of the seed documents on {} (sm_{})",
+            cases.len(),
+            dev.name(),
+            dev.arch()
+        );
+    }
+    let clock = if dev.is_host() { "host" } else { "GPU" };
+    out!("each checked against its reference, then timed ({clock} time: median of up to 20 calls)");
     let start = Instant::now();
     let mut failed: Vec<&str> = Vec::new();
     let mut group: Option<Group> = None;
@@ -211,10 +234,13 @@ fn compile_program(p: &Program) -> cuprum::Result<(Vec<Vec<String>>, usize)> {
     Ok((rows, res.len()))
 }
 
-/// No GPU: compile every program of `cases` for sm_90 and print each kernel's resources.
-/// Exits 0 unless a kernel fails to compile.
-fn compile_only(cases: &[Case], why: &cuprum::Error) -> ExitCode {
-    out!("cuprum demo: no GPU on this machine, so the examples cannot run ({why})");
+/// No GPU and no host compiler (`no_cxx`): compile every program of `cases` for sm_90 and
+/// print each kernel's resources. Exits 0 unless a kernel fails to compile.
+fn compile_only(cases: &[Case], why: &cuprum::Error, no_cxx: &cuprum::Error) -> ExitCode {
+    out!(
+        "cuprum demo: no GPU on this machine, so the examples cannot run ({why}); nor on the \
+         CPU: {no_cxx}"
+    );
     let nv = match cuprum::compile::nvrtc() {
         Ok(nv) => nv,
         Err(e) => {

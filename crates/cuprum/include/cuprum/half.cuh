@@ -2,12 +2,17 @@
 // Storage is the 16-bit pattern; arithmetic goes through float. No toolkit headers needed.
 #pragma once
 namespace cuprum {
+#ifdef __CUPRUM_HOST__
+__device__ __forceinline__ unsigned short f32_to_f16_bits(float f) { return cuprum_host::f32_to_f16_bits(f); }
+__device__ __forceinline__ float f16_bits_to_f32(unsigned short h) { return cuprum_host::f16_bits_to_f32(h); }
+#else
 __device__ __forceinline__ unsigned short f32_to_f16_bits(float f) {
   unsigned short r; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(r) : "f"(f)); return r;
 }
 __device__ __forceinline__ float f16_bits_to_f32(unsigned short h) {
   float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f;
 }
+#endif
 __device__ __forceinline__ unsigned short f32_to_bf16_bits(float f) {
   unsigned int u = __float_as_uint(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40u);  // NaN stays NaN

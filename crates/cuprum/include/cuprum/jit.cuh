@@ -29,7 +29,11 @@ struct FaultCtx {
 
 // Set once per loaded module by the host (cuModuleGetGlobal); zero: faults are not recorded.
 __device__ cj::FaultCtx cj_fault_ctx;
+#ifdef __CUPRUM_HOST__
+#define cj_dyn_smem (reinterpret_cast<unsigned char*>(__cuprum_dynamic_smem()))
+#else
 extern __shared__ __align__(16) unsigned char cj_dyn_smem[];
+#endif
 __shared__ unsigned int cj_gs_count;
 
 #ifndef CJ_FN
@@ -59,7 +63,11 @@ __device__ __forceinline__ void fault(unsigned int site, unsigned int kind, long
     r->flag = 1u;
     __threadfence_system();
   }
+#ifdef __CUPRUM_HOST__
+  cuprum_host::exit_thread();
+#else
   asm volatile("exit;");
+#endif
 }
 #define CJ_FAIL(site, kind, a, b) do { cj::fault(site, kind, (long long)(a), (long long)(b)); __builtin_unreachable(); } while (0)
 
@@ -133,10 +141,15 @@ __device__ __forceinline__ unsigned long long global_index() {
   return (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
 }
 __device__ __forceinline__ unsigned long long global_size() { return (unsigned long long)blockDim.x * gridDim.x; }
+#ifdef __CUPRUM_HOST__
+__device__ __forceinline__ unsigned int lane_id() { return __cuprum_lane_id(); }
+__device__ __forceinline__ unsigned int dyn_smem_bytes() { return (unsigned int)__cuprum_b->dyn_smem_bytes; }
+#else
 __device__ __forceinline__ unsigned int lane_id() { unsigned int r; asm("mov.u32 %0, %%laneid;" : "=r"(r)); return r; }
 __device__ __forceinline__ unsigned int dyn_smem_bytes() {
   unsigned int r; asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(r)); return r;
 }
+#endif
 
 // First and next value of a strided loop over [0, n): never overflows (Rust's iterators
 // stop), an empty range when n <= 0.
@@ -569,6 +582,13 @@ __device__ __forceinline__ void grid_sync_init() {
 }
 // A block that never arrives (a thread returned before the barrier) would hang the launch:
 // after about ten seconds of waiting the waiting threads fault instead.
+#ifdef __CUPRUM_HOST__
+// On the host device every block of a cooperative launch runs on a thread of its own and
+// the runner keeps the barrier (a block that finished early does not hold it back).
+template <int = 0> __device__ __noinline__ void grid_sync(unsigned int) {
+  cuprum_host::wait(CUPRUM_OP_GRID_SYNC, 0, 0, 0, 0, 0, __FILE__, __LINE__);
+}
+#else
 template <int = 0> __device__ __noinline__ void grid_sync(unsigned int site) {
   __syncthreads();
   const bool lead = atomicAdd(&cj_gs_count, 1u) == 0u;
@@ -591,5 +611,6 @@ template <int = 0> __device__ __noinline__ void grid_sync(unsigned int site) {
   }
   __syncthreads();
 }
+#endif
 
 }  // namespace cj

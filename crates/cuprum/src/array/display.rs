@@ -757,12 +757,17 @@ impl fmt::Debug for Array {
         } else {
             format!("({})", strides.join(", "))
         };
+        let device = self.buf.stream().device();
+        let device = if device.is_host() {
+            "host".to_string()
+        } else {
+            device.ordinal().to_string()
+        };
         write!(
             f,
-            "array({values}, shape={}, dtype={}, strides={strides}, device={})",
+            "array({values}, shape={}, dtype={}, strides={strides}, device={device})",
             format_shape(self.shape()),
             self.dtype(),
-            self.buf.stream().device().ordinal()
         )
     }
 }

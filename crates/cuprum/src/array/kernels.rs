@@ -57,7 +57,15 @@ fn bits_type(item: usize) -> &'static str {
     }
 }
 
-const PRELUDE: &str = "struct __align__(16) cuprum_u128 { unsigned long long lo, hi; };\n";
+/// What every array kernel starts with: a 16-byte element type, and the loop over `[0, n)`:
+/// a grid-stride loop on a GPU; on the host device each thread takes a contiguous share
+/// (the same elements, in an order the CPU's caches follow).
+const PRELUDE: &str = "struct __align__(16) cuprum_u128 { unsigned long long lo, hi; };\n\
+#ifdef __CUPRUM_HOST__\n\
+#define CUPRUM_LOOP(I, i, n) for (I i##_end = 0, i = cuprum_host::share_begin<I>((n), &i##_end); i < i##_end; ++i)\n\
+#else\n\
+#define CUPRUM_LOOP(I, i, n) for (I i = (I)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (I)blockDim.x * gridDim.x)\n\
+#endif\n";
 
 /// Generates the CUDA C++ source of one specialisation.
 pub(crate) fn source(key: KernelKey) -> Result<String> {
@@ -80,7 +88,7 @@ pub(crate) fn source(key: KernelKey) -> Result<String> {
                 s.push_str("extern \"C\" __global__ void cuprum_fill(T* __restrict__ dst, T value, I n, Meta m) {\n");
             }
             s.push_str(
-                "  for (I i = (I)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (I)blockDim.x * gridDim.x) {\n\
+                "  CUPRUM_LOOP(I, i, n) {\n\
                  \x20   long long o0 = 0, o1 = 0;\n\
                  \x20   if (ND == 1) { o0 = (long long)i * m.s0[0]; o1 = (long long)i * m.s1[0]; }\n\
                  \x20   else { I rem = i;\n\
@@ -108,13 +116,13 @@ pub(crate) fn source(key: KernelKey) -> Result<String> {
                     let _ = writeln!(
                         s,
                         "extern \"C\" __global__ void cuprum_arange(T* out, unsigned long long n, double fstart, double fstep, long long istart, long long istep) {{\n\
-                         \x20 for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (unsigned long long)blockDim.x * gridDim.x)\n\
+                         \x20 CUPRUM_LOOP(unsigned long long, i, n)\n\
                          \x20   out[i] = (T)(({acc})istart + ({acc})i * ({acc})istep);\n}}"
                     );
                 } else {
                     s.push_str(
                         "extern \"C\" __global__ void cuprum_arange(T* out, unsigned long long n, double fstart, double fstep, long long istart, long long istep) {\n\
-                         \x20 for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (unsigned long long)blockDim.x * gridDim.x)\n\
+                         \x20 CUPRUM_LOOP(unsigned long long, i, n)\n\
                          \x20   out[i] = to_t(fstart + (double)i * fstep);\n}\n",
                     );
                 }
@@ -123,7 +131,7 @@ pub(crate) fn source(key: KernelKey) -> Result<String> {
                 let _ = writeln!(
                     s,
                     "extern \"C\" __global__ void cuprum_linspace(T* out, unsigned long long n, double start, double step, double stop, int endpoint) {{\n\
-                     \x20 for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (unsigned long long)blockDim.x * gridDim.x) {{\n\
+                     \x20 CUPRUM_LOOP(unsigned long long, i, n) {{\n\
                      \x20   double v = (endpoint && n > 1 && i == n - 1) ? stop : start + (double)i * step;\n\
                      \x20   out[i] = to_t({round}(v));\n  }}\n}}"
                 );
@@ -139,7 +147,7 @@ pub(crate) fn source(key: KernelKey) -> Result<String> {
                 s,
                 "typedef {ty} T;\nextern \"C\" __global__ void cuprum_uniform(T* x, unsigned long long n, T low, T high) {{\n\
                  \x20 const T top = {next}(high, low);\n\
-                 \x20 for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (unsigned long long)blockDim.x * gridDim.x) {{\n\
+                 \x20 CUPRUM_LOOP(unsigned long long, i, n) {{\n\
                  \x20   T v = high - (high - low) * x[i];\n\
                  \x20   x[i] = v >= high ? top : (v < low ? low : v);\n  }}\n}}"
             );
@@ -151,7 +159,7 @@ pub(crate) fn source(key: KernelKey) -> Result<String> {
             let _ = writeln!(
                 s,
                 "typedef {} T;\nextern \"C\" __global__ void cuprum_randint(T* out, unsigned long long n, const unsigned long long* __restrict__ bits, unsigned long long low, unsigned long long range) {{\n\
-                 \x20 for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (unsigned long long)blockDim.x * gridDim.x) {{\n\
+                 \x20 CUPRUM_LOOP(unsigned long long, i, n) {{\n\
                  \x20   const unsigned long long b = bits[i];\n\
                  \x20   out[i] = (T)(low + (range == 0ull ? b : __umul64hi(b, range)));\n  }}\n}}",
                 dt.c_type()
@@ -172,8 +180,12 @@ fn store_conv(dt: DType) -> Result<(&'static str, &'static str)> {
         ),
         DType::F16 => (
             "unsigned short",
-            "__device__ __forceinline__ T to_t(double v) { unsigned short r; float f = (float)v;\n\
-             \x20 asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(r) : \"f\"(f)); return r; }\n",
+            "#ifdef __CUPRUM_HOST__\n\
+             __device__ __forceinline__ T to_t(double v) { return cuprum_host::f32_to_f16_bits((float)v); }\n\
+             #else\n\
+             __device__ __forceinline__ T to_t(double v) { unsigned short r; float f = (float)v;\n\
+             \x20 asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(r) : \"f\"(f)); return r; }\n\
+             #endif\n",
         ),
         DType::BF16 => (
             "unsigned short",

@@ -1,6 +1,11 @@
 //! Random arrays through cuRAND (Philox generator): floats (float32 and float64), integers
 //! and permutations.
 //!
+//! On the host device the generator is cuprum's own Philox4x32-10 (the same counter-based
+//! algorithm; uniform values in `(0, 1]` from 24 or 53 random bits, normal values by
+//! Box–Muller): the same distributions as cuRAND's, but not the same numbers. A seed gives
+//! the same numbers on every run of the host device.
+//!
 //! ```no_run
 //! use cuprum::{random, DType};
 //! random::seed(42)?;
@@ -164,9 +169,8 @@ impl Generator {
         if stream.device() != device {
             bail!(
                 InvalidArgument,
-                "the generator belongs to device {}, the current stream to device {}",
-                device.ordinal(),
-                stream.device().ordinal()
+                "the generator belongs to {device}, the current stream to {}",
+                stream.device()
             );
         }
         Ok(stream)

@@ -200,12 +200,8 @@ pub(crate) fn check_same_device(what: &str, expected: Device, given: Device) -> 
     if expected != given {
         bail!(
             DeviceMismatch,
-            "{what}: expected an array on device {} ({}), given one on device {} ({}); move it \
-             with `to_device` first",
-            expected.ordinal(),
-            expected.name(),
-            given.ordinal(),
-            given.name()
+            "{what}: expected an array on {expected}, given one on {given}; move it with \
+             `to_device` first"
         );
     }
     Ok(())

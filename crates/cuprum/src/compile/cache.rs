@@ -71,6 +71,16 @@ struct Counters {
     corrupt: AtomicU64,
 }
 
+/// What a lookup found, for [`KernelCache::count`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Count {
+    MemoHit,
+    DiskHit,
+    Miss,
+    DiskWrite,
+    Corrupt,
+}
+
 /// One entry on disk.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CacheEntry {
@@ -181,6 +191,20 @@ impl KernelCache {
             disk_writes: c.disk_writes.load(Ordering::Relaxed),
             corrupt_entries: c.corrupt.load(Ordering::Relaxed),
         }
+    }
+
+    /// Counts a lookup of the host device's compile, which keeps its own memo and entries
+    /// (see `compile/host`).
+    pub(crate) fn count(&self, what: Count) {
+        let c = &self.counters;
+        match what {
+            Count::MemoHit => &c.memo_hits,
+            Count::DiskHit => &c.disk_hits,
+            Count::Miss => &c.misses,
+            Count::DiskWrite => &c.disk_writes,
+            Count::Corrupt => &c.corrupt,
+        }
+        .fetch_add(1, Ordering::Relaxed);
     }
 
     /// Forgets the in-memory images (the disk stays).
@@ -344,13 +368,14 @@ impl KernelCache {
         let Ok(shards) = std::fs::read_dir(&dir) else {
             return Ok(out);
         };
-        for shard in shards.flatten() {
+        let host = std::fs::read_dir(dir.join("host")).into_iter().flatten();
+        for shard in shards.flatten().chain(host.flatten()) {
             if !shard.path().is_dir() || shard.file_name().len() != 2 {
                 continue;
             }
             for f in std::fs::read_dir(shard.path()).map_err(io_err)?.flatten() {
                 let p = f.path();
-                if p.extension().is_some_and(|e| e == "cubin") {
+                if p.extension().is_some_and(|e| e == "cubin" || e == "so") {
                     let bytes = f.metadata().map(|m| m.len()).unwrap_or(0);
                     out.push(CacheEntry { path: p, bytes });
                 }
@@ -438,7 +463,7 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 
 /// Creates `dir` and its missing parents, each owner-only (0700, whatever the umask);
 /// folders that already exist are left as they are.
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+pub(crate) fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     if dir.is_dir() {
         return Ok(());
     }
@@ -472,19 +497,29 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
 }
 
 /// What reading a cache file found.
-pub(crate) enum Read {
+pub(crate) enum Read<T = Vec<u8>> {
     /// No such file (or not readable).
     Missing,
     /// A link, not a regular file, or a file another user owns: never read.
     Untrusted,
     /// The bytes of a regular file the current user owns.
-    Bytes(Vec<u8>),
+    Bytes(T),
 }
 
 /// Reads `path` when it is a regular file owned by the user running this process (not
 /// following a link: checked on the opened file itself, so nothing can be swapped in
 /// between the check and the read).
 pub(crate) fn read_trusted(path: &Path) -> Read {
+    match read_trusted_file(path) {
+        Read::Missing => Read::Missing,
+        Read::Untrusted => Read::Untrusted,
+        Read::Bytes((_, b)) => Read::Bytes(b),
+    }
+}
+
+/// [`read_trusted`], keeping the open file (a host module is loaded through it, so that
+/// what was checked is what is loaded).
+pub(crate) fn read_trusted_file(path: &Path) -> Read<(std::fs::File, Vec<u8>)> {
     use std::io::Read as _;
     let mut o = std::fs::OpenOptions::new();
     o.read(true);
@@ -509,7 +544,7 @@ pub(crate) fn read_trusted(path: &Path) -> Read {
     }
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
     match f.read_to_end(&mut bytes) {
-        Ok(_) => Read::Bytes(bytes),
+        Ok(_) => Read::Bytes((f, bytes)),
         Err(_) => Read::Missing,
     }
 }

@@ -41,6 +41,8 @@ pub struct CompileFailure {
     pub source: String,
     /// Parts of the generated source that came from user strings.
     pub spans: Vec<SourceSpan>,
+    /// Which compiler failed (`"NVRTC"`, or the host device's C++ compiler).
+    pub compiler: String,
 }
 
 /// One diagnostic parsed from the log.
@@ -73,7 +75,12 @@ impl CompileFailure {
     /// CuPy's dump format: the log, the name, the options and the whole numbered source.
     pub fn dump(&self) -> String {
         let mut s = format!(
-            "NVRTC compilation error: {}\n-----\nName: {}\nOptions: {}\nCUDA source:\n",
+            "{} compilation error: {}\n-----\nName: {}\nOptions: {}\nCUDA source:\n",
+            if self.compiler.is_empty() {
+                "NVRTC"
+            } else {
+                &self.compiler
+            },
             self.log.trim_end(),
             self.name,
             self.options.join(" ")
@@ -114,6 +121,7 @@ impl CompileFailure {
     ///           referenced\n  int mine;\n\n".into(),
     ///     source: "int _t;\nint mine;\n".into(),
     ///     spans: vec![SourceSpan { first_line: 2, last_line: 2, label: "operation".into(), text: "int mine;".into() }],
+    ///     compiler: "NVRTC".into(),
     /// };
     /// let log = f.user_log();
     /// assert!(log.contains("\"mine\"") && !log.contains("_t"), "{log}");
@@ -148,7 +156,12 @@ impl CompileFailure {
     /// The message shown by the error: each error with its source lines and a marker.
     pub(crate) fn render(&self) -> String {
         let mut s = format!(
-            "NVRTC could not compile '{}' (options: {})",
+            "{} could not compile '{}' (options: {})",
+            if self.compiler.is_empty() {
+                "NVRTC"
+            } else {
+                &self.compiler
+            },
             self.name,
             self.options.join(" ")
         );
@@ -193,6 +206,35 @@ impl CompileFailure {
 }
 
 fn parse_diagnostic(line: &str) -> Option<Diagnostic> {
+    parse_nvrtc(line).or_else(|| parse_gcc(line))
+}
+
+/// `file:line:col: severity: message` (GCC and Clang).
+fn parse_gcc(line: &str) -> Option<Diagnostic> {
+    let mut parts = line.splitn(4, ':');
+    let file = parts.next()?;
+    let num: usize = parts.next()?.trim().parse().ok()?;
+    let mut rest = parts.next()?;
+    let mut tail = parts.next()?;
+    if rest.trim().parse::<usize>().is_ok() {
+        // a column: the severity follows
+        let (sev, msg) = tail.split_once(':')?;
+        rest = sev;
+        tail = msg;
+    }
+    let severity = rest.trim();
+    if !(severity.ends_with("error") || severity == "warning") || file.is_empty() {
+        return None;
+    }
+    Some(Diagnostic {
+        file: file.to_string(),
+        line: num,
+        severity: severity.to_string(),
+        message: tail.trim().to_string(),
+    })
+}
+
+fn parse_nvrtc(line: &str) -> Option<Diagnostic> {
     let open = line.find('(')?;
     let close = open + line[open..].find("): ")?;
     let num: usize = line[open + 1..close].parse().ok()?;
@@ -227,7 +269,29 @@ mod tests {
                 label: "operation".into(),
                 text: "z = x + q".into(),
             }],
+            compiler: String::new(),
         }
+    }
+
+    #[test]
+    fn gcc_diagnostics_are_parsed() {
+        let f = CompileFailure {
+            name: "k.cu".into(),
+            options: vec![],
+            log: "k.cu: In function 'void k(float*)':\nk.cu:3:9: error: 'q' was not declared in this scope\n    3 |   z = x + q;\n      |         ^\n".into(),
+            source: "// generated\nvoid k() {\n  z = x + q;\n}\n".into(),
+            spans: vec![],
+            compiler: "the host compiler (g++ 12)".into(),
+        };
+        let d = f.errors();
+        assert_eq!(d.len(), 1);
+        assert_eq!((d[0].line, d[0].severity.as_str()), (3, "error"));
+        let r = f.render();
+        assert!(
+            r.starts_with("the host compiler (g++ 12) could not compile 'k.cu'"),
+            "{r}"
+        );
+        assert!(r.contains(">     3 |   z = x + q;"), "{r}");
     }
 
     #[test]

@@ -12,6 +12,7 @@ mod discovery;
 mod env;
 mod failure;
 mod headers;
+pub(crate) mod host;
 mod nvrtc;
 mod options;
 mod ptxas;
@@ -27,6 +28,9 @@ pub use discovery::{
 };
 pub use failure::{CompileFailure, Diagnostic, SourceSpan};
 pub use headers::BUNDLED as BUNDLED_HEADERS;
+pub use host::{
+    CompilerKind, HostCompiler, SHIM_HEADERS, host_compiler, set_host_cache_dir, set_host_opt_level,
+};
 pub use nvrtc::{CompiledImage, Nvrtc, nvrtc};
 pub use options::CompileOptions;
 pub use ptxas::{KernelResources, resource_usage};
@@ -183,6 +187,9 @@ pub fn compile_on(device: Device, source: &str, opts: &CompileOptions) -> Result
     };
     let r = slot
         .get_or_init(|| {
+            if device.is_host() {
+                return host::compile(source, opts).map(|lib| Module::from_host(device, lib));
+            }
             let img = KernelCache::global()?.compile(source, opts, device.arch())?;
             Module::load_with_names(device, &img.image, img.lowered_names.clone())
         })
@@ -210,6 +217,7 @@ pub fn compile_on(device: Device, source: &str, opts: &CompileOptions) -> Result
 /// ```
 pub fn clear_memo() {
     modules().lock().unwrap_or_else(|p| p.into_inner()).clear();
+    host::clear_memo();
     if let Ok(c) = KernelCache::global() {
         c.clear_memo();
     }

@@ -465,6 +465,7 @@ impl Nvrtc {
                 log,
                 source: source.to_string(),
                 spans: Vec::new(),
+                compiler: "NVRTC".into(),
             }));
         }
         let image = if want_cubin {

@@ -192,14 +192,11 @@ pub(crate) fn on_stream(
         {
             bail!(
                 DeviceMismatch,
-                "'{}': expected argument '{}' on device {} ({}), the device of the call, \
-                 given an array on device {} ({}); move it with `to_device` first",
+                "'{}': expected argument '{}' on {device}, the device of the call, given an \
+                 array on {}; move it with `to_device` first",
                 sig.name,
                 sig.params[k].name,
-                device.ordinal(),
-                device.name(),
-                arr.device().ordinal(),
-                arr.device().name()
+                arr.device()
             );
         }
     }

@@ -81,6 +81,19 @@ impl ModuleSpec {
             return Ok(m.clone());
         }
         let m = match (&self.code, self.backend) {
+            (Code::File(path), _) if device.is_host() => {
+                bail!(
+                    Unsupported,
+                    "module file {}: a compiled GPU image (cubin, PTX, fatbin) cannot run on the \
+                     host device; load the CUDA C++ source instead (RawModule::new)",
+                    path.display()
+                );
+            }
+            // The host device compiles the source with the system C++ compiler, whichever
+            // GPU compiler was chosen.
+            (Code::Source(src), _) if device.is_host() => {
+                crate::compile::compile_on(device, src, &self.options)?
+            }
             (Code::File(path), _) => {
                 let bytes = std::fs::read(path).map_err(|e| {
                     err!(Io, "cannot read the module file {}: {e}", path.display()).with_source(e)
@@ -297,6 +310,17 @@ impl RawKernel {
         }
         let module = self.spec.module(device)?;
         let function = module.function(&self.name)?;
+        if let Some(k) = function.host_kernel()
+            && k.max_align > 16
+        {
+            bail!(
+                Unsupported,
+                "kernel '{}' has a parameter aligned to {} bytes; the host device passes \
+                 parameters aligned to at most 16",
+                self.name,
+                k.max_align
+            );
+        }
         let loaded = Arc::new(Loaded {
             device: device.ordinal(),
             params: function.param_info()?,

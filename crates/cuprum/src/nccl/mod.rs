@@ -254,6 +254,18 @@ impl UniqueId {
     }
 }
 
+/// `Unsupported` for the host device: NCCL ranks are GPUs (checked before NCCL is loaded).
+fn gpu_rank(device: Device) -> Result<()> {
+    if device.is_host() {
+        bail!(
+            Unsupported,
+            "NCCL communicators run on GPUs, given {device}: move the arrays to a GPU with \
+             `to_device`"
+        );
+    }
+    Ok(())
+}
+
 /// One local rank: its NCCL communicator and GPU.
 struct Rank {
     comm: RawComm,
@@ -323,6 +335,7 @@ impl Communicator {
             );
         }
         for (i, d) in devices.iter().enumerate() {
+            gpu_rank(*d)?;
             if let Some(j) = devices[..i].iter().position(|e| e == d) {
                 bail!(
                     InvalidArgument,
@@ -377,6 +390,7 @@ impl Communicator {
                 "expected a rank in 0..{size} of a communicator of {size} ranks, given rank {rank}"
             );
         }
+        gpu_rank(device)?;
         let n = nccl()?;
         device.bind()?;
         let mut comm: RawComm = std::ptr::null_mut();

@@ -166,6 +166,15 @@ pub(crate) const PRELUDE: &str = r#"#include <cuprum/half.cuh>
 #include <cuprum/cast.cuh>
 namespace rt {
 constexpr unsigned FULL = 0xffffffffu;
+#ifdef __CUPRUM_HOST__
+__device__ __forceinline__ unsigned lanemask_lt() { return (1u << __cuprum_lane_id()) - 1u; }
+__device__ __forceinline__ unsigned ld_relaxed(const unsigned* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+__device__ __forceinline__ void st_relaxed(unsigned* p, unsigned v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+__device__ __forceinline__ unsigned long long ld_relaxed(const unsigned long long* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+__device__ __forceinline__ void st_relaxed(unsigned long long* p, unsigned long long v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+__device__ __forceinline__ unsigned ld_acquire(const unsigned* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+__device__ __forceinline__ void st_release(unsigned* p, unsigned v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+#else
 __device__ __forceinline__ unsigned lanemask_lt() { unsigned m; asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m)); return m; }
 __device__ __forceinline__ unsigned ld_relaxed(const unsigned* p) {
   unsigned v; asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory"); return v; }
@@ -179,6 +188,7 @@ __device__ __forceinline__ unsigned ld_acquire(const unsigned* p) {
   unsigned v; asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory"); return v; }
 __device__ __forceinline__ void st_release(unsigned* p, unsigned v) {
   asm volatile("st.release.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory"); }
+#endif
 // Warp shuffles of any plain type, one 32-bit word at a time.
 template <typename T> struct Words { static constexpr int N = (sizeof(T) + 3) / 4; };
 template <typename T> __device__ __forceinline__ T shfl_up(const T& v, unsigned d) {

@@ -1,8 +1,10 @@
 //! cuRAND, loaded at run time (probed first: a missing library is `ErrorKind::Random`,
 //! never a panic): a Philox generator bound to one device, and the fills the array layer's
-//! random arrays use.
+//! random arrays use. On the host device the generator is cuprum's own Philox4x32-10
+//! (`host::rng`): the same distributions, not the same numbers.
 
 use super::device::Device;
+use super::host::rng::HostRng;
 use super::stream::Stream;
 use crate::error::{Error, ErrorKind, Result, bail};
 use cudarc::curand::{result as cr, sys};
@@ -23,10 +25,13 @@ pub(crate) enum Fill {
     BitsU32,
 }
 
-/// A cuRAND Philox generator on one device.
+/// A Philox generator on one device: cuRAND's on a GPU, cuprum's own on the host device.
 pub(crate) struct Philox {
+    /// The cuRAND generator; null on the host device.
     raw: sys::curandGenerator_t,
     device: Device,
+    /// The host device's generator (then `raw` is null).
+    host: Option<HostRng>,
 }
 
 // SAFETY: a cuRAND generator may be used from any thread as long as calls are not
@@ -35,7 +40,7 @@ unsafe impl Send for Philox {}
 
 impl Drop for Philox {
     fn drop(&mut self) {
-        if self.device.bind().is_ok() {
+        if self.host.is_none() && self.device.bind().is_ok() {
             // SAFETY: the generator was created in `new` and is destroyed once.
             let _ = unsafe { cr::destroy_generator(self.raw) };
         }
@@ -62,11 +67,22 @@ fn curand_present() -> Result<()> {
 impl Philox {
     /// A generator on `device` with `seed`.
     pub(crate) fn new(device: Device, seed: u64) -> Result<Philox> {
+        if device.is_host() {
+            return Ok(Philox {
+                raw: std::ptr::null_mut(),
+                device,
+                host: Some(HostRng::new(seed)),
+            });
+        }
         curand_present()?;
         device.bind()?;
         let raw = cr::create_generator_kind(sys::curandRngType_t::CURAND_RNG_PSEUDO_PHILOX4_32_10)
             .map_err(|e| curand_err(e, "curandCreateGenerator"))?;
-        let g = Philox { raw, device };
+        let g = Philox {
+            raw,
+            device,
+            host: None,
+        };
         // SAFETY: the generator is live.
         unsafe { cr::set_seed(g.raw, seed) }.map_err(|e| curand_err(e, "curandSetSeed"))?;
         Ok(g)
@@ -79,6 +95,10 @@ impl Philox {
 
     /// Reseeds the generator and restarts its sequence.
     pub(crate) fn reseed(&mut self, seed: u64) -> Result<()> {
+        if let Some(h) = &mut self.host {
+            *h = HostRng::new(seed);
+            return Ok(());
+        }
         // SAFETY: the generator is live.
         unsafe { cr::set_seed(self.raw, seed) }.map_err(|e| curand_err(e, "curandSetSeed"))?;
         // SAFETY: as above.
@@ -100,6 +120,13 @@ impl Philox {
         fill: Fill,
         stream: &Stream,
     ) -> Result<()> {
+        if let Some(h) = &mut self.host {
+            // SAFETY: the caller guarantees `len` elements of the fill's type at `ptr`, in
+            // host memory (the host device's), that nothing else uses until the stream
+            // reaches the fill; host launches and copies finish before their call returns.
+            unsafe { h.fill(ptr, len, fill) };
+            return Ok(());
+        }
         self.device.bind()?;
         // SAFETY: generator and stream are live and on the same device.
         unsafe { cr::set_stream(self.raw, stream.raw().cast()) }

@@ -7,24 +7,41 @@ use super::stream::Stream;
 use crate::error::{Result, bail};
 use cudarc::driver::{CudaContext, result, sys};
 use std::cell::Cell;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
+
+/// The ordinal of the host device (it has no CUDA ordinal): what
+/// [`Device::ordinal`] returns for it, and the key under which per-device state keeps it.
+pub const HOST_ORDINAL: usize = usize::MAX;
 
 pub(crate) struct DeviceInner {
     pub(crate) ordinal: usize,
-    pub(crate) ctx: Arc<CudaContext>,
     pub(crate) name: String,
     pub(crate) cc: (u32, u32),
     pub(crate) sm_count: u32,
     pub(crate) total_memory: usize,
     pub(crate) max_threads_per_block: u32,
+    pub(crate) max_threads_per_sm: u32,
     pub(crate) max_shared_per_block: usize,
     pub(crate) max_shared_per_block_optin: usize,
     pub(crate) max_grid: [u32; 3],
     pub(crate) max_block: [u32; 3],
     pub(crate) l2_cache_bytes: usize,
+    pub(crate) memory: DeviceMemory,
+    pub(crate) backend: Backend,
+}
+
+/// What runs a device's work: a GPU through the CUDA driver, or the CPU.
+pub(crate) enum Backend {
+    Cuda(CudaParts),
+    Host(super::host::HostDevice),
+}
+
+/// The driver objects of a GPU.
+pub(crate) struct CudaParts {
+    pub(crate) ctx: Arc<CudaContext>,
     pub(crate) pool: sys::CUmemoryPool,
     pub(crate) default_stream: sys::CUstream,
-    pub(crate) memory: DeviceMemory,
 }
 
 // SAFETY: the raw handles (context, memory pool) are process-wide driver objects that the
@@ -33,8 +50,14 @@ unsafe impl Send for DeviceInner {}
 // SAFETY: as above; no interior mutability except the OnceLock, which is Sync.
 unsafe impl Sync for DeviceInner {}
 
-/// A CUDA device (GPU). Cheap to copy: devices are opened once per process and live until
+/// A device that runs kernels: a CUDA GPU ([`Device::get`]) or the CPU
+/// ([`Device::host`]). Cheap to copy: devices are opened once per process and live until
 /// it exits.
+///
+/// The host device runs the same kernels on the CPU: the CUDA C++ source is compiled by
+/// the system C++ compiler with cuprum's shim headers, arrays live in host memory, and
+/// launches run to completion on a thread pool before they return (see
+/// [`Device::host`]).
 ///
 /// ```no_run
 /// use cuprum::Device;
@@ -55,12 +78,81 @@ impl Eq for Device {}
 
 impl std::fmt::Debug for Device {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Device({}: {})", self.0.ordinal, self.0.name)
+        if self.is_host() {
+            write!(f, "Device(host: {})", self.0.name)
+        } else {
+            write!(f, "Device({}: {})", self.0.ordinal, self.0.name)
+        }
     }
 }
 
+/// `device 0 (NVIDIA H200)` or `the host device (CPU, 16 threads)`, for messages.
+impl std::fmt::Display for Device {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.is_host() {
+            write!(f, "the host device ({})", self.0.name)
+        } else {
+            write!(f, "device {} ({})", self.0.ordinal, self.0.name)
+        }
+    }
+}
+
+/// A thread that has not chosen a device uses the process default.
+const UNSET: usize = usize::MAX - 1;
+
 thread_local! {
-    static CURRENT: Cell<usize> = const { Cell::new(0) };
+    static CURRENT: Cell<usize> = const { Cell::new(UNSET) };
+}
+
+/// The device chosen with [`Device::make_default`] (`UNSET`: none).
+static DEFAULT: AtomicUsize = AtomicUsize::new(UNSET);
+
+/// The process default: [`Device::make_default`]'s choice, else `CUPRUM_DEVICE`, else GPU 0.
+fn default_ordinal() -> Result<usize> {
+    match DEFAULT.load(Ordering::Acquire) {
+        UNSET => env_default(),
+        d => Ok(d),
+    }
+}
+
+/// `CUPRUM_DEVICE`: `host` (or `cpu`), `cuda`, `cuda:N` or `N`; unset or empty: GPU 0.
+fn env_default() -> Result<usize> {
+    static ENV: OnceLock<Result<usize>> = OnceLock::new();
+    ENV.get_or_init(|| {
+        let v = std::env::var("CUPRUM_DEVICE").unwrap_or_default();
+        parse_device(&v).ok_or_else(|| {
+            crate::error::err!(
+                InvalidArgument,
+                "CUPRUM_DEVICE={v:?} is not a device: expected `host` (the CPU), `cuda`, \
+                 `cuda:N` or a GPU ordinal N"
+            )
+        })
+    })
+    .clone()
+}
+
+/// The ordinal a `CUPRUM_DEVICE` value names.
+fn parse_device(v: &str) -> Option<usize> {
+    let v = v.trim();
+    match v.to_ascii_lowercase().as_str() {
+        "" | "cuda" | "gpu" => Some(0),
+        "host" | "cpu" => Some(HOST_ORDINAL),
+        s => s
+            .strip_prefix("cuda:")
+            .unwrap_or(s)
+            .parse::<usize>()
+            .ok()
+            .filter(|&n| n < UNSET),
+    }
+}
+
+/// The device of an ordinal key (`HOST_ORDINAL` is the host device).
+fn by_ordinal(ordinal: usize) -> Result<Device> {
+    if ordinal == HOST_ORDINAL {
+        Ok(Device::host())
+    } else {
+        Device::get(ordinal)
+    }
 }
 
 fn registry() -> Result<&'static [OnceLock<Result<&'static DeviceInner>>]> {
@@ -105,15 +197,64 @@ impl Device {
             .map_err(Clone::clone)
     }
 
-    /// The calling thread's current device (device 0 unless changed with
-    /// [`make_current`](Device::make_current) or [`with`](Device::with)).
+    /// The CPU as a device: kernels are compiled by the system C++ compiler (`g++` or
+    /// `clang++`, from `CUPRUM_HOST_CXX`, `CXX` or `PATH`) with cuprum's shim headers and
+    /// run on a pool of worker threads (`CUPRUM_HOST_THREADS`, default: one per core);
+    /// arrays live in host memory. Launches are synchronous (streams only order work) and
+    /// kernel faults (an `assert`, a trap, a divergent or deadlocked barrier, an integer
+    /// division by zero) are errors naming the block and thread. Always available; a
+    /// missing compiler is an error at the first compile.
+    ///
+    /// ```
+    /// use cuprum::{Array, Device, DType};
+    /// let host = Device::host();
+    /// assert!(host.is_host());
+    /// let a = host.with(|| Array::from_slice(&[1.0f32, 2.0, 3.0], &[3]))?;
+    /// assert_eq!(a.device(), host);
+    /// assert_eq!(a.to_vec::<f32>()?, [1.0, 2.0, 3.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn host() -> Device {
+        static HOST: OnceLock<&'static DeviceInner> = OnceLock::new();
+        Device(HOST.get_or_init(|| Box::leak(Box::new(super::host::open()))))
+    }
+
+    /// Whether this is the host device ([`Device::host`]).
+    #[inline]
+    pub fn is_host(self) -> bool {
+        matches!(self.0.backend, Backend::Host(_))
+    }
+
+    /// The calling thread's current device: the one chosen with
+    /// [`make_current`](Device::make_current) or [`with`](Device::with), else the process
+    /// default ([`make_default`](Device::make_default), else `CUPRUM_DEVICE` — `host`,
+    /// `cuda`, `cuda:N` or `N` —, else GPU 0).
     ///
     /// ```no_run
     /// let dev = cuprum::Device::current()?;
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     pub fn current() -> Result<Device> {
-        Device::get(CURRENT.with(Cell::get))
+        match CURRENT.with(Cell::get) {
+            UNSET => by_ordinal(default_ordinal()?),
+            d => by_ordinal(d),
+        }
+    }
+
+    /// Makes this device the default of every thread that has not chosen one with
+    /// [`make_current`](Device::make_current) or [`with`](Device::with), for the rest of
+    /// the process (over `CUPRUM_DEVICE`). Test harnesses use it to run a GPU test suite
+    /// on the host device where there is no GPU.
+    ///
+    /// ```
+    /// let host = cuprum::Device::host();
+    /// host.make_default();
+    /// std::thread::spawn(move || assert_eq!(cuprum::Device::current().unwrap(), host))
+    ///     .join()
+    ///     .unwrap();
+    /// ```
+    pub fn make_default(self) {
+        DEFAULT.store(self.0.ordinal, Ordering::Release);
     }
 
     /// Makes this the calling thread's current device (like `cupy.cuda.Device(n).use()`).
@@ -163,7 +304,9 @@ impl Device {
         }
     }
 
-    /// Every device of this machine, in ordinal order (each opened once per process).
+    /// Every GPU of this machine, in ordinal order (each opened once per process). The
+    /// host device ([`Device::host`]) is not among them; without a usable GPU this is the
+    /// error [`Device::count`] gives (no driver, a driver too old, or no device).
     ///
     /// ```no_run
     /// for dev in cuprum::Device::all()? {
@@ -177,7 +320,8 @@ impl Device {
 
     /// Whether kernels and copies on this device can read and write `peer`'s memory
     /// directly (NVLink or PCIe peer-to-peer, `cuDeviceCanAccessPeer`). A device can always
-    /// access itself.
+    /// access itself; the host device and a GPU never access each other's memory (copies
+    /// between them go through [`Array::to_device`](crate::Array::to_device)).
     ///
     /// ```no_run
     /// let d0 = cuprum::Device::get(0)?;
@@ -188,12 +332,13 @@ impl Device {
         if self == peer {
             return Ok(true);
         }
+        let (Some(a), Some(b)) = (self.cuda(), peer.cuda()) else {
+            return Ok(false);
+        };
         let mut can: std::ffi::c_int = 0;
         // SAFETY: both handles come from opened contexts; `can` is a valid out pointer.
-        unsafe {
-            sys::cuDeviceCanAccessPeer(&mut can, self.0.ctx.cu_device(), peer.0.ctx.cu_device())
-        }
-        .call("cuDeviceCanAccessPeer")?;
+        unsafe { sys::cuDeviceCanAccessPeer(&mut can, a.ctx.cu_device(), b.ctx.cu_device()) }
+            .call("cuDeviceCanAccessPeer")?;
         Ok(can != 0)
     }
 
@@ -213,11 +358,11 @@ impl Device {
             return Ok(on);
         }
         let on = self.can_access_peer(peer)?;
-        if on {
+        if let (true, Some(p)) = (on, peer.cuda()) {
             self.bind()?;
             // SAFETY: this device's context is current; the peer context is a live primary
             // context. Enabling twice is reported as ALREADY_ENABLED, which is success here.
-            let r = unsafe { sys::cuCtxEnablePeerAccess(peer.0.ctx.cu_ctx(), 0) };
+            let r = unsafe { sys::cuCtxEnablePeerAccess(p.ctx.cu_ctx(), 0) };
             if r != sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED {
                 r.call("cuCtxEnablePeerAccess")?;
             }
@@ -226,7 +371,7 @@ impl Device {
         Ok(on)
     }
 
-    /// Device ordinal (0-based).
+    /// CUDA device ordinal (0-based); [`HOST_ORDINAL`] (`usize::MAX`) for the host device.
     pub fn ordinal(self) -> usize {
         self.0.ordinal
     }
@@ -234,7 +379,7 @@ impl Device {
     pub fn name(self) -> &'static str {
         &self.0.name
     }
-    /// Compute capability `(major, minor)`, e.g. `(9, 0)`.
+    /// Compute capability `(major, minor)`, e.g. `(9, 0)`; `(0, 0)` for the host device.
     pub fn compute_capability(self) -> (u32, u32) {
         self.0.cc
     }
@@ -242,11 +387,12 @@ impl Device {
     pub fn arch(self) -> u32 {
         self.0.cc.0 * 10 + self.0.cc.1
     }
-    /// Number of streaming multiprocessors.
+    /// Number of streaming multiprocessors (the host device: its worker threads, each runs
+    /// one block at a time).
     pub fn sm_count(self) -> u32 {
         self.0.sm_count
     }
-    /// Total device memory in bytes.
+    /// Total device memory in bytes (the host device: physical memory).
     pub fn total_memory(self) -> usize {
         self.0.total_memory
     }
@@ -278,7 +424,35 @@ impl Device {
     /// The device's default stream: a non-blocking stream created with the device (it does
     /// not synchronise with the legacy NULL stream).
     pub fn default_stream(self) -> Stream {
-        Stream::borrowed(self, self.0.default_stream)
+        Stream::borrowed(self, self.default_raw_stream())
+    }
+
+    /// The raw handle of the default stream (a token that is never dereferenced for the
+    /// host device).
+    #[inline]
+    pub(crate) fn default_raw_stream(self) -> sys::CUstream {
+        match &self.0.backend {
+            Backend::Cuda(c) => c.default_stream,
+            Backend::Host(_) => super::host::DEFAULT_STREAM,
+        }
+    }
+
+    /// The driver objects of a GPU; `None` for the host device.
+    #[inline]
+    pub(crate) fn cuda(self) -> Option<&'static CudaParts> {
+        match &self.0.backend {
+            Backend::Cuda(c) => Some(c),
+            Backend::Host(_) => None,
+        }
+    }
+
+    /// The host device's state; `None` for a GPU.
+    #[inline]
+    pub(crate) fn host_parts(self) -> Option<&'static super::host::HostDevice> {
+        match &self.0.backend {
+            Backend::Host(h) => Some(h),
+            Backend::Cuda(_) => None,
+        }
     }
 
     /// Free and total device memory in bytes, as the driver reports them now.
@@ -289,6 +463,9 @@ impl Device {
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     pub fn memory_info(self) -> Result<(usize, usize)> {
+        if self.is_host() {
+            return Ok((super::host::available_memory(), self.0.total_memory));
+        }
         self.bind()?;
         result::mem_get_info().call("cuMemGetInfo")
     }
@@ -302,7 +479,9 @@ impl Device {
     /// ```
     pub fn synchronize(self) -> Result<()> {
         self.bind()?;
-        result::ctx::synchronize().call("cuCtxSynchronize")?;
+        if !self.is_host() {
+            result::ctx::synchronize().call("cuCtxSynchronize")?;
+        }
         super::fault_record::check(self)
     }
 
@@ -353,10 +532,14 @@ impl Device {
     }
 
     fn pool_attr(self, attr: sys::CUmemPool_attribute) -> Result<u64> {
+        let Some(cuda) = self.cuda() else {
+            // The host device has no pool: what it holds is its live buffers plus the cache.
+            return Ok(self.host_parts().map_or(0, |h| h.held_bytes()) as u64);
+        };
         let mut v: u64 = 0;
         // SAFETY: the pool is valid for the process; the attribute is a u64 counter and `v`
         // is a valid u64 out pointer.
-        unsafe { sys::cuMemPoolGetAttribute(self.0.pool, attr, (&mut v as *mut u64).cast()) }
+        unsafe { sys::cuMemPoolGetAttribute(cuda.pool, attr, (&mut v as *mut u64).cast()) }
             .call("cuMemPoolGetAttribute")?;
         Ok(v)
     }
@@ -367,7 +550,10 @@ impl Device {
     #[inline]
     pub(crate) fn bind(self) -> Result<()> {
         self.check_fault()?;
-        self.0.ctx.bind_to_thread().call("cuCtxSetCurrent")
+        match &self.0.backend {
+            Backend::Cuda(c) => c.ctx.bind_to_thread().call("cuCtxSetCurrent"),
+            Backend::Host(_) => Ok(()),
+        }
     }
 
     /// The error of an earlier kernel fault on this device, if any (one atomic load).
@@ -386,7 +572,7 @@ pub(crate) fn current_context_ordinal() -> Option<usize> {
     reg.iter()
         .enumerate()
         .find_map(|(i, slot)| match slot.get() {
-            Some(Ok(d)) if d.ctx.cu_device() == dev => Some(i),
+            Some(Ok(d)) if Device(d).cuda().is_some_and(|c| c.ctx.cu_device() == dev) => Some(i),
             _ => None,
         })
 }
@@ -427,6 +613,8 @@ fn open(ordinal: usize) -> Result<&'static DeviceInner> {
         sm_count: attr(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32,
         total_memory,
         max_threads_per_block: attr(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)? as u32,
+        max_threads_per_sm: attr(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)?.max(1)
+            as u32,
         max_shared_per_block: attr(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)? as usize,
         max_shared_per_block_optin: attr(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?
             as usize,
@@ -441,13 +629,15 @@ fn open(ordinal: usize) -> Result<&'static DeviceInner> {
             attr(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)? as u32,
         ],
         l2_cache_bytes: attr(A::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as usize,
-        default_stream: cudarc::driver::result::stream::create(
-            cudarc::driver::result::stream::StreamKind::NonBlocking,
-        )
-        .call("cuStreamCreate")?,
-        ctx,
-        pool,
         memory: DeviceMemory::new(total_memory),
+        backend: Backend::Cuda(CudaParts {
+            default_stream: cudarc::driver::result::stream::create(
+                cudarc::driver::result::stream::StreamKind::NonBlocking,
+            )
+            .call("cuStreamCreate")?,
+            ctx,
+            pool,
+        }),
     };
     Ok(Box::leak(Box::new(inner)))
 }

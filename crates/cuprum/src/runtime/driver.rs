@@ -7,6 +7,10 @@ use std::sync::OnceLock;
 /// The oldest driver API version cuprum works with (CUDA 13.0).
 pub const MIN_DRIVER_VERSION: i32 = 13000;
 
+/// How to run without a GPU, appended to every "no GPU" error.
+pub(crate) const HOST_HINT: &str = "to run kernels on the CPU instead, use the host device \
+     (`Device::host()`, or CUPRUM_DEVICE=host for the whole program)";
+
 /// What the driver reported when it was loaded.
 ///
 /// ```no_run
@@ -60,7 +64,7 @@ fn load() -> Result<DriverInfo> {
         return Err(err!(
             NoDriver,
             "no CUDA driver: could not load libcuda (tried {}); install the NVIDIA driver \
-             (CUDA {}.{} or newer) or run on a machine with a GPU",
+             (CUDA {}.{} or newer) or run on a machine with a GPU; {HOST_HINT}",
             names.join(", "),
             MIN_DRIVER_VERSION / 1000,
             (MIN_DRIVER_VERSION % 1000) / 10
@@ -75,7 +79,8 @@ fn load() -> Result<DriverInfo> {
     if version < MIN_DRIVER_VERSION {
         return Err(err!(
             DriverTooOld,
-            "the CUDA driver supports CUDA {}.{}, cuprum needs {}.{} or newer (driver 580+)",
+            "the CUDA driver supports CUDA {}.{}, cuprum needs {}.{} or newer (driver 580+); \
+             {HOST_HINT}",
             version / 1000,
             (version % 1000) / 10,
             MIN_DRIVER_VERSION / 1000,
@@ -87,7 +92,7 @@ fn load() -> Result<DriverInfo> {
         Err(DriverError(sys::CUresult::CUDA_ERROR_NO_DEVICE)) => {
             return Err(err!(
                 NoDevice,
-                "the CUDA driver ({}.{}) found no CUDA device",
+                "the CUDA driver ({}.{}) found no CUDA device; {HOST_HINT}",
                 version / 1000,
                 (version % 1000) / 10
             ));
@@ -97,7 +102,10 @@ fn load() -> Result<DriverInfo> {
     let count = cudarc::driver::result::device::get_count()
         .map_err(|e| driver_error(e, "cuDeviceGetCount"))?;
     if count <= 0 {
-        return Err(err!(NoDevice, "the CUDA driver found no CUDA device"));
+        return Err(err!(
+            NoDevice,
+            "the CUDA driver found no CUDA device; {HOST_HINT}"
+        ));
     }
     Ok(DriverInfo {
         version,

@@ -21,6 +21,9 @@ use cudarc::driver::{result, sys};
 pub struct Event {
     raw: sys::CUevent,
     device: Device,
+    /// On the host device: when the event was last recorded (work before it has finished
+    /// by then: host launches are synchronous).
+    at: std::sync::Mutex<Option<std::time::Instant>>,
 }
 
 // SAFETY: event handles may be used from any thread; the Event owns its handle.
@@ -29,13 +32,29 @@ unsafe impl Send for Event {}
 unsafe impl Sync for Event {}
 
 impl Event {
-    /// A timing event on the current device.
+    /// A timing event on the current device (on the host device it keeps the time it was
+    /// recorded).
     pub fn new() -> Result<Event> {
         let device = Device::current()?;
         device.bind()?;
-        let raw =
-            result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT).call("cuEventCreate")?;
-        Ok(Event { raw, device })
+        let raw = if device.is_host() {
+            std::ptr::null_mut()
+        } else {
+            result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT).call("cuEventCreate")?
+        };
+        Ok(Event {
+            raw,
+            device,
+            at: std::sync::Mutex::new(None),
+        })
+    }
+
+    pub(crate) fn is_host(&self) -> bool {
+        self.device.is_host()
+    }
+
+    fn host_time(&self) -> Option<std::time::Instant> {
+        *self.at.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Records the event at the current end of `stream` (with
@@ -43,6 +62,22 @@ impl Event {
     /// array's first use on another stream and its free, see
     /// [Arrays and streams](crate::Stream#arrays-and-streams)).
     pub fn record(&self, stream: &Stream) -> Result<()> {
+        if self.device.is_host() {
+            if !stream.device().is_host() {
+                // The moment the GPU stream's work so far has finished.
+                stream.synchronize()?;
+            }
+            *self.at.lock().unwrap_or_else(|p| p.into_inner()) = Some(std::time::Instant::now());
+            return Ok(());
+        }
+        if stream.device().is_host() {
+            crate::error::bail!(
+                InvalidArgument,
+                "an event of {} cannot be recorded on a stream of {}",
+                self.device,
+                stream.device()
+            );
+        }
         self.device.bind()?;
         // SAFETY: both handles are valid for the lifetime of their owners.
         unsafe { result::event::record(self.raw, stream.raw()) }.call("cuEventRecord")
@@ -50,6 +85,9 @@ impl Event {
 
     /// Waits until the work before the recorded point has finished.
     pub fn synchronize(&self) -> Result<()> {
+        if self.device.is_host() {
+            return Ok(());
+        }
         self.device.bind()?;
         // SAFETY: the handle is valid while `self` lives.
         unsafe { result::event::synchronize(self.raw) }.call("cuEventSynchronize")
@@ -57,6 +95,9 @@ impl Event {
 
     /// Whether the work before the recorded point has finished (never blocks).
     pub fn is_complete(&self) -> Result<bool> {
+        if self.device.is_host() {
+            return Ok(true);
+        }
         self.device.bind()?;
         // SAFETY: the handle is valid while `self` lives.
         match unsafe { sys::cuEventQuery(self.raw) } {
@@ -68,6 +109,17 @@ impl Event {
 
     /// Milliseconds of GPU time between `self` and a later `end` (waits for `end`).
     pub fn elapsed_ms(&self, end: &Event) -> Result<f32> {
+        if self.device.is_host() || end.device.is_host() {
+            return match (self.host_time(), end.host_time()) {
+                (Some(a), Some(b)) if self.device.is_host() && end.device.is_host() => {
+                    Ok(b.saturating_duration_since(a).as_secs_f32() * 1e3)
+                }
+                _ => crate::error::bail!(
+                    InvalidArgument,
+                    "elapsed time between events needs two events of the host device, both recorded"
+                ),
+            };
+        }
         end.synchronize()?;
         // SAFETY: both events are valid and recorded; `end` has completed.
         unsafe { result::event::elapsed(self.raw, end.raw) }.call("cuEventElapsedTime")
@@ -80,7 +132,7 @@ impl Event {
 
 impl Drop for Event {
     fn drop(&mut self) {
-        if self.device.bind().is_ok() {
+        if !self.device.is_host() && self.device.bind().is_ok() {
             // SAFETY: the event is owned by `self` and destroyed exactly once.
             let _ = unsafe { result::event::destroy(self.raw) };
         }

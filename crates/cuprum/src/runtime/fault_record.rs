@@ -92,6 +92,20 @@ fn device_faults(device: Device) -> Result<&'static DeviceFaults> {
         return Ok(f);
     }
     device.bind()?;
+    if device.is_host() {
+        // The host device's kernels write the record and the claim word directly.
+        let host: *mut FaultRecord = Box::leak(Box::new(FaultRecord::default()));
+        let claim: *mut u32 = Box::leak(Box::new(0u32));
+        let f: &'static DeviceFaults = Box::leak(Box::new(DeviceFaults {
+            ordinal: device.ordinal(),
+            host,
+            record: host as u64,
+            claim: claim as u64,
+        }));
+        d.push(f);
+        ARMED.store(true, Ordering::Release);
+        return Ok(f);
+    }
     let size = std::mem::size_of::<FaultRecord>();
     let mut host: *mut std::ffi::c_void = std::ptr::null_mut();
     // SAFETY: a fresh pinned allocation of `size` bytes, mapped into the device's address
@@ -153,6 +167,12 @@ pub(crate) fn install(module: &Module, tag: u32) -> Result<()> {
         );
     }
     device.bind()?;
+    if device.is_host() {
+        // SAFETY: `ptr` is the host module's global of `size` bytes (checked above), and no
+        // kernel of the module runs while it is installed (it was just loaded).
+        unsafe { std::ptr::write_unaligned(ptr as *mut FaultCtx, ctx) };
+        return Ok(());
+    }
     // SAFETY: `ptr` is the module global of `size` bytes (checked above); the copy is
     // synchronous and reads `ctx` only during the call.
     unsafe { sys::cuMemcpyHtoD_v2(ptr, (&ctx as *const FaultCtx).cast(), size) }
@@ -184,8 +204,14 @@ fn check_armed(device: Device) -> Result<()> {
     // claim word stays set until it is reset below).
     let r = unsafe { std::ptr::read_volatile(f.host) };
     device.bind()?;
-    // SAFETY: `claim` is the live 4-byte device allocation of this device.
-    unsafe { sys::cuMemsetD32_v2(f.claim, 0, 1) }.call("cuMemsetD32")?;
+    if device.is_host() {
+        // SAFETY: the claim word is the process-lifetime allocation made for the host
+        // device; kernels only touch it with atomics, and none runs during a check.
+        unsafe { AtomicU32::from_ptr(f.claim as *mut u32) }.store(0, Ordering::Release);
+    } else {
+        // SAFETY: `claim` is the live 4-byte device allocation of this device.
+        unsafe { sys::cuMemsetD32_v2(f.claim, 0, 1) }.call("cuMemsetD32")?;
+    }
     let info = FaultInfo {
         site: r.site,
         kind: r.kind,

@@ -162,14 +162,7 @@ impl Occupancy {
                 device.name()
             );
         }
-        let max_threads_per_sm = device
-            .0
-            .ctx
-            .attribute(
-                cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR,
-            )
-            .call("cuDeviceGetAttribute(MAX_THREADS_PER_MULTIPROCESSOR)")?
-            .max(1) as u32;
+        let max_threads_per_sm = device.0.max_threads_per_sm;
         Ok(Occupancy {
             block,
             shared_mem_bytes,
@@ -304,6 +297,29 @@ pub(crate) unsafe fn launch_kind(
     args: &mut ArgPack,
     cooperative: bool,
 ) -> Result<()> {
+    if let Some(k) = f.host_kernel() {
+        if cfg.grid.0 == 0 || cfg.grid.1 == 0 || cfg.grid.2 == 0 {
+            bail!(InvalidArgument, "grid {:?} has a zero dimension", cfg.grid);
+        }
+        stream.device().bind()?;
+        let ptrs = args.pointers();
+        // Work on one stream never overlaps (as on a GPU): kernels that share a stream's
+        // scratch, such as split reductions on the default stream, rely on it.
+        let _in_order = super::host::stream_lock(stream.raw());
+        // SAFETY: forwarded from the caller: the argument list matches the kernel's
+        // parameters (each value in a 16-byte aligned cell of `args`, alive for the call)
+        // and pointers address live host memory of the host device.
+        return unsafe {
+            super::host::launch::launch(
+                k,
+                cfg.grid,
+                cfg.block,
+                cfg.shared_mem_bytes as usize,
+                ptrs.as_ptr(),
+                cooperative,
+            )
+        };
+    }
     if cooperative {
         stream.device().bind()?;
         let mut ptrs = args.pointers();

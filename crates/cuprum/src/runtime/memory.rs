@@ -91,12 +91,16 @@ pub(crate) fn release_all(device: Device) -> Result<()> {
         h(device);
     }
     flush_cache(device);
+    let Some(cuda) = device.cuda() else {
+        // The host device has no pool: freeing the cached blocks gave them back.
+        return Ok(());
+    };
     device.synchronize()?;
     trim_pool(device, 0)?;
     // What the program needed before is no guide any more: the threshold starts again from
     // what it holds now.
     let threshold = device.0.memory.policy().reset();
-    set_release_threshold(device.0.pool, threshold)
+    set_release_threshold(cuda.pool, threshold)
 }
 
 /// Frees every cached block of `device` (in default-stream order, where they were freed).
@@ -109,10 +113,13 @@ fn flush_cache(device: Device) {
 }
 
 fn trim_pool(device: Device, keep: usize) -> Result<()> {
+    let Some(cuda) = device.cuda() else {
+        return Ok(());
+    };
     device.bind()?;
     // SAFETY: the pool handle belongs to this device and lives as long as the process; the
     // driver only releases memory no allocation uses.
-    unsafe { sys::cuMemPoolTrimTo(device.0.pool, keep) }.call("cuMemPoolTrimTo")
+    unsafe { sys::cuMemPoolTrimTo(cuda.pool, keep) }.call("cuMemPoolTrimTo")
 }
 
 /// Sets the pool's release threshold (bytes kept across synchronisations).
@@ -133,6 +140,10 @@ pub(crate) fn set_release_threshold(pool: sys::CUmemoryPool, bytes: usize) -> Re
 /// Returns a block to the driver on `stream` (its own stream), in stream order.
 fn free_block(ptr: u64, bytes: usize, stream: &Stream) {
     let device = stream.device();
+    if let Some(host) = device.host_parts() {
+        host.free(ptr, bytes);
+        return;
+    }
     if device.bind().is_err() {
         return;
     }
@@ -148,9 +159,7 @@ fn out_of_memory(device: Device, bytes: usize) -> Error {
     let free = device.memory_info().map(|m| m.0).unwrap_or(0);
     err!(
         OutOfMemory,
-        "out of memory on device {} ({}): requested {} bytes ({}), {} bytes ({}) free of {} ({})",
-        device.ordinal(),
-        device.name(),
+        "out of memory on {device}: requested {} bytes ({}), {} bytes ({}) free of {} ({})",
         bytes,
         human_bytes(bytes),
         free,
@@ -177,6 +186,16 @@ fn try_driver_alloc(bytes: usize, stream: &Stream) -> Result<Option<u64>> {
 /// for (for the error message).
 fn driver_alloc(bytes: usize, requested: usize, stream: &Stream) -> Result<u64> {
     let device = stream.device();
+    if let Some(host) = device.host_parts() {
+        return match host.alloc(bytes) {
+            Some(p) => Ok(p),
+            None => {
+                release_all(device)?;
+                host.alloc(bytes)
+                    .ok_or_else(|| out_of_memory(device, requested))
+            }
+        };
+    }
     let ptr = if bytes > device.total_memory() {
         None
     } else {
@@ -197,8 +216,8 @@ fn driver_alloc(bytes: usize, requested: usize, stream: &Stream) -> Result<u64> 
     let act = device.0.memory.policy().allocated(bytes);
     // Failures here are harmless (the pool just keeps more memory); they are not the
     // allocation's error.
-    if let Some(t) = act.set_threshold {
-        let _ = set_release_threshold(device.0.pool, t);
+    if let (Some(t), Some(cuda)) = (act.set_threshold, device.cuda()) {
+        let _ = set_release_threshold(cuda.pool, t);
     }
     if let Some(keep) = act.trim_to {
         let _ = trim_pool(device, keep);
@@ -357,15 +376,21 @@ pub(crate) unsafe fn copy_dtod(dst: u64, src: u64, bytes: usize, stream: &Stream
     if bytes == 0 {
         return Ok(());
     }
+    if stream.device().is_host() {
+        // SAFETY: callers pass ranges inside live host buffers of at least `bytes` bytes
+        // (they may overlap: a memmove).
+        unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, bytes) };
+        return Ok(());
+    }
     stream.device().bind()?;
     // SAFETY: the caller guarantees both ranges.
     unsafe { result::memcpy_dtod_async(dst, src, bytes, stream.raw()) }.call("cuMemcpyDtoDAsync")
 }
 
 /// Copies `bytes` from `src` (memory of `src_device`) to `dst` (memory of `stream`'s
-/// device), queued on `stream`. Between two devices: `cuMemcpyPeerAsync` once peer access
-/// is enabled (once per pair), else staged through host memory (the source is read on
-/// `src_stream`, which this call waits for).
+/// device), queued on `stream`. Between two GPUs: `cuMemcpyPeerAsync` once peer access
+/// is enabled (once per pair), else (and always between a GPU and the host device) staged
+/// through host memory (the source is read on `src_stream`, which this call waits for).
 ///
 /// # Safety
 /// `src..src + bytes` must lie inside a live allocation of `src_device` and
@@ -390,7 +415,8 @@ pub(crate) unsafe fn copy_peer(
     }
     let direct =
         dst_device.enable_peer_access(src_device)? && src_device.enable_peer_access(dst_device)?;
-    if direct {
+    // Peer access is only ever enabled between two GPUs (never with the host device).
+    if let (true, Some(d), Some(s)) = (direct, dst_device.cuda(), src_device.cuda()) {
         dst_device.bind()?;
         // SAFETY: `dst` and `src` point to at least `bytes` bytes of live buffers of the two
         // devices (callers order both buffers with `stream` through `ptr_on`); the contexts
@@ -398,9 +424,9 @@ pub(crate) unsafe fn copy_peer(
         return unsafe {
             sys::cuMemcpyPeerAsync(
                 dst,
-                dst_device.0.ctx.cu_ctx(),
+                d.ctx.cu_ctx(),
                 src,
-                src_device.0.ctx.cu_ctx(),
+                s.ctx.cu_ctx(),
                 bytes,
                 stream.raw(),
             )
@@ -427,6 +453,11 @@ pub(crate) unsafe fn zero_device(dst: u64, bytes: usize, stream: &Stream) -> Res
     if bytes == 0 {
         return Ok(());
     }
+    if stream.device().is_host() {
+        // SAFETY: callers pass a range inside a live host buffer.
+        unsafe { std::ptr::write_bytes(dst as *mut u8, 0, bytes) };
+        return Ok(());
+    }
     stream.device().bind()?;
     // SAFETY: the caller guarantees the range.
     unsafe { result::memset_d8_async(dst, 0, bytes, stream.raw()) }.call("cuMemsetD8Async")
@@ -441,6 +472,12 @@ pub(crate) unsafe fn zero_device(dst: u64, bytes: usize, stream: &Stream) -> Res
 /// `ptr_on(stream)`), and `src` must hold valid values of the elements stored there.
 pub(crate) unsafe fn copy_htod(dst: u64, src: &[u8], stream: &Stream) -> Result<()> {
     if src.is_empty() {
+        return Ok(());
+    }
+    if stream.device().is_host() {
+        // SAFETY: `dst` points to at least `src.len()` bytes of a live host buffer, which
+        // `src` (a Rust slice) cannot overlap mutably.
+        unsafe { std::ptr::copy(src.as_ptr(), dst as *mut u8, src.len()) };
         return Ok(());
     }
     stream.device().bind()?;
@@ -459,6 +496,11 @@ pub(crate) unsafe fn copy_htod(dst: u64, src: &[u8], stream: &Stream) -> Result<
 pub(crate) unsafe fn copy_dtoh(dst: &mut [u8], src: u64, stream: &Stream) -> Result<()> {
     if dst.is_empty() {
         return Ok(());
+    }
+    if stream.device().is_host() {
+        // SAFETY: `src` points to at least `dst.len()` bytes of a live host buffer.
+        unsafe { std::ptr::copy(src as *const u8, dst.as_mut_ptr(), dst.len()) };
+        return stream.synchronize();
     }
     stream.device().bind()?;
     // SAFETY: the caller guarantees the device range; `dst` is borrowed mutably until the

@@ -9,6 +9,7 @@ mod driver;
 mod event;
 mod fault;
 pub(crate) mod fault_record;
+pub(crate) mod host;
 mod image;
 mod launch;
 mod memory;
@@ -18,7 +19,7 @@ mod stream;
 
 pub use attributes::KernelAttributes;
 pub use blas::cublas_version;
-pub use device::Device;
+pub use device::{Device, HOST_ORDINAL};
 pub use driver::{DriverInfo, MIN_DRIVER_VERSION, driver_info};
 pub use event::Event;
 pub use launch::{LaunchConfig, MAX_GRID_X, Occupancy};

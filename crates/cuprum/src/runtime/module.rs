@@ -2,6 +2,7 @@
 
 use super::device::Device;
 use super::driver::{DriverResultExt, driver_error};
+use super::host::library::{HostKernel, HostLibrary};
 use crate::error::{Result, bail, err};
 use cudarc::driver::sys;
 use rustc_hash::FxHashMap;
@@ -14,11 +15,13 @@ struct ModuleInner {
     lowered: Vec<(String, String)>,
     /// Parameter count per kernel name, read from the image (see `image.rs`).
     params: FxHashMap<String, usize>,
+    /// The host device's module (then `raw` is null).
+    host: Option<Arc<HostLibrary>>,
 }
 
 impl Drop for ModuleInner {
     fn drop(&mut self) {
-        if self.device.bind().is_ok() {
+        if self.host.is_none() && self.device.bind().is_ok() {
             // SAFETY: the module was loaded by `Module::load` and is unloaded once, when the
             // last Module/Function handle goes away.
             let _ = unsafe { sys::cuModuleUnload(self.raw) };
@@ -110,12 +113,39 @@ impl Module {
             device,
             lowered,
             params: super::image::param_counts(image),
+            host: None,
         })))
+    }
+
+    /// A module of the host device: a loaded shared object's kernels.
+    pub(crate) fn from_host(device: Device, lib: Arc<HostLibrary>) -> Module {
+        Module(Arc::new(ModuleInner {
+            raw: std::ptr::null_mut(),
+            device,
+            lowered: Vec::new(),
+            params: FxHashMap::default(),
+            host: Some(lib),
+        }))
     }
 
     /// The kernel named `name`: an `extern "C"` name, a mangled name, or a name expression
     /// given at compile time (`"scale<float, 4>"`), which maps to its lowered name.
     pub fn function(&self, name: &str) -> Result<Function> {
+        if let Some(lib) = &self.0.host {
+            let Some(k) = lib.kernel(name) else {
+                bail!(
+                    InvalidArgument,
+                    "no kernel named '{name}' in the module (is it a __global__ function, \
+                     declared extern \"C\" or given as a name expression?)"
+                );
+            };
+            return Ok(Function {
+                raw: std::ptr::null_mut(),
+                params: None,
+                module: self.clone(),
+                host: Some(k),
+            });
+        }
         let name = self
             .0
             .lowered
@@ -139,6 +169,7 @@ impl Module {
             raw: f,
             params: self.0.params.get(name).copied(),
             module: self.clone(),
+            host: None,
         })
     }
 
@@ -149,6 +180,14 @@ impl Module {
 
     /// Device address and size in bytes of a `__device__` or `__constant__` symbol.
     pub fn global(&self, name: &str) -> Result<(u64, usize)> {
+        if let Some(lib) = &self.0.host {
+            return lib.global(name).ok_or_else(|| {
+                err!(
+                    InvalidArgument,
+                    "no global symbol named '{name}' in the module"
+                )
+            });
+        }
         let cname = CString::new(name)
             .map_err(|_| err!(InvalidArgument, "symbol name {name:?} contains a NUL byte"))?;
         self.0.device.bind()?;
@@ -192,6 +231,8 @@ pub struct Function {
     /// The parameter count the module image gives, if it could be read.
     params: Option<usize>,
     module: Module,
+    /// The host device's kernel: its index in the module's library.
+    host: Option<usize>,
 }
 
 // SAFETY: function handles may be used from any thread; the module is kept alive.
@@ -211,6 +252,9 @@ impl Function {
     /// `cuFuncGetParamCount` on drivers that have it (CUDA 13.2+), else from the module
     /// image).
     pub fn param_info(&self) -> Result<Vec<(usize, usize)>> {
+        if let Some(k) = self.host_kernel() {
+            return Ok(k.params.clone());
+        }
         self.module.0.device.bind()?;
         let count = match param_count_fn() {
             Some(f) => {
@@ -274,6 +318,30 @@ impl Function {
 
     /// Sets a function attribute (dynamic shared memory limit, carveout ...).
     pub(super) fn set_attribute(&self, attr: sys::CUfunction_attribute, value: i32) -> Result<()> {
+        if let Some(k) = self.host_kernel() {
+            use sys::CUfunction_attribute as A;
+            match attr {
+                A::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES => {
+                    let v = usize::try_from(value).unwrap_or(usize::MAX);
+                    if v > super::host::MAX_DYNAMIC_SHARED {
+                        bail!(
+                            Launch,
+                            "{value} bytes of dynamic shared memory: the host device allows at \
+                             most {}",
+                            super::host::MAX_DYNAMIC_SHARED
+                        );
+                    }
+                    k.max_dynamic_shared
+                        .store(v, std::sync::atomic::Ordering::Relaxed);
+                }
+                A::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT => {
+                    k.carveout
+                        .store(value, std::sync::atomic::Ordering::Relaxed);
+                }
+                _ => {}
+            }
+            return Ok(());
+        }
         self.module.0.device.bind()?;
         // SAFETY: the function is valid; the driver validates the value.
         unsafe { sys::cuFuncSetAttribute(self.raw, attr, value) }.call("cuFuncSetAttribute")
@@ -282,6 +350,15 @@ impl Function {
     /// How many blocks of `block_threads` threads (with `shared_bytes` of dynamic shared
     /// memory) fit on one multiprocessor at once.
     pub fn max_active_blocks_per_sm(&self, block_threads: u32, shared_bytes: usize) -> Result<u32> {
+        if let Some(k) = self.host_kernel() {
+            let fits =
+                (1..=1024).contains(&block_threads) && shared_bytes <= k.max_dynamic_shared();
+            return Ok(if fits {
+                super::host::BLOCKS_PER_WORKER
+            } else {
+                0
+            });
+        }
         self.module.0.device.bind()?;
         let mut n = 0i32;
         // SAFETY: the function is valid; `n` is a valid out pointer.
@@ -298,6 +375,19 @@ impl Function {
     }
 
     pub(super) fn attribute(&self, attr: sys::CUfunction_attribute) -> Result<i32> {
+        if let Some(k) = self.host_kernel() {
+            use sys::CUfunction_attribute as A;
+            return Ok(match attr {
+                A::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK => 1024,
+                A::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES => k.max_dynamic_shared() as i32,
+                A::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT => {
+                    k.carveout.load(std::sync::atomic::Ordering::Relaxed)
+                }
+                // Static shared memory, registers, local memory and the PTX/SASS versions
+                // have no meaning for host code.
+                _ => 0,
+            });
+        }
         self.module.0.device.bind()?;
         let mut v = 0i32;
         // SAFETY: the function is valid; `v` is a valid out pointer.
@@ -313,5 +403,12 @@ impl Function {
     #[inline]
     pub(crate) fn raw(&self) -> sys::CUfunction {
         self.raw
+    }
+
+    /// The host device's kernel, or `None` for a GPU function.
+    #[inline]
+    pub(crate) fn host_kernel(&self) -> Option<&HostKernel> {
+        let i = self.host?;
+        self.module.0.host.as_ref()?.kernels.get(i)
     }
 }

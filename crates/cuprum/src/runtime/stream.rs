@@ -22,7 +22,7 @@ unsafe impl Sync for Owned {}
 
 impl Drop for Owned {
     fn drop(&mut self) {
-        if self.1.bind().is_ok() {
+        if !self.1.is_host() && self.1.bind().is_ok() {
             // SAFETY: the stream was created by `Stream::new` and is destroyed once, here;
             // the driver lets queued work finish before releasing it.
             let _ = unsafe { result::stream::destroy(self.0) };
@@ -31,6 +31,8 @@ impl Drop for Owned {
 }
 
 /// A CUDA stream. Work queued on one stream runs in order; different streams may overlap.
+/// On the host device ([`Device::host`]) work runs when it is queued: a stream is then an
+/// ordering token, and synchronising it reports the faults of Rust kernels.
 ///
 /// Every device has a non-blocking default stream; each thread has a *current* stream (the
 /// current device's default stream unless overridden with [`Stream::with`] or
@@ -110,8 +112,11 @@ impl Stream {
     /// A new non-blocking stream on `device`.
     pub fn new_on(device: Device) -> Result<Stream> {
         device.bind()?;
-        let raw = result::stream::create(result::stream::StreamKind::NonBlocking)
-            .call("cuStreamCreate")?;
+        let raw = match device.host_parts() {
+            Some(h) => h.new_stream_token(),
+            None => result::stream::create(result::stream::StreamKind::NonBlocking)
+                .call("cuStreamCreate")?,
+        };
         Ok(Stream {
             raw,
             device,
@@ -122,7 +127,7 @@ impl Stream {
     /// Whether this is its device's default stream (which lives as long as the process).
     #[inline]
     pub(crate) fn is_device_default(&self) -> bool {
-        self.raw == self.device.0.default_stream
+        self.raw == self.device.default_raw_stream()
     }
 
     pub(crate) fn borrowed(device: Device, raw: sys::CUstream) -> Stream {
@@ -203,8 +208,10 @@ impl Stream {
     /// Waits for all work queued on the stream; device faults surface here as errors.
     pub fn synchronize(&self) -> Result<()> {
         self.device.bind()?;
-        // SAFETY: the handle is valid while `self` (and so its owner) lives.
-        unsafe { result::stream::synchronize(self.raw) }.call("cuStreamSynchronize")?;
+        if !self.device.is_host() {
+            // SAFETY: the handle is valid while `self` (and so its owner) lives.
+            unsafe { result::stream::synchronize(self.raw) }.call("cuStreamSynchronize")?;
+        }
         super::fault_record::check(self.device)
     }
 
@@ -241,8 +248,13 @@ impl Stream {
 
     fn wait_for_raw(&self, other_raw: sys::CUstream, other_device: Device) -> Result<()> {
         let other = Stream::borrowed(other_device, other_raw);
-        if self.raw == other.raw {
+        if self.raw == other.raw || other.device.is_host() {
+            // Host work has finished when its call returned: nothing to wait for.
             return Ok(());
+        }
+        if self.device.is_host() {
+            // Work on the host waits on the host for the GPU stream.
+            return other.synchronize();
         }
         other.device.bind()?;
         let event = result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)
@@ -274,6 +286,12 @@ impl Stream {
 
     /// Makes future work on this stream wait for `event` (recorded on any stream).
     pub fn wait_event(&self, event: &super::Event) -> Result<()> {
+        if self.device.is_host() {
+            return event.synchronize();
+        }
+        if event.is_host() {
+            return Ok(());
+        }
         self.device.bind()?;
         // SAFETY: both handles are valid while their owners live.
         unsafe {

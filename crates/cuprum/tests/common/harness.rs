@@ -66,17 +66,109 @@ extern "C" fn remove_cache_at_exit() {
     });
 }
 
-/// Whether a GPU is present (after [`setup`]); otherwise the running test is skipped
-/// ([`skip`]) and this returns false.
+/// Whether the GPU tests can run (after [`setup`]): on a GPU, or — where there is none —
+/// on the host device, which this selects for the whole process (its compiled kernels are
+/// kept in a folder shared by the test binaries, so a kernel compiles once per run, not once
+/// per binary). With `CUPRUM_REQUIRE_GPU=1` a missing GPU is a failure; without a GPU and
+/// without a host C++ compiler the running test is skipped ([`skip`]) and this returns false.
 pub fn gpu() -> bool {
     setup();
     match cuprum::Device::get(0) {
         Ok(_) => true,
-        Err(e) => {
+        Err(e) if required("CUPRUM_REQUIRE_GPU") => {
             skip_because(Need::Gpu, &format!("no GPU ({})", e.kind()), &e.to_string());
             false
         }
+        Err(e) => match cuprum::compile::host_compiler() {
+            Ok(_) => {
+                use_host(&e);
+                true
+            }
+            Err(h) => {
+                skip_because(
+                    Need::Gpu,
+                    &format!("no GPU ({}) and no host compiler", e.kind()),
+                    &format!("{e}; {h}"),
+                );
+                false
+            }
+        },
     }
+}
+
+/// Whether a real GPU is present (for the few tests of the CUDA driver itself: streams of
+/// two devices, cuBLAS, sticky faults …); otherwise the running test is skipped.
+pub fn cuda() -> bool {
+    setup();
+    match cuprum::Device::get(0) {
+        Ok(_) => true,
+        Err(e) => {
+            skip_because(
+                Need::Gpu,
+                &format!("needs a CUDA GPU ({})", e.kind()),
+                &e.to_string(),
+            );
+            false
+        }
+    }
+}
+
+/// Whether the GPU tests run on the host device (the CPU standing in for a GPU).
+pub fn on_host() -> bool {
+    cuprum::Device::current().is_ok_and(cuprum::Device::is_host)
+}
+
+/// On the host device: skips the rest of the test, saying `why` (too large or too slow for
+/// a CPU standing in for a GPU — CI has two cores —, or it needs what only a GPU has), and
+/// returns true. On a GPU: false.
+pub fn not_on_host(why: &str) -> bool {
+    if on_host() {
+        skip(Need::Other, &format!("not on the host device: {why}"));
+        return true;
+    }
+    false
+}
+
+/// The folder the test binaries share for the host device's compiled kernels.
+fn host_cache_dir() -> Option<PathBuf> {
+    option_env!("CARGO_TARGET_TMPDIR").map(|d| PathBuf::from(d).join("cuprum-host-cache"))
+}
+
+/// Makes a child process of a test run where this one runs: on the host device (and its
+/// shared kernel folder) when this process does.
+pub fn child_env(cmd: &mut std::process::Command) -> &mut std::process::Command {
+    if cuprum::Device::current().is_ok_and(cuprum::Device::is_host) {
+        cmd.env("CUPRUM_DEVICE", "host");
+        if let Some(d) = host_cache_dir() {
+            cmd.env("CUPRUM_HOST_CACHE_DIR", d);
+        }
+        if std::env::var_os("CUPRUM_HOST_OPT").is_none() {
+            cmd.env("CUPRUM_HOST_OPT", "0");
+        }
+    }
+    cmd
+}
+
+/// Runs the rest of the process on the host device (once).
+fn use_host(why: &cuprum::Error) {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        if let Some(dir) = host_cache_dir() {
+            cuprum::compile::set_host_cache_dir(Some(dir));
+        }
+        // Test inputs are small: -O0 halves the compile time of the thousands of kernels a
+        // test run builds (CUPRUM_HOST_OPT picks another level).
+        if std::env::var_os("CUPRUM_HOST_OPT").is_none() {
+            cuprum::compile::set_host_opt_level(Some(0));
+        }
+        cuprum::Device::host().make_default();
+        let _ = writeln!(
+            std::io::stderr(),
+            "cuprum: no GPU ({}): the GPU tests of {} run on the host device",
+            why.kind(),
+            binary_name()
+        );
+    });
 }
 
 /// The same for tests that need only NVRTC.

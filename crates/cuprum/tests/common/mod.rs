@@ -12,16 +12,39 @@ pub mod routines_model;
 pub mod views;
 
 #[allow(unused_imports)]
-pub use harness::{Need, gpu, nvrtc, setup, skip};
+pub use harness::{Need, child_env, cuda, gpu, not_on_host, nvrtc, on_host, setup, skip};
 
 use cuprum::{Array, Element, ErrorKind};
 use proptest::test_runner::{Config as ProptestConfig, TestRunner};
 
-/// Skips the rest of the test when there is no GPU (a visible skip naming the test).
+/// Runs the rest of the test on the GPU, or on the host device where there is none (see
+/// [`harness::gpu`]); skips (visibly) only without a GPU and without a host compiler.
 #[macro_export]
 macro_rules! require_gpu {
     () => {
         if !$crate::common::gpu() {
+            return;
+        }
+    };
+}
+
+/// Skips the rest of the test without a real CUDA GPU (the test needs the driver itself,
+/// not only kernels: the host device cannot stand in).
+#[macro_export]
+macro_rules! require_cuda {
+    () => {
+        if !$crate::common::cuda() {
+            return;
+        }
+    };
+}
+
+/// Skips the rest of the test (visibly, with the reason) when it runs on the host device:
+/// `skip_on_host!("2 GiB arrays")`.
+#[macro_export]
+macro_rules! skip_on_host {
+    ($why:expr) => {
+        if $crate::common::not_on_host($why) {
             return;
         }
     };
@@ -148,8 +171,14 @@ pub fn picked_axes(nd: usize, pick: &[bool], negative: &[bool]) -> Vec<isize> {
 
 /// The runner of a GPU property test: few cases, since each one compiles and launches
 /// kernels (`default_cases` unless `PROPTEST_CASES` says otherwise), a bounded shrink,
-/// and no failure files.
+/// and no failure files. On the host device a quarter of the cases (at least 4): each new
+/// kernel is a C++ compile there, and CI has two cores.
 pub fn gpu_proptest_runner(default_cases: u32) -> TestRunner {
+    let default_cases = if on_host() {
+        (default_cases / 4).max(4)
+    } else {
+        default_cases
+    };
     TestRunner::new(ProptestConfig {
         cases: std::env::var("PROPTEST_CASES")
             .ok()

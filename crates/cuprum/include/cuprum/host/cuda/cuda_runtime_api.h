@@ -1,0 +1,2 @@
+// cuda_runtime_api.h for the host device: what it declares is in cuprum/host/prelude.h.
+#pragma once

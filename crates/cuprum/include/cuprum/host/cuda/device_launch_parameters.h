@@ -1,0 +1,2 @@
+// device_launch_parameters.h for the host device: what it declares is in cuprum/host/prelude.h.
+#pragma once

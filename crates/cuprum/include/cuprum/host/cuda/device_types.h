@@ -1,0 +1,2 @@
+// device_types.h for the host device: what it declares is in cuprum/host/prelude.h.
+#pragma once

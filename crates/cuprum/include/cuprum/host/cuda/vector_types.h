@@ -1,0 +1,2 @@
+// vector_types.h for the host device: what it declares is in cuprum/host/prelude.h.
+#pragma once

@@ -1,0 +1,301 @@
+//! Warp operations on the host device: when a lane's operation may complete, and what it
+//! returns. Pure functions over the lanes' slots, so the semantics are unit-tested here
+//! against CUDA's definitions.
+//!
+//! A warp is 32 consecutive linear thread ids of a block (x fastest); the last warp of a
+//! block whose size is not a multiple of 32 has fewer lanes. A lane's operation completes
+//! once every *live* lane named in its mask (not exited, existing) is waiting at a warp
+//! operation: exited lanes do not hold a warp back (as exited threads do not hold back a
+//! barrier on Volta and later). Reading a lane that does not take part (exited, absent,
+//! outside the mask) returns the reader's own value, as CUDA does for lanes outside the
+//! `width` segment. `__activemask()` is approximate: the lanes waiting at the same call.
+
+use super::abi::{self, Slot};
+
+/// The state of one warp's lanes as bit masks (bit `i` = lane `i`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Lanes {
+    /// Lanes that exist and have not exited.
+    pub live: u32,
+    /// Live lanes waiting at a warp operation.
+    pub at_warp: u32,
+    /// Live lanes waiting at anything (a barrier, a warp operation, a grid sync).
+    pub blocked: u32,
+}
+
+/// Whether the warp operation in `slot` (of lane `lane`) may complete now.
+pub(crate) fn ready(slot: &Slot, lanes: &Lanes) -> bool {
+    if slot.kind == abi::WARP_ACTIVEMASK {
+        return lanes.blocked == lanes.live;
+    }
+    let need = slot.mask & lanes.live;
+    need & lanes.at_warp == need
+}
+
+/// The lanes that take part in `slot`'s operation: its mask, among the lanes waiting at a
+/// warp operation (for `__activemask`: the lanes waiting at the same call).
+fn members(slots: &[Slot], slot: &Slot, lanes: &Lanes) -> u32 {
+    if slot.kind == abi::WARP_ACTIVEMASK {
+        let mut m = 0u32;
+        for (i, s) in slots.iter().enumerate() {
+            if lanes.at_warp & (1 << i) != 0
+                && s.kind == abi::WARP_ACTIVEMASK
+                && s.line == slot.line
+                && std::ptr::eq(s.file, slot.file)
+            {
+                m |= 1 << i;
+            }
+        }
+        return m;
+    }
+    slot.mask & lanes.at_warp
+}
+
+/// A shuffle's source lane, or `None` when the lane reads its own value.
+fn shuffle_source(kind: u32, lane: u32, width: u32, arg: i32) -> Option<u32> {
+    let w = if width.is_power_of_two() && width <= 32 {
+        width
+    } else {
+        32
+    };
+    let base = lane & !(w - 1);
+    let offset = lane & (w - 1);
+    match kind {
+        abi::WARP_SHFL => Some(base + (arg as u32 & (w - 1))),
+        abi::WARP_SHFL_UP => {
+            let d = arg as u32;
+            (arg >= 0 && offset >= d).then(|| lane - d)
+        }
+        abi::WARP_SHFL_DOWN => {
+            let d = arg as u32;
+            (arg >= 0 && u64::from(offset) + u64::from(d) < u64::from(w)).then(|| lane + d)
+        }
+        abi::WARP_SHFL_XOR => {
+            let src = lane ^ (arg as u32);
+            // Earlier segments may be read, later ones not.
+            (src < base + w).then_some(src)
+        }
+        _ => None,
+    }
+}
+
+/// The result of lane `lane`'s warp operation, given every lane's slot of the warp.
+pub(crate) fn result(slots: &[Slot], lane: usize, lanes: &Lanes) -> u64 {
+    let s = &slots[lane];
+    let m = members(slots, s, lanes)
+        | if s.kind == abi::WARP_ACTIVEMASK {
+            0
+        } else {
+            1 << lane
+        };
+    let m = m & lanes.live;
+    let each = || (0..slots.len()).filter(move |i| m & (1 << i) != 0);
+    let v32 = |i: usize| slots[i].value as u32;
+    match s.kind {
+        abi::WARP_SHFL | abi::WARP_SHFL_UP | abi::WARP_SHFL_DOWN | abi::WARP_SHFL_XOR => {
+            match shuffle_source(s.kind, lane as u32, s.width, s.arg) {
+                Some(src) if (src as usize) < slots.len() && lanes.at_warp & (1 << src) != 0 => {
+                    slots[src as usize].value
+                }
+                _ => s.value,
+            }
+        }
+        abi::WARP_BALLOT => u64::from(
+            each()
+                .filter(|&i| slots[i].value != 0)
+                .fold(0u32, |a, i| a | 1 << i),
+        ),
+        abi::WARP_ANY => u64::from(each().any(|i| slots[i].value != 0)),
+        abi::WARP_ALL => u64::from(each().all(|i| slots[i].value != 0)),
+        abi::WARP_SYNC => 0,
+        abi::WARP_MATCH_ANY => u64::from(
+            each()
+                .filter(|&i| slots[i].value == s.value)
+                .fold(0u32, |a, i| a | 1 << i),
+        ),
+        abi::WARP_MATCH_ALL if each().all(|i| slots[i].value == s.value) => {
+            (1u64 << 32) | u64::from(m)
+        }
+        abi::WARP_MATCH_ALL => 0,
+        abi::WARP_REDUCE_ADD => u64::from(each().fold(0u32, |a, i| a.wrapping_add(v32(i)))),
+        abi::WARP_REDUCE_MIN => u64::from(each().map(v32).min().unwrap_or(0)),
+        abi::WARP_REDUCE_MAX => u64::from(each().map(v32).max().unwrap_or(0)),
+        abi::WARP_REDUCE_MIN_S => {
+            u64::from(each().map(|i| v32(i) as i32).min().unwrap_or(0) as u32)
+        }
+        abi::WARP_REDUCE_MAX_S => {
+            u64::from(each().map(|i| v32(i) as i32).max().unwrap_or(0) as u32)
+        }
+        abi::WARP_REDUCE_AND => u64::from(each().fold(u32::MAX, |a, i| a & v32(i))),
+        abi::WARP_REDUCE_OR => u64::from(each().fold(0u32, |a, i| a | v32(i))),
+        abi::WARP_REDUCE_XOR => u64::from(each().fold(0u32, |a, i| a ^ v32(i))),
+        abi::WARP_ACTIVEMASK => u64::from(m),
+        _ => 0,
+    }
+}
+
+/// The name of a warp operation, for messages.
+pub(crate) fn name(kind: u32) -> &'static str {
+    match kind {
+        abi::WARP_SHFL => "__shfl_sync",
+        abi::WARP_SHFL_UP => "__shfl_up_sync",
+        abi::WARP_SHFL_DOWN => "__shfl_down_sync",
+        abi::WARP_SHFL_XOR => "__shfl_xor_sync",
+        abi::WARP_BALLOT => "__ballot_sync",
+        abi::WARP_ANY => "__any_sync",
+        abi::WARP_ALL => "__all_sync",
+        abi::WARP_SYNC => "__syncwarp",
+        abi::WARP_MATCH_ANY => "__match_any_sync",
+        abi::WARP_MATCH_ALL => "__match_all_sync",
+        abi::WARP_REDUCE_ADD..=abi::WARP_REDUCE_XOR => "__reduce_*_sync",
+        abi::WARP_ACTIVEMASK => "__activemask",
+        _ => "a warp operation",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn warp(n: usize, kind: u32, arg: i32, width: u32, values: impl Fn(usize) -> u64) -> Vec<Slot> {
+        (0..n)
+            .map(|i| Slot {
+                op: abi::OP_WARP,
+                kind,
+                mask: u32::MAX,
+                width,
+                arg,
+                value: values(i),
+                ..Slot::default()
+            })
+            .collect()
+    }
+
+    fn all(n: usize) -> Lanes {
+        let m = if n == 32 { u32::MAX } else { (1 << n) - 1 };
+        Lanes {
+            live: m,
+            at_warp: m,
+            blocked: m,
+        }
+    }
+
+    /// CUDA's definitions, written out per lane.
+    fn reference(kind: u32, lane: i64, arg: i64, width: i64, n: i64) -> i64 {
+        let base = lane - lane % width;
+        let src = match kind {
+            abi::WARP_SHFL => base + arg.rem_euclid(width),
+            abi::WARP_SHFL_UP => {
+                if lane - arg < base {
+                    lane
+                } else {
+                    lane - arg
+                }
+            }
+            abi::WARP_SHFL_DOWN => {
+                if lane % width + arg >= width {
+                    lane
+                } else {
+                    lane + arg
+                }
+            }
+            _ => {
+                let s = lane ^ arg;
+                if s >= base + width { lane } else { s }
+            }
+        };
+        if src >= n { lane } else { src }
+    }
+
+    #[test]
+    fn shuffles_match_cuda_for_every_width_offset_and_partial_warp() {
+        for n in [32usize, 17, 1] {
+            for width in [1u32, 2, 4, 8, 16, 32] {
+                for kind in [
+                    abi::WARP_SHFL,
+                    abi::WARP_SHFL_UP,
+                    abi::WARP_SHFL_DOWN,
+                    abi::WARP_SHFL_XOR,
+                ] {
+                    for arg in 0..32 {
+                        let slots = warp(n, kind, arg, width, |i| 1000 + i as u64);
+                        for lane in 0..n {
+                            let want = reference(
+                                kind,
+                                lane as i64,
+                                i64::from(arg),
+                                i64::from(width),
+                                n as i64,
+                            );
+                            assert_eq!(
+                                result(&slots, lane, &all(n)),
+                                1000 + want as u64,
+                                "kind {kind} width {width} arg {arg} lane {lane} of {n}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn exited_lanes_are_read_as_the_readers_own_value_and_do_not_hold_the_warp() {
+        let slots = warp(32, abi::WARP_SHFL_DOWN, 1, 32, |i| i as u64);
+        let lanes = Lanes {
+            live: !(1 << 5),
+            at_warp: !(1 << 5),
+            blocked: !(1 << 5),
+        };
+        assert!(ready(&slots[4], &lanes));
+        assert_eq!(result(&slots, 4, &lanes), 4);
+        assert_eq!(result(&slots, 3, &lanes), 4);
+        // a lane waiting at a barrier does hold it back
+        let lanes = Lanes {
+            live: u32::MAX,
+            at_warp: !(1 << 5),
+            blocked: u32::MAX,
+        };
+        assert!(!ready(&slots[4], &lanes));
+        // unless it is outside the mask
+        let mut s = slots[4];
+        s.mask = 0xF;
+        assert!(ready(&s, &lanes));
+    }
+
+    #[test]
+    fn votes_and_reductions() {
+        let slots = warp(32, abi::WARP_BALLOT, 0, 32, |i| (i % 3 == 0) as u64);
+        let want = (0..32).filter(|i| i % 3 == 0).fold(0u32, |a, i| a | 1 << i);
+        assert_eq!(result(&slots, 7, &all(32)), u64::from(want));
+        let mut s = warp(32, abi::WARP_ANY, 0, 32, |i| (i == 31) as u64);
+        assert_eq!(result(&s, 0, &all(32)), 1);
+        for x in &mut s {
+            x.kind = abi::WARP_ALL;
+        }
+        assert_eq!(result(&s, 0, &all(32)), 0);
+        // a mask restricts the vote
+        for x in &mut s {
+            x.mask = 0x7FFF_FFFF;
+            x.kind = abi::WARP_ANY;
+        }
+        assert_eq!(result(&s, 0, &all(32)), 0);
+        let r = |kind, f: fn(usize) -> u64| result(&warp(20, kind, 0, 32, f), 0, &all(20));
+        assert_eq!(r(abi::WARP_REDUCE_ADD, |i| i as u64), 190);
+        assert_eq!(r(abi::WARP_REDUCE_MIN, |i| 50 - i as u64), 31);
+        assert_eq!(
+            r(abi::WARP_REDUCE_MAX_S, |i| (i as i32 - 10) as u32 as u64),
+            9
+        );
+        assert_eq!(
+            r(abi::WARP_REDUCE_MIN_S, |i| (i as i32 - 10) as u32 as u64),
+            (-10i32) as u32 as u64
+        );
+        assert_eq!(r(abi::WARP_REDUCE_OR, |i| 1 << (i % 4)), 0xF);
+        assert_eq!(r(abi::WARP_REDUCE_XOR, |i| i as u64), 0); // 0 ^ 1 ^ ... ^ 19
+        let m = warp(8, abi::WARP_MATCH_ANY, 0, 32, |i| (i % 2) as u64);
+        assert_eq!(result(&m, 3, &all(8)), 0b1010_1010);
+        let m = warp(8, abi::WARP_MATCH_ALL, 0, 32, |_| 7);
+        assert_eq!(result(&m, 3, &all(8)), (1 << 32) | 0xFF);
+    }
+}
