@@ -19,6 +19,7 @@ fuzz_target!(|data: &[u8]| {
         log: log.into(),
         source: source.into(),
         spans: Vec::new(),
+        compiler: "NVRTC".into(),
     };
     for d in f.diagnostics() {
         assert!(
