@@ -474,9 +474,24 @@ impl Scheduler {
             }
             let slots = &w.slots[base..end];
             let mut results = [None::<u64>; 32];
+            // A ballot or reduction gives every lane with the same members one answer.
+            let mut last: Option<(u32, u32, u64)> = None;
             for (l, s) in slots.iter().enumerate() {
                 if lanes.at_warp & (1 << l) != 0 && warp::ready(s, &lanes) {
-                    results[l] = Some(warp::result(slots, l, &lanes));
+                    let shared = warp::shared_result(s.kind);
+                    let m = if shared {
+                        warp::operation_lanes(slots, l, &lanes)
+                    } else {
+                        0
+                    };
+                    let r = match last {
+                        Some((k, lm, r)) if shared && k == s.kind && lm == m => r,
+                        _ => warp::result(slots, l, &lanes),
+                    };
+                    if shared {
+                        last = Some((s.kind, m, r));
+                    }
+                    results[l] = Some(r);
                 }
             }
             for (l, r) in results.iter().enumerate().take(end - base) {

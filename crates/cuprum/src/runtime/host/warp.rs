@@ -79,18 +79,77 @@ fn shuffle_source(kind: u32, lane: u32, width: u32, arg: i32) -> Option<u32> {
     }
 }
 
+/// Folds `f` over the lanes set in `m`, lowest first (a plain bit loop: the host device's
+/// tests run unoptimised, where iterator chains cost tenfold).
+fn fold_lanes<A>(m: u32, init: A, mut f: impl FnMut(A, usize) -> A) -> A {
+    let (mut bits, mut acc) = (m, init);
+    while bits != 0 {
+        acc = f(acc, bits.trailing_zeros() as usize);
+        bits &= bits - 1;
+    }
+    acc
+}
+
+/// Whether `pred` holds for a lane of `m` (`any`) or for every one (`!any`).
+fn test_lanes(m: u32, any: bool, pred: impl Fn(usize) -> bool) -> bool {
+    fold_lanes(
+        m,
+        !any,
+        |acc, i| if any { acc || pred(i) } else { acc && pred(i) },
+    )
+}
+
+/// Whether lane `lane`'s result depends only on the operation and its member lanes (the
+/// same for every lane with the same members), so the caller may reuse it.
+pub(crate) fn shared_result(kind: u32) -> bool {
+    matches!(
+        kind,
+        abi::WARP_BALLOT
+            | abi::WARP_ANY
+            | abi::WARP_ALL
+            | abi::WARP_SYNC
+            | abi::WARP_REDUCE_ADD
+            | abi::WARP_REDUCE_MIN
+            | abi::WARP_REDUCE_MAX
+            | abi::WARP_REDUCE_MIN_S
+            | abi::WARP_REDUCE_MAX_S
+            | abi::WARP_REDUCE_AND
+            | abi::WARP_REDUCE_OR
+            | abi::WARP_REDUCE_XOR
+    )
+}
+
+/// The lanes whose values lane `lane`'s operation combines.
+pub(crate) fn operation_lanes(slots: &[Slot], lane: usize, lanes: &Lanes) -> u32 {
+    let s = &slots[lane];
+    let own = if s.kind == abi::WARP_ACTIVEMASK {
+        0
+    } else {
+        1 << lane
+    };
+    (members(slots, s, lanes) | own) & lanes.live
+}
+
 /// The result of lane `lane`'s warp operation, given every lane's slot of the warp.
 pub(crate) fn result(slots: &[Slot], lane: usize, lanes: &Lanes) -> u64 {
     let s = &slots[lane];
-    let m = members(slots, s, lanes)
-        | if s.kind == abi::WARP_ACTIVEMASK {
-            0
-        } else {
-            1 << lane
-        };
-    let m = m & lanes.live;
-    let each = || (0..slots.len()).filter(move |i| m & (1 << i) != 0);
+    let m = operation_lanes(slots, lane, lanes);
     let v32 = |i: usize| slots[i].value as u32;
+    let nonzero = |i: usize| slots[i].value != 0;
+    let min_max = |signed: bool, max: bool| {
+        let key = |i: usize| {
+            if signed {
+                i64::from(v32(i) as i32)
+            } else {
+                i64::from(v32(i))
+            }
+        };
+        let best = fold_lanes(m, None::<i64>, |a, i| {
+            let k = key(i);
+            Some(a.map_or(k, |b| if max { b.max(k) } else { b.min(k) }))
+        });
+        u64::from(best.unwrap_or(0) as u32)
+    };
     match s.kind {
         abi::WARP_SHFL | abi::WARP_SHFL_UP | abi::WARP_SHFL_DOWN | abi::WARP_SHFL_XOR => {
             match shuffle_source(s.kind, lane as u32, s.width, s.arg) {
@@ -100,35 +159,35 @@ pub(crate) fn result(slots: &[Slot], lane: usize, lanes: &Lanes) -> u64 {
                 _ => s.value,
             }
         }
-        abi::WARP_BALLOT => u64::from(
-            each()
-                .filter(|&i| slots[i].value != 0)
-                .fold(0u32, |a, i| a | 1 << i),
-        ),
-        abi::WARP_ANY => u64::from(each().any(|i| slots[i].value != 0)),
-        abi::WARP_ALL => u64::from(each().all(|i| slots[i].value != 0)),
+        abi::WARP_BALLOT => u64::from(fold_lanes(
+            m,
+            0u32,
+            |a, i| {
+                if nonzero(i) { a | 1 << i } else { a }
+            },
+        )),
+        abi::WARP_ANY => u64::from(test_lanes(m, true, nonzero)),
+        abi::WARP_ALL => u64::from(test_lanes(m, false, nonzero)),
         abi::WARP_SYNC => 0,
-        abi::WARP_MATCH_ANY => u64::from(
-            each()
-                .filter(|&i| slots[i].value == s.value)
-                .fold(0u32, |a, i| a | 1 << i),
-        ),
-        abi::WARP_MATCH_ALL if each().all(|i| slots[i].value == s.value) => {
+        abi::WARP_MATCH_ANY => u64::from(fold_lanes(m, 0u32, |a, i| {
+            if slots[i].value == s.value {
+                a | 1 << i
+            } else {
+                a
+            }
+        })),
+        abi::WARP_MATCH_ALL if test_lanes(m, false, |i| slots[i].value == s.value) => {
             (1u64 << 32) | u64::from(m)
         }
         abi::WARP_MATCH_ALL => 0,
-        abi::WARP_REDUCE_ADD => u64::from(each().fold(0u32, |a, i| a.wrapping_add(v32(i)))),
-        abi::WARP_REDUCE_MIN => u64::from(each().map(v32).min().unwrap_or(0)),
-        abi::WARP_REDUCE_MAX => u64::from(each().map(v32).max().unwrap_or(0)),
-        abi::WARP_REDUCE_MIN_S => {
-            u64::from(each().map(|i| v32(i) as i32).min().unwrap_or(0) as u32)
-        }
-        abi::WARP_REDUCE_MAX_S => {
-            u64::from(each().map(|i| v32(i) as i32).max().unwrap_or(0) as u32)
-        }
-        abi::WARP_REDUCE_AND => u64::from(each().fold(u32::MAX, |a, i| a & v32(i))),
-        abi::WARP_REDUCE_OR => u64::from(each().fold(0u32, |a, i| a | v32(i))),
-        abi::WARP_REDUCE_XOR => u64::from(each().fold(0u32, |a, i| a ^ v32(i))),
+        abi::WARP_REDUCE_ADD => u64::from(fold_lanes(m, 0u32, |a, i| a.wrapping_add(v32(i)))),
+        abi::WARP_REDUCE_MIN => min_max(false, false),
+        abi::WARP_REDUCE_MAX => min_max(false, true),
+        abi::WARP_REDUCE_MIN_S => min_max(true, false),
+        abi::WARP_REDUCE_MAX_S => min_max(true, true),
+        abi::WARP_REDUCE_AND => u64::from(fold_lanes(m, u32::MAX, |a, i| a & v32(i))),
+        abi::WARP_REDUCE_OR => u64::from(fold_lanes(m, 0u32, |a, i| a | v32(i))),
+        abi::WARP_REDUCE_XOR => u64::from(fold_lanes(m, 0u32, |a, i| a ^ v32(i))),
         abi::WARP_ACTIVEMASK => u64::from(m),
         _ => 0,
     }
