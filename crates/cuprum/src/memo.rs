@@ -18,7 +18,8 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 /// every caller gets it (CuPy's `setdefault`). Errors are returned, never kept: the next
 /// call tries again.
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, DType, ElementwiseKernel, Memo, Result};
 /// use std::sync::Arc;
 ///
@@ -102,7 +103,8 @@ impl<K, V> Memo<K, V> {
     /// `for_each_device=True`): each GPU gets its own value, made while that device is
     /// current.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_gpu()? || cuprum::Device::count()? < 2 { return Ok(()); }
     /// use cuprum::{Device, ElementwiseKernel, Memo};
     /// static COPY: Memo<&str, ElementwiseKernel> = Memo::for_each_device();
     /// let k0 = COPY.get_or_try_insert("f32", || ElementwiseKernel::new("T x", "T y", "y = x", "copy_k"))?;

@@ -228,7 +228,8 @@ impl fmt::Display for PerfCaseResult {
 /// Work on another GPU is timed from that GPU: run the benchmark inside its
 /// [`Device::with`](crate::Device::with).
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{profiler::{benchmark, BenchmarkOptions}, Array, DType};
 /// let a = Array::ones(&[1 << 20], DType::F32)?;
 /// let r = benchmark("copy", || a.copy().map(|_| ()), &BenchmarkOptions::new().n_repeat(20))?;
@@ -280,7 +281,8 @@ pub fn benchmark(
 /// the cost of one launch through cuprum (a table lookup and `cuLaunchKernel`), the least
 /// any kernel call costs; its GPU time is the device's time for an empty kernel.
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::profiler::{BenchmarkOptions, launch_floor};
 /// let r = launch_floor(&BenchmarkOptions::new().n_repeat(1000))?;
 /// println!("one launch costs {:.2} µs on the host", r.cpu().median * 1e6);

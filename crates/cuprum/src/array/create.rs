@@ -27,7 +27,8 @@ impl Array {
     /// An uninitialised array on the current stream's device. A repeat allocation of the
     /// same size is served from the device's memory pool in about a microsecond.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let a = Array::empty(&[1000, 1000], DType::F32)?;
     /// assert_eq!(a.nbytes(), 4_000_000);
@@ -51,7 +52,8 @@ impl Array {
     /// belongs to `device`, else the device's default stream). For the other creation
     /// functions, run them inside [`Device::with`](crate::Device::with).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
     /// use cuprum::{Array, DType, Device};
     /// let dev = Device::get(0)?;
     /// let z = Array::zeros_on_device(dev, &[4], DType::F64)?;
@@ -72,7 +74,8 @@ impl Array {
     /// Uploads host data as an array of `shape` on `device` (see
     /// [`from_slice`](Array::from_slice)).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
     /// use cuprum::{Array, Device};
     /// let dev = Device::get(0)?;
     /// let a = Array::from_slice_on_device(dev, &[1i32, 2, 3], &[3])?;
@@ -103,7 +106,8 @@ impl Array {
 
     /// An array of zeros.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let z = Array::zeros(&[2, 3], DType::I32)?;
     /// assert_eq!(z.to_vec::<i32>()?, vec![0; 6]);
@@ -115,7 +119,8 @@ impl Array {
 
     /// An array of ones.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// assert_eq!(Array::ones(&[3], DType::F64)?.to_vec::<f64>()?, vec![1.0; 3]);
     /// # Ok::<(), cuprum::Error>(())
@@ -127,7 +132,8 @@ impl Array {
     /// An array filled with `value` converted to `dtype` (NumPy's assignment rules: an
     /// out-of-range integer is an error).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, DType, ErrorKind};
     /// let a = Array::full(&[2], 7i32, DType::F32)?;
     /// assert_eq!(a.to_vec::<f32>()?, vec![7.0, 7.0]);
@@ -144,7 +150,8 @@ impl Array {
 
     /// Sets every element of this view to `value` (converted to the array's dtype).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, DType, s};
     /// let a = Array::zeros(&[2, 3], DType::F32)?;
     /// a.slice(&s![.., 1])?.fill(5.0f32)?;          // writes through the view
@@ -176,7 +183,8 @@ impl Array {
     }
     /// `value` with the shape and dtype of `other`, on `other`'s device.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let a = Array::zeros(&[2], DType::U8)?;
     /// assert_eq!(Array::full_like(&a, 9u8)?.to_vec::<u8>()?, vec![9, 9]);
@@ -192,7 +200,8 @@ impl Array {
     /// Evenly spaced values `start, start + step, ...` below `stop` (NumPy's `arange`),
     /// of `dtype` (integers, floats, bool for a length ≤ 2).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// assert_eq!(Array::arange(0.0, 5.0, 2.0, DType::I32)?.to_vec::<i32>()?, vec![0, 2, 4]);
     /// assert_eq!(Array::arange(1.0, 0.0, -0.25, DType::F32)?.size(), 4);
@@ -257,7 +266,8 @@ impl Array {
     /// [`Endpoint::Included`], NumPy's default), of `dtype` (NumPy's `linspace`; integer
     /// dtypes round toward −∞ like NumPy 2).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, DType, Endpoint};
     /// let x = Array::linspace(0.0, 1.0, 5, Endpoint::Included, DType::F64)?;
     /// assert_eq!(x.to_vec::<f64>()?, vec![0.0, 0.25, 0.5, 0.75, 1.0]);
@@ -309,7 +319,8 @@ impl Array {
 
     /// Uploads host data as an array of `shape` (the slice length must equal the size).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::Array;
     /// let a = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[2, 2])?;
     /// assert_eq!(a.shape(), &[2, 2]);
@@ -335,7 +346,8 @@ impl Array {
 
     /// Uploads a vector as an array of `shape`.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// let a = cuprum::Array::from_vec(vec![1u8, 2, 3], &[3])?;
     /// # Ok::<(), cuprum::Error>(())
     /// ```
@@ -345,7 +357,8 @@ impl Array {
 
     /// A 0-d array holding one value.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// let a = cuprum::Array::scalar(2.5f64)?;
     /// assert_eq!(a.ndim(), 0);
     /// assert_eq!(a.to_vec::<f64>()?, vec![2.5]);

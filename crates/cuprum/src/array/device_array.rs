@@ -12,7 +12,8 @@ use std::sync::Arc;
 /// views of the same memory without copying; [`copy`](Array::copy) makes new memory.
 /// Like CuPy arrays, views that share memory see each other's writes.
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, DType, s};
 /// let a = Array::arange(0.0, 12.0, 1.0, DType::F32)?.reshape(&[3, 4])?;
 /// let col = a.slice(&s![.., 1])?;               // view, no copy
@@ -75,7 +76,8 @@ impl Array {
     /// with this address outside cuprum is not known to it: make sure that work has
     /// finished, or is ordered on the array's stream, before the array is dropped.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// let a = cuprum::Array::zeros(&[4], cuprum::DType::F32)?;
     /// assert_ne!(a.data_ptr(), 0);
     /// # Ok::<(), cuprum::Error>(())

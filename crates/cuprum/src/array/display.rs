@@ -710,7 +710,8 @@ fn render_str(a: &Array) -> Result<String> {
 /// for the work queued on the current stream); an error doing so prints as
 /// `<error: ...>`.
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, DType, Endpoint};
 /// let a = Array::linspace(0.0, 1.0, 3, Endpoint::Included, DType::F32)?;
 /// assert_eq!(a.to_string(), "[0.  0.5 1. ]");
@@ -730,16 +731,19 @@ impl fmt::Display for Array {
 }
 
 /// The values as in NumPy's repr, then the shape, dtype, element strides and device:
-/// `array([0. , 0.5, 1. ], shape=(3,), dtype=float32, strides=(1,), device=0)`.
+/// `array([0. , 0.5, 1. ], shape=(3,), dtype=float32, strides=(1,), device=0)`
+/// (`device=host` on the host device).
 /// Like `Display`, it copies the values that show to the host; if that fails they print as
 /// `<error: ...>` and the rest still shows.
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, DType, Endpoint};
 /// let a = Array::linspace(0.0, 1.0, 3, Endpoint::Included, DType::F32)?;
+/// let device = if a.device().is_host() { "host" } else { "0" };
 /// assert_eq!(
 ///     format!("{a:?}"),
-///     "array([0. , 0.5, 1. ], shape=(3,), dtype=float32, strides=(1,), device=0)"
+///     format!("array([0. , 0.5, 1. ], shape=(3,), dtype=float32, strides=(1,), device={device})")
 /// );
 /// # Ok::<(), cuprum::Error>(())
 /// ```

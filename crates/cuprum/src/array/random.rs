@@ -6,7 +6,8 @@
 //! Box–Muller): the same distributions as cuRAND's, but not the same numbers. A seed gives
 //! the same numbers on every run of the host device.
 //!
-//! ```no_run
+//! ```
+//! # if !cuprum::internal::doc_device()? { return Ok(()); }
 //! use cuprum::{random, DType};
 //! random::seed(42)?;
 //! let u = random::uniform(-1.0, 1.0, &[1000], DType::F32)?;   // [-1, 1)
@@ -31,7 +32,8 @@ use std::sync::{Mutex, OnceLock};
 
 /// A cuRAND generator bound to one device.
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{random::Generator, DType};
 /// let mut g = Generator::new(7)?;
 /// let a = g.normal(0.0, 1.0, &[4], DType::F32)?;
@@ -284,7 +286,8 @@ pub fn normal(loc: f64, scale: f64, shape: &[usize], dtype: DType) -> Result<Arr
 /// Standard normal values (mean 0, standard deviation 1; NumPy's `standard_normal`, the
 /// seeds' `randn`) from the default generator, float32 or float64.
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{random, DType};
 /// let z = random::standard_normal(&[1000], DType::F64)?;
 /// assert_eq!(z.shape(), &[1000]);
@@ -296,7 +299,8 @@ pub fn standard_normal(shape: &[usize], dtype: DType) -> Result<Array> {
 
 /// Integers uniform in `[low, high)` from the default generator ([`Generator::randint`]).
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{random, DType};
 /// let dice = random::randint(1, 7, &[10], DType::U8)?;
 /// assert!(dice.to_vec::<u8>()?.iter().all(|&d| (1..7).contains(&d)));

@@ -12,7 +12,8 @@ impl Array {
     /// Downloads the elements in C order (any view; non-contiguous views are packed on
     /// the GPU first). `T` must be the array's dtype.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, DType, ErrorKind};
     /// let a = Array::arange(0.0, 4.0, 1.0, DType::I16)?;
     /// assert_eq!(a.to_vec::<i16>()?, vec![0, 1, 2, 3]);
@@ -31,7 +32,8 @@ impl Array {
 
     /// Overwrites this view with host data in C order (`data.len()` must equal the size).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, DType, s};
     /// let a = Array::zeros(&[2, 2], DType::F32)?;
     /// a.slice(&s![.., 0])?.copy_from_slice(&[1.0f32, 2.0])?;
@@ -64,7 +66,8 @@ impl Array {
 
     /// Copies `src` (same shape and dtype, any layouts) into this view on the GPU.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let a = Array::arange(0.0, 6.0, 1.0, DType::F32)?.reshape(&[2, 3])?;
     /// let b = Array::zeros(&[3, 2], DType::F32)?;
@@ -108,7 +111,8 @@ impl Array {
 
     /// A new C-contiguous array with the same values (always new memory).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let a = Array::ones(&[3], DType::F32)?;
     /// let b = a.copy()?;
@@ -123,7 +127,8 @@ impl Array {
 
     /// `self` when already C-contiguous (no copy), else a contiguous copy.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let a = Array::zeros(&[2, 3], DType::F32)?;
     /// assert!(a.to_contiguous()?.shares_memory(&a));
@@ -146,7 +151,8 @@ impl Array {
     /// the work already queued on the source; non-contiguous views are packed on their own
     /// device first.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
     /// use cuprum::{Array, Device};
     /// let a = Array::from_slice(&[1.0f32, 2.0, 3.0], &[3])?;       // on the current device
     /// let last = Device::get(Device::count()? - 1)?;
@@ -215,7 +221,8 @@ mod nd {
     impl Array {
         /// Uploads an `ndarray` array (any layout; it is packed in C order first).
         ///
-        /// ```no_run
+        /// ```
+        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
         /// let h = ndarray::arr2(&[[1.0f32, 2.0], [3.0, 4.0]]);
         /// let a = cuprum::Array::from_ndarray(&h)?;
         /// assert_eq!(a.shape(), &[2, 2]);
@@ -236,7 +243,8 @@ mod nd {
 
         /// Downloads into an `ndarray::ArrayD` of the same shape.
         ///
-        /// ```no_run
+        /// ```
+        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
         /// let a = cuprum::Array::from_slice(&[1i32, 2, 3, 4], &[2, 2])?;
         /// let h = a.to_ndarray::<i32>()?;
         /// assert_eq!(h[[1, 0]], 3);

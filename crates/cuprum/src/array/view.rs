@@ -12,7 +12,8 @@ impl Array {
     /// A view with a new shape (one extent may be `-1`, inferred). Fails when the layout
     /// cannot be viewed that way without a copy: use [`reshape_copy`](Array::reshape_copy).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, DType, ErrorKind};
     /// let a = Array::arange(0.0, 6.0, 1.0, DType::F32)?;
     /// let b = a.reshape(&[2, -1])?;
@@ -39,7 +40,8 @@ impl Array {
 
     /// Reshapes, copying only when a view is impossible (NumPy's `reshape`).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let a = Array::arange(0.0, 6.0, 1.0, DType::I64)?.reshape(&[2, 3])?;
     /// let flat = a.t().reshape_copy(&[-1])?;
@@ -65,7 +67,8 @@ impl Array {
 
     /// Reverses the axes (a view).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let a = Array::zeros(&[2, 3, 4], DType::F32)?;
     /// assert_eq!(a.transpose().shape(), &[4, 3, 2]);
@@ -85,7 +88,8 @@ impl Array {
     /// Reorders the axes: axis `i` of the result is axis `axes[i]` of `self` (negative
     /// numbers count from the end).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let a = Array::zeros(&[2, 3, 4], DType::F32)?;
     /// assert_eq!(a.permute(&[1, -1, 0])?.shape(), &[3, 4, 2]);
@@ -129,7 +133,8 @@ impl Array {
     /// are taken whole); indices drop their axis, ranges may step backwards, `NewAxis`
     /// inserts an axis. Always a view.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, DType, s, SliceArg};
     /// let a = Array::arange(0.0, 12.0, 1.0, DType::I32)?.reshape(&[3, 4])?;
     /// let b = a.slice(&s![..;-1, 1..;2])?;       // a[::-1, 1::2]
@@ -211,7 +216,8 @@ impl Array {
     /// A read-only-by-convention view of `self` broadcast to `shape` (stride 0 along the
     /// repeated axes). Writing through a broadcast view writes the shared element.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let row = Array::arange(0.0, 3.0, 1.0, DType::F32)?;
     /// let m = row.broadcast_to(&[2, 3])?;
@@ -228,7 +234,8 @@ impl Array {
 
     /// Removes axes of extent 1: all of them (`None`) or the given one.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let a = Array::zeros(&[1, 3, 1], DType::F32)?;
     /// assert_eq!(a.squeeze(None)?.shape(), &[3]);
@@ -265,7 +272,8 @@ impl Array {
 
     /// Inserts an axis of extent 1 at `axis` (which may be `ndim`, or negative).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let a = Array::zeros(&[3], DType::F32)?;
     /// assert_eq!(a.expand_dims(0)?.shape(), &[1, 3]);

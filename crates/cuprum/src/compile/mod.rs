@@ -9,7 +9,7 @@
 
 pub(crate) mod cache;
 mod discovery;
-mod env;
+pub(crate) mod env;
 mod failure;
 mod headers;
 pub(crate) mod host;
@@ -140,7 +140,8 @@ fn modules() -> &'static Mutex<FxHashMap<u64, Vec<ModEntry>>> {
 /// with the same key compile once; the others wait for that result. Below the memo, the
 /// disk cache makes a new process skip NVRTC.
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::compile::{compile_with_cache, CompileOptions};
 /// let src = r#"extern "C" __global__ void twice(float* x, int n) {
 ///     int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] *= 2; }"#;
@@ -154,7 +155,8 @@ pub fn compile_with_cache(source: &str, opts: &CompileOptions) -> Result<Module>
 
 /// [`compile_with_cache`] for a given device.
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
 /// use cuprum::{Device, compile::{compile_on, CompileOptions}};
 /// let m = compile_on(Device::get(0)?, r#"extern "C" __global__ void k() {}"#, &CompileOptions::default())?;
 /// # Ok::<(), cuprum::Error>(())

@@ -10,7 +10,8 @@
 //! `any`, each with an `_axis` form taking axes and keepdims) followed by more element-wise
 //! work on the reduced values. Return one value, a tuple or an array of values.
 //!
-//! ```no_run
+//! ```
+//! # if !cuprum::internal::doc_device()? { return Ok(()); }
 //! use cuprum::{Array, DType, random};
 //! let mse = cuprum::fuse("mse", |[y_true, y_pred]| {
 //!     let d = y_pred - y_true;
@@ -188,7 +189,8 @@ impl std::fmt::Debug for Fused {
 /// values it captures); what it captures is read when it is traced, and passed to the
 /// kernels as parameters.
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, fuse};
 /// let relu6_scaled = fuse("relu6_scaled", |[x, s]| x.clip(0.0, 6.0) * s);
 /// let x = Array::from_slice(&[-1.0f32, 3.0, 9.0], &[3])?;
@@ -284,7 +286,8 @@ impl Fused {
     /// Runs on `args` — the arrays and scalars, one per closure argument, as kernels take
     /// them (`(&x, &y, 0.5f32)`) — and returns the first value the closure returns.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, fuse};
     /// let norm = fuse("l2", |[x]| (x * x).sum().sqrt());
     /// let x = Array::from_slice(&[3.0f64, 4.0], &[2])?;
@@ -302,7 +305,8 @@ impl Fused {
 
     /// Runs on `args` and returns every value the closure returns, in order.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, fuse};
     /// let f = fuse("minmax", |[x]| (x.min(), x.max()));
     /// let x = Array::from_slice(&[3i32, -4, 9], &[3])?;
@@ -318,7 +322,8 @@ impl Fused {
     /// The plan for these arguments (their dtypes and shapes; nothing runs): see
     /// [`Explain`].
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, DType, fuse, ops::Keepdims};
     /// let softmax = fuse("softmax", |[x]| {
     ///     let e = (x - x.max_axis(-1, Keepdims::Yes)).exp();

@@ -6,7 +6,7 @@
 //! functions are ordinary Rust functions, callable and testable on the CPU: there the grid
 //! is a single thread.
 //!
-//! ```no_run
+//! ```
 //! use cuprum::gpu::*;
 //!
 //! #[cuprum::device]
@@ -22,6 +22,9 @@
 //! }
 //!
 //! fn main() -> cuprum::Result<()> {
+//! #     if !cuprum::internal::doc_device()? {
+//! #         return Ok(());
+//! #     }
 //!     assert_eq!(relu(-1.0), 0.0); // on the host
 //!     let x = cuprum::Array::from_slice(&[-1.0f32, 2.0], &[2])?;
 //!     let mut y = cuprum::Array::empty(&[2], cuprum::DType::F32)?;

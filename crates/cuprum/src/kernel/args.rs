@@ -56,7 +56,8 @@ pub trait KernelArg {
     /// an [`Array`] should forward this to the array's `to_arg_on`; the default calls
     /// [`to_arg`](KernelArg::to_arg).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, DType, Stream, kernel::KernelArg};
     /// let a = Array::zeros(&[4], DType::F32)?;
     /// let arg = a.to_arg_on(&Stream::current()?);
@@ -148,7 +149,8 @@ impl<T: KernelArg + ?Sized> KernelArg for &T {
 /// Passes a non-contiguous view's first-element address anyway (the kernel must do its own
 /// strided indexing).
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, DType, kernel::Strided};
 /// let a = Array::zeros(&[4, 4], DType::F32)?;
 /// let col = a.t();               // not contiguous

@@ -43,7 +43,8 @@ const DEFAULT_BLOCK: u32 = 256;
 /// vector loads, broadcast and strided ones a row-wise 2-D launch, transposed ones
 /// shared-memory tiles.
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, ElementwiseKernel};
 /// let add = ElementwiseKernel::new("float32 x, float32 y", "float32 z", "z = x + y * 2", "custom_add")?;
 /// let x = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[4])?;
@@ -293,7 +294,8 @@ impl ElementwiseKernel {
     /// call may repeat it as the output (it must be the same array) or leave the outputs
     /// out. Either way the array is written in place and returned.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, ElementwiseKernel};
     /// let relu = ElementwiseKernel::new("T x, T cap", "T y", "y = min(max(x, (T)0), cap)", "relu6")?;
     /// let x = Array::from_slice(&[-1.0f32, 3.0, 9.0], &[3])?;
@@ -313,7 +315,8 @@ impl ElementwiseKernel {
 
     /// Runs the kernel and returns every output (CuPy's `return_tuple=True`).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, ElementwiseKernel};
     /// let sc = ElementwiseKernel::new("T x", "T s, T c", "s = sin(x); c = cos(x)", "sin_cos")?;
     /// let x = Array::from_slice(&[0.0f64, 1.0], &[2])?;
@@ -327,7 +330,8 @@ impl ElementwiseKernel {
 
     /// Runs the kernel for its effect only (CuPy's `no_return=True`).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, ElementwiseKernel};
     /// let twice = ElementwiseKernel::new("", "T x", "x = x * 2", "twice_inplace")?;
     /// let x = Array::from_slice(&[1i32, 2], &[2])?;
@@ -342,7 +346,8 @@ impl ElementwiseKernel {
     /// A call with an explicit loop size (only when every array parameter is `raw`:
     /// CuPy's `size=`).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, ElementwiseKernel};
     /// let rev = ElementwiseKernel::new("raw T x", "raw T y", "y[i] = x[_ind.size() - 1 - i]", "rev")?;
     /// let x = Array::from_slice(&[1.0f32, 2.0, 3.0], &[3])?;
@@ -356,7 +361,8 @@ impl ElementwiseKernel {
 
     /// A call with a given number of threads per block (default 256).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// # use cuprum::{Array, ElementwiseKernel};
     /// let k = ElementwiseKernel::new("T x", "T y", "y = x", "copy_k")?;
     /// let y = k.block_size(128).call((&Array::ones(&[10], cuprum::DType::F32)?,))?;
@@ -370,7 +376,8 @@ impl ElementwiseKernel {
     /// it. Arrays of other streams may be passed: cuprum orders their first use and their
     /// free with this stream ([Arrays and streams](crate::Stream#arrays-and-streams)).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// # use cuprum::{Array, ElementwiseKernel, Stream};
     /// let k = ElementwiseKernel::new("T x", "T y", "y = x", "copy_k")?;
     /// let s = Stream::new()?;
@@ -564,7 +571,8 @@ impl ElementwiseKernel {
 
 /// One configured call of an [`ElementwiseKernel`] (loop size, block size, stream).
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// # use cuprum::{Array, ElementwiseKernel, Stream};
 /// let k = ElementwiseKernel::new("raw T x", "raw T y", "y[i] = x[i] + 1", "inc")?;
 /// let x = Array::from_slice(&[1i64, 2, 3], &[3])?;

@@ -208,7 +208,8 @@ struct Loaded {
 /// host memory directly (HMM, ATS), a kernel writing through a wild pointer can write into
 /// the process. The unit of trust is the kernel source, not the launch.
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, DType, kernel::RawKernel};
 /// let add = RawKernel::new(r#"
 /// extern "C" __global__ void vector_add(const float* a, const float* b, float* c, int n) {
@@ -380,7 +381,8 @@ impl RawKernel {
     /// The driver's occupancy of this kernel on the current device in blocks of `block`
     /// threads with `shared_mem_bytes` of dynamic shared memory (compiles it first).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::RawKernel;
     /// let k = RawKernel::new(r#"extern "C" __global__ void k(float* x) { x[threadIdx.x] = 1; }"#, "k");
     /// let occ = k.occupancy(256, 0)?;
@@ -400,7 +402,8 @@ impl RawKernel {
     /// [`LaunchConfig::grid_stride`]). Launch it with
     /// `kernel.configure(cfg.grid, cfg.block).shared_mem(..).launch(args)`.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, DType, RawKernel};
     /// let k = RawKernel::new(r#"extern "C" __global__ void twice(float* x, long long n) {
     ///     for (long long i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
@@ -664,7 +667,8 @@ impl<'k> Launch<'k> {
 /// A CUDA C++ module with several kernels, `__device__`/`__constant__` globals and template
 /// instantiations: CuPy's `RawModule`. Compiled per device on first use.
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, DType, kernel::RawModule};
 /// let m = RawModule::new(r#"
 /// template<typename T, int N> __global__ void scale(T* x, int n) {

@@ -22,7 +22,8 @@
 //! memory pool, which other GPUs of the process may not access directly, so NCCL must not
 //! read or write a peer's user buffer itself), each only when the variable is not set yet.
 //!
-//! ```no_run
+//! ```
+//! # if !cuprum::internal::doc_nccl()? { return Ok(()); }
 //! use cuprum::{Array, DType, Device};
 //! use cuprum::nccl::{Communicator, ReduceOp};
 //! let devices = Device::all()?;
@@ -158,7 +159,8 @@ fn nccl_dtype(what: &str, d: DType) -> Result<c_int> {
 /// `ncclUniqueId`, 128 bytes). Rank 0 creates it with [`UniqueId::new`] and hands it to the
 /// others, as hex text ([`to_hex`](UniqueId::to_hex)) in a file or an environment variable.
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_nccl()? { return Ok(()); }
 /// let id = cuprum::nccl::UniqueId::new()?;
 /// let text = id.to_hex();
 /// assert_eq!(text.len(), 256);
@@ -178,7 +180,8 @@ impl UniqueId {
     /// A fresh identifier (`ncclGetUniqueId`; on rank 0, which also listens at the address
     /// it holds). Needs NCCL, not a GPU.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_nccl()? { return Ok(()); }
     /// let id = cuprum::nccl::UniqueId::new()?;
     /// // hand `id.to_hex()` to the other ranks, e.g. in an environment variable
     /// # Ok::<(), cuprum::Error>(())
@@ -322,7 +325,8 @@ impl Communicator {
     /// A communicator over `devices` in this process (`ncclCommInitAll`): rank `i` is
     /// `devices[i]`. One device gives a one-rank communicator, whose collectives copy.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_nccl()? { return Ok(()); }
     /// let comm = cuprum::nccl::Communicator::new(&cuprum::Device::all()?)?;
     /// assert_eq!(comm.size(), cuprum::Device::count()?);
     /// # Ok::<(), cuprum::Error>(())
@@ -371,7 +375,8 @@ impl Communicator {
     /// on `device`. Every rank must call this (usually one per process); it returns once all
     /// have joined.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_nccl()? { return Ok(()); }
     /// use cuprum::nccl::{Communicator, UniqueId};
     /// // rank 0 of 1: a communicator of one process
     /// let comm = Communicator::from_unique_id(&UniqueId::new()?, 0, 1, cuprum::Device::get(0)?)?;
@@ -451,7 +456,8 @@ impl Communicator {
 
     /// The number of ranks of the whole communicator (all processes).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_nccl()? { return Ok(()); }
     /// let devices = cuprum::Device::all()?;
     /// let comm = cuprum::nccl::Communicator::new(&devices)?;
     /// assert_eq!(comm.size(), devices.len());
@@ -463,7 +469,8 @@ impl Communicator {
 
     /// The ranks this process holds, in the order collectives take their arrays.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_nccl()? { return Ok(()); }
     /// let comm = cuprum::nccl::Communicator::new(&cuprum::Device::all()?)?;
     /// assert_eq!(comm.ranks(), (0..comm.size()).collect::<Vec<_>>());
     /// # Ok::<(), cuprum::Error>(())
@@ -474,7 +481,8 @@ impl Communicator {
 
     /// The device of each local rank, in [`ranks`](Communicator::ranks) order.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_nccl()? { return Ok(()); }
     /// let devices = cuprum::Device::all()?;
     /// let comm = cuprum::nccl::Communicator::new(&devices)?;
     /// assert_eq!(comm.devices(), devices);
@@ -488,7 +496,8 @@ impl Communicator {
     /// local rank gets `op` over every rank's `send`. `send` and `recv` may be the same
     /// arrays (in place). Shapes may differ but sizes must match.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_nccl()? { return Ok(()); }
     /// use cuprum::{Array, Device, nccl::{Communicator, ReduceOp}};
     /// let comm = Communicator::new(&[Device::get(0)?])?;
     /// let x = Array::from_slice(&[1.0f64, 2.0], &[2])?;
@@ -511,7 +520,8 @@ impl Communicator {
     /// Reduction over all ranks into rank `root`'s `recv` (the other ranks' `recv` arrays
     /// are not meaningful afterwards; they still must be valid arrays of the right size).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_nccl()? { return Ok(()); }
     /// use cuprum::{Array, Device, nccl::{Communicator, ReduceOp}};
     /// let comm = Communicator::new(&[Device::get(0)?])?;
     /// let x = Array::from_slice(&[3i32, 4], &[2])?;
@@ -533,7 +543,8 @@ impl Communicator {
     /// Copies rank `root`'s `send` into every rank's `recv` (the other ranks' `send` is not
     /// read; it may be the `recv` array).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_nccl()? { return Ok(()); }
     /// use cuprum::{Array, Device, nccl::Communicator};
     /// let comm = Communicator::new(&[Device::get(0)?])?;
     /// let x = Array::from_slice(&[7u8, 8], &[2])?;
@@ -557,7 +568,8 @@ impl Communicator {
     /// Every rank's `send` (of `k` elements), concatenated in rank order, into every rank's
     /// `recv` (of `k × size()` elements).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_nccl()? { return Ok(()); }
     /// use cuprum::{Array, DType, Device, nccl::Communicator};
     /// let comm = Communicator::new(&[Device::get(0)?])?;
     /// let x = Array::from_slice(&[1.0f32, 2.0], &[2])?;
@@ -578,7 +590,8 @@ impl Communicator {
     /// Reduction over all ranks, scattered: `send` holds `k × size()` elements, and rank
     /// `r`'s `recv` (of `k` elements) gets `op` over every rank's block `r`.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_nccl()? { return Ok(()); }
     /// use cuprum::{Array, DType, Device, nccl::{Communicator, ReduceOp}};
     /// let comm = Communicator::new(&[Device::get(0)?])?;
     /// let x = Array::from_slice(&[1.0f32, 2.0], &[2])?;

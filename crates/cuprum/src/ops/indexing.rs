@@ -363,7 +363,8 @@ fn target_meta(shape: &[usize], strides: &[isize]) -> (Shape, [i64; 16]) {
 /// `take` with out-of-range indices an error ([`IndexMode::Raise`]). The result's shape is
 /// `a.shape[..axis] + indices.shape + a.shape[axis + 1..]`.
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[10i32, 20, 30, 40], &[2, 2])?;
 /// let i = Array::from_slice(&[1i64, 0, -1], &[3])?;
@@ -379,7 +380,8 @@ pub fn take(a: &Array, indices: &Array, axis: Option<isize>) -> Result<Array> {
 
 /// [`take`] with NumPy's `mode` (`Raise`, `Wrap` or `Clip`).
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, ops::{self, IndexMode}};
 /// let a = Array::from_slice(&[1.0f32, 2.0, 3.0], &[3])?;
 /// let i = Array::from_slice(&[5i32, -4], &[2])?;
@@ -493,7 +495,8 @@ fn values_of(values: Operand<'_>, dtype: DType) -> Result<Array> {
 /// `put` (values are repeated when shorter; out-of-range indices are an error). With
 /// duplicate indices one of the values wins (which one is unspecified, as in CuPy).
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, DType, ops};
 /// let a = Array::zeros(&[2, 3], DType::F32)?;
 /// let i = Array::from_slice(&[0i64, 4, -1], &[3])?;
@@ -507,7 +510,8 @@ pub fn put(a: &Array, indices: &Array, values: impl IntoOperand) -> Result<()> {
 
 /// [`put`] with NumPy's `mode`.
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, DType, ops::{self, IndexMode}};
 /// let a = Array::zeros(&[3], DType::I32)?;
 /// let i = Array::from_slice(&[7i32], &[1])?;
@@ -590,7 +594,8 @@ pub fn put_with(
 /// under NumPy's `same_kind` rule; out-of-range indices are an error (one synchronisation).
 /// Float sums over repeated indices add in an unspecified order.
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, DType, ops};
 /// let a = Array::zeros(&[3], DType::F32)?;
 /// let i = Array::from_slice(&[0i64, 2, 0, 0], &[4])?;
@@ -744,7 +749,8 @@ fn unravel_kernel() -> Result<&'static ElementwiseKernel> {
 /// `nonzero`; an error for a 0-d array, as in NumPy 2). Counts first (one reduction and
 /// one device → host read), then writes every coordinate in one pass.
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[0.0f32, 1.5, 0.0, -2.0], &[2, 2])?;
 /// let ij = ops::nonzero(&a)?;
@@ -788,7 +794,8 @@ pub fn nonzero(a: &Array) -> Result<Vec<Array>> {
 
 /// Indices of the non-zero elements of the flattened array (NumPy's `flatnonzero`).
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[0i32, 3, 0, 4], &[2, 2])?;
 /// assert_eq!(ops::flatnonzero(&a)?.to_vec::<i64>()?, vec![1, 3]);
@@ -806,7 +813,8 @@ pub fn flatnonzero(a: &Array) -> Result<Array> {
 
 /// NumPy's one-argument `where(cond)`: the same as [`nonzero`].
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let c = Array::from_slice(&[false, true, true], &[3])?;
 /// assert_eq!(ops::where_nonzero(&c)?[0].to_vec::<i64>()?, vec![1, 2]);
@@ -824,7 +832,8 @@ pub fn where_nonzero(cond: &Array) -> Result<Vec<Array>> {
 /// `condition` is non-zero (NumPy's `compress`). A condition shorter than the axis selects
 /// among its first entries only; a longer one is an error if it selects past the end.
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[1i32, 2, 3, 4, 5, 6], &[3, 2])?;
 /// let c = Array::from_slice(&[false, true, true], &[3])?;
@@ -861,7 +870,8 @@ pub fn compress(condition: &Array, a: &Array, axis: Option<isize>) -> Result<Arr
 impl Array {
     /// [`ops::take`](crate::ops::take) from this array.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::Array;
     /// let a = Array::from_slice(&[5u8, 6, 7], &[3])?;
     /// let i = Array::from_slice(&[2i32, 2], &[2])?;
@@ -874,7 +884,8 @@ impl Array {
 
     /// [`ops::put`](crate::ops::put) into this array (in place, as NumPy's `a.put`).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let a = Array::zeros(&[3], DType::I64)?;
     /// a.put(&Array::from_slice(&[1i64], &[1])?, 9i64)?;
@@ -887,7 +898,8 @@ impl Array {
 
     /// [`ops::nonzero`](crate::ops::nonzero) of this array.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::Array;
     /// let a = Array::from_slice(&[0u8, 2, 2], &[3])?;
     /// assert_eq!(a.nonzero()?[0].to_vec::<i64>()?, vec![1, 2]);
@@ -899,7 +911,8 @@ impl Array {
 
     /// [`ops::compress`](crate::ops::compress) of this array.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::Array;
     /// let a = Array::from_slice(&[1.0f64, 2.0, 3.0], &[3])?;
     /// let c = Array::from_slice(&[true, false, true], &[3])?;

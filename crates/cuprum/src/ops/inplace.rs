@@ -33,7 +33,8 @@ macro_rules! assign_methods {
                 `same_kind` rule (an int32 array `+= 0.5` is an error, as in NumPy, and \\
                 leaves the array unchanged). `other` may be this array or overlap it.")]
             ///
-            /// ```no_run
+            /// ```
+            /// # if !cuprum::internal::doc_device()? { return Ok(()); }
             /// use cuprum::Array;
             #[doc = concat!("let a = Array::from_slice(&", $ex, ", &[3])?;")]
             #[doc = concat!("a.", stringify!($name), "(", $arg, ")?;")]
@@ -67,7 +68,8 @@ impl Array {
     /// an integer dtype under `same_kind` (the error NumPy raises too; use
     /// [`floor_div_assign`](Array::floor_div_assign) for `//=`).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, ErrorKind};
     /// let a = Array::from_slice(&[1.0f32, 3.0], &[2])?;
     /// a.div_assign(2.0)?;
@@ -85,7 +87,8 @@ impl Array {
     /// returns the first error (the operators after it do nothing). The same rules as the
     /// `*_assign` methods apply.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::Array;
     /// let a = Array::from_slice(&[1.0f32, 2.0], &[2])?;
     /// let b = Array::from_slice(&[10.0f32, 20.0], &[2])?;
@@ -108,7 +111,8 @@ impl Masked<'_> {
     /// [`Array::inplace`] for the selected elements: the operators update only where the
     /// mask is set (`*t += p` is NumPy's `a[mask] += p`, [`Masked::add`]).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, ops};
     /// let totals = Array::from_slice(&[0i64, 0, 0, 0], &[4])?;
     /// let nums = Array::from_slice(&[2i64, 3, 4, 5], &[4])?;
@@ -135,7 +139,8 @@ enum Target<'a> {
 /// Each operator runs at once; the first error is kept and returned by `inplace`, and the
 /// operators after it do nothing.
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::Array;
 /// let a = Array::from_slice(&[6u8, 9], &[2])?;
 /// a.inplace(|a| {

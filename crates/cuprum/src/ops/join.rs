@@ -11,7 +11,8 @@ use crate::shape::{Shape, format_shape, normalize_axis};
 /// `concatenate`: shapes must match except along `axis`; the result has the promoted
 /// dtype of the inputs ([`promote_types`](crate::ops::promote_types)).
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[2, 2])?;
 /// let b = Array::from_slice(&[5.0f32, 6.0], &[1, 2])?;
@@ -105,7 +106,8 @@ fn along(ax: usize, start: isize, end: isize) -> Vec<SliceArg> {
 /// Joins arrays of one shape along a new `axis` (NumPy's `stack`; `axis` may be `ndim`,
 /// or negative).
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[1i32, 2], &[2])?;
 /// let b = Array::from_slice(&[3i32, 4], &[2])?;
@@ -225,7 +227,8 @@ fn split_impl(a: &Array, how: Split, axis: isize, equal: bool) -> Result<Vec<Arr
 /// Splits `a` along `axis` into views (no copies), NumPy's `split`: `n` equal parts (an
 /// error when the length does not divide) or parts between the given indices.
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, DType, ops};
 /// let a = Array::arange(0.0, 6.0, 1.0, DType::I32)?;
 /// let parts = ops::split(&a, 3, 0)?;
@@ -243,7 +246,8 @@ pub fn split(a: &Array, how: impl Into<Split>, axis: isize) -> Result<Vec<Array>
 /// [`split`] that allows unequal parts (NumPy's `array_split`: the first `len % n` parts
 /// are one longer).
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, DType, ops};
 /// let a = Array::arange(0.0, 5.0, 1.0, DType::F32)?;
 /// let sizes: Vec<usize> = ops::array_split(&a, 3, 0)?.iter().map(|p| p.size()).collect();

@@ -38,7 +38,8 @@ use smallvec::SmallVec;
 /// mismatch (NumPy's message) or batch axes that do not broadcast,
 /// [`ErrorKind::Blas`](crate::ErrorKind::Blas) when cuBLAS is missing or fails.
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
 /// let b = Array::from_slice(&[1.0f32, 0.0, 0.0, 1.0, 1.0, 1.0], &[3, 2])?;
@@ -76,7 +77,8 @@ pub fn matmul(a: &Array, b: &Array) -> Result<Array> {
 /// [`ErrorKind::Shape`](crate::ErrorKind::Shape) with NumPy's "not aligned" message;
 /// [`ErrorKind::DType`](crate::ErrorKind::DType) for other dtypes.
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let x = Array::from_slice(&[1.0f64, 2.0, 3.0], &[3])?;
 /// let y = Array::from_slice(&[4.0f64, 5.0, 6.0], &[3])?;
@@ -114,7 +116,8 @@ pub fn dot(a: &Array, b: &Array) -> Result<Array> {
 impl Array {
     /// The matrix product `self @ other` ([`ops::matmul`](crate::ops::matmul)).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let a = Array::ones(&[4, 3], DType::F64)?;
     /// let b = Array::ones(&[3, 5], DType::F64)?;
@@ -129,7 +132,8 @@ impl Array {
 
     /// NumPy's `dot` for 1-D and 2-D arrays ([`ops::dot`](crate::ops::dot)).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let v = Array::ones(&[3], DType::F32)?;
     /// assert_eq!(v.dot(&v)?.to_vec::<f32>()?, vec![3.0]);

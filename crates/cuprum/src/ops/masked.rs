@@ -20,7 +20,8 @@ use crate::shape::format_shape;
 /// [`Array::masked`]. The mask has the array's shape, or the shape of its leading axes
 /// (then whole trailing sub-arrays are selected).
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let x = Array::from_slice(&[0.2f32, 0.7, 0.9, 0.1], &[4])?;
 /// let m = ops::greater(&x, 0.5)?;
@@ -38,7 +39,8 @@ impl Array {
     /// A boolean-mask selection of this array (NumPy's `a[mask]`): read it with
     /// [`Masked::get`]. Nothing runs until then.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::Array;
     /// let a = Array::from_slice(&[1i32, 2, 3, 4, 5, 6], &[2, 3])?;
     /// let m = Array::from_slice(&[true, false, true, false, false, true], &[2, 3])?;
@@ -102,7 +104,8 @@ impl<'a> Masked<'a> {
     /// array of the input's size, copied into one of its own size when most of it would
     /// be unused.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let a = Array::arange(0.0, 5.0, 1.0, DType::F64)?;
     /// let none = Array::zeros(&[5], DType::Bool)?;
@@ -157,7 +160,8 @@ impl Masked<'_> {
     /// checks its length). Array values convert like NumPy's assignment (`astype`). A
     /// scalar or broadcast value needs no count: one kernel, no synchronisation.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, ops};
     /// let x = Array::from_slice(&[1.0f32, -2.0, 3.0, -4.0], &[4])?;
     /// let neg = ops::less(&x, 0.0)?;
@@ -183,7 +187,8 @@ macro_rules! masked_updates {
                 array's dtype under NumPy's `same_kind` rule (an int32 array updated with 0.5 is an \
                 error).")]
             ///
-            /// ```no_run
+            /// ```
+            /// # if !cuprum::internal::doc_device()? { return Ok(()); }
             /// use cuprum::Array;
             #[doc = concat!("let x = Array::from_slice(&", $ex, ", &[4])?;")]
             /// let m = Array::from_slice(&[true, false, true, true], &[4])?;
@@ -220,7 +225,8 @@ impl Masked<'_> {
     /// so only float and complex arrays can take it (`same_kind`: float64 into an integer
     /// array is an error, as in NumPy).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::Array;
     /// let x = Array::from_slice(&[1.0f64, 2.0, 3.0], &[3])?;
     /// let m = Array::from_slice(&[true, false, true], &[3])?;

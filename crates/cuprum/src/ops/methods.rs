@@ -27,7 +27,8 @@ impl Array {
     /// A copy converted to `dtype` (NumPy's `astype`: floats truncate toward zero into
     /// integers, complex → real keeps the real part, anything → bool is "non-zero").
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let a = Array::from_slice(&[1.7f32, -2.5], &[2])?;
     /// assert_eq!(a.astype(DType::I32)?.to_vec::<i32>()?, vec![1, -2]);
@@ -39,7 +40,8 @@ impl Array {
 
     /// Limits values to `[lo, hi]` ([`ops::clip`](crate::ops::clip)).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// # use cuprum::Array;
     /// let a = Array::from_slice(&[-3i32, 5], &[2])?;
     /// assert_eq!(a.clip(0i32, 4i32)?.to_vec::<i32>()?, vec![0, 4]);
@@ -52,7 +54,8 @@ impl Array {
     unary_methods! {
         /// Absolute value ([`ops::abs`](crate::ops::abs)).
         ///
-        /// ```no_run
+        /// ```
+        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
         /// # use cuprum::Array;
         /// let a = Array::from_slice(&[-3i32, 5], &[2])?;
         /// assert_eq!(a.abs()?.to_vec::<i32>()?, vec![3, 5]);
@@ -61,7 +64,8 @@ impl Array {
         abs => Abs;
         /// Square root ([`ops::sqrt`](crate::ops::sqrt)).
         ///
-        /// ```no_run
+        /// ```
+        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
         /// # use cuprum::Array;
         /// assert_eq!(Array::from_slice(&[4.0f64], &[1])?.sqrt()?.to_vec::<f64>()?, vec![2.0]);
         /// # Ok::<(), cuprum::Error>(())
@@ -69,7 +73,8 @@ impl Array {
         sqrt => Sqrt;
         /// `e^x` ([`ops::exp`](crate::ops::exp)).
         ///
-        /// ```no_run
+        /// ```
+        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
         /// # use cuprum::Array;
         /// assert_eq!(Array::from_slice(&[0.0f64], &[1])?.exp()?.to_vec::<f64>()?, vec![1.0]);
         /// # Ok::<(), cuprum::Error>(())
@@ -77,7 +82,8 @@ impl Array {
         exp => Exp;
         /// Natural logarithm ([`ops::log`](crate::ops::log)).
         ///
-        /// ```no_run
+        /// ```
+        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
         /// # use cuprum::Array;
         /// assert_eq!(Array::from_slice(&[1.0f64], &[1])?.log()?.to_vec::<f64>()?, vec![0.0]);
         /// # Ok::<(), cuprum::Error>(())
@@ -85,7 +91,8 @@ impl Array {
         log => Log;
         /// Sine ([`ops::sin`](crate::ops::sin)).
         ///
-        /// ```no_run
+        /// ```
+        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
         /// # use cuprum::Array;
         /// assert_eq!(Array::from_slice(&[0.0f64], &[1])?.sin()?.to_vec::<f64>()?, vec![0.0]);
         /// # Ok::<(), cuprum::Error>(())
@@ -93,7 +100,8 @@ impl Array {
         sin => Sin;
         /// Cosine ([`ops::cos`](crate::ops::cos)).
         ///
-        /// ```no_run
+        /// ```
+        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
         /// # use cuprum::Array;
         /// assert_eq!(Array::from_slice(&[0.0f64], &[1])?.cos()?.to_vec::<f64>()?, vec![1.0]);
         /// # Ok::<(), cuprum::Error>(())
@@ -101,7 +109,8 @@ impl Array {
         cos => Cos;
         /// Tangent ([`ops::tan`](crate::ops::tan)).
         ///
-        /// ```no_run
+        /// ```
+        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
         /// # use cuprum::Array;
         /// assert_eq!(Array::from_slice(&[0.0f64], &[1])?.tan()?.to_vec::<f64>()?, vec![0.0]);
         /// # Ok::<(), cuprum::Error>(())
@@ -109,7 +118,8 @@ impl Array {
         tan => Tan;
         /// Hyperbolic tangent ([`ops::tanh`](crate::ops::tanh)).
         ///
-        /// ```no_run
+        /// ```
+        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
         /// # use cuprum::Array;
         /// assert_eq!(Array::from_slice(&[0.0f64], &[1])?.tanh()?.to_vec::<f64>()?, vec![0.0]);
         /// # Ok::<(), cuprum::Error>(())
@@ -120,7 +130,8 @@ impl Array {
     binary_methods! {
         /// `self ** other` ([`ops::power`](crate::ops::power)).
         ///
-        /// ```no_run
+        /// ```
+        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
         /// # use cuprum::Array;
         /// let a = Array::from_slice(&[3.0f32], &[1])?;
         /// assert_eq!(a.pow(2.0)?.to_vec::<f32>()?, vec![9.0]);
@@ -129,7 +140,8 @@ impl Array {
         pow => Pow;
         /// Elementwise maximum ([`ops::maximum`](crate::ops::maximum)).
         ///
-        /// ```no_run
+        /// ```
+        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
         /// # use cuprum::Array;
         /// let a = Array::from_slice(&[-3.0f32], &[1])?;
         /// assert_eq!(a.maximum(0.0)?.to_vec::<f32>()?, vec![0.0]);
@@ -138,7 +150,8 @@ impl Array {
         maximum => Maximum;
         /// Elementwise minimum ([`ops::minimum`](crate::ops::minimum)).
         ///
-        /// ```no_run
+        /// ```
+        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
         /// # use cuprum::Array;
         /// let a = Array::from_slice(&[-3.0f32], &[1])?;
         /// assert_eq!(a.minimum(0.0)?.to_vec::<f32>()?, vec![-3.0]);
@@ -147,7 +160,8 @@ impl Array {
         minimum => Minimum;
         /// `self == other` as bools ([`ops::equal`](crate::ops::equal)).
         ///
-        /// ```no_run
+        /// ```
+        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
         /// # use cuprum::Array;
         /// let a = Array::from_slice(&[1u8, 2], &[2])?;
         /// assert_eq!(a.equal(2u8)?.to_vec::<bool>()?, vec![false, true]);
@@ -156,7 +170,8 @@ impl Array {
         equal => Equal;
         /// `self != other` as bools.
         ///
-        /// ```no_run
+        /// ```
+        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
         /// # use cuprum::Array;
         /// let a = Array::from_slice(&[1u8, 2], &[2])?;
         /// assert_eq!(a.not_equal(2u8)?.to_vec::<bool>()?, vec![true, false]);
@@ -165,7 +180,8 @@ impl Array {
         not_equal => NotEqual;
         /// `self < other` as bools.
         ///
-        /// ```no_run
+        /// ```
+        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
         /// # use cuprum::Array;
         /// let a = Array::from_slice(&[1u8, 2], &[2])?;
         /// assert_eq!(a.less(2u8)?.to_vec::<bool>()?, vec![true, false]);
@@ -174,7 +190,8 @@ impl Array {
         less => Less;
         /// `self <= other` as bools.
         ///
-        /// ```no_run
+        /// ```
+        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
         /// # use cuprum::Array;
         /// let a = Array::from_slice(&[1u8, 2], &[2])?;
         /// assert_eq!(a.less_equal(1u8)?.to_vec::<bool>()?, vec![true, false]);
@@ -183,7 +200,8 @@ impl Array {
         less_equal => LessEqual;
         /// `self > other` as bools.
         ///
-        /// ```no_run
+        /// ```
+        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
         /// # use cuprum::Array;
         /// let a = Array::from_slice(&[1u8, 2], &[2])?;
         /// assert_eq!(a.greater(1u8)?.to_vec::<bool>()?, vec![false, true]);
@@ -192,7 +210,8 @@ impl Array {
         greater => Greater;
         /// `self >= other` as bools.
         ///
-        /// ```no_run
+        /// ```
+        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
         /// # use cuprum::Array;
         /// let a = Array::from_slice(&[1u8, 2], &[2])?;
         /// assert_eq!(a.greater_equal(2u8)?.to_vec::<bool>()?, vec![false, true]);
@@ -208,7 +227,8 @@ macro_rules! more_unary_methods {
         impl Array {$(
             #[doc = concat!("[`ops::", stringify!($name), "`](crate::ops::", stringify!($name), ") of this array (NumPy's dtypes).")]
             ///
-            /// ```no_run
+            /// ```
+            /// # if !cuprum::internal::doc_device()? { return Ok(()); }
             /// # use cuprum::{Array, ops};
             /// let a = Array::from_slice(&[1i64, 4, -2], &[3])?;
             #[doc = concat!("let r = a.", stringify!($name), "()?;")]
@@ -264,7 +284,8 @@ macro_rules! more_binary_methods {
         impl Array {$(
             #[doc = concat!("[`ops::", stringify!($name), "`](crate::ops::", stringify!($name), ")`(self, other)` (NumPy's broadcasting and dtypes).")]
             ///
-            /// ```no_run
+            /// ```
+            /// # if !cuprum::internal::doc_device()? { return Ok(()); }
             /// # use cuprum::{Array, ops};
             /// let a = Array::from_slice(&[7i64, -7], &[2])?;
             #[doc = concat!("let r = a.", stringify!($name), "(2i64)?;")]
@@ -299,7 +320,8 @@ macro_rules! reduction_methods {
         impl Array {$(
             #[doc = concat!("[`ops::", stringify!($name), "`](crate::ops::", stringify!($name), ") of every element (a 0-d array).")]
             ///
-            /// ```no_run
+            /// ```
+            /// # if !cuprum::internal::doc_device()? { return Ok(()); }
             /// # use cuprum::{Array, DType};
             /// let a = Array::ones(&[2, 3], DType::F64)?;
             #[doc = concat!("let r = a.", stringify!($name), "()?;")]
@@ -312,7 +334,8 @@ macro_rules! reduction_methods {
 
             #[doc = concat!("[`ops::", stringify!($axis_name), "`](crate::ops::", stringify!($axis_name), "): over `axis`, keeping reduced axes with [`Keepdims::Yes`](crate::ops::Keepdims).")]
             ///
-            /// ```no_run
+            /// ```
+            /// # if !cuprum::internal::doc_device()? { return Ok(()); }
             /// # use cuprum::{Array, DType, ops::Keepdims};
             /// let a = Array::ones(&[2, 3], DType::F64)?;
             #[doc = concat!("let r = a.", stringify!($axis_name), "(-1, Keepdims::No)?;")]
@@ -342,7 +365,8 @@ reduction_methods! {
 impl Array {
     /// [`ops::argmax`](crate::ops::argmax): index of the largest element in C order.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// # use cuprum::Array;
     /// assert_eq!(Array::from_slice(&[3i32, 9, 1], &[3])?.argmax()?.to_vec::<i64>()?, vec![1]);
     /// # Ok::<(), cuprum::Error>(())
@@ -353,7 +377,8 @@ impl Array {
 
     /// [`ops::argmin`](crate::ops::argmin): index of the smallest element in C order.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// # use cuprum::Array;
     /// assert_eq!(Array::from_slice(&[3i32, 9, 1], &[3])?.argmin()?.to_vec::<i64>()?, vec![2]);
     /// # Ok::<(), cuprum::Error>(())

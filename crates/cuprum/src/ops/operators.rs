@@ -5,7 +5,8 @@
 //! (`~`: bitwise not, logical not for bools). Compound assignments (`+=` …) are in
 //! [`InPlace`](crate::ops::InPlace).
 //!
-//! ```no_run
+//! ```
+//! # if !cuprum::internal::doc_device()? { return Ok(()); }
 //! use cuprum::Array;
 //! let a = Array::from_slice(&[1.0f32, 2.0], &[2])?;
 //! let b = (&(&a * 2.0f32)? + &a)?;

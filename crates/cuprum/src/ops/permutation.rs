@@ -10,7 +10,8 @@ use crate::error::{Result, bail};
 /// chance of two equal keys (about `n^2 / 2^65`: 3e-4 for `n = 1e8`), which keeps their
 /// order. No synchronisation.
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::random;
 /// let p = random::permutation(5)?;
 /// let mut v = p.to_vec::<i64>()?;
@@ -29,7 +30,8 @@ pub fn permutation(n: usize) -> Result<Array> {
 /// A copy of `a` with its first axis randomly permuted (NumPy's `permutation(x)` of an
 /// array): [`permutation`] of `a.shape[0]`, then a gather of those rows.
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, random};
 /// let a = Array::from_slice(&[1i32, 2, 3, 4, 5, 6], &[3, 2])?;
 /// let p = random::permutation_of(&a)?;

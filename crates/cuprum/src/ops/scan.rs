@@ -289,7 +289,8 @@ extern "C" __global__ void __launch_bounds__(256) cuprum_scan_cols(const Tin* __
 /// One pass over the data for the last axis or the flattened array (see the module docs);
 /// the last bits of a float result may vary between runs.
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, DType, ops};
 /// let a = Array::from_slice(&[1i32, 2, 3, 4, 5, 6], &[2, 3])?;
 /// let c = ops::cumsum(&a, None)?;
@@ -307,7 +308,8 @@ pub fn cumsum(a: &Array, axis: Option<isize>) -> Result<Array> {
 
 /// Inclusive cumulative product over `axis` (`None`: flattened), with `cumsum`'s dtypes.
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[4])?;
 /// assert_eq!(ops::cumprod(&a, Some(0))?.to_vec::<f32>()?, vec![1.0, 2.0, 6.0, 24.0]);
@@ -323,7 +325,8 @@ pub fn cumprod(a: &Array, axis: Option<isize>) -> Result<Array> {
 impl Array {
     /// [`ops::cumsum`](crate::ops::cumsum) of this array.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::Array;
     /// let a = Array::from_slice(&[true, false, true], &[3])?;
     /// assert_eq!(a.cumsum(None)?.to_vec::<i64>()?, vec![1, 1, 2]);
@@ -335,7 +338,8 @@ impl Array {
 
     /// [`ops::cumprod`](crate::ops::cumprod) of this array.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::Array;
     /// let a = Array::from_slice(&[2u8, 3, 4], &[3])?;
     /// assert_eq!(a.cumprod(None)?.to_vec::<u64>()?, vec![2, 6, 24]);

@@ -576,7 +576,8 @@ fn sort_impl(a: &Array, axis: Option<isize>, arg: bool) -> Result<Array> {
 /// one pass per byte of the dtype (plus, for rows of an n-d array, one per byte of the
 /// row count), each reading and writing the data once.
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[3.0f32, f32::NAN, -1.0, 2.0], &[2, 2])?;
 /// let s = ops::sort(&a, Some(-1))?.to_vec::<f32>()?;
@@ -596,7 +597,8 @@ pub fn sort(a: &Array, axis: Option<isize>) -> Result<Array> {
 /// elements keep their order (NumPy's `argsort(kind='stable')`); NaNs last in input order,
 /// -0.0 equal to 0.0.
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[2i32, 1, 2, 1], &[4])?;
 /// assert_eq!(ops::argsort(&a, Some(0))?.to_vec::<i64>()?, vec![1, 3, 0, 2]);
@@ -613,7 +615,8 @@ impl Array {
     /// Sorts this array in place along `axis` (`None`: in flattened order), as NumPy's
     /// `a.sort()` (which sorts the last axis: pass `Some(-1)`). See [`ops::sort`](crate::ops::sort).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::Array;
     /// let a = Array::from_slice(&[3u16, 1, 2], &[3])?;
     /// a.sort(Some(-1))?;
@@ -632,7 +635,8 @@ impl Array {
 
     /// [`ops::argsort`](crate::ops::argsort) of this array.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::Array;
     /// let a = Array::from_slice(&[0.5f64, -1.0], &[2])?;
     /// assert_eq!(a.argsort(Some(-1))?.to_vec::<i64>()?, vec![1, 0]);

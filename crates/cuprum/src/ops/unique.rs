@@ -64,7 +64,8 @@ fn run_starts(s: &Array) -> Result<Array> {
 /// The sorted unique values of the flattened `a` (NumPy's `unique`; all NaNs count as one
 /// value, -0.0 and 0.0 as one).
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[3i32, 1, 3, 2, 1], &[5])?;
 /// assert_eq!(ops::unique(&a)?.to_vec::<i32>()?, vec![1, 2, 3]);
@@ -81,7 +82,8 @@ pub fn unique(a: &Array) -> Result<Array> {
 
 /// The sorted unique values and how often each occurs (int64).
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[2.0f32, 1.0, 2.0, 2.0], &[4])?;
 /// let (v, c) = ops::unique_counts(&a)?;
@@ -107,7 +109,8 @@ pub fn unique_counts(a: &Array) -> Result<(Array, Array)> {
 /// them (int64, with `a`'s shape, as NumPy 2's `unique_inverse`): `values.take(inverse)`
 /// rebuilds `a`.
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[5u8, 3, 5, 4], &[2, 2])?;
 /// let (v, inv) = ops::unique_inverse(&a)?;

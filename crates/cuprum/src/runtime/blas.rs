@@ -243,7 +243,8 @@ fn handle(device: Device) -> Result<sys::cublasHandle_t> {
 
 /// The version of the loaded cuBLAS (e.g. `130001` for 13.0.1), using the current device.
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
 /// let v = cuprum::runtime::cublas_version()?;
 /// println!("cuBLAS {}.{}.{}", v / 10000, v / 100 % 100, v % 100);
 /// # Ok::<(), cuprum::Error>(())

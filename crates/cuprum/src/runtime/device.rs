@@ -59,7 +59,8 @@ unsafe impl Sync for DeviceInner {}
 /// launches run to completion on a thread pool before they return (see
 /// [`Device::host`]).
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
 /// use cuprum::Device;
 /// let dev = Device::get(0)?;
 /// println!("{} (sm_{}{}, {} SMs, {} GiB)", dev.name(), dev.compute_capability().0,
@@ -176,7 +177,8 @@ impl Device {
 
     /// Opens device `ordinal` (once per process; later calls are a lookup).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
     /// let dev = cuprum::Device::get(0)?;
     /// assert_eq!(dev.ordinal(), 0);
     /// # Ok::<(), cuprum::Error>(())
@@ -230,7 +232,8 @@ impl Device {
     /// default ([`make_default`](Device::make_default), else `CUPRUM_DEVICE` — `host`,
     /// `cuda`, `cuda:N` or `N` —, else GPU 0).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// let dev = cuprum::Device::current()?;
     /// # Ok::<(), cuprum::Error>(())
     /// ```
@@ -259,7 +262,8 @@ impl Device {
 
     /// Makes this the calling thread's current device (like `cupy.cuda.Device(n).use()`).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
     /// let dev = cuprum::Device::get(0)?;
     /// dev.make_current();
     /// # Ok::<(), cuprum::Error>(())
@@ -270,7 +274,8 @@ impl Device {
 
     /// Runs `f` with this device current on the calling thread, then restores the previous.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
     /// let dev = cuprum::Device::get(0)?;
     /// let a = dev.with(|| cuprum::Array::zeros(&[4], cuprum::DType::F32))?;
     /// # Ok::<(), cuprum::Error>(())
@@ -308,7 +313,8 @@ impl Device {
     /// host device ([`Device::host`]) is not among them; without a usable GPU this is the
     /// error [`Device::count`] gives (no driver, a driver too old, or no device).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
     /// for dev in cuprum::Device::all()? {
     ///     println!("{}: {}", dev.ordinal(), dev.name());
     /// }
@@ -323,7 +329,8 @@ impl Device {
     /// access itself; the host device and a GPU never access each other's memory (copies
     /// between them go through [`Array::to_device`](crate::Array::to_device)).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
     /// let d0 = cuprum::Device::get(0)?;
     /// assert!(d0.can_access_peer(d0)?);
     /// # Ok::<(), cuprum::Error>(())
@@ -457,7 +464,8 @@ impl Device {
 
     /// Free and total device memory in bytes, as the driver reports them now.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
     /// let (free, total) = cuprum::Device::get(0)?.memory_info()?;
     /// assert!(free <= total);
     /// # Ok::<(), cuprum::Error>(())
@@ -473,7 +481,8 @@ impl Device {
     /// Waits until all work on every stream of this device has finished; device faults of
     /// earlier kernels surface here as errors.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
     /// cuprum::Device::get(0)?.synchronize()?;
     /// # Ok::<(), cuprum::Error>(())
     /// ```
@@ -487,7 +496,8 @@ impl Device {
 
     /// Bytes the memory pool holds (in use plus kept for reuse).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
     /// let dev = cuprum::Device::get(0)?;
     /// println!("pool holds {} bytes, {} in use", dev.pool_reserved_bytes()?, dev.pool_used_bytes()?);
     /// # Ok::<(), cuprum::Error>(())
@@ -503,7 +513,8 @@ impl Device {
     /// Bytes of freed blocks cuprum keeps for fast reuse on this device's default stream
     /// (at most 1 GiB, least recently freed blocks evicted first).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
     /// let dev = cuprum::Device::get(0)?;
     /// drop(cuprum::Array::empty(&[1 << 20], cuprum::DType::F32)?);
     /// assert!(dev.cached_bytes() >= 4 << 20);
@@ -519,7 +530,8 @@ impl Device {
     /// device is synchronised and the pool trimmed, so that afterwards the pool reserves
     /// only what live arrays use.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
     /// let dev = cuprum::Device::get(0)?;
     /// let a = cuprum::Array::zeros(&[1 << 20], cuprum::DType::F32)?;
     /// drop(a);

@@ -13,7 +13,8 @@ pub(crate) const HOST_HINT: &str = "to run kernels on the CPU instead, use the h
 
 /// What the driver reported when it was loaded.
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
 /// let d = cuprum::runtime::driver_info()?;
 /// println!("CUDA driver {}.{} with {} device(s)", d.major(), d.minor(), d.device_count);
 /// # Ok::<(), cuprum::Error>(())

@@ -8,7 +8,8 @@ use cudarc::driver::{result, sys};
 
 /// A CUDA event with timing enabled.
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Event, Stream};
 /// let s = Stream::current()?;
 /// let (start, end) = (Event::new()?, Event::new()?);

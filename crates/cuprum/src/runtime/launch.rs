@@ -78,7 +78,8 @@ impl LaunchConfig {
     /// Errors: `block` is 0 or more than the kernel allows, or no block of this size (with
     /// `shared_mem_bytes` of dynamic shared memory) fits on a multiprocessor.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::RawModule;
     /// use cuprum::runtime::LaunchConfig;
     /// let m = RawModule::new(r#"extern "C" __global__ void twice(float* x, long long n) {
@@ -114,7 +115,8 @@ fn grid_stride_blocks(n: usize, block: u32, resident: u64) -> u32 {
 /// What the driver's occupancy calculator says about one kernel launched in blocks of a
 /// given size on its device.
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::RawModule;
 /// let m = RawModule::new(r#"extern "C" __global__ void k(float* x) { x[threadIdx.x] = 1; }"#);
 /// let occ = m.get_function("k")?.occupancy(256, 0)?;
@@ -243,7 +245,8 @@ impl Function {
     /// takes some (the count comes from the module image, or once from the driver), and
     /// when the driver refuses the configuration.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::compile::{compile_with_cache, CompileOptions};
     /// use cuprum::runtime::{LaunchConfig, Stream};
     /// let m = compile_with_cache(r#"extern "C" __global__ void tick() {}"#, &CompileOptions::new())?;

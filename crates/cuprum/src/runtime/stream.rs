@@ -57,7 +57,8 @@ impl Drop for Owned {
 /// [`Array::data_ptr`](crate::Array::data_ptr) and passed outside cuprum are outside this
 /// rule too: order that work yourself.
 ///
-/// ```no_run
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, DType, Stream};
 /// let s = Stream::new()?;
 /// let a = s.with(|| Array::ones(&[1000], DType::F32))?; // queued on `s`
@@ -101,7 +102,8 @@ thread_local! {
 impl Stream {
     /// A new non-blocking stream on the current device.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// let s = cuprum::Stream::new()?;
     /// # Ok::<(), cuprum::Error>(())
     /// ```
@@ -140,7 +142,8 @@ impl Stream {
 
     /// The calling thread's current stream.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// let s = cuprum::Stream::current()?;
     /// assert_eq!(s, s.device().default_stream());
     /// # Ok::<(), cuprum::Error>(())
@@ -156,7 +159,8 @@ impl Stream {
     /// The stream that work on `device`'s arrays goes to when no stream is given: the
     /// current stream when it belongs to `device`, else `device`'s default stream.
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
     /// let d0 = cuprum::Device::get(0)?;
     /// assert_eq!(cuprum::Stream::for_device(d0)?.device(), d0);
     /// # Ok::<(), cuprum::Error>(())
@@ -184,7 +188,8 @@ impl Stream {
     /// Arrays made meanwhile belong to this stream (see
     /// [Arrays and streams](Stream#arrays-and-streams)).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// let s = cuprum::Stream::new()?;
     /// {
     ///     let _g = s.make_current();
@@ -218,7 +223,8 @@ impl Stream {
     /// Makes future work on this stream wait for all work queued on `other` so far (an
     /// event recorded there and waited on here; nothing when `other` is this stream).
     ///
-    /// ```no_run
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, DType, Stream};
     /// let (s1, s2) = (Stream::new()?, Stream::new()?);
     /// let a = s1.with(|| Array::zeros(&[1 << 20], DType::F32))?;
