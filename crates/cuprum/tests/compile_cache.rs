@@ -14,7 +14,6 @@ use cuprum::compile::{
     CacheStats, CompileOptions, CompiledImage, KernelCache, compile_for_arch, nvrtc, resource_usage,
 };
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::{Arc, Barrier};
 
 const ARCH: u32 = 90;
@@ -268,17 +267,10 @@ fn key_test_opts() -> CompileOptions {
 /// Runs one test of this binary in a child process with extra environment variables and
 /// returns its stdout (the test must pass there).
 fn run_child(test: &str, env: &[(&str, &Path)]) -> String {
-    let mut cmd = Command::new(std::env::current_exe().unwrap());
-    cmd.args([
-        test,
-        "--exact",
-        "--ignored",
-        "--nocapture",
-        "--test-threads=1",
-    ])
-    .env("CUPRUM_TEST_CHILD", "1")
-    .env_remove("CUPRUM_CACHE_IN_MEMORY")
-    .env_remove("CUPRUM_CACHE_SAVE_SOURCE");
+    let mut cmd = common::harness::child_test(test);
+    cmd.env("CUPRUM_TEST_CHILD", "1")
+        .env_remove("CUPRUM_CACHE_IN_MEMORY")
+        .env_remove("CUPRUM_CACHE_SAVE_SOURCE");
     for (k, v) in env {
         cmd.env(k, v);
     }

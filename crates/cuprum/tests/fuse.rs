@@ -16,12 +16,12 @@ mod common;
 mod functions;
 
 use common::numpy_model::V::{self, B, F, I};
-use common::numpy_model::{as_c, close_v, dev, host, int_range, magnitude, rand_signed};
+use common::numpy_model::{as_c, close_v, host, int_range, magnitude, rand_signed, view_of};
 use common::{Rng, coin, gpu_proptest_runner};
 use cuprum::compile::{CompileOptions, compile_for_arch};
 use cuprum::fuse::{ArgSpec, Fused, KernelKind, Var, fuse, where_};
 use cuprum::ops::Keepdims;
-use cuprum::{Array, DType, DTypeKind, ErrorKind, SliceArg, ops};
+use cuprum::{Array, DType, DTypeKind, ErrorKind, ops};
 use proptest::prelude::*;
 use std::sync::Mutex;
 
@@ -1298,36 +1298,15 @@ fn rand_val(rng: &mut Rng, d: DType) -> V {
 /// (a reversed or stepped slice of a larger base, or the transpose of a base), and its
 /// values in C order.
 fn make_arg(rng: &mut Rng, shape: &[usize], d: DType, view: ViewKind) -> (Array, Vec<V>) {
-    let nd = shape.len();
     let n: usize = shape.iter().product();
     let vals: Vec<V> = (0..n).map(|_| rand_val(rng, d)).collect();
-    let plain = dev(&vals, shape, d);
-    let a = match view {
-        _ if nd == 0 => plain,
-        ViewKind::Contiguous => plain,
-        ViewKind::Reversed => {
-            // The values reversed along the last axis, then a reversing view of them.
-            let mut ax: Vec<SliceArg> = vec![SliceArg::from(..); nd];
-            ax[nd - 1] = SliceArg::from(..).step(-1);
-            let rev = plain.slice(&ax).unwrap().to_contiguous().unwrap();
-            rev.slice(&ax).unwrap()
-        }
-        ViewKind::Stepped => {
-            // Every other element of a base twice as long on the last axis.
-            let mut base_shape = shape.to_vec();
-            base_shape[nd - 1] *= 2;
-            let base = Array::zeros(&base_shape, d).unwrap();
-            let mut ax: Vec<SliceArg> = vec![SliceArg::from(..); nd];
-            ax[nd - 1] = SliceArg::from(..).step(2);
-            let v = base.slice(&ax).unwrap();
-            v.assign(&plain).unwrap();
-            v
-        }
-        ViewKind::Transposed => {
-            let t = plain.t().to_contiguous().unwrap();
-            t.t()
-        }
+    let kind = match view {
+        ViewKind::Contiguous => 0,
+        ViewKind::Reversed => 1,
+        ViewKind::Stepped => 2,
+        ViewKind::Transposed => 3,
     };
+    let a = view_of(&vals, shape, d, kind);
     assert_eq!(a.shape(), shape);
     (a, vals)
 }

@@ -12,9 +12,11 @@ mod common;
 mod seeds;
 
 use common::numpy_model::V::{self, B, F, I};
-use common::numpy_model::{cast_v, close_v, dev, eps, host, wrap};
+use common::numpy_model::{
+    cast_v, close_v, dev, eps, host, int_floor_div, int_rem, small_vals, view_of, wrap,
+};
 use common::views::unravel;
-use common::{Rng, assert_err, coin, expect_err, gpu_proptest_runner};
+use common::{Rng, assert_err, expect_err, gpu_proptest_runner};
 use cuprum::kernel::IntoOperand;
 use cuprum::ops::{self, Masked};
 use cuprum::{Array, DType, DTypeKind, ErrorKind, Scalar, SliceArg};
@@ -114,30 +116,6 @@ fn types(op: M, c: DType) -> Option<(DType, DType)> {
         M::Shl | M::Shr if !int_like => None,
         M::Shl | M::Shr if k == DTypeKind::Bool => i8,
         M::Shl | M::Shr => Some((c, c)),
-    }
-}
-
-fn int_floor_div(x: i128, y: i128) -> i128 {
-    if y == 0 {
-        return 0;
-    }
-    let q = x / y;
-    if x % y != 0 && ((x < 0) != (y < 0)) {
-        q - 1
-    } else {
-        q
-    }
-}
-
-fn int_rem(x: i128, y: i128) -> i128 {
-    if y == 0 {
-        return 0;
-    }
-    let r = x % y;
-    if r != 0 && ((r < 0) != (y < 0)) {
-        r + y
-    } else {
-        r
     }
 }
 
@@ -366,20 +344,6 @@ fn scalar(v: V, d: DType) -> Scalar {
     common::numpy_model::scalar_of(v, d)
 }
 
-fn rand_val(rng: &mut Rng, d: DType) -> V {
-    let v = match d.kind() {
-        DTypeKind::Bool => B(coin(rng)),
-        DTypeKind::SignedInt => I(rng.usize(1, 10) as i128 * if coin(rng) { 1 } else { -1 }),
-        DTypeKind::UnsignedInt => I(rng.usize(1, 16) as i128),
-        _ => F(rng.f64(0.5, 10.0) * if coin(rng) { 1.0 } else { -1.0 }),
-    };
-    cast_v(v, d)
-}
-
-fn rand_vals(rng: &mut Rng, d: DType, n: usize) -> Vec<V> {
-    (0..n).map(|_| rand_val(rng, d)).collect()
-}
-
 fn rand_mask(rng: &mut Rng, n: usize, density: f64) -> Vec<bool> {
     (0..n).map(|_| rng.f64(0.0, 1.0) < density).collect()
 }
@@ -406,7 +370,7 @@ fn set_a_scalar_with_random_all_false_and_all_true_masks() {
     ] {
         for density in [0.0, 0.4, 1.0] {
             let n = 1000;
-            let xv = rand_vals(&mut rng, d, n);
+            let xv = small_vals(&mut rng, d, n);
             let x = dev(&xv, &[n], d);
             let mv = rand_mask(&mut rng, n, density);
             let m = mask_dev(&mv, &[n]);
@@ -486,7 +450,7 @@ fn masks_over_leading_axes_select_rows() {
     require_gpu!();
     let mut rng = Rng::new(31);
     // x (4, 3), a mask over the rows
-    let xv = rand_vals(&mut rng, DType::I32, 12);
+    let xv = small_vals(&mut rng, DType::I32, 12);
     let mv = vec![true, false, true, true];
     let cases: Vec<Val> = vec![
         Val::Scalar(I(5), DType::I32),
@@ -519,7 +483,7 @@ fn masks_over_leading_axes_select_rows() {
         "value array of shape (2,) could not be broadcast to indexing result of shape (3, 3)",
     );
     // x (2, 3, 4) with a (2, 3) mask: rows of 4
-    let xv = rand_vals(&mut rng, DType::F32, 24);
+    let xv = small_vals(&mut rng, DType::F32, 24);
     let mv = rand_mask(&mut rng, 6, 0.5);
     let x = dev(&xv, &[2, 3, 4], DType::F32);
     let m = mask_dev(&mv, &[2, 3]);
@@ -600,7 +564,7 @@ fn every_update_operation_for_integer_float_and_bool_arrays() {
         DType::Bool,
     ] {
         let n = 333;
-        let xv = rand_vals(&mut rng, d, n);
+        let xv = small_vals(&mut rng, d, n);
         let mv = rand_mask(&mut rng, n, 0.5);
         for op in ops_list {
             // a weak scalar of the array's kind (exponents small and positive)
@@ -618,7 +582,7 @@ fn every_update_operation_for_integer_float_and_bool_arrays() {
             let vv: Vec<V> = if op == M::Pow && d.kind() != DTypeKind::Float {
                 (0..count).map(|i| cast_v(I((i % 4) as i128), d)).collect()
             } else {
-                rand_vals(&mut rng, d, count)
+                small_vals(&mut rng, d, count)
             };
             let x = dev(&xv, &[n], d);
             check(
@@ -725,7 +689,7 @@ fn views_as_arrays_masks_and_values() {
     require_gpu!();
     let mut rng = Rng::new(33);
     let (r, c) = (5usize, 8usize);
-    let xv = rand_vals(&mut rng, DType::F64, r * c);
+    let xv = small_vals(&mut rng, DType::F64, r * c);
     let mv = rand_mask(&mut rng, r * c, 0.5);
     // x: a transposed view holding xv in C order; m: a reversed view holding mv
     let x = dev(&xv, &[r, c], DType::F64)
@@ -754,7 +718,7 @@ fn views_as_arrays_masks_and_values() {
     );
     // a stepped view as the array: only its elements change
     let base = dev(
-        &rand_vals(&mut rng, DType::F64, 2 * r * c),
+        &small_vals(&mut rng, DType::F64, 2 * r * c),
         &[r, 2 * c],
         DType::F64,
     );
@@ -954,38 +918,6 @@ fn case() -> impl Strategy<Value = Case> {
         )
 }
 
-/// A device view of `shape` holding `vals`: contiguous, reversed along the last axis,
-/// every other element of a longer base, or transposed.
-fn view_of(vals: &[V], shape: &[usize], d: DType, kind: usize) -> Array {
-    let plain = dev(vals, shape, d);
-    let nd = shape.len();
-    if shape.contains(&0) {
-        return plain;
-    }
-    let a = match kind % 4 {
-        1 => {
-            let mut ax: Vec<SliceArg> = vec![SliceArg::from(..); nd];
-            ax[nd - 1] = SliceArg::from(..).step(-1);
-            let rev = plain.slice(&ax).unwrap().to_contiguous().unwrap();
-            rev.slice(&ax).unwrap()
-        }
-        2 => {
-            let mut base_shape = shape.to_vec();
-            base_shape[nd - 1] *= 2;
-            let base = Array::zeros(&base_shape, d).unwrap();
-            let mut ax: Vec<SliceArg> = vec![SliceArg::from(..); nd];
-            ax[nd - 1] = SliceArg::from(..).step(2);
-            let v = base.slice(&ax).unwrap();
-            v.assign(&plain).unwrap();
-            v
-        }
-        3 => plain.t().to_contiguous().unwrap().t(),
-        _ => plain,
-    };
-    assert_eq!(a.shape(), shape);
-    a
-}
-
 #[test]
 fn random_masked_updates_match_the_model() {
     require_gpu!();
@@ -993,7 +925,7 @@ fn random_masked_updates_match_the_model() {
     let result = runner.run(&case(), |c| {
         let mut rng = Rng::new(c.seed);
         let n: usize = c.shape.iter().product();
-        let xv = rand_vals(&mut rng, c.dtype, n);
+        let xv = small_vals(&mut rng, c.dtype, n);
         let x = view_of(&xv, &c.shape, c.dtype, c.view);
         let lead = &c.shape[..c.mask_nd];
         let trail = &c.shape[c.mask_nd..];
@@ -1026,13 +958,13 @@ fn random_masked_updates_match_the_model() {
                     vs.insert(0, 1);
                 }
                 let nv: usize = vs.iter().product();
-                Val::Array(rand_vals(&mut rng, vd, nv), vs, vd)
+                Val::Array(small_vals(&mut rng, vd, nv), vs, vd)
             }
             _ => {
                 let mut vs = vec![count];
                 vs.extend_from_slice(trail);
                 let nv: usize = vs.iter().product();
-                Val::Array(rand_vals(&mut rng, vd, nv), vs, vd)
+                Val::Array(small_vals(&mut rng, vd, nv), vs, vd)
             }
         };
         let what = format!("{} {c:?}", c.op.name());

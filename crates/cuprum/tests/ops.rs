@@ -16,8 +16,8 @@ mod common;
 
 use common::numpy_model::V::{self, B, C, F, I};
 use common::numpy_model::{
-    HostElem, as_c, as_f64, cast_v, close_v, dev, eps, host, magnitude, rand_signed, round_float,
-    scalar_of, truthy, wrap,
+    HostElem, as_c, as_f64, cast_v, close_v, dev, eps, host, int_rem, magnitude, round_float,
+    scalar_of, small_val, small_vals, truthy, wrap,
 };
 use common::views::{c_strides, unravel};
 use common::{Rng, coin, expect_err};
@@ -70,28 +70,6 @@ fn bcast(vals: &[V], shape: &[usize], out: &[usize]) -> Vec<V> {
 // Random inputs
 // =========================================================================================
 
-/// A random non-zero value of `d`, small enough that no operation overflows: integers in
-/// ±[1, 9] (unsigned [1, 15]), floats and complex parts in ±[0.5, 10).
-fn rand_val(rng: &mut Rng, d: DType) -> V {
-    let v = match d.kind() {
-        DTypeKind::Bool => B(coin(rng)),
-        DTypeKind::SignedInt => I(rng.usize(1, 10) as i128 * if coin(rng) { 1 } else { -1 }),
-        DTypeKind::UnsignedInt => I(rng.usize(1, 16) as i128),
-        DTypeKind::Float | DTypeKind::Complex => rand_signed(rng, d, 0.5, 10.0),
-    };
-    cast_v(v, d)
-}
-
-fn rand_vals(rng: &mut Rng, d: DType, n: usize) -> Vec<V> {
-    let mut v: Vec<V> = (0..n).map(|_| rand_val(rng, d)).collect();
-    if d == DType::Bool && n > 1 {
-        v[0] = B(true);
-        v[1] = B(false);
-    }
-    assert!(v.iter().any(|&x| truthy(x)), "random input all zero");
-    v
-}
-
 /// Second operands for `xs`: random, except that every 5th equals `xs` (when the value
 /// converts to `d` exactly) and, for complex numbers, every 5th + 1 shares the real part
 /// (so that every comparison outcome, lexicographic ties included, occurs).
@@ -99,7 +77,7 @@ fn rand_partners(rng: &mut Rng, xs: &[V], d: DType) -> Vec<V> {
     xs.iter()
         .enumerate()
         .map(|(i, &x)| {
-            let r = rand_val(rng, d);
+            let r = small_val(rng, d);
             let same = cast_v(x, d);
             let exact = match (same, x) {
                 (I(a), I(b)) => a == b,
@@ -233,19 +211,6 @@ fn bin_types(op: Bin, c: DType) -> Option<(DType, DType)> {
         Bin::Rem | Bin::Pow if k == DTypeKind::Bool => Some((DType::I8, DType::I8)),
         Bin::Max | Bin::Min if k == DTypeKind::Complex => None,
         _ => Some((c, c)),
-    }
-}
-
-/// NumPy's integer remainder: the sign of the divisor, 0 for a zero divisor.
-fn int_rem(x: i128, y: i128) -> i128 {
-    if y == 0 {
-        return 0;
-    }
-    let r = x % y;
-    if r != 0 && ((r < 0) != (y < 0)) {
-        r + y
-    } else {
-        r
     }
 }
 
@@ -639,7 +604,7 @@ fn binary_ops_between_arrays_of_every_dtype() {
     let mut rng = Rng::new(11);
     let n = 37;
     for &d in DType::ALL {
-        let xs = rand_vals(&mut rng, d, n);
+        let xs = small_vals(&mut rng, d, n);
         let a = dev(&xs, &[n], d);
         for op in BINS {
             let ys = second_operand(&mut rng, op, &xs, d);
@@ -669,7 +634,7 @@ fn binary_ops_with_a_scalar_on_either_side_for_every_dtype() {
     let mut rng = Rng::new(12);
     let n = 29;
     for &d in DType::ALL {
-        let xs = rand_vals(&mut rng, d, n);
+        let xs = small_vals(&mut rng, d, n);
         let a = dev(&xs, &[n], d);
         let sv = scalar_value(d);
         let svs = vec![sv; n];
@@ -736,7 +701,7 @@ fn weak_scalars_of_every_kind_with_arrays_of_every_dtype() {
         (Scalar::from(Complex::new(1.5f64, -0.5)), C(1.5, -0.5)),
     ];
     for &d in DType::ALL {
-        let xs = rand_vals(&mut rng, d, n);
+        let xs = small_vals(&mut rng, d, n);
         let a = dev(&xs, &[n], d);
         for &(sc, sv) in &scalars {
             let c = weak_result(d, sc.dtype().kind());
@@ -871,7 +836,7 @@ fn mixed_dtype_arrays_promote_like_numpy() {
     ];
     for (da, db, want) in pairs {
         assert_eq!(promote_types(da, db), want, "promote_types({da}, {db})");
-        let xs = rand_vals(&mut rng, da, n);
+        let xs = small_vals(&mut rng, da, n);
         let a = dev(&xs, &[n], da);
         for op in BINS {
             let ys = second_operand(&mut rng, op, &xs, db);
@@ -887,7 +852,7 @@ fn array_methods_match_the_ops_functions() {
     require_gpu!();
     let mut rng = Rng::new(15);
     let n = 23;
-    let xs = rand_vals(&mut rng, DType::F32, n);
+    let xs = small_vals(&mut rng, DType::F32, n);
     let ys = rand_partners(&mut rng, &xs, DType::F32);
     let (a, b) = (dev(&xs, &[n], DType::F32), dev(&ys, &[n], DType::F32));
     let pairs: [(cuprum::Result<Array>, Bin); 9] = [
@@ -943,7 +908,7 @@ where
 {
     let d = T::DTYPE;
     let n = 17;
-    let xs = rand_vals(rng, d, n);
+    let xs = small_vals(rng, d, n);
     let ys = rand_partners(rng, &xs, d);
     let (a, b) = (dev(&xs, &[n], d), dev(&ys, &[n], d));
     let sv = scalar_value(d);
@@ -1046,7 +1011,7 @@ fn broadcasting_4x1x3_with_5x3() {
     require_gpu!();
     let mut rng = Rng::new(21);
     for d in [DType::F64, DType::I32, DType::C64] {
-        let xs = rand_vals(&mut rng, d, 12);
+        let xs = small_vals(&mut rng, d, 12);
         let a = dev(&xs, &[4, 1, 3], d);
         let out = [4usize, 5, 3];
         let xb = bcast(&xs, &[4, 1, 3], &out);
@@ -1055,7 +1020,7 @@ fn broadcasting_4x1x3_with_5x3() {
                 // Integer-valued exponents: the bases may be negative.
                 pow_exps(&mut rng, d, &[cast_v(I(-1), d); 15])
             } else {
-                rand_vals(&mut rng, d, 15)
+                small_vals(&mut rng, d, 15)
             };
             let b = dev(&ys, &[5, 3], d);
             let yb = bcast(&ys, &[5, 3], &out);
@@ -1090,7 +1055,7 @@ fn transposed_and_stepped_views_as_operands() {
     let mut rng = Rng::new(22);
     let d = DType::F32;
     // A transposed (3,4) array against a contiguous (4,3) one.
-    let xs = rand_vals(&mut rng, d, 12);
+    let xs = small_vals(&mut rng, d, 12);
     let a = dev(&xs, &[3, 4], d);
     let at = a.t();
     assert!(!at.is_c_contiguous());
@@ -1107,7 +1072,7 @@ fn transposed_and_stepped_views_as_operands() {
     }
     // Stepped and reversed slices of a 1-d array.
     let d = DType::I32;
-    let xs = rand_vals(&mut rng, d, 10);
+    let xs = small_vals(&mut rng, d, 10);
     let a = dev(&xs, &[10], d);
     let even = a.slice(&s![..;2]).unwrap();
     let odd = a.slice(&s![1..;2]).unwrap();
@@ -1130,14 +1095,14 @@ fn transposed_and_stepped_views_as_operands() {
     }
     // A 2-d slice with a step and a reversed axis, broadcast against a row.
     let d = DType::F64;
-    let xs = rand_vals(&mut rng, d, 24);
+    let xs = small_vals(&mut rng, d, 24);
     let m = dev(&xs, &[4, 6], d);
     let v = m.slice(&s![1..;2, ..;-1]).unwrap();
     assert_eq!(v.shape(), &[2, 6]);
     let xv: Vec<V> = (0..12)
         .map(|k| xs[(1 + 2 * (k / 6)) * 6 + (5 - k % 6)])
         .collect();
-    let ys = rand_vals(&mut rng, d, 6);
+    let ys = small_vals(&mut rng, d, 6);
     let row = dev(&ys, &[6], d);
     let yb = bcast(&ys, &[6], &[2, 6]);
     for op in [Bin::Add, Bin::Mul, Bin::Div, Bin::Min, Bin::Gt] {
@@ -1223,7 +1188,7 @@ fn negative_and_abs_for_every_dtype() {
     let mut rng = Rng::new(31);
     let n = 21;
     for &d in DType::ALL {
-        let xs = rand_vals(&mut rng, d, n);
+        let xs = small_vals(&mut rng, d, n);
         let a = dev(&xs, &[n], d);
         // negative
         let want: Option<Vec<V>> = xs.iter().map(|&x| ref_neg(x, d)).collect();
@@ -1549,7 +1514,7 @@ fn clip_with_scalar_and_array_bounds() {
     let mut rng = Rng::new(33);
     // Scalar bounds, every real dtype.
     for &d in DType::ALL {
-        let xs = rand_vals(&mut rng, d, 20);
+        let xs = small_vals(&mut rng, d, 20);
         let a = dev(&xs, &[20], d);
         let (lo, hi) = match d.kind() {
             DTypeKind::Bool => (B(false), B(true)),
@@ -1569,7 +1534,7 @@ fn clip_with_scalar_and_array_bounds() {
     }
     // Array bounds that broadcast: a (4,3), lo (3,), hi (4,1).
     let d = DType::F32;
-    let xs = rand_vals(&mut rng, d, 12);
+    let xs = small_vals(&mut rng, d, 12);
     let los: Vec<V> = (0..3)
         .map(|_| F(rng.f64(-5.0, 0.0)))
         .map(|v| cast_v(v, d))
@@ -1652,15 +1617,15 @@ fn where_with_any_condition_dtype_and_scalar_branches() {
     );
     // Array branches of different dtypes promote; everything broadcasts.
     for &cd in DType::ALL {
-        let cs = rand_vals(&mut rng, cd, 4);
+        let cs = small_vals(&mut rng, cd, 4);
         let cs: Vec<V> = cs
             .iter()
             .enumerate()
             .map(|(k, &v)| if k == 2 { cast_v(I(0), cd) } else { v })
             .collect();
         let cond = dev(&cs, &[4, 1], cd);
-        let xs = rand_vals(&mut rng, DType::I8, 3);
-        let ys = rand_vals(&mut rng, DType::U8, 3);
+        let xs = small_vals(&mut rng, DType::I8, 3);
+        let ys = small_vals(&mut rng, DType::U8, 3);
         let (xa, ya) = (dev(&xs, &[3], DType::I8), dev(&ys, &[3], DType::U8));
         let r = ops::where_(&cond, &xa, &ya).unwrap();
         assert_eq!((r.dtype(), r.shape()), (DType::I16, &[4usize, 3][..]));

@@ -624,16 +624,9 @@ fn eight_threads_compile_the_same_and_different_kernels_at_once() {
 
 /// Runs one test of this binary in a child process with extra environment variables.
 fn child(test: &str, env: &[(&str, &str)]) -> Command {
-    let mut cmd = Command::new(std::env::current_exe().unwrap());
-    cmd.args([
-        test,
-        "--exact",
-        "--ignored",
-        "--nocapture",
-        "--test-threads=1",
-    ])
-    .env("CUPRUM_RELIABILITY_CHILD", "1")
-    .env_remove("CUPRUM_CACHE_IN_MEMORY");
+    let mut cmd = common::harness::child_test(test);
+    cmd.env("CUPRUM_RELIABILITY_CHILD", "1")
+        .env_remove("CUPRUM_CACHE_IN_MEMORY");
     for (k, v) in env {
         cmd.env(k, v);
     }

@@ -149,6 +149,22 @@ pub fn child_env(cmd: &mut std::process::Command) -> &mut std::process::Command 
     cmd
 }
 
+/// A command running test `test` of this test binary alone in a child process, ignored
+/// tests included (a test that only makes sense as another test's child is `#[ignore]`d so
+/// that a plain run passes it by), its output not captured.
+pub fn child_test(test: &str) -> std::process::Command {
+    let exe = std::env::current_exe().unwrap_or_else(|e| panic!("this test binary's path: {e}"));
+    let mut cmd = std::process::Command::new(exe);
+    cmd.args([
+        test,
+        "--exact",
+        "--ignored",
+        "--nocapture",
+        "--test-threads=1",
+    ]);
+    cmd
+}
+
 /// Runs the rest of the process on the host device (once).
 fn use_host(why: &cuprum::Error) {
     static ONCE: Once = Once::new();

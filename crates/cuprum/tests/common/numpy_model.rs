@@ -3,8 +3,8 @@
 //! epsilons, device arrays to and from host values, and the comparison of a result
 //! element with the host's (floats within a tolerance, NaN matching NaN).
 
-use super::{Rng, signed};
-use cuprum::{Array, DType, DTypeKind, Element, Scalar};
+use super::{Rng, coin, signed};
+use cuprum::{Array, DType, DTypeKind, Element, Scalar, SliceArg};
 use half::{bf16, f16};
 use num_complex::Complex;
 
@@ -340,4 +340,86 @@ pub fn close_v(g: V, w: V, tol: f64) -> bool {
         (C(gr, gi), C(wr, wi)) => close_f(gr, wr, tol) && close_f(gi, wi, tol),
         _ => g == w,
     }
+}
+
+/// A random non-zero value of `d`, small enough that no element-wise operation overflows:
+/// integers in ±[1, 9] (unsigned [1, 15]), floats and complex parts in ±[0.5, 10).
+pub fn small_val(rng: &mut Rng, d: DType) -> V {
+    let v = match d.kind() {
+        DTypeKind::Bool => B(coin(rng)),
+        DTypeKind::SignedInt => I(rng.usize(1, 10) as i128 * if coin(rng) { 1 } else { -1 }),
+        DTypeKind::UnsignedInt => I(rng.usize(1, 16) as i128),
+        DTypeKind::Float | DTypeKind::Complex => rand_signed(rng, d, 0.5, 10.0),
+    };
+    cast_v(v, d)
+}
+
+/// `n` values of [`small_val`] (a bool array of two or more gets both values).
+pub fn small_vals(rng: &mut Rng, d: DType, n: usize) -> Vec<V> {
+    let mut v: Vec<V> = (0..n).map(|_| small_val(rng, d)).collect();
+    if d == DType::Bool && n > 1 {
+        v[0] = B(true);
+        v[1] = B(false);
+    }
+    v
+}
+
+/// NumPy's floor division of integers (0 for a zero divisor, as NumPy gives with a
+/// warning).
+pub fn int_floor_div(x: i128, y: i128) -> i128 {
+    if y == 0 {
+        return 0;
+    }
+    let q = x / y;
+    if x % y != 0 && ((x < 0) != (y < 0)) {
+        q - 1
+    } else {
+        q
+    }
+}
+
+/// NumPy's integer remainder: the divisor's sign, 0 for a zero divisor.
+pub fn int_rem(x: i128, y: i128) -> i128 {
+    if y == 0 {
+        return 0;
+    }
+    let r = x % y;
+    if r != 0 && ((r < 0) != (y < 0)) {
+        r + y
+    } else {
+        r
+    }
+}
+
+/// A device view of `shape` holding `vals` (C order): contiguous, or (kind 1) reversed along
+/// the last axis, (2) every other element of a longer base, (3) the transpose of a
+/// transposed copy.
+pub fn view_of(vals: &[V], shape: &[usize], d: DType, kind: usize) -> Array {
+    let plain = dev(vals, shape, d);
+    let nd = shape.len();
+    if nd == 0 || shape.contains(&0) {
+        return plain;
+    }
+    let a = match kind % 4 {
+        1 => {
+            let mut ax: Vec<SliceArg> = vec![SliceArg::from(..); nd];
+            ax[nd - 1] = SliceArg::from(..).step(-1);
+            let rev = plain.slice(&ax).unwrap().to_contiguous().unwrap();
+            rev.slice(&ax).unwrap()
+        }
+        2 => {
+            let mut base_shape = shape.to_vec();
+            base_shape[nd - 1] *= 2;
+            let base = Array::zeros(&base_shape, d).unwrap();
+            let mut ax: Vec<SliceArg> = vec![SliceArg::from(..); nd];
+            ax[nd - 1] = SliceArg::from(..).step(2);
+            let v = base.slice(&ax).unwrap();
+            v.assign(&plain).unwrap();
+            v
+        }
+        3 => plain.t().to_contiguous().unwrap().t(),
+        _ => plain,
+    };
+    assert_eq!(a.shape(), shape);
+    a
 }
