@@ -21,15 +21,41 @@ impl Checked {
     }
 }
 
-/// An example's `main`: without a GPU it says so and exits 0; otherwise it runs `seed` and
-/// reports its line (exit 1 on a mismatch).
+/// An example's `main`: runs `seed` on the current device and reports its line (exit 1 on
+/// a mismatch). Without a GPU it runs on the host device, the CPU, and says so (as
+/// `cuprum demo` does); without a C++ compiler for that either, it says so and exits 0.
 pub fn example(name: &str, seed: impl FnOnce() -> cuprum::Result<Checked>) -> cuprum::Result<()> {
-    if let Some(why) = cuprum::Device::no_gpu_reason() {
-        println!("{name}: no GPU here ({why}); nothing to run");
+    if !choose_device(name) {
         return Ok(());
     }
     seed()?.report(name);
     Ok(())
+}
+
+/// Whether an example can run: on the current device when it is the host device
+/// (`CUPRUM_DEVICE=host`) or a GPU; else, without a GPU, on the host device (made the
+/// process default, said on stdout) when there is a C++ compiler; else it says why not and
+/// gives `false`.
+pub fn choose_device(name: &str) -> bool {
+    if cuprum::Device::current().is_ok_and(cuprum::Device::is_host) {
+        return true;
+    }
+    let Some(why) = cuprum::Device::no_gpu_reason() else {
+        return true;
+    };
+    match cuprum::compile::host_compiler() {
+        Ok(_) => {
+            println!("{name}: no GPU here, running on the host device (the CPU) instead");
+            cuprum::Device::host().make_default();
+            true
+        }
+        Err(e) => {
+            println!(
+                "{name}: no GPU here ({why}), nor a C++ compiler for the host device ({e}); nothing to run"
+            );
+            false
+        }
+    }
 }
 
 /// Prints `NAME: RESULT: OK` (or `MISMATCH`) and exits 1 on a mismatch.

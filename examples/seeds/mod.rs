@@ -9,6 +9,8 @@
 pub mod check;
 #[path = "elementwise.rs"]
 pub mod elementwise;
+#[path = "indexing.rs"]
+pub mod indexing;
 #[path = "prime.rs"]
 pub mod prime;
 #[path = "raw.rs"]

@@ -485,17 +485,33 @@ fn in_memory_compile_writes_nothing() {
     assert!(entry_files(&cache).is_empty());
 }
 
+/// Without a GPU `cuprum bench` runs the host-device rows only: the GPU rows are n/a and
+/// say why, and the run succeeds.
 #[test]
-fn bench_without_a_gpu_says_it_needs_one() {
+fn bench_without_a_gpu_marks_the_gpu_rows_na() {
     if !no_gpu() {
         harness::skip(harness::Need::Other, "a GPU is present");
         return;
     }
     let t = tmp();
-    let r = run(cuprum(&t.path().join("kernels")).args(["bench", "--repeat", "1"]));
-    assert!(!r.ok, "{r}");
-    assert!(r.stderr.contains("cuprum bench needs a GPU"), "{r}");
-    assert!(r.stdout.is_empty(), "{r}");
+    let r = run(cuprum(&t.path().join("kernels")).args([
+        "bench",
+        "--repeat",
+        "1",
+        "--filter",
+        "alloc_empty",
+    ]));
+    assert!(r.ok, "{r}");
+    assert!(r.stdout.starts_with("no GPU ("), "{r}");
+    let row = r
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("alloc_empty_1M_f32"));
+    assert!(
+        row.is_some_and(|l| l.contains("n/a") && l.contains("needs a GPU")),
+        "{r}"
+    );
+    assert!(r.stdout.contains("targets: 0 met, 0 missed, 1 n/a"), "{r}");
 }
 
 /// A `cuprum bench --vs-cupy --json` document with made-up numbers (no GPU needed).
@@ -652,6 +668,52 @@ fn demo_without_a_gpu_runs_on_the_cpu() {
     );
 }
 
+/// Seed 000's printing kernels on the CPU: every line of the kernels' printf reaches stdout
+/// (through a pipe: fully buffered by the C library) before the case's row.
+#[test]
+fn demo_indexing_kernels_print_before_their_rows_on_the_cpu() {
+    if !no_gpu() {
+        harness::skip(harness::Need::Other, "a GPU is present");
+        return;
+    }
+    if let Err(e) = cuprum::compile::host_compiler() {
+        harness::skip(harness::Need::Other, &format!("no host C++ compiler: {e}"));
+        return;
+    }
+    let t = tmp();
+    let demo =
+        |filter: &str| run(cuprum(&t.path().join("kernels")).args(["demo", "--filter", filter]));
+    // The index of the first line `pred` accepts, and of the case's matching row.
+    fn find(r: &Run, pred: &dyn Fn(&str) -> bool) -> Option<usize> {
+        r.stdout.lines().position(pred)
+    }
+    let row = |r: &Run, name: &str| {
+        let name = format!("  {name} ");
+        find(r, &|l: &str| {
+            l.starts_with(&name) && l.contains("✓ matches")
+        })
+    };
+    let (ri, rs) = (demo("thread_indexing"), demo("grid_stride"));
+    let (Some(indexing), Some(stride)) = (row(&ri, "thread_indexing"), row(&rs, "grid_stride"))
+    else {
+        panic!("no matching rows: {ri}\n{rs}");
+    };
+    for g in 0..10 {
+        let (b, th) = (g / 4, g % 4);
+        let line = format!("  Block {b}, Thread {th} -> Global ID {g} -> data[{g}]");
+        let printed = find(&ri, &|l: &str| l == line);
+        assert!(printed.is_some_and(|i| i < indexing), "{line}: {ri}");
+        let (tid, v) = (g % 4, g + 1);
+        let line = format!("  Thread {tid}: data[{g}] = {v} -> {}", v * v);
+        let printed = find(&rs, &|l: &str| l == line);
+        assert!(printed.is_some_and(|i| i < stride), "{line}: {rs}");
+    }
+    let squared = find(&rs, &|l: &str| {
+        l == "Squared: [1, 4, 9, 16, 25, 36, 49, 64, 81, 100]"
+    });
+    assert!(squared.is_some_and(|i| i < stride), "{rs}");
+}
+
 #[test]
 fn demo_without_a_gpu_says_so_and_compiles_every_kernel() {
     let t = tmp();
@@ -687,6 +749,8 @@ fn demo_without_a_gpu_says_so_and_compiles_every_kernel() {
     for kernel in [
         "custom_add",
         "add_kernel",
+        "thread_indexing",
+        "grid_stride_square",
         "relu_transform",
         "clipped_relu",
         "inplace_transform",
@@ -717,10 +781,10 @@ fn demo_without_a_gpu_says_so_and_compiles_every_kernel() {
     let mse_row = r.stdout.lines().find(|l| l.contains("mse_kernel")).unwrap();
     let shared: u64 = mse_row.split_whitespace().nth(3).unwrap().parse().unwrap();
     assert!(shared > 0, "{mse_row}");
-    // 21 kernels of the 17 seed examples in CUDA C++, 6 of the 5 written in Rust (the
+    // 23 kernels of the 19 seed examples in CUDA C++, 6 of the 5 written in Rust (the
     // generic vector add twice), 6 element-wise kernels of the masked prime-factor sum.
     assert!(
-        r.stdout.contains("40 kernels of 27 examples compiled"),
+        r.stdout.contains("42 kernels of 29 examples compiled"),
         "{r}"
     );
     for example in [

@@ -147,6 +147,10 @@ const EXAMPLE_KERNELS: &[(&str, &str)] = &[
         include_str!("../../../examples/kernels/activations.cu"),
     ),
     (
+        "grid_stride_square.cu",
+        include_str!("../../../examples/kernels/grid_stride_square.cu"),
+    ),
+    (
         "matrix_multiply.cu",
         include_str!("../../../examples/kernels/matrix_multiply.cu"),
     ),
@@ -157,6 +161,10 @@ const EXAMPLE_KERNELS: &[(&str, &str)] = &[
     (
         "prime_factor_sum.cu",
         include_str!("../../../examples/kernels/prime_factor_sum.cu"),
+    ),
+    (
+        "thread_indexing.cu",
+        include_str!("../../../examples/kernels/thread_indexing.cu"),
     ),
     (
         "vector_add_f32.cu",

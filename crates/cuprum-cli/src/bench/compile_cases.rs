@@ -52,13 +52,13 @@ const ELEMENTWISE_SRC: &str = "#include <cuprum/indexer.cuh>\n\
     \x20 for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)\n\
     \x20   z[i] = x[i] + y[i] * 2.0f;\n}\n";
 
-fn nonce() -> u64 {
+pub(super) fn nonce() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64)
 }
 
-fn temp_cache_dir(tag: &str) -> PathBuf {
+pub(super) fn temp_cache_dir(tag: &str) -> PathBuf {
     std::env::temp_dir().join(format!(
         "cuprum-bench-{tag}-{}-{}",
         std::process::id(),
@@ -108,7 +108,7 @@ pub fn compile_cold_jit(o: &BenchmarkOptions) -> R<Timed> {
 /// Runs `cuprum bench-child MODE DIR` `n` times; each prints its total seconds and the
 /// seconds of the cache lookup alone (before the driver loads the module). `lookup_only`
 /// keeps the second number instead of the first.
-fn children(
+pub(super) fn children(
     name: &str,
     mode: ChildMode,
     dir: &Path,
@@ -242,14 +242,19 @@ pub enum ChildMode {
     /// Where that first call spends its time (a diagnostic, not a workload): prints
     /// `name=ms` pairs (see `fuse_cases::cold_parts`).
     FuseColdParts,
+    /// The host device: a fresh ElementwiseKernel whose compiled module is in `DIR/host`
+    /// (see `host_cases::disk_hit`).
+    HostDisk,
 }
 
 impl ChildMode {
     fn kind(self) -> Kind {
         match self {
-            ChildMode::First | ChildMode::Disk | ChildMode::FuseCold | ChildMode::FuseColdParts => {
-                Kind::Elementwise
-            }
+            ChildMode::First
+            | ChildMode::Disk
+            | ChildMode::FuseCold
+            | ChildMode::FuseColdParts
+            | ChildMode::HostDisk => Kind::Elementwise,
             ChildMode::DiskReduction => Kind::Reduction,
         }
     }
@@ -272,6 +277,11 @@ pub fn child(args: &ChildArgs) -> R<ExitCode> {
     }
     if let ChildMode::FuseColdParts = args.mode {
         out!("{}", super::fuse_cases::cold_parts(nonce())?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let ChildMode::HostDisk = args.mode {
+        let s = super::host_cases::disk_hit_child(&args.dir)?;
+        out!("{s} {s}");
         return Ok(ExitCode::SUCCESS);
     }
     let dev = Device::get(0)?;

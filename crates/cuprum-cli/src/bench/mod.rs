@@ -9,6 +9,7 @@
 mod compile_cases;
 mod cupy;
 mod fuse_cases;
+mod host_cases;
 mod jit_workloads;
 mod multi_gpu;
 mod plot;
@@ -22,12 +23,12 @@ use clap::Args;
 use cuprum::Device;
 use cuprum::profiler::{BenchmarkOptions, PerfCaseResult};
 use indicatif::{ProgressBar, ProgressStyle};
-use report::{CupyCols, CupyInfo, Report, Row};
+use report::{CupyCols, CupyInfo, Report, Row, TwinCols};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
-use targets::{Context, Measured, Times};
+use targets::{Context, Measured, Times, Verdict};
 use workloads::{COPY, FLOOR, Impl, WORKLOADS, Workload};
 
 pub type R<T> = Result<T, Box<dyn std::error::Error>>;
@@ -76,13 +77,7 @@ pub fn run(args: &BenchArgs) -> R<ExitCode> {
                 path.display()
             )
         })?,
-        None => match Device::get(0) {
-            Ok(dev) => measure(args, dev)?,
-            Err(e) => {
-                eprintln!("cuprum bench needs a GPU: {e}");
-                return Ok(ExitCode::FAILURE);
-            }
-        },
+        None => measure(args, gpu_device())?,
     };
     show(args, &report)?;
     Ok(ExitCode::SUCCESS)
@@ -105,8 +100,18 @@ fn show(args: &BenchArgs, report: &Report) -> R<()> {
     Ok(())
 }
 
-/// Runs the selected workloads (and CuPy's with `--vs-cupy`) and judges every target.
-fn measure(args: &BenchArgs, dev: Device) -> R<Report> {
+/// The GPU the GPU rows run on, or why there is none: without a GPU, or with the host
+/// device current (`CUPRUM_DEVICE=host`), only the host-device rows run; the others are n/a.
+fn gpu_device() -> Result<Device, String> {
+    if Device::current().is_ok_and(Device::is_host) {
+        return Err("the current device is the host device (CUPRUM_DEVICE=host)".into());
+    }
+    Device::get(0).map_err(|e| e.to_string())
+}
+
+/// Runs the selected workloads (and CuPy's with `--vs-cupy`) and judges every target: on
+/// `gpu` the GPU rows, on the host device the host rows.
+fn measure(args: &BenchArgs, gpu: Result<Device, String>) -> R<Report> {
     let mut selected: Vec<&Workload> = WORKLOADS
         .iter()
         .filter(|w| args.filter.as_deref().is_none_or(|f| w.name.contains(f)))
@@ -122,7 +127,13 @@ fn measure(args: &BenchArgs, dev: Device) -> R<Report> {
             selected.push(w);
         }
     }
-    let ours = run_ours(args, &selected)?;
+    let ours = run_ours(args, &selected, gpu.as_ref().ok().copied())?;
+    let mut notes = multi_gpu::take_notes();
+    if gpu.is_err() {
+        for w in selected.iter().filter(|w| !w.on_host) {
+            notes.insert(w.name.to_string(), Verdict::na("needs a GPU (see above)"));
+        }
+    }
     let mut cx = Context {
         ours: ours
             .rows
@@ -131,9 +142,10 @@ fn measure(args: &BenchArgs, dev: Device) -> R<Report> {
             .collect(),
         cupy: None,
         floor_cpu_us: ours.floor_cpu_us,
-        notes: multi_gpu::take_notes(),
+        notes,
+        twins: host_cases::take_twins(),
     };
-    let cupy = if args.vs_cupy {
+    let cupy = if let (true, Ok(dev)) = (args.vs_cupy, &gpu) {
         if let Err(e) = dev.release_pool_memory() {
             eprintln!("warning: cuprum's memory pool could not be released for CuPy: {e}");
         }
@@ -141,9 +153,16 @@ fn measure(args: &BenchArgs, dev: Device) -> R<Report> {
         if let (Err(why), true) = (&side, args.json) {
             eprintln!("{why}; showing cuprum's rows only");
         }
-        let info = cupy_info(&side, ours.ceiling);
+        let info = cupy_info(&side, ours.ceiling.unwrap_or(0.0));
         cx.cupy = side.ok().map(|s| s.rows);
         Some(info)
+    } else if args.vs_cupy {
+        Some(CupyInfo {
+            available: false,
+            note: "CuPy needs a GPU".into(),
+            copy_gb_per_s: None,
+            ceiling: String::new(),
+        })
     } else {
         None
     };
@@ -153,9 +172,16 @@ fn measure(args: &BenchArgs, dev: Device) -> R<Report> {
         .into_iter()
         .map(|(w, n)| row(w, n, &cx, cupy_ceiling))
         .collect();
+    let device = match &gpu {
+        Ok(dev) => dev.name().to_string(),
+        Err(why) => format!(
+            "no GPU ({why}): the host rows only, on the host device ({})",
+            Device::host().name()
+        ),
+    };
     Ok(Report {
-        device: dev.name().to_string(),
-        copy_gb_per_s: ours.ceiling / 1e9,
+        device,
+        copy_gb_per_s: ours.ceiling.map(|c| c / 1e9),
         launch_floor_cpu_us: cx.floor_cpu_us,
         repeat: args.repeat,
         cupy,
@@ -167,14 +193,15 @@ fn measure(args: &BenchArgs, dev: Device) -> R<Report> {
 struct Ours {
     /// Each selected workload and its numbers (`None`: not implemented).
     rows: Vec<(&'static Workload, Option<Numbers>)>,
-    /// The copy bandwidth in B/s.
-    ceiling: f64,
+    /// The copy bandwidth in B/s (`None` without a GPU).
+    ceiling: Option<f64>,
     floor_cpu_us: Option<f64>,
 }
 
-/// Runs `selected`, after the copy ceiling (always measured) and the launch floor (whenever
-/// a target needs it), so that percentages and floors come from the same run.
-fn run_ours(args: &BenchArgs, selected: &[&'static Workload]) -> R<Ours> {
+/// Runs `selected`, after the copy ceiling (always measured on a GPU) and the launch floor
+/// (whenever a target needs it), so that percentages and floors come from the same run.
+/// Without `gpu` only the host-device rows run.
+fn run_ours(args: &BenchArgs, selected: &[&'static Workload], gpu: Option<Device>) -> R<Ours> {
     let opts = BenchmarkOptions::new()
         .n_repeat(args.repeat.max(1))
         .n_warmup(3)
@@ -189,6 +216,9 @@ fn run_ours(args: &BenchArgs, selected: &[&'static Workload]) -> R<Ours> {
         let Impl::Run(f) = w.imp else {
             return Ok(None);
         };
+        if !w.on_host && gpu.is_none() {
+            return Ok(None);
+        }
         progress.set_message(w.name);
         let t = match f(&opts) {
             Ok(t) => t,
@@ -204,13 +234,18 @@ fn run_ours(args: &BenchArgs, selected: &[&'static Workload]) -> R<Ours> {
     };
     let needs_floor = selected.iter().any(|w| w.target.needs_floor());
     let mut done: HashMap<&str, Timed> = HashMap::new();
-    for name in [COPY].into_iter().chain(needs_floor.then_some(FLOOR)) {
-        if let Some(t) = workloads::find(name).map(timed).transpose()?.flatten() {
-            done.insert(name, t);
+    if gpu.is_some() {
+        for name in [COPY].into_iter().chain(needs_floor.then_some(FLOOR)) {
+            if let Some(t) = workloads::find(name).map(timed).transpose()?.flatten() {
+                done.insert(name, t);
+            }
         }
     }
-    let (copy, copy_bytes) = done.get(COPY).ok_or("the copy workload did not run")?;
-    let ceiling = *copy_bytes as f64 / copy.gpu().median;
+    let ceiling = match done.get(COPY) {
+        Some((copy, copy_bytes)) => Some(*copy_bytes as f64 / copy.gpu().median),
+        None if gpu.is_some() => return Err("the copy workload did not run".into()),
+        None => None,
+    };
     let host_us = |(r, _): &Timed| r.cpu().median * 1e6;
     let mut floor_cpu_us = done.get(FLOOR).map(host_us);
     let mut rows = Vec::new();
@@ -222,6 +257,8 @@ fn run_ours(args: &BenchArgs, selected: &[&'static Workload]) -> R<Ours> {
         if w.name == FLOOR {
             floor_cpu_us = t.as_ref().map(host_us);
         }
+        // Host rows show GB/s but no % of the GPU's copy.
+        let ceiling = if w.on_host { None } else { ceiling };
         rows.push((w, t.map(|t| row_numbers(&t, ceiling))));
         progress.inc(1);
     }
@@ -238,10 +275,10 @@ struct Numbers {
     times: Times,
     bytes: u64,
     repeats: usize,
-    ceiling: f64,
+    ceiling: Option<f64>,
 }
 
-fn row_numbers((r, bytes): &Timed, ceiling: f64) -> Numbers {
+fn row_numbers((r, bytes): &Timed, ceiling: Option<f64>) -> Numbers {
     Numbers {
         times: Times {
             gpu_us: r.gpu().median * 1e6,
@@ -253,10 +290,12 @@ fn row_numbers((r, bytes): &Timed, ceiling: f64) -> Numbers {
     }
 }
 
-/// GB/s and % of `ceiling` (B/s) of moving `bytes` in `gpu_us`; `None` when no bytes count.
-fn bandwidth(bytes: u64, gpu_us: f64, ceiling: f64) -> (Option<f64>, Option<f64>) {
+/// GB/s and % of `ceiling` (B/s) of moving `bytes` in `gpu_us`; `None` when no bytes count
+/// (and no % without a ceiling).
+fn bandwidth(bytes: u64, gpu_us: f64, ceiling: Option<f64>) -> (Option<f64>, Option<f64>) {
     let bw = (bytes > 0 && gpu_us > 0.0).then(|| bytes as f64 / (gpu_us * 1e-6));
-    (bw.map(|b| b / 1e9), bw.map(|b| 100.0 * b / ceiling))
+    let pct = bw.zip(ceiling.filter(|&c| c > 0.0));
+    (bw.map(|b| b / 1e9), pct.map(|(b, c)| 100.0 * b / c))
 }
 
 /// The row of `w`: its numbers (`None`: not implemented), verdict and CuPy columns.
@@ -269,7 +308,7 @@ fn row(w: &Workload, n: Option<Numbers>, cx: &Context, cupy_ceiling: Option<f64>
     let why = cx.notes.get(w.name).map_or(why, |v| v.detail.as_str());
     let base = Row::unmeasured(w.name, w.what, w.target.to_string(), why);
     let Some(n) = n else {
-        let cupy = cupy_times.map(|&c| cupy_cols(c, None, 0, cupy_ceiling.unwrap_or(0.0)));
+        let cupy = cupy_times.map(|&c| cupy_cols(c, None, 0, cupy_ceiling));
         return Row { cupy, ..base };
     };
     let (gb_per_s, pct_of_copy) = bandwidth(n.bytes, n.times.gpu_us, n.ceiling);
@@ -282,7 +321,11 @@ fn row(w: &Workload, n: Option<Numbers>, cx: &Context, cupy_ceiling: Option<f64>
         Some(v) => v.clone(),
         None => w.target.judge(w.name, &m, cx),
     };
-    let ceiling = cupy_ceiling.unwrap_or(n.ceiling);
+    let ceiling = cupy_ceiling.or(n.ceiling);
+    let twin = cx.twins.get(w.name).map(|t| TwinCols {
+        us: t.gpu_us,
+        ratio: (n.times.gpu_us > 0.0).then(|| t.gpu_us / n.times.gpu_us),
+    });
     Row {
         gpu_us: Some(n.times.gpu_us),
         cpu_us: Some(n.times.cpu_us),
@@ -293,12 +336,13 @@ fn row(w: &Workload, n: Option<Numbers>, cx: &Context, cupy_ceiling: Option<f64>
         status: verdict.status,
         detail: verdict.detail,
         cupy: cupy_times.map(|&c| cupy_cols(c, Some(n.times), n.bytes, ceiling)),
+        twin,
         ..base
     }
 }
 
 /// CuPy's columns: its times, bandwidth against `ceiling` (B/s) and the ratios to `ours`.
-fn cupy_cols(c: Times, ours: Option<Times>, bytes: u64, ceiling: f64) -> CupyCols {
+fn cupy_cols(c: Times, ours: Option<Times>, bytes: u64, ceiling: Option<f64>) -> CupyCols {
     let (gb_per_s, pct_of_copy) = bandwidth(bytes, c.gpu_us, ceiling);
     let ratio = |theirs: f64, ours: f64| (ours > 0.0).then(|| theirs / ours);
     CupyCols {

@@ -9,8 +9,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
     pub device: String,
-    /// The device-to-device copy bandwidth measured in this run (the ceiling).
-    pub copy_gb_per_s: f64,
+    /// The device-to-device copy bandwidth measured in this run (the ceiling); `None`
+    /// without a GPU.
+    pub copy_gb_per_s: Option<f64>,
     /// `launch_floor`'s host µs in this run, when measured (it is whenever a target needs it).
     pub launch_floor_cpu_us: Option<f64>,
     pub repeat: usize,
@@ -51,6 +52,10 @@ pub struct Row {
     /// CuPy's numbers for the same workload (with `--vs-cupy`, where CuPy has it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cupy: Option<CupyCols>,
+    /// The Rust twin's numbers (host-device rows: plain Rust doing the same work in the
+    /// same run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub twin: Option<TwinCols>,
 }
 
 impl Row {
@@ -69,6 +74,7 @@ impl Row {
             status: Status::NotApplicable,
             detail: detail.into(),
             cupy: None,
+            twin: None,
         }
     }
 }
@@ -82,6 +88,14 @@ pub struct CupyCols {
     pub pct_of_copy: Option<f64>,
     pub gpu_ratio: Option<f64>,
     pub cpu_ratio: Option<f64>,
+}
+
+/// The Rust twin of a host-device row: its median time and twin time / cuprum time (> 1:
+/// cuprum is faster; 0.5: cuprum at half the twin's speed).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TwinCols {
+    pub us: f64,
+    pub ratio: Option<f64>,
 }
 
 /// `v` with `p` decimals, or "-".
@@ -135,9 +149,9 @@ impl Report {
     /// The table, with the header lines and a count of the verdicts.
     pub fn table(&self) -> Vec<String> {
         let mut out = vec![format!(
-            "{} — copy ceiling {:.0} GB/s, launch floor {} µs host (medians of up to {} repeats)",
+            "{} — copy ceiling {} GB/s, launch floor {} µs host (medians of up to {} repeats)",
             self.device,
-            self.copy_gb_per_s,
+            num(self.copy_gb_per_s, 0),
             num(self.launch_floor_cpu_us, 2),
             self.repeat
         )];
@@ -149,6 +163,20 @@ impl Report {
             col("GB/s", rows, |r| num(r.gb_per_s, 0)),
             col("% copy", rows, |r| num(r.pct_of_copy, 1)),
         ];
+        if rows.iter().any(|r| r.twin.is_some()) {
+            out.push(
+                "Rust twin: plain Rust doing the same work on every core of this machine in \
+                 the same run; × twin = twin time / cuprum time (> 1: cuprum faster)"
+                    .into(),
+            );
+            let twin = |f: fn(&TwinCols) -> Option<f64>, p: usize| {
+                move |r: &Row| num(r.twin.as_ref().and_then(f), p)
+            };
+            cols.extend([
+                col("Rust twin µs", rows, twin(|t| Some(t.us), 2)),
+                col("× twin", rows, twin(|t| t.ratio, 2)),
+            ]);
+        }
         if let Some(c) = &self.cupy {
             out.push(cupy_header(c));
             if c.available {
@@ -219,7 +247,7 @@ mod tests {
         ];
         let report = Report {
             device: "dev".into(),
-            copy_gb_per_s: 4000.0,
+            copy_gb_per_s: Some(4000.0),
             launch_floor_cpu_us: Some(3.0),
             repeat: 3,
             cupy: Some(CupyInfo {

@@ -29,6 +29,9 @@ pub enum Target {
     /// Scaling efficiency t1 / (2 · t2) of a workload split over 2 GPUs at least this %
     /// (judged by the workload itself: see `multi_gpu.rs`).
     Scaling(f64),
+    /// The row's speed at least this % of its Rust twin's, measured beside it in the same
+    /// run (host-device rows: twin time / our time, in %).
+    VsTwin(f64),
     /// Every part holds.
     All(&'static [Target]),
 }
@@ -108,6 +111,8 @@ pub struct Context {
     pub floor_cpu_us: Option<f64>,
     /// Verdicts that workloads judged themselves (the multi-GPU rows), by row name.
     pub notes: HashMap<String, Verdict>,
+    /// The Rust twins' times of the host-device rows, by row name.
+    pub twins: HashMap<String, Times>,
 }
 
 /// One measured row as the targets see it.
@@ -144,6 +149,14 @@ impl Target {
             Target::BeatenBy(of) => match cx.ours.get(of) {
                 Some(t) => Verdict::bound(gpu, t.gpu_us, true, " µs"),
                 None => Verdict::na(format!("{of} not in this run")),
+            },
+            Target::VsTwin(p) => match cx.twins.get(name) {
+                Some(t) if gpu > 0.0 => {
+                    let mut v = Verdict::bound(100.0 * t.gpu_us / gpu, p, true, " %");
+                    v.detail = format!("{} of the Rust twin's speed", v.detail);
+                    v
+                }
+                _ => Verdict::na("no Rust twin in this run"),
             },
             Target::Scaling(_) => match cx.notes.get(name) {
                 Some(v) => v.clone(),
@@ -238,6 +251,7 @@ impl fmt::Display for Target {
             Target::VsOurs(x, of) => write!(f, "gpu ≤ {x} × our {of}"),
             Target::BeatenBy(of) => write!(f, "beaten by {of}"),
             Target::Scaling(p) => write!(f, "efficiency t1/(2·t2) ≥ {p} % at 2 GPUs"),
+            Target::VsTwin(p) => write!(f, "≥ {p} % of the Rust twin's speed"),
             Target::All(parts) => {
                 let texts: Vec<String> = parts.iter().map(Target::to_string).collect();
                 f.write_str(&texts.join(" and "))
@@ -319,6 +333,21 @@ mod tests {
         assert_eq!(raw.cupy_rows("q"), ["p"]);
         cx.cupy = Some(HashMap::from([("p".to_string(), times(90.0))]));
         assert_eq!(t.judge("p", &m, &cx).status, Status::Missed);
+    }
+
+    #[test]
+    fn twin_targets_compare_speeds_of_the_same_run() {
+        let t = Target::VsTwin(50.0);
+        let mut cx = Context::default();
+        let m = measured(30.0, 30.0, None);
+        assert_eq!(t.judge("h", &m, &cx).status, Status::NotApplicable);
+        cx.twins.insert("h".into(), times(20.0));
+        let v = t.judge("h", &m, &cx);
+        assert_eq!(v.status, Status::Met);
+        assert_eq!(v.detail, "66.67 % ≥ 50.00 % of the Rust twin's speed");
+        cx.twins.insert("h".into(), times(10.0));
+        assert_eq!(t.judge("h", &m, &cx).status, Status::Missed);
+        assert_eq!(t.to_string(), "≥ 50 % of the Rust twin's speed");
     }
 
     #[test]

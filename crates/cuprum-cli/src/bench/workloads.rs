@@ -19,7 +19,7 @@ use super::compile_cases::{
 };
 use super::jit_workloads::{jit_add4, jit_add100m, jit_smem_reduce, prime1m_jit};
 use super::targets::Target::{self, *};
-use super::{R, Timed, fuse_cases};
+use super::{R, Timed, fuse_cases, host_cases};
 use crate::demo::seeds;
 use cuprum::kernel::IntoOperand;
 use cuprum::profiler::{BenchmarkOptions, PerfCaseResult, benchmark};
@@ -43,6 +43,9 @@ pub struct Workload {
     pub what: &'static str,
     pub imp: Impl,
     pub target: Target,
+    /// Runs on the host device (the CPU; host_cases.rs) wherever `cuprum bench` runs; the
+    /// others need a GPU.
+    pub on_host: bool,
 }
 
 const fn w(name: &'static str, what: &'static str, run: RunFn, target: Target) -> Workload {
@@ -51,6 +54,15 @@ const fn w(name: &'static str, what: &'static str, run: RunFn, target: Target) -
         what,
         imp: Impl::Run(run),
         target,
+        on_host: false,
+    }
+}
+
+/// A workload of the host device.
+const fn host(name: &'static str, what: &'static str, run: RunFn, target: Target) -> Workload {
+    Workload {
+        on_host: true,
+        ..w(name, what, run, target)
     }
 }
 
@@ -400,6 +412,35 @@ pub const WORKLOADS: &[Workload] = &[
         "ops::floor_divide(&a, 7) (a // 7), a = arange(1e8) int64, output allocated",
         floor_divide100m,
         PctOfCopy(90.0),
+    ),
+    // The host device (issue 17): kernels on the CPU beside plain Rust doing the same work.
+    host(
+        "host_ew_add10M_f32",
+        "host device: seed custom_add ElementwiseKernel z = x + y * 2, 1e7 float32, output \
+         given; twin: the same loop split over every core (std::thread::scope)",
+        host_cases::ew_add10m,
+        VsTwin(50.0),
+    ),
+    host(
+        "host_prime1M_raw",
+        "host device: seed 003's prime-factor-sum RawKernel, n = 1e6, 256 threads a block; \
+         twin: the same trial division through rayon",
+        host_cases::prime1m,
+        VsTwin(50.0),
+    ),
+    host(
+        "host_compile_cold_elementwise",
+        "host device: first call of a new generated ElementwiseKernel (g++ at the default -O \
+         level, precompiled shim warm)",
+        host_cases::compile_cold,
+        HostMs(1000.0),
+    ),
+    host(
+        "host_compile_disk_hit",
+        "host device: first call of a fresh ElementwiseKernel in a fresh process, its module \
+         in the disk cache (read, checksum, dlopen, launch)",
+        host_cases::disk_hit,
+        HostMs(1.0),
     ),
 ];
 

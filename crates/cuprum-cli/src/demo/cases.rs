@@ -9,7 +9,7 @@ use super::masked;
 mod jit_cases;
 
 use super::check::Checked;
-use super::{elementwise, jit, prime, raw, reduction};
+use super::{elementwise, indexing, jit, prime, raw, reduction};
 use cuprum::profiler::{BenchmarkOptions, benchmark};
 use cuprum::{Array, DType, ElementwiseKernel, ReductionKernel, ops};
 use std::time::Duration;
@@ -19,6 +19,7 @@ type R<T> = cuprum::Result<T>;
 /// The section a case is listed under.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Group {
+    Indexing,
     Elementwise,
     Reduction,
     Raw,
@@ -30,6 +31,9 @@ pub enum Group {
 impl Group {
     pub fn title(self) -> &'static str {
         match self {
+            Group::Indexing => {
+                "which thread handles which element (seed 000, printf from the kernel)"
+            }
             Group::Elementwise => "ElementwiseKernel",
             Group::Reduction => "ReductionKernel",
             Group::Raw => "RawKernel / RawModule",
@@ -109,6 +113,9 @@ pub struct Case {
     pub programs: fn() -> R<Vec<Program>>,
     /// Runs it on the GPU: checks against the reference, then times the main call.
     pub run: fn() -> R<Outcome>,
+    /// Whether its checked run prints lines of its own (its kernel's `printf`): the demo
+    /// then prints the case's row after them instead of around them.
+    pub prints: bool,
 }
 
 /// Every case, in the order the demo runs them.
@@ -125,9 +132,17 @@ pub fn all() -> Vec<Case> {
             group,
             programs,
             run,
+            prints: false,
         }
     }
+    let printing = |c: Case| Case { prints: true, ..c };
     vec![
+        printing(case("thread_indexing", Indexing, indexing_programs, || {
+            measured(indexing::thread_indexing(indexing::Lines::Print))
+        })),
+        printing(case("grid_stride", Indexing, grid_stride_programs, || {
+            measured(indexing::grid_stride(indexing::Lines::Print))
+        })),
         case("custom_add", Elementwise, custom_add_programs, || {
             measured(elementwise::custom_add())
         }),
@@ -355,6 +370,20 @@ fn mse_programs() -> R<Vec<Program>> {
 }
 
 // ---- RawKernel / RawModule (seeds 000, 001, 002), prime-factor sum (seed 003) -----------
+
+fn indexing_programs() -> R<Vec<Program>> {
+    Ok(vec![Program::raw(
+        "thread_indexing.cu",
+        indexing::THREAD_INDEXING_CU,
+    )])
+}
+
+fn grid_stride_programs() -> R<Vec<Program>> {
+    Ok(vec![Program::raw(
+        "grid_stride_square.cu",
+        indexing::GRID_STRIDE_CU,
+    )])
+}
 
 fn vector_add_programs() -> R<Vec<Program>> {
     Ok(vec![Program::raw(

@@ -171,8 +171,75 @@ fn parse_version(line: &str) -> Option<(u32, u32)> {
         })
 }
 
+/// The resolved path of the compiler and `size:mtime` of that file: what says that the
+/// compiler changed (an upgrade replaces the binary).
+fn stamp_of(path: &Path) -> (PathBuf, String) {
+    let resolved = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let stamp = std::fs::metadata(&resolved)
+        .map(|m| {
+            let mtime = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos());
+            format!("{}:{mtime}", m.len())
+        })
+        .unwrap_or_default();
+    (resolved, stamp)
+}
+
+/// Where the answers of `--version` and `-dumpmachine` are kept for a compiler of this
+/// resolved path and stamp: `<host cache>/compiler-<hash>` (`None` without a cache folder).
+/// Running the two probes costs a few milliseconds per process, which would dominate a
+/// disk hit of a compiled kernel in a fresh process.
+fn probe_memo_path(resolved: &Path, stamp: &str) -> Option<PathBuf> {
+    let dir = super::entries_dir()?;
+    let mut h = blake3::Hasher::new();
+    h.update(resolved.as_os_str().as_encoded_bytes());
+    h.update(b"|");
+    h.update(stamp.as_bytes());
+    Some(dir.join(format!("compiler-{}", &h.finalize().to_hex()[..32])))
+}
+
+/// The kept `(version text, target)` of a compiler, read only from a file of this user in
+/// a folder only this user can write.
+fn read_probe_memo(path: &Path) -> Option<(String, String)> {
+    use crate::compile::cache::{Read, read_trusted_file};
+    if !super::private_dir(path.parent()?) {
+        return None;
+    }
+    let Read::Bytes((_, bytes)) = read_trusted_file(path) else {
+        return None;
+    };
+    let text = String::from_utf8(bytes).ok()?;
+    let (target, version) = text.split_once('\n')?;
+    (!target.is_empty() && !version.is_empty()).then(|| (version.to_string(), target.to_string()))
+}
+
+/// `--version`'s and `-dumpmachine`'s answers: from the memo of this compiler binary when
+/// there is one, else by running it (and kept for the next process).
+fn probe(path: &Path, resolved: &Path, stamp: &str) -> Result<(String, String)> {
+    probe_with_memo(path, probe_memo_path(resolved, stamp))
+}
+
+fn probe_with_memo(path: &Path, memo: Option<PathBuf>) -> Result<(String, String)> {
+    if let Some(kept) = memo.as_deref().and_then(read_probe_memo) {
+        return Ok(kept);
+    }
+    let version = run(path, "--version")?;
+    let target = run(path, "-dumpmachine")?.trim().to_string();
+    if let Some(m) = memo
+        && !target.contains('\n')
+    {
+        // Best effort: a folder that cannot be written only costs the probes next time.
+        let _ = crate::compile::cache::write_atomic(&m, format!("{target}\n{version}").as_bytes());
+    }
+    Ok((version, target))
+}
+
 fn inspect(path: &Path, found_by: &'static str) -> Result<HostCompiler> {
-    let text = run(path, "--version")?;
+    let (resolved, stamp) = stamp_of(path);
+    let (text, target) = probe(path, &resolved, &stamp)?;
     let version_line = text.lines().next().unwrap_or_default().trim().to_string();
     let kind = if text.contains("clang") {
         CompilerKind::Clang
@@ -194,18 +261,6 @@ fn inspect(path: &Path, found_by: &'static str) -> Result<HostCompiler> {
             ),
         ));
     }
-    let target = run(path, "-dumpmachine")?.trim().to_string();
-    let resolved = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let stamp = std::fs::metadata(&resolved)
-        .map(|m| {
-            let mtime = m
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_nanos());
-            format!("{}:{mtime}", m.len())
-        })
-        .unwrap_or_default();
     Ok(HostCompiler {
         identity: format!("{}|{stamp}|{version_line}|{target}", resolved.display()),
         path: path.to_path_buf(),
@@ -399,6 +454,49 @@ mod tests {
             Some((15, 0))
         );
         assert_eq!(parse_version("no numbers"), None);
+    }
+
+    /// The probes' answers are kept per compiler binary: a second process reads them instead
+    /// of running the compiler twice (milliseconds that would dominate a disk hit); a memo
+    /// outside a private folder, or damaged, is not read.
+    #[test]
+    fn probe_answers_are_kept_in_a_private_memo() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+        let runs = dir.path().join("runs");
+        let cxx = dir.path().join("fake-c++");
+        std::fs::write(
+            &cxx,
+            format!(
+                "#!/bin/sh\necho x >> {}\ncase $1 in --version) echo 'g++ (Fake) 12.2.0'; \
+                 echo 'Copyright';; -dumpmachine) echo x86_64-fake-linux;; esac\n",
+                runs.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&cxx, std::fs::Permissions::from_mode(0o700)).unwrap();
+        let memo = dir.path().join("memo").join("compiler-test");
+        let count = || std::fs::read_to_string(&runs).map_or(0, |t| t.lines().count());
+        let want = (
+            "g++ (Fake) 12.2.0\nCopyright\n".to_string(),
+            "x86_64-fake-linux".to_string(),
+        );
+        assert_eq!(probe_with_memo(&cxx, Some(memo.clone())).unwrap(), want);
+        assert_eq!(count(), 2);
+        assert_eq!(probe_with_memo(&cxx, Some(memo.clone())).unwrap(), want);
+        assert_eq!(count(), 2, "the second probe reads the memo");
+        std::fs::write(&memo, "damaged").unwrap();
+        assert_eq!(probe_with_memo(&cxx, Some(memo.clone())).unwrap(), want);
+        assert_eq!(count(), 4, "a damaged memo is probed again");
+        let open = memo.parent().unwrap();
+        std::fs::set_permissions(open, std::fs::Permissions::from_mode(0o777)).unwrap();
+        assert_eq!(probe_with_memo(&cxx, Some(memo.clone())).unwrap(), want);
+        assert_eq!(
+            count(),
+            6,
+            "a memo in a folder others can write is not read"
+        );
     }
 
     #[test]
