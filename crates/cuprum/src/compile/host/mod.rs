@@ -56,6 +56,7 @@ pub const SHIM_HEADERS: &[(&str, &str)] = shim![
     "cuprum/host/runtime.h" => "runtime.h",
     "cuprum/host/math.h" => "math.h",
     "cuprum/host/half_bits.h" => "half_bits.h",
+    "cuprum/host/float16_type.h" => "float16_type.h",
     "assert.h" => "cuda/assert.h",
     "cuda_fp16.h" => "cuda/cuda_fp16.h",
     "cuda_bf16.h" => "cuda/cuda_bf16.h",
