@@ -149,6 +149,23 @@ pub fn child_env(cmd: &mut std::process::Command) -> &mut std::process::Command 
     cmd
 }
 
+/// The host device for the host-specific tests (`tests/host*.rs`), whatever else this
+/// machine has: its kernels compile at `-O0` (unless `CUPRUM_HOST_OPT` says otherwise) into
+/// the folder the test binaries share, as when the GPU tests run on the host device.
+pub fn host_device() -> cuprum::Device {
+    setup();
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        if let Some(dir) = host_cache_dir() {
+            cuprum::compile::set_host_cache_dir(Some(dir));
+        }
+        if std::env::var_os("CUPRUM_HOST_OPT").is_none() {
+            cuprum::compile::set_host_opt_level(Some(0));
+        }
+    });
+    cuprum::Device::host()
+}
+
 /// Runs the rest of the process on the host device (once).
 fn use_host(why: &cuprum::Error) {
     static ONCE: Once = Once::new();
