@@ -5,8 +5,9 @@
 //! A warp is 32 consecutive linear thread ids of a block (x fastest); the last warp of a
 //! block whose size is not a multiple of 32 has fewer lanes. A lane's operation completes
 //! once every *live* lane named in its mask (not exited, existing) is waiting at a warp
-//! operation: exited lanes do not hold a warp back (as exited threads do not hold back a
-//! barrier on Volta and later). Reading a lane that does not take part (exited, absent,
+//! operation of the same kind with the same mask (PTX's rule; the call sites may differ):
+//! exited lanes do not hold a warp back (as exited threads do not hold back a barrier on
+//! Volta and later). Shuffle offsets and lanes count by their low five bits, as in PTX. Reading a lane that does not take part (exited, absent,
 //! outside the mask) returns the reader's own value, as CUDA does for lanes outside the
 //! `width` segment. `__activemask()` is approximate: the lanes waiting at the same call.
 
