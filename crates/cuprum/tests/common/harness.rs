@@ -165,6 +165,38 @@ pub fn child_test(test: &str) -> std::process::Command {
     cmd
 }
 
+/// Runs `cmd` (made by [`child_test`] for `test`) and returns its standard output; the
+/// test must have run and passed there.
+pub fn child_output(mut cmd: std::process::Command, test: &str) -> String {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("child {test} did not start: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "child {test} failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    stdout
+}
+
+/// The host device for the host-specific tests (`tests/host*.rs`), whatever else this
+/// machine has: its kernels compile at `-O0` (unless `CUPRUM_HOST_OPT` says otherwise) into
+/// the folder the test binaries share, as when the GPU tests run on the host device.
+pub fn host_device() -> cuprum::Device {
+    setup();
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        if let Some(dir) = host_cache_dir() {
+            cuprum::compile::set_host_cache_dir(Some(dir));
+        }
+        if std::env::var_os("CUPRUM_HOST_OPT").is_none() {
+            cuprum::compile::set_host_opt_level(Some(0));
+        }
+    });
+    cuprum::Device::host()
+}
+
 /// Runs the rest of the process on the host device (once).
 fn use_host(why: &cuprum::Error) {
     static ONCE: Once = Once::new();

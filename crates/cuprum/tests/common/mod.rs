@@ -12,7 +12,9 @@ pub mod routines_model;
 pub mod views;
 
 #[allow(unused_imports)]
-pub use harness::{Need, child_env, cuda, gpu, not_on_host, nvrtc, on_host, setup, skip};
+pub use harness::{
+    Need, child_env, cuda, gpu, host_device, not_on_host, nvrtc, on_host, setup, skip,
+};
 
 use cuprum::{Array, Element, ErrorKind};
 use proptest::test_runner::{Config as ProptestConfig, TestRunner};

@@ -12,8 +12,8 @@
 #define CUPRUM_F16_CAT_(a, b) a##b
 #define CUPRUM_F16_CAT(a, b) CUPRUM_F16_CAT_(a, b)
 #define CUPRUM_F16_CAT3(a, b, c) CUPRUM_F16_CAT(CUPRUM_F16_CAT(a, b), c)
-#define CUPRUM_F16_TO_BITS CUPRUM_F16_CAT3(cuprum_host::f32_to_, CUPRUM_F16_BITS, _bits)
-#define CUPRUM_F16_FROM_BITS CUPRUM_F16_CAT3(cuprum_host::, CUPRUM_F16_BITS, _bits_to_f32)
+#define CUPRUM_F16_TO_BITS cuprum_host::CUPRUM_F16_CAT3(f32_to_, CUPRUM_F16_BITS, _bits)
+#define CUPRUM_F16_FROM_BITS cuprum_host::CUPRUM_F16_CAT(CUPRUM_F16_BITS, _bits_to_f32)
 // a CUDA conversion name: P <name> S, e.g. __float2 half _rn
 #define CUPRUM_F16_NAME(P, S) CUPRUM_F16_CAT3(P, CUPRUM_F16_N, S)
 #define CUPRUM_F16_NAME2(P, S) CUPRUM_F16_CAT3(P, CUPRUM_F16_CAT(CUPRUM_F16_N, 2), S)

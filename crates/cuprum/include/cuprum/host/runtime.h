@@ -102,10 +102,21 @@ inline void __threadfence_block() { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
 // ---- warp operations -------------------------------------------------------------------
 inline unsigned int __cuprum_lane_id() { return __cuprum_b->tid & 31u; }
 
+namespace cuprum_host {
+// A shuffle's width must be a power of two from 1 to 32 (CUDA leaves any other undefined).
+[[noreturn]] inline void bad_width(const char* op, int width, const char* file, unsigned int line) {
+  static thread_local char msg[160];
+  std::snprintf(msg, sizeof msg, "%s: width %d is not a power of two from 1 to 32", op, width);
+  fail(CUPRUM_FAULT_MESSAGE, file, line, op, msg);
+}
+}  // namespace cuprum_host
+
 #define CUPRUM_SHFL(NAME, KIND, ARG)                                                                   \
   template <class T>                                                                                   \
   inline T NAME(unsigned int mask, T var, ARG a, int width = 32, const char* file = __builtin_FILE(), \
                 unsigned int line = __builtin_LINE()) {                                                \
+    if (width < 1 || width > 32 || (width & (width - 1)) != 0)                                         \
+      cuprum_host::bad_width(#NAME, width, file, line);                                                \
     return cuprum_host::from_bits<T>(                                                                  \
         cuprum_host::wait(CUPRUM_OP_WARP, KIND, mask, (unsigned int)width, (int)a, cuprum_host::bits_of(var), file, line)); \
   }

@@ -476,8 +476,18 @@ impl Scheduler {
             let mut results = [None::<u64>; 32];
             // A ballot or reduction gives every lane with the same members one answer.
             let mut last: Option<(u32, u32, u64)> = None;
+            // Readiness depends on the kind and the mask only (`__activemask` aside).
+            let mut last_ready: Option<(u32, u32, bool)> = None;
             for (l, s) in slots.iter().enumerate() {
-                if lanes.at_warp & (1 << l) != 0 && warp::ready(s, &lanes) {
+                if lanes.at_warp & (1 << l) == 0 {
+                    continue;
+                }
+                let ready = match last_ready {
+                    Some((k, m, r)) if k == s.kind && m == s.mask && k != abi::WARP_ACTIVEMASK => r,
+                    _ => warp::ready(slots, l, &lanes),
+                };
+                last_ready = Some((s.kind, s.mask, ready));
+                if ready {
                     let shared = warp::shared_result(s.kind);
                     let m = if shared {
                         warp::operation_lanes(slots, l, &lanes)

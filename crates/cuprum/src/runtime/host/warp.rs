@@ -5,8 +5,9 @@
 //! A warp is 32 consecutive linear thread ids of a block (x fastest); the last warp of a
 //! block whose size is not a multiple of 32 has fewer lanes. A lane's operation completes
 //! once every *live* lane named in its mask (not exited, existing) is waiting at a warp
-//! operation: exited lanes do not hold a warp back (as exited threads do not hold back a
-//! barrier on Volta and later). Reading a lane that does not take part (exited, absent,
+//! operation of the same kind with the same mask (PTX's rule; the call sites may differ):
+//! exited lanes do not hold a warp back (as exited threads do not hold back a barrier on
+//! Volta and later). Shuffle offsets and lanes count by their low five bits, as in PTX. Reading a lane that does not take part (exited, absent,
 //! outside the mask) returns the reader's own value, as CUDA does for lanes outside the
 //! `width` segment. `__activemask()` is approximate: the lanes waiting at the same call.
 
@@ -23,13 +24,21 @@ pub(crate) struct Lanes {
     pub blocked: u32,
 }
 
-/// Whether the warp operation in `slot` (of lane `lane`) may complete now.
-pub(crate) fn ready(slot: &Slot, lanes: &Lanes) -> bool {
+/// Whether lane `lane`'s warp operation may complete now: every live lane of its mask waits
+/// at a warp operation of the same kind with the same mask (PTX's rule for `shfl.sync`,
+/// `vote.sync`, `match.sync`, `redux.sync` and `bar.warp.sync`: "the same qualifiers and
+/// the same membermask"), wherever in the code that call is. A lane of the mask that waits
+/// at another warp operation holds this one back until it gets here.
+pub(crate) fn ready(slots: &[Slot], lane: usize, lanes: &Lanes) -> bool {
+    let slot = &slots[lane];
     if slot.kind == abi::WARP_ACTIVEMASK {
         return lanes.blocked == lanes.live;
     }
     let need = slot.mask & lanes.live;
     need & lanes.at_warp == need
+        && fold_lanes(need, true, |ok, i| {
+            ok && slots[i].kind == slot.kind && slots[i].mask == slot.mask
+        })
 }
 
 /// The lanes that take part in `slot`'s operation: its mask, among the lanes waiting at a
@@ -51,7 +60,10 @@ fn members(slots: &[Slot], slot: &Slot, lanes: &Lanes) -> u32 {
     slot.mask & lanes.at_warp
 }
 
-/// A shuffle's source lane, or `None` when the lane reads its own value.
+/// A shuffle's source lane, or `None` when the lane reads its own value. As PTX's
+/// `shfl.sync` defines it, only the low five bits of the lane or offset count (an offset of
+/// 33 moves by 1; an xor mask of -1 is 31); a width that is not a power of two up to 32
+/// faults in the shim before it gets here (32 is assumed).
 fn shuffle_source(kind: u32, lane: u32, width: u32, arg: i32) -> Option<u32> {
     let w = if width.is_power_of_two() && width <= 32 {
         width
@@ -60,18 +72,13 @@ fn shuffle_source(kind: u32, lane: u32, width: u32, arg: i32) -> Option<u32> {
     };
     let base = lane & !(w - 1);
     let offset = lane & (w - 1);
+    let b = (arg as u32) & 31;
     match kind {
-        abi::WARP_SHFL => Some(base + (arg as u32 & (w - 1))),
-        abi::WARP_SHFL_UP => {
-            let d = arg as u32;
-            (arg >= 0 && offset >= d).then(|| lane - d)
-        }
-        abi::WARP_SHFL_DOWN => {
-            let d = arg as u32;
-            (arg >= 0 && u64::from(offset) + u64::from(d) < u64::from(w)).then(|| lane + d)
-        }
+        abi::WARP_SHFL => Some(base + (b & (w - 1))),
+        abi::WARP_SHFL_UP => (offset >= b).then(|| lane - b),
+        abi::WARP_SHFL_DOWN => (offset + b < w).then(|| lane + b),
         abi::WARP_SHFL_XOR => {
-            let src = lane ^ (arg as u32);
+            let src = lane ^ b;
             // Earlier segments may be read, later ones not.
             (src < base + w).then_some(src)
         }
@@ -239,30 +246,24 @@ mod tests {
         }
     }
 
-    /// CUDA's definitions, written out per lane.
+    /// PTX's definition of `shfl.sync` (with the `c` operand CUDA's intrinsics pass),
+    /// written out per lane.
     fn reference(kind: u32, lane: i64, arg: i64, width: i64, n: i64) -> i64 {
-        let base = lane - lane % width;
-        let src = match kind {
-            abi::WARP_SHFL => base + arg.rem_euclid(width),
-            abi::WARP_SHFL_UP => {
-                if lane - arg < base {
-                    lane
-                } else {
-                    lane - arg
-                }
+        let b = arg & 31;
+        let seg = 32 - width; // c[12:8]
+        let clamp = if kind == abi::WARP_SHFL_UP { 0 } else { 31 }; // c[4:0]
+        let max_lane = (lane & seg) | (clamp & !seg);
+        let min_lane = lane & seg;
+        let (j, ok) = match kind {
+            abi::WARP_SHFL => {
+                let j = min_lane | (b & !seg);
+                (j, j <= max_lane)
             }
-            abi::WARP_SHFL_DOWN => {
-                if lane % width + arg >= width {
-                    lane
-                } else {
-                    lane + arg
-                }
-            }
-            _ => {
-                let s = lane ^ arg;
-                if s >= base + width { lane } else { s }
-            }
+            abi::WARP_SHFL_UP => (lane - b, lane - b >= max_lane),
+            abi::WARP_SHFL_DOWN => (lane + b, lane + b <= max_lane),
+            _ => (lane ^ b, (lane ^ b) <= max_lane),
         };
+        let src = if ok { j } else { lane };
         if src >= n { lane } else { src }
     }
 
@@ -276,7 +277,7 @@ mod tests {
                     abi::WARP_SHFL_DOWN,
                     abi::WARP_SHFL_XOR,
                 ] {
-                    for arg in 0..32 {
+                    for arg in -40..72 {
                         let slots = warp(n, kind, arg, width, |i| 1000 + i as u64);
                         for lane in 0..n {
                             let want = reference(
@@ -306,7 +307,7 @@ mod tests {
             at_warp: !(1 << 5),
             blocked: !(1 << 5),
         };
-        assert!(ready(&slots[4], &lanes));
+        assert!(ready(&slots, 4, &lanes));
         assert_eq!(result(&slots, 4, &lanes), 4);
         assert_eq!(result(&slots, 3, &lanes), 4);
         // a lane waiting at a barrier does hold it back
@@ -315,11 +316,36 @@ mod tests {
             at_warp: !(1 << 5),
             blocked: u32::MAX,
         };
-        assert!(!ready(&slots[4], &lanes));
+        assert!(!ready(&slots, 4, &lanes));
         // unless it is outside the mask
-        let mut s = slots[4];
-        s.mask = 0xF;
-        assert!(ready(&s, &lanes));
+        let mut s = slots.clone();
+        s[4].mask = 0xF;
+        assert!(!ready(&s, 4, &lanes), "lanes 0-3 wait with another mask");
+        for x in &mut s[..4] {
+            x.mask = 0x1F;
+        }
+        s[4].mask = 0x1F;
+        assert!(ready(&s, 4, &lanes));
+    }
+
+    #[test]
+    fn an_operation_waits_for_its_lanes_at_the_same_kind_and_mask() {
+        let mut slots = warp(32, abi::WARP_SHFL_XOR, 1, 32, |i| i as u64);
+        // lanes 16-31 wait at a __syncwarp with the same mask: neither completes
+        for x in &mut slots[16..] {
+            x.kind = abi::WARP_SYNC;
+        }
+        assert!(!ready(&slots, 0, &all(32)));
+        assert!(!ready(&slots, 20, &all(32)));
+        // a shuffle of lanes 0-15 only completes beside them
+        for x in &mut slots[..16] {
+            x.mask = 0xFFFF;
+        }
+        assert!(ready(&slots, 0, &all(32)));
+        assert!(!ready(&slots, 20, &all(32)));
+        // lanes of the mask at the same call with another mask hold it back
+        slots[3].mask = 0xFF;
+        assert!(!ready(&slots, 0, &all(32)));
     }
 
     #[test]
