@@ -15,6 +15,7 @@ mod headers;
 pub(crate) mod host;
 mod nvrtc;
 mod options;
+mod process;
 mod ptxas;
 mod python;
 pub(crate) use python::python_sites;

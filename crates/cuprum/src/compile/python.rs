@@ -182,12 +182,12 @@ fn ask_python(python: &str) -> PythonSites {
                   try:\n    dirs += site.getsitepackages()\nexcept Exception:\n    pass\n\
                   dirs += [sysconfig.get_paths().get('purelib'), sysconfig.get_paths().get('platlib')]\n\
                   print('\\n'.join(d for d in dirs if d))";
-    match std::process::Command::new(python)
-        .arg("-c")
-        .arg(script)
-        .stdin(std::process::Stdio::null())
-        .output()
-    {
+    match super::process::output(
+        std::process::Command::new(python)
+            .arg("-c")
+            .arg(script)
+            .stdin(std::process::Stdio::null()),
+    ) {
         Ok(out) if out.status.success() => {
             let mut dirs: Vec<PathBuf> = Vec::new();
             for l in String::from_utf8_lossy(&out.stdout).lines() {

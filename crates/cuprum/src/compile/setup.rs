@@ -223,10 +223,14 @@ impl Setup {
 
     /// `python -m pip --version`: is there a Python, and does it have pip?
     fn check_pip(&self) -> Result<()> {
-        let out = Command::new(&self.python)
-            .args(["-m", "pip", "--version"])
-            .stdin(Stdio::null())
-            .output();
+        let out = super::process::spawn(
+            Command::new(&self.python)
+                .args(["-m", "pip", "--version"])
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped()),
+        )
+        .and_then(|c| c.wait_with_output());
         match out {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(err!(
                 NvrtcNotFound,
@@ -280,7 +284,7 @@ impl Setup {
                 Stdio::inherit()
             })
             .stderr(Stdio::piped());
-        let mut child = cmd.spawn().map_err(|e| {
+        let mut child = super::process::spawn(&mut cmd).map_err(|e| {
             err!(
                 NvrtcNotFound,
                 "cuprum setup could not start `{}` ({e}). {}",

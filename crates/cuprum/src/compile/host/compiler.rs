@@ -132,19 +132,20 @@ fn is_executable(p: &Path) -> bool {
 }
 
 fn run(path: &Path, arg: &str) -> Result<String> {
-    let out = std::process::Command::new(path)
-        .arg(arg)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .map_err(|e| {
-            Error::new(
-                ErrorKind::NoHostCompiler,
-                format!(
-                    "cannot run the host compiler {} ({e}); {INSTALL}",
-                    path.display()
-                ),
-            )
-        })?;
+    let out = crate::compile::process::output(
+        std::process::Command::new(path)
+            .arg(arg)
+            .stdin(std::process::Stdio::null()),
+    )
+    .map_err(|e| {
+        Error::new(
+            ErrorKind::NoHostCompiler,
+            format!(
+                "cannot run the host compiler {} ({e}); {INSTALL}",
+                path.display()
+            ),
+        )
+    })?;
     if !out.status.success() {
         return Err(Error::new(
             ErrorKind::NoHostCompiler,

@@ -267,17 +267,18 @@ fn run_compiler(
     cwd: &Path,
 ) -> Result<std::result::Result<String, String>> {
     let _slot = compile_slot();
-    let out = std::process::Command::new(c.path())
-        .args(args)
-        .current_dir(cwd)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .map_err(|e| {
-            Error::new(
-                ErrorKind::NoHostCompiler,
-                format!("cannot run the host compiler {}: {e}", c.path().display()),
-            )
-        })?;
+    let out = crate::compile::process::output(
+        std::process::Command::new(c.path())
+            .args(args)
+            .current_dir(cwd)
+            .stdin(std::process::Stdio::null()),
+    )
+    .map_err(|e| {
+        Error::new(
+            ErrorKind::NoHostCompiler,
+            format!("cannot run the host compiler {}: {e}", c.path().display()),
+        )
+    })?;
     let mut log = String::from_utf8_lossy(&out.stderr).into_owned();
     log.push_str(&String::from_utf8_lossy(&out.stdout));
     Ok(if out.status.success() {
@@ -654,7 +655,10 @@ pub(crate) fn verify(bytes: &[u8], key: &[u8; 32]) -> bool {
 /// user) and checksummed; its folder is private to the user (checked here), so nobody else
 /// can swap it before the loader opens it by name. (Loading through `/proc/self/fd/N`
 /// would avoid even that step, but the loader reuses an earlier object of the same name,
-/// and descriptor numbers are reused.)
+/// and descriptor numbers are reused.) The loader is given a name used once (a hard link
+/// beside the entry, removed once loaded): an entry rewritten after an earlier load of the
+/// same key (a damaged entry compiled again) is then really loaded, not the earlier object
+/// found by name.
 fn load_open(_file: &std::fs::File, path: &Path) -> Result<HostLibrary> {
     let dir = path.parent().unwrap_or(Path::new("."));
     if !private_dir(dir) {
@@ -667,9 +671,19 @@ fn load_open(_file: &std::fs::File, path: &Path) -> Result<HostLibrary> {
             ),
         ));
     }
-    // SAFETY: the bytes of `path` were checksummed under this compile's key (they are what
-    // cuprum's compile of this source wrote) and only this user can replace them.
-    unsafe { HostLibrary::load(path) }
+    static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let once = dir.join(format!(".load-{}-{n}.so", std::process::id()));
+    let linked = std::fs::hard_link(path, &once).is_ok();
+    let name = if linked { once.as_path() } else { path };
+    // SAFETY: the bytes of `path` (and of its link `once`, the same file) were checksummed
+    // under this compile's key (they are what cuprum's compile of this source wrote) and
+    // only this user can replace them.
+    let lib = unsafe { HostLibrary::load(name) };
+    if linked {
+        let _ = std::fs::remove_file(&once);
+    }
+    lib
 }
 
 fn load_or_compile(job: &Job<'_>, key: &[u8; 32], cache: &KernelCache) -> Result<HostLibrary> {

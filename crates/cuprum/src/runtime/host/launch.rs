@@ -117,9 +117,20 @@ pub(crate) unsafe fn launch(
             }
         });
     }
+    flush_printf();
     match first.into_inner().unwrap_or_else(|p| p.into_inner()) {
         None => Ok(()),
         Some((index, f)) => Err(fault_error(&kernel.name, shape.grid.unravel(index), &f)),
+    }
+}
+
+/// Kernel `printf` writes to C's `stdout` buffer: a launch flushes it when its blocks are
+/// done, so the kernel's lines come before the caller's own output even into a pipe (a
+/// GPU's lines appear at the next synchronisation).
+fn flush_printf() {
+    // SAFETY: fflush(NULL) flushes every open C output stream; it reads no pointer of ours.
+    unsafe {
+        libc::fflush(std::ptr::null_mut());
     }
 }
 
