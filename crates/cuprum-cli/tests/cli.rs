@@ -133,6 +133,20 @@ fn no_gpu() -> bool {
     cuprum::Device::get(0).is_err()
 }
 
+/// Whether the CLI's CPU-only behaviour can be tested here: no GPU, and a host C++
+/// compiler; otherwise the running test is skipped, saying why.
+fn cpu_only_with_a_compiler() -> bool {
+    if !no_gpu() {
+        harness::skip(harness::Need::Other, "a GPU is present");
+        return false;
+    }
+    if let Err(e) = cuprum::compile::host_compiler() {
+        harness::skip(harness::Need::Other, &format!("no host C++ compiler: {e}"));
+        return false;
+    }
+    true
+}
+
 // ---------------------------------------------------------------------------------------
 
 #[test]
@@ -641,12 +655,7 @@ const NO_CXX: &str = "/nonexistent/cuprum-test-c++";
 
 #[test]
 fn demo_without_a_gpu_runs_on_the_cpu() {
-    if !no_gpu() {
-        harness::skip(harness::Need::Other, "a GPU is present");
-        return;
-    }
-    if let Err(e) = cuprum::compile::host_compiler() {
-        harness::skip(harness::Need::Other, &format!("no host C++ compiler: {e}"));
+    if !cpu_only_with_a_compiler() {
         return;
     }
     let t = tmp();
@@ -672,12 +681,7 @@ fn demo_without_a_gpu_runs_on_the_cpu() {
 /// (through a pipe: fully buffered by the C library) before the case's row.
 #[test]
 fn demo_indexing_kernels_print_before_their_rows_on_the_cpu() {
-    if !no_gpu() {
-        harness::skip(harness::Need::Other, "a GPU is present");
-        return;
-    }
-    if let Err(e) = cuprum::compile::host_compiler() {
-        harness::skip(harness::Need::Other, &format!("no host C++ compiler: {e}"));
+    if !cpu_only_with_a_compiler() {
         return;
     }
     let t = tmp();

@@ -9,19 +9,6 @@ use cuprum::compile::{CacheStats, KernelCache};
 use cuprum::{Array, Device, ErrorKind, RawModule};
 use std::path::{Path, PathBuf};
 
-/// Runs `test` of this binary in a child process with `env`; returns its output (the test
-/// must pass there).
-fn run_child(test: &str, env: &[(&str, &Path)], remove: &[&str]) -> String {
-    let mut cmd = common::harness::child_test(test);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    for k in remove {
-        cmd.env_remove(k);
-    }
-    common::harness::child_output(cmd, test)
-}
-
 /// Every file under `dir` named `<64 hex>.so` in a two-hex-digit shard.
 fn host_entries(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
@@ -199,7 +186,7 @@ fn damaged_or_foreign_host_modules_are_not_loaded() {
         .tempdir()
         .unwrap();
     let cache = t.path().join("cache");
-    run_child(
+    common::harness::run_child(
         "host_cache_child",
         &[
             ("CUPRUM_HOST_CACHE_CHILD", &cache),

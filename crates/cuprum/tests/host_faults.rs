@@ -384,19 +384,6 @@ fn unsupported_constructs_are_refused_before_compiling_naming_the_line() {
 // ---------------------------------------------------------------------------------------
 // printf, in a child process whose standard output is read
 
-/// Runs `test` of this binary in a child process with `env`; returns its output (the test
-/// must pass there).
-fn run_child(test: &str, env: &[(&str, &Path)], remove: &[&str]) -> String {
-    let mut cmd = common::harness::child_test(test);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    for k in remove {
-        cmd.env_remove(k);
-    }
-    common::harness::child_output(cmd, test)
-}
-
 const PRINTF: &str = r#"
 extern "C" __global__ void say(const int* x, int n, int barrier) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -428,7 +415,7 @@ fn printf_child() {
 #[test]
 fn printf_from_kernels_reaches_standard_output() {
     host();
-    let out = run_child(
+    let out = common::harness::run_child(
         "printf_child",
         &[("CUPRUM_PRINTF_CHILD", Path::new("1"))],
         &[],

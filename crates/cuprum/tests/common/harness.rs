@@ -180,11 +180,31 @@ pub fn child_output(mut cmd: std::process::Command, test: &str) -> String {
     stdout
 }
 
+/// Runs `test` of this binary alone in a child process with `env` set and `remove`
+/// unset, and returns its standard output (the test must pass there).
+pub fn run_child(test: &str, env: &[(&str, &std::path::Path)], remove: &[&str]) -> String {
+    let mut cmd = child_test(test);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    for k in remove {
+        cmd.env_remove(k);
+    }
+    child_output(cmd, test)
+}
+
 /// The host device for the host-specific tests (`tests/host*.rs`), whatever else this
-/// machine has: its kernels compile at `-O0` (unless `CUPRUM_HOST_OPT` says otherwise) into
-/// the folder the test binaries share, as when the GPU tests run on the host device.
+/// machine has: its kernels compile as when the GPU tests run on the host device.
 pub fn host_device() -> cuprum::Device {
     setup();
+    host_compile_settings();
+    cuprum::Device::host()
+}
+
+/// Host kernels of tests compile into the folder the test binaries share, at `-O0`: test
+/// inputs are small, and -O0 halves the compile time of the thousands of kernels a test
+/// run builds (`CUPRUM_HOST_OPT` picks another level). Once per process.
+fn host_compile_settings() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         if let Some(dir) = host_cache_dir() {
@@ -194,21 +214,13 @@ pub fn host_device() -> cuprum::Device {
             cuprum::compile::set_host_opt_level(Some(0));
         }
     });
-    cuprum::Device::host()
 }
 
 /// Runs the rest of the process on the host device (once).
 fn use_host(why: &cuprum::Error) {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        if let Some(dir) = host_cache_dir() {
-            cuprum::compile::set_host_cache_dir(Some(dir));
-        }
-        // Test inputs are small: -O0 halves the compile time of the thousands of kernels a
-        // test run builds (CUPRUM_HOST_OPT picks another level).
-        if std::env::var_os("CUPRUM_HOST_OPT").is_none() {
-            cuprum::compile::set_host_opt_level(Some(0));
-        }
+        host_compile_settings();
         cuprum::Device::host().make_default();
         let _ = writeln!(
             std::io::stderr(),
