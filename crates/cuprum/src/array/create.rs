@@ -87,21 +87,7 @@ impl Array {
         data: &[T],
         shape: &[usize],
     ) -> Result<Array> {
-        let n = size_of(shape)?;
-        if n != data.len() {
-            bail!(
-                Shape,
-                "cannot make an array of shape {} ({n} elements) from {} elements",
-                format_shape(shape),
-                data.len()
-            );
-        }
-        let stream = Stream::for_device(device)?;
-        let a = Array::empty_on(shape, T::DTYPE, &stream)?;
-        // SAFETY: `a` is new and contiguous with `data.len()` elements of `T` (checked
-        // above), alive past the copy.
-        unsafe { copy_htod(a.ptr_on(&stream), as_bytes(data), &stream)? };
-        Ok(a)
+        upload(data, shape, || Stream::for_device(device))
     }
 
     /// An array of zeros.
@@ -327,21 +313,7 @@ impl Array {
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     pub fn from_slice<T: Element>(data: &[T], shape: &[usize]) -> Result<Array> {
-        let n = size_of(shape)?;
-        if n != data.len() {
-            bail!(
-                Shape,
-                "cannot make an array of shape {} ({n} elements) from {} elements",
-                format_shape(shape),
-                data.len()
-            );
-        }
-        let stream = Stream::current()?;
-        let a = Array::empty_on(shape, T::DTYPE, &stream)?;
-        // SAFETY: `a` is a new contiguous array of `n` elements of `T` on this stream, and
-        // `data` holds `n` values of `T`.
-        unsafe { copy_htod(a.ptr_on(&stream), as_bytes(data), &stream)? };
-        Ok(a)
+        upload(data, shape, Stream::current)
     }
 
     /// Uploads a vector as an array of `shape`.
@@ -367,4 +339,28 @@ impl Array {
     pub fn scalar<T: Element>(value: T) -> Result<Array> {
         Array::from_slice(&[value], &[])
     }
+}
+
+/// `data` as a new array of `shape` on the stream `stream` gives (asked for once the
+/// shape is known to fit `data`).
+fn upload<T: Element>(
+    data: &[T],
+    shape: &[usize],
+    stream: impl FnOnce() -> Result<Stream>,
+) -> Result<Array> {
+    let n = size_of(shape)?;
+    if n != data.len() {
+        bail!(
+            Shape,
+            "cannot make an array of shape {} ({n} elements) from {} elements",
+            format_shape(shape),
+            data.len()
+        );
+    }
+    let stream = stream()?;
+    let a = Array::empty_on(shape, T::DTYPE, &stream)?;
+    // SAFETY: `a` is a new contiguous array of `n` elements of `T` on `stream`, and `data`
+    // holds `n` values of `T`, alive past the copy.
+    unsafe { copy_htod(a.ptr_on(&stream), as_bytes(data), &stream)? };
+    Ok(a)
 }
