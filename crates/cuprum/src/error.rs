@@ -116,9 +116,11 @@ impl fmt::Display for ErrorKind {
 pub struct Error {
     kind: ErrorKind,
     message: String,
-    failure: Option<std::sync::Arc<crate::compile::CompileFailure>>,
-    /// The compile log a user is shown ([`CompileFailure::user_log`]).
-    user_log: Option<std::sync::Arc<str>>,
+    /// A failed compile's details (a `compile::CompileFailure`; the compile layer, above
+    /// this ground floor, reads it back with `Error::compile_failure`).
+    pub(crate) failure: Option<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
+    /// The compile log a user is shown (`CompileFailure::user_log`).
+    pub(crate) user_log: Option<std::sync::Arc<str>>,
     /// The error underneath (a driver or I/O error).
     source: Option<std::sync::Arc<dyn std::error::Error + Send + Sync>>,
     /// The driver's `CUresult` of a failed driver call.
@@ -175,31 +177,6 @@ impl Error {
         self
     }
 
-    /// A compile error from its details; the message is the rendered failure.
-    pub(crate) fn compile(failure: crate::compile::CompileFailure) -> Self {
-        Error {
-            kind: ErrorKind::Compile,
-            message: failure.render(),
-            user_log: Some(failure.user_log().into()),
-            failure: Some(std::sync::Arc::new(failure)),
-            source: None,
-            driver_code: None,
-        }
-    }
-
-    /// Attaches the spans of generated source that came from user strings to a compile
-    /// error (so its message points at the user's text); other errors pass through.
-    pub(crate) fn with_spans(self, spans: &[crate::compile::SourceSpan]) -> Self {
-        match &self.failure {
-            Some(f) if !spans.is_empty() => {
-                let mut f = (**f).clone();
-                f.spans = spans.to_vec();
-                Error::compile(f)
-            }
-            _ => self,
-        }
-    }
-
     /// What kind of error this is.
     ///
     /// ```
@@ -237,12 +214,6 @@ impl Error {
     /// ```
     pub fn driver_code(&self) -> Option<i32> {
         self.driver_code
-    }
-
-    /// Everything about a failed compile: program name, options, log, source, and
-    /// [`dump()`](crate::compile::CompileFailure::dump) for the numbered source.
-    pub fn compile_failure(&self) -> Option<&crate::compile::CompileFailure> {
-        self.failure.as_deref()
     }
 }
 

@@ -740,10 +740,10 @@ impl fmt::Display for Array {
 /// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, DType, Endpoint};
 /// let a = Array::linspace(0.0, 1.0, 3, Endpoint::Included, DType::F32)?;
-/// let device = if a.device().is_host() { "host" } else { "0" };
 /// assert_eq!(
 ///     format!("{a:?}"),
-///     format!("array([0. , 0.5, 1. ], shape=(3,), dtype=float32, strides=(1,), device={device})")
+///     format!("array([0. , 0.5, 1. ], shape=(3,), dtype=float32, strides=(1,), device={})",
+///             a.device().label())
 /// );
 /// # Ok::<(), cuprum::Error>(())
 /// ```
@@ -761,12 +761,7 @@ impl fmt::Debug for Array {
         } else {
             format!("({})", strides.join(", "))
         };
-        let device = self.buf.stream().device();
-        let device = if device.is_host() {
-            "host".to_string()
-        } else {
-            device.ordinal().to_string()
-        };
+        let device = self.buf.stream().device().label();
         write!(
             f,
             "array({values}, shape={}, dtype={}, strides={strides}, device={device})",

@@ -24,8 +24,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 pub use super::python::python_name;
 use super::python::{PythonSites, python_sites};
 
-/// The CUDA major version whose redistributable components cuprum uses.
-pub const CUDA_MAJOR: u32 = 13;
+pub use super::wheels::CUDA_MAJOR;
+use super::wheels::wheel_base;
 
 /// The NVRTC file names looked for in a folder, in order.
 pub(crate) const NVRTC_NAMES: [&str; 2] = ["libnvrtc.so.13", "libnvrtc.so"];
@@ -185,10 +185,6 @@ impl Root {
         };
         dirs.into_iter().find(|d| d.join(marker).is_file())
     }
-}
-
-pub(crate) fn wheel_base(site: &Path) -> PathBuf {
-    site.join("nvidia").join(format!("cu{CUDA_MAJOR}"))
 }
 
 /// A component that was found.

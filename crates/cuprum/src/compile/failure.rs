@@ -1,6 +1,8 @@
 //! [`CompileFailure`]: everything about a failed compile, rendered so a user can act on it.
 
+use crate::error::{Error, ErrorKind};
 use std::fmt::Write;
+use std::sync::Arc;
 
 /// A span of generated source lines that came from a user's string (an operation, a
 /// preamble ...), so compile errors can point back at what the user wrote.
@@ -251,6 +253,42 @@ fn parse_nvrtc(line: &str) -> Option<Diagnostic> {
         severity: severity.to_string(),
         message: rest[colon + 2..].to_string(),
     })
+}
+
+/// Compile errors: the error layer is the ground floor and knows no compiler, so the
+/// compile layer attaches a [`CompileFailure`] to an [`Error`] and reads it back here.
+impl Error {
+    /// A compile error from its details; the message is the rendered failure.
+    pub(crate) fn compile(failure: CompileFailure) -> Self {
+        let mut e = Error::new(ErrorKind::Compile, failure.render());
+        e.user_log = Some(failure.user_log().into());
+        e.failure = Some(Arc::new(failure));
+        e
+    }
+
+    /// Attaches the spans of generated source that came from user strings to a compile
+    /// error (so its message points at the user's text); other errors pass through.
+    pub(crate) fn with_spans(self, spans: &[SourceSpan]) -> Self {
+        match self.compile_failure() {
+            Some(f) if !spans.is_empty() => {
+                let mut f = f.clone();
+                f.spans = spans.to_vec();
+                Error::compile(f)
+            }
+            _ => self,
+        }
+    }
+
+    /// Everything about a failed compile: program name, options, log, source, and
+    /// [`dump()`](CompileFailure::dump) for the numbered source.
+    ///
+    /// ```
+    /// let err = cuprum::Array::from_slice(&[1u8], &[2]).unwrap_err();
+    /// assert!(err.compile_failure().is_none());
+    /// ```
+    pub fn compile_failure(&self) -> Option<&CompileFailure> {
+        self.failure.as_deref()?.downcast_ref::<CompileFailure>()
+    }
 }
 
 #[cfg(test)]

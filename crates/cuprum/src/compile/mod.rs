@@ -13,6 +13,7 @@ pub(crate) mod env;
 mod failure;
 mod headers;
 pub(crate) mod host;
+mod nvcc;
 mod nvrtc;
 mod options;
 mod process;
@@ -20,6 +21,7 @@ mod ptxas;
 mod python;
 pub(crate) use python::python_sites;
 mod setup;
+mod wheels;
 
 pub use cache::{
     CACHE_FORMAT_VERSION, CacheEntry, CacheStats, KernelCache, default_dir, set_cache_dir,
@@ -38,7 +40,7 @@ pub use ptxas::{KernelResources, resource_usage};
 pub use setup::{Setup, SetupReport, auto_setup_allowed, setup, wheel_requirements};
 
 use crate::error::Result;
-use crate::runtime::{Device, Module};
+use crate::runtime::{CodeTarget, Device, Module};
 use rustc_hash::{FxHashMap, FxHasher};
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -189,12 +191,11 @@ pub fn compile_on(device: Device, source: &str, opts: &CompileOptions) -> Result
         }
     };
     let r = slot
-        .get_or_init(|| {
-            if device.is_host() {
-                return host::compile(source, opts).map(|lib| Module::from_host(device, lib));
+        .get_or_init(|| match device.code_target() {
+            CodeTarget::Host => {
+                host::compile(source, opts).map(|lib| Module::from_backend(device, lib))
             }
-            let img = KernelCache::global()?.compile(source, opts, device.arch())?;
-            Module::load_with_names(device, &img.image, img.lowered_names.clone())
+            CodeTarget::Cuda(arch) => load_nvrtc(device, source, opts, arch),
         })
         .clone();
     if r.is_err() {
@@ -204,6 +205,33 @@ pub fn compile_on(device: Device, source: &str, opts: &CompileOptions) -> Result
         }
     }
     r
+}
+
+/// Compiles `source` with NVRTC for `arch` (through the kernel cache) and loads it on
+/// `device`, not kept in the process's module memo.
+fn load_nvrtc(device: Device, source: &str, opts: &CompileOptions, arch: u32) -> Result<Module> {
+    let img = KernelCache::global()?.compile(source, opts, arch)?;
+    Module::load_with_names(device, &img.image, img.lowered_names.clone())
+}
+
+/// Compiles a raw module's `source` for `device` and loads it: on a GPU with NVRTC through
+/// the kernel cache, or with `nvcc` when `nvcc` is set, one module per call (a raw module's
+/// globals are its own); on the host device with the system C++ compiler, whichever GPU
+/// compiler was chosen.
+///
+/// The compile layer is the one place above the runtime that looks at which kind of
+/// device runs a kernel ([`Device::code_target`]): choosing the compiler is its job.
+pub(crate) fn load_raw_source(
+    device: Device,
+    source: &str,
+    opts: &CompileOptions,
+    nvcc: bool,
+) -> Result<Module> {
+    match device.code_target() {
+        CodeTarget::Host => compile_on(device, source, opts),
+        CodeTarget::Cuda(arch) if nvcc => Module::load(device, &nvcc::compile(source, opts, arch)?),
+        CodeTarget::Cuda(arch) => load_nvrtc(device, source, opts, arch),
+    }
 }
 
 /// Drops every module and image kept in this process (the disk cache stays: kernels load

@@ -4,7 +4,7 @@
 //! started: a disk-cache hit stays well under a millisecond), else by asking the
 //! interpreter (once per process).
 
-use super::discovery::wheel_base;
+use super::wheels::wheel_base;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 

@@ -70,24 +70,27 @@
 mod explain;
 mod ir;
 mod lower;
+mod operand;
 mod plan;
 mod run;
 mod trace;
 mod var;
 
 pub use explain::{ArgSpec, Explain, ExplainedKernel, KernelKind};
-pub use var::{IntoVar, Var, VarArg, where_};
+pub use operand::{IntoVar, Var, VarArg};
+pub use var::where_;
 
 use crate::array::Array;
 use crate::compile::CompileOptions;
 use crate::error::{Result, bail};
 use crate::kernel::{Operand, Operands};
 use lower::Lowered;
+use operand::Loc;
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 use std::panic::Location;
 use std::sync::{Arc, Mutex};
-use trace::{ArgSig, Loc};
+use trace::ArgSig;
 
 /// What a fused closure returns: one [`Var`], a tuple of up to 8, an array or a `Vec`.
 ///

@@ -9,7 +9,7 @@
 //! every later operation returns a poisoned [`Var`]; the call returns the error.
 
 use super::ir::{Kind, Node, NodeId, Program, Slot};
-use super::var::{Var, VarArg};
+use super::operand::{Loc, POISON, Var, VarArg};
 use crate::array::{DType, Scalar};
 use crate::error::{Error, Result, bail, err};
 use crate::ops::promote::{promote_types, result_type_of};
@@ -19,11 +19,7 @@ use crate::shape::normalize_axis;
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 use std::cell::RefCell;
-use std::panic::Location;
 use std::sync::atomic::{AtomicU32, Ordering};
-
-/// A user's source line.
-pub(crate) type Loc = &'static Location<'static>;
 
 /// What one argument of a call is, as far as tracing cares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -41,9 +37,6 @@ impl ArgSig {
         self.ndim == Self::SCALAR
     }
 }
-
-/// The node of a poisoned [`Var`] (the trace failed before it was made).
-pub(crate) const POISON: u32 = u32::MAX;
 
 static NEXT_TRACE: AtomicU32 = AtomicU32::new(1);
 

@@ -5,8 +5,9 @@
 //! line in `unary_methods!` or `binary_methods!` below (name, table variant, the dtype its
 //! example returns for float32 input).
 
-use super::trace::{self, Loc};
-use crate::array::{DType, Scalar};
+use super::operand::{IntoVar, Loc, Var, VarArg};
+use super::trace;
+use crate::array::DType;
 use crate::kernel::{Axes, Keepdims};
 use crate::ops::reduction::ROp;
 use crate::ops::ufunc::Op;
@@ -14,93 +15,6 @@ use half::{bf16, f16};
 use num_complex::Complex;
 use std::ops::{Add, BitAnd, BitOr, BitXor, Div, Mul, Neg, Not, Rem, Shl, Shr, Sub};
 use std::panic::Location;
-
-/// A value inside a fused closure: an argument of the call, or what operations on
-/// arguments and Rust scalars computed. It holds no data — it records what is done to it
-/// (see [`fuse`](crate::fuse::fuse())); the fused kernels compute it later, per call.
-///
-/// `Var` is `Copy`: use it as often as needed (`d * d` computes `d` once). Operators take
-/// `Var`s and Rust scalars on either side; Rust scalars are *weak*, as in `ops`
-/// (`x_f32 * 2.0` stays float32). Comparisons are methods (`x.less(0.0)`), since Rust's
-/// comparison operators must return `bool`; `where_` picks between values.
-///
-/// ```
-/// use cuprum::{DType, fuse::{ArgSpec, fuse, where_}};
-/// let f = fuse("leaky", |[x]| where_(x.greater(0.0), x, x * 0.01));
-/// let e = f.explain_for(&[ArgSpec::array(DType::F32, &[1000])])?;
-/// assert_eq!(e.outputs()[0].0, DType::F32);
-/// # Ok::<(), cuprum::Error>(())
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Var {
-    pub(crate) trace: u32,
-    pub(crate) node: u32,
-}
-
-impl Var {
-    /// A Var made outside any trace (its operations record nothing).
-    pub(crate) const DETACHED: Var = Var {
-        trace: 0,
-        node: trace::POISON,
-    };
-}
-
-/// An operand of a traced operation: a [`Var`] or a Rust scalar.
-#[doc(hidden)]
-#[derive(Debug, Clone, Copy)]
-pub enum VarArg {
-    /// A traced value.
-    Var(Var),
-    /// A Rust scalar (a weak scalar, passed to the kernels as a parameter).
-    Literal(Scalar),
-}
-
-/// What traced operations take: a [`Var`], or a Rust scalar of an element type (`2.0`,
-/// `1i32`, `true`, `half::f16`, `Complex<f64>` ...), which takes part as a weak scalar and is
-/// passed to the kernels as a parameter (its value never enters the generated source).
-///
-/// ```
-/// use cuprum::fuse::{IntoVar, VarArg};
-/// assert!(matches!(2.0f32.into_arg(), VarArg::Literal(_)));
-/// ```
-pub trait IntoVar: Copy {
-    /// The operand.
-    #[doc(hidden)]
-    fn into_arg(self) -> VarArg;
-}
-
-impl IntoVar for Var {
-    fn into_arg(self) -> VarArg {
-        VarArg::Var(self)
-    }
-}
-
-macro_rules! scalar_operands {
-    ($($t:ty),*) => {$(
-        impl IntoVar for $t {
-            fn into_arg(self) -> VarArg {
-                VarArg::Literal(Scalar::from(self))
-            }
-        }
-    )*};
-}
-scalar_operands!(
-    bool,
-    i8,
-    i16,
-    i32,
-    i64,
-    u8,
-    u16,
-    u32,
-    u64,
-    f16,
-    bf16,
-    f32,
-    f64,
-    Complex<f32>,
-    Complex<f64>
-);
 
 #[track_caller]
 fn here() -> Loc {

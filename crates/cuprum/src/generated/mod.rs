@@ -122,7 +122,11 @@ impl CompiledKernel {
         // kinds and writes each slot's size), and the schema is the entry point's parameter
         // list (written by the same code as its declaration; checked against the driver in
         // debug builds); the caller guarantees the addresses and the configuration.
-        unsafe { launch(&self.function, config, stream, &mut pack) }
+        unsafe {
+            launch(&self.function, config, stream, &mut pack, false, &|| {
+                format!("generated kernel '{}'", self.name)
+            })
+        }
     }
 }
 

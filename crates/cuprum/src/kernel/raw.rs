@@ -3,11 +3,11 @@
 
 use super::args::{ArgKind, ArgValue, KernelArgs};
 use crate::array::{Array, Element};
-use crate::compile::{CompileOptions, KernelCache};
+use crate::compile::{CompileOptions, load_raw_source};
 use crate::error::{Result, bail, err};
 use crate::runtime::{
     ArgPack, Buffer, Device, Function, KernelAttributes, LaunchConfig, Module, Occupancy, Stream,
-    launch_kind,
+    launch,
 };
 use smallvec::SmallVec;
 use std::path::{Path, PathBuf};
@@ -44,12 +44,6 @@ impl From<(u32, u32, u32)> for Dim3 {
     }
 }
 
-impl Dim3 {
-    fn product(self) -> u64 {
-        self.0 as u64 * self.1 as u64 * self.2 as u64
-    }
-}
-
 /// Which compiler builds a raw kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Backend {
@@ -80,32 +74,17 @@ impl ModuleSpec {
         if let Some((_, m)) = loaded.iter().find(|(d, _)| *d == device.ordinal()) {
             return Ok(m.clone());
         }
-        let m = match (&self.code, self.backend) {
-            (Code::File(path), _) if device.is_host() => {
-                bail!(
-                    Unsupported,
-                    "module file {}: a compiled GPU image (cubin, PTX, fatbin) cannot run on the \
-                     host device; load the CUDA C++ source instead (RawModule::new)",
-                    path.display()
-                );
-            }
-            // The host device compiles the source with the system C++ compiler, whichever
-            // GPU compiler was chosen.
-            (Code::Source(src), _) if device.is_host() => {
-                crate::compile::compile_on(device, src, &self.options)?
-            }
-            (Code::File(path), _) => {
+        let m = match &self.code {
+            Code::File(path) => {
                 let bytes = std::fs::read(path).map_err(|e| {
                     err!(Io, "cannot read the module file {}: {e}", path.display()).with_source(e)
                 })?;
-                Module::load(device, &bytes)?
+                Module::load(device, &bytes).map_err(|e| {
+                    crate::Error::new(e.kind(), format!("module file {}: {e}", path.display()))
+                })?
             }
-            (Code::Source(src), Backend::Nvrtc) => {
-                let img = KernelCache::global()?.compile(src, &self.options, device.arch())?;
-                Module::load_with_names(device, &img.image, img.lowered_names.clone())?
-            }
-            (Code::Source(src), Backend::Nvcc) => {
-                Module::load(device, &nvcc_compile(src, &self.options, device.arch())?)?
+            Code::Source(src) => {
+                load_raw_source(device, src, &self.options, self.backend == Backend::Nvcc)?
             }
         };
         loaded.push((device.ordinal(), m.clone()));
@@ -135,51 +114,11 @@ fn edit_spec(spec: &mut Arc<ModuleSpec>, f: impl FnOnce(&mut ModuleSpec)) {
     }
 }
 
-/// Compiles with `nvcc` (from `$NVCC` or `PATH`) to a cubin.
-fn nvcc_compile(src: &str, opts: &CompileOptions, arch: u32) -> Result<Vec<u8>> {
-    let nvcc = std::env::var("NVCC").unwrap_or_else(|_| "nvcc".into());
-    let dir = tempfile::tempdir()
-        .map_err(|e| err!(Io, "nvcc: cannot make a temp folder: {e}").with_source(e))?;
-    let cu = dir.path().join(&opts.program_name);
-    let out = dir.path().join("out.cubin");
-    std::fs::write(&cu, src)
-        .map_err(|e| err!(Io, "nvcc: cannot write {}: {e}", cu.display()).with_source(e))?;
-    let mut cmd = std::process::Command::new(&nvcc);
-    cmd.arg("--cubin")
-        .arg(format!("-gencode=arch=compute_{arch},code=sm_{arch}"))
-        .arg(format!("-std={}", opts.std))
-        .arg("-o")
-        .arg(&out);
-    for p in &opts.include_paths {
-        cmd.arg(format!("-I{}", p.display()));
-    }
-    cmd.args(&opts.options).arg(&cu);
-    let output = cmd.output().map_err(|e| {
-        err!(
-            NvccNotFound,
-            "failed to run `{nvcc}` ({e}): the nvcc backend needs the CUDA toolkit's nvcc on PATH \
-             (or NVCC=/path/to/nvcc); the default NVRTC backend needs no toolkit"
-        )
-    })?;
-    if !output.status.success() {
-        bail!(
-            Compile,
-            "`nvcc` command returns non-zero exit status.\ncommand: {cmd:?}\nreturn-code: {}\nstdout/stderr:\n{}{}",
-            output.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        );
-    }
-    std::fs::read(&out).map_err(|e| err!(Io, "nvcc: no output cubin: {e}").with_source(e))
-}
-
-/// A loaded kernel on one device with what every launch checks against.
+/// A loaded kernel on one device with the parameter list every launch checks against.
 struct Loaded {
     device: usize,
     function: Function,
     params: Vec<(usize, usize)>,
-    max_threads: u32,
-    max_dynamic_shared: usize,
 }
 
 /// A CUDA C++ kernel compiled on first use (or with [`compile`](RawKernel::compile)) and
@@ -311,22 +250,9 @@ impl RawKernel {
         }
         let module = self.spec.module(device)?;
         let function = module.function(&self.name)?;
-        if let Some(k) = function.host_kernel()
-            && k.max_align > 16
-        {
-            bail!(
-                Unsupported,
-                "kernel '{}' has a parameter aligned to {} bytes; the host device passes \
-                 parameters aligned to at most 16",
-                self.name,
-                k.max_align
-            );
-        }
         let loaded = Arc::new(Loaded {
             device: device.ordinal(),
             params: function.param_info()?,
-            max_threads: function.max_threads_per_block()?.max(0) as u32,
-            max_dynamic_shared: function.max_dynamic_shared_bytes()?,
             function,
         });
         let mut l = self.loaded.write().unwrap_or_else(|p| p.into_inner());
@@ -358,11 +284,7 @@ impl RawKernel {
                 device.max_shared_memory_per_block_optin()
             );
         }
-        l.function.set_max_dynamic_shared_bytes(bytes)?;
-        let mut w = self.loaded.write().unwrap_or_else(|p| p.into_inner());
-        w.retain(|x| x.device != device.ordinal());
-        drop(w);
-        Ok(())
+        l.function.set_max_dynamic_shared_bytes(bytes)
     }
 
     /// Sets the preferred shared-memory carveout (percent of the L1/shared storage, 0–100,
@@ -495,80 +417,6 @@ impl RawKernel {
         }
         Ok(())
     }
-
-    fn check_config(
-        &self,
-        l: &Loaded,
-        device: Device,
-        grid: Dim3,
-        block: Dim3,
-        smem: usize,
-    ) -> Result<()> {
-        self.check_dims(device, grid, block)?;
-        let threads = block.product();
-        let limit = l.max_threads.min(device.max_threads_per_block()) as u64;
-        if threads > limit {
-            bail!(
-                Launch,
-                "kernel '{}': block {:?} has {threads} threads, this kernel allows at most {limit} per block",
-                self.name,
-                (block.0, block.1, block.2)
-            );
-        }
-        if smem > l.max_dynamic_shared {
-            bail!(
-                Launch,
-                "kernel '{}': {smem} bytes of dynamic shared memory requested, the limit is {} \
-                 (raise it with set_max_dynamic_shared_memory, up to the device's {} per block)",
-                self.name,
-                l.max_dynamic_shared,
-                device.max_shared_memory_per_block_optin()
-            );
-        }
-        if self.spec.cooperative {
-            let per_sm = l.function.max_active_blocks_per_sm(threads as u32, smem)?;
-            let max = per_sm as u64 * device.sm_count() as u64;
-            if grid.product() > max {
-                bail!(
-                    Launch,
-                    "kernel '{}': the cooperative grid of {} blocks exceeds the limit ({max} = {per_sm} per SM x {} SMs) of blocks that can run at once",
-                    self.name,
-                    grid.product(),
-                    device.sm_count()
-                );
-            }
-        }
-        Ok(())
-    }
-
-    /// Every grid and block dimension is at least 1 and within the device's limit.
-    fn check_dims(&self, device: Device, grid: Dim3, block: Dim3) -> Result<()> {
-        let (mg, mb) = (device.max_grid_dim(), device.max_block_dim());
-        for (what, d, max) in [("grid", grid, mg), ("block", block, mb)] {
-            let dims = [d.0, d.1, d.2];
-            for k in 0..3 {
-                if dims[k] == 0 {
-                    bail!(
-                        Launch,
-                        "kernel '{}': {what} {:?} has a zero dimension (CuPy would silently launch 1)",
-                        self.name,
-                        dims
-                    );
-                }
-                if dims[k] > max[k] {
-                    bail!(
-                        Launch,
-                        "kernel '{}': {what} dimension {} is {}, the device allows at most {}",
-                        self.name,
-                        ["x", "y", "z"][k],
-                        dims[k],
-                        max[k]
-                    );
-                }
-            }
-        }
-        Ok(())
-    }
 }
 
 fn sizes(params: &[(usize, usize)]) -> String {
@@ -636,8 +484,6 @@ impl<'k> Launch<'k> {
         let mut vals: SmallVec<[ArgValue; 8]> = SmallVec::new();
         args.collect_args_on(stream, &mut vals);
         self.kernel.check_args(&l, &vals)?;
-        self.kernel
-            .check_config(&l, device, self.grid, self.block, self.shared_mem)?;
         let mut pack = ArgPack::new();
         for v in &vals {
             pack.push_bytes(&v.bytes);
@@ -645,20 +491,21 @@ impl<'k> Launch<'k> {
         let cfg = LaunchConfig {
             grid: (self.grid.0, self.grid.1, self.grid.2),
             block: (self.block.0, self.block.1, self.block.2),
-            shared_mem_bytes: self.shared_mem as u32,
+            shared_mem_bytes: u32::try_from(self.shared_mem).unwrap_or(u32::MAX),
         };
         // SAFETY: the argument count and every argument's size match the kernel's parameter
         // list as the driver reports it; arrays pass addresses of live device buffers
-        // (contiguous unless the caller opted in); the configuration is within the device's
-        // and the kernel's limits. What the kernel does with the memory is the kernel
-        // author's contract, as with any CUDA kernel.
+        // (contiguous unless the caller opted in); `launch` checks the configuration against
+        // the device's and the kernel's limits. What the kernel does with the memory is the
+        // kernel author's contract, as with any CUDA kernel.
         unsafe {
-            launch_kind(
+            launch(
                 &l.function,
                 &cfg,
                 stream,
                 &mut pack,
                 self.kernel.spec.cooperative,
+                &|| format!("kernel '{}'", self.kernel.name),
             )
         }
     }

@@ -259,14 +259,7 @@ impl UniqueId {
 
 /// `Unsupported` for the host device: NCCL ranks are GPUs (checked before NCCL is loaded).
 fn gpu_rank(device: Device) -> Result<()> {
-    if device.is_host() {
-        bail!(
-            Unsupported,
-            "NCCL communicators run on GPUs, given {device}: move the arrays to a GPU with \
-             `to_device`"
-        );
-    }
-    Ok(())
+    device.require_gpu("NCCL communicators")
 }
 
 /// One local rank: its NCCL communicator and GPU.
@@ -730,7 +723,7 @@ impl Communicator {
                 first_err.get_or_insert(e);
                 break;
             }
-            let res = f(n, p, r.comm, stream.raw().cast());
+            let res = f(n, p, r.comm, stream.as_raw().cast());
             if let Err(e) = n.check(res, &format!("nccl {what} (rank {})", r.rank)) {
                 first_err.get_or_insert(e);
                 break;

@@ -1,6 +1,18 @@
-//! Launching a kernel: one `cuLaunchKernel` call with a packed argument list.
+//! Launching a kernel: the launch configuration, occupancy, the packed argument list, and
+//! **the one launch check** every launch passes — generated kernels, RawKernel and Rust
+//! kernels alike — before its backend runs it ([`launch`]):
+//!
+//! - every grid and block dimension at least 1 and within the device's limit;
+//! - threads per block within the kernel's and the device's limit;
+//! - dynamic shared memory within the kernel's current limit, which is raised when a launch
+//!   asks for more (the opt-in above 48 KiB, done once per kernel and size), up to the
+//!   device's opt-in limit minus the kernel's static shared memory;
+//! - a cooperative launch's grid no larger than the blocks the device runs at once.
+//!
+//! The kernel's own limits are read from its backend once and kept by its module
+//! (`KernelLimits`), so the check costs a few comparisons per launch.
 
-use super::driver::DriverResultExt;
+use super::backend::LaunchParams;
 use super::module::Function;
 use super::stream::Stream;
 use crate::error::{Result, bail};
@@ -164,7 +176,7 @@ impl Occupancy {
                 device.name()
             );
         }
-        let max_threads_per_sm = device.0.max_threads_per_sm;
+        let max_threads_per_sm = device.max_threads_per_sm();
         Ok(Occupancy {
             block,
             shared_mem_bytes,
@@ -243,7 +255,7 @@ impl ArgPack {
 impl Function {
     /// Launches this kernel, which must take no parameters, on `stream`. An error when it
     /// takes some (the count comes from the module image, or once from the driver), and
-    /// when the driver refuses the configuration.
+    /// when the configuration is outside the device's or the kernel's limits.
     ///
     /// ```
     /// # if !cuprum::internal::doc_device()? { return Ok(()); }
@@ -266,106 +278,124 @@ impl Function {
             );
         }
         // SAFETY: the kernel takes no parameters, so the empty argument list matches it;
-        // the driver checks the configuration against the device's and the kernel's limits
-        // (an error, not undefined behaviour). What the kernel's code does is its author's
-        // contract, as with any CUDA kernel (see `RawKernel`).
-        unsafe { launch(self, config, stream, &mut ArgPack::new()) }
+        // the launch check keeps the configuration within the limits. What the kernel's
+        // code does is its author's contract, as with any CUDA kernel (see `RawKernel`).
+        unsafe {
+            launch(self, config, stream, &mut ArgPack::new(), false, &|| {
+                "this kernel".to_string()
+            })
+        }
     }
 }
 
-/// Launches `f` on `stream` with the packed arguments.
+/// The one launch check (see the module docs): `what` names the kernel in errors (called
+/// only when there is one), `cooperative` asks for a grid that runs at once. Raises the
+/// kernel's dynamic shared memory limit when the launch needs it and the device allows it.
+pub(crate) fn check_launch(
+    f: &Function,
+    cfg: &LaunchConfig,
+    cooperative: bool,
+    what: &dyn Fn() -> String,
+) -> Result<()> {
+    let device = f.module().device();
+    let (mg, mb) = (device.max_grid_dim(), device.max_block_dim());
+    for (which, d, max) in [("grid", cfg.grid, mg), ("block", cfg.block, mb)] {
+        let dims = [d.0, d.1, d.2];
+        for k in 0..3 {
+            if dims[k] == 0 {
+                bail!(
+                    Launch,
+                    "{}: {which} {dims:?} has a zero dimension (CuPy would silently launch 1)",
+                    what()
+                );
+            }
+            if dims[k] > max[k] {
+                bail!(
+                    Launch,
+                    "{}: {which} dimension {} is {}, the device allows at most {}",
+                    what(),
+                    ["x", "y", "z"][k],
+                    dims[k],
+                    max[k]
+                );
+            }
+        }
+    }
+    let limits = f.limits()?;
+    let threads = u64::from(cfg.block.0) * u64::from(cfg.block.1) * u64::from(cfg.block.2);
+    let limit = u64::from(limits.max_threads.min(device.max_threads_per_block()));
+    if threads > limit {
+        bail!(
+            Launch,
+            "{}: block {:?} has {threads} threads, this kernel allows at most {limit} per block",
+            what(),
+            cfg.block
+        );
+    }
+    let smem = cfg.shared_mem_bytes as usize;
+    if smem > limits.dynamic_shared() {
+        let optin = device.max_shared_memory_per_block_optin();
+        let max = optin.saturating_sub(limits.static_shared);
+        if smem > max {
+            bail!(
+                Launch,
+                "{}: {smem} bytes of dynamic shared memory requested, the device allows at \
+                 most {max} ({optin} per block minus {} static)",
+                what(),
+                limits.static_shared
+            );
+        }
+        // The opt-in: raise the kernel's limit to what this launch needs.
+        f.set_max_dynamic_shared_bytes(smem)?;
+    }
+    if cooperative {
+        let per_sm = f.max_active_blocks_per_sm(threads as u32, smem)?;
+        let max = u64::from(per_sm) * u64::from(device.sm_count());
+        let blocks = u64::from(cfg.grid.0) * u64::from(cfg.grid.1) * u64::from(cfg.grid.2);
+        if blocks > max {
+            bail!(
+                Launch,
+                "{}: the cooperative grid of {blocks} blocks exceeds the limit ({max} = {per_sm} \
+                 per SM x {} SMs) of blocks that can run at once",
+                what(),
+                device.sm_count()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Checks ([`check_launch`]) and launches `f` on `stream` with the packed arguments,
+/// optionally as a cooperative launch (every block resident at once, for `grid.sync()`).
+/// `what` names the kernel in errors.
 ///
 /// # Safety
-/// The arguments must match the kernel's parameter list (count, sizes and meaning), every
-/// pointer argument must point to device memory valid for what the kernel accesses until
-/// the kernel finishes, and `cfg` must be within the device's limits.
+/// The arguments must match the kernel's parameter list (count, sizes and meaning), and
+/// every pointer argument must point to device memory valid for what the kernel accesses
+/// until the kernel finishes.
 pub(crate) unsafe fn launch(
     f: &Function,
     cfg: &LaunchConfig,
     stream: &Stream,
     args: &mut ArgPack,
-) -> Result<()> {
-    // SAFETY: forwarded from the caller.
-    unsafe { launch_kind(f, cfg, stream, args, false) }
-}
-
-/// [`launch`], optionally as a cooperative launch (`cuLaunchCooperativeKernel`).
-///
-/// # Safety
-/// As for [`launch`]; for a cooperative launch the grid must also fit on the device at once.
-pub(crate) unsafe fn launch_kind(
-    f: &Function,
-    cfg: &LaunchConfig,
-    stream: &Stream,
-    args: &mut ArgPack,
     cooperative: bool,
+    what: &dyn Fn() -> String,
 ) -> Result<()> {
-    if let Some(k) = f.host_kernel() {
-        if cfg.grid.0 == 0 || cfg.grid.1 == 0 || cfg.grid.2 == 0 {
-            bail!(InvalidArgument, "grid {:?} has a zero dimension", cfg.grid);
-        }
-        stream.device().bind()?;
-        let ptrs = args.pointers();
-        // Work on one stream never overlaps (as on a GPU): kernels that share a stream's
-        // scratch, such as split reductions on the default stream, rely on it.
-        let _in_order = super::host::stream_lock(stream.raw());
-        // SAFETY: forwarded from the caller: the argument list matches the kernel's
-        // parameters (each value in a 16-byte aligned cell of `args`, alive for the call)
-        // and pointers address live host memory of the host device.
-        return unsafe {
-            super::host::launch::launch(
-                k,
-                cfg.grid,
-                cfg.block,
-                cfg.shared_mem_bytes as usize,
-                ptrs.as_ptr(),
-                cooperative,
-            )
-        };
-    }
-    if cooperative {
-        stream.device().bind()?;
-        let mut ptrs = args.pointers();
-        // SAFETY: as for the plain launch below.
-        return unsafe {
-            cudarc::driver::sys::cuLaunchCooperativeKernel(
-                f.raw(),
-                cfg.grid.0,
-                cfg.grid.1,
-                cfg.grid.2,
-                cfg.block.0,
-                cfg.block.1,
-                cfg.block.2,
-                cfg.shared_mem_bytes,
-                stream.raw(),
-                ptrs.as_mut_ptr(),
-            )
-        }
-        .call("cuLaunchCooperativeKernel");
-    }
-    if cfg.grid.0 == 0 || cfg.grid.1 == 0 || cfg.grid.2 == 0 {
-        bail!(InvalidArgument, "grid {:?} has a zero dimension", cfg.grid);
-    }
-    stream.device().bind()?;
+    check_launch(f, cfg, cooperative, what)?;
+    stream.device().check_fault()?;
+    let (module, kernel) = f.launch_parts();
     let mut ptrs = args.pointers();
-    // SAFETY: the caller guarantees the argument list and configuration; `ptrs` points into
-    // `args`, which outlives the call (the driver copies the values during the call).
-    unsafe {
-        cudarc::driver::sys::cuLaunchKernel(
-            f.raw(),
-            cfg.grid.0,
-            cfg.grid.1,
-            cfg.grid.2,
-            cfg.block.0,
-            cfg.block.1,
-            cfg.block.2,
-            cfg.shared_mem_bytes,
-            stream.raw(),
-            ptrs.as_mut_ptr(),
-            std::ptr::null_mut(),
-        )
-    }
-    .call("cuLaunchKernel")
+    // SAFETY: the caller guarantees the argument list; `ptrs` points into `args`, which
+    // outlives the call (the backend copies the values during the call); the configuration
+    // passed the launch check.
+    let params = LaunchParams {
+        grid: cfg.grid,
+        block: cfg.block,
+        shared: cfg.shared_mem_bytes,
+        stream: stream.raw(),
+        cooperative,
+    };
+    unsafe { module.launch(kernel, &params, ptrs.as_mut_ptr()) }
 }
 
 #[cfg(test)]

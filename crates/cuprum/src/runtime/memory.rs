@@ -1,7 +1,8 @@
 //! Device memory: the stream-ordered allocator behind a host-side cache of freed blocks,
 //! and the rule that keeps a block from being reused while a stream still uses it.
 //!
-//! **Allocation.** `cuMemAllocAsync` / `cuMemFreeAsync` on the device's default pool. In
+//! **Allocation.** The backend's stream-ordered allocator (on a GPU `cuMemAllocAsync` /
+//! `cuMemFreeAsync` on the device's default pool; on the host aligned host memory). In
 //! front of it sits a cache of freed blocks of the devices' default streams (by size class,
 //! see `pool.rs`): reusing one costs a lock and a pop instead of two driver calls (~1 µs
 //! each), which is what an allocating elementwise call spends most of its host time on. A
@@ -25,44 +26,12 @@
 //! the pool to zero and retries once; a second failure is `ErrorKind::OutOfMemory` with the
 //! requested and free bytes, and then nothing stays reserved beyond what the program holds.
 
+use super::backend::RawStream;
 use super::device::Device;
-use super::driver::{DriverResultExt, driver_error};
-use super::pool::{BlockCache, CACHE_CAP, Evicted, PoolPolicy, Users, size_class};
+use super::pool::{Evicted, Users, size_class};
 use super::stream::{Stream, StreamUse};
 use crate::error::{Error, Result, err};
-use cudarc::driver::{result, sys};
 use std::sync::Mutex;
-
-/// What one device's memory layer keeps: the cache of freed default-stream blocks and the
-/// counters of the pool policy.
-pub(crate) struct DeviceMemory {
-    cache: Mutex<BlockCache>,
-    policy: Mutex<PoolPolicy>,
-}
-
-impl DeviceMemory {
-    /// The memory state of a device with `total` bytes: the cache holds at most 1 GiB,
-    /// and at most a sixteenth of the device's memory.
-    pub(crate) fn new(total: usize) -> DeviceMemory {
-        DeviceMemory {
-            cache: Mutex::new(BlockCache::new(CACHE_CAP.min(total / 16))),
-            policy: Mutex::new(PoolPolicy::new()),
-        }
-    }
-
-    fn cache(&self) -> std::sync::MutexGuard<'_, BlockCache> {
-        self.cache.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn policy(&self) -> std::sync::MutexGuard<'_, PoolPolicy> {
-        self.policy.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Bytes of freed blocks the cache keeps.
-    pub(crate) fn cached_bytes(&self) -> usize {
-        self.cache().bytes()
-    }
-}
 
 /// Something else that keeps device memory for reuse (e.g. the reduction scratch): called
 /// with the device when memory must be given back (out of memory,
@@ -91,66 +60,32 @@ pub(crate) fn release_all(device: Device) -> Result<()> {
         h(device);
     }
     flush_cache(device);
-    let Some(cuda) = device.cuda() else {
-        // The host device has no pool: freeing the cached blocks gave them back.
-        return Ok(());
-    };
     device.synchronize()?;
-    trim_pool(device, 0)?;
+    device.backend().trim_pool(0)?;
     // What the program needed before is no guide any more: the threshold starts again from
     // what it holds now.
-    let threshold = device.0.memory.policy().reset();
-    set_release_threshold(cuda.pool, threshold)
+    let threshold = device.memory().policy().reset();
+    device.backend().set_release_threshold(threshold)
 }
 
 /// Frees every cached block of `device` (in default-stream order, where they were freed).
 fn flush_cache(device: Device) {
-    let blocks = device.0.memory.cache().drain();
-    let stream = device.default_stream();
+    let blocks = device.memory().cache().drain();
+    let stream = device.backend().default_stream();
     for (ptr, bytes) in blocks {
-        free_block(ptr, bytes, &stream);
+        free_block(device, ptr, bytes, stream);
     }
 }
 
-fn trim_pool(device: Device, keep: usize) -> Result<()> {
-    let Some(cuda) = device.cuda() else {
-        return Ok(());
-    };
-    device.bind()?;
-    // SAFETY: the pool handle belongs to this device and lives as long as the process; the
-    // driver only releases memory no allocation uses.
-    unsafe { sys::cuMemPoolTrimTo(cuda.pool, keep) }.call("cuMemPoolTrimTo")
-}
-
-/// Sets the pool's release threshold (bytes kept across synchronisations).
-pub(crate) fn set_release_threshold(pool: sys::CUmemoryPool, bytes: usize) -> Result<()> {
-    let mut v = bytes as u64;
-    // SAFETY: the release threshold attribute takes a pointer to a u64; `pool` is a valid
-    // memory pool of an open device.
-    unsafe {
-        sys::cuMemPoolSetAttribute(
-            pool,
-            sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
-            (&mut v as *mut u64).cast(),
-        )
-    }
-    .call("cuMemPoolSetAttribute(RELEASE_THRESHOLD)")
-}
-
-/// Returns a block to the driver on `stream` (its own stream), in stream order.
-fn free_block(ptr: u64, bytes: usize, stream: &Stream) {
-    let device = stream.device();
-    if let Some(host) = device.host_parts() {
-        host.free(ptr, bytes);
+/// Returns a block to the backend on `stream` (its own stream), in stream order.
+fn free_block(device: Device, ptr: u64, bytes: usize, stream: RawStream) {
+    if device.check_fault().is_err() {
         return;
     }
-    if device.bind().is_err() {
-        return;
-    }
-    // SAFETY: `ptr` came from cuMemAllocAsync on this device, belongs to no Buffer or cache
-    // any more, and is freed once, here, after all work queued on `stream` so far.
-    if unsafe { result::free_async(ptr, stream.raw()) }.is_ok() {
-        device.0.memory.policy().freed(bytes);
+    // SAFETY: `ptr` came from the backend's `alloc` on this device, belongs to no Buffer or
+    // cache any more, and is freed once, here, after all work queued on `stream` so far.
+    if unsafe { device.backend().free(ptr, bytes, stream) } {
+        device.memory().policy().freed(bytes);
     }
 }
 
@@ -169,58 +104,37 @@ fn out_of_memory(device: Device, bytes: usize) -> Error {
     )
 }
 
-/// One `cuMemAllocAsync`; `Ok(None)` when the driver is out of memory.
-fn try_driver_alloc(bytes: usize, stream: &Stream) -> Result<Option<u64>> {
-    stream.device().bind()?;
-    // SAFETY: the context is current and the stream is valid; the result is owned by the
-    // caller's Buffer, which frees it once.
-    match unsafe { result::malloc_async(stream.raw(), bytes) } {
-        Ok(p) => Ok(Some(p)),
-        Err(e) if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY => Ok(None),
-        Err(e) => Err(driver_error(e, "cuMemAllocAsync")),
-    }
-}
-
-/// A block of `bytes` (a size class) from the driver: on failure everything the library
+/// A block of `bytes` (a size class) from the backend: on failure everything the library
 /// keeps is released and the allocation retried once. `requested` is what the caller asked
 /// for (for the error message).
-fn driver_alloc(bytes: usize, requested: usize, stream: &Stream) -> Result<u64> {
+fn backend_alloc(bytes: usize, requested: usize, stream: &Stream) -> Result<u64> {
     let device = stream.device();
-    if let Some(host) = device.host_parts() {
-        return match host.alloc(bytes) {
-            Some(p) => Ok(p),
-            None => {
-                release_all(device)?;
-                host.alloc(bytes)
-                    .ok_or_else(|| out_of_memory(device, requested))
-            }
-        };
-    }
+    let backend = device.backend();
     let ptr = if bytes > device.total_memory() {
         None
     } else {
-        match try_driver_alloc(bytes, stream)? {
+        match backend.alloc(bytes, stream.raw())? {
             Some(p) => Some(p),
             None => {
                 release_all(device)?;
-                try_driver_alloc(bytes, stream)?
+                backend.alloc(bytes, stream.raw())?
             }
         }
     };
     let Some(ptr) = ptr else {
         // Leave nothing reserved that the program does not hold (a request larger than the
-        // device did not try the driver at all).
+        // device did not try the backend at all).
         release_all(device)?;
         return Err(out_of_memory(device, requested));
     };
-    let act = device.0.memory.policy().allocated(bytes);
+    let act = device.memory().policy().allocated(bytes);
     // Failures here are harmless (the pool just keeps more memory); they are not the
     // allocation's error.
-    if let (Some(t), Some(cuda)) = (act.set_threshold, device.cuda()) {
-        let _ = set_release_threshold(cuda.pool, t);
+    if let Some(t) = act.set_threshold {
+        let _ = backend.set_release_threshold(t);
     }
     if let Some(keep) = act.trim_to {
-        let _ = trim_pool(device, keep);
+        let _ = backend.trim_pool(keep);
     }
     Ok(ptr)
 }
@@ -230,7 +144,7 @@ const MAX_USERS: usize = 8;
 
 /// An owned block of device memory.
 pub(crate) struct Buffer {
-    ptr: sys::CUdeviceptr,
+    ptr: u64,
     /// The block's real size (its size class), which may exceed what was requested.
     bytes: usize,
     /// The own stream: allocated and freed here.
@@ -264,11 +178,11 @@ impl Buffer {
             return Err(out_of_memory(device, bytes));
         };
         if stream.is_device_default()
-            && let Some(ptr) = device.0.memory.cache().take(class)
+            && let Some(ptr) = device.memory().cache().take(class)
         {
             return Ok(Buffer::new(ptr, class, stream, None));
         }
-        let ptr = driver_alloc(class, bytes, stream)?;
+        let ptr = backend_alloc(class, bytes, stream)?;
         Ok(Buffer::new(ptr, class, stream, None))
     }
 
@@ -347,21 +261,21 @@ impl Drop for Buffer {
             return;
         }
         let device = self.stream.device();
+        let raw = self.stream.raw();
         if self.stream.is_device_default() {
             let mut evicted = Evicted::new();
             let kept = device
-                .0
-                .memory
+                .memory()
                 .cache()
                 .give(self.bytes, self.ptr, &mut evicted);
             for (ptr, bytes) in evicted {
-                free_block(ptr, bytes, &self.stream);
+                free_block(device, ptr, bytes, raw);
             }
             if kept {
                 return;
             }
         }
-        free_block(self.ptr, self.bytes, &self.stream);
+        free_block(device, self.ptr, self.bytes, raw);
     }
 }
 
@@ -376,21 +290,20 @@ pub(crate) unsafe fn copy_dtod(dst: u64, src: u64, bytes: usize, stream: &Stream
     if bytes == 0 {
         return Ok(());
     }
-    if stream.device().is_host() {
-        // SAFETY: callers pass ranges inside live host buffers of at least `bytes` bytes
-        // (they may overlap: a memmove).
-        unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, bytes) };
-        return Ok(());
-    }
-    stream.device().bind()?;
+    stream.device().check_fault()?;
     // SAFETY: the caller guarantees both ranges.
-    unsafe { result::memcpy_dtod_async(dst, src, bytes, stream.raw()) }.call("cuMemcpyDtoDAsync")
+    unsafe {
+        stream
+            .device()
+            .backend()
+            .copy_dtod(dst, src, bytes, stream.raw())
+    }
 }
 
 /// Copies `bytes` from `src` (memory of `src_device`) to `dst` (memory of `stream`'s
-/// device), queued on `stream`. Between two GPUs: `cuMemcpyPeerAsync` once peer access
-/// is enabled (once per pair), else (and always between a GPU and the host device) staged
-/// through host memory (the source is read on `src_stream`, which this call waits for).
+/// device), queued on `stream`. Between two GPUs: a peer copy once peer access is enabled
+/// (once per pair), else (and always between a GPU and the host device) staged through
+/// host memory (the source is read on `src_stream`, which this call waits for).
 ///
 /// # Safety
 /// `src..src + bytes` must lie inside a live allocation of `src_device` and
@@ -415,23 +328,18 @@ pub(crate) unsafe fn copy_peer(
     }
     let direct =
         dst_device.enable_peer_access(src_device)? && src_device.enable_peer_access(dst_device)?;
-    // Peer access is only ever enabled between two GPUs (never with the host device).
-    if let (true, Some(d), Some(s)) = (direct, dst_device.cuda(), src_device.cuda()) {
-        dst_device.bind()?;
+    if direct {
+        dst_device.check_fault()?;
         // SAFETY: `dst` and `src` point to at least `bytes` bytes of live buffers of the two
-        // devices (callers order both buffers with `stream` through `ptr_on`); the contexts
-        // are the devices' primary contexts.
-        return unsafe {
-            sys::cuMemcpyPeerAsync(
-                dst,
-                d.ctx.cu_ctx(),
-                src,
-                s.ctx.cu_ctx(),
-                bytes,
-                stream.raw(),
-            )
+        // devices (callers order both buffers with `stream` through `ptr_on`).
+        let done = unsafe {
+            dst_device
+                .backend()
+                .copy_from_peer(dst, src, src_device.backend(), bytes, stream.raw())
+        }?;
+        if done {
+            return Ok(());
         }
-        .call("cuMemcpyPeerAsync");
     }
     let mut host = vec![0u8; bytes];
     // SAFETY: `host` holds `bytes` bytes; the caller guarantees both device ranges.
@@ -453,14 +361,9 @@ pub(crate) unsafe fn zero_device(dst: u64, bytes: usize, stream: &Stream) -> Res
     if bytes == 0 {
         return Ok(());
     }
-    if stream.device().is_host() {
-        // SAFETY: callers pass a range inside a live host buffer.
-        unsafe { std::ptr::write_bytes(dst as *mut u8, 0, bytes) };
-        return Ok(());
-    }
-    stream.device().bind()?;
+    stream.device().check_fault()?;
     // SAFETY: the caller guarantees the range.
-    unsafe { result::memset_d8_async(dst, 0, bytes, stream.raw()) }.call("cuMemsetD8Async")
+    unsafe { stream.device().backend().zero(dst, bytes, stream.raw()) }
 }
 
 /// Copies host bytes to a device address on `stream`. Returns once the host bytes have
@@ -474,39 +377,63 @@ pub(crate) unsafe fn copy_htod(dst: u64, src: &[u8], stream: &Stream) -> Result<
     if src.is_empty() {
         return Ok(());
     }
-    if stream.device().is_host() {
-        // SAFETY: `dst` points to at least `src.len()` bytes of a live host buffer, which
-        // `src` (a Rust slice) cannot overlap mutably.
-        unsafe { std::ptr::copy(src.as_ptr(), dst as *mut u8, src.len()) };
-        return Ok(());
-    }
-    stream.device().bind()?;
-    // SAFETY: the caller guarantees the device range; for pageable host memory the driver
-    // copies out of `src` before returning.
-    unsafe { result::memcpy_htod_async(dst, src, stream.raw()) }.call("cuMemcpyHtoDAsync")
+    stream.device().check_fault()?;
+    // SAFETY: the caller guarantees the device range.
+    unsafe { stream.device().backend().copy_htod(dst, src, stream.raw()) }
 }
 
 /// Copies device bytes into host memory on `stream` and waits for the copy.
 ///
 /// # Safety
 /// `src..src + dst.len()` must lie inside a live device allocation of `stream`'s device
-/// (an address taken with `ptr_on(stream)`): the driver writes `dst` from it
+/// (an address taken with `ptr_on(stream)`): the backend writes `dst` from it
 /// asynchronously, and this function returns only after the stream is synchronised (also
 /// when that synchronisation fails, `dst` is no longer written).
 pub(crate) unsafe fn copy_dtoh(dst: &mut [u8], src: u64, stream: &Stream) -> Result<()> {
     if dst.is_empty() {
         return Ok(());
     }
-    if stream.device().is_host() {
-        // SAFETY: `src` points to at least `dst.len()` bytes of a live host buffer.
-        unsafe { std::ptr::copy(src as *const u8, dst.as_mut_ptr(), dst.len()) };
-        return stream.synchronize();
-    }
-    stream.device().bind()?;
+    stream.device().check_fault()?;
     // SAFETY: the caller guarantees the device range; `dst` is borrowed mutably until the
     // stream is synchronised below, before it can be read or dropped.
-    unsafe { result::memcpy_dtoh_async(dst, src, stream.raw()) }.call("cuMemcpyDtoHAsync")?;
+    unsafe { stream.device().backend().copy_dtoh(dst, src, stream.raw()) }?;
     stream.synchronize()
+}
+
+impl Device {
+    /// Bytes of freed blocks cuprum keeps for fast reuse on this device's default stream
+    /// (at most 1 GiB, least recently freed blocks evicted first).
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
+    /// let dev = cuprum::Device::get(0)?;
+    /// drop(cuprum::Array::empty(&[1 << 20], cuprum::DType::F32)?);
+    /// assert!(dev.cached_bytes() >= 4 << 20);
+    /// dev.release_pool_memory()?;
+    /// assert_eq!(dev.cached_bytes(), 0);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn cached_bytes(self) -> usize {
+        self.memory().cached_bytes()
+    }
+
+    /// Returns every byte of device memory cuprum keeps for reuse to the driver (CuPy's
+    /// `free_all_blocks`): the freed-block cache and the reduction scratch are emptied, the
+    /// device is synchronised and the pool trimmed, so that afterwards the pool reserves
+    /// only what live arrays use.
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
+    /// let dev = cuprum::Device::get(0)?;
+    /// let a = cuprum::Array::zeros(&[1 << 20], cuprum::DType::F32)?;
+    /// drop(a);
+    /// dev.release_pool_memory()?;
+    /// assert!(dev.pool_reserved_bytes()? < 64 << 20);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn release_pool_memory(self) -> Result<()> {
+        release_all(self)
+    }
 }
 
 /// `1.5 GiB`-style size for messages.

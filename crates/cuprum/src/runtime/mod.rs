@@ -1,35 +1,39 @@
-//! The runtime layer: driver loading, devices, streams, events, memory, modules and launch.
-//! Everything above it goes through these types; cudarc stays inside this layer.
+//! The runtime layer: devices, streams, events, memory, modules and launch, over one seam
+//! per backend ([`backend`]): `cuda/` (a GPU through the CUDA driver; cudarc stays inside
+//! it) and `host/` (the CPU as a device). Everything above the runtime goes through the
+//! types re-exported here and never sees which backend runs.
 
 mod attributes;
+pub(crate) mod backend;
 mod blas;
-mod curand;
+pub(crate) mod cuda;
 mod device;
-mod driver;
 mod event;
-mod fault;
-pub(crate) mod fault_record;
+pub(crate) mod fault;
 pub(crate) mod host;
-mod image;
 mod launch;
 mod memory;
 mod module;
 mod pool;
+mod registry;
+mod rng;
 mod stream;
 
 pub use attributes::KernelAttributes;
+pub use backend::CodeTarget;
 pub use blas::cublas_version;
+pub use cuda::driver::{DriverInfo, MIN_DRIVER_VERSION, driver_info};
 pub use device::{Device, HOST_ORDINAL};
-pub use driver::{DriverInfo, MIN_DRIVER_VERSION, driver_info};
 pub use event::Event;
 pub use launch::{LaunchConfig, MAX_GRID_X, Occupancy};
 pub use module::{Function, Module};
 pub use stream::{Stream, StreamGuard};
 
-pub(crate) use blas::{BlasFloat, Gemm, GemmInput, gemm};
-pub(crate) use curand::{Fill, Philox};
-pub(crate) use image::param_sizes;
-pub(crate) use launch::{ArgPack, launch, launch_kind};
+pub(crate) use backend::{BlasFloat, Fill, Gemm, GemmInput};
+pub(crate) use blas::gemm;
+pub(crate) use cuda::image::param_sizes;
+pub(crate) use launch::{ArgPack, launch};
 pub(crate) use memory::{
     Buffer, copy_dtod, copy_dtoh, copy_htod, copy_peer, on_release, zero_device,
 };
+pub(crate) use rng::Philox;

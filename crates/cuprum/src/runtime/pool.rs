@@ -1,6 +1,7 @@
-//! The bookkeeping of the freed-block cache, as pure code (no driver call): size classes,
-//! a least-recently-freed cache with a byte cap, and the list of other streams a buffer
-//! was used on. `memory.rs` makes the driver calls around it.
+//! The bookkeeping of the freed-block cache, as pure code (no backend call): size classes,
+//! a least-recently-freed cache with a byte cap, the list of other streams a buffer was
+//! used on, and the pool policy; [`DeviceMemory`] holds one device's share of them.
+//! `memory.rs` makes the backend calls around it.
 //!
 //! **Size classes.** A request is rounded up to its class: 512-byte steps up to 1 MiB, then
 //! four classes per power of two (at most 25 % slack), like CuPy's arena bins. Above the
@@ -279,6 +280,37 @@ impl PoolPolicy {
     /// Accounts a block of `bytes` given back to the driver.
     pub(crate) fn freed(&mut self, bytes: usize) {
         self.held = self.held.saturating_sub(bytes);
+    }
+}
+
+/// What one device's memory layer keeps: the cache of freed default-stream blocks and the
+/// counters of the pool policy (`memory.rs` uses them around the backend's allocator).
+pub(crate) struct DeviceMemory {
+    cache: Mutex<BlockCache>,
+    policy: Mutex<PoolPolicy>,
+}
+
+impl DeviceMemory {
+    /// The memory state of a device with `total` bytes: the cache holds at most 1 GiB,
+    /// and at most a sixteenth of the device's memory.
+    pub(crate) fn new(total: usize) -> DeviceMemory {
+        DeviceMemory {
+            cache: Mutex::new(BlockCache::new(CACHE_CAP.min(total / 16))),
+            policy: Mutex::new(PoolPolicy::new()),
+        }
+    }
+
+    pub(crate) fn cache(&self) -> std::sync::MutexGuard<'_, BlockCache> {
+        self.cache.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub(crate) fn policy(&self) -> std::sync::MutexGuard<'_, PoolPolicy> {
+        self.policy.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Bytes of freed blocks the cache keeps.
+    pub(crate) fn cached_bytes(&self) -> usize {
+        self.cache().bytes()
     }
 }
 

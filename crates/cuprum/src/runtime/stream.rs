@@ -1,31 +1,25 @@
 //! [`Stream`]: an ordered queue of GPU work, and the calling thread's current stream.
 
+use super::backend::RawStream;
 use super::device::Device;
-use super::driver::DriverResultExt;
 use crate::error::Result;
-use cudarc::driver::{result, sys};
 use std::cell::RefCell;
 use std::sync::{Arc, Weak};
 
-/// A created CUDA stream, destroyed when the last holder goes: the user's handles (through
+/// A created stream, destroyed when the last holder goes: the user's handles (through
 /// [`Handle`]) and the buffers that remember it ([`StreamUse`]).
-struct Owned(sys::CUstream, Device);
+struct Owned(RawStream, Device);
 
 /// What every `Stream` value of a created stream shares. Buffers hold only a `Weak` to it,
 /// so they can tell when no handle is left, and so no new work can reach the stream.
 struct Handle(Arc<Owned>);
 
-// SAFETY: a CUstream handle may be destroyed from any thread.
-unsafe impl Send for Owned {}
-// SAFETY: `Owned` is never mutated after creation.
-unsafe impl Sync for Owned {}
-
 impl Drop for Owned {
     fn drop(&mut self) {
-        if !self.1.is_host() && self.1.bind().is_ok() {
-            // SAFETY: the stream was created by `Stream::new` and is destroyed once, here;
-            // the driver lets queued work finish before releasing it.
-            let _ = unsafe { result::stream::destroy(self.0) };
+        // The stream was created by `Stream::new_on` and is destroyed once, here; queued
+        // work still finishes.
+        if self.1.check_fault().is_ok() {
+            self.1.backend().destroy_stream(self.0);
         }
     }
 }
@@ -67,23 +61,17 @@ impl Drop for Owned {
 /// ```
 #[derive(Clone)]
 pub struct Stream {
-    raw: sys::CUstream,
+    raw: RawStream,
     device: Device,
     _owner: Option<Arc<Handle>>,
 }
-
-// SAFETY: a CUstream handle may be used from any thread (the driver serialises access);
-// ownership is reference counted through the Arc.
-unsafe impl Send for Stream {}
-// SAFETY: as above; Stream has no interior mutability.
-unsafe impl Sync for Stream {}
 
 impl std::fmt::Debug for Stream {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "Stream({:p} on device {})",
-            self.raw,
+            "Stream({:#x} on device {})",
+            self.raw.0,
             self.device.ordinal()
         )
     }
@@ -114,11 +102,7 @@ impl Stream {
     /// A new non-blocking stream on `device`.
     pub fn new_on(device: Device) -> Result<Stream> {
         device.bind()?;
-        let raw = match device.host_parts() {
-            Some(h) => h.new_stream_token(),
-            None => result::stream::create(result::stream::StreamKind::NonBlocking)
-                .call("cuStreamCreate")?,
-        };
+        let raw = device.backend().create_stream()?;
         Ok(Stream {
             raw,
             device,
@@ -129,10 +113,10 @@ impl Stream {
     /// Whether this is its device's default stream (which lives as long as the process).
     #[inline]
     pub(crate) fn is_device_default(&self) -> bool {
-        self.raw == self.device.default_raw_stream()
+        self.raw == self.device.backend().default_stream()
     }
 
-    pub(crate) fn borrowed(device: Device, raw: sys::CUstream) -> Stream {
+    pub(crate) fn borrowed(device: Device, raw: RawStream) -> Stream {
         Stream {
             raw,
             device,
@@ -213,11 +197,9 @@ impl Stream {
     /// Waits for all work queued on the stream; device faults surface here as errors.
     pub fn synchronize(&self) -> Result<()> {
         self.device.bind()?;
-        if !self.device.is_host() {
-            // SAFETY: the handle is valid while `self` (and so its owner) lives.
-            unsafe { result::stream::synchronize(self.raw) }.call("cuStreamSynchronize")?;
-        }
-        super::fault_record::check(self.device)
+        // The handle is valid while `self` (and so its owner) lives.
+        self.device.backend().synchronize_stream(self.raw)?;
+        self.device.check_kernel_faults()
     }
 
     /// Makes future work on this stream wait for all work queued on `other` so far (an
@@ -252,71 +234,45 @@ impl Stream {
         }
     }
 
-    fn wait_for_raw(&self, other_raw: sys::CUstream, other_device: Device) -> Result<()> {
-        let other = Stream::borrowed(other_device, other_raw);
-        if self.raw == other.raw || other.device.is_host() {
-            // Host work has finished when its call returned: nothing to wait for.
+    fn wait_for_raw(&self, other_raw: RawStream, other_device: Device) -> Result<()> {
+        if (self.raw == other_raw && self.device == other_device) || other_device.is_synchronous() {
+            // Work of a synchronous device (the host) has finished when its call returned:
+            // nothing to wait for.
             return Ok(());
         }
-        if self.device.is_host() {
-            // Work on the host waits on the host for the GPU stream.
-            return other.synchronize();
+        if self.device.is_synchronous() {
+            // Work here runs when it is queued: it waits on the host for the other stream.
+            return Stream::borrowed(other_device, other_raw).synchronize();
         }
-        other.device.bind()?;
-        let event = result::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)
-            .call("cuEventCreate")?;
-        // SAFETY: `event` was just created in `other`'s context and both streams are valid
-        // while their owners live; a stream may wait on an event of another context.
-        let r = unsafe { result::event::record(event, other.raw) }
-            .call("cuEventRecord")
-            .and_then(|()| self.device.bind())
-            .and_then(|()| {
-                // SAFETY: as above.
-                unsafe {
-                    result::stream::wait_event(
-                        self.raw,
-                        event,
-                        sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
-                    )
-                }
-                .call("cuStreamWaitEvent")
-            });
-        // SAFETY: the event is destroyed once; a wait already queued on it still completes
-        // (the driver releases it when the event completes).
-        let _ = other
-            .device
-            .bind()
-            .map(|()| unsafe { result::event::destroy(event) });
-        r
+        self.device.check_fault()?;
+        other_device.check_fault()?;
+        self.device
+            .backend()
+            .stream_wait_stream(self.raw, other_device.backend(), other_raw)
     }
 
     /// Makes future work on this stream wait for `event` (recorded on any stream).
     pub fn wait_event(&self, event: &super::Event) -> Result<()> {
-        if self.device.is_host() {
+        if self.device.is_synchronous() {
             return event.synchronize();
         }
-        if event.is_host() {
+        if event.device().is_synchronous() {
             return Ok(());
         }
-        self.device.bind()?;
-        // SAFETY: both handles are valid while their owners live.
-        unsafe {
-            result::stream::wait_event(
-                self.raw,
-                event.raw(),
-                sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
-            )
-        }
-        .call("cuStreamWaitEvent")
+        self.device.check_fault()?;
+        self.device
+            .backend()
+            .stream_wait_event(self.raw, event.raw())
     }
 
-    /// The raw `CUstream` handle, for interop with other CUDA libraries.
+    /// The raw `CUstream` handle, for interop with other CUDA libraries (an ordering token
+    /// on the host device).
     pub fn as_raw(&self) -> *mut std::ffi::c_void {
-        self.raw.cast()
+        self.raw.0 as *mut std::ffi::c_void
     }
 
     #[inline]
-    pub(crate) fn raw(&self) -> sys::CUstream {
+    pub(crate) fn raw(&self) -> RawStream {
         self.raw
     }
 }
@@ -326,16 +282,11 @@ impl Stream {
 /// that [`is_orphan`](StreamUse::is_orphan) can tell when no new work can reach it.
 #[derive(Clone)]
 pub(crate) struct StreamUse {
-    raw: sys::CUstream,
+    raw: RawStream,
     device: Device,
     owned: Option<Arc<Owned>>,
     handle: Option<Weak<Handle>>,
 }
-
-// SAFETY: as for `Stream`: the handle may be used from any thread, ownership is counted.
-unsafe impl Send for StreamUse {}
-// SAFETY: as above; no interior mutability.
-unsafe impl Sync for StreamUse {}
 
 impl StreamUse {
     /// Whether this is `stream`.
@@ -354,6 +305,21 @@ impl StreamUse {
     pub(crate) fn synchronize(&self) -> Result<()> {
         let _keep = &self.owned;
         Stream::borrowed(self.device, self.raw).synchronize()
+    }
+}
+
+impl Device {
+    /// The device's default stream: a non-blocking stream created with the device (it does
+    /// not synchronise with the legacy NULL stream).
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// let dev = cuprum::Device::current()?;
+    /// assert_eq!(dev.default_stream().device(), dev);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn default_stream(self) -> Stream {
+        Stream::borrowed(self, self.backend().default_stream())
     }
 }
 

@@ -4,7 +4,8 @@
 
 use crate::compile::{CompileOptions, compile_on};
 use crate::error::{Result, bail};
-use crate::runtime::{Device, Function, fault_record as fault};
+use crate::runtime::fault::record as fault;
+use crate::runtime::{Device, Function};
 use smallvec::SmallVec;
 use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::{OnceLock, RwLock};
@@ -97,7 +98,6 @@ pub(crate) struct Instance {
     checked: bool,
     key: SmallVec<[u64; 4]>,
     pub(crate) function: Function,
-    pub(crate) max_threads: u32,
 }
 
 impl Instance {
@@ -286,7 +286,7 @@ impl KernelDef {
         let module = compile_on(device, &program.text, &opts)?;
         let function = module.function(instance.as_deref().unwrap_or(self.name))?;
         let tag = *program.tag.get_or_init(|| register_sites(self));
-        fault::install(&module, tag)?;
+        module.install_fault_record(tag)?;
         let ord = device.ordinal();
         let mut list = self.instances.write().unwrap_or_else(|p| p.into_inner());
         if let Some(i) = list.iter().find(|i| i.is(ord, checked, key)) {
@@ -296,7 +296,6 @@ impl KernelDef {
             device: ord,
             checked,
             key: SmallVec::from_slice(key),
-            max_threads: function.max_threads_per_block()?.max(0) as u32,
             function,
         }));
         list.push(inst);

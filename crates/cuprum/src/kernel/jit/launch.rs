@@ -7,7 +7,7 @@ use crate::array::Array;
 use crate::error::{Result, bail};
 use crate::gpu::Scalar;
 use crate::kernel::Dim3;
-use crate::runtime::{ArgPack, Device, Function, LaunchConfig, Stream, launch_kind};
+use crate::runtime::{ArgPack, Device, LaunchConfig, Stream, launch};
 use smallvec::SmallVec;
 
 /// How to launch a kernel written in Rust: grid and block (the seed's
@@ -220,27 +220,36 @@ impl<'s> Launcher<'s> {
         self.check_aliasing()?;
         let checked = self.config.checked.unwrap_or(debug);
         let inst = self.def.instance(self.device, key, checked, names)?;
-        self.check_config(&inst.function, inst.max_threads)?;
         let c = self.config;
         let cfg = LaunchConfig {
             grid: (c.grid.0, c.grid.1, c.grid.2),
             block: (c.block.0, c.block.1, c.block.2),
-            shared_mem_bytes: c.shared_mem as u32,
+            shared_mem_bytes: u32::try_from(c.shared_mem).unwrap_or(u32::MAX),
         };
+        let cooperative = self.def.is_cooperative();
+        let name = self.def.name();
         // SAFETY: the argument list is the kernel's parameter list by construction (the
         // macro wrote both from one signature: a pointer and a 64-bit length per slice,
         // each scalar of its Rust type); every pointer is the start of a live contiguous
         // array of the parameter's dtype on this device, whose length is passed with it and
         // checked by every access in the kernel; `&mut` arguments overlap no other
-        // argument; the configuration is within the device's and the kernel's limits
-        // (cooperative grids fit at once).
+        // argument; `launch` checks the configuration against the device's and the
+        // kernel's limits (a kernel that calls grid_sync() launches cooperatively, its grid
+        // resident at once).
         unsafe {
-            launch_kind(
+            launch(
                 &inst.function,
                 &cfg,
                 &self.stream,
                 &mut self.pack,
-                self.def.is_cooperative(),
+                cooperative,
+                &|| {
+                    if cooperative {
+                        format!("kernel `{name}` (it calls grid_sync())")
+                    } else {
+                        format!("kernel `{name}`")
+                    }
+                },
             )
         }
     }
@@ -266,63 +275,6 @@ impl<'s> Launcher<'s> {
                      a `&mut [T]` parameter needs memory that no other argument uses",
                     a.name,
                     b.name
-                );
-            }
-        }
-        Ok(())
-    }
-
-    /// The configuration against the device's and the kernel's limits: grid and block
-    /// dimensions, threads per block, dynamic shared memory (raising the kernel's limit
-    /// above 48 KiB), and for a cooperative kernel a grid that runs at once.
-    fn check_config(&self, f: &Function, max_threads: u32) -> Result<()> {
-        let (k, c, device) = (self.def.name(), self.config, self.device);
-        let (mg, mb) = (device.max_grid_dim(), device.max_block_dim());
-        for (what, d, max) in [("grid", c.grid, mg), ("block", c.block, mb)] {
-            let dims = [d.0, d.1, d.2];
-            for a in 0..3 {
-                if dims[a] == 0 || dims[a] > max[a] {
-                    bail!(
-                        Launch,
-                        "kernel `{k}`: {what} {:?} is outside 1..={} in {}",
-                        (d.0, d.1, d.2),
-                        max[a],
-                        ["x", "y", "z"][a]
-                    );
-                }
-            }
-        }
-        let threads = c.block.0 as u64 * c.block.1 as u64 * c.block.2 as u64;
-        let limit = max_threads.min(device.max_threads_per_block()) as u64;
-        if threads > limit {
-            bail!(
-                Launch,
-                "kernel `{k}`: a block of {threads} threads, this kernel allows at most {limit}"
-            );
-        }
-        if c.shared_mem > 48 * 1024 {
-            let max = device
-                .max_shared_memory_per_block_optin()
-                .saturating_sub(f.static_shared_bytes()?);
-            if c.shared_mem > max {
-                bail!(
-                    Launch,
-                    "kernel `{k}`: {} bytes of dynamic shared memory, the device allows at most {max} here",
-                    c.shared_mem
-                );
-            }
-            f.set_max_dynamic_shared_bytes(c.shared_mem)?;
-        }
-        if self.def.is_cooperative() {
-            let per_sm = f.max_active_blocks_per_sm(threads as u32, c.shared_mem)?;
-            let max = per_sm as u64 * device.sm_count() as u64;
-            let blocks = c.grid.0 as u64 * c.grid.1 as u64 * c.grid.2 as u64;
-            if blocks > max {
-                bail!(
-                    Launch,
-                    "kernel `{k}` calls grid_sync(): its {blocks} blocks must all run at once, at most \
-                     {max} can ({per_sm} per SM x {} SMs)",
-                    device.sm_count()
                 );
             }
         }

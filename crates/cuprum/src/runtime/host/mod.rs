@@ -7,6 +7,7 @@
 //! - **Modules** are shared objects the system C++ compiler built from the CUDA C++ source
 //!   with cuprum's shim headers (`compile/host`); [`library`] loads them and reads their
 //!   kernel table.
+//! - **Events** keep the moment they were recorded (work before it has finished by then).
 //! - **Launches** ([`launch`]) spread the blocks of a grid over a pool of worker threads
 //!   (one per core, `CUPRUM_HOST_THREADS`); a block runs its threads as plain calls until
 //!   one reaches a barrier or a warp operation, then as fibers ([`block`]); warp operations
@@ -16,30 +17,36 @@
 
 pub(crate) mod abi;
 pub(crate) mod block;
+mod gemm;
 pub(crate) mod launch;
 pub(crate) mod library;
-pub(crate) mod rng;
+mod rng;
 pub(crate) mod trap;
 pub(crate) mod warp;
 
-use super::device::{Backend, DeviceInner, HOST_ORDINAL};
-use super::memory::DeviceMemory;
-use cudarc::driver::sys;
-use std::sync::OnceLock;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use super::backend::{
+    CodeTarget, DeviceBackend, DeviceProps, FaultSlots, Gemm, ModuleBackend, PoolBytes, RawEvent,
+    RawStream, RngBackend,
+};
+use super::fault::record::RECORD_BYTES;
+use crate::error::{Result, bail};
+use std::any::Any;
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
 
 /// The raw handle of the host device's default stream: a token, never dereferenced.
-pub(crate) const DEFAULT_STREAM: sys::CUstream = 8 as sys::CUstream;
+const DEFAULT_STREAM: RawStream = RawStream(8);
 
 /// Holds the launches of one host stream in order: a launch runs on the calling thread, so
 /// two threads launching on one stream would otherwise run their kernels at once. Streams
 /// share a fixed set of locks (two streams on one lock only lose overlap); a launch holds
 /// one lock and takes no other, so they cannot deadlock.
-pub(crate) fn stream_lock(raw: sys::CUstream) -> std::sync::MutexGuard<'static, ()> {
+pub(crate) fn stream_lock(raw: RawStream) -> std::sync::MutexGuard<'static, ()> {
     const LOCKS: usize = 64;
     static L: [std::sync::Mutex<()>; LOCKS] = [const { std::sync::Mutex::new(()) }; LOCKS];
     // tokens are multiples of 8
-    L[(raw as usize / 8) % LOCKS]
+    L[(raw.0 / 8) % LOCKS]
         .lock()
         .unwrap_or_else(|p| p.into_inner())
 }
@@ -61,14 +68,8 @@ impl HostDevice {
         self.held.load(Ordering::Relaxed)
     }
 
-    /// A new stream token (distinct from every other stream's handle).
-    pub(crate) fn new_stream_token(&self) -> sys::CUstream {
-        let n = self.next_stream.fetch_add(1, Ordering::Relaxed) + 2;
-        (n * 8) as sys::CUstream
-    }
-
     /// A block of `bytes` (> 0) aligned to [`ALIGN`], or `None` when the allocator fails.
-    pub(crate) fn alloc(&self, bytes: usize) -> Option<u64> {
+    fn alloc_block(&self, bytes: usize) -> Option<u64> {
         let layout = std::alloc::Layout::from_size_align(bytes.max(1), ALIGN).ok()?;
         // SAFETY: the layout has a non-zero size; the block is freed once, by `free`, with
         // the same layout.
@@ -80,8 +81,8 @@ impl HostDevice {
         Some(p as u64)
     }
 
-    /// Frees a block `alloc` returned for `bytes`.
-    pub(crate) fn free(&self, ptr: u64, bytes: usize) {
+    /// Frees a block `alloc_block` returned for `bytes`.
+    fn free_block(&self, ptr: u64, bytes: usize) {
         let Ok(layout) = std::alloc::Layout::from_size_align(bytes.max(1), ALIGN) else {
             return;
         };
@@ -118,7 +119,7 @@ fn physical_memory() -> usize {
 }
 
 /// Memory available to new allocations (`MemAvailable`, else free pages).
-pub(crate) fn available_memory() -> usize {
+fn available_memory() -> usize {
     if let Ok(text) = std::fs::read_to_string("/proc/meminfo")
         && let Some(kb) = text.lines().find_map(|l| {
             l.strip_prefix("MemAvailable:")
@@ -158,12 +159,11 @@ pub(crate) const MAX_DYNAMIC_SHARED: usize = 227 << 10;
 /// Blocks one worker is said to hold at once (occupancy and grid-stride sizes).
 pub(crate) const BLOCKS_PER_WORKER: u32 = 4;
 
-/// The host device's record.
-pub(crate) fn open() -> DeviceInner {
+/// The host device's properties and its backend.
+pub(crate) fn open() -> (DeviceProps, HostDevice) {
     let total = physical_memory();
     let workers = workers();
-    DeviceInner {
-        ordinal: HOST_ORDINAL,
+    let props = DeviceProps {
         name: format!("CPU: {}, {workers} threads", cpu_name()),
         cc: (0, 0),
         sm_count: workers as u32,
@@ -175,10 +175,250 @@ pub(crate) fn open() -> DeviceInner {
         max_grid: [i32::MAX as u32, 65535, 65535],
         max_block: [1024, 1024, 64],
         l2_cache_bytes: 0,
-        memory: DeviceMemory::new(total.max(1 << 30)),
-        backend: Backend::Host(HostDevice {
-            held: AtomicUsize::new(0),
-            next_stream: AtomicUsize::new(0),
-        }),
+    };
+    let dev = HostDevice {
+        held: AtomicUsize::new(0),
+        next_stream: AtomicUsize::new(0),
+    };
+    (props, dev)
+}
+
+/// A host event: when it was last recorded.
+type HostEvent = Mutex<Option<Instant>>;
+
+/// The event behind a handle `create_event` made.
+///
+/// # Safety
+/// `e` came from `HostDevice::create_event` and has not been destroyed.
+unsafe fn host_event<'a>(e: RawEvent) -> &'a HostEvent {
+    // SAFETY: the caller's promise: a live box made by `create_event`.
+    unsafe { &*(e.0 as *const HostEvent) }
+}
+
+fn recorded(e: RawEvent) -> Option<Instant> {
+    // SAFETY: events are used only while their owner (an `Event`) lives.
+    *unsafe { host_event(e) }
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+}
+
+impl DeviceBackend for HostDevice {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn code_target(&self) -> CodeTarget {
+        CodeTarget::Host
+    }
+
+    fn is_synchronous(&self) -> bool {
+        true
+    }
+
+    fn bind(&self) -> Result<()> {
+        Ok(())
+    }
+
+    fn synchronize(&self) -> Result<()> {
+        Ok(())
+    }
+
+    fn memory_info(&self) -> Result<(usize, usize)> {
+        Ok((available_memory(), physical_memory()))
+    }
+
+    fn alloc(&self, bytes: usize, _stream: RawStream) -> Result<Option<u64>> {
+        Ok(self.alloc_block(bytes))
+    }
+
+    unsafe fn free(&self, ptr: u64, bytes: usize, _stream: RawStream) -> bool {
+        self.free_block(ptr, bytes);
+        true
+    }
+
+    fn pool_bytes(&self) -> Result<PoolBytes> {
+        // No pool: what the device holds is its live buffers plus the cache.
+        let held = self.held_bytes() as u64;
+        Ok(PoolBytes {
+            reserved: held,
+            used: held,
+        })
+    }
+
+    fn trim_pool(&self, _keep: usize) -> Result<()> {
+        Ok(())
+    }
+
+    fn set_release_threshold(&self, _bytes: usize) -> Result<()> {
+        Ok(())
+    }
+
+    unsafe fn copy_dtod(&self, dst: u64, src: u64, bytes: usize, _s: RawStream) -> Result<()> {
+        // SAFETY: callers pass ranges inside live host buffers of at least `bytes` bytes
+        // (they may overlap: a memmove).
+        unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, bytes) };
+        Ok(())
+    }
+
+    unsafe fn zero(&self, dst: u64, bytes: usize, _s: RawStream) -> Result<()> {
+        // SAFETY: callers pass a range inside a live host buffer.
+        unsafe { std::ptr::write_bytes(dst as *mut u8, 0, bytes) };
+        Ok(())
+    }
+
+    unsafe fn copy_htod(&self, dst: u64, src: &[u8], _s: RawStream) -> Result<()> {
+        // SAFETY: `dst` points to at least `src.len()` bytes of a live host buffer, which
+        // `src` (a Rust slice) cannot overlap mutably.
+        unsafe { std::ptr::copy(src.as_ptr(), dst as *mut u8, src.len()) };
+        Ok(())
+    }
+
+    unsafe fn copy_dtoh(&self, dst: &mut [u8], src: u64, _s: RawStream) -> Result<()> {
+        // SAFETY: `src` points to at least `dst.len()` bytes of a live host buffer.
+        unsafe { std::ptr::copy(src as *const u8, dst.as_mut_ptr(), dst.len()) };
+        Ok(())
+    }
+
+    unsafe fn write_sync(&self, dst: u64, src: &[u8]) -> Result<()> {
+        // SAFETY: the caller guarantees `dst..dst + src.len()` in live host memory that no
+        // kernel uses meanwhile.
+        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst as *mut u8, src.len()) };
+        Ok(())
+    }
+
+    fn can_access_peer(&self, _peer: &dyn DeviceBackend) -> Result<bool> {
+        // The host device and a GPU never access each other's memory.
+        Ok(false)
+    }
+
+    fn enable_peer_access(&self, _peer: &dyn DeviceBackend) -> Result<()> {
+        Ok(())
+    }
+
+    unsafe fn copy_from_peer(
+        &self,
+        _dst: u64,
+        _src: u64,
+        _peer: &dyn DeviceBackend,
+        _bytes: usize,
+        _s: RawStream,
+    ) -> Result<bool> {
+        Ok(false)
+    }
+
+    fn default_stream(&self) -> RawStream {
+        DEFAULT_STREAM
+    }
+
+    fn create_stream(&self) -> Result<RawStream> {
+        // A token distinct from every other stream's handle.
+        let n = self.next_stream.fetch_add(1, Ordering::Relaxed) + 2;
+        Ok(RawStream(n * 8))
+    }
+
+    fn destroy_stream(&self, _s: RawStream) {}
+
+    fn synchronize_stream(&self, _s: RawStream) -> Result<()> {
+        Ok(())
+    }
+
+    fn stream_wait_stream(
+        &self,
+        _s: RawStream,
+        _peer: &dyn DeviceBackend,
+        _other: RawStream,
+    ) -> Result<()> {
+        // Work here runs when it is queued: the generic layer waits on the host instead.
+        Ok(())
+    }
+
+    fn create_event(&self) -> Result<RawEvent> {
+        let e: Box<HostEvent> = Box::new(Mutex::new(None));
+        Ok(RawEvent(Box::into_raw(e) as usize))
+    }
+
+    fn destroy_event(&self, e: RawEvent) {
+        // SAFETY: `e` came from `create_event` and is destroyed once (its owner's drop).
+        drop(unsafe { Box::from_raw(e.0 as *mut HostEvent) });
+    }
+
+    fn record_event(&self, e: RawEvent, _s: RawStream) -> Result<()> {
+        // SAFETY: events are used only while their owner lives.
+        *unsafe { host_event(e) }
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
+        Ok(())
+    }
+
+    fn stream_wait_event(&self, _s: RawStream, _e: RawEvent) -> Result<()> {
+        Ok(())
+    }
+
+    fn synchronize_event(&self, _e: RawEvent) -> Result<()> {
+        Ok(())
+    }
+
+    fn event_complete(&self, _e: RawEvent) -> Result<bool> {
+        Ok(true)
+    }
+
+    fn elapsed_ms(&self, start: RawEvent, end: RawEvent) -> Result<f32> {
+        match (recorded(start), recorded(end)) {
+            (Some(a), Some(b)) => Ok(b.saturating_duration_since(a).as_secs_f32() * 1e3),
+            _ => bail!(
+                InvalidArgument,
+                "elapsed time between events needs two events of the host device, both recorded"
+            ),
+        }
+    }
+
+    fn load_image(
+        &self,
+        _image: &[u8],
+        _lowered: Vec<(String, String)>,
+    ) -> Result<Arc<dyn ModuleBackend>> {
+        bail!(
+            Unsupported,
+            "a compiled GPU image (cubin, PTX, fatbin) cannot run on the host device; load \
+             the CUDA C++ source instead (RawModule::new)"
+        )
+    }
+
+    fn rng(&self, seed: u64) -> Result<Box<dyn RngBackend>> {
+        Ok(Box::new(rng::HostRng::new(seed)))
+    }
+
+    unsafe fn gemm(&self, g: &Gemm, _s: RawStream) -> Result<()> {
+        // SAFETY: forwarded from the caller; on the host device the addresses are host
+        // memory.
+        unsafe { gemm::gemm(g) };
+        Ok(())
+    }
+
+    fn blas_version(&self) -> Result<i32> {
+        bail!(
+            Blas,
+            "the host device multiplies matrices with matrixmultiply: cuBLAS belongs to GPUs"
+        )
+    }
+
+    fn alloc_fault_slots(&self) -> Result<FaultSlots> {
+        // The host device's kernels write the record and the claim word directly.
+        let record: &'static mut [u64] =
+            Box::leak(vec![0u64; RECORD_BYTES.div_ceil(8)].into_boxed_slice());
+        let claim: &'static mut u32 = Box::leak(Box::new(0u32));
+        let host = record.as_mut_ptr().cast::<u8>();
+        Ok(FaultSlots {
+            host,
+            record: host as u64,
+            claim: claim as *mut u32 as u64,
+        })
+    }
+
+    fn reset_fault_claim(&self, slots: &FaultSlots) -> Result<()> {
+        // SAFETY: the claim word is the process-lifetime allocation made above; kernels only
+        // touch it with atomics.
+        unsafe { AtomicU32::from_ptr(slots.claim as *mut u32) }.store(0, Ordering::Release);
+        Ok(())
     }
 }

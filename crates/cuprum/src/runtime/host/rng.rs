@@ -4,7 +4,8 @@
 //! distributions as cuRAND's, not the same numbers. A seed gives the same numbers on every
 //! run.
 
-use crate::runtime::curand::Fill;
+use crate::error::Result;
+use crate::runtime::backend::{Fill, RawStream, RngBackend};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// A key from the seed and a counter of the 128-bit blocks used so far.
@@ -132,6 +133,21 @@ impl HostRng {
             }
         });
         self.blocks += (len * per).div_ceil(4) as u64;
+    }
+}
+
+impl RngBackend for HostRng {
+    fn reseed(&mut self, seed: u64) -> Result<()> {
+        *self = HostRng::new(seed);
+        Ok(())
+    }
+
+    unsafe fn fill(&mut self, ptr: u64, len: usize, fill: Fill, _stream: RawStream) -> Result<()> {
+        // SAFETY: the caller guarantees `len` elements of the fill's type at `ptr`, in host
+        // memory (the host device's), that nothing else uses until the stream reaches the
+        // fill; host launches and copies finish before their call returns.
+        unsafe { HostRng::fill(self, ptr, len, fill) };
+        Ok(())
     }
 }
 

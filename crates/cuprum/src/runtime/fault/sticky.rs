@@ -7,27 +7,8 @@
 //! whichever call comes next. Nothing aborts the process.
 
 use crate::error::{Error, ErrorKind};
-use cudarc::driver::sys::CUresult;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
-
-/// Whether a driver error leaves the context unusable (CUDA's "sticky" errors).
-pub(crate) fn is_sticky(code: CUresult) -> bool {
-    use CUresult as R;
-    matches!(
-        code,
-        R::CUDA_ERROR_ILLEGAL_ADDRESS
-            | R::CUDA_ERROR_LAUNCH_FAILED
-            | R::CUDA_ERROR_HARDWARE_STACK_ERROR
-            | R::CUDA_ERROR_ILLEGAL_INSTRUCTION
-            | R::CUDA_ERROR_MISALIGNED_ADDRESS
-            | R::CUDA_ERROR_INVALID_ADDRESS_SPACE
-            | R::CUDA_ERROR_INVALID_PC
-            | R::CUDA_ERROR_ASSERT
-            | R::CUDA_ERROR_LAUNCH_TIMEOUT
-            | R::CUDA_ERROR_ECC_UNCORRECTABLE
-    )
-}
 
 struct Fault {
     /// The device whose context faulted; `None` when it could not be told (then every
@@ -97,15 +78,6 @@ fn check_slow(ordinal: usize) -> crate::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sticky_codes() {
-        assert!(is_sticky(CUresult::CUDA_ERROR_ILLEGAL_ADDRESS));
-        assert!(is_sticky(CUresult::CUDA_ERROR_ASSERT));
-        assert!(!is_sticky(CUresult::CUDA_ERROR_OUT_OF_MEMORY));
-        assert!(!is_sticky(CUresult::CUDA_ERROR_INVALID_VALUE));
-        assert!(!is_sticky(CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES));
-    }
 
     // One test owns the process-wide record (recording is permanent): a fault on a device
     // ordinal no machine has, so no other test sees it.

@@ -1,7 +1,7 @@
 //! Kernel faults: the record a kernel written in Rust (`#[cuprum::kernel]`) fills when a
 //! bounds check (or, in debug builds, a division or shift check) fails, and the check every
-//! synchronisation makes ([`Stream::synchronize`](super::Stream::synchronize),
-//! [`Device::synchronize`](super::Device::synchronize), blocking copies).
+//! synchronisation makes ([`Stream::synchronize`](crate::runtime::Stream::synchronize),
+//! [`Device::synchronize`](crate::runtime::Device::synchronize), blocking copies).
 //!
 //! Per device: one [`FaultRecord`] in mapped pinned host memory (the faulting thread writes
 //! it over the bus, so reading it after a synchronisation costs one host load) and a claim
@@ -10,11 +10,8 @@
 //! memory is corrupted and the context stays usable. Each loaded program registers how to
 //! describe its fault sites and gets a tag the record carries.
 
-use super::device::Device;
-use super::driver::DriverResultExt;
-use super::module::Module;
 use crate::error::{Error, ErrorKind, Result, bail};
-use cudarc::driver::sys;
+use crate::runtime::backend::{DeviceBackend, FaultSlots};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Mutex, RwLock};
 
@@ -63,82 +60,35 @@ pub struct FaultInfo {
 
 type Describe = Box<dyn Fn(&FaultInfo) -> String + Send + Sync>;
 
+/// The layout of the record a backend allocates (see [`FaultSlots`]).
+pub(crate) const RECORD_BYTES: usize = std::mem::size_of::<FaultRecord>();
+
+/// A device's record and claim word (allocated once per device by its backend).
 struct DeviceFaults {
     ordinal: usize,
-    host: *mut FaultRecord,
-    record: u64,
-    claim: u64,
+    slots: FaultSlots,
 }
-
-// SAFETY: the pointers refer to process-lifetime allocations (never freed); the host record
-// is only read/written with volatile and atomic accesses.
-unsafe impl Send for DeviceFaults {}
-// SAFETY: as above.
-unsafe impl Sync for DeviceFaults {}
 
 static ARMED: AtomicBool = AtomicBool::new(false);
-static DEVICES: Mutex<Vec<&'static DeviceFaults>> = Mutex::new(Vec::new());
+static DEVICES: Mutex<Vec<DeviceFaults>> = Mutex::new(Vec::new());
 static DESCRIBERS: RwLock<Vec<Describe>> = RwLock::new(Vec::new());
 
-fn find(device: Device) -> Option<&'static DeviceFaults> {
+fn find(ordinal: usize) -> Option<FaultSlots> {
     let d = DEVICES.lock().unwrap_or_else(|p| p.into_inner());
-    d.iter().find(|f| f.ordinal == device.ordinal()).copied()
+    d.iter().find(|f| f.ordinal == ordinal).map(|f| f.slots)
 }
 
-/// The device's record and claim word, allocated on first use (kept for the process).
-fn device_faults(device: Device) -> Result<&'static DeviceFaults> {
+/// The device's record and claim word, allocated by its backend on first use (kept for the
+/// process; the backend zeroes both).
+fn device_faults(ordinal: usize, backend: &dyn DeviceBackend) -> Result<FaultSlots> {
     let mut d = DEVICES.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(f) = d.iter().find(|f| f.ordinal == device.ordinal()) {
-        return Ok(f);
+    if let Some(f) = d.iter().find(|f| f.ordinal == ordinal) {
+        return Ok(f.slots);
     }
-    device.bind()?;
-    if device.is_host() {
-        // The host device's kernels write the record and the claim word directly.
-        let host: *mut FaultRecord = Box::leak(Box::new(FaultRecord::default()));
-        let claim: *mut u32 = Box::leak(Box::new(0u32));
-        let f: &'static DeviceFaults = Box::leak(Box::new(DeviceFaults {
-            ordinal: device.ordinal(),
-            host,
-            record: host as u64,
-            claim: claim as u64,
-        }));
-        d.push(f);
-        ARMED.store(true, Ordering::Release);
-        return Ok(f);
-    }
-    let size = std::mem::size_of::<FaultRecord>();
-    let mut host: *mut std::ffi::c_void = std::ptr::null_mut();
-    // SAFETY: a fresh pinned allocation of `size` bytes, mapped into the device's address
-    // space; it is zeroed below and never freed.
-    unsafe {
-        sys::cuMemHostAlloc(
-            &mut host,
-            size,
-            sys::CU_MEMHOSTALLOC_DEVICEMAP | sys::CU_MEMHOSTALLOC_PORTABLE,
-        )
-    }
-    .call("cuMemHostAlloc")?;
-    let host = host.cast::<FaultRecord>();
-    // SAFETY: `host` points to `size` writable bytes just allocated.
-    unsafe { std::ptr::write_volatile(host, FaultRecord::default()) };
-    let mut record: sys::CUdeviceptr = 0;
-    // SAFETY: `host` was allocated with DEVICEMAP in the current context.
-    unsafe { sys::cuMemHostGetDevicePointer_v2(&mut record, host.cast(), 0) }
-        .call("cuMemHostGetDevicePointer")?;
-    let mut claim: sys::CUdeviceptr = 0;
-    // SAFETY: a 4-byte device allocation, zeroed next and never freed.
-    unsafe { sys::cuMemAlloc_v2(&mut claim, 4) }.call("cuMemAlloc")?;
-    // SAFETY: `claim` is a live 4-byte allocation.
-    unsafe { sys::cuMemsetD32_v2(claim, 0, 1) }.call("cuMemsetD32")?;
-    let f: &'static DeviceFaults = Box::leak(Box::new(DeviceFaults {
-        ordinal: device.ordinal(),
-        host,
-        record,
-        claim,
-    }));
-    d.push(f);
+    let slots = backend.alloc_fault_slots()?;
+    d.push(DeviceFaults { ordinal, slots });
     ARMED.store(true, Ordering::Release);
-    Ok(f)
+    Ok(slots)
 }
 
 /// Registers how faults of one program are described; returns the program's tag.
@@ -148,17 +98,15 @@ pub(crate) fn register(describe: Describe) -> u32 {
     d.len() as u32
 }
 
-/// Points the loaded `module`'s `cj_fault_ctx` at its device's record, with `tag`.
-pub(crate) fn install(module: &Module, tag: u32) -> Result<()> {
-    let device = module.device();
-    let f = device_faults(device)?;
-    let (ptr, size) = module.global("cj_fault_ctx")?;
-    let ctx = FaultCtx {
-        rec: f.record,
-        claim: f.claim,
-        tag,
-        pad: 0,
-    };
+/// Points a loaded module's `cj_fault_ctx` global (at `ptr`, `size` bytes, on the device
+/// of `ordinal` that `backend` runs) at the device's record, with `tag`.
+pub(crate) fn install(
+    ordinal: usize,
+    backend: &dyn DeviceBackend,
+    (ptr, size): (u64, usize),
+    tag: u32,
+) -> Result<()> {
+    let f = device_faults(ordinal, backend)?;
     if size != std::mem::size_of::<FaultCtx>() {
         bail!(
             Unsupported,
@@ -166,52 +114,47 @@ pub(crate) fn install(module: &Module, tag: u32) -> Result<()> {
             std::mem::size_of::<FaultCtx>()
         );
     }
-    device.bind()?;
-    if device.is_host() {
-        // SAFETY: `ptr` is the host module's global of `size` bytes (checked above), and no
-        // kernel of the module runs while it is installed (it was just loaded).
-        unsafe { std::ptr::write_unaligned(ptr as *mut FaultCtx, ctx) };
-        return Ok(());
-    }
-    // SAFETY: `ptr` is the module global of `size` bytes (checked above); the copy is
-    // synchronous and reads `ctx` only during the call.
-    unsafe { sys::cuMemcpyHtoD_v2(ptr, (&ctx as *const FaultCtx).cast(), size) }
-        .call("cuMemcpyHtoD")
+    let ctx = FaultCtx {
+        rec: f.record,
+        claim: f.claim,
+        tag,
+        pad: 0,
+    };
+    // SAFETY: `ptr` is the module global of `size` bytes (checked above), and no kernel of
+    // the module runs while it is installed (it was just loaded). `FaultCtx` is plain data
+    // without padding, so its bytes are initialised.
+    let bytes = unsafe { std::slice::from_raw_parts((&ctx as *const FaultCtx).cast::<u8>(), size) };
+    // SAFETY: as above.
+    unsafe { backend.write_sync(ptr, bytes) }
 }
 
-/// After a successful synchronisation: the first kernel fault recorded on `device` since
-/// the last check, as an [`ErrorKind::KernelFault`] error (the record is then cleared).
+/// After a successful synchronisation: the first kernel fault recorded on the device of
+/// `ordinal` since the last check, as an [`ErrorKind::KernelFault`] error (the record is
+/// then cleared).
 #[inline]
-pub(crate) fn check(device: Device) -> Result<()> {
+pub(crate) fn check(ordinal: usize, backend: &dyn DeviceBackend) -> Result<()> {
     if !ARMED.load(Ordering::Acquire) {
         return Ok(());
     }
-    check_armed(device)
+    check_armed(ordinal, backend)
 }
 
 #[cold]
-fn check_armed(device: Device) -> Result<()> {
-    let Some(f) = find(device) else {
+fn check_armed(ordinal: usize, backend: &dyn DeviceBackend) -> Result<()> {
+    let Some(f) = find(ordinal) else {
         return Ok(());
     };
-    // SAFETY: `host` is a live, aligned pinned allocation; the device writes `flag` with a
-    // plain store after the other fields and a system fence.
-    let flag = unsafe { AtomicU32::from_ptr(std::ptr::addr_of_mut!((*f.host).flag)) };
+    let host = f.host.cast::<FaultRecord>();
+    // SAFETY: `host` is a live, aligned allocation of the record; the device writes `flag`
+    // with a plain store after the other fields and a system fence.
+    let flag = unsafe { AtomicU32::from_ptr(std::ptr::addr_of_mut!((*host).flag)) };
     if flag.load(Ordering::Acquire) == 0 || flag.swap(0, Ordering::AcqRel) == 0 {
         return Ok(());
     }
     // SAFETY: as above; the fields were written before the flag (one fault at a time: the
     // claim word stays set until it is reset below).
-    let r = unsafe { std::ptr::read_volatile(f.host) };
-    device.bind()?;
-    if device.is_host() {
-        // SAFETY: the claim word is the process-lifetime allocation made for the host
-        // device; kernels only touch it with atomics, and none runs during a check.
-        unsafe { AtomicU32::from_ptr(f.claim as *mut u32) }.store(0, Ordering::Release);
-    } else {
-        // SAFETY: `claim` is the live 4-byte device allocation of this device.
-        unsafe { sys::cuMemsetD32_v2(f.claim, 0, 1) }.call("cuMemsetD32")?;
-    }
+    let r = unsafe { std::ptr::read_volatile(host) };
+    backend.reset_fault_claim(&f)?;
     let info = FaultInfo {
         site: r.site,
         kind: r.kind,

@@ -1,0 +1,392 @@
+//! The backend seam: what a device does, as two small traits that each backend implements
+//! once — [`DeviceBackend`] (memory, copies, streams, events, module loading, libraries)
+//! and [`ModuleBackend`] (the kernels of one loaded module: lookup, attributes, launch).
+//!
+//! Two backends exist, as sibling folders: `runtime/cuda/` (a GPU through the CUDA driver;
+//! every raw driver call sits in `cuda/driver.rs`) and `runtime/host/` (the CPU as a device:
+//! kernels compiled by the system C++ compiler, run on a pool of worker threads). The public
+//! types ([`Device`](super::Device), [`Stream`](super::Stream), [`Event`](super::Event),
+//! [`Module`](super::Module), [`Function`](super::Function), `Buffer`) hold a backend and
+//! dispatch to it once per call; nothing above the runtime sees which backend runs.
+//!
+//! Handles cross the seam as plain numbers ([`RawStream`], [`RawEvent`], [`KernelId`]):
+//! each backend gives them their meaning (a `CUstream` pointer, a host ordering token …).
+//!
+//! What a backend need not do, the generic layer does once for both: the freed-block cache
+//! and the pool policy (`pool.rs`), the cross-stream rules of buffers (`memory.rs`), the
+//! launch check (`launch.rs`), staging copies between devices that cannot reach each other,
+//! and ordering work between a synchronous device (the host: work has finished when its
+//! call returns, [`DeviceBackend::is_synchronous`]) and an asynchronous one.
+
+use crate::error::Result;
+use std::any::Any;
+use std::ffi::c_void;
+use std::sync::Arc;
+
+/// A stream as its backend knows it (a `CUstream` on a GPU, an ordering token on the host).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct RawStream(pub(crate) usize);
+
+/// An event as its backend knows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RawEvent(pub(crate) usize);
+
+/// One kernel of a loaded module, as its module backend knows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct KernelId(pub(crate) usize);
+
+/// What a device reports about itself when it is opened.
+#[derive(Debug, Clone)]
+pub(crate) struct DeviceProps {
+    pub(crate) name: String,
+    pub(crate) cc: (u32, u32),
+    pub(crate) sm_count: u32,
+    pub(crate) total_memory: usize,
+    pub(crate) max_threads_per_block: u32,
+    pub(crate) max_threads_per_sm: u32,
+    pub(crate) max_shared_per_block: usize,
+    pub(crate) max_shared_per_block_optin: usize,
+    pub(crate) max_grid: [u32; 3],
+    pub(crate) max_block: [u32; 3],
+    pub(crate) l2_cache_bytes: usize,
+}
+
+/// Which kind of code a device runs, so that the compile layer picks the compiler.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CodeTarget {
+    /// A CUDA GPU: cubin or PTX for this architecture (e.g. `90` for sm_90).
+    Cuda(u32),
+    /// The host device: a shared object the system C++ compiler built with cuprum's shim.
+    Host,
+}
+
+/// A kernel attribute (the driver's `CUfunction_attribute`s cuprum reads or sets).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FuncAttr {
+    MaxThreadsPerBlock,
+    SharedSizeBytes,
+    ConstSizeBytes,
+    LocalSizeBytes,
+    NumRegs,
+    PtxVersion,
+    BinaryVersion,
+    MaxDynamicSharedSizeBytes,
+    PreferredSharedMemoryCarveout,
+}
+
+/// How one launch runs: grid and block, dynamic shared memory, stream, and whether every
+/// block must be resident at once (a cooperative launch, for `grid.sync()`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LaunchParams {
+    pub(crate) grid: (u32, u32, u32),
+    pub(crate) block: (u32, u32, u32),
+    pub(crate) shared: u32,
+    pub(crate) stream: RawStream,
+    pub(crate) cooperative: bool,
+}
+
+/// The memory a backend's pool holds, in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PoolBytes {
+    /// Reserved from the system (in use plus kept for reuse).
+    pub(crate) reserved: u64,
+    /// In use by allocations.
+    pub(crate) used: u64,
+}
+
+/// Where a device's kernel-fault record lives (see `fault/record.rs`): the record in host
+/// memory the device writes to (`host`, seen by the device at `record`), and the claim
+/// word in device memory that elects the first fault.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FaultSlots {
+    pub(crate) host: *mut u8,
+    pub(crate) record: u64,
+    pub(crate) claim: u64,
+}
+
+// SAFETY: the pointers refer to process-lifetime allocations that are never freed; the
+// record is only accessed with volatile and atomic operations.
+unsafe impl Send for FaultSlots {}
+// SAFETY: as above.
+unsafe impl Sync for FaultSlots {}
+
+/// What a random fill writes (see [`RngBackend::fill`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Fill {
+    /// float32 in `(0, 1]`.
+    UniformF32,
+    /// float64 in `(0, 1]`.
+    UniformF64,
+    /// float32, normal with this mean and standard deviation.
+    NormalF32(f32, f32),
+    /// float64, normal with this mean and standard deviation.
+    NormalF64(f64, f64),
+    /// Raw 32-bit words (uint32), every bit uniform.
+    BitsU32,
+}
+
+/// The element type of a GEMM.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BlasFloat {
+    F32,
+    F64,
+}
+
+/// One input of a GEMM, in BLAS' column-major terms.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct GemmInput {
+    /// Device address of the first matrix.
+    pub ptr: u64,
+    /// `op(X) = Xᵀ` instead of `X`.
+    pub trans: bool,
+    /// Leading dimension (column stride, in elements) of the stored matrix.
+    pub ld: i32,
+    /// Elements from one matrix of the batch to the next (0 repeats the matrix).
+    pub stride: i64,
+}
+
+/// `C = op(A) · op(B)` for `batch` column-major matrices: `op(A)` is `m × k`, `op(B)` is
+/// `k × n`, `C` is `m × n` with leading dimension `ldc`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Gemm {
+    pub float: BlasFloat,
+    pub m: i32,
+    pub n: i32,
+    pub k: i32,
+    pub a: GemmInput,
+    pub b: GemmInput,
+    pub c: u64,
+    pub ldc: i32,
+    pub stride_c: i64,
+    pub batch: i32,
+}
+
+/// A Philox generator of one backend (cuRAND's on a GPU, cuprum's own on the host).
+pub(crate) trait RngBackend: Send {
+    /// Reseeds and restarts the sequence.
+    fn reseed(&mut self, seed: u64) -> Result<()>;
+
+    /// Writes `len` values of `fill` at `ptr`, queued on `stream`.
+    ///
+    /// # Safety
+    /// `ptr` must address `len` elements of the fill's type (float32, float64 or uint32)
+    /// in live memory of the generator's device that stays allocated until the generation
+    /// has run in `stream` order; for a normal fill `len` must be even.
+    unsafe fn fill(&mut self, ptr: u64, len: usize, fill: Fill, stream: RawStream) -> Result<()>;
+}
+
+/// What one device does. Methods that take a [`RawStream`] queue work on that stream of
+/// this device; memory addresses are this device's.
+pub(crate) trait DeviceBackend: Send + Sync + Any {
+    /// The backend as `Any`, so that a backend can recognise a peer of its own kind.
+    fn as_any(&self) -> &dyn Any;
+
+    /// The kind of code the device runs.
+    fn code_target(&self) -> CodeTarget;
+
+    /// Work has finished when the call that queued it returns (streams only order work).
+    fn is_synchronous(&self) -> bool;
+
+    /// Makes the device usable on the calling thread (a CUDA context made current).
+    fn bind(&self) -> Result<()>;
+
+    /// Waits for all work on every stream of the device.
+    fn synchronize(&self) -> Result<()>;
+
+    /// Free and total memory in bytes.
+    fn memory_info(&self) -> Result<(usize, usize)>;
+
+    // ---- memory -------------------------------------------------------------------------
+
+    /// A block of `bytes` (> 0), stream-ordered on `stream`; `Ok(None)` when the device is
+    /// out of memory (the generic layer then releases what it keeps and retries).
+    fn alloc(&self, bytes: usize, stream: RawStream) -> Result<Option<u64>>;
+
+    /// Frees a block `alloc` returned for `bytes`, after the work queued on `stream` so far.
+    /// False when it could not be freed (the block is then leaked).
+    ///
+    /// # Safety
+    /// `ptr` came from `alloc(bytes, _)` of this backend and nothing holds it any more.
+    unsafe fn free(&self, ptr: u64, bytes: usize, stream: RawStream) -> bool;
+
+    /// What the memory pool holds.
+    fn pool_bytes(&self) -> Result<PoolBytes>;
+
+    /// Returns pool memory beyond `keep` bytes to the system (nothing where there is no pool).
+    fn trim_pool(&self, keep: usize) -> Result<()>;
+
+    /// Sets the bytes the pool keeps across synchronisations (nothing where there is no pool).
+    fn set_release_threshold(&self, bytes: usize) -> Result<()>;
+
+    /// Copies `bytes` between two addresses of this device (they may overlap on a
+    /// synchronous device: a memmove).
+    ///
+    /// # Safety
+    /// Both ranges lie in live memory of this device that stays allocated until the copy
+    /// has run in `stream` order; every byte written is a valid value of what is stored.
+    unsafe fn copy_dtod(&self, dst: u64, src: u64, bytes: usize, stream: RawStream) -> Result<()>;
+
+    /// Sets `bytes` bytes at `dst` to zero.
+    ///
+    /// # Safety
+    /// As for `copy_dtod`, for `dst..dst + bytes`.
+    unsafe fn zero(&self, dst: u64, bytes: usize, stream: RawStream) -> Result<()>;
+
+    /// Copies host bytes to `dst`; returns once `src` has been read.
+    ///
+    /// # Safety
+    /// As for `copy_dtod`, for `dst..dst + src.len()`.
+    unsafe fn copy_htod(&self, dst: u64, src: &[u8], stream: RawStream) -> Result<()>;
+
+    /// Queues a copy of device bytes into `dst`; the caller synchronises `stream` before
+    /// `dst` is read or dropped.
+    ///
+    /// # Safety
+    /// `src..src + dst.len()` lies in live memory of this device; `dst` stays borrowed
+    /// until `stream` has been synchronised.
+    unsafe fn copy_dtoh(&self, dst: &mut [u8], src: u64, stream: RawStream) -> Result<()>;
+
+    /// Writes `src` to `dst` synchronously (a module's global, a fault claim word) while no
+    /// kernel of this device uses those bytes.
+    ///
+    /// # Safety
+    /// `dst..dst + src.len()` lies in live memory of this device.
+    unsafe fn write_sync(&self, dst: u64, src: &[u8]) -> Result<()>;
+
+    // ---- devices that reach each other --------------------------------------------------
+
+    /// Whether kernels and copies here can read and write `peer`'s memory directly.
+    fn can_access_peer(&self, peer: &dyn DeviceBackend) -> Result<bool>;
+
+    /// Enables access to `peer`'s memory (once per pair; already enabled is success).
+    fn enable_peer_access(&self, peer: &dyn DeviceBackend) -> Result<()>;
+
+    /// Copies `bytes` from `src` (memory of `peer`) to `dst` (memory of this device)
+    /// directly; `Ok(false)` when this backend cannot (the generic layer then stages
+    /// through the host).
+    ///
+    /// # Safety
+    /// Both ranges lie in live memory of their devices, allocated until the copy has run
+    /// in `stream` order; every byte written is a valid value of what is stored at `dst`.
+    unsafe fn copy_from_peer(
+        &self,
+        dst: u64,
+        src: u64,
+        peer: &dyn DeviceBackend,
+        bytes: usize,
+        stream: RawStream,
+    ) -> Result<bool>;
+
+    // ---- streams and events -------------------------------------------------------------
+
+    /// The device's default stream (lives as long as the process).
+    fn default_stream(&self) -> RawStream;
+
+    /// A new stream.
+    fn create_stream(&self) -> Result<RawStream>;
+
+    /// Destroys a stream `create_stream` made (queued work still finishes).
+    fn destroy_stream(&self, stream: RawStream);
+
+    /// Waits on the host for the work queued on `stream`.
+    fn synchronize_stream(&self, stream: RawStream) -> Result<()>;
+
+    /// Makes later work on `stream` wait for the work queued so far on `other` (a stream of
+    /// `peer`, an asynchronous device of this backend's kind).
+    fn stream_wait_stream(
+        &self,
+        stream: RawStream,
+        peer: &dyn DeviceBackend,
+        other: RawStream,
+    ) -> Result<()>;
+
+    /// A new event (with timing).
+    fn create_event(&self) -> Result<RawEvent>;
+
+    /// Destroys an event `create_event` made.
+    fn destroy_event(&self, event: RawEvent);
+
+    /// Records `event` at the current end of `stream`.
+    fn record_event(&self, event: RawEvent, stream: RawStream) -> Result<()>;
+
+    /// Makes later work on `stream` wait for `event` (an event of this device).
+    fn stream_wait_event(&self, stream: RawStream, event: RawEvent) -> Result<()>;
+
+    /// Waits for the work before the event's recorded point.
+    fn synchronize_event(&self, event: RawEvent) -> Result<()>;
+
+    /// Whether the work before the event's recorded point has finished (never blocks).
+    fn event_complete(&self, event: RawEvent) -> Result<bool>;
+
+    /// Milliseconds between two recorded events of this device (waits for `end`).
+    fn elapsed_ms(&self, start: RawEvent, end: RawEvent) -> Result<f32>;
+
+    // ---- modules and libraries ----------------------------------------------------------
+
+    /// Loads a compiled image (cubin, fatbin or PTX) with its `(name expression, lowered
+    /// name)` pairs.
+    fn load_image(
+        &self,
+        image: &[u8],
+        lowered: Vec<(String, String)>,
+    ) -> Result<Arc<dyn ModuleBackend>>;
+
+    /// A Philox generator with `seed`.
+    fn rng(&self, seed: u64) -> Result<Box<dyn RngBackend>>;
+
+    /// Queues the GEMM `g` on `stream`.
+    ///
+    /// # Safety
+    /// For every `i < g.batch`: `g.a.ptr + i * g.a.stride` (in elements) addresses a matrix
+    /// of the dimensions and leading dimension `g.a` describes, likewise for `b`, and
+    /// `g.c + i * g.stride_c` an `m × n` matrix with leading dimension `ldc`, all in live
+    /// memory of this device holding elements of `g.float`, the output overlapping neither
+    /// the inputs nor another output matrix, allocated until `stream` has run the work.
+    unsafe fn gemm(&self, g: &Gemm, stream: RawStream) -> Result<()>;
+
+    /// The version of the BLAS library GPUs use (cuBLAS, e.g. `130001`); an error where
+    /// the backend uses none.
+    fn blas_version(&self) -> Result<i32>;
+
+    /// Allocates the device's kernel-fault record (once per device: `fault/record.rs` keeps it
+    /// for the process).
+    fn alloc_fault_slots(&self) -> Result<FaultSlots>;
+
+    /// Clears the claim word of the fault record (no kernel of the device runs meanwhile
+    /// that could fault: it is called after a synchronisation).
+    fn reset_fault_claim(&self, slots: &FaultSlots) -> Result<()>;
+}
+
+/// The kernels of one loaded module.
+pub(crate) trait ModuleBackend: Send + Sync {
+    /// The kernel named `name`: an `extern "C"` name, a mangled name, or a name
+    /// expression given at compile time. `Ok(None)` when the module has none.
+    fn kernel(&self, name: &str) -> Result<Option<KernelId>>;
+
+    /// Address and size of a `__device__`/`__constant__` symbol; `Ok(None)` when absent.
+    fn global(&self, name: &str) -> Result<Option<(u64, usize)>>;
+
+    /// The kernel's parameters as `(offset, size)` in bytes.
+    fn param_info(&self, k: KernelId) -> Result<Vec<(usize, usize)>>;
+
+    /// The parameter count the image gives without asking the driver, if known.
+    fn image_param_count(&self, k: KernelId) -> Option<usize>;
+
+    /// A kernel attribute.
+    fn attribute(&self, k: KernelId, attr: FuncAttr) -> Result<i32>;
+
+    /// Sets a kernel attribute (dynamic shared memory limit, carveout).
+    fn set_attribute(&self, k: KernelId, attr: FuncAttr, value: i32) -> Result<()>;
+
+    /// Blocks of `block` threads with `shared` bytes of dynamic shared memory that one
+    /// multiprocessor (a host worker) holds at once.
+    fn max_active_blocks_per_sm(&self, k: KernelId, block: u32, shared: usize) -> Result<u32>;
+
+    /// Launches kernel `k` as `p` says, with one pointer per parameter in `args`.
+    ///
+    /// # Safety
+    /// `args` holds one pointer per kernel parameter, each to a value of the parameter's
+    /// size, alive for the call; pointers inside those values address memory valid for
+    /// what the kernel does until it finishes; the configuration passed the launch check.
+    unsafe fn launch(&self, k: KernelId, p: &LaunchParams, args: *mut *mut c_void) -> Result<()>;
+}

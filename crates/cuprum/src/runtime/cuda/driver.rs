@@ -1,0 +1,717 @@
+//! Every call into the CUDA driver, and only those: loading and probing the driver once per
+//! process without ever panicking, the error conversion (sticky faults, out of memory), and
+//! one thin wrapper per driver entry point the CUDA backend uses. The rest of the backend
+//! (`cuda/mod.rs`, `cuda/module.rs`) calls these wrappers and never the driver directly
+//! (cudarc's `result` layer keeps its raw calls in one place the same way).
+//!
+//! Wrappers return the driver's own error ([`DResult`]); the backend turns it into a cuprum
+//! error with [`to_error`], naming the call and the device, which records a sticky fault
+//! against that device.
+
+use crate::error::{Error, ErrorKind, Result, err};
+use crate::runtime::fault::sticky;
+use cudarc::driver::result;
+pub(crate) use cudarc::driver::result::DriverError;
+use cudarc::driver::{CudaContext, sys};
+use std::ffi::{CString, c_int, c_void};
+use std::sync::{Arc, OnceLock};
+
+pub(crate) use cudarc::driver::sys::{
+    CUcontext, CUdevice_attribute, CUevent, CUfunction, CUfunction_attribute, CUmemoryPool,
+    CUmodule, CUstream,
+};
+
+/// A driver call's own result.
+pub(crate) type DResult<T> = std::result::Result<T, DriverError>;
+
+/// The oldest driver API version cuprum works with (CUDA 13.0).
+pub const MIN_DRIVER_VERSION: i32 = 13000;
+
+/// How to run without a GPU, appended to every "no GPU" error.
+pub(crate) const HOST_HINT: &str = "to run kernels on the CPU instead, use the host device \
+     (`Device::host()`, or CUPRUM_DEVICE=host for the whole program)";
+
+/// What the driver reported when it was loaded.
+///
+/// ```
+/// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
+/// let d = cuprum::runtime::driver_info()?;
+/// println!("CUDA driver {}.{} with {} device(s)", d.major(), d.minor(), d.device_count);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct DriverInfo {
+    /// `cuDriverGetVersion`, e.g. 13000 for CUDA 13.0.
+    pub version: i32,
+    /// Number of CUDA devices the driver sees.
+    pub device_count: usize,
+}
+
+impl DriverInfo {
+    /// CUDA major version of the driver.
+    pub fn major(&self) -> i32 {
+        self.version / 1000
+    }
+    /// CUDA minor version of the driver.
+    pub fn minor(&self) -> i32 {
+        (self.version % 1000) / 10
+    }
+}
+
+/// Loads the driver (once) and returns what it reported, or a typed error: no driver
+/// library ([`ErrorKind::NoDriver`]), a driver older than CUDA 13.0
+/// ([`ErrorKind::DriverTooOld`]), or no device ([`ErrorKind::NoDevice`]).
+///
+/// ```
+/// match cuprum::runtime::driver_info() {
+///     Ok(d) => println!("driver {}", d.version),
+///     Err(e) => println!("no GPU here: {e} ({:?})", e.kind()),
+/// }
+/// ```
+pub fn driver_info() -> Result<&'static DriverInfo> {
+    static INFO: OnceLock<Result<DriverInfo>> = OnceLock::new();
+    INFO.get_or_init(load).as_ref().map_err(Clone::clone)
+}
+
+fn load() -> Result<DriverInfo> {
+    // SAFETY: `is_culib_present` only tries to dlopen the candidate library names; it calls
+    // no CUDA function. It must come first: every other `sys` call panics without the library.
+    if !unsafe { sys::is_culib_present() } {
+        let mut names: Vec<String> = cudarc::get_lib_name_candidates("cuda")
+            .into_iter()
+            .filter(|n| n.starts_with("libcuda.so") || n.ends_with(".dll"))
+            .collect();
+        names.dedup();
+        return Err(err!(
+            NoDriver,
+            "no CUDA driver: could not load libcuda (tried {}); install the NVIDIA driver \
+             (CUDA {}.{} or newer) or run on a machine with a GPU; {HOST_HINT}",
+            names.join(", "),
+            MIN_DRIVER_VERSION / 1000,
+            (MIN_DRIVER_VERSION % 1000) / 10
+        ));
+    }
+    let mut version = 0;
+    // SAFETY: the driver library is present (checked above) and `version` is a valid out
+    // pointer. cuDriverGetVersion needs no prior cuInit.
+    unsafe { sys::cuDriverGetVersion(&mut version) }
+        .result()
+        .map_err(|e| to_error(e, "cuDriverGetVersion", None))?;
+    if version < MIN_DRIVER_VERSION {
+        return Err(err!(
+            DriverTooOld,
+            "the CUDA driver supports CUDA {}.{}, cuprum needs {}.{} or newer (driver 580+); \
+             {HOST_HINT}",
+            version / 1000,
+            (version % 1000) / 10,
+            MIN_DRIVER_VERSION / 1000,
+            (MIN_DRIVER_VERSION % 1000) / 10
+        ));
+    }
+    match result::init() {
+        Ok(()) => {}
+        Err(DriverError(sys::CUresult::CUDA_ERROR_NO_DEVICE)) => {
+            return Err(err!(
+                NoDevice,
+                "the CUDA driver ({}.{}) found no CUDA device; {HOST_HINT}",
+                version / 1000,
+                (version % 1000) / 10
+            ));
+        }
+        Err(e) => return Err(to_error(e, "cuInit", None)),
+    }
+    let count = result::device::get_count().map_err(|e| to_error(e, "cuDeviceGetCount", None))?;
+    if count <= 0 {
+        return Err(err!(
+            NoDevice,
+            "the CUDA driver found no CUDA device; {HOST_HINT}"
+        ));
+    }
+    Ok(DriverInfo {
+        version,
+        device_count: count as usize,
+    })
+}
+
+/// Whether a driver error leaves the context unusable (CUDA's "sticky" errors).
+pub(crate) fn is_sticky(code: sys::CUresult) -> bool {
+    use sys::CUresult as R;
+    matches!(
+        code,
+        R::CUDA_ERROR_ILLEGAL_ADDRESS
+            | R::CUDA_ERROR_LAUNCH_FAILED
+            | R::CUDA_ERROR_HARDWARE_STACK_ERROR
+            | R::CUDA_ERROR_ILLEGAL_INSTRUCTION
+            | R::CUDA_ERROR_MISALIGNED_ADDRESS
+            | R::CUDA_ERROR_INVALID_ADDRESS_SPACE
+            | R::CUDA_ERROR_INVALID_PC
+            | R::CUDA_ERROR_ASSERT
+            | R::CUDA_ERROR_LAUNCH_TIMEOUT
+            | R::CUDA_ERROR_ECC_UNCORRECTABLE
+    )
+}
+
+/// Turns a driver error into a cuprum error naming the call that failed; a sticky error is
+/// recorded against `device` (the ordinal of the device whose context made the call).
+pub(crate) fn to_error(e: DriverError, call: &str, device: Option<usize>) -> Error {
+    let name = e
+        .error_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| format!("CUDA error {}", e.0 as i32));
+    let text = e
+        .error_string()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let what = format!("{call} failed: {name}: {text}");
+    let code = e.0 as i32;
+    if is_sticky(e.0) {
+        let fault = sticky::record(device, what);
+        return fault.with_driver_code(code).with_source(e);
+    }
+    let kind = if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+        ErrorKind::OutOfMemory
+    } else {
+        ErrorKind::Driver
+    };
+    Error::new(kind, what).with_driver_code(code).with_source(e)
+}
+
+/// Whether the error is the driver's "out of memory".
+pub(crate) fn is_out_of_memory(e: &DriverError) -> bool {
+    e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY
+}
+
+// ---- contexts and devices -------------------------------------------------------------
+
+/// Retains device `ordinal`'s primary context (cuInit first) and makes it current.
+pub(crate) fn retain_primary(ordinal: usize) -> DResult<Arc<CudaContext>> {
+    let ctx = CudaContext::new(ordinal)?;
+    // SAFETY: cuprum never uses cudarc's CudaSlice/launch builder, so its per-buffer event
+    // tracking would only add cost; all stream ordering is handled by cuprum explicitly.
+    unsafe { ctx.disable_event_tracking() };
+    Ok(ctx)
+}
+
+/// Makes `ctx` current on the calling thread (one query when it already is).
+#[inline]
+pub(crate) fn bind(ctx: &CudaContext) -> DResult<()> {
+    ctx.bind_to_thread()
+}
+
+/// A device attribute.
+pub(crate) fn device_attribute(ctx: &CudaContext, a: CUdevice_attribute) -> DResult<i32> {
+    ctx.attribute(a)
+}
+
+/// The device's product name.
+pub(crate) fn device_name(ctx: &CudaContext) -> DResult<String> {
+    ctx.name()
+}
+
+/// The device's memory in bytes.
+pub(crate) fn total_memory(ctx: &CudaContext) -> DResult<usize> {
+    // SAFETY: the device handle comes from a retained context.
+    unsafe { result::device::total_mem(ctx.cu_device()) }
+}
+
+/// The device's default memory pool (devices that support memory pools have one).
+pub(crate) fn default_pool(ctx: &CudaContext) -> DResult<CUmemoryPool> {
+    // SAFETY: the device handle comes from a retained context.
+    unsafe { result::device::get_default_mem_pool(ctx.cu_device()) }
+}
+
+/// Free and total memory of the current context's device.
+pub(crate) fn memory_info() -> DResult<(usize, usize)> {
+    result::mem_get_info()
+}
+
+/// Waits for all work of the current context.
+pub(crate) fn synchronize_context() -> DResult<()> {
+    result::ctx::synchronize()
+}
+
+/// Whether `a`'s device can access `b`'s device's memory.
+pub(crate) fn can_access_peer(a: &CudaContext, b: &CudaContext) -> DResult<bool> {
+    let mut can: c_int = 0;
+    // SAFETY: both device handles come from retained contexts; `can` is a valid out pointer.
+    unsafe { sys::cuDeviceCanAccessPeer(&mut can, a.cu_device(), b.cu_device()) }.result()?;
+    Ok(can != 0)
+}
+
+/// Enables the current context's access to `peer`'s memory (already enabled is success).
+pub(crate) fn enable_peer_access(peer: &CudaContext) -> DResult<()> {
+    // SAFETY: the peer context is a live primary context; the current context is the
+    // caller's device.
+    let r = unsafe { sys::cuCtxEnablePeerAccess(peer.cu_ctx(), 0) };
+    if r == sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED {
+        return Ok(());
+    }
+    r.result()
+}
+
+// ---- the memory pool ------------------------------------------------------------------
+
+/// Sets the pool's release threshold (bytes kept across synchronisations).
+pub(crate) fn pool_set_release_threshold(pool: CUmemoryPool, bytes: usize) -> DResult<()> {
+    let mut v = bytes as u64;
+    // SAFETY: the release threshold attribute takes a pointer to a u64; `pool` is a valid
+    // memory pool of an open device.
+    unsafe {
+        sys::cuMemPoolSetAttribute(
+            pool,
+            sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+            (&mut v as *mut u64).cast(),
+        )
+    }
+    .result()
+}
+
+/// The pool's reserved and used bytes.
+pub(crate) fn pool_reserved_and_used(pool: CUmemoryPool) -> DResult<(u64, u64)> {
+    let get = |attr| -> DResult<u64> {
+        let mut v: u64 = 0;
+        // SAFETY: the pool is valid for the process; the attribute is a u64 counter and `v`
+        // is a valid u64 out pointer.
+        unsafe { sys::cuMemPoolGetAttribute(pool, attr, (&mut v as *mut u64).cast()) }.result()?;
+        Ok(v)
+    };
+    use sys::CUmemPool_attribute as A;
+    Ok((
+        get(A::CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT)?,
+        get(A::CU_MEMPOOL_ATTR_USED_MEM_CURRENT)?,
+    ))
+}
+
+/// Releases pool memory beyond `keep` bytes that no allocation uses.
+pub(crate) fn pool_trim(pool: CUmemoryPool, keep: usize) -> DResult<()> {
+    // SAFETY: the pool handle belongs to an open device and lives as long as the process;
+    // the driver only releases memory no allocation uses.
+    unsafe { sys::cuMemPoolTrimTo(pool, keep) }.result()
+}
+
+// ---- memory ---------------------------------------------------------------------------
+
+/// `cuMemAllocAsync` of `bytes` on `stream`.
+///
+/// # Safety
+/// The stream's context is current; the caller owns the result and frees it once.
+pub(crate) unsafe fn malloc_async(stream: CUstream, bytes: usize) -> DResult<u64> {
+    // SAFETY: forwarded from the caller.
+    unsafe { result::malloc_async(stream, bytes) }
+}
+
+/// `cuMemFreeAsync` after the work queued on `stream` so far.
+///
+/// # Safety
+/// `ptr` came from `malloc_async` on this context and is freed once.
+pub(crate) unsafe fn free_async(ptr: u64, stream: CUstream) -> DResult<()> {
+    // SAFETY: forwarded from the caller.
+    unsafe { result::free_async(ptr, stream) }
+}
+
+/// `cuMemcpyDtoDAsync`.
+///
+/// # Safety
+/// Both ranges lie in live device memory of the current context, allocated until the copy
+/// has run in `stream` order.
+pub(crate) unsafe fn copy_dtod(dst: u64, src: u64, bytes: usize, stream: CUstream) -> DResult<()> {
+    // SAFETY: forwarded from the caller.
+    unsafe { result::memcpy_dtod_async(dst, src, bytes, stream) }
+}
+
+/// `cuMemsetD8Async` to zero.
+///
+/// # Safety
+/// As for [`copy_dtod`], for `dst..dst + bytes`.
+pub(crate) unsafe fn zero(dst: u64, bytes: usize, stream: CUstream) -> DResult<()> {
+    // SAFETY: forwarded from the caller.
+    unsafe { result::memset_d8_async(dst, 0, bytes, stream) }
+}
+
+/// `cuMemcpyHtoDAsync` (pageable memory is staged by the driver before it returns).
+///
+/// # Safety
+/// As for [`copy_dtod`], for `dst..dst + src.len()`.
+pub(crate) unsafe fn copy_htod(dst: u64, src: &[u8], stream: CUstream) -> DResult<()> {
+    // SAFETY: forwarded from the caller.
+    unsafe { result::memcpy_htod_async(dst, src, stream) }
+}
+
+/// `cuMemcpyDtoHAsync`.
+///
+/// # Safety
+/// `src..src + dst.len()` lies in live device memory of the current context; `dst` stays
+/// borrowed until the stream has been synchronised.
+pub(crate) unsafe fn copy_dtoh(dst: &mut [u8], src: u64, stream: CUstream) -> DResult<()> {
+    // SAFETY: forwarded from the caller.
+    unsafe { result::memcpy_dtoh_async(dst, src, stream) }
+}
+
+/// `cuMemcpyPeerAsync` from `src` in `src_ctx` to `dst` in `dst_ctx`.
+///
+/// # Safety
+/// Both ranges lie in live memory of their contexts, allocated until the copy has run in
+/// `stream` order (a stream of the current context).
+pub(crate) unsafe fn copy_peer(
+    dst: u64,
+    dst_ctx: CUcontext,
+    src: u64,
+    src_ctx: CUcontext,
+    bytes: usize,
+    stream: CUstream,
+) -> DResult<()> {
+    // SAFETY: forwarded from the caller.
+    unsafe { sys::cuMemcpyPeerAsync(dst, dst_ctx, src, src_ctx, bytes, stream) }.result()
+}
+
+/// `cuMemcpyHtoD` (synchronous).
+///
+/// # Safety
+/// `dst..dst + src.len()` lies in live device memory of the current context.
+pub(crate) unsafe fn copy_htod_sync(dst: u64, src: &[u8]) -> DResult<()> {
+    // SAFETY: forwarded from the caller; the copy reads `src` only during the call.
+    unsafe { sys::cuMemcpyHtoD_v2(dst, src.as_ptr().cast(), src.len()) }.result()
+}
+
+/// Zeroes the 32-bit word at `dst` (synchronous `cuMemsetD32`).
+///
+/// # Safety
+/// `dst` addresses 4 bytes of live device memory of the current context.
+pub(crate) unsafe fn zero_word_sync(dst: u64) -> DResult<()> {
+    // SAFETY: forwarded from the caller.
+    unsafe { sys::cuMemsetD32_v2(dst, 0, 1) }.result()
+}
+
+/// `bytes` of zeroed pinned host memory mapped into the current context's address space,
+/// never freed: its host address and its device address.
+pub(crate) fn host_alloc_mapped_forever(bytes: usize) -> DResult<(*mut u8, u64)> {
+    let mut host: *mut c_void = std::ptr::null_mut();
+    // SAFETY: a fresh pinned allocation of `bytes` bytes, mapped into the device's address
+    // space; it is zeroed below and never freed.
+    unsafe {
+        sys::cuMemHostAlloc(
+            &mut host,
+            bytes,
+            sys::CU_MEMHOSTALLOC_DEVICEMAP | sys::CU_MEMHOSTALLOC_PORTABLE,
+        )
+    }
+    .result()?;
+    // SAFETY: `host` points to `bytes` writable bytes just allocated.
+    unsafe { std::ptr::write_bytes(host.cast::<u8>(), 0, bytes) };
+    let mut dev: sys::CUdeviceptr = 0;
+    // SAFETY: `host` was allocated with DEVICEMAP in the current context.
+    unsafe { sys::cuMemHostGetDevicePointer_v2(&mut dev, host, 0) }.result()?;
+    Ok((host.cast(), dev))
+}
+
+/// A zeroed 4-byte device allocation of the current context, never freed.
+pub(crate) fn device_word_forever() -> DResult<u64> {
+    let mut p: sys::CUdeviceptr = 0;
+    // SAFETY: a 4-byte device allocation, zeroed next and never freed.
+    unsafe { sys::cuMemAlloc_v2(&mut p, 4) }.result()?;
+    // SAFETY: `p` is a live 4-byte allocation.
+    unsafe { zero_word_sync(p) }?;
+    Ok(p)
+}
+
+// ---- streams and events ---------------------------------------------------------------
+
+/// A new non-blocking stream in the current context.
+pub(crate) fn stream_create() -> DResult<CUstream> {
+    result::stream::create(result::stream::StreamKind::NonBlocking)
+}
+
+/// Destroys a stream (queued work still finishes).
+///
+/// # Safety
+/// `stream` was made by [`stream_create`] and is destroyed once.
+pub(crate) unsafe fn stream_destroy(stream: CUstream) -> DResult<()> {
+    // SAFETY: forwarded from the caller.
+    unsafe { result::stream::destroy(stream) }
+}
+
+/// Waits for the work queued on `stream`.
+///
+/// # Safety
+/// `stream` is a live stream.
+pub(crate) unsafe fn stream_synchronize(stream: CUstream) -> DResult<()> {
+    // SAFETY: forwarded from the caller.
+    unsafe { result::stream::synchronize(stream) }
+}
+
+/// Makes later work on `stream` wait for `event`.
+///
+/// # Safety
+/// Both handles are live (the event may belong to another context).
+pub(crate) unsafe fn stream_wait_event(stream: CUstream, event: CUevent) -> DResult<()> {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        result::stream::wait_event(
+            stream,
+            event,
+            sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+        )
+    }
+}
+
+/// A new event of the current context, with or without timing.
+pub(crate) fn event_create(timing: bool) -> DResult<CUevent> {
+    result::event::create(if timing {
+        sys::CUevent_flags::CU_EVENT_DEFAULT
+    } else {
+        sys::CUevent_flags::CU_EVENT_DISABLE_TIMING
+    })
+}
+
+/// Records `event` at the current end of `stream`.
+///
+/// # Safety
+/// Both handles are live and of the current context.
+pub(crate) unsafe fn event_record(event: CUevent, stream: CUstream) -> DResult<()> {
+    // SAFETY: forwarded from the caller.
+    unsafe { result::event::record(event, stream) }
+}
+
+/// Destroys an event (a wait already queued on it still completes).
+///
+/// # Safety
+/// `event` was made by [`event_create`] and is destroyed once.
+pub(crate) unsafe fn event_destroy(event: CUevent) -> DResult<()> {
+    // SAFETY: forwarded from the caller.
+    unsafe { result::event::destroy(event) }
+}
+
+/// Waits for the work before the event's recorded point.
+///
+/// # Safety
+/// `event` is live.
+pub(crate) unsafe fn event_synchronize(event: CUevent) -> DResult<()> {
+    // SAFETY: forwarded from the caller.
+    unsafe { result::event::synchronize(event) }
+}
+
+/// Whether the work before the event's recorded point has finished.
+///
+/// # Safety
+/// `event` is live.
+pub(crate) unsafe fn event_complete(event: CUevent) -> DResult<bool> {
+    // SAFETY: forwarded from the caller.
+    match unsafe { sys::cuEventQuery(event) } {
+        sys::CUresult::CUDA_SUCCESS => Ok(true),
+        sys::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
+        e => e.result().map(|()| false),
+    }
+}
+
+/// Milliseconds between two recorded events.
+///
+/// # Safety
+/// Both events are live and recorded; `end` has completed.
+pub(crate) unsafe fn event_elapsed(start: CUevent, end: CUevent) -> DResult<f32> {
+    // SAFETY: forwarded from the caller.
+    unsafe { result::event::elapsed(start, end) }
+}
+
+// ---- modules and kernels --------------------------------------------------------------
+
+/// Loads a complete image (cubin, fatbin or NUL-terminated PTX) into the current context;
+/// on failure the driver's JIT log comes with the error.
+///
+/// # Safety
+/// `image` is a complete image of one of those formats.
+pub(crate) unsafe fn module_load(
+    image: &[u8],
+) -> std::result::Result<CUmodule, (DriverError, String)> {
+    let mut log = vec![0u8; 8192];
+    let mut opts = [
+        sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
+        sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+    ];
+    let mut vals: [*mut c_void; 2] = [log.as_mut_ptr().cast(), log.len() as *mut c_void];
+    let mut raw: CUmodule = std::ptr::null_mut();
+    // SAFETY: `image` is complete (the caller's contract) and outlives the call; the option
+    // arrays have the declared length 2; the log buffer is as large as declared.
+    let r = unsafe {
+        sys::cuModuleLoadDataEx(
+            &mut raw,
+            image.as_ptr().cast(),
+            2,
+            opts.as_mut_ptr(),
+            vals.as_mut_ptr(),
+        )
+    };
+    r.result().map(|()| raw).map_err(|e| {
+        let len = log.iter().position(|&b| b == 0).unwrap_or(log.len());
+        (e, String::from_utf8_lossy(&log[..len]).into_owned())
+    })
+}
+
+/// Unloads a module.
+///
+/// # Safety
+/// `module` was loaded by [`module_load`], is unloaded once, and no kernel of it is used
+/// afterwards.
+pub(crate) unsafe fn module_unload(module: CUmodule) -> DResult<()> {
+    // SAFETY: forwarded from the caller.
+    unsafe { sys::cuModuleUnload(module) }.result()
+}
+
+/// The kernel `name` of a module; `Ok(None)` when it has none.
+///
+/// # Safety
+/// `module` is loaded.
+pub(crate) unsafe fn module_function(
+    module: CUmodule,
+    name: &CString,
+) -> DResult<Option<CUfunction>> {
+    let mut f: CUfunction = std::ptr::null_mut();
+    // SAFETY: the module is loaded and `name` is NUL-terminated.
+    match unsafe { sys::cuModuleGetFunction(&mut f, module, name.as_ptr()) } {
+        sys::CUresult::CUDA_ERROR_NOT_FOUND => Ok(None),
+        r => r.result().map(|()| Some(f)),
+    }
+}
+
+/// Address and size of a module's global symbol; `Ok(None)` when it has none.
+///
+/// # Safety
+/// `module` is loaded.
+pub(crate) unsafe fn module_global(
+    module: CUmodule,
+    name: &CString,
+) -> DResult<Option<(u64, usize)>> {
+    let (mut ptr, mut size) = (0u64, 0usize);
+    // SAFETY: the module is loaded, the out pointers are valid.
+    match unsafe { sys::cuModuleGetGlobal_v2(&mut ptr, &mut size, module, name.as_ptr()) } {
+        sys::CUresult::CUDA_ERROR_NOT_FOUND => Ok(None),
+        r => r.result().map(|()| Some((ptr, size))),
+    }
+}
+
+type ParamCountFn = unsafe extern "C" fn(CUfunction, *mut usize) -> sys::CUresult;
+
+/// The driver's `cuFuncGetParamCount` (CUDA 13.2+), looked up once; `None` on older drivers.
+fn param_count_fn() -> Option<ParamCountFn> {
+    static F: OnceLock<Option<ParamCountFn>> = OnceLock::new();
+    *F.get_or_init(|| {
+        // SAFETY: callers hold a loaded function, so the driver library is loaded (cudarc's
+        // `culib` then returns it without panicking); looking a symbol up calls nothing, and
+        // the symbol has this signature in every CUDA version that exports it.
+        unsafe {
+            let lib = sys::culib();
+            lib.get::<ParamCountFn>(b"cuFuncGetParamCount")
+                .ok()
+                .map(|s| *s)
+        }
+    })
+}
+
+/// The kernel's parameter count from the driver, where the driver can tell (CUDA 13.2+).
+///
+/// # Safety
+/// `f` is a function of a loaded module.
+pub(crate) unsafe fn function_param_count(f: CUfunction) -> Option<DResult<usize>> {
+    let count = param_count_fn()?;
+    let mut n = 0usize;
+    // SAFETY: `count` is the driver's cuFuncGetParamCount; the function is valid (the
+    // caller's contract) and `n` is a valid out pointer.
+    Some(unsafe { count(f, &mut n) }.result().map(|()| n))
+}
+
+/// `(offset, size)` of parameter `i`; `Ok(None)` when `i` is past the end and `past_end_ok`.
+///
+/// # Safety
+/// `f` is a function of a loaded module.
+pub(crate) unsafe fn function_param(
+    f: CUfunction,
+    i: usize,
+    past_end_ok: bool,
+) -> DResult<Option<(usize, usize)>> {
+    let (mut off, mut size) = (0usize, 0usize);
+    // SAFETY: the function is valid and the out pointers are valid.
+    match unsafe { sys::cuFuncGetParamInfo(f, i, &mut off, &mut size) } {
+        sys::CUresult::CUDA_SUCCESS => Ok(Some((off, size))),
+        sys::CUresult::CUDA_ERROR_INVALID_VALUE if past_end_ok => Ok(None),
+        e => e.result().map(|()| None),
+    }
+}
+
+/// A function attribute.
+///
+/// # Safety
+/// `f` is a function of a loaded module.
+pub(crate) unsafe fn function_attribute(f: CUfunction, attr: CUfunction_attribute) -> DResult<i32> {
+    let mut v = 0i32;
+    // SAFETY: the function is valid; `v` is a valid out pointer.
+    unsafe { sys::cuFuncGetAttribute(&mut v, attr, f) }.result()?;
+    Ok(v)
+}
+
+/// Sets a function attribute (the driver validates the value).
+///
+/// # Safety
+/// `f` is a function of a loaded module.
+pub(crate) unsafe fn set_function_attribute(
+    f: CUfunction,
+    attr: CUfunction_attribute,
+    value: i32,
+) -> DResult<()> {
+    // SAFETY: forwarded from the caller.
+    unsafe { sys::cuFuncSetAttribute(f, attr, value) }.result()
+}
+
+/// Blocks of `block` threads (and `shared` bytes of dynamic shared memory) of `f` one
+/// multiprocessor holds at once.
+///
+/// # Safety
+/// `f` is a function of a loaded module.
+pub(crate) unsafe fn max_active_blocks(f: CUfunction, block: u32, shared: usize) -> DResult<u32> {
+    let mut n = 0i32;
+    // SAFETY: the function is valid; `n` is a valid out pointer.
+    unsafe { sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(&mut n, f, block as i32, shared) }
+        .result()?;
+    Ok(n.max(0) as u32)
+}
+
+/// `cuLaunchKernel`, or `cuLaunchCooperativeKernel` when `cooperative`.
+///
+/// # Safety
+/// `args` holds one pointer per parameter of `f`, each to a value of the parameter's size,
+/// alive for the call; the values are valid for what the kernel does; `stream` is a live
+/// stream of `f`'s context, which is current.
+pub(crate) unsafe fn launch(
+    f: CUfunction,
+    grid: (u32, u32, u32),
+    block: (u32, u32, u32),
+    shared: u32,
+    stream: CUstream,
+    args: *mut *mut c_void,
+    cooperative: bool,
+) -> DResult<()> {
+    let r = if cooperative {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            sys::cuLaunchCooperativeKernel(
+                f, grid.0, grid.1, grid.2, block.0, block.1, block.2, shared, stream, args,
+            )
+        }
+    } else {
+        // SAFETY: forwarded from the caller; no `extra` parameters.
+        unsafe {
+            sys::cuLaunchKernel(
+                f,
+                grid.0,
+                grid.1,
+                grid.2,
+                block.0,
+                block.1,
+                block.2,
+                shared,
+                stream,
+                args,
+                std::ptr::null_mut(),
+            )
+        }
+    };
+    r.result()
+}
