@@ -1,7 +1,7 @@
 //! The small CUDA kernels the array layer needs (fill, strided copy, arange, linspace, and
 //! the uniform map random numbers use), generated per specialisation with their argument
 //! schemas, and compiled, packed and launched as every generated kernel is
-//! (`crate::generated`); kept per device: a repeat call is one map lookup and one launch.
+//! (`crate::kernel_abi`); kept per device: a repeat call is one map lookup and one launch.
 
 use super::device_array::Array;
 use super::dtype::DType;
@@ -9,7 +9,7 @@ use super::scalar::Scalar;
 use super::shape::merge_dims_of_views;
 use crate::compile::CompileOptions;
 use crate::error::{Result, bail};
-use crate::generated::{
+use crate::kernel_abi::{
     ArgSchema, ArgSlot, CompiledKernel, GeneratedKernel, IndexWidth, KernelTable,
 };
 use crate::runtime::{Device, LaunchConfig, Stream};

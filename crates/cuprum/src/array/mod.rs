@@ -6,7 +6,7 @@ mod device_array;
 mod display;
 pub(crate) mod dtype;
 pub(crate) mod kernels;
-pub mod random;
+pub(crate) mod random;
 mod scalar;
 pub mod shape;
 mod transfer;

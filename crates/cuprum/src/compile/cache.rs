@@ -246,7 +246,7 @@ impl KernelCache {
         for e in &opts.name_expressions {
             field("nexpr", e.as_bytes());
         }
-        if let Some(id) = super::cuda_headers_identity(source, opts) {
+        if let Some(id) = super::program::cuda_headers_identity(source, opts) {
             field("cuda-headers", id.as_bytes());
         }
         *h.finalize().as_bytes()
@@ -313,7 +313,7 @@ impl KernelCache {
             }
         }
         self.counters.misses.fetch_add(1, Ordering::Relaxed);
-        let img = match super::compile_uncached(source, opts, arch) {
+        let img = match super::program::compile_uncached(source, opts, arch) {
             Ok(img) => img,
             Err(e) => {
                 if let Some(f) = e.compile_failure().filter(|_| self.dump_on_error) {

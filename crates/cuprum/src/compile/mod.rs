@@ -13,10 +13,12 @@ pub(crate) mod env;
 mod failure;
 mod headers;
 pub(crate) mod host;
+mod modules;
 mod nvcc;
 mod nvrtc;
 mod options;
 mod process;
+mod program;
 mod ptxas;
 mod python;
 pub(crate) use python::python_sites;
@@ -34,223 +36,10 @@ pub use headers::BUNDLED as BUNDLED_HEADERS;
 pub use host::{
     CompilerKind, HostCompiler, SHIM_HEADERS, host_compiler, set_host_cache_dir, set_host_opt_level,
 };
+pub(crate) use modules::load_raw_source;
+pub use modules::{clear_memo, compile_for_arch, compile_on, compile_with_cache};
 pub use nvrtc::{CompiledImage, Nvrtc, nvrtc};
 pub use options::CompileOptions;
+pub use program::needs_cuda_headers;
 pub use ptxas::{KernelResources, resource_usage};
 pub use setup::{Setup, SetupReport, auto_setup_allowed, setup, wheel_requirements};
-
-use crate::error::Result;
-use crate::runtime::{CodeTarget, Device, Module};
-use rustc_hash::{FxHashMap, FxHasher};
-use std::hash::{Hash, Hasher};
-use std::sync::{Arc, Mutex, OnceLock};
-
-/// Compiles with NVRTC, bypassing every cache (the bundled headers are always available;
-/// the CUDA include folders are added when the source includes a CUDA header). An `-arch=`
-/// among the options (`sm_90a`, `compute_90`) replaces the target chosen for `arch`.
-pub(crate) fn compile_uncached(
-    source: &str,
-    opts: &CompileOptions,
-    arch: u32,
-) -> Result<CompiledImage> {
-    let nv = nvrtc()?;
-    let (target, cubin) = match opts.explicit_arch() {
-        Some(t) => (t.to_string(), t.starts_with("sm_")),
-        None => nv.target_for(arch),
-    };
-    let mut flags = opts.nvrtc_flags(&target);
-    if headers::needs_cuda_headers(source, &opts.headers) {
-        let found = discovery::header_search();
-        flags.extend(
-            found
-                .include_dirs
-                .iter()
-                .map(|d| format!("-I{}", d.display())),
-        );
-    }
-    let headers: Vec<(&str, &str)> = opts
-        .headers
-        .iter()
-        .map(|(n, t)| (n.as_str(), t.as_str()))
-        .chain(headers::BUNDLED.iter().copied())
-        .collect();
-    nv.compile(
-        source,
-        &opts.program_name,
-        &flags,
-        &headers,
-        &opts.name_expressions,
-        cubin,
-    )
-}
-
-/// True when `source` includes a header that is neither one of cuprum's bundled headers
-/// (`cuprum/...`) nor given in memory: then its compiles pass the CUDA include folders
-/// ([`cuda_headers`]) to NVRTC. A scan of its `#include` lines.
-///
-/// ```
-/// use cuprum::compile::needs_cuda_headers;
-/// assert!(needs_cuda_headers("#include <cooperative_groups.h>\n__global__ void k() {}"));
-/// assert!(!needs_cuda_headers("#include <cuprum/all.cuh>\n__global__ void k() {}"));
-/// ```
-pub fn needs_cuda_headers(source: &str) -> bool {
-    headers::needs_cuda_headers(source, &[])
-}
-
-/// What the cache key holds besides the NVRTC identity for a compile: the CUDA headers'
-/// identity (folders and identity files) when the source includes a CUDA header, else
-/// nothing (generated kernels never search for them).
-pub(crate) fn cuda_headers_identity(source: &str, opts: &CompileOptions) -> Option<String> {
-    headers::needs_cuda_headers(source, &opts.headers)
-        .then(|| discovery::header_search().identity.clone())
-}
-
-/// Compiles `source` for an architecture (e.g. `90` for `sm_90`) through the global
-/// [`KernelCache`], without touching a GPU. Returns the cubin (or PTX for the newest
-/// architecture NVRTC knows when it does not know `arch`).
-///
-/// ```
-/// use cuprum::compile::{compile_for_arch, CompileOptions};
-/// # cuprum::compile::set_cache_dir(None); // doc tests leave the user's cache alone
-/// if cuprum::compile::nvrtc().is_ok() {
-///     let img = compile_for_arch(r#"extern "C" __global__ void k() {}"#, &CompileOptions::default(), 90)?;
-///     assert!(img.is_cubin && img.image.starts_with(b"\x7fELF"));
-/// }
-/// # Ok::<(), cuprum::Error>(())
-/// ```
-pub fn compile_for_arch(
-    source: &str,
-    opts: &CompileOptions,
-    arch: u32,
-) -> Result<Arc<CompiledImage>> {
-    KernelCache::global()?.compile(source, opts, arch)
-}
-
-struct ModEntry {
-    device: usize,
-    source: String,
-    opts: CompileOptions,
-    slot: Arc<OnceLock<Result<Module>>>,
-}
-
-fn modules() -> &'static Mutex<FxHashMap<u64, Vec<ModEntry>>> {
-    static M: OnceLock<Mutex<FxHashMap<u64, Vec<ModEntry>>>> = OnceLock::new();
-    M.get_or_init(Default::default)
-}
-
-/// Compiles `source` for the current device and loads it, or returns the module loaded
-/// earlier in this process for the same (device, source, options). Concurrent first calls
-/// with the same key compile once; the others wait for that result. Below the memo, the
-/// disk cache makes a new process skip NVRTC.
-///
-/// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
-/// use cuprum::compile::{compile_with_cache, CompileOptions};
-/// let src = r#"extern "C" __global__ void twice(float* x, int n) {
-///     int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] *= 2; }"#;
-/// let m = compile_with_cache(src, &CompileOptions::default())?;
-/// let f = m.function("twice")?;
-/// # Ok::<(), cuprum::Error>(())
-/// ```
-pub fn compile_with_cache(source: &str, opts: &CompileOptions) -> Result<Module> {
-    compile_on(Device::current()?, source, opts)
-}
-
-/// [`compile_with_cache`] for a given device.
-///
-/// ```
-/// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
-/// use cuprum::{Device, compile::{compile_on, CompileOptions}};
-/// let m = compile_on(Device::get(0)?, r#"extern "C" __global__ void k() {}"#, &CompileOptions::default())?;
-/// # Ok::<(), cuprum::Error>(())
-/// ```
-pub fn compile_on(device: Device, source: &str, opts: &CompileOptions) -> Result<Module> {
-    let mut h = FxHasher::default();
-    device.ordinal().hash(&mut h);
-    source.hash(&mut h);
-    opts.hash(&mut h);
-    let hash = h.finish();
-    let slot = {
-        let mut map = modules().lock().unwrap_or_else(|p| p.into_inner());
-        let bucket = map.entry(hash).or_default();
-        match bucket
-            .iter()
-            .find(|e| e.device == device.ordinal() && e.source == source && &e.opts == opts)
-        {
-            Some(e) => e.slot.clone(),
-            None => {
-                let slot: Arc<OnceLock<Result<Module>>> = Arc::default();
-                bucket.push(ModEntry {
-                    device: device.ordinal(),
-                    source: source.to_owned(),
-                    opts: opts.clone(),
-                    slot: slot.clone(),
-                });
-                slot
-            }
-        }
-    };
-    let r = slot
-        .get_or_init(|| match device.code_target() {
-            CodeTarget::Host => {
-                host::compile(source, opts).map(|lib| Module::from_backend(device, lib))
-            }
-            CodeTarget::Cuda(arch) => load_nvrtc(device, source, opts, arch),
-        })
-        .clone();
-    if r.is_err() {
-        let mut map = modules().lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(b) = map.get_mut(&hash) {
-            b.retain(|e| !Arc::ptr_eq(&e.slot, &slot));
-        }
-    }
-    r
-}
-
-/// Compiles `source` with NVRTC for `arch` (through the kernel cache) and loads it on
-/// `device`, not kept in the process's module memo.
-fn load_nvrtc(device: Device, source: &str, opts: &CompileOptions, arch: u32) -> Result<Module> {
-    let img = KernelCache::global()?.compile(source, opts, arch)?;
-    Module::load_with_names(device, &img.image, img.lowered_names.clone())
-}
-
-/// Compiles a raw module's `source` for `device` and loads it: on a GPU with NVRTC through
-/// the kernel cache, or with `nvcc` when `nvcc` is set, one module per call (a raw module's
-/// globals are its own); on the host device with the system C++ compiler, whichever GPU
-/// compiler was chosen.
-///
-/// The compile layer is the one place above the runtime that looks at which kind of
-/// device runs a kernel ([`Device::code_target`]): choosing the compiler is its job.
-pub(crate) fn load_raw_source(
-    device: Device,
-    source: &str,
-    opts: &CompileOptions,
-    nvcc: bool,
-) -> Result<Module> {
-    match device.code_target() {
-        CodeTarget::Host => compile_on(device, source, opts),
-        CodeTarget::Cuda(arch) if nvcc => Module::load(device, &nvcc::compile(source, opts, arch)?),
-        CodeTarget::Cuda(arch) => load_nvrtc(device, source, opts, arch),
-    }
-}
-
-/// Drops every module and image kept in this process (the disk cache stays: kernels load
-/// again from disk, or compile, on next use) and empties every [`Memo`](crate::Memo).
-/// Like `cupy.clear_memo()`.
-///
-/// ```
-/// use cuprum::Memo;
-/// static M: Memo<u8, u8> = Memo::new();
-/// M.get_or_insert(1, || 1)?;
-/// cuprum::clear_memo();
-/// assert!(M.is_empty());
-/// # Ok::<(), cuprum::Error>(())
-/// ```
-pub fn clear_memo() {
-    modules().lock().unwrap_or_else(|p| p.into_inner()).clear();
-    host::clear_memo();
-    if let Ok(c) = KernelCache::global() {
-        c.clear_memo();
-    }
-    crate::memo::clear_all();
-}

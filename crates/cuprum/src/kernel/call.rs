@@ -15,13 +15,13 @@
 //!    packs its own: loop size, [`table_words`] of shapes and strides, scratch);
 //! 7. the launch, with the kind's launch configuration.
 
-use super::codegen::elementwise::Slot;
+use super::codegen::entry::Slot;
 use super::operand::Operand;
 use super::params::{Param, TypeMap};
 use crate::array::{Array, DType};
 use crate::compile::CompileOptions;
 use crate::error::{Result, bail, err};
-use crate::generated::{CompiledKernel, GeneratedKernel, KernelTable, Packer};
+use crate::kernel_abi::{CompiledKernel, GeneratedKernel, KernelTable, Packer};
 use crate::runtime::{Device, Stream};
 use crate::shape::format_shape;
 use smallvec::SmallVec;

@@ -5,7 +5,8 @@ use super::call::{
     Bound, OutputRule, Signature, array_shapes, bind, on_stream, operand_at, pack_operands,
     prepare_outputs, resolve_dtypes, sample_slots, specialisation, table_words,
 };
-use super::codegen::elementwise::{ElementwiseSource, Slot, generate};
+use super::codegen::elementwise::{ElementwiseSource, generate};
+use super::codegen::entry::Slot;
 use super::codegen::layout::{
     ArrayLayout, Layout, LayoutClass, Plan, TILE, TILE_ROWS, contiguous_plan, plan,
 };
@@ -17,7 +18,7 @@ use super::params::{
 use crate::array::{Array, DType};
 use crate::compile::CompileOptions;
 use crate::error::{Result, bail};
-use crate::generated::{CompiledKernel, GeneratedKernel, KernelTable};
+use crate::kernel_abi::{CompiledKernel, GeneratedKernel, KernelTable};
 use crate::runtime::{LaunchConfig, Stream};
 use crate::shape::{Shape, Strides, broadcast_shapes, broadcast_strides};
 use smallvec::SmallVec;

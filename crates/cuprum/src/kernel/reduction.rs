@@ -5,7 +5,7 @@ use super::call::{
     Bound, OutputRule, Signature, array_shapes, bind, on_stream, operand_at, pack_operands,
     prepare_outputs, resolve_dtypes, sample_slots, specialisation, table_words,
 };
-use super::codegen::elementwise::Slot;
+use super::codegen::entry::Slot;
 use super::codegen::reduction::{BLOCK, PARTIAL_BYTES, ReduceStrategy, ReductionSource, generate};
 use super::operand::{Operand, Operands};
 use super::params::{
@@ -15,7 +15,7 @@ use super::scratch::scratch;
 use crate::array::{Array, DType};
 use crate::compile::CompileOptions;
 use crate::error::{Result, bail, err};
-use crate::generated::{CompiledKernel, GeneratedKernel, KernelTable};
+use crate::kernel_abi::{CompiledKernel, GeneratedKernel, KernelTable};
 use crate::runtime::{LaunchConfig, Stream};
 use crate::shape::{
     Shape, Strides, broadcast_shapes, broadcast_strides, merge_dims_of_views, normalize_axis,

@@ -3,13 +3,13 @@
 //! here instead of from a call), and the fuzz targets' view of code generation.
 
 use super::call::sample_slots;
-use super::codegen::elementwise::Slot;
+use super::codegen::entry::Slot;
 use super::codegen::layout::{Layout, LayoutClass};
 use super::codegen::reduction::ReduceStrategy;
 use super::{ElementwiseKernel, ReductionKernel};
 use crate::array::DType;
 use crate::error::Result;
-use crate::generated::GeneratedKernel;
+use crate::kernel_abi::GeneratedKernel;
 
 /// A sample's label and kernel.
 pub(crate) type Sample = (String, GeneratedKernel);
@@ -345,7 +345,7 @@ pub fn check_sample_schemas(arch: u32) -> Result<usize> {
     // The options the NVRTC compile checks use, so a test run compiles each source once.
     let opts = crate::compile::CompileOptions::default();
     for (label, k) in &all {
-        crate::generated::check_compiled(k, &opts, arch)
+        crate::kernel_abi::check_compiled(k, &opts, arch)
             .map_err(|e| crate::error::err!(Launch, "{label}: {e}"))?;
     }
     Ok(all.len())

@@ -100,7 +100,7 @@ pub(crate) fn isclose_params(a: DType, b: DType) -> String {
 type CloseTable<K> = Mutex<FxHashMap<(DType, DType), Arc<K>>>;
 
 /// `all(isclose(a, b))` as one reduction over the broadcast operands.
-pub(crate) fn allclose(
+pub(crate) fn all_close(
     a: &Array,
     b: &Array,
     rtol: f64,
@@ -149,7 +149,7 @@ fn operand_dtype(o: &Operand<'_>) -> DType {
 }
 
 /// Elementwise `isclose` of the broadcast operands, as a bool array.
-pub(crate) fn isclose(
+pub(crate) fn close_mask(
     a: &dyn IntoOperand,
     b: &dyn IntoOperand,
     rtol: f64,
@@ -255,4 +255,49 @@ pub(crate) fn sample_sources() -> Result<Vec<(String, String)>> {
         ));
     }
     Ok(out)
+}
+
+/// Elementwise `|a - b| <= atol + rtol * |b|` as a bool array (NumPy's `isclose`); equal
+/// infinities are close; NaNs are close to each other only with
+/// [`nan_equal`](Tolerance::nan_equal).
+///
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # use cuprum::{Array, ops, ops::Tolerance};
+/// let a = Array::from_slice(&[1.0f64, 2.0], &[2])?;
+/// let c = ops::isclose(&a, 1.0 + 1e-9, Tolerance::new(1e-5, 1e-8))?;
+/// assert_eq!(c.to_vec::<bool>()?, vec![true, false]);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn isclose(a: impl IntoOperand, b: impl IntoOperand, tol: Tolerance) -> Result<Array> {
+    close_mask(&a, &b, tol.rtol, tol.atol, tol.equal_nan)
+}
+
+/// Whether every pair is close with NumPy's defaults (`rtol = 1e-5`, `atol = 1e-8`, NaNs
+/// never close), in one reduction over the broadcast arrays.
+///
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # use cuprum::{Array, ops};
+/// let a = Array::from_slice(&[1.0f32, 2.0], &[2])?;
+/// let b = Array::from_slice(&[1.0f32, 2.000001], &[2])?;
+/// assert!(ops::allclose(&a, &b)?);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn allclose(a: &Array, b: &Array) -> Result<bool> {
+    allclose_with(a, b, Tolerance::default())
+}
+
+/// [`allclose`] with explicit tolerances and NaN handling.
+///
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # use cuprum::{Array, ops, ops::Tolerance};
+/// let a = Array::from_slice(&[f64::NAN, 1.0], &[2])?;
+/// assert!(ops::allclose_with(&a, &a, Tolerance::new(0.0, 0.0).nan_equal())?);
+/// assert!(!ops::allclose_with(&a, &a, Tolerance::new(0.0, 0.0))?);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn allclose_with(a: &Array, b: &Array, tol: Tolerance) -> Result<bool> {
+    all_close(a, b, tol.rtol, tol.atol, tol.equal_nan)
 }

@@ -426,8 +426,8 @@ pub(crate) fn where_(cond: Operand<'_>, x: Operand<'_>, y: Operand<'_>) -> Resul
 
 /// Sources of every built-in operation for every dtype (and every astype pair, and the
 /// small powers), for NVRTC compile checks without a GPU.
-pub fn sample_sources() -> Result<Vec<(String, String)>> {
-    use crate::kernel::codegen::elementwise::Slot;
+pub(crate) fn sample_sources() -> Result<Vec<(String, String)>> {
+    use crate::kernel::codegen::entry::Slot;
     use crate::kernel::codegen::layout::{Layout, LayoutClass};
     let layout = Layout {
         class: LayoutClass::Contiguous,
@@ -511,7 +511,6 @@ pub fn sample_sources() -> Result<Vec<(String, String)>> {
             push(format!("{} {d} into {to}", op.name()), &k, &dtypes)?;
         }
     }
-    out.extend(super::masked_update::sample_sources()?);
     Ok(out)
 }
 

@@ -13,7 +13,7 @@
 //! the (`#[must_use]`) `Result` of the call that ran the closure.
 
 use super::elementwise::{binary_into, binary_to};
-use super::masked::Masked;
+use super::mask::Masked;
 use super::masked_update::update;
 use super::ufunc::Op;
 use crate::array::{Array, Element};

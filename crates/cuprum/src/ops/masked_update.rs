@@ -15,7 +15,7 @@ use super::elementwise::{
     What, cached_kernel, check_same_kind, check_writable, converted, dealiased, param_dtype,
     scalar_param,
 };
-use super::masked::Masked;
+use super::mask::Masked;
 use super::promote::result_type;
 use super::ufunc::{Loop, Op, cast_expr};
 use crate::array::{Array, DType};

@@ -332,7 +332,7 @@ pub(crate) fn reduce(op: ROp, a: &Array, axis: Option<Axes>, keepdims: bool) -> 
 
 /// Sources of every built-in reduction for every dtype it accepts, for NVRTC compile
 /// checks without a GPU.
-pub fn sample_sources() -> Result<Vec<(String, String)>> {
+pub(crate) fn sample_sources() -> Result<Vec<(String, String)>> {
     use crate::kernel::ParamType;
     let ops = [
         ROp::Sum,
@@ -370,6 +370,5 @@ pub fn sample_sources() -> Result<Vec<(String, String)>> {
             ));
         }
     }
-    out.extend(super::close::sample_sources()?);
     Ok(out)
 }

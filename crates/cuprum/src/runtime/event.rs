@@ -92,6 +92,22 @@ impl Event {
     }
 }
 
+impl Stream {
+    /// Makes future work on this stream wait for `event` (recorded on any stream).
+    pub fn wait_event(&self, event: &Event) -> Result<()> {
+        if self.device().is_synchronous() {
+            return event.synchronize();
+        }
+        if event.device().is_synchronous() {
+            return Ok(());
+        }
+        self.device().check_fault()?;
+        self.device()
+            .backend()
+            .stream_wait_event(self.raw(), event.raw())
+    }
+}
+
 impl Drop for Event {
     fn drop(&mut self) {
         // The event is owned by `self` and destroyed exactly once.

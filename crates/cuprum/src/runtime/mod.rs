@@ -1,5 +1,5 @@
 //! The runtime layer: devices, streams, events, memory, modules and launch, over one seam
-//! per backend ([`backend`]): `cuda/` (a GPU through the CUDA driver; cudarc stays inside
+//! per backend (`backend.rs`): `cuda/` (a GPU through the CUDA driver; cudarc stays inside
 //! it) and `host/` (the CPU as a device). Everything above the runtime goes through the
 //! types re-exported here and never sees which backend runs.
 

@@ -251,20 +251,6 @@ impl Stream {
             .stream_wait_stream(self.raw, other_device.backend(), other_raw)
     }
 
-    /// Makes future work on this stream wait for `event` (recorded on any stream).
-    pub fn wait_event(&self, event: &super::Event) -> Result<()> {
-        if self.device.is_synchronous() {
-            return event.synchronize();
-        }
-        if event.device().is_synchronous() {
-            return Ok(());
-        }
-        self.device.check_fault()?;
-        self.device
-            .backend()
-            .stream_wait_event(self.raw, event.raw())
-    }
-
     /// The raw `CUstream` handle, for interop with other CUDA libraries (an ordering token
     /// on the host device).
     pub fn as_raw(&self) -> *mut std::ffi::c_void {

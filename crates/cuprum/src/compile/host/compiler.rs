@@ -194,7 +194,7 @@ fn stamp_of(path: &Path) -> (PathBuf, String) {
 /// Running the two probes costs a few milliseconds per process, which would dominate a
 /// disk hit of a compiled kernel in a fresh process.
 fn probe_memo_path(resolved: &Path, stamp: &str) -> Option<PathBuf> {
-    let dir = super::entries_dir()?;
+    let dir = super::folders::entries_dir()?;
     let mut h = blake3::Hasher::new();
     h.update(resolved.as_os_str().as_encoded_bytes());
     h.update(b"|");
@@ -206,7 +206,7 @@ fn probe_memo_path(resolved: &Path, stamp: &str) -> Option<PathBuf> {
 /// a folder only this user can write.
 fn read_probe_memo(path: &Path) -> Option<(String, String)> {
     use crate::compile::cache::{Read, read_trusted_file};
-    if !super::private_dir(path.parent()?) {
+    if !super::folders::private_dir(path.parent()?) {
         return None;
     }
     let Read::Bytes((_, bytes)) = read_trusted_file(path) else {
@@ -422,7 +422,7 @@ pub(crate) fn base_flags(c: &HostCompiler, std: &str) -> Vec<String> {
     .iter()
     .map(|s| s.to_string())
     .collect();
-    f.insert(0, format!("-O{}", super::opt_level()));
+    f.insert(0, format!("-O{}", super::folders::opt_level()));
     f.insert(0, format!("-std={std}"));
     if c.target.starts_with("x86_64") {
         f.push("-mtls-dialect=gnu2".to_string());

@@ -4,23 +4,13 @@
 //! (`const` for inputs), scalars are by-value parameters, raw arrays are `CArray`s the
 //! operation indexes itself, `i` is the C-order loop index and `_ind.size()` the loop size.
 
+use super::entry::{EntryParams, Slot, ctype, int_struct};
 use super::layout::{Layout, LayoutClass, TILE, TILE_ROWS};
-use super::{EntryParams, SourceWriter, ctype, int_struct};
+use super::writer::SourceWriter;
 use crate::array::DType;
-use crate::generated::{ArgSlot, GeneratedKernel, IndexWidth};
 use crate::kernel::params::Param;
+use crate::kernel_abi::{ArgSlot, GeneratedKernel, IndexWidth};
 use std::fmt::Write;
-
-/// How one parameter is passed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum Slot {
-    /// A broadcast array; `idx` counts non-raw arrays (its row in the stride table).
-    Array { idx: usize },
-    /// A raw array of `nd` dimensions (its own shape and strides).
-    Raw { nd: usize },
-    /// A by-value scalar.
-    Scalar,
-}
 
 /// Everything one specialisation's source depends on.
 pub(crate) struct ElementwiseSource<'a> {

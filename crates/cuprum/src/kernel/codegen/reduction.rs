@@ -14,11 +14,11 @@
 //! per output block) combines the partials in split order and applies `post_map`. The
 //! combination order depends only on the launch shape, so results are deterministic.
 
-use super::elementwise::Slot;
-use super::{EntryParams, SourceWriter, ctype, int_struct};
+use super::entry::{EntryParams, Slot, ctype, int_struct};
+use super::writer::SourceWriter;
 use crate::array::DType;
-use crate::generated::{ArgSlot, GeneratedKernel};
 use crate::kernel::params::Param;
+use crate::kernel_abi::{ArgSlot, GeneratedKernel};
 use std::fmt::Write;
 
 /// Threads per block of every reduction kernel.

@@ -20,6 +20,7 @@ pub(crate) mod block;
 mod gemm;
 pub(crate) mod launch;
 pub(crate) mod library;
+mod module;
 mod rng;
 pub(crate) mod trap;
 pub(crate) mod warp;

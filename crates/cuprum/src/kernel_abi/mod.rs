@@ -1,5 +1,6 @@
-//! Generated kernels: the boundary between making a kernel's source and compiling and
-//! launching it.
+//! The kernel ABI of the kernels cuprum writes itself: the boundary between making a
+//! kernel's source and compiling and launching it (hand-written; "generated" describes the
+//! kernels that cross it).
 //!
 //! Code generation (the kernel layer's `codegen` for ElementwiseKernel and ReductionKernel,
 //! the array layer's own kernels in `array/kernels.rs`) ends in a [`GeneratedKernel`]: the
@@ -19,11 +20,10 @@
 //! [`KernelTable`] keeps compiled kernels per specialisation, so a repeat call is one
 //! hash lookup, the packing, and one launch.
 //!
-//! A second backend (a host CPU one) implements steps 1 and 3 for its devices — turning a
-//! [`GeneratedKernel`] into a loaded entry point, and running an entry point with packed
-//! arguments on a stream — and reuses the schema and the packer unchanged: the bytes of
-//! every argument are the same on both sides (host addresses where a GPU has device
-//! addresses).
+//! Every backend reuses the schema and the packer unchanged: the bytes of every argument
+//! are the same on a GPU and on the host device (host addresses where a GPU has device
+//! addresses); compiling picks the device's compiler (`compile/modules.rs`) and launching
+//! goes through the one launch check (`runtime/launch.rs`).
 
 mod schema;
 

@@ -1,0 +1,191 @@
+//! Reductions as functions: `sum` … `count_nonzero` over the whole array (a 0-d result) or
+//! along axes (`sum_axis`), and `argmax`/`argmin` (see `reduction.rs` for how each
+//! accumulates).
+
+use super::reduction::{ROp, reduce};
+use crate::array::Array;
+use crate::error::Result;
+use crate::kernel::{Axes, Keepdims};
+
+macro_rules! reductions {
+    ($($(#[$doc:meta])* $name:ident, $axis_name:ident => $op:ident;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(a: &Array) -> Result<Array> {
+            reduce(ROp::$op, a, None, false)
+        }
+
+        #[doc = concat!("[`", stringify!($name), "`](crate::ops::", stringify!($name), "()) over `axis` (one axis, several, negative ones \
+            counting from the end); [`Keepdims::Yes`] keeps reduced axes with extent 1.")]
+        ///
+        /// ```
+        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+        /// # use cuprum::{Array, DType, ops, ops::Keepdims};
+        /// let m = Array::from_slice(&[1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
+        #[doc = concat!("let r = ops::", stringify!($axis_name), "(&m, 1, Keepdims::No)?;")]
+        /// assert_eq!(r.shape(), &[2]);
+        #[doc = concat!("let k = ops::", stringify!($axis_name), "(&m, [0, 1], Keepdims::Yes)?;")]
+        /// assert_eq!(k.shape(), &[1, 1]);
+        /// # Ok::<(), cuprum::Error>(())
+        /// ```
+        pub fn $axis_name(a: &Array, axis: impl Into<Axes>, keepdims: Keepdims) -> Result<Array> {
+            reduce(ROp::$op, a, Some(axis.into()), keepdims.keeps())
+        }
+    )*};
+}
+
+reductions! {
+    /// Sum of every element (a 0-d array; integers sum in int64, unsigned in uint64).
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[1i32, 2, 3], &[3])?;
+    /// assert_eq!(ops::sum(&a)?.to_vec::<i64>()?, vec![6]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    sum, sum_axis => Sum;
+    /// Product of every element.
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[2.0f64, 3.0, 4.0], &[3])?;
+    /// assert_eq!(ops::prod(&a)?.to_vec::<f64>()?, vec![24.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    prod, prod_axis => Prod;
+    /// Arithmetic mean (float64 for integer input).
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[1i32, 2, 3, 4], &[4])?;
+    /// assert_eq!(ops::mean(&a)?.to_vec::<f64>()?, vec![2.5]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    mean, mean_axis => Mean;
+    /// Population variance (ddof 0), one pass (Welford merges in a fixed order).
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[1.0f64, 2.0, 3.0, 4.0], &[4])?;
+    /// assert_eq!(ops::var(&a)?.to_vec::<f64>()?, vec![1.25]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    var, var_axis => Var;
+    /// Population standard deviation (ddof 0).
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[1.0f64, 3.0], &[2])?;
+    /// assert_eq!(ops::std(&a)?.to_vec::<f64>()?, vec![1.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    std, std_axis => Std;
+    /// Largest element (NaN propagates; an error for an empty array).
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[-3i8, 7, 2], &[3])?;
+    /// assert_eq!(ops::max(&a)?.to_vec::<i8>()?, vec![7]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    max, max_axis => Max;
+    /// Smallest element (NaN propagates; an error for an empty array).
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[-3i8, 7, 2], &[3])?;
+    /// assert_eq!(ops::min(&a)?.to_vec::<i8>()?, vec![-3]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    min, min_axis => Min;
+    /// Whether every element is non-zero.
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[1u8, 0], &[2])?;
+    /// assert_eq!(ops::all(&a)?.to_vec::<bool>()?, vec![false]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    all, all_axis => All;
+    /// Whether any element is non-zero.
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[1u8, 0], &[2])?;
+    /// assert_eq!(ops::any(&a)?.to_vec::<bool>()?, vec![true]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    any, any_axis => Any;
+    /// Number of non-zero elements (int64).
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[1.0f32, 0.0, 2.0], &[3])?;
+    /// assert_eq!(ops::count_nonzero(&a)?.to_vec::<i64>()?, vec![2]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    count_nonzero, count_nonzero_axis => CountNonzero;
+}
+
+/// Index of the largest element in C order (int64, 0-d); the first one on ties, the first
+/// NaN if there is one.
+///
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # use cuprum::{Array, ops};
+/// let a = Array::from_slice(&[1.0f32, 9.0, 9.0, 2.0], &[2, 2])?;
+/// assert_eq!(ops::argmax(&a)?.to_vec::<i64>()?, vec![1]);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn argmax(a: &Array) -> Result<Array> {
+    reduce(ROp::ArgMax, a, None, false)
+}
+
+/// Index of the largest element along one axis.
+///
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # use cuprum::{Array, ops, ops::Keepdims};
+/// let a = Array::from_slice(&[1.0f32, 9.0, 7.0, 2.0], &[2, 2])?;
+/// assert_eq!(ops::argmax_axis(&a, 1, Keepdims::No)?.to_vec::<i64>()?, vec![1, 0]);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn argmax_axis(a: &Array, axis: isize, keepdims: Keepdims) -> Result<Array> {
+    reduce(ROp::ArgMax, a, Some(axis.into()), keepdims.keeps())
+}
+
+/// Index of the smallest element in C order (int64, 0-d); the first one on ties, the
+/// first NaN if there is one.
+///
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # use cuprum::{Array, ops};
+/// let a = Array::from_slice(&[4i32, -1, -1], &[3])?;
+/// assert_eq!(ops::argmin(&a)?.to_vec::<i64>()?, vec![1]);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn argmin(a: &Array) -> Result<Array> {
+    reduce(ROp::ArgMin, a, None, false)
+}
+
+/// Index of the smallest element along one axis.
+///
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # use cuprum::{Array, ops, ops::Keepdims};
+/// let a = Array::from_slice(&[4i32, -1, 0, 8], &[2, 2])?;
+/// assert_eq!(ops::argmin_axis(&a, 0, Keepdims::No)?.to_vec::<i64>()?, vec![1, 0]);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn argmin_axis(a: &Array, axis: isize, keepdims: Keepdims) -> Result<Array> {
+    reduce(ROp::ArgMin, a, Some(axis.into()), keepdims.keeps())
+}
