@@ -229,6 +229,7 @@ pub mod internal {
         check_sample_schemas, elementwise_sample_sources, reduction_sample_sources,
     };
     pub use crate::kernel::{elementwise_source_for_fuzzing, reduction_source_for_fuzzing};
+    pub use crate::kernel_abi::launch_probe as launch_generated;
     pub use crate::ops::elementwise_sample_sources as ops_sample_sources;
     pub use crate::ops::reduction_sample_sources as ops_reduction_sample_sources;
     pub use crate::ops::routine_sample_sources;
