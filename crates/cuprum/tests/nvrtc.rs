@@ -4,7 +4,61 @@
 mod common;
 
 use cuprum::ErrorKind;
-use cuprum::compile::{CompileOptions, compile_for_arch, nvrtc};
+use cuprum::compile::{CompileOptions, CompiledImage, compile_for_arch, nvrtc};
+use std::sync::Arc;
+
+/// Compiles every source for sm_90 on all cores (NVRTC programs are independent) and
+/// returns what `judge` says about each, in order: `None` when the result is fine, else the
+/// failure to report. A GPU machine's many cores then finish the thousands of
+/// specialisations of these checks in seconds; two cores lose nothing.
+fn compile_all(
+    sources: &[(String, String)],
+    judge: impl Fn(&str, &str, cuprum::Result<Arc<CompiledImage>>) -> Option<String> + Sync,
+) -> Vec<String> {
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut found: Vec<(usize, String)> = std::thread::scope(|sc| {
+        let jobs: Vec<_> = (0..workers)
+            .map(|_| {
+                sc.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some((name, src)) = sources.get(i) else {
+                            return out;
+                        };
+                        let r = compile_for_arch(src, &CompileOptions::default(), 90);
+                        if let Some(f) = judge(name, src, r) {
+                            out.push((i, f));
+                        }
+                    }
+                })
+            })
+            .collect();
+        jobs.into_iter()
+            .flat_map(|j| j.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    found.sort_by_key(|f| f.0);
+    found.into_iter().map(|f| f.1).collect()
+}
+
+/// A failure when NVRTC warns or remarks about cuprum's generated code.
+fn warned(name: &str, img: &CompiledImage) -> Option<String> {
+    (img.log.contains("warning") || img.log.contains("remark"))
+        .then(|| format!("{name}: NVRTC warns about generated code:\n{}", img.log))
+}
+
+/// Panics listing every failure, when there is one.
+#[track_caller]
+fn assert_none_failed(failures: Vec<String>) {
+    assert!(
+        failures.is_empty(),
+        "{} failed:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
 
 #[test]
 fn nvrtc_is_found_and_reports_itself() {
@@ -30,12 +84,11 @@ fn every_array_kernel_compiles_for_sm90() {
     require_nvrtc!();
     let sources = cuprum::internal::all_sources();
     assert!(sources.len() > 40, "{}", sources.len());
-    for (name, src) in sources {
-        let img = compile_for_arch(&src, &CompileOptions::default(), 90)
-            .unwrap_or_else(|e| panic!("{name} failed to compile: {e}\n{src}"));
-        assert!(img.is_cubin, "{name}");
-        assert!(img.image.starts_with(b"\x7fELF"), "{name}: not a cubin");
-    }
+    assert_none_failed(compile_all(&sources, |name, src, r| match r {
+        Ok(img) if img.is_cubin && img.image.starts_with(b"\x7fELF") => None,
+        Ok(_) => Some(format!("{name}: not a cubin")),
+        Err(e) => Some(format!("{name} failed to compile: {e}\n{src}")),
+    }));
 }
 
 /// The argument schema of every generated kernel (elementwise layouts, reduction
@@ -192,22 +245,11 @@ fn every_elementwise_layout_compiles_for_sm90() {
     require_nvrtc!();
     let sources = cuprum::internal::elementwise_sample_sources().unwrap();
     assert!(sources.len() > 60, "{}", sources.len());
-    for (name, src) in sources {
-        let img = compile_for_arch(&src, &CompileOptions::default(), 90)
-            .unwrap_or_else(|e| panic!("{name} failed to compile: {e}\n{src}"));
-        assert!(img.is_cubin, "{name}");
-        assert_no_warnings(&name, &img.log);
-    }
-}
-
-/// cuprum's generated code compiles without a warning (users only ever see warnings about
-/// their own code).
-#[track_caller]
-fn assert_no_warnings(name: &str, log: &str) {
-    assert!(
-        !log.contains("warning") && !log.contains("remark"),
-        "{name}: NVRTC warns about generated code:\n{log}"
-    );
+    assert_none_failed(compile_all(&sources, |name, src, r| match r {
+        Ok(img) if !img.is_cubin => Some(format!("{name}: not a cubin")),
+        Ok(img) => warned(name, &img),
+        Err(e) => Some(format!("{name} failed to compile: {e}\n{src}")),
+    }));
 }
 
 #[test]
@@ -217,25 +259,14 @@ fn every_builtin_operation_compiles_for_every_dtype() {
     assert!(sources.len() > 1000, "{}", sources.len());
     // `CUPRUM_OPS_FILTER=floor_divide` compiles only the sources whose name contains it.
     let filter = std::env::var("CUPRUM_OPS_FILTER").unwrap_or_default();
-    let mut failures = Vec::new();
-    for (name, src) in sources {
-        if !name.contains(&filter) {
-            continue;
-        }
-        match compile_for_arch(&src, &CompileOptions::default(), 90) {
-            Ok(img) if img.log.contains("warning") || img.log.contains("remark") => failures.push(
-                format!("{name}: NVRTC warns about generated code:\n{}", img.log),
-            ),
-            Ok(_) => {}
-            Err(e) => failures.push(format!("{name}: {e}")),
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} failed:\n{}",
-        failures.len(),
-        failures.join("\n\n")
-    );
+    let sources: Vec<(String, String)> = sources
+        .into_iter()
+        .filter(|(n, _)| n.contains(&filter))
+        .collect();
+    assert_none_failed(compile_all(&sources, |name, _, r| match r {
+        Ok(img) => warned(name, &img),
+        Err(e) => Some(format!("{name}: {e}")),
+    }));
 }
 
 #[test]
@@ -254,19 +285,10 @@ fn every_reduction_strategy_compiles_for_sm90() {
     require_nvrtc!();
     let sources = cuprum::internal::reduction_sample_sources().unwrap();
     assert!(sources.len() >= 100, "{}", sources.len());
-    let mut failures = Vec::new();
-    for (name, src) in sources {
-        match compile_for_arch(&src, &CompileOptions::default(), 90) {
-            Ok(img) => assert_no_warnings(&name, &img.log),
-            Err(e) => failures.push(format!("{name}: {e}\n{src}")),
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} failed; first: {}",
-        failures.len(),
-        failures[0]
-    );
+    assert_none_failed(compile_all(&sources, |name, src, r| match r {
+        Ok(img) => warned(name, &img),
+        Err(e) => Some(format!("{name}: {e}\n{src}")),
+    }));
 }
 
 #[test]
@@ -274,19 +296,10 @@ fn every_builtin_reduction_compiles_for_every_dtype() {
     require_nvrtc!();
     let sources = cuprum::internal::ops_reduction_sample_sources().unwrap();
     assert!(sources.len() > 150, "{}", sources.len());
-    let mut failures = Vec::new();
-    for (name, src) in sources {
-        match compile_for_arch(&src, &CompileOptions::default(), 90) {
-            Ok(img) => assert_no_warnings(&name, &img.log),
-            Err(e) => failures.push(format!("{name}: {e}")),
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} failed; first: {}",
-        failures.len(),
-        failures[0]
-    );
+    assert_none_failed(compile_all(&sources, |name, _, r| match r {
+        Ok(img) => warned(name, &img),
+        Err(e) => Some(format!("{name}: {e}")),
+    }));
 }
 
 /// Every array-routine kernel (scans, compaction, radix sort, gathers and scatters) for
@@ -297,21 +310,13 @@ fn every_routine_kernel_compiles_for_every_dtype() {
     let sources = cuprum::internal::routine_sample_sources().unwrap();
     assert!(sources.len() >= 150, "{}", sources.len());
     let filter = std::env::var("CUPRUM_ROUTINE_FILTER").unwrap_or_default();
-    let mut failures = Vec::new();
-    for (name, src) in sources {
-        if !name.contains(&filter) {
-            continue;
-        }
-        if let Err(e) = compile_for_arch(&src, &CompileOptions::default(), 90) {
-            failures.push(format!("{name}: {e}"));
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} failed; first: {}",
-        failures.len(),
-        failures[0]
-    );
+    let sources: Vec<(String, String)> = sources
+        .into_iter()
+        .filter(|(n, _)| n.contains(&filter))
+        .collect();
+    assert_none_failed(compile_all(&sources, |name, _, r| {
+        r.err().map(|e| format!("{name}: {e}"))
+    }));
 }
 
 // =========================================================================================

@@ -3,7 +3,9 @@
 //!
 //! - **A temporary kernel cache.** [`setup`] points the process-wide kernel cache at a
 //!   folder of this test binary (removed at exit) before anything compiles, so `cargo test`
-//!   never writes to the user's cache. [`gpu`] and [`nvrtc`] call it.
+//!   never writes to the user's cache. [`gpu`] and [`nvrtc`] call it. `CUPRUM_TEST_CACHE_DIR`
+//!   names a folder several binaries share instead (the GPU suite: each kernel compiles once
+//!   per suite run; entries are written atomically, so concurrent binaries are safe).
 //! - **Visible skips.** A test that cannot run here calls [`skip`] (through [`gpu`],
 //!   [`nvrtc`] or the `require_*` macros): its `SKIPPED <test>: <reason>` line goes straight
 //!   to the process's stderr, past the test harness's capture, and at exit the binary prints
@@ -28,6 +30,14 @@ pub fn setup() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         if std::env::var_os("CUPRUM_TEST_CHILD").is_some() {
+            return;
+        }
+        // A suite of test binaries may share one cache (the GPU suite's run.sh: a kernel
+        // several binaries use compiles once); it stays for the suite to remove.
+        if let Some(dir) = std::env::var_os("CUPRUM_TEST_CACHE_DIR").filter(|d| !d.is_empty()) {
+            let dir = PathBuf::from(dir);
+            let _ = std::fs::create_dir_all(&dir);
+            cuprum::compile::set_cache_dir(Some(dir));
             return;
         }
         let dir = tempfile::Builder::new()
