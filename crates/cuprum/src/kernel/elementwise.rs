@@ -15,8 +15,8 @@ use super::operand::{Operand, Operands};
 use super::params::{
     Param, ParamList, TypeMap, check_kernel_name, check_reserved, merge_lists, parse_params,
 };
+use super::spec::{KernelSpec, kernel_spec_methods};
 use crate::array::{Array, DType};
-use crate::compile::CompileOptions;
 use crate::error::{Result, bail};
 use crate::kernel_abi::{CompiledKernel, GeneratedKernel, KernelTable};
 use crate::runtime::{LaunchConfig, Stream};
@@ -56,19 +56,16 @@ const DEFAULT_BLOCK: u32 = 256;
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub struct ElementwiseKernel {
-    /// The name and the generated code's parameters: inputs that are not read-write,
-    /// then outputs.
-    sig: Signature,
+    /// The signature (the name and the generated code's parameters: inputs that are not
+    /// read-write, then outputs), preamble, compile options and `reduce_dims`.
+    spec: KernelSpec,
     /// The parameters as declared (a read-write one in both lists).
     declared: Vec<Param>,
-    /// Per declared input: its index in `sig.params`.
+    /// Per declared input: its index in `spec.sig.params`.
     input_at: SmallVec<[usize; 8]>,
     operation: String,
-    preamble: String,
     loop_prep: String,
     after_loop: String,
-    options: CompileOptions,
-    reduce_dims: bool,
     analysis: OpAnalysis,
     specs: KernelTable<SpecKey>,
 }
@@ -76,7 +73,7 @@ pub struct ElementwiseKernel {
 impl std::fmt::Debug for ElementwiseKernel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ElementwiseKernel")
-            .field("name", &self.sig.name)
+            .field("name", &self.spec.sig.name)
             .field("params", &self.declared)
             .field("operation", &self.operation)
             .finish_non_exhaustive()
@@ -134,19 +131,16 @@ impl ElementwiseKernel {
         check_reserved(&m.params, &["i"], "")?;
         let operation = operation.into();
         let mut k = ElementwiseKernel {
-            sig: Signature {
+            spec: KernelSpec::new(Signature {
                 name,
                 params: m.params,
                 nin: m.nin,
-            },
+            }),
             declared: m.declared,
             input_at: m.input_at,
             operation,
-            preamble: String::new(),
             loop_prep: String::new(),
             after_loop: String::new(),
-            options: CompileOptions::new(),
-            reduce_dims: true,
             analysis: OpAnalysis::default(),
             specs: KernelTable::new(),
         };
@@ -157,28 +151,14 @@ impl ElementwiseKernel {
     /// After the definition changed: analyses the operation again and forgets every
     /// compiled specialisation.
     fn refresh(&mut self) {
-        let params = &self.sig.params;
-        let outs: Vec<&str> = params[self.sig.nin..]
+        let params = &self.spec.sig.params;
+        let outs: Vec<&str> = params[self.spec.sig.nin..]
             .iter()
             .map(|p| p.name.as_str())
             .collect();
         let arrays: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
         self.analysis = analyse(&self.operation, &outs, &arrays);
         self.specs.clear();
-    }
-
-    /// Code placed before the kernel (helper functions, constants, `#include`s).
-    ///
-    /// ```
-    /// use cuprum::ElementwiseKernel;
-    /// let k = ElementwiseKernel::new("T x", "T y", "y = sq(x)", "sq_k")?
-    ///     .preamble("template <typename T> __device__ T sq(T v) { return v * v; }");
-    /// # Ok::<(), cuprum::Error>(())
-    /// ```
-    pub fn preamble(mut self, code: impl Into<String>) -> Self {
-        self.preamble = code.into();
-        self.refresh();
-        self
     }
 
     /// Code run once per thread before the loop.
@@ -208,59 +188,6 @@ impl ElementwiseKernel {
         self
     }
 
-    /// Adds one NVRTC flag (`"-use_fast_math"`, `"-DN=4"` ...).
-    ///
-    /// ```
-    /// use cuprum::ElementwiseKernel;
-    /// let k = ElementwiseKernel::new("T x", "T y", "y = __expf(x)", "fast_exp")?.option("-use_fast_math");
-    /// # Ok::<(), cuprum::Error>(())
-    /// ```
-    pub fn option(mut self, flag: impl Into<String>) -> Self {
-        self.options = self.options.option(flag);
-        self.refresh();
-        self
-    }
-
-    /// Replaces the compile options.
-    ///
-    /// ```
-    /// use cuprum::{CompileOptions, ElementwiseKernel};
-    /// let k = ElementwiseKernel::new("T x", "T y", "y = x", "copy_k")?
-    ///     .options(CompileOptions::new().option("-lineinfo"));
-    /// # Ok::<(), cuprum::Error>(())
-    /// ```
-    pub fn options(mut self, options: CompileOptions) -> Self {
-        self.options = options;
-        self.refresh();
-        self
-    }
-
-    /// Whether dimensions are merged before launch (default true; CuPy's `reduce_dims`).
-    /// Turning it off only changes the generated code, never the result.
-    ///
-    /// ```
-    /// use cuprum::ElementwiseKernel;
-    /// let k = ElementwiseKernel::new("T x", "T y", "y = x", "copy_k")?.reduce_dims(false);
-    /// # Ok::<(), cuprum::Error>(())
-    /// ```
-    pub fn reduce_dims(mut self, on: bool) -> Self {
-        self.reduce_dims = on;
-        self.refresh();
-        self
-    }
-
-    /// The kernel's name.
-    ///
-    /// ```
-    /// # use cuprum::ElementwiseKernel;
-    /// let k = ElementwiseKernel::new("T x", "T y", "y = x", "copy_k")?;
-    /// assert_eq!(k.name(), "copy_k");
-    /// # Ok::<(), cuprum::Error>(())
-    /// ```
-    pub fn name(&self) -> &str {
-        &self.sig.name
-    }
-
     /// The parsed parameters as declared: the inputs, then the outputs (a read-write
     /// parameter is in both, not `const`).
     ///
@@ -281,11 +208,6 @@ impl ElementwiseKernel {
     /// Number of inputs (the arguments of a call without outputs).
     pub fn nin(&self) -> usize {
         self.input_at.len()
-    }
-
-    /// Number of outputs.
-    pub fn nout(&self) -> usize {
-        self.sig.nout()
     }
 
     /// Runs the kernel and returns its first output. `args` holds the inputs, optionally
@@ -414,7 +336,7 @@ impl ElementwiseKernel {
     pub fn generated_source(&self, dtypes: &[DType], scalars: &[bool]) -> Result<String> {
         let (dtypes, scalars) = self.effective(dtypes, scalars)?;
         let dtypes = &dtypes[..];
-        let slots = sample_slots(&self.sig.name, &self.sig.params, dtypes, &scalars)?;
+        let slots = sample_slots(&self.spec.sig.name, &self.spec.sig.params, dtypes, &scalars)?;
         let layout = Layout {
             class: LayoutClass::Contiguous,
             nd: 1,
@@ -436,7 +358,7 @@ impl ElementwiseKernel {
             bail!(
                 InvalidArgument,
                 "'{}' has {n} parameters (inputs, then outputs); got {} dtypes and {} scalar flags",
-                self.sig.name,
+                self.spec.sig.name,
                 dtypes.len(),
                 scalars.len()
             );
@@ -445,7 +367,7 @@ impl ElementwiseKernel {
         let mut d: SmallVec<[DType; 8]> = SmallVec::new();
         let mut s: SmallVec<[bool; 8]> = SmallVec::new();
         for (a, &at) in self.input_at.iter().enumerate() {
-            if at < self.sig.nin {
+            if at < self.spec.sig.nin {
                 d.push(dtypes[a]);
                 s.push(scalars[a]);
             }
@@ -453,13 +375,13 @@ impl ElementwiseKernel {
         d.extend_from_slice(&dtypes[args_in..]);
         s.extend_from_slice(&scalars[args_in..]);
         for (a, &at) in self.input_at.iter().enumerate() {
-            if at >= self.sig.nin && (dtypes[a] != d[at] || scalars[a] || s[at]) {
+            if at >= self.spec.sig.nin && (dtypes[a] != d[at] || scalars[a] || s[at]) {
                 bail!(
                     InvalidArgument,
                     "parameter '{}' of '{}' is read-write: its input and output entries must be \
                      the same dtype and both arrays",
-                    self.sig.params[at].name,
-                    self.sig.name
+                    self.spec.sig.params[at].name,
+                    self.spec.sig.name
                 );
             }
         }
@@ -474,7 +396,7 @@ impl ElementwiseKernel {
         layout: Layout,
         block: u32,
     ) -> Result<GeneratedKernel> {
-        let (params, nin) = (&self.sig.params, self.sig.nin);
+        let (params, nin) = (&self.spec.sig.params, self.spec.sig.nin);
         let mut tm = TypeMap::default();
         for (p, &d) in params.iter().zip(dtypes) {
             if let super::params::ParamType::Placeholder(c) = p.ty
@@ -487,14 +409,14 @@ impl ElementwiseKernel {
             .map(|k| k >= nin && self.analysis.reads[k - nin])
             .collect();
         Ok(generate(&ElementwiseSource {
-            name: &self.sig.name,
+            name: &self.spec.sig.name,
             params,
             dtypes,
             slots,
             typedefs: &tm.typedefs(),
             layout,
             operation: &self.operation,
-            preamble: &self.preamble,
+            preamble: &self.spec.preamble,
             loop_prep: &self.loop_prep,
             after_loop: &self.after_loop,
             preload: &preload,
@@ -508,8 +430,8 @@ impl ElementwiseKernel {
             &self.specs,
             key,
             stream,
-            &self.sig.name,
-            &self.options,
+            &self.spec.sig.name,
+            &self.spec.options,
             || self.source_for(&key.dtypes, &key.slots, key.layout, key.block),
         )
     }
@@ -521,9 +443,9 @@ impl ElementwiseKernel {
         loop_shape: &[usize],
         operand: &dyn Fn(usize) -> Operand<'b>,
     ) -> Result<(SmallVec<[Slot; 8]>, Plan)> {
-        let (params, nin) = (&self.sig.params, self.sig.nin);
+        let (params, nin) = (&self.spec.sig.params, self.spec.sig.nin);
         // Every broadcast operand C-contiguous with the loop's shape: no strides needed.
-        let fast = self.reduce_dims
+        let fast = self.spec.reduce_dims
             && params.iter().enumerate().all(|(kk, p)| match operand(kk) {
                 Operand::Array(a) if !p.raw => a.shape() == loop_shape && a.is_c_contiguous(),
                 _ => true,
@@ -564,11 +486,18 @@ impl ElementwiseKernel {
         let plan = if fast {
             contiguous_plan(n, &lays)
         } else {
-            plan(loop_shape, &lays, self.reduce_dims)
+            plan(loop_shape, &lays, self.spec.reduce_dims)
         };
         Ok((slots, plan))
     }
 }
+
+kernel_spec_methods!(
+    ElementwiseKernel,
+    new: r#"ElementwiseKernel::new("T x", "T y", "y = x", "copy_k")?"#,
+    name: "copy_k",
+    with_sq: r#"ElementwiseKernel::new("T x", "T y", "y = sq(x)", "sq_k")?"#,
+);
 
 /// One configured call of an [`ElementwiseKernel`] (loop size, block size, stream).
 ///
@@ -617,7 +546,7 @@ impl ElementwiseCall<'_> {
             bail!(
                 InvalidArgument,
                 "kernel '{}' has no outputs: use run() instead of call()",
-                k.sig.name
+                k.spec.sig.name
             );
         }
         let ops = args.operands();
@@ -640,7 +569,7 @@ impl ElementwiseCall<'_> {
     /// The call: the steps of `kernel/call.rs` around the elementwise plan.
     fn invoke(&self, args: &[Operand<'_>]) -> Result<SmallVec<[Array; 4]>> {
         let k = self.kernel;
-        let sig = &k.sig;
+        let sig = &k.spec.sig;
         let args = bind(sig, Some(&k.input_at), args)?;
         let block = self.block_size_or_default()?;
         let stream = on_stream(sig, &args, &self.stream)?;
@@ -701,7 +630,7 @@ impl ElementwiseCall<'_> {
     /// The loop shape: the given size (every array raw), or the broadcast shape of the
     /// non-raw arrays, inputs and given outputs.
     fn loop_shape(&self, args: &Bound<'_>) -> Result<Shape> {
-        let sig = &self.kernel.sig;
+        let sig = &self.kernel.spec.sig;
         let shapes = array_shapes(sig, args, true);
         match self.size {
             Some(_) if !shapes.is_empty() => bail!(
@@ -806,7 +735,7 @@ mod tests {
     fn a_read_write_parameter_is_an_output_loaded_before_the_operation() {
         let k = inplace_kernel();
         assert_eq!(
-            (k.nin(), k.nout(), k.sig.nin, k.input_at.as_slice()),
+            (k.nin(), k.nout(), k.spec.sig.nin, k.input_at.as_slice()),
             (2, 1, 1, &[1usize, 0][..])
         );
         assert_eq!(k.analysis.reads, vec![true]);

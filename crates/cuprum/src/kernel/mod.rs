@@ -7,7 +7,9 @@
 //!   which crosses the crate's generated-kernel boundary (source with its argument schema →
 //!   compiled per device → packed → launched) and is kept per specialisation. A call runs
 //!   the named steps of `call.rs` (loop shape, outputs, operand binding, specialisation,
-//!   launch); each kind keeps only its own plan and packing ([`ElementwiseCall`],
+//!   launch); both are defined by one `KernelSpec` (`spec.rs`: signature, preamble,
+//!   compile options, `reduce_dims`, and the builder methods over them, written once);
+//!   each kind keeps only its own strings, plan and packing ([`ElementwiseCall`],
 //!   [`ReductionCall`], with [`Axes`] and [`Keepdims`] for reductions, split reductions'
 //!   scratch in `scratch.rs`).
 //! - [`RawKernel`] and [`RawModule`]: the user's CUDA C++, compiled through the cache, with
@@ -31,6 +33,7 @@ mod raw;
 mod reduction;
 mod samples;
 mod scratch;
+mod spec;
 
 pub use crate::runtime::KernelAttributes;
 pub use args::{ArgKind, ArgValue, ByValue, DevicePtr, KernelArg, KernelArgs, Strided};

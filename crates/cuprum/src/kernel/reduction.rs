@@ -12,8 +12,8 @@ use super::params::{
     Param, ParamList, ParamType, TypeMap, check_kernel_name, check_reserved, parse_params,
 };
 use super::scratch::scratch;
+use super::spec::{KernelSpec, kernel_spec_methods};
 use crate::array::{Array, DType};
-use crate::compile::CompileOptions;
 use crate::error::{Result, bail, err};
 use crate::kernel_abi::{CompiledKernel, GeneratedKernel, KernelTable};
 use crate::runtime::{LaunchConfig, Stream};
@@ -115,24 +115,22 @@ impl Keepdims {
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub struct ReductionKernel {
-    /// The name and the parameters, inputs first.
-    sig: Signature,
+    /// The signature (the name and the parameters, inputs first), preamble, compile
+    /// options and `reduce_dims`.
+    spec: KernelSpec,
     map_expr: String,
     reduce_expr: String,
     post_map_expr: String,
     identity: Option<String>,
     reduce_type: Option<String>,
-    preamble: String,
-    options: CompileOptions,
-    reduce_dims: bool,
     specs: KernelTable<SpecKey>,
 }
 
 impl std::fmt::Debug for ReductionKernel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ReductionKernel")
-            .field("name", &self.sig.name)
-            .field("params", &self.sig.params)
+            .field("name", &self.spec.sig.name)
+            .field("params", &self.spec.sig.params)
             .field("map_expr", &self.map_expr)
             .field("reduce_expr", &self.reduce_expr)
             .field("post_map_expr", &self.post_map_expr)
@@ -201,15 +199,12 @@ impl ReductionKernel {
             );
         }
         Ok(ReductionKernel {
-            sig: Signature { name, params, nin },
+            spec: KernelSpec::new(Signature { name, params, nin }),
             map_expr: map_expr.into(),
             reduce_expr: reduce_expr.into(),
             post_map_expr: post_map_expr.into(),
             identity: identity.map(str::to_owned),
             reduce_type: None,
-            preamble: String::new(),
-            options: CompileOptions::new(),
-            reduce_dims: true,
             specs: KernelTable::new(),
         })
     }
@@ -259,74 +254,9 @@ impl ReductionKernel {
         self
     }
 
-    /// Code placed before the kernel.
-    ///
-    /// ```
-    /// use cuprum::ReductionKernel;
-    /// let k = ReductionKernel::new("T x", "T y", "sq(x)", "a + b", "y = a", Some("0"), "ssq")?
-    ///     .preamble("template <typename T> __device__ T sq(T v) { return v * v; }");
-    /// # Ok::<(), cuprum::Error>(())
-    /// ```
-    pub fn preamble(mut self, code: impl Into<String>) -> Self {
-        self.preamble = code.into();
-        self.refresh();
-        self
-    }
-
-    /// Adds one NVRTC flag.
-    ///
-    /// ```
-    /// use cuprum::ReductionKernel;
-    /// let k = ReductionKernel::new("T x", "T y", "x", "a + b", "y = a", Some("0"), "s")?.option("-lineinfo");
-    /// # Ok::<(), cuprum::Error>(())
-    /// ```
-    pub fn option(mut self, flag: impl Into<String>) -> Self {
-        self.options = self.options.option(flag);
-        self.refresh();
-        self
-    }
-
-    /// Replaces the compile options.
-    ///
-    /// ```
-    /// use cuprum::{CompileOptions, ReductionKernel};
-    /// let k = ReductionKernel::new("T x", "T y", "x", "a + b", "y = a", Some("0"), "s")?
-    ///     .options(CompileOptions::new());
-    /// # Ok::<(), cuprum::Error>(())
-    /// ```
-    pub fn options(mut self, options: CompileOptions) -> Self {
-        self.options = options;
-        self.refresh();
-        self
-    }
-
-    /// Whether dimensions are merged before launch (default true). Only changes the
-    /// generated code, never the result.
-    ///
-    /// ```
-    /// use cuprum::ReductionKernel;
-    /// let k = ReductionKernel::new("T x", "T y", "x", "a + b", "y = a", Some("0"), "s")?.reduce_dims(false);
-    /// # Ok::<(), cuprum::Error>(())
-    /// ```
-    pub fn reduce_dims(mut self, on: bool) -> Self {
-        self.reduce_dims = on;
-        self.refresh();
-        self
-    }
-
-    /// The kernel's name.
-    pub fn name(&self) -> &str {
-        &self.sig.name
-    }
-
     /// Number of inputs.
     pub fn nin(&self) -> usize {
-        self.sig.nin
-    }
-
-    /// Number of outputs.
-    pub fn nout(&self) -> usize {
-        self.sig.nout()
+        self.spec.sig.nin
     }
 
     /// Reduces over every axis and returns the first output.
@@ -398,7 +328,7 @@ impl ReductionKernel {
         if let Some(t) = &self.reduce_type {
             return t.clone();
         }
-        let p = &self.sig.params[self.sig.nin];
+        let p = &self.spec.sig.params[self.spec.sig.nin];
         match p.ty {
             ParamType::Placeholder(c) => c.to_string(),
             ParamType::Concrete(d) => d.c_type().to_owned(),
@@ -413,7 +343,7 @@ impl ReductionKernel {
         strategy: ReduceStrategy,
     ) -> GeneratedKernel {
         let mut tm = TypeMap::default();
-        for (p, &d) in self.sig.params.iter().zip(dtypes) {
+        for (p, &d) in self.spec.sig.params.iter().zip(dtypes) {
             if let ParamType::Placeholder(c) = p.ty
                 && tm.get(c).is_none()
             {
@@ -421,13 +351,13 @@ impl ReductionKernel {
             }
         }
         generate(&ReductionSource {
-            name: &self.sig.name,
-            params: &self.sig.params,
-            nin: self.sig.nin,
+            name: &self.spec.sig.name,
+            params: &self.spec.sig.params,
+            nin: self.spec.sig.nin,
             dtypes,
             slots,
             typedefs: &tm.typedefs(),
-            preamble: &self.preamble,
+            preamble: &self.spec.preamble,
             map_expr: &self.map_expr,
             reduce_expr: &self.reduce_expr,
             post_map_expr: &self.post_map_expr,
@@ -449,7 +379,7 @@ impl ReductionKernel {
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     pub fn generated_source(&self, dtypes: &[DType], scalars: &[bool]) -> Result<String> {
-        let slots = sample_slots(&self.sig.name, &self.sig.params, dtypes, scalars)?;
+        let slots = sample_slots(&self.spec.sig.name, &self.spec.sig.params, dtypes, scalars)?;
         let strategy = ReduceStrategy {
             outer: false,
             tx: 256,
@@ -465,7 +395,7 @@ impl ReductionKernel {
 
     /// The parsed parameters, inputs first.
     pub(crate) fn params_for_samples(&self) -> Vec<Param> {
-        self.sig.params.clone()
+        self.spec.sig.params.clone()
     }
 
     /// The compiled kernel of a call's specialisation (generated and compiled on first use).
@@ -474,8 +404,8 @@ impl ReductionKernel {
             &self.specs,
             key,
             stream,
-            &self.sig.name,
-            &self.options,
+            &self.spec.sig.name,
+            &self.spec.options,
             || Ok(self.source_for(&key.dtypes, &key.slots, key.strategy)),
         )
     }
@@ -488,7 +418,7 @@ impl ReductionKernel {
         args: &Bound<'_>,
         sm_count: u32,
     ) -> (ReduceStrategy, usize, usize) {
-        let sig = &self.sig;
+        let sig = &self.spec.sig;
         let inputs: SmallVec<[(u64, usize); 8]> = sig.params[..sig.nin]
             .iter()
             .zip(&args.inputs)
@@ -501,6 +431,13 @@ impl ReductionKernel {
         choose_strategy(geo, sm_count.max(1) as usize, &inputs, staged)
     }
 }
+
+kernel_spec_methods!(
+    ReductionKernel,
+    new: r#"ReductionKernel::new("T x", "T y", "x", "a + b", "y = a", Some("0"), "my_sum")?"#,
+    name: "my_sum",
+    with_sq: r#"ReductionKernel::new("T x", "T y", "sq(x)", "a + b", "y = a", Some("0"), "ssq")?"#,
+);
 
 /// A [`ReductionKernel`] by named parts: see [`ReductionKernel::builder`]. Inputs,
 /// outputs, map, reduce and post-map are needed; the identity is optional (without one an
@@ -640,7 +577,7 @@ impl ReductionCall<'_> {
     /// strategy.
     fn invoke(&self, args: &[Operand<'_>]) -> Result<SmallVec<[Array; 4]>> {
         let k = self.kernel;
-        let sig = &k.sig;
+        let sig = &k.spec.sig;
         let args = bind(sig, None, args)?;
         let stream = on_stream(sig, &args, &self.stream)?;
         let in_shape = self.input_shape(&args)?;
@@ -679,7 +616,7 @@ impl ReductionCall<'_> {
             inputs: &in_strides,
             outputs: &out_strides,
         };
-        let geo = geometry(&strides, k.reduce_dims, o_size, r_size);
+        let geo = geometry(&strides, k.spec.reduce_dims, o_size, r_size);
         let (strategy, splits, chunk) = k.strategy(&geo, &args, stream.device().sm_count());
         let key = SpecKey {
             device: stream.device().ordinal(),
@@ -695,7 +632,7 @@ impl ReductionCall<'_> {
 
     /// The broadcast shape of the non-raw inputs (at least one is needed).
     fn input_shape(&self, args: &Bound<'_>) -> Result<Shape> {
-        let sig = &self.kernel.sig;
+        let sig = &self.kernel.spec.sig;
         let shapes = array_shapes(sig, args, false);
         if shapes.is_empty() {
             bail!(
@@ -740,7 +677,7 @@ impl ReductionCall<'_> {
         reduced: &[bool],
         operand: &dyn Fn(usize) -> Operand<'b>,
     ) -> Result<(SmallVec<[Slot; 8]>, StridesOf, StridesOf)> {
-        let sig = &self.kernel.sig;
+        let sig = &self.kernel.spec.sig;
         let mut slots: SmallVec<[Slot; 8]> = SmallVec::new();
         let mut in_strides: SmallVec<[Strides; 8]> = SmallVec::new();
         let mut out_strides: SmallVec<[Strides; 8]> = SmallVec::new();
