@@ -4,7 +4,8 @@
 //! This file holds the `Lower` context: its variables, scopes, C++ names and fault sites.
 //! The function's signature and body entry are in `item`, written types in `types`,
 //! statements in `stmt`, expressions in `expr` (indexing and assignment targets in `place`,
-//! `assert!` in `assert`), calls in `calls`, loops in `loops`, named constants in `consts`.
+//! `assert!` in `assert`), calls by path in `calls`, method calls in `methods`, loops in
+//! `loops`, named constants in `consts`.
 
 mod assert;
 mod calls;
@@ -12,6 +13,7 @@ mod consts;
 mod expr;
 mod item;
 mod loops;
+mod methods;
 mod place;
 mod stmt;
 mod types;
