@@ -1,0 +1,111 @@
+//! Places: indexing of slice parameters, shared memory and local arrays (`x[i]`), and what
+//! an assignment may write to.
+
+use super::*;
+
+impl Lower {
+    /// The target of an assignment: a variable, an element, or `*x.get_unchecked_mut(i)`.
+    pub(super) fn place(&mut self, e: &syn::Expr) -> Result<Expr> {
+        match e {
+            syn::Expr::Paren(p) => self.place(&p.expr),
+            syn::Expr::Path(_) | syn::Expr::Index(_) => {
+                let x = self.expr(e)?;
+                match &x.kind {
+                    ExprKind::Var(id)
+                        if matches!(
+                            self.infer.shallow(&self.vars[*id].ty),
+                            Ty::Slice { .. } | Ty::Shared(..) | Ty::DynShared(_)
+                        ) =>
+                    {
+                        Err(err(
+                            e,
+                            "a slice or shared array cannot be assigned as a whole; assign its elements",
+                        ))
+                    }
+                    ExprKind::Var(_) | ExprKind::Index { .. } => Ok(x),
+                    _ => Err(err(e, "this cannot be assigned to")),
+                }
+            }
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.expr(e),
+            _ => Err(err(
+                e,
+                "only variables, elements (`x[i]`) and `*x.get_unchecked_mut(i)` can be assigned to in kernels",
+            )),
+        }
+    }
+
+    /// The variable a slice-like receiver names.
+    pub(super) fn slice_var(&self, e: &syn::Expr) -> Result<usize> {
+        let e = strip_parens(e);
+        if let syn::Expr::Path(p) = e
+            && let Some(ident) = p.path.get_ident()
+            && let Some(id) = self.lookup(&ident.to_string())
+        {
+            match self.infer.shallow(&self.vars[id].ty) {
+                Ty::Slice { .. } | Ty::Shared(..) | Ty::DynShared(_) | Ty::Array(..) => {
+                    return Ok(id);
+                }
+                _ => {}
+            }
+        }
+        if let syn::Expr::Path(p) = e
+            && let Some(ident) = p.path.get_ident()
+            && let Some(id) = self.lookup(&ident.to_string())
+            && matches!(self.infer.shallow(&self.vars[id].ty), Ty::Var(_))
+        {
+            return Err(err(
+                e,
+                format!(
+                    "the translator does not know the type of `{ident}` here (a device function's result?): annotate it, e.g. `let {ident}: [f32; 2] = …;`"
+                ),
+            ));
+        }
+        Err(err(
+            e,
+            "indexing works on slice parameters, shared memory and local arrays, by name",
+        ))
+    }
+
+    pub(super) fn elem_of(&self, var: usize, at: impl Spanned) -> Result<Ty> {
+        match self.infer.shallow(&self.vars[var].ty) {
+            Ty::Slice { elem, .. }
+            | Ty::Shared(elem, _)
+            | Ty::DynShared(elem)
+            | Ty::Array(elem, _) => Ok(*elem),
+            _ => Err(err(at, "this cannot be indexed")),
+        }
+    }
+
+    pub(super) fn index(&mut self, i: &syn::ExprIndex) -> Result<Expr> {
+        let sub = |e: &syn::Expr| match strip_parens(e) {
+            syn::Expr::Range(r) => Some(err(
+                r,
+                "sub-slices (`x[a..b]`) are not supported in kernels; index the parameter with an offset",
+            )),
+            _ => None,
+        };
+        if let Some(e) = sub(&i.index) {
+            return Err(e);
+        }
+        if let syn::Expr::Index(inner) = strip_parens(&i.expr)
+            && let Some(e) = sub(&inner.index)
+        {
+            return Err(e);
+        }
+        let base = self.slice_var(&i.expr)?;
+        let index = self.expr(&i.index)?;
+        if let Ty::Array(..) = self.infer.shallow(&self.vars[base].ty) {
+            self.infer.unify(&index.ty, &Ty::Prim(Prim::Usize));
+        }
+        let elem = self.elem_of(base, i)?;
+        let site = self.site(i.span());
+        Ok(self.expr_of(
+            ExprKind::Index {
+                base,
+                index: Box::new(index),
+                site: Some(site),
+            },
+            elem,
+        ))
+    }
+}
