@@ -13,7 +13,20 @@
 //! `#[cuprum::device] fn f(…)` stays an ordinary Rust function (slice parameters typed
 //! `cuprum::gpu::Slice<T>`) and gains a hidden module `f` with its C++ for the kernels that
 //! call it. Anything outside the accepted subset is a `compile_error!` at its span naming
-//! what is not supported; the translator never panics on user input.
+//! what is not supported; the translator never panics on user input (a panic, a bug, would
+//! be caught and reported as an internal error at the function).
+//!
+//! How it translates: `lower/` turns syn's AST into a typed IR (`ir.rs`), `emit/`
+//! prints the IR as CUDA C++, `rust_out.rs` writes the twin, the witnesses and the launcher
+//! module. The C++ is printed once, at compile time: no IR exists at run time, and the
+//! source is a constant (`k::SOURCE`). rustc is the type checker; the macro infers types
+//! only where the C++ needs them (declarations and literals, `ty.rs`). Each witness
+//! (`gpu::__witness::<T>(&x)`) is placed where the binding's uses end, so that it checks
+//! rustc's inference instead of steering it: the C++ cannot silently differ from the Rust.
+//!
+//! Tests: the translator's unit tests are `tests.rs` (`cargo test -p cuprum-macros`); the
+//! expansion is tested end to end in `cuprum`'s tests (`jit_snapshots.rs`, `jit_ui.rs`,
+//! `jit_nvrtc.rs`, `jit.rs`, `jit_faults.rs`).
 
 mod emit;
 mod ir;

@@ -7,7 +7,15 @@
 //! runs the examples everywhere; with neither, the example is skipped with a line on
 //! stderr. `CUPRUM_REQUIRE_GPU=1` (the GPU suite) turns a missing GPU into a failed example.
 //! The examples' kernels are cached in a folder of the system's temporary directory shared
-//! by the doc tests of one user, never in the user's own kernel cache.
+//! by the doc tests of one user (`<tmp>/cuprum-doctests-<uid>`), never in the user's own
+//! kernel cache; examples that only compile start with a hidden `set_cache_dir(None)`.
+//!
+//! Examples about the CUDA devices themselves start with `doc_gpu()` instead, and those of
+//! `cuprum::nccl` with `doc_nccl()`: on the host device they are skipped with a line.
+//! Every example runs; only the downloads of `setup` and the multi-process NCCL example
+//! stay `no_run`. The GPU suite (`scripts/gpu-suite`) keeps rustdoc's merged doctest binary
+//! (`--persist-doctests`) and its `run.sh` runs it with `CUPRUM_REQUIRE_GPU=1`, one process
+//! per example.
 
 use crate::compile;
 use crate::error::{Error, ErrorKind, Result};

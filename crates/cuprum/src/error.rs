@@ -1,5 +1,12 @@
 //! The one error type of cuprum: an opaque [`Error`] with a [`kind()`](Error::kind) and a message
 //! that says what was expected and what was given.
+//!
+//! [`ErrorKind`] is `#[non_exhaustive]`: kinds may be added. Compile errors carry NVRTC's
+//! log and the failure's details; an error a driver call returned carries its `CUresult`
+//! ([`driver_code()`](Error::driver_code)) and the driver's error as `source()`; an I/O
+//! failure carries the `io::Error`. `std::error::Error` is implemented by hand (no
+//! `thiserror`), and `{:?}` is as short as `{}` (the message and the kind), since it is what
+//! `unwrap` and `main` print.
 
 use std::fmt;
 

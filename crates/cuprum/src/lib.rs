@@ -34,6 +34,14 @@
 //! and [`fuse`](mod@fuse) (built on Elementwise- and ReductionKernels) → [`nccl`] (collectives
 //! over several GPUs) → [`profiler`]. [`guide`] maps every CuPy call of the seed documents to
 //! cuprum.
+//!
+//! Conventions: every fallible call returns [`Result`] with the one [`Error`] type, and the
+//! API names its choices instead of taking bare booleans —
+//! [`Endpoint`] (linspace), [`Keepdims`](ops::Keepdims) (every `_axis` reduction, in
+//! `ops`, the methods and `fuse`), [`ParamList`](kernel::ParamList)
+//! ([`parse_params`](kernel::parse_params)), [`Tolerance`](ops::Tolerance) (`isclose`,
+//! `allclose_with`); [`ReductionKernel::builder`] names the parts CuPy passes as seven
+//! positional strings.
 
 #![deny(missing_docs)]
 

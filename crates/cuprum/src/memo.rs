@@ -4,6 +4,11 @@
 //!
 //! A memo is typically a `static` next to the function it serves (a kernel factory), so a
 //! kernel is defined once per dtype — and, with [`Memo::for_each_device`], once per device.
+//!
+//! Values are kept as `Arc<V>`. Concurrent first calls for one key converge on the first
+//! value stored (CuPy's `setdefault`); errors are returned, never kept. Each memo registers
+//! a weak handle in a process-wide list on first use, which is how `clear_memo` finds them
+//! all.
 
 use crate::error::Result;
 use crate::runtime::Device;

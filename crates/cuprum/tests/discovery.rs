@@ -1,6 +1,11 @@
 //! Where NVRTC and the CUDA headers are found, end to end: each scenario runs this test
 //! binary again in a child process with its own environment (the search reads the
 //! environment once per process), so no test changes another's answer. No GPU needed.
+//! Scenarios: the not-found message naming every place and the fixes, the data folder found
+//! first, the note a missing CUDA header gets, and a changed header never served from the
+//! cache. The search itself is unit-tested over fake folder trees in
+//! `src/compile/discovery.rs` and `src/compile/python.rs`; `cuprum setup` and the setup on
+//! first need are tested in `crates/cuprum-cli/tests/setup.rs`.
 
 mod common;
 

@@ -7,6 +7,11 @@
 //! processes of this test binary meeting through a unique-id file), and the typed error
 //! when NCCL is missing (a child process with `CUPRUM_NCCL` pointing at no file).
 //!
+//! With any number of GPUs: the device list, same-device `to_device`, a one-rank
+//! communicator (every collective and op, the argument errors), the examples'
+//! data-parallel MSE and split prime-factor sum. Without a GPU: the NVRTC compile of the
+//! test kernels, the unique id's text form, and the missing-NCCL error.
+//!
 //! With one GPU the tests that need two print a SKIPPED line (set `CUPRUM_REQUIRE_GPUS=2`
 //! to make that a failure); the rest runs with any number of GPUs. NCCL tests skip visibly
 //! when NCCL cannot be loaded (`CUPRUM_REQUIRE_NCCL=1` makes that a failure). The child

@@ -1,5 +1,16 @@
 //! NVRTC compile checks: run without a GPU (CI installs NVRTC from pip and sets
 //! CUPRUM_REQUIRE_NVRTC=1 so these cannot silently skip).
+//!
+//! For sm_90: every array kernel; every generated kernel's argument schema against its
+//! cubin's parameter table (`every_generated_kernel_schema_matches_its_cubin`); every
+//! elementwise layout class in both index widths and every reduction strategy; every
+//! built-in operation for every dtype (`every_builtin_operation_compiles_for_every_dtype`,
+//! which also covers every `astype` pair, the `_into` conversions and the masked kernels;
+//! `CUPRUM_OPS_FILTER` selects sources by name) and every built-in reduction; every array
+//! routine program for every dtype it takes (`every_routine_kernel_compiles_for_every_dtype`,
+//! `CUPRUM_ROUTINE_FILTER`); the examples' kernels; and cuprum's `math_constants.cuh`
+//! against the toolkit's. Generated sources must compile without a warning. The thousands
+//! of independent programs compile on every core.
 
 mod common;
 

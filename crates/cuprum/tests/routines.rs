@@ -3,7 +3,8 @@
 //! nonzero / compress, take / put / scatter_add, concatenate / stack / split. Random inputs
 //! of every dtype in scope, views, every axis, empty and 0-d inputs, sizes around the
 //! kernels' tile boundaries, and every error. The `model_*` tests check the host models
-//! themselves and run without a GPU.
+//! themselves and run without a GPU. The NVRTC compile of every routine program for every
+//! dtype is in tests/nvrtc.rs.
 
 mod common;
 

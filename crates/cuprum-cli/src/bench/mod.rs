@@ -1,10 +1,15 @@
 //! `cuprum bench`: every workload of the project's performance targets (workloads.rs, the
 //! one source of the targets; `cuprum bench --list` prints them as the table of
-//! docs/perf-targets.md), each timed with `cuprum::profiler::benchmark` (median of the repeats), with GB/s, the fraction of
+//! docs/perf-targets.md, and a unit test here checks that file against them), each timed
+//! with `cuprum::profiler::benchmark` (median of the repeats), with GB/s, the fraction of
 //! the device-to-device copy bandwidth measured in the same run, and its target met or missed
 //! (targets.rs). `--vs-cupy` runs the same workloads through CuPy in the same invocation
 //! (cupy.rs); `--plot` draws the bandwidth fractions (plot.rs); `--from-json` reprints and
 //! replots a saved `--json` run without a GPU.
+//!
+//! The host-device rows (`host_*`, host_cases.rs) run on `Device::host()` on any machine,
+//! each timed alternately with its Rust twin (`VsTwin` targets compare the two); without a
+//! GPU, or with `CUPRUM_DEVICE=host`, only they run and the GPU rows are n/a.
 
 mod compile_cases;
 mod cupy;

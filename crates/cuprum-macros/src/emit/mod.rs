@@ -5,7 +5,15 @@
 //! helpers (cuprum/jit.cuh) where they do not: signed and 8/16-bit integer arithmetic wraps
 //! as in a Rust release build, shifts mask their amount, float → int casts saturate,
 //! `%` of floats is `fmod`, and every slice, shared-memory and array index goes through
-//! `cj::ix`, one compare that records a fault and ends the thread on a miss.
+//! `cj::ix`, one compare that records a fault and ends the thread on a miss. Same
+//! instructions, no undefined behaviour: signed and 8/16-bit `+ - *` wrap through unsigned.
+//! A division by a nonzero integer literal is C++'s own (no fault is possible).
+//!
+//! Checked variant: debug builds of the calling crate launch the program compiled with
+//! `-DCUPRUM_JIT_CHECKED` (division by zero, `MIN / -1` and shift overflow fault, as
+//! Rust's debug build panics); release builds do not check divisions, so the seed's hot
+//! loop is instruction for instruction the RawKernel's (tests/jit_nvrtc.rs checks the
+//! PTX). The prelude is function templates, so NVRTC analyses only what a kernel uses.
 //!
 //! This file holds the `Emitter` with its line and name helpers and the function's head
 //! (template header, parameters); statements, blocks and loops are in `stmt`, expressions

@@ -13,7 +13,7 @@
 #include <cuprum/half.cuh>
 
 namespace cj {
-// Mirrors `FaultRecord` in crates/cuprum/src/runtime/fault.rs.
+// Mirrors `FaultRecord` in crates/cuprum/src/runtime/fault/record.rs.
 struct FaultRec {
   unsigned int flag, tag, site, kind;
   long long a, b;

@@ -1,4 +1,8 @@
 //! [`Array`]: a dynamically typed n-d device array; views share one buffer.
+//!
+//! An array is a view: `Arc<Buffer>` + dtype + shape + element strides + element offset.
+//! Strides count elements (CuPy counts bytes: [`Array::byte_strides`] gives those). The
+//! shape arithmetic behind views is pure code in `shape.rs`.
 
 use super::dtype::DType;
 use super::shape::{Shape, Strides};

@@ -1,13 +1,15 @@
 //! How arrays print: NumPy's `str(array)` for `Display` (`[  2   3   4 ...  287  77  42]`)
-//! and a NumPy-style repr with the shape, dtype and strides for `Debug`.
+//! and a NumPy-style repr with the shape, dtype, strides and device for `Debug`.
 //!
 //! The formatting is a pure function of host values ([`format_array`], [`format_scalar`])
 //! following NumPy's rules: arrays of more than 1000 elements are summarised to their first
 //! and last 3 items per axis, lines wrap at 75 characters, every element of an array is
 //! padded to one width, floats use the shortest digits that identify the value in its own
 //! type (at most 8 after the point) and switch to scientific notation when the magnitudes
-//! need it. Only the printing (`Display`, `Debug`) touches the GPU: it copies the elements
-//! that show (the corners of a summarised array) to the host.
+//! need it; bool, integer and complex formats are NumPy's per dtype. Only the printing
+//! (`Display`, `Debug`) touches the GPU: it copies the elements that show (one slice per
+//! corner of a summarised array) to the host. The formatter is unit-tested against NumPy
+//! 2.4's own output (`display_numpy_cases.rs`).
 
 use super::device_array::Array;
 use super::dtype::{DType, vec_from_bytes};

@@ -2,6 +2,14 @@
 //! the uniform map random numbers use), generated per specialisation with their argument
 //! schemas, and compiled, packed and launched as every generated kernel is
 //! (`crate::kernel_abi`); kept per device: a repeat call is one map lookup and one launch.
+//!
+//! A specialisation is keyed by operation, item size (moves and fills) or dtype, merged
+//! number of dimensions and index width. Dimensions are merged first (`shape::merge_dims`),
+//! so most copies and fills are 1-D and divide no index; 32-bit index arithmetic is used up
+//! to `i32::MAX` elements. Contiguous copies do not come here: they are one
+//! `cuMemcpyDtoDAsync` (`transfer.rs`). `randint` maps 64 random bits per element onto its
+//! range with a multiply-high (`cuprum_randint`), `uniform` maps cuRAND's `(0, 1]` onto
+//! `[low, high)` in place.
 
 use super::device_array::Array;
 use super::dtype::DType;

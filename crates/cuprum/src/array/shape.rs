@@ -2,6 +2,20 @@
 //! dimension merging generated kernels use. Pure functions, no GPU.
 //!
 //! Strides here count **elements**, not bytes (CuPy counts bytes; multiply by the item size).
+//! Everything here (broadcasting, no-copy reshape, Python slicing, dimension merging) is
+//! unit- and property-tested without a GPU, with adversarial inputs (overflowing sizes,
+//! mismatched lengths, 0-d, empty, negative strides).
+//!
+//! **Shapes never panic.** A shape is valid when it has at most [`MAX_NDIM`] (64)
+//! dimensions and the product of its non-zero extents, times the item size for an array,
+//! fits `isize` (NumPy's rule; so an empty array's strides fit too). Every public function
+//! checks its input (one stride per dimension, sizes, equal sizes for a reshape) and returns
+//! `ErrorKind::Shape` saying what was expected and what was given; all arithmetic on user
+//! input is checked. Every way to make an `Array` (constructors, `broadcast_to`, slicing
+//! with new axes) keeps that invariant before any device work, so the crate-internal fast
+//! paths (`c_strides_of_valid`, `is_c_contiguous_view`, `merge_dims_of_views`) take arrays'
+//! views unchecked. A sliced axis of 0 or 1 positions keeps NumPy's stride (`stride × step`)
+//! unless that would not fit in bytes (`view.rs`).
 
 use crate::error::{Result, bail, err};
 use smallvec::SmallVec;

@@ -9,21 +9,34 @@
 //! (size and modification time; a reinstall changes them). Compiler output is never part of
 //! the key.
 //!
-//! Entry file `<dir>/<2 hex>/<64 hex>.cubin`: magic, format version, checksum, payload
-//! (cubin/PTX flag, lowered names, NVRTC log, image). The checksum is blake3 of the payload
-//! keyed with the entry's own cache key, so an entry moved or linked to another key's name
-//! is rejected. Writes go to a temp file (0600) in the same folder and are renamed into
-//! place (atomic; racing processes at worst write the same bytes twice). A short, corrupted
-//! or foreign entry is a miss: the kernel is compiled again and the entry rewritten.
+//! The NVRTC identity is taken without loading NVRTC: loading it costs about 10 ms, which
+//! would dwarf a disk hit, so the key uses the library file discovery would load (path,
+//! size, mtime, and its builtins'), found with `stat` calls only. Any version or build
+//! change changes the file, hence the key.
 //!
-//! Hygiene: every folder level the cache creates is owner-only (0700), and an entry is read
-//! only when it is a regular file (not a link) owned by the user running the process: a
-//! cache folder shared with others cannot make this process load their code. A cache folder
-//! that cannot be created or written turns the cache into memory-only with one warning on
-//! stderr.
+//! Entry file `<dir>/<2 hex>/<64 hex>.cubin`: magic, format version
+//! ([`CACHE_FORMAT_VERSION`]), checksum, payload (cubin/PTX flag, lowered names, NVRTC log —
+//! which holds ptxas' report when it was asked for —, image; nothing may follow it). The
+//! checksum is blake3 of the payload keyed with the entry's own cache key, so an entry moved
+//! or linked to another key's name is rejected. Writes go to a temp file (0600) in the same
+//! folder and are renamed into place (atomic; racing processes at worst write the same
+//! bytes twice). A short, corrupted or foreign entry is a miss: the kernel is compiled
+//! again and the entry rewritten.
 //!
-//! The folder: [`set_cache_dir`] (for tests and tools, before or after the first compile),
-//! else `CUPRUM_CACHE_DIR`, else the platform cache dir.
+//! Hygiene: every folder level the cache creates is owner-only (0700, set explicitly
+//! whatever the umask; existing parents are left alone), and an entry is read only when it
+//! is a regular file (not a link) owned by the user running the process: it is opened with
+//! `O_NOFOLLOW | O_NONBLOCK` and checked on the open file (no link, no FIFO, nothing swapped
+//! in between the check and the read). A cache folder shared with others therefore cannot
+//! make this process load their code: anything else counts as a damaged entry (a miss,
+//! compiled again, and rewritten as the user's own). A cache folder that cannot be created
+//! or written turns the cache into memory-only with one warning on stderr.
+//!
+//! The folder: [`set_cache_dir`] (process-wide, safe with threads running, effective at
+//! once; for tests and tools, before or after the first compile), else `CUPRUM_CACHE_DIR` /
+//! `CUPRUM_CACHE_IN_MEMORY`, else the platform cache dir. `cargo test` never writes to the
+//! user's cache: every test binary points it at a temporary folder of its own (the test
+//! harness), and documentation examples that compile use memory or a folder of their own.
 //!
 //! Environment: `CUPRUM_CACHE_DIR` (default: the platform cache dir, `~/.cache/cuprum`),
 //! `CUPRUM_CACHE_IN_MEMORY=1` (no disk at all), `CUPRUM_CACHE_SAVE_SOURCE=1` (write the

@@ -1,4 +1,15 @@
 //! [`CompileFailure`]: everything about a failed compile, rendered so a user can act on it.
+//!
+//! A failed compile is an `ErrorKind::Compile` error carrying a [`CompileFailure`] (name,
+//! options, log, source, and the spans of generated lines that came from user strings).
+//! Its message shows each error with the numbered source lines around it and a `>` marker
+//! (and the user's text a generated line came from); [`CompileFailure::dump`] is CuPy's
+//! full numbered dump (`CUPRUM_DUMP_SOURCE_ON_ERROR=1` prints it). What a user is shown of
+//! the log (`Error::compile_log`, [`CompileFailure::user_log`], and the message when no
+//! error could be parsed) drops warnings about cuprum's own code: lines of a generated
+//! kernel outside the user's spans, and the bundled headers. Generated code itself compiles
+//! without warnings (its loop variables are marked unused); the NVRTC tests check every
+//! sample source for that.
 
 use crate::error::{Error, ErrorKind};
 use std::fmt::Write;

@@ -2,6 +2,26 @@
 //! time), and which sources need the CUDA toolkit's headers besides (a scan of their
 //! `#include` lines). Kept small: header parsing dominates compile time. Their text is part
 //! of every cache key.
+//!
+//! **Bundled headers** (`include/cuprum/`, listed in [`BUNDLED`]: `half.cuh` float16 and
+//! bfloat16, `complex.cuh`, `indexer.cuh`, `cast.cuh`, `reduce.cuh`, `ufunc.cuh`,
+//! `math_constants.cuh`, `jit.cuh` the prelude of Rust kernels, and `all.cuh`) go with every
+//! compile; NVRTC parses only what a source includes, so the others cost nothing. Generated
+//! kernels include `all.cuh` and `math_constants.cuh` (the toolkit's `CUDART_*` names and
+//! values, as CuPy's generated kernels have them); the latter uses the toolkit header's
+//! include guard, so a preamble that also includes `<math_constants.h>` defines each macro
+//! once.
+//!
+//! **CUDA headers only when included.** A source (or one of its in-memory headers) that
+//! includes anything other than a bundled or in-memory header gets the discovered include
+//! folders as `-I`, and their identity (the folders and each component's marker file, by
+//! size and modification time) joins its cache key, so a reinstalled or upgraded toolkit
+//! never serves a stale cubin and no header is hashed. Generated kernels include only
+//! cuprum's headers and pay for neither. NVRTC 13 needs no extra flags for what users
+//! include: `cooperative_groups` grid sync compiles without `-rdc`, CUB's block and warp
+//! primitives with `-std=c++17` (device-wide CUB and thrust need the host C++ library,
+//! which NVRTC lacks). A header NVRTC cannot open gets a note in the compile error naming
+//! its pip package (or the toolkit) and `cuprum setup`.
 
 /// `(include name, text)` of every bundled header.
 pub const BUNDLED: &[(&str, &str)] = &[

@@ -2,10 +2,21 @@
 //! persistent kernel cache (memory memo + disk), and readable compile errors.
 //!
 //! Two levels sit in front of NVRTC:
-//! - per process, [`compile_with_cache`] keeps loaded modules per (device, source, options):
-//!   a repeat call is one hash lookup (well under a microsecond for typical sources);
-//! - below it, [`KernelCache`] keeps compiled images in memory and on disk (see its docs
-//!   for the key, the entry format and the environment variables).
+//! - per process, [`compile_with_cache`] (`modules.rs`) keeps loaded modules per (device,
+//!   source, options) in an FxHash map: a repeat call is one hash and one compare (well
+//!   under a microsecond for typical sources);
+//! - below it, [`KernelCache`] (`cache.rs`) keeps compiled images in memory and on disk
+//!   (see its docs for the key, the entry format and the environment variables).
+//!
+//! Both levels hold a `OnceLock` per key, so concurrent first calls with one key compile
+//! once and the others wait for that result; failures are not kept, so a later call (after
+//! fixing an include, or after [`setup()`]) tries again.
+//!
+//! Layout: `program.rs` is one uncached NVRTC program; `modules.rs` the module memo and the
+//! compiler per kind of device (NVRTC or `nvcc.rs` for a GPU, `host/` for the host
+//! device); `cache.rs` the kernel cache; `discovery.rs`, `python.rs` and `wheels.rs` where
+//! NVRTC and the CUDA headers are; `setup.rs` their installation; `headers.rs` cuprum's
+//! bundled headers; `failure.rs` readable compile errors.
 
 pub(crate) mod cache;
 mod discovery;

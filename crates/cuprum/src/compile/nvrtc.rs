@@ -1,5 +1,17 @@
 //! Loading NVRTC (from where [`discovery`](super::discovery) finds it), and one compile of
 //! a program to cubin or PTX.
+//!
+//! NVRTC is cuprum's own binding: loaded with libloading from the file discovery found
+//! (strictly that one; the loader path only when discovery found none), with
+//! `libnvrtc-builtins` from the same folder loaded first so that NVRTC finds it where the
+//! system loader would not (a pip wheel, a toolkit off the loader path). A compile produces
+//! a **cubin** for the device's `sm_XX`; for a device newer than every architecture NVRTC
+//! knows, PTX for the newest one it knows (the driver compiles it at load); an explicit
+//! `-arch=` option (`sm_90a`, `compute_90`) wins. In-memory headers and name expressions
+//! are supported: the lowered names travel with the image into the cache entry and the
+//! loaded `Module`, so `function("scale<float, 4>")` finds its kernel. A failed load is not
+//! remembered, so a program that calls `cuprum::setup()` afterwards finds the new
+//! installation.
 
 use super::discovery::{self, Origin};
 use crate::error::{Error, Result, bail, err};

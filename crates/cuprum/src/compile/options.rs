@@ -1,4 +1,7 @@
 //! [`CompileOptions`]: everything besides the source that decides what NVRTC produces.
+//!
+//! No `-ftz` by default: denormals keep IEEE behaviour, unlike CuPy (which always passes
+//! `-ftz=true`); users who want it pass it.
 
 use std::path::PathBuf;
 

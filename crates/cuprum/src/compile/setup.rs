@@ -4,9 +4,15 @@
 //! index configuration decides where they come from). Discovery looks there before any
 //! other place but the explicit settings.
 //!
-//! The install goes into a temporary folder beside the target and is renamed into place
-//! only when pip succeeded and every component is there: a failed or interrupted install
-//! leaves nothing half-installed.
+//! One pip call installs all four (`python -m pip install --target <tmp> …`, with
+//! [`wheel_requirements`]: the newest CUDA 13.x the driver supports, 13.0 without a
+//! driver), with pip's output shown as it runs. The install goes into a temporary folder
+//! beside the target and is renamed into place only when pip succeeded and every component
+//! is there: a failed or interrupted install leaves nothing half-installed.
+//!
+//! The library never downloads by itself: only [`setup()`] does, when called. The CLI's
+//! `demo`, `compile` and `bench` call it when NVRTC (or a header `compile` needs) is
+//! missing, unless `CUPRUM_NO_AUTO_SETUP=1` ([`auto_setup_allowed`]).
 
 use super::discovery::{self, CUDA_MAJOR, Component};
 use crate::error::{Error, ErrorKind, Result, err};

@@ -1,7 +1,7 @@
 //! The traced program: the values a fused closure computed (nodes, in the order they were
 //! made, so operands come before their users), the values it returned, and its scalar
 //! parameters. Shape-free: every node knows its dtype and number of dimensions; concrete
-//! shapes are worked out per call (`shapes.rs`).
+//! shapes are worked out per call (the shape pass of `run.rs`).
 
 use crate::array::{DType, Scalar};
 use crate::ops::reduction::ROp;

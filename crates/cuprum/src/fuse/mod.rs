@@ -66,6 +66,25 @@
 //! Layout of this module: `var.rs` (the traced API), `trace.rs` (tracing and NumPy's rules
 //! per node), `ir.rs` (the program), `plan.rs` (program → kernels), `lower.rs` (kernels →
 //! Elementwise/ReductionKernels), `run.rs` (shape pass and launches), `explain.rs`.
+//!
+//! **Design choices.** Fusion traces, plans and lowers to the kernels above; it never
+//! launches anything of its own. The closure takes an array of [`Var`]s (`|[a, b]|`): the
+//! array pattern lets Rust infer the closure's types for any arity on stable Rust, where
+//! `|a, b|` cannot be inferred through an arity-generic bound once the body calls a method.
+//! Nodes are hash-consed while tracing (a common subexpression is computed once), and every
+//! node records the user's `Location` (`#[track_caller]` through operators and methods).
+//! `mean`'s count is the kernel's own `_in_ind.size() / _out_ind.size()`. The lowered plan
+//! (kernel objects, parameter sources, literal values) is kept per signature in the
+//! [`Fused`], for at most 64 signatures (a closure whose signatures keep changing
+//! retraces). User lines are not written into the generated source, which would make the
+//! source — hence the compile cache — depend on line numbers: `explain` lists them beside
+//! each value instead. The plan is cut by the arrays a value reads (shape-free), not by
+//! concrete shapes, so two reductions over different arguments of equal shape are two
+//! kernels.
+//!
+//! Not (yet) there: outputs written by the map of a reduction (`(y, y.sum())` is two
+//! passes), a row-persistent softmax, given output arrays (`call_into`), a literal base
+//! with a traced exponent (`lit ** var`), `strict()` and `unfused()`.
 
 mod explain;
 mod ir;

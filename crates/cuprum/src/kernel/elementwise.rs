@@ -1,5 +1,36 @@
 //! [`ElementwiseKernel`]: a per-element operation written in CUDA C++, applied over
 //! broadcast arrays (CuPy's `cupy.ElementwiseKernel`).
+//!
+//! **Construction** parses the parameter lists once (CuPy's grammar and errors, `params.rs`;
+//! cuprum also refuses `_`-prefixed names, a name twice in one list, and C or NumPy
+//! shorthand types that read two ways) and analyses the operation once
+//! (`codegen/analysis.rs`: which outputs it reads, whether it takes addresses or leaves
+//! the loop early). A name in both lists with one type is one read-write parameter: the
+//! generated code has it once, as an output the operation reads (so staged copies load it
+//! first), and `call::bind` takes its array from the inputs (a repeated output must be the
+//! same array).
+//!
+//! **A call** ([`ElementwiseCall`], its `invoke`) takes the steps of `call.rs` with its own
+//! plan in between:
+//!
+//! 1. `bind` the arguments to the parameters;
+//! 2. `on_stream`: the call's stream, every array on its device;
+//! 3. `loop_shape`: the broadcast of the arrays' shapes (`array_shapes`: inputs and given
+//!    outputs), or the given size when every array is raw;
+//! 4. `resolve_dtypes` (placeholders by exact match, outputs first, scalars never);
+//! 5. `prepare_outputs`: given outputs checked, the others allocated;
+//! 6. `plan`: each parameter's slot and the layout class (`codegen/layout.rs`:
+//!    Contiguous, Rows, Tiled or Flat; 64-bit indexing only when the loop or an array's
+//!    element span exceeds `i32`);
+//! 7. `specialisation`: the kernel's `KernelTable` entry for (device, dtypes, slots,
+//!    layout, block), generated (`codegen/elementwise.rs`) and compiled on first use;
+//! 8. `pack_operands`, then the loop size and, unless contiguous, `table_words`;
+//! 9. the launch with `launch_config` (grid and block of the plan).
+//!
+//! A repeat call is a hash lookup, the packing and one launch. Staged copies (registers,
+//! shared-memory tiles) are used only when safe: outputs the operation may read are loaded
+//! first, and an operation that takes an address or leaves the loop (`return`, `break`)
+//! gets direct references. Compile errors name the line of the user's operation.
 
 use super::call::{
     Bound, OutputRule, Signature, array_shapes, bind, on_stream, operand_at, pack_operands,

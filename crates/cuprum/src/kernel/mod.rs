@@ -21,6 +21,28 @@
 //!
 //! The built-in operations (`ops`) and fusion (`fuse`) are Elementwise- and
 //! ReductionKernels made by the crate.
+//!
+//! Only the generated kinds (Elementwise-, ReductionKernel, and the array layer's own
+//! kernels) cross the kernel ABI boundary (`kernel_abi`: schema, packer, one launch path).
+//! RawKernel, RawModule and Rust kernels load their modules through `compile` and launch
+//! through `runtime` directly: their arguments are the user's, checked against the
+//! driver's parameter info (or, for Rust kernels, against the signature the macro wrote).
+//! Every kind passes the runtime's one launch check.
+//!
+//! **Several GPUs: a call runs where its arrays live.** A call given arrays runs on its
+//! first array's device, on `Stream::for_device` of it (the current stream when it belongs
+//! to that device, else that device's default stream); every other array of the call must
+//! be on that device, else `ErrorKind::DeviceMismatch` naming both devices (expected and
+//! given). A stream given to a kernel call decides the device instead. This holds for
+//! Elementwise- and ReductionKernel calls (`call::on_stream`, and with them every op,
+//! fuse, copies, `fill`, the `*_like` constructors and the routines, which run inside
+//! `ops::programs::on_device_of` when they build on the current stream), for RawKernel and
+//! RawModule (the first array argument's device: `KernelArg::device`,
+//! `KernelArgs::devices`) and for `#[cuprum::kernel]` launches (the `JitConfig`'s stream,
+//! else the device of the first array argument). Compiled specialisations are kept per
+//! device (the `KernelTable` key holds the device ordinal; raw and Rust kernels load per
+//! device). Creation functions without an array use the current device (`Device::with`),
+//! or `Array::zeros_on_device` / `Array::from_slice_on_device`.
 
 mod args;
 mod call;

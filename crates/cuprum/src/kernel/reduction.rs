@@ -1,5 +1,35 @@
 //! [`ReductionKernel`]: map, reduce and post-map expressions in CUDA C++, reducing
 //! broadcast arrays over any axes with the whole GPU (CuPy's `cupy.ReductionKernel`).
+//!
+//! A call is seen as (outputs × reduction): the input axes split into output axes and
+//! reduced axes, each group merged separately (`_i` is the C-order output index, `_J` the
+//! C-order position in the reduction). The kernel shapes (inner, outer, split over grid-y
+//! blocks) are `codegen/reduction.rs`'s. There are no floating-point atomics: partials
+//! combine in an order fixed by the launch shape, so results are deterministic for a given
+//! shape. Without an identity, validity flags travel with the values, so idle lanes never
+//! feed a made-up value into `reduce_expr`. Every output is returned ([`call_all`]), unlike
+//! CuPy. A name in both parameter lists is refused: an output has the reduced shape, so it
+//! cannot be the input written in place (ElementwiseKernel's read-write parameter). The
+//! builder ([`ReductionKernel::builder`]) names the parts CuPy passes as seven positional
+//! strings.
+//!
+//! **A call** ([`ReductionCall`], its `invoke`) takes the steps of `call.rs` with its own
+//! plan in between:
+//!
+//! 1. `bind` (`call.rs`);
+//! 2. `on_stream` (`call.rs`);
+//! 3. `input_shape` (the broadcast of `array_shapes`), `resolve_dtypes`, `reduced_axes`,
+//!    `output_shape`;
+//! 4. `prepare_outputs` (`call.rs`);
+//! 5. `slots_and_strides`, `geometry` (the merged kept and reduced dimensions) and
+//!    `strategy` (the inner or outer kernel shape, its threads per output, and into how
+//!    many grid-y blocks each reduction splits: a split needs scratch);
+//! 6. `specialisation`: the `KernelTable` entry for (device, dtypes, slots, strategy),
+//!    its source from `codegen/reduction.rs`, compiled on first use;
+//! 7. `launch_reduction`: `pack_operands`, sizes, `table_words`, the split's scratch
+//!    (`scratch.rs`), the launch.
+//!
+//! [`call_all`]: ReductionKernel::call_all
 
 use super::call::{
     Bound, OutputRule, Signature, array_shapes, bind, on_stream, operand_at, pack_operands,

@@ -6,16 +6,24 @@
 //! the array layer's own kernels in `array/kernels.rs`) ends in a [`GeneratedKernel`]: the
 //! source, the entry point's name, the spans of user text, and the entry point's
 //! [`ArgSchema`] — pointer, strided view of N dimensions, scalar of a dtype, index or
-//! struct of integers of an index width, per parameter. From there every generated kernel
-//! takes the same three steps, here and nowhere else:
+//! struct of integers of an index width, or one element's bits, per parameter. The C++
+//! declaration and its slot are written from the same place (`kernel/codegen/entry.rs`,
+//! `array/kernels.rs`), so they cannot disagree. From there every generated kernel takes
+//! the same three steps, here and nowhere else:
 //!
 //! 1. [`compile`]: the source (with its compile options) becomes a [`CompiledKernel`] on
 //!    one device. Debug builds check the schema against the parameter sizes the driver
-//!    reports for the compiled entry point.
+//!    reports for the compiled entry point; without a GPU, [`check_compiled`] makes the
+//!    same check against the cubin's own parameter table (`runtime::param_sizes`), which
+//!    the NVRTC test `every_generated_kernel_schema_matches_its_cubin` runs over every
+//!    sample specialisation.
 //! 2. [`CompiledKernel::packer`]: a call packs its values through the one [`Packer`],
-//!    which accepts each value only for the slot it matches.
+//!    which accepts each value only for the slot it matches, in order, and writes it
+//!    straight into the launch's `ArgPack`; `finish` refuses a short pack.
 //! 3. [`CompiledKernel::launch`]: the packed arguments and a launch configuration
-//!    (grid, block, dynamic shared memory) go to the stream.
+//!    (grid, block, dynamic shared memory) go to the stream. It is `unsafe` (the caller
+//!    states why every offset the generated code computes stays inside its views) and is
+//!    the only launch of generated code.
 //!
 //! [`KernelTable`] keeps compiled kernels per specialisation, so a repeat call is one
 //! hash lookup, the packing, and one launch.

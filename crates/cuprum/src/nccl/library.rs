@@ -1,9 +1,11 @@
-//! Loading NCCL (`libnccl.so.2`) at run time, never at link time: the path in `CUPRUM_NCCL`
-//! when set (only that one), else the loader's search (`LD_LIBRARY_PATH`, the system
-//! folders), else the pip wheel `nvidia-nccl-cu13` (`nvidia/nccl/lib/libnccl.so.2`) in the
-//! site-packages of the configured Python, else the CUDA toolkit folders. The outcome is
-//! computed once per process; a missing library is an [`ErrorKind::Nccl`](crate::ErrorKind)
-//! error naming every place tried.
+//! Loading NCCL (`libnccl.so.2`) at run time with libloading, like NVRTC: never at link
+//! time, and never through cudarc's bindings, whose loader panics on a missing library.
+//! Where it is looked for: the path in `CUPRUM_NCCL` when set (only that one), else the
+//! loader's search (`LD_LIBRARY_PATH`, the system folders), else the pip wheel
+//! `nvidia-nccl-cu13` (`nvidia/nccl/lib/libnccl.so.2`) in the site-packages of the
+//! configured Python, else the CUDA toolkit folders. The outcome is computed once per
+//! process; a missing library is an [`ErrorKind::Nccl`](crate::ErrorKind) error naming
+//! every place tried.
 //!
 //! Before the library is loaded, `NCCL_NVLS_ENABLE=0` (NVLink multicast off) and
 //! `NCCL_P2P_DIRECT_DISABLE=1` (no direct access to another GPU's pool memory) are put in

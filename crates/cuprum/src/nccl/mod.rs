@@ -3,15 +3,18 @@
 //!
 //! A [`Communicator`] joins ranks, one GPU each. In one process it holds every local GPU
 //! ([`Communicator::new`], `ncclCommInitAll`); across processes (and machines) each process
-//! holds one rank and the ranks meet through a [`UniqueId`] that rank 0 creates and shares
-//! through a file ([`Communicator::from_unique_id_file`]) or an environment variable
+//! holds one rank and the ranks meet through a [`UniqueId`] that rank 0 creates and shares,
+//! as 256 hex digits, through a file ([`Communicator::from_unique_id_file`]: rank 0 writes
+//! it atomically, the others wait for it to appear) or an environment variable
 //! ([`UniqueId::from_env`]).
 //!
 //! Every collective takes one array per local rank (in the communicator's rank order), runs
 //! on each array's device and is stream-ordered like every other call: on the current
 //! stream when it belongs to that device, else the device's default stream, after the work
-//! already queued on the arrays. The local ranks' calls are grouped
-//! (`ncclGroupStart`/`ncclGroupEnd`), so one thread drives all GPUs.
+//! already queued on the arrays. Before any NCCL call a collective checks the arrays'
+//! devices, dtypes, contiguity and sizes, and takes each address with `ptr_on` for its
+//! rank's stream (so the buffers' cross-stream rules hold). The local ranks' calls are
+//! grouped (`ncclGroupStart`/`ncclGroupEnd`), so one thread drives all GPUs.
 //!
 //! Reductions: [`ReduceOp`] `Sum`, `Prod`, `Max`, `Min` on every integer and floating dtype
 //! NCCL knows (int8/uint8/int32/uint32/int64/uint64, float16, bfloat16, float32, float64),

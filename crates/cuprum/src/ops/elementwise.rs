@@ -2,7 +2,21 @@
 //! operand dtypes (NumPy promotion decides the computation type; the kernel itself is
 //! exact-typed like a user's) and kept for the process. What each operation computes is
 //! the table of `ufunc.rs` (shared with `fuse`); this file turns a row into a kernel
-//! `out = <expression>;` and calls it.
+//! `out = <expression>;` and calls it. A repeat call finds its kernel by (operation,
+//! parameter dtypes).
+//!
+//! **Results into given arrays** (every ufunc's `_into(…, out)`, NumPy's `out=`): the
+//! operands broadcast to `out`'s shape; the row's result converts to `out`'s dtype under
+//! NumPy's `same_kind` rule, checked before any launch (the conversion is a `cuprum::cast`
+//! around the row's expression, so it is a kernel of its own key); a broadcast view is
+//! refused as an output; an operand that overlaps `out` without being the same view is
+//! copied first (the same view is read and written element by element by one thread, so
+//! `a op= b` needs no copy). The in-place methods and operators are built on these
+//! (`inplace.rs`).
+//!
+//! Small powers: `x ** 2`, `** 3` and `** 0.5` (a scalar exponent) are one or two
+//! multiplications or a square root instead of `pow`, as NumPy's `**` does; `fuse` traces
+//! them the same way.
 
 use super::promote::{can_cast_same_kind, result_type};
 use super::ufunc::{Loop, SmallPower, cast_expr, out_of_range_comparison};

@@ -7,6 +7,25 @@
 //! acquire/release accesses for decoupled look-back, generic warp shuffles, vector
 //! loads and stores), launch shapes, scratch buffers that must start zeroed, and the one
 //! device → host read of a result size.
+//!
+//! A specialisation is keyed by dtype or item size, index width and mode. The scan, the
+//! compaction and each radix-sort pass are single-pass kernels with **decoupled
+//! look-back**: a block takes its tile from an atomic ticket (so every predecessor has
+//! started), publishes the tile's aggregate, then looks back at its predecessors' status
+//! words until it meets an inclusive prefix (each routine's status word is described in
+//! its file). Loads are warp-striped vectors (each lane holds `VEC` consecutive elements of
+//! a 32-lane row), so ranks come from ballots and shuffles without shared-memory
+//! transposes. Scratch that must start zeroed is one memset per call.
+//!
+//! Synchronisation: a result that needs its size (a mask read, `nonzero`) costs one
+//! device → host read of that size, and `IndexMode::Raise` one read of an error flag;
+//! nothing else synchronises. Determinism: a float `cumsum` combines in an order that
+//! depends on timing (the last bits may vary between runs); integer scans, sorts,
+//! compactions and gathers are exact and deterministic; `scatter_add` uses atomics (a CAS
+//! on the enclosing 32-bit word for 1- and 2-byte types).
+//!
+//! Routines built on the current stream run inside [`on_device_of`] their first array, so
+//! that they run on the device where it lives.
 
 use crate::array::{Array, DType};
 use crate::compile::CompileOptions;

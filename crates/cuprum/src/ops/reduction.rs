@@ -1,5 +1,11 @@
 //! The built-in reductions, each a [`ReductionKernel`] generated for the input dtype
 //! (NumPy's result dtypes) and kept for the process.
+//!
+//! Each reduction is described once, as an `Accum`: the accumulator type, `map`, `merge`,
+//! `identity` and `finalize`. The built-in ReductionKernels and `fuse`'s reductions (several
+//! side by side in one accumulator) are both made from it. `var` / `std` merge Welford
+//! triples in one pass; `argmax` / `argmin` reduce (value, index) pairs in which the first
+//! NaN, then the first index, wins.
 
 use crate::array::{Array, DType, DTypeKind};
 use crate::error::{Result, bail};

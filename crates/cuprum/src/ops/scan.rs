@@ -8,8 +8,10 @@
 //! the predecessors' published aggregates / inclusive prefixes, 32 tiles at a time, until
 //! it meets an inclusive prefix; then every element is written once. Rows of an n-d array
 //! are *segments* of the same scan (the operator carries a "segment starts here" flag), so
-//! short and long rows take the same kernel. Bytes: the input read once, the output
-//! written once, plus 12 bytes of status per 4096-element tile.
+//! short and long rows take the same kernel. A tile's status keeps a flag word (written
+//! with release after the value, read with acquire) apart from the value, so any
+//! accumulator type works. Bytes: the input read once, the output written once, plus 12
+//! bytes of status per 4096-element tile.
 //!
 //! Other axes: a column kernel (one thread per column walks the axis; adjacent threads read
 //! adjacent columns) when there are enough columns to fill the GPU, else the axis is moved

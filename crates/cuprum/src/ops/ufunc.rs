@@ -6,6 +6,16 @@
 //! [`fuse`](crate::fuse) builds fused kernels from the same rows (`const T v3 = <expression>;`),
 //! so NumPy's semantics are written once.
 //!
+//! The table holds NumPy's element-wise operations in full: arithmetic, `floor_divide`,
+//! `remainder` and `fmod` with NumPy's integer results for a zero divisor and `MIN // -1`,
+//! rounding, predicates, logical, bitwise and shift operations, exponentials, logarithms,
+//! circular and hyperbolic functions and their inverses (complex ones on the principal
+//! branches), `sign`, `square`, `reciprocal`, `conj`, `real`, `imag`, `angle`. What needs
+//! statements (NumPy's remainder, exact integer powers, NaN-propagating
+//! maximum/minimum/clip, lexicographic complex comparisons) is a helper of `ufunc.cuh`;
+//! there a 64-bit integer division takes the 32-bit instruction sequence when both operands
+//! fit.
+//!
 //! Conventions of a row:
 //! - `types(op, c)` gets the dtype NumPy promotes the operands to (`ops::promote`, weak
 //!   scalars included; for a unary operation, its operand's dtype) and returns the [`Loop`]:
@@ -21,8 +31,8 @@
 //! 1. a row in the `ufuncs!` invocation below: `Floor = "floor", 1, float_fn, |x, l|
 //!    math_call("floor", l.compute, x[0]);` — a dtype rule (one of the `fn(Op, DType) ->
 //!    Result<Loop>` rules here, or a new one) and an expression;
-//! 2. the public function in `ops/mod.rs` (`unary_fns!` / `binary_fns!`) and the `Array`
-//!    method in `ops/methods.rs`;
+//! 2. the public function in `ops/unary.rs` / `ops/binary.rs` (`unary_fns!` /
+//!    `binary_fns!`) and the `Array` method in `ops/methods.rs`;
 //! 3. the traced method in `fuse/var.rs` (`unary_methods!` / `binary_methods!`);
 //! 4. in tests: the NVRTC checks already compile every row for every dtype (`Op::ALL`);
 //!    add the operation to the `Un` / `Bin` lists of `tests/fuse.rs`, whose property tests

@@ -1,6 +1,12 @@
 //! [`Device`]: one device that runs kernels — a GPU or the host — its properties, and the
 //! backend its work goes to. Opening devices and choosing the current one is `registry.rs`;
 //! the default stream is in `stream.rs`, the memory pool's methods in `memory.rs`.
+//!
+//! **Devices live for the process.** A device is opened once and its record leaked
+//! (`DeviceInner::leak`): what it reported, the memory bookkeeping of `pool.rs`, and its
+//! backend (on a GPU: the primary context, the default memory pool and a non-blocking
+//! default stream, all made when the device is opened). [`Device`] is a `Copy` handle to
+//! that record: it never dangles, and passing it around costs nothing.
 
 use super::backend::{CodeTarget, DeviceBackend, DeviceProps};
 use super::fault::{record, sticky};

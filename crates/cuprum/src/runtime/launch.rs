@@ -11,6 +11,16 @@
 //!
 //! The kernel's own limits are read from its backend once and kept by its module
 //! (`KernelLimits`), so the check costs a few comparisons per launch.
+//!
+//! A launch is then one `cuLaunchKernel` (on the host device, one call into its runner)
+//! with the arguments packed by value in an `ArgPack`: each argument in 16-byte-aligned
+//! cells, stored inline (16 cells, 8 arguments) so that a usual launch allocates nothing.
+//!
+//! Geometry: [`LaunchConfig::linear`] is seed 000's `ceil(n / block)` blocks, at least 1
+//! and at most [`MAX_GRID_X`] (2^31 - 1); [`LaunchConfig::grid_stride`] and
+//! [`Occupancy::of`] size a grid-stride grid from the driver's
+//! `cuOccupancyMaxActiveBlocksPerMultiprocessor` × the SM count (`RawKernel::grid_stride`,
+//! `RawKernel::occupancy`, and `cuprum grid` print them).
 
 use super::backend::LaunchParams;
 use super::module::Function;

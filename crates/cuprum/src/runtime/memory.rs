@@ -7,9 +7,10 @@
 //! see `pool.rs`): reusing one costs a lock and a pop instead of two driver calls (~1 µs
 //! each), which is what an allocating elementwise call spends most of its host time on. A
 //! cached block is only reused on the default stream it was freed on, so stream order keeps
-//! the reuse safe, as in the driver's own pool. The cache holds at most 1 GiB per device and
-//! evicts the least recently freed blocks; the pool's release threshold follows the peak of
-//! what the library holds (see `PoolPolicy`).
+//! the reuse safe, as in the driver's own pool. The cache keeps blocks of up to 256 MiB,
+//! at most 1 GiB per device (and no more than a sixteenth of its memory), and evicts the
+//! least recently freed blocks (freed to the pool) when a new one would exceed that; the
+//! pool's release threshold follows the peak of what the library holds (see `pool.rs`).
 //!
 //! **Streams.** A buffer is allocated and freed on the stream it was made on (its *own*
 //! stream). Every internal path that hands a buffer's address to the GPU asks for it with
@@ -18,13 +19,33 @@
 //! wait for the work queued so far on the own stream (its allocation and whatever wrote
 //! it); when the buffer is dropped, its own stream first waits for every recorded stream
 //! (an event recorded there), so the block goes back to the cache or the pool only after
-//! that work. Addresses taken with the public `Array::data_ptr` are outside this rule: the
-//! caller orders that work.
+//! that work. The recorded streams are a short locked list (`pool::Users`, empty for a
+//! buffer only its own stream uses); it keeps those streams alive but not their users'
+//! handles: past `MAX_USERS` (8) entries, the streams whose handles are all gone (no new
+//! work can reach them) are waited for by the own stream and forgotten, so a long-lived
+//! array does not keep every short-lived stream that used it. Addresses taken with the
+//! public `Array::data_ptr` are outside this rule: the caller orders that work
+//! (`Stream::wait_for` is the public form of the ordering).
+//!
+//! **Between devices.** `copy_peer` (behind `Array::to_device`) copies on the
+//! destination's stream: `cuMemcpyPeerAsync` once peer access is enabled for the pair
+//! (`Device::enable_peer_access`, once per ordered pair and process), else staged through
+//! host memory (always between a GPU and the host device). The source buffer records the
+//! destination stream, so the copy waits for the source's queued work and the source is
+//! freed only after the copy. Pool access for peers (`cuMemPoolSetAccess`) is never
+//! granted: kernels never touch another device's arrays.
 //!
 //! **Out of memory.** A failed allocation releases everything the library keeps (reduction
 //! scratch and other registered holders, the block cache), synchronises the device, trims
-//! the pool to zero and retries once; a second failure is `ErrorKind::OutOfMemory` with the
-//! requested and free bytes, and then nothing stays reserved beyond what the program holds.
+//! the pool to zero and retries once; a second failure (or a request larger than the
+//! device's memory, which never reaches the backend) is `ErrorKind::OutOfMemory` with the
+//! requested, free and total bytes, and then nothing stays reserved beyond what the program
+//! holds. `Device::release_pool_memory` makes the same release on demand and restarts the
+//! pool's threshold from what is held.
+//!
+//! **Drops never abort.** Once the device has faulted, frees are skipped (the context is
+//! gone); a buffer whose free cannot be ordered after another stream's work is leaked
+//! rather than handed out again.
 
 use super::backend::RawStream;
 use super::device::Device;

@@ -2,6 +2,14 @@
 //! per backend (`backend.rs`): `cuda/` (a GPU through the CUDA driver; cudarc stays inside
 //! it) and `host/` (the CPU as a device). Everything above the runtime goes through the
 //! types re-exported here and never sees which backend runs.
+//!
+//! Every foreign call stays here, below that seam: the CUDA driver (each raw call in
+//! `cuda/driver.rs`), cuBLAS (`cuda/blas.rs`), cuRAND (`cuda/curand.rs`; `rng.rs`'s
+//! `Philox::fill` gives uniform, normal and raw-bit fills on either backend) and kernel
+//! attributes (typed methods, `attributes.rs`, never a driver enum above the runtime). The
+//! helpers that take raw device addresses (`copy_dtod`, `copy_peer`, `copy_htod`,
+//! `copy_dtoh`, `zero_device` in `memory.rs`) are `unsafe fn`s whose `# Safety` sections
+//! say what the caller guarantees.
 
 mod attributes;
 pub(crate) mod backend;

@@ -1,4 +1,13 @@
 //! [`Stream`]: an ordered queue of GPU work, and the calling thread's current stream.
+//!
+//! Every device has a non-blocking default stream, made when the device is opened. Each
+//! thread has a current device (`registry.rs`) and an optional current-stream override
+//! ([`Stream::with`], [`Stream::make_current`]); array work without a stream of its own goes
+//! to the current stream. A call given arrays runs on [`Stream::for_device`] of its first
+//! array's device: the current stream when it belongs to that device, else that device's
+//! default stream (see the kernel layer for the rule "a call runs where its arrays live").
+//! [`Stream::wait_for`] is the public form of the ordering buffers apply by themselves
+//! across streams (`memory.rs`).
 
 use super::backend::RawStream;
 use super::device::Device;

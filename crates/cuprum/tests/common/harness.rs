@@ -5,15 +5,45 @@
 //!   folder of this test binary (removed at exit) before anything compiles, so `cargo test`
 //!   never writes to the user's cache. [`gpu`] and [`nvrtc`] call it. `CUPRUM_TEST_CACHE_DIR`
 //!   names a folder several binaries share instead (the GPU suite: each kernel compiles once
-//!   per suite run; entries are written atomically, so concurrent binaries are safe).
-//! - **Visible skips.** A test that cannot run here calls [`skip`] (through [`gpu`],
-//!   [`nvrtc`] or the `require_*` macros): its `SKIPPED <test>: <reason>` line goes straight
-//!   to the process's stderr, past the test harness's capture, and at exit the binary prints
-//!   how many of its tests skipped and why. Run by `cargo test`, each binary also adds its
-//!   counts to a small file named after that `cargo` process, so the last binary of the run
-//!   prints the total of the whole run.
+//!   per suite run; entries are written atomically, so concurrent binaries are safe). A
+//!   child process a test starts with `CUPRUM_TEST_CHILD` set keeps the cache its parent
+//!   chose.
+//! - **Visible skips.** Every skip goes through [`skip`] (through [`gpu`], [`nvrtc`], the
+//!   `require_*` macros, or directly for other reasons): its `SKIPPED <test>: <reason>` line
+//!   goes straight to the process's stderr, past the test harness's capture (the test's name
+//!   is its thread's name), and at exit the binary prints how many of its tests skipped and
+//!   why (`cuprum: N GPU tests skipped in <binary> (no GPU: <why>); CUPRUM_REQUIRE_GPU=1
+//!   makes a skip a failure`). Run by `cargo test`, each binary also adds its counts to a
+//!   small file named after that `cargo` process, so the line of the last test binary is the
+//!   run's total (doc tests run after every test binary, so their own result lines come
+//!   last).
+//! - **GPU tests run on the host device where there is no GPU.** [`gpu`] (`require_gpu!`)
+//!   passes on a GPU; without one, and with a host C++ compiler, it makes the host device
+//!   the process default, says so once per binary, and compiles the host kernels at `-O0`
+//!   into a folder the test binaries share (`cuprum-host-cache` in cargo's target tmp
+//!   folder, so a kernel compiles once per `cargo test` run); `CUPRUM_DEVICE=host` runs the
+//!   GPU tests there on a GPU machine too. [`cuda`] (`require_cuda!`) is for the few tests
+//!   of the driver itself (device ordinals, cubin files); [`not_on_host`] (`skip_on_host!`)
+//!   skips, visibly, what is too large for a CPU on CI's two cores (multi-GiB arrays, 1e8
+//!   elements); [`on_host`] lets a test shrink its sizes, and the GPU property tests run a
+//!   quarter of their cases there. [`child_env`] makes a test's child process run where it
+//!   runs. Host test builds keep `cuprum` at opt-level 1 and corosensei at 3 (the
+//!   workspace's `[profile.dev.package]`): the block scheduler unoptimised costs tenfold.
+//!   Behaviour specific to the host device (on `Device::host()` explicitly, through
+//!   [`host_device`]) has test files of its own: `host.rs`, `host_warps.rs`,
+//!   `host_atomics.rs`, `host_faults.rs` and `host_cache.rs`.
 //!
-//! `CUPRUM_REQUIRE_GPU=1` / `CUPRUM_REQUIRE_NVRTC=1` turn a GPU / NVRTC skip into a failure.
+//! `CUPRUM_REQUIRE_GPU=1` / `CUPRUM_REQUIRE_NVRTC=1` turn a GPU / NVRTC skip into a failure;
+//! with `CUPRUM_REQUIRE_GPU=1` (the GPU suite) a missing GPU fails even where the host
+//! device could stand in.
+//!
+//! **The GPU suite** (`scripts/gpu-suite`) builds every test binary, the examples, the CLI
+//! and rustdoc's merged doctest binary in release mode into `gpu-suite/`, with a `run.sh`
+//! for a GPU machine that has no Rust toolchain (`CUPRUM_REQUIRE_GPU=1`, one shared kernel
+//! cache) and a `sanitize.sh` that runs compute-sanitizer's memcheck, racecheck, synccheck
+//! and initcheck over the examples and representative tests. That works because tests
+//! read no source file at run time: kernels come in through `include_str!` (the two that
+//! read files, `jit_ui` and `jit_snapshots`, stay out of the suite).
 #![allow(dead_code)]
 
 use std::io::Write as _;

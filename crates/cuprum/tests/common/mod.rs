@@ -4,6 +4,17 @@
 //! inputs, device arrays and error checks; the runner of the GPU property tests; a host
 //! model of strided views ([`views`]) and of NumPy's values and dtypes ([`numpy_model`]).
 //! Each test binary uses only some of them.
+//!
+//! Where the tests are: each integration test file says what it covers in its own docs.
+//! Besides them, `cargo test` runs the library's unit and property tests, none of which
+//! needs a GPU: shape math with adversarial inputs (`array/shape.rs`), the dtype table and
+//! scalars, the kernel cache's entry format and hygiene (`compile/cache.rs`), discovery
+//! over fake folder trees (`compile/discovery.rs`, `compile/python.rs`) and the setup with
+//! fake `python`s (`compile/setup.rs`: version choice, failed, interrupted and incomplete
+//! installs, a read-only folder). Tests that share kernels with the examples take them
+//! from the examples' own files through `#[path]` (`examples/seeds/`,
+//! `examples/kernels/rust_kernels.rs`, `examples/fused/functions.rs`), so both run the same
+//! code.
 #![allow(dead_code)]
 
 pub mod harness;

@@ -5,14 +5,16 @@
 //! through its reduction (4 loads in flight per thread), then combine — through shared
 //! memory while partners are a warp or more apart, then with warp shuffles.
 //! - **Inner** (reduced axes contiguous, full reductions): `lanes = tx` threads per output
-//!   walk adjacent elements, `ty` outputs per block.
+//!   walk adjacent elements (16-byte loads when the rows are aligned), `ty` outputs per
+//!   block.
 //! - **Outer** (outputs contiguous, reduced axes strided): `tx` adjacent outputs per block
 //!   (coalesced reads across a row), `lanes = ty` threads split each reduction.
 //!
 //! When the outputs alone cannot fill the GPU, each reduction is split over `splits` blocks
 //! (grid y): every block writes its partial, and the last block to finish (an atomic ticket
-//! per output block) combines the partials in split order and applies `post_map`. The
-//! combination order depends only on the launch shape, so results are deterministic.
+//! per output block, its counter kept zeroed in the device's scratch, `scratch.rs`)
+//! combines the partials in split order and applies `post_map`. No floating-point atomics:
+//! the combination order depends only on the launch shape, so results are deterministic.
 
 use super::entry::{EntryParams, Slot, ctype, int_struct};
 use super::writer::SourceWriter;

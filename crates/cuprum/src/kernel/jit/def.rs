@@ -1,6 +1,20 @@
 //! What `#[cuprum::kernel]` and `#[cuprum::device]` leave for the runtime: the C++ of each
 //! function with its check sites, the device functions a kernel calls, and per kernel the
 //! assembled program and its compiled instances (per device, instantiation and check mode).
+//!
+//! **The program** (`k::program()`) is the prelude include (`cuprum/jit.cuh`), prototypes
+//! of every device function the kernel reaches (so any order works, recursion included),
+//! each function under its `CJ_FN` index (which names its fault sites), then the kernel. No
+//! file names or line numbers go into the text: the cache key changes only with the code
+//! (the sites' Rust lines are a table registered with the fault record instead). Device
+//! functions live in the C++ namespace `cj_dev`; two different ones of one name reached by
+//! one kernel are an error at its launch.
+//!
+//! **Instances.** One compile per (device, check mode, instantiation), through the kernel
+//! cache: a generic kernel is a C++ template compiled with its name expression
+//! (`k<float, 256>`), and the checked mode adds `-DCUPRUM_JIT_CHECKED`. The instances are a
+//! read-locked vector, so a repeat launch is a lock, a short scan, the argument checks and
+//! one launch.
 
 use crate::compile::{CompileOptions, compile_on};
 use crate::error::{Result, bail};

@@ -1,6 +1,17 @@
 //! Launching a `#[cuprum::kernel]`: the configuration ([`JitConfig`]) and the per-launch
 //! work the generated `launch` does through [`Launcher`]: argument checks (dtype,
 //! contiguity, device, no `&mut` overlap), the instance lookup, one `cuLaunchKernel`.
+//!
+//! `k::launch(config, args…)` takes `&Array` / `&mut Array` per slice parameter and each
+//! scalar as its Rust type, so rustc checks the count, the types, the mutability, and that
+//! one array is not passed both as `&` and `&mut`. At launch each array must have the
+//! parameter's dtype, be C-contiguous and live on the launch's device (the `JitConfig`'s
+//! stream, else the first array argument's device). The launcher refuses any argument
+//! whose bytes overlap a `&mut` one (disjoint views of one buffer are fine): that is what
+//! makes the generated `__restrict__` sound. A slice is passed as a pointer and a 64-bit
+//! length. Untyped arrays cannot drive inference, so a generic kernel takes `T` from a
+//! scalar or a turbofish (typed array views would move the dtype check to compile time;
+//! not done yet).
 
 use super::def::KernelDef;
 use crate::array::Array;

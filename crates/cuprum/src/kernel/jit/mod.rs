@@ -7,6 +7,13 @@
 //! ([`KernelDef`], [`DeviceFnDef`]), the assembled program (`k::program()`), the instance
 //! cache (one compile per device, instantiation and check mode, through the kernel cache),
 //! the launch configuration ([`JitConfig`]) and the launch itself.
+//!
+//! **`grid_sync()`** (kernel bodies only) makes the kernel's launches cooperative (the
+//! launch check refuses a grid larger than the device runs at once) and uses the barrier
+//! word of the driver's per-launch cooperative workspace, so no toolkit header is needed.
+//! One surviving thread per block arrives for it (a faulted thread has exited), and a wait
+//! of about ten seconds (SM clock) becomes a fault instead of a hang (a block that returned
+//! before the barrier). On the host device the runner keeps the barrier.
 
 mod def;
 mod launch;

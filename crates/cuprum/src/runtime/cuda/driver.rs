@@ -7,6 +7,19 @@
 //! Wrappers return the driver's own error ([`DResult`]); the backend turns it into a cuprum
 //! error with [`to_error`], naming the call and the device, which records a sticky fault
 //! against that device.
+//!
+//! **Loading never panics.** cudarc panics on a missing library or symbol, so
+//! `driver_info` first probes for `libcuda` (a `dlopen` of the candidate names, no CUDA
+//! call), then checks `cuDriverGetVersion` against [`MIN_DRIVER_VERSION`] (CUDA 13.0), then
+//! calls `cuInit`. The outcome — the driver's version and device count, or a typed error
+//! (`NoDriver`, `DriverTooOld`, `NoDevice`, each saying how to choose the host device
+//! instead) — is computed once per process. Entry points cudarc does not bind, or binds
+//! with a panicking loader, are looked up here in the loaded library (`cuFuncGetParamCount`,
+//! CUDA 13.2+; `None` on older drivers).
+//!
+//! **Contexts.** A device uses its primary context; right after it is retained
+//! (`retain_primary`) cudarc's per-buffer event tracking is disabled: cuprum never uses
+//! cudarc's buffers or launch builder and orders streams itself (`memory.rs`).
 
 use crate::error::{Error, ErrorKind, Result, err};
 use crate::runtime::fault::sticky;

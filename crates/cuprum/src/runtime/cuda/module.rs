@@ -1,6 +1,14 @@
 //! A module loaded on a GPU ([`CudaModule`]): its kernels by name or name expression, their
 //! parameters (from the driver, counted from the image where the driver cannot count),
 //! attributes, occupancy and launch.
+//!
+//! **Parameter counts.** `param_info` asks `cuFuncGetParamInfo` exactly once per
+//! parameter. The count comes from `cuFuncGetParamCount` where the driver exports it (CUDA
+//! 13.2+, looked up in `driver.rs` without cudarc, which would panic on the missing
+//! symbol), else from the module image (`image.rs`: the cubin's `KPARAM_INFO` records or
+//! the PTX `.entry` list). Only an image neither reader understands (a fatbin) falls back
+//! to asking index by index until `CUDA_ERROR_INVALID_VALUE` — the API error
+//! compute-sanitizer reports, which the image readers exist to avoid.
 
 use super::CudaDevice;
 use super::driver::{self, CUfunction, CUfunction_attribute, CUmodule, CUstream, DResult};

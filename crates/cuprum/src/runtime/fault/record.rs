@@ -9,6 +9,14 @@
 //! dropped until this one is reported). The faulting thread skips the access and exits: no
 //! memory is corrupted and the context stays usable. Each loaded program registers how to
 //! describe its fault sites and gets a tag the record carries.
+//!
+//! On the device side (`cuprum/jit.cuh`) every index goes through `cj::ix`, one compare; a
+//! miss writes the program tag, the site, the operands, block and thread, and ends the
+//! thread with PTX `exit` — not a trap, which would break the context. Until a Rust kernel
+//! is loaded the synchronisation check is one atomic load (`ARMED`); after that, one host
+//! load of the record. The error is worded like Rust's panic: the kernel, the Rust
+//! `file:line:col` of the site (from the table its program registered), the block and the
+//! thread.
 
 use crate::error::{Error, ErrorKind, Result, bail};
 use crate::runtime::backend::{DeviceBackend, FaultSlots};

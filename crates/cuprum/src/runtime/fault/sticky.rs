@@ -4,7 +4,10 @@
 //! The first driver call that reports such an error records it here, and from then on every
 //! cuprum call that needs the device fails with [`ErrorKind::KernelFault`] naming the
 //! original fault (one atomic load while there is none), instead of a confusing error from
-//! whichever call comes next. Nothing aborts the process.
+//! whichever call comes next. The check sits in `Device::check_fault` (and `Device::bind`),
+//! which allocations, copies and launches call first; the error says the context is
+//! unusable and the process must restart to use the GPU again. Nothing aborts the process:
+//! drops skip the driver calls of a faulted device (`memory.rs`).
 
 use crate::error::{Error, ErrorKind};
 use std::sync::Mutex;

@@ -1,19 +1,33 @@
-//! The host device: the CPU as a device that runs the same kernels.
+//! The host device: the CPU as a device that runs the same kernels, for development and
+//! CI without a GPU ([`Device::host`](crate::Device::host), or `CUPRUM_DEVICE=host` for
+//! the whole process).
 //!
 //! - **Memory** is host memory aligned to 256 bytes (like `cuMemAlloc`), in the same size
 //!   classes and freed-block cache as a GPU's (`DeviceMemory`), so an allocating call
 //!   reuses a block instead of paying for fresh pages.
 //! - **Streams** are ordering tokens: a launch or copy has finished when its call returns.
+//!   Launches on one stream hold that stream's lock ([`stream_lock`]), so they never
+//!   overlap, as on a GPU (split reductions share their scratch on that guarantee).
 //! - **Modules** are shared objects the system C++ compiler built from the CUDA C++ source
 //!   with cuprum's shim headers (`compile/host`); [`library`] loads them and reads their
-//!   kernel table.
+//!   kernel table. Every kernel kind goes this way (ElementwiseKernel, ReductionKernel,
+//!   RawKernel, RawModule, the routines' programs, fused and Rust kernels): the shim's
+//!   prelude defines `__CUPRUM_HOST__`, and the few places of cuprum's own headers and
+//!   generated code that use inline PTX have an `#ifdef __CUPRUM_HOST__` form (the array
+//!   kernels give each thread a contiguous share instead of a grid-stride loop).
 //! - **Events** keep the moment they were recorded (work before it has finished by then).
 //! - **Launches** ([`launch`]) spread the blocks of a grid over a pool of worker threads
 //!   (one per core, `CUPRUM_HOST_THREADS`); a block runs its threads as plain calls until
 //!   one reaches a barrier or a warp operation, then as fibers ([`block`]); warp operations
 //!   follow [`warp`]; a fault (assert, trap, divergent or deadlocked barrier, a signal such
-//!   as an integer division by zero) ends the launch with an error naming block and
-//!   thread ([`trap`]).
+//!   as an integer division by zero) ends the launch with a `KernelFault` error naming
+//!   block and thread ([`trap`]), and the device stays usable.
+//! - **Libraries**: cuRAND is replaced by cuprum's own Philox4x32-10 ([`rng`]: the same
+//!   distributions, not the same numbers), cuBLAS by `matrixmultiply` ([`gemm`]).
+//!
+//! There is no silent fallback inside the library: a GPU that is missing is an error, and
+//! every "no GPU" error says how to choose the host device. The test harness, the
+//! documentation examples and `cuprum demo` choose it themselves when there is no GPU.
 
 pub(crate) mod abi;
 pub(crate) mod block;
