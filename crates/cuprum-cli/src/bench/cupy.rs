@@ -5,7 +5,7 @@
 use super::R;
 use super::targets::Times;
 use super::workloads;
-use crate::demo::seeds;
+use crate::seeds;
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};

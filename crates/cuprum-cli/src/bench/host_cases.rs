@@ -12,7 +12,7 @@
 use super::compile_cases::{ChildMode, children, temp_cache_dir};
 use super::targets::Times;
 use super::{R, Timed};
-use crate::demo::seeds;
+use crate::seeds;
 use cuprum::profiler::{BenchmarkOptions, PerfCaseResult, benchmark};
 use cuprum::{Array, DType, Device, ElementwiseKernel};
 use rayon::prelude::*;

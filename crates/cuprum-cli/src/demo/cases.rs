@@ -1,6 +1,6 @@
 //! The demo's cases: every example of the seed documents, each returning a one-line result
 //! and timing its main call. The kernels, data and checks are the examples' own
-//! (`examples/seeds/`, included in `demo/mod.rs`): here, each case's name, section, the
+//! (`examples/seeds/`, included in `main.rs`): here, each case's name, section, the
 //! programs it compiles (for the compile-only table) and how it is timed.
 
 use super::fused;
@@ -8,8 +8,9 @@ use super::masked;
 #[path = "jit_cases.rs"]
 mod jit_cases;
 
-use super::check::Checked;
-use super::{elementwise, indexing, jit, prime, raw, reduction};
+use crate::seeds::check::Checked;
+use crate::seeds::{elementwise, indexing, prime, raw, reduction};
+use crate::seeds_jit as jit;
 use cuprum::profiler::{BenchmarkOptions, benchmark};
 use cuprum::{Array, DType, ElementwiseKernel, ReductionKernel, ops};
 use std::time::Duration;

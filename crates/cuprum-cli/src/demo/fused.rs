@@ -2,8 +2,8 @@
 //! through examples/fused/functions.rs), each checked against a host reference and timed.
 
 use super::cases::{Outcome, Program};
-use super::check::{close, kahan};
-use super::reduction;
+use crate::seeds::check::{close, kahan};
+use crate::seeds::reduction;
 use cuprum::{DType, random};
 use std::time::Duration;
 

@@ -7,15 +7,7 @@
 
 mod cases;
 mod fused;
-// The seeds' kernels, data and checks, shared with the examples (`jit` beside `seeds`, with
-// the kernels written in Rust as `rust_kernels`).
-#[path = "../../../../examples/seeds/jit.rs"]
-mod jit;
-#[path = "../../../../examples/seeds/mod.rs"]
-pub(crate) mod seeds;
-use seeds::{check, elementwise, indexing, prime, raw, reduction};
 mod masked;
-use crate::rust_kernels;
 
 use cases::{Case, Group, Program};
 use clap::Args;
@@ -336,8 +328,8 @@ fn compile_only(cases: &[Case], why: &cuprum::Error, no_cxx: &cuprum::Error) -> 
 
 #[cfg(test)]
 mod tests {
-    use super::check::kahan;
-    use super::{prime, raw};
+    use crate::seeds::check::kahan;
+    use crate::seeds::{prime, raw};
 
     #[test]
     fn prime_factor_sums_match_the_seed() {
