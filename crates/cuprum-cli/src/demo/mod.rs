@@ -7,13 +7,18 @@
 
 mod cases;
 mod fused;
+mod jit_cases;
 mod masked;
+mod outcome;
+mod program;
 
-use cases::{Case, Group, Program};
+use cases::{Case, Group};
 use clap::Args;
 use comfy_table::{CellAlignment, Table, presets};
 use cuprum::compile::{CompileOptions, KernelCache, compile_for_arch, resource_usage};
 use indicatif::{ProgressBar, ProgressStyle};
+use outcome::fmt_time;
+use program::Program;
 use std::collections::HashSet;
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -39,15 +44,6 @@ fn part(s: &str) {
     let mut o = std::io::stdout().lock();
     let _ = o.write_all(s.as_bytes());
     let _ = o.flush();
-}
-
-/// `12.3 µs`, `1.23 ms`.
-fn fmt_time(seconds: f64) -> String {
-    if seconds < 1e-3 {
-        format!("{:.1} µs", seconds * 1e6)
-    } else {
-        format!("{:.2} ms", seconds * 1e3)
-    }
 }
 
 pub fn run(args: &DemoArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
