@@ -4,7 +4,8 @@
 //! ReductionKernel one. Each goes through a cache of its own (a temp folder or memory), so
 //! the user's kernel cache is untouched. The fresh-process cases run `cuprum bench-child`.
 
-use super::{R, Timed, workloads};
+use super::timed::{R, Timed};
+use super::workloads;
 use clap::{Args, ValueEnum};
 use cuprum::compile::{CompileOptions, KernelCache, compile_with_cache};
 use cuprum::profiler::{BenchmarkOptions, PerfCaseResult, benchmark};

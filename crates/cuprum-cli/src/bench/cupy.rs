@@ -2,8 +2,8 @@
 //! inside the binary and is written with the seed kernels to a temp folder, then run with
 //! `python3` in the same invocation.
 
-use super::R;
 use super::targets::Times;
+use super::timed::R;
 use super::workloads;
 use crate::seeds;
 use serde::Deserialize;

@@ -4,7 +4,7 @@
 //! cache folder of their own, `cuprum bench-child fuse-cold`). scripts/cupy_bench.py times
 //! `cupy.fuse` and plain CuPy under the same names.
 
-use super::{R, Timed};
+use super::timed::{R, Timed};
 use cuprum::compile::{CompileOptions, KernelCache};
 use cuprum::fuse::ArgSpec;
 use cuprum::profiler::{BenchmarkOptions, benchmark};

@@ -11,7 +11,7 @@
 
 use super::compile_cases::{ChildMode, children, temp_cache_dir};
 use super::targets::Times;
-use super::{R, Timed};
+use super::timed::{R, Timed};
 use crate::seeds;
 use cuprum::profiler::{BenchmarkOptions, PerfCaseResult, benchmark};
 use cuprum::{Array, DType, Device, ElementwiseKernel};

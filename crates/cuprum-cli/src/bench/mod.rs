@@ -15,13 +15,14 @@ mod multi_gpu;
 mod plot;
 mod report;
 mod targets;
+mod timed;
 mod workloads;
 
 pub use compile_cases::{ChildArgs, child};
 
 use clap::Args;
 use cuprum::Device;
-use cuprum::profiler::{BenchmarkOptions, PerfCaseResult};
+use cuprum::profiler::BenchmarkOptions;
 use indicatif::{ProgressBar, ProgressStyle};
 use report::{CupyCols, CupyInfo, Report, Row, TwinCols};
 use std::collections::HashMap;
@@ -29,12 +30,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 use targets::{Context, Measured, Times, Verdict};
+use timed::{R, Timed};
 use workloads::{COPY, FLOOR, Impl, WORKLOADS, Workload};
-
-pub type R<T> = Result<T, Box<dyn std::error::Error>>;
-
-/// A workload's timings and the bytes one call must move (0: not bandwidth-bound).
-pub type Timed = (PerfCaseResult, u64);
 
 #[derive(Args)]
 pub struct BenchArgs {

@@ -19,7 +19,8 @@ use super::compile_cases::{
 };
 use super::jit_workloads::{jit_add4, jit_add100m, jit_smem_reduce, prime1m_jit};
 use super::targets::Target::{self, *};
-use super::{R, Timed, fuse_cases, host_cases};
+use super::timed::{R, Timed};
+use super::{fuse_cases, host_cases};
 use crate::seeds;
 use cuprum::kernel::IntoOperand;
 use cuprum::profiler::{BenchmarkOptions, PerfCaseResult, benchmark};
