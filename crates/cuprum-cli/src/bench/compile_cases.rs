@@ -4,8 +4,8 @@
 //! ReductionKernel one. Each goes through a cache of its own (a temp folder or memory), so
 //! the user's kernel cache is untouched. The fresh-process cases run `cuprum bench-child`.
 
+use super::kernels;
 use super::timed::{R, Timed};
-use super::workloads;
 use clap::{Args, ValueEnum};
 use cuprum::compile::{CompileOptions, KernelCache, compile_with_cache};
 use cuprum::profiler::{BenchmarkOptions, PerfCaseResult, benchmark};
@@ -31,7 +31,7 @@ impl Kind {
         let body = match self {
             Kind::Elementwise => ELEMENTWISE_SRC.to_string(),
             Kind::Reduction => {
-                workloads::sum_of_squares()?.generated_source(&[DType::F32; 2], &[false; 2])?
+                kernels::sum_of_squares()?.generated_source(&[DType::F32; 2], &[false; 2])?
             }
             Kind::Jit => crate::rust_kernels::apply_activation::program().to_string(),
         };

@@ -11,6 +11,7 @@ mod cupy;
 mod fuse_cases;
 mod host_cases;
 mod jit_workloads;
+mod kernels;
 mod multi_gpu;
 mod plot;
 mod report;
