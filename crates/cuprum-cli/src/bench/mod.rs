@@ -6,6 +6,7 @@
 //! (cupy.rs); `--plot` draws the bandwidth fractions (plot.rs); `--from-json` reprints and
 //! replots a saved `--json` run without a GPU.
 
+mod child;
 mod compile_cases;
 mod cupy;
 mod fuse_cases;
@@ -15,11 +16,12 @@ mod kernels;
 mod multi_gpu;
 mod plot;
 mod report;
+mod subprocess;
 mod targets;
 mod timed;
 mod workloads;
 
-pub use compile_cases::{ChildArgs, child};
+pub use child::{ChildArgs, child};
 
 use clap::Args;
 use cuprum::Device;
