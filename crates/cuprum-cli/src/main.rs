@@ -28,6 +28,13 @@ mod masked_seed;
 /// The examples' kernels written in Rust (demo, bench, `jit-source`).
 #[path = "../../../examples/kernels/rust_kernels.rs"]
 pub mod rust_kernels;
+// The seeds' kernels, data and checks, shared with the examples (demo, bench); `seeds_jit`
+// beside `seeds`, with the kernels written in Rust as `rust_kernels`, as the examples
+// include them.
+#[path = "../../../examples/seeds/mod.rs"]
+mod seeds;
+#[path = "../../../examples/seeds/jit.rs"]
+mod seeds_jit;
 mod setup;
 mod stress;
 

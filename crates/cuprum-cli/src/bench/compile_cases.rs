@@ -4,14 +4,14 @@
 //! ReductionKernel one. Each goes through a cache of its own (a temp folder or memory), so
 //! the user's kernel cache is untouched. The fresh-process cases run `cuprum bench-child`.
 
-use super::{R, Timed, workloads};
-use clap::{Args, ValueEnum};
+use super::kernels;
+use super::subprocess::{ChildMode, children, host_only, nonce, temp_cache_dir};
+use super::timed::{R, Timed};
 use cuprum::compile::{CompileOptions, KernelCache, compile_with_cache};
-use cuprum::profiler::{BenchmarkOptions, PerfCaseResult, benchmark};
+use cuprum::profiler::{BenchmarkOptions, benchmark};
 use cuprum::runtime::{LaunchConfig, Module};
 use cuprum::{DType, Device, Stream};
-use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+use std::path::Path;
 
 /// Which generated-kernel shape a compile case compiles.
 #[derive(Clone, Copy)]
@@ -30,7 +30,7 @@ impl Kind {
         let body = match self {
             Kind::Elementwise => ELEMENTWISE_SRC.to_string(),
             Kind::Reduction => {
-                workloads::sum_of_squares()?.generated_source(&[DType::F32; 2], &[false; 2])?
+                kernels::sum_of_squares()?.generated_source(&[DType::F32; 2], &[false; 2])?
             }
             Kind::Jit => crate::rust_kernels::apply_activation::program().to_string(),
         };
@@ -51,20 +51,6 @@ const ELEMENTWISE_SRC: &str = "#include <cuprum/indexer.cuh>\n\
     \x20   float* __restrict__ z, unsigned int n) {\n\
     \x20 for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)\n\
     \x20   z[i] = x[i] + y[i] * 2.0f;\n}\n";
-
-pub(super) fn nonce() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64)
-}
-
-pub(super) fn temp_cache_dir(tag: &str) -> PathBuf {
-    std::env::temp_dir().join(format!(
-        "cuprum-bench-{tag}-{}-{}",
-        std::process::id(),
-        nonce()
-    ))
-}
 
 /// Compile + load of `kind`'s source with `nonce` through `cache`.
 fn compile_and_load(cache: &KernelCache, kind: Kind, nonce: u64) -> cuprum::Result<()> {
@@ -105,58 +91,6 @@ pub fn compile_cold_jit(o: &BenchmarkOptions) -> R<Timed> {
     cold(o, "compile_cold_jit", Kind::Jit)
 }
 
-/// Runs `cuprum bench-child MODE DIR` `n` times; each prints its total seconds and the
-/// seconds of the cache lookup alone (before the driver loads the module). `lookup_only`
-/// keeps the second number instead of the first.
-pub(super) fn children(
-    name: &str,
-    mode: ChildMode,
-    dir: &Path,
-    n: usize,
-    lookup_only: bool,
-) -> R<PerfCaseResult> {
-    let exe = std::env::current_exe()?;
-    let mode = mode
-        .to_possible_value()
-        .map(|v| v.get_name().to_string())
-        .unwrap_or_default();
-    let mut cpu = Vec::new();
-    for _ in 0..n {
-        let out = std::process::Command::new(&exe)
-            .arg("bench-child")
-            .arg(&mode)
-            .arg(dir)
-            .env("CUPRUM_CACHE_DIR", dir)
-            .output()?;
-        let text = String::from_utf8_lossy(&out.stdout);
-        let nums: Vec<f64> = text
-            .split_whitespace()
-            .filter_map(|w| w.parse().ok())
-            .collect();
-        match nums.get(usize::from(lookup_only)) {
-            Some(&s) if out.status.success() => cpu.push(s),
-            _ => {
-                return Err(format!(
-                    "bench-child {mode} failed: {text}{}",
-                    String::from_utf8_lossy(&out.stderr)
-                )
-                .into());
-            }
-        }
-    }
-    Ok(host_only(name, cpu))
-}
-
-/// A result with host times only (the GPU column is 0).
-fn host_only(name: &str, cpu_times: Vec<f64>) -> PerfCaseResult {
-    PerfCaseResult {
-        name: name.into(),
-        gpu_times: vec![0.0; cpu_times.len()],
-        cpu_times,
-        device: 0,
-    }
-}
-
 pub fn compile_first(o: &BenchmarkOptions) -> R<Timed> {
     let name = "compile_first_in_process";
     let mut all = Vec::new();
@@ -195,22 +129,6 @@ pub fn compile_disk_hit_reduction(o: &BenchmarkOptions) -> R<Timed> {
     )
 }
 
-/// `fuse_compile_cold`: fresh processes, each with an empty cache folder, timing the first
-/// call of a new fused function after warming NVRTC (`bench-child fuse-cold`).
-pub fn fuse_cold(o: &BenchmarkOptions) -> R<Timed> {
-    let name = "fuse_compile_cold";
-    let dir = temp_cache_dir("fuse-cold");
-    let r = children(
-        name,
-        ChildMode::FuseCold,
-        &dir,
-        o.n_repeat.clamp(1, 10),
-        false,
-    );
-    let _ = std::fs::remove_dir_all(&dir);
-    Ok((r?, 0))
-}
-
 pub fn compile_memo_hit(o: &BenchmarkOptions) -> R<Timed> {
     let src = "extern \"C\" __global__ void memo_hit_kernel() {}\n";
     let opts = CompileOptions::default();
@@ -227,27 +145,8 @@ pub fn compile_memo_hit(o: &BenchmarkOptions) -> R<Timed> {
     Ok((r, 0))
 }
 
-/// What one `bench-child` process times.
-#[derive(Clone, Copy, ValueEnum)]
-pub enum ChildMode {
-    /// Empty cache: compile the elementwise-shaped kernel.
-    First,
-    /// The elementwise-shaped kernel is on disk.
-    Disk,
-    /// The sum-of-squares ReductionKernel source is on disk.
-    DiskReduction,
-    /// The first call of a new fused function, NVRTC warmed (the cache is the folder,
-    /// through `CUPRUM_CACHE_DIR`).
-    FuseCold,
-    /// Where that first call spends its time (a diagnostic, not a workload): prints
-    /// `name=ms` pairs (see `fuse_cases::cold_parts`).
-    FuseColdParts,
-    /// The host device: a fresh ElementwiseKernel whose compiled module is in `DIR/host`
-    /// (see `host_cases::disk_hit`).
-    HostDisk,
-}
-
 impl ChildMode {
+    /// The kernel shape a compile mode compiles.
     fn kind(self) -> Kind {
         match self {
             ChildMode::First
@@ -260,35 +159,15 @@ impl ChildMode {
     }
 }
 
-#[derive(Args)]
-pub struct ChildArgs {
-    mode: ChildMode,
-    /// The cache folder.
-    dir: PathBuf,
-}
-
-/// One timed source generation + compile + load in this fresh process; prints seconds
-/// (total, then up to the end of the cache lookup).
-pub fn child(args: &ChildArgs) -> R<ExitCode> {
-    if let ChildMode::FuseCold = args.mode {
-        let s = super::fuse_cases::cold_first_call(nonce())?;
-        out!("{s} {s}");
-        return Ok(ExitCode::SUCCESS);
-    }
-    if let ChildMode::FuseColdParts = args.mode {
-        out!("{}", super::fuse_cases::cold_parts(nonce())?);
-        return Ok(ExitCode::SUCCESS);
-    }
-    if let ChildMode::HostDisk = args.mode {
-        let s = super::host_cases::disk_hit_child(&args.dir)?;
-        out!("{s} {s}");
-        return Ok(ExitCode::SUCCESS);
-    }
+/// `bench-child first`, `disk` or `disk-reduction`: one timed source generation + compile +
+/// load in this fresh process, checked to be a miss (`first`) or a disk hit; the seconds in
+/// total, then up to the end of the cache lookup.
+pub fn compile_child(mode: ChildMode, dir: &Path) -> R<(f64, f64)> {
     let dev = Device::get(0)?;
     dev.make_current();
-    let cache = KernelCache::new(Some(args.dir.clone()));
-    let fresh = matches!(args.mode, ChildMode::First);
-    let kind = args.mode.kind();
+    let cache = KernelCache::new(Some(dir.to_path_buf()));
+    let fresh = matches!(mode, ChildMode::First);
+    let kind = mode.kind();
     let t = std::time::Instant::now();
     let src = kind.source(if fresh { nonce() } else { 0 })?;
     let img = cache.compile(&src, &CompileOptions::default(), dev.arch())?;
@@ -304,8 +183,7 @@ pub fn child(args: &ChildArgs) -> R<ExitCode> {
     if !expected {
         return Err(format!("bench-child: unexpected cache behaviour {st:?}").into());
     }
-    out!("{s} {lookup}");
-    Ok(ExitCode::SUCCESS)
+    Ok((s, lookup))
 }
 
 #[cfg(test)]

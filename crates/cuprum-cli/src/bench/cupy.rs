@@ -2,10 +2,10 @@
 //! inside the binary and is written with the seed kernels to a temp folder, then run with
 //! `python3` in the same invocation.
 
-use super::R;
+use super::kernels;
 use super::targets::Times;
-use super::workloads;
-use crate::demo::seeds;
+use super::timed::R;
+use crate::seeds;
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
@@ -16,10 +16,10 @@ pub const SCRIPT: &str = include_str!("../../../../scripts/cupy_bench.py");
 
 /// The seed kernel files the script reads: the sources cuprum's workloads use.
 const KERNEL_FILES: &[(&str, &str)] = &[
-    ("vector_add_f32.cu", workloads::ADD_SRC),
-    ("prime_factor_sum.cu", workloads::PRIME_SRC),
-    ("matrix_multiply.cu", workloads::MATMUL_SRC),
-    ("optimized_reduction.cu", workloads::SMEM_SRC),
+    ("vector_add_f32.cu", kernels::ADD_SRC),
+    ("prime_factor_sum.cu", kernels::PRIME_SRC),
+    ("matrix_multiply.cu", kernels::MATMUL_SRC),
+    ("optimized_reduction.cu", kernels::SMEM_SRC),
     (
         "prime_factor_sum_elementwise.op",
         seeds::prime::PRIME_FACTOR_SUM_OP,
@@ -134,7 +134,7 @@ pub fn parse_line(line: &str) -> Option<(String, Times)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use workloads::WORKLOADS;
+    use crate::bench::workloads::{self, WORKLOADS};
 
     #[test]
     fn parses_the_json_lines_of_the_script() {

@@ -4,7 +4,8 @@
 //! cache folder of their own, `cuprum bench-child fuse-cold`). scripts/cupy_bench.py times
 //! `cupy.fuse` and plain CuPy under the same names.
 
-use super::{R, Timed};
+use super::subprocess::{ChildMode, children, temp_cache_dir};
+use super::timed::{R, Timed};
 use cuprum::compile::{CompileOptions, KernelCache};
 use cuprum::fuse::ArgSpec;
 use cuprum::profiler::{BenchmarkOptions, benchmark};
@@ -88,9 +89,20 @@ pub fn overhead(o: &BenchmarkOptions) -> R<Timed> {
 
 /// `fuse_compile_cold`: the first call of a new fused function (trace, plan, generate,
 /// NVRTC compile, load, launch), NVRTC already loaded, in fresh processes whose kernel cache
-/// is an empty temporary folder.
+/// is an empty temporary folder (`bench-child fuse-cold`: each warms NVRTC, then times
+/// [`cold_first_call`]).
 pub fn compile_cold(o: &BenchmarkOptions) -> R<Timed> {
-    super::compile_cases::fuse_cold(o)
+    let name = "fuse_compile_cold";
+    let dir = temp_cache_dir("fuse-cold");
+    let r = children(
+        name,
+        ChildMode::FuseCold,
+        &dir,
+        o.n_repeat.clamp(1, 10),
+        false,
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok((r?, 0))
 }
 
 /// The timed part of one `bench-child fuse-cold` process: warms NVRTC with one fused

@@ -9,10 +9,10 @@
 //! A twin's times reach the report through [`take_twins`] (like the multi-GPU notes): its
 //! row shows them beside ours, and `VsTwin` targets compare the two.
 
-use super::compile_cases::{ChildMode, children, temp_cache_dir};
+use super::subprocess::{ChildMode, children, nonce, temp_cache_dir};
 use super::targets::Times;
-use super::{R, Timed};
-use crate::demo::seeds;
+use super::timed::{R, Timed};
+use crate::seeds;
 use cuprum::profiler::{BenchmarkOptions, PerfCaseResult, benchmark};
 use cuprum::{Array, DType, Device, ElementwiseKernel};
 use rayon::prelude::*;
@@ -204,7 +204,7 @@ pub fn compile_cold(o: &BenchmarkOptions) -> R<Timed> {
     let r = Device::host().with(|| {
         in_host_cache(&dir, || -> R<PerfCaseResult> {
             let ops = small_operands()?;
-            let base = super::compile_cases::nonce();
+            let base = nonce();
             first_call(base, &ops)?;
             let mut k = 0u64;
             let o = o.clone().n_repeat(o.n_repeat.clamp(1, 10)).n_warmup(0);

@@ -3,7 +3,7 @@
 //! the seed's prime-factor sum, the vector add at 1e8 (the tuned `vector_add_wide`) and at 4
 //! elements (the seed's `vector_add`, host time), the shared-memory block reduction.
 
-use super::{R, Timed};
+use super::timed::{R, Timed};
 use crate::rust_kernels as rk;
 use cuprum::kernel::JitConfig;
 use cuprum::profiler::{BenchmarkOptions, benchmark};

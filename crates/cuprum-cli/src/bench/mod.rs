@@ -11,22 +11,26 @@
 //! each timed alternately with its Rust twin (`VsTwin` targets compare the two); without a
 //! GPU, or with `CUPRUM_DEVICE=host`, only they run and the GPU rows are n/a.
 
+mod child;
 mod compile_cases;
 mod cupy;
 mod fuse_cases;
 mod host_cases;
 mod jit_workloads;
+mod kernels;
 mod multi_gpu;
 mod plot;
 mod report;
+mod subprocess;
 mod targets;
+mod timed;
 mod workloads;
 
-pub use compile_cases::{ChildArgs, child};
+pub use child::{ChildArgs, child};
 
 use clap::Args;
 use cuprum::Device;
-use cuprum::profiler::{BenchmarkOptions, PerfCaseResult};
+use cuprum::profiler::BenchmarkOptions;
 use indicatif::{ProgressBar, ProgressStyle};
 use report::{CupyCols, CupyInfo, Report, Row, TwinCols};
 use std::collections::HashMap;
@@ -34,12 +38,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 use targets::{Context, Measured, Times, Verdict};
+use timed::{R, Timed};
 use workloads::{COPY, FLOOR, Impl, WORKLOADS, Workload};
-
-pub type R<T> = Result<T, Box<dyn std::error::Error>>;
-
-/// A workload's timings and the bytes one call must move (0: not bandwidth-bound).
-pub type Timed = (PerfCaseResult, u64);
 
 #[derive(Args)]
 pub struct BenchArgs {

@@ -9,7 +9,7 @@
 //! GPU and host columns both show that time.
 
 use super::targets::{Status, Verdict};
-use super::{R, Timed};
+use super::timed::{R, Timed};
 use cuprum::nccl::{Communicator, ReduceOp};
 use cuprum::profiler::{BenchmarkOptions, PerfCaseResult};
 use cuprum::{Array, DType, Device, ReductionKernel, random};

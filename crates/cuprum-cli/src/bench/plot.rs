@@ -3,8 +3,8 @@
 //! workload's target as a red mark. Drawn with plotters' SVG backend (text as SVG `<text>`,
 //! no font files needed).
 
-use super::R;
 use super::report::Report;
+use super::timed::R;
 use super::workloads;
 use plotters::coord::combinators::WithKeyPoints;
 use plotters::coord::types::{RangedCoordf64, RangedCoordi32};

@@ -18,9 +18,11 @@ use super::compile_cases::{
     compile_disk_hit_lookup, compile_disk_hit_reduction, compile_first, compile_memo_hit,
 };
 use super::jit_workloads::{jit_add4, jit_add100m, jit_smem_reduce, prime1m_jit};
+use super::kernels::{ADD_SRC, MATMUL_SRC, PRIME_SRC, SMEM_SRC, sum_of_squares};
 use super::targets::Target::{self, *};
-use super::{R, Timed, fuse_cases, host_cases};
-use crate::demo::seeds;
+use super::timed::{R, Timed};
+use super::{fuse_cases, host_cases};
+use crate::seeds;
 use cuprum::kernel::IntoOperand;
 use cuprum::profiler::{BenchmarkOptions, PerfCaseResult, benchmark};
 use cuprum::{Array, DType, ElementwiseKernel, RawKernel, ReductionKernel, ops};
@@ -495,8 +497,6 @@ fn alloc_empty(o: &BenchmarkOptions) -> R<Timed> {
     Ok((r, 0))
 }
 
-pub const ADD_SRC: &str = include_str!("../../../../examples/kernels/vector_add_f32.cu");
-
 fn raw_add(o: &BenchmarkOptions, name: &str, n: usize) -> R<Timed> {
     let k = RawKernel::new(ADD_SRC, "vector_add");
     let a = cuprum::random::random(&[n], DType::F32)?;
@@ -516,8 +516,6 @@ fn raw_add100m(o: &BenchmarkOptions) -> R<Timed> {
     raw_add(o, "raw_add100M_f32", 100_000_000)
 }
 
-pub const PRIME_SRC: &str = include_str!("../../../../examples/kernels/prime_factor_sum.cu");
-
 fn prime1m_raw(o: &BenchmarkOptions) -> R<Timed> {
     let k = RawKernel::new(PRIME_SRC, "primeFactorizationSum");
     let n = 1_000_000usize;
@@ -530,8 +528,6 @@ fn prime1m_raw(o: &BenchmarkOptions) -> R<Timed> {
     )?;
     Ok((r, 0))
 }
-
-pub const MATMUL_SRC: &str = include_str!("../../../../examples/kernels/matrix_multiply.cu");
 
 fn matmul_naive(o: &BenchmarkOptions) -> R<Timed> {
     let k = RawKernel::new(MATMUL_SRC, "matrix_multiply");
@@ -547,8 +543,6 @@ fn matmul_naive(o: &BenchmarkOptions) -> R<Timed> {
     )?;
     Ok((r, 0))
 }
-
-pub const SMEM_SRC: &str = include_str!("../../../../examples/kernels/optimized_reduction.cu");
 
 fn smem_reduce(o: &BenchmarkOptions) -> R<Timed> {
     let k = RawKernel::new(SMEM_SRC, "optimized_reduction");
@@ -740,19 +734,6 @@ fn mse100m_mean(o: &BenchmarkOptions) -> R<Timed> {
 
 fn mse10m(o: &BenchmarkOptions) -> R<Timed> {
     mse(o, "mse10M_f64_ReductionKernel", SMALL_N)
-}
-
-/// The seeds' `sum_of_squares` / `l2_norm_sq` ReductionKernel.
-pub fn sum_of_squares() -> cuprum::Result<ReductionKernel> {
-    ReductionKernel::new(
-        "T x",
-        "T y",
-        "x * x",
-        "a + b",
-        "y = a",
-        Some("0"),
-        "sum_of_squares",
-    )
 }
 
 /// Sum of squares of float32 `shape` over `axis`; bytes: the input read once.

@@ -1,18 +1,15 @@
 //! The demo's cases: every example of the seed documents, each returning a one-line result
 //! and timing its main call. The kernels, data and checks are the examples' own
-//! (`examples/seeds/`, included in `demo/mod.rs`): here, each case's name, section, the
+//! (`examples/seeds/`, included in `main.rs`): here, each case's name, section, the
 //! programs it compiles (for the compile-only table) and how it is timed.
 
-use super::fused;
-use super::masked;
-#[path = "jit_cases.rs"]
-mod jit_cases;
-
-use super::check::Checked;
-use super::{elementwise, indexing, jit, prime, raw, reduction};
-use cuprum::profiler::{BenchmarkOptions, benchmark};
-use cuprum::{Array, DType, ElementwiseKernel, ReductionKernel, ops};
-use std::time::Duration;
+use super::outcome::{Outcome, fmt_time, gpu_time};
+use super::program::Program;
+use super::{fused, jit_cases, masked};
+use crate::seeds::check::Checked;
+use crate::seeds::{elementwise, indexing, prime, raw, reduction};
+use crate::seeds_jit as jit;
+use cuprum::{Array, DType, ops};
 
 type R<T> = cuprum::Result<T>;
 
@@ -40,67 +37,6 @@ impl Group {
             Group::PrimeFactorSum => "prime-factor sum of 2..=1,000,000 (seed 003)",
             Group::Fusion => "cuprum::fuse (array math in one pass)",
             Group::Rust => "kernels written in Rust (#[cuprum::kernel])",
-        }
-    }
-}
-
-/// What one case found.
-pub struct Outcome {
-    /// One line: the result, and what was off when it did not match.
-    pub result: String,
-    /// Whether every check passed.
-    pub ok: bool,
-    /// Median GPU time of the timed call, seconds.
-    pub gpu_seconds: f64,
-}
-
-/// A CUDA program the demo compiles: a generated ElementwiseKernel / ReductionKernel
-/// source, or a `.cu` file of `examples/kernels`.
-pub struct Program {
-    /// NVRTC's program name (`custom_add.cu`, `activations.cu`).
-    pub name: String,
-    pub source: String,
-    /// Template instantiations to compile (kernels written in Rust).
-    pub name_expressions: Vec<String>,
-}
-
-impl Program {
-    fn elementwise(k: &ElementwiseKernel, dtypes: &[DType], scalars: &[bool]) -> R<Program> {
-        Ok(Program {
-            name: format!("{}.cu", k.name()),
-            source: k.generated_source(dtypes, scalars)?,
-            name_expressions: Vec::new(),
-        })
-    }
-
-    fn reduction(k: &ReductionKernel, dtypes: &[DType], scalars: &[bool]) -> R<Program> {
-        Ok(Program {
-            name: format!("{}.cu", k.name()),
-            source: k.generated_source(dtypes, scalars)?,
-            name_expressions: Vec::new(),
-        })
-    }
-
-    fn raw(file: &str, source: &str) -> Program {
-        Program {
-            name: file.to_owned(),
-            source: source.to_owned(),
-            name_expressions: Vec::new(),
-        }
-    }
-
-    /// A kernel written in Rust: its whole program, with the instantiation `args` when
-    /// it is generic.
-    fn jit(def: &cuprum::kernel::jit::KernelDef, args: &[&str]) -> Program {
-        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-        Program {
-            name: format!("{}.cu", def.name()),
-            source: def.program().to_owned(),
-            name_expressions: if def.is_generic() {
-                vec![def.instance_name(&args)]
-            } else {
-                Vec::new()
-            },
         }
     }
 }
@@ -264,16 +200,6 @@ pub fn all() -> Vec<Case> {
     ]
 }
 
-/// Median GPU time of `f` after the check: a warm-up call, then up to 20 timed calls
-/// (at most about 0.3 s).
-pub(super) fn gpu_time(f: impl FnMut() -> R<()>) -> R<f64> {
-    let opts = BenchmarkOptions::new()
-        .n_warmup(1)
-        .n_repeat(20)
-        .max_duration(Duration::from_millis(300));
-    Ok(benchmark("demo", f, &opts)?.gpu().median)
-}
-
 fn no_new_programs() -> R<Vec<Program>> {
     Ok(Vec::new())
 }
@@ -407,7 +333,7 @@ pub(super) fn cublas_or_host(a: &Array, b: &Array) -> R<(Vec<f64>, String)> {
         Ok(r) => {
             let cublas = gpu_time(|| ops::matmul(a, b).map(drop))?;
             let v = r.to_vec::<f32>()?.into_iter().map(f64::from).collect();
-            Ok((v, format!("cuBLAS ({})", super::fmt_time(cublas))))
+            Ok((v, format!("cuBLAS ({})", fmt_time(cublas))))
         }
         Err(e) if e.kind() == cuprum::ErrorKind::Blas => {
             let (v, _) = raw::host_reference(a, b)?;
@@ -438,14 +364,4 @@ fn prime_raw_programs() -> R<Vec<Program>> {
 fn prime_elementwise_programs() -> R<Vec<Program>> {
     let k = prime::elementwise_kernel()?;
     Ok(vec![Program::elementwise(&k, &[I64], &[false])?])
-}
-
-/// The seed's result line `[2 3 4 ... 287 77 42]`, against the host for every value.
-pub(super) fn prime_outcome(v: &[i64], gpu_seconds: f64) -> Outcome {
-    let (result, ok) = prime::summary(v);
-    Outcome {
-        result,
-        ok,
-        gpu_seconds,
-    }
 }

@@ -1,26 +1,16 @@
 //! The demo's `cuprum::fuse` cases: the `fuse_*` examples (their fused functions are shared
 //! through examples/fused/functions.rs), each checked against a host reference and timed.
 
-use super::cases::{Outcome, Program};
-use super::check::{close, kahan};
-use super::reduction;
+use super::outcome::{Outcome, gpu_time};
+use super::program::Program;
+use crate::seeds::check::{close, kahan};
+use crate::seeds::reduction;
 use cuprum::{DType, random};
-use std::time::Duration;
 
 #[path = "../../../../examples/fused/functions.rs"]
 mod functions;
 
 type R<T> = cuprum::Result<T>;
-
-/// Median GPU time of `f` (a warm-up call, then up to 20 calls, at most about 0.3 s).
-fn gpu_time(f: impl FnMut() -> R<()>) -> R<f64> {
-    use cuprum::profiler::{BenchmarkOptions, benchmark};
-    let opts = BenchmarkOptions::new()
-        .n_warmup(1)
-        .n_repeat(20)
-        .max_duration(Duration::from_millis(300));
-    Ok(benchmark("demo", f, &opts)?.gpu().median)
-}
 
 /// The kernels of the fused function at `index` of `functions::all_with_args()`.
 fn programs_of(index: usize) -> R<Vec<Program>> {

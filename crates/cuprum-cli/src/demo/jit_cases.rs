@@ -2,8 +2,10 @@
 //! examples/kernels/rust_kernels.rs); their data and checks are the `jit_*` examples'
 //! (examples/seeds/jit.rs), the same as the RawKernel seeds'.
 
-use super::{Program, R};
+use super::program::Program;
 use crate::rust_kernels as rk;
+
+type R<T> = cuprum::Result<T>;
 
 pub fn vector_add_programs() -> R<Vec<Program>> {
     Ok(vec![

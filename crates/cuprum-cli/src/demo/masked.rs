@@ -3,8 +3,10 @@
 //! (examples/masked/prime_factor_sum.rs, shared through `#[path]` in main.rs), checked against the host
 //! for every value and timed as a whole (404 masked steps, no synchronisation inside).
 
-use super::cases::{Outcome, Program, gpu_time, prime_outcome};
+use super::outcome::{Outcome, gpu_time};
+use super::program::Program;
 use crate::masked_seed as seed;
+use crate::seeds::prime;
 
 type R<T> = cuprum::Result<T>;
 
@@ -40,4 +42,14 @@ pub fn prime_factor_sum() -> R<Outcome> {
     let v = seed::prime_factorization_sum(n)?.to_vec::<i64>()?;
     let t = gpu_time(|| seed::prime_factorization_sum(n).map(drop))?;
     Ok(prime_outcome(&v, t))
+}
+
+/// The seed's result line `[2 3 4 ... 287 77 42]`, against the host for every value.
+fn prime_outcome(v: &[i64], gpu_seconds: f64) -> Outcome {
+    let (result, ok) = prime::summary(v);
+    Outcome {
+        result,
+        ok,
+        gpu_seconds,
+    }
 }

@@ -7,21 +7,18 @@
 
 mod cases;
 mod fused;
-// The seeds' kernels, data and checks, shared with the examples (`jit` beside `seeds`, with
-// the kernels written in Rust as `rust_kernels`).
-#[path = "../../../../examples/seeds/jit.rs"]
-mod jit;
-#[path = "../../../../examples/seeds/mod.rs"]
-pub(crate) mod seeds;
-use seeds::{check, elementwise, indexing, prime, raw, reduction};
+mod jit_cases;
 mod masked;
-use crate::rust_kernels;
+mod outcome;
+mod program;
 
-use cases::{Case, Group, Program};
+use cases::{Case, Group};
 use clap::Args;
 use comfy_table::{CellAlignment, Table, presets};
 use cuprum::compile::{CompileOptions, KernelCache, compile_for_arch, resource_usage};
 use indicatif::{ProgressBar, ProgressStyle};
+use outcome::fmt_time;
+use program::Program;
 use std::collections::HashSet;
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -47,15 +44,6 @@ fn part(s: &str) {
     let mut o = std::io::stdout().lock();
     let _ = o.write_all(s.as_bytes());
     let _ = o.flush();
-}
-
-/// `12.3 µs`, `1.23 ms`.
-fn fmt_time(seconds: f64) -> String {
-    if seconds < 1e-3 {
-        format!("{:.1} µs", seconds * 1e6)
-    } else {
-        format!("{:.2} ms", seconds * 1e3)
-    }
 }
 
 pub fn run(args: &DemoArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
@@ -336,8 +324,8 @@ fn compile_only(cases: &[Case], why: &cuprum::Error, no_cxx: &cuprum::Error) -> 
 
 #[cfg(test)]
 mod tests {
-    use super::check::kahan;
-    use super::{prime, raw};
+    use crate::seeds::check::kahan;
+    use crate::seeds::{prime, raw};
 
     #[test]
     fn prime_factor_sums_match_the_seed() {
