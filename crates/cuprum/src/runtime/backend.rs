@@ -23,17 +23,23 @@ use std::any::Any;
 use std::ffi::c_void;
 use std::sync::Arc;
 
+// The handles below are made only inside the runtime (their fields are private to it):
+// by a backend's `create_*`, `default_stream` or `kernel`, owned by the public type that
+// holds them (`Stream`'s owner, `Event`, `Module`) and destroyed only by that owner's drop.
+// So a handle a backend receives is always one of its own, alive.
+
 /// A stream as its backend knows it (a `CUstream` on a GPU, an ordering token on the host).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) struct RawStream(pub(crate) usize);
+pub(crate) struct RawStream(pub(in crate::runtime) usize);
 
-/// An event as its backend knows it.
+/// An event as its backend knows it (a `CUevent` on a GPU, a slot of the host device's
+/// event table).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct RawEvent(pub(crate) usize);
+pub(crate) struct RawEvent(pub(in crate::runtime) usize);
 
 /// One kernel of a loaded module, as its module backend knows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) struct KernelId(pub(crate) usize);
+pub(crate) struct KernelId(pub(in crate::runtime) usize);
 
 /// What a device reports about itself when it is opened.
 #[derive(Debug, Clone)]

@@ -75,6 +75,8 @@ pub(crate) struct HostDevice {
     held: AtomicUsize,
     /// The next stream token.
     next_stream: AtomicUsize,
+    /// The events: per slot `None` when free, else when the event was last recorded.
+    events: Mutex<Vec<Option<Option<Instant>>>>,
 }
 
 impl HostDevice {
@@ -194,27 +196,20 @@ pub(crate) fn open() -> (DeviceProps, HostDevice) {
     let dev = HostDevice {
         held: AtomicUsize::new(0),
         next_stream: AtomicUsize::new(0),
+        events: Mutex::new(Vec::new()),
     };
     (props, dev)
 }
 
-/// A host event: when it was last recorded.
-type HostEvent = Mutex<Option<Instant>>;
+impl HostDevice {
+    fn events(&self) -> std::sync::MutexGuard<'_, Vec<Option<Option<Instant>>>> {
+        self.events.lock().unwrap_or_else(|p| p.into_inner())
+    }
 
-/// The event behind a handle `create_event` made.
-///
-/// # Safety
-/// `e` came from `HostDevice::create_event` and has not been destroyed.
-unsafe fn host_event<'a>(e: RawEvent) -> &'a HostEvent {
-    // SAFETY: the caller's promise: a live box made by `create_event`.
-    unsafe { &*(e.0 as *const HostEvent) }
-}
-
-fn recorded(e: RawEvent) -> Option<Instant> {
-    // SAFETY: events are used only while their owner (an `Event`) lives.
-    *unsafe { host_event(e) }
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
+    /// When event `e` was last recorded (`None`: never, or no such event).
+    fn recorded(&self, e: RawEvent) -> Option<Instant> {
+        self.events().get(e.0).copied().flatten().flatten()
+    }
 }
 
 impl DeviceBackend for HostDevice {
@@ -348,20 +343,28 @@ impl DeviceBackend for HostDevice {
     }
 
     fn create_event(&self) -> Result<RawEvent> {
-        let e: Box<HostEvent> = Box::new(Mutex::new(None));
-        Ok(RawEvent(Box::into_raw(e) as usize))
+        let mut ev = self.events();
+        let slot = match ev.iter().position(Option::is_none) {
+            Some(i) => i,
+            None => {
+                ev.push(None);
+                ev.len() - 1
+            }
+        };
+        ev[slot] = Some(None);
+        Ok(RawEvent(slot))
     }
 
     fn destroy_event(&self, e: RawEvent) {
-        // SAFETY: `e` came from `create_event` and is destroyed once (its owner's drop).
-        drop(unsafe { Box::from_raw(e.0 as *mut HostEvent) });
+        if let Some(slot) = self.events().get_mut(e.0) {
+            *slot = None;
+        }
     }
 
     fn record_event(&self, e: RawEvent, _s: RawStream) -> Result<()> {
-        // SAFETY: events are used only while their owner lives.
-        *unsafe { host_event(e) }
-            .lock()
-            .unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
+        if let Some(Some(at)) = self.events().get_mut(e.0) {
+            *at = Some(Instant::now());
+        }
         Ok(())
     }
 
@@ -378,7 +381,7 @@ impl DeviceBackend for HostDevice {
     }
 
     fn elapsed_ms(&self, start: RawEvent, end: RawEvent) -> Result<f32> {
-        match (recorded(start), recorded(end)) {
+        match (self.recorded(start), self.recorded(end)) {
             (Some(a), Some(b)) => Ok(b.saturating_duration_since(a).as_secs_f32() * 1e3),
             _ => bail!(
                 InvalidArgument,
