@@ -118,13 +118,15 @@ fn model_nonzero_masks_and_takes() {
 
 // ---------------------------------------------------------------- random inputs, views
 
-/// Every dtype the sorts take.
+/// Every dtype the sorts take (the representatives of them on the host device:
+/// [`common::dtypes`]).
 fn sortable() -> Vec<DType> {
-    DType::ALL
+    let all: Vec<DType> = DType::ALL
         .iter()
         .copied()
         .filter(|d| !d.is_complex())
-        .collect()
+        .collect();
+    common::dtypes(&all)
 }
 
 /// Random values of `d`: integers over `span` values around 0 (or the whole range when
@@ -310,7 +312,7 @@ fn check_cum(x: &Array, vals: &[V], axis: Option<isize>, prod: bool, what: &str)
 fn cumsum_of_every_dtype_over_every_axis() {
     require_gpu!();
     let mut rng = Rng::new(11);
-    for &d in DType::ALL {
+    for d in common::dtypes(DType::ALL) {
         let shape = [3usize, 2500];
         let vals = rand_vals(&mut rng, d, 7500, 200, false);
         let x = dev_exact(&vals, &shape, d);
@@ -324,7 +326,7 @@ fn cumsum_of_every_dtype_over_every_axis() {
 fn cumprod_of_every_dtype() {
     require_gpu!();
     let mut rng = Rng::new(12);
-    for &d in DType::ALL {
+    for d in common::dtypes(DType::ALL) {
         let shape = [4usize, 300];
         let vals = prod_vals(&mut rng, d, 1200);
         let x = dev(&vals, &shape, d);
@@ -764,7 +766,7 @@ fn check_masked(
 fn masked_read_of_every_dtype_and_mask_density() {
     require_gpu!();
     let mut rng = Rng::new(31);
-    for &d in DType::ALL {
+    for d in common::dtypes(DType::ALL) {
         let n = 10007;
         let vals = rand_vals(&mut rng, d, n, 0, true);
         let x = dev_exact(&vals, &[n], d);
@@ -877,7 +879,7 @@ fn masked_read_errors() {
 fn nonzero_of_every_dtype_and_shape() {
     require_gpu!();
     let mut rng = Rng::new(33);
-    for &d in DType::ALL {
+    for d in common::dtypes(DType::ALL) {
         for shape in [vec![10007usize], vec![33, 129], vec![3, 4, 5]] {
             let n: usize = shape.iter().product();
             let mut vals = rand_vals(&mut rng, d, n, 5, false);
@@ -1226,7 +1228,7 @@ fn put_values_modes_views_and_errors() {
 fn scatter_add_every_dtype_with_repeats() {
     require_gpu!();
     let mut rng = Rng::new(44);
-    for &d in DType::ALL {
+    for d in common::dtypes(DType::ALL) {
         let shape = [9usize];
         // Values whose sums every order of the atomic adds gets exactly: integers, or
         // quarters (whole numbers for bfloat16) with small sums.

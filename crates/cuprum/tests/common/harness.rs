@@ -29,6 +29,9 @@
 //!   quarter of their cases there. [`child_env`] makes a test's child process run where it
 //!   runs. Host test builds keep `cuprum` at opt-level 1 and corosensei at 3 (the
 //!   workspace's `[profile.dev.package]`): the block scheduler unoptimised costs tenfold.
+//!   Per-dtype sweeps take their dtypes from [`dtypes`] (or ask [`sweeps_dtype`]): every
+//!   dtype on a GPU, a fixed representative subset ([`HOST_DTYPES`]) on the host device,
+//!   where each new kernel is a C++ compile; the binary's report at exit says so.
 //!   Behaviour specific to the host device (on `Device::host()` explicitly, through
 //!   [`host_device`]) has test files of its own: `host.rs`, `host_warps.rs`,
 //!   `host_atomics.rs`, `host_faults.rs` and `host_cache.rs`.
@@ -156,6 +159,56 @@ pub fn cuda() -> bool {
 /// Whether the GPU tests run on the host device (the CPU standing in for a GPU).
 pub fn on_host() -> bool {
     cuprum::Device::current().is_ok_and(cuprum::Device::is_host)
+}
+
+/// The dtypes the per-dtype sweeps of the GPU tests run on the host device: bool; int8 and
+/// uint8 (narrow signed and unsigned integers, promoted to `int` in C++ arithmetic);
+/// int32; int64 and uint64 (64-bit signed and unsigned: their mix promotes to float64,
+/// their values pass 32 bits); float16 and bfloat16 (the 16-bit float shim, computed
+/// through float); float32; float64; complex64 and complex128 (`complex<float>` and
+/// `complex<double>`). That is every kind a kernel specialises on (bool, signed, unsigned,
+/// each float type, complex), every item size (1, 2, 4, 8 and 16 bytes), and signed and
+/// unsigned integers at the narrowest and the widest width. Left out: int16, uint16 and
+/// uint32, which have no shim code of their own: their generated C++ is their neighbours'
+/// with another type name.
+///
+/// Sound because dtype coverage does not come from the host device: it compiles the same
+/// generated C++ as a GPU (through the shim headers), so a dtype sweep there tests code
+/// generation, promotion and the shim, which the representatives reach; the GPU suite
+/// (`CUPRUM_REQUIRE_GPU=1`, where this cuts nothing) runs every sweep over every dtype.
+pub const HOST_DTYPES: &[cuprum::DType] = {
+    use cuprum::DType::*;
+    &[Bool, I8, I32, I64, U8, U64, F16, BF16, F32, F64, C64, C128]
+};
+
+/// Whether a dtype sweep left dtypes out (on the host device), for the report at exit.
+static DTYPES_CUT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The dtypes of `all` that a per-dtype sweep of a GPU test runs: on a GPU every one, in
+/// `all`'s order; on the host device those of [`HOST_DTYPES`], plus any dtype of `all` of a
+/// kind none of them has (so that a list keeps every kind it has). Only the dtype axis of
+/// a sweep is cut: its values, shapes and layouts stay. For dtype × dtype sweeps, pair
+/// `dtypes(all)` with itself.
+pub fn dtypes(all: &[cuprum::DType]) -> Vec<cuprum::DType> {
+    if !on_host() {
+        return all.to_vec();
+    }
+    let rep = |d: &cuprum::DType| HOST_DTYPES.contains(d);
+    let kept: Vec<cuprum::DType> = all
+        .iter()
+        .copied()
+        .filter(|d| rep(d) || !all.iter().any(|r| rep(r) && r.kind() == d.kind()))
+        .collect();
+    if kept.len() < all.len() {
+        DTYPES_CUT.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+    kept
+}
+
+/// Whether a sweep over every dtype runs `d` (`dtypes(DType::ALL)` has it), for sweeps
+/// written per Rust type: true on a GPU, on the host device for [`HOST_DTYPES`].
+pub fn sweeps_dtype(d: cuprum::DType) -> bool {
+    dtypes(cuprum::DType::ALL).contains(&d)
 }
 
 /// On the host device: skips the rest of the test, saying `why` (too large or too slow for
@@ -414,6 +467,15 @@ fn report() {
             "cuprum: {} {kind} {} skipped in {bin}{why}{hint}",
             counts[i],
             plural(counts[i])
+        );
+    }
+    if DTYPES_CUT.load(std::sync::atomic::Ordering::Relaxed) {
+        let _ = writeln!(
+            err,
+            "cuprum: host device: the dtype sweeps of {bin} ran on {} representative dtypes \
+             of {} (the GPU suite runs all)",
+            HOST_DTYPES.len(),
+            cuprum::DType::ALL.len()
         );
     }
     if let Some((total, binaries)) = add_to_run_total(&bin, counts) {

@@ -24,7 +24,8 @@ pub mod views;
 
 #[allow(unused_imports)]
 pub use harness::{
-    Need, child_env, cuda, gpu, host_device, not_on_host, nvrtc, on_host, setup, skip,
+    HOST_DTYPES, Need, child_env, cuda, dtypes, gpu, host_device, not_on_host, nvrtc, on_host,
+    setup, skip, sweeps_dtype,
 };
 
 use cuprum::{Array, Element, ErrorKind};
