@@ -327,8 +327,10 @@ fn read_code(file: &Path) -> FileCode {
                 .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
                 .unwrap_or(tail.len());
             from = at + len.max(1);
-            // `use a::{…}` is read with the use statements: skip its `a::` here
+            // `use a::{…}` is read with the use statements: skip its `a::` here; a
+            // visibility (`pub(in crate::runtime)`) names a module, it imports nothing
             let path = &tail[..len];
+            let before_ok = before_ok && !code[..at].trim_end().ends_with("(in");
             if let (true, false, Some(inner)) =
                 (before_ok, path.ends_with("::"), module_at(&mods, at))
             {
