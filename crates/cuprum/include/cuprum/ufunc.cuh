@@ -106,16 +106,43 @@ template <typename T>
 __device__ __forceinline__ T reciprocal_unsigned(T x) {
   return x == 1 ? (T)1 : (T)0;
 }
-// NumPy's sign: -1, 0 or 1 (NaN stays NaN; -0.0 gives 0); complex: z / |z| (0 for 0).
+// NumPy's sign: -1, 0 or 1 (NaN stays NaN; -0.0 gives 0).
 template <typename T>
 __device__ __forceinline__ T sign(T x) {
   return x > T(0) ? T(1) : (x < T(0) ? T(-1) : (x == T(0) ? T(0) : x));
 }
+// NumPy 2's complex sign, z / |z|: 0 for 0 (+0 + i0 for every signed zero); at an infinite
+// |z| the unit of the infinite part (+-1 + i0 or 0 +- i: the other part may be NaN), NaN
+// when both parts are infinite; NaN + i NaN for a NaN |z| (hypot(inf, nan) is inf).
 template <typename T>
 __device__ __forceinline__ complex<T> sign(complex<T> z) {
   const T a = abs(z);
+  if (::isfinite(a) && a != T(0)) return complex<T>(z.re / a, z.im / a);
+  const T nan = cx_limits<T>::nan();
   if (a == T(0)) return complex<T>(T(0), T(0));
-  return complex<T>(z.re / a, z.im / a);
+  if (::isnan(a)) return complex<T>(nan, nan);
+  if (::isinf(z.re)) {
+    if (::isinf(z.im)) return complex<T>(nan, nan);
+    return complex<T>(z.re > T(0) ? T(1) : T(-1), T(0));
+  }
+  return complex<T>(T(0), z.im > T(0) ? T(1) : T(-1));
+}
+// NumPy's complex square: fma(x, x, -y^2) + i (xy + yx), so that (1e308 + 1e308i)^2 is
+// -inf + i inf as in NumPy (its loop rounds the real part once).
+template <typename T>
+__device__ __forceinline__ complex<T> square(complex<T> z) {
+  return complex<T>(::fma(z.re, z.re, -(z.im * z.im)), z.re * z.im + z.im * z.re);
+}
+// NumPy's complex reciprocal: Smith's division of 1 by z (signed zeros and infinities as
+// NumPy's loop gives them: 1 / (x + i0) = 1/x - i0; 1 / 0 = inf + i nan).
+template <typename T>
+__device__ __forceinline__ complex<T> reciprocal(complex<T> z) {
+  if (fabs(z.im) <= fabs(z.re)) {
+    const T r = z.im / z.re, d = z.re + z.im * r;
+    return complex<T>(T(1) / d, -r / d);
+  }
+  const T r = z.re / z.im, d = z.re * r + z.im;
+  return complex<T>(r / d, T(-1) / d);
 }
 // Rounding and predicates of complex numbers (each part).
 template <typename T>
@@ -126,7 +153,9 @@ template <typename T>
 __device__ __forceinline__ bool isinf(complex<T> z) { return ::isinf(z.re) || ::isinf(z.im); }
 template <typename T>
 __device__ __forceinline__ bool isfinite(complex<T> z) { return ::isfinite(z.re) && ::isfinite(z.im); }
-// Complex logarithms and exponentials beyond complex.cuh's.
+// Complex logarithms and exponentials beyond complex.cuh's. NumPy defines these (they are
+// not C99 functions): log2 and log10 scale log (so they take clog's Annex G cases), exp2
+// is exp(z ln 2) (cexp's), expm1 and log1p are NumPy's formulas below.
 template <typename T>
 __device__ __forceinline__ complex<T> log2(complex<T> z) {
   const complex<T> l = log(z);
@@ -144,41 +173,175 @@ __device__ __forceinline__ complex<T> exp2(complex<T> z) {
   const T k = T(0.6931471805599453);  // ln 2
   return exp(complex<T>(z.re * k, z.im * k));
 }
-// log(1 + z) without losing small z: log|1 + z| = log1p(2x + x^2 + y^2) / 2.
+// log(1 + z): log|1 + z| + i atan2(y, 1 + x). For small z, log|1 + z| =
+// log1p(2x + x^2 + y^2) / 2, which keeps z's digits; elsewhere NumPy's own
+// log(hypot(1 + x, y)) (also every special value: hypot's and atan2's cases). NumPy
+// computes log(hypot(1 + x, y)) everywhere, which loses small z (log1p(1e-40) is 0 there):
+// cuprum keeps the accurate value (tests/complex_special.rs accepts it).
 template <typename T>
 __device__ __forceinline__ complex<T> log1p(complex<T> z) {
   const T x = z.re, y = z.im;
-  return complex<T>(::log1p(x * (T(2) + x) + y * y) / T(2), ::atan2(y, T(1) + x));
+  if (fabs(x) < T(0.5) && fabs(y) < T(0.5))
+    return complex<T>(::log1p(x * (T(2) + x) + y * y) / T(2), ::atan2(y, T(1) + x));
+  return complex<T>(::log(hypot(T(1) + x, y)), ::atan2(y, T(1) + x));
 }
-// exp(z) - 1 without losing small z: expm1(x) cos y - 2 sin^2(y / 2) + i e^x sin y.
+// exp(z) - 1 without losing small z (NumPy's formula, special values included):
+// expm1(x) cos y - 2 sin^2(y / 2) + i e^x sin y.
 template <typename T>
 __device__ __forceinline__ complex<T> expm1(complex<T> z) {
   const T s = ::sin(z.im / T(2));
   return complex<T>(::expm1(z.re) * ::cos(z.im) - T(2) * s * s, ::exp(z.re) * ::sin(z.im));
 }
-// Inverse hyperbolic and circular functions of complex numbers (principal branches, as
-// NumPy): asinh(z) = log(z + sqrt(z^2 + 1)), computed for Re z >= 0 (odd symmetry).
+// Inverse circular and hyperbolic functions (principal branches, C99's and NumPy's).
+//
+// asin_core: asin(x + iy) for finite x, y >= 0 by Hull, Fairgrieve and Tang's method
+// ("Implementing the complex arcsine and arccosine functions using exception handling",
+// ACM TOMS 1997): with r = |z + 1|, s = |z - 1|, A = (r + s) / 2 and B = x / A, the real
+// part is asin B (acos B for acos), or an atan form where B is near 1; the imaginary part
+// is log(A + sqrt(A^2 - 1)), through log1p of A - 1 computed without cancellation near A =
+// 1. Large |z| takes log 2z (re = atan2(x, y), im = log|z| + ln 2) and tiny |z| gives z, so
+// no square overflows or underflows. Sets re (asin's real part), ac (acos's) and im.
+template <typename T>
+__device__ __forceinline__ void asin_core(T x, T y, T& re, T& ac, T& im) {
+  const T big = cx_limits<T>::big(), half_pi = T(CUPRUM_PI / 2);
+  if (x > big || y > big) {
+    re = ::atan2(x, y);
+    ac = ::atan2(y, x);
+    im = ::log(hypot(x * T(0.5), y * T(0.5))) + T(2 * CUPRUM_LN2);
+    return;
+  }
+  const T eps = cx_limits<T>::eps();
+  if (x < eps && y < eps) {  // asin z = z + z^3/6 + ...: z to the last bit
+    re = x;
+    ac = half_pi - x;
+    im = y;
+    return;
+  }
+  const T xp1 = x + T(1), xm1 = x - T(1);
+  const T r = hypot(xp1, y), s = hypot(xm1, y);
+  const T a = (r + s) / T(2), b = x / a, y2 = y * y;
+  if (b <= T(0.6417)) {
+    re = ::asin(b);
+    ac = ::acos(b);
+  } else if (x <= T(1)) {
+    const T d = ::sqrt((a + x) / T(2) * (y2 / (r + xp1) + (s - xm1)));
+    re = ::atan(x / d);
+    ac = ::atan(d / x);
+  } else {
+    const T apx = a + x;
+    const T d = y * ::sqrt((apx / (r + xp1) + apx / (s + xm1)) / T(2));
+    re = ::atan(x / d);
+    ac = ::atan(d / x);
+  }
+  if (a <= T(1.5)) {
+    T am1x2;  // 2 (A - 1), not halved where it may be subnormal
+    if (x < T(1)) {
+      if (y < eps * (T(1) - x)) {  // y^2 would underflow: im = y / sqrt(1 - x^2)
+        im = y / ::sqrt((T(1) - x) * (T(1) + x));
+        return;
+      }
+      am1x2 = y2 / (r + xp1) + y2 / (s - xm1);
+    } else {
+      am1x2 = y2 / (r + xp1) + (s + xm1);
+    }
+    im = ::log1p(am1x2 / T(2) + ::sqrt(am1x2 * ((a + T(1)) / T(2))));
+  } else {
+    im = ::log(a + ::sqrt(a * a - T(1)));
+  }
+}
+// casinh, G.6.2.2 (odd, conj-symmetric): asinh z = i asin(-iz) on |x|, |y|, signs copied
+// back. Special: x = +-inf gives +-inf + i0 (y finite), +-inf + i pi/4 (y inf), +-inf + i nan
+// (y nan); y = +-inf gives +-inf + i pi/2 (x finite; x nan: +inf + i nan); x = nan gives
+// nan + i0 for y = 0, nan + i nan else; y = nan (x finite) gives nan + i nan.
 template <typename T>
 __device__ __forceinline__ complex<T> asinh(complex<T> z) {
-  const bool neg = z.re < T(0);
-  const complex<T> w = neg ? -z : z;
-  const complex<T> r = log(w + sqrt(w * w + complex<T>(T(1), T(0))));
-  return neg ? -r : r;
+  const T x = z.re, y = z.im;
+  if (::isfinite(x) && ::isfinite(y)) {
+    T re, ac, im;
+    asin_core(fabs(y), fabs(x), re, ac, im);
+    return complex<T>(copysign(im, x), copysign(re, y));
+  }
+  const T nan = cx_limits<T>::nan(), inf = cx_limits<T>::inf();
+  if (::isinf(x)) {
+    if (::isnan(y)) return complex<T>(x, y);
+    return complex<T>(x, copysign(::isinf(y) ? T(CUPRUM_PI / 4) : T(0), y));
+  }
+  if (::isinf(y)) return ::isnan(x) ? complex<T>(inf, nan) : complex<T>(copysign(inf, x), copysign(T(CUPRUM_PI / 2), y));
+  if (::isnan(x) && y == T(0)) return complex<T>(x, y);
+  return complex<T>(nan, nan);
 }
+// cacos, G.6.1.1 (conj-symmetric; acos(-z) = pi - acos z): asin_core's acos part.
+// Special: x = nan gives nan -+ i inf for y = +-inf, nan + i nan else; y = nan gives
+// pi/2 + i nan for x = 0, nan - i inf for x = +-inf (NumPy's sign of the unspecified
+// infinity), nan + i nan else; y = +-inf gives pi/2 -+ i inf (finite x), pi/4 or 3pi/4 -+
+// i inf (x = +inf or -inf); x = +inf gives +0 -+ i inf, x = -inf gives pi -+ i inf.
+template <typename T>
+__device__ __forceinline__ complex<T> acos(complex<T> z) {
+  const T x = z.re, y = z.im;
+  if (::isfinite(x) && ::isfinite(y)) {
+    T re, ac, im;
+    asin_core(fabs(x), fabs(y), re, ac, im);
+    return complex<T>(x < T(0) ? T(CUPRUM_PI) - ac : ac, -copysign(im, y));
+  }
+  const T nan = cx_limits<T>::nan(), inf = cx_limits<T>::inf();
+  if (::isnan(x)) return ::isinf(y) ? complex<T>(nan, -y) : complex<T>(nan, nan);
+  if (::isnan(y)) {
+    if (::isinf(x)) return complex<T>(nan, -inf);
+    if (x == T(0)) return complex<T>(T(CUPRUM_PI / 2), y);
+    return complex<T>(nan, nan);
+  }
+  if (::isinf(y)) {
+    const T re = ::isinf(x) ? (x > T(0) ? T(CUPRUM_PI / 4) : T(3 * CUPRUM_PI / 4)) : T(CUPRUM_PI / 2);
+    return complex<T>(re, -y);
+  }
+  return complex<T>(x > T(0) ? T(0) : T(CUPRUM_PI), -copysign(inf, y));
+}
+// cacosh, G.6.2.1: acosh z = +-i acos z, the sign that makes the real part >= 0 (the
+// imaginary part takes y's sign): every case of the clause follows from cacos's (NumPy,
+// with C11: acosh(+-0 + i nan) = nan + i pi/2).
 template <typename T>
 __device__ __forceinline__ complex<T> acosh(complex<T> z) {
-  const complex<T> one(T(1), T(0));
-  return log(z + sqrt(z + one) * sqrt(z - one));
+  const complex<T> a = acos(z);
+  return complex<T>(fabs(a.im), copysign(a.re, z.im));
 }
+// catanh, G.6.2.3 (odd, conj-symmetric), on |x|, |y|: re = log1p(4x / ((1 - x)^2 + y^2)) / 4,
+// im = atan2(2y, (1 - x)(1 + x) - y^2) / 2; x = 1 with tiny y takes (ln 2 - log y) / 2 (the
+// square underflows; atanh(1 + i0) = +inf + i0); large |z| takes 1/z + i pi/2 (scaled, no
+// overflow). Special: x = nan gives +-0 +- i pi/2 for y = +-inf, nan + i nan else; y = nan
+// gives +-0 + i nan for x = +-inf or +-0, nan + i nan else; any other infinite part gives
+// +-0 +- i pi/2.
 template <typename T>
 __device__ __forceinline__ complex<T> atanh(complex<T> z) {
-  const complex<T> one(T(1), T(0));
-  const complex<T> d = log(one + z) - log(one - z);
-  return complex<T>(d.re / T(2), d.im / T(2));
+  const T x = z.re, y = z.im;
+  const T half_pi = T(CUPRUM_PI / 2);
+  if (::isfinite(x) && ::isfinite(y)) {
+    const T ax = fabs(x), ay = fabs(y), big = cx_limits<T>::big();
+    T re, im;
+    if (ax > big || ay > big) {
+      const T m = ax > ay ? ax : ay, a = ax / m, b = ay / m, n = a * a + b * b;
+      re = (a / n) / m;
+      im = half_pi - (b / n) / m;
+    } else {
+      if (ax == T(1) && ay < cx_limits<T>::eps())
+        re = (T(CUPRUM_LN2) - ::log(ay)) / T(2);
+      else
+        re = ::log1p(T(4) * ax / ((T(1) - ax) * (T(1) - ax) + ay * ay)) / T(4);
+      im = ::atan2(T(2) * ay, (T(1) - ax) * (T(1) + ax) - ay * ay) / T(2);
+    }
+    return complex<T>(copysign(re, x), copysign(im, y));
+  }
+  const T nan = cx_limits<T>::nan();
+  if (::isnan(x)) return ::isinf(y) ? complex<T>(copysign(T(0), x), copysign(half_pi, y)) : complex<T>(nan, nan);
+  if (::isnan(y)) return (::isinf(x) || x == T(0)) ? complex<T>(copysign(T(0), x), y) : complex<T>(nan, nan);
+  return complex<T>(copysign(T(0), x), copysign(half_pi, y));
 }
-// asin(z) = -i asinh(iz), atan(z) = -i atanh(iz), acos(z) = pi/2 - asin(z).
+// casin and catan by their definitions in G.6 (through G.6.2.2 and G.6.2.3):
+// asin z = -i asinh(iz), atan z = -i atanh(iz).
+// NumPy: where Annex G leaves the sign of asin's infinite imaginary part open (x = +-inf,
+// y = nan), asin gives +inf.
 template <typename T>
 __device__ __forceinline__ complex<T> asin(complex<T> z) {
+  if (::isinf(z.re) && ::isnan(z.im)) return complex<T>(z.im, cx_limits<T>::inf());
   const complex<T> r = asinh(complex<T>(-z.im, z.re));
   return complex<T>(r.im, -r.re);
 }
@@ -186,11 +349,6 @@ template <typename T>
 __device__ __forceinline__ complex<T> atan(complex<T> z) {
   const complex<T> r = atanh(complex<T>(-z.im, z.re));
   return complex<T>(r.im, -r.re);
-}
-template <typename T>
-__device__ __forceinline__ complex<T> acos(complex<T> z) {
-  const complex<T> a = asin(z);
-  return complex<T>(T(1.5707963267948966) - a.re, -a.im);
 }
 template <typename F>
 __device__ __forceinline__ F remainder_float(F x, F y) {

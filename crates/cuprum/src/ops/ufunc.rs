@@ -249,7 +249,11 @@ ufuncs! {
     /// -1, 0 or 1 by the sign of `a` (NaN stays NaN; complex: `a / |a|`).
     Sign = "sign", 1, false, bool_as_int8, sign_expr;
     /// `a * a`.
-    Square = "square", 1, false, bool_as_int8, |x, l| Op::Mul.expr(&[x[0], x[0]], l);
+    Square = "square", 1, false, bool_as_int8, |x, l| if l.compute.kind() == DTypeKind::Complex {
+        call("cuprum::square", x)
+    } else {
+        Op::Mul.expr(&[x[0], x[0]], l)
+    };
     /// `1 / a` (integers: truncated, and 0 for 0).
     Reciprocal = "reciprocal", 1, false, bool_as_int8, reciprocal_expr;
     /// Complex conjugate (real numbers unchanged).
@@ -649,7 +653,7 @@ fn reciprocal_expr(x: &[&str], l: Loop) -> String {
         DType::F32 => format!("(1.0f / {})", x[0]),
         DType::F64 => format!("(1.0 / {})", x[0]),
         DType::F16 | DType::BF16 => format!("({ct})(1.0f / (float)({}))", x[0]),
-        DType::C64 | DType::C128 => format!("({ct}(1) / {})", x[0]),
+        DType::C64 | DType::C128 => call("cuprum::reciprocal", x),
         _ if t.kind() == DTypeKind::SignedInt => call("cuprum::reciprocal_signed", x),
         _ => call("cuprum::reciprocal_unsigned", x),
     }
