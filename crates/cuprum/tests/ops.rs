@@ -330,6 +330,8 @@ fn ref_bin(op: Bin, x: V, y: V, t: DType) -> V {
                 Bin::Add => p + q,
                 Bin::Sub => p - q,
                 Bin::Mul => p * q,
+                // NumPy divides each part by +0 for a zero divisor (inf or nan per part).
+                Bin::Div if c == 0.0 && d == 0.0 => Complex::new(a / 0.0, b / 0.0),
                 Bin::Div => p / q,
                 Bin::Pow => complex_pow(p, q),
                 _ => unreachable!("{op:?} on complex numbers"),
