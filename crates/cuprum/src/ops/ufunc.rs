@@ -10,7 +10,10 @@
 //! `remainder` and `fmod` with NumPy's integer results for a zero divisor and `MIN // -1`,
 //! rounding, predicates, logical, bitwise and shift operations, exponentials, logarithms,
 //! circular and hyperbolic functions and their inverses (complex ones on the principal
-//! branches), `sign`, `square`, `reciprocal`, `conj`, `real`, `imag`, `angle`. What needs
+//! branches, with C99 Annex G's values at infinities, NaNs and signed zeros, as NumPy:
+//! `complex.cuh` and `ufunc.cuh` say which clause each implements, and
+//! `tests/complex_special.rs` checks them against NumPy), `sign`, `square`, `reciprocal`,
+//! `conj`, `real`, `imag`, `angle`. What needs
 //! statements (NumPy's remainder, exact integer powers, NaN-propagating
 //! maximum/minimum/clip, lexicographic complex comparisons) is a helper of `ufunc.cuh`;
 //! there a 64-bit integer division takes the 32-bit instruction sequence when both operands
