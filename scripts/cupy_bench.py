@@ -371,6 +371,33 @@ def gathers(b):
         b.run_ew("scatter_add10M_into_1M_f32", cupyx.scatter_add, a, idx, rand(ROUTINE_SMALL))
 
 
+@workload("searchsorted10M_in_100M_f32")
+def searchsorted(b):
+    a = cp.sort(cp.random.random(ROUTINE_N, dtype=cp.float32))
+    v = cp.random.random(ROUTINE_SMALL, dtype=cp.float32)
+    b.run_ew("searchsorted10M_in_100M_f32", cp.searchsorted, a, v)
+
+
+@workload("isin100M_i32_in_1000", "bincount100M_i32", "histogram100M_f32_1000bins", "argwhere100M_half_2d")
+def counts(b):
+    if b.want("isin100M_i32_in_1000"):
+        e = cp.random.randint(0, 2000, ROUTINE_N, dtype=cp.int32)
+        t = cp.random.randint(0, 2000, 1000, dtype=cp.int32)
+        b.run_ew("isin100M_i32_in_1000", cp.isin, e, t)
+        del e, t
+    if b.want("bincount100M_i32"):
+        x = cp.random.randint(0, 1000, ROUTINE_N, dtype=cp.int32)
+        b.run_ew("bincount100M_i32", cp.bincount, x)
+        del x
+    if b.want("histogram100M_f32_1000bins"):
+        x = cp.random.random(ROUTINE_N, dtype=cp.float32)
+        b.run_ew("histogram100M_f32_1000bins", lambda v: cp.histogram(v, bins=1000), x)
+        del x
+    if b.want("argwhere100M_half_2d"):
+        m = (cp.random.random(ROUTINE_N, dtype=cp.float32) > 0.5).reshape(10_000, 10_000)
+        b.run_ew("argwhere100M_half_2d", cp.argwhere, m)
+
+
 @workload("prime1M_masked")
 def prime_masked(b):
     # Seed 003, "Option 1: reformulate entirely", verbatim.

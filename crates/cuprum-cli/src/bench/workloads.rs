@@ -8,7 +8,8 @@
 //! broadcast, transposed, multi-output trig, complex `abs2`, `prime1M_elementwise`) and the
 //! ReductionKernel cases (the seed's MSE, and the same with built-ins as `cp.mean((a - b) **
 //! 2)`; sums of squares: full, per axis, host overhead), the array routines (`cumsum`,
-//! `sort`, `argsort`, a boolean-mask read, `nonzero`, `concatenate`, `take`, `scatter_add`),
+//! `sort`, `argsort`, a boolean-mask read, `nonzero`, `concatenate`, `take`, `scatter_add`;
+//! `searchsorted`, `isin`, `bincount`, `histogram`, `argwhere`),
 //! the seed's masked prime-factor sum and the masked update, `where` and `//` it needs, and
 //! the kernels written in Rust (jit_workloads.rs). scripts/cupy_bench.py times CuPy's
 //! equivalents, where there are, under the same names (cupyx.jit for the Rust kernels).
@@ -374,6 +375,37 @@ pub const WORKLOADS: &[Workload] = &[
         "scatter_add10M_into_1M_f32",
         "ops::scatter_add of 1e7 float32 at random int64 indices into 1e6 (add.at)",
         scatter_add10m,
+        VsCupy(1.0, None),
+    ),
+    // Searches and counts: a binary search per value, shared-memory bins, compaction.
+    w(
+        "searchsorted10M_in_100M_f32",
+        "ops::searchsorted of 1e7 random float32 in 1e8 sorted float32 (side left)",
+        searchsorted10m,
+        VsCupy(1.0, None),
+    ),
+    w(
+        "isin100M_i32_in_1000",
+        "ops::isin of 1e8 int32 in [0, 2000) against 1000 random int32 (sorted once, searched)",
+        isin100m,
+        PctOfCopy(70.0),
+    ),
+    w(
+        "bincount100M_i32",
+        "ops::bincount of 1e8 int32 in [0, 1000) (a max pass, shared-memory bins)",
+        bincount100m,
+        PctOfCopy(80.0),
+    ),
+    w(
+        "histogram100M_f32_1000bins",
+        "ops::histogram of 1e8 random float32, 1000 equal bins over the data's range",
+        histogram100m,
+        PctOfCopy(75.0),
+    ),
+    w(
+        "argwhere100M_half_2d",
+        "ops::argwhere of a (10000, 10000) bool mask, half true (int64 (N, 2))",
+        argwhere100m,
         VsCupy(1.0, None),
     ),
     w(
@@ -836,6 +868,54 @@ fn scatter_add10m(o: &BenchmarkOptions) -> R<Timed> {
         ops::scatter_add(&a, &idx, &v)
     })?;
     Ok((r, 0))
+}
+
+/// `n` random int32 in `[0, hi)`.
+fn random_i32(n: usize, hi: usize) -> cuprum::Result<Array> {
+    cuprum::random::uniform(0.0, hi as f64, &[n], DType::F64)?.astype(DType::I32)
+}
+
+fn searchsorted10m(o: &BenchmarkOptions) -> R<Timed> {
+    let a = ops::sort(&unit(EW_N)?, None)?;
+    let v = unit(SMALL_N)?;
+    let r = warm_bench(o, "searchsorted10M_in_100M_f32", || {
+        ops::searchsorted(&a, &v, ops::Side::Left).map(drop)
+    })?;
+    // the values read, the int64 indices written (the searches' loads are latency)
+    Ok((r, 12 * SMALL_N as u64))
+}
+
+fn isin100m(o: &BenchmarkOptions) -> R<Timed> {
+    let e = random_i32(EW_N, 2000)?;
+    let t = random_i32(1000, 2000)?;
+    let r = warm_bench(o, "isin100M_i32_in_1000", || ops::isin(&e, &t).map(drop))?;
+    // the elements read once, the bool result written once
+    Ok((r, 5 * EW_N as u64))
+}
+
+fn bincount100m(o: &BenchmarkOptions) -> R<Timed> {
+    let x = random_i32(EW_N, 1000)?;
+    let r = warm_bench(o, "bincount100M_i32", || {
+        ops::bincount(&x, None, 0).map(drop)
+    })?;
+    // x read twice: the largest value (the result's length), then the counts
+    Ok((r, 8 * EW_N as u64))
+}
+
+fn histogram100m(o: &BenchmarkOptions) -> R<Timed> {
+    let x = unit(EW_N)?;
+    let r = warm_bench(o, "histogram100M_f32_1000bins", || {
+        ops::histogram(&x, ops::Bins::Count(1000), None, false).map(drop)
+    })?;
+    // x read twice: the range (minimum and maximum), then the counts
+    Ok((r, 8 * EW_N as u64))
+}
+
+fn argwhere100m(o: &BenchmarkOptions) -> R<Timed> {
+    let m = ops::greater(&unit(EW_N)?, 0.5f32)?.reshape(&[10_000, 10_000])?;
+    let r = warm_bench(o, "argwhere100M_half_2d", || ops::argwhere(&m).map(drop))?;
+    // the mask read twice (count, compaction), two int64 coordinates per true element
+    Ok((r, (2 + 8) * EW_N as u64))
 }
 
 // ------------------------------------------------ masks, in-place updates, ufuncs

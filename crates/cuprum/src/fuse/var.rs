@@ -362,4 +362,5 @@ reductions! {
     min, min_axis => Min, F32, "Smallest element (NaN propagates; an empty reduction is an error)";
     all, all_axis => All, Bool, "Whether every element is non-zero";
     any, any_axis => Any, Bool, "Whether any element is non-zero";
+    count_nonzero, count_nonzero_axis => CountNonzero, I64, "Number of non-zero elements (int64)";
 }

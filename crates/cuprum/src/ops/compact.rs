@@ -45,10 +45,16 @@ fn values_program(item: usize, wide: bool) -> Arc<Program> {
     program(&key, || values_source(item, wide))
 }
 
-/// The program writing the coordinates of the non-zero elements of dtype `d`.
-fn indices_program(d: DType, wide: bool) -> Arc<Program> {
-    let key = format!("compact_indices|{}|{}", d.name(), u8::from(wide));
-    program(&key, || indices_source(d, wide))
+/// The program writing the coordinates of the non-zero elements of dtype `d` (one array
+/// per dimension, or `interleaved` in one `(N, ND)` array).
+fn indices_program(d: DType, wide: bool, interleaved: bool) -> Arc<Program> {
+    let key = format!(
+        "compact_indices|{}|{}{}",
+        d.name(),
+        u8::from(wide),
+        if interleaved { "|il" } else { "" }
+    );
+    program(&key, || indices_source(d, wide, interleaved))
 }
 
 pub(crate) fn values_source(item: usize, wide: bool) -> String {
@@ -74,7 +80,7 @@ pub(crate) fn values_source(item: usize, wide: bool) -> String {
     s
 }
 
-pub(crate) fn indices_source(d: DType, wide: bool) -> String {
+pub(crate) fn indices_source(d: DType, wide: bool, interleaved: bool) -> String {
     let mut s = String::from(PRELUDE);
     let _ = write!(
         s,
@@ -91,7 +97,8 @@ pub(crate) fn indices_source(d: DType, wide: bool) -> String {
                 s,
                 "extern \"C\" __global__ void __launch_bounds__(256) cuprum_nonzero{nd}_{suffix}(const Tm* __restrict__ m, I n,\n\
                  \x20   unsigned long long* __restrict__ status, unsigned* __restrict__ counter, unsigned long long* __restrict__ total, Meta meta) {{\n\
-                 \x20 compact_tile<{vec}, {nd}, S>(m, nullptr, nullptr, n, status, counter, total, meta); }}"
+                 \x20 compact_tile<{vec}, {nd}, S, {il}>(m, nullptr, nullptr, n, status, counter, total, meta); }}",
+                il = interleaved,
             );
         }
     }
@@ -130,8 +137,9 @@ __device__ unsigned long long lookback_count(unsigned tile, unsigned long long t
 }
 
 // ND = 0: select the values x[i] where m[i] != 0 into y; ND > 0: write the ND coordinates
-// of every i where m[i] != 0 into meta.out.
-template <int VEC, int ND, typename SS>
+// of every i where m[i] != 0 into meta.out (IL: interleaved, row k of meta.out[0] holding
+// the ND coordinates of the k-th, as argwhere's (N, ND) result).
+template <int VEC, int ND, typename SS, bool IL = false>
 __device__ __forceinline__ void compact_tile(const Tm* __restrict__ m, const T* __restrict__ x, T* __restrict__ y,
     I n, unsigned long long* __restrict__ status, unsigned* __restrict__ counter,
     unsigned long long* __restrict__ total, const Meta& meta) {
@@ -216,9 +224,11 @@ __device__ __forceinline__ void compact_tile(const Tm* __restrict__ m, const T* 
         const I sh = (I)meta.shape[d];
         const I c = rem % sh;
         rem /= sh;
-        meta.out[d][ex + q] = (long long)c;
+        if (IL) meta.out[0][(ex + q) * ND + d] = (long long)c;
+        else meta.out[d][ex + q] = (long long)c;
       }
-      meta.out[0][ex + q] = (long long)rem;
+      if (IL) meta.out[0][(ex + q) * ND] = (long long)rem;
+      else meta.out[0][ex + q] = (long long)rem;
     }
   }
 }
@@ -285,9 +295,23 @@ pub(crate) fn select_values(m: &Array, x: &Array, y: &Array) -> Result<usize> {
 /// Writes the coordinates (in `shape`, C order) of the non-zero elements of the contiguous
 /// `m` into `outs` (one int64 array per dimension, each with room for all of them).
 pub(crate) fn nonzero_coords(m: &Array, shape: &[usize], outs: &[Array]) -> Result<()> {
+    let ptrs: Vec<u64> = outs.iter().map(Array::data_ptr).collect();
+    let empty = outs.first().is_none_or(|o| o.size() == 0);
+    coords(m, shape, &ptrs, empty, false)
+}
+
+/// Writes the coordinates (in `shape`, C order, at most [`MAX_ND`] dimensions) of the
+/// non-zero elements of the contiguous `m` into the rows of `out` (int64, `(count,
+/// shape.len())`): NumPy's `argwhere`.
+pub(crate) fn argwhere_coords(m: &Array, shape: &[usize], out: &Array) -> Result<()> {
+    let ptrs = vec![out.data_ptr(); shape.len()];
+    coords(m, shape, &ptrs, out.size() == 0, true)
+}
+
+fn coords(m: &Array, shape: &[usize], outs: &[u64], empty: bool, interleaved: bool) -> Result<()> {
     let n = m.size();
     let nd = shape.len();
-    if n == 0 || outs.first().is_none_or(|o| o.size() == 0) {
+    if n == 0 || empty {
         return Ok(());
     }
     if nd == 0 || nd > MAX_ND || outs.len() != nd {
@@ -298,13 +322,13 @@ pub(crate) fn nonzero_coords(m: &Array, shape: &[usize], outs: &[Array]) -> Resu
         );
     }
     let wide = !fits_u32(n);
-    let prog = indices_program(m.dtype(), wide);
+    let prog = indices_program(m.dtype(), wide, interleaved);
     let vec = vec_width(m.itemsize());
     let vector = vec > 1 && aligned(&[m], vec);
     let mut meta = [0u64; 16];
     for (k, &d) in shape.iter().enumerate() {
         meta[k] = d as u64;
-        meta[8 + k] = outs[k].data_ptr();
+        meta[8 + k] = outs[k];
     }
     let name = nonzero_kernel_name(nd, vector);
     let t = tiles_for(n, 256 * 16)?;
@@ -363,11 +387,18 @@ pub(crate) fn sample_sources() -> Vec<(String, String)> {
     }
     v.push(("compact values 4B wide".into(), values_source(4, true)));
     for &d in DType::ALL {
-        v.push((format!("nonzero {}", d.name()), indices_source(d, false)));
+        v.push((
+            format!("nonzero {}", d.name()),
+            indices_source(d, false, false),
+        ));
     }
     v.push((
         "nonzero bool wide".into(),
-        indices_source(DType::Bool, true),
+        indices_source(DType::Bool, true, false),
+    ));
+    v.push((
+        "argwhere bool".into(),
+        indices_source(DType::Bool, false, true),
     ));
     v
 }
@@ -389,7 +420,8 @@ mod tests {
     fn kernel_names() {
         assert_eq!(nonzero_kernel_name(1, true), "cuprum_nonzero1_v");
         assert_eq!(nonzero_kernel_name(8, false), "cuprum_nonzero8_1");
-        let s = indices_source(DType::F32, false);
+        let s = indices_source(DType::F32, false, false);
+        assert!(indices_source(DType::F32, false, true).contains("S, true>"));
         for nd in 1..=MAX_ND {
             assert!(s.contains(nonzero_kernel_name(nd, true)));
             assert!(s.contains(nonzero_kernel_name(nd, false)));

@@ -56,10 +56,16 @@ mod samples;
 mod scan;
 mod sort;
 mod unique;
+// Searches and counts: searchsorted, isin, bincount, histogram, argwhere.
+mod argwhere;
+mod histogram;
+mod search;
 
 pub use crate::kernel::Keepdims;
+pub use argwhere::argwhere;
 pub use binary::*;
 pub use close::{Tolerance, allclose, allclose_with, isclose};
+pub use histogram::{Bins, bincount, histogram};
 pub use indexing::{
     IndexMode, compress, flatnonzero, nonzero, put, put_with, scatter_add, take, take_with,
     where_nonzero,
@@ -73,6 +79,7 @@ pub use reductions::*;
 #[doc(hidden)]
 pub use samples::{elementwise_sample_sources, reduction_sample_sources, routine_sample_sources};
 pub use scan::{cumprod, cumsum};
+pub use search::{Side, isin, isin_with, searchsorted, searchsorted_with};
 pub use sort::{argsort, sort};
 pub use unary::*;
 pub use unique::{unique, unique_counts, unique_inverse};
