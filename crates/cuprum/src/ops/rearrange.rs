@@ -239,6 +239,17 @@ fn roll_by(a: &Array, offsets: &[usize]) -> Result<Array> {
 /// How many times `repeat` repeats each element: one count for all, or one per element
 /// along the axis (NumPy's `repeats`; a list of one count applies to all). Made from any
 /// integer or slice, array or `Vec` of integers.
+///
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// use cuprum::{Array, ops, ops::Repeats};
+/// assert_eq!(Repeats::from(3), Repeats::All(3));
+/// assert_eq!(Repeats::from(vec![1usize, 0, 2]), Repeats::Each(vec![1, 0, 2]));
+/// let a = Array::from_slice(&[7u8, 8, 9], &[3])?;
+/// let r = ops::repeat(&a, Repeats::Each(vec![1, 0, 2]), Some(0))?;
+/// assert_eq!(r.to_vec::<u8>()?, vec![7, 9, 9]);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Repeats {
     /// Every element this many times.
