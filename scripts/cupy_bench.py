@@ -398,6 +398,29 @@ def counts(b):
         b.run_ew("argwhere100M_half_2d", cp.argwhere, m)
 
 
+@workload("diff100M_f32", "flip100M_f32_copy", "roll100M_f32")
+def shape_moves(b):
+    x = rand(ROUTINE_N)
+    b.run_ew("diff100M_f32", cp.diff, x)
+    b.run_ew("flip100M_f32_copy", lambda v: cp.flip(v).copy(), x)
+    b.run_ew("roll100M_f32", lambda v: cp.roll(v, 12345), x)
+
+
+@workload("repeat10M_f32_x4", "tile10M_f32_3x3")
+def shape_copies(b):
+    x = rand(ROUTINE_SMALL)
+    b.run_ew("repeat10M_f32_x4", lambda v: cp.repeat(v, 4), x)
+    b.run_ew("tile10M_f32_3x3", lambda v: cp.tile(v, (3, 3)), x.reshape(1000, ROUTINE_SMALL // 1000))
+
+
+@workload("tril_10000x10000_f32", "trace10000x10000_f32", "outer10000_f32")
+def matrices(b):
+    m = rand((10_000, 10_000))
+    b.run_ew("tril_10000x10000_f32", cp.tril, m)
+    b.run_ew("trace10000x10000_f32", cp.trace, m)
+    b.run_ew("outer10000_f32", cp.outer, rand(10_000), rand(10_000))
+
+
 @workload("prime1M_masked")
 def prime_masked(b):
     # Seed 003, "Option 1: reformulate entirely", verbatim.

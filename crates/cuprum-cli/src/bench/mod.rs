@@ -21,6 +21,7 @@ mod kernels;
 mod multi_gpu;
 mod plot;
 mod report;
+mod shape_workloads;
 mod subprocess;
 mod targets;
 mod timed;

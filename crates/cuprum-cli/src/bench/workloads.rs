@@ -9,7 +9,8 @@
 //! ReductionKernel cases (the seed's MSE, and the same with built-ins as `cp.mean((a - b) **
 //! 2)`; sums of squares: full, per axis, host overhead), the array routines (`cumsum`,
 //! `sort`, `argsort`, a boolean-mask read, `nonzero`, `concatenate`, `take`, `scatter_add`;
-//! `searchsorted`, `isin`, `bincount`, `histogram`, `argwhere`),
+//! `searchsorted`, `isin`, `bincount`, `histogram`, `argwhere`;
+//! the shape routines in shape_workloads.rs),
 //! the seed's masked prime-factor sum and the masked update, `where` and `//` it needs, and
 //! the kernels written in Rust (jit_workloads.rs). scripts/cupy_bench.py times CuPy's
 //! equivalents, where there are, under the same names (cupyx.jit for the Rust kernels).
@@ -20,6 +21,9 @@ use super::compile_cases::{
 };
 use super::jit_workloads::{jit_add4, jit_add100m, jit_smem_reduce, prime1m_jit};
 use super::kernels::{ADD_SRC, MATMUL_SRC, PRIME_SRC, SMEM_SRC, sum_of_squares};
+use super::shape_workloads::{
+    diff100m, flip100m_copy, outer10000, repeat10m_x4, roll100m, tile10m_3x3, trace10000, tril10000,
+};
 use super::targets::Target::{self, *};
 use super::timed::{R, Timed};
 use super::{fuse_cases, host_cases};
@@ -407,6 +411,55 @@ pub const WORKLOADS: &[Workload] = &[
         "ops::argwhere of a (10000, 10000) bool mask, half true (int64 (N, 2))",
         argwhere100m,
         VsCupy(1.0, None),
+    ),
+    // Shape routines: differences, rearranging, matrices (shape_workloads.rs).
+    w(
+        "diff100M_f32",
+        "ops::diff of 1e8 float32 (a[1:] - a[:-1], output allocated)",
+        diff100m,
+        All(&[PctOfCopy(85.0), VsCupy(1.0, None)]),
+    ),
+    w(
+        "flip100M_f32_copy",
+        "ops::flip (a view) of 1e8 float32, copied (a reversed read)",
+        flip100m_copy,
+        All(&[PctOfCopy(85.0), VsCupy(1.0, None)]),
+    ),
+    w(
+        "roll100M_f32",
+        "ops::roll of 1e8 float32 by 12345 (flattened)",
+        roll100m,
+        All(&[PctOfCopy(90.0), VsCupy(1.0, None)]),
+    ),
+    w(
+        "repeat10M_f32_x4",
+        "ops::repeat of 1e7 float32, each 4 times (flattened)",
+        repeat10m_x4,
+        All(&[PctOfCopy(85.0), VsCupy(1.0, None)]),
+    ),
+    w(
+        "tile10M_f32_3x3",
+        "ops::tile of a 1000 x 10000 float32 matrix 3 x 3 times",
+        tile10m_3x3,
+        All(&[PctOfCopy(85.0), VsCupy(1.0, None)]),
+    ),
+    w(
+        "tril_10000x10000_f32",
+        "ops::tril of a 10000 x 10000 float32 matrix (output allocated)",
+        tril10000,
+        All(&[PctOfCopy(85.0), VsCupy(1.0, None)]),
+    ),
+    w(
+        "trace10000x10000_f32",
+        "ops::trace of a 10000 x 10000 float32 matrix (a strided diagonal view summed)",
+        trace10000,
+        VsCupy(1.0, None),
+    ),
+    w(
+        "outer10000_f32",
+        "ops::outer of two 1e4 float32 vectors (1e8 products written)",
+        outer10000,
+        All(&[PctOfCopy(80.0), VsCupy(1.0, None)]),
     ),
     w(
         "prime1M_masked",

@@ -60,11 +60,16 @@ mod unique;
 mod argwhere;
 mod histogram;
 mod search;
+// Shape routines: differences, rearranging, matrices.
+mod diff;
+mod matrix;
+mod rearrange;
 
 pub use crate::kernel::Keepdims;
 pub use argwhere::argwhere;
 pub use binary::*;
 pub use close::{Tolerance, allclose, allclose_with, isclose};
+pub use diff::{diff, diff_with};
 pub use histogram::{Bins, bincount, histogram};
 pub use indexing::{
     IndexMode, compress, flatnonzero, nonzero, put, put_with, scatter_add, take, take_with,
@@ -74,7 +79,9 @@ pub use inplace::InPlace;
 pub use join::{Split, array_split, concatenate, split, stack};
 pub use linalg::{dot, matmul};
 pub use mask::Masked;
+pub use matrix::{diagonal, outer, trace, tril, triu};
 pub use promote::{can_cast_safe, can_cast_same_kind, promote_types, result_type_of};
+pub use rearrange::{Repeats, flip, fliplr, flipud, repeat, roll, roll_axes, tile};
 pub use reductions::*;
 #[doc(hidden)]
 pub use samples::{elementwise_sample_sources, reduction_sample_sources, routine_sample_sources};
