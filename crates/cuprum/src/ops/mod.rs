@@ -52,10 +52,12 @@ mod masked;
 mod masked_update;
 pub(crate) mod permutation;
 mod programs;
+mod quantile;
 mod samples;
 mod scan;
 mod sort;
 mod unique;
+mod unique_all;
 
 pub use crate::kernel::Keepdims;
 pub use binary::*;
@@ -69,6 +71,7 @@ pub use join::{Split, array_split, concatenate, split, stack};
 pub use linalg::{dot, matmul};
 pub use mask::Masked;
 pub use promote::{can_cast_safe, can_cast_same_kind, promote_types, result_type_of};
+pub use quantile::{Quantiles, median, percentile, quantile};
 pub use reductions::*;
 #[doc(hidden)]
 pub use samples::{elementwise_sample_sources, reduction_sample_sources, routine_sample_sources};
@@ -76,3 +79,4 @@ pub use scan::{cumprod, cumsum};
 pub use sort::{argsort, sort};
 pub use unary::*;
 pub use unique::{unique, unique_counts, unique_inverse};
+pub use unique_all::{UniqueAll, unique_all, unique_all_axis, unique_axis, unique_index};

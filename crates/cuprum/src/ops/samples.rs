@@ -2,7 +2,9 @@
 //! a GPU (tests/nvrtc.rs): the ufunc table for every dtype, the reductions, and the array
 //! routines. Each module writes its own specialisations; this file gathers them.
 
-use super::{close, compact, elementwise, indexing, masked_update, reduction, scan, sort, unique};
+use super::{
+    close, compact, elementwise, indexing, masked_update, quantile, reduction, scan, sort, unique,
+};
 use crate::error::Result;
 
 /// Sources of every built-in elementwise operation for every dtype (and every astype pair,
@@ -29,5 +31,7 @@ pub fn routine_sample_sources() -> Result<Vec<(String, String)>> {
     v.extend(sort::sample_sources());
     v.extend(indexing::elementwise_sources()?);
     v.extend(unique::elementwise_sources()?);
+    v.extend(sort::elementwise_sources()?);
+    v.extend(quantile::elementwise_sources()?);
     Ok(v)
 }
