@@ -582,6 +582,10 @@ fn median_numpy_cases_and_empty_inputs() {
 
 // ---------------------------------------------------------------- quantile / percentile
 
+/// One quantile case: `q`, its values, its shape, the virtual index's dtype, whether
+/// percentages.
+type QCase<'a> = (Quantiles<'a>, Vec<f64>, Vec<usize>, DType, bool);
+
 /// `x` as NumPy's `q` in dtype `qd` (percentages divided by 100 in `qd`).
 fn frac(x: f64, qd: DType, percent: bool) -> f64 {
     if !percent {
@@ -632,7 +636,7 @@ fn quantile_and_percentile_every_dtype_q_and_axis() {
                 }
             }
             let qarr = Array::from_slice(&[0.1f32, 0.5, 1.0, 0.0, 0.77, 0.3], &[2, 3]).unwrap();
-            let cases: Vec<(Quantiles<'_>, Vec<f64>, Vec<usize>, DType, bool)> = vec![
+            let cases: Vec<QCase<'_>> = vec![
                 (
                     Quantiles::Scalar(0.37),
                     vec![0.37],
@@ -764,7 +768,7 @@ fn quantile_numpy_cases() {
         .unwrap()
         .to_vec::<f32>()
         .unwrap();
-    assert_eq!(p[0], 3.2967002391815186f32);
+    assert_eq!(p[0], 3.296_700_2_f32);
     let pl = ops::percentile(&x, &[33.3], None, Keepdims::No)
         .unwrap()
         .to_vec::<f64>()
