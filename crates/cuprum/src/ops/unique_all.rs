@@ -219,9 +219,9 @@ pub fn unique_axis(a: &Array, axis: isize) -> Result<Array> {
 /// ```
 /// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
-/// let a = Array::from_slice(&[2i64, 2, 1, 1, 2, 2], &[2, 3])?;
+/// let a = Array::from_slice(&[2i64, 2, 1, 1, 1, 2], &[2, 3])?; // columns (2, 1) (2, 1) (1, 2)
 /// let u = ops::unique_all_axis(&a, 1)?;
-/// assert_eq!(u.values.to_vec::<i64>()?, vec![1, 2, 1, 2]);
+/// assert_eq!(u.values.to_vec::<i64>()?, vec![1, 2, 2, 1]); // [[1, 2], [2, 1]]
 /// assert_eq!(u.indices.to_vec::<i64>()?, vec![2, 0]);
 /// assert_eq!(u.inverse.to_vec::<i64>()?, vec![1, 1, 0]);
 /// assert_eq!(u.counts.to_vec::<i64>()?, vec![1, 2]);
