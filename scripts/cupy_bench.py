@@ -344,6 +344,18 @@ def sorts(b):
     b.run_ew("argsort10M_f32", cp.argsort, cp.random.random(ROUTINE_SMALL, dtype=cp.float32))
 
 
+@workload("median100M_f32", "quantile_rows_10000x10000_f32")
+def order_stats(b):
+    if b.want("median100M_f32"):
+        b.run_ew("median100M_f32", cp.median, cp.random.random(ROUTINE_N, dtype=cp.float32))
+        cp.get_default_memory_pool().free_all_blocks()
+    if b.want("quantile_rows_10000x10000_f32"):
+        x = cp.random.random((10_000, 10_000), dtype=cp.float32)
+        q = cp.asarray([0.1, 0.5, 0.9])
+        b.run_ew("quantile_rows_10000x10000_f32", lambda v: cp.quantile(v, q, axis=1), x)
+        cp.get_default_memory_pool().free_all_blocks()
+
+
 @workload("compress100M_f32_half", "nonzero100M_half")
 def masks(b):
     x = cp.random.random(ROUTINE_N, dtype=cp.float32)

@@ -627,13 +627,6 @@ fn argsort_is_stable_on_large_inputs() {
 #[test]
 fn sort_errors_and_in_place_form() {
     require_gpu!();
-    let z = Array::from_slice(&[num_complex::Complex::new(1.0f32, 2.0)], &[1]).unwrap();
-    assert_err(ops::sort(&z, None), ErrorKind::Unsupported, "complex64");
-    assert_err(
-        ops::argsort(&z, Some(0)),
-        ErrorKind::Unsupported,
-        "complex64",
-    );
     let s0 = Array::from_slice(&[3i32], &[]).unwrap();
     assert_err(
         ops::sort(&s0, Some(-1)),

@@ -8,11 +8,11 @@
 //! broadcast, transposed, multi-output trig, complex `abs2`, `prime1M_elementwise`) and the
 //! ReductionKernel cases (the seed's MSE, and the same with built-ins as `cp.mean((a - b) **
 //! 2)`; sums of squares: full, per axis, host overhead), the array routines (`cumsum`,
-//! `sort`, `argsort`, a boolean-mask read, `nonzero`, `concatenate`, `take`, `scatter_add`;
-//! `searchsorted`, `isin`, `bincount`, `histogram`, `argwhere`;
-//! the shape routines in shape_workloads.rs),
-//! the seed's masked prime-factor sum and the masked update, `where` and `//` it needs, and
-//! the kernels written in Rust (jit_workloads.rs). scripts/cupy_bench.py times CuPy's
+//! `sort`, `argsort`, `median`, row `quantile`s, a boolean-mask read, `nonzero`,
+//! `concatenate`, `take`, `scatter_add`; `searchsorted`, `isin`, `bincount`, `histogram`,
+//! `argwhere`; the shape routines in shape_workloads.rs), the seed's masked prime-factor sum
+//! and the masked update, `where` and `//` it needs, and the kernels written in Rust
+//! (jit_workloads.rs). scripts/cupy_bench.py times CuPy's
 //! equivalents, where there are, under the same names (cupyx.jit for the Rust kernels).
 
 use super::compile_cases::{
@@ -349,6 +349,19 @@ pub const WORKLOADS: &[Workload] = &[
         "argsort10M_f32",
         "ops::argsort (stable) of 1e7 random float32",
         argsort10m,
+        VsCupy(1.0, None),
+    ),
+    w(
+        "median100M_f32",
+        "ops::median of 1e8 random float32 (radix sort, then the middle pair)",
+        median100m,
+        VsCupy(1.0, None),
+    ),
+    w(
+        "quantile_rows_10000x10000_f32",
+        "ops::quantile of each row of a 10000 x 10000 float32 array, q = [0.1, 0.5, 0.9] \
+         (segmented radix sort, then a gather of two neighbours per q)",
+        quantile_rows10k,
         VsCupy(1.0, None),
     ),
     w(
@@ -880,6 +893,27 @@ fn argsort10m(o: &BenchmarkOptions) -> R<Timed> {
     let x = unit(SMALL_N)?;
     let r = warm_bench(o, "argsort10M_f32", || ops::argsort(&x, None).map(drop))?;
     Ok((r, 0))
+}
+
+fn median100m(o: &BenchmarkOptions) -> R<Timed> {
+    let x = unit(EW_N)?;
+    let r = warm_bench(o, "median100M_f32", || {
+        ops::median(&x, None, ops::Keepdims::No).map(drop)
+    })?;
+    // the input read once (the sort moves several times that: ops/quantile.rs)
+    Ok((r, 4 * EW_N as u64))
+}
+
+/// Rows and columns of the `quantile_rows_*` workload.
+const QUANTILE_SIDE: usize = 10_000;
+
+fn quantile_rows10k(o: &BenchmarkOptions) -> R<Timed> {
+    let x = cuprum::random::random(&[QUANTILE_SIDE, QUANTILE_SIDE], DType::F32)?;
+    let q = [0.1, 0.5, 0.9];
+    let r = warm_bench(o, "quantile_rows_10000x10000_f32", || {
+        ops::quantile(&x, &q, Some(1), ops::Keepdims::No).map(drop)
+    })?;
+    Ok((r, 4 * (QUANTILE_SIDE * QUANTILE_SIDE) as u64))
 }
 
 fn compress100m(o: &BenchmarkOptions) -> R<Timed> {

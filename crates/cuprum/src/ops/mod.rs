@@ -52,6 +52,7 @@ mod masked;
 mod masked_update;
 pub(crate) mod permutation;
 mod programs;
+mod quantile;
 mod samples;
 mod scan;
 mod sort;
@@ -64,6 +65,7 @@ mod search;
 mod diff;
 mod matrix;
 mod rearrange;
+mod unique_all;
 
 pub use crate::kernel::Keepdims;
 pub use argwhere::argwhere;
@@ -81,6 +83,7 @@ pub use linalg::{dot, matmul};
 pub use mask::Masked;
 pub use matrix::{diagonal, outer, trace, tril, triu};
 pub use promote::{can_cast_safe, can_cast_same_kind, promote_types, result_type_of};
+pub use quantile::{Quantiles, median, percentile, quantile};
 pub use rearrange::{Repeats, flip, fliplr, flipud, repeat, roll, roll_axes, tile};
 pub use reductions::*;
 #[doc(hidden)]
@@ -90,3 +93,4 @@ pub use search::{Side, isin, isin_with, searchsorted, searchsorted_with};
 pub use sort::{argsort, sort};
 pub use unary::*;
 pub use unique::{unique, unique_counts, unique_inverse};
+pub use unique_all::{UniqueAll, unique_all, unique_all_axis, unique_axis, unique_index};

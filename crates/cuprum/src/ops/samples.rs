@@ -3,8 +3,8 @@
 //! routines. Each module writes its own specialisations; this file gathers them.
 
 use super::{
-    close, compact, elementwise, histogram, indexing, masked_update, matrix, rearrange, reduction,
-    scan, search, sort, unique,
+    close, compact, elementwise, histogram, indexing, masked_update, matrix, quantile, rearrange,
+    reduction, scan, search, sort, unique,
 };
 use crate::error::Result;
 
@@ -36,5 +36,7 @@ pub fn routine_sample_sources() -> Result<Vec<(String, String)>> {
     v.extend(unique::elementwise_sources()?);
     v.extend(matrix::elementwise_sources()?);
     v.extend(rearrange::elementwise_sources()?);
+    v.extend(sort::elementwise_sources()?);
+    v.extend(quantile::elementwise_sources()?);
     Ok(v)
 }

@@ -20,15 +20,32 @@
 //! Rows of an n-d array sorted along the last axis are *segments*: after the key passes,
 //! the positions (carried along) are sorted stably by their row, one pass per 8 bits of
 //! the row number. Sizes up to 2^30 - 1 elements.
+//!
+//! Complex numbers sort as NumPy sorts them: lexicographically by real part, then
+//! imaginary part, with the NaN-holding values last in four classes — `R + Rj` (no NaN),
+//! `R + nanj` (by real part), `nan + Rj` (by imaginary part), `nan + nanj` (all equal) — and
+//! -0.0 equal to 0.0 in either part. The key is one unsigned word of twice the part's width
+//! (64 bits for complex64, 128 for complex128: a two-word struct whose digits the passes
+//! pick by shift): the high half is the real part's float key and the low half the
+//! imaginary part's, and the three NaN classes put a marker above every float key into the
+//! high half (`~2`, `~1`, `~0`) and the one part that still orders them into the low half.
+//! One key keeps the sort a single LSD radix sort (8 or 16 passes of one kernel each,
+//! stable) instead of two argsorts with a gather between them (two full sorts of 64-bit
+//! positions plus a gather and a compose per pass pair): the cheaper and simpler choice.
+//! The key is not invertible (NaN payloads, -0.0), so complex `sort` is the stable
+//! `argsort` followed by a gather of the values, which keeps every element exactly as it
+//! was (NumPy prints the same values). 16-byte keys use 4 items per thread (shared
+//! memory of a tile stays under 48 KiB).
 
+use super::indexing::{IndexMode, take_with};
 use super::programs::{PRELUDE, Program, program, ptr_at, zeroed_scratch};
 use crate::array::{Array, DType, DTypeKind};
 use crate::error::{Result, bail};
-use crate::kernel::DevicePtr;
+use crate::kernel::{DevicePtr, ElementwiseKernel};
 use crate::runtime::Device;
 use crate::shape::normalize_axis;
 use std::fmt::Write;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// What one radix sort produces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -65,9 +82,13 @@ pub(crate) const MAX_SORT: usize = (1 << 30) - 1;
 /// Row passes the histogram kernel makes room for (rows < 2^30 need at most 4).
 const MAX_ROW_PASSES: usize = 4;
 
-/// Items per thread: 16 for keys up to 4 bytes, 8 for 8-byte keys.
+/// Items per thread: 16 for keys up to 4 bytes, 8 for 8-byte keys, 4 for 16-byte keys.
 fn items_per_thread(key_bytes: usize) -> usize {
-    if key_bytes >= 8 { 8 } else { 16 }
+    match key_bytes {
+        16.. => 4,
+        8.. => 8,
+        _ => 16,
+    }
 }
 
 /// The key's unsigned type and its transforms `to_key(raw)` / `from_key(key)` for `d`
@@ -118,11 +139,7 @@ fn key_code(d: DType, stable: bool) -> Result<(&'static str, String)> {
                 "0xfff8000000000000ull",
             )),
         ),
-        DType::C64 | DType::C128 => bail!(
-            Unsupported,
-            "sorting {d} arrays is not supported (NumPy orders complex numbers \
-             lexicographically; sort the real and imaginary parts instead)"
-        ),
+        DType::C64 | DType::C128 => return complex_key_code(d, stable),
     };
     let code = match nan {
         None => format!(
@@ -146,6 +163,64 @@ fn key_code(d: DType, stable: bool) -> Result<(&'static str, String)> {
     Ok((k, code))
 }
 
+/// The key of a complex dtype (see the module docs): the real part's float key in the
+/// high half, the imaginary part's in the low half, the NaN classes marked above every
+/// float key. Only for the stable modes: complex `sort` gathers by the `argsort`.
+fn complex_key_code(d: DType, stable: bool) -> Result<(&'static str, String)> {
+    if !stable {
+        bail!(
+            Unsupported,
+            "the radix sort of {d} values runs only as an argsort (complex sort gathers by it)"
+        );
+    }
+    // (part's unsigned type, sign bit, exponent mask, mantissa mask)
+    let (p, sign, exp, man) = match d {
+        DType::C64 => ("unsigned int", "0x80000000u", "0x7f800000u", "0x007fffffu"),
+        _ => (
+            "unsigned long long",
+            "0x8000000000000000ull",
+            "0x7ff0000000000000ull",
+            "0x000fffffffffffffull",
+        ),
+    };
+    let part = format!(
+        "typedef {p} P;\n\
+         __device__ __forceinline__ bool cx_nan(P x) {{ return (x & {exp}) == {exp} && (x & {man}) != 0; }}\n\
+         __device__ __forceinline__ P cx_key(P x) {{\n\
+         \x20 if (x == (P){sign}) x = 0;\n\
+         \x20 return (x & {sign}) ? (P)(~x) : (P)(x | {sign});\n}}\n\
+         // The (high, low) halves of the key: the class marker or the real key, then the\n\
+         // part that orders within the class.\n\
+         __device__ __forceinline__ void cx_halves(P re, P im, P& hi, P& lo) {{\n\
+         \x20 const bool nr = cx_nan(re), ni = cx_nan(im);\n\
+         \x20 hi = nr ? (ni ? (P)~(P)0 : (P)~(P)1) : (ni ? (P)~(P)2 : cx_key(re));\n\
+         \x20 lo = nr ? (ni ? (P)0 : cx_key(im)) : (ni ? cx_key(re) : cx_key(im));\n}}\n"
+    );
+    let (k, key) = if d == DType::C64 {
+        (
+            "unsigned long long",
+            "__device__ __forceinline__ K to_key(K x) {\n\
+             \x20 P hi, lo;\n\
+             \x20 cx_halves((P)x, (P)(x >> 32), hi, lo);\n\
+             \x20 return ((K)hi << 32) | (K)lo;\n}\n",
+        )
+    } else {
+        (
+            "cuprum_key128",
+            "__device__ __forceinline__ unsigned kdigit(K k, int s) {\n\
+             \x20 return (unsigned)(s < 64 ? (k.lo >> s) : (k.hi >> (s - 64))) & 255u;\n}\n\
+             __device__ __forceinline__ K to_key(K x) {\n\
+             \x20 K k;\n\
+             \x20 cx_halves(x.lo, x.hi, k.hi, k.lo);\n\
+             \x20 return k;\n}\n",
+        )
+    };
+    Ok((
+        k,
+        format!("{part}{key}__device__ __forceinline__ K from_key(K k) {{ return k; }}\n"),
+    ))
+}
+
 fn sort_program(d: DType, mode: SortMode) -> Result<Arc<Program>> {
     let src = sort_source(d, mode)?;
     let key = format!("sort|{}|{}", d.name(), mode.code());
@@ -158,7 +233,7 @@ pub(crate) fn sort_source(d: DType, mode: SortMode) -> Result<String> {
     let mut s = String::from(PRELUDE);
     let _ = write!(
         s,
-        "typedef {k} K;\ntypedef unsigned int I;\nconstexpr int MODE = {mode};\nconstexpr int IT = {it};\n\
+        "struct cuprum_key128 {{ unsigned long long lo, hi; }};\ntypedef {k} K;\ntypedef unsigned int I;\nconstexpr int MODE = {mode};\nconstexpr int IT = {it};\n\
          constexpr int KP = {kp};\nconstexpr int RPMAX = {rp};\n#define CUPRUM_SORT_SEG {seg}\n{code}",
         mode = mode.code(),
         it = items_per_thread(d.itemsize()),
@@ -174,6 +249,9 @@ const SORT_BODY: &str = r#"
 constexpr int BLOCK = 256, WARPS = 8, TILE = BLOCK * IT, WSEG = 32 * IT;
 constexpr bool VALS = MODE != 0;
 constexpr unsigned AGG = 1u << 30, INC = 2u << 30, CNT = (1u << 30) - 1u;
+
+// Digit `s / 8` of an integer key (128-bit keys bring their own overload).
+template <typename T> __device__ __forceinline__ unsigned kdigit(T k, int s) { return (unsigned)(k >> s) & 255u; }
 
 __device__ __forceinline__ unsigned block_exclusive(unsigned v, unsigned* s_wsum, unsigned& total) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -202,7 +280,7 @@ extern "C" __global__ void __launch_bounds__(256) cuprum_radix_hist(const K* __r
     const K kk = to_key(keys[i]);
 #pragma unroll
     for (int p = 0; p < KP; ++p) {
-      const unsigned d = (unsigned)(kk >> (8 * p)) & 255u;
+      const unsigned d = kdigit(kk, 8 * p);
       if (d != last[p]) { if (cnt[p]) atomicAdd(&s_h[p][last[p]], cnt[p]); last[p] = d; cnt[p] = 0u; }
       ++cnt[p];
     }
@@ -238,7 +316,7 @@ extern "C" __global__ void __launch_bounds__(256) cuprum_radix_offsets(unsigned*
 
 template <bool ROWDIG>
 __device__ __forceinline__ unsigned digit(K key, unsigned val, unsigned len, int shift) {
-  return ROWDIG ? ((val / len) >> shift) & 255u : (unsigned)(key >> shift) & 255u;
+  return ROWDIG ? ((val / len) >> shift) & 255u : kdigit(key, shift);
 }
 
 // One stable counting pass over the digit at `shift` (of the key, or of the row number of
@@ -268,7 +346,7 @@ __device__ __forceinline__ void radix_pass(const K* __restrict__ kin, K* __restr
   for (int k = 0; k < IT; ++k) {
     const I i = wbase + (I)(k * 32 + lane);
     const bool ok = i < n;
-    K kk = 0;
+    K kk = K();
     unsigned vv = 0u;
     if (ok) {
       kk = FIRST ? to_key(kin[i]) : kin[i];
@@ -516,8 +594,8 @@ fn radix(x: &Array, mode: SortMode, len: usize, out: &Array) -> Result<()> {
 
 /// Sorts or argsorts `a` along `axis` (`None`: flattened).
 fn sort_impl(a: &Array, axis: Option<isize>, arg: bool) -> Result<Array> {
-    if a.dtype().kind() == DTypeKind::Complex {
-        key_code(a.dtype(), false)?;
+    if a.dtype().kind() == DTypeKind::Complex && !arg {
+        return complex_sort(a, axis);
     }
     let out_dt = if arg { DType::I64 } else { a.dtype() };
     let Some(axis) = axis else {
@@ -570,9 +648,49 @@ fn sort_impl(a: &Array, axis: Option<isize>, arg: bool) -> Result<Array> {
     Ok(out)
 }
 
+/// `y = x[row start + p]`: the element at position `p` of the row of length `len` that
+/// holds `y` (gathers rows by their within-row permutation).
+fn gather_rows_kernel() -> Result<&'static ElementwiseKernel> {
+    static K: OnceLock<Result<ElementwiseKernel>> = OnceLock::new();
+    K.get_or_init(|| {
+        ElementwiseKernel::new(
+            "raw T x, int64 p, int64 len",
+            "T y",
+            "y = x[i - i % len + p]",
+            "cuprum_sort_gather_rows",
+        )
+    })
+    .as_ref()
+    .map_err(Clone::clone)
+}
+
+/// A complex sort: the stable argsort's permutation gathers the values (the key is not
+/// invertible: see the module docs).
+fn complex_sort(a: &Array, axis: Option<isize>) -> Result<Array> {
+    let Some(axis) = axis else {
+        let flat = a.reshape_copy(&[-1])?;
+        let perm = sort_impl(&flat, Some(0), true)?;
+        return take_with(&flat, &perm, None, IndexMode::Clip);
+    };
+    let ax = normalize_axis(axis, a.ndim())? as isize;
+    let last = a.ndim() as isize - 1;
+    let moved = a.swapaxes(ax, last)?.copy()?;
+    let perm = sort_impl(&moved, Some(-1), true)?;
+    let sorted = Array::empty(moved.shape(), a.dtype())?;
+    if sorted.size() > 0 {
+        let len = moved.shape()[a.ndim() - 1] as i64;
+        gather_rows_kernel()?.call((&moved, &perm, len, &sorted))?;
+    }
+    let out = Array::empty(a.shape(), a.dtype())?;
+    out.assign(&sorted.swapaxes(ax, last)?)?;
+    Ok(out)
+}
+
 /// A sorted copy of `a` along `axis` (`None`: the flattened array; NumPy sorts the last
 /// axis by default: pass `Some(-1)`). Integers, floats and bool; NaNs sort last (as one
-/// canonical NaN); -0.0 and 0.0 are equal (either may come first). An LSD radix sort:
+/// canonical NaN); -0.0 and 0.0 are equal (either may come first). Complex numbers sort
+/// as NumPy sorts them (real part, then imaginary part; values holding a NaN last, see the
+/// module docs), each element kept exactly (a gather by the stable `argsort`). An LSD radix sort:
 /// one pass per byte of the dtype (plus, for rows of an n-d array, one per byte of the
 /// row count), each reading and writing the data once.
 ///
@@ -595,7 +713,9 @@ pub fn sort(a: &Array, axis: Option<isize>) -> Result<Array> {
 
 /// The indices (int64) that sort `a` along `axis` (`None`: flattened), *stable*: equal
 /// elements keep their order (NumPy's `argsort(kind='stable')`); NaNs last in input order,
-/// -0.0 equal to 0.0.
+/// -0.0 equal to 0.0. Complex numbers in NumPy's order: by real part, then imaginary part;
+/// `R + nanj` after every NaN-free value (by real part), then `nan + Rj` (by imaginary
+/// part), then `nan + nanj`.
 ///
 /// ```
 /// # if !cuprum::internal::doc_device()? { return Ok(()); }
@@ -665,6 +785,23 @@ pub(crate) fn sample_sources() -> Vec<(String, String)> {
     v
 }
 
+/// The element-wise kernel of this file (complex sorts' row gather), for compile checks.
+pub(crate) fn elementwise_sources() -> Result<Vec<(String, String)>> {
+    let k = gather_rows_kernel()?;
+    [DType::C64, DType::C128]
+        .iter()
+        .map(|&d| {
+            Ok((
+                format!("cuprum_sort_gather_rows {}", d.name()),
+                k.generated_source(
+                    &[d, DType::I64, DType::I64, d],
+                    &[false, false, true, false],
+                )?,
+            ))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -714,8 +851,14 @@ mod tests {
     }
 
     #[test]
-    fn complex_is_refused() {
+    fn complex_keys_only_for_argsorts() {
         let e = key_code(DType::C64, false).unwrap_err();
         assert_eq!(e.kind(), crate::ErrorKind::Unsupported);
+        assert!(sort_source(DType::C128, SortMode::Sort).is_err());
+        let (k, code) = key_code(DType::C128, true).unwrap();
+        assert_eq!(k, "cuprum_key128");
+        assert!(code.contains("kdigit"));
+        assert_eq!(items_per_thread(16), 4);
+        assert_eq!(plan(DType::C128, 100, 100, false).key_passes, 16);
     }
 }

@@ -8,8 +8,9 @@ use crate::error::Result;
 use crate::kernel::ElementwiseKernel;
 use std::sync::OnceLock;
 
-/// `f = !(a == b)`, with every NaN equal to every NaN (NumPy 2's `equal_nan=True`).
-fn differs_kernel() -> Result<&'static ElementwiseKernel> {
+/// `f = !(a == b)`, with every NaN equal to every NaN (NumPy 2's `equal_nan=True`; a
+/// complex value with a NaN in either part is one NaN, as in NumPy).
+pub(crate) fn differs_kernel() -> Result<&'static ElementwiseKernel> {
     static K: OnceLock<Result<ElementwiseKernel>> = OnceLock::new();
     K.get_or_init(|| {
         ElementwiseKernel::new(
@@ -24,7 +25,7 @@ fn differs_kernel() -> Result<&'static ElementwiseKernel> {
 }
 
 /// `c = next start (or n) - start` over the starts of the runs of equal values.
-fn counts_kernel() -> Result<&'static ElementwiseKernel> {
+pub(crate) fn counts_kernel() -> Result<&'static ElementwiseKernel> {
     static K: OnceLock<Result<ElementwiseKernel>> = OnceLock::new();
     K.get_or_init(|| {
         ElementwiseKernel::new(
@@ -39,7 +40,7 @@ fn counts_kernel() -> Result<&'static ElementwiseKernel> {
 }
 
 /// Flags the first element of every run of equal values of the sorted 1-D `s`.
-fn run_starts(s: &Array) -> Result<Array> {
+pub(crate) fn run_starts(s: &Array) -> Result<Array> {
     let n = s.size();
     let f = Array::empty(&[n], DType::Bool)?;
     if n == 0 {
@@ -136,17 +137,15 @@ pub fn unique_inverse(a: &Array) -> Result<(Array, Array)> {
     Ok((values, inverse.reshape(&shape)?))
 }
 
-/// The element-wise kernels of this file, for compile checks (every sortable dtype).
+/// The element-wise kernels of this file, for compile checks (every dtype).
 pub(crate) fn elementwise_sources() -> Result<Vec<(String, String)>> {
     let mut v = Vec::new();
     let differs = differs_kernel()?;
     for &d in DType::ALL {
-        if !d.is_complex() {
-            v.push((
-                format!("cuprum_unique_differs {}", d.name()),
-                differs.generated_source(&[d, d, DType::Bool], &[false, false, false])?,
-            ));
-        }
+        v.push((
+            format!("cuprum_unique_differs {}", d.name()),
+            differs.generated_source(&[d, d, DType::Bool], &[false, false, false])?,
+        ));
     }
     v.push((
         "cuprum_unique_counts".into(),
