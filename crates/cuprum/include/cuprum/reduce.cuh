@@ -31,6 +31,47 @@ __device__ __forceinline__ Welford<T> welford_merge(const Welford<T>& a, const W
   const T n = a.n + b.n, d = b.mean - a.mean;
   return Welford<T>(n, a.mean + d * (b.n / n), a.m2 + b.m2 + d * d * (a.n * b.n / n));
 }
+// The variance with `ddof` delta degrees of freedom (NumPy: m2 / max(n - ddof, 0), so
+// inf or NaN when ddof >= n).
+template <typename T>
+__device__ __forceinline__ T welford_var(const Welford<T>& w, double ddof) {
+  T d = w.n - T(ddof);
+  if (!(d > T(0))) d = T(0);
+  return w.m2 / d;
+}
+// Two Welford triples: the real and imaginary parts of complex values (complex var / std:
+// NumPy's mean(|x - mean(x)|^2) is the sum of the parts' variances).
+template <typename T>
+struct Welford2 {
+  Welford<T> re, im;
+  __device__ Welford2() {}
+  template <typename C>
+  __device__ explicit Welford2(const C& z) : re(z.re), im(z.im) {}
+  __device__ Welford2(const Welford<T>& r, const Welford<T>& i) : re(r), im(i) {}
+};
+template <typename T>
+__device__ __forceinline__ Welford2<T> welford_merge(const Welford2<T>& a, const Welford2<T>& b) {
+  return Welford2<T>(welford_merge(a.re, b.re), welford_merge(a.im, b.im));
+}
+template <typename T>
+__device__ __forceinline__ T welford_var(const Welford2<T>& w, double ddof) {
+  T d = w.re.n - T(ddof);
+  if (!(d > T(0))) d = T(0);
+  return (w.re.m2 + w.im.m2) / d;
+}
+// A sum and the number of values in it: the accumulator of nanmean (NaNs are not counted).
+template <typename T>
+struct SumCount {
+  T s;
+  long long n;
+  __device__ SumCount() : s(0), n(0) {}
+  __device__ explicit SumCount(T x) : s(x), n(1) {}
+  __device__ SumCount(T s_, long long n_) : s(s_), n(n_) {}
+};
+template <typename T>
+__device__ __forceinline__ SumCount<T> sum_count_merge(const SumCount<T>& a, const SumCount<T>& b) {
+  return SumCount<T>(a.s + b.s, a.n + b.n);
+}
 // A value and its position: the accumulator of argmax and argmin.
 template <typename T>
 struct ArgBest {
@@ -51,6 +92,20 @@ template <typename T>
 __device__ __forceinline__ ArgBest<T> argmin_merge(const ArgBest<T>& a, const ArgBest<T>& b) {
   const bool an = a.v != a.v, bn = b.v != b.v;
   if (an || bn) return (an && (!bn || a.j < b.j)) ? a : b;
+  return (a.v < b.v || (a.v == b.v && a.j < b.j)) ? a : b;
+}
+// nanargmax / nanargmin: a NaN loses to any number (all NaN: the first NaN, which the
+// caller reports as an all-NaN slice).
+template <typename T>
+__device__ __forceinline__ ArgBest<T> nanargmax_merge(const ArgBest<T>& a, const ArgBest<T>& b) {
+  const bool an = a.v != a.v, bn = b.v != b.v;
+  if (an || bn) return (bn && (!an || a.j < b.j)) ? a : b;
+  return (a.v > b.v || (a.v == b.v && a.j < b.j)) ? a : b;
+}
+template <typename T>
+__device__ __forceinline__ ArgBest<T> nanargmin_merge(const ArgBest<T>& a, const ArgBest<T>& b) {
+  const bool an = a.v != a.v, bn = b.v != b.v;
+  if (an || bn) return (bn && (!an || a.j < b.j)) ? a : b;
   return (a.v < b.v || (a.v == b.v && a.j < b.j)) ? a : b;
 }
 }  // namespace cuprum

@@ -150,7 +150,7 @@ fn describe(p: &Program, k: NodeId) -> String {
             Slot::Literal(v) => format!("literal {v:?}"),
         },
         Kind::Const(b) => format!("constant {b} (shape of {})", args.join(", ")),
-        Kind::Reduce(_, mask, keepdims) => {
+        Kind::Reduce(_, mask, keepdims, _) => {
             let nd = p.node(n.args[0]).ndim as u32;
             let full = (0..nd).all(|b| mask & (1u64 << b) != 0);
             let mut s = format!("{}({}", kind_name(&n.kind), args.join(", "));

@@ -4,7 +4,7 @@
 //! shapes are worked out per call (the shape pass of `run.rs`).
 
 use crate::array::{DType, Scalar};
-use crate::ops::reduction::ROp;
+use crate::ops::reduction::{AccOpts, ROp};
 use crate::ops::ufunc::Op;
 use smallvec::SmallVec;
 use std::panic::Location;
@@ -27,8 +27,9 @@ pub(crate) enum Kind {
     /// NumPy's `astype` to the node's dtype.
     Cast,
     /// A reduction over the axes whose bits are set (bit `k`: axis `k` of the operand),
-    /// keeping reduced axes as extent 1 when the flag is set.
-    Reduce(ROp, u64, bool),
+    /// keeping reduced axes as extent 1 when the flag is set, with NumPy's options
+    /// (`dtype=`, `ddof`).
+    Reduce(ROp, u64, bool, AccOpts),
 }
 
 /// One traced value.
@@ -109,15 +110,11 @@ pub(crate) fn kind_name(k: &Kind) -> String {
         Kind::Const(b) => format!("constant {b}"),
         Kind::Ufunc(op, _) => op.name().to_owned(),
         Kind::Cast => "astype".to_owned(),
-        Kind::Reduce(op, _, _) => reduce_name(*op).to_owned(),
+        Kind::Reduce(op, ..) => reduce_name(*op).to_owned(),
     }
 }
 
 /// The user-facing name of a reduction (`max`, not ops' kernel name `maximum`).
 pub(crate) fn reduce_name(op: ROp) -> &'static str {
-    match op {
-        ROp::Max => "max",
-        ROp::Min => "min",
-        other => other.name(),
-    }
+    op.user_name()
 }

@@ -102,8 +102,13 @@ fn leaves_and_depths(p: &Program) -> (Vec<Set>, Vec<u32>) {
 /// (size, alignment) in bytes of one reduction's accumulator.
 fn acc_layout(a: &Accum) -> (usize, usize) {
     let item = a.acc.itemsize();
+    let complex = a.input.kind() == crate::array::DTypeKind::Complex;
     match a.op {
+        // Complex var / std: two triples of the parts' dtype.
+        ROp::Var | ROp::Std if complex => (6 * item, item),
         ROp::Var | ROp::Std => (3 * item, item),
+        // nanmean: the sum and an int64 count.
+        ROp::NanMean => (item.div_ceil(8) * 8 + 8, 8),
         _ => (item, item),
     }
 }
@@ -123,7 +128,7 @@ pub(crate) fn struct_bytes(accs: &[Accum]) -> usize {
 pub(crate) fn accum_of(p: &Program, r: NodeId) -> Option<Accum> {
     let node = p.node(r);
     match node.kind {
-        Kind::Reduce(op, _, _) => Accum::of(op, p.node(node.args[0]).dtype).ok(),
+        Kind::Reduce(op, _, _, opts) => Accum::with(op, p.node(node.args[0]).dtype, opts).ok(),
         _ => None,
     }
 }
@@ -177,7 +182,7 @@ pub(crate) fn plan(p: &Program) -> Plan {
     reduces.sort_by_key(|&r| (depth[r as usize], r));
     let mut groups: Vec<Group> = Vec::new();
     for &r in &reduces {
-        let Kind::Reduce(_, mask, keepdims) = p.node(r).kind else {
+        let Kind::Reduce(_, mask, keepdims, _) = p.node(r).kind else {
             continue;
         };
         let arrays = leaves[p.node(r).args[0] as usize].clone();

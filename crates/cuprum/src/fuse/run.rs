@@ -50,7 +50,7 @@ pub(crate) fn shapes<'a>(
                     broadcast_shapes(&refs).map_err(|e| at_node(name, p, k as NodeId, e))?
                 }
             },
-            Kind::Reduce(op, mask, keepdims) => {
+            Kind::Reduce(op, mask, keepdims, _) => {
                 let a = &out[n.args[0] as usize];
                 let (mut o, mut r) = (Shape::new(), 1usize);
                 for (d, &e) in a.iter().enumerate() {
@@ -64,7 +64,10 @@ pub(crate) fn shapes<'a>(
                     }
                 }
                 let osize: usize = o.iter().product();
-                if r == 0 && osize > 0 && matches!(op, ROp::Max | ROp::Min) {
+                if r == 0
+                    && osize > 0
+                    && matches!(op, ROp::Max | ROp::Min | ROp::NanMax | ROp::NanMin)
+                {
                     return Err(at_node(
                         name,
                         p,

@@ -12,8 +12,9 @@ use super::ir::{Kind, Node, NodeId, Program, Slot};
 use super::operand::{Loc, POISON, Var, VarArg};
 use crate::array::{DType, Scalar};
 use crate::error::{Error, Result, bail, err};
+use crate::ops::ReduceOpts;
 use crate::ops::promote::{promote_types, result_type_of};
-use crate::ops::reduction::{Accum, ROp};
+use crate::ops::reduction::{AccOpts, Accum, ROp};
 use crate::ops::ufunc::{Op, SmallPower, out_of_range_comparison};
 use crate::shape::normalize_axis;
 use rustc_hash::FxHashMap;
@@ -224,7 +225,24 @@ pub(crate) fn astype(x: Var, dtype: DType, loc: Loc) -> Var {
 pub(crate) fn reduce(op: ROp, x: Var, axes: Option<&[isize]>, keepdims: bool, loc: Loc) -> Var {
     let what = || super::ir::reduce_name(op).to_owned();
     record(&[VarArg::Var(x)], loc, &what, |t, ids| {
-        t.reduce(op, ids[0], axes, keepdims, loc)
+        t.reduce(op, ids[0], axes, keepdims, AccOpts::default(), loc)
+    })
+}
+
+/// A reduction of `x` with NumPy's keywords (`axis`, `keepdims`, `dtype`, `ddof`; a fused
+/// kernel writes new arrays, so `out=` is an error).
+pub(crate) fn reduce_with(op: ROp, x: Var, opts: &ReduceOpts<'_>, loc: Loc) -> Var {
+    let what = || super::ir::reduce_name(op).to_owned();
+    record(&[VarArg::Var(x)], loc, &what, |t, ids| {
+        if opts.has_out() {
+            bail!(
+                InvalidArgument,
+                "out= is not supported inside fuse (a fused kernel writes new arrays)"
+            );
+        }
+        let acc = opts.acc_opts(op)?;
+        let (axes, keepdims) = opts.axes();
+        t.reduce(op, ids[0], axes.map(|a| a.0.as_slice()), keepdims, acc, loc)
     })
 }
 
@@ -424,6 +442,7 @@ impl Tracer {
         x: NodeId,
         axes: Option<&[isize]>,
         keepdims: bool,
+        opts: AccOpts,
         loc: Loc,
     ) -> Result<NodeId> {
         let n = self.node(x);
@@ -452,14 +471,14 @@ impl Tracer {
                 }
             }
         }
-        let acc = Accum::of(op, dtype)?;
+        let acc = Accum::with(op, dtype, opts)?;
         let out_nd = if keepdims {
             nd
         } else {
             nd - mask.count_ones() as usize
         };
         Ok(self.add(
-            Kind::Reduce(op, mask, keepdims),
+            Kind::Reduce(op, mask, keepdims, opts),
             &[x],
             acc.out,
             out_nd as u8,

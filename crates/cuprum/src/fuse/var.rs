@@ -9,6 +9,7 @@ use super::operand::{IntoVar, Loc, Var, VarArg};
 use super::trace;
 use crate::array::DType;
 use crate::kernel::{Axes, Keepdims};
+use crate::ops::ReduceOpts;
 use crate::ops::reduction::ROp;
 use crate::ops::ufunc::Op;
 use half::{bf16, f16};
@@ -318,7 +319,7 @@ pub fn where_(cond: impl IntoVar, x: impl IntoVar, y: impl IntoVar) -> Var {
 }
 
 macro_rules! reductions {
-    ($($name:ident, $axis_name:ident => $op:ident, $out:ident, $doc:literal;)*) => {
+    ($($name:ident, $axis_name:ident, $with:ident => $op:ident, $out:ident, $doc:literal;)*) => {
         impl Var {$(
             #[doc = concat!($doc, " of every element (a 0-d value; [`ops::", stringify!($name), "`](crate::ops::", stringify!($name), ")'s dtypes).")]
             ///
@@ -348,19 +349,37 @@ macro_rules! reductions {
                 let axes = axis.into();
                 trace::reduce(ROp::$op, self, Some(&axes.0), keepdims.keeps(), here())
             }
+
+            #[doc = concat!($doc, " with NumPy's keywords ([`ReduceOpts`]: `axis`, `keepdims`, and `dtype` / `ddof` where [`ops::", stringify!($with), "`](crate::ops::", stringify!($with), ") takes them; `out=` is an error inside `fuse`).")]
+            ///
+            /// ```
+            /// use cuprum::{DType, fuse::{ArgSpec, fuse}, ops::ReduceOpts};
+            #[doc = concat!("let f = fuse(\"f\", |[x]| x.", stringify!($with), "(ReduceOpts::new().axis(0).keepdims(true)));")]
+            /// let e = f.explain_for(&[ArgSpec::array(DType::F32, &[2, 3])])?;
+            #[doc = concat!("assert_eq!(e.outputs()[0], (DType::", stringify!($out), ", vec![1, 3]));")]
+            /// # Ok::<(), cuprum::Error>(())
+            /// ```
+            #[track_caller]
+            pub fn $with(self, opts: ReduceOpts<'_>) -> Var {
+                trace::reduce_with(ROp::$op, self, &opts, here())
+            }
         )*}
     };
 }
 
 reductions! {
-    sum, sum_axis => Sum, F32, "Sum";
-    prod, prod_axis => Prod, F32, "Product";
-    mean, mean_axis => Mean, F32, "Arithmetic mean";
-    var, var_axis => Var, F32, "Population variance (ddof 0, one pass)";
-    std, std_axis => Std, F32, "Population standard deviation (ddof 0)";
-    max, max_axis => Max, F32, "Largest element (NaN propagates; an empty reduction is an error)";
-    min, min_axis => Min, F32, "Smallest element (NaN propagates; an empty reduction is an error)";
-    all, all_axis => All, Bool, "Whether every element is non-zero";
-    any, any_axis => Any, Bool, "Whether any element is non-zero";
-    count_nonzero, count_nonzero_axis => CountNonzero, I64, "Number of non-zero elements (int64)";
+    sum, sum_axis, sum_with => Sum, F32, "Sum";
+    prod, prod_axis, prod_with => Prod, F32, "Product";
+    mean, mean_axis, mean_with => Mean, F32, "Arithmetic mean";
+    var, var_axis, var_with => Var, F32, "Population variance (ddof 0, one pass; complex input gives a real variance)";
+    std, std_axis, std_with => Std, F32, "Population standard deviation (ddof 0)";
+    max, max_axis, max_with => Max, F32, "Largest element (NaN propagates; an empty reduction is an error)";
+    min, min_axis, min_with => Min, F32, "Smallest element (NaN propagates; an empty reduction is an error)";
+    all, all_axis, all_with => All, Bool, "Whether every element is non-zero";
+    any, any_axis, any_with => Any, Bool, "Whether any element is non-zero";
+    count_nonzero, count_nonzero_axis, count_nonzero_with => CountNonzero, I64, "Number of non-zero elements (int64)";
+    nansum, nansum_axis, nansum_with => NanSum, F32, "Sum ignoring NaNs (NumPy's `nansum`)";
+    nanmean, nanmean_axis, nanmean_with => NanMean, F32, "Mean ignoring NaNs (NumPy's `nanmean`: NaN for an all-NaN slice)";
+    nanmax, nanmax_axis, nanmax_with => NanMax, F32, "Largest element ignoring NaNs (NumPy's `nanmax`: NaN for an all-NaN slice)";
+    nanmin, nanmin_axis, nanmin_with => NanMin, F32, "Smallest element ignoring NaNs (NumPy's `nanmin`: NaN for an all-NaN slice)";
 }

@@ -360,6 +360,10 @@ reduction_methods! {
     all, all_axis;
     any, any_axis;
     count_nonzero, count_nonzero_axis;
+    nansum, nansum_axis;
+    nanmean, nanmean_axis;
+    nanmax, nanmax_axis;
+    nanmin, nanmin_axis;
 }
 
 impl Array {
@@ -385,5 +389,29 @@ impl Array {
     /// ```
     pub fn argmin(&self) -> Result<Array> {
         crate::ops::argmin(self)
+    }
+
+    /// [`ops::nanargmax`](crate::ops::nanargmax): index of the largest element ignoring NaNs.
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # use cuprum::Array;
+    /// assert_eq!(Array::from_slice(&[f64::NAN, 9.0, 1.0], &[3])?.nanargmax()?.to_vec::<i64>()?, vec![1]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn nanargmax(&self) -> Result<Array> {
+        crate::ops::nanargmax(self)
+    }
+
+    /// [`ops::nanargmin`](crate::ops::nanargmin): index of the smallest element ignoring NaNs.
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # use cuprum::Array;
+    /// assert_eq!(Array::from_slice(&[f64::NAN, 9.0, 1.0], &[3])?.nanargmin()?.to_vec::<i64>()?, vec![2]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn nanargmin(&self) -> Result<Array> {
+        crate::ops::nanargmin(self)
     }
 }

@@ -30,6 +30,9 @@
 //! (`sum_axis(&a, axis, Keepdims::No)`). Result dtypes follow NumPy: integer sums and products
 //! are int64 (uint64 for unsigned), means/variances of integers float64; float16 and
 //! bfloat16 accumulate in float32; `var`/`std` use one pass with Welford merges (ddof 0).
+//! NumPy's keywords (`dtype=`, `ddof`, `out=`) go through one builder, [`ReduceOpts`]
+//! (`sum_with(&a, ReduceOpts::new().axis(1).dtype(DType::F64))`); the `nan*` reductions
+//! skip NaNs.
 
 mod binary;
 mod close;
@@ -39,6 +42,7 @@ mod linalg;
 mod methods;
 mod operators;
 pub(crate) mod promote;
+mod reduce_opts;
 pub(crate) mod reduction;
 mod reductions;
 pub(crate) mod ufunc;
@@ -85,6 +89,7 @@ pub use matrix::{diagonal, outer, trace, tril, triu};
 pub use promote::{can_cast_safe, can_cast_same_kind, promote_types, result_type_of};
 pub use quantile::{Quantiles, median, percentile, quantile};
 pub use rearrange::{Repeats, flip, fliplr, flipud, repeat, roll, roll_axes, tile};
+pub use reduce_opts::*;
 pub use reductions::*;
 #[doc(hidden)]
 pub use samples::{elementwise_sample_sources, reduction_sample_sources, routine_sample_sources};

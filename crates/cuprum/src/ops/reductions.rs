@@ -134,6 +134,103 @@ reductions! {
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     count_nonzero, count_nonzero_axis => CountNonzero;
+    /// Sum ignoring NaNs (NumPy's `nansum`: NaNs count as zero, an all-NaN slice sums to
+    /// 0; integer and bool input: [`sum`](crate::ops::sum)).
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[1.0f32, f32::NAN, 2.0], &[3])?;
+    /// assert_eq!(ops::nansum(&a)?.to_vec::<f32>()?, vec![3.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    nansum, nansum_axis => NanSum;
+    /// Mean ignoring NaNs (NumPy's `nanmean`: NaN for an all-NaN or empty slice; integers
+    /// average in float64).
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[1.0f64, f64::NAN, 2.0], &[3])?;
+    /// assert_eq!(ops::nanmean(&a)?.to_vec::<f64>()?, vec![1.5]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    nanmean, nanmean_axis => NanMean;
+    /// Largest element ignoring NaNs (NumPy's `nanmax`: NaN only for an all-NaN slice; an
+    /// error for an empty array).
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[f64::NAN, -1.0, 2.0], &[3])?;
+    /// assert_eq!(ops::nanmax(&a)?.to_vec::<f64>()?, vec![2.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    nanmax, nanmax_axis => NanMax;
+    /// Smallest element ignoring NaNs (NumPy's `nanmin`).
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[f64::NAN, -1.0, 2.0], &[3])?;
+    /// assert_eq!(ops::nanmin(&a)?.to_vec::<f64>()?, vec![-1.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    nanmin, nanmin_axis => NanMin;
+}
+
+/// Index of the largest element ignoring NaNs, in C order (NumPy's `nanargmax`; int64, 0-d).
+/// An all-NaN array is an `InvalidArgument` error, "All-NaN slice encountered" (checked on
+/// the host: the call waits for the result).
+///
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # use cuprum::{Array, ops};
+/// let a = Array::from_slice(&[f32::NAN, 9.0, 9.0, 2.0], &[2, 2])?;
+/// assert_eq!(ops::nanargmax(&a)?.to_vec::<i64>()?, vec![1]);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn nanargmax(a: &Array) -> Result<Array> {
+    reduce(ROp::NanArgMax, a, None, false)
+}
+
+/// [`nanargmax`] along one axis (an all-NaN slice is an error).
+///
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # use cuprum::{Array, ops, ops::Keepdims};
+/// let a = Array::from_slice(&[f32::NAN, 9.0, 7.0, 2.0], &[2, 2])?;
+/// assert_eq!(ops::nanargmax_axis(&a, 0, Keepdims::No)?.to_vec::<i64>()?, vec![1, 0]);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn nanargmax_axis(a: &Array, axis: isize, keepdims: Keepdims) -> Result<Array> {
+    reduce(ROp::NanArgMax, a, Some(axis.into()), keepdims.keeps())
+}
+
+/// Index of the smallest element ignoring NaNs, in C order (NumPy's `nanargmin`).
+///
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # use cuprum::{Array, ops};
+/// let a = Array::from_slice(&[4.0f64, f64::NAN, -1.0], &[3])?;
+/// assert_eq!(ops::nanargmin(&a)?.to_vec::<i64>()?, vec![2]);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn nanargmin(a: &Array) -> Result<Array> {
+    reduce(ROp::NanArgMin, a, None, false)
+}
+
+/// [`nanargmin`] along one axis (an all-NaN slice is an error).
+///
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # use cuprum::{Array, ops, ops::Keepdims};
+/// let a = Array::from_slice(&[4.0f64, f64::NAN, -1.0, 8.0], &[2, 2])?;
+/// assert_eq!(ops::nanargmin_axis(&a, 1, Keepdims::No)?.to_vec::<i64>()?, vec![0, 0]);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn nanargmin_axis(a: &Array, axis: isize, keepdims: Keepdims) -> Result<Array> {
+    reduce(ROp::NanArgMin, a, Some(axis.into()), keepdims.keeps())
 }
 
 /// Index of the largest element in C order (int64, 0-d); the first one on ties, the first

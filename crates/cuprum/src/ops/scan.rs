@@ -83,15 +83,28 @@ fn items_per_thread(d: DType) -> usize {
     if acc_size(d) <= 4 { 16 } else { 8 }
 }
 
-/// The scan program of input dtype `d`, operator `op` and index width.
-fn scan_program(d: DType, op: ScanOp, wide: bool) -> Arc<Program> {
-    let key = format!("scan|{}|{}|{}", d.name(), op.name(), u8::from(wide));
-    program(&key, || scan_source(d, op, wide))
+/// The scan program of input dtype `d`, result dtype `out`, operator `op` and index width.
+fn scan_program(d: DType, out: DType, op: ScanOp, wide: bool) -> Arc<Program> {
+    let key = format!(
+        "scan|{}|{}|{}|{}",
+        d.name(),
+        out.name(),
+        op.name(),
+        u8::from(wide)
+    );
+    program(&key, || scan_source_to(d, out, op, wide))
+}
+
+/// The CUDA source of one scan program with NumPy's result dtype.
+pub(crate) fn scan_source(d: DType, op: ScanOp, wide: bool) -> String {
+    scan_source_to(d, scan_dtype(d), op, wide)
 }
 
 /// The CUDA source of one scan program: `cuprum_scan_{v,1}` (contiguous, vector or
-/// scalar loads), `cuprum_scan_seg_{v,1}` (rows as segments) and `cuprum_scan_cols`.
-pub(crate) fn scan_source(d: DType, op: ScanOp, wide: bool) -> String {
+/// scalar loads), `cuprum_scan_seg_{v,1}` (rows as segments) and `cuprum_scan_cols`. The
+/// input converts to the result dtype `out` (NumPy's `dtype=`) before it accumulates in
+/// `out`'s accumulator.
+pub(crate) fn scan_source_to(d: DType, out: DType, op: ScanOp, wide: bool) -> String {
     let mut s = String::from(PRELUDE);
     let ident = match op {
         ScanOp::Sum => "0",
@@ -105,18 +118,24 @@ pub(crate) fn scan_source(d: DType, op: ScanOp, wide: bool) -> String {
         s,
         "typedef {tin} Tin;\ntypedef {acc} A;\ntypedef {tout} Tout;\ntypedef {idx} I;\n\
          #define CUPRUM_OP(a, b) {opx}\n\
+         __device__ __forceinline__ A load_a(const Tin& x) {{ return {load}; }}\n\
          __device__ __forceinline__ A ident() {{ return A({ident}); }}\n\
          constexpr int VECN = {vec};\nconstexpr int IPT = {ipt};\n",
         tin = d.c_type(),
-        acc = acc_type(d),
-        tout = scan_dtype(d).c_type(),
+        acc = acc_type(out),
+        tout = out.c_type(),
+        load = if out == scan_dtype(d) {
+            "cuprum::cast<A>(x)".to_owned()
+        } else {
+            format!("cuprum::cast<A>(cuprum::cast<{}>(x))", out.c_type())
+        },
         idx = if wide {
             "unsigned long long"
         } else {
             "unsigned int"
         },
         vec = vec_width(d.itemsize()),
-        ipt = items_per_thread(d),
+        ipt = items_per_thread(out),
     );
     s.push_str(SCAN_BODY);
     s
@@ -208,7 +227,7 @@ __device__ __forceinline__ void scan_tile(const Tin* __restrict__ x, Tout* __res
 #pragma unroll
     for (int b = 0; b < VEC; ++b) {
       const bool ok = i0 + b < n;
-      P e; e.v = ok ? cuprum::cast<A>(raw[b]) : ident(); e.h = 0u;
+      P e; e.v = ok ? load_a(raw[b]) : ident(); e.h = 0u;
       if (SEG) { e.h = (ok && m == 0) ? 1u : 0u; m = (m + 1 == len) ? 0 : m + 1; }
       s[r][b] = (b == 0) ? e : comb<SEG>(s[r][b - 1], e);
     }
@@ -278,7 +297,7 @@ extern "C" __global__ void __launch_bounds__(256) cuprum_scan_cols(const Tin* __
     I p = o * len * inner + r;
     A acc = ident();
     for (I k = 0; k < len; ++k, p += inner) {
-      acc = CUPRUM_OP(acc, cuprum::cast<A>(x[p]));
+      acc = CUPRUM_OP(acc, load_a(x[p]));
       y[p] = cuprum::cast<Tout>(acc);
     }
   }
@@ -357,7 +376,21 @@ const MIN_COLUMNS: usize = 16384;
 
 /// `cumsum` / `cumprod` of `a` over `axis` (`None`: the flattened array).
 pub(crate) fn scan(op: ScanOp, a: &Array, axis: Option<isize>) -> Result<Array> {
-    let out_dt = scan_dtype(a.dtype());
+    scan_with(op, a, axis, None)
+}
+
+/// `cumsum` / `cumprod` of `a` over `axis` (`None`: the flattened array), accumulating in
+/// and returning `dtype` (NumPy's `dtype=`; `None`: NumPy's result dtype).
+pub(crate) fn scan_with(
+    op: ScanOp,
+    a: &Array,
+    axis: Option<isize>,
+    dtype: Option<DType>,
+) -> Result<Array> {
+    if let Some(r) = crate::ops::programs::elsewhere_then(a, || scan_with(op, a, axis, dtype)) {
+        return r;
+    }
+    let out_dt = dtype.unwrap_or_else(|| scan_dtype(a.dtype()));
     let Some(axis) = axis else {
         let flat = a.reshape_copy(&[-1])?.to_contiguous()?;
         let out = Array::empty(flat.shape(), out_dt)?;
@@ -394,7 +427,7 @@ fn tile_scan(op: ScanOp, x: &Array, out: &Array, len: usize) -> Result<()> {
     let n = x.size();
     let d = x.dtype();
     let wide = !fits_u32(n);
-    let prog = scan_program(d, op, wide);
+    let prog = scan_program(d, out.dtype(), op, wide);
     let vec = vec_width(d.itemsize());
     let vector = vec > 1 && aligned(&[x, out], vec);
     let seg = len < n;
@@ -404,12 +437,13 @@ fn tile_scan(op: ScanOp, x: &Array, out: &Array, len: usize) -> Result<()> {
         (true, true) => "cuprum_scan_seg_v",
         (true, false) => "cuprum_scan_seg_1",
     };
-    let tile = 256 * items_per_thread(d);
+    let acc_d = out.dtype();
+    let tile = 256 * items_per_thread(acc_d);
     let tiles = n.div_ceil(tile);
     let status = zeroed_scratch(4 * (tiles + 1))?;
-    let values = Array::empty(&[2 * tiles * acc_size(d)], DType::U8)?;
+    let values = Array::empty(&[2 * tiles * acc_size(acc_d)], DType::U8)?;
     let (flags, counter) = (ptr_at(&status, 0), ptr_at(&status, 4 * tiles));
-    let (aggs, incs) = (ptr_at(&values, 0), ptr_at(&values, tiles * acc_size(d)));
+    let (aggs, incs) = (ptr_at(&values, 0), ptr_at(&values, tiles * acc_size(acc_d)));
     let grid = u32::try_from(tiles).map_err(|_| {
         crate::error::err!(
             Unsupported,
@@ -444,7 +478,7 @@ fn column_scan(
 ) -> Result<()> {
     let n = x.size();
     let wide = !fits_u32(n);
-    let prog = scan_program(x.dtype(), op, wide);
+    let prog = scan_program(x.dtype(), out.dtype(), op, wide);
     let grid = blocks_for(outer * inner);
     if wide {
         prog.launch(
@@ -479,6 +513,20 @@ pub(crate) fn sample_sources() -> Vec<(String, String)> {
         v.push((
             format!("scan {} sum wide", d.name()),
             scan_source(d, ScanOp::Sum, true),
+        ));
+    }
+    // dtype=: narrower, wider, float into integer, complex into real, into bool.
+    for (d, out, op) in [
+        (DType::I32, DType::I8, ScanOp::Sum),
+        (DType::F32, DType::F64, ScanOp::Sum),
+        (DType::F64, DType::I32, ScanOp::Prod),
+        (DType::C128, DType::F64, ScanOp::Sum),
+        (DType::F64, DType::Bool, ScanOp::Sum),
+        (DType::U8, DType::F16, ScanOp::Prod),
+    ] {
+        v.push((
+            format!("scan {} {} -> {}", d.name(), op.name(), out.name()),
+            scan_source_to(d, out, op, false),
         ));
     }
     v
