@@ -232,12 +232,8 @@ fn fold_ref(xs: &[V], t: DType, prod: bool) -> V {
     let cs: Vec<V> = xs.iter().map(|&x| cast_v(x, t)).collect();
     match t.kind() {
         DTypeKind::Bool => {
-            let b = cs.iter().map(|&v| v == V::B(true));
-            V::B(if prod {
-                b.fold(true, |a, x| a && x)
-            } else {
-                b.fold(false, |a, x| a || x)
-            })
+            let mut b = cs.iter().map(|&v| v == V::B(true));
+            V::B(if prod { b.all(|x| x) } else { b.any(|x| x) })
         }
         DTypeKind::SignedInt | DTypeKind::UnsignedInt => {
             let mut acc: i128 = i128::from(prod);

@@ -197,6 +197,9 @@ fn out_dtype(op: Op, d: DType) -> DType {
             _ => d,
         },
         Op::Mean | Op::Var | Op::Std if int_like => DType::F64,
+        // the variance of complex values is real
+        Op::Var | Op::Std if d == DType::C64 => DType::F32,
+        Op::Var | Op::Std if d == DType::C128 => DType::F64,
         Op::Mean | Op::Var | Op::Std | Op::Max | Op::Min => d,
         Op::ArgMax | Op::ArgMin | Op::Count => DType::I64,
         Op::All | Op::Any => DType::Bool,
@@ -223,8 +226,14 @@ fn mean_parts(xs: &[V]) -> (f64, f64) {
 
 /// Two-pass population variance (ddof 0) in f64.
 fn var_host(xs: &[V]) -> f64 {
-    let (m, _) = mean_parts(xs);
-    xs.iter().map(|&x| (as_c(x).0 - m).powi(2)).sum::<f64>() / xs.len() as f64
+    let (m, mi) = mean_parts(xs);
+    xs.iter()
+        .map(|&x| {
+            let (r, i) = as_c(x);
+            (r - m).powi(2) + (i - mi).powi(2)
+        })
+        .sum::<f64>()
+        / xs.len() as f64
 }
 
 /// The first largest (`max`) or smallest element, NaN propagating.
@@ -835,12 +844,7 @@ fn mean_var_std_against_two_pass_f64() {
                 .collect();
             let a = dev_exact(&vals, shape, d);
             for (k, (axes, keep)) in axis_cases(shape.len()).into_iter().enumerate() {
-                let ops_here: &[Op] = if d.is_complex() {
-                    &[Op::Mean]
-                } else {
-                    &[Op::Mean, Op::Var, Op::Std]
-                };
-                for &op in ops_here {
+                for op in [Op::Mean, Op::Var, Op::Std] {
                     check_op(op, &a, &vals, axes.as_deref(), keep, k % 2 == 1, "moments");
                 }
             }
@@ -2040,7 +2044,7 @@ fn empty_max_min_argmax_argmin_are_errors() {
 }
 
 #[test]
-fn complex_max_min_argmax_argmin_var_std_are_errors() {
+fn complex_max_min_argmax_argmin_are_errors() {
     require_gpu!();
     for d in [DType::C64, DType::C128] {
         let a = Array::ones(&[2, 3], d).unwrap();
@@ -2061,20 +2065,17 @@ fn complex_max_min_argmax_argmin_var_std_are_errors() {
                 &format!("{op:?} {d} axis"),
             );
         }
-        for op in [Op::Var, Op::Std] {
-            expect_err(
-                call(op, &a, None, false, false),
-                ErrorKind::Unsupported,
-                &format!("{op:?} {d}"),
-            );
-            expect_err(
-                call(op, &a, Some(&[0]), true, true),
-                ErrorKind::Unsupported,
-                &format!("{op:?} {d} axis"),
-            );
-        }
-        // what complex arrays do support
-        for op in [Op::Sum, Op::Prod, Op::Mean, Op::All, Op::Any, Op::Count] {
+        // what complex arrays do support (var / std: a real variance, tests/reduce_args.rs)
+        for op in [
+            Op::Sum,
+            Op::Prod,
+            Op::Mean,
+            Op::Var,
+            Op::Std,
+            Op::All,
+            Op::Any,
+            Op::Count,
+        ] {
             call(op, &a, Some(&[1]), false, false).unwrap_or_else(|e| panic!("{op:?} {d}: {e}"));
         }
     }

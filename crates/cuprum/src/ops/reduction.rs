@@ -663,27 +663,30 @@ pub(crate) fn sample_sources() -> Result<Vec<(String, String)>> {
     let mut out = Vec::new();
     for acc in accs {
         let (op, d) = (acc.op, acc.input);
-        {
-            let k = kernel(&acc)?;
-            let dtypes: Vec<DType> = k
-                .params_for_samples()
-                .iter()
-                .map(|p| match p.ty {
-                    ParamType::Concrete(t) => t,
-                    ParamType::Placeholder(_) => d,
-                })
-                .collect();
-            let scalars = vec![false; dtypes.len()];
-            let opts = if acc == Accum::of(op, d)? {
-                String::new()
-            } else {
-                format!(" ddof={} -> {}", acc.ddof_literal(), acc.out)
-            };
-            out.push((
-                format!("{} {d}{opts}", op.name()),
-                k.generated_source(&dtypes, &scalars)?,
-            ));
-        }
+        let k = kernel(&acc)?;
+        let dtypes: Vec<DType> = k
+            .params_for_samples()
+            .iter()
+            .map(|p| match p.ty {
+                ParamType::Concrete(t) => t,
+                ParamType::Placeholder(_) => d,
+            })
+            .collect();
+        let scalars = vec![false; dtypes.len()];
+        let opts = if acc == Accum::of(op, d)? {
+            String::new()
+        } else {
+            format!(
+                " (acc {}, ddof {}) -> {}",
+                acc.acc,
+                acc.ddof_literal(),
+                acc.out
+            )
+        };
+        out.push((
+            format!("{} {d}{opts}", op.name()),
+            k.generated_source(&dtypes, &scalars)?,
+        ));
     }
     Ok(out)
 }
