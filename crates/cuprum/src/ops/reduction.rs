@@ -583,7 +583,7 @@ pub(crate) fn reduce_into(
         }
     })?;
     if matches!(acc.op, ROp::NanArgMax | ROp::NanArgMin) && r.size() > 0 {
-        let lowest = super::min(&r)?.to_vec::<i64>()?;
+        let lowest = reduce(ROp::Min, &r, None, false)?.to_vec::<i64>()?;
         if lowest.first().is_some_and(|&j| j < 0) {
             bail!(InvalidArgument, "All-NaN slice encountered");
         }
