@@ -690,3 +690,90 @@ pub(crate) fn sample_sources() -> Result<Vec<(String, String)>> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use DType::*;
+
+    fn opts(dtype: Option<DType>, ddof: f64, out: Option<DType>) -> AccOpts {
+        AccOpts {
+            dtype,
+            ddof_bits: ddof.to_bits(),
+            out,
+        }
+    }
+
+    #[test]
+    fn options_give_numpys_accumulator_and_result_dtypes() {
+        // (op, input, dtype=, out=) -> (op, accumulator, result)
+        let cases = [
+            (ROp::Sum, F32, Some(F64), None, (ROp::Sum, F64, F64)),
+            (ROp::Sum, F64, Some(I32), None, (ROp::Sum, I32, I32)),
+            (ROp::Sum, I32, Some(F16), None, (ROp::Sum, F32, F16)),
+            (ROp::Prod, I8, None, Some(F32), (ROp::Prod, I64, F32)),
+            (ROp::Mean, I32, Some(I32), None, (ROp::Mean, I32, I32)),
+            (ROp::Var, C64, None, None, (ROp::Var, F32, F32)),
+            (ROp::Std, C128, Some(C64), None, (ROp::Std, F32, C64)),
+            (ROp::Var, I16, Some(F32), Some(C128), (ROp::Var, F32, C128)),
+            (ROp::NanSum, I8, None, None, (ROp::Sum, I64, I64)),
+            (ROp::NanMean, U8, None, None, (ROp::Mean, F64, F64)),
+            (ROp::NanMax, BF16, None, None, (ROp::NanMax, BF16, BF16)),
+            (
+                ROp::NanArgMax,
+                F16,
+                None,
+                Some(U8),
+                (ROp::NanArgMax, F32, I64),
+            ),
+            (ROp::ArgMin, F64, None, Some(I32), (ROp::ArgMin, F64, I32)),
+        ];
+        for (op, d, dtype, out, want) in cases {
+            let a = Accum::with(op, d, opts(dtype, 0.0, out)).unwrap();
+            assert_eq!((a.op, a.acc, a.out), want, "{op:?} {d} {dtype:?} {out:?}");
+        }
+    }
+
+    #[test]
+    fn refusals_name_what_was_given() {
+        let e = |op, d, o| Accum::with(op, d, o).unwrap_err().to_string();
+        assert!(
+            e(ROp::Max, F32, opts(Some(F64), 0.0, None))
+                .contains("max() got an unexpected keyword argument 'dtype' (given float64)")
+        );
+        assert!(
+            e(ROp::Sum, F32, opts(None, 1.0, None))
+                .contains("sum() got an unexpected keyword argument 'ddof'")
+        );
+        assert!(e(ROp::Var, F32, opts(Some(I32), 0.0, None)).contains("var with dtype=int32"));
+        assert!(
+            e(ROp::Std, C64, opts(Some(F32), 0.0, None))
+                .contains("std of complex64 values with dtype=float32")
+        );
+        assert!(e(ROp::NanMax, C64, AccOpts::default()).contains("is not supported for complex64"));
+    }
+
+    #[test]
+    fn ddof_enters_the_finalize_as_a_literal() {
+        let a = Accum::with(ROp::Var, F64, opts(None, 1.5, None)).unwrap();
+        assert!(
+            a.finalize("a").contains("welford_var(a, 1.5)"),
+            "{}",
+            a.finalize("a")
+        );
+        let c = Accum::with(ROp::Std, C128, opts(None, 1.0, None)).unwrap();
+        assert_eq!(c.acc_type(), "cuprum::Welford2<double>");
+        assert!(
+            c.map("x").contains("cuprum::cast<complex<double>>(x)"),
+            "{}",
+            c.map("x")
+        );
+        // nanmax starts from NaN in fused accumulators, so an all-NaN slice stays NaN
+        let m = Accum::of(ROp::NanMax, F32).unwrap();
+        assert!(m.neutral_start().unwrap().contains("0x7fc00000"));
+        assert_ne!(
+            Accum::with(ROp::Var, F64, opts(None, 1.0, None)).unwrap(),
+            Accum::of(ROp::Var, F64).unwrap()
+        );
+    }
+}
