@@ -24,6 +24,7 @@ mod report;
 mod subprocess;
 mod targets;
 mod timed;
+mod transfer_cases;
 mod workloads;
 
 pub use child::{ChildArgs, child};

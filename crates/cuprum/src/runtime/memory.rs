@@ -82,6 +82,7 @@ pub(crate) fn release_all(device: Device) -> Result<()> {
     }
     flush_cache(device);
     device.synchronize()?;
+    device.backend().release_staging();
     device.backend().trim_pool(0)?;
     // What the program needed before is no guide any more: the threshold starts again from
     // what it holds now.
@@ -365,7 +366,7 @@ pub(crate) unsafe fn copy_peer(
     let mut host = vec![0u8; bytes];
     // SAFETY: `host` holds `bytes` bytes; the caller guarantees both device ranges.
     unsafe {
-        copy_dtoh(&mut host, src, src_stream)?;
+        copy_dtoh(as_uninit(&mut host), src, src_stream)?;
         copy_htod(dst, &host, stream)?;
     }
     // The pageable host copy has been read once copy_htod returns.
@@ -403,22 +404,38 @@ pub(crate) unsafe fn copy_htod(dst: u64, src: &[u8], stream: &Stream) -> Result<
     unsafe { stream.device().backend().copy_htod(dst, src, stream.raw()) }
 }
 
-/// Copies device bytes into host memory on `stream` and waits for the copy.
+/// Copies device bytes into host memory after the work queued on `stream` and waits for
+/// the copy (large copies run through the backend's pinned staging at the link's speed).
+/// `dst` may be uninitialised: every byte of it is written on success.
 ///
 /// # Safety
 /// `src..src + dst.len()` must lie inside a live device allocation of `stream`'s device
-/// (an address taken with `ptr_on(stream)`): the backend writes `dst` from it
-/// asynchronously, and this function returns only after the stream is synchronised (also
-/// when that synchronisation fails, `dst` is no longer written).
-pub(crate) unsafe fn copy_dtoh(dst: &mut [u8], src: u64, stream: &Stream) -> Result<()> {
+/// (an address taken with `ptr_on(stream)`).
+pub(crate) unsafe fn copy_dtoh(
+    dst: &mut [std::mem::MaybeUninit<u8>],
+    src: u64,
+    stream: &Stream,
+) -> Result<()> {
     if dst.is_empty() {
         return Ok(());
     }
     stream.device().check_fault()?;
-    // SAFETY: the caller guarantees the device range; `dst` is borrowed mutably until the
-    // stream is synchronised below, before it can be read or dropped.
-    unsafe { stream.device().backend().copy_dtoh(dst, src, stream.raw()) }?;
-    stream.synchronize()
+    // SAFETY: the caller guarantees the device range; `dst` is borrowed mutably for the
+    // call, and the backend returns only once it is no longer written.
+    unsafe {
+        stream
+            .device()
+            .backend()
+            .copy_dtoh(dst.as_mut_ptr().cast(), dst.len(), src, stream.raw())
+    }
+}
+
+/// `bytes` as the uninitialised-bytes view [`copy_dtoh`] writes (it only stores valid
+/// bytes).
+pub(crate) fn as_uninit(bytes: &mut [u8]) -> &mut [std::mem::MaybeUninit<u8>] {
+    // SAFETY: `MaybeUninit<u8>` has the layout of `u8`, and every byte written through the
+    // view is an initialised byte, so `bytes` stays initialised.
+    unsafe { &mut *(bytes as *mut [u8] as *mut [std::mem::MaybeUninit<u8>]) }
 }
 
 impl Device {

@@ -22,6 +22,7 @@ pub(crate) mod host;
 mod launch;
 mod memory;
 mod module;
+mod pinned;
 mod pool;
 mod registry;
 mod rng;
@@ -42,6 +43,7 @@ pub(crate) use blas::gemm;
 pub(crate) use cuda::image::param_sizes;
 pub(crate) use launch::{ArgPack, launch};
 pub(crate) use memory::{
-    Buffer, copy_dtod, copy_dtoh, copy_htod, copy_peer, on_release, zero_device,
+    Buffer, as_uninit, copy_dtod, copy_dtoh, copy_htod, copy_peer, on_release, zero_device,
 };
+pub(crate) use pinned::PinnedBytes;
 pub(crate) use rng::Philox;
