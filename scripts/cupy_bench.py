@@ -355,11 +355,11 @@ def transfers(b):
 
 @workload("pipeline_4GiB_3streams", "pipeline_4GiB_slowest_stage")
 def pipeline(b):
-    """cuprum's pipeline twin: 64 chunks of 64 MiB, upload / y = 2x + 1 / download on three
+    """cuprum's pipeline twin: 256 chunks of 16 MiB, upload / y = 2x + 1 / download on three
     streams ordered by events, pinned host buffers."""
     import numpy as np
     import cupyx
-    chunks, n = 64, 16 << 20
+    chunks, n = 256, 4 << 20
     ins = [cupyx.empty_pinned((n,), dtype=np.float32) for _ in range(chunks)]
     outs = [cupyx.empty_pinned((n,), dtype=np.float32) for _ in range(chunks)]
     for x in ins:
@@ -412,6 +412,26 @@ def pipeline(b):
         print(json.dumps({"name": "pipeline_4GiB_slowest_stage", "gpu_us": worst[0],
                           "cpu_us": worst[1]}), flush=True)
     b.repeat = repeat
+
+
+@workload("eager_chain20_4K", "graph_chain20_4K")
+def graph_chain(b):
+    """20 small ElementwiseKernel calls in place, eager and as a captured CUDA graph."""
+    k = cp.ElementwiseKernel("", "float32 x", "x = x * 0.5f + 1.0f", "chain_step")
+    s = cp.cuda.Stream(non_blocking=True)
+    with s:
+        x = cp.ones(4096, dtype=cp.float32)
+        k(x)
+
+        def eager():
+            for _ in range(20):
+                k(x)
+
+        b.run("eager_chain20_4K", eager)
+        s.begin_capture()
+        eager()
+        g = s.end_capture()
+        b.run("graph_chain20_4K", lambda: g.launch(stream=s))
 
 
 @workload("cumsum100M_f32")

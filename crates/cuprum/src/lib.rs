@@ -220,7 +220,7 @@ pub use error::{Error, ErrorKind, Result};
 pub use fuse::{Fused, fuse};
 pub use kernel::{ElementwiseKernel, RawKernel, RawModule, ReductionKernel};
 pub use memo::Memo;
-pub use runtime::{Device, Event, Stream};
+pub use runtime::{Device, Event, Graph, Stream};
 
 /// The README's Rust examples, compiled as doc tests.
 #[cfg(doctest)]

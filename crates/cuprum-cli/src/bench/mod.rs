@@ -15,6 +15,7 @@ mod child;
 mod compile_cases;
 mod cupy;
 mod fuse_cases;
+mod graph_cases;
 mod host_cases;
 mod jit_workloads;
 mod kernels;

@@ -262,7 +262,7 @@ fn advise_huge_pages(ptr: *mut u8, bytes: usize) {
     #[cfg(target_os = "linux")]
     {
         const HUGE: usize = 2 << 20;
-        if bytes < 2 * HUGE {
+        if bytes < 2 * HUGE || std::env::var_os("CUPRUM_NO_HUGE_PAGES").is_some() {
             return;
         }
         let start = (ptr as usize).next_multiple_of(HUGE);

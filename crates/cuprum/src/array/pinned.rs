@@ -387,6 +387,7 @@ impl Array {
     }
 
     fn check_host_copy<T: Element>(&self, what: &str, len: usize, stream: &Stream) -> Result<()> {
+        crate::runtime::refuse_in_capture(what, stream)?;
         if T::DTYPE != self.dtype {
             bail!(
                 DType,

@@ -41,6 +41,11 @@ pub(crate) struct RawEvent(pub(in crate::runtime) usize);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct KernelId(pub(in crate::runtime) usize);
 
+/// A captured, instantiated graph as its backend knows it (a `CUgraph` and its
+/// `CUgraphExec`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RawGraph(pub(in crate::runtime) usize, pub(in crate::runtime) usize);
+
 /// What a device reports about itself when it is opened.
 #[derive(Debug, Clone)]
 pub(crate) struct DeviceProps {
@@ -392,6 +397,28 @@ pub(crate) trait DeviceBackend: Send + Sync + Any {
 
     /// Milliseconds between two recorded events of this device (waits for `end`).
     fn elapsed_ms(&self, start: RawEvent, end: RawEvent) -> Result<f32>;
+
+    // ---- graphs -------------------------------------------------------------------------
+
+    /// Starts capturing the work queued on `stream` into a graph.
+    fn begin_capture(&self, stream: RawStream) -> Result<()>;
+
+    /// Ends the capture of `stream` and instantiates the graph: its handle and node count
+    /// (an error when the capture was invalidated; the stream is not capturing afterwards).
+    fn end_capture(&self, stream: RawStream) -> Result<(RawGraph, usize)>;
+
+    /// Queues one run of a graph on `stream`.
+    ///
+    /// # Safety
+    /// `graph` came from this backend's `end_capture` and is not destroyed; the memory its
+    /// work uses stays allocated until the run has finished in `stream` order.
+    unsafe fn launch_graph(&self, graph: RawGraph, stream: RawStream) -> Result<()>;
+
+    /// Destroys a graph (runs already queued still finish).
+    ///
+    /// # Safety
+    /// `graph` came from this backend's `end_capture` and is destroyed once.
+    unsafe fn destroy_graph(&self, graph: RawGraph);
 
     // ---- modules and libraries ----------------------------------------------------------
 

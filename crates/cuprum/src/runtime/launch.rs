@@ -393,6 +393,9 @@ pub(crate) unsafe fn launch(
 ) -> Result<()> {
     check_launch(f, cfg, cooperative, what)?;
     stream.device().check_fault()?;
+    if super::capture::is_capturing(stream) {
+        super::capture::keep_function(f);
+    }
     let (module, kernel) = f.launch_parts();
     let mut ptrs = args.pointers();
     // SAFETY: the caller guarantees the argument list; `ptrs` points into `args`, which

@@ -99,9 +99,10 @@ fn flush_cache(device: Device) {
     }
 }
 
-/// Returns a block to the backend on `stream` (its own stream), in stream order.
+/// Returns a block to the backend on `stream` (its own stream), in stream order; during a
+/// graph capture of that stream the block is kept for the graph instead (see `capture.rs`).
 fn free_block(device: Device, ptr: u64, bytes: usize, stream: RawStream) {
-    if device.check_fault().is_err() {
+    if device.check_fault().is_err() || super::capture::defer_free(stream.0, ptr, bytes) {
         return;
     }
     // SAFETY: `ptr` came from the backend's `alloc` on this device, belongs to no Buffer or
@@ -109,6 +110,11 @@ fn free_block(device: Device, ptr: u64, bytes: usize, stream: RawStream) {
     if unsafe { device.backend().free(ptr, bytes, stream) } {
         device.memory().policy().freed(bytes);
     }
+}
+
+/// Frees a block a graph kept, now (its device has been synchronised).
+pub(crate) fn free_now(device: Device, ptr: u64, bytes: usize, stream: &Stream) {
+    free_block(device, ptr, bytes, stream.raw());
 }
 
 /// The error of an allocation that cannot be satisfied.
@@ -204,6 +210,14 @@ impl Buffer {
         {
             return Ok(Buffer::new(ptr, class, stream, None));
         }
+        if super::capture::is_capturing(stream) {
+            // Ordinary memory, allocated outside the graph and ready before the capture goes
+            // on (see `capture.rs`); freed on the captured stream, later.
+            let side = super::capture::side_stream(device)?;
+            let ptr = backend_alloc(class, bytes, &side)?;
+            side.synchronize()?;
+            return Ok(Buffer::new(ptr, class, stream, None));
+        }
         let ptr = backend_alloc(class, bytes, stream)?;
         Ok(Buffer::new(ptr, class, stream, None))
     }
@@ -236,6 +250,12 @@ impl Buffer {
         if !self.users.record(|u| u.is(stream), || stream.remembered()) {
             return;
         }
+        if super::capture::is_capturing(stream) {
+            // A captured wait on outside work would tie the graph to this moment: the work
+            // queued so far on the own stream is waited for on the host instead.
+            let _ = self.stream.synchronize();
+            return;
+        }
         if stream.wait_for(&self.stream).is_err() {
             // No event could be queued (a broken context): wait on the host instead; if even
             // that fails, the launch that follows reports the context's error.
@@ -266,6 +286,11 @@ impl Buffer {
     /// that could not be done (the block must then never be reused).
     fn wait_for_users(&mut self) -> bool {
         let users = self.users.take();
+        if super::capture::is_capturing(&self.stream) {
+            // Freed with the graph, after its device has been synchronised: nothing to order
+            // now (a captured wait on other streams would become part of the graph).
+            return true;
+        }
         users
             .iter()
             .all(|s| self.stream.wait_for_use(s).is_ok() || s.synchronize().is_ok())
@@ -396,6 +421,10 @@ pub(crate) unsafe fn zero_device(dst: u64, bytes: usize, stream: &Stream) -> Res
 /// stays allocated until the copy has run in `stream` order (an address taken with
 /// `ptr_on(stream)`), and `src` must hold valid values of the elements stored there.
 pub(crate) unsafe fn copy_htod(dst: u64, src: &[u8], stream: &Stream) -> Result<()> {
+    super::capture::refuse(
+        "a copy from host memory (from_slice, copy_from_slice …)",
+        stream,
+    )?;
     if src.is_empty() {
         return Ok(());
     }
@@ -416,6 +445,10 @@ pub(crate) unsafe fn copy_dtoh(
     src: u64,
     stream: &Stream,
 ) -> Result<()> {
+    super::capture::refuse(
+        "a copy to host memory (to_vec, copy_to_slice, reading a scalar, printing …)",
+        stream,
+    )?;
     if dst.is_empty() {
         return Ok(());
     }

@@ -14,6 +14,7 @@
 mod attributes;
 pub(crate) mod backend;
 mod blas;
+mod capture;
 pub(crate) mod cuda;
 mod device;
 mod event;
@@ -31,6 +32,7 @@ mod stream;
 pub use attributes::KernelAttributes;
 pub use backend::CodeTarget;
 pub use blas::cublas_version;
+pub use capture::Graph;
 pub use cuda::driver::{DriverInfo, MIN_DRIVER_VERSION, driver_info};
 pub use device::{Device, HOST_ORDINAL};
 pub use event::Event;
@@ -40,6 +42,7 @@ pub use stream::{Stream, StreamGuard};
 
 pub(crate) use backend::{BlasFloat, Fill, Gemm, GemmInput};
 pub(crate) use blas::gemm;
+pub(crate) use capture::{is_capturing, keep_buffer, refuse as refuse_in_capture};
 pub(crate) use cuda::image::param_sizes;
 pub(crate) use launch::{ArgPack, launch};
 pub(crate) use memory::{

@@ -30,8 +30,8 @@ use std::ffi::{CString, c_int, c_void};
 use std::sync::{Arc, OnceLock};
 
 pub(crate) use cudarc::driver::sys::{
-    CUcontext, CUdevice_attribute, CUevent, CUfunction, CUfunction_attribute, CUmemoryPool,
-    CUmodule, CUstream,
+    CUcontext, CUdevice_attribute, CUevent, CUfunction, CUfunction_attribute, CUgraph, CUgraphExec,
+    CUmemoryPool, CUmodule, CUstream,
 };
 
 /// A driver call's own result.
@@ -585,6 +585,85 @@ pub(crate) unsafe fn event_complete(event: CUevent) -> DResult<bool> {
 pub(crate) unsafe fn event_elapsed(start: CUevent, end: CUevent) -> DResult<f32> {
     // SAFETY: forwarded from the caller.
     unsafe { result::event::elapsed(start, end) }
+}
+
+// ---- graphs ---------------------------------------------------------------------------
+
+/// Starts capturing the work queued on `stream` into a graph (relaxed mode: other calls of
+/// the thread stay legal; cuprum refuses the ones that would break the capture itself).
+///
+/// # Safety
+/// `stream` is a live stream of the current context, not capturing.
+pub(crate) unsafe fn begin_capture(stream: CUstream) -> DResult<()> {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        sys::cuStreamBeginCapture_v2(
+            stream,
+            sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED,
+        )
+    }
+    .result()
+}
+
+/// Ends the capture of `stream`: the graph, or the error that invalidated the capture (the
+/// stream is no longer capturing either way).
+///
+/// # Safety
+/// `stream` is capturing.
+pub(crate) unsafe fn end_capture(stream: CUstream) -> DResult<sys::CUgraph> {
+    let mut g: sys::CUgraph = std::ptr::null_mut();
+    // SAFETY: forwarded from the caller; `g` receives the graph.
+    unsafe { sys::cuStreamEndCapture(stream, &mut g) }.result()?;
+    Ok(g)
+}
+
+/// The number of nodes of a graph.
+///
+/// # Safety
+/// `graph` is live.
+pub(crate) unsafe fn graph_node_count(graph: sys::CUgraph) -> DResult<usize> {
+    let mut n = 0usize;
+    // SAFETY: with a null node array the driver only writes the count.
+    unsafe { sys::cuGraphGetNodes(graph, std::ptr::null_mut(), &mut n) }.result()?;
+    Ok(n)
+}
+
+/// Instantiates `graph` for launching.
+///
+/// # Safety
+/// `graph` is live, of the current context.
+pub(crate) unsafe fn graph_instantiate(graph: sys::CUgraph) -> DResult<sys::CUgraphExec> {
+    let mut e: sys::CUgraphExec = std::ptr::null_mut();
+    // SAFETY: forwarded from the caller; `e` receives the executable graph.
+    unsafe { sys::cuGraphInstantiateWithFlags(&mut e, graph, 0) }.result()?;
+    Ok(e)
+}
+
+/// Queues one run of an instantiated graph on `stream`.
+///
+/// # Safety
+/// Both handles are live and of the current context; the memory the graph's work uses is
+/// allocated until the run has finished in `stream` order.
+pub(crate) unsafe fn graph_launch(exec: sys::CUgraphExec, stream: CUstream) -> DResult<()> {
+    // SAFETY: forwarded from the caller.
+    unsafe { sys::cuGraphLaunch(exec, stream) }.result()
+}
+
+/// Destroys a graph and its executable form (queued runs still finish).
+///
+/// # Safety
+/// Both handles came from `end_capture` / `graph_instantiate` (either may be null) and are
+/// destroyed once.
+pub(crate) unsafe fn graph_destroy(graph: sys::CUgraph, exec: sys::CUgraphExec) {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        if !exec.is_null() {
+            let _ = sys::cuGraphExecDestroy(exec);
+        }
+        if !graph.is_null() {
+            let _ = sys::cuGraphDestroy(graph);
+        }
+    }
 }
 
 // ---- modules and kernels --------------------------------------------------------------

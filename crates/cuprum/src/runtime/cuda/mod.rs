@@ -16,7 +16,7 @@ mod staging;
 
 use super::backend::{
     CodeTarget, DeviceBackend, DeviceProps, FaultSlots, Gemm, ModuleBackend, PoolBytes, RawEvent,
-    RawStream, RngBackend,
+    RawGraph, RawStream, RngBackend,
 };
 use super::fault::record::RECORD_BYTES;
 use super::fault::sticky;
@@ -331,6 +331,51 @@ impl DeviceBackend for CudaDevice {
             unsafe { driver::copy_dtoh_raw(dst, src, bytes, stream(s)) },
             "cuMemcpyDtoHAsync",
         )
+    }
+
+    fn begin_capture(&self, s: RawStream) -> Result<()> {
+        self.bind_ctx()?;
+        // SAFETY: the stream is one of this device's; the caller checked it is not capturing.
+        self.check(
+            unsafe { driver::begin_capture(stream(s)) },
+            "cuStreamBeginCapture",
+        )
+    }
+
+    fn end_capture(&self, s: RawStream) -> Result<(RawGraph, usize)> {
+        self.bind_ctx()?;
+        // SAFETY: the stream is capturing (begun by `begin_capture`).
+        let g = self.check(
+            unsafe { driver::end_capture(stream(s)) },
+            "cuStreamEndCapture",
+        )?;
+        // SAFETY: `g` is the live graph just captured.
+        let made = unsafe { driver::graph_node_count(g) }
+            .and_then(|n| unsafe { driver::graph_instantiate(g) }.map(|e| (e, n)));
+        match made {
+            Ok((e, n)) => Ok((RawGraph(g as usize, e as usize), n)),
+            Err(err) => {
+                // SAFETY: `g` is destroyed once; there is no executable graph.
+                unsafe { driver::graph_destroy(g, std::ptr::null_mut()) };
+                Err(self.error(err, "cuGraphInstantiate"))
+            }
+        }
+    }
+
+    unsafe fn launch_graph(&self, g: RawGraph, s: RawStream) -> Result<()> {
+        self.bind_ctx()?;
+        // SAFETY: forwarded from the caller.
+        self.check(
+            unsafe { driver::graph_launch(g.1 as driver::CUgraphExec, stream(s)) },
+            "cuGraphLaunch",
+        )
+    }
+
+    unsafe fn destroy_graph(&self, g: RawGraph) {
+        if self.bind_ctx().is_ok() {
+            // SAFETY: forwarded from the caller.
+            unsafe { driver::graph_destroy(g.0 as driver::CUgraph, g.1 as driver::CUgraphExec) };
+        }
     }
 
     unsafe fn write_sync(&self, dst: u64, src: &[u8]) -> Result<()> {

@@ -41,7 +41,7 @@ pub(crate) mod warp;
 
 use super::backend::{
     CodeTarget, DeviceBackend, DeviceProps, FaultSlots, Gemm, ModuleBackend, PoolBytes, RawEvent,
-    RawStream, RngBackend,
+    RawGraph, RawStream, RngBackend,
 };
 use super::fault::record::RECORD_BYTES;
 use crate::error::{Result, bail};
@@ -340,6 +340,24 @@ impl DeviceBackend for HostDevice {
         unsafe { std::ptr::copy(src as *const u8, dst, bytes) };
         Ok(())
     }
+
+    fn begin_capture(&self, _s: RawStream) -> Result<()> {
+        bail!(
+            Unsupported,
+            "CUDA graphs need a GPU: the host device runs each launch when it is queued, so \
+             there is nothing to capture (call the work directly instead)"
+        )
+    }
+
+    fn end_capture(&self, _s: RawStream) -> Result<(RawGraph, usize)> {
+        bail!(Unsupported, "CUDA graphs need a GPU")
+    }
+
+    unsafe fn launch_graph(&self, _g: RawGraph, _s: RawStream) -> Result<()> {
+        bail!(Unsupported, "CUDA graphs need a GPU")
+    }
+
+    unsafe fn destroy_graph(&self, _g: RawGraph) {}
 
     unsafe fn write_sync(&self, dst: u64, src: &[u8]) -> Result<()> {
         // SAFETY: the caller guarantees `dst..dst + src.len()` in live host memory that no
