@@ -103,10 +103,7 @@ fn every_kind_of_call_replays() {
     drop((a, b, c, d, e));
     graph.launch(&s).unwrap();
     s.synchronize().unwrap();
-    assert_eq!(
-        f.to_vec::<f32>().unwrap()[5],
-        host[5] * 4.0 + 3.0 * 2.0 + 1.0 - 2.0 * 2.0
-    );
+    assert_eq!(f.to_vec::<f32>().unwrap()[5], (host[5] + 2.0) * 4.0 + 1.0);
 }
 
 #[test]
