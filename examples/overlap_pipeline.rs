@@ -140,7 +140,7 @@ fn main() -> cuprum::Result<()> {
     let slowest = alone.iter().cloned().fold(0.0, f64::max);
     println!(
         "overlap_pipeline: {} MiB each way in {} chunks: pipeline {whole:.1} ms; alone: upload {:.1}, compute {:.1}, download {:.1} ms (pipeline / slowest = {:.2}); {bad} wrong values: {}",
-        chunks * chunk * 4 >> 20,
+        (chunks * chunk * 4) >> 20,
         p.input.len(),
         alone[0],
         alone[1],

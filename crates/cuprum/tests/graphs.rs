@@ -57,7 +57,7 @@ fn every_kind_of_call_replays() {
         }"#,
         "g_neg",
     );
-    let fused = fuse("g_hypot1", |[x]| (x.clone() * x + 1.0f32).sqrt());
+    let fused = fuse("g_hypot1", |[x]| (x * x + 1.0f32).sqrt());
     let (graph, (a, b, c, d, e, f)) = s
         .capture(|| {
             let a = ew.call((&x,))?; // 2x + 1
@@ -137,7 +137,8 @@ fn illegal_calls_in_a_capture_are_errors_and_the_stream_stays_usable() {
     require_cuda!();
     let s = Stream::new().unwrap();
     let x = Array::from_slice(&[1.0f32, 2.0], &[2]).unwrap();
-    let cases: Vec<(&str, Box<dyn Fn() -> cuprum::Result<()>>)> = vec![
+    type Case<'a> = (&'a str, Box<dyn Fn() -> cuprum::Result<()> + 'a>);
+    let cases: Vec<Case> = vec![
         (
             "a copy to host memory",
             Box::new(|| x.to_vec::<f32>().map(drop)),

@@ -30,92 +30,27 @@
 //! kept alive: capture from one thread. The host device has no graphs (`Unsupported`).
 
 use super::backend::RawGraph;
+use super::capture_state::{self, State};
 use super::device::Device;
 use super::memory::Buffer;
-use super::module::Function;
 use super::stream::Stream;
 use crate::error::{Result, bail};
-use std::cell::{Cell, RefCell};
 use std::sync::Arc;
-
-/// What a capture in progress keeps for its graph.
-#[derive(Default)]
-struct Kept {
-    buffers: Vec<Arc<Buffer>>,
-    functions: Vec<Function>,
-    /// Blocks freed during the capture: `(address, bytes)`, freed when the graph goes.
-    frees: Vec<(u64, usize)>,
-    /// Where allocations during the capture are made (see `side_stream`).
-    side: Option<Stream>,
-}
-
-thread_local! {
-    /// The raw handle of the stream this thread is capturing (0: none).
-    static CAPTURING: Cell<usize> = const { Cell::new(0) };
-    static KEPT: RefCell<Kept> = RefCell::new(Kept::default());
-    static CAPTURE_DEVICE: Cell<Option<Device>> = const { Cell::new(None) };
-}
 
 /// Whether this thread is capturing `stream`.
 #[inline]
 pub(crate) fn is_capturing(stream: &Stream) -> bool {
-    let c = CAPTURING.with(Cell::get);
-    c != 0 && c == stream.raw().0
+    capture_state::is_capturing(stream.raw().0)
 }
 
-/// Whether this thread is capturing a stream of `device`.
-pub(crate) fn is_capturing_on(device: Device) -> bool {
-    CAPTURE_DEVICE.with(Cell::get) == Some(device)
-}
-
-/// The stream allocations made during the capture of `stream`'s device are queued on (and
-/// waited for), outside the graph.
-pub(crate) fn side_stream(device: Device) -> Result<Stream> {
-    if let Some(s) = KEPT.with(|k| k.borrow().side.clone()) {
-        return Ok(s);
-    }
-    let s = Stream::new_on(device)?;
-    KEPT.with(|k| k.borrow_mut().side = Some(s.clone()));
-    Ok(s)
-}
-
-/// Keeps `buf` alive for the graph being captured (called when captured work takes its
-/// address).
+/// Keeps `buf` for the graph being captured (captured work took its address).
 pub(crate) fn keep_buffer(buf: &Arc<Buffer>) {
-    KEPT.with(|k| {
-        let mut k = k.borrow_mut();
-        if !k.buffers.iter().any(|b| Arc::ptr_eq(b, buf)) {
-            k.buffers.push(buf.clone());
-        }
-    });
-}
-
-/// Keeps a launched kernel's module loaded for the graph being captured.
-pub(crate) fn keep_function(f: &Function) {
-    KEPT.with(|k| k.borrow_mut().functions.push(f.clone()));
-}
-
-/// Records a block freed on the capturing stream (`raw`): it is freed with the graph.
-/// False when `raw` is not being captured (the caller frees it now).
-pub(crate) fn defer_free(raw: usize, ptr: u64, bytes: usize) -> bool {
-    let c = CAPTURING.with(Cell::get);
-    if c == 0 || c != raw {
-        return false;
-    }
-    KEPT.with(|k| k.borrow_mut().frees.push((ptr, bytes)));
-    true
+    capture_state::keep(buf.clone());
 }
 
 /// The error for `what`, which cannot be part of a graph, when `stream` is being captured.
-pub(crate) fn refuse(what: &str, stream: &Stream) -> Result<()> {
-    if is_capturing(stream) {
-        bail!(
-            InvalidArgument,
-            "{what} inside a graph capture of {stream:?}: captured work does not run until \
-             Graph::launch (do it before the capture or after a launch)"
-        );
-    }
-    Ok(())
+pub(crate) fn refuse_in_capture(what: &str, stream: &Stream) -> Result<()> {
+    capture_state::refuse(what, stream.raw().0, stream)
 }
 
 /// A captured sequence of GPU work, replayed with [`launch`](Graph::launch) (see
@@ -124,7 +59,7 @@ pub struct Graph {
     raw: RawGraph,
     device: Device,
     nodes: usize,
-    kept: Kept,
+    kept: State,
     /// The captured stream (its blocks are freed there when the graph goes).
     stream: Stream,
 }
@@ -134,7 +69,7 @@ impl std::fmt::Debug for Graph {
         f.debug_struct("Graph")
             .field("device", &self.device)
             .field("nodes", &self.nodes)
-            .field("arrays_kept", &self.kept.buffers.len())
+            .field("kept", &self.kept.kept.len())
             .finish()
     }
 }
@@ -147,11 +82,9 @@ struct CaptureGuard {
 }
 
 impl CaptureGuard {
-    fn end(&mut self) -> (Result<(RawGraph, usize)>, Kept) {
+    fn end(&mut self) -> (Result<(RawGraph, usize)>, State) {
         self.ended = true;
-        CAPTURING.with(|c| c.set(0));
-        CAPTURE_DEVICE.with(|c| c.set(None));
-        let kept = KEPT.with(|k| std::mem::take(&mut *k.borrow_mut()));
+        let kept = capture_state::end();
         let r = self
             .stream
             .device()
@@ -202,7 +135,7 @@ impl Stream {
     /// ```
     pub fn capture<R>(&self, f: impl FnOnce() -> Result<R>) -> Result<(Graph, R)> {
         let device = self.device();
-        if CAPTURING.with(Cell::get) != 0 {
+        if capture_state::active() {
             bail!(
                 InvalidArgument,
                 "Stream::capture inside another capture: end the first capture before starting one"
@@ -218,8 +151,7 @@ impl Stream {
         device.check_fault()?;
         device.bind()?;
         device.backend().begin_capture(self.raw())?;
-        CAPTURING.with(|c| c.set(self.raw().0));
-        CAPTURE_DEVICE.with(|c| c.set(Some(device)));
+        capture_state::begin(self.raw().0, device.ordinal());
         let mut guard = CaptureGuard {
             stream: self.clone(),
             ended: false,
@@ -258,7 +190,7 @@ impl Stream {
 }
 
 /// Gives back what a capture kept (after its work has finished or never ran).
-fn release(device: Device, stream: &Stream, kept: Kept) {
+fn release(device: Device, stream: &Stream, kept: State) {
     if !kept.frees.is_empty() {
         // Nothing that used the blocks may still run (a launched graph's runs, work of other
         // streams queued before the capture).
@@ -267,8 +199,7 @@ fn release(device: Device, stream: &Stream, kept: Kept) {
             super::memory::free_now(device, ptr, bytes, stream);
         }
     }
-    drop(kept.buffers);
-    drop(kept.functions);
+    drop(kept.kept);
     drop(kept.side);
 }
 
@@ -284,7 +215,7 @@ impl Graph {
                 stream.device()
             );
         }
-        if CAPTURING.with(Cell::get) != 0 {
+        if capture_state::active() {
             bail!(
                 InvalidArgument,
                 "Graph::launch inside a capture: launch it after the capture"

@@ -272,7 +272,7 @@ impl Device {
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     pub fn synchronize(self) -> Result<()> {
-        if super::capture::is_capturing_on(self) {
+        if super::capture_state::is_capturing_on(self.ordinal()) {
             crate::error::bail!(
                 InvalidArgument,
                 "Device::synchronize inside a graph capture on {self}: captured work does not \

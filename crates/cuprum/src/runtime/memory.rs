@@ -102,7 +102,7 @@ fn flush_cache(device: Device) {
 /// Returns a block to the backend on `stream` (its own stream), in stream order; during a
 /// graph capture of that stream the block is kept for the graph instead (see `capture.rs`).
 fn free_block(device: Device, ptr: u64, bytes: usize, stream: RawStream) {
-    if device.check_fault().is_err() || super::capture::defer_free(stream.0, ptr, bytes) {
+    if device.check_fault().is_err() || super::capture_state::defer_free(stream.0, ptr, bytes) {
         return;
     }
     // SAFETY: `ptr` came from the backend's `alloc` on this device, belongs to no Buffer or
@@ -210,10 +210,10 @@ impl Buffer {
         {
             return Ok(Buffer::new(ptr, class, stream, None));
         }
-        if super::capture::is_capturing(stream) {
+        if super::capture_state::is_capturing(stream.raw().0) {
             // Ordinary memory, allocated outside the graph and ready before the capture goes
             // on (see `capture.rs`); freed on the captured stream, later.
-            let side = super::capture::side_stream(device)?;
+            let side = super::capture_state::side(|| Stream::new_on(device))?;
             let ptr = backend_alloc(class, bytes, &side)?;
             side.synchronize()?;
             return Ok(Buffer::new(ptr, class, stream, None));
@@ -250,7 +250,7 @@ impl Buffer {
         if !self.users.record(|u| u.is(stream), || stream.remembered()) {
             return;
         }
-        if super::capture::is_capturing(stream) {
+        if super::capture_state::is_capturing(stream.raw().0) {
             // A captured wait on outside work would tie the graph to this moment: the work
             // queued so far on the own stream is waited for on the host instead.
             let _ = self.stream.synchronize();
@@ -286,7 +286,7 @@ impl Buffer {
     /// that could not be done (the block must then never be reused).
     fn wait_for_users(&mut self) -> bool {
         let users = self.users.take();
-        if super::capture::is_capturing(&self.stream) {
+        if super::capture_state::is_capturing(self.stream.raw().0) {
             // Freed with the graph, after its device has been synchronised: nothing to order
             // now (a captured wait on other streams would become part of the graph).
             return true;
@@ -421,8 +421,9 @@ pub(crate) unsafe fn zero_device(dst: u64, bytes: usize, stream: &Stream) -> Res
 /// stays allocated until the copy has run in `stream` order (an address taken with
 /// `ptr_on(stream)`), and `src` must hold valid values of the elements stored there.
 pub(crate) unsafe fn copy_htod(dst: u64, src: &[u8], stream: &Stream) -> Result<()> {
-    super::capture::refuse(
+    super::capture_state::refuse(
         "a copy from host memory (from_slice, copy_from_slice …)",
+        stream.raw().0,
         stream,
     )?;
     if src.is_empty() {
@@ -445,8 +446,9 @@ pub(crate) unsafe fn copy_dtoh(
     src: u64,
     stream: &Stream,
 ) -> Result<()> {
-    super::capture::refuse(
+    super::capture_state::refuse(
         "a copy to host memory (to_vec, copy_to_slice, reading a scalar, printing …)",
+        stream.raw().0,
         stream,
     )?;
     if dst.is_empty() {

@@ -15,6 +15,7 @@ mod attributes;
 pub(crate) mod backend;
 mod blas;
 mod capture;
+mod capture_state;
 pub(crate) mod cuda;
 mod device;
 mod event;
@@ -42,7 +43,7 @@ pub use stream::{Stream, StreamGuard};
 
 pub(crate) use backend::{BlasFloat, Fill, Gemm, GemmInput};
 pub(crate) use blas::gemm;
-pub(crate) use capture::{is_capturing, keep_buffer, refuse as refuse_in_capture};
+pub(crate) use capture::{is_capturing, keep_buffer, refuse_in_capture};
 pub(crate) use cuda::image::param_sizes;
 pub(crate) use launch::{ArgPack, launch};
 pub(crate) use memory::{
