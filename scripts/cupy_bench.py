@@ -331,6 +331,109 @@ ROUTINE_N = 100_000_000
 ROUTINE_SMALL = 10_000_000
 
 
+@workload("h2d_1GiB_pinned", "d2h_1GiB_pinned", "h2d_1GiB_pageable", "d2h_1GiB_pageable",
+          "d2h_1GiB_into", "h2d_64MiB_pageable", "d2h_64MiB_pageable")
+def transfers(b):
+    import numpy as np
+    import cupyx
+    n = 1 << 28
+    host = (np.arange(n) % 1013).astype(np.float32) + 0.5
+    a = cp.asarray(host)
+    b.run("h2d_1GiB_pageable", lambda: cp.asarray(host))
+    b.run("d2h_1GiB_pageable", lambda: cp.asnumpy(a))
+    out = np.empty_like(host)
+    b.run("d2h_1GiB_into", lambda: a.get(out=out))
+    pinned = cupyx.empty_pinned((n,), dtype=np.float32)
+    pinned[...] = host
+    b.run("h2d_1GiB_pinned", lambda: a.set(pinned))
+    b.run("d2h_1GiB_pinned", lambda: a.get(out=pinned))
+    small = host[: 16 << 20]
+    sa = cp.asarray(small)
+    b.run("h2d_64MiB_pageable", lambda: cp.asarray(small))
+    b.run("d2h_64MiB_pageable", lambda: cp.asnumpy(sa))
+
+
+@workload("pipeline_4GiB_3streams", "pipeline_4GiB_slowest_stage")
+def pipeline(b):
+    """cuprum's pipeline twin: 256 chunks of 16 MiB, upload / y = 2x + 1 / download on three
+    streams ordered by events, pinned host buffers."""
+    import numpy as np
+    import cupyx
+    chunks, n = 256, 4 << 20
+    ins = [cupyx.empty_pinned((n,), dtype=np.float32) for _ in range(chunks)]
+    outs = [cupyx.empty_pinned((n,), dtype=np.float32) for _ in range(chunks)]
+    for x in ins:
+        x[...] = 1.5
+    slots = [(cp.empty(n, cp.float32), cp.empty(n, cp.float32)) for _ in range(3)]
+    k = cp.ElementwiseKernel("float32 x", "float32 y", "y = x * 2.0f + 1.0f", "pipe")
+    up, comp, down = (cp.cuda.Stream(non_blocking=True) for _ in range(3))
+
+    def run(stages):
+        uploaded, computed, downloaded = [], [], []
+        for step in range(chunks + 2):
+            if step < chunks and stages[0]:
+                if step >= 3 and stages[1]:
+                    up.wait_event(computed[step - 3])
+                slots[step % 3][0].set(ins[step], stream=up)
+                uploaded.append(up.record())
+            if 1 <= step <= chunks and stages[1]:
+                j = step - 1
+                d_in, d_out = slots[j % 3]
+                if stages[0]:
+                    comp.wait_event(uploaded[j])
+                if j >= 3 and stages[2]:
+                    comp.wait_event(downloaded[j - 3])
+                with comp:
+                    k(d_in, d_out)
+                computed.append(comp.record())
+            if step >= 2 and stages[2]:
+                j = step - 2
+                if stages[1]:
+                    down.wait_event(computed[j])
+                slots[j % 3][1].get(out=outs[j], stream=down, blocking=False)
+                downloaded.append(down.record())
+        for s in (up, comp, down):
+            s.synchronize()
+
+    run([True] * 3)
+    repeat = b.repeat
+    b.repeat = min(repeat, 10)
+    b.run("pipeline_4GiB_3streams", lambda: run([True] * 3))
+    if b.want("pipeline_4GiB_slowest_stage"):
+        from cupyx.profiler import benchmark
+        worst = None
+        for i in range(3):
+            only = [j == i for j in range(3)]
+            r = benchmark(run, (only,), n_repeat=b.repeat, n_warmup=1, max_duration=4.0)
+            gpu = float(np.median(r.gpu_times[0])) * 1e6
+            cpu = float(np.median(r.cpu_times)) * 1e6
+            if worst is None or gpu > worst[0]:
+                worst = (gpu, cpu)
+        print(json.dumps({"name": "pipeline_4GiB_slowest_stage", "gpu_us": worst[0],
+                          "cpu_us": worst[1]}), flush=True)
+    b.repeat = repeat
+
+
+@workload("eager_chain20_4K", "graph_chain20_4K")
+def graph_chain(b):
+    """20 small ElementwiseKernel calls in place, eager and as a captured CUDA graph."""
+    k = cp.ElementwiseKernel("", "float32 x", "x = x * 0.5f + 1.0f", "chain_step")
+    s = cp.cuda.Stream(non_blocking=True)
+    with s:
+        x = cp.ones(4096, dtype=cp.float32)
+        k(x)
+
+        def eager():
+            for _ in range(20):
+                k(x)
+
+        b.run("eager_chain20_4K", eager)
+        s.begin_capture()
+        eager()
+        g = s.end_capture()
+        b.run("graph_chain20_4K", lambda: g.launch(stream=s))
+
+
 @workload("cumsum100M_f32")
 def cumsum(b):
     b.run_ew("cumsum100M_f32", cp.cumsum, rand(ROUTINE_N))

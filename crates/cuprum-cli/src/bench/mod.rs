@@ -15,6 +15,7 @@ mod child;
 mod compile_cases;
 mod cupy;
 mod fuse_cases;
+mod graph_cases;
 mod host_cases;
 mod jit_workloads;
 mod kernels;
@@ -25,6 +26,7 @@ mod shape_workloads;
 mod subprocess;
 mod targets;
 mod timed;
+mod transfer_cases;
 mod workloads;
 
 pub use child::{ChildArgs, child};

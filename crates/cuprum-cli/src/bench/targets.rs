@@ -24,6 +24,9 @@ pub enum Target {
     VsCupy(f64, Option<&'static str>),
     /// GPU time at most `factor` × our GPU time of the named row.
     VsOurs(f64, &'static str),
+    /// GB/s at least this % of our named row's GB/s in the same run; the third number is
+    /// this row's bytes over the named row's (so the rows may move different amounts).
+    BwOfOurs(f64, &'static str, f64),
     /// Our named row is faster (GPU time) than this one.
     BeatenBy(&'static str),
     /// Scaling efficiency t1 / (2 · t2) of a workload split over 2 GPUs at least this %
@@ -146,6 +149,14 @@ impl Target {
                 }
             }
             Target::VsOurs(factor, of) => ratio_to(gpu, factor, cx.ours.get(of), of),
+            Target::BwOfOurs(p, of, bytes) => match cx.ours.get(of) {
+                Some(t) if gpu > 0.0 => {
+                    let mut v = Verdict::bound(100.0 * bytes * t.gpu_us / gpu, p, true, " %");
+                    v.detail = format!("{} of {of}'s GB/s", v.detail);
+                    v
+                }
+                _ => Verdict::na(format!("{of} not in this run")),
+            },
             Target::BeatenBy(of) => match cx.ours.get(of) {
                 Some(t) => Verdict::bound(gpu, t.gpu_us, true, " µs"),
                 None => Verdict::na(format!("{of} not in this run")),
@@ -187,7 +198,7 @@ impl Target {
     /// Our rows that judging a row reads (beside the copy and the floor).
     pub fn ours_rows(&self) -> Vec<&'static str> {
         match *self {
-            Target::VsOurs(_, of) | Target::BeatenBy(of) => vec![of],
+            Target::VsOurs(_, of) | Target::BeatenBy(of) | Target::BwOfOurs(_, of, _) => vec![of],
             Target::All(parts) => parts.iter().flat_map(Target::ours_rows).collect(),
             _ => Vec::new(),
         }
@@ -249,6 +260,7 @@ impl fmt::Display for Target {
             Target::VsCupy(x, None) => write!(f, "gpu ≤ {x} × CuPy"),
             Target::VsCupy(x, Some(of)) => write!(f, "gpu ≤ {x} × CuPy {of}"),
             Target::VsOurs(x, of) => write!(f, "gpu ≤ {x} × our {of}"),
+            Target::BwOfOurs(p, of, _) => write!(f, "≥ {p} % of our {of}'s GB/s"),
             Target::BeatenBy(of) => write!(f, "beaten by {of}"),
             Target::Scaling(p) => write!(f, "efficiency t1/(2·t2) ≥ {p} % at 2 GPUs"),
             Target::VsTwin(p) => write!(f, "≥ {p} % of the Rust twin's speed"),

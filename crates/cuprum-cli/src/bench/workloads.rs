@@ -26,7 +26,7 @@ use super::shape_workloads::{
 };
 use super::targets::Target::{self, *};
 use super::timed::{R, Timed};
-use super::{fuse_cases, host_cases};
+use super::{fuse_cases, graph_cases, host_cases, transfer_cases as tx};
 use crate::seeds;
 use cuprum::kernel::IntoOperand;
 use cuprum::profiler::{BenchmarkOptions, PerfCaseResult, benchmark};
@@ -331,6 +331,74 @@ pub const WORKLOADS: &[Workload] = &[
         "ReductionKernel sum of squares, 4 float32, output allocated (host time)",
         ssq4,
         HostOverFloor(1.5),
+    ),
+    // Host transfers: ordinary Rust memory judged against the pinned copy (the link).
+    w(
+        "h2d_1GiB_pinned",
+        "1 GiB float32 host → device from a PinnedBuffer (copy_from_host_async + wait)",
+        tx::h2d_1gib_pinned,
+        Info("the link"),
+    ),
+    w(
+        "d2h_1GiB_pinned",
+        "1 GiB float32 device → host into a PinnedBuffer (copy_to_host_async + wait)",
+        tx::d2h_1gib_pinned,
+        Info("the link"),
+    ),
+    w(
+        "h2d_1GiB_pageable",
+        "Array::from_slice of 1 GiB float32 from a Vec (staged through pinned lanes)",
+        tx::h2d_1gib_pageable,
+        BwOfOurs(80.0, "h2d_1GiB_pinned", 1.0),
+    ),
+    w(
+        "d2h_1GiB_pageable",
+        "to_vec of 1 GiB float32 into a fresh Vec (first-touch page faults included)",
+        tx::d2h_1gib_pageable,
+        BwOfOurs(80.0, "d2h_1GiB_pinned", 1.0),
+    ),
+    w(
+        "d2h_1GiB_into",
+        "copy_to_slice of 1 GiB float32 into an existing Vec",
+        tx::d2h_1gib_into,
+        BwOfOurs(80.0, "d2h_1GiB_pinned", 1.0),
+    ),
+    w(
+        "h2d_64MiB_pageable",
+        "Array::from_slice of 64 MiB float32 from a Vec",
+        tx::h2d_64mib_pageable,
+        BwOfOurs(80.0, "h2d_1GiB_pinned", 1.0 / 16.0),
+    ),
+    w(
+        "d2h_64MiB_pageable",
+        "to_vec of 64 MiB float32 into a fresh Vec",
+        tx::d2h_64mib_pageable,
+        BwOfOurs(80.0, "d2h_1GiB_pinned", 1.0 / 16.0),
+    ),
+    w(
+        "pipeline_4GiB_slowest_stage",
+        "the slowest of upload / compute / download of 4 GiB in 16 MiB chunks, each alone",
+        tx::pipeline_slowest_stage,
+        Info("the bound"),
+    ),
+    w(
+        "pipeline_4GiB_3streams",
+        "upload chunk k+1, y = 2x + 1 on chunk k, download chunk k-1 on 3 streams, 4 GiB each way in 16 MiB chunks",
+        tx::pipeline_4gib,
+        VsOurs(1.15, "pipeline_4GiB_slowest_stage"),
+    ),
+    // CUDA Graphs: 20 small kernels, eager and replayed from one capture.
+    w(
+        "eager_chain20_4K",
+        "20 ElementwiseKernel calls on 4096 float32 (x = 0.5x + 1 in place), one launch each",
+        graph_cases::eager_chain20,
+        Info("the eager twin"),
+    ),
+    w(
+        "graph_chain20_4K",
+        "the same 20 calls captured once (Stream::capture), replayed with Graph::launch",
+        graph_cases::graph_chain20,
+        All(&[GpuUs(26.0), HostMs(0.005)]),
     ),
     // Array routines (issue 16): scans, sorts, masks and gathers, joins.
     w(

@@ -96,6 +96,10 @@ impl Array {
     /// so that the buffer's first use and its free are ordered with that stream.
     #[inline]
     pub(crate) fn ptr_on(&self, stream: &Stream) -> u64 {
+        if crate::runtime::is_capturing(stream) {
+            // A graph being captured keeps the memory for every replay.
+            crate::runtime::keep_buffer(&self.buf);
+        }
         self.buf.ptr_on(stream) + self.byte_offset()
     }
 

@@ -16,7 +16,7 @@ use super::dtype::{DType, vec_from_bytes};
 use super::scalar::Scalar;
 use super::shape::{SliceArg, format_shape};
 use crate::error::Result;
-use crate::runtime::{Stream, copy_dtoh};
+use crate::runtime::{Stream, as_uninit, copy_dtoh};
 use half::{bf16, f16};
 use std::fmt;
 
@@ -666,7 +666,7 @@ fn host_values(a: &Array) -> Result<Vec<Scalar>> {
     let c = a.to_contiguous()?;
     let mut bytes = vec![0u8; c.nbytes()];
     // SAFETY: `c` is contiguous with `nbytes()` bytes, alive until the copy returns.
-    unsafe { copy_dtoh(&mut bytes, c.ptr_on(&stream), &stream)? };
+    unsafe { copy_dtoh(as_uninit(&mut bytes), c.ptr_on(&stream), &stream)? };
     macro_rules! conv {
         ($t:ty) => {
             vec_from_bytes::<$t>(&bytes)

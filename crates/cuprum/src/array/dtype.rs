@@ -7,6 +7,7 @@ use crate::error::{Result, bail};
 use half::{bf16, f16};
 use num_complex::Complex;
 use std::fmt;
+use std::mem::MaybeUninit;
 
 /// How a dtype behaves in arithmetic (NumPy's "kind").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -222,6 +223,58 @@ pub(crate) fn vec_from_bytes<T: Element>(bytes: &[u8]) -> Vec<T> {
         out.set_len(n);
     }
     out
+}
+
+/// A `Vec<T>` of `n` elements whose bytes `fill` writes straight into its memory (every
+/// byte of the slice it is given), without zeroing them first or copying them again.
+/// Large vectors ask for transparent huge pages, so that the first touch of a fresh
+/// buffer costs one page fault per 2 MiB rather than per 4 KiB.
+pub(crate) fn vec_filled<T: Element>(
+    n: usize,
+    fill: impl FnOnce(&mut [MaybeUninit<u8>]) -> Result<()>,
+) -> Result<Vec<T>> {
+    let bytes = n * std::mem::size_of::<T>();
+    let mut out: Vec<T> = Vec::with_capacity(n);
+    advise_huge_pages(out.as_mut_ptr().cast(), bytes);
+    // SAFETY: the capacity holds at least `n` elements, `bytes` bytes, which the view covers;
+    // `MaybeUninit<u8>` asks nothing of their contents.
+    let spare = unsafe {
+        std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<MaybeUninit<u8>>(), bytes)
+    };
+    fill(spare)?;
+    if T::DTYPE == DType::Bool {
+        // SAFETY: `fill` initialised every byte; they are read and rewritten as `u8` (0 or
+        // 1) before anything reads them as `bool`.
+        let raw = unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<u8>(), n) };
+        for b in raw {
+            *b = u8::from(*b != 0);
+        }
+    }
+    // SAFETY: `fill` wrote all `n` elements' bytes; every bit pattern is a valid `T` except
+    // for `bool`, whose bytes were made 0 or 1 above.
+    unsafe { out.set_len(n) };
+    Ok(out)
+}
+
+/// Asks the kernel for transparent huge pages over the 2 MiB-aligned part of a fresh
+/// allocation of 4 MiB or more (advice only: nothing happens where it is not supported).
+fn advise_huge_pages(ptr: *mut u8, bytes: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        if bytes < 2 * HUGE || std::env::var_os("CUPRUM_NO_HUGE_PAGES").is_some() {
+            return;
+        }
+        let start = (ptr as usize).next_multiple_of(HUGE);
+        let end = (ptr as usize + bytes) / HUGE * HUGE;
+        if end > start {
+            // SAFETY: the range lies inside one live allocation of ours; MADV_HUGEPAGE only
+            // changes how future page faults are served, never the memory's contents.
+            unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE) };
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (ptr, bytes);
 }
 
 #[cfg(test)]

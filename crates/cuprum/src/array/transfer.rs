@@ -2,7 +2,7 @@
 //! view, and `ndarray` interop (cargo feature `ndarray`).
 
 use super::device_array::Array;
-use super::dtype::{Element, as_bytes, vec_from_bytes};
+use super::dtype::{DType, Element, as_bytes, vec_filled};
 use super::kernels;
 use super::shape::format_shape;
 use crate::error::{Result, bail};
@@ -23,11 +23,60 @@ impl Array {
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
         self.check_dtype::<T>("to_vec")?;
         let c = self.to_contiguous()?;
-        let mut bytes = vec![0u8; c.nbytes()];
         let stream = Stream::for_device(c.device())?;
-        // SAFETY: `c` is contiguous with `nbytes()` bytes, alive until the copy returns.
-        unsafe { copy_dtoh(&mut bytes, c.ptr_on(&stream), &stream)? };
-        Ok(vec_from_bytes(&bytes))
+        vec_filled(c.size(), |bytes| {
+            // SAFETY: `c` is contiguous with `size()` elements of `T`, `bytes.len()` bytes,
+            // and alive until the copy returns.
+            unsafe { copy_dtoh(bytes, c.ptr_on(&stream), &stream) }
+        })
+    }
+
+    /// Downloads the elements in C order into `out` (any view; `out.len()` must equal the
+    /// size, `T` the array's dtype): [`to_vec`](Array::to_vec) into a buffer the program
+    /// already has (CuPy's `get(out=)`). Large copies run at the link's speed through
+    /// cuprum's pinned staging.
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// use cuprum::{Array, DType, ErrorKind};
+    /// let a = Array::arange(0.0, 4.0, 1.0, DType::F32)?;
+    /// let mut out = [0.0f32; 4];
+    /// a.copy_to_slice(&mut out)?;
+    /// assert_eq!(out, [0.0, 1.0, 2.0, 3.0]);
+    /// let mut short = [0.0f32; 3];
+    /// assert_eq!(a.copy_to_slice(&mut short).unwrap_err().kind(), ErrorKind::Shape);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn copy_to_slice<T: Element>(&self, out: &mut [T]) -> Result<()> {
+        self.check_dtype::<T>("copy_to_slice")?;
+        if out.len() != self.size() {
+            bail!(
+                Shape,
+                "copy_to_slice: the array of shape {} has {} elements, the slice {}",
+                format_shape(&self.shape),
+                self.size(),
+                out.len()
+            );
+        }
+        if T::DTYPE == DType::Bool {
+            // `bool` takes only 0 and 1: download as bytes and normalise.
+            let v = self.to_vec::<T>()?;
+            out.copy_from_slice(&v);
+            return Ok(());
+        }
+        let c = self.to_contiguous()?;
+        let stream = Stream::for_device(c.device())?;
+        // SAFETY: `out` is initialised memory of `c.nbytes()` bytes; the copy writes only
+        // bytes of elements of the array's dtype `T`, and every bit pattern is a valid `T`
+        // (not bool, handled above).
+        let bytes = unsafe {
+            std::slice::from_raw_parts_mut(
+                out.as_mut_ptr().cast::<std::mem::MaybeUninit<u8>>(),
+                std::mem::size_of_val(out),
+            )
+        };
+        // SAFETY: `c` is contiguous with `size()` elements, alive until the copy returns.
+        unsafe { copy_dtoh(bytes, c.ptr_on(&stream), &stream) }
     }
 
     /// Overwrites this view with host data in C order (`data.len()` must equal the size).

@@ -41,6 +41,11 @@ pub(crate) struct RawEvent(pub(in crate::runtime) usize);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct KernelId(pub(in crate::runtime) usize);
 
+/// A captured, instantiated graph as its backend knows it (a `CUgraph` and its
+/// `CUgraphExec`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RawGraph(pub(in crate::runtime) usize, pub(in crate::runtime) usize);
+
 /// What a device reports about itself when it is opened.
 #[derive(Debug, Clone)]
 pub(crate) struct DeviceProps {
@@ -238,19 +243,85 @@ pub(crate) trait DeviceBackend: Send + Sync + Any {
     /// As for `copy_dtod`, for `dst..dst + bytes`.
     unsafe fn zero(&self, dst: u64, bytes: usize, stream: RawStream) -> Result<()>;
 
-    /// Copies host bytes to `dst`; returns once `src` has been read.
+    /// Copies host bytes to `dst`, ordered on `stream`; returns once `src` has been read
+    /// (the caller may change or free it).
     ///
     /// # Safety
     /// As for `copy_dtod`, for `dst..dst + src.len()`.
     unsafe fn copy_htod(&self, dst: u64, src: &[u8], stream: RawStream) -> Result<()>;
 
-    /// Queues a copy of device bytes into `dst`; the caller synchronises `stream` before
-    /// `dst` is read or dropped.
+    /// Copies `bytes` device bytes at `src` into host memory at `dst`, after the work
+    /// queued on `stream`; returns once every byte has been written (also on error, `dst`
+    /// is no longer written once this returns).
     ///
     /// # Safety
-    /// `src..src + dst.len()` lies in live memory of this device; `dst` stays borrowed
-    /// until `stream` has been synchronised.
-    unsafe fn copy_dtoh(&self, dst: &mut [u8], src: u64, stream: RawStream) -> Result<()>;
+    /// `src..src + bytes` lies in live memory of this device, allocated until this
+    /// returns; `dst..dst + bytes` is host memory nobody else reads or writes meanwhile
+    /// (it may be uninitialised).
+    unsafe fn copy_dtoh(
+        &self,
+        dst: *mut u8,
+        bytes: usize,
+        src: u64,
+        stream: RawStream,
+    ) -> Result<()>;
+
+    /// Frees what the backend keeps for host copies (the CUDA backend's pinned staging
+    /// lanes), after the copies that use it.
+    fn release_staging(&self) {}
+
+    /// `bytes` (> 0) of page-locked host memory, uninitialised, that copies of every device
+    /// of this kind reach at the link's speed (ordinary memory on a synchronous device);
+    /// `Ok(None)` when the system has not that much memory to lock.
+    fn alloc_pinned(&self, bytes: usize) -> Result<Option<*mut u8>>;
+
+    /// Frees memory `alloc_pinned(bytes)` returned.
+    ///
+    /// # Safety
+    /// `ptr` came from `alloc_pinned(bytes)` of this backend, no copy uses it any more, and
+    /// it is freed once.
+    unsafe fn free_pinned(&self, ptr: *mut u8, bytes: usize);
+
+    /// Page-locks `bytes` (> 0) of memory the program owns (nothing on a synchronous device).
+    ///
+    /// # Safety
+    /// `ptr..ptr + bytes` is one live allocation that stays allocated until
+    /// `unregister_host`.
+    unsafe fn register_host(&self, ptr: *mut u8, bytes: usize) -> Result<()>;
+
+    /// Undoes `register_host`.
+    ///
+    /// # Safety
+    /// `ptr` was registered by this backend and no copy uses it any more.
+    unsafe fn unregister_host(&self, ptr: *mut u8);
+
+    /// Queues a copy of `bytes` host bytes at `src` to `dst` on `stream` and returns at
+    /// once (for page-locked memory; pageable memory is read before returning).
+    ///
+    /// # Safety
+    /// `dst..dst + bytes` lies in live memory of this device and `src..src + bytes` in host
+    /// memory, both allocated and `src` unchanged until the copy has run in `stream` order.
+    unsafe fn copy_htod_async(
+        &self,
+        dst: u64,
+        src: *const u8,
+        bytes: usize,
+        stream: RawStream,
+    ) -> Result<()>;
+
+    /// Queues a copy of `bytes` device bytes at `src` into host memory at `dst` on `stream`
+    /// and returns at once (for page-locked memory).
+    ///
+    /// # Safety
+    /// As for `copy_htod_async`; nobody else reads or writes `dst..dst + bytes` until the
+    /// copy has run in `stream` order.
+    unsafe fn copy_dtoh_async(
+        &self,
+        dst: *mut u8,
+        src: u64,
+        bytes: usize,
+        stream: RawStream,
+    ) -> Result<()>;
 
     /// Writes `src` to `dst` synchronously (a module's global, a fault claim word) while no
     /// kernel of this device uses those bytes.
@@ -326,6 +397,28 @@ pub(crate) trait DeviceBackend: Send + Sync + Any {
 
     /// Milliseconds between two recorded events of this device (waits for `end`).
     fn elapsed_ms(&self, start: RawEvent, end: RawEvent) -> Result<f32>;
+
+    // ---- graphs -------------------------------------------------------------------------
+
+    /// Starts capturing the work queued on `stream` into a graph.
+    fn begin_capture(&self, stream: RawStream) -> Result<()>;
+
+    /// Ends the capture of `stream` and instantiates the graph: its handle and node count
+    /// (an error when the capture was invalidated; the stream is not capturing afterwards).
+    fn end_capture(&self, stream: RawStream) -> Result<(RawGraph, usize)>;
+
+    /// Queues one run of a graph on `stream`.
+    ///
+    /// # Safety
+    /// `graph` came from this backend's `end_capture` and is not destroyed; the memory its
+    /// work uses stays allocated until the run has finished in `stream` order.
+    unsafe fn launch_graph(&self, graph: RawGraph, stream: RawStream) -> Result<()>;
+
+    /// Destroys a graph (runs already queued still finish).
+    ///
+    /// # Safety
+    /// `graph` came from this backend's `end_capture` and is destroyed once.
+    unsafe fn destroy_graph(&self, graph: RawGraph);
 
     // ---- modules and libraries ----------------------------------------------------------
 

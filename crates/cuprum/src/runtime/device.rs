@@ -272,6 +272,13 @@ impl Device {
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     pub fn synchronize(self) -> Result<()> {
+        if super::capture_state::is_capturing_on(self.ordinal()) {
+            crate::error::bail!(
+                InvalidArgument,
+                "Device::synchronize inside a graph capture on {self}: captured work does not \
+                 run until Graph::launch (synchronise after a launch)"
+            );
+        }
         self.bind()?;
         self.backend().synchronize()?;
         self.check_kernel_faults()

@@ -27,7 +27,22 @@ impl Event {
     /// A timing event on the current device (on the host device it keeps the time it was
     /// recorded).
     pub fn new() -> Result<Event> {
-        let device = Device::current()?;
+        Event::new_on(Device::current()?)
+    }
+
+    /// A timing event on `device`.
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// use cuprum::{Device, Event, Stream};
+    /// let s = Stream::current()?;
+    /// let e = Event::new_on(s.device())?;
+    /// e.record(&s)?;
+    /// e.synchronize()?;
+    /// assert!(e.is_complete()?);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn new_on(device: Device) -> Result<Event> {
         device.bind()?;
         let raw = device.backend().create_event()?;
         Ok(Event { raw, device })

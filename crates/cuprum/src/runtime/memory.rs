@@ -82,6 +82,7 @@ pub(crate) fn release_all(device: Device) -> Result<()> {
     }
     flush_cache(device);
     device.synchronize()?;
+    device.backend().release_staging();
     device.backend().trim_pool(0)?;
     // What the program needed before is no guide any more: the threshold starts again from
     // what it holds now.
@@ -98,9 +99,10 @@ fn flush_cache(device: Device) {
     }
 }
 
-/// Returns a block to the backend on `stream` (its own stream), in stream order.
+/// Returns a block to the backend on `stream` (its own stream), in stream order; during a
+/// graph capture of that stream the block is kept for the graph instead (see `capture.rs`).
 fn free_block(device: Device, ptr: u64, bytes: usize, stream: RawStream) {
-    if device.check_fault().is_err() {
+    if device.check_fault().is_err() || super::capture_state::defer_free(stream.0, ptr, bytes) {
         return;
     }
     // SAFETY: `ptr` came from the backend's `alloc` on this device, belongs to no Buffer or
@@ -108,6 +110,11 @@ fn free_block(device: Device, ptr: u64, bytes: usize, stream: RawStream) {
     if unsafe { device.backend().free(ptr, bytes, stream) } {
         device.memory().policy().freed(bytes);
     }
+}
+
+/// Frees a block a graph kept, now (its device has been synchronised).
+pub(crate) fn free_now(device: Device, ptr: u64, bytes: usize, stream: &Stream) {
+    free_block(device, ptr, bytes, stream.raw());
 }
 
 /// The error of an allocation that cannot be satisfied.
@@ -203,6 +210,14 @@ impl Buffer {
         {
             return Ok(Buffer::new(ptr, class, stream, None));
         }
+        if super::capture_state::is_capturing(stream.raw().0) {
+            // Ordinary memory, allocated outside the graph and ready before the capture goes
+            // on (see `capture.rs`); freed on the captured stream, later.
+            let side = super::capture_state::side(|| Stream::new_on(device))?;
+            let ptr = backend_alloc(class, bytes, &side)?;
+            side.synchronize()?;
+            return Ok(Buffer::new(ptr, class, stream, None));
+        }
         let ptr = backend_alloc(class, bytes, stream)?;
         Ok(Buffer::new(ptr, class, stream, None))
     }
@@ -235,6 +250,12 @@ impl Buffer {
         if !self.users.record(|u| u.is(stream), || stream.remembered()) {
             return;
         }
+        if super::capture_state::is_capturing(stream.raw().0) {
+            // A captured wait on outside work would tie the graph to this moment: the work
+            // queued so far on the own stream is waited for on the host instead.
+            let _ = self.stream.synchronize();
+            return;
+        }
         if stream.wait_for(&self.stream).is_err() {
             // No event could be queued (a broken context): wait on the host instead; if even
             // that fails, the launch that follows reports the context's error.
@@ -265,6 +286,11 @@ impl Buffer {
     /// that could not be done (the block must then never be reused).
     fn wait_for_users(&mut self) -> bool {
         let users = self.users.take();
+        if super::capture_state::is_capturing(self.stream.raw().0) {
+            // Freed with the graph, after its device has been synchronised: nothing to order
+            // now (a captured wait on other streams would become part of the graph).
+            return true;
+        }
         users
             .iter()
             .all(|s| self.stream.wait_for_use(s).is_ok() || s.synchronize().is_ok())
@@ -365,7 +391,7 @@ pub(crate) unsafe fn copy_peer(
     let mut host = vec![0u8; bytes];
     // SAFETY: `host` holds `bytes` bytes; the caller guarantees both device ranges.
     unsafe {
-        copy_dtoh(&mut host, src, src_stream)?;
+        copy_dtoh(as_uninit(&mut host), src, src_stream)?;
         copy_htod(dst, &host, stream)?;
     }
     // The pageable host copy has been read once copy_htod returns.
@@ -395,6 +421,11 @@ pub(crate) unsafe fn zero_device(dst: u64, bytes: usize, stream: &Stream) -> Res
 /// stays allocated until the copy has run in `stream` order (an address taken with
 /// `ptr_on(stream)`), and `src` must hold valid values of the elements stored there.
 pub(crate) unsafe fn copy_htod(dst: u64, src: &[u8], stream: &Stream) -> Result<()> {
+    super::capture_state::refuse(
+        "a copy from host memory (from_slice, copy_from_slice …)",
+        stream.raw().0,
+        stream,
+    )?;
     if src.is_empty() {
         return Ok(());
     }
@@ -403,22 +434,43 @@ pub(crate) unsafe fn copy_htod(dst: u64, src: &[u8], stream: &Stream) -> Result<
     unsafe { stream.device().backend().copy_htod(dst, src, stream.raw()) }
 }
 
-/// Copies device bytes into host memory on `stream` and waits for the copy.
+/// Copies device bytes into host memory after the work queued on `stream` and waits for
+/// the copy (large copies run through the backend's pinned staging at the link's speed).
+/// `dst` may be uninitialised: every byte of it is written on success.
 ///
 /// # Safety
 /// `src..src + dst.len()` must lie inside a live device allocation of `stream`'s device
-/// (an address taken with `ptr_on(stream)`): the backend writes `dst` from it
-/// asynchronously, and this function returns only after the stream is synchronised (also
-/// when that synchronisation fails, `dst` is no longer written).
-pub(crate) unsafe fn copy_dtoh(dst: &mut [u8], src: u64, stream: &Stream) -> Result<()> {
+/// (an address taken with `ptr_on(stream)`).
+pub(crate) unsafe fn copy_dtoh(
+    dst: &mut [std::mem::MaybeUninit<u8>],
+    src: u64,
+    stream: &Stream,
+) -> Result<()> {
+    super::capture_state::refuse(
+        "a copy to host memory (to_vec, copy_to_slice, reading a scalar, printing …)",
+        stream.raw().0,
+        stream,
+    )?;
     if dst.is_empty() {
         return Ok(());
     }
     stream.device().check_fault()?;
-    // SAFETY: the caller guarantees the device range; `dst` is borrowed mutably until the
-    // stream is synchronised below, before it can be read or dropped.
-    unsafe { stream.device().backend().copy_dtoh(dst, src, stream.raw()) }?;
-    stream.synchronize()
+    // SAFETY: the caller guarantees the device range; `dst` is borrowed mutably for the
+    // call, and the backend returns only once it is no longer written.
+    unsafe {
+        stream
+            .device()
+            .backend()
+            .copy_dtoh(dst.as_mut_ptr().cast(), dst.len(), src, stream.raw())
+    }
+}
+
+/// `bytes` as the uninitialised-bytes view [`copy_dtoh`] writes (it only stores valid
+/// bytes).
+pub(crate) fn as_uninit(bytes: &mut [u8]) -> &mut [std::mem::MaybeUninit<u8>] {
+    // SAFETY: `MaybeUninit<u8>` has the layout of `u8`, and every byte written through the
+    // view is an initialised byte, so `bytes` stays initialised.
+    unsafe { &mut *(bytes as *mut [u8] as *mut [std::mem::MaybeUninit<u8>]) }
 }
 
 impl Device {

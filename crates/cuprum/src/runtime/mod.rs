@@ -14,6 +14,8 @@
 mod attributes;
 pub(crate) mod backend;
 mod blas;
+mod capture;
+mod capture_state;
 pub(crate) mod cuda;
 mod device;
 mod event;
@@ -22,6 +24,7 @@ pub(crate) mod host;
 mod launch;
 mod memory;
 mod module;
+mod pinned;
 mod pool;
 mod registry;
 mod rng;
@@ -30,6 +33,7 @@ mod stream;
 pub use attributes::KernelAttributes;
 pub use backend::CodeTarget;
 pub use blas::cublas_version;
+pub use capture::Graph;
 pub use cuda::driver::{DriverInfo, MIN_DRIVER_VERSION, driver_info};
 pub use device::{Device, HOST_ORDINAL};
 pub use event::Event;
@@ -39,9 +43,11 @@ pub use stream::{Stream, StreamGuard};
 
 pub(crate) use backend::{BlasFloat, Fill, Gemm, GemmInput};
 pub(crate) use blas::gemm;
+pub(crate) use capture::{is_capturing, keep_buffer, refuse_in_capture};
 pub(crate) use cuda::image::param_sizes;
 pub(crate) use launch::{ArgPack, launch};
 pub(crate) use memory::{
-    Buffer, copy_dtod, copy_dtoh, copy_htod, copy_peer, on_release, zero_device,
+    Buffer, as_uninit, copy_dtod, copy_dtoh, copy_htod, copy_peer, on_release, zero_device,
 };
+pub(crate) use pinned::PinnedBytes;
 pub(crate) use rng::Philox;

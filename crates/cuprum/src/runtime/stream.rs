@@ -205,6 +205,7 @@ impl Stream {
 
     /// Waits for all work queued on the stream; device faults surface here as errors.
     pub fn synchronize(&self) -> Result<()> {
+        super::capture_state::refuse("Stream::synchronize", self.raw.0, self)?;
         self.device.bind()?;
         // The handle is valid while `self` (and so its owner) lives.
         self.device.backend().synchronize_stream(self.raw)?;

@@ -30,8 +30,8 @@ use std::ffi::{CString, c_int, c_void};
 use std::sync::{Arc, OnceLock};
 
 pub(crate) use cudarc::driver::sys::{
-    CUcontext, CUdevice_attribute, CUevent, CUfunction, CUfunction_attribute, CUmemoryPool,
-    CUmodule, CUstream,
+    CUcontext, CUdevice_attribute, CUevent, CUfunction, CUfunction_attribute, CUgraph, CUgraphExec,
+    CUmemoryPool, CUmodule, CUstream,
 };
 
 /// A driver call's own result.
@@ -350,16 +350,6 @@ pub(crate) unsafe fn copy_htod(dst: u64, src: &[u8], stream: CUstream) -> DResul
     unsafe { result::memcpy_htod_async(dst, src, stream) }
 }
 
-/// `cuMemcpyDtoHAsync`.
-///
-/// # Safety
-/// `src..src + dst.len()` lies in live device memory of the current context; `dst` stays
-/// borrowed until the stream has been synchronised.
-pub(crate) unsafe fn copy_dtoh(dst: &mut [u8], src: u64, stream: CUstream) -> DResult<()> {
-    // SAFETY: forwarded from the caller.
-    unsafe { result::memcpy_dtoh_async(dst, src, stream) }
-}
-
 /// `cuMemcpyPeerAsync` from `src` in `src_ctx` to `dst` in `dst_ctx`.
 ///
 /// # Safety
@@ -415,6 +405,78 @@ pub(crate) fn host_alloc_mapped_forever(bytes: usize) -> DResult<(*mut u8, u64)>
     // SAFETY: `host` was allocated with DEVICEMAP in the current context.
     unsafe { sys::cuMemHostGetDevicePointer_v2(&mut dev, host, 0) }.result()?;
     Ok((host.cast(), dev))
+}
+
+/// `bytes` of page-locked host memory every context can copy from and to at the link's
+/// speed (`cuMemHostAlloc`, portable).
+pub(crate) fn host_alloc(bytes: usize) -> DResult<*mut u8> {
+    let mut host: *mut c_void = std::ptr::null_mut();
+    // SAFETY: a fresh pinned allocation of `bytes` bytes, owned by the caller, who frees it
+    // once with `host_free`.
+    unsafe { sys::cuMemHostAlloc(&mut host, bytes, sys::CU_MEMHOSTALLOC_PORTABLE) }.result()?;
+    Ok(host.cast())
+}
+
+/// Frees memory [`host_alloc`] returned (`cuMemFreeHost`).
+///
+/// # Safety
+/// `ptr` came from `host_alloc`, no copy uses it any more, and it is freed once.
+pub(crate) unsafe fn host_free(ptr: *mut u8) -> DResult<()> {
+    // SAFETY: forwarded from the caller.
+    unsafe { sys::cuMemFreeHost(ptr.cast()) }.result()
+}
+
+/// Page-locks `bytes` of existing host memory at `ptr` for every context
+/// (`cuMemHostRegister`, portable).
+///
+/// # Safety
+/// `ptr..ptr + bytes` is one live allocation of the process that stays allocated until
+/// [`host_unregister`].
+pub(crate) unsafe fn host_register(ptr: *mut u8, bytes: usize) -> DResult<()> {
+    // SAFETY: forwarded from the caller.
+    unsafe { sys::cuMemHostRegister_v2(ptr.cast(), bytes, sys::CU_MEMHOSTREGISTER_PORTABLE) }
+        .result()
+}
+
+/// Unlocks memory [`host_register`] locked (`cuMemHostUnregister`).
+///
+/// # Safety
+/// `ptr` was registered and no copy uses it any more.
+pub(crate) unsafe fn host_unregister(ptr: *mut u8) -> DResult<()> {
+    // SAFETY: forwarded from the caller.
+    unsafe { sys::cuMemHostUnregister(ptr.cast()) }.result()
+}
+
+/// `cuMemcpyDtoHAsync` into raw host memory.
+///
+/// # Safety
+/// `src..src + bytes` lies in live device memory of the current context, `dst..dst +
+/// bytes` in host memory nobody else reads or writes until the copy has run in `stream`
+/// order.
+pub(crate) unsafe fn copy_dtoh_raw(
+    dst: *mut u8,
+    src: u64,
+    bytes: usize,
+    stream: CUstream,
+) -> DResult<()> {
+    // SAFETY: forwarded from the caller.
+    unsafe { sys::cuMemcpyDtoHAsync_v2(dst.cast(), src, bytes, stream) }.result()
+}
+
+/// `cuMemcpyHtoDAsync` from raw host memory.
+///
+/// # Safety
+/// `dst..dst + bytes` lies in live device memory of the current context, `src..src +
+/// bytes` in host memory that stays allocated and unchanged until the copy has run in
+/// `stream` order (pinned memory is read by the copy engine then, not before returning).
+pub(crate) unsafe fn copy_htod_raw(
+    dst: u64,
+    src: *const u8,
+    bytes: usize,
+    stream: CUstream,
+) -> DResult<()> {
+    // SAFETY: forwarded from the caller.
+    unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.cast(), bytes, stream) }.result()
 }
 
 /// A zeroed 4-byte device allocation of the current context, never freed.
@@ -523,6 +585,85 @@ pub(crate) unsafe fn event_complete(event: CUevent) -> DResult<bool> {
 pub(crate) unsafe fn event_elapsed(start: CUevent, end: CUevent) -> DResult<f32> {
     // SAFETY: forwarded from the caller.
     unsafe { result::event::elapsed(start, end) }
+}
+
+// ---- graphs ---------------------------------------------------------------------------
+
+/// Starts capturing the work queued on `stream` into a graph (relaxed mode: other calls of
+/// the thread stay legal; cuprum refuses the ones that would break the capture itself).
+///
+/// # Safety
+/// `stream` is a live stream of the current context, not capturing.
+pub(crate) unsafe fn begin_capture(stream: CUstream) -> DResult<()> {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        sys::cuStreamBeginCapture_v2(
+            stream,
+            sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED,
+        )
+    }
+    .result()
+}
+
+/// Ends the capture of `stream`: the graph, or the error that invalidated the capture (the
+/// stream is no longer capturing either way).
+///
+/// # Safety
+/// `stream` is capturing.
+pub(crate) unsafe fn end_capture(stream: CUstream) -> DResult<sys::CUgraph> {
+    let mut g: sys::CUgraph = std::ptr::null_mut();
+    // SAFETY: forwarded from the caller; `g` receives the graph.
+    unsafe { sys::cuStreamEndCapture(stream, &mut g) }.result()?;
+    Ok(g)
+}
+
+/// The number of nodes of a graph.
+///
+/// # Safety
+/// `graph` is live.
+pub(crate) unsafe fn graph_node_count(graph: sys::CUgraph) -> DResult<usize> {
+    let mut n = 0usize;
+    // SAFETY: with a null node array the driver only writes the count.
+    unsafe { sys::cuGraphGetNodes(graph, std::ptr::null_mut(), &mut n) }.result()?;
+    Ok(n)
+}
+
+/// Instantiates `graph` for launching.
+///
+/// # Safety
+/// `graph` is live, of the current context.
+pub(crate) unsafe fn graph_instantiate(graph: sys::CUgraph) -> DResult<sys::CUgraphExec> {
+    let mut e: sys::CUgraphExec = std::ptr::null_mut();
+    // SAFETY: forwarded from the caller; `e` receives the executable graph.
+    unsafe { sys::cuGraphInstantiateWithFlags(&mut e, graph, 0) }.result()?;
+    Ok(e)
+}
+
+/// Queues one run of an instantiated graph on `stream`.
+///
+/// # Safety
+/// Both handles are live and of the current context; the memory the graph's work uses is
+/// allocated until the run has finished in `stream` order.
+pub(crate) unsafe fn graph_launch(exec: sys::CUgraphExec, stream: CUstream) -> DResult<()> {
+    // SAFETY: forwarded from the caller.
+    unsafe { sys::cuGraphLaunch(exec, stream) }.result()
+}
+
+/// Destroys a graph and its executable form (queued runs still finish).
+///
+/// # Safety
+/// Both handles came from `end_capture` / `graph_instantiate` (either may be null) and are
+/// destroyed once.
+pub(crate) unsafe fn graph_destroy(graph: sys::CUgraph, exec: sys::CUgraphExec) {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        if !exec.is_null() {
+            let _ = sys::cuGraphExecDestroy(exec);
+        }
+        if !graph.is_null() {
+            let _ = sys::cuGraphDestroy(graph);
+        }
+    }
 }
 
 // ---- modules and kernels --------------------------------------------------------------

@@ -12,10 +12,11 @@ pub(crate) mod curand;
 pub(crate) mod driver;
 pub(crate) mod image;
 pub(crate) mod module;
+mod staging;
 
 use super::backend::{
     CodeTarget, DeviceBackend, DeviceProps, FaultSlots, Gemm, ModuleBackend, PoolBytes, RawEvent,
-    RawStream, RngBackend,
+    RawGraph, RawStream, RngBackend,
 };
 use super::fault::record::RECORD_BYTES;
 use super::fault::sticky;
@@ -33,6 +34,8 @@ pub(crate) struct CudaDevice {
     ctx: Arc<CudaContext>,
     pool: CUmemoryPool,
     default_stream: CUstream,
+    /// The pinned lanes of large host copies (see `staging.rs`).
+    staging: staging::Staging,
 }
 
 // SAFETY: the raw handles (context, memory pool, stream) are process-wide driver objects
@@ -104,6 +107,7 @@ pub(crate) fn open(ordinal: usize, threshold: usize) -> Result<(DeviceProps, Cud
         ctx,
         pool,
         default_stream,
+        staging: staging::Staging::new(),
     };
     Ok((props, dev))
 }
@@ -223,6 +227,17 @@ impl DeviceBackend for CudaDevice {
 
     unsafe fn copy_htod(&self, dst: u64, src: &[u8], s: RawStream) -> Result<()> {
         self.bind_ctx()?;
+        if src.len() >= staging::STAGED_MIN {
+            // SAFETY: the context is current; the caller guarantees the device range, and
+            // `src` is borrowed for the call.
+            let staged = unsafe {
+                self.staging
+                    .upload(dst, src.as_ptr(), src.len(), stream(s), &self.ctx)
+            };
+            if self.check(staged, "a staged host-to-device copy")? {
+                return Ok(());
+            }
+        }
         // SAFETY: the caller guarantees the device range; for pageable host memory the
         // driver copies out of `src` before returning.
         self.check(
@@ -231,14 +246,136 @@ impl DeviceBackend for CudaDevice {
         )
     }
 
-    unsafe fn copy_dtoh(&self, dst: &mut [u8], src: u64, s: RawStream) -> Result<()> {
+    unsafe fn copy_dtoh(&self, dst: *mut u8, bytes: usize, src: u64, s: RawStream) -> Result<()> {
         self.bind_ctx()?;
-        // SAFETY: the caller guarantees the device range and keeps `dst` borrowed until
-        // the stream is synchronised.
+        if bytes >= staging::STAGED_MIN {
+            // SAFETY: the context is current; the caller guarantees both ranges.
+            let staged = unsafe { self.staging.download(dst, src, bytes, stream(s), &self.ctx) };
+            if self.check(staged, "a staged device-to-host copy")? {
+                return Ok(());
+            }
+        }
+        // SAFETY: the caller guarantees the device range and lends `dst` until this returns,
+        // after the stream has been synchronised (also when queuing failed: nothing then
+        // writes `dst`).
+        let queued = unsafe { driver::copy_dtoh_raw(dst, src, bytes, stream(s)) };
+        // SAFETY: the stream is one of this device's.
+        let done = unsafe { driver::stream_synchronize(stream(s)) };
+        self.check(queued, "cuMemcpyDtoHAsync")?;
+        self.check(done, "cuStreamSynchronize")
+    }
+
+    fn release_staging(&self) {
+        if self.bind_ctx().is_ok() {
+            self.staging.release();
+        }
+    }
+
+    fn alloc_pinned(&self, bytes: usize) -> Result<Option<*mut u8>> {
+        self.bind_ctx()?;
+        match driver::host_alloc(bytes) {
+            Ok(p) => Ok(Some(p)),
+            Err(e) if driver::is_out_of_memory(&e) => Ok(None),
+            Err(e) => Err(self.error(e, "cuMemHostAlloc")),
+        }
+    }
+
+    unsafe fn free_pinned(&self, ptr: *mut u8, _bytes: usize) {
+        if self.bind_ctx().is_ok() {
+            // SAFETY: forwarded from the caller.
+            let _ = unsafe { driver::host_free(ptr) };
+        }
+    }
+
+    unsafe fn register_host(&self, ptr: *mut u8, bytes: usize) -> Result<()> {
+        self.bind_ctx()?;
+        // SAFETY: forwarded from the caller.
         self.check(
-            unsafe { driver::copy_dtoh(dst, src, stream(s)) },
+            unsafe { driver::host_register(ptr, bytes) },
+            "cuMemHostRegister",
+        )
+    }
+
+    unsafe fn unregister_host(&self, ptr: *mut u8) {
+        if self.bind_ctx().is_ok() {
+            // SAFETY: forwarded from the caller.
+            let _ = unsafe { driver::host_unregister(ptr) };
+        }
+    }
+
+    unsafe fn copy_htod_async(
+        &self,
+        dst: u64,
+        src: *const u8,
+        bytes: usize,
+        s: RawStream,
+    ) -> Result<()> {
+        self.bind_ctx()?;
+        // SAFETY: forwarded from the caller.
+        self.check(
+            unsafe { driver::copy_htod_raw(dst, src, bytes, stream(s)) },
+            "cuMemcpyHtoDAsync",
+        )
+    }
+
+    unsafe fn copy_dtoh_async(
+        &self,
+        dst: *mut u8,
+        src: u64,
+        bytes: usize,
+        s: RawStream,
+    ) -> Result<()> {
+        self.bind_ctx()?;
+        // SAFETY: forwarded from the caller.
+        self.check(
+            unsafe { driver::copy_dtoh_raw(dst, src, bytes, stream(s)) },
             "cuMemcpyDtoHAsync",
         )
+    }
+
+    fn begin_capture(&self, s: RawStream) -> Result<()> {
+        self.bind_ctx()?;
+        // SAFETY: the stream is one of this device's; the caller checked it is not capturing.
+        self.check(
+            unsafe { driver::begin_capture(stream(s)) },
+            "cuStreamBeginCapture",
+        )
+    }
+
+    fn end_capture(&self, s: RawStream) -> Result<(RawGraph, usize)> {
+        self.bind_ctx()?;
+        // SAFETY: the stream is capturing (begun by `begin_capture`).
+        let g = self.check(
+            unsafe { driver::end_capture(stream(s)) },
+            "cuStreamEndCapture",
+        )?;
+        // SAFETY: `g` is the live graph just captured.
+        let made = unsafe { driver::graph_node_count(g) }
+            .and_then(|n| unsafe { driver::graph_instantiate(g) }.map(|e| (e, n)));
+        match made {
+            Ok((e, n)) => Ok((RawGraph(g as usize, e as usize), n)),
+            Err(err) => {
+                // SAFETY: `g` is destroyed once; there is no executable graph.
+                unsafe { driver::graph_destroy(g, std::ptr::null_mut()) };
+                Err(self.error(err, "cuGraphInstantiate"))
+            }
+        }
+    }
+
+    unsafe fn launch_graph(&self, g: RawGraph, s: RawStream) -> Result<()> {
+        self.bind_ctx()?;
+        // SAFETY: forwarded from the caller.
+        self.check(
+            unsafe { driver::graph_launch(g.1 as driver::CUgraphExec, stream(s)) },
+            "cuGraphLaunch",
+        )
+    }
+
+    unsafe fn destroy_graph(&self, g: RawGraph) {
+        if self.bind_ctx().is_ok() {
+            // SAFETY: forwarded from the caller.
+            unsafe { driver::graph_destroy(g.0 as driver::CUgraph, g.1 as driver::CUgraphExec) };
+        }
     }
 
     unsafe fn write_sync(&self, dst: u64, src: &[u8]) -> Result<()> {

@@ -41,7 +41,7 @@ pub(crate) mod warp;
 
 use super::backend::{
     CodeTarget, DeviceBackend, DeviceProps, FaultSlots, Gemm, ModuleBackend, PoolBytes, RawEvent,
-    RawStream, RngBackend,
+    RawGraph, RawStream, RngBackend,
 };
 use super::fault::record::RECORD_BYTES;
 use crate::error::{Result, bail};
@@ -52,6 +52,9 @@ use std::time::Instant;
 
 /// The raw handle of the host device's default stream: a token, never dereferenced.
 const DEFAULT_STREAM: RawStream = RawStream(8);
+
+/// Alignment of the host device's "pinned" buffers (ordinary memory, cache-line aligned).
+const PINNED_ALIGN: usize = 64;
 
 /// Holds the launches of one host stream in order: a launch runs on the calling thread, so
 /// two threads launching on one stream would otherwise run their kernels at once. Streams
@@ -283,11 +286,78 @@ impl DeviceBackend for HostDevice {
         Ok(())
     }
 
-    unsafe fn copy_dtoh(&self, dst: &mut [u8], src: u64, _s: RawStream) -> Result<()> {
-        // SAFETY: `src` points to at least `dst.len()` bytes of a live host buffer.
-        unsafe { std::ptr::copy(src as *const u8, dst.as_mut_ptr(), dst.len()) };
+    unsafe fn copy_dtoh(&self, dst: *mut u8, bytes: usize, src: u64, _s: RawStream) -> Result<()> {
+        // SAFETY: `src` points to at least `bytes` bytes of a live host buffer and `dst` to
+        // as many bytes nobody else uses meanwhile (the work before has finished: the host
+        // device is synchronous).
+        unsafe { std::ptr::copy(src as *const u8, dst, bytes) };
         Ok(())
     }
+
+    fn alloc_pinned(&self, bytes: usize) -> Result<Option<*mut u8>> {
+        // Ordinary memory: the host device's copies are memcpys.
+        let Ok(layout) = std::alloc::Layout::from_size_align(bytes, PINNED_ALIGN) else {
+            return Ok(None);
+        };
+        // SAFETY: `bytes > 0` (the caller's contract), so the layout is not zero-sized.
+        let p = unsafe { std::alloc::alloc(layout) };
+        Ok((!p.is_null()).then_some(p))
+    }
+
+    unsafe fn free_pinned(&self, ptr: *mut u8, bytes: usize) {
+        if let Ok(layout) = std::alloc::Layout::from_size_align(bytes, PINNED_ALIGN) {
+            // SAFETY: `ptr` came from `alloc_pinned(bytes)`, i.e. `alloc` with this layout.
+            unsafe { std::alloc::dealloc(ptr, layout) };
+        }
+    }
+
+    unsafe fn register_host(&self, _ptr: *mut u8, _bytes: usize) -> Result<()> {
+        Ok(())
+    }
+
+    unsafe fn unregister_host(&self, _ptr: *mut u8) {}
+
+    unsafe fn copy_htod_async(
+        &self,
+        dst: u64,
+        src: *const u8,
+        bytes: usize,
+        _s: RawStream,
+    ) -> Result<()> {
+        // SAFETY: the caller guarantees both ranges (the host device copies at once).
+        unsafe { std::ptr::copy(src, dst as *mut u8, bytes) };
+        Ok(())
+    }
+
+    unsafe fn copy_dtoh_async(
+        &self,
+        dst: *mut u8,
+        src: u64,
+        bytes: usize,
+        _s: RawStream,
+    ) -> Result<()> {
+        // SAFETY: the caller guarantees both ranges (the host device copies at once).
+        unsafe { std::ptr::copy(src as *const u8, dst, bytes) };
+        Ok(())
+    }
+
+    fn begin_capture(&self, _s: RawStream) -> Result<()> {
+        bail!(
+            Unsupported,
+            "CUDA graphs need a GPU: the host device runs each launch when it is queued, so \
+             there is nothing to capture (call the work directly instead)"
+        )
+    }
+
+    fn end_capture(&self, _s: RawStream) -> Result<(RawGraph, usize)> {
+        bail!(Unsupported, "CUDA graphs need a GPU")
+    }
+
+    unsafe fn launch_graph(&self, _g: RawGraph, _s: RawStream) -> Result<()> {
+        bail!(Unsupported, "CUDA graphs need a GPU")
+    }
+
+    unsafe fn destroy_graph(&self, _g: RawGraph) {}
 
     unsafe fn write_sync(&self, dst: u64, src: &[u8]) -> Result<()> {
         // SAFETY: the caller guarantees `dst..dst + src.len()` in live host memory that no

@@ -1,0 +1,249 @@
+//! CUDA Graphs: the work cuprum queues on a stream, captured into a [`Graph`] and replayed
+//! with one launch (CuPy's `stream.begin_capture()` / `end_capture()` / `graph.launch()`).
+//!
+//! **What a capture records.** [`Stream::capture`] makes the stream current, starts the
+//! driver's capture (relaxed mode), runs the closure, ends the capture and instantiates the
+//! graph. Every call that queues GPU work on the stream meanwhile — kernels of every kind,
+//! operations, fusions, device copies, memsets — becomes a node; nothing runs until
+//! [`Graph::launch`]. A graph replays the same addresses every time: the arrays it reads and
+//! writes are fixed, so new inputs are copied into the captured input arrays (`assign`)
+//! before a launch, and the captured outputs hold each run's results.
+//!
+//! **Memory stays valid for every replay.** The graph keeps alive every array whose address
+//! the captured work took (their buffers) and every kernel's module. Arrays allocated during
+//! the capture get ordinary pool memory, allocated outside the graph at capture time (the
+//! allocation is made on a side stream and waited for), so they are valid before the first
+//! launch and after the graph is gone; a block freed during the capture (a temporary) is not
+//! freed until the graph is dropped, since every replay uses it again. A buffer first used
+//! during the capture waits on the host for its own stream's queued work instead of
+//! ordering the capturing stream after it (a captured wait on outside work would tie the
+//! graph to that moment). Dropping a `Graph` synchronises its device first, so no replay is
+//! still running when its memory goes back.
+//!
+//! **Calls that cannot be captured are errors naming the call**, checked before the driver
+//! sees them, and the capture then ends with that error, leaving the stream usable:
+//! synchronising the capturing stream or its device, copies between ordinary host memory and
+//! the device (`to_vec`, `from_slice`, `copy_to_slice`, `copy_from_slice`, reading a scalar,
+//! printing), asynchronous copies with pinned buffers, and a capture inside a capture. The
+//! device's default stream cannot be captured (every thread shares it): capture a stream of
+//! your own. Work that other threads queue on the capturing stream is captured too but not
+//! kept alive: capture from one thread. The host device has no graphs (`Unsupported`).
+
+use super::backend::RawGraph;
+use super::capture_state::{self, State};
+use super::device::Device;
+use super::memory::Buffer;
+use super::stream::Stream;
+use crate::error::{Result, bail};
+use std::sync::Arc;
+
+/// Whether this thread is capturing `stream`.
+#[inline]
+pub(crate) fn is_capturing(stream: &Stream) -> bool {
+    capture_state::is_capturing(stream.raw().0)
+}
+
+/// Keeps `buf` for the graph being captured (captured work took its address).
+pub(crate) fn keep_buffer(buf: &Arc<Buffer>) {
+    capture_state::keep(buf.clone());
+}
+
+/// The error for `what`, which cannot be part of a graph, when `stream` is being captured.
+pub(crate) fn refuse_in_capture(what: &str, stream: &Stream) -> Result<()> {
+    capture_state::refuse(what, stream.raw().0, stream)
+}
+
+/// A captured sequence of GPU work, replayed with [`launch`](Graph::launch) (see
+/// [`Stream::capture`]).
+pub struct Graph {
+    raw: RawGraph,
+    device: Device,
+    nodes: usize,
+    kept: State,
+    /// The captured stream (its blocks are freed there when the graph goes).
+    stream: Stream,
+}
+
+impl std::fmt::Debug for Graph {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Graph")
+            .field("device", &self.device)
+            .field("nodes", &self.nodes)
+            .field("kept", &self.kept.kept.len())
+            .finish()
+    }
+}
+
+/// Ends the capture (also when the closure failed or panicked) and clears this thread's
+/// capture state.
+struct CaptureGuard {
+    stream: Stream,
+    ended: bool,
+}
+
+impl CaptureGuard {
+    fn end(&mut self) -> (Result<(RawGraph, usize)>, State) {
+        self.ended = true;
+        let kept = capture_state::end();
+        let r = self
+            .stream
+            .device()
+            .backend()
+            .end_capture(self.stream.raw());
+        (r, kept)
+    }
+}
+
+impl Drop for CaptureGuard {
+    fn drop(&mut self) {
+        if !self.ended {
+            let (r, kept) = self.end();
+            if let Ok((g, _)) = r {
+                // SAFETY: the graph was just made and is destroyed once, never launched.
+                unsafe { self.stream.device().backend().destroy_graph(g) };
+            }
+            release(self.stream.device(), &self.stream, kept);
+        }
+    }
+}
+
+impl Stream {
+    /// Captures the GPU work `f` queues on this stream into a [`Graph`] instead of running
+    /// it, and returns the graph with `f`'s result. The stream is the current stream while
+    /// `f` runs (so every cuprum call in `f` queues on it). Arrays made in `f` are ordinary
+    /// arrays, allocated at once; their contents are written when the graph runs. See the
+    /// module docs for what the graph keeps alive and which calls cannot be captured.
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
+    /// use cuprum::{Array, DType, ElementwiseKernel, Stream};
+    /// let s = Stream::new()?;
+    /// let axpy = ElementwiseKernel::new("T x, T a", "T y", "y = a * x + 1", "axpy1")?;
+    /// let x = Array::from_slice(&[1.0f32, 2.0, 3.0], &[3])?;
+    /// let (graph, y) = s.capture(|| {
+    ///     let t = axpy.call((&x, 2.0f32))?;  // t = 2x + 1
+    ///     axpy.call((&t, 3.0f32))            // y = 3t + 1
+    /// })?;
+    /// graph.launch(&s)?;
+    /// s.synchronize()?;
+    /// assert_eq!(y.to_vec::<f32>()?, vec![10.0, 16.0, 22.0]);
+    /// x.copy_from_slice(&[0.0f32, 1.0, -1.0])?;   // new input, same array
+    /// graph.launch(&s)?;
+    /// s.synchronize()?;
+    /// assert_eq!(y.to_vec::<f32>()?, vec![4.0, 10.0, -2.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn capture<R>(&self, f: impl FnOnce() -> Result<R>) -> Result<(Graph, R)> {
+        let device = self.device();
+        if capture_state::active() {
+            bail!(
+                InvalidArgument,
+                "Stream::capture inside another capture: end the first capture before starting one"
+            );
+        }
+        if self.is_device_default() {
+            bail!(
+                InvalidArgument,
+                "Stream::capture of {device}'s default stream: every thread queues work there; \
+                 capture a stream of your own (Stream::new())"
+            );
+        }
+        device.check_fault()?;
+        device.bind()?;
+        device.backend().begin_capture(self.raw())?;
+        capture_state::begin(self.raw().0, device.ordinal());
+        let mut guard = CaptureGuard {
+            stream: self.clone(),
+            ended: false,
+        };
+        let out = self.with(f);
+        let (made, kept) = guard.end();
+        let value = match out {
+            Ok(v) => v,
+            Err(e) => {
+                if let Ok((g, _)) = made {
+                    // SAFETY: made just now, never launched, destroyed once.
+                    unsafe { device.backend().destroy_graph(g) };
+                }
+                release(device, self, kept);
+                return Err(e);
+            }
+        };
+        let (raw, nodes) = match made {
+            Ok(m) => m,
+            Err(e) => {
+                release(device, self, kept);
+                return Err(e);
+            }
+        };
+        Ok((
+            Graph {
+                raw,
+                device,
+                nodes,
+                kept,
+                stream: self.clone(),
+            },
+            value,
+        ))
+    }
+}
+
+/// Gives back what a capture kept (after its work has finished or never ran).
+fn release(device: Device, stream: &Stream, kept: State) {
+    if !kept.frees.is_empty() {
+        // Nothing that used the blocks may still run (a launched graph's runs, work of other
+        // streams queued before the capture).
+        let _ = device.synchronize();
+        for (ptr, bytes) in kept.frees {
+            super::memory::free_now(device, ptr, bytes, stream);
+        }
+    }
+    drop(kept.kept);
+    drop(kept.side);
+}
+
+impl Graph {
+    /// Queues one run of the captured work on `stream` (a stream of the graph's device;
+    /// it returns at once).
+    pub fn launch(&self, stream: &Stream) -> Result<()> {
+        if stream.device() != self.device {
+            bail!(
+                InvalidArgument,
+                "Graph::launch: the graph was captured on {} but the stream belongs to {}",
+                self.device,
+                stream.device()
+            );
+        }
+        if capture_state::active() {
+            bail!(
+                InvalidArgument,
+                "Graph::launch inside a capture: launch it after the capture"
+            );
+        }
+        self.device.check_fault()?;
+        // SAFETY: the graph is alive; every buffer and module its work uses is kept by
+        // `self`, and dropping `self` synchronises the device before they go.
+        unsafe { self.device.backend().launch_graph(self.raw, stream.raw()) }
+    }
+
+    /// The number of nodes (kernels, copies, memsets …) the capture recorded.
+    pub fn node_count(&self) -> usize {
+        self.nodes
+    }
+
+    /// The device the graph runs on.
+    pub fn device(&self) -> Device {
+        self.device
+    }
+}
+
+impl Drop for Graph {
+    fn drop(&mut self) {
+        // No run may still use the kept memory when it goes back.
+        let _ = self.device.synchronize();
+        // SAFETY: the graph came from `end_capture` and is destroyed once.
+        unsafe { self.device.backend().destroy_graph(self.raw) };
+        release(self.device, &self.stream, std::mem::take(&mut self.kept));
+    }
+}

@@ -1,0 +1,227 @@
+//! CUDA Graphs: capture of every kind of cuprum call on a stream (ElementwiseKernel,
+//! ReductionKernel, RawKernel, RawModule, fuse, `#[cuprum::kernel]`, ops, device copies),
+//! replay with new inputs copied into the captured arrays, arrays made inside a capture,
+//! temporaries, and the calls a capture refuses (each a typed error naming the call, the
+//! stream usable afterwards). The host device has no graphs: there the test checks the
+//! `Unsupported` error.
+
+mod common;
+
+use common::expect_err;
+use cuprum::gpu::*;
+use cuprum::{
+    Array, DType, ElementwiseKernel, ErrorKind, PinnedBuffer, RawKernel, ReductionKernel, Stream,
+    fuse, ops,
+};
+
+fn on_gpu() -> bool {
+    cuprum::Device::current().is_ok_and(|d| !d.is_host())
+}
+
+#[test]
+fn the_host_device_says_unsupported() {
+    require_gpu!();
+    if on_gpu() {
+        return;
+    }
+    let s = Stream::new().unwrap();
+    let e = expect_err(s.capture(|| Ok(())), ErrorKind::Unsupported);
+    assert!(e.to_string().contains("CUDA graphs need a GPU"), "{e}");
+    // the stream is usable afterwards
+    let a = s.with(|| Array::ones(&[4], DType::F32)).unwrap();
+    assert_eq!(a.to_vec::<f32>().unwrap(), vec![1.0; 4]);
+}
+
+#[cuprum::kernel]
+fn scale_add(x: &[f32], y: &mut [f32], a: f32, n: u32) {
+    let i = block_dim().x * block_idx().x + thread_idx().x;
+    if i < n {
+        y[i] = a * x[i] + y[i];
+    }
+}
+
+#[test]
+fn every_kind_of_call_replays() {
+    require_cuda!();
+    let n = 10_001usize;
+    let s = Stream::new().unwrap();
+    let host: Vec<f32> = (0..n).map(|i| (i % 97) as f32 * 0.25 + 1.0).collect();
+    let x = Array::from_slice(&host, &[n]).unwrap();
+    let ew = ElementwiseKernel::new("T x", "T y", "y = x * 2 + 1", "g_twice1").unwrap();
+    let red =
+        ReductionKernel::new("T x", "T y", "x * x", "a + b", "y = a", Some("0"), "g_ssq").unwrap();
+    let raw = RawKernel::new(
+        r#"extern "C" __global__ void g_neg(const float* x, float* y, int n) {
+            int i = blockIdx.x * blockDim.x + threadIdx.x;
+            if (i < n) y[i] = -x[i];
+        }"#,
+        "g_neg",
+    );
+    let fused = fuse("g_hypot1", |[x]| (x * x + 1.0f32).sqrt());
+    let (graph, (a, b, c, d, e, f)) = s
+        .capture(|| {
+            let a = ew.call((&x,))?; // 2x + 1
+            let b = red.call((&a,))?; // Σ (2x + 1)²
+            let c = Array::empty(&[n], DType::F32)?;
+            raw.launch((n as u32).div_ceil(256), 256, (&x, &c, n as i32))?; // -x
+            let d = fused.call((&x,))?; // sqrt(x² + 1)
+            let e = ops::add(&a, &c)?; // x + 1
+            let mut f = e.copy()?; // a device copy
+            scale_add::launch(
+                ((n as u32).div_ceil(128), 128),
+                &x,
+                &mut f,
+                3.0f32,
+                n as u32,
+            )?; // 4x + 1
+            Ok((a, b, c, d, e, f))
+        })
+        .unwrap();
+    assert!(graph.node_count() >= 7, "{graph:?}");
+    for round in 0..3 {
+        let h: Vec<f32> = host.iter().map(|v| v + round as f32).collect();
+        x.copy_from_slice(&h).unwrap();
+        graph.launch(&s).unwrap();
+        s.synchronize().unwrap();
+        let a_h = a.to_vec::<f32>().unwrap();
+        for i in [0, 1, n / 2, n - 1] {
+            assert_eq!(a_h[i], h[i] * 2.0 + 1.0, "round {round}");
+        }
+        let want: f64 = h.iter().map(|&v| ((v * 2.0 + 1.0) as f64).powi(2)).sum();
+        let got = b.to_vec::<f32>().unwrap()[0] as f64;
+        assert!(
+            (got - want).abs() <= 1e-4 * want,
+            "round {round}: {got} vs {want}"
+        );
+        assert_eq!(c.to_vec::<f32>().unwrap()[n - 1], -h[n - 1]);
+        let d_h = d.to_vec::<f32>().unwrap();
+        assert!((d_h[7] - (h[7] * h[7] + 1.0).sqrt()).abs() < 1e-5);
+        assert_eq!(e.to_vec::<f32>().unwrap()[3], h[3] + 1.0);
+        assert_eq!(f.to_vec::<f32>().unwrap()[5], h[5] * 4.0 + 1.0);
+    }
+    // the graph outlives the arrays the program dropped: it keeps their memory
+    drop((a, b, c, d, e));
+    graph.launch(&s).unwrap();
+    s.synchronize().unwrap();
+    assert_eq!(f.to_vec::<f32>().unwrap()[5], (host[5] + 2.0) * 4.0 + 1.0);
+}
+
+#[test]
+fn temporaries_and_a_dropped_graph_leave_memory_right() {
+    require_cuda!();
+    let s = Stream::new().unwrap();
+    let x = Array::from_slice(&[1.0f64, 2.0, 3.0, 4.0], &[4]).unwrap();
+    let (g, y) = s
+        .capture(|| {
+            let mut t = ops::multiply(&x, 3.0f64)?; // temporaries dropped inside
+            for _ in 0..5 {
+                t = ops::add(&t, 1.0f64)?;
+            }
+            ops::sum(&t)
+        })
+        .unwrap();
+    for _ in 0..4 {
+        g.launch(&s).unwrap();
+    }
+    s.synchronize().unwrap();
+    assert_eq!(y.to_vec::<f64>().unwrap(), vec![50.0]);
+    drop(g);
+    // the memory the graph kept went back; new work is unaffected
+    let z = s.with(|| ops::multiply(&x, 2.0f64)).unwrap();
+    assert_eq!(z.to_vec::<f64>().unwrap(), vec![2.0, 4.0, 6.0, 8.0]);
+    assert_eq!(y.to_vec::<f64>().unwrap(), vec![50.0]);
+}
+
+#[test]
+fn illegal_calls_in_a_capture_are_errors_and_the_stream_stays_usable() {
+    require_cuda!();
+    let s = Stream::new().unwrap();
+    let x = Array::from_slice(&[1.0f32, 2.0], &[2]).unwrap();
+    type Case<'a> = (&'a str, Box<dyn Fn() -> cuprum::Result<()> + 'a>);
+    let cases: Vec<Case> = vec![
+        (
+            "a copy to host memory",
+            Box::new(|| x.to_vec::<f32>().map(drop)),
+        ),
+        (
+            "a copy from host memory",
+            Box::new(|| Array::from_slice(&[1i32], &[1]).map(drop)),
+        ),
+        (
+            "a copy to host memory",
+            Box::new(|| ops::sum(&x)?.to_vec::<f32>().map(drop)),
+        ),
+        (
+            "Stream::synchronize",
+            Box::new(|| Stream::current()?.synchronize()),
+        ),
+        (
+            "Device::synchronize",
+            Box::new(|| cuprum::Device::current()?.synchronize()),
+        ),
+        (
+            "copy_to_host_async",
+            Box::new(|| {
+                x.copy_to_host_async(PinnedBuffer::<f32>::zeroed(2)?, &Stream::current()?)
+                    .map(drop)
+            }),
+        ),
+        (
+            "Stream::capture inside another capture",
+            Box::new(|| Stream::new()?.capture(|| Ok(())).map(drop)),
+        ),
+    ];
+    for (what, f) in cases {
+        let e = s
+            .capture(|| ops::add(&x, 1.0f32).and_then(|_| f()))
+            .unwrap_err();
+        assert!(e.to_string().contains(what), "{what}: {e}");
+        // the stream works normally afterwards
+        let y = s.with(|| ops::add(&x, 1.0f32)).unwrap();
+        s.synchronize().unwrap();
+        assert_eq!(y.to_vec::<f32>().unwrap(), vec![2.0, 3.0], "after {what}");
+    }
+    let d = cuprum::Device::current().unwrap();
+    let e = expect_err(
+        d.default_stream().capture(|| Ok(())),
+        ErrorKind::InvalidArgument,
+    );
+    assert!(e.to_string().contains("default stream"), "{e}");
+}
+
+#[test]
+fn a_panic_inside_a_capture_ends_it() {
+    require_cuda!();
+    let s = Stream::new().unwrap();
+    let x = Array::ones(&[8], DType::F32).unwrap();
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _ = s.capture(|| -> cuprum::Result<()> {
+            ops::add(&x, 1.0f32)?;
+            panic!("inside the capture");
+        });
+    }));
+    assert!(r.is_err());
+    let y = s.with(|| ops::add(&x, 1.0f32)).unwrap();
+    assert_eq!(y.to_vec::<f32>().unwrap(), vec![2.0; 8]);
+    // and a new capture works
+    let (g, z) = s.capture(|| ops::multiply(&x, 5.0f32)).unwrap();
+    g.launch(&s).unwrap();
+    s.synchronize().unwrap();
+    assert_eq!(z.to_vec::<f32>().unwrap(), vec![5.0; 8]);
+}
+
+#[test]
+fn a_graph_launches_on_another_stream_of_its_device() {
+    require_cuda!();
+    let (s1, s2) = (Stream::new().unwrap(), Stream::new().unwrap());
+    let x = Array::arange(0.0, 100.0, 1.0, DType::F32).unwrap();
+    let (g, y) = s1.capture(|| ops::multiply(&x, &x)).unwrap();
+    g.launch(&s2).unwrap();
+    s2.synchronize().unwrap();
+    assert_eq!(y.to_vec::<f32>().unwrap()[9], 81.0);
+    let e = expect_err(
+        g.launch(&Stream::new_on(cuprum::Device::host()).unwrap()),
+        ErrorKind::InvalidArgument,
+    );
+    assert!(e.to_string().contains("the graph was captured on"), "{e}");
+}
