@@ -353,6 +353,7 @@ fn un_types(op: U, d: DType) -> Option<(DType, DType)> {
     let same = Some((d, d));
     match op {
         U::Floor | U::Ceil | U::Trunc if is_complex(d) => None,
+        U::Round if is_bool(d) => Some((DType::F16, DType::F16)),
         U::Floor | U::Ceil | U::Trunc | U::Round => same,
         U::Rint => Some((fl(d), fl(d))),
         U::IsNan | U::IsInf | U::IsFinite | U::LogicalNot => Some((d, DType::Bool)),
@@ -361,10 +362,13 @@ fn un_types(op: U, d: DType) -> Option<(DType, DType)> {
         U::Invert if is_float(d) || is_complex(d) => None,
         U::Invert => same,
         U::Cbrt if is_complex(d) => None,
-        U::Sign | U::Square | U::Reciprocal | U::Conj if is_bool(d) => Some((DType::I8, DType::I8)),
+        U::Sign if is_bool(d) => None,
+        U::Square | U::Reciprocal | U::Conj if is_bool(d) => Some((DType::I8, DType::I8)),
         U::Sign | U::Square | U::Reciprocal | U::Conj => same,
         U::Real | U::Imag => Some((d, real_of(d))),
         U::Angle if is_complex(d) => Some((d, real_of(d))),
+        // arctan2(0, x) with a weak Python int 0: bools promote to int64.
+        U::Angle if is_bool(d) => Some((DType::F64, DType::F64)),
         _ => Some((fl(d), fl(d))),
     }
 }

@@ -176,8 +176,8 @@ ufuncs! {
     Trunc = "trunc", 1, false, rounding, |x, l| rounded("trunc", x[0], l);
     /// `a` rounded to the nearest integer, halves to even (integers compute in a float).
     Rint = "rint", 1, false, rint_rule, |x, l| math_call("rint", l.compute, x[0]);
-    /// `np.round(a)`: halves to even; integers and bools unchanged.
-    Round = "round", 1, false, same, |x, l| match l.compute.kind() {
+    /// `np.round(a)`: halves to even; integers unchanged, bools through float16.
+    Round = "round", 1, false, round_rule, |x, l| match l.compute.kind() {
         DTypeKind::Float | DTypeKind::Complex => math_call("rint", l.compute, x[0]),
         _ => x[0].to_owned(),
     };
@@ -250,7 +250,7 @@ ufuncs! {
     /// Cube root.
     Cbrt = "cbrt", 1, false, real_float_fn, |x, l| math_call("cbrt", l.compute, x[0]);
     /// -1, 0 or 1 by the sign of `a` (NaN stays NaN; complex: `a / |a|`).
-    Sign = "sign", 1, false, bool_as_int8, sign_expr;
+    Sign = "sign", 1, false, no_bool_loop, sign_expr;
     /// `a * a`.
     Square = "square", 1, false, bool_as_int8, |x, l| if l.compute.kind() == DTypeKind::Complex {
         call("cuprum::square", x)
@@ -361,14 +361,37 @@ fn remainder(op: Op, c: DType) -> Result<Loop> {
     }
 }
 
-/// Bools compute in int8 (NumPy has no bool loop: power, sign, square, reciprocal,
-/// conjugate).
+/// Bools compute in int8 (NumPy has no bool loop: power, square, reciprocal, conjugate).
 fn bool_as_int8(_: Op, c: DType) -> Result<Loop> {
     Ok(if c.kind() == DTypeKind::Bool {
         Loop::same(DType::I8)
     } else {
         Loop::same(c)
     })
+}
+
+/// NumPy's `round` (`around`): integers keep their type; bools go through `rint`, so
+/// they round in float16 (`np.round(np.array([True]))` is float16).
+fn round_rule(_: Op, c: DType) -> Result<Loop> {
+    Ok(if c == DType::Bool {
+        Loop::same(DType::F16)
+    } else {
+        Loop::same(c)
+    })
+}
+
+/// A ufunc without a bool loop that NumPy does not reach by casting (`sign`): bools are
+/// refused with NumPy's message.
+fn no_bool_loop(op: Op, c: DType) -> Result<Loop> {
+    if c == DType::Bool {
+        bail!(
+            DType,
+            "ufunc '{}' did not contain a loop with signature matching types bool (as in \
+             NumPy): cast to an integer type first",
+            op.name()
+        );
+    }
+    Ok(Loop::same(c))
 }
 
 /// floor, ceil, trunc: integers and bools keep their type (NumPy 2), no complex numbers.
@@ -468,15 +491,16 @@ fn real_part(_: Op, c: DType) -> Result<Loop> {
 }
 
 /// angle: complex numbers give their parts' type; real numbers compute in the float type
-/// NumPy picks (`arctan2(0, x)`).
+/// NumPy picks for `arctan2(0, x)`, where `0` is a weak Python int: bools promote with it
+/// to int64 and so compute in float64, integers keep their type (int8 → float16).
 fn angle_rule(_: Op, c: DType) -> Result<Loop> {
-    Ok(if c.kind() == DTypeKind::Complex {
-        Loop {
+    Ok(match c.kind() {
+        DTypeKind::Complex => Loop {
             compute: c,
             out: real_of(c),
-        }
-    } else {
-        Loop::same(float_loop(c))
+        },
+        DTypeKind::Bool => Loop::same(DType::F64),
+        _ => Loop::same(float_loop(c)),
     })
 }
 
@@ -896,7 +920,7 @@ mod tests {
             (Op::Arctan2, U8, same(F16)),
             (Op::Hypot, F32, same(F32)),
             (Op::Cbrt, I64, same(F64)),
-            (Op::Sign, Bool, same(I8)),
+            (Op::Round, Bool, same(F16)),
             (Op::Sign, C128, same(C128)),
             (Op::Square, Bool, same(I8)),
             (Op::Reciprocal, I32, same(I32)),

@@ -168,8 +168,8 @@ unary_fns! {
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     rint, rint_into => Rint;
-    /// NumPy's `round(a)` (0 decimals): floats and complex numbers as [`rint`], integers and
-    /// bools unchanged in their own dtype.
+    /// NumPy's `round(a)` (0 decimals): floats and complex numbers as [`rint`], integers
+    /// unchanged in their own dtype, bools as float16 (NumPy rounds them through `rint`).
     ///
     /// ```
     /// # if !cuprum::internal::doc_device()? { return Ok(()); }
@@ -388,7 +388,7 @@ unary_fns! {
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     cbrt, cbrt_into => Cbrt;
-    /// -1, 0 or 1 by the sign of `a` (NaN stays NaN, `-0.0` gives 0; bools compute in int8;
+    /// -1, 0 or 1 by the sign of `a` (NaN stays NaN, `-0.0` gives 0; bools are a dtype error;
     /// complex numbers give `a / |a|`, as in NumPy 2).
     ///
     /// ```
