@@ -96,7 +96,7 @@ mod trace;
 mod var;
 
 pub use explain::{ArgSpec, Explain, ExplainedKernel, KernelKind};
-pub use operand::{IntoVar, Var, VarArg};
+pub use operand::{IntoVar, Var, VarArg, VarBound};
 pub use var::where_;
 
 use crate::array::Array;

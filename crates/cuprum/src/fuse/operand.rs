@@ -6,6 +6,7 @@
 use crate::array::Scalar;
 use half::{bf16, f16};
 use num_complex::Complex;
+use std::ops::RangeFull;
 use std::panic::Location;
 
 /// A value inside a fused closure: an argument of the call, or what operations on
@@ -100,3 +101,40 @@ scalar_operands!(
     Complex<f32>,
     Complex<f64>
 );
+
+/// A bound of [`Var::clip`]: a [`Var`] or a Rust scalar, `..` for no bound (NumPy's
+/// `None`), or an `Option` of either (`None` is no bound) — the forms of
+/// [`ops::ClipBound`](crate::ops::ClipBound).
+///
+/// ```
+/// use cuprum::{DType, fuse::{ArgSpec, fuse}};
+/// let f = fuse("relu", |[x]| x.clip(0.0, ..));
+/// let e = f.explain_for(&[ArgSpec::array(DType::F32, &[3])])?;
+/// assert!(e.kernels()[0].source.contains("maximum"), "{e}");
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub trait VarBound: Copy {
+    /// The bound as an operand; `None` when there is none.
+    #[doc(hidden)]
+    fn bound(self) -> Option<VarArg>;
+}
+
+impl<T: IntoVar> VarBound for T {
+    fn bound(self) -> Option<VarArg> {
+        Some(self.into_arg())
+    }
+}
+
+/// `..`: no bound on this side.
+impl VarBound for RangeFull {
+    fn bound(self) -> Option<VarArg> {
+        None
+    }
+}
+
+/// `Some(v)`: the bound `v`; `None`: no bound.
+impl<T: IntoVar> VarBound for Option<T> {
+    fn bound(self) -> Option<VarArg> {
+        self.map(IntoVar::into_arg)
+    }
+}

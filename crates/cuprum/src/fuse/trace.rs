@@ -13,6 +13,7 @@ use super::operand::{Loc, POISON, Var, VarArg};
 use crate::array::{DType, Scalar};
 use crate::error::{Error, Result, bail, err};
 use crate::ops::ReduceOpts;
+use crate::ops::clip::{check_unbounded, scalar_beyond_range};
 use crate::ops::promote::{promote_types, result_type_of};
 use crate::ops::reduction::{AccOpts, Accum, ROp};
 use crate::ops::ufunc::{Op, SmallPower, out_of_range_comparison};
@@ -206,6 +207,22 @@ pub(crate) fn ufunc(op: Op, args: &[VarArg], loc: Loc) -> Var {
 pub(crate) fn power(base: VarArg, exponent: VarArg, loc: Loc) -> Var {
     record(&[base, exponent], loc, &|| "power".to_owned(), |t, ids| {
         t.power(ids[0], ids[1], loc)
+    })
+}
+
+/// `x.clip(lo, hi)`, a missing bound `None` (NumPy's `_clip`, as `ops::clip`): an integer
+/// value's Rust integer bound beyond its dtype is dropped; one bound is `maximum` or
+/// `minimum`; none is the value itself (refused for bools).
+pub(crate) fn clip(x: Var, lo: Option<VarArg>, hi: Option<VarArg>, loc: Loc) -> Var {
+    let mut args: SmallVec<[VarArg; 3]> = SmallVec::new();
+    args.push(VarArg::Var(x));
+    args.extend(lo);
+    args.extend(hi);
+    let has_lo = lo.is_some();
+    record(&args, loc, &|| "clip".to_owned(), |t, ids| {
+        let lo = has_lo.then(|| ids[1]);
+        let hi = (ids.len() > 1 + usize::from(has_lo)).then(|| ids[ids.len() - 1]);
+        t.clip(ids[0], lo, hi, loc)
     })
 }
 
@@ -404,6 +421,36 @@ impl Tracer {
             conv.push(self.convert(id, to, loc)?);
         }
         Ok(self.add(Kind::Ufunc(op, l.compute), &conv, l.out, nd, weak, loc))
+    }
+
+    fn clip(
+        &mut self,
+        x: NodeId,
+        lo: Option<NodeId>,
+        hi: Option<NodeId>,
+        loc: Loc,
+    ) -> Result<NodeId> {
+        let n = self.node(x);
+        let (d, strong) = (n.dtype, !n.weak);
+        let beyond = |t: &Tracer, b: NodeId, low: bool| {
+            strong
+                && t.literal_value(b)
+                    .is_some_and(|s| scalar_beyond_range(&s, d, low))
+        };
+        let lo = lo.filter(|&b| !beyond(self, b, true));
+        let hi = hi.filter(|&b| !beyond(self, b, false));
+        let given: SmallVec<[NodeId; 3]> = [Some(x), lo, hi].into_iter().flatten().collect();
+        let c = self.promote(&given)?;
+        Op::Clip.types(c)?;
+        match (lo, hi) {
+            (Some(l), Some(h)) => self.ufunc(Op::Clip, &[x, l, h], loc),
+            (Some(l), None) => self.ufunc(Op::Maximum, &[x, l], loc),
+            (None, Some(h)) => self.ufunc(Op::Minimum, &[x, h], loc),
+            (None, None) => {
+                check_unbounded(c)?;
+                Ok(x)
+            }
+        }
     }
 
     fn power(&mut self, base: NodeId, exponent: NodeId, loc: Loc) -> Result<NodeId> {

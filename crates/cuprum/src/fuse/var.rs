@@ -5,7 +5,7 @@
 //! line in `unary_methods!` or `binary_methods!` below (name, table variant, the dtype its
 //! example returns for float32 input).
 
-use super::operand::{IntoVar, Loc, Var, VarArg};
+use super::operand::{IntoVar, Loc, Var, VarArg, VarBound};
 use super::trace;
 use crate::array::DType;
 use crate::kernel::{Axes, Keepdims};
@@ -129,6 +129,7 @@ unary_methods! {
     real => Real, "Real part";
     imag => Imag, "Imaginary part";
     angle => Angle, "Angle of a complex number";
+    angle_deg => AngleDeg, "Angle of a complex number in degrees";
 }
 
 /// Unary traced methods whose result is bool for float32 input (NumPy's predicates).
@@ -263,22 +264,23 @@ impl Var {
         trace::power(VarArg::Var(self), exponent.into_arg(), here())
     }
 
-    /// Limits values to `[lo, hi]` ([`ops::clip`](crate::ops::clip); NaN propagates).
+    /// Limits values to `[lo, hi]` ([`ops::clip`](crate::ops::clip): NaN propagates, `lo >
+    /// hi` gives `hi`); `..` is a missing bound (NumPy's `None`), see [`VarBound`]. One
+    /// bound traces `maximum` or `minimum`, none the value itself.
     ///
     /// ```
     /// use cuprum::{DType, fuse::{ArgSpec, fuse}};
     /// let f = fuse("relu6", |[x]| x.clip(0.0, 6.0));
     /// let e = f.explain_for(&[ArgSpec::array(DType::F16, &[3])])?;
     /// assert_eq!(e.outputs()[0].0, DType::F16);
+    /// let g = fuse("cap", |[x]| x.clip(.., 6.0));
+    /// let e = g.explain_for(&[ArgSpec::array(DType::F32, &[3])])?;
+    /// assert!(e.kernels()[0].source.contains("minimum"), "{e}");
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     #[track_caller]
-    pub fn clip(self, lo: impl IntoVar, hi: impl IntoVar) -> Var {
-        trace::ufunc(
-            Op::Clip,
-            &[VarArg::Var(self), lo.into_arg(), hi.into_arg()],
-            here(),
-        )
+    pub fn clip(self, lo: impl VarBound, hi: impl VarBound) -> Var {
+        trace::clip(self, lo.bound(), hi.bound(), here())
     }
 
     /// Converts to `dtype` (NumPy's `astype`: floats truncate toward zero into integers,

@@ -279,7 +279,7 @@ pub(crate) fn check_same_kind(name: &str, from: DType, to: DType) -> Result<()> 
 /// Runs the kernel of `what` (inputs of dtypes `ins`, natural result dtype `natural`, the
 /// result's expression `value`) on `operands`: into a new array, or into `out` (converted
 /// to its dtype, NumPy's checks first).
-fn launch(
+pub(super) fn launch(
     what: What,
     name: &str,
     ins: &[DType],

@@ -38,16 +38,18 @@ impl Array {
         astype(self, dtype)
     }
 
-    /// Limits values to `[lo, hi]` ([`ops::clip`](crate::ops::clip)).
+    /// Limits values to `[lo, hi]` ([`ops::clip`](crate::ops::clip)); `..` is a missing
+    /// bound (NumPy's `None`).
     ///
     /// ```
     /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// # use cuprum::Array;
     /// let a = Array::from_slice(&[-3i32, 5], &[2])?;
     /// assert_eq!(a.clip(0i32, 4i32)?.to_vec::<i32>()?, vec![0, 4]);
+    /// assert_eq!(a.clip(.., 4i32)?.to_vec::<i32>()?, vec![-3, 4]);
     /// # Ok::<(), cuprum::Error>(())
     /// ```
-    pub fn clip(&self, lo: impl IntoOperand, hi: impl IntoOperand) -> Result<Array> {
+    pub fn clip(&self, lo: impl super::ClipBound, hi: impl super::ClipBound) -> Result<Array> {
         super::clip(self, lo, hi)
     }
 
@@ -276,6 +278,7 @@ more_unary_methods! {
     real => Real;
     imag => Imag;
     angle => Angle;
+    angle_deg => AngleDeg;
 }
 
 /// Binary methods for the rows of the ufunc table, each documented by its `ops` function.

@@ -35,6 +35,7 @@
 //! skip NaNs.
 
 mod binary;
+pub(crate) mod clip;
 mod close;
 mod elementwise;
 mod inplace;
@@ -74,6 +75,7 @@ mod unique_all;
 pub use crate::kernel::Keepdims;
 pub use argwhere::argwhere;
 pub use binary::*;
+pub use clip::{ClipBound, clip, clip_into};
 pub use close::{Tolerance, allclose, allclose_with, isclose};
 pub use diff::{diff, diff_with};
 pub use histogram::{Bins, bincount, histogram};

@@ -279,6 +279,9 @@ ufuncs! {
     };
     /// The angle of a complex number in radians (real numbers: 0, or pi when negative).
     Angle = "angle", 1, false, angle_rule, angle_expr;
+    /// The angle in degrees (NumPy's `angle(z, deg=True)`: the radians times `180 / pi`
+    /// in the result's type).
+    AngleDeg = "angle_deg", 1, false, angle_rule, angle_deg_expr;
 }
 
 impl Op {
@@ -698,6 +701,21 @@ fn angle_expr(x: &[&str], l: Loop) -> String {
     }
 }
 
+/// NumPy's `angle(z, deg=True)`: the angle in the result's type, then `*= 180 / pi` with
+/// the factor a weak scalar of that type (a 16-bit float rounds the angle, the factor and
+/// the product, as NumPy's half multiplication does).
+fn angle_deg_expr(x: &[&str], l: Loop) -> String {
+    let rad = angle_expr(x, l);
+    match l.out {
+        DType::F64 => format!("({rad} * 57.29577951308232)"),
+        DType::F32 => format!("({rad} * 57.29578f)"),
+        t => {
+            let ct = t.c_type();
+            format!("({ct})((float)({rad}) * (float)(({ct})(57.29578f)))")
+        }
+    }
+}
+
 fn remainder_expr(x: &[&str], l: Loop) -> String {
     let t = l.compute;
     match t.kind() {
@@ -945,7 +963,17 @@ mod tests {
                 },
             ),
             (Op::Angle, I32, same(F64)),
-            (Op::Angle, Bool, same(F16)),
+            (Op::Angle, Bool, same(F64)),
+            (Op::Angle, I8, same(F16)),
+            (Op::AngleDeg, U8, same(F16)),
+            (
+                Op::AngleDeg,
+                C64,
+                Loop {
+                    compute: C64,
+                    out: F32,
+                },
+            ),
         ];
         for (op, d, want) in cases {
             assert_eq!(op.types(d).unwrap(), want, "{} of {d}", op.name());
@@ -1062,6 +1090,14 @@ mod tests {
         assert_eq!(Op::Square.expr(&["x"], f), "(x * x)");
         assert_eq!(Op::Reciprocal.expr(&["x"], f), "(1.0f / x)");
         assert_eq!(Op::Angle.expr(&["x"], d), "atan2(0.0, x)");
+        assert_eq!(
+            Op::AngleDeg.expr(&["x"], d),
+            "(atan2(0.0, x) * 57.29577951308232)"
+        );
+        assert_eq!(
+            Op::AngleDeg.expr(&["x"], Loop::same(DType::F16)),
+            "(float16)((float)((float16)(atan2f((float)(0.0f), (float)(x)))) * (float)((float16)(57.29578f)))"
+        );
     }
 
     #[test]

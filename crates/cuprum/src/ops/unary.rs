@@ -1,6 +1,6 @@
 //! One-argument operations as functions — math, rounding, predicates and conversions of
-//! the ufunc table, each with its `out=` form — plus `bitwise_not`, `conjugate`, `clip` and
-//! `where_`.
+//! the ufunc table, each with its `out=` form — plus `bitwise_not`, `conjugate` and
+//! `where_` (`clip` is in `clip.rs`).
 
 use super::elementwise::{self, Op, unary, unary_to};
 use crate::array::Array;
@@ -468,6 +468,18 @@ unary_fns! {
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     angle, angle_into => Angle;
+    /// The angle in degrees: NumPy's `angle(z, deg=True)` (the radians of [`angle`] times
+    /// `180 / pi`, rounded to the result's type as NumPy's `*=` does).
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # use cuprum::{Array, ops};
+    /// use num_complex::Complex;
+    /// let z = Array::from_slice(&[Complex::new(0.0f64, 1.0), Complex::new(-1.0, 0.0)], &[2])?;
+    /// assert_eq!(ops::angle_deg(&z)?.to_vec::<f64>()?, vec![90.0, 180.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    angle_deg, angle_deg_into => AngleDeg;
 }
 
 /// Bitwise not: the same as [`invert`] (NumPy's alias).
@@ -494,39 +506,6 @@ pub fn bitwise_not(a: &Array) -> Result<Array> {
 /// ```
 pub fn conjugate(a: &Array) -> Result<Array> {
     conj(a)
-}
-
-/// Limits values to `[lo, hi]` (either bound an array or a scalar; NaN propagates).
-///
-/// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
-/// # use cuprum::{Array, ops};
-/// let a = Array::from_slice(&[-1.0f32, 0.5, 9.0], &[3])?;
-/// assert_eq!(ops::clip(&a, 0.0, 6.0)?.to_vec::<f32>()?, vec![0.0, 0.5, 6.0]);
-/// # Ok::<(), cuprum::Error>(())
-/// ```
-pub fn clip(a: impl IntoOperand, lo: impl IntoOperand, hi: impl IntoOperand) -> Result<Array> {
-    elementwise::clip_to(a.operand(), lo.operand(), hi.operand(), None)
-}
-
-/// [`clip`] written into `out` (NumPy's `out=`; broadcasting, `same_kind` casting and
-/// overlap as for the binary `_into` functions, e.g. [`add_into`](crate::ops::add_into)).
-///
-/// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
-/// # use cuprum::{Array, ops};
-/// let a = Array::from_slice(&[-1.0f32, 0.5, 9.0], &[3])?;
-/// ops::clip_into(&a, 0.0, 6.0, &a)?;                       // in place
-/// assert_eq!(a.to_vec::<f32>()?, vec![0.0, 0.5, 6.0]);
-/// # Ok::<(), cuprum::Error>(())
-/// ```
-pub fn clip_into(
-    a: impl IntoOperand,
-    lo: impl IntoOperand,
-    hi: impl IntoOperand,
-    out: &Array,
-) -> Result<()> {
-    elementwise::clip_to(a.operand(), lo.operand(), hi.operand(), Some(out)).map(drop)
 }
 
 /// `x` where `cond` is non-zero, else `y` (NumPy's `where`; all three broadcast).
