@@ -720,6 +720,7 @@ enum Un {
     Invert,
     Real,
     Angle,
+    AngleDeg,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -832,6 +833,7 @@ fn expr(nargs: usize) -> impl Strategy<Value = E> {
             Un::Invert,
             Un::Real,
             Un::Angle,
+            Un::AngleDeg,
         ]);
         let bin = prop::sample::select(vec![
             Bin::Add,
@@ -954,6 +956,7 @@ fn un_ops(u: Un, a: &Array) -> cuprum::Result<Array> {
         Un::Invert => ops::invert(a),
         Un::Real => ops::real(a),
         Un::Angle => ops::angle(a),
+        Un::AngleDeg => ops::angle_deg(a),
     }
 }
 
@@ -1089,6 +1092,7 @@ fn un_fuse(u: Un, a: Var) -> Var {
         Un::Invert => !a,
         Un::Real => a.real(),
         Un::Angle => a.angle(),
+        Un::AngleDeg => a.angle_deg(),
     }
 }
 
