@@ -9,7 +9,10 @@
 //!   dtype: a unary row runs the whole grid as one array, a binary row every pair of grid
 //!   values as two arrays, `clip` the grid against every pair of bounds. Complex values are
 //!   finite (infinite and NaN complex arguments are the Annex G tests'), and results of
-//!   complex transcendental functions are compared where NumPy's is finite.
+//!   complex transcendental functions are compared where NumPy's is finite and off the
+//!   axes (their branch cuts). [`REDUCTIONS`] runs the reductions over each grid (twice,
+//!   the second time reversed: NaNs and ties at both ends), one kernel per reduction and
+//!   dtype.
 //! - **CuPy's differences, pinned to NumPy's results** (docs/for-cupy-users.md, "Intentional
 //!   differences"): float32 subnormals are values (CuPy compiles with `-ftz=true`), `inf //
 //!   2`, `5 % inf`, `5e-324 // -5.95`, NaN bounds of `clip`, NaN data when `lo > hi`.
@@ -89,456 +92,103 @@ struct Row {
     model: Model,
 }
 
-macro_rules! row {
-    ($name:literal, $args:expr, $loops:ident, $tol:ident, |$a:ident| $call:expr, $model:expr) => {
-        Row {
+/// The table: one line per operation (`name, operands, loop rule, tolerance, call =>
+/// model;`, the call an expression of the operands `a`), kept out of rustfmt's reach like
+/// the ufunc table of `ops/ufunc.rs`.
+macro_rules! rows {
+    ($($name:literal, $args:expr, $loops:ident, $tol:ident, |$a:ident| $call:expr => $model:expr;)*) => {
+        /// Every element-wise operation of `ops`, one line each.
+        static ROWS: &[Row] = &[$(Row {
             name: $name,
             args: $args,
             loops: Loops::$loops,
             tol: Tol::$tol,
             call: |$a: &[&Array]| $call,
             model: $model,
-        }
+        }),*];
     };
 }
 
 use Args::{Bounds, Cond, One, Two};
 
-/// Every element-wise operation of `ops`, one line each.
-static ROWS: &[Row] = &[
-    row!("add", Two, Same, Exact, |a| ops::add(a[0], a[1]), np::add),
-    row!(
-        "subtract",
-        Two,
-        NoBool,
-        Exact,
-        |a| ops::subtract(a[0], a[1]),
-        np::subtract
-    ),
-    row!(
-        "multiply",
-        Two,
-        Same,
-        Exact,
-        |a| ops::multiply(a[0], a[1]),
-        np::multiply
-    ),
-    row!(
-        "divide",
-        Two,
-        TrueDivide,
-        Exact,
-        |a| ops::divide(a[0], a[1]),
-        np::divide
-    ),
-    row!(
-        "remainder",
-        Two,
-        IntLike,
-        Exact,
-        |a| ops::remainder(a[0], a[1]),
-        np::remainder
-    ),
-    row!(
-        "floor_divide",
-        Two,
-        IntLike,
-        Exact,
-        |a| ops::floor_divide(a[0], a[1]),
-        np::floor_divide
-    ),
-    row!(
-        "fmod",
-        Two,
-        IntLike,
-        Exact,
-        |a| ops::fmod(a[0], a[1]),
-        np::fmod
-    ),
-    row!(
-        "power",
-        Two,
-        BoolInt8,
-        Ulps,
-        |a| ops::power(a[0], a[1]),
-        np::power
-    ),
-    row!(
-        "power(x, 2)",
-        Args::Scalar(I(2)),
-        BoolInt8,
-        Exact,
-        |a| ops::power(a[0], 2i64),
-        np::power
-    ),
-    row!(
-        "power(x, 3)",
-        Args::Scalar(I(3)),
-        BoolInt8,
-        Ulps,
-        |a| ops::power(a[0], 3i64),
-        np::power
-    ),
-    row!(
-        "power(x, 0.5)",
-        Args::Scalar(F(0.5)),
-        BoolInt8,
-        Ulps,
-        |a| ops::power(a[0], 0.5f64),
-        np::sqrt
-    ),
-    row!(
-        "maximum",
-        Two,
-        RealOnly,
-        Ties,
-        |a| ops::maximum(a[0], a[1]),
-        np::maximum
-    ),
-    row!(
-        "minimum",
-        Two,
-        RealOnly,
-        Ties,
-        |a| ops::minimum(a[0], a[1]),
-        np::minimum
-    ),
-    row!(
-        "clip",
-        Bounds,
-        RealOnly,
-        Ties,
-        |a| ops::clip(a[0], a[1], a[2]),
-        np::clip
-    ),
-    row!(
-        "clip(x, lo, ..)",
-        Two,
-        RealOnly,
-        Ties,
-        |a| ops::clip(a[0], a[1], ..),
-        np::maximum
-    ),
-    row!(
-        "clip(x, .., hi)",
-        Two,
-        RealOnly,
-        Ties,
-        |a| ops::clip(a[0], .., a[1]),
-        np::minimum
-    ),
-    row!(
-        "where",
-        Cond,
-        Same,
-        Exact,
-        |a| ops::where_(a[0], a[1], a[2]),
-        np::where_
-    ),
-    row!(
-        "equal",
-        Two,
-        ToBool,
-        Exact,
-        |a| ops::equal(a[0], a[1]),
-        np::equal
-    ),
-    row!(
-        "not_equal",
-        Two,
-        ToBool,
-        Exact,
-        |a| ops::not_equal(a[0], a[1]),
-        np::not_equal
-    ),
-    row!(
-        "less",
-        Two,
-        ToBool,
-        Exact,
-        |a| ops::less(a[0], a[1]),
-        np::less
-    ),
-    row!(
-        "less_equal",
-        Two,
-        ToBool,
-        Exact,
-        |a| ops::less_equal(a[0], a[1]),
-        np::less_equal
-    ),
-    row!(
-        "greater",
-        Two,
-        ToBool,
-        Exact,
-        |a| ops::greater(a[0], a[1]),
-        np::greater
-    ),
-    row!(
-        "greater_equal",
-        Two,
-        ToBool,
-        Exact,
-        |a| ops::greater_equal(a[0], a[1]),
-        np::greater_equal
-    ),
-    row!(
-        "logical_and",
-        Two,
-        ToBool,
-        Exact,
-        |a| ops::logical_and(a[0], a[1]),
-        np::logical_and
-    ),
-    row!(
-        "logical_or",
-        Two,
-        ToBool,
-        Exact,
-        |a| ops::logical_or(a[0], a[1]),
-        np::logical_or
-    ),
-    row!(
-        "logical_xor",
-        Two,
-        ToBool,
-        Exact,
-        |a| ops::logical_xor(a[0], a[1]),
-        np::logical_xor
-    ),
-    row!(
-        "bitwise_and",
-        Two,
-        Bitwise,
-        Exact,
-        |a| ops::bitwise_and(a[0], a[1]),
-        np::bitwise_and
-    ),
-    row!(
-        "bitwise_or",
-        Two,
-        Bitwise,
-        Exact,
-        |a| ops::bitwise_or(a[0], a[1]),
-        np::bitwise_or
-    ),
-    row!(
-        "bitwise_xor",
-        Two,
-        Bitwise,
-        Exact,
-        |a| ops::bitwise_xor(a[0], a[1]),
-        np::bitwise_xor
-    ),
-    row!(
-        "left_shift",
-        Two,
-        Shift,
-        Exact,
-        |a| ops::left_shift(a[0], a[1]),
-        np::left_shift
-    ),
-    row!(
-        "right_shift",
-        Two,
-        Shift,
-        Exact,
-        |a| ops::right_shift(a[0], a[1]),
-        np::right_shift
-    ),
-    row!(
-        "arctan2",
-        Two,
-        RealFloat,
-        Ulps,
-        |a| ops::arctan2(a[0], a[1]),
-        np::arctan2
-    ),
-    row!(
-        "hypot",
-        Two,
-        RealFloat,
-        Ulps,
-        |a| ops::hypot(a[0], a[1]),
-        np::hypot
-    ),
-    row!(
-        "negative",
-        One,
-        NoBool,
-        Exact,
-        |a| ops::negative(a[0]),
-        np::negative
-    ),
-    row!(
-        "absolute",
-        One,
-        RealPart,
-        Exact,
-        |a| ops::abs(a[0]),
-        np::absolute
-    ),
-    row!(
-        "floor",
-        One,
-        Rounding,
-        Exact,
-        |a| ops::floor(a[0]),
-        np::floor
-    ),
-    row!("ceil", One, Rounding, Exact, |a| ops::ceil(a[0]), np::ceil),
-    row!(
-        "trunc",
-        One,
-        Rounding,
-        Exact,
-        |a| ops::trunc(a[0]),
-        np::trunc
-    ),
-    row!("rint", One, Float, Exact, |a| ops::rint(a[0]), np::rint),
-    row!("round", One, Round, Exact, |a| ops::round(a[0]), np::round),
-    row!("isnan", One, ToBool, Exact, |a| ops::isnan(a[0]), np::isnan),
-    row!("isinf", One, ToBool, Exact, |a| ops::isinf(a[0]), np::isinf),
-    row!(
-        "isfinite",
-        One,
-        ToBool,
-        Exact,
-        |a| ops::isfinite(a[0]),
-        np::isfinite
-    ),
-    row!(
-        "signbit",
-        One,
-        Signbit,
-        Exact,
-        |a| ops::signbit(a[0]),
-        np::signbit
-    ),
-    row!(
-        "logical_not",
-        One,
-        ToBool,
-        Exact,
-        |a| ops::logical_not(a[0]),
-        np::logical_not
-    ),
-    row!(
-        "invert",
-        One,
-        Bitwise,
-        Exact,
-        |a| ops::invert(a[0]),
-        np::invert
-    ),
-    row!(
-        "sign",
-        One,
-        NoBoolLoop,
-        Exact,
-        |a| ops::sign(a[0]),
-        np::sign
-    ),
-    row!(
-        "square",
-        One,
-        BoolInt8,
-        Exact,
-        |a| ops::square(a[0]),
-        np::square
-    ),
-    row!(
-        "reciprocal",
-        One,
-        BoolInt8,
-        Exact,
-        |a| ops::reciprocal(a[0]),
-        np::reciprocal
-    ),
-    row!(
-        "conjugate",
-        One,
-        BoolInt8,
-        Exact,
-        |a| ops::conj(a[0]),
-        np::conj
-    ),
-    row!("real", One, RealPart, Exact, |a| ops::real(a[0]), np::real),
-    row!("imag", One, RealPart, Exact, |a| ops::imag(a[0]), np::imag),
-    row!("angle", One, Angle, Ulps, |a| ops::angle(a[0]), np::angle),
-    row!(
-        "angle_deg",
-        One,
-        Angle,
-        Ulps,
-        |a| ops::angle_deg(a[0]),
-        np::angle_deg
-    ),
-    row!("sqrt", One, Float, Ulps, |a| ops::sqrt(a[0]), np::sqrt),
-    row!("cbrt", One, RealFloat, Ulps, |a| ops::cbrt(a[0]), np::cbrt),
-    row!("exp", One, Float, Ulps, |a| ops::exp(a[0]), np::exp),
-    row!("exp2", One, Float, Ulps, |a| ops::exp2(a[0]), np::exp2),
-    row!("expm1", One, Float, Ulps, |a| ops::expm1(a[0]), np::expm1),
-    row!("log", One, Float, Ulps, |a| ops::log(a[0]), np::log),
-    row!("log2", One, Float, Ulps, |a| ops::log2(a[0]), np::log2),
-    row!("log10", One, Float, Ulps, |a| ops::log10(a[0]), np::log10),
-    row!("log1p", One, Float, Ulps, |a| ops::log1p(a[0]), np::log1p),
-    row!("sin", One, Float, Ulps, |a| ops::sin(a[0]), np::sin),
-    row!("cos", One, Float, Ulps, |a| ops::cos(a[0]), np::cos),
-    row!("tan", One, Float, Ulps, |a| ops::tan(a[0]), np::tan),
-    row!(
-        "arcsin",
-        One,
-        Float,
-        Ulps,
-        |a| ops::arcsin(a[0]),
-        np::arcsin
-    ),
-    row!(
-        "arccos",
-        One,
-        Float,
-        Ulps,
-        |a| ops::arccos(a[0]),
-        np::arccos
-    ),
-    row!(
-        "arctan",
-        One,
-        Float,
-        Ulps,
-        |a| ops::arctan(a[0]),
-        np::arctan
-    ),
-    row!("sinh", One, Float, Ulps, |a| ops::sinh(a[0]), np::sinh),
-    row!("cosh", One, Float, Ulps, |a| ops::cosh(a[0]), np::cosh),
-    row!("tanh", One, Float, Ulps, |a| ops::tanh(a[0]), np::tanh),
-    row!(
-        "arcsinh",
-        One,
-        Float,
-        Ulps,
-        |a| ops::arcsinh(a[0]),
-        np::arcsinh
-    ),
-    row!(
-        "arccosh",
-        One,
-        Float,
-        Ulps,
-        |a| ops::arccosh(a[0]),
-        np::arccosh
-    ),
-    row!(
-        "arctanh",
-        One,
-        Float,
-        Ulps,
-        |a| ops::arctanh(a[0]),
-        np::arctanh
-    ),
-];
+rows! {
+    // name, operands, NumPy's loop rule, tolerance, |operands| the cuprum call => NumPy's rule
+    "add", Two, Same, Exact, |a| ops::add(a[0], a[1]) => np::add;
+    "subtract", Two, NoBool, Exact, |a| ops::subtract(a[0], a[1]) => np::subtract;
+    "multiply", Two, Same, Exact, |a| ops::multiply(a[0], a[1]) => np::multiply;
+    "divide", Two, TrueDivide, Exact, |a| ops::divide(a[0], a[1]) => np::divide;
+    "remainder", Two, IntLike, Exact, |a| ops::remainder(a[0], a[1]) => np::remainder;
+    "floor_divide", Two, IntLike, Exact, |a| ops::floor_divide(a[0], a[1]) => np::floor_divide;
+    "fmod", Two, IntLike, Exact, |a| ops::fmod(a[0], a[1]) => np::fmod;
+    "power", Two, BoolInt8, Ulps, |a| ops::power(a[0], a[1]) => np::power;
+    "power(x, 2)", Args::Scalar(I(2)), BoolInt8, Exact, |a| ops::power(a[0], 2i64) => np::power;
+    "power(x, 3)", Args::Scalar(I(3)), BoolInt8, Ulps, |a| ops::power(a[0], 3i64) => np::power;
+    "power(x, 0.5)", Args::Scalar(F(0.5)), BoolInt8, Ulps, |a| ops::power(a[0], 0.5f64) => np::sqrt;
+    "maximum", Two, RealOnly, Ties, |a| ops::maximum(a[0], a[1]) => np::maximum;
+    "minimum", Two, RealOnly, Ties, |a| ops::minimum(a[0], a[1]) => np::minimum;
+    "clip", Bounds, RealOnly, Ties, |a| ops::clip(a[0], a[1], a[2]) => np::clip;
+    "clip(x, lo, ..)", Two, RealOnly, Ties, |a| ops::clip(a[0], a[1], ..) => np::maximum;
+    "clip(x, .., hi)", Two, RealOnly, Ties, |a| ops::clip(a[0], .., a[1]) => np::minimum;
+    "where", Cond, Same, Exact, |a| ops::where_(a[0], a[1], a[2]) => np::where_;
+    "equal", Two, ToBool, Exact, |a| ops::equal(a[0], a[1]) => np::equal;
+    "not_equal", Two, ToBool, Exact, |a| ops::not_equal(a[0], a[1]) => np::not_equal;
+    "less", Two, ToBool, Exact, |a| ops::less(a[0], a[1]) => np::less;
+    "less_equal", Two, ToBool, Exact, |a| ops::less_equal(a[0], a[1]) => np::less_equal;
+    "greater", Two, ToBool, Exact, |a| ops::greater(a[0], a[1]) => np::greater;
+    "greater_equal", Two, ToBool, Exact, |a| ops::greater_equal(a[0], a[1]) => np::greater_equal;
+    "logical_and", Two, ToBool, Exact, |a| ops::logical_and(a[0], a[1]) => np::logical_and;
+    "logical_or", Two, ToBool, Exact, |a| ops::logical_or(a[0], a[1]) => np::logical_or;
+    "logical_xor", Two, ToBool, Exact, |a| ops::logical_xor(a[0], a[1]) => np::logical_xor;
+    "bitwise_and", Two, Bitwise, Exact, |a| ops::bitwise_and(a[0], a[1]) => np::bitwise_and;
+    "bitwise_or", Two, Bitwise, Exact, |a| ops::bitwise_or(a[0], a[1]) => np::bitwise_or;
+    "bitwise_xor", Two, Bitwise, Exact, |a| ops::bitwise_xor(a[0], a[1]) => np::bitwise_xor;
+    "left_shift", Two, Shift, Exact, |a| ops::left_shift(a[0], a[1]) => np::left_shift;
+    "right_shift", Two, Shift, Exact, |a| ops::right_shift(a[0], a[1]) => np::right_shift;
+    "arctan2", Two, RealFloat, Ulps, |a| ops::arctan2(a[0], a[1]) => np::arctan2;
+    "hypot", Two, RealFloat, Ulps, |a| ops::hypot(a[0], a[1]) => np::hypot;
+    "negative", One, NoBool, Exact, |a| ops::negative(a[0]) => np::negative;
+    "absolute", One, RealPart, Exact, |a| ops::abs(a[0]) => np::absolute;
+    "floor", One, Rounding, Exact, |a| ops::floor(a[0]) => np::floor;
+    "ceil", One, Rounding, Exact, |a| ops::ceil(a[0]) => np::ceil;
+    "trunc", One, Rounding, Exact, |a| ops::trunc(a[0]) => np::trunc;
+    "rint", One, Float, Exact, |a| ops::rint(a[0]) => np::rint;
+    "round", One, Round, Exact, |a| ops::round(a[0]) => np::round;
+    "isnan", One, ToBool, Exact, |a| ops::isnan(a[0]) => np::isnan;
+    "isinf", One, ToBool, Exact, |a| ops::isinf(a[0]) => np::isinf;
+    "isfinite", One, ToBool, Exact, |a| ops::isfinite(a[0]) => np::isfinite;
+    "signbit", One, Signbit, Exact, |a| ops::signbit(a[0]) => np::signbit;
+    "logical_not", One, ToBool, Exact, |a| ops::logical_not(a[0]) => np::logical_not;
+    "invert", One, Bitwise, Exact, |a| ops::invert(a[0]) => np::invert;
+    "sign", One, NoBoolLoop, Exact, |a| ops::sign(a[0]) => np::sign;
+    "square", One, BoolInt8, Exact, |a| ops::square(a[0]) => np::square;
+    "reciprocal", One, BoolInt8, Exact, |a| ops::reciprocal(a[0]) => np::reciprocal;
+    "conjugate", One, BoolInt8, Exact, |a| ops::conj(a[0]) => np::conj;
+    "real", One, RealPart, Exact, |a| ops::real(a[0]) => np::real;
+    "imag", One, RealPart, Exact, |a| ops::imag(a[0]) => np::imag;
+    "angle", One, Angle, Ulps, |a| ops::angle(a[0]) => np::angle;
+    "angle_deg", One, Angle, Ulps, |a| ops::angle_deg(a[0]) => np::angle_deg;
+    "sqrt", One, Float, Ulps, |a| ops::sqrt(a[0]) => np::sqrt;
+    "cbrt", One, RealFloat, Ulps, |a| ops::cbrt(a[0]) => np::cbrt;
+    "exp", One, Float, Ulps, |a| ops::exp(a[0]) => np::exp;
+    "exp2", One, Float, Ulps, |a| ops::exp2(a[0]) => np::exp2;
+    "expm1", One, Float, Ulps, |a| ops::expm1(a[0]) => np::expm1;
+    "log", One, Float, Ulps, |a| ops::log(a[0]) => np::log;
+    "log2", One, Float, Ulps, |a| ops::log2(a[0]) => np::log2;
+    "log10", One, Float, Ulps, |a| ops::log10(a[0]) => np::log10;
+    "log1p", One, Float, Ulps, |a| ops::log1p(a[0]) => np::log1p;
+    "sin", One, Float, Ulps, |a| ops::sin(a[0]) => np::sin;
+    "cos", One, Float, Ulps, |a| ops::cos(a[0]) => np::cos;
+    "tan", One, Float, Ulps, |a| ops::tan(a[0]) => np::tan;
+    "arcsin", One, Float, Ulps, |a| ops::arcsin(a[0]) => np::arcsin;
+    "arccos", One, Float, Ulps, |a| ops::arccos(a[0]) => np::arccos;
+    "arctan", One, Float, Ulps, |a| ops::arctan(a[0]) => np::arctan;
+    "sinh", One, Float, Ulps, |a| ops::sinh(a[0]) => np::sinh;
+    "cosh", One, Float, Ulps, |a| ops::cosh(a[0]) => np::cosh;
+    "tanh", One, Float, Ulps, |a| ops::tanh(a[0]) => np::tanh;
+    "arcsinh", One, Float, Ulps, |a| ops::arcsinh(a[0]) => np::arcsinh;
+    "arccosh", One, Float, Ulps, |a| ops::arccosh(a[0]) => np::arccosh;
+    "arctanh", One, Float, Ulps, |a| ops::arctanh(a[0]) => np::arctanh;
+}
 
 // =========================================================================================
 // The runner
@@ -1248,5 +898,92 @@ fn angle_deg_follows_numpy_for_every_dtype() {
         ops::angle_deg_into(&s.reshape(&[1]).unwrap(), &out_i),
         ErrorKind::DType,
         "same_kind",
+    );
+}
+
+// =========================================================================================
+// Reductions over the grid
+// =========================================================================================
+
+use common::numpy_model::reduce;
+
+/// One reduction: its name, the cuprum call on the whole grid, NumPy's result (dtype and
+/// value; `None`: cuprum's documented refusal).
+struct ReduceRow {
+    name: &'static str,
+    call: fn(&Array) -> cuprum::Result<Array>,
+    model: ReduceModel,
+}
+
+/// NumPy's result of a reduction of the values of a dtype: (result dtype, value).
+type ReduceModel = fn(&[V], DType) -> Option<(DType, V)>;
+
+/// The reductions' table: one line each (`name: cuprum's function => NumPy's rule;`).
+macro_rules! reductions {
+    ($($name:ident => $model:expr;)*) => {
+        /// Every reduction of `ops` over a whole array.
+        static REDUCTIONS: &[ReduceRow] = &[$(ReduceRow {
+            name: stringify!($name),
+            call: ops::$name,
+            model: $model,
+        }),*];
+    };
+}
+
+reductions! {
+    sum => reduce::sum;
+    max => reduce::max;
+    min => reduce::min;
+    argmax => reduce::argmax;
+    argmin => reduce::argmin;
+    all => reduce::all;
+    any => reduce::any;
+    count_nonzero => reduce::count_nonzero;
+}
+
+#[test]
+fn every_reduction_follows_numpy_over_the_edge_grid_of_every_dtype() {
+    require_gpu!();
+    let mut bad = Vec::new();
+    for d in common::dtypes(DType::ALL) {
+        let g = edge_grid(d);
+        // Twice over, reversed the second time: ties and NaNs at both ends.
+        let mut vals = g.clone();
+        vals.extend(g.iter().rev());
+        let a = dev(&vals, &[vals.len()], d);
+        for row in REDUCTIONS {
+            let what = format!("{} of {d}", row.name);
+            let r = (row.call)(&a);
+            let Some((out, want)) = (row.model)(&vals, d) else {
+                if !matches!(&r, Err(e) if e.kind() == ErrorKind::DType) {
+                    bad.push(format!("{what}: expected a dtype error, got {r:?}"));
+                }
+                continue;
+            };
+            let r = match r {
+                Ok(r) => r,
+                Err(e) => {
+                    bad.push(format!("{what}: {e}"));
+                    continue;
+                }
+            };
+            if r.dtype() != out || !r.shape().is_empty() {
+                bad.push(format!(
+                    "{what}: {} {:?}, NumPy's {out} 0-d",
+                    r.dtype(),
+                    r.shape()
+                ));
+                continue;
+            }
+            if let Some(why) = mismatch(host(&r)[0], want, out, Tol::Exact) {
+                bad.push(format!("{what}: {why}"));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} disagreements with NumPy:\n{}",
+        bad.len(),
+        bad.join("\n")
     );
 }

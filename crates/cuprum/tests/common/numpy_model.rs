@@ -1326,3 +1326,115 @@ pub mod ufunc {
         !matches!(out.kind(), DTypeKind::Float | DTypeKind::Complex)
     }
 }
+
+/// NumPy's reductions of a whole array of values `x` (dtype `d`): the result dtype and
+/// value, or `None` where cuprum refuses (documented: complex `max`/`min`/`argmax`/`argmin`;
+/// NumPy orders complex values).
+pub mod reduce {
+    use super::V::{self, B, C, F, I};
+    use super::{as_c, truthy, wrap};
+    use cuprum::{DType, DTypeKind};
+
+    fn nan_index(x: &[V]) -> Option<usize> {
+        x.iter().position(|&v| matches!(v, F(f) if f.is_nan()))
+    }
+
+    /// `max` / `min`: the first NaN, else the extreme (bools: or / and).
+    fn extreme(x: &[V], d: DType, greater: bool) -> Option<(DType, V)> {
+        let i = arg_extreme(x, d, greater)?.1;
+        Some((d, i))
+    }
+
+    /// The index of the first NaN, else of the first extreme element.
+    fn arg_extreme(x: &[V], d: DType, greater: bool) -> Option<(usize, V)> {
+        if d.is_complex() {
+            return None;
+        }
+        if let Some(k) = nan_index(x) {
+            return Some((k, x[k]));
+        }
+        let key = |v: V| match v {
+            B(b) => f64::from(u8::from(b)),
+            I(i) => i as f64,
+            F(f) => f,
+            C(..) => unreachable!(),
+        };
+        let exact = |v: V| match v {
+            I(i) => i,
+            B(b) => i128::from(b),
+            _ => 0,
+        };
+        let mut best = 0;
+        for k in 1..x.len() {
+            let (a, b) = (x[k], x[best]);
+            let better = if matches!(a, I(_) | B(_)) {
+                if greater {
+                    exact(a) > exact(b)
+                } else {
+                    exact(a) < exact(b)
+                }
+            } else if greater {
+                key(a) > key(b)
+            } else {
+                key(a) < key(b)
+            };
+            if better {
+                best = k;
+            }
+        }
+        Some((best, x[best]))
+    }
+
+    pub fn max(x: &[V], d: DType) -> Option<(DType, V)> {
+        extreme(x, d, true)
+    }
+
+    pub fn min(x: &[V], d: DType) -> Option<(DType, V)> {
+        extreme(x, d, false)
+    }
+
+    pub fn argmax(x: &[V], d: DType) -> Option<(DType, V)> {
+        Some((DType::I64, I(arg_extreme(x, d, true)?.0 as i128)))
+    }
+
+    pub fn argmin(x: &[V], d: DType) -> Option<(DType, V)> {
+        Some((DType::I64, I(arg_extreme(x, d, false)?.0 as i128)))
+    }
+
+    pub fn all(x: &[V], _: DType) -> Option<(DType, V)> {
+        Some((DType::Bool, B(x.iter().all(|&v| truthy(v)))))
+    }
+
+    pub fn any(x: &[V], _: DType) -> Option<(DType, V)> {
+        Some((DType::Bool, B(x.iter().any(|&v| truthy(v)))))
+    }
+
+    pub fn count_nonzero(x: &[V], _: DType) -> Option<(DType, V)> {
+        Some((
+            DType::I64,
+            I(x.iter().filter(|&&v| truthy(v)).count() as i128),
+        ))
+    }
+
+    /// `sum`: bools and signed integers in int64, unsigned in uint64 (wrapping: the same in
+    /// any order); floats and complex values in their own type (a NaN, or +inf with -inf,
+    /// gives NaN; the grids hold both).
+    pub fn sum(x: &[V], d: DType) -> Option<(DType, V)> {
+        Some(match d.kind() {
+            DTypeKind::Bool | DTypeKind::SignedInt => {
+                let s = x.iter().map(|&v| super::as_int(v)).sum::<i128>();
+                (DType::I64, I(wrap(s, DType::I64)))
+            }
+            DTypeKind::UnsignedInt => {
+                let s = x.iter().map(|&v| super::as_int(v)).sum::<i128>();
+                (DType::U64, I(wrap(s, DType::U64)))
+            }
+            DTypeKind::Float => (d, F(x.iter().map(|&v| as_c(v).0).sum::<f64>())),
+            DTypeKind::Complex => {
+                let re = x.iter().map(|&v| as_c(v).0).sum::<f64>();
+                let im = x.iter().map(|&v| as_c(v).1).sum::<f64>();
+                (d, C(re, im))
+            }
+        })
+    }
+}
