@@ -31,6 +31,12 @@ use std::ops::RangeFull;
 /// A bound of [`clip`]: any operand (a Rust scalar, an `&Array`), `..` for no bound
 /// (NumPy's `None`), or an `Option` of an operand (`None` is no bound).
 ///
+/// Why `..`: Rust has no untyped `None` for a generic parameter (`clip(&x, None, 5.0)`
+/// cannot tell what the `None` would hold), while `..` — the range with no ends — needs no
+/// type and reads as "unbounded" in the place where NumPy's `None` goes, so a NumPy call
+/// keeps its shape: `np.clip(x, None, 5)` is `ops::clip(&x, .., 5.0)`. A bound that exists
+/// only sometimes is an `Option` (`Some(lo)`, or `None::<f32>` when written out).
+///
 /// ```
 /// # if !cuprum::internal::doc_device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
