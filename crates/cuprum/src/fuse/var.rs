@@ -266,7 +266,9 @@ impl Var {
 
     /// Limits values to `[lo, hi]` ([`ops::clip`](crate::ops::clip): NaN propagates, `lo >
     /// hi` gives `hi`); `..` is a missing bound (NumPy's `None`), see [`VarBound`]. One
-    /// bound traces `maximum` or `minimum`, none the value itself.
+    /// bound traces `maximum` or `minimum`, none the value itself. A Rust integer literal
+    /// beyond an integer value's dtype is dropped as in `ops::clip`; a scalar *argument* of
+    /// the call is range-checked instead (its value is unknown while tracing).
     ///
     /// ```
     /// use cuprum::{DType, fuse::{ArgSpec, fuse}};
