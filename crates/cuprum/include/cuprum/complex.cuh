@@ -32,16 +32,21 @@ struct __align__(2 * sizeof(T)) complex {
   // NumPy's division: Smith's algorithm (no overflow for large |b|) with a reciprocal
   // scale; a zero divisor divides each part by +0 (x / 0 = inf or nan per part, where
   // Annex G's G.5.1 would give a complex infinity).
+  // Each product is rounded on its own (`mul_rn`), as NumPy's C loop rounds it: a product
+  // fused with the following add (an FMA, which the GPU compiler makes by default) leaves
+  // 1e-17 where NumPy's result is an exact 0 (e.g. (1 + 2.5i) / (1 + 2.5i)).
   __device__ friend complex operator/(complex a, complex b) {
     const T br = fabs(b.re), bi = fabs(b.im);
     if (br >= bi) {
       if (br == T(0) && bi == T(0)) return complex(a.re / br, a.im / br);
-      const T rat = b.im / b.re, scl = T(1) / (b.re + b.im * rat);
-      return complex((a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl);
+      const T rat = b.im / b.re, scl = T(1) / (b.re + mul_rn(b.im, rat));
+      return complex((a.re + mul_rn(a.im, rat)) * scl, (a.im - mul_rn(a.re, rat)) * scl);
     }
-    const T rat = b.re / b.im, scl = T(1) / (b.im + b.re * rat);
-    return complex((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl);
+    const T rat = b.re / b.im, scl = T(1) / (b.im + mul_rn(b.re, rat));
+    return complex((mul_rn(a.re, rat) + a.im) * scl, (mul_rn(a.im, rat) - a.re) * scl);
   }
+  __device__ static float mul_rn(float x, float y) { return __fmul_rn(x, y); }
+  __device__ static double mul_rn(double x, double y) { return __dmul_rn(x, y); }
   __device__ friend complex operator-(complex a) { return complex(-a.re, -a.im); }
   __device__ friend bool operator==(complex a, complex b) { return a.re == b.re && a.im == b.im; }
   __device__ friend bool operator!=(complex a, complex b) { return !(a == b); }

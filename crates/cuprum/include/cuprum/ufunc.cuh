@@ -345,10 +345,23 @@ __device__ __forceinline__ complex<T> asin(complex<T> z) {
   const complex<T> r = asinh(complex<T>(-z.im, z.re));
   return complex<T>(r.im, -r.re);
 }
+// NumPy: atan(+-inf + i nan) = +-pi/2 + i0 (Annex G leaves the zero's sign open; through
+// atanh it would follow the NaN's sign bit, which differs between CPUs and GPUs).
 template <typename T>
 __device__ __forceinline__ complex<T> atan(complex<T> z) {
+  if (::isinf(z.re) && ::isnan(z.im)) return complex<T>(copysign(T(CUPRUM_PI / 2), z.re), T(0));
   const complex<T> r = atanh(complex<T>(-z.im, z.re));
   return complex<T>(r.im, -r.re);
+}
+// hypot with the C library's (NumPy's) answer where CUDA's overflows: CUDA gives inf for
+// hypot(1, DBL_MAX) (its scaling rounds past the largest finite value); there the larger
+// part times sqrt(1 + r^2), r = smaller / larger, is the finite answer.
+template <typename T>
+__device__ __forceinline__ T safe_hypot(T x, T y) {
+  const T h = hypot(x, y);
+  if (!::isinf(h) || ::isinf(x) || ::isinf(y)) return h;
+  const T a = fmax(fabs(x), fabs(y)), b = fmin(fabs(x), fabs(y)), r = b / a;
+  return a * ::sqrt(T(1) + r * r);
 }
 template <typename F>
 __device__ __forceinline__ F remainder_float(F x, F y) {

@@ -246,7 +246,10 @@ ufuncs! {
     /// The angle of the point `(b, a)`: `atan2(a, b)`, quadrant-aware.
     Arctan2 = "arctan2", 2, false, real_float_fn, |x, l| math_call2("atan2", l.compute, x[0], x[1]);
     /// `sqrt(a^2 + b^2)` without overflow.
-    Hypot = "hypot", 2, false, real_float_fn, |x, l| math_call2("hypot", l.compute, x[0], x[1]);
+    Hypot = "hypot", 2, false, real_float_fn, |x, l| match l.compute {
+        DType::F32 | DType::F64 => format!("cuprum::safe_hypot({}, {})", x[0], x[1]),
+        _ => math_call2("hypot", l.compute, x[0], x[1]),
+    };
     /// Cube root.
     Cbrt = "cbrt", 1, false, real_float_fn, |x, l| math_call("cbrt", l.compute, x[0]);
     /// -1, 0 or 1 by the sign of `a` (NaN stays NaN; complex: `a / |a|`).

@@ -17,8 +17,9 @@
 //! freed until the graph is dropped, since every replay uses it again. A buffer first used
 //! during the capture waits on the host for its own stream's queued work instead of
 //! ordering the capturing stream after it (a captured wait on outside work would tie the
-//! graph to that moment). Dropping a `Graph` synchronises its device first, so no replay is
-//! still running when its memory goes back.
+//! graph to that moment). Dropping a `Graph` waits for its runs (an event per stream it was
+//! launched on; never a device-wide synchronisation, which would break a capture another
+//! thread has open), so no replay is still running when its memory goes back.
 //!
 //! **Calls that cannot be captured are errors naming the call**, checked before the driver
 //! sees them, and the capture then ends with that error, leaving the stream usable:
@@ -27,7 +28,9 @@
 //! printing), asynchronous copies with pinned buffers, and a capture inside a capture. The
 //! device's default stream cannot be captured (every thread shares it): capture a stream of
 //! your own. Work that other threads queue on the capturing stream is captured too but not
-//! kept alive: capture from one thread. The host device has no graphs (`Unsupported`).
+//! kept alive: capture from one thread. Another thread that synchronises the whole device
+//! while a capture is open breaks that capture (the driver's rule; it ends with an error).
+//! The host device has no graphs (`Unsupported`).
 
 use super::backend::RawGraph;
 use super::capture_state::{self, State};
@@ -60,6 +63,8 @@ pub struct Graph {
     device: Device,
     nodes: usize,
     kept: State,
+    /// The end of the last run on each stream it was launched on (synchronised on drop).
+    runs: std::sync::Mutex<Vec<(Stream, super::event::Event)>>,
     /// The captured stream (its blocks are freed there when the graph goes).
     stream: Stream,
 }
@@ -182,6 +187,7 @@ impl Stream {
                 device,
                 nodes,
                 kept,
+                runs: std::sync::Mutex::new(Vec::new()),
                 stream: self.clone(),
             },
             value,
@@ -192,9 +198,8 @@ impl Stream {
 /// Gives back what a capture kept (after its work has finished or never ran).
 fn release(device: Device, stream: &Stream, kept: State) {
     if !kept.frees.is_empty() {
-        // Nothing that used the blocks may still run (a launched graph's runs, work of other
-        // streams queued before the capture).
-        let _ = device.synchronize();
+        // The blocks are freed in the captured stream's order (the graph's runs have been
+        // waited for; other streams that used them were waited for when they were freed).
         for (ptr, bytes) in kept.frees {
             super::memory::free_now(device, ptr, bytes, stream);
         }
@@ -223,8 +228,16 @@ impl Graph {
         }
         self.device.check_fault()?;
         // SAFETY: the graph is alive; every buffer and module its work uses is kept by
-        // `self`, and dropping `self` synchronises the device before they go.
-        unsafe { self.device.backend().launch_graph(self.raw, stream.raw()) }
+        // `self`, and dropping `self` waits for its runs (below) before they go.
+        unsafe { self.device.backend().launch_graph(self.raw, stream.raw()) }?;
+        let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, e)) = runs.iter().find(|(s, _)| s == stream) {
+            return e.record(stream);
+        }
+        let e = super::event::Event::new_on(self.device)?;
+        e.record(stream)?;
+        runs.push((stream.clone(), e));
+        Ok(())
     }
 
     /// The number of nodes (kernels, copies, memsets …) the capture recorded.
@@ -240,8 +253,12 @@ impl Graph {
 
 impl Drop for Graph {
     fn drop(&mut self) {
-        // No run may still use the kept memory when it goes back.
-        let _ = self.device.synchronize();
+        // No run may still use the kept memory when it goes back (a device-wide
+        // synchronisation would break a capture another thread has open).
+        let runs = std::mem::take(&mut *self.runs.lock().unwrap_or_else(|p| p.into_inner()));
+        for (_, e) in runs {
+            let _ = e.synchronize();
+        }
         // SAFETY: the graph came from `end_capture` and is destroyed once.
         unsafe { self.device.backend().destroy_graph(self.raw) };
         release(self.device, &self.stream, std::mem::take(&mut self.kept));

@@ -287,9 +287,9 @@ impl Buffer {
     fn wait_for_users(&mut self) -> bool {
         let users = self.users.take();
         if super::capture_state::is_capturing(self.stream.raw().0) {
-            // Freed with the graph, after its device has been synchronised: nothing to order
-            // now (a captured wait on other streams would become part of the graph).
-            return true;
+            // Freed with the graph; the other streams' work is waited for on the host now (a
+            // captured wait on them would become part of the graph).
+            return users.iter().all(|s| s.synchronize().is_ok());
         }
         users
             .iter()
@@ -462,7 +462,10 @@ pub(crate) unsafe fn copy_dtoh(
             .device()
             .backend()
             .copy_dtoh(dst.as_mut_ptr().cast(), dst.len(), src, stream.raw())
-    }
+    }?;
+    // The stream has run up to the copy: a fault a Rust kernel recorded meanwhile is
+    // reported here, as after any synchronisation.
+    stream.device().check_kernel_faults()
 }
 
 /// `bytes` as the uninitialised-bytes view [`copy_dtoh`] writes (it only stores valid
