@@ -18,7 +18,7 @@
 //! returned edges. Given edges, each element is a binary search among them.
 
 use super::programs::{PRELUDE, Program, on_device_of, program};
-use super::search::less_code;
+use super::search::{check_1d, less_code};
 use crate::array::{Array, DType, DTypeKind};
 use crate::error::{Result, bail, err};
 use crate::kernel::{DevicePtr, Dim3};
@@ -316,22 +316,6 @@ impl CountLaunch<'_> {
             .configure(Dim3(grid, 1, 1), Dim3(256, 1, 1))
             .shared_mem(bytes)
             .launch(args)
-    }
-}
-
-/// NumPy's error for an array that must be 1-D (`what` names it).
-fn check_1d(a: &Array, what: &str) -> Result<()> {
-    match a.ndim() {
-        1 => Ok(()),
-        0 => bail!(
-            Shape,
-            "{what} must be 1-D: object of too small depth for desired array (got a 0-d array)"
-        ),
-        _ => bail!(
-            Shape,
-            "{what} must be 1-D: object too deep for desired array (got shape {})",
-            format_shape(a.shape())
-        ),
     }
 }
 

@@ -335,13 +335,7 @@ pub fn quantile<'q>(
     axis: Option<isize>,
     keepdims: Keepdims,
 ) -> Result<Array> {
-    let q = q.into();
-    if let Some(r) =
-        crate::ops::programs::elsewhere_then(a, || quantile_impl(a, q, axis, keepdims, false))
-    {
-        return r;
-    }
-    quantile_impl(a, q, axis, keepdims, false)
+    on_its_device(a, q.into(), axis, keepdims, false)
 }
 
 /// The `q`-th percentiles of `a` (`q` in `[0, 100]`): [`quantile`] of `q / 100`, divided
@@ -363,13 +357,23 @@ pub fn percentile<'q>(
     axis: Option<isize>,
     keepdims: Keepdims,
 ) -> Result<Array> {
-    let q = q.into();
+    on_its_device(a, q.into(), axis, keepdims, true)
+}
+
+/// `quantile_impl` on `a`'s device (`percent`: `q` in percent).
+fn on_its_device(
+    a: &Array,
+    q: Quantiles<'_>,
+    axis: Option<isize>,
+    keepdims: Keepdims,
+    percent: bool,
+) -> Result<Array> {
     if let Some(r) =
-        crate::ops::programs::elsewhere_then(a, || quantile_impl(a, q, axis, keepdims, true))
+        crate::ops::programs::elsewhere_then(a, || quantile_impl(a, q, axis, keepdims, percent))
     {
         return r;
     }
-    quantile_impl(a, q, axis, keepdims, true)
+    quantile_impl(a, q, axis, keepdims, percent)
 }
 
 /// The median of `a` along `axis` (`None`: the flattened array), NumPy's `median`: the

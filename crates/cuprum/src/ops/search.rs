@@ -306,8 +306,8 @@ pub fn searchsorted_with(
     Ok(out)
 }
 
-/// NumPy's errors for an array that must be 1-D.
-fn check_1d(a: &Array, what: &str) -> Result<()> {
+/// NumPy's errors for an array that must be 1-D (`what` names it; histogram's inputs too).
+pub(super) fn check_1d(a: &Array, what: &str) -> Result<()> {
     match a.ndim() {
         1 => Ok(()),
         0 => bail!(
