@@ -6,9 +6,9 @@
 use clap::Args;
 use cuprum::compile::{CompileOptions, KernelCache, profile_compile, resource_usage};
 use cuprum::runtime::Module;
-use std::time::{Duration, Instant};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
 #[derive(Args)]
 pub struct CompileArgs {
@@ -209,12 +209,24 @@ fn profile(
     );
     out!("  then this source, NVRTC warm:");
     out!("  {:<34} {:>9.3} ms", "cache key (blake3)", ms(p.key_hash));
-    out!("  {:<34} {:>9.3} ms", "nvrtcCreateProgram", ms(p.steps.create));
-    out!("  {:<34} {:>9.3} ms", "nvrtcCompileProgram", ms(p.steps.compile));
+    out!(
+        "  {:<34} {:>9.3} ms",
+        "nvrtcCreateProgram",
+        ms(p.steps.create)
+    );
+    out!(
+        "  {:<34} {:>9.3} ms",
+        "nvrtcCompileProgram",
+        ms(p.steps.compile)
+    );
     for (phase, t) in &p.phases {
         out!("    {:<32} {:>9.3} ms (NVRTC --time)", phase, t);
     }
-    out!("  {:<34} {:>9.3} ms", "log + image + names, destroy", ms(p.steps.fetch));
+    out!(
+        "  {:<34} {:>9.3} ms",
+        "log + image + names, destroy",
+        ms(p.steps.fetch)
+    );
     let (bytes, lines) = p.bundled_total();
     out!(
         "  cuprum headers parsed: {} ({bytes} bytes, {lines} lines){}{}",
@@ -234,7 +246,11 @@ fn profile(
             let img = cuprum::compile::KernelCache::new(None).compile(source, opts, arch)?;
             let t = Instant::now();
             Module::load(dev, &img.image)?;
-            out!("  {:<34} {:>9.3} ms", "module load (cuModuleLoadData)", ms(t.elapsed()));
+            out!(
+                "  {:<34} {:>9.3} ms",
+                "module load (cuModuleLoadData)",
+                ms(t.elapsed())
+            );
         }
         None => out!("  module load: no GPU here"),
     }

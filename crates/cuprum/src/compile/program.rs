@@ -134,3 +134,45 @@ pub(crate) fn cuda_headers_identity(source: &str, opts: &CompileOptions) -> Opti
     headers::needs_cuda_headers(source, &opts.headers)
         .then(|| discovery::header_search().identity.clone())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--minimal` goes to programs the scan clears, and a failing compile is retried
+    /// without it: the error the caller gets comes from the full compile.
+    #[test]
+    fn minimal_is_added_where_safe_and_failures_retry_without_it() {
+        if nvrtc().is_err() {
+            eprintln!("skipped: no NVRTC");
+            return;
+        }
+        let opts = CompileOptions::new();
+        let good = "#include <cuprum/all.cuh>\nextern \"C\" __global__ void minimal_probe(float* x) { x[0] = 2.0f; }";
+        let p = prepare(good, &opts, 90).unwrap();
+        assert!(
+            p.minimal && p.flags.iter().any(|f| f == MINIMAL),
+            "{:?}",
+            p.flags
+        );
+        let img = compile_uncached(good, &opts, 90).unwrap();
+        let name = b"minimal_probe";
+        assert!(img.is_cubin && img.image.windows(name.len()).any(|w| w == name));
+
+        let tex = "extern \"C\" __global__ void k(cudaTextureObject_t t, float* o) { o[0] = tex1Dfetch<float>(t, 0); }";
+        let p = prepare(tex, &opts, 90).unwrap();
+        assert!(!p.minimal && !p.flags.iter().any(|f| f == MINIMAL));
+        compile_uncached(tex, &opts, 90).unwrap();
+
+        let own = CompileOptions::new().option(MINIMAL);
+        let p = prepare(good, &own, 90).unwrap();
+        assert!(!p.minimal, "the user's own --minimal is not doubled");
+        assert_eq!(p.flags.iter().filter(|f| *f == MINIMAL).count(), 1);
+
+        let broken = "extern \"C\" __global__ void k(float* x) { x[0] = undefined_name; }";
+        let e = compile_uncached(broken, &opts, 90).unwrap_err();
+        let f = e.compile_failure().expect("a compile failure");
+        assert!(f.log.contains("undefined_name"), "{}", f.log);
+        assert!(!f.options.iter().any(|o| o == MINIMAL), "{:?}", f.options);
+    }
+}
