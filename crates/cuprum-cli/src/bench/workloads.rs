@@ -408,6 +408,19 @@ pub const WORKLOADS: &[Workload] = &[
         PctOfCopy(80.0),
     ),
     w(
+        "cumsum_10Kx10K_f32_axis1",
+        "ops::cumsum of a (10000, 10000) float32 array along its rows (segments of one scan)",
+        cumsum2d_axis1,
+        PctOfCopy(85.0),
+    ),
+    w(
+        "cumsum_10Kx10K_f32_axis0",
+        "ops::cumsum of a (10000, 10000) float32 array down its columns (32-column tiles, \
+         look-back along the axis)",
+        cumsum2d_axis0,
+        PctOfCopy(80.0),
+    ),
+    w(
         "sort100M_f32",
         "ops::sort of 1e8 random float32 (onesweep radix sort, 4 passes)",
         sort100m,
@@ -949,6 +962,21 @@ fn cumsum100m(o: &BenchmarkOptions) -> R<Timed> {
     let x = rand(&[EW_N], DType::F32)?;
     let r = warm_bench(o, "cumsum100M_f32", || ops::cumsum(&x, None).map(drop))?;
     Ok((r, 8 * EW_N as u64))
+}
+
+/// `cumsum` of a (10000, 10000) float32 array over `axis`.
+fn cumsum2d(o: &BenchmarkOptions, name: &str, axis: isize) -> R<Timed> {
+    let x = rand(&[10_000, 10_000], DType::F32)?;
+    let r = warm_bench(o, name, || ops::cumsum(&x, Some(axis)).map(drop))?;
+    Ok((r, 8 * 100_000_000))
+}
+
+fn cumsum2d_axis1(o: &BenchmarkOptions) -> R<Timed> {
+    cumsum2d(o, "cumsum_10Kx10K_f32_axis1", 1)
+}
+
+fn cumsum2d_axis0(o: &BenchmarkOptions) -> R<Timed> {
+    cumsum2d(o, "cumsum_10Kx10K_f32_axis0", 0)
 }
 
 fn sort100m(o: &BenchmarkOptions) -> R<Timed> {
