@@ -102,25 +102,25 @@ pub const WORKLOADS: &[Workload] = &[
         "compile_cold_elementwise",
         "compile + load of a new small kernel, NVRTC already loaded",
         compile_cold,
-        HostMs(45.0),
+        HostMs(8.0),
     ),
     w(
         "compile_cold_reduction",
         "compile + load of a new sum-of-squares ReductionKernel source, NVRTC loaded",
         compile_cold_reduction,
-        HostMs(60.0),
+        HostMs(12.0),
     ),
     w(
         "compile_first_in_process",
         "first compile of a fresh process, NVRTC load included",
         compile_first,
-        HostMs(80.0),
+        HostMs(25.0),
     ),
     w(
         "compile_disk_hit",
         "first call of a fresh process with the kernel on disk",
         compile_disk_hit,
-        HostMs(0.2),
+        HostMs(0.12),
     ),
     w(
         "compile_disk_hit_lookup",
@@ -240,7 +240,7 @@ pub const WORKLOADS: &[Workload] = &[
         "compile_cold_jit",
         "first launch of a new kernel written in Rust: compile + load (apply_activation with its device functions), NVRTC loaded",
         compile_cold_jit,
-        HostMs(45.0),
+        HostMs(12.0),
     ),
     w(
         "matmul_naive_1024x1024x512",
@@ -294,7 +294,7 @@ pub const WORKLOADS: &[Workload] = &[
         "fuse_compile_cold",
         "fuse: first call of a new fused function, NVRTC loaded, empty cache (fresh processes)",
         fuse_cases::compile_cold,
-        HostMs(45.0),
+        HostMs(20.0),
     ),
     w(
         "mse10M_f64_ReductionKernel",
