@@ -12,8 +12,11 @@
 //! with release after the value, read with acquire) apart from the value, so any
 //! accumulator type works; a 4-byte accumulator (float) packs status and value into one
 //! 64-bit word instead, so each look-back step is one load (the float `cumsum` of 1e8
-//! elements on an H100: 483 µs with two dependent loads a step). Bytes: the input read once, the output written once, plus 12
-//! bytes of status per 4096-element tile.
+//! elements on an H100: 483 µs with two dependent loads a step, 455 with one). A lane
+//! waiting for a predecessor's status backs off (`__nanosleep`, 8 ns doubling to 256):
+//! spinning loads slow the tiles being waited for (455 → 442 µs). Bytes: the input read
+//! once, the output written once, plus a few bytes of status per tile (8192 elements for
+//! float accumulators, 2048 otherwise: see `items_per_thread`).
 //!
 //! Other axes, with at least 32 contiguous columns (`inner`): one pass with the same
 //! look-back along the axis, by tiles of 32 columns × 128 positions (64 for 8- and 16-byte
@@ -85,8 +88,20 @@ fn acc_size(d: DType) -> usize {
     }
 }
 
-/// Items per thread: 16 for 4-byte accumulators, 8 otherwise (a tile is 256 × that).
+/// Items per thread of the tile scans: 32 for 4-byte accumulators, 8 otherwise (a tile is
+/// 256 × that). A tile's inclusive prefix is known only after the look-back has reached
+/// one published before it, so fewer, larger tiles shorten that chain; past 32 the
+/// registers cut occupancy. Measured on an H100 (float32, 2026-11-27), 1e8 elements /
+/// rows of (10000, 10000): 16 → 442 / 555 µs, 32 → 394 / 452, 40 → 374 / 518, 64 → 367 /
+/// 742.
 fn items_per_thread(d: DType) -> usize {
+    if acc_size(d) <= 4 { 32 } else { 8 }
+}
+
+/// Positions per thread of the axis kernel: 16 for 4-byte accumulators, 8 otherwise (a
+/// tile is 32 columns × 8 × that; measured on an H100 for float32 (10000, 10000) axis 0:
+/// 8 → 369 µs, 12 → 338, 16 → 324, 24 → 345, 32 → 368).
+fn axis_items_per_thread(d: DType) -> usize {
     if acc_size(d) <= 4 { 16 } else { 8 }
 }
 
@@ -127,7 +142,7 @@ pub(crate) fn scan_source_to(d: DType, out: DType, op: ScanOp, wide: bool) -> St
          #define CUPRUM_OP(a, b) {opx}\n\
          __device__ __forceinline__ A load_a(const Tin& x) {{ return {load}; }}\n\
          __device__ __forceinline__ A ident() {{ return A({ident}); }}\n\
-         constexpr int VECN = {vec};\nconstexpr int IPT = {ipt};\n",
+         constexpr int VECN = {vec};\nconstexpr int IPT = {ipt};\nconstexpr int AXIPT = {axipt};\n",
         tin = d.c_type(),
         acc = acc_type(out),
         tout = out.c_type(),
@@ -143,6 +158,7 @@ pub(crate) fn scan_source_to(d: DType, out: DType, op: ScanOp, wide: bool) -> St
         },
         vec = vec_width(d.itemsize()),
         ipt = items_per_thread(out),
+        axipt = axis_items_per_thread(out),
     );
     s.push_str(SCAN_BODY);
     s
@@ -188,7 +204,12 @@ __device__ P lookback_packed(unsigned tile, P tot, unsigned long long* words, in
     P e = pid();
     if (t >= 0) {
       unsigned long long w;
-      do { w = rt::ld_acquire(&words[t]); f = (unsigned)(w >> 32); } while ((f & 3u) == 0u);
+      unsigned ns = 8;
+      while (true) {
+        w = rt::ld_acquire(&words[t]); f = (unsigned)(w >> 32);
+        if ((f & 3u) != 0u) break;
+        __nanosleep(ns); ns = ns < 256u ? 2u * ns : ns;  // backs off: spinning loads slow the tiles ahead
+      }
       e.v = unpackv(w);
       e.h = (f >> 2) & 1u;
     }
@@ -229,7 +250,8 @@ __device__ P lookback(unsigned tile, P tot, unsigned* flags, A* aggs, A* incs, i
     unsigned f = 2u;
     P e = pid();
     if (t >= 0) {
-      do { f = rt::ld_acquire(&flags[t]); } while ((f & 3u) == 0u);
+      unsigned ns = 8;
+      while (((f = rt::ld_acquire(&flags[t])) & 3u) == 0u) { __nanosleep(ns); ns = ns < 256u ? 2u * ns : ns; }
       e.v = ((f & 3u) == 2u) ? incs[t] : aggs[t];
       e.h = (f >> 2) & 1u;
     }
@@ -346,12 +368,12 @@ CUPRUM_SCAN_ENTRY(cuprum_scan_seg_1, true, 1)
 
 // An axis that is not the last (x viewed as (outer, len, inner), columns c = (o, r)): a tile
 // is 32 adjacent columns × AXR consecutive positions along the axis. Thread (cx, gy) holds
-// IPT positions of column cx, so a warp reads 32 adjacent elements per position (coalesced)
-// and every thread keeps IPT loads in flight. Tiles take tickets in axis-major order, so
+// AXIPT positions of column cx, so a warp reads 32 adjacent elements per position (coalesced)
+// and every thread keeps AXIPT loads in flight. Tiles take tickets in axis-major order, so
 // every tile's predecessors along the axis have started; warp 0 then looks back per column
 // (one lane per column) over the predecessors' aggregates / inclusive prefixes.
 constexpr int AXG = 8;
-constexpr int AXR = AXG * IPT;
+constexpr int AXR = AXG * AXIPT;
 extern "C" __global__ void __launch_bounds__(256) cuprum_scan_axis(const Tin* __restrict__ x, Tout* __restrict__ y,
     I outer, I len, I inner, unsigned* __restrict__ flags, A* __restrict__ aggs, A* __restrict__ incs,
     unsigned* __restrict__ counter) {
@@ -367,21 +389,21 @@ extern "C" __global__ void __launch_bounds__(256) cuprum_scan_axis(const Tin* __
   const unsigned long long c = cb * 32 + cx;
   const bool live = c < cols;
   const I o = live ? (I)(c / inner) : 0, r = live ? (I)(c % inner) : 0;
-  const I k0 = (I)(at * AXR) + (I)(gy * IPT);
+  const I k0 = (I)(at * AXR) + (I)(gy * AXIPT);
   const I base = o * len * inner + r;
-  Tin raw[IPT];
+  Tin raw[AXIPT];
 #pragma unroll
-  for (int j = 0; j < IPT; ++j) {
+  for (int j = 0; j < AXIPT; ++j) {
     const I k = k0 + j;
     raw[j] = (live && k < len) ? x[base + k * inner] : Tin();
   }
-  A v[IPT];
+  A v[AXIPT];
 #pragma unroll
-  for (int j = 0; j < IPT; ++j) {
+  for (int j = 0; j < AXIPT; ++j) {
     const A e = (live && k0 + j < len) ? load_a(raw[j]) : ident();
     v[j] = j == 0 ? e : CUPRUM_OP(v[j - 1], e);
   }
-  s_tot[gy][cx] = v[IPT - 1];
+  s_tot[gy][cx] = v[AXIPT - 1];
   __syncthreads();
   if (gy == 0) {
     A agg = ident();
@@ -397,7 +419,8 @@ extern "C" __global__ void __launch_bounds__(256) cuprum_scan_axis(const Tin* __
         unsigned long long t = me - cols;
         while (true) {
           unsigned f;
-          do { f = rt::ld_acquire(&flags[t]); } while (f == 0u);
+          unsigned ns = 8;
+          while ((f = rt::ld_acquire(&flags[t])) == 0u) { __nanosleep(ns); ns = ns < 256u ? 2u * ns : ns; }
           if (f == 2u) { run = CUPRUM_OP(incs[t], run); break; }
           run = CUPRUM_OP(aggs[t], run);
           t -= cols;
@@ -412,7 +435,7 @@ extern "C" __global__ void __launch_bounds__(256) cuprum_scan_axis(const Tin* __
   A pre = s_excl[cx];
   for (int g = 0; g < gy; ++g) pre = CUPRUM_OP(pre, s_tot[g][cx]);
 #pragma unroll
-  for (int j = 0; j < IPT; ++j) {
+  for (int j = 0; j < AXIPT; ++j) {
     const I k = k0 + j;
     if (k < len) y[base + k * inner] = cuprum::cast<Tout>(CUPRUM_OP(pre, v[j]));
   }
@@ -620,7 +643,7 @@ fn axis_scan(
     let prog = scan_program(x.dtype(), out.dtype(), op, wide);
     let acc = acc_size(out.dtype());
     let cols = outer * inner;
-    let tiles = cols.div_ceil(32) * len.div_ceil(8 * items_per_thread(out.dtype()));
+    let tiles = cols.div_ceil(32) * len.div_ceil(8 * axis_items_per_thread(out.dtype()));
     let cells = tiles.div_ceil(cols.div_ceil(32)) * cols;
     let status = zeroed_scratch(4 * (cells + 1))?;
     let values = Array::empty(&[2 * cells * acc], DType::U8)?;
