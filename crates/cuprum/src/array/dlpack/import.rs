@@ -204,7 +204,7 @@ unsafe fn foreign_array(
             );
         }
         let align = item.min(16) as u64;
-        if ptr % align != 0 {
+        if !ptr.is_multiple_of(align) {
             bail!(
                 InvalidArgument,
                 "data address {ptr:#x} is not aligned for {} (expected a multiple of {align})",
