@@ -182,6 +182,7 @@ pub use compile::{CompileOptions, clear_memo, compile_with_cache, setup};
 /// a disagreement is a compile error at the `let` that says to annotate it.
 pub use cuprum_macros::kernel;
 
+pub use array::dlpack;
 /// `#[cuprum::device]`: a Rust function kernels can call (a `__device__` function in the
 /// generated C++) that stays an ordinary Rust function, callable and testable on the host.
 ///
@@ -245,4 +246,5 @@ pub mod internal {
     pub use crate::ops::elementwise_sample_sources as ops_sample_sources;
     pub use crate::ops::reduction_sample_sources as ops_reduction_sample_sources;
     pub use crate::ops::routine_sample_sources;
+    pub use crate::runtime::pending_foreign as foreign_releases_pending;
 }
