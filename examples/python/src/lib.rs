@@ -14,13 +14,11 @@
 //!
 //! The kernels are the examples' own source, included with `#[path]`.
 
-#[allow(dead_code)]
-#[path = "../../kernels/rust_kernels.rs"]
-mod rust_kernels;
-#[allow(dead_code)]
 #[path = "../../fused/functions.rs"]
 mod functions;
 #[allow(dead_code)]
+#[path = "../../kernels/rust_kernels.rs"]
+mod rust_kernels;
 #[path = "../../seeds/mod.rs"]
 mod seeds;
 
@@ -31,7 +29,10 @@ use std::sync::OnceLock;
 
 /// A value made once per process (a kernel or a fused function); its error is kept and
 /// returned to every caller.
-fn once<T>(cell: &'static OnceLock<cuprum::Result<T>>, make: fn() -> cuprum::Result<T>) -> PyResult<&'static T> {
+fn once<T>(
+    cell: &'static OnceLock<cuprum::Result<T>>,
+    make: fn() -> cuprum::Result<T>,
+) -> PyResult<&'static T> {
     Ok(cell.get_or_init(make).as_ref().map_err(Clone::clone)?)
 }
 
@@ -100,7 +101,11 @@ fn prime_factor_sum<'py>(py: Python<'py>, out: &Bound<'py, PyAny>) -> PyResult<B
     let n = i32::try_from(a.size()).map_err(|_| {
         cuprum::python::error(
             cuprum::ErrorKind::Shape,
-            format!("prime_factor_sum takes at most {} elements, got {}", i32::MAX, a.size()),
+            format!(
+                "prime_factor_sum takes at most {} elements, got {}",
+                i32::MAX,
+                a.size()
+            ),
         )
     })?;
     if n > 0 {

@@ -73,7 +73,11 @@ impl PyArray {
         };
         let versioned = max_version.is_some_and(|(major, _)| major >= 1);
         if copy == Some(true) {
-            let fresh = self.array.device().default_stream().with(|| self.array.copy())?;
+            let fresh = self
+                .array
+                .device()
+                .default_stream()
+                .with(|| self.array.copy())?;
             return capsule::export(py, &fresh, &opts, versioned);
         }
         capsule::export(py, &self.array, &opts, versioned)
@@ -119,7 +123,10 @@ impl PyArray {
             [n] => format!("({n},)"),
             s => format!(
                 "({})",
-                s.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
+                s.iter()
+                    .map(usize::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         };
         format!(

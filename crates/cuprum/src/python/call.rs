@@ -54,12 +54,17 @@ pub struct Call {
 impl Call {
     /// Starts a call whose arrays are `inputs` (objects with `__dlpack__`, or
     /// `cuprum.Array`s; other objects, e.g. scalars, are skipped): the first array's device,
-    /// the caller's stream for it made current. With no array among them: cuprum's current
-    /// stream.
+    /// the caller's stream for it made current. No inputs: cuprum's current stream.
+    ///
+    /// # Errors
+    /// `TypeError` naming the first input when none of them is an array; the errors of
+    /// opening the device, or of the framework's stream lookup.
     pub fn new(inputs: &[&Bound<'_, PyAny>]) -> PyResult<Call> {
         let Some(first) = inputs.iter().find(|o| is_array(o)) else {
-            let stream = Stream::current()?;
-            return Ok(Call::on(stream));
+            if let Some(obj) = inputs.first() {
+                return Err(not_an_array(obj));
+            }
+            return Ok(Call::on(Stream::current()?));
         };
         let py = first.py();
         let (device, framework) = match first.cast::<super::PyArray>() {
@@ -171,7 +176,10 @@ fn device_of(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
     match kind {
         KDL_CPU | KDL_CUDA_HOST => Ok(Device::host()),
         KDL_CUDA | KDL_CUDA_MANAGED => Ok(Device::get(usize::try_from(id).map_err(|_| {
-            err!(DeviceMismatch, "__dlpack_device__ gave the device id {id}, expected >= 0")
+            err!(
+                DeviceMismatch,
+                "__dlpack_device__ gave the device id {id}, expected >= 0"
+            )
         })?)?),
         other => Err(err!(
             DeviceMismatch,

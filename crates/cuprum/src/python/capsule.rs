@@ -163,7 +163,9 @@ unsafe fn new_capsule<'py>(
     destructor: unsafe extern "C" fn(*mut ffi::PyObject),
 ) -> PyResult<Bound<'py, PyCapsule>> {
     let Some(ptr) = NonNull::new(ptr) else {
-        return Err(PyBufferError::new_err("DLPack export returned a null tensor"));
+        return Err(PyBufferError::new_err(
+            "DLPack export returned a null tensor",
+        ));
     };
     // SAFETY: the caller's promise; `destructor` never unwinds and takes the GIL it is
     // called with. On failure (out of memory) the tensor is deleted here.

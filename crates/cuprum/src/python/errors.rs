@@ -65,7 +65,10 @@ fn make_classes(py: Python<'_>) -> PyResult<Classes> {
         ns.set_item("__module__", "cuprum")?;
         ns.set_item("__doc__", doc)?;
         let bases = PyTuple::new(py, bases)?;
-        Ok(type_.call1((name, bases, ns))?.cast_into::<PyType>()?.unbind())
+        Ok(type_
+            .call1((name, bases, ns))?
+            .cast_into::<PyType>()?
+            .unbind())
     };
     let exception = builtins.getattr("Exception")?;
     let base = make(
@@ -82,7 +85,11 @@ fn make_classes(py: Python<'_>) -> PyResult<Classes> {
     };
     Ok(Classes {
         dtype: sub("DTypeError", "TypeError", "A wrong dtype (kind 'DType').")?,
-        shape: sub("ShapeError", "ValueError", "Shapes that do not fit (kind 'Shape').")?,
+        shape: sub(
+            "ShapeError",
+            "ValueError",
+            "Shapes that do not fit (kind 'Shape').",
+        )?,
         device: sub(
             "DeviceError",
             "ValueError",
@@ -124,7 +131,10 @@ pub(super) fn to_py_err(py: Python<'_>, err: &Error) -> PyErr {
         _ => &classes.base,
     };
     let py_err = PyErr::from_type(class.bind(py).clone(), (err.to_string(),));
-    if let Err(e) = py_err.value(py).setattr("kind", format!("{:?}", err.kind())) {
+    if let Err(e) = py_err
+        .value(py)
+        .setattr("kind", format!("{:?}", err.kind()))
+    {
         return e;
     }
     py_err

@@ -29,7 +29,7 @@
 //!
 //! ```no_run
 //! use cuprum::python::{Call, to_python};
-//! use cuprum::{ElementwiseKernel, memo::Memo};
+//! use cuprum::ElementwiseKernel;
 //! use pyo3::prelude::*;
 //!
 //! /// `z = x + y * 2` on any two float32 arrays of one device.

@@ -131,9 +131,17 @@ fn torch_stream(py: Python<'_>, index: usize) -> PyResult<usize> {
         return fast.bind(py).call1((index,))?.extract();
     }
     let current = TORCH_CURRENT_STREAM.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
-        Ok(py.import("torch")?.getattr("cuda")?.getattr("current_stream")?.unbind())
+        Ok(py
+            .import("torch")?
+            .getattr("cuda")?
+            .getattr("current_stream")?
+            .unbind())
     })?;
-    current.bind(py).call1((index,))?.getattr("cuda_stream")?.extract()
+    current
+        .bind(py)
+        .call1((index,))?
+        .getattr("cuda_stream")?
+        .extract()
 }
 
 /// CuPy's current stream (of its current device), as a raw handle.
