@@ -8,6 +8,7 @@ Run: pytest examples/python/tests/test_interop.py
 """
 
 import gc
+import os
 
 import numpy as np
 import pytest
@@ -57,8 +58,19 @@ def test_not_an_array_is_a_type_error_naming_it():
 # ---------------------------------------------------------------------------- NumPy
 
 
+@pytest.fixture(scope="module", autouse=False)
+def host():
+    """cuprum's host device compiles kernels with g++ or clang++: skip without one."""
+    try:
+        ce.custom_add(np.ones(1, np.float32), np.ones(1, np.float32))
+    except ce.CuprumError as e:
+        if e.kind == "NoHostCompiler":
+            pytest.skip(f"no C++ compiler for cuprum's host device: {e}")
+        raise
+
+
 @pytest.mark.parametrize("shape", SHAPES)
-def test_numpy_custom_add_equals_numpy(shape):
+def test_numpy_custom_add_equals_numpy(host, shape):
     x, y = rand32(shape), rand32(shape)
     z = ce.custom_add(x, y)
     assert isinstance(z, ce.Array)
@@ -67,7 +79,7 @@ def test_numpy_custom_add_equals_numpy(shape):
     np.testing.assert_array_equal(np.from_dlpack(z), x + y * np.float32(2))
 
 
-def test_numpy_views_and_broadcasting():
+def test_numpy_views_and_broadcasting(host):
     base = rand32((6, 8))
     x = base[::2, 1::3]  # non-contiguous view
     y = rand32((3, 1))
@@ -76,7 +88,7 @@ def test_numpy_views_and_broadcasting():
     np.testing.assert_array_equal(np.from_dlpack(ce.custom_add(t, t)), t + t * np.float32(2))
 
 
-def test_numpy_no_copy_in_and_out():
+def test_numpy_no_copy_in_and_out(host):
     x, y = rand32((1000,)), rand32((1000,))
     out = np.empty_like(x)
     assert ce.data_ptr(x) == x.ctypes.data
@@ -88,7 +100,7 @@ def test_numpy_no_copy_in_and_out():
     assert ce.data_ptr(view) == view.ctypes.data
 
 
-def test_numpy_mse_and_prime_factor_sum():
+def test_numpy_mse_and_prime_factor_sum(host):
     a = RNG.uniform(0, 100, 10_001)
     b = a + RNG.normal(0, 5, a.shape)
     got = np.from_dlpack(ce.mse(a, b))
@@ -101,20 +113,59 @@ def test_numpy_mse_and_prime_factor_sum():
     assert np.from_dlpack(r).ctypes.data == out.ctypes.data
 
 
-def test_numpy_wrong_dtype_is_a_type_error_naming_it():
+def test_numpy_wrong_dtype_is_a_type_error_naming_it(host):
     with pytest.raises(TypeError, match="float32") as e:
         ce.prime_factor_sum(np.zeros(8, dtype=np.float32))
     assert isinstance(e.value, ce.CuprumError) and e.value.kind == "DType"
 
 
-def test_numpy_shape_mismatch_is_a_value_error():
+def test_numpy_kernel_dtype_mismatch_is_a_type_error_naming_it(host):
+    with pytest.raises(TypeError, match="float64") as e:
+        ce.custom_add(np.ones(3), np.ones(3))
+    assert e.value.kind == "DType" and "float32" in str(e.value)
+
+
+class Producer:
+    """A DLPack producer that records the capsules it hands out; `legacy`: a pre-1.0
+    producer whose __dlpack__ takes no max_version."""
+
+    def __init__(self, array, legacy):
+        self.array, self.legacy, self.capsules, self.calls = array, legacy, [], []
+
+    def __dlpack_device__(self):
+        return self.array.__dlpack_device__()
+
+    def __dlpack__(self, stream=None, **kwargs):
+        if self.legacy and kwargs:
+            raise TypeError(f"__dlpack__() got unexpected keyword arguments {sorted(kwargs)}")
+        self.calls.append((stream, kwargs))
+        cap = self.array.__dlpack__(stream=stream, **kwargs)
+        self.capsules.append(cap)
+        return cap
+
+
+@pytest.mark.parametrize("legacy", [False, True])
+def test_consumed_capsules_are_renamed(host, legacy):
+    x, y = rand32((6,)), rand32((6,))
+    px, py_ = Producer(x, legacy), Producer(y, legacy)
+    np.testing.assert_array_equal(np.from_dlpack(ce.custom_add(px, py_)), x + y * np.float32(2))
+    name = "used_dltensor" if legacy else "used_dltensor_versioned"
+    assert all(f'"{name}"' in repr(c) for c in px.capsules + py_.capsules)
+    assert px.calls[-1][0] is None  # host memory: no stream
+    if not legacy:
+        assert px.calls[-1][1] == {"max_version": (1, 0)}
+    ce.custom_add(px, py_)  # a refused max_version is remembered per type: works again
+    assert len(px.capsules) == 2
+
+
+def test_numpy_shape_mismatch_is_a_value_error(host):
     with pytest.raises(ValueError) as e:
         ce.custom_add(rand32((3,)), rand32((4,)))
     assert e.value.kind == "Shape"
     assert "3" in str(e.value) and "4" in str(e.value)
 
 
-def test_numpy_read_only_input_reads_and_refuses_writes():
+def test_numpy_read_only_input_reads_and_refuses_writes(host):
     x = rand32((5,))
     x.flags.writeable = False
     np.testing.assert_array_equal(np.from_dlpack(ce.custom_add(x, x)), x * np.float32(3))
@@ -122,7 +173,7 @@ def test_numpy_read_only_input_reads_and_refuses_writes():
         ce.custom_add(x, x, out=x)
 
 
-def test_capsule_protocol():
+def test_capsule_protocol(host):
     z = ce.custom_add(rand32((4,)), rand32((4,)))
     cap = z.__dlpack__(max_version=(1, 0))
     assert "dltensor_versioned" in repr(cap)
@@ -140,7 +191,7 @@ def test_capsule_protocol():
     np.testing.assert_array_equal(np.from_dlpack(ce.custom_add(z, z)), np.from_dlpack(z) * 3)
 
 
-def test_numpy_array_outlives_inputs():
+def test_numpy_array_outlives_inputs(host):
     x = rand32((100,))
     y = x.copy()
     z = ce.custom_add(x, y, out=x)  # z is a view of x's memory
@@ -242,6 +293,14 @@ def test_torch_wrong_dtype_is_a_type_error_naming_it(torch):
         ce.prime_factor_sum(torch.zeros(8, dtype=torch.float64, device="cuda"))
 
 
+def test_torch_kernel_dtype_mismatch_is_a_type_error(torch):
+    x = torch.randn(4, device="cuda", dtype=torch.float64)
+    with pytest.raises(TypeError, match="float64"):
+        ce.custom_add(x, x)
+    with pytest.raises(ValueError, match="broadcast"):
+        ce.mse(torch.randn(3, device="cuda"), torch.randn(4, device="cuda"))
+
+
 def test_torch_cpu_tensor_with_gpu_tensor_is_a_value_error(torch):
     g = torch.randn(4, device="cuda")
     c = torch.randn(4)
@@ -252,7 +311,7 @@ def test_torch_cpu_tensor_with_gpu_tensor_is_a_value_error(torch):
         ce.custom_add(c, g)
 
 
-def test_torch_cpu_tensors_run_on_the_host_device(torch):
+def test_torch_cpu_tensors_run_on_the_host_device(torch, host):
     x, y = torch.randn(9), torch.randn(9)
     z = ce.custom_add(x, y)
     assert z.device == "host"
@@ -311,6 +370,9 @@ def test_cupy_runs_on_cupys_current_stream(cp):
         x.fill(1.0)
         z = ce.custom_add(x, y)
         copy = cp.from_dlpack(z).copy()
+        # z's memory was allocated on s, and returns to cuprum's pool in s's order: drop it
+        # while s (a stream CuPy destroys with its object) is alive.
+        del z
     s.synchronize()
     assert bool(cp.array_equal(copy, 1.0 + y * cp.float32(2)))
 
@@ -325,6 +387,8 @@ def test_cupy_wrong_dtype(cp):
 
 @pytest.fixture(scope="module")
 def jax():
+    # JAX takes 75 % of the GPU's memory at its first use unless told otherwise.
+    os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
     jax = pytest.importorskip("jax")
     return jax
 

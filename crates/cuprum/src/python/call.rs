@@ -6,7 +6,9 @@
 //! other array argument must be on it (a `DeviceError`, a `ValueError`, naming both). The
 //! stream is chosen as `stream.rs` says, made cuprum's current stream until the `Call` is
 //! dropped, and passed to each argument's `__dlpack__(stream=…)` so the producer orders its
-//! pending work before it.
+//! pending work before it — except to arrays of the framework whose current stream it is,
+//! which get `stream=-1` (nothing to order; torch's `__dlpack__` then skips a stream
+//! lookup and an event, a few µs a call).
 
 use super::capsule;
 use super::stream::{self, Framework};
@@ -48,6 +50,11 @@ use pyo3::prelude::*;
 pub struct Call {
     device: Device,
     stream: Stream,
+    /// The framework whose current stream `stream` is (`Other`: cuprum's own stream).
+    framework: Framework,
+    /// The first array argument (its address, while the caller holds it) and its device:
+    /// `array` does not ask it for its device again.
+    first: Option<(usize, Device)>,
     _current: StreamGuard,
 }
 
@@ -64,21 +71,30 @@ impl Call {
             if let Some(obj) = inputs.first() {
                 return Err(not_an_array(obj));
             }
-            return Ok(Call::on(Stream::current()?));
+            return Ok(Call::on(Stream::current()?, Framework::Other, None));
         };
         let py = first.py();
         let (device, framework) = match first.cast::<super::PyArray>() {
             Ok(a) => (a.get().array.device(), Framework::Other),
             Err(_) => (device_of(first)?, stream::type_info(first).framework),
         };
-        Ok(Call::on(stream::caller_stream(py, framework, device)?))
+        let stream = stream::caller_stream(py, framework, device)?;
+        let framework = if device.is_host() {
+            Framework::Other
+        } else {
+            framework
+        };
+        let first = Some((first.as_ptr() as usize, device));
+        Ok(Call::on(stream, framework, first))
     }
 
-    fn on(stream: Stream) -> Call {
+    fn on(stream: Stream, framework: Framework, first: Option<(usize, Device)>) -> Call {
         Call {
             device: stream.device(),
             _current: stream.make_current(),
             stream,
+            framework,
+            first,
         }
     }
 
@@ -105,12 +121,24 @@ impl Call {
             self.check_device(obj, array.device())?;
             return Ok(array);
         }
-        if !is_array(obj) {
-            return Err(not_an_array(obj));
-        }
-        self.check_device(obj, device_of(obj)?)?;
+        let device = match self.first {
+            Some((ptr, device)) if ptr == obj.as_ptr() as usize => device,
+            _ if !is_array(obj) => return Err(not_an_array(obj)),
+            _ => device_of(obj)?,
+        };
+        self.check_device(obj, device)?;
         let info = stream::type_info(obj);
-        capsule::import(obj, info, stream::dlpack_stream_arg(&self.stream))
+        let stream_arg = if self.device.is_host() {
+            None
+        } else if info.framework == self.framework && self.framework != Framework::Other {
+            // The call runs on this framework's current stream of the device, where its
+            // own work on the array is queued: nothing to order (the array API's -1), and
+            // the producer skips its stream lookup and event.
+            Some(-1)
+        } else {
+            Some(self.stream.raw_handle() as i64)
+        };
+        capsule::import(obj, info, stream_arg)
     }
 
     fn check_device(&self, obj: &Bound<'_, PyAny>, device: Device) -> PyResult<()> {

@@ -29,11 +29,11 @@ const USED_VERSIONED: &CStr = c"used_dltensor_versioned";
 const USED_LEGACY: &CStr = c"used_dltensor";
 
 /// Calls `obj.__dlpack__(stream=…, max_version=(1, 0))` and imports the capsule as an
-/// array (zero-copy). `stream_arg` is `None` for host memory.
+/// array (zero-copy). `stream_arg` is `None` for host memory, `-1` for no ordering.
 pub(super) fn import(
     obj: &Bound<'_, PyAny>,
     info: TypeInfo,
-    stream_arg: Option<usize>,
+    stream_arg: Option<i64>,
 ) -> PyResult<Array> {
     let capsule = call_dlpack(obj, info, stream_arg)?;
     let tensor = take_tensor(&capsule)?;
@@ -44,7 +44,7 @@ pub(super) fn import(
 fn call_dlpack<'py>(
     obj: &Bound<'py, PyAny>,
     info: TypeInfo,
-    stream_arg: Option<usize>,
+    stream_arg: Option<i64>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let py = obj.py();
     let kwargs = PyDict::new(py);
@@ -58,8 +58,12 @@ fn call_dlpack<'py>(
                 }
                 return Ok(c);
             }
-            Err(e) if e.is_instance_of::<PyTypeError>(py) && info.takes_max_version.is_none() => {
-                stream::set_takes_max_version(obj, false);
+            Err(e) if e.is_instance_of::<PyTypeError>(py) => {
+                // A pre-1.0 producer. Remembered for the type only when it is the type's
+                // first answer (instances of one type may differ: try again each time).
+                if info.takes_max_version.is_none() {
+                    stream::set_takes_max_version(obj, false);
+                }
                 kwargs.del_item("max_version")?;
             }
             Err(e) => return Err(e),

@@ -6,7 +6,8 @@
 //! - a torch tensor on CUDA: PyTorch's current stream of the tensor's device
 //!   (`torch._C._cuda_getCurrentRawStream(index)`, the raw handle behind
 //!   `torch.cuda.current_stream(device).cuda_stream`, which is the fallback);
-//! - a CuPy array: `cupy.cuda.get_current_stream().ptr`;
+//! - a CuPy array: CuPy's current stream of the array's device
+//!   (`cupy.cuda.get_current_stream(device_id).ptr`);
 //! - anything else (JAX, NumPy, cuprum's own `Array`): cuprum's stream for the device
 //!   ([`Stream::for_device`]: the current stream when it is on that device).
 //!
@@ -16,6 +17,9 @@
 //! itself), and what was looked up is cached: a type's framework per thread, the stream
 //! functions per process.
 //!
+//! The framework's current stream is per device: a call uses the one of its first array's
+//! device.
+//!
 //! Streams of foreign frameworks are borrowed (`Stream::from_raw`): the arrays a call makes
 //! are allocated on that stream and, when freed, returned to cuprum's pool in its order,
 //! so the stream must outlive them. PyTorch's and CuPy's default and pooled streams live as
@@ -24,10 +28,12 @@
 
 use crate::error::Result as CuResult;
 use crate::runtime::{Device, Stream};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use std::cell::RefCell;
 use std::ffi::c_void;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Which framework a Python type belongs to (by its module's top-level package).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,7 +105,7 @@ pub(super) fn caller_stream(
     }
     let raw = match framework {
         Framework::Torch => torch_stream(py, device.ordinal())?,
-        Framework::Cupy => cupy_stream(py)?,
+        Framework::Cupy => cupy_stream(py, device.ordinal())?,
         Framework::Other => return Ok(Stream::for_device(device)?),
     };
     Ok(borrow(device, raw)?)
@@ -144,8 +150,10 @@ fn torch_stream(py: Python<'_>, index: usize) -> PyResult<usize> {
         .extract()
 }
 
-/// CuPy's current stream (of its current device), as a raw handle.
-fn cupy_stream(py: Python<'_>) -> PyResult<usize> {
+/// CuPy's current stream of device `index`, as a raw handle
+/// (`cupy.cuda.get_current_stream(index)`; without the index for a CuPy that takes none,
+/// then its current device's).
+fn cupy_stream(py: Python<'_>, index: usize) -> PyResult<usize> {
     let current = CUPY_CURRENT_STREAM.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
         Ok(py
             .import("cupy")?
@@ -153,15 +161,18 @@ fn cupy_stream(py: Python<'_>) -> PyResult<usize> {
             .getattr("get_current_stream")?
             .unbind())
     })?;
-    current.bind(py).call0()?.getattr("ptr")?.extract()
+    let f = current.bind(py);
+    if !CUPY_NO_INDEX.load(Ordering::Relaxed) {
+        match f.call1((index,)) {
+            Ok(s) => return s.getattr("ptr")?.extract(),
+            Err(e) if e.is_instance_of::<PyTypeError>(py) => {
+                CUPY_NO_INDEX.store(true, Ordering::Relaxed)
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    f.call0()?.getattr("ptr")?.extract()
 }
 
-/// The value `__dlpack__(stream=…)` is given for work on `stream`: `None` on the host
-/// (CPU producers take no stream), else the raw handle (never 0: see [`borrow`]).
-pub(super) fn dlpack_stream_arg(stream: &Stream) -> Option<usize> {
-    if stream.device().is_host() {
-        None
-    } else {
-        Some(stream.raw_handle() as usize)
-    }
-}
+/// Set once `cupy.cuda.get_current_stream` refused a device index.
+static CUPY_NO_INDEX: AtomicBool = AtomicBool::new(false);
