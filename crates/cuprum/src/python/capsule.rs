@@ -19,7 +19,8 @@ use crate::dlpack::{DlpackTensor, ExportOptions, ffi as dl};
 use pyo3::exceptions::{PyBufferError, PyTypeError};
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyCapsule, PyDict};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyCapsule, PyDict, PyTuple};
 use std::ffi::{CStr, c_void};
 use std::ptr::NonNull;
 
@@ -48,9 +49,9 @@ fn call_dlpack<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let py = obj.py();
     let kwargs = PyDict::new(py);
-    kwargs.set_item("stream", stream_arg)?;
+    kwargs.set_item(pyo3::intern!(py, "stream"), stream_arg)?;
     if info.takes_max_version != Some(false) {
-        kwargs.set_item("max_version", (1, 0))?;
+        kwargs.set_item(pyo3::intern!(py, "max_version"), version_1_0(py)?)?;
         match obj.call_method(pyo3::intern!(py, "__dlpack__"), (), Some(&kwargs)) {
             Ok(c) => {
                 if info.takes_max_version.is_none() {
@@ -64,12 +65,19 @@ fn call_dlpack<'py>(
                 if info.takes_max_version.is_none() {
                     stream::set_takes_max_version(obj, false);
                 }
-                kwargs.del_item("max_version")?;
+                kwargs.del_item(pyo3::intern!(py, "max_version"))?;
             }
             Err(e) => return Err(e),
         }
     }
     obj.call_method(pyo3::intern!(py, "__dlpack__"), (), Some(&kwargs))
+}
+
+/// The tuple `(1, 0)`, made once.
+fn version_1_0(py: Python<'_>) -> PyResult<&Bound<'_, PyTuple>> {
+    static V: PyOnceLock<Py<PyTuple>> = PyOnceLock::new();
+    Ok(V.get_or_try_init(py, || PyTuple::new(py, [1, 0]).map(Bound::unbind))?
+        .bind(py))
 }
 
 /// Takes the tensor out of a fresh DLPack capsule: renames the capsule to `used_…` and
