@@ -6,6 +6,7 @@ mod device_array;
 mod display;
 pub mod dlpack;
 pub(crate) mod dtype;
+mod graph_arrays;
 pub(crate) mod kernels;
 mod pinned;
 pub(crate) mod random;

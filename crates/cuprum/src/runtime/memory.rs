@@ -320,6 +320,12 @@ impl Buffer {
         self.ptr
     }
 
+    /// The size in bytes.
+    #[inline]
+    pub(crate) fn bytes(&self) -> usize {
+        self.bytes
+    }
+
     #[inline]
     pub(crate) fn stream(&self) -> &Stream {
         &self.stream
