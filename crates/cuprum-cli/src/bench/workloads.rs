@@ -99,6 +99,20 @@ pub const WORKLOADS: &[Workload] = &[
         Info("no target"),
     ),
     w(
+        "dlpack_roundtrip_host_us",
+        "Array::to_dlpack + into_raw_versioned, then from_raw_versioned + Array::from_dlpack \
+         of 4 float32 (zero-copy), dropped",
+        dlpack_roundtrip,
+        HostUs(1.0),
+    ),
+    w(
+        "dlpack_import_foreign_host_us",
+        "Array::from_dlpack of a producer's (not cuprum's) versioned tensor of 4 float32, \
+         dropped: the foreign buffer, its pointer check and its stream-ordered release",
+        dlpack_import_foreign,
+        HostUs(4.0),
+    ),
+    w(
         "compile_cold_elementwise",
         "compile + load of a new small kernel, NVRTC already loaded",
         compile_cold,
@@ -658,6 +672,44 @@ fn alloc_empty(o: &BenchmarkOptions) -> R<Timed> {
     let r = benchmark(
         "alloc_empty_1M_f32",
         || Array::empty(&[1_000_000], DType::F32).map(drop),
+        o,
+    )?;
+    Ok((r, 0))
+}
+
+fn dlpack_roundtrip(o: &BenchmarkOptions) -> R<Timed> {
+    use cuprum::dlpack::{DlpackTensor, ExportOptions};
+    let a = Array::zeros(&[4], DType::F32)?;
+    let opts = ExportOptions::default();
+    let r = benchmark(
+        "dlpack_roundtrip_host_us",
+        || {
+            let p = a.to_dlpack(&opts)?.into_raw_versioned()?;
+            // SAFETY: `p` came from `into_raw_versioned` just now and is consumed once.
+            let t = unsafe { DlpackTensor::from_raw_versioned(p) }?;
+            Array::from_dlpack(t).map(drop)
+        },
+        o,
+    )?;
+    Ok((r, 0))
+}
+
+fn dlpack_import_foreign(o: &BenchmarkOptions) -> R<Timed> {
+    use cuprum::dlpack::{DlpackTensor, ExportOptions};
+    let a = Array::zeros(&[4], DType::F32)?;
+    let r = benchmark(
+        "dlpack_import_foreign_host_us",
+        || {
+            // A legacy tensor wrapped in a versioned one: not cuprum's own export, so the
+            // import takes the foreign path (what a PyTorch or CuPy tensor takes).
+            let p = a.to_dlpack(&ExportOptions::default())?.into_raw_legacy()?;
+            // SAFETY: `p` came from `into_raw_legacy` just now and is consumed once.
+            let legacy = unsafe { DlpackTensor::from_raw_legacy(p) }?;
+            let p = legacy.into_raw_versioned()?;
+            // SAFETY: as above.
+            let t = unsafe { DlpackTensor::from_raw_versioned(p) }?;
+            Array::from_dlpack(t).map(drop)
+        },
         o,
     )?;
     Ok((r, 0))

@@ -9,16 +9,16 @@
 //! reuse the memory at once, on any stream, so the owner must not go earlier.
 //!
 //! **Without blocking.** On a synchronous device (the host) the work has run when its call
-//! returned: the owner is dropped at once. On a GPU an event is recorded on the own stream;
-//! when it has already completed (a non-blocking query) the owner is dropped at once,
-//! else it waits in a process-wide list that is looked at, without blocking, whenever
-//! another foreign buffer is released, a DLPack tensor is imported or exported, or the
-//! user asks (`cuprum::dlpack::release_finished`) ([`collect`]); owners still waiting at
-//! process exit go with the process. (Not at synchronisations: the stream and device files
-//! sit below this one.)
-//! So a dropped import never costs a host
-//! synchronisation, and an exporter's deleter runs exactly once, on a thread that calls
-//! cuprum (callers of Python exporters take the GIL in their deleter).
+//! returned: the owner is dropped at once. On a GPU an event (one of a few kept spare:
+//! creating one is a driver call) is recorded on the own stream; when it has already
+//! completed (a non-blocking query) the owner is dropped at once, else it waits in a
+//! process-wide list. That list is looked at ([`collect`], never blocking) whenever another
+//! foreign buffer is released, a DLPack tensor is imported or exported, or the user asks
+//! (`cuprum::dlpack::release_finished`); not at synchronisations, since the stream and
+//! device files sit below this one. Owners still waiting at process exit go with the
+//! process. So a dropped import never costs a host synchronisation, and an exporter's
+//! deleter runs exactly once, on a thread that calls cuprum (a Python exporter's deleter
+//! takes the GIL itself).
 
 use super::event::Event;
 use super::stream::Stream;
@@ -32,10 +32,13 @@ pub(crate) type ForeignOwner = Box<dyn std::any::Any + Send + Sync>;
 struct Pending {
     event: Event,
     /// Dropped (its deleter runs) with the entry.
-    _owner: ForeignOwner,
+    owner: ForeignOwner,
 }
 
 static PENDING: Mutex<Vec<Pending>> = Mutex::new(Vec::new());
+/// Completed events kept for the next releases (creating one is a driver call).
+static SPARE: Mutex<Vec<Event>> = Mutex::new(Vec::new());
+const MAX_SPARE: usize = 64;
 /// The list's length, read without the lock on the hot paths that [`collect`].
 static PENDING_LEN: AtomicUsize = AtomicUsize::new(0);
 
@@ -47,7 +50,7 @@ pub(crate) fn release_after(stream: &Stream, owner: ForeignOwner) {
         drop(owner);
         return;
     }
-    let event = match Event::new_on(device).and_then(|e| e.record(stream).map(|()| e)) {
+    let event = match spare_event(device).and_then(|e| e.record(stream).map(|()| e)) {
         Ok(e) => e,
         Err(_) => {
             // No event (a broken context): wait on the host; if even that fails the memory
@@ -62,13 +65,11 @@ pub(crate) fn release_after(stream: &Stream, owner: ForeignOwner) {
     };
     if event.is_complete().unwrap_or(false) {
         drop(owner);
+        keep_spare(event);
         return;
     }
     let mut list = PENDING.lock().unwrap_or_else(|p| p.into_inner());
-    list.push(Pending {
-        event,
-        _owner: owner,
-    });
+    list.push(Pending { event, owner });
     PENDING_LEN.store(list.len(), Ordering::Release);
 }
 
@@ -88,7 +89,30 @@ pub(crate) fn collect() {
         done
     };
     // Deleters run outside the lock (one may release another foreign buffer).
-    drop(done);
+    for p in done {
+        drop(p.owner);
+        keep_spare(p.event);
+    }
+}
+
+/// An event of `device`: a spare one, else a new one.
+fn spare_event(device: super::device::Device) -> crate::error::Result<Event> {
+    let mut spare = SPARE.lock().unwrap_or_else(|p| p.into_inner());
+    match spare.iter().rposition(|e| e.device() == device) {
+        Some(i) => Ok(spare.swap_remove(i)),
+        None => {
+            drop(spare);
+            Event::new_on(device)
+        }
+    }
+}
+
+/// Keeps a completed event for later releases (a few per process).
+fn keep_spare(event: Event) {
+    let mut spare = SPARE.lock().unwrap_or_else(|p| p.into_inner());
+    if spare.len() < MAX_SPARE {
+        spare.push(event);
+    }
 }
 
 /// Owners still waiting for their stream's work (`cuprum::internal`, for tests).

@@ -261,8 +261,13 @@ impl Buffer {
         bytes: usize,
         stream: &Stream,
         owner: ForeignOwner,
-    ) -> Buffer {
-        Buffer::new(ptr, bytes, stream, Owner::Foreign(Some(owner)))
+    ) -> Result<Buffer> {
+        let device = stream.device();
+        device.check_fault()?;
+        if bytes != 0 {
+            device.backend().check_foreign(ptr)?;
+        }
+        Ok(Buffer::new(ptr, bytes, stream, Owner::Foreign(Some(owner))))
     }
 
     /// Makes later work on `stream` wait for all work queued so far on the streams that

@@ -22,7 +22,7 @@ impl Array {
     /// ```
     /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, DType, dlpack::ExportOptions};
-    /// let a = Array::from_slice(&[1i64, 2, 3])?;
+    /// let a = Array::from_slice(&[1i64, 2, 3], &[3])?;
     /// let t = a.to_dlpack(&ExportOptions { read_only: true, ..Default::default() })?;
     /// let b = Array::from_dlpack(t)?;
     /// assert!(!b.is_writeable());
@@ -70,7 +70,7 @@ impl Array {
     /// ```
     /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
-    /// let src = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0])?;
+    /// let src = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[4])?;
     /// // Any value can be the owner: here another array keeps the memory alive.
     /// let ptr = src.data_ptr();
     /// let dev = src.device();
@@ -204,7 +204,7 @@ unsafe fn foreign_array(
             );
         }
         let align = item.min(16) as u64;
-        if ptr % align != 0 {
+        if !ptr.is_multiple_of(align) {
             bail!(
                 InvalidArgument,
                 "data address {ptr:#x} is not aligned for {} (expected a multiple of {align})",
@@ -219,7 +219,7 @@ unsafe fn foreign_array(
     let base = ptr.wrapping_sub((-lo) as u64 * item as u64);
     let stream = Stream::for_device(device)?;
     // SAFETY: the caller's guarantee covers every element in `base..base + bytes`.
-    let buf = unsafe { Buffer::foreign(base, bytes, &stream, owner) };
+    let buf = unsafe { Buffer::foreign(base, bytes, &stream, owner) }?;
     Ok(Array {
         buf: Arc::new(buf),
         dtype,

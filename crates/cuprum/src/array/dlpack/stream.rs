@@ -67,9 +67,9 @@ impl ConsumerStream {
     /// ```
     pub fn handle(self) -> *mut c_void {
         match self {
-            ConsumerStream::Legacy => 1 as *mut c_void,
-            ConsumerStream::PerThread => 2 as *mut c_void,
-            ConsumerStream::Raw(h) => h as *mut c_void,
+            ConsumerStream::Legacy => std::ptr::without_provenance_mut(1),
+            ConsumerStream::PerThread => std::ptr::without_provenance_mut(2),
+            ConsumerStream::Raw(h) => std::ptr::without_provenance_mut(h),
         }
     }
 
