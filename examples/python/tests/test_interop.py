@@ -158,6 +158,32 @@ def test_consumed_capsules_are_renamed(host, legacy):
     assert len(px.capsules) == 2
 
 
+class Odd:
+    """A producer that misbehaves as told."""
+
+    def __init__(self, device=(1, 0), capsule=None):
+        self.device, self.capsule = device, capsule
+
+    def __dlpack_device__(self):
+        return self.device
+
+    def __dlpack__(self, stream=None, max_version=None):
+        return self.capsule
+
+
+def test_bad_producers_are_named(host):
+    with pytest.raises(TypeError, match="returned an object of type int, expected a DLPack capsule"):
+        ce.data_ptr(Odd(capsule=42))
+    with pytest.raises(ValueError, match="device type 10 \\(kDLROCM\\)") as e:
+        ce.data_ptr(Odd(device=(10, 0)))
+    assert isinstance(e.value, ce.DeviceError)
+    x = rand32((3,))
+    reused = Odd(capsule=x.__dlpack__(max_version=(1, 0)))
+    assert ce.data_ptr(reused) == x.ctypes.data
+    with pytest.raises(BufferError, match="used_dltensor_versioned"):
+        ce.data_ptr(reused)  # the same capsule again: consumed
+
+
 def test_numpy_shape_mismatch_is_a_value_error(host):
     with pytest.raises(ValueError) as e:
         ce.custom_add(rand32((3,)), rand32((4,)))
@@ -299,6 +325,14 @@ def test_torch_kernel_dtype_mismatch_is_a_type_error(torch):
         ce.custom_add(x, x)
     with pytest.raises(ValueError, match="broadcast"):
         ce.mse(torch.randn(3, device="cuda"), torch.randn(4, device="cuda"))
+
+
+def test_torch_export_stream_zero_is_a_value_error(torch):
+    z = ce.custom_add(torch.ones(2, device="cuda"), torch.ones(2, device="cuda"))
+    with pytest.raises(ValueError, match="stream=0"):
+        z.__dlpack__(stream=0, max_version=(1, 0))
+    assert z.__dlpack_device__() == (2, 0) and z.device == "cuda:0"
+    assert repr(z) == "cuprum.Array(shape=(2,), dtype=float32, device=cuda:0)"
 
 
 def test_torch_cpu_tensor_with_gpu_tensor_is_a_value_error(torch):

@@ -76,8 +76,10 @@ fn call_dlpack<'py>(
 /// The tuple `(1, 0)`, made once.
 fn version_1_0(py: Python<'_>) -> PyResult<&Bound<'_, PyTuple>> {
     static V: PyOnceLock<Py<PyTuple>> = PyOnceLock::new();
-    Ok(V.get_or_try_init(py, || PyTuple::new(py, [1, 0]).map(Bound::unbind))?
-        .bind(py))
+    Ok(
+        V.get_or_try_init(py, || PyTuple::new(py, [1, 0]).map(Bound::unbind))?
+            .bind(py),
+    )
 }
 
 /// Takes the tensor out of a fresh DLPack capsule: renames the capsule to `used_…` and
@@ -85,7 +87,7 @@ fn version_1_0(py: Python<'_>) -> PyResult<&Bound<'_, PyTuple>> {
 fn take_tensor(capsule: &Bound<'_, PyAny>) -> PyResult<DlpackTensor> {
     let capsule = capsule.cast::<PyCapsule>().map_err(|_| {
         PyTypeError::new_err(format!(
-            "__dlpack__ returned a {}, expected a DLPack capsule",
+            "__dlpack__ returned an object of type {}, expected a DLPack capsule",
             type_name(capsule)
         ))
     })?;
