@@ -25,6 +25,11 @@
 //! no call synchronises the device. A call costs a few µs of host time: the framework's
 //! stream lookup and each argument's `__dlpack__` (what cuprum caches is in `stream.rs`).
 //!
+//! The examples below that embed a Python interpreter run when `CUPRUM_DOC_PYTHON=1` is set
+//! (with NumPy's site-packages on `PYTHONPATH`):
+//! `cargo test -p cuprum --features python --doc src/python/`; otherwise they only compile.
+//! CI tests the module through the example extension's wheel instead (`.ci/run`).
+//!
 //! An extension module (the full one is `examples/python/`):
 //!
 //! ```no_run
