@@ -125,23 +125,43 @@ fn data_ptr(x: &Bound<'_, PyAny>) -> PyResult<u64> {
     Ok(cuprum::python::array_arg(x)?.data_ptr())
 }
 
-/// _bench_custom_add_rust(n, repeat)
+/// _bench_custom_add_rust(n, repeat, batch)
 /// --
 ///
 /// The Rust-only twin of `custom_add` for bench.py: two float32 arrays of `n` ones made by
-/// cuprum on the current device, `repeat` timed calls (cuprum's profiler, after warm-up);
-/// returns the medians `(host µs, GPU µs)` per call.
+/// cuprum on the current device, then `repeat` batches of `batch` back-to-back calls with
+/// `out=` (after warm-up), each batch between two events on cuprum's current stream;
+/// returns the medians per call `(host µs, GPU µs)`.
 #[pyfunction]
-fn _bench_custom_add_rust(n: usize, repeat: usize) -> PyResult<(f64, f64)> {
-    use cuprum::profiler::{BenchmarkOptions, benchmark};
+fn _bench_custom_add_rust(n: usize, repeat: usize, batch: usize) -> PyResult<(f64, f64)> {
     static KERNEL: OnceLock<cuprum::Result<ElementwiseKernel>> = OnceLock::new();
     let kernel = once(&KERNEL, seeds::elementwise::custom_add_kernel)?;
     let x = Array::ones(&[n], DType::F32)?;
     let y = Array::ones(&[n], DType::F32)?;
     let z = Array::empty(&[n], DType::F32)?;
-    let opts = BenchmarkOptions::new().n_repeat(repeat).n_warmup(10);
-    let r = benchmark("custom_add", || kernel.run((&x, &y, &z)), &opts)?;
-    Ok((r.cpu().median * 1e6, r.gpu().median * 1e6))
+    let stream = cuprum::Stream::current()?;
+    let (start, end) = (cuprum::Event::new()?, cuprum::Event::new()?);
+    for _ in 0..3 {
+        kernel.run((&x, &y, &z))?;
+    }
+    let (mut host, mut gpu) = (Vec::new(), Vec::new());
+    for _ in 0..repeat.max(1) {
+        start.record(&stream)?;
+        let t = std::time::Instant::now();
+        for _ in 0..batch.max(1) {
+            kernel.run((&x, &y, &z))?;
+        }
+        host.push(t.elapsed().as_secs_f64() * 1e6 / batch.max(1) as f64);
+        end.record(&stream)?;
+        end.synchronize()?;
+        gpu.push(f64::from(start.elapsed_ms(&end)?) * 1e3 / batch.max(1) as f64);
+    }
+    Ok((median(&mut host), median(&mut gpu)))
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
 }
 
 #[pymodule]
