@@ -3,11 +3,13 @@ copy (same data pointer in and out), ordering on the framework's stream, and wro
 or devices are TypeError / ValueError naming them.
 
 NumPy tests run anywhere (host memory: cuprum's host device, which compiles kernels with
-g++); the others skip when their framework, or a CUDA GPU, is missing.
+g++); the others skip when their framework, or a CUDA GPU, is missing (fail instead with
+CUPRUM_REQUIRE_GPU=1, as scripts/python-gpu-check runs them).
 Run: pytest examples/python/tests/test_interop.py
 """
 
 import gc
+import importlib
 import os
 
 import numpy as np
@@ -16,6 +18,22 @@ import pytest
 import cuprum_example as ce
 
 RNG = np.random.default_rng(26)
+# As cuprum's Rust suite: CUPRUM_REQUIRE_GPU=1 (scripts/python-gpu-check sets it) turns
+# every skip for a missing framework or GPU into a failure.
+REQUIRE_GPU = os.environ.get("CUPRUM_REQUIRE_GPU") == "1"
+
+
+def unavailable(why):
+    if REQUIRE_GPU:
+        pytest.fail(f"CUPRUM_REQUIRE_GPU=1 but {why}")
+    pytest.skip(why)
+
+
+def need(module):
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        unavailable(f"{module} is not installed ({e})")
 SHAPES = [(), (0,), (1,), (7,), (3, 5), (2, 3, 4)]
 
 
@@ -232,9 +250,9 @@ def test_numpy_array_outlives_inputs(host):
 
 @pytest.fixture(scope="module")
 def torch():
-    torch = pytest.importorskip("torch")
+    torch = need("torch")
     if not torch.cuda.is_available():
-        pytest.skip("PyTorch has no CUDA device")
+        unavailable("PyTorch has no CUDA device")
     return torch
 
 
@@ -357,12 +375,12 @@ def test_torch_cpu_tensors_run_on_the_host_device(torch, host):
 
 @pytest.fixture(scope="module")
 def cp():
-    cp = pytest.importorskip("cupy")
+    cp = need("cupy")
     try:
         if cp.cuda.runtime.getDeviceCount() < 1:
-            pytest.skip("CuPy sees no CUDA device")
+            unavailable("CuPy sees no CUDA device")
     except cp.cuda.runtime.CUDARuntimeError:
-        pytest.skip("CuPy sees no CUDA device")
+        unavailable("CuPy sees no CUDA device")
     return cp
 
 
@@ -423,7 +441,9 @@ def test_cupy_wrong_dtype(cp):
 def jax():
     # JAX takes 75 % of the GPU's memory at its first use unless told otherwise.
     os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
-    jax = pytest.importorskip("jax")
+    jax = need("jax")
+    if REQUIRE_GPU and not any(d.platform == "gpu" for d in jax.devices()):
+        unavailable(f"JAX sees no GPU ({jax.devices()})")
     return jax
 
 
