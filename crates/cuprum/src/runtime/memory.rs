@@ -43,6 +43,12 @@
 //! holds. `Device::release_pool_memory` makes the same release on demand and restarts the
 //! pool's threshold from what is held.
 //!
+//! **Foreign memory.** A buffer may address memory another library owns (an imported DLPack
+//! tensor, `Array::from_raw_parts`): the backend checks first that the device can address
+//! it (`DeviceBackend::check_foreign`); it follows the same cross-stream rules, but its drop
+//! never frees it nor caches it: its owner is dropped once cuprum's work has run
+//! (`foreign.rs`).
+//!
 //! **Drops never abort.** Once the device has faulted, frees are skipped (the context is
 //! gone); a buffer whose free cannot be ordered after another stream's work is leaked
 //! rather than handed out again.

@@ -68,6 +68,18 @@ impl DlpackTensor {
     /// `InvalidArgument` for a null pointer; `Unsupported` for a major version other than 1
     /// (its deleter is called, as DLPack asks, and nothing else is read).
     ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// use cuprum::dlpack::DlpackTensor;
+    /// let p = cuprum::Array::zeros(&[2], cuprum::DType::I8)?
+    ///     .to_dlpack(&Default::default())?
+    ///     .into_raw_versioned()?;
+    /// // SAFETY: `p` is a live tensor whose ownership passes to `t`.
+    /// let t = unsafe { DlpackTensor::from_raw_versioned(p)? };
+    /// assert_eq!(t.shape(), &[2]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    ///
     /// # Safety
     /// `p` points to a live `DLManagedTensorVersioned` whose ownership passes to the result
     /// (nobody else calls its deleter), and whose description (data, shape, strides) stays
@@ -101,6 +113,18 @@ impl DlpackTensor {
     }
 
     /// Takes ownership of a legacy (pre-1.0) tensor (what a `"dltensor"` capsule holds).
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// use cuprum::dlpack::DlpackTensor;
+    /// let p = cuprum::Array::zeros(&[2], cuprum::DType::I8)?
+    ///     .to_dlpack(&Default::default())?
+    ///     .into_raw_legacy()?;
+    /// // SAFETY: `p` is a live tensor whose ownership passes to `t`.
+    /// let t = unsafe { DlpackTensor::from_raw_legacy(p)? };
+    /// assert_eq!(t.version(), None);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
     ///
     /// # Errors
     /// `InvalidArgument` for a null pointer.
@@ -203,12 +227,26 @@ impl DlpackTensor {
 
     /// The tensor's device as DLPack codes: `(device_type, device_id)`, e.g.
     /// `(ffi::KDL_CUDA, 0)` (see [`ffi`](super::ffi) for the codes).
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// let a = cuprum::Array::zeros(&[3], cuprum::DType::F32)?;
+    /// assert_eq!(a.to_dlpack(&Default::default())?.device(), a.dlpack_device());
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
     pub fn device(&self) -> (i32, i32) {
         let d = self.dl_tensor().device;
         (d.device_type.0 as i32, d.device_id)
     }
 
     /// Whether the producer flagged the tensor read-only (never for a legacy tensor).
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// let a = cuprum::Array::zeros(&[3], cuprum::DType::F32)?;
+    /// assert!(!a.to_dlpack(&Default::default())?.is_read_only());
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
     pub fn is_read_only(&self) -> bool {
         self.flags().contains(DlpackFlags::READ_ONLY)
     }
@@ -233,7 +271,28 @@ impl DlpackTensor {
         }
     }
 
+    /// The address of element `[0, …, 0]` (`data + byte_offset`), e.g. to check that an
+    /// exchange made no copy.
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// let a = cuprum::Array::zeros(&[3], cuprum::DType::F32)?;
+    /// assert_eq!(a.to_dlpack(&Default::default())?.data_ptr(), a.data_ptr());
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn data_ptr(&self) -> u64 {
+        let t = self.dl_tensor();
+        (t.data as u64).wrapping_add(t.byte_offset)
+    }
+
     /// The extents (empty for a 0-d tensor).
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// let a = cuprum::Array::zeros(&[], cuprum::DType::F32)?;
+    /// assert!(a.to_dlpack(&Default::default())?.shape().is_empty());
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
     pub fn shape(&self) -> &[i64] {
         let t = self.dl_tensor();
         // SAFETY: DLPack: `shape` points to `ndim` extents alive as long as the tensor (or
@@ -243,6 +302,13 @@ impl DlpackTensor {
 
     /// The strides in elements, `None` where the producer left them null (C order, allowed
     /// before DLPack 1.2).
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// let a = cuprum::Array::zeros(&[2, 3], cuprum::DType::F32)?;
+    /// assert_eq!(a.t().to_dlpack(&Default::default())?.strides(), Some(&[1i64, 3][..]));
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
     pub fn strides(&self) -> Option<&[i64]> {
         let t = self.dl_tensor();
         if t.strides.is_null() {
