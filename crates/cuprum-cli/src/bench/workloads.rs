@@ -116,25 +116,25 @@ pub const WORKLOADS: &[Workload] = &[
         "compile_cold_elementwise",
         "compile + load of a new small kernel, NVRTC already loaded",
         compile_cold,
-        HostMs(45.0),
+        HostMs(8.0),
     ),
     w(
         "compile_cold_reduction",
         "compile + load of a new sum-of-squares ReductionKernel source, NVRTC loaded",
         compile_cold_reduction,
-        HostMs(60.0),
+        HostMs(12.0),
     ),
     w(
         "compile_first_in_process",
         "first compile of a fresh process, NVRTC load included",
         compile_first,
-        HostMs(80.0),
+        HostMs(25.0),
     ),
     w(
         "compile_disk_hit",
         "first call of a fresh process with the kernel on disk",
         compile_disk_hit,
-        HostMs(0.2),
+        HostMs(0.12),
     ),
     w(
         "compile_disk_hit_lookup",
@@ -254,7 +254,7 @@ pub const WORKLOADS: &[Workload] = &[
         "compile_cold_jit",
         "first launch of a new kernel written in Rust: compile + load (apply_activation with its device functions), NVRTC loaded",
         compile_cold_jit,
-        HostMs(45.0),
+        HostMs(12.0),
     ),
     w(
         "matmul_naive_1024x1024x512",
@@ -308,7 +308,7 @@ pub const WORKLOADS: &[Workload] = &[
         "fuse_compile_cold",
         "fuse: first call of a new fused function, NVRTC loaded, empty cache (fresh processes)",
         fuse_cases::compile_cold,
-        HostMs(45.0),
+        HostMs(20.0),
     ),
     w(
         "mse10M_f64_ReductionKernel",
@@ -419,6 +419,19 @@ pub const WORKLOADS: &[Workload] = &[
         "cumsum100M_f32",
         "ops::cumsum of 1e8 float32 (one-pass decoupled look-back scan)",
         cumsum100m,
+        PctOfCopy(80.0),
+    ),
+    w(
+        "cumsum_10Kx10K_f32_axis1",
+        "ops::cumsum of a (10000, 10000) float32 array along its rows (segments of one scan)",
+        cumsum2d_axis1,
+        PctOfCopy(85.0),
+    ),
+    w(
+        "cumsum_10Kx10K_f32_axis0",
+        "ops::cumsum of a (10000, 10000) float32 array down its columns (32-column tiles, \
+         look-back along the axis)",
+        cumsum2d_axis0,
         PctOfCopy(80.0),
     ),
     w(
@@ -1001,6 +1014,21 @@ fn cumsum100m(o: &BenchmarkOptions) -> R<Timed> {
     let x = rand(&[EW_N], DType::F32)?;
     let r = warm_bench(o, "cumsum100M_f32", || ops::cumsum(&x, None).map(drop))?;
     Ok((r, 8 * EW_N as u64))
+}
+
+/// `cumsum` of a (10000, 10000) float32 array over `axis`.
+fn cumsum2d(o: &BenchmarkOptions, name: &str, axis: isize) -> R<Timed> {
+    let x = rand(&[10_000, 10_000], DType::F32)?;
+    let r = warm_bench(o, name, || ops::cumsum(&x, Some(axis)).map(drop))?;
+    Ok((r, 8 * 100_000_000))
+}
+
+fn cumsum2d_axis1(o: &BenchmarkOptions) -> R<Timed> {
+    cumsum2d(o, "cumsum_10Kx10K_f32_axis1", 1)
+}
+
+fn cumsum2d_axis0(o: &BenchmarkOptions) -> R<Timed> {
+    cumsum2d(o, "cumsum_10Kx10K_f32_axis0", 0)
 }
 
 fn sort100m(o: &BenchmarkOptions) -> R<Timed> {

@@ -4,10 +4,10 @@
 //! Key = blake3 of: the cache format version, the NVRTC identity (library file, size, mtime
 //! — any version or build change changes it), the target architecture, the source, every
 //! compile option (flags, include paths, C++ standard, program name), the in-memory headers
-//! and the text of every bundled cuprum header, the name expressions, and — only for a
-//! source that includes a CUDA header — the CUDA include folders with their identity files
-//! (size and modification time; a reinstall changes them). Compiler output is never part of
-//! the key.
+//! and a digest of the bundled cuprum headers (hashed once per process), the name
+//! expressions, and — only for a source that includes a CUDA header — the CUDA include
+//! folders with their identity files (size and modification time; a reinstall changes
+//! them). Compiler output is never part of the key.
 //!
 //! The NVRTC identity is taken without loading NVRTC: loading it costs about 10 ms, which
 //! would dwarf a disk hit, so the key uses the library file discovery would load (path,
@@ -44,7 +44,6 @@
 //! of a failed compile to stderr). Booleans accept 1/0/true/false only.
 
 use super::env::env_bool;
-use super::headers::BUNDLED;
 use super::nvrtc::{CompiledImage, identity};
 use super::options::CompileOptions;
 use crate::error::{Error, ErrorKind, Result};
@@ -252,10 +251,7 @@ impl KernelCache {
             field("hname", n.as_bytes());
             field("htext", t.as_bytes());
         }
-        for (n, t) in BUNDLED {
-            field("bname", n.as_bytes());
-            field("btext", t.as_bytes());
-        }
+        field("bundled", super::headers::bundled_digest());
         for e in &opts.name_expressions {
             field("nexpr", e.as_bytes());
         }

@@ -16,7 +16,7 @@
 //! compiler per kind of device (NVRTC or `nvcc.rs` for a GPU, `host/` for the host
 //! device); `cache.rs` the kernel cache; `discovery.rs`, `python.rs` and `wheels.rs` where
 //! NVRTC and the CUDA headers are; `setup.rs` their installation; `headers.rs` cuprum's
-//! bundled headers; `failure.rs` readable compile errors.
+//! bundled headers; `profile.rs` where a cold compile's time goes; `failure.rs` readable compile errors.
 
 pub(crate) mod cache;
 mod discovery;
@@ -29,6 +29,7 @@ mod nvcc;
 mod nvrtc;
 mod options;
 mod process;
+mod profile;
 mod program;
 mod ptxas;
 mod python;
@@ -49,8 +50,9 @@ pub use host::{
 };
 pub(crate) use modules::load_raw_source;
 pub use modules::{clear_memo, compile_for_arch, compile_on, compile_with_cache};
-pub use nvrtc::{CompiledImage, Nvrtc, nvrtc};
+pub use nvrtc::{CompiledImage, Nvrtc, Steps, nvrtc};
 pub use options::CompileOptions;
+pub use profile::{CompileProfile, profile_compile};
 pub use program::needs_cuda_headers;
 pub use ptxas::{KernelResources, resource_usage};
 pub use setup::{Setup, SetupReport, auto_setup_allowed, setup, wheel_requirements};
