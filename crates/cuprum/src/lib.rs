@@ -63,6 +63,8 @@ pub mod ops;
 #[doc = include_str!("../../../docs/for-cupy-users.md")]
 pub mod guide {}
 pub mod profiler;
+#[cfg(feature = "python")]
+pub mod python;
 pub mod random;
 pub mod runtime;
 
