@@ -17,7 +17,7 @@ use cuprum::dlpack::ffi::{
     DLDataType, DLDataTypeCode, DLDevice, DLDeviceType, DLManagedTensor, DLManagedTensorVersioned,
     DLPackVersion, DLTensor, DlpackFlags,
 };
-use cuprum::dlpack::{ConsumerStream, DlpackTensor, ExportOptions, ffi};
+use cuprum::dlpack::{ConsumerStream, DlpackTensor, ExportOptions, StreamHandle, ffi};
 use cuprum::{Array, DType, Device, Element, ErrorKind, ops, s};
 use half::{bf16, f16};
 use num_complex::Complex;
@@ -839,31 +839,35 @@ fn bad_tensors_are_typed_errors_naming_what_was_given() {
 
 #[test]
 fn consumer_streams_from_python_ints() {
-    assert_eq!(ConsumerStream::from_python_int(-1).unwrap(), None);
-    assert_eq!(
-        ConsumerStream::from_python_int(1).unwrap(),
-        Some(ConsumerStream::Legacy)
-    );
-    assert_eq!(
-        ConsumerStream::from_python_int(2).unwrap(),
-        Some(ConsumerStream::PerThread)
-    );
-    assert_eq!(
-        ConsumerStream::from_python_int(3).unwrap(),
-        Some(ConsumerStream::Raw(3))
-    );
-    assert_err(
-        ConsumerStream::from_python_int(0),
-        ErrorKind::InvalidArgument,
-        "stream=0",
-    );
-    assert_err(
-        ConsumerStream::from_python_int(-5),
-        ErrorKind::InvalidArgument,
-        "stream=-5",
-    );
-    assert_eq!(ConsumerStream::Legacy.handle() as usize, 1);
-    assert_eq!(ConsumerStream::Raw(0xabc).handle() as usize, 0xabc);
+    // SAFETY: the handles made here (3, 0xabc) are compared, never given to the driver.
+    unsafe {
+        assert_eq!(ConsumerStream::from_python_int(-1).unwrap(), None);
+        assert_eq!(
+            ConsumerStream::from_python_int(1).unwrap(),
+            Some(ConsumerStream::Legacy)
+        );
+        assert_eq!(
+            ConsumerStream::from_python_int(2).unwrap(),
+            Some(ConsumerStream::PerThread)
+        );
+        assert_eq!(
+            ConsumerStream::from_python_int(3).unwrap(),
+            Some(ConsumerStream::Raw(StreamHandle::new(3)))
+        );
+        assert_err(
+            ConsumerStream::from_python_int(0),
+            ErrorKind::InvalidArgument,
+            "stream=0",
+        );
+        assert_err(
+            ConsumerStream::from_python_int(-5),
+            ErrorKind::InvalidArgument,
+            "stream=-5",
+        );
+        assert_eq!(ConsumerStream::Legacy.handle() as usize, 1);
+        let raw = ConsumerStream::Raw(StreamHandle::new(0xabc));
+        assert_eq!(raw.handle() as usize, 0xabc);
+    }
 }
 
 #[test]
@@ -875,7 +879,8 @@ fn exports_with_a_consumer_stream_work_on_every_device() {
     for cs in [
         ConsumerStream::Legacy,
         ConsumerStream::PerThread,
-        ConsumerStream::Raw(own.raw_handle() as usize),
+        // SAFETY: `own` is a live stream of `a`'s device for the whole loop.
+        ConsumerStream::Raw(unsafe { StreamHandle::new(own.raw_handle() as usize) }),
     ] {
         let t = a
             .to_dlpack(&ExportOptions {
@@ -945,7 +950,10 @@ fn an_export_orders_the_producers_pending_work_before_the_consumer_stream() {
         .unwrap();
     let t = a
         .to_dlpack(&ExportOptions {
-            consumer_stream: Some(ConsumerStream::Raw(consumer.raw_handle() as usize)),
+            // SAFETY: `consumer` is a live stream of the device until the test ends.
+            consumer_stream: Some(ConsumerStream::Raw(unsafe {
+                StreamHandle::new(consumer.raw_handle() as usize)
+            })),
             ..Default::default()
         })
         .unwrap();

@@ -65,7 +65,9 @@ impl PyArray {
             None
         } else {
             // The array API: `None` is the legacy default stream for CUDA.
-            ConsumerStream::from_python_int(stream.unwrap_or(1))?
+            // SAFETY: the array API's contract: a consumer passes a live stream of the
+            // array's device (as CuPy and PyTorch trust it).
+            unsafe { ConsumerStream::from_python_int(stream.unwrap_or(1)) }?
         };
         let opts = ExportOptions {
             consumer_stream,

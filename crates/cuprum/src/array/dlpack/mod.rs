@@ -74,7 +74,7 @@ mod stream;
 mod tensor;
 
 pub use export::ExportOptions;
-pub use stream::ConsumerStream;
+pub use stream::{ConsumerStream, StreamHandle};
 pub use tensor::DlpackTensor;
 
 /// Gives back the imported memory whose last view is gone and whose queued work has run

@@ -12,11 +12,15 @@ use std::ffi::c_void;
 /// wanted, is `None`).
 ///
 /// ```
-/// use cuprum::dlpack::ConsumerStream;
-/// assert_eq!(ConsumerStream::from_python_int(-1)?, None);
-/// assert_eq!(ConsumerStream::from_python_int(1)?, Some(ConsumerStream::Legacy));
-/// assert_eq!(ConsumerStream::from_python_int(0x1234)?, Some(ConsumerStream::Raw(0x1234)));
-/// assert!(ConsumerStream::from_python_int(0).is_err());
+/// use cuprum::dlpack::{ConsumerStream, StreamHandle};
+/// // SAFETY: the values below 3 name no stream handle; 0x1234 is only compared, never used.
+/// unsafe {
+///     assert_eq!(ConsumerStream::from_python_int(-1)?, None);
+///     assert_eq!(ConsumerStream::from_python_int(1)?, Some(ConsumerStream::Legacy));
+///     let raw = ConsumerStream::from_python_int(0x1234)?;
+///     assert_eq!(raw, Some(ConsumerStream::Raw(StreamHandle::new(0x1234))));
+///     assert!(ConsumerStream::from_python_int(0).is_err());
+/// }
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -25,9 +29,31 @@ pub enum ConsumerStream {
     Legacy,
     /// The per-thread default stream (`CU_STREAM_PER_THREAD`, Python's `2`).
     PerThread,
-    /// A `CUstream` handle of the array's device (Python's integers above 2). It must be a
-    /// live stream: it is passed to the driver as it is.
-    Raw(usize),
+    /// A `CUstream` handle of the array's device (Python's integers above 2), made only
+    /// through the `unsafe` [`StreamHandle::new`]: the driver is given it as it is.
+    Raw(StreamHandle),
+}
+
+/// A `CUstream` handle a consumer names: only made by `unsafe` code that vouches it is a
+/// live stream of the exported array's device for as long as it is used (the driver takes
+/// it as it is; a stale or invented handle would be undefined behaviour there).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct StreamHandle(usize);
+
+impl StreamHandle {
+    /// Wraps a consumer's `CUstream` handle.
+    ///
+    /// # Safety
+    /// `handle` is a live stream of the device of every array exported with it, and stays
+    /// live until those exports have returned.
+    pub unsafe fn new(handle: usize) -> StreamHandle {
+        StreamHandle(handle)
+    }
+
+    /// The handle's value.
+    pub fn get(self) -> usize {
+        self.0
+    }
 }
 
 impl ConsumerStream {
@@ -39,12 +65,19 @@ impl ConsumerStream {
     /// # Errors
     /// `InvalidArgument` for `0` (ambiguous between the legacy and per-thread default
     /// streams, so the array API disallows it for CUDA) and for values below `-1`.
-    pub fn from_python_int(value: i64) -> Result<Option<ConsumerStream>> {
+    ///
+    /// # Safety
+    /// A value above 2 is a live `CUstream` (the array API's contract with the consumer):
+    /// see [`StreamHandle::new`].
+    pub unsafe fn from_python_int(value: i64) -> Result<Option<ConsumerStream>> {
         match value {
             -1 => Ok(None),
             1 => Ok(Some(ConsumerStream::Legacy)),
             2 => Ok(Some(ConsumerStream::PerThread)),
-            v if v > 2 => Ok(Some(ConsumerStream::Raw(v as usize))),
+            // SAFETY: the caller's guarantee.
+            v if v > 2 => Ok(Some(ConsumerStream::Raw(unsafe {
+                StreamHandle::new(v as usize)
+            }))),
             0 => bail!(
                 InvalidArgument,
                 "stream=0 for a CUDA array is ambiguous (the array API disallows it): expected \
@@ -69,7 +102,7 @@ impl ConsumerStream {
         match self {
             ConsumerStream::Legacy => std::ptr::without_provenance_mut(1),
             ConsumerStream::PerThread => std::ptr::without_provenance_mut(2),
-            ConsumerStream::Raw(h) => std::ptr::without_provenance_mut(h),
+            ConsumerStream::Raw(h) => std::ptr::without_provenance_mut(h.0),
         }
     }
 
@@ -90,8 +123,8 @@ pub(super) fn order_for_consumer(array: &Array, consumer: ConsumerStream) -> Res
         // Work of the host device has finished when its call returned.
         return Ok(());
     }
-    // SAFETY: the default streams' handles are always valid on a GPU; a raw handle is the
-    // consumer's live stream of this device (the array API's contract, stated on `Raw`).
+    // SAFETY: the default streams' handles are always valid on a GPU; a raw handle is a
+    // live stream of this device (`StreamHandle::new`'s contract).
     // The stream is only used within this call unless it lives as long as the process.
     let stream = unsafe { Stream::from_raw(&device, consumer.handle()) }?;
     if consumer.is_process_lifetime() {
