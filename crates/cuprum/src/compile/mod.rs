@@ -16,8 +16,10 @@
 //! compiler per kind of device (NVRTC or `nvcc.rs` for a GPU, `host/` for the host
 //! device); `cache.rs` the kernel cache; `discovery.rs`, `python.rs` and `wheels.rs` where
 //! NVRTC and the CUDA headers are; `setup.rs` their installation; `headers.rs` cuprum's
-//! bundled headers; `failure.rs` readable compile errors.
+//! bundled headers; `failure.rs` readable compile errors; `record.rs` and `bundle/` kernel
+//! bundles; `archive.rs` the cache's export and import; `precompile.rs` the warm-up.
 
+pub mod bundle;
 pub(crate) mod cache;
 mod discovery;
 pub(crate) mod env;
@@ -28,8 +30,11 @@ mod modules;
 mod nvcc;
 mod nvrtc;
 mod options;
+mod precompile;
 mod process;
 mod program;
+mod archive;
+pub(crate) mod record;
 mod ptxas;
 mod python;
 pub(crate) use python::python_sites;
@@ -54,3 +59,5 @@ pub use options::CompileOptions;
 pub use program::needs_cuda_headers;
 pub use ptxas::{KernelResources, resource_usage};
 pub use setup::{Setup, SetupReport, auto_setup_allowed, setup, wheel_requirements};
+pub use archive::{export_cache, import_cache};
+pub use precompile::{Precompile, precompile, precompile_with_progress};
