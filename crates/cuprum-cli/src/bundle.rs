@@ -34,10 +34,17 @@ pub enum BundleCommand {
         #[arg(short, long)]
         output: PathBuf,
     },
-    /// Check a bundle (magic, version, checksum) and list what it holds.
+    /// Check a bundle (magic, version, checksum) and list what it holds; with `--list`,
+    /// check that it gives every kernel of a recorded list to a GPU of `--arch`.
     Info {
         /// The bundle file.
         bundle: PathBuf,
+        /// A recorded list whose kernels must all be in the bundle.
+        #[arg(long)]
+        list: Option<PathBuf>,
+        /// The GPU architecture the list is checked for.
+        #[arg(long, default_value = "sm_90")]
+        arch: String,
     },
 }
 
@@ -45,7 +52,7 @@ pub fn run(cmd: &BundleCommand) -> R {
     match cmd {
         BundleCommand::Record { output, program } => record(output, program),
         BundleCommand::Build { list, arch, output } => build(list, arch, output),
-        BundleCommand::Info { bundle } => info(bundle),
+        BundleCommand::Info { bundle, list, arch } => info(bundle, list.as_deref(), arch),
     }
 }
 
@@ -124,17 +131,43 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<(), Box<dyn std::error::Error
     Ok(())
 }
 
-fn info(path: &Path) -> R {
+fn info(path: &Path, list: Option<&Path>, arch: &str) -> R {
     let b = Bundle::read(path)?;
     out!("bundle:   {}", b.origin());
     out!("made by:  {}", b.made_by());
     out!("format:   {}", bundle::BUNDLE_FORMAT_VERSION);
     out!("targets:  {}", b.targets().join(" "));
     out!("kernels:  {} ({} images)", b.kernels(), b.images());
-    for n in b.kernel_names() {
-        out!("  {n}");
+    let Some(list) = list else {
+        for n in b.kernel_names() {
+            out!("  {n}");
+        }
+        return Ok(ExitCode::SUCCESS);
+    };
+    let archs = bundle::parse_targets(arch)?;
+    let records = bundle::read_list(list)?;
+    let mut missing = 0;
+    for a in &archs {
+        for r in &records {
+            if b.image_for(r.source(), &r.options(), *a).is_none() {
+                out!("missing for sm_{a}: {}", r.name());
+                missing += 1;
+            }
+        }
     }
-    Ok(ExitCode::SUCCESS)
+    out!(
+        "{} of {} kernels of {} for {}: {}",
+        records.len() * archs.len() - missing,
+        records.len() * archs.len(),
+        list.display(),
+        arch,
+        if missing == 0 { "all in the bundle" } else { "some MISSING" }
+    );
+    Ok(if missing == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 #[derive(Args)]

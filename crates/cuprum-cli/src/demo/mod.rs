@@ -102,6 +102,12 @@ fn run_on(cases: &[Case]) -> Result<ExitCode, Box<dyn std::error::Error>> {
             cases.len(),
             dev.name()
         );
+        if !cuprum::bundle::registered().is_empty() {
+            out!(
+                "(the host device builds its kernels with the C++ compiler: kernel bundles \
+                 apply to GPUs only, so the bundle is not used here)"
+            );
+        }
     } else {
         out!(
             "cuprum demo: {} examples of the seed documents on {} (sm_{})",
@@ -153,8 +159,10 @@ fn run_on(cases: &[Case]) -> Result<ExitCode, Box<dyn std::error::Error>> {
         .map(|c| c.stats())
         .map_or(String::new(), |s| {
             format!(
-                "; kernels: {} compiled, {} from the disk cache",
-                s.misses, s.disk_hits
+                "; kernels: {} compiled, {} from the disk cache; NVRTC compiles: {}",
+                s.misses,
+                s.disk_hits,
+                cuprum::internal::nvrtc_compiles()
             )
         });
     out!();

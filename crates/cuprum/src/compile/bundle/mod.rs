@@ -141,6 +141,31 @@ impl Bundle {
         v
     }
 
+    /// The image this bundle gives a device of architecture `arch` (e.g. 90) for `source`
+    /// compiled with `opts`, as a program's lookup would find it; `None` when it has none.
+    ///
+    /// ```
+    /// use cuprum::bundle::{Bundle, KernelRecord, build};
+    /// if cuprum::compile::nvrtc().is_ok() {
+    ///     let src = r#"extern "C" __global__ void k(int* x) { x[0] = 7; }"#;
+    ///     let opts = cuprum::CompileOptions::new();
+    ///     let b = Bundle::from_bytes(&build(&[KernelRecord::new(src, &opts)], &[80], &|_| {})?, "doc")?;
+    ///     assert!(b.image_for(src, &opts, 86).is_some_and(|i| i.is_cubin)); // sm_80's cubin
+    ///     assert!(b.image_for(src, &opts, 120).is_some_and(|i| !i.is_cubin)); // compute_80
+    ///     assert!(b.image_for(src, &opts, 75).is_none());
+    /// }
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn image_for(
+        &self,
+        source: &str,
+        opts: &CompileOptions,
+        arch: u32,
+    ) -> Option<Arc<CompiledImage>> {
+        let id = super::cache::kernel_id(source, opts);
+        self.find(&id, arch, opts.explicit_arch())?.ok()
+    }
+
     /// The image for a device of architecture `arch`, or the targets held when there is
     /// none for it; `None` when the kernel is not in this bundle.
     fn find(
