@@ -161,7 +161,11 @@ fn info(path: &Path, list: Option<&Path>, arch: &str) -> R {
         records.len() * archs.len(),
         list.display(),
         arch,
-        if missing == 0 { "all in the bundle" } else { "some MISSING" }
+        if missing == 0 {
+            "all in the bundle"
+        } else {
+            "some MISSING"
+        }
     );
     Ok(if missing == 0 {
         ExitCode::SUCCESS

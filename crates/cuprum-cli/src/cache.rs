@@ -59,7 +59,11 @@ pub fn run(cmd: &CacheCommand) -> Result<ExitCode, Box<dyn std::error::Error>> {
         }
         CacheCommand::Export { file } => {
             let n = cache.export(file)?;
-            out!("exported {n} entries from {} to {}", dir.display(), file.display());
+            out!(
+                "exported {n} entries from {} to {}",
+                dir.display(),
+                file.display()
+            );
         }
         CacheCommand::Import { file } => {
             let (new, same) = cache.import(file)?;

@@ -233,10 +233,10 @@ pub struct ReadmeDoctests;
 /// Not a stable API.
 #[doc(hidden)]
 pub mod internal {
-    pub use crate::compile::cache::nvrtc_compiles;
-    pub use crate::compile::record::record_kernel;
     pub use crate::array::kernels::all_sources;
+    pub use crate::compile::cache::nvrtc_compiles;
     pub use crate::compile::cache::{decode as decode_cache_entry, encode as encode_cache_entry};
+    pub use crate::compile::record::record_kernel;
     pub use crate::doc_device::{doc_device, doc_gpu, doc_nccl};
     pub use crate::kernel::{
         check_sample_schemas, elementwise_sample_sources, reduction_sample_sources,

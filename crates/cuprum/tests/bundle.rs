@@ -73,19 +73,31 @@ fn lookups_hit_the_bundle_without_compiling() {
     for r in &recs {
         // its own architecture: the cubin
         let img = compile_for_arch(r.source(), &r.options(), 90).unwrap();
-        assert!(img.is_cubin && img.image.starts_with(b"\x7fELF"), "{}", r.name());
+        assert!(
+            img.is_cubin && img.image.starts_with(b"\x7fELF"),
+            "{}",
+            r.name()
+        );
         // sm_86: the sm_80 cubin (same major)
         let img = compile_for_arch(r.source(), &r.options(), 86).unwrap();
         assert!(img.is_cubin, "{}", r.name());
         // a later GPU: the PTX, for the driver to compile
         let img = compile_for_arch(r.source(), &r.options(), 120).unwrap();
-        assert!(!img.is_cubin && img.image.starts_with(b"//"), "{}", r.name());
+        assert!(
+            !img.is_cubin && img.image.starts_with(b"//"),
+            "{}",
+            r.name()
+        );
     }
     let img = compile_for_arch(recs[1].source(), &recs[1].options(), 90).unwrap();
     let names: Vec<&str> = img.lowered_names.iter().map(|(e, _)| e.as_str()).collect();
     assert_eq!(names, ["scale<float, 2>", "scale<double, 4>"]);
     assert!(img.lowered_names[0].1.starts_with("_Z5scaleIfLi2EEvPT_i"));
-    assert_eq!(cuprum::internal::nvrtc_compiles(), before, "no NVRTC compile");
+    assert_eq!(
+        cuprum::internal::nvrtc_compiles(),
+        before,
+        "no NVRTC compile"
+    );
     // sm_75: not in the bundle (nor any PTX at or below it): NVRTC compiles it
     compile_for_arch(recs[0].source(), &recs[0].options(), 75).unwrap();
     assert_eq!(cuprum::internal::nvrtc_compiles(), before + 1);
@@ -225,7 +237,10 @@ fn damaged_and_foreign_bundles_are_typed_errors() {
     }
     let e = bundle::load("/nonexistent/app.cuprum-bundle").unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Io);
-    assert!(e.to_string().contains("/nonexistent/app.cuprum-bundle"), "{e}");
+    assert!(
+        e.to_string().contains("/nonexistent/app.cuprum-bundle"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -247,11 +262,15 @@ fn bad_targets_and_failed_compiles_are_named() {
     let e = bundle::build(&[bad], &[80, 90], &|_| {}).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Compile);
     assert!(
-        e.to_string().starts_with("3 of 3 compiles of the bundle failed; the first: kernel `broken` for "),
+        e.to_string()
+            .starts_with("3 of 3 compiles of the bundle failed; the first: kernel `broken` for "),
         "{e}"
     );
     let e = bundle::build(&records("t"), &[91], &|_| {}).unwrap_err();
-    assert!(e.to_string().contains("\"sm_91\" is not a target NVRTC"), "{e}");
+    assert!(
+        e.to_string().contains("\"sm_91\" is not a target NVRTC"),
+        "{e}"
+    );
 }
 
 /// `CUPRUM_BUNDLE_RECORD` in a child process: every compile is appended (source, options,
@@ -327,7 +346,9 @@ fn child_record_fails() {
         assert_eq!(e.kind(), ErrorKind::Io, "{e}");
         let msg = e.to_string();
         assert!(
-            msg.starts_with(&format!("CUPRUM_BUNDLE_RECORD={list}: cannot record kernels into {list}")),
+            msg.starts_with(&format!(
+                "CUPRUM_BUNDLE_RECORD={list}: cannot record kernels into {list}"
+            )),
             "{msg}"
         );
     }
@@ -393,10 +414,17 @@ fn precompile_readies_raw_kernels_and_lists() {
     let a = cuprum::Array::zeros(&[4], cuprum::DType::I32).unwrap();
     k.launch(1, 4, (&a,)).unwrap();
     assert_eq!(a.to_vec::<i32>().unwrap(), vec![5; 4]);
-    let bad = KernelRecord::new("extern \"C\" __global__ void nope() { x; }", &CompileOptions::new());
+    let bad = KernelRecord::new(
+        "extern \"C\" __global__ void nope() { x; }",
+        &CompileOptions::new(),
+    );
     let e = cuprum::precompile(&[&bad as &dyn cuprum::compile::Precompile, &k]).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Compile);
-    assert!(e.to_string().starts_with("precompile: 1 of 2 kernels failed; the first:"), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("precompile: 1 of 2 kernels failed; the first:"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -411,7 +439,11 @@ fn cache_export_import_moves_entries() {
     assert_eq!(a.export(&file).unwrap(), 3);
     let b = cuprum::compile::KernelCache::new(Some(t.path().join("b")));
     assert_eq!(b.import(&file).unwrap(), (3, 0));
-    assert_eq!(b.import(&file).unwrap(), (0, 3), "a second import writes nothing");
+    assert_eq!(
+        b.import(&file).unwrap(),
+        (0, 3),
+        "a second import writes nothing"
+    );
     for r in records("export") {
         b.compile(r.source(), &r.options(), 90).unwrap();
     }
@@ -434,10 +466,15 @@ fn cache_export_import_moves_entries() {
     let e = d.import(&file2).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Io);
     assert!(
-        e.to_string().contains(&format!("cannot import into the kernel cache folder {}", t.path().join("d").display())),
+        e.to_string().contains(&format!(
+            "cannot import into the kernel cache folder {}",
+            t.path().join("d").display()
+        )),
         "{e}"
     );
-    let e = cuprum::compile::KernelCache::new(None).export(Path::new("x")).unwrap_err();
+    let e = cuprum::compile::KernelCache::new(None)
+        .export(Path::new("x"))
+        .unwrap_err();
     assert!(e.to_string().contains("memory-only"), "{e}");
 }
 

@@ -43,7 +43,10 @@ fn key_of(name: &str) -> Option<[u8; 32]> {
     let mut key = [0u8; 32];
     for (i, k) in key.iter_mut().enumerate() {
         let pair = hex.get(2 * i..2 * i + 2)?;
-        if !pair.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
+        if !pair
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        {
             return None;
         }
         *k = u8::from_str_radix(pair, 16).ok()?;
@@ -180,8 +183,11 @@ impl KernelCache {
     }
 }
 
+/// An archive's entries: `(name, key, entry bytes)`.
+type Entries<'a> = Vec<(String, [u8; 32], &'a [u8])>;
+
 /// The archive's entries, every check done; the reason when any fails.
-fn parse(bytes: &[u8]) -> std::result::Result<Vec<(String, [u8; 32], &[u8])>, String> {
+fn parse(bytes: &[u8]) -> std::result::Result<Entries<'_>, String> {
     if bytes.len() < HEADER || &bytes[..8] != MAGIC {
         return Err(if bytes.starts_with(MAGIC) {
             "truncated".into()
@@ -267,7 +273,11 @@ mod tests {
 
     #[test]
     fn damaged_archives_are_refused() {
-        assert!(parse(b"").unwrap_err().contains("not a cuprum cache archive"));
+        assert!(
+            parse(b"")
+                .unwrap_err()
+                .contains("not a cuprum cache archive")
+        );
         let mut good = MAGIC.to_vec();
         good.extend_from_slice(&VERSION.to_le_bytes());
         let payload = 0u32.to_le_bytes();

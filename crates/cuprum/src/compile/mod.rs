@@ -19,6 +19,7 @@
 //! bundled headers; `failure.rs` readable compile errors; `record.rs` and `bundle/` kernel
 //! bundles; `archive.rs` the cache's export and import; `precompile.rs` the warm-up.
 
+mod archive;
 pub mod bundle;
 pub(crate) mod cache;
 mod discovery;
@@ -33,14 +34,14 @@ mod options;
 mod precompile;
 mod process;
 mod program;
-mod archive;
-pub(crate) mod record;
 mod ptxas;
 mod python;
+pub(crate) mod record;
 pub(crate) use python::python_sites;
 mod setup;
 mod wheels;
 
+pub use archive::{export_cache, import_cache};
 pub use cache::{
     CACHE_FORMAT_VERSION, CacheEntry, CacheStats, KernelCache, default_dir, set_cache_dir,
 };
@@ -56,8 +57,7 @@ pub(crate) use modules::load_raw_source;
 pub use modules::{clear_memo, compile_for_arch, compile_on, compile_with_cache};
 pub use nvrtc::{CompiledImage, Nvrtc, nvrtc};
 pub use options::CompileOptions;
+pub use precompile::{Precompile, precompile, precompile_with_progress};
 pub use program::needs_cuda_headers;
 pub use ptxas::{KernelResources, resource_usage};
 pub use setup::{Setup, SetupReport, auto_setup_allowed, setup, wheel_requirements};
-pub use archive::{export_cache, import_cache};
-pub use precompile::{Precompile, precompile, precompile_with_progress};

@@ -11,12 +11,12 @@
 //! (`record.rs`) and where the registered bundles are asked first (`bundle/`): a GPU
 //! kernel's image comes from `image_for` (record → bundles → kernel cache → NVRTC).
 
+use super::bundle::Lookup;
 use super::cache::KernelCache;
 use super::host;
 use super::nvcc;
 use super::nvrtc::CompiledImage;
 use super::options::CompileOptions;
-use super::bundle::Lookup;
 use crate::error::{ErrorKind, Result};
 use crate::runtime::{CodeTarget, Device, Module};
 use rustc_hash::{FxHashMap, FxHasher};

@@ -155,12 +155,8 @@ pub fn read_list(path: &Path) -> Result<Vec<KernelRecord>> {
         )
         .with_source(e)
     })?;
-    parse_list(&text).map_err(|e| {
-        Error::new(
-            e.kind(),
-            format!("kernel list {}: {e}", path.display()),
-        )
-    })
+    parse_list(&text)
+        .map_err(|e| Error::new(e.kind(), format!("kernel list {}: {e}", path.display())))
 }
 
 /// [`read_list`] on text.
@@ -171,12 +167,8 @@ pub(crate) fn parse_list(text: &str) -> Result<Vec<KernelRecord>> {
         if line.trim().is_empty() {
             continue;
         }
-        let r = KernelRecord::from_line(line).map_err(|e| {
-            Error::new(
-                ErrorKind::InvalidArgument,
-                format!("line {}: {e}", i + 1),
-            )
-        })?;
+        let r = KernelRecord::from_line(line)
+            .map_err(|e| Error::new(ErrorKind::InvalidArgument, format!("line {}: {e}", i + 1)))?;
         let k = (r.source.clone(), format!("{:?}", r.options()));
         if seen.insert(k) {
             debug_assert!(!out.iter().any(|o| o.same_kernel(&r)));
@@ -209,17 +201,8 @@ fn global_functions(source: &str) -> Vec<String> {
     while let Some(at) = rest.find("__global__") {
         rest = &rest[at + "__global__".len()..];
         let mut tail = rest;
-        loop {
-            let Some(open) = tail.find('(') else { break };
-            let head = tail[..open].trim_end();
-            let ident: String = head
-                .chars()
-                .rev()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .collect();
+        while let Some(open) = tail.find('(') {
+            let ident = last_identifier(&tail[..open]);
             if ident == "__launch_bounds__" {
                 match tail[open..].find(')') {
                     Some(close) => tail = &tail[open + close + 1..],
@@ -234,6 +217,18 @@ fn global_functions(source: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// The identifier `text` ends with (after trailing blanks), or "".
+fn last_identifier(text: &str) -> String {
+    let head = text.trim_end();
+    let start = head
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| c.is_alphanumeric() || *c == '_')
+        .last()
+        .map_or(head.len(), |(i, _)| i);
+    head[start..].to_string()
 }
 
 /// The open list file of this process.
@@ -252,12 +247,8 @@ fn recorder() -> Result<Option<&'static Recorder>> {
             return Ok(None);
         };
         let path = PathBuf::from(path);
-        let file = open_list(&path).map_err(|e| {
-            Error::new(
-                e.kind(),
-                format!("{RECORD_VAR}={}: {e}", path.display()),
-            )
-        })?;
+        let file = open_list(&path)
+            .map_err(|e| Error::new(e.kind(), format!("{RECORD_VAR}={}: {e}", path.display())))?;
         Ok(Some(Recorder {
             path,
             file: Mutex::new(file),
@@ -391,16 +382,16 @@ mod tests {
     fn names_prefer_name_expressions() {
         let o = CompileOptions::new().name_expression("k<float>");
         assert_eq!(kernel_name("__global__ void k() {}", &o), "k<float>");
-        assert_eq!(
-            kernel_name("int x;", &CompileOptions::new()),
-            "kernel.cu"
-        );
+        assert_eq!(kernel_name("int x;", &CompileOptions::new()), "kernel.cu");
     }
 
     #[test]
     fn lists_drop_duplicates_and_name_bad_lines() {
         let a = KernelRecord::new("__global__ void a() {}", &CompileOptions::new());
-        let b = KernelRecord::new("__global__ void a() {}", &CompileOptions::new().option("-O3"));
+        let b = KernelRecord::new(
+            "__global__ void a() {}",
+            &CompileOptions::new().option("-O3"),
+        );
         let text = format!(
             "{}\n\n{}\n{}\n",
             a.to_line().unwrap(),

@@ -150,10 +150,7 @@ fn compile_one(r: &KernelRecord, target: &str) -> Result<Entry> {
         .unwrap_or(0);
     let image =
         crate::compile::program::compile_uncached(r.source(), &with_arch, arch).map_err(|e| {
-            let mut out = Error::new(
-                e.kind(),
-                format!("kernel `{}` for {target}: {e}", r.name()),
-            );
+            let mut out = Error::new(e.kind(), format!("kernel `{}` for {target}: {e}", r.name()));
             if e.kind() != ErrorKind::Compile {
                 out = out.with_source(e);
             }

@@ -88,17 +88,17 @@ pub(crate) fn encode(c: &Contents) -> Result<Vec<u8>> {
 }
 
 fn bad(origin: &str, why: impl std::fmt::Display) -> Error {
-    Error::new(
-        ErrorKind::Bundle,
-        format!("kernel bundle {origin}: {why}"),
-    )
+    Error::new(ErrorKind::Bundle, format!("kernel bundle {origin}: {why}"))
 }
 
 /// Reads a bundle's bytes (`origin` names it in errors: a path, or "embedded").
 pub(crate) fn decode(bytes: &[u8], origin: &str) -> Result<Contents> {
     if bytes.len() < HEADER {
         if !bytes.is_empty() && !MAGIC.starts_with(&bytes[..bytes.len().min(8)]) {
-            return Err(bad(origin, "not a cuprum kernel bundle (wrong magic bytes)"));
+            return Err(bad(
+                origin,
+                "not a cuprum kernel bundle (wrong magic bytes)",
+            ));
         }
         return Err(bad(
             origin,
@@ -237,9 +237,15 @@ mod tests {
         assert_eq!(c.targets, ["sm_90", "compute_90"]);
         assert_eq!(c.entries.len(), 1);
         let e = &c.entries[0];
-        assert_eq!((e.id, e.target.as_str(), e.name.as_str()), ([3; 32], "sm_90", "k<float>"));
+        assert_eq!(
+            (e.id, e.target.as_str(), e.name.as_str()),
+            ([3; 32], "sm_90", "k<float>")
+        );
         assert_eq!(e.image.image, b"\x7fELF cubin");
-        assert_eq!(e.image.lowered_names, sample().entries[0].image.lowered_names);
+        assert_eq!(
+            e.image.lowered_names,
+            sample().entries[0].image.lowered_names
+        );
     }
 
     #[test]
@@ -266,6 +272,9 @@ mod tests {
         b.extend_from_slice(blake3::hash(&payload).as_bytes());
         b.extend_from_slice(&payload);
         let e = decode(&b, "x.bundle").unwrap_err();
-        assert_eq!(e.to_string(), "kernel bundle x.bundle: malformed contents behind a valid checksum");
+        assert_eq!(
+            e.to_string(),
+            "kernel bundle x.bundle: malformed contents behind a valid checksum"
+        );
     }
 }

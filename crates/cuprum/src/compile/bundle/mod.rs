@@ -30,8 +30,8 @@
 mod build;
 pub(crate) mod format;
 
-pub use build::{build, parse_targets};
 pub use super::record::{KernelRecord, RECORD_VAR, open_list, read_list};
+pub use build::{build, parse_targets};
 pub use format::BUNDLE_FORMAT_VERSION;
 
 use super::nvrtc::CompiledImage;
@@ -330,6 +330,9 @@ pub(crate) fn missing(
     };
     Error::new(
         ErrorKind::Bundle,
-        format!("{what}, and NVRTC is not here to compile it ({}). {fix}", why.kind()),
+        format!(
+            "{what}, and NVRTC is not here to compile it ({}). {fix}",
+            why.kind()
+        ),
     )
 }
