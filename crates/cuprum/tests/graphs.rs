@@ -225,3 +225,180 @@ fn a_graph_launches_on_another_stream_of_its_device() {
     );
     assert!(e.to_string().contains("the graph was captured on"), "{e}");
 }
+
+/// `n` values, distinct per `seed`, none zero.
+fn values(n: usize, seed: u32) -> Vec<f32> {
+    (0..n)
+        .map(|i| ((i as u32 * 2_654_435_761).wrapping_add(seed * 97) % 1000) as f32 * 0.5 + 1.0)
+        .collect()
+}
+
+#[test]
+fn rebinding_swaps_inputs_and_outputs_of_every_node_kind() {
+    require_cuda!();
+    let n = 5_003usize;
+    let s = Stream::new().unwrap();
+    let ew = ElementwiseKernel::new("T x", "T y", "y = 3 * x - 1", "rb_three").unwrap();
+    let raw = RawKernel::new(
+        r#"extern "C" __global__ void rb_neg(const float* x, float* y, int n) {
+            int i = blockIdx.x * blockDim.x + threadIdx.x;
+            if (i < n) y[i] = -x[i];
+        }"#,
+        "rb_neg",
+    );
+    let x = Array::from_slice(&values(n, 1), &[n]).unwrap();
+    let (mut g, (a, c, total, copied)) = s
+        .capture(|| {
+            let a = ew.call((&x,))?; // 3x - 1
+            let c = Array::empty(&[n], DType::F32)?;
+            raw.launch((n as u32).div_ceil(256), 256, (&x, &c, n as i32))?; // -x
+            let total = ops::sum(&x)?; // a reduction
+            let copied = x.copy()?; // a device copy node
+            Ok((a, c, total, copied))
+        })
+        .unwrap();
+    // A ring of three input sets and output sets, each launched in turn without recapture.
+    let inputs: Vec<Array> = (0..3)
+        .map(|k| Array::from_slice(&values(n, 10 + k), &[n]).unwrap())
+        .collect();
+    let outputs: Vec<[Array; 4]> = (0..3)
+        .map(|_| {
+            [
+                Array::empty_like(&a).unwrap(),
+                Array::empty_like(&c).unwrap(),
+                Array::empty_like(&total).unwrap(),
+                Array::empty_like(&copied).unwrap(),
+            ]
+        })
+        .collect();
+    let (mut cur_x, mut cur_out) = (
+        x.clone(),
+        [a.clone(), c.clone(), total.clone(), copied.clone()],
+    );
+    for round in 0..6 {
+        let k = round % 3;
+        assert!(g.rebind(&cur_x, &inputs[k]).unwrap() >= 4, "round {round}");
+        for (old, new) in cur_out.iter().zip(&outputs[k]) {
+            assert!(g.rebind(old, new).unwrap() >= 1, "round {round}");
+        }
+        cur_x = inputs[k].clone();
+        cur_out = outputs[k].clone();
+        g.launch(&s).unwrap();
+        s.synchronize().unwrap();
+        let h = values(n, 10 + k as u32);
+        let [oa, oc, ot, ocp] = &outputs[k];
+        let got_a = oa.to_vec::<f32>().unwrap();
+        let got_c = oc.to_vec::<f32>().unwrap();
+        for i in [0, 1, n / 3, n - 1] {
+            assert_eq!(got_a[i], 3.0 * h[i] - 1.0, "round {round} at {i}");
+            assert_eq!(got_c[i], -h[i], "round {round} at {i}");
+        }
+        let want: f64 = h.iter().map(|&v| v as f64).sum();
+        let got = ot.to_vec::<f32>().unwrap()[0] as f64;
+        assert!(
+            (got - want).abs() <= 1e-5 * want,
+            "round {round}: {got} vs {want}"
+        );
+        assert_eq!(ocp.to_vec::<f32>().unwrap(), h, "round {round}");
+    }
+    // Back to the captured arrays: the graph writes them again.
+    g.rebind(&cur_x, &x).unwrap();
+    for (old, new) in cur_out.iter().zip([&a, &c, &total, &copied]) {
+        g.rebind(old, new).unwrap();
+    }
+    g.launch(&s).unwrap();
+    s.synchronize().unwrap();
+    assert_eq!(copied.to_vec::<f32>().unwrap(), values(n, 1));
+    assert_eq!(a.to_vec::<f32>().unwrap()[9], 3.0 * values(n, 1)[9] - 1.0);
+}
+
+#[test]
+fn rebinding_views_and_dropped_arrays() {
+    require_cuda!();
+    let s = Stream::new().unwrap();
+    let base = Array::from_slice(&values(40, 3), &[40]).unwrap();
+    let view = base.slice(&cuprum::s![1..;2]).unwrap(); // 20 elements, stride 2
+    let (mut g, y) = s.capture(|| ops::multiply(&view, 2.0f32)).unwrap();
+    let other = Array::from_slice(&values(41, 4), &[41]).unwrap();
+    let view2 = other.slice(&cuprum::s![1..;2]).unwrap();
+    g.rebind(&view, &view2).unwrap();
+    drop((base, view, other)); // the graph keeps view2's buffer alive
+    let h = values(41, 4);
+    for _ in 0..3 {
+        g.launch(&s).unwrap();
+    }
+    s.synchronize().unwrap();
+    let want: Vec<f32> = (0..20).map(|i| h[1 + 2 * i] * 2.0).collect();
+    assert_eq!(y.to_vec::<f32>().unwrap(), want);
+    drop(view2);
+    g.launch(&s).unwrap();
+    s.synchronize().unwrap();
+    assert_eq!(y.to_vec::<f32>().unwrap(), want);
+}
+
+#[test]
+fn rebinding_refuses_other_layouts_devices_and_unused_arrays() {
+    require_cuda!();
+    let s = Stream::new().unwrap();
+    let x = Array::from_slice(&values(8, 5), &[8]).unwrap();
+    let (mut g, y) = s.capture(|| ops::add(&x, 1.0f32)).unwrap();
+    let e = expect_err(
+        g.rebind(&x, &Array::ones(&[8], DType::F64).unwrap()),
+        ErrorKind::DType,
+    );
+    assert!(e.to_string().contains("dtype float32, got float64"), "{e}");
+    let e = expect_err(
+        g.rebind(&x, &Array::ones(&[2, 4], DType::F32).unwrap()),
+        ErrorKind::Shape,
+    );
+    assert!(e.to_string().contains("shape [8]"), "{e}");
+    let strided = Array::ones(&[16], DType::F32).unwrap();
+    let strided = strided.slice(&cuprum::s![..;2]).unwrap();
+    let e = expect_err(g.rebind(&x, &strided), ErrorKind::Shape);
+    assert!(e.to_string().contains("strides [2]"), "{e}");
+    let unused = Array::ones(&[8], DType::F32).unwrap();
+    let e = expect_err(g.rebind(&unused, &x), ErrorKind::InvalidArgument);
+    assert!(e.to_string().contains("does not use"), "{e}");
+    let empty = Array::empty(&[0], DType::F32).unwrap();
+    let e = expect_err(g.rebind(&empty, &empty), ErrorKind::InvalidArgument);
+    assert!(e.to_string().contains("empty array"), "{e}");
+    let h = common::host_device()
+        .with(|| Array::from_slice(&[1.0f32; 8], &[8]))
+        .unwrap();
+    let e = expect_err(g.rebind(&x, &h), ErrorKind::DeviceMismatch);
+    assert!(e.to_string().contains("graph runs on"), "{e}");
+    // after the refusals the graph still runs as captured
+    g.launch(&s).unwrap();
+    s.synchronize().unwrap();
+    let want: Vec<f32> = values(8, 5).iter().map(|v| v + 1.0).collect();
+    assert_eq!(y.to_vec::<f32>().unwrap(), want);
+}
+
+#[test]
+fn a_chain_of_launches_is_one_node_each() {
+    require_cuda!();
+    let s = Stream::new().unwrap();
+    let k = ElementwiseKernel::new("", "float32 x", "x = x * 0.5f + 1.0f", "g_chain").unwrap();
+    let x = s.with(|| Array::ones(&[4096], DType::F32)).unwrap();
+    s.with(|| k.run((&x,))).unwrap(); // compiled before the capture
+    let (g, ()) = s
+        .capture(|| {
+            for _ in 0..20 {
+                k.run((&x,))?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    // Nothing but the kernels: no copies, memsets or cross-stream waits.
+    assert_eq!(g.node_count(), 20, "{g:?}");
+    g.launch(&s).unwrap();
+    s.synchronize().unwrap();
+    // x ← x/2 + 1, 21 times from 1: 2 - 2^-21
+    let want = 2.0f32 - 0.5f32.powi(21);
+    assert!(
+        x.to_vec::<f32>()
+            .unwrap()
+            .iter()
+            .all(|&v| (v - want).abs() < 1e-6)
+    );
+}

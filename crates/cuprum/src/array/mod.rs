@@ -5,6 +5,7 @@ mod create;
 mod device_array;
 mod display;
 pub(crate) mod dtype;
+mod graph_arrays;
 pub(crate) mod kernels;
 mod pinned;
 pub(crate) mod random;

@@ -12,6 +12,11 @@ impl Array {
     /// Downloads the elements in C order (any view; non-contiguous views are packed on
     /// the GPU first). `T` must be the array's dtype.
     ///
+    /// Into a new vector, a large download is bounded by the host zeroing the vector's
+    /// fresh pages (about half the link's speed on an H100 host); a program that downloads
+    /// repeatedly keeps one vector and uses [`copy_to_slice`](Array::copy_to_slice) (the
+    /// link's speed), or a [`PinnedBuffer`](crate::PinnedBuffer).
+    ///
     /// ```
     /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// use cuprum::{Array, DType, ErrorKind};

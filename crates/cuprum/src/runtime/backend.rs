@@ -46,6 +46,15 @@ pub(crate) struct KernelId(pub(in crate::runtime) usize);
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct RawGraph(pub(in crate::runtime) usize, pub(in crate::runtime) usize);
 
+/// What rewriting a graph's addresses did (see `DeviceBackend::rebind_graph`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Rebound {
+    /// Address words rewritten (kernel argument words, copy and memset addresses).
+    pub(crate) rewritten: usize,
+    /// Address words, after the rewrite, still inside the watched range.
+    pub(crate) still_in_watch: usize,
+}
+
 /// What a device reports about itself when it is opened.
 #[derive(Debug, Clone)]
 pub(crate) struct DeviceProps {
@@ -380,6 +389,11 @@ pub(crate) trait DeviceBackend: Send + Sync + Any {
     /// A new event (with timing).
     fn create_event(&self) -> Result<RawEvent>;
 
+    /// A marker event without timing (cheaper to record: for ordering and waiting only).
+    fn create_marker_event(&self) -> Result<RawEvent> {
+        self.create_event()
+    }
+
     /// Destroys an event `create_event` made.
     fn destroy_event(&self, event: RawEvent);
 
@@ -419,6 +433,21 @@ pub(crate) trait DeviceBackend: Send + Sync + Any {
     /// # Safety
     /// `graph` came from this backend's `end_capture` and is destroyed once.
     unsafe fn destroy_graph(&self, graph: RawGraph);
+
+    /// Rewrites, for the graph's later launches, every device address inside `from` that its
+    /// work uses to the same offset from `to`, and counts the addresses left inside `watch`.
+    ///
+    /// # Safety
+    /// `graph` came from this backend's `end_capture`, is not destroyed, and no other thread
+    /// uses it meanwhile; `to..to + from.len()` is memory of this device that stays
+    /// allocated while the graph can run.
+    unsafe fn rebind_graph(
+        &self,
+        graph: RawGraph,
+        from: std::ops::Range<u64>,
+        to: u64,
+        watch: std::ops::Range<u64>,
+    ) -> Result<Rebound>;
 
     // ---- modules and libraries ----------------------------------------------------------
 

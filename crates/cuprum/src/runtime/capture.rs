@@ -5,9 +5,10 @@
 //! driver's capture (relaxed mode), runs the closure, ends the capture and instantiates the
 //! graph. Every call that queues GPU work on the stream meanwhile — kernels of every kind,
 //! operations, fusions, device copies, memsets — becomes a node; nothing runs until
-//! [`Graph::launch`]. A graph replays the same addresses every time: the arrays it reads and
-//! writes are fixed, so new inputs are copied into the captured input arrays (`assign`)
-//! before a launch, and the captured outputs hold each run's results.
+//! [`Graph::launch`]. A graph replays the same addresses every time: new inputs are copied
+//! into the captured input arrays (`assign`) before a launch and the captured outputs hold
+//! each run's results — or [`Graph::rebind`] points later launches at other arrays of the
+//! same layout (`array/graph_arrays.rs`; the address rewriting is the backend's).
 //!
 //! **Memory stays valid for every replay.** The graph keeps alive every array whose address
 //! the captured work took (their buffers) and every kernel's module. Arrays allocated during
@@ -67,6 +68,9 @@ pub struct Graph {
     runs: std::sync::Mutex<Vec<(Stream, super::event::Event)>>,
     /// The captured stream (its blocks are freed there when the graph goes).
     stream: Stream,
+    /// Buffers no node uses any more since a rebinding, kept until the runs queued before
+    /// it have finished.
+    retired: Vec<capture_state::KeptThing>,
 }
 
 impl std::fmt::Debug for Graph {
@@ -189,6 +193,7 @@ impl Stream {
                 kept,
                 runs: std::sync::Mutex::new(Vec::new()),
                 stream: self.clone(),
+                retired: Vec::new(),
             },
             value,
         ))
@@ -234,7 +239,7 @@ impl Graph {
         if let Some((_, e)) = runs.iter().find(|(s, _)| s == stream) {
             return e.record(stream);
         }
-        let e = super::event::Event::new_on(self.device)?;
+        let e = super::event::Event::marker_on(self.device)?;
         e.record(stream)?;
         runs.push((stream.clone(), e));
         Ok(())
@@ -249,6 +254,73 @@ impl Graph {
     pub fn device(&self) -> Device {
         self.device
     }
+
+    /// Makes later runs use `new` (from its address `to` on) wherever the captured work
+    /// used an address inside `from` (a range of `old`'s memory): the raw form of
+    /// `Graph::rebind`, which checks that the two arrays have one layout. The graph keeps
+    /// `new`; `old` is let go once no node uses its memory and the runs queued so far have
+    /// finished. The number of addresses rewritten.
+    pub(crate) fn rebind_buffer(
+        &mut self,
+        old: &Arc<Buffer>,
+        from: std::ops::Range<u64>,
+        new: &Arc<Buffer>,
+        to: u64,
+    ) -> Result<usize> {
+        if capture_state::active() {
+            bail!(
+                InvalidArgument,
+                "Graph::rebind inside a capture: rebind before or after the capture"
+            );
+        }
+        self.device.check_fault()?;
+        self.reap()?;
+        let base = old.addr();
+        let watch = base..base + old.bytes() as u64;
+        // Later runs on the captured stream are ordered after the new memory's own work so
+        // far (as a capture orders each buffer's first use).
+        let _ = new.ptr_on(&self.stream);
+        // SAFETY: the graph is alive and `&mut self` excludes launches meanwhile; `new` is
+        // kept below for as long as the graph can run.
+        let done = unsafe {
+            self.device
+                .backend()
+                .rebind_graph(self.raw, from.clone(), to, watch)
+        }?;
+        if done.rewritten == 0 {
+            bail!(
+                InvalidArgument,
+                "Graph::rebind: the captured work does not use the array to replace (bytes \
+                 {:#x}..{:#x}); pass an array the capture used, or one a previous rebind put in",
+                from.start,
+                from.end
+            );
+        }
+        self.kept.hold(new.clone());
+        if done.still_in_watch == 0
+            && !Arc::ptr_eq(old, new)
+            && let Some(t) = self.kept.unhold(Arc::as_ptr(old).cast::<()>() as usize)
+        {
+            self.retired.push(t);
+        }
+        Ok(done.rewritten)
+    }
+
+    /// Lets retired buffers go once every run queued so far has finished.
+    fn reap(&mut self) -> Result<()> {
+        if self.retired.is_empty() {
+            return Ok(());
+        }
+        let runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
+        for (_, e) in runs.iter() {
+            if !e.is_complete()? {
+                return Ok(());
+            }
+        }
+        drop(runs);
+        self.retired.clear();
+        Ok(())
+    }
 }
 
 impl Drop for Graph {
@@ -262,5 +334,6 @@ impl Drop for Graph {
         // SAFETY: the graph came from `end_capture` and is destroyed once.
         unsafe { self.device.backend().destroy_graph(self.raw) };
         release(self.device, &self.stream, std::mem::take(&mut self.kept));
+        self.retired.clear();
     }
 }

@@ -25,6 +25,30 @@ pub(crate) struct State {
     pub(crate) side: Option<KeptThing>,
 }
 
+impl State {
+    /// Keeps `thing` too (once); whether it was new.
+    pub(crate) fn hold(&mut self, thing: KeptThing) -> bool {
+        let at = Arc::as_ptr(&thing).cast::<()>() as usize;
+        let new = self.seen.insert(at);
+        if new {
+            self.kept.push(thing);
+        }
+        new
+    }
+
+    /// Stops keeping the thing at address `at` (an `Arc`'s pointer): it, if it was kept.
+    pub(crate) fn unhold(&mut self, at: usize) -> Option<KeptThing> {
+        if !self.seen.remove(&at) {
+            return None;
+        }
+        let i = self
+            .kept
+            .iter()
+            .position(|t| Arc::as_ptr(t).cast::<()>() as usize == at)?;
+        Some(self.kept.swap_remove(i))
+    }
+}
+
 thread_local! {
     /// The raw handle of the stream this thread is capturing (0: none).
     static RAW: Cell<usize> = const { Cell::new(0) };
@@ -66,11 +90,7 @@ pub(crate) fn is_capturing_on(ordinal: usize) -> bool {
 /// Keeps `thing` alive for the graph being captured (once, however often it is passed).
 pub(crate) fn keep(thing: KeptThing) {
     STATE.with(|s| {
-        let mut s = s.borrow_mut();
-        let at = Arc::as_ptr(&thing).cast::<()>() as usize;
-        if s.seen.insert(at) {
-            s.kept.push(thing);
-        }
+        s.borrow_mut().hold(thing);
     });
 }
 

@@ -48,6 +48,14 @@ impl Event {
         Ok(Event { raw, device })
     }
 
+    /// An event without timing on `device`, for ordering and waiting only (cheaper to
+    /// record; `elapsed_ms` with it is an error of the driver).
+    pub(crate) fn marker_on(device: Device) -> Result<Event> {
+        device.bind()?;
+        let raw = device.backend().create_marker_event()?;
+        Ok(Event { raw, device })
+    }
+
     /// The device the event belongs to.
     pub(crate) fn device(&self) -> Device {
         self.device

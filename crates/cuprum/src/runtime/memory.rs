@@ -277,6 +277,12 @@ impl Buffer {
         self.ptr
     }
 
+    /// The size in bytes.
+    #[inline]
+    pub(crate) fn bytes(&self) -> usize {
+        self.bytes
+    }
+
     #[inline]
     pub(crate) fn stream(&self) -> &Stream {
         &self.stream

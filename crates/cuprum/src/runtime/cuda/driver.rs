@@ -666,6 +666,158 @@ pub(crate) unsafe fn graph_destroy(graph: sys::CUgraph, exec: sys::CUgraphExec) 
     }
 }
 
+/// The nodes of a graph.
+///
+/// # Safety
+/// `graph` is live.
+pub(crate) unsafe fn graph_nodes(graph: sys::CUgraph) -> DResult<Vec<sys::CUgraphNode>> {
+    // SAFETY: forwarded from the caller.
+    let n = unsafe { graph_node_count(graph) }?;
+    let mut nodes: Vec<sys::CUgraphNode> = vec![std::ptr::null_mut(); n];
+    let mut got = n;
+    // SAFETY: `nodes` has room for `got` handles; the driver writes at most that many.
+    unsafe { sys::cuGraphGetNodes(graph, nodes.as_mut_ptr(), &mut got) }.result()?;
+    nodes.truncate(got);
+    Ok(nodes)
+}
+
+/// What kind of work a graph node is.
+///
+/// # Safety
+/// `node` is a live node.
+pub(crate) unsafe fn graph_node_type(node: sys::CUgraphNode) -> DResult<sys::CUgraphNodeType> {
+    let mut t = sys::CUgraphNodeType::CU_GRAPH_NODE_TYPE_EMPTY;
+    // SAFETY: forwarded from the caller; `t` receives the type.
+    unsafe { sys::cuGraphNodeGetType(node, &mut t) }.result()?;
+    Ok(t)
+}
+
+/// A kernel node's launch: function, dimensions and argument pointers (which point into
+/// the node's own storage, valid until its parameters change).
+///
+/// # Safety
+/// `node` is a live kernel node.
+pub(crate) unsafe fn kernel_node_params(
+    node: sys::CUgraphNode,
+) -> DResult<sys::CUDA_KERNEL_NODE_PARAMS_v2> {
+    // SAFETY: all-zero is a valid value of this plain C struct (null pointers, zero sizes).
+    let mut p: sys::CUDA_KERNEL_NODE_PARAMS_v2 = unsafe { std::mem::zeroed() };
+    // SAFETY: forwarded from the caller; `p` receives the parameters.
+    unsafe { sys::cuGraphKernelNodeGetParams_v2(node, &mut p) }.result()?;
+    Ok(p)
+}
+
+/// `(offset, size)` of each parameter of a kernel (`func`, or the library kernel `kern`
+/// where `func` is null), in order.
+///
+/// # Safety
+/// `func` or `kern` is a live function or kernel handle.
+pub(crate) unsafe fn kernel_param_layout(
+    func: sys::CUfunction,
+    kern: sys::CUkernel,
+) -> DResult<Vec<(usize, usize)>> {
+    let mut out = Vec::new();
+    loop {
+        let (mut off, mut size) = (0usize, 0usize);
+        let i = out.len();
+        // SAFETY: forwarded from the caller; the outputs are plain integers.
+        let r = unsafe {
+            if func.is_null() {
+                sys::cuKernelGetParamInfo(kern, i, &mut off, &mut size)
+            } else {
+                sys::cuFuncGetParamInfo(func, i, &mut off, &mut size)
+            }
+        };
+        match r.result() {
+            Ok(()) => out.push((off, size)),
+            // One past the last parameter.
+            Err(DriverError(sys::CUresult::CUDA_ERROR_INVALID_VALUE)) => return Ok(out),
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Sets a kernel node's parameters in the graph and in its executable form.
+///
+/// # Safety
+/// `node` is a live kernel node of `graph`, `exec` its instantiation; `p` names the same
+/// function and points at argument values of that function's layout.
+pub(crate) unsafe fn set_kernel_node_params(
+    exec: sys::CUgraphExec,
+    node: sys::CUgraphNode,
+    p: &sys::CUDA_KERNEL_NODE_PARAMS_v2,
+) -> DResult<()> {
+    // SAFETY: forwarded from the caller; the driver copies the argument values.
+    unsafe {
+        sys::cuGraphKernelNodeSetParams_v2(node, p).result()?;
+        sys::cuGraphExecKernelNodeSetParams_v2(exec, node, p).result()
+    }
+}
+
+/// A copy node's parameters.
+///
+/// # Safety
+/// `node` is a live memcpy node.
+pub(crate) unsafe fn memcpy_node_params(node: sys::CUgraphNode) -> DResult<sys::CUDA_MEMCPY3D> {
+    // Zeroed bytes are not a valid `CUDA_MEMCPY3D` (its memory-type enums start at 1): the
+    // driver fills every field before it is read.
+    let mut p = std::mem::MaybeUninit::<sys::CUDA_MEMCPY3D>::zeroed();
+    // SAFETY: forwarded from the caller; `p` receives the parameters.
+    unsafe { sys::cuGraphMemcpyNodeGetParams(node, p.as_mut_ptr()) }.result()?;
+    // SAFETY: the call succeeded, so the driver wrote the whole struct.
+    Ok(unsafe { p.assume_init() })
+}
+
+/// Sets a copy node's parameters in the graph and in its executable form.
+///
+/// # Safety
+/// As [`set_kernel_node_params`], for a memcpy node; the current context is the graph's.
+pub(crate) unsafe fn set_memcpy_node_params(
+    exec: sys::CUgraphExec,
+    node: sys::CUgraphNode,
+    p: &sys::CUDA_MEMCPY3D,
+) -> DResult<()> {
+    let mut ctx: sys::CUcontext = std::ptr::null_mut();
+    // SAFETY: forwarded from the caller; `ctx` receives the current context.
+    unsafe {
+        sys::cuCtxGetCurrent(&mut ctx).result()?;
+        sys::cuGraphMemcpyNodeSetParams(node, p).result()?;
+        sys::cuGraphExecMemcpyNodeSetParams(exec, node, p, ctx).result()
+    }
+}
+
+/// A memset node's parameters.
+///
+/// # Safety
+/// `node` is a live memset node.
+pub(crate) unsafe fn memset_node_params(
+    node: sys::CUgraphNode,
+) -> DResult<sys::CUDA_MEMSET_NODE_PARAMS> {
+    // SAFETY: all-zero is a valid value of this plain C struct.
+    let mut p: sys::CUDA_MEMSET_NODE_PARAMS = unsafe { std::mem::zeroed() };
+    // SAFETY: forwarded from the caller; `p` receives the parameters.
+    unsafe { sys::cuGraphMemsetNodeGetParams(node, &mut p) }.result()?;
+    Ok(p)
+}
+
+/// Sets a memset node's parameters in the graph and in its executable form.
+///
+/// # Safety
+/// As [`set_memcpy_node_params`], for a memset node.
+pub(crate) unsafe fn set_memset_node_params(
+    exec: sys::CUgraphExec,
+    node: sys::CUgraphNode,
+    p: &sys::CUDA_MEMSET_NODE_PARAMS,
+) -> DResult<()> {
+    let mut ctx: sys::CUcontext = std::ptr::null_mut();
+    // SAFETY: forwarded from the caller; `ctx` receives the current context.
+    unsafe {
+        sys::cuCtxGetCurrent(&mut ctx).result()?;
+        sys::cuGraphMemsetNodeSetParams(node, p).result()?;
+        sys::cuGraphExecMemsetNodeSetParams(exec, node, p, ctx).result()
+    }
+}
+
 // ---- modules and kernels --------------------------------------------------------------
 
 /// Loads a complete image (cubin, fatbin or NUL-terminated PTX) into the current context;

@@ -10,13 +10,14 @@
 pub(crate) mod blas;
 pub(crate) mod curand;
 pub(crate) mod driver;
+mod graph_rebind;
 pub(crate) mod image;
 pub(crate) mod module;
 mod staging;
 
 use super::backend::{
     CodeTarget, DeviceBackend, DeviceProps, FaultSlots, Gemm, ModuleBackend, PoolBytes, RawEvent,
-    RawGraph, RawStream, RngBackend,
+    RawGraph, RawStream, Rebound, RngBackend,
 };
 use super::fault::record::RECORD_BYTES;
 use super::fault::sticky;
@@ -378,6 +379,22 @@ impl DeviceBackend for CudaDevice {
         }
     }
 
+    unsafe fn rebind_graph(
+        &self,
+        g: RawGraph,
+        from: std::ops::Range<u64>,
+        to: u64,
+        watch: std::ops::Range<u64>,
+    ) -> Result<Rebound> {
+        self.bind_ctx()?;
+        let m = graph_rebind::Move { from, to, watch };
+        // SAFETY: forwarded from the caller; the context is current.
+        self.check(
+            unsafe { graph_rebind::rebind(g.0 as driver::CUgraph, g.1 as driver::CUgraphExec, &m) },
+            "cuGraphExecKernelNodeSetParams",
+        )
+    }
+
     unsafe fn write_sync(&self, dst: u64, src: &[u8]) -> Result<()> {
         self.bind_ctx()?;
         // SAFETY: the caller guarantees the device range.
@@ -498,6 +515,12 @@ impl DeviceBackend for CudaDevice {
     fn create_event(&self) -> Result<RawEvent> {
         self.bind_ctx()?;
         let e = self.check(driver::event_create(true), "cuEventCreate")?;
+        Ok(RawEvent(e as usize))
+    }
+
+    fn create_marker_event(&self) -> Result<RawEvent> {
+        self.bind_ctx()?;
+        let e = self.check(driver::event_create(false), "cuEventCreate")?;
         Ok(RawEvent(e as usize))
     }
 

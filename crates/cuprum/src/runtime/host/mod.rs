@@ -41,7 +41,7 @@ pub(crate) mod warp;
 
 use super::backend::{
     CodeTarget, DeviceBackend, DeviceProps, FaultSlots, Gemm, ModuleBackend, PoolBytes, RawEvent,
-    RawGraph, RawStream, RngBackend,
+    RawGraph, RawStream, Rebound, RngBackend,
 };
 use super::fault::record::RECORD_BYTES;
 use crate::error::{Result, bail};
@@ -358,6 +358,16 @@ impl DeviceBackend for HostDevice {
     }
 
     unsafe fn destroy_graph(&self, _g: RawGraph) {}
+
+    unsafe fn rebind_graph(
+        &self,
+        _g: RawGraph,
+        _from: std::ops::Range<u64>,
+        _to: u64,
+        _watch: std::ops::Range<u64>,
+    ) -> Result<Rebound> {
+        bail!(Unsupported, "CUDA graphs need a GPU")
+    }
 
     unsafe fn write_sync(&self, dst: u64, src: &[u8]) -> Result<()> {
         // SAFETY: the caller guarantees `dst..dst + src.len()` in live host memory that no
