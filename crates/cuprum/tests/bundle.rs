@@ -13,6 +13,14 @@ use cuprum::bundle::{self, Bundle, KernelRecord};
 use cuprum::compile::{CompileOptions, compile_for_arch};
 use std::path::Path;
 
+/// The NVRTC compile counter is per process: the tests of this binary that compile or read
+/// it run one at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 const TEMPLATED: &str = r#"
 template <typename T, int N>
 __global__ void scale(T* x, int n) {
@@ -61,6 +69,7 @@ fn built(tag: &str) -> Vec<u8> {
 
 #[test]
 fn lookups_hit_the_bundle_without_compiling() {
+    let _serial = serial();
     require_nvrtc!();
     let bytes = built("hits");
     let b = Bundle::from_bytes(&bytes, "test").unwrap();
@@ -135,6 +144,7 @@ fn run_child(test: &str, env: &[(&str, &str)]) -> String {
 /// name the kernel and say how to add it.
 #[test]
 fn a_bundled_program_needs_no_nvrtc() {
+    let _serial = serial();
     require_nvrtc!();
     let t = tempfile::tempdir().unwrap();
     let path = t.path().join("app.cuprum-bundle");
@@ -197,6 +207,7 @@ fn load_err(bytes: &[u8]) -> cuprum::Error {
 
 #[test]
 fn damaged_and_foreign_bundles_are_typed_errors() {
+    let _serial = serial();
     // an empty bundle needs no NVRTC; the format's unit tests flip every byte of a full one
     let good = bundle::build(&[], &[90], &|_| {}).unwrap();
     assert_eq!(Bundle::from_bytes(&good, "g").unwrap().kernels(), 0);
@@ -245,6 +256,7 @@ fn damaged_and_foreign_bundles_are_typed_errors() {
 
 #[test]
 fn bad_targets_and_failed_compiles_are_named() {
+    let _serial = serial();
     for (list, want) in [
         ("sm_90a", "\"sm_90a\" is not an architecture"),
         ("compute_90", "\"compute_90\" is not an architecture"),
@@ -277,6 +289,7 @@ fn bad_targets_and_failed_compiles_are_named() {
 /// name expressions, headers), once; the list builds into a bundle.
 #[test]
 fn recording_appends_every_kernel_once() {
+    let _serial = serial();
     require_nvrtc!();
     let t = tempfile::tempdir().unwrap();
     let list = t.path().join("kernels.list");
@@ -317,6 +330,7 @@ fn child_records() {
 /// variable and the path (`cuprum bundle record` checks before starting the program).
 #[test]
 fn recording_into_a_read_only_place_is_an_error() {
+    let _serial = serial();
     let t = tempfile::tempdir().unwrap();
     let file = t.path().join("a-file");
     std::fs::write(&file, "").unwrap();
@@ -359,6 +373,7 @@ fn child_record_fails() {
 /// line whole.
 #[test]
 fn concurrent_recorders_never_interleave() {
+    let _serial = serial();
     let t = tempfile::tempdir().unwrap();
     let list = t.path().join("kernels.list");
     let children: Vec<_> = (0..4)
@@ -401,6 +416,7 @@ fn child_appends() {
 
 #[test]
 fn precompile_readies_raw_kernels_and_lists() {
+    let _serial = serial();
     require_gpu!();
     let k = cuprum::RawKernel::new(
         "extern \"C\" __global__ void pre_fill(int* x) { x[threadIdx.x] = 5; }",
@@ -429,6 +445,7 @@ fn precompile_readies_raw_kernels_and_lists() {
 
 #[test]
 fn cache_export_import_moves_entries() {
+    let _serial = serial();
     require_nvrtc!();
     let t = tempfile::tempdir().unwrap();
     let a = cuprum::compile::KernelCache::new(Some(t.path().join("a")));
@@ -482,18 +499,18 @@ fn cache_export_import_moves_entries() {
 /// NVRTC compile.
 #[test]
 fn bundled_kernel_launches_on_the_gpu() {
+    let _serial = serial();
     require_cuda!();
     require_nvrtc!();
     let dev = cuprum::Device::get(0).unwrap();
     let (major, minor) = dev.compute_capability();
     let arch = major * 10 + minor;
-    let src = plain("gpu launch");
-    let opts = CompileOptions::new().option("-DN=3");
-    let rec = KernelRecord::new(&src, &opts);
-    let bytes = bundle::build(&[rec], &[arch], &|_| {}).unwrap();
+    let k = cuprum::RawKernel::new(plain("gpu launch"), "add_n").option("-DN=3");
+    // the records precompile would compile are exactly what the launch compiles
+    let recs = cuprum::compile::Precompile::kernels(&k);
+    let bytes = bundle::build(&recs, &[arch], &|_| {}).unwrap();
     bundle::register(Box::leak(bytes.into_boxed_slice())).unwrap();
     let before = cuprum::internal::nvrtc_compiles();
-    let k = cuprum::RawKernel::new(src, "add_n").options(opts);
     let x = cuprum::Array::from_slice(&[1.0f32, 2.0, 3.0], &[3]).unwrap();
     k.launch(1, 32, (&x, 3i32)).unwrap();
     assert_eq!(x.to_vec::<f32>().unwrap(), vec![4.0, 5.0, 6.0]);
