@@ -126,8 +126,15 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<(), Box<dyn std::error::Error
     let mut tmp = tempfile::NamedTempFile::new_in(dir)
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     std::io::Write::write_all(&mut tmp, bytes)?;
-    tmp.persist(path)
+    let file = tmp
+        .persist(path)
         .map_err(|e| format!("cannot write {}: {}", path.display(), e.error))?;
+    // A bundle is an artifact to ship, not a secret: readable by all, like a binary.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        file.set_permissions(std::fs::Permissions::from_mode(0o644))?;
+    }
     Ok(())
 }
 
