@@ -24,6 +24,11 @@
 //! kernel and how to add it (record, then build). A kernel the bundle holds only for other
 //! architectures is the same error, listing the targets it holds.
 //!
+//! A kernel is whatever the program compiled: record with the build that ships (a debug
+//! build's `#[cuprum::kernel]` instances are the checked variant, `-DCUPRUM_JIT_CHECKED=1`;
+//! a release build's are not), and rebuild the bundle when cuprum's bundled headers change
+//! (their text is part of the key).
+//!
 //! The host device does not use bundles: its kernels are shared objects built by the
 //! system's C++ compiler (`compile/host/`), cached on disk as before.
 
