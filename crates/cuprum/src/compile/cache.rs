@@ -4,7 +4,7 @@
 //! Key = blake3 of: the cache format version, the NVRTC identity (library file, size, mtime
 //! — any version or build change changes it), the target architecture, the source, every
 //! compile option (flags, include paths, C++ standard, program name), the in-memory headers
-//! and the text of every bundled cuprum header, the name expressions, and — only for a
+//! and a digest of every bundled cuprum header's text, the name expressions, and — only for a
 //! source that includes a CUDA header — the CUDA include folders with their identity files
 //! (size and modification time; a reinstall changes them). Compiler output is never part of
 //! the key.
@@ -55,8 +55,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// Bumped whenever the entry layout or the key recipe changes (2: the checksum is keyed
-/// with the entry's cache key).
-pub const CACHE_FORMAT_VERSION: u32 = 2;
+/// with the entry's cache key; 3: the bundled headers enter the key as one digest).
+pub const CACHE_FORMAT_VERSION: u32 = 3;
 const MAGIC: &[u8; 8] = b"CUPRUMK\0";
 
 /// Counters of one cache in this process.
@@ -401,8 +401,8 @@ fn field(h: &mut blake3::Hasher, tag: &str, bytes: &[u8]) {
 
 /// The fields of a key that describe the kernel itself, shared by the cache key and the
 /// bundle key: the source, every compile option (C++ standard, program name, flags,
-/// include paths), the in-memory headers, the text of every bundled cuprum header, and the
-/// name expressions.
+/// include paths), the in-memory headers, the bundled cuprum headers (a digest of their
+/// names and texts), and the name expressions.
 fn kernel_fields(h: &mut blake3::Hasher, source: &str, opts: &CompileOptions) {
     field(h, "source", source.as_bytes());
     field(h, "std", opts.std.as_bytes());
@@ -417,13 +417,24 @@ fn kernel_fields(h: &mut blake3::Hasher, source: &str, opts: &CompileOptions) {
         field(h, "hname", n.as_bytes());
         field(h, "htext", t.as_bytes());
     }
-    for (n, t) in BUNDLED {
-        field(h, "bname", n.as_bytes());
-        field(h, "btext", t.as_bytes());
-    }
+    field(h, "bundled", bundled_digest());
     for e in &opts.name_expressions {
         field(h, "nexpr", e.as_bytes());
     }
+}
+
+/// blake3 of every bundled cuprum header (name and text), computed once per process: the
+/// ~80 KB of text would otherwise be hashed again for every key.
+fn bundled_digest() -> &'static [u8; 32] {
+    static D: OnceLock<[u8; 32]> = OnceLock::new();
+    D.get_or_init(|| {
+        let mut h = blake3::Hasher::new();
+        for (n, t) in BUNDLED {
+            field(&mut h, "bname", n.as_bytes());
+            field(&mut h, "btext", t.as_bytes());
+        }
+        *h.finalize().as_bytes()
+    })
 }
 
 /// The bundle key of a kernel: the cache key without the NVRTC identity, the CUDA
