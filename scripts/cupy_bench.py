@@ -439,6 +439,13 @@ def cumsum(b):
     b.run_ew("cumsum100M_f32", cp.cumsum, rand(ROUTINE_N))
 
 
+@workload("cumsum_10Kx10K_f32_axis1", "cumsum_10Kx10K_f32_axis0")
+def cumsum2d(b):
+    x = rand((10000, 10000))
+    b.run_ew("cumsum_10Kx10K_f32_axis1", lambda a: cp.cumsum(a, axis=1), x)
+    b.run_ew("cumsum_10Kx10K_f32_axis0", lambda a: cp.cumsum(a, axis=0), x)
+
+
 @workload("sort100M_f32", "argsort10M_f32")
 def sorts(b):
     if b.want("sort100M_f32"):

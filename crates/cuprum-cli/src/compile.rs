@@ -1,10 +1,14 @@
 //! `cuprum compile FILE.cu`: compile through the kernel cache (no GPU needed) and print each
 //! kernel's registers, shared, local and constant memory — or the readable compile error.
+//! `--profile`: one uncached compile's breakdown instead (`cuprum::compile::profile_compile`),
+//! then the module load (with a GPU) and a disk hit through a temporary cache.
 
 use clap::Args;
-use cuprum::compile::{CompileOptions, KernelCache, resource_usage};
+use cuprum::compile::{CompileOptions, KernelCache, profile_compile, resource_usage};
+use cuprum::runtime::Module;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
 #[derive(Args)]
 pub struct CompileArgs {
@@ -25,6 +29,10 @@ pub struct CompileArgs {
     /// `compute_90` (PTX); default: GPU 0's architecture, else sm_90.
     #[arg(long)]
     arch: Option<String>,
+    /// Where a cold compile's time goes: key hashing, NVRTC's calls and phases, the
+    /// headers parsed, the module load (with a GPU) and a disk hit (no cache is touched).
+    #[arg(long)]
+    profile: bool,
 }
 
 /// `sm_90`, `sm_90a`, `sm_100f`, `compute_90`: the shape of a target (NVRTC then says
@@ -68,13 +76,14 @@ pub fn run(args: &CompileArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         },
         None => (cuprum::Device::get(0).map_or(90, |d| d.arch()), None),
     };
-    let mut opts = CompileOptions::new()
-        .program_name(
-            args.file
-                .file_name()
-                .map_or("kernel.cu".into(), |n| n.to_string_lossy().into_owned()),
-        )
-        .option("-Xptxas=-v");
+    let mut opts = CompileOptions::new().program_name(
+        args.file
+            .file_name()
+            .map_or("kernel.cu".into(), |n| n.to_string_lossy().into_owned()),
+    );
+    if !args.profile {
+        opts = opts.option("-Xptxas=-v");
+    }
     if let Some(dir) = args.file.parent().filter(|d| !d.as_os_str().is_empty()) {
         opts = opts.include_path(dir);
     }
@@ -86,6 +95,9 @@ pub fn run(args: &CompileArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     }
     for e in &args.name_exprs {
         opts = opts.name_expression(e.clone());
+    }
+    if args.profile {
+        return profile(args, &source, &opts, arch);
     }
     let cache = KernelCache::global()?;
     let t = std::time::Instant::now();
@@ -146,5 +158,116 @@ pub fn run(args: &CompileArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
             );
         }
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// `--profile`: the breakdown of one uncached compile, the module load, a disk hit.
+fn profile(
+    args: &CompileArgs,
+    source: &str,
+    opts: &CompileOptions,
+    arch: u32,
+) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    // NVRTC's one-time start (its first program) is measured apart, on a trivial
+    // program, so the breakdown below is a cold compile with NVRTC warm (the bench rows').
+    let nv = cuprum::compile::nvrtc()?;
+    let t = Instant::now();
+    let warm = cuprum::compile::KernelCache::new(None).compile(
+        "extern \"C\" __global__ void cuprum_profile_warm_up() {}\n",
+        &CompileOptions::new(),
+        arch,
+    );
+    let first = t.elapsed();
+    if let Err(e) = warm {
+        eprintln!("{e}");
+        return Ok(ExitCode::FAILURE);
+    }
+    let p = match profile_compile(source, opts, arch) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    out!(
+        "{}: {} ({} bytes) with NVRTC {}.{}; flags: {}",
+        args.file.display(),
+        if p.is_cubin { "cubin" } else { "PTX" },
+        p.image_bytes,
+        nv.version().0,
+        nv.version().1,
+        p.flags.join(" ")
+    );
+    out!(
+        "  {:<34} {:>9.3} ms",
+        "first program (empty; once)",
+        ms(first)
+    );
+    out!("  then this source, NVRTC warm:");
+    out!("  {:<34} {:>9.3} ms", "cache key (blake3)", ms(p.key_hash));
+    out!(
+        "  {:<34} {:>9.3} ms",
+        "nvrtcCreateProgram",
+        ms(p.steps.create)
+    );
+    out!(
+        "  {:<34} {:>9.3} ms",
+        "nvrtcCompileProgram",
+        ms(p.steps.compile)
+    );
+    for (phase, t) in &p.phases {
+        out!("    {:<32} {:>9.3} ms (NVRTC --time)", phase, t);
+    }
+    out!(
+        "  {:<34} {:>9.3} ms",
+        "log + image + names, destroy",
+        ms(p.steps.fetch)
+    );
+    let (bytes, lines) = p.bundled_total();
+    out!(
+        "  cuprum headers parsed: {} ({bytes} bytes, {lines} lines){}{}",
+        p.bundled_headers.len(),
+        if p.cuda_headers {
+            "; and CUDA toolkit headers (-I)"
+        } else {
+            ""
+        },
+        if p.minimal { "; --minimal" } else { "" }
+    );
+    for (n, b, l) in p.bundled_headers.iter().chain(&p.memory_headers) {
+        out!("    {n:<32} {b:>7} bytes {l:>5} lines");
+    }
+    match cuprum::Device::get(0).ok().filter(|d| !d.is_host()) {
+        Some(dev) => {
+            let img = cuprum::compile::KernelCache::new(None).compile(source, opts, arch)?;
+            let t = Instant::now();
+            Module::load(dev, &img.image)?;
+            out!(
+                "  {:<34} {:>9.3} ms",
+                "module load (cuModuleLoadData)",
+                ms(t.elapsed())
+            );
+        }
+        None => out!("  module load: no GPU here"),
+    }
+    let dir = tempfile::tempdir()?;
+    KernelCache::new(Some(dir.path().to_path_buf())).compile(source, opts, arch)?;
+    let mut hits: Vec<Duration> = (0..9)
+        .map(|_| {
+            let c = KernelCache::new(Some(dir.path().to_path_buf()));
+            let t = Instant::now();
+            c.compile(source, opts, arch).map(|_| t.elapsed())
+        })
+        .collect::<cuprum::Result<_>>()?;
+    hits.sort();
+    out!(
+        "  {:<34} {:>9.3} ms (median of 9; a new KernelCache, this process)",
+        "disk hit (key, read, checksum)",
+        ms(hits[hits.len() / 2])
+    );
     Ok(ExitCode::SUCCESS)
 }

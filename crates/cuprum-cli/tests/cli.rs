@@ -352,6 +352,41 @@ fn compile_rejects_a_malformed_arch() {
 }
 
 #[test]
+fn compile_profile_breaks_a_cold_compile_down_and_leaves_the_cache_alone() {
+    require_nvrtc!();
+    let t = tmp();
+    let cache = t.path().join("kernels");
+    let file = t.path().join("p.cu");
+    std::fs::write(
+        &file,
+        "#include <cuprum/all.cuh>\nextern \"C\" __global__ void k(float* x) { x[0] = 2.0f; }\n",
+    )
+    .unwrap();
+    let r = run(cuprum(&cache)
+        .arg("compile")
+        .arg(&file)
+        .args(["--profile", "--arch", "sm_90"]));
+    assert!(r.ok, "{r}");
+    for want in [
+        "cubin",
+        "--minimal",
+        "cache key (blake3)",
+        "nvrtcCompileProgram",
+        "CUDA C++ Frontend",
+        "PTX Translation",
+        "cuprum headers parsed: 7",
+        "cuprum/complex.cuh",
+        "disk hit",
+    ] {
+        assert!(r.stdout.contains(want), "missing {want:?}: {r}");
+    }
+    assert!(
+        entry_files(&cache).is_empty(),
+        "--profile wrote to the cache: {r}"
+    );
+}
+
+#[test]
 fn racing_processes_write_one_entry() {
     require_nvrtc!();
     let t = tmp();

@@ -63,6 +63,8 @@ pub mod ops;
 #[doc = include_str!("../../../docs/for-cupy-users.md")]
 pub mod guide {}
 pub mod profiler;
+#[cfg(feature = "python")]
+pub mod python;
 pub mod random;
 pub mod runtime;
 
@@ -181,6 +183,7 @@ pub use compile::{CompileOptions, clear_memo, compile_with_cache, precompile, se
 /// a disagreement is a compile error at the `let` that says to annotate it.
 pub use cuprum_macros::kernel;
 
+pub use array::dlpack;
 /// `#[cuprum::device]`: a Rust function kernels can call (a `__device__` function in the
 /// generated C++) that stays an ordinary Rust function, callable and testable on the host.
 ///
@@ -246,4 +249,5 @@ pub mod internal {
     pub use crate::ops::elementwise_sample_sources as ops_sample_sources;
     pub use crate::ops::reduction_sample_sources as ops_reduction_sample_sources;
     pub use crate::ops::routine_sample_sources;
+    pub use crate::runtime::pending_foreign as foreign_releases_pending;
 }

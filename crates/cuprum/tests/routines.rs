@@ -319,6 +319,17 @@ fn cumsum_of_every_dtype_over_every_axis() {
         for axis in [None, Some(0), Some(1), Some(-1)] {
             check_cum(&x, &vals, axis, false, &format!("cumsum {d} axis {axis:?}"));
         }
+        // the leading axis over several tiles along it, a partial block of columns
+        let shape = [301usize, 40];
+        let vals = rand_vals(&mut rng, d, 301 * 40, 200, false);
+        let x = dev_exact(&vals, &shape, d);
+        check_cum(
+            &x,
+            &vals,
+            Some(0),
+            false,
+            &format!("cumsum {d} {shape:?} axis 0"),
+        );
     }
 }
 
@@ -379,6 +390,10 @@ fn cumsum_of_rows_long_short_and_columns() {
         (vec![3000, 5], 0),             // few columns: moved last
         (vec![100, 20000], 0),          // many columns: the column kernel
         (vec![4, 33, 129], 1),          // a middle axis
+        (vec![1000, 37], 0),            // many tiles along the axis, 37 columns
+        (vec![3, 700, 45], 1),          // column blocks across the outer index
+        (vec![2049, 64], 0),            // one past a tile boundary
+        (vec![5, 4096, 33], 1),
         (vec![2, 3, 4], 2),
     ] {
         let n: usize = shape.iter().product();

@@ -19,6 +19,8 @@ pub enum Target {
     GpuUs(f64),
     /// Host ms at most this (the compile cases).
     HostMs(f64),
+    /// Host µs at most this (host-overhead rows that launch nothing, e.g. DLPack).
+    HostUs(f64),
     /// GPU time at most `factor` × CuPy's GPU time of the named row (this row's name when
     /// `None`): decidable with `--vs-cupy` only.
     VsCupy(f64, Option<&'static str>),
@@ -141,6 +143,7 @@ impl Target {
             },
             Target::GpuUs(limit) => Verdict::bound(gpu, limit, false, " µs"),
             Target::HostMs(limit) => Verdict::bound(m.times.cpu_us / 1e3, limit, false, " ms"),
+            Target::HostUs(limit) => Verdict::bound(m.times.cpu_us, limit, false, " µs"),
             Target::VsCupy(factor, of) => {
                 let of = of.unwrap_or(name);
                 match &cx.cupy {
@@ -257,6 +260,7 @@ impl fmt::Display for Target {
             Target::HostOverFloor(d) => write!(f, "cpu ≤ floor + {d} µs"),
             Target::GpuUs(l) => write!(f, "gpu ≤ {l} µs"),
             Target::HostMs(l) => write!(f, "cpu ≤ {l} ms"),
+            Target::HostUs(l) => write!(f, "cpu ≤ {l} µs"),
             Target::VsCupy(x, None) => write!(f, "gpu ≤ {x} × CuPy"),
             Target::VsCupy(x, Some(of)) => write!(f, "gpu ≤ {x} × CuPy {of}"),
             Target::VsOurs(x, of) => write!(f, "gpu ≤ {x} × our {of}"),
@@ -329,6 +333,10 @@ mod tests {
         assert_eq!(t.judge("x", &m, &cx).status, Status::Missed);
         assert!(t.needs_floor());
         assert_eq!(Target::HostMs(45.0).judge("x", &m, &cx).status, Status::Met);
+        assert_eq!(
+            Target::HostUs(1.0).judge("x", &m, &cx).status,
+            Status::Missed
+        );
     }
 
     #[test]

@@ -99,28 +99,42 @@ pub const WORKLOADS: &[Workload] = &[
         Info("no target"),
     ),
     w(
+        "dlpack_roundtrip_host_us",
+        "Array::to_dlpack + into_raw_versioned, then from_raw_versioned + Array::from_dlpack \
+         of 4 float32 (zero-copy), dropped",
+        dlpack_roundtrip,
+        HostUs(1.0),
+    ),
+    w(
+        "dlpack_import_foreign_host_us",
+        "Array::from_dlpack of a producer's (not cuprum's) versioned tensor of 4 float32, \
+         dropped: the foreign buffer, its pointer check and its stream-ordered release",
+        dlpack_import_foreign,
+        HostUs(4.0),
+    ),
+    w(
         "compile_cold_elementwise",
         "compile + load of a new small kernel, NVRTC already loaded",
         compile_cold,
-        HostMs(45.0),
+        HostMs(8.0),
     ),
     w(
         "compile_cold_reduction",
         "compile + load of a new sum-of-squares ReductionKernel source, NVRTC loaded",
         compile_cold_reduction,
-        HostMs(60.0),
+        HostMs(12.0),
     ),
     w(
         "compile_first_in_process",
         "first compile of a fresh process, NVRTC load included",
         compile_first,
-        HostMs(80.0),
+        HostMs(25.0),
     ),
     w(
         "compile_disk_hit",
         "first call of a fresh process with the kernel on disk",
         compile_disk_hit,
-        HostMs(0.2),
+        HostMs(0.12),
     ),
     w(
         "compile_disk_hit_lookup",
@@ -259,7 +273,7 @@ pub const WORKLOADS: &[Workload] = &[
         "compile_cold_jit",
         "first launch of a new kernel written in Rust: compile + load (apply_activation with its device functions), NVRTC loaded",
         compile_cold_jit,
-        HostMs(45.0),
+        HostMs(12.0),
     ),
     w(
         "matmul_naive_1024x1024x512",
@@ -313,7 +327,7 @@ pub const WORKLOADS: &[Workload] = &[
         "fuse_compile_cold",
         "fuse: first call of a new fused function, NVRTC loaded, empty cache (fresh processes)",
         fuse_cases::compile_cold,
-        HostMs(45.0),
+        HostMs(20.0),
     ),
     w(
         "mse10M_f64_ReductionKernel",
@@ -424,6 +438,19 @@ pub const WORKLOADS: &[Workload] = &[
         "cumsum100M_f32",
         "ops::cumsum of 1e8 float32 (one-pass decoupled look-back scan)",
         cumsum100m,
+        PctOfCopy(80.0),
+    ),
+    w(
+        "cumsum_10Kx10K_f32_axis1",
+        "ops::cumsum of a (10000, 10000) float32 array along its rows (segments of one scan)",
+        cumsum2d_axis1,
+        PctOfCopy(85.0),
+    ),
+    w(
+        "cumsum_10Kx10K_f32_axis0",
+        "ops::cumsum of a (10000, 10000) float32 array down its columns (32-column tiles, \
+         look-back along the axis)",
+        cumsum2d_axis0,
         PctOfCopy(80.0),
     ),
     w(
@@ -677,6 +704,44 @@ fn alloc_empty(o: &BenchmarkOptions) -> R<Timed> {
     let r = benchmark(
         "alloc_empty_1M_f32",
         || Array::empty(&[1_000_000], DType::F32).map(drop),
+        o,
+    )?;
+    Ok((r, 0))
+}
+
+fn dlpack_roundtrip(o: &BenchmarkOptions) -> R<Timed> {
+    use cuprum::dlpack::{DlpackTensor, ExportOptions};
+    let a = Array::zeros(&[4], DType::F32)?;
+    let opts = ExportOptions::default();
+    let r = benchmark(
+        "dlpack_roundtrip_host_us",
+        || {
+            let p = a.to_dlpack(&opts)?.into_raw_versioned()?;
+            // SAFETY: `p` came from `into_raw_versioned` just now and is consumed once.
+            let t = unsafe { DlpackTensor::from_raw_versioned(p) }?;
+            Array::from_dlpack(t).map(drop)
+        },
+        o,
+    )?;
+    Ok((r, 0))
+}
+
+fn dlpack_import_foreign(o: &BenchmarkOptions) -> R<Timed> {
+    use cuprum::dlpack::{DlpackTensor, ExportOptions};
+    let a = Array::zeros(&[4], DType::F32)?;
+    let r = benchmark(
+        "dlpack_import_foreign_host_us",
+        || {
+            // A legacy tensor wrapped in a versioned one: not cuprum's own export, so the
+            // import takes the foreign path (what a PyTorch or CuPy tensor takes).
+            let p = a.to_dlpack(&ExportOptions::default())?.into_raw_legacy()?;
+            // SAFETY: `p` came from `into_raw_legacy` just now and is consumed once.
+            let legacy = unsafe { DlpackTensor::from_raw_legacy(p) }?;
+            let p = legacy.into_raw_versioned()?;
+            // SAFETY: as above.
+            let t = unsafe { DlpackTensor::from_raw_versioned(p) }?;
+            Array::from_dlpack(t).map(drop)
+        },
         o,
     )?;
     Ok((r, 0))
@@ -968,6 +1033,21 @@ fn cumsum100m(o: &BenchmarkOptions) -> R<Timed> {
     let x = rand(&[EW_N], DType::F32)?;
     let r = warm_bench(o, "cumsum100M_f32", || ops::cumsum(&x, None).map(drop))?;
     Ok((r, 8 * EW_N as u64))
+}
+
+/// `cumsum` of a (10000, 10000) float32 array over `axis`.
+fn cumsum2d(o: &BenchmarkOptions, name: &str, axis: isize) -> R<Timed> {
+    let x = rand(&[10_000, 10_000], DType::F32)?;
+    let r = warm_bench(o, name, || ops::cumsum(&x, Some(axis)).map(drop))?;
+    Ok((r, 8 * 100_000_000))
+}
+
+fn cumsum2d_axis1(o: &BenchmarkOptions) -> R<Timed> {
+    cumsum2d(o, "cumsum_10Kx10K_f32_axis1", 1)
+}
+
+fn cumsum2d_axis0(o: &BenchmarkOptions) -> R<Timed> {
+    cumsum2d(o, "cumsum_10Kx10K_f32_axis0", 0)
 }
 
 fn sort100m(o: &BenchmarkOptions) -> R<Timed> {

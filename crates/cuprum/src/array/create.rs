@@ -145,6 +145,7 @@ impl Array {
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     pub fn fill(&self, value: impl Into<Scalar>) -> Result<()> {
+        self.check_writeable("fill")?;
         let v = value.into().cast(self.dtype)?;
         let (bytes, n) = v.to_bytes();
         kernels::fill(self, &bytes[..n], &Stream::for_device(self.device())?)

@@ -32,6 +32,9 @@ pub struct Array {
     pub(crate) shape: Shape,
     pub(crate) strides: Strides,
     pub(crate) offset: usize,
+    /// Writes through this view are refused (an imported read-only DLPack tensor, and every
+    /// view of it): NumPy's `flags.writeable == False`.
+    pub(crate) read_only: bool,
 }
 
 impl Array {
@@ -125,6 +128,7 @@ impl Array {
             shape,
             strides,
             offset: 0,
+            read_only: false,
         }
     }
 
@@ -136,6 +140,34 @@ impl Array {
             shape,
             strides,
             offset,
+            read_only: self.read_only,
         }
+    }
+
+    /// Whether writes through this array are allowed (NumPy's `flags.writeable`): false for
+    /// an imported read-only DLPack tensor and every view of it.
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// let a = cuprum::Array::zeros(&[4], cuprum::DType::F32)?;
+    /// assert!(a.is_writeable());
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn is_writeable(&self) -> bool {
+        !self.read_only
+    }
+
+    /// Refuses a write through a read-only array, naming the operation that would write.
+    pub(crate) fn check_writeable(&self, operation: &str) -> crate::error::Result<()> {
+        if self.read_only {
+            crate::error::bail!(
+                InvalidArgument,
+                "{operation} writes to a read-only array (shape {}, {}; imported from a \
+                 read-only DLPack tensor): expected a writeable array",
+                crate::shape::format_shape(&self.shape),
+                self.dtype.name()
+            );
+        }
+        Ok(())
     }
 }

@@ -4,6 +4,7 @@
 mod create;
 mod device_array;
 mod display;
+pub mod dlpack;
 pub(crate) mod dtype;
 mod graph_arrays;
 pub(crate) mod kernels;

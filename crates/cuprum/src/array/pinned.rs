@@ -352,6 +352,7 @@ impl Array {
         buf: PinnedBuffer<T>,
         stream: &Stream,
     ) -> Result<HostCopy<T>> {
+        self.check_writeable("copy_from_host_async")?;
         self.check_host_copy::<T>("copy_from_host_async", buf.len(), stream)?;
         let staged = if self.is_c_contiguous() {
             None

@@ -95,6 +95,7 @@ impl Array {
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     pub fn copy_from_slice<T: Element>(&self, data: &[T]) -> Result<()> {
+        self.check_writeable("copy_from_slice")?;
         self.check_dtype::<T>("copy_from_slice")?;
         if data.len() != self.size() {
             bail!(
@@ -130,6 +131,7 @@ impl Array {
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     pub fn assign(&self, src: &Array) -> Result<()> {
+        self.check_writeable("assign")?;
         if src.dtype != self.dtype {
             bail!(
                 DType,

@@ -4,10 +4,17 @@
 //! Key = blake3 of: the cache format version, the NVRTC identity (library file, size, mtime
 //! — any version or build change changes it), the target architecture, the source, every
 //! compile option (flags, include paths, C++ standard, program name), the in-memory headers
+<<<<<<< HEAD
 //! and a digest of every bundled cuprum header's text, the name expressions, and — only for a
 //! source that includes a CUDA header — the CUDA include folders with their identity files
 //! (size and modification time; a reinstall changes them). Compiler output is never part of
 //! the key.
+=======
+//! and a digest of the bundled cuprum headers (hashed once per process), the name
+//! expressions, and — only for a source that includes a CUDA header — the CUDA include
+//! folders with their identity files (size and modification time; a reinstall changes
+//! them). Compiler output is never part of the key.
+>>>>>>> main
 //!
 //! The NVRTC identity is taken without loading NVRTC: loading it costs about 10 ms, which
 //! would dwarf a disk hit, so the key uses the library file discovery would load (path,
@@ -44,7 +51,6 @@
 //! of a failed compile to stderr). Booleans accept 1/0/true/false only.
 
 use super::env::env_bool;
-use super::headers::BUNDLED;
 use super::nvrtc::{CompiledImage, identity};
 use super::options::CompileOptions;
 use crate::error::{Error, ErrorKind, Result};
@@ -231,10 +237,38 @@ impl KernelCache {
     /// The cache key of a compile (hex of it names the entry file).
     pub fn key(source: &str, opts: &CompileOptions, arch: u32) -> [u8; 32] {
         let mut h = blake3::Hasher::new();
+<<<<<<< HEAD
         field(&mut h, "format", &CACHE_FORMAT_VERSION.to_le_bytes());
         field(&mut h, "nvrtc", identity().as_bytes());
         field(&mut h, "arch", &arch.to_le_bytes());
         kernel_fields(&mut h, source, opts);
+=======
+        let mut field = |tag: &str, bytes: &[u8]| {
+            h.update(tag.as_bytes());
+            h.update(&(bytes.len() as u64).to_le_bytes());
+            h.update(bytes);
+        };
+        field("format", &CACHE_FORMAT_VERSION.to_le_bytes());
+        field("nvrtc", identity().as_bytes());
+        field("arch", &arch.to_le_bytes());
+        field("source", source.as_bytes());
+        field("std", opts.std.as_bytes());
+        field("name", opts.program_name.as_bytes());
+        for o in &opts.options {
+            field("opt", o.as_bytes());
+        }
+        for p in &opts.include_paths {
+            field("inc", p.to_string_lossy().as_bytes());
+        }
+        for (n, t) in &opts.headers {
+            field("hname", n.as_bytes());
+            field("htext", t.as_bytes());
+        }
+        field("bundled", super::headers::bundled_digest());
+        for e in &opts.name_expressions {
+            field("nexpr", e.as_bytes());
+        }
+>>>>>>> main
         if let Some(id) = super::program::cuda_headers_identity(source, opts) {
             field(&mut h, "cuda-headers", id.as_bytes());
         }

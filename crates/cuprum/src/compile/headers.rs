@@ -63,6 +63,72 @@ pub const BUNDLED: &[(&str, &str)] = &[
     ),
 ];
 
+/// blake3 of every bundled header's name and text, computed at build time (`build.rs`;
+/// the tests' `digest_of` hashes the same way): the kernel cache's key takes this digest
+/// instead of hashing the headers' text, and a fresh process's first lookup touches none
+/// of it (hashing it there cost ~40 µs of a 150–200 µs first key).
+pub(crate) fn bundled_digest() -> &'static [u8; 32] {
+    const DIGEST: [u8; 32] = include!(concat!(env!("OUT_DIR"), "/bundled_digest.rs"));
+    &DIGEST
+}
+
+#[cfg(test)]
+/// blake3 of `(name, text)` pairs, each part length-prefixed (no two lists collide by
+/// moving bytes between a name and a text).
+fn digest_of(headers: &[(&str, &str)]) -> [u8; 32] {
+    let mut h = blake3::Hasher::new();
+    for (n, t) in headers {
+        for part in [n.as_bytes(), t.as_bytes()] {
+            h.update(&(part.len() as u64).to_le_bytes());
+            h.update(part);
+        }
+    }
+    *h.finalize().as_bytes()
+}
+
+/// The bundled headers a compile of `source` parses: those it includes, and those they
+/// include in turn (each once, in first-include order), as `(name, text)`. Headers given in
+/// memory shadow nothing here (they are listed by the profile separately).
+pub(crate) fn bundled_included(source: &str) -> Vec<(&'static str, &'static str)> {
+    let mut out: Vec<(&'static str, &'static str)> = Vec::new();
+    let mut todo: Vec<&str> = includes(source).collect();
+    todo.reverse();
+    while let Some(name) = todo.pop() {
+        let Some(&(n, t)) = BUNDLED.iter().find(|(n, _)| *n == name) else {
+            continue;
+        };
+        if out.iter().any(|(seen, _)| *seen == n) {
+            continue;
+        }
+        out.push((n, t));
+        let mut inner: Vec<&str> = includes(t).collect();
+        inner.reverse();
+        todo.extend(inner);
+    }
+    out
+}
+
+/// True when NVRTC's `--minimal` may compile `source` (with its in-memory `headers`):
+/// nothing beyond cuprum's bundled headers is included, and no identifier names what
+/// `--minimal` leaves out — texture and surface functions and types (`tex*`, `surf*`),
+/// the CUDA runtime's functions, types and macros (`cuda*`), device-side launches
+/// (`<<<`). A conservative scan: a false "no" only costs the saving; a compile that fails
+/// with `--minimal` anyway is retried without it (program.rs).
+pub(crate) fn minimal_ok(source: &str, headers: &[(String, String)]) -> bool {
+    if needs_cuda_headers(source, headers) {
+        return false;
+    }
+    let clean = |text: &str| {
+        !text.contains("<<<")
+            && !text
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .any(|w| w.starts_with("cuda") || w.starts_with("tex") || w.starts_with("surf"))
+    };
+    std::iter::once(source)
+        .chain(headers.iter().map(|(_, t)| t.as_str()))
+        .all(clean)
+}
+
 /// The names a source `#include`s (`<...>` or `"..."`), in order, from its preprocessor
 /// lines (a directive in a comment or an `#if 0` counts too: the answer may only err
 /// towards passing the CUDA include folders).
@@ -199,6 +265,66 @@ mod tests {
             "#include <math_constants.h>".to_string(),
         )];
         assert!(needs_cuda_headers("#include \"my.h\"\n", &nested));
+    }
+
+    #[test]
+    fn minimal_is_kept_for_sources_that_need_what_it_omits() {
+        let generated =
+            "#include <cuprum/all.cuh>\nextern \"C\" __global__ void k(float* x) { x[0] = 1.0f; }";
+        assert!(minimal_ok(generated, &[]));
+        assert!(minimal_ok("// the context\n__global__ void k() {}", &[]));
+        for src in [
+            "__global__ void k(cudaTextureObject_t t, float* o) { o[0] = tex1Dfetch<float>(t, 0); }",
+            "__global__ void k(float* o) { surf2Dwrite(o[0], 0, 0, 0); }",
+            "__global__ void c() {}\n__global__ void k() { c<<<1, 1>>>(); }",
+            "__global__ void k() { cudaDeviceSynchronize(); }",
+            "#include <cuda_fp16.h>\n__global__ void k() {}",
+        ] {
+            assert!(!minimal_ok(src, &[]), "{src}");
+        }
+        let h = vec![("t.h".to_string(), "texture<float> t;".to_string())];
+        assert!(!minimal_ok("#include \"t.h\"\n__global__ void k() {}", &h));
+    }
+
+    #[test]
+    fn included_bundled_headers_are_followed_transitively_once() {
+        let names = |src: &str| -> Vec<&str> {
+            bundled_included(src).into_iter().map(|(n, _)| n).collect()
+        };
+        assert_eq!(
+            names("#include <cuprum/all.cuh>\n#include <cuprum/half.cuh>\n"),
+            [
+                "cuprum/all.cuh",
+                "cuprum/half.cuh",
+                "cuprum/complex.cuh",
+                "cuprum/indexer.cuh",
+                "cuprum/cast.cuh",
+                "cuprum/reduce.cuh",
+                "cuprum/ufunc.cuh"
+            ]
+        );
+        assert_eq!(
+            names("#include <cuprum/jit.cuh>\n"),
+            ["cuprum/jit.cuh", "cuprum/half.cuh"]
+        );
+        assert!(names("#include <cooperative_groups.h>\n").is_empty());
+    }
+
+    #[test]
+    fn the_bundled_digest_changes_with_any_header() {
+        // build.rs hashed the same headers the same way.
+        assert_eq!(*bundled_digest(), digest_of(BUNDLED));
+        for i in 0..BUNDLED.len() {
+            let edited_text = format!("{} ", BUNDLED[i].1);
+            let edited_name = format!("{}x", BUNDLED[i].0);
+            let mut a = BUNDLED.to_vec();
+            a[i].1 = &edited_text;
+            assert_ne!(digest_of(&a), *bundled_digest(), "{}", BUNDLED[i].0);
+            let mut b = BUNDLED.to_vec();
+            b[i].0 = &edited_name;
+            assert_ne!(digest_of(&b), *bundled_digest(), "{}", BUNDLED[i].0);
+        }
+        assert_ne!(digest_of(&[("ab", "c")]), digest_of(&[("a", "bc")]));
     }
 
     #[test]

@@ -19,6 +19,7 @@ use libloading::Library;
 use std::ffi::{CStr, CString, c_char, c_int, c_void};
 use std::path::Path;
 use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 type Prog = *mut c_void;
 type Res = c_int;
@@ -69,6 +70,29 @@ impl std::fmt::Debug for Nvrtc {
             .field("version", &self.version)
             .finish()
     }
+}
+
+/// One compile's inputs, as [`Nvrtc::compile`] takes them.
+#[derive(Clone, Copy)]
+pub(crate) struct Input<'a> {
+    pub source: &'a str,
+    pub name: &'a str,
+    pub options: &'a [String],
+    pub headers: &'a [(&'a str, &'a str)],
+    pub name_expressions: &'a [String],
+}
+
+/// How long the NVRTC calls of one compile took: program creation (with the in-memory
+/// headers), `nvrtcCompileProgram` (front end, NVVM, PTX → cubin), and reading the log,
+/// the image and the lowered names back, then destroying the program.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Steps {
+    /// `nvrtcCreateProgram` (and the strings' conversion before it).
+    pub create: Duration,
+    /// `nvrtcCompileProgram`.
+    pub compile: Duration,
+    /// Reading the log, image and lowered names; destroying the program.
+    pub fetch: Duration,
 }
 
 /// What one compile produced.
@@ -407,6 +431,32 @@ impl Nvrtc {
         name_expressions: &[String],
         want_cubin: bool,
     ) -> Result<CompiledImage> {
+        let mut steps = Steps::default();
+        let input = Input {
+            source,
+            name,
+            options,
+            headers,
+            name_expressions,
+        };
+        self.compile_timed(&input, want_cubin, &mut steps)
+    }
+
+    /// [`compile`](Self::compile), recording how long each NVRTC call took in `steps`.
+    pub(crate) fn compile_timed(
+        &self,
+        input: &Input<'_>,
+        want_cubin: bool,
+        steps: &mut Steps,
+    ) -> Result<CompiledImage> {
+        let Input {
+            source,
+            name,
+            options,
+            headers,
+            name_expressions,
+        } = *input;
+        let start = Instant::now();
         let c = |s: &str, what: &str| {
             CString::new(s).map_err(|_| err!(InvalidArgument, "{what} contains a NUL byte"))
         };
@@ -454,6 +504,7 @@ impl Nvrtc {
             )
         };
         self.check(r, "nvrtcCreateProgram")?;
+        steps.create = start.elapsed();
         let guard = ProgramGuard {
             api: &self.api,
             prog,
@@ -463,9 +514,12 @@ impl Nvrtc {
             let r = unsafe { (self.api.add_name)(guard.prog, e.as_ptr()) };
             self.check(r, "nvrtcAddNameExpression")?;
         }
+        let compiling = Instant::now();
         // SAFETY: the program is live; `copts_p` holds `options.len()` valid C strings.
         let rc =
             unsafe { (self.api.compile)(guard.prog, copts_p.len() as c_int, copts_p.as_ptr()) };
+        steps.compile = compiling.elapsed();
+        let fetching = Instant::now();
         let log = self.read(guard.prog, self.api.log_size, self.api.log)?;
         let log = String::from_utf8_lossy(&log)
             .trim_end_matches('\0')
@@ -500,6 +554,7 @@ impl Nvrtc {
             lowered_names.push((e.clone(), s));
         }
         drop(guard);
+        steps.fetch = fetching.elapsed();
         Ok(CompiledImage {
             image,
             is_cubin: want_cubin,

@@ -640,6 +640,9 @@ impl Communicator {
                 );
             }
         }
+        for r in recv {
+            r.check_writeable(&format!("{what} (a recv array)"))?;
+        }
         let dtype = send[0].dtype();
         let mut count = None;
         let mut ptrs = Vec::with_capacity(local);

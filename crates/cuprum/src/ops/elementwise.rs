@@ -224,7 +224,8 @@ pub(crate) fn dealiased(
 
 /// An error unless `out` can be written element by element: no axis of extent > 1 with
 /// stride 0 (a broadcast view would be written many times).
-pub(crate) fn check_writable(out: &Array) -> Result<()> {
+pub(crate) fn check_writable(out: &Array, operation: &str) -> Result<()> {
+    out.check_writeable(operation)?;
     for (k, (&n, &st)) in out.shape().iter().zip(out.strides()).enumerate() {
         if n > 1 && st == 0 {
             bail!(
@@ -241,7 +242,7 @@ pub(crate) fn check_writable(out: &Array) -> Result<()> {
 /// `same_kind` casting, a writable view, the operands' broadcast shape equal to its shape.
 fn check_out(name: &str, natural: DType, operands: &[Operand<'_>], out: &Array) -> Result<()> {
     check_same_kind(name, natural, out.dtype())?;
-    check_writable(out)?;
+    check_writable(out, &format!("{name} (out=)"))?;
     let mut shapes: SmallVec<[&[usize]; 4]> = operands
         .iter()
         .filter_map(|o| match o {

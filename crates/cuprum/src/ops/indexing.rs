@@ -525,6 +525,7 @@ pub fn put_with(
     values: impl IntoOperand,
     mode: IndexMode,
 ) -> Result<()> {
+    a.check_writeable("put")?;
     if crate::ops::programs::is_elsewhere(a)? {
         return crate::ops::programs::on_device_of(a, move || put_with(a, indices, values, mode));
     }
@@ -604,6 +605,7 @@ pub fn put_with(
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn scatter_add(a: &Array, indices: &Array, values: impl IntoOperand) -> Result<()> {
+    a.check_writeable("scatter_add")?;
     if crate::ops::programs::is_elsewhere(a)? {
         return crate::ops::programs::on_device_of(a, move || scatter_add(a, indices, values));
     }

@@ -45,7 +45,7 @@ enum Fit {
 pub(crate) fn update(sel: &Masked<'_>, op: Option<Op>, value: Operand<'_>) -> Result<()> {
     sel.check()?;
     let (x, m) = (sel.array(), sel.mask());
-    check_writable(x)?;
+    check_writable(x, "a masked assignment (a[mask] = v or a[mask] op= v)")?;
     let xd = x.dtype();
     // The loop of `x op v` (None: a plain conversion of `v`) and the value's parameter dtype.
     let (ol, vd) = match op {

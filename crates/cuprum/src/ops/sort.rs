@@ -744,6 +744,7 @@ impl Array {
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     pub fn sort(&self, axis: Option<isize>) -> Result<()> {
+        self.check_writeable("Array::sort (in place)")?;
         let sorted = sort(self, axis)?;
         match axis {
             Some(_) => self.assign(&sorted),

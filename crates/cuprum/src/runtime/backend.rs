@@ -332,6 +332,13 @@ pub(crate) trait DeviceBackend: Send + Sync + Any {
         stream: RawStream,
     ) -> Result<()>;
 
+    /// Checks that kernels and copies of this device can address `ptr`, the start of
+    /// memory another library allocated and hands to cuprum (an imported DLPack tensor, a
+    /// raw pointer with an owner): a GPU asks the driver (device memory of another GPU or
+    /// an address the driver does not know is an error naming both); the host device
+    /// addresses every host pointer.
+    fn check_foreign(&self, ptr: u64) -> Result<()>;
+
     /// Writes `src` to `dst` synchronously (a module's global, a fault claim word) while no
     /// kernel of this device uses those bytes.
     ///

@@ -43,12 +43,19 @@
 //! holds. `Device::release_pool_memory` makes the same release on demand and restarts the
 //! pool's threshold from what is held.
 //!
+//! **Foreign memory.** A buffer may address memory another library owns (an imported DLPack
+//! tensor, `Array::from_raw_parts`): the backend checks first that the device can address
+//! it (`DeviceBackend::check_foreign`); it follows the same cross-stream rules, but its drop
+//! never frees it nor caches it: its owner is dropped once cuprum's work has run
+//! (`foreign.rs`).
+//!
 //! **Drops never abort.** Once the device has faulted, frees are skipped (the context is
 //! gone); a buffer whose free cannot be ordered after another stream's work is leaked
 //! rather than handed out again.
 
 use super::backend::RawStream;
 use super::device::Device;
+use super::foreign::ForeignOwner;
 use super::pool::{Evicted, Users, size_class};
 use super::stream::{Stream, StreamUse};
 use crate::error::{Error, Result, err};
@@ -179,13 +186,25 @@ pub(crate) struct Buffer {
     stream: Stream,
     /// Other streams work on this buffer was queued on.
     users: Users<StreamUse>,
-    /// Set for memory the buffer does not own (a module's global): keeps the module loaded
-    /// and is never freed here.
-    owner: Option<super::Module>,
+    /// Who owns the memory: cuprum's pool, or someone else (never freed here).
+    owner: Owner,
+}
+
+/// Who owns a buffer's memory.
+enum Owner {
+    /// cuprum: the block goes back to the cache or the backend on drop.
+    Pool,
+    /// A loaded module (a `__device__`/`__constant__` symbol): the buffer keeps the module
+    /// loaded and never frees the memory.
+    Module(#[allow(dead_code)] super::Module),
+    /// Memory another library owns (an imported DLPack tensor, a raw pointer with an
+    /// owner): dropping the owner tells that library the memory is no longer used; cuprum
+    /// never frees it nor hands it to its pool.
+    Foreign(Option<ForeignOwner>),
 }
 
 impl Buffer {
-    fn new(ptr: u64, bytes: usize, stream: &Stream, owner: Option<super::Module>) -> Buffer {
+    fn new(ptr: u64, bytes: usize, stream: &Stream, owner: Owner) -> Buffer {
         Buffer {
             ptr,
             bytes,
@@ -200,7 +219,7 @@ impl Buffer {
         let device = stream.device();
         device.check_fault()?;
         if bytes == 0 {
-            return Ok(Buffer::new(0, 0, stream, None));
+            return Ok(Buffer::new(0, 0, stream, Owner::Pool));
         }
         let Some(class) = size_class(bytes) else {
             return Err(out_of_memory(device, bytes));
@@ -208,7 +227,7 @@ impl Buffer {
         if stream.is_device_default()
             && let Some(ptr) = device.memory().cache().take(class)
         {
-            return Ok(Buffer::new(ptr, class, stream, None));
+            return Ok(Buffer::new(ptr, class, stream, Owner::Pool));
         }
         if super::capture_state::is_capturing(stream.raw().0) {
             // Ordinary memory, allocated outside the graph and ready before the capture goes
@@ -216,10 +235,10 @@ impl Buffer {
             let side = super::capture_state::side(|| Stream::new_on(device))?;
             let ptr = backend_alloc(class, bytes, &side)?;
             side.synchronize()?;
-            return Ok(Buffer::new(ptr, class, stream, None));
+            return Ok(Buffer::new(ptr, class, stream, Owner::Pool));
         }
         let ptr = backend_alloc(class, bytes, stream)?;
-        Ok(Buffer::new(ptr, class, stream, None))
+        Ok(Buffer::new(ptr, class, stream, Owner::Pool))
     }
 
     /// Memory owned by a loaded module (a `__device__`/`__constant__` symbol): the buffer
@@ -230,7 +249,42 @@ impl Buffer {
         stream: &Stream,
         owner: super::Module,
     ) -> Buffer {
-        Buffer::new(ptr, bytes, stream, Some(owner))
+        Buffer::new(ptr, bytes, stream, Owner::Module(owner))
+    }
+
+    /// Memory another library owns, `bytes` long from `ptr`, used from now on as if it had
+    /// been allocated on `stream` (the importing stream: later uses on other streams wait
+    /// for its work). cuprum never frees it: once the last view is gone and every stream
+    /// that used it has been ordered (see `foreign.rs`), `owner` is
+    /// dropped, which tells the other library.
+    ///
+    /// # Safety
+    /// `ptr..ptr + bytes` is memory of `stream`'s device that kernels and copies there can
+    /// read (and write, unless the arrays over it are read-only), and it stays allocated
+    /// until `owner` is dropped.
+    pub(crate) unsafe fn foreign(
+        ptr: u64,
+        bytes: usize,
+        stream: &Stream,
+        owner: ForeignOwner,
+    ) -> Result<Buffer> {
+        let device = stream.device();
+        device.check_fault()?;
+        if bytes != 0 {
+            device.backend().check_foreign(ptr)?;
+        }
+        Ok(Buffer::new(ptr, bytes, stream, Owner::Foreign(Some(owner))))
+    }
+
+    /// Makes later work on `stream` wait for all work queued so far on the streams that
+    /// used this buffer (its own stream and the recorded ones): an event wait per stream,
+    /// never a device synchronisation. The buffer does not record `stream`.
+    pub(crate) fn order_before(&self, stream: &Stream) -> Result<()> {
+        stream.wait_for(&self.stream)?;
+        for u in self.users.snapshot() {
+            stream.wait_for_use(&u)?;
+        }
+        Ok(())
     }
 
     /// The address, for work queued on `stream`. Every internal path that hands the buffer
@@ -305,7 +359,16 @@ impl Buffer {
 
 impl Drop for Buffer {
     fn drop(&mut self) {
-        if self.bytes == 0 || self.owner.is_some() {
+        match &mut self.owner {
+            Owner::Pool => {}
+            Owner::Module(_) => return,
+            Owner::Foreign(owner) => {
+                let owner = owner.take();
+                release_foreign(self.wait_for_users(), &self.stream, owner);
+                return;
+            }
+        }
+        if self.bytes == 0 {
             return;
         }
         if !self.wait_for_users() {
@@ -330,6 +393,20 @@ impl Drop for Buffer {
         }
         free_block(device, self.ptr, self.bytes, raw);
     }
+}
+
+/// Gives foreign memory back to its owner once cuprum's work on it is done: the own stream
+/// has been ordered after every other stream that used it (`ordered`); the owner is
+/// dropped after the own stream's work so far has run (at once on a synchronous device).
+fn release_foreign(ordered: bool, stream: &Stream, owner: Option<ForeignOwner>) {
+    let Some(owner) = owner else { return };
+    if !ordered || stream.device().check_fault().is_err() {
+        // Another stream may still use the memory and nothing can order the release after
+        // it (a broken context): keep it rather than let its owner reuse it.
+        std::mem::forget(owner);
+        return;
+    }
+    super::foreign::release_after(stream, owner);
 }
 
 /// Copies `bytes` between device addresses on `stream`.

@@ -20,6 +20,7 @@ pub(crate) mod cuda;
 mod device;
 mod event;
 pub(crate) mod fault;
+mod foreign;
 pub(crate) mod host;
 mod launch;
 mod memory;
@@ -45,6 +46,9 @@ pub(crate) use backend::{BlasFloat, Fill, Gemm, GemmInput};
 pub(crate) use blas::gemm;
 pub(crate) use capture::{is_capturing, keep_buffer, refuse_in_capture};
 pub(crate) use cuda::image::param_sizes;
+#[doc(hidden)]
+pub use foreign::pending as pending_foreign;
+pub(crate) use foreign::{ForeignOwner, collect as collect_foreign};
 pub(crate) use launch::{ArgPack, launch};
 pub(crate) use memory::{
     Buffer, as_uninit, copy_dtod, copy_dtoh, copy_htod, copy_peer, on_release, zero_device,

@@ -210,6 +210,14 @@ impl<S> Users<S> {
         gone
     }
 
+    /// A copy of every recorded stream, leaving the list as it is.
+    pub(crate) fn snapshot(&self) -> Vec<S>
+    where
+        S: Clone,
+    {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
     /// Every recorded stream, leaving the list empty.
     pub(crate) fn take(&mut self) -> Vec<S> {
         std::mem::take(self.0.get_mut().unwrap_or_else(|p| p.into_inner()))

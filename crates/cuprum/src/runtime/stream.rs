@@ -267,6 +267,56 @@ impl Stream {
         self.raw.0 as *mut std::ffi::c_void
     }
 
+    /// The raw `CUstream` handle (the same as [`as_raw`](Stream::as_raw)), e.g. to pass to
+    /// another library's `__dlpack__(stream=…)`.
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// let s = cuprum::Stream::new()?;
+    /// assert_eq!(s.raw_handle(), s.as_raw());
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn raw_handle(&self) -> *mut std::ffi::c_void {
+        self.as_raw()
+    }
+
+    /// A stream another library made (a `CUstream` of `device`'s primary context, or the
+    /// driver's special handles `0x1` = the legacy default stream and `0x2` = the
+    /// per-thread default stream), borrowed: cuprum queues work on it and orders it with
+    /// events, and never destroys it. On the host device any handle is an ordering token.
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// use cuprum::{Device, Stream};
+    /// let dev = Device::current()?;
+    /// let own = Stream::new_on(dev)?;
+    /// // SAFETY: `own` outlives `s` and every array work on `s` uses.
+    /// let s = unsafe { Stream::from_raw(&dev, own.raw_handle())? };
+    /// assert_eq!(s, own);
+    /// s.synchronize()?;
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `InvalidArgument` for a null handle on a GPU (the legacy default stream is `0x1`
+    /// there: a null handle's meaning depends on how the other library was compiled).
+    ///
+    /// # Safety
+    /// `handle` is a live stream of `device` (or `0x1`/`0x2` on a GPU), and it stays alive
+    /// as long as any work queued on it through cuprum may still run and any array used on
+    /// it is alive (an array remembers the streams that used it, to order its free).
+    pub unsafe fn from_raw(device: &Device, handle: *mut std::ffi::c_void) -> Result<Stream> {
+        if handle.is_null() && !device.is_synchronous() {
+            crate::error::bail!(
+                InvalidArgument,
+                "a null CUstream handle for {device}: pass 0x1 for the legacy default stream or \
+                 0x2 for the per-thread default stream"
+            );
+        }
+        device.bind()?;
+        Ok(Stream::borrowed(*device, RawStream(handle as usize)))
+    }
+
     #[inline]
     pub(crate) fn raw(&self) -> RawStream {
         self.raw

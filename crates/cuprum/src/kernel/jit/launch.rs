@@ -144,6 +144,9 @@ impl<'s> Launcher<'s> {
 
     fn array<T: Scalar>(&mut self, name: &'static str, a: &Array, mutable: bool) -> Result<()> {
         let k = self.def.name();
+        if mutable {
+            a.check_writeable(&format!("kernel `{k}` (its `&mut` argument `{name}`)"))?;
+        }
         let want = T::DTYPE;
         if a.dtype() != want {
             bail!(

@@ -514,6 +514,41 @@ pub(crate) unsafe fn stream_synchronize(stream: CUstream) -> DResult<()> {
     unsafe { result::stream::synchronize(stream) }
 }
 
+/// What the driver knows of an address another library handed over: `None` when it is not
+/// memory the driver tracks (pageable host memory, garbage), else its memory type
+/// (`CU_MEMORYTYPE_*`: 1 host, 2 device, 4 unified) and, for device and unified memory,
+/// the ordinal of its device.
+pub(crate) fn pointer_info(ptr: u64) -> DResult<Option<(u32, i32)>> {
+    let mut kind: u32 = 0;
+    // SAFETY: `kind` is a live u32 the driver writes one `CUmemorytype` into; the driver
+    // only inspects `ptr` (an unknown address is an error, not an access).
+    let r = unsafe {
+        sys::cuPointerGetAttribute(
+            (&mut kind as *mut u32).cast(),
+            sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+            ptr,
+        )
+    };
+    match r {
+        sys::CUresult::CUDA_SUCCESS => {}
+        sys::CUresult::CUDA_ERROR_INVALID_VALUE => return Ok(None),
+        e => return Err(DriverError(e)),
+    }
+    let mut ordinal: c_int = -1;
+    if kind != 1 {
+        // SAFETY: as above, for one int.
+        unsafe {
+            sys::cuPointerGetAttribute(
+                (&mut ordinal as *mut c_int).cast(),
+                sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                ptr,
+            )
+        }
+        .result()?;
+    }
+    Ok(Some((kind, ordinal)))
+}
+
 /// Makes later work on `stream` wait for `event`.
 ///
 /// # Safety

@@ -379,6 +379,25 @@ impl DeviceBackend for CudaDevice {
         }
     }
 
+    fn check_foreign(&self, ptr: u64) -> Result<()> {
+        self.bind_ctx()?;
+        let me = self.ordinal;
+        match self.check(driver::pointer_info(ptr), "cuPointerGetAttribute")? {
+            None => crate::error::bail!(
+                InvalidArgument,
+                "address {ptr:#x} is not memory the CUDA driver knows (pageable host memory?): \
+                 expected device, managed or page-locked memory GPU {me} can address"
+            ),
+            // Device memory of another GPU (unified memory and page-locked host memory are
+            // addressable from every GPU).
+            Some((2, other)) if other != me as i32 => crate::error::bail!(
+                DeviceMismatch,
+                "address {ptr:#x} is device memory of GPU {other}, given as memory of GPU {me}"
+            ),
+            Some(_) => Ok(()),
+        }
+    }
+
     unsafe fn rebind_graph(
         &self,
         g: RawGraph,

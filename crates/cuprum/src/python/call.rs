@@ -1,0 +1,247 @@
+//! [`Call`]: a cuprum call made from Python — its device, the caller's stream made
+//! current, and its array arguments imported on that stream.
+//!
+//! The device is the first array argument's (`__dlpack_device__`: `kDLCPU` and
+//! `kDLCUDAHost` → the host device, `kDLCUDA`/`kDLCUDAManaged` with id `n` → GPU `n`); every
+//! other array argument must be on it (a `DeviceError`, a `ValueError`, naming both). The
+//! stream is chosen as `stream.rs` says, made cuprum's current stream until the `Call` is
+//! dropped, and passed to each argument's `__dlpack__(stream=…)` so the producer orders its
+//! pending work before it — except to arrays of the framework whose current stream it is,
+//! which get `stream=-1` (nothing to order; torch's `__dlpack__` then skips a stream
+//! lookup and an event, a few µs a call).
+
+use super::capsule;
+use super::stream::{self, Framework};
+use crate::array::Array;
+use crate::dlpack::ffi::{KDL_CPU, KDL_CUDA, KDL_CUDA_HOST, KDL_CUDA_MANAGED};
+use crate::error::err;
+use crate::runtime::{Device, Stream, StreamGuard};
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+
+/// One call from Python: the device, the caller's stream (current until the `Call` is
+/// dropped) and the arguments imported on it. A `Call` stays on the thread that made it.
+///
+/// ```
+/// use cuprum::python::{Call, to_python};
+/// use pyo3::prelude::*;
+///
+/// // The body of a `#[pyfunction] fn double(x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>>`:
+/// fn double(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+///     let call = Call::new(&[x])?;          // x's device, the caller's stream
+///     let x = call.array(x)?;               // zero-copy, on that stream
+///     let y = cuprum::ops::multiply(&x, 2.0f32)?;
+///     Ok(to_python(py, y)?.unbind())
+/// }
+///
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if std::env::var_os("CUPRUM_DOC_PYTHON").is_none() { return Ok(()); }
+/// Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let np = py.import("numpy")?;
+///     let x = np.call_method1("arange", (4,))?.call_method1("astype", ("float32",))?;
+///     let y = double(py, &x)?;
+///     let back = np.call_method1("from_dlpack", (y,))?;
+///     assert_eq!(back.call_method0("tolist")?.extract::<Vec<f32>>()?, [0.0, 2.0, 4.0, 6.0]);
+///     Ok(())
+/// })?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct Call {
+    device: Device,
+    stream: Stream,
+    /// The framework whose current stream `stream` is (`Other`: cuprum's own stream).
+    framework: Framework,
+    /// The first array argument (its address, while the caller holds it) and its device:
+    /// `array` does not ask it for its device again.
+    first: Option<(usize, Device)>,
+    _current: StreamGuard,
+}
+
+impl Call {
+    /// Starts a call whose arrays are `inputs` (objects with `__dlpack__`, or
+    /// `cuprum.Array`s; other objects, e.g. scalars, are skipped): the first array's device,
+    /// the caller's stream for it made current. No inputs: cuprum's current stream.
+    ///
+    /// # Errors
+    /// `TypeError` naming the first input when none of them is an array; the errors of
+    /// opening the device, or of the framework's stream lookup.
+    pub fn new(inputs: &[&Bound<'_, PyAny>]) -> PyResult<Call> {
+        let Some(first) = inputs.iter().find(|o| is_array(o)) else {
+            if let Some(obj) = inputs.first() {
+                return Err(not_an_array(obj));
+            }
+            return Ok(Call::on(Stream::current()?, Framework::Other, None));
+        };
+        let py = first.py();
+        let (device, framework) = match first.cast::<super::PyArray>() {
+            Ok(a) => (a.get().array.device(), Framework::Other),
+            Err(_) => (device_of(first)?, stream::type_info(first).framework),
+        };
+        let stream = stream::caller_stream(py, framework, device)?;
+        let framework = if device.is_host() {
+            Framework::Other
+        } else {
+            framework
+        };
+        let first = Some((first.as_ptr() as usize, device));
+        Ok(Call::on(stream, framework, first))
+    }
+
+    fn on(stream: Stream, framework: Framework, first: Option<(usize, Device)>) -> Call {
+        Call {
+            device: stream.device(),
+            _current: stream.make_current(),
+            stream,
+            framework,
+            first,
+        }
+    }
+
+    /// The call's device (its first array's).
+    pub fn device(&self) -> Device {
+        self.device
+    }
+
+    /// The call's stream (current while the `Call` lives).
+    pub fn stream(&self) -> &Stream {
+        &self.stream
+    }
+
+    /// `obj` as a cuprum array on the call's device, without a copy: a `cuprum.Array`
+    /// directly, anything else through `__dlpack__` on the call's stream.
+    ///
+    /// # Errors
+    /// `TypeError` when `obj` has no `__dlpack__`; `cuprum.DeviceError` (a `ValueError`)
+    /// when it lives on another device than the call's; the producer's errors, and cuprum's
+    /// import errors (an unsupported dtype is a `cuprum.DTypeError`, a `TypeError`).
+    pub fn array(&self, obj: &Bound<'_, PyAny>) -> PyResult<Array> {
+        if let Ok(a) = obj.cast::<super::PyArray>() {
+            let array = a.get().array.clone();
+            self.check_device(obj, array.device())?;
+            return Ok(array);
+        }
+        let device = match self.first {
+            Some((ptr, device)) if ptr == obj.as_ptr() as usize => device,
+            _ if !is_array(obj) => return Err(not_an_array(obj)),
+            _ => device_of(obj)?,
+        };
+        self.check_device(obj, device)?;
+        let info = stream::type_info(obj);
+        let stream_arg = if self.device.is_host() {
+            None
+        } else if info.framework == self.framework && self.framework != Framework::Other {
+            // The call runs on this framework's current stream of the device, where its
+            // own work on the array is queued: nothing to order (the array API's -1), and
+            // the producer skips its stream lookup and event.
+            Some(-1)
+        } else {
+            Some(self.stream.raw_handle() as i64)
+        };
+        capsule::import(obj, info, stream_arg)
+    }
+
+    fn check_device(&self, obj: &Bound<'_, PyAny>, device: Device) -> PyResult<()> {
+        if device == self.device {
+            return Ok(());
+        }
+        Err(err!(
+            DeviceMismatch,
+            "a {} on {} was passed to a call on {} (its first array's device): move it there \
+             first (e.g. torch's .cuda() / .cpu())",
+            capsule::type_name(obj),
+            device_name(device),
+            device_name(self.device)
+        )
+        .into())
+    }
+}
+
+/// `obj` as a cuprum array, zero-copy, on cuprum's stream for its device (a one-argument
+/// [`Call`] whose stream guard ends on return; the array stays usable on any stream, since
+/// cuprum orders a buffer's first use on another stream by itself). For several
+/// arguments, or to run on the caller's stream, use [`Call`].
+///
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if std::env::var_os("CUPRUM_DOC_PYTHON").is_none() { return Ok(()); }
+/// use pyo3::prelude::*;
+/// pyo3::Python::initialize();
+/// Python::attach(|py| -> PyResult<()> {
+///     let x = py.import("numpy")?.call_method1("ones", (3,))?;   // float64, host memory
+///     let a = cuprum::python::array_arg(&x)?;
+///     assert_eq!((a.shape(), a.dtype()), (&[3][..], cuprum::DType::F64));
+///     assert!(a.device().is_host());
+///     Ok(())
+/// })?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn array_arg(obj: &Bound<'_, PyAny>) -> PyResult<Array> {
+    Call::new(&[obj])?.array(obj)
+}
+
+/// Whether `obj` can be an array argument (a `cuprum.Array` or has `__dlpack__`).
+fn is_array(obj: &Bound<'_, PyAny>) -> bool {
+    obj.is_instance_of::<super::PyArray>()
+        || obj
+            .hasattr(pyo3::intern!(obj.py(), "__dlpack__"))
+            .unwrap_or(false)
+}
+
+fn not_an_array(obj: &Bound<'_, PyAny>) -> PyErr {
+    PyTypeError::new_err(format!(
+        "expected an array with __dlpack__ (a torch.Tensor, cupy.ndarray, jax.Array, \
+         numpy.ndarray or cuprum.Array), got {}",
+        capsule::type_name(obj)
+    ))
+}
+
+/// The cuprum device of an object's `__dlpack_device__()`.
+fn device_of(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
+    let (kind, id): (i32, i64) = obj
+        .call_method0(pyo3::intern!(obj.py(), "__dlpack_device__"))?
+        .extract()?;
+    match kind {
+        KDL_CPU | KDL_CUDA_HOST => Ok(Device::host()),
+        KDL_CUDA | KDL_CUDA_MANAGED => Ok(Device::get(usize::try_from(id).map_err(|_| {
+            err!(
+                DeviceMismatch,
+                "__dlpack_device__ gave the device id {id}, expected >= 0"
+            )
+        })?)?),
+        other => Err(err!(
+            DeviceMismatch,
+            "a {} on DLPack device type {other} ({}) cannot be used by cuprum: it runs on CUDA \
+             GPUs (kDLCUDA = 2) and the host device (kDLCPU = 1)",
+            capsule::type_name(obj),
+            device_type_name(other)
+        )
+        .into()),
+    }
+}
+
+/// A device as error messages name it: "the host device (CPU)" or "GPU n".
+fn device_name(device: Device) -> String {
+    if device.is_host() {
+        "the host device (CPU memory)".into()
+    } else {
+        format!("CUDA device {}", device.ordinal())
+    }
+}
+
+fn device_type_name(code: i32) -> &'static str {
+    match code {
+        4 => "kDLOpenCL",
+        7 => "kDLVulkan",
+        8 => "kDLMetal",
+        9 => "kDLVPI",
+        10 => "kDLROCM",
+        11 => "kDLROCMHost",
+        12 => "kDLExtDev",
+        14 => "kDLOneAPI",
+        15 => "kDLWebGPU",
+        16 => "kDLHexagon",
+        17 => "kDLMAIA",
+        _ => "unknown",
+    }
+}

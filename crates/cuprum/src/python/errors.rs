@@ -1,0 +1,149 @@
+//! cuprum's [`Error`] as a Python exception.
+//!
+//! Decision: one class per coarse meaning, each a subclass of both `cuprum.CuprumError` and
+//! the Python built-in a caller would catch, so `except TypeError` and
+//! `except cuprum.CuprumError` both work; every instance also carries `kind`, the
+//! [`ErrorKind`] variant's name (`"DType"`, `"Shape"` …), and the message is cuprum's.
+//!
+//! | class              | bases                          | kinds                                       |
+//! |--------------------|--------------------------------|---------------------------------------------|
+//! | `DTypeError`       | `CuprumError`, `TypeError`     | `DType`                                     |
+//! | `ShapeError`       | `CuprumError`, `ValueError`    | `Shape`                                     |
+//! | `DeviceError`      | `CuprumError`, `ValueError`    | `DeviceMismatch` (and a producer on a device cuprum cannot use) |
+//! | `ArgumentError`    | `CuprumError`, `ValueError`    | `InvalidArgument`                           |
+//! | `UnsupportedError` | `CuprumError`, `NotImplementedError` | `Unsupported`                         |
+//! | `OutOfMemoryError` | `CuprumError`, `MemoryError`   | `OutOfMemory`                               |
+//! | `CuprumError`      | `Exception`                    | every other kind (driver, compile, fault …) |
+//!
+//! The classes are made once per process (with Python's `type`, since a class with two
+//! built-in bases cannot be declared with `create_exception!`), in module `cuprum`;
+//! [`register`](super::register) adds them to an extension module.
+
+use crate::error::{Error, ErrorKind};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyTuple, PyType};
+
+/// The exception classes, made once per process.
+pub(super) struct Classes {
+    pub(super) base: Py<PyType>,
+    pub(super) dtype: Py<PyType>,
+    pub(super) shape: Py<PyType>,
+    pub(super) device: Py<PyType>,
+    pub(super) argument: Py<PyType>,
+    pub(super) unsupported: Py<PyType>,
+    pub(super) out_of_memory: Py<PyType>,
+}
+
+static CLASSES: PyOnceLock<Classes> = PyOnceLock::new();
+
+impl Classes {
+    /// Every class with its Python name (what `register` adds to a module).
+    pub(super) fn named(&self) -> [(&'static str, &Py<PyType>); 7] {
+        [
+            ("CuprumError", &self.base),
+            ("DTypeError", &self.dtype),
+            ("ShapeError", &self.shape),
+            ("DeviceError", &self.device),
+            ("ArgumentError", &self.argument),
+            ("UnsupportedError", &self.unsupported),
+            ("OutOfMemoryError", &self.out_of_memory),
+        ]
+    }
+
+    /// The classes of this process (made on first use).
+    pub(super) fn get(py: Python<'_>) -> PyResult<&Classes> {
+        CLASSES.get_or_try_init(py, || make_classes(py))
+    }
+}
+
+fn make_classes(py: Python<'_>) -> PyResult<Classes> {
+    let builtins = py.import("builtins")?;
+    let type_ = builtins.getattr("type")?;
+    let make = |name: &str, doc: &str, bases: Vec<Bound<'_, PyAny>>| -> PyResult<Py<PyType>> {
+        let ns = PyDict::new(py);
+        ns.set_item("__module__", "cuprum")?;
+        ns.set_item("__doc__", doc)?;
+        let bases = PyTuple::new(py, bases)?;
+        Ok(type_
+            .call1((name, bases, ns))?
+            .cast_into::<PyType>()?
+            .unbind())
+    };
+    let exception = builtins.getattr("Exception")?;
+    let base = make(
+        "CuprumError",
+        "A cuprum error; `kind` names cuprum's ErrorKind (e.g. 'Driver', 'Compile').",
+        vec![exception],
+    )?;
+    let sub = |name: &str, builtin: &str, doc: &str| -> PyResult<Py<PyType>> {
+        make(
+            name,
+            doc,
+            vec![base.bind(py).clone().into_any(), builtins.getattr(builtin)?],
+        )
+    };
+    Ok(Classes {
+        dtype: sub("DTypeError", "TypeError", "A wrong dtype (kind 'DType').")?,
+        shape: sub(
+            "ShapeError",
+            "ValueError",
+            "Shapes that do not fit (kind 'Shape').",
+        )?,
+        device: sub(
+            "DeviceError",
+            "ValueError",
+            "An array on the wrong device (kind 'DeviceMismatch').",
+        )?,
+        argument: sub(
+            "ArgumentError",
+            "ValueError",
+            "An invalid argument (kind 'InvalidArgument').",
+        )?,
+        unsupported: sub(
+            "UnsupportedError",
+            "NotImplementedError",
+            "Valid but not supported (kind 'Unsupported').",
+        )?,
+        out_of_memory: sub(
+            "OutOfMemoryError",
+            "MemoryError",
+            "Device memory exhausted (kind 'OutOfMemory').",
+        )?,
+        base,
+    })
+}
+
+/// The Python exception for a cuprum error: the class of its kind (see the module docs),
+/// cuprum's message, and `kind` set to the kind's name.
+pub(super) fn to_py_err(py: Python<'_>, err: &Error) -> PyErr {
+    let classes = match Classes::get(py) {
+        Ok(c) => c,
+        Err(e) => return e,
+    };
+    let class = match err.kind() {
+        ErrorKind::DType => &classes.dtype,
+        ErrorKind::Shape => &classes.shape,
+        ErrorKind::DeviceMismatch => &classes.device,
+        ErrorKind::InvalidArgument => &classes.argument,
+        ErrorKind::Unsupported => &classes.unsupported,
+        ErrorKind::OutOfMemory => &classes.out_of_memory,
+        _ => &classes.base,
+    };
+    let py_err = PyErr::from_type(class.bind(py).clone(), (err.to_string(),));
+    if let Err(e) = py_err
+        .value(py)
+        .setattr("kind", format!("{:?}", err.kind()))
+    {
+        return e;
+    }
+    py_err
+}
+
+impl From<Error> for PyErr {
+    /// A cuprum error as a Python exception (see [`cuprum::python`](crate::python)), so `?`
+    /// works in a `#[pyfunction]` returning `PyResult`.
+    fn from(err: Error) -> PyErr {
+        Python::attach(|py| to_py_err(py, &err))
+    }
+}

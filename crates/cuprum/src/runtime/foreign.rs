@@ -1,0 +1,121 @@
+//! Memory another library owns (an imported DLPack tensor, a raw pointer with an owner):
+//! when cuprum gives it back.
+//!
+//! A foreign buffer (`Buffer::foreign`, `memory.rs`) is never freed by cuprum and never
+//! enters the freed-block cache: when its last view is dropped, its own stream is first
+//! ordered after every other stream that used it (as for any buffer), and then its *owner*
+//! (a boxed value: for DLPack the tensor whose drop calls the exporter's deleter) is
+//! dropped once the work queued on the own stream so far has run. The exporter may then
+//! reuse the memory at once, on any stream, so the owner must not go earlier.
+//!
+//! **Without blocking.** On a synchronous device (the host) the work has run when its call
+//! returned: the owner is dropped at once. On a GPU an event (one of a few kept spare:
+//! creating one is a driver call) is recorded on the own stream; when it has already
+//! completed (a non-blocking query) the owner is dropped at once, else it waits in a
+//! process-wide list. That list is looked at ([`collect`], never blocking) whenever another
+//! foreign buffer is released, a DLPack tensor is imported or exported, or the user asks
+//! (`cuprum::dlpack::release_finished`); not at synchronisations, since the stream and
+//! device files sit below this one. Owners still waiting at process exit go with the
+//! process. So a dropped import never costs a host synchronisation, and an exporter's
+//! deleter runs exactly once, on a thread that calls cuprum (a Python exporter's deleter
+//! takes the GIL itself).
+
+use super::event::Event;
+use super::stream::Stream;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// What keeps foreign memory alive; dropped once cuprum no longer uses the memory.
+pub(crate) type ForeignOwner = Box<dyn std::any::Any + Send + Sync>;
+
+/// Owners waiting for their event (the own stream's work at the release).
+struct Pending {
+    event: Event,
+    /// Dropped (its deleter runs) with the entry.
+    owner: ForeignOwner,
+}
+
+static PENDING: Mutex<Vec<Pending>> = Mutex::new(Vec::new());
+/// Completed events kept for the next releases (creating one is a driver call).
+static SPARE: Mutex<Vec<Event>> = Mutex::new(Vec::new());
+const MAX_SPARE: usize = 64;
+/// The list's length, read without the lock on the hot paths that [`collect`].
+static PENDING_LEN: AtomicUsize = AtomicUsize::new(0);
+
+/// Drops `owner` once the work queued on `stream` so far has run (see the module docs).
+pub(crate) fn release_after(stream: &Stream, owner: ForeignOwner) {
+    collect();
+    let device = stream.device();
+    if device.is_synchronous() {
+        drop(owner);
+        return;
+    }
+    let event = match spare_event(device).and_then(|e| e.record(stream).map(|()| e)) {
+        Ok(e) => e,
+        Err(_) => {
+            // No event (a broken context): wait on the host; if even that fails the memory
+            // may still be in use, and is kept rather than given back.
+            if stream.synchronize().is_ok() {
+                drop(owner);
+            } else {
+                std::mem::forget(owner);
+            }
+            return;
+        }
+    };
+    if event.is_complete().unwrap_or(false) {
+        drop(owner);
+        keep_spare(event);
+        return;
+    }
+    let mut list = PENDING.lock().unwrap_or_else(|p| p.into_inner());
+    list.push(Pending { event, owner });
+    PENDING_LEN.store(list.len(), Ordering::Release);
+}
+
+/// Drops the owners whose work has completed (never blocks; nothing to do is one atomic
+/// load). An owner whose event reports an error (a broken context) is kept for ever.
+pub(crate) fn collect() {
+    if PENDING_LEN.load(Ordering::Acquire) == 0 {
+        return;
+    }
+    let done: Vec<Pending> = {
+        let mut list = PENDING.lock().unwrap_or_else(|p| p.into_inner());
+        let (done, waiting): (Vec<Pending>, Vec<Pending>) = std::mem::take(&mut *list)
+            .into_iter()
+            .partition(|p| p.event.is_complete().unwrap_or(false));
+        *list = waiting;
+        PENDING_LEN.store(list.len(), Ordering::Release);
+        done
+    };
+    // Deleters run outside the lock (one may release another foreign buffer).
+    for p in done {
+        drop(p.owner);
+        keep_spare(p.event);
+    }
+}
+
+/// An event of `device`: a spare one, else a new one.
+fn spare_event(device: super::device::Device) -> crate::error::Result<Event> {
+    let mut spare = SPARE.lock().unwrap_or_else(|p| p.into_inner());
+    match spare.iter().rposition(|e| e.device() == device) {
+        Some(i) => Ok(spare.swap_remove(i)),
+        None => {
+            drop(spare);
+            Event::new_on(device)
+        }
+    }
+}
+
+/// Keeps a completed event for later releases (a few per process).
+fn keep_spare(event: Event) {
+    let mut spare = SPARE.lock().unwrap_or_else(|p| p.into_inner());
+    if spare.len() < MAX_SPARE {
+        spare.push(event);
+    }
+}
+
+/// Owners still waiting for their stream's work (`cuprum::internal`, for tests).
+pub fn pending() -> usize {
+    PENDING_LEN.load(Ordering::Acquire)
+}
