@@ -4,17 +4,10 @@
 //! Key = blake3 of: the cache format version, the NVRTC identity (library file, size, mtime
 //! — any version or build change changes it), the target architecture, the source, every
 //! compile option (flags, include paths, C++ standard, program name), the in-memory headers
-<<<<<<< HEAD
-//! and a digest of every bundled cuprum header's text, the name expressions, and — only for a
-//! source that includes a CUDA header — the CUDA include folders with their identity files
-//! (size and modification time; a reinstall changes them). Compiler output is never part of
-//! the key.
-=======
 //! and a digest of the bundled cuprum headers (hashed once per process), the name
 //! expressions, and — only for a source that includes a CUDA header — the CUDA include
 //! folders with their identity files (size and modification time; a reinstall changes
 //! them). Compiler output is never part of the key.
->>>>>>> main
 //!
 //! The NVRTC identity is taken without loading NVRTC: loading it costs about 10 ms, which
 //! would dwarf a disk hit, so the key uses the library file discovery would load (path,
@@ -61,8 +54,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// Bumped whenever the entry layout or the key recipe changes (2: the checksum is keyed
-/// with the entry's cache key; 3: the bundled headers enter the key as one digest).
-pub const CACHE_FORMAT_VERSION: u32 = 3;
+/// with the entry's cache key).
+pub const CACHE_FORMAT_VERSION: u32 = 2;
 const MAGIC: &[u8; 8] = b"CUPRUMK\0";
 
 /// Counters of one cache in this process.
@@ -237,38 +230,10 @@ impl KernelCache {
     /// The cache key of a compile (hex of it names the entry file).
     pub fn key(source: &str, opts: &CompileOptions, arch: u32) -> [u8; 32] {
         let mut h = blake3::Hasher::new();
-<<<<<<< HEAD
         field(&mut h, "format", &CACHE_FORMAT_VERSION.to_le_bytes());
         field(&mut h, "nvrtc", identity().as_bytes());
         field(&mut h, "arch", &arch.to_le_bytes());
         kernel_fields(&mut h, source, opts);
-=======
-        let mut field = |tag: &str, bytes: &[u8]| {
-            h.update(tag.as_bytes());
-            h.update(&(bytes.len() as u64).to_le_bytes());
-            h.update(bytes);
-        };
-        field("format", &CACHE_FORMAT_VERSION.to_le_bytes());
-        field("nvrtc", identity().as_bytes());
-        field("arch", &arch.to_le_bytes());
-        field("source", source.as_bytes());
-        field("std", opts.std.as_bytes());
-        field("name", opts.program_name.as_bytes());
-        for o in &opts.options {
-            field("opt", o.as_bytes());
-        }
-        for p in &opts.include_paths {
-            field("inc", p.to_string_lossy().as_bytes());
-        }
-        for (n, t) in &opts.headers {
-            field("hname", n.as_bytes());
-            field("htext", t.as_bytes());
-        }
-        field("bundled", super::headers::bundled_digest());
-        for e in &opts.name_expressions {
-            field("nexpr", e.as_bytes());
-        }
->>>>>>> main
         if let Some(id) = super::program::cuda_headers_identity(source, opts) {
             field(&mut h, "cuda-headers", id.as_bytes());
         }
@@ -451,24 +416,10 @@ fn kernel_fields(h: &mut blake3::Hasher, source: &str, opts: &CompileOptions) {
         field(h, "hname", n.as_bytes());
         field(h, "htext", t.as_bytes());
     }
-    field(h, "bundled", bundled_digest());
+    field(h, "bundled", super::headers::bundled_digest());
     for e in &opts.name_expressions {
         field(h, "nexpr", e.as_bytes());
     }
-}
-
-/// blake3 of every bundled cuprum header (name and text), computed once per process: the
-/// ~80 KB of text would otherwise be hashed again for every key.
-fn bundled_digest() -> &'static [u8; 32] {
-    static D: OnceLock<[u8; 32]> = OnceLock::new();
-    D.get_or_init(|| {
-        let mut h = blake3::Hasher::new();
-        for (n, t) in BUNDLED {
-            field(&mut h, "bname", n.as_bytes());
-            field(&mut h, "btext", t.as_bytes());
-        }
-        *h.finalize().as_bytes()
-    })
 }
 
 /// The bundle key of a kernel: the cache key without the NVRTC identity, the CUDA

@@ -16,12 +16,9 @@
 //! compiler per kind of device (NVRTC or `nvcc.rs` for a GPU, `host/` for the host
 //! device); `cache.rs` the kernel cache; `discovery.rs`, `python.rs` and `wheels.rs` where
 //! NVRTC and the CUDA headers are; `setup.rs` their installation; `headers.rs` cuprum's
-<<<<<<< HEAD
-//! bundled headers; `failure.rs` readable compile errors; `record.rs` and `bundle/` kernel
-//! bundles; `archive.rs` the cache's export and import; `precompile.rs` the warm-up.
-=======
-//! bundled headers; `profile.rs` where a cold compile's time goes; `failure.rs` readable compile errors.
->>>>>>> main
+//! bundled headers; `profile.rs` where a cold compile's time goes; `failure.rs` readable
+//! compile errors; `record.rs` and `bundle/` kernel bundles; `archive.rs` the cache's export
+//! and import; `precompile.rs` the warm-up.
 
 mod archive;
 pub mod bundle;
@@ -62,11 +59,8 @@ pub(crate) use modules::load_raw_source;
 pub use modules::{clear_memo, compile_for_arch, compile_on, compile_with_cache};
 pub use nvrtc::{CompiledImage, Nvrtc, Steps, nvrtc};
 pub use options::CompileOptions;
-<<<<<<< HEAD
 pub use precompile::{Precompile, precompile, precompile_with_progress};
-=======
 pub use profile::{CompileProfile, profile_compile};
->>>>>>> main
 pub use program::needs_cuda_headers;
 pub use ptxas::{KernelResources, resource_usage};
 pub use setup::{Setup, SetupReport, auto_setup_allowed, setup, wheel_requirements};
