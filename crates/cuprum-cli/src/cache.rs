@@ -1,4 +1,4 @@
-//! `cuprum cache stats|list|clear`: the persistent kernel cache.
+//! `cuprum cache stats|list|clear|export|import`: the persistent kernel cache.
 
 use clap::Subcommand;
 use cuprum::compile::{CACHE_FORMAT_VERSION, KernelCache};
@@ -12,6 +12,18 @@ pub enum CacheCommand {
     List,
     /// Delete every entry.
     Clear,
+    /// Pack every GPU entry into one checksummed file, for another machine of the same
+    /// architecture and NVRTC (a CI or container image).
+    Export {
+        /// The archive to write.
+        file: std::path::PathBuf,
+    },
+    /// Merge an archive written by `cuprum cache export` into the cache (atomic per entry:
+    /// safe with processes using the cache).
+    Import {
+        /// The archive to read.
+        file: std::path::PathBuf,
+    },
 }
 
 pub fn run(cmd: &CacheCommand) -> Result<ExitCode, Box<dyn std::error::Error>> {
@@ -44,6 +56,21 @@ pub fn run(cmd: &CacheCommand) -> Result<ExitCode, Box<dyn std::error::Error>> {
             for e in cache.entries()? {
                 out!("{:>10}  {}", e.bytes, e.path.display());
             }
+        }
+        CacheCommand::Export { file } => {
+            let n = cache.export(file)?;
+            out!(
+                "exported {n} entries from {} to {}",
+                dir.display(),
+                file.display()
+            );
+        }
+        CacheCommand::Import { file } => {
+            let (new, same) = cache.import(file)?;
+            out!(
+                "imported {new} entries into {} ({same} already there)",
+                dir.display()
+            );
         }
         CacheCommand::Clear => {
             let n = cache.clear()?;

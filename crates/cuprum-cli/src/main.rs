@@ -1,5 +1,5 @@
 //! `cuprum`: the command line of the cuprum library (demo, info, bench, compile, grid, setup,
-//! stress, cache).
+//! stress, cache, bundle, precompile).
 
 /// `println!` that ignores a closed stdout (e.g. `cuprum cache list | head`) instead of
 /// panicking.
@@ -16,6 +16,7 @@ macro_rules! out {
 mod harness;
 
 mod bench;
+mod bundle;
 mod cache;
 mod compile;
 mod demo;
@@ -74,7 +75,15 @@ enum Command {
     /// Print the CUDA C++ generated from a kernel written in Rust (#[cuprum::kernel]) that
     /// this binary links (the seed examples'); without a name, list them.
     JitSource(jit_source::JitSourceArgs),
-    /// Inspect or clear the persistent kernel cache.
+    /// Kernel bundles for deployment: record the kernels a program compiles, build them
+    /// for a list of architectures without a GPU, inspect a bundle.
+    Bundle {
+        #[command(subcommand)]
+        command: bundle::BundleCommand,
+    },
+    /// Compile every kernel of a recorded list into the disk cache, on all cores.
+    Precompile(bundle::PrecompileArgs),
+    /// Inspect, clear, export or import the persistent kernel cache.
     Cache {
         #[command(subcommand)]
         command: cache::CacheCommand,
@@ -95,6 +104,8 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let r = match cli.command {
+        // From a bundle, the demo needs no NVRTC: nothing may look for it.
+        Command::Demo(args) if args.bundle.is_some() => demo::run(&args),
         Command::Demo(args) => setup::on_first_need("demo", false).and_then(|()| demo::run(&args)),
         Command::Info => info::run(),
         Command::Bench(args) if cuprum::Device::no_gpu_reason().is_none() => {
@@ -106,6 +117,8 @@ fn main() -> ExitCode {
         Command::Grid(args) => grid::run(&args),
         Command::JitSource(args) => jit_source::run(&args),
         Command::Cache { command } => cache::run(&command),
+        Command::Bundle { command } => bundle::run(&command),
+        Command::Precompile(args) => bundle::precompile(&args),
         Command::BenchChild(args) => bench::child(&args),
         Command::Stress(args) => stress::run(&args),
         Command::StressChild(args) => stress::child(&args),

@@ -73,6 +73,10 @@ pub enum ErrorKind {
     /// NCCL (the collective communication library) could not be loaded, or one of its calls
     /// failed; the message carries NCCL's error text.
     Nccl,
+    /// A kernel bundle ([`cuprum::bundle`](crate::bundle)) is damaged, foreign or of another
+    /// format version, or a kernel is missing from the bundles loaded and no NVRTC is here
+    /// to compile it.
+    Bundle,
 }
 
 impl fmt::Display for ErrorKind {
@@ -98,6 +102,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::NoHostCompiler => "no host C++ compiler",
             ErrorKind::DeviceMismatch => "arrays on different devices",
             ErrorKind::Nccl => "NCCL error",
+            ErrorKind::Bundle => "kernel bundle error",
         };
         f.write_str(s)
     }

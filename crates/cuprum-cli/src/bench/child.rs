@@ -3,7 +3,7 @@
 
 use super::subprocess::{ChildMode, nonce};
 use super::timed::R;
-use super::{compile_cases, fuse_cases, host_cases};
+use super::{bundle_cases, compile_cases, fuse_cases, host_cases};
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -29,6 +29,11 @@ pub fn child(args: &ChildArgs) -> R<ExitCode> {
     }
     if let ChildMode::HostDisk = args.mode {
         let s = host_cases::disk_hit_child(&args.dir)?;
+        out!("{s} {s}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let ChildMode::BundleLoad = args.mode {
+        let s = bundle_cases::load_child(&args.dir)?;
         out!("{s} {s}");
         return Ok(ExitCode::SUCCESS);
     }

@@ -153,7 +153,8 @@ impl ChildMode {
             | ChildMode::Disk
             | ChildMode::FuseCold
             | ChildMode::FuseColdParts
-            | ChildMode::HostDisk => Kind::Elementwise,
+            | ChildMode::HostDisk
+            | ChildMode::BundleLoad => Kind::Elementwise,
             ChildMode::DiskReduction => Kind::Reduction,
         }
     }

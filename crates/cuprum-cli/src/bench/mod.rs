@@ -11,6 +11,7 @@
 //! each timed alternately with its Rust twin (`VsTwin` targets compare the two); without a
 //! GPU, or with `CUPRUM_DEVICE=host`, only they run and the GPU rows are n/a.
 
+mod bundle_cases;
 mod child;
 mod compile_cases;
 mod cupy;

@@ -39,6 +39,8 @@ pub enum ChildMode {
     /// The host device: a fresh ElementwiseKernel whose compiled module is in `DIR/host`
     /// (see `host_cases::disk_hit`).
     HostDisk,
+    /// Load `DIR`'s bundle of the demo's kernels and look each up (`bundle_cases.rs`).
+    BundleLoad,
 }
 
 /// Runs `cuprum bench-child MODE DIR` `n` times; each prints its total seconds and the

@@ -26,7 +26,7 @@ use super::shape_workloads::{
 };
 use super::targets::Target::{self, *};
 use super::timed::{R, Timed};
-use super::{fuse_cases, graph_cases, host_cases, transfer_cases as tx};
+use super::{bundle_cases, fuse_cases, graph_cases, host_cases, transfer_cases as tx};
 use crate::seeds;
 use cuprum::kernel::IntoOperand;
 use cuprum::profiler::{BenchmarkOptions, PerfCaseResult, benchmark};
@@ -147,6 +147,25 @@ pub const WORKLOADS: &[Workload] = &[
         "first call of a fresh process with the ReductionKernel source on disk",
         compile_disk_hit_reduction,
         HostMs(0.5),
+    ),
+    w(
+        "bundle_load_64_kernels",
+        "fresh process: load a bundle of every seed example's kernels (built for this GPU) and \
+         look each up as a program does (no NVRTC)",
+        bundle_cases::bundle_load,
+        HostMs(10.0),
+    ),
+    w(
+        "demo_cold_start",
+        "the whole `cuprum demo` in a fresh process from an empty kernel cache (NVRTC compiles)",
+        bundle_cases::demo_cold,
+        Info("compare with demo_cold_start_bundle"),
+    ),
+    w(
+        "demo_cold_start_bundle",
+        "the same from a bundle of the demo's kernels: zero NVRTC compiles",
+        bundle_cases::demo_cold_bundle,
+        Info("compare with demo_cold_start"),
     ),
     w(
         "compile_memo_hit",

@@ -29,6 +29,10 @@ pub struct DemoArgs {
     /// Only the examples whose name contains this text (e.g. `prime`, `relu`).
     #[arg(long)]
     filter: Option<String>,
+    /// Run from a kernel bundle (`cuprum bundle build`): every kernel comes from it, so
+    /// no NVRTC is needed (nor looked for); a kernel missing from it is an error.
+    #[arg(long)]
+    pub bundle: Option<std::path::PathBuf>,
 }
 
 /// Width of the example-name column.
@@ -47,6 +51,16 @@ fn part(s: &str) {
 }
 
 pub fn run(args: &DemoArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    if let Some(path) = &args.bundle {
+        let b = cuprum::bundle::load(path)?;
+        out!(
+            "cuprum demo: kernels from the bundle {} ({} kernels for {}; {})",
+            path.display(),
+            b.kernels(),
+            b.targets().join(" "),
+            b.made_by()
+        );
+    }
     let cases: Vec<Case> = cases::all()
         .into_iter()
         .filter(|c| {
@@ -88,6 +102,12 @@ fn run_on(cases: &[Case]) -> Result<ExitCode, Box<dyn std::error::Error>> {
             cases.len(),
             dev.name()
         );
+        if !cuprum::bundle::registered().is_empty() {
+            out!(
+                "(the host device builds its kernels with the C++ compiler: kernel bundles \
+                 apply to GPUs only, so the bundle is not used here)"
+            );
+        }
     } else {
         out!(
             "cuprum demo: {} examples of the seed documents on {} (sm_{})",
@@ -139,8 +159,10 @@ fn run_on(cases: &[Case]) -> Result<ExitCode, Box<dyn std::error::Error>> {
         .map(|c| c.stats())
         .map_or(String::new(), |s| {
             format!(
-                "; kernels: {} compiled, {} from the disk cache",
-                s.misses, s.disk_hits
+                "; kernels: {} compiled, {} from the disk cache; NVRTC compiles: {}",
+                s.misses,
+                s.disk_hits,
+                cuprum::internal::nvrtc_compiles()
             )
         });
     out!();

@@ -230,33 +230,12 @@ impl KernelCache {
     /// The cache key of a compile (hex of it names the entry file).
     pub fn key(source: &str, opts: &CompileOptions, arch: u32) -> [u8; 32] {
         let mut h = blake3::Hasher::new();
-        let mut field = |tag: &str, bytes: &[u8]| {
-            h.update(tag.as_bytes());
-            h.update(&(bytes.len() as u64).to_le_bytes());
-            h.update(bytes);
-        };
-        field("format", &CACHE_FORMAT_VERSION.to_le_bytes());
-        field("nvrtc", identity().as_bytes());
-        field("arch", &arch.to_le_bytes());
-        field("source", source.as_bytes());
-        field("std", opts.std.as_bytes());
-        field("name", opts.program_name.as_bytes());
-        for o in &opts.options {
-            field("opt", o.as_bytes());
-        }
-        for p in &opts.include_paths {
-            field("inc", p.to_string_lossy().as_bytes());
-        }
-        for (n, t) in &opts.headers {
-            field("hname", n.as_bytes());
-            field("htext", t.as_bytes());
-        }
-        field("bundled", super::headers::bundled_digest());
-        for e in &opts.name_expressions {
-            field("nexpr", e.as_bytes());
-        }
+        field(&mut h, "format", &CACHE_FORMAT_VERSION.to_le_bytes());
+        field(&mut h, "nvrtc", identity().as_bytes());
+        field(&mut h, "arch", &arch.to_le_bytes());
+        kernel_fields(&mut h, source, opts);
         if let Some(id) = super::program::cuda_headers_identity(source, opts) {
-            field("cuda-headers", id.as_bytes());
+            field(&mut h, "cuda-headers", id.as_bytes());
         }
         *h.finalize().as_bytes()
     }
@@ -322,6 +301,11 @@ impl KernelCache {
             }
         }
         self.counters.misses.fetch_add(1, Ordering::Relaxed);
+        // Counted when NVRTC is there to run (loading it is memoised; a failed search is
+        // the compile's own error just below).
+        if super::nvrtc::nvrtc().is_ok() {
+            NVRTC_COMPILES.fetch_add(1, Ordering::Relaxed);
+        }
         let img = match super::program::compile_uncached(source, opts, arch) {
             Ok(img) => img,
             Err(e) => {
@@ -406,6 +390,56 @@ impl KernelCache {
         Ok(entries.len())
     }
 }
+
+/// One tagged, length-prefixed field of a key (so `["-a", "b"]` differs from `["-ab"]`).
+fn field(h: &mut blake3::Hasher, tag: &str, bytes: &[u8]) {
+    h.update(tag.as_bytes());
+    h.update(&(bytes.len() as u64).to_le_bytes());
+    h.update(bytes);
+}
+
+/// The fields of a key that describe the kernel itself, shared by the cache key and the
+/// bundle key: the source, every compile option (C++ standard, program name, flags,
+/// include paths), the in-memory headers, the bundled cuprum headers (a digest of their
+/// names and texts), and the name expressions.
+fn kernel_fields(h: &mut blake3::Hasher, source: &str, opts: &CompileOptions) {
+    field(h, "source", source.as_bytes());
+    field(h, "std", opts.std.as_bytes());
+    field(h, "name", opts.program_name.as_bytes());
+    for o in &opts.options {
+        field(h, "opt", o.as_bytes());
+    }
+    for p in &opts.include_paths {
+        field(h, "inc", p.to_string_lossy().as_bytes());
+    }
+    for (n, t) in &opts.headers {
+        field(h, "hname", n.as_bytes());
+        field(h, "htext", t.as_bytes());
+    }
+    field(h, "bundled", super::headers::bundled_digest());
+    for e in &opts.name_expressions {
+        field(h, "nexpr", e.as_bytes());
+    }
+}
+
+/// The bundle key of a kernel: the cache key without the NVRTC identity, the CUDA
+/// headers' identity (both of this machine) and the architecture (a bundle keeps one
+/// image per target under this key). Computed with no file system access at all, so a
+/// bundle hit never looks for NVRTC.
+pub(crate) fn kernel_id(source: &str, opts: &CompileOptions) -> [u8; 32] {
+    let mut h = blake3::Hasher::new();
+    field(&mut h, "bundle-kernel", &1u32.to_le_bytes());
+    kernel_fields(&mut h, source, opts);
+    *h.finalize().as_bytes()
+}
+
+/// How many NVRTC compiles this process ran through the kernel cache (every compile a
+/// program makes at run time does); a program running from a bundle keeps it at zero.
+pub fn nvrtc_compiles() -> u64 {
+    NVRTC_COMPILES.load(Ordering::Relaxed)
+}
+
+static NVRTC_COMPILES: AtomicU64 = AtomicU64::new(0);
 
 fn io_err(e: std::io::Error) -> Error {
     Error::new(ErrorKind::Io, format!("kernel cache: {e}")).with_source(e)

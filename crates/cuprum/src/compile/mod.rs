@@ -16,8 +16,12 @@
 //! compiler per kind of device (NVRTC or `nvcc.rs` for a GPU, `host/` for the host
 //! device); `cache.rs` the kernel cache; `discovery.rs`, `python.rs` and `wheels.rs` where
 //! NVRTC and the CUDA headers are; `setup.rs` their installation; `headers.rs` cuprum's
-//! bundled headers; `profile.rs` where a cold compile's time goes; `failure.rs` readable compile errors.
+//! bundled headers; `profile.rs` where a cold compile's time goes; `failure.rs` readable
+//! compile errors; `record.rs` and `bundle/` kernel bundles; `archive.rs` the cache's export
+//! and import; `precompile.rs` the warm-up.
 
+mod archive;
+pub mod bundle;
 pub(crate) mod cache;
 mod discovery;
 pub(crate) mod env;
@@ -28,15 +32,18 @@ mod modules;
 mod nvcc;
 mod nvrtc;
 mod options;
+mod precompile;
 mod process;
 mod profile;
 mod program;
 mod ptxas;
 mod python;
+pub(crate) mod record;
 pub(crate) use python::python_sites;
 mod setup;
 mod wheels;
 
+pub use archive::{export_cache, import_cache};
 pub use cache::{
     CACHE_FORMAT_VERSION, CacheEntry, CacheStats, KernelCache, default_dir, set_cache_dir,
 };
@@ -52,6 +59,7 @@ pub(crate) use modules::load_raw_source;
 pub use modules::{clear_memo, compile_for_arch, compile_on, compile_with_cache};
 pub use nvrtc::{CompiledImage, Nvrtc, Steps, nvrtc};
 pub use options::CompileOptions;
+pub use precompile::{Precompile, precompile, precompile_with_progress};
 pub use profile::{CompileProfile, profile_compile};
 pub use program::needs_cuda_headers;
 pub use ptxas::{KernelResources, resource_usage};

@@ -6,13 +6,18 @@
 //! kernel ([`Device::code_target`]): choosing the compiler is the compile layer's job (a
 //! GPU gets NVRTC's or nvcc's cubin, the host device a shared object from the system C++
 //! compiler).
+//!
+//! Every compile passes through here, so this is where kernels are recorded for bundles
+//! (`record.rs`) and where the registered bundles are asked first (`bundle/`): a GPU
+//! kernel's image comes from `image_for` (record → bundles → kernel cache → NVRTC).
 
+use super::bundle::Lookup;
 use super::cache::KernelCache;
 use super::host;
 use super::nvcc;
 use super::nvrtc::CompiledImage;
 use super::options::CompileOptions;
-use crate::error::Result;
+use crate::error::{ErrorKind, Result};
 use crate::runtime::{CodeTarget, Device, Module};
 use rustc_hash::{FxHashMap, FxHasher};
 use std::hash::{Hash, Hasher};
@@ -36,7 +41,26 @@ pub fn compile_for_arch(
     opts: &CompileOptions,
     arch: u32,
 ) -> Result<Arc<CompiledImage>> {
-    KernelCache::global()?.compile(source, opts, arch)
+    image_for(source, opts, arch)
+}
+
+/// The image of `source` for architecture `arch`, the one way every GPU compile takes:
+/// recorded (`CUPRUM_BUNDLE_RECORD`), then the registered bundles, then the kernel cache
+/// (its memo, its disk entries, NVRTC). A kernel the bundles lack compiles with NVRTC when
+/// it is here; without NVRTC, the error says how to add the kernel to the bundle.
+fn image_for(source: &str, opts: &CompileOptions, arch: u32) -> Result<Arc<CompiledImage>> {
+    super::record::record(source, opts, Some(arch))?;
+    let held = match super::bundle::lookup(source, opts, arch) {
+        Lookup::Hit(img) => return Ok(img),
+        Lookup::NoBundles => return KernelCache::global()?.compile(source, opts, arch),
+        Lookup::Missing(held) => held,
+    };
+    match KernelCache::global()?.compile(source, opts, arch) {
+        Err(e) if e.kind() == ErrorKind::NvrtcNotFound => {
+            Err(super::bundle::missing(source, opts, arch, held, &e))
+        }
+        r => r,
+    }
 }
 
 struct ModEntry {
@@ -105,9 +129,9 @@ pub fn compile_on(device: Device, source: &str, opts: &CompileOptions) -> Result
     };
     let r = slot
         .get_or_init(|| match device.code_target() {
-            CodeTarget::Host => {
-                host::compile(source, opts).map(|lib| Module::from_backend(device, lib))
-            }
+            CodeTarget::Host => super::record::record(source, opts, None)
+                .and_then(|()| host::compile(source, opts))
+                .map(|lib| Module::from_backend(device, lib)),
             CodeTarget::Cuda(arch) => load_nvrtc(device, source, opts, arch),
         })
         .clone();
@@ -120,10 +144,19 @@ pub fn compile_on(device: Device, source: &str, opts: &CompileOptions) -> Result
     r
 }
 
+/// Makes `source` ready for `device` ahead of its first call (`precompile`): on a GPU its
+/// image (bundles, disk cache or NVRTC), on the host device its loaded library.
+pub(crate) fn warm(device: Device, source: &str, opts: &CompileOptions) -> Result<()> {
+    match device.code_target() {
+        CodeTarget::Host => compile_on(device, source, opts).map(drop),
+        CodeTarget::Cuda(arch) => image_for(source, opts, arch).map(drop),
+    }
+}
+
 /// Compiles `source` with NVRTC for `arch` (through the kernel cache) and loads it on
 /// `device`, not kept in the process's module memo.
 fn load_nvrtc(device: Device, source: &str, opts: &CompileOptions, arch: u32) -> Result<Module> {
-    let img = KernelCache::global()?.compile(source, opts, arch)?;
+    let img = image_for(source, opts, arch)?;
     Module::load_with_names(device, &img.image, img.lowered_names.clone())
 }
 

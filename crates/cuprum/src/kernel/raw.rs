@@ -92,6 +92,31 @@ impl ModuleSpec {
     }
 }
 
+impl ModuleSpec {
+    /// What [`precompile`](crate::precompile) compiles for this module: its source with
+    /// its options (NVRTC only; a module file or nvcc has nothing to warm).
+    fn records(&self) -> Vec<crate::bundle::KernelRecord> {
+        match (&self.code, self.backend) {
+            (Code::Source(src), Backend::Nvrtc) => {
+                vec![crate::bundle::KernelRecord::new(src, &self.options)]
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
+impl crate::compile::Precompile for RawKernel {
+    fn kernels(&self) -> Vec<crate::bundle::KernelRecord> {
+        self.spec.records()
+    }
+}
+
+impl crate::compile::Precompile for RawModule {
+    fn kernels(&self) -> Vec<crate::bundle::KernelRecord> {
+        self.spec.records()
+    }
+}
+
 /// Applies `f` to the spec, first copying it when kernels already share it (those keep
 /// the old settings and their loaded modules).
 fn edit_spec(spec: &mut Arc<ModuleSpec>, f: impl FnOnce(&mut ModuleSpec)) {
