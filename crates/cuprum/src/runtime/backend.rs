@@ -384,6 +384,9 @@ pub(crate) trait DeviceBackend: Send + Sync + Any {
     /// Waits on the host for the work queued on `stream`.
     fn synchronize_stream(&self, stream: RawStream) -> Result<()>;
 
+    /// Whether the work queued on `stream` has all finished (never blocks).
+    fn stream_done(&self, stream: RawStream) -> Result<bool>;
+
     /// Makes later work on `stream` wait for the work queued so far on `other` (a stream of
     /// `peer`, an asynchronous device of this backend's kind).
     fn stream_wait_stream(

@@ -9,7 +9,8 @@
 //! reuse the memory at once, on any stream, so the owner must not go earlier.
 //!
 //! **Without blocking.** On a synchronous device (the host) the work has run when its call
-//! returned: the owner is dropped at once. On a GPU an event (one of a few kept spare:
+//! returned: the owner is dropped at once; so it is on a GPU whose own stream has nothing
+//! left to run (`cuStreamQuery`). Otherwise an event (one of a few kept spare:
 //! creating one is a driver call) is recorded on the own stream; when it has already
 //! completed (a non-blocking query) the owner is dropped at once, else it waits in a
 //! process-wide list. That list is looked at ([`collect`], never blocking) whenever another
@@ -46,7 +47,10 @@ static PENDING_LEN: AtomicUsize = AtomicUsize::new(0);
 pub(crate) fn release_after(stream: &Stream, owner: ForeignOwner) {
     collect();
     let device = stream.device();
-    if device.is_synchronous() {
+    if device.is_synchronous() || stream.is_done().unwrap_or(false) {
+        // Nothing queued is left (always so on the host): the owner may go now — also when
+        // this release runs inside another one's (an import of an export), where an event
+        // recorded just now could still read as pending.
         drop(owner);
         return;
     }

@@ -203,6 +203,22 @@ impl Stream {
         self.device
     }
 
+    /// Whether all work queued on the stream so far has finished, without waiting (CuPy's
+    /// `stream.done`).
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// let s = cuprum::Stream::new()?;
+    /// s.synchronize()?;
+    /// assert!(s.is_done()?);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn is_done(&self) -> Result<bool> {
+        self.device.check_fault()?;
+        // The handle is valid while `self` (and so its owner) lives.
+        self.device.backend().stream_done(self.raw)
+    }
+
     /// Waits for all work queued on the stream; device faults surface here as errors.
     pub fn synchronize(&self) -> Result<()> {
         super::capture_state::refuse("Stream::synchronize", self.raw.0, self)?;

@@ -514,6 +514,19 @@ pub(crate) unsafe fn stream_synchronize(stream: CUstream) -> DResult<()> {
     unsafe { result::stream::synchronize(stream) }
 }
 
+/// Whether every piece of work queued on `stream` has finished (never blocks).
+///
+/// # Safety
+/// `stream` is a live stream.
+pub(crate) unsafe fn stream_done(stream: CUstream) -> DResult<bool> {
+    // SAFETY: forwarded from the caller.
+    match unsafe { sys::cuStreamQuery(stream) } {
+        sys::CUresult::CUDA_SUCCESS => Ok(true),
+        sys::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
+        e => e.result().map(|()| false),
+    }
+}
+
 /// What the driver knows of an address another library handed over: `None` when it is not
 /// memory the driver tracks (pageable host memory, garbage), else its memory type
 /// (`CU_MEMORYTYPE_*`: 1 host, 2 device, 4 unified) and, for device and unified memory,

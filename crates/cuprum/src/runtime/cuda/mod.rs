@@ -484,6 +484,12 @@ impl DeviceBackend for CudaDevice {
         }
     }
 
+    fn stream_done(&self, s: RawStream) -> Result<bool> {
+        self.bind_ctx()?;
+        // SAFETY: the stream is live while its owner (the caller's Stream) lives.
+        self.check(unsafe { driver::stream_done(stream(s)) }, "cuStreamQuery")
+    }
+
     fn synchronize_stream(&self, s: RawStream) -> Result<()> {
         self.bind_ctx()?;
         // SAFETY: the stream is live while its owner (the caller's Stream) lives.

@@ -417,6 +417,11 @@ impl DeviceBackend for HostDevice {
         Ok(())
     }
 
+    fn stream_done(&self, _s: RawStream) -> Result<bool> {
+        // Work of the host device has run when its call returned.
+        Ok(true)
+    }
+
     fn stream_wait_stream(
         &self,
         _s: RawStream,
