@@ -994,6 +994,10 @@ fn an_import_counts_as_used_on_the_importing_stream() {
     importer
         .with(|| slow.launch(64, 256, (&imp, 6.0f32, n as i64, SPIN)))
         .unwrap();
+    assert!(
+        !importer.is_done().unwrap(),
+        "the slow kernel runs on the importing stream"
+    );
     drop((imp, copy));
     assert_eq!(
         count(&deleted),
