@@ -999,13 +999,21 @@ fn an_import_counts_as_used_on_the_importing_stream() {
         "the slow kernel runs on the importing stream"
     );
     drop((imp, copy));
-    assert_eq!(
-        count(&deleted),
-        0,
-        "released while a kernel still writes the memory"
-    );
-    assert!(cuprum::internal::foreign_releases_pending() >= 1);
+    // The deleter must not run while the kernel writes the memory. Released already only
+    // if the kernel has finished meanwhile: on an H100 with four test threads the release
+    // was found done at this point, while alone it never is (most likely this thread's
+    // driver calls waited behind another test's device synchronisation, by which time the
+    // 0.1 s kernel had finished).
+    if count(&deleted) == 1 {
+        assert!(
+            importer.is_done().unwrap(),
+            "released while a kernel still writes the memory"
+        );
+    } else {
+        assert!(cuprum::internal::foreign_releases_pending() >= 1);
+    }
     importer.synchronize().unwrap();
+    settle();
     assert_eq!(count(&deleted), 1);
     assert!(base.to_vec::<f32>().unwrap().iter().all(|&v| v == 6.0));
 }
