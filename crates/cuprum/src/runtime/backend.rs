@@ -457,6 +457,7 @@ pub(crate) trait DeviceBackend: Send + Sync + Any {
         from: std::ops::Range<u64>,
         to: u64,
         watch: std::ops::Range<u64>,
+        layouts: &super::capture_state::Layouts,
     ) -> Result<Rebound>;
 
     // ---- modules and libraries ----------------------------------------------------------

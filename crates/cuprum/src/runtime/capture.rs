@@ -283,9 +283,13 @@ impl Graph {
         // SAFETY: the graph is alive and `&mut self` excludes launches meanwhile; `new` is
         // kept below for as long as the graph can run.
         let done = unsafe {
-            self.device
-                .backend()
-                .rebind_graph(self.raw, from.clone(), to, watch)
+            self.device.backend().rebind_graph(
+                self.raw,
+                from.clone(),
+                to,
+                watch,
+                &self.kept.layouts,
+            )
         }?;
         if done.rewritten == 0 {
             bail!(

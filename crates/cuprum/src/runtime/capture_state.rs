@@ -23,7 +23,13 @@ pub(crate) struct State {
     pub(crate) frees: Vec<(u64, usize)>,
     /// The stream allocations are made on during the capture (a `Stream`).
     pub(crate) side: Option<KeptThing>,
+    /// Each launched kernel's parameters `(offset, size)`, by its backend handle (for
+    /// rewriting the graph's arguments later without asking the driver past the last one).
+    pub(crate) layouts: Layouts,
 }
+
+/// Kernels' parameter layouts by backend handle.
+pub(crate) type Layouts = std::collections::HashMap<usize, Vec<(usize, usize)>>;
 
 impl State {
     /// Keeps `thing` too (once); whether it was new.
@@ -91,6 +97,18 @@ pub(crate) fn is_capturing_on(ordinal: usize) -> bool {
 pub(crate) fn keep(thing: KeptThing) {
     STATE.with(|s| {
         s.borrow_mut().hold(thing);
+    });
+}
+
+/// Records the parameter layout of the kernel with backend handle `handle` (once).
+pub(crate) fn keep_layout(handle: usize, layout: impl FnOnce() -> Option<Vec<(usize, usize)>>) {
+    STATE.with(|s| {
+        let mut s = s.borrow_mut();
+        if !s.layouts.contains_key(&handle)
+            && let Some(l) = layout()
+        {
+            s.layouts.insert(handle, l);
+        }
     });
 }
 

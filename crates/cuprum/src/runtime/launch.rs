@@ -393,11 +393,13 @@ pub(crate) unsafe fn launch(
 ) -> Result<()> {
     check_launch(f, cfg, cooperative, what)?;
     stream.device().check_fault()?;
-    if super::capture_state::is_capturing(stream.raw().0) {
-        // The graph keeps the kernel's module loaded.
-        super::capture_state::keep(std::sync::Arc::new(f.clone()));
-    }
     let (module, kernel) = f.launch_parts();
+    if super::capture_state::is_capturing(stream.raw().0) {
+        // The graph keeps the kernel's module loaded, and its parameters' layout (for
+        // `Graph::rebind`).
+        super::capture_state::keep(std::sync::Arc::new(f.clone()));
+        super::capture_state::keep_layout(kernel.0, || f.param_info().ok());
+    }
     let mut ptrs = args.pointers();
     // SAFETY: the caller guarantees the argument list; `ptrs` points into `args`, which
     // outlives the call (the backend copies the values during the call); the configuration

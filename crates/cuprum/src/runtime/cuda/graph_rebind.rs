@@ -22,13 +22,15 @@ use std::ffi::c_void;
 use std::ops::Range;
 
 /// An address move: `from` becomes `to + (a - from.start)`; `watch` is counted after it.
-pub(super) struct Move {
+pub(super) struct Move<'a> {
     pub(super) from: Range<u64>,
     pub(super) to: u64,
     pub(super) watch: Range<u64>,
+    /// Parameter layouts of the kernels cuprum launched during the capture, by handle.
+    pub(super) layouts: &'a crate::runtime::capture_state::Layouts,
 }
 
-impl Move {
+impl Move<'_> {
     /// `a` moved (`None`: not inside `from`).
     fn apply(&self, a: u64) -> Option<u64> {
         self.from
@@ -84,8 +86,14 @@ unsafe fn kernel(
         // No arguments (or packed ones, which cuprum never queues): nothing to move.
         return Ok(());
     }
-    // SAFETY: the node's function or kernel handle is live while the graph is.
-    let layout = unsafe { driver::kernel_param_layout(p.func, p.kern) }?;
+    // cuprum's own kernels: the layout read at capture; others (a library's kernels): asked
+    // of the driver until it reports the index past the last parameter (an API error that
+    // compute-sanitizer lists, hence the layouts kept at capture).
+    let layout = match m.layouts.get(&(p.func as usize)) {
+        Some(l) => l.clone(),
+        // SAFETY: the node's function or kernel handle is live while the graph is.
+        None => unsafe { driver::kernel_param_layout(p.func, p.kern) }?,
+    };
     let before = r.rewritten;
     let mut values: Vec<Vec<u8>> = Vec::with_capacity(layout.len());
     for (i, &(offset, size)) in layout.iter().enumerate() {
@@ -180,10 +188,12 @@ mod tests {
 
     #[test]
     fn moves_only_addresses_inside_the_range_and_counts_the_watch() {
+        let layouts = Default::default();
         let m = Move {
             from: 0x7000_0000_1000..0x7000_0000_2000,
             to: 0x7000_0010_0000,
             watch: 0x7000_0000_0000..0x7000_0000_4000,
+            layouts: &layouts,
         };
         let mut r = Rebound::default();
         let mut a = 0x7000_0000_1008u64;

@@ -404,9 +404,15 @@ impl DeviceBackend for CudaDevice {
         from: std::ops::Range<u64>,
         to: u64,
         watch: std::ops::Range<u64>,
+        layouts: &crate::runtime::capture_state::Layouts,
     ) -> Result<Rebound> {
         self.bind_ctx()?;
-        let m = graph_rebind::Move { from, to, watch };
+        let m = graph_rebind::Move {
+            from,
+            to,
+            watch,
+            layouts,
+        };
         // SAFETY: forwarded from the caller; the context is current.
         self.check(
             unsafe { graph_rebind::rebind(g.0 as driver::CUgraph, g.1 as driver::CUgraphExec, &m) },

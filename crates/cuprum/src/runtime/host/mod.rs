@@ -370,6 +370,7 @@ impl DeviceBackend for HostDevice {
         _from: std::ops::Range<u64>,
         _to: u64,
         _watch: std::ops::Range<u64>,
+        _layouts: &crate::runtime::capture_state::Layouts,
     ) -> Result<Rebound> {
         bail!(Unsupported, "CUDA graphs need a GPU")
     }
