@@ -454,6 +454,23 @@ def sorts(b):
     b.run_ew("argsort10M_f32", cp.argsort, cp.random.random(ROUTINE_SMALL, dtype=cp.float32))
 
 
+@workload("sort_by_key100M_u32_u32", "sort_rows_1Mx32_f32")
+def sort_pairs_rows(b):
+    if b.want("sort_by_key100M_u32_u32"):
+        k = cp.random.randint(0, 2**32 - 1, ROUTINE_N, dtype=cp.uint32)
+        v = cp.random.randint(0, 2**32 - 1, ROUTINE_N, dtype=cp.uint32)
+
+        def by_key(k, v):
+            i = cp.argsort(k)
+            return k[i], v[i]
+
+        b.run_ew("sort_by_key100M_u32_u32", by_key, k, v)
+        del k, v
+        cp.get_default_memory_pool().free_all_blocks()
+    b.run_ew("sort_rows_1Mx32_f32", lambda a: cp.sort(a, axis=-1),
+             cp.random.random((1_000_000, 32), dtype=cp.float32))
+
+
 @workload("median100M_f32", "quantile_rows_10000x10000_f32")
 def order_stats(b):
     if b.want("median100M_f32"):

@@ -466,6 +466,19 @@ pub const WORKLOADS: &[Workload] = &[
         VsCupy(1.0, None),
     ),
     w(
+        "sort_by_key100M_u32_u32",
+        "ops::sort_by_key of 1e8 random uint32 keys carrying uint32 values (values ride in \
+         the radix passes; CuPy: argsort, then both gathered)",
+        sort_by_key100m,
+        VsCupy(0.85, None),
+    ),
+    w(
+        "sort_rows_1Mx32_f32",
+        "ops::sort of a (1000000, 32) float32 array along its rows (shared-memory row sort)",
+        sort_rows_1mx32,
+        VsCupy(1.0, None),
+    ),
+    w(
         "median100M_f32",
         "ops::median of 1e8 random float32 (radix sort, then the middle pair)",
         median100m,
@@ -1059,6 +1072,23 @@ fn sort100m(o: &BenchmarkOptions) -> R<Timed> {
 fn argsort10m(o: &BenchmarkOptions) -> R<Timed> {
     let x = unit(SMALL_N)?;
     let r = warm_bench(o, "argsort10M_f32", || ops::argsort(&x, None).map(drop))?;
+    Ok((r, 0))
+}
+
+fn sort_by_key100m(o: &BenchmarkOptions) -> R<Timed> {
+    let k = cuprum::random::randint(0, u32::MAX as i64, &[EW_N], DType::U32)?;
+    let v = cuprum::random::randint(0, u32::MAX as i64, &[EW_N], DType::U32)?;
+    let r = warm_bench(o, "sort_by_key100M_u32_u32", || {
+        ops::sort_by_key(&k, &v).map(drop)
+    })?;
+    Ok((r, 0))
+}
+
+fn sort_rows_1mx32(o: &BenchmarkOptions) -> R<Timed> {
+    let x = unit(1_000_000 * 32)?.reshape(&[1_000_000, 32])?;
+    let r = warm_bench(o, "sort_rows_1Mx32_f32", || {
+        ops::sort(&x, Some(-1)).map(drop)
+    })?;
     Ok((r, 0))
 }
 
