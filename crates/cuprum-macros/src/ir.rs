@@ -286,4 +286,54 @@ pub enum ExprKind {
     },
     ArrayLit(Vec<Expr>),
     ArrayRepeat(Box<Expr>),
+    /// `match scrut { arms }`: the scrutinee is evaluated once into `tmp` (a variable of
+    /// its type); the arms are tried in order (the last one is C++'s `else`: rustc has
+    /// checked that the match is exhaustive).
+    Match {
+        scrut: Box<Expr>,
+        tmp: usize,
+        arms: Vec<Arm>,
+    },
+}
+
+/// One arm of a `match`: `pat if guard => body`.
+pub struct Arm {
+    pub pat: Pat,
+    pub guard: Option<Expr>,
+    pub body: Expr,
+}
+
+/// A pattern, tested against the scrutinee's value. Integer and bool patterns today; a
+/// pattern kind for enum variants (a discriminant test plus field bindings) grows here.
+pub enum Pat {
+    /// `_`
+    Wild,
+    /// `x` or `x @ sub`: the variable holds the scrutinee's value.
+    Bind { var: usize, sub: Option<Box<Pat>> },
+    /// A literal or a named constant (`3`, `-1`, `true`, `i32::MAX`): equality.
+    Value(Expr),
+    /// `lo..=hi`, `lo..hi`, `lo..`, `..=hi`.
+    Range {
+        lo: Option<Expr>,
+        hi: Option<Expr>,
+        inclusive: bool,
+    },
+    /// `a | b | c`
+    Or(Vec<Pat>),
+}
+
+impl Pat {
+    /// The variables the pattern binds.
+    pub fn bindings(&self, out: &mut Vec<usize>) {
+        match self {
+            Pat::Bind { var, sub } => {
+                out.push(*var);
+                if let Some(s) = sub {
+                    s.bindings(out);
+                }
+            }
+            Pat::Or(ps) => ps.iter().for_each(|p| p.bindings(out)),
+            Pat::Wild | Pat::Value(_) | Pat::Range { .. } => {}
+        }
+    }
 }

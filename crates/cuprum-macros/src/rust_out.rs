@@ -193,6 +193,15 @@ impl Witness<'_> {
                 }
             }
             E::Repeat(r) => self.expr(&mut r.expr),
+            E::Match(m) => {
+                self.expr(&mut m.expr);
+                for a in m.arms.iter_mut() {
+                    if let syn::Pat::Guard(g) = &mut a.pat {
+                        self.expr(&mut g.guard);
+                    }
+                    self.expr(&mut a.body);
+                }
+            }
             E::Return(r) => {
                 if let Some(x) = &mut r.expr {
                     self.expr(x);

@@ -300,8 +300,8 @@ fn unchecked_access() {
 fn unsupported_constructs_are_named() {
     for (src, want) in [
         (
-            "fn f(o: &mut [i32]) { match 1 { _ => {} } }",
-            "`match` is not supported",
+            "fn f(o: &mut [i32], x: i32) { o[0] = match x { (1, 2) => 1, _ => 0 }; }",
+            "tuple patterns are not supported in `match`",
         ),
         (
             "fn f(o: &mut [i32]) { let c = |x: i32| x; }",
@@ -321,7 +321,7 @@ fn unsupported_constructs_are_named() {
         ),
         (
             "fn f(o: &mut [i32]) { let s = \"x\"; }",
-            "only number and bool literals",
+            "only number, byte (`b'a'`) and bool literals",
         ),
         (
             "fn f(o: &mut [i32]) { for x in o.iter() {} }",
@@ -377,8 +377,8 @@ fn unsupported_constructs_are_named() {
 
 #[test]
 fn several_errors_are_reported_together() {
-    let e = kerr("fn f(o: &mut [i32]) { match 1 { _ => {} } let c = |x: i32| x; }");
-    assert!(e.contains("`match`") && e.contains("closures"), "{e}");
+    let e = kerr("fn f(o: &mut [i32]) { let s = \"x\"; let c = |x: i32| x; }");
+    assert!(e.contains("strings") && e.contains("closures"), "{e}");
 }
 
 #[test]
@@ -492,4 +492,100 @@ fn wide_chunks_of_four() {
         kerr("fn f(c: &mut [f32]) { c.store4(0u32); }")
             .contains("`store4` takes a chunk index and an array")
     );
+}
+
+#[test]
+fn match_on_integers_as_statement_and_value() {
+    let s = k(r#"
+fn m(out: &mut [i32], x: &[i32]) {
+    let i = global_index();
+    let v = x[i];
+    let c = match v {
+        0 => 10,
+        1 | 2 => 20,
+        -5..=-1 => 30,
+        100.. => 40,
+        _ => 50,
+    };
+    match v {
+        0 => out[i] = c,
+        n @ 3..10 if n % 2 == 0 => { out[i] = n + c; }
+        n if n < 0 => out[i] = -n,
+        _ => {}
+    }
+}"#);
+    has(
+        &s,
+        &[
+            "int c = v == 0 ? 10 : (v == 1 || v == 2) ? 20 : v >= -5 && v <= -1 ? 30 : v >= 100 ? 40 : 50;",
+            "int n = v;",
+            "int cj_v1_n = v;",
+            "if (v == 0) {",
+            "} else if (v >= 3 && v < 10 && n % 2 == 0) {",
+            "} else if (cj_v1_n < 0) {",
+            "} else {",
+        ],
+    );
+}
+
+#[test]
+fn match_scrutinee_is_computed_once_and_typed_by_its_patterns() {
+    let s = d(r#"
+fn f(a: u8, b: u8) -> u32 {
+    match a.wrapping_add(b) {
+        0 => 1,
+        x @ (1 | 255) => x as u32 + 2,
+        _ => {
+            let y = a as u32;
+            y * 3
+        }
+    }
+}"#);
+    has(
+        &s,
+        &[
+            "const unsigned char cj_match = cj::wrapping_add(a, b);",
+            "unsigned char x = cj_match;",
+            "if (cj_match == ((unsigned char)0)) {",
+            "return 1u;",
+            "} else if ((cj_match == ((unsigned char)1) || cj_match == ((unsigned char)255))) {",
+            "return (unsigned int)x + 2u;",
+            "unsigned int y = (unsigned int)a;",
+        ],
+    );
+}
+
+#[test]
+fn match_arms_after_a_catch_all_are_dropped_and_a_lone_arm_is_a_block() {
+    let s = k(r#"
+fn m(out: &mut [u64], n: u64) {
+    match n {
+        _ => out[0] = n,
+    }
+    let r = match n { x => x + 1, };
+    out[1] = match n { 7 => 1, _ => 2, 9 => 3 };
+    out[2] = r;
+}"#);
+    has(
+        &s,
+        &[
+            "{\n        out[",
+            "unsigned long long x = n;",
+            "n == 7ull ? 1ull : 2ull",
+        ],
+    );
+    assert!(!s.contains("3ull"), "{s}");
+}
+
+#[test]
+fn match_patterns_outside_the_subset_are_errors() {
+    let e = kerr("fn m(out: &mut [i32], x: f32) { out[0] = match x { 1.5 => 1, _ => 2 }; }");
+    assert!(e.contains("float patterns are not supported"), "{e}");
+    let e = kerr("fn m(out: &mut [i32], x: i32) { out[0] = match x { Some(y) => y, _ => 2 }; }");
+    assert!(
+        e.contains("this pattern is not supported in kernels"),
+        "{e}"
+    );
+    let e = kerr("fn m(out: &mut [i32], x: i32) { out[0] = match x { ref y => *y }; }");
+    assert!(e.contains("`ref` bindings are not supported"), "{e}");
 }

@@ -70,3 +70,11 @@ fn activations_program() {
     }
     insta::assert_snapshot!(kernels::apply_activation::program());
 }
+
+#[test]
+fn activations_by_match() {
+    if !snapshots_here() {
+        return;
+    }
+    insta::assert_snapshot!(kernels::apply_activation_match::SOURCE);
+}

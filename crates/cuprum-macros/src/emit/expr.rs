@@ -38,6 +38,7 @@ impl Emitter<'_> {
             ExprKind::ArrayRepeat(x) => self.pure(x),
             ExprKind::If(c, t, Some(e)) => self.pure(c) && self.pure_block(t) && self.pure(e),
             ExprKind::Block(b) => self.pure_block(b),
+            ExprKind::Match { scrut, arms, .. } => self.match_pure(scrut, arms),
             _ => false,
         }
     }
@@ -61,7 +62,7 @@ impl Emitter<'_> {
 
     /// An operand of a C++ operator of precedence `min`, parenthesised when it binds less
     /// tightly (C++'s precedences, not Rust's: `a & b == c` differs between the two).
-    fn sub(&mut self, e: &Expr, min: u8) -> String {
+    pub(super) fn sub(&mut self, e: &Expr, min: u8) -> String {
         if !self.pure(e) {
             return self.operand_value(e);
         }
@@ -90,6 +91,7 @@ impl Emitter<'_> {
                 let b = self.sub(els, 3);
                 (format!("{c} ? {a} : {b}"), 3)
             }
+            ExprKind::Match { scrut, arms, .. } => self.match_value(scrut, arms),
             ExprKind::Block(b) => match &b.tail {
                 Some(t) => self.value_p(t),
                 None => ("(void)0".into(), 16),

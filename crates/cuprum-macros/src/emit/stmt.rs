@@ -65,6 +65,9 @@ impl Emitter<'_> {
     fn stmt_expr(&mut self, e: &Expr) {
         match &e.kind {
             ExprKind::If(..) => self.if_stmt(e, &Dest::Discard),
+            ExprKind::Match { scrut, tmp, arms } => {
+                self.match_stmt(scrut, *tmp, arms, &Dest::Discard)
+            }
             ExprKind::Block(b) => {
                 self.line("{");
                 self.indent += 1;
@@ -180,9 +183,12 @@ impl Emitter<'_> {
     }
 
     /// Statements that compute `e` and send its value to `dest`.
-    fn into(&mut self, e: &Expr, dest: Dest) {
+    pub(super) fn into(&mut self, e: &Expr, dest: Dest) {
         match &e.kind {
             ExprKind::If(..) if !self.pure(e) => self.if_stmt(e, &dest),
+            ExprKind::Match { scrut, tmp, arms } if !self.pure(e) => {
+                self.match_stmt(scrut, *tmp, arms, &dest)
+            }
             ExprKind::Block(b) if !self.pure(e) => {
                 self.line("{");
                 self.indent += 1;

@@ -154,10 +154,7 @@ impl Lower {
                 Ok(self.expr_of(ExprKind::ArrayRepeat(Box::new(v)), ty))
             }
             E::Macro(m) => self.assert_macro(&m.mac),
-            E::Match(m) => Err(err(
-                m.match_token,
-                "`match` is not supported in kernels; use `if`/`else if`",
-            )),
+            E::Match(m) => self.match_expr(m),
             E::Closure(c) => Err(err(
                 c,
                 "closures are not supported in kernels; use a `#[cuprum::device]` function",
@@ -188,7 +185,7 @@ impl Lower {
         }
     }
 
-    fn lit(&mut self, l: &syn::Lit) -> Result<Expr> {
+    pub(super) fn lit(&mut self, l: &syn::Lit) -> Result<Expr> {
         match l {
             syn::Lit::Int(i) => {
                 let suffix = i.suffix();
@@ -240,9 +237,13 @@ impl Lower {
             syn::Lit::Bool(b) => {
                 Ok(self.expr_of(ExprKind::Lit(LitVal::Bool(b.value)), Ty::Prim(Prim::Bool)))
             }
+            syn::Lit::Byte(b) => Ok(self.expr_of(
+                ExprKind::Lit(LitVal::Int(b.value() as u128)),
+                Ty::Prim(Prim::U8),
+            )),
             other => Err(err(
                 other,
-                "only number and bool literals are supported in kernels (no strings or chars)",
+                "only number, byte (`b'a'`) and bool literals are supported in kernels (no strings or chars)",
             )),
         }
     }

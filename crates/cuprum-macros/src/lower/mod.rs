@@ -5,7 +5,7 @@
 //! The function's signature and body entry are in `item`, written types in `types`,
 //! statements in `stmt`, expressions in `expr` (indexing and assignment targets in `place`,
 //! `assert!` in `assert`), calls by path in `calls`, method calls in `methods`, loops in
-//! `loops`, named constants in `consts`.
+//! `loops`, `match` and patterns in `matches`, named constants in `consts`.
 
 mod assert;
 mod calls;
@@ -13,6 +13,7 @@ mod consts;
 mod expr;
 mod item;
 mod loops;
+mod matches;
 mod methods;
 mod place;
 mod stmt;

@@ -280,5 +280,6 @@ fn is_statement_like(e: &syn::Expr) -> bool {
             | syn::Expr::ForLoop(_)
             | syn::Expr::Block(_)
             | syn::Expr::Unsafe(_)
+            | syn::Expr::Match(_)
     )
 }

@@ -1,9 +1,9 @@
 use cuprum::gpu::*;
 
 #[cuprum::kernel]
-fn uses_match(out: &mut [i32], n: i32) {
-    match n {
-        0 => out[0] = 1,
+fn uses_float_pattern(out: &mut [i32], x: f32) {
+    match x {
+        1.5 => out[0] = 1,
         _ => out[0] = 2,
     }
 }
