@@ -286,6 +286,10 @@ pub enum ExprKind {
     },
     ArrayLit(Vec<Expr>),
     ArrayRepeat(Box<Expr>),
+    /// `(a, b, …)`: `cj::TupN<…>{a, b, …}`.
+    Tuple(Vec<Expr>),
+    /// `t.0`: field `f0`.
+    TupleField(Box<Expr>, usize),
     /// `match scrut { arms }`: the scrutinee is evaluated once into `tmp` (a variable of
     /// its type); the arms are tried in order (the last one is C++'s `else`: rustc has
     /// checked that the match is exhaustive).

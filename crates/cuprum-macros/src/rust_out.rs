@@ -38,6 +38,13 @@ fn rust_type_tokens(t: &Ty) -> Option<TokenStream> {
             let n = proc_macro2::Literal::u64_unsuffixed(*n);
             Some(quote!([#e; #n]))
         }
+        Ty::Tuple(ts) => {
+            let ts = ts
+                .iter()
+                .map(rust_type_tokens)
+                .collect::<Option<Vec<_>>>()?;
+            Some(quote!((#(#ts,)*)))
+        }
         _ => None,
     }
 }
@@ -193,6 +200,11 @@ impl Witness<'_> {
                 }
             }
             E::Repeat(r) => self.expr(&mut r.expr),
+            E::Tuple(t) => {
+                for x in t.elems.iter_mut() {
+                    self.expr(x);
+                }
+            }
             E::Match(m) => {
                 self.expr(&mut m.expr);
                 for a in m.arms.iter_mut() {

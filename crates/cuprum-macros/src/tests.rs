@@ -312,7 +312,7 @@ fn unsupported_constructs_are_named() {
             "macros are not supported in kernels (`println!`)",
         ),
         (
-            "fn f(o: &mut [i32]) { let (a, b) = (1, 2); }",
+            "fn f(o: &mut [i32]) { let [a, b] = [1, 2]; }",
             "only `let name = …;`",
         ),
         (
@@ -588,4 +588,61 @@ fn match_patterns_outside_the_subset_are_errors() {
     );
     let e = kerr("fn m(out: &mut [i32], x: i32) { out[0] = match x { ref y => *y }; }");
     assert!(e.contains("`ref` bindings are not supported"), "{e}");
+}
+
+#[test]
+fn tuples_literals_fields_destructuring_and_returns() {
+    let s = d(r#"
+fn divmod(a: u32, b: u32) -> (u32, u32) {
+    (a / b, a % b)
+}"#);
+    has(
+        &s,
+        &[
+            "__device__ inline cj::Tup2<unsigned int, unsigned int> divmod(unsigned int a, unsigned int b) {",
+            "return cj::Tup2<unsigned int, unsigned int>{cj::div(a, b, CJ_SITE(0)), cj::rem(a, b, CJ_SITE(1))};",
+        ],
+    );
+    let s = k(r#"
+fn t(out: &mut [f32], x: &[f32]) {
+    let i = global_index();
+    let p = (x[i], 2.0f32, (1u8, true));
+    let (a, _, (c, d)) = p;
+    let mut q = (a, c);
+    q.0 += 1.0;
+    let (m, n) = divmod(7, 2);
+    let r = divmod(9, 4).1;
+    out[i] = q.0 + p.1 + (p.2).0 as f32 + if d { m as f32 } else { n as f32 } + r as f32;
+}"#);
+    has(
+        &s,
+        &[
+            "cj::Tup3<float, float, cj::Tup2<unsigned char, bool>> p = cj::Tup3<float, float, cj::Tup2<unsigned char, bool>>{x[cj::ix(i, cj_len_x, CJ_SITE(0))], 2.0f, cj::Tup2<unsigned char, bool>{((unsigned char)1), true}};",
+            "cj::Tup3<float, float, cj::Tup2<unsigned char, bool>> cj_tup = p;",
+            "float a = cj_tup.f0;",
+            "cj::Tup2<unsigned char, bool> cj_v1_cj_tup = cj_tup.f2;",
+            "unsigned char c = cj_v1_cj_tup.f0;",
+            "bool d = cj_v1_cj_tup.f1;",
+            "cj::Tup2<float, unsigned char> q = cj::Tup2<float, unsigned char>{a, c};",
+            "q.f0 += 1.0f;",
+            "cj::plain_t<decltype(cj_dev::divmod(cj::val<int>(), cj::val<int>()))> cj_v2_cj_tup = cj_dev::divmod(7, 2);",
+            "cj::plain_t<decltype(cj::val<cj::plain_t<decltype(cj_dev::divmod(cj::val<int>(), cj::val<int>()))>>().f0)> m = cj_v2_cj_tup.f0;",
+            "= cj_dev::divmod(9, 4).f1;",
+            "p.f2.f0",
+        ],
+    );
+}
+
+#[test]
+fn tuples_outside_the_subset_are_errors() {
+    let e = kerr("fn t(out: &mut [i32], p: (i32, i32)) { out[0] = p.0; }");
+    assert!(e.contains("a kernel cannot take a tuple"), "{e}");
+    let e = kerr("fn t(out: &mut [i32]) { let p = (1, 2); out[0] = p.2; }");
+    assert!(e.contains("a tuple of 2 values has no field `.2`"), "{e}");
+    let e = kerr("fn t(out: &mut [i32]) { let (a, ..) = (1, 2); out[0] = a; }");
+    assert!(e.contains("`..` in tuple patterns is not supported"), "{e}");
+    let e = kerr("fn t(out: &mut [i32]) { let x = 1; out[0] = x.0; }");
+    assert!(e.contains("`.0` needs a tuple"), "{e}");
+    let e = kerr("fn t(out: &mut [i32]) { let p = (1, 2, 3, 4, 5, 6, 7, 8, 9); }");
+    assert!(e.contains("more than 8 values"), "{e}");
 }

@@ -142,7 +142,9 @@ pub use compile::{CompileOptions, clear_memo, compile_with_cache, precompile, se
 /// over `a..b`, `a..=b`, `.rev()`, `.step_by(s)`, [`grid_stride(n)`](gpu::grid_stride)
 /// and [`block_stride(n)`](gpu::block_stride), `break`/`continue` (with labels),
 /// `return`, `match` on integers and bool (literals, constants, ranges, `|`, `_`,
-/// bindings, `x @ p`, guards; as a statement or a value), `as` casts, number methods (`abs`, `min`, `max`, `sqrt`, `exp`, `ln`, `sin`,
+/// bindings, `x @ p`, guards; as a statement or a value), tuples (literals, `t.0`,
+/// `let (a, (b, _)) = …`, tuple results of device functions; up to 8 values, not as
+/// kernel parameters), `as` casts, number methods (`abs`, `min`, `max`, `sqrt`, `exp`, `ln`, `sin`,
 /// `mul_add`, `powi`, `powf`, `clamp`, `count_ones`, `wrapping_add`, … — see
 /// [`gpu::Float`] and [`gpu::Int`]), local arrays (`[0.0f32; 4]`, `[a, b, c]`), blocks,
 /// `unsafe { *x.get_unchecked(i) }`, `assert!(cond)` and `debug_assert!(cond)` (an
@@ -150,7 +152,7 @@ pub use compile::{CompileOptions, clear_memo, compile_with_cache, precompile, se
 /// ([`x.load4(k)`](gpu::Slice::load4), [`x.store4(k, v)`](gpu::Slice::store4)), calls of
 /// [`#[cuprum::device]`](device) functions and of the built-ins of [`gpu`] (indices,
 /// barriers, shared memory, atomics, warp shuffles and votes, `grid_sync`). Anything else
-/// (closures, references, tuples, structs, strings, other macros, iterators,
+/// (closures, references, structs, strings, other macros, iterators,
 /// module-level constants) is a compile error at its span that names it.
 ///
 /// # Semantics: Rust's, not C's or Python's

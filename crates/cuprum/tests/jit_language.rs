@@ -9,11 +9,14 @@
 #![allow(clippy::match_overlapping_arm, clippy::manual_range_patterns)]
 
 mod common;
+#[path = "jit_kernels/language.rs"]
+mod language;
 
 use common::Rng;
-use cuprum::gpu::*;
+use cuprum::gpu::Scalar;
 use cuprum::kernel::JitConfig;
 use cuprum::{Array, Element};
+use language::*;
 
 fn dev<T: Element>(v: &[T]) -> Array {
     Array::from_slice(v, &[v.len()]).unwrap()
@@ -28,54 +31,6 @@ const LENS: [usize; 4] = [0, 1, 37, 1000];
 
 // ---- match -------------------------------------------------------------------------------------
 
-/// Every integer pattern: literals, negative literals, or-patterns, ranges of all
-/// shapes, a named constant, bindings with `@` and guards; `match` as a value.
-#[cuprum::device]
-pub fn classify_i32(v: i32) -> i32 {
-    match v {
-        0 => 100,
-        1 | 2 | 3 => 200 + v,
-        -1 => 300,
-        i32::MIN => 400,
-        i32::MAX | -7 => 401,
-        -100..=-50 => 500,
-        4..10 => 600,
-        n @ 10..=99 if n % 3 == 0 => 700 + n / 3,
-        n if n < -1000 => {
-            let k = n / 1000;
-            800 + k
-        }
-        1000.. => 900,
-        _ => -1,
-    }
-}
-
-#[cuprum::kernel]
-pub fn classify_i32_kernel(x: &[i32], out: &mut [i32]) {
-    for i in grid_stride(x.len()) {
-        out[i] = classify_i32(x[i]);
-    }
-}
-
-/// `match` as a statement with a side effect per arm, unit arms, and an early `continue`.
-#[cuprum::kernel]
-pub fn match_statements_u8(x: &[u8], out: &mut [u32]) {
-    for i in grid_stride(x.len()) {
-        let v = x[i];
-        out[i] = 7;
-        match v {
-            0 => out[i] = 1,
-            b'a'..=b'z' => {
-                out[i] = v as u32 - b'a' as u32 + 10;
-            }
-            200..=255 => continue,
-            w @ (16 | 32 | 64) => out[i] = w as u32 * 1000,
-            _ => {}
-        }
-        out[i] += 1;
-    }
-}
-
 fn match_statements_u8_model(v: u8) -> u32 {
     let r = match v {
         0 => 1,
@@ -85,55 +40,6 @@ fn match_statements_u8_model(v: u8) -> u32 {
         _ => 7,
     };
     r + 1
-}
-
-/// `match` on a 64-bit unsigned value and on bool, nested, with a scrutinee computed once.
-#[cuprum::device]
-pub fn nested_u64(a: u64, flag: bool) -> u64 {
-    let r = match a.wrapping_mul(3) % 10 {
-        0 => match flag {
-            true => 1,
-            false => 2,
-        },
-        k @ 1..=4 => k * 10,
-        u64::MAX => 5,
-        _ => match a {
-            0x1_0000_0000.. => 99,
-            _ => a % 7,
-        },
-    };
-    r
-}
-
-#[cuprum::kernel]
-pub fn nested_u64_kernel(a: &[u64], f: &[bool], out: &mut [u64]) {
-    for i in grid_stride(a.len()) {
-        out[i] = nested_u64(a[i], f[i]);
-    }
-}
-
-/// The seed's activation selected by `match` on an integer (cf. `apply_activation`).
-#[cuprum::device]
-pub fn activation(kind: i32, x: f32) -> f32 {
-    match kind {
-        0 => x.max(0.0),
-        1 => 1.0 / (1.0 + (-x).exp()),
-        2 | 3 => {
-            if x > 0.0 {
-                x
-            } else {
-                0.01 * x
-            }
-        }
-        _ => x,
-    }
-}
-
-#[cuprum::kernel]
-pub fn activation_kernel(x: &[f32], kinds: &[i32], out: &mut [f32]) {
-    for i in grid_stride(x.len()) {
-        out[i] = activation(kinds[i], x[i]);
-    }
 }
 
 fn interesting_i32(rng: &mut Rng, n: usize) -> Vec<i32> {
@@ -263,6 +169,82 @@ fn activation_selected_by_match() {
                 x[i],
                 got[i]
             );
+        }
+    }
+}
+
+// ---- tuples ------------------------------------------------------------------------------------
+
+#[test]
+fn tuples_from_device_functions() {
+    require_gpu!();
+    let mut rng = Rng::new(8);
+    for n in LENS {
+        let a: Vec<u32> = (0..n).map(|_| rng.next_u64() as u32).collect();
+        let b: Vec<u32> = (0..n)
+            .map(|k| {
+                if k % 7 == 0 {
+                    0
+                } else {
+                    (rng.next_u64() >> (rng.usize(0, 60))) as u32
+                }
+            })
+            .collect();
+        let (mut q, mut r, mut s) = (zeros::<u32>(n), zeros::<u32>(n), zeros::<u8>(n));
+        tuple_kernel::launch(
+            JitConfig::for_len(n.max(1), 128),
+            &dev(&a),
+            &dev(&b),
+            &mut q,
+            &mut r,
+            &mut s,
+        )
+        .unwrap();
+        let (q, r, s) = (
+            q.to_vec::<u32>().unwrap(),
+            r.to_vec::<u32>().unwrap(),
+            s.to_vec::<u8>().unwrap(),
+        );
+        for i in 0..n {
+            assert_eq!(
+                (q[i], r[i], s[i]),
+                divmod_steps(a[i], b[i]),
+                "{} {}",
+                a[i],
+                b[i]
+            );
+        }
+    }
+    assert_eq!(divmod_steps(17, 5), (3, 2, 2));
+
+    for n in LENS {
+        let x: Vec<f32> = (0..3 * n)
+            .map(|_| rng.f64(-4.0, 4.0).round() as f32)
+            .collect();
+        let (mut lo, mut la, mut hi, mut ha) = (
+            zeros::<f32>(n),
+            zeros::<i32>(n),
+            zeros::<f32>(n),
+            zeros::<i32>(n),
+        );
+        min_max_kernel::launch(
+            JitConfig::for_len(n.max(1), 64),
+            &dev(&x),
+            &mut lo,
+            &mut la,
+            &mut hi,
+            &mut ha,
+        )
+        .unwrap();
+        let (lo, la, hi, ha) = (
+            lo.to_vec::<f32>().unwrap(),
+            la.to_vec::<i32>().unwrap(),
+            hi.to_vec::<f32>().unwrap(),
+            ha.to_vec::<i32>().unwrap(),
+        );
+        for i in 0..n {
+            let want = min_max(x[3 * i], x[3 * i + 1], x[3 * i + 2]);
+            assert_eq!(((lo[i], la[i]), (hi[i], ha[i])), want, "{i}");
         }
     }
 }

@@ -35,7 +35,8 @@ impl Emitter<'_> {
             ExprKind::Atomic { index, args, .. } | ExprKind::Chunk4 { index, args, .. } => {
                 self.pure(index) && args.iter().all(|x| self.pure(x))
             }
-            ExprKind::ArrayRepeat(x) => self.pure(x),
+            ExprKind::ArrayRepeat(x) | ExprKind::TupleField(x, _) => self.pure(x),
+            ExprKind::Tuple(xs) => xs.iter().all(|x| self.pure(x)),
             ExprKind::If(c, t, Some(e)) => self.pure(c) && self.pure_block(t) && self.pure(e),
             ExprKind::Block(b) => self.pure_block(b),
             ExprKind::Match { scrut, arms, .. } => self.match_pure(scrut, arms),
@@ -213,6 +214,15 @@ impl Emitter<'_> {
                 let t = self.cty(&e.ty);
                 let v = self.operand_value(x);
                 format!("{t}::fill({v})")
+            }
+            ExprKind::Tuple(xs) => {
+                let t = self.cty(&e.ty);
+                let a: Vec<String> = xs.iter().map(|x| self.operand_value(x)).collect();
+                format!("{t}{{{}}}", a.join(", "))
+            }
+            ExprKind::TupleField(x, i) => {
+                let v = self.sub(x, 16);
+                format!("{v}.f{i}")
             }
             _ => {
                 self.error(

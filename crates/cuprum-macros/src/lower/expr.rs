@@ -111,9 +111,7 @@ impl Lower {
                 let base = self.expr(&f.base)?;
                 let member = match &f.member {
                     syn::Member::Named(n) => n.to_string(),
-                    syn::Member::Unnamed(u) => {
-                        return Err(err(u, "tuple fields are not supported in kernels"));
-                    }
+                    syn::Member::Unnamed(u) => return self.tuple_field(base, u),
                 };
                 match (self.infer.shallow(&base.ty), member.as_str()) {
                     (Ty::UInt3, "x" | "y" | "z") => {
@@ -164,7 +162,7 @@ impl Lower {
                 "references (`&x`) are not supported in kernels; pass slices by name",
             )),
             E::RawAddr(r) => Err(err(r, "raw pointers are not supported in kernels")),
-            E::Tuple(t) => Err(err(t, "tuples are not supported in kernels")),
+            E::Tuple(t) => self.tuple_lit(t),
             E::Struct(s) => Err(err(s, "struct literals are not supported in kernels")),
             E::Range(r) => Err(err(
                 r,

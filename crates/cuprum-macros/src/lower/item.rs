@@ -137,6 +137,12 @@ impl Lower {
                         quote::quote!(#t)
                     ))
                 })?;
+                if self.kernel && matches!(ty, Ty::Tuple(_)) {
+                    return Err(err(
+                        t,
+                        "a kernel cannot take a tuple; pass its values as separate parameters",
+                    ));
+                }
                 if self.kernel && matches!(ty, Ty::Array(..)) {
                     return Err(err(
                         t,

@@ -5,7 +5,8 @@
 //! The function's signature and body entry are in `item`, written types in `types`,
 //! statements in `stmt`, expressions in `expr` (indexing and assignment targets in `place`,
 //! `assert!` in `assert`), calls by path in `calls`, method calls in `methods`, loops in
-//! `loops`, `match` and patterns in `matches`, named constants in `consts`.
+//! `loops`, `match` and patterns in `matches`, tuples in `tuples`, named constants in
+//! `consts`.
 
 mod assert;
 mod calls;
@@ -17,6 +18,7 @@ mod matches;
 mod methods;
 mod place;
 mod stmt;
+mod tuples;
 mod types;
 
 use crate::ir::*;

@@ -20,9 +20,9 @@ fn uses_macro(out: &mut [i32]) {
 }
 
 #[cuprum::kernel]
-fn uses_tuple(out: &mut [i32]) {
-    let (a, b) = (1, 2);
-    out[0] = a + b;
+fn uses_tuple_rest(out: &mut [i32]) {
+    let (a, ..) = (1, 2);
+    out[0] = a;
 }
 
 #[cuprum::kernel]

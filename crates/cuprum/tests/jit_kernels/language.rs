@@ -1,0 +1,168 @@
+//! Kernels and device functions of tests/jit_language.rs (the language beyond arithmetic
+//! and loops), shared with tests/jit_nvrtc.rs (compiled with NVRTC).
+#![allow(dead_code, clippy::all)]
+
+use cuprum::gpu::*;
+
+/// Every integer pattern: literals, negative literals, or-patterns, ranges of all
+/// shapes, a named constant, bindings with `@` and guards; `match` as a value.
+#[cuprum::device]
+pub fn classify_i32(v: i32) -> i32 {
+    match v {
+        0 => 100,
+        1 | 2 | 3 => 200 + v,
+        -1 => 300,
+        i32::MIN => 400,
+        i32::MAX | -7 => 401,
+        -100..=-50 => 500,
+        4..10 => 600,
+        n @ 10..=99 if n % 3 == 0 => 700 + n / 3,
+        n if n < -1000 => {
+            let k = n / 1000;
+            800 + k
+        }
+        1000.. => 900,
+        _ => -1,
+    }
+}
+
+#[cuprum::kernel]
+pub fn classify_i32_kernel(x: &[i32], out: &mut [i32]) {
+    for i in grid_stride(x.len()) {
+        out[i] = classify_i32(x[i]);
+    }
+}
+
+/// `match` as a statement with a side effect per arm, unit arms, and an early `continue`.
+#[cuprum::kernel]
+pub fn match_statements_u8(x: &[u8], out: &mut [u32]) {
+    for i in grid_stride(x.len()) {
+        let v = x[i];
+        out[i] = 7;
+        match v {
+            0 => out[i] = 1,
+            b'a'..=b'z' => {
+                out[i] = v as u32 - b'a' as u32 + 10;
+            }
+            200..=255 => continue,
+            w @ (16 | 32 | 64) => out[i] = w as u32 * 1000,
+            _ => {}
+        }
+        out[i] += 1;
+    }
+}
+
+/// `match` on a 64-bit unsigned value and on bool, nested, with a scrutinee computed once.
+#[cuprum::device]
+pub fn nested_u64(a: u64, flag: bool) -> u64 {
+    let r = match a.wrapping_mul(3) % 10 {
+        0 => match flag {
+            true => 1,
+            false => 2,
+        },
+        k @ 1..=4 => k * 10,
+        u64::MAX => 5,
+        _ => match a {
+            0x1_0000_0000.. => 99,
+            _ => a % 7,
+        },
+    };
+    r
+}
+
+#[cuprum::kernel]
+pub fn nested_u64_kernel(a: &[u64], f: &[bool], out: &mut [u64]) {
+    for i in grid_stride(a.len()) {
+        out[i] = nested_u64(a[i], f[i]);
+    }
+}
+
+/// The seed's activation selected by `match` on an integer (cf. `apply_activation`).
+#[cuprum::device]
+pub fn activation(kind: i32, x: f32) -> f32 {
+    match kind {
+        0 => x.max(0.0),
+        1 => 1.0 / (1.0 + (-x).exp()),
+        2 | 3 => {
+            if x > 0.0 {
+                x
+            } else {
+                0.01 * x
+            }
+        }
+        _ => x,
+    }
+}
+
+#[cuprum::kernel]
+pub fn activation_kernel(x: &[f32], kinds: &[i32], out: &mut [f32]) {
+    for i in grid_stride(x.len()) {
+        out[i] = activation(kinds[i], x[i]);
+    }
+}
+
+/// A tuple-returning device function: quotient and remainder, Euclid's gcd step count.
+#[cuprum::device]
+pub fn divmod_steps(a: u32, b: u32) -> (u32, u32, u8) {
+    if b == 0 {
+        return (0, a, 0);
+    }
+    let (q, r) = (a / b, a % b);
+    let mut pair = (b, r);
+    let mut steps = 0u8;
+    while pair.1 != 0 {
+        pair = (pair.1, pair.0 % pair.1);
+        steps = steps.wrapping_add(1);
+    }
+    let _ = pair.0;
+    (q, r, steps)
+}
+
+/// Min and max with their positions, nested tuples, a field assigned.
+#[cuprum::device]
+pub fn min_max(a: f32, b: f32, c: f32) -> ((f32, i32), (f32, i32)) {
+    let mut lo = (a, 0);
+    let mut hi = (a, 0);
+    if b < lo.0 {
+        lo = (b, 1);
+    }
+    if b > hi.0 {
+        hi.0 = b;
+        hi.1 = 1;
+    }
+    if c < lo.0 {
+        lo = (c, 2);
+    }
+    if c > hi.0 {
+        hi = (c, 2);
+    }
+    (lo, hi)
+}
+
+#[cuprum::kernel]
+pub fn tuple_kernel(a: &[u32], b: &[u32], q: &mut [u32], r: &mut [u32], steps: &mut [u8]) {
+    for i in grid_stride(a.len()) {
+        let (qq, rr, s) = divmod_steps(a[i], b[i]);
+        q[i] = qq;
+        r[i] = rr;
+        steps[i] = divmod_steps(a[i], b[i]).2;
+        let _ = s;
+    }
+}
+
+#[cuprum::kernel]
+pub fn min_max_kernel(
+    x: &[f32],
+    lo: &mut [f32],
+    lo_at: &mut [i32],
+    hi: &mut [f32],
+    hi_at: &mut [i32],
+) {
+    for i in grid_stride(lo.len()) {
+        let ((l, la), h) = min_max(x[3 * i], x[3 * i + 1], x[3 * i + 2]);
+        lo[i] = l;
+        lo_at[i] = la;
+        hi[i] = h.0;
+        hi_at[i] = h.1;
+    }
+}
