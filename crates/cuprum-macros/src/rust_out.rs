@@ -462,6 +462,8 @@ pub struct DeviceParts<'a> {
     pub deps: &'a [syn::Path],
     pub cooperative: bool,
     pub witnesses: Option<&'a [Option<Ty>]>,
+    /// Keep the host function (a device constant keeps its `const` item instead).
+    pub host_fn: bool,
 }
 
 /// Everything `#[cuprum::device]` expands to: the host function and its definition.
@@ -497,10 +499,12 @@ pub fn device_items(d: DeviceParts<'_>) -> TokenStream {
     let (source, prototype, cooperative) = (d.source, d.prototype, d.cooperative);
     let doc = format!("The CUDA C++ of the `#[cuprum::device]` function `{name_str}`.");
     let cfg = cfgs(&f.attrs);
+    let host = d.host_fn.then_some(host);
     quote! {
         #host
 
         #[doc(hidden)]
+        #[allow(non_snake_case)]
         #(#cfg)*
         #vis mod #name {
             #[allow(unused_imports)]

@@ -344,8 +344,8 @@ fn unsupported_constructs_are_named() {
             "lifetime parameters are not supported",
         ),
         (
-            "fn f(o: &mut [i32]) { o[0] = N; }",
-            "`N` is not a variable, parameter or const generic",
+            "fn f(o: &mut [i32]) { o[0] = n; }",
+            "`n` is not a variable, parameter or const generic",
         ),
         (
             "fn f(o: &mut [i32]) { let cj_x = 1; }",
@@ -645,4 +645,42 @@ fn tuples_outside_the_subset_are_errors() {
     assert!(e.contains("`.0` needs a tuple"), "{e}");
     let e = kerr("fn t(out: &mut [i32]) { let p = (1, 2, 3, 4, 5, 6, 7, 8, 9); }");
     assert!(e.contains("more than 8 values"), "{e}");
+}
+
+#[test]
+fn module_constants_are_device_dependencies() {
+    let s = k(r#"
+fn c(out: &mut [f32], x: &[f32]) {
+    let i = global_index();
+    out[i] = x[i] * SCALE + consts::BIAS;
+    match i {
+        LIMIT => out[i] = 0.0,
+        _ => {}
+    }
+}"#);
+    has(
+        &s,
+        &[
+            "x[cj::ix(i, cj_len_x, CJ_SITE(3))] * cj_dev::SCALE() + cj_dev::BIAS()",
+            "if (i == cj_dev::LIMIT()) {",
+        ],
+    );
+    // A constant is a device function without parameters; a device `const fn` is accepted.
+    let s = d("const fn cube(x: i32) -> i32 { x * x * x }");
+    has(&s, &["__device__ inline int cube(int x) {"]);
+    let s = d("fn BIG() -> i32 { cube(3) + LIMIT }");
+    has(
+        &s,
+        &[
+            "__device__ inline int BIG() {",
+            "return cj::add(cj_dev::cube(3), cj_dev::LIMIT());",
+        ],
+    );
+    // Lowercase unknown names, types' constants and kernels that are `const` stay errors.
+    let e = kerr("fn c(out: &mut [f32]) { out[0] = scale; }");
+    assert!(e.contains("nor a module-level constant"), "{e}");
+    let e = kerr("fn c(out: &mut [f32]) { out[0] = f32::SCALE; }");
+    assert!(e.contains("nor a module-level constant"), "{e}");
+    let e = kerr("const fn c(out: &mut [f32]) { }");
+    assert!(e.contains("a kernel cannot be `const`"), "{e}");
 }

@@ -248,3 +248,43 @@ fn tuples_from_device_functions() {
         }
     }
 }
+
+// ---- module-level constants and const fn -------------------------------------------------------
+
+#[test]
+fn module_constants_and_const_fn() {
+    require_gpu!();
+    let mut rng = Rng::new(12);
+    for n in LENS {
+        let x: Vec<i32> = (0..n)
+            .map(|k| match k % 4 {
+                0 => LIMIT,
+                1 => BIG,
+                _ => rng.usize(0, 2000) as i32 - 1000,
+            })
+            .collect();
+        let (mut out, mut y) = (zeros::<i32>(n), zeros::<f32>(n));
+        consts_kernel::launch(
+            JitConfig::for_len(n.max(1), 128),
+            &dev(&x),
+            &mut out,
+            &mut y,
+        )
+        .unwrap();
+        let (out, y) = (out.to_vec::<i32>().unwrap(), y.to_vec::<f32>().unwrap());
+        for i in 0..n {
+            let v = x[i];
+            let want = if v == 42 {
+                1
+            } else if v == 69 {
+                2
+            } else {
+                (v % 5).pow(3) + 7 + 69
+            };
+            assert_eq!(out[i], want, "{v}");
+            assert_eq!(y[i], v as f32 * 2.5, "{v}");
+        }
+    }
+    // The constants are Rust's own on the host.
+    assert_eq!((LIMIT, BIG, cube(3), tables::OFFSET), (42, 69, 27, 7));
+}

@@ -109,6 +109,7 @@ fn language_kernels_compile() {
     compile(&l::activation_kernel::__CUPRUM_KERNEL, &[]);
     compile(&l::tuple_kernel::__CUPRUM_KERNEL, &[]);
     compile(&l::min_max_kernel::__CUPRUM_KERNEL, &[]);
+    compile(&l::consts_kernel::__CUPRUM_KERNEL, &[]);
 }
 
 #[test]

@@ -100,3 +100,11 @@ fn tuples_program() {
     insta::assert_snapshot!(language::tuple_kernel::program());
     insta::assert_snapshot!(language::min_max_kernel::program());
 }
+
+#[test]
+fn module_constants_program() {
+    if !snapshots_here() {
+        return;
+    }
+    insta::assert_snapshot!(language::consts_kernel::program());
+}

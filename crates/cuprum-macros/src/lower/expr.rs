@@ -276,11 +276,14 @@ impl Lower {
         if let Some((text, ty)) = consts::constant(&segs) {
             return Ok(self.expr_of(ExprKind::CppConst(text), ty));
         }
+        if self.device_const_path(&segs) {
+            return Ok(self.device_const(&p.path));
+        }
         let shown = segs.join("::");
         Err(err(
             p,
             format!(
-                "`{shown}` is not a variable, parameter or const generic of this function; kernels see only those (a module-level `const` or `static` is not visible: make it a const generic parameter or a literal)"
+                "`{shown}` is not a variable, parameter or const generic of this function, nor a module-level constant (an UPPER_CASE `const` item marked `#[cuprum::device]`)"
             ),
         ))
     }

@@ -13,7 +13,9 @@ impl Lower {
         } else {
             "device function"
         };
-        if let Some(c) = &sig.constness {
+        if let Some(c) = &sig.constness
+            && self.kernel
+        {
             errors.push(err(c, format!("a {what} cannot be `const`")));
         }
         if let Some(a) = &sig.asyncness {

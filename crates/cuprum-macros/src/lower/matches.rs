@@ -74,6 +74,22 @@ impl Lower {
         match p {
             syn::Pat::Wild(_) => Ok(Pat::Wild),
             syn::Pat::Paren(p) => self.pattern(&p.pat, scrut),
+            // An UPPER_CASE name is a constant (as rustc reads it when one is in scope).
+            syn::Pat::Ident(pi)
+                if pi.subpat.is_none()
+                    && pi.mutability.is_none()
+                    && pi.by_ref.is_none()
+                    && consts::const_name(&pi.ident.to_string()) =>
+            {
+                let path = syn::Path::from(pi.ident.clone());
+                let x = self.expr(&syn::Expr::Path(syn::ExprPath {
+                    attrs: Vec::new(),
+                    qself: None,
+                    path,
+                }))?;
+                self.infer.unify(&x.ty, scrut);
+                Ok(Pat::Value(x))
+            }
             syn::Pat::Ident(pi) => {
                 if pi.by_ref.is_some() {
                     return Err(err(pi, "`ref` bindings are not supported in kernels"));

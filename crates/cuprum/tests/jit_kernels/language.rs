@@ -166,3 +166,41 @@ pub fn min_max_kernel(
         hi_at[i] = h.1;
     }
 }
+// ---- module-level constants and const fn -------------------------------------------------------
+
+/// A scale factor, visible to kernels through `#[cuprum::device]`.
+#[cuprum::device]
+pub const SCALE: f32 = 2.5;
+
+/// A constant computed from an expression.
+#[cuprum::device]
+pub const LIMIT: i32 = 10 * 4 + 2;
+
+/// A `const fn` that is also a device function.
+#[cuprum::device]
+pub const fn cube(x: i32) -> i32 {
+    x * x * x
+}
+
+/// A constant from a `const fn` call and another constant.
+#[cuprum::device]
+pub const BIG: i32 = cube(3) + LIMIT;
+
+pub mod tables {
+    /// A constant in another module, named by its path.
+    #[cuprum::device]
+    pub const OFFSET: u32 = 7;
+}
+
+#[cuprum::kernel]
+pub fn consts_kernel(x: &[i32], out: &mut [i32], y: &mut [f32]) {
+    for i in grid_stride(x.len()) {
+        let v = x[i];
+        out[i] = match v {
+            LIMIT => 1,
+            BIG => 2,
+            _ => cube(v % 5) + tables::OFFSET as i32 + BIG,
+        };
+        y[i] = v as f32 * SCALE;
+    }
+}
