@@ -64,6 +64,14 @@ pub enum Stmt {
         var: usize,
         elem: Ty,
     },
+    /// `let f = |params| body;`: a C++ lambda (`[=]` for `move` closures, else `[&]`).
+    Closure {
+        var: usize,
+        params: Vec<usize>,
+        body: Expr,
+        ret: Ty,
+        by_value: bool,
+    },
     Expr(Expr),
 }
 
@@ -227,6 +235,18 @@ pub enum ExprKind {
         parts: Vec<Expr>,
         body: Block,
     },
+    /// `for x in s.iter()` / `.iter_mut()` / `for (i, x) in s.iter().enumerate()`: the
+    /// element `var` (a copy, or a reference when `mutable`), the optional index, the
+    /// hidden counter.
+    ForElems {
+        id: usize,
+        base: usize,
+        var: usize,
+        index: Option<usize>,
+        counter: usize,
+        mutable: bool,
+        body: Block,
+    },
     Break {
         id: usize,
         goto: bool,
@@ -290,6 +310,11 @@ pub enum ExprKind {
     Tuple(Vec<Expr>),
     /// `t.0`: field `f0`.
     TupleField(Box<Expr>, usize),
+    /// `f(args…)` of a closure variable.
+    ClosureCall {
+        var: usize,
+        args: Vec<Expr>,
+    },
     /// `match scrut { arms }`: the scrutinee is evaluated once into `tmp` (a variable of
     /// its type); the arms are tried in order (the last one is C++'s `else`: rustc has
     /// checked that the match is exhaustive).

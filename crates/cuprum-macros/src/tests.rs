@@ -304,8 +304,8 @@ fn unsupported_constructs_are_named() {
             "tuple patterns are not supported in `match`",
         ),
         (
-            "fn f(o: &mut [i32]) { let c = |x: i32| x; }",
-            "closures are not supported",
+            "fn f(o: &mut [i32]) { let c = |x: i32| x; o[0] = apply(c); }",
+            "the closure `c` can only be called",
         ),
         (
             "fn f(o: &mut [i32]) { println!(\"hi\"); }",
@@ -324,7 +324,7 @@ fn unsupported_constructs_are_named() {
             "only number, byte (`b'a'`) and bool literals",
         ),
         (
-            "fn f(o: &mut [i32]) { for x in o.iter() {} }",
+            "fn f(o: &mut [i32]) { for x in o.iter().rev() {} }",
             "`for` loops go over a range",
         ),
         (
@@ -377,8 +377,8 @@ fn unsupported_constructs_are_named() {
 
 #[test]
 fn several_errors_are_reported_together() {
-    let e = kerr("fn f(o: &mut [i32]) { let s = \"x\"; let c = |x: i32| x; }");
-    assert!(e.contains("strings") && e.contains("closures"), "{e}");
+    let e = kerr("fn f(o: &mut [i32]) { let s = \"x\"; let r = &o; }");
+    assert!(e.contains("strings") && e.contains("references"), "{e}");
 }
 
 #[test]
@@ -683,4 +683,102 @@ fn c(out: &mut [f32], x: &[f32]) {
     assert!(e.contains("nor a module-level constant"), "{e}");
     let e = kerr("const fn c(out: &mut [f32]) { }");
     assert!(e.contains("a kernel cannot be `const`"), "{e}");
+}
+
+#[test]
+fn closures_are_lambdas_called_in_place() {
+    let s = k(r#"
+fn c(out: &mut [f32], x: &[f32], s: f32) {
+    let scale = |v: f32| v * s;
+    let mut count = 0u32;
+    let mut bump = |k| { count += k; };
+    let add = move |a, b: f32| -> f32 { if a > b { return a; } a + b };
+    let s = 100.0f32;
+    for i in grid_stride(x.len()) {
+        out[i] = scale(x[i]) + add(x[i], 1.0) + s;
+        bump(2);
+    }
+    let unused = |z| z;
+    out[0] = count as f32;
+}"#);
+    has(
+        &s,
+        &[
+            "auto scale = [&](float v) -> float {",
+            "return v * s;",
+            "auto bump = [&](unsigned int k) -> void {",
+            "count += k;",
+            "auto add = [=](float a, float b) mutable -> float {",
+            "if (a > b) {",
+            "return a;",
+            "return a + b;",
+            "float cj_v1_s = 100.0f;",
+            "= scale(x[cj::ix(i, cj_len_x, CJ_SITE(",
+            ") + add(x[cj::ix(i, cj_len_x, CJ_SITE(",
+            ", 1.0f) + cj_v1_s;",
+            "bump(2u);",
+        ],
+    );
+    assert!(!s.contains("unused"), "{s}");
+}
+
+#[test]
+fn closures_that_escape_are_errors() {
+    let e = kerr("fn c(out: &mut [i32]) { let f = |x: i32| x; let g = f; }");
+    assert!(e.contains("the closure `f` can only be called"), "{e}");
+    let e = kerr("fn c(out: &mut [i32]) { out[0] = (|x: i32| x)(1); }");
+    assert!(
+        e.contains("a closure must be bound by `let f = |x| …;`"),
+        "{e}"
+    );
+    let e = kerr("fn c(out: &mut [i32]) { let f = |(a, b): (i32, i32)| a; }");
+    assert!(e.contains("closure parameters must be names"), "{e}");
+}
+
+#[test]
+fn element_loops_over_slices_and_arrays() {
+    let s = k(r#"
+fn e(out: &mut [f32], x: &[f32]) {
+    let mut acc = [0.0f32; 4];
+    let mut sum = 0.0f32;
+    for v in x.iter() {
+        sum += *v * 2.0;
+    }
+    for (i, &v) in x.iter().enumerate() {
+        if i > 3 { break; }
+        acc[i] = v;
+    }
+    for a in acc.iter() {
+        sum += a.abs();
+    }
+    for o in out.iter_mut() {
+        *o = *o + sum;
+    }
+}"#);
+    has(
+        &s,
+        &[
+            "for (unsigned long long cj_k = 0; cj_k < cj_len_x; ++cj_k) {",
+            "const float v = x[cj_k];",
+            "sum += v * 2.0f;",
+            "for (unsigned long long cj_v1_cj_k = 0; cj_v1_cj_k < cj_len_x; ++cj_v1_cj_k) {",
+            "const float cj_v1_v = x[cj_v1_cj_k];",
+            "const unsigned long long i = cj_v1_cj_k;",
+            "< 4ull; ++",
+            "const float a = acc[",
+            "sum += cj::abs(a);",
+            "float& o = out[",
+            "o = o + sum;",
+        ],
+    );
+    let e = kerr("fn e(x: &[f32]) { for v in x.iter_mut() { *v = 1.0; } }");
+    assert!(
+        e.contains("`iter_mut()` needs a `&mut [T]` parameter"),
+        "{e}"
+    );
+    let e = kerr("fn e(x: &[f32], o: &mut [f32]) { for v in x.iter().map(|a| a) { o[0] = *v; } }");
+    assert!(e.contains("`for` loops go over a range"), "{e}");
+    let e =
+        kerr("fn e(x: &[f32], o: &mut [f32]) { for v in x.iter().enumerate() { o[0] = 1.0; } }");
+    assert!(e.contains("as `(i, x)`"), "{e}");
 }

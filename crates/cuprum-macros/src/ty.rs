@@ -176,6 +176,8 @@ pub enum Ty {
     UInt3,
     /// A tuple of two to eight values (`cj::TupN<…>` in C++, fields `f0` …).
     Tuple(Vec<Ty>),
+    /// A closure: its parameter types and result (a C++ lambda, declared `auto`).
+    Closure(Vec<Ty>, Box<Ty>),
 }
 
 /// The most fields a tuple may have (the prelude's `cj::Tup1` … `cj::Tup8`).
@@ -400,6 +402,7 @@ pub fn cpp_type(t: &Ty) -> String {
         }
         Ty::Shared(e, _) | Ty::DynShared(e) => format!("{}*", cpp_type(e)),
         Ty::UInt3 => "uint3".to_string(),
+        Ty::Closure(..) => "auto".to_string(),
         Ty::Tuple(ts) => {
             let parts: Vec<String> = ts.iter().map(cpp_type).collect();
             format!("cj::Tup{}<{}>", ts.len(), parts.join(", "))

@@ -146,7 +146,10 @@ pub use compile::{CompileOptions, clear_memo, compile_with_cache, precompile, se
 /// `let (a, (b, _)) = …`, tuple results of device functions; up to 8 values, not as
 /// kernel parameters), module-level constants marked `#[cuprum::device]`
 /// (`#[cuprum::device] const SCALE: f32 = 2.5;`, named as `SCALE` or `path::SCALE`, also
-/// in patterns) and `#[cuprum::device] const fn`s, `as` casts, number methods (`abs`, `min`, `max`, `sqrt`, `exp`, `ln`, `sin`,
+/// in patterns) and `#[cuprum::device] const fn`s, closures bound by `let` and called
+/// (C++ lambdas, inlined; `move` ones capture by value, others use the variables as
+/// Rust's borrows do), `for x in s.iter()`, `for (i, x) in s.iter().enumerate()` and
+/// `for x in s.iter_mut()` over slices, local and shared arrays, `as` casts, number methods (`abs`, `min`, `max`, `sqrt`, `exp`, `ln`, `sin`,
 /// `mul_add`, `powi`, `powf`, `clamp`, `count_ones`, `wrapping_add`, … — see
 /// [`gpu::Float`] and [`gpu::Int`]), local arrays (`[0.0f32; 4]`, `[a, b, c]`), blocks,
 /// `unsafe { *x.get_unchecked(i) }`, `assert!(cond)` and `debug_assert!(cond)` (an
@@ -154,8 +157,8 @@ pub use compile::{CompileOptions, clear_memo, compile_with_cache, precompile, se
 /// ([`x.load4(k)`](gpu::Slice::load4), [`x.store4(k, v)`](gpu::Slice::store4)), calls of
 /// [`#[cuprum::device]`](device) functions and of the built-ins of [`gpu`] (indices,
 /// barriers, shared memory, atomics, warp shuffles and votes, `grid_sync`). Anything else
-/// (closures, references, structs, strings, other macros, iterators, `static` items)
-/// is a compile error at its span that names it.
+/// (closures passed or stored, references, structs, strings, other macros, other
+/// iterators, `static` items) is a compile error at its span that names it.
 ///
 /// # Semantics: Rust's, not C's or Python's
 /// `/` and `%` truncate (`-7 / 2 == -3`, `-7 % 2 == -1`; `%` of floats is `fmod`); literals

@@ -288,3 +288,103 @@ fn module_constants_and_const_fn() {
     // The constants are Rust's own on the host.
     assert_eq!((LIMIT, BIG, cube(3), tables::OFFSET), (42, 69, 27, 7));
 }
+
+// ---- closures ----------------------------------------------------------------------------------
+
+#[test]
+fn closures_capture_as_rust_does() {
+    require_gpu!();
+    let mut rng = Rng::new(21);
+    for n in LENS {
+        let x: Vec<f32> = (0..n)
+            .map(|k| {
+                if k % 9 == 0 {
+                    150.0
+                } else {
+                    rng.f64(-3.0, 3.0) as f32
+                }
+            })
+            .collect();
+        let (mut out, mut counts) = (zeros::<f32>(n), zeros::<u32>(n));
+        closures_kernel::launch(
+            JitConfig::for_len(n.max(1), 128),
+            &dev(&x),
+            1.5,
+            &mut out,
+            &mut counts,
+        )
+        .unwrap();
+        let (out, counts) = (
+            out.to_vec::<f32>().unwrap(),
+            counts.to_vec::<u32>().unwrap(),
+        );
+        for i in 0..n {
+            let (v, h) = closures_model(x[i], 1.5);
+            assert!(
+                (out[i] - v).abs() <= 1e-6 * (1.0 + v.abs()),
+                "{}: {} vs {v}",
+                x[i],
+                out[i]
+            );
+            assert_eq!(counts[i], h, "{}", x[i]);
+        }
+    }
+}
+
+// ---- element loops -----------------------------------------------------------------------------
+
+#[test]
+fn element_loops_over_slices() {
+    require_gpu!();
+    let mut rng = Rng::new(31);
+    for (n, width) in [(0usize, 3usize), (1, 1), (37, 5), (300, 16)] {
+        let w: Vec<f32> = (0..width).map(|_| rng.f64(-2.0, 2.0) as f32).collect();
+        let x: Vec<f32> = (0..n * width).map(|_| rng.f64(-2.0, 2.0) as f32).collect();
+        let (mut dots, mut maxes) = (zeros::<f32>(n), zeros::<f32>(n));
+        elem_loops::launch(
+            JitConfig::for_len(n.max(1), 64),
+            &dev(&w),
+            &dev(&x),
+            &mut dots,
+            &mut maxes,
+        )
+        .unwrap();
+        let (dots, maxes) = (
+            dots.to_vec::<f32>().unwrap(),
+            maxes.to_vec::<f32>().unwrap(),
+        );
+        for i in 0..n {
+            let dot: f32 = (0..width).map(|k| w[k] * x[i * width + k]).sum();
+            let m = [x[i * width], dot, -dot, 1.0]
+                .into_iter()
+                .fold(f32::NEG_INFINITY, f32::max);
+            assert!(
+                (dots[i] - dot).abs() <= 1e-5 * (1.0 + dot.abs()),
+                "{i}: {} vs {dot}",
+                dots[i]
+            );
+            assert!(
+                (maxes[i] - m).abs() <= 1e-5 * (1.0 + m.abs()),
+                "{i}: {} vs {m}",
+                maxes[i]
+            );
+        }
+    }
+    for n in LENS {
+        let x: Vec<i32> = (0..n).map(|_| rng.usize(0, 50) as i32).collect();
+        let stop = if n > 10 { x[n / 2] } else { -1 };
+        let mut d = dev(&x);
+        elem_loops_mut::launch((1, 32), &mut d, stop).unwrap();
+        let mut want = x.clone();
+        for v in want.iter_mut() {
+            if *v == stop {
+                break;
+            }
+            if *v % 2 == 0 {
+                continue;
+            }
+            *v = *v * 3 + 1;
+        }
+        assert_eq!(d.to_vec::<i32>().unwrap(), want, "n = {n}");
+    }
+}

@@ -110,6 +110,9 @@ fn language_kernels_compile() {
     compile(&l::tuple_kernel::__CUPRUM_KERNEL, &[]);
     compile(&l::min_max_kernel::__CUPRUM_KERNEL, &[]);
     compile(&l::consts_kernel::__CUPRUM_KERNEL, &[]);
+    compile(&l::closures_kernel::__CUPRUM_KERNEL, &[]);
+    compile(&l::elem_loops::__CUPRUM_KERNEL, &[]);
+    compile(&l::elem_loops_mut::__CUPRUM_KERNEL, &[]);
 }
 
 #[test]

@@ -108,3 +108,20 @@ fn module_constants_program() {
     }
     insta::assert_snapshot!(language::consts_kernel::program());
 }
+
+#[test]
+fn closures_source() {
+    if !snapshots_here() {
+        return;
+    }
+    insta::assert_snapshot!(language::closures_kernel::SOURCE);
+}
+
+#[test]
+fn element_loops_source() {
+    if !snapshots_here() {
+        return;
+    }
+    insta::assert_snapshot!(language::elem_loops::SOURCE);
+    insta::assert_snapshot!(language::elem_loops_mut::SOURCE);
+}

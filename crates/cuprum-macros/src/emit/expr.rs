@@ -31,7 +31,9 @@ impl Emitter<'_> {
             ExprKind::Builtin(_, xs) | ExprKind::Method(_, xs) | ExprKind::ArrayLit(xs) => {
                 xs.iter().all(|x| self.pure(x))
             }
-            ExprKind::Call { args, .. } => args.iter().all(|x| self.pure(x)),
+            ExprKind::Call { args, .. } | ExprKind::ClosureCall { args, .. } => {
+                args.iter().all(|x| self.pure(x))
+            }
             ExprKind::Atomic { index, args, .. } | ExprKind::Chunk4 { index, args, .. } => {
                 self.pure(index) && args.iter().all(|x| self.pure(x))
             }
@@ -160,6 +162,10 @@ impl Emitter<'_> {
                 };
                 format!("{callee}{t}({})", a.join(", "))
             }
+            ExprKind::ClosureCall { var, args } => {
+                let a: Vec<String> = args.iter().map(|x| self.operand_value(x)).collect();
+                format!("{}({})", self.var(*var), a.join(", "))
+            }
             ExprKind::Method(name, args) => {
                 let a: Vec<String> = args.iter().map(|x| self.operand_value(x)).collect();
                 format!("cj::{name}({})", a.join(", "))
@@ -235,7 +241,7 @@ impl Emitter<'_> {
     }
 
     /// The C++ length of a slice, shared array or local array variable.
-    fn len(&self, id: usize) -> String {
+    pub(super) fn len(&self, id: usize) -> String {
         let name = self.var(id);
         match self.ty(&self.f.vars[id].ty) {
             Ty::Shared(_, l) | Ty::Array(_, l) => l.cpp(),

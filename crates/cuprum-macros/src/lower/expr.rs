@@ -89,7 +89,7 @@ impl Lower {
             }
             E::Return(r) => {
                 let v = match &r.expr {
-                    Some(v) if self.kernel => {
+                    Some(v) if self.kernel && self.closure_depth == 0 => {
                         return Err(err(
                             v,
                             "a kernel cannot return a value; write results into a `&mut [T]` parameter",
@@ -155,7 +155,7 @@ impl Lower {
             E::Match(m) => self.match_expr(m),
             E::Closure(c) => Err(err(
                 c,
-                "closures are not supported in kernels; use a `#[cuprum::device]` function",
+                "a closure must be bound by `let f = |x| …;` and called (`f(x)`) in kernels; it cannot be passed or stored",
             )),
             E::Reference(r) => Err(err(
                 r,
@@ -266,6 +266,14 @@ impl Lower {
             let name = &segs[0];
             if let Some(id) = self.lookup(name) {
                 let ty = self.vars[id].ty.clone();
+                if let Ty::Closure(..) = ty {
+                    return Err(err(
+                        p,
+                        format!(
+                            "the closure `{name}` can only be called (`{name}(…)`) in kernels; it cannot be passed, stored or returned"
+                        ),
+                    ));
+                }
                 return Ok(self.expr_of(ExprKind::Var(id), ty));
             }
             if let Some((_, p)) = self.const_params.iter().find(|c| &c.0 == name) {
@@ -368,6 +376,14 @@ impl Lower {
             }
             syn::UnOp::Deref(_) => {
                 let inner = strip_parens(&u.expr);
+                if let syn::Expr::Path(p) = inner
+                    && let Some(ident) = p.path.get_ident()
+                    && let Some(id) = self.lookup(&ident.to_string())
+                    && self.refs.contains(&id)
+                {
+                    let ty = self.vars[id].ty.clone();
+                    return Ok(self.expr_of(ExprKind::Var(id), ty));
+                }
                 if let syn::Expr::MethodCall(m) = inner {
                     let name = m.method.to_string();
                     if name == "get_unchecked" || name == "get_unchecked_mut" {
@@ -401,7 +417,7 @@ impl Lower {
                 }
                 Err(err(
                     u,
-                    "`*` is only supported as `*x.get_unchecked(i)` / `*x.get_unchecked_mut(i)` (no pointers or references in kernels)",
+                    "`*` is only supported as `*x.get_unchecked(i)` / `*x.get_unchecked_mut(i)` and on the variable of `for x in s.iter()` (no pointers or references in kernels)",
                 ))
             }
             ref other => Err(err(other, "this operator is not supported in kernels")),

@@ -140,6 +140,16 @@ impl Lower {
             }
             None => None,
         };
+        // Closures.
+        if let Some(syn::Expr::Closure(c)) = init.map(strip_parens) {
+            let Some(name) = name else {
+                return Err(err(c, "a closure must be bound to a name"));
+            };
+            if annot.is_some() {
+                return Err(err(l, "write a closure's `let` without a type"));
+            }
+            return self.closure_decl(&name, c);
+        }
         // Shared memory declarations.
         if let Some(init) = init
             && let Some((which, call)) = shared_call(init)

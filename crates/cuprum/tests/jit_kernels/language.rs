@@ -204,3 +204,85 @@ pub fn consts_kernel(x: &[i32], out: &mut [i32], y: &mut [f32]) {
         y[i] = v as f32 * SCALE;
     }
 }
+
+// ---- closures ----------------------------------------------------------------------------------
+
+/// Closures: one reading a parameter, a `move` one capturing a local by value (the local
+/// changes afterwards), an `FnMut` one accumulating into a local, one with an early
+/// `return`, and one shadowed name resolved where the closure is written.
+#[cuprum::kernel]
+pub fn closures_kernel(x: &[f32], scale: f32, out: &mut [f32], counts: &mut [u32]) {
+    let scaled = |v: f32| v * scale;
+    let mut offset = 0.5f32;
+    let shift = move |v: f32| v + offset;
+    offset = 100.0;
+    let clamp = |v: f32, hi: f32| -> f32 {
+        if v > hi {
+            return hi;
+        }
+        v
+    };
+    for i in grid_stride(x.len()) {
+        let mut hits = 0u32;
+        let mut hit = |c: bool| {
+            if c {
+                hits += 1;
+            }
+        };
+        hit(x[i] > 0.0);
+        hit(x[i] > 1.0);
+        hit(x[i] > offset);
+        let scale = 3.0f32;
+        out[i] = clamp(shift(scaled(x[i])), 4.0) + scale;
+        counts[i] = hits;
+    }
+}
+
+/// The host model of `closures_kernel` for one element.
+pub fn closures_model(x: f32, scale: f32) -> (f32, u32) {
+    let v = (x * scale + 0.5).min(4.0);
+    let v = if x * scale + 0.5 > 4.0 { 4.0 } else { v };
+    let hits = (x > 0.0) as u32 + (x > 1.0) as u32 + (x > 100.0) as u32;
+    (v + 3.0, hits)
+}
+
+// ---- element loops -----------------------------------------------------------------------------
+
+/// Per thread: a weighted sum over a whole (small) slice with `.iter().enumerate()` and a
+/// maximum over a local array with `for &v in a.iter()` (`x` holds one row of `w.len()`
+/// values per thread).
+#[cuprum::kernel]
+pub fn elem_loops(w: &[f32], x: &[f32], dots: &mut [f32], maxes: &mut [f32]) {
+    let i = global_index();
+    if i >= dots.len() {
+        return;
+    }
+    let mut dot = 0.0f32;
+    for (k, wk) in w.iter().enumerate() {
+        dot += *wk * x[i * w.len() + k];
+    }
+    let a = [x[i * w.len()], dot, -dot, 1.0f32];
+    let mut m = f32::NEG_INFINITY;
+    for &v in a.iter() {
+        m = m.max(v);
+    }
+    dots[i] = dot;
+    maxes[i] = m;
+}
+
+/// `iter_mut` over a whole slice (one thread), with `continue` and `break`.
+#[cuprum::kernel]
+pub fn elem_loops_mut(x: &mut [i32], stop: i32) {
+    if global_index() != 0 {
+        return;
+    }
+    for v in x.iter_mut() {
+        if *v == stop {
+            break;
+        }
+        if *v % 2 == 0 {
+            continue;
+        }
+        *v = *v * 3 + 1;
+    }
+}

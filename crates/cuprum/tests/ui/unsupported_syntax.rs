@@ -9,9 +9,10 @@ fn uses_float_pattern(out: &mut [i32], x: f32) {
 }
 
 #[cuprum::kernel]
-fn uses_closure(out: &mut [i32]) {
+fn uses_escaping_closure(out: &mut [i32]) {
     let twice = |x: i32| x * 2;
-    out[0] = twice(3);
+    let again = twice;
+    out[0] = again(3);
 }
 
 #[cuprum::kernel]
@@ -33,7 +34,7 @@ fn uses_reference(out: &mut [i32]) {
 
 #[cuprum::kernel]
 fn uses_iterator(out: &mut [f32], x: &[f32]) {
-    for v in x.iter() {
+    for v in x.iter().skip(1) {
         out[0] += *v;
     }
 }
