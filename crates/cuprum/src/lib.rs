@@ -222,7 +222,7 @@ pub use array::dlpack;
 pub use cuprum_macros::device;
 pub use error::{Error, ErrorKind, Result};
 pub use fuse::{Fused, fuse};
-pub use kernel::{ElementwiseKernel, RawKernel, RawModule, ReductionKernel};
+pub use kernel::{ElementwiseKernel, RawKernel, RawModule, ReductionKernel, ScanKernel};
 pub use memo::Memo;
 pub use runtime::{Device, Event, Graph, Stream};
 

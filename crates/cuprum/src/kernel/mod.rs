@@ -54,6 +54,7 @@ mod params;
 mod raw;
 mod reduction;
 mod samples;
+mod scan;
 mod scratch;
 mod spec;
 
@@ -73,3 +74,4 @@ pub use samples::reduction_sample_sources;
 pub use samples::sample_sources as elementwise_sample_sources;
 #[doc(hidden)]
 pub use samples::{elementwise_source_for_fuzzing, reduction_source_for_fuzzing};
+pub use scan::{ScanBuilder, ScanCall, ScanKernel};

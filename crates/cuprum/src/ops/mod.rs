@@ -56,10 +56,10 @@ mod mask;
 mod masked;
 mod masked_update;
 pub(crate) mod permutation;
-mod programs;
+pub(crate) mod programs;
 mod quantile;
 mod samples;
-mod scan;
+pub(crate) mod scan;
 mod sort;
 mod unique;
 // Searches and counts: searchsorted, isin, bincount, histogram, argwhere.
