@@ -463,7 +463,7 @@ def cumsum2d(b):
 def sorts_issue25(b):
     n = ROUTINE_N
     if b.want("sort100M_u32"):
-        b.run_ew("sort100M_u32", cp.sort, cp.random.randint(0, 1 << 32, n, dtype=cp.uint64).astype(cp.uint32))
+        b.run_ew("sort100M_u32", cp.sort, (cp.random.random(n, dtype=cp.float64) * 4294967296.0).astype(cp.uint32))
         cp.get_default_memory_pool().free_all_blocks()
     if b.want("sort100M_f64"):
         b.run_ew("sort100M_f64", cp.sort, cp.random.random(n, dtype=cp.float64))

@@ -605,3 +605,27 @@ fn every_form_compiles_for_sm90() {
         }
     }
 }
+
+/// The same engine: a ScanKernel of `a + b` over float32 compiles to a module of the size
+/// of `cumsum`'s float32 program (same entry points, same tiles; only names differ), the
+/// compile-time side of "a + b at the speed of cumsum".
+#[test]
+fn sum_kernel_compiles_to_cumsums_module() {
+    require_nvrtc!();
+    use cuprum::compile::{CompileOptions, compile_for_arch};
+    let ours = sum().generated_source(&[DType::F32; 2], false).unwrap();
+    let (_, cumsum) = cuprum::internal::routine_sample_sources()
+        .unwrap()
+        .into_iter()
+        .find(|(name, _)| name == "scan float32 sum")
+        .unwrap();
+    let size = |src: &str, name: &str| {
+        let opts = CompileOptions::default().program_name(format!("{name}.cu"));
+        compile_for_arch(src, &opts, 90).unwrap().image.len() as f64
+    };
+    let (a, b) = (size(&ours, "my_cumsum"), size(&cumsum, "cumsum"));
+    assert!(
+        (a / b - 1.0).abs() < 0.03,
+        "ScanKernel {a} bytes, cumsum {b} bytes"
+    );
+}
