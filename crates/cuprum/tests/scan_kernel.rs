@@ -3,7 +3,7 @@
 //! leading axis with many and few columns, a middle axis; 0-d, empty and 1-element
 //! inputs; transposed, stepped and broadcast views; sizes past one tile of the engine),
 //! several dtypes, several inputs in the map, a preamble struct (a segmented sum, with an
-//! 8-byte and a 4-byte pair), the accumulator as a dtype name, the post-map, outputs given
+//! 8-byte and a 4-byte pair), scalar inputs, the accumulator as a dtype name, the post-map, outputs given
 //! (contiguous, strided, in place), the builder, every construction and call error, and
 //! compile errors pointing at the map, scan expression, identity and post-map. GPU tests
 //! begin with `require_gpu!()` (the host device stands in where there is no GPU); the
@@ -241,6 +241,53 @@ fn views_empty_zero_d_and_broadcast() {
 }
 
 #[test]
+fn scalar_inputs_are_passed_by_value() {
+    require_gpu!();
+    let mut rng = Rng::new(17);
+    let n = 8192 + 300;
+    let v = ints(&mut rng, n);
+    let x = dev(&v.iter().map(|&f| f as f32).collect::<Vec<_>>(), &[n]);
+    // a running count of the elements above a threshold, the threshold a scalar
+    let k = ScanKernel::new(
+        "float32 x, float32 t",
+        "int64 y",
+        "x > t ? 1 : 0",
+        "a + b",
+        "0",
+        "count_above",
+    )
+    .unwrap();
+    for (t, axis) in [(0.0f32, None), (17.0, Some(0))] {
+        let got = k.axis(axis).call((&x, t)).unwrap().to_vec::<i64>().unwrap();
+        let mut c = 0i64;
+        let want: Vec<i64> = v
+            .iter()
+            .map(|&a| {
+                c += i64::from(a > f64::from(t));
+                c
+            })
+            .collect();
+        assert_eq!(got, want, "t = {t}");
+    }
+    // a scalar between two arrays (the engine passes the arrays first)
+    let w = ScanKernel::new(
+        "T x, T s, T z",
+        "T y",
+        "x * s + z",
+        "a + b",
+        "0",
+        "axpy_scan",
+    )
+    .unwrap();
+    let z = dev(&[1.0f64, 2.0, 3.0], &[3]);
+    let xx = dev(&[1.0f64, 1.0, 1.0], &[3]);
+    assert_eq!(
+        w.call((&xx, 2.0f64, &z)).unwrap().to_vec::<f64>().unwrap(),
+        vec![3.0, 7.0, 12.0]
+    );
+}
+
+#[test]
 fn inputs_of_different_dtypes_and_a_dtype_accumulator() {
     require_gpu!();
     let mut rng = Rng::new(9);
@@ -464,10 +511,29 @@ fn call_errors() {
         ErrorKind::InvalidArgument,
         "Wrong number of arguments",
     );
+    // a placeholder only a scalar would decide, then a concrete type: no array at all
     assert_err(
         k.call((1.0f32,)),
+        ErrorKind::DType,
+        "placeholder T of parameter 'x' is not determined",
+    );
+    let c = ScanKernel::new("float32 x", "float32 y", "x", "a + b", "0", "all_scalar").unwrap();
+    assert_err(
+        c.call((1.0f32,)),
         ErrorKind::InvalidArgument,
-        "a scan's inputs are arrays",
+        "every input was given a scalar",
+    );
+    let u = ScanKernel::new("T x, U t", "T y", "x * t", "a + b", "0", "scaled").unwrap();
+    assert_err(
+        u.call((&x, 2.0f32)),
+        ErrorKind::DType,
+        "placeholder U of parameter 't' is not determined",
+    );
+    let i8t = ScanKernel::new("T x, int8 t", "T y", "x * t", "a + b", "0", "scaled8").unwrap();
+    assert_err(
+        i8t.call((&x, 1000i64)),
+        ErrorKind::DType,
+        "argument 't' of 'scaled8'",
     );
     assert_err(
         k.axis(Some(1)).call((&x,)),

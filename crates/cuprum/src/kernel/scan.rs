@@ -25,9 +25,9 @@
 //! of the preamble does not, so its programs use the tiles of an 8-byte accumulator and
 //! assert `sizeof(A) <= 32` (its look-back scratch is sized for that).
 //!
-//! **Calls.** Inputs are broadcast together (arrays only: a scalar would be an array of
-//! the broadcast shape, so it is refused with that advice); non-contiguous inputs are
-//! copied once, as `cumsum` does. `axis(None)` (the default) scans the flattened array
+//! **Calls.** Array inputs are broadcast together (non-contiguous ones are copied once, as
+//! `cumsum` does); a scalar input is passed by value (converted to its parameter's dtype)
+//! and every element sees it; at least one input must be an array. `axis(None)` (the default) scans the flattened array
 //! into a 1-D result (NumPy's `cumsum` without an axis); an output given (`out=`) is
 //! written in place when it is C-contiguous, else through a temporary.
 
@@ -38,7 +38,7 @@ use super::params::{
     ParamList, ParamType, TypeMap, check_kernel_name, check_reserved, parse_params,
 };
 use super::spec::{KernelSpec, kernel_spec_methods};
-use crate::array::{Array, DType};
+use crate::array::{Array, DType, Scalar};
 use crate::compile::SourceSpan;
 use crate::error::{Result, bail, err};
 use crate::ops::programs::{PRELUDE, Program, fits_u32, vec_width};
@@ -94,6 +94,8 @@ type Compiled = (Arc<Program>, Arc<Vec<SourceSpan>>);
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct ProgramKey {
     dtypes: SmallVec<[DType; 8]>,
+    /// Per input: passed by value (a scalar argument).
+    scalars: SmallVec<[bool; 8]>,
     wide: bool,
     exclusive: bool,
 }
@@ -452,10 +454,13 @@ impl ScanKernel {
              constexpr bool EXCL = {};\n",
             key.exclusive
         );
-        w.push(&input_access(
-            ins.iter().map(|p| p.name.as_str()),
-            &key.dtypes,
-        ));
+        let inputs: Vec<(&str, DType, bool)> = ins
+            .iter()
+            .zip(&key.dtypes)
+            .zip(&key.scalars)
+            .map(|((p, &d), &s)| (p.name.as_str(), d, s))
+            .collect();
+        w.push(&input_access(&inputs));
         w.push(SCAN_BODY);
         (w.src, w.spans)
     }
@@ -487,6 +492,7 @@ impl ScanKernel {
         }
         let key = ProgramKey {
             dtypes: dtypes.iter().copied().collect(),
+            scalars: SmallVec::from_elem(false, sig.nin),
             wide: false,
             exclusive,
         };
@@ -494,18 +500,25 @@ impl ScanKernel {
     }
 }
 
-/// The engine's input access for inputs `names` of `dtypes`: the kernels' input
-/// parameters (`_in0`, `_in1`, …), vector loads of each into the element struct, and one
-/// element at an index.
-fn input_access<'a>(names: impl Iterator<Item = &'a str>, dtypes: &[DType]) -> String {
-    let names: Vec<&str> = names.collect();
-    let params: Vec<String> = names
+/// The engine's input access for `inputs` (name, dtype, by value): the kernels' input
+/// parameters (`_in0`, `_in1`, …: the arrays, then the values, as the engine passes them),
+/// vector loads of each array into the element struct, and one element at an index.
+fn input_access(inputs: &[(&str, DType, bool)]) -> String {
+    let (arrays, values): (Vec<_>, Vec<_>) = inputs.iter().enumerate().partition(|(_, i)| !i.2);
+    let params: Vec<String> = arrays
         .iter()
-        .zip(dtypes)
-        .enumerate()
-        .map(|(k, (_, d))| format!("const {}* __restrict__ _in{k}", d.c_type()))
+        .map(|(k, i)| format!("const {}* __restrict__ _in{k}", i.1.c_type()))
+        .chain(
+            values
+                .iter()
+                .map(|(k, i)| format!("const {} _in{k}", i.1.c_type())),
+        )
         .collect();
-    let args: Vec<String> = (0..names.len()).map(|k| format!("_in{k}")).collect();
+    let args: Vec<String> = arrays
+        .iter()
+        .chain(&values)
+        .map(|(k, _)| format!("_in{k}"))
+        .collect();
     let mut s = format!(
         "#define CUPRUM_SCAN_IN {}\n#define CUPRUM_SCAN_ARGS {}\n\
          template <int VEC> __device__ __forceinline__ void load_raw(CUPRUM_SCAN_IN, I i0, I n, Tin* raw) {{\n\
@@ -513,7 +526,7 @@ fn input_access<'a>(names: impl Iterator<Item = &'a str>, dtypes: &[DType]) -> S
         params.join(", "),
         args.join(", ")
     );
-    for (k, (name, d)) in names.iter().zip(dtypes).enumerate() {
+    for (k, (name, d, _)) in &arrays {
         let c = d.c_type();
         let _ = writeln!(
             s,
@@ -522,12 +535,22 @@ fn input_access<'a>(names: impl Iterator<Item = &'a str>, dtypes: &[DType]) -> S
         );
     }
     s.push_str("  } else {\n#pragma unroll\n    for (int b = 0; b < VEC; ++b) {\n      raw[b] = Tin();\n      if (i0 + b < n) {");
-    for (k, name) in names.iter().enumerate() {
+    for (k, (name, _, _)) in &arrays {
         let _ = write!(s, " raw[b].{name} = _in{k}[i0 + b];");
     }
-    s.push_str(" }\n    }\n  } }\n__device__ __forceinline__ Tin load_raw1(CUPRUM_SCAN_IN, I i) {\n  Tin r;");
-    for (k, name) in names.iter().enumerate() {
+    s.push_str(" }\n    }\n  }\n");
+    for (k, (name, _, _)) in &values {
+        let _ = writeln!(
+            s,
+            "#pragma unroll\n  for (int b = 0; b < VEC; ++b) raw[b].{name} = _in{k};"
+        );
+    }
+    s.push_str("}\n__device__ __forceinline__ Tin load_raw1(CUPRUM_SCAN_IN, I i) {\n  Tin r;");
+    for (k, (name, _, _)) in &arrays {
         let _ = write!(s, " r.{name} = _in{k}[i];");
+    }
+    for (k, (name, _, _)) in &values {
+        let _ = write!(s, " r.{name} = _in{k};");
     }
     s.push_str(" return r; }\n");
     s
@@ -680,17 +703,17 @@ impl ScanCall<'_> {
         let sig = &k.spec.sig;
         let bound = bind(sig, None, &ops)?;
         let stream = on_stream(sig, &bound, &self.stream)?;
-        let arrays = input_arrays(sig, &bound)?;
         let shape = broadcast_shapes(&array_shapes(sig, &bound, false))?;
         let dtypes = super::call::resolve_dtypes(sig, &bound)?;
-        stream.with(|| self.run(&bound, &arrays, &shape, &dtypes, &stream))
+        let inputs = split_inputs(sig, &bound, &dtypes)?;
+        stream.with(|| self.run(&bound, &inputs, &shape, &dtypes, &stream))
     }
 
     /// The call on its stream (current): the output, the program, the engine.
     fn run(
         &self,
         bound: &Bound<'_>,
-        arrays: &[&Array],
+        inputs: &Inputs<'_>,
         shape: &[usize],
         dtypes: &[DType],
         stream: &Stream,
@@ -712,12 +735,14 @@ impl ScanCall<'_> {
             raw_undecided: "",
         };
         let outs = prepare_outputs(sig, bound, dtypes, &out_shape, stream, &rule)?;
-        let inputs: Vec<Array> = arrays
+        let arrays: Vec<Array> = inputs
+            .arrays
             .iter()
             .map(|a| a.broadcast_to(shape))
             .collect::<Result<_>>()?;
         let key = ProgramKey {
             dtypes: dtypes.iter().copied().collect(),
+            scalars: inputs.scalar.clone(),
             wide: !fits_u32(n),
             exclusive: self.exclusive,
         };
@@ -729,29 +754,46 @@ impl ScanCall<'_> {
             ipt,
             axipt,
             vec,
+            values: inputs.values.clone(),
         };
-        scan_into(&inputs, dtypes[sig.nin], self.axis, Some(&outs[0]), &engine)
+        scan_into(&arrays, dtypes[sig.nin], self.axis, Some(&outs[0]), &engine)
             .map_err(|e| e.with_spans(&spans))
     }
 }
 
-/// The inputs' arrays (a scan's inputs are arrays: a scalar is refused with the way to
-/// pass one).
-fn input_arrays<'a>(sig: &Signature, bound: &Bound<'a>) -> Result<SmallVec<[&'a Array; 8]>> {
-    bound
-        .inputs
-        .iter()
-        .zip(&sig.params)
-        .map(|(a, p)| match a {
-            Operand::Array(arr) => Ok(*arr),
-            Operand::Scalar(s) => Err(err!(
-                InvalidArgument,
-                "ScanKernel '{}': input '{}' was given a {} scalar; a scan's inputs are arrays \
-                 (write a constant into the map expression or the preamble, or pass an array)",
-                sig.name,
-                p.name,
-                s.dtype().rust_name()
-            )),
-        })
-        .collect()
+/// A call's inputs as the engine takes them: the arrays, then the values, in parameter
+/// order within each group; `scalar` marks each parameter passed by value.
+struct Inputs<'a> {
+    arrays: SmallVec<[&'a Array; 8]>,
+    values: Vec<Scalar>,
+    scalar: SmallVec<[bool; 8]>,
+}
+
+/// Splits the bound inputs into arrays and values (each scalar converted to its
+/// parameter's dtype by NumPy's assignment rules); at least one input must be an array.
+fn split_inputs<'a>(sig: &Signature, bound: &Bound<'a>, dtypes: &[DType]) -> Result<Inputs<'a>> {
+    let mut inputs = Inputs {
+        arrays: SmallVec::new(),
+        values: Vec::new(),
+        scalar: SmallVec::new(),
+    };
+    for (k, (a, p)) in bound.inputs.iter().zip(&sig.params).enumerate() {
+        match a {
+            Operand::Array(arr) => inputs.arrays.push(*arr),
+            Operand::Scalar(s) => inputs.values.push(
+                s.cast(dtypes[k])
+                    .map_err(|e| err!(DType, "argument '{}' of '{}': {e}", p.name, sig.name))?,
+            ),
+        }
+        inputs.scalar.push(matches!(a, Operand::Scalar(_)));
+    }
+    if inputs.arrays.is_empty() {
+        bail!(
+            InvalidArgument,
+            "ScanKernel '{}': every input was given a scalar; a scan runs over an array, so \
+             pass at least one",
+            sig.name
+        );
+    }
+    Ok(inputs)
 }

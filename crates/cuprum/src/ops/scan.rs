@@ -594,6 +594,7 @@ pub(crate) fn scan_with(
         ipt: items_per_thread(out_dt),
         axipt: axis_items_per_thread(out_dt),
         vec: vec_width(d.itemsize()),
+        values: Vec::new(),
     };
     scan_into(std::slice::from_ref(a), out_dt, axis, None, &engine)
 }
@@ -601,13 +602,15 @@ pub(crate) fn scan_with(
 /// One scan program and the sizes its launches need: the seam through which the
 /// built-in scans and `ScanKernel` share the engine. `acc` is the accumulator's size in
 /// bytes (an upper bound when the program asserts one); `ipt` and `axipt` the items per
-/// thread the program was written with (`IPT`, `AXIPT`), `vec` its `VECN`.
+/// thread the program was written with (`IPT`, `AXIPT`), `vec` its `VECN`; `values` the
+/// by-value inputs the program's entries take after the arrays (`CUPRUM_SCAN_IN`).
 pub(crate) struct Engine {
     pub prog: Arc<Program>,
     pub acc: usize,
     pub ipt: usize,
     pub axipt: usize,
     pub vec: usize,
+    pub values: Vec<crate::array::Scalar>,
 }
 
 /// Scans `inputs` (arrays of one shape, given to the program's entries in order) over
@@ -696,12 +699,18 @@ fn run_axis(
     }
 }
 
-/// The launch arguments: the inputs, the output, then `rest`.
-fn args(inputs: &[Array], out: &Array, rest: Vec<Box<dyn KernelArg>>) -> Vec<Box<dyn KernelArg>> {
+/// The launch arguments: the inputs (arrays, then `e`'s values), the output, then `rest`.
+fn args(
+    e: &Engine,
+    inputs: &[Array],
+    out: &Array,
+    rest: Vec<Box<dyn KernelArg>>,
+) -> Vec<Box<dyn KernelArg>> {
     let mut v: Vec<Box<dyn KernelArg>> = inputs
         .iter()
         .map(|a| Box::new(a.clone()) as Box<dyn KernelArg>)
         .collect();
+    v.extend(e.values.iter().map(|s| Box::new(*s) as Box<dyn KernelArg>));
     v.push(Box::new(out.clone()));
     v.extend(rest);
     v
@@ -755,7 +764,7 @@ fn tile_scan(e: &Engine, inputs: &[Array], out: &Array, len: usize) -> Result<()
         Box::new(incs),
         Box::new(counter),
     ];
-    e.prog.launch(name, grid, 256, args(inputs, out, rest))
+    e.prog.launch(name, grid, 256, args(e, inputs, out, rest))
 }
 
 /// Scans the axis of extent `len` of the contiguous `(outer, len, inner)` `inputs` by
@@ -795,7 +804,7 @@ fn axis_scan(
         Box::new(counter),
     ];
     e.prog
-        .launch("cuprum_scan_axis", grid, 256, args(inputs, out, rest))
+        .launch("cuprum_scan_axis", grid, 256, args(e, inputs, out, rest))
 }
 
 /// Scans the axis of extent `len` of the contiguous `(outer, len, inner)` `inputs`, one
@@ -812,7 +821,7 @@ fn column_scan(
     let grid = blocks_for(outer * inner);
     let rest = vec![idx(wide, outer), idx(wide, len), idx(wide, inner)];
     e.prog
-        .launch("cuprum_scan_cols", grid, 256, args(inputs, out, rest))
+        .launch("cuprum_scan_cols", grid, 256, args(e, inputs, out, rest))
 }
 
 /// Every scan program's source (NVRTC compile checks): each dtype and operator with
