@@ -27,6 +27,14 @@
 //! per column walks the axis) when there are enough columns to fill the GPU, else the axis
 //! is moved last with a copy, scanned as rows, and moved back.
 //!
+//! **The seam.** The engine (`SCAN_BODY`) reads only names its program's header defines:
+//! the element type `Tin` and how it is loaded (`CUPRUM_SCAN_IN`, `load_raw`, `load_raw1`),
+//! the accumulator `A` with `load_a`, `ident` and `CUPRUM_OP`, the result `Tout` with
+//! `out_of`, and `EXCL` (exclusive: each position gets the prefix before it). `cumsum` and
+//! `cumprod` define them for one input (`ONE_INPUT`); `ScanKernel` (`kernel/scan.rs`) for
+//! its inputs, map, operator, identity and post-map, so both run the same kernels, and
+//! [`scan_into`] / [`Engine`] launch either.
+//!
 //! Floating-point sums combine in an order that depends on which predecessors had
 //! published when a tile looked back, so the last bits of a float `cumsum` may differ
 //! between runs (as with CUB); integer scans are exact (wrapping like NumPy).
@@ -177,7 +185,7 @@ pub(crate) fn scan_source_to(d: DType, out: DType, op: ScanOp, wide: bool) -> St
 }
 
 /// How the engine reads and writes elements when there is one input `x` of `Tin` and the
-/// result is `A` converted to `Tout`, inclusive (`cumsum`, `cumprod`). A [`ScanParts`]
+/// result is `A` converted to `Tout`, inclusive (`cumsum`, `cumprod`). A `ScanKernel`
 /// defines the same names for another input list, map, result conversion and mode.
 const ONE_INPUT: &str = r#"
 #define CUPRUM_SCAN_IN const Tin* __restrict__ x
