@@ -4,7 +4,9 @@
 //! kernels CuPy lets you write, compiled at run time with NVRTC and cached on disk:
 //! [`ElementwiseKernel`] (a per-element operation over broadcast arrays, generated for each
 //! memory layout), [`ReductionKernel`] (map, reduce, post-map over any axes, with a builder of
-//! named parts), [`RawKernel`] / [`RawModule`] (your own CUDA C++ with checked arguments), and
+//! named parts), [`ScanKernel`] (a map and any associative operator as a prefix scan, inclusive
+//! or exclusive, on `cumsum`'s one-pass engine; CuPy has none), [`RawKernel`] / [`RawModule`]
+//! (your own CUDA C++ with checked arguments), and
 //! kernels written in Rust ([`macro@kernel`], with the device API in [`gpu`]), translated to
 //! CUDA C++ at compile time. On top of them: NumPy-style operations and routines ([`ops`]:
 //! ufuncs, reductions, masks, scans, sorting, linear algebra through cuBLAS), array math fused
@@ -267,7 +269,7 @@ pub use array::dlpack;
 pub use cuprum_macros::device;
 pub use error::{Error, ErrorKind, Result};
 pub use fuse::{Fused, fuse};
-pub use kernel::{ElementwiseKernel, RawKernel, RawModule, ReductionKernel};
+pub use kernel::{ElementwiseKernel, RawKernel, RawModule, ReductionKernel, ScanKernel};
 pub use memo::Memo;
 pub use runtime::{Device, Event, Graph, Stream};
 
