@@ -283,6 +283,18 @@ pub struct ReadmeDoctests;
 /// Not a stable API.
 #[doc(hidden)]
 pub mod internal {
+    /// A raw kernel `slow_fill(float* x, float value, long long n, long long spin)` that
+    /// spins `spin` clock cycles (10^8: about 50 ms on an H200), then writes `value` to
+    /// `x[0..n]`: work still writing long after it was queued, for the stream-ordering tests
+    /// and `cuprum stress`.
+    pub const SLOW_FILL: &str = r#"
+extern "C" __global__ void slow_fill(float* x, float value, long long n, long long spin) {
+    long long start = clock64();
+    while (clock64() - start < spin) { }
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+         i += (long long)blockDim.x * gridDim.x)
+        x[i] = value;
+}"#;
     pub use crate::array::kernels::all_sources;
     pub use crate::compile::cache::nvrtc_compiles;
     pub use crate::compile::cache::{decode as decode_cache_entry, encode as encode_cache_entry};

@@ -475,7 +475,7 @@ CUPRUM_RADIX_ENTRY(cuprum_radix_row_last, false, true, true)
 // pairs, so equal keys keep their order; the sorted values are read back from the input by
 // position (every bit kept). Padding slots hold the largest key and positions past the row.
 constexpr int SROW = sizeof(K) <= 4 ? 4096 : 2048;
-extern "C" __global__ void __launch_bounds__(256) cuprum_sort_rows_small(const K* __restrict__ x, void* __restrict__ out,
+__device__ __forceinline__ void sort_rows_small(const K* __restrict__ x, void* __restrict__ out,
     unsigned rows, unsigned len, unsigned p) {
   __shared__ K s_k[SROW];
   __shared__ unsigned short s_p[SROW];
@@ -514,6 +514,12 @@ extern "C" __global__ void __launch_bounds__(256) cuprum_sort_rows_small(const K
     }
   }
 }
+// (An entry made by a macro, like the passes': the host device's rewrite lists every
+// `__global__` it reads, whatever the preprocessor keeps.)
+#define CUPRUM_SMALL_ENTRY(NAME) \
+extern "C" __global__ void __launch_bounds__(256) NAME(const K* __restrict__ x, void* __restrict__ out, \
+    unsigned rows, unsigned len, unsigned p) { sort_rows_small(x, out, rows, len, p); }
+CUPRUM_SMALL_ENTRY(cuprum_sort_rows_small)
 #endif
 "#;
 
