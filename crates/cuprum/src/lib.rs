@@ -46,14 +46,7 @@
 #![deny(missing_docs)]
 
 mod array;
-/// Rust kernels compiled during `cargo build` and embedded in the binary: in `build.rs`,
-/// [`KernelBuild`](build::KernelBuild) with [`kernel_instance!`]; in the program,
-/// [`include_bundle!`]. See README "Deploying" and `examples/prebuilt/`.
-pub mod build {
-    pub use crate::kernel::jit::{
-        ARCHS_VAR, BUNDLE_FILE, BuiltBundle, DEFAULT_ARCHS, KernelBuild, KernelInstance,
-    };
-}
+pub mod build;
 pub mod compile;
 mod doc_device;
 mod error;

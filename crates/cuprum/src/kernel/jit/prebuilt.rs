@@ -360,13 +360,13 @@ impl KernelBuild {
 #[macro_export]
 macro_rules! kernel_instance {
     ($($seg:ident)::+ < $($arg:tt),+ $(,)? >) => {
-        $crate::build::KernelInstance::new(
+        $crate::kernel::jit::KernelInstance::new(
             &$($seg)::+::__CUPRUM_KERNEL,
             ::std::vec![$($crate::__kernel_instance_arg!($arg)),+],
         )
     };
     ($($seg:ident)::+) => {
-        $crate::build::KernelInstance::new(&$($seg)::+::__CUPRUM_KERNEL, ::std::vec::Vec::new())
+        $crate::kernel::jit::KernelInstance::new(&$($seg)::+::__CUPRUM_KERNEL, ::std::vec::Vec::new())
     };
 }
 
@@ -400,7 +400,7 @@ macro_rules! __kernel_instance_arg {
 #[macro_export]
 macro_rules! include_bundle {
     () => {
-        $crate::bundle::register(::core::include_bytes!(::core::concat!(
+        $crate::compile::bundle::register(::core::include_bytes!(::core::concat!(
             ::core::env!("OUT_DIR"),
             "/kernels.cuprum-bundle"
         )))
