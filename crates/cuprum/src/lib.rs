@@ -48,6 +48,7 @@
 #![deny(missing_docs)]
 
 mod array;
+pub mod build;
 pub mod compile;
 mod doc_device;
 mod error;
