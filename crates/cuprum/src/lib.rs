@@ -47,6 +47,7 @@
 
 mod array;
 pub mod compile;
+pub mod dist;
 mod doc_device;
 mod error;
 pub mod fuse;
