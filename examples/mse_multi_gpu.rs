@@ -111,7 +111,11 @@ fn one_rank(mse_kernel: &ReductionKernel, n_samples: usize) -> Result<(), cuprum
     let share = n as f64 / n_samples as f64;
     let step = || -> cuprum::Result<Array> {
         let part = (&mse_kernel.call((&y_true, &y_pred))? * share)?.reshape(&[1])?;
-        comm.all_reduce(std::slice::from_ref(&part), std::slice::from_ref(&part), ReduceOp::Sum)?;
+        comm.all_reduce(
+            std::slice::from_ref(&part),
+            std::slice::from_ref(&part),
+            ReduceOp::Sum,
+        )?;
         comm.synchronize()?;
         Ok(part)
     };
@@ -130,7 +134,10 @@ fn one_rank(mse_kernel: &ReductionKernel, n_samples: usize) -> Result<(), cuprum
         ReduceOp::Sum,
     )?;
     comm.synchronize()?;
-    let mse = part.map(|p| p.to_vec::<f64>()).transpose()?.map_or(f64::NAN, |v| v[0]);
+    let mse = part
+        .map(|p| p.to_vec::<f64>())
+        .transpose()?
+        .map_or(f64::NAN, |v| v[0]);
     let expect = host_part.to_vec::<f64>()?[0];
     let ok = (mse - expect).abs() <= 1e-12 * expect && (20.0..30.0).contains(&mse);
     println!(

@@ -8,7 +8,8 @@
 //!
 //! Under a launcher (torchrun, Slurm, mpirun, cuprum's variables: see `mse_multi_gpu`) the
 //! same program runs one rank per process through `cuprum::dist::init()`: each rank
-//! computes its range on its GPU and checks it against the CPU, NCCL sums the ranks'
+//! computes every size-th number from its rank on its GPU (cyclic: balanced work) and checks
+//! them against the CPU, NCCL sums the ranks'
 //! totals, and rank 0 prints `gpu_ms` (the median of 5 timed runs of its range + the
 //! all-reduce). `CUPRUM_PFS_N` sets the last number (default 1e6; the scaling row uses more).
 use cuprum::dist::{Launch, Launcher};
@@ -27,13 +28,20 @@ fn main() -> Result<(), cuprum::Error> {
     }
     let devices = Device::all()?;
     let k = devices.len();
-    let op = include_str!("kernels/prime_factor_sum_elementwise.op")
-        .replace("long long num = i + 2;", "long long num = first + i + 2;");
-    if !op.contains("first + i + 2") {
+    let op = include_str!("kernels/prime_factor_sum_elementwise.op").replace(
+        "long long num = i + 2;",
+        "long long num = first + i * stride + 2;",
+    );
+    if !op.contains("first + i * stride + 2") {
         println!("prime_factor_sum_multi_gpu: the operation no longer starts at `i + 2`");
         std::process::exit(1);
     }
-    let kernel = ElementwiseKernel::new("int64 first", "int64 A", &op, "prime_factor_sum_from")?;
+    let kernel = ElementwiseKernel::new(
+        "int64 first, int64 stride",
+        "int64 A",
+        &op,
+        "prime_factor_sum_from",
+    )?;
     let n = match std::env::var("CUPRUM_PFS_N") {
         Ok(t) => match t.trim().parse::<f64>() {
             Ok(v) if (4.0..1e10).contains(&v) => v as usize,
@@ -53,7 +61,7 @@ fn main() -> Result<(), cuprum::Error> {
     for (g, &dev) in devices.iter().enumerate() {
         let (lo, hi) = (count * g / k, count * (g + 1) / k);
         let a = Array::zeros_on_device(dev, &[hi - lo], DType::I64)?;
-        kernel.run((lo as i64, &a))?; // runs on `dev`, the device of `a`
+        kernel.run((lo as i64, 1i64, &a))?; // runs on `dev`, the device of `a`
         sums.push(ops::sum(&a)?.reshape(&[1])?);
         parts.push(a.to_device(devices[0])?);
     }
@@ -88,12 +96,18 @@ fn one_rank(kernel: &ElementwiseKernel, n: usize) -> Result<(), cuprum::Error> {
     let (rank, size) = (dist.rank(), dist.world_size());
     let comm = dist.comm();
     let count = n - 1;
-    let (lo, hi) = (count * rank / size, count * (rank + 1) / size);
-    let a = Array::zeros(&[hi - lo], DType::I64)?;
+    // Rank r takes every size-th number from r (cyclic), so the ranks' work is balanced
+    // (larger numbers cost more trial divisions).
+    let mine = (count + size - 1 - rank) / size;
+    let a = Array::zeros(&[mine], DType::I64)?;
     let step = || -> cuprum::Result<Array> {
-        kernel.run((lo as i64, &a))?;
+        kernel.run((rank as i64, size as i64, &a))?;
         let sum = ops::sum(&a)?.reshape(&[1])?;
-        comm.all_reduce(std::slice::from_ref(&sum), std::slice::from_ref(&sum), ReduceOp::Sum)?;
+        comm.all_reduce(
+            std::slice::from_ref(&sum),
+            std::slice::from_ref(&sum),
+            ReduceOp::Sum,
+        )?;
         comm.synchronize()?;
         Ok(sum)
     };
@@ -106,9 +120,14 @@ fn one_rank(kernel: &ElementwiseKernel, n: usize) -> Result<(), cuprum::Error> {
         times.push(t.elapsed().as_secs_f64() * 1e3);
     }
     times.sort_by(f64::total_cmp);
-    let total = sum.map(|s| s.to_vec::<i64>()).transpose()?.map_or(-1, |v| v[0]);
+    let total = sum
+        .map(|s| s.to_vec::<i64>())
+        .transpose()?
+        .map_or(-1, |v| v[0]);
     let v = a.to_vec::<i64>()?;
-    let expect: Vec<i64> = (lo..hi).map(|i| host(i as i64 + 2)).collect();
+    let expect: Vec<i64> = (0..mine)
+        .map(|j| host((rank + j * size) as i64 + 2))
+        .collect();
     let bad = v.iter().zip(&expect).filter(|(g, h)| g != h).count();
     // The host totals of every rank's range, summed the same way.
     let host_sum = Array::from_slice(&[expect.iter().sum::<i64>()], &[1])?;
@@ -122,11 +141,9 @@ fn one_rank(kernel: &ElementwiseKernel, n: usize) -> Result<(), cuprum::Error> {
     let ok = bad == 0 && total == host_total;
     println!(
         "prime_factor_sum_multi_gpu: rank {rank} of {size} on GPU {} ({}), numbers 2..={n}, \
-         {bad} mismatches vs CPU in [{}, {}], total {total} (host {host_total}), gpu_ms: {:.3}: {}",
+         {bad} mismatches vs CPU in its {mine} numbers, total {total} (host {host_total}), gpu_ms: {:.3}: {}",
         dist.device().ordinal(),
         dist.launch().launcher,
-        lo + 2,
-        hi + 1,
         times[times.len() / 2],
         if ok { "OK" } else { "MISMATCH" }
     );
