@@ -166,6 +166,7 @@ fn bench(dist: &cuprum::dist::Dist, mib: usize) -> cuprum::Result<()> {
     let small_in = Array::ones(&[chunk], DType::F32)?;
     let small_out = Array::zeros(&[chunk], DType::F32)?;
     let nf = n as f64;
+    let tiny = Array::zeros(&[1], DType::F32)?;
     type Run<'a> = Box<dyn Fn(&Communicator) -> cuprum::Result<()> + 'a>;
     let cases: Vec<(&str, f64, Run)> = vec![
         (
@@ -209,6 +210,13 @@ fn bench(dist: &cuprum::dist::Dist, mib: usize) -> cuprum::Result<()> {
         for _ in 0..2 {
             run(comm)?;
         }
+        comm.synchronize()?;
+        // a barrier: every rank starts the timed calls together
+        comm.all_reduce(
+            std::slice::from_ref(&tiny),
+            std::slice::from_ref(&tiny),
+            ReduceOp::Sum,
+        )?;
         comm.synchronize()?;
         let iters = 10;
         let t = Instant::now();
