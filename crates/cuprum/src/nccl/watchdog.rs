@@ -263,6 +263,8 @@ fn patrol() {
         for g in alive {
             // A communicator busy in a call is looked at next round.
             if let Ok(mut st) = g.state.try_lock() {
+                // the device's context current on this thread for the event queries
+                let _ = g.device.bind();
                 g.look(&mut st);
             }
         }
