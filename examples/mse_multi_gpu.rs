@@ -37,7 +37,7 @@ fn main() -> Result<(), cuprum::Error> {
     let mse_kernel = reduction::mse_kernel()?;
     let n_samples = match std::env::var("CUPRUM_MSE_SAMPLES") {
         Ok(t) => match t.trim().parse::<f64>() {
-            Ok(n) if n >= 1.0 && n < 1e12 => n as usize,
+            Ok(n) if (1.0..1e12).contains(&n) => n as usize,
             _ => {
                 println!("mse_multi_gpu: CUPRUM_MSE_SAMPLES must be a count ≥ 1, given {t:?}");
                 std::process::exit(1);
