@@ -9,8 +9,8 @@
 //!   reduce_scatter (n-1)/n, broadcast 1; 2 warm-ups, then 10 calls queued back to back and
 //!   one `synchronize`); rank 0 prints one `busbw` line per collective;
 //! - `collectives drill exit|loop`: a fault drill. `exit`: the rank `CUPRUM_DRILL_RANK`
-//!   (default the last) exits right after joining, the others start an all-reduce it never
-//!   joins; `loop`: every rank runs all-reduces until killed (the script kills one). The
+//!   (default the last) exits after a first all-reduce together, the others start a second
+//!   one it never joins; `loop`: every rank runs all-reduces until killed (the script kills one). The
 //!   survivors print `drill: … kind=CommAborted …` with the seconds it took and exit 3.
 //!
 //! Every failure prints `collectives: rank R: error kind=KIND after S s: MESSAGE` and exits 2.
@@ -243,12 +243,16 @@ fn drill(dist: &cuprum::dist::Dist, how: &str, start: Instant) -> cuprum::Result
         .and_then(|v| v.parse().ok())
         .unwrap_or(n - 1);
     let x = Array::ones(&[64 << 20], DType::F32)?;
+    // a first all-reduce together: NCCL's connections are made (a peer missing while they
+    // are made fails inside NCCL's own bootstrap, with its own retries)
+    comm.all_reduce(std::slice::from_ref(&x), std::slice::from_ref(&x), ReduceOp::Max)?;
+    comm.synchronize()?;
     println!(
         "drill: rank {r} of {n} joined after {:.1} s",
         start.elapsed().as_secs_f64()
     );
     if how == "exit" && r == die {
-        println!("drill: rank {r} exits without joining the all-reduce");
+        println!("drill: rank {r} exits without joining the next all-reduce");
         std::process::exit(0);
     }
     let t = Instant::now();

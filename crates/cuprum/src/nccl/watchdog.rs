@@ -16,8 +16,11 @@
 //!
 //! Calls into NCCL and the abort take the rank's lock, so the watchdog never aborts a
 //! communicator while a call on it is running (NCCL communicators are used by one thread
-//! at a time); enqueuing a collective returns at once, so the lock is short. A peer that
-//! dies during NCCL's first connection to it makes that call fail with NCCL's own error.
+//! at a time); enqueuing a collective returns at once, so the lock is short. The limit of
+//! this choice: a call that blocks on the host inside NCCL (the first collective of a kind
+//! makes NCCL's connections, which needs every peer) is not aborted by the watchdog; a dead
+//! peer there fails the call through NCCL's own socket errors and retries. Communicators in
+//! NCCL's non-blocking mode (`ncclCommInitRankConfig`, `blocking = 0`) would lift it.
 
 use super::library::{RawComm, nccl};
 use crate::error::{Error, Result, err};
