@@ -245,7 +245,11 @@ fn drill(dist: &cuprum::dist::Dist, how: &str, start: Instant) -> cuprum::Result
     let x = Array::ones(&[64 << 20], DType::F32)?;
     // a first all-reduce together: NCCL's connections are made (a peer missing while they
     // are made fails inside NCCL's own bootstrap, with its own retries)
-    comm.all_reduce(std::slice::from_ref(&x), std::slice::from_ref(&x), ReduceOp::Max)?;
+    comm.all_reduce(
+        std::slice::from_ref(&x),
+        std::slice::from_ref(&x),
+        ReduceOp::Max,
+    )?;
     comm.synchronize()?;
     println!(
         "drill: rank {r} of {n} joined after {:.1} s",
