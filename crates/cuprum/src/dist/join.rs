@@ -104,3 +104,63 @@ impl Communicator {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorKind;
+
+    fn launch(vars: &[(&str, &str)]) -> Launch {
+        Launch::from_vars(|n| vars.iter().find(|v| v.0 == n).map(|v| v.1.to_string()))
+            .expect("a valid launch")
+    }
+
+    #[test]
+    fn the_gpu_rule() {
+        let four = launch(&[
+            ("OMPI_COMM_WORLD_RANK", "6"),
+            ("OMPI_COMM_WORLD_SIZE", "8"),
+            ("OMPI_COMM_WORLD_LOCAL_RANK", "2"),
+            ("OMPI_COMM_WORLD_LOCAL_SIZE", "4"),
+            ("MASTER_ADDR", "n0"),
+        ]);
+        assert_eq!(device_for(&four, 4).unwrap(), 2);
+        assert_eq!(device_for(&four, 8).unwrap(), 2);
+        assert_eq!(device_for(&four, 1).unwrap(), 0, "one visible GPU per task");
+        let e = device_for(&four, 3).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+        assert!(
+            e.to_string()
+                .contains("Open MPI (OMPI_COMM_WORLD_RANK): 4 ranks on this node but 3 visible GPUs (local rank 2 has none)"),
+            "{e}"
+        );
+        let e = device_for(&four, 0).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::NoDevice);
+        assert!(
+            e.to_string()
+                .contains("rank 6 needs a GPU, but no GPU is visible"),
+            "{e}"
+        );
+        // no local size: the local rank alone decides
+        let t = launch(&[("RANK", "3"), ("WORLD_SIZE", "4"), ("MASTER_ADDR", "h")]);
+        assert_eq!(device_for(&t, 4).unwrap(), 3);
+        let e = device_for(&t, 2).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("4 ranks on this node but 2 visible GPUs"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn older_and_fallback_variables() {
+        let l = launch(&[
+            ("SLURM_PROCID", "1"),
+            ("SLURM_NPROCS", "2"),
+            ("CUPRUM_NCCL_ID_FILE", "/shared/run.id"),
+        ]);
+        assert_eq!((l.rank, l.world_size, l.local_rank), (1, 2, 1));
+        assert_eq!(l.rendezvous, Rendezvous::File("/shared/run.id".into()));
+        assert_eq!(l.run_id, "");
+    }
+}
