@@ -32,6 +32,8 @@ use std::time::{Duration, Instant};
 
 /// NCCL's `ncclInProgress`.
 const IN_PROGRESS: i32 = 7;
+/// How long `wait` polls without sleeping.
+const SPIN: Duration = Duration::from_millis(20);
 /// How often the watchdog looks.
 const PERIOD: Duration = Duration::from_millis(50);
 
@@ -196,10 +198,12 @@ impl Guarded {
         ));
     }
 
-    /// Waits (polling, never blocking in CUDA) until every queued collective has finished;
+    /// Waits (polling, never blocking in CUDA, so a hang stays abortable) until every queued
+    /// collective has finished;
     /// the aborted error when it was or is aborted meanwhile.
     pub(crate) fn wait(&self) -> Result<()> {
-        let mut nap = Duration::from_micros(20);
+        let start = Instant::now();
+        let mut nap = Duration::from_micros(50);
         loop {
             {
                 let mut st = self.enter()?;
@@ -211,8 +215,15 @@ impl Guarded {
                     return Err(e.clone());
                 }
             }
-            std::thread::sleep(nap);
-            nap = (nap * 2).min(Duration::from_millis(2));
+            // The first 20 ms by yielding (a query costs about a microsecond, so a short
+            // collective is seen done within microseconds, as a blocking wait would), then
+            // naps growing to 2 ms.
+            if start.elapsed() < SPIN {
+                std::thread::yield_now();
+            } else {
+                std::thread::sleep(nap);
+                nap = (nap * 2).min(Duration::from_millis(2));
+            }
         }
     }
 
