@@ -6,7 +6,15 @@
 //! holds one rank and the ranks meet through a [`UniqueId`] that rank 0 creates and shares,
 //! as 256 hex digits, through a file ([`Communicator::from_unique_id_file`]: rank 0 writes
 //! it atomically, the others wait for it to appear) or an environment variable
-//! ([`UniqueId::from_env`]).
+//! ([`UniqueId::from_env`]). Under a launcher (torchrun, Slurm, mpirun),
+//! [`Communicator::from_env`] and [`crate::dist::init`] read the rank and meet the other
+//! ranks over TCP (the `dist` layer above this one).
+//!
+//! Point to point: [`Communicator::send`], [`Communicator::recv`] and grouped
+//! [`Communicator::p2p`]. Faults: a watchdog (`watchdog.rs`) aborts a communicator whose
+//! peer failed (NCCL's asynchronous error) or whose collective outlives the timeout; every
+//! later call, and [`Communicator::synchronize`], returns
+//! [`ErrorKind::CommAborted`](crate::ErrorKind::CommAborted).
 //!
 //! Every collective takes one array per local rank (in the communicator's rank order), runs
 //! on each array's device and is stream-ordered like every other call: on the current
