@@ -14,7 +14,7 @@
 //! 0 prints `gpu_ms` (the median of 5 timed reductions + all-reduce, after a warm-up):
 //!
 //! ```sh
-//! torchrun --nproc-per-node=4 target/release/examples/mse_multi_gpu
+//! torchrun --standalone --nproc-per-node=4 --no-python target/release/examples/mse_multi_gpu
 //! srun --ntasks-per-node=4 --gpus-per-node=4 target/release/examples/mse_multi_gpu
 //! mpirun -n 4 target/release/examples/mse_multi_gpu
 //! ```

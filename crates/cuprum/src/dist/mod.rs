@@ -16,7 +16,8 @@
 //! This layer sits beside `nccl/` and uses it; `nccl/` knows nothing of launchers.
 //!
 //! ```no_run
-//! // Runs unchanged on one GPU, under `torchrun --nproc-per-node=4`, `srun`, `mpirun -n 4`.
+//! // Runs unchanged on one GPU, under `torchrun --no-python --nproc-per-node=4`, `srun`,
+//! // `mpirun -n 4`.
 //! use cuprum::{Array, DType, nccl::ReduceOp};
 //! let dist = cuprum::dist::init()?;
 //! let x = Array::full(&[1024], dist.rank() as f32, DType::F32)?; // on this rank's GPU
