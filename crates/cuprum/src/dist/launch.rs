@@ -9,8 +9,11 @@
 //! 2. torchrun: `RANK`, `WORLD_SIZE`, `LOCAL_RANK`, `LOCAL_WORLD_SIZE`;
 //! 3. Open MPI (PMIx): `OMPI_COMM_WORLD_RANK`, `…_SIZE`, `…_LOCAL_RANK`, `…_LOCAL_SIZE`;
 //! 4. MPICH / Intel MPI (PMI): `PMI_RANK`, `PMI_SIZE`, `MPI_LOCALRANKID`, `MPI_LOCALNRANKS`;
-//! 5. Slurm (`srun`): `SLURM_PROCID`, `SLURM_NTASKS`, `SLURM_LOCALID`, and this node's
-//!    entry of `SLURM_STEP_TASKS_PER_NODE` (by `SLURM_NODEID`);
+//! 5. Slurm (`srun`): `SLURM_PROCID`, `SLURM_STEP_NUM_TASKS` (else `SLURM_NTASKS`),
+//!    `SLURM_LOCALID`, and this node's
+//!    entry of `SLURM_STEP_TASKS_PER_NODE` (by `SLURM_NODEID`); start the program with
+//!    `srun` (a batch script's own shell is rank 0 of the job's task count, and would
+//!    wait for ranks that never start);
 //! 6. none: one process, rank 0 of 1.
 //!
 //! A missing local rank is the rank (one node). **Rendezvous**: `CUPRUM_RENDEZVOUS_FILE` (or
@@ -240,7 +243,10 @@ fn ranks(v: &impl Fn(&str) -> Option<String>) -> Result<Ranks> {
             return Ok((launcher, rank, number(s, &size)?, local, local_size));
         }
     }
-    let size = v("SLURM_NTASKS").or_else(|| v("SLURM_NPROCS"));
+    // srun's step size first: a batch script's own environment also has SLURM_NTASKS
+    let size = v("SLURM_STEP_NUM_TASKS")
+        .or_else(|| v("SLURM_NTASKS"))
+        .or_else(|| v("SLURM_NPROCS"));
     if let (Some(rank), Some(size)) = (v("SLURM_PROCID"), size) {
         let rank = number("SLURM_PROCID", &rank)?;
         let local = match v("SLURM_LOCALID") {
@@ -445,6 +451,20 @@ mod tests {
             (Launcher::None, 0, 1, &Rendezvous::Single)
         );
         assert_eq!(n.timeout, Duration::from_secs(300));
+    }
+
+    #[test]
+    fn a_slurm_step_smaller_than_the_job() {
+        let s = launch(&[
+            ("SLURM_PROCID", "1"),
+            ("SLURM_NTASKS", "8"),
+            ("SLURM_STEP_NUM_TASKS", "2"),
+            ("SLURM_JOB_NODELIST", "a[1-2]"),
+            ("SLURM_STEP_NODELIST", "a2"),
+        ])
+        .unwrap();
+        assert_eq!((s.rank, s.world_size), (1, 2));
+        assert_eq!(tcp(&s).0, "a2");
     }
 
     #[test]
