@@ -779,7 +779,7 @@ impl Communicator {
         used.dedup();
         let mut locks = Vec::with_capacity(used.len());
         for &i in &used {
-            locks.push((i, self.local[i].enter()?));
+            locks.push((i, self.local[i].enter(what)?));
         }
         let group = calls.len() > 1;
         if group {

@@ -102,10 +102,13 @@ impl Guarded {
     }
 
     /// The rank's lock, for a call into NCCL: the aborted error when it was aborted.
-    pub(crate) fn enter(&self) -> Result<MutexGuard<'_, State>> {
+    /// `what` names the call about to be made (for the error when the look aborts).
+    pub(crate) fn enter(&self, what: &str) -> Result<MutexGuard<'_, State>> {
         let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        self.look(&mut st);
+        self.look(&mut st, what);
         match &st.aborted {
+            // A later call names itself before the abort's own account.
+            Some(e) if !e.to_string().starts_with(what) => Err(err!(CommAborted, "{what}: {e}")),
             Some(e) => Err(e.clone()),
             None => Ok(st),
         }
@@ -129,8 +132,9 @@ impl Guarded {
     }
 
     /// Drops finished collectives, asks NCCL for an asynchronous error and aborts on one or
-    /// on a collective older than the timeout.
-    fn look(&self, st: &mut State) {
+    /// on a collective older than the timeout. The error names the oldest unfinished
+    /// collective, else `what` (the call being made).
+    fn look(&self, st: &mut State, what: &str) {
         if st.closed || st.aborted.is_some() {
             return;
         }
@@ -141,7 +145,11 @@ impl Guarded {
                 }
                 Ok(false) => break,
                 Err(e) => {
-                    return self.abort(st, format!("its completion could not be queried: {e}"));
+                    return self.abort(
+                        st,
+                        what,
+                        format!("its completion could not be queried: {e}"),
+                    );
                 }
             }
         }
@@ -154,6 +162,7 @@ impl Guarded {
             let code = if r != 0 { r } else { res };
             return self.abort(
                 st,
+                what,
                 format!(
                     "NCCL reported an asynchronous error: {} (ncclResult_t {code}); a peer rank \
                      failed or left",
@@ -170,17 +179,16 @@ impl Guarded {
                  have died or stopped calling collectives",
                 t.as_secs_f64()
             );
-            self.abort(st, why);
+            self.abort(st, what, why);
         }
     }
 
     /// `ncclCommAbort` and the error every later call returns.
-    fn abort(&self, st: &mut State, why: String) {
+    fn abort(&self, st: &mut State, current: &str, why: String) {
         let what = st
             .pending
             .front()
-            .map(|p| p.what.clone())
-            .unwrap_or_else(|| "the communicator".to_string());
+            .map_or_else(|| current.to_string(), |p| p.what.clone());
         if let Ok(n) = nccl() {
             let _ = self.device.bind();
             // SAFETY: the communicator is live and used by no other thread (the lock is
@@ -206,11 +214,11 @@ impl Guarded {
         let mut nap = Duration::from_micros(50);
         loop {
             {
-                let mut st = self.enter()?;
+                let mut st = self.enter("synchronize")?;
                 if st.pending.is_empty() {
                     return Ok(());
                 }
-                self.look(&mut st);
+                self.look(&mut st, "synchronize");
                 if let Some(e) = &st.aborted {
                     return Err(e.clone());
                 }
@@ -279,7 +287,7 @@ fn patrol() {
             if let Ok(mut st) = g.state.try_lock() {
                 // the device's context current on this thread for the event queries
                 let _ = g.device.bind();
-                g.look(&mut st);
+                g.look(&mut st, "the idle communicator");
             }
         }
     }
