@@ -158,7 +158,7 @@ pub(crate) fn fetch(
 ) -> Result<Vec<u8>> {
     let at = format!("{host}:{port}");
     let deadline = Instant::now() + timeout;
-    let addrs: Vec<SocketAddr> = (host, port)
+    let mut addrs: Vec<SocketAddr> = (host, port)
         .to_socket_addrs()
         .map_err(|e| {
             err!(
@@ -167,23 +167,29 @@ pub(crate) fn fetch(
             )
         })?
         .collect();
-    let Some(&addr) = addrs.first() else {
+    // The root listens on IPv4 (0.0.0.0): IPv4 addresses first (`localhost` may resolve to
+    // ::1 first), each address tried in every attempt.
+    addrs.sort_by_key(|a| !a.is_ipv4());
+    if addrs.is_empty() {
         bail!(
             Rendezvous,
             "rank {rank}: the rendezvous root's address {at} ({source}) has no IP address"
         );
-    };
+    }
     let mut attempts = 0u32;
-    let mut s = loop {
+    loop {
         attempts += 1;
         let left = deadline.saturating_duration_since(Instant::now());
-        let last = match TcpStream::connect_timeout(
-            &addr,
-            left.clamp(Duration::from_millis(10), Duration::from_secs(5)),
-        ) {
-            Ok(s) => break s,
-            Err(e) => e,
-        };
+        let each =
+            (left / addrs.len() as u32).clamp(Duration::from_millis(10), Duration::from_secs(5));
+        let mut last = None;
+        for addr in &addrs {
+            match TcpStream::connect_timeout(addr, each) {
+                Ok(s) => return answer(s, rank, size, run, &at, source, deadline),
+                Err(e) => last = Some(e),
+            }
+        }
+        let last = last.map_or_else(String::new, |e| e.to_string());
         if Instant::now() + Duration::from_millis(100) >= deadline {
             bail!(
                 Rendezvous,
@@ -193,7 +199,19 @@ pub(crate) fn fetch(
             );
         }
         std::thread::sleep(Duration::from_millis(100));
-    };
+    }
+}
+
+/// Greets the root on a connected stream and reads its answer (up to the deadline + 10 s).
+fn answer(
+    mut s: TcpStream,
+    rank: usize,
+    size: usize,
+    run: &str,
+    at: &str,
+    source: &str,
+    deadline: Instant,
+) -> Result<Vec<u8>> {
     let io = |e: std::io::Error| {
         err!(
             Rendezvous,
