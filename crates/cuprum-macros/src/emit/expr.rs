@@ -31,13 +31,17 @@ impl Emitter<'_> {
             ExprKind::Builtin(_, xs) | ExprKind::Method(_, xs) | ExprKind::ArrayLit(xs) => {
                 xs.iter().all(|x| self.pure(x))
             }
-            ExprKind::Call { args, .. } => args.iter().all(|x| self.pure(x)),
+            ExprKind::Call { args, .. } | ExprKind::ClosureCall { args, .. } => {
+                args.iter().all(|x| self.pure(x))
+            }
             ExprKind::Atomic { index, args, .. } | ExprKind::Chunk4 { index, args, .. } => {
                 self.pure(index) && args.iter().all(|x| self.pure(x))
             }
-            ExprKind::ArrayRepeat(x) => self.pure(x),
+            ExprKind::ArrayRepeat(x) | ExprKind::TupleField(x, _) => self.pure(x),
+            ExprKind::Tuple(xs) => xs.iter().all(|x| self.pure(x)),
             ExprKind::If(c, t, Some(e)) => self.pure(c) && self.pure_block(t) && self.pure(e),
             ExprKind::Block(b) => self.pure_block(b),
+            ExprKind::Match { scrut, arms, .. } => self.match_pure(scrut, arms),
             _ => false,
         }
     }
@@ -61,7 +65,7 @@ impl Emitter<'_> {
 
     /// An operand of a C++ operator of precedence `min`, parenthesised when it binds less
     /// tightly (C++'s precedences, not Rust's: `a & b == c` differs between the two).
-    fn sub(&mut self, e: &Expr, min: u8) -> String {
+    pub(super) fn sub(&mut self, e: &Expr, min: u8) -> String {
         if !self.pure(e) {
             return self.operand_value(e);
         }
@@ -90,6 +94,7 @@ impl Emitter<'_> {
                 let b = self.sub(els, 3);
                 (format!("{c} ? {a} : {b}"), 3)
             }
+            ExprKind::Match { scrut, arms, .. } => self.match_value(scrut, arms),
             ExprKind::Block(b) => match &b.tail {
                 Some(t) => self.value_p(t),
                 None => ("(void)0".into(), 16),
@@ -157,6 +162,10 @@ impl Emitter<'_> {
                 };
                 format!("{callee}{t}({})", a.join(", "))
             }
+            ExprKind::ClosureCall { var, args } => {
+                let a: Vec<String> = args.iter().map(|x| self.operand_value(x)).collect();
+                format!("{}({})", self.var(*var), a.join(", "))
+            }
             ExprKind::Method(name, args) => {
                 let a: Vec<String> = args.iter().map(|x| self.operand_value(x)).collect();
                 format!("cj::{name}({})", a.join(", "))
@@ -212,6 +221,15 @@ impl Emitter<'_> {
                 let v = self.operand_value(x);
                 format!("{t}::fill({v})")
             }
+            ExprKind::Tuple(xs) => {
+                let t = self.cty(&e.ty);
+                let a: Vec<String> = xs.iter().map(|x| self.operand_value(x)).collect();
+                format!("{t}{{{}}}", a.join(", "))
+            }
+            ExprKind::TupleField(x, i) => {
+                let v = self.sub(x, 16);
+                format!("{v}.f{i}")
+            }
             _ => {
                 self.error(
                     e.span,
@@ -223,7 +241,7 @@ impl Emitter<'_> {
     }
 
     /// The C++ length of a slice, shared array or local array variable.
-    fn len(&self, id: usize) -> String {
+    pub(super) fn len(&self, id: usize) -> String {
         let name = self.var(id);
         match self.ty(&self.f.vars[id].ty) {
             Ty::Shared(_, l) | Ty::Array(_, l) => l.cpp(),

@@ -5,17 +5,22 @@
 //! The function's signature and body entry are in `item`, written types in `types`,
 //! statements in `stmt`, expressions in `expr` (indexing and assignment targets in `place`,
 //! `assert!` in `assert`), calls by path in `calls`, method calls in `methods`, loops in
-//! `loops`, named constants in `consts`.
+//! `loops` (element loops in `iters`), `match` and patterns in `matches`, tuples in `tuples`, closures in
+//! `closures`, named constants in `consts`.
 
 mod assert;
 mod calls;
+mod closures;
 mod consts;
 mod expr;
 mod item;
+mod iters;
 mod loops;
+mod matches;
 mod methods;
 mod place;
 mod stmt;
+mod tuples;
 mod types;
 
 use crate::ir::*;
@@ -170,6 +175,10 @@ pub struct Lower {
     ret: Ty,
     cooperative: bool,
     unsafe_depth: usize,
+    /// Inside a closure's body (its `return` is the closure's).
+    closure_depth: usize,
+    /// Loop variables that are references in Rust (`for x in s.iter()`): `*x` is `x`.
+    refs: Vec<usize>,
 }
 
 fn err(span: impl Spanned, msg: impl std::fmt::Display) -> Error {
@@ -194,6 +203,8 @@ impl Lower {
             ret: Ty::Unit,
             cooperative: false,
             unsafe_depth: 0,
+            closure_depth: 0,
+            refs: Vec::new(),
         }
     }
 
