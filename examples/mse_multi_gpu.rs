@@ -6,21 +6,28 @@
 //! results on every GPU. Checked against a compensated host sum (relative 1e-12) and every
 //! GPU must hold the same result. Without NCCL it says why and exits 1.
 //!
-//! The same program runs as one rank per process (on one machine or several): with `RANK`,
-//! `WORLD_SIZE` and `CUPRUM_NCCL_ID_FILE` (a path all ranks can read; rank 0 writes the
-//! NCCL unique id there) set, each process reduces its shard on GPU `RANK % count` and
-//! the ranks meet through the file:
+//! The same program runs as one rank per process, on one machine or several, under any
+//! launcher: `cuprum::dist::init()` reads torchrun's, Slurm's, Open MPI's or cuprum's
+//! variables, picks the GPU of the local rank and meets the other ranks over TCP at rank
+//! 0's host (or a shared file, `CUPRUM_RENDEZVOUS_FILE`). Each rank reduces its shard, the
+//! partial results and the host references are summed by NCCL, and every rank checks; rank
+//! 0 prints `gpu_ms` (the median of 5 timed reductions + all-reduce, after a warm-up):
 //!
 //! ```sh
-//! RANK=0 WORLD_SIZE=2 CUPRUM_NCCL_ID_FILE=/tmp/mse.id mse_multi_gpu &
-//! RANK=1 WORLD_SIZE=2 CUPRUM_NCCL_ID_FILE=/tmp/mse.id mse_multi_gpu; wait
+//! torchrun --standalone --nproc-per-node=4 --no-python target/release/examples/mse_multi_gpu
+//! srun --ntasks-per-node=4 --gpus-per-node=4 target/release/examples/mse_multi_gpu
+//! mpirun -n 4 target/release/examples/mse_multi_gpu
 //! ```
+//!
+//! `CUPRUM_MSE_SAMPLES` sets the number of samples (default 1e7; the scaling row uses 4e8).
 #[path = "seeds/mod.rs"]
 mod seeds;
 use seeds::{check, reduction};
 
+use cuprum::dist::{Launch, Launcher};
 use cuprum::nccl::{Communicator, ReduceOp};
 use cuprum::{Array, Device, ReductionKernel};
+use std::time::Instant;
 
 fn main() -> Result<(), cuprum::Error> {
     if let Some(why) = Device::no_gpu_reason() {
@@ -28,9 +35,18 @@ fn main() -> Result<(), cuprum::Error> {
         return Ok(());
     }
     let mse_kernel = reduction::mse_kernel()?;
-    let n_samples = 10_000_000usize;
-    if let (Ok(rank), Ok(size)) = (std::env::var("RANK"), std::env::var("WORLD_SIZE")) {
-        return one_rank(&mse_kernel, n_samples, &rank, &size);
+    let n_samples = match std::env::var("CUPRUM_MSE_SAMPLES") {
+        Ok(t) => match t.trim().parse::<f64>() {
+            Ok(n) if (1.0..1e12).contains(&n) => n as usize,
+            _ => {
+                println!("mse_multi_gpu: CUPRUM_MSE_SAMPLES must be a count ≥ 1, given {t:?}");
+                std::process::exit(1);
+            }
+        },
+        Err(_) => 10_000_000,
+    };
+    if Launch::from_env()?.launcher != Launcher::None {
+        return one_rank(&mse_kernel, n_samples);
     }
     let devices = Device::all()?;
     let k = devices.len();
@@ -80,56 +96,57 @@ fn host_sum(t: &[f64], p: &[f64]) -> f64 {
     check::kahan(t.iter().zip(p).map(|(t, p)| (p - t) * (p - t)))
 }
 
-/// One rank of a multi-process run: this process's shard on GPU `rank % count`, the
-/// partial results summed by NCCL across the processes; the host references of the shards
-/// are summed the same way and compared.
-fn one_rank(
-    mse_kernel: &ReductionKernel,
-    n_samples: usize,
-    rank: &str,
-    size: &str,
-) -> Result<(), cuprum::Error> {
-    let (Ok(rank), Ok(size)) = (rank.trim().parse::<usize>(), size.trim().parse::<usize>()) else {
-        println!("mse_multi_gpu: RANK and WORLD_SIZE must be numbers, given {rank:?} and {size:?}");
-        std::process::exit(1);
-    };
-    let Ok(path) = std::env::var("CUPRUM_NCCL_ID_FILE") else {
-        println!("mse_multi_gpu: RANK and WORLD_SIZE are set but CUPRUM_NCCL_ID_FILE is not");
-        std::process::exit(1);
-    };
-    let dev = Device::get(rank % Device::count()?)?;
-    let comm = Communicator::from_unique_id_file(
-        &path,
-        rank,
-        size,
-        dev,
-        std::time::Duration::from_secs(120),
-    )?;
+/// One rank of a launched run: this process's shard on its GPU, the partial results
+/// summed by NCCL across the processes; the host references of the shards are summed the
+/// same way and compared.
+fn one_rank(mse_kernel: &ReductionKernel, n_samples: usize) -> Result<(), cuprum::Error> {
+    let dist = cuprum::dist::init()?;
+    let (rank, size, dev) = (dist.rank(), dist.world_size(), dist.device());
+    let comm = dist.comm();
     let (lo, hi) = (n_samples * rank / size, n_samples * (rank + 1) / size);
     let n = hi - lo;
-    let (y_true, y_pred) = dev.with(|| reduction::mse_data(n))?;
-    let mean = mse_kernel.call((&y_true, &y_pred))?;
-    let part = (&mean * (n as f64 / n_samples as f64))?;
+    let (y_true, y_pred) = reduction::mse_data(n)?;
     let host = host_sum(&y_true.to_vec::<f64>()?, &y_pred.to_vec::<f64>()?) / n_samples as f64;
-    let host_part = Array::from_slice_on_device(dev, &[host], &[1])?;
-    let part = part.reshape(&[1])?;
-    comm.all_reduce(
-        std::slice::from_ref(&part),
-        std::slice::from_ref(&part),
-        ReduceOp::Sum,
-    )?;
+    let host_part = Array::from_slice(&[host], &[1])?;
+    let share = n as f64 / n_samples as f64;
+    let step = || -> cuprum::Result<Array> {
+        let part = (&mse_kernel.call((&y_true, &y_pred))? * share)?.reshape(&[1])?;
+        comm.all_reduce(
+            std::slice::from_ref(&part),
+            std::slice::from_ref(&part),
+            ReduceOp::Sum,
+        )?;
+        comm.synchronize()?;
+        Ok(part)
+    };
+    step()?; // warm-up: compile, NCCL's connections
+    let mut times = Vec::new();
+    let mut part = None;
+    for _ in 0..5 {
+        let t = Instant::now();
+        part = Some(step()?);
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    times.sort_by(f64::total_cmp);
     comm.all_reduce(
         std::slice::from_ref(&host_part),
         std::slice::from_ref(&host_part),
         ReduceOp::Sum,
     )?;
-    let (mse, expect) = (part.to_vec::<f64>()?[0], host_part.to_vec::<f64>()?[0]);
+    comm.synchronize()?;
+    let mse = part
+        .map(|p| p.to_vec::<f64>())
+        .transpose()?
+        .map_or(f64::NAN, |v| v[0]);
+    let expect = host_part.to_vec::<f64>()?[0];
     let ok = (mse - expect).abs() <= 1e-12 * expect && (20.0..30.0).contains(&mse);
     println!(
-        "mse_multi_gpu: rank {rank} of {size} on GPU {}, MSE: {mse} (host {expect}, relative \
-         difference {:.1e}): {}",
+        "mse_multi_gpu: rank {rank} of {size} on GPU {} ({}), {n_samples} samples, MSE: {mse} \
+         (host {expect}, relative difference {:.1e}), gpu_ms: {:.3}: {}",
         dev.ordinal(),
+        dist.launch().launcher,
         (mse - expect).abs() / expect,
+        times[times.len() / 2],
         if ok { "OK" } else { "MISMATCH" }
     );
     if !ok {

@@ -13,11 +13,12 @@ pub fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
                     Ok(dev) => {
                         let (cc0, cc1) = dev.compute_capability();
                         out!(
-                            "gpu {i}:   {} (sm_{cc0}{cc1}, {} SMs, {:.1} GiB, L2 {} MiB)",
+                            "gpu {i}:   {} (sm_{cc0}{cc1}, {} SMs, {:.1} GiB, L2 {} MiB) {}",
                             dev.name(),
                             dev.sm_count(),
                             dev.total_memory() as f64 / (1u64 << 30) as f64,
-                            dev.l2_cache_bytes() >> 20
+                            dev.l2_cache_bytes() >> 20,
+                            dev.uuid()
                         );
                     }
                     Err(e) => out!("gpu {i}:   unavailable: {e}"),

@@ -182,7 +182,14 @@ fn info_reports_driver_nvrtc_and_cache() {
             assert!(lines.iter().any(|l| l.starts_with("driver:  CUDA")), "{r}");
             for i in 0..d.device_count {
                 let gpu = format!("gpu {i}:");
-                assert!(lines.iter().any(|l| l.starts_with(&gpu)), "{r}");
+                // each device with its UUID as nvidia-smi -L prints it (GPU-… or MIG-…)
+                assert!(
+                    lines.iter().any(|l| l.starts_with(&gpu)
+                        && (l.contains(" GPU-")
+                            || l.contains(" MIG-")
+                            || l.contains("unavailable"))),
+                    "{r}"
+                );
             }
         }
     }

@@ -77,6 +77,14 @@ pub enum ErrorKind {
     /// format version, or a kernel is missing from the bundles loaded and no NVRTC is here
     /// to compile it.
     Bundle,
+    /// The ranks of a multi-process run could not meet: the root's address does not
+    /// resolve or answer, ranks did not arrive within the timeout (the message names them),
+    /// or two runs met at one port.
+    Rendezvous,
+    /// An NCCL communicator was aborted: a peer rank failed or left (NCCL's asynchronous
+    /// error), or a collective did not finish within the watchdog's timeout. The message
+    /// names the collective and the rank; the communicator cannot be used again.
+    CommAborted,
 }
 
 impl fmt::Display for ErrorKind {
@@ -103,6 +111,8 @@ impl fmt::Display for ErrorKind {
             ErrorKind::DeviceMismatch => "arrays on different devices",
             ErrorKind::Nccl => "NCCL error",
             ErrorKind::Bundle => "kernel bundle error",
+            ErrorKind::Rendezvous => "rendezvous error",
+            ErrorKind::CommAborted => "communicator aborted",
         };
         f.write_str(s)
     }

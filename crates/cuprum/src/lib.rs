@@ -50,6 +50,7 @@
 mod array;
 pub mod build;
 pub mod compile;
+pub mod dist;
 mod doc_device;
 mod error;
 pub mod fuse;

@@ -673,19 +673,27 @@ fn kernel_sources_compile() {
     let red =
         ReductionKernel::new("T x", "T s", "x * x", "a + b", "s = a", Some("0"), "mg_ss").unwrap();
     let mse = seeds::reduction::mse_kernel().unwrap();
-    // The example prime_factor_sum_multi_gpu's operation (the seed's, shifted by `first`).
-    let op = include_str!("../../../examples/kernels/prime_factor_sum_elementwise.op")
-        .replace("long long num = i + 2;", "long long num = first + i + 2;");
+    // The example prime_factor_sum_multi_gpu's operation (the seed's, from `first` in steps
+    // of `stride`).
+    let op = include_str!("../../../examples/kernels/prime_factor_sum_elementwise.op").replace(
+        "long long num = i + 2;",
+        "long long num = first + i * stride + 2;",
+    );
     assert!(
-        op.contains("first + i + 2"),
+        op.contains("first + i * stride + 2"),
         "the example's rewrite no longer applies"
     );
-    let example =
-        ElementwiseKernel::new("int64 first", "int64 A", &op, "prime_factor_sum_from").unwrap();
+    let example = ElementwiseKernel::new(
+        "int64 first, int64 stride",
+        "int64 A",
+        &op,
+        "prime_factor_sum_from",
+    )
+    .unwrap();
     for (what, src) in [
         (
             "example prime",
-            example.generated_source(&[DType::I64; 2], &[true, false]),
+            example.generated_source(&[DType::I64; 3], &[true, true, false]),
         ),
         (
             "mg_fma f64",

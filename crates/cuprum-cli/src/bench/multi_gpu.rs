@@ -1,5 +1,5 @@
-//! The workloads over several GPUs: NCCL's all-reduce of 1 GiB of float32 (its bus
-//! bandwidth) and the data-parallel MSE of 4e8 float64 with its scaling from 1 to N GPUs.
+//! The workloads over several GPUs: NCCL's all-reduce, all-gather, reduce-scatter and
+//! broadcast of 1 GiB of float32 (their bus bandwidth, nccl-tests' factors) and the data-parallel MSE of 4e8 float64 with its scaling from 1 to N GPUs.
 //! Both are n/a on a machine with one GPU (or without NCCL). Their verdicts carry numbers
 //! the common columns do not have (bus bandwidth, per-count times, efficiency): each run
 //! leaves a note ([`take_notes`]) that the report shows in the row's detail.
@@ -19,6 +19,9 @@ use std::time::Instant;
 
 /// The row names.
 pub const ALLREDUCE: &str = "allreduce_1GiB_f32";
+pub const ALLGATHER: &str = "allgather_1GiB_f32";
+pub const REDUCE_SCATTER: &str = "reduce_scatter_1GiB_f32";
+pub const BROADCAST: &str = "broadcast_1GiB_f32";
 pub const MSE_MULTI: &str = "mse_multi_gpu_400M_f64";
 
 /// A workload that does not apply on this machine; the text says why.
@@ -117,32 +120,75 @@ fn result(name: &str, times: Vec<f64>) -> PerfCaseResult {
 /// In-place NCCL all-reduce (sum) of 2^28 float32 on every GPU. The row's bytes are the
 /// bus bytes (1 GiB × 2(n−1)/n), so its GB/s column is the bus bandwidth.
 pub fn allreduce_1gib(o: &BenchmarkOptions) -> R<Timed> {
-    let devs = devices(ALLREDUCE)?;
+    collective_1gib(o, ALLREDUCE)
+}
+
+/// NCCL all-gather of 1 GiB of float32 in all (each GPU sends 1/n); bus bytes 1 GiB × (n−1)/n.
+pub fn allgather_1gib(o: &BenchmarkOptions) -> R<Timed> {
+    collective_1gib(o, ALLGATHER)
+}
+
+/// NCCL reduce-scatter (sum) of 1 GiB of float32 per GPU (each receives 1/n); bus bytes
+/// 1 GiB × (n−1)/n.
+pub fn reduce_scatter_1gib(o: &BenchmarkOptions) -> R<Timed> {
+    collective_1gib(o, REDUCE_SCATTER)
+}
+
+/// NCCL broadcast of 1 GiB of float32 from GPU 0 to every GPU; bus bytes 1 GiB.
+pub fn broadcast_1gib(o: &BenchmarkOptions) -> R<Timed> {
+    collective_1gib(o, BROADCAST)
+}
+
+/// One collective on 2^28 float32 over every GPU of this process, nccl-tests' bus
+/// bandwidth: the row's bytes are the bus bytes, so its GB/s column is the bus bandwidth.
+fn collective_1gib(o: &BenchmarkOptions, name: &str) -> R<Timed> {
+    let devs = devices(name)?;
     let n = devs.len();
     let count = 1usize << 28;
-    let bufs: Vec<Array> = devs
-        .iter()
-        .map(|&d| d.with(|| random::uniform(0.0, 1.0, &[count], DType::F32)))
-        .collect::<cuprum::Result<_>>()?;
+    let alloc = |len: usize| -> cuprum::Result<Vec<Array>> {
+        devs.iter()
+            .map(|&d| d.with(|| random::uniform(0.0, 1.0, &[len], DType::F32)))
+            .collect()
+    };
+    let (full, part) = (alloc(count)?, alloc(count / n)?);
     let comm = Communicator::new(&devs)?;
-    let times = wall_times(o, &devs, || comm.all_reduce(&bufs, &bufs, ReduceOp::Sum))?;
+    let nf = n as f64;
+    let (factor, times) = match name {
+        ALLGATHER => (
+            (nf - 1.0) / nf,
+            wall_times(o, &devs, || comm.all_gather(&part, &full))?,
+        ),
+        REDUCE_SCATTER => (
+            (nf - 1.0) / nf,
+            wall_times(o, &devs, || {
+                comm.reduce_scatter(&full, &part, ReduceOp::Sum)
+            })?,
+        ),
+        BROADCAST => (
+            1.0,
+            wall_times(o, &devs, || comm.broadcast(&full, &full, 0))?,
+        ),
+        _ => (
+            2.0 * (nf - 1.0) / nf,
+            wall_times(o, &devs, || comm.all_reduce(&full, &full, ReduceOp::Sum))?,
+        ),
+    };
     let t = median(&times);
     let bytes = (count * 4) as f64;
     let algbw = bytes / t / 1e9;
-    let busbw = algbw * 2.0 * (n - 1) as f64 / n as f64;
+    let busbw = algbw * factor;
     note(
-        ALLREDUCE,
+        name,
         Verdict {
             status: Status::NotApplicable,
             detail: format!(
-                "{n} GPUs: bus bandwidth {busbw:.1} GB/s (algbw {algbw:.1} GB/s × 2(n−1)/n), \
-                 {:.3} ms per all-reduce",
+                "{n} GPUs: bus bandwidth {busbw:.1} GB/s (algbw {algbw:.1} GB/s × {factor:.3}), \
+                 {:.3} ms per call",
                 t * 1e3
             ),
         },
     );
-    let bus_bytes = (bytes * 2.0 * (n - 1) as f64 / n as f64) as u64;
-    Ok((result(ALLREDUCE, times), bus_bytes))
+    Ok((result(name, times), (bytes * factor) as u64))
 }
 
 /// The MSE of 4e8 float64 pairs split over k GPUs: each reduces its shard with a

@@ -670,6 +670,27 @@ pub const WORKLOADS: &[Workload] = &[
         Info("bus bandwidth, reported"),
     ),
     w(
+        super::multi_gpu::ALLGATHER,
+        "NCCL all-gather into 2^28 float32 on every GPU (each sends 1/n); GB/s is the bus \
+         bandwidth, algbw × (n−1)/n (n/a with one GPU)",
+        super::multi_gpu::allgather_1gib,
+        Info("bus bandwidth, reported"),
+    ),
+    w(
+        super::multi_gpu::REDUCE_SCATTER,
+        "NCCL reduce-scatter (sum) of 2^28 float32 on every GPU (each receives 1/n); GB/s is \
+         the bus bandwidth, algbw × (n−1)/n (n/a with one GPU)",
+        super::multi_gpu::reduce_scatter_1gib,
+        Info("bus bandwidth, reported"),
+    ),
+    w(
+        super::multi_gpu::BROADCAST,
+        "NCCL broadcast of 2^28 float32 from GPU 0 to every GPU; GB/s is the bus bandwidth \
+         (= algbw) (n/a with one GPU)",
+        super::multi_gpu::broadcast_1gib,
+        Info("bus bandwidth, reported"),
+    ),
+    w(
         super::multi_gpu::MSE_MULTI,
         "data-parallel MSE of 4e8 float64 pairs: one ReductionKernel per GPU on its shard, \
          NCCL all-reduce of the partial results; timed on 1..N GPUs (n/a with one GPU)",

@@ -37,6 +37,8 @@ pub(crate) struct Nccl {
     pub(crate) comm_init_rank: unsafe extern "C" fn(*mut RawComm, c_int, RawUniqueId, c_int) -> Res,
     pub(crate) comm_init_all: unsafe extern "C" fn(*mut RawComm, c_int, *const c_int) -> Res,
     pub(crate) comm_destroy: unsafe extern "C" fn(RawComm) -> Res,
+    pub(crate) comm_abort: unsafe extern "C" fn(RawComm) -> Res,
+    pub(crate) comm_get_async_error: unsafe extern "C" fn(RawComm, *mut Res) -> Res,
     pub(crate) get_error_string: unsafe extern "C" fn(Res) -> *const c_char,
     pub(crate) group_start: unsafe extern "C" fn() -> Res,
     pub(crate) group_end: unsafe extern "C" fn() -> Res,
@@ -84,6 +86,12 @@ pub(crate) struct Nccl {
         RawComm,
         *mut c_void,
     ) -> Res,
+    #[allow(clippy::type_complexity)]
+    pub(crate) send:
+        unsafe extern "C" fn(*const c_void, usize, c_int, c_int, RawComm, *mut c_void) -> Res,
+    #[allow(clippy::type_complexity)]
+    pub(crate) recv:
+        unsafe extern "C" fn(*mut c_void, usize, c_int, c_int, RawComm, *mut c_void) -> Res,
 }
 
 // SAFETY: the struct holds a loaded library and plain function pointers into it; NCCL's
@@ -104,17 +112,25 @@ impl Nccl {
         if r == 0 {
             return Ok(());
         }
+        Err(err!(
+            Nccl,
+            "{call} failed: {} (ncclResult_t {r})",
+            self.text(r)
+        ))
+    }
+
+    /// NCCL's text for a result code.
+    pub(crate) fn text(&self, r: Res) -> String {
         // SAFETY: ncclGetErrorString returns a pointer to a static NUL-terminated string
         // for every result code.
-        let text = unsafe {
+        unsafe {
             let p = (self.get_error_string)(r);
             if p.is_null() {
                 String::from("unknown error")
             } else {
                 std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned()
             }
-        };
-        Err(err!(Nccl, "{call} failed: {text} (ncclResult_t {r})"))
+        }
     }
 }
 
@@ -234,6 +250,10 @@ fn open(path: &str) -> std::result::Result<Nccl, String> {
         comm_init_rank: sym!("ncclCommInitRank"),
         comm_init_all: sym!("ncclCommInitAll"),
         comm_destroy: sym!("ncclCommDestroy"),
+        comm_abort: sym!("ncclCommAbort"),
+        comm_get_async_error: sym!("ncclCommGetAsyncError"),
+        send: sym!("ncclSend"),
+        recv: sym!("ncclRecv"),
         get_error_string: sym!("ncclGetErrorString"),
         group_start: sym!("ncclGroupStart"),
         group_end: sym!("ncclGroupEnd"),

@@ -6,7 +6,15 @@
 //! holds one rank and the ranks meet through a [`UniqueId`] that rank 0 creates and shares,
 //! as 256 hex digits, through a file ([`Communicator::from_unique_id_file`]: rank 0 writes
 //! it atomically, the others wait for it to appear) or an environment variable
-//! ([`UniqueId::from_env`]).
+//! ([`UniqueId::from_env`]). Under a launcher (torchrun, Slurm, mpirun),
+//! [`Communicator::from_env`] and [`crate::dist::init`] read the rank and meet the other
+//! ranks over TCP (the `dist` layer above this one).
+//!
+//! Point to point: [`Communicator::send`], [`Communicator::recv`] and grouped
+//! [`Communicator::p2p`]. Faults: a watchdog (`watchdog.rs`) aborts a communicator whose
+//! peer failed (NCCL's asynchronous error) or whose collective outlives the timeout; every
+//! later call, and [`Communicator::synchronize`], returns
+//! [`ErrorKind::CommAborted`](crate::ErrorKind::CommAborted).
 //!
 //! Every collective takes one array per local rank (in the communicator's rank order), runs
 //! on each array's device and is stream-ordered like every other call: on the current
@@ -44,6 +52,10 @@
 //! ```
 
 mod library;
+mod p2p;
+mod watchdog;
+
+pub use p2p::P2p;
 
 use crate::array::{Array, DType};
 use crate::error::{Result, bail, err};
@@ -51,7 +63,9 @@ use crate::runtime::{Device, Stream};
 use library::{RawComm, RawUniqueId, nccl};
 use std::ffi::{c_int, c_void};
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+use watchdog::Guarded;
 
 /// The version of the NCCL library cuprum loads, as `(major, minor, patch)`, loading it if
 /// needed; an [`ErrorKind::Nccl`](crate::ErrorKind::Nccl) error when it cannot be loaded.
@@ -253,6 +267,34 @@ impl UniqueId {
         }
     }
 
+    /// The 128 bytes.
+    ///
+    /// ```
+    /// let id = cuprum::nccl::UniqueId::from_bytes(&[7; 128])?;
+    /// assert_eq!(id.as_bytes(), &[7; 128]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn as_bytes(&self) -> &[u8; 128] {
+        &self.0
+    }
+
+    /// An identifier from its 128 bytes (as [`as_bytes`](UniqueId::as_bytes) gives them).
+    ///
+    /// ```
+    /// let e = cuprum::nccl::UniqueId::from_bytes(&[0; 3]).unwrap_err();
+    /// assert!(e.to_string().contains("given 3"), "{e}");
+    /// ```
+    pub fn from_bytes(bytes: &[u8]) -> Result<UniqueId> {
+        let b: [u8; 128] = bytes.try_into().map_err(|_| {
+            err!(
+                InvalidArgument,
+                "an NCCL unique id is 128 bytes, given {}",
+                bytes.len()
+            )
+        })?;
+        Ok(UniqueId(b))
+    }
+
     fn raw(&self) -> RawUniqueId {
         RawUniqueId {
             internal: self.0.map(|b| b as std::ffi::c_char),
@@ -265,12 +307,8 @@ fn gpu_rank(device: Device) -> Result<()> {
     device.require_gpu("NCCL communicators")
 }
 
-/// One local rank: its NCCL communicator and GPU.
-struct Rank {
-    comm: RawComm,
-    rank: usize,
-    device: Device,
-}
+/// One local rank: its NCCL communicator (under the watchdog), rank and GPU.
+type Rank = Arc<Guarded>;
 
 /// A group of ranks, one GPU each, for NCCL collectives (see the [module](self) docs).
 ///
@@ -305,14 +343,12 @@ impl std::fmt::Debug for Communicator {
     }
 }
 
+/// Waits for the queued collectives (bounded by the watchdog's timeout), then destroys the
+/// communicators (an aborted one is already freed).
 impl Drop for Communicator {
     fn drop(&mut self) {
-        if let Ok(n) = nccl() {
-            for r in &self.local {
-                let _ = r.device.bind();
-                // SAFETY: the handle came from ncclCommInit* and is destroyed once, here.
-                let _ = unsafe { (n.comm_destroy)(r.comm) };
-            }
+        for r in &self.local {
+            r.close();
         }
     }
 }
@@ -361,7 +397,7 @@ impl Communicator {
                 .into_iter()
                 .zip(devices)
                 .enumerate()
-                .map(|(rank, (comm, &device))| Rank { comm, rank, device })
+                .map(|(rank, (comm, &device))| Guarded::new(comm, rank, devices.len(), device))
                 .collect(),
             size: devices.len(),
         })
@@ -402,7 +438,7 @@ impl Communicator {
             "ncclCommInitRank",
         )?;
         Ok(Communicator {
-            local: vec![Rank { comm, rank, device }],
+            local: vec![Guarded::new(comm, rank, size, device)],
             size,
         })
     }
@@ -717,19 +753,50 @@ impl Communicator {
         plan: &Plan,
         f: impl Fn(&library::Nccl, &Ptrs, RawComm, *mut c_void) -> c_int,
     ) -> Result<()> {
+        let f = &f;
+        let calls: Vec<Call<'_>> = plan
+            .ptrs
+            .iter()
+            .enumerate()
+            .map(|(i, (p, stream))| Call {
+                local: i,
+                stream: stream.clone(),
+                f: Box::new(move |n: &library::Nccl, comm: RawComm, s: *mut c_void| {
+                    f(n, p, comm, s)
+                }),
+            })
+            .collect();
+        self.run_calls(what, &calls)
+    }
+
+    /// Runs `calls` (at most one group of NCCL calls) under their ranks' locks, then records
+    /// each used rank's completion for the watchdog. An aborted rank fails the whole call
+    /// before anything is queued.
+    fn run_calls(&self, what: &str, calls: &[Call<'_>]) -> Result<()> {
         let n = nccl()?;
-        let group = self.local.len() > 1;
+        let mut used: Vec<usize> = calls.iter().map(|c| c.local).collect();
+        used.sort_unstable();
+        used.dedup();
+        let mut locks = Vec::with_capacity(used.len());
+        for &i in &used {
+            locks.push((i, self.local[i].enter(what)?));
+        }
+        let group = calls.len() > 1;
         if group {
             // SAFETY: no arguments; opens a group that is closed below on every path.
             n.check(unsafe { (n.group_start)() }, "ncclGroupStart")?;
         }
         let mut first_err = None;
-        for (r, (p, stream)) in self.local.iter().zip(&plan.ptrs) {
+        for c in calls {
+            let r = &self.local[c.local];
             if let Err(e) = r.device.bind() {
                 first_err.get_or_insert(e);
                 break;
             }
-            let res = f(n, p, r.comm, stream.as_raw().cast());
+            let Some((_, st)) = locks.iter().find(|(i, _)| *i == c.local) else {
+                break;
+            };
+            let res = (c.f)(n, st.comm, c.stream.as_raw().cast());
             if let Err(e) = n.check(res, &format!("nccl {what} (rank {})", r.rank)) {
                 first_err.get_or_insert(e);
                 break;
@@ -742,11 +809,196 @@ impl Communicator {
                 first_err.get_or_insert(e);
             }
         }
-        match first_err {
-            Some(e) => Err(e),
-            None => Ok(()),
+        if let Some(e) = first_err {
+            return Err(e);
+        }
+        for (i, st) in &mut locks {
+            let stream = calls.iter().find(|c| c.local == *i).map(|c| &c.stream);
+            if let Some(stream) = stream {
+                self.local[*i].queued(st, what, stream)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Sends `array` (C-contiguous, any dtype NCCL knows) to rank `peer`, from this
+    /// process's one rank (a communicator of several local ranks uses [`p2p`](Self::p2p)).
+    /// Stream-ordered like the collectives; it completes when `peer` receives.
+    ///
+    /// ```no_run
+    /// // rank 0 sends, rank 1 receives (one process each)
+    /// use cuprum::{Array, DType};
+    /// let dist = cuprum::dist::init()?;
+    /// let x = Array::zeros(&[1024], DType::F32)?;
+    /// match dist.rank() {
+    ///     0 => dist.comm().send(&x, 1)?,
+    ///     1 => dist.comm().recv(&x, 0)?,
+    ///     _ => {}
+    /// }
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn send(&self, array: &Array, peer: usize) -> Result<()> {
+        self.one_local("send")?;
+        self.p2p(&[P2p::send(0, array, peer)])
+    }
+
+    /// Receives into `array` from rank `peer` (see [`send`](Self::send)).
+    ///
+    /// ```no_run
+    /// let dist = cuprum::dist::init()?;
+    /// let x = cuprum::Array::zeros(&[4], cuprum::DType::F64)?;
+    /// if dist.rank() == 1 { dist.comm().recv(&x, 0)?; }
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn recv(&self, array: &Array, peer: usize) -> Result<()> {
+        self.one_local("recv")?;
+        self.p2p(&[P2p::recv(0, array, peer)])
+    }
+
+    /// Runs sends and receives as one NCCL group: every matching pair may be in the same
+    /// list (one thread driving several local ranks), and a rank may send and receive at
+    /// once (a ring shift). Each array must be C-contiguous on its local rank's device;
+    /// a send and its receive must have the same dtype and element count.
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_nccl()? { return Ok(()); }
+    /// use cuprum::{Array, Device, nccl::{Communicator, P2p}};
+    /// let comm = Communicator::new(&[Device::get(0)?])?;
+    /// let x = Array::from_slice(&[1.5f32, 2.5], &[2])?;
+    /// let y = Array::zeros_like(&x)?;
+    /// comm.p2p(&[P2p::send(0, &x, 0), P2p::recv(0, &y, 0)])?; // to itself
+    /// assert_eq!(y.to_vec::<f32>()?, vec![1.5, 2.5]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn p2p(&self, ops: &[P2p<'_>]) -> Result<()> {
+        let what = "send/recv";
+        let mut calls = Vec::with_capacity(ops.len());
+        for op in ops {
+            let name = if op.is_send { "send" } else { "recv" };
+            let Some(r) = self.local.get(op.local) else {
+                bail!(
+                    InvalidArgument,
+                    "{name}: expected a local rank index in 0..{}, given {}",
+                    self.local.len(),
+                    op.local
+                );
+            };
+            if op.peer >= self.size {
+                bail!(
+                    InvalidArgument,
+                    "{name}: expected a peer rank in 0..{}, given {}",
+                    self.size,
+                    op.peer
+                );
+            }
+            let a = op.array;
+            if a.device() != r.device {
+                bail!(
+                    DeviceMismatch,
+                    "{name}: expected the array of rank {} on its device {}, given an array on \
+                     device {}",
+                    r.rank,
+                    r.device.ordinal(),
+                    a.device().ordinal()
+                );
+            }
+            if !a.is_c_contiguous() {
+                bail!(
+                    InvalidArgument,
+                    "{name}: expected a C-contiguous array for rank {}, given a view of shape \
+                     {:?} and element strides {:?}; pass `.to_contiguous()?`",
+                    r.rank,
+                    a.shape(),
+                    a.strides()
+                );
+            }
+            if !op.is_send {
+                a.check_writeable("recv")?;
+            }
+            let dt = nccl_dtype(name, a.dtype())?;
+            let stream = Stream::for_device(r.device)?;
+            let (count, peer) = (a.size(), op.peer as c_int);
+            let is_send = op.is_send;
+            let ptr = a.ptr_on(&stream) as *mut c_void;
+            calls.push(Call {
+                local: op.local,
+                stream,
+                f: Box::new(move |n: &library::Nccl, comm: RawComm, s: *mut c_void| {
+                    // SAFETY: `ptr` is a live, checked buffer of `count` elements on this
+                    // rank's device, ordered with `s` (taken with `ptr_on`).
+                    unsafe {
+                        if is_send {
+                            (n.send)(ptr, count, dt, peer, comm, s)
+                        } else {
+                            (n.recv)(ptr, count, dt, peer, comm, s)
+                        }
+                    }
+                }),
+            });
+        }
+        if calls.is_empty() {
+            return Ok(());
+        }
+        self.run_calls(what, &calls)
+    }
+
+    fn one_local(&self, what: &str) -> Result<()> {
+        if self.local.len() != 1 {
+            bail!(
+                InvalidArgument,
+                "{what}: expected a communicator of one local rank, given one of {} local ranks; \
+                 use `p2p` with P2p::{what}(local, …) for each",
+                self.local.len()
+            );
+        }
+        Ok(())
+    }
+
+    /// Waits until every collective queued on this communicator has finished on the GPU
+    /// (polling the completion each records, bounded by the watchdog's timeout). The
+    /// normal path never needs it (collectives are stream-ordered like kernels); call it
+    /// where a dead peer must become an error, e.g. before trusting a result. An
+    /// [`ErrorKind::CommAborted`](crate::ErrorKind::CommAborted) error names the collective
+    /// and the rank when a peer failed or the timeout passed.
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_nccl()? { return Ok(()); }
+    /// use cuprum::{Array, Device, nccl::{Communicator, ReduceOp}};
+    /// let comm = Communicator::new(&[Device::get(0)?])?;
+    /// let x = Array::from_slice(&[1.0f32, 2.0], &[2])?;
+    /// comm.all_reduce(&[x.clone()], &[x.clone()], ReduceOp::Sum)?;
+    /// comm.synchronize()?;
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn synchronize(&self) -> Result<()> {
+        for r in &self.local {
+            r.wait()?;
+        }
+        Ok(())
+    }
+
+    /// How long a collective may run before the watchdog aborts the communicator (default
+    /// `CUPRUM_NCCL_TIMEOUT` seconds, else 600 s). Keep it above the longest collective.
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_nccl()? { return Ok(()); }
+    /// let comm = cuprum::nccl::Communicator::new(&[cuprum::Device::get(0)?])?;
+    /// comm.set_timeout(std::time::Duration::from_secs(60));
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn set_timeout(&self, timeout: Duration) {
+        for r in &self.local {
+            r.set_timeout(timeout);
         }
     }
+}
+
+/// One NCCL call of a group: the local rank it runs for, its stream, and the call.
+#[allow(clippy::type_complexity)]
+struct Call<'a> {
+    local: usize,
+    stream: Stream,
+    f: Box<dyn Fn(&library::Nccl, RawComm, *mut c_void) -> c_int + 'a>,
 }
 
 /// How a collective's send and recv sizes relate.

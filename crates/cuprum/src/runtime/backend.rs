@@ -69,6 +69,9 @@ pub(crate) struct DeviceProps {
     pub(crate) max_grid: [u32; 3],
     pub(crate) max_block: [u32; 3],
     pub(crate) l2_cache_bytes: usize,
+    /// As `nvidia-smi -L` prints it: `GPU-…` or, for a MIG instance, `MIG-…`; the host
+    /// device: `host`.
+    pub(crate) uuid: String,
 }
 
 /// Which kind of code a device runs, so that the compile layer picks the compiler.

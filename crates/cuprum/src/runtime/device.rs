@@ -215,6 +215,20 @@ impl Device {
     pub fn sm_count(self) -> u32 {
         self.0.props.sm_count
     }
+    /// The device's UUID as `nvidia-smi -L` prints it (and `CUDA_VISIBLE_DEVICES` takes
+    /// it): `GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`, or `MIG-…` for a MIG instance, whose
+    /// own properties (SM count, memory) are the ones cuprum reads; `"host"` for the host
+    /// device.
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// let id = cuprum::Device::current()?.uuid();
+    /// assert!(id == "host" || id.starts_with("GPU-") || id.starts_with("MIG-"));
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn uuid(self) -> &'static str {
+        &self.0.props.uuid
+    }
     /// Total device memory in bytes (the host device: physical memory).
     pub fn total_memory(self) -> usize {
         self.0.props.total_memory

@@ -221,6 +221,12 @@ pub(crate) fn device_name(ctx: &CudaContext) -> DResult<String> {
     ctx.name()
 }
 
+/// The device's UUID (`cuDeviceGetUuid_v2`: a MIG instance's own, not its GPU's).
+pub(crate) fn device_uuid(ctx: &CudaContext) -> DResult<[u8; 16]> {
+    let id = result::device::get_uuid(ctx.cu_device())?;
+    Ok(id.bytes.map(|b| b as u8))
+}
+
 /// The device's memory in bytes.
 pub(crate) fn total_memory(ctx: &CudaContext) -> DResult<usize> {
     // SAFETY: the device handle comes from a retained context.

@@ -54,6 +54,29 @@ fn event(e: RawEvent) -> CUevent {
     e.0 as CUevent
 }
 
+/// Whether a device name is a MIG instance's: the driver names those
+/// `<GPU> MIG <profile>`, e.g. `NVIDIA H100 80GB HBM3 MIG 2g.20gb`. (`cuDeviceGetUuid_v2`
+/// gives the instance's own UUID; no driver attribute says "MIG".)
+fn name_is_mig(name: &str) -> bool {
+    name.split_whitespace().any(|w| w == "MIG")
+}
+
+/// A UUID as `nvidia-smi -L` prints it (and `CUDA_VISIBLE_DEVICES` takes it):
+/// `GPU-` or `MIG-` and 8-4-4-4-12 hex digits.
+fn uuid_text(bytes: &[u8; 16], mig: bool) -> String {
+    let hex: Vec<String> = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let h = hex.concat();
+    format!(
+        "{}-{}-{}-{}-{}-{}",
+        if mig { "MIG" } else { "GPU" },
+        &h[..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..]
+    )
+}
+
 /// Opens GPU `ordinal`: its properties and its backend. The pool's release threshold starts
 /// at `threshold` bytes.
 pub(crate) fn open(ordinal: usize, threshold: usize) -> Result<(DeviceProps, CudaDevice)> {
@@ -75,6 +98,10 @@ pub(crate) fn open(ordinal: usize, threshold: usize) -> Result<(DeviceProps, Cud
     let pool = driver::default_pool(&ctx).map_err(at("cuDeviceGetDefaultMemPool"))?;
     driver::pool_set_release_threshold(pool, threshold)
         .map_err(at("cuMemPoolSetAttribute(RELEASE_THRESHOLD)"))?;
+    let uuid = uuid_text(
+        &driver::device_uuid(&ctx).map_err(at("cuDeviceGetUuid"))?,
+        name_is_mig(&name),
+    );
     let props = DeviceProps {
         name,
         cc: (
@@ -100,6 +127,7 @@ pub(crate) fn open(ordinal: usize, threshold: usize) -> Result<(DeviceProps, Cud
             attr(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)? as u32,
         ],
         l2_cache_bytes: attr(A::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as usize,
+        uuid,
     };
     let default_stream = driver::stream_create().map_err(at("cuStreamCreate"))?;
     let dev = CudaDevice {
@@ -650,5 +678,21 @@ impl DeviceBackend for CudaDevice {
             unsafe { driver::zero_word_sync(slots.claim) },
             "cuMemsetD32",
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn uuids_print_as_nvidia_smi_does() {
+        let b: [u8; 16] = std::array::from_fn(|i| (i as u8) * 17);
+        assert_eq!(
+            super::uuid_text(&b, false),
+            "GPU-00112233-4455-6677-8899-aabbccddeeff"
+        );
+        assert!(super::uuid_text(&b, true).starts_with("MIG-00112233-"));
+        assert!(super::name_is_mig("NVIDIA H100 80GB HBM3 MIG 2g.20gb"));
+        assert!(!super::name_is_mig("NVIDIA H100 80GB HBM3"));
+        assert!(!super::name_is_mig("NVIDIA MIGHTY"));
     }
 }

@@ -195,6 +195,7 @@ pub(crate) fn open() -> (DeviceProps, HostDevice) {
         max_grid: [i32::MAX as u32, 65535, 65535],
         max_block: [1024, 1024, 64],
         l2_cache_bytes: 0,
+        uuid: "host".to_string(),
     };
     let dev = HostDevice {
         held: AtomicUsize::new(0),
