@@ -245,6 +245,15 @@ pub enum ExprKind {
     /// `x.len()`.
     Len(usize),
     Field(Box<Expr>, char),
+    /// A device type's field: `p.mass`.
+    Member(Box<Expr>, String),
+    /// A struct literal `Particle { mass: m, ..base }`: the C++ type, the fields in written
+    /// order, the base.
+    StructLit {
+        cpp: String,
+        fields: Vec<(String, Expr)>,
+        base: Option<Box<Expr>>,
+    },
     Builtin(Builtin, Vec<Expr>),
     /// A `#[cuprum::device]` function call.
     Call {

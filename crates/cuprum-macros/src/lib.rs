@@ -28,6 +28,7 @@
 //! expansion is tested end to end in `cuprum`'s tests (`jit_snapshots.rs`, `jit_ui.rs`,
 //! `jit_nvrtc.rs`, `jit.rs`, `jit_faults.rs`).
 
+mod derive;
 mod emit;
 mod ir;
 mod lower;
@@ -49,6 +50,13 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
     entry(false, attr.into(), item.into()).into()
+}
+
+/// Makes a `#[repr(C)]` struct usable in kernels and as an array element (see
+/// `cuprum::DeviceType`).
+#[proc_macro_derive(DeviceType)]
+pub fn device_type(item: TokenStream) -> TokenStream {
+    derive::device_type(item.into()).into()
 }
 
 fn entry(kernel: bool, attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
@@ -112,6 +120,7 @@ pub(crate) fn translate(
                 source: "",
                 sites: &[],
                 deps: &[],
+                types: &[],
                 cooperative: false,
                 witnesses: None,
             })
@@ -122,6 +131,7 @@ pub(crate) fn translate(
                 prototype: "",
                 sites: &[],
                 deps: &[],
+                types: &[],
                 cooperative: false,
                 witnesses: None,
             })
@@ -152,6 +162,7 @@ pub(crate) fn translate(
             source: &source,
             sites: &lowered.func.sites,
             deps: &lowered.deps,
+            types: &lowered.types,
             cooperative: lowered.func.cooperative,
             witnesses: Some(&lowered.witnesses),
         })
@@ -162,6 +173,7 @@ pub(crate) fn translate(
             prototype: &prototype,
             sites: &lowered.func.sites,
             deps: &lowered.deps,
+            types: &lowered.types,
             cooperative: lowered.func.cooperative,
             witnesses: Some(&lowered.witnesses),
         })

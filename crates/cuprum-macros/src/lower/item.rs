@@ -122,8 +122,11 @@ impl Lower {
                         ));
                     }
                 };
-                if !matches!(elem, Ty::Prim(_) | Ty::Generic(_)) {
-                    return Err(err(&r.elem, "slice elements must be numbers or bool"));
+                if !matches!(elem, Ty::Prim(_) | Ty::Generic(_) | Ty::User(_)) {
+                    return Err(err(
+                        &r.elem,
+                        "slice elements must be numbers, bool or device types",
+                    ));
                 }
                 Ty::Slice {
                     elem: Box::new(elem),
@@ -133,7 +136,7 @@ impl Lower {
             t => {
                 let ty = self.ty(t).map_err(|_| {
                     err(t, format!(
-                        "`{}` cannot be a parameter; use `&[T]`, `&mut [T]` or a scalar (bool, i8–i64, u8–u64, usize, f16, bf16, f32, f64, or a type parameter)",
+                        "`{}` cannot be a parameter; use `&[T]`, `&mut [T]`, a scalar (bool, i8–i64, u8–u64, usize, f16, bf16, f32, f64, or a type parameter) or a device type",
                         quote::quote!(#t)
                     ))
                 })?;
@@ -187,6 +190,7 @@ impl Lower {
             },
             infer: self.infer,
             deps: self.deps,
+            types: self.types,
             witnesses,
         }
     }

@@ -30,6 +30,8 @@ pub struct Lowered {
     pub infer: Infer,
     /// The device functions it calls (their Rust paths, generic arguments removed).
     pub deps: Vec<syn::Path>,
+    /// The device types it names (their Rust paths as written).
+    pub types: Vec<syn::Path>,
     /// Per `let` (pre-order), the type the translator inferred for it, when it knows the
     /// Rust spelling: the twin checks each against rustc's.
     pub witnesses: Vec<Option<Ty>>,
@@ -149,6 +151,12 @@ const RESERVED: &[&str] = &[
     "free",
 ];
 
+/// Whether `name` cannot be a C++ name in generated code (a C++ keyword or a name the
+/// generated C++ uses).
+pub fn is_reserved(name: &str) -> bool {
+    RESERVED.contains(&name)
+}
+
 struct LoopCtx {
     id: usize,
     label: Option<String>,
@@ -166,6 +174,8 @@ pub struct Lower {
     loop_stack: Vec<LoopCtx>,
     sites: Vec<(u32, u32)>,
     deps: Vec<syn::Path>,
+    /// The device types it names (their Rust paths).
+    types: Vec<syn::Path>,
     witnesses: Vec<Option<Ty>>,
     ret: Ty,
     cooperative: bool,
@@ -190,6 +200,7 @@ impl Lower {
             loop_stack: Vec::new(),
             sites: Vec::new(),
             deps: Vec::new(),
+            types: Vec::new(),
             witnesses: Vec::new(),
             ret: Ty::Unit,
             cooperative: false,

@@ -27,9 +27,32 @@ impl Lower {
                 }
             }
             syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.expr(e),
+            syn::Expr::Field(f) => {
+                let x = self.expr(e)?;
+                match &x.kind {
+                    ExprKind::Member(..) => {
+                        // The base must itself be a place (`p.x = …`, `out[i].x = …`).
+                        fn is_place(e: &syn::Expr) -> bool {
+                            match strip_parens(e) {
+                                syn::Expr::Path(_) | syn::Expr::Index(_) => true,
+                                syn::Expr::Field(f) => is_place(&f.base),
+                                _ => false,
+                            }
+                        }
+                        if !is_place(&f.base) {
+                            return Err(err(
+                                &f.base,
+                                "only fields of variables and elements can be assigned to",
+                            ));
+                        }
+                        Ok(x)
+                    }
+                    _ => Err(err(e, "this field cannot be assigned to")),
+                }
+            }
             _ => Err(err(
                 e,
-                "only variables, elements (`x[i]`) and `*x.get_unchecked_mut(i)` can be assigned to in kernels",
+                "only variables, elements (`x[i]`), fields of device types (`p.x`) and `*x.get_unchecked_mut(i)` can be assigned to in kernels",
             )),
         }
     }

@@ -115,6 +115,12 @@ template <class T, unsigned long long N> struct Arr {
   }
 };
 
+// A field of a struct literal (an array member takes a `cj::Arr`).
+template <class T, class V> __device__ __forceinline__ void set(T& d, const V& v) { d = v; }
+template <class T, unsigned long long N> __device__ __forceinline__ void set(T (&d)[N], const Arr<T, N>& v) {
+  for (unsigned long long k = 0; k < N; ++k) d[k] = v.v[k];
+}
+
 // ---- indices and special registers ---------------------------------------------------------
 // The bounds check: one compare (a negative index converts to a huge one). A 32-bit (or
 // narrower) index compares in 32 bits against the length capped at 2^31 (signed: every

@@ -10,6 +10,7 @@ mod graph_arrays;
 pub(crate) mod kernels;
 mod pinned;
 pub(crate) mod random;
+pub(crate) mod record;
 mod scalar;
 pub mod shape;
 mod transfer;
@@ -17,8 +18,9 @@ mod view;
 
 pub use create::Endpoint;
 pub use device_array::Array;
-pub use dtype::{DType, DTypeKind, Element};
+pub use dtype::{DType, DTypeKind, Element, RecordType};
 pub use pinned::{HostCopy, PinnedBuffer};
+pub use record::{Declarations, DeviceField, DeviceType};
 pub use scalar::Scalar;
 pub use shape::SliceArg;
 pub(crate) use transfer::check_same_device;

@@ -18,5 +18,5 @@
 mod def;
 mod launch;
 
-pub use def::{DeviceFnDef, KernelDef};
+pub use def::{DeviceFnDef, KernelDef, TypeUse};
 pub use launch::{JitConfig, Launcher};
