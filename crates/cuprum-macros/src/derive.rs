@@ -259,6 +259,12 @@ fn expand(d: &syn::DeriveInput) -> syn::Result<TokenStream> {
             }
         }
 
+        impl ::cuprum::kernel::KernelArg for #name {
+            fn to_arg(&self) -> ::cuprum::kernel::ArgValue {
+                ::cuprum::kernel::record_arg(self)
+            }
+        }
+
         // SAFETY: as above: the declaration is this struct's, checked by static_asserts.
         unsafe impl ::cuprum::DeviceType for #name {
             const CPP_NAME: &'static str = #cpp_name;

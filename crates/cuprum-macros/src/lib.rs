@@ -32,6 +32,7 @@ mod derive;
 mod emit;
 mod ir;
 mod lower;
+mod methods;
 mod rust_out;
 mod ty;
 
@@ -46,7 +47,8 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 /// Makes a Rust `fn` callable from kernels as a `__device__` function; it stays an
-/// ordinary Rust function (see `cuprum::device`).
+/// ordinary Rust function (see `cuprum::device`). On an `impl` block of a device type, its
+/// methods become callable from kernels (`p.energy()`).
 #[proc_macro_attribute]
 pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
     entry(false, attr.into(), item.into()).into()
@@ -78,6 +80,12 @@ pub(crate) fn expand(kernel: bool, attr: TokenStream2, item: TokenStream2) -> To
     }
     let f: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
+        Err(_) if !kernel && syn::parse2::<syn::ItemImpl>(item.clone()).is_ok() => {
+            return match syn::parse2::<syn::ItemImpl>(item) {
+                Ok(i) => methods::expand_impl(&i),
+                Err(e) => e.to_compile_error(),
+            };
+        }
         Err(_) => {
             let e =
                 syn::Error::new_spanned(&item, format!("#[cuprum::{what}] applies to a `fn` item"));

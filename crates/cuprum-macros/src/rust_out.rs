@@ -224,7 +224,33 @@ pub fn dep_path(p: &syn::Path) -> TokenStream {
         segs.push(quote!(#id));
     }
     let lead = p.leading_colon.map(|_| quote!(::));
+    // A method's definition is an associated const of its type (`Particle::__CUPRUM_DEVICE_FN_energy`).
+    if p.segments
+        .last()
+        .is_some_and(|s| s.ident.to_string().starts_with("__CUPRUM_DEVICE_FN"))
+    {
+        return quote!(#lead #(#segs)::*);
+    }
     quote!(#lead #(#segs)::* :: __CUPRUM_DEVICE_FN)
+}
+
+/// A dependency's definition seen from the user's own scope (a method's definition const
+/// lives in an `impl` block there, not in a generated module).
+pub fn dep_path_here(p: &syn::Path) -> TokenStream {
+    let last = p
+        .segments
+        .last()
+        .is_some_and(|s| s.ident.to_string().starts_with("__CUPRUM_DEVICE_FN"));
+    if last {
+        quote!(#p)
+    } else {
+        quote!(#p :: __CUPRUM_DEVICE_FN)
+    }
+}
+
+/// `types_tokens` for code in the user's own scope.
+pub fn types_tokens_here(types: &[syn::Path]) -> TokenStream {
+    type_uses(types, |p| quote!(#p))
 }
 
 /// A device type's path seen from inside the generated module (as `dep_path`).
@@ -251,6 +277,10 @@ fn type_path(p: &syn::Path) -> TokenStream {
 
 /// `&[TypeUse::new(…), …]`: the device types a function names, for its program.
 fn types_tokens(types: &[syn::Path]) -> TokenStream {
+    type_uses(types, type_path)
+}
+
+fn type_uses(types: &[syn::Path], at: impl Fn(&syn::Path) -> TokenStream) -> TokenStream {
     let items = types.iter().map(|p| {
         let written = p
             .segments
@@ -258,7 +288,7 @@ fn types_tokens(types: &[syn::Path]) -> TokenStream {
             .map(|s| s.ident.to_string())
             .unwrap_or_default();
         let written = written.trim_start_matches("r#").to_string();
-        let t = type_path(p);
+        let t = at(p);
         quote! {
             ::cuprum::kernel::jit::TypeUse::new(
                 #written,

@@ -345,12 +345,13 @@ impl JitConfigOf {
 #[test]
 fn nvrtc_compiles_the_program_with_its_static_asserts() {
     require_nvrtc!();
-    let def = &step::__CUPRUM_KERNEL;
-    for arch in [80, 90] {
-        for checked in [false, true] {
-            let opts = def.compile_options(None, checked);
-            if let Err(e) = cuprum::compile::compile_for_arch(def.program(), &opts, arch) {
-                panic!("sm_{arch} checked {checked}: {e}");
+    for def in [&step::__CUPRUM_KERNEL, &energies::__CUPRUM_KERNEL] {
+        for arch in [80, 90] {
+            for checked in [false, true] {
+                let opts = def.compile_options(None, checked);
+                if let Err(e) = cuprum::compile::compile_for_arch(def.program(), &opts, arch) {
+                    panic!("{} sm_{arch} checked {checked}: {e}", def.name());
+                }
             }
         }
     }
@@ -358,4 +359,104 @@ fn nvrtc_compiles_the_program_with_its_static_asserts() {
     <Body as cuprum::DeviceField>::declare(&mut d);
     let src = format!("#include <cuprum/jit.cuh>\n{}", d.text());
     cuprum::compile::compile_for_arch(&src, &cuprum::CompileOptions::new(), 90).unwrap();
+}
+
+// ---- methods of device types ------------------------------------------------------------------
+
+#[cuprum::device]
+impl Vec3 {
+    fn dot(self, o: Vec3) -> f32 {
+        self.x * o.x + self.y * o.y + self.z * o.z
+    }
+    fn scaled(&self, s: f32) -> Self {
+        Vec3 {
+            x: self.x * s,
+            y: self.y * s,
+            z: self.z * s,
+        }
+    }
+}
+
+#[cuprum::device]
+impl Particle {
+    fn energy(&self) -> f32 {
+        let v: Vec3 = self.vel;
+        0.5 * self.mass * v.dot(v)
+    }
+}
+
+#[cuprum::kernel]
+pub fn energies(ps: &[Particle], s: f32, out: &mut [f32]) {
+    for i in grid_stride(ps.len()) {
+        let p = ps[i];
+        let v: Vec3 = p.vel;
+        let q = Particle {
+            vel: v.scaled(s),
+            ..p
+        };
+        out[i] = q.energy();
+    }
+}
+
+#[test]
+fn methods_run_on_the_host_and_in_kernels() {
+    let v = Vec3 {
+        x: 1.0,
+        y: 2.0,
+        z: 2.0,
+    };
+    assert_eq!(v.dot(v), 9.0);
+    assert_eq!(v.scaled(2.0).x, 2.0);
+    assert!(energies::program().contains("cj_m_Vec3_dot"));
+    require_gpu!();
+    for n in [1usize, 77] {
+        let ps = random_particles(n, 40 + n as u64);
+        let a = Array::from_records(&ps, &[n]).unwrap();
+        let mut out = Array::zeros(&[n], DType::F32).unwrap();
+        energies::launch(JitConfigOf::len(n), &a, 1.5, &mut out).unwrap();
+        let got = out.to_vec::<f32>().unwrap();
+        for i in 0..n {
+            let want = Particle {
+                vel: ps[i].vel.scaled(1.5),
+                ..ps[i]
+            }
+            .energy();
+            assert!(close(got[i], want), "{i}: {} {want}", got[i]);
+        }
+    }
+}
+
+/// A device type as a RawKernel argument by value: its bytes, size checked against the
+/// kernel's parameter.
+#[test]
+fn raw_kernel_takes_a_device_type_by_value() {
+    require_gpu!();
+    let src = format!(
+        "#include <cuprum/jit.cuh>\n{}\nextern \"C\" __global__ void shift(Particle* ps, Vec3 d, unsigned long long n) {{\n\
+         unsigned long long i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+         if (i < n) {{ ps[i].pos.x += d.x; ps[i].pos.y += d.y; ps[i].pos.z += d.z; }}\n}}\n",
+        Particle::record().declarations()
+    );
+    let k = cuprum::RawKernel::new(&src, "shift");
+    let n = 50usize;
+    let ps = random_particles(n, 9);
+    let a = Array::from_records(&ps, &[n]).unwrap();
+    let d = Vec3 {
+        x: 1.0,
+        y: -2.0,
+        z: 0.5,
+    };
+    k.launch((1u32,), (64u32,), (&a, d, n as u64)).unwrap();
+    let got = a.to_records::<Particle>().unwrap();
+    for i in 0..n {
+        assert_eq!(got[i].pos.x, ps[i].pos.x + 1.0);
+        assert_eq!(got[i].pos.y, ps[i].pos.y - 2.0);
+        assert_eq!(got[i].pos.z, ps[i].pos.z + 0.5);
+        assert_eq!(got[i].vel, ps[i].vel);
+    }
+    // A device type of another size than the parameter is refused.
+    let e = k
+        .launch((1u32,), (64u32,), (&a, ps[0], n as u64))
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Launch, "{e}");
 }

@@ -61,9 +61,10 @@ impl Lower {
         let mut params = Vec::new();
         for input in &sig.inputs {
             match input {
-                syn::FnArg::Receiver(r) => {
-                    errors.push(err(r, format!("a {what} cannot take `self`")))
-                }
+                syn::FnArg::Receiver(r) => match self.receiver(r) {
+                    Ok(p) => params.push(p),
+                    Err(e) => errors.push(e),
+                },
                 syn::FnArg::Typed(pt) => match self.param(pt) {
                     Ok(p) => params.push(p),
                     Err(e) => errors.push(e),
@@ -94,6 +95,35 @@ impl Lower {
             Some(e) => Err(e),
             None => Ok((params, order)),
         }
+    }
+
+    /// `self` / `&self` of a method of a device type: the value (C++ passes it by copy).
+    fn receiver(&mut self, r: &syn::Receiver) -> Result<Param> {
+        let Some(path) = self.self_ty.clone() else {
+            return Err(err(
+                r,
+                "a device function cannot take `self` (methods go in an `impl` block of a device type with #[cuprum::device])",
+            ));
+        };
+        match &r.kind {
+            syn::ReceiverKind::Value => {}
+            syn::ReceiverKind::Reference(_, _, None) => {}
+            syn::ReceiverKind::Reference(_, _, Some(_)) => {
+                return Err(err(
+                    r,
+                    "`&mut self` is not supported in device methods; take `self` and return the new value",
+                ));
+            }
+            _ => {
+                return Err(err(
+                    r,
+                    "this receiver is not supported in device methods; take `self` or `&self`",
+                ));
+            }
+        }
+        let ty = self.user_type(&path)?;
+        let var = self.declare("self", ty.clone());
+        Ok(Param { var, ty })
     }
 
     fn param(&mut self, pt: &syn::PatType) -> Result<Param> {

@@ -18,6 +18,8 @@ mod place;
 mod stmt;
 mod types;
 
+pub use methods::method_cpp_name;
+
 use crate::ir::*;
 use crate::ty::{Infer, Len, Prim, Ty, VarKind};
 use proc_macro2::Span;
@@ -176,6 +178,8 @@ pub struct Lower {
     deps: Vec<syn::Path>,
     /// The device types it names (their Rust paths).
     types: Vec<syn::Path>,
+    /// In an `impl` block of a device type: that type's path (`Self`, the receiver).
+    self_ty: Option<syn::Path>,
     witnesses: Vec<Option<Ty>>,
     ret: Ty,
     cooperative: bool,
@@ -201,11 +205,19 @@ impl Lower {
             sites: Vec::new(),
             deps: Vec::new(),
             types: Vec::new(),
+            self_ty: None,
             witnesses: Vec::new(),
             ret: Ty::Unit,
             cooperative: false,
             unsafe_depth: 0,
         }
+    }
+
+    /// A translator for a method of the device type `ty` (`Self` and `self` mean it).
+    pub fn for_method(ty: syn::Path) -> Lower {
+        let mut l = Lower::new(false);
+        l.self_ty = Some(ty);
+        l
     }
 
     // ---- names and scopes -----------------------------------------------------------------

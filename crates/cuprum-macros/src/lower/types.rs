@@ -82,11 +82,14 @@ impl Lower {
             .ok_or_else(|| err(path, "empty type path"))?;
         let name = last.ident.to_string();
         let name = name.strip_prefix("r#").unwrap_or(&name).to_string();
-        if name == "Self" {
-            return Err(err(
-                path,
-                "`Self` is not supported in kernels; write the type's name",
-            ));
+        if name == "Self" && path.segments.len() == 1 {
+            return match self.self_ty.clone() {
+                Some(p) => self.user_type(&p),
+                None => Err(err(
+                    path,
+                    "`Self` is only supported in `impl` blocks of device types",
+                )),
+            };
         }
         if is_reserved(&name) || name.starts_with("cj_") {
             return Err(err(
