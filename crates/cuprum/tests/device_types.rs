@@ -460,3 +460,71 @@ fn raw_kernel_takes_a_device_type_by_value() {
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Launch, "{e}");
 }
+
+// ---- ElementwiseKernel and ReductionKernel over records -------------------------------------
+
+#[test]
+fn elementwise_and_reduction_kernels_read_fields() {
+    require_gpu!();
+    assert_eq!(
+        cuprum::kernel::register_record::<Particle>().unwrap(),
+        DType::Record(Particle::record())
+    );
+    cuprum::kernel::register_record::<Particle>().unwrap();
+    let drift = cuprum::ElementwiseKernel::new(
+        "Particle p, float32 dt",
+        "Particle q",
+        "q = p; q.pos.x = p.pos.x + p.vel.x * dt; q.pos.y = p.pos.y + p.vel.y * dt; \
+         q.pos.z = p.pos.z + p.vel.z * dt;",
+        "drift",
+    )
+    .unwrap();
+    let mass = cuprum::ReductionKernel::builder("total_mass")
+        .inputs("Particle p")
+        .outputs("float64 m")
+        .map("(double)p.mass")
+        .reduce("a + b")
+        .post_map("m = a")
+        .identity("0")
+        .build()
+        .unwrap();
+    for n in [1usize, 2, 513] {
+        let ps = random_particles(n, 100 + n as u64);
+        let a = Array::from_records(&ps, &[n]).unwrap();
+        let q = drift.call((&a, 0.5f32)).unwrap();
+        assert_eq!(q.dtype(), DType::Record(Particle::record()));
+        let got = q.to_records::<Particle>().unwrap();
+        for i in 0..n {
+            let p = ps[i];
+            assert_eq!(got[i].pos.x, p.pos.x + p.vel.x * 0.5);
+            assert_eq!(got[i].pos.z, p.pos.z + p.vel.z * 0.5);
+            assert_eq!(got[i].vel, p.vel);
+            assert_eq!(got[i].mass, p.mass);
+        }
+        let m = mass.call((&a,)).unwrap().to_vec::<f64>().unwrap()[0];
+        let want: f64 = ps.iter().map(|p| p.mass as f64).sum();
+        assert!((m - want).abs() <= 1e-9 * want, "{m} {want}");
+    }
+    let e = cuprum::ElementwiseKernel::new("Unknown p", "float32 r", "r = 0", "k").unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::DType);
+    assert!(e.to_string().contains("register_record"), "{e}");
+}
+
+#[test]
+fn registering_another_type_of_the_same_name_is_an_error() {
+    mod other {
+        #[derive(Clone, Copy, cuprum::DeviceType)]
+        #[repr(C)]
+        pub struct Vec3 {
+            pub v: [f32; 3],
+        }
+    }
+    cuprum::kernel::register_record::<Vec3>().unwrap();
+    let e = cuprum::kernel::register_record::<other::Vec3>().unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+    assert!(
+        e.to_string()
+            .contains("another device type (device_types::Vec3) is already registered as `Vec3`"),
+        "{e}"
+    );
+}

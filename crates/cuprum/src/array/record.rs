@@ -368,6 +368,55 @@ impl crate::Array {
     }
 }
 
+/// Makes `T` usable by name in ElementwiseKernel and ReductionKernel parameter lists
+/// (`"Particle p, float32 dt"`, fields read in the operation: `p.mass`): its C++ name
+/// becomes a parameter type, and every specialisation that uses it starts with its
+/// declaration. Registering a type twice is fine; another type of the same name is an
+/// error.
+///
+/// ```
+/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// #[derive(Clone, Copy, cuprum::DeviceType)]
+/// #[repr(C)]
+/// struct Pt { x: f32, y: f32 }
+///
+/// use cuprum::{Array, DType, ElementwiseKernel};
+/// cuprum::kernel::register_record::<Pt>()?;
+/// let norm2 = ElementwiseKernel::new("Pt p", "float32 r", "r = p.x * p.x + p.y * p.y", "norm2")?;
+/// let pts = Array::from_records(&[Pt { x: 3.0, y: 4.0 }, Pt { x: 1.0, y: 0.0 }], &[2])?;
+/// let r = norm2.call((&pts,))?;
+/// assert_eq!(r.to_vec::<f32>()?, [25.0, 1.0]);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn register_record<T: DeviceType>() -> Result<DType> {
+    let r = T::record();
+    let mut t = names().lock().unwrap_or_else(|p| p.into_inner());
+    match t.get(r.name()) {
+        Some(other) if *other != r => bail!(
+            InvalidArgument,
+            "register_record::<{}>: another device type ({}) is already registered as `{}`",
+            std::any::type_name::<T>(),
+            other.rust_name(),
+            r.name()
+        ),
+        _ => {
+            t.insert(r.name(), r);
+            Ok(DType::Record(r))
+        }
+    }
+}
+
+fn names() -> &'static Mutex<HashMap<&'static str, RecordType>> {
+    static NAMES: OnceLock<Mutex<HashMap<&'static str, RecordType>>> = OnceLock::new();
+    NAMES.get_or_init(Default::default)
+}
+
+/// The record dtype registered under `name`, if any.
+pub(crate) fn registered_record(name: &str) -> Option<DType> {
+    let t = names().lock().unwrap_or_else(|p| p.into_inner());
+    t.get(name).map(|r| DType::Record(*r))
+}
+
 /// The bytes of `values`, each element written field by field (padding zeroed).
 pub(crate) fn records_to_bytes<T: DeviceType>(values: &[T]) -> Vec<u8> {
     let n = std::mem::size_of::<T>();

@@ -57,6 +57,7 @@ mod samples;
 mod scratch;
 mod spec;
 
+pub use crate::array::register_record;
 pub use crate::runtime::KernelAttributes;
 pub use args::{ArgKind, ArgValue, ByValue, DevicePtr, KernelArg, KernelArgs, Strided, record_arg};
 pub use elementwise::{ElementwiseCall, ElementwiseKernel};
