@@ -133,3 +133,18 @@ pub fn apply_activation(input: &[f32], output: &mut [f32], size: i32, activation
         }
     }
 }
+
+/// Seed 002 with `match` on the integer: ReLU (0), the sigmoid (1), anything else leaves
+/// the input unchanged; the same instructions as the `if` chain (`?:` in C++).
+#[cuprum::kernel]
+pub fn apply_activation_match(input: &[f32], output: &mut [f32], size: i32, activation_type: i32) {
+    let idx = (block_idx().x * block_dim().x + thread_idx().x) as i32;
+    if idx < size {
+        let x = input[idx];
+        output[idx] = match activation_type {
+            0 => activation_relu(x),
+            1 => activation_sigmoid(x),
+            _ => x,
+        };
+    }
+}

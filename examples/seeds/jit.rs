@@ -107,6 +107,46 @@ pub fn activations() -> R<Checked> {
     })
 }
 
+/// Seed 002's activations selected by `match` on the integer (`apply_activation_match`):
+/// ReLU (0), the sigmoid (1), the input (any other) on 1e6 float32, each against the
+/// same device functions run on the host and the `if`-chain kernel. Timed: the sigmoid.
+pub fn activations_match() -> R<Checked> {
+    let n = 1_000_000usize;
+    let cfg = JitConfig::for_len(n, 256);
+    let x = random::normal(0.0, 2.0, &[n], F32)?;
+    let hx = x.to_vec::<f32>()?;
+    let mut y = Array::empty(&[n], F32)?;
+    let mut z = Array::empty(&[n], F32)?;
+    let mut ok = true;
+    for kind in [0, 1, 7] {
+        rk::apply_activation_match::launch(cfg, &x, &mut y, n as i32, kind)?;
+        let hy = y.to_vec::<f32>()?;
+        let host = |v: f32| match kind {
+            0 => rk::activation_relu(v),
+            1 => rk::activation_sigmoid(v),
+            _ => v,
+        };
+        ok &= hy
+            .iter()
+            .zip(&hx)
+            .all(|(&g, &v)| (g - host(v)).abs() <= 1e-6);
+        if kind < 2 {
+            rk::apply_activation::launch(cfg, &x, &mut z, n as i32, kind)?;
+            ok &= z.to_vec::<f32>()? == hy;
+        }
+    }
+    rk::apply_activation_match::launch(cfg, &x, &mut y, n as i32, 1)?;
+    let first = y.to_vec::<f32>()?[0];
+    Ok(Checked {
+        result: format!(
+            "sigmoid(x[0] = {:.4}) = {first:.4}, relu/sigmoid/identity checked",
+            hx[0]
+        ),
+        ok,
+        timed: Box::new(move || rk::apply_activation_match::launch(cfg, &x, &mut y, n as i32, 1)),
+    })
+}
+
 /// Seed 002 "Kernel with shared memory optimization": block sums of 1e6 float32 in
 /// dynamic shared memory (`dynamic_shared::<f32>()`, `sync_threads()`), added on the host,
 /// against the host sum (rtol 1e-5).

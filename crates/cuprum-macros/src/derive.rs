@@ -14,20 +14,21 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-/// The derive's expansion (errors as `compile_error!`s).
-pub fn device_type(input: TokenStream) -> TokenStream {
-    let d: syn::DeriveInput = match syn::parse2(input) {
-        Ok(d) => d,
-        Err(e) => return e.to_compile_error(),
-    };
-    match expand(&d) {
+/// The derive's expansion for a struct or union (errors as `compile_error!`s).
+pub fn device_type(d: &syn::DeriveInput) -> TokenStream {
+    match expand(d) {
         Ok(t) => t,
         Err(e) => e.to_compile_error(),
     }
 }
 
-fn err(span: impl Spanned, msg: impl std::fmt::Display) -> syn::Error {
+pub(crate) fn err(span: impl Spanned, msg: impl std::fmt::Display) -> syn::Error {
     syn::Error::new(span.span(), msg)
+}
+
+/// A name the generated C++ cannot use (a C++ keyword, or cuprum's `cj_` prefix).
+pub(crate) fn reserved(name: &str) -> bool {
+    crate::lower::is_reserved(name) || name.starts_with("cj_")
 }
 
 /// Checks `#[repr(C)]` and nothing else.
@@ -59,7 +60,7 @@ fn check_repr(d: &syn::DeriveInput) -> syn::Result<()> {
 }
 
 /// Refuses references and pointers (anywhere in a field's type) with a clear message.
-fn check_field_type(t: &syn::Type) -> syn::Result<()> {
+pub(crate) fn check_field_type(t: &syn::Type) -> syn::Result<()> {
     match t {
         syn::Type::Reference(_) | syn::Type::Ptr(_) => Err(err(
             t,
@@ -106,12 +107,7 @@ fn expand(d: &syn::DeriveInput) -> syn::Result<TokenStream> {
                 ));
             }
         },
-        syn::Data::Enum(e) => {
-            return Err(err(
-                e.enum_token,
-                "`#[derive(DeviceType)]` on enums is not supported yet; use a `#[repr(C)]` struct with an integer tag",
-            ));
-        }
+        syn::Data::Enum(e) => return Err(err(e.enum_token, "enums are expanded by derive_enum")),
         syn::Data::Union(u) => {
             return Err(err(
                 u.union_token,
@@ -120,7 +116,7 @@ fn expand(d: &syn::DeriveInput) -> syn::Result<TokenStream> {
         }
     };
     check_repr(d)?;
-    if crate::lower::is_reserved(&cpp_name) || cpp_name.starts_with("cj_") {
+    if reserved(&cpp_name) {
         return Err(err(
             name,
             format!(
@@ -146,7 +142,7 @@ fn expand(d: &syn::DeriveInput) -> syn::Result<TokenStream> {
         let Some(id) = &f.ident else { continue };
         let n = id.to_string();
         let n = n.strip_prefix("r#").unwrap_or(&n).to_string();
-        if crate::lower::is_reserved(&n) || n.starts_with("cj_") {
+        if reserved(&n) {
             push(err(
                 id,
                 format!(

@@ -64,6 +64,14 @@ pub enum Stmt {
         var: usize,
         elem: Ty,
     },
+    /// `let f = |params| body;`: a C++ lambda (`[=]` for `move` closures, else `[&]`).
+    Closure {
+        var: usize,
+        params: Vec<usize>,
+        body: Expr,
+        ret: Ty,
+        by_value: bool,
+    },
     Expr(Expr),
 }
 
@@ -227,6 +235,18 @@ pub enum ExprKind {
         parts: Vec<Expr>,
         body: Block,
     },
+    /// `for x in s.iter()` / `.iter_mut()` / `for (i, x) in s.iter().enumerate()`: the
+    /// element `var` (a copy, or a reference when `mutable`), the optional index, the
+    /// hidden counter.
+    ForElems {
+        id: usize,
+        base: usize,
+        var: usize,
+        index: Option<usize>,
+        counter: usize,
+        mutable: bool,
+        body: Block,
+    },
     Break {
         id: usize,
         goto: bool,
@@ -247,6 +267,13 @@ pub enum ExprKind {
     Field(Box<Expr>, char),
     /// A device type's field: `p.mass`.
     Member(Box<Expr>, String),
+    /// A device enum's value: `Shape::Circle { r }`, `Shape::Pair(a, b)`, `Act::Relu`
+    /// (the C++ type, the variant, its fields by C++ name).
+    VariantLit {
+        cpp: String,
+        variant: String,
+        fields: Vec<(String, Expr)>,
+    },
     /// A struct literal `Particle { mass: m, ..base }`: the C++ type, the fields in written
     /// order, the base.
     StructLit {
@@ -295,4 +322,95 @@ pub enum ExprKind {
     },
     ArrayLit(Vec<Expr>),
     ArrayRepeat(Box<Expr>),
+    /// `(a, b, …)`: `cj::TupN<…>{a, b, …}`.
+    Tuple(Vec<Expr>),
+    /// `t.0`: field `f0`.
+    TupleField(Box<Expr>, usize),
+    /// `f(args…)` of a closure variable.
+    ClosureCall {
+        var: usize,
+        args: Vec<Expr>,
+    },
+    /// `match scrut { arms }`: the scrutinee is evaluated once into `tmp` (a variable of
+    /// its type); the arms are tried in order (the last one is C++'s `else`: rustc has
+    /// checked that the match is exhaustive).
+    Match {
+        scrut: Box<Expr>,
+        tmp: usize,
+        arms: Vec<Arm>,
+    },
+}
+
+/// One arm of a `match`: `pat if guard => body`.
+pub struct Arm {
+    pub pat: Pat,
+    pub guard: Option<Expr>,
+    pub body: Expr,
+}
+
+/// A pattern, tested against the scrutinee's value. Integer and bool patterns today; a
+/// pattern kind for enum variants (a discriminant test plus field bindings) grows here.
+pub enum Pat {
+    /// `_`
+    Wild,
+    /// `x` or `x @ sub`: the variable holds the scrutinee's value.
+    Bind { var: usize, sub: Option<Box<Pat>> },
+    /// A literal or a named constant (`3`, `-1`, `true`, `i32::MAX`): equality.
+    Value(Expr),
+    /// `lo..=hi`, `lo..hi`, `lo..`, `..=hi`.
+    Range {
+        lo: Option<Expr>,
+        hi: Option<Expr>,
+        inclusive: bool,
+    },
+    /// `a | b | c`
+    Or(Vec<Pat>),
+    /// A variant of a device enum (`Shape::Circle { r }`, `Act::Relu`): its tag, then
+    /// each field's pattern against `s.Variant.field`.
+    Variant {
+        ty: String,
+        variant: String,
+        fields: Vec<(String, Pat)>,
+    },
+}
+
+impl Pat {
+    /// The variables the pattern binds.
+    pub fn bindings(&self, out: &mut Vec<usize>) {
+        match self {
+            Pat::Bind { var, sub } => {
+                out.push(*var);
+                if let Some(s) = sub {
+                    s.bindings(out);
+                }
+            }
+            Pat::Or(ps) => ps.iter().for_each(|p| p.bindings(out)),
+            Pat::Variant { fields, .. } => fields.iter().for_each(|(_, p)| p.bindings(out)),
+            Pat::Wild | Pat::Value(_) | Pat::Range { .. } => {}
+        }
+    }
+
+    /// Each binding with the C++ access it takes from the scrutinee `s` (`s` itself, or
+    /// `s.Variant.field` inside a variant pattern).
+    pub fn binding_sources(&self, s: &str, out: &mut Vec<(usize, String)>) {
+        match self {
+            Pat::Bind { var, sub } => {
+                if !out.iter().any(|(v, _)| v == var) {
+                    out.push((*var, s.to_string()));
+                }
+                if let Some(p) = sub {
+                    p.binding_sources(s, out);
+                }
+            }
+            Pat::Or(ps) => ps.iter().for_each(|p| p.binding_sources(s, out)),
+            Pat::Variant {
+                variant, fields, ..
+            } => {
+                for (f, p) in fields {
+                    p.binding_sources(&format!("{s}.{variant}.{f}"), out);
+                }
+            }
+            Pat::Wild | Pat::Value(_) | Pat::Range { .. } => {}
+        }
+    }
 }

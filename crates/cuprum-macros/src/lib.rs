@@ -29,6 +29,7 @@
 //! `jit_nvrtc.rs`, `jit.rs`, `jit_faults.rs`).
 
 mod derive;
+mod derive_enum;
 mod emit;
 mod ir;
 mod lower;
@@ -58,7 +59,14 @@ pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// `cuprum::DeviceType`).
 #[proc_macro_derive(DeviceType)]
 pub fn device_type(item: TokenStream) -> TokenStream {
-    derive::device_type(item.into()).into()
+    let d: syn::DeriveInput = match syn::parse2(item.into()) {
+        Ok(d) => d,
+        Err(e) => return e.to_compile_error().into(),
+    };
+    match &d.data {
+        syn::Data::Enum(e) => derive_enum::device_type(&d, e).into(),
+        _ => derive::device_type(&d).into(),
+    }
 }
 
 fn entry(kernel: bool, attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
@@ -78,6 +86,9 @@ pub(crate) fn expand(kernel: bool, attr: TokenStream2, item: TokenStream2) -> To
         let e = e.to_compile_error();
         return quote!(#e #item);
     }
+    if !kernel && let Ok(c) = syn::parse2::<syn::ItemConst>(item.clone()) {
+        return device_const(&c);
+    }
     let f: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(_) if !kernel && syn::parse2::<syn::ItemImpl>(item.clone()).is_ok() => {
@@ -87,9 +98,12 @@ pub(crate) fn expand(kernel: bool, attr: TokenStream2, item: TokenStream2) -> To
             };
         }
         Err(_) => {
-            let e =
-                syn::Error::new_spanned(&item, format!("#[cuprum::{what}] applies to a `fn` item"));
-            return e.to_compile_error();
+            let msg = if kernel {
+                "#[cuprum::kernel] applies to a `fn` item"
+            } else {
+                "#[cuprum::device] applies to a `fn` or `const` item"
+            };
+            return syn::Error::new_spanned(&item, msg).to_compile_error();
         }
     };
     match translate(kernel, &f) {
@@ -97,6 +111,32 @@ pub(crate) fn expand(kernel: bool, attr: TokenStream2, item: TokenStream2) -> To
         Err((errors, fallback)) => {
             let e = rust_out::errors(errors);
             quote!(#e #fallback)
+        }
+    }
+}
+
+/// `#[cuprum::device] const NAME: T = value;`: the item stays, and its C++ is the device
+/// function `NAME()` returning the translated value (see `lower/consts.rs`).
+fn device_const(c: &syn::ItemConst) -> TokenStream2 {
+    let (ident, ty, expr, vis) = (&c.ident, &c.ty, &c.expr, &c.vis);
+    if !c.generics.params.is_empty() {
+        let e = syn::Error::new_spanned(&c.generics, "a device constant cannot be generic");
+        let e = e.to_compile_error();
+        return quote!(#e #c);
+    }
+    let attrs = c.attrs.iter().filter(|a| a.path().is_ident("cfg"));
+    let f: syn::ItemFn = syn::parse_quote_spanned! {ident.span()=>
+        #(#attrs)*
+        #vis fn #ident() -> #ty { #expr }
+    };
+    match translate_item(false, &f, false) {
+        Ok(t) => {
+            let items = t.rust;
+            quote!(#c #items)
+        }
+        Err((errors, _)) => {
+            let e = rust_out::errors(errors);
+            quote!(#e #c)
         }
     }
 }
@@ -113,6 +153,16 @@ pub(crate) struct Translated {
 pub(crate) fn translate(
     kernel: bool,
     f: &syn::ItemFn,
+) -> Result<Translated, (syn::Error, TokenStream2)> {
+    translate_item(kernel, f, true)
+}
+
+/// [`translate`]; `host_fn: false` leaves out a device function's host function (a
+/// device constant keeps its own `const` item instead).
+fn translate_item(
+    kernel: bool,
+    f: &syn::ItemFn,
+    host_fn: bool,
 ) -> Result<Translated, (syn::Error, TokenStream2)> {
     let mut lower = lower::Lower::new(kernel);
     let (params, order) = match lower.signature(&f.sig) {
@@ -142,6 +192,7 @@ pub(crate) fn translate(
                 types: &[],
                 cooperative: false,
                 witnesses: None,
+                host_fn,
             })
         }
     };
@@ -184,6 +235,7 @@ pub(crate) fn translate(
             types: &lowered.types,
             cooperative: lowered.func.cooperative,
             witnesses: Some(&lowered.witnesses),
+            host_fn,
         })
     };
     Ok(Translated { source, rust })

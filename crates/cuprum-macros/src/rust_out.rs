@@ -38,6 +38,13 @@ fn rust_type_tokens(t: &Ty) -> Option<TokenStream> {
             let n = proc_macro2::Literal::u64_unsuffixed(*n);
             Some(quote!([#e; #n]))
         }
+        Ty::Tuple(ts) => {
+            let ts = ts
+                .iter()
+                .map(rust_type_tokens)
+                .collect::<Option<Vec<_>>>()?;
+            Some(quote!((#(#ts,)*)))
+        }
         _ => None,
     }
 }
@@ -193,6 +200,20 @@ impl Witness<'_> {
                 }
             }
             E::Repeat(r) => self.expr(&mut r.expr),
+            E::Tuple(t) => {
+                for x in t.elems.iter_mut() {
+                    self.expr(x);
+                }
+            }
+            E::Match(m) => {
+                self.expr(&mut m.expr);
+                for a in m.arms.iter_mut() {
+                    if let syn::Pat::Guard(g) = &mut a.pat {
+                        self.expr(&mut g.guard);
+                    }
+                    self.expr(&mut a.body);
+                }
+            }
             E::Return(r) => {
                 if let Some(x) = &mut r.expr {
                     self.expr(x);
@@ -518,6 +539,8 @@ pub struct DeviceParts<'a> {
     pub types: &'a [syn::Path],
     pub cooperative: bool,
     pub witnesses: Option<&'a [Option<Ty>]>,
+    /// Keep the host function (a device constant keeps its `const` item instead).
+    pub host_fn: bool,
 }
 
 /// Everything `#[cuprum::device]` expands to: the host function and its definition.
@@ -554,10 +577,12 @@ pub fn device_items(d: DeviceParts<'_>) -> TokenStream {
     let (source, prototype, cooperative) = (d.source, d.prototype, d.cooperative);
     let doc = format!("The CUDA C++ of the `#[cuprum::device]` function `{name_str}`.");
     let cfg = cfgs(&f.attrs);
+    let host = d.host_fn.then_some(host);
     quote! {
         #host
 
         #[doc(hidden)]
+        #[allow(non_snake_case)]
         #(#cfg)*
         #vis mod #name {
             #[allow(unused_imports)]

@@ -300,19 +300,19 @@ fn unchecked_access() {
 fn unsupported_constructs_are_named() {
     for (src, want) in [
         (
-            "fn f(o: &mut [i32]) { match 1 { _ => {} } }",
-            "`match` is not supported",
+            "fn f(o: &mut [i32], x: i32) { o[0] = match x { (1, 2) => 1, _ => 0 }; }",
+            "tuple patterns are not supported in `match`",
         ),
         (
-            "fn f(o: &mut [i32]) { let c = |x: i32| x; }",
-            "closures are not supported",
+            "fn f(o: &mut [i32]) { let c = |x: i32| x; o[0] = apply(c); }",
+            "the closure `c` can only be called",
         ),
         (
             "fn f(o: &mut [i32]) { println!(\"hi\"); }",
             "macros are not supported in kernels (`println!`)",
         ),
         (
-            "fn f(o: &mut [i32]) { let (a, b) = (1, 2); }",
+            "fn f(o: &mut [i32]) { let [a, b] = [1, 2]; }",
             "only `let name = …;`",
         ),
         (
@@ -321,10 +321,10 @@ fn unsupported_constructs_are_named() {
         ),
         (
             "fn f(o: &mut [i32]) { let s = \"x\"; }",
-            "only number and bool literals",
+            "only number, byte (`b'a'`) and bool literals",
         ),
         (
-            "fn f(o: &mut [i32]) { for x in o.iter() {} }",
+            "fn f(o: &mut [i32]) { for x in o.iter().rev() {} }",
             "`for` loops go over a range",
         ),
         (
@@ -344,8 +344,8 @@ fn unsupported_constructs_are_named() {
             "lifetime parameters are not supported",
         ),
         (
-            "fn f(o: &mut [i32]) { o[0] = N; }",
-            "`N` is not a variable, parameter or const generic",
+            "fn f(o: &mut [i32]) { o[0] = n; }",
+            "`n` is not a variable, parameter or const generic",
         ),
         (
             "fn f(o: &mut [i32]) { let cj_x = 1; }",
@@ -377,8 +377,8 @@ fn unsupported_constructs_are_named() {
 
 #[test]
 fn several_errors_are_reported_together() {
-    let e = kerr("fn f(o: &mut [i32]) { match 1 { _ => {} } let c = |x: i32| x; }");
-    assert!(e.contains("`match`") && e.contains("closures"), "{e}");
+    let e = kerr("fn f(o: &mut [i32]) { let s = \"x\"; let r = &o; }");
+    assert!(e.contains("strings") && e.contains("references"), "{e}");
 }
 
 #[test]
@@ -492,4 +492,293 @@ fn wide_chunks_of_four() {
         kerr("fn f(c: &mut [f32]) { c.store4(0u32); }")
             .contains("`store4` takes a chunk index and an array")
     );
+}
+
+#[test]
+fn match_on_integers_as_statement_and_value() {
+    let s = k(r#"
+fn m(out: &mut [i32], x: &[i32]) {
+    let i = global_index();
+    let v = x[i];
+    let c = match v {
+        0 => 10,
+        1 | 2 => 20,
+        -5..=-1 => 30,
+        100.. => 40,
+        _ => 50,
+    };
+    match v {
+        0 => out[i] = c,
+        n @ 3..10 if n % 2 == 0 => { out[i] = n + c; }
+        n if n < 0 => out[i] = -n,
+        _ => {}
+    }
+}"#);
+    has(
+        &s,
+        &[
+            "int c = v == 0 ? 10 : (v == 1 || v == 2) ? 20 : v >= -5 && v <= -1 ? 30 : v >= 100 ? 40 : 50;",
+            "int n = v;",
+            "int cj_v1_n = v;",
+            "if (v == 0) {",
+            "} else if (v >= 3 && v < 10 && n % 2 == 0) {",
+            "} else if (cj_v1_n < 0) {",
+            "} else {",
+        ],
+    );
+}
+
+#[test]
+fn match_scrutinee_is_computed_once_and_typed_by_its_patterns() {
+    let s = d(r#"
+fn f(a: u8, b: u8) -> u32 {
+    match a.wrapping_add(b) {
+        0 => 1,
+        x @ (1 | 255) => x as u32 + 2,
+        _ => {
+            let y = a as u32;
+            y * 3
+        }
+    }
+}"#);
+    has(
+        &s,
+        &[
+            "const unsigned char cj_match = cj::wrapping_add(a, b);",
+            "unsigned char x = cj_match;",
+            "if (cj_match == ((unsigned char)0)) {",
+            "return 1u;",
+            "} else if ((cj_match == ((unsigned char)1) || cj_match == ((unsigned char)255))) {",
+            "return (unsigned int)x + 2u;",
+            "unsigned int y = (unsigned int)a;",
+        ],
+    );
+}
+
+#[test]
+fn match_arms_after_a_catch_all_are_dropped_and_a_lone_arm_is_a_block() {
+    let s = k(r#"
+fn m(out: &mut [u64], n: u64) {
+    match n {
+        _ => out[0] = n,
+    }
+    let r = match n { x => x + 1, };
+    out[1] = match n { 7 => 1, _ => 2, 9 => 3 };
+    out[2] = r;
+}"#);
+    has(
+        &s,
+        &[
+            "{\n        out[",
+            "unsigned long long x = n;",
+            "n == 7ull ? 1ull : 2ull",
+        ],
+    );
+    assert!(!s.contains("3ull"), "{s}");
+}
+
+#[test]
+fn match_patterns_outside_the_subset_are_errors() {
+    let e = kerr("fn m(out: &mut [i32], x: f32) { out[0] = match x { 1.5 => 1, _ => 2 }; }");
+    assert!(e.contains("float patterns are not supported"), "{e}");
+    let e = kerr("fn m(out: &mut [i32], x: i32) { out[0] = match x { Some(y) => y, _ => 2 }; }");
+    assert!(
+        e.contains("this pattern is not supported in kernels"),
+        "{e}"
+    );
+    let e = kerr("fn m(out: &mut [i32], x: i32) { out[0] = match x { ref y => *y }; }");
+    assert!(e.contains("`ref` bindings are not supported"), "{e}");
+}
+
+#[test]
+fn tuples_literals_fields_destructuring_and_returns() {
+    let s = d(r#"
+fn divmod(a: u32, b: u32) -> (u32, u32) {
+    (a / b, a % b)
+}"#);
+    has(
+        &s,
+        &[
+            "__device__ inline cj::Tup2<unsigned int, unsigned int> divmod(unsigned int a, unsigned int b) {",
+            "return cj::Tup2<unsigned int, unsigned int>{cj::div(a, b, CJ_SITE(0)), cj::rem(a, b, CJ_SITE(1))};",
+        ],
+    );
+    let s = k(r#"
+fn t(out: &mut [f32], x: &[f32]) {
+    let i = global_index();
+    let p = (x[i], 2.0f32, (1u8, true));
+    let (a, _, (c, d)) = p;
+    let mut q = (a, c);
+    q.0 += 1.0;
+    let (m, n) = divmod(7, 2);
+    let r = divmod(9, 4).1;
+    out[i] = q.0 + p.1 + (p.2).0 as f32 + if d { m as f32 } else { n as f32 } + r as f32;
+}"#);
+    has(
+        &s,
+        &[
+            "cj::Tup3<float, float, cj::Tup2<unsigned char, bool>> p = cj::Tup3<float, float, cj::Tup2<unsigned char, bool>>{x[cj::ix(i, cj_len_x, CJ_SITE(0))], 2.0f, cj::Tup2<unsigned char, bool>{((unsigned char)1), true}};",
+            "cj::Tup3<float, float, cj::Tup2<unsigned char, bool>> cj_tup = p;",
+            "float a = cj_tup.f0;",
+            "cj::Tup2<unsigned char, bool> cj_v1_cj_tup = cj_tup.f2;",
+            "unsigned char c = cj_v1_cj_tup.f0;",
+            "bool d = cj_v1_cj_tup.f1;",
+            "cj::Tup2<float, unsigned char> q = cj::Tup2<float, unsigned char>{a, c};",
+            "q.f0 += 1.0f;",
+            "cj::plain_t<decltype(cj_dev::divmod(cj::val<int>(), cj::val<int>()))> cj_v2_cj_tup = cj_dev::divmod(7, 2);",
+            "cj::plain_t<decltype(cj::val<cj::plain_t<decltype(cj_dev::divmod(cj::val<int>(), cj::val<int>()))>>().f0)> m = cj_v2_cj_tup.f0;",
+            "= cj_dev::divmod(9, 4).f1;",
+            "p.f2.f0",
+        ],
+    );
+}
+
+#[test]
+fn tuples_outside_the_subset_are_errors() {
+    let e = kerr("fn t(out: &mut [i32], p: (i32, i32)) { out[0] = p.0; }");
+    assert!(e.contains("a kernel cannot take a tuple"), "{e}");
+    let e = kerr("fn t(out: &mut [i32]) { let p = (1, 2); out[0] = p.2; }");
+    assert!(e.contains("a tuple of 2 values has no field `.2`"), "{e}");
+    let e = kerr("fn t(out: &mut [i32]) { let (a, ..) = (1, 2); out[0] = a; }");
+    assert!(e.contains("`..` in tuple patterns is not supported"), "{e}");
+    let e = kerr("fn t(out: &mut [i32]) { let x = 1; out[0] = x.0; }");
+    assert!(e.contains("`.0` needs a tuple"), "{e}");
+    let e = kerr("fn t(out: &mut [i32]) { let p = (1, 2, 3, 4, 5, 6, 7, 8, 9); }");
+    assert!(e.contains("more than 8 values"), "{e}");
+}
+
+#[test]
+fn module_constants_are_device_dependencies() {
+    let s = k(r#"
+fn c(out: &mut [f32], x: &[f32]) {
+    let i = global_index();
+    out[i] = x[i] * SCALE + consts::BIAS;
+    match i {
+        LIMIT => out[i] = 0.0,
+        _ => {}
+    }
+}"#);
+    has(
+        &s,
+        &[
+            "x[cj::ix(i, cj_len_x, CJ_SITE(3))] * cj_dev::SCALE() + cj_dev::BIAS()",
+            "if (i == cj_dev::LIMIT()) {",
+        ],
+    );
+    // A constant is a device function without parameters; a device `const fn` is accepted.
+    let s = d("const fn cube(x: i32) -> i32 { x * x * x }");
+    has(&s, &["__device__ inline int cube(int x) {"]);
+    let s = d("fn BIG() -> i32 { cube(3) + LIMIT }");
+    has(
+        &s,
+        &[
+            "__device__ inline int BIG() {",
+            "return cj::add(cj_dev::cube(3), cj_dev::LIMIT());",
+        ],
+    );
+    // Lowercase unknown names, types' constants and kernels that are `const` stay errors.
+    let e = kerr("fn c(out: &mut [f32]) { out[0] = scale; }");
+    assert!(e.contains("nor a module-level constant"), "{e}");
+    let e = kerr("fn c(out: &mut [f32]) { out[0] = f32::SCALE; }");
+    assert!(e.contains("nor a module-level constant"), "{e}");
+    let e = kerr("const fn c(out: &mut [f32]) { }");
+    assert!(e.contains("a kernel cannot be `const`"), "{e}");
+}
+
+#[test]
+fn closures_are_lambdas_called_in_place() {
+    let s = k(r#"
+fn c(out: &mut [f32], x: &[f32], s: f32) {
+    let scale = |v: f32| v * s;
+    let mut count = 0u32;
+    let mut bump = |k| { count += k; };
+    let add = move |a, b: f32| -> f32 { if a > b { return a; } a + b };
+    let s = 100.0f32;
+    for i in grid_stride(x.len()) {
+        out[i] = scale(x[i]) + add(x[i], 1.0) + s;
+        bump(2);
+    }
+    let unused = |z| z;
+    out[0] = count as f32;
+}"#);
+    has(
+        &s,
+        &[
+            "auto scale = [&](float v) -> float {",
+            "return v * s;",
+            "auto bump = [&](unsigned int k) -> void {",
+            "count += k;",
+            "auto add = [=](float a, float b) mutable -> float {",
+            "if (a > b) {",
+            "return a;",
+            "return a + b;",
+            "float cj_v1_s = 100.0f;",
+            "= scale(x[cj::ix(i, cj_len_x, CJ_SITE(",
+            ") + add(x[cj::ix(i, cj_len_x, CJ_SITE(",
+            ", 1.0f) + cj_v1_s;",
+            "bump(2u);",
+        ],
+    );
+    assert!(!s.contains("unused"), "{s}");
+}
+
+#[test]
+fn closures_that_escape_are_errors() {
+    let e = kerr("fn c(out: &mut [i32]) { let f = |x: i32| x; let g = f; }");
+    assert!(e.contains("the closure `f` can only be called"), "{e}");
+    let e = kerr("fn c(out: &mut [i32]) { out[0] = (|x: i32| x)(1); }");
+    assert!(
+        e.contains("a closure must be bound by `let f = |x| …;`"),
+        "{e}"
+    );
+    let e = kerr("fn c(out: &mut [i32]) { let f = |(a, b): (i32, i32)| a; }");
+    assert!(e.contains("closure parameters must be names"), "{e}");
+}
+
+#[test]
+fn element_loops_over_slices_and_arrays() {
+    let s = k(r#"
+fn e(out: &mut [f32], x: &[f32]) {
+    let mut acc = [0.0f32; 4];
+    let mut sum = 0.0f32;
+    for v in x.iter() {
+        sum += *v * 2.0;
+    }
+    for (i, &v) in x.iter().enumerate() {
+        if i > 3 { break; }
+        acc[i] = v;
+    }
+    for a in acc.iter() {
+        sum += a.abs();
+    }
+    for o in out.iter_mut() {
+        *o = *o + sum;
+    }
+}"#);
+    has(
+        &s,
+        &[
+            "for (unsigned long long cj_k = 0; cj_k < cj_len_x; ++cj_k) {",
+            "const float v = x[cj_k];",
+            "sum += v * 2.0f;",
+            "for (unsigned long long cj_v1_cj_k = 0; cj_v1_cj_k < cj_len_x; ++cj_v1_cj_k) {",
+            "const float cj_v1_v = x[cj_v1_cj_k];",
+            "const unsigned long long i = cj_v1_cj_k;",
+            "< 4ull; ++",
+            "const float a = acc[",
+            "sum += cj::abs(a);",
+            "float& o = out[",
+            "o = o + sum;",
+        ],
+    );
+    let e = kerr("fn e(x: &[f32]) { for v in x.iter_mut() { *v = 1.0; } }");
+    assert!(
+        e.contains("`iter_mut()` needs a `&mut [T]` parameter"),
+        "{e}"
+    );
+    let e = kerr("fn e(x: &[f32], o: &mut [f32]) { for v in x.iter().map(|a| a) { o[0] = *v; } }");
+    assert!(e.contains("`for` loops go over a range"), "{e}");
+    let e =
+        kerr("fn e(x: &[f32], o: &mut [f32]) { for v in x.iter().enumerate() { o[0] = 1.0; } }");
+    assert!(e.contains("as `(i, x)`"), "{e}");
 }

@@ -176,7 +176,14 @@ pub enum Ty {
     UInt3,
     /// A device type (`#[derive(cuprum::DeviceType)]`), by its written name.
     User(String),
+    /// A tuple of two to eight values (`cj::TupN<…>` in C++, fields `f0` …).
+    Tuple(Vec<Ty>),
+    /// A closure: its parameter types and result (a C++ lambda, declared `auto`).
+    Closure(Vec<Ty>, Box<Ty>),
 }
+
+/// The most fields a tuple may have (the prelude's `cj::Tup1` … `cj::Tup8`).
+pub const MAX_TUPLE: usize = 8;
 
 impl Ty {
     pub fn prim(&self) -> Option<Prim> {
@@ -197,6 +204,9 @@ pub enum VarKind {
     Float,
     /// A device function call's result, named in C++ by this opaque id.
     Opaque(usize),
+    /// Field `.1` of a value whose type the macro may not know (a device function's
+    /// tuple result): the element type once the base is known, else `decltype`.
+    Field(Box<Ty>, usize),
 }
 
 #[derive(Clone, Debug)]
@@ -270,6 +280,15 @@ impl Infer {
         t
     }
 
+    /// The type of field `i` of a value of type `base`: the element of a known tuple, else
+    /// a variable resolved when the base is (a device function's result stays opaque).
+    pub fn field(&mut self, base: &Ty, i: usize) -> Ty {
+        match self.shallow(base) {
+            Ty::Tuple(ts) => ts.get(i).cloned().unwrap_or(Ty::Unit),
+            b => self.fresh(VarKind::Field(Box::new(b), i)),
+        }
+    }
+
     /// The kind of an unbound variable (`None` when bound or not a variable).
     pub fn var_kind(&self, t: &Ty) -> Option<VarKind> {
         match self.shallow(t) {
@@ -296,6 +315,7 @@ impl Infer {
                 let merged = match (kx, ky) {
                     (VarKind::Any, k) | (k, VarKind::Any) => k,
                     (VarKind::Opaque(o), _) | (_, VarKind::Opaque(o)) => VarKind::Opaque(o),
+                    (k @ VarKind::Field(..), _) | (_, k @ VarKind::Field(..)) => k,
                     (k, _) => k,
                 };
                 self.slots[x] = Slot::Link(y);
@@ -322,6 +342,11 @@ impl Infer {
             }
             (Ty::Array(ea, la), Ty::Array(eb, lb)) if la == lb => self.unify(&ea, &eb),
             (Ty::Slice { elem: ea, .. }, Ty::Slice { elem: eb, .. }) => self.unify(&ea, &eb),
+            (Ty::Tuple(xs), Ty::Tuple(ys)) if xs.len() == ys.len() => {
+                for (x, y) in xs.iter().zip(&ys) {
+                    self.unify(x, y);
+                }
+            }
             _ => {}
         }
     }
@@ -334,8 +359,16 @@ impl Infer {
                 Slot::Unbound(VarKind::Int) => Ty::Prim(Prim::I32),
                 Slot::Unbound(VarKind::Float) => Ty::Prim(Prim::F64),
                 Slot::Unbound(VarKind::Opaque(id)) => Ty::Opaque(self.opaque_cpp(*id)),
+                Slot::Unbound(VarKind::Field(base, i)) => match self.resolve(base) {
+                    Ty::Tuple(ts) => ts.get(*i).cloned().unwrap_or(Ty::Unit),
+                    t => Ty::Opaque(format!(
+                        "cj::plain_t<decltype(cj::val<{}>().f{i})>",
+                        cpp_type(&t)
+                    )),
+                },
                 _ => Ty::Unit,
             },
+            Ty::Tuple(ts) => Ty::Tuple(ts.iter().map(|t| self.resolve(t)).collect()),
             Ty::Array(e, l) => Ty::Array(Box::new(self.resolve(&e)), l),
             Ty::Slice { elem, mutable } => Ty::Slice {
                 elem: Box::new(self.resolve(&elem)),
@@ -394,6 +427,11 @@ pub fn cpp_type(t: &Ty) -> String {
         Ty::Shared(e, _) | Ty::DynShared(e) => format!("{}*", cpp_type(e)),
         Ty::UInt3 => "uint3".to_string(),
         Ty::User(n) => n.clone(),
+        Ty::Closure(..) => "auto".to_string(),
+        Ty::Tuple(ts) => {
+            let parts: Vec<String> = ts.iter().map(cpp_type).collect();
+            format!("cj::Tup{}<{}>", ts.len(), parts.join(", "))
+        }
         Ty::Var(_) => "int".to_string(),
     }
 }

@@ -152,7 +152,15 @@ pub use compile::{CompileOptions, clear_memo, compile_with_cache, precompile, se
 /// operators, compound assignment, `if`/`else` (also as a value), `while`, `loop`, `for`
 /// over `a..b`, `a..=b`, `.rev()`, `.step_by(s)`, [`grid_stride(n)`](gpu::grid_stride)
 /// and [`block_stride(n)`](gpu::block_stride), `break`/`continue` (with labels),
-/// `return`, `as` casts, number methods (`abs`, `min`, `max`, `sqrt`, `exp`, `ln`, `sin`,
+/// `return`, `match` on integers and bool (literals, constants, ranges, `|`, `_`,
+/// bindings, `x @ p`, guards; as a statement or a value), tuples (literals, `t.0`,
+/// `let (a, (b, _)) = …`, tuple results of device functions; up to 8 values, not as
+/// kernel parameters), module-level constants marked `#[cuprum::device]`
+/// (`#[cuprum::device] const SCALE: f32 = 2.5;`, named as `SCALE` or `path::SCALE`, also
+/// in patterns) and `#[cuprum::device] const fn`s, closures bound by `let` and called
+/// (C++ lambdas, inlined; `move` ones capture by value, others use the variables as
+/// Rust's borrows do), `for x in s.iter()`, `for (i, x) in s.iter().enumerate()` and
+/// `for x in s.iter_mut()` over slices, local and shared arrays, `as` casts, number methods (`abs`, `min`, `max`, `sqrt`, `exp`, `ln`, `sin`,
 /// `mul_add`, `powi`, `powf`, `clamp`, `count_ones`, `wrapping_add`, … — see
 /// [`gpu::Float`] and [`gpu::Int`]), local arrays (`[0.0f32; 4]`, `[a, b, c]`), blocks,
 /// `unsafe { *x.get_unchecked(i) }`, `assert!(cond)` and `debug_assert!(cond)` (an
@@ -160,8 +168,8 @@ pub use compile::{CompileOptions, clear_memo, compile_with_cache, precompile, se
 /// ([`x.load4(k)`](gpu::Slice::load4), [`x.store4(k, v)`](gpu::Slice::store4)), calls of
 /// [`#[cuprum::device]`](device) functions and of the built-ins of [`gpu`] (indices,
 /// barriers, shared memory, atomics, warp shuffles and votes, `grid_sync`). Anything else
-/// (`match`, closures, references, tuples, structs, strings, other macros, iterators,
-/// module-level constants) is a compile error at its span that names it.
+/// (closures passed or stored, references, structs, strings, other macros, other
+/// iterators, `static` items) is a compile error at its span that names it.
 ///
 /// # Semantics: Rust's, not C's or Python's
 /// `/` and `%` truncate (`-7 / 2 == -3`, `-7 % 2 == -1`; `%` of floats is `fmod`); literals
@@ -201,7 +209,44 @@ pub use array::dlpack;
 /// Same language as [`#[cuprum::kernel]`](macro@kernel), plus a return value; slice parameters
 /// become [`gpu::Slice`] on the host (`Slice::new(&v)`). Generic device functions are C++
 /// templates. Device functions may call each other (recursion included); two different
-/// device functions of one name cannot be used by the same kernel.
+/// device functions of one name cannot be used by the same kernel. A `const fn` may be a
+/// device function too.
+///
+/// On a `const` item (UPPER_CASE name) it makes the constant visible to kernels, which
+/// name it like any constant; its value is translated like a function body (literals,
+/// operators, other device constants, device function calls):
+///
+/// ```
+/// use cuprum::gpu::*;
+///
+/// #[cuprum::device]
+/// pub const fn cube(x: i32) -> i32 {
+///     x * x * x
+/// }
+///
+/// #[cuprum::device]
+/// pub const LIMIT: i32 = cube(3) + 15;
+///
+/// #[cuprum::kernel]
+/// pub fn clamp_to_limit(x: &mut [i32]) {
+///     for i in grid_stride(x.len()) {
+///         x[i] = match x[i] {
+///             v @ ..=LIMIT => v,
+///             _ => LIMIT,
+///         };
+///     }
+/// }
+///
+/// fn main() -> cuprum::Result<()> {
+/// #     if !cuprum::internal::doc_device()? {
+/// #         return Ok(());
+/// #     }
+///     let mut x = cuprum::Array::from_slice(&[5i32, 42, 43, 1000], &[4])?;
+///     clamp_to_limit::launch((1, 32), &mut x)?;
+///     assert_eq!(x.to_vec::<i32>()?, [5, 42, 42, 42]);
+///     Ok(())
+/// }
+/// ```
 ///
 /// ```
 /// use cuprum::gpu::*;

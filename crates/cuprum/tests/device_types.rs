@@ -345,7 +345,11 @@ impl JitConfigOf {
 #[test]
 fn nvrtc_compiles_the_program_with_its_static_asserts() {
     require_nvrtc!();
-    for def in [&step::__CUPRUM_KERNEL, &energies::__CUPRUM_KERNEL] {
+    for def in [
+        &step::__CUPRUM_KERNEL,
+        &energies::__CUPRUM_KERNEL,
+        &activate::__CUPRUM_KERNEL,
+    ] {
         for arch in [80, 90] {
             for checked in [false, true] {
                 let opts = def.compile_options(None, checked);
@@ -526,5 +530,166 @@ fn registering_another_type_of_the_same_name_is_an_error() {
         e.to_string()
             .contains("another device type (device_types::Vec3) is already registered as `Vec3`"),
         "{e}"
+    );
+}
+
+// ---- enums --------------------------------------------------------------------------------
+
+#[derive(Clone, Copy, Debug, PartialEq, cuprum::DeviceType)]
+#[repr(u8)]
+pub enum Act {
+    Relu,
+    Leaky(f32),
+    Clamp { lo: f32, hi: f32 },
+    Scale = 9,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, cuprum::DeviceType)]
+#[repr(C)]
+pub struct Layer {
+    pub act: Act,
+    pub bias: f32,
+}
+
+#[cuprum::device]
+fn apply(a: Act, x: f32) -> f32 {
+    match a {
+        Act::Relu => x.max(0.0),
+        Act::Leaky(s) => {
+            if x > 0.0 {
+                x
+            } else {
+                s * x
+            }
+        }
+        Act::Clamp { lo, hi } => x.max(lo).min(hi),
+        Act::Scale => 2.0 * x,
+    }
+}
+
+#[cuprum::kernel]
+pub fn activate(layers: &[Layer], x: &[f32], y: &mut [f32]) {
+    for i in grid_stride(y.len()) {
+        let l = layers[i % layers.len()];
+        let a: Act = l.act;
+        let mut v = apply(a, x[i]) + l.bias;
+        if let Act::Clamp { lo, .. } = a {
+            v = v.max(lo - 1.0);
+        }
+        // while let: halve while the activation says Leaky and the value is large.
+        let mut state = if let Act::Leaky(s) = a {
+            Act::Leaky(s)
+        } else {
+            Act::Relu
+        };
+        while let Act::Leaky(s) = state {
+            if v.abs() <= 4.0 {
+                state = Act::Relu;
+            } else {
+                v *= 0.5 + 0.0 * s;
+            }
+        }
+        y[i] = v;
+    }
+}
+
+fn activate_ref(layers: &[Layer], x: &[f32]) -> Vec<f32> {
+    (0..x.len())
+        .map(|i| {
+            let l = layers[i % layers.len()];
+            let mut v = apply(l.act, x[i]) + l.bias;
+            if let Act::Clamp { lo, .. } = l.act {
+                v = v.max(lo - 1.0);
+            }
+            if let Act::Leaky(_) = l.act {
+                while v.abs() > 4.0 {
+                    v *= 0.5;
+                }
+            }
+            v
+        })
+        .collect()
+}
+
+#[test]
+fn enum_layout_and_declaration() {
+    assert_eq!(std::mem::size_of::<Act>(), 12);
+    let d = Act::declaration();
+    assert!(
+        d.contains("struct Act_Leaky { unsigned char tag; float f0; };"),
+        "{d}"
+    );
+    assert!(
+        d.contains("struct Act_Clamp { unsigned char tag; float lo; float hi; };"),
+        "{d}"
+    );
+    assert!(
+        d.contains(
+            "enum : unsigned char { tag_Relu = 0, tag_Leaky = 1, tag_Clamp = 2, tag_Scale = 9 };"
+        ),
+        "{d}"
+    );
+    assert!(
+        d.contains("static_assert(sizeof(Act) == 12 && alignof(Act) == 4"),
+        "{d}"
+    );
+    assert_eq!(Layer::record().itemsize(), 16);
+}
+
+#[test]
+fn enum_match_if_let_while_let_match_the_cpu() {
+    require_gpu!();
+    let layers = [
+        Layer {
+            act: Act::Relu,
+            bias: 0.5,
+        },
+        Layer {
+            act: Act::Leaky(0.1),
+            bias: -0.25,
+        },
+        Layer {
+            act: Act::Clamp { lo: -1.0, hi: 2.0 },
+            bias: 0.0,
+        },
+        Layer {
+            act: Act::Scale,
+            bias: 1.0,
+        },
+        Layer {
+            act: Act::Leaky(3.0),
+            bias: 0.0,
+        },
+    ];
+    let l = Array::from_records(&layers, &[5]).unwrap();
+    assert_eq!(l.to_records::<Layer>().unwrap(), layers);
+    let mut rng = Rng::new(5);
+    for n in [1usize, 5, 1000] {
+        let x: Vec<f32> = (0..n).map(|_| rng.f64(-20.0, 20.0) as f32).collect();
+        let xa = Array::from_slice(&x, &[n]).unwrap();
+        let mut y = Array::zeros(&[n], DType::F32).unwrap();
+        activate::launch(JitConfigOf::len(n), &l, &xa, &mut y).unwrap();
+        let got = y.to_vec::<f32>().unwrap();
+        let want = activate_ref(&layers, &x);
+        for i in 0..n {
+            assert!(
+                close(got[i], want[i]),
+                "{i}: x {} got {} want {}",
+                x[i],
+                got[i],
+                want[i]
+            );
+        }
+    }
+    // A tag no variant has is refused on download.
+    let src = format!(
+        "#include <cuprum/jit.cuh>\n{}\nextern \"C\" __global__ void spoil(unsigned char* b) {{ b[0] = 5; }}\n",
+        Layer::record().declarations()
+    );
+    let k = cuprum::RawKernel::new(&src, "spoil");
+    k.launch((1u32,), (1u32,), (&l,)).unwrap();
+    assert_eq!(
+        l.to_records::<Layer>().unwrap_err().kind(),
+        ErrorKind::DType
     );
 }

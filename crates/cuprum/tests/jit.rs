@@ -267,6 +267,40 @@ fn shared_memory_reduction_partial_blocks() {
 }
 
 #[test]
+fn activations_by_match_equal_the_if_chain() {
+    require_gpu!();
+    let mut rng = Rng::new(40);
+    for n in [0usize, 1, 10_007] {
+        let x: Vec<f32> = (0..n).map(|_| rng.f64(-8.0, 8.0) as f32).collect();
+        for kind in [0, 1, 2, -1] {
+            let mut a = zeros::<f32>(n);
+            let mut b = zeros::<f32>(n);
+            let cfg = JitConfig::for_len(n.max(1), 256);
+            kernels::apply_activation_match::launch(cfg, &dev(&x), &mut a, n as i32, kind).unwrap();
+            let g = a.to_vec::<f32>().unwrap();
+            for i in 0..n {
+                let h = match kind {
+                    0 => kernels::activation_relu(x[i]),
+                    1 => kernels::activation_sigmoid(x[i]),
+                    _ => x[i],
+                };
+                assert!(
+                    close(g[i] as f64, h as f64, 1e-6),
+                    "{kind} {}: {} vs {h}",
+                    x[i],
+                    g[i]
+                );
+            }
+            if kind == 0 || kind == 1 {
+                let cfg = JitConfig::for_len(n.max(1), 256);
+                kernels::apply_activation::launch(cfg, &dev(&x), &mut b, n as i32, kind).unwrap();
+                assert_eq!(g, b.to_vec::<f32>().unwrap(), "kind {kind}");
+            }
+        }
+    }
+}
+
+#[test]
 fn activations_relu_and_sigmoid() {
     require_gpu!();
     let mut rng = Rng::new(4);

@@ -10,6 +10,9 @@ mod jit_kernels;
 #[allow(dead_code)]
 #[path = "../../../examples/kernels/rust_kernels.rs"]
 mod kernels;
+#[allow(dead_code)]
+#[path = "jit_kernels/language.rs"]
+mod language;
 
 use cuprum::compile::{CompileOptions, compile_for_arch, resource_usage};
 use cuprum::kernel::jit::KernelDef;
@@ -93,6 +96,23 @@ fn example_kernels_compile() {
     compile(&kernels::matrix_multiply::__CUPRUM_KERNEL, &[]);
     compile(&kernels::optimized_reduction::__CUPRUM_KERNEL, &[]);
     compile(&kernels::apply_activation::__CUPRUM_KERNEL, &[]);
+    compile(&kernels::apply_activation_match::__CUPRUM_KERNEL, &[]);
+}
+
+#[test]
+fn language_kernels_compile() {
+    require_nvrtc!();
+    use language as l;
+    compile(&l::classify_i32_kernel::__CUPRUM_KERNEL, &[]);
+    compile(&l::match_statements_u8::__CUPRUM_KERNEL, &[]);
+    compile(&l::nested_u64_kernel::__CUPRUM_KERNEL, &[]);
+    compile(&l::activation_kernel::__CUPRUM_KERNEL, &[]);
+    compile(&l::tuple_kernel::__CUPRUM_KERNEL, &[]);
+    compile(&l::min_max_kernel::__CUPRUM_KERNEL, &[]);
+    compile(&l::consts_kernel::__CUPRUM_KERNEL, &[]);
+    compile(&l::closures_kernel::__CUPRUM_KERNEL, &[]);
+    compile(&l::elem_loops::__CUPRUM_KERNEL, &[]);
+    compile(&l::elem_loops_mut::__CUPRUM_KERNEL, &[]);
 }
 
 #[test]

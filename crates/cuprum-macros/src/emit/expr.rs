@@ -28,6 +28,7 @@ impl Emitter<'_> {
             | ExprKind::Field(a, _)
             | ExprKind::Member(a, _)
             | ExprKind::Convert(a) => self.pure(a),
+            ExprKind::VariantLit { fields, .. } => fields.iter().all(|(_, x)| self.pure(x)),
             ExprKind::StructLit { fields, base, .. } => {
                 fields.iter().all(|(_, x)| self.pure(x))
                     && base.as_ref().is_none_or(|b| self.pure(b))
@@ -36,13 +37,17 @@ impl Emitter<'_> {
             ExprKind::Builtin(_, xs) | ExprKind::Method(_, xs) | ExprKind::ArrayLit(xs) => {
                 xs.iter().all(|x| self.pure(x))
             }
-            ExprKind::Call { args, .. } => args.iter().all(|x| self.pure(x)),
+            ExprKind::Call { args, .. } | ExprKind::ClosureCall { args, .. } => {
+                args.iter().all(|x| self.pure(x))
+            }
             ExprKind::Atomic { index, args, .. } | ExprKind::Chunk4 { index, args, .. } => {
                 self.pure(index) && args.iter().all(|x| self.pure(x))
             }
-            ExprKind::ArrayRepeat(x) => self.pure(x),
+            ExprKind::ArrayRepeat(x) | ExprKind::TupleField(x, _) => self.pure(x),
+            ExprKind::Tuple(xs) => xs.iter().all(|x| self.pure(x)),
             ExprKind::If(c, t, Some(e)) => self.pure(c) && self.pure_block(t) && self.pure(e),
             ExprKind::Block(b) => self.pure_block(b),
+            ExprKind::Match { scrut, arms, .. } => self.match_pure(scrut, arms),
             _ => false,
         }
     }
@@ -66,7 +71,7 @@ impl Emitter<'_> {
 
     /// An operand of a C++ operator of precedence `min`, parenthesised when it binds less
     /// tightly (C++'s precedences, not Rust's: `a & b == c` differs between the two).
-    fn sub(&mut self, e: &Expr, min: u8) -> String {
+    pub(super) fn sub(&mut self, e: &Expr, min: u8) -> String {
         if !self.pure(e) {
             return self.operand_value(e);
         }
@@ -95,6 +100,7 @@ impl Emitter<'_> {
                 let b = self.sub(els, 3);
                 (format!("{c} ? {a} : {b}"), 3)
             }
+            ExprKind::Match { scrut, arms, .. } => self.match_value(scrut, arms),
             ExprKind::Block(b) => match &b.tail {
                 Some(t) => self.value_p(t),
                 None => ("(void)0".into(), 16),
@@ -139,6 +145,23 @@ impl Emitter<'_> {
                 let v = self.sub(x, 16);
                 format!("{v}.{m}")
             }
+            ExprKind::VariantLit {
+                cpp,
+                variant,
+                fields,
+            } => {
+                let mut body = format!("{cpp} cj_s{{}};");
+                if fields.is_empty() {
+                    body.push_str(&format!(" cj_s.tag = {cpp}::tag_{variant};"));
+                } else {
+                    body.push_str(&format!(" cj_s.{variant}.tag = {cpp}::tag_{variant};"));
+                }
+                for (n, x) in fields {
+                    let v = self.operand_value(x);
+                    body.push_str(&format!(" cj::set(cj_s.{variant}.{n}, {v});"));
+                }
+                format!("([&]() {{ {body} return cj_s; }}())")
+            }
             ExprKind::StructLit { cpp, fields, base } => {
                 // A lambda keeps Rust's order of evaluation (written order) and takes
                 // fields in any order; `cj::set` copies a `cj::Arr` into an array member.
@@ -179,6 +202,10 @@ impl Emitter<'_> {
                     format!("<{}>", targs.join(", "))
                 };
                 format!("{callee}{t}({})", a.join(", "))
+            }
+            ExprKind::ClosureCall { var, args } => {
+                let a: Vec<String> = args.iter().map(|x| self.operand_value(x)).collect();
+                format!("{}({})", self.var(*var), a.join(", "))
             }
             ExprKind::Method(name, args) => {
                 let a: Vec<String> = args.iter().map(|x| self.operand_value(x)).collect();
@@ -235,6 +262,15 @@ impl Emitter<'_> {
                 let v = self.operand_value(x);
                 format!("{t}::fill({v})")
             }
+            ExprKind::Tuple(xs) => {
+                let t = self.cty(&e.ty);
+                let a: Vec<String> = xs.iter().map(|x| self.operand_value(x)).collect();
+                format!("{t}{{{}}}", a.join(", "))
+            }
+            ExprKind::TupleField(x, i) => {
+                let v = self.sub(x, 16);
+                format!("{v}.f{i}")
+            }
             _ => {
                 self.error(
                     e.span,
@@ -246,7 +282,7 @@ impl Emitter<'_> {
     }
 
     /// The C++ length of a slice, shared array or local array variable.
-    fn len(&self, id: usize) -> String {
+    pub(super) fn len(&self, id: usize) -> String {
         let name = self.var(id);
         match self.ty(&self.f.vars[id].ty) {
             Ty::Shared(_, l) | Ty::Array(_, l) => l.cpp(),

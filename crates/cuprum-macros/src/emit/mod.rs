@@ -17,9 +17,10 @@
 //!
 //! This file holds the `Emitter` with its line and name helpers and the function's head
 //! (template header, parameters); statements, blocks and loops are in `stmt`, expressions
-//! (operators, casts, literals, built-ins) in `expr`.
+//! (operators, casts, literals, built-ins) in `expr`, `match` in `matches`.
 
 mod expr;
+mod matches;
 mod stmt;
 
 use crate::ir::*;

@@ -57,14 +57,52 @@ impl Emitter<'_> {
                     "const unsigned long long cj_len_{name} = cj::dyn_smem_bytes() / sizeof({e});"
                 ));
             }
+            Stmt::Closure {
+                var,
+                params,
+                body,
+                ret,
+                by_value,
+            } => self.closure(*var, params, body, ret, *by_value),
             Stmt::Expr(e) => self.stmt_expr(e),
         }
+    }
+
+    /// A closure as a C++ lambda (see `lower/closures.rs`); one never called (its
+    /// parameter types unknown) is left out.
+    fn closure(&mut self, var: usize, params: &[usize], body: &Expr, ret: &Ty, by_value: bool) {
+        let mut ps = Vec::new();
+        for p in params {
+            let t = self.ty(&self.f.vars[*p].ty);
+            if matches!(t, Ty::Unit) {
+                return;
+            }
+            ps.push(format!("{} {}", cpp_type(&t), self.var(*p)));
+        }
+        let name = self.var(var).to_string();
+        let r = self.cty(ret);
+        let cap = if by_value { "[=]" } else { "[&]" };
+        let m = if by_value { " mutable" } else { "" };
+        self.line(&format!(
+            "auto {name} = {cap}({}){m} -> {r} {{",
+            ps.join(", ")
+        ));
+        self.indent += 1;
+        match &body.kind {
+            ExprKind::Block(b) => self.block_body(b, Dest::Return),
+            _ => self.into(body, Dest::Return),
+        }
+        self.indent -= 1;
+        self.line("};");
     }
 
     /// An expression in statement position.
     fn stmt_expr(&mut self, e: &Expr) {
         match &e.kind {
             ExprKind::If(..) => self.if_stmt(e, &Dest::Discard),
+            ExprKind::Match { scrut, tmp, arms } => {
+                self.match_stmt(scrut, *tmp, arms, &Dest::Discard)
+            }
             ExprKind::Block(b) => {
                 self.line("{");
                 self.indent += 1;
@@ -90,6 +128,37 @@ impl Emitter<'_> {
                 parts,
                 body,
             } => self.for_loop(*id, *var, *kind, parts, body),
+            ExprKind::ForElems {
+                id,
+                base,
+                var,
+                index,
+                counter,
+                mutable,
+                body,
+            } => {
+                let k = self.var(*counter).to_string();
+                let len = self.len(*base);
+                let name = self.var(*base).to_string();
+                self.line(&format!(
+                    "for (unsigned long long {k} = 0; {k} < {len}; ++{k}) {{"
+                ));
+                self.indent += 1;
+                let t = self.cty(&self.f.vars[*var].ty);
+                let x = self.var(*var).to_string();
+                if *mutable {
+                    self.line(&format!("{t}& {x} = {name}[{k}];"));
+                } else {
+                    self.line(&format!("const {t} {x} = {name}[{k}];"));
+                }
+                if let Some(i) = index {
+                    let i = self.var(*i).to_string();
+                    self.line(&format!("const unsigned long long {i} = {k};"));
+                }
+                self.indent -= 1;
+                self.loop_body(*id, body, None);
+                self.loop_end(*id);
+            }
             ExprKind::Break { id, goto } => {
                 if *goto {
                     self.line(&format!("goto cj_brk_{id};"));
@@ -180,9 +249,12 @@ impl Emitter<'_> {
     }
 
     /// Statements that compute `e` and send its value to `dest`.
-    fn into(&mut self, e: &Expr, dest: Dest) {
+    pub(super) fn into(&mut self, e: &Expr, dest: Dest) {
         match &e.kind {
             ExprKind::If(..) if !self.pure(e) => self.if_stmt(e, &dest),
+            ExprKind::Match { scrut, tmp, arms } if !self.pure(e) => {
+                self.match_stmt(scrut, *tmp, arms, &dest)
+            }
             ExprKind::Block(b) if !self.pure(e) => {
                 self.line("{");
                 self.indent += 1;
@@ -196,6 +268,7 @@ impl Emitter<'_> {
             | ExprKind::While { .. }
             | ExprKind::Loop { .. }
             | ExprKind::For { .. }
+            | ExprKind::ForElems { .. }
             | ExprKind::Assign(..)
             | ExprKind::OpAssign(..) => self.stmt_expr(e),
             _ => {

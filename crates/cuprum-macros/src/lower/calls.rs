@@ -12,6 +12,12 @@ impl Lower {
     }
 
     pub(super) fn call(&mut self, c: &syn::ExprCall) -> Result<Expr> {
+        if let syn::Expr::Closure(f) = strip_parens(&c.func) {
+            return Err(err(
+                f,
+                "a closure must be bound by `let f = |x| …;` and called (`f(x)`) in kernels",
+            ));
+        }
         let syn::Expr::Path(fp) = strip_parens(&c.func) else {
             return Err(err(
                 &c.func,
@@ -30,6 +36,19 @@ impl Lower {
             .iter()
             .map(|s| s.ident.to_string())
             .collect();
+        if let [name] = segs.as_slice()
+            && let Some(id) = self.lookup(name)
+            && matches!(self.vars[id].ty, Ty::Closure(..))
+        {
+            return self.closure_call(id, c);
+        }
+        if let Some((t, v)) = self.variant_of(&fp.path) {
+            let mut fields = Vec::new();
+            for (k, a) in c.args.iter().enumerate() {
+                fields.push((format!("f{k}"), self.expr(a)?));
+            }
+            return Ok(self.variant_lit(t, v, fields));
+        }
         if let Some(name) = builtin_name(&c.func) {
             return self.builtin(&name, c);
         }

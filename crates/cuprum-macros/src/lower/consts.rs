@@ -1,7 +1,72 @@
 //! Constants a kernel may name: `f32::MAX`, `i64::MIN`, `u32::BITS`,
-//! `std::f32::consts::PI`, `WARP_SIZE`, `FULL_MASK`.
+//! `std::f32::consts::PI`, `WARP_SIZE`, `FULL_MASK`, and module-level constants.
+//!
+//! Module-level `const` items: the kernel macro sees only its own function, so a constant
+//! is made visible the way device functions are: `#[cuprum::device] const SCALE: f32 =
+//! 2.5;` keeps the Rust item and adds the C++ of a device function `SCALE()` returning the
+//! translated initialiser (which may use literals, operators, other such constants and
+//! calls of `#[cuprum::device]` functions, `const fn` ones included). NVRTC folds the
+//! call to the value. A kernel names it as `SCALE` (or `path::SCALE`): an UPPER_CASE path
+//! that is no local, parameter, const generic or built-in constant is such a constant, a
+//! dependency of the kernel like a called device function (a `const` without the
+//! attribute is then rustc's error at the name). The alternative, reading the value
+//! through Rust when the program is assembled at run time, would accept any `const` but
+//! needs a run-time C++ printer per type and gives kernels no compile-time check; the
+//! attribute keeps the whole program fixed at compile time, as `k::SOURCE` promises.
 
+use super::*;
 use crate::ty::{Prim, Ty};
+
+/// An UPPER_CASE name (`SCALE`, `MAX_ITERS`, `K2`).
+pub(super) fn const_name(s: &str) -> bool {
+    let s = s.strip_prefix("r#").unwrap_or(s);
+    s.starts_with(|c: char| c.is_ascii_uppercase())
+        && s.chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+impl Lower {
+    /// Whether `segs` names a module-level `#[cuprum::device]` constant: an UPPER_CASE
+    /// last segment after module names (no type, type parameter or `Self`).
+    pub(super) fn device_const_path(&self, segs: &[String]) -> bool {
+        let Some((last, mods)) = segs.split_last() else {
+            return false;
+        };
+        const_name(last)
+            && mods.iter().all(|m| {
+                m.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+                    && Prim::from_name(m).is_none()
+                    && !self.type_params.contains(m)
+            })
+    }
+
+    /// A module-level constant: the call `cj_dev::NAME()`, a dependency of the function.
+    pub(super) fn device_const(&mut self, path: &syn::Path) -> Expr {
+        let dep = path.clone();
+        if !self
+            .deps
+            .iter()
+            .any(|d| quote::quote!(#d).to_string() == quote::quote!(#dep).to_string())
+        {
+            self.deps.push(dep);
+        }
+        let name = path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        let callee = format!("cj_dev::{}", name.trim_start_matches("r#"));
+        let ty = self.infer.opaque_call(callee.clone(), Vec::new());
+        self.expr_of(
+            ExprKind::Call {
+                callee,
+                targs: Vec::new(),
+                args: Vec::new(),
+            },
+            ty,
+        )
+    }
+}
 
 /// A constant path (`f32::MAX`, `i64::MIN`, `u32::BITS`, `std::f32::consts::PI`,
 /// `WARP_SIZE`, `gpu::FULL_MASK`): its C++ spelling and type.

@@ -46,7 +46,7 @@ impl Lower {
             }
             E::While(w) => {
                 if let E::Let(l) = &*w.cond {
-                    return Err(err(l, "`while let` is not supported in kernels"));
+                    return self.while_let(w, l);
                 }
                 let cond = self.expr(&w.cond)?;
                 self.infer.unify(&cond.ty, &Ty::Prim(Prim::Bool));
@@ -89,7 +89,7 @@ impl Lower {
             }
             E::Return(r) => {
                 let v = match &r.expr {
-                    Some(v) if self.kernel => {
+                    Some(v) if self.kernel && self.closure_depth == 0 => {
                         return Err(err(
                             v,
                             "a kernel cannot return a value; write results into a `&mut [T]` parameter",
@@ -111,9 +111,7 @@ impl Lower {
                 let base = self.expr(&f.base)?;
                 let member = match &f.member {
                     syn::Member::Named(n) => n.to_string(),
-                    syn::Member::Unnamed(u) => {
-                        return Err(err(u, "tuple fields are not supported in kernels"));
-                    }
+                    syn::Member::Unnamed(u) => return self.tuple_field(base, u),
                 };
                 match (self.infer.shallow(&base.ty), member.as_str()) {
                     (Ty::UInt3, "x" | "y" | "z") => {
@@ -160,20 +158,17 @@ impl Lower {
                 Ok(self.expr_of(ExprKind::ArrayRepeat(Box::new(v)), ty))
             }
             E::Macro(m) => self.assert_macro(&m.mac),
-            E::Match(m) => Err(err(
-                m.match_token,
-                "`match` is not supported in kernels; use `if`/`else if`",
-            )),
+            E::Match(m) => self.match_expr(m),
             E::Closure(c) => Err(err(
                 c,
-                "closures are not supported in kernels; use a `#[cuprum::device]` function",
+                "a closure must be bound by `let f = |x| …;` and called (`f(x)`) in kernels; it cannot be passed or stored",
             )),
             E::Reference(r) => Err(err(
                 r,
                 "references (`&x`) are not supported in kernels; pass slices by name",
             )),
             E::RawAddr(r) => Err(err(r, "raw pointers are not supported in kernels")),
-            E::Tuple(t) => Err(err(t, "tuples are not supported in kernels")),
+            E::Tuple(t) => self.tuple_lit(t),
             E::Struct(s) => self.struct_lit(s),
             E::Range(r) => Err(err(
                 r,
@@ -215,6 +210,21 @@ impl Lower {
                 "qualified paths are not supported in struct literals",
             ));
         }
+        if let Some((t, v)) = self.variant_of(&s.path) {
+            if let Some(r) = &s.rest {
+                return Err(err(r, "`..base` is not supported in enum variant values"));
+            }
+            let mut fields = Vec::new();
+            for fv in &s.fields {
+                let name = match &fv.member {
+                    syn::Member::Named(n) => n.to_string(),
+                    syn::Member::Unnamed(u) => format!("f{}", u.index),
+                };
+                let name = name.strip_prefix("r#").unwrap_or(&name).to_string();
+                fields.push((name, self.expr(&fv.expr)?));
+            }
+            return Ok(self.variant_lit(t, v, fields));
+        }
         let ty = self.user_type(&s.path)?;
         let cpp = crate::ty::cpp_type(&ty);
         let mut fields = Vec::new();
@@ -242,7 +252,7 @@ impl Lower {
         Ok(self.expr_of(ExprKind::StructLit { cpp, fields, base }, ty))
     }
 
-    fn lit(&mut self, l: &syn::Lit) -> Result<Expr> {
+    pub(super) fn lit(&mut self, l: &syn::Lit) -> Result<Expr> {
         match l {
             syn::Lit::Int(i) => {
                 let suffix = i.suffix();
@@ -294,9 +304,13 @@ impl Lower {
             syn::Lit::Bool(b) => {
                 Ok(self.expr_of(ExprKind::Lit(LitVal::Bool(b.value)), Ty::Prim(Prim::Bool)))
             }
+            syn::Lit::Byte(b) => Ok(self.expr_of(
+                ExprKind::Lit(LitVal::Int(b.value() as u128)),
+                Ty::Prim(Prim::U8),
+            )),
             other => Err(err(
                 other,
-                "only number and bool literals are supported in kernels (no strings or chars)",
+                "only number, byte (`b'a'`) and bool literals are supported in kernels (no strings or chars)",
             )),
         }
     }
@@ -321,6 +335,14 @@ impl Lower {
             let name = &segs[0];
             if let Some(id) = self.lookup(name) {
                 let ty = self.vars[id].ty.clone();
+                if let Ty::Closure(..) = ty {
+                    return Err(err(
+                        p,
+                        format!(
+                            "the closure `{name}` can only be called (`{name}(…)`) in kernels; it cannot be passed, stored or returned"
+                        ),
+                    ));
+                }
                 return Ok(self.expr_of(ExprKind::Var(id), ty));
             }
             if let Some((_, p)) = self.const_params.iter().find(|c| &c.0 == name) {
@@ -328,14 +350,20 @@ impl Lower {
                 return Ok(self.expr_of(ExprKind::ConstParam(name.clone()), Ty::Prim(p)));
             }
         }
+        if let Some((t, v)) = self.variant_of(&p.path) {
+            return Ok(self.variant_lit(t, v, Vec::new()));
+        }
         if let Some((text, ty)) = consts::constant(&segs) {
             return Ok(self.expr_of(ExprKind::CppConst(text), ty));
+        }
+        if self.device_const_path(&segs) {
+            return Ok(self.device_const(&p.path));
         }
         let shown = segs.join("::");
         Err(err(
             p,
             format!(
-                "`{shown}` is not a variable, parameter or const generic of this function; kernels see only those (a module-level `const` or `static` is not visible: make it a const generic parameter or a literal)"
+                "`{shown}` is not a variable, parameter or const generic of this function, nor a module-level constant (an UPPER_CASE `const` item marked `#[cuprum::device]`)"
             ),
         ))
     }
@@ -420,6 +448,14 @@ impl Lower {
             }
             syn::UnOp::Deref(_) => {
                 let inner = strip_parens(&u.expr);
+                if let syn::Expr::Path(p) = inner
+                    && let Some(ident) = p.path.get_ident()
+                    && let Some(id) = self.lookup(&ident.to_string())
+                    && self.refs.contains(&id)
+                {
+                    let ty = self.vars[id].ty.clone();
+                    return Ok(self.expr_of(ExprKind::Var(id), ty));
+                }
                 if let syn::Expr::MethodCall(m) = inner {
                     let name = m.method.to_string();
                     if name == "get_unchecked" || name == "get_unchecked_mut" {
@@ -453,7 +489,7 @@ impl Lower {
                 }
                 Err(err(
                     u,
-                    "`*` is only supported as `*x.get_unchecked(i)` / `*x.get_unchecked_mut(i)` (no pointers or references in kernels)",
+                    "`*` is only supported as `*x.get_unchecked(i)` / `*x.get_unchecked_mut(i)` and on the variable of `for x in s.iter()` (no pointers or references in kernels)",
                 ))
             }
             ref other => Err(err(other, "this operator is not supported in kernels")),
@@ -497,7 +533,7 @@ impl Lower {
 
     fn if_expr(&mut self, i: &syn::ExprIf) -> Result<Expr> {
         if let syn::Expr::Let(l) = &*i.cond {
-            return Err(err(l, "`if let` is not supported in kernels"));
+            return self.if_let(i, l);
         }
         let cond = self.expr(&i.cond)?;
         self.infer.unify(&cond.ty, &Ty::Prim(Prim::Bool));

@@ -13,7 +13,9 @@ impl Lower {
         } else {
             "device function"
         };
-        if let Some(c) = &sig.constness {
+        if let Some(c) = &sig.constness
+            && self.kernel
+        {
             errors.push(err(c, format!("a {what} cannot be `const`")));
         }
         if let Some(a) = &sig.asyncness {
@@ -170,6 +172,12 @@ impl Lower {
                         quote::quote!(#t)
                     ))
                 })?;
+                if self.kernel && matches!(ty, Ty::Tuple(_)) {
+                    return Err(err(
+                        t,
+                        "a kernel cannot take a tuple; pass its values as separate parameters",
+                    ));
+                }
                 if self.kernel && matches!(ty, Ty::Array(..)) {
                     return Err(err(
                         t,

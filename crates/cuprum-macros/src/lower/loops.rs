@@ -41,6 +41,9 @@ impl Lower {
     }
 
     pub(super) fn for_loop(&mut self, f: &syn::ExprForLoop) -> Result<Expr> {
+        if let Some(r) = self.for_elems(f) {
+            return r;
+        }
         let name = match &*f.pat {
             syn::Pat::Ident(pi) if pi.mutability.is_some() => {
                 return Err(err(
@@ -159,13 +162,13 @@ impl Lower {
                     }
                     _ => Err(err(
                         e,
-                        "`for` loops go over a range (`a..b`, `a..=b`, `.rev()`, `.step_by(s)`), `grid_stride(n)` or `block_stride(n)`",
+                        "`for` loops go over a range (`a..b`, `a..=b`, `.rev()`, `.step_by(s)`), `grid_stride(n)`, `block_stride(n)`, or `s.iter()` / `s.iter_mut()` (with `.enumerate()`)",
                     )),
                 }
             }
             _ => Err(err(
                 e,
-                "`for` loops go over a range (`a..b`, `a..=b`, `.rev()`, `.step_by(s)`), `grid_stride(n)` or `block_stride(n)`",
+                "`for` loops go over a range (`a..b`, `a..=b`, `.rev()`, `.step_by(s)`), `grid_stride(n)`, `block_stride(n)`, or `s.iter()` / `s.iter_mut()` (with `.enumerate()`)",
             )),
         }
     }

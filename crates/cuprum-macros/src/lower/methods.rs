@@ -395,8 +395,3 @@ fn method_sig(name: &str) -> Option<(&'static str, MethodSig, usize)> {
         _ => None,
     }
 }
-
-/// The C++ name of the method `method` of the device type `ty`.
-pub fn method_cpp_name(ty: &str, method: &str) -> String {
-    format!("cj_m_{ty}_{}", method.trim_start_matches("r#"))
-}

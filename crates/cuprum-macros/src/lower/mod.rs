@@ -5,20 +5,24 @@
 //! The function's signature and body entry are in `item`, written types in `types`,
 //! statements in `stmt`, expressions in `expr` (indexing and assignment targets in `place`,
 //! `assert!` in `assert`), calls by path in `calls`, method calls in `methods`, loops in
-//! `loops`, named constants in `consts`.
+//! `loops` (element loops in `iters`), `match` and patterns in `matches`, tuples in `tuples`, closures in
+//! `closures`, named constants in `consts`.
 
 mod assert;
 mod calls;
+mod closures;
 mod consts;
+mod enums;
 mod expr;
 mod item;
+mod iters;
 mod loops;
+mod matches;
 mod methods;
 mod place;
 mod stmt;
+mod tuples;
 mod types;
-
-pub use methods::method_cpp_name;
 
 use crate::ir::*;
 use crate::ty::{Infer, Len, Prim, Ty, VarKind};
@@ -153,6 +157,11 @@ const RESERVED: &[&str] = &[
     "free",
 ];
 
+/// The C++ name of the method `method` of the device type `ty`.
+pub fn method_cpp_name(ty: &str, method: &str) -> String {
+    format!("cj_m_{ty}_{}", method.trim_start_matches("r#"))
+}
+
 /// Whether `name` cannot be a C++ name in generated code (a C++ keyword or a name the
 /// generated C++ uses).
 pub fn is_reserved(name: &str) -> bool {
@@ -184,6 +193,10 @@ pub struct Lower {
     ret: Ty,
     cooperative: bool,
     unsafe_depth: usize,
+    /// Inside a closure's body (its `return` is the closure's).
+    closure_depth: usize,
+    /// Loop variables that are references in Rust (`for x in s.iter()`): `*x` is `x`.
+    refs: Vec<usize>,
 }
 
 fn err(span: impl Spanned, msg: impl std::fmt::Display) -> Error {
@@ -210,6 +223,8 @@ impl Lower {
             ret: Ty::Unit,
             cooperative: false,
             unsafe_depth: 0,
+            closure_depth: 0,
+            refs: Vec::new(),
         }
     }
 

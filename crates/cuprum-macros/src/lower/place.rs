@@ -27,6 +27,17 @@ impl Lower {
                 }
             }
             syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.expr(e),
+            syn::Expr::Field(f) if matches!(f.member, syn::Member::Unnamed(_)) => {
+                let x = self.expr(e)?;
+                let mut inner = &x;
+                while let ExprKind::TupleField(b, _) = &inner.kind {
+                    inner = b;
+                }
+                match inner.kind {
+                    ExprKind::Var(_) => Ok(x),
+                    _ => Err(err(e, "only fields of tuple variables can be assigned to")),
+                }
+            }
             syn::Expr::Field(f) => {
                 let x = self.expr(e)?;
                 match &x.kind {
@@ -52,7 +63,7 @@ impl Lower {
             }
             _ => Err(err(
                 e,
-                "only variables, elements (`x[i]`), fields of device types (`p.x`) and `*x.get_unchecked_mut(i)` can be assigned to in kernels",
+                "only variables, elements (`x[i]`), tuple fields (`t.0`), fields of device types (`p.x`) and `*x.get_unchecked_mut(i)` can be assigned to in kernels",
             )),
         }
     }

@@ -20,7 +20,7 @@ impl Lower {
             let r = match s {
                 syn::Stmt::Local(l) => match self.local(l) {
                     Ok(s) => {
-                        stmts.push(s);
+                        stmts.extend(s);
                         Ok(())
                     }
                     Err(e) => {
@@ -87,7 +87,29 @@ impl Lower {
         Ok(Block { stmts, tail, ty })
     }
 
-    fn local(&mut self, l: &syn::Local) -> Result<Stmt> {
+    fn local(&mut self, l: &syn::Local) -> Result<Vec<Stmt>> {
+        let (pat, annot) = match &l.pat {
+            syn::Pat::Type(pt) => (&*pt.pat, Some(&*pt.ty)),
+            p => (p, None),
+        };
+        if let syn::Pat::Tuple(t) = pat {
+            self.witnesses.push(None);
+            let annot = annot.map(|a| self.ty(a)).transpose()?;
+            let init = match &l.init {
+                Some(li) => {
+                    if let Some((e, _)) = &li.diverge {
+                        return Err(err(e, "`let … else` is not supported in kernels"));
+                    }
+                    Some(&*li.expr)
+                }
+                None => None,
+            };
+            return self.let_tuple(t, annot, init);
+        }
+        self.local_one(l).map(|s| vec![s])
+    }
+
+    fn local_one(&mut self, l: &syn::Local) -> Result<Stmt> {
         let id = self.witnesses.len();
         self.witnesses.push(None);
         if let Some(a) = l.attrs.first() {
@@ -105,7 +127,7 @@ impl Lower {
             p => {
                 return Err(err(
                     p,
-                    "only `let name = …;` and `let _ = …;` are supported (no tuple or struct patterns)",
+                    "only `let name = …;`, `let (a, b) = …;` and `let _ = …;` are supported (no struct or slice patterns)",
                 ));
             }
         };
@@ -118,6 +140,16 @@ impl Lower {
             }
             None => None,
         };
+        // Closures.
+        if let Some(syn::Expr::Closure(c)) = init.map(strip_parens) {
+            let Some(name) = name else {
+                return Err(err(c, "a closure must be bound to a name"));
+            };
+            if annot.is_some() {
+                return Err(err(l, "write a closure's `let` without a type"));
+            }
+            return self.closure_decl(&name, c);
+        }
         // Shared memory declarations.
         if let Some(init) = init
             && let Some((which, call)) = shared_call(init)
@@ -280,5 +312,6 @@ fn is_statement_like(e: &syn::Expr) -> bool {
             | syn::Expr::ForLoop(_)
             | syn::Expr::Block(_)
             | syn::Expr::Unsafe(_)
+            | syn::Expr::Match(_)
     )
 }

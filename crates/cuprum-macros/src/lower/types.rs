@@ -54,6 +54,13 @@ impl Lower {
                 "references and slices can only be parameters (`&[T]`, `&mut [T]`)",
             )),
             syn::Type::Tuple(tt) if tt.elems.is_empty() => Ok(Ty::Unit),
+            syn::Type::Tuple(tt) if tt.elems.len() <= crate::ty::MAX_TUPLE => {
+                let mut ts = Vec::new();
+                for e in &tt.elems {
+                    ts.push(self.ty(e)?);
+                }
+                Ok(Ty::Tuple(ts))
+            }
             _ => Err(err(
                 t,
                 format!(

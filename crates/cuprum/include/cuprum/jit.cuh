@@ -120,6 +120,17 @@ template <class T, class V> __device__ __forceinline__ void set(T& d, const V& v
 template <class T, unsigned long long N> __device__ __forceinline__ void set(T (&d)[N], const Arr<T, N>& v) {
   for (unsigned long long k = 0; k < N; ++k) d[k] = v.v[k];
 }
+// Tuples: one aggregate per arity (fields f0, f1, …), initialised as `cj::Tup2<A, B>{a, b}`.
+// Plain structs, not cuda::std::tuple: no library header to parse (NVRTC and the host
+// compiler both), trivially copyable, the same layout as a struct of the fields.
+template <class A> struct Tup1 { A f0; };
+template <class A, class B> struct Tup2 { A f0; B f1; };
+template <class A, class B, class C> struct Tup3 { A f0; B f1; C f2; };
+template <class A, class B, class C, class D> struct Tup4 { A f0; B f1; C f2; D f3; };
+template <class A, class B, class C, class D, class E> struct Tup5 { A f0; B f1; C f2; D f3; E f4; };
+template <class A, class B, class C, class D, class E, class F> struct Tup6 { A f0; B f1; C f2; D f3; E f4; F f5; };
+template <class A, class B, class C, class D, class E, class F, class G> struct Tup7 { A f0; B f1; C f2; D f3; E f4; F f5; G f6; };
+template <class A, class B, class C, class D, class E, class F, class G, class H> struct Tup8 { A f0; B f1; C f2; D f3; E f4; F f5; G f6; H f7; };
 
 // ---- indices and special registers ---------------------------------------------------------
 // The bounds check: one compare (a negative index converts to a huge one). A 32-bit (or

@@ -165,7 +165,7 @@ impl<I: IntIndex> Iterator for Stride<I> {
 /// Rust's check of a type the kernel translator inferred (see `cuprum::kernel`): a
 /// mismatch is a compile error pointing at the `let`.
 #[doc(hidden)]
-pub fn __witness<T: ?Sized>(_: &impl __Same<T>) {}
+pub const fn __witness<T: ?Sized>(_: &impl __Same<T>) {}
 
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(

@@ -59,6 +59,36 @@ impl<T> Slice<T> {
         &self.0
     }
 
+    /// The elements in order (in a kernel: `for x in s.iter()`, with `.enumerate()`; a
+    /// counted loop without bounds checks).
+    ///
+    /// ```
+    /// use cuprum::gpu::Slice;
+    /// let v = [1.0f32, 2.0, 3.0];
+    /// let mut sum = 0.0;
+    /// for (i, x) in Slice::new(&v).iter().enumerate() {
+    ///     sum += *x * i as f32;
+    /// }
+    /// assert_eq!(sum, 8.0);
+    /// ```
+    pub fn iter(&self) -> std::slice::Iter<'_, T> {
+        self.0.iter()
+    }
+
+    /// The elements in order, mutably (in a kernel: `for x in s.iter_mut()`).
+    ///
+    /// ```
+    /// use cuprum::gpu::Slice;
+    /// let mut v = [1i32, 2, 3];
+    /// for x in Slice::new_mut(&mut v).iter_mut() {
+    ///     *x *= 10;
+    /// }
+    /// assert_eq!(v, [10, 20, 30]);
+    /// ```
+    pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, T> {
+        self.0.iter_mut()
+    }
+
     /// The element at `i` without a bounds check (in a kernel: no compare at all).
     ///
     /// # Safety
@@ -248,6 +278,14 @@ macro_rules! shared_common {
             /// Whether there are no elements.
             pub fn is_empty(&self) -> bool {
                 self.0.is_empty()
+            }
+            /// The elements in order (`for x in s.iter()` in a kernel).
+            pub fn iter(&self) -> std::slice::Iter<'_, T> {
+                self.0.iter()
+            }
+            /// The elements in order, mutably (`for x in s.iter_mut()` in a kernel).
+            pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, T> {
+                self.0.iter_mut()
             }
             /// The element at `i` without a bounds check.
             ///

@@ -46,10 +46,29 @@ struct Keyword {
 }
 
 #[derive(Clone, Copy, cuprum::DeviceType)]
+enum NoIntRepr {
+    A,
+    B,
+}
+
+#[derive(Clone, Copy, cuprum::DeviceType)]
+#[repr(C, u8)]
+enum TwoReprs {
+    A(f32),
+}
+
+const B: u8 = 3;
+
+#[derive(Clone, Copy, cuprum::DeviceType)]
 #[repr(u8)]
-enum Shape {
-    Circle { r: f32 },
-    Square { side: f32 },
+enum NamedDiscriminant {
+    A = B,
+}
+
+#[derive(Clone, Copy, cuprum::DeviceType)]
+#[repr(u8)]
+enum TagField {
+    A { tag: u8 },
 }
 
 #[derive(Clone, Copy, cuprum::DeviceType)]

@@ -28,6 +28,16 @@ fn calls_a_host_function(out: &mut [f32]) {
 }
 
 #[cuprum::device]
+static NOT_A_CONST: f32 = 1.0;
+
+#[cuprum::device]
+const LOWER: f32 = sqrt_of_two();
+
+fn sqrt_of_two() -> f32 {
+    1.41
+}
+
+#[cuprum::device]
 fn grid_sync_in_a_device_function() {
     grid_sync();
 }

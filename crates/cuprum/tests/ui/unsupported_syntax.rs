@@ -1,17 +1,18 @@
 use cuprum::gpu::*;
 
 #[cuprum::kernel]
-fn uses_match(out: &mut [i32], n: i32) {
-    match n {
-        0 => out[0] = 1,
+fn uses_float_pattern(out: &mut [i32], x: f32) {
+    match x {
+        1.5 => out[0] = 1,
         _ => out[0] = 2,
     }
 }
 
 #[cuprum::kernel]
-fn uses_closure(out: &mut [i32]) {
+fn uses_escaping_closure(out: &mut [i32]) {
     let twice = |x: i32| x * 2;
-    out[0] = twice(3);
+    let again = twice;
+    out[0] = again(3);
 }
 
 #[cuprum::kernel]
@@ -20,9 +21,9 @@ fn uses_macro(out: &mut [i32]) {
 }
 
 #[cuprum::kernel]
-fn uses_tuple(out: &mut [i32]) {
-    let (a, b) = (1, 2);
-    out[0] = a + b;
+fn uses_tuple_rest(out: &mut [i32]) {
+    let (a, ..) = (1, 2);
+    out[0] = a;
 }
 
 #[cuprum::kernel]
@@ -33,7 +34,7 @@ fn uses_reference(out: &mut [i32]) {
 
 #[cuprum::kernel]
 fn uses_iterator(out: &mut [f32], x: &[f32]) {
-    for v in x.iter() {
+    for v in x.iter().skip(1) {
         out[0] += *v;
     }
 }
