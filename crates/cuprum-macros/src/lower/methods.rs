@@ -129,6 +129,15 @@ impl Lower {
     ) -> Result<Expr> {
         use MethodSig::*;
         let Some((helper, sig, nargs)) = method_sig(name) else {
+            if let ExprKind::Member(_, f) = &recv.kind {
+                return Err(err(
+                    at,
+                    format!(
+                        "the method `{name}` is not a number method, and the type of the field `.{f}` is not known to the translator: \
+                         to call a device type's method, name the type first (`let v: Vec3 = p.{f}; v.{name}(…)`)"
+                    ),
+                ));
+            }
             return Err(err(
                 at,
                 format!("the method `{name}` is not supported in kernels"),
