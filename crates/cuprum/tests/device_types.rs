@@ -693,3 +693,15 @@ fn enum_match_if_let_while_let_match_the_cpu() {
         ErrorKind::DType
     );
 }
+
+/// The generated C++ (insta snapshots): a kernel over records with a struct literal and a
+/// method call, a match over an enum with `if let` / `while let`, and two declarations.
+#[test]
+fn generated_cpp_snapshots() {
+    insta::assert_snapshot!("device_types_step", step::SOURCE);
+    insta::assert_snapshot!("device_types_energies", energies::SOURCE);
+    insta::assert_snapshot!("device_types_activate", activate::SOURCE);
+    insta::assert_snapshot!("device_types_apply", apply::SOURCE);
+    insta::assert_snapshot!("device_types_body_declaration", Body::declaration());
+    insta::assert_snapshot!("device_types_act_declaration", Act::declaration());
+}
