@@ -105,7 +105,7 @@ pub fn nbody_error(got: &[Particle], ps: &[Particle], want: &[[f64; 6]]) -> (f64
 
 /// The raw CUDA twin: `kernels/nbody.cu` after the Rust types' declarations.
 pub fn nbody_raw_kernel() -> RawKernel {
-    RawKernel::new(&nbody_raw_source(), "nbody_step_raw")
+    RawKernel::new(nbody_raw_source(), "nbody_step_raw")
 }
 
 /// The raw twin's source: cuprum's headers, the declarations, `kernels/nbody.cu`.

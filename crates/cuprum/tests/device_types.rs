@@ -107,7 +107,7 @@ fn random_vec3(rng: &mut Rng) -> Vec3 {
 
 fn random_body(rng: &mut Rng) -> Body {
     Body {
-        alive: rng.next_u64() % 2 == 0,
+        alive: rng.next_u64().is_multiple_of(2),
         mass: rng.f64(0.5, 5.0),
         tag: (rng.next_u64() % 256) as u8,
         pos: random_vec3(rng),

@@ -420,7 +420,7 @@ pub(crate) fn registered_record(name: &str) -> Option<DType> {
 /// The bytes of `values`, each element written field by field (padding zeroed).
 pub(crate) fn records_to_bytes<T: DeviceType>(values: &[T]) -> Vec<u8> {
     let n = std::mem::size_of::<T>();
-    let mut out = vec![0u8; n * values.len()];
+    let mut out = vec![0u8; std::mem::size_of_val(values)];
     if n > 0 {
         for (v, o) in values.iter().zip(out.chunks_exact_mut(n)) {
             v.write_bytes(o);

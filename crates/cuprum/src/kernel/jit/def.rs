@@ -197,6 +197,7 @@ impl std::fmt::Debug for KernelDef {
 
 impl KernelDef {
     #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
     pub const fn new(
         name: &'static str,
         source: &'static str,
