@@ -267,6 +267,13 @@ pub enum ExprKind {
     Field(Box<Expr>, char),
     /// A device type's field: `p.mass`.
     Member(Box<Expr>, String),
+    /// An element of a device type's fixed-array field: `p.pos[i]` (the field, the index,
+    /// its bounds-check site; the length is the C++ array's extent).
+    MemberIndex {
+        field: Box<Expr>,
+        index: Box<Expr>,
+        site: usize,
+    },
     /// A device enum's value: `Shape::Circle { r }`, `Shape::Pair(a, b)`, `Act::Relu`
     /// (the C++ type, the variant, its fields by C++ name).
     VariantLit {

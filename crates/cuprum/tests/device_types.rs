@@ -349,6 +349,7 @@ fn nvrtc_compiles_the_program_with_its_static_asserts() {
         &step::__CUPRUM_KERNEL,
         &energies::__CUPRUM_KERNEL,
         &activate::__CUPRUM_KERNEL,
+        &eval_poly::__CUPRUM_KERNEL,
     ] {
         for arch in [80, 90] {
             for checked in [false, true] {
@@ -704,4 +705,63 @@ fn generated_cpp_snapshots() {
     insta::assert_snapshot!("device_types_apply", apply::SOURCE);
     insta::assert_snapshot!("device_types_body_declaration", Body::declaration());
     insta::assert_snapshot!("device_types_act_declaration", Act::declaration());
+}
+
+// ---- fixed-array fields in Rust kernels -----------------------------------------------------
+
+#[derive(Clone, Copy, Debug, PartialEq, cuprum::DeviceType)]
+#[repr(C)]
+pub struct Poly {
+    pub c: [f32; 4],
+    pub hits: u32,
+}
+
+/// Horner's rule over each record's coefficients; writes the value back into `c[0]` and
+/// counts the call in `hits` (array fields read, indexed by a loop variable, assigned).
+#[cuprum::kernel]
+pub fn eval_poly(ps: &mut [Poly], x: &[f32], y: &mut [f32]) {
+    for i in grid_stride(y.len()) {
+        let p = ps[i];
+        let mut acc = 0.0f32;
+        for k in 0..4usize {
+            acc = acc * x[i] + p.c[3 - k];
+        }
+        y[i] = acc;
+        ps[i].c[0] = acc;
+        ps[i].hits += 1;
+    }
+}
+
+#[test]
+fn array_fields_in_rust_kernels() {
+    assert!(
+        eval_poly::SOURCE.contains("cj::extent_of("),
+        "{}",
+        eval_poly::SOURCE
+    );
+    require_gpu!();
+    let mut rng = Rng::new(77);
+    for n in [1usize, 300] {
+        let ps: Vec<Poly> = (0..n)
+            .map(|_| Poly {
+                c: [0; 4].map(|_| rng.f64(-2.0, 2.0) as f32),
+                hits: (rng.next_u64() % 10) as u32,
+            })
+            .collect();
+        let x: Vec<f32> = (0..n).map(|_| rng.f64(-1.5, 1.5) as f32).collect();
+        let mut a = Array::from_records(&ps, &[n]).unwrap();
+        let xa = Array::from_slice(&x, &[n]).unwrap();
+        let mut y = Array::zeros(&[n], DType::F32).unwrap();
+        eval_poly::launch(JitConfigOf::len(n), &mut a, &xa, &mut y).unwrap();
+        let got = y.to_vec::<f32>().unwrap();
+        let back = a.to_records::<Poly>().unwrap();
+        for i in 0..n {
+            let c = ps[i].c;
+            let want = ((c[3] * x[i] + c[2]) * x[i] + c[1]) * x[i] + c[0];
+            assert!(close(got[i], want), "{i}: {} {want}", got[i]);
+            assert_eq!(back[i].c[0], got[i]);
+            assert_eq!(back[i].c[1..], c[1..]);
+            assert_eq!(back[i].hits, ps[i].hits + 1);
+        }
+    }
 }

@@ -28,6 +28,7 @@ impl Emitter<'_> {
             | ExprKind::Field(a, _)
             | ExprKind::Member(a, _)
             | ExprKind::Convert(a) => self.pure(a),
+            ExprKind::MemberIndex { field, index, .. } => self.pure(field) && self.pure(index),
             ExprKind::VariantLit { fields, .. } => fields.iter().all(|(_, x)| self.pure(x)),
             ExprKind::StructLit { fields, base, .. } => {
                 fields.iter().all(|(_, x)| self.pure(x))
@@ -144,6 +145,11 @@ impl Emitter<'_> {
             ExprKind::Member(x, m) => {
                 let v = self.sub(x, 16);
                 format!("{v}.{m}")
+            }
+            ExprKind::MemberIndex { field, index, site } => {
+                let f = self.value(field);
+                let i = self.operand_value(index);
+                format!("{f}[cj::ix({i}, cj::extent_of({f}), CJ_SITE({site}))]")
             }
             ExprKind::VariantLit {
                 cpp,

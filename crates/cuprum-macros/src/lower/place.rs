@@ -22,7 +22,9 @@ impl Lower {
                             "a slice or shared array cannot be assigned as a whole; assign its elements",
                         ))
                     }
-                    ExprKind::Var(_) | ExprKind::Index { .. } => Ok(x),
+                    ExprKind::Var(_) | ExprKind::Index { .. } | ExprKind::MemberIndex { .. } => {
+                        Ok(x)
+                    }
                     _ => Err(err(e, "this cannot be assigned to")),
                 }
             }
@@ -125,6 +127,25 @@ impl Lower {
             && let Some(e) = sub(&inner.index)
         {
             return Err(e);
+        }
+        if let syn::Expr::Field(_) = strip_parens(&i.expr) {
+            let field = self.expr(&i.expr)?;
+            if let ExprKind::Member(b, name) = &field.kind {
+                let bt = b.ty.clone();
+                let name = format!("{name}[0]");
+                let index = self.expr(&i.index)?;
+                self.infer.unify(&index.ty, &Ty::Prim(Prim::Usize));
+                let ty = self.infer.opaque_field(bt, name);
+                let site = self.site(i.span());
+                return Ok(self.expr_of(
+                    ExprKind::MemberIndex {
+                        field: Box::new(field),
+                        index: Box::new(index),
+                        site,
+                    },
+                    ty,
+                ));
+            }
         }
         let base = self.slice_var(&i.expr)?;
         let index = self.expr(&i.index)?;

@@ -488,8 +488,8 @@ mod tests {
             e.to_string()
         };
         let accepted = "(accepted: bool, int8, int16, int32, int64, uint8, uint16, uint32, \
-                        uint64, float16, bfloat16, float32, float64, complex64, complex128, or a \
-                        one-letter placeholder such as T)";
+                        uint64, float16, bfloat16, float32, float64, complex64, complex128, a \
+                        registered device type, or a one-letter placeholder such as T)";
         assert_eq!(
             msg("float"),
             format!(
@@ -536,7 +536,8 @@ mod tests {
         assert_eq!(
             msg("floaty"),
             "data type 'floaty' not understood (a kernel parameter's type is a one-letter \
-             placeholder such as T, or one of: bool, int8, int16, int32, int64, uint8, uint16, \
+             placeholder such as T, a device type registered with \
+             `cuprum::kernel::register_record`, or one of: bool, int8, int16, int32, int64, uint8, uint16, \
              uint32, uint64, float16, bfloat16, float32, float64, complex64, complex128)"
         );
         // modifiers do not change the rule
