@@ -1,12 +1,15 @@
 """CuPy's side of `cuprum bench`: the same workloads under the same names, timed the same way
-(cupyx.profiler.benchmark, medians), printed as JSON lines {name, gpu_us, cpu_us}.
+(cupyx.profiler.benchmark, medians), printed as JSON lines {name, gpu_us, cpu_us}. With
+--torch, PyTorch's twins instead (the rows that name one), timed with CUDA events around
+each call (medians, after 3 warm-up calls).
 
-    python3 scripts/cupy_bench.py [--repeat N] [--filter TEXT]... [--kernels DIR] [--list]
+    python3 scripts/cupy_bench.py [--torch] [--repeat N] [--filter TEXT]... [--kernels DIR] [--list]
 
 A workload runs when its name contains one of the --filter texts (all run without one); a
 bare number as the first argument is the repeat count. `--list` prints the names (no CuPy
-needed). `cuprum bench --vs-cupy` runs a copy of this script shipped in the binary, with the
-seed kernels written to --kernels (default: examples/kernels beside this script).
+or PyTorch needed). `cuprum bench --vs-cupy` / `--vs-torch` run a copy of this script
+shipped in the binary, with the seed kernels written to --kernels (default:
+examples/kernels beside this script).
 """
 import argparse
 import json
@@ -17,14 +20,24 @@ KERNELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "exampl
 
 # (names, setup): setup(b) makes the arrays and times each of its names through b.
 WORKLOADS = []
+# The same for PyTorch's twins (--torch).
+TORCH_WORKLOADS = []
 
 cp = None  # cupy, imported by main() so that --list and --help work without it
 jit = None  # cupyx.jit
+torch = None  # PyTorch, imported by main() with --torch
 
 
 def workload(*names):
     def add(setup):
         WORKLOADS.append((names, setup))
+        return setup
+    return add
+
+
+def torch_workload(*names):
+    def add(setup):
+        TORCH_WORKLOADS.append((names, setup))
         return setup
     return add
 
@@ -484,12 +497,67 @@ def cumsum2d(b):
     b.run_ew("cumsum_10Kx10K_f32_axis0", lambda a: cp.cumsum(a, axis=0), x)
 
 
+@workload("sort100M_u32", "sort100M_f64", "argsort100M_f32")
+def sorts_issue25(b):
+    n = ROUTINE_N
+    if b.want("sort100M_u32"):
+        b.run_ew("sort100M_u32", cp.sort, (cp.random.random(n, dtype=cp.float64) * 4294967296.0).astype(cp.uint32))
+        cp.get_default_memory_pool().free_all_blocks()
+    if b.want("sort100M_f64"):
+        b.run_ew("sort100M_f64", cp.sort, cp.random.random(n, dtype=cp.float64))
+        cp.get_default_memory_pool().free_all_blocks()
+    if b.want("argsort100M_f32"):
+        b.run_ew("argsort100M_f32", cp.argsort, cp.random.random(n, dtype=cp.float32))
+
+
+@workload("sort_rows_10000x10000_f32", "sort_rows_1Mx32_f32")
+def sort_rows(b):
+    for name, shape in [("sort_rows_10000x10000_f32", (10_000, 10_000)),
+                        ("sort_rows_1Mx32_f32", (1_000_000, 32))]:
+        if b.want(name):
+            b.run_ew(name, lambda v: cp.sort(v, axis=-1), cp.random.random(shape, dtype=cp.float32))
+            cp.get_default_memory_pool().free_all_blocks()
+
+
+@workload("unique100M_i32_1M_distinct")
+def unique(b):
+    b.run_ew("unique100M_i32_1M_distinct", cp.unique,
+             cp.random.randint(0, 1_000_000, ROUTINE_N, dtype=cp.int32))
+
+
+@workload("scan_kernel_running_max100M_f32")
+def running_max(b):
+    """CuPy has no scan kernel: its closest is cupy.maximum.accumulate (a failure, e.g. an
+    accumulate CuPy does not implement, skips the row)."""
+    x = rand(ROUTINE_N)
+    try:
+        cp.maximum.accumulate(x)
+    except Exception as e:  # noqa: BLE001 - any failure means "no twin"
+        print(f"scan_kernel_running_max100M_f32 skipped: {type(e).__name__}: {e}", file=sys.stderr)
+        return
+    b.run_ew("scan_kernel_running_max100M_f32", cp.maximum.accumulate, x)
+
+
 @workload("sort100M_f32", "argsort10M_f32")
 def sorts(b):
     if b.want("sort100M_f32"):
         b.run_ew("sort100M_f32", cp.sort, cp.random.random(ROUTINE_N, dtype=cp.float32))
         cp.get_default_memory_pool().free_all_blocks()
     b.run_ew("argsort10M_f32", cp.argsort, cp.random.random(ROUTINE_SMALL, dtype=cp.float32))
+
+
+@workload("sort_by_key100M_u32_u32")
+def sort_pairs(b):
+    k = cp.random.randint(0, 2**32 - 1, ROUTINE_N, dtype=cp.uint32)
+    v = cp.random.randint(0, 2**32 - 1, ROUTINE_N, dtype=cp.uint32)
+
+    def by_key(k, v):
+        i = cp.argsort(k)
+        return k[i], v[i]
+
+    b.run_ew("sort_by_key100M_u32_u32", by_key, k, v)
+    del k, v
+    cp.get_default_memory_pool().free_all_blocks()
 
 
 @workload("median100M_f32", "quantile_rows_10000x10000_f32")
@@ -635,6 +703,83 @@ def floor_divide(b):
     b.run_ew("floor_divide100M_i64", lambda a: a // 7, cp.arange(ROUTINE_N, dtype=cp.int64))
 
 
+class TorchBench(Bench):
+    """Times PyTorch's twins: CUDA events around each call on the current stream."""
+
+    def run(self, name, f, args=()):
+        if not self.want(name):
+            return
+        import time
+        import statistics
+        for _ in range(3):
+            f(*args)
+        gpu, cpu = [], []
+        spent = 0.0
+        for _ in range(self.repeat):
+            start = torch.cuda.Event(enable_timing=True)
+            end = torch.cuda.Event(enable_timing=True)
+            start.record()
+            t0 = time.perf_counter()
+            f(*args)
+            t1 = time.perf_counter()
+            end.record()
+            end.synchronize()
+            gpu.append(start.elapsed_time(end) * 1e3)
+            cpu.append((t1 - t0) * 1e6)
+            spent += gpu[-1] * 1e-6
+            if spent > 2.0:
+                break
+        print(json.dumps({"name": name, "gpu_us": statistics.median(gpu),
+                          "cpu_us": statistics.median(cpu)}), flush=True)
+
+    def run_ew(self, name, k, *args):
+        if self.want(name):
+            self.run(name, k, args)
+
+
+def trand(shape, dtype=None):
+    """Uniform in [0.5, 1.5) on the GPU (as rand)."""
+    return torch.rand(shape, device="cuda", dtype=dtype or torch.float32) + 0.5
+
+
+@torch_workload("cumsum100M_f32")
+def torch_cumsum(b):
+    b.run_ew("cumsum100M_f32", lambda v: torch.cumsum(v, 0), trand(ROUTINE_N))
+
+
+@torch_workload("scan_kernel_running_max100M_f32")
+def torch_cummax(b):
+    b.run_ew("scan_kernel_running_max100M_f32", lambda v: torch.cummax(v, 0), trand(ROUTINE_N))
+
+
+@torch_workload("sort100M_f32", "sort100M_f64", "argsort100M_f32")
+def torch_sorts(b):
+    b.run_ew("sort100M_f32", torch.sort, torch.rand(ROUTINE_N, device="cuda"))
+    b.run_ew("sort100M_f64", torch.sort, torch.rand(ROUTINE_N, device="cuda", dtype=torch.float64))
+    b.run_ew("argsort100M_f32", lambda v: torch.argsort(v, stable=True), torch.rand(ROUTINE_N, device="cuda"))
+
+
+@torch_workload("sort_rows_10000x10000_f32", "sort_rows_1Mx32_f32")
+def torch_sort_rows(b):
+    for name, shape in [("sort_rows_10000x10000_f32", (10_000, 10_000)),
+                        ("sort_rows_1Mx32_f32", (1_000_000, 32))]:
+        b.run_ew(name, lambda v: torch.sort(v, dim=-1), torch.rand(shape, device="cuda"))
+
+
+@torch_workload("unique100M_i32_1M_distinct")
+def torch_unique(b):
+    b.run_ew("unique100M_i32_1M_distinct", lambda v: torch.unique(v, sorted=True),
+             torch.randint(0, 1_000_000, (ROUTINE_N,), device="cuda", dtype=torch.int32))
+
+
+@torch_workload("compress100M_f32_half", "nonzero100M_half")
+def torch_masks(b):
+    x = torch.rand(ROUTINE_N, device="cuda")
+    m = x > 0.5
+    b.run_ew("compress100M_f32_half", lambda v, k: v[k], x, m)
+    b.run_ew("nonzero100M_half", torch.nonzero, m)
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("repeat_pos", nargs="?", type=int, metavar="REPEAT", help=argparse.SUPPRESS)
@@ -643,17 +788,28 @@ def parse_args(argv):
                    help="run the workloads whose name contains this text (repeatable: any)")
     p.add_argument("--kernels", default=KERNELS, help="folder of the seed kernel sources")
     p.add_argument("--list", action="store_true", help="print the workload names and exit")
+    p.add_argument("--torch", action="store_true", help="time PyTorch's twins instead of CuPy's")
     a = p.parse_args(argv)
     a.repeat = max(1, a.repeat or a.repeat_pos or 100)
     return a
 
 
 def main(argv):
-    global cp, jit
+    global cp, jit, torch
     a = parse_args(argv)
+    table = TORCH_WORKLOADS if a.torch else WORKLOADS
     if a.list:
-        for names, _ in WORKLOADS:
+        for names, _ in table:
             print("\n".join(names))
+        return 0
+    if a.torch:
+        import torch as pytorch
+        torch = pytorch
+        b = TorchBench(a.repeat, a.filter, a.kernels)
+        for names, setup in table:
+            if any(b.want(n) for n in names):
+                setup(b)
+                torch.cuda.empty_cache()
         return 0
     import cupy
     from cupyx import jit as cupy_jit

@@ -18,7 +18,7 @@ pub struct JitSourceArgs {
 }
 
 /// The kernels written in Rust this binary links, with what they are.
-fn kernels() -> [(&'static KernelDef, &'static str); 6] {
+fn kernels() -> [(&'static KernelDef, &'static str); 7] {
     [
         (
             &rk::prime_factor_sum::__CUPRUM_KERNEL,
@@ -43,6 +43,10 @@ fn kernels() -> [(&'static KernelDef, &'static str); 6] {
         (
             &rk::apply_activation::__CUPRUM_KERNEL,
             "seed 002 ReLU / sigmoid with #[cuprum::device] functions",
+        ),
+        (
+            &rk::apply_activation_match::__CUPRUM_KERNEL,
+            "seed 002 activations selected by `match` on an integer",
         ),
     ]
 }

@@ -987,6 +987,7 @@ fn jit_source_lists_prints_and_the_output_compiles() {
         "matrix_multiply",
         "optimized_reduction",
         "apply_activation",
+        "apply_activation_match",
     ] {
         assert!(list.stdout.contains(k), "{k} missing: {list}");
     }

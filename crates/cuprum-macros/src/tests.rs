@@ -645,6 +645,8 @@ fn tuples_outside_the_subset_are_errors() {
     assert!(e.contains("`.0` needs a tuple"), "{e}");
     let e = kerr("fn t(out: &mut [i32]) { let p = (1, 2, 3, 4, 5, 6, 7, 8, 9); }");
     assert!(e.contains("more than 8 values"), "{e}");
+    let e = kerr("fn t(out: &mut [i32]) { let p = (out, 1); }");
+    assert!(e.contains("a tuple holds values"), "{e}");
 }
 
 #[test]

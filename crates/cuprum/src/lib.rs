@@ -4,7 +4,9 @@
 //! kernels CuPy lets you write, compiled at run time with NVRTC and cached on disk:
 //! [`ElementwiseKernel`] (a per-element operation over broadcast arrays, generated for each
 //! memory layout), [`ReductionKernel`] (map, reduce, post-map over any axes, with a builder of
-//! named parts), [`RawKernel`] / [`RawModule`] (your own CUDA C++ with checked arguments), and
+//! named parts), [`ScanKernel`] (a map and any associative operator as a prefix scan, inclusive
+//! or exclusive, on `cumsum`'s one-pass engine; CuPy has none), [`RawKernel`] / [`RawModule`]
+//! (your own CUDA C++ with checked arguments), and
 //! kernels written in Rust ([`macro@kernel`], with the device API in [`gpu`]), translated to
 //! CUDA C++ at compile time. On top of them: NumPy-style operations and routines ([`ops`]:
 //! ufuncs, reductions, masks, scans, sorting, linear algebra through cuBLAS), array math fused
@@ -46,6 +48,7 @@
 #![deny(missing_docs)]
 
 mod array;
+pub mod build;
 pub mod compile;
 mod doc_device;
 mod error;
@@ -278,7 +281,7 @@ pub use array::dlpack;
 pub use cuprum_macros::device;
 pub use error::{Error, ErrorKind, Result};
 pub use fuse::{Fused, fuse};
-pub use kernel::{ElementwiseKernel, RawKernel, RawModule, ReductionKernel};
+pub use kernel::{ElementwiseKernel, RawKernel, RawModule, ReductionKernel, ScanKernel};
 pub use memo::Memo;
 pub use runtime::{Device, Event, Graph, Stream};
 
@@ -292,6 +295,18 @@ pub struct ReadmeDoctests;
 /// Not a stable API.
 #[doc(hidden)]
 pub mod internal {
+    /// A raw kernel `slow_fill(float* x, float value, long long n, long long spin)` that
+    /// spins `spin` clock cycles (10^8: about 50 ms on an H200), then writes `value` to
+    /// `x[0..n]`: work still writing long after it was queued, for the stream-ordering tests
+    /// and `cuprum stress`.
+    pub const SLOW_FILL: &str = r#"
+extern "C" __global__ void slow_fill(float* x, float value, long long n, long long spin) {
+    long long start = clock64();
+    while (clock64() - start < spin) { }
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+         i += (long long)blockDim.x * gridDim.x)
+        x[i] = value;
+}"#;
     pub use crate::array::kernels::all_sources;
     pub use crate::compile::cache::nvrtc_compiles;
     pub use crate::compile::cache::{decode as decode_cache_entry, encode as encode_cache_entry};

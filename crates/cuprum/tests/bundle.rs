@@ -516,3 +516,171 @@ fn bundled_kernel_launches_on_the_gpu() {
     assert_eq!(x.to_vec::<f32>().unwrap(), vec![4.0, 5.0, 6.0]);
     assert_eq!(cuprum::internal::nvrtc_compiles(), before);
 }
+
+/// A Rust kernel for the build-time tests: generic over the float type.
+#[cuprum::kernel]
+fn prebuilt_scale<T: cuprum::gpu::Float>(x: &mut [T], s: T) {
+    for i in cuprum::gpu::grid_stride(x.len()) {
+        x[i] *= s;
+    }
+}
+
+/// A Rust kernel that is not generic.
+#[cuprum::kernel]
+fn prebuilt_fill(x: &mut [i32], v: i32) {
+    for i in cuprum::gpu::grid_stride(x.len()) {
+        x[i] = v + i as i32;
+    }
+}
+
+fn prebuilt() -> cuprum::build::KernelBuild {
+    cuprum::build::KernelBuild::new()
+        .kernel(cuprum::kernel_instance!(prebuilt_scale<f32>))
+        .kernel(cuprum::kernel_instance!(prebuilt_scale<f64>))
+        .kernel(cuprum::kernel_instance!(prebuilt_fill))
+}
+
+/// `cuprum::build`: the instances a build script names land in the bundle under exactly the
+/// key their launches look up (program, options, check mode), for every architecture asked.
+#[test]
+fn build_time_rust_kernels_are_found_as_launches_look_them_up() {
+    let _serial = serial();
+    require_nvrtc!();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(cuprum::build::BUNDLE_FILE);
+    let built = prebuilt()
+        .archs("sm_80,sm_90")
+        .checked(false)
+        .write(&path)
+        .unwrap();
+    assert_eq!(built.skipped, None);
+    assert_eq!((built.kernels, built.images), (3, 9));
+    let b = Bundle::read(&path).unwrap();
+    assert_eq!(
+        b.kernel_names(),
+        [
+            "prebuilt_fill",
+            "prebuilt_scale<double>",
+            "prebuilt_scale<float>"
+        ]
+    );
+    let before = cuprum::internal::nvrtc_compiles();
+    for (name, checked) in [("prebuilt_scale<float>", false), ("prebuilt_fill", false)] {
+        let def = if name == "prebuilt_fill" {
+            &prebuilt_fill::__CUPRUM_KERNEL
+        } else {
+            &prebuilt_scale::__CUPRUM_KERNEL
+        };
+        let inst = def.is_generic().then_some(name);
+        let opts = def.compile_options(inst, checked);
+        assert!(
+            b.image_for(def.program(), &opts, 90)
+                .is_some_and(|i| i.is_cubin)
+        );
+        assert!(
+            b.image_for(def.program(), &opts, 89)
+                .is_some_and(|i| i.is_cubin)
+        );
+        assert!(
+            b.image_for(def.program(), &opts, 100)
+                .is_some_and(|i| !i.is_cubin)
+        );
+        // the checked variant is another kernel
+        let other = def.compile_options(inst, !checked);
+        assert!(b.image_for(def.program(), &other, 90).is_none());
+    }
+    assert_eq!(
+        cuprum::internal::nvrtc_compiles(),
+        before,
+        "lookups compile nothing"
+    );
+}
+
+/// Bad build-time input: a generic kernel without its arguments, a bad architecture list,
+/// `run` outside a build script, an unwritable output: typed errors saying what was expected.
+#[test]
+fn build_time_mistakes_are_named() {
+    let generic = cuprum::build::KernelInstance::new(&prebuilt_scale::__CUPRUM_KERNEL, vec![]);
+    let e = generic.record(false).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+    assert!(
+        e.to_string().contains("`prebuilt_scale` is generic")
+            && e.to_string()
+                .contains("kernel_instance!(path::to::prebuilt_scale<f32>)"),
+        "{e}"
+    );
+    let plain =
+        cuprum::build::KernelInstance::new(&prebuilt_fill::__CUPRUM_KERNEL, vec!["int".into()]);
+    let e = plain.record(true).unwrap_err();
+    assert!(
+        e.to_string().contains("`prebuilt_fill` is not generic") && e.to_string().contains("<int>"),
+        "{e}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let e = prebuilt()
+        .archs("sm_90,compute_90")
+        .write(&dir.path().join("b"))
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+    assert!(
+        e.to_string()
+            .contains("\"compute_90\" is not an architecture"),
+        "{e}"
+    );
+    if std::env::var_os("OUT_DIR").is_none() {
+        let e = prebuilt().run().unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+        assert!(e.to_string().contains("OUT_DIR is not set"), "{e}");
+    }
+    // an empty build needs no NVRTC; a folder that does not exist is an Io error
+    let e = cuprum::build::KernelBuild::new()
+        .archs("sm_90")
+        .write(&dir.path().join("no/such/folder/b"))
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Io);
+    assert!(
+        e.to_string().contains("cannot write the kernel bundle"),
+        "{e}"
+    );
+    let empty = cuprum::build::KernelBuild::new()
+        .archs("sm_90")
+        .write(&dir.path().join("empty"))
+        .unwrap();
+    assert_eq!((empty.kernels, empty.images, empty.skipped), (0, 0, None));
+}
+
+/// On a GPU: Rust kernels built ahead of time (as a build script does) launch from the
+/// registered bundle with no NVRTC compile, and compute what the CPU computes.
+#[test]
+fn build_time_rust_kernels_launch_on_the_gpu_without_nvrtc() {
+    let _serial = serial();
+    require_cuda!();
+    require_nvrtc!();
+    let dev = cuprum::Device::get(0).unwrap();
+    let (major, minor) = dev.compute_capability();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gpu.cuprum-bundle");
+    prebuilt()
+        .archs(&format!("sm_{}", major * 10 + minor))
+        .write(&path)
+        .unwrap();
+    bundle::load(&path).unwrap();
+    let before = cuprum::internal::nvrtc_compiles();
+    let n = 1001usize;
+    let host: Vec<f64> = (0..n).map(|i| (i as f64).sin() * 3.5 - 1.25).collect();
+    let mut x = cuprum::Array::from_slice(&host, &[n]).unwrap();
+    prebuilt_scale::launch::<f64>(cuprum::kernel::JitConfig::for_len(n, 128), &mut x, -0.5)
+        .unwrap();
+    let got = x.to_vec::<f64>().unwrap();
+    assert!(got.iter().zip(&host).all(|(g, h)| *g == h * -0.5));
+    let mut y = cuprum::Array::zeros(&[n], cuprum::DType::I32).unwrap();
+    prebuilt_fill::launch(cuprum::kernel::JitConfig::for_len(n, 128), &mut y, 40).unwrap();
+    let want: Vec<i32> = (0..n as i32).map(|i| 40 + i).collect();
+    assert_eq!(y.to_vec::<i32>().unwrap(), want);
+    assert_eq!(
+        cuprum::internal::nvrtc_compiles(),
+        before,
+        "every instance from the bundle"
+    );
+    bundle::unregister_all();
+}

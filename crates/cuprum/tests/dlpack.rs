@@ -18,6 +18,7 @@ use cuprum::dlpack::ffi::{
     DLPackVersion, DLTensor, DlpackFlags,
 };
 use cuprum::dlpack::{ConsumerStream, DlpackTensor, ExportOptions, StreamHandle, ffi};
+use cuprum::internal::SLOW_FILL;
 use cuprum::{Array, DType, Device, Element, ErrorKind, ops, s};
 use half::{bf16, f16};
 use num_complex::Complex;
@@ -915,16 +916,6 @@ fn foreign_streams_are_borrowed() {
         assert_err(r, ErrorKind::InvalidArgument, "null CUstream");
     }
 }
-
-/// Spins for `spin` clock cycles, then writes `value` everywhere.
-const SLOW_FILL: &str = r#"
-extern "C" __global__ void slow_fill(float* x, float value, long long n, long long spin) {
-    long long start = clock64();
-    while (clock64() - start < spin) { }
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
-         i += (long long)blockDim.x * gridDim.x)
-        x[i] = value;
-}"#;
 
 /// Copies `n` floats from a raw address (work cuprum does not track: a consumer's).
 const RAW_COPY: &str = r#"

@@ -6,7 +6,11 @@
 //! C++ they translate to is in tests/jit_snapshots.rs, the translator's own tests in
 //! cuprum-macros.
 
-#![allow(clippy::match_overlapping_arm, clippy::manual_range_patterns)]
+#![allow(
+    clippy::match_overlapping_arm,
+    clippy::manual_range_patterns,
+    clippy::needless_range_loop
+)]
 
 mod common;
 #[path = "jit_kernels/language.rs"]
@@ -386,5 +390,25 @@ fn element_loops_over_slices() {
             *v = *v * 3 + 1;
         }
         assert_eq!(d.to_vec::<i32>().unwrap(), want, "n = {n}");
+    }
+}
+
+#[test]
+fn constructs_together_in_shared_memory() {
+    require_gpu!();
+    let mut rng = Rng::new(77);
+    for n in [1usize, 64, 200] {
+        let x: Vec<i32> = (0..n).map(|_| rng.usize(0, 200) as i32 - 100).collect();
+        let blocks = n.div_ceil(64);
+        let mut out = zeros::<i64>(blocks);
+        together::launch((blocks as u32, 64), &dev(&x), &mut out).unwrap();
+        let got = out.to_vec::<i64>().unwrap();
+        for b in 0..blocks {
+            let mut tile = [0i32; 64];
+            for t in 0..64 {
+                tile[t] = x.get(b * 64 + t).copied().unwrap_or(0);
+            }
+            assert_eq!(got[b], together_model(&tile, &x), "block {b} of n = {n}");
+        }
     }
 }

@@ -113,6 +113,7 @@ fn language_kernels_compile() {
     compile(&l::closures_kernel::__CUPRUM_KERNEL, &[]);
     compile(&l::elem_loops::__CUPRUM_KERNEL, &[]);
     compile(&l::elem_loops_mut::__CUPRUM_KERNEL, &[]);
+    compile(&l::together::__CUPRUM_KERNEL, &[]);
 }
 
 #[test]

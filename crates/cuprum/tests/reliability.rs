@@ -23,6 +23,7 @@
 mod common;
 
 use cuprum::compile::{CompileOptions, KernelCache, compile_for_arch};
+use cuprum::internal::SLOW_FILL;
 use cuprum::kernel::DevicePtr;
 use cuprum::{
     Array, DType, Device, ElementwiseKernel, ErrorKind, RawKernel, RawModule, Stream, ops,
@@ -57,16 +58,6 @@ extern "C" __global__ void inc_u32(unsigned int* x, int n) {
         x[i] += 1u;
 }"#;
 
-/// Spins for `spin` clock cycles (about 50 ms for 10^8 on an H200), then writes `value`
-/// everywhere: a kernel that is still writing long after it was queued.
-const SLOW_FILL: &str = r#"
-extern "C" __global__ void slow_fill(float* x, float value, long long n, long long spin) {
-    long long start = clock64();
-    while (clock64() - start < spin) { }
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
-         i += (long long)blockDim.x * gridDim.x)
-        x[i] = value;
-}"#;
 const SPIN: i64 = 100_000_000;
 
 // -----------------------------------------------------------------------------------------

@@ -594,6 +594,9 @@ fn sort_edge_sizes_axes_and_layouts() {
         (vec![3, 40, 5], 1),
         (vec![4, 1, 3], 1), // rows of one
         (vec![6, 300], 1),
+        (vec![3, 5000], 1), // rows past the shared-memory row sort: radix segments
+        (vec![2, 2049], -1), // 2049 > 2048: 8-byte keys take the radix segments
+        (vec![500, 4096], 1), // the longest shared-memory rows of 4-byte keys
     ] {
         let n: usize = shape.iter().product();
         for layout in LAYOUTS {
@@ -639,6 +642,126 @@ fn argsort_is_stable_on_large_inputs() {
     let mut w = u.clone();
     w.sort_unstable();
     assert!(s.to_vec::<u32>().unwrap() == w);
+}
+
+/// Whether two sorted keys are the same key bits (NaNs one key; -0.0 and 0.0 two).
+fn same_key_bits(a: V, b: V) -> bool {
+    match (a, b) {
+        (F(x), F(y)) => (x.is_nan() && y.is_nan()) || x.to_bits() == y.to_bits(),
+        _ => a == b,
+    }
+}
+
+/// `sort_by_key` of `keys` (host values `kv`) with the positions as `vd` values: the keys
+/// sorted as `sort` sorts them, every value the one its key brought, equal keys' values in
+/// input order.
+fn check_sort_by_key(keys: &Array, kv: &[V], vd: DType, what: &str) {
+    let n = kv.len();
+    let pos: Vec<V> = (0..n)
+        .map(|i| match vd.kind() {
+            DTypeKind::Float => F(i as f64),
+            _ => I(i as i128),
+        })
+        .collect();
+    let vals = dev_exact(&pos, &[n], vd);
+    let (k, v) = ops::sort_by_key(keys, &vals).unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert_eq!((k.dtype(), v.dtype()), (keys.dtype(), vd), "{what}");
+    assert_eq!((k.shape(), v.shape()), (&[n][..], &[n][..]), "{what}");
+    let got_k = host(&k);
+    let want = model::sort(kv, &[n], Some(0));
+    for (j, (g, w)) in got_k.iter().zip(&want).enumerate() {
+        assert!(
+            model::same_sorted(*g, *w),
+            "{what}: key {j}: got {g:?}, want {w:?}"
+        );
+    }
+    let perm: Vec<usize> = host(&v)
+        .into_iter()
+        .map(|x| match x {
+            F(f) => f as usize,
+            I(i) => i as usize,
+            other => panic!("{what}: value {other:?}"),
+        })
+        .collect();
+    let mut seen = vec![false; n];
+    for (j, &p) in perm.iter().enumerate() {
+        assert!(
+            p < n && !seen[p],
+            "{what}: value {j} is {p}: not a permutation"
+        );
+        seen[p] = true;
+        assert!(
+            model::same_sorted(kv[p], got_k[j]),
+            "{what}: value {j} came with key {:?}, sits beside {:?}",
+            kv[p],
+            got_k[j]
+        );
+        if j > 0 && same_key_bits(got_k[j - 1], got_k[j]) {
+            assert!(
+                perm[j - 1] < p,
+                "{what}: equal keys at {j} out of input order"
+            );
+        }
+    }
+}
+
+#[test]
+fn sort_by_key_every_key_dtype_and_value_width() {
+    require_gpu!();
+    let mut rng = Rng::new(25);
+    for d in sortable() {
+        for (n, span) in [(10007usize, 0u64), (5000, 7), (1, 0), (4097, 3)] {
+            let kv = rand_vals(&mut rng, d, n, span, true);
+            let keys = dev_exact(&kv, &[n], d);
+            // 4-byte values ride in the passes; other widths gather by the argsort
+            for vd in [DType::U32, DType::F32, DType::I64, DType::I16] {
+                check_sort_by_key(
+                    &keys,
+                    &kv,
+                    vd,
+                    &format!("{d} keys n={n} span={span}, {vd} values"),
+                );
+            }
+        }
+    }
+    // a strided view of keys, 2-D values (flattened order), an empty pair
+    let kv = rand_vals(&mut rng, DType::I32, 2 * 300, 50, false);
+    let base = dev_exact(&kv, &[300, 2], DType::I32);
+    let col = base
+        .slice(&[SliceArg::from(..), SliceArg::Index(0)])
+        .unwrap();
+    let col_vals: Vec<V> = kv.iter().step_by(2).copied().collect();
+    check_sort_by_key(&col, &col_vals, DType::I32, "strided keys");
+    let (k, v) = ops::sort_by_key(
+        &Array::zeros(&[0], DType::F32).unwrap(),
+        &Array::zeros(&[0], DType::U8).unwrap(),
+    )
+    .unwrap();
+    assert_eq!((k.size(), v.size(), v.dtype()), (0, 0, DType::U8));
+    let u: Vec<u32> = (0..2_000_002).map(|_| rng.next_u64() as u32).collect();
+    let w: Vec<f32> = u.iter().map(|&x| (x % 1000) as f32).collect();
+    let (k, v) = ops::sort_by_key(
+        &Array::from_slice(&u, &[u.len()]).unwrap(),
+        &Array::from_slice(&w, &[2, 1_000_001]).unwrap(),
+    )
+    .unwrap();
+    let mut pairs: Vec<(u32, f32)> = u.iter().copied().zip(w.iter().copied()).collect();
+    pairs.sort_by_key(|p| p.0);
+    let (wk, wv): (Vec<u32>, Vec<f32>) = pairs.into_iter().unzip();
+    assert!(k.to_vec::<u32>().unwrap() == wk);
+    assert!(v.to_vec::<f32>().unwrap() == wv);
+}
+
+#[test]
+fn sort_by_key_errors() {
+    require_gpu!();
+    let k = Array::from_slice(&[3i32, 1, 2], &[3]).unwrap();
+    let v = Array::from_slice(&[1.0f32, 2.0], &[2]).unwrap();
+    assert_err(
+        ops::sort_by_key(&k, &v),
+        ErrorKind::Shape,
+        "keys [3] hold 3 elements and values [2] 2",
+    );
 }
 
 #[test]

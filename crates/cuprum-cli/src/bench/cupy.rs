@@ -1,6 +1,7 @@
 //! `--vs-cupy`: CuPy's side of the same workloads, through scripts/cupy_bench.py, which ships
 //! inside the binary and is written with the seed kernels to a temp folder, then run with
-//! `python3` in the same invocation.
+//! `python3` in the same invocation. `--vs-torch`: PyTorch's twins, through the same script
+//! with `--torch` (one script holds every twin, so names stay the workloads' own).
 
 use super::kernels;
 use super::targets::Times;
@@ -33,19 +34,50 @@ pub struct Side {
     pub note: String,
 }
 
+/// Which library's twins the script times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lib {
+    Cupy,
+    Torch,
+}
+
+impl Lib {
+    /// Its name in messages.
+    fn name(self) -> &'static str {
+        match self {
+            Lib::Cupy => "CuPy",
+            Lib::Torch => "PyTorch",
+        }
+    }
+
+    /// Its Python module.
+    fn module(self) -> &'static str {
+        match self {
+            Lib::Cupy => "cupy",
+            Lib::Torch => "torch",
+        }
+    }
+}
+
 /// `Ok` when `python3 -c "import cupy"` works; else why not, in words.
 pub fn importable() -> Result<(), String> {
+    importable_lib(Lib::Cupy)
+}
+
+/// `Ok` when `python3 -c "import <lib's module>"` works; else why not, in words.
+pub fn importable_lib(lib: Lib) -> Result<(), String> {
+    let (name, module) = (lib.name(), lib.module());
     let out = Command::new("python3")
-        .args(["-c", "import cupy"])
+        .args(["-c", &format!("import {module}")])
         .stdin(Stdio::null())
         .output();
     match out {
         Err(e) => Err(format!(
-            "CuPy is not available: python3 cannot be run ({e})"
+            "{name} is not available: python3 cannot be run ({e})"
         )),
         Ok(o) if o.status.success() => Ok(()),
         Ok(o) => Err(format!(
-            "CuPy is not importable (`python3 -c \"import cupy\"`: {})",
+            "{name} is not importable (`python3 -c \"import {module}\"`: {})",
             last_line(&o.stderr)
         )),
     }
@@ -72,6 +104,11 @@ fn write_script(dir: &Path) -> std::io::Result<PathBuf> {
 /// Runs the script with `repeat` and `filters` (none: every workload). Its stderr passes
 /// through; each row is echoed to stderr as it arrives (progress).
 pub fn run(repeat: usize, filters: &[String]) -> R<Side> {
+    run_lib(Lib::Cupy, repeat, filters)
+}
+
+/// [`run`] for `lib`'s twins (`--torch` for PyTorch's).
+pub fn run_lib(lib: Lib, repeat: usize, filters: &[String]) -> R<Side> {
     let dir = tempfile::Builder::new()
         .prefix("cuprum-vs-cupy")
         .tempdir()?;
@@ -85,7 +122,11 @@ pub fn run(repeat: usize, filters: &[String]) -> R<Side> {
     for f in filters {
         cmd.arg("--filter").arg(f);
     }
-    eprintln!("running the CuPy side (scripts/cupy_bench.py)…");
+    if lib == Lib::Torch {
+        cmd.arg("--torch");
+    }
+    let name = lib.name();
+    eprintln!("running the {name} side (scripts/cupy_bench.py)…");
     let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -94,12 +135,14 @@ pub fn run(repeat: usize, filters: &[String]) -> R<Side> {
     let mut rows = HashMap::new();
     if let Some(out) = child.stdout.take() {
         for line in BufReader::new(out).lines() {
-            if let Some((name, t)) = parse_line(&line?) {
+            if let Some((row, t)) = parse_line(&line?) {
                 eprintln!(
-                    "  CuPy {name}: gpu {:.2} µs, cpu {:.2} µs",
-                    t.gpu_us, t.cpu_us
+                    "  {} {row}: gpu {:.2} µs, cpu {:.2} µs",
+                    lib.name(),
+                    t.gpu_us,
+                    t.cpu_us
                 );
-                rows.insert(name, t);
+                rows.insert(row, t);
             }
         }
     }
@@ -108,7 +151,7 @@ pub fn run(repeat: usize, filters: &[String]) -> R<Side> {
         String::new()
     } else {
         format!(
-            "the CuPy script failed ({status}) after {} rows (its error is above)",
+            "the {name} script failed ({status}) after {} rows (its error is above)",
             rows.len()
         )
     };
@@ -187,6 +230,32 @@ mod tests {
         }
         for (file, _) in KERNEL_FILES {
             assert!(SCRIPT.contains(file), "the script does not read {file}");
+        }
+        // PyTorch's twins are workloads too, and the rows that name one have it.
+        let out = Command::new("python3")
+            .arg(&script)
+            .args(["--list", "--torch"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let text = String::from_utf8_lossy(&out.stdout);
+        let torch: Vec<&str> = text.lines().collect();
+        for n in &torch {
+            assert!(
+                workloads::find(n).is_some(),
+                "the torch twin {n} is no workload"
+            );
+        }
+        for needed in [
+            "cumsum100M_f32",
+            "sort100M_f32",
+            "argsort100M_f32",
+            "sort_rows_10000x10000_f32",
+            "sort_rows_1Mx32_f32",
+            "nonzero100M_half",
+            "compress100M_f32_half",
+        ] {
+            assert!(torch.contains(&needed), "no PyTorch twin of {needed}");
         }
     }
 }

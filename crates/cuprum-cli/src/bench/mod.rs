@@ -4,7 +4,8 @@
 //! with `cuprum::profiler::benchmark` (median of the repeats), with GB/s, the fraction of
 //! the device-to-device copy bandwidth measured in the same run, and its target met or missed
 //! (targets.rs). `--vs-cupy` runs the same workloads through CuPy in the same invocation
-//! (cupy.rs); `--plot` draws the bandwidth fractions (plot.rs); `--from-json` reprints and
+//! (cupy.rs), `--vs-torch` PyTorch's twins of the rows that have one (the same script,
+//! shown beside, never judged: the targets name CuPy or cuprum's own rows); `--plot` draws the bandwidth fractions (plot.rs); `--from-json` reprints and
 //! replots a saved `--json` run without a GPU.
 //!
 //! The host-device rows (`host_*`, host_cases.rs) run on `Device::host()` on any machine,
@@ -37,7 +38,7 @@ use clap::Args;
 use cuprum::Device;
 use cuprum::profiler::BenchmarkOptions;
 use indicatif::{ProgressBar, ProgressStyle};
-use report::{CupyCols, CupyInfo, Report, Row, TwinCols};
+use report::{CupyCols, CupyInfo, Report, Row, TorchCols, TorchInfo, TwinCols};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -61,17 +62,21 @@ pub struct BenchArgs {
     /// `python3 -c "import cupy"` works, and show both side by side with the ratio.
     #[arg(long)]
     vs_cupy: bool,
+    /// Also run PyTorch's twins (the rows scripts/cupy_bench.py names one for) where
+    /// `python3 -c "import torch"` works, and show their GPU time and the ratio.
+    #[arg(long)]
+    vs_torch: bool,
     /// Draw the % of the copy bandwidth of each bandwidth-bound workload (and its target)
     /// to this SVG file.
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
     /// Read the results from a saved `--json` output instead of running (no GPU needed):
     /// print them again, and draw them with --plot.
-    #[arg(long, value_name = "FILE.json", conflicts_with_all = ["vs_cupy", "filter"])]
+    #[arg(long, value_name = "FILE.json", conflicts_with_all = ["vs_cupy", "vs_torch", "filter"])]
     from_json: Option<PathBuf>,
     /// Print every workload and its target as a Markdown table (docs/perf-targets.md) and
     /// exit; needs no GPU.
-    #[arg(long, conflicts_with_all = ["vs_cupy", "from_json", "json", "plot"])]
+    #[arg(long, conflicts_with_all = ["vs_cupy", "vs_torch", "from_json", "json", "plot"])]
     list: bool,
 }
 
@@ -176,11 +181,20 @@ fn measure(args: &BenchArgs, gpu: Result<Device, String>) -> R<Report> {
     } else {
         None
     };
+    let (torch, torch_rows) = torch_side(args, &gpu);
     let cupy_ceiling = cupy.as_ref().and_then(|c| c.copy_gb_per_s).map(|g| g * 1e9);
     let workloads = ours
         .rows
         .into_iter()
-        .map(|(w, n)| row(w, n, &cx, cupy_ceiling))
+        .map(|(w, n)| {
+            let mut r = row(w, n, &cx, cupy_ceiling);
+            r.torch = torch_rows.get(w.name).map(|t| TorchCols {
+                gpu_us: t.gpu_us,
+                cpu_us: t.cpu_us,
+                gpu_ratio: r.gpu_us.filter(|&o| o > 0.0).map(|o| t.gpu_us / o),
+            });
+            r
+        })
         .collect();
     let device = match &gpu {
         Ok(dev) => dev.name().to_string(),
@@ -195,8 +209,57 @@ fn measure(args: &BenchArgs, gpu: Result<Device, String>) -> R<Report> {
         launch_floor_cpu_us: cx.floor_cpu_us,
         repeat: args.repeat,
         cupy,
+        torch,
         workloads,
     })
+}
+
+/// PyTorch's side with `--vs-torch` (after cuprum's pool is released): what the report says
+/// about it and its rows; nothing without the flag.
+fn torch_side(
+    args: &BenchArgs,
+    gpu: &Result<Device, String>,
+) -> (Option<TorchInfo>, HashMap<String, Times>) {
+    if !args.vs_torch {
+        return (None, HashMap::new());
+    }
+    let dev = match gpu {
+        Ok(dev) => dev,
+        Err(_) => {
+            let note = "PyTorch needs a GPU".to_string();
+            return (
+                Some(TorchInfo {
+                    available: false,
+                    note,
+                }),
+                HashMap::new(),
+            );
+        }
+    };
+    if let Err(e) = dev.release_pool_memory() {
+        eprintln!("warning: cuprum's memory pool could not be released for PyTorch: {e}");
+    }
+    let side = cupy::importable_lib(cupy::Lib::Torch).and_then(|()| {
+        let filters: Vec<String> = args.filter.iter().cloned().collect();
+        cupy::run_lib(cupy::Lib::Torch, args.repeat.max(1), &filters)
+            .map_err(|e| format!("the PyTorch script could not be run: {e}"))
+    });
+    match side {
+        Ok(s) => (
+            Some(TorchInfo {
+                available: true,
+                note: s.note,
+            }),
+            s.rows,
+        ),
+        Err(note) => (
+            Some(TorchInfo {
+                available: false,
+                note,
+            }),
+            HashMap::new(),
+        ),
+    }
 }
 
 /// cuprum's side of one run.

@@ -5,7 +5,8 @@ use super::targets::Status;
 use comfy_table::{CellAlignment, Table, presets};
 use serde::{Deserialize, Serialize};
 
-/// One run: cuprum's rows and, with `--vs-cupy`, CuPy's beside them.
+/// One run: cuprum's rows and, with `--vs-cupy` / `--vs-torch`, CuPy's and PyTorch's
+/// beside them.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
     pub device: String,
@@ -18,7 +19,19 @@ pub struct Report {
     /// Present with `--vs-cupy`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cupy: Option<CupyInfo>,
+    /// Present with `--vs-torch`: whether PyTorch's side ran, or why not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub torch: Option<TorchInfo>,
     pub workloads: Vec<Row>,
+}
+
+/// How the PyTorch side went.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TorchInfo {
+    /// Whether `python3 -c "import torch"` worked.
+    pub available: bool,
+    /// What happened, in words (why not, or whether the script failed part-way).
+    pub note: String,
 }
 
 /// How the CuPy side went.
@@ -56,6 +69,18 @@ pub struct Row {
     /// same run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub twin: Option<TwinCols>,
+    /// PyTorch's twin (with `--vs-torch`, where the script names one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub torch: Option<TorchCols>,
+}
+
+/// PyTorch's side of one row; the ratio is PyTorch's GPU time / cuprum's (> 1: cuprum is
+/// faster).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TorchCols {
+    pub gpu_us: f64,
+    pub cpu_us: f64,
+    pub gpu_ratio: Option<f64>,
 }
 
 impl Row {
@@ -75,6 +100,7 @@ impl Row {
             detail: detail.into(),
             cupy: None,
             twin: None,
+            torch: None,
         }
     }
 }
@@ -183,6 +209,18 @@ impl Report {
                 cols.extend(cupy_cols(rows));
             }
         }
+        if let Some(t) = &self.torch {
+            out.push(torch_header(t));
+            if t.available {
+                let torch = |f: fn(&TorchCols) -> Option<f64>, p: usize| {
+                    move |r: &Row| num(r.torch.as_ref().and_then(f), p)
+                };
+                cols.extend([
+                    col("PyTorch gpu", rows, torch(|t| Some(t.gpu_us), 2)),
+                    col("× torch", rows, torch(|t| t.gpu_ratio, 2)),
+                ]);
+            }
+        }
         cols.extend([
             left(col("target", rows, |r| r.target.clone())),
             left(col("status", rows, |r| r.status.to_string())),
@@ -212,6 +250,19 @@ fn cupy_header(c: &CupyInfo) -> String {
     );
     if !c.note.is_empty() {
         s += &format!("; {}", c.note);
+    }
+    s
+}
+
+fn torch_header(t: &TorchInfo) -> String {
+    if !t.available {
+        return format!("PyTorch: {}; no PyTorch columns", t.note);
+    }
+    let mut s = "PyTorch: its twins where the script names one; × torch = PyTorch gpu time / \
+                 cuprum gpu time (> 1: cuprum faster)"
+        .to_string();
+    if !t.note.is_empty() {
+        s += &format!("; {}", t.note);
     }
     s
 }
@@ -256,6 +307,7 @@ mod tests {
                 copy_gb_per_s: None,
                 ceiling: String::new(),
             }),
+            torch: None,
             workloads: rows,
         };
         let t = report.table();

@@ -7,13 +7,15 @@
 //! `prime1M_raw`, matmul, shared-memory reduction) and the ElementwiseKernel cases (`ew_*`,
 //! broadcast, transposed, multi-output trig, complex `abs2`, `prime1M_elementwise`) and the
 //! ReductionKernel cases (the seed's MSE, and the same with built-ins as `cp.mean((a - b) **
-//! 2)`; sums of squares: full, per axis, host overhead), the array routines (`cumsum`,
-//! `sort`, `argsort`, `median`, row `quantile`s, a boolean-mask read, `nonzero`,
+//! 2)`; sums of squares: full, per axis, host overhead), a ScanKernel (running maximum),
+//! the array routines (`cumsum`, `sort` of 32- and 64-bit keys and along rows, `argsort`,
+//! `unique`, `median`, row `quantile`s, a boolean-mask read, `nonzero`,
 //! `concatenate`, `take`, `scatter_add`; `searchsorted`, `isin`, `bincount`, `histogram`,
 //! `argwhere`; the shape routines in shape_workloads.rs), the seed's masked prime-factor sum
 //! and the masked update, `where` and `//` it needs, and the kernels written in Rust
 //! (jit_workloads.rs). scripts/cupy_bench.py times CuPy's
-//! equivalents, where there are, under the same names (cupyx.jit for the Rust kernels).
+//! equivalents, where there are, under the same names (cupyx.jit for the Rust kernels), and
+//! with `--torch` PyTorch's, where one is named there (`cuprum bench --vs-torch`).
 
 use super::compile_cases::{
     compile_cold, compile_cold_jit, compile_cold_reduction, compile_disk_hit,
@@ -31,7 +33,7 @@ use super::{bundle_cases, fuse_cases, graph_cases, host_cases, transfer_cases as
 use crate::seeds;
 use cuprum::kernel::IntoOperand;
 use cuprum::profiler::{BenchmarkOptions, PerfCaseResult, benchmark};
-use cuprum::{Array, DType, ElementwiseKernel, RawKernel, ReductionKernel, ops};
+use cuprum::{Array, DType, ElementwiseKernel, RawKernel, ReductionKernel, ScanKernel, ops};
 
 /// Times one workload: the result and the bytes one call must move (0: not bandwidth-bound).
 pub type RunFn = fn(&BenchmarkOptions) -> R<Timed>;
@@ -489,6 +491,59 @@ pub const WORKLOADS: &[Workload] = &[
         "ops::argsort (stable) of 1e7 random float32",
         argsort10m,
         VsCupy(1.0, None),
+    ),
+    // Issue 25: sorting of every key width, key-value and row sorts, unique, ScanKernel.
+    w(
+        "sort100M_u32",
+        "ops::sort of 1e8 random uint32 (radix sort, 32-bit keys)",
+        sort100m_u32,
+        VsCupy(0.8, None),
+    ),
+    w(
+        "sort100M_f64",
+        "ops::sort of 1e8 random float64 (radix sort, 64-bit keys)",
+        sort100m_f64,
+        VsCupy(0.85, None),
+    ),
+    w(
+        "argsort100M_f32",
+        "ops::argsort (stable) of 1e8 random float32 (key-value radix sort)",
+        argsort100m,
+        VsCupy(0.85, None),
+    ),
+    w(
+        "sort_rows_10000x10000_f32",
+        "ops::sort of each row of a (10000, 10000) random float32 array (axis -1; PyTorch's \
+         torch.sort is the twin to beat: --vs-torch)",
+        sort_rows10k,
+        VsCupy(1.0, None),
+    ),
+    w(
+        "sort_rows_1Mx32_f32",
+        "ops::sort of each row of a (1000000, 32) random float32 array (many short rows: the \
+         shared-memory row sort; PyTorch twin: --vs-torch)",
+        sort_rows1m_x32,
+        VsCupy(1.0, None),
+    ),
+    w(
+        "unique100M_i32_1M_distinct",
+        "ops::unique of 1e8 random int32 in [0, 1e6) (sort, then a compaction of the firsts)",
+        unique100m,
+        VsCupy(1.0, None),
+    ),
+    w(
+        "scan_kernel_running_max100M_f32",
+        "ScanKernel running maximum (a > b ? a : b) of 1e8 float32: cumsum's engine with \
+         another operator (CuPy has no scan kernel; its twin is cupy.maximum.accumulate)",
+        scan_kernel_max100m,
+        All(&[VsOurs(1.05, "cumsum100M_f32"), PctOfCopy(80.0)]),
+    ),
+    w(
+        "sort_by_key100M_u32_u32",
+        "ops::sort_by_key of 1e8 random uint32 keys carrying uint32 values (values ride in \
+         the radix passes; CuPy: argsort, then both gathered)",
+        sort_by_key100m,
+        VsCupy(0.85, None),
     ),
     w(
         "median100M_f32",
@@ -1085,6 +1140,73 @@ fn argsort10m(o: &BenchmarkOptions) -> R<Timed> {
     let x = unit(SMALL_N)?;
     let r = warm_bench(o, "argsort10M_f32", || ops::argsort(&x, None).map(drop))?;
     Ok((r, 0))
+}
+
+fn sort_by_key100m(o: &BenchmarkOptions) -> R<Timed> {
+    let k = cuprum::random::randint(0, u32::MAX as i64, &[EW_N], DType::U32)?;
+    let v = cuprum::random::randint(0, u32::MAX as i64, &[EW_N], DType::U32)?;
+    let r = warm_bench(o, "sort_by_key100M_u32_u32", || {
+        ops::sort_by_key(&k, &v).map(drop)
+    })?;
+    Ok((r, 0))
+}
+
+fn sort100m_u32(o: &BenchmarkOptions) -> R<Timed> {
+    let x = cuprum::random::randint(0, 1i64 << 32, &[EW_N], DType::U32)?;
+    let r = warm_bench(o, "sort100M_u32", || ops::sort(&x, None).map(drop))?;
+    Ok((r, 0))
+}
+
+fn sort100m_f64(o: &BenchmarkOptions) -> R<Timed> {
+    let x = cuprum::random::random(&[EW_N], DType::F64)?;
+    let r = warm_bench(o, "sort100M_f64", || ops::sort(&x, None).map(drop))?;
+    Ok((r, 0))
+}
+
+fn argsort100m(o: &BenchmarkOptions) -> R<Timed> {
+    let x = unit(EW_N)?;
+    let r = warm_bench(o, "argsort100M_f32", || ops::argsort(&x, None).map(drop))?;
+    Ok((r, 0))
+}
+
+/// `sort` along the last axis of a random float32 array of `shape`.
+fn sort_rows(o: &BenchmarkOptions, name: &str, shape: &[usize]) -> R<Timed> {
+    let x = cuprum::random::random(shape, DType::F32)?;
+    let r = warm_bench(o, name, || ops::sort(&x, Some(-1)).map(drop))?;
+    Ok((r, 0))
+}
+
+fn sort_rows10k(o: &BenchmarkOptions) -> R<Timed> {
+    sort_rows(o, "sort_rows_10000x10000_f32", &[10_000, 10_000])
+}
+
+fn sort_rows1m_x32(o: &BenchmarkOptions) -> R<Timed> {
+    sort_rows(o, "sort_rows_1Mx32_f32", &[1_000_000, 32])
+}
+
+fn unique100m(o: &BenchmarkOptions) -> R<Timed> {
+    let x = cuprum::random::randint(0, 1_000_000, &[EW_N], DType::I32)?;
+    let r = warm_bench(o, "unique100M_i32_1M_distinct", || {
+        ops::unique(&x).map(drop)
+    })?;
+    Ok((r, 0))
+}
+
+fn scan_kernel_max100m(o: &BenchmarkOptions) -> R<Timed> {
+    let k = ScanKernel::new(
+        "T x",
+        "T y",
+        "x",
+        "a > b ? a : b",
+        "-CUDART_INF_F",
+        "running_max",
+    )?;
+    let x = rand(&[EW_N], DType::F32)?;
+    let r = warm_bench(o, "scan_kernel_running_max100M_f32", || {
+        k.call((&x,)).map(drop)
+    })?;
+    // the input read once, the output written once (as cumsum100M_f32)
+    Ok((r, 8 * EW_N as u64))
 }
 
 fn median100m(o: &BenchmarkOptions) -> R<Timed> {

@@ -24,7 +24,17 @@ impl Lower {
         }
         let mut xs = Vec::new();
         for e in &t.elems {
-            xs.push(self.expr(e)?);
+            let x = self.expr(e)?;
+            if matches!(
+                self.infer.shallow(&x.ty),
+                Ty::Slice { .. } | Ty::Shared(..) | Ty::DynShared(_) | Ty::Closure(..) | Ty::UInt3
+            ) {
+                return Err(err(
+                    e,
+                    "a tuple holds values (numbers, bool, arrays, tuples), not slices, shared memory, index triples or closures",
+                ));
+            }
+            xs.push(x);
         }
         let ty = Ty::Tuple(xs.iter().map(|x| x.ty.clone()).collect());
         Ok(self.expr_of(ExprKind::Tuple(xs), ty))

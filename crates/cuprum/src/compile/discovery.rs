@@ -626,9 +626,11 @@ impl NvrtcSearch {
 /// The library's stat identity plus its builtins'. The resolved file name carries the full
 /// version (`libnvrtc.so.13 -> libnvrtc.so.13.0.88`), which names the builtins
 /// (`libnvrtc-builtins.so.13.0`); a file without a minor version in its name (the pip
-/// wheel's) needs a look at its folder.
+/// wheel's) needs a look at its folder. Only the file's own links are followed (one
+/// `readlink` for a plain file), not every folder of the path as `canonicalize` would: the
+/// identity is on every fresh process's first cache lookup.
 fn library_identity(p: &Path) -> String {
-    let real = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let real = resolve_file_links(p);
     let dir = real.parent().map(Path::to_path_buf).unwrap_or_default();
     let version = real
         .file_name()
@@ -646,6 +648,24 @@ fn library_identity(p: &Path) -> String {
         }
     };
     format!("{};{};{builtins}", stat_id(p), real.display())
+}
+
+/// `p` with its last component's symbolic links followed (a relative target is taken
+/// from the link's folder; at most 16 links), its folders left as they are.
+fn resolve_file_links(p: &Path) -> PathBuf {
+    let mut real = p.to_path_buf();
+    for _ in 0..16 {
+        match std::fs::read_link(&real) {
+            Ok(target) if target.is_absolute() => real = target,
+            Ok(target) => {
+                real = real
+                    .parent()
+                    .map_or_else(|| target.clone(), |d| d.join(&target))
+            }
+            Err(_) => break,
+        }
+    }
+    real
 }
 
 /// The `libnvrtc-builtins.so.*` files of a folder (not the `.alt.` variants).
@@ -841,6 +861,47 @@ mod tests {
             std::fs::create_dir_all(site.join(format!("{}13.0.9.dist-info", c.dist_info_prefix())))
                 .unwrap();
         }
+    }
+
+    /// The identity follows the library file's links to its versioned name (which names
+    /// the builtins) and changes when the builtins change; a pip wheel's unversioned file
+    /// takes the builtins of its folder.
+    #[test]
+    fn library_identity_follows_the_file_link_and_sees_the_builtins() {
+        let tmp = tempfile::tempdir().unwrap();
+        let lib = tmp.path().join("lib");
+        touch(&lib.join("libnvrtc.so.13.0.88"));
+        touch(&lib.join("libnvrtc-builtins.so.13.0"));
+        touch(&lib.join("libnvrtc-builtins.so.12.9"));
+        std::os::unix::fs::symlink("libnvrtc.so.13.0.88", lib.join("libnvrtc.so.13")).unwrap();
+        let link = lib.join("libnvrtc.so.13");
+        assert_eq!(resolve_file_links(&link), lib.join("libnvrtc.so.13.0.88"));
+        let a = library_identity(&link);
+        assert!(
+            a.contains("libnvrtc.so.13.0.88") && a.contains("builtins.so.13.0:1:"),
+            "{a}"
+        );
+        assert!(!a.contains("12.9"), "{a}");
+        std::fs::write(lib.join("libnvrtc-builtins.so.13.0"), b"longer").unwrap();
+        let b = library_identity(&link);
+        assert_ne!(a, b);
+        assert!(b.contains("builtins.so.13.0:6:"), "{b}");
+        // a plain file is itself; without a version in its name, the folder's builtins
+        let wheel = tmp.path().join("wheel");
+        touch(&wheel.join("libnvrtc.so.13"));
+        touch(&wheel.join("libnvrtc-builtins.so.13.0"));
+        assert_eq!(
+            resolve_file_links(&wheel.join("libnvrtc.so.13")),
+            wheel.join("libnvrtc.so.13")
+        );
+        let w = library_identity(&wheel.join("libnvrtc.so.13"));
+        assert!(w.contains("libnvrtc-builtins.so.13.0:1:"), "{w}");
+        // a dangling link stays as given (its stat says missing)
+        std::os::unix::fs::symlink(lib.join("gone"), tmp.path().join("dangling")).unwrap();
+        assert_eq!(
+            resolve_file_links(&tmp.path().join("dangling")),
+            lib.join("gone")
+        );
     }
 
     fn toolkit(root: &Path) {

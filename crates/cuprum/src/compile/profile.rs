@@ -37,6 +37,58 @@
 //!   key costs ~1 µs; reading and checking the entry 20–35 µs. The next cut would be a
 //!   cheaper NVRTC identity (one `stat` of the library) in `discovery.rs`.
 //!
+//! ## The issue-27 rows that miss, piece by piece (2026-11-27)
+//!
+//! Thread CPU time of one uncached compile (median of 9, `sm_90`, `--minimal`, NVRTC
+//! loaded) on the 2-core build machine, which ran about 3.4× slower than the H100 machine's
+//! CPU that day (the bench's elementwise source: 24.5 ms here, 7.1 ms there); "H100" is
+//! the measured row, "≈" scales this machine's number by that factor.
+//!
+//! | source                                             | here | ≈ H100 | H100 row |
+//! |----------------------------------------------------|------|--------|----------|
+//! | trivial kernel, no include (NVRTC's floor)         | 21.5 | 6.2    |          |
+//! | the same + `all.cuh` + `math_constants.cuh`        | 26.4 | 7.6    |          |
+//! | the same + `jit.cuh` instead                       | 28.4 | 8.2    |          |
+//! | bench elementwise (`indexer.cuh`, one loop)        | 24.5 | 7.1    | 7.1      |
+//! | sum-of-squares ReductionKernel (generated)         | 52.5 | 15.2   | 14.4     |
+//! | … with only `indexer.cuh` + `reduce.cuh` (test)    | 50.9 | 14.7   |          |
+//! | `apply_activation` (Rust kernel, its program)      | 51.0 | 14.8   | 23.3     |
+//! | … without its 3 bounds checks (test)               | 41.3 | 12.0   |          |
+//! | … without `expf` (test)                            | 43.4 | 12.6   |          |
+//! | … with `cj::fault` `__noinline__` (test)           | 50.5 | 14.6   |          |
+//! | the fused `(x * 2 + 1).maximum(0)` kernel          | 31.2 | 9.0    | 64.5 (call) |
+//!
+//! - **Reduction** (target 12): the floor is 6.2 ms, the headers 1.4 ms; the kernel body
+//!   is the rest (~7.5 ms: NVVM and ptxas over the 4×-unrolled loop, the shared-memory
+//!   tree and the grid-split tail with partials and counters, all in one kernel). Cutting
+//!   `all.cuh` to the two headers it uses saves ~0.5 ms: not enough. What would: one
+//!   specialisation per strategy (one block per output; block-split; grid-split), each a
+//!   smaller body — at the cost of a second compile for a program whose calls need two.
+//! - **Rust kernel** (target 12): floor 6.2 + `jit.cuh` 2.0 + body ~6.5 ms, of which the
+//!   three bounds checks (each inlining the fault record's write) ~2.8 ms and `expf`
+//!   (libdevice) ~2.2 ms; a shared out-of-line fault path saves ~0.6 ms. NVRTC accounts for
+//!   ~15 ms of the 23.3 ms row; the other ~8 ms are outside the compile (module load and
+//!   the first launch's work on the GPU) and need the GPU to split.
+//! - **Fused** (target 20): trace, plan, lowering and the source take 0.2 ms on a
+//!   process's first fused function (0.04 ms after); its one kernel compiles in ~9 ms
+//!   (1.27× the bench's elementwise: `all.cuh`); a second compile in a process is not
+//!   slower than later ones. So ~55 ms of the 64.5 ms row is on the GPU side of the first
+//!   call in a fresh process (module load, allocation, launch), which only the GPU can
+//!   split: `cuprum bench-child fuse-cold-parts` prints the pieces there.
+//! - **Disk hit in a fresh process** (target 0.12 ms; H100: 0.31 = lookup 0.20 + module
+//!   load 0.11): the driver's module load alone is about the target. The lookup here
+//!   (release build, fresh processes): the first key 100–150 µs — blake3's first use
+//!   ~24 µs (its CPU feature detection) and the NVRTC identity ~16 system calls (a `stat`,
+//!   `canonicalize`'s 9 `readlink`s, the wheel folder's listing for the builtins, their
+//!   `stat`, the library's `stat` again) plus building the search's strings — then 1.1 µs
+//!   for a later key, and 25–35 µs to open, check the owner, read and checksum the entry.
+//!   Taken: the identity follows only the library file's own links (one `readlink`, not
+//!   `canonicalize`'s nine): 16 → 6 system calls on NVRTC's paths, the first key's median
+//!   129 → 93 µs and the whole hit's 160 → 120 µs (7 and 12 fresh processes on a loaded
+//!   machine: noisy). Still open: no folder listing for a pip wheel (its builtins come in
+//!   the same wheel), one `stat` instead of two; blake3's detection and the driver's load
+//!   stay, so the target is out of reach while the load alone is ~0.1 ms.
+//!
 //! What was measured and **not** taken:
 //! - NVRTC's automatic precompiled headers (`--pch`): with `--minimal`, −2.7 ms for a
 //!   kernel including `all.cuh` but −0.6 ms for the elementwise bench source; creating the

@@ -108,6 +108,20 @@ scalar_args!(
     Complex<f32> => "Complex<f32>", Complex<f64> => "Complex<f64>",
 );
 
+/// A [`Scalar`](crate::Scalar) passes its value (its dtype's bytes) by copy.
+///
+/// ```
+/// use cuprum::{Scalar, kernel::{ArgKind, KernelArg}};
+/// let a = Scalar::F64(2.5).to_arg();
+/// assert_eq!((a.bytes.as_slice(), a.kind, a.type_name), (&2.5f64.to_le_bytes()[..], ArgKind::Value, "f64"));
+/// ```
+impl KernelArg for crate::array::Scalar {
+    fn to_arg(&self) -> ArgValue {
+        let (bytes, len) = self.to_bytes();
+        value(&bytes[..len], self.dtype().rust_name())
+    }
+}
+
 impl KernelArg for Array {
     fn to_arg(&self) -> ArgValue {
         array_arg(self, self.data_ptr())

@@ -12,6 +12,9 @@
 //!   each kind keeps only its own strings, plan and packing ([`ElementwiseCall`],
 //!   [`ReductionCall`], with [`Axes`] and [`Keepdims`] for reductions, split reductions'
 //!   scratch in `scratch.rs`).
+//! - [`ScanKernel`]: a map and an associative operator as a prefix scan (inclusive or
+//!   exclusive, along an axis), built on the scan engine of `ops/scan.rs` (its programs are
+//!   that engine's with the user's definitions: `scan.rs`).
 //! - [`RawKernel`] and [`RawModule`]: the user's CUDA C++, compiled through the cache, with
 //!   arguments ([`KernelArg`], [`KernelArgs`]) checked against the driver's parameter info
 //!   and launched through `runtime`.
@@ -54,6 +57,7 @@ mod params;
 mod raw;
 mod reduction;
 mod samples;
+mod scan;
 mod scratch;
 mod spec;
 
@@ -74,3 +78,4 @@ pub use samples::reduction_sample_sources;
 pub use samples::sample_sources as elementwise_sample_sources;
 #[doc(hidden)]
 pub use samples::{elementwise_source_for_fuzzing, reduction_source_for_fuzzing};
+pub use scan::{ScanBuilder, ScanCall, ScanKernel};

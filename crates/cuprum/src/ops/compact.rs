@@ -22,6 +22,12 @@ use std::sync::Arc;
 /// Most dimensions whose coordinates one compaction pass writes.
 pub(crate) const MAX_ND: usize = 8;
 
+/// Blocks per SM a value compaction's registers are held to (`__launch_bounds__`): `ncu` on
+/// an H100 showed 61 registers, 4 blocks per SM and half the cycles stalled at the barrier
+/// behind the look-back. Measured in one run (H200, `compress100M_f32_half`): unbounded
+/// 482 µs, held to 2 / 3 / 4 / 5 blocks 481 / 471 / 404 / 402 µs.
+const COMPACT_MIN_BLOCKS: usize = 4;
+
 /// Items per thread: a tile stages 16 KiB.
 fn items_per_thread(stage_item: usize) -> usize {
     match stage_item {
@@ -62,15 +68,16 @@ pub(crate) fn values_source(item: usize, wide: bool) -> String {
     let _ = write!(
         s,
         "typedef unsigned char Tm;\ntypedef {t} T;\ntypedef {t} S;\ntypedef {i} I;\n\
-         #define CUPRUM_VALUES 1\nconstexpr int VECN = {v};\nconstexpr int IPT = {ipt};\n",
+         #define CUPRUM_VALUES 1\nconstexpr int VECN = {v};\nconstexpr int IPT = {ipt};\nconstexpr int CMINB = {minb};\n",
         t = bits_type(item),
+        minb = COMPACT_MIN_BLOCKS,
         i = idx_type(wide),
         v = vec_width(item),
         ipt = items_per_thread(item),
     );
     s.push_str(COMPACT_BODY);
     s.push_str(
-        "extern \"C\" __global__ void __launch_bounds__(256) cuprum_compact_v(const Tm* __restrict__ m, const T* __restrict__ x, T* __restrict__ y, I n,\n\
+        "extern \"C\" __global__ void __launch_bounds__(256, CMINB) cuprum_compact_v(const Tm* __restrict__ m, const T* __restrict__ x, T* __restrict__ y, I n,\n\
          \x20   unsigned long long* __restrict__ status, unsigned* __restrict__ counter, unsigned long long* __restrict__ total) {\n\
          \x20 compact_tile<VECN, 0, S>(m, x, y, n, status, counter, total, Meta()); }\n\
          extern \"C\" __global__ void __launch_bounds__(256) cuprum_compact_1(const Tm* __restrict__ m, const T* __restrict__ x, T* __restrict__ y, I n,\n\

@@ -56,11 +56,12 @@ mod mask;
 mod masked;
 mod masked_update;
 pub(crate) mod permutation;
-mod programs;
+pub(crate) mod programs;
 mod quantile;
 mod samples;
-mod scan;
+pub(crate) mod scan;
 mod sort;
+mod sort_by_key;
 mod unique;
 // Searches and counts: searchsorted, isin, bincount, histogram, argwhere.
 mod argwhere;
@@ -98,6 +99,7 @@ pub use samples::{elementwise_sample_sources, reduction_sample_sources, routine_
 pub use scan::{cumprod, cumsum};
 pub use search::{Side, isin, isin_with, searchsorted, searchsorted_with};
 pub use sort::{argsort, sort};
+pub use sort_by_key::sort_by_key;
 pub use unary::*;
 pub use unique::{unique, unique_counts, unique_inverse};
 pub use unique_all::{UniqueAll, unique_all, unique_all_axis, unique_axis, unique_index};

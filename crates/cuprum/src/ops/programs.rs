@@ -56,15 +56,21 @@ pub(crate) fn program(key: &str, source: impl FnOnce() -> String) -> Arc<Program
     }
     let opts =
         CompileOptions::new().program_name(format!("cuprum_{}.cu", key.replace(['|', ' '], "_")));
-    let p = Arc::new(Program {
-        module: RawModule::new(source()).options(opts),
-        kernels: Mutex::default(),
-    });
+    let p = Arc::new(Program::new(source(), opts));
     t.insert(key.to_owned(), p.clone());
     p
 }
 
 impl Program {
+    /// A program of `source` compiled with `options` on first use (kept by its owner, not
+    /// in the routines' table: a `ScanKernel`'s programs live with the kernel).
+    pub(crate) fn new(source: String, options: CompileOptions) -> Program {
+        Program {
+            module: RawModule::new(source).options(options),
+            kernels: Mutex::default(),
+        }
+    }
+
     /// The kernel `name` (an `extern "C"` function of the program), compiled and loaded on
     /// the current device on first use.
     pub(crate) fn kernel(&self, name: &'static str) -> Result<Arc<RawKernel>> {

@@ -27,6 +27,14 @@
 //! per column walks the axis) when there are enough columns to fill the GPU, else the axis
 //! is moved last with a copy, scanned as rows, and moved back.
 //!
+//! **The seam.** The engine (`SCAN_BODY`) reads only names its program's header defines:
+//! the element type `Tin` and how it is loaded (`CUPRUM_SCAN_IN`, `load_raw`, `load_raw1`),
+//! the accumulator `A` with `load_a`, `ident` and `CUPRUM_OP`, the result `Tout` with
+//! `out_of`, and `EXCL` (exclusive: each position gets the prefix before it). `cumsum` and
+//! `cumprod` define them for one input (`ONE_INPUT`); `ScanKernel` (`kernel/scan.rs`) for
+//! its inputs, map, operator, identity and post-map, so both run the same kernels, and
+//! [`scan_into`] / [`Engine`] launch either.
+//!
 //! Floating-point sums combine in an order that depends on which predecessors had
 //! published when a tile looked back, so the last bits of a float `cumsum` may differ
 //! between runs (as with CUB); integer scans are exact (wrapping like NumPy).
@@ -36,6 +44,7 @@ use super::programs::{
 };
 use crate::array::{Array, DType, DTypeKind};
 use crate::error::Result;
+use crate::kernel::KernelArg;
 use crate::shape::normalize_axis;
 use std::fmt::Write;
 use std::sync::Arc;
@@ -95,14 +104,38 @@ fn acc_size(d: DType) -> usize {
 /// rows of (10000, 10000): 16 → 442 / 555 µs, 32 → 394 / 452, 40 → 374 / 518, 64 → 367 /
 /// 742.
 fn items_per_thread(d: DType) -> usize {
-    if acc_size(d) <= 4 { 32 } else { 8 }
+    ipt_for(acc_size(d))
+}
+
+/// [`items_per_thread`] of an accumulator of `acc` bytes.
+pub(crate) fn ipt_for(acc: usize) -> usize {
+    if acc <= 4 { 32 } else { 8 }
+}
+
+/// Blocks per SM the tile scan's registers are held to (`__launch_bounds__`). `ncu` on an
+/// H100 (float32 `cumsum` of 1e8): 75 registers, 3 blocks per SM, warps stalled at the
+/// barrier behind the look-back 58 % of the time. Measured in one run (1e8 / rows of
+/// (10000, 10000)): unbounded 394 / 543 µs, held to 3 blocks 394 / 449, to 4 422 / 461, to
+/// 5 399 / 589.
+fn scan_min_blocks(d: DType) -> usize {
+    min_blocks_for(acc_size(d))
+}
+
+/// [`scan_min_blocks`] of an accumulator of `acc` bytes.
+pub(crate) fn min_blocks_for(acc: usize) -> usize {
+    if acc <= 4 { 3 } else { 1 }
 }
 
 /// Positions per thread of the axis kernel: 16 for 4-byte accumulators, 8 otherwise (a
 /// tile is 32 columns × 8 × that; measured on an H100 for float32 (10000, 10000) axis 0:
 /// 8 → 369 µs, 12 → 338, 16 → 324, 24 → 345, 32 → 368).
 fn axis_items_per_thread(d: DType) -> usize {
-    if acc_size(d) <= 4 { 16 } else { 8 }
+    axipt_for(acc_size(d))
+}
+
+/// [`axis_items_per_thread`] of an accumulator of `acc` bytes.
+pub(crate) fn axipt_for(acc: usize) -> usize {
+    if acc <= 4 { 16 } else { 8 }
 }
 
 /// The scan program of input dtype `d`, result dtype `out`, operator `op` and index width.
@@ -142,7 +175,8 @@ pub(crate) fn scan_source_to(d: DType, out: DType, op: ScanOp, wide: bool) -> St
          #define CUPRUM_OP(a, b) {opx}\n\
          __device__ __forceinline__ A load_a(const Tin& x) {{ return {load}; }}\n\
          __device__ __forceinline__ A ident() {{ return A({ident}); }}\n\
-         constexpr int VECN = {vec};\nconstexpr int IPT = {ipt};\nconstexpr int AXIPT = {axipt};\n",
+         constexpr int VECN = {vec};\nconstexpr int IPT = {ipt};\nconstexpr int AXIPT = {axipt};\n\
+         constexpr int SCAN_MINB = {minb};\n",
         tin = d.c_type(),
         acc = acc_type(out),
         tout = out.c_type(),
@@ -159,12 +193,35 @@ pub(crate) fn scan_source_to(d: DType, out: DType, op: ScanOp, wide: bool) -> St
         vec = vec_width(d.itemsize()),
         ipt = items_per_thread(out),
         axipt = axis_items_per_thread(out),
+        minb = scan_min_blocks(out),
     );
+    s.push_str(ONE_INPUT);
     s.push_str(SCAN_BODY);
     s
 }
 
-const SCAN_BODY: &str = r#"
+/// How the engine reads and writes elements when there is one input `x` of `Tin` and the
+/// result is `A` converted to `Tout`, inclusive (`cumsum`, `cumprod`). A `ScanKernel`
+/// defines the same names for another input list, map, result conversion and mode.
+const ONE_INPUT: &str = r#"
+#define CUPRUM_SCAN_IN const Tin* __restrict__ x
+#define CUPRUM_SCAN_ARGS x
+template <int VEC> __device__ __forceinline__ void load_raw(CUPRUM_SCAN_IN, I i0, I n, Tin* raw) {
+  if (VEC > 1 && i0 + VEC <= n) {
+    rt::load_vec<Tin, VEC>(x + i0, raw);
+  } else {
+#pragma unroll
+    for (int b = 0; b < VEC; ++b) raw[b] = (i0 + b < n) ? x[i0 + b] : Tin();
+  } }
+__device__ __forceinline__ Tin load_raw1(CUPRUM_SCAN_IN, I i) { return x[i]; }
+__device__ __forceinline__ Tout out_of(const A& a) { return cuprum::cast<Tout>(a); }
+constexpr bool EXCL = false;
+"#;
+
+/// The engine: every entry point, written against the names a program's header defines
+/// (see `scan_source_to` and [`ONE_INPUT`]; `ScanKernel` defines them for its own inputs,
+/// map, operator and result).
+pub(crate) const SCAN_BODY: &str = r#"
 // A value and whether a segment (row) starts inside the range it covers.
 struct P { A v; unsigned h; };
 __device__ __forceinline__ P pid() { P r; r.v = ident(); r.h = 0u; return r; }
@@ -277,7 +334,7 @@ __device__ P lookback(unsigned tile, P tot, unsigned* flags, A* aggs, A* incs, i
 }
 
 template <bool SEG, int VEC>
-__device__ __forceinline__ void scan_tile(const Tin* __restrict__ x, Tout* __restrict__ y, I n, I len,
+__device__ __forceinline__ void scan_tile(CUPRUM_SCAN_IN, Tout* __restrict__ y, I n, I len,
     unsigned* __restrict__ flags, A* __restrict__ aggs, A* __restrict__ incs, unsigned* __restrict__ counter) {
   constexpr int ROWS = IPT / VEC;
   constexpr int WSEG = 32 * IPT;
@@ -295,12 +352,7 @@ __device__ __forceinline__ void scan_tile(const Tin* __restrict__ x, Tout* __res
   for (int r = 0; r < ROWS; ++r) {
     const I i0 = wbase + (I)(r * 32 * VEC + lane * VEC);
     Tin raw[VEC];
-    if (VEC > 1 && i0 + VEC <= n) {
-      rt::load_vec<Tin, VEC>(x + i0, raw);
-    } else {
-#pragma unroll
-      for (int b = 0; b < VEC; ++b) raw[b] = (i0 + b < n) ? x[i0 + b] : Tin();
-    }
+    load_raw<VEC>(CUPRUM_SCAN_ARGS, i0, n, raw);
     I m = 0;
     if (SEG) m = i0 % len;
 #pragma unroll
@@ -346,8 +398,20 @@ __device__ __forceinline__ void scan_tile(const Tin* __restrict__ x, Tout* __res
     const I i0 = wbase + (I)(r * 32 * VEC + lane * VEC);
     const P pre = comb<SEG>(comb<SEG>(tex, rp[r]), lex[r]);
     Tout o[VEC];
+    if constexpr (EXCL) {
+      // exclusive: the prefix before each element (the identity where a segment starts)
+      I m = 0;
+      if (SEG) m = i0 % len;
 #pragma unroll
-    for (int b = 0; b < VEC; ++b) o[b] = cuprum::cast<Tout>(comb<SEG>(pre, s[r][b]).v);
+      for (int b = 0; b < VEC; ++b) {
+        const P e = b == 0 ? pre : comb<SEG>(pre, s[r][b - 1]);
+        o[b] = out_of((SEG && m == 0) ? ident() : e.v);
+        if (SEG) m = (m + 1 == len) ? 0 : m + 1;
+      }
+    } else {
+#pragma unroll
+      for (int b = 0; b < VEC; ++b) o[b] = out_of(comb<SEG>(pre, s[r][b]).v);
+    }
     if (VEC > 1 && i0 + VEC <= n) {
       rt::store_vec<Tout, VEC>(y + i0, o);
     } else {
@@ -358,9 +422,9 @@ __device__ __forceinline__ void scan_tile(const Tin* __restrict__ x, Tout* __res
 }
 
 #define CUPRUM_SCAN_ENTRY(NAME, SEG, VEC) \
-extern "C" __global__ void __launch_bounds__(256) NAME(const Tin* __restrict__ x, Tout* __restrict__ y, I n, I len, \
+extern "C" __global__ void __launch_bounds__(256, SCAN_MINB) NAME(CUPRUM_SCAN_IN, Tout* __restrict__ y, I n, I len, \
     unsigned* __restrict__ flags, A* __restrict__ aggs, A* __restrict__ incs, unsigned* __restrict__ counter) { \
-  scan_tile<SEG, VEC>(x, y, n, len, flags, aggs, incs, counter); }
+  scan_tile<SEG, VEC>(CUPRUM_SCAN_ARGS, y, n, len, flags, aggs, incs, counter); }
 CUPRUM_SCAN_ENTRY(cuprum_scan_v, false, VECN)
 CUPRUM_SCAN_ENTRY(cuprum_scan_1, false, 1)
 CUPRUM_SCAN_ENTRY(cuprum_scan_seg_v, true, VECN)
@@ -374,7 +438,7 @@ CUPRUM_SCAN_ENTRY(cuprum_scan_seg_1, true, 1)
 // (one lane per column) over the predecessors' aggregates / inclusive prefixes.
 constexpr int AXG = 8;
 constexpr int AXR = AXG * AXIPT;
-extern "C" __global__ void __launch_bounds__(256) cuprum_scan_axis(const Tin* __restrict__ x, Tout* __restrict__ y,
+extern "C" __global__ void __launch_bounds__(256) cuprum_scan_axis(CUPRUM_SCAN_IN, Tout* __restrict__ y,
     I outer, I len, I inner, unsigned* __restrict__ flags, A* __restrict__ aggs, A* __restrict__ incs,
     unsigned* __restrict__ counter) {
   __shared__ unsigned s_tile;
@@ -395,7 +459,7 @@ extern "C" __global__ void __launch_bounds__(256) cuprum_scan_axis(const Tin* __
 #pragma unroll
   for (int j = 0; j < AXIPT; ++j) {
     const I k = k0 + j;
-    raw[j] = (live && k < len) ? x[base + k * inner] : Tin();
+    raw[j] = (live && k < len) ? load_raw1(CUPRUM_SCAN_ARGS, base + k * inner) : Tin();
   }
   A v[AXIPT];
 #pragma unroll
@@ -437,13 +501,13 @@ extern "C" __global__ void __launch_bounds__(256) cuprum_scan_axis(const Tin* __
 #pragma unroll
   for (int j = 0; j < AXIPT; ++j) {
     const I k = k0 + j;
-    if (k < len) y[base + k * inner] = cuprum::cast<Tout>(CUPRUM_OP(pre, v[j]));
+    if (k < len) y[base + k * inner] = out_of(EXCL ? (j == 0 ? pre : CUPRUM_OP(pre, v[j - 1])) : CUPRUM_OP(pre, v[j]));
   }
 }
 
 // One thread per column (outer, inner) walks the scanned axis; adjacent threads read
 // adjacent columns.
-extern "C" __global__ void __launch_bounds__(256) cuprum_scan_cols(const Tin* __restrict__ x, Tout* __restrict__ y,
+extern "C" __global__ void __launch_bounds__(256) cuprum_scan_cols(CUPRUM_SCAN_IN, Tout* __restrict__ y,
     I outer, I len, I inner) {
   const I cols = outer * inner;
   for (I c = (I)blockIdx.x * blockDim.x + threadIdx.x; c < cols; c += (I)gridDim.x * blockDim.x) {
@@ -451,8 +515,10 @@ extern "C" __global__ void __launch_bounds__(256) cuprum_scan_cols(const Tin* __
     I p = o * len * inner + r;
     A acc = ident();
     for (I k = 0; k < len; ++k, p += inner) {
-      acc = CUPRUM_OP(acc, load_a(x[p]));
-      y[p] = cuprum::cast<Tout>(acc);
+      const A e = load_a(load_raw1(CUPRUM_SCAN_ARGS, p));
+      if (EXCL) y[p] = out_of(acc);
+      acc = CUPRUM_OP(acc, e);
+      if (!EXCL) y[p] = out_of(acc);
     }
   }
 }
@@ -545,47 +611,151 @@ pub(crate) fn scan_with(
         return r;
     }
     let out_dt = dtype.unwrap_or_else(|| scan_dtype(a.dtype()));
-    let Some(axis) = axis else {
-        let flat = a.reshape_copy(&[-1])?.to_contiguous()?;
-        let out = Array::empty(flat.shape(), out_dt)?;
-        if flat.size() > 0 {
-            tile_scan(op, &flat, &out, flat.size())?;
-        }
-        return Ok(out);
+    let d = a.dtype();
+    let engine = |wide: bool| Engine {
+        prog: scan_program(d, out_dt, op, wide),
+        acc: acc_size(out_dt),
+        ipt: items_per_thread(out_dt),
+        axipt: axis_items_per_thread(out_dt),
+        vec: vec_width(d.itemsize()),
+        values: Vec::new(),
     };
-    let ax = normalize_axis(axis, a.ndim())?;
-    let out = Array::empty(a.shape(), out_dt)?;
-    let n = a.size();
-    if n == 0 {
-        return Ok(out);
-    }
-    let len = a.shape()[ax];
-    let outer: usize = a.shape()[..ax].iter().product();
-    let inner: usize = a.shape()[ax + 1..].iter().product();
-    if inner == 1 {
-        tile_scan(op, &a.to_contiguous()?, &out, len)?;
-    } else if inner >= 32 {
-        axis_scan(op, &a.to_contiguous()?, &out, outer, len, inner)?;
-    } else if outer * inner >= MIN_COLUMNS || len <= 64 {
-        column_scan(op, &a.to_contiguous()?, &out, outer, len, inner)?;
-    } else {
-        let last = a.ndim() as isize - 1;
-        let moved = a.swapaxes(ax as isize, last)?.copy()?;
-        let scanned = Array::empty(moved.shape(), out_dt)?;
-        tile_scan(op, &moved, &scanned, len)?;
-        out.assign(&scanned.swapaxes(ax as isize, last)?)?;
-    }
-    Ok(out)
+    scan_into(std::slice::from_ref(a), out_dt, axis, None, &engine)
 }
 
-/// Scans the contiguous `x` into the contiguous `out` in segments of `len` elements.
-fn tile_scan(op: ScanOp, x: &Array, out: &Array, len: usize) -> Result<()> {
-    let n = x.size();
-    let d = x.dtype();
+/// One scan program and the sizes its launches need: the seam through which the
+/// built-in scans and `ScanKernel` share the engine. `acc` is the accumulator's size in
+/// bytes (an upper bound when the program asserts one); `ipt` and `axipt` the items per
+/// thread the program was written with (`IPT`, `AXIPT`), `vec` its `VECN`; `values` the
+/// by-value inputs the program's entries take after the arrays (`CUPRUM_SCAN_IN`).
+pub(crate) struct Engine {
+    pub prog: Arc<Program>,
+    pub acc: usize,
+    pub ipt: usize,
+    pub axipt: usize,
+    pub vec: usize,
+    pub values: Vec<crate::array::Scalar>,
+}
+
+/// Scans `inputs` (arrays of one shape, given to the program's entries in order) over
+/// `axis` (`None`: flattened) into a new array of `out_dt`, or into `out` (checked by the
+/// caller: `out_dt`, and the result's shape). `engine(wide)` gives the program of each
+/// index width. Empty inputs launch nothing.
+pub(crate) fn scan_into(
+    inputs: &[Array],
+    out_dt: DType,
+    axis: Option<isize>,
+    out: Option<&Array>,
+    engine: &dyn Fn(bool) -> Engine,
+) -> Result<Array> {
+    let Some(first) = inputs.first() else {
+        return Err(crate::error::err!(InvalidArgument, "a scan needs an input"));
+    };
+    let ax = axis.map(|a| normalize_axis(a, first.ndim())).transpose()?;
+    let shape: Vec<usize> = match ax {
+        None => vec![first.size()],
+        Some(_) => first.shape().to_vec(),
+    };
+    // Written in place when `out` is contiguous, else through a temporary.
+    let direct = out.filter(|o| o.is_c_contiguous()).cloned();
+    let res = match &direct {
+        Some(o) => o.clone(),
+        None => Array::empty(&shape, out_dt)?,
+    };
+    if first.size() > 0 {
+        run_axis(inputs, &res, ax, engine)?;
+    }
+    match out {
+        Some(o) if direct.is_none() => {
+            o.assign(&res)?;
+            Ok(o.clone())
+        }
+        _ => Ok(res),
+    }
+}
+
+/// The launches of [`scan_into`] for a non-empty scan into the contiguous `out`.
+fn run_axis(
+    inputs: &[Array],
+    out: &Array,
+    ax: Option<usize>,
+    engine: &dyn Fn(bool) -> Engine,
+) -> Result<()> {
+    let first = &inputs[0];
+    let n = first.size();
+    let e = engine(!fits_u32(n));
+    let contiguous = |f: &dyn Fn(&Array) -> Result<Array>| -> Result<Vec<Array>> {
+        inputs.iter().map(f).collect()
+    };
+    let Some(ax) = ax else {
+        let flat = contiguous(&|a| a.reshape_copy(&[-1])?.to_contiguous())?;
+        return tile_scan(&e, &flat, out, n);
+    };
+    let len = first.shape()[ax];
+    let outer: usize = first.shape()[..ax].iter().product();
+    let inner: usize = first.shape()[ax + 1..].iter().product();
+    if inner == 1 {
+        tile_scan(&e, &contiguous(&Array::to_contiguous)?, out, len)
+    } else if inner >= 32 {
+        axis_scan(
+            &e,
+            &contiguous(&Array::to_contiguous)?,
+            out,
+            outer,
+            len,
+            inner,
+        )
+    } else if outer * inner >= MIN_COLUMNS || len <= 64 {
+        column_scan(
+            &e,
+            &contiguous(&Array::to_contiguous)?,
+            out,
+            outer,
+            len,
+            inner,
+        )
+    } else {
+        let last = first.ndim() as isize - 1;
+        let moved = contiguous(&|a| a.swapaxes(ax as isize, last)?.copy())?;
+        let scanned = Array::empty(moved[0].shape(), out.dtype())?;
+        tile_scan(&e, &moved, &scanned, len)?;
+        out.assign(&scanned.swapaxes(ax as isize, last)?)
+    }
+}
+
+/// The launch arguments: the inputs (arrays, then `e`'s values), the output, then `rest`.
+fn args(
+    e: &Engine,
+    inputs: &[Array],
+    out: &Array,
+    rest: Vec<Box<dyn KernelArg>>,
+) -> Vec<Box<dyn KernelArg>> {
+    let mut v: Vec<Box<dyn KernelArg>> = inputs
+        .iter()
+        .map(|a| Box::new(a.clone()) as Box<dyn KernelArg>)
+        .collect();
+    v.extend(e.values.iter().map(|s| Box::new(*s) as Box<dyn KernelArg>));
+    v.push(Box::new(out.clone()));
+    v.extend(rest);
+    v
+}
+
+/// An index argument of the program's width (`I`).
+fn idx(wide: bool, v: usize) -> Box<dyn KernelArg> {
+    if wide {
+        Box::new(v as u64)
+    } else {
+        Box::new(v as u32)
+    }
+}
+
+/// Scans the contiguous `inputs` into the contiguous `out` in segments of `len` elements.
+fn tile_scan(e: &Engine, inputs: &[Array], out: &Array, len: usize) -> Result<()> {
+    let n = out.size();
     let wide = !fits_u32(n);
-    let prog = scan_program(d, out.dtype(), op, wide);
-    let vec = vec_width(d.itemsize());
-    let vector = vec > 1 && aligned(&[x, out], vec);
+    let mut all: Vec<&Array> = inputs.iter().collect();
+    all.push(out);
+    let vector = e.vec > 1 && aligned(&all, e.vec);
     let seg = len < n;
     let name = match (seg, vector) {
         (false, true) => "cuprum_scan_v",
@@ -593,133 +763,89 @@ fn tile_scan(op: ScanOp, x: &Array, out: &Array, len: usize) -> Result<()> {
         (true, true) => "cuprum_scan_seg_v",
         (true, false) => "cuprum_scan_seg_1",
     };
-    let acc_d = out.dtype();
-    let tile = 256 * items_per_thread(acc_d);
+    let tile = 256 * e.ipt;
     let tiles = n.div_ceil(tile);
     // A 4-byte accumulator packs each tile's status and value into one 64-bit word (8
-    // bytes a tile); the others keep a 4-byte status apart from their values.
-    let status_bytes = if acc_size(acc_d) == 4 { 8 } else { 4 } * tiles;
+    // bytes a tile); the others keep a 4-byte status apart from their values. 8 bytes a
+    // tile either way, so a program whose accumulator size only it knows (a ScanKernel's
+    // own type) is covered.
+    let status_bytes = 8 * tiles;
     let status = zeroed_scratch(status_bytes + 4)?;
-    let values = Array::empty(&[2 * tiles * acc_size(acc_d)], DType::U8)?;
+    let values = Array::empty(&[2 * tiles * e.acc], DType::U8)?;
     let (flags, counter) = (ptr_at(&status, 0), ptr_at(&status, status_bytes));
-    let (aggs, incs) = (ptr_at(&values, 0), ptr_at(&values, tiles * acc_size(acc_d)));
+    let (aggs, incs) = (ptr_at(&values, 0), ptr_at(&values, tiles * e.acc));
     let grid = u32::try_from(tiles).map_err(|_| {
         crate::error::err!(
             Unsupported,
             "cumulative scan of {n} elements: too many tiles"
         )
     })?;
-    if wide {
-        prog.launch(
-            name,
-            grid,
-            256,
-            (x, out, n as u64, len as u64, flags, aggs, incs, counter),
-        )
-    } else {
-        prog.launch(
-            name,
-            grid,
-            256,
-            (x, out, n as u32, len as u32, flags, aggs, incs, counter),
-        )
-    }
+    let rest: Vec<Box<dyn KernelArg>> = vec![
+        idx(wide, n),
+        idx(wide, len),
+        Box::new(flags),
+        Box::new(aggs),
+        Box::new(incs),
+        Box::new(counter),
+    ];
+    e.prog.launch(name, grid, 256, args(e, inputs, out, rest))
 }
 
-/// Scans the axis of extent `len` of the contiguous `(outer, len, inner)` array `x` by
-/// tiles of 32 columns × `8 · items_per_thread` positions with a look-back along the axis
+/// Scans the axis of extent `len` of the contiguous `(outer, len, inner)` `inputs` by
+/// tiles of 32 columns × `8 · axipt` positions with a look-back along the axis
 /// (`cuprum_scan_axis`): the input read once, the output written once, plus 4 bytes of
 /// status and two accumulators per column and tile.
 fn axis_scan(
-    op: ScanOp,
-    x: &Array,
+    e: &Engine,
+    inputs: &[Array],
     out: &Array,
     outer: usize,
     len: usize,
     inner: usize,
 ) -> Result<()> {
-    let n = x.size();
+    let n = out.size();
     let wide = !fits_u32(n);
-    let prog = scan_program(x.dtype(), out.dtype(), op, wide);
-    let acc = acc_size(out.dtype());
     let cols = outer * inner;
-    let tiles = cols.div_ceil(32) * len.div_ceil(8 * axis_items_per_thread(out.dtype()));
+    let tiles = cols.div_ceil(32) * len.div_ceil(8 * e.axipt);
     let cells = tiles.div_ceil(cols.div_ceil(32)) * cols;
     let status = zeroed_scratch(4 * (cells + 1))?;
-    let values = Array::empty(&[2 * cells * acc], DType::U8)?;
+    let values = Array::empty(&[2 * cells * e.acc], DType::U8)?;
     let (flags, counter) = (ptr_at(&status, 0), ptr_at(&status, 4 * cells));
-    let (aggs, incs) = (ptr_at(&values, 0), ptr_at(&values, cells * acc));
+    let (aggs, incs) = (ptr_at(&values, 0), ptr_at(&values, cells * e.acc));
     let grid = u32::try_from(tiles).map_err(|_| {
         crate::error::err!(
             Unsupported,
             "cumulative scan over an axis of {n} elements: too many tiles"
         )
     })?;
-    if wide {
-        prog.launch(
-            "cuprum_scan_axis",
-            grid,
-            256,
-            (
-                x,
-                out,
-                outer as u64,
-                len as u64,
-                inner as u64,
-                flags,
-                aggs,
-                incs,
-                counter,
-            ),
-        )
-    } else {
-        prog.launch(
-            "cuprum_scan_axis",
-            grid,
-            256,
-            (
-                x,
-                out,
-                outer as u32,
-                len as u32,
-                inner as u32,
-                flags,
-                aggs,
-                incs,
-                counter,
-            ),
-        )
-    }
+    let rest: Vec<Box<dyn KernelArg>> = vec![
+        idx(wide, outer),
+        idx(wide, len),
+        idx(wide, inner),
+        Box::new(flags),
+        Box::new(aggs),
+        Box::new(incs),
+        Box::new(counter),
+    ];
+    e.prog
+        .launch("cuprum_scan_axis", grid, 256, args(e, inputs, out, rest))
 }
 
-/// Scans the axis of extent `len` of the contiguous `(outer, len, inner)` array `x`.
+/// Scans the axis of extent `len` of the contiguous `(outer, len, inner)` `inputs`, one
+/// thread per column.
 fn column_scan(
-    op: ScanOp,
-    x: &Array,
+    e: &Engine,
+    inputs: &[Array],
     out: &Array,
     outer: usize,
     len: usize,
     inner: usize,
 ) -> Result<()> {
-    let n = x.size();
-    let wide = !fits_u32(n);
-    let prog = scan_program(x.dtype(), out.dtype(), op, wide);
+    let wide = !fits_u32(out.size());
     let grid = blocks_for(outer * inner);
-    if wide {
-        prog.launch(
-            "cuprum_scan_cols",
-            grid,
-            256,
-            (x, out, outer as u64, len as u64, inner as u64),
-        )
-    } else {
-        prog.launch(
-            "cuprum_scan_cols",
-            grid,
-            256,
-            (x, out, outer as u32, len as u32, inner as u32),
-        )
-    }
+    let rest = vec![idx(wide, outer), idx(wide, len), idx(wide, inner)];
+    e.prog
+        .launch("cuprum_scan_cols", grid, 256, args(e, inputs, out, rest))
 }
 
 /// Every scan program's source (NVRTC compile checks): each dtype and operator with

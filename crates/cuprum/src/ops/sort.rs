@@ -58,6 +58,8 @@ pub(crate) enum SortMode {
     SegSort,
     /// Stable sorting permutation of each row (int64 positions within the row).
     SegArgSort,
+    /// Sorted keys of a 1-D array and, carried with them, 4-byte values (`sort_by_key`).
+    ByKey,
 }
 
 impl SortMode {
@@ -67,6 +69,7 @@ impl SortMode {
             SortMode::ArgSort => 1,
             SortMode::SegSort => 2,
             SortMode::SegArgSort => 3,
+            SortMode::ByKey => 4,
         }
     }
     fn stable(self) -> bool {
@@ -82,12 +85,23 @@ pub(crate) const MAX_SORT: usize = (1 << 30) - 1;
 /// Row passes the histogram kernel makes room for (rows < 2^30 need at most 4).
 const MAX_ROW_PASSES: usize = 4;
 
-/// Items per thread: 16 for keys up to 4 bytes, 8 for 8-byte keys, 4 for 16-byte keys.
-fn items_per_thread(key_bytes: usize) -> usize {
-    match key_bytes {
-        16.. => 4,
-        8.. => 8,
-        _ => 16,
+/// A pass kernel's tile: items per thread and the blocks per SM its registers are held to
+/// (`__launch_bounds__`' second argument).
+///
+/// The passes are latency-bound: `ncu` on an H100 showed 4 blocks of 8 warps per SM (64
+/// registers), half the warps the SM holds, and the ALU pipe 70 % busy. Measured in one
+/// run on an H100 (`sort100M_f32`, the whole sort): 16 items at 1 block per SM's worth of
+/// registers 3927 µs, 16 items held to 5 blocks (48 registers, a few spilled) 3036 µs, 20
+/// items held to 4 blocks 3580, 20 held to 3 3956; `argsort10M_f32` (keys and positions):
+/// 688 µs unbounded, 634 held to 4 blocks, 564 held to 3. Fewer items (12) lost in every
+/// nvcc-built twin (more look-back per key). 8- and 16-byte keys keep 8 and 4 items and
+/// their registers (not measured bounded).
+fn tiling(key_bytes: usize, values: bool) -> (usize, usize) {
+    match (key_bytes, values) {
+        (16.., _) => (4, 1),
+        (8.., _) => (8, 1),
+        (_, true) => (16, 3),
+        (_, false) => (16, 5),
     }
 }
 
@@ -238,13 +252,15 @@ pub(crate) fn sort_source(d: DType, mode: SortMode) -> Result<String> {
     let mut s = String::from(PRELUDE);
     let _ = write!(
         s,
-        "struct cuprum_key128 {{ unsigned long long lo, hi; }};\ntypedef {k} K;\ntypedef unsigned int I;\nconstexpr int MODE = {mode};\nconstexpr int IT = {it};\n\
-         constexpr int KP = {kp};\nconstexpr int RPMAX = {rp};\n#define CUPRUM_SORT_SEG {seg}\n{code}",
+        "struct cuprum_key128 {{ unsigned long long lo, hi; }};\ntypedef {k} K;\ntypedef unsigned int I;\nconstexpr int MODE = {mode};\nconstexpr int IT = {it};\nconstexpr int MINB = {minb};\n\
+         constexpr int KP = {kp};\nconstexpr int RPMAX = {rp};\n#define CUPRUM_SORT_SEG {seg}\n#define CUPRUM_SORT_SMALL {small}\n{code}",
         mode = mode.code(),
-        it = items_per_thread(d.itemsize()),
+        it = tiling(d.itemsize(), mode != SortMode::Sort).0,
+        minb = tiling(d.itemsize(), mode != SortMode::Sort).1,
         kp = d.itemsize(),
         rp = if mode.segmented() { MAX_ROW_PASSES } else { 0 },
         seg = u8::from(mode.segmented()),
+        small = u8::from(mode.segmented() && d.itemsize() <= 8),
     );
     s.push_str(SORT_BODY);
     Ok(s)
@@ -272,40 +288,48 @@ __device__ __forceinline__ unsigned block_exclusive(unsigned v, unsigned* s_wsum
 }
 
 // Digit counts of every pass: KP key passes, then `rp` passes over the row number i / len.
+// Every key adds one to a shared counter per pass, spread over HC copies (warp w counts in
+// copy w % HC: four copies cut the shared atomics' collisions enough that the kernel runs
+// at the loads' speed, 370 -> 170 µs for 1e8 float32 on an H100; wide keys and row passes
+// keep fewer copies inside 32 KiB), and an aligned input is read 16 bytes at a time.
+// Per-thread run-length counting measured slower on random keys.
+constexpr int HC = KP + RPMAX <= 4 ? 4 : (KP + RPMAX <= 8 ? 2 : 1);
+__device__ __forceinline__ void hist_key(unsigned (*s_h)[256], const K kk, I i, unsigned len, int rp) {
+#pragma unroll
+  for (int p = 0; p < KP; ++p) atomicAdd(&s_h[p][kdigit(kk, 8 * p)], 1u);
+  if (RPMAX > 0) {
+    const unsigned row = i / len;
+#pragma unroll
+    for (int p = KP; p < KP + RPMAX; ++p)
+      if (p - KP < rp) atomicAdd(&s_h[p][(row >> (8 * (p - KP))) & 255u], 1u);
+  }
+}
 extern "C" __global__ void __launch_bounds__(256) cuprum_radix_hist(const K* __restrict__ keys, I n, unsigned len,
     unsigned* __restrict__ hist, int rp) {
   constexpr int P = KP + RPMAX;
-  __shared__ unsigned s_h[P][256];
-  for (int k = threadIdx.x; k < P * 256; k += BLOCK) (&s_h[0][0])[k] = 0u;
+  constexpr int VK = sizeof(K) < 16 ? 16 / sizeof(K) : 1;
+  __shared__ unsigned s_h[HC][P][256];
+  for (int k = threadIdx.x; k < HC * P * 256; k += BLOCK) (&s_h[0][0][0])[k] = 0u;
   __syncthreads();
-  unsigned last[P], cnt[P];
+  unsigned (*mine)[256] = s_h[(threadIdx.x >> 5) % HC];
+  const I stride = (I)gridDim.x * BLOCK;
+  I i0 = 0;
+  if ((reinterpret_cast<size_t>(keys) & 15) == 0) {
+    const I nv = n / VK;
+    for (I j = (I)blockIdx.x * BLOCK + threadIdx.x; j < nv; j += stride) {
+      K a[VK];
+      rt::load_vec<K, VK>(keys + (size_t)j * VK, a);
 #pragma unroll
-  for (int p = 0; p < P; ++p) { last[p] = 0u; cnt[p] = 0u; }
-  for (I i = (I)blockIdx.x * BLOCK + threadIdx.x; i < n; i += (I)gridDim.x * BLOCK) {
-    const K kk = to_key(keys[i]);
-#pragma unroll
-    for (int p = 0; p < KP; ++p) {
-      const unsigned d = kdigit(kk, 8 * p);
-      if (d != last[p]) { if (cnt[p]) atomicAdd(&s_h[p][last[p]], cnt[p]); last[p] = d; cnt[p] = 0u; }
-      ++cnt[p];
+      for (int q = 0; q < VK; ++q) hist_key(mine, to_key(a[q]), j * VK + q, len, rp);
     }
-    if (RPMAX > 0) {
-      const unsigned row = i / len;
-#pragma unroll
-      for (int p = KP; p < P; ++p) {
-        if (p - KP < rp) {
-          const unsigned d = (row >> (8 * (p - KP))) & 255u;
-          if (d != last[p]) { if (cnt[p]) atomicAdd(&s_h[p][last[p]], cnt[p]); last[p] = d; cnt[p] = 0u; }
-          ++cnt[p];
-        }
-      }
-    }
+    i0 = nv * VK;
   }
-#pragma unroll
-  for (int p = 0; p < P; ++p) if (cnt[p]) atomicAdd(&s_h[p][last[p]], cnt[p]);
+  for (I i = i0 + (I)blockIdx.x * BLOCK + threadIdx.x; i < n; i += stride) hist_key(mine, to_key(keys[i]), i, len, rp);
   __syncthreads();
   for (int k = threadIdx.x; k < P * 256; k += BLOCK) {
-    const unsigned c = (&s_h[0][0])[k];
+    unsigned c = 0u;
+#pragma unroll
+    for (int q = 0; q < HC; ++q) c += (&s_h[q][0][0])[k];
     if (c) atomicAdd(&hist[k], c);
   }
 }
@@ -355,7 +379,7 @@ __device__ __forceinline__ void radix_pass(const K* __restrict__ kin, K* __restr
     unsigned vv = 0u;
     if (ok) {
       kk = FIRST ? to_key(kin[i]) : kin[i];
-      if (VALS) vv = FIRST ? (unsigned)i : vin[i];
+      if (VALS) vv = (FIRST && MODE != 4) ? (unsigned)i : vin[i];
     }
     key[k] = kk;
     val[k] = vv;
@@ -423,6 +447,9 @@ __device__ __forceinline__ void radix_pass(const K* __restrict__ kin, K* __restr
         if (VALS) ((unsigned*)vout)[g] = vv;
       } else if (MODE == 0 || MODE == 2) {
         kout[g] = from_key(kk);
+      } else if (MODE == 4) {
+        kout[g] = from_key(kk);
+        ((unsigned*)vout)[g] = vv;
       } else if (MODE == 1) {
         ((long long*)vout)[g] = (long long)vv;
       } else {
@@ -433,7 +460,7 @@ __device__ __forceinline__ void radix_pass(const K* __restrict__ kin, K* __restr
 }
 
 #define CUPRUM_RADIX_ENTRY(NAME, FIRST, LAST, ROWDIG) \
-extern "C" __global__ void __launch_bounds__(256) NAME(const K* __restrict__ kin, K* __restrict__ kout, \
+extern "C" __global__ void __launch_bounds__(256, MINB) NAME(const K* __restrict__ kin, K* __restrict__ kout, \
     const unsigned* __restrict__ vin, void* __restrict__ vout, I n, unsigned len, const unsigned* __restrict__ bins, \
     unsigned* __restrict__ status, unsigned* __restrict__ counter, int shift) { \
   radix_pass<FIRST, LAST, ROWDIG>(kin, kout, vin, vout, n, len, bins, status, counter, shift); }
@@ -445,6 +472,59 @@ CUPRUM_RADIX_ENTRY(cuprum_radix_last, false, true, false)
 #else
 CUPRUM_RADIX_ENTRY(cuprum_radix_row_mid, false, false, true)
 CUPRUM_RADIX_ENTRY(cuprum_radix_row_last, false, true, true)
+#endif
+
+#if CUPRUM_SORT_SMALL
+// Rows of at most SROW elements: a block sorts SROW / p rows of p slots (p: the power of two
+// at or above the row length) in shared memory with a bitonic network on (key, position)
+// pairs, so equal keys keep their order; the sorted values are read back from the input by
+// position (every bit kept). Padding slots hold the largest key and positions past the row.
+constexpr int SROW = sizeof(K) <= 4 ? 4096 : 2048;
+__device__ __forceinline__ void sort_rows_small(const K* __restrict__ x, void* __restrict__ out,
+    unsigned rows, unsigned len, unsigned p) {
+  __shared__ K s_k[SROW];
+  __shared__ unsigned short s_p[SROW];
+  const unsigned lg = 31 - __clz(p);
+  const size_t row0 = (size_t)blockIdx.x * (SROW >> lg);
+  for (unsigned t = threadIdx.x; t < (unsigned)SROW; t += BLOCK) {
+    const size_t row = row0 + (t >> lg);
+    const unsigned c = t & (p - 1);
+    K kk = (K)~(K)0;
+    if (row < rows && c < len) kk = to_key(x[row * len + c]);
+    s_k[t] = kk;
+    s_p[t] = (unsigned short)c;
+  }
+  __syncthreads();
+  for (unsigned k = 2; k <= p; k <<= 1) {
+    for (unsigned j = k >> 1; j > 0; j >>= 1) {
+      for (unsigned t = threadIdx.x; t < (unsigned)SROW; t += BLOCK) {
+        const unsigned u = t ^ j;
+        if (u > t) {
+          const bool asc = k == p || (t & k) == 0;
+          const K a = s_k[t], b = s_k[u];
+          const unsigned short pa = s_p[t], pb = s_p[u];
+          if ((a > b || (a == b && pa > pb)) == asc) { s_k[t] = b; s_k[u] = a; s_p[t] = pb; s_p[u] = pa; }
+        }
+      }
+      __syncthreads();
+    }
+  }
+  for (unsigned t = threadIdx.x; t < (unsigned)SROW; t += BLOCK) {
+    const size_t row = row0 + (t >> lg);
+    const unsigned c = t & (p - 1);
+    if (row < rows && c < len) {
+      const size_t at = row * len + c;
+      if (MODE == 2) ((K*)out)[at] = x[row * len + s_p[t]];
+      else ((long long*)out)[at] = (long long)s_p[t];
+    }
+  }
+}
+// (An entry made by a macro, like the passes': the host device's rewrite lists every
+// `__global__` it reads, whatever the preprocessor keeps.)
+#define CUPRUM_SMALL_ENTRY(NAME) \
+extern "C" __global__ void __launch_bounds__(256) NAME(const K* __restrict__ x, void* __restrict__ out, \
+    unsigned rows, unsigned len, unsigned p) { sort_rows_small(x, out, rows, len, p); }
+CUPRUM_SMALL_ENTRY(cuprum_sort_rows_small)
 #endif
 "#;
 
@@ -488,6 +568,18 @@ fn pass_name(p: usize, plan: Plan) -> &'static str {
 /// Sorts the contiguous `x` (rows of `len` when the mode is segmented) into `out`: the
 /// sorted values (`x`'s dtype) or the int64 permutation.
 fn radix(x: &Array, mode: SortMode, len: usize, out: &Array) -> Result<()> {
+    radix_with(x, mode, len, out, None)
+}
+
+/// [`radix`], and for [`SortMode::ByKey`] the 4-byte values carried from `vals.0` into
+/// `vals.1` (both contiguous, `x.size()` elements).
+pub(crate) fn radix_with(
+    x: &Array,
+    mode: SortMode,
+    len: usize,
+    out: &Array,
+    by_key: Option<(&Array, &Array)>,
+) -> Result<()> {
     let n = x.size();
     if n > MAX_SORT {
         bail!(
@@ -499,7 +591,7 @@ fn radix(x: &Array, mode: SortMode, len: usize, out: &Array) -> Result<()> {
     let prog = sort_program(d, mode)?;
     let plan = plan(d, n, len, mode.segmented());
     let passes = plan.key_passes + plan.row_passes;
-    let tile = 256 * items_per_thread(d.itemsize());
+    let tile = 256 * tiling(d.itemsize(), mode != SortMode::Sort).0;
     let tiles = n.div_ceil(tile);
     let status_words = tiles * 256;
     // hist [passes][256] | counters [passes] | status [passes][tiles][256]
@@ -517,7 +609,7 @@ fn radix(x: &Array, mode: SortMode, len: usize, out: &Array) -> Result<()> {
     )?;
     prog.launch("cuprum_radix_offsets", passes as u32, 256, (hist_at(0),))?;
     let values = mode != SortMode::Sort;
-    let to_values = !matches!(mode, SortMode::Sort | SortMode::SegSort);
+    let to_values = !matches!(mode, SortMode::Sort | SortMode::SegSort | SortMode::ByKey);
     // Key buffers: sorts alternate between `out` and one temporary so that the last pass
     // lands in `out`; argsorts alternate between two temporaries.
     let tmp = Array::empty(&[n], d)?;
@@ -555,12 +647,15 @@ fn radix(x: &Array, mode: SortMode, len: usize, out: &Array) -> Result<()> {
             DevicePtr(key_buf(p - 1))
         };
         let vin = if p == 0 || !values {
-            null
+            by_key.map_or(null, |(vin, _)| DevicePtr(vin.data_ptr()))
         } else {
             DevicePtr(vals[(p - 1) % 2].data_ptr())
         };
         let (kout, vout) = match (last, to_values) {
-            (true, false) => (DevicePtr(out.data_ptr()), null),
+            (true, false) => (
+                DevicePtr(out.data_ptr()),
+                by_key.map_or(null, |(_, vout)| DevicePtr(vout.data_ptr())),
+            ),
             (true, true) => (null, DevicePtr(out.data_ptr())),
             (false, _) => (
                 DevicePtr(key_buf(p)),
@@ -639,7 +734,14 @@ fn sort_impl(a: &Array, axis: Option<isize>, arg: bool) -> Result<Array> {
             (false, false) => SortMode::SegSort,
             (false, true) => SortMode::SegArgSort,
         };
-        radix(x, mode, len, dst)
+        if mode.segmented()
+            && len <= small_rows_max(x.dtype())
+            && x.size() / len <= u32::MAX as usize
+        {
+            small_rows(x, mode, len, dst)
+        } else {
+            radix(x, mode, len, dst)
+        }
     };
     if inner == 1 {
         sort_rows(&a.to_contiguous()?, &out)?;
@@ -689,6 +791,34 @@ fn complex_sort(a: &Array, axis: Option<isize>) -> Result<Array> {
     let out = Array::empty(a.shape(), a.dtype())?;
     out.assign(&sorted.swapaxes(ax, last)?)?;
     Ok(out)
+}
+
+/// The longest rows the shared-memory row sort takes for dtype `d` (0: none, complex128).
+fn small_rows_max(d: DType) -> usize {
+    match d.itemsize() {
+        0..=4 => 4096,
+        5..=8 => 2048,
+        _ => 0,
+    }
+}
+
+/// Sorts (or argsorts) the rows of length `len` of the contiguous `x` in shared memory
+/// (`cuprum_sort_rows_small`): one read and one write of each element, where the radix
+/// sort of rows would make a pass per byte of the key and of the row number. PyTorch's
+/// (10^6, 32) float32 row sort is the measure (see the bench's `sort_rows_1Mx32_f32`).
+fn small_rows(x: &Array, mode: SortMode, len: usize, out: &Array) -> Result<()> {
+    let d = x.dtype();
+    // (`x` and `out` hold whole rows: `len` divides the size, as for the radix sort)
+    let prog = sort_program(d, mode)?;
+    let rows = x.size() / len;
+    let p = len.next_power_of_two();
+    let per_block = small_rows_max(d) / p;
+    prog.launch(
+        "cuprum_sort_rows_small",
+        rows.div_ceil(per_block) as u32,
+        256,
+        (x, out, rows as u32, len as u32, p as u32),
+    )
 }
 
 /// A sorted copy of `a` along `axis` (`None`: the flattened array; NumPy sorts the last
@@ -782,6 +912,7 @@ pub(crate) fn sample_sources() -> Vec<(String, String)> {
             SortMode::ArgSort,
             SortMode::SegSort,
             SortMode::SegArgSort,
+            SortMode::ByKey,
         ] {
             if let Ok(s) = sort_source(d, mode) {
                 v.push((format!("sort {} {mode:?}", d.name()), s));
@@ -837,6 +968,7 @@ mod tests {
             SortMode::ArgSort,
             SortMode::SegSort,
             SortMode::SegArgSort,
+            SortMode::ByKey,
         ] {
             for d in [DType::Bool, DType::I16, DType::F32, DType::U64] {
                 let src = sort_source(d, mode).unwrap();
@@ -864,7 +996,8 @@ mod tests {
         let (k, code) = key_code(DType::C128, true).unwrap();
         assert_eq!(k, "cuprum_key128");
         assert!(code.contains("kdigit"));
-        assert_eq!(items_per_thread(16), 4);
+        assert_eq!(tiling(16, true), (4, 1));
+        assert_eq!(tiling(4, false), (16, 5));
         assert_eq!(plan(DType::C128, 100, 100, false).key_passes, 16);
     }
 }

@@ -286,3 +286,42 @@ pub fn elem_loops_mut(x: &mut [i32], stop: i32) {
         *v = *v * 3 + 1;
     }
 }
+
+/// The constructs together: a block sum in shared memory read back with an element loop,
+/// a closure indexing a slice parameter and used in `match` arms, a tuple accumulator.
+#[cuprum::kernel]
+pub fn together(x: &[i32], out: &mut [i64]) {
+    let mut tile = shared_array::<i32, 64>();
+    let t = thread_idx().x as usize;
+    let at = |k: usize| -> i32 { if k < x.len() { x[k] } else { 0 } };
+    tile[t] = at(block_idx().x as usize * 64 + t);
+    sync_threads();
+    if t == 0 {
+        let mut acc = (0i64, 0i64);
+        for (k, &v) in tile.iter().enumerate() {
+            match v % 3 {
+                0 => acc.0 += v as i64,
+                r @ (1 | -1) => acc.1 += (r * at(k)) as i64,
+                _ => {
+                    let (a, b) = acc;
+                    acc = (b, a);
+                }
+            }
+        }
+        out[block_idx().x as usize] = acc.0 * 1000 + acc.1;
+    }
+}
+
+/// The host model of `together` for one block of 64 values.
+pub fn together_model(tile: &[i32; 64], x: &[i32]) -> i64 {
+    let at = |k: usize| -> i32 { x.get(k).copied().unwrap_or(0) };
+    let mut acc = (0i64, 0i64);
+    for (k, &v) in tile.iter().enumerate() {
+        match v % 3 {
+            0 => acc.0 += v as i64,
+            r @ (1 | -1) => acc.1 += (r * at(k)) as i64,
+            _ => acc = (acc.1, acc.0),
+        }
+    }
+    acc.0 * 1000 + acc.1
+}

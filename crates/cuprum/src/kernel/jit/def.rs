@@ -251,6 +251,11 @@ impl KernelDef {
         self.program.get_or_init(|| assemble(self))
     }
 
+    /// Why the program cannot be built (two different device functions of one name).
+    pub(crate) fn conflict(&self) -> Option<&str> {
+        self.assembled().conflict.as_deref()
+    }
+
     /// Everything NVRTC compiles for this kernel: the prelude include, each device function
     /// it calls (directly or not), and the kernel.
     pub fn program(&self) -> &str {

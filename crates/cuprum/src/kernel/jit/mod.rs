@@ -6,7 +6,8 @@
 //! writes a typed launcher (`k::launch(config, args…)`). Here: the definitions it leaves
 //! ([`KernelDef`], [`DeviceFnDef`]), the assembled program (`k::program()`), the instance
 //! cache (one compile per device, instantiation and check mode, through the kernel cache),
-//! the launch configuration ([`JitConfig`]) and the launch itself.
+//! the launch configuration ([`JitConfig`]) and the launch itself; `prebuilt.rs`: instances
+//! compiled by a build script into an embedded bundle ([`KernelBuild`], `cuprum::build`).
 //!
 //! **`grid_sync()`** (kernel bodies only) makes the kernel's launches cooperative (the
 //! launch check refuses a grid larger than the device runs at once) and uses the barrier
@@ -17,6 +18,10 @@
 
 mod def;
 mod launch;
+mod prebuilt;
 
 pub use def::{DeviceFnDef, KernelDef, TypeUse};
 pub use launch::{JitConfig, Launcher};
+pub use prebuilt::{
+    ARCHS_VAR, BUNDLE_FILE, BuiltBundle, DEFAULT_ARCHS, KernelBuild, KernelInstance,
+};
