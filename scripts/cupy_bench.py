@@ -228,6 +228,44 @@ def smem_reduce(b):
           lambda: red((grid,), (256,), (data, o, cp.int32(data.size)), shared_mem=1024))
 
 
+# The n-body step over 1M particle records: the raw CUDA twin (examples/kernels/nbody.cu)
+# over a structured NumPy dtype of the same layout as the Rust `Particle` / `Body`
+# (#[derive(cuprum::DeviceType)], #[repr(C)]): CuPy passes records as raw bytes.
+NBODY_DECLS = """
+struct Vec3 { float x; float y; float z; };
+struct Particle { Vec3 pos; Vec3 vel; float mass; };
+struct Body { Vec3 pos; float mass; };
+"""
+
+
+@workload("nbody_step_1M_raw")
+def nbody_raw(b):
+    import numpy
+    vec3 = numpy.dtype([("x", "f4"), ("y", "f4"), ("z", "f4")])
+    particle = numpy.dtype([("pos", vec3), ("vel", vec3), ("mass", "f4")])
+    body = numpy.dtype([("pos", vec3), ("mass", "f4")])
+    assert particle.itemsize == 28 and body.itemsize == 16
+    n, m = 1_000_000, 64
+    rng = numpy.random.default_rng(0)
+    hp = numpy.zeros(n, dtype=particle)
+    for f in ("pos", "vel"):
+        for c in "xyz":
+            hp[f][c] = rng.uniform(-10, 10, n)
+    hp["mass"] = rng.uniform(0.5, 2.0, n)
+    hb = numpy.zeros(m, dtype=body)
+    for c in "xyz":
+        hb["pos"][c] = rng.uniform(-10, 10, m)
+    hb["mass"] = rng.uniform(5.0, 20.0, m)
+    # CuPy has no structured dtypes on the device: the records travel as bytes.
+    ps = cp.asarray(hp.view(numpy.uint8))
+    bs = cp.asarray(hb.view(numpy.uint8))
+    out = cp.empty_like(ps)
+    k = cp.RawKernel(NBODY_DECLS + b.seed("nbody.cu"), "nbody_step_raw")
+    b.run("nbody_step_1M_raw",
+          k, (((n + 255) // 256,), (256,),
+              (ps, cp.uint64(n), bs, cp.uint64(m), out, cp.float32(1e-3), cp.float32(1e-2))))
+
+
 # ElementwiseKernel workloads (same operation strings as crates/cuprum-cli/src/bench/workloads.rs).
 @workload("ew_add100M_f32", "ew_add100M_f32_out", "ew_add4_f32_out_overhead", "ew_add4_f32_alloc_overhead")
 def ew_add(b):

@@ -32,10 +32,16 @@ pub mod rust_kernels;
 // The seeds' kernels, data and checks, shared with the examples (demo, bench); `seeds_jit`
 // beside `seeds`, with the kernels written in Rust as `rust_kernels`, as the examples
 // include them.
+/// The examples' kernels over device types (`#[derive(cuprum::DeviceType)]`), and their
+/// seeds (n-body step, enum activations), as the examples include them.
+#[path = "../../../examples/kernels/device_types.rs"]
+pub mod device_kernels;
 #[path = "../../../examples/seeds/mod.rs"]
 mod seeds;
 #[path = "../../../examples/seeds/jit.rs"]
 mod seeds_jit;
+#[path = "../../../examples/seeds/device_types.rs"]
+mod seeds_types;
 mod setup;
 mod stress;
 

@@ -265,6 +265,29 @@ pub enum ExprKind {
     /// `x.len()`.
     Len(usize),
     Field(Box<Expr>, char),
+    /// A device type's field: `p.mass`.
+    Member(Box<Expr>, String),
+    /// An element of a device type's fixed-array field: `p.pos[i]` (the field, the index,
+    /// its bounds-check site; the length is the C++ array's extent).
+    MemberIndex {
+        field: Box<Expr>,
+        index: Box<Expr>,
+        site: usize,
+    },
+    /// A device enum's value: `Shape::Circle { r }`, `Shape::Pair(a, b)`, `Act::Relu`
+    /// (the C++ type, the variant, its fields by C++ name).
+    VariantLit {
+        cpp: String,
+        variant: String,
+        fields: Vec<(String, Expr)>,
+    },
+    /// A struct literal `Particle { mass: m, ..base }`: the C++ type, the fields in written
+    /// order, the base.
+    StructLit {
+        cpp: String,
+        fields: Vec<(String, Expr)>,
+        base: Option<Box<Expr>>,
+    },
     Builtin(Builtin, Vec<Expr>),
     /// A `#[cuprum::device]` function call.
     Call {
@@ -349,6 +372,13 @@ pub enum Pat {
     },
     /// `a | b | c`
     Or(Vec<Pat>),
+    /// A variant of a device enum (`Shape::Circle { r }`, `Act::Relu`): its tag, then
+    /// each field's pattern against `s.Variant.field`.
+    Variant {
+        ty: String,
+        variant: String,
+        fields: Vec<(String, Pat)>,
+    },
 }
 
 impl Pat {
@@ -362,6 +392,31 @@ impl Pat {
                 }
             }
             Pat::Or(ps) => ps.iter().for_each(|p| p.bindings(out)),
+            Pat::Variant { fields, .. } => fields.iter().for_each(|(_, p)| p.bindings(out)),
+            Pat::Wild | Pat::Value(_) | Pat::Range { .. } => {}
+        }
+    }
+
+    /// Each binding with the C++ access it takes from the scrutinee `s` (`s` itself, or
+    /// `s.Variant.field` inside a variant pattern).
+    pub fn binding_sources(&self, s: &str, out: &mut Vec<(usize, String)>) {
+        match self {
+            Pat::Bind { var, sub } => {
+                if !out.iter().any(|(v, _)| v == var) {
+                    out.push((*var, s.to_string()));
+                }
+                if let Some(p) = sub {
+                    p.binding_sources(s, out);
+                }
+            }
+            Pat::Or(ps) => ps.iter().for_each(|p| p.binding_sources(s, out)),
+            Pat::Variant {
+                variant, fields, ..
+            } => {
+                for (f, p) in fields {
+                    p.binding_sources(&format!("{s}.{variant}.{f}"), out);
+                }
+            }
             Pat::Wild | Pat::Value(_) | Pat::Range { .. } => {}
         }
     }

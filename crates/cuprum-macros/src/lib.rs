@@ -28,9 +28,12 @@
 //! expansion is tested end to end in `cuprum`'s tests (`jit_snapshots.rs`, `jit_ui.rs`,
 //! `jit_nvrtc.rs`, `jit.rs`, `jit_faults.rs`).
 
+mod derive;
+mod derive_enum;
 mod emit;
 mod ir;
 mod lower;
+mod methods;
 mod rust_out;
 mod ty;
 
@@ -45,10 +48,25 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 /// Makes a Rust `fn` callable from kernels as a `__device__` function; it stays an
-/// ordinary Rust function (see `cuprum::device`).
+/// ordinary Rust function (see `cuprum::device`). On an `impl` block of a device type, its
+/// methods become callable from kernels (`p.energy()`).
 #[proc_macro_attribute]
 pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
     entry(false, attr.into(), item.into()).into()
+}
+
+/// Makes a `#[repr(C)]` struct usable in kernels and as an array element (see
+/// `cuprum::DeviceType`).
+#[proc_macro_derive(DeviceType)]
+pub fn device_type(item: TokenStream) -> TokenStream {
+    let d: syn::DeriveInput = match syn::parse2(item.into()) {
+        Ok(d) => d,
+        Err(e) => return e.to_compile_error().into(),
+    };
+    match &d.data {
+        syn::Data::Enum(e) => derive_enum::device_type(&d, e).into(),
+        _ => derive::device_type(&d).into(),
+    }
 }
 
 fn entry(kernel: bool, attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
@@ -73,6 +91,12 @@ pub(crate) fn expand(kernel: bool, attr: TokenStream2, item: TokenStream2) -> To
     }
     let f: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
+        Err(_) if !kernel && syn::parse2::<syn::ItemImpl>(item.clone()).is_ok() => {
+            return match syn::parse2::<syn::ItemImpl>(item) {
+                Ok(i) => methods::expand_impl(&i),
+                Err(e) => e.to_compile_error(),
+            };
+        }
         Err(_) => {
             let msg = if kernel {
                 "#[cuprum::kernel] applies to a `fn` item"
@@ -154,6 +178,7 @@ fn translate_item(
                 source: "",
                 sites: &[],
                 deps: &[],
+                types: &[],
                 cooperative: false,
                 witnesses: None,
             })
@@ -164,6 +189,7 @@ fn translate_item(
                 prototype: "",
                 sites: &[],
                 deps: &[],
+                types: &[],
                 cooperative: false,
                 witnesses: None,
                 host_fn,
@@ -195,6 +221,7 @@ fn translate_item(
             source: &source,
             sites: &lowered.func.sites,
             deps: &lowered.deps,
+            types: &lowered.types,
             cooperative: lowered.func.cooperative,
             witnesses: Some(&lowered.witnesses),
         })
@@ -205,6 +232,7 @@ fn translate_item(
             prototype: &prototype,
             sites: &lowered.func.sites,
             deps: &lowered.deps,
+            types: &lowered.types,
             cooperative: lowered.func.cooperative,
             witnesses: Some(&lowered.witnesses),
             host_fn,

@@ -245,7 +245,80 @@ pub fn dep_path(p: &syn::Path) -> TokenStream {
         segs.push(quote!(#id));
     }
     let lead = p.leading_colon.map(|_| quote!(::));
+    // A method's definition is an associated const of its type (`Particle::__CUPRUM_DEVICE_FN_energy`).
+    if p.segments
+        .last()
+        .is_some_and(|s| s.ident.to_string().starts_with("__CUPRUM_DEVICE_FN"))
+    {
+        return quote!(#lead #(#segs)::*);
+    }
     quote!(#lead #(#segs)::* :: __CUPRUM_DEVICE_FN)
+}
+
+/// A dependency's definition seen from the user's own scope (a method's definition const
+/// lives in an `impl` block there, not in a generated module).
+pub fn dep_path_here(p: &syn::Path) -> TokenStream {
+    let last = p
+        .segments
+        .last()
+        .is_some_and(|s| s.ident.to_string().starts_with("__CUPRUM_DEVICE_FN"));
+    if last {
+        quote!(#p)
+    } else {
+        quote!(#p :: __CUPRUM_DEVICE_FN)
+    }
+}
+
+/// `types_tokens` for code in the user's own scope.
+pub fn types_tokens_here(types: &[syn::Path]) -> TokenStream {
+    type_uses(types, |p| quote!(#p))
+}
+
+/// A device type's path seen from inside the generated module (as `dep_path`).
+fn type_path(p: &syn::Path) -> TokenStream {
+    let mut segs: Vec<TokenStream> = Vec::new();
+    let mut iter = p.segments.iter().peekable();
+    if let Some(first) = iter.peek()
+        && p.leading_colon.is_none()
+    {
+        if first.ident == "self" {
+            iter.next();
+            segs.push(quote!(super));
+        } else if first.ident == "super" {
+            segs.push(quote!(super));
+        }
+    }
+    for s in iter {
+        let id = &s.ident;
+        segs.push(quote!(#id));
+    }
+    let lead = p.leading_colon.map(|_| quote!(::));
+    quote!(#lead #(#segs)::*)
+}
+
+/// `&[TypeUse::new(…), …]`: the device types a function names, for its program.
+fn types_tokens(types: &[syn::Path]) -> TokenStream {
+    type_uses(types, type_path)
+}
+
+fn type_uses(types: &[syn::Path], at: impl Fn(&syn::Path) -> TokenStream) -> TokenStream {
+    let items = types.iter().map(|p| {
+        let written = p
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        let written = written.trim_start_matches("r#").to_string();
+        let t = at(p);
+        quote! {
+            ::cuprum::kernel::jit::TypeUse::new(
+                #written,
+                <#t as ::cuprum::DeviceType>::CPP_NAME,
+                <#t as ::cuprum::DeviceField>::declare,
+            )
+        }
+    });
+    quote!(&[#(#items),*])
 }
 
 fn sites_tokens(sites: &[(u32, u32)]) -> TokenStream {
@@ -271,6 +344,7 @@ pub struct KernelParts<'a> {
     pub source: &'a str,
     pub sites: &'a [(u32, u32)],
     pub deps: &'a [syn::Path],
+    pub types: &'a [syn::Path],
     pub cooperative: bool,
     pub witnesses: Option<&'a [Option<Ty>]>,
 }
@@ -366,13 +440,14 @@ pub fn kernel_items(k: KernelParts<'_>) -> TokenStream {
         quote!(&#p)
     });
     let sites = sites_tokens(k.sites);
+    let types = types_tokens(k.types);
     let source = k.source;
     let cooperative = k.cooperative;
     let sig_text = signature_text(f);
     let launch_doc = format!(
         "Launches the kernel `{name_str}` on the configuration's stream (the current one by default).\n\n\
-         Arguments: {sig_text}. A `&[T]` parameter takes a `&cuprum::Array` of that dtype, a \
-         `&mut [T]` parameter a `&mut cuprum::Array`; each must be C-contiguous and on the \
+         Arguments: {sig_text}. A `&[T]` parameter takes a `&cuprum::Array` of that dtype (a \
+         record dtype for a device type), a `&mut [T]` parameter a `&mut cuprum::Array`; each must be C-contiguous and on the \
          launching device, and no `&mut` argument may share memory with another argument. \
          The first launch (per device{}) compiles the program through the kernel cache.",
         if generic { " and instantiation" } else { "" }
@@ -406,6 +481,7 @@ pub fn kernel_items(k: KernelParts<'_>) -> TokenStream {
                 ::core::file!(),
                 #sites,
                 &[#(#deps),*],
+                #types,
                 #generic,
                 #cooperative,
             );
@@ -460,6 +536,7 @@ pub struct DeviceParts<'a> {
     pub prototype: &'a str,
     pub sites: &'a [(u32, u32)],
     pub deps: &'a [syn::Path],
+    pub types: &'a [syn::Path],
     pub cooperative: bool,
     pub witnesses: Option<&'a [Option<Ty>]>,
     /// Keep the host function (a device constant keeps its `const` item instead).
@@ -496,6 +573,7 @@ pub fn device_items(d: DeviceParts<'_>) -> TokenStream {
         quote!(&#p)
     });
     let sites = sites_tokens(d.sites);
+    let types = types_tokens(d.types);
     let (source, prototype, cooperative) = (d.source, d.prototype, d.cooperative);
     let doc = format!("The CUDA C++ of the `#[cuprum::device]` function `{name_str}`.");
     let cfg = cfgs(&f.attrs);
@@ -521,6 +599,7 @@ pub fn device_items(d: DeviceParts<'_>) -> TokenStream {
                 ::core::file!(),
                 #sites,
                 &[#(#deps),*],
+                #types,
                 #cooperative,
             );
         }

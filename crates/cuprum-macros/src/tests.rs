@@ -328,8 +328,8 @@ fn unsupported_constructs_are_named() {
             "`for` loops go over a range",
         ),
         (
-            "fn f(o: &mut [i32]) { if let Some(x) = None {} }",
-            "`if let` is not supported",
+            "fn f(o: &mut [i32]) { if let [a, b] = [1, 2] {} }",
+            "slice patterns are not supported",
         ),
         (
             "fn f(o: &mut [i32]) -> i32 { 0 }",

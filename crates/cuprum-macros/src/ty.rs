@@ -174,6 +174,8 @@ pub enum Ty {
     DynShared(Box<Ty>),
     /// `thread_idx()` and friends.
     UInt3,
+    /// A device type (`#[derive(cuprum::DeviceType)]`), by its written name.
+    User(String),
     /// A tuple of two to eight values (`cj::TupN<…>` in C++, fields `f0` …).
     Tuple(Vec<Ty>),
     /// A closure: its parameter types and result (a C++ lambda, declared `auto`).
@@ -214,11 +216,13 @@ enum Slot {
     Link(usize),
 }
 
-/// The C++ callee and argument types of an opaque call result.
+/// The C++ callee and argument types of an opaque call result, or (with `field`) the
+/// field of a value of type `args[0]`.
 #[derive(Clone, Debug)]
 pub struct OpaqueCall {
     pub callee: String,
     pub args: Vec<Ty>,
+    pub field: Option<String>,
 }
 
 /// The unification table.
@@ -235,7 +239,23 @@ impl Infer {
     }
 
     pub fn opaque_call(&mut self, callee: String, args: Vec<Ty>) -> Ty {
-        self.opaque.push(OpaqueCall { callee, args });
+        self.opaque.push(OpaqueCall {
+            callee,
+            args,
+            field: None,
+        });
+        let id = self.opaque.len() - 1;
+        self.fresh(VarKind::Opaque(id))
+    }
+
+    /// The type of field `field` of a value of type `base` (a device type's field: rustc
+    /// knows it, C++ names it with `decltype`).
+    pub fn opaque_field(&mut self, base: Ty, field: String) -> Ty {
+        self.opaque.push(OpaqueCall {
+            callee: String::new(),
+            args: vec![base],
+            field: Some(field),
+        });
         let id = self.opaque.len() - 1;
         self.fresh(VarKind::Opaque(id))
     }
@@ -363,6 +383,10 @@ impl Infer {
     /// `decltype(callee(cj::val<A>(), …))` for an opaque call.
     fn opaque_cpp(&self, id: usize) -> String {
         let call = &self.opaque[id];
+        if let (Some(f), Some(base)) = (&call.field, call.args.first()) {
+            let b = cpp_type(&self.resolve(base));
+            return format!("cj::plain_t<decltype(cj::val<{b}>().{f})>");
+        }
         let args: Vec<String> = call
             .args
             .iter()
@@ -402,6 +426,7 @@ pub fn cpp_type(t: &Ty) -> String {
         }
         Ty::Shared(e, _) | Ty::DynShared(e) => format!("{}*", cpp_type(e)),
         Ty::UInt3 => "uint3".to_string(),
+        Ty::User(n) => n.clone(),
         Ty::Closure(..) => "auto".to_string(),
         Ty::Tuple(ts) => {
             let parts: Vec<String> = ts.iter().map(cpp_type).collect();

@@ -72,9 +72,20 @@ pub mod python;
 pub mod random;
 pub mod runtime;
 
+#[doc(hidden)]
+pub use array::record::{c_offset as __c_offset, c_size as __c_size};
 pub use array::{
-    Array, DType, DTypeKind, Element, Endpoint, HostCopy, PinnedBuffer, Scalar, SliceArg, shape,
+    Array, DType, DTypeKind, Declarations, DeviceField, DeviceType, Element, Endpoint, HostCopy,
+    PinnedBuffer, RecordType, Scalar, SliceArg, shape,
 };
+/// `#[derive(cuprum::DeviceType)]`: a `#[repr(C)]` struct usable in kernels, as a kernel
+/// parameter, a slice element, a RawKernel argument and an array element (see the trait
+/// [`DeviceType`](trait@DeviceType)).
+pub use cuprum_macros::DeviceType;
+
+/// Generated code: a field type must be a [`DeviceField`] (the error points at the field).
+#[doc(hidden)]
+pub fn __assert_device_field<T: DeviceField>() {}
 pub use compile::bundle;
 pub use compile::{CompileOptions, clear_memo, compile_with_cache, precompile, setup};
 /// `#[cuprum::kernel]`: a Rust function translated to a CUDA kernel at compile time, with

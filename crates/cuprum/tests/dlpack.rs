@@ -97,6 +97,7 @@ fn code(d: DType) -> DLDataType {
         DType::F64 => (2, 64),
         DType::C64 => (5, 64),
         DType::C128 => (5, 128),
+        DType::Record(r) => panic!("DLPack has no record dtype ({})", r.name()),
     };
     DLDataType {
         code: DLDataTypeCode(code),

@@ -1297,6 +1297,7 @@ fn rand_val(rng: &mut Rng, d: DType) -> V {
             let v = lo + (rng.next_u64() % (hi - lo + 1) as u64) as i128;
             I(if v == 0 { 1 } else { v })
         }
+        DTypeKind::Record => unreachable!("the record dtype is not numeric"),
         DTypeKind::Float | DTypeKind::Complex => rand_signed(rng, d, 0.25, 4.0),
     }
 }

@@ -108,6 +108,7 @@ fn pow_exps(rng: &mut Rng, d: DType, bases: &[V]) -> Vec<V> {
                 DTypeKind::SignedInt | DTypeKind::UnsignedInt => I(rng.usize(0, 5) as i128),
                 DTypeKind::Float if as_f64(b) > 0.0 => F(rng.f64(-2.0, 2.0)),
                 DTypeKind::Float => F(rng.usize(0, 6) as f64 - 2.0),
+                DTypeKind::Record => unreachable!("the record dtype is not numeric"),
                 DTypeKind::Complex => C(rng.f64(-1.0, 1.0), rng.f64(-1.0, 1.0)),
             };
             cast_v(v, d)
@@ -624,6 +625,7 @@ fn scalar_value(d: DType) -> V {
             DTypeKind::Bool => B(true),
             DTypeKind::SignedInt | DTypeKind::UnsignedInt => I(3),
             DTypeKind::Float => F(2.5),
+            DTypeKind::Record => unreachable!("the record dtype is not numeric"),
             DTypeKind::Complex => C(1.5, -0.5),
         },
         d,
@@ -674,6 +676,7 @@ fn weak_result(d: DType, s: DTypeKind) -> DType {
             DTypeKind::Bool => 0,
             DTypeKind::SignedInt | DTypeKind::UnsignedInt => 1,
             DTypeKind::Float => 2,
+            DTypeKind::Record => unreachable!("the record dtype is not numeric"),
             DTypeKind::Complex => 3,
         }
     }
@@ -1375,6 +1378,7 @@ impl Math {
                 ))
             }
             DTypeKind::Float => F(rng.f64(lo, hi)),
+            DTypeKind::Record => unreachable!("the record dtype is not numeric"),
             DTypeKind::Complex => C(rng.f64(-2.0, 2.0), rng.f64(-2.0, 2.0)),
         };
         let v = cast_v(v, d);

@@ -183,6 +183,7 @@ fn rand_vals(rng: &mut Rng, d: DType, n: usize, span: u64, special: usize) -> Ve
                 I(((rng.next_u64() % span) as i128 + lo.max(-(span as i128) / 2)).clamp(lo, hi))
             }
             DTypeKind::Float => F(pick(rng)),
+            DTypeKind::Record => unreachable!("the record dtype is not numeric"),
             DTypeKind::Complex => C(pick(rng), pick(rng)),
         })
         .collect()

@@ -32,6 +32,7 @@ fn val(rng: &mut Rng, d: DType) -> V {
             I(rng.usize(1, 51) as i128 * if rng.next_u64() & 1 == 1 { 1 } else { -1 })
         }
         DTypeKind::UnsignedInt => I(rng.usize(1, 101) as i128),
+        DTypeKind::Record => unreachable!("the record dtype is not numeric"),
         DTypeKind::Float | DTypeKind::Complex => {
             common::numpy_model::rand_signed(rng, d, 0.5, 10.0)
         }

@@ -68,6 +68,7 @@ fn rand_val(rng: &mut Rng, d: DType) -> V {
             let v = lo + ((rng.next_u64() as u128) % span) as i128;
             I(if v == 0 { 1 } else { v })
         }
+        DTypeKind::Record => unreachable!("the record dtype is not numeric"),
         DTypeKind::Float | DTypeKind::Complex => rand_signed(rng, d, 0.5, 10.0),
     }
 }
@@ -110,6 +111,7 @@ fn tie_val(rng: &mut Rng, d: DType) -> V {
             ];
             F(c[rng.usize(0, c.len())])
         }
+        DTypeKind::Record => unreachable!("the record dtype is not numeric"),
         DTypeKind::Complex => panic!("no ties for complex {d}"),
     }
 }
@@ -782,6 +784,7 @@ fn prod_val(rng: &mut Rng, d: DType) -> V {
         }
         DTypeKind::UnsignedInt => I(rng.usize(1, 3) as i128),
         DTypeKind::Float => rand_signed(rng, d, 0.5, 1.5),
+        DTypeKind::Record => unreachable!("the record dtype is not numeric"),
         DTypeKind::Complex => rand_signed(rng, d, 0.3, 0.8),
     }
 }
@@ -1085,6 +1088,7 @@ fn zero_of(rng: &mut Rng, d: DType) -> V {
         DTypeKind::Bool => B(false),
         DTypeKind::SignedInt | DTypeKind::UnsignedInt => I(0),
         DTypeKind::Float => F(if coin(rng) { 0.0 } else { -0.0 }),
+        DTypeKind::Record => unreachable!("the record dtype is not numeric"),
         DTypeKind::Complex => C(if coin(rng) { 0.0 } else { -0.0 }, 0.0),
     }
 }

@@ -164,6 +164,7 @@ fn rand_vals(rng: &mut Rng, d: DType, n: usize, span: u64, special: bool) -> Vec
                     F(round_float(rng.f64(-100.0, 100.0), d))
                 }
             }
+            DTypeKind::Record => unreachable!("the record dtype is not numeric"),
             DTypeKind::Complex => C(
                 round_float(rng.f64(-10.0, 10.0), d),
                 round_float(rng.f64(-10.0, 10.0), d),
@@ -274,6 +275,7 @@ fn prod_vals(rng: &mut Rng, d: DType, n: usize) -> Vec<V> {
             DTypeKind::SignedInt => I(rng.usize(0, 5) as i128 - 2),
             DTypeKind::UnsignedInt => I(rng.usize(0, 3) as i128),
             DTypeKind::Float => F(round_float(rng.f64(0.97, 1.03), d)),
+            DTypeKind::Record => unreachable!("the record dtype is not numeric"),
             DTypeKind::Complex => {
                 let t = rng.f64(0.0, std::f64::consts::TAU);
                 let r = rng.f64(0.98, 1.02);

@@ -167,6 +167,7 @@ fn rand_vals(rng: &mut Rng, d: DType, n: usize, span: u64, special: bool) -> Vec
                         F(round_float(k / 4.0, d))
                     }
                 }
+                DTypeKind::Record => unreachable!("the record dtype is not numeric"),
                 DTypeKind::Complex => {
                     let im = if special && rng.usize(0, 8) == 0 {
                         pick(rng)

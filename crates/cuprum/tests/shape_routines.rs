@@ -111,6 +111,7 @@ fn zero_of(d: DType) -> V {
         DTypeKind::Bool => B(false),
         DTypeKind::SignedInt | DTypeKind::UnsignedInt => I(0),
         DTypeKind::Float => F(0.0),
+        DTypeKind::Record => unreachable!("the record dtype is not numeric"),
         DTypeKind::Complex => C(0.0, 0.0),
     }
 }

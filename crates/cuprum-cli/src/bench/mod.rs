@@ -29,6 +29,7 @@ mod subprocess;
 mod targets;
 mod timed;
 mod transfer_cases;
+mod type_workloads;
 mod workloads;
 
 pub use child::{ChildArgs, child};

@@ -28,6 +28,7 @@ use super::shape_workloads::{
 };
 use super::targets::Target::{self, *};
 use super::timed::{R, Timed};
+use super::type_workloads::{activation_enum, activation_int, nbody_raw, nbody_rust};
 use super::{bundle_cases, fuse_cases, graph_cases, host_cases, transfer_cases as tx};
 use crate::seeds;
 use cuprum::kernel::IntoOperand;
@@ -270,6 +271,30 @@ pub const WORKLOADS: &[Workload] = &[
         "seed shared-memory block reduction written in Rust, 1e6 float32",
         jit_smem_reduce,
         VsOurs(1.02, "smem_reduce1M_raw"),
+    ),
+    w(
+        "nbody_step_1M_particles",
+        "n-body step over 1M Particle records × 64 bodies, written in Rust (#[derive(DeviceType)] structs, field access, a #[device] method)",
+        nbody_rust,
+        VsOurs(1.03, "nbody_step_1M_raw"),
+    ),
+    w(
+        "nbody_step_1M_raw",
+        "the n-body step's raw CUDA twin over the same records (CuPy: RawKernel over a structured NumPy dtype)",
+        nbody_raw,
+        VsCupy(1.02, None),
+    ),
+    w(
+        "jit_match_activation100M_f32",
+        "the seed's activation selected by match on an enum (#[derive(DeviceType)] #[repr(u8)]), sigmoid, 1e8 float32",
+        activation_enum,
+        VsOurs(1.03, "jit_switch_activation100M_f32"),
+    ),
+    w(
+        "jit_switch_activation100M_f32",
+        "the seed's activation selected by an integer (apply_activation), sigmoid, 1e8 float32",
+        activation_int,
+        Info("the integer-selected twin of jit_match_activation100M_f32"),
     ),
     w(
         "compile_cold_jit",

@@ -197,6 +197,15 @@ pub fn all() -> Vec<Case> {
             jit_cases::prime_programs,
             || measured(jit::prime_factor_sum()),
         ),
+        case(
+            "jit_activations_enum",
+            Rust,
+            jit_cases::activations_enum_programs,
+            || measured(crate::seeds_types::activations_enum()),
+        ),
+        case("nbody_step", Rust, jit_cases::nbody_programs, || {
+            measured(crate::seeds_types::nbody())
+        }),
     ]
 }
 

@@ -41,3 +41,20 @@ pub fn prime_programs() -> R<Vec<Program>> {
         &[],
     )])
 }
+
+pub fn activations_enum_programs() -> R<Vec<Program>> {
+    Ok(vec![Program::jit(
+        &crate::device_kernels::apply_activation_enum::__CUPRUM_KERNEL,
+        &[],
+    )])
+}
+
+/// The n-body step: the Rust kernel and its raw CUDA twin (the ElementwiseKernel's
+/// specialisation is compiled at its first call).
+pub fn nbody_programs() -> R<Vec<Program>> {
+    let raw = crate::seeds_types::nbody_raw_source();
+    Ok(vec![
+        Program::jit(&crate::device_kernels::nbody_step::__CUPRUM_KERNEL, &[]),
+        Program::raw("nbody.cu", &raw),
+    ])
+}

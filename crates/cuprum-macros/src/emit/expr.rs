@@ -26,7 +26,14 @@ impl Emitter<'_> {
             ExprKind::Unary(_, a)
             | ExprKind::Cast(a, _)
             | ExprKind::Field(a, _)
+            | ExprKind::Member(a, _)
             | ExprKind::Convert(a) => self.pure(a),
+            ExprKind::MemberIndex { field, index, .. } => self.pure(field) && self.pure(index),
+            ExprKind::VariantLit { fields, .. } => fields.iter().all(|(_, x)| self.pure(x)),
+            ExprKind::StructLit { fields, base, .. } => {
+                fields.iter().all(|(_, x)| self.pure(x))
+                    && base.as_ref().is_none_or(|b| self.pure(b))
+            }
             ExprKind::Index { index, .. } => self.pure(index),
             ExprKind::Builtin(_, xs) | ExprKind::Method(_, xs) | ExprKind::ArrayLit(xs) => {
                 xs.iter().all(|x| self.pure(x))
@@ -135,6 +142,46 @@ impl Emitter<'_> {
                     format!("{v}.{c}")
                 }
             },
+            ExprKind::Member(x, m) => {
+                let v = self.sub(x, 16);
+                format!("{v}.{m}")
+            }
+            ExprKind::MemberIndex { field, index, site } => {
+                let f = self.value(field);
+                let i = self.operand_value(index);
+                format!("{f}[cj::ix({i}, cj::extent_of({f}), CJ_SITE({site}))]")
+            }
+            ExprKind::VariantLit {
+                cpp,
+                variant,
+                fields,
+            } => {
+                let mut body = format!("{cpp} cj_s{{}};");
+                if fields.is_empty() {
+                    body.push_str(&format!(" cj_s.tag = {cpp}::tag_{variant};"));
+                } else {
+                    body.push_str(&format!(" cj_s.{variant}.tag = {cpp}::tag_{variant};"));
+                }
+                for (n, x) in fields {
+                    let v = self.operand_value(x);
+                    body.push_str(&format!(" cj::set(cj_s.{variant}.{n}, {v});"));
+                }
+                format!("([&]() {{ {body} return cj_s; }}())")
+            }
+            ExprKind::StructLit { cpp, fields, base } => {
+                // A lambda keeps Rust's order of evaluation (written order) and takes
+                // fields in any order; `cj::set` copies a `cj::Arr` into an array member.
+                let init = match base {
+                    Some(b) => self.operand_value(b),
+                    None => format!("{cpp}{{}}"),
+                };
+                let mut body = format!("{cpp} cj_s = {init};");
+                for (n, x) in fields {
+                    let v = self.operand_value(x);
+                    body.push_str(&format!(" cj::set(cj_s.{n}, {v});"));
+                }
+                format!("([&]() {{ {body} return cj_s; }}())")
+            }
             ExprKind::Builtin(b, args) => {
                 let a: Vec<String> = args.iter().map(|x| self.operand_value(x)).collect();
                 builtin(*b, &a)

@@ -54,6 +54,7 @@ impl Emitter<'_> {
         for a in arms {
             a.pat.bindings(&mut binds);
         }
+        binds.dedup();
         let direct = matches!(
             scrut.kind,
             ExprKind::Var(_) | ExprKind::ConstParam(_) | ExprKind::CppConst(_)
@@ -77,10 +78,14 @@ impl Emitter<'_> {
             }
             name
         };
-        for v in binds {
+        let mut sources = Vec::new();
+        for a in arms {
+            a.pat.binding_sources(&s, &mut sources);
+        }
+        for (v, from) in sources {
             let t = self.cty(&self.f.vars[v].ty);
             let name = self.var(v).to_string();
-            self.line(&format!("{t} {name} = {s};"));
+            self.line(&format!("{t} {name} = {from};"));
         }
         for (k, a) in arms.iter().enumerate() {
             let last = k + 1 == arms.len();
@@ -140,6 +145,19 @@ impl Emitter<'_> {
                 }
                 (!parts.is_empty()).then(|| parts.join(" && "))
             }
+            Pat::Variant {
+                ty,
+                variant,
+                fields,
+            } => {
+                let mut parts = vec![format!("{s}.tag == {ty}::tag_{variant}")];
+                for (f, p) in fields {
+                    if let Some(c) = self.pat_cond(p, &format!("{s}.{variant}.{f}")) {
+                        parts.push(format!("({c})"));
+                    }
+                }
+                Some(parts.join(" && "))
+            }
             Pat::Or(alts) => {
                 let mut cs = Vec::new();
                 for a in alts {
@@ -163,6 +181,6 @@ fn matches_all(p: &Pat) -> bool {
         Pat::Bind { sub, .. } => sub.as_deref().is_none_or(matches_all),
         Pat::Or(alts) => alts.iter().any(matches_all),
         Pat::Range { lo, hi, .. } => lo.is_none() && hi.is_none(),
-        Pat::Value(_) => false,
+        Pat::Value(_) | Pat::Variant { .. } => false,
     }
 }

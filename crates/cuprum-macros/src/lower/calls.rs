@@ -42,6 +42,13 @@ impl Lower {
         {
             return self.closure_call(id, c);
         }
+        if let Some((t, v)) = self.variant_of(&fp.path) {
+            let mut fields = Vec::new();
+            for (k, a) in c.args.iter().enumerate() {
+                fields.push((format!("f{k}"), self.expr(a)?));
+            }
+            return Ok(self.variant_lit(t, v, fields));
+        }
         if let Some(name) = builtin_name(&c.func) {
             return self.builtin(&name, c);
         }

@@ -46,7 +46,7 @@ impl Lower {
             }
             E::While(w) => {
                 if let E::Let(l) = &*w.cond {
-                    return Err(err(l, "`while let` is not supported in kernels"));
+                    return self.while_let(w, l);
                 }
                 let cond = self.expr(&w.cond)?;
                 self.infer.unify(&cond.ty, &Ty::Prim(Prim::Bool));
@@ -118,6 +118,12 @@ impl Lower {
                         let c = member.chars().next().unwrap_or('x');
                         Ok(self.expr_of(ExprKind::Field(Box::new(base), c), Ty::Prim(Prim::U32)))
                     }
+                    (t @ Ty::User(_), _) => self.member(base, t, member, &f.member),
+                    (t @ Ty::Var(_), _)
+                        if matches!(self.infer.var_kind(&t), Some(VarKind::Opaque(_))) =>
+                    {
+                        self.member(base, t, member, &f.member)
+                    }
                     _ => Err(err(
                         &f.member,
                         format!(
@@ -163,7 +169,7 @@ impl Lower {
             )),
             E::RawAddr(r) => Err(err(r, "raw pointers are not supported in kernels")),
             E::Tuple(t) => self.tuple_lit(t),
-            E::Struct(s) => Err(err(s, "struct literals are not supported in kernels")),
+            E::Struct(s) => self.struct_lit(s),
             E::Range(r) => Err(err(
                 r,
                 "ranges are only supported as the iterator of a `for` loop",
@@ -181,6 +187,69 @@ impl Lower {
                 format!("`{}` is not supported in kernels", short(other)),
             )),
         }
+    }
+
+    /// `base.member` of a device type (or of a field of one): its type is the field's,
+    /// named in C++ through `decltype`.
+    fn member(&mut self, base: Expr, t: Ty, member: String, at: &syn::Member) -> Result<Expr> {
+        if crate::lower::is_reserved(&member) || member.starts_with("cj_") {
+            return Err(err(
+                at,
+                format!("the field `{member}` cannot be used in kernels (a C++ keyword)"),
+            ));
+        }
+        let ty = self.infer.opaque_field(t, member.clone());
+        Ok(self.expr_of(ExprKind::Member(Box::new(base), member), ty))
+    }
+
+    /// `Particle { pos: p, mass: 1.0, ..base }`.
+    fn struct_lit(&mut self, s: &syn::ExprStruct) -> Result<Expr> {
+        if s.qself.is_some() {
+            return Err(err(
+                s,
+                "qualified paths are not supported in struct literals",
+            ));
+        }
+        if let Some((t, v)) = self.variant_of(&s.path) {
+            if let Some(r) = &s.rest {
+                return Err(err(r, "`..base` is not supported in enum variant values"));
+            }
+            let mut fields = Vec::new();
+            for fv in &s.fields {
+                let name = match &fv.member {
+                    syn::Member::Named(n) => n.to_string(),
+                    syn::Member::Unnamed(u) => format!("f{}", u.index),
+                };
+                let name = name.strip_prefix("r#").unwrap_or(&name).to_string();
+                fields.push((name, self.expr(&fv.expr)?));
+            }
+            return Ok(self.variant_lit(t, v, fields));
+        }
+        let ty = self.user_type(&s.path)?;
+        let cpp = crate::ty::cpp_type(&ty);
+        let mut fields = Vec::new();
+        for fv in &s.fields {
+            let name = match &fv.member {
+                syn::Member::Named(n) => n.to_string(),
+                syn::Member::Unnamed(u) => {
+                    return Err(err(u, "tuple structs are not supported in kernels"));
+                }
+            };
+            let name = name.strip_prefix("r#").unwrap_or(&name).to_string();
+            let x = self.expr(&fv.expr)?;
+            let ft = self.infer.opaque_field(ty.clone(), name.clone());
+            self.infer.unify(&x.ty, &ft);
+            fields.push((name, x));
+        }
+        let base = match &s.rest {
+            Some(r) => {
+                let b = self.expr(r)?;
+                self.infer.unify(&b.ty, &ty);
+                Some(Box::new(b))
+            }
+            None => None,
+        };
+        Ok(self.expr_of(ExprKind::StructLit { cpp, fields, base }, ty))
     }
 
     pub(super) fn lit(&mut self, l: &syn::Lit) -> Result<Expr> {
@@ -280,6 +349,9 @@ impl Lower {
                 let p = *p;
                 return Ok(self.expr_of(ExprKind::ConstParam(name.clone()), Ty::Prim(p)));
             }
+        }
+        if let Some((t, v)) = self.variant_of(&p.path) {
+            return Ok(self.variant_lit(t, v, Vec::new()));
         }
         if let Some((text, ty)) = consts::constant(&segs) {
             return Ok(self.expr_of(ExprKind::CppConst(text), ty));
@@ -461,7 +533,7 @@ impl Lower {
 
     fn if_expr(&mut self, i: &syn::ExprIf) -> Result<Expr> {
         if let syn::Expr::Let(l) = &*i.cond {
-            return Err(err(l, "`if let` is not supported in kernels"));
+            return self.if_let(i, l);
         }
         let cond = self.expr(&i.cond)?;
         self.infer.unify(&cond.ty, &Ty::Prim(Prim::Bool));

@@ -63,9 +63,10 @@ impl Lower {
         let mut params = Vec::new();
         for input in &sig.inputs {
             match input {
-                syn::FnArg::Receiver(r) => {
-                    errors.push(err(r, format!("a {what} cannot take `self`")))
-                }
+                syn::FnArg::Receiver(r) => match self.receiver(r) {
+                    Ok(p) => params.push(p),
+                    Err(e) => errors.push(e),
+                },
                 syn::FnArg::Typed(pt) => match self.param(pt) {
                     Ok(p) => params.push(p),
                     Err(e) => errors.push(e),
@@ -98,6 +99,35 @@ impl Lower {
         }
     }
 
+    /// `self` / `&self` of a method of a device type: the value (C++ passes it by copy).
+    fn receiver(&mut self, r: &syn::Receiver) -> Result<Param> {
+        let Some(path) = self.self_ty.clone() else {
+            return Err(err(
+                r,
+                "a device function cannot take `self` (methods go in an `impl` block of a device type with #[cuprum::device])",
+            ));
+        };
+        match &r.kind {
+            syn::ReceiverKind::Value => {}
+            syn::ReceiverKind::Reference(_, _, None) => {}
+            syn::ReceiverKind::Reference(_, _, Some(_)) => {
+                return Err(err(
+                    r,
+                    "`&mut self` is not supported in device methods; take `self` and return the new value",
+                ));
+            }
+            _ => {
+                return Err(err(
+                    r,
+                    "this receiver is not supported in device methods; take `self` or `&self`",
+                ));
+            }
+        }
+        let ty = self.user_type(&path)?;
+        let var = self.declare("self", ty.clone());
+        Ok(Param { var, ty })
+    }
+
     fn param(&mut self, pt: &syn::PatType) -> Result<Param> {
         let ident = match &*pt.pat {
             syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => &pi.ident,
@@ -124,8 +154,11 @@ impl Lower {
                         ));
                     }
                 };
-                if !matches!(elem, Ty::Prim(_) | Ty::Generic(_)) {
-                    return Err(err(&r.elem, "slice elements must be numbers or bool"));
+                if !matches!(elem, Ty::Prim(_) | Ty::Generic(_) | Ty::User(_)) {
+                    return Err(err(
+                        &r.elem,
+                        "slice elements must be numbers, bool or device types",
+                    ));
                 }
                 Ty::Slice {
                     elem: Box::new(elem),
@@ -135,7 +168,7 @@ impl Lower {
             t => {
                 let ty = self.ty(t).map_err(|_| {
                     err(t, format!(
-                        "`{}` cannot be a parameter; use `&[T]`, `&mut [T]` or a scalar (bool, i8–i64, u8–u64, usize, f16, bf16, f32, f64, or a type parameter)",
+                        "`{}` cannot be a parameter; use `&[T]`, `&mut [T]`, a scalar (bool, i8–i64, u8–u64, usize, f16, bf16, f32, f64, or a type parameter) or a device type",
                         quote::quote!(#t)
                     ))
                 })?;
@@ -195,6 +228,7 @@ impl Lower {
             },
             infer: self.infer,
             deps: self.deps,
+            types: self.types,
             witnesses,
         }
     }

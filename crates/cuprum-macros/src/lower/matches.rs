@@ -71,6 +71,11 @@ impl Lower {
 
     /// One pattern against a value of type `scrut`.
     pub(super) fn pattern(&mut self, p: &syn::Pat, scrut: &Ty) -> Result<Pat> {
+        if let Ty::User(tn) = self.infer.shallow(scrut)
+            && let Some(pat) = self.user_pattern(p, scrut, &tn)?
+        {
+            return Ok(pat);
+        }
         match p {
             syn::Pat::Wild(_) => Ok(Pat::Wild),
             syn::Pat::Paren(p) => self.pattern(&p.pat, scrut),

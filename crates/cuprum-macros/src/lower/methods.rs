@@ -37,6 +37,9 @@ impl Lower {
             "load4" | "store4" => self.chunk4(m, &name),
             _ => {
                 let recv = self.expr(&m.receiver)?;
+                if let Ty::User(tn) = self.infer.shallow(&recv.ty) {
+                    return self.device_method(m, &name, &tn, recv);
+                }
                 if matches!(
                     self.infer.shallow(&recv.ty),
                     Ty::Slice { .. }
@@ -56,6 +59,66 @@ impl Lower {
         }
     }
 
+    /// `p.energy()` on a device type: its `#[cuprum::device]` method, the C++ function
+    /// `cj_dev::cj_m_Type_method(p, args…)`, whose result type C++ names by `decltype`.
+    fn device_method(
+        &mut self,
+        m: &syn::ExprMethodCall,
+        name: &str,
+        type_name: &str,
+        recv: Expr,
+    ) -> Result<Expr> {
+        let Some(path) = self
+            .types
+            .iter()
+            .find(|p| p.segments.last().is_some_and(|s| s.ident == type_name))
+            .cloned()
+        else {
+            return Err(err(
+                m,
+                format!("the type of this receiver (`{type_name}`) is not known here"),
+            ));
+        };
+        let mut args = vec![recv];
+        args.extend(self.args(&m.args)?);
+        for a in &args {
+            if matches!(
+                self.infer.shallow(&a.ty),
+                Ty::Shared(..) | Ty::DynShared(_) | Ty::UInt3
+            ) {
+                return Err(err(
+                    m,
+                    "shared memory and index triples cannot be passed to device functions",
+                ));
+            }
+        }
+        let mut dep = path.clone();
+        dep.segments
+            .push(syn::PathSegment::from(quote::format_ident!(
+                "__CUPRUM_DEVICE_FN_{}",
+                name
+            )));
+        let key = quote::quote!(#dep).to_string();
+        if !self
+            .deps
+            .iter()
+            .any(|d| quote::quote!(#d).to_string() == key)
+        {
+            self.deps.push(dep);
+        }
+        let callee = format!("cj_dev::{}", method_cpp_name(type_name, name));
+        let arg_tys = args.iter().map(|a| a.ty.clone()).collect();
+        let ty = self.infer.opaque_call(callee.clone(), arg_tys);
+        Ok(self.expr_of(
+            ExprKind::Call {
+                callee,
+                targs: Vec::new(),
+                args,
+            },
+            ty,
+        ))
+    }
+
     /// A number method: `cj::name(recv, args…)` with Rust's signature for the types.
     pub(super) fn number_method(
         &mut self,
@@ -66,6 +129,15 @@ impl Lower {
     ) -> Result<Expr> {
         use MethodSig::*;
         let Some((helper, sig, nargs)) = method_sig(name) else {
+            if let ExprKind::Member(_, f) = &recv.kind {
+                return Err(err(
+                    at,
+                    format!(
+                        "the method `{name}` is not a number method, and the type of the field `.{f}` is not known to the translator: \
+                         to call a device type's method, name the type first (`let v: Vec3 = p.{f}; v.{name}(…)`)"
+                    ),
+                ));
+            }
             return Err(err(
                 at,
                 format!("the method `{name}` is not supported in kernels"),

@@ -12,6 +12,7 @@ mod assert;
 mod calls;
 mod closures;
 mod consts;
+mod enums;
 mod expr;
 mod item;
 mod iters;
@@ -35,6 +36,8 @@ pub struct Lowered {
     pub infer: Infer,
     /// The device functions it calls (their Rust paths, generic arguments removed).
     pub deps: Vec<syn::Path>,
+    /// The device types it names (their Rust paths as written).
+    pub types: Vec<syn::Path>,
     /// Per `let` (pre-order), the type the translator inferred for it, when it knows the
     /// Rust spelling: the twin checks each against rustc's.
     pub witnesses: Vec<Option<Ty>>,
@@ -154,6 +157,17 @@ const RESERVED: &[&str] = &[
     "free",
 ];
 
+/// The C++ name of the method `method` of the device type `ty`.
+pub fn method_cpp_name(ty: &str, method: &str) -> String {
+    format!("cj_m_{ty}_{}", method.trim_start_matches("r#"))
+}
+
+/// Whether `name` cannot be a C++ name in generated code (a C++ keyword or a name the
+/// generated C++ uses).
+pub fn is_reserved(name: &str) -> bool {
+    RESERVED.contains(&name)
+}
+
 struct LoopCtx {
     id: usize,
     label: Option<String>,
@@ -171,6 +185,10 @@ pub struct Lower {
     loop_stack: Vec<LoopCtx>,
     sites: Vec<(u32, u32)>,
     deps: Vec<syn::Path>,
+    /// The device types it names (their Rust paths).
+    types: Vec<syn::Path>,
+    /// In an `impl` block of a device type: that type's path (`Self`, the receiver).
+    self_ty: Option<syn::Path>,
     witnesses: Vec<Option<Ty>>,
     ret: Ty,
     cooperative: bool,
@@ -199,6 +217,8 @@ impl Lower {
             loop_stack: Vec::new(),
             sites: Vec::new(),
             deps: Vec::new(),
+            types: Vec::new(),
+            self_ty: None,
             witnesses: Vec::new(),
             ret: Ty::Unit,
             cooperative: false,
@@ -206,6 +226,13 @@ impl Lower {
             closure_depth: 0,
             refs: Vec::new(),
         }
+    }
+
+    /// A translator for a method of the device type `ty` (`Self` and `self` mean it).
+    pub fn for_method(ty: syn::Path) -> Lower {
+        let mut l = Lower::new(false);
+        l.self_ty = Some(ty);
+        l
     }
 
     // ---- names and scopes -----------------------------------------------------------------

@@ -22,7 +22,9 @@ impl Lower {
                             "a slice or shared array cannot be assigned as a whole; assign its elements",
                         ))
                     }
-                    ExprKind::Var(_) | ExprKind::Index { .. } => Ok(x),
+                    ExprKind::Var(_) | ExprKind::Index { .. } | ExprKind::MemberIndex { .. } => {
+                        Ok(x)
+                    }
                     _ => Err(err(e, "this cannot be assigned to")),
                 }
             }
@@ -38,9 +40,32 @@ impl Lower {
                     _ => Err(err(e, "only fields of tuple variables can be assigned to")),
                 }
             }
+            syn::Expr::Field(f) => {
+                let x = self.expr(e)?;
+                match &x.kind {
+                    ExprKind::Member(..) => {
+                        // The base must itself be a place (`p.x = …`, `out[i].x = …`).
+                        fn is_place(e: &syn::Expr) -> bool {
+                            match strip_parens(e) {
+                                syn::Expr::Path(_) | syn::Expr::Index(_) => true,
+                                syn::Expr::Field(f) => is_place(&f.base),
+                                _ => false,
+                            }
+                        }
+                        if !is_place(&f.base) {
+                            return Err(err(
+                                &f.base,
+                                "only fields of variables and elements can be assigned to",
+                            ));
+                        }
+                        Ok(x)
+                    }
+                    _ => Err(err(e, "this field cannot be assigned to")),
+                }
+            }
             _ => Err(err(
                 e,
-                "only variables, elements (`x[i]`), tuple fields (`t.0`) and `*x.get_unchecked_mut(i)` can be assigned to in kernels",
+                "only variables, elements (`x[i]`), tuple fields (`t.0`), fields of device types (`p.x`) and `*x.get_unchecked_mut(i)` can be assigned to in kernels",
             )),
         }
     }
@@ -102,6 +127,25 @@ impl Lower {
             && let Some(e) = sub(&inner.index)
         {
             return Err(e);
+        }
+        if let syn::Expr::Field(_) = strip_parens(&i.expr) {
+            let field = self.expr(&i.expr)?;
+            if let ExprKind::Member(b, name) = &field.kind {
+                let bt = b.ty.clone();
+                let name = format!("{name}[0]");
+                let index = self.expr(&i.index)?;
+                self.infer.unify(&index.ty, &Ty::Prim(Prim::Usize));
+                let ty = self.infer.opaque_field(bt, name);
+                let site = self.site(i.span());
+                return Ok(self.expr_of(
+                    ExprKind::MemberIndex {
+                        field: Box::new(field),
+                        index: Box::new(index),
+                        site,
+                    },
+                    ty,
+                ));
+            }
         }
         let base = self.slice_var(&i.expr)?;
         let index = self.expr(&i.index)?;

@@ -233,7 +233,7 @@ impl Lower {
         if !call.args.is_empty() {
             return Err(err(&call.args, format!("`{which}` takes no arguments")));
         }
-        let elem_arg = |a: Option<&&syn::GenericArgument>| -> Result<Ty> {
+        let mut elem_arg = |a: Option<&&syn::GenericArgument>| -> Result<Ty> {
             match a {
                 Some(syn::GenericArgument::Type(t)) => {
                     let t = self.ty(t)?;

@@ -23,51 +23,28 @@ pub fn prim_of(ty: &syn::Type) -> Option<Prim> {
 
 impl Lower {
     /// A type in a `let`, a cast, a turbofish or a signature.
-    pub fn ty(&self, t: &syn::Type) -> Result<Ty> {
+    pub fn ty(&mut self, t: &syn::Type) -> Result<Ty> {
         match t {
             syn::Type::Group(g) => self.ty(&g.elem),
             syn::Type::Paren(p) => self.ty(&p.elem),
-            syn::Type::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => {
-                let seg = &p.path.segments[0];
-                let name = seg.ident.to_string();
-                if !seg.arguments.is_none() {
-                    return Err(err(
-                        t,
-                        format!(
-                            "the type `{}` is not supported in kernels",
-                            quote::quote!(#t)
-                        ),
-                    ));
+            syn::Type::Path(p) if p.qself.is_none() => {
+                if let Some(pr) = prim_of(t) {
+                    return Ok(Ty::Prim(pr));
                 }
-                if let Some(p) = Prim::from_name(&name) {
-                    return Ok(Ty::Prim(p));
+                if let Some(id) = p.path.get_ident() {
+                    let name = id.to_string();
+                    if self.type_params.contains(&name) {
+                        return Ok(Ty::Generic(name));
+                    }
                 }
-                if self.type_params.contains(&name) {
-                    return Ok(Ty::Generic(name));
-                }
-                Err(err(
-                    t,
-                    format!(
-                        "the type `{name}` is not supported in kernels (supported: bool, i8–i64, isize, u8–u64, usize, f16, bf16, f32, f64, type parameters, and [T; N] arrays of them)"
-                    ),
-                ))
+                self.user_type(&p.path)
             }
-            syn::Type::Path(_) => match prim_of(t) {
-                Some(p) => Ok(Ty::Prim(p)),
-                None => Err(err(
-                    t,
-                    format!(
-                        "the type `{}` is not supported in kernels",
-                        quote::quote!(#t)
-                    ),
-                )),
-            },
             syn::Type::Array(a) => {
                 let elem = self.ty(&a.elem)?;
-                if !matches!(elem, Ty::Prim(_) | Ty::Generic(_)) {
+                if !matches!(elem, Ty::Prim(_) | Ty::Generic(_) | Ty::User(_)) {
                     return Err(err(
                         &a.elem,
-                        "array elements must be numbers or bool (no nested arrays)",
+                        "array elements must be numbers, bool or device types (no nested arrays)",
                     ));
                 }
                 Ok(Ty::Array(Box::new(elem), self.len(&a.len)?))
@@ -92,6 +69,52 @@ impl Lower {
                 ),
             )),
         }
+    }
+
+    /// A device type named by `path` (`Particle`, `shapes::Particle`): its C++ name is the
+    /// last segment; the kernel's program gets its declaration through the path.
+    pub(super) fn user_type(&mut self, path: &syn::Path) -> Result<Ty> {
+        if path.segments.iter().any(|s| !s.arguments.is_none()) {
+            return Err(err(
+                path,
+                format!(
+                    "the type `{}` is not supported in kernels (generic types cannot be device types)",
+                    quote::quote!(#path)
+                ),
+            ));
+        }
+        let last = path
+            .segments
+            .last()
+            .ok_or_else(|| err(path, "empty type path"))?;
+        let name = last.ident.to_string();
+        let name = name.strip_prefix("r#").unwrap_or(&name).to_string();
+        if name == "Self" && path.segments.len() == 1 {
+            return match self.self_ty.clone() {
+                Some(p) => self.user_type(&p),
+                None => Err(err(
+                    path,
+                    "`Self` is only supported in `impl` blocks of device types",
+                )),
+            };
+        }
+        if is_reserved(&name) || name.starts_with("cj_") {
+            return Err(err(
+                path,
+                format!(
+                    "the type `{name}` cannot be named in kernels (a C++ keyword or a name cuprum's generated C++ uses)"
+                ),
+            ));
+        }
+        let key = quote::quote!(#path).to_string();
+        if !self
+            .types
+            .iter()
+            .any(|t| quote::quote!(#t).to_string() == key)
+        {
+            self.types.push(path.clone());
+        }
+        Ok(Ty::User(name))
     }
 
     /// An array length or a const generic argument: a literal or a const parameter.

@@ -115,6 +115,14 @@ template <class T, unsigned long long N> struct Arr {
   }
 };
 
+// The length of a device type's array field (`p.pos[i]` is bounds-checked against it).
+template <class T, unsigned long long N> __device__ __forceinline__ constexpr unsigned long long extent_of(const T (&)[N]) { return N; }
+
+// A field of a struct literal (an array member takes a `cj::Arr`).
+template <class T, class V> __device__ __forceinline__ void set(T& d, const V& v) { d = v; }
+template <class T, unsigned long long N> __device__ __forceinline__ void set(T (&d)[N], const Arr<T, N>& v) {
+  for (unsigned long long k = 0; k < N; ++k) d[k] = v.v[k];
+}
 // Tuples: one aggregate per arity (fields f0, f1, …), initialised as `cj::Tup2<A, B>{a, b}`.
 // Plain structs, not cuda::std::tuple: no library header to parse (NVRTC and the host
 // compiler both), trivially copyable, the same layout as a struct of the fields.

@@ -15,7 +15,7 @@ use super::device_array::Array;
 use super::dtype::{DType, vec_from_bytes};
 use super::scalar::Scalar;
 use super::shape::{SliceArg, format_shape};
-use crate::error::Result;
+use crate::error::{Result, bail};
 use crate::runtime::{Stream, as_uninit, copy_dtoh};
 use half::{bf16, f16};
 use std::fmt;
@@ -466,6 +466,8 @@ impl ElementFormat {
                     .collect();
                 ElementFormat::Float(FloatFormat::new(&xs, dtype, false))
             }
+            // Never reached: `host_values` refuses records.
+            super::dtype::DTypeKind::Record => ElementFormat::Bool { zero_d },
             super::dtype::DTypeKind::Complex => {
                 let (re, im): (Vec<f64>, Vec<f64>) = vals
                     .iter()
@@ -691,6 +693,11 @@ fn host_values(a: &Array) -> Result<Vec<Scalar>> {
         DType::F64 => conv!(f64),
         DType::C64 => conv!(num_complex::Complex<f32>),
         DType::C128 => conv!(num_complex::Complex<f64>),
+        DType::Record(r) => bail!(
+            DType,
+            "an array of records ({}) has no NumPy text form; read it with `to_records`",
+            r.name()
+        ),
     })
 }
 

@@ -6,6 +6,7 @@
 use crate::error::{Result, bail};
 use half::{bf16, f16};
 use num_complex::Complex;
+use std::any::TypeId;
 use std::fmt;
 use std::mem::MaybeUninit;
 
@@ -22,6 +23,8 @@ pub enum DTypeKind {
     Float,
     /// complex numbers
     Complex,
+    /// records: elements of a user's device type (`#[derive(cuprum::DeviceType)]`)
+    Record,
 }
 
 /// Calls `$m!` once with the whole table:
@@ -66,35 +69,38 @@ macro_rules! define_dtype {
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum DType {
             $(#[doc = concat!("`", $name, "` (Rust `", stringify!($rust), "`)")] $v,)*
+            /// A record: an element of a user's device type (`#[derive(cuprum::DeviceType)]`),
+            /// its C++ struct and size in the [`RecordType`]. Numeric operations refuse it.
+            Record(RecordType),
         }
 
         impl DType {
-            /// Every dtype, in NumPy's type-char order.
+            /// Every numeric dtype, in NumPy's type-char order (records are not listed).
             pub const ALL: &'static [DType] = &[$(DType::$v),*];
 
             /// NumPy's name (`"float32"`).
             pub const fn name(self) -> &'static str {
-                match self { $(DType::$v => $name,)* }
+                match self { $(DType::$v => $name,)* DType::Record(r) => r.name() }
             }
             /// Bytes per element.
             pub const fn itemsize(self) -> usize {
-                match self { $(DType::$v => $size,)* }
+                match self { $(DType::$v => $size,)* DType::Record(r) => r.itemsize() }
             }
             /// The C type generated kernels use for it.
             pub const fn c_type(self) -> &'static str {
-                match self { $(DType::$v => $c,)* }
+                match self { $(DType::$v => $c,)* DType::Record(r) => r.name() }
             }
             /// NumPy's kind of the dtype.
             pub const fn kind(self) -> DTypeKind {
-                match self { $(DType::$v => DTypeKind::$kind,)* }
+                match self { $(DType::$v => DTypeKind::$kind,)* DType::Record(_) => DTypeKind::Record }
             }
             /// NumPy's one-letter type code (`'f'` for float32; `'E'` is ours for bfloat16).
             pub const fn char(self) -> char {
-                match self { $(DType::$v => $ch,)* }
+                match self { $(DType::$v => $ch,)* DType::Record(_) => 'V' }
             }
             /// The Rust type's name (`"f32"`).
             pub const fn rust_name(self) -> &'static str {
-                match self { $(DType::$v => stringify!($rust),)* }
+                match self { $(DType::$v => stringify!($rust),)* DType::Record(r) => r.rust_name() }
             }
             /// Look a dtype up by NumPy name (also the short aliases NumPy accepts: `float`,
             /// `int`, `complex`, `half`, `double`, `single`, `f4` ...).
@@ -159,7 +165,14 @@ impl DType {
     }
     /// Alignment of the element in device memory (complex128 is 16-byte aligned).
     pub const fn align(self) -> usize {
-        self.itemsize()
+        match self {
+            DType::Record(r) => r.align(),
+            d => d.itemsize(),
+        }
+    }
+    /// True for records (arrays of a user's device type).
+    pub const fn is_record(self) -> bool {
+        matches!(self, DType::Record(_))
     }
 }
 
@@ -275,6 +288,85 @@ fn advise_huge_pages(ptr: *mut u8, bytes: usize) {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = (ptr, bytes);
+}
+
+/// What the record dtype knows of its type.
+#[derive(Debug)]
+pub struct RecordInfo {
+    pub(crate) cpp_name: &'static str,
+    pub(crate) rust_name: &'static str,
+    pub(crate) size: usize,
+    pub(crate) align: usize,
+    pub(crate) declarations: String,
+    pub(crate) type_id: TypeId,
+}
+
+/// The element type of an array of a device type: the payload of [`DType::Record`] (its
+/// registry is `array/record.rs`). One
+/// per Rust type (equal exactly when the Rust types are).
+///
+/// ```
+/// #[derive(Clone, Copy, cuprum::DeviceType)]
+/// #[repr(C)]
+/// struct P { x: f32, alive: bool }
+///
+/// use cuprum::DeviceType;
+/// let r = P::record();
+/// assert_eq!((r.name(), r.itemsize(), r.align()), ("P", 8, 4));
+/// assert!(r.declarations().contains("struct P {"));
+/// assert_eq!(cuprum::DType::Record(r).name(), "P");
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct RecordType(pub(crate) &'static RecordInfo);
+
+impl RecordType {
+    /// The C++ name (also the dtype's name).
+    pub const fn name(self) -> &'static str {
+        self.0.cpp_name
+    }
+    /// The Rust type's path.
+    pub const fn rust_name(self) -> &'static str {
+        self.0.rust_name
+    }
+    /// Bytes per element.
+    pub const fn itemsize(self) -> usize {
+        self.0.size
+    }
+    /// Alignment of an element.
+    pub const fn align(self) -> usize {
+        self.0.align
+    }
+    /// The C++ declarations of the type and those it uses, in order.
+    pub fn declarations(self) -> &'static str {
+        &self.0.declarations
+    }
+    /// Whether this is `T`'s record dtype.
+    pub fn is<T: 'static>(self) -> bool {
+        self.0.type_id == TypeId::of::<T>()
+    }
+}
+
+impl PartialEq for RecordType {
+    fn eq(&self, o: &Self) -> bool {
+        std::ptr::eq(self.0, o.0)
+    }
+}
+impl Eq for RecordType {}
+impl std::hash::Hash for RecordType {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.0.type_id.hash(h)
+    }
+}
+impl PartialOrd for RecordType {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for RecordType {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        (self.0.cpp_name, self.0 as *const RecordInfo as usize)
+            .cmp(&(o.0.cpp_name, o.0 as *const RecordInfo as usize))
+    }
 }
 
 #[cfg(test)]

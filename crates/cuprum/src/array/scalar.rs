@@ -153,6 +153,11 @@ impl Scalar {
             }};
         }
         let out = match dtype {
+            DType::Record(r) => bail!(
+                DType,
+                "cannot convert {src} value to the record dtype {} (an array of a device type)",
+                r.name()
+            ),
             DType::Bool => Scalar::Bool(match w {
                 Wide::Bool(b) => b,
                 Wide::Int(i) => i != 0,

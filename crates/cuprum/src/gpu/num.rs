@@ -31,7 +31,16 @@ mod sealed {
     note = "kernels take bool, i8–i64, isize, u8–u64, usize, f16, bf16, f32 and f64"
 )]
 pub trait Scalar:
-    Copy + Default + PartialEq + PartialOrd + std::fmt::Debug + Send + Sync + 'static + sealed::Sealed
+    Copy
+    + Default
+    + PartialEq
+    + PartialOrd
+    + std::fmt::Debug
+    + Send
+    + Sync
+    + 'static
+    + crate::array::DeviceField
+    + sealed::Sealed
 {
     /// The C++ type generated kernels use (`float`, `long long`, `float16` …).
     const CUDA_NAME: &'static str;

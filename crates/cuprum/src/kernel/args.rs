@@ -1,5 +1,6 @@
 //! Kernel arguments: arrays pass their first element's device address, scalars their exact
-//! Rust type, `#[repr(C)]` structs their bytes ([`ByValue`]). Lists of mixed arguments are
+//! Rust type, device types (`#[derive(cuprum::DeviceType)]`) their bytes written field by
+//! field ([`record_arg`]), other `#[repr(C)]` structs their bytes ([`ByValue`]). Lists of mixed arguments are
 //! tuples (`(&a, &b, n as i32)`) or slices of `&dyn KernelArg`.
 
 use crate::array::Array;
@@ -230,6 +231,32 @@ pub struct ByValue<T: bytemuck::Pod>(pub T);
 impl<T: bytemuck::Pod> KernelArg for ByValue<T> {
     fn to_arg(&self) -> ArgValue {
         value(bytemuck::bytes_of(&self.0), std::any::type_name::<T>())
+    }
+}
+
+/// A device type's value as a kernel argument (`#[derive(cuprum::DeviceType)]` implements
+/// [`KernelArg`] through it): its bytes written field by field, padding zeroed, passed by
+/// copy (RawKernel checks the size against the kernel's parameter).
+///
+/// ```
+/// #[derive(Clone, Copy, cuprum::DeviceType)]
+/// #[repr(C)]
+/// struct Params { scale: f32, on: bool }
+///
+/// use cuprum::kernel::{ArgKind, KernelArg};
+/// let a = Params { scale: 2.0, on: true }.to_arg();
+/// assert_eq!(a.bytes.as_slice(), &[0, 0, 0, 64, 1, 0, 0, 0]);
+/// assert_eq!(a.kind, ArgKind::Value);
+/// ```
+pub fn record_arg<T: crate::DeviceType>(v: &T) -> ArgValue {
+    let n = std::mem::size_of::<T>();
+    let mut bytes: SmallVec<[u8; 16]> = SmallVec::from_elem(0, n);
+    v.write_bytes(&mut bytes);
+    ArgValue {
+        bytes,
+        kind: ArgKind::Value,
+        type_name: std::any::type_name::<T>(),
+        view: None,
     }
 }
 

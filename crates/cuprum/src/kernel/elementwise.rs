@@ -444,7 +444,11 @@ impl ElementwiseKernel {
             params,
             dtypes,
             slots,
-            typedefs: &tm.typedefs(),
+            typedefs: &format!(
+                "{}{}",
+                super::params::record_declarations(dtypes),
+                tm.typedefs()
+            ),
             layout,
             operation: &self.operation,
             preamble: &self.spec.preamble,

@@ -61,8 +61,9 @@ mod scan;
 mod scratch;
 mod spec;
 
+pub use crate::array::register_record;
 pub use crate::runtime::KernelAttributes;
-pub use args::{ArgKind, ArgValue, ByValue, DevicePtr, KernelArg, KernelArgs, Strided};
+pub use args::{ArgKind, ArgValue, ByValue, DevicePtr, KernelArg, KernelArgs, Strided, record_arg};
 pub use elementwise::{ElementwiseCall, ElementwiseKernel};
 pub use jit::JitConfig;
 pub use operand::{IntoOperand, Operand, Operands};

@@ -81,6 +81,9 @@ fn param_dtype(ty: &str) -> Result<DType> {
     if let Some(&d) = DType::ALL.iter().find(|d| d.name() == ty) {
         return Ok(d);
     }
+    if let Some(d) = crate::array::registered_record(ty) {
+        return Ok(d);
+    }
     let two_ways = |c: &str, numpy: &str| {
         format!("in CUDA C '{ty}' is {c}, to NumPy it means {numpy}; write {c} or {numpy}")
     };
@@ -110,7 +113,8 @@ fn param_dtype(ty: &str) -> Result<DType> {
                 bail!(
                     DType,
                     "data type '{ty}' not understood (a kernel parameter's type is a one-letter \
-                     placeholder such as T, or one of: {})",
+                     placeholder such as T, a device type registered with \
+                     `cuprum::kernel::register_record`, or one of: {})",
                     accepted_names()
                 )
             }
@@ -118,10 +122,27 @@ fn param_dtype(ty: &str) -> Result<DType> {
     };
     bail!(
         DType,
-        "type '{ty}' is not accepted in a kernel parameter list: {hint} (accepted: {}, or a \
-         one-letter placeholder such as T)",
+        "type '{ty}' is not accepted in a kernel parameter list: {hint} (accepted: {}, a \
+         registered device type, or a one-letter placeholder such as T)",
         accepted_names()
     )
+}
+
+/// The C++ declarations of the record dtypes among `dtypes` (each once, nested types
+/// first), for the top of a generated kernel.
+pub(crate) fn record_declarations(dtypes: &[DType]) -> String {
+    let mut out = String::new();
+    for d in dtypes {
+        if let DType::Record(r) = d {
+            // Each type's declaration ends with its `#endif`; records may share nested types.
+            for block in r.declarations().split_inclusive("#endif\n") {
+                if !out.contains(block) {
+                    out.push_str(block);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Which of a kernel's two parameter lists a string is: inputs are `const` unless marked
@@ -467,8 +488,8 @@ mod tests {
             e.to_string()
         };
         let accepted = "(accepted: bool, int8, int16, int32, int64, uint8, uint16, uint32, \
-                        uint64, float16, bfloat16, float32, float64, complex64, complex128, or a \
-                        one-letter placeholder such as T)";
+                        uint64, float16, bfloat16, float32, float64, complex64, complex128, a \
+                        registered device type, or a one-letter placeholder such as T)";
         assert_eq!(
             msg("float"),
             format!(
@@ -515,7 +536,8 @@ mod tests {
         assert_eq!(
             msg("floaty"),
             "data type 'floaty' not understood (a kernel parameter's type is a one-letter \
-             placeholder such as T, or one of: bool, int8, int16, int32, int64, uint8, uint16, \
+             placeholder such as T, a device type registered with \
+             `cuprum::kernel::register_record`, or one of: bool, int8, int16, int32, int64, uint8, uint16, \
              uint32, uint64, float16, bfloat16, float32, float64, complex64, complex128)"
         );
         // modifiers do not change the rule

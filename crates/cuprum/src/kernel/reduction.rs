@@ -386,7 +386,11 @@ impl ReductionKernel {
             nin: self.spec.sig.nin,
             dtypes,
             slots,
-            typedefs: &tm.typedefs(),
+            typedefs: &format!(
+                "{}{}",
+                super::params::record_declarations(dtypes),
+                tm.typedefs()
+            ),
             preamble: &self.spec.preamble,
             map_expr: &self.map_expr,
             reduce_expr: &self.reduce_expr,

@@ -381,6 +381,7 @@ pub(crate) fn unary(op: Op, a: &Array) -> Result<Array> {
 /// `op(a)` into a new array, or into `out`.
 pub(crate) fn unary_to(op: Op, a: &Array, out: Option<&Array>) -> Result<Array> {
     let d = a.dtype();
+    super::promote::numeric(op.name(), d)?;
     let l = op.types(d)?;
     launch(
         What::Ufunc(op),
@@ -394,6 +395,8 @@ pub(crate) fn unary_to(op: Op, a: &Array, out: Option<&Array>) -> Result<Array> 
 }
 
 pub(crate) fn astype(a: &Array, dtype: DType) -> Result<Array> {
+    super::promote::numeric("astype", a.dtype())?;
+    super::promote::numeric("astype", dtype)?;
     let k = kernel(What::Cast, &[a.dtype()], dtype, || cast_expr(dtype, "a"))?;
     k.call((a,))
 }
@@ -513,6 +516,7 @@ pub(crate) fn sample_sources() -> Result<Vec<(String, String)>> {
                 DTypeKind::UnsignedInt => DType::U8,
                 DTypeKind::Float => DType::F16,
                 DTypeKind::Complex => DType::C64,
+                DTypeKind::Record => continue,
             };
             if to == l.out {
                 continue;

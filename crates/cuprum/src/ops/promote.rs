@@ -113,9 +113,24 @@ pub fn can_cast_same_kind(from: DType, to: DType) -> bool {
             DTypeKind::SignedInt => 2,
             DTypeKind::Float => 3,
             DTypeKind::Complex => 4,
+            DTypeKind::Record => 5,
         }
     }
     can_cast_safe(from, to) || rank(from.kind()) <= rank(to.kind())
+}
+
+/// Refuses a record dtype (an array of a device type) where numbers are needed.
+pub(crate) fn numeric(what: &str, d: DType) -> Result<()> {
+    if let DType::Record(r) = d {
+        crate::error::bail!(
+            DType,
+            "{what} needs numbers, given an array of records ({}, {} bytes each); numeric operations \
+             do not apply to device types: use a kernel that reads their fields",
+            r.name(),
+            r.itemsize()
+        );
+    }
+    Ok(())
 }
 
 /// NumPy's `promote_types`: the smallest dtype both cast to safely.
@@ -151,6 +166,7 @@ fn weak_rank(k: DTypeKind) -> u8 {
         DTypeKind::SignedInt | DTypeKind::UnsignedInt => 1,
         DTypeKind::Float => 2,
         DTypeKind::Complex => 3,
+        DTypeKind::Record => 4,
     }
 }
 
@@ -190,7 +206,10 @@ pub(crate) fn result_type(operands: &[Operand<'_>]) -> Result<DType> {
     let mut scalars = smallvec::SmallVec::<[DType; 4]>::new();
     for o in operands {
         match o {
-            Operand::Array(a) => arrays.push(a.dtype()),
+            Operand::Array(a) => {
+                numeric("this operation", a.dtype())?;
+                arrays.push(a.dtype())
+            }
             Operand::Scalar(s) => scalars.push(s.dtype()),
         }
     }

@@ -434,7 +434,7 @@ impl Accum {
                     format!("({ct})({max}ULL)")
                 }
             }
-            DTypeKind::Complex => return None,
+            DTypeKind::Complex | DTypeKind::Record => return None,
         })
     }
 
@@ -545,6 +545,7 @@ pub(crate) fn reduce_into(
     opts: AccOpts,
     out: Option<&Array>,
 ) -> Result<Array> {
+    super::promote::numeric("a reduction", a.dtype())?;
     if matches!(
         op,
         ROp::ArgMax | ROp::ArgMin | ROp::NanArgMax | ROp::NanArgMin

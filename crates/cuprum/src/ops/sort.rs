@@ -109,6 +109,11 @@ fn tiling(key_bytes: usize, values: bool) -> (usize, usize) {
 /// (`stable`: -0.0 sorts as +0.0).
 fn key_code(d: DType, stable: bool) -> Result<(&'static str, String)> {
     let (k, sign, nan): (&str, &str, Option<(&str, &str, &str)>) = match d {
+        DType::Record(r) => crate::error::bail!(
+            DType,
+            "sorting needs numbers, given an array of records ({})",
+            r.name()
+        ),
         DType::Bool => {
             return Ok((
                 "unsigned char",

@@ -118,6 +118,7 @@ pub fn cast_v(v: V, d: DType) -> V {
             let (re, im) = as_c(v);
             C(round_float(re, d), round_float(im, d))
         }
+        DTypeKind::Record => panic!("the NumPy model has no records"),
     }
 }
 
@@ -283,6 +284,7 @@ macro_rules! with_type {
                 type $T = Complex<f64>;
                 $body
             }
+            DType::Record(r) => panic!("the NumPy model has no records ({})", r.name()),
         }
     };
 }
@@ -350,6 +352,7 @@ pub fn small_val(rng: &mut Rng, d: DType) -> V {
         DTypeKind::SignedInt => I(rng.usize(1, 10) as i128 * if coin(rng) { 1 } else { -1 }),
         DTypeKind::UnsignedInt => I(rng.usize(1, 16) as i128),
         DTypeKind::Float | DTypeKind::Complex => rand_signed(rng, d, 0.5, 10.0),
+        DTypeKind::Record => panic!("the NumPy model has no records"),
     };
     cast_v(v, d)
 }
@@ -476,6 +479,7 @@ pub fn edge_grid(d: DType) -> Vec<V> {
             }
             out
         }
+        DTypeKind::Record => panic!("the NumPy model has no records"),
     };
     // Distinct values only (bit patterns: -0.0 and 0.0 both stay).
     let mut seen = Vec::new();
@@ -1435,6 +1439,7 @@ pub mod reduce {
                 let im = x.iter().map(|&v| as_c(v).1).sum::<f64>();
                 (d, C(re, im))
             }
+            DTypeKind::Record => return None,
         })
     }
 }

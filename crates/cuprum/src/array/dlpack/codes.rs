@@ -15,6 +15,8 @@ pub(super) fn data_type(dtype: DType) -> DLDataType {
         DTypeKind::Float if dtype == DType::BF16 => DLDataTypeCode::BFLOAT,
         DTypeKind::Float => DLDataTypeCode::FLOAT,
         DTypeKind::Complex => DLDataTypeCode::COMPLEX,
+        // Never exported (`to_dlpack` refuses records); opaque bytes otherwise.
+        DTypeKind::Record => DLDataTypeCode::OPAQUEHANDLE,
     };
     DLDataType {
         code,

@@ -6,7 +6,7 @@ use super::ffi::{DLManagedTensorVersioned, DLTensor, DlpackFlags};
 use super::stream::ConsumerStream;
 use super::stream::order_for_consumer;
 use super::tensor::{DlpackTensor, current_version};
-use crate::array::Array;
+use crate::array::{Array, DType};
 use crate::error::Result;
 use smallvec::SmallVec;
 
@@ -76,6 +76,13 @@ impl Array {
     /// # Errors
     /// What ordering the consumer's stream returns (a driver error for a bad handle).
     pub fn to_dlpack(&self, opts: &ExportOptions) -> Result<DlpackTensor> {
+        if let DType::Record(r) = self.dtype {
+            crate::error::bail!(
+                DType,
+                "DLPack exports numbers; given an array of records ({}): DLPack has no struct types",
+                r.name()
+            );
+        }
         if let Some(consumer) = opts.consumer_stream {
             order_for_consumer(self, consumer)?;
         }

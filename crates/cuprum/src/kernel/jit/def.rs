@@ -10,12 +10,17 @@
 //! functions live in the C++ namespace `cj_dev`; two different ones of one name reached by
 //! one kernel are an error at its launch.
 //!
+//! **Device types** (`#[derive(cuprum::DeviceType)]`) the kernel or its device functions
+//! name come first in the program: each declaration once, after those of its fields'
+//! types, and a `typedef` where the code names a type by another name (`use … as P`).
+//!
 //! **Instances.** One compile per (device, check mode, instantiation), through the kernel
 //! cache: a generic kernel is a C++ template compiled with its name expression
 //! (`k<float, 256>`), and the checked mode adds `-DCUPRUM_JIT_CHECKED`. The instances are a
 //! read-locked vector, so a repeat launch is a lock, a short scan, the argument checks and
 //! one launch.
 
+use crate::array::Declarations;
 use crate::compile::{CompileOptions, compile_on};
 use crate::error::{Result, bail};
 use crate::runtime::fault::record as fault;
@@ -23,6 +28,30 @@ use crate::runtime::{Device, Function};
 use smallvec::SmallVec;
 use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::{OnceLock, RwLock};
+
+/// A device type a kernel or device function names: the name written in its code, the
+/// type's C++ name, and how to declare it (generated code builds these).
+#[derive(Debug, Clone, Copy)]
+pub struct TypeUse {
+    written: &'static str,
+    name: &'static str,
+    declare: fn(&mut Declarations),
+}
+
+impl TypeUse {
+    #[doc(hidden)]
+    pub const fn new(
+        written: &'static str,
+        name: &'static str,
+        declare: fn(&mut Declarations),
+    ) -> TypeUse {
+        TypeUse {
+            written,
+            name,
+            declare,
+        }
+    }
+}
 
 /// A `#[cuprum::device]` function's C++ and what it depends on (generated code builds it,
 /// as `function_name::__CUPRUM_DEVICE_FN`).
@@ -50,6 +79,7 @@ pub struct DeviceFnDef {
     file: &'static str,
     sites: &'static [(u32, u32)],
     deps: &'static [&'static DeviceFnDef],
+    types: &'static [TypeUse],
     cooperative: bool,
 }
 
@@ -63,6 +93,7 @@ impl DeviceFnDef {
         file: &'static str,
         sites: &'static [(u32, u32)],
         deps: &'static [&'static DeviceFnDef],
+        types: &'static [TypeUse],
         cooperative: bool,
     ) -> DeviceFnDef {
         DeviceFnDef {
@@ -72,6 +103,7 @@ impl DeviceFnDef {
             file,
             sites,
             deps,
+            types,
             cooperative,
         }
     }
@@ -148,6 +180,7 @@ pub struct KernelDef {
     file: &'static str,
     sites: &'static [(u32, u32)],
     deps: &'static [&'static DeviceFnDef],
+    types: &'static [TypeUse],
     generic: bool,
     cooperative: bool,
     program: OnceLock<Program>,
@@ -164,12 +197,14 @@ impl std::fmt::Debug for KernelDef {
 
 impl KernelDef {
     #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
     pub const fn new(
         name: &'static str,
         source: &'static str,
         file: &'static str,
         sites: &'static [(u32, u32)],
         deps: &'static [&'static DeviceFnDef],
+        types: &'static [TypeUse],
         generic: bool,
         cooperative: bool,
     ) -> KernelDef {
@@ -179,6 +214,7 @@ impl KernelDef {
             file,
             sites,
             deps,
+            types,
             generic,
             cooperative,
             program: OnceLock::new(),
@@ -339,12 +375,20 @@ fn assemble(k: &KernelDef) -> Program {
     for d in k.deps {
         visit(d, &mut order);
     }
-    let (unique, conflict) = dedupe(order);
+    let (unique, mut conflict) = dedupe(order);
     // No file names or line numbers: the text (the cache key) changes only with the code.
     let mut text = format!(
         "// The Rust kernel `{}` (#[cuprum::kernel]), translated by cuprum.\n#include <cuprum/jit.cuh>\n",
         k.name
     );
+    let uses: Vec<&TypeUse> = k
+        .types
+        .iter()
+        .chain(unique.iter().flat_map(|d| d.types.iter()))
+        .collect();
+    let (decls, type_conflict) = type_declarations(&uses);
+    text.push_str(&decls);
+    conflict = conflict.or(type_conflict);
     let mut fns = vec![FnSites {
         name: k.name,
         file: k.file,
@@ -372,6 +416,44 @@ fn assemble(k: &KernelDef) -> Program {
         conflict,
         tag: OnceLock::new(),
     }
+}
+
+/// The declarations of the device types `uses` name (each once, in dependency order), a
+/// `typedef` per other name they are written by, and the error when two different types
+/// share a C++ name or one written name means two types.
+fn type_declarations(uses: &[&TypeUse]) -> (String, Option<String>) {
+    let mut d = Declarations::new();
+    for u in uses {
+        (u.declare)(&mut d);
+    }
+    let mut text = d.text().to_string();
+    let mut conflict = d.conflict().map(str::to_string);
+    let mut aliases: Vec<(&str, &str)> = Vec::new();
+    for u in uses {
+        if u.written == u.name {
+            continue;
+        }
+        match aliases.iter().find(|a| a.0 == u.written) {
+            Some(a) if a.1 != u.name => {
+                conflict = conflict.or(Some(format!(
+                    "the name `{}` means two device types (`{}` and `{}`) in one program: rename one",
+                    u.written, a.1, u.name
+                )));
+            }
+            Some(_) => {}
+            None => {
+                if d.names().contains(&u.written) {
+                    conflict = conflict.or(Some(format!(
+                        "`{}` names the device type `{}` here but is another device type's name: rename one",
+                        u.written, u.name
+                    )));
+                }
+                aliases.push((u.written, u.name));
+                text.push_str(&format!("typedef {} {};\n", u.name, u.written));
+            }
+        }
+    }
+    (text, conflict)
 }
 
 /// The device functions once each (the same function reached twice is one), and the

@@ -15,8 +15,8 @@
 
 use super::def::KernelDef;
 use crate::array::Array;
+use crate::array::DeviceField;
 use crate::error::{Result, bail};
-use crate::gpu::Scalar;
 use crate::kernel::Dim3;
 use crate::runtime::{ArgPack, Device, LaunchConfig, Stream, launch};
 use smallvec::SmallVec;
@@ -142,13 +142,19 @@ impl<'s> Launcher<'s> {
         })
     }
 
-    fn array<T: Scalar>(&mut self, name: &'static str, a: &Array, mutable: bool) -> Result<()> {
+    fn array<T: DeviceField>(
+        &mut self,
+        name: &'static str,
+        a: &Array,
+        mutable: bool,
+    ) -> Result<()> {
         let k = self.def.name();
         if mutable {
             a.check_writeable(&format!("kernel `{k}` (its `&mut` argument `{name}`)"))?;
         }
-        let want = T::DTYPE;
-        if a.dtype() != want {
+        let want = T::element_dtype();
+        if want != Some(a.dtype()) {
+            let want = want.map_or_else(|| "no array".to_string(), |d| d.to_string());
             bail!(
                 DType,
                 "kernel `{k}`: argument `{name}` is a {} array, the parameter `{name}: &{}[{}]` needs {want}",
@@ -203,23 +209,26 @@ impl<'s> Launcher<'s> {
     }
 
     /// A `&[T]` argument.
-    pub fn slice<T: Scalar>(&mut self, name: &'static str, a: &Array) -> Result<()> {
+    pub fn slice<T: DeviceField>(&mut self, name: &'static str, a: &Array) -> Result<()> {
         self.array::<T>(name, a, false)
     }
 
     /// A `&mut [T]` argument.
-    pub fn slice_mut<T: Scalar>(&mut self, name: &'static str, a: &mut Array) -> Result<()> {
+    pub fn slice_mut<T: DeviceField>(&mut self, name: &'static str, a: &mut Array) -> Result<()> {
         self.array::<T>(name, a, true)
     }
 
-    /// A scalar argument.
-    pub fn scalar<T: Scalar>(&mut self, v: T) {
-        // SAFETY: every Scalar type (sealed: bool, integers, f16, bf16, f32, f64) is a
-        // plain value without padding, so its bytes are initialised.
-        let bytes = unsafe {
-            std::slice::from_raw_parts((&v as *const T).cast::<u8>(), std::mem::size_of::<T>())
-        };
-        self.pack.push_bytes(bytes);
+    /// A scalar or device type argument, by value (its bytes written field by field).
+    #[inline]
+    pub fn scalar<T: DeviceField>(&mut self, v: T) {
+        let n = std::mem::size_of::<T>();
+        if n <= 16 {
+            let mut b = [0u8; 16];
+            v.write_bytes(&mut b[..n]);
+            self.pack.push_bytes(&b[..n]);
+        } else {
+            self.pack.push_with(n, |b| v.write_bytes(&mut b[..n]));
+        }
     }
 
     /// Checks the configuration and the aliasing, then launches the instance for `key`

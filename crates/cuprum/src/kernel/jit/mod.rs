@@ -20,7 +20,7 @@ mod def;
 mod launch;
 mod prebuilt;
 
-pub use def::{DeviceFnDef, KernelDef};
+pub use def::{DeviceFnDef, KernelDef, TypeUse};
 pub use launch::{JitConfig, Launcher};
 pub use prebuilt::{
     ARCHS_VAR, BUNDLE_FILE, BuiltBundle, DEFAULT_ARCHS, KernelBuild, KernelInstance,

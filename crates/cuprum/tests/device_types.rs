@@ -1,0 +1,767 @@
+//! Device types (`#[derive(cuprum::DeviceType)]`): the C++ declaration and its layout
+//! agreement (padding, nested structs, fixed arrays, bool, f16 fields), the record dtype
+//! (upload, download, numeric operations refused), and Rust kernels taking device types by
+//! value and as slice elements, with field access, field assignment and struct literals,
+//! against a CPU reference on random inputs. GPU tests run on the host device where there
+//! is no GPU (the same generated C++).
+
+mod common;
+
+use common::Rng;
+use cuprum::gpu::*;
+use cuprum::{Array, DType, DeviceType, ErrorKind};
+
+#[derive(Clone, Copy, Debug, PartialEq, cuprum::DeviceType)]
+#[repr(C)]
+pub struct Vec3 {
+    pub x: f32,
+    pub y: f32,
+    pub z: f32,
+}
+
+/// Padding after `alive` and after `tag`, a nested type, an f16 and an array.
+#[derive(Clone, Copy, Debug, PartialEq, cuprum::DeviceType)]
+#[repr(C)]
+pub struct Body {
+    pub alive: bool,
+    pub mass: f64,
+    pub tag: u8,
+    pub pos: Vec3,
+    pub weight: f16,
+    pub hist: [i16; 3],
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, cuprum::DeviceType)]
+#[repr(C)]
+pub struct Particle {
+    pub pos: Vec3,
+    pub vel: Vec3,
+    pub mass: f32,
+}
+
+#[test]
+fn declaration_states_rusts_layout() {
+    let d = Body::declaration();
+    assert!(
+        d.starts_with("struct Body {\n    bool alive;\n    double mass;\n"),
+        "{d}"
+    );
+    assert!(d.contains("    Vec3 pos;\n    float16 weight;\n    short hist[3];\n};"));
+    let size = std::mem::size_of::<Body>();
+    assert_eq!(size, 40);
+    assert!(d.contains(&format!("sizeof(Body) == {size} && alignof(Body) == 8")));
+    for (f, off) in [
+        ("alive", std::mem::offset_of!(Body, alive)),
+        ("mass", std::mem::offset_of!(Body, mass)),
+        ("tag", std::mem::offset_of!(Body, tag)),
+        ("pos", std::mem::offset_of!(Body, pos)),
+        ("weight", std::mem::offset_of!(Body, weight)),
+        ("hist", std::mem::offset_of!(Body, hist)),
+    ] {
+        assert!(
+            d.contains(&format!("offsetof(Body, {f}) == {off}")),
+            "{f}: {d}"
+        );
+    }
+    // Nested types come first, each once.
+    let mut decls = cuprum::Declarations::new();
+    <Body as cuprum::DeviceField>::declare(&mut decls);
+    <Particle as cuprum::DeviceField>::declare(&mut decls);
+    assert_eq!(decls.names(), ["Vec3", "Body", "Particle"]);
+    assert!(decls.conflict().is_none());
+    let r = Body::record();
+    assert_eq!((r.name(), r.itemsize(), r.align()), ("Body", 40, 8));
+    assert_eq!(DType::Record(r).kind(), cuprum::DTypeKind::Record);
+    assert_eq!(DType::Record(r), DType::Record(Body::record()));
+    assert_ne!(DType::Record(r), DType::Record(Vec3::record()));
+}
+
+/// The C++ compiler agrees with Rust: the declarations with their static_asserts compile
+/// on the device (NVRTC on a GPU, the host compiler on the host device).
+#[test]
+fn declarations_compile_with_their_static_asserts() {
+    require_gpu!();
+    let mut d = cuprum::Declarations::new();
+    <Body as cuprum::DeviceField>::declare(&mut d);
+    <Particle as cuprum::DeviceField>::declare(&mut d);
+    let src = format!(
+        "#include <cuprum/jit.cuh>\n{}\nextern \"C\" __global__ void touch(Body* b) {{ b->mass += 1.0; }}\n",
+        d.text()
+    );
+    let k = cuprum::RawKernel::new(&src, "touch");
+    let v = [random_body(&mut Rng::new(3))];
+    let a = Array::from_records(&v, &[1]).unwrap();
+    k.launch((1u32,), (1u32,), (&a,)).unwrap();
+    let back = a.to_records::<Body>().unwrap();
+    assert_eq!(back[0].mass, v[0].mass + 1.0);
+    assert_eq!(back[0].pos, v[0].pos);
+}
+
+fn random_vec3(rng: &mut Rng) -> Vec3 {
+    Vec3 {
+        x: rng.f64(-10.0, 10.0) as f32,
+        y: rng.f64(-10.0, 10.0) as f32,
+        z: rng.f64(-10.0, 10.0) as f32,
+    }
+}
+
+fn random_body(rng: &mut Rng) -> Body {
+    Body {
+        alive: rng.next_u64().is_multiple_of(2),
+        mass: rng.f64(0.5, 5.0),
+        tag: (rng.next_u64() % 256) as u8,
+        pos: random_vec3(rng),
+        weight: f16::from_f64(rng.f64(-2.0, 2.0)),
+        hist: [
+            rng.next_u64() as i16,
+            rng.next_u64() as i16,
+            rng.next_u64() as i16,
+        ],
+    }
+}
+
+fn random_particles(n: usize, seed: u64) -> Vec<Particle> {
+    let mut rng = Rng::new(seed);
+    (0..n)
+        .map(|_| Particle {
+            pos: random_vec3(&mut rng),
+            vel: random_vec3(&mut rng),
+            mass: rng.f64(0.1, 3.0) as f32,
+        })
+        .collect()
+}
+
+#[test]
+fn records_round_trip_and_numeric_ops_refuse_them() {
+    require_gpu!();
+    let mut rng = Rng::new(7);
+    for n in [0usize, 1, 37] {
+        let v: Vec<Body> = (0..n).map(|_| random_body(&mut rng)).collect();
+        let a = Array::from_records(&v, &[n]).unwrap();
+        assert_eq!(a.dtype(), DType::Record(Body::record()));
+        assert_eq!(a.nbytes(), n * 40);
+        assert_eq!(a.to_records::<Body>().unwrap(), v);
+    }
+    let v: Vec<Body> = (0..6).map(|_| random_body(&mut rng)).collect();
+    let a = Array::from_records(&v, &[2, 3]).unwrap();
+    assert_eq!(a.to_records::<Body>().unwrap(), v);
+    let one = Array::from_records(&v[..1], &[]).unwrap();
+    assert_eq!(one.ndim(), 0);
+    assert_eq!(one.to_records::<Body>().unwrap(), &v[..1]);
+
+    let e = Array::from_records(&v, &[4]).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Shape);
+    assert!(e.to_string().contains("from 6 records"), "{e}");
+    let e = a.to_records::<Particle>().unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::DType);
+    assert!(
+        e.to_string()
+            .contains("expected an array of dtype Particle, given Body"),
+        "{e}"
+    );
+    let e = a.sum().unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::DType);
+    assert!(
+        e.to_string()
+            .contains("needs numbers, given an array of records (Body, 40 bytes each)"),
+        "{e}"
+    );
+    assert_eq!((&a + &a).unwrap_err().kind(), ErrorKind::DType);
+    assert_eq!(a.astype(DType::F32).unwrap_err().kind(), ErrorKind::DType);
+    let f = Array::from_slice(&[1.0f32], &[1]).unwrap();
+    assert_eq!(
+        f.astype(DType::Record(Body::record())).unwrap_err().kind(),
+        ErrorKind::DType
+    );
+}
+
+#[test]
+fn invalid_bool_bytes_are_refused_on_download() {
+    require_gpu!();
+    let v = [random_body(&mut Rng::new(1))];
+    let a = Array::from_records(&v, &[1]).unwrap();
+    let src = format!(
+        "#include <cuprum/jit.cuh>\n{}\nextern \"C\" __global__ void spoil(unsigned char* b) {{ b[0] = 7; }}\n",
+        Body::record().declarations()
+    );
+    let k = cuprum::RawKernel::new(&src, "spoil");
+    k.launch((1u32,), (1u32,), (&a,)).unwrap();
+    let e = a.to_records::<Body>().unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::DType);
+    assert!(
+        e.to_string()
+            .contains("element 0 of the Body array is not a valid"),
+        "{e}"
+    );
+}
+
+// ---- Rust kernels ---------------------------------------------------------------------------
+
+#[cuprum::device]
+fn kinetic(p: Particle) -> f32 {
+    0.5 * p.mass * (p.vel.x * p.vel.x + p.vel.y * p.vel.y + p.vel.z * p.vel.z)
+}
+
+/// One explicit Euler step under a uniform field `g` with drag `k`.
+#[cuprum::kernel]
+pub fn step(ps: &mut [Particle], g: Vec3, k: f32, dt: f32, energy: &mut [f32]) {
+    for i in grid_stride(ps.len()) {
+        let p = ps[i];
+        let drag = 1.0 - k * dt / p.mass;
+        let vel = Vec3 {
+            x: p.vel.x * drag + g.x * dt,
+            y: p.vel.y * drag + g.y * dt,
+            z: p.vel.z * drag + g.z * dt,
+        };
+        let mut q = Particle { vel, ..p };
+        q.pos.x = p.pos.x + vel.x * dt;
+        q.pos.y = p.pos.y + vel.y * dt;
+        q.pos.z += vel.z * dt;
+        ps[i] = q;
+        energy[i] = kinetic(q);
+    }
+}
+
+fn step_ref(ps: &mut [Particle], g: Vec3, k: f32, dt: f32, energy: &mut [f32]) {
+    for i in 0..ps.len() {
+        let p = ps[i];
+        let drag = 1.0 - k * dt / p.mass;
+        let vel = Vec3 {
+            x: p.vel.x * drag + g.x * dt,
+            y: p.vel.y * drag + g.y * dt,
+            z: p.vel.z * drag + g.z * dt,
+        };
+        let mut q = Particle { vel, ..p };
+        q.pos.x = p.pos.x + vel.x * dt;
+        q.pos.y = p.pos.y + vel.y * dt;
+        q.pos.z += vel.z * dt;
+        ps[i] = q;
+        energy[i] = 0.5 * q.mass * (vel.x * vel.x + vel.y * vel.y + vel.z * vel.z);
+    }
+}
+
+fn close(a: f32, b: f32) -> bool {
+    (a - b).abs() <= 1e-5 * (1.0 + b.abs())
+}
+
+fn close3(a: Vec3, b: Vec3) -> bool {
+    close(a.x, b.x) && close(a.y, b.y) && close(a.z, b.z)
+}
+
+#[test]
+fn kernel_source_names_the_types() {
+    assert!(
+        step::SOURCE.contains("Particle* __restrict__ ps"),
+        "{}",
+        step::SOURCE
+    );
+    assert!(step::SOURCE.contains("Vec3 g"));
+    let program = step::program();
+    let vec3 = program.find("struct Vec3 {").expect("Vec3 declared");
+    let particle = program
+        .find("struct Particle {")
+        .expect("Particle declared");
+    assert!(vec3 < particle, "{program}");
+    assert_eq!(program.matches("struct Vec3 {").count(), 1);
+    // The twin is real Rust.
+    assert!(close(
+        kinetic(Particle {
+            pos: Vec3 {
+                x: 0.0,
+                y: 0.0,
+                z: 0.0
+            },
+            vel: Vec3 {
+                x: 1.0,
+                y: 2.0,
+                z: 2.0
+            },
+            mass: 2.0,
+        }),
+        9.0
+    ));
+}
+
+#[test]
+fn kernel_over_records_matches_the_cpu() {
+    require_gpu!();
+    let g = Vec3 {
+        x: 0.25,
+        y: -9.81,
+        z: 0.5,
+    };
+    for (n, seed) in [(1usize, 1u64), (3, 2), (1000, 3)] {
+        let mut want = random_particles(n, seed);
+        let mut ps = Array::from_records(&want, &[n]).unwrap();
+        let mut e = Array::zeros(&[n], DType::F32).unwrap();
+        step::launch(JitConfigOf::len(n), &mut ps, g, 0.1, 0.01, &mut e).unwrap();
+        let mut we = vec![0.0f32; n];
+        step_ref(&mut want, g, 0.1, 0.01, &mut we);
+        let got = ps.to_records::<Particle>().unwrap();
+        let ge = e.to_vec::<f32>().unwrap();
+        for i in 0..n {
+            assert!(
+                close3(got[i].pos, want[i].pos),
+                "{i}: {:?} {:?}",
+                got[i],
+                want[i]
+            );
+            assert!(close3(got[i].vel, want[i].vel), "{i}");
+            assert_eq!(got[i].mass, want[i].mass);
+            assert!(close(ge[i], we[i]), "{i}: {} {}", ge[i], we[i]);
+        }
+    }
+}
+
+#[test]
+fn kernel_refuses_arrays_of_another_dtype() {
+    require_gpu!();
+    let mut ps = Array::zeros(&[4], DType::F32).unwrap();
+    let mut e = Array::zeros(&[4], DType::F32).unwrap();
+    let g = Vec3 {
+        x: 0.0,
+        y: 0.0,
+        z: 0.0,
+    };
+    let err = step::launch((1u32, 32u32), &mut ps, g, 0.1, 0.01, &mut e).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::DType);
+    assert!(
+        err.to_string().contains(
+            "argument `ps` is a float32 array, the parameter `ps: &mut [Particle]` needs Particle"
+        ),
+        "{err}"
+    );
+}
+
+struct JitConfigOf;
+impl JitConfigOf {
+    fn len(n: usize) -> cuprum::kernel::JitConfig<'static> {
+        cuprum::kernel::JitConfig::for_len(n, 128)
+    }
+}
+
+/// NVRTC compiles the kernel's program (its declarations' static_asserts included) for
+/// sm_80 and sm_90, checked and not: the layout agreement on the real CUDA compiler.
+#[test]
+fn nvrtc_compiles_the_program_with_its_static_asserts() {
+    require_nvrtc!();
+    for def in [
+        &step::__CUPRUM_KERNEL,
+        &energies::__CUPRUM_KERNEL,
+        &activate::__CUPRUM_KERNEL,
+        &eval_poly::__CUPRUM_KERNEL,
+    ] {
+        for arch in [80, 90] {
+            for checked in [false, true] {
+                let opts = def.compile_options(None, checked);
+                if let Err(e) = cuprum::compile::compile_for_arch(def.program(), &opts, arch) {
+                    panic!("{} sm_{arch} checked {checked}: {e}", def.name());
+                }
+            }
+        }
+    }
+    let mut d = cuprum::Declarations::new();
+    <Body as cuprum::DeviceField>::declare(&mut d);
+    let src = format!("#include <cuprum/jit.cuh>\n{}", d.text());
+    cuprum::compile::compile_for_arch(&src, &cuprum::CompileOptions::new(), 90).unwrap();
+}
+
+// ---- methods of device types ------------------------------------------------------------------
+
+#[cuprum::device]
+impl Vec3 {
+    fn dot(self, o: Vec3) -> f32 {
+        self.x * o.x + self.y * o.y + self.z * o.z
+    }
+    fn scaled(&self, s: f32) -> Self {
+        Vec3 {
+            x: self.x * s,
+            y: self.y * s,
+            z: self.z * s,
+        }
+    }
+}
+
+#[cuprum::device]
+impl Particle {
+    fn energy(&self) -> f32 {
+        let v: Vec3 = self.vel;
+        0.5 * self.mass * v.dot(v)
+    }
+}
+
+#[cuprum::kernel]
+pub fn energies(ps: &[Particle], s: f32, out: &mut [f32]) {
+    for i in grid_stride(ps.len()) {
+        let p = ps[i];
+        let v: Vec3 = p.vel;
+        let q = Particle {
+            vel: v.scaled(s),
+            ..p
+        };
+        out[i] = q.energy();
+    }
+}
+
+#[test]
+fn methods_run_on_the_host_and_in_kernels() {
+    let v = Vec3 {
+        x: 1.0,
+        y: 2.0,
+        z: 2.0,
+    };
+    assert_eq!(v.dot(v), 9.0);
+    assert_eq!(v.scaled(2.0).x, 2.0);
+    assert!(energies::program().contains("cj_m_Vec3_dot"));
+    require_gpu!();
+    for n in [1usize, 77] {
+        let ps = random_particles(n, 40 + n as u64);
+        let a = Array::from_records(&ps, &[n]).unwrap();
+        let mut out = Array::zeros(&[n], DType::F32).unwrap();
+        energies::launch(JitConfigOf::len(n), &a, 1.5, &mut out).unwrap();
+        let got = out.to_vec::<f32>().unwrap();
+        for i in 0..n {
+            let want = Particle {
+                vel: ps[i].vel.scaled(1.5),
+                ..ps[i]
+            }
+            .energy();
+            assert!(close(got[i], want), "{i}: {} {want}", got[i]);
+        }
+    }
+}
+
+/// A device type as a RawKernel argument by value: its bytes, size checked against the
+/// kernel's parameter.
+#[test]
+fn raw_kernel_takes_a_device_type_by_value() {
+    require_gpu!();
+    let src = format!(
+        "#include <cuprum/jit.cuh>\n{}\nextern \"C\" __global__ void shift(Particle* ps, Vec3 d, unsigned long long n) {{\n\
+         unsigned long long i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+         if (i < n) {{ ps[i].pos.x += d.x; ps[i].pos.y += d.y; ps[i].pos.z += d.z; }}\n}}\n",
+        Particle::record().declarations()
+    );
+    let k = cuprum::RawKernel::new(&src, "shift");
+    let n = 50usize;
+    let ps = random_particles(n, 9);
+    let a = Array::from_records(&ps, &[n]).unwrap();
+    let d = Vec3 {
+        x: 1.0,
+        y: -2.0,
+        z: 0.5,
+    };
+    k.launch((1u32,), (64u32,), (&a, d, n as u64)).unwrap();
+    let got = a.to_records::<Particle>().unwrap();
+    for i in 0..n {
+        assert_eq!(got[i].pos.x, ps[i].pos.x + 1.0);
+        assert_eq!(got[i].pos.y, ps[i].pos.y - 2.0);
+        assert_eq!(got[i].pos.z, ps[i].pos.z + 0.5);
+        assert_eq!(got[i].vel, ps[i].vel);
+    }
+    // A device type of another size than the parameter is refused.
+    let e = k
+        .launch((1u32,), (64u32,), (&a, ps[0], n as u64))
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Launch, "{e}");
+}
+
+// ---- ElementwiseKernel and ReductionKernel over records -------------------------------------
+
+#[test]
+fn elementwise_and_reduction_kernels_read_fields() {
+    require_gpu!();
+    assert_eq!(
+        cuprum::kernel::register_record::<Particle>().unwrap(),
+        DType::Record(Particle::record())
+    );
+    cuprum::kernel::register_record::<Particle>().unwrap();
+    let drift = cuprum::ElementwiseKernel::new(
+        "Particle p, float32 dt",
+        "Particle q",
+        "q = p; q.pos.x = p.pos.x + p.vel.x * dt; q.pos.y = p.pos.y + p.vel.y * dt; \
+         q.pos.z = p.pos.z + p.vel.z * dt;",
+        "drift",
+    )
+    .unwrap();
+    let mass = cuprum::ReductionKernel::builder("total_mass")
+        .inputs("Particle p")
+        .outputs("float64 m")
+        .map("(double)p.mass")
+        .reduce("a + b")
+        .post_map("m = a")
+        .identity("0")
+        .build()
+        .unwrap();
+    for n in [1usize, 2, 513] {
+        let ps = random_particles(n, 100 + n as u64);
+        let a = Array::from_records(&ps, &[n]).unwrap();
+        let q = drift.call((&a, 0.5f32)).unwrap();
+        assert_eq!(q.dtype(), DType::Record(Particle::record()));
+        let got = q.to_records::<Particle>().unwrap();
+        for i in 0..n {
+            let p = ps[i];
+            assert_eq!(got[i].pos.x, p.pos.x + p.vel.x * 0.5);
+            assert_eq!(got[i].pos.z, p.pos.z + p.vel.z * 0.5);
+            assert_eq!(got[i].vel, p.vel);
+            assert_eq!(got[i].mass, p.mass);
+        }
+        let m = mass.call((&a,)).unwrap().to_vec::<f64>().unwrap()[0];
+        let want: f64 = ps.iter().map(|p| p.mass as f64).sum();
+        assert!((m - want).abs() <= 1e-9 * want, "{m} {want}");
+    }
+    let e = cuprum::ElementwiseKernel::new("Unknown p", "float32 r", "r = 0", "k").unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::DType);
+    assert!(e.to_string().contains("register_record"), "{e}");
+}
+
+#[test]
+fn registering_another_type_of_the_same_name_is_an_error() {
+    mod other {
+        #[derive(Clone, Copy, cuprum::DeviceType)]
+        #[repr(C)]
+        pub struct Vec3 {
+            pub v: [f32; 3],
+        }
+    }
+    cuprum::kernel::register_record::<Vec3>().unwrap();
+    let e = cuprum::kernel::register_record::<other::Vec3>().unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+    assert!(
+        e.to_string()
+            .contains("another device type (device_types::Vec3) is already registered as `Vec3`"),
+        "{e}"
+    );
+}
+
+// ---- enums --------------------------------------------------------------------------------
+
+#[derive(Clone, Copy, Debug, PartialEq, cuprum::DeviceType)]
+#[repr(u8)]
+pub enum Act {
+    Relu,
+    Leaky(f32),
+    Clamp { lo: f32, hi: f32 },
+    Scale = 9,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, cuprum::DeviceType)]
+#[repr(C)]
+pub struct Layer {
+    pub act: Act,
+    pub bias: f32,
+}
+
+#[cuprum::device]
+fn apply(a: Act, x: f32) -> f32 {
+    match a {
+        Act::Relu => x.max(0.0),
+        Act::Leaky(s) => {
+            if x > 0.0 {
+                x
+            } else {
+                s * x
+            }
+        }
+        Act::Clamp { lo, hi } => x.max(lo).min(hi),
+        Act::Scale => 2.0 * x,
+    }
+}
+
+#[cuprum::kernel]
+pub fn activate(layers: &[Layer], x: &[f32], y: &mut [f32]) {
+    for i in grid_stride(y.len()) {
+        let l = layers[i % layers.len()];
+        let a: Act = l.act;
+        let mut v = apply(a, x[i]) + l.bias;
+        if let Act::Clamp { lo, .. } = a {
+            v = v.max(lo - 1.0);
+        }
+        // while let: halve while the activation says Leaky and the value is large.
+        let mut state = if let Act::Leaky(s) = a {
+            Act::Leaky(s)
+        } else {
+            Act::Relu
+        };
+        while let Act::Leaky(s) = state {
+            if v.abs() <= 4.0 {
+                state = Act::Relu;
+            } else {
+                v *= 0.5 + 0.0 * s;
+            }
+        }
+        y[i] = v;
+    }
+}
+
+fn activate_ref(layers: &[Layer], x: &[f32]) -> Vec<f32> {
+    (0..x.len())
+        .map(|i| {
+            let l = layers[i % layers.len()];
+            let mut v = apply(l.act, x[i]) + l.bias;
+            if let Act::Clamp { lo, .. } = l.act {
+                v = v.max(lo - 1.0);
+            }
+            if let Act::Leaky(_) = l.act {
+                while v.abs() > 4.0 {
+                    v *= 0.5;
+                }
+            }
+            v
+        })
+        .collect()
+}
+
+#[test]
+fn enum_layout_and_declaration() {
+    assert_eq!(std::mem::size_of::<Act>(), 12);
+    let d = Act::declaration();
+    assert!(
+        d.contains("struct Act_Leaky { unsigned char tag; float f0; };"),
+        "{d}"
+    );
+    assert!(
+        d.contains("struct Act_Clamp { unsigned char tag; float lo; float hi; };"),
+        "{d}"
+    );
+    assert!(
+        d.contains(
+            "enum : unsigned char { tag_Relu = 0, tag_Leaky = 1, tag_Clamp = 2, tag_Scale = 9 };"
+        ),
+        "{d}"
+    );
+    assert!(
+        d.contains("static_assert(sizeof(Act) == 12 && alignof(Act) == 4"),
+        "{d}"
+    );
+    assert_eq!(Layer::record().itemsize(), 16);
+}
+
+#[test]
+fn enum_match_if_let_while_let_match_the_cpu() {
+    require_gpu!();
+    let layers = [
+        Layer {
+            act: Act::Relu,
+            bias: 0.5,
+        },
+        Layer {
+            act: Act::Leaky(0.1),
+            bias: -0.25,
+        },
+        Layer {
+            act: Act::Clamp { lo: -1.0, hi: 2.0 },
+            bias: 0.0,
+        },
+        Layer {
+            act: Act::Scale,
+            bias: 1.0,
+        },
+        Layer {
+            act: Act::Leaky(3.0),
+            bias: 0.0,
+        },
+    ];
+    let l = Array::from_records(&layers, &[5]).unwrap();
+    assert_eq!(l.to_records::<Layer>().unwrap(), layers);
+    let mut rng = Rng::new(5);
+    for n in [1usize, 5, 1000] {
+        let x: Vec<f32> = (0..n).map(|_| rng.f64(-20.0, 20.0) as f32).collect();
+        let xa = Array::from_slice(&x, &[n]).unwrap();
+        let mut y = Array::zeros(&[n], DType::F32).unwrap();
+        activate::launch(JitConfigOf::len(n), &l, &xa, &mut y).unwrap();
+        let got = y.to_vec::<f32>().unwrap();
+        let want = activate_ref(&layers, &x);
+        for i in 0..n {
+            assert!(
+                close(got[i], want[i]),
+                "{i}: x {} got {} want {}",
+                x[i],
+                got[i],
+                want[i]
+            );
+        }
+    }
+    // A tag no variant has is refused on download.
+    let src = format!(
+        "#include <cuprum/jit.cuh>\n{}\nextern \"C\" __global__ void spoil(unsigned char* b) {{ b[0] = 5; }}\n",
+        Layer::record().declarations()
+    );
+    let k = cuprum::RawKernel::new(&src, "spoil");
+    k.launch((1u32,), (1u32,), (&l,)).unwrap();
+    assert_eq!(
+        l.to_records::<Layer>().unwrap_err().kind(),
+        ErrorKind::DType
+    );
+}
+
+/// The generated C++ (insta snapshots): a kernel over records with a struct literal and a
+/// method call, a match over an enum with `if let` / `while let`, and two declarations.
+#[test]
+fn generated_cpp_snapshots() {
+    insta::assert_snapshot!("device_types_step", step::SOURCE);
+    insta::assert_snapshot!("device_types_energies", energies::SOURCE);
+    insta::assert_snapshot!("device_types_activate", activate::SOURCE);
+    insta::assert_snapshot!("device_types_apply", apply::SOURCE);
+    insta::assert_snapshot!("device_types_body_declaration", Body::declaration());
+    insta::assert_snapshot!("device_types_act_declaration", Act::declaration());
+}
+
+// ---- fixed-array fields in Rust kernels -----------------------------------------------------
+
+#[derive(Clone, Copy, Debug, PartialEq, cuprum::DeviceType)]
+#[repr(C)]
+pub struct Poly {
+    pub c: [f32; 4],
+    pub hits: u32,
+}
+
+/// Horner's rule over each record's coefficients; writes the value back into `c[0]` and
+/// counts the call in `hits` (array fields read, indexed by a loop variable, assigned).
+#[cuprum::kernel]
+pub fn eval_poly(ps: &mut [Poly], x: &[f32], y: &mut [f32]) {
+    for i in grid_stride(y.len()) {
+        let p = ps[i];
+        let mut acc = 0.0f32;
+        for k in 0..4usize {
+            acc = acc * x[i] + p.c[3 - k];
+        }
+        y[i] = acc;
+        ps[i].c[0] = acc;
+        ps[i].hits += 1;
+    }
+}
+
+#[test]
+fn array_fields_in_rust_kernels() {
+    assert!(
+        eval_poly::SOURCE.contains("cj::extent_of("),
+        "{}",
+        eval_poly::SOURCE
+    );
+    require_gpu!();
+    let mut rng = Rng::new(77);
+    for n in [1usize, 300] {
+        let ps: Vec<Poly> = (0..n)
+            .map(|_| Poly {
+                c: [0; 4].map(|_| rng.f64(-2.0, 2.0) as f32),
+                hits: (rng.next_u64() % 10) as u32,
+            })
+            .collect();
+        let x: Vec<f32> = (0..n).map(|_| rng.f64(-1.5, 1.5) as f32).collect();
+        let mut a = Array::from_records(&ps, &[n]).unwrap();
+        let xa = Array::from_slice(&x, &[n]).unwrap();
+        let mut y = Array::zeros(&[n], DType::F32).unwrap();
+        eval_poly::launch(JitConfigOf::len(n), &mut a, &xa, &mut y).unwrap();
+        let got = y.to_vec::<f32>().unwrap();
+        let back = a.to_records::<Poly>().unwrap();
+        for i in 0..n {
+            let c = ps[i].c;
+            let want = ((c[3] * x[i] + c[2]) * x[i] + c[1]) * x[i] + c[0];
+            assert!(close(got[i], want), "{i}: {} {want}", got[i]);
+            assert_eq!(back[i].c[0], got[i]);
+            assert_eq!(back[i].c[1..], c[1..]);
+            assert_eq!(back[i].hits, ps[i].hits + 1);
+        }
+    }
+}
