@@ -11,7 +11,7 @@
 //! variables, picks the GPU of the local rank and meets the other ranks over TCP at rank
 //! 0's host (or a shared file, `CUPRUM_RENDEZVOUS_FILE`). Each rank reduces its shard, the
 //! partial results and the host references are summed by NCCL, and every rank checks; rank
-//! 0 prints `gpu_ms` (the median of 5 timed reductions + all-reduce, after a warm-up):
+//! 0 prints `gpu_ms` (the median of 11 timed reductions + all-reduce, after a warm-up):
 //!
 //! ```sh
 //! torchrun --standalone --nproc-per-node=4 --no-python target/release/examples/mse_multi_gpu
@@ -120,9 +120,21 @@ fn one_rank(mse_kernel: &ReductionKernel, n_samples: usize) -> Result<(), cuprum
         Ok(part)
     };
     step()?; // warm-up: compile, NCCL's connections
+    // Every rank starts each timed step together (a one-element all-reduce, waited for),
+    // so a step's time is its own work and the all-reduce, not a wait for a late peer.
+    let ping = Array::zeros(&[1], cuprum::DType::F32)?;
+    let barrier = || -> cuprum::Result<()> {
+        comm.all_reduce(
+            std::slice::from_ref(&ping),
+            std::slice::from_ref(&ping),
+            ReduceOp::Sum,
+        )?;
+        comm.synchronize()
+    };
     let mut times = Vec::new();
     let mut part = None;
-    for _ in 0..5 {
+    for _ in 0..11 {
+        barrier()?;
         let t = Instant::now();
         part = Some(step()?);
         times.push(t.elapsed().as_secs_f64() * 1e3);

@@ -10,7 +10,7 @@
 //! same program runs one rank per process through `cuprum::dist::init()`: each rank
 //! computes every size-th number from its rank on its GPU (cyclic: balanced work) and checks
 //! them against the CPU, NCCL sums the ranks'
-//! totals, and rank 0 prints `gpu_ms` (the median of 5 timed runs of its range + the
+//! totals, and rank 0 prints `gpu_ms` (the median of 11 timed runs of its range + the
 //! all-reduce). `CUPRUM_PFS_N` sets the last number (default 1e6; the scaling row uses more).
 use cuprum::dist::{Launch, Launcher};
 use cuprum::nccl::{Communicator, ReduceOp};
@@ -112,9 +112,21 @@ fn one_rank(kernel: &ElementwiseKernel, n: usize) -> Result<(), cuprum::Error> {
         Ok(sum)
     };
     step()?;
+    // Every rank starts each timed step together (a one-element all-reduce, waited for),
+    // so a step's time is its own work and the all-reduce, not a wait for a late peer.
+    let ping = Array::zeros(&[1], cuprum::DType::F32)?;
+    let barrier = || -> cuprum::Result<()> {
+        comm.all_reduce(
+            std::slice::from_ref(&ping),
+            std::slice::from_ref(&ping),
+            ReduceOp::Sum,
+        )?;
+        comm.synchronize()
+    };
     let mut times = Vec::new();
     let mut sum = None;
-    for _ in 0..5 {
+    for _ in 0..11 {
+        barrier()?;
         let t = Instant::now();
         sum = Some(step()?);
         times.push(t.elapsed().as_secs_f64() * 1e3);
