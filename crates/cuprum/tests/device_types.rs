@@ -350,6 +350,7 @@ fn nvrtc_compiles_the_program_with_its_static_asserts() {
         &energies::__CUPRUM_KERNEL,
         &activate::__CUPRUM_KERNEL,
         &eval_poly::__CUPRUM_KERNEL,
+        &tri_fields::__CUPRUM_KERNEL,
     ] {
         for arch in [80, 90] {
             for checked in [false, true] {
@@ -762,6 +763,83 @@ fn array_fields_in_rust_kernels() {
             assert_eq!(back[i].c[0], got[i]);
             assert_eq!(back[i].c[1..], c[1..]);
             assert_eq!(back[i].hits, ps[i].hits + 1);
+        }
+    }
+}
+
+// ---- whole array fields copied into locals ------------------------------------------------
+
+#[cuprum::device]
+fn sum3(c: [f32; 3]) -> f32 {
+    c[0] + c[1] + c[2]
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, cuprum::DeviceType)]
+#[repr(C)]
+pub struct Tri {
+    pub c: [f32; 3],
+    pub m: [[i32; 2]; 2],
+}
+
+/// A whole array field copied into a local (`let c = p.c;`, then mutated), passed to a
+/// device function taking `[f32; 3]`, a nested array field copied (rows copied out, one
+/// written back), and whole fields assigned back (`ps[i].c = d;`) and given to a struct literal.
+#[cuprum::kernel]
+pub fn tri_fields(ps: &mut [Tri], y: &mut [f32]) {
+    for i in grid_stride(y.len()) {
+        let p = ps[i];
+        let c = p.c;
+        let mut d = p.c;
+        d[0] = 2.0 * d[0] + c[2];
+        let mut m = p.m;
+        let r1 = m[1];
+        let mut r0 = m[0];
+        let k = r1[0] + r0[1];
+        y[i] = sum3(c) + sum3(p.c) * d[0] + k as f32 + d.len() as f32;
+        ps[i].c = d;
+        let q = Tri { c: p.c, ..p };
+        r0[0] = r1[1] + (q.c[1] as i32);
+        m[0] = r0;
+        ps[i].m = m;
+    }
+}
+
+fn tri_fields_ref(ps: &mut [Tri], y: &mut [f32]) {
+    for i in 0..y.len() {
+        let p = ps[i];
+        let c = p.c;
+        let mut d = p.c;
+        d[0] = 2.0 * d[0] + c[2];
+        let s = c[0] + c[1] + c[2];
+        let k = p.m[1][0] + p.m[0][1];
+        y[i] = s + s * d[0] + k as f32 + 3.0;
+        ps[i].c = d;
+        ps[i].m[0][0] = p.m[1][1] + (p.c[1] as i32);
+    }
+}
+
+#[test]
+fn whole_array_fields_copy_into_locals() {
+    assert!(tri_fields::SOURCE.contains("cj::cp("), "{}", tri_fields::SOURCE);
+    require_gpu!();
+    let mut rng = Rng::new(91);
+    for n in [1usize, 257] {
+        let ps: Vec<Tri> = (0..n)
+            .map(|_| Tri {
+                c: [0; 3].map(|_| rng.f64(-2.0, 2.0) as f32),
+                m: [[0; 2]; 2].map(|r| r.map(|_| (rng.next_u64() % 200) as i32 - 100)),
+            })
+            .collect();
+        let mut a = Array::from_records(&ps, &[n]).unwrap();
+        let mut y = Array::zeros(&[n], DType::F32).unwrap();
+        tri_fields::launch(JitConfigOf::len(n), &mut a, &mut y).unwrap();
+        let (mut want_ps, mut want_y) = (ps.clone(), vec![0.0f32; n]);
+        tri_fields_ref(&mut want_ps, &mut want_y);
+        let got = y.to_vec::<f32>().unwrap();
+        let back = a.to_records::<Tri>().unwrap();
+        for i in 0..n {
+            assert!(close(got[i], want_y[i]), "{i}: {} {}", got[i], want_y[i]);
+            assert_eq!(back[i], want_ps[i], "{i}");
         }
     }
 }

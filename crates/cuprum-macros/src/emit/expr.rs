@@ -142,14 +142,8 @@ impl Emitter<'_> {
                     format!("{v}.{c}")
                 }
             },
-            ExprKind::Member(x, m) => {
-                let v = self.sub(x, 16);
-                format!("{v}.{m}")
-            }
-            ExprKind::MemberIndex { field, index, site } => {
-                let f = self.value(field);
-                let i = self.operand_value(index);
-                format!("{f}[cj::ix({i}, cj::extent_of({f}), CJ_SITE({site}))]")
+            ExprKind::Member(..) | ExprKind::MemberIndex { .. } => {
+                format!("cj::cp({})", self.place(e))
             }
             ExprKind::VariantLit {
                 cpp,
@@ -288,10 +282,34 @@ impl Emitter<'_> {
     }
 
     /// The C++ length of a slice, shared array or local array variable.
+    /// A field (`p.c`, `p.c[k]`, `p.a.b`) as the place it names: what an assignment writes
+    /// and a read copies. A read wraps it in `cj::cp`, which copies a C++ array member
+    /// (`float c[3]`, not copyable) into the `cj::Arr` a Rust `[f32; 3]` is, and is the
+    /// identity for every other type.
+    pub(super) fn place(&mut self, e: &Expr) -> String {
+        match &e.kind {
+            ExprKind::Member(x, m) => {
+                let v = match &x.kind {
+                    ExprKind::Member(..) | ExprKind::MemberIndex { .. } => self.place(x),
+                    _ => self.sub(x, 16),
+                };
+                format!("{v}.{m}")
+            }
+            ExprKind::MemberIndex { field, index, site } => {
+                let f = self.place(field);
+                let i = self.operand_value(index);
+                format!("{f}[cj::ix({i}, cj::extent_of({f}), CJ_SITE({site}))]")
+            }
+            _ => self.value(e),
+        }
+    }
+
     pub(super) fn len(&self, id: usize) -> String {
         let name = self.var(id);
         match self.ty(&self.f.vars[id].ty) {
             Ty::Shared(_, l) | Ty::Array(_, l) => l.cpp(),
+            // A copy of a device type's array field (`let c = p.c;`): a `cj::Arr`.
+            Ty::Opaque(_) => format!("cj::extent_of({name})"),
             _ => format!("cj_len_{name}"),
         }
     }

@@ -47,6 +47,8 @@ pub fn int_lit(p: Prim, v: i128) -> String {
 #[derive(Clone)]
 enum Dest {
     Assign(String),
+    /// A field place (`cj::set`: an array field takes a `cj::Arr` element by element).
+    Set(String),
     Return,
     Discard,
 }

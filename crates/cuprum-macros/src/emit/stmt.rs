@@ -188,17 +188,26 @@ impl Emitter<'_> {
             ExprKind::Return(None) => self.line("return;"),
             ExprKind::Return(Some(v)) => self.into(v, Dest::Return),
             ExprKind::Assign(place, v) => {
-                let p = self.value(place);
+                let p = self.place(place);
                 if self.pure(v) {
                     let x = self.value(v);
-                    self.line(&format!("{p} = {x};"));
+                    if matches!(place.kind, ExprKind::Member(..) | ExprKind::MemberIndex { .. }) {
+                        // `cj::set`: a whole array field takes a `cj::Arr` element by element.
+                        self.line(&format!("cj::set({p}, {x});"));
+                    } else {
+                        self.line(&format!("{p} = {x};"));
+                    }
                 } else {
-                    self.into(v, Dest::Assign(p));
+                    let field = matches!(
+                        place.kind,
+                        ExprKind::Member(..) | ExprKind::MemberIndex { .. }
+                    );
+                    self.into(v, if field { Dest::Set(p) } else { Dest::Assign(p) });
                 }
             }
             ExprKind::OpAssign(op, place, v, site) => {
                 let x = self.operand_value(v);
-                let p = self.value(place);
+                let p = self.place(place);
                 let t = self.ty(&place.ty);
                 let line = self.op_assign(*op, &p, &x, &t, *site, v);
                 self.line(&line);
@@ -275,6 +284,7 @@ impl Emitter<'_> {
                 let v = self.value(e);
                 match dest {
                     Dest::Assign(p) => self.line(&format!("{p} = {v};")),
+                    Dest::Set(p) => self.line(&format!("cj::set({p}, {v});")),
                     Dest::Return if matches!(self.ty(&e.ty), Ty::Unit) => {
                         self.line(&format!("{v};"));
                         self.line("return;");

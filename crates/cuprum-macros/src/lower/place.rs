@@ -83,6 +83,9 @@ impl Lower {
                 }
                 _ => {}
             }
+            if self.opaque_array(id) {
+                return Ok(id);
+            }
         }
         if let syn::Expr::Path(p) = e
             && let Some(ident) = p.path.get_ident()
@@ -102,7 +105,20 @@ impl Lower {
         ))
     }
 
-    pub(super) fn elem_of(&self, var: usize, at: impl Spanned) -> Result<Ty> {
+    /// A local holding a copy of a device type's field (`let c = p.c;`): rustc knows its
+    /// type, the translator names it by `decltype`; indexed, it is a fixed array (`cj::Arr`).
+    fn opaque_array(&self, var: usize) -> bool {
+        matches!(
+            self.infer.var_kind(&self.vars[var].ty),
+            Some(VarKind::Opaque(id)) if self.infer.opaque[id].field.is_some()
+        )
+    }
+
+    pub(super) fn elem_of(&mut self, var: usize, at: impl Spanned) -> Result<Ty> {
+        if self.opaque_array(var) {
+            let t = self.vars[var].ty.clone();
+            return Ok(self.infer.opaque_field(t, "v[0]".into()));
+        }
         match self.infer.shallow(&self.vars[var].ty) {
             Ty::Slice { elem, .. }
             | Ty::Shared(elem, _)
@@ -149,7 +165,7 @@ impl Lower {
         }
         let base = self.slice_var(&i.expr)?;
         let index = self.expr(&i.index)?;
-        if let Ty::Array(..) = self.infer.shallow(&self.vars[base].ty) {
+        if matches!(self.infer.shallow(&self.vars[base].ty), Ty::Array(..)) || self.opaque_array(base) {
             self.infer.unify(&index.ty, &Ty::Prim(Prim::Usize));
         }
         let elem = self.elem_of(base, i)?;

@@ -75,9 +75,14 @@ __device__ __forceinline__ void fault(unsigned int site, unsigned int kind, long
 template <class T> __device__ T val();  // decltype only
 template <class T> struct plain { typedef T type; };
 template <class T> struct plain<T&> { typedef T type; };
+template <class T> struct plain<T&&> { typedef T type; };
 template <class T> struct plain<const T> { typedef T type; };
 template <class T> struct plain<const T&> { typedef T type; };
 template <class T> using plain_t = typename plain<T>::type;
+template <class T, unsigned long long N> struct Arr;
+// A C++ array member (`float c[3]`) is the `cj::Arr` a Rust `[f32; 3]` is.
+template <class T, unsigned long long N> struct plain<T[N]> { typedef Arr<plain_t<T>, N> type; };
+template <class T, unsigned long long N> struct plain<const T[N]> { typedef Arr<plain_t<T>, N> type; };
 template <class A, class B> struct same { static const bool value = false; };
 template <class A> struct same<A, A> { static const bool value = true; };
 
@@ -117,11 +122,21 @@ template <class T, unsigned long long N> struct Arr {
 
 // The length of a device type's array field (`p.pos[i]` is bounds-checked against it).
 template <class T, unsigned long long N> __device__ __forceinline__ constexpr unsigned long long extent_of(const T (&)[N]) { return N; }
+template <class T, unsigned long long N> __device__ __forceinline__ constexpr unsigned long long extent_of(const Arr<T, N>&) { return N; }
+
+// A field read as a value (`let c = p.c;`): the identity, except that a C++ array member
+// (not copyable) is copied into a `cj::Arr`, nested arrays too.
+template <class T> __device__ __forceinline__ T cp(const T& x) { return x; }
+template <class T, unsigned long long N> __device__ __forceinline__ Arr<plain_t<T>, N> cp(const T (&x)[N]) {
+  Arr<plain_t<T>, N> a;
+  for (unsigned long long k = 0; k < N; ++k) a.v[k] = cp(x[k]);
+  return a;
+}
 
 // A field of a struct literal (an array member takes a `cj::Arr`).
 template <class T, class V> __device__ __forceinline__ void set(T& d, const V& v) { d = v; }
-template <class T, unsigned long long N> __device__ __forceinline__ void set(T (&d)[N], const Arr<T, N>& v) {
-  for (unsigned long long k = 0; k < N; ++k) d[k] = v.v[k];
+template <class T, unsigned long long N, class U> __device__ __forceinline__ void set(T (&d)[N], const Arr<U, N>& v) {
+  for (unsigned long long k = 0; k < N; ++k) set(d[k], v.v[k]);
 }
 // Tuples: one aggregate per arity (fields f0, f1, …), initialised as `cj::Tup2<A, B>{a, b}`.
 // Plain structs, not cuda::std::tuple: no library header to parse (NVRTC and the host
