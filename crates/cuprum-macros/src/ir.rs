@@ -25,6 +25,8 @@ pub struct Func {
 pub struct Param {
     pub var: usize,
     pub ty: Ty,
+    /// `&mut self` of a device type's method: a C++ reference (`Vec3& self`).
+    pub by_ref: bool,
 }
 
 /// One binding (parameter or local) and its C++ name.

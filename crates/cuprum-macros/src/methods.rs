@@ -1,6 +1,10 @@
 //! `#[cuprum::device]` on an `impl` block of a device type: each method (`self` or
-//! `&self`, by copy in C++) becomes the `__device__` function `cj_dev::cj_m_Type_method`,
-//! and the block stays ordinary Rust. Each method's definition is an associated const of
+//! `&self`, by copy in C++; `&mut self`, a C++ reference `Type& self`) becomes the
+//! `__device__` function `cj_dev::cj_m_Type_method`, and the block stays ordinary Rust.
+//! A call passes its receiver as the place it names (a variable, a slice element), or, for
+//! a temporary, through `cj::lv`, an lvalue living to the end of the statement as Rust's
+//! temporary does; the kernel cannot see whether the method takes `&mut self`, so every
+//! receiver is passed so, and `decltype` names results with lvalue arguments. Each method's definition is an associated const of
 //! the type (`Type::__CUPRUM_DEVICE_FN_method`): a kernel calling `p.method()` names it
 //! through the type's path, as it names a device function through the function's.
 

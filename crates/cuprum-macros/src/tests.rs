@@ -218,7 +218,7 @@ fn device_functions_and_calls() {
     has(
         &s,
         &[
-            "cj::plain_t<decltype(cj_dev::helper(cj::val<float>(), cj::val<const float*>(), cj::val<unsigned long long>()))> y = cj_dev::helper(",
+            "cj::plain_t<decltype(cj_dev::helper(cj::val<float&>(), cj::val<const float*>(), cj::val<unsigned long long>()))> y = cj_dev::helper(",
             "z = cj::mul(y, ((cj::plain_t<decltype(cj_dev::helper(",
         ],
     );
@@ -625,8 +625,8 @@ fn t(out: &mut [f32], x: &[f32]) {
             "bool d = cj_v1_cj_tup.f1;",
             "cj::Tup2<float, unsigned char> q = cj::Tup2<float, unsigned char>{a, c};",
             "q.f0 += 1.0f;",
-            "cj::plain_t<decltype(cj_dev::divmod(cj::val<int>(), cj::val<int>()))> cj_v2_cj_tup = cj_dev::divmod(7, 2);",
-            "cj::plain_t<decltype(cj::val<cj::plain_t<decltype(cj_dev::divmod(cj::val<int>(), cj::val<int>()))>>().f0)> m = cj_v2_cj_tup.f0;",
+            "cj::plain_t<decltype(cj_dev::divmod(cj::val<int&>(), cj::val<int&>()))> cj_v2_cj_tup = cj_dev::divmod(7, 2);",
+            "cj::plain_t<decltype(cj::val<cj::plain_t<decltype(cj_dev::divmod(cj::val<int&>(), cj::val<int&>()))>>().f0)> m = cj_v2_cj_tup.f0;",
             "= cj_dev::divmod(9, 4).f1;",
             "p.f2.f0",
         ],
@@ -783,4 +783,49 @@ fn e(out: &mut [f32], x: &[f32]) {
     let e =
         kerr("fn e(x: &[f32], o: &mut [f32]) { for v in x.iter().enumerate() { o[0] = 1.0; } }");
     assert!(e.contains("as `(i, x)`"), "{e}");
+}
+
+/// `#[cuprum::device] impl`: `&mut self` becomes a C++ reference, `self` and `&self` copies;
+/// another receiver is refused naming the three.
+#[test]
+fn device_method_receivers() {
+    let i: syn::ItemImpl = syn::parse_str(
+        "impl Vec3 {
+            fn scale(&mut self, s: f32) { self.x *= s; }
+            fn dot(&self, o: Vec3) -> f32 { self.x * o.x }
+        }",
+    )
+    .expect("parses");
+    let out = crate::methods::expand_impl(&i).to_string();
+    assert!(out.contains("cj_m_Vec3_scale(Vec3& self, float s)"), "{out}");
+    assert!(out.contains("self.x *= s;"), "{out}");
+    assert!(out.contains("cj_m_Vec3_dot(Vec3 self, Vec3 o)"), "{out}");
+    let i: syn::ItemImpl =
+        syn::parse_str("impl Vec3 { fn f(self: Box<Self>) -> f32 { 0.0 } }").expect("parses");
+    let out = crate::methods::expand_impl(&i).to_string();
+    assert!(
+        out.contains("take `self`, `&self` or `&mut self`"),
+        "{out}"
+    );
+}
+
+/// A local copy of a device type's field (`let c = p.c;`) indexes as a fixed array; field
+/// reads copy through `cj::cp`, whole-field writes go through `cj::set`.
+#[test]
+fn field_copies_index_as_arrays() {
+    let s = k("fn f(ps: &mut [P], o: &mut [f32]) {
+        let p = ps[0];
+        let mut c = p.c;
+        c[1] = 2.0;
+        o[0] = c[1] + c.len() as f32;
+        ps[0].c = c;
+    }");
+    has(
+        &s,
+        &[
+            "cj::plain_t<decltype(cj::val<P>().c)> c = cj::cp(p.c);",
+            "c[cj::ix(1ull, cj::extent_of(c), CJ_SITE(",
+            "cj::set(ps[cj::ix(0, cj_len_ps, CJ_SITE(",
+        ],
+    );
 }

@@ -398,7 +398,9 @@ impl Infer {
                         "cj::val<unsigned long long>()".to_string(),
                     ]
                 }
-                t => vec![format!("cj::val<{}>()", cpp_type(&t))],
+                // An lvalue: a `&mut self` method's receiver binds to it, a by-value
+                // parameter copies it.
+                t => vec![format!("cj::val<{}&>()", cpp_type(&t))],
             })
             .collect();
         format!(

@@ -351,6 +351,7 @@ fn nvrtc_compiles_the_program_with_its_static_asserts() {
         &activate::__CUPRUM_KERNEL,
         &eval_poly::__CUPRUM_KERNEL,
         &tri_fields::__CUPRUM_KERNEL,
+        &integrate::__CUPRUM_KERNEL,
     ] {
         for arch in [80, 90] {
             for checked in [false, true] {
@@ -840,6 +841,76 @@ fn whole_array_fields_copy_into_locals() {
         for i in 0..n {
             assert!(close(got[i], want_y[i]), "{i}: {} {}", got[i], want_y[i]);
             assert_eq!(back[i], want_ps[i], "{i}");
+        }
+    }
+}
+
+// ---- `&mut self` methods ----------------------------------------------------------------------
+
+#[cuprum::device]
+impl Particle {
+    /// Moves by `vel * dt`; returns the new `pos.x` (a `&mut self` method with a result).
+    fn advance(&mut self, dt: f32) -> f32 {
+        let v: Vec3 = self.vel;
+        self.pos = Vec3 {
+            x: self.pos.x + v.x * dt,
+            y: self.pos.y + v.y * dt,
+            ..self.pos
+        };
+        self.pos.z += v.z * dt;
+        self.pos.x
+    }
+    fn damp(&mut self, k: f32) {
+        self.vel.x *= k;
+        self.vel.y *= k;
+        self.vel.z *= k;
+    }
+    /// `&mut self` methods calling each other on `self`.
+    fn damp_advance(&mut self, dt: f32, k: f32) -> f32 {
+        self.damp(k);
+        self.advance(dt)
+    }
+}
+
+/// `&mut self` methods on a local (`p.damp(k)`), with a result, on a temporary (a struct
+/// literal) and on a slice element in place (`ps[i].advance(dt)`).
+#[cuprum::kernel]
+pub fn integrate(ps: &mut [Particle], dt: f32, k: f32, xs: &mut [f32]) {
+    for i in grid_stride(ps.len()) {
+        let mut p = ps[i];
+        let x = p.damp_advance(dt, k);
+        p.damp(k);
+        let y = Particle { mass: 1.0, ..p }.advance(dt);
+        xs[i] = x + y;
+        ps[i] = p;
+        ps[i].advance(dt);
+    }
+}
+
+#[test]
+fn mut_self_methods_write_through() {
+    assert!(
+        integrate::program().contains("cj_m_Particle_damp(Particle& self, float k)")
+            && integrate::SOURCE.contains("cj_m_Particle_advance(cj::lv("),
+        "{}",
+        integrate::program()
+    );
+    require_gpu!();
+    for n in [1usize, 190] {
+        let ps = random_particles(n, 7 + n as u64);
+        let mut a = Array::from_records(&ps, &[n]).unwrap();
+        let mut xs = Array::zeros(&[n], DType::F32).unwrap();
+        integrate::launch(JitConfigOf::len(n), &mut a, 0.25, 0.9, &mut xs).unwrap();
+        let (got_x, back) = (xs.to_vec::<f32>().unwrap(), a.to_records::<Particle>().unwrap());
+        for i in 0..n {
+            let mut p = ps[i];
+            let x = p.damp_advance(0.25, 0.9);
+            p.damp(0.9);
+            let x = x + Particle { mass: 1.0, ..p }.advance(0.25);
+            p.advance(0.25);
+            assert!(close(got_x[i], x), "{i}: {} {x}", got_x[i]);
+            assert!(close3(back[i].pos, p.pos) && close3(back[i].vel, p.vel), "{i}");
+            assert_eq!(back[i].mass, p.mass);
         }
     }
 }

@@ -186,8 +186,20 @@ impl Emitter<'_> {
                 args,
             } => {
                 let mut a = Vec::new();
-                for x in args {
+                // A device type's method binds its receiver to a reference when it takes
+                // `&mut self`: a receiver that is no place (`Vec3 { … }.scale(2.0)`) becomes
+                // an lvalue living to the end of the statement, as Rust's temporary does.
+                let method = callee.starts_with("cj_dev::cj_m_");
+                for (k, x) in args.iter().enumerate() {
                     match (&x.kind, self.ty(&x.ty)) {
+                        (kind, _)
+                            if method
+                                && k == 0
+                                && !matches!(kind, ExprKind::Var(_) | ExprKind::Index { .. }) =>
+                        {
+                            let v = self.operand_value(x);
+                            a.push(format!("cj::lv({v})"));
+                        }
                         (ExprKind::Var(id), Ty::Slice { .. }) => {
                             let n = self.var(*id).to_string();
                             a.push(n.clone());

@@ -124,6 +124,7 @@ impl<'a> Emitter<'a> {
                     v.push(format!("{c}{}* __restrict__ {name}", cpp_type(&elem)));
                     v.push(format!("const unsigned long long cj_len_{name}"));
                 }
+                t if p.by_ref => v.push(format!("{}& {name}", cpp_type(&t))),
                 t => v.push(format!("{} {name}", cpp_type(&t))),
             }
         }

@@ -99,7 +99,8 @@ impl Lower {
         }
     }
 
-    /// `self` / `&self` of a method of a device type: the value (C++ passes it by copy).
+    /// `self` / `&self` of a method of a device type: the value (C++ passes it by copy);
+    /// `&mut self`: a C++ reference, so the method's writes reach the caller's place.
     fn receiver(&mut self, r: &syn::Receiver) -> Result<Param> {
         let Some(path) = self.self_ty.clone() else {
             return Err(err(
@@ -107,25 +108,19 @@ impl Lower {
                 "a device function cannot take `self` (methods go in an `impl` block of a device type with #[cuprum::device])",
             ));
         };
-        match &r.kind {
-            syn::ReceiverKind::Value => {}
-            syn::ReceiverKind::Reference(_, _, None) => {}
-            syn::ReceiverKind::Reference(_, _, Some(_)) => {
-                return Err(err(
-                    r,
-                    "`&mut self` is not supported in device methods; take `self` and return the new value",
-                ));
-            }
+        let by_ref = match &r.kind {
+            syn::ReceiverKind::Value | syn::ReceiverKind::Reference(_, _, None) => false,
+            syn::ReceiverKind::Reference(_, _, Some(_)) => true,
             _ => {
                 return Err(err(
                     r,
-                    "this receiver is not supported in device methods; take `self` or `&self`",
+                    "this receiver is not supported in device methods; take `self`, `&self` or `&mut self`",
                 ));
             }
-        }
+        };
         let ty = self.user_type(&path)?;
         let var = self.declare("self", ty.clone());
-        Ok(Param { var, ty })
+        Ok(Param { var, ty, by_ref })
     }
 
     fn param(&mut self, pt: &syn::PatType) -> Result<Param> {
@@ -188,7 +183,11 @@ impl Lower {
             }
         };
         let var = self.declare(&name, ty.clone());
-        Ok(Param { var, ty })
+        Ok(Param {
+            var,
+            ty,
+            by_ref: false,
+        })
     }
 
     pub fn body(&mut self, block: &syn::Block) -> Result<Block> {

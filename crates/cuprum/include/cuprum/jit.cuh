@@ -124,6 +124,9 @@ template <class T, unsigned long long N> struct Arr {
 template <class T, unsigned long long N> __device__ __forceinline__ constexpr unsigned long long extent_of(const T (&)[N]) { return N; }
 template <class T, unsigned long long N> __device__ __forceinline__ constexpr unsigned long long extent_of(const Arr<T, N>&) { return N; }
 
+// A temporary as an lvalue until the end of its statement (a `&mut self` method's receiver).
+template <class T> __device__ __forceinline__ T& lv(T&& x) { return x; }
+
 // A field read as a value (`let c = p.c;`): the identity, except that a C++ array member
 // (not copyable) is copied into a `cj::Arr`, nested arrays too.
 template <class T> __device__ __forceinline__ T cp(const T& x) { return x; }
