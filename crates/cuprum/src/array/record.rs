@@ -22,6 +22,12 @@
 //! name in one program are an error at launch). So the macro needs nothing but names, and
 //! rustc (the twin is real Rust) type-checks every field use.
 //!
+//! **Array fields.** A C++ array member (`float c[3]`) cannot be copied, while Rust's
+//! `[f32; 3]` can: kernels read a field through `cj::cp` (a C++ array becomes the
+//! `cj::Arr` a Rust array is; the identity otherwise) and write one through `cj::set`, and
+//! `cj::plain_t` names an array field's type as that `cj::Arr`, so `let c = p.c;`,
+//! `p.c = c;` and passing `p.c` to a device function taking `[f32; 3]` all work.
+//!
 //! **Bytes.** A device type may have padding (never initialised in Rust) and bool fields
 //! (only 0 and 1 are valid). Values go to the device field by field
 //! ([`DeviceField::write_bytes`], padding zeroed), and come back only after
