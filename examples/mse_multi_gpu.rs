@@ -120,21 +120,12 @@ fn one_rank(mse_kernel: &ReductionKernel, n_samples: usize) -> Result<(), cuprum
         Ok(part)
     };
     step()?; // warm-up: compile, NCCL's connections
-    // Every rank starts each timed step together (a one-element all-reduce, waited for),
-    // so a step's time is its own work and the all-reduce, not a wait for a late peer.
-    let ping = Array::zeros(&[1], cuprum::DType::F32)?;
-    let barrier = || -> cuprum::Result<()> {
-        comm.all_reduce(
-            std::slice::from_ref(&ping),
-            std::slice::from_ref(&ping),
-            ReduceOp::Sum,
-        )?;
-        comm.synchronize()
-    };
+    // Every rank starts each timed step together (`barrier`), so a step's time is its own
+    // work and the all-reduce, not a wait for a late peer.
     let mut times = Vec::new();
     let mut part = None;
     for _ in 0..11 {
-        barrier()?;
+        comm.barrier()?;
         let t = Instant::now();
         part = Some(step()?);
         times.push(t.elapsed().as_secs_f64() * 1e3);

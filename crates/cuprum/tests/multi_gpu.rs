@@ -1172,6 +1172,8 @@ fn collectives_on_two_gpus() {
         (comm.size(), comm.ranks(), comm.devices()),
         (2, vec![0, 1], devs.to_vec())
     );
+    // a barrier of both local ranks returns (one all-reduce per device, waited for)
+    comm.barrier().unwrap();
     let mut rng = Rng::new(2024);
     let n = 1001usize;
     for dtype in [DType::F32, DType::F64, DType::I32, DType::I64, DType::U8] {

@@ -977,6 +977,27 @@ impl Communicator {
         Ok(())
     }
 
+    /// Waits until every rank of the communicator has reached its `barrier` (a one-element
+    /// all-reduce on each local rank's device, then [`synchronize`](Self::synchronize)):
+    /// ranks leave together, e.g. to start a timed step at the same moment. Errors as
+    /// `synchronize`'s.
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_nccl()? { return Ok(()); }
+    /// let comm = cuprum::nccl::Communicator::new(&[cuprum::Device::get(0)?])?;
+    /// comm.barrier()?;
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn barrier(&self) -> Result<()> {
+        let ones = self
+            .devices()
+            .into_iter()
+            .map(|d| Array::zeros_on_device(d, &[1], DType::F32))
+            .collect::<Result<Vec<_>>>()?;
+        self.all_reduce(&ones, &ones, ReduceOp::Sum)?;
+        self.synchronize()
+    }
+
     /// How long a collective may run before the watchdog aborts the communicator (default
     /// `CUPRUM_NCCL_TIMEOUT` seconds, else 600 s). Keep it above the longest collective.
     ///
