@@ -797,16 +797,16 @@ fn device_method_receivers() {
     )
     .expect("parses");
     let out = crate::methods::expand_impl(&i).to_string();
-    assert!(out.contains("cj_m_Vec3_scale(Vec3& self, float s)"), "{out}");
+    assert!(
+        out.contains("cj_m_Vec3_scale(Vec3& self, float s)"),
+        "{out}"
+    );
     assert!(out.contains("self.x *= s;"), "{out}");
     assert!(out.contains("cj_m_Vec3_dot(Vec3 self, Vec3 o)"), "{out}");
     let i: syn::ItemImpl =
         syn::parse_str("impl Vec3 { fn f(self: Box<Self>) -> f32 { 0.0 } }").expect("parses");
     let out = crate::methods::expand_impl(&i).to_string();
-    assert!(
-        out.contains("take `self`, `&self` or `&mut self`"),
-        "{out}"
-    );
+    assert!(out.contains("take `self`, `&self` or `&mut self`"), "{out}");
 }
 
 /// A local copy of a device type's field (`let c = p.c;`) indexes as a fixed array; field

@@ -821,7 +821,11 @@ fn tri_fields_ref(ps: &mut [Tri], y: &mut [f32]) {
 
 #[test]
 fn whole_array_fields_copy_into_locals() {
-    assert!(tri_fields::SOURCE.contains("cj::cp("), "{}", tri_fields::SOURCE);
+    assert!(
+        tri_fields::SOURCE.contains("cj::cp("),
+        "{}",
+        tri_fields::SOURCE
+    );
     require_gpu!();
     let mut rng = Rng::new(91);
     for n in [1usize, 257] {
@@ -901,7 +905,10 @@ fn mut_self_methods_write_through() {
         let mut a = Array::from_records(&ps, &[n]).unwrap();
         let mut xs = Array::zeros(&[n], DType::F32).unwrap();
         integrate::launch(JitConfigOf::len(n), &mut a, 0.25, 0.9, &mut xs).unwrap();
-        let (got_x, back) = (xs.to_vec::<f32>().unwrap(), a.to_records::<Particle>().unwrap());
+        let (got_x, back) = (
+            xs.to_vec::<f32>().unwrap(),
+            a.to_records::<Particle>().unwrap(),
+        );
         for i in 0..n {
             let mut p = ps[i];
             let x = p.damp_advance(0.25, 0.9);
@@ -909,7 +916,10 @@ fn mut_self_methods_write_through() {
             let x = x + Particle { mass: 1.0, ..p }.advance(0.25);
             p.advance(0.25);
             assert!(close(got_x[i], x), "{i}: {} {x}", got_x[i]);
-            assert!(close3(back[i].pos, p.pos) && close3(back[i].vel, p.vel), "{i}");
+            assert!(
+                close3(back[i].pos, p.pos) && close3(back[i].vel, p.vel),
+                "{i}"
+            );
             assert_eq!(back[i].mass, p.mass);
         }
     }

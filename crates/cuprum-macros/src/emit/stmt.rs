@@ -191,7 +191,10 @@ impl Emitter<'_> {
                 let p = self.place(place);
                 if self.pure(v) {
                     let x = self.value(v);
-                    if matches!(place.kind, ExprKind::Member(..) | ExprKind::MemberIndex { .. }) {
+                    if matches!(
+                        place.kind,
+                        ExprKind::Member(..) | ExprKind::MemberIndex { .. }
+                    ) {
                         // `cj::set`: a whole array field takes a `cj::Arr` element by element.
                         self.line(&format!("cj::set({p}, {x});"));
                     } else {

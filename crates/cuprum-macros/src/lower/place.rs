@@ -165,7 +165,9 @@ impl Lower {
         }
         let base = self.slice_var(&i.expr)?;
         let index = self.expr(&i.index)?;
-        if matches!(self.infer.shallow(&self.vars[base].ty), Ty::Array(..)) || self.opaque_array(base) {
+        if matches!(self.infer.shallow(&self.vars[base].ty), Ty::Array(..))
+            || self.opaque_array(base)
+        {
             self.infer.unify(&index.ty, &Ty::Prim(Prim::Usize));
         }
         let elem = self.elem_of(base, i)?;
