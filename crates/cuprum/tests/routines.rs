@@ -617,6 +617,17 @@ fn sort_edge_sizes_axes_and_layouts() {
             &format!("{shape:?} flattened"),
         );
     }
+    // 8-byte keys in rows past the shared-memory row sort (2048): the radix segments, whose
+    // histogram keeps one shared copy (12 digit passes)
+    for d in [DType::F64, DType::I64] {
+        let vals = rand_vals(&mut rng, d, 3 * 2100, 0, true);
+        check_sort(
+            &dev_exact(&vals, &[3, 2100], d),
+            &vals,
+            Some(-1),
+            &format!("{d} rows of 2100"),
+        );
+    }
 }
 
 #[test]
