@@ -360,10 +360,11 @@ impl Fused {
             .operands()
             .iter()
             .map(|o| match o {
-                Operand::Array(a) => ArgSpec::array(a.dtype(), a.shape()),
-                Operand::Scalar(s) => ArgSpec::scalar(s.dtype()),
+                Operand::Array(a) => Ok(ArgSpec::array(a.dtype(), a.shape())),
+                Operand::Scalar(s) => Ok(ArgSpec::scalar(s.dtype())),
+                Operand::Record(_) => Err(o.not_numeric(&format!("fused `{}`", self.name))),
             })
-            .collect();
+            .collect::<Result<_>>()?;
         self.explain_for(&specs)
     }
 
@@ -416,13 +417,16 @@ impl Fused {
     }
 
     fn invoke(&self, ops: &[Operand<'_>]) -> Result<SmallVec<[Array; 4]>> {
+        for o in ops {
+            o.numeric(&format!("fused `{}`", self.name))?;
+        }
         let key = self.key(ops.iter().map(|o| match o {
             Operand::Array(a) => ArgSig {
                 dtype: a.dtype(),
                 ndim: a.ndim() as u8,
             },
-            Operand::Scalar(s) => ArgSig {
-                dtype: s.dtype(),
+            Operand::Scalar(_) | Operand::Record(_) => ArgSig {
+                dtype: o.dtype(),
                 ndim: ArgSig::SCALAR,
             },
         }))?;

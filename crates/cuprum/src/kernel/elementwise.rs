@@ -504,7 +504,7 @@ impl ElementwiseKernel {
                     let staged = !self.analysis.direct && (p.is_const || kk >= nin);
                     ptrs.push((a.data_ptr(), a.itemsize(), staged));
                 }
-                Operand::Scalar(_) => slots.push(Slot::Scalar),
+                Operand::Scalar(_) | Operand::Record(_) => slots.push(Slot::Scalar),
             }
         }
         let lays: SmallVec<[ArrayLayout<'_>; 8]> = bstrides

@@ -731,7 +731,7 @@ impl ReductionCall<'_> {
                         out_strides.push(Strides::from_slice(a.strides()));
                     }
                 }
-                Operand::Scalar(_) => slots.push(Slot::Scalar),
+                Operand::Scalar(_) | Operand::Record(_) => slots.push(Slot::Scalar),
             }
         }
         Ok((slots, in_strides, out_strides))
