@@ -371,6 +371,7 @@ fn nvrtc_compiles_the_program_with_its_static_asserts() {
         &eval_poly::__CUPRUM_KERNEL,
         &tri_fields::__CUPRUM_KERNEL,
         &integrate::__CUPRUM_KERNEL,
+        &grid_cells::__CUPRUM_KERNEL,
     ] {
         for arch in [80, 90] {
             for checked in [false, true] {
@@ -1078,6 +1079,65 @@ fn whole_array_fields_copy_into_locals() {
         let (back, got) = run_on_records(&ps, |a, y| tri_fields::launch(JitConfigOf::len(n), a, y));
         let (mut want_ps, mut want_y) = (ps.clone(), vec![0.0f32; n]);
         tri_fields_ref(&mut want_ps, &mut want_y);
+        assert_all_close(&got, |i| want_y[i]);
+        assert_eq!(back, want_ps);
+    }
+}
+
+// ---- double indexing of nested fixed arrays ------------------------------------------------
+
+/// `m[1][0]` read and written: on a local copy of a field (`let mut m = p.m;`, op-assign
+/// too), on a local array of arrays, on a field (`p.m[k][j]`, indices from the loop) and on
+/// a slice element's field (`ps[i].m[0][1] = …`).
+#[cuprum::kernel]
+pub fn grid_cells(ps: &mut [Tri], y: &mut [f32]) {
+    for i in grid_stride(y.len()) {
+        let p = ps[i];
+        let mut m = p.m;
+        m[1][0] += m[0][1];
+        let mut l = [[0i32; 2]; 2];
+        l[0][1] = p.m[1][1] * 2;
+        l[1][0] = m[1][0];
+        let (k, j) = (i % 2, (i / 2) % 2);
+        ps[i].m[0][1] = l[0][1] + p.m[k][j];
+        ps[i].m[1][k] -= 1;
+        y[i] = (l[0][1] + l[1][0] + m[1][0] + l[1][1]) as f32 + p.c[k];
+    }
+}
+
+fn grid_cells_ref(ps: &mut [Tri], y: &mut [f32]) {
+    for i in 0..y.len() {
+        let p = ps[i];
+        let m10 = p.m[1][0] + p.m[0][1];
+        let l01 = p.m[1][1] * 2;
+        let (k, j) = (i % 2, (i / 2) % 2);
+        ps[i].m[0][1] = l01 + p.m[k][j];
+        ps[i].m[1][k] -= 1;
+        y[i] = (l01 + m10 + m10) as f32 + p.c[k];
+    }
+}
+
+#[test]
+fn nested_arrays_are_indexed_twice() {
+    // The inner index is checked against the inner array's extent.
+    assert!(
+        grid_cells::SOURCE.contains("cj::extent_of(m[cj::ix(")
+            && grid_cells::SOURCE.contains("cj::extent_of(p.m[cj::ix("),
+        "{}",
+        grid_cells::SOURCE
+    );
+    require_gpu!();
+    let mut rng = Rng::new(123);
+    for n in [1usize, 4, 301] {
+        let ps: Vec<Tri> = (0..n)
+            .map(|_| Tri {
+                c: [0; 3].map(|_| rng.f64(-2.0, 2.0) as f32),
+                m: [[0; 2]; 2].map(|r| r.map(|_| (rng.next_u64() % 200) as i32 - 100)),
+            })
+            .collect();
+        let (back, got) = run_on_records(&ps, |a, y| grid_cells::launch(JitConfigOf::len(n), a, y));
+        let (mut want_ps, mut want_y) = (ps.clone(), vec![0.0f32; n]);
+        grid_cells_ref(&mut want_ps, &mut want_y);
         assert_all_close(&got, |i| want_y[i]);
         assert_eq!(back, want_ps);
     }

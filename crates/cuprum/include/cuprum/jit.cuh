@@ -73,11 +73,13 @@ __device__ __forceinline__ void fault(unsigned int site, unsigned int kind, long
 
 // ---- types -------------------------------------------------------------------------------
 template <class T> __device__ T val();  // decltype only
+// A type without reference or const, a C++ array as the `cj::Arr` a Rust array is (also
+// under a reference: `decltype(p.m[0])` of `int m[2][3]` is `int (&&)[3]`).
 template <class T> struct plain { typedef T type; };
-template <class T> struct plain<T&> { typedef T type; };
-template <class T> struct plain<T&&> { typedef T type; };
-template <class T> struct plain<const T> { typedef T type; };
-template <class T> struct plain<const T&> { typedef T type; };
+template <class T> struct plain<T&> { typedef typename plain<T>::type type; };
+template <class T> struct plain<T&&> { typedef typename plain<T>::type type; };
+template <class T> struct plain<const T> { typedef typename plain<T>::type type; };
+template <class T> struct plain<const T&> { typedef typename plain<T>::type type; };
 template <class T> using plain_t = typename plain<T>::type;
 template <class T, unsigned long long N> struct Arr;
 // A C++ array member (`float c[3]`) is the `cj::Arr` a Rust `[f32; 3]` is.
