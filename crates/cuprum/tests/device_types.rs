@@ -722,6 +722,28 @@ fn record_scalars_of_the_wrong_type_are_refused() {
     assert_eq!(e.kind(), ErrorKind::DType);
     assert!(e.to_string().contains("given a Vec3 value"), "{e}");
     let x = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[4]).unwrap();
+    let idx = Array::from_slice(&[0i64, 2], &[2]).unwrap();
+    for (what, r) in [
+        ("put", cuprum::ops::put(&x, &idx, g)),
+        ("scatter_add", cuprum::ops::scatter_add(&x, &idx, g)),
+        ("a masked assignment", x.masked(&m).set(g)),
+        (
+            "fused `scaled`",
+            cuprum::fuse("scaled", |[x, s]| x * s)
+                .call((&x, g))
+                .map(drop),
+        ),
+    ] {
+        let e = r.unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::DType, "{e}");
+        assert!(
+            e.to_string().contains(&format!(
+                "{what}: expected an array or a number, given a Vec3 value"
+            )),
+            "{e}"
+        );
+    }
+    assert_eq!(x.to_vec::<f32>().unwrap(), [1.0, 2.0, 3.0, 4.0]);
     let scan =
         cuprum::ScanKernel::new("T x, Vec3 g", "T y", "x * g.x", "a + b", "0", "gscan").unwrap();
     let e = scan.call((&x, g)).unwrap_err();

@@ -41,6 +41,11 @@ impl Lower {
                 if let Ty::User(tn) = self.infer.shallow(&recv.ty) {
                     return self.device_method(m, &name, &tn, recv);
                 }
+                if let ExprKind::Member(_, f) = &recv.kind
+                    && method_sig(&name).is_none()
+                {
+                    return Err(field_method(&m.method, &name, f));
+                }
                 if matches!(
                     self.infer.shallow(&recv.ty),
                     Ty::Slice { .. }
@@ -131,15 +136,7 @@ impl Lower {
         use MethodSig::*;
         let Some((helper, sig, nargs)) = method_sig(name) else {
             if let ExprKind::Member(_, f) = &recv.kind {
-                return Err(err(
-                    at,
-                    format!(
-                        "`.{name}()` on the field `.{f}` is not supported: the translator sees only the kernel, \
-                         so it does not know the field's type (a device type with `#[cuprum::device]` methods, \
-                         or a fixed array); copy the field into a local first: `let v: Vec3 = p.{f}; v.{name}(…)` \
-                         (the type named) for a device type's method, `let c = p.{f}; c.len()` for an array's length"
-                    ),
-                ));
+                return Err(field_method(at, name, f));
             }
             return Err(err(
                 at,
@@ -406,6 +403,19 @@ fn method_sig(name: &str) -> Option<(&'static str, MethodSig, usize)> {
         "to_f64" => Some(("to_f64", ToF64, 0)),
         _ => None,
     }
+}
+
+/// The error of a method called on the field `.f`, whose type the translator does not know.
+fn field_method(at: impl Spanned, name: &str, f: &str) -> syn::Error {
+    err(
+        at,
+        format!(
+            "`.{name}()` on the field `.{f}` is not supported: the translator sees only the kernel, \
+             so it does not know the field's type (a device type with `#[cuprum::device]` methods, \
+             or a fixed array); copy the field into a local first: `let v: Vec3 = p.{f}; v.{name}(…)` \
+             (the type named) for a device type's method, `let c = p.{f}; c.len()` for an array's length"
+        ),
+    )
 }
 
 /// Whether `e` is a named field (`p.vel`, `ps[i].c`), whose type the translator does not know.

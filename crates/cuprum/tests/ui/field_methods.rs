@@ -1,6 +1,5 @@
 // A method called directly on a field (`p.vel.scale(2.0)`, `p.vel.len()`) is refused at
 // the call: the translator sees only the kernel, not the field's type.
-use cuprum::gpu::*;
 
 #[derive(Clone, Copy, cuprum::DeviceType)]
 #[repr(C)]
