@@ -423,6 +423,7 @@ impl ReductionKernel {
             wide: false,
             unit: true,
             vec: 1,
+            split: false,
         };
         Ok(self.source_for(dtypes, &slots, strategy).source)
     }
@@ -921,8 +922,13 @@ fn choose_strategy(
         wide: needs_64_bit(g),
         unit,
         vec: vec as u8,
+        split: false,
     };
     let (splits, chunk) = split(g, &strategy, sm, vec);
+    let strategy = ReduceStrategy {
+        split: splits > 1,
+        ..strategy
+    };
     (strategy, splits, chunk)
 }
 
