@@ -27,6 +27,10 @@ pub fn child(args: &ChildArgs) -> R<ExitCode> {
         out!("{}", fuse_cases::cold_parts(nonce())?);
         return Ok(ExitCode::SUCCESS);
     }
+    if let ChildMode::CompileColdParts = args.mode {
+        out!("{}", compile_cases::compile_parts(&args.dir)?);
+        return Ok(ExitCode::SUCCESS);
+    }
     if let ChildMode::HostDisk = args.mode {
         let s = host_cases::disk_hit_child(&args.dir)?;
         out!("{s} {s}");
