@@ -25,7 +25,11 @@
 //! a split kernel costs what every kernel cost before. The trade: a kernel called both on
 //! small reductions (one block per output) and large ones (split) compiles twice, once per
 //! kind, each on first use; the code and the combination order of each kind are unchanged,
-//! so results are bit-identical to before. Measured and not taken: one combine shared by
+//! so results are bit-identical to before. Measured on `cuprum demo` (31 examples on the
+//! host device, the kernel list recorded): 68 kernels compiled, 17 of them reductions, and
+//! no extra compile: each kernel launched both split and unsplit there already differed in
+//! another strategy field (a long contiguous reduction also takes 4-wide loads), so it
+//! compiled twice before as well. Measured and not taken: one combine shared by
 //! both stages in a loop (−2.6 ms only), 2× instead of 4× unrolling (−3.4 ms, but fewer
 //! loads in flight, not traded without a GPU measurement), and including only
 //! `indexer.cuh` + `reduce.cuh` instead of `all.cuh` (−5 ms, but user expressions may use
