@@ -129,19 +129,21 @@ pub fn cold_first_call(nonce: u64) -> R<f64> {
     Ok(s)
 }
 
-/// `bench-child fuse-cold-parts` (a diagnostic): the pieces of a first call of a new fused
-/// function in a fresh process, in ms, as `name=ms` pairs: `warm` (the first fused call:
-/// NVRTC load and first compile), `explain` (trace, plan, lowering and the source of a new
-/// function, nothing compiled), `nvrtc` (that source through NVRTC alone, memory-only
-/// cache), `load` (its module load), `call` (the whole first call of another new fused
-/// function), `call_nvrtc` (how many NVRTC compiles that call ran), `repeat` (its second
-/// call), `again` (the first call of a new `Fused` of the same name: trace, plan and
-/// lowering again, the module from the process's memo, allocation, launch — all but NVRTC
-/// and the load), `disk` (the same after `clear_memo`: the disk cache's entry and the load
-/// besides), `again_nvrtc` (their NVRTC compiles: 0 when the split is clean), `alloc` (a
-/// new 4 MiB array), `ew` (the first call of a new ElementwiseKernel doing the
-/// same), `synced` (a further new fused call, then a device synchronisation).
-pub fn cold_parts(nonce: u64) -> R<String> {
+/// `bench-child fuse-cold-parts DIR` (a diagnostic; `DIR` the kernel cache's folder): the
+/// pieces of a first call of a new fused function in a fresh process, in ms, as `name=ms`
+/// pairs: `warm` (the first fused call: NVRTC load and first compile), `explain` (trace,
+/// plan, lowering and the source of a new function, nothing compiled), `nvrtc` (that source
+/// through NVRTC alone, memory-only cache), `load` (its module load), `call` (the whole
+/// first call of another new fused function), `call_nvrtc` (how many NVRTC compiles that
+/// call ran), `repeat` (its second call), `again` (the first call of a new `Fused` of the
+/// same name: trace, plan and lowering again, the module from the process's memo,
+/// allocation, launch — all but NVRTC and the load), `disk` (the same after `clear_memo`:
+/// the disk cache's entry and the load besides), `again_nvrtc` (their NVRTC compiles: 0
+/// when the split is clean), `alloc` (a new 4 MiB array), `ew` (the first call of a new
+/// ElementwiseKernel doing the same), `synced` (a further new fused call, then a device
+/// synchronisation).
+pub fn cold_parts(nonce: u64, dir: &std::path::Path) -> R<String> {
+    cuprum::compile::set_cache_dir(Some(dir.to_path_buf()));
     let dev = Device::get(0)?;
     dev.make_current();
     let x = rand(1 << 20, DType::F32)?;
