@@ -66,7 +66,7 @@
 //!   smaller body — at the cost of a second compile for a program whose calls need two.
 //!   **Taken** (same day, same method, medians of 7–9 on a machine loaded 4–8×, so ±2 ms):
 //!   the split stage (partials, ticket, second combine) is generated only into kernels
-//!   launched split (`kernel/codegen/reduction.rs`): the bench's source compiles in 43–46
+//!   launched split (`kernel/codegen/reduction.rs`): the bench's source compiles in 42–46
 //!   ms instead of 54–56 (≈ 12.5–13.5 ms on the H100 by the factor above, from ≈ 16; the
 //!   row itself read 14.4 and 21.3 ms on two H100 runs, so only the GPU can say);
 //!   a split kernel (a long full reduction: 4-wide loads) costs what it did, 55–59 ms —
@@ -86,8 +86,8 @@
 //!   3.4× for this NVVM- and ptxas-heavy program or the driver's load of a module with a
 //!   `__device__` global; `cuprum bench-child compile-cold-parts DIR` prints NVRTC, load
 //!   and lookup per row, and the launcher's first launch, in one GPU run. Taken: the fault
-//!   path out of line (`jit.cuh`, −1.7 ms here of 58–60 ms); the record's writes cost ~8
-//!   ms as a whole, see `kernel/jit/def.rs`.
+//!   path out of line (`jit.cuh`, −1.7 ms here of 58–60 ms); the record's writes still
+//!   cost ~5 ms as a whole, see `kernel/jit/def.rs`.
 //! - **Fused** (target 20): trace, plan, lowering and the source take 0.2 ms on a
 //!   process's first fused function (0.04 ms after); its one kernel compiles in ~9 ms
 //!   (1.27× the bench's elementwise: `all.cuh`); a second compile in a process is not

@@ -21,7 +21,7 @@
 //! with more than one split. They used to sit in every kernel behind a run-time
 //! `if (_m.splits > 1)`, and NVVM and ptxas paid for them in every compile: on the 2-core
 //! build machine (thread CPU time, medians of 9, `sm_90`) the bench's sum-of-squares
-//! compiles in 43–45 ms without them against 54–56 ms with them (≈ −3 ms on the H100);
+//! compiles in 42–46 ms without them against 54–56 ms with them (≈ −3 ms on the H100);
 //! a split kernel costs what every kernel cost before. The trade: a kernel called both on
 //! small reductions (one block per output) and large ones (split) compiles twice, once per
 //! kind, each on first use; the code and the combination order of each kind are unchanged,

@@ -39,11 +39,13 @@
 //! so that variants compare in one run): 58–60 ms as it was; without the three bounds
 //! checks 47.6; with checks whose miss only ends the thread (no record written) 50–51. So
 //! the record's writes cost ~8 ms, and no single part of them does (without the system
-//! fences, without the claim's `atomicCAS`, without the block and thread stores: each
-//! within 1.5 ms of the whole). Taken: `cj::fault` out of line (`__noinline__`: one copy
-//! per program, each site a compare and a call that does not return): −1.7 ms here
-//! (≈ −0.5 ms on the H100); a branch hint on the compare adds nothing. The rest is the
-//! price of reporting a fault's site, block and thread.
+//! fences, without the claim's `atomicCAS`, without the block and thread stores, or with
+//! them as three 16-byte stores, or not `volatile`: each within 1.5 ms of the whole).
+//! Taken: `cj::fault` out of line (`__noinline__`: one copy per program, each site a
+//! compare and a call that does not return): −1.7 ms here (≈ −0.5 ms on the H100); a
+//! branch hint on the compare adds nothing. Out of line, the record still costs ~5 ms (a
+//! later run: 54.9 against 50.1 for exit-only checks): the price of reporting a fault's
+//! site, block and thread.
 
 use crate::array::Declarations;
 use crate::compile::{CompileOptions, compile_on};
