@@ -47,8 +47,11 @@ namespace cj {
 enum : unsigned int { K_INDEX = 0, K_INDEX_U = 1, K_DIV0 = 2, K_REM0 = 3, K_DIV_OVF = 4, K_REM_OVF = 5, K_SHIFT = 6, K_GRID_WAIT = 7, K_ASSERT = 8 };
 
 // Records the first fault of the device (later ones of the same run are dropped) and ends
-// the calling thread.
-__device__ __forceinline__ void fault(unsigned int site, unsigned int kind, long long a, long long b) {
+// the calling thread. Out of line: every check site calls one copy (NVRTC compiles the
+// record's writes once per program instead of once per site; see the notes of
+// crates/cuprum/src/kernel/jit/def.rs for what it saves), and the hot path keeps only the
+// compare and a call that never returns.
+__device__ __noinline__ void fault(unsigned int site, unsigned int kind, long long a, long long b) {
   FaultCtx c = cj_fault_ctx;
   if (c.rec != nullptr && atomicCAS(c.claim, 0u, 1u) == 0u) {
     volatile FaultRec* r = c.rec;

@@ -82,6 +82,21 @@
 //! concrete shapes, so two reductions over different arguments of equal shape are two
 //! kernels.
 //!
+//! **A first call's time.** What a new fused function's first call does, read from the
+//! code (2026-11-27): `lowered` traces, plans and lowers (0.2 ms on a process's first fused
+//! function, 0.04 ms after, on the 2-core build machine), then each kernel of the plan —
+//! one for an element-wise chain — takes an ElementwiseKernel's or ReductionKernel's own
+//! first call: one specialisation, one pass through the module memo, the kernel cache (key,
+//! disk miss, NVRTC, the entry's write) and the module load, then allocation from the pool
+//! and the launch. There is no synchronisation, no second compile per kernel and no other
+//! memo on the way; the NVRTC compile is ~9 ms of the H100's 53–77 ms row (its source
+//! includes `all.cuh`: 1.27× the bench's elementwise), so the rest is on the GPU machine's
+//! side and cannot be split here. `cuprum bench-child fuse-cold-parts DIR` splits it there
+//! in one run: the whole first call and its NVRTC count, the same function's first call
+//! with the module already in the process's memo (everything but NVRTC and the load),
+//! then again after `clear_memo` (the disk entry and the load besides), the load of the
+//! kernel alone, a new array, and an ElementwiseKernel's first call for comparison.
+//!
 //! Not (yet) there: outputs written by the map of a reduction (`(y, y.sum())` is two
 //! passes), a row-persistent softmax, given output arrays (`call_into`), a literal base
 //! with a traced exponent (`lit ** var`), `strict()` and `unfused()`.
