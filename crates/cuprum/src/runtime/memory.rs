@@ -55,7 +55,7 @@
 
 use super::backend::RawStream;
 use super::device::Device;
-use super::foreign::ForeignOwner;
+use super::foreign::{ForeignOwner, Release, Terms};
 use super::pool::{Evicted, Users, size_class};
 use super::stream::{Stream, StreamUse};
 use crate::error::{Error, Result, err};
@@ -200,7 +200,7 @@ enum Owner {
     /// Memory another library owns (an imported DLPack tensor, a raw pointer with an
     /// owner): dropping the owner tells that library the memory is no longer used; cuprum
     /// never frees it nor hands it to its pool.
-    Foreign(Option<ForeignOwner>),
+    Foreign(Option<ForeignOwner>, Release),
 }
 
 impl Buffer {
@@ -256,24 +256,29 @@ impl Buffer {
     /// been allocated on `stream` (the importing stream: later uses on other streams wait
     /// for its work). cuprum never frees it: once the last view is gone and every stream
     /// that used it has been ordered (see `foreign.rs`), `owner` is
-    /// dropped, which tells the other library.
+    /// dropped (when `terms.release` says), which tells the other library. With
+    /// `terms.check_address` the driver confirms first that the device can address it.
     ///
     /// # Safety
     /// `ptr..ptr + bytes` is memory of `stream`'s device that kernels and copies there can
     /// read (and write, unless the arrays over it are read-only), and it stays allocated
-    /// until `owner` is dropped.
+    /// until `owner` is dropped — with `Release::InStreamOrder`, until then and, after,
+    /// for work queued on `stream` before the drop (the owner's allocator reuses it only in
+    /// `stream`'s order).
     pub(crate) unsafe fn foreign(
         ptr: u64,
         bytes: usize,
         stream: &Stream,
         owner: ForeignOwner,
+        terms: Terms,
     ) -> Result<Buffer> {
         let device = stream.device();
         device.check_fault()?;
-        if bytes != 0 {
+        if bytes != 0 && terms.check_address {
             device.backend().check_foreign(ptr)?;
         }
-        Ok(Buffer::new(ptr, bytes, stream, Owner::Foreign(Some(owner))))
+        let owner = Owner::Foreign(Some(owner), terms.release);
+        Ok(Buffer::new(ptr, bytes, stream, owner))
     }
 
     /// Makes later work on `stream` wait for all work queued so far on the streams that
@@ -362,9 +367,9 @@ impl Drop for Buffer {
         match &mut self.owner {
             Owner::Pool => {}
             Owner::Module(_) => return,
-            Owner::Foreign(owner) => {
-                let owner = owner.take();
-                release_foreign(self.wait_for_users(), &self.stream, owner);
+            Owner::Foreign(owner, release) => {
+                let (owner, release) = (owner.take(), *release);
+                release_foreign(self.wait_for_users(), &self.stream, owner, release);
                 return;
             }
         }
@@ -397,8 +402,9 @@ impl Drop for Buffer {
 
 /// Gives foreign memory back to its owner once cuprum's work on it is done: the own stream
 /// has been ordered after every other stream that used it (`ordered`); the owner is
-/// dropped after the own stream's work so far has run (at once on a synchronous device).
-fn release_foreign(ordered: bool, stream: &Stream, owner: Option<ForeignOwner>) {
+/// dropped after the own stream's work so far has run (at once on a synchronous device,
+/// or when `release` says the owner reuses the memory in the stream's order).
+fn release_foreign(ordered: bool, stream: &Stream, owner: Option<ForeignOwner>, release: Release) {
     let Some(owner) = owner else { return };
     if !ordered || stream.device().check_fault().is_err() {
         // Another stream may still use the memory and nothing can order the release after
@@ -406,7 +412,7 @@ fn release_foreign(ordered: bool, stream: &Stream, owner: Option<ForeignOwner>) 
         std::mem::forget(owner);
         return;
     }
-    super::foreign::release_after(stream, owner);
+    super::foreign::release_after(stream, owner, release);
 }
 
 /// Copies `bytes` between device addresses on `stream`.

@@ -48,7 +48,9 @@ pub(crate) use capture::{is_capturing, keep_buffer, refuse_in_capture};
 pub(crate) use cuda::image::param_sizes;
 #[doc(hidden)]
 pub use foreign::pending as pending_foreign;
-pub(crate) use foreign::{ForeignOwner, collect as collect_foreign};
+pub(crate) use foreign::{
+    ForeignOwner, Release as ForeignRelease, Terms as ForeignTerms, collect as collect_foreign,
+};
 pub(crate) use launch::{ArgPack, launch};
 pub(crate) use memory::{
     Buffer, as_uninit, copy_dtod, copy_dtoh, copy_htod, copy_peer, on_release, zero_device,

@@ -7,7 +7,7 @@ use super::tensor::DlpackTensor;
 use crate::array::shape::{Shape, Strides, c_strides};
 use crate::array::{Array, DType};
 use crate::error::{Result, bail};
-use crate::runtime::{Buffer, Device, Stream};
+use crate::runtime::{Buffer, Device, ForeignTerms, Stream};
 use std::any::Any;
 use std::sync::Arc;
 
@@ -38,6 +38,22 @@ impl Array {
     /// a null pointer to non-empty data, or a misaligned data pointer. The tensor is dropped
     /// (its deleter runs) on every error.
     pub fn from_dlpack(tensor: DlpackTensor) -> Result<Array> {
+        // SAFETY: the default terms check the address and wait for the work to run: they
+        // assume nothing of the producer.
+        unsafe { Array::from_dlpack_on(tensor, ForeignTerms::default()) }
+    }
+
+    /// [`Array::from_dlpack`] with what is assumed of the producer (`runtime/foreign.rs`:
+    /// whether the driver checks the address, when the producer's deleter may run).
+    ///
+    /// # Safety
+    /// Without `terms.check_address`, the tensor's memory is addressable from the device it
+    /// names; with `Release::InStreamOrder`, the producer reuses it only in the order of the
+    /// calling thread's current stream of that device (see `Buffer::foreign`).
+    pub(crate) unsafe fn from_dlpack_on(
+        tensor: DlpackTensor,
+        terms: ForeignTerms,
+    ) -> Result<Array> {
         crate::runtime::collect_foreign();
         if let Some(a) = own_export(&tensor) {
             return Ok(a);
@@ -55,7 +71,9 @@ impl Array {
         let read_only = tensor.is_read_only();
         // SAFETY: the producer's tensor describes `shape`/`strides` elements of `dtype` at
         // `ptr` on `device`, valid until its deleter runs; the tensor itself is the owner.
-        let mut a = unsafe { foreign_array(ptr, dtype, shape, strides, device, Box::new(tensor)) }?;
+        // With the caller's promise for what `terms` leave unchecked.
+        let mut a =
+            unsafe { foreign_array(ptr, dtype, shape, strides, device, Box::new(tensor), terms) }?;
         a.read_only = read_only;
         Ok(a)
     }
@@ -109,7 +127,17 @@ impl Array {
             None => c_strides(&shape)?,
         };
         // SAFETY: the caller's guarantee.
-        unsafe { foreign_array(ptr, dtype, shape, strides, device, owner) }
+        unsafe {
+            foreign_array(
+                ptr,
+                dtype,
+                shape,
+                strides,
+                device,
+                owner,
+                ForeignTerms::default(),
+            )
+        }
     }
 }
 
@@ -182,7 +210,8 @@ fn overflow(shape: &[usize], strides: &[isize]) -> crate::error::Error {
 /// strides reach, owned by `owner`, on the current stream of `device`.
 ///
 /// # Safety
-/// As for [`Array::from_raw_parts`].
+/// As for [`Array::from_raw_parts`], and for what `terms` leave unchecked as for
+/// `Buffer::foreign`.
 unsafe fn foreign_array(
     ptr: u64,
     dtype: DType,
@@ -190,6 +219,7 @@ unsafe fn foreign_array(
     strides: Strides,
     device: Device,
     owner: crate::runtime::ForeignOwner,
+    terms: ForeignTerms,
 ) -> Result<Array> {
     let item = dtype.itemsize();
     let (lo, hi) = reach(&shape, &strides)?;
@@ -219,7 +249,7 @@ unsafe fn foreign_array(
     let base = ptr.wrapping_sub((-lo) as u64 * item as u64);
     let stream = Stream::for_device(device)?;
     // SAFETY: the caller's guarantee covers every element in `base..base + bytes`.
-    let buf = unsafe { Buffer::foreign(base, bytes, &stream, owner) }?;
+    let buf = unsafe { Buffer::foreign(base, bytes, &stream, owner, terms) }?;
     Ok(Array {
         buf: Arc::new(buf),
         dtype,
