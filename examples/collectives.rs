@@ -159,6 +159,13 @@ fn check(dist: &cuprum::dist::Dist) -> cuprum::Result<()> {
 
 fn bench(dist: &cuprum::dist::Dist, mib: usize) -> cuprum::Result<()> {
     let (r, n, comm) = (dist.rank(), dist.world_size(), dist.comm());
+    if r == 0 {
+        let (a, b, c) = cuprum::nccl::version()?;
+        println!(
+            "nccl cuprum {a}.{b}.{c} from {}",
+            cuprum::nccl::library_path()?
+        );
+    }
     let bytes = mib << 20;
     let count = bytes / 4;
     let big = Array::ones(&[count], DType::F32)?;

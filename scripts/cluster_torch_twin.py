@@ -30,6 +30,9 @@ def main():
     chunk = count // n
     small_in = torch.ones(chunk, dtype=torch.float32, device="cuda")
     small_out = torch.zeros(chunk, dtype=torch.float32, device="cuda")
+    if rank == 0:
+        v = ".".join(str(x) for x in torch.cuda.nccl.version())
+        print(f"nccl torch {v}", flush=True)
     cases = [
         ("all_reduce", 2 * (n - 1) / n, lambda: dist.all_reduce(big)),
         ("all_gather", (n - 1) / n, lambda: dist.all_gather_into_tensor(out, small_in)),

@@ -16,10 +16,9 @@
 //! table — and kept for `array`; later arrays of that type go through the table too.
 
 use super::capsule;
-use super::exchange::{self, Exchange};
+use super::exchange::Exchange;
 use super::stream::{self, Framework};
 use crate::array::Array;
-use crate::dlpack::DlpackTensor;
 use crate::dlpack::ffi::{KDL_CPU, KDL_CUDA, KDL_CUDA_HOST, KDL_CUDA_MANAGED};
 use crate::error::err;
 use crate::runtime::{Device, Stream, StreamGuard};
@@ -65,8 +64,8 @@ pub struct Call {
     first: Option<(usize, Device)>,
     /// The exchange table whose current stream the call runs on (`exchange.rs`).
     exchange: Option<Exchange>,
-    /// The first array, already converted through `exchange` (taken by `array`).
-    first_tensor: Cell<Option<DlpackTensor>>,
+    /// The first array, already imported through `exchange` (taken by `array`).
+    first_array: Cell<Option<Array>>,
     _current: StreamGuard,
 }
 
@@ -114,8 +113,8 @@ impl Call {
         framework: Framework,
         ex: Exchange,
     ) -> PyResult<Call> {
-        let tensor = ex.tensor(first)?;
-        let (kind, id) = tensor.device();
+        let described = ex.describe(first)?;
+        let (kind, id) = described.device();
         let device = device_from(first, kind, i64::from(id))?;
         let stream = if device.is_host() {
             Stream::for_device(device)?
@@ -128,7 +127,8 @@ impl Call {
         } else {
             call.exchange = Some(ex);
         }
-        call.first_tensor.set(Some(tensor));
+        // Imported now that the call's stream is current (the memory belongs to it).
+        call.first_array.set(Some(described.into_array(first)?));
         Ok(call)
     }
 
@@ -140,7 +140,7 @@ impl Call {
             framework,
             first,
             exchange: None,
-            first_tensor: Cell::new(None),
+            first_array: Cell::new(None),
         }
     }
 
@@ -168,16 +168,16 @@ impl Call {
             return Ok(array);
         }
         let is_first = matches!(self.first, Some((ptr, _)) if ptr == obj.as_ptr() as usize);
-        if is_first && let Some(tensor) = self.first_tensor.take() {
-            return exchange::import_on_current(tensor);
+        if is_first && let Some(array) = self.first_array.take() {
+            return Ok(array);
         }
         let info = stream::type_info(obj);
         if let Some(ex) = self.exchange.filter(|&ex| info.exchange == Some(ex)) {
             // The call runs on this table's current stream: no ordering to ask for.
-            let tensor = ex.tensor(obj)?;
-            let (kind, id) = tensor.device();
+            let described = ex.describe(obj)?;
+            let (kind, id) = described.device();
             self.check_device(obj, device_from(obj, kind, i64::from(id))?)?;
-            return exchange::import_on_current(tensor);
+            return described.into_array(obj);
         }
         let device = match self.first {
             Some((_, device)) if is_first => device,

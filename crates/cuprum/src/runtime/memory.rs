@@ -7,7 +7,11 @@
 //! see `pool.rs`): reusing one costs a lock and a pop instead of two driver calls (~1 µs
 //! each), which is what an allocating elementwise call spends most of its host time on. A
 //! cached block is only reused on the default stream it was freed on, so stream order keeps
-//! the reuse safe, as in the driver's own pool. The cache keeps blocks of up to 256 MiB,
+//! the reuse safe, as in the driver's own pool. A second cache serves the CUDA legacy
+//! default stream (`CU_STREAM_LEGACY`), which PyTorch and CuPy use as their current stream
+//! unless told otherwise and which Python calls borrow (`python/stream.rs`): it lives as
+//! long as the context, so its blocks, too, are reused only in its own order. Other
+//! borrowed streams may be destroyed by their owner, and their blocks go to the pool. The cache keeps blocks of up to 256 MiB,
 //! at most 1 GiB per device (and no more than a sixteenth of its memory), and evicts the
 //! least recently freed blocks (freed to the pool) when a new one would exceed that; the
 //! pool's release threshold follows the peak of what the library holds (see `pool.rs`).
@@ -56,7 +60,7 @@
 use super::backend::RawStream;
 use super::device::Device;
 use super::foreign::{ForeignOwner, Release, Terms};
-use super::pool::{Evicted, Users, size_class};
+use super::pool::{CacheOf, Evicted, Users, size_class};
 use super::stream::{Stream, StreamUse};
 use crate::error::{Error, Result, err};
 use std::sync::Mutex;
@@ -97,12 +101,28 @@ pub(crate) fn release_all(device: Device) -> Result<()> {
     device.backend().set_release_threshold(threshold)
 }
 
-/// Frees every cached block of `device` (in default-stream order, where they were freed).
+/// Frees every cached block of `device` (in the order of the stream each was freed on).
 fn flush_cache(device: Device) {
-    let blocks = device.memory().cache().drain();
-    let stream = device.backend().default_stream();
-    for (ptr, bytes) in blocks {
-        free_block(device, ptr, bytes, stream);
+    for which in [CacheOf::Default, CacheOf::Legacy] {
+        let blocks = device.memory().cache(which).drain();
+        let stream = match which {
+            CacheOf::Default => device.backend().default_stream(),
+            CacheOf::Legacy => RawStream(super::stream::CU_STREAM_LEGACY),
+        };
+        for (ptr, bytes) in blocks {
+            free_block(device, ptr, bytes, stream);
+        }
+    }
+}
+
+/// The freed-block cache that serves `stream`, if any (see the module docs).
+fn cache_of(stream: &Stream) -> Option<CacheOf> {
+    if stream.is_device_default() {
+        Some(CacheOf::Default)
+    } else if stream.is_legacy_default() {
+        Some(CacheOf::Legacy)
+    } else {
+        None
     }
 }
 
@@ -224,8 +244,8 @@ impl Buffer {
         let Some(class) = size_class(bytes) else {
             return Err(out_of_memory(device, bytes));
         };
-        if stream.is_device_default()
-            && let Some(ptr) = device.memory().cache().take(class)
+        if let Some(which) = cache_of(stream)
+            && let Some(ptr) = device.memory().cache(which).take(class)
         {
             return Ok(Buffer::new(ptr, class, stream, Owner::Pool));
         }
@@ -383,11 +403,11 @@ impl Drop for Buffer {
         }
         let device = self.stream.device();
         let raw = self.stream.raw();
-        if self.stream.is_device_default() {
+        if let Some(which) = cache_of(&self.stream) {
             let mut evicted = Evicted::new();
             let kept = device
                 .memory()
-                .cache()
+                .cache(which)
                 .give(self.bytes, self.ptr, &mut evicted);
             for (ptr, bytes) in evicted {
                 free_block(device, ptr, bytes, raw);

@@ -3,7 +3,8 @@
 
 use super::codes;
 use super::export::{Exported, delete_exported};
-use super::tensor::DlpackTensor;
+use super::ffi::DLTensor;
+use super::tensor::{DlpackTensor, slice_or_empty};
 use crate::array::shape::{Shape, Strides, c_strides};
 use crate::array::{Array, DType};
 use crate::error::{Result, bail};
@@ -59,23 +60,47 @@ impl Array {
             return Ok(a);
         }
         let dl = *tensor.dl_tensor();
-        let dtype = codes::dtype_of(dl.dtype)?;
-        let device = codes::device_of(dl.device)?;
-        let shape = extents(tensor.shape())?;
-        let c_order = c_strides(&shape)?;
-        let strides: Strides = match tensor.strides() {
-            Some(s) => s.iter().map(|&v| v as isize).collect(),
-            None => c_order,
-        };
-        let ptr = (dl.data as u64).wrapping_add(dl.byte_offset);
         let read_only = tensor.is_read_only();
-        // SAFETY: the producer's tensor describes `shape`/`strides` elements of `dtype` at
-        // `ptr` on `device`, valid until its deleter runs; the tensor itself is the owner.
-        // With the caller's promise for what `terms` leave unchecked.
-        let mut a =
-            unsafe { foreign_array(ptr, dtype, shape, strides, device, Box::new(tensor), terms) }?;
+        // SAFETY: the description is the tensor's, valid until its deleter runs, which only
+        // the owner (the tensor itself) calls; the caller's promise for what `terms` leave
+        // unchecked.
+        let mut a = unsafe { Array::from_dl_tensor(&dl, Box::new(tensor), terms) }?;
         a.read_only = read_only;
         Ok(a)
+    }
+
+    /// An array over the memory a DLPack description names, kept alive by `owner` (for a
+    /// producer's borrowed description: the producer's object). The shape and strides are
+    /// copied at once; a null `strides` means C order.
+    ///
+    /// # Safety
+    /// `dl` describes memory of its device (`shape`/`strides` point to `ndim` values, or
+    /// `shape` is null for ndim 0) that stays allocated while `owner` lives; with
+    /// `terms`, as for [`Array::from_dlpack_on`].
+    pub(crate) unsafe fn from_dl_tensor(
+        dl: &DLTensor,
+        owner: crate::runtime::ForeignOwner,
+        terms: ForeignTerms,
+    ) -> Result<Array> {
+        crate::runtime::collect_foreign();
+        let dtype = codes::dtype_of(dl.dtype)?;
+        let device = codes::device_of(dl.device)?;
+        // SAFETY: the caller's promise on `shape` and `strides`.
+        let (dims, strides) = unsafe {
+            (
+                slice_or_empty(dl.shape, dl.ndim),
+                (!dl.strides.is_null()).then(|| slice_or_empty(dl.strides, dl.ndim)),
+            )
+        };
+        let shape = extents(dims)?;
+        let strides: Strides = match strides {
+            Some(s) => s.iter().map(|&v| v as isize).collect(),
+            None => c_strides(&shape)?,
+        };
+        let ptr = (dl.data as u64).wrapping_add(dl.byte_offset);
+        // SAFETY: the producer's description names `shape`/`strides` elements of `dtype`
+        // at `ptr` on `device`, alive while `owner` lives (the caller's promise).
+        unsafe { foreign_array(ptr, dtype, shape, strides, device, owner, terms) }
     }
 
     /// An array over memory another library allocated (candle, burn, a CUDA library): `ptr`
