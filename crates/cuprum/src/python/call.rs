@@ -16,6 +16,7 @@
 //! table — and kept for `array`; later arrays of that type go through the table too.
 
 use super::capsule;
+use super::errors;
 use super::exchange::Exchange;
 use super::stream::{self, Framework};
 use crate::array::Array;
@@ -205,7 +206,7 @@ impl Call {
             DeviceMismatch,
             "a {} on {} was passed to a call on {} (its first array's device): move it there \
              first (e.g. torch's .cuda() / .cpu())",
-            capsule::type_name(obj),
+            errors::type_name(obj),
             device_name(device),
             device_name(self.device)
         )
@@ -248,7 +249,7 @@ fn not_an_array(obj: &Bound<'_, PyAny>) -> PyErr {
     PyTypeError::new_err(format!(
         "expected an array with __dlpack__ (a torch.Tensor, cupy.ndarray, jax.Array, \
          numpy.ndarray or cuprum.Array), got {}",
-        capsule::type_name(obj)
+        errors::type_name(obj)
     ))
 }
 
@@ -274,7 +275,7 @@ fn device_from(obj: &Bound<'_, PyAny>, kind: i32, id: i64) -> PyResult<Device> {
             DeviceMismatch,
             "a {} on DLPack device type {other} ({}) cannot be used by cuprum: it runs on CUDA \
              GPUs (kDLCUDA = 2) and the host device (kDLCPU = 1)",
-            capsule::type_name(obj),
+            errors::type_name(obj),
             device_type_name(other)
         )
         .into()),

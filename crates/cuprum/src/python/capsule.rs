@@ -95,7 +95,7 @@ fn take_tensor(capsule: &Bound<'_, PyAny>) -> PyResult<DlpackTensor> {
     let capsule = capsule.cast::<PyCapsule>().map_err(|_| {
         PyTypeError::new_err(format!(
             "__dlpack__ returned an object of type {}, expected a DLPack capsule",
-            type_name(capsule)
+            super::errors::type_name(capsule)
         ))
     })?;
     let raw = capsule.as_ptr();
@@ -145,13 +145,6 @@ fn capsule_name(capsule: &Bound<'_, PyCapsule>) -> String {
         }
         _ => String::from("<none>"),
     }
-}
-
-pub(super) fn type_name(obj: &Bound<'_, PyAny>) -> String {
-    obj.get_type()
-        .fully_qualified_name()
-        .map(|n| n.to_string())
-        .unwrap_or_else(|_| "<unknown type>".into())
 }
 
 /// Exports `array` as a capsule: versioned (`"dltensor_versioned"`) or legacy

@@ -147,3 +147,11 @@ impl From<Error> for PyErr {
         Python::attach(|py| to_py_err(py, &err))
     }
 }
+
+/// The fully qualified name of `obj`'s type, as error messages name it.
+pub(super) fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type()
+        .fully_qualified_name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "<unknown type>".into())
+}

@@ -179,7 +179,7 @@ fn failed(obj: &Bound<'_, PyAny>, rc: i32) -> PyErr {
     PyErr::take(obj.py()).unwrap_or_else(|| {
         pyo3::exceptions::PyBufferError::new_err(format!(
             "the DLPack exchange table of {} failed (code {rc}) without an exception",
-            super::capsule::type_name(obj)
+            super::errors::type_name(obj)
         ))
     })
 }
