@@ -2,18 +2,15 @@
 //! style of ElementwiseKernel and ReductionKernel. CuPy has none; `cuda.compute`'s
 //! `inclusive_scan` / `exclusive_scan` in Python have the idea.
 //!
-//! **One engine.** A ScanKernel's programs are the built-in scan's programs
-//! (`ops/scan.rs`: the one-pass decoupled look-back tile scan, rows as segments, the
-//! coalesced axis scan, the column scan) with other definitions of the names the engine
-//! reads: the input list, the element type `Tin` (here a struct of one value per input),
-//! the map into the accumulator `A`, the operator, the identity, the result conversion and
-//! the mode (inclusive or exclusive). Nothing of the engine is copied, so a ScanKernel of
-//! `a + b` over float32 is `cumsum`'s kernel with a different map (same tiles, same
-//! look-back, same bytes moved), and every tuning of the engine applies to both. The
-//! engine sits in the ops layer because the built-in scans were there first; this file
-//! reaches down into it (`ops::scan::{SCAN_BODY, Engine, scan_into}`) — the one call from
-//! the kernel layer into ops, to be removed by moving the engine's template next to the
-//! other generated kernels once it stops changing.
+//! **One engine.** A ScanKernel's programs are the built-in scan's programs (the kernel
+//! layer's scan engine: `codegen/scan.rs` writes the one-pass decoupled look-back tile
+//! scan, rows as segments, the coalesced axis scan, the column scan; `scan_engine.rs`
+//! launches them) with other definitions of the names the engine reads: the input list,
+//! the element type `Tin` (here a struct of one value per input), the map into the
+//! accumulator `A`, the operator, the identity, the result conversion and the mode
+//! (inclusive or exclusive). Nothing of the engine is copied, so a ScanKernel of `a + b`
+//! over float32 is `cumsum`'s kernel with a different map (same tiles, same look-back,
+//! same bytes moved), and every tuning of the engine applies to both.
 //!
 //! **Names.** The user's code (placeholder typedefs, preamble, the map, operator,
 //! identity and post-map as functions) is placed in a namespace of its own
@@ -32,17 +29,19 @@
 //! written in place when it is C-contiguous, else through a temporary.
 
 use super::call::{Bound, OutputRule, Signature, array_shapes, bind, on_stream, prepare_outputs};
+use super::codegen::prelude::PRELUDE;
+use super::codegen::scan::{self as engine_src, ScanDefs, input_access};
 use super::codegen::writer::SourceWriter;
 use super::operand::{Operand, Operands};
 use super::params::{
     ParamList, ParamType, TypeMap, check_kernel_name, check_reserved, parse_params,
 };
+use super::program::{Program, fits_u32, vec_width};
+use super::scan_engine::{Engine, scan_into};
 use super::spec::{KernelSpec, kernel_spec_methods};
 use crate::array::{Array, DType, Scalar};
 use crate::compile::SourceSpan;
 use crate::error::{Result, bail, err};
-use crate::ops::programs::{PRELUDE, Program, fits_u32, vec_width};
-use crate::ops::scan::{Engine, SCAN_BODY, axipt_for, ipt_for, min_blocks_for, scan_into};
 use crate::runtime::Stream;
 use crate::shape::broadcast_shapes;
 use rustc_hash::FxHashMap;
@@ -363,8 +362,9 @@ impl ScanKernel {
         }
     }
 
-    /// The engine's sizes for a specialisation (see the module doc).
-    fn sizes(&self, dtypes: &[DType]) -> (usize, usize, usize, usize) {
+    /// The engine's sizes for a specialisation (see the module doc): the accumulator's
+    /// size (or bound) and the elements per vector load.
+    fn sizes(&self, dtypes: &[DType]) -> (usize, usize) {
         let out = dtypes[self.spec.sig.nin];
         let known = self.acc_type(out).1;
         let acc = known.unwrap_or(MAX_ACC);
@@ -373,7 +373,7 @@ impl ScanKernel {
             .map(|d| vec_width(d.itemsize()))
             .min()
             .unwrap_or(1);
-        (acc, ipt_for(acc), axipt_for(acc), vec)
+        (acc, vec)
     }
 
     /// The CUDA source of one specialisation and the spans of the user's text in it.
@@ -390,7 +390,7 @@ impl ScanKernel {
             }
         }
         let (acc, known) = self.acc_type(out_d);
-        let (acc_bytes, ipt, axipt, vec) = self.sizes(&key.dtypes);
+        let (acc_bytes, vec) = self.sizes(&key.dtypes);
         let mut w = SourceWriter::default();
         w.push(PRELUDE);
         // what every generated kernel's code sees (`SourceWriter::prologue`): cuprum's
@@ -437,24 +437,20 @@ impl ScanKernel {
             "  return {}; }}\n}}  // namespace cuprum_user",
             outp.name
         );
-        let idx = if key.wide {
-            "unsigned long long"
-        } else {
-            "unsigned int"
-        };
-        let _ = write!(
-            w.src,
-            "typedef cuprum_user::_raw Tin;\ntypedef cuprum_user::_scan_t A;\ntypedef {out_c} Tout;\n\
-             typedef {idx} I;\n#define CUPRUM_OP(a, b) (cuprum_user::_op((a), (b)))\n\
-             __device__ __forceinline__ A load_a(const Tin& r) {{ return cuprum_user::_map(r); }}\n\
-             __device__ __forceinline__ A ident() {{ return cuprum_user::_ident(); }}\n\
-             __device__ __forceinline__ Tout out_of(const A& a) {{ return cuprum_user::_post(a); }}\n\
-             static_assert(sizeof(A) <= {acc_bytes}, \"the scan type is larger than {acc_bytes} bytes\");\n\
-             constexpr int VECN = {vec};\nconstexpr int IPT = {ipt};\nconstexpr int AXIPT = {axipt};\n\
-             constexpr int SCAN_MINB = {minb};\nconstexpr bool EXCL = {};\n",
-            key.exclusive,
-            minb = min_blocks_for(acc_bytes)
-        );
+        w.push(&engine_src::defs(&ScanDefs {
+            tin: "cuprum_user::_raw",
+            acc: "cuprum_user::_scan_t",
+            tout: out_c,
+            wide: key.wide,
+            op: "(cuprum_user::_op((a), (b)))",
+            load: "cuprum_user::_map(x)",
+            ident: "cuprum_user::_ident()",
+            out: "cuprum_user::_post(a)",
+            exclusive: key.exclusive,
+            vec,
+            acc_bytes,
+            assert_acc: true,
+        }));
         let inputs: Vec<(&str, DType, bool)> = ins
             .iter()
             .zip(&key.dtypes)
@@ -462,7 +458,7 @@ impl ScanKernel {
             .map(|((p, &d), &s)| (p.name.as_str(), d, s))
             .collect();
         w.push(&input_access(&inputs));
-        w.push(SCAN_BODY);
+        w.push(engine_src::BODY);
         (w.src, w.spans)
     }
 
@@ -499,62 +495,6 @@ impl ScanKernel {
         };
         Ok(self.source(&key).0)
     }
-}
-
-/// The engine's input access for `inputs` (name, dtype, by value): the kernels' input
-/// parameters (`_in0`, `_in1`, …: the arrays, then the values, as the engine passes them),
-/// vector loads of each array into the element struct, and one element at an index.
-fn input_access(inputs: &[(&str, DType, bool)]) -> String {
-    let (arrays, values): (Vec<_>, Vec<_>) = inputs.iter().enumerate().partition(|(_, i)| !i.2);
-    let params: Vec<String> = arrays
-        .iter()
-        .map(|(k, i)| format!("const {}* __restrict__ _in{k}", i.1.c_type()))
-        .chain(
-            values
-                .iter()
-                .map(|(k, i)| format!("const {} _in{k}", i.1.c_type())),
-        )
-        .collect();
-    let args: Vec<String> = arrays
-        .iter()
-        .chain(&values)
-        .map(|(k, _)| format!("_in{k}"))
-        .collect();
-    let mut s = format!(
-        "#define CUPRUM_SCAN_IN {}\n#define CUPRUM_SCAN_ARGS {}\n\
-         template <int VEC> __device__ __forceinline__ void load_raw(CUPRUM_SCAN_IN, I i0, I n, Tin* raw) {{\n\
-         \x20 if (VEC > 1 && i0 + VEC <= n) {{\n",
-        params.join(", "),
-        args.join(", ")
-    );
-    for (k, (name, d, _)) in &arrays {
-        let c = d.c_type();
-        let _ = writeln!(
-            s,
-            "    {{ {c} v[VEC]; rt::load_vec<{c}, VEC>(_in{k} + i0, v);\n\
-             #pragma unroll\n    for (int b = 0; b < VEC; ++b) raw[b].{name} = v[b]; }}"
-        );
-    }
-    s.push_str("  } else {\n#pragma unroll\n    for (int b = 0; b < VEC; ++b) {\n      raw[b] = Tin();\n      if (i0 + b < n) {");
-    for (k, (name, _, _)) in &arrays {
-        let _ = write!(s, " raw[b].{name} = _in{k}[i0 + b];");
-    }
-    s.push_str(" }\n    }\n  }\n");
-    for (k, (name, _, _)) in &values {
-        let _ = writeln!(
-            s,
-            "#pragma unroll\n  for (int b = 0; b < VEC; ++b) raw[b].{name} = _in{k};"
-        );
-    }
-    s.push_str("}\n__device__ __forceinline__ Tin load_raw1(CUPRUM_SCAN_IN, I i) {\n  Tin r;");
-    for (k, (name, _, _)) in &arrays {
-        let _ = write!(s, " r.{name} = _in{k}[i];");
-    }
-    for (k, (name, _, _)) in &values {
-        let _ = write!(s, " r.{name} = _in{k};");
-    }
-    s.push_str(" return r; }\n");
-    s
 }
 
 kernel_spec_methods!(
@@ -748,12 +688,10 @@ impl ScanCall<'_> {
             exclusive: self.exclusive,
         };
         let (prog, spans) = k.program(&key);
-        let (acc, ipt, axipt, vec) = k.sizes(dtypes);
+        let (acc, vec) = k.sizes(dtypes);
         let engine = |_wide: bool| Engine {
             prog: prog.clone(),
             acc,
-            ipt,
-            axipt,
             vec,
             values: inputs.values.clone(),
         };
