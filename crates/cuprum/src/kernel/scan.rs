@@ -38,7 +38,7 @@ use super::params::{
 };
 use super::program::{Program, fits_u32, vec_width};
 use super::scan_engine::{Engine, scan_into};
-use super::spec::{KernelSpec, kernel_spec_methods};
+use super::spec::{BuilderParts, KernelSpec, builder_part_methods, kernel_spec_methods};
 use crate::array::{Array, DType, Scalar};
 use crate::compile::SourceSpan;
 use crate::error::{Result, bail, err};
@@ -221,7 +221,7 @@ impl ScanKernel {
     /// ```
     pub fn builder(name: impl Into<String>) -> ScanBuilder {
         ScanBuilder {
-            name: name.into(),
+            parts: BuilderParts::new(name.into()),
             ..ScanBuilder::default()
         }
     }
@@ -508,45 +508,24 @@ kernel_spec_methods!(
 /// scan and identity are needed; the preamble, scan type and post-map are optional.
 #[derive(Debug, Clone, Default)]
 pub struct ScanBuilder {
-    name: String,
-    inputs: Option<String>,
-    outputs: Option<String>,
-    map: Option<String>,
+    parts: BuilderParts,
     scan: Option<String>,
-    identity: Option<String>,
     preamble: Option<String>,
     scan_type: Option<String>,
-    post_map: Option<String>,
 }
 
+builder_part_methods!(
+    ScanBuilder,
+    outputs: "The output parameter (`\"T y\"`).",
+    map: "The value each element contributes (e.g. `\"x * w\"`).",
+    post_map: "What writes the output from `a` ([`ScanKernel::post_map`]).",
+    identity: "The C++ value the scan starts from (neutral for `scan`, e.g. `\"0\"`).",
+);
+
 impl ScanBuilder {
-    /// The input parameters (`"T x, float32 w"`).
-    pub fn inputs(mut self, params: impl Into<String>) -> Self {
-        self.inputs = Some(params.into());
-        self
-    }
-
-    /// The output parameter (`"T y"`).
-    pub fn outputs(mut self, params: impl Into<String>) -> Self {
-        self.outputs = Some(params.into());
-        self
-    }
-
-    /// The value each element contributes (e.g. `"x * w"`).
-    pub fn map(mut self, expr: impl Into<String>) -> Self {
-        self.map = Some(expr.into());
-        self
-    }
-
     /// How the accumulated `a` and the next `b` combine (associative, e.g. `"a + b"`).
     pub fn scan(mut self, expr: impl Into<String>) -> Self {
         self.scan = Some(expr.into());
-        self
-    }
-
-    /// The C++ value the scan starts from (neutral for `scan`, e.g. `"0"`).
-    pub fn identity(mut self, value: impl Into<String>) -> Self {
-        self.identity = Some(value.into());
         self
     }
 
@@ -562,38 +541,25 @@ impl ScanBuilder {
         self
     }
 
-    /// What writes the output from `a` ([`ScanKernel::post_map`]).
-    pub fn post_map(mut self, expr: impl Into<String>) -> Self {
-        self.post_map = Some(expr.into());
-        self
-    }
-
     /// The kernel, or an error naming the first missing part (then the errors of
     /// [`ScanKernel::new`]).
-    pub fn build(self) -> Result<ScanKernel> {
-        let name = self.name;
-        let need = |part: Option<String>, what: &str, example: &str| -> Result<String> {
-            part.ok_or_else(|| {
-                err!(
-                    InvalidArgument,
-                    "ScanKernel '{name}' needs its {what}: .{example}"
-                )
-            })
-        };
-        let inputs = need(self.inputs, "input parameters", "inputs(\"T x\")")?;
-        let outputs = need(self.outputs, "output parameter", "outputs(\"T y\")")?;
-        let map = need(self.map, "map expression", "map(\"x\")")?;
-        let scan = need(self.scan, "scan expression", "scan(\"a + b\")")?;
-        let identity = need(self.identity, "identity", "identity(\"0\")")?;
+    pub fn build(mut self) -> Result<ScanKernel> {
+        const KIND: &str = "ScanKernel";
+        let p = &mut self.parts;
+        let (inputs, outputs, map) = p.required(KIND, "output parameter")?;
+        let scan = p.need(KIND, self.scan, "scan expression", "scan(\"a + b\")")?;
+        let identity = p.identity.take();
+        let identity = p.need(KIND, identity, "identity", "identity(\"0\")")?;
+        let name = std::mem::take(&mut p.name);
         let mut k = ScanKernel::new(&inputs, &outputs, map, scan, identity, name)?;
-        if let Some(p) = self.preamble {
-            k = k.preamble(p);
+        if let Some(c) = self.preamble {
+            k = k.preamble(c);
         }
         if let Some(t) = self.scan_type {
             k = k.scan_type(t);
         }
-        if let Some(p) = self.post_map {
-            k = k.post_map(p);
+        if let Some(m) = p.post_map.take() {
+            k = k.post_map(m);
         }
         Ok(k)
     }
