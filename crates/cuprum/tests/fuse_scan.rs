@@ -355,12 +355,12 @@ fn doubled_cumsum_plus_one_matches_ops_and_the_model() {
                 let got = f.call((&x,)).unwrap_or_else(|e| panic!("{what}: {e}"));
                 let want = if d == DType::I32 {
                     ops::add(
-                        &ops::cumsum(&ops::multiply(&x, 2i32).unwrap(), axis).unwrap(),
+                        ops::cumsum(&ops::multiply(&x, 2i32).unwrap(), axis).unwrap(),
                         1i32,
                     )
                 } else {
                     ops::add(
-                        &ops::cumsum(&ops::multiply(&x, 2.0).unwrap(), axis).unwrap(),
+                        ops::cumsum(&ops::multiply(&x, 2.0).unwrap(), axis).unwrap(),
                         1.0,
                     )
                 }
@@ -440,7 +440,7 @@ fn scans_with_scalars_reductions_and_several_outputs_match_ops() {
     let want = ops::max_axis(&ops::cumsum(&x, Some(-1)).unwrap(), -1, Keepdims::No).unwrap();
     same(&g.call((&x,)).unwrap(), &want, scale, "max of cumsum");
     let h = fuse("centred", |[x]| (x - x.mean()).cumsum(None));
-    let centred = ops::subtract(&x, &ops::mean(&x).unwrap()).unwrap();
+    let centred = ops::subtract(&x, ops::mean(&x).unwrap()).unwrap();
     same(
         &h.call((&x,)).unwrap(),
         &ops::cumsum(&centred, None).unwrap(),
@@ -455,7 +455,7 @@ fn scans_with_scalars_reductions_and_several_outputs_match_ops() {
     let out = k.call_all((&x,)).unwrap();
     let c = ops::cumsum(&x, Some(0)).unwrap();
     same(&out[0], &c, scale, "cumsum output");
-    let twice = ops::subtract(&ops::multiply(&c, 2.0).unwrap(), &x).unwrap();
+    let twice = ops::subtract(ops::multiply(&c, 2.0).unwrap(), &x).unwrap();
     same(&out[1], &twice, 2.0 * scale, "epilogue output");
     same(&out[2], &ops::sum(&x).unwrap(), scale, "sum beside");
     // A scan of a scan (axis 0, then the last axis).

@@ -169,10 +169,9 @@ fn describe(p: &Program, k: NodeId) -> String {
             s.push(')');
             s
         }
-        Kind::Scan(_, axis) => match axis {
-            Some(a) => format!("{}({}, axis {a})", kind_name(&n.kind), args.join(", ")),
-            None => format!("{}({})", kind_name(&n.kind), args.join(", ")),
-        },
+        Kind::Scan(_, Some(a)) => {
+            format!("{}({}, axis {a})", kind_name(&n.kind), args.join(", "))
+        }
         _ => format!("{}({})", kind_name(&n.kind), args.join(", ")),
     }
 }
