@@ -20,8 +20,8 @@
 //!
 //! [`ElementwiseKernel`]: crate::ElementwiseKernel
 //! [`ReductionKernel`]: crate::ReductionKernel
-//! [`ReductionBuilder`]: crate::ReductionBuilder
-//! [`ScanBuilder`]: crate::ScanBuilder
+//! [`ReductionBuilder`]: crate::kernel::ReductionBuilder
+//! [`ScanBuilder`]: crate::kernel::ScanBuilder
 
 use super::call::Signature;
 use crate::compile::CompileOptions;

@@ -263,9 +263,14 @@ struct StatusSplit {
   __device__ __forceinline__ void publish(unsigned long long t, unsigned st, const A& v) const {
     if ((st & 3u) == 2u) incs[t] = v; else aggs[t] = v;
     rt::st_release(&flags[t], st); }
-  __device__ __forceinline__ unsigned wait(unsigned long long t, A& v) const {
+  // Waits until tile t has published; returns its status (the value is then in incs[t]
+  // or aggs[t]).
+  __device__ __forceinline__ unsigned wait_status(unsigned long long t) const {
     unsigned f; unsigned ns = 8;
     while (((f = rt::ld_acquire(&flags[t])) & 3u) == 0u) backoff(ns);
+    return f; }
+  __device__ __forceinline__ unsigned wait(unsigned long long t, A& v) const {
+    const unsigned f = wait_status(t);
     v = ((f & 3u) == 2u) ? incs[t] : aggs[t]; return f; }
 };
 
@@ -461,7 +466,9 @@ extern "C" __global__ void __launch_bounds__(256) cuprum_scan_axis(CUPRUM_SCAN_I
     for (int g = 0; g < AXG; ++g) agg = CUPRUM_OP(agg, s_tot[g][cx]);
     A run = ident();
     if (live) {
-      // One lane per column walks back over the tiles above it, one at a time.
+      // One lane per column walks back over the tiles above it, one at a time (the
+      // statuses of `StatusSplit` without a segment bit; the value loaded in the branch
+      // that uses it: a select of the two loads costs the float32 kernel 14 registers).
       const StatusSplit st{flags, aggs, incs};
       const unsigned long long me = at * cols + c;
       if (at == 0) {
@@ -470,10 +477,9 @@ extern "C" __global__ void __launch_bounds__(256) cuprum_scan_axis(CUPRUM_SCAN_I
         st.publish(me, 1u, agg);
         unsigned long long t = me - cols;
         while (true) {
-          A e = ident();
-          const unsigned f = st.wait(t, e);
-          run = CUPRUM_OP(e, run);
-          if (f == 2u) break;
+          const unsigned f = st.wait_status(t);
+          if (f == 2u) { run = CUPRUM_OP(incs[t], run); break; }
+          run = CUPRUM_OP(aggs[t], run);
           t -= cols;
         }
         st.publish(me, 2u, CUPRUM_OP(run, agg));
