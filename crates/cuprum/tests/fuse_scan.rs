@@ -96,6 +96,18 @@ fn a_scan_of_an_argument_as_it_is_is_one_kernel() {
 }
 
 #[test]
+fn a_scalar_in_the_map_is_a_by_value_parameter() {
+    let f = fuse("scaled", |[x, s]| (x * s).cumsum(None));
+    let e = f
+        .explain_for(&[arr(DType::F32, &[10]), ArgSpec::scalar(DType::F32)])
+        .unwrap();
+    let src = &e.kernels()[0].source;
+    assert!(src.contains("const float _in1"), "{src}");
+    assert!(!src.contains("const float* __restrict__ _in1"), "{src}");
+    assert!(src.contains("const float* __restrict__ _in0"), "{src}");
+}
+
+#[test]
 fn result_dtypes_and_shapes_follow_numpy() {
     let cases = [
         (DType::Bool, DType::I64),
@@ -220,11 +232,11 @@ fn scan_kernels_compile_for_sm90_for_every_dtype() {
         DType::C64,
         DType::C128,
     ] {
-        let f = fuse("every", |[x, y]| {
-            ((x * y).cumsum(Some(-1)), (x + y).cumprod(None))
+        let f = fuse("every", |[x, y, s]| {
+            ((x * y).cumsum(Some(-1)), (x + y * s).cumprod(None))
         });
         let e = f
-            .explain_for(&[arr(d, &[3, 40]), arr(d, &[40])])
+            .explain_for(&[arr(d, &[3, 40]), arr(d, &[40]), ArgSpec::scalar(d)])
             .unwrap_or_else(|e| panic!("{d}: {e}"));
         for k in e.kernels() {
             compile_for_arch(&k.source, &CompileOptions::default(), 90).unwrap_or_else(|err| {

@@ -326,7 +326,7 @@ fn explain_kernel(
         Built::Scan(k) => (
             k.name().to_owned(),
             KernelKind::Scan,
-            k.generated_source(&dtypes, false)?,
+            k.source_for(&dtypes, &scalars, false)?,
         ),
     };
     Ok(ExplainedKernel {

@@ -473,6 +473,18 @@ impl ScanKernel {
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     pub fn generated_source(&self, dtypes: &[DType], exclusive: bool) -> Result<String> {
+        self.source_for(dtypes, &[], exclusive)
+    }
+
+    /// [`generated_source`](Self::generated_source) with the inputs marked in `scalars`
+    /// (one flag per input; missing flags are arrays) passed by value, as a call with
+    /// scalar arguments compiles it (`fuse`'s `explain`).
+    pub(crate) fn source_for(
+        &self,
+        dtypes: &[DType],
+        scalars: &[bool],
+        exclusive: bool,
+    ) -> Result<String> {
         let sig = &self.spec.sig;
         if dtypes.len() != sig.params.len() {
             bail!(
@@ -489,7 +501,9 @@ impl ScanKernel {
         }
         let key = ProgramKey {
             dtypes: dtypes.iter().copied().collect(),
-            scalars: SmallVec::from_elem(false, sig.nin),
+            scalars: (0..sig.nin)
+                .map(|k| scalars.get(k).copied().unwrap_or(false))
+                .collect(),
             wide: false,
             exclusive,
         };
