@@ -6,8 +6,9 @@
 //!   in float64, each rank comparing with the values every rank can compute on the host;
 //! - `collectives bench [MiB]`: bus bandwidth of each collective on `MiB` (default 1024)
 //!   of float32, nccl-tests' way (all_reduce 2(n-1)/n × bytes / time, all_gather and
-//!   reduce_scatter (n-1)/n, broadcast 1; 2 warm-ups, then 10 calls queued back to back and
-//!   one `synchronize`); rank 0 prints one `busbw` line per collective;
+//!   reduce_scatter (n-1)/n, broadcast 1; 2 warm-ups, then 5 trials of 10 calls queued back
+//!   to back and one `synchronize`, each trial started together by a barrier; the median
+//!   trial counts); rank 0 prints one `busbw` line per collective;
 //! - `collectives drill exit|loop`: a fault drill. `exit`: the rank `CUPRUM_DRILL_RANK`
 //!   (default the last) exits after a first all-reduce together, the others start a second
 //!   one it never joins; `loop`: every rank runs all-reduces until killed (the script kills one). The
@@ -158,6 +159,13 @@ fn check(dist: &cuprum::dist::Dist) -> cuprum::Result<()> {
 
 fn bench(dist: &cuprum::dist::Dist, mib: usize) -> cuprum::Result<()> {
     let (r, n, comm) = (dist.rank(), dist.world_size(), dist.comm());
+    if r == 0 {
+        let (a, b, c) = cuprum::nccl::version()?;
+        println!(
+            "nccl cuprum {a}.{b}.{c} from {}",
+            cuprum::nccl::library_path()?
+        );
+    }
     let bytes = mib << 20;
     let count = bytes / 4;
     let big = Array::ones(&[count], DType::F32)?;
@@ -166,7 +174,6 @@ fn bench(dist: &cuprum::dist::Dist, mib: usize) -> cuprum::Result<()> {
     let small_in = Array::ones(&[chunk], DType::F32)?;
     let small_out = Array::zeros(&[chunk], DType::F32)?;
     let nf = n as f64;
-    let tiny = Array::zeros(&[1], DType::F32)?;
     type Run<'a> = Box<dyn Fn(&Communicator) -> cuprum::Result<()> + 'a>;
     let cases: Vec<(&str, f64, Run)> = vec![
         (
@@ -211,20 +218,21 @@ fn bench(dist: &cuprum::dist::Dist, mib: usize) -> cuprum::Result<()> {
             run(comm)?;
         }
         comm.synchronize()?;
-        // a barrier: every rank starts the timed calls together
-        comm.all_reduce(
-            std::slice::from_ref(&tiny),
-            std::slice::from_ref(&tiny),
-            ReduceOp::Sum,
-        )?;
-        comm.synchronize()?;
+        // 5 trials, each started together by a barrier; one trial of 10 calls is a few
+        // tens of ms, whose spread between runs is a few %: the median trial counts.
         let iters = 10;
-        let t = Instant::now();
-        for _ in 0..iters {
-            run(comm)?;
+        let mut trials = Vec::new();
+        for _ in 0..5 {
+            comm.barrier()?;
+            let t = Instant::now();
+            for _ in 0..iters {
+                run(comm)?;
+            }
+            comm.synchronize()?;
+            trials.push(t.elapsed().as_secs_f64() / iters as f64);
         }
-        comm.synchronize()?;
-        let secs = t.elapsed().as_secs_f64() / iters as f64;
+        trials.sort_by(f64::total_cmp);
+        let secs = trials[trials.len() / 2];
         let busbw = bytes as f64 / secs * factor / 1e9;
         if r == 0 {
             println!(

@@ -1,6 +1,7 @@
 """PyTorch's twin of `collectives bench`: the same four collectives on the same bytes
 (float32, `MiB` MiB; all_gather sends and reduce_scatter receives 1/n of it), the same
-timing (2 warm-ups, 10 calls queued back to back, one synchronize) and the same bus
+timing (2 warm-ups, then 5 trials of 10 calls queued back to back and one synchronize, each
+after a barrier; the median trial counts) and the same bus
 bandwidth factors (nccl-tests'). Started by scripts/cluster-gpu-check with torchrun's
 variables (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT); rank 0 prints one
 `busbw torch …` line per collective.
@@ -29,6 +30,9 @@ def main():
     chunk = count // n
     small_in = torch.ones(chunk, dtype=torch.float32, device="cuda")
     small_out = torch.zeros(chunk, dtype=torch.float32, device="cuda")
+    if rank == 0:
+        v = ".".join(str(x) for x in torch.cuda.nccl.version())
+        print(f"nccl torch {v}", flush=True)
     cases = [
         ("all_reduce", 2 * (n - 1) / n, lambda: dist.all_reduce(big)),
         ("all_gather", (n - 1) / n, lambda: dist.all_gather_into_tensor(out, small_in)),
@@ -39,13 +43,17 @@ def main():
         for _ in range(2):
             run()
         torch.cuda.synchronize()
-        dist.barrier()
         iters = 10
-        t = time.perf_counter()
-        for _ in range(iters):
-            run()
-        torch.cuda.synchronize()
-        secs = (time.perf_counter() - t) / iters
+        trials = []
+        for _ in range(5):
+            dist.barrier()
+            torch.cuda.synchronize()
+            t = time.perf_counter()
+            for _ in range(iters):
+                run()
+            torch.cuda.synchronize()
+            trials.append((time.perf_counter() - t) / iters)
+        secs = sorted(trials)[len(trials) // 2]
         if rank == 0:
             busbw = nbytes / secs * factor / 1e9
             print(

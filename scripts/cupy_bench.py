@@ -229,22 +229,47 @@ def smem_reduce(b):
 
 
 # The n-body step over 1M particle records: the raw CUDA twin (examples/kernels/nbody.cu)
-# over a structured NumPy dtype of the same layout as the Rust `Particle` / `Body`
-# (#[derive(cuprum::DeviceType)], #[repr(C)]): CuPy passes records as raw bytes.
+# as a CuPy RawKernel over CuPy arrays of a structured NumPy dtype with the layout of the
+# Rust `Particle` / `Body` (#[derive(cuprum::DeviceType)], #[repr(C)]): `align=True` gives
+# C's offsets, checked below against Rust's (NBODY_LAYOUT; crates/cuprum-cli's tests check
+# these numbers against `size_of` / `offset_of!`). RawKernel passes a structured array's
+# data pointer like any array's. CuPy before 15 has no structured dtypes on the device:
+# there the same records travel as uint8 bytes (said on stderr). Both rows time this
+# twin: `nbody_step_1M_particles` (cuprum's Rust kernel) and `nbody_step_1M_raw` (its
+# raw CUDA twin).
 NBODY_DECLS = """
 struct Vec3 { float x; float y; float z; };
 struct Particle { Vec3 pos; Vec3 vel; float mass; };
 struct Body { Vec3 pos; float mass; };
 """
 
+# Rust's layout: type -> (size, {field: offset}).
+NBODY_LAYOUT = {
+    "Vec3": (12, {"x": 0, "y": 4, "z": 8}),
+    "Particle": (28, {"pos": 0, "vel": 12, "mass": 24}),
+    "Body": (16, {"pos": 0, "mass": 12}),
+}
 
-@workload("nbody_step_1M_raw")
-def nbody_raw(b):
+
+def nbody_dtypes():
+    """The structured dtypes of Vec3, Particle, Body, checked against NBODY_LAYOUT."""
     import numpy
-    vec3 = numpy.dtype([("x", "f4"), ("y", "f4"), ("z", "f4")])
-    particle = numpy.dtype([("pos", vec3), ("vel", vec3), ("mass", "f4")])
-    body = numpy.dtype([("pos", vec3), ("mass", "f4")])
-    assert particle.itemsize == 28 and body.itemsize == 16
+    vec3 = numpy.dtype([("x", "<f4"), ("y", "<f4"), ("z", "<f4")], align=True)
+    particle = numpy.dtype([("pos", vec3), ("vel", vec3), ("mass", "<f4")], align=True)
+    body = numpy.dtype([("pos", vec3), ("mass", "<f4")], align=True)
+    for name, dt in (("Vec3", vec3), ("Particle", particle), ("Body", body)):
+        size, offsets = NBODY_LAYOUT[name]
+        got = {f: dt.fields[f][1] for f in dt.names}
+        if dt.itemsize != size or got != offsets:
+            raise AssertionError(f"{name}: dtype {dt} has size {dt.itemsize} and offsets "
+                                 f"{got}; Rust's are {size} and {offsets}")
+    return vec3, particle, body
+
+
+@workload("nbody_step_1M_particles", "nbody_step_1M_raw")
+def nbody(b):
+    import numpy
+    _, particle, body = nbody_dtypes()
     n, m = 1_000_000, 64
     rng = numpy.random.default_rng(0)
     hp = numpy.zeros(n, dtype=particle)
@@ -256,14 +281,22 @@ def nbody_raw(b):
     for c in "xyz":
         hb["pos"][c] = rng.uniform(-10, 10, m)
     hb["mass"] = rng.uniform(5.0, 20.0, m)
-    # CuPy has no structured dtypes on the device: the records travel as bytes.
-    ps = cp.asarray(hp.view(numpy.uint8))
-    bs = cp.asarray(hb.view(numpy.uint8))
-    out = cp.empty_like(ps)
+    try:
+        ps = cp.asarray(hp)
+        bs = cp.asarray(hb)
+        out = cp.empty(n, dtype=particle)
+        assert ps.dtype == particle and ps.nbytes == n * particle.itemsize
+    except (ValueError, TypeError) as e:
+        print(f"nbody: CuPy {cp.__version__} has no structured dtypes on the device ({e}); "
+              "the records travel as uint8 bytes", file=sys.stderr)
+        ps = cp.asarray(hp.view(numpy.uint8))
+        bs = cp.asarray(hb.view(numpy.uint8))
+        out = cp.empty_like(ps)
     k = cp.RawKernel(NBODY_DECLS + b.seed("nbody.cu"), "nbody_step_raw")
-    b.run("nbody_step_1M_raw",
-          k, (((n + 255) // 256,), (256,),
-              (ps, cp.uint64(n), bs, cp.uint64(m), out, cp.float32(1e-3), cp.float32(1e-2))))
+    args = (((n + 255) // 256,), (256,),
+            (ps, cp.uint64(n), bs, cp.uint64(m), out, cp.float32(1e-3), cp.float32(1e-2)))
+    for name in ("nbody_step_1M_particles", "nbody_step_1M_raw"):
+        b.run(name, k, args)
 
 
 # ElementwiseKernel workloads (same operation strings as crates/cuprum-cli/src/bench/workloads.rs).

@@ -78,6 +78,16 @@ def main():
         lambda: ce.custom_add(x, y, out=out), args.batches, args.per_batch
     )
     res["torch_add_small_host_us"] = host_us(lambda: torch.add(x, y, alpha=2), args.batches, args.per_batch)
+    # Where cuprum's host time goes (stage medians, µs), and what the producer's own entry
+    # points cost on their own.
+    res["cuprum_small_stages_us"] = ce._profile_custom_add(x, y, 2000)
+    res["torch_dlpack_method_us"] = host_us(
+        lambda: x.__dlpack__(stream=-1, max_version=(1, 0)), args.batches, args.per_batch
+    )
+    res["torch_dlpack_device_us"] = host_us(lambda: x.__dlpack_device__(), args.batches, args.per_batch)
+    a = ce.custom_add(x, y)
+    b = ce.custom_add(x, y)
+    res["cuprum_arrays_host_us"] = host_us(lambda: ce.custom_add(a, b), args.batches, args.per_batch)
     try:
         import cupy as cp
 
@@ -101,6 +111,14 @@ def main():
         torch, lambda: ce.custom_add(xl, yl, out=zl), args.large_reps, args.large_batch
     )
     assert bool((zl == 3).all())
+    # The same kernel on the same (torch's) memory from Rust on cuprum's own stream, and
+    # torch's own add: tells a path cost from a memory (placement) difference.
+    res["rust_on_torch_memory_large_gpu_us"] = ce._bench_custom_add_rust(
+        n, args.large_reps, args.large_batch, on=(xl, yl, zl)
+    )[1]
+    res["torch_add_large_gpu_us"] = gpu_us(
+        torch, lambda: torch.add(xl, yl, alpha=2, out=zl), args.large_reps, args.large_batch
+    )
     del xl, yl, zl
     torch.cuda.synchronize()
     torch.cuda.empty_cache()

@@ -6,7 +6,10 @@
 //! C rules (`cuprum::array::c_offset`), `DeviceField` (its C++ member, its declarations, its
 //! bytes written field by field, its bool fields checked when read back) and `DeviceType`
 //! (the C++ `struct` with `static_assert`s of Rust's `sizeof`, `alignof` and each
-//! `offsetof`). Refused at their spans: generics, enums, unions, tuple and unit structs,
+//! `offsetof`), and the value as a RawKernel argument (`KernelArg`) and as an
+//! ElementwiseKernel/ReductionKernel operand (`IntoOperand`). The trait impls are one
+//! template for structs and enums ([`device_impls`]); each expansion fills in its parts.
+//! Refused at their spans: generics, enums, unions, tuple and unit structs,
 //! a missing `#[repr(C)]` or another `repr`, reference and pointer fields, C++ keywords as
 //! names.
 
@@ -214,6 +217,29 @@ fn expand(d: &syn::DeriveInput) -> syn::Result<TokenStream> {
         "static_assert(sizeof({cpp_name}) == {{}} && alignof({cpp_name}) == {{}}, \"device type {cpp_name}: size or alignment differs from Rust's\");\n"
     );
     let fields_ident = format_ident!("__CJ_FIELDS");
+    let impls = device_impls(ImplParts {
+        name,
+        cpp_name: &cpp_name,
+        declares: quote!(#(#declares)*),
+        write: quote!(#(#writes)*),
+        valid: quote!(true #(&& #checks)*),
+        declaration: quote! {
+            let mut __cj_s = ::std::string::String::from(#head);
+            #(#members)*
+            __cj_s.push_str("};\n");
+            __cj_s.push_str(&::std::format!(
+                #size_fmt,
+                ::core::mem::size_of::<#name>(),
+                ::core::mem::align_of::<#name>()
+            ));
+            // NVRTC has no `offsetof`: there sizeof and alignof are checked, the host
+            // compiler (and nvcc with <cstddef>) checks every offset too.
+            __cj_s.push_str("#ifdef offsetof\n");
+            #(#offset_lines)*
+            __cj_s.push_str("#endif\n");
+            __cj_s
+        },
+    });
     Ok(quote! {
         const _: () = {
             const #fields_ident: &[(usize, usize)] = &[
@@ -230,23 +256,58 @@ fn expand(d: &syn::DeriveInput) -> syn::Result<TokenStream> {
             #(#bounds)*
         };
 
-        // SAFETY: `#[repr(C)]` was checked, and the const block above asserts that every
-        // field sits at C's offset; the C++ struct declares the same members in the same
-        // order, with static_asserts of Rust's size, alignment and offsets; every field
-        // writes its own bytes and checks its own bit patterns.
+        #impls
+    })
+}
+
+/// What differs between the trait impls of a struct's and an enum's expansion; the rest is
+/// [`device_impls`]'s one template.
+pub(crate) struct ImplParts<'a> {
+    /// The Rust type.
+    pub name: &'a syn::Ident,
+    /// Its C++ name.
+    pub cpp_name: &'a str,
+    /// Statements adding the field types' declarations to `__cj_decls`.
+    pub declares: TokenStream,
+    /// The body of `write_bytes(&self, __cj_out: &mut [u8])`.
+    pub write: TokenStream,
+    /// The body of `valid_bytes(__cj_bytes: &[u8]) -> bool`.
+    pub valid: TokenStream,
+    /// The body of `declaration() -> String`.
+    pub declaration: TokenStream,
+}
+
+/// The trait impls every device type gets: `DeviceField`, `DeviceType`, and its value as a
+/// RawKernel argument (`KernelArg`) and as an ElementwiseKernel/ReductionKernel operand
+/// (`IntoOperand`, a record scalar).
+pub(crate) fn device_impls(p: ImplParts<'_>) -> TokenStream {
+    let ImplParts {
+        name,
+        cpp_name,
+        declares,
+        write,
+        valid,
+        declaration,
+    } = p;
+    quote! {
+        // SAFETY: the caller's expansion checked the layout (Rust const assertions against
+        // C's rules for the repr) and declares the same members in C++ with static_asserts
+        // of Rust's size and alignment; `write` writes every field at its offset (an enum:
+        // every byte), `valid` accepts only valid bit patterns of every field (and tag).
         unsafe impl ::cuprum::DeviceField for #name {
             fn cpp_member(__cj_name: &str) -> ::std::string::String {
                 ::std::format!("{} {}", #cpp_name, __cj_name)
             }
             fn declare(__cj_decls: &mut ::cuprum::Declarations) {
-                #(#declares)*
+                #declares
                 __cj_decls.add::<Self>();
             }
+            #[allow(unused_variables)]
             fn write_bytes(&self, __cj_out: &mut [u8]) {
-                #(#writes)*
+                #write
             }
             fn valid_bytes(__cj_bytes: &[u8]) -> bool {
-                true #(&& #checks)*
+                #valid
             }
             fn element_dtype() -> ::core::option::Option<::cuprum::DType> {
                 ::core::option::Option::Some(::cuprum::DType::Record(
@@ -261,25 +322,18 @@ fn expand(d: &syn::DeriveInput) -> syn::Result<TokenStream> {
             }
         }
 
-        // SAFETY: as above: the declaration is this struct's, checked by static_asserts.
+        impl ::cuprum::kernel::IntoOperand for #name {
+            fn operand(&self) -> ::cuprum::kernel::Operand<'_> {
+                ::cuprum::kernel::Operand::Record(::cuprum::kernel::RecordArg::of(self))
+            }
+        }
+
+        // SAFETY: as above: the declaration is this type's, checked by static_asserts.
         unsafe impl ::cuprum::DeviceType for #name {
             const CPP_NAME: &'static str = #cpp_name;
             fn declaration() -> ::std::string::String {
-                let mut __cj_s = ::std::string::String::from(#head);
-                #(#members)*
-                __cj_s.push_str("};\n");
-                __cj_s.push_str(&::std::format!(
-                    #size_fmt,
-                    ::core::mem::size_of::<#name>(),
-                    ::core::mem::align_of::<#name>()
-                ));
-                // NVRTC has no `offsetof`: there sizeof and alignof are checked, the host
-                // compiler (and nvcc with <cstddef>) checks every offset too.
-                __cj_s.push_str("#ifdef offsetof\n");
-                #(#offset_lines)*
-                __cj_s.push_str("#endif\n");
-                __cj_s
+                #declaration
             }
         }
-    })
+    }
 }

@@ -15,7 +15,7 @@
 //! are checked: the tag must be a variant's and each field valid. Size and alignment are
 //! `static_assert`ed in C++, and a Rust const assertion checks the size against the C rules.
 
-use crate::derive::{check_field_type, err, reserved};
+use crate::derive::{ImplParts, check_field_type, device_impls, err, reserved};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
@@ -286,6 +286,37 @@ fn expand(d: &syn::DeriveInput, e: &syn::DataEnum, cpp_name: &str) -> syn::Resul
     let size_fmt = format!(
         "static_assert(sizeof({cpp_name}) == {{}} && alignof({cpp_name}) == {{}}, \"device type {cpp_name}: size or alignment differs from Rust's\");\n#ifdef offsetof\n#endif\n"
     );
+    let impls = device_impls(ImplParts {
+        name,
+        cpp_name,
+        declares: quote!(#(#declares)*),
+        // Every byte zero first (padding and the other variants' bytes), then the tag and
+        // the variant's fields at C's offsets.
+        write: quote! {
+            __cj_out.fill(0);
+            match *self {
+                #(#writes)*
+            }
+        },
+        valid: quote! {
+            let mut __cj_t = [0u8; ::core::mem::size_of::<#repr>()];
+            __cj_t.copy_from_slice(&__cj_bytes[..#tag_size]);
+            let __cj_tag = #repr::from_ne_bytes(__cj_t);
+            #(#checks)*
+            false
+        },
+        declaration: quote! {
+            let mut __cj_s = ::std::string::String::new();
+            #(#decl_parts)*
+            __cj_s.push_str(#body);
+            __cj_s.push_str(&::std::format!(
+                #size_fmt,
+                ::core::mem::size_of::<#name>(),
+                ::core::mem::align_of::<#name>()
+            ));
+            __cj_s
+        },
+    });
     Ok(quote! {
         const _: () = {
             let mut __cj_size = 0usize;
@@ -303,59 +334,6 @@ fn expand(d: &syn::DeriveInput, e: &syn::DataEnum, cpp_name: &str) -> syn::Resul
             #(#bounds)*
         };
 
-        // SAFETY: the integer repr fixes Rust's layout as a union of C structs (tag, then
-        // the variant's fields), asserted above and declared so in C++ with static_asserts of
-        // size and alignment; each variant writes its tag and fields at C's offsets, every
-        // other byte zero; bytes are accepted back only with a variant's tag and valid fields.
-        unsafe impl ::cuprum::DeviceField for #name {
-            fn cpp_member(__cj_name: &str) -> ::std::string::String {
-                ::std::format!("{} {}", #cpp_name, __cj_name)
-            }
-            fn declare(__cj_decls: &mut ::cuprum::Declarations) {
-                #(#declares)*
-                __cj_decls.add::<Self>();
-            }
-            #[allow(unused_variables)]
-            fn write_bytes(&self, __cj_out: &mut [u8]) {
-                __cj_out.fill(0);
-                match *self {
-                    #(#writes)*
-                }
-            }
-            fn valid_bytes(__cj_bytes: &[u8]) -> bool {
-                let mut __cj_t = [0u8; ::core::mem::size_of::<#repr>()];
-                __cj_t.copy_from_slice(&__cj_bytes[..#tag_size]);
-                let __cj_tag = #repr::from_ne_bytes(__cj_t);
-                #(#checks)*
-                false
-            }
-            fn element_dtype() -> ::core::option::Option<::cuprum::DType> {
-                ::core::option::Option::Some(::cuprum::DType::Record(
-                    <Self as ::cuprum::DeviceType>::record(),
-                ))
-            }
-        }
-
-        impl ::cuprum::kernel::KernelArg for #name {
-            fn to_arg(&self) -> ::cuprum::kernel::ArgValue {
-                ::cuprum::kernel::record_arg(self)
-            }
-        }
-
-        // SAFETY: as above.
-        unsafe impl ::cuprum::DeviceType for #name {
-            const CPP_NAME: &'static str = #cpp_name;
-            fn declaration() -> ::std::string::String {
-                let mut __cj_s = ::std::string::String::new();
-                #(#decl_parts)*
-                __cj_s.push_str(#body);
-                __cj_s.push_str(&::std::format!(
-                    #size_fmt,
-                    ::core::mem::size_of::<#name>(),
-                    ::core::mem::align_of::<#name>()
-                ));
-                __cj_s
-            }
-        }
+        #impls
     })
 }

@@ -269,8 +269,9 @@ pub enum ExprKind {
     Field(Box<Expr>, char),
     /// A device type's field: `p.mass`.
     Member(Box<Expr>, String),
-    /// An element of a device type's fixed-array field: `p.pos[i]` (the field, the index,
-    /// its bounds-check site; the length is the C++ array's extent).
+    /// An element of a fixed array that is a place of its own: a device type's array field
+    /// (`p.pos[i]`) or an element that is itself an array (`m[1][0]`, `p.m[1][0]`): the
+    /// array, the index, its bounds-check site (the length is the C++ array's extent).
     MemberIndex {
         field: Box<Expr>,
         index: Box<Expr>,

@@ -829,3 +829,41 @@ fn field_copies_index_as_arrays() {
         ],
     );
 }
+
+#[test]
+fn nested_arrays_index_twice_with_a_check_per_index() {
+    let s = k("fn f(o: &mut [i32], ps: &mut [Tri]) {
+        let p = ps[0];
+        let mut l = [[0i32; 2]; 3];
+        l[2][1] = p.m[1][0];
+        l[0][0] += 1;
+        ps[0].m[0][1] = l[2][1];
+        o[0] = l[2][1];
+    }");
+    has(
+        &s,
+        &[
+            "l[cj::ix(2ull, 3ull, CJ_SITE(",
+            "][cj::ix(1ull, cj::extent_of(l[cj::ix(2ull, 3ull,",
+            "cj::cp(p.m[cj::ix(1ull, cj::extent_of(p.m), CJ_SITE(",
+            "cj::set(ps[cj::ix(0, cj_len_ps, CJ_SITE(",
+        ],
+    );
+    let e = kerr("fn f(o: &mut [i32], x: &[i32]) { o[0] = x[0][1]; }");
+    assert!(e.contains("only arrays of arrays are indexed twice"), "{e}");
+}
+
+#[test]
+fn methods_on_fields_are_refused_with_the_way_out() {
+    for src in [
+        "fn f(o: &mut [f32], ps: &[P]) { let p = ps[0]; o[0] = p.vel.len(); }",
+        "fn f(o: &mut [f32], ps: &[P]) { let v = ps[0].vel.scale(2.0); o[0] = v.x; }",
+    ] {
+        let e = kerr(src);
+        assert!(
+            e.contains("on the field `.vel` is not supported")
+                && e.contains("let v: Vec3 = p.vel;"),
+            "{e}"
+        );
+    }
+}

@@ -48,9 +48,20 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     LOCK.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// A port `p` below the ephemeral range (where an outgoing connection can take it) with
+/// `p + 1` free too: under torchrun's variables the rendezvous listens on MASTER_PORT + 1.
 fn free_port() -> u16 {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
-    l.local_addr().expect("local_addr").port()
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let seed = (std::process::id() ^ nanos) as u16;
+    (0..2000u16)
+        .map(|i| 20000 + (seed.wrapping_add(i * 7)) % 9000)
+        .find(|&p| {
+            std::net::TcpListener::bind(("127.0.0.1", p)).is_ok()
+                && std::net::TcpListener::bind(("127.0.0.1", p + 1)).is_ok()
+        })
+        .expect("a free pair of ports in 20000..29001")
 }
 
 /// torchrun's variables for rank `r` of `n` on one node.

@@ -248,6 +248,27 @@ fn close3(a: Vec3, b: Vec3) -> bool {
     close(a.x, b.x) && close(a.y, b.y) && close(a.z, b.z)
 }
 
+/// Uploads `records`, runs `launch` on them and a zeroed f32 output of their length, and
+/// reads both back: the records after the kernel and the output.
+fn run_on_records<T: DeviceType>(
+    records: &[T],
+    launch: impl FnOnce(&mut Array, &mut Array) -> cuprum::Result<()>,
+) -> (Vec<T>, Vec<f32>) {
+    let n = records.len();
+    let mut a = Array::from_records(records, &[n]).unwrap();
+    let mut out = Array::zeros(&[n], DType::F32).unwrap();
+    launch(&mut a, &mut out).unwrap();
+    (a.to_records::<T>().unwrap(), out.to_vec::<f32>().unwrap())
+}
+
+/// Asserts that every output is close to the reference's value at its index.
+fn assert_all_close(got: &[f32], want: impl Fn(usize) -> f32) {
+    for (i, &g) in got.iter().enumerate() {
+        let w = want(i);
+        assert!(close(g, w), "{i}: got {g}, want {w}");
+    }
+}
+
 #[test]
 fn kernel_source_names_the_types() {
     assert!(
@@ -292,13 +313,11 @@ fn kernel_over_records_matches_the_cpu() {
     };
     for (n, seed) in [(1usize, 1u64), (3, 2), (1000, 3)] {
         let mut want = random_particles(n, seed);
-        let mut ps = Array::from_records(&want, &[n]).unwrap();
-        let mut e = Array::zeros(&[n], DType::F32).unwrap();
-        step::launch(JitConfigOf::len(n), &mut ps, g, 0.1, 0.01, &mut e).unwrap();
+        let (got, ge) = run_on_records(&want, |ps, e| {
+            step::launch(JitConfigOf::len(n), ps, g, 0.1, 0.01, e)
+        });
         let mut we = vec![0.0f32; n];
         step_ref(&mut want, g, 0.1, 0.01, &mut we);
-        let got = ps.to_records::<Particle>().unwrap();
-        let ge = e.to_vec::<f32>().unwrap();
         for i in 0..n {
             assert!(
                 close3(got[i].pos, want[i].pos),
@@ -308,8 +327,8 @@ fn kernel_over_records_matches_the_cpu() {
             );
             assert!(close3(got[i].vel, want[i].vel), "{i}");
             assert_eq!(got[i].mass, want[i].mass);
-            assert!(close(ge[i], we[i]), "{i}: {} {}", ge[i], we[i]);
         }
+        assert_all_close(&ge, |i| we[i]);
     }
 }
 
@@ -352,6 +371,7 @@ fn nvrtc_compiles_the_program_with_its_static_asserts() {
         &eval_poly::__CUPRUM_KERNEL,
         &tri_fields::__CUPRUM_KERNEL,
         &integrate::__CUPRUM_KERNEL,
+        &grid_cells::__CUPRUM_KERNEL,
     ] {
         for arch in [80, 90] {
             for checked in [false, true] {
@@ -418,18 +438,17 @@ fn methods_run_on_the_host_and_in_kernels() {
     require_gpu!();
     for n in [1usize, 77] {
         let ps = random_particles(n, 40 + n as u64);
-        let a = Array::from_records(&ps, &[n]).unwrap();
-        let mut out = Array::zeros(&[n], DType::F32).unwrap();
-        energies::launch(JitConfigOf::len(n), &a, 1.5, &mut out).unwrap();
-        let got = out.to_vec::<f32>().unwrap();
-        for i in 0..n {
-            let want = Particle {
+        let (back, got) = run_on_records(&ps, |a, out| {
+            energies::launch(JitConfigOf::len(n), &*a, 1.5, out)
+        });
+        assert_eq!(back, ps);
+        assert_all_close(&got, |i| {
+            Particle {
                 vel: ps[i].vel.scaled(1.5),
                 ..ps[i]
             }
-            .energy();
-            assert!(close(got[i], want), "{i}: {} {want}", got[i]);
-        }
+            .energy()
+        });
     }
 }
 
@@ -515,6 +534,250 @@ fn elementwise_and_reduction_kernels_read_fields() {
     let e = cuprum::ElementwiseKernel::new("Unknown p", "float32 r", "r = 0", "k").unwrap_err();
     assert_eq!(e.kind(), ErrorKind::DType);
     assert!(e.to_string().contains("register_record"), "{e}");
+}
+
+// ---- device-type values as ElementwiseKernel / ReductionKernel scalars --------------------
+
+const GRAVITY_OP: &str = "q = p; q.vel.x += g.x * dt; q.vel.y += g.y * dt; q.vel.z += g.z * dt; \
+     q.pos.x += q.vel.x * dt; q.pos.y += q.vel.y * dt; q.pos.z += q.vel.z * dt;";
+
+/// `"Particle p, Vec3 g, float32 dt"`: a record array, a record scalar and a number.
+fn gravity_kernel() -> cuprum::ElementwiseKernel {
+    cuprum::kernel::register_record::<Particle>().unwrap();
+    cuprum::kernel::register_record::<Vec3>().unwrap();
+    cuprum::ElementwiseKernel::new(
+        "Particle p, Vec3 g, float32 dt",
+        "Particle q",
+        GRAVITY_OP,
+        "gravity_step",
+    )
+    .unwrap()
+}
+
+fn gravity_ref(p: Particle, g: Vec3, dt: f32) -> Particle {
+    let vel = Vec3 {
+        x: p.vel.x + g.x * dt,
+        y: p.vel.y + g.y * dt,
+        z: p.vel.z + g.z * dt,
+    };
+    let pos = Vec3 {
+        x: p.pos.x + vel.x * dt,
+        y: p.pos.y + vel.y * dt,
+        z: p.pos.z + vel.z * dt,
+    };
+    Particle { pos, vel, ..p }
+}
+
+/// The sum of squared distances of the particles to a centre given as a record scalar.
+fn spread_kernel() -> cuprum::ReductionKernel {
+    cuprum::kernel::register_record::<Particle>().unwrap();
+    cuprum::kernel::register_record::<Vec3>().unwrap();
+    cuprum::ReductionKernel::new(
+        "Particle p, Vec3 c",
+        "float64 s",
+        "(double)((p.pos.x - c.x) * (p.pos.x - c.x) + (p.pos.y - c.y) * (p.pos.y - c.y) \
+         + (p.pos.z - c.z) * (p.pos.z - c.z))",
+        "a + b",
+        "s = a",
+        Some("0"),
+        "spread",
+    )
+    .unwrap()
+}
+
+fn spread_ref(ps: &[Particle], c: Vec3) -> f64 {
+    ps.iter()
+        .map(|p| {
+            let (dx, dy, dz) = (p.pos.x - c.x, p.pos.y - c.y, p.pos.z - c.z);
+            (dx * dx + dy * dy + dz * dz) as f64
+        })
+        .sum()
+}
+
+#[test]
+fn record_scalars_in_elementwise_and_reduction_kernels() {
+    require_gpu!();
+    let (step, spread) = (gravity_kernel(), spread_kernel());
+    let mut rng = Rng::new(2024);
+    for n in [0usize, 1, 2, 513] {
+        let ps = random_particles(n, 300 + n as u64);
+        let (g, dt) = (random_vec3(&mut rng), rng.f64(0.01, 0.5) as f32);
+        let a = Array::from_records(&ps, &[n]).unwrap();
+        let q = step.call((&a, g, dt)).unwrap();
+        assert_eq!(q.dtype(), DType::Record(Particle::record()));
+        let got = q.to_records::<Particle>().unwrap();
+        for i in 0..n {
+            let want = gravity_ref(ps[i], g, dt);
+            assert!(
+                close3(got[i].pos, want.pos) && close3(got[i].vel, want.vel),
+                "{i}"
+            );
+            assert_eq!(got[i].mass, want.mass);
+        }
+        // By reference too, and into a given output.
+        let out = Array::empty(&[n], DType::Record(Particle::record())).unwrap();
+        step.call((&a, &g, dt, &out)).unwrap();
+        assert_eq!(out.to_records::<Particle>().unwrap(), got);
+        let c = random_vec3(&mut rng);
+        let s = spread.call((&a, c)).unwrap().to_vec::<f64>().unwrap()[0];
+        let want = spread_ref(&ps, c);
+        assert!((s - want).abs() <= 1e-5 * want.max(1.0), "{n}: {s} {want}");
+    }
+    // A 0-d array and a non-contiguous view (every other particle, backwards).
+    let ps = random_particles(9, 5);
+    let g = random_vec3(&mut rng);
+    let one = Array::from_records(&ps[..1], &[]).unwrap();
+    let got = step.call((&one, g, 0.5f32)).unwrap();
+    assert_eq!(got.ndim(), 0);
+    let want = gravity_ref(ps[0], g, 0.5);
+    let got = got.to_records::<Particle>().unwrap()[0];
+    assert!(close3(got.pos, want.pos) && close3(got.vel, want.vel));
+    let a = Array::from_records(&ps, &[9]).unwrap();
+    let view = a.slice(&cuprum::s![..;-2]).unwrap();
+    assert!(!view.is_c_contiguous());
+    let got = step.call((&view, g, 0.5f32)).unwrap();
+    let got = got.to_records::<Particle>().unwrap();
+    for (k, i) in [8usize, 6, 4, 2, 0].into_iter().enumerate() {
+        let want = gravity_ref(ps[i], g, 0.5);
+        assert!(
+            close3(got[k].pos, want.pos) && close3(got[k].vel, want.vel),
+            "{i}"
+        );
+    }
+    let s = spread.call((&view, g)).unwrap().to_vec::<f64>().unwrap()[0];
+    let picked: Vec<Particle> = [8usize, 6, 4, 2, 0].iter().map(|&i| ps[i]).collect();
+    let want = spread_ref(&picked, g);
+    assert!((s - want).abs() <= 1e-5 * want, "{s} {want}");
+}
+
+/// The error of `call`, which must be a DType error naming all of `parts`.
+fn assert_dtype_error(r: cuprum::Result<Array>, parts: &[&str]) {
+    let e = r.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::DType, "{e}");
+    for p in parts {
+        assert!(e.to_string().contains(p), "{p}: {e}");
+    }
+}
+
+#[test]
+fn record_scalars_of_the_wrong_type_are_refused() {
+    require_gpu!();
+    let (step, spread) = (gravity_kernel(), spread_kernel());
+    let ps = random_particles(4, 11);
+    let a = Array::from_records(&ps, &[4]).unwrap();
+    let g = random_vec3(&mut Rng::new(12));
+    // Another device type where Vec3 is declared.
+    assert_dtype_error(
+        step.call((&a, ps[0], 0.1f32)),
+        &[
+            "argument 'g' of 'gravity_step'",
+            "declared Vec3",
+            "given a Particle value",
+        ],
+    );
+    // A number where a device type is declared.
+    assert_dtype_error(
+        step.call((&a, 1.0f32, 0.1f32)),
+        &[
+            "argument 'g'",
+            "declared Vec3",
+            "a Vec3 value",
+            "given a f32 scalar",
+        ],
+    );
+    // A device type where a number is declared.
+    assert_dtype_error(
+        step.call((&a, g, g)),
+        &["argument 'dt'", "declared float32", "given a Vec3 value"],
+    );
+    assert_dtype_error(
+        spread.call((&a, ps[1])),
+        &[
+            "argument 'c' of 'spread'",
+            "declared Vec3",
+            "given a Particle value",
+        ],
+    );
+    // An output is an array, a read-write parameter too.
+    let e = step.call((&a, g, 0.1f32, g)).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+    assert!(
+        e.to_string()
+            .contains("output 'q' of 'gravity_step' was given a Vec3 value"),
+        "{e}"
+    );
+    let inplace = cuprum::ElementwiseKernel::new(
+        "Particle p, Vec3 g",
+        "Particle p",
+        "p.pos.x += g.x",
+        "nudge",
+    )
+    .unwrap();
+    let e = inplace.call((g, g)).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+    assert!(e.to_string().contains("read-write"), "{e}");
+    // Built-in operations and scans refuse records.
+    let m = Array::from_slice(&[true, false, true, true], &[4]).unwrap();
+    let e = cuprum::ops::where_(&m, g, 1.0f32).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::DType);
+    assert!(e.to_string().contains("given a Vec3 value"), "{e}");
+    let x = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[4]).unwrap();
+    let idx = Array::from_slice(&[0i64, 2], &[2]).unwrap();
+    for (what, r) in [
+        ("put", cuprum::ops::put(&x, &idx, g)),
+        ("scatter_add", cuprum::ops::scatter_add(&x, &idx, g)),
+        ("a masked assignment", x.masked(&m).set(g)),
+        (
+            "fused `scaled`",
+            cuprum::fuse("scaled", |[x, s]| x * s)
+                .call((&x, g))
+                .map(drop),
+        ),
+    ] {
+        let e = r.unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::DType, "{e}");
+        assert!(
+            e.to_string().contains(&format!(
+                "{what}: expected an array or a number, given a Vec3 value"
+            )),
+            "{e}"
+        );
+    }
+    assert_eq!(x.to_vec::<f32>().unwrap(), [1.0, 2.0, 3.0, 4.0]);
+    let scan =
+        cuprum::ScanKernel::new("T x, Vec3 g", "T y", "x * g.x", "a + b", "0", "gscan").unwrap();
+    let e = scan.call((&x, g)).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Unsupported, "{e}");
+    assert!(e.to_string().contains("'g' is a Vec3 value"), "{e}");
+}
+
+/// NVRTC compiles the generated kernels that take a record scalar (sm_80, sm_90): the
+/// parameter declared with the device type, the declarations on top.
+#[test]
+fn nvrtc_compiles_record_scalar_kernels() {
+    require_nvrtc!();
+    let (p, v) = (
+        DType::Record(Particle::record()),
+        DType::Record(Vec3::record()),
+    );
+    let ew = gravity_kernel()
+        .generated_source(&[p, v, DType::F32, p], &[false, true, true, false])
+        .unwrap();
+    assert!(ew.contains("const Vec3 g"), "{ew}");
+    assert!(ew.contains("struct Vec3 {"), "{ew}");
+    let red = spread_kernel()
+        .generated_source(&[p, v, DType::F64], &[false, true, false])
+        .unwrap();
+    assert!(red.contains("const Vec3 c"), "{red}");
+    for (name, src) in [("gravity_step", &ew), ("spread", &red)] {
+        for arch in [80, 90] {
+            if let Err(e) =
+                cuprum::compile::compile_for_arch(src, &cuprum::CompileOptions::new(), arch)
+            {
+                panic!("{name} sm_{arch}: {e}\n{src}");
+            }
+        }
+    }
 }
 
 #[test]
@@ -751,16 +1014,16 @@ fn array_fields_in_rust_kernels() {
             })
             .collect();
         let x: Vec<f32> = (0..n).map(|_| rng.f64(-1.5, 1.5) as f32).collect();
-        let mut a = Array::from_records(&ps, &[n]).unwrap();
         let xa = Array::from_slice(&x, &[n]).unwrap();
-        let mut y = Array::zeros(&[n], DType::F32).unwrap();
-        eval_poly::launch(JitConfigOf::len(n), &mut a, &xa, &mut y).unwrap();
-        let got = y.to_vec::<f32>().unwrap();
-        let back = a.to_records::<Poly>().unwrap();
+        let (back, got) = run_on_records(&ps, |a, y| {
+            eval_poly::launch(JitConfigOf::len(n), a, &xa, y)
+        });
+        assert_all_close(&got, |i| {
+            let c = ps[i].c;
+            ((c[3] * x[i] + c[2]) * x[i] + c[1]) * x[i] + c[0]
+        });
         for i in 0..n {
             let c = ps[i].c;
-            let want = ((c[3] * x[i] + c[2]) * x[i] + c[1]) * x[i] + c[0];
-            assert!(close(got[i], want), "{i}: {} {want}", got[i]);
             assert_eq!(back[i].c[0], got[i]);
             assert_eq!(back[i].c[1..], c[1..]);
             assert_eq!(back[i].hits, ps[i].hits + 1);
@@ -835,17 +1098,70 @@ fn whole_array_fields_copy_into_locals() {
                 m: [[0; 2]; 2].map(|r| r.map(|_| (rng.next_u64() % 200) as i32 - 100)),
             })
             .collect();
-        let mut a = Array::from_records(&ps, &[n]).unwrap();
-        let mut y = Array::zeros(&[n], DType::F32).unwrap();
-        tri_fields::launch(JitConfigOf::len(n), &mut a, &mut y).unwrap();
+        let (back, got) = run_on_records(&ps, |a, y| tri_fields::launch(JitConfigOf::len(n), a, y));
         let (mut want_ps, mut want_y) = (ps.clone(), vec![0.0f32; n]);
         tri_fields_ref(&mut want_ps, &mut want_y);
-        let got = y.to_vec::<f32>().unwrap();
-        let back = a.to_records::<Tri>().unwrap();
-        for i in 0..n {
-            assert!(close(got[i], want_y[i]), "{i}: {} {}", got[i], want_y[i]);
-            assert_eq!(back[i], want_ps[i], "{i}");
-        }
+        assert_all_close(&got, |i| want_y[i]);
+        assert_eq!(back, want_ps);
+    }
+}
+
+// ---- double indexing of nested fixed arrays ------------------------------------------------
+
+/// `m[1][0]` read and written: on a local copy of a field (`let mut m = p.m;`, op-assign
+/// too), on a local array of arrays, on a field (`p.m[k][j]`, indices from the loop) and on
+/// a slice element's field (`ps[i].m[0][1] = …`).
+#[cuprum::kernel]
+pub fn grid_cells(ps: &mut [Tri], y: &mut [f32]) {
+    for i in grid_stride(y.len()) {
+        let p = ps[i];
+        let mut m = p.m;
+        m[1][0] += m[0][1];
+        let mut l = [[0i32; 2]; 2];
+        l[0][1] = p.m[1][1] * 2;
+        l[1][0] = m[1][0];
+        let (k, j) = (i % 2, (i / 2) % 2);
+        ps[i].m[0][1] = l[0][1] + p.m[k][j];
+        ps[i].m[1][k] -= 1;
+        y[i] = (l[0][1] + l[1][0] + m[1][0] + l[1][1]) as f32 + p.c[k];
+    }
+}
+
+fn grid_cells_ref(ps: &mut [Tri], y: &mut [f32]) {
+    for i in 0..y.len() {
+        let p = ps[i];
+        let m10 = p.m[1][0] + p.m[0][1];
+        let l01 = p.m[1][1] * 2;
+        let (k, j) = (i % 2, (i / 2) % 2);
+        ps[i].m[0][1] = l01 + p.m[k][j];
+        ps[i].m[1][k] -= 1;
+        y[i] = (l01 + m10 + m10) as f32 + p.c[k];
+    }
+}
+
+#[test]
+fn nested_arrays_are_indexed_twice() {
+    // The inner index is checked against the inner array's extent.
+    assert!(
+        grid_cells::SOURCE.contains("cj::extent_of(m[cj::ix(")
+            && grid_cells::SOURCE.contains("cj::extent_of(p.m[cj::ix("),
+        "{}",
+        grid_cells::SOURCE
+    );
+    require_gpu!();
+    let mut rng = Rng::new(123);
+    for n in [1usize, 4, 301] {
+        let ps: Vec<Tri> = (0..n)
+            .map(|_| Tri {
+                c: [0; 3].map(|_| rng.f64(-2.0, 2.0) as f32),
+                m: [[0; 2]; 2].map(|r| r.map(|_| (rng.next_u64() % 200) as i32 - 100)),
+            })
+            .collect();
+        let (back, got) = run_on_records(&ps, |a, y| grid_cells::launch(JitConfigOf::len(n), a, y));
+        let (mut want_ps, mut want_y) = (ps.clone(), vec![0.0f32; n]);
+        grid_cells_ref(&mut want_ps, &mut want_y);
+        assert_all_close(&got, |i| want_y[i]);
+        assert_eq!(back, want_ps);
     }
 }
 
@@ -902,13 +1218,9 @@ fn mut_self_methods_write_through() {
     require_gpu!();
     for n in [1usize, 190] {
         let ps = random_particles(n, 7 + n as u64);
-        let mut a = Array::from_records(&ps, &[n]).unwrap();
-        let mut xs = Array::zeros(&[n], DType::F32).unwrap();
-        integrate::launch(JitConfigOf::len(n), &mut a, 0.25, 0.9, &mut xs).unwrap();
-        let (got_x, back) = (
-            xs.to_vec::<f32>().unwrap(),
-            a.to_records::<Particle>().unwrap(),
-        );
+        let (back, got_x) = run_on_records(&ps, |a, xs| {
+            integrate::launch(JitConfigOf::len(n), a, 0.25, 0.9, xs)
+        });
         for i in 0..n {
             let mut p = ps[i];
             let x = p.damp_advance(0.25, 0.9);

@@ -501,6 +501,39 @@ fn argument_count_is_checked_before_any_gpu_work() {
     assert!(e.to_string().ends_with("but given 1."), "{e}");
 }
 
+/// Only kernels launched split over blocks carry the second stage (partials, ticket,
+/// final combine); `generated_source` is the unsplit kind, and both compile.
+#[test]
+fn only_split_specialisations_carry_the_second_stage() {
+    let k = seeds::reduction::l2norm_kernel().unwrap();
+    let plain = k
+        .generated_source(&[DType::F32; 2], &[false, false])
+        .unwrap();
+    // Sample strategies alternate: even ones split (32-bit), odd ones not (64-bit).
+    let split =
+        cuprum::internal::reduction_source_for_fuzzing(&k, &[DType::F32; 2], &[false; 2], 0)
+            .unwrap();
+    let unsplit =
+        cuprum::internal::reduction_source_for_fuzzing(&k, &[DType::F32; 2], &[false; 2], 1)
+            .unwrap();
+    for (src, has) in [(&plain, false), (&split, true), (&unsplit, false)] {
+        for piece in ["atomicAdd(&_counters", "_partials[", "__threadfence()"] {
+            assert_eq!(src.contains(piece), has, "{piece:?} in:\n{src}");
+        }
+        // the parameters stay the same (the launch passes null scratch when unsplit)
+        assert!(
+            src.contains("_type_reduce* _partials, unsigned int* _counters)"),
+            "{src}"
+        );
+        assert!(src.contains("POST_MAP(_s);"), "{src}");
+    }
+    if cuprum::compile::nvrtc().is_ok() {
+        for src in [&plain, &split, &unsplit] {
+            cuprum::compile::compile_for_arch(src, &cuprum::CompileOptions::new(), 90).unwrap();
+        }
+    }
+}
+
 #[test]
 fn generated_source_holds_the_users_code() {
     let k = seeds::reduction::l2norm_kernel()

@@ -125,20 +125,36 @@ fn data_ptr(x: &Bound<'_, PyAny>) -> PyResult<u64> {
     Ok(cuprum::python::array_arg(x)?.data_ptr())
 }
 
-/// _bench_custom_add_rust(n, repeat, batch)
+/// _bench_custom_add_rust(n, repeat, batch, on=None)
 /// --
 ///
 /// The Rust-only twin of `custom_add` for bench.py: two float32 arrays of `n` ones made by
-/// cuprum on the current device, then `repeat` batches of `batch` back-to-back calls with
-/// `out=` (after warm-up), each batch between two events on cuprum's current stream;
-/// returns the medians per call `(host µs, GPU µs)`.
+/// cuprum on the current device (or, with `on=(x, y, z)`, those arrays' memory, imported),
+/// then `repeat` batches of `batch` back-to-back calls with `out=` (after warm-up), each
+/// batch between two events on cuprum's own stream; returns the medians per call
+/// `(host µs, GPU µs)`.
 #[pyfunction]
-fn _bench_custom_add_rust(n: usize, repeat: usize, batch: usize) -> PyResult<(f64, f64)> {
+#[pyo3(signature = (n, repeat, batch, on=None))]
+fn _bench_custom_add_rust(
+    n: usize,
+    repeat: usize,
+    batch: usize,
+    on: Option<(Bound<'_, PyAny>, Bound<'_, PyAny>, Bound<'_, PyAny>)>,
+) -> PyResult<(f64, f64)> {
     static KERNEL: OnceLock<cuprum::Result<ElementwiseKernel>> = OnceLock::new();
     let kernel = once(&KERNEL, seeds::elementwise::custom_add_kernel)?;
-    let x = Array::ones(&[n], DType::F32)?;
-    let y = Array::ones(&[n], DType::F32)?;
-    let z = Array::empty(&[n], DType::F32)?;
+    let (x, y, z) = match on {
+        Some((x, y, z)) => (
+            cuprum::python::array_arg(&x)?,
+            cuprum::python::array_arg(&y)?,
+            cuprum::python::array_arg(&z)?,
+        ),
+        None => (
+            Array::ones(&[n], DType::F32)?,
+            Array::ones(&[n], DType::F32)?,
+            Array::empty(&[n], DType::F32)?,
+        ),
+    };
     let stream = cuprum::Stream::current()?;
     let (start, end) = (cuprum::Event::new()?, cuprum::Event::new()?);
     for _ in 0..3 {
@@ -159,6 +175,53 @@ fn _bench_custom_add_rust(n: usize, repeat: usize, batch: usize) -> PyResult<(f6
     Ok((median(&mut host), median(&mut gpu)))
 }
 
+/// _profile_custom_add(x, y, n)
+/// --
+///
+/// Where the host time of `custom_add(x, y)` goes, for bench.py: `n` calls timed stage by
+/// stage (starting the call, importing `x`, importing `y`, the kernel call, wrapping the
+/// result, dropping it all); returns the median µs of each stage as a dict.
+#[pyfunction]
+fn _profile_custom_add<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    y: &Bound<'py, PyAny>,
+    n: usize,
+) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+    use std::time::Instant;
+    static KERNEL: OnceLock<cuprum::Result<ElementwiseKernel>> = OnceLock::new();
+    let kernel = once(&KERNEL, seeds::elementwise::custom_add_kernel)?;
+    const STAGES: [&str; 6] = ["call_new", "import_x", "import_y", "kernel", "to_python", "drop"];
+    let mut t: Vec<Vec<f64>> = vec![Vec::with_capacity(n); STAGES.len()];
+    let us = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e6;
+    for _ in 0..n.max(1) {
+        let t0 = Instant::now();
+        let call = Call::new(&[x, y])?;
+        let t1 = Instant::now();
+        let xa = call.array(x)?;
+        let t2 = Instant::now();
+        let ya = call.array(y)?;
+        let t3 = Instant::now();
+        let z = kernel.call((&xa, &ya))?;
+        let t4 = Instant::now();
+        let obj = to_python(py, z)?;
+        let t5 = Instant::now();
+        drop((obj, xa, ya, call));
+        let t6 = Instant::now();
+        for (i, (a, b)) in [(t0, t1), (t1, t2), (t2, t3), (t3, t4), (t4, t5), (t5, t6)]
+            .into_iter()
+            .enumerate()
+        {
+            t[i].push(us(a, b));
+        }
+    }
+    let d = pyo3::types::PyDict::new(py);
+    for (name, mut v) in STAGES.into_iter().zip(t) {
+        d.set_item(name, median(&mut v))?;
+    }
+    Ok(d)
+}
+
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -172,5 +235,6 @@ fn cuprum_example(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(prime_factor_sum, m)?)?;
     m.add_function(wrap_pyfunction!(data_ptr, m)?)?;
     m.add_function(wrap_pyfunction!(_bench_custom_add_rust, m)?)?;
+    m.add_function(wrap_pyfunction!(_profile_custom_add, m)?)?;
     Ok(())
 }

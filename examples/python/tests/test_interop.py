@@ -314,6 +314,36 @@ def test_torch_runs_on_torchs_current_stream(torch):
     assert torch.equal(copy, 1.0 + y * 2)
 
 
+def test_torch_inputs_freed_at_once_are_reused_in_stream_order(torch):
+    # cuprum gives torch's memory back as soon as its kernel is queued on torch's stream
+    # (no event): torch may hand the blocks out again at once, but only to work queued
+    # after the kernel on that stream. A slow op holds the kernel back while the inputs'
+    # blocks are reused and overwritten: the result must still be the inputs'.
+    n = 1 << 22
+    xs = torch.randn(n, device="cuda")
+    ys = torch.randn(n, device="cuda")
+    want = xs + ys * 2
+    torch.cuda.synchronize()
+    x, y = xs.clone(), ys.clone()
+    torch.cuda._sleep(200_000_000)  # ~0.1 s of GPU time before the kernel runs
+    z = torch.from_dlpack(ce.custom_add(x, y))
+    ptrs = {x.data_ptr(), y.data_ptr()}
+    del x, y
+    reused = [torch.full((n,), 7.0, device="cuda") for _ in range(2)]
+    assert ptrs & {r.data_ptr() for r in reused}, "torch did not reuse the freed blocks"
+    assert torch.equal(z, want)
+
+
+def test_torch_exchange_table_and_requires_grad(torch):
+    # torch.Tensor offers DLPack's C exchange table: cuprum uses it (no __dlpack__ call),
+    # which reads a tensor that requires grad as a C++ extension would (no autograd).
+    assert hasattr(torch.Tensor, "__dlpack_c_exchange_api__")
+    x = torch.randn(1000, device="cuda", requires_grad=True)
+    y = torch.randn(1000, device="cuda")
+    z = torch.from_dlpack(ce.custom_add(x, y))
+    assert torch.equal(z, x.detach() + y * 2)
+
+
 def test_torch_consumer_on_another_stream_waits(torch):
     # cuprum's result is produced on s1 behind a slow op; torch consumes it on s2:
     # __dlpack__(stream=s2) makes s2 wait (an event), no synchronisation.

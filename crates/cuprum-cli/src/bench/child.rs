@@ -24,7 +24,11 @@ pub fn child(args: &ChildArgs) -> R<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if let ChildMode::FuseColdParts = args.mode {
-        out!("{}", fuse_cases::cold_parts(nonce())?);
+        out!("{}", fuse_cases::cold_parts(nonce(), &args.dir)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let ChildMode::CompileColdParts = args.mode {
+        out!("{}", compile_cases::compile_parts(&args.dir)?);
         return Ok(ExitCode::SUCCESS);
     }
     if let ChildMode::HostDisk = args.mode {

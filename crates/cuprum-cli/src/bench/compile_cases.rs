@@ -18,8 +18,12 @@ use std::path::Path;
 enum Kind {
     /// A small kernel of the shape generated elementwise kernels have.
     Elementwise,
-    /// The generated source of the seeds' sum-of-squares ReductionKernel.
+    /// The generated source of the seeds' sum-of-squares ReductionKernel, one block per
+    /// output (what a short full reduction or a per-row one compiles).
     Reduction,
+    /// The same kernel split over blocks with wide loads (what a long contiguous full
+    /// reduction compiles: the partials, the ticket and the second combine besides).
+    ReductionSplit,
     /// The program of a kernel written in Rust (apply_activation and its device functions).
     Jit,
 }
@@ -32,6 +36,14 @@ impl Kind {
             Kind::Reduction => {
                 kernels::sum_of_squares()?.generated_source(&[DType::F32; 2], &[false; 2])?
             }
+            // Sample strategy 0: inner, 256 lanes, one reduced dimension, 32-bit, 4-wide
+            // loads, split.
+            Kind::ReductionSplit => cuprum::internal::reduction_source_for_fuzzing(
+                &kernels::sum_of_squares()?,
+                &[DType::F32; 2],
+                &[false; 2],
+                0,
+            )?,
             Kind::Jit => crate::rust_kernels::apply_activation::program().to_string(),
         };
         Ok(format!("// nonce {nonce}\n{body}"))
@@ -40,7 +52,7 @@ impl Kind {
     fn function(self) -> &'static str {
         match self {
             Kind::Elementwise => "ew_add",
-            Kind::Reduction => "sum_of_squares",
+            Kind::Reduction | Kind::ReductionSplit => "sum_of_squares",
             Kind::Jit => "apply_activation",
         }
     }
@@ -85,6 +97,10 @@ pub fn compile_cold(o: &BenchmarkOptions) -> R<Timed> {
 
 pub fn compile_cold_reduction(o: &BenchmarkOptions) -> R<Timed> {
     cold(o, "compile_cold_reduction", Kind::Reduction)
+}
+
+pub fn compile_cold_reduction_split(o: &BenchmarkOptions) -> R<Timed> {
+    cold(o, "compile_cold_reduction_split", Kind::ReductionSplit)
 }
 
 pub fn compile_cold_jit(o: &BenchmarkOptions) -> R<Timed> {
@@ -153,11 +169,75 @@ impl ChildMode {
             | ChildMode::Disk
             | ChildMode::FuseCold
             | ChildMode::FuseColdParts
+            | ChildMode::CompileColdParts
             | ChildMode::HostDisk
             | ChildMode::BundleLoad => Kind::Elementwise,
             ChildMode::DiskReduction => Kind::Reduction,
         }
     }
+}
+
+/// `bench-child compile-cold-parts DIR` (a diagnostic; `DIR` an empty folder): where the
+/// compile rows' time goes, in a fresh process with NVRTC warmed, as `name=ms` pairs. Per
+/// row (`ew`, `red`, `red_split`, `jit`; medians of 5 new sources each): `_nvrtc` (the
+/// key and NVRTC: a memory-only cache's compile), `_load` (the driver's module load),
+/// `_fn` (the function lookup). Then the first launch of the `apply_activation` Rust
+/// kernel through its generated launcher, the path a program takes: `jit_launch1` (module
+/// memo, kernel cache with `DIR` on disk — NVRTC and the entry's write —, load, the fault
+/// record, the launch; its `#[cuprum::kernel]` program is compiled here for the first
+/// time), `jit_launch2` (a repeat launch), `jit_sync` (a synchronisation after them).
+pub fn compile_parts(dir: &Path) -> R<String> {
+    cuprum::compile::set_cache_dir(Some(dir.to_path_buf()));
+    let dev = Device::get(0)?;
+    dev.make_current();
+    let ms = |t: std::time::Instant| t.elapsed().as_secs_f64() * 1e3;
+    compile_and_load(&KernelCache::new(None), Kind::Elementwise, nonce())?;
+    let mut out = String::new();
+    let kinds = [
+        ("ew", Kind::Elementwise),
+        ("red", Kind::Reduction),
+        ("red_split", Kind::ReductionSplit),
+        ("jit", Kind::Jit),
+    ];
+    for (label, kind) in kinds {
+        let mut parts = [Vec::new(), Vec::new(), Vec::new()];
+        for _ in 0..5 {
+            let src = kind.source(nonce())?;
+            let cache = KernelCache::new(None);
+            let t = std::time::Instant::now();
+            let img = cache.compile(&src, &CompileOptions::default(), dev.arch())?;
+            parts[0].push(ms(t));
+            let t = std::time::Instant::now();
+            let m = Module::load(dev, &img.image)?;
+            parts[1].push(ms(t));
+            let t = std::time::Instant::now();
+            m.function(kind.function())?;
+            parts[2].push(ms(t));
+        }
+        for (name, v) in ["nvrtc", "load", "fn"].iter().zip(parts.iter_mut()) {
+            v.sort_by(f64::total_cmp);
+            out.push_str(&format!("{label}_{name}={:.2} ", v[v.len() / 2]));
+        }
+    }
+    let n = 1 << 20;
+    let x = cuprum::random::uniform(-1.0, 1.0, &[n], DType::F32)?;
+    let mut y = cuprum::Array::empty(&[n], DType::F32)?;
+    dev.synchronize()?;
+    let cfg = cuprum::kernel::JitConfig::for_len(n, 256);
+    let launch = crate::rust_kernels::apply_activation::launch;
+    let t = std::time::Instant::now();
+    launch(cfg, &x, &mut y, n as i32, 1)?;
+    let first = ms(t);
+    let t = std::time::Instant::now();
+    launch(cfg, &x, &mut y, n as i32, 1)?;
+    let second = ms(t);
+    let t = std::time::Instant::now();
+    dev.synchronize()?;
+    out.push_str(&format!(
+        "jit_launch1={first:.2} jit_launch2={second:.3} jit_sync={:.2}",
+        ms(t)
+    ));
+    Ok(out)
 }
 
 /// `bench-child first`, `disk` or `disk-reduction`: one timed source generation + compile +
@@ -199,12 +279,15 @@ mod tests {
             return;
         }
         let cache = KernelCache::new(None);
-        for kind in [Kind::Elementwise, Kind::Reduction] {
+        for kind in [Kind::Elementwise, Kind::Reduction, Kind::ReductionSplit] {
             let src = kind.source(7).unwrap();
             assert!(src.starts_with("// nonce 7\n"), "{src}");
             let img = cache.compile(&src, &CompileOptions::default(), 90).unwrap();
             let name = kind.function().as_bytes();
             assert!(img.image.windows(name.len()).any(|w| w == name));
+            // Only the split kernel has the second stage.
+            let split = matches!(kind, Kind::ReductionSplit);
+            assert_eq!(src.contains("atomicAdd(&_counters"), split, "{src}");
         }
     }
 }

@@ -25,6 +25,10 @@ const KERNEL_FILES: &[(&str, &str)] = &[
         "prime_factor_sum_elementwise.op",
         seeds::prime::PRIME_FACTOR_SUM_OP,
     ),
+    (
+        "nbody.cu",
+        include_str!("../../../../examples/kernels/nbody.cu"),
+    ),
 ];
 
 /// CuPy's rows of one run.
@@ -194,6 +198,39 @@ mod tests {
         match importable() {
             Ok(()) => crate::harness::skip(crate::harness::Need::Other, "CuPy is importable"),
             Err(why) => assert!(why.starts_with("CuPy is not"), "{why}"),
+        }
+    }
+
+    /// The script's structured dtypes (`NBODY_LAYOUT`, which it checks its dtypes against)
+    /// have the Rust device types' sizes and offsets.
+    #[test]
+    fn the_nbody_dtypes_have_the_rust_layout() {
+        use crate::device_kernels::{Body, Particle, Vec3};
+        use std::mem::{offset_of, size_of};
+        let lines = [
+            format!(
+                "\"Vec3\": ({}, {{\"x\": {}, \"y\": {}, \"z\": {}}}),",
+                size_of::<Vec3>(),
+                offset_of!(Vec3, x),
+                offset_of!(Vec3, y),
+                offset_of!(Vec3, z)
+            ),
+            format!(
+                "\"Particle\": ({}, {{\"pos\": {}, \"vel\": {}, \"mass\": {}}}),",
+                size_of::<Particle>(),
+                offset_of!(Particle, pos),
+                offset_of!(Particle, vel),
+                offset_of!(Particle, mass)
+            ),
+            format!(
+                "\"Body\": ({}, {{\"pos\": {}, \"mass\": {}}}),",
+                size_of::<Body>(),
+                offset_of!(Body, pos),
+                offset_of!(Body, mass)
+            ),
+        ];
+        for l in lines {
+            assert!(SCRIPT.contains(&l), "the script's NBODY_LAYOUT lacks {l}");
         }
     }
 

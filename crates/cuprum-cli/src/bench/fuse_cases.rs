@@ -129,14 +129,21 @@ pub fn cold_first_call(nonce: u64) -> R<f64> {
     Ok(s)
 }
 
-/// `bench-child fuse-cold-parts` (a diagnostic): the pieces of a first call of a new fused
-/// function in a fresh process, in ms, as `name=ms` pairs: `warm` (the first fused call:
-/// NVRTC load and first compile), `explain` (trace, plan, lowering and the source of a new
-/// function, nothing compiled), `nvrtc` (that source through NVRTC alone, memory-only
-/// cache), `load` (its module load), `call` (the whole first call of another new fused
-/// function), `repeat` (its second call), `ew` (the first call of a new ElementwiseKernel
-/// doing the same), `synced` (a further new fused call, then a device synchronisation).
-pub fn cold_parts(nonce: u64) -> R<String> {
+/// `bench-child fuse-cold-parts DIR` (a diagnostic; `DIR` the kernel cache's folder): the
+/// pieces of a first call of a new fused function in a fresh process, in ms, as `name=ms`
+/// pairs: `warm` (the first fused call: NVRTC load and first compile), `explain` (trace,
+/// plan, lowering and the source of a new function, nothing compiled), `nvrtc` (that source
+/// through NVRTC alone, memory-only cache), `load` (its module load), `call` (the whole
+/// first call of another new fused function), `call_nvrtc` (how many NVRTC compiles that
+/// call ran), `repeat` (its second call), `again` (the first call of a new `Fused` of the
+/// same name: trace, plan and lowering again, the module from the process's memo,
+/// allocation, launch — all but NVRTC and the load), `disk` (the same after `clear_memo`:
+/// the disk cache's entry and the load besides), `again_nvrtc` (their NVRTC compiles: 0
+/// when the split is clean), `alloc` (a new 4 MiB array), `ew` (the first call of a new
+/// ElementwiseKernel doing the same), `synced` (a further new fused call, then a device
+/// synchronisation).
+pub fn cold_parts(nonce: u64, dir: &std::path::Path) -> R<String> {
+    cuprum::compile::set_cache_dir(Some(dir.to_path_buf()));
     let dev = Device::get(0)?;
     dev.make_current();
     let x = rand(1 << 20, DType::F32)?;
@@ -161,12 +168,30 @@ pub fn cold_parts(nonce: u64) -> R<String> {
     Module::load(dev, &img.image)?;
     let load = ms(t);
     let f = fuse(&format!("cold_b_{nonce}"), body);
+    let before = cuprum::internal::nvrtc_compiles();
     let t = Instant::now();
     f.call((&x,))?;
     let call = ms(t);
+    let call_nvrtc = cuprum::internal::nvrtc_compiles() - before;
     let t = Instant::now();
     f.call((&x,))?;
     let repeat = ms(t);
+    // New `Fused` objects of the same name: their first calls trace, plan and lower again,
+    // then find the module in the process's memo (`again`), or, after `clear_memo`, the
+    // image in the disk cache (`disk`).
+    let before = cuprum::internal::nvrtc_compiles();
+    let t = Instant::now();
+    fuse(&format!("cold_b_{nonce}"), body).call((&x,))?;
+    let again = ms(t);
+    cuprum::clear_memo();
+    let t = Instant::now();
+    fuse(&format!("cold_b_{nonce}"), body).call((&x,))?;
+    let disk = ms(t);
+    let again_nvrtc = cuprum::internal::nvrtc_compiles() - before;
+    let t = Instant::now();
+    let a = cuprum::Array::empty(&[1 << 20], DType::F32)?;
+    let alloc = ms(t);
+    drop(a);
     let k = ElementwiseKernel::new(
         "float32 x",
         "float32 y",
@@ -183,6 +208,7 @@ pub fn cold_parts(nonce: u64) -> R<String> {
     let synced = ms(t);
     Ok(format!(
         "warm={warm:.2} explain={explain:.2} nvrtc={nvrtc:.2} load={load:.2} call={call:.2} \
-         repeat={repeat:.3} ew={ew:.2} synced={synced:.2}"
+         call_nvrtc={call_nvrtc} repeat={repeat:.3} again={again:.2} disk={disk:.2} \
+         again_nvrtc={again_nvrtc} alloc={alloc:.3} ew={ew:.2} synced={synced:.2}"
     ))
 }

@@ -36,6 +36,9 @@ pub enum ChildMode {
     /// Where that first call spends its time (a diagnostic, not a workload): prints
     /// `name=ms` pairs (see `fuse_cases::cold_parts`).
     FuseColdParts,
+    /// Where the compile rows' time goes, and a Rust kernel's first launch (a diagnostic):
+    /// prints `name=ms` pairs (see `compile_cases::compile_parts`).
+    CompileColdParts,
     /// The host device: a fresh ElementwiseKernel whose compiled module is in `DIR/host`
     /// (see `host_cases::disk_hit`).
     HostDisk,

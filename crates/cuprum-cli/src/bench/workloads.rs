@@ -18,8 +18,9 @@
 //! with `--torch` PyTorch's, where one is named there (`cuprum bench --vs-torch`).
 
 use super::compile_cases::{
-    compile_cold, compile_cold_jit, compile_cold_reduction, compile_disk_hit,
-    compile_disk_hit_lookup, compile_disk_hit_reduction, compile_first, compile_memo_hit,
+    compile_cold, compile_cold_jit, compile_cold_reduction, compile_cold_reduction_split,
+    compile_disk_hit, compile_disk_hit_lookup, compile_disk_hit_reduction, compile_first,
+    compile_memo_hit,
 };
 use super::jit_workloads::{jit_add4, jit_add100m, jit_smem_reduce, prime1m_jit};
 use super::kernels::{ADD_SRC, MATMUL_SRC, PRIME_SRC, SMEM_SRC, sum_of_squares};
@@ -123,9 +124,17 @@ pub const WORKLOADS: &[Workload] = &[
     ),
     w(
         "compile_cold_reduction",
-        "compile + load of a new sum-of-squares ReductionKernel source, NVRTC loaded",
+        "compile + load of a new sum-of-squares ReductionKernel source, one block per output (short or per-row reductions), NVRTC loaded",
         compile_cold_reduction,
         HostMs(12.0),
+    ),
+    w(
+        "compile_cold_reduction_split",
+        "the same kernel split over blocks with 4-wide loads (what a long full reduction compiles), NVRTC loaded",
+        compile_cold_reduction_split,
+        Info(
+            "the split twin of compile_cold_reduction: a kernel called on both kinds of sizes compiles both",
+        ),
     ),
     w(
         "compile_first_in_process",
@@ -274,13 +283,13 @@ pub const WORKLOADS: &[Workload] = &[
     ),
     w(
         "nbody_step_1M_particles",
-        "n-body step over 1M Particle records × 64 bodies, written in Rust (#[derive(DeviceType)] structs, field access, a #[device] method)",
+        "n-body step over 1M Particle records × 64 bodies, written in Rust (#[derive(DeviceType)] structs, field access, a #[device] method; CuPy: the raw twin over a structured NumPy dtype)",
         nbody_rust,
-        VsOurs(1.03, "nbody_step_1M_raw"),
+        All(&[VsOurs(1.03, "nbody_step_1M_raw"), VsCupy(1.03, None)]),
     ),
     w(
         "nbody_step_1M_raw",
-        "the n-body step's raw CUDA twin over the same records (CuPy: RawKernel over a structured NumPy dtype)",
+        "the n-body step's raw CUDA twin over the same records (CuPy: the same RawKernel over arrays of a structured NumPy dtype)",
         nbody_raw,
         VsCupy(1.02, None),
     ),

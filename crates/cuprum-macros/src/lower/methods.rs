@@ -13,7 +13,8 @@ impl Lower {
             ));
         }
         match name.as_str() {
-            "len" | "is_empty" if m.args.is_empty() => {
+            // On a field (`p.c.len()`) the translator knows no type: the error below.
+            "len" | "is_empty" if m.args.is_empty() && !is_named_field(&m.receiver) => {
                 let base = self.slice_var(&m.receiver)?;
                 if name == "len" {
                     Ok(self.expr_of(ExprKind::Len(base), Ty::Prim(Prim::Usize)))
@@ -39,6 +40,11 @@ impl Lower {
                 let recv = self.expr(&m.receiver)?;
                 if let Ty::User(tn) = self.infer.shallow(&recv.ty) {
                     return self.device_method(m, &name, &tn, recv);
+                }
+                if let ExprKind::Member(_, f) = &recv.kind
+                    && method_sig(&name).is_none()
+                {
+                    return Err(field_method(&m.method, &name, f));
                 }
                 if matches!(
                     self.infer.shallow(&recv.ty),
@@ -130,13 +136,7 @@ impl Lower {
         use MethodSig::*;
         let Some((helper, sig, nargs)) = method_sig(name) else {
             if let ExprKind::Member(_, f) = &recv.kind {
-                return Err(err(
-                    at,
-                    format!(
-                        "the method `{name}` is not a number method, and the type of the field `.{f}` is not known to the translator: \
-                         to call a device type's method, name the type first (`let v: Vec3 = p.{f}; v.{name}(…)`)"
-                    ),
-                ));
+                return Err(field_method(at, name, f));
             }
             return Err(err(
                 at,
@@ -403,4 +403,22 @@ fn method_sig(name: &str) -> Option<(&'static str, MethodSig, usize)> {
         "to_f64" => Some(("to_f64", ToF64, 0)),
         _ => None,
     }
+}
+
+/// The error of a method called on the field `.f`, whose type the translator does not know.
+fn field_method(at: impl Spanned, name: &str, f: &str) -> syn::Error {
+    err(
+        at,
+        format!(
+            "`.{name}()` on the field `.{f}` is not supported: the translator sees only the kernel, \
+             so it does not know the field's type (a device type with `#[cuprum::device]` methods, \
+             or a fixed array); copy the field into a local first: `let v: Vec3 = p.{f}; v.{name}(…)` \
+             (the type named) for a device type's method, `let c = p.{f}; c.len()` for an array's length"
+        ),
+    )
+}
+
+/// Whether `e` is a named field (`p.vel`, `ps[i].c`), whose type the translator does not know.
+fn is_named_field(e: &syn::Expr) -> bool {
+    matches!(strip_parens(e), syn::Expr::Field(f) if matches!(f.member, syn::Member::Named(_)))
 }

@@ -70,6 +70,37 @@ impl Lower {
         }
     }
 
+    /// Indexing an element that is itself a fixed array (`m[1][0]`, `p.m[1][0]`,
+    /// `ps[i].m[j][k]`): the inner element is a place, indexed in C++ with a bounds check
+    /// against its own extent (`cj::extent_of`), read through `cj::cp` and written through
+    /// `cj::set` as a field's element is. Its type: the element of a local array type, or,
+    /// for an array whose type only C++ knows (a field's), `decltype` of the `cj::Arr`'s
+    /// element.
+    fn nested_index(&mut self, i: &syn::ExprIndex) -> Result<Expr> {
+        let inner = self.expr(&i.expr)?;
+        let index = self.expr(&i.index)?;
+        self.infer.unify(&index.ty, &Ty::Prim(Prim::Usize));
+        let ty = match self.infer.shallow(&inner.ty) {
+            Ty::Array(elem, _) => *elem,
+            Ty::Var(_) => self.infer.opaque_field(inner.ty.clone(), "v[0]".into()),
+            _ => {
+                return Err(err(
+                    &i.expr,
+                    "this element is not a fixed array: only arrays of arrays are indexed twice",
+                ));
+            }
+        };
+        let site = self.site(i.span());
+        Ok(self.expr_of(
+            ExprKind::MemberIndex {
+                field: Box::new(inner),
+                index: Box::new(index),
+                site,
+            },
+            ty,
+        ))
+    }
+
     /// The variable a slice-like receiver names.
     pub(super) fn slice_var(&self, e: &syn::Expr) -> Result<usize> {
         let e = strip_parens(e);
@@ -162,6 +193,9 @@ impl Lower {
                     ty,
                 ));
             }
+        }
+        if let syn::Expr::Index(_) = strip_parens(&i.expr) {
+            return self.nested_index(i);
         }
         let base = self.slice_var(&i.expr)?;
         let index = self.expr(&i.index)?;

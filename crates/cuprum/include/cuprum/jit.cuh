@@ -47,8 +47,11 @@ namespace cj {
 enum : unsigned int { K_INDEX = 0, K_INDEX_U = 1, K_DIV0 = 2, K_REM0 = 3, K_DIV_OVF = 4, K_REM_OVF = 5, K_SHIFT = 6, K_GRID_WAIT = 7, K_ASSERT = 8 };
 
 // Records the first fault of the device (later ones of the same run are dropped) and ends
-// the calling thread.
-__device__ __forceinline__ void fault(unsigned int site, unsigned int kind, long long a, long long b) {
+// the calling thread. Out of line: every check site calls one copy (NVRTC compiles the
+// record's writes once per program instead of once per site; see the notes of
+// crates/cuprum/src/kernel/jit/def.rs for what it saves), and the hot path keeps only the
+// compare and a call that never returns.
+__device__ __noinline__ void fault(unsigned int site, unsigned int kind, long long a, long long b) {
   FaultCtx c = cj_fault_ctx;
   if (c.rec != nullptr && atomicCAS(c.claim, 0u, 1u) == 0u) {
     volatile FaultRec* r = c.rec;
@@ -73,11 +76,13 @@ __device__ __forceinline__ void fault(unsigned int site, unsigned int kind, long
 
 // ---- types -------------------------------------------------------------------------------
 template <class T> __device__ T val();  // decltype only
+// A type without reference or const, a C++ array as the `cj::Arr` a Rust array is (also
+// under a reference: `decltype(p.m[0])` of `int m[2][3]` is `int (&&)[3]`).
 template <class T> struct plain { typedef T type; };
-template <class T> struct plain<T&> { typedef T type; };
-template <class T> struct plain<T&&> { typedef T type; };
-template <class T> struct plain<const T> { typedef T type; };
-template <class T> struct plain<const T&> { typedef T type; };
+template <class T> struct plain<T&> { typedef typename plain<T>::type type; };
+template <class T> struct plain<T&&> { typedef typename plain<T>::type type; };
+template <class T> struct plain<const T> { typedef typename plain<T>::type type; };
+template <class T> struct plain<const T&> { typedef typename plain<T>::type type; };
 template <class T> using plain_t = typename plain<T>::type;
 template <class T, unsigned long long N> struct Arr;
 // A C++ array member (`float c[3]`) is the `cj::Arr` a Rust `[f32; 3]` is.

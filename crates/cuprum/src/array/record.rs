@@ -377,8 +377,9 @@ impl crate::Array {
 /// Makes `T` usable by name in ElementwiseKernel and ReductionKernel parameter lists
 /// (`"Particle p, float32 dt"`, fields read in the operation: `p.mass`): its C++ name
 /// becomes a parameter type, and every specialisation that uses it starts with its
-/// declaration. Registering a type twice is fine; another type of the same name is an
-/// error.
+/// declaration. Such a parameter takes an array of records or one value of the type (a
+/// record scalar, passed by value). Registering a type twice is fine; another type of the
+/// same name is an error.
 ///
 /// ```
 /// # if !cuprum::internal::doc_device()? { return Ok(()); }
@@ -386,12 +387,18 @@ impl crate::Array {
 /// #[repr(C)]
 /// struct Pt { x: f32, y: f32 }
 ///
-/// use cuprum::{Array, DType, ElementwiseKernel};
+/// use cuprum::{Array, DType, ElementwiseKernel, ErrorKind};
 /// cuprum::kernel::register_record::<Pt>()?;
 /// let norm2 = ElementwiseKernel::new("Pt p", "float32 r", "r = p.x * p.x + p.y * p.y", "norm2")?;
 /// let pts = Array::from_records(&[Pt { x: 3.0, y: 4.0 }, Pt { x: 1.0, y: 0.0 }], &[2])?;
 /// let r = norm2.call((&pts,))?;
 /// assert_eq!(r.to_vec::<f32>()?, [25.0, 1.0]);
+/// // One value as a scalar argument, and a number where a record is declared.
+/// let dist2 = ElementwiseKernel::new(
+///     "Pt p, Pt c", "float32 r", "r = (p.x - c.x) * (p.x - c.x) + (p.y - c.y) * (p.y - c.y)", "dist2")?;
+/// let r = dist2.call((&pts, Pt { x: 1.0, y: 0.0 }))?;
+/// assert_eq!(r.to_vec::<f32>()?, [20.0, 0.0]);
+/// assert_eq!(dist2.call((&pts, 1.0f32)).unwrap_err().kind(), ErrorKind::DType);
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn register_record<T: DeviceType>() -> Result<DType> {

@@ -64,17 +64,38 @@
 //!   `all.cuh` to the two headers it uses saves ~0.5 ms: not enough. What would: one
 //!   specialisation per strategy (one block per output; block-split; grid-split), each a
 //!   smaller body — at the cost of a second compile for a program whose calls need two.
+//!   **Taken** (same day, same method, medians of 7–9 on a machine loaded 4–8×, so ±2 ms):
+//!   the split stage (partials, ticket, second combine) is generated only into kernels
+//!   launched split (`kernel/codegen/reduction.rs`): the bench's source compiles in 42–46
+//!   ms instead of 54–56 (≈ 12.5–13.5 ms on the H100 by the factor above, from ≈ 16; the
+//!   row itself read 14.4 and 21.3 ms on two H100 runs, so only the GPU can say);
+//!   a split kernel (a long full reduction: 4-wide loads) costs what it did, 55–59 ms —
+//!   `compile_cold_reduction_split` times it. Of the split stage, the second combine is
+//!   ~6 ms and the partials and ticket ~3.5; sharing one combine between both stages in a
+//!   loop saved 2.6 ms, an out-of-line combine nothing, and none was taken. What remains
+//!   of the unsplit kernel: the floor (23 ms here), `all.cuh` + `math_constants.cuh` ~5 ms
+//!   (the user's expressions may use any of it), the 4× unrolled loop ~3.4 ms.
 //! - **Rust kernel** (target 12): floor 6.2 + `jit.cuh` 2.0 + body ~6.5 ms, of which the
 //!   three bounds checks (each inlining the fault record's write) ~2.8 ms and `expf`
 //!   (libdevice) ~2.2 ms; a shared out-of-line fault path saves ~0.6 ms. NVRTC accounts for
 //!   ~15 ms of the 23.3 ms row; the other ~8 ms are outside the compile (module load and
 //!   the first launch's work on the GPU) and need the GPU to split.
+//!   **Follow-up**: the row times the kernel cache's compile of the program text, the load
+//!   and the lookup only (not the generated launcher), and NVRTC runs on one thread here
+//!   (process CPU time = thread CPU time), so the ~8 ms are either NVRTC scaling worse than
+//!   3.4× for this NVVM- and ptxas-heavy program or the driver's load of a module with a
+//!   `__device__` global; `cuprum bench-child compile-cold-parts DIR` prints NVRTC, load
+//!   and lookup per row, and the launcher's first launch, in one GPU run. Taken: the fault
+//!   path out of line (`jit.cuh`, −1.7 ms here of 58–60 ms); the record's writes still
+//!   cost ~5 ms as a whole, see `kernel/jit/def.rs`.
 //! - **Fused** (target 20): trace, plan, lowering and the source take 0.2 ms on a
 //!   process's first fused function (0.04 ms after); its one kernel compiles in ~9 ms
 //!   (1.27× the bench's elementwise: `all.cuh`); a second compile in a process is not
 //!   slower than later ones. So ~55 ms of the 64.5 ms row is on the GPU side of the first
 //!   call in a fresh process (module load, allocation, launch), which only the GPU can
-//!   split: `cuprum bench-child fuse-cold-parts` prints the pieces there.
+//!   split: `cuprum bench-child fuse-cold-parts` prints the pieces there, now with the
+//!   call's NVRTC count and the same function's first call without NVRTC (module memo)
+//!   and without the memo (disk entry + load); the path itself is in `fuse/mod.rs`.
 //! - **Disk hit in a fresh process** (target 0.12 ms; H100: 0.31 = lookup 0.20 + module
 //!   load 0.11): the driver's module load alone is about the target. The lookup here
 //!   (release build, fresh processes): the first key 100–150 µs — blake3's first use

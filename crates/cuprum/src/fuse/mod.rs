@@ -84,6 +84,21 @@
 //! concrete shapes, so two reductions over different arguments of equal shape are two
 //! kernels.
 //!
+//! **A first call's time.** What a new fused function's first call does, read from the
+//! code (2026-11-27): `lowered` traces, plans and lowers (0.2 ms on a process's first fused
+//! function, 0.04 ms after, on the 2-core build machine), then each kernel of the plan —
+//! one for an element-wise chain — takes an ElementwiseKernel's or ReductionKernel's own
+//! first call: one specialisation, one pass through the module memo, the kernel cache (key,
+//! disk miss, NVRTC, the entry's write) and the module load, then allocation from the pool
+//! and the launch. There is no synchronisation, no second compile per kernel and no other
+//! memo on the way; the NVRTC compile is ~9 ms of the H100's 53–77 ms row (its source
+//! includes `all.cuh`: 1.27× the bench's elementwise), so the rest is on the GPU machine's
+//! side and cannot be split here. `cuprum bench-child fuse-cold-parts DIR` splits it there
+//! in one run: the whole first call and its NVRTC count, the same function's first call
+//! with the module already in the process's memo (everything but NVRTC and the load),
+//! then again after `clear_memo` (the disk entry and the load besides), the load of the
+//! kernel alone, a new array, and an ElementwiseKernel's first call for comparison.
+//!
 //! **Scans.** A scan node (`x.cumsum(axis)`) is a ScanKernel whose map computes the scan's
 //! operand from the arrays it reads, accumulating, wrapping and converting as
 //! `ops::cumsum` does (`ops/scan.rs` gives the accumulator, operator and identity). Its
@@ -96,9 +111,9 @@
 //! array); call it on the fused function's result instead.
 //!
 //! Not (yet) there: the work after a scan in the scan's pass (see above), outputs written
-//! by the map of a reduction (`(y, y.sum())` is two
-//! passes), a row-persistent softmax, given output arrays (`call_into`), a literal base
-//! with a traced exponent (`lit ** var`), `strict()` and `unfused()`.
+//! by the map of a reduction (`(y, y.sum())` is two passes), a row-persistent softmax,
+//! given output arrays (`call_into`), a literal base with a traced exponent (`lit **
+//! var`), `strict()` and `unfused()`.
 
 mod explain;
 mod ir;
@@ -374,10 +389,11 @@ impl Fused {
             .operands()
             .iter()
             .map(|o| match o {
-                Operand::Array(a) => ArgSpec::array(a.dtype(), a.shape()),
-                Operand::Scalar(s) => ArgSpec::scalar(s.dtype()),
+                Operand::Array(a) => Ok(ArgSpec::array(a.dtype(), a.shape())),
+                Operand::Scalar(s) => Ok(ArgSpec::scalar(s.dtype())),
+                Operand::Record(_) => Err(o.not_numeric(&format!("fused `{}`", self.name))),
             })
-            .collect();
+            .collect::<Result<_>>()?;
         self.explain_for(&specs)
     }
 
@@ -430,13 +446,16 @@ impl Fused {
     }
 
     fn invoke(&self, ops: &[Operand<'_>]) -> Result<SmallVec<[Array; 4]>> {
+        for o in ops {
+            o.numeric(&format!("fused `{}`", self.name))?;
+        }
         let key = self.key(ops.iter().map(|o| match o {
             Operand::Array(a) => ArgSig {
                 dtype: a.dtype(),
                 ndim: a.ndim() as u8,
             },
-            Operand::Scalar(s) => ArgSig {
-                dtype: s.dtype(),
+            Operand::Scalar(_) | Operand::Record(_) => ArgSig {
+                dtype: o.dtype(),
                 ndim: ArgSig::SCALAR,
             },
         }))?;

@@ -111,12 +111,12 @@ pub(crate) fn bind<'a>(
         }
         match arg {
             Operand::Array(arr) => outputs[at - nin] = Some(*arr),
-            Operand::Scalar(s) => bail!(
+            other => bail!(
                 InvalidArgument,
                 "parameter '{}' of '{name}' is read-write (in both lists): it needs an array, \
-                 written in place, but was given a {} scalar",
+                 written in place, but was given a {}",
                 sig.params[at].name,
-                s.dtype().rust_name()
+                other.describe()
             ),
         }
     }
@@ -137,11 +137,11 @@ fn bind_output<'a>(
     let (name, p) = (&sig.name, &sig.params[sig.nin + j]);
     let arr = match arg {
         Operand::Array(arr) => *arr,
-        Operand::Scalar(s) => bail!(
+        other => bail!(
             InvalidArgument,
-            "Output arguments type must be cuprum::Array: output '{}' of '{name}' was given a {} scalar",
+            "Output arguments type must be cuprum::Array: output '{}' of '{name}' was given a {}",
             p.name,
-            s.dtype().rust_name()
+            other.describe()
         ),
     };
     match *slot {
@@ -220,7 +220,9 @@ pub(crate) fn array_shapes<'a>(
 }
 
 /// Step 3: every parameter's dtype: placeholders bound by exact match, given outputs
-/// first, then inputs; scalars decide nothing.
+/// first, then inputs; scalars decide nothing. Then the scalars are checked against their
+/// parameters' dtypes: a device type's value only for a parameter of that device type,
+/// a number never for one (before anything is compiled).
 pub(crate) fn resolve_dtypes(sig: &Signature, args: &Bound<'_>) -> Result<SmallVec<[DType; 8]>> {
     let params = &sig.params;
     let mut tm = TypeMap::default();
@@ -234,7 +236,38 @@ pub(crate) fn resolve_dtypes(sig: &Signature, args: &Bound<'_>) -> Result<SmallV
             tm.bind(p, arr.dtype())?;
         }
     }
-    params.iter().map(|p| tm.resolve(p)).collect()
+    let dtypes: SmallVec<[DType; 8]> = params
+        .iter()
+        .map(|p| tm.resolve(p))
+        .collect::<Result<_>>()?;
+    for ((p, a), &d) in params.iter().zip(&args.inputs).zip(&dtypes) {
+        check_scalar(sig, p, *a, d)?;
+    }
+    Ok(dtypes)
+}
+
+/// A scalar operand against its parameter's dtype `d`: a device type's value needs a
+/// parameter of its own record dtype, a number a parameter that is not a record.
+fn check_scalar(sig: &Signature, p: &Param, a: Operand<'_>, d: DType) -> Result<()> {
+    let fits = match a {
+        Operand::Array(_) => true,
+        Operand::Scalar(_) => !matches!(d, DType::Record(_)),
+        Operand::Record(r) => d == DType::Record(r.record()),
+    };
+    if !fits {
+        let want = match d {
+            DType::Record(_) => format!("a {d} value (a device type)"),
+            _ => format!("a {d} scalar or array"),
+        };
+        bail!(
+            DType,
+            "argument '{}' of '{}': the parameter is declared {d}, so it takes {want}; given a {}",
+            p.name,
+            sig.name,
+            a.describe()
+        );
+    }
+    Ok(())
 }
 
 /// How a kind words its output checks.
@@ -317,7 +350,8 @@ pub(crate) fn specialisation<K: Hash + Eq + Clone>(
 }
 
 /// Step 6: packs the user's parameters: raw arrays as views (`CArray`s), broadcast arrays
-/// as pointers, scalars converted to their parameter's dtype (NumPy's assignment rules).
+/// as pointers, scalars converted to their parameter's dtype (NumPy's assignment rules),
+/// device types' values as their bytes (their record checked in step 3).
 /// Array addresses are taken for `stream` (see `Array::ptr_on`).
 pub(crate) fn pack_operands<'a>(
     p: &mut Packer<'_>,
@@ -334,6 +368,7 @@ pub(crate) fn pack_operands<'a>(
                 .scalar(s.cast(dtypes[k]).map_err(|e| {
                     err!(DType, "argument '{}' of '{}': {e}", param.name, sig.name)
                 })?)?,
+            Operand::Record(r) => p.record(dtypes[k], r.record(), |b| r.write(b))?,
         }
     }
     Ok(())

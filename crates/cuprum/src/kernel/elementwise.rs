@@ -67,7 +67,9 @@ const DEFAULT_BLOCK: u32 = 256;
 /// inputs the operation writes. A name in both lists with the same type is one read-write
 /// parameter, written in place (the seed's `"float32 x, float32 alpha"`, `"float32 x"`,
 /// `"x = x * alpha + 1"`: see [`call`](ElementwiseKernel::call)). Scalars keep their Rust
-/// type and are converted to their parameter's type with range checks. Inside `operation`: each non-raw parameter by name,
+/// type and are converted to their parameter's type with range checks; a parameter of a
+/// registered device type ([`register_record`](crate::kernel::register_record)) takes an
+/// array of records or one value of the type. Inside `operation`: each non-raw parameter by name,
 /// `i` (the C-order loop index), `_ind.size()` (the loop size).
 ///
 /// The kernel compiles on first use per (dtypes, layout, index width) and is cached: a
@@ -504,7 +506,7 @@ impl ElementwiseKernel {
                     let staged = !self.analysis.direct && (p.is_const || kk >= nin);
                     ptrs.push((a.data_ptr(), a.itemsize(), staged));
                 }
-                Operand::Scalar(_) => slots.push(Slot::Scalar),
+                Operand::Scalar(_) | Operand::Record(_) => slots.push(Slot::Scalar),
             }
         }
         let lays: SmallVec<[ArrayLayout<'_>; 8]> = bstrides

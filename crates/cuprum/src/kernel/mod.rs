@@ -70,7 +70,7 @@ pub use crate::runtime::KernelAttributes;
 pub use args::{ArgKind, ArgValue, ByValue, DevicePtr, KernelArg, KernelArgs, Strided, record_arg};
 pub use elementwise::{ElementwiseCall, ElementwiseKernel};
 pub use jit::JitConfig;
-pub use operand::{IntoOperand, Operand, Operands};
+pub use operand::{IntoOperand, Operand, Operands, RecordArg};
 pub use params::{Param, ParamList, ParamType, parse_params};
 pub use raw::{Backend, Dim3, Launch, RawKernel, RawModule};
 pub use reduction::{Axes, Keepdims, ReductionBuilder, ReductionCall, ReductionKernel};

@@ -1,7 +1,15 @@
 //! Operands of ElementwiseKernel / ReductionKernel calls and of the built-in operations:
-//! an array (borrowed, never copied) or a typed scalar.
+//! an array (borrowed, never copied), a typed scalar, or a device type's value (a
+//! *record scalar*: `#[derive(cuprum::DeviceType)]` implements [`IntoOperand`]).
+//!
+//! A record scalar is borrowed as a [`RecordArg`] (its record dtype and how to write its
+//! bytes), so operands stay `Copy` and nothing is written before the launch packs it
+//! field by field, padding zeroed. Only the generated kernels take one, for a parameter
+//! declared with that same device type (`"Vec3 g"`); the built-in operations refuse it
+//! ([`Operand::numeric`]).
 
-use crate::array::{Array, Scalar};
+use crate::array::{Array, RecordType, Scalar};
+use crate::error::Result;
 use smallvec::SmallVec;
 
 /// One argument of a generated kernel's call.
@@ -11,9 +19,68 @@ pub enum Operand<'a> {
     Array(&'a Array),
     /// A scalar, converted to its parameter's type with range checks.
     Scalar(Scalar),
+    /// A device type's value, for a parameter of that device type.
+    Record(RecordArg<'a>),
 }
 
-impl Operand<'_> {
+/// A borrowed device-type value as an operand: its record dtype and its bytes on demand.
+///
+/// ```
+/// #[derive(Clone, Copy, cuprum::DeviceType)]
+/// #[repr(C)]
+/// struct G { x: f32, on: bool }
+///
+/// use cuprum::{DType, DeviceType, kernel::{IntoOperand, Operand}};
+/// let g = G { x: 2.0, on: true };
+/// let Operand::Record(r) = g.operand() else { unreachable!() };
+/// assert_eq!(DType::Record(r.record()), DType::Record(G::record()));
+/// let mut b = [9u8; 8];
+/// r.write(&mut b);
+/// assert_eq!(b, [0, 0, 0, 64, 1, 0, 0, 0]);
+/// ```
+#[derive(Clone, Copy)]
+pub struct RecordArg<'a>(&'a dyn RecordValue);
+
+impl<'a> RecordArg<'a> {
+    /// The operand of a device-type value (what the derive's [`IntoOperand`] returns).
+    pub fn of<T: crate::DeviceType>(v: &'a T) -> RecordArg<'a> {
+        RecordArg(v)
+    }
+
+    /// The record dtype of the value.
+    pub fn record(&self) -> RecordType {
+        self.0.record_type()
+    }
+
+    /// Writes the value into `out` (the record's item size), padding as zeros.
+    pub fn write(&self, out: &mut [u8]) {
+        self.0.write_record(out)
+    }
+}
+
+impl std::fmt::Debug for RecordArg<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "RecordArg({})", self.record().name())
+    }
+}
+
+/// A device type's value, type-erased (every [`DeviceType`](crate::DeviceType) is one).
+trait RecordValue: Sync {
+    fn record_type(&self) -> RecordType;
+    fn write_record(&self, out: &mut [u8]);
+}
+
+impl<T: crate::DeviceType> RecordValue for T {
+    fn record_type(&self) -> RecordType {
+        T::record()
+    }
+    fn write_record(&self, out: &mut [u8]) {
+        out.fill(0);
+        self.write_bytes(out)
+    }
+}
+
+impl<'a> Operand<'a> {
     /// What the operand is, for messages (`"float32 array of shape (3,)"`, `"f32 scalar"`).
     pub fn describe(&self) -> String {
         match self {
@@ -23,7 +90,37 @@ impl Operand<'_> {
                 crate::shape::format_shape(a.shape())
             ),
             Operand::Scalar(s) => format!("{} scalar", s.dtype().rust_name()),
+            Operand::Record(r) => format!("{} value (a device type)", r.record().name()),
         }
+    }
+
+    /// The operand's dtype: an array's, a scalar's, a device type's record.
+    pub(crate) fn dtype(&self) -> crate::array::DType {
+        match self {
+            Operand::Array(a) => a.dtype(),
+            Operand::Scalar(s) => s.dtype(),
+            Operand::Record(r) => crate::array::DType::Record(r.record()),
+        }
+    }
+
+    /// The operand for a built-in (numeric) operation `what`: a device type's value is
+    /// refused with a typed error (records are not numbers).
+    pub(crate) fn numeric(self, what: &str) -> Result<Operand<'a>> {
+        match self {
+            Operand::Record(_) => Err(self.not_numeric(what)),
+            _ => Ok(self),
+        }
+    }
+
+    /// The error of a built-in operation `what` given this operand where a number or an
+    /// array is needed.
+    pub(crate) fn not_numeric(&self, what: &str) -> crate::Error {
+        crate::error::err!(
+            DType,
+            "{what}: expected an array or a number, given a {}; records are arguments of \
+             ElementwiseKernel, ReductionKernel, RawKernel and Rust kernels only",
+            self.describe()
+        )
     }
 }
 

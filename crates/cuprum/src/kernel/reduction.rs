@@ -24,8 +24,9 @@
 //! 5. `slots_and_strides`, `geometry` (the merged kept and reduced dimensions) and
 //!    `strategy` (the inner or outer kernel shape, its threads per output, and into how
 //!    many grid-y blocks each reduction splits: a split needs scratch);
-//! 6. `specialisation`: the `KernelTable` entry for (device, dtypes, slots, strategy),
-//!    its source from `codegen/reduction.rs`, compiled on first use;
+//! 6. `specialisation`: the `KernelTable` entry for (device, dtypes, slots, strategy —
+//!    split or not among it: only split kernels carry the partials' combine), its source
+//!    from `codegen/reduction.rs`, compiled on first use;
 //! 7. `launch_reduction`: `pack_operands`, sizes, `table_words`, the split's scratch
 //!    (`scratch.rs`), the launch.
 //!
@@ -402,8 +403,9 @@ impl ReductionKernel {
     }
 
     /// The CUDA source for parameter dtypes (one per parameter) as a full reduction of
-    /// contiguous 1-D non-raw arrays (`scalars` marks by-value parameters): for
-    /// inspection and compile checks without a GPU.
+    /// contiguous 1-D non-raw arrays (`scalars` marks by-value parameters) that one block
+    /// reduces: for inspection and compile checks without a GPU. A long reduction is split
+    /// over blocks, whose kernel adds the partials' combine (a specialisation of its own).
     ///
     /// ```
     /// use cuprum::{DType, ReductionKernel};
@@ -423,6 +425,7 @@ impl ReductionKernel {
             wide: false,
             unit: true,
             vec: 1,
+            split: false,
         };
         Ok(self.source_for(dtypes, &slots, strategy).source)
     }
@@ -695,7 +698,7 @@ impl ReductionCall<'_> {
                         out_strides.push(Strides::from_slice(a.strides()));
                     }
                 }
-                Operand::Scalar(_) => slots.push(Slot::Scalar),
+                Operand::Scalar(_) | Operand::Record(_) => slots.push(Slot::Scalar),
             }
         }
         Ok((slots, in_strides, out_strides))
@@ -885,8 +888,13 @@ fn choose_strategy(
         wide: needs_64_bit(g),
         unit,
         vec: vec as u8,
+        split: false,
     };
     let (splits, chunk) = split(g, &strategy, sm, vec);
+    let strategy = ReduceStrategy {
+        split: splits > 1,
+        ..strategy
+    };
     (strategy, splits, chunk)
 }
 

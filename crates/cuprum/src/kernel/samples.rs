@@ -227,6 +227,8 @@ fn reduce_strategies() -> impl Iterator<Item = ReduceStrategy> {
                 wide,
                 unit: ndr == 1 && !outer,
                 vec: if ndr == 1 && !outer && ndo == 0 { 4 } else { 1 },
+                // Each shape once split (32-bit) and once not (64-bit).
+                split: !wide,
             })
         })
 }

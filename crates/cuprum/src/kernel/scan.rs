@@ -703,6 +703,14 @@ fn split_inputs<'a>(sig: &Signature, bound: &Bound<'a>, dtypes: &[DType]) -> Res
                 s.cast(dtypes[k])
                     .map_err(|e| err!(DType, "argument '{}' of '{}': {e}", p.name, sig.name))?,
             ),
+            Operand::Record(r) => bail!(
+                Unsupported,
+                "ScanKernel '{}': argument '{}' is a {} value (a device type); a scan's scalar \
+                 inputs are numbers (pass an array of records instead)",
+                sig.name,
+                p.name,
+                r.record().name()
+            ),
         }
         inputs.scalar.push(matches!(a, Operand::Scalar(_)));
     }

@@ -6,7 +6,7 @@
 //! [`Packer`], which takes each value only for the slot it matches, in order, and writes
 //! exactly the slot's bytes.
 
-use crate::array::{DType, Scalar};
+use crate::array::{DType, RecordType, Scalar};
 use crate::error::{Result, bail};
 use crate::runtime::ArgPack;
 use smallvec::SmallVec;
@@ -219,6 +219,20 @@ impl<'s> Packer<'s> {
         self.take("a scalar", |s| s == ArgSlot::Scalar(v.dtype()))?;
         let (bytes, len) = v.to_bytes();
         self.pack.push_bytes(&bytes[..len]);
+        Ok(())
+    }
+
+    /// A device type's value for an [`ArgSlot::Scalar`] of its record dtype `record`
+    /// (`param`, the parameter's dtype, must be it), written in place by `write`.
+    pub(crate) fn record(
+        &mut self,
+        param: DType,
+        record: RecordType,
+        write: impl FnOnce(&mut [u8]),
+    ) -> Result<()> {
+        let d = DType::Record(record);
+        self.take("a record value", |s| param == d && s == ArgSlot::Scalar(d))?;
+        self.pack.push_with(record.itemsize(), write);
         Ok(())
     }
 

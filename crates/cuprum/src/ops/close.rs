@@ -142,10 +142,7 @@ pub(crate) fn all_close(
 }
 
 fn operand_dtype(o: &Operand<'_>) -> DType {
-    match o {
-        Operand::Array(a) => a.dtype(),
-        Operand::Scalar(s) => s.dtype(),
-    }
+    o.dtype()
 }
 
 /// Elementwise `isclose` of the broadcast operands, as a bool array.

@@ -146,7 +146,7 @@ fn ufunc_value(op: Op, ins: &[DType], l: Loop) -> String {
 pub(crate) fn param_dtype(o: &Operand<'_>, c: DType) -> DType {
     match o {
         Operand::Array(a) => a.dtype(),
-        Operand::Scalar(_) => c,
+        Operand::Scalar(_) | Operand::Record(_) => c,
     }
 }
 
@@ -247,7 +247,7 @@ fn check_out(name: &str, natural: DType, operands: &[Operand<'_>], out: &Array) 
         .iter()
         .filter_map(|o| match o {
             Operand::Array(a) => Some(a.shape()),
-            Operand::Scalar(_) => None,
+            Operand::Scalar(_) | Operand::Record(_) => None,
         })
         .collect();
     let inputs = broadcast_shapes(&shapes)?;
@@ -329,10 +329,7 @@ pub(crate) fn binary_to(
 ) -> Result<Array> {
     let c = result_type(&[a, b])?;
     if let Some(answer) = constant_comparison(op, &a, &b, c) {
-        let own = |o: &Operand<'_>| match o {
-            Operand::Array(x) => x.dtype(),
-            Operand::Scalar(s) => s.dtype(),
-        };
+        let own = |o: &Operand<'_>| o.dtype();
         let ins = [own(&a), own(&b)];
         return launch(
             What::Constant(answer),
@@ -431,10 +428,7 @@ pub(crate) fn where_(cond: Operand<'_>, x: Operand<'_>, y: Operand<'_>) -> Resul
         _ => result_type(&[x, y])?,
     };
     let l = Op::Where.types(c)?;
-    let cd = match cond {
-        Operand::Array(a) => a.dtype(),
-        Operand::Scalar(s) => s.dtype(),
-    };
+    let cd = cond.dtype();
     let ins = [cd, param_dtype(&x, c), param_dtype(&y, c)];
     let k = kernel(What::Ufunc(Op::Where), &ins, l.out, || {
         ufunc_value(Op::Where, &ins, l)

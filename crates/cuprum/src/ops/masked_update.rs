@@ -44,6 +44,7 @@ enum Fit {
 /// `a[mask] = value` (`op` `None`) or `a[mask] op= value`.
 pub(crate) fn update(sel: &Masked<'_>, op: Option<Op>, value: Operand<'_>) -> Result<()> {
     sel.check()?;
+    let value = value.numeric("a masked assignment")?;
     let (x, m) = (sel.array(), sel.mask());
     check_writable(x, "a masked assignment (a[mask] = v or a[mask] op= v)")?;
     let xd = x.dtype();
@@ -64,7 +65,7 @@ pub(crate) fn update(sel: &Masked<'_>, op: Option<Op>, value: Operand<'_>) -> Re
         mb = mb.expand_dims(-1)?;
     }
     let fit = match value {
-        Operand::Scalar(_) => Fit::Broadcast,
+        Operand::Scalar(_) | Operand::Record(_) => Fit::Broadcast,
         Operand::Array(v) => classify(sel, v, op.is_none())?,
     };
     let dropped;

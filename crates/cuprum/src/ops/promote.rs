@@ -211,6 +211,9 @@ pub(crate) fn result_type(operands: &[Operand<'_>]) -> Result<DType> {
                 arrays.push(a.dtype())
             }
             Operand::Scalar(s) => scalars.push(s.dtype()),
+            Operand::Record(_) => {
+                o.numeric("this operation")?;
+            }
         }
     }
     result_type_of(&arrays, &scalars)

@@ -8,9 +8,15 @@
 //! dropped, and passed to each argument's `__dlpack__(stream=…)` so the producer orders its
 //! pending work before it — except to arrays of the framework whose current stream it is,
 //! which get `stream=-1` (nothing to order; torch's `__dlpack__` then skips a stream
-//! lookup and an event, a few µs a call).
+//! lookup and an event, a few µs a call). Those arrays' memory goes back to the framework
+//! in stream order (`runtime/foreign.rs`), and its device is taken at the framework's word.
+//!
+//! A first array whose type has a DLPack C exchange table (`exchange.rs`: PyTorch) is
+//! converted by the table at once — its device read from the tensor, the stream from the
+//! table — and kept for `array`; later arrays of that type go through the table too.
 
 use super::capsule;
+use super::exchange::Exchange;
 use super::stream::{self, Framework};
 use crate::array::Array;
 use crate::dlpack::ffi::{KDL_CPU, KDL_CUDA, KDL_CUDA_HOST, KDL_CUDA_MANAGED};
@@ -18,6 +24,7 @@ use crate::error::err;
 use crate::runtime::{Device, Stream, StreamGuard};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
+use std::cell::Cell;
 
 /// One call from Python: the device, the caller's stream (current until the `Call` is
 /// dropped) and the arguments imported on it. A `Call` stays on the thread that made it.
@@ -55,6 +62,10 @@ pub struct Call {
     /// The first array argument (its address, while the caller holds it) and its device:
     /// `array` does not ask it for its device again.
     first: Option<(usize, Device)>,
+    /// The exchange table whose current stream the call runs on (`exchange.rs`).
+    exchange: Option<Exchange>,
+    /// The first array, already imported through `exchange` (taken by `array`).
+    first_array: Cell<Option<Array>>,
     _current: StreamGuard,
 }
 
@@ -74,6 +85,12 @@ impl Call {
             return Ok(Call::on(Stream::current()?, Framework::Other, None));
         };
         let py = first.py();
+        if first.cast::<super::PyArray>().is_err() {
+            let info = stream::type_info(first);
+            if let Some(ex) = info.exchange {
+                return Call::through(py, first, info.framework, ex);
+            }
+        }
         let (device, framework) = match first.cast::<super::PyArray>() {
             Ok(a) => (a.get().array.device(), Framework::Other),
             Err(_) => (device_of(first)?, stream::type_info(first).framework),
@@ -88,6 +105,33 @@ impl Call {
         Ok(Call::on(stream, framework, first))
     }
 
+    /// A call whose first array `first` has the exchange table `ex`: converted now, on
+    /// the stream the table names for its device.
+    fn through(
+        py: Python<'_>,
+        first: &Bound<'_, PyAny>,
+        framework: Framework,
+        ex: Exchange,
+    ) -> PyResult<Call> {
+        let described = ex.describe(first)?;
+        let (kind, id) = described.device();
+        let device = device_from(first, kind, i64::from(id))?;
+        let stream = if device.is_host() {
+            Stream::for_device(device)?
+        } else {
+            stream::borrow(device, ex.cuda_stream(py, device.ordinal())?)?
+        };
+        let mut call = Call::on(stream, framework, Some((first.as_ptr() as usize, device)));
+        if device.is_host() {
+            call.framework = Framework::Other;
+        } else {
+            call.exchange = Some(ex);
+        }
+        // Imported now that the call's stream is current (the memory belongs to it).
+        call.first_array.set(Some(described.into_array(first)?));
+        Ok(call)
+    }
+
     fn on(stream: Stream, framework: Framework, first: Option<(usize, Device)>) -> Call {
         Call {
             device: stream.device(),
@@ -95,6 +139,8 @@ impl Call {
             stream,
             framework,
             first,
+            exchange: None,
+            first_array: Cell::new(None),
         }
     }
 
@@ -121,24 +167,34 @@ impl Call {
             self.check_device(obj, array.device())?;
             return Ok(array);
         }
+        let is_first = matches!(self.first, Some((ptr, _)) if ptr == obj.as_ptr() as usize);
+        if is_first && let Some(array) = self.first_array.take() {
+            return Ok(array);
+        }
+        let info = stream::type_info(obj);
+        if let Some(ex) = self.exchange.filter(|&ex| info.exchange == Some(ex)) {
+            // The call runs on this table's current stream: no ordering to ask for.
+            let described = ex.describe(obj)?;
+            let (kind, id) = described.device();
+            self.check_device(obj, device_from(obj, kind, i64::from(id))?)?;
+            return described.into_array(obj);
+        }
         let device = match self.first {
-            Some((ptr, device)) if ptr == obj.as_ptr() as usize => device,
+            Some((_, device)) if is_first => device,
             _ if !is_array(obj) => return Err(not_an_array(obj)),
             _ => device_of(obj)?,
         };
         self.check_device(obj, device)?;
-        let info = stream::type_info(obj);
-        let stream_arg = if self.device.is_host() {
-            None
-        } else if info.framework == self.framework && self.framework != Framework::Other {
+        if self.device.is_host() {
+            return capsule::import(obj, info, None, false);
+        }
+        if info.framework == self.framework && self.framework != Framework::Other {
             // The call runs on this framework's current stream of the device, where its
             // own work on the array is queued: nothing to order (the array API's -1), and
             // the producer skips its stream lookup and event.
-            Some(-1)
-        } else {
-            Some(self.stream.raw_handle() as i64)
-        };
-        capsule::import(obj, info, stream_arg)
+            return capsule::import(obj, info, Some(-1), true);
+        }
+        capsule::import(obj, info, Some(self.stream.raw_handle() as i64), false)
     }
 
     fn check_device(&self, obj: &Bound<'_, PyAny>, device: Device) -> PyResult<()> {
@@ -201,6 +257,11 @@ fn device_of(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
     let (kind, id): (i32, i64) = obj
         .call_method0(pyo3::intern!(obj.py(), "__dlpack_device__"))?
         .extract()?;
+    device_from(obj, kind, id)
+}
+
+/// The cuprum device of DLPack device `(kind, id)` of `obj`.
+fn device_from(obj: &Bound<'_, PyAny>, kind: i32, id: i64) -> PyResult<Device> {
     match kind {
         KDL_CPU | KDL_CUDA_HOST => Ok(Device::host()),
         KDL_CUDA | KDL_CUDA_MANAGED => Ok(Device::get(usize::try_from(id).map_err(|_| {

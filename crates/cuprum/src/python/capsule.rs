@@ -30,14 +30,21 @@ const USED_VERSIONED: &CStr = c"used_dltensor_versioned";
 const USED_LEGACY: &CStr = c"used_dltensor";
 
 /// Calls `obj.__dlpack__(stream=…, max_version=(1, 0))` and imports the capsule as an
-/// array (zero-copy). `stream_arg` is `None` for host memory, `-1` for no ordering.
+/// array (zero-copy). `stream_arg` is `None` for host memory, `-1` for no ordering;
+/// `on_framework_stream`: the calling thread's current stream is the framework's own
+/// current stream (the producer's word on the device is trusted and its memory goes
+/// back in stream order: `runtime/foreign.rs`).
 pub(super) fn import(
     obj: &Bound<'_, PyAny>,
     info: TypeInfo,
     stream_arg: Option<i64>,
+    on_framework_stream: bool,
 ) -> PyResult<Array> {
     let capsule = call_dlpack(obj, info, stream_arg)?;
     let tensor = take_tensor(&capsule)?;
+    if on_framework_stream {
+        return super::exchange::import_on_current(tensor);
+    }
     Ok(Array::from_dlpack(tensor)?)
 }
 

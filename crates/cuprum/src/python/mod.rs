@@ -61,6 +61,7 @@ mod array;
 mod call;
 mod capsule;
 mod errors;
+mod exchange;
 mod stream;
 
 pub use array::PyArray;

@@ -9,7 +9,9 @@
 //! - a CuPy array: CuPy's current stream of the array's device
 //!   (`cupy.cuda.get_current_stream(device_id).ptr`);
 //! - anything else (JAX, NumPy, cuprum's own `Array`): cuprum's stream for the device
-//!   ([`Stream::for_device`]: the current stream when it is on that device).
+//!   ([`Stream::for_device`]: the current stream when it is on that device);
+//! - first of all, a type with a DLPack C exchange table (`exchange.rs`; PyTorch ≥ 2.10):
+//!   the stream its `current_work_stream` names, a C call.
 //!
 //! The handle 0 (a framework's legacy default stream) becomes the driver's `0x1`
 //! (`CU_STREAM_LEGACY`), which both `Stream::from_raw` and `__dlpack__(stream=…)` take.
@@ -26,6 +28,7 @@
 //! long as the process; a stream the user created and destroyed while a cuprum array made
 //! on it is alive is the user's error, as in CUDA.
 
+use super::exchange::Exchange;
 use crate::error::Result as CuResult;
 use crate::runtime::{Device, Stream};
 use pyo3::exceptions::PyTypeError;
@@ -49,6 +52,8 @@ pub(super) struct TypeInfo {
     pub(super) framework: Framework,
     /// `Some(false)` once `__dlpack__` refused `max_version` (a pre-1.0 producer).
     pub(super) takes_max_version: Option<bool>,
+    /// The type's DLPack C exchange table (`exchange.rs`), if it offers one.
+    pub(super) exchange: Option<Exchange>,
 }
 
 thread_local! {
@@ -76,6 +81,7 @@ pub(super) fn type_info(obj: &Bound<'_, PyAny>) -> TypeInfo {
     let info = TypeInfo {
         framework,
         takes_max_version: None,
+        exchange: Exchange::of_type(&ty),
     };
     // Keep the type alive for as long as its address is a key (types are few).
     std::mem::forget(ty.clone().unbind());
@@ -112,7 +118,7 @@ pub(super) fn caller_stream(
 }
 
 /// A framework's stream handle as a cuprum stream (0, the legacy default stream, as 0x1).
-fn borrow(device: Device, raw: usize) -> CuResult<Stream> {
+pub(super) fn borrow(device: Device, raw: usize) -> CuResult<Stream> {
     let handle = if raw == 0 { 1 } else { raw };
     // SAFETY: `handle` is the framework's current stream of `device` (or 0x1, the legacy
     // default stream): a live stream of the device's primary context, which both

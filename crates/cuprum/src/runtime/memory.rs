@@ -7,7 +7,11 @@
 //! see `pool.rs`): reusing one costs a lock and a pop instead of two driver calls (~1 µs
 //! each), which is what an allocating elementwise call spends most of its host time on. A
 //! cached block is only reused on the default stream it was freed on, so stream order keeps
-//! the reuse safe, as in the driver's own pool. The cache keeps blocks of up to 256 MiB,
+//! the reuse safe, as in the driver's own pool. A second cache serves the CUDA legacy
+//! default stream (`CU_STREAM_LEGACY`), which PyTorch and CuPy use as their current stream
+//! unless told otherwise and which Python calls borrow (`python/stream.rs`): it lives as
+//! long as the context, so its blocks, too, are reused only in its own order. Other
+//! borrowed streams may be destroyed by their owner, and their blocks go to the pool. The cache keeps blocks of up to 256 MiB,
 //! at most 1 GiB per device (and no more than a sixteenth of its memory), and evicts the
 //! least recently freed blocks (freed to the pool) when a new one would exceed that; the
 //! pool's release threshold follows the peak of what the library holds (see `pool.rs`).
@@ -55,8 +59,8 @@
 
 use super::backend::RawStream;
 use super::device::Device;
-use super::foreign::ForeignOwner;
-use super::pool::{Evicted, Users, size_class};
+use super::foreign::{ForeignOwner, Release, Terms};
+use super::pool::{CacheOf, Evicted, Users, size_class};
 use super::stream::{Stream, StreamUse};
 use crate::error::{Error, Result, err};
 use std::sync::Mutex;
@@ -97,12 +101,28 @@ pub(crate) fn release_all(device: Device) -> Result<()> {
     device.backend().set_release_threshold(threshold)
 }
 
-/// Frees every cached block of `device` (in default-stream order, where they were freed).
+/// Frees every cached block of `device` (in the order of the stream each was freed on).
 fn flush_cache(device: Device) {
-    let blocks = device.memory().cache().drain();
-    let stream = device.backend().default_stream();
-    for (ptr, bytes) in blocks {
-        free_block(device, ptr, bytes, stream);
+    for which in [CacheOf::Default, CacheOf::Legacy] {
+        let blocks = device.memory().cache(which).drain();
+        let stream = match which {
+            CacheOf::Default => device.backend().default_stream(),
+            CacheOf::Legacy => RawStream(super::stream::CU_STREAM_LEGACY),
+        };
+        for (ptr, bytes) in blocks {
+            free_block(device, ptr, bytes, stream);
+        }
+    }
+}
+
+/// The freed-block cache that serves `stream`, if any (see the module docs).
+fn cache_of(stream: &Stream) -> Option<CacheOf> {
+    if stream.is_device_default() {
+        Some(CacheOf::Default)
+    } else if stream.is_legacy_default() {
+        Some(CacheOf::Legacy)
+    } else {
+        None
     }
 }
 
@@ -200,7 +220,7 @@ enum Owner {
     /// Memory another library owns (an imported DLPack tensor, a raw pointer with an
     /// owner): dropping the owner tells that library the memory is no longer used; cuprum
     /// never frees it nor hands it to its pool.
-    Foreign(Option<ForeignOwner>),
+    Foreign(Option<ForeignOwner>, Release),
 }
 
 impl Buffer {
@@ -224,8 +244,8 @@ impl Buffer {
         let Some(class) = size_class(bytes) else {
             return Err(out_of_memory(device, bytes));
         };
-        if stream.is_device_default()
-            && let Some(ptr) = device.memory().cache().take(class)
+        if let Some(which) = cache_of(stream)
+            && let Some(ptr) = device.memory().cache(which).take(class)
         {
             return Ok(Buffer::new(ptr, class, stream, Owner::Pool));
         }
@@ -256,24 +276,29 @@ impl Buffer {
     /// been allocated on `stream` (the importing stream: later uses on other streams wait
     /// for its work). cuprum never frees it: once the last view is gone and every stream
     /// that used it has been ordered (see `foreign.rs`), `owner` is
-    /// dropped, which tells the other library.
+    /// dropped (when `terms.release` says), which tells the other library. With
+    /// `terms.check_address` the driver confirms first that the device can address it.
     ///
     /// # Safety
     /// `ptr..ptr + bytes` is memory of `stream`'s device that kernels and copies there can
     /// read (and write, unless the arrays over it are read-only), and it stays allocated
-    /// until `owner` is dropped.
+    /// until `owner` is dropped — with `Release::InStreamOrder`, until then and, after,
+    /// for work queued on `stream` before the drop (the owner's allocator reuses it only in
+    /// `stream`'s order).
     pub(crate) unsafe fn foreign(
         ptr: u64,
         bytes: usize,
         stream: &Stream,
         owner: ForeignOwner,
+        terms: Terms,
     ) -> Result<Buffer> {
         let device = stream.device();
         device.check_fault()?;
-        if bytes != 0 {
+        if bytes != 0 && terms.check_address {
             device.backend().check_foreign(ptr)?;
         }
-        Ok(Buffer::new(ptr, bytes, stream, Owner::Foreign(Some(owner))))
+        let owner = Owner::Foreign(Some(owner), terms.release);
+        Ok(Buffer::new(ptr, bytes, stream, owner))
     }
 
     /// Makes later work on `stream` wait for all work queued so far on the streams that
@@ -362,9 +387,9 @@ impl Drop for Buffer {
         match &mut self.owner {
             Owner::Pool => {}
             Owner::Module(_) => return,
-            Owner::Foreign(owner) => {
-                let owner = owner.take();
-                release_foreign(self.wait_for_users(), &self.stream, owner);
+            Owner::Foreign(owner, release) => {
+                let (owner, release) = (owner.take(), *release);
+                release_foreign(self.wait_for_users(), &self.stream, owner, release);
                 return;
             }
         }
@@ -378,11 +403,11 @@ impl Drop for Buffer {
         }
         let device = self.stream.device();
         let raw = self.stream.raw();
-        if self.stream.is_device_default() {
+        if let Some(which) = cache_of(&self.stream) {
             let mut evicted = Evicted::new();
             let kept = device
                 .memory()
-                .cache()
+                .cache(which)
                 .give(self.bytes, self.ptr, &mut evicted);
             for (ptr, bytes) in evicted {
                 free_block(device, ptr, bytes, raw);
@@ -397,8 +422,9 @@ impl Drop for Buffer {
 
 /// Gives foreign memory back to its owner once cuprum's work on it is done: the own stream
 /// has been ordered after every other stream that used it (`ordered`); the owner is
-/// dropped after the own stream's work so far has run (at once on a synchronous device).
-fn release_foreign(ordered: bool, stream: &Stream, owner: Option<ForeignOwner>) {
+/// dropped after the own stream's work so far has run (at once on a synchronous device,
+/// or when `release` says the owner reuses the memory in the stream's order).
+fn release_foreign(ordered: bool, stream: &Stream, owner: Option<ForeignOwner>, release: Release) {
     let Some(owner) = owner else { return };
     if !ordered || stream.device().check_fault().is_err() {
         // Another stream may still use the memory and nothing can order the release after
@@ -406,7 +432,7 @@ fn release_foreign(ordered: bool, stream: &Stream, owner: Option<ForeignOwner>) 
         std::mem::forget(owner);
         return;
     }
-    super::foreign::release_after(stream, owner);
+    super::foreign::release_after(stream, owner, release);
 }
 
 /// Copies `bytes` between device addresses on `stream`.

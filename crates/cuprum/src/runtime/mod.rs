@@ -46,9 +46,11 @@ pub(crate) use backend::{BlasFloat, Fill, Gemm, GemmInput};
 pub(crate) use blas::gemm;
 pub(crate) use capture::{is_capturing, keep_buffer, refuse_in_capture};
 pub(crate) use cuda::image::param_sizes;
+#[cfg(feature = "python")]
+pub(crate) use foreign::Release as ForeignRelease;
 #[doc(hidden)]
 pub use foreign::pending as pending_foreign;
-pub(crate) use foreign::{ForeignOwner, collect as collect_foreign};
+pub(crate) use foreign::{ForeignOwner, Terms as ForeignTerms, collect as collect_foreign};
 pub(crate) use launch::{ArgPack, launch};
 pub(crate) use memory::{
     Buffer, as_uninit, copy_dtod, copy_dtoh, copy_htod, copy_peer, on_release, zero_device,

@@ -300,10 +300,20 @@ impl PoolPolicy {
     }
 }
 
-/// What one device's memory layer keeps: the cache of freed default-stream blocks and the
-/// counters of the pool policy (`memory.rs` uses them around the backend's allocator).
+/// Which of a device's freed-block caches (`memory.rs`): blocks freed on cuprum's default
+/// stream of the device, or on the CUDA legacy default stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CacheOf {
+    Default,
+    Legacy,
+}
+
+/// What one device's memory layer keeps: the caches of freed blocks (one per long-lived
+/// stream) and the counters of the pool policy (`memory.rs` uses them around the backend's
+/// allocator).
 pub(crate) struct DeviceMemory {
     cache: Mutex<BlockCache>,
+    legacy: Mutex<BlockCache>,
     policy: Mutex<PoolPolicy>,
 }
 
@@ -313,21 +323,27 @@ impl DeviceMemory {
     pub(crate) fn new(total: usize) -> DeviceMemory {
         DeviceMemory {
             cache: Mutex::new(BlockCache::new(CACHE_CAP.min(total / 16))),
+            legacy: Mutex::new(BlockCache::new(CACHE_CAP.min(total / 16))),
             policy: Mutex::new(PoolPolicy::new()),
         }
     }
 
-    pub(crate) fn cache(&self) -> std::sync::MutexGuard<'_, BlockCache> {
-        self.cache.lock().unwrap_or_else(|p| p.into_inner())
+    pub(crate) fn cache(&self, which: CacheOf) -> std::sync::MutexGuard<'_, BlockCache> {
+        match which {
+            CacheOf::Default => &self.cache,
+            CacheOf::Legacy => &self.legacy,
+        }
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
     }
 
     pub(crate) fn policy(&self) -> std::sync::MutexGuard<'_, PoolPolicy> {
         self.policy.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Bytes of freed blocks the cache keeps.
+    /// Bytes of freed blocks the caches keep.
     pub(crate) fn cached_bytes(&self) -> usize {
-        self.cache().bytes()
+        self.cache(CacheOf::Default).bytes() + self.cache(CacheOf::Legacy).bytes()
     }
 }
 

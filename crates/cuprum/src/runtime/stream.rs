@@ -15,6 +15,9 @@ use crate::error::Result;
 use std::cell::RefCell;
 use std::sync::{Arc, Weak};
 
+/// The driver's handle of the legacy default stream.
+pub(crate) const CU_STREAM_LEGACY: usize = 0x1;
+
 /// A created stream, destroyed when the last holder goes: the user's handles (through
 /// [`Handle`]) and the buffers that remember it ([`StreamUse`]).
 struct Owned(RawStream, Device);
@@ -123,6 +126,11 @@ impl Stream {
     #[inline]
     pub(crate) fn is_device_default(&self) -> bool {
         self.raw == self.device.backend().default_stream()
+    }
+
+    /// Whether this is a GPU's CUDA legacy default stream (`CU_STREAM_LEGACY`, borrowed).
+    pub(crate) fn is_legacy_default(&self) -> bool {
+        self.raw.0 == CU_STREAM_LEGACY && !self.device.is_host()
     }
 
     pub(crate) fn borrowed(device: Device, raw: RawStream) -> Stream {

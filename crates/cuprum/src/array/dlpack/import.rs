@@ -3,11 +3,12 @@
 
 use super::codes;
 use super::export::{Exported, delete_exported};
-use super::tensor::DlpackTensor;
+use super::ffi::DLTensor;
+use super::tensor::{DlpackTensor, slice_or_empty};
 use crate::array::shape::{Shape, Strides, c_strides};
 use crate::array::{Array, DType};
 use crate::error::{Result, bail};
-use crate::runtime::{Buffer, Device, Stream};
+use crate::runtime::{Buffer, Device, ForeignTerms, Stream};
 use std::any::Any;
 use std::sync::Arc;
 
@@ -38,26 +39,68 @@ impl Array {
     /// a null pointer to non-empty data, or a misaligned data pointer. The tensor is dropped
     /// (its deleter runs) on every error.
     pub fn from_dlpack(tensor: DlpackTensor) -> Result<Array> {
+        // SAFETY: the default terms check the address and wait for the work to run: they
+        // assume nothing of the producer.
+        unsafe { Array::from_dlpack_on(tensor, ForeignTerms::default()) }
+    }
+
+    /// [`Array::from_dlpack`] with what is assumed of the producer (`runtime/foreign.rs`:
+    /// whether the driver checks the address, when the producer's deleter may run).
+    ///
+    /// # Safety
+    /// Without `terms.check_address`, the tensor's memory is addressable from the device it
+    /// names; with `Release::InStreamOrder`, the producer reuses it only in the order of the
+    /// calling thread's current stream of that device (see `Buffer::foreign`).
+    pub(crate) unsafe fn from_dlpack_on(
+        tensor: DlpackTensor,
+        terms: ForeignTerms,
+    ) -> Result<Array> {
         crate::runtime::collect_foreign();
         if let Some(a) = own_export(&tensor) {
             return Ok(a);
         }
         let dl = *tensor.dl_tensor();
-        let dtype = codes::dtype_of(dl.dtype)?;
-        let device = codes::device_of(dl.device)?;
-        let shape = extents(tensor.shape())?;
-        let c_order = c_strides(&shape)?;
-        let strides: Strides = match tensor.strides() {
-            Some(s) => s.iter().map(|&v| v as isize).collect(),
-            None => c_order,
-        };
-        let ptr = (dl.data as u64).wrapping_add(dl.byte_offset);
         let read_only = tensor.is_read_only();
-        // SAFETY: the producer's tensor describes `shape`/`strides` elements of `dtype` at
-        // `ptr` on `device`, valid until its deleter runs; the tensor itself is the owner.
-        let mut a = unsafe { foreign_array(ptr, dtype, shape, strides, device, Box::new(tensor)) }?;
+        // SAFETY: the description is the tensor's, valid until its deleter runs, which only
+        // the owner (the tensor itself) calls; the caller's promise for what `terms` leave
+        // unchecked.
+        let mut a = unsafe { Array::from_dl_tensor(&dl, Box::new(tensor), terms) }?;
         a.read_only = read_only;
         Ok(a)
+    }
+
+    /// An array over the memory a DLPack description names, kept alive by `owner` (for a
+    /// producer's borrowed description: the producer's object). The shape and strides are
+    /// copied at once; a null `strides` means C order.
+    ///
+    /// # Safety
+    /// `dl` describes memory of its device (`shape`/`strides` point to `ndim` values, or
+    /// `shape` is null for ndim 0) that stays allocated while `owner` lives; with
+    /// `terms`, as for [`Array::from_dlpack_on`].
+    pub(crate) unsafe fn from_dl_tensor(
+        dl: &DLTensor,
+        owner: crate::runtime::ForeignOwner,
+        terms: ForeignTerms,
+    ) -> Result<Array> {
+        crate::runtime::collect_foreign();
+        let dtype = codes::dtype_of(dl.dtype)?;
+        let device = codes::device_of(dl.device)?;
+        // SAFETY: the caller's promise on `shape` and `strides`.
+        let (dims, strides) = unsafe {
+            (
+                slice_or_empty(dl.shape, dl.ndim),
+                (!dl.strides.is_null()).then(|| slice_or_empty(dl.strides, dl.ndim)),
+            )
+        };
+        let shape = extents(dims)?;
+        let strides: Strides = match strides {
+            Some(s) => s.iter().map(|&v| v as isize).collect(),
+            None => c_strides(&shape)?,
+        };
+        let ptr = (dl.data as u64).wrapping_add(dl.byte_offset);
+        // SAFETY: the producer's description names `shape`/`strides` elements of `dtype`
+        // at `ptr` on `device`, alive while `owner` lives (the caller's promise).
+        unsafe { foreign_array(ptr, dtype, shape, strides, device, owner, terms) }
     }
 
     /// An array over memory another library allocated (candle, burn, a CUDA library): `ptr`
@@ -109,7 +152,17 @@ impl Array {
             None => c_strides(&shape)?,
         };
         // SAFETY: the caller's guarantee.
-        unsafe { foreign_array(ptr, dtype, shape, strides, device, owner) }
+        unsafe {
+            foreign_array(
+                ptr,
+                dtype,
+                shape,
+                strides,
+                device,
+                owner,
+                ForeignTerms::default(),
+            )
+        }
     }
 }
 
@@ -182,7 +235,8 @@ fn overflow(shape: &[usize], strides: &[isize]) -> crate::error::Error {
 /// strides reach, owned by `owner`, on the current stream of `device`.
 ///
 /// # Safety
-/// As for [`Array::from_raw_parts`].
+/// As for [`Array::from_raw_parts`], and for what `terms` leave unchecked as for
+/// `Buffer::foreign`.
 unsafe fn foreign_array(
     ptr: u64,
     dtype: DType,
@@ -190,6 +244,7 @@ unsafe fn foreign_array(
     strides: Strides,
     device: Device,
     owner: crate::runtime::ForeignOwner,
+    terms: ForeignTerms,
 ) -> Result<Array> {
     let item = dtype.itemsize();
     let (lo, hi) = reach(&shape, &strides)?;
@@ -219,7 +274,7 @@ unsafe fn foreign_array(
     let base = ptr.wrapping_sub((-lo) as u64 * item as u64);
     let stream = Stream::for_device(device)?;
     // SAFETY: the caller's guarantee covers every element in `base..base + bytes`.
-    let buf = unsafe { Buffer::foreign(base, bytes, &stream, owner) }?;
+    let buf = unsafe { Buffer::foreign(base, bytes, &stream, owner, terms) }?;
     Ok(Array {
         buf: Arc::new(buf),
         dtype,

@@ -381,7 +381,7 @@ impl Drop for DlpackTensor {
 ///
 /// # Safety
 /// A non-null `p` with `ndim > 0` points to `ndim` initialised `i64`s that outlive `'a`.
-unsafe fn slice_or_empty<'a>(p: *const i64, ndim: i32) -> &'a [i64] {
+pub(super) unsafe fn slice_or_empty<'a>(p: *const i64, ndim: i32) -> &'a [i64] {
     if p.is_null() || ndim <= 0 {
         return &[];
     }

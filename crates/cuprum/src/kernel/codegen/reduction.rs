@@ -15,6 +15,25 @@
 //! per output block, its counter kept zeroed in the device's scratch, `scratch.rs`)
 //! combines the partials in split order and applies `post_map`. No floating-point atomics:
 //! the combination order depends only on the launch shape, so results are deterministic.
+//!
+//! **Split or not is part of the specialisation** ([`ReduceStrategy::split`]): the
+//! partials, the ticket and the second combine are generated only into kernels launched
+//! with more than one split. They used to sit in every kernel behind a run-time
+//! `if (_m.splits > 1)`, and NVVM and ptxas paid for them in every compile: on the 2-core
+//! build machine (thread CPU time, medians of 9, `sm_90`) the bench's sum-of-squares
+//! compiles in 42–46 ms without them against 54–56 ms with them (≈ −3 ms on the H100);
+//! a split kernel costs what every kernel cost before. The trade: a kernel called both on
+//! small reductions (one block per output) and large ones (split) compiles twice, once per
+//! kind, each on first use; the code and the combination order of each kind are unchanged,
+//! so results are bit-identical to before. Measured on `cuprum demo` (31 examples on the
+//! host device, the kernel list recorded): 68 kernels compiled, 17 of them reductions, and
+//! no extra compile: each kernel launched both split and unsplit there already differed in
+//! another strategy field (a long contiguous reduction also takes 4-wide loads), so it
+//! compiled twice before as well. Measured and not taken: one combine shared by
+//! both stages in a loop (−2.6 ms only), 2× instead of 4× unrolling (−3.4 ms, but fewer
+//! loads in flight, not traded without a GPU measurement), and including only
+//! `indexer.cuh` + `reduce.cuh` instead of `all.cuh` (−5 ms, but user expressions may use
+//! any of cuprum's helpers).
 
 use super::entry::{EntryParams, Slot, ctype, int_struct};
 use super::writer::SourceWriter;
@@ -49,6 +68,9 @@ pub(crate) struct ReduceStrategy {
     pub unit: bool,
     /// Elements per wide load along a unit-stride reduction (1: plain loads).
     pub vec: u8,
+    /// Launched with more than one split per reduction: the kernel has the partials, the
+    /// ticket and the final combine (see the module docs).
+    pub split: bool,
 }
 
 impl ReduceStrategy {
@@ -132,7 +154,9 @@ pub(crate) fn generate(e: &ReductionSource<'_>) -> GeneratedKernel {
     g.output_offsets(&mut w);
     g.reduce_chunk(&mut w);
     block_combine(&mut w.src, e.strategy, g.flag);
-    g.combine_splits(&mut w);
+    if e.strategy.split {
+        g.combine_splits(&mut w);
+    }
     g.post_map(&mut w);
     GeneratedKernel {
         name: e.name.to_owned(),
@@ -278,8 +302,9 @@ impl Parts<'_, '_> {
         w.push("    }\n  }\n");
     }
 
-    /// Split reductions: every block publishes its partial; the last block of its output
-    /// block (an atomic ticket) combines the partials in split order.
+    /// Split reductions (only in `split` kernels): every block publishes its partial; the
+    /// last block of its output block (an atomic ticket) combines the partials in split
+    /// order.
     fn combine_splits(&self, w: &mut SourceWriter) {
         let lanes = self.e.strategy.lanes();
         let _ = write!(
