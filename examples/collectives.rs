@@ -6,9 +6,10 @@
 //!   in float64, each rank comparing with the values every rank can compute on the host;
 //! - `collectives bench [MiB]`: bus bandwidth of each collective on `MiB` (default 1024)
 //!   of float32, nccl-tests' way (all_reduce 2(n-1)/n × bytes / time, all_gather and
-//!   reduce_scatter (n-1)/n, broadcast 1; 2 warm-ups, then 5 trials of 10 calls queued back
-//!   to back and one `synchronize`, each trial started together by a barrier; the median
-//!   trial counts); rank 0 prints one `busbw` line per collective;
+//!   reduce_scatter (n-1)/n, broadcast 1; all_reduce and broadcast in place, as PyTorch's
+//!   twin; 2 warm-ups, then 9 trials of 10 calls queued back to back and one
+//!   `synchronize`, each trial started together by a barrier; the median trial counts);
+//!   rank 0 prints one `busbw` line per collective;
 //! - `collectives drill exit|loop`: a fault drill. `exit`: the rank `CUPRUM_DRILL_RANK`
 //!   (default the last) exits after a first all-reduce together, the others start a second
 //!   one it never joins; `loop`: every rank runs all-reduces until killed (the script kills one). The
@@ -157,6 +158,9 @@ fn check(dist: &cuprum::dist::Dist) -> cuprum::Result<()> {
     Ok(())
 }
 
+/// Timed trials per collective in `bench` (the median counts; the PyTorch twin's too).
+const TRIALS: usize = 9;
+
 fn bench(dist: &cuprum::dist::Dist, mib: usize) -> cuprum::Result<()> {
     let (r, n, comm) = (dist.rank(), dist.world_size(), dist.comm());
     if r == 0 {
@@ -180,9 +184,10 @@ fn bench(dist: &cuprum::dist::Dist, mib: usize) -> cuprum::Result<()> {
             "all_reduce",
             2.0 * (nf - 1.0) / nf,
             Box::new(|c: &Communicator| {
+                // in place, as PyTorch's `all_reduce(t)` (the twin)
                 c.all_reduce(
                     std::slice::from_ref(&big),
-                    std::slice::from_ref(&out),
+                    std::slice::from_ref(&big),
                     ReduceOp::Sum,
                 )
             }),
@@ -209,7 +214,8 @@ fn bench(dist: &cuprum::dist::Dist, mib: usize) -> cuprum::Result<()> {
             "broadcast",
             1.0,
             Box::new(|c: &Communicator| {
-                c.broadcast(std::slice::from_ref(&big), std::slice::from_ref(&out), 0)
+                // in place, as PyTorch's `broadcast(t, 0)`
+                c.broadcast(std::slice::from_ref(&big), std::slice::from_ref(&big), 0)
             }),
         ),
     ];
@@ -218,11 +224,11 @@ fn bench(dist: &cuprum::dist::Dist, mib: usize) -> cuprum::Result<()> {
             run(comm)?;
         }
         comm.synchronize()?;
-        // 5 trials, each started together by a barrier; one trial of 10 calls is a few
+        // TRIALS trials, each started together by a barrier; one trial of 10 calls is a few
         // tens of ms, whose spread between runs is a few %: the median trial counts.
         let iters = 10;
         let mut trials = Vec::new();
-        for _ in 0..5 {
+        for _ in 0..TRIALS {
             comm.barrier()?;
             let t = Instant::now();
             for _ in 0..iters {

@@ -1,6 +1,6 @@
 """PyTorch's twin of `collectives bench`: the same four collectives on the same bytes
 (float32, `MiB` MiB; all_gather sends and reduce_scatter receives 1/n of it), the same
-timing (2 warm-ups, then 5 trials of 10 calls queued back to back and one synchronize, each
+timing (2 warm-ups, then 9 trials of 10 calls queued back to back and one synchronize, each
 after a barrier; the median trial counts) and the same bus
 bandwidth factors (nccl-tests'). Started by scripts/cluster-gpu-check with torchrun's
 variables (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT); rank 0 prints one
@@ -45,7 +45,7 @@ def main():
         torch.cuda.synchronize()
         iters = 10
         trials = []
-        for _ in range(5):
+        for _ in range(9):
             dist.barrier()
             torch.cuda.synchronize()
             t = time.perf_counter()
