@@ -57,6 +57,8 @@ pub enum KernelKind {
     Elementwise,
     /// A [`ReductionKernel`](crate::ReductionKernel).
     Reduction,
+    /// A [`ScanKernel`](crate::ScanKernel) (`cumsum`, `cumprod`).
+    Scan,
 }
 
 /// One kernel of an [`Explain`].
@@ -167,6 +169,9 @@ fn describe(p: &Program, k: NodeId) -> String {
             s.push(')');
             s
         }
+        Kind::Scan(_, Some(a)) => {
+            format!("{}({}, axis {a})", kind_name(&n.kind), args.join(", "))
+        }
         _ => format!("{}({})", kind_name(&n.kind), args.join(", ")),
     }
 }
@@ -196,6 +201,7 @@ pub(crate) fn explain(
         let kind = match ek.kind {
             KernelKind::Elementwise => "ElementwiseKernel".to_owned(),
             KernelKind::Reduction => "ReductionKernel".to_owned(),
+            KernelKind::Scan => "ScanKernel".to_owned(),
         };
         let _ = writeln!(body, "kernel {k}: {kind} {}", ek.name);
         let reads: Vec<String> = kp
@@ -222,6 +228,9 @@ pub(crate) fn explain(
         match &kp.kind {
             PlanKind::Elementwise => {
                 let _ = writeln!(body, "  computes {}", ids(&kp.body));
+            }
+            PlanKind::Scan { scan } => {
+                let _ = writeln!(body, "  map {}; scans %{scan}", ids(&kp.body));
             }
             PlanKind::Reduction { reduces, .. } => {
                 let _ = writeln!(
@@ -313,6 +322,11 @@ fn explain_kernel(
             k.name().to_owned(),
             KernelKind::Reduction,
             k.generated_source(&dtypes, &scalars)?,
+        ),
+        Built::Scan(k) => (
+            k.name().to_owned(),
+            KernelKind::Scan,
+            k.source_for(&dtypes, &scalars, false)?,
         ),
     };
     Ok(ExplainedKernel {

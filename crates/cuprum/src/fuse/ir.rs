@@ -5,6 +5,7 @@
 
 use crate::array::{DType, Scalar};
 use crate::ops::reduction::{AccOpts, ROp};
+use crate::ops::scan::ScanOp;
 use crate::ops::ufunc::Op;
 use smallvec::SmallVec;
 use std::panic::Location;
@@ -30,6 +31,9 @@ pub(crate) enum Kind {
     /// keeping reduced axes as extent 1 when the flag is set, with NumPy's options
     /// (`dtype=`, `ddof`).
     Reduce(ROp, u64, bool, AccOpts),
+    /// An inclusive scan (`cumsum`, `cumprod`) along an axis of the operand, or over the
+    /// flattened operand (`None`: a 1-D result), with NumPy's result dtype.
+    Scan(ScanOp, Option<u8>),
 }
 
 /// One traced value.
@@ -111,6 +115,7 @@ pub(crate) fn kind_name(k: &Kind) -> String {
         Kind::Ufunc(op, _) => op.name().to_owned(),
         Kind::Cast => "astype".to_owned(),
         Kind::Reduce(op, ..) => reduce_name(*op).to_owned(),
+        Kind::Scan(op, _) => op.user_name().to_owned(),
     }
 }
 

@@ -1,17 +1,21 @@
-//! Lowering: each planned kernel becomes cuprum's own [`ElementwiseKernel`] or
-//! [`ReductionKernel`] with generated strings, built once per trace. Names in the
+//! Lowering: each planned kernel becomes cuprum's own [`ElementwiseKernel`],
+//! [`ReductionKernel`] or [`ScanKernel`] with generated strings, built once per trace. Names in the
 //! generated code: `in{i}` for argument `i`, `r{n}` for a reduced value an earlier kernel
 //! wrote, `p{n}` for a scalar parameter, `v{n}` for a computed value, `out{j}` for outputs.
-//! The expressions come from the ufunc table (`ops/ufunc.rs`) and the reductions' pieces
-//! from `ops/reduction.rs`; no dtype rule is written here.
+//! The expressions come from the ufunc table (`ops/ufunc.rs`), the reductions' pieces
+//! from `ops/reduction.rs` and the scans' (accumulator dtype, operator, identity) from
+//! `ops/scan.rs`; no dtype rule is written here. A scan's map is a preamble function of
+//! its operands (as a reduction's is) returning the accumulator `cumsum` uses, so a fused
+//! `cumsum` accumulates, wraps and converts exactly as `ops::cumsum`.
 
 use super::ir::{Kind, NodeId, Program, Slot};
 use super::plan::{KernelPlan, Plan, PlanKind, accum_of};
 use crate::array::{DType, Scalar};
 use crate::compile::CompileOptions;
 use crate::error::{Result, err};
-use crate::kernel::{Axes, ElementwiseKernel, ReductionKernel};
+use crate::kernel::{Axes, ElementwiseKernel, ReductionKernel, ScanKernel};
 use crate::ops::reduction::Accum;
+use crate::ops::scan::acc_dtype;
 use crate::ops::ufunc::{Loop, cast_expr};
 use smallvec::SmallVec;
 use std::fmt::Write;
@@ -21,6 +25,7 @@ use std::fmt::Write;
 pub(crate) enum Built {
     Elementwise(ElementwiseKernel),
     Reduction(ReductionKernel),
+    Scan(ScanKernel),
 }
 
 /// What one input parameter of a lowered kernel takes at call time.
@@ -40,7 +45,7 @@ pub(crate) struct LoweredKernel {
     pub(crate) built: Built,
     pub(crate) inputs: SmallVec<[Source; 8]>,
     pub(crate) outputs: SmallVec<[NodeId; 4]>,
-    /// A reduction's axes (`None`: every axis).
+    /// A reduction's axes (`None`: every axis); a scan's one axis (`None`: flattened).
     pub(crate) axes: Option<Axes>,
     pub(crate) keepdims: bool,
 }
@@ -72,6 +77,7 @@ pub(crate) fn lower(
             lk.built = match lk.built {
                 Built::Elementwise(k) => Built::Elementwise(k.options(o.clone())),
                 Built::Reduction(k) => Built::Reduction(k.options(o.clone())),
+                Built::Scan(k) => Built::Scan(k.options(o.clone())),
             };
         }
         kernels.push(lk);
@@ -138,7 +144,7 @@ fn statements(p: &Program, arrays: &[NodeId], body: &[NodeId], indent: &str) -> 
             Kind::Cast => cast_expr(node.dtype, &args[0]),
             Kind::Const(b) => b.to_string(),
             // Leaves are never in a body.
-            Kind::Input(_) | Kind::Scalar(_) | Kind::Reduce(..) => continue,
+            Kind::Input(_) | Kind::Scalar(_) | Kind::Reduce(..) | Kind::Scan(..) => continue,
         };
         let _ = writeln!(s, "{indent}const {} v{n} = {value};", node.dtype.c_type());
     }
@@ -173,6 +179,7 @@ fn params(p: &Program, kp: &KernelPlan) -> (String, String, SmallVec<[Source; 8]
 fn lower_kernel(p: &Program, kp: &KernelPlan, kname: &str) -> Result<LoweredKernel> {
     let (ins, outs, sources) = params(p, kp);
     match &kp.kind {
+        PlanKind::Scan { scan } => lower_scan(p, kp, *scan, (ins, outs, sources), kname),
         PlanKind::Elementwise => {
             let mut op = statements(p, &kp.arrays, &kp.body, "");
             for (j, &o) in kp.outputs.iter().enumerate() {
@@ -231,6 +238,74 @@ fn lower_kernel(p: &Program, kp: &KernelPlan, kname: &str) -> Result<LoweredKern
             })
         }
     }
+}
+
+/// The ScanKernel of scan node `sc`: its map is `{kname}_map` of the kernel's operands,
+/// computing the scan's operand and converting it to the accumulator.
+fn lower_scan(
+    p: &Program,
+    kp: &KernelPlan,
+    sc: NodeId,
+    (ins, outs, sources): (String, String, SmallVec<[Source; 8]>),
+    kname: &str,
+) -> Result<LoweredKernel> {
+    let node = p.node(sc);
+    let Kind::Scan(op, axis) = node.kind else {
+        return Err(err!(
+            Unsupported,
+            "fused kernel {kname}: %{sc} is not a scan"
+        ));
+    };
+    let acc = acc_dtype(node.dtype);
+    let (args, call) = map_params(p, kp);
+    let mut pre = format!(
+        "__device__ __forceinline__ {} {kname}_map({}) {{\n",
+        acc.c_type(),
+        args.join(", ")
+    );
+    pre.push_str(&statements(p, &kp.arrays, &kp.body, "  "));
+    let operand = value_name(p, &kp.arrays, node.args[0]);
+    let _ = writeln!(
+        pre,
+        "  return cuprum::cast<{}>({operand});\n}}",
+        acc.c_type()
+    );
+    let (expr, identity) = op.expr_and_identity();
+    let k = ScanKernel::new(
+        &ins,
+        &outs,
+        format!("{kname}_map({})", call.join(", ")),
+        expr,
+        identity,
+        kname,
+    )?
+    .preamble(pre)
+    .scan_type(acc.name())
+    .post_map(format!("out0 = cuprum::cast<{}>(a)", node.dtype.c_type()));
+    Ok(LoweredKernel {
+        built: Built::Scan(k),
+        inputs: sources,
+        outputs: kp.outputs.clone(),
+        axes: axis.map(|a| Axes(SmallVec::from_elem(a as isize, 1))),
+        keepdims: false,
+    })
+}
+
+/// A map function's parameters (`const T in0`, …, `const T p3`) and the arguments that
+/// call it, for the arrays and scalars of `kp`.
+fn map_params(p: &Program, kp: &KernelPlan) -> (Vec<String>, Vec<String>) {
+    let mut args: Vec<String> = Vec::new();
+    let mut call: Vec<String> = Vec::new();
+    for &a in &kp.arrays {
+        let nm = array_name(p, a);
+        args.push(format!("const {} {nm}", p.node(a).dtype.c_type()));
+        call.push(nm);
+    }
+    for &s in &kp.scalars {
+        args.push(format!("const {} p{s}", p.node(s).dtype.c_type()));
+        call.push(format!("p{s}"));
+    }
+    (args, call)
 }
 
 /// The strings of a ReductionKernel.
@@ -292,17 +367,7 @@ fn reduction_strings(
         pre.push_str("  return r;\n}\n");
     }
     // The map: a function of the element's operands.
-    let mut args: Vec<String> = Vec::new();
-    let mut call: Vec<String> = Vec::new();
-    for &a in &kp.arrays {
-        let nm = array_name(p, a);
-        args.push(format!("const {} {nm}", p.node(a).dtype.c_type()));
-        call.push(nm);
-    }
-    for &s in &kp.scalars {
-        args.push(format!("const {} p{s}", p.node(s).dtype.c_type()));
-        call.push(format!("p{s}"));
-    }
+    let (args, call) = map_params(p, kp);
     let _ = writeln!(
         pre,
         "__device__ __forceinline__ {acc_type} {kname}_map({}) {{",

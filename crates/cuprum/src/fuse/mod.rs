@@ -6,9 +6,10 @@
 //! (`mse.call((&y_true, &y_pred))?`). Inside the closure every operation of `ops` is
 //! available — operators with Rust scalars on either side, comparisons, math functions,
 //! [`where_`], `clip`, `astype`, powers — with NumPy's promotion (Rust scalars weak) and
-//! broadcasting, and reductions (`sum`, `mean`, `prod`, `max`, `min`, `var`, `std`, `all`,
+//! broadcasting, reductions (`sum`, `mean`, `prod`, `max`, `min`, `var`, `std`, `all`,
 //! `any`, each with an `_axis` form taking axes and keepdims) followed by more element-wise
-//! work on the reduced values. Return one value, a tuple or an array of values.
+//! work on the reduced values, and scans (`cumsum`, `cumprod`, along an axis or over the
+//! flattened value). Return one value, a tuple or an array of values.
 //!
 //! ```
 //! # if !cuprum::internal::doc_device()? { return Ok(()); }
@@ -30,11 +31,12 @@
 //!
 //! **How it runs.** The closure is traced once per input signature (each argument's dtype
 //! and number of dimensions, or scalar dtype) into a small program, planned and lowered to
-//! cuprum's own [`ElementwiseKernel`](crate::ElementwiseKernel)s and
-//! [`ReductionKernel`](crate::ReductionKernel)s, so a fused call has their layout classes
-//! (vector loads, broadcast rows, transposed tiles) and their multi-block reductions:
-//! element-wise producers of a reduction run in its loads, the work after it in its final
-//! stage, and reductions over the same elements share one pass. What one kernel cannot do —
+//! cuprum's own [`ElementwiseKernel`](crate::ElementwiseKernel)s,
+//! [`ReductionKernel`](crate::ReductionKernel)s and [`ScanKernel`](crate::ScanKernel)s, so a
+//! fused call has their layout classes (vector loads, broadcast rows, transposed tiles),
+//! their multi-block reductions and the one-pass scan engine: element-wise producers of a
+//! reduction or a scan run in its loads, the work after a reduction in its final stage,
+//! and reductions over the same elements share one pass. What one kernel cannot do —
 //! a reduced value used again on the elements it came from, as in a softmax — becomes a
 //! short plan of kernels, never a wrong result; [`Fused::explain`] prints the plan, its
 //! CUDA sources, the bytes each kernel moves and why it was cut where it was.
@@ -65,7 +67,7 @@
 //!
 //! Layout of this module: `var.rs` (the traced API), `trace.rs` (tracing and NumPy's rules
 //! per node), `ir.rs` (the program), `plan.rs` (program → kernels), `lower.rs` (kernels →
-//! Elementwise/ReductionKernels), `run.rs` (shape pass and launches), `explain.rs`.
+//! Elementwise/Reduction/ScanKernels), `run.rs` (shape pass and launches), `explain.rs`.
 //!
 //! **Design choices.** Fusion traces, plans and lowers to the kernels above; it never
 //! launches anything of its own. The closure takes an array of [`Var`]s (`|[a, b]|`): the
@@ -97,9 +99,21 @@
 //! then again after `clear_memo` (the disk entry and the load besides), the load of the
 //! kernel alone, a new array, and an ElementwiseKernel's first call for comparison.
 //!
-//! Not (yet) there: outputs written by the map of a reduction (`(y, y.sum())` is two
-//! passes), a row-persistent softmax, given output arrays (`call_into`), a literal base
-//! with a traced exponent (`lit ** var`), `strict()` and `unfused()`.
+//! **Scans.** A scan node (`x.cumsum(axis)`) is a ScanKernel whose map computes the scan's
+//! operand from the arrays it reads, accumulating, wrapping and converting as
+//! `ops::cumsum` does (`ops/scan.rs` gives the accumulator, operator and identity). Its
+//! result is always written, and the work after it (`+ 1.0` in `(x * 2.0).cumsum(None) +
+//! 1.0`) is a following element-wise kernel that reads it back: a ScanKernel's post-map
+//! sees only the accumulated value, not the kernel's other parameters, so an epilogue with
+//! a scalar (every literal is a parameter, never source text) cannot run in it without
+//! giving the engine's output conversion the inputs — a change to the tuned kernels. A
+//! user's own `ScanKernel` cannot be called inside a trace (a traced value is not an
+//! array); call it on the fused function's result instead.
+//!
+//! Not (yet) there: the work after a scan in the scan's pass (see above), outputs written
+//! by the map of a reduction (`(y, y.sum())` is two passes), a row-persistent softmax,
+//! given output arrays (`call_into`), a literal base with a traced exponent (`lit **
+//! var`), `strict()` and `unfused()`.
 
 mod explain;
 mod ir;

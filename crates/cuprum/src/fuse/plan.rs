@@ -10,9 +10,19 @@
 //! 3. A reduced value used on its input's elements (softmax's `x - x.max(..)`) or by
 //!    another reduction is written to a temporary array by its kernel, and the later
 //!    kernels read it (broadcast): that is where a plan is cut.
-//! 4. The other returned values are computed by ElementwiseKernels, one per set of arrays
+//! 4. Every scan (`cumsum`, `cumprod`) becomes a ScanKernel whose map computes the scan's
+//!    operand from the arrays it reads (its producers are fused into the scan's loads, as
+//!    a reduction's are). Its result is always written: every use of it (element-wise
+//!    work after it, a reduction or another scan of it) is a later kernel reading that
+//!    array — a scan's value at one position depends on every position before it, so
+//!    nothing after it can run in the same pass over the elements.
+//! 5. The other returned values are computed by ElementwiseKernels, one per set of arrays
 //!    read (one loop shape per kernel). Element-wise intermediates are never written: each
 //!    kernel recomputes what it needs from the arrays it reads.
+//!
+//! Launch order: reduction and scan kernels by depth (the reductions and scans on the
+//! longest path to an argument), then the element-wise kernels: every kernel runs after
+//! the kernels whose results it reads.
 
 use super::ir::{Kind, NodeId, Program};
 use crate::kernel::codegen::reduction::PARTIAL_BYTES;
@@ -36,6 +46,8 @@ pub(crate) enum PlanKind {
         /// Dimensions of the operand.
         ndim: u8,
     },
+    /// A ScanKernel computing scan node `scan` (its operand is the map).
+    Scan { scan: NodeId },
 }
 
 /// One kernel of a plan.
@@ -79,7 +91,7 @@ fn leaves_and_depths(p: &Program) -> (Vec<Set>, Vec<u32>) {
         let (l, d) = match node.kind {
             Kind::Input(_) => (SmallVec::from_elem(k as NodeId, 1), 0),
             Kind::Scalar(_) => (Set::new(), 0),
-            Kind::Reduce(..) => (
+            Kind::Reduce(..) | Kind::Scan(..) => (
                 SmallVec::from_elem(k as NodeId, 1),
                 depth[node.args[0] as usize] + 1,
             ),
@@ -158,8 +170,22 @@ fn cone(p: &Program, roots: &[NodeId], stop: impl Fn(NodeId) -> bool) -> (Vec<No
 fn is_leaf(p: &Program, k: NodeId) -> bool {
     matches!(
         p.node(k).kind,
-        Kind::Input(_) | Kind::Scalar(_) | Kind::Reduce(..)
+        Kind::Input(_) | Kind::Scalar(_) | Kind::Reduce(..) | Kind::Scan(..)
     )
+}
+
+/// A node another kernel computes and writes (a reduction or a scan).
+fn is_computed(p: &Program, k: NodeId) -> bool {
+    matches!(p.node(k).kind, Kind::Reduce(..) | Kind::Scan(..))
+}
+
+/// The scalar nodes of `leaves`.
+fn scalars_of(p: &Program, leaves: &Set) -> Set {
+    leaves
+        .iter()
+        .copied()
+        .filter(|&k| matches!(p.node(k).kind, Kind::Scalar(_)))
+        .collect()
 }
 
 /// One group of reductions sharing a kernel.
@@ -216,8 +242,7 @@ pub(crate) fn plan(p: &Program) -> Plan {
     let mut epilogues: Vec<Vec<NodeId>> = vec![Vec::new(); groups.len()];
     let mut ew: Vec<(Set, SmallVec<[NodeId; 4]>)> = Vec::new();
     for &o in &p.outputs {
-        let node = p.node(o);
-        if matches!(node.kind, Kind::Reduce(..)) {
+        if is_computed(p, o) {
             continue;
         }
         let l = &leaves[o as usize];
@@ -241,11 +266,19 @@ pub(crate) fn plan(p: &Program) -> Plan {
             },
         }
     }
+    let scans: Vec<NodeId> = (0..p.nodes.len() as NodeId)
+        .filter(|&k| matches!(p.node(k).kind, Kind::Scan(..)))
+        .collect();
     // Reduced values read by other kernels.
     let read_later = |r: NodeId| {
-        groups.iter().any(|g| g.arrays.contains(&r)) || ew.iter().any(|(s, _)| s.contains(&r))
+        groups.iter().any(|g| g.arrays.contains(&r))
+            || ew.iter().any(|(s, _)| s.contains(&r))
+            || scans
+                .iter()
+                .any(|&s| leaves[p.node(s).args[0] as usize].contains(&r))
     };
-    let mut kernels = Vec::new();
+    // (depth, kernel) of the reductions and scans, launched by depth.
+    let mut kernels: Vec<(u32, KernelPlan)> = Vec::new();
     for (gi, g) in groups.iter().enumerate() {
         let roots: Vec<NodeId> = g.reduces.iter().map(|&r| p.node(r).args[0]).collect();
         let (body, ls) = cone(p, &roots, |k| is_leaf(p, k));
@@ -272,21 +305,44 @@ pub(crate) fn plan(p: &Program) -> Plan {
         );
         outputs.extend(epilogues[gi].iter().copied());
         let why = reduction_why(p, &groups, gi, !body.is_empty(), !epilogues[gi].is_empty());
-        kernels.push(KernelPlan {
-            kind: PlanKind::Reduction {
-                reduces: g.reduces.clone(),
-                mask: g.mask,
-                keepdims: g.keepdims,
-                ndim: p.node(roots[0]).ndim,
+        kernels.push((
+            g.depth,
+            KernelPlan {
+                kind: PlanKind::Reduction {
+                    reduces: g.reduces.clone(),
+                    mask: g.mask,
+                    keepdims: g.keepdims,
+                    ndim: p.node(roots[0]).ndim,
+                },
+                arrays: g.arrays.clone(),
+                scalars,
+                body,
+                epilogue,
+                outputs,
+                why,
             },
-            arrays: g.arrays.clone(),
-            scalars,
-            body,
-            epilogue,
-            outputs,
-            why,
-        });
+        ));
     }
+    for &sc in &scans {
+        let operand = p.node(sc).args[0];
+        let (body, ls) = cone(p, &[operand], |k| is_leaf(p, k));
+        let arrays = leaves[operand as usize].clone();
+        let why = scan_why(p, &arrays, !body.is_empty());
+        kernels.push((
+            depth[sc as usize],
+            KernelPlan {
+                kind: PlanKind::Scan { scan: sc },
+                arrays,
+                scalars: scalars_of(p, &ls),
+                body,
+                epilogue: Vec::new(),
+                outputs: SmallVec::from_elem(sc, 1),
+                why,
+            },
+        ));
+    }
+    kernels.sort_by_key(|(d, _)| *d);
+    let mut kernels: Vec<KernelPlan> = kernels.into_iter().map(|(_, k)| k).collect();
     let n_red = kernels.len();
     for (set, outs) in &ew {
         let (body, ls) = cone(p, outs, |k| is_leaf(p, k));
@@ -298,12 +354,18 @@ pub(crate) fn plan(p: &Program) -> Plan {
         let reads_reduced = set
             .iter()
             .any(|&k| matches!(p.node(k).kind, Kind::Reduce(..)));
+        let reads_scanned = set
+            .iter()
+            .any(|&k| matches!(p.node(k).kind, Kind::Scan(..)));
         let why = if n_red == 0 && ew.len() == 1 {
             "one pass: every operation in one element-wise kernel".to_owned()
+        } else if reads_scanned {
+            "cut after the scan: uses scanned values, each of which needs every element before it"
+                .to_owned()
         } else if reads_reduced {
             "cut after the reductions: combines reduced values with the elements they were reduced from (or with other kernels' results), which needs them complete".to_owned()
         } else if n_red > 0 {
-            "a pass of its own for values of the elements' shape: a reduction kernel writes reduced values only".to_owned()
+            "a pass of its own for values of the elements' shape: a reduction or scan kernel writes its reduced or scanned values only".to_owned()
         } else {
             "a separate element-wise pass: these values read other arrays than the other kernels (one kernel has one loop shape)".to_owned()
         };
@@ -318,6 +380,27 @@ pub(crate) fn plan(p: &Program) -> Plan {
         });
     }
     Plan { kernels }
+}
+
+/// Why a scan reading `arrays` is a kernel of its own and what it fuses.
+fn scan_why(p: &Program, arrays: &Set, producers: bool) -> String {
+    let mut why = if producers {
+        "one pass: the element-wise producers run in the scan's loads".to_owned()
+    } else {
+        "one pass: a scan of the arrays as they are".to_owned()
+    };
+    let temps: Vec<String> = arrays
+        .iter()
+        .filter(|&&k| is_computed(p, k))
+        .map(|k| format!("%{k}"))
+        .collect();
+    if !temps.is_empty() {
+        why.push_str(&format!(
+            "; cut before it: it reads {}, which the earlier kernel must finish first",
+            temps.join(", ")
+        ));
+    }
+    why
 }
 
 /// Why reduction group `gi` is a kernel of its own and what it fuses.
@@ -352,6 +435,14 @@ fn reduction_why(
         why.push_str(&format!(
             "; cut before it: it reads {} (reduced values used again on the elements they were reduced from), which the earlier kernel must finish first",
             temps.join(", ")
+        ));
+    } else if let Some(&k) = g
+        .arrays
+        .iter()
+        .find(|&&k| matches!(p.node(k).kind, Kind::Scan(..)))
+    {
+        why.push_str(&format!(
+            "; cut before it: it reads %{k} (scanned values), which the scan kernel must finish first"
         ));
     } else if g.split_for_size {
         why.push_str(&format!(

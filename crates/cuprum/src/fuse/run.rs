@@ -1,6 +1,8 @@
 //! One call of a lowered program: the shape pass (concrete shapes of every value, with the
 //! user's line in broadcast and empty-reduction errors), then each kernel with its arrays,
-//! temporaries and scalar parameters.
+//! temporaries and scalar parameters, in the plan's order (a kernel after those whose
+//! results it reads). Reduction and scan kernels allocate their results; element-wise
+//! kernels are given theirs.
 
 use super::ir::{Kind, NodeId, Program, Slot};
 use super::lower::{Built, Lowered, Source};
@@ -50,6 +52,13 @@ pub(crate) fn shapes<'a>(
                     broadcast_shapes(&refs).map_err(|e| at_node(name, p, k as NodeId, e))?
                 }
             },
+            Kind::Scan(_, axis) => {
+                let a = &out[n.args[0] as usize];
+                match axis {
+                    Some(_) => a.clone(),
+                    None => Shape::from_slice(&[a.iter().product()]),
+                }
+            }
             Kind::Reduce(op, mask, keepdims, _) => {
                 let a = &out[n.args[0] as usize];
                 let (mut o, mut r) = (Shape::new(), 1usize);
@@ -172,7 +181,7 @@ impl Lowered {
                     .iter()
                     .map(|&o| Array::empty_on(&shapes[o as usize], p.node(o).dtype, &stream))
                     .collect::<Result<_>>()?,
-                Built::Reduction(_) => SmallVec::new(),
+                Built::Reduction(_) | Built::Scan(_) => SmallVec::new(),
             };
             let reduced: Option<SmallVec<[Array; 4]>> = {
                 let mut ops: SmallVec<[&dyn IntoOperand; 12]> = SmallVec::new();
@@ -213,6 +222,14 @@ impl Lowered {
                                 .into_iter()
                                 .collect(),
                         )
+                    }
+                    Built::Scan(k) => {
+                        let axis = lk.axes.as_ref().and_then(|a| a.0.first().copied());
+                        let scanned = k
+                            .axis(axis)
+                            .call(&ops[..])
+                            .map_err(|e| generated(name, e))?;
+                        Some(SmallVec::from_elem(scanned, 1))
                     }
                 }
             };

@@ -16,6 +16,7 @@ use crate::ops::ReduceOpts;
 use crate::ops::clip::{check_unbounded, scalar_beyond_range};
 use crate::ops::promote::{promote_types, result_type_of};
 use crate::ops::reduction::{AccOpts, Accum, ROp};
+use crate::ops::scan::{ScanOp, scan_dtype};
 use crate::ops::ufunc::{Op, SmallPower, out_of_range_comparison};
 use crate::shape::normalize_axis;
 use rustc_hash::FxHashMap;
@@ -261,6 +262,16 @@ pub(crate) fn reduce_with(op: ROp, x: Var, opts: &ReduceOpts<'_>, loc: Loc) -> V
         let (axes, keepdims) = opts.axes();
         t.reduce(op, ids[0], axes.map(|a| a.0.as_slice()), keepdims, acc, loc)
     })
+}
+
+/// An inclusive scan of `x` along `axis` (`None`: the flattened value, a 1-D result).
+pub(crate) fn scan(op: ScanOp, x: Var, axis: Option<isize>, loc: Loc) -> Var {
+    record(
+        &[VarArg::Var(x)],
+        loc,
+        &|| op.user_name().to_owned(),
+        |t, ids| t.scan(op, ids[0], axis, loc),
+    )
 }
 
 impl Tracer {
@@ -529,6 +540,30 @@ impl Tracer {
             &[x],
             acc.out,
             out_nd as u8,
+            false,
+            loc,
+        ))
+    }
+
+    fn scan(&mut self, op: ScanOp, x: NodeId, axis: Option<isize>, loc: Loc) -> Result<NodeId> {
+        let n = self.node(x);
+        if n.weak {
+            bail!(
+                Unsupported,
+                "{} scans arrays, and this value is computed from scalars only",
+                op.user_name()
+            );
+        }
+        let (nd, dtype) = (n.ndim as usize, n.dtype);
+        let (ax, out_nd) = match axis {
+            None => (None, 1),
+            Some(a) => (Some(normalize_axis(a, nd)? as u8), nd as u8),
+        };
+        Ok(self.add(
+            Kind::Scan(op, ax),
+            &[x],
+            scan_dtype(dtype),
+            out_nd,
             false,
             loc,
         ))

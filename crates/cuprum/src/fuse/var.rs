@@ -11,6 +11,7 @@ use crate::array::DType;
 use crate::kernel::{Axes, Keepdims};
 use crate::ops::ReduceOpts;
 use crate::ops::reduction::ROp;
+use crate::ops::scan::ScanOp;
 use crate::ops::ufunc::Op;
 use half::{bf16, f16};
 use num_complex::Complex;
@@ -299,6 +300,40 @@ impl Var {
     #[track_caller]
     pub fn astype(self, dtype: DType) -> Var {
         trace::astype(self, dtype, here())
+    }
+
+    /// Inclusive cumulative sum along `axis` (`None`: of the flattened value, a 1-D
+    /// result; [`ops::cumsum`](crate::ops::cumsum)'s dtypes: bool and signed integers give
+    /// int64, unsigned integers uint64). One scan kernel: the element-wise work producing
+    /// `self` runs in its loads; work on the result is a following kernel.
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// use cuprum::{Array, fuse};
+    /// let f = fuse("shifted_cumsum", |[x]| (x * 2.0).cumsum(None) + 1.0);
+    /// let x = Array::from_slice(&[1.0f32, 2.0, 3.0], &[3])?;
+    /// assert_eq!(f.call((&x,))?.to_vec::<f32>()?, vec![3.0, 7.0, 13.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn cumsum(self, axis: Option<isize>) -> Var {
+        trace::scan(ScanOp::Sum, self, axis, here())
+    }
+
+    /// Inclusive cumulative product along `axis` (`None`: flattened), with
+    /// [`cumsum`](Self::cumsum)'s dtypes ([`ops::cumprod`](crate::ops::cumprod)).
+    ///
+    /// ```
+    /// use cuprum::{DType, fuse::{ArgSpec, KernelKind, fuse}};
+    /// let f = fuse("growth", |[r]| (r + 1.0).cumprod(Some(-1)));
+    /// let e = f.explain_for(&[ArgSpec::array(DType::F64, &[4, 12])])?;
+    /// assert_eq!(e.kernels()[0].kind, KernelKind::Scan);
+    /// assert_eq!(e.outputs()[0], (DType::F64, vec![4, 12]));
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn cumprod(self, axis: Option<isize>) -> Var {
+        trace::scan(ScanOp::Prod, self, axis, here())
     }
 }
 

@@ -13,8 +13,10 @@
 //!   [`ReductionCall`], with [`Axes`] and [`Keepdims`] for reductions, split reductions'
 //!   scratch in `scratch.rs`).
 //! - [`ScanKernel`]: a map and an associative operator as a prefix scan (inclusive or
-//!   exclusive, along an axis), built on the scan engine of `ops/scan.rs` (its programs are
-//!   that engine's with the user's definitions: `scan.rs`).
+//!   exclusive, along an axis), on the scan engine (`codegen/scan.rs` its kernels,
+//!   `scan_engine.rs` their launches; `ops`' `cumsum` and `cumprod` run the same) with the
+//!   user's definitions (`scan.rs`). The engine's programs, like the array routines', are
+//!   `program.rs`'s [`RawModule`]s compiled on first use.
 //! - [`RawKernel`] and [`RawModule`]: the user's CUDA C++, compiled through the cache, with
 //!   arguments ([`KernelArg`], [`KernelArgs`]) checked against the driver's parameter info
 //!   and launched through `runtime`.
@@ -54,10 +56,12 @@ mod elementwise;
 pub mod jit;
 mod operand;
 mod params;
+pub(crate) mod program;
 mod raw;
 mod reduction;
 mod samples;
 mod scan;
+pub(crate) mod scan_engine;
 mod scratch;
 mod spec;
 

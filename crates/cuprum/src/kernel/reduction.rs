@@ -43,9 +43,9 @@ use super::params::{
     Param, ParamList, ParamType, TypeMap, check_kernel_name, check_reserved, parse_params,
 };
 use super::scratch::scratch;
-use super::spec::{KernelSpec, kernel_spec_methods};
+use super::spec::{BuilderParts, KernelSpec, builder_part_methods, kernel_spec_methods};
 use crate::array::{Array, DType};
-use crate::error::{Result, bail, err};
+use crate::error::{Result, bail};
 use crate::kernel_abi::{CompiledKernel, GeneratedKernel, KernelTable};
 use crate::runtime::{LaunchConfig, Stream};
 use crate::shape::{
@@ -261,8 +261,8 @@ impl ReductionKernel {
     /// ```
     pub fn builder(name: impl Into<String>) -> ReductionBuilder {
         ReductionBuilder {
-            name: name.into(),
-            ..ReductionBuilder::default()
+            parts: BuilderParts::new(name.into()),
+            reduce: None,
         }
     }
 
@@ -481,78 +481,42 @@ kernel_spec_methods!(
 /// empty reduction is an error, as with `new(…, None, …)`).
 #[derive(Debug, Clone, Default)]
 pub struct ReductionBuilder {
-    name: String,
-    inputs: Option<String>,
-    outputs: Option<String>,
-    map: Option<String>,
+    parts: BuilderParts,
     reduce: Option<String>,
-    post_map: Option<String>,
-    identity: Option<String>,
 }
 
+builder_part_methods!(
+    ReductionBuilder,
+    outputs: "The output parameters (CuPy's `out_params`).",
+    map: "The value each element contributes (`map_expr`, e.g. `\"x * x\"`).",
+    post_map: "What writes the outputs from the reduced value `a` (`post_map_expr`, e.g. `\"y = a\"`).",
+    identity: "The C++ value every reduction starts from (neutral for `reduce`, e.g. `\"0\"`).",
+);
+
 impl ReductionBuilder {
-    /// The input parameters (`"T x, float32 w"`, CuPy's `in_params`).
-    pub fn inputs(mut self, params: impl Into<String>) -> Self {
-        self.inputs = Some(params.into());
-        self
-    }
-
-    /// The output parameters (CuPy's `out_params`).
-    pub fn outputs(mut self, params: impl Into<String>) -> Self {
-        self.outputs = Some(params.into());
-        self
-    }
-
-    /// The value each element contributes (`map_expr`, e.g. `"x * x"`).
-    pub fn map(mut self, expr: impl Into<String>) -> Self {
-        self.map = Some(expr.into());
-        self
-    }
-
     /// How two values `a` and `b` combine (`reduce_expr`, e.g. `"a + b"`).
     pub fn reduce(mut self, expr: impl Into<String>) -> Self {
         self.reduce = Some(expr.into());
         self
     }
 
-    /// What writes the outputs from the reduced value `a` (`post_map_expr`, e.g.
-    /// `"y = a"`).
-    pub fn post_map(mut self, expr: impl Into<String>) -> Self {
-        self.post_map = Some(expr.into());
-        self
-    }
-
-    /// The C++ value every reduction starts from (neutral for `reduce`, e.g. `"0"`).
-    pub fn identity(mut self, value: impl Into<String>) -> Self {
-        self.identity = Some(value.into());
-        self
-    }
-
     /// The kernel, or an error naming the first missing part (then the errors of
     /// [`ReductionKernel::new`]).
-    pub fn build(self) -> Result<ReductionKernel> {
-        let name = self.name;
-        let need = |part: Option<String>, what: &str, example: &str| -> Result<String> {
-            part.ok_or_else(|| {
-                err!(
-                    InvalidArgument,
-                    "ReductionKernel '{name}' needs its {what}: .{example}"
-                )
-            })
-        };
-        let inputs = need(self.inputs, "input parameters", "inputs(\"T x\")")?;
-        let outputs = need(self.outputs, "output parameters", "outputs(\"T y\")")?;
-        let map = need(self.map, "map expression", "map(\"x\")")?;
-        let reduce = need(self.reduce, "reduce expression", "reduce(\"a + b\")")?;
-        let post_map = need(self.post_map, "post-map expression", "post_map(\"y = a\")")?;
+    pub fn build(mut self) -> Result<ReductionKernel> {
+        const KIND: &str = "ReductionKernel";
+        let p = &mut self.parts;
+        let (inputs, outputs, map) = p.required(KIND, "output parameters")?;
+        let reduce = p.need(KIND, self.reduce, "reduce expression", "reduce(\"a + b\")")?;
+        let post_map = p.post_map.take();
+        let post_map = p.need(KIND, post_map, "post-map expression", "post_map(\"y = a\")")?;
         ReductionKernel::new(
             &inputs,
             &outputs,
             map,
             reduce,
             post_map,
-            self.identity.as_deref(),
-            name,
+            p.identity.as_deref(),
+            std::mem::take(&mut p.name),
         )
     }
 }

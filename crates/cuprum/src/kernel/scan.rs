@@ -2,18 +2,15 @@
 //! style of ElementwiseKernel and ReductionKernel. CuPy has none; `cuda.compute`'s
 //! `inclusive_scan` / `exclusive_scan` in Python have the idea.
 //!
-//! **One engine.** A ScanKernel's programs are the built-in scan's programs
-//! (`ops/scan.rs`: the one-pass decoupled look-back tile scan, rows as segments, the
-//! coalesced axis scan, the column scan) with other definitions of the names the engine
-//! reads: the input list, the element type `Tin` (here a struct of one value per input),
-//! the map into the accumulator `A`, the operator, the identity, the result conversion and
-//! the mode (inclusive or exclusive). Nothing of the engine is copied, so a ScanKernel of
-//! `a + b` over float32 is `cumsum`'s kernel with a different map (same tiles, same
-//! look-back, same bytes moved), and every tuning of the engine applies to both. The
-//! engine sits in the ops layer because the built-in scans were there first; this file
-//! reaches down into it (`ops::scan::{SCAN_BODY, Engine, scan_into}`) — the one call from
-//! the kernel layer into ops, to be removed by moving the engine's template next to the
-//! other generated kernels once it stops changing.
+//! **One engine.** A ScanKernel's programs are the built-in scan's programs (the kernel
+//! layer's scan engine: `codegen/scan.rs` writes the one-pass decoupled look-back tile
+//! scan, rows as segments, the coalesced axis scan, the column scan; `scan_engine.rs`
+//! launches them) with other definitions of the names the engine reads: the input list,
+//! the element type `Tin` (here a struct of one value per input), the map into the
+//! accumulator `A`, the operator, the identity, the result conversion and the mode
+//! (inclusive or exclusive). Nothing of the engine is copied, so a ScanKernel of `a + b`
+//! over float32 is `cumsum`'s kernel with a different map (same tiles, same look-back,
+//! same bytes moved), and every tuning of the engine applies to both.
 //!
 //! **Names.** The user's code (placeholder typedefs, preamble, the map, operator,
 //! identity and post-map as functions) is placed in a namespace of its own
@@ -32,17 +29,19 @@
 //! written in place when it is C-contiguous, else through a temporary.
 
 use super::call::{Bound, OutputRule, Signature, array_shapes, bind, on_stream, prepare_outputs};
+use super::codegen::prelude::PRELUDE;
+use super::codegen::scan::{self as engine_src, ScanDefs, input_access};
 use super::codegen::writer::SourceWriter;
 use super::operand::{Operand, Operands};
 use super::params::{
     ParamList, ParamType, TypeMap, check_kernel_name, check_reserved, parse_params,
 };
-use super::spec::{KernelSpec, kernel_spec_methods};
+use super::program::{Program, fits_u32, vec_width};
+use super::scan_engine::{Engine, scan_into};
+use super::spec::{BuilderParts, KernelSpec, builder_part_methods, kernel_spec_methods};
 use crate::array::{Array, DType, Scalar};
 use crate::compile::SourceSpan;
 use crate::error::{Result, bail, err};
-use crate::ops::programs::{PRELUDE, Program, fits_u32, vec_width};
-use crate::ops::scan::{Engine, SCAN_BODY, axipt_for, ipt_for, min_blocks_for, scan_into};
 use crate::runtime::Stream;
 use crate::shape::broadcast_shapes;
 use rustc_hash::FxHashMap;
@@ -222,7 +221,7 @@ impl ScanKernel {
     /// ```
     pub fn builder(name: impl Into<String>) -> ScanBuilder {
         ScanBuilder {
-            name: name.into(),
+            parts: BuilderParts::new(name.into()),
             ..ScanBuilder::default()
         }
     }
@@ -363,8 +362,9 @@ impl ScanKernel {
         }
     }
 
-    /// The engine's sizes for a specialisation (see the module doc).
-    fn sizes(&self, dtypes: &[DType]) -> (usize, usize, usize, usize) {
+    /// The engine's sizes for a specialisation (see the module doc): the accumulator's
+    /// size (or bound) and the elements per vector load.
+    fn sizes(&self, dtypes: &[DType]) -> (usize, usize) {
         let out = dtypes[self.spec.sig.nin];
         let known = self.acc_type(out).1;
         let acc = known.unwrap_or(MAX_ACC);
@@ -373,7 +373,7 @@ impl ScanKernel {
             .map(|d| vec_width(d.itemsize()))
             .min()
             .unwrap_or(1);
-        (acc, ipt_for(acc), axipt_for(acc), vec)
+        (acc, vec)
     }
 
     /// The CUDA source of one specialisation and the spans of the user's text in it.
@@ -390,7 +390,7 @@ impl ScanKernel {
             }
         }
         let (acc, known) = self.acc_type(out_d);
-        let (acc_bytes, ipt, axipt, vec) = self.sizes(&key.dtypes);
+        let (acc_bytes, vec) = self.sizes(&key.dtypes);
         let mut w = SourceWriter::default();
         w.push(PRELUDE);
         // what every generated kernel's code sees (`SourceWriter::prologue`): cuprum's
@@ -437,24 +437,20 @@ impl ScanKernel {
             "  return {}; }}\n}}  // namespace cuprum_user",
             outp.name
         );
-        let idx = if key.wide {
-            "unsigned long long"
-        } else {
-            "unsigned int"
-        };
-        let _ = write!(
-            w.src,
-            "typedef cuprum_user::_raw Tin;\ntypedef cuprum_user::_scan_t A;\ntypedef {out_c} Tout;\n\
-             typedef {idx} I;\n#define CUPRUM_OP(a, b) (cuprum_user::_op((a), (b)))\n\
-             __device__ __forceinline__ A load_a(const Tin& r) {{ return cuprum_user::_map(r); }}\n\
-             __device__ __forceinline__ A ident() {{ return cuprum_user::_ident(); }}\n\
-             __device__ __forceinline__ Tout out_of(const A& a) {{ return cuprum_user::_post(a); }}\n\
-             static_assert(sizeof(A) <= {acc_bytes}, \"the scan type is larger than {acc_bytes} bytes\");\n\
-             constexpr int VECN = {vec};\nconstexpr int IPT = {ipt};\nconstexpr int AXIPT = {axipt};\n\
-             constexpr int SCAN_MINB = {minb};\nconstexpr bool EXCL = {};\n",
-            key.exclusive,
-            minb = min_blocks_for(acc_bytes)
-        );
+        w.push(&engine_src::defs(&ScanDefs {
+            tin: "cuprum_user::_raw",
+            acc: "cuprum_user::_scan_t",
+            tout: out_c,
+            wide: key.wide,
+            op: "(cuprum_user::_op((a), (b)))",
+            load: "cuprum_user::_map(x)",
+            ident: "cuprum_user::_ident()",
+            out: "cuprum_user::_post(a)",
+            exclusive: key.exclusive,
+            vec,
+            acc_bytes,
+            assert_acc: true,
+        }));
         let inputs: Vec<(&str, DType, bool)> = ins
             .iter()
             .zip(&key.dtypes)
@@ -462,7 +458,7 @@ impl ScanKernel {
             .map(|((p, &d), &s)| (p.name.as_str(), d, s))
             .collect();
         w.push(&input_access(&inputs));
-        w.push(SCAN_BODY);
+        w.push(engine_src::BODY);
         (w.src, w.spans)
     }
 
@@ -477,6 +473,18 @@ impl ScanKernel {
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     pub fn generated_source(&self, dtypes: &[DType], exclusive: bool) -> Result<String> {
+        self.source_for(dtypes, &[], exclusive)
+    }
+
+    /// [`generated_source`](Self::generated_source) with the inputs marked in `scalars`
+    /// (one flag per input; missing flags are arrays) passed by value, as a call with
+    /// scalar arguments compiles it (`fuse`'s `explain`).
+    pub(crate) fn source_for(
+        &self,
+        dtypes: &[DType],
+        scalars: &[bool],
+        exclusive: bool,
+    ) -> Result<String> {
         let sig = &self.spec.sig;
         if dtypes.len() != sig.params.len() {
             bail!(
@@ -493,68 +501,14 @@ impl ScanKernel {
         }
         let key = ProgramKey {
             dtypes: dtypes.iter().copied().collect(),
-            scalars: SmallVec::from_elem(false, sig.nin),
+            scalars: (0..sig.nin)
+                .map(|k| scalars.get(k).copied().unwrap_or(false))
+                .collect(),
             wide: false,
             exclusive,
         };
         Ok(self.source(&key).0)
     }
-}
-
-/// The engine's input access for `inputs` (name, dtype, by value): the kernels' input
-/// parameters (`_in0`, `_in1`, …: the arrays, then the values, as the engine passes them),
-/// vector loads of each array into the element struct, and one element at an index.
-fn input_access(inputs: &[(&str, DType, bool)]) -> String {
-    let (arrays, values): (Vec<_>, Vec<_>) = inputs.iter().enumerate().partition(|(_, i)| !i.2);
-    let params: Vec<String> = arrays
-        .iter()
-        .map(|(k, i)| format!("const {}* __restrict__ _in{k}", i.1.c_type()))
-        .chain(
-            values
-                .iter()
-                .map(|(k, i)| format!("const {} _in{k}", i.1.c_type())),
-        )
-        .collect();
-    let args: Vec<String> = arrays
-        .iter()
-        .chain(&values)
-        .map(|(k, _)| format!("_in{k}"))
-        .collect();
-    let mut s = format!(
-        "#define CUPRUM_SCAN_IN {}\n#define CUPRUM_SCAN_ARGS {}\n\
-         template <int VEC> __device__ __forceinline__ void load_raw(CUPRUM_SCAN_IN, I i0, I n, Tin* raw) {{\n\
-         \x20 if (VEC > 1 && i0 + VEC <= n) {{\n",
-        params.join(", "),
-        args.join(", ")
-    );
-    for (k, (name, d, _)) in &arrays {
-        let c = d.c_type();
-        let _ = writeln!(
-            s,
-            "    {{ {c} v[VEC]; rt::load_vec<{c}, VEC>(_in{k} + i0, v);\n\
-             #pragma unroll\n    for (int b = 0; b < VEC; ++b) raw[b].{name} = v[b]; }}"
-        );
-    }
-    s.push_str("  } else {\n#pragma unroll\n    for (int b = 0; b < VEC; ++b) {\n      raw[b] = Tin();\n      if (i0 + b < n) {");
-    for (k, (name, _, _)) in &arrays {
-        let _ = write!(s, " raw[b].{name} = _in{k}[i0 + b];");
-    }
-    s.push_str(" }\n    }\n  }\n");
-    for (k, (name, _, _)) in &values {
-        let _ = writeln!(
-            s,
-            "#pragma unroll\n  for (int b = 0; b < VEC; ++b) raw[b].{name} = _in{k};"
-        );
-    }
-    s.push_str("}\n__device__ __forceinline__ Tin load_raw1(CUPRUM_SCAN_IN, I i) {\n  Tin r;");
-    for (k, (name, _, _)) in &arrays {
-        let _ = write!(s, " r.{name} = _in{k}[i];");
-    }
-    for (k, (name, _, _)) in &values {
-        let _ = write!(s, " r.{name} = _in{k};");
-    }
-    s.push_str(" return r; }\n");
-    s
 }
 
 kernel_spec_methods!(
@@ -568,45 +522,24 @@ kernel_spec_methods!(
 /// scan and identity are needed; the preamble, scan type and post-map are optional.
 #[derive(Debug, Clone, Default)]
 pub struct ScanBuilder {
-    name: String,
-    inputs: Option<String>,
-    outputs: Option<String>,
-    map: Option<String>,
+    parts: BuilderParts,
     scan: Option<String>,
-    identity: Option<String>,
     preamble: Option<String>,
     scan_type: Option<String>,
-    post_map: Option<String>,
 }
 
+builder_part_methods!(
+    ScanBuilder,
+    outputs: "The output parameter (`\"T y\"`).",
+    map: "The value each element contributes (e.g. `\"x * w\"`).",
+    post_map: "What writes the output from `a` ([`ScanKernel::post_map`]).",
+    identity: "The C++ value the scan starts from (neutral for `scan`, e.g. `\"0\"`).",
+);
+
 impl ScanBuilder {
-    /// The input parameters (`"T x, float32 w"`).
-    pub fn inputs(mut self, params: impl Into<String>) -> Self {
-        self.inputs = Some(params.into());
-        self
-    }
-
-    /// The output parameter (`"T y"`).
-    pub fn outputs(mut self, params: impl Into<String>) -> Self {
-        self.outputs = Some(params.into());
-        self
-    }
-
-    /// The value each element contributes (e.g. `"x * w"`).
-    pub fn map(mut self, expr: impl Into<String>) -> Self {
-        self.map = Some(expr.into());
-        self
-    }
-
     /// How the accumulated `a` and the next `b` combine (associative, e.g. `"a + b"`).
     pub fn scan(mut self, expr: impl Into<String>) -> Self {
         self.scan = Some(expr.into());
-        self
-    }
-
-    /// The C++ value the scan starts from (neutral for `scan`, e.g. `"0"`).
-    pub fn identity(mut self, value: impl Into<String>) -> Self {
-        self.identity = Some(value.into());
         self
     }
 
@@ -622,38 +555,25 @@ impl ScanBuilder {
         self
     }
 
-    /// What writes the output from `a` ([`ScanKernel::post_map`]).
-    pub fn post_map(mut self, expr: impl Into<String>) -> Self {
-        self.post_map = Some(expr.into());
-        self
-    }
-
     /// The kernel, or an error naming the first missing part (then the errors of
     /// [`ScanKernel::new`]).
-    pub fn build(self) -> Result<ScanKernel> {
-        let name = self.name;
-        let need = |part: Option<String>, what: &str, example: &str| -> Result<String> {
-            part.ok_or_else(|| {
-                err!(
-                    InvalidArgument,
-                    "ScanKernel '{name}' needs its {what}: .{example}"
-                )
-            })
-        };
-        let inputs = need(self.inputs, "input parameters", "inputs(\"T x\")")?;
-        let outputs = need(self.outputs, "output parameter", "outputs(\"T y\")")?;
-        let map = need(self.map, "map expression", "map(\"x\")")?;
-        let scan = need(self.scan, "scan expression", "scan(\"a + b\")")?;
-        let identity = need(self.identity, "identity", "identity(\"0\")")?;
+    pub fn build(mut self) -> Result<ScanKernel> {
+        const KIND: &str = "ScanKernel";
+        let p = &mut self.parts;
+        let (inputs, outputs, map) = p.required(KIND, "output parameter")?;
+        let scan = p.need(KIND, self.scan, "scan expression", "scan(\"a + b\")")?;
+        let identity = p.identity.take();
+        let identity = p.need(KIND, identity, "identity", "identity(\"0\")")?;
+        let name = std::mem::take(&mut p.name);
         let mut k = ScanKernel::new(&inputs, &outputs, map, scan, identity, name)?;
-        if let Some(p) = self.preamble {
-            k = k.preamble(p);
+        if let Some(c) = self.preamble {
+            k = k.preamble(c);
         }
         if let Some(t) = self.scan_type {
             k = k.scan_type(t);
         }
-        if let Some(p) = self.post_map {
-            k = k.post_map(p);
+        if let Some(m) = p.post_map.take() {
+            k = k.post_map(m);
         }
         Ok(k)
     }
@@ -748,12 +668,10 @@ impl ScanCall<'_> {
             exclusive: self.exclusive,
         };
         let (prog, spans) = k.program(&key);
-        let (acc, ipt, axipt, vec) = k.sizes(dtypes);
+        let (acc, vec) = k.sizes(dtypes);
         let engine = |_wide: bool| Engine {
             prog: prog.clone(),
             acc,
-            ipt,
-            axipt,
             vec,
             values: inputs.values.clone(),
         };

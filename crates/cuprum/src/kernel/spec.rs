@@ -12,11 +12,20 @@
 //! which every setter calls: a changed definition forgets what was compiled from the old
 //! one.
 //!
+//! The builders of the kinds defined by named parts ([`ReductionBuilder`],
+//! [`ScanBuilder`]) share theirs the same way: [`BuilderParts`] holds the parts both
+//! collect (name, inputs, outputs, map, post-map, identity) with one error for a missing
+//! part, and `builder_part_methods!` writes their setters once; each builder keeps only
+//! its own parts (the reduce or scan expression, a scan's preamble and scan type).
+//!
 //! [`ElementwiseKernel`]: crate::ElementwiseKernel
 //! [`ReductionKernel`]: crate::ReductionKernel
+//! [`ReductionBuilder`]: crate::kernel::ReductionBuilder
+//! [`ScanBuilder`]: crate::kernel::ScanBuilder
 
 use super::call::Signature;
 use crate::compile::CompileOptions;
+use crate::error::{Result, err};
 
 /// The definition a generated kernel shares with the other kind: see the module doc.
 #[derive(Debug, Clone)]
@@ -135,3 +144,98 @@ macro_rules! kernel_spec_methods {
 }
 
 pub(crate) use kernel_spec_methods;
+
+/// The parts a builder of either kind collects by name: see the module doc.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct BuilderParts {
+    pub name: String,
+    pub inputs: Option<String>,
+    pub outputs: Option<String>,
+    pub map: Option<String>,
+    pub post_map: Option<String>,
+    pub identity: Option<String>,
+}
+
+impl BuilderParts {
+    /// No parts yet, for a kernel named `name`.
+    pub fn new(name: String) -> BuilderParts {
+        BuilderParts {
+            name,
+            ..BuilderParts::default()
+        }
+    }
+
+    /// `part`, or the error naming it: "`kind` '`name`' needs its `what`: .`example`".
+    pub fn need(
+        &self,
+        kind: &str,
+        part: Option<String>,
+        what: &str,
+        example: &str,
+    ) -> Result<String> {
+        part.ok_or_else(|| {
+            err!(
+                InvalidArgument,
+                "{kind} '{}' needs its {what}: .{example}",
+                self.name
+            )
+        })
+    }
+
+    /// The parts every kind needs, in the order they are checked: the input parameters,
+    /// the output parameters (`outputs`: how the kind names them) and the map.
+    pub fn required(&mut self, kind: &str, outputs: &str) -> Result<(String, String, String)> {
+        let (i, o, m) = (self.inputs.take(), self.outputs.take(), self.map.take());
+        let inputs = self.need(kind, i, "input parameters", "inputs(\"T x\")")?;
+        let outs = self.need(kind, o, outputs, "outputs(\"T y\")")?;
+        let map = self.need(kind, m, "map expression", "map(\"x\")")?;
+        Ok((inputs, outs, map))
+    }
+}
+
+/// Writes the setters of the parts in [`BuilderParts`] as inherent methods of `$builder`
+/// (a struct with a `parts: BuilderParts` field), with the kind's own docs for the parts
+/// whose meaning differs.
+macro_rules! builder_part_methods {
+    (
+        $builder:ident,
+        outputs: $outputs:literal,
+        map: $map:literal,
+        post_map: $post_map:literal,
+        identity: $identity:literal $(,)?
+    ) => {
+        impl $builder {
+            /// The input parameters (`"T x, float32 w"`, CuPy's `in_params`).
+            pub fn inputs(mut self, params: impl Into<String>) -> Self {
+                self.parts.inputs = Some(params.into());
+                self
+            }
+
+            #[doc = $outputs]
+            pub fn outputs(mut self, params: impl Into<String>) -> Self {
+                self.parts.outputs = Some(params.into());
+                self
+            }
+
+            #[doc = $map]
+            pub fn map(mut self, expr: impl Into<String>) -> Self {
+                self.parts.map = Some(expr.into());
+                self
+            }
+
+            #[doc = $post_map]
+            pub fn post_map(mut self, expr: impl Into<String>) -> Self {
+                self.parts.post_map = Some(expr.into());
+                self
+            }
+
+            #[doc = $identity]
+            pub fn identity(mut self, value: impl Into<String>) -> Self {
+                self.parts.identity = Some(value.into());
+                self
+            }
+        }
+    };
+}
+
+pub(crate) use builder_part_methods;

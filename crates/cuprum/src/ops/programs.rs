@@ -1,12 +1,12 @@
-//! The [`RawModule`] programs of the array routines (scans, compaction, radix sort, gathers
-//! and scatters): one module per specialisation, its CUDA C++ generated from a key,
-//! compiled through the kernel cache on first use and kept for the process; each kernel
-//! a [`RawKernel`] (arguments checked against the compiled parameter list at launch).
+//! The table of the array routines' programs (scans, compaction, radix sort, gathers and
+//! scatters): one [`Program`] (a `RawModule` compiled through the kernel cache on first
+//! use, `kernel/program.rs`) per specialisation, its CUDA C++ generated from a key and
+//! kept for the process; each kernel a `RawKernel` (arguments checked against the compiled
+//! parameter list at launch).
 //!
-//! Also what several routines share: the CUDA prelude (element types, relaxed and
-//! acquire/release accesses for decoupled look-back, generic warp shuffles, vector
-//! loads and stores), launch shapes, scratch buffers that must start zeroed, and the one
-//! device → host read of a result size.
+//! Also what several routines share: the CUDA prelude (`kernel/codegen/prelude.rs`),
+//! launch shapes and zeroed scratch (`kernel/program.rs`, named again here), the device of
+//! a routine's arrays, and the one device → host read of a result size.
 //!
 //! A specialisation is keyed by dtype or item size, index width and mode. The scan, the
 //! compaction and each radix-sort pass are single-pass kernels with **decoupled
@@ -27,19 +27,20 @@
 //! Routines built on the current stream run inside [`on_device_of`] their first array, so
 //! that they run on the device where it lives.
 
-use crate::array::{Array, DType};
+use crate::array::Array;
 use crate::compile::CompileOptions;
 use crate::error::{Result, err};
-use crate::kernel::{Dim3, KernelArgs, RawKernel, RawModule};
-use crate::runtime::{Stream, zero_device};
+use crate::runtime::Stream;
 use rustc_hash::FxHashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// One compiled-on-first-use module and the kernels taken from it.
-pub(crate) struct Program {
-    module: RawModule,
-    kernels: Mutex<FxHashMap<&'static str, Arc<RawKernel>>>,
-}
+// What the routines share with the scan engine, kept in the kernel layer (the programs,
+// their launch helpers and their CUDA prelude); named here so that the routines import
+// what they build on from one place.
+pub(crate) use crate::kernel::codegen::prelude::PRELUDE;
+pub(crate) use crate::kernel::program::{
+    Program, aligned, blocks_for, fits_u32, ptr_at, vec_width, zeroed_scratch,
+};
 
 type Table = Mutex<FxHashMap<String, Arc<Program>>>;
 
@@ -59,61 +60,6 @@ pub(crate) fn program(key: &str, source: impl FnOnce() -> String) -> Arc<Program
     let p = Arc::new(Program::new(source(), opts));
     t.insert(key.to_owned(), p.clone());
     p
-}
-
-impl Program {
-    /// A program of `source` compiled with `options` on first use (kept by its owner, not
-    /// in the routines' table: a `ScanKernel`'s programs live with the kernel).
-    pub(crate) fn new(source: String, options: CompileOptions) -> Program {
-        Program {
-            module: RawModule::new(source).options(options),
-            kernels: Mutex::default(),
-        }
-    }
-
-    /// The kernel `name` (an `extern "C"` function of the program), compiled and loaded on
-    /// the current device on first use.
-    pub(crate) fn kernel(&self, name: &'static str) -> Result<Arc<RawKernel>> {
-        if let Some(k) = self
-            .kernels
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(name)
-        {
-            return Ok(k.clone());
-        }
-        let k = Arc::new(self.module.get_function(name)?);
-        self.kernels
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(name, k.clone());
-        Ok(k)
-    }
-
-    /// Launches kernel `name` with `grid` blocks of `block` threads on the current stream.
-    pub(crate) fn launch(
-        &self,
-        name: &'static str,
-        grid: u32,
-        block: u32,
-        args: impl KernelArgs,
-    ) -> Result<()> {
-        self.kernel(name)?
-            .launch(Dim3(grid.max(1), 1, 1), Dim3(block, 1, 1), args)
-    }
-}
-
-/// Threads per block of every routine kernel.
-pub(crate) const BLOCK: u32 = 256;
-
-/// Blocks for a grid-stride loop over `n` items: one item per thread, at most 2^24 blocks.
-pub(crate) fn blocks_for(n: usize) -> u32 {
-    n.div_ceil(BLOCK as usize).clamp(1, 1 << 24) as u32
-}
-
-/// Whether 32-bit indexing covers `n` items (with room for one tile past the end).
-pub(crate) fn fits_u32(n: usize) -> bool {
-    n < (1usize << 31)
 }
 
 /// Runs `f` with `a`'s device current (and, when the current stream belongs to another
@@ -156,22 +102,6 @@ fn elsewhere<R, F: FnOnce() -> Result<R>>(a: &Array, f: F) -> Result<std::result
     stream.with(f).map(Ok)
 }
 
-/// Scratch of `bytes` bytes, zeroed on the current stream (look-back status words, tile
-/// counters, histograms, error flags).
-pub(crate) fn zeroed_scratch(bytes: usize) -> Result<Array> {
-    let a = Array::empty(&[bytes.div_ceil(8).max(1)], DType::U64)?;
-    let stream = Stream::current()?;
-    // SAFETY: `a` was just allocated on this stream with `nbytes()` bytes and lives past
-    // the memset (stream-ordered free).
-    unsafe { zero_device(a.ptr_on(&stream), a.nbytes(), &stream)? };
-    Ok(a)
-}
-
-/// Device address `byte_offset` bytes into `a` (for carving one scratch buffer into parts).
-pub(crate) fn ptr_at(a: &Array, byte_offset: usize) -> crate::kernel::DevicePtr {
-    crate::kernel::DevicePtr(a.data_ptr() + byte_offset as u64)
-}
-
 /// Reads one `u64` the device wrote (a result size): the routines' one device → host read.
 pub(crate) fn read_u64(a: &Array) -> Result<u64> {
     let v = a.slice(&[crate::array::SliceArg::Range {
@@ -185,81 +115,6 @@ pub(crate) fn read_u64(a: &Array) -> Result<u64> {
         .ok_or_else(|| err!(InvalidArgument, "empty result-size buffer"))
 }
 
-/// Everything the routine kernels share, put before each program's own code.
-pub(crate) const PRELUDE: &str = r#"#include <cuprum/half.cuh>
-#include <cuprum/complex.cuh>
-#include <cuprum/cast.cuh>
-namespace rt {
-constexpr unsigned FULL = 0xffffffffu;
-#ifdef __CUPRUM_HOST__
-__device__ __forceinline__ unsigned lanemask_lt() { return (1u << __cuprum_lane_id()) - 1u; }
-__device__ __forceinline__ unsigned ld_relaxed(const unsigned* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
-__device__ __forceinline__ void st_relaxed(unsigned* p, unsigned v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
-__device__ __forceinline__ unsigned long long ld_relaxed(const unsigned long long* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
-__device__ __forceinline__ void st_relaxed(unsigned long long* p, unsigned long long v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
-__device__ __forceinline__ unsigned ld_acquire(const unsigned* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
-__device__ __forceinline__ void st_release(unsigned* p, unsigned v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
-__device__ __forceinline__ unsigned long long ld_acquire(const unsigned long long* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
-__device__ __forceinline__ void st_release(unsigned long long* p, unsigned long long v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
-#else
-__device__ __forceinline__ unsigned lanemask_lt() { unsigned m; asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m)); return m; }
-__device__ __forceinline__ unsigned ld_relaxed(const unsigned* p) {
-  unsigned v; asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory"); return v; }
-__device__ __forceinline__ void st_relaxed(unsigned* p, unsigned v) {
-  asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory"); }
-__device__ __forceinline__ unsigned long long ld_relaxed(const unsigned long long* p) {
-  unsigned long long v; asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory"); return v; }
-__device__ __forceinline__ void st_relaxed(unsigned long long* p, unsigned long long v) {
-  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" :: "l"(p), "l"(v) : "memory"); }
-__device__ __forceinline__ unsigned ld_acquire(const unsigned* p) {
-  unsigned v; asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory"); return v; }
-__device__ __forceinline__ void st_release(unsigned* p, unsigned v) {
-  asm volatile("st.release.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory"); }
-__device__ __forceinline__ unsigned long long ld_acquire(const unsigned long long* p) {
-  unsigned long long v; asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory"); return v; }
-__device__ __forceinline__ void st_release(unsigned long long* p, unsigned long long v) {
-  asm volatile("st.release.gpu.global.u64 [%0], %1;" :: "l"(p), "l"(v) : "memory"); }
-#endif
-// Warp shuffles of any plain type, one 32-bit word at a time.
-template <typename T> struct Words { static constexpr int N = (sizeof(T) + 3) / 4; };
-template <typename T> __device__ __forceinline__ T shfl_up(const T& v, unsigned d) {
-  unsigned w[Words<T>::N] = {}; memcpy(w, &v, sizeof(T));
-#pragma unroll
-  for (int k = 0; k < Words<T>::N; ++k) w[k] = __shfl_up_sync(FULL, w[k], d);
-  T r; memcpy(&r, w, sizeof(T)); return r; }
-template <typename T> __device__ __forceinline__ T shfl_down(const T& v, unsigned d) {
-  unsigned w[Words<T>::N] = {}; memcpy(w, &v, sizeof(T));
-#pragma unroll
-  for (int k = 0; k < Words<T>::N; ++k) w[k] = __shfl_down_sync(FULL, w[k], d);
-  T r; memcpy(&r, w, sizeof(T)); return r; }
-template <typename T> __device__ __forceinline__ T shfl_idx(const T& v, int src) {
-  unsigned w[Words<T>::N] = {}; memcpy(w, &v, sizeof(T));
-#pragma unroll
-  for (int k = 0; k < Words<T>::N; ++k) w[k] = __shfl_sync(FULL, w[k], src);
-  T r; memcpy(&r, w, sizeof(T)); return r; }
-// V consecutive elements moved with aligned accesses of at most 16 bytes.
-template <typename T, int V> struct __align__(sizeof(T) * V) Pack { T v[V]; };
-template <typename T, int V> __device__ __forceinline__ void load_vec(const T* p, T* out) {
-  constexpr int C = (sizeof(T) * V <= 16) ? V : (16 / sizeof(T) > 0 ? 16 / sizeof(T) : 1);
-#pragma unroll
-  for (int c = 0; c < V; c += C) {
-    Pack<T, C> w = *reinterpret_cast<const Pack<T, C>*>(p + c);
-#pragma unroll
-    for (int k = 0; k < C; ++k) out[c + k] = w.v[k];
-  } }
-template <typename T, int V> __device__ __forceinline__ void store_vec(T* p, const T* in) {
-  constexpr int C = (sizeof(T) * V <= 16) ? V : (16 / sizeof(T) > 0 ? 16 / sizeof(T) : 1);
-#pragma unroll
-  for (int c = 0; c < V; c += C) {
-    Pack<T, C> w;
-#pragma unroll
-    for (int k = 0; k < C; ++k) w.v[k] = in[c + k];
-    *reinterpret_cast<Pack<T, C>*>(p + c) = w;
-  } }
-}  // namespace rt
-struct __align__(16) cuprum_u128 { unsigned long long lo, hi; };
-"#;
-
 /// The unsigned type that moves one element of `item` bytes as bits.
 pub(crate) fn bits_type(item: usize) -> &'static str {
     match item {
@@ -271,41 +126,13 @@ pub(crate) fn bits_type(item: usize) -> &'static str {
     }
 }
 
-/// Elements per vector access of a `item`-byte type (16 bytes at most, 4 elements at most).
-pub(crate) fn vec_width(item: usize) -> usize {
-    (16 / item).clamp(1, 4)
-}
-
-/// Whether every pointer is aligned for `vec`-element accesses of its item size.
-pub(crate) fn aligned(arrays: &[&Array], vec: usize) -> bool {
-    arrays
-        .iter()
-        .all(|a| a.data_ptr().is_multiple_of((a.itemsize() * vec) as u64))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn vector_widths_stay_within_16_bytes() {
-        assert_eq!(vec_width(1), 4);
-        assert_eq!(vec_width(2), 4);
-        assert_eq!(vec_width(4), 4);
-        assert_eq!(vec_width(8), 2);
-        assert_eq!(vec_width(16), 1);
-        for item in [1, 2, 4, 8, 16] {
-            assert!(vec_width(item) * item <= 16);
-        }
-    }
-
-    #[test]
-    fn launch_shapes() {
-        assert_eq!(blocks_for(0), 1);
-        assert_eq!(blocks_for(256), 1);
-        assert_eq!(blocks_for(257), 2);
-        assert!(fits_u32(1 << 30));
-        assert!(!fits_u32(1 << 31));
+    fn bits_types() {
+        assert_eq!(bits_type(4), "unsigned int");
         assert_eq!(bits_type(16), "cuprum_u128");
     }
 }

@@ -1,0 +1,79 @@
+//! The CUDA prelude of the generated programs built on [`Program`](crate::kernel::program)
+//! (the scan engine, the array routines): element types, relaxed and acquire/release
+//! accesses for decoupled look-back, generic warp shuffles, vector loads and stores, each
+//! with its host-device form.
+
+/// Everything the routine kernels share, put before each program's own code.
+pub(crate) const PRELUDE: &str = r#"#include <cuprum/half.cuh>
+#include <cuprum/complex.cuh>
+#include <cuprum/cast.cuh>
+namespace rt {
+constexpr unsigned FULL = 0xffffffffu;
+#ifdef __CUPRUM_HOST__
+__device__ __forceinline__ unsigned lanemask_lt() { return (1u << __cuprum_lane_id()) - 1u; }
+__device__ __forceinline__ unsigned ld_relaxed(const unsigned* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+__device__ __forceinline__ void st_relaxed(unsigned* p, unsigned v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+__device__ __forceinline__ unsigned long long ld_relaxed(const unsigned long long* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+__device__ __forceinline__ void st_relaxed(unsigned long long* p, unsigned long long v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+__device__ __forceinline__ unsigned ld_acquire(const unsigned* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+__device__ __forceinline__ void st_release(unsigned* p, unsigned v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+__device__ __forceinline__ unsigned long long ld_acquire(const unsigned long long* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+__device__ __forceinline__ void st_release(unsigned long long* p, unsigned long long v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+#else
+__device__ __forceinline__ unsigned lanemask_lt() { unsigned m; asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m)); return m; }
+__device__ __forceinline__ unsigned ld_relaxed(const unsigned* p) {
+  unsigned v; asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory"); return v; }
+__device__ __forceinline__ void st_relaxed(unsigned* p, unsigned v) {
+  asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory"); }
+__device__ __forceinline__ unsigned long long ld_relaxed(const unsigned long long* p) {
+  unsigned long long v; asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory"); return v; }
+__device__ __forceinline__ void st_relaxed(unsigned long long* p, unsigned long long v) {
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" :: "l"(p), "l"(v) : "memory"); }
+__device__ __forceinline__ unsigned ld_acquire(const unsigned* p) {
+  unsigned v; asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory"); return v; }
+__device__ __forceinline__ void st_release(unsigned* p, unsigned v) {
+  asm volatile("st.release.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory"); }
+__device__ __forceinline__ unsigned long long ld_acquire(const unsigned long long* p) {
+  unsigned long long v; asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory"); return v; }
+__device__ __forceinline__ void st_release(unsigned long long* p, unsigned long long v) {
+  asm volatile("st.release.gpu.global.u64 [%0], %1;" :: "l"(p), "l"(v) : "memory"); }
+#endif
+// Warp shuffles of any plain type, one 32-bit word at a time.
+template <typename T> struct Words { static constexpr int N = (sizeof(T) + 3) / 4; };
+template <typename T> __device__ __forceinline__ T shfl_up(const T& v, unsigned d) {
+  unsigned w[Words<T>::N] = {}; memcpy(w, &v, sizeof(T));
+#pragma unroll
+  for (int k = 0; k < Words<T>::N; ++k) w[k] = __shfl_up_sync(FULL, w[k], d);
+  T r; memcpy(&r, w, sizeof(T)); return r; }
+template <typename T> __device__ __forceinline__ T shfl_down(const T& v, unsigned d) {
+  unsigned w[Words<T>::N] = {}; memcpy(w, &v, sizeof(T));
+#pragma unroll
+  for (int k = 0; k < Words<T>::N; ++k) w[k] = __shfl_down_sync(FULL, w[k], d);
+  T r; memcpy(&r, w, sizeof(T)); return r; }
+template <typename T> __device__ __forceinline__ T shfl_idx(const T& v, int src) {
+  unsigned w[Words<T>::N] = {}; memcpy(w, &v, sizeof(T));
+#pragma unroll
+  for (int k = 0; k < Words<T>::N; ++k) w[k] = __shfl_sync(FULL, w[k], src);
+  T r; memcpy(&r, w, sizeof(T)); return r; }
+// V consecutive elements moved with aligned accesses of at most 16 bytes.
+template <typename T, int V> struct __align__(sizeof(T) * V) Pack { T v[V]; };
+template <typename T, int V> __device__ __forceinline__ void load_vec(const T* p, T* out) {
+  constexpr int C = (sizeof(T) * V <= 16) ? V : (16 / sizeof(T) > 0 ? 16 / sizeof(T) : 1);
+#pragma unroll
+  for (int c = 0; c < V; c += C) {
+    Pack<T, C> w = *reinterpret_cast<const Pack<T, C>*>(p + c);
+#pragma unroll
+    for (int k = 0; k < C; ++k) out[c + k] = w.v[k];
+  } }
+template <typename T, int V> __device__ __forceinline__ void store_vec(T* p, const T* in) {
+  constexpr int C = (sizeof(T) * V <= 16) ? V : (16 / sizeof(T) > 0 ? 16 / sizeof(T) : 1);
+#pragma unroll
+  for (int c = 0; c < V; c += C) {
+    Pack<T, C> w;
+#pragma unroll
+    for (int k = 0; k < C; ++k) w.v[k] = in[c + k];
+    *reinterpret_cast<Pack<T, C>*>(p + c) = w;
+  } }
+}  // namespace rt
+struct __align__(16) cuprum_u128 { unsigned long long lo, hi; };
+"#;

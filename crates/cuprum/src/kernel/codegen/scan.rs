@@ -1,0 +1,517 @@
+//! The scan engine's CUDA C++: one template of every scan kernel (`BODY`), written against
+//! a few names a program's header defines, so that the built-in scans (`ops/scan.rs`:
+//! `cumsum`, `cumprod`) and [`ScanKernel`](crate::ScanKernel) (`kernel/scan.rs`) run the
+//! same kernels, tuned in one place. `kernel/scan_engine.rs` launches them.
+//!
+//! **The kernels.** The contiguous case (the last axis, or the flattened array) is one
+//! single-pass kernel with decoupled look-back (`cuprum_scan_{v,1}`: vector or scalar
+//! loads): a block takes the next tile (an atomic ticket, so tiles start in order), loads
+//! it once with coalesced vector loads (each lane holds `VEC` consecutive elements of a
+//! 32-lane row), scans it (per lane, then warp shuffles, then across the block's warps),
+//! publishes the tile's aggregate, and one warp looks back over the predecessors'
+//! published aggregates / inclusive prefixes, 32 tiles at a time, until it meets an
+//! inclusive prefix; then every element is written once. Rows of an n-d array are
+//! *segments* of the same scan (`cuprum_scan_seg_{v,1}`: the operator carries a "segment
+//! starts here" flag), so short and long rows take the same kernel. Other axes with at
+//! least 32 contiguous columns: `cuprum_scan_axis`, tiles of 32 columns × `8 · AXIPT`
+//! positions (a warp reads 32 adjacent columns at each position: coalesced, no transpose;
+//! each thread keeps its positions' loads in flight; tiles take tickets in axis-major
+//! order so a tile's predecessors have always started; one lane per column looks back
+//! over the tiles above). Fewer columns: `cuprum_scan_cols`, one thread per column.
+//!
+//! **One look-back.** Every look-back reads and writes tile statuses through one of two
+//! stores with the same `publish` / `wait`: `StatusPacked` for a 4-byte accumulator
+//! (status and value in one 64-bit word, so each look-back step is one load: the float
+//! `cumsum` of 1e8 elements on an H100 took 483 µs with two dependent loads a step, 455
+//! with one) and `StatusSplit` for any other (a status word released after the value is
+//! written, so any accumulator type works). The tile scan's warp-wide window
+//! (`lookback_in`) and the axis kernel's per-column walk use them. A waiting lane backs
+//! off (`__nanosleep`, 8 ns doubling to 256): spinning loads slow the tiles being waited
+//! for (455 → 442 µs).
+//!
+//! **The seam.** `BODY` reads only names its program's header defines: the element type
+//! `Tin` and how it is loaded (`CUPRUM_SCAN_IN`, `CUPRUM_SCAN_ARGS`, `load_raw`,
+//! `load_raw1`: [`ONE_INPUT`] for one array, [`input_access`] for a `ScanKernel`'s
+//! inputs), the accumulator `A` with `load_a`, `ident` and `CUPRUM_OP`, the result `Tout`
+//! with `out_of`, the tuning constants and `EXCL` (exclusive: each position gets the
+//! prefix before it) — all but the input access written by [`defs`] from [`ScanDefs`],
+//! which also picks the tuning below from the accumulator's size.
+
+use crate::array::DType;
+use std::fmt::Write;
+
+/// Items per thread of the tile scans for an accumulator of `acc` bytes: 32 for 4-byte
+/// accumulators, 8 otherwise (a tile is 256 × that). A tile's inclusive prefix is known
+/// only after the look-back has reached one published before it, so fewer, larger tiles
+/// shorten that chain; past 32 the registers cut occupancy. Measured on an H100 (float32,
+/// 2026-11-27), 1e8 elements / rows of (10000, 10000): 16 → 442 / 555 µs, 32 → 394 / 452,
+/// 40 → 374 / 518, 64 → 367 / 742.
+pub(crate) fn ipt_for(acc: usize) -> usize {
+    if acc <= 4 { 32 } else { 8 }
+}
+
+/// Blocks per SM the tile scan's registers are held to (`__launch_bounds__`) for an
+/// accumulator of `acc` bytes. `ncu` on an H100 (float32 `cumsum` of 1e8): 75 registers,
+/// 3 blocks per SM, warps stalled at the barrier behind the look-back 58 % of the time.
+/// Measured in one run (1e8 / rows of (10000, 10000)): unbounded 394 / 543 µs, held to 3
+/// blocks 394 / 449, to 4 422 / 461, to 5 399 / 589.
+pub(crate) fn min_blocks_for(acc: usize) -> usize {
+    if acc <= 4 { 3 } else { 1 }
+}
+
+/// Positions per thread of the axis kernel for an accumulator of `acc` bytes: 16 for
+/// 4-byte accumulators, 8 otherwise (a tile is 32 columns × 8 × that; measured on an H100
+/// for float32 (10000, 10000) axis 0: 8 → 369 µs, 12 → 338, 16 → 324, 24 → 345, 32 → 368).
+pub(crate) fn axipt_for(acc: usize) -> usize {
+    if acc <= 4 { 16 } else { 8 }
+}
+
+/// The C++ of the names [`BODY`] reads besides the input access: see the module doc.
+/// Expressions are C++ text: `op` of `a` and `b`, `load` of `x` (a `const Tin&`), `out`
+/// of `a` (a `const A&`).
+#[derive(Debug, Clone)]
+pub(crate) struct ScanDefs<'a> {
+    /// The element type as loaded (`Tin`).
+    pub tin: &'a str,
+    /// The accumulator type (`A`).
+    pub acc: &'a str,
+    /// The result's element type (`Tout`).
+    pub tout: &'a str,
+    /// 64-bit indices (`I`), else 32-bit.
+    pub wide: bool,
+    /// The operator (`CUPRUM_OP(a, b)`).
+    pub op: &'a str,
+    /// One element's accumulator (`load_a`).
+    pub load: &'a str,
+    /// The identity (`ident`).
+    pub ident: &'a str,
+    /// The result of an accumulated value (`out_of`).
+    pub out: &'a str,
+    /// Exclusive (`EXCL`).
+    pub exclusive: bool,
+    /// Elements per vector load (`VECN`).
+    pub vec: usize,
+    /// The accumulator's size in bytes (its upper bound when `assert_acc`): picks the
+    /// tuning.
+    pub acc_bytes: usize,
+    /// Whether the program asserts `sizeof(A) <= acc_bytes` (a type only the compiler
+    /// knows the size of).
+    pub assert_acc: bool,
+}
+
+/// The header [`BODY`] reads (after the prelude and before the input access).
+pub(crate) fn defs(d: &ScanDefs<'_>) -> String {
+    let mut s = String::new();
+    let idx = if d.wide {
+        "unsigned long long"
+    } else {
+        "unsigned int"
+    };
+    let _ = write!(
+        s,
+        "typedef {tin} Tin;\ntypedef {acc} A;\ntypedef {tout} Tout;\ntypedef {idx} I;\n\
+         #define CUPRUM_OP(a, b) {op}\n\
+         __device__ __forceinline__ A load_a(const Tin& x) {{ return {load}; }}\n\
+         __device__ __forceinline__ A ident() {{ return {ident}; }}\n\
+         __device__ __forceinline__ Tout out_of(const A& a) {{ return {out}; }}\n",
+        tin = d.tin,
+        acc = d.acc,
+        tout = d.tout,
+        op = d.op,
+        load = d.load,
+        ident = d.ident,
+        out = d.out,
+    );
+    if d.assert_acc {
+        let _ = writeln!(
+            s,
+            "static_assert(sizeof(A) <= {b}, \"the scan type is larger than {b} bytes\");",
+            b = d.acc_bytes
+        );
+    }
+    let _ = write!(
+        s,
+        "constexpr int VECN = {vec};\nconstexpr int IPT = {ipt};\nconstexpr int AXIPT = {axipt};\n\
+         constexpr int SCAN_MINB = {minb};\nconstexpr bool EXCL = {excl};\n",
+        vec = d.vec,
+        ipt = ipt_for(d.acc_bytes),
+        axipt = axipt_for(d.acc_bytes),
+        minb = min_blocks_for(d.acc_bytes),
+        excl = d.exclusive,
+    );
+    s
+}
+
+/// The input access of one array `x` of `Tin` (`cumsum`, `cumprod`).
+pub(crate) const ONE_INPUT: &str = r#"
+#define CUPRUM_SCAN_IN const Tin* __restrict__ x
+#define CUPRUM_SCAN_ARGS x
+template <int VEC> __device__ __forceinline__ void load_raw(CUPRUM_SCAN_IN, I i0, I n, Tin* raw) {
+  if (VEC > 1 && i0 + VEC <= n) {
+    rt::load_vec<Tin, VEC>(x + i0, raw);
+  } else {
+#pragma unroll
+    for (int b = 0; b < VEC; ++b) raw[b] = (i0 + b < n) ? x[i0 + b] : Tin();
+  } }
+__device__ __forceinline__ Tin load_raw1(CUPRUM_SCAN_IN, I i) { return x[i]; }
+"#;
+
+/// The input access for a `ScanKernel`'s `inputs` (name, dtype, by value), whose `Tin` is
+/// a struct of one field per input: the kernels' input parameters (`_in0`, `_in1`, …: the
+/// arrays, then the values, as the engine passes them), vector loads of each array into the
+/// element struct, and one element at an index.
+pub(crate) fn input_access(inputs: &[(&str, DType, bool)]) -> String {
+    let (arrays, values): (Vec<_>, Vec<_>) = inputs.iter().enumerate().partition(|(_, i)| !i.2);
+    let params: Vec<String> = arrays
+        .iter()
+        .map(|(k, i)| format!("const {}* __restrict__ _in{k}", i.1.c_type()))
+        .chain(
+            values
+                .iter()
+                .map(|(k, i)| format!("const {} _in{k}", i.1.c_type())),
+        )
+        .collect();
+    let args: Vec<String> = arrays
+        .iter()
+        .chain(&values)
+        .map(|(k, _)| format!("_in{k}"))
+        .collect();
+    let mut s = format!(
+        "#define CUPRUM_SCAN_IN {}\n#define CUPRUM_SCAN_ARGS {}\n\
+         template <int VEC> __device__ __forceinline__ void load_raw(CUPRUM_SCAN_IN, I i0, I n, Tin* raw) {{\n\
+         \x20 if (VEC > 1 && i0 + VEC <= n) {{\n",
+        params.join(", "),
+        args.join(", ")
+    );
+    for (k, (name, d, _)) in &arrays {
+        let c = d.c_type();
+        let _ = writeln!(
+            s,
+            "    {{ {c} v[VEC]; rt::load_vec<{c}, VEC>(_in{k} + i0, v);\n\
+             #pragma unroll\n    for (int b = 0; b < VEC; ++b) raw[b].{name} = v[b]; }}"
+        );
+    }
+    s.push_str("  } else {\n#pragma unroll\n    for (int b = 0; b < VEC; ++b) {\n      raw[b] = Tin();\n      if (i0 + b < n) {");
+    for (k, (name, _, _)) in &arrays {
+        let _ = write!(s, " raw[b].{name} = _in{k}[i0 + b];");
+    }
+    s.push_str(" }\n    }\n  }\n");
+    for (k, (name, _, _)) in &values {
+        let _ = writeln!(
+            s,
+            "#pragma unroll\n  for (int b = 0; b < VEC; ++b) raw[b].{name} = _in{k};"
+        );
+    }
+    s.push_str("}\n__device__ __forceinline__ Tin load_raw1(CUPRUM_SCAN_IN, I i) {\n  Tin r;");
+    for (k, (name, _, _)) in &arrays {
+        let _ = write!(s, " r.{name} = _in{k}[i];");
+    }
+    for (k, (name, _, _)) in &values {
+        let _ = write!(s, " r.{name} = _in{k};");
+    }
+    s.push_str(" return r; }\n");
+    s
+}
+
+/// The engine: every entry point, written against the names [`defs`] and the input access
+/// define.
+pub(crate) const BODY: &str = r#"
+// A value and whether a segment (row) starts inside the range it covers.
+struct P { A v; unsigned h; };
+__device__ __forceinline__ P pid() { P r; r.v = ident(); r.h = 0u; return r; }
+template <bool SEG> __device__ __forceinline__ P comb(const P& a, const P& b) {
+  P r; r.h = a.h | b.h;
+  if (SEG && b.h) r.v = b.v; else r.v = CUPRUM_OP(a.v, b.v);
+  return r; }
+__device__ __forceinline__ P shfl_up_p(const P& p, unsigned d) {
+  P r; r.v = rt::shfl_up(p.v, d); r.h = __shfl_up_sync(rt::FULL, p.h, d); return r; }
+__device__ __forceinline__ P shfl_down_p(const P& p, unsigned d) {
+  P r; r.v = rt::shfl_down(p.v, d); r.h = __shfl_down_sync(rt::FULL, p.h, d); return r; }
+__device__ __forceinline__ P shfl_idx_p(const P& p, int src) {
+  P r; r.v = rt::shfl_idx(p.v, src); r.h = __shfl_sync(rt::FULL, p.h, src); return r; }
+
+// Decoupled look-back. A tile's status: bits 0-1 = 1 (its aggregate is published) or 2 (its
+// inclusive prefix is), bit 2 = a segment starts in the tile; the value is written before
+// the status is released and read after it is acquired. Two stores of statuses:
+// `StatusPacked` (a 4-byte accumulator: status in the high half, value in the low half of
+// one 64-bit word per tile, so each step of the look-back is one load, not a status load
+// followed by a value load) and `StatusSplit` (any accumulator: a status word apart from
+// the aggregates and inclusive prefixes). A lane waiting for a predecessor backs off
+// (`__nanosleep`, 8 ns doubling to 256): spinning loads slow the tiles being waited for.
+__device__ __forceinline__ void backoff(unsigned& ns) { __nanosleep(ns); ns = ns < 256u ? 2u * ns : ns; }
+__device__ __forceinline__ unsigned long long packw(unsigned st, A v) {
+  unsigned u = 0; memcpy(&u, &v, sizeof(A) < 4 ? sizeof(A) : 4);
+  return ((unsigned long long)st << 32) | u; }
+__device__ __forceinline__ A unpackv(unsigned long long w) {
+  const unsigned u = (unsigned)w; A v = ident(); memcpy(&v, &u, sizeof(A) < 4 ? sizeof(A) : 4); return v; }
+struct StatusPacked {
+  unsigned long long* words;
+  __device__ __forceinline__ void publish(unsigned long long t, unsigned st, const A& v) const {
+    rt::st_release(&words[t], packw(st, v)); }
+  // Waits until tile t has published; returns its status, its value in v.
+  __device__ __forceinline__ unsigned wait(unsigned long long t, A& v) const {
+    unsigned long long w; unsigned f; unsigned ns = 8;
+    while (true) {
+      w = rt::ld_acquire(&words[t]); f = (unsigned)(w >> 32);
+      if ((f & 3u) != 0u) break;
+      backoff(ns);
+    }
+    v = unpackv(w); return f; }
+};
+struct StatusSplit {
+  unsigned* flags; A* aggs; A* incs;
+  __device__ __forceinline__ void publish(unsigned long long t, unsigned st, const A& v) const {
+    if ((st & 3u) == 2u) incs[t] = v; else aggs[t] = v;
+    rt::st_release(&flags[t], st); }
+  // Waits until tile t has published; returns its status (the value is then in incs[t]
+  // or aggs[t]).
+  __device__ __forceinline__ unsigned wait_status(unsigned long long t) const {
+    unsigned f; unsigned ns = 8;
+    while (((f = rt::ld_acquire(&flags[t])) & 3u) == 0u) backoff(ns);
+    return f; }
+  __device__ __forceinline__ unsigned wait(unsigned long long t, A& v) const {
+    const unsigned f = wait_status(t);
+    v = ((f & 3u) == 2u) ? incs[t] : aggs[t]; return f; }
+};
+
+// The look-back of tile `tile` by one warp over the statuses in `st`: publishes the tile's
+// aggregate `tot`, reads the predecessors' statuses 32 tiles at a time (lane k the k-th
+// before the window's start) until one holds an inclusive prefix (or, SEG, a segment start),
+// combines the window, publishes the tile's inclusive prefix; returns the exclusive prefix.
+template <bool SEG, typename S>
+__device__ P lookback_in(const S& st, unsigned tile, P tot, int lane) {
+  if (tile == 0) {
+    if (lane == 0) st.publish(0, 2u | (tot.h ? 4u : 0u), tot.v);
+    return pid();
+  }
+  if (lane == 0) st.publish(tile, 1u | (tot.h ? 4u : 0u), tot.v);
+  P run = pid();
+  long long t = (long long)tile - 1 - lane;
+  while (true) {
+    unsigned f = 2u;
+    P e = pid();
+    if (t >= 0) {
+      f = st.wait((unsigned long long)t, e.v);
+      e.h = (f >> 2) & 1u;
+    }
+    const bool term = ((f & 3u) == 2u) || (SEG && e.h);
+    const unsigned tm = __ballot_sync(rt::FULL, term);
+    const int first = tm ? __ffs(tm) - 1 : 32;
+    if (lane > first) e = pid();
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+      const P o = shfl_down_p(e, d);
+      if (lane + d < 32) e = comb<SEG>(o, e);
+    }
+    run = comb<SEG>(shfl_idx_p(e, 0), run);
+    if (tm) break;
+    t -= 32;
+  }
+  if (lane == 0) {
+    const P inc = comb<SEG>(run, tot);
+    st.publish(tile, 2u | (inc.h ? 4u : 0u), inc.v);
+  }
+  return run;
+}
+
+template <bool SEG>
+__device__ P lookback(unsigned tile, P tot, unsigned* flags, A* aggs, A* incs, int lane) {
+  if constexpr (sizeof(A) == 4) {
+    // `flags` holds one 64-bit word per tile here (see `tile_scan`).
+    return lookback_in<SEG>(StatusPacked{reinterpret_cast<unsigned long long*>(flags)}, tile, tot, lane);
+  } else {
+    return lookback_in<SEG>(StatusSplit{flags, aggs, incs}, tile, tot, lane);
+  }
+}
+
+template <bool SEG, int VEC>
+__device__ __forceinline__ void scan_tile(CUPRUM_SCAN_IN, Tout* __restrict__ y, I n, I len,
+    unsigned* __restrict__ flags, A* __restrict__ aggs, A* __restrict__ incs, unsigned* __restrict__ counter) {
+  constexpr int ROWS = IPT / VEC;
+  constexpr int WSEG = 32 * IPT;
+  constexpr int TILE = 8 * WSEG;
+  __shared__ unsigned s_tile;
+  __shared__ P s_warp[8];
+  __shared__ P s_excl;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  if (threadIdx.x == 0) s_tile = atomicAdd(counter, 1u);
+  __syncthreads();
+  const unsigned tile = s_tile;
+  const I wbase = (I)tile * (I)TILE + (I)(warp * WSEG);
+  P s[ROWS][VEC];
+#pragma unroll
+  for (int r = 0; r < ROWS; ++r) {
+    const I i0 = wbase + (I)(r * 32 * VEC + lane * VEC);
+    Tin raw[VEC];
+    load_raw<VEC>(CUPRUM_SCAN_ARGS, i0, n, raw);
+    I m = 0;
+    if (SEG) m = i0 % len;
+#pragma unroll
+    for (int b = 0; b < VEC; ++b) {
+      const bool ok = i0 + b < n;
+      P e; e.v = ok ? load_a(raw[b]) : ident(); e.h = 0u;
+      if (SEG) { e.h = (ok && m == 0) ? 1u : 0u; m = (m + 1 == len) ? 0 : m + 1; }
+      s[r][b] = (b == 0) ? e : comb<SEG>(s[r][b - 1], e);
+    }
+  }
+  P lex[ROWS], rtot[ROWS];
+#pragma unroll
+  for (int r = 0; r < ROWS; ++r) {
+    P c = s[r][VEC - 1];
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+      const P o = shfl_up_p(c, d);
+      if (lane >= d) c = comb<SEG>(o, c);
+    }
+    const P e = shfl_up_p(c, 1);
+    lex[r] = lane == 0 ? pid() : e;
+    rtot[r] = shfl_idx_p(c, 31);
+  }
+  P rp[ROWS];
+  rp[0] = pid();
+#pragma unroll
+  for (int r = 1; r < ROWS; ++r) rp[r] = comb<SEG>(rp[r - 1], rtot[r - 1]);
+  if (lane == 0) s_warp[warp] = comb<SEG>(rp[ROWS - 1], rtot[ROWS - 1]);
+  __syncthreads();
+  P wex = pid();
+  for (int w = 0; w < warp; ++w) wex = comb<SEG>(wex, s_warp[w]);
+  if (warp == 0) {
+    P tot = pid();
+#pragma unroll
+    for (int w = 0; w < 8; ++w) tot = comb<SEG>(tot, s_warp[w]);
+    const P ex = lookback<SEG>(tile, tot, flags, aggs, incs, lane);
+    if (lane == 0) s_excl = ex;
+  }
+  __syncthreads();
+  const P tex = comb<SEG>(s_excl, wex);
+#pragma unroll
+  for (int r = 0; r < ROWS; ++r) {
+    const I i0 = wbase + (I)(r * 32 * VEC + lane * VEC);
+    const P pre = comb<SEG>(comb<SEG>(tex, rp[r]), lex[r]);
+    Tout o[VEC];
+    if constexpr (EXCL) {
+      // exclusive: the prefix before each element (the identity where a segment starts)
+      I m = 0;
+      if (SEG) m = i0 % len;
+#pragma unroll
+      for (int b = 0; b < VEC; ++b) {
+        const P e = b == 0 ? pre : comb<SEG>(pre, s[r][b - 1]);
+        o[b] = out_of((SEG && m == 0) ? ident() : e.v);
+        if (SEG) m = (m + 1 == len) ? 0 : m + 1;
+      }
+    } else {
+#pragma unroll
+      for (int b = 0; b < VEC; ++b) o[b] = out_of(comb<SEG>(pre, s[r][b]).v);
+    }
+    if (VEC > 1 && i0 + VEC <= n) {
+      rt::store_vec<Tout, VEC>(y + i0, o);
+    } else {
+#pragma unroll
+      for (int b = 0; b < VEC; ++b) if (i0 + b < n) y[i0 + b] = o[b];
+    }
+  }
+}
+
+#define CUPRUM_SCAN_ENTRY(NAME, SEG, VEC) \
+extern "C" __global__ void __launch_bounds__(256, SCAN_MINB) NAME(CUPRUM_SCAN_IN, Tout* __restrict__ y, I n, I len, \
+    unsigned* __restrict__ flags, A* __restrict__ aggs, A* __restrict__ incs, unsigned* __restrict__ counter) { \
+  scan_tile<SEG, VEC>(CUPRUM_SCAN_ARGS, y, n, len, flags, aggs, incs, counter); }
+CUPRUM_SCAN_ENTRY(cuprum_scan_v, false, VECN)
+CUPRUM_SCAN_ENTRY(cuprum_scan_1, false, 1)
+CUPRUM_SCAN_ENTRY(cuprum_scan_seg_v, true, VECN)
+CUPRUM_SCAN_ENTRY(cuprum_scan_seg_1, true, 1)
+
+// An axis that is not the last (x viewed as (outer, len, inner), columns c = (o, r)): a tile
+// is 32 adjacent columns × AXR consecutive positions along the axis. Thread (cx, gy) holds
+// AXIPT positions of column cx, so a warp reads 32 adjacent elements per position (coalesced)
+// and every thread keeps AXIPT loads in flight. Tiles take tickets in axis-major order, so
+// every tile's predecessors along the axis have started; warp 0 then looks back per column
+// (one lane per column) over the predecessors' aggregates / inclusive prefixes.
+constexpr int AXG = 8;
+constexpr int AXR = AXG * AXIPT;
+extern "C" __global__ void __launch_bounds__(256) cuprum_scan_axis(CUPRUM_SCAN_IN, Tout* __restrict__ y,
+    I outer, I len, I inner, unsigned* __restrict__ flags, A* __restrict__ aggs, A* __restrict__ incs,
+    unsigned* __restrict__ counter) {
+  __shared__ unsigned s_tile;
+  __shared__ A s_tot[AXG][32];
+  __shared__ A s_excl[32];
+  const int cx = threadIdx.x & 31, gy = threadIdx.x >> 5;
+  if (threadIdx.x == 0) s_tile = atomicAdd(counter, 1u);
+  __syncthreads();
+  const unsigned long long cols = (unsigned long long)outer * inner;
+  const unsigned long long ncb = (cols + 31) / 32;
+  const unsigned long long at = s_tile / ncb, cb = s_tile % ncb;
+  const unsigned long long c = cb * 32 + cx;
+  const bool live = c < cols;
+  const I o = live ? (I)(c / inner) : 0, r = live ? (I)(c % inner) : 0;
+  const I k0 = (I)(at * AXR) + (I)(gy * AXIPT);
+  const I base = o * len * inner + r;
+  Tin raw[AXIPT];
+#pragma unroll
+  for (int j = 0; j < AXIPT; ++j) {
+    const I k = k0 + j;
+    raw[j] = (live && k < len) ? load_raw1(CUPRUM_SCAN_ARGS, base + k * inner) : Tin();
+  }
+  A v[AXIPT];
+#pragma unroll
+  for (int j = 0; j < AXIPT; ++j) {
+    const A e = (live && k0 + j < len) ? load_a(raw[j]) : ident();
+    v[j] = j == 0 ? e : CUPRUM_OP(v[j - 1], e);
+  }
+  s_tot[gy][cx] = v[AXIPT - 1];
+  __syncthreads();
+  if (gy == 0) {
+    A agg = ident();
+#pragma unroll
+    for (int g = 0; g < AXG; ++g) agg = CUPRUM_OP(agg, s_tot[g][cx]);
+    A run = ident();
+    if (live) {
+      // One lane per column walks back over the tiles above it, one at a time (the
+      // statuses of `StatusSplit` without a segment bit; the value loaded in the branch
+      // that uses it: a select of the two loads costs the float32 kernel 14 registers).
+      const StatusSplit st{flags, aggs, incs};
+      const unsigned long long me = at * cols + c;
+      if (at == 0) {
+        st.publish(me, 2u, agg);
+      } else {
+        st.publish(me, 1u, agg);
+        unsigned long long t = me - cols;
+        while (true) {
+          const unsigned f = st.wait_status(t);
+          if (f == 2u) { run = CUPRUM_OP(incs[t], run); break; }
+          run = CUPRUM_OP(aggs[t], run);
+          t -= cols;
+        }
+        st.publish(me, 2u, CUPRUM_OP(run, agg));
+      }
+    }
+    s_excl[cx] = run;
+  }
+  __syncthreads();
+  if (!live) return;
+  A pre = s_excl[cx];
+  for (int g = 0; g < gy; ++g) pre = CUPRUM_OP(pre, s_tot[g][cx]);
+#pragma unroll
+  for (int j = 0; j < AXIPT; ++j) {
+    const I k = k0 + j;
+    if (k < len) y[base + k * inner] = out_of(EXCL ? (j == 0 ? pre : CUPRUM_OP(pre, v[j - 1])) : CUPRUM_OP(pre, v[j]));
+  }
+}
+
+// One thread per column (outer, inner) walks the scanned axis; adjacent threads read
+// adjacent columns.
+extern "C" __global__ void __launch_bounds__(256) cuprum_scan_cols(CUPRUM_SCAN_IN, Tout* __restrict__ y,
+    I outer, I len, I inner) {
+  const I cols = outer * inner;
+  for (I c = (I)blockIdx.x * blockDim.x + threadIdx.x; c < cols; c += (I)gridDim.x * blockDim.x) {
+    const I o = c / inner, r = c - o * inner;
+    I p = o * len * inner + r;
+    A acc = ident();
+    for (I k = 0; k < len; ++k, p += inner) {
+      const A e = load_a(load_raw1(CUPRUM_SCAN_ARGS, p));
+      if (EXCL) y[p] = out_of(acc);
+      acc = CUPRUM_OP(acc, e);
+      if (!EXCL) y[p] = out_of(acc);
+    }
+  }
+}"#;
