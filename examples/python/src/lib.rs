@@ -191,7 +191,14 @@ fn _profile_custom_add<'py>(
     use std::time::Instant;
     static KERNEL: OnceLock<cuprum::Result<ElementwiseKernel>> = OnceLock::new();
     let kernel = once(&KERNEL, seeds::elementwise::custom_add_kernel)?;
-    const STAGES: [&str; 6] = ["call_new", "import_x", "import_y", "kernel", "to_python", "drop"];
+    const STAGES: [&str; 6] = [
+        "call_new",
+        "import_x",
+        "import_y",
+        "kernel",
+        "to_python",
+        "drop",
+    ];
     let mut t: Vec<Vec<f64>> = vec![Vec::with_capacity(n); STAGES.len()];
     let us = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e6;
     for _ in 0..n.max(1) {
