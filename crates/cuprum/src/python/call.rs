@@ -237,9 +237,11 @@ pub fn array_arg(obj: &Bound<'_, PyAny>) -> PyResult<Array> {
     Call::new(&[obj])?.array(obj)
 }
 
-/// Whether `obj` can be an array argument (a `cuprum.Array` or has `__dlpack__`).
+/// Whether `obj` can be an array argument (a `cuprum.Array`, a type with a DLPack exchange
+/// table — known per type, no attribute lookup — or has `__dlpack__`).
 fn is_array(obj: &Bound<'_, PyAny>) -> bool {
     obj.is_instance_of::<super::PyArray>()
+        || stream::type_info(obj).exchange.is_some()
         || obj
             .hasattr(pyo3::intern!(obj.py(), "__dlpack__"))
             .unwrap_or(false)

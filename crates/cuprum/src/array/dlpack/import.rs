@@ -93,9 +93,11 @@ impl Array {
             )
         };
         let shape = extents(dims)?;
+        // Also the check that the element count fits (a `Shape` error), strides or not.
+        let c_order = c_strides(&shape)?;
         let strides: Strides = match strides {
             Some(s) => s.iter().map(|&v| v as isize).collect(),
-            None => c_strides(&shape)?,
+            None => c_order,
         };
         let ptr = (dl.data as u64).wrapping_add(dl.byte_offset);
         // SAFETY: the producer's description names `shape`/`strides` elements of `dtype`
