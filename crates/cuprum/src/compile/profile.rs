@@ -96,6 +96,21 @@
 //!   split: `cuprum bench-child fuse-cold-parts` prints the pieces there, now with the
 //!   call's NVRTC count and the same function's first call without NVRTC (module memo)
 //!   and without the memo (disk entry + load); the path itself is in `fuse/mod.rs`.
+//!   **Measured on the H100** (2026-11-27 14:35 UTC, `bench-child fuse-cold-parts`, one
+//!   run): the first call 70.3 ms with one NVRTC compile of **48.5 ms**, load 0.14, a
+//!   repeat call 0.13, the disk entry + load 0.22, an allocation 0.002: the estimate above
+//!   was wrong — the fused kernel's own compile is most of the row (on that host, where
+//!   the bench's elementwise NVRTC took 7.1 ms, the fused source costs ~7× more), and the
+//!   rest (~22 ms) is the process's first NVRTC use and first launch. Next: find what in
+//!   the fused source costs NVVM that much (the generated `cuprum_fused_*` body against the
+//!   ElementwiseKernel's: its includes and the per-op helpers).
+//!   The same run's `compile-cold-parts`: elementwise NVRTC 7.13 ms, reduction 15.57
+//!   (split 14.72), Rust kernel 13.92 + load 0.44; the Rust kernel's first launch through
+//!   its launcher 22.64 ms, so ~8 ms of that row is outside NVRTC and the load (the
+//!   launcher's first-call work: the fault record, the argument schema); rows that run:
+//!   compile_cold_elementwise 10.48, reduction 20.24, first in process 25.89, jit 28.87,
+//!   fuse 68.84, disk hit 0.27 ms — that host's CPU ran slower than the 11:45 one (7.99 ms
+//!   for the elementwise row there).
 //! - **Disk hit in a fresh process** (target 0.12 ms; H100: 0.31 = lookup 0.20 + module
 //!   load 0.11): the driver's module load alone is about the target. The lookup here
 //!   (release build, fresh processes): the first key 100–150 µs — blake3's first use
