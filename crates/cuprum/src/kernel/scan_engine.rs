@@ -153,6 +153,50 @@ fn idx(wide: bool, v: usize) -> Box<dyn KernelArg> {
     }
 }
 
+/// The decoupled look-back's scratch for `cells` tiles (tile-column cells for the axis
+/// scan): `status_bytes` of zeroed status words with the tile counter after them, and each
+/// cell's aggregate and inclusive prefix (`acc` bytes each). Dropped after the launch:
+/// freed in stream order.
+struct Lookback {
+    status: Array,
+    values: Array,
+    status_bytes: usize,
+    cells: usize,
+    acc: usize,
+}
+
+impl Lookback {
+    fn new(status_bytes: usize, cells: usize, acc: usize) -> Result<Lookback> {
+        Ok(Lookback {
+            status: zeroed_scratch(status_bytes + 4)?,
+            values: Array::empty(&[2 * cells * acc], DType::U8)?,
+            status_bytes,
+            cells,
+            acc,
+        })
+    }
+
+    /// The kernel's look-back arguments: flags, aggregates, inclusive prefixes, counter.
+    fn args(&self) -> [Box<dyn KernelArg>; 4] {
+        [
+            Box::new(ptr_at(&self.status, 0)),
+            Box::new(ptr_at(&self.values, 0)),
+            Box::new(ptr_at(&self.values, self.cells * self.acc)),
+            Box::new(ptr_at(&self.status, self.status_bytes)),
+        ]
+    }
+}
+
+/// The grid of `tiles` blocks, or the error naming the scan ("of" / "over an axis of").
+fn grid_of(tiles: usize, what: &str, n: usize) -> Result<u32> {
+    u32::try_from(tiles).map_err(|_| {
+        crate::error::err!(
+            Unsupported,
+            "cumulative scan {what} {n} elements: too many tiles"
+        )
+    })
+}
+
 /// Scans the contiguous `inputs` into the contiguous `out` in segments of `len` elements.
 fn tile_scan(e: &Engine, inputs: &[Array], out: &Array, len: usize) -> Result<()> {
     let n = out.size();
@@ -174,24 +218,10 @@ fn tile_scan(e: &Engine, inputs: &[Array], out: &Array, len: usize) -> Result<()
     // tile either way, so a program whose accumulator size only it knows (a ScanKernel's
     // own type) is covered.
     let status_bytes = 8 * tiles;
-    let status = zeroed_scratch(status_bytes + 4)?;
-    let values = Array::empty(&[2 * tiles * e.acc], DType::U8)?;
-    let (flags, counter) = (ptr_at(&status, 0), ptr_at(&status, status_bytes));
-    let (aggs, incs) = (ptr_at(&values, 0), ptr_at(&values, tiles * e.acc));
-    let grid = u32::try_from(tiles).map_err(|_| {
-        crate::error::err!(
-            Unsupported,
-            "cumulative scan of {n} elements: too many tiles"
-        )
-    })?;
-    let rest: Vec<Box<dyn KernelArg>> = vec![
-        idx(wide, n),
-        idx(wide, len),
-        Box::new(flags),
-        Box::new(aggs),
-        Box::new(incs),
-        Box::new(counter),
-    ];
+    let lb = Lookback::new(status_bytes, tiles, e.acc)?;
+    let grid = grid_of(tiles, "of", n)?;
+    let mut rest: Vec<Box<dyn KernelArg>> = vec![idx(wide, n), idx(wide, len)];
+    rest.extend(lb.args());
     e.prog.launch(name, grid, 256, args(e, inputs, out, rest))
 }
 
@@ -212,25 +242,11 @@ fn axis_scan(
     let cols = outer * inner;
     let tiles = cols.div_ceil(32) * len.div_ceil(8 * axipt_for(e.acc));
     let cells = tiles.div_ceil(cols.div_ceil(32)) * cols;
-    let status = zeroed_scratch(4 * (cells + 1))?;
-    let values = Array::empty(&[2 * cells * e.acc], DType::U8)?;
-    let (flags, counter) = (ptr_at(&status, 0), ptr_at(&status, 4 * cells));
-    let (aggs, incs) = (ptr_at(&values, 0), ptr_at(&values, cells * e.acc));
-    let grid = u32::try_from(tiles).map_err(|_| {
-        crate::error::err!(
-            Unsupported,
-            "cumulative scan over an axis of {n} elements: too many tiles"
-        )
-    })?;
-    let rest: Vec<Box<dyn KernelArg>> = vec![
-        idx(wide, outer),
-        idx(wide, len),
-        idx(wide, inner),
-        Box::new(flags),
-        Box::new(aggs),
-        Box::new(incs),
-        Box::new(counter),
-    ];
+    let lb = Lookback::new(4 * cells, cells, e.acc)?;
+    let grid = grid_of(tiles, "over an axis of", n)?;
+    let mut rest: Vec<Box<dyn KernelArg>> =
+        vec![idx(wide, outer), idx(wide, len), idx(wide, inner)];
+    rest.extend(lb.args());
     e.prog
         .launch("cuprum_scan_axis", grid, 256, args(e, inputs, out, rest))
 }
