@@ -19,27 +19,37 @@ pub struct KernelResources {
     pub constant_bytes: u64,
 }
 
-/// Parses every "Function properties for NAME" block of a ptxas verbose log.
+/// Parses every kernel's "Function properties for NAME" block of a ptxas verbose log: the
+/// blocks with a "Used N registers" line. A device function ptxas kept out of line (a
+/// `__noinline__` helper, e.g. the Rust kernels' fault path) has a block without one and is
+/// left out: it is not a kernel.
 ///
 /// ```
 /// let log = "ptxas info    : Function properties for k\n\
 ///            ptxas         .     16 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n\
-///            ptxas info    : Used 12 registers, used 0 barriers, 256 bytes smem, 368 bytes cmem[0]\n";
+///            ptxas info    : Used 12 registers, used 0 barriers, 256 bytes smem, 368 bytes cmem[0]\n\
+///            ptxas info    : Function properties for _ZN2cj5faultEjjxx\n\
+///            ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n";
 /// let r = cuprum::compile::resource_usage(log);
+/// assert_eq!(r.len(), 1);
 /// assert_eq!(r[0].name, "k");
 /// assert_eq!((r[0].registers, r[0].shared_bytes, r[0].stack_bytes, r[0].constant_bytes), (12, 256, 16, 368));
 /// ```
 pub fn resource_usage(log: &str) -> Vec<KernelResources> {
-    let mut out: Vec<KernelResources> = Vec::new();
+    // Each block, and whether it had a "Used N registers" line (a kernel's).
+    let mut out: Vec<(KernelResources, bool)> = Vec::new();
     for line in log.lines() {
         if let Some(name) = line.split("Function properties for ").nth(1) {
-            out.push(KernelResources {
+            let r = KernelResources {
                 name: name.trim().to_string(),
                 ..Default::default()
-            });
+            };
+            out.push((r, false));
             continue;
         }
-        let Some(cur) = out.last_mut() else { continue };
+        let Some((cur, used)) = out.last_mut() else {
+            continue;
+        };
         for part in line.split([',', ':']) {
             let words: Vec<&str> = part.split_whitespace().collect();
             if let Some(j) = words.iter().position(|w| *w == "registers")
@@ -47,6 +57,7 @@ pub fn resource_usage(log: &str) -> Vec<KernelResources> {
                 && words[0] == "Used"
             {
                 cur.registers = words[j - 1].parse().unwrap_or(0);
+                *used = true;
             }
             let Some(j) = words.iter().position(|w| *w == "bytes").filter(|&j| j >= 1) else {
                 continue;
@@ -62,5 +73,7 @@ pub fn resource_usage(log: &str) -> Vec<KernelResources> {
             }
         }
     }
-    out
+    out.into_iter()
+        .filter_map(|(r, used)| used.then_some(r))
+        .collect()
 }
