@@ -312,6 +312,7 @@ extern "C" __global__ void slow_fill(float* x, float value, long long n, long lo
     pub use crate::compile::cache::nvrtc_compiles;
     pub use crate::compile::cache::{decode as decode_cache_entry, encode as encode_cache_entry};
     pub use crate::compile::record::record_kernel;
+    pub use crate::compile::retries_on_this_thread as compile_retries_on_this_thread;
     pub use crate::doc_device::{doc_device, doc_gpu, doc_nccl};
     pub use crate::kernel::{
         check_sample_schemas, elementwise_sample_sources, reduction_sample_sources,

@@ -16,7 +16,8 @@ use std::path::Path;
 /// Which generated-kernel shape a compile case compiles.
 #[derive(Clone, Copy)]
 enum Kind {
-    /// A small kernel of the shape generated elementwise kernels have.
+    /// The generated source of an ElementwiseKernel `z = x + y * 2` on float32 (what a
+    /// user's first call compiles: cuprum's headers, the loop, the expression).
     Elementwise,
     /// The generated source of the seeds' sum-of-squares ReductionKernel, one block per
     /// output (what a short full reduction or a per-row one compiles).
@@ -32,7 +33,13 @@ impl Kind {
     /// The kernel's source; `nonce` (in a comment) defeats caches.
     fn source(self, nonce: u64) -> cuprum::Result<String> {
         let body = match self {
-            Kind::Elementwise => ELEMENTWISE_SRC.to_string(),
+            Kind::Elementwise => cuprum::ElementwiseKernel::new(
+                "float32 x, float32 y",
+                "float32 z",
+                "z = x + y * 2.0f",
+                "ew_add",
+            )?
+            .generated_source(&[DType::F32; 3], &[false; 3])?,
             Kind::Reduction => {
                 kernels::sum_of_squares()?.generated_source(&[DType::F32; 2], &[false; 2])?
             }
@@ -57,12 +64,6 @@ impl Kind {
         }
     }
 }
-
-const ELEMENTWISE_SRC: &str = "#include <cuprum/indexer.cuh>\n\
-    extern \"C\" __global__ void ew_add(const float* __restrict__ x, const float* __restrict__ y,\n\
-    \x20   float* __restrict__ z, unsigned int n) {\n\
-    \x20 for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)\n\
-    \x20   z[i] = x[i] + y[i] * 2.0f;\n}\n";
 
 /// Compile + load of `kind`'s source with `nonce` through `cache`.
 fn compile_and_load(cache: &KernelCache, kind: Kind, nonce: u64) -> cuprum::Result<()> {

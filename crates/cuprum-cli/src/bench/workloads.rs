@@ -118,7 +118,7 @@ pub const WORKLOADS: &[Workload] = &[
     ),
     w(
         "compile_cold_elementwise",
-        "compile + load of a new small kernel, NVRTC already loaded",
+        "compile + load of a new ElementwiseKernel's generated source (float32 `z = x + y * 2`), NVRTC already loaded",
         compile_cold,
         HostMs(8.0),
     ),

@@ -14,6 +14,7 @@ template <>
 struct Caster<bool, bool> {
   __device__ __forceinline__ static bool go(bool x) { return x; }
 };
+#ifdef CUPRUM_COMPLEX_CUH  // complex.cuh included (all.cuh includes it first)
 template <typename To, typename T>
 struct Caster<To, complex<T>> {
   __device__ __forceinline__ static To go(const complex<T>& x) { return To(x.re); }
@@ -26,6 +27,7 @@ template <typename U, typename T>
 struct Caster<complex<U>, complex<T>> {
   __device__ __forceinline__ static complex<U> go(const complex<T>& x) { return complex<U>(x); }
 };
+#endif
 template <typename To, typename From>
 __device__ __forceinline__ To cast(const From& x) { return Caster<To, From>::go(x); }
 }  // namespace cuprum

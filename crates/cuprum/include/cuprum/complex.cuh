@@ -8,6 +8,7 @@
 // and its Annex G cases only otherwise. Where NumPy deviates from C99, NumPy wins; the
 // places are marked "NumPy:".
 #pragma once
+#define CUPRUM_COMPLEX_CUH 1
 namespace cuprum {
 template <typename T>
 struct __align__(2 * sizeof(T)) complex {

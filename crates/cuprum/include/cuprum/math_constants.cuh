@@ -7,7 +7,8 @@
 // It shares the toolkit header's include guard, so a source that also includes
 // <math_constants.h> (before or after this one) sees each macro defined once.
 #pragma once
-#if !defined(__MATH_CONSTANTS_H__)
+// CUPRUM_OMIT_CONSTANTS leaves them out (see all.cuh).
+#if !defined(__MATH_CONSTANTS_H__) && !defined(CUPRUM_OMIT_CONSTANTS)
 #define __MATH_CONSTANTS_H__
 
 // single precision

@@ -111,6 +111,7 @@ template <typename T>
 __device__ __forceinline__ T sign(T x) {
   return x > T(0) ? T(1) : (x < T(0) ? T(-1) : (x == T(0) ? T(0) : x));
 }
+#ifdef CUPRUM_COMPLEX_CUH  // the complex functions, with complex.cuh only
 // NumPy 2's complex sign, z / |z|: 0 for 0 (+0 + i0 for every signed zero); at an infinite
 // |z| the unit of the infinite part (+-1 + i0 or 0 +- i: the other part may be NaN), NaN
 // when both parts are infinite; NaN + i NaN for a NaN |z| (hypot(inf, nan) is inf).
@@ -353,6 +354,7 @@ __device__ __forceinline__ complex<T> atan(complex<T> z) {
   const complex<T> r = atanh(complex<T>(-z.im, z.re));
   return complex<T>(r.im, -r.re);
 }
+#endif  // CUPRUM_COMPLEX_CUH
 // hypot with the C library's (NumPy's) answer where CUDA's overflows: CUDA gives inf for
 // hypot(1, DBL_MAX) (its scaling rounds past the largest finite value); there the larger
 // part times sqrt(1 + r^2), r = smaller / larger, is the finite answer.
@@ -391,6 +393,7 @@ template <typename T>
 __device__ __forceinline__ T minimum(T x, T y) { return (x < y || x != x) ? x : y; }
 template <typename T>
 __device__ __forceinline__ T clip(T x, T lo, T hi) { return minimum(maximum(x, lo), hi); }
+#ifdef CUPRUM_COMPLEX_CUH
 // Complex numbers order lexicographically (real part, then imaginary part), as in NumPy.
 template <typename T>
 __device__ __forceinline__ bool lex_less(complex<T> x, complex<T> y) { return x.re < y.re || (x.re == y.re && x.im < y.im); }
@@ -400,4 +403,5 @@ template <typename T>
 __device__ __forceinline__ bool lex_greater(complex<T> x, complex<T> y) { return x.re > y.re || (x.re == y.re && x.im > y.im); }
 template <typename T>
 __device__ __forceinline__ bool lex_greater_equal(complex<T> x, complex<T> y) { return x.re > y.re || (x.re == y.re && x.im >= y.im); }
+#endif  // CUPRUM_COMPLEX_CUH
 }  // namespace cuprum

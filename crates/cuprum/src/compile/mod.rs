@@ -62,5 +62,7 @@ pub use options::CompileOptions;
 pub use precompile::{Precompile, precompile, precompile_with_progress};
 pub use profile::{CompileProfile, profile_compile};
 pub use program::needs_cuda_headers;
+#[doc(hidden)]
+pub use program::retries_on_this_thread;
 pub use ptxas::{KernelResources, resource_usage};
 pub use setup::{Setup, SetupReport, auto_setup_allowed, setup, wheel_requirements};

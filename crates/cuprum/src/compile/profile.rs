@@ -155,7 +155,8 @@ pub struct CompileProfile {
     /// NVRTC's own phases from its `--time` report, `(phase, milliseconds)`: the CUDA C++
     /// front end, the NVVM optimizer, PTX translation (ptxas). Empty when NVRTC wrote none.
     pub phases: Vec<(String, f64)>,
-    /// The bundled headers the source parses, `(name, bytes, lines)`, in include order.
+    /// The bundled headers the source parses, `(name, bytes, lines)`, in include order
+    /// (without those the lean-header macros among `flags` keep out).
     pub bundled_headers: Vec<(String, usize, usize)>,
     /// The in-memory headers the options pass, `(name, bytes, lines)` (NVRTC parses only
     /// those the source includes).
@@ -212,6 +213,7 @@ pub fn profile_compile(source: &str, opts: &CompileOptions, arch: u32) -> Result
     let phases = std::fs::read_to_string(&report)
         .map(|t| parse_time_report(&t))
         .unwrap_or_default();
+    let omitted = headers::omitted_by(&prepared.lean);
     let sized = |name: &str, text: &str| (name.to_string(), text.len(), text.lines().count());
     Ok(CompileProfile {
         key_hash,
@@ -219,6 +221,7 @@ pub fn profile_compile(source: &str, opts: &CompileOptions, arch: u32) -> Result
         phases,
         bundled_headers: headers::bundled_included(source)
             .into_iter()
+            .filter(|(n, _)| !omitted.contains(n))
             .map(|(n, t)| sized(n, t))
             .collect(),
         memory_headers: opts.headers.iter().map(|(n, t)| sized(n, t)).collect(),
