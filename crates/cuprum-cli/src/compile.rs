@@ -33,6 +33,11 @@ pub struct CompileArgs {
     /// headers parsed, the module load (with a GPU) and a disk hit (no cache is touched).
     #[arg(long)]
     profile: bool,
+    /// With `--profile`: compile the source this many more times (each made new by a
+    /// comment) and print each compile's time — how the first compiles of a process
+    /// compare with later ones.
+    #[arg(long, value_name = "N", default_value_t = 0, requires = "profile")]
+    repeat: usize,
 }
 
 /// `sm_90`, `sm_90a`, `sm_100f`, `compute_90`: the shape of a target (NVRTC then says
@@ -240,6 +245,22 @@ fn profile(
     );
     for (n, b, l) in p.bundled_headers.iter().chain(&p.memory_headers) {
         out!("    {n:<32} {b:>7} bytes {l:>5} lines");
+    }
+    if args.repeat > 0 {
+        let times: Vec<String> = (0..args.repeat)
+            .map(|i| {
+                let src = format!("// cuprum compile --repeat {i}\n{source}");
+                let t = Instant::now();
+                cuprum::compile::KernelCache::new(None)
+                    .compile(&src, opts, arch)
+                    .map(|_| format!("{:.1}", ms(t.elapsed())))
+            })
+            .collect::<cuprum::Result<_>>()?;
+        out!(
+            "  then {} more compiles (ms): {}",
+            args.repeat,
+            times.join(" ")
+        );
     }
     match cuprum::Device::get(0).ok().filter(|d| !d.is_host()) {
         Some(dev) => {

@@ -361,7 +361,7 @@ pub const WORKLOADS: &[Workload] = &[
     ),
     w(
         "fuse_compile_cold",
-        "fuse: first call of a new fused function, NVRTC loaded, empty cache (fresh processes)",
+        "fuse: first call of a new fused function, NVRTC loaded, empty cache (fresh processes: median of 7 new functions after one)",
         fuse_cases::compile_cold,
         HostMs(20.0),
     ),
