@@ -91,12 +91,19 @@
 //! first call: one specialisation, one pass through the module memo, the kernel cache (key,
 //! disk miss, NVRTC, the entry's write) and the module load, then allocation from the pool
 //! and the launch. There is no synchronisation, no second compile per kernel and no other
-//! memo on the way; the NVRTC compile is ~9 ms of the H100's 53–77 ms row (its source
-//! includes `all.cuh`: 1.27× the bench's elementwise), so the rest is on the GPU machine's
-//! side and cannot be split here. `cuprum bench-child fuse-cold-parts DIR` splits it there
-//! in one run: the whole first call and its NVRTC count, the same function's first call
-//! with the module already in the process's memo (everything but NVRTC and the load),
-//! then again after `clear_memo` (the disk entry and the load besides), the load of the
+//! memo on the way. Measured on the H100 machine (2026-11-27, `bench-child fuse-cold-parts`
+//! and `cuprum compile --profile --repeat`): the compile is the first call — trace, plan
+//! and source 0.1 ms, load 0.15 ms, the same function's first call without NVRTC 0.1 ms,
+//! from the disk entry 0.13 ms — and its cost depends on where in the process it comes: a
+//! process's first compiles of a new kind of kernel run 35–80 ms on that freshly started
+//! machine, later ones of the same source 9–14 ms; the fused source with `all.cuh` whole
+//! took 18.5–20 ms where the lean headers (compile/program.rs) take 12.3–12.6. The
+//! `fuse_compile_cold` row times the median of seven new fused functions per process
+//! after one, as the other cold rows do; `cuprum bench-child fuse-cold-parts DIR` splits
+//! one process's first calls: the whole first call and its NVRTC count, the same
+//! function's first call with the module already in the process's memo (everything but
+//! NVRTC and the load), then again after `clear_memo` (the disk entry and the load
+//! besides), the load of the
 //! kernel alone, a new array, and an ElementwiseKernel's first call for comparison.
 //!
 //! **Scans.** A scan node (`x.cumsum(axis)`) is a ScanKernel whose map computes the scan's
