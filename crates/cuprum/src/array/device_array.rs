@@ -158,7 +158,10 @@ impl Array {
     }
 
     /// Refuses a write through a read-only array, naming the operation that would write.
-    pub(crate) fn check_writeable(&self, operation: &str) -> crate::error::Result<()> {
+    pub(crate) fn check_writeable(
+        &self,
+        operation: impl std::fmt::Display,
+    ) -> crate::error::Result<()> {
         if self.read_only {
             crate::error::bail!(
                 InvalidArgument,

@@ -295,7 +295,7 @@ pub(crate) fn prepare_outputs(
         let p = &sig.params[sig.nin + j];
         match given {
             Some(a) => {
-                a.check_writeable(&format!("output '{}' of '{}'", p.name, sig.name))?;
+                a.check_writeable(format_args!("output '{}' of '{}'", p.name, sig.name))?;
                 if !p.raw && a.shape() != shape {
                     bail!(
                         Shape,

@@ -677,7 +677,7 @@ impl Communicator {
             }
         }
         for r in recv {
-            r.check_writeable(&format!("{what} (a recv array)"))?;
+            r.check_writeable(format_args!("{what} (a recv array)"))?;
         }
         let dtype = send[0].dtype();
         let mut count = None;

@@ -150,7 +150,7 @@ impl<'s> Launcher<'s> {
     ) -> Result<()> {
         let k = self.def.name();
         if mutable {
-            a.check_writeable(&format!("kernel `{k}` (its `&mut` argument `{name}`)"))?;
+            a.check_writeable(format_args!("kernel `{k}` (its `&mut` argument `{name}`)"))?;
         }
         let want = T::element_dtype();
         if want != Some(a.dtype()) {
