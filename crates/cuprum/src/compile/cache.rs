@@ -41,7 +41,9 @@
 //! Environment: `CUPRUM_CACHE_DIR` (default: the platform cache dir, `~/.cache/cuprum`),
 //! `CUPRUM_CACHE_IN_MEMORY=1` (no disk at all), `CUPRUM_CACHE_SAVE_SOURCE=1` (write the
 //! `.cu` beside each new entry), `CUPRUM_DUMP_SOURCE_ON_ERROR=1` (print the numbered source
-//! of a failed compile to stderr). Booleans accept 1/0/true/false only.
+//! of a failed compile to stderr), `CUPRUM_LOG_COMPILES=1` (one stderr line per NVRTC
+//! compile: the kernel, its time and the source's size; a value other than
+//! 1/0/true/false leaves it off). Booleans accept 1/0/true/false only.
 
 use super::env::env_bool;
 use super::nvrtc::{CompiledImage, identity};
@@ -306,8 +308,19 @@ impl KernelCache {
         if super::nvrtc::nvrtc().is_ok() {
             NVRTC_COMPILES.fetch_add(1, Ordering::Relaxed);
         }
+        let started = std::time::Instant::now();
         let img = match super::program::compile_uncached(source, opts, arch) {
-            Ok(img) => img,
+            Ok(img) => {
+                if log_compiles() {
+                    eprintln!(
+                        "cuprum: compiled {} for sm_{arch} in {:.1} ms ({} bytes of source)",
+                        first_kernel_name(source).unwrap_or("a program"),
+                        started.elapsed().as_secs_f64() * 1e3,
+                        source.len()
+                    );
+                }
+                img
+            }
             Err(e) => {
                 if let Some(f) = e.compile_failure().filter(|_| self.dump_on_error) {
                     eprintln!("{}", f.dump());
@@ -440,6 +453,27 @@ pub fn nvrtc_compiles() -> u64 {
 }
 
 static NVRTC_COMPILES: AtomicU64 = AtomicU64::new(0);
+
+/// `CUPRUM_LOG_COMPILES` (read once).
+fn log_compiles() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| env_bool("CUPRUM_LOG_COMPILES", false).unwrap_or(false))
+}
+
+/// The name of the first `__global__` function of `source` (past `__launch_bounds__(…)`),
+/// for the compile log.
+fn first_kernel_name(source: &str) -> Option<&str> {
+    let rest = source.split("__global__").nth(1)?.trim_start();
+    let rest = rest.strip_prefix("void")?.trim_start();
+    let rest = match rest.strip_prefix("__launch_bounds__") {
+        Some(r) => r.split_once(')')?.1.trim_start(),
+        None => rest,
+    };
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    (end > 0).then(|| &rest[..end])
+}
 
 fn io_err(e: std::io::Error) -> Error {
     Error::new(ErrorKind::Io, format!("kernel cache: {e}")).with_source(e)
@@ -692,6 +726,17 @@ pub fn decode(bytes: &[u8], key: &[u8; 32]) -> Option<CompiledImage> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_compile_log_names_the_first_kernel() {
+        let lb = "extern \"C\" __global__ void __launch_bounds__(256) cuprum_fuse_f_0(const float* x) {}";
+        assert_eq!(first_kernel_name(lb), Some("cuprum_fuse_f_0"));
+        assert_eq!(
+            first_kernel_name("#include <x>\n__global__ void k2(int n) {}"),
+            Some("k2")
+        );
+        assert_eq!(first_kernel_name("__device__ int f() { return 1; }"), None);
+    }
+
     use super::*;
 
     fn sample() -> CompiledImage {
