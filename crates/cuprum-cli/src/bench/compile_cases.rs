@@ -30,7 +30,12 @@ enum Kind {
 }
 
 impl Kind {
-    /// The kernel's source; `nonce` (in a comment) defeats caches.
+    /// The kernel's source, its kernel named [`function`](Self::function)`(nonce)`: a new
+    /// name is new content for every cache, NVRTC's own included. (NVRTC 13 keeps what it
+    /// compiled in the CUDA ComputeCache, `~/.nv/ComputeCache`, by content and across
+    /// processes: on the H100 machine a source that differed only in a comment compiled in
+    /// 9–15 ms where a renamed kernel took 45–70 ms, 2026-11-27. The rows timed those hits
+    /// until then.)
     fn source(self, nonce: u64) -> cuprum::Result<String> {
         let body = match self {
             Kind::Elementwise => cuprum::ElementwiseKernel::new(
@@ -53,15 +58,22 @@ impl Kind {
             )?,
             Kind::Jit => crate::rust_kernels::apply_activation::program().to_string(),
         };
+        let body = body.replace(self.base(), &self.function(nonce));
         Ok(format!("// nonce {nonce}\n{body}"))
     }
 
-    fn function(self) -> &'static str {
+    /// The kernel's name in the generated source.
+    fn base(self) -> &'static str {
         match self {
             Kind::Elementwise => "ew_add",
             Kind::Reduction | Kind::ReductionSplit => "sum_of_squares",
             Kind::Jit => "apply_activation",
         }
+    }
+
+    /// The kernel's name in the source made with `nonce`.
+    fn function(self, nonce: u64) -> String {
+        format!("{}_n{nonce}", self.base())
     }
 }
 
@@ -70,7 +82,7 @@ fn compile_and_load(cache: &KernelCache, kind: Kind, nonce: u64) -> cuprum::Resu
     let dev = Device::current()?;
     let img = cache.compile(&kind.source(nonce)?, &CompileOptions::default(), dev.arch())?;
     Module::load(dev, &img.image)?
-        .function(kind.function())
+        .function(&kind.function(nonce))
         .map(drop)
 }
 
@@ -203,7 +215,8 @@ pub fn compile_parts(dir: &Path) -> R<String> {
     for (label, kind) in kinds {
         let mut parts = [Vec::new(), Vec::new(), Vec::new()];
         for _ in 0..5 {
-            let src = kind.source(nonce())?;
+            let n = nonce();
+            let src = kind.source(n)?;
             let cache = KernelCache::new(None);
             let t = std::time::Instant::now();
             let img = cache.compile(&src, &CompileOptions::default(), dev.arch())?;
@@ -212,7 +225,7 @@ pub fn compile_parts(dir: &Path) -> R<String> {
             let m = Module::load(dev, &img.image)?;
             parts[1].push(ms(t));
             let t = std::time::Instant::now();
-            m.function(kind.function())?;
+            m.function(&kind.function(n))?;
             parts[2].push(ms(t));
         }
         for (name, v) in ["nvrtc", "load", "fn"].iter().zip(parts.iter_mut()) {
@@ -251,10 +264,11 @@ pub fn compile_child(mode: ChildMode, dir: &Path) -> R<(f64, f64)> {
     let fresh = matches!(mode, ChildMode::First);
     let kind = mode.kind();
     let t = std::time::Instant::now();
-    let src = kind.source(if fresh { nonce() } else { 0 })?;
+    let n = if fresh { nonce() } else { 0 };
+    let src = kind.source(n)?;
     let img = cache.compile(&src, &CompileOptions::default(), dev.arch())?;
     let lookup = t.elapsed().as_secs_f64();
-    Module::load(dev, &img.image)?.function(kind.function())?;
+    Module::load(dev, &img.image)?.function(&kind.function(n))?;
     let s = t.elapsed().as_secs_f64();
     let st = cache.stats();
     let expected = if fresh {
@@ -280,11 +294,17 @@ mod tests {
             return;
         }
         let cache = KernelCache::new(None);
-        for kind in [Kind::Elementwise, Kind::Reduction, Kind::ReductionSplit] {
+        for kind in [
+            Kind::Elementwise,
+            Kind::Reduction,
+            Kind::ReductionSplit,
+            Kind::Jit,
+        ] {
             let src = kind.source(7).unwrap();
             assert!(src.starts_with("// nonce 7\n"), "{src}");
             let img = cache.compile(&src, &CompileOptions::default(), 90).unwrap();
-            let name = kind.function().as_bytes();
+            let name = kind.function(7);
+            let name = name.as_bytes();
             assert!(img.image.windows(name.len()).any(|w| w == name));
             // Only the split kernel has the second stage.
             let split = matches!(kind, Kind::ReductionSplit);

@@ -15,6 +15,16 @@
 //! `profile.rs` for the whole breakdown): it cuts the front end by 3–4 ms of a 20–30 ms
 //! compile on this project's 2-core build machine.
 //!
+//! **`--no-cache`.** NVRTC 12.9+ keeps every program it compiles in the CUDA ComputeCache
+//! (`~/.nv/ComputeCache`, keyed by content, across processes). cuprum's kernel cache
+//! already keeps each image by its source, options and NVRTC, so NVRTC's is a second copy
+//! that costs a lookup and a write on every miss and writes to disk even where the user
+//! asked for no disk (`CUPRUM_CACHE_IN_MEMORY`): every compile passes `--no-cache`. Measured
+//! on the H100 machine (2026-11-27, `compile_cold_elementwise`, renamed kernels so that no
+//! cache can serve them): 42 ms a compile with NVRTC's cache on, 29 ms with it off
+//! (`CUDA_CACHE_DISABLE=1`). It also made the compile rows read 7–23 ms before: their
+//! sources then differed only in a comment, which NVRTC's cache sees through.
+//!
 //! **Lean headers.** The same way, a program that includes `cuprum/all.cuh` or
 //! `cuprum/math_constants.cuh` gets `-DCUPRUM_OMIT_*` macros that leave out the parts its
 //! text cannot reach — the `CUDART_*` constants, float16/bfloat16, complex numbers, the
@@ -33,6 +43,10 @@ use crate::error::Result;
 /// NVRTC's flag that leaves texture/surface functions, the CUDA runtime's declarations and
 /// device-side launches out of the implicit headers (see the module docs).
 pub(crate) const MINIMAL: &str = "--minimal";
+
+/// NVRTC's flag (12.9+) that keeps a compile out of its own program cache (see the module
+/// docs).
+pub(crate) const NO_CACHE: &str = "--no-cache";
 
 /// Everything NVRTC gets for one compile of `source`, besides the source itself.
 pub(crate) struct Prepared<'a> {
@@ -64,6 +78,9 @@ pub(crate) fn prepare<'a>(
     let minimal = !flags.iter().any(|f| f == MINIMAL) && headers::minimal_ok(source, &opts.headers);
     if minimal {
         flags.push(MINIMAL.to_string());
+    }
+    if nv.version() >= (12, 9) && !flags.iter().any(|f| f == NO_CACHE) {
+        flags.push(NO_CACHE.to_string());
     }
     let lean = headers::lean_flags(source, &opts.headers);
     flags.extend(lean.iter().map(|f| f.to_string()));
