@@ -108,11 +108,9 @@ pub fn compile_cold(o: &BenchmarkOptions) -> R<Timed> {
 
 /// How many new fused functions one `bench-child fuse-cold` process first-calls (the
 /// median counts), as the other cold-compile rows time a median of new compiles in one
-/// process after one that warms NVRTC. A process's first few compiles of a new kind of
-/// kernel run slower than later ones (on the H100 machine, 2026-11-27: 35–80 ms, then
-/// 8–24 ms from about the fourth; `cuprum compile --profile --repeat N` shows the curve,
-/// `bench-child fuse-cold-parts` the first calls): `compile_first_in_process` is the row
-/// for a process's first compile.
+/// process after one that warms NVRTC (`compile_first_in_process` is the row for a
+/// process's first compile). Each is a new kernel name, so no cache serves it (NVRTC's
+/// own included: see `compile/program.rs` on `--no-cache`).
 pub const COLD_CALLS: u64 = 7;
 
 /// The timed part of one `bench-child fuse-cold` process: warms NVRTC with one fused

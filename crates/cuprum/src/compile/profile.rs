@@ -37,7 +37,24 @@
 //!   key costs ~1 µs; reading and checking the entry 20–35 µs. The next cut would be a
 //!   cheaper NVRTC identity (one `stat` of the library) in `discovery.rs`.
 //!
-//! ## The issue-27 rows that miss, piece by piece (2026-11-27)
+//! ## New kernels on the H100 machine: 40–90 ms (2026-11-27, 17:20 UTC)
+//!
+//! NVRTC 12.9+ keeps what it compiles in the CUDA ComputeCache by content, across
+//! processes, and sees through a changed comment: the rows' sources differed only in a
+//! `// nonce` line, so the "H100 row" figures below (and 7–26 ms rows of earlier runs)
+//! timed cache hits for all but a process's first two compiles. With each compile a new
+//! kernel name and `--no-cache` (program.rs), one run, medians: `compile_cold_elementwise`
+//! 43 ms, `compile_cold_reduction` 66–71, `compile_cold_jit` 80–86, `fuse_compile_cold`
+//! 48–65, `compile_first_in_process` 41–45; `cuprum compile --profile` of the fused 4-wide
+//! kernel: front end 12, NVVM 24, PTX → cubin 22 ms (60 ms), the reduction 10 / 19 / 16,
+//! the Rust kernel 17 / 17 / 24. The same sources take 25–35 ms on the 2-core build
+//! machine: NVRTC runs about 2× slower on the H100 machine's CPU, and NVVM and ptxas, not
+//! the headers, are most of a compile. The issue's targets (8–20 ms) are not met; the
+//! levers left are fewer, smaller kernels per call (one specialisation instead of several),
+//! compiling a call's kernels on all cores, ptxas's optimisation level (a runtime cost),
+//! and bundles, which take NVRTC out of a deployed program altogether.
+//!
+//! ## The issue-27 rows that miss, piece by piece (2026-11-27, morning: partly cache hits)
 //!
 //! Thread CPU time of one uncached compile (median of 9, `sm_90`, `--minimal`, NVRTC
 //! loaded) on the 2-core build machine, which ran about 3.4× slower than the H100 machine's

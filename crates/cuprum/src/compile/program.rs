@@ -19,11 +19,12 @@
 //! (`~/.nv/ComputeCache`, keyed by content, across processes). cuprum's kernel cache
 //! already keeps each image by its source, options and NVRTC, so NVRTC's is a second copy
 //! that costs a lookup and a write on every miss and writes to disk even where the user
-//! asked for no disk (`CUPRUM_CACHE_IN_MEMORY`): every compile passes `--no-cache`. Measured
-//! on the H100 machine (2026-11-27, `compile_cold_elementwise`, renamed kernels so that no
-//! cache can serve them): 42 ms a compile with NVRTC's cache on, 29 ms with it off
-//! (`CUDA_CACHE_DISABLE=1`). It also made the compile rows read 7–23 ms before: their
-//! sources then differed only in a comment, which NVRTC's cache sees through.
+//! asked for no disk (`CUPRUM_CACHE_IN_MEMORY`): every compile passes `--no-cache`. On the
+//! H100 machine (2026-11-27) a new kernel compiles in the same time either way (40–45 ms
+//! for a generated ElementwiseKernel); what NVRTC's cache did there was to serve the
+//! compile rows' sources, which then differed only in a comment: they read 7–23 ms, and a
+//! process's compiles seemed to speed up after the first two (`cuprum compile --profile
+//! --repeat`). The rows now rename their kernel per compile.
 //!
 //! **Lean headers.** The same way, a program that includes `cuprum/all.cuh` or
 //! `cuprum/math_constants.cuh` gets `-DCUPRUM_OMIT_*` macros that leave out the parts its
@@ -31,8 +32,9 @@
 //! operation helpers ([`headers::lean_flags`]) — and a compile that fails with them is
 //! compiled again without them (and without `--minimal`). Every generated kernel includes
 //! both headers (a user's expression may use any of it), but a float32 one uses a few
-//! names: on the H100 machine's CPU the front end over the whole set cost 6–7 ms of the
-//! fused `(x * 2 + 1).maximum(0)` kernel's 19 ms (12.4 ms lean; 2026-11-27, NVRTC 13.0).
+//! names: on the H100 machine's CPU the front end over the whole set cost 6–7 ms more
+//! (the fused `(x * 2 + 1).maximum(0)` kernel 19 ms whole, 12.4 ms lean, with NVRTC's cache
+//! serving what follows the front end; 2026-11-27, NVRTC 13.0).
 
 use super::discovery;
 use super::headers;

@@ -94,12 +94,12 @@
 //! memo on the way. Measured on the H100 machine (2026-11-27, `bench-child fuse-cold-parts`
 //! and `cuprum compile --profile --repeat`): the compile is the first call — trace, plan
 //! and source 0.1 ms, load 0.15 ms, the same function's first call without NVRTC 0.1 ms,
-//! from the disk entry 0.13 ms — and its cost depends on where in the process it comes: a
-//! process's first compiles of a new kind of kernel run 35–80 ms on that freshly started
-//! machine, later ones of the same source 9–14 ms; the fused source with `all.cuh` whole
-//! took 18.5–20 ms where the lean headers (compile/program.rs) take 12.3–12.6. The
-//! `fuse_compile_cold` row times the median of seven new fused functions per process
-//! after one, as the other cold rows do; `cuprum bench-child fuse-cold-parts DIR` splits
+//! from the disk entry 0.13 ms — and a new kernel's NVRTC compile there takes 45–65 ms
+//! (front end 12, NVVM 24, ptxas 22 ms for the 4-wide variant a contiguous float32 call
+//! compiles). Figures of 9–20 ms for the same source were NVRTC's own cache serving
+//! sources that differed only in a comment (compile/program.rs, `--no-cache`); the lean
+//! headers (same file) cut the front end's share. The `fuse_compile_cold` row times the
+//! median of seven new fused functions per process after one, as the other cold rows do; `cuprum bench-child fuse-cold-parts DIR` splits
 //! one process's first calls: the whole first call and its NVRTC count, the same
 //! function's first call with the module already in the process's memo (everything but
 //! NVRTC and the load), then again after `clear_memo` (the disk entry and the load
