@@ -233,6 +233,7 @@ mod tests {
         assert!(f.log.contains("undefined_name"), "{}", f.log);
         assert!(!f.options.iter().any(|o| o == MINIMAL), "{:?}", f.options);
     }
+
     /// Lean-header macros go to programs whose text cannot reach what they leave out; they
     /// change no cubin, and a program that reaches a left-out part anyway (here `polar`,
     /// which returns a complex number, with no word naming one) compiles through the retry.
@@ -250,6 +251,14 @@ mod tests {
              for (unsigned int i = threadIdx.x; i < s.size(); i += blockDim.x) y[i] = cuprum::maximum(x[i] * 2.0f + 1.0f, 0.0f);\n}}\n"
         );
         let p = prepare(&fused, &opts, 90).unwrap();
+        // NVRTC's own program cache stays out of every compile (12.9+).
+        let no_cache = p.flags.iter().filter(|f| *f == NO_CACHE).count();
+        assert_eq!(
+            no_cache,
+            usize::from(p.nv.version() >= (12, 9)),
+            "{:?}",
+            p.flags
+        );
         assert_eq!(
             p.lean,
             [
