@@ -58,6 +58,23 @@ pub use host::{
 pub(crate) use modules::load_raw_source;
 pub use modules::{clear_memo, compile_for_arch, compile_on, compile_with_cache};
 pub use nvrtc::{CompiledImage, Nvrtc, Steps, nvrtc};
+
+/// For the crate's unit tests that need NVRTC: true when it loads; else a skip that says
+/// so (`test` names the test), or a failure under `CUPRUM_REQUIRE_NVRTC=1` (CI), as the
+/// integration tests' harness does.
+#[cfg(test)]
+pub(crate) fn nvrtc_for_test(test: &str) -> bool {
+    match nvrtc() {
+        Ok(_) => true,
+        Err(e) if std::env::var_os("CUPRUM_REQUIRE_NVRTC").is_some_and(|v| v == "1") => {
+            panic!("{test}: CUPRUM_REQUIRE_NVRTC=1 but NVRTC is missing: {e}")
+        }
+        Err(e) => {
+            eprintln!("SKIPPED {test}: no NVRTC ({e})");
+            false
+        }
+    }
+}
 pub use options::CompileOptions;
 pub use precompile::{Precompile, precompile, precompile_with_progress};
 pub use profile::{CompileProfile, profile_compile};

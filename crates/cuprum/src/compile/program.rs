@@ -195,8 +195,7 @@ mod tests {
     /// without it: the error the caller gets comes from the full compile.
     #[test]
     fn minimal_is_added_where_safe_and_failures_retry_without_it() {
-        if nvrtc().is_err() {
-            eprintln!("skipped: no NVRTC");
+        if !crate::compile::nvrtc_for_test("compile::program minimal") {
             return;
         }
         let opts = CompileOptions::new();
@@ -239,8 +238,7 @@ mod tests {
     /// which returns a complex number, with no word naming one) compiles through the retry.
     #[test]
     fn lean_headers_leave_out_only_the_unreachable() {
-        if nvrtc().is_err() {
-            eprintln!("skipped: no NVRTC");
+        if !crate::compile::nvrtc_for_test("compile::program lean headers") {
             return;
         }
         let opts = CompileOptions::new();

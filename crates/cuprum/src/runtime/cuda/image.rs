@@ -311,8 +311,7 @@ mod tests {
     /// The real thing: NVRTC's cubin and PTX for the kernels above (skips without NVRTC).
     #[test]
     fn nvrtc_output_is_read() {
-        if crate::compile::nvrtc().is_err() {
-            eprintln!("SKIPPED runtime::image::nvrtc_output_is_read: no NVRTC");
+        if !crate::compile::nvrtc_for_test("runtime::image::nvrtc_output_is_read") {
             return;
         }
         let src = r#"
