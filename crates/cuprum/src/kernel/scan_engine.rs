@@ -8,8 +8,8 @@
 //! fewer columns the column kernel (one thread per column walks the axis) when there are
 //! enough columns to fill the GPU ([`MIN_COLUMNS`]) or the axis is short, else the axis is
 //! moved last with a copy, scanned as rows, and moved back. Bytes: the input read once, the
-//! output written once, plus a few bytes of status per tile (8192 elements for 4-byte
-//! accumulators, 2048 otherwise: `codegen::scan::ipt_for`). Non-contiguous inputs are
+//! output written once, plus a few bytes of status per tile (8192 elements, 4096 for rows,
+//! for 4-byte accumulators, 2048 otherwise: `codegen::scan::tile_shape`). Non-contiguous inputs are
 //! copied once; an output that is not C-contiguous is written through a temporary.
 //!
 //! Floating-point sums combine in an order that depends on which predecessors had
@@ -17,7 +17,7 @@
 //! runs (as with CUB); integer scans are exact.
 
 use super::KernelArg;
-use super::codegen::scan::{axipt_for, ipt_for};
+use super::codegen::scan::{axipt_for, tile_shape};
 use super::program::{Program, aligned, blocks_for, fits_u32, ptr_at, zeroed_scratch};
 use crate::array::{Array, DType, Scalar};
 use crate::error::Result;
@@ -211,7 +211,7 @@ fn tile_scan(e: &Engine, inputs: &[Array], out: &Array, len: usize) -> Result<()
         (true, true) => "cuprum_scan_seg_v",
         (true, false) => "cuprum_scan_seg_1",
     };
-    let tile = 256 * ipt_for(e.acc);
+    let tile = 256 * tile_shape(e.acc, seg).0;
     let tiles = n.div_ceil(tile);
     // A 4-byte accumulator packs each tile's status and value into one 64-bit word (8
     // bytes a tile); the others keep a 4-byte status apart from their values. 8 bytes a

@@ -25,8 +25,11 @@ pub(crate) const MAX_ND: usize = 8;
 /// Blocks per SM a value compaction's registers are held to (`__launch_bounds__`): `ncu` on
 /// an H100 showed 61 registers, 4 blocks per SM and half the cycles stalled at the barrier
 /// behind the look-back. Measured in one run (H200, `compress100M_f32_half`): unbounded
-/// 482 µs, held to 2 / 3 / 4 / 5 blocks 481 / 471 / 404 / 402 µs.
-const COMPACT_MIN_BLOCKS: usize = 4;
+/// 482 µs, held to 2 / 3 / 4 / 5 blocks 481 / 471 / 404 / 402 µs. With the L2 prefetch
+/// (`prelude::PREFETCH_TILES`), two runs on an H100 (2026-11-27), (items per thread,
+/// blocks) for float32: (16, 4) 380, (16, 5) 366–374, (16, 6) 461, (20, 4) 365, (20, 5)
+/// 452, (24, 4) 368, (12, 6) 382, (12, 7) 506, (32, 3) 420, (8, 8) 410 µs.
+const COMPACT_MIN_BLOCKS: usize = 5;
 
 /// Items per thread: a tile stages 16 KiB.
 fn items_per_thread(stage_item: usize) -> usize {
@@ -68,7 +71,8 @@ pub(crate) fn values_source(item: usize, wide: bool) -> String {
     let _ = write!(
         s,
         "typedef unsigned char Tm;\ntypedef {t} T;\ntypedef {t} S;\ntypedef {i} I;\n\
-         #define CUPRUM_VALUES 1\nconstexpr int VECN = {v};\nconstexpr int IPT = {ipt};\nconstexpr int CMINB = {minb};\n",
+         #define CUPRUM_VALUES 1\nconstexpr int VECN = {v};\nconstexpr int IPT = {ipt};\nconstexpr int CMINB = {minb};\nconstexpr unsigned CPF = {pf};\n",
+        pf = crate::kernel::codegen::prelude::PREFETCH_TILES,
         t = bits_type(item),
         minb = COMPACT_MIN_BLOCKS,
         i = idx_type(wide),
@@ -92,7 +96,8 @@ pub(crate) fn indices_source(d: DType, wide: bool, interleaved: bool) -> String 
     let _ = write!(
         s,
         "typedef {m} Tm;\ntypedef unsigned char T;\ntypedef unsigned S;\ntypedef {i} I;\n\
-         #define CUPRUM_VALUES 0\nconstexpr int VECN = {v};\nconstexpr int IPT = 16;\n",
+         #define CUPRUM_VALUES 0\nconstexpr int VECN = {v};\nconstexpr int IPT = 16;\nconstexpr unsigned CPF = {pf};\n",
+        pf = crate::kernel::codegen::prelude::PREFETCH_TILES,
         m = d.c_type(),
         i = idx_type(wide),
         v = vec_width(d.itemsize()),
@@ -162,6 +167,11 @@ __device__ __forceinline__ void compact_tile(const Tm* __restrict__ m, const T* 
   if (threadIdx.x == 0) s_tile = atomicAdd(counter, 1u);
   __syncthreads();
   const unsigned tile = s_tile;
+  if (CPF > 0) {
+    const unsigned long long pf = (unsigned long long)(tile + CPF) * TILE;
+    rt::prefetch_l2(m, pf, TILE, (unsigned long long)n);
+    if (VALUES) rt::prefetch_l2(x, pf, TILE, (unsigned long long)n);
+  }
   const I wbase = (I)tile * (I)TILE + (I)(warp * WSEG);
   bool f[ROWS][VEC];
   T v[VALUES ? ROWS : 1][VALUES ? VEC : 1];

@@ -279,8 +279,10 @@ mod tests {
     #[test]
     fn tiles_divide_into_vector_rows() {
         for &d in DType::ALL {
-            let ipt = scan::ipt_for(acc_size(d));
-            assert_eq!(ipt % vec_width(d.itemsize()), 0, "{d}");
+            for seg in [false, true] {
+                let ipt = scan::tile_shape(acc_size(d), seg).0;
+                assert_eq!(ipt % vec_width(d.itemsize()), 0, "{d}");
+            }
             assert!(acc_size(d) <= 16);
         }
     }

@@ -10,7 +10,9 @@
 //! 32-lane row), scans it (per lane, then warp shuffles, then across the block's warps),
 //! publishes the tile's aggregate, and one warp looks back over the predecessors'
 //! published aggregates / inclusive prefixes, 32 tiles at a time, until it meets an
-//! inclusive prefix; then every element is written once. Rows of an n-d array are
+//! inclusive prefix; then every element is written once. As a tile starts it asks L2 for
+//! the input of the tile `prelude::PREFETCH_TILES` after it, so the reads go on while
+//! blocks wait for their look-back (the tile shapes: [`tile_shape`]). Rows of an n-d array are
 //! *segments* of the same scan (`cuprum_scan_seg_{v,1}`: the operator carries a "segment
 //! starts here" flag), so short and long rows take the same kernel. Other axes with at
 //! least 32 contiguous columns: `cuprum_scan_axis`, tiles of 32 columns × `8 · AXIPT`
@@ -38,25 +40,31 @@
 //! which also picks the tuning below from the accumulator's size.
 
 use crate::array::DType;
+
 use std::fmt::Write;
 
-/// Items per thread of the tile scans for an accumulator of `acc` bytes: 32 for 4-byte
-/// accumulators, 8 otherwise (a tile is 256 × that). A tile's inclusive prefix is known
-/// only after the look-back has reached one published before it, so fewer, larger tiles
-/// shorten that chain; past 32 the registers cut occupancy. Measured on an H100 (float32,
-/// 2026-11-27), 1e8 elements / rows of (10000, 10000): 16 → 442 / 555 µs, 32 → 394 / 452,
-/// 40 → 374 / 518, 64 → 367 / 742.
-pub(crate) fn ipt_for(acc: usize) -> usize {
-    if acc <= 4 { 32 } else { 8 }
-}
-
-/// Blocks per SM the tile scan's registers are held to (`__launch_bounds__`) for an
-/// accumulator of `acc` bytes. `ncu` on an H100 (float32 `cumsum` of 1e8): 75 registers,
-/// 3 blocks per SM, warps stalled at the barrier behind the look-back 58 % of the time.
-/// Measured in one run (1e8 / rows of (10000, 10000)): unbounded 394 / 543 µs, held to 3
-/// blocks 394 / 449, to 4 422 / 461, to 5 399 / 589.
-pub(crate) fn min_blocks_for(acc: usize) -> usize {
-    if acc <= 4 { 3 } else { 1 }
+/// A tile scan's shape for an accumulator of `acc` bytes, `seg` for rows as segments:
+/// `(items per thread, blocks per SM the registers are held to)` (`__launch_bounds__`' second
+/// argument); a tile is 256 × the items.
+///
+/// A tile's inclusive prefix is known only after the look-back has reached one published
+/// before it, so fewer, larger tiles shorten that chain, while more resident blocks keep
+/// more loads in flight behind the waits (`ncu`, H100, float32 `cumsum` of 1e8 before the
+/// prefetch: 75 registers, 3 blocks per SM, warps stalled at the barrier behind the
+/// look-back 58 % of the time). With the L2 prefetch (`prelude::PREFETCH_TILES`) the
+/// balance moved; measured in two runs on an H100 (2026-11-27, 30 repeats, medians),
+/// float32 1e8 elements / rows of (10000, 10000), (items, blocks): (32, 3) 363 / 444 µs,
+/// (32, 4) 334–340 / 450–460, (28, 4) 355 / 431, (36, 4) 347 / 492, (40, 4) 340 / 582,
+/// (24, 4) 352 / 424, (20, 5) 358 / 438, (16, 5) 387 / 414, (16, 6) 367 / 429, (32, 5)
+/// 357 / 611, (40, 2) 386 / 474. Rows pay a modulo and a flag per element and lose more to
+/// spills, so they take smaller tiles. 8- and 16-byte accumulators keep 8 items, unbounded
+/// (not re-measured).
+pub(crate) fn tile_shape(acc: usize, seg: bool) -> (usize, usize) {
+    match (acc <= 4, seg) {
+        (true, false) => (32, 4),
+        (true, true) => (16, 5),
+        (false, _) => (8, 1),
+    }
 }
 
 /// Positions per thread of the axis kernel for an accumulator of `acc` bytes: 16 for
@@ -131,13 +139,17 @@ pub(crate) fn defs(d: &ScanDefs<'_>) -> String {
     }
     let _ = write!(
         s,
-        "constexpr int VECN = {vec};\nconstexpr int IPT = {ipt};\nconstexpr int AXIPT = {axipt};\n\
-         constexpr int SCAN_MINB = {minb};\nconstexpr bool EXCL = {excl};\n",
+        "constexpr int VECN = {vec};\nconstexpr int IPT = {ipt};\nconstexpr int SEG_IPT = {sipt};\n\
+         constexpr int AXIPT = {axipt};\nconstexpr int SCAN_MINB = {minb};\nconstexpr int SEG_MINB = {sminb};\n\
+         constexpr bool EXCL = {excl};\nconstexpr unsigned SCAN_PF = {pf};\n",
         vec = d.vec,
-        ipt = ipt_for(d.acc_bytes),
+        ipt = tile_shape(d.acc_bytes, false).0,
+        sipt = tile_shape(d.acc_bytes, true).0,
         axipt = axipt_for(d.acc_bytes),
-        minb = min_blocks_for(d.acc_bytes),
+        minb = tile_shape(d.acc_bytes, false).1,
+        sminb = tile_shape(d.acc_bytes, true).1,
         excl = d.exclusive,
+        pf = super::prelude::PREFETCH_TILES,
     );
     s
 }
@@ -154,6 +166,8 @@ template <int VEC> __device__ __forceinline__ void load_raw(CUPRUM_SCAN_IN, I i0
     for (int b = 0; b < VEC; ++b) raw[b] = (i0 + b < n) ? x[i0 + b] : Tin();
   } }
 __device__ __forceinline__ Tin load_raw1(CUPRUM_SCAN_IN, I i) { return x[i]; }
+__device__ __forceinline__ void prefetch_in(CUPRUM_SCAN_IN, unsigned long long i0, unsigned long long cnt, I n) {
+  rt::prefetch_l2(x, i0, cnt, (unsigned long long)n); }
 "#;
 
 /// The input access for a `ScanKernel`'s `inputs` (name, dtype, by value), whose `Tin` is
@@ -210,6 +224,14 @@ pub(crate) fn input_access(inputs: &[(&str, DType, bool)]) -> String {
         let _ = write!(s, " r.{name} = _in{k};");
     }
     s.push_str(" return r; }\n");
+    s.push_str("__device__ __forceinline__ void prefetch_in(CUPRUM_SCAN_IN, unsigned long long i0, unsigned long long cnt, I n) {");
+    for (k, _) in &arrays {
+        let _ = write!(
+            s,
+            " rt::prefetch_l2(_in{k}, i0, cnt, (unsigned long long)n);"
+        );
+    }
+    s.push_str(" }\n");
     s
 }
 
@@ -327,8 +349,9 @@ __device__ P lookback(unsigned tile, P tot, unsigned* flags, A* aggs, A* incs, i
 template <bool SEG, int VEC>
 __device__ __forceinline__ void scan_tile(CUPRUM_SCAN_IN, Tout* __restrict__ y, I n, I len,
     unsigned* __restrict__ flags, A* __restrict__ aggs, A* __restrict__ incs, unsigned* __restrict__ counter) {
-  constexpr int ROWS = IPT / VEC;
-  constexpr int WSEG = 32 * IPT;
+  constexpr int TIPT = SEG ? SEG_IPT : IPT;
+  constexpr int ROWS = TIPT / VEC;
+  constexpr int WSEG = 32 * TIPT;
   constexpr int TILE = 8 * WSEG;
   __shared__ unsigned s_tile;
   __shared__ P s_warp[8];
@@ -337,6 +360,7 @@ __device__ __forceinline__ void scan_tile(CUPRUM_SCAN_IN, Tout* __restrict__ y, 
   if (threadIdx.x == 0) s_tile = atomicAdd(counter, 1u);
   __syncthreads();
   const unsigned tile = s_tile;
+  if (SCAN_PF > 0) prefetch_in(CUPRUM_SCAN_ARGS, (unsigned long long)(tile + SCAN_PF) * TILE, TILE, n);
   const I wbase = (I)tile * (I)TILE + (I)(warp * WSEG);
   P s[ROWS][VEC];
 #pragma unroll
@@ -413,7 +437,7 @@ __device__ __forceinline__ void scan_tile(CUPRUM_SCAN_IN, Tout* __restrict__ y, 
 }
 
 #define CUPRUM_SCAN_ENTRY(NAME, SEG, VEC) \
-extern "C" __global__ void __launch_bounds__(256, SCAN_MINB) NAME(CUPRUM_SCAN_IN, Tout* __restrict__ y, I n, I len, \
+extern "C" __global__ void __launch_bounds__(256, (SEG) ? SEG_MINB : SCAN_MINB) NAME(CUPRUM_SCAN_IN, Tout* __restrict__ y, I n, I len, \
     unsigned* __restrict__ flags, A* __restrict__ aggs, A* __restrict__ incs, unsigned* __restrict__ counter) { \
   scan_tile<SEG, VEC>(CUPRUM_SCAN_ARGS, y, n, len, flags, aggs, incs, counter); }
 CUPRUM_SCAN_ENTRY(cuprum_scan_v, false, VECN)
