@@ -96,6 +96,14 @@ const MAX_ROW_PASSES: usize = 4;
 /// 688 µs unbounded, 634 held to 4 blocks, 564 held to 3. Fewer items (12) lost in every
 /// nvcc-built twin (more look-back per key). 8- and 16-byte keys keep 8 and 4 items and
 /// their registers (not measured bounded).
+///
+/// Measured and not taken (H100, 2026-11-27, one run each, the whole sort of 1e8):
+/// `__match_any_sync` for a lane's peers instead of the 8 ballots, float32 3036 → 3633 µs,
+/// uint32 3056 → 4030, float64 9587 → 10789 (argsort and `sort_by_key` unchanged): the
+/// hardware's match is slower than the ballots on Hopper. An L2 prefetch of the tile 32 /
+/// 64 / 128 ahead (what the scans gained 15 % from): float32 3072 → 3012 / 3018 / 3026,
+/// argsort 4733 → 4484 / 4580 / 5028, `sort_by_key` 4726 → 4977 / 5048 / 5499: within
+/// noise or worse; the passes are bound by the ranking, not the reads.
 fn tiling(key_bytes: usize, values: bool) -> (usize, usize) {
     match (key_bytes, values) {
         (16.., _) => (4, 1),
