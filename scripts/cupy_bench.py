@@ -523,6 +523,16 @@ def cumsum(b):
     b.run_ew("cumsum100M_f32", cp.cumsum, rand(ROUTINE_N))
 
 
+@workload("cumsum100M_f64")
+def cumsum_f64(b):
+    b.run_ew("cumsum100M_f64", cp.cumsum, rand(ROUTINE_N, cp.float64))
+
+
+@workload("cumsum100M_i32")
+def cumsum_i32(b):
+    b.run_ew("cumsum100M_i32", cp.cumsum, cp.random.randint(0, 1000, ROUTINE_N, dtype=cp.int32))
+
+
 @workload("cumsum_10Kx10K_f32_axis1", "cumsum_10Kx10K_f32_axis0")
 def cumsum2d(b):
     x = rand((10000, 10000))
@@ -778,6 +788,17 @@ def trand(shape, dtype=None):
 @torch_workload("cumsum100M_f32")
 def torch_cumsum(b):
     b.run_ew("cumsum100M_f32", lambda v: torch.cumsum(v, 0), trand(ROUTINE_N))
+
+
+@torch_workload("cumsum100M_f64")
+def torch_cumsum_f64(b):
+    b.run_ew("cumsum100M_f64", lambda v: torch.cumsum(v, 0), trand(ROUTINE_N, torch.float64))
+
+
+@torch_workload("cumsum100M_i32")
+def torch_cumsum_i32(b):
+    x = torch.randint(0, 1000, (ROUTINE_N,), device="cuda", dtype=torch.int32)
+    b.run_ew("cumsum100M_i32", lambda v: torch.cumsum(v, 0), x)
 
 
 @torch_workload("scan_kernel_running_max100M_f32")

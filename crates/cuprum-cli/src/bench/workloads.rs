@@ -479,6 +479,19 @@ pub const WORKLOADS: &[Workload] = &[
         PctOfCopy(85.0),
     ),
     w(
+        "cumsum100M_f64",
+        "ops::cumsum of 1e8 float64 (the scan of 8-byte accumulators)",
+        cumsum100m_f64,
+        PctOfCopy(85.0),
+    ),
+    w(
+        "cumsum100M_i32",
+        "ops::cumsum of 1e8 int32 in [0, 1000) into int64 (NumPy's result dtype; 4 bytes \
+         read and 8 written per element)",
+        cumsum100m_i32,
+        PctOfCopy(85.0),
+    ),
+    w(
         "cumsum_10Kx10K_f32_axis1",
         "ops::cumsum of a (10000, 10000) float32 array along its rows (segments of one scan)",
         cumsum2d_axis1,
@@ -1145,6 +1158,18 @@ fn cumsum100m(o: &BenchmarkOptions) -> R<Timed> {
     let x = rand(&[EW_N], DType::F32)?;
     let r = warm_bench(o, "cumsum100M_f32", || ops::cumsum(&x, None).map(drop))?;
     Ok((r, 8 * EW_N as u64))
+}
+
+fn cumsum100m_f64(o: &BenchmarkOptions) -> R<Timed> {
+    let x = rand(&[EW_N], DType::F64)?;
+    let r = warm_bench(o, "cumsum100M_f64", || ops::cumsum(&x, None).map(drop))?;
+    Ok((r, 16 * EW_N as u64))
+}
+
+fn cumsum100m_i32(o: &BenchmarkOptions) -> R<Timed> {
+    let x = random_i32(EW_N, 1000)?;
+    let r = warm_bench(o, "cumsum100M_i32", || ops::cumsum(&x, None).map(drop))?;
+    Ok((r, 12 * EW_N as u64))
 }
 
 /// `cumsum` of a (10000, 10000) float32 array over `axis`.

@@ -147,6 +147,15 @@
 //!   machine: noisy). Still open: no folder listing for a pip wheel (its builtins come in
 //!   the same wheel), one `stat` instead of two; blake3's detection and the driver's load
 //!   stay, so the target is out of reach while the load alone is ~0.1 ms.
+//!   **On the H100 machine** (2026-11-27 19:55 UTC): the bench row 0.306 ms = the lookup
+//!   0.266 (which includes generating the ElementwiseKernel's source) + the driver's load
+//!   0.04. A 1 MB test program doing the same steps in fresh processes on that host (5
+//!   disk hits): the source generation 36–48 µs (a process's first codegen; 8–12 µs for
+//!   the next), the first key 47–100 µs (NVRTC's identity and blake3's first use; 1.5–2 µs
+//!   for the next), the whole lookup with reading and checking the entry 83–142 µs. So
+//!   ~0.12 ms of the row is the 7 MB `cuprum` binary's first run of that code in a fresh
+//!   process (not split further: no `strace` or `perf` on that machine), and the parts
+//!   cuprum controls already add up to about the target before the driver's load.
 //!
 //! What was measured and **not** taken:
 //! - NVRTC's automatic precompiled headers (`--pch`): with `--minimal`, −2.7 ms for a

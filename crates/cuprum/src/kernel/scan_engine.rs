@@ -9,7 +9,8 @@
 //! enough columns to fill the GPU ([`MIN_COLUMNS`]) or the axis is short, else the axis is
 //! moved last with a copy, scanned as rows, and moved back. Bytes: the input read once, the
 //! output written once, plus a few bytes of status per tile (8192 elements, 4096 for rows,
-//! for 4-byte accumulators, 2048 otherwise: `codegen::scan::tile_shape`). Non-contiguous inputs are
+//! for 4-byte accumulators; 4096, 2048 for rows, for 8-byte ones; 2048 for larger:
+//! `codegen::scan::tile_shape`). Non-contiguous inputs are
 //! copied once; an output that is not C-contiguous is written through a temporary.
 //!
 //! Floating-point sums combine in an order that depends on which predecessors had

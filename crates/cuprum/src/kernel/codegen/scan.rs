@@ -57,13 +57,18 @@ use std::fmt::Write;
 /// (32, 4) 334–340 / 450–460, (28, 4) 355 / 431, (36, 4) 347 / 492, (40, 4) 340 / 582,
 /// (24, 4) 352 / 424, (20, 5) 358 / 438, (16, 5) 387 / 414, (16, 6) 367 / 429, (32, 5)
 /// 357 / 611, (40, 2) 386 / 474. Rows pay a modulo and a flag per element and lose more to
-/// spills, so they take smaller tiles. 8- and 16-byte accumulators keep 8 items, unbounded
-/// (not re-measured).
+/// spills, so they take smaller tiles. 8-byte accumulators (float64, every integer scan
+/// into 64 bits, complex64), one run on an H100 with the segment flag compiled out of 1-D
+/// scans, float64 / int32 → int64 of 1e8: (8, 1) 980 / 1091 µs, (12, 3) 848 / 847, (16, 1)
+/// 858 / 865, (16, 2) 860 / 866, (16, 3) 749 / 738, (20, 2) 806 / 774, (24, 2) 769 / 725,
+/// (32, 1) 861 / 820 (PyTorch in the same kind of run: 738 / 1176). Their rows and 16-byte
+/// accumulators keep 8 items, unbounded (not re-measured).
 pub(crate) fn tile_shape(acc: usize, seg: bool) -> (usize, usize) {
-    match (acc <= 4, seg) {
-        (true, false) => (32, 4),
-        (true, true) => (16, 5),
-        (false, _) => (8, 1),
+    match (acc, seg) {
+        (..=4, false) => (32, 4),
+        (..=4, true) => (16, 5),
+        (..=8, false) => (16, 3),
+        _ => (8, 1),
     }
 }
 
@@ -242,15 +247,16 @@ pub(crate) const BODY: &str = r#"
 struct P { A v; unsigned h; };
 __device__ __forceinline__ P pid() { P r; r.v = ident(); r.h = 0u; return r; }
 template <bool SEG> __device__ __forceinline__ P comb(const P& a, const P& b) {
-  P r; r.h = a.h | b.h;
+  P r; r.h = SEG ? (a.h | b.h) : 0u;
   if (SEG && b.h) r.v = b.v; else r.v = CUPRUM_OP(a.v, b.v);
   return r; }
-__device__ __forceinline__ P shfl_up_p(const P& p, unsigned d) {
-  P r; r.v = rt::shfl_up(p.v, d); r.h = __shfl_up_sync(rt::FULL, p.h, d); return r; }
-__device__ __forceinline__ P shfl_down_p(const P& p, unsigned d) {
-  P r; r.v = rt::shfl_down(p.v, d); r.h = __shfl_down_sync(rt::FULL, p.h, d); return r; }
-__device__ __forceinline__ P shfl_idx_p(const P& p, int src) {
-  P r; r.v = rt::shfl_idx(p.v, src); r.h = __shfl_sync(rt::FULL, p.h, src); return r; }
+// Without segments the flag is always 0: not shuffled, so the compiler drops it.
+template <bool SEG> __device__ __forceinline__ P shfl_up_p(const P& p, unsigned d) {
+  P r; r.v = rt::shfl_up(p.v, d); r.h = SEG ? __shfl_up_sync(rt::FULL, p.h, d) : 0u; return r; }
+template <bool SEG> __device__ __forceinline__ P shfl_down_p(const P& p, unsigned d) {
+  P r; r.v = rt::shfl_down(p.v, d); r.h = SEG ? __shfl_down_sync(rt::FULL, p.h, d) : 0u; return r; }
+template <bool SEG> __device__ __forceinline__ P shfl_idx_p(const P& p, int src) {
+  P r; r.v = rt::shfl_idx(p.v, src); r.h = SEG ? __shfl_sync(rt::FULL, p.h, src) : 0u; return r; }
 
 // Decoupled look-back. A tile's status: bits 0-1 = 1 (its aggregate is published) or 2 (its
 // inclusive prefix is), bit 2 = a segment starts in the tile; the value is written before
@@ -314,7 +320,7 @@ __device__ P lookback_in(const S& st, unsigned tile, P tot, int lane) {
     P e = pid();
     if (t >= 0) {
       f = st.wait((unsigned long long)t, e.v);
-      e.h = (f >> 2) & 1u;
+      e.h = SEG ? (f >> 2) & 1u : 0u;
     }
     const bool term = ((f & 3u) == 2u) || (SEG && e.h);
     const unsigned tm = __ballot_sync(rt::FULL, term);
@@ -322,10 +328,10 @@ __device__ P lookback_in(const S& st, unsigned tile, P tot, int lane) {
     if (lane > first) e = pid();
 #pragma unroll
     for (int d = 1; d < 32; d <<= 1) {
-      const P o = shfl_down_p(e, d);
+      const P o = shfl_down_p<SEG>(e, d);
       if (lane + d < 32) e = comb<SEG>(o, e);
     }
-    run = comb<SEG>(shfl_idx_p(e, 0), run);
+    run = comb<SEG>(shfl_idx_p<SEG>(e, 0), run);
     if (tm) break;
     t -= 32;
   }
@@ -384,12 +390,12 @@ __device__ __forceinline__ void scan_tile(CUPRUM_SCAN_IN, Tout* __restrict__ y, 
     P c = s[r][VEC - 1];
 #pragma unroll
     for (int d = 1; d < 32; d <<= 1) {
-      const P o = shfl_up_p(c, d);
+      const P o = shfl_up_p<SEG>(c, d);
       if (lane >= d) c = comb<SEG>(o, c);
     }
-    const P e = shfl_up_p(c, 1);
+    const P e = shfl_up_p<SEG>(c, 1);
     lex[r] = lane == 0 ? pid() : e;
-    rtot[r] = shfl_idx_p(c, 31);
+    rtot[r] = shfl_idx_p<SEG>(c, 31);
   }
   P rp[ROWS];
   rp[0] = pid();
