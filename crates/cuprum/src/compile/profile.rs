@@ -56,9 +56,10 @@
 //! the idle build machine 19.7–20.7 ms, with `--Ofast-compile=max` 17.0–18.2, `=mid` 19.0,
 //! `=min` 18.9. So the issue's targets (elementwise 8, reduction and Rust kernel 12, fused
 //! 20, first in a process 25 ms) lie below what NVRTC takes for *any* kernel on that
-//! machine, and no change on cuprum's side can meet them with NVRTC; the levers left are fewer, smaller kernels per call (one specialisation instead of several),
-//! compiling a call's kernels on all cores, ptxas's optimisation level (a runtime cost),
-//! and bundles, which take NVRTC out of a deployed program altogether.
+//! machine, and no change on cuprum's side can meet them with NVRTC. The levers left are
+//! fewer, smaller kernels per call (one specialisation instead of several), compiling a
+//! call's kernels on all cores, ptxas's optimisation level (a runtime cost), and bundles,
+//! which take NVRTC out of a deployed program altogether.
 //!
 //! ## The issue-27 rows that miss, piece by piece (2026-11-27, morning: partly cache hits)
 //!

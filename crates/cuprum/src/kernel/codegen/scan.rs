@@ -12,8 +12,8 @@
 //! published aggregates / inclusive prefixes, 32 tiles at a time, until it meets an
 //! inclusive prefix; then every element is written once. As a tile starts it asks L2 for
 //! the input of the tile `prelude::PREFETCH_TILES` after it, so the reads go on while
-//! blocks wait for their look-back (the tile shapes: [`tile_shape`]). Rows of an n-d array are
-//! *segments* of the same scan (`cuprum_scan_seg_{v,1}`: the operator carries a "segment
+//! blocks wait for their look-back (the tile shapes: [`tile_shape`]). Rows of an n-d array
+//! are *segments* of the same scan (`cuprum_scan_seg_{v,1}`: the operator carries a "segment
 //! starts here" flag), so short and long rows take the same kernel. Other axes with at
 //! least 32 contiguous columns: `cuprum_scan_axis`, tiles of 32 columns × `8 · AXIPT`
 //! positions (a warp reads 32 adjacent columns at each position: coalesced, no transpose;
@@ -40,12 +40,11 @@
 //! which also picks the tuning below from the accumulator's size.
 
 use crate::array::DType;
-
 use std::fmt::Write;
 
 /// A tile scan's shape for an accumulator of `acc` bytes, `seg` for rows as segments:
-/// `(items per thread, blocks per SM the registers are held to)` (`__launch_bounds__`' second
-/// argument); a tile is 256 × the items.
+/// `(items per thread, blocks per SM the registers are held to)` (`__launch_bounds__`'
+/// second argument); a tile is 256 × the items.
 ///
 /// A tile's inclusive prefix is known only after the look-back has reached one published
 /// before it, so fewer, larger tiles shorten that chain, while more resident blocks keep
