@@ -540,6 +540,11 @@ def cumsum2d(b):
     b.run_ew("cumsum_10Kx10K_f32_axis0", lambda a: cp.cumsum(a, axis=0), x)
 
 
+@workload("cumsum_10Kx10K_f64_axis1")
+def cumsum2d_f64(b):
+    b.run_ew("cumsum_10Kx10K_f64_axis1", lambda a: cp.cumsum(a, axis=1), rand((10000, 10000), cp.float64))
+
+
 @workload("sort100M_u32", "sort100M_f64", "argsort100M_f32")
 def sorts_issue25(b):
     n = ROUTINE_N
@@ -793,6 +798,16 @@ def torch_cumsum(b):
 @torch_workload("cumsum100M_f64")
 def torch_cumsum_f64(b):
     b.run_ew("cumsum100M_f64", lambda v: torch.cumsum(v, 0), trand(ROUTINE_N, torch.float64))
+
+
+@torch_workload("cumsum_10Kx10K_f32_axis1")
+def torch_cumsum_rows(b):
+    b.run_ew("cumsum_10Kx10K_f32_axis1", lambda v: torch.cumsum(v, 1), trand((10000, 10000)))
+
+
+@torch_workload("cumsum_10Kx10K_f64_axis1")
+def torch_cumsum_rows_f64(b):
+    b.run_ew("cumsum_10Kx10K_f64_axis1", lambda v: torch.cumsum(v, 1), trand((10000, 10000), torch.float64))
 
 
 @torch_workload("cumsum100M_i32")

@@ -412,6 +412,49 @@ fn cumsum_of_rows_long_short_and_columns() {
 }
 
 #[test]
+fn cumsum_and_cumprod_of_many_long_rows() {
+    require_gpu!();
+    let mut rng = Rng::new(19);
+    // 520 rows of 1030 (not a multiple of 4: scalar loads for 4-byte inputs, vector loads
+    // for 8-byte ones) and 512 rows of 1024: a block per row, several chunks a row.
+    for shape in [[520usize, 1030], [512, 1024]] {
+        let n = shape[0] * shape[1];
+        for d in common::dtypes(DType::ALL) {
+            let vals = rand_vals(&mut rng, d, n, 200, false);
+            let x = dev_exact(&vals, &shape, d);
+            check_cum(
+                &x,
+                &vals,
+                Some(1),
+                false,
+                &format!("cumsum {d} {shape:?} axis 1"),
+            );
+        }
+        for d in common::dtypes(&[DType::F32, DType::F64, DType::I32, DType::C64]) {
+            let vals = prod_vals(&mut rng, d, n);
+            let x = dev(&vals, &shape, d);
+            check_cum(
+                &x,
+                &vals,
+                Some(-1),
+                true,
+                &format!("cumprod {d} {shape:?} axis -1"),
+            );
+        }
+    }
+    // a non-contiguous view (every other column) of 600 rows
+    let vals = rand_vals(&mut rng, DType::I32, 600 * 4100, 2000, false);
+    let x = dev_exact(&vals, &[600, 4100], DType::I32);
+    let v = x
+        .slice(&[SliceArg::from(..), SliceArg::from(..).step(2)])
+        .unwrap();
+    let sub: Vec<V> = (0..600 * 2050)
+        .map(|k| vals[(k / 2050) * 4100 + 2 * (k % 2050)])
+        .collect();
+    check_cum(&v, &sub, Some(1), false, "cumsum of a strided view's rows");
+}
+
+#[test]
 fn cumsum_edge_shapes_and_errors() {
     require_gpu!();
     let mut rng = Rng::new(15);

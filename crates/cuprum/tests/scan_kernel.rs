@@ -97,6 +97,7 @@ fn running_max_over_every_axis_and_mode() {
         vec![300, 40],
         vec![70, 5],
         vec![4, 6, 33],
+        vec![300, 1100], // rows a block each (the rows kernel)
     ] {
         let n: usize = shape.iter().product();
         let v = ints(&mut rng, n);

@@ -493,8 +493,14 @@ pub const WORKLOADS: &[Workload] = &[
     ),
     w(
         "cumsum_10Kx10K_f32_axis1",
-        "ops::cumsum of a (10000, 10000) float32 array along its rows (segments of one scan)",
+        "ops::cumsum of a (10000, 10000) float32 array along its rows (a block per row)",
         cumsum2d_axis1,
+        PctOfCopy(85.0),
+    ),
+    w(
+        "cumsum_10Kx10K_f64_axis1",
+        "ops::cumsum of a (10000, 10000) float64 array along its rows (a block per row)",
+        cumsum2d_f64_axis1,
         PctOfCopy(85.0),
     ),
     w(
@@ -1181,6 +1187,14 @@ fn cumsum2d(o: &BenchmarkOptions, name: &str, axis: isize) -> R<Timed> {
 
 fn cumsum2d_axis1(o: &BenchmarkOptions) -> R<Timed> {
     cumsum2d(o, "cumsum_10Kx10K_f32_axis1", 1)
+}
+
+fn cumsum2d_f64_axis1(o: &BenchmarkOptions) -> R<Timed> {
+    let x = cuprum::random::random(&[10_000, 10_000], DType::F64)?;
+    let r = warm_bench(o, "cumsum_10Kx10K_f64_axis1", || {
+        ops::cumsum(&x, Some(1)).map(drop)
+    })?;
+    Ok((r, 16 * 100_000_000))
 }
 
 fn cumsum2d_axis0(o: &BenchmarkOptions) -> R<Timed> {

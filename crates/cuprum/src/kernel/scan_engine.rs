@@ -3,22 +3,24 @@
 //! `scan.rs` for a [`ScanKernel`](crate::ScanKernel)) over an axis or the flattened array.
 //!
 //! Which kernel: the last axis, or the flattened array, is the single-pass tile scan (rows
-//! as segments when there are several); another axis with at least 32 contiguous columns
-//! (`inner`) the coalesced axis scan, one pass with the same look-back along the axis;
-//! fewer columns the column kernel (one thread per column walks the axis) when there are
-//! enough columns to fill the GPU ([`MIN_COLUMNS`]) or the axis is short, else the axis is
-//! moved last with a copy, scanned as rows, and moved back. Bytes: the input read once, the
-//! output written once, plus a few bytes of status per tile (8192 elements, 4096 for rows,
-//! for 4-byte accumulators; 4096, 2048 for rows, for 8-byte ones; 2048 for larger:
-//! `codegen::scan::tile_shape`). Non-contiguous inputs are
-//! copied once; an output that is not C-contiguous is written through a temporary.
+//! as segments when there are several), or, for many rows that are not short, the rows
+//! kernel, a block per row (`codegen::scan::rows_kernel`); another axis with at least 32
+//! contiguous columns (`inner`) the coalesced axis scan, one pass with the same look-back
+//! along the axis; fewer columns the column kernel (one thread per column walks the axis)
+//! when there are enough columns to fill the GPU ([`MIN_COLUMNS`]) or the axis is short,
+//! else the axis is moved last with a copy, scanned as rows, and moved back. Bytes: the
+//! input read once, the output written once, plus a few bytes of status per tile (8192
+//! elements, 4096 for rows, for 4-byte accumulators; 4096, 2048 for rows, for 8-byte ones;
+//! 2048 for larger: `codegen::scan::tile_shape`; none for the rows kernel). Non-contiguous
+//! inputs are copied once; an output that is not C-contiguous is written through a
+//! temporary.
 //!
 //! Floating-point sums combine in an order that depends on which predecessors had
 //! published when a tile looked back, so the last bits of a float scan may differ between
 //! runs (as with CUB); integer scans are exact.
 
 use super::KernelArg;
-use super::codegen::scan::{axipt_for, tile_shape};
+use super::codegen::scan::{axipt_for, rows_kernel, tile_shape};
 use super::program::{Program, aligned, blocks_for, fits_u32, ptr_at, zeroed_scratch};
 use crate::array::{Array, DType, Scalar};
 use crate::error::Result;
@@ -206,6 +208,9 @@ fn tile_scan(e: &Engine, inputs: &[Array], out: &Array, len: usize) -> Result<()
     all.push(out);
     let vector = e.vec > 1 && aligned(&all, e.vec);
     let seg = len < n;
+    if seg && rows_kernel(n / len, len, e.acc) {
+        return rows_scan(e, inputs, out, len, vector && len.is_multiple_of(e.vec));
+    }
     let name = match (seg, vector) {
         (false, true) => "cuprum_scan_v",
         (false, false) => "cuprum_scan_1",
@@ -223,6 +228,22 @@ fn tile_scan(e: &Engine, inputs: &[Array], out: &Array, len: usize) -> Result<()
     let grid = grid_of(tiles, "of", n)?;
     let mut rest: Vec<Box<dyn KernelArg>> = vec![idx(wide, n), idx(wide, len)];
     rest.extend(lb.args());
+    e.prog.launch(name, grid, 256, args(e, inputs, out, rest))
+}
+
+/// Scans the contiguous `inputs` into the contiguous `out` row by row (rows of `len`), a
+/// block per row (`cuprum_scan_rows_{v,1}`: `vector` when every row starts aligned).
+fn rows_scan(e: &Engine, inputs: &[Array], out: &Array, len: usize, vector: bool) -> Result<()> {
+    let n = out.size();
+    let wide = !fits_u32(n);
+    let rows = n / len;
+    let grid = grid_of(rows.min(1 << 30), "of", n)?;
+    let name = if vector {
+        "cuprum_scan_rows_v"
+    } else {
+        "cuprum_scan_rows_1"
+    };
+    let rest: Vec<Box<dyn KernelArg>> = vec![idx(wide, rows), idx(wide, len)];
     e.prog.launch(name, grid, 256, args(e, inputs, out, rest))
 }
 

@@ -283,6 +283,11 @@ mod tests {
                 let ipt = scan::tile_shape(acc_size(d), seg).0;
                 assert_eq!(ipt % vec_width(d.itemsize()), 0, "{d}");
             }
+            assert_eq!(
+                scan::row_shape(acc_size(d)).0 % vec_width(d.itemsize()),
+                0,
+                "{d} rows"
+            );
             assert!(acc_size(d) <= 16);
         }
     }
@@ -295,6 +300,8 @@ mod tests {
             "(cuprum_scan_1,",
             "(cuprum_scan_seg_v,",
             "(cuprum_scan_seg_1,",
+            "(cuprum_scan_rows_v,",
+            "(cuprum_scan_rows_1,",
             "cuprum_scan_cols(",
             "cuprum_scan_axis(",
         ] {

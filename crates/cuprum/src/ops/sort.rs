@@ -9,8 +9,11 @@
 //! Passes: one histogram kernel reads the input once and counts the digits of every pass;
 //! a tiny kernel turns the counts into bucket offsets. Then one kernel per digit: a block
 //! takes the next tile (atomic ticket), ranks its keys within each warp (8 ballots find the
-//! lanes with the same digit, a per-warp counter per digit in shared memory gives the rank;
-//! lanes in position order, so the pass is stable), publishes its per-digit counts and
+//! lanes with the same digit; the lowest of them adds their count to the warp's counter of
+//! the digit in shared memory and shuffles the old value to them, and each adds the peers
+//! below it: lanes in position order, so the pass is stable; this replaced a read, a write
+//! and two warp barriers per key, H100 float64 sort of 1e8 10559 → 8890 µs, argsort of
+//! float32 4699 → 4286, float32 sort 3074 → 3013), publishes its per-digit counts and
 //! looks back over the predecessors' (one 32-bit status word per tile and digit: 2 flag
 //! bits + a 30-bit count) for each digit's global offset, reorders the tile in shared
 //! memory by digit and writes it out in runs. `argsort` carries 32-bit positions and
@@ -90,12 +93,20 @@ const MAX_ROW_PASSES: usize = 4;
 ///
 /// The passes are latency-bound: `ncu` on an H100 showed 4 blocks of 8 warps per SM (64
 /// registers), half the warps the SM holds, and the ALU pipe 70 % busy. Measured in one
-/// run on an H100 (`sort100M_f32`, the whole sort): 16 items at 1 block per SM's worth of
-/// registers 3927 µs, 16 items held to 5 blocks (48 registers, a few spilled) 3036 µs, 20
-/// items held to 4 blocks 3580, 20 held to 3 3956; `argsort10M_f32` (keys and positions):
-/// 688 µs unbounded, 634 held to 4 blocks, 564 held to 3. Fewer items (12) lost in every
-/// nvcc-built twin (more look-back per key). 8- and 16-byte keys keep 8 and 4 items and
-/// their registers (not measured bounded).
+/// run on an H100 (`sort100M_f32`, the whole sort) with the ranking of the time: 16 items at
+/// 1 block per SM's worth of registers 3927 µs, 16 items held to 5 blocks (48 registers, a
+/// few spilled) 3036 µs, 20 items held to 4 blocks 3580, 20 held to 3 3956;
+/// `argsort10M_f32` (keys and positions): 688 µs unbounded, 634 held to 4 blocks, 564 held
+/// to 3. Fewer items (12) lost in every nvcc-built twin (more look-back per key).
+///
+/// Re-measured with the leader's `atomicAdd` ranking (H100, 2026-11-27, one run each, the
+/// whole sort of 1e8, µs): float32 / uint32 keys (items, blocks) (16, 4) 2927 / 2919, (16,
+/// 5) 3040 / 3039, (20, 5) 3189, (20, 4) 3374, (24, 3) 3906, (20, 3) 3970, (24, 2) 5098;
+/// float32 `argsort` (4-byte keys and positions) (16, 4) 4172, (16, 3) 4292, (12, 4) 4534,
+/// (12, 3) 4554 (20 items do not fit 48 KiB of shared memory with values); float64 `sort`
+/// (16, 2) 7439, (16, 3) 7457, (16, 1) 7480, (12, 2) 7617, (8, 1) 8890 (10559 with the
+/// ballot ranking); float64 `argsort` (12, 1) 10847, (12, 2) 10885, (8, 1) 12574, (8, 2)
+/// 12596. 16-byte keys keep 4 items (not re-measured).
 ///
 /// Measured and not taken (H100, 2026-11-27, one run each, the whole sort of 1e8):
 /// `__match_any_sync` for a lane's peers instead of the 8 ballots, float32 3036 → 3633 µs,
@@ -107,9 +118,9 @@ const MAX_ROW_PASSES: usize = 4;
 fn tiling(key_bytes: usize, values: bool) -> (usize, usize) {
     match (key_bytes, values) {
         (16.., _) => (4, 1),
-        (8.., _) => (8, 1),
-        (_, true) => (16, 3),
-        (_, false) => (16, 5),
+        (8.., true) => (12, 1),
+        (8.., false) => (16, 2),
+        (_, _) => (16, 4),
     }
 }
 
@@ -377,6 +388,8 @@ __device__ __forceinline__ void radix_pass(const K* __restrict__ kin, K* __restr
   const I tbase = (I)tile * TILE;
   const I wbase = tbase + (I)(warp * WSEG);
   const unsigned lt = rt::lanemask_lt();
+  // A whole tile: every lane holds a key (no ballot for which do).
+  const bool full = tbase + (I)TILE <= n;
   K key[IT];
   unsigned val[IT], rank[IT];
 #pragma unroll
@@ -392,19 +405,20 @@ __device__ __forceinline__ void radix_pass(const K* __restrict__ kin, K* __restr
     key[k] = kk;
     val[k] = vv;
     const unsigned d = digit<ROWDIG>(kk, vv, len, shift);
-    unsigned peers = __ballot_sync(rt::FULL, ok);
+    unsigned peers = full ? rt::FULL : __ballot_sync(rt::FULL, ok);
 #pragma unroll
     for (int b = 0; b < 8; ++b) {
       const bool bit = (d >> b) & 1u;
       const unsigned bb = __ballot_sync(rt::FULL, bit);
       peers &= bit ? bb : ~bb;
     }
-    unsigned base = 0u;
-    if (ok) base = s_hist[warp][d];
-    __syncwarp();
     const unsigned cnt = __popc(peers), pre = __popc(peers & lt);
-    if (ok && pre + 1u == cnt) s_hist[warp][d] = base + cnt;
-    __syncwarp();
+    // The lowest lane of the peers takes their places from the warp's counter and hands
+    // the base to them (a lane without a key: a peer's, unused).
+    const int leader = peers ? __ffs(peers) - 1 : 0;
+    unsigned base = 0u;
+    if (ok && lane == leader) base = atomicAdd(&s_hist[warp][d], cnt);
+    base = __shfl_sync(rt::FULL, base, leader);
     rank[k] = base + pre;
   }
   __syncthreads();
@@ -1005,7 +1019,7 @@ mod tests {
         assert_eq!(k, "cuprum_key128");
         assert!(code.contains("kdigit"));
         assert_eq!(tiling(16, true), (4, 1));
-        assert_eq!(tiling(4, false), (16, 5));
+        assert_eq!(tiling(4, false), (16, 4));
         assert_eq!(plan(DType::C128, 100, 100, false).key_passes, 16);
     }
 }

@@ -14,7 +14,11 @@
 //! the input of the tile `prelude::PREFETCH_TILES` after it, so the reads go on while
 //! blocks wait for their look-back (the tile shapes: [`tile_shape`]). Rows of an n-d array
 //! are *segments* of the same scan (`cuprum_scan_seg_{v,1}`: the operator carries a "segment
-//! starts here" flag), so short and long rows take the same kernel. Other axes with at
+//! starts here" flag) when they are short or few; many rows of some length take a block
+//! each instead (`cuprum_scan_rows_{v,1}`: the block walks its row chunk by chunk with a
+//! running carry, no look-back, so nothing waits on another block: [`rows_kernel`] says
+//! when; on an H100 the rows of a float32 (10000, 10000) array went from 470 µs, 57 % of
+//! the copy, as segments to 288, 93 %). Other axes with at
 //! least 32 contiguous columns: `cuprum_scan_axis`, tiles of 32 columns × `8 · AXIPT`
 //! positions (a warp reads 32 adjacent columns at each position: coalesced, no transpose;
 //! each thread keeps its positions' loads in flight; tiles take tickets in axis-major
@@ -69,6 +73,38 @@ pub(crate) fn tile_shape(acc: usize, seg: bool) -> (usize, usize) {
         (..=8, false) => (16, 3),
         _ => (8, 1),
     }
+}
+
+/// The rows kernel's shape for an accumulator of `acc` bytes: `(items per thread, blocks
+/// per SM the registers are held to)`; a chunk is 256 × the items.
+///
+/// A block walks one row, chunk after chunk, with nothing to wait for but its own loads, so
+/// the SM's other blocks are what keeps memory busy. Measured in one run on an H100
+/// (2026-11-27, `cumsum` along the rows of (10000, 10000), 15 repeats, medians), float32,
+/// (items, blocks): (8, 6) 286 µs, (8, 8) 289, (8, 10) 288, (4, 12) 290, (4, 8) 292, (16, 4)
+/// 333; float64: (4, 12) 584, (4, 6) 585, (4, 8) 588, (8, 4) 633, (8, 6) 690, (8, 3) 699,
+/// (16, 2) 846, (8, 8) 905; complex128 on (1000, 20000): (4, 4) 256, (8, 2) 293, (2, 8) 335,
+/// (4, 8) 894 (spilled). An L2 prefetch of the chunk 1, 2 or 4 ahead (what the tile scans
+/// gain from) made the float32 rows slower: 322, 352 and 312 µs against 291 without.
+pub(crate) fn row_shape(acc: usize) -> (usize, usize) {
+    match acc {
+        0..=4 => (8, 6),
+        5..=8 => (4, 8),
+        _ => (4, 4),
+    }
+}
+
+/// Whether `rows` rows of `len` elements are scanned a block per row (the rows kernel)
+/// rather than as the segments of one tile scan: when there are enough rows to give most
+/// SMs one (128) and a row fills at least 3/8 of a chunk.
+///
+/// Measured in one run on an H100 (2026-11-27, float32, rows kernel against the segmented
+/// tile scan, µs): (10000, 10000) 288 / 470, (1000, 100000) 303 / 458, (100000, 1000) 278 /
+/// 456, (600, 1500) 9.1 / 15.1, (200, 500000) 390 / 452 — but (300000, 300) 581 / 415 (a
+/// row fills 15 % of a chunk), (1000000, 100) 1961 / 464, (50, 2000000) 1020 / 456 (50
+/// blocks cannot fill 132 SMs).
+pub(crate) fn rows_kernel(rows: usize, len: usize, acc: usize) -> bool {
+    rows >= 128 && 8 * len >= 3 * 256 * row_shape(acc).0
 }
 
 /// Positions per thread of the axis kernel for an accumulator of `acc` bytes: 16 for
@@ -145,7 +181,8 @@ pub(crate) fn defs(d: &ScanDefs<'_>) -> String {
         s,
         "constexpr int VECN = {vec};\nconstexpr int IPT = {ipt};\nconstexpr int SEG_IPT = {sipt};\n\
          constexpr int AXIPT = {axipt};\nconstexpr int SCAN_MINB = {minb};\nconstexpr int SEG_MINB = {sminb};\n\
-         constexpr bool EXCL = {excl};\nconstexpr unsigned SCAN_PF = {pf};\n",
+         constexpr bool EXCL = {excl};\nconstexpr unsigned SCAN_PF = {pf};\n\
+         constexpr int ROW_IPT = {ript};\nconstexpr int ROW_MINB = {rminb};\n",
         vec = d.vec,
         ipt = tile_shape(d.acc_bytes, false).0,
         sipt = tile_shape(d.acc_bytes, true).0,
@@ -154,6 +191,8 @@ pub(crate) fn defs(d: &ScanDefs<'_>) -> String {
         sminb = tile_shape(d.acc_bytes, true).1,
         excl = d.exclusive,
         pf = super::prelude::PREFETCH_TILES,
+        ript = row_shape(d.acc_bytes).0,
+        rminb = row_shape(d.acc_bytes).1,
     );
     s
 }
@@ -351,23 +390,11 @@ __device__ P lookback(unsigned tile, P tot, unsigned* flags, A* aggs, A* incs, i
   }
 }
 
-template <bool SEG, int VEC>
-__device__ __forceinline__ void scan_tile(CUPRUM_SCAN_IN, Tout* __restrict__ y, I n, I len,
-    unsigned* __restrict__ flags, A* __restrict__ aggs, A* __restrict__ incs, unsigned* __restrict__ counter) {
-  constexpr int TIPT = SEG ? SEG_IPT : IPT;
-  constexpr int ROWS = TIPT / VEC;
-  constexpr int WSEG = 32 * TIPT;
-  constexpr int TILE = 8 * WSEG;
-  __shared__ unsigned s_tile;
-  __shared__ P s_warp[8];
-  __shared__ P s_excl;
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  if (threadIdx.x == 0) s_tile = atomicAdd(counter, 1u);
-  __syncthreads();
-  const unsigned tile = s_tile;
-  if (SCAN_PF > 0) prefetch_in(CUPRUM_SCAN_ARGS, (unsigned long long)(tile + SCAN_PF) * TILE, TILE, n);
-  const I wbase = (I)tile * (I)TILE + (I)(warp * WSEG);
-  P s[ROWS][VEC];
+// The pieces of a tile (or a row's chunk) of 8 warps × WSEG elements from `wbase` (the
+// warp's first): each lane holds ROWS rows of VEC consecutive elements of a 32-lane row.
+// Loads and scans each lane's elements (SEG: `m` the position in its segment of `len`).
+template <bool SEG, int VEC, int ROWS>
+__device__ __forceinline__ void tile_load(CUPRUM_SCAN_IN, I wbase, I n, I len, int lane, P (&s)[ROWS][VEC]) {
 #pragma unroll
   for (int r = 0; r < ROWS; ++r) {
     const I i0 = wbase + (I)(r * 32 * VEC + lane * VEC);
@@ -383,7 +410,13 @@ __device__ __forceinline__ void scan_tile(CUPRUM_SCAN_IN, Tout* __restrict__ y, 
       s[r][b] = (b == 0) ? e : comb<SEG>(s[r][b - 1], e);
     }
   }
-  P lex[ROWS], rtot[ROWS];
+}
+
+// The warp's prefixes: `lex[r]` before the lane in row r, `rp[r]` of the rows before r;
+// returns the warp's total.
+template <bool SEG, int VEC, int ROWS>
+__device__ __forceinline__ P warp_prefixes(const P (&s)[ROWS][VEC], int lane, P (&lex)[ROWS], P (&rp)[ROWS]) {
+  P rtot[ROWS];
 #pragma unroll
   for (int r = 0; r < ROWS; ++r) {
     P c = s[r][VEC - 1];
@@ -396,23 +429,16 @@ __device__ __forceinline__ void scan_tile(CUPRUM_SCAN_IN, Tout* __restrict__ y, 
     lex[r] = lane == 0 ? pid() : e;
     rtot[r] = shfl_idx_p<SEG>(c, 31);
   }
-  P rp[ROWS];
   rp[0] = pid();
 #pragma unroll
   for (int r = 1; r < ROWS; ++r) rp[r] = comb<SEG>(rp[r - 1], rtot[r - 1]);
-  if (lane == 0) s_warp[warp] = comb<SEG>(rp[ROWS - 1], rtot[ROWS - 1]);
-  __syncthreads();
-  P wex = pid();
-  for (int w = 0; w < warp; ++w) wex = comb<SEG>(wex, s_warp[w]);
-  if (warp == 0) {
-    P tot = pid();
-#pragma unroll
-    for (int w = 0; w < 8; ++w) tot = comb<SEG>(tot, s_warp[w]);
-    const P ex = lookback<SEG>(tile, tot, flags, aggs, incs, lane);
-    if (lane == 0) s_excl = ex;
-  }
-  __syncthreads();
-  const P tex = comb<SEG>(s_excl, wex);
+  return comb<SEG>(rp[ROWS - 1], rtot[ROWS - 1]);
+}
+
+// Writes each element's result, given `tex`, the prefix before the warp's first element.
+template <bool SEG, int VEC, int ROWS>
+__device__ __forceinline__ void tile_store(Tout* __restrict__ y, I wbase, I n, I len, int lane, const P& tex,
+    const P (&s)[ROWS][VEC], const P (&lex)[ROWS], const P (&rp)[ROWS]) {
 #pragma unroll
   for (int r = 0; r < ROWS; ++r) {
     const I i0 = wbase + (I)(r * 32 * VEC + lane * VEC);
@@ -441,6 +467,76 @@ __device__ __forceinline__ void scan_tile(CUPRUM_SCAN_IN, Tout* __restrict__ y, 
   }
 }
 
+template <bool SEG, int VEC>
+__device__ __forceinline__ void scan_tile(CUPRUM_SCAN_IN, Tout* __restrict__ y, I n, I len,
+    unsigned* __restrict__ flags, A* __restrict__ aggs, A* __restrict__ incs, unsigned* __restrict__ counter) {
+  constexpr int TIPT = SEG ? SEG_IPT : IPT;
+  constexpr int ROWS = TIPT / VEC;
+  constexpr int WSEG = 32 * TIPT;
+  constexpr int TILE = 8 * WSEG;
+  __shared__ unsigned s_tile;
+  __shared__ P s_warp[8];
+  __shared__ P s_excl;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  if (threadIdx.x == 0) s_tile = atomicAdd(counter, 1u);
+  __syncthreads();
+  const unsigned tile = s_tile;
+  if (SCAN_PF > 0) prefetch_in(CUPRUM_SCAN_ARGS, (unsigned long long)(tile + SCAN_PF) * TILE, TILE, n);
+  const I wbase = (I)tile * (I)TILE + (I)(warp * WSEG);
+  P s[ROWS][VEC];
+  tile_load<SEG, VEC, ROWS>(CUPRUM_SCAN_ARGS, wbase, n, len, lane, s);
+  P lex[ROWS], rp[ROWS];
+  const P wtot = warp_prefixes<SEG, VEC, ROWS>(s, lane, lex, rp);
+  if (lane == 0) s_warp[warp] = wtot;
+  __syncthreads();
+  P wex = pid();
+  for (int w = 0; w < warp; ++w) wex = comb<SEG>(wex, s_warp[w]);
+  if (warp == 0) {
+    P tot = pid();
+#pragma unroll
+    for (int w = 0; w < 8; ++w) tot = comb<SEG>(tot, s_warp[w]);
+    const P ex = lookback<SEG>(tile, tot, flags, aggs, incs, lane);
+    if (lane == 0) s_excl = ex;
+  }
+  __syncthreads();
+  tile_store<SEG, VEC, ROWS>(y, wbase, n, len, lane, comb<SEG>(s_excl, wex), s, lex, rp);
+}
+
+// Rows of `len` elements, a block per row: the block walks its row in chunks of
+// 256 · ROW_IPT elements with a running carry (no look-back, no other block waited for).
+template <int VEC>
+__device__ __forceinline__ void scan_rows(CUPRUM_SCAN_IN, Tout* __restrict__ y, I rows, I len) {
+  constexpr int ROWS = ROW_IPT / VEC;
+  constexpr int WSEG = 32 * ROW_IPT;
+  constexpr int CH = 8 * WSEG;
+  __shared__ P s_warp[2][8];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  int buf = 0;
+  for (I row = (I)blockIdx.x; row < rows; row += (I)gridDim.x) {
+    const I base = row * len, end = base + len;
+    P carry = pid();
+    for (I c0 = 0; c0 < len; c0 += (I)CH, buf ^= 1) {
+      const I wbase = base + c0 + (I)(warp * WSEG);
+      P s[ROWS][VEC];
+      tile_load<false, VEC, ROWS>(CUPRUM_SCAN_ARGS, wbase, end, len, lane, s);
+      P lex[ROWS], rp[ROWS];
+      const P wtot = warp_prefixes<false, VEC, ROWS>(s, lane, lex, rp);
+      if (lane == 0) s_warp[buf][warp] = wtot;
+      // One barrier a chunk: the warp totals alternate between two buffers, so a chunk's
+      // are not overwritten before every warp has read them.
+      __syncthreads();
+      P wex = pid(), tot = pid();
+#pragma unroll
+      for (int w = 0; w < 8; ++w) {
+        if (w < warp) wex = comb<false>(wex, s_warp[buf][w]);
+        tot = comb<false>(tot, s_warp[buf][w]);
+      }
+      tile_store<false, VEC, ROWS>(y, wbase, end, len, lane, comb<false>(carry, wex), s, lex, rp);
+      carry = comb<false>(carry, tot);
+    }
+  }
+}
+
 #define CUPRUM_SCAN_ENTRY(NAME, SEG, VEC) \
 extern "C" __global__ void __launch_bounds__(256, (SEG) ? SEG_MINB : SCAN_MINB) NAME(CUPRUM_SCAN_IN, Tout* __restrict__ y, I n, I len, \
     unsigned* __restrict__ flags, A* __restrict__ aggs, A* __restrict__ incs, unsigned* __restrict__ counter) { \
@@ -449,6 +545,11 @@ CUPRUM_SCAN_ENTRY(cuprum_scan_v, false, VECN)
 CUPRUM_SCAN_ENTRY(cuprum_scan_1, false, 1)
 CUPRUM_SCAN_ENTRY(cuprum_scan_seg_v, true, VECN)
 CUPRUM_SCAN_ENTRY(cuprum_scan_seg_1, true, 1)
+#define CUPRUM_SCAN_ROWS_ENTRY(NAME, VEC) \
+extern "C" __global__ void __launch_bounds__(256, ROW_MINB) NAME(CUPRUM_SCAN_IN, Tout* __restrict__ y, I rows, I len) { \
+  scan_rows<VEC>(CUPRUM_SCAN_ARGS, y, rows, len); }
+CUPRUM_SCAN_ROWS_ENTRY(cuprum_scan_rows_v, VECN)
+CUPRUM_SCAN_ROWS_ENTRY(cuprum_scan_rows_1, 1)
 
 // An axis that is not the last (x viewed as (outer, len, inner), columns c = (o, r)): a tile
 // is 32 adjacent columns × AXR consecutive positions along the axis. Thread (cx, gy) holds
