@@ -1751,6 +1751,49 @@ fn sort_and_argsort_past_2_pow_24_elements() {
 
 /// Boolean-mask reads and `nonzero` over more tiles than the GPU holds at once (the
 /// persistent compaction), dense and sparse masks.
+/// `x[m]` of `n` elements of one type against the host's filter.
+fn check_masked_read<T: cuprum::Element + PartialEq + std::fmt::Debug>(
+    rng: &mut Rng,
+    n: usize,
+    make: impl Fn(usize) -> T,
+) {
+    let x: Vec<T> = (0..n).map(make).collect();
+    let mask = rand_mask(rng, n, 0.4);
+    let xa = Array::from_slice(&x, &[n]).unwrap();
+    let m = Array::from_slice(&mask, &[n]).unwrap();
+    let got = xa.masked(&m).get().unwrap().to_vec::<T>().unwrap();
+    let want: Vec<T> = x
+        .into_iter()
+        .zip(&mask)
+        .filter(|(_, b)| **b)
+        .map(|(v, _)| v)
+        .collect();
+    assert!(
+        got == want,
+        "masked read of {n} {}",
+        std::any::type_name::<T>()
+    );
+}
+
+#[test]
+fn compaction_at_run_boundaries_of_every_item_size() {
+    require_gpu!();
+    let mut rng = Rng::new(74);
+    // A block takes runs of 4 tiles: 16384 elements of 1 to 4 bytes, 8192 of 8, 4096 of
+    // 16; around one and two runs, and a partial last tile.
+    for n in [
+        4095usize, 4097, 8191, 8193, 16383, 16384, 16385, 32769, 40000,
+    ] {
+        check_masked_read(&mut rng, n, |i| (i % 251) as u8);
+        check_masked_read(&mut rng, n, |i| (i as i16).wrapping_mul(7));
+        check_masked_read(&mut rng, n, |i| i as f32 * 0.5);
+        check_masked_read(&mut rng, n, |i| i as f64 - 3.0);
+        check_masked_read(&mut rng, n, |i| {
+            num_complex::Complex64::new(i as f64, -(i as f64))
+        });
+    }
+}
+
 #[test]
 fn compaction_over_many_tiles() {
     require_gpu!();

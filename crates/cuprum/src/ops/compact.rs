@@ -1,13 +1,22 @@
 //! Stream compaction: the selected elements of a contiguous array in order (boolean-mask
 //! reads), or the positions of the non-zero elements (`nonzero`), in one pass.
 //!
-//! A block takes the next tile (atomic ticket), loads its flags (and values) once with
-//! coalesced vector loads, ranks the selected elements within each warp with ballots (a
-//! lane's rank is the number of selected elements before it in its 32-lane row plus the
-//! rows before), publishes the tile's count and looks back over the predecessors' counts
-//! (one 64-bit status word per tile: 2 flag bits + the count) for its output offset,
-//! stages the selected elements in shared memory and writes them out as one contiguous,
-//! coalesced run. The last tile writes the total, the one number the host reads.
+//! A block takes the next *run* of tiles (an atomic ticket; [`RUN_TILES`] tiles for values,
+//! [`NONZERO_RUN_TILES`] for positions). It first loads the flags of the whole run once
+//! with coalesced vector loads, keeps them in shared memory (a byte each) and counts them
+//! per warp with ballots; it asks for the first tile's values, publishes the run's count
+//! and looks back over the predecessors' counts (one 64-bit status word per run: 2 flag
+//! bits + the count) for its output offset. Then, tile by tile, it ranks the selected
+//! elements from the kept flags (a lane's rank is the number of selected elements before it
+//! in its 32-lane row plus the rows before), stages them in shared memory and writes them
+//! out as one contiguous, coalesced run. The last run writes the total, the one number the
+//! host reads.
+//!
+//! Why runs: with one tile per look-back (the design before, a tile's flags and values in
+//! registers), `ncu` on an H100 showed half of the cycles stalled at the barrier behind the
+//! look-back and the float32 `compress` of 1e8 by a half-true mask took 366–377 µs (62 % of
+//! the copy). A run's look-back needs only its flags, read first, while its values are
+//! already on their way; and a run waits once for four tiles' worth of work.
 
 use super::programs::{
     PRELUDE, Program, aligned, bits_type, fits_u32, program, ptr_at, read_u64, vec_width,
@@ -22,14 +31,26 @@ use std::sync::Arc;
 /// Most dimensions whose coordinates one compaction pass writes.
 pub(crate) const MAX_ND: usize = 8;
 
-/// Blocks per SM a value compaction's registers are held to (`__launch_bounds__`): `ncu` on
-/// an H100 showed 61 registers, 4 blocks per SM and half the cycles stalled at the barrier
-/// behind the look-back. Measured in one run (H200, `compress100M_f32_half`): unbounded
-/// 482 µs, held to 2 / 3 / 4 / 5 blocks 481 / 471 / 404 / 402 µs. With the L2 prefetch
-/// (`prelude::PREFETCH_TILES`), two runs on an H100 (2026-11-27), (items per thread,
-/// blocks) for float32: (16, 4) 380, (16, 5) 366–374, (16, 6) 461, (20, 4) 365, (20, 5)
-/// 452, (24, 4) 368, (12, 6) 382, (12, 7) 506, (32, 3) 420, (8, 8) 410 µs.
-const COMPACT_MIN_BLOCKS: usize = 5;
+/// Tiles a block of the value compaction takes at once (its run), and the blocks per SM its
+/// registers are held to (`__launch_bounds__`). Measured on an H100 (2026-11-27, one run
+/// each, `compress100M_f32_half`, µs), (tiles, blocks): (4, 6) 301–314, (4, 5) 317–324,
+/// (3, 6) 323, (5, 5) 325, (3, 7) 325–327, (6, 4) 316–332, (2, 8) 333, (4, 4) 347, (2, 9)
+/// 362, (1, 5) 443 (one tile per run without the prefetch below; 373 with it). Held to 6
+/// blocks the run's flags (16 KiB) and the stage (16 KiB) leave room for no more. Asking
+/// L2 for the next tile's values as a tile starts: (4, 6) 314 → 301; but an L2 prefetch of
+/// whole runs ahead (what the tiles of one look-back each gained from), 16 runs: 324 → 398.
+/// Loading the next tile's values into registers ahead: slower at every shape (370 for (4,
+/// 6): spills).
+const RUN_TILES: usize = 4;
+const COMPACT_MIN_BLOCKS: usize = 6;
+
+/// Tiles a block of `nonzero` takes at once, and the L2 prefetch distance in runs (its
+/// flags only). Measured as above (`nonzero100M_half`, µs), (tiles, distance): (2, 16)
+/// 319, (2, 32) 319–321, (1, 64) 329–332 (one tile per look-back, as before), (2, 0) 350,
+/// (4, 0) 352–366, (3, 0) 368–377, (1, 0) 384–393. Positions are written as 8-byte
+/// coordinates, so the write, not the look-back, is the larger part here.
+const NONZERO_RUN_TILES: usize = 2;
+const NONZERO_PREFETCH_RUNS: usize = 32;
 
 /// Items per thread: a tile stages 16 KiB.
 fn items_per_thread(stage_item: usize) -> usize {
@@ -71,8 +92,8 @@ pub(crate) fn values_source(item: usize, wide: bool) -> String {
     let _ = write!(
         s,
         "typedef unsigned char Tm;\ntypedef {t} T;\ntypedef {t} S;\ntypedef {i} I;\n\
-         #define CUPRUM_VALUES 1\nconstexpr int VECN = {v};\nconstexpr int IPT = {ipt};\nconstexpr int CMINB = {minb};\nconstexpr unsigned CPF = {pf};\n",
-        pf = crate::kernel::codegen::prelude::PREFETCH_TILES,
+         #define CUPRUM_VALUES 1\nconstexpr int VECN = {v};\nconstexpr int IPT = {ipt};\nconstexpr int CMINB = {minb};\nconstexpr unsigned CPF = 0;\nconstexpr int SUB = {sub};\nconstexpr bool NEXT_PF = true;\n",
+        sub = RUN_TILES,
         t = bits_type(item),
         minb = COMPACT_MIN_BLOCKS,
         i = idx_type(wide),
@@ -96,8 +117,9 @@ pub(crate) fn indices_source(d: DType, wide: bool, interleaved: bool) -> String 
     let _ = write!(
         s,
         "typedef {m} Tm;\ntypedef unsigned char T;\ntypedef unsigned S;\ntypedef {i} I;\n\
-         #define CUPRUM_VALUES 0\nconstexpr int VECN = {v};\nconstexpr int IPT = 16;\nconstexpr unsigned CPF = {pf};\n",
-        pf = crate::kernel::codegen::prelude::PREFETCH_TILES,
+         #define CUPRUM_VALUES 0\nconstexpr int VECN = {v};\nconstexpr int IPT = 16;\nconstexpr unsigned CPF = {pf};\nconstexpr int SUB = {sub};\nconstexpr bool NEXT_PF = false;\n",
+        pf = NONZERO_PREFETCH_RUNS,
+        sub = NONZERO_RUN_TILES,
         m = d.c_type(),
         i = idx_type(wide),
         v = vec_width(d.itemsize()),
@@ -148,9 +170,44 @@ __device__ unsigned long long lookback_count(unsigned tile, unsigned long long t
   return run;
 }
 
+// The flags of VEC consecutive elements from i0 (0 past n).
+template <int VEC>
+__device__ __forceinline__ void load_flags(const Tm* __restrict__ m, I i0, I n, bool (&f)[VEC]) {
+  if (VEC > 1 && i0 + VEC <= n) {
+    Tm mm[VEC];
+    rt::load_vec<Tm, VEC>(m + i0, mm);
+#pragma unroll
+    for (int b = 0; b < VEC; ++b) f[b] = cuprum::cast<bool>(mm[b]);
+  } else {
+#pragma unroll
+    for (int b = 0; b < VEC; ++b) f[b] = i0 + b < n && cuprum::cast<bool>(m[i0 + b]);
+  }
+}
+
+// The values of a lane's ROWS rows of VEC elements from the warp's first, wbase.
+template <int VEC, int ROWS>
+__device__ __forceinline__ void load_values(const T* __restrict__ x, I wbase, I n, int lane, T (&v)[ROWS][VEC]) {
+#pragma unroll
+  for (int r = 0; r < ROWS; ++r) {
+    const I i0 = wbase + (I)(r * 32 * VEC + lane * VEC);
+    if (VEC > 1 && i0 + VEC <= n) {
+      rt::load_vec<T, VEC>(x + i0, v[r]);
+    } else {
+#pragma unroll
+      for (int b = 0; b < VEC; ++b) if (i0 + b < n) v[r][b] = x[i0 + b];
+    }
+  }
+}
+
 // ND = 0: select the values x[i] where m[i] != 0 into y; ND > 0: write the ND coordinates
 // of every i where m[i] != 0 into meta.out (IL: interleaved, row k of meta.out[0] holding
 // the ND coordinates of the k-th, as argwhere's (N, ND) result).
+//
+// A block takes a run of SUB tiles (a ticket): it reads all their flags first, counting
+// them per warp and keeping them in shared memory, asks for the first tile's values, and
+// looks back once for the whole run's output offset; then, tile by tile (asking L2 for the
+// next tile's values when NEXT_PF), it ranks the selected elements from the kept flags,
+// stages them and writes them out contiguously. CPF: L2 prefetch distance in runs.
 template <int VEC, int ND, typename SS, bool IL = false>
 __device__ __forceinline__ void compact_tile(const Tm* __restrict__ m, const T* __restrict__ x, T* __restrict__ y,
     I n, unsigned long long* __restrict__ status, unsigned* __restrict__ counter,
@@ -158,95 +215,113 @@ __device__ __forceinline__ void compact_tile(const Tm* __restrict__ m, const T* 
   constexpr int ROWS = IPT / VEC;
   constexpr int WSEG = 32 * IPT;
   constexpr int TILE = 8 * WSEG;
+  constexpr int STILE = SUB * TILE;
   constexpr bool VALUES = ND == 0;
   __shared__ unsigned s_tile;
-  __shared__ unsigned s_wcnt[8];
+  __shared__ unsigned s_wcnt[SUB][8];
   __shared__ unsigned long long s_excl;
+  __shared__ __align__(16) unsigned char s_f[STILE];
   __shared__ SS s_stage[TILE];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   if (threadIdx.x == 0) s_tile = atomicAdd(counter, 1u);
   __syncthreads();
   const unsigned tile = s_tile;
+  const I sbase = (I)tile * (I)STILE;
   if (CPF > 0) {
-    const unsigned long long pf = (unsigned long long)(tile + CPF) * TILE;
-    rt::prefetch_l2(m, pf, TILE, (unsigned long long)n);
-    if (VALUES) rt::prefetch_l2(x, pf, TILE, (unsigned long long)n);
-  }
-  const I wbase = (I)tile * (I)TILE + (I)(warp * WSEG);
-  bool f[ROWS][VEC];
-  T v[VALUES ? ROWS : 1][VALUES ? VEC : 1];
-#pragma unroll
-  for (int r = 0; r < ROWS; ++r) {
-    const I i0 = wbase + (I)(r * 32 * VEC + lane * VEC);
-    if (VEC > 1 && i0 + VEC <= n) {
-      Tm mm[VEC];
-      rt::load_vec<Tm, VEC>(m + i0, mm);
-#pragma unroll
-      for (int b = 0; b < VEC; ++b) f[r][b] = cuprum::cast<bool>(mm[b]);
-      if constexpr (VALUES) rt::load_vec<T, VEC>(x + i0, v[r]);
-    } else {
-#pragma unroll
-      for (int b = 0; b < VEC; ++b) {
-        const bool ok = i0 + b < n;
-        f[r][b] = ok && cuprum::cast<bool>(m[i0 + b]);
-        if constexpr (VALUES) { if (ok) v[r][b] = x[i0 + b]; }
-      }
-    }
+    const unsigned long long pf = (unsigned long long)(tile + CPF) * STILE;
+    rt::prefetch_l2(m, pf, STILE, (unsigned long long)n);
+    if (VALUES) rt::prefetch_l2(x, pf, STILE, (unsigned long long)n);
   }
   const unsigned lt = rt::lanemask_lt();
-  unsigned wcount = 0, rowbase[ROWS];
 #pragma unroll
-  for (int r = 0; r < ROWS; ++r) {
-    unsigned before = 0, rowtot = 0;
+  for (int st = 0; st < SUB; ++st) {
+    unsigned wcount = 0;
 #pragma unroll
-    for (int b = 0; b < VEC; ++b) {
-      const unsigned bb = __ballot_sync(rt::FULL, f[r][b]);
-      before += __popc(bb & lt);
-      rowtot += __popc(bb);
+    for (int r = 0; r < ROWS; ++r) {
+      const int loc = st * TILE + warp * WSEG + r * 32 * VEC + lane * VEC;
+      bool f[VEC];
+      load_flags<VEC>(m, sbase + (I)loc, n, f);
+#pragma unroll
+      for (int b = 0; b < VEC; ++b) {
+        s_f[loc + b] = f[b] ? 1 : 0;
+        wcount += __popc(__ballot_sync(rt::FULL, f[b]));
+      }
     }
-    rowbase[r] = wcount + before;
-    wcount += rowtot;
+    if (lane == 0) s_wcnt[st][warp] = wcount;
   }
-  if (lane == 0) s_wcnt[warp] = wcount;
+  T v[VALUES ? ROWS : 1][VALUES ? VEC : 1];
+  if constexpr (VALUES) load_values<VEC, ROWS>(x, sbase + (I)(warp * WSEG), n, lane, v);
   __syncthreads();
-  unsigned wex = 0, ttot = 0;
-#pragma unroll
-  for (int w = 0; w < 8; ++w) { const unsigned c = s_wcnt[w]; if (w < warp) wex += c; ttot += c; }
   if (warp == 0) {
-    const unsigned long long ex = lookback_count(tile, ttot, status, lane);
-    if (lane == 0) s_excl = ex;
-  }
+    unsigned stot = 0;
 #pragma unroll
-  for (int r = 0; r < ROWS; ++r) {
-    unsigned pos = wex + rowbase[r];
+    for (int st = 0; st < SUB; ++st)
 #pragma unroll
-    for (int b = 0; b < VEC; ++b) {
-      if (f[r][b]) {
-        if constexpr (VALUES) s_stage[pos] = v[r][b];
-        else s_stage[pos] = (unsigned)(warp * WSEG + r * 32 * VEC + lane * VEC + b);
-        ++pos;
-      }
+      for (int w = 0; w < 8; ++w) stot += s_wcnt[st][w];
+    const unsigned long long ex = lookback_count(tile, stot, status, lane);
+    if (lane == 0) {
+      s_excl = ex;
+      if (tile == gridDim.x - 1) *total = ex + stot;
     }
   }
   __syncthreads();
-  const unsigned long long ex = s_excl;
-  if (threadIdx.x == 0 && tile == gridDim.x - 1) *total = ex + ttot;
-  for (unsigned q = threadIdx.x; q < ttot; q += 256) {
+  unsigned long long ex = s_excl;
+#pragma unroll 1
+  for (int st = 0; st < SUB; ++st) {
     if constexpr (VALUES) {
-      y[ex + q] = s_stage[q];
-    } else {
-      I rem = (I)tile * (I)TILE + (I)s_stage[q];
-#pragma unroll
-      for (int d = ND - 1; d > 0; --d) {
-        const I sh = (I)meta.shape[d];
-        const I c = rem % sh;
-        rem /= sh;
-        if (IL) meta.out[0][(ex + q) * ND + d] = (long long)c;
-        else meta.out[d][ex + q] = (long long)c;
-      }
-      if (IL) meta.out[0][(ex + q) * ND] = (long long)rem;
-      else meta.out[0][ex + q] = (long long)rem;
+      if (st > 0) load_values<VEC, ROWS>(x, sbase + (I)(st * TILE + warp * WSEG), n, lane, v);
+      if (NEXT_PF && st + 1 < SUB) rt::prefetch_l2(x, (unsigned long long)(sbase + (I)((st + 1) * TILE)), TILE, (unsigned long long)n);
     }
+    unsigned wcount = 0, rowbase[ROWS];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      const int loc = st * TILE + warp * WSEG + r * 32 * VEC + lane * VEC;
+      unsigned before = 0, rowtot = 0;
+#pragma unroll
+      for (int b = 0; b < VEC; ++b) {
+        const unsigned bb = __ballot_sync(rt::FULL, s_f[loc + b] != 0);
+        before += __popc(bb & lt);
+        rowtot += __popc(bb);
+      }
+      rowbase[r] = wcount + before;
+      wcount += rowtot;
+    }
+    unsigned wex = 0, ttot = 0;
+#pragma unroll
+    for (int w = 0; w < 8; ++w) { const unsigned c = s_wcnt[st][w]; if (w < warp) wex += c; ttot += c; }
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      const int loc = st * TILE + warp * WSEG + r * 32 * VEC + lane * VEC;
+      unsigned pos = wex + rowbase[r];
+#pragma unroll
+      for (int b = 0; b < VEC; ++b) {
+        if (s_f[loc + b] != 0) {
+          if constexpr (VALUES) s_stage[pos] = v[r][b];
+          else s_stage[pos] = (unsigned)(loc + b);
+          ++pos;
+        }
+      }
+    }
+    __syncthreads();
+    for (unsigned q = threadIdx.x; q < ttot; q += 256) {
+      if constexpr (VALUES) {
+        y[ex + q] = s_stage[q];
+      } else {
+        I rem = sbase + (I)s_stage[q];
+#pragma unroll
+        for (int d = ND - 1; d > 0; --d) {
+          const I sh = (I)meta.shape[d];
+          const I c = rem % sh;
+          rem /= sh;
+          if (IL) meta.out[0][(ex + q) * ND + d] = (long long)c;
+          else meta.out[d][ex + q] = (long long)c;
+        }
+        if (IL) meta.out[0][(ex + q) * ND] = (long long)rem;
+        else meta.out[0][ex + q] = (long long)rem;
+      }
+    }
+    ex += ttot;
+    __syncthreads();
   }
 }
 "#;
@@ -287,7 +362,7 @@ pub(crate) fn select_values(m: &Array, x: &Array, y: &Array) -> Result<usize> {
     } else {
         "cuprum_compact_1"
     };
-    let t = tiles_for(n, 256 * items_per_thread(item))?;
+    let t = tiles_for(n, RUN_TILES * 256 * items_per_thread(item))?;
     let (status, counter) = (ptr_at(&t.status, 0), ptr_at(&t.status, 8 * t.tiles));
     let grid = t.tiles as u32;
     if wide {
@@ -348,7 +423,7 @@ fn coords(m: &Array, shape: &[usize], outs: &[u64], empty: bool, interleaved: bo
         meta[8 + k] = outs[k];
     }
     let name = nonzero_kernel_name(nd, vector);
-    let t = tiles_for(n, 256 * 16)?;
+    let t = tiles_for(n, NONZERO_RUN_TILES * 256 * 16)?;
     let (status, counter) = (ptr_at(&t.status, 0), ptr_at(&t.status, 8 * t.tiles));
     let grid = t.tiles as u32;
     if wide {
@@ -431,6 +506,15 @@ mod tests {
             assert!(256 * ipt * item <= 16384, "{item}");
             assert_eq!(ipt % vec_width(item), 0);
         }
+    }
+
+    #[test]
+    fn runs_fit_static_shared_memory() {
+        for item in [1usize, 2, 4, 8, 16] {
+            let tile = 256 * items_per_thread(item);
+            assert!(RUN_TILES * tile + tile * item <= 40 * 1024, "{item}");
+        }
+        const { assert!(NONZERO_RUN_TILES * 4096 + 4096 * 4 <= 40 * 1024) };
     }
 
     #[test]
