@@ -115,6 +115,18 @@ const MAX_ROW_PASSES: usize = 4;
 /// 64 / 128 ahead (what the scans gained 15 % from): float32 3072 → 3012 / 3018 / 3026,
 /// argsort 4733 → 4484 / 4580 / 5028, `sort_by_key` 4726 → 4977 / 5048 / 5499: within
 /// noise or worse; the passes are bound by the ranking, not the reads.
+///
+/// Why the 1-D sorts stay behind the 0.8 × CuPy (the whole bench at 22:15 UTC on an
+/// H100: float32 1.08 ×, uint32 1.10 ×, float64 1.06 × CuPy's time; `argsort` 0.82 × and
+/// `sort_by_key` 0.35 ×, met), from `ncu` of the final kernels (2026-11-27): a float32
+/// pass (`cuprum_radix_mid`) runs at 76 % of the SMs' compute throughput and 30 % of DRAM
+/// throughput, 64 registers, 4 blocks per SM (registers and shared memory), occupancy 49 %,
+/// a warp issuing every 11.6 cycles; the first pass (which also transforms the keys and
+/// writes from the input) 76 % / 28 %. A float64 pass: 63 % compute, 49 % DRAM, 80
+/// registers, 3 blocks, occupancy 37 %. The passes are bound by the instructions per key
+/// (8 ballots to find a digit's peers, the rank, the stage in shared memory, the digit
+/// again for the scatter), not by memory: CUB's onesweep makes as many passes, and
+/// beating it by 20 % needs fewer instructions per key (the hardware's match was slower).
 fn tiling(key_bytes: usize, values: bool) -> (usize, usize) {
     match (key_bytes, values) {
         (16.., _) => (4, 1),
