@@ -1721,6 +1721,64 @@ fn cumsum_past_2_pow_24_elements_and_every_status_width() {
 
 /// The radix passes' look-back (several tiles a read) and the vectorised histogram over
 /// more than 2^24 keys, keys alone and with positions (a stable argsort).
+/// The first position where `got` and `want` differ, for a short failure message.
+fn first_difference<T: PartialEq>(got: &[T], want: &[T]) -> Option<usize> {
+    if got.len() != want.len() {
+        return Some(got.len().min(want.len()));
+    }
+    got.iter().zip(want).position(|(a, b)| a != b)
+}
+
+#[test]
+fn scans_selection_and_sort_past_2_pow_31_bytes() {
+    require_gpu!();
+    skip_on_host!("2.4 GB arrays take minutes on a CPU");
+    // 600M int32: 2.4 GB in, 4.8 GB out for the int64 scans.
+    let (rows, len) = (60_000usize, 10_000usize);
+    let n = rows * len;
+    let x = cuprum::random::randint(-1000, 1000, &[n], DType::I32).unwrap();
+    let host: Vec<i32> = x.to_vec().unwrap();
+    let mut want: Vec<i64> = Vec::with_capacity(n);
+    let mut acc = 0i64;
+    for &v in &host {
+        acc += v as i64;
+        want.push(acc);
+    }
+    let got: Vec<i64> = ops::cumsum(&x, None).unwrap().to_vec().unwrap();
+    assert_eq!(
+        first_difference(&got, &want),
+        None,
+        "1-D cumsum of {n} int32"
+    );
+    drop(got);
+    // the same as (60000, 10000) rows: a block per row
+    for r in 0..rows {
+        let base = if r == 0 { 0 } else { want[r * len - 1] };
+        for v in &mut want[r * len..(r + 1) * len] {
+            *v -= base;
+        }
+    }
+    let m2 = x.reshape(&[rows as isize, len as isize]).unwrap();
+    let got: Vec<i64> = ops::cumsum(&m2, Some(1)).unwrap().to_vec().unwrap();
+    assert_eq!(
+        first_difference(&got, &want),
+        None,
+        "cumsum of {rows} rows of {len}"
+    );
+    drop((got, want));
+    // a masked read of the negative elements (about half)
+    let mask = ops::less(&x, 0i32).unwrap();
+    let got: Vec<i32> = x.masked(&mask).get().unwrap().to_vec().unwrap();
+    let neg: Vec<i32> = host.iter().copied().filter(|&v| v < 0).collect();
+    assert_eq!(first_difference(&got, &neg), None, "x[x < 0] of {n} int32");
+    drop((got, neg, mask));
+    // sort
+    let got: Vec<i32> = ops::sort(&x, None).unwrap().to_vec().unwrap();
+    let mut sorted = host;
+    sorted.sort_unstable();
+    assert_eq!(first_difference(&got, &sorted), None, "sort of {n} int32");
+}
+
 #[test]
 fn sort_and_argsort_past_2_pow_24_elements() {
     require_gpu!();
