@@ -1751,9 +1751,10 @@ fn scans_selection_and_sort_past_2_pow_31_bytes() {
         "1-D cumsum of {n} int32"
     );
     drop(got);
-    // the same as (60000, 10000) rows: a block per row
-    for r in 0..rows {
-        let base = if r == 0 { 0 } else { want[r * len - 1] };
+    // the same as (60000, 10000) rows, a block per row: each row's prefix less the one
+    // before it (from the last row back, so the one before is still the 1-D prefix)
+    for r in (1..rows).rev() {
+        let base = want[r * len - 1];
         for v in &mut want[r * len..(r + 1) * len] {
             *v -= base;
         }
