@@ -244,10 +244,10 @@ fn ranks(v: &impl Fn(&str) -> Option<String>) -> Result<Ranks> {
         }
     }
     // srun's step size first: a batch script's own environment also has SLURM_NTASKS
-    let size = v("SLURM_STEP_NUM_TASKS")
-        .or_else(|| v("SLURM_NTASKS"))
-        .or_else(|| v("SLURM_NPROCS"));
-    if let (Some(rank), Some(size)) = (v("SLURM_PROCID"), size) {
+    let size = ["SLURM_STEP_NUM_TASKS", "SLURM_NTASKS", "SLURM_NPROCS"]
+        .into_iter()
+        .find_map(|name| v(name).map(|text| (name, text)));
+    if let (Some(rank), Some((size_var, size))) = (v("SLURM_PROCID"), size) {
         let rank = number("SLURM_PROCID", &rank)?;
         let local = match v("SLURM_LOCALID") {
             Some(x) => number("SLURM_LOCALID", &x)?,
@@ -263,7 +263,7 @@ fn ranks(v: &impl Fn(&str) -> Option<String>) -> Result<Ranks> {
         return Ok((
             Launcher::Slurm,
             rank,
-            number("SLURM_NTASKS", &size)?,
+            number(size_var, &size)?,
             local,
             local_size,
         ));
@@ -465,6 +465,28 @@ mod tests {
         .unwrap();
         assert_eq!((s.rank, s.world_size), (1, 2));
         assert_eq!(tcp(&s).0, "a2");
+    }
+
+    #[test]
+    fn a_bad_slurm_size_names_the_variable_read() {
+        for name in ["SLURM_STEP_NUM_TASKS", "SLURM_NTASKS", "SLURM_NPROCS"] {
+            let e = launch(&[("SLURM_PROCID", "0"), (name, "two")]).unwrap_err();
+            assert_eq!(e.kind(), crate::ErrorKind::InvalidArgument);
+            assert!(
+                e.to_string().contains(&format!(
+                    "expected {name} to be a whole number, given \"two\""
+                )),
+                "{name}: {e}"
+            );
+        }
+        // The step's size is read first, and so named, even beside a good job size.
+        let e = launch(&[
+            ("SLURM_PROCID", "0"),
+            ("SLURM_NTASKS", "4"),
+            ("SLURM_STEP_NUM_TASKS", "x"),
+        ])
+        .unwrap_err();
+        assert!(e.to_string().contains("SLURM_STEP_NUM_TASKS"), "{e}");
     }
 
     #[test]

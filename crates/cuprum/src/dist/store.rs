@@ -12,7 +12,8 @@
 //! Bounds: a rank retries connecting (refused, reset, timed out: the root may not listen
 //! yet) every 100 ms until its timeout; it then waits for the answer up to its timeout plus
 //! 10 s (so that, usually, the root's own timeout message arrives first, naming the missing
-//! ranks). A name that does not resolve fails at once.
+//! ranks). A name that does not resolve fails at once; one whose resolver does not answer
+//! fails when the timeout passes (the lookup runs on a thread of its own), naming the host.
 
 use crate::error::{Result, bail, err};
 use std::io::{BufRead, BufReader, Write};
@@ -158,15 +159,13 @@ pub(crate) fn fetch(
 ) -> Result<Vec<u8>> {
     let at = format!("{host}:{port}");
     let deadline = Instant::now() + timeout;
-    let mut addrs: Vec<SocketAddr> = (host, port)
-        .to_socket_addrs()
-        .map_err(|e| {
-            err!(
-                Rendezvous,
-                "rank {rank}: the rendezvous root's address {at} ({source}) does not resolve: {e}"
-            )
-        })?
-        .collect();
+    let system = |host: &str, port: u16| (host, port).to_socket_addrs().map(Vec::from_iter);
+    let mut addrs = resolve_within(host, port, deadline, system).map_err(|why| {
+        err!(
+            Rendezvous,
+            "rank {rank}: the rendezvous root's address {at} ({source}) {why}"
+        )
+    })?;
     // The root listens on IPv4 (0.0.0.0): IPv4 addresses first (`localhost` may resolve to
     // ::1 first), each address tried in every attempt.
     addrs.sort_by_key(|a| !a.is_ipv4());
@@ -199,6 +198,43 @@ pub(crate) fn fetch(
             );
         }
         std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// `host:port`'s addresses by `resolve` (the system resolver in `fetch`), given up at
+/// `deadline`: the resolver runs on a thread of its own, since a name server that does not
+/// answer makes the system resolver wait far longer than a rendezvous timeout (the thread
+/// is left to finish by itself). The error completes "the root's address … ".
+fn resolve_within<F>(
+    host: &str,
+    port: u16,
+    deadline: Instant,
+    resolve: F,
+) -> std::result::Result<Vec<SocketAddr>, String>
+where
+    F: FnOnce(&str, u16) -> std::io::Result<Vec<SocketAddr>> + Send + 'static,
+{
+    let (tx, rx) = std::sync::mpsc::channel();
+    let owned = host.to_owned();
+    let spawned = std::thread::Builder::new()
+        .name("cuprum-resolve".into())
+        .spawn(move || {
+            let _ = tx.send(resolve(&owned, port));
+        });
+    if let Err(e) = spawned {
+        return Err(format!(
+            "could not be resolved: no thread for the resolver ({e})"
+        ));
+    }
+    let left = deadline.saturating_duration_since(Instant::now());
+    match rx.recv_timeout(left) {
+        Ok(Ok(addrs)) => Ok(addrs),
+        Ok(Err(e)) => Err(format!("does not resolve: {e}")),
+        Err(_) => Err(format!(
+            "did not resolve within the rendezvous timeout: the host name {host:?} got no \
+             answer from the system resolver in time (check the name and the DNS setup, or \
+             give an IP address)"
+        )),
     }
 }
 
@@ -358,6 +394,34 @@ mod tests {
                 .contains("no-such-host.invalid:1 (MASTER_ADDR) does not resolve"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_slow_resolver_is_given_up_at_the_deadline_naming_the_host() {
+        let start = Instant::now();
+        let slow = |_: &str, _: u16| {
+            std::thread::sleep(Duration::from_secs(10));
+            Ok(Vec::new())
+        };
+        let deadline = start + Duration::from_millis(300);
+        let why = resolve_within("slow-dns.example", 29500, deadline, slow).unwrap_err();
+        assert!(
+            start.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            start.elapsed()
+        );
+        assert!(why.contains("\"slow-dns.example\""), "{why}");
+        assert!(
+            why.starts_with("did not resolve within the rendezvous timeout"),
+            "{why}"
+        );
+        let quick = |_: &str, port: u16| Ok(vec![SocketAddr::from(([127, 0, 0, 1], port))]);
+        let later = Instant::now() + Duration::from_secs(5);
+        let addrs = resolve_within("h", 7, later, quick).unwrap();
+        assert_eq!(addrs, [SocketAddr::from(([127, 0, 0, 1], 7))]);
+        let failing = |_: &str, _: u16| Err(std::io::Error::other("no such name"));
+        let why = resolve_within("h", 7, later, failing).unwrap_err();
+        assert_eq!(why, "does not resolve: no such name");
     }
 
     #[test]
