@@ -316,3 +316,72 @@ fn pinned_buffers_deref_and_debug() {
     let e = PinnedBuffer::<u8>::zeroed(0).unwrap();
     assert!(e.is_empty());
 }
+
+/// The largest host allocation made by this thread since the last reset (bytes), to check
+/// that a download makes no second host copy of the data.
+mod allocations {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::cell::Cell;
+
+    pub struct Tracking;
+
+    thread_local! {
+        static LARGEST: Cell<usize> = const { Cell::new(0) };
+    }
+
+    // SAFETY: every call is forwarded to `System` unchanged; the thread-local is a plain
+    // `Cell` without a destructor (no allocation, usable during thread teardown: `try_with`).
+    unsafe impl GlobalAlloc for Tracking {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            let _ = LARGEST.try_with(|l| l.set(l.get().max(layout.size())));
+            // SAFETY: the caller's layout, as `GlobalAlloc::alloc` requires.
+            unsafe { System.alloc(layout) }
+        }
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            // SAFETY: `ptr` came from `alloc` above (System) with this layout.
+            unsafe { System.dealloc(ptr, layout) }
+        }
+        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new: usize) -> *mut u8 {
+            let _ = LARGEST.try_with(|l| l.set(l.get().max(new)));
+            // SAFETY: as for `dealloc`, with the caller's new size.
+            unsafe { System.realloc(ptr, layout, new) }
+        }
+    }
+
+    /// Resets the record and returns what `f` allocated at most in one piece.
+    pub fn largest<R>(f: impl FnOnce() -> R) -> (R, usize) {
+        LARGEST.with(|l| l.set(0));
+        let r = f();
+        (r, LARGEST.with(Cell::get))
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: allocations::Tracking = allocations::Tracking;
+
+#[test]
+fn a_bool_download_into_a_slice_makes_no_second_host_copy() {
+    require_gpu!();
+    let n = 24 << 20;
+    let w = words(n, 77);
+    let a = Array::from_slice(&w, &[n]).unwrap();
+    // about a third true: (w % 3 == 0) as bool
+    let m = cuprum::ops::equal(&cuprum::ops::remainder(&a, 3u32).unwrap(), 0u32).unwrap();
+    let want: Vec<bool> = w.iter().map(|x| x % 3 == 0).collect();
+    let mut out = vec![true; n];
+    let (r, largest) = allocations::largest(|| m.copy_to_slice(&mut out));
+    r.unwrap();
+    assert_eq!(out, want);
+    assert!(
+        largest < n / 2,
+        "copy_to_slice::<bool> of {n} elements allocated {largest} host bytes at once"
+    );
+    // a view (packed on the device first), normalised as well
+    let v = m.slice(&s![1..;3]).unwrap();
+    let mut out = vec![false; v.size()];
+    v.copy_to_slice(&mut out).unwrap();
+    assert_eq!(
+        out,
+        want[1..].iter().step_by(3).copied().collect::<Vec<_>>()
+    );
+}

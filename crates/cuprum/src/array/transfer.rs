@@ -63,25 +63,31 @@ impl Array {
                 out.len()
             );
         }
-        if T::DTYPE == DType::Bool {
-            // `bool` takes only 0 and 1: download as bytes and normalise.
-            let v = self.to_vec::<T>()?;
-            out.copy_from_slice(&v);
-            return Ok(());
-        }
         let c = self.to_contiguous()?;
         let stream = Stream::for_device(c.device())?;
-        // SAFETY: `out` is initialised memory of `c.nbytes()` bytes; the copy writes only
-        // bytes of elements of the array's dtype `T`, and every bit pattern is a valid `T`
-        // (not bool, handled above).
+        let len = std::mem::size_of_val(out);
+        // SAFETY: `out` is initialised memory of `len` bytes, `c.nbytes()`; while `bytes`
+        // lives `out` is not used. The copy writes only bytes of elements of `T`: every bit
+        // pattern is a valid `T` except for `bool`, whose bytes are made 0 or 1 below
+        // before `out` is used again, whether the copy succeeded or not.
         let bytes = unsafe {
             std::slice::from_raw_parts_mut(
                 out.as_mut_ptr().cast::<std::mem::MaybeUninit<u8>>(),
-                std::mem::size_of_val(out),
+                len,
             )
         };
         // SAFETY: `c` is contiguous with `size()` elements, alive until the copy returns.
-        unsafe { copy_dtoh(bytes, c.ptr_on(&stream), &stream) }
+        let copied = unsafe { copy_dtoh(bytes, c.ptr_on(&stream), &stream) };
+        if T::DTYPE == DType::Bool {
+            // In place: no second host copy of the data.
+            // SAFETY: the same `len` bytes, each initialised (a bool before, or written by
+            // the copy); rewritten as `u8` 0 or 1, valid `bool`s again.
+            let raw = unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<u8>(), len) };
+            for b in raw {
+                *b = u8::from(*b != 0);
+            }
+        }
+        copied
     }
 
     /// Overwrites this view with host data in C order (`data.len()` must equal the size).
