@@ -721,6 +721,26 @@ fn demo_without_a_gpu_runs_on_the_cpu() {
     );
 }
 
+/// On the CPU the matrix seeds' reference is the host device's GEMM, and the row says so
+/// (not cuBLAS, which is not there).
+#[test]
+fn demo_on_the_cpu_names_its_matrix_reference() {
+    if !cpu_only_with_a_compiler() {
+        return;
+    }
+    let t = tmp();
+    let r = run(cuprum(&t.path().join("kernels")).args(["demo", "--filter", "matrix_multiply"]));
+    assert!(r.ok, "{r}");
+    let rows: Vec<&str> = r
+        .stdout
+        .lines()
+        .filter(|l| l.contains("matrix_multiply"))
+        .collect();
+    assert!(!rows.is_empty(), "{r}");
+    assert!(!r.stdout.contains("cuBLAS"), "{r}");
+    assert!(rows.iter().any(|l| l.contains("host GEMM")), "{r}");
+}
+
 /// Seed 000's printing kernels on the CPU: every line of the kernels' printf reaches stdout
 /// (through a pipe: fully buffered by the C library) before the case's row.
 #[test]

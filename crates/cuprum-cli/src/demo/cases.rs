@@ -334,15 +334,20 @@ fn matrix_multiply_programs() -> R<Vec<Program>> {
     )])
 }
 
-/// The matrix-multiply seeds' reference: cuBLAS (`ops::matmul`, full float32, its time in
-/// the result), or a double-precision host product where cuBLAS cannot be loaded (and the
-/// result says so).
+/// The matrix-multiply seeds' reference: `ops::matmul` (full float32, its time in the
+/// result; cuBLAS on a GPU, the host device's GEMM on the CPU, named as such), or a
+/// double-precision host product where cuBLAS cannot be loaded (and the result says so).
 pub(super) fn cublas_or_host(a: &Array, b: &Array) -> R<(Vec<f64>, String)> {
     match ops::matmul(a, b) {
         Ok(r) => {
-            let cublas = gpu_time(|| ops::matmul(a, b).map(drop))?;
+            let time = gpu_time(|| ops::matmul(a, b).map(drop))?;
             let v = r.to_vec::<f32>()?.into_iter().map(f64::from).collect();
-            Ok((v, format!("cuBLAS ({})", fmt_time(cublas))))
+            // cuBLAS answers its version on a GPU; the host device multiplies without it.
+            let by = match cuprum::runtime::cublas_version() {
+                Ok(_) => "cuBLAS",
+                Err(_) => "host GEMM",
+            };
+            Ok((v, format!("{by} ({})", fmt_time(time))))
         }
         Err(e) if e.kind() == cuprum::ErrorKind::Blas => {
             let (v, _) = raw::host_reference(a, b)?;
