@@ -366,7 +366,7 @@ fn a_bool_download_into_a_slice_makes_no_second_host_copy() {
     let w = words(n, 77);
     let a = Array::from_slice(&w, &[n]).unwrap();
     // about a third true: (w % 3 == 0) as bool
-    let m = cuprum::ops::equal(&cuprum::ops::remainder(&a, 3u32).unwrap(), 0u32).unwrap();
+    let m = cuprum::ops::equal(cuprum::ops::remainder(&a, 3u32).unwrap(), 0u32).unwrap();
     let want: Vec<bool> = w.iter().map(|x| x % 3 == 0).collect();
     let mut out = vec![true; n];
     let (r, largest) = allocations::largest(|| m.copy_to_slice(&mut out));
