@@ -77,22 +77,33 @@ def main():
     res["cuprum_small_out_host_us"] = host_us(
         lambda: ce.custom_add(x, y, out=out), args.batches, args.per_batch
     )
-    res["torch_add_small_host_us"] = host_us(lambda: torch.add(x, y, alpha=2), args.batches, args.per_batch)
+    res["torch_add_small_host_us"] = host_us(
+        lambda: torch.add(x, y, alpha=2), args.batches, args.per_batch
+    )
     # Where cuprum's host time goes (stage medians, µs), and what the producer's own entry
     # points cost on their own.
     res["cuprum_small_stages_us"] = ce._profile_custom_add(x, y, 2000)
     res["torch_dlpack_method_us"] = host_us(
         lambda: x.__dlpack__(stream=-1, max_version=(1, 0)), args.batches, args.per_batch
     )
-    res["torch_dlpack_device_us"] = host_us(lambda: x.__dlpack_device__(), args.batches, args.per_batch)
+    res["torch_dlpack_device_us"] = host_us(
+        lambda: x.__dlpack_device__(), args.batches, args.per_batch
+    )
     a = ce.custom_add(x, y)
     b = ce.custom_add(x, y)
-    res["cuprum_arrays_host_us"] = host_us(lambda: ce.custom_add(a, b), args.batches, args.per_batch)
+    res["cuprum_arrays_host_us"] = host_us(
+        lambda: ce.custom_add(a, b), args.batches, args.per_batch
+    )
     try:
         import cupy as cp
 
         k = cp.ElementwiseKernel("float32 x, float32 y", "float32 z", "z = x + y * 2", "custom_add")
-        assert bool(cp.array_equal(k(cp.from_dlpack(x), cp.from_dlpack(y)), cp.asarray([11, 14, 17, 20], dtype=cp.float32)))
+        assert bool(
+            cp.array_equal(
+                k(cp.from_dlpack(x), cp.from_dlpack(y)),
+                cp.asarray([11, 14, 17, 20], dtype=cp.float32),
+            )
+        )
         res["cupy"] = cp.__version__
         res["cupy_way_small_host_us"] = host_us(
             lambda: k(cp.from_dlpack(x), cp.from_dlpack(y)), args.batches, args.per_batch
@@ -119,7 +130,7 @@ def main():
     res["torch_add_large_gpu_us"] = gpu_us(
         torch, lambda: torch.add(xl, yl, alpha=2, out=zl), args.large_reps, args.large_batch
     )
-    del xl, yl, zl
+    xl = yl = zl = None  # freed before the next measurement
     torch.cuda.synchronize()
     torch.cuda.empty_cache()
     rust_host, rust_gpu = ce._bench_custom_add_rust(n, args.large_reps, args.large_batch)

@@ -11,6 +11,7 @@ Run: pytest examples/python/tests/test_interop.py
 import gc
 import importlib
 import os
+import weakref
 
 import numpy as np
 import pytest
@@ -34,6 +35,8 @@ def need(module):
         return importlib.import_module(module)
     except ImportError as e:
         unavailable(f"{module} is not installed ({e})")
+
+
 SHAPES = [(), (0,), (1,), (7,), (3, 5), (2, 3, 4)]
 
 
@@ -53,6 +56,24 @@ def prime_factor_sums(n):
 
 def rand32(shape):
     return RNG.uniform(-10, 10, size=shape).astype(np.float32)
+
+
+class OnlyDlpack:
+    """An array seen only through `__dlpack__` / `__dlpack_device__` (a type of no known
+    framework and without an exchange table): the capsule import path."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def __dlpack__(self, **kwargs):
+        return self.inner.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self.inner.__dlpack_device__()
+
+
+# 0-d, empty and one-element shapes, each import path: the result keeps the shape.
+ODD_SHAPES = [(), (0,), (3, 0), (1,), (1, 1)]
 
 
 # ---------------------------------------------------------------------------- module
@@ -95,6 +116,35 @@ def test_numpy_custom_add_equals_numpy(host, shape):
     assert z.shape == shape and z.dtype == "float32" and z.device == "host"
     assert z.__dlpack_device__() == (1, 0)
     np.testing.assert_array_equal(np.from_dlpack(z), x + y * np.float32(2))
+
+
+@pytest.mark.parametrize("shape", ODD_SHAPES)
+@pytest.mark.parametrize("wrap", [False, True])
+def test_numpy_odd_shapes_keep_their_shape_on_every_path(host, shape, wrap):
+    x, y = rand32(shape), rand32(shape)
+    args = (OnlyDlpack(x), OnlyDlpack(y)) if wrap else (x, y)
+    z = ce.custom_add(*args)
+    assert z.shape == shape and z.ndim == len(shape) and z.size == x.size
+    back = np.from_dlpack(z)
+    assert back.shape == shape
+    np.testing.assert_array_equal(back, x + y * np.float32(2))
+
+
+def test_numpy_zero_d_scalars_from_numpy_scalars(host):
+    z = ce.custom_add(np.asarray(np.float32(1.5)), np.asarray(np.float32(2.0)))
+    assert z.shape == () and z.ndim == 0
+    assert np.from_dlpack(z).item() == 5.5
+
+
+def test_arrays_can_be_weakly_referenced(host):
+    z = ce.custom_add(rand32((4,)), rand32((4,)))
+    r = weakref.ref(z)
+    assert r() is z
+    cache = weakref.WeakValueDictionary({"z": z})
+    assert cache["z"] is z
+    del z
+    gc.collect()
+    assert r() is None and "z" not in cache
 
 
 def test_numpy_views_and_broadcasting(host):
@@ -190,7 +240,9 @@ class Odd:
 
 
 def test_bad_producers_are_named(host):
-    with pytest.raises(TypeError, match="returned an object of type int, expected a DLPack capsule"):
+    with pytest.raises(
+        TypeError, match="returned an object of type int, expected a DLPack capsule"
+    ):
         ce.data_ptr(Odd(capsule=42))
     with pytest.raises(ValueError, match="device type 10 \\(kDLROCM\\)") as e:
         ce.data_ptr(Odd(device=(10, 0)))
@@ -227,7 +279,9 @@ def test_capsule_protocol(host):
     gc.collect()
     with pytest.raises(BufferError):
         z.__dlpack__(dl_device=(2, 0))
-    copied = np.from_dlpack(z, copy=True) if np.lib.NumpyVersion(np.__version__) >= "2.1.0" else None
+    copied = (
+        np.from_dlpack(z, copy=True) if np.lib.NumpyVersion(np.__version__) >= "2.1.0" else None
+    )
     if copied is not None:
         np.testing.assert_array_equal(copied, np.from_dlpack(z))
     assert repr(z) == "cuprum.Array(shape=(4,), dtype=float32, device=host)"
@@ -400,6 +454,69 @@ def test_torch_cpu_tensors_run_on_the_host_device(torch, host):
     assert torch.equal(torch.from_dlpack(z), x + y * 2)
 
 
+@pytest.mark.parametrize("path", ["exchange", "dlpack"])
+def test_torch_zero_d_tensors_stay_zero_d(torch, path):
+    # Made as a user would: torch.tensor(scalar, device=...), not from a NumPy array.
+    a = torch.tensor(1.5, device="cuda")
+    b = torch.tensor(2.0, device="cuda")
+    args = (a, b) if path == "exchange" else (OnlyDlpack(a), OnlyDlpack(b))
+    z = ce.custom_add(*args)
+    assert z.shape == () and z.ndim == 0 and z.size == 1, z
+    zt = torch.from_dlpack(z)
+    assert zt.shape == () and zt.item() == 5.5
+    # one 0-d argument beside a vector broadcasts as NumPy does
+    v = torch.randn(5, device="cuda")
+    w = torch.from_dlpack(ce.custom_add(v, b if path == "exchange" else OnlyDlpack(b)))
+    assert w.shape == (5,) and torch.equal(w, v + 4.0)
+
+
+@pytest.mark.parametrize("shape", ODD_SHAPES)
+@pytest.mark.parametrize("path", ["exchange", "dlpack"])
+def test_torch_odd_shapes_keep_their_shape(torch, shape, path):
+    x = torch.randn(shape, device="cuda")
+    y = torch.randn(shape, device="cuda")
+    args = (x, y) if path == "exchange" else (OnlyDlpack(x), OnlyDlpack(y))
+    z = ce.custom_add(*args)
+    assert z.shape == shape, (z, shape)
+    assert torch.equal(torch.from_dlpack(z), x + y * 2)
+
+
+def test_torch_inputs_dropped_under_a_side_stream_are_not_reused_early(torch):
+    # x is made on the default stream (its block is reused in that stream's order); the
+    # cuprum call runs under `torch.cuda.stream(s)` behind a slow op. Python drops x right
+    # after the call and the default stream allocates (and fills) the same size at once:
+    # cuprum must keep x's memory until its kernel on s has read it.
+    n = 1 << 22
+    y = torch.randn(n, device="cuda")
+    torch.cuda.synchronize()
+    s = torch.cuda.Stream()
+    for _ in range(3):
+        x = torch.full((n,), 1.0, device="cuda")
+        ptr = x.data_ptr()
+        torch.cuda.synchronize()
+        with torch.cuda.stream(s):
+            torch.cuda._sleep(200_000_000)  # ~0.1 s of GPU time on s before the kernel
+            z = ce.custom_add(x, y)
+        del x
+        other = torch.full((n,), 7.0, device="cuda")  # the default stream, at once
+        assert other.data_ptr() != ptr, "torch reused the block while cuprum's kernel was queued"
+        s.synchronize()
+        zt = torch.from_dlpack(z)
+        assert torch.equal(zt, 1.0 + y * 2)
+        del other, z, zt
+    # memory made on the side stream and used there: given back in that stream's order
+    with torch.cuda.stream(s):
+        x = torch.full((n,), 3.0, device="cuda")
+        torch.cuda._sleep(200_000_000)
+        z = ce.custom_add(x, y)
+        del x
+        later = torch.full((n,), 9.0, device="cuda")  # on s: ordered after the kernel
+        zt = torch.from_dlpack(z).clone()
+    s.synchronize()
+    assert torch.equal(zt, 3.0 + y * 2)
+    del later
+
+
 # ---------------------------------------------------------------------------- CuPy
 
 
@@ -464,6 +581,47 @@ def test_cupy_wrong_dtype(cp):
         ce.prime_factor_sum(cp.zeros(8, dtype=cp.int32))
 
 
+def test_cupy_zero_d_and_odd_shapes(cp):
+    for shape in ODD_SHAPES:
+        x, y = cp.asarray(rand32(shape)), cp.asarray(rand32(shape))
+        for args in ((x, y), (OnlyDlpack(x), OnlyDlpack(y))):
+            z = ce.custom_add(*args)
+            assert z.shape == shape, (z, shape)
+            assert bool(cp.array_equal(cp.from_dlpack(z), x + y * cp.float32(2)))
+    z = ce.custom_add(cp.float32(1.5) * cp.ones((), cp.float32), cp.asarray(2.0, cp.float32))
+    assert z.shape == () and float(cp.from_dlpack(z)) == 5.5
+
+
+def test_cupy_inputs_dropped_under_a_side_stream_are_not_reused_early(cp):
+    spin = cp.RawKernel(
+        r"""extern "C" __global__ void spin(long long cycles) {
+            long long t0 = clock64();
+            while (clock64() - t0 < cycles) {}
+        }""",
+        "spin",
+    )
+    n = 1 << 22
+    y = cp.asarray(rand32((n,)))
+    cp.cuda.Device().synchronize()
+    s = cp.cuda.Stream(non_blocking=True)
+    for _ in range(3):
+        x = cp.full(n, 1.0, dtype=cp.float32)  # CuPy's null stream
+        ptr = x.data.ptr
+        cp.cuda.Device().synchronize()
+        with s:
+            spin((1,), (1,), (cp.int64(200_000_000),))
+            z = ce.custom_add(x, y)
+        del x
+        other = cp.full(n, 7.0, dtype=cp.float32)  # the null stream, at once
+        assert other.data.ptr != ptr, "CuPy reused the block while cuprum's kernel was queued"
+        s.synchronize()
+        assert bool(cp.array_equal(cp.from_dlpack(z), 1.0 + y * cp.float32(2)))
+        with s:
+            del z  # allocated on s: back to cuprum's pool in s's order
+        del other
+    s.synchronize()
+
+
 # ---------------------------------------------------------------------------- JAX
 
 
@@ -495,8 +653,21 @@ def test_jax_mse(jax):
 
     a = jnp.asarray(RNG.uniform(0, 100, 4097).astype(np.float32))
     b = jnp.asarray(RNG.uniform(0, 100, 4097).astype(np.float32))
-    got = float(np.from_dlpack(ce.mse(a, b))) if next(iter(a.devices())).platform == "cpu" else float(
-        jnp.from_dlpack(ce.mse(a, b))
+    got = (
+        float(np.from_dlpack(ce.mse(a, b)))
+        if next(iter(a.devices())).platform == "cpu"
+        else float(jnp.from_dlpack(ce.mse(a, b)))
     )
     want = float(jnp.mean((a - b) ** 2))
     assert abs(got - want) <= 1e-5 * want
+
+
+def test_jax_zero_d_and_odd_shapes(jax):
+    import jax.numpy as jnp
+
+    for shape in ODD_SHAPES:
+        x, y = jnp.asarray(rand32(shape)), jnp.asarray(rand32(shape))
+        z = ce.custom_add(x, y)
+        assert z.shape == shape, (z, shape)
+        got = np.from_dlpack(z) if z.device == "host" else jnp.from_dlpack(z)
+        assert bool(jnp.array_equal(jnp.asarray(got), x + y * 2))

@@ -21,7 +21,7 @@ use pyo3::types::{PyCapsule, PyTuple};
 /// `__dlpack_device__`, `shape`, `dtype` (NumPy's name), `ndim`, `size`, `device`,
 /// `__repr__`. Make one with [`to_python`](super::to_python); read one back (or any DLPack
 /// object) with [`Call::array`](super::Call::array) or [`array_arg`](super::array_arg).
-#[pyclass(name = "Array", module = "cuprum", frozen)]
+#[pyclass(name = "Array", module = "cuprum", frozen, weakref)]
 pub struct PyArray {
     pub(super) array: Array,
 }

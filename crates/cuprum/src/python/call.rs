@@ -14,6 +14,20 @@
 //! A first array whose type has a DLPack C exchange table (`exchange.rs`: PyTorch) is
 //! converted by the table at once — its device read from the tensor, the stream from the
 //! table — and kept for `array`; later arrays of that type go through the table too.
+//!
+//! Decision — **imports outlive the call's work off the default stream.** A framework's
+//! caching allocator hands a freed block out again in the order of the stream it was
+//! *allocated* on. Arrays taken on the framework's current stream (the table, or
+//! `stream=-1`) give their memory back in that stream's order, which is right when the
+//! memory was allocated there. When the current stream is not the legacy default stream
+//! (`with torch.cuda.stream(s):`, `with cupy.cuda.Stream():`) the memory was quite likely
+//! allocated on the default stream: dropped by Python right after the call, it could be
+//! handed out again there while cuprum's kernel on `s` still reads it. So off the legacy
+//! default stream the call keeps those arrays alive until one event, recorded on its
+//! stream when the `Call` is dropped (after its work is queued), has completed — one event
+//! per call, not per array, and none on the legacy default stream (the common case, kept
+//! as fast as before). Arrays imported with `__dlpack__(stream=…)` already wait for
+//! cuprum's work themselves (`runtime/foreign.rs`).
 
 use super::capsule;
 use super::errors;
@@ -25,7 +39,7 @@ use crate::error::err;
 use crate::runtime::{Device, Stream, StreamGuard};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 
 /// One call from Python: the device, the caller's stream (current until the `Call` is
 /// dropped) and the arguments imported on it. A `Call` stays on the thread that made it.
@@ -67,7 +81,20 @@ pub struct Call {
     exchange: Option<Exchange>,
     /// The first array, already imported through `exchange` (taken by `array`).
     first_array: Cell<Option<Array>>,
+    /// Arrays imported on the framework's current stream, kept until the call's work has
+    /// run (off the legacy default stream only: see the module docs).
+    kept: RefCell<Vec<Array>>,
     _current: StreamGuard,
+}
+
+impl Drop for Call {
+    fn drop(&mut self) {
+        let kept = std::mem::take(self.kept.get_mut());
+        if !kept.is_empty() {
+            // After the call's work was queued on `stream`: the arrays go when it has run.
+            crate::runtime::keep_until_done(&self.stream, Box::new(kept));
+        }
+    }
 }
 
 impl Call {
@@ -129,7 +156,8 @@ impl Call {
             call.exchange = Some(ex);
         }
         // Imported now that the call's stream is current (the memory belongs to it).
-        call.first_array.set(Some(described.into_array(first)?));
+        let array = call.on_framework_stream(described.into_array(first)?);
+        call.first_array.set(Some(array));
         Ok(call)
     }
 
@@ -142,7 +170,18 @@ impl Call {
             first,
             exchange: None,
             first_array: Cell::new(None),
+            kept: RefCell::new(Vec::new()),
         }
+    }
+
+    /// `array`, imported on the framework's current stream (its memory given back in that
+    /// stream's order), kept until the call's work has run when that stream is not the
+    /// legacy default stream (see the module docs).
+    fn on_framework_stream(&self, array: Array) -> Array {
+        if !array.device().is_host() && !self.stream.is_legacy_default() {
+            self.kept.borrow_mut().push(array.clone());
+        }
+        array
     }
 
     /// The call's device (its first array's).
@@ -178,7 +217,7 @@ impl Call {
             let described = ex.describe(obj)?;
             let (kind, id) = described.device();
             self.check_device(obj, device_from(obj, kind, i64::from(id))?)?;
-            return described.into_array(obj);
+            return Ok(self.on_framework_stream(described.into_array(obj)?));
         }
         let device = match self.first {
             Some((_, device)) if is_first => device,
@@ -193,7 +232,8 @@ impl Call {
             // The call runs on this framework's current stream of the device, where its
             // own work on the array is queued: nothing to order (the array API's -1), and
             // the producer skips its stream lookup and event.
-            return capsule::import(obj, info, Some(-1), true);
+            let array = capsule::import(obj, info, Some(-1), true)?;
+            return Ok(self.on_framework_stream(array));
         }
         capsule::import(obj, info, Some(self.stream.raw_handle() as i64), false)
     }

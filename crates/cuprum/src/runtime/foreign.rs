@@ -30,6 +30,9 @@
 //! than its allocation stream needs `record_stream` there too). Other users' streams are
 //! still ordered before the own stream first, as for every buffer. This saves an event
 //! record and query per imported argument of a Python call (about 1 µs each).
+//! Where the own stream may not be the allocation stream (a Python call under a
+//! framework's side stream), the caller also holds the arrays until its work has run
+//! ([`keep_until_done`]: one event for a whole call's arrays).
 
 use super::event::Event;
 use super::stream::Stream;
@@ -118,6 +121,14 @@ pub(crate) fn release_after(stream: &Stream, owner: ForeignOwner, release: Relea
     let mut list = PENDING.lock().unwrap_or_else(|p| p.into_inner());
     list.push(Pending { event, owner });
     PENDING_LEN.store(list.len(), Ordering::Release);
+}
+
+/// Keeps `owner` until the work queued on `stream` so far has run (one event for all that
+/// `owner` holds; at once where nothing is left to run): for memory whose owner reuses it
+/// in another stream's order than `stream`'s (see [`Release`]).
+#[cfg(feature = "python")]
+pub(crate) fn keep_until_done(stream: &Stream, owner: ForeignOwner) {
+    release_after(stream, owner, Release::AfterWork);
 }
 
 /// Drops the owners whose work has completed (never blocks; nothing to do is one atomic

@@ -48,6 +48,8 @@ pub(crate) use capture::{is_capturing, keep_buffer, refuse_in_capture};
 pub(crate) use cuda::image::param_sizes;
 #[cfg(feature = "python")]
 pub(crate) use foreign::Release as ForeignRelease;
+#[cfg(feature = "python")]
+pub(crate) use foreign::keep_until_done;
 #[doc(hidden)]
 pub use foreign::pending as pending_foreign;
 pub(crate) use foreign::{ForeignOwner, Terms as ForeignTerms, collect as collect_foreign};
