@@ -867,3 +867,126 @@ fn methods_on_fields_are_refused_with_the_way_out() {
         );
     }
 }
+
+/// The Rust items of a kernel (the twin, the launcher module and its type uses).
+fn rust_items(src: &str) -> String {
+    let f: syn::ItemFn = syn::parse_str(src).expect("parses");
+    match translate(true, &f) {
+        Ok(t) => t.rust.to_string(),
+        Err((e, _)) => panic!("translation failed: {e}"),
+    }
+}
+
+/// `match` on an enum-typed field (`r.mode`, whose type only rustc knows) is typed by its
+/// variant patterns as a local is: the C++ tests the tag, reads the variant's fields, and
+/// the enum becomes a type the kernel names (rustc checks it is a device type).
+#[test]
+fn match_on_a_field_is_typed_by_its_variant_patterns() {
+    let src = "fn f(rs: &[R], out: &mut [f32]) {
+        let r = rs[0];
+        out[0] = match r.mode { Mode::Add => 1.0, Mode::Scale(k) => k };
+        match r.mode {
+            Mode::Add | Mode::Clamp { .. } => out[1] = 2.0,
+            m @ Mode::Scale(_) => { let n = m; out[2] = 3.0; }
+        }
+    }";
+    let s = k(src);
+    has(
+        &s,
+        &[
+            "const Mode cj_match = cj::cp(r.mode);",
+            "cj_match.tag == Mode::tag_Add",
+            "float k = cj_match.Scale.f0;",
+            "(cj_v1_cj_match.tag == Mode::tag_Add || cj_v1_cj_match.tag == Mode::tag_Clamp)",
+            "Mode m = cj_v1_cj_match;",
+            "Mode n = m;",
+        ],
+    );
+    let rust = rust_items(src);
+    assert!(rust.contains("TypeUse :: new (\"Mode\""), "{rust}");
+}
+
+/// The other scrutinees whose type the translator does not see: a field of a field, an
+/// element's field, an element, a device method's and a device function's result; and
+/// `if let` / `while let`, which share the patterns.
+#[test]
+fn match_on_any_enum_valued_expression_is_typed_by_its_patterns() {
+    let s = k("fn f(rs: &[R], modes: &[Mode], out: &mut [f32], i: usize) {
+        let r = rs[i];
+        out[0] = match r.inner.mode { Mode::Add => 1.0, Mode::Scale(k) => k };
+        out[1] = match rs[i].mode { Mode::Add => 1.0, Mode::Scale(k) => k };
+        out[2] = match modes[i] { Mode::Add => 1.0, Mode::Scale(k) => k };
+        out[3] = match r.mode() { Mode::Add => 1.0, Mode::Scale(k) => k };
+        out[4] = match pick(i) { modes::Mode::Add => 1.0, modes::Mode::Scale(k) => k };
+        if let Mode::Scale(k) = r.mode { out[5] = k; }
+        while let Mode::Scale(k) = rs[i].mode { out[6] = k; break; }
+    }");
+    has(
+        &s,
+        &[
+            "const Mode cj_match = cj::cp(r.inner.mode);",
+            "const Mode cj_v1_cj_match = cj::cp(rs[cj::ix(i, cj_len_rs, CJ_SITE(",
+            "const Mode cj_v2_cj_match = modes[cj::ix(i, cj_len_modes, CJ_SITE(",
+            "const Mode cj_v3_cj_match = cj_dev::cj_m_R_mode(r);",
+            "const Mode cj_v4_cj_match = cj_dev::pick(i);",
+            "const Mode cj_v5_cj_match = cj::cp(r.mode);",
+            "if (cj_v5_cj_match.tag == Mode::tag_Scale) {",
+            "if (cj_v6_cj_match.tag == Mode::tag_Scale) {",
+        ],
+    );
+}
+
+/// Inside a variant, a field of enum type matched by a variant pattern is typed the same
+/// way; `Self::Variant` in a device method names the `impl`'s type.
+#[test]
+fn nested_and_self_variant_patterns_type_their_values() {
+    let s = k("fn f(ss: &[Shape], out: &mut [f32]) {
+        out[0] = match ss[0] { Shape::Tagged(Mode::Scale(k), w) => k * w, _ => 0.0 };
+    }");
+    has(
+        &s,
+        &[
+            "cj_match.tag == Shape::tag_Tagged && (cj_match.Tagged.f0.tag == Mode::tag_Scale)",
+            "k = cj_match.Tagged.f0.Scale.f0;",
+        ],
+    );
+    let i: syn::ItemImpl = syn::parse_str(
+        "impl R {
+            fn gain(&self) -> f32 { match self.mode { Self::Add => 1.0, Self::Scale(k) => k } }
+        }",
+    )
+    .expect("parses");
+    let out = crate::methods::expand_impl(&i).to_string();
+    assert!(out.contains("cj_match.tag == R::tag_Add"), "{out}");
+}
+
+/// A scrutinee whose type the translator cannot know, matched by a variant written without
+/// its enum (`use Mode::*`), is refused with the two ways out; patterns that are not
+/// variants (constants, bindings, `_`) leave such a scrutinee as it was.
+#[test]
+fn an_unnamed_variant_on_an_untyped_scrutinee_says_what_to_write() {
+    let e = kerr(
+        "fn f(rs: &[R], out: &mut [f32]) { out[0] = match rs[0].mode { Scale(k) => k, _ => 0.0 }; }",
+    );
+    assert!(
+        e.contains("cannot tell which enum `Scale` is a variant of")
+            && e.contains("`Enum::Scale`")
+            && e.contains("bind it first: `let m: Enum = rs[0].mode;`"),
+        "{e}"
+    );
+    let e = kerr("fn f(r: R, out: &mut [f32]) { if let Scale(k) = r.mode() { out[0] = k; } }");
+    assert!(e.contains("`let m: Enum = r.mode();`"), "{e}");
+    // Another arm names the enum: the unnamed variant is then refused as on a local.
+    let e = kerr(
+        "fn f(r: R, out: &mut [f32]) { out[0] = match r.mode { Scale(k) => k, Mode::Add => 0.0 }; }",
+    );
+    assert!(
+        e.contains("expected a variant of `Mode` (`Mode::Variant`)"),
+        "{e}"
+    );
+    let s = k("fn f(r: R, out: &mut [u32]) { out[0] = match r.n { 0 => 1, LIMIT => 2, _ => 3 }; }");
+    has(
+        &s,
+        &["cj_match = cj::cp(r.n);", "cj_match == cj_dev::LIMIT()"],
+    );
+}

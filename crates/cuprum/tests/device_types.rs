@@ -1236,3 +1236,369 @@ fn mut_self_methods_write_through() {
         }
     }
 }
+
+// ---- `match` on any enum-valued expression ---------------------------------------------------
+
+/// A mode held in fields, elements and method results (matched there without first binding
+/// it to a typed local).
+#[derive(Clone, Copy, Debug, PartialEq, cuprum::DeviceType)]
+#[repr(u8)]
+pub enum Mode {
+    Add,
+    Scale(f32),
+    Clamp { lo: f32, hi: f32 },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, cuprum::DeviceType)]
+#[repr(C)]
+pub struct Stage {
+    pub mode: Mode,
+    pub bias: f32,
+}
+
+/// Two stages: their modes are fields of fields (`p.first.mode`).
+#[derive(Clone, Copy, Debug, PartialEq, cuprum::DeviceType)]
+#[repr(C)]
+pub struct Pipe {
+    pub gain: f32,
+    pub first: Stage,
+    pub second: Stage,
+}
+
+#[cuprum::device]
+impl Stage {
+    /// Its own mode above the bias, else `Add`.
+    fn mode_for(&self, x: f32) -> Mode {
+        if x > self.bias { self.mode } else { Mode::Add }
+    }
+    /// Halves a `Scale` factor above 1 (any other mode becomes `Add`) and returns the new
+    /// mode (a `match` on `self.mode` inside a method).
+    fn halve(&mut self) -> Mode {
+        self.mode = match self.mode {
+            Mode::Scale(k) if k > 1.0 => Mode::Scale(k * 0.5),
+            _ => Mode::Add,
+        };
+        self.mode
+    }
+}
+
+#[cuprum::device]
+fn swap_mode(m: Mode) -> Mode {
+    match m {
+        Mode::Clamp { lo, hi } => Mode::Scale(hi - lo),
+        Mode::Scale(k) => Mode::Clamp {
+            lo: -k.abs(),
+            hi: k.abs(),
+        },
+        Mode::Add => Mode::Add,
+    }
+}
+
+/// `match` and `if let` on a field (`s.mode`).
+#[cuprum::kernel]
+pub fn match_field(stages: &[Stage], x: &[f32], y: &mut [f32]) {
+    for i in grid_stride(y.len()) {
+        let s = stages[i % stages.len()];
+        let v = x[i];
+        let mut r = match s.mode {
+            Mode::Add => v + s.bias,
+            Mode::Scale(k) => k * v,
+            Mode::Clamp { lo, hi } => v.max(lo).min(hi),
+        };
+        if let Mode::Scale(k) = s.mode {
+            if k < 0.0 {
+                r = -r;
+            }
+        }
+        y[i] = r;
+    }
+}
+
+/// `match` on fields of fields (`p.first.mode`, `p.second.mode`), with a guard, `..` and
+/// `_`, as a statement and as a value.
+#[cuprum::kernel]
+pub fn match_field_of_field(pipes: &[Pipe], x: &[f32], y: &mut [f32]) {
+    for i in grid_stride(y.len()) {
+        let p = pipes[i % pipes.len()];
+        let mut v = x[i];
+        match p.first.mode {
+            Mode::Scale(k) if k > 1.0 => v = v * k + p.first.bias,
+            Mode::Clamp { lo, .. } => v = v.max(lo),
+            _ => v += p.gain,
+        }
+        let w = match p.second.mode {
+            Mode::Add => v + p.second.bias,
+            Mode::Scale(k) => k * v,
+            Mode::Clamp { lo, hi } => v.max(lo).min(hi),
+        };
+        y[i] = w * p.gain;
+    }
+}
+
+/// `match` on elements: of a slice of enums (`modes[j]`), an element's field
+/// (`stages[j].mode`) and a local array's element.
+#[cuprum::kernel]
+pub fn match_elements(modes: &[Mode], stages: &[Stage], x: &[f32], y: &mut [f32]) {
+    for i in grid_stride(y.len()) {
+        let v = x[i];
+        let a = match modes[i % modes.len()] {
+            Mode::Add => v + 1.0,
+            Mode::Scale(k) => k * v,
+            Mode::Clamp { lo, hi } => v.max(lo).min(hi),
+        };
+        let b = match stages[(i * 7) % stages.len()].mode {
+            Mode::Add => 0.5,
+            Mode::Scale(k) => k,
+            Mode::Clamp { hi, .. } => hi,
+        };
+        let pair = [modes[(i + 1) % modes.len()], stages[i % stages.len()].mode];
+        let c = match pair[(i / 3) % 2] {
+            Mode::Scale(k) => k,
+            Mode::Add | Mode::Clamp { .. } => -1.0,
+        };
+        y[i] = a + 10.0 * b + 100.0 * c;
+    }
+}
+
+/// `match` and `while let` on results: a device method's (`s.mode_for(v)`, `s.halve()`)
+/// and a device function's (`swap_mode(s.mode)`).
+#[cuprum::kernel]
+pub fn match_results(stages: &[Stage], x: &[f32], y: &mut [f32]) {
+    for i in grid_stride(y.len()) {
+        let mut s = stages[i % stages.len()];
+        let v = x[i];
+        let mut r = match s.mode_for(v) {
+            Mode::Add => v + s.bias,
+            Mode::Scale(k) => k * v,
+            Mode::Clamp { lo, hi } => v.max(lo).min(hi),
+        };
+        let swapped = match swap_mode(s.mode) {
+            Mode::Scale(k) => k,
+            Mode::Clamp { hi, .. } => hi,
+            Mode::Add => 0.0,
+        };
+        r += swapped;
+        let mut steps = 0;
+        while let Mode::Scale(k) = s.halve() {
+            r += k;
+            steps += 1;
+        }
+        y[i] = r + steps as f32;
+    }
+}
+
+/// The host's `match` of a mode on `x` (the references below).
+fn mode_ref(m: Mode, x: f32, add: f32) -> f32 {
+    match m {
+        Mode::Add => x + add,
+        Mode::Scale(k) => k * x,
+        Mode::Clamp { lo, hi } => x.max(lo).min(hi),
+    }
+}
+
+fn random_mode(rng: &mut Rng) -> Mode {
+    match rng.usize(0, 3) {
+        0 => Mode::Add,
+        1 => Mode::Scale(rng.f64(-4.0, 4.0) as f32),
+        _ => {
+            let (a, b) = (rng.f64(-5.0, 5.0) as f32, rng.f64(-5.0, 5.0) as f32);
+            Mode::Clamp {
+                lo: a.min(b),
+                hi: a.max(b),
+            }
+        }
+    }
+}
+
+fn random_stage(rng: &mut Rng) -> Stage {
+    Stage {
+        mode: random_mode(rng),
+        bias: rng.f64(-3.0, 3.0) as f32,
+    }
+}
+
+/// The input sizes, and `n` random inputs in [-10, 10).
+const MATCH_SIZES: [usize; 3] = [1, 7, 1000];
+
+/// How many stages (or modes) a case takes: a few for small inputs, enough for every mode
+/// to appear for the large one.
+fn count(rng: &mut Rng, n: usize) -> usize {
+    if n < 1000 { rng.usize(1, 8) } else { 37 }
+}
+
+fn random_x(rng: &mut Rng, n: usize) -> Vec<f32> {
+    (0..n).map(|_| rng.f64(-10.0, 10.0) as f32).collect()
+}
+
+/// Runs `launch` on `x` (uploaded) and a zeroed output of its length; the output.
+fn run_on_x(x: &[f32], launch: impl FnOnce(&Array, &mut Array) -> cuprum::Result<()>) -> Vec<f32> {
+    let xa = Array::from_slice(x, &[x.len()]).unwrap();
+    let mut y = Array::zeros(&[x.len()], DType::F32).unwrap();
+    launch(&xa, &mut y).unwrap();
+    y.to_vec::<f32>().unwrap()
+}
+
+/// Every mode appears among `modes` (the random inputs reach each arm).
+fn assert_every_mode(modes: impl Iterator<Item = Mode>) {
+    let mut seen = [false; 3];
+    for m in modes {
+        seen[match m {
+            Mode::Add => 0,
+            Mode::Scale(_) => 1,
+            Mode::Clamp { .. } => 2,
+        }] = true;
+    }
+    assert_eq!(seen, [true; 3], "the random inputs miss a mode");
+}
+
+#[test]
+fn match_on_a_field_matches_the_cpu() {
+    assert!(
+        match_field::SOURCE.contains("= cj::cp(s.mode);")
+            && match_field::SOURCE.contains(".tag == Mode::tag_Scale"),
+        "{}",
+        match_field::SOURCE
+    );
+    require_gpu!();
+    let mut rng = Rng::new(41);
+    for n in MATCH_SIZES {
+        let stages: Vec<Stage> = (0..count(&mut rng, n))
+            .map(|_| random_stage(&mut rng))
+            .collect();
+        let x = random_x(&mut rng, n);
+        let sa = Array::from_records(&stages, &[stages.len()]).unwrap();
+        let got = run_on_x(&x, |xa, y| {
+            match_field::launch(JitConfigOf::len(n), &sa, xa, y)
+        });
+        if n == 1000 {
+            assert_every_mode(stages.iter().map(|s| s.mode));
+        }
+        assert_all_close(&got, |i| {
+            let s = stages[i % stages.len()];
+            let r = mode_ref(s.mode, x[i], s.bias);
+            match s.mode {
+                Mode::Scale(k) if k < 0.0 => -r,
+                _ => r,
+            }
+        });
+    }
+}
+
+#[test]
+fn match_on_a_field_of_a_field_matches_the_cpu() {
+    require_gpu!();
+    let mut rng = Rng::new(42);
+    for n in MATCH_SIZES {
+        let pipes: Vec<Pipe> = (0..count(&mut rng, n))
+            .map(|_| Pipe {
+                gain: rng.f64(-2.0, 2.0) as f32,
+                first: random_stage(&mut rng),
+                second: random_stage(&mut rng),
+            })
+            .collect();
+        let x = random_x(&mut rng, n);
+        let pa = Array::from_records(&pipes, &[pipes.len()]).unwrap();
+        let got = run_on_x(&x, |xa, y| {
+            match_field_of_field::launch(JitConfigOf::len(n), &pa, xa, y)
+        });
+        if n == 1000 {
+            assert_every_mode(pipes.iter().flat_map(|p| [p.first.mode, p.second.mode]));
+        }
+        assert_all_close(&got, |i| {
+            let p = pipes[i % pipes.len()];
+            let v = match p.first.mode {
+                Mode::Scale(k) if k > 1.0 => x[i] * k + p.first.bias,
+                Mode::Clamp { lo, .. } => x[i].max(lo),
+                _ => x[i] + p.gain,
+            };
+            mode_ref(p.second.mode, v, p.second.bias) * p.gain
+        });
+    }
+}
+
+#[test]
+fn match_on_elements_matches_the_cpu() {
+    require_gpu!();
+    let mut rng = Rng::new(43);
+    for n in MATCH_SIZES {
+        let modes: Vec<Mode> = (0..count(&mut rng, n))
+            .map(|_| random_mode(&mut rng))
+            .collect();
+        let stages: Vec<Stage> = (0..count(&mut rng, n))
+            .map(|_| random_stage(&mut rng))
+            .collect();
+        let x = random_x(&mut rng, n);
+        let ma = Array::from_records(&modes, &[modes.len()]).unwrap();
+        let sa = Array::from_records(&stages, &[stages.len()]).unwrap();
+        let got = run_on_x(&x, |xa, y| {
+            match_elements::launch(JitConfigOf::len(n), &ma, &sa, xa, y)
+        });
+        if n == 1000 {
+            assert_every_mode(modes.iter().copied());
+        }
+        assert_all_close(&got, |i| {
+            let a = mode_ref(modes[i % modes.len()], x[i], 1.0);
+            let b = match stages[(i * 7) % stages.len()].mode {
+                Mode::Add => 0.5,
+                Mode::Scale(k) => k,
+                Mode::Clamp { hi, .. } => hi,
+            };
+            let pair = [modes[(i + 1) % modes.len()], stages[i % stages.len()].mode];
+            let c = match pair[(i / 3) % 2] {
+                Mode::Scale(k) => k,
+                Mode::Add | Mode::Clamp { .. } => -1.0,
+            };
+            a + 10.0 * b + 100.0 * c
+        });
+    }
+}
+
+#[test]
+fn match_on_method_and_function_results_matches_the_cpu() {
+    assert!(
+        match_results::SOURCE.contains("= cj_dev::cj_m_Stage_mode_for(")
+            && match_results::SOURCE.contains("= cj_dev::swap_mode(")
+            && match_results::SOURCE.contains("= cj_dev::cj_m_Stage_halve("),
+        "{}",
+        match_results::SOURCE
+    );
+    require_gpu!();
+    let mut rng = Rng::new(44);
+    for n in MATCH_SIZES {
+        let stages: Vec<Stage> = (0..count(&mut rng, n))
+            .map(|_| random_stage(&mut rng))
+            .collect();
+        let x = random_x(&mut rng, n);
+        let sa = Array::from_records(&stages, &[stages.len()]).unwrap();
+        let got = run_on_x(&x, |xa, y| {
+            match_results::launch(JitConfigOf::len(n), &sa, xa, y)
+        });
+        if n == 1000 {
+            assert_every_mode(stages.iter().map(|s| s.mode));
+        }
+        assert_all_close(&got, |i| {
+            let s = stages[i % stages.len()];
+            let v = x[i];
+            let mode = if v > s.bias { s.mode } else { Mode::Add };
+            let mut r = mode_ref(mode, v, s.bias);
+            r += match s.mode {
+                Mode::Clamp { lo, hi } => hi - lo,
+                Mode::Scale(k) => k.abs(),
+                Mode::Add => 0.0,
+            };
+            let (mut k, mut steps) = (
+                match s.mode {
+                    Mode::Scale(k) => k,
+                    _ => 0.0,
+                },
+                0,
+            );
+            while k > 1.0 {
+                k *= 0.5;
+                r += k;
+                steps += 1;
+            }
+            r + steps as f32
+        });
+    }
+}

@@ -6,6 +6,16 @@
 //! a device type the function already names (a parameter's, a `let`'s or a slice's type, or
 //! `Self` in an `impl` block); the C++ tests `s.tag == Type::tag_Variant` and reads
 //! `s.Variant.field` (tuple fields `f0`, `f1` …), whose types come through `decltype`.
+//!
+//! The value matched may be any expression: a local, a field (`r.mode`, `r.a.mode`), an
+//! element (`modes[i]`, `rs[i].mode`), a method's or a device function's result. Where the
+//! translator does not know its type (rustc does: a field's or a call's type is named in
+//! C++ by `decltype`), the variant patterns name it, as they do for rustc: the scrutinee
+//! takes the enum of the first pattern `Enum::Variant` (`Enum` an UpperCamelCase type
+//! name, or `Self`), and the enum becomes a type the function names (rustc checks that it
+//! is a device type). A variant written without its enum (`Scale(k)` after `use Mode::*`)
+//! on such a value is an error that says to name the enum or bind the value to a typed
+//! local first (`let m: Mode = r.mode;`).
 
 use super::*;
 
@@ -27,6 +37,100 @@ impl Lower {
             .iter()
             .any(|p| p.segments.last().is_some_and(|s| s.ident == ty))
             .then_some((ty, variant))
+    }
+
+    /// Types a scrutinee the translator does not know (a field, an element's field, a
+    /// method's or a device function's result) by the enum its variant patterns `pats` (a
+    /// `match`'s arms, or one pattern) name, as rustc does. `shown` is the matched
+    /// expression (for the error), `None` for a nested pattern (a variant's field).
+    pub(super) fn type_scrutinee(
+        &mut self,
+        pats: &[&syn::Pat],
+        scrut: &Ty,
+        shown: Option<&syn::Expr>,
+    ) -> Result<()> {
+        if !matches!(
+            self.infer.var_kind(scrut),
+            Some(VarKind::Any | VarKind::Opaque(_) | VarKind::Field(..))
+        ) {
+            return Ok(());
+        }
+        for p in pats {
+            if let Some(t) = self.pattern_enum(p)? {
+                self.infer.unify(scrut, &t);
+                return Ok(());
+            }
+        }
+        if let Some(path) = pats.iter().find_map(|p| unnamed_variant(p)) {
+            let v = path
+                .segments
+                .last()
+                .map(|s| s.ident.to_string())
+                .unwrap_or_default();
+            let what = match shown {
+                Some(e) => format!("`{}`", compact(e)),
+                None => "this value".to_string(),
+            };
+            let bind = match shown {
+                Some(e) => format!("`let m: Enum = {};`", compact(e)),
+                None => "`let m: Enum = …;`".to_string(),
+            };
+            return Err(err(
+                path,
+                format!(
+                    "the translator cannot tell which enum `{v}` is a variant of: the pattern does not name it and the type of {what} is not known here (the translator sees only the kernel); name the enum in the pattern (`Enum::{v}`), or bind it first: {bind} and match on `m`"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The device enum a pattern names through a variant path (`Mode::Add`,
+    /// `Mode::Scale(k)`, `shapes::Mode::Pt { .. }`, `Self::Add`; also inside `|`, `( )`
+    /// and `x @ p`), registered as a type of the function.
+    fn pattern_enum(&mut self, p: &syn::Pat) -> Result<Option<Ty>> {
+        let path = match p {
+            syn::Pat::Paren(q) => return self.pattern_enum(&q.pat),
+            syn::Pat::Ident(pi) => match &pi.subpat {
+                Some((_, s)) => return self.pattern_enum(s),
+                None => return Ok(None),
+            },
+            syn::Pat::Or(o) => {
+                for c in &o.cases {
+                    if let Some(t) = self.pattern_enum(c)? {
+                        return Ok(Some(t));
+                    }
+                }
+                return Ok(None);
+            }
+            syn::Pat::Path(pp) if pp.qself.is_none() => &pp.path,
+            syn::Pat::TupleStruct(ts) if ts.qself.is_none() => &ts.path,
+            syn::Pat::Struct(s) if s.qself.is_none() => &s.path,
+            _ => return Ok(None),
+        };
+        let n = path.segments.len();
+        if n < 2 || path.segments.iter().any(|s| !s.arguments.is_none()) {
+            return Ok(None);
+        }
+        let ty = path.segments[n - 2].ident.to_string();
+        let ty = ty.strip_prefix("r#").unwrap_or(&ty);
+        if ty == "Self" {
+            return match (n, self.self_ty.clone()) {
+                (2, Some(p)) => self.user_type(&p).map(Some),
+                _ => Ok(None),
+            };
+        }
+        // A type's name (a module's is lower case: `consts::LIMIT` is a constant).
+        if !ty.starts_with(|c: char| c.is_ascii_uppercase())
+            || self.type_params.iter().any(|t| t == ty)
+        {
+            return Ok(None);
+        }
+        let enum_path = syn::Path {
+            leading_colon: path.leading_colon,
+            segments: path.segments.iter().take(n - 1).cloned().collect(),
+        };
+        self.user_type(&enum_path).map(Some)
     }
 
     /// A variant's value with its fields (named, or `f0`, `f1` … of a tuple variant).
@@ -123,6 +227,7 @@ impl Lower {
     /// `if let P = e { a } else { b }`: `match e { P => a, _ => b }`.
     pub(super) fn if_let(&mut self, i: &syn::ExprIf, l: &syn::ExprLet) -> Result<Expr> {
         let scrut = self.expr(&l.expr)?;
+        self.type_scrutinee(&[&l.pat], &scrut.ty, Some(&l.expr))?;
         let tmp = self.declare("cj_match", scrut.ty.clone());
         self.scopes.push(Vec::new());
         let r = (|| -> Result<(Pat, Block)> {
@@ -179,6 +284,7 @@ impl Lower {
         let id = self.push_loop(w.label.as_ref());
         let r = (|| -> Result<Expr> {
             let scrut = self.expr(&l.expr)?;
+            self.type_scrutinee(&[&l.pat], &scrut.ty, Some(&l.expr))?;
             let tmp = self.declare("cj_match", scrut.ty.clone());
             self.scopes.push(Vec::new());
             let arm = (|| -> Result<Arm> {
@@ -224,4 +330,36 @@ impl Lower {
             Ty::Unit,
         ))
     }
+}
+
+/// The path of a variant pattern written without its enum (`Scale(k)`, `Pt { x, .. }`, also
+/// inside `|`, `( )` and `x @ p`).
+fn unnamed_variant(p: &syn::Pat) -> Option<&syn::Path> {
+    match p {
+        syn::Pat::Paren(q) => unnamed_variant(&q.pat),
+        syn::Pat::Ident(pi) => pi.subpat.as_ref().and_then(|(_, s)| unnamed_variant(s)),
+        syn::Pat::Or(o) => o.cases.iter().find_map(unnamed_variant),
+        syn::Pat::TupleStruct(ts) if ts.path.segments.len() == 1 => Some(&ts.path),
+        syn::Pat::Struct(s) if s.path.segments.len() == 1 => Some(&s.path),
+        _ => None,
+    }
+}
+
+/// An expression as the user wrote it, roughly (`r.mode`, `rs[i].mode()`), for messages.
+fn compact(e: &syn::Expr) -> String {
+    let mut s = quote::quote!(#e).to_string();
+    for (from, to) in [
+        (" . ", "."),
+        (" :: ", "::"),
+        (" (", "("),
+        ("( ", "("),
+        (" )", ")"),
+        (" [", "["),
+        ("[ ", "["),
+        (" ]", "]"),
+        (" ,", ","),
+    ] {
+        s = s.replace(from, to);
+    }
+    s
 }

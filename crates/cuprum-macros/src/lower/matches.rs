@@ -4,8 +4,10 @@
 //! chain over it in C++ (or a `?:` chain when every arm is a plain value), the last arm
 //! being the final `else`: rustc checks exhaustiveness on the twin, so when every earlier
 //! arm failed, the last one matches. Patterns are integer and bool patterns (literals,
-//! named constants, ranges, `|`, `_`, bindings and `x @ p`) with guards; the IR's `Pat`
-//! is where enum variant patterns grow.
+//! named constants, ranges, `|`, `_`, bindings and `x @ p`) with guards, and the variants
+//! of device enums (`enums`). The scrutinee is any expression; one whose type the
+//! translator does not know (a field, a call's result) is typed by its variant patterns
+//! before the arms are lowered (`Lower::type_scrutinee`).
 
 use super::*;
 
@@ -15,6 +17,8 @@ impl Lower {
             return Err(err(a, "attributes on `match` are not supported in kernels"));
         }
         let scrut = self.expr(&m.expr)?;
+        let pats: Vec<&syn::Pat> = m.arms.iter().map(arm_pat).collect();
+        self.type_scrutinee(&pats, &scrut.ty, Some(&m.expr))?;
         let tmp = self.declare("cj_match", scrut.ty.clone());
         let ty = self.infer.fresh(VarKind::Any);
         let mut arms = Vec::new();
@@ -47,10 +51,10 @@ impl Lower {
                 "attributes on `match` arms are not supported in kernels",
             ));
         }
-        // syn keeps an arm's guard in its pattern: `pat if guard`.
-        let (pat, guard) = match &arm.pat {
-            syn::Pat::Guard(g) => (&*g.pat, Some(&*g.guard)),
-            p => (p, None),
+        let pat = arm_pat(arm);
+        let guard = match &arm.pat {
+            syn::Pat::Guard(g) => Some(&*g.guard),
+            _ => None,
         };
         let pat = self.pattern(pat, scrut)?;
         let guard = match guard {
@@ -71,6 +75,7 @@ impl Lower {
 
     /// One pattern against a value of type `scrut`.
     pub(super) fn pattern(&mut self, p: &syn::Pat, scrut: &Ty) -> Result<Pat> {
+        self.type_scrutinee(&[p], scrut, None)?;
         if let Ty::User(tn) = self.infer.shallow(scrut)
             && let Some(pat) = self.user_pattern(p, scrut, &tn)?
         {
@@ -209,5 +214,13 @@ impl Lower {
             )),
             l => self.lit(l),
         }
+    }
+}
+
+/// An arm's pattern without its guard (syn keeps the guard in the pattern: `pat if guard`).
+fn arm_pat(arm: &syn::Arm) -> &syn::Pat {
+    match &arm.pat {
+        syn::Pat::Guard(g) => &g.pat,
+        p => p,
     }
 }
