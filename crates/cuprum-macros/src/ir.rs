@@ -358,8 +358,8 @@ pub struct Arm {
     pub body: Expr,
 }
 
-/// A pattern, tested against the scrutinee's value. Integer and bool patterns today; a
-/// pattern kind for enum variants (a discriminant test plus field bindings) grows here.
+/// A pattern, tested against the scrutinee's value: integer and bool patterns, and the
+/// variants of device enums (a tag test, then patterns on the variant's fields).
 pub enum Pat {
     /// `_`
     Wild,
@@ -401,11 +401,14 @@ impl Pat {
     }
 
     /// Each binding with the C++ access it takes from the scrutinee `s` (`s` itself, or
-    /// `s.Variant.field` inside a variant pattern).
+    /// `s.Variant.field` inside a variant pattern), once per distinct access: the
+    /// alternatives of an or-pattern may bind one name from different places
+    /// (`A(k) | B { hi: k, .. }`: `s.A.f0` and `s.B.hi`), and then the value is the place of
+    /// the alternative that matched (`binds_by_alternative`), not the first one listed.
     pub fn binding_sources(&self, s: &str, out: &mut Vec<(usize, String)>) {
         match self {
             Pat::Bind { var, sub } => {
-                if !out.iter().any(|(v, _)| v == var) {
+                if !out.iter().any(|(v, f)| v == var && f == s) {
                     out.push((*var, s.to_string()));
                 }
                 if let Some(p) = sub {
@@ -422,5 +425,17 @@ impl Pat {
             }
             Pat::Wild | Pat::Value(_) | Pat::Range { .. } => {}
         }
+    }
+
+    /// Whether some binding takes its value from different places in different
+    /// alternatives of an or-pattern: the C++ must then assign it from the alternative that
+    /// matched (and test a guard after each alternative, as rustc does).
+    pub fn binds_by_alternative(&self) -> bool {
+        let mut sources = Vec::new();
+        self.binding_sources("s", &mut sources);
+        sources
+            .iter()
+            .enumerate()
+            .any(|(k, (v, _))| sources[..k].iter().any(|(w, _)| w == v))
     }
 }

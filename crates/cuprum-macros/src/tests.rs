@@ -990,3 +990,127 @@ fn an_unnamed_variant_on_an_untyped_scrutinee_says_what_to_write() {
         &["cj_match = cj::cp(r.n);", "cj_match == cj_dev::LIMIT()"],
     );
 }
+
+/// An or-pattern whose alternatives bind one name from different places (another variant's
+/// field, a field of a field, `x @ p` inside a variant) binds it from the alternative that
+/// matched: the C++ tests the alternatives in order and assigns each binding as it goes
+/// (was: every binding read the first alternative's field, `k` of `Clamp { hi: k, .. }`
+/// read `Scale`'s `f0`, which is `lo`'s bytes).
+#[test]
+fn or_pattern_bindings_come_from_the_alternative_that_matched() {
+    let s = k("fn f(ms: &[Mode], out: &mut [f32]) {
+        out[0] = match ms[0] { Mode::Scale(k) | Mode::Clamp { hi: k, .. } => k, Mode::Add => 0.0 };
+    }");
+    has(
+        &s,
+        &[
+            "float k = cj_match.Scale.f0;",
+            "if (((cj_match.tag == Mode::tag_Scale && (k = cj_match.Scale.f0, true)) || (cj_match.tag == Mode::tag_Clamp && (k = cj_match.Clamp.hi, true)))) {",
+        ],
+    );
+    // Two tuple variants' fields at other positions; the arm is the last one (C++'s
+    // `else`): its bindings are assigned there.
+    let s = k("fn f(ps: &[Pair], out: &mut [f32]) {
+        out[0] = match ps[0] { Pair::Zero => 0.0, Pair::A(k, _) | Pair::B(_, _, k) => k };
+    }");
+    has(
+        &s,
+        &[
+            "} else {",
+            "(void)(((cj_match.tag == Pair::tag_A && (k = cj_match.A.f0, true)) || (cj_match.tag == Pair::tag_B && (k = cj_match.B.f2, true))));",
+        ],
+    );
+    // Nested: an or-pattern inside a variant's field, alternatives of an outer enum, and
+    // `x @ p` whose place differs by alternative.
+    let s = k("fn f(ss: &[Shape], out: &mut [f32]) {
+        out[0] = match ss[0] {
+            Shape::Tagged(Mode::Scale(k) | Mode::Clamp { lo: k, .. }, w) => k * w,
+            Shape::One(m @ Mode::Add) | Shape::Two(_, m @ Mode::Add) => { let n = m; 1.0 }
+            Shape::Two(Mode::Scale(k), _) | Shape::Two(_, Mode::Clamp { hi: k, .. }) => k,
+            _ => 0.0,
+        };
+    }");
+    has(
+        &s,
+        &[
+            "(k = cj_match.Tagged.f0.Scale.f0, (w = cj_match.Tagged.f1, true))",
+            "(k = cj_match.Tagged.f0.Clamp.lo, (w = cj_match.Tagged.f1, true))",
+            "m = cj_match.One.f0, cj_match.One.f0.tag == Mode::tag_Add",
+            "m = cj_match.Two.f1, cj_match.Two.f1.tag == Mode::tag_Add",
+            "cj_v1_k = cj_match.Two.f0.Scale.f0, true",
+            "cj_v1_k = cj_match.Two.f1.Clamp.hi, true",
+        ],
+    );
+    // A guard is tested after each alternative that matches, with that alternative's
+    // bindings (rustc: `P(1, 9)` takes the arm by its second alternative).
+    let s = k("fn f(ps: &[Pair], out: &mut [f32]) {
+        out[0] = match ps[0] { Pair::A(k, _) | Pair::A(_, k) if k > 5.0 => k, _ => 0.0 };
+    }");
+    has(
+        &s,
+        &[
+            "if (((cj_match.tag == Pair::tag_A && (k = cj_match.A.f0, k > 5.0f)) || (cj_match.tag == Pair::tag_A && (k = cj_match.A.f1, k > 5.0f)))) {",
+        ],
+    );
+    // `if let` shares the patterns.
+    let s = k("fn f(m: Mode, out: &mut [f32]) {
+        if let Mode::Scale(k) | Mode::Clamp { hi: k, .. } = m { out[0] = k; }
+    }");
+    has(&s, &["k = m.Clamp.hi, true"]);
+    // Alternatives that bind a name from the same place keep the plain test.
+    let s = k("fn f(xs: &[i32], out: &mut [i32]) {
+        out[0] = match xs[0] { x @ 1 | x @ 5 => x, _ => 0 };
+    }");
+    has(
+        &s,
+        &[
+            "int x = cj_match;",
+            "if ((cj_match == 1 || cj_match == 5)) {",
+        ],
+    );
+}
+
+/// A bare identifier starting with an uppercase letter in a pattern against a device
+/// type's value is what rustc reads as a variant (after `use Mode::*`, which the macro does
+/// not see), not a binding that matches everything: it is refused with the enum's name.
+#[test]
+fn a_bare_variant_name_is_refused_not_bound() {
+    for src in [
+        "fn f(m: Mode, out: &mut [f32]) { out[0] = match m { Add => 1.0, Mode::Scale(k) => k, _ => 0.0 }; }",
+        "fn f(m: Mode, out: &mut [f32]) { out[0] = match m { Add => 1.0, _ => 0.0 }; }",
+        "fn f(m: Mode, out: &mut [f32]) { if let Add = m { out[0] = 1.0; } }",
+        "fn f(r: R, out: &mut [f32]) { out[0] = match r.mode { Mode::Scale(k) => k, Add => 1.0 }; }",
+        "fn f(m: Mode, out: &mut [f32]) { out[0] = match m { Mode::Scale(k) | Add => 1.0, _ => 0.0 }; }",
+    ] {
+        let e = kerr(src);
+        assert!(
+            e.contains("`Add` in a pattern on a `Mode` is the variant `Mode::Add` to rustc")
+                && e.contains("write `Mode::Add`"),
+            "{src}: {e}"
+        );
+    }
+    // An all-caps name is refused there too (a unit variant such as `A`).
+    let e = kerr("fn f(m: Mode, out: &mut [f32]) { out[0] = match m { A => 1.0, _ => 0.0 }; }");
+    assert!(e.contains("write `Mode::A`"), "{e}");
+    // On a value whose type the translator does not see (a field): which enum is unknown.
+    let e = kerr("fn f(r: R, out: &mut [f32]) { out[0] = match r.mode { Add => 1.0, _ => 0.0 }; }");
+    assert!(
+        e.contains("cannot tell which enum `Add` is a variant of")
+            && e.contains("`Enum::Add`")
+            && e.contains("a binding's name starts with a lowercase letter"),
+        "{e}"
+    );
+    // Inside a variant's field.
+    let e = kerr(
+        "fn f(ss: &[Shape], out: &mut [f32]) { out[0] = match ss[0] { Shape::Tagged(Add, w) => w, _ => 0.0 }; }",
+    );
+    assert!(
+        e.contains("cannot tell which enum `Add` is a variant of"),
+        "{e}"
+    );
+    // A lower-case binding stays one.
+    let s = k(
+        "fn f(m: Mode, out: &mut [f32]) { out[0] = match m { Mode::Scale(k) => k, other => 0.0 }; }",
+    );
+    has(&s, &["Mode other = m;"]);
+}

@@ -1602,3 +1602,144 @@ fn match_on_method_and_function_results_matches_the_cpu() {
         });
     }
 }
+
+// ---- or-patterns that bind one name from different variants --------------------------------
+
+/// One mode or two, or a span: or-patterns reach fields of fields through it.
+#[derive(Clone, Copy, Debug, PartialEq, cuprum::DeviceType)]
+#[repr(u8)]
+pub enum Route {
+    One(Mode),
+    Two(Mode, Mode),
+    Span { from: f32, to: f32 },
+}
+
+/// Or-patterns whose alternatives bind one name from different places: a tuple variant's
+/// field or a struct variant's (`Scale(k) | Clamp { hi: k, .. }`), in the last arm (C++'s
+/// `else`), fields of fields with an or-pattern inside a variant, `x @ p` at two places, a
+/// guard that fails for the first alternative and holds for the second, and `if let`.
+#[cuprum::kernel]
+pub fn match_or_bindings(modes: &[Mode], routes: &[Route], x: &[f32], y: &mut [f32]) {
+    for i in grid_stride(y.len()) {
+        let v = x[i];
+        let m = modes[i % modes.len()];
+        let route = routes[(i * 3) % routes.len()];
+        let a = match m {
+            Mode::Scale(k) | Mode::Clamp { hi: k, .. } => k,
+            Mode::Add => 0.5,
+        };
+        let b = match modes[(i + 1) % modes.len()] {
+            Mode::Add => v,
+            Mode::Clamp { lo: k, .. } | Mode::Scale(k) => k * v,
+        };
+        let c = match route {
+            Route::One(Mode::Scale(k) | Mode::Clamp { lo: k, .. }) | Route::Span { to: k, .. } => k,
+            Route::Two(Mode::Scale(k), _) | Route::Two(_, Mode::Scale(k)) if k > 1.0 => k * 10.0,
+            Route::One(w @ Mode::Add) | Route::Two(_, w @ Mode::Clamp { .. }) => match w {
+                Mode::Clamp { lo, hi } => v.max(lo).min(hi),
+                _ => v + 2.0,
+            },
+            _ => -1.0,
+        };
+        let mut d = 0.0;
+        if let Route::Two(Mode::Clamp { hi: k, .. }, _) | Route::One(Mode::Scale(k)) = route {
+            d = k;
+        }
+        y[i] = a + 3.0 * b + 7.0 * c + 13.0 * d;
+    }
+}
+
+/// `match_or_bindings` on the host, each alternative an arm of its own.
+fn or_bindings_ref(m: Mode, next: Mode, route: Route, v: f32) -> f32 {
+    let a = match m {
+        Mode::Scale(k) => k,
+        Mode::Clamp { hi, .. } => hi,
+        Mode::Add => 0.5,
+    };
+    let b = match next {
+        Mode::Add => v,
+        Mode::Clamp { lo, .. } => lo * v,
+        Mode::Scale(k) => k * v,
+    };
+    let c = match route {
+        Route::One(Mode::Scale(k)) => k,
+        Route::One(Mode::Clamp { lo, .. }) => lo,
+        Route::Span { to, .. } => to,
+        Route::Two(Mode::Scale(k), _) if k > 1.0 => k * 10.0,
+        Route::Two(_, Mode::Scale(k)) if k > 1.0 => k * 10.0,
+        Route::One(Mode::Add) => v + 2.0,
+        Route::Two(_, Mode::Clamp { lo, hi }) => v.max(lo).min(hi),
+        Route::Two(..) => -1.0,
+    };
+    let d = match route {
+        Route::Two(Mode::Clamp { hi, .. }, _) => hi,
+        Route::One(Mode::Scale(k)) => k,
+        _ => 0.0,
+    };
+    a + 3.0 * b + 7.0 * c + 13.0 * d
+}
+
+/// A random route; one kind in four is two scales, the first at most 1 and the second
+/// above (the guard holds by the second alternative only).
+fn random_route(rng: &mut Rng) -> Route {
+    match rng.usize(0, 4) {
+        0 => Route::One(random_mode(rng)),
+        1 => Route::Two(random_mode(rng), random_mode(rng)),
+        2 => Route::Two(
+            Mode::Scale(rng.f64(-1.0, 1.0) as f32),
+            Mode::Scale(rng.f64(1.5, 4.0) as f32),
+        ),
+        _ => Route::Span {
+            from: rng.f64(-5.0, 5.0) as f32,
+            to: rng.f64(-5.0, 5.0) as f32,
+        },
+    }
+}
+
+#[test]
+fn or_pattern_bindings_match_the_cpu() {
+    let src = match_or_bindings::SOURCE;
+    assert!(
+        src.contains(".Clamp.hi, true)") && src.contains(".Two.f1.Scale.f0, "),
+        "{src}"
+    );
+    require_gpu!();
+    let mut rng = Rng::new(45);
+    for n in MATCH_SIZES {
+        let modes: Vec<Mode> = (0..count(&mut rng, n))
+            .map(|_| random_mode(&mut rng))
+            .collect();
+        let routes: Vec<Route> = (0..count(&mut rng, n))
+            .map(|_| random_route(&mut rng))
+            .collect();
+        let x = random_x(&mut rng, n);
+        let ma = Array::from_records(&modes, &[modes.len()]).unwrap();
+        let ra = Array::from_records(&routes, &[routes.len()]).unwrap();
+        let got = run_on_x(&x, |xa, y| {
+            match_or_bindings::launch(JitConfigOf::len(n), &ma, &ra, xa, y)
+        });
+        if n == 1000 {
+            assert_every_mode(modes.iter().copied());
+            let inner = routes.iter().flat_map(|r| match *r {
+                Route::One(m) => vec![m],
+                Route::Two(a, b) => vec![a, b],
+                Route::Span { .. } => vec![],
+            });
+            assert_every_mode(inner);
+            // The guard holds by its second alternative for some route (each is read: 3 and
+            // the 37 routes are coprime).
+            assert!(routes.iter().any(|r| matches!(
+                r,
+                Route::Two(Mode::Scale(a), Mode::Scale(b)) if *a <= 1.0 && *b > 1.0
+            )));
+        }
+        assert_all_close(&got, |i| {
+            or_bindings_ref(
+                modes[i % modes.len()],
+                modes[(i + 1) % modes.len()],
+                routes[(i * 3) % routes.len()],
+                x[i],
+            )
+        });
+    }
+}

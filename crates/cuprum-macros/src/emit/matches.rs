@@ -2,6 +2,13 @@
 //! before the chain, so that guards see them), or a `?:` chain when the scrutinee is a
 //! variable or constant and every arm is a plain value without bindings. The last arm that
 //! can be reached is the final `else` (rustc checked exhaustiveness).
+//!
+//! A binding takes its value from its place in the scrutinee (`s`, `s.Variant.field`).
+//! When an or-pattern's alternatives bind one name from different places
+//! (`A(k) | B { hi: k, .. }`), the arm's test assigns the bindings alternative by
+//! alternative (`(k = s.A.f0, true)`), so that they hold the matching alternative's values,
+//! and tests the guard after each matching alternative, as rustc does; the final `else`
+//! assigns them in a statement of its own.
 
 use super::*;
 
@@ -82,23 +89,41 @@ impl Emitter<'_> {
         for a in arms {
             a.pat.binding_sources(&s, &mut sources);
         }
+        // Each binding once, from its first place; one an or-pattern binds from several
+        // places is assigned again by the alternative that matched (`bind_cond`).
+        let mut declared = Vec::new();
         for (v, from) in sources {
+            if declared.contains(&v) {
+                continue;
+            }
+            declared.push(v);
             let t = self.cty(&self.f.vars[v].ty);
             let name = self.var(v).to_string();
             self.line(&format!("{t} {name} = {from};"));
         }
         for (k, a) in arms.iter().enumerate() {
             let last = k + 1 == arms.len();
+            let pick = a.pat.binds_by_alternative();
             match (k, last) {
                 (0, true) => self.line("{"),
                 (_, true) => self.line("} else {"),
                 _ => {
-                    let c = self.arm_cond(a, &s).unwrap_or_else(|| "true".into());
+                    let c = if pick {
+                        let g = a.guard.as_ref().map(|g| self.sub(g, 5));
+                        self.bind_cond(&[(&a.pat, s.clone())], g.as_deref())
+                    } else {
+                        self.arm_cond(a, &s).unwrap_or_else(|| "true".into())
+                    };
                     let prefix = if k == 0 { "" } else { "} else " };
                     self.line(&format!("{prefix}if ({c}) {{"));
                 }
             }
             self.indent += 1;
+            if last && pick {
+                // The arm that matches when no other did: only its bindings to assign.
+                let c = self.bind_cond(&[(&a.pat, s.clone())], None);
+                self.line(&format!("(void)({c});"));
+            }
             match &a.body.kind {
                 ExprKind::Block(b) => self.block_body(b, dest.clone()),
                 _ => self.into(&a.body, dest.clone()),
@@ -119,6 +144,71 @@ impl Emitter<'_> {
         match (p, g) {
             (Some(p), Some(g)) => Some(format!("{p} && {g}")),
             (p, g) => p.or(g),
+        }
+    }
+
+    /// The test of patterns against C++ places (`items`, in order) that also assigns their
+    /// bindings as it goes, then `then` (a guard; precedence 5 or tighter), for an arm whose
+    /// or-pattern binds a name from different places (`A(k) | B { hi: k, .. }`): each
+    /// alternative is tried in turn with the rest of the test after it (the later fields,
+    /// the guard), so the bindings are those of the alternative that matched and a guard is
+    /// tested with each matching alternative's, as rustc does. Precedence 5 or tighter.
+    fn bind_cond(&mut self, items: &[(&Pat, String)], then: Option<&str>) -> String {
+        let Some(((p, s), rest)) = items.split_first() else {
+            return then.unwrap_or("true").to_string();
+        };
+        let and = |c: String, r: String| {
+            if r == "true" {
+                c
+            } else {
+                format!("{c} && {r}")
+            }
+        };
+        match p {
+            Pat::Wild => self.bind_cond(rest, then),
+            Pat::Bind { var, sub } => {
+                let mut next: Vec<(&Pat, String)> = Vec::new();
+                if let Some(q) = sub {
+                    next.push((&**q, s.clone()));
+                }
+                next.extend(rest.iter().cloned());
+                let r = self.bind_cond(&next, then);
+                format!("({} = {s}, {r})", self.var(*var))
+            }
+            Pat::Value(_) | Pat::Range { .. } => {
+                let r = self.bind_cond(rest, then);
+                match self.pat_cond(p, s) {
+                    Some(c) => and(c, r),
+                    None => r,
+                }
+            }
+            Pat::Variant {
+                ty,
+                variant,
+                fields,
+            } => {
+                let mut next: Vec<(&Pat, String)> = fields
+                    .iter()
+                    .map(|(f, q)| (q, format!("{s}.{variant}.{f}")))
+                    .collect();
+                next.extend(rest.iter().cloned());
+                let r = self.bind_cond(&next, then);
+                and(format!("{s}.tag == {ty}::tag_{variant}"), r)
+            }
+            Pat::Or(alts) => {
+                let mut cs = Vec::new();
+                for a in alts {
+                    let mut next = vec![(a, s.clone())];
+                    next.extend(rest.iter().cloned());
+                    let c = self.bind_cond(&next, then);
+                    cs.push(if c.contains("&&") {
+                        format!("({c})")
+                    } else {
+                        c
+                    });
+                }
+                format!("({})", cs.join(" || "))
+            }
         }
     }
 

@@ -13,9 +13,17 @@
 //! C++ by `decltype`), the variant patterns name it, as they do for rustc: the scrutinee
 //! takes the enum of the first pattern `Enum::Variant` (`Enum` an UpperCamelCase type
 //! name, or `Self`), and the enum becomes a type the function names (rustc checks that it
-//! is a device type). A variant written without its enum (`Scale(k)` after `use Mode::*`)
-//! on such a value is an error that says to name the enum or bind the value to a typed
-//! local first (`let m: Mode = r.mode;`).
+//! is a device type). A variant written without its enum (`Scale(k)` after `use Mode::*`,
+//! or a bare UpperCamelCase `Add`) on such a value is an error that says to name the enum
+//! or bind the value to a typed local first (`let m: Mode = r.mode;`).
+//!
+//! A bare identifier pattern that starts with an upper-case letter (`Add`, `A`) on a value
+//! of a known device type is refused with the name to write (`Mode::Add`): rustc reads it
+//! as the variant when one is in scope (`use Mode::*` outside the function), where the
+//! translator would read a new binding that matches every value. The macro sees neither the
+//! `use` nor the enum's variants (the derive expands apart from the function, which the
+//! translator reads alone), so the case of the first letter decides; a `use` inside the
+//! function is refused as every item is.
 
 use super::*;
 
@@ -61,12 +69,9 @@ impl Lower {
                 return Ok(());
             }
         }
-        if let Some(path) = pats.iter().find_map(|p| unnamed_variant(p)) {
-            let v = path
-                .segments
-                .last()
-                .map(|s| s.ident.to_string())
-                .unwrap_or_default();
+        if let Some((ident, bare)) = pats.iter().find_map(|p| unnamed_variant(p)) {
+            let v = ident.to_string();
+            let v = v.strip_prefix("r#").unwrap_or(&v);
             let what = match shown {
                 Some(e) => format!("`{}`", compact(e)),
                 None => "this value".to_string(),
@@ -75,10 +80,15 @@ impl Lower {
                 Some(e) => format!("`let m: Enum = {};`", compact(e)),
                 None => "`let m: Enum = …;`".to_string(),
             };
+            let binding = if bare {
+                " (a binding's name starts with a lowercase letter)"
+            } else {
+                ""
+            };
             return Err(err(
-                path,
+                ident,
                 format!(
-                    "the translator cannot tell which enum `{v}` is a variant of: the pattern does not name it and the type of {what} is not known here (the translator sees only the kernel); name the enum in the pattern (`Enum::{v}`), or bind it first: {bind} and match on `m`"
+                    "the translator cannot tell which enum `{v}` is a variant of: the pattern does not name it and the type of {what} is not known here (the translator sees only the kernel); name the enum in the pattern (`Enum::{v}`), or bind it first: {bind} and match on `m`{binding}"
                 ),
             ));
         }
@@ -174,6 +184,16 @@ impl Lower {
             }
         };
         Ok(Some(match p {
+            syn::Pat::Ident(pi) if variant_like(&pi.ident) => {
+                let v = pi.ident.to_string();
+                let v = v.strip_prefix("r#").unwrap_or(&v);
+                return Err(err(
+                    &pi.ident,
+                    format!(
+                        "`{v}` in a pattern on a `{tn}` is the variant `{tn}::{v}` to rustc (after `use {tn}::*`), but the translator sees only the function, not its `use`s, and would bind the value to a new variable `{v}` that matches every value: write `{tn}::{v}` (a binding's name starts with a lowercase letter)"
+                    ),
+                ));
+            }
             syn::Pat::Path(pp) => Pat::Variant {
                 ty: tn.to_string(),
                 variant: variant(self, &pp.path)?,
@@ -332,15 +352,35 @@ impl Lower {
     }
 }
 
-/// The path of a variant pattern written without its enum (`Scale(k)`, `Pt { x, .. }`, also
-/// inside `|`, `( )` and `x @ p`).
-fn unnamed_variant(p: &syn::Pat) -> Option<&syn::Path> {
+/// Whether an identifier pattern names what rustc would read as a variant (or a constant)
+/// when one is in scope: it starts with an upper-case letter (`Add`, `A`). A binding's name
+/// is snake_case; which variants an enum has, the macro cannot see (its derive expands
+/// apart from the function).
+fn variant_like(ident: &syn::Ident) -> bool {
+    let s = ident.to_string();
+    s.strip_prefix("r#")
+        .unwrap_or(&s)
+        .starts_with(|c: char| c.is_ascii_uppercase())
+}
+
+/// The name of a variant pattern written without its enum (`Scale(k)`, `Pt { x, .. }`, or a
+/// bare UpperCamelCase `Add`: `true`; an UPPER_CASE name is a constant), also inside `|`,
+/// `( )` and `x @ p`.
+fn unnamed_variant(p: &syn::Pat) -> Option<(&syn::Ident, bool)> {
     match p {
         syn::Pat::Paren(q) => unnamed_variant(&q.pat),
-        syn::Pat::Ident(pi) => pi.subpat.as_ref().and_then(|(_, s)| unnamed_variant(s)),
+        syn::Pat::Ident(pi) => match &pi.subpat {
+            Some((_, s)) => unnamed_variant(s),
+            None => (variant_like(&pi.ident) && !consts::const_name(&pi.ident.to_string()))
+                .then_some((&pi.ident, true)),
+        },
         syn::Pat::Or(o) => o.cases.iter().find_map(unnamed_variant),
-        syn::Pat::TupleStruct(ts) if ts.path.segments.len() == 1 => Some(&ts.path),
-        syn::Pat::Struct(s) if s.path.segments.len() == 1 => Some(&s.path),
+        syn::Pat::TupleStruct(ts) if ts.path.segments.len() == 1 => {
+            Some((&ts.path.segments[0].ident, false))
+        }
+        syn::Pat::Struct(s) if s.path.segments.len() == 1 => {
+            Some((&s.path.segments[0].ident, false))
+        }
         _ => None,
     }
 }

@@ -5,9 +5,12 @@
 //! being the final `else`: rustc checks exhaustiveness on the twin, so when every earlier
 //! arm failed, the last one matches. Patterns are integer and bool patterns (literals,
 //! named constants, ranges, `|`, `_`, bindings and `x @ p`) with guards, and the variants
-//! of device enums (`enums`). The scrutinee is any expression; one whose type the
-//! translator does not know (a field, a call's result) is typed by its variant patterns
-//! before the arms are lowered (`Lower::type_scrutinee`).
+//! of device enums (`enums`; there an identifier that starts with an upper-case letter is
+//! refused: rustc may read it as a variant brought in by a `use` the macro cannot see).
+//! The alternatives of `|` may bind a name from different places (`emit::matches`). The
+//! scrutinee is any expression; one whose type the translator does not know (a field, a
+//! call's result) is typed by its variant patterns before the arms are lowered
+//! (`Lower::type_scrutinee`).
 
 use super::*;
 
