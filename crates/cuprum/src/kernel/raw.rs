@@ -392,6 +392,14 @@ impl RawKernel {
         }
     }
 
+    /// The byte size of each of the kernel's parameters on `device` (compiled and loaded
+    /// there first): what a caller that sizes its arguments by the kernel reads (Python's
+    /// ints take the parameter's width).
+    #[cfg(feature = "python")]
+    pub(crate) fn param_sizes_on(&self, device: crate::Device) -> Result<Vec<usize>> {
+        Ok(self.loaded_on(device)?.params.iter().map(|p| p.1).collect())
+    }
+
     fn check_args(&self, l: &Loaded, args: &[ArgValue]) -> Result<()> {
         if args.len() != l.params.len() {
             bail!(

@@ -37,13 +37,13 @@
 mod binary;
 pub(crate) mod clip;
 mod close;
-mod elementwise;
+pub(crate) mod elementwise;
 mod inplace;
 mod linalg;
 mod methods;
 mod operators;
 pub(crate) mod promote;
-mod reduce_opts;
+pub(crate) mod reduce_opts;
 pub(crate) mod reduction;
 mod reductions;
 pub(crate) mod ufunc;

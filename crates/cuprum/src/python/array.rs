@@ -1,5 +1,12 @@
-//! `cuprum.Array`: a cuprum array as a Python object that every DLPack consumer takes
-//! (`torch.from_dlpack`, `cupy.from_dlpack`, `jax.dlpack.from_dlpack`, `numpy.from_dlpack`).
+//! `cuprum.ndarray`: a cuprum array as a Python object — CuPy's `ndarray` surface (its
+//! attributes, conversions, operators, indexing and methods: `ndarray.rs`, over
+//! `operations.rs`) and one that every DLPack consumer takes (`torch.from_dlpack`,
+//! `cupy.from_dlpack`, `jax.dlpack.from_dlpack`, `numpy.from_dlpack`). The package's
+//! `cuprum.ndarray` and what extension modules built with this feature return are this one
+//! class (`cuprum.Array` is its other name, kept for extension modules written before).
+//!
+//! Printing is NumPy's, of a downloaded copy (CuPy's way): `repr` is `array([...],
+//! dtype=float32)`, `str` `[...]`, a 0-d array its scalar.
 //!
 //! It holds a view (no copy); `__dlpack__` exports it as the array API says: `stream=None`
 //! is the legacy default stream for CUDA, an integer is read by
@@ -10,18 +17,18 @@
 //! (`BufferError` otherwise: cuprum does not copy across devices in `__dlpack__`);
 //! `copy=True` exports a fresh copy, `copy=False` or `None` the array itself.
 
-use super::capsule;
-use crate::array::Array;
-use crate::dlpack::{ConsumerStream, ExportOptions};
-use pyo3::exceptions::PyBufferError;
+use super::convert;
+use crate::array::{Array, DType};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyCapsule, PyTuple};
+use pyo3::types::PyTuple;
 
-/// A cuprum [`Array`] as a Python object (`cuprum.Array`): `__dlpack__`,
-/// `__dlpack_device__`, `shape`, `dtype` (NumPy's name), `ndim`, `size`, `device`,
-/// `__repr__`. Make one with [`to_python`](super::to_python); read one back (or any DLPack
-/// object) with [`Call::array`](super::Call::array) or [`array_arg`](super::array_arg).
-#[pyclass(name = "Array", module = "cuprum", frozen, weakref)]
+/// A cuprum [`Array`] as a Python object (`cuprum.ndarray`): `__dlpack__`,
+/// `__dlpack_device__`, `shape`, `dtype` (a `numpy.dtype`; its name without NumPy),
+/// `ndim`, `size`, `device`, and CuPy's `ndarray` methods (module docs). Make one with
+/// [`to_python`](super::to_python); read one back (or any DLPack object) with
+/// [`Call::array`](super::Call::array) or [`array_arg`](super::array_arg).
+#[pyclass(name = "ndarray", module = "cuprum", frozen, weakref)]
 pub struct PyArray {
     pub(super) array: Array,
 }
@@ -39,107 +46,99 @@ impl From<Array> for PyArray {
     }
 }
 
-#[pymethods]
 impl PyArray {
-    /// The DLPack capsule of this array (see the module docs).
-    #[pyo3(signature = (*, stream=None, max_version=None, dl_device=None, copy=None))]
-    fn __dlpack__<'py>(
-        &self,
-        py: Python<'py>,
-        stream: Option<i64>,
-        max_version: Option<(u32, u32)>,
-        dl_device: Option<(i32, i64)>,
-        copy: Option<bool>,
-    ) -> PyResult<Bound<'py, PyCapsule>> {
-        let own = self.array.dlpack_device();
-        if let Some((kind, id)) = dl_device
-            && (kind, id) != (own.0, i64::from(own.1))
-        {
-            return Err(PyBufferError::new_err(format!(
-                "cuprum.Array on DLPack device ({}, {}) cannot be exported to device \
-                 ({kind}, {id}): cuprum exports only on the array's own device",
-                own.0, own.1
+    /// The only element as a NumPy scalar, for `float()`, `int()`, `complex()`.
+    pub(crate) fn scalar<'py>(&self, py: Python<'py>, to: &str) -> PyResult<Bound<'py, PyAny>> {
+        if self.array.size() != 1 {
+            return Err(PyTypeError::new_err(format!(
+                "only size-1 arrays can be converted to Python scalars (to {to})"
             )));
         }
-        let consumer_stream = if self.array.device().is_host() {
-            None
-        } else {
-            // The array API: `None` is the legacy default stream for CUDA.
-            // SAFETY: the array API's contract: a consumer passes a live stream of the
-            // array's device (as CuPy and PyTorch trust it).
-            unsafe { ConsumerStream::from_python_int(stream.unwrap_or(1)) }?
-        };
-        let opts = ExportOptions {
-            consumer_stream,
-            ..Default::default()
-        };
-        let versioned = max_version.is_some_and(|(major, _)| major >= 1);
-        if copy == Some(true) {
-            let fresh = self
-                .array
-                .device()
-                .default_stream()
-                .with(|| self.array.copy())?;
-            return capsule::export(py, &fresh, &opts, versioned);
-        }
-        capsule::export(py, &self.array, &opts, versioned)
-    }
-
-    /// `(device type, device id)`: `(2, n)` for CUDA device n, `(1, 0)` for the host device.
-    fn __dlpack_device__(&self) -> (i32, i32) {
-        self.array.dlpack_device()
-    }
-
-    /// The shape, as a tuple.
-    #[getter]
-    fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, self.array.shape())
-    }
-
-    /// NumPy's name of the dtype (`"float32"`).
-    #[getter]
-    fn dtype(&self) -> &'static str {
-        self.array.dtype().name()
-    }
-
-    /// Number of dimensions.
-    #[getter]
-    fn ndim(&self) -> usize {
-        self.array.ndim()
-    }
-
-    /// Number of elements.
-    #[getter]
-    fn size(&self) -> usize {
-        self.array.size()
-    }
-
-    /// `"cuda:n"` or `"host"`.
-    #[getter]
-    fn device(&self) -> String {
-        device_label(&self.array)
-    }
-
-    fn __repr__(&self) -> String {
-        let shape = match self.array.shape() {
-            [n] => format!("({n},)"),
-            s => format!(
-                "({})",
-                s.iter()
-                    .map(usize::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        };
-        format!(
-            "cuprum.Array(shape={shape}, dtype={}, device={})",
-            self.array.dtype().name(),
-            device_label(&self.array)
-        )
+        convert::download(py, &self.array)?.call_method0("item")
     }
 }
 
-fn device_label(array: &Array) -> String {
+/// `array` as a `cuprum.ndarray` object.
+pub(crate) fn wrap(py: Python<'_>, array: Array) -> PyResult<Py<PyAny>> {
+    Ok(Bound::new(py, PyArray::from(array))?.into_any().unbind())
+}
+
+/// `pow`'s third argument is not taken.
+pub(crate) fn no_modulo(m: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+    match m {
+        Some(m) if !m.is_none() => Err(PyTypeError::new_err(
+            "pow() with a modulo is not supported for arrays",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// A shape from `reshape(2, 3)` or `reshape((2, 3))` (or an axes list).
+pub(crate) fn shape_arg(args: &Bound<'_, PyTuple>) -> PyResult<Vec<isize>> {
+    if args.len() == 1 {
+        let first = args.get_item(0)?;
+        if let Ok(n) = first.extract::<isize>() {
+            return Ok(vec![n]);
+        }
+        return first.extract::<Vec<isize>>();
+    }
+    args.iter().map(|a| a.extract::<isize>()).collect()
+}
+
+/// `a`'s bytes seen as `dtype` (NumPy's `view`): the last axis rescaled, which must be
+/// contiguous when the item sizes differ.
+pub(crate) fn view_as(a: &Array, dtype: DType) -> crate::Result<Array> {
+    let (from, to) = (a.itemsize(), dtype.itemsize());
+    if from == to {
+        let mut v = a.clone();
+        v.dtype = dtype;
+        return Ok(v);
+    }
+    let last = a.ndim().checked_sub(1);
+    let contiguous_last = match last {
+        Some(l) => a.strides[l] == 1 || a.shape[l] <= 1,
+        None => false,
+    };
+    let bytes_last = last.map(|l| a.shape[l] * from).unwrap_or(0);
+    let offset_bytes = a.offset * from;
+    if !contiguous_last || !bytes_last.is_multiple_of(to) || !offset_bytes.is_multiple_of(to) {
+        crate::error::bail!(
+            DType,
+            "cannot view an array of {} with shape {:?} as {}: the last axis must be contiguous \
+             and span a multiple of {to} bytes",
+            a.dtype(),
+            a.shape(),
+            dtype
+        );
+    }
+    let l = a.ndim() - 1;
+    let mut v = a.clone();
+    v.dtype = dtype;
+    v.shape[l] = bytes_last / to;
+    for (i, s) in v.strides.iter_mut().enumerate() {
+        *s = if i == l {
+            1
+        } else {
+            *s * from as isize / to as isize
+        };
+    }
+    if a.strides[..l]
+        .iter()
+        .any(|&s| (s * from as isize) % to as isize != 0)
+    {
+        crate::error::bail!(
+            DType,
+            "cannot view an array of {} with strides {:?} as {}",
+            a.dtype(),
+            a.byte_strides(),
+            dtype
+        );
+    }
+    v.offset = offset_bytes / to;
+    Ok(v)
+}
+
+pub(crate) fn device_label(array: &Array) -> String {
     let d = array.device();
     if d.is_host() {
         "host".into()

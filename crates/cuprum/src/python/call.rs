@@ -99,7 +99,7 @@ impl Drop for Call {
 
 impl Call {
     /// Starts a call whose arrays are `inputs` (objects with `__dlpack__`, or
-    /// `cuprum.Array`s; other objects, e.g. scalars, are skipped): the first array's device,
+    /// `cuprum.ndarray`s; other objects, e.g. scalars, are skipped): the first array's device,
     /// the caller's stream for it made current. No inputs: cuprum's current stream.
     ///
     /// # Errors
@@ -194,7 +194,7 @@ impl Call {
         &self.stream
     }
 
-    /// `obj` as a cuprum array on the call's device, without a copy: a `cuprum.Array`
+    /// `obj` as a cuprum array on the call's device, without a copy: a `cuprum.ndarray`
     /// directly, anything else through `__dlpack__` on the call's stream.
     ///
     /// # Errors
@@ -277,7 +277,7 @@ pub fn array_arg(obj: &Bound<'_, PyAny>) -> PyResult<Array> {
     Call::new(&[obj])?.array(obj)
 }
 
-/// Whether `obj` can be an array argument (a `cuprum.Array`, a type with a DLPack exchange
+/// Whether `obj` can be an array argument (a `cuprum.ndarray`, a type with a DLPack exchange
 /// table — known per type, no attribute lookup — or has `__dlpack__`).
 fn is_array(obj: &Bound<'_, PyAny>) -> bool {
     obj.is_instance_of::<super::PyArray>()
@@ -290,7 +290,7 @@ fn is_array(obj: &Bound<'_, PyAny>) -> bool {
 fn not_an_array(obj: &Bound<'_, PyAny>) -> PyErr {
     PyTypeError::new_err(format!(
         "expected an array with __dlpack__ (a torch.Tensor, cupy.ndarray, jax.Array, \
-         numpy.ndarray or cuprum.Array), got {}",
+         numpy.ndarray or cuprum.ndarray), got {}",
         errors::type_name(obj)
     ))
 }

@@ -9,7 +9,7 @@
 //! leaves the tensor alone and exactly one deleter call happens: cuprum's (when the imported
 //! array's last view is gone, or at once when the import is refused).
 //!
-//! **Producing** (`cuprum.Array.__dlpack__`): a capsule named as above whose destructor
+//! **Producing** (`cuprum.ndarray.__dlpack__`): a capsule named as above whose destructor
 //! calls the tensor's deleter only when the capsule still has its original name, i.e. when
 //! no consumer took the tensor over.
 

@@ -13,7 +13,8 @@
 //! | `ArgumentError`    | `CuprumError`, `ValueError`    | `InvalidArgument`                           |
 //! | `UnsupportedError` | `CuprumError`, `NotImplementedError` | `Unsupported`                         |
 //! | `OutOfMemoryError` | `CuprumError`, `MemoryError`   | `OutOfMemory`                               |
-//! | `CuprumError`      | `Exception`                    | every other kind (driver, compile, fault …) |
+//! | `CompileException` | `CuprumError`                  | `Compile` (CuPy's `cupy.cuda.compiler.CompileException`) |
+//! | `CuprumError`      | `Exception`                    | every other kind (driver, fault …)          |
 //!
 //! The classes are made once per process (with Python's `type`, since a class with two
 //! built-in bases cannot be declared with `create_exception!`), in module `cuprum`;
@@ -33,13 +34,14 @@ pub(super) struct Classes {
     pub(super) argument: Py<PyType>,
     pub(super) unsupported: Py<PyType>,
     pub(super) out_of_memory: Py<PyType>,
+    pub(super) compile: Py<PyType>,
 }
 
 static CLASSES: PyOnceLock<Classes> = PyOnceLock::new();
 
 impl Classes {
     /// Every class with its Python name (what `register` adds to a module).
-    pub(super) fn named(&self) -> [(&'static str, &Py<PyType>); 7] {
+    pub(super) fn named(&self) -> [(&'static str, &Py<PyType>); 8] {
         [
             ("CuprumError", &self.base),
             ("DTypeError", &self.dtype),
@@ -48,6 +50,7 @@ impl Classes {
             ("ArgumentError", &self.argument),
             ("UnsupportedError", &self.unsupported),
             ("OutOfMemoryError", &self.out_of_memory),
+            ("CompileException", &self.compile),
         ]
     }
 
@@ -110,6 +113,12 @@ fn make_classes(py: Python<'_>) -> PyResult<Classes> {
             "MemoryError",
             "Device memory exhausted (kind 'OutOfMemory').",
         )?,
+        compile: make(
+            "CompileException",
+            "A kernel that did not compile (kind 'Compile'): the message holds the compiler's \
+             log (CuPy's cupy.cuda.compiler.CompileException).",
+            vec![base.bind(py).clone().into_any()],
+        )?,
         base,
     })
 }
@@ -128,6 +137,7 @@ pub(super) fn to_py_err(py: Python<'_>, err: &Error) -> PyErr {
         ErrorKind::InvalidArgument => &classes.argument,
         ErrorKind::Unsupported => &classes.unsupported,
         ErrorKind::OutOfMemory => &classes.out_of_memory,
+        ErrorKind::Compile => &classes.compile,
         _ => &classes.base,
     };
     let py_err = PyErr::from_type(class.bind(py).clone(), (err.to_string(),));

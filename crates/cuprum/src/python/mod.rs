@@ -3,8 +3,8 @@
 //!
 //! - **In**: [`Call::array`] (or [`array_arg`]) takes any object with `__dlpack__` — a
 //!   `torch.Tensor`, `cupy.ndarray`, `jax.Array`, `numpy.ndarray` (host memory: the host
-//!   device) or a `cuprum.Array` — and imports it through [`crate::dlpack`], zero-copy.
-//! - **Out**: [`to_python`] wraps an [`Array`] as a `cuprum.Array` ([`PyArray`]) with
+//!   device) or a `cuprum.ndarray` — and imports it through [`crate::dlpack`], zero-copy.
+//! - **Out**: [`to_python`] wraps an [`Array`] as a `cuprum.ndarray` ([`PyArray`]) with
 //!   `__dlpack__` / `__dlpack_device__`, which `torch.from_dlpack`, `cupy.from_dlpack`,
 //!   `jax.dlpack.from_dlpack` and `numpy.from_dlpack` accept.
 //! - **Streams**: a [`Call`] runs on the caller's current stream — PyTorch's current stream
@@ -52,7 +52,7 @@
 //!
 //! #[pymodule]
 //! fn my_ext(m: &Bound<'_, PyModule>) -> PyResult<()> {
-//!     cuprum::python::register(m)?;            // cuprum.Array and the exception classes
+//!     cuprum::python::register(m)?;            // cuprum.ndarray and the exception classes
 //!     m.add_function(wrap_pyfunction!(custom_add, m)?)
 //! }
 //! ```
@@ -60,80 +60,17 @@
 mod array;
 mod call;
 mod capsule;
+mod convert;
 mod errors;
 mod exchange;
+mod kernels;
+mod module;
+mod ndarray;
+mod operations;
+mod package;
 mod stream;
 
 pub use array::PyArray;
 pub use call::{Call, array_arg};
-
-use crate::array::Array;
-use pyo3::prelude::*;
-
-/// `array` as a `cuprum.Array` Python object (no copy).
-///
-/// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
-/// # if std::env::var_os("CUPRUM_DOC_PYTHON").is_none() { return Ok(()); }
-/// use pyo3::prelude::*;
-/// let a = cuprum::Device::host().with(|| cuprum::Array::from_slice(&[1.5f32, 2.5], &[2]))?;
-/// Python::initialize();
-/// Python::attach(|py| -> PyResult<()> {
-///     let obj = cuprum::python::to_python(py, a.clone())?;
-///     assert_eq!(obj.repr()?.to_string(), "cuprum.Array(shape=(2,), dtype=float32, device=host)");
-///     assert_eq!(obj.call_method0("__dlpack_device__")?.extract::<(i32, i32)>()?, (1, 0));
-///     Ok(())
-/// })?;
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn to_python(py: Python<'_>, array: Array) -> PyResult<Bound<'_, PyAny>> {
-    Ok(Bound::new(py, PyArray::from(array))?.into_any())
-}
-
-/// A Python exception of cuprum's classes (see the module docs) for an extension's own
-/// checks: the class of `kind`, `message`, and `kind` set on the exception.
-///
-/// ```
-/// # if std::env::var_os("CUPRUM_DOC_PYTHON").is_none() { return Ok(()); }
-/// use pyo3::prelude::*;
-/// Python::initialize();
-/// Python::attach(|py| {
-///     let e = cuprum::python::error(cuprum::ErrorKind::DType, "expected int64, got float32");
-///     assert!(e.is_instance_of::<pyo3::exceptions::PyTypeError>(py));
-///     assert_eq!(e.value(py).getattr("kind").unwrap().extract::<String>().unwrap(), "DType");
-///     assert_eq!(e.value(py).to_string(), "expected int64, got float32");
-/// });
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn error(kind: crate::ErrorKind, message: impl Into<String>) -> PyErr {
-    let err = crate::error::Error::new(kind, message);
-    Python::attach(|py| errors::to_py_err(py, &err))
-}
-
-/// Adds `Array` (the `cuprum.Array` class) and the exception classes (`CuprumError`,
-/// `DTypeError`, `ShapeError`, `DeviceError`, `ArgumentError`, `UnsupportedError`,
-/// `OutOfMemoryError`) to an extension module.
-///
-/// ```
-/// # if std::env::var_os("CUPRUM_DOC_PYTHON").is_none() { return Ok(()); }
-/// use pyo3::prelude::*;
-/// Python::initialize();
-/// Python::attach(|py| -> PyResult<()> {
-///     let m = pyo3::types::PyModule::new(py, "ext")?;
-///     cuprum::python::register(&m)?;
-///     let dtype_error = m.getattr("DTypeError")?;
-///     let builtins = py.import("builtins")?;
-///     assert!(dtype_error.call_method1("__subclasscheck__", (dtype_error.clone(),))?.extract::<bool>()?);
-///     assert!(builtins.call_method1("issubclass", (&dtype_error, builtins.getattr("TypeError")?))?.extract::<bool>()?);
-///     assert!(builtins.call_method1("issubclass", (&dtype_error, m.getattr("CuprumError")?))?.extract::<bool>()?);
-///     Ok(())
-/// })?;
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyArray>()?;
-    for (name, class) in errors::Classes::get(m.py())?.named() {
-        m.add(name, class.clone_ref(m.py()))?;
-    }
-    Ok(())
-}
+pub use module::{error, register, to_python};
+pub use package::register_package;

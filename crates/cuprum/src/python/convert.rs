@@ -1,0 +1,221 @@
+//! Python values as cuprum's: dtypes (anything `numpy.dtype` takes), host data (NumPy
+//! arrays, nested lists, Python and NumPy scalars) uploaded to a device, arrays downloaded
+//! into NumPy arrays, and scalars typed by CuPy's rules.
+//!
+//! Decisions:
+//! - **NumPy is the host side.** A dtype is whatever `numpy.dtype(x)` accepts (`cp.float32`,
+//!   `'f4'`, `float`, a dtype object), named back to cuprum's dtype table by its NumPy name;
+//!   `ndarray.dtype` is a `numpy.dtype`. Host data goes through `numpy.asarray` (NumPy's
+//!   inference: Python ints → int64, floats → float64), so a list converts as NumPy
+//!   converts it. NumPy is imported on the first conversion, never at module import.
+//! - **One copy each way.** An upload reads the C-contiguous NumPy array's memory (its
+//!   address from `__array_interface__`, the stable ABI having no buffer protocol before
+//!   3.11) straight into the device array; a download writes into a fresh NumPy array's
+//!   memory the same way. Large copies take the runtime's pinned staging.
+//! - **Scalars as CuPy types them** for kernel arguments: `bool` → bool, `int` → int64
+//!   (uint64 from 2^63; larger is an `OverflowError`), `float` → float64, `complex` →
+//!   complex128, a NumPy scalar keeps its dtype. In operators Python scalars are *weak*
+//!   (NumPy 2's rule, as cuprum's `ops`); a NumPy scalar is strong there, which
+//!   [`Value::operand`] keeps by making it a 0-d array when weak and strong would differ.
+
+use crate::array::{Array, DType, Scalar};
+use crate::error::err;
+use crate::runtime::{Stream, copy_dtoh, copy_htod};
+use pyo3::exceptions::{PyOverflowError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyTuple};
+
+static NUMPY: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
+
+/// The `numpy` module (imported once).
+pub(crate) fn numpy(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
+    Ok(NUMPY
+        .get_or_try_init(py, || py.import("numpy").map(Bound::unbind))?
+        .bind(py))
+}
+
+/// The dtype `obj` names (anything `numpy.dtype` accepts).
+///
+/// # Errors
+/// NumPy's `TypeError` for what is no dtype; cuprum's `DTypeError` for a NumPy dtype
+/// cuprum has no counterpart of (strings, objects, datetimes).
+pub(crate) fn dtype_of(obj: &Bound<'_, PyAny>) -> PyResult<DType> {
+    let py = obj.py();
+    let d = numpy(py)?
+        .getattr(pyo3::intern!(py, "dtype"))?
+        .call1((obj,))?;
+    let name: String = d.getattr(pyo3::intern!(py, "name"))?.extract()?;
+    Ok(DType::from_name(&name).map_err(|_| {
+        err!(
+            DType,
+            "dtype {name} is not supported by cuprum (bool, integers, float16/32/64, bfloat16, \
+             complex64/128)"
+        )
+    })?)
+}
+
+/// `numpy.dtype` of `d`.
+pub(crate) fn numpy_dtype(py: Python<'_>, d: DType) -> PyResult<Bound<'_, PyAny>> {
+    numpy(py)?
+        .getattr(pyo3::intern!(py, "dtype"))?
+        .call1((d.name(),))
+}
+
+/// Host data (a NumPy array, nested sequences, a scalar) as a new C-contiguous array on the
+/// current device, converted by `numpy.asarray(obj, dtype)` first.
+pub(crate) fn upload(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Array> {
+    let py = obj.py();
+    let np = numpy(py)?;
+    // `asarray(order="C")`, not `ascontiguousarray`, which makes 0-d data 1-d.
+    let kwargs = pyo3::types::PyDict::new(py);
+    kwargs.set_item(pyo3::intern!(py, "order"), "C")?;
+    if let Some(d) = dtype {
+        kwargs.set_item(pyo3::intern!(py, "dtype"), numpy_dtype(py, d)?)?;
+    }
+    let host = np
+        .getattr(pyo3::intern!(py, "asarray"))?
+        .call((obj,), Some(&kwargs))?;
+    let dtype = match dtype {
+        Some(d) => d,
+        None => dtype_of(&host.getattr(pyo3::intern!(py, "dtype"))?)?,
+    };
+    let shape: Vec<usize> = host.getattr(pyo3::intern!(py, "shape"))?.extract()?;
+    let (addr, nbytes) = host_memory(&host)?;
+    let stream = Stream::current()?;
+    let out = Array::empty_on(&shape, dtype, &stream)?;
+    if nbytes > 0 {
+        // SAFETY: `host` is a live C-contiguous NumPy array of `nbytes` bytes at `addr`
+        // (held by `host` until this returns; nothing else writes it meanwhile).
+        let bytes = unsafe { std::slice::from_raw_parts(addr as *const u8, nbytes) };
+        // SAFETY: `out` is new, contiguous, of `shape` and `dtype`: `nbytes` bytes.
+        unsafe { copy_htod(out.ptr_on(&stream), bytes, &stream) }?;
+    }
+    Ok(out)
+}
+
+/// `array` as a new NumPy array (C order), after the work queued on it.
+pub(crate) fn download<'py>(py: Python<'py>, array: &Array) -> PyResult<Bound<'py, PyAny>> {
+    let c = array.to_contiguous()?;
+    let np = numpy(py)?;
+    let shape = PyTuple::new(py, c.shape())?;
+    let host = np.call_method1(
+        pyo3::intern!(py, "empty"),
+        (shape, numpy_dtype(py, c.dtype())?),
+    )?;
+    let (addr, nbytes) = host_memory(&host)?;
+    if nbytes > 0 {
+        let stream = Stream::for_device(c.device())?;
+        // SAFETY: `host` is a fresh C-contiguous NumPy array of `nbytes` bytes that only
+        // this function holds; `MaybeUninit<u8>` asks nothing of its contents.
+        let bytes = unsafe {
+            std::slice::from_raw_parts_mut(addr as *mut std::mem::MaybeUninit<u8>, nbytes)
+        };
+        // SAFETY: `c` is contiguous with `nbytes` bytes and alive until the copy returns.
+        unsafe { copy_dtoh(bytes, c.ptr_on(&stream), &stream) }?;
+    }
+    Ok(host)
+}
+
+/// A C-contiguous NumPy array's data address and byte count.
+fn host_memory(host: &Bound<'_, PyAny>) -> PyResult<(usize, usize)> {
+    let py = host.py();
+    let iface = host.getattr(pyo3::intern!(py, "__array_interface__"))?;
+    let (addr, _read_only): (usize, bool) = iface.get_item("data")?.extract()?;
+    let nbytes: usize = host.getattr(pyo3::intern!(py, "nbytes"))?.extract()?;
+    Ok((addr, nbytes))
+}
+
+/// A Python or NumPy scalar as CuPy types a kernel argument (see the module docs), or
+/// `None` when `obj` is no scalar.
+pub(crate) fn scalar(obj: &Bound<'_, PyAny>) -> PyResult<Option<Scalar>> {
+    if let Some(s) = python_scalar(obj)? {
+        return Ok(Some(s));
+    }
+    numpy_scalar(obj)
+}
+
+/// A Python `bool`, `int`, `float` or `complex` (subclasses included) as its scalar.
+pub(crate) fn python_scalar(obj: &Bound<'_, PyAny>) -> PyResult<Option<Scalar>> {
+    if obj.is_instance_of::<PyBool>() {
+        return Ok(Some(Scalar::Bool(obj.extract()?)));
+    }
+    if obj.is_instance_of::<PyInt>() {
+        return int_scalar(obj).map(Some);
+    }
+    if obj.is_instance_of::<PyFloat>() {
+        return Ok(Some(Scalar::F64(obj.extract()?)));
+    }
+    if obj.is_instance_of::<PyComplex>() {
+        let c = obj.cast::<PyComplex>()?;
+        return Ok(Some(Scalar::C128(num_complex::Complex::new(
+            c.real(),
+            c.imag(),
+        ))));
+    }
+    Ok(None)
+}
+
+/// A Python int as int64, or uint64 from 2^63 (CuPy's `CScalar`).
+fn int_scalar(obj: &Bound<'_, PyAny>) -> PyResult<Scalar> {
+    let v: i128 = obj.extract().map_err(|_| {
+        PyOverflowError::new_err(format!(
+            "Python int too large to convert to C long: {}",
+            obj.str().map(|s| s.to_string()).unwrap_or_default()
+        ))
+    })?;
+    if let Ok(i) = i64::try_from(v) {
+        Ok(Scalar::I64(i))
+    } else if let Ok(u) = u64::try_from(v) {
+        Ok(Scalar::U64(u))
+    } else {
+        Err(PyOverflowError::new_err(format!(
+            "Python int too large to convert to C long: {v}"
+        )))
+    }
+}
+
+/// A NumPy scalar (`numpy.generic`) as its dtype's scalar.
+pub(crate) fn numpy_scalar(obj: &Bound<'_, PyAny>) -> PyResult<Option<Scalar>> {
+    let py = obj.py();
+    let generic = numpy_generic(py)?;
+    if !obj.is_instance(generic)? {
+        return Ok(None);
+    }
+    let dtype = dtype_of(&obj.getattr(pyo3::intern!(py, "dtype"))?)?;
+    let value = obj.call_method0(pyo3::intern!(py, "item"))?;
+    let Some(base) = python_scalar(&value)? else {
+        return Err(PyTypeError::new_err(format!(
+            "Unsupported type {}",
+            super::errors::type_name(obj)
+        )));
+    };
+    Ok(Some(base.cast(dtype)?))
+}
+
+static GENERIC: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+/// `numpy.generic`, or `None` (matching nothing) when NumPy is not installed.
+fn numpy_generic(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
+    Ok(GENERIC
+        .get_or_try_init(py, || -> PyResult<Py<PyAny>> {
+            match py.import("numpy") {
+                Ok(np) => Ok(np.getattr("generic")?.unbind()),
+                Err(_) => Ok(py.get_type::<NoType>().into_any().unbind()),
+            }
+        })?
+        .bind(py))
+}
+
+/// A class no object is an instance of (stands in for `numpy.generic` without NumPy).
+#[pyclass(frozen)]
+struct NoType;
+
+/// Whether `obj` is a NumPy array (host data to upload, not a device array).
+pub(crate) fn is_numpy_array(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let py = obj.py();
+    match py.import("numpy") {
+        Ok(np) => obj.is_instance(&np.getattr(pyo3::intern!(py, "ndarray"))?),
+        Err(_) => Ok(false),
+    }
+}

@@ -1,0 +1,819 @@
+//! The kernel classes as Python sees them, with CuPy's signatures: `ElementwiseKernel`,
+//! `ReductionKernel`, `RawKernel`, `RawModule` — each a thin face over the Rust kernel of
+//! the same name (the grammar, the dtype rules, the checks and the errors are the Rust
+//! kernel's).
+//!
+//! Arguments: device arrays (`cuprum.ndarray`, or anything with `__dlpack__`: PyTorch,
+//! CuPy, JAX, imported without a copy on the caller's stream, `call.rs`), Python and NumPy
+//! scalars typed as CuPy types them (`convert.rs`). A NumPy array is host memory: on a GPU
+//! it is refused as CuPy refuses it (`TypeError: Unsupported type <class 'numpy.ndarray'>`),
+//! on the host device it is the device's own memory.
+//!
+//! `RawKernel` arguments follow CuPy's typing where it is sound and cuprum's checks where
+//! CuPy would pass garbage: a Python `int` takes the width of its parameter (4 or 8 bytes,
+//! range-checked), a `float` is a double (into a 4-byte parameter it is an error naming
+//! `numpy.float32(x)`, not a misread value), NumPy scalars pass their bytes, `None` a null
+//! pointer, arrays their data address (a non-contiguous view is refused, as in Rust).
+
+use super::call::Call;
+use super::convert;
+use super::errors::type_name;
+use crate::array::{Array, DType, Scalar};
+use crate::error::err;
+use crate::kernel::{
+    ArgKind, ArgValue, Axes, Dim3, ElementwiseKernel, IntoOperand, KernelArg, Operand, RawKernel,
+    RawModule, ReductionKernel,
+};
+use crate::runtime::Stream;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+use smallvec::SmallVec;
+
+/// One argument of a generated kernel's call, owned.
+pub(crate) enum Arg {
+    Array(Array),
+    Scalar(Scalar),
+}
+
+impl IntoOperand for Arg {
+    fn operand(&self) -> Operand<'_> {
+        match self {
+            Arg::Array(a) => Operand::Array(a),
+            Arg::Scalar(s) => Operand::Scalar(*s),
+        }
+    }
+}
+
+/// The arguments of one call from Python, imported on the call's device and stream.
+pub(crate) fn bind_args(call: &Call, args: &[Bound<'_, PyAny>]) -> PyResult<Vec<Arg>> {
+    args.iter().map(|a| bind_arg(call, a)).collect()
+}
+
+fn bind_arg(call: &Call, obj: &Bound<'_, PyAny>) -> PyResult<Arg> {
+    if let Some(s) = convert::scalar(obj)? {
+        return Ok(Arg::Scalar(s));
+    }
+    if convert::is_numpy_array(obj)? && !call.device().is_host() {
+        return Err(PyTypeError::new_err(format!(
+            "Unsupported type {} (host memory: move it to the GPU with cuprum.asarray first)",
+            class_repr(obj)
+        )));
+    }
+    Ok(Arg::Array(call.array(obj)?))
+}
+
+/// `<class 'numpy.ndarray'>`, as Python prints a type.
+fn class_repr(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type()
+        .repr()
+        .map(|r| r.to_string())
+        .unwrap_or_else(|_| type_name(obj))
+}
+
+/// The array-like inputs of a call (what picks its device and stream).
+fn array_inputs<'a, 'py>(args: &'a [Bound<'py, PyAny>]) -> Vec<&'a Bound<'py, PyAny>> {
+    args.iter()
+        .filter(|a| !a.is_none() && !matches!(convert::python_scalar(a), Ok(Some(_))))
+        .collect()
+}
+
+/// A `Call` over the array arguments (cuprum's current stream when there is none).
+fn call_for(args: &[Bound<'_, PyAny>]) -> PyResult<Call> {
+    let inputs = array_inputs(args);
+    let arrays: Vec<&Bound<'_, PyAny>> = inputs
+        .into_iter()
+        .filter(|a| !matches!(convert::numpy_scalar(a), Ok(Some(_))))
+        .collect();
+    Call::new(&arrays)
+}
+
+/// The stream a call names (`stream=`): an object with `ptr` (cuprum's or CuPy's stream),
+/// or an integer handle; `None` keeps the call's stream.
+pub(crate) fn stream_arg(obj: Option<&Bound<'_, PyAny>>, call: &Call) -> PyResult<Option<Stream>> {
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        return Ok(None);
+    };
+    let handle: usize = match obj.getattr(pyo3::intern!(obj.py(), "ptr")) {
+        Ok(p) => p.extract()?,
+        Err(_) => obj.extract().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "stream must be a cuprum.cuda.Stream (or an object with `ptr`), got {}",
+                type_name(obj)
+            ))
+        })?,
+    };
+    Ok(Some(super::stream::borrow(call.device(), handle)?))
+}
+
+/// The arrays a kernel returned, as CuPy returns them: one array, or a tuple.
+fn results(py: Python<'_>, out: Vec<Array>, tuple: bool) -> PyResult<Py<PyAny>> {
+    if out.len() == 1 && !tuple {
+        let a = out
+            .into_iter()
+            .next()
+            .ok_or_else(|| err!(Launch, "no result"))?;
+        return super::array::wrap(py, a);
+    }
+    let items: PyResult<Vec<Bound<'_, PyAny>>> = out
+        .into_iter()
+        .map(|a| super::array::wrap(py, a).map(|o| o.into_bound(py)))
+        .collect();
+    Ok(PyTuple::new(py, items?)?.into_any().unbind())
+}
+
+/// Compile options as strings (`options=('-O3', '--use_fast_math')`).
+fn options(opts: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    if opts.is_none() {
+        return Ok(Vec::new());
+    }
+    if let Ok(s) = opts.extract::<String>() {
+        return Ok(vec![s]);
+    }
+    opts.try_iter()?
+        .map(|o| o.and_then(|o| o.extract()))
+        .collect()
+}
+
+/// CuPy's `ElementwiseKernel(in_params, out_params, operation, name='kernel', ...)`.
+#[pyclass(name = "ElementwiseKernel", module = "cuprum", frozen)]
+pub struct PyElementwiseKernel {
+    kernel: ElementwiseKernel,
+    name: String,
+    no_return: bool,
+    return_tuple: bool,
+}
+
+#[pymethods]
+impl PyElementwiseKernel {
+    #[new]
+    #[pyo3(signature = (in_params, out_params, operation, name="kernel", reduce_dims=true,
+        preamble="", no_return=false, return_tuple=false, *, loop_prep="", after_loop="",
+        options=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        in_params: &str,
+        out_params: &str,
+        operation: &str,
+        name: &str,
+        reduce_dims: bool,
+        preamble: &str,
+        no_return: bool,
+        return_tuple: bool,
+        loop_prep: &str,
+        after_loop: &str,
+        options: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let mut k = ElementwiseKernel::new(in_params, out_params, operation, name)?
+            .reduce_dims(reduce_dims)
+            .preamble(preamble)
+            .loop_prep(loop_prep)
+            .after_loop(after_loop);
+        if let Some(o) = options {
+            for flag in self::options(o)? {
+                k = k.option(flag);
+            }
+        }
+        Ok(PyElementwiseKernel {
+            kernel: k,
+            name: name.to_owned(),
+            no_return,
+            return_tuple,
+        })
+    }
+
+    /// `k(*args, size=None, block_size=None, stream=None)`: inputs, then optionally the
+    /// outputs; returns the output (a tuple for several), or None with `no_return`.
+    #[pyo3(signature = (*args, size=None, block_size=None, stream=None))]
+    fn __call__(
+        &self,
+        py: Python<'_>,
+        args: &Bound<'_, PyTuple>,
+        size: Option<i64>,
+        block_size: Option<u32>,
+        stream: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let args: Vec<Bound<'_, PyAny>> = args.iter().collect();
+        let (nin, nout) = (self.kernel.nin(), self.kernel.nout());
+        if args.len() != nin && args.len() != nin + nout {
+            return Err(PyTypeError::new_err(format!(
+                "Wrong number of arguments for '{}'. It must be either {nin} or {} (with \
+                 outputs), but given {}.",
+                self.name,
+                nin + nout,
+                args.len()
+            )));
+        }
+        let call = call_for(&args)?;
+        let bound = bind_args(&call, &args)?;
+        let operands: Vec<Operand<'_>> = bound.iter().map(Arg::operand).collect();
+        let stream = match stream_arg(stream, &call)? {
+            Some(s) => s,
+            None => call.stream().clone(),
+        };
+        let mut c = self.kernel.stream(&stream);
+        if let Some(n) = size.filter(|&n| n >= 0) {
+            c = c.size(usize::try_from(n).unwrap_or(usize::MAX));
+        }
+        if let Some(b) = block_size {
+            c = c.block_size(b);
+        }
+        let out = c.call_all(operands)?;
+        if self.no_return {
+            return Ok(py.None());
+        }
+        results(py, out, self.return_tuple)
+    }
+
+    /// The kernel's name.
+    #[getter]
+    fn __name__(&self) -> &str {
+        &self.name
+    }
+
+    #[getter]
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    #[getter]
+    fn nin(&self) -> usize {
+        self.kernel.nin()
+    }
+
+    #[getter]
+    fn nout(&self) -> usize {
+        self.kernel.nout()
+    }
+
+    #[getter]
+    fn nargs(&self) -> usize {
+        self.kernel.nin() + self.kernel.nout()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<ElementwiseKernel '{}'>", self.name)
+    }
+}
+
+/// CuPy's `ReductionKernel(in_params, out_params, map_expr, reduce_expr, post_map_expr,
+/// identity, name='reduce_kernel', ...)`.
+#[pyclass(name = "ReductionKernel", module = "cuprum", frozen)]
+pub struct PyReductionKernel {
+    kernel: ReductionKernel,
+    name: String,
+}
+
+#[pymethods]
+impl PyReductionKernel {
+    #[new]
+    #[pyo3(signature = (in_params, out_params, map_expr, reduce_expr, post_map_expr, identity,
+        name="reduce_kernel", reduce_type=None, reduce_dims=true, preamble="", options=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        in_params: &str,
+        out_params: &str,
+        map_expr: &str,
+        reduce_expr: &str,
+        post_map_expr: &str,
+        identity: Option<&Bound<'_, PyAny>>,
+        name: &str,
+        reduce_type: Option<&str>,
+        reduce_dims: bool,
+        preamble: &str,
+        options: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let identity = match identity.filter(|i| !i.is_none()) {
+            Some(i) => Some(i.str()?.to_string()),
+            None => None,
+        };
+        let mut k = ReductionKernel::new(
+            in_params,
+            out_params,
+            map_expr,
+            reduce_expr,
+            post_map_expr,
+            identity.as_deref(),
+            name,
+        )?
+        .reduce_dims(reduce_dims)
+        .preamble(preamble);
+        if let Some(t) = reduce_type {
+            k = k.reduce_type(t);
+        }
+        if let Some(o) = options {
+            for flag in self::options(o)? {
+                k = k.option(flag);
+            }
+        }
+        Ok(PyReductionKernel {
+            kernel: k,
+            name: name.to_owned(),
+        })
+    }
+
+    /// `k(*args, out=None, axis=None, keepdims=False, stream=None)`.
+    #[pyo3(signature = (*args, out=None, axis=None, keepdims=false, stream=None))]
+    fn __call__(
+        &self,
+        py: Python<'_>,
+        args: &Bound<'_, PyTuple>,
+        out: Option<&Bound<'_, PyAny>>,
+        axis: Option<&Bound<'_, PyAny>>,
+        keepdims: bool,
+        stream: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let mut args: Vec<Bound<'_, PyAny>> = args.iter().collect();
+        let (nin, nout) = (self.kernel.nin(), self.kernel.nout());
+        let given_out = out.filter(|o| !o.is_none());
+        let fits = match given_out {
+            Some(_) => args.len() == nin,
+            None => args.len() == nin || args.len() == nin + nout,
+        };
+        if !fits {
+            return Err(PyTypeError::new_err(format!(
+                "Wrong number of arguments for {}",
+                self.name
+            )));
+        }
+        if let Some(o) = given_out {
+            args.push(o.clone());
+        }
+        let call = call_for(&args)?;
+        let bound = bind_args(&call, &args)?;
+        let operands: Vec<Operand<'_>> = bound.iter().map(Arg::operand).collect();
+        let stream = match stream_arg(stream, &call)? {
+            Some(s) => s,
+            None => call.stream().clone(),
+        };
+        let mut c = self.kernel.stream(&stream).keepdims(keepdims);
+        if let Some(a) = axis.filter(|a| !a.is_none()) {
+            c = c.axis(axes(a)?);
+        }
+        let out = c.call_all(operands)?;
+        results(py, out, false)
+    }
+
+    #[getter]
+    fn __name__(&self) -> &str {
+        &self.name
+    }
+
+    #[getter]
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<ReductionKernel '{}'>", self.name)
+    }
+}
+
+/// `axis=` as cuprum's axes: an int or a tuple of ints.
+pub(crate) fn axes(obj: &Bound<'_, PyAny>) -> PyResult<Axes> {
+    if let Ok(a) = obj.extract::<isize>() {
+        return Ok(Axes(SmallVec::from_slice(&[a])));
+    }
+    let v: Vec<isize> = obj.extract().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "axis must be an int or a tuple of ints, got {}",
+            type_name(obj)
+        ))
+    })?;
+    Ok(Axes(SmallVec::from_vec(v)))
+}
+
+/// CuPy's `RawKernel(code, name, options=(), backend='nvrtc', ...)`.
+#[pyclass(name = "RawKernel", module = "cuprum", frozen)]
+pub struct PyRawKernel {
+    pub(crate) kernel: RawKernel,
+    pub(crate) code: String,
+}
+
+#[pymethods]
+impl PyRawKernel {
+    #[new]
+    #[pyo3(signature = (code, name, options=None, backend="nvrtc", *,
+        translate_cucomplex=false, enable_cooperative_groups=false, jitify=None))]
+    fn new(
+        code: &str,
+        name: &str,
+        options: Option<&Bound<'_, PyAny>>,
+        backend: &str,
+        translate_cucomplex: bool,
+        enable_cooperative_groups: bool,
+        jitify: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        if translate_cucomplex {
+            return Err(err!(
+                Unsupported,
+                "translate_cucomplex=True is not supported: include <cuda/std/complex> or \
+                 cuprum's complex types instead"
+            )
+            .into());
+        }
+        if jitify.is_some_and(|j| j.is_truthy().unwrap_or(false)) {
+            return Err(err!(
+                Unsupported,
+                "jitify=True is not supported (cuprum uses NVRTC directly)"
+            )
+            .into());
+        }
+        let mut k = RawKernel::new(code, name)
+            .backend(backend_of(backend)?)
+            .cooperative(enable_cooperative_groups);
+        if let Some(o) = options {
+            for flag in self::options(o)? {
+                k = k.option(flag);
+            }
+        }
+        Ok(PyRawKernel {
+            kernel: k,
+            code: code.to_owned(),
+        })
+    }
+
+    /// `k(grid, block, args, *, shared_mem=0, stream=None)`: `grid` and `block` are tuples
+    /// of up to three ints (each at least 1).
+    #[pyo3(signature = (grid, block, args, *, shared_mem=0, stream=None))]
+    fn __call__(
+        &self,
+        grid: &Bound<'_, PyAny>,
+        block: &Bound<'_, PyAny>,
+        args: &Bound<'_, PyAny>,
+        shared_mem: usize,
+        stream: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        launch_raw(&self.kernel, grid, block, args, shared_mem, stream)
+    }
+
+    #[getter]
+    fn __name__(&self) -> &str {
+        self.kernel.name()
+    }
+
+    #[getter]
+    fn name(&self) -> &str {
+        self.kernel.name()
+    }
+
+    #[getter]
+    fn code(&self) -> &str {
+        &self.code
+    }
+
+    /// The kernel's attributes (compiled for the current device first), CuPy's keys.
+    #[getter]
+    fn attributes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let a = self.kernel.attributes()?;
+        let d = PyDict::new(py);
+        d.set_item("max_threads_per_block", a.max_threads_per_block)?;
+        d.set_item("shared_size_bytes", a.shared_size_bytes)?;
+        d.set_item("const_size_bytes", a.const_size_bytes)?;
+        d.set_item("local_size_bytes", a.local_size_bytes)?;
+        d.set_item("num_regs", a.num_regs)?;
+        d.set_item("ptx_version", a.ptx_version)?;
+        d.set_item("binary_version", a.binary_version)?;
+        d.set_item(
+            "max_dynamic_shared_size_bytes",
+            a.max_dynamic_shared_size_bytes,
+        )?;
+        d.set_item(
+            "preferred_shared_memory_carveout",
+            a.preferred_shared_memory_carveout,
+        )?;
+        Ok(d)
+    }
+
+    #[getter]
+    fn max_threads_per_block(&self) -> PyResult<i32> {
+        Ok(self.kernel.attributes()?.max_threads_per_block)
+    }
+
+    #[getter]
+    fn num_regs(&self) -> PyResult<i32> {
+        Ok(self.kernel.attributes()?.num_regs)
+    }
+
+    #[getter]
+    fn shared_size_bytes(&self) -> PyResult<i32> {
+        Ok(self.kernel.attributes()?.shared_size_bytes)
+    }
+
+    #[getter]
+    fn local_size_bytes(&self) -> PyResult<i32> {
+        Ok(self.kernel.attributes()?.local_size_bytes)
+    }
+
+    #[getter]
+    fn max_dynamic_shared_size_bytes(&self) -> PyResult<i32> {
+        Ok(self.kernel.attributes()?.max_dynamic_shared_size_bytes)
+    }
+
+    #[setter]
+    fn set_max_dynamic_shared_size_bytes(&self, bytes: usize) -> PyResult<()> {
+        Ok(self.kernel.set_max_dynamic_shared_memory(bytes)?)
+    }
+
+    /// Compiles the kernel for the current device now (it compiles on first use anyway).
+    fn compile(&self) -> PyResult<()> {
+        Ok(self.kernel.compile()?)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<RawKernel '{}'>", self.kernel.name())
+    }
+}
+
+fn backend_of(name: &str) -> PyResult<crate::kernel::Backend> {
+    match name {
+        "nvrtc" => Ok(crate::kernel::Backend::Nvrtc),
+        "nvcc" => Ok(crate::kernel::Backend::Nvcc),
+        other => Err(PyValueError::new_err(format!(
+            "Invalid backend {other}: expected 'nvrtc' or 'nvcc'"
+        ))),
+    }
+}
+
+/// A grid or block: a tuple of 1 to 3 ints, each taken as `max(1, d)` (CuPy's padding).
+fn dim3(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Dim3> {
+    let t = obj.cast::<PyTuple>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "{what} must be a tuple of up to 3 ints, got {}",
+            type_name(obj)
+        ))
+    })?;
+    if t.is_empty() || t.len() > 3 {
+        return Err(PyValueError::new_err(format!(
+            "{what} must have 1 to 3 dimensions, got {}",
+            t.len()
+        )));
+    }
+    let mut d = [1u32; 3];
+    for (i, v) in t.iter().enumerate() {
+        let n: i64 = v.extract()?;
+        d[i] = u32::try_from(n.max(1)).map_err(|_| {
+            PyValueError::new_err(format!("{what}[{i}] = {n} is too large (at most 2^32 - 1)"))
+        })?;
+    }
+    Ok(Dim3(d[0], d[1], d[2]))
+}
+
+/// One raw kernel argument, owned (see the module docs).
+enum RawArg {
+    Array(Array),
+    Bytes(SmallVec<[u8; 16]>, &'static str),
+}
+
+impl KernelArg for RawArg {
+    fn to_arg(&self) -> ArgValue {
+        match self {
+            RawArg::Array(a) => a.to_arg(),
+            RawArg::Bytes(b, name) => ArgValue {
+                bytes: b.clone(),
+                kind: ArgKind::Value,
+                type_name: name,
+                view: None,
+            },
+        }
+    }
+
+    fn to_arg_on(&self, stream: &Stream) -> ArgValue {
+        match self {
+            RawArg::Array(a) => a.to_arg_on(stream),
+            RawArg::Bytes(..) => self.to_arg(),
+        }
+    }
+
+    fn device(&self) -> Option<crate::Device> {
+        match self {
+            RawArg::Array(a) => Some(a.device()),
+            RawArg::Bytes(..) => None,
+        }
+    }
+}
+
+/// Launches `kernel` with Python arguments (shared by RawKernel and RawModule functions).
+pub(crate) fn launch_raw(
+    kernel: &RawKernel,
+    grid: &Bound<'_, PyAny>,
+    block: &Bound<'_, PyAny>,
+    args: &Bound<'_, PyAny>,
+    shared_mem: usize,
+    stream: Option<&Bound<'_, PyAny>>,
+) -> PyResult<()> {
+    let (grid, block) = (dim3(grid, "grid")?, dim3(block, "block")?);
+    let args: Vec<Bound<'_, PyAny>> = args
+        .cast::<PyTuple>()
+        .map_err(|_| {
+            PyTypeError::new_err(format!("args must be a tuple, got {}", type_name(args)))
+        })?
+        .iter()
+        .collect();
+    let call = call_for(&args)?;
+    let sizes = kernel.param_sizes_on(call.device())?;
+    let mut packed: Vec<Box<dyn KernelArg>> = Vec::with_capacity(args.len());
+    for (i, a) in args.iter().enumerate() {
+        let size = sizes.get(i).copied();
+        packed.push(Box::new(raw_arg(&call, a, size, i)?));
+    }
+    let stream = stream_arg(stream, &call)?;
+    let mut l = kernel.configure(grid, block).shared_mem(shared_mem);
+    if let Some(s) = &stream {
+        l = l.stream(s);
+    }
+    Ok(l.launch(packed)?)
+}
+
+fn raw_arg(call: &Call, obj: &Bound<'_, PyAny>, size: Option<usize>, i: usize) -> PyResult<RawArg> {
+    if obj.is_none() {
+        return Ok(RawArg::Bytes(
+            SmallVec::from_slice(&0u64.to_le_bytes()),
+            "None (null pointer)",
+        ));
+    }
+    if let Some(s) = convert::python_scalar(obj)? {
+        return python_value(s, size, i).map(|(b, n)| RawArg::Bytes(b, n));
+    }
+    if let Some(s) = convert::numpy_scalar(obj)? {
+        let (bytes, len) = s.to_bytes();
+        return Ok(RawArg::Bytes(
+            SmallVec::from_slice(&bytes[..len]),
+            s.dtype().name(),
+        ));
+    }
+    if convert::is_numpy_array(obj)? && !call.device().is_host() {
+        return Err(PyTypeError::new_err(format!(
+            "argument {i}: Unsupported type {} (host memory: move it to the GPU with \
+             cuprum.asarray first)",
+            class_repr(obj)
+        )));
+    }
+    Ok(RawArg::Array(call.array(obj)?))
+}
+
+/// A Python scalar as a raw kernel argument: an int in its parameter's width, a float as a
+/// double, a bool as one byte, a complex as two doubles.
+fn python_value(
+    s: Scalar,
+    size: Option<usize>,
+    i: usize,
+) -> PyResult<(SmallVec<[u8; 16]>, &'static str)> {
+    let (target, name) = match (s, size) {
+        (Scalar::I64(_) | Scalar::U64(_), Some(4)) => (DType::I32, "int (as 32 bits)"),
+        (Scalar::I64(_) | Scalar::U64(_), Some(2)) => (DType::I16, "int (as 16 bits)"),
+        (Scalar::I64(_) | Scalar::U64(_), Some(1)) => (DType::I8, "int (as 8 bits)"),
+        (Scalar::I64(_), _) => (DType::I64, "int"),
+        (Scalar::U64(_), _) => (DType::U64, "int"),
+        (Scalar::F64(_), Some(4)) => {
+            return Err(err!(
+                Launch,
+                "argument {i} is a Python float (8 bytes, a double) but the kernel's \
+                 parameter {i} is 4 bytes: pass numpy.float32(x) for a float parameter"
+            )
+            .into());
+        }
+        (s, _) => (s.dtype(), s.dtype().name()),
+    };
+    let v = match (s, target) {
+        (Scalar::U64(u), DType::I32 | DType::I16 | DType::I8) => {
+            // Unsigned parameters of that width take the value too.
+            let unsigned = match target {
+                DType::I32 => DType::U32,
+                DType::I16 => DType::U16,
+                _ => DType::U8,
+            };
+            Scalar::U64(u).cast(unsigned)
+        }
+        (s, t) => int_into(s, t),
+    }
+    .map_err(|_| {
+        err!(
+            Launch,
+            "argument {i}: {} does not fit in the kernel's {}-byte parameter {i}",
+            s.to_f64(),
+            size.unwrap_or(8)
+        )
+    })?;
+    let (bytes, len) = v.to_bytes();
+    Ok((SmallVec::from_slice(&bytes[..len]), name))
+}
+
+/// `s` as `t` when the value fits (a negative int also fits an unsigned parameter's bit
+/// pattern of that width, as C's conversion).
+fn int_into(s: Scalar, t: DType) -> crate::Result<Scalar> {
+    match (s, t) {
+        (Scalar::I64(v), DType::I32) if v >= i64::from(i32::MIN) && v <= i64::from(u32::MAX) => {
+            Ok(Scalar::I32(v as i32))
+        }
+        (Scalar::I64(v), DType::I16) if v >= i64::from(i16::MIN) && v <= i64::from(u16::MAX) => {
+            Ok(Scalar::I16(v as i16))
+        }
+        (Scalar::I64(v), DType::I8) if v >= i64::from(i8::MIN) && v <= i64::from(u8::MAX) => {
+            Ok(Scalar::I8(v as i8))
+        }
+        (s, t) if s.dtype() == t => Ok(s),
+        (s, t) => Err(err!(InvalidArgument, "{s:?} does not fit {t}")),
+    }
+}
+
+/// CuPy's `RawModule(*, code=None, path=None, options=(), backend='nvrtc',
+/// name_expressions=None, ...)`.
+#[pyclass(name = "RawModule", module = "cuprum", frozen)]
+pub struct PyRawModule {
+    module: RawModule,
+    code: Option<String>,
+}
+
+#[pymethods]
+impl PyRawModule {
+    #[new]
+    #[pyo3(signature = (*, code=None, path=None, options=None, backend="nvrtc",
+        translate_cucomplex=false, enable_cooperative_groups=false, name_expressions=None,
+        jitify=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        code: Option<&str>,
+        path: Option<std::path::PathBuf>,
+        options: Option<&Bound<'_, PyAny>>,
+        backend: &str,
+        translate_cucomplex: bool,
+        enable_cooperative_groups: bool,
+        name_expressions: Option<&Bound<'_, PyAny>>,
+        jitify: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        if translate_cucomplex {
+            return Err(err!(Unsupported, "translate_cucomplex=True is not supported").into());
+        }
+        if jitify.is_some_and(|j| j.is_truthy().unwrap_or(false)) {
+            return Err(err!(
+                Unsupported,
+                "jitify=True is not supported (cuprum uses NVRTC directly)"
+            )
+            .into());
+        }
+        let mut m = match (code, path) {
+            (Some(c), None) => RawModule::new(c),
+            (None, Some(p)) => RawModule::from_file(p),
+            _ => {
+                return Err(PyTypeError::new_err(
+                    "One (and only one) of code or path must be given",
+                ));
+            }
+        };
+        m = m
+            .backend(backend_of(backend)?)
+            .cooperative(enable_cooperative_groups);
+        if let Some(o) = options {
+            for flag in self::options(o)? {
+                m = m.option(flag);
+            }
+        }
+        if let Some(names) = name_expressions.filter(|n| !n.is_none()) {
+            for n in names.try_iter()? {
+                m = m.name_expression(n?.extract::<String>()?);
+            }
+        }
+        Ok(PyRawModule {
+            module: m,
+            code: code.map(str::to_owned),
+        })
+    }
+
+    /// The kernel `name` (compiled now, as CuPy does), a `RawKernel`.
+    fn get_function(&self, name: &str) -> PyResult<PyRawKernel> {
+        let kernel = self.module.get_function(name)?;
+        kernel.compile()?;
+        Ok(PyRawKernel {
+            kernel,
+            code: self.code.clone().unwrap_or_default(),
+        })
+    }
+
+    /// The `__device__`/`__constant__` global `name` as a 1-D array of `dtype` (uint8 when
+    /// not given) over its memory.
+    #[pyo3(signature = (name, dtype=None))]
+    fn get_global<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+        dtype: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let bytes = self.module.get_global::<u8>(name)?;
+        let a = match dtype.filter(|d| !d.is_none()) {
+            Some(d) => super::array::view_as(&bytes, convert::dtype_of(d)?)?,
+            None => bytes,
+        };
+        Ok(super::array::wrap(py, a)?.into_bound(py))
+    }
+
+    /// Compiles the module for the current device now.
+    fn compile(&self) -> PyResult<()> {
+        Ok(self.module.compile()?)
+    }
+
+    #[getter]
+    fn code(&self) -> Option<&str> {
+        self.code.as_deref()
+    }
+}

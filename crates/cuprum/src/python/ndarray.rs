@@ -1,0 +1,742 @@
+//! `cuprum.ndarray`'s methods (the class is `array.rs`'s [`PyArray`]): the DLPack protocol
+//! (see `array.rs`), CuPy's attributes and conversions, and the operators, indexing and
+//! reductions, which `operations.rs` carries out.
+
+use super::array::{PyArray, device_label, no_modulo, shape_arg, view_as, wrap};
+use super::operations as ops;
+use super::{capsule, convert};
+use crate::dlpack::{ConsumerStream, ExportOptions};
+use crate::ops::ufunc::Op;
+use pyo3::basic::CompareOp;
+use pyo3::exceptions::{PyBufferError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyCapsule, PyTuple};
+
+#[pymethods]
+impl PyArray {
+    /// The DLPack capsule of this array (see the module docs).
+    #[pyo3(signature = (*, stream=None, max_version=None, dl_device=None, copy=None))]
+    fn __dlpack__<'py>(
+        &self,
+        py: Python<'py>,
+        stream: Option<i64>,
+        max_version: Option<(u32, u32)>,
+        dl_device: Option<(i32, i64)>,
+        copy: Option<bool>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let own = self.array.dlpack_device();
+        if let Some((kind, id)) = dl_device
+            && (kind, id) != (own.0, i64::from(own.1))
+        {
+            return Err(PyBufferError::new_err(format!(
+                "cuprum.ndarray on DLPack device ({}, {}) cannot be exported to device \
+                 ({kind}, {id}): cuprum exports only on the array's own device",
+                own.0, own.1
+            )));
+        }
+        let consumer_stream = if self.array.device().is_host() {
+            None
+        } else {
+            // The array API: `None` is the legacy default stream for CUDA.
+            // SAFETY: the array API's contract: a consumer passes a live stream of the
+            // array's device (as CuPy and PyTorch trust it).
+            unsafe { ConsumerStream::from_python_int(stream.unwrap_or(1)) }?
+        };
+        let opts = ExportOptions {
+            consumer_stream,
+            ..Default::default()
+        };
+        let versioned = max_version.is_some_and(|(major, _)| major >= 1);
+        if copy == Some(true) {
+            let fresh = self
+                .array
+                .device()
+                .default_stream()
+                .with(|| self.array.copy())?;
+            return capsule::export(py, &fresh, &opts, versioned);
+        }
+        capsule::export(py, &self.array, &opts, versioned)
+    }
+
+    /// `(device type, device id)`: `(2, n)` for CUDA device n, `(1, 0)` for the host device.
+    fn __dlpack_device__(&self) -> (i32, i32) {
+        self.array.dlpack_device()
+    }
+
+    /// The shape, as a tuple.
+    #[getter]
+    fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, self.array.shape())
+    }
+
+    /// The dtype: a `numpy.dtype` (its name where NumPy is not installed).
+    #[getter]
+    fn dtype<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match convert::numpy_dtype(py, self.array.dtype()) {
+            Ok(d) => Ok(d),
+            Err(_) => Ok(pyo3::types::PyString::new(py, self.array.dtype().name()).into_any()),
+        }
+    }
+
+    /// Number of dimensions.
+    #[getter]
+    fn ndim(&self) -> usize {
+        self.array.ndim()
+    }
+
+    /// Number of elements.
+    #[getter]
+    fn size(&self) -> usize {
+        self.array.size()
+    }
+
+    /// Bytes per element.
+    #[getter]
+    fn itemsize(&self) -> usize {
+        self.array.itemsize()
+    }
+
+    /// Bytes of the elements.
+    #[getter]
+    fn nbytes(&self) -> usize {
+        self.array.nbytes()
+    }
+
+    /// The strides in bytes, as NumPy's.
+    #[getter]
+    fn strides<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, self.array.byte_strides())
+    }
+
+    /// `"cuda:n"` or `"host"`.
+    #[getter]
+    fn device(&self) -> String {
+        device_label(&self.array)
+    }
+
+    /// The data address of element `[0, …, 0]` (CuPy's `x.data.ptr`).
+    #[getter]
+    fn data_ptr(&self) -> u64 {
+        self.array.data_ptr()
+    }
+
+    /// The memory the array starts at (CuPy's `x.data`: `x.data.ptr` is the address of
+    /// element `[0, …, 0]`, the view's offset included).
+    #[getter]
+    fn data(&self) -> MemoryPointer {
+        MemoryPointer {
+            ptr: self.array.data_ptr(),
+            device_id: if self.array.device().is_host() {
+                0
+            } else {
+                self.array.device().ordinal()
+            },
+        }
+    }
+
+    /// Whether the array may be written.
+    #[getter]
+    fn writeable(&self) -> bool {
+        self.array.is_writeable()
+    }
+
+    /// Whether the array is C-contiguous.
+    #[getter]
+    fn is_c_contiguous(&self) -> bool {
+        self.array.is_c_contiguous()
+    }
+
+    /// The transpose (a view).
+    #[getter(T)]
+    fn transposed(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        wrap(py, self.array.t())
+    }
+
+    /// The real part (a view for real arrays: the array itself).
+    #[getter]
+    fn real(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        wrap(py, crate::ops::real(&self.array)?)
+    }
+
+    /// The imaginary part (zeros for real arrays).
+    #[getter]
+    fn imag(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        wrap(py, crate::ops::imag(&self.array)?)
+    }
+
+    /// A NumPy array with a copy of the data (CuPy's `get()`).
+    #[pyo3(signature = (stream=None, order="C", out=None, blocking=true))]
+    fn get<'py>(
+        &self,
+        py: Python<'py>,
+        stream: Option<&Bound<'py, PyAny>>,
+        order: &str,
+        out: Option<&Bound<'py, PyAny>>,
+        blocking: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let _ = (stream, blocking);
+        if order != "C" && order != "A" && order != "K" {
+            return Err(PyValueError::new_err(format!(
+                "order {order:?} is not supported: cuprum downloads in C order"
+            )));
+        }
+        let host = convert::download(py, &self.array)?;
+        match out {
+            Some(o) => {
+                o.call_method1("__setitem__", (py.Ellipsis(), host))?;
+                Ok(o.clone())
+            }
+            None => Ok(host),
+        }
+    }
+
+    /// NumPy's conversion is explicit in cuprum, as in CuPy: `TypeError`.
+    #[pyo3(signature = (dtype=None, copy=None))]
+    fn __array__(
+        &self,
+        dtype: Option<&Bound<'_, PyAny>>,
+        copy: Option<bool>,
+    ) -> PyResult<Py<PyAny>> {
+        let _ = (dtype, copy);
+        Err(PyTypeError::new_err(
+            "Implicit conversion to a NumPy array is not allowed. Please use `.get()` to \
+             construct a NumPy array explicitly.",
+        ))
+    }
+
+    /// The only element as a Python scalar.
+    fn item<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        if self.array.size() != 1 {
+            return Err(PyValueError::new_err(
+                "can only convert an array of size 1 to a Python scalar",
+            ));
+        }
+        convert::download(py, &self.array)?.call_method0("item")
+    }
+
+    /// The elements as nested Python lists.
+    fn tolist<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        convert::download(py, &self.array)?.call_method0("tolist")
+    }
+
+    fn __float__(&self, py: Python<'_>) -> PyResult<f64> {
+        self.scalar(py, "float")?.extract()
+    }
+
+    fn __int__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let builtins = py.import("builtins")?;
+        builtins.getattr("int")?.call1((self.scalar(py, "int")?,))
+    }
+
+    fn __index__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        if !matches!(
+            self.array.dtype().kind(),
+            crate::array::DTypeKind::SignedInt
+                | crate::array::DTypeKind::UnsignedInt
+                | crate::array::DTypeKind::Bool
+        ) {
+            return Err(PyTypeError::new_err(
+                "only integer scalar arrays can be converted to a scalar index",
+            ));
+        }
+        self.__int__(py)
+    }
+
+    fn __complex__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let builtins = py.import("builtins")?;
+        builtins
+            .getattr("complex")?
+            .call1((self.scalar(py, "complex")?,))
+    }
+
+    fn __bool__(&self, py: Python<'_>) -> PyResult<bool> {
+        if self.array.size() != 1 {
+            return Err(PyValueError::new_err(
+                "The truth value of an array with more than one element is ambiguous. Use \
+                 a.any() or a.all()",
+            ));
+        }
+        convert::download(py, &self.array)?.is_truthy()
+    }
+
+    fn __len__(&self) -> PyResult<usize> {
+        self.array
+            .shape()
+            .first()
+            .copied()
+            .ok_or_else(|| PyTypeError::new_err("len() of unsized object"))
+    }
+
+    fn __iter__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let me = slf.get();
+        if me.array.ndim() == 0 {
+            return Err(PyTypeError::new_err("iteration over a 0-d array"));
+        }
+        let py = slf.py();
+        let n = me.array.shape()[0];
+        let items: PyResult<Vec<Py<PyAny>>> = (0..n)
+            .map(|i| {
+                wrap(
+                    py,
+                    me.array
+                        .slice(&[crate::array::SliceArg::Index(i as isize)])?,
+                )
+            })
+            .collect();
+        Ok(pyo3::types::PyList::new(py, items?)?
+            .into_any()
+            .try_iter()?
+            .into_any())
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        match convert::numpy(py) {
+            Ok(_) => Ok(convert::download(py, &self.array)?.repr()?.to_string()),
+            Err(_) => Ok(format!(
+                "cuprum.ndarray(shape={:?}, dtype={}, device={})",
+                self.array.shape(),
+                self.array.dtype().name(),
+                device_label(&self.array)
+            )),
+        }
+    }
+
+    fn __str__(&self, py: Python<'_>) -> PyResult<String> {
+        match convert::numpy(py) {
+            Ok(_) => Ok(convert::download(py, &self.array)?.str()?.to_string()),
+            Err(_) => self.__repr__(py),
+        }
+    }
+
+    fn __format__(&self, py: Python<'_>, spec: &str) -> PyResult<String> {
+        let host = convert::download(py, &self.array)?;
+        host.call_method1("__format__", (spec,))?.extract()
+    }
+
+    // ---- shape and conversion ------------------------------------------------------
+
+    /// A copy (C order).
+    #[pyo3(signature = (order="C"))]
+    fn copy(&self, py: Python<'_>, order: &str) -> PyResult<Py<PyAny>> {
+        let _ = order;
+        wrap(py, self.array.copy()?)
+    }
+
+    /// The array converted to `dtype` (a copy unless `copy=False` and the dtype is the same).
+    #[pyo3(signature = (dtype, order="K", casting=None, subok=None, copy=true))]
+    fn astype(
+        slf: &Bound<'_, Self>,
+        dtype: &Bound<'_, PyAny>,
+        order: &str,
+        casting: Option<&str>,
+        subok: Option<bool>,
+        copy: bool,
+    ) -> PyResult<Py<PyAny>> {
+        let _ = (order, casting, subok);
+        let py = slf.py();
+        let me = &slf.get().array;
+        let d = convert::dtype_of(dtype)?;
+        if d == me.dtype() && !copy {
+            return Ok(slf.clone().into_any().unbind());
+        }
+        if d == me.dtype() {
+            return wrap(py, me.copy()?);
+        }
+        wrap(py, me.astype(d)?)
+    }
+
+    /// The same data with another shape (a view where the layout allows, else a copy).
+    #[pyo3(signature = (*shape, order="C"))]
+    fn reshape(
+        &self,
+        py: Python<'_>,
+        shape: &Bound<'_, PyTuple>,
+        order: &str,
+    ) -> PyResult<Py<PyAny>> {
+        if order != "C" {
+            return Err(PyValueError::new_err("cuprum reshapes in C order only"));
+        }
+        let dims = shape_arg(shape)?;
+        wrap(py, self.array.reshape_copy(&dims)?)
+    }
+
+    /// The elements as a 1-D array (a view when contiguous).
+    #[pyo3(signature = (order="C"))]
+    fn ravel(&self, py: Python<'_>, order: &str) -> PyResult<Py<PyAny>> {
+        let _ = order;
+        wrap(py, self.array.reshape_copy(&[-1])?)
+    }
+
+    /// A 1-D copy.
+    #[pyo3(signature = (order="C"))]
+    fn flatten(&self, py: Python<'_>, order: &str) -> PyResult<Py<PyAny>> {
+        let _ = order;
+        wrap(py, self.array.copy()?.reshape(&[-1])?)
+    }
+
+    /// The axes permuted (reversed by default): a view.
+    #[pyo3(signature = (*axes))]
+    fn transpose(&self, py: Python<'_>, axes: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
+        if axes.is_empty() || (axes.len() == 1 && axes.get_item(0)?.is_none()) {
+            return wrap(py, self.array.t());
+        }
+        let dims = shape_arg(axes)?;
+        wrap(py, self.array.permute(&dims)?)
+    }
+
+    /// Axes of extent 1 removed.
+    #[pyo3(signature = (axis=None))]
+    fn squeeze(&self, py: Python<'_>, axis: Option<isize>) -> PyResult<Py<PyAny>> {
+        wrap(py, self.array.squeeze(axis)?)
+    }
+
+    /// The same bytes seen as another dtype of the same size (NumPy's `view(dtype)`).
+    #[pyo3(signature = (dtype=None))]
+    fn view(&self, py: Python<'_>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        match dtype.filter(|d| !d.is_none()) {
+            None => wrap(py, self.array.clone()),
+            Some(d) => wrap(py, view_as(&self.array, convert::dtype_of(d)?)?),
+        }
+    }
+
+    /// Writes `value` into every element.
+    fn fill(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let s = convert::scalar(value)?.ok_or_else(|| {
+            PyTypeError::new_err(format!(
+                "fill takes a scalar, got {}",
+                super::errors::type_name(value)
+            ))
+        })?;
+        Ok(self.array.fill(s)?)
+    }
+
+    // ---- indexing --------------------------------------------------------------------
+
+    fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        wrap(py, ops::get_item(&self.array, key)?)
+    }
+
+    fn __setitem__(&self, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        ops::set_item(&self.array, key, value)
+    }
+
+    // ---- operators -------------------------------------------------------------------
+
+    fn __add__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::Add, &self.array, o, false)
+    }
+    fn __radd__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::Add, &self.array, o, true)
+    }
+    fn __sub__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::Sub, &self.array, o, false)
+    }
+    fn __rsub__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::Sub, &self.array, o, true)
+    }
+    fn __mul__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::Mul, &self.array, o, false)
+    }
+    fn __rmul__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::Mul, &self.array, o, true)
+    }
+    fn __truediv__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::Div, &self.array, o, false)
+    }
+    fn __rtruediv__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::Div, &self.array, o, true)
+    }
+    fn __floordiv__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::FloorDiv, &self.array, o, false)
+    }
+    fn __rfloordiv__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::FloorDiv, &self.array, o, true)
+    }
+    fn __mod__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::Rem, &self.array, o, false)
+    }
+    fn __rmod__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::Rem, &self.array, o, true)
+    }
+    fn __pow__(&self, o: &Bound<'_, PyAny>, m: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        no_modulo(m)?;
+        ops::binary(Op::Pow, &self.array, o, false)
+    }
+    fn __rpow__(&self, o: &Bound<'_, PyAny>, m: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        no_modulo(m)?;
+        ops::binary(Op::Pow, &self.array, o, true)
+    }
+    fn __matmul__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::matmul(&self.array, o, false)
+    }
+    fn __rmatmul__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::matmul(&self.array, o, true)
+    }
+    fn __and__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::BitAnd, &self.array, o, false)
+    }
+    fn __rand__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::BitAnd, &self.array, o, true)
+    }
+    fn __or__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::BitOr, &self.array, o, false)
+    }
+    fn __ror__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::BitOr, &self.array, o, true)
+    }
+    fn __xor__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::BitXor, &self.array, o, false)
+    }
+    fn __rxor__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::BitXor, &self.array, o, true)
+    }
+    fn __lshift__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::LeftShift, &self.array, o, false)
+    }
+    fn __rlshift__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::LeftShift, &self.array, o, true)
+    }
+    fn __rshift__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::RightShift, &self.array, o, false)
+    }
+    fn __rrshift__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::RightShift, &self.array, o, true)
+    }
+
+    fn __iadd__(&self, o: &Bound<'_, PyAny>) -> PyResult<()> {
+        ops::in_place(&self.array, Op::Add, o)
+    }
+    fn __isub__(&self, o: &Bound<'_, PyAny>) -> PyResult<()> {
+        ops::in_place(&self.array, Op::Sub, o)
+    }
+    fn __imul__(&self, o: &Bound<'_, PyAny>) -> PyResult<()> {
+        ops::in_place(&self.array, Op::Mul, o)
+    }
+    fn __itruediv__(&self, o: &Bound<'_, PyAny>) -> PyResult<()> {
+        ops::in_place(&self.array, Op::Div, o)
+    }
+    fn __ifloordiv__(&self, o: &Bound<'_, PyAny>) -> PyResult<()> {
+        ops::in_place(&self.array, Op::FloorDiv, o)
+    }
+    fn __imod__(&self, o: &Bound<'_, PyAny>) -> PyResult<()> {
+        ops::in_place(&self.array, Op::Rem, o)
+    }
+    fn __ipow__(&self, o: &Bound<'_, PyAny>, m: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        no_modulo(m)?;
+        ops::in_place(&self.array, Op::Pow, o)
+    }
+    fn __iand__(&self, o: &Bound<'_, PyAny>) -> PyResult<()> {
+        ops::in_place(&self.array, Op::BitAnd, o)
+    }
+    fn __ior__(&self, o: &Bound<'_, PyAny>) -> PyResult<()> {
+        ops::in_place(&self.array, Op::BitOr, o)
+    }
+    fn __ixor__(&self, o: &Bound<'_, PyAny>) -> PyResult<()> {
+        ops::in_place(&self.array, Op::BitXor, o)
+    }
+    fn __ilshift__(&self, o: &Bound<'_, PyAny>) -> PyResult<()> {
+        ops::in_place(&self.array, Op::LeftShift, o)
+    }
+    fn __irshift__(&self, o: &Bound<'_, PyAny>) -> PyResult<()> {
+        ops::in_place(&self.array, Op::RightShift, o)
+    }
+
+    fn __richcmp__(&self, o: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<Py<PyAny>> {
+        let b = match op {
+            CompareOp::Lt => Op::Less,
+            CompareOp::Le => Op::LessEqual,
+            CompareOp::Eq => Op::Equal,
+            CompareOp::Ne => Op::NotEqual,
+            CompareOp::Gt => Op::Greater,
+            CompareOp::Ge => Op::GreaterEqual,
+        };
+        ops::binary(b, &self.array, o, false)
+    }
+
+    fn __neg__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        wrap(py, crate::ops::negative(&self.array)?)
+    }
+
+    fn __pos__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        wrap(py, self.array.copy()?)
+    }
+
+    fn __abs__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        wrap(py, crate::ops::abs(&self.array)?)
+    }
+
+    fn __invert__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        wrap(py, crate::ops::invert(&self.array)?)
+    }
+
+    // ---- reductions and routines -------------------------------------------------------
+
+    /// `a.sum(axis=None, dtype=None, out=None, keepdims=False)` and the other reductions
+    /// (`prod`, `mean`, `var`, `std` with `ddof`, `max`, `min`, `argmax`, `argmin`, `all`,
+    /// `any`): NumPy's keywords.
+    #[pyo3(signature = (axis=None, dtype=None, out=None, keepdims=false))]
+    fn sum(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        out: Option<&Bound<'_, PyAny>>,
+        keepdims: bool,
+    ) -> PyResult<Py<PyAny>> {
+        ops::reduce(py, "sum", &self.array, axis, dtype, out, keepdims, None)
+    }
+    #[pyo3(signature = (axis=None, dtype=None, out=None, keepdims=false))]
+    fn prod(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        out: Option<&Bound<'_, PyAny>>,
+        keepdims: bool,
+    ) -> PyResult<Py<PyAny>> {
+        ops::reduce(py, "prod", &self.array, axis, dtype, out, keepdims, None)
+    }
+    #[pyo3(signature = (axis=None, dtype=None, out=None, keepdims=false))]
+    fn mean(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        out: Option<&Bound<'_, PyAny>>,
+        keepdims: bool,
+    ) -> PyResult<Py<PyAny>> {
+        ops::reduce(py, "mean", &self.array, axis, dtype, out, keepdims, None)
+    }
+    #[pyo3(signature = (axis=None, dtype=None, out=None, ddof=0.0, keepdims=false))]
+    fn var(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        out: Option<&Bound<'_, PyAny>>,
+        ddof: f64,
+        keepdims: bool,
+    ) -> PyResult<Py<PyAny>> {
+        ops::reduce(
+            py,
+            "var",
+            &self.array,
+            axis,
+            dtype,
+            out,
+            keepdims,
+            Some(ddof),
+        )
+    }
+    #[pyo3(signature = (axis=None, dtype=None, out=None, ddof=0.0, keepdims=false))]
+    fn std(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        out: Option<&Bound<'_, PyAny>>,
+        ddof: f64,
+        keepdims: bool,
+    ) -> PyResult<Py<PyAny>> {
+        ops::reduce(
+            py,
+            "std",
+            &self.array,
+            axis,
+            dtype,
+            out,
+            keepdims,
+            Some(ddof),
+        )
+    }
+    #[pyo3(signature = (axis=None, out=None, keepdims=false))]
+    fn max(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        out: Option<&Bound<'_, PyAny>>,
+        keepdims: bool,
+    ) -> PyResult<Py<PyAny>> {
+        ops::reduce(py, "max", &self.array, axis, None, out, keepdims, None)
+    }
+    #[pyo3(signature = (axis=None, out=None, keepdims=false))]
+    fn min(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        out: Option<&Bound<'_, PyAny>>,
+        keepdims: bool,
+    ) -> PyResult<Py<PyAny>> {
+        ops::reduce(py, "min", &self.array, axis, None, out, keepdims, None)
+    }
+    #[pyo3(signature = (axis=None, out=None, keepdims=false))]
+    fn argmax(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        out: Option<&Bound<'_, PyAny>>,
+        keepdims: bool,
+    ) -> PyResult<Py<PyAny>> {
+        ops::reduce(py, "argmax", &self.array, axis, None, out, keepdims, None)
+    }
+    #[pyo3(signature = (axis=None, out=None, keepdims=false))]
+    fn argmin(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        out: Option<&Bound<'_, PyAny>>,
+        keepdims: bool,
+    ) -> PyResult<Py<PyAny>> {
+        ops::reduce(py, "argmin", &self.array, axis, None, out, keepdims, None)
+    }
+    #[pyo3(signature = (axis=None, out=None, keepdims=false))]
+    fn all(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        out: Option<&Bound<'_, PyAny>>,
+        keepdims: bool,
+    ) -> PyResult<Py<PyAny>> {
+        ops::reduce(py, "all", &self.array, axis, None, out, keepdims, None)
+    }
+    #[pyo3(signature = (axis=None, out=None, keepdims=false))]
+    fn any(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        out: Option<&Bound<'_, PyAny>>,
+        keepdims: bool,
+    ) -> PyResult<Py<PyAny>> {
+        ops::reduce(py, "any", &self.array, axis, None, out, keepdims, None)
+    }
+
+    /// `a.dot(b)`: the matrix product.
+    fn dot(&self, b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::matmul(&self.array, b, false)
+    }
+}
+
+/// CuPy's `MemoryPointer` as far as programs read it: `ptr` (an int) and `device_id`.
+#[pyclass(name = "MemoryPointer", module = "cuprum.cuda", frozen)]
+pub struct MemoryPointer {
+    /// The address.
+    #[pyo3(get)]
+    ptr: u64,
+    /// The device's ordinal (0 on the host device).
+    #[pyo3(get)]
+    device_id: usize,
+}
+
+#[pymethods]
+impl MemoryPointer {
+    fn __int__(&self) -> u64 {
+        self.ptr
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<MemoryPointer 0x{:x} on device {}>",
+            self.ptr, self.device_id
+        )
+    }
+}

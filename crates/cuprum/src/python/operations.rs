@@ -1,0 +1,339 @@
+//! What `cuprum.ndarray`'s operators, indexing and reductions do with Python operands: a
+//! face over `ops` (NumPy's promotion, the ufunc table, the reductions, masks and gathers),
+//! never a second implementation.
+//!
+//! Operands: a `cuprum.ndarray` or any device array (`__dlpack__`, imported without a
+//! copy), a Python scalar (weak, NumPy 2's rule), a NumPy scalar (strong: passed as a
+//! scalar when that gives NumPy's dtype anyway — the common `x * np.float32(2)` on a
+//! float32 array — else as a 0-d array), or host data (a list, a NumPy array), uploaded
+//! first as CuPy does for `cupy.asarray`. An operand the operator does not take returns
+//! `NotImplemented`, so Python tries the other side.
+//!
+//! Indexing: ints, slices, `...` and `None` give views (`Array::slice`); a boolean array
+//! selects (`a[mask]`, a copy) and assigns (`a[mask] = v`, `a[mask] += v` as Python does
+//! it: a gather, the operation, a scatter); an integer array gathers along the first axis
+//! (`take`) and assigns there (`put`).
+
+use super::array::{PyArray, wrap};
+use super::call::Call;
+use super::convert;
+use super::kernels::{Arg, axes};
+use crate::array::{Array, DType, Scalar, SliceArg};
+use crate::error::err;
+use crate::kernel::IntoOperand;
+use crate::ops::ReduceOpts;
+use crate::ops::elementwise::binary_to;
+use crate::ops::promote::promote_types;
+use crate::ops::reduce_opts::reduce_opts;
+use crate::ops::reduction::ROp;
+use crate::ops::ufunc::Op;
+use pyo3::exceptions::{PyIndexError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::{PyEllipsis, PyList, PySlice, PyTuple};
+
+/// `a op other` (or `other op a` when `reflected`).
+pub(crate) fn binary(
+    op: Op,
+    a: &Array,
+    other: &Bound<'_, PyAny>,
+    reflected: bool,
+) -> PyResult<Py<PyAny>> {
+    let py = other.py();
+    let Some(b) = operand(a, other)? else {
+        return Ok(py.NotImplemented());
+    };
+    let (x, y) = (Arg::Array(a.clone()), b);
+    let r = if reflected {
+        binary_to(op, y.operand(), x.operand(), None)?
+    } else {
+        binary_to(op, x.operand(), y.operand(), None)?
+    };
+    wrap(py, r)
+}
+
+/// `a op= other`: written into `a` (NumPy's `same_kind` rule for the result's dtype).
+pub(crate) fn in_place(a: &Array, op: Op, other: &Bound<'_, PyAny>) -> PyResult<()> {
+    let Some(b) = operand(a, other)? else {
+        return Err(PyTypeError::new_err(format!(
+            "unsupported operand type for {}: {}",
+            op.name(),
+            super::errors::type_name(other)
+        )));
+    };
+    binary_to(op, Arg::Array(a.clone()).operand(), b.operand(), Some(a))?;
+    Ok(())
+}
+
+/// `a @ other`.
+pub(crate) fn matmul(a: &Array, other: &Bound<'_, PyAny>, reflected: bool) -> PyResult<Py<PyAny>> {
+    let py = other.py();
+    let Some(Arg::Array(b)) = operand(a, other)? else {
+        return Ok(py.NotImplemented());
+    };
+    let r = if reflected {
+        crate::ops::matmul(&b, a)?
+    } else {
+        crate::ops::matmul(a, &b)?
+    };
+    wrap(py, r)
+}
+
+/// `other` as the second operand of an operation with `a` (`None`: not an operand).
+pub(crate) fn operand(a: &Array, other: &Bound<'_, PyAny>) -> PyResult<Option<Arg>> {
+    if let Ok(b) = other.cast::<PyArray>() {
+        return Ok(Some(Arg::Array(b.get().array().clone())));
+    }
+    if let Some(s) = convert::python_scalar(other)? {
+        return Ok(Some(Arg::Scalar(s)));
+    }
+    if let Some(s) = convert::numpy_scalar(other)? {
+        return Ok(Some(strong_scalar(a, s)?));
+    }
+    if other.hasattr(pyo3::intern!(other.py(), "__dlpack__"))? && !convert::is_numpy_array(other)? {
+        let call = Call::new(&[other])?;
+        return Ok(Some(Arg::Array(call.array(other)?)));
+    }
+    if convert::is_numpy_array(other)?
+        || other.is_instance_of::<PyList>()
+        || other.is_instance_of::<PyTuple>()
+    {
+        return Ok(Some(Arg::Array(
+            a.device().with(|| convert::upload(other, None))?,
+        )));
+    }
+    Ok(None)
+}
+
+/// A NumPy scalar beside array `a`: strong in NumPy 2, so it joins the promotion with its
+/// own dtype. Where that promotion keeps `a`'s dtype a weak scalar gives the same result
+/// (and costs no upload); otherwise it becomes a 0-d array.
+fn strong_scalar(a: &Array, s: Scalar) -> PyResult<Arg> {
+    if promote_types(a.dtype(), s.dtype()) == a.dtype() {
+        return Ok(Arg::Scalar(s));
+    }
+    let z = a.device().with(|| Array::full(&[], s, s.dtype()))?;
+    Ok(Arg::Array(z))
+}
+
+/// A reduction by NumPy's name with its keywords.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn reduce(
+    py: Python<'_>,
+    name: &str,
+    a: &Array,
+    axis: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    out: Option<&Bound<'_, PyAny>>,
+    keepdims: bool,
+    ddof: Option<f64>,
+) -> PyResult<Py<PyAny>> {
+    let op = reduction_op(name)?;
+    let mut opts = ReduceOpts::new().keepdims(keepdims);
+    if let Some(ax) = axis.filter(|x| !x.is_none()) {
+        opts = opts.axis(axes(ax)?);
+    }
+    if let Some(d) = dtype.filter(|x| !x.is_none()) {
+        opts = opts.dtype(convert::dtype_of(d)?);
+    }
+    if let Some(d) = ddof.filter(|&d| d != 0.0) {
+        opts = opts.ddof(d);
+    }
+    let out_array = match out.filter(|o| !o.is_none()) {
+        Some(o) => Some(
+            o.cast::<PyArray>()
+                .map_err(|_| PyTypeError::new_err("Output arguments type must be cuprum.ndarray"))?
+                .get()
+                .array()
+                .clone(),
+        ),
+        None => None,
+    };
+    let r = match &out_array {
+        Some(o) => reduce_opts(op, a, &opts.out(o))?,
+        None => reduce_opts(op, a, &opts)?,
+    };
+    wrap(py, r)
+}
+
+/// The reduction NumPy calls `name`.
+pub(crate) fn reduction_op(name: &str) -> PyResult<ROp> {
+    Ok(match name {
+        "sum" => ROp::Sum,
+        "prod" => ROp::Prod,
+        "mean" => ROp::Mean,
+        "var" => ROp::Var,
+        "std" => ROp::Std,
+        "max" | "amax" => ROp::Max,
+        "min" | "amin" => ROp::Min,
+        "argmax" => ROp::ArgMax,
+        "argmin" => ROp::ArgMin,
+        "all" => ROp::All,
+        "any" => ROp::Any,
+        "count_nonzero" => ROp::CountNonzero,
+        "nansum" => ROp::NanSum,
+        "nanmean" => ROp::NanMean,
+        "nanmax" => ROp::NanMax,
+        "nanmin" => ROp::NanMin,
+        "nanargmax" => ROp::NanArgMax,
+        "nanargmin" => ROp::NanArgMin,
+        other => return Err(err!(InvalidArgument, "no reduction named {other:?}").into()),
+    })
+}
+
+/// What a subscript is.
+enum Key {
+    /// Ints, slices, `...`, `None`: a view.
+    Basic(Vec<SliceArg>),
+    /// A boolean array: a selection.
+    Mask(Array),
+    /// An integer array: a gather along the first axis.
+    Indices(Array),
+}
+
+/// `a[key]`.
+pub(crate) fn get_item(a: &Array, key: &Bound<'_, PyAny>) -> PyResult<Array> {
+    Ok(match subscript(a, key)? {
+        Key::Basic(args) => a.slice(&args)?,
+        Key::Mask(m) => a.masked(&m).get()?,
+        Key::Indices(i) => crate::ops::take(a, &i, Some(0))?,
+    })
+}
+
+/// `a[key] = value`.
+pub(crate) fn set_item(
+    a: &Array,
+    key: &Bound<'_, PyAny>,
+    value: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    let v = operand(a, value)?.ok_or_else(|| {
+        PyTypeError::new_err(format!(
+            "cannot assign a {} to an array element",
+            super::errors::type_name(value)
+        ))
+    })?;
+    match subscript(a, key)? {
+        Key::Basic(args) => {
+            let view = a.slice(&args)?;
+            match v {
+                Arg::Scalar(s) => view.fill(s)?,
+                Arg::Array(src) => {
+                    let src = if src.dtype() == view.dtype() {
+                        src
+                    } else {
+                        src.astype(view.dtype())?
+                    };
+                    view.assign(&src.broadcast_to(view.shape())?)?
+                }
+            }
+        }
+        Key::Mask(m) => a.masked(&m).set(&v)?,
+        Key::Indices(i) => crate::ops::put(a, &i, &v)?,
+    }
+    Ok(())
+}
+
+fn subscript(a: &Array, key: &Bound<'_, PyAny>) -> PyResult<Key> {
+    if let Ok(t) = key.cast::<PyTuple>() {
+        let mut args = Vec::with_capacity(t.len() + 1);
+        for (i, k) in t.iter().enumerate() {
+            match basic(&k)? {
+                Some(Part::One(s)) => args.push(s),
+                Some(Part::Ellipsis) => {
+                    let after = t.len() - i - 1;
+                    let consumed_after = t.iter().skip(i + 1).filter(|x| !x.is_none()).count();
+                    let _ = after;
+                    let used = args
+                        .iter()
+                        .filter(|x| !matches!(x, SliceArg::NewAxis))
+                        .count();
+                    let fill = a.ndim().saturating_sub(used + consumed_after);
+                    args.extend(std::iter::repeat_n(full(), fill));
+                }
+                None => {
+                    return Err(PyIndexError::new_err(format!(
+                        "only integers, slices (`:`), ellipsis (`...`), None and a single \
+                         boolean or integer array are valid indices; got a {} in a tuple",
+                        super::errors::type_name(&k)
+                    )));
+                }
+            }
+        }
+        return Ok(Key::Basic(args));
+    }
+    match basic(key)? {
+        Some(Part::One(s)) => return Ok(Key::Basic(vec![s])),
+        Some(Part::Ellipsis) => return Ok(Key::Basic(Vec::new())),
+        None => {}
+    }
+    let index = match key.cast::<PyArray>() {
+        Ok(k) => k.get().array().clone(),
+        Err(_) => a.device().with(|| convert::upload(key, None))?,
+    };
+    match index.dtype() {
+        DType::Bool => Ok(Key::Mask(index)),
+        d if is_integer(d) => Ok(Key::Indices(index)),
+        d => Err(PyIndexError::new_err(format!(
+            "arrays used as indices must be of integer or boolean type, got {d}"
+        ))),
+    }
+}
+
+enum Part {
+    One(SliceArg),
+    Ellipsis,
+}
+
+fn full() -> SliceArg {
+    SliceArg::Range {
+        start: None,
+        end: None,
+        step: 1,
+    }
+}
+
+/// One basic subscript: an int (or an object with `__index__`), a slice, `None`, `...`.
+fn basic(k: &Bound<'_, PyAny>) -> PyResult<Option<Part>> {
+    if k.is_none() {
+        return Ok(Some(Part::One(SliceArg::NewAxis)));
+    }
+    if k.is_instance_of::<PyEllipsis>() {
+        return Ok(Some(Part::Ellipsis));
+    }
+    if let Ok(s) = k.cast::<PySlice>() {
+        let get = |name: &str| -> PyResult<Option<isize>> {
+            let v = s.getattr(name)?;
+            if v.is_none() {
+                Ok(None)
+            } else {
+                v.extract().map(Some)
+            }
+        };
+        let step = get("step")?.unwrap_or(1);
+        if step == 0 {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "slice step cannot be zero",
+            ));
+        }
+        return Ok(Some(Part::One(SliceArg::Range {
+            start: get("start")?,
+            end: get("stop")?,
+            step,
+        })));
+    }
+    if k.is_instance_of::<pyo3::types::PyBool>() {
+        return Ok(None);
+    }
+    if k.is_instance_of::<pyo3::types::PyInt>()
+        || convert::numpy_scalar(k)?.is_some_and(|s| is_integer(s.dtype()))
+    {
+        return Ok(Some(Part::One(SliceArg::Index(k.extract()?))));
+    }
+    Ok(None)
+}
+
+fn is_integer(d: DType) -> bool {
+    matches!(
+        d.kind(),
+        crate::array::DTypeKind::SignedInt | crate::array::DTypeKind::UnsignedInt
+    )
+}

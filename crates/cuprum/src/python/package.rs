@@ -1,0 +1,671 @@
+//! The native part of the `cuprum` Python package (`cuprum._cuprum`): the classes
+//! (`ndarray`, the kernel classes, the exception classes) and the functions its pure-Python
+//! part arranges into CuPy's namespace — creation, conversion, the ufuncs and reductions by
+//! NumPy's name, linear algebra, devices. [`register_package`] adds them to a module.
+//!
+//! Each function is a face over the Rust API; the pure-Python part (`python/cuprum/`) adds
+//! CuPy's names, defaults and docstrings around them.
+
+use super::array::{PyArray, wrap};
+use super::call::Call;
+use super::convert;
+use super::kernels::{self, Arg};
+use super::operations;
+use crate::array::{Array, DType, Endpoint};
+use crate::error::err;
+use crate::kernel::IntoOperand;
+use crate::ops::elementwise::{binary_to, unary_to};
+use crate::ops::ufunc::Op;
+use crate::runtime::Device;
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+
+/// `obj` as a device array: a `cuprum.ndarray` as it is (converted when `dtype` differs),
+/// a device array of another framework without a copy, host data uploaded to the current
+/// device.
+#[pyfunction]
+#[pyo3(signature = (a, dtype=None, copy=false))]
+fn asarray(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    copy: bool,
+) -> PyResult<Py<PyAny>> {
+    let dtype = match dtype.filter(|d| !d.is_none()) {
+        Some(d) => Some(convert::dtype_of(d)?),
+        None => None,
+    };
+    let array = device_array(a, dtype)?;
+    let array = match dtype {
+        Some(d) if d != array.dtype() => array.astype(d)?,
+        _ if copy => array.copy()?,
+        _ => array,
+    };
+    wrap(py, array)
+}
+
+/// `obj` as a device array without any conversion (see [`asarray`]).
+fn device_array(a: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Array> {
+    if let Ok(x) = a.cast::<PyArray>() {
+        return Ok(x.get().array().clone());
+    }
+    let device = Device::current()?;
+    let host_data = convert::is_numpy_array(a)? && !device.is_host();
+    if !host_data && a.hasattr(pyo3::intern!(a.py(), "__dlpack__"))? && !convert::is_numpy_array(a)?
+    {
+        let call = Call::new(&[a])?;
+        return call.array(a);
+    }
+    convert::upload(a, dtype)
+}
+
+/// A NumPy array with a copy of a device array's data (anything else: `numpy.asarray`).
+#[pyfunction]
+fn asnumpy<'py>(py: Python<'py>, a: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    if let Ok(x) = a.cast::<PyArray>() {
+        return convert::download(py, x.get().array());
+    }
+    if a.hasattr(pyo3::intern!(py, "__dlpack__"))? && !convert::is_numpy_array(a)? {
+        let call = Call::new(&[a])?;
+        return convert::download(py, &call.array(a)?);
+    }
+    convert::numpy(py)?.call_method1("asarray", (a,))
+}
+
+/// A shape argument: an int or a sequence of ints.
+fn shape_of(shape: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+    if let Ok(n) = shape.extract::<usize>() {
+        return Ok(vec![n]);
+    }
+    shape.extract::<Vec<usize>>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "shape must be an int or a tuple of non-negative ints, got {}",
+            super::errors::type_name(shape)
+        ))
+    })
+}
+
+fn dtype_or(dtype: Option<&Bound<'_, PyAny>>, default: DType) -> PyResult<DType> {
+    match dtype.filter(|d| !d.is_none()) {
+        Some(d) => convert::dtype_of(d),
+        None => Ok(default),
+    }
+}
+
+/// `empty(shape, dtype=float64)`: uninitialised.
+#[pyfunction]
+#[pyo3(signature = (shape, dtype=None, order="C"))]
+fn empty(
+    py: Python<'_>,
+    shape: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    order: &str,
+) -> PyResult<Py<PyAny>> {
+    let _ = order;
+    wrap(
+        py,
+        Array::empty(&shape_of(shape)?, dtype_or(dtype, DType::F64)?)?,
+    )
+}
+
+/// `zeros(shape, dtype=float64)`.
+#[pyfunction]
+#[pyo3(signature = (shape, dtype=None, order="C"))]
+fn zeros(
+    py: Python<'_>,
+    shape: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    order: &str,
+) -> PyResult<Py<PyAny>> {
+    let _ = order;
+    wrap(
+        py,
+        Array::zeros(&shape_of(shape)?, dtype_or(dtype, DType::F64)?)?,
+    )
+}
+
+/// `ones(shape, dtype=float64)`.
+#[pyfunction]
+#[pyo3(signature = (shape, dtype=None, order="C"))]
+fn ones(
+    py: Python<'_>,
+    shape: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    order: &str,
+) -> PyResult<Py<PyAny>> {
+    let _ = order;
+    wrap(
+        py,
+        Array::ones(&shape_of(shape)?, dtype_or(dtype, DType::F64)?)?,
+    )
+}
+
+/// `full(shape, fill_value, dtype=None)`: the dtype of `fill_value` (NumPy's rule) unless
+/// given.
+#[pyfunction]
+#[pyo3(signature = (shape, fill_value, dtype=None, order="C"))]
+fn full(
+    py: Python<'_>,
+    shape: &Bound<'_, PyAny>,
+    fill_value: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    order: &str,
+) -> PyResult<Py<PyAny>> {
+    let _ = order;
+    let value = convert::scalar(fill_value)?.ok_or_else(|| {
+        PyTypeError::new_err(format!(
+            "fill_value must be a scalar, got {}",
+            super::errors::type_name(fill_value)
+        ))
+    })?;
+    let d = dtype_or(dtype, value.dtype())?;
+    wrap(py, Array::full(&shape_of(shape)?, value, d)?)
+}
+
+/// `arange(start, stop, step, dtype)`: `dtype` as NumPy infers it unless given.
+#[pyfunction]
+#[pyo3(signature = (start, stop=None, step=None, dtype=None))]
+fn arange(
+    py: Python<'_>,
+    start: &Bound<'_, PyAny>,
+    stop: Option<&Bound<'_, PyAny>>,
+    step: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let (start, stop) = match stop.filter(|s| !s.is_none()) {
+        Some(stop) => (start.clone(), stop.clone()),
+        None => (0i64.into_pyobject(py)?.into_any(), start.clone()),
+    };
+    let step = match step.filter(|s| !s.is_none()) {
+        Some(s) => s.clone(),
+        None => 1i64.into_pyobject(py)?.into_any(),
+    };
+    let d = match dtype.filter(|d| !d.is_none()) {
+        Some(d) => convert::dtype_of(d)?,
+        None => {
+            // NumPy's inference: the dtype of start, stop and step together.
+            let np = convert::numpy(py)?;
+            let r = np.call_method1("result_type", (&start, &stop, &step))?;
+            convert::dtype_of(&r)?
+        }
+    };
+    let f = |o: &Bound<'_, PyAny>| -> PyResult<f64> { o.extract::<f64>() };
+    if f(&step)? == 0.0 {
+        return Err(err!(InvalidArgument, "arange requires step != 0").into());
+    }
+    wrap(py, Array::arange(f(&start)?, f(&stop)?, f(&step)?, d)?)
+}
+
+/// `linspace(start, stop, num=50, endpoint=True, dtype=None)` (float64 unless given).
+#[pyfunction]
+#[pyo3(signature = (start, stop, num=50, endpoint=true, retstep=false, dtype=None, axis=0))]
+#[allow(clippy::too_many_arguments)]
+fn linspace(
+    py: Python<'_>,
+    start: f64,
+    stop: f64,
+    num: usize,
+    endpoint: bool,
+    retstep: bool,
+    dtype: Option<&Bound<'_, PyAny>>,
+    axis: isize,
+) -> PyResult<Py<PyAny>> {
+    if axis != 0 {
+        return Err(err!(Unsupported, "linspace with axis != 0 is not supported").into());
+    }
+    let e = if endpoint {
+        Endpoint::Included
+    } else {
+        Endpoint::Excluded
+    };
+    let a = Array::linspace(start, stop, num, e, dtype_or(dtype, DType::F64)?)?;
+    let arr = wrap(py, a)?;
+    if retstep {
+        let div = if endpoint { num.saturating_sub(1) } else { num };
+        let step = if div > 0 {
+            (stop - start) / div as f64
+        } else {
+            f64::NAN
+        };
+        return Ok(
+            PyTuple::new(py, [arr, step.into_pyobject(py)?.into_any().unbind()])?
+                .into_any()
+                .unbind(),
+        );
+    }
+    Ok(arr)
+}
+
+/// The ufunc NumPy calls `name` on `args` (one or two operands; `where` three), into `out`
+/// when given.
+#[pyfunction]
+#[pyo3(signature = (name, *args, out=None))]
+fn ufunc(
+    py: Python<'_>,
+    name: &str,
+    args: &Bound<'_, PyTuple>,
+    out: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let op = Op::ALL
+        .iter()
+        .copied()
+        .find(|o| o.name() == name && o.row().arity == args.len())
+        .ok_or_else(|| {
+            PyTypeError::new_err(format!(
+                "{name}() takes a different number of arguments than {} (or no such ufunc)",
+                args.len()
+            ))
+        })?;
+    let out = match out.filter(|o| !o.is_none()) {
+        Some(o) => Some(
+            o.cast::<PyArray>()
+                .map_err(|_| PyTypeError::new_err("Output arguments type must be cuprum.ndarray"))?
+                .get()
+                .array()
+                .clone(),
+        ),
+        None => None,
+    };
+    let items: Vec<Bound<'_, PyAny>> = args.iter().collect();
+    // The first device array decides where the operation runs.
+    let anchor = items
+        .iter()
+        .find_map(|a| a.cast::<PyArray>().ok().map(|x| x.get().array().clone()));
+    let anchor = match anchor {
+        Some(a) => a,
+        None => match items
+            .iter()
+            .find(|a| !matches!(convert::scalar(a), Ok(Some(_))))
+        {
+            Some(a) => device_array(a, None)?,
+            None => {
+                return Err(PyTypeError::new_err(format!(
+                    "{name}: at least one argument must be an array (got only scalars)"
+                )));
+            }
+        },
+    };
+    let operands: Vec<Arg> = items
+        .iter()
+        .map(|a| {
+            operations::operand(&anchor, a)?.ok_or_else(|| {
+                PyTypeError::new_err(format!(
+                    "{name}: unsupported operand type {}",
+                    super::errors::type_name(a)
+                ))
+            })
+        })
+        .collect::<PyResult<_>>()?;
+    let r = match operands.as_slice() {
+        [Arg::Array(a)] => unary_to(op, a, out.as_ref())?,
+        [Arg::Scalar(_)] => {
+            return Err(PyTypeError::new_err(format!(
+                "{name}: the operand must be an array"
+            )));
+        }
+        [a, b] => binary_to(op, a.operand(), b.operand(), out.as_ref())?,
+        [c, x, y] if op == Op::Where => {
+            if out.is_some() {
+                return Err(err!(Unsupported, "{name} with out= is not supported").into());
+            }
+            crate::ops::where_(c, x, y)?
+        }
+        [a, lo, hi] => match &out {
+            Some(o) => {
+                crate::ops::clip_into(a, lo, hi, o)?;
+                o.clone()
+            }
+            None => crate::ops::clip(a, lo, hi)?,
+        },
+        _ => {
+            return Err(PyTypeError::new_err(format!(
+                "{name}: wrong number of operands"
+            )));
+        }
+    };
+    wrap(py, r)
+}
+
+/// `clip(a, a_min, a_max, out=None)`: either bound may be `None`.
+#[pyfunction]
+#[pyo3(signature = (a, a_min=None, a_max=None, out=None))]
+fn clip(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    a_min: Option<&Bound<'_, PyAny>>,
+    a_max: Option<&Bound<'_, PyAny>>,
+    out: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let x = device_array(a, None)?;
+    let bound = |b: Option<&Bound<'_, PyAny>>| -> PyResult<Option<Arg>> {
+        match b.filter(|b| !b.is_none()) {
+            Some(b) => operations::operand(&x, b),
+            None => Ok(None),
+        }
+    };
+    let (lo, hi) = (bound(a_min)?, bound(a_max)?);
+    if lo.is_none() && hi.is_none() {
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "One of max or min must be given",
+        ));
+    }
+    let r = match out.filter(|o| !o.is_none()) {
+        Some(o) => {
+            let o = o
+                .cast::<PyArray>()
+                .map_err(|_| PyTypeError::new_err("Output arguments type must be cuprum.ndarray"))?
+                .get()
+                .array()
+                .clone();
+            crate::ops::clip_into(&x, lo.as_ref(), hi.as_ref(), &o)?;
+            o
+        }
+        None => crate::ops::clip(&x, lo.as_ref(), hi.as_ref())?,
+    };
+    wrap(py, r)
+}
+
+/// The reduction NumPy calls `name` on `a` with NumPy's keywords.
+#[pyfunction]
+#[pyo3(signature = (name, a, axis=None, dtype=None, out=None, keepdims=false, ddof=None))]
+#[allow(clippy::too_many_arguments)]
+fn reduce(
+    py: Python<'_>,
+    name: &str,
+    a: &Bound<'_, PyAny>,
+    axis: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    out: Option<&Bound<'_, PyAny>>,
+    keepdims: bool,
+    ddof: Option<f64>,
+) -> PyResult<Py<PyAny>> {
+    let a = device_array(a, None)?;
+    operations::reduce(py, name, &a, axis, dtype, out, keepdims, ddof)
+}
+
+/// The matrix product (`matmul`, `dot` of 2-D arrays).
+#[pyfunction]
+fn matmul(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let (a, b) = (device_array(a, None)?, device_array(b, None)?);
+    wrap(py, crate::ops::matmul(&a, &b)?)
+}
+
+/// NumPy's `dot`.
+#[pyfunction]
+fn dot(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let (a, b) = (device_array(a, None)?, device_array(b, None)?);
+    wrap(py, crate::ops::dot(&a, &b)?)
+}
+
+/// `allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False)`: a 0-d bool array (CuPy's).
+#[pyfunction]
+#[pyo3(signature = (a, b, rtol=1e-5, atol=1e-8, equal_nan=false))]
+fn allclose(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+    rtol: f64,
+    atol: f64,
+    equal_nan: bool,
+) -> PyResult<Py<PyAny>> {
+    let x = device_array(a, None)?;
+    let Some(y) = operations::operand(&x, b)? else {
+        return Err(PyTypeError::new_err("allclose: unsupported operand"));
+    };
+    let tol = crate::ops::Tolerance {
+        rtol,
+        atol,
+        equal_nan,
+    };
+    let close = crate::ops::isclose(&x, &y, tol)?;
+    wrap(py, crate::ops::all(&close)?)
+}
+
+/// `concatenate(arrays, axis=0)`.
+#[pyfunction]
+#[pyo3(signature = (arrays, axis=Some(0)))]
+fn concatenate(
+    py: Python<'_>,
+    arrays: &Bound<'_, PyAny>,
+    axis: Option<isize>,
+) -> PyResult<Py<PyAny>> {
+    let v: Vec<Array> = arrays
+        .try_iter()?
+        .map(|a| device_array(&a?, None))
+        .collect::<PyResult<_>>()?;
+    let refs: Vec<&Array> = v.iter().collect();
+    wrap(py, crate::ops::concatenate(&refs, axis)?)
+}
+
+/// `a` imported from any object with `__dlpack__` (no copy).
+#[pyfunction]
+fn from_dlpack(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let call = Call::new(&[a])?;
+    wrap(py, call.array(a)?)
+}
+
+/// Waits for all work on the current device.
+#[pyfunction]
+fn synchronize() -> PyResult<()> {
+    Ok(Device::current()?.synchronize()?)
+}
+
+/// The number of devices the current process sees (GPUs; 1 on the host device).
+#[pyfunction]
+fn device_count() -> PyResult<usize> {
+    if Device::current()?.is_host() {
+        return Ok(1);
+    }
+    Ok(Device::count()?)
+}
+
+/// What `show_config()` prints: (key, value) pairs.
+#[pyfunction]
+fn config(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("cuprum Version", env!("CARGO_PKG_VERSION"))?;
+    match Device::current() {
+        Ok(dev) if dev.is_host() => {
+            d.set_item(
+                "Device",
+                "host (the CPU: kernels compiled with the system C++ compiler)",
+            )?;
+        }
+        Ok(dev) => {
+            let (major, minor) = dev.compute_capability();
+            d.set_item("Device 0 Name", dev.name())?;
+            d.set_item("Device 0 Compute Capability", format!("{major}{minor}"))?;
+            d.set_item(
+                "Device 0 Memory",
+                format!("{} MiB", dev.total_memory() >> 20),
+            )?;
+            if let Ok(v) = crate::runtime::cublas_version() {
+                d.set_item("cuBLAS Version", v)?;
+            }
+        }
+        Err(e) => {
+            d.set_item("Device", format!("none: {e}"))?;
+        }
+    }
+    let found = crate::compile::locate();
+    match &found.nvrtc {
+        Some(f) => d.set_item("NVRTC", format!("{} ({})", f.path.display(), f.origin))?,
+        None => d.set_item("NVRTC", "not found (cuprum.setup() installs it)")?,
+    }
+    for h in &found.headers {
+        d.set_item(
+            format!("Headers ({})", h.component.pip_package()),
+            format!("{} ({})", h.path.display(), h.origin),
+        )?;
+    }
+    d.set_item(
+        "Kernel cache",
+        crate::compile::default_dir().display().to_string(),
+    )?;
+    Ok(d)
+}
+
+/// Installs NVRTC and the CUDA headers (pip wheels) into cuprum's data folder when they are
+/// missing, as `cuprum setup` does; returns where they are.
+#[pyfunction]
+fn setup() -> PyResult<String> {
+    Ok(crate::compile::setup()?.dir.display().to_string())
+}
+
+/// Adds the package's classes and functions to `m` (the `cuprum._cuprum` module).
+pub fn register_package(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    super::module::register(m)?;
+    m.add_class::<kernels::PyElementwiseKernel>()?;
+    m.add_class::<kernels::PyReductionKernel>()?;
+    m.add_class::<kernels::PyRawKernel>()?;
+    m.add_class::<kernels::PyRawModule>()?;
+    m.add_function(wrap_pyfunction!(asarray, m)?)?;
+    m.add_function(wrap_pyfunction!(asnumpy, m)?)?;
+    m.add_function(wrap_pyfunction!(empty, m)?)?;
+    m.add_function(wrap_pyfunction!(zeros, m)?)?;
+    m.add_function(wrap_pyfunction!(ones, m)?)?;
+    m.add_function(wrap_pyfunction!(full, m)?)?;
+    m.add_function(wrap_pyfunction!(arange, m)?)?;
+    m.add_function(wrap_pyfunction!(linspace, m)?)?;
+    m.add_function(wrap_pyfunction!(ufunc, m)?)?;
+    m.add_function(wrap_pyfunction!(reduce, m)?)?;
+    m.add_function(wrap_pyfunction!(clip, m)?)?;
+    m.add_function(wrap_pyfunction!(matmul, m)?)?;
+    m.add_function(wrap_pyfunction!(dot, m)?)?;
+    m.add_function(wrap_pyfunction!(allclose, m)?)?;
+    m.add_function(wrap_pyfunction!(concatenate, m)?)?;
+    m.add_function(wrap_pyfunction!(from_dlpack, m)?)?;
+    m.add_function(wrap_pyfunction!(synchronize, m)?)?;
+    m.add_function(wrap_pyfunction!(device_count, m)?)?;
+    m.add_function(wrap_pyfunction!(config, m)?)?;
+    m.add_function(wrap_pyfunction!(setup, m)?)?;
+    register_random(m)?;
+    Ok(())
+}
+
+/// A random generator of the current device (`cuprum.random.RandomState`'s engine: cuRAND's
+/// Philox on a GPU, cuprum's own on the host device).
+#[pyclass(name = "Generator", module = "cuprum", frozen)]
+struct PyGenerator {
+    inner: std::sync::Mutex<crate::random::Generator>,
+}
+
+impl PyGenerator {
+    fn with<R>(
+        &self,
+        f: impl FnOnce(&mut crate::random::Generator) -> crate::Result<R>,
+    ) -> PyResult<R> {
+        let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        Ok(f(&mut g)?)
+    }
+}
+
+#[pymethods]
+impl PyGenerator {
+    #[new]
+    fn new(seed: u64) -> PyResult<Self> {
+        Ok(PyGenerator {
+            inner: std::sync::Mutex::new(crate::random::Generator::new(seed)?),
+        })
+    }
+
+    /// Restarts the generator's stream from `seed`.
+    fn seed(&self, seed: u64) -> PyResult<()> {
+        self.with(|g| g.seed(seed))
+    }
+
+    /// Uniform values in `[low, high)`.
+    fn uniform(
+        &self,
+        py: Python<'_>,
+        low: f64,
+        high: f64,
+        shape: Vec<usize>,
+        dtype: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<PyAny>> {
+        let d = convert::dtype_of(dtype)?;
+        wrap(py, self.with(|g| g.uniform(low, high, &shape, d))?)
+    }
+
+    /// Normal values of mean `loc` and standard deviation `scale`.
+    fn normal(
+        &self,
+        py: Python<'_>,
+        loc: f64,
+        scale: f64,
+        shape: Vec<usize>,
+        dtype: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<PyAny>> {
+        let d = convert::dtype_of(dtype)?;
+        wrap(py, self.with(|g| g.normal(loc, scale, &shape, d))?)
+    }
+
+    /// Integers in `[low, high)`.
+    fn randint(
+        &self,
+        py: Python<'_>,
+        low: i128,
+        high: i128,
+        shape: Vec<usize>,
+        dtype: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<PyAny>> {
+        let d = convert::dtype_of(dtype)?;
+        wrap(py, self.with(|g| g.randint(low, high, &shape, d))?)
+    }
+}
+
+/// Adds the random generator class to `m`.
+pub(crate) fn register_random(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyGenerator>()?;
+    m.add_class::<PyEvent>()?;
+    m.add_function(wrap_pyfunction!(get_elapsed_time, m)?)
+}
+
+/// A CUDA event (`cuprum.cuda.Event`): recorded on the current stream, timed against
+/// another (milliseconds, CuPy's `get_elapsed_time`).
+#[pyclass(name = "Event", module = "cuprum.cuda", frozen)]
+struct PyEvent {
+    event: crate::runtime::Event,
+}
+
+#[pymethods]
+impl PyEvent {
+    #[new]
+    #[pyo3(signature = (block=false, disable_timing=false, interprocess=false))]
+    fn new(block: bool, disable_timing: bool, interprocess: bool) -> PyResult<Self> {
+        let _ = (block, disable_timing);
+        if interprocess {
+            return Err(err!(Unsupported, "interprocess events are not supported").into());
+        }
+        Ok(PyEvent {
+            event: crate::runtime::Event::new()?,
+        })
+    }
+
+    /// Records the event on the current stream (CuPy: `stream=None`).
+    #[pyo3(signature = (stream=None))]
+    fn record(&self, stream: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        if stream.is_some_and(|s| !s.is_none()) {
+            return Err(err!(Unsupported, "Event.record takes the current stream only").into());
+        }
+        Ok(self.event.record(&crate::runtime::Stream::current()?)?)
+    }
+
+    /// Waits until the work before the event has run.
+    fn synchronize(&self) -> PyResult<()> {
+        Ok(self.event.synchronize()?)
+    }
+
+    /// Whether the work before the event has run.
+    #[getter]
+    fn done(&self) -> PyResult<bool> {
+        Ok(self.event.is_complete()?)
+    }
+}
+
+/// Milliseconds between two recorded events.
+#[pyfunction]
+fn get_elapsed_time(start: &Bound<'_, PyEvent>, end: &Bound<'_, PyEvent>) -> PyResult<f32> {
+    Ok(start.get().event.elapsed_ms(&end.get().event)?)
+}

@@ -1,0 +1,431 @@
+"""cuprum: CuPy's user-defined CUDA kernels (and the NumPy-style arrays around them) on a
+Rust engine.
+
+A CuPy program runs on cuprum with its import line changed (``import cuprum as cp``): the
+names, signatures, printing and exceptions are CuPy's. Kernels are CUDA C++ strings
+(``ElementwiseKernel``, ``ReductionKernel``, ``RawKernel``, ``RawModule``) compiled with
+NVRTC and kept in cuprum's persistent cache; arrays live on the current GPU, or on the
+*host device* (the CPU, ``CUPRUM_DEVICE=host``), where the same kernels run compiled by the
+system C++ compiler.
+
+Every function here is a thin face over the Rust library (``cuprum._cuprum``): the dtype
+rules, the kernels, the checks and the error messages are the engine's.
+"""
+
+from __future__ import annotations
+
+import builtins as _builtins
+import math as _math
+
+import numpy as _numpy
+from numpy import (  # noqa: F401  (CuPy re-exports NumPy's scalar types and constants)
+    bool_,
+    complex64,
+    complex128,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    intp,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+
+from cuprum import _cuprum, cuda, profiler, random  # noqa: F401  (after _cuprum: they use it)
+from cuprum._cuprum import (  # noqa: F401  # noqa: F401
+    ArgumentError,
+    CompileException,
+    CuprumError,
+    DeviceError,
+    DTypeError,
+    ElementwiseKernel,
+    OutOfMemoryError,
+    RawKernel,
+    RawModule,
+    ReductionKernel,
+    ShapeError,
+    UnsupportedError,
+    asnumpy,
+    from_dlpack,
+    ndarray,
+)
+from cuprum._memoize import clear_memo, memoize  # noqa: F401
+
+__version__ = "0.1.0"
+
+bool = bool_
+float_ = float64
+complex_ = complex128
+int_ = int64
+pi = _math.pi
+e = _math.e
+inf = _math.inf
+nan = _math.nan
+newaxis = None
+
+
+# ---------------------------------------------------------------------------- creation
+
+
+def asarray(a, dtype=None, order=None, *, blocking=False):
+    """``a`` as a ``cuprum.ndarray``: itself when it is one (converted when ``dtype``
+    differs), a device array of another framework without a copy, host data uploaded to
+    the current device."""
+    return _cuprum.asarray(a, dtype)
+
+
+def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0, *, blocking=False):
+    """A new device array from ``obj`` (a copy unless ``copy=False`` and nothing changes);
+    ``ndmin`` prepends axes of extent 1."""
+    a = _cuprum.asarray(obj, dtype, bool(copy))
+    if ndmin > a.ndim:
+        a = a.reshape((1,) * (ndmin - a.ndim) + a.shape)
+    return a
+
+
+def ascontiguousarray(a, dtype=None):
+    """``a`` C-contiguous (a copy when it is not)."""
+    a = _cuprum.asarray(a, dtype)
+    return a if a.is_c_contiguous else a.copy()
+
+
+def empty(shape, dtype=float, order="C"):
+    """An uninitialised array (float64 by default, as CuPy)."""
+    return _cuprum.empty(shape, dtype, order)
+
+
+def zeros(shape, dtype=float, order="C"):
+    """An array of zeros."""
+    return _cuprum.zeros(shape, dtype, order)
+
+
+def ones(shape, dtype=float, order="C"):
+    """An array of ones."""
+    return _cuprum.ones(shape, dtype, order)
+
+
+def full(shape, fill_value, dtype=None, order="C"):
+    """An array filled with ``fill_value`` (its dtype unless ``dtype`` is given)."""
+    return _cuprum.full(shape, fill_value, dtype, order)
+
+
+def empty_like(a, dtype=None, order="K", subok=None, shape=None):
+    """An uninitialised array of ``a``'s shape and dtype."""
+    return empty(a.shape if shape is None else shape, a.dtype if dtype is None else dtype)
+
+
+def zeros_like(a, dtype=None, order="K", subok=None, shape=None):
+    """Zeros of ``a``'s shape and dtype."""
+    return zeros(a.shape if shape is None else shape, a.dtype if dtype is None else dtype)
+
+
+def ones_like(a, dtype=None, order="K", subok=None, shape=None):
+    """Ones of ``a``'s shape and dtype."""
+    return ones(a.shape if shape is None else shape, a.dtype if dtype is None else dtype)
+
+
+def full_like(a, fill_value, dtype=None, order="K", subok=None, shape=None):
+    """``fill_value`` in ``a``'s shape and dtype."""
+    return full(
+        a.shape if shape is None else shape, fill_value, a.dtype if dtype is None else dtype
+    )
+
+
+def arange(start, stop=None, step=None, dtype=None):
+    """Evenly spaced values in ``[start, stop)`` (NumPy's dtype inference)."""
+    return _cuprum.arange(start, stop, step, dtype)
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    """``num`` evenly spaced values from ``start`` to ``stop``."""
+    return _cuprum.linspace(start, stop, num, endpoint, retstep, dtype, axis)
+
+
+def eye(N, M=None, k=0, dtype=float, order="C"):
+    """A 2-D array with ones on the ``k``-th diagonal."""
+    return asarray(_numpy.eye(N, M, k, dtype=dtype))
+
+
+def identity(n, dtype=float):
+    """The ``n`` x ``n`` identity matrix."""
+    return eye(n, dtype=dtype)
+
+
+# ---------------------------------------------------------------------------- ufuncs
+
+
+def _ufunc(name, nin):
+    def f(*args, out=None, dtype=None, casting="same_kind"):
+        if len(args) != nin:
+            raise TypeError(f"{name}() takes {nin} positional arguments but {len(args)} were given")
+        r = _cuprum.ufunc(name, *args, out=out)
+        if dtype is not None and r.dtype != _numpy.dtype(dtype):
+            r = r.astype(dtype)
+        return r
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"NumPy's ``{name}``, element-wise on device arrays."
+    return f
+
+
+_UNARY = [
+    "negative",
+    "absolute",
+    "sign",
+    "sqrt",
+    "cbrt",
+    "square",
+    "reciprocal",
+    "exp",
+    "exp2",
+    "expm1",
+    "log",
+    "log2",
+    "log10",
+    "log1p",
+    "sin",
+    "cos",
+    "tan",
+    "arcsin",
+    "arccos",
+    "arctan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "arcsinh",
+    "arccosh",
+    "arctanh",
+    "floor",
+    "ceil",
+    "trunc",
+    "rint",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "signbit",
+    "logical_not",
+    "invert",
+    "conjugate",
+    "real",
+    "imag",
+]
+_BINARY = [
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "floor_divide",
+    "remainder",
+    "fmod",
+    "power",
+    "maximum",
+    "minimum",
+    "arctan2",
+    "hypot",
+    "equal",
+    "not_equal",
+    "less",
+    "less_equal",
+    "greater",
+    "greater_equal",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "left_shift",
+    "right_shift",
+]
+# CuPy's other names of the same ufuncs.
+_ALIASES = {
+    "abs": "absolute",
+    "fabs": "absolute",
+    "conj": "conjugate",
+    "true_divide": "divide",
+    "mod": "remainder",
+    "bitwise_not": "invert",
+}
+
+
+def _install_ufuncs():
+    g = globals()
+    for names, nin in ((_UNARY, 1), (_BINARY, 2)):
+        for n in names:
+            g[n] = _ufunc(n, nin)
+    for alias, n in _ALIASES.items():
+        f = _ufunc(n, 1 if n in _UNARY else 2)
+        f.__name__ = f.__qualname__ = alias
+        g[alias] = f
+
+
+_install_ufuncs()
+
+
+def where(condition, x=None, y=None):
+    """``x`` where ``condition`` holds, else ``y``."""
+    if x is None and y is None:
+        raise NotImplementedError("where(condition) is not supported: use nonzero")
+    return _cuprum.ufunc("where", condition, x, y)
+
+
+def clip(a, a_min, a_max, out=None):
+    """``a`` limited to ``[a_min, a_max]`` (either may be ``None``; NaN-propagating, as
+    NumPy's)."""
+    return _cuprum.clip(a, a_min, a_max, out)
+
+
+def angle(z, deg=False):
+    """The argument of complex values (degrees with ``deg=True``)."""
+    return _cuprum.ufunc("angle_deg" if deg else "angle", z)
+
+
+# ---------------------------------------------------------------------------- reductions
+
+
+def _reduction(name, takes_dtype=True, takes_ddof=False):
+    if takes_ddof:
+
+        def f(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+            return _cuprum.reduce(name, a, axis, dtype, out, keepdims, float(ddof))
+
+    elif takes_dtype:
+
+        def f(a, axis=None, dtype=None, out=None, keepdims=False):
+            return _cuprum.reduce(name, a, axis, dtype, out, keepdims)
+
+    else:
+
+        def f(a, axis=None, out=None, keepdims=False):
+            return _cuprum.reduce(name, a, axis, None, out, keepdims)
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"NumPy's ``{name}`` with its keywords; a full reduction is a 0-d array."
+    return f
+
+
+sum = _reduction("sum")
+prod = _reduction("prod")
+mean = _reduction("mean")
+nansum = _reduction("nansum")
+nanmean = _reduction("nanmean")
+var = _reduction("var", takes_ddof=True)
+std = _reduction("std", takes_ddof=True)
+max = amax = _reduction("max", takes_dtype=False)
+min = amin = _reduction("min", takes_dtype=False)
+nanmax = _reduction("nanmax", takes_dtype=False)
+nanmin = _reduction("nanmin", takes_dtype=False)
+argmax = _reduction("argmax", takes_dtype=False)
+argmin = _reduction("argmin", takes_dtype=False)
+all = _reduction("all", takes_dtype=False)
+any = _reduction("any", takes_dtype=False)
+
+
+def count_nonzero(a, axis=None, *, keepdims=False):
+    """The number of non-zero elements."""
+    return _cuprum.reduce("count_nonzero", a, axis, None, None, keepdims)
+
+
+# ---------------------------------------------------------------------------- routines
+
+
+def dot(a, b, out=None):
+    """The dot product (matrix product of 2-D arrays; cuBLAS on a GPU)."""
+    r = _cuprum.dot(a, b)
+    if out is not None:
+        out[...] = r
+        return out
+    return r
+
+
+def matmul(a, b, out=None):
+    """The matrix product."""
+    r = _cuprum.matmul(a, b)
+    if out is not None:
+        out[...] = r
+        return out
+    return r
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether every element of ``a`` is close to ``b``: a 0-d bool array (CuPy's)."""
+    return _cuprum.allclose(a, b, rtol, atol, equal_nan)
+
+
+def array_equal(a1, a2, equal_nan=False):
+    """Whether both arrays have one shape and equal elements (a 0-d bool array)."""
+    a1, a2 = asarray(a1), asarray(a2)
+    if a1.shape != a2.shape:
+        return asarray(False)
+    return all(_cuprum.ufunc("equal", a1, a2))
+
+
+def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    """The arrays joined along ``axis`` (flattened first for ``axis=None``)."""
+    r = _cuprum.concatenate(arrays, axis)
+    if dtype is not None:
+        r = r.astype(dtype)
+    if out is not None:
+        out[...] = r
+        return out
+    return r
+
+
+def reshape(a, newshape, order="C"):
+    """``a`` with another shape."""
+    return asarray(a).reshape(newshape, order=order)
+
+
+def ravel(a, order="C"):
+    """``a`` as a 1-D array."""
+    return asarray(a).ravel(order)
+
+
+def transpose(a, axes=None):
+    """``a`` with its axes permuted (reversed by default)."""
+    a = asarray(a)
+    return a.transpose() if axes is None else a.transpose(*axes)
+
+
+def get_array_module(*args):
+    """``cuprum`` when any argument is a ``cuprum.ndarray``, else ``numpy``."""
+    import sys
+
+    for a in args:
+        if isinstance(a, ndarray):
+            return sys.modules[__name__]
+    return _numpy
+
+
+# ---------------------------------------------------------------------------- setup
+
+
+def show_config(*, _full=False):
+    """Prints where cuprum's pieces come from: version, device, NVRTC and the CUDA
+    headers (and where each was found), the kernel cache folder."""
+    import platform
+    import sys
+
+    rows = [
+        ("OS", platform.platform()),
+        ("Python Version", sys.version.split()[0]),
+        ("NumPy Version", _numpy.__version__),
+    ]
+    rows += list(_cuprum.config().items())
+    width = _builtins.max(len(k) for k, _ in rows) + 2
+    for k, v in rows:
+        print(f"{k:<{width}}: {v}")
+
+
+def setup():
+    """Installs NVRTC and the CUDA headers (NVIDIA's pip wheels) into cuprum's data folder
+    when no toolkit or wheel provides them; returns the folder."""
+    return _cuprum.setup()
+
+
+dtype = _numpy.dtype  # NumPy's, as CuPy re-exports it (bound last: parameters share the name)

@@ -1,0 +1,177 @@
+"""``cuprum.random``: CuPy's legacy random API (``seed``, ``rand``, ``randn``, ``random``,
+``uniform``, ``normal``, ``randint``, ``RandomState``) on the current device.
+
+The values come from cuRAND's Philox generator on a GPU and cuprum's own Philox on the host
+device (the same distributions, not the same numbers): a program seeded with ``seed(s)``
+repeats its own numbers, not CuPy's, which come from cuRAND's XORWOW generator.
+Distributions and shapes are CuPy's: ``size=None`` gives a 0-d array, ``rand``/``randn``/
+``random``/``normal``/``uniform`` take float32 or float64.
+"""
+
+from __future__ import annotations
+
+import os as _os
+
+import numpy as _numpy
+
+from cuprum import _cuprum
+
+
+def _shape(size):
+    if size is None:
+        return ()
+    if isinstance(size, (int, _numpy.integer)):
+        return (int(size),)
+    return tuple(int(n) for n in size)
+
+
+def _float_dtype(dtype):
+    d = _numpy.dtype(dtype)
+    if d not in (_numpy.float32, _numpy.float64):
+        raise TypeError("cupy.random only supports float32 and float64")
+    return d
+
+
+def _seed_value(seed):
+    if seed is None:
+        return int.from_bytes(_os.urandom(8), "little")
+    if isinstance(seed, _numpy.ndarray):
+        import hashlib
+
+        return int(hashlib.md5(seed.tobytes()).hexdigest()[:16], 16)
+    s = _numpy.asarray(seed)
+    if s.dtype.kind not in "biu":
+        raise TypeError("Seed must be an integer.")
+    s = int(s)
+    if s < 0 or s >= 2**64:
+        raise ValueError(f"Seed must be between 0 and 2**64 - 1, got {s}")
+    return s
+
+
+class RandomState:
+    """A generator on the current device (CuPy's ``RandomState``)."""
+
+    def __init__(self, seed=None, method=None):
+        self._generator = _cuprum.Generator(_seed_value(seed))
+
+    def seed(self, seed=None):
+        """Restarts the stream from ``seed`` (random when ``None``)."""
+        self._generator.seed(_seed_value(seed))
+
+    def random_sample(self, size=None, dtype=float):
+        """Uniform values in ``[0, 1)``."""
+        return self._generator.uniform(0.0, 1.0, _shape(size), _float_dtype(dtype))
+
+    random = ranf = sample = random_sample
+
+    def rand(self, *size, dtype=float):
+        """Uniform values in ``[0, 1)`` of shape ``size``."""
+        return self.random_sample(size or None, dtype)
+
+    def randn(self, *size, dtype=float):
+        """Standard normal values of shape ``size``."""
+        return self.normal(0.0, 1.0, size or None, dtype)
+
+    def standard_normal(self, size=None, dtype=float):
+        """Standard normal values."""
+        return self.normal(0.0, 1.0, size, dtype)
+
+    def normal(self, loc=0.0, scale=1.0, size=None, dtype=float):
+        """Normal values of mean ``loc`` and standard deviation ``scale`` (scalars or
+        arrays)."""
+        d = _float_dtype(dtype)
+        if _numpy.isscalar(loc) and _numpy.isscalar(scale):
+            return self._generator.normal(float(loc), float(scale), _shape(size), d)
+        import cuprum
+
+        loc, scale = cuprum.asarray(loc), cuprum.asarray(scale)
+        shape = (
+            _shape(size) if size is not None else _numpy.broadcast_shapes(loc.shape, scale.shape)
+        )
+        z = self._generator.normal(0.0, 1.0, shape, d)
+        return (z * scale + loc).astype(d)
+
+    def uniform(self, low=0.0, high=1.0, size=None, dtype=float):
+        """Uniform values in ``[low, high)``."""
+        return self._generator.uniform(float(low), float(high), _shape(size), _float_dtype(dtype))
+
+    def randint(self, low, high=None, size=None, dtype="l"):
+        """Integers in ``[low, high)`` (``[0, low)`` when ``high`` is not given)."""
+        if high is None:
+            low, high = 0, low
+        return self._generator.randint(int(low), int(high), _shape(size), _numpy.dtype(dtype))
+
+    def choice(self, a, size=None, replace=True, p=None):
+        """A sample of ``a`` (an int: ``arange(a)``), with replacement."""
+        if not replace or p is not None:
+            raise NotImplementedError("choice supports replace=True without p")
+        import cuprum
+
+        if isinstance(a, (int, _numpy.integer)):
+            return self.randint(0, int(a), size)
+        a = cuprum.asarray(a)
+        return a[self.randint(0, a.shape[0], size)]
+
+
+_states: dict = {}
+
+
+def get_random_state():
+    """The current device's generator (seeded from ``CUPY_SEED`` or ``CUPRUM_SEED`` when
+    set, else at random)."""
+    from cuprum import cuda
+
+    device = cuda.Device().id
+    state = _states.get(device)
+    if state is None:
+        env = _os.environ.get("CUPRUM_SEED", _os.environ.get("CUPY_SEED"))
+        state = _states[device] = RandomState(None if env is None else int(env))
+    return state
+
+
+def seed(seed=None):
+    """Reseeds the current device's generator."""
+    get_random_state().seed(seed)
+
+
+def rand(*size, dtype=float):
+    """Uniform values in ``[0, 1)`` of shape ``size``."""
+    return get_random_state().rand(*size, dtype=dtype)
+
+
+def randn(*size, dtype=float):
+    """Standard normal values of shape ``size``."""
+    return get_random_state().randn(*size, dtype=dtype)
+
+
+def random_sample(size=None, dtype=float):
+    """Uniform values in ``[0, 1)``."""
+    return get_random_state().random_sample(size, dtype)
+
+
+random = ranf = sample = random_sample
+
+
+def standard_normal(size=None, dtype=float):
+    """Standard normal values."""
+    return get_random_state().standard_normal(size, dtype)
+
+
+def normal(loc=0.0, scale=1.0, size=None, dtype=float):
+    """Normal values."""
+    return get_random_state().normal(loc, scale, size, dtype)
+
+
+def uniform(low=0.0, high=1.0, size=None, dtype=float):
+    """Uniform values in ``[low, high)``."""
+    return get_random_state().uniform(low, high, size, dtype)
+
+
+def randint(low, high=None, size=None, dtype="l"):
+    """Integers in ``[low, high)``."""
+    return get_random_state().randint(low, high, size, dtype)
+
+
+def choice(a, size=None, replace=True, p=None):
+    """A sample of ``a``."""
+    return get_random_state().choice(a, size, replace, p)
