@@ -346,3 +346,38 @@ def test_show_config(capsys):
     cp.show_config()
     out = capsys.readouterr().out
     assert "cuprum Version" in out and "NVRTC" in out
+
+
+# ---------------------------------------------------------------------------- interop
+
+
+@pytest.fixture(scope="module")
+def cupy():
+    import os
+
+    if os.environ.get("CUPRUM_DEVICE") == "host":
+        pytest.skip("the host device: CuPy's arrays are GPU memory")
+    return pytest.importorskip("cupy")
+
+
+class _OnlyCai:
+    def __init__(self, inner):
+        self.inner = inner
+
+    @property
+    def __cuda_array_interface__(self):
+        return self.inner.__cuda_array_interface__
+
+
+def test_other_libraries_arrays_without_a_copy(cupy):
+    x = cupy.arange(12, dtype=cupy.float32).reshape(3, 4)
+    for obj in (x, _OnlyCai(x)):
+        a = cp.asarray(obj)
+        assert a.data.ptr == x.data.ptr and a.shape == (3, 4)
+        np.testing.assert_array_equal((a * 2).get(), cupy.asnumpy(x) * 2)
+    k = cp.ElementwiseKernel("T x", "T y", "y = x + 1", "inc")
+    np.testing.assert_array_equal(k(x).get(), cupy.asnumpy(x) + 1)
+    back = cupy.from_dlpack(cp.arange(5.0))
+    assert back.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
+    z = cp.asarray(_OnlyCai(cupy.asarray(np.float32(2.5))))
+    assert z.shape == () and float(z) == 2.5

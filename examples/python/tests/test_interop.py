@@ -72,6 +72,17 @@ class OnlyDlpack:
         return self.inner.__dlpack_device__()
 
 
+class OnlyCai:
+    """An array seen only through the CUDA Array Interface (as Numba's device arrays)."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    @property
+    def __cuda_array_interface__(self):
+        return self.inner.__cuda_array_interface__
+
+
 # 0-d, empty and one-element shapes, each import path: the result keeps the shape.
 ODD_SHAPES = [(), (0,), (3, 0), (1,), (1, 1)]
 
@@ -592,6 +603,36 @@ def test_cupy_zero_d_and_odd_shapes(cp):
             assert bool(cp.array_equal(cp.from_dlpack(z), x + y * cp.float32(2)))
     z = ce.custom_add(cp.float32(1.5) * cp.ones((), cp.float32), cp.asarray(2.0, cp.float32))
     assert z.shape == () and float(cp.from_dlpack(z)) == 5.5
+
+
+def test_cupy_through_the_cuda_array_interface(cp):
+    for shape in ODD_SHAPES + [(3, 5)]:
+        x, y = cp.asarray(rand32(shape)), cp.asarray(rand32(shape))
+        z = ce.custom_add(OnlyCai(x), OnlyCai(y))
+        assert z.shape == shape, (z, shape)
+        assert bool(cp.array_equal(cp.from_dlpack(z), x + y * cp.float32(2)))
+    base = cp.asarray(rand32((6, 8)))
+    view = base[::2, 1::3]  # strided: byte strides become element strides
+    assert ce.data_ptr(OnlyCai(view)) == view.data.ptr
+    z = ce.custom_add(OnlyCai(view), OnlyCai(view))
+    assert bool(cp.array_equal(cp.from_dlpack(z), view * cp.float32(3)))
+    # work CuPy queued on a side stream (the interface's `stream`) is waited for
+    spin = cp.RawKernel(
+        r"""extern "C" __global__ void spin_fill(float* x, int n, long long cycles) {
+            long long t0 = clock64();
+            while (clock64() - t0 < cycles) {}
+            for (int i = 0; i < n; ++i) x[i] = 5.0f;
+        }""",
+        "spin_fill",
+    )
+    s = cp.cuda.Stream(non_blocking=True)
+    x = cp.zeros(1000, dtype=cp.float32)
+    cp.cuda.Device().synchronize()
+    with s:
+        spin((1,), (1,), (x, cp.int32(1000), cp.int64(100_000_000)))
+        z = ce.custom_add(OnlyCai(x), OnlyCai(x))  # CuPy's interface names s
+    s.synchronize()
+    assert bool((cp.from_dlpack(z) == 15.0).all())
 
 
 def test_cupy_inputs_dropped_under_a_side_stream_are_not_reused_early(cp):

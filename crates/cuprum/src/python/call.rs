@@ -32,6 +32,7 @@
 use super::capsule;
 use super::errors;
 use super::exchange::Exchange;
+use super::interface;
 use super::stream::{self, Framework};
 use crate::array::Array;
 use crate::dlpack::ffi::{KDL_CPU, KDL_CUDA, KDL_CUDA_HOST, KDL_CUDA_MANAGED};
@@ -225,6 +226,9 @@ impl Call {
             _ => device_of(obj)?,
         };
         self.check_device(obj, device)?;
+        if !has_dlpack(obj) && interface::offers(obj) {
+            return interface::import(obj, &self.stream);
+        }
         if self.device.is_host() {
             return capsule::import(obj, info, None, false);
         }
@@ -278,25 +282,34 @@ pub fn array_arg(obj: &Bound<'_, PyAny>) -> PyResult<Array> {
 }
 
 /// Whether `obj` can be an array argument (a `cuprum.ndarray`, a type with a DLPack exchange
-/// table — known per type, no attribute lookup — or has `__dlpack__`).
+/// table — known per type, no attribute lookup — or has `__dlpack__` or
+/// `__cuda_array_interface__`).
 fn is_array(obj: &Bound<'_, PyAny>) -> bool {
     obj.is_instance_of::<super::PyArray>()
         || stream::type_info(obj).exchange.is_some()
-        || obj
-            .hasattr(pyo3::intern!(obj.py(), "__dlpack__"))
-            .unwrap_or(false)
+        || has_dlpack(obj)
+        || interface::offers(obj)
+}
+
+fn has_dlpack(obj: &Bound<'_, PyAny>) -> bool {
+    obj.hasattr(pyo3::intern!(obj.py(), "__dlpack__"))
+        .unwrap_or(false)
 }
 
 fn not_an_array(obj: &Bound<'_, PyAny>) -> PyErr {
     PyTypeError::new_err(format!(
-        "expected an array with __dlpack__ (a torch.Tensor, cupy.ndarray, jax.Array, \
-         numpy.ndarray or cuprum.ndarray), got {}",
+        "expected an array with __dlpack__ or __cuda_array_interface__ (a torch.Tensor, \
+         cupy.ndarray, jax.Array, numba device array, numpy.ndarray or cuprum.ndarray), got {}",
         errors::type_name(obj)
     ))
 }
 
-/// The cuprum device of an object's `__dlpack_device__()`.
+/// The cuprum device of an object's `__dlpack_device__()` (for an object with only the CUDA
+/// Array Interface: the current device, the interface's convention).
 fn device_of(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
+    if !has_dlpack(obj) && interface::offers(obj) {
+        return Ok(Device::current()?);
+    }
     let (kind, id): (i32, i64) = obj
         .call_method0(pyo3::intern!(obj.py(), "__dlpack_device__"))?
         .extract()?;

@@ -219,3 +219,12 @@ pub(crate) fn is_numpy_array(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
         Err(_) => Ok(false),
     }
 }
+
+/// Whether `obj` is another library's device array (`__dlpack__` or
+/// `__cuda_array_interface__`, and not a NumPy array, which is host data).
+pub(crate) fn is_device_array(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let py = obj.py();
+    let offers = obj.hasattr(pyo3::intern!(py, "__dlpack__"))?
+        || obj.hasattr(pyo3::intern!(py, "__cuda_array_interface__"))?;
+    Ok(offers && !is_numpy_array(obj)?)
+}

@@ -63,6 +63,7 @@ mod capsule;
 mod convert;
 mod errors;
 mod exchange;
+mod interface;
 mod kernels;
 mod module;
 mod ndarray;

@@ -89,7 +89,7 @@ pub(crate) fn operand(a: &Array, other: &Bound<'_, PyAny>) -> PyResult<Option<Ar
     if let Some(s) = convert::numpy_scalar(other)? {
         return Ok(Some(strong_scalar(a, s)?));
     }
-    if other.hasattr(pyo3::intern!(other.py(), "__dlpack__"))? && !convert::is_numpy_array(other)? {
+    if convert::is_device_array(other)? {
         let call = Call::new(&[other])?;
         return Ok(Some(Arg::Array(call.array(other)?)));
     }

@@ -52,8 +52,7 @@ fn device_array(a: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Array> {
     }
     let device = Device::current()?;
     let host_data = convert::is_numpy_array(a)? && !device.is_host();
-    if !host_data && a.hasattr(pyo3::intern!(a.py(), "__dlpack__"))? && !convert::is_numpy_array(a)?
-    {
+    if !host_data && convert::is_device_array(a)? {
         let call = Call::new(&[a])?;
         return call.array(a);
     }
@@ -66,7 +65,7 @@ fn asnumpy<'py>(py: Python<'py>, a: &Bound<'py, PyAny>) -> PyResult<Bound<'py, P
     if let Ok(x) = a.cast::<PyArray>() {
         return convert::download(py, x.get().array());
     }
-    if a.hasattr(pyo3::intern!(py, "__dlpack__"))? && !convert::is_numpy_array(a)? {
+    if convert::is_device_array(a)? {
         let call = Call::new(&[a])?;
         return convert::download(py, &call.array(a)?);
     }
@@ -438,7 +437,7 @@ fn concatenate(
     wrap(py, crate::ops::concatenate(&refs, axis)?)
 }
 
-/// `a` imported from any object with `__dlpack__` (no copy).
+/// `a` imported from any object with `__dlpack__` or `__cuda_array_interface__` (no copy).
 #[pyfunction]
 fn from_dlpack(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     let call = Call::new(&[a])?;
