@@ -381,3 +381,43 @@ def test_other_libraries_arrays_without_a_copy(cupy):
     assert back.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
     z = cp.asarray(_OnlyCai(cupy.asarray(np.float32(2.5))))
     assert z.shape == () and float(z) == 2.5
+
+
+# ---------------------------------------------------------------------------- bad input
+
+
+def test_bad_input_gets_cupys_exception_classes():
+    add = cp.ElementwiseKernel("T x, T y", "T z", "z = x + y", "add_t")
+    a, b = cp.zeros((3, 4)), cp.zeros((5,))
+    with pytest.raises(ValueError):
+        add(a, b)  # shapes that do not broadcast
+    with pytest.raises(ValueError):
+        a + b
+    with pytest.raises(TypeError, match="list"):
+        add(a, [1.0, 2.0])
+    with pytest.raises(TypeError):
+        add(a, cp.zeros((3, 4), dtype=cp.float32))  # T bound twice, differently
+    red = cp.ReductionKernel("T x", "T y", "x", "a + b", "y = a", "0", "red_t")
+    with pytest.raises(TypeError, match="Output arguments type must be"):
+        cp.sum(a, out=np.zeros(()))
+    with pytest.raises(ValueError):
+        red(a, axis=5)
+    raw = cp.RawKernel(
+        r'extern "C" __global__ void one(float* x, int n) { if (threadIdx.x < n) x[threadIdx.x] = 1; }',
+        "one",
+    )
+    x = cp.zeros(4, dtype=cp.float32)
+    with pytest.raises(cp.CuprumError, match="takes 2 parameter"):
+        raw((1,), (4,), (x,))
+    with pytest.raises(TypeError, match="args must be a tuple"):
+        raw((1,), (4,), [x, 4])
+    with pytest.raises(cp.CuprumError, match="non-contiguous"):
+        raw((1,), (4,), (cp.zeros((4, 4), dtype=cp.float32)[:, 1], 4))
+    with pytest.raises(cp.CompileException):
+        cp.RawKernel("this is not C++", "k")((1,), (1,), ())
+    with pytest.raises(ValueError, match="Invalid kernel name|kernel name"):
+        cp.ElementwiseKernel("T x", "T y", "y = x", "bad-name")
+    with pytest.raises(IndexError):
+        x[cp.asarray(np.array([0.5]))]
+    # the process goes on: the arrays made before still read back
+    np.testing.assert_array_equal(x.get(), np.zeros(4, np.float32))
