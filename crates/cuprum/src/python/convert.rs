@@ -135,6 +135,18 @@ pub(crate) fn scalar(obj: &Bound<'_, PyAny>) -> PyResult<Option<Scalar>> {
     numpy_scalar(obj)
 }
 
+/// Whether `obj` is a scalar [`scalar`] takes (a type check: nothing is converted).
+pub(crate) fn is_scalar(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    if obj.is_instance_of::<PyBool>()
+        || obj.is_instance_of::<PyInt>()
+        || obj.is_instance_of::<PyFloat>()
+        || obj.is_instance_of::<PyComplex>()
+    {
+        return Ok(true);
+    }
+    obj.is_instance(numpy_generic(obj.py())?)
+}
+
 /// A Python `bool`, `int`, `float` or `complex` (subclasses included) as its scalar.
 pub(crate) fn python_scalar(obj: &Bound<'_, PyAny>) -> PyResult<Option<Scalar>> {
     if obj.is_instance_of::<PyBool>() {
@@ -182,7 +194,7 @@ pub(crate) fn numpy_scalar(obj: &Bound<'_, PyAny>) -> PyResult<Option<Scalar>> {
     if !obj.is_instance(generic)? {
         return Ok(None);
     }
-    let dtype = dtype_of(&obj.getattr(pyo3::intern!(py, "dtype"))?)?;
+    let dtype = scalar_type_dtype(obj)?;
     let value = obj.call_method0(pyo3::intern!(py, "item"))?;
     let Some(base) = python_scalar(&value)? else {
         return Err(PyTypeError::new_err(format!(
@@ -193,7 +205,28 @@ pub(crate) fn numpy_scalar(obj: &Bound<'_, PyAny>) -> PyResult<Option<Scalar>> {
     Ok(Some(base.cast(dtype)?))
 }
 
+thread_local! {
+    /// NumPy scalar types seen on this thread and their dtypes (a type's address, with a
+    /// reference that keeps the type alive so the address is never another type's).
+    static SCALAR_TYPES: std::cell::RefCell<Vec<(usize, DType)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The dtype of a NumPy scalar, looked up once per scalar type (`numpy.float32` …).
+fn scalar_type_dtype(obj: &Bound<'_, PyAny>) -> PyResult<DType> {
+    let ty = obj.get_type();
+    let key = ty.as_ptr() as usize;
+    if let Some(d) = SCALAR_TYPES.with(|t| t.borrow().iter().find(|e| e.0 == key).map(|e| e.1)) {
+        return Ok(d);
+    }
+    let d = dtype_of(&obj.getattr(pyo3::intern!(obj.py(), "dtype"))?)?;
+    std::mem::forget(ty.unbind());
+    SCALAR_TYPES.with(|t| t.borrow_mut().push((key, d)));
+    Ok(d)
+}
+
 static GENERIC: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static NDARRAY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 /// `numpy.generic`, or `None` (matching nothing) when NumPy is not installed.
 fn numpy_generic(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
@@ -214,10 +247,13 @@ struct NoType;
 /// Whether `obj` is a NumPy array (host data to upload, not a device array).
 pub(crate) fn is_numpy_array(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
     let py = obj.py();
-    match py.import("numpy") {
-        Ok(np) => obj.is_instance(&np.getattr(pyo3::intern!(py, "ndarray"))?),
-        Err(_) => Ok(false),
-    }
+    let ndarray = NDARRAY.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
+        match py.import("numpy") {
+            Ok(np) => Ok(np.getattr("ndarray")?.unbind()),
+            Err(_) => Ok(py.get_type::<NoType>().into_any().unbind()),
+        }
+    })?;
+    obj.is_instance(ndarray.bind(py))
 }
 
 /// Whether `obj` is another library's device array (`__dlpack__` or

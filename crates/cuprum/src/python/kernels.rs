@@ -71,20 +71,14 @@ fn class_repr(obj: &Bound<'_, PyAny>) -> String {
         .unwrap_or_else(|_| type_name(obj))
 }
 
-/// The array-like inputs of a call (what picks its device and stream).
-fn array_inputs<'a, 'py>(args: &'a [Bound<'py, PyAny>]) -> Vec<&'a Bound<'py, PyAny>> {
-    args.iter()
-        .filter(|a| !a.is_none() && !matches!(convert::python_scalar(a), Ok(Some(_))))
-        .collect()
-}
-
 /// A `Call` over the array arguments (cuprum's current stream when there is none).
 fn call_for(args: &[Bound<'_, PyAny>]) -> PyResult<Call> {
-    let inputs = array_inputs(args);
-    let arrays: Vec<&Bound<'_, PyAny>> = inputs
-        .into_iter()
-        .filter(|a| !matches!(convert::numpy_scalar(a), Ok(Some(_))))
-        .collect();
+    let mut arrays: Vec<&Bound<'_, PyAny>> = Vec::with_capacity(args.len());
+    for a in args {
+        if !a.is_none() && !convert::is_scalar(a)? {
+            arrays.push(a);
+        }
+    }
     Call::new(&arrays)
 }
 
