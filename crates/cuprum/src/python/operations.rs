@@ -239,9 +239,7 @@ fn subscript(a: &Array, key: &Bound<'_, PyAny>) -> PyResult<Key> {
             match basic(&k)? {
                 Some(Part::One(s)) => args.push(s),
                 Some(Part::Ellipsis) => {
-                    let after = t.len() - i - 1;
                     let consumed_after = t.iter().skip(i + 1).filter(|x| !x.is_none()).count();
-                    let _ = after;
                     let used = args
                         .iter()
                         .filter(|x| !matches!(x, SliceArg::NewAxis))
