@@ -1,11 +1,13 @@
 """``cuprum.random``: CuPy's legacy random API (``seed``, ``rand``, ``randn``, ``random``,
 ``uniform``, ``normal``, ``randint``, ``RandomState``) on the current device.
 
-The values come from cuRAND's Philox generator on a GPU and cuprum's own Philox on the host
-device (the same distributions, not the same numbers): a program seeded with ``seed(s)``
-repeats its own numbers, not CuPy's, which come from cuRAND's XORWOW generator.
-Distributions and shapes are CuPy's: ``size=None`` gives a 0-d array, ``rand``/``randn``/
-``random``/``normal``/``uniform`` take float32 or float64.
+On a GPU the numbers are CuPy's: the generator is cuRAND's default (XORWOW), seeded and
+drawn from with the same calls in the same order as CuPy's ``RandomState``, so
+``seed(s)`` followed by the same draws gives CuPy's values bit for bit. On the host device
+the same rules run on cuprum's own Philox generator: the same distributions and shapes, a
+program's own repeatable numbers, not CuPy's. Distributions and shapes are CuPy's:
+``size=None`` gives a 0-d array, ``rand``/``randn``/``random``/``normal``/``uniform`` take
+float32 or float64.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ class RandomState:
     """A generator on the current device (CuPy's ``RandomState``)."""
 
     def __init__(self, seed=None, method=None):
-        self._generator = _cuprum.Generator(_seed_value(seed))
+        self._generator = _cuprum.Generator(_seed_value(seed), True)
 
     def seed(self, seed=None):
         """Restarts the stream from ``seed`` (random when ``None``)."""
@@ -78,22 +80,36 @@ class RandomState:
 
     def normal(self, loc=0.0, scale=1.0, size=None, dtype=float):
         """Normal values of mean ``loc`` and standard deviation ``scale`` (scalars or
-        arrays)."""
+        arrays, as CuPy: an array ``scale`` scales standard normal values, an array ``loc``
+        alone is added to values drawn with the scalar ``scale``)."""
         d = _float_dtype(dtype)
         if _numpy.isscalar(loc) and _numpy.isscalar(scale):
             return self._generator.normal(float(loc), float(scale), _shape(size), d)
         import cuprum
 
-        loc, scale = cuprum.asarray(loc), cuprum.asarray(scale)
         shape = (
-            _shape(size) if size is not None else _numpy.broadcast_shapes(loc.shape, scale.shape)
+            _shape(size)
+            if size is not None
+            else _numpy.broadcast_shapes(_numpy.shape(loc), _numpy.shape(scale))
         )
+        if _numpy.isscalar(scale):
+            z = self._generator.normal(0.0, float(scale), shape, d)
+            return (z + cuprum.asarray(loc)).astype(d)
         z = self._generator.normal(0.0, 1.0, shape, d)
-        return (z * scale + loc).astype(d)
+        return (z * cuprum.asarray(scale) + loc).astype(d)
 
     def uniform(self, low=0.0, high=1.0, size=None, dtype=float):
-        """Uniform values in ``[low, high)``."""
-        return self._generator.uniform(float(low), float(high), _shape(size), _float_dtype(dtype))
+        """Uniform values in ``[low, high)`` (scalars or arrays)."""
+        d = _float_dtype(dtype)
+        if _numpy.isscalar(low) and _numpy.isscalar(high):
+            return self._generator.uniform(float(low), float(high), _shape(size), d)
+        import cuprum
+
+        low = cuprum.asarray(low, d)
+        high = cuprum.asarray(high, d)
+        shape = _shape(size) if size is not None else _numpy.broadcast_shapes(low.shape, high.shape)
+        x = self._generator.uniform(0.0, 1.0, shape, d)
+        return (low + x * (high - low)).astype(d)
 
     def randint(self, low, high=None, size=None, dtype="l"):
         """Integers in ``[low, high)`` (``[0, low)`` when ``high`` is not given)."""

@@ -41,6 +41,14 @@ pub(crate) enum KernelKey {
     /// `out[i] = low + mulhi(bits[i], range)` (`range` 0: all 64 bits) in a bool or integer
     /// dtype: 64 random bits per element mapped onto `[low, low + range)`.
     RandInt(DType),
+    /// CuPy's legacy uniform map in place: `x = (x == 1) ? 0 : x`, then
+    /// `x = T(low) + x * T(high - low)`, its expression (float32/float64).
+    CupyUniform(DType),
+    /// `count += (s[i] > limit)` over uint32 (`wide`: uint64) samples.
+    CountAbove { wide: bool },
+    /// `out[i] = T(low + s[i] % m)` (`m` 0: no modulo) from uint32 (`wide`: uint64)
+    /// samples into a bool or integer dtype.
+    CupyRandInt { dtype: DType, wide: bool },
     /// An empty kernel (the launch-overhead floor).
     Empty,
 }
@@ -173,6 +181,46 @@ pub(crate) fn source(key: KernelKey) -> Result<String> {
                 dt.c_type()
             );
         }
+        KernelKey::CupyUniform(dt) => {
+            let ty = match dt {
+                DType::F32 => "float",
+                DType::F64 => "double",
+                _ => bail!(Unsupported, "uniform random numbers of {dt}"),
+            };
+            let _ = writeln!(
+                s,
+                "typedef {ty} T;\nextern \"C\" __global__ void cuprum_cupy_uniform(T* x, unsigned long long n, T low, T high) {{\n\
+                 \x20 CUPRUM_LOOP(unsigned long long, i, n) {{\n\
+                 \x20   T v = x[i];\n\
+                 \x20   v = (v == (T)1) ? (T)0 : v;\n\
+                 \x20   x[i] = T(low) + v * T(high - low);\n  }}\n}}"
+            );
+        }
+        KernelKey::CountAbove { wide } => {
+            let _ = writeln!(
+                s,
+                "typedef {} U;\nextern \"C\" __global__ void cuprum_count_above(const U* __restrict__ s, unsigned long long n, U limit, unsigned long long* count) {{\n\
+                 \x20 unsigned long long c = 0;\n\
+                 \x20 CUPRUM_LOOP(unsigned long long, i, n) {{ c += s[i] > limit; }}\n\
+                 \x20 if (c) atomicAdd(count, c);\n}}",
+                idx(wide)
+            );
+        }
+        KernelKey::CupyRandInt { dtype, wide } => {
+            if !(dtype.is_integer() || dtype == DType::Bool) {
+                bail!(Unsupported, "random integers of {dtype}");
+            }
+            let _ = writeln!(
+                s,
+                "typedef {} T;\ntypedef {} U;\nextern \"C\" __global__ void cuprum_cupy_randint(T* out, unsigned long long n, const U* __restrict__ s, U m, unsigned long long low) {{\n\
+                 \x20 CUPRUM_LOOP(unsigned long long, i, n) {{\n\
+                 \x20   U v = s[i];\n\
+                 \x20   if (m != 0) v %= m;\n\
+                 \x20   out[i] = (T)(low + (unsigned long long)v);\n  }}\n}}",
+                dtype.c_type(),
+                idx(wide)
+            );
+        }
         KernelKey::Empty => s.push_str("extern \"C\" __global__ void cuprum_empty() {}\n"),
     }
     Ok(s)
@@ -248,6 +296,18 @@ fn schema(key: KernelKey) -> ArgSchema {
         KernelKey::Uniform(dt) => vec![Pointer, n64, Value(dt), Value(dt)],
         // (T* out, n, const unsigned long long* bits, low, range)
         KernelKey::RandInt(_) => vec![Pointer, n64, Pointer, Value(DType::U64), Value(DType::U64)],
+        // (T* x, n, T low, T high)
+        KernelKey::CupyUniform(dt) => vec![Pointer, n64, Value(dt), Value(dt)],
+        // (const U* s, n, U limit, unsigned long long* count)
+        KernelKey::CountAbove { wide } => vec![Pointer, n64, Value(sample_dtype(wide)), Pointer],
+        // (T* out, n, const U* s, U m, unsigned long long low)
+        KernelKey::CupyRandInt { wide, .. } => vec![
+            Pointer,
+            n64,
+            Pointer,
+            Value(sample_dtype(wide)),
+            Value(DType::U64),
+        ],
         KernelKey::Empty => vec![],
     };
     let mut schema = ArgSchema::default();
@@ -255,6 +315,11 @@ fn schema(key: KernelKey) -> ArgSchema {
         schema.push(s);
     }
     schema
+}
+
+/// The dtype of random samples: uint32, or uint64 when `wide`.
+fn sample_dtype(wide: bool) -> DType {
+    if wide { DType::U64 } else { DType::U32 }
 }
 
 /// The entry point of `key`'s kernel.
@@ -266,6 +331,9 @@ fn entry(key: KernelKey) -> &'static str {
         KernelKey::Linspace(_) => "cuprum_linspace",
         KernelKey::Uniform(_) => "cuprum_uniform",
         KernelKey::RandInt(_) => "cuprum_randint",
+        KernelKey::CupyUniform(_) => "cuprum_cupy_uniform",
+        KernelKey::CountAbove { .. } => "cuprum_count_above",
+        KernelKey::CupyRandInt { .. } => "cuprum_cupy_randint",
         KernelKey::Empty => "cuprum_empty",
     }
 }
@@ -424,6 +492,88 @@ pub(crate) fn rand_int(
     unsafe { f.launch(args, &grid_for(stream.device(), n), stream) }
 }
 
+/// How many of the `n` uint32 (`wide`: uint64) samples at `samples` (a contiguous array of
+/// at least `n` of them) exceed `limit` (a blocking count: the caller needs it on the host).
+pub(crate) fn count_above(
+    samples: &Array,
+    n: usize,
+    wide: bool,
+    limit: u64,
+    stream: &Stream,
+) -> Result<u64> {
+    let item = if wide { 8 } else { 4 };
+    if !samples.is_c_contiguous() || samples.nbytes() < item * n {
+        bail!(
+            Launch,
+            "internal error: {n} samples of {item} bytes need a contiguous array of as many \
+             bytes, got {} bytes",
+            samples.nbytes()
+        );
+    }
+    let count = Array::empty_on(&[1], DType::U64, stream)?;
+    fill(&count, &[0; 8], stream)?;
+    if n > 0 {
+        let f = function(stream.device(), KernelKey::CountAbove { wide })?;
+        let mut args = f.packer();
+        args.pointer(samples.ptr_on(stream))?;
+        args.index(n)?;
+        args.scalar(sample_scalar(wide, limit))?;
+        args.pointer(count.ptr_on(stream))?;
+        // SAFETY: `samples` holds `n` contiguous samples (checked above) and `count` one
+        // uint64: the only memory the kernel touches.
+        unsafe { f.launch(args, &grid_for(stream.device(), n), stream)? };
+    }
+    Ok(count.to_vec::<u64>()?.first().copied().unwrap_or(0))
+}
+
+fn sample_scalar(wide: bool, v: u64) -> Scalar {
+    if wide {
+        Scalar::U64(v)
+    } else {
+        Scalar::U32(v as u32)
+    }
+}
+
+/// `out = low + samples % m` (CuPy's legacy `randint` after its rejection step; `m` 0: no
+/// modulo), over the contiguous `out` and `out.size()` contiguous uint32 (`wide`: uint64)
+/// samples.
+pub(crate) fn cupy_rand_int(
+    out: &Array,
+    samples: &Array,
+    wide: bool,
+    m: u64,
+    low: u64,
+    stream: &Stream,
+) -> Result<()> {
+    let n = out.size();
+    if n == 0 {
+        return Ok(());
+    }
+    let item = if wide { 8 } else { 4 };
+    if !out.is_c_contiguous() || !samples.is_c_contiguous() || samples.nbytes() < item * n {
+        bail!(
+            Launch,
+            "internal error: random integers need a contiguous output and {item} bytes of \
+             contiguous samples per element ({n} elements, {} bytes)",
+            samples.nbytes()
+        );
+    }
+    let key = KernelKey::CupyRandInt {
+        dtype: out.dtype(),
+        wide,
+    };
+    let f = function(stream.device(), key)?;
+    let mut args = f.packer();
+    args.pointer(out.ptr_on(stream))?;
+    args.index(n)?;
+    args.pointer(samples.ptr_on(stream))?;
+    args.scalar(sample_scalar(wide, m))?;
+    args.scalar(Scalar::U64(low))?;
+    // SAFETY: `out` is contiguous with `n` elements and `samples` holds `n` samples
+    // (checked above): the only memory the kernel touches.
+    unsafe { f.launch(args, &grid_for(stream.device(), n), stream) }
+}
+
 /// Launches the empty kernel once (for measuring the launch floor).
 pub(crate) fn launch_empty(stream: &Stream) -> Result<()> {
     let f = function(stream.device(), KernelKey::Empty)?;
@@ -461,11 +611,19 @@ pub(crate) fn all_kernels() -> Vec<(String, GeneratedKernel)> {
             keys.push(KernelKey::Linspace(dt));
         }
     }
-    keys.push(KernelKey::Uniform(DType::F32));
-    keys.push(KernelKey::Uniform(DType::F64));
+    for dt in [DType::F32, DType::F64] {
+        keys.push(KernelKey::Uniform(dt));
+        keys.push(KernelKey::CupyUniform(dt));
+    }
+    for wide in [false, true] {
+        keys.push(KernelKey::CountAbove { wide });
+    }
     for &dt in DType::ALL {
         if dt.is_integer() || dt == DType::Bool {
             keys.push(KernelKey::RandInt(dt));
+            for wide in [false, true] {
+                keys.push(KernelKey::CupyRandInt { dtype: dt, wide });
+            }
         }
     }
     keys.into_iter()

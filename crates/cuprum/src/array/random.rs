@@ -1,13 +1,22 @@
 //! Random arrays on one device: the per-device generators (cuRAND's Philox on a GPU,
 //! cuprum's own on the host device) and the fills behind `cuprum::random` (see
 //! `src/random.rs` for the user's view).
+//!
+//! Decision: CuPy's legacy numbers come from a second mode of the same [`Generator`]
+//! ([`Generator::cupy_compatible`]), not a second type: the same fills, with cuRAND's default
+//! generator (XORWOW) and CuPy's post-processing and draw counts (`1 → 0` for `random`,
+//! `low + x * (high - low)` for `uniform`, f32-rounded `loc`/`scale` passed to cuRAND, an
+//! odd normal count rounded up, `randint` by rejection from 32-bit words, redrawing
+//! `max(2 × rejects, 1024)` at a time). Only cuRAND's output order makes the numbers
+//! CuPy's, so the host device runs the same steps on its Philox: CuPy's rules, its own
+//! numbers.
 
 use super::device_array::Array;
 use super::dtype::DType;
 use super::kernels::{self, KernelKey};
 use super::scalar::Scalar;
 use crate::error::{Result, bail};
-use crate::runtime::{Device, Fill, Philox, Stream};
+use crate::runtime::{Device, Fill, Rng, RngAlgorithm, Stream};
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
@@ -21,23 +30,51 @@ use std::sync::{Mutex, OnceLock};
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub struct Generator {
-    philox: Philox,
+    rng: Rng,
+    cupy: bool,
 }
 
 impl Generator {
     /// A Philox generator on the current device with `seed`.
     pub fn new(seed: u64) -> Result<Generator> {
-        let philox = Philox::new(Device::current()?, seed)?;
-        Ok(Generator { philox })
+        let rng = Rng::new(Device::current()?, seed, RngAlgorithm::Philox)?;
+        Ok(Generator { rng, cupy: false })
     }
 
-    /// Reseeds the generator.
+    /// A generator that draws CuPy's numbers: on a GPU, `cupy.random.RandomState(seed)`'s
+    /// (cuRAND's default XORWOW generator, the same calls in the same order), so a CuPy
+    /// program seeded with `seed` gets the same values bit for bit from
+    /// [`random`](Generator::random), [`uniform`](Generator::uniform),
+    /// [`normal`](Generator::normal), [`standard_normal`](Generator::standard_normal) and
+    /// [`randint`](Generator::randint) called in the same order. CuPy's rules replace
+    /// NumPy's where they differ: `uniform` takes any bounds (`low > high` included), and
+    /// `normal` passes `loc` and `scale` to cuRAND rounded to float32, as CuPy does. On the
+    /// host device the same rules run on cuprum's Philox (not CuPy's numbers).
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// use cuprum::{random::Generator, DType};
+    /// let mut g = Generator::cupy_compatible(0)?;
+    /// let a = g.random(&[5], DType::F64)?;      // cupy.random.seed(0); cupy.random.rand(5)
+    /// g.seed(0)?;
+    /// assert_eq!(g.random(&[5], DType::F64)?.to_vec::<f64>()?, a.to_vec::<f64>()?);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn cupy_compatible(seed: u64) -> Result<Generator> {
+        let rng = Rng::new(Device::current()?, seed, RngAlgorithm::CurandDefault)?;
+        Ok(Generator { rng, cupy: true })
+    }
+
+    /// Reseeds the generator and restarts its sequence.
     pub fn seed(&mut self, seed: u64) -> Result<()> {
-        self.philox.reseed(seed)
+        self.rng.reseed(seed)
     }
 
     /// Uniform values in `[low, high)` (all `low` when `low == high`).
     pub fn uniform(&mut self, low: f64, high: f64, shape: &[usize], dtype: DType) -> Result<Array> {
+        if self.cupy {
+            return self.cupy_uniform(low, high, shape, dtype);
+        }
         if !(low.is_finite() && high.is_finite()) {
             bail!(
                 InvalidArgument,
@@ -64,6 +101,12 @@ impl Generator {
                 "normal needs a finite loc and scale >= 0, got loc={loc}, scale={scale}"
             );
         }
+        let (loc, scale) = if self.cupy {
+            // CuPy's binding declares cuRAND's mean and stddev as C floats.
+            ((loc as f32) as f64, (scale as f32) as f64)
+        } else {
+            (loc, scale)
+        };
         Ok(self.generate(shape, dtype, Dist::Normal(loc, scale))?.0)
     }
 
@@ -119,6 +162,10 @@ impl Generator {
         let n = super::shape::size_of(shape)?;
         let stream = Stream::current()?;
         let out = Array::empty_on(shape, dtype, &stream)?;
+        if self.cupy {
+            self.cupy_randint(&out, low, (high - 1 - low) as u128, &stream)?;
+            return Ok(out);
+        }
         if n == 0 {
             return Ok(out);
         }
@@ -138,7 +185,7 @@ impl Generator {
             // SAFETY: `out` is a new contiguous uint32 array of `words` elements on this
             // stream, which is on the generator's device.
             unsafe {
-                self.philox
+                self.rng
                     .fill(out.ptr_on(&stream), words, Fill::BitsU32, &stream)?
             };
         }
@@ -148,7 +195,7 @@ impl Generator {
     /// The current stream, which must be on the generator's device.
     fn stream(&self) -> Result<Stream> {
         let stream = Stream::current()?;
-        let device = self.philox.device();
+        let device = self.rng.device();
         if stream.device() != device {
             bail!(
                 InvalidArgument,
@@ -181,7 +228,7 @@ impl Generator {
             };
             // SAFETY: `base` is a new contiguous array of `len` elements of `dtype` (float32
             // or float64, as the fill) on this stream, `len` even for a normal fill.
-            unsafe { self.philox.fill(base.ptr_on(&stream), len, fill, &stream)? };
+            unsafe { self.rng.fill(base.ptr_on(&stream), len, fill, &stream)? };
         }
         let flat = if len == n {
             base
@@ -191,6 +238,109 @@ impl Generator {
         let shaped: Vec<isize> = shape.iter().map(|&d| d as isize).collect();
         Ok((flat.reshape(&shaped)?, ()))
     }
+}
+
+/// CuPy's legacy steps (see the module docs).
+impl Generator {
+    /// `random_sample` (cuRAND's `(0, 1]`, `1 → 0`) then `T(low) + x * T(high - low)`.
+    fn cupy_uniform(
+        &mut self,
+        low: f64,
+        high: f64,
+        shape: &[usize],
+        dtype: DType,
+    ) -> Result<Array> {
+        let (a, _) = self.generate(shape, dtype, Dist::Uniform)?;
+        let stream = Stream::current()?;
+        let key = KernelKey::CupyUniform(dtype);
+        let bounds = match dtype {
+            DType::F32 => [Scalar::F32(low as f32), Scalar::F32(high as f32)],
+            _ => [Scalar::F64(low), Scalar::F64(high)],
+        };
+        kernels::launch_1d(&a, key, &bounds, &stream)?;
+        Ok(a)
+    }
+
+    /// CuPy's `_interval(mx)` into `out`, plus `low`: `out.size()` samples uniform in
+    /// `[0, mx]` (uint32 words, or uint64 from two words when `mx` needs them), values above
+    /// the largest multiple of `mx + 1` redrawn, then `low + sample % (mx + 1)`.
+    fn cupy_randint(&mut self, out: &Array, low: i128, mx: u128, stream: &Stream) -> Result<()> {
+        let n = out.size();
+        let low_bits = low as i64 as u64;
+        if mx == 0 || n == 0 {
+            // CuPy draws nothing when the range holds one value.
+            let value = match u64::try_from(low) {
+                Ok(v) => Scalar::U64(v),
+                Err(_) => Scalar::I64(low as i64),
+            };
+            let (bytes, len) = value.cast(out.dtype())?.to_bytes();
+            return kernels::fill(out, &bytes[..len], stream);
+        }
+        let wide = mx > u32::MAX as u128;
+        let top: u128 = if wide { 1 << 64 } else { 1 << 32 };
+        let m = mx + 1; // ≤ 2^64
+        let limit = (top - 1 - (top % m)) as u64;
+        let words = if wide { 2 * n } else { n };
+        let mut samples = self.bits(words)?;
+        if !m.is_power_of_two() {
+            let rejects = kernels::count_above(&samples, n, wide, limit, stream)?;
+            if rejects > 0 {
+                samples = self.cupy_redraw(&samples, n, wide, limit, rejects)?;
+            }
+        }
+        // m = 2^64 wraps to 0: no modulo.
+        kernels::cupy_rand_int(out, &samples, wide, m as u64, low_bits, stream)
+    }
+
+    /// CuPy's rejection loop, on the host (rare: a sample is rejected with probability
+    /// below `(mx + 1) / 2^32`): the rejected samples, in index order, take the accepted
+    /// values of fresh draws of `max(2 × rejects, 1024)` samples, until none is left.
+    fn cupy_redraw(
+        &mut self,
+        samples: &Array,
+        n: usize,
+        wide: bool,
+        limit: u64,
+        rejects: u64,
+    ) -> Result<Array> {
+        let mut values = samples_on_host(samples, wide)?;
+        let mut bad: Vec<usize> = Vec::with_capacity(rejects as usize);
+        bad.extend((0..n).filter(|&i| values[i] > limit));
+        while !bad.is_empty() {
+            let count = (2 * bad.len()).max(1024);
+            let fresh = self.bits(if wide { 2 * count } else { count })?;
+            let fresh = samples_on_host(&fresh, wide)?;
+            let ok = fresh.into_iter().filter(|&v| v <= limit);
+            let mut filled = 0;
+            for (slot, v) in bad.iter().zip(ok) {
+                values[*slot] = v;
+                filled += 1;
+            }
+            bad.drain(..filled);
+        }
+        let words: Vec<u32> = if wide {
+            values
+                .iter()
+                .flat_map(|&v| [v as u32, (v >> 32) as u32])
+                .collect()
+        } else {
+            values.iter().map(|&v| v as u32).collect()
+        };
+        let len = words.len();
+        Array::from_vec(words, &[len])
+    }
+}
+
+/// uint32 words as samples: each word, or (`wide`) pairs of words, low word first.
+fn samples_on_host(words: &Array, wide: bool) -> Result<Vec<u64>> {
+    let w = words.to_vec::<u32>()?;
+    Ok(if wide {
+        w.chunks_exact(2)
+            .map(|p| p[0] as u64 | (p[1] as u64) << 32)
+            .collect()
+    } else {
+        w.into_iter().map(u64::from).collect()
+    })
 }
 
 #[derive(Clone, Copy)]

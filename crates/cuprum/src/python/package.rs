@@ -563,9 +563,15 @@ impl PyGenerator {
 #[pymethods]
 impl PyGenerator {
     #[new]
-    fn new(seed: u64) -> PyResult<Self> {
+    #[pyo3(signature = (seed, cupy = false))]
+    fn new(seed: u64, cupy: bool) -> PyResult<Self> {
+        let g = if cupy {
+            crate::random::Generator::cupy_compatible(seed)?
+        } else {
+            crate::random::Generator::new(seed)?
+        };
         Ok(PyGenerator {
-            inner: std::sync::Mutex::new(crate::random::Generator::new(seed)?),
+            inner: std::sync::Mutex::new(g),
         })
     }
 
@@ -574,6 +580,8 @@ impl PyGenerator {
         self.with(|g| g.seed(seed))
     }
 
+    /// A generator with `seed`: CuPy's legacy one when `cupy` (the same numbers as
+    /// `cupy.random.RandomState(seed)` on a GPU), else Philox.
     /// Uniform values in `[low, high)`.
     fn uniform(
         &self,

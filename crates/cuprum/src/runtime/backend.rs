@@ -148,6 +148,17 @@ pub(crate) enum Fill {
     BitsU32,
 }
 
+/// Which generator a backend creates (see [`DeviceBackend::rng`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RngAlgorithm {
+    /// Philox4x32-10 (cuRAND's, or cuprum's own on the host device).
+    Philox,
+    /// cuRAND's default generator (XORWOW, `CURAND_RNG_PSEUDO_DEFAULT`) as CuPy's legacy
+    /// `RandomState` creates it; the host device has no XORWOW with cuRAND's output order
+    /// and gives Philox instead.
+    CurandDefault,
+}
+
 /// The element type of a GEMM.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum BlasFloat {
@@ -184,7 +195,7 @@ pub(crate) struct Gemm {
     pub batch: i32,
 }
 
-/// A Philox generator of one backend (cuRAND's on a GPU, cuprum's own on the host).
+/// A random generator of one backend (cuRAND's on a GPU, cuprum's own Philox on the host).
 pub(crate) trait RngBackend: Send {
     /// Reseeds and restarts the sequence.
     fn reseed(&mut self, seed: u64) -> Result<()>;
@@ -473,8 +484,8 @@ pub(crate) trait DeviceBackend: Send + Sync + Any {
         lowered: Vec<(String, String)>,
     ) -> Result<Arc<dyn ModuleBackend>>;
 
-    /// A Philox generator with `seed`.
-    fn rng(&self, seed: u64) -> Result<Box<dyn RngBackend>>;
+    /// A generator of `algorithm` with `seed`.
+    fn rng(&self, seed: u64, algorithm: RngAlgorithm) -> Result<Box<dyn RngBackend>>;
 
     /// Queues the GEMM `g` on `stream`.
     ///

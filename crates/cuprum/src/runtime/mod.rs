@@ -42,7 +42,7 @@ pub use launch::{LaunchConfig, MAX_GRID_X, Occupancy};
 pub use module::{Function, Module};
 pub use stream::{Stream, StreamGuard};
 
-pub(crate) use backend::{BlasFloat, Fill, Gemm, GemmInput};
+pub(crate) use backend::{BlasFloat, Fill, Gemm, GemmInput, RngAlgorithm};
 pub(crate) use blas::gemm;
 pub(crate) use capture::{is_capturing, keep_buffer, refuse_in_capture};
 pub(crate) use cuda::image::param_sizes;
@@ -58,4 +58,4 @@ pub(crate) use memory::{
     Buffer, as_uninit, copy_dtod, copy_dtoh, copy_htod, copy_peer, on_release, zero_device,
 };
 pub(crate) use pinned::PinnedBytes;
-pub(crate) use rng::Philox;
+pub(crate) use rng::Rng;

@@ -1,24 +1,24 @@
-//! [`Philox`]: the random generator random arrays use, bound to one device — cuRAND's
-//! Philox4x32-10 on a GPU, cuprum's own on the host device (the same distributions, not
-//! the same numbers).
+//! [`Rng`]: the random generator random arrays use, bound to one device — cuRAND's
+//! Philox4x32-10 (or its default XORWOW, for CuPy's legacy numbers) on a GPU, cuprum's own
+//! Philox on the host device (the same distributions, not the same numbers).
 
-use super::backend::{Fill, RngBackend};
+use super::backend::{Fill, RngAlgorithm, RngBackend};
 use super::device::Device;
 use super::stream::Stream;
 use crate::error::Result;
 
-/// A Philox generator on one device.
-pub(crate) struct Philox {
+/// A random generator on one device.
+pub(crate) struct Rng {
     device: Device,
     inner: Box<dyn RngBackend>,
 }
 
-impl Philox {
-    /// A generator on `device` with `seed`.
-    pub(crate) fn new(device: Device, seed: u64) -> Result<Philox> {
+impl Rng {
+    /// A generator of `algorithm` on `device` with `seed`.
+    pub(crate) fn new(device: Device, seed: u64, algorithm: RngAlgorithm) -> Result<Rng> {
         device.check_fault()?;
-        let inner = device.backend().rng(seed)?;
-        Ok(Philox { device, inner })
+        let inner = device.backend().rng(seed, algorithm)?;
+        Ok(Rng { device, inner })
     }
 
     /// The device the generator belongs to.

@@ -1,16 +1,17 @@
 //! cuRAND, loaded at run time (probed first: a missing library is `ErrorKind::Random`,
-//! never a panic): the CUDA backend's Philox generator, bound to one device.
+//! never a panic): the CUDA backend's generators (Philox, or cuRAND's default XORWOW for
+//! CuPy's legacy `RandomState`), each bound to one device.
 
 use super::CudaDevice;
 use crate::error::{Error, ErrorKind, Result, bail};
-use crate::runtime::backend::{Fill, RawStream, RngBackend};
+use crate::runtime::backend::{Fill, RawStream, RngAlgorithm, RngBackend};
 use crate::runtime::fault::sticky;
 use cudarc::curand::{result as cr, sys};
 use cudarc::driver::CudaContext;
 use std::sync::{Arc, OnceLock};
 
-/// cuRAND's Philox4x32-10 generator on one GPU.
-pub(crate) struct CurandPhilox {
+/// A cuRAND host-API generator on one GPU.
+pub(crate) struct Curand {
     raw: sys::curandGenerator_t,
     ordinal: usize,
     ctx: Arc<CudaContext>,
@@ -18,9 +19,9 @@ pub(crate) struct CurandPhilox {
 
 // SAFETY: a cuRAND generator may be used from any thread as long as calls are not
 // concurrent; every method takes `&mut self`.
-unsafe impl Send for CurandPhilox {}
+unsafe impl Send for Curand {}
 
-impl Drop for CurandPhilox {
+impl Drop for Curand {
     fn drop(&mut self) {
         if self.bind().is_ok() {
             // SAFETY: the generator was created in `new` and is destroyed once.
@@ -46,13 +47,18 @@ fn curand_present() -> Result<()> {
     }
 }
 
-impl CurandPhilox {
-    /// A generator on `device` (whose context is current) with `seed`.
-    pub(crate) fn new(device: &CudaDevice, seed: u64) -> Result<CurandPhilox> {
+impl Curand {
+    /// A generator of `algorithm` on `device` (whose context is current) with `seed`, at
+    /// offset 0.
+    pub(crate) fn new(device: &CudaDevice, seed: u64, algorithm: RngAlgorithm) -> Result<Curand> {
         curand_present()?;
-        let raw = cr::create_generator_kind(sys::curandRngType_t::CURAND_RNG_PSEUDO_PHILOX4_32_10)
-            .map_err(|e| curand_err(e, "curandCreateGenerator"))?;
-        let mut g = CurandPhilox {
+        let kind = match algorithm {
+            RngAlgorithm::Philox => sys::curandRngType_t::CURAND_RNG_PSEUDO_PHILOX4_32_10,
+            RngAlgorithm::CurandDefault => sys::curandRngType_t::CURAND_RNG_PSEUDO_DEFAULT,
+        };
+        let raw =
+            cr::create_generator_kind(kind).map_err(|e| curand_err(e, "curandCreateGenerator"))?;
+        let mut g = Curand {
             raw,
             ordinal: device.ordinal(),
             ctx: device.ctx.clone(),
@@ -73,7 +79,7 @@ impl CurandPhilox {
     }
 }
 
-impl RngBackend for CurandPhilox {
+impl RngBackend for Curand {
     fn reseed(&mut self, seed: u64) -> Result<()> {
         self.reseed_only(seed)?;
         // SAFETY: the generator is live.

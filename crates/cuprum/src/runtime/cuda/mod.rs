@@ -17,7 +17,7 @@ mod staging;
 
 use super::backend::{
     CodeTarget, DeviceBackend, DeviceProps, FaultSlots, Gemm, ModuleBackend, PoolBytes, RawEvent,
-    RawGraph, RawStream, Rebound, RngBackend,
+    RawGraph, RawStream, Rebound, RngAlgorithm, RngBackend,
 };
 use super::fault::record::RECORD_BYTES;
 use super::fault::sticky;
@@ -641,9 +641,9 @@ impl DeviceBackend for CudaDevice {
         module::CudaModule::load(self, image, lowered).map(|m| Arc::new(m) as _)
     }
 
-    fn rng(&self, seed: u64) -> Result<Box<dyn RngBackend>> {
+    fn rng(&self, seed: u64, algorithm: RngAlgorithm) -> Result<Box<dyn RngBackend>> {
         self.bind_ctx()?;
-        curand::CurandPhilox::new(self, seed).map(|g| Box::new(g) as _)
+        curand::Curand::new(self, seed, algorithm).map(|g| Box::new(g) as _)
     }
 
     unsafe fn gemm(&self, g: &Gemm, s: RawStream) -> Result<()> {

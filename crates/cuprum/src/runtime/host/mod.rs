@@ -41,7 +41,7 @@ pub(crate) mod warp;
 
 use super::backend::{
     CodeTarget, DeviceBackend, DeviceProps, FaultSlots, Gemm, ModuleBackend, PoolBytes, RawEvent,
-    RawGraph, RawStream, Rebound, RngBackend,
+    RawGraph, RawStream, Rebound, RngAlgorithm, RngBackend,
 };
 use super::fault::record::RECORD_BYTES;
 use crate::error::{Result, bail};
@@ -494,7 +494,8 @@ impl DeviceBackend for HostDevice {
         )
     }
 
-    fn rng(&self, seed: u64) -> Result<Box<dyn RngBackend>> {
+    fn rng(&self, seed: u64, _algorithm: RngAlgorithm) -> Result<Box<dyn RngBackend>> {
+        // Philox for every algorithm: cuRAND's XORWOW output order is its own.
         Ok(Box::new(rng::HostRng::new(seed)))
     }
 
