@@ -1,11 +1,16 @@
-"""``cuprum.cuda``: devices and streams as CuPy names them (``Device``, ``Stream.null``).
+"""``cuprum.cuda``: devices, streams, events and CUDA graphs as CuPy names them
+(``Device``, ``Stream``, ``Stream.null``, ``Event``, ``get_current_stream``,
+``get_elapsed_time``, ``stream.begin_capture()`` / ``end_capture()`` → ``Graph``).
 
-This first version covers the device (``Device(id)``, its ``synchronize``,
-``compute_capability`` and ``id``) and the null stream's ``synchronize``; cuprum's own
-streams, events and graphs come to Python next.
+``with stream:`` (or ``stream.use()``) makes a stream the current one of the calling
+thread: every call on cuprum's arrays made meanwhile queues its work there. ``Stream.null``
+is the device's default stream (cuprum's, which the library's work runs on when no stream
+is chosen; its ``ptr`` is that stream's real handle).
 """
 
 from __future__ import annotations
+
+import threading
 
 from cuprum import _cuprum
 from cuprum._cuprum import CompileException, Event, get_elapsed_time  # noqa: F401
@@ -44,32 +49,114 @@ class Device:
         return hash(("cuprum.cuda.Device", self.id))
 
 
-class Stream:
-    """A CUDA stream. ``Stream.null`` is the default stream (``ptr`` 0)."""
+class _NullDescriptor:
+    """``Stream.null``, made on first use (importing cuprum opens no device)."""
 
-    null: Stream
+    def __get__(self, obj, owner):
+        null = owner.__dict__.get("_null")
+        if null is None:
+            null = owner(null=True)
+            owner._null = null
+        return null
+
+
+_local = threading.local()
+
+
+def _stack():
+    stack = getattr(_local, "stack", None)
+    if stack is None:
+        stack = _local.stack = []
+    return stack
+
+
+class Stream:
+    """A CUDA stream of the current device (CuPy's ``cupy.cuda.Stream``).
+
+    ``Stream()`` makes a new stream; ``Stream(null=True)`` (also ``Stream.null``) is the
+    device's default stream. Use it as a context manager (``with s:``) or with ``s.use()``
+    to make it current; pass it as ``stream=`` to a kernel call.
+    """
+
+    null = _NullDescriptor()
+    _null = None
 
     def __init__(self, null=False, non_blocking=False, ptds=False, priority=None):
-        if not null:
-            raise NotImplementedError(
-                "cuprum.cuda.Stream() is not available yet from Python: use Stream.null"
-            )
-        self.ptr = 0
+        self._s = _cuprum._Stream(bool(null or ptds))
+        self._is_null = bool(null or ptds)
+        self.device_id = self._s.device_id
+
+    @property
+    def ptr(self):
+        """The stream's handle (a ``CUstream`` on a GPU)."""
+        return self._s.ptr
+
+    @property
+    def done(self):
+        """Whether all work queued on the stream has run."""
+        return self._s.done
 
     def synchronize(self):
         """Waits for the work queued on the stream."""
-        _cuprum.synchronize()
+        self._s.synchronize()
+
+    def use(self):
+        """Makes this the current stream of the calling thread (until another is used)."""
+        _cuprum._Stream.swap_current(None if self._is_null else self._s)
+        _local.current = self
+        return self
+
+    def __enter__(self):
+        _stack().append(get_current_stream())
+        return self.use()
+
+    def __exit__(self, *exc):
+        stack = _stack()
+        (stack.pop() if stack else Stream.null).use()
+        return False
+
+    def record(self, event=None):
+        """Records ``event`` (a new one by default) on this stream and returns it."""
+        if event is None:
+            event = Event()
+        event.record(self)
+        return event
+
+    def wait_event(self, event):
+        """Makes later work on this stream wait for ``event``."""
+        self._s.wait_event(event)
+
+    def begin_capture(self, mode=None):
+        """Starts capturing the work queued on this stream into a CUDA graph (queue it
+        with ``with stream:``); ``end_capture()`` returns the graph. The default stream
+        cannot be captured."""
+        self._s.begin_capture()
+
+    def end_capture(self):
+        """Ends the capture and returns a ``Graph`` (``graph.launch(stream=None)``)."""
+        return self._s.end_capture()
+
+    def is_capturing(self):
+        """Whether a capture begun on this stream is open."""
+        return self._s.is_capturing
+
+    def __eq__(self, other):
+        return isinstance(other, Stream) and other.ptr == self.ptr
+
+    def __hash__(self):
+        return hash(("cuprum.cuda.Stream", self.ptr))
 
     def __repr__(self):
-        return f"<Stream {self.ptr}>"
+        return f"<Stream {self.ptr} (device {self.device_id})>"
 
 
-Stream.null = Stream(null=True)
+Graph = _cuprum.Graph
 
 
 def get_current_stream(device_id=-1):
-    """The current stream (the null stream)."""
-    return Stream.null
+    """The calling thread's current stream (``Stream.null`` unless one was made current)."""
+    current = getattr(_local, "current", None)
+    return Stream.null if current is None else current
 
 
 def runtime_get_device_count():

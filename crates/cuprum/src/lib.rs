@@ -284,7 +284,7 @@ pub use error::{Error, ErrorKind, Result};
 pub use fuse::{Fused, fuse};
 pub use kernel::{ElementwiseKernel, RawKernel, RawModule, ReductionKernel, ScanKernel};
 pub use memo::Memo;
-pub use runtime::{Device, Event, Graph, Stream};
+pub use runtime::{Capture, Device, Event, Graph, Stream};
 
 /// The README's Rust examples, compiled as doc tests.
 #[cfg(doctest)]

@@ -88,6 +88,9 @@ pub(crate) fn stream_arg(obj: Option<&Bound<'_, PyAny>>, call: &Call) -> PyResul
     let Some(obj) = obj.filter(|o| !o.is_none()) else {
         return Ok(None);
     };
+    if let Some(s) = super::cuda::stream_of(obj) {
+        return Ok(Some(s));
+    }
     let handle: usize = match obj.getattr(pyo3::intern!(obj.py(), "ptr")) {
         Ok(p) => p.extract()?,
         Err(_) => obj.extract().map_err(|_| {

@@ -61,6 +61,7 @@ mod array;
 mod call;
 mod capsule;
 mod convert;
+mod cuda;
 mod errors;
 mod exchange;
 mod interface;

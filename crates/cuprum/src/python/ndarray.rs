@@ -108,10 +108,15 @@ impl PyArray {
         PyTuple::new(py, self.array.byte_strides())
     }
 
-    /// `"cuda:n"` or `"host"`.
+    /// The array's device as a `cuprum.cuda.Device` (CuPy's `x.device`; id 0 on the host
+    /// device).
     #[getter]
-    fn device(&self) -> String {
-        device_label(&self.array)
+    fn device(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        static DEVICE: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
+        let class = DEVICE.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
+            Ok(py.import("cuprum.cuda")?.getattr("Device")?.unbind())
+        })?;
+        Ok(class.bind(py).call1((self.array.device().id(),))?.unbind())
     }
 
     /// The data address of element `[0, …, 0]` (CuPy's `x.data.ptr`).

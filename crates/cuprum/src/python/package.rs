@@ -540,11 +540,12 @@ pub fn register_package(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(config, m)?)?;
     m.add_function(wrap_pyfunction!(setup, m)?)?;
     register_random(m)?;
+    super::cuda::register(m)?;
     Ok(())
 }
 
 /// A random generator of the current device (`cuprum.random.RandomState`'s engine: cuRAND's
-/// Philox on a GPU, cuprum's own on the host device).
+/// XORWOW as CuPy's on a GPU, cuprum's own Philox on the host device).
 #[pyclass(name = "Generator", module = "cuprum", frozen)]
 struct PyGenerator {
     inner: std::sync::Mutex<crate::random::Generator>,
@@ -562,6 +563,8 @@ impl PyGenerator {
 
 #[pymethods]
 impl PyGenerator {
+    /// A generator with `seed`: CuPy's legacy one when `cupy` (the same numbers as
+    /// `cupy.random.RandomState(seed)` on a GPU), else Philox.
     #[new]
     #[pyo3(signature = (seed, cupy = false))]
     fn new(seed: u64, cupy: bool) -> PyResult<Self> {
@@ -580,8 +583,6 @@ impl PyGenerator {
         self.with(|g| g.seed(seed))
     }
 
-    /// A generator with `seed`: CuPy's legacy one when `cupy` (the same numbers as
-    /// `cupy.random.RandomState(seed)` on a GPU), else Philox.
     /// Uniform values in `[low, high)`.
     fn uniform(
         &self,
@@ -624,55 +625,6 @@ impl PyGenerator {
 
 /// Adds the random generator class to `m`.
 pub(crate) fn register_random(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyGenerator>()?;
-    m.add_class::<PyEvent>()?;
-    m.add_function(wrap_pyfunction!(get_elapsed_time, m)?)
+    m.add_class::<PyGenerator>()
 }
 
-/// A CUDA event (`cuprum.cuda.Event`): recorded on the current stream, timed against
-/// another (milliseconds, CuPy's `get_elapsed_time`).
-#[pyclass(name = "Event", module = "cuprum.cuda", frozen)]
-struct PyEvent {
-    event: crate::runtime::Event,
-}
-
-#[pymethods]
-impl PyEvent {
-    #[new]
-    #[pyo3(signature = (block=false, disable_timing=false, interprocess=false))]
-    fn new(block: bool, disable_timing: bool, interprocess: bool) -> PyResult<Self> {
-        let _ = (block, disable_timing);
-        if interprocess {
-            return Err(err!(Unsupported, "interprocess events are not supported").into());
-        }
-        Ok(PyEvent {
-            event: crate::runtime::Event::new()?,
-        })
-    }
-
-    /// Records the event on the current stream (CuPy: `stream=None`).
-    #[pyo3(signature = (stream=None))]
-    fn record(&self, stream: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
-        if stream.is_some_and(|s| !s.is_none()) {
-            return Err(err!(Unsupported, "Event.record takes the current stream only").into());
-        }
-        Ok(self.event.record(&crate::runtime::Stream::current()?)?)
-    }
-
-    /// Waits until the work before the event has run.
-    fn synchronize(&self) -> PyResult<()> {
-        Ok(self.event.synchronize()?)
-    }
-
-    /// Whether the work before the event has run.
-    #[getter]
-    fn done(&self) -> PyResult<bool> {
-        Ok(self.event.is_complete()?)
-    }
-}
-
-/// Milliseconds between two recorded events.
-#[pyfunction]
-fn get_elapsed_time(start: &Bound<'_, PyEvent>, end: &Bound<'_, PyEvent>) -> PyResult<f32> {
-    Ok(start.get().event.elapsed_ms(&end.get().event)?)
-}

@@ -143,6 +143,32 @@ impl Stream {
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     pub fn capture<R>(&self, f: impl FnOnce() -> Result<R>) -> Result<(Graph, R)> {
+        let capture = self.begin_capture()?;
+        let value = self.with(f)?; // an error drops `capture`, which ends it
+        Ok((capture.end()?, value))
+    }
+
+    /// Starts capturing the GPU work queued on this stream (CuPy's
+    /// `stream.begin_capture()`), until [`Capture::end`] makes it a [`Graph`]. Unlike
+    /// [`capture`](Stream::capture) it does not make the stream current: queue the work on
+    /// it (`Stream::with`, `make_current`, or each call's stream). Dropping the [`Capture`]
+    /// without ending it ends the capture and discards what it recorded.
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
+    /// use cuprum::{Array, DType, ElementwiseKernel, Stream};
+    /// let s = Stream::new()?;
+    /// let twice = ElementwiseKernel::new("T x", "T y", "y = 2 * x", "twice")?;
+    /// let x = Array::from_slice(&[1.0f32, 2.0], &[2])?;
+    /// let capture = s.begin_capture()?;
+    /// let y = s.with(|| twice.call((&x,)))?;
+    /// let graph = capture.end()?;
+    /// graph.launch(&s)?;
+    /// s.synchronize()?;
+    /// assert_eq!(y.to_vec::<f32>()?, vec![2.0, 4.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn begin_capture(&self) -> Result<Capture> {
         let device = self.device();
         if capture_state::active() {
             bail!(
@@ -161,42 +187,60 @@ impl Stream {
         device.bind()?;
         device.backend().begin_capture(self.raw())?;
         capture_state::begin(self.raw().0, device.ordinal());
-        let mut guard = CaptureGuard {
-            stream: self.clone(),
-            ended: false,
-        };
-        let out = self.with(f);
-        let (made, kept) = guard.end();
-        let value = match out {
-            Ok(v) => v,
-            Err(e) => {
-                if let Ok((g, _)) = made {
-                    // SAFETY: made just now, never launched, destroyed once.
-                    unsafe { device.backend().destroy_graph(g) };
-                }
-                release(device, self, kept);
-                return Err(e);
-            }
-        };
+        Ok(Capture {
+            guard: CaptureGuard {
+                stream: self.clone(),
+                ended: false,
+            },
+            _not_send: std::marker::PhantomData,
+        })
+    }
+}
+
+/// A capture in progress on one stream ([`Stream::begin_capture`]), ended by
+/// [`end`](Capture::end) on the thread that began it.
+pub struct Capture {
+    guard: CaptureGuard,
+    _not_send: std::marker::PhantomData<*const ()>,
+}
+
+impl std::fmt::Debug for Capture {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Capture")
+            .field("stream", &self.guard.stream)
+            .finish()
+    }
+}
+
+impl Capture {
+    /// The stream being captured.
+    pub fn stream(&self) -> &Stream {
+        &self.guard.stream
+    }
+
+    /// Ends the capture and instantiates what it recorded as a [`Graph`] (errors: a call
+    /// that could not be captured, or the driver's refusal, after which the stream is
+    /// usable again).
+    pub fn end(mut self) -> Result<Graph> {
+        let stream = self.guard.stream.clone();
+        let device = stream.device();
+        let (made, kept) = self.guard.end();
         let (raw, nodes) = match made {
             Ok(m) => m,
             Err(e) => {
-                release(device, self, kept);
+                release(device, &stream, kept);
                 return Err(e);
             }
         };
-        Ok((
-            Graph {
-                raw,
-                device,
-                nodes,
-                kept,
-                runs: std::sync::Mutex::new(Vec::new()),
-                stream: self.clone(),
-                retired: Vec::new(),
-            },
-            value,
-        ))
+        Ok(Graph {
+            raw,
+            device,
+            nodes,
+            kept,
+            runs: std::sync::Mutex::new(Vec::new()),
+            stream,
+            retired: Vec::new(),
+        })
     }
 }
 

@@ -198,6 +198,19 @@ impl Device {
     pub fn ordinal(self) -> usize {
         self.0.ordinal
     }
+
+    /// The device's number as a program counts its devices (CuPy's `Device.id`): a GPU's
+    /// ordinal, and 0 for the host device (the only device a host-device process has).
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// let dev = cuprum::Device::current()?;
+    /// assert!(dev.id() < cuprum::Device::count()?.max(1));
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn id(self) -> usize {
+        if self.is_host() { 0 } else { self.0.ordinal }
+    }
     /// Product name, e.g. `"NVIDIA H200"`.
     pub fn name(self) -> &'static str {
         &self.0.props.name

@@ -34,7 +34,7 @@ mod stream;
 pub use attributes::KernelAttributes;
 pub use backend::CodeTarget;
 pub use blas::cublas_version;
-pub use capture::Graph;
+pub use capture::{Capture, Graph};
 pub use cuda::driver::{DriverInfo, MIN_DRIVER_VERSION, driver_info};
 pub use device::{Device, HOST_ORDINAL};
 pub use event::Event;

@@ -206,6 +206,14 @@ impl Stream {
         }
     }
 
+    /// Sets the calling thread's current stream (`None`: the current device's default
+    /// stream) and returns the previous setting, for callers whose scopes are not Rust
+    /// scopes (Python's `with stream:` and `stream.use()`); Rust code uses
+    /// [`make_current`](Stream::make_current).
+    pub(crate) fn replace_current(stream: Option<Stream>) -> Option<Stream> {
+        CURRENT.with(|c| c.replace(stream))
+    }
+
     /// The device the stream belongs to.
     pub fn device(&self) -> Device {
         self.device

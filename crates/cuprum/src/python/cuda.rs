@@ -1,0 +1,226 @@
+//! The classes behind `cuprum.cuda`: streams, events and CUDA graphs as CuPy names them
+//! (`Stream`, `Event`, `get_elapsed_time`, `stream.begin_capture()` / `end_capture()` →
+//! `Graph`), each a face over `runtime`'s [`Stream`], [`Event`] and [`Graph`].
+//!
+//! Decision: **the current stream is cuprum's own.** `with stream:` and `stream.use()` set
+//! the runtime's current stream of the calling thread (`Stream::replace_current`), which
+//! every call on cuprum's arrays already runs on (`stream.rs`); the pure-Python
+//! `cuprum.cuda` keeps the stack of `with` blocks and the Python objects, so
+//! `get_current_stream()` returns the object the user made current. `Stream.null` is the
+//! device's default stream — cuprum's non-blocking stream, which the library's work runs
+//! on by default, not the driver's legacy NULL stream: its `ptr` is that stream's real
+//! handle, so another framework given it orders itself after cuprum's work.
+//!
+//! A capture (`begin_capture`) is held by the stream object until `end_capture`; both
+//! must come from the thread that began it, so the class is `unsendable` (PyO3 refuses a
+//! use from another thread with an exception, never undefined behaviour).
+
+use crate::runtime::{Capture, Event, Graph, Stream};
+use pyo3::prelude::*;
+use std::cell::RefCell;
+
+/// A CUDA stream (`cuprum.cuda.Stream`'s engine).
+#[pyclass(name = "_Stream", module = "cuprum.cuda", unsendable)]
+pub(crate) struct PyStream {
+    stream: Stream,
+    capture: RefCell<Option<Capture>>,
+}
+
+/// The runtime stream of `obj` when it is a `cuprum.cuda.Stream` (the Python class keeps
+/// its engine in `_s`) or its engine.
+pub(crate) fn stream_of(obj: &Bound<'_, PyAny>) -> Option<Stream> {
+    if let Ok(s) = obj.cast::<PyStream>() {
+        return s.try_borrow().ok().map(|s| s.stream.clone());
+    }
+    let inner = obj.getattr(pyo3::intern!(obj.py(), "_s")).ok()?;
+    let s = inner.cast::<PyStream>().ok()?;
+    s.try_borrow().ok().map(|s| s.stream.clone())
+}
+
+/// `stream` (a `cuprum.cuda.Stream`), or the current stream for `None`.
+fn stream_or_current(stream: Option<&Bound<'_, PyAny>>) -> PyResult<Stream> {
+    match stream.filter(|s| !s.is_none()) {
+        None => Ok(Stream::current()?),
+        Some(s) => stream_of(s).ok_or_else(|| {
+            pyo3::exceptions::PyTypeError::new_err(format!(
+                "stream must be a cuprum.cuda.Stream, got {}",
+                s.get_type()
+                    .name()
+                    .map(|n| n.to_string())
+                    .unwrap_or_default()
+            ))
+        }),
+    }
+}
+
+#[pymethods]
+impl PyStream {
+    /// A new stream on the current device (`null`: the device's default stream).
+    #[new]
+    #[pyo3(signature = (null = false))]
+    fn new(null: bool) -> PyResult<Self> {
+        let stream = if null {
+            crate::runtime::Device::current()?.default_stream()
+        } else {
+            Stream::new()?
+        };
+        Ok(PyStream {
+            stream,
+            capture: RefCell::new(None),
+        })
+    }
+
+    /// The stream's handle (a `CUstream` on a GPU).
+    #[getter]
+    fn ptr(&self) -> usize {
+        self.stream.raw_handle() as usize
+    }
+
+    /// The stream's device id (0 on the host device).
+    #[getter]
+    fn device_id(&self) -> usize {
+        self.stream.device().id()
+    }
+
+    /// Whether all work queued so far has run.
+    #[getter]
+    fn done(&self) -> PyResult<bool> {
+        Ok(self.stream.is_done()?)
+    }
+
+    /// Waits for the work queued on the stream (the GIL released meanwhile).
+    fn synchronize(&self, py: Python<'_>) -> PyResult<()> {
+        let s = self.stream.clone();
+        // The runtime stream is Send; the wait needs no Python state.
+        Ok(py.detach(move || s.synchronize())?)
+    }
+
+    /// Makes later work on this stream wait for `event`.
+    fn wait_event(&self, event: &Bound<'_, PyEvent>) -> PyResult<()> {
+        Ok(self.stream.wait_event(&event.get().event)?)
+    }
+
+    /// Makes this the current stream (`None`: the default stream); returns the previous
+    /// one, `None` for the default.
+    #[staticmethod]
+    fn swap_current(stream: Option<PyRef<'_, PyStream>>) -> Option<PyStream> {
+        let prev = Stream::replace_current(stream.map(|s| s.stream.clone()));
+        prev.map(|stream| PyStream {
+            stream,
+            capture: RefCell::new(None),
+        })
+    }
+
+    /// Starts capturing the work queued on this stream into a graph.
+    fn begin_capture(&self) -> PyResult<()> {
+        let mut slot = self.capture.borrow_mut();
+        if slot.is_some() {
+            return Err(crate::error::err!(
+                InvalidArgument,
+                "begin_capture: this stream is already capturing (call end_capture first)"
+            )
+            .into());
+        }
+        *slot = Some(self.stream.begin_capture()?);
+        Ok(())
+    }
+
+    /// Whether a capture begun on this stream is open.
+    #[getter]
+    fn is_capturing(&self) -> bool {
+        self.capture.borrow().is_some()
+    }
+
+    /// Ends the capture and returns the graph it recorded.
+    fn end_capture(&self) -> PyResult<PyGraph> {
+        let capture = self.capture.borrow_mut().take().ok_or_else(|| {
+            crate::error::err!(
+                InvalidArgument,
+                "end_capture: this stream is not capturing (call begin_capture first)"
+            )
+        })?;
+        Ok(PyGraph {
+            graph: capture.end()?,
+        })
+    }
+}
+
+/// A captured CUDA graph (`cuprum.cuda.Graph`).
+#[pyclass(name = "Graph", module = "cuprum.cuda", frozen)]
+pub(crate) struct PyGraph {
+    graph: Graph,
+}
+
+#[pymethods]
+impl PyGraph {
+    /// Replays the graph on `stream` (the current stream by default).
+    #[pyo3(signature = (stream = None))]
+    fn launch(&self, stream: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        Ok(self.graph.launch(&stream_or_current(stream)?)?)
+    }
+
+    /// The number of nodes the capture recorded.
+    #[getter]
+    fn node_count(&self) -> usize {
+        self.graph.node_count()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<cuprum.cuda.Graph of {} nodes>", self.graph.node_count())
+    }
+}
+
+/// A CUDA event (`cuprum.cuda.Event`): recorded on a stream, timed against another
+/// (milliseconds, CuPy's `get_elapsed_time`).
+#[pyclass(name = "Event", module = "cuprum.cuda", frozen)]
+pub(crate) struct PyEvent {
+    event: Event,
+}
+
+#[pymethods]
+impl PyEvent {
+    #[new]
+    #[pyo3(signature = (block=false, disable_timing=false, interprocess=false))]
+    fn new(block: bool, disable_timing: bool, interprocess: bool) -> PyResult<Self> {
+        let _ = (block, disable_timing);
+        if interprocess {
+            return Err(
+                crate::error::err!(Unsupported, "interprocess events are not supported").into(),
+            );
+        }
+        Ok(PyEvent {
+            event: Event::new()?,
+        })
+    }
+
+    /// Records the event on `stream` (the current stream by default).
+    #[pyo3(signature = (stream=None))]
+    fn record(&self, stream: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        Ok(self.event.record(&stream_or_current(stream)?)?)
+    }
+
+    /// Waits until the work before the event has run (the GIL released meanwhile).
+    fn synchronize(&self, py: Python<'_>) -> PyResult<()> {
+        Ok(py.detach(|| self.event.synchronize())?)
+    }
+
+    /// Whether the work before the event has run.
+    #[getter]
+    fn done(&self) -> PyResult<bool> {
+        Ok(self.event.is_complete()?)
+    }
+}
+
+/// Milliseconds between two recorded events.
+#[pyfunction]
+fn get_elapsed_time(start: &Bound<'_, PyEvent>, end: &Bound<'_, PyEvent>) -> PyResult<f32> {
+    Ok(start.get().event.elapsed_ms(&end.get().event)?)
+}
+
+/// Adds the `cuprum.cuda` classes to `m`.
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyStream>()?;
+    m.add_class::<PyGraph>()?;
+    m.add_class::<PyEvent>()?;
+    m.add_function(wrap_pyfunction!(get_elapsed_time, m)?)
+}

@@ -1,0 +1,179 @@
+"""``cuprum.cuda``: streams (current stream, ``with``, ``use``, ``stream=``), events, CUDA
+graphs (on a GPU; the host device refuses them), ``ndarray.device``, and the legacy random
+generator's CuPy rules. Values are checked against NumPy."""
+
+import os
+import threading
+
+import numpy as np
+import pytest
+
+import cuprum as cp
+
+ON_HOST = os.environ.get("CUPRUM_DEVICE") == "host"
+
+twice = cp.ElementwiseKernel("T x", "T y", "y = 2 * x + 1", "twice_plus_one")
+
+
+def test_null_stream_is_current_by_default():
+    assert cp.cuda.get_current_stream() is cp.cuda.Stream.null
+    assert cp.cuda.Stream.null == cp.cuda.Stream(null=True)
+    assert "Stream" in repr(cp.cuda.Stream.null)
+
+
+def test_with_block_makes_a_stream_current_and_restores_the_previous_one():
+    s1, s2 = cp.cuda.Stream(), cp.cuda.Stream()
+    assert s1 != s2 and s1.ptr != s2.ptr
+    with s1:
+        assert cp.cuda.get_current_stream() is s1
+        with s2:
+            assert cp.cuda.get_current_stream() is s2
+        assert cp.cuda.get_current_stream() is s1
+    assert cp.cuda.get_current_stream() is cp.cuda.Stream.null
+
+
+def test_use_sets_the_current_stream_until_another_is_used():
+    s = cp.cuda.Stream()
+    try:
+        assert s.use() is s
+        assert cp.cuda.get_current_stream() is s
+    finally:
+        cp.cuda.Stream.null.use()
+    assert cp.cuda.get_current_stream() is cp.cuda.Stream.null
+
+
+def test_current_stream_is_per_thread():
+    s = cp.cuda.Stream()
+    seen = []
+    with s:
+        t = threading.Thread(target=lambda: seen.append(cp.cuda.get_current_stream()))
+        t.start()
+        t.join()
+    assert seen == [cp.cuda.Stream.null]
+
+
+def test_work_on_a_side_stream_gives_the_right_values():
+    rng = np.random.default_rng(5)
+    host = rng.standard_normal(10_001).astype(np.float32)
+    s = cp.cuda.Stream(non_blocking=True)
+    with s:
+        x = cp.asarray(host)
+        y = twice(x)
+        z = (y * 3).sum()
+    s.synchronize()
+    assert s.done
+    np.testing.assert_allclose(cp.asnumpy(y), 2 * host + 1, rtol=1e-6)
+    np.testing.assert_allclose(
+        float(z), float((3 * (2 * host + 1)).sum(dtype=np.float64)), rtol=1e-4
+    )
+
+
+def test_stream_keyword_of_kernels():
+    s = cp.cuda.Stream()
+    x = cp.arange(7, dtype=cp.float64) - 3.5
+    y = twice(x, stream=s)
+    s.synchronize()
+    np.testing.assert_array_equal(cp.asnumpy(y), 2 * (np.arange(7) - 3.5) + 1)
+    red = cp.ReductionKernel("T x", "T y", "x * x", "a + b", "y = a", "0", "ssq_stream")
+    r = red(x, stream=s)
+    s.synchronize()
+    assert float(r) == float(((np.arange(7) - 3.5) ** 2).sum())
+    with pytest.raises(TypeError, match="stream"):
+        twice(x, stream="not a stream")
+
+
+def test_events_order_streams_and_time_them():
+    s1, s2 = cp.cuda.Stream(), cp.cuda.Stream()
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    with s1:
+        start.record()
+        x = cp.arange(100_000, dtype=cp.float32)
+        y = twice(x)
+        done = s1.record()
+        stop.record(s1)
+    s2.wait_event(done)
+    with s2:
+        z = y + 1
+    s2.synchronize()
+    stop.synchronize()
+    assert done.done and stop.done
+    assert cp.cuda.get_elapsed_time(start, stop) >= 0.0
+    np.testing.assert_array_equal(cp.asnumpy(z), 2 * np.arange(100_000, dtype=np.float32) + 2)
+
+
+def test_graph_capture_replays_the_captured_work():
+    s = cp.cuda.Stream()
+    x = cp.asarray(np.array([1.0, 2.0, 3.0], dtype=np.float32))
+    if ON_HOST:
+        with s, pytest.raises(cp.UnsupportedError, match="graphs need a GPU"):
+            s.begin_capture()
+        assert not s.is_capturing()
+        return
+    with s:
+        s.begin_capture()
+        assert s.is_capturing()
+        y = twice(twice(x))
+        g = s.end_capture()
+    assert not s.is_capturing()
+    assert g.node_count >= 2
+    g.launch(stream=s)
+    s.synchronize()
+    np.testing.assert_array_equal(cp.asnumpy(y), [7.0, 11.0, 15.0])
+    x[...] = cp.asarray(np.array([0.0, -1.0, 10.0], dtype=np.float32))
+    g.launch(s)
+    s.synchronize()
+    np.testing.assert_array_equal(cp.asnumpy(y), [3.0, -1.0, 43.0])
+
+
+def test_capture_errors_are_exceptions():
+    s = cp.cuda.Stream()
+    with pytest.raises(ValueError, match="not capturing"):
+        s.end_capture()
+    with pytest.raises(ValueError, match="default stream"):
+        cp.cuda.Stream.null.begin_capture()
+
+
+def test_ndarray_device_is_a_cuda_device():
+    a = cp.zeros(3)
+    d = a.device
+    assert isinstance(d, cp.cuda.Device)
+    assert d == cp.cuda.Device(0) and d.id == 0
+
+
+class TestLegacyRandomRules:
+    def test_seed_repeats_the_stream(self):
+        cp.random.seed(123)
+        a = cp.asnumpy(cp.random.rand(5))
+        b = cp.asnumpy(cp.random.randn(3, 2))
+        cp.random.seed(123)
+        np.testing.assert_array_equal(cp.asnumpy(cp.random.rand(5)), a)
+        np.testing.assert_array_equal(cp.asnumpy(cp.random.randn(3, 2)), b)
+
+    def test_ranges_and_shapes(self):
+        rs = cp.random.RandomState(4)
+        r = cp.asnumpy(rs.random_sample((100, 3), dtype=np.float32))
+        assert r.shape == (100, 3) and r.dtype == np.float32
+        assert ((r >= 0) & (r < 1)).all()
+        u = cp.asnumpy(rs.uniform(5.0, 3.0, 1000))  # reversed bounds: CuPy allows them
+        assert ((u > 3.0) & (u <= 5.0)).all()
+        k = cp.asnumpy(rs.randint(-5, 1000, size=(7, 11)))
+        assert k.dtype == np.int64 and k.min() >= -5 and k.max() < 1000
+        assert cp.random.normal(1.5, 2.0).shape == ()
+        assert rs.randn(3).size == 3
+
+    def test_array_bounds(self):
+        rs = cp.random.RandomState(9)
+        low = cp.asarray(np.array([0.0, 10.0, -5.0]))
+        high = cp.asarray(np.array([1.0, 20.0, -4.0]))
+        u = cp.asnumpy(rs.uniform(low, high))
+        assert ((u >= [0, 10, -5]) & (u < [1, 20, -4])).all()
+        n = cp.asnumpy(rs.normal(cp.asarray(np.array([100.0, -100.0])), 0.001))
+        np.testing.assert_allclose(n, [100.0, -100.0], atol=0.1)
+
+    def test_bad_arguments(self):
+        with pytest.raises(TypeError, match="float32 and float64"):
+            cp.random.rand(3, dtype=np.int32)
+        with pytest.raises(ValueError):
+            cp.random.randint(5, 5)
+        with pytest.raises(TypeError, match="integer"):
+            cp.random.seed(1.5)
