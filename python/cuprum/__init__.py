@@ -48,6 +48,7 @@ from cuprum._cuprum import (  # noqa: F401  # noqa: F401
     RawKernel,
     RawModule,
     ReductionKernel,
+    ScanKernel,
     ShapeError,
     UnsupportedError,
     asnumpy,

@@ -189,6 +189,31 @@ class ReductionKernel:
         stream: Any = None,
     ) -> ndarray: ...
 
+class ScanKernel:
+    __name__: str
+    name: str
+    def __init__(
+        self,
+        in_params: str,
+        out_params: str,
+        map_expr: str,
+        scan_expr: str,
+        identity: Any,
+        name: str = "scan_kernel",
+        post_map_expr: str = "",
+        scan_type: str | None = None,
+        preamble: str = "",
+        options: Any = None,
+    ) -> None: ...
+    def __call__(
+        self,
+        *args: Any,
+        out: Any = None,
+        axis: int | None = None,
+        exclusive: bool = False,
+        stream: Any = None,
+    ) -> ndarray: ...
+
 class RawKernel:
     __name__: str
     name: str

@@ -177,3 +177,47 @@ class TestLegacyRandomRules:
             cp.random.randint(5, 5)
         with pytest.raises(TypeError, match="integer"):
             cp.random.seed(1.5)
+
+
+class TestScanKernel:
+    def test_cumsum_like_scans_against_numpy(self):
+        k = cp.ScanKernel("T x", "T y", "x", "a + b", "0", "my_cumsum")
+        rng = np.random.default_rng(1)
+        for dtype in (np.int32, np.int64, np.float64):
+            for n in (1, 7, 1000, 4097):
+                h = (rng.integers(-50, 50, n)).astype(dtype)
+                got = cp.asnumpy(k(cp.asarray(h)))
+                np.testing.assert_allclose(got, np.cumsum(h, dtype=dtype))
+        assert repr(k) == "<ScanKernel 'my_cumsum'>"
+
+    def test_axis_exclusive_out_and_stream(self):
+        k = cp.ScanKernel("T x", "T y", "x", "max(a, b)", "-1e300", "run_max", scan_type="float64")
+        h = np.random.default_rng(2).standard_normal((5, 33))
+        x = cp.asarray(h)
+        np.testing.assert_array_equal(cp.asnumpy(k(x, axis=1)), np.maximum.accumulate(h, 1))
+        np.testing.assert_array_equal(cp.asnumpy(k(x, axis=0)), np.maximum.accumulate(h, 0))
+        s = cp.ScanKernel("T x", "T y", "x", "a + b", "0", "excl")
+        e = cp.asnumpy(s(cp.asarray(np.arange(1, 6)), exclusive=True))
+        np.testing.assert_array_equal(e, [0, 1, 3, 6, 10])
+        out = cp.empty(5, dtype=cp.int64)
+        st = cp.cuda.Stream()
+        r = s(cp.asarray(np.arange(1, 6)), out=out, stream=st)
+        st.synchronize()
+        np.testing.assert_array_equal(cp.asnumpy(out), [1, 3, 6, 10, 15])
+        assert r.shape == (5,)
+        two = cp.ScanKernel(
+            "T x, T w", "T y", "x * w", "a + b", "0", "weighted", post_map_expr="y = 2 * a"
+        )
+        got = cp.asnumpy(two(cp.asarray(np.arange(4.0)), 3.0))
+        np.testing.assert_array_equal(got, 2 * np.cumsum(3 * np.arange(4.0)))
+
+    def test_bad_definitions_and_calls(self):
+        with pytest.raises(ValueError, match="identity"):
+            cp.ScanKernel("T x", "T y", "x", "a + b", "", "s")
+        with pytest.raises(ValueError, match="one output parameter"):
+            cp.ScanKernel("T x", "T y, T z", "x", "a + b", "0", "s")
+        k = cp.ScanKernel("T x", "T y", "x", "a + b", "0", "s2")
+        with pytest.raises(TypeError, match="Wrong number of arguments"):
+            k()
+        with pytest.raises(cp.CompileException):
+            cp.ScanKernel("T x", "T y", "x", "a +* b", "0", "s3")(cp.arange(3))

@@ -366,6 +366,109 @@ impl PyReductionKernel {
     }
 }
 
+/// cuprum's `ScanKernel(in_params, out_params, map_expr, scan_expr, identity,
+/// name='scan_kernel', post_map_expr='', scan_type=None, preamble='', options=())` (CuPy
+/// has none; it follows `ReductionKernel`'s form), called as
+/// `k(*args, out=None, axis=None, exclusive=False, stream=None)`.
+#[pyclass(name = "ScanKernel", module = "cuprum", frozen)]
+pub struct PyScanKernel {
+    kernel: crate::ScanKernel,
+    name: String,
+}
+
+#[pymethods]
+impl PyScanKernel {
+    #[new]
+    #[pyo3(signature = (in_params, out_params, map_expr, scan_expr, identity,
+        name="scan_kernel", post_map_expr="", scan_type=None, preamble="", options=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        in_params: &str,
+        out_params: &str,
+        map_expr: &str,
+        scan_expr: &str,
+        identity: &Bound<'_, PyAny>,
+        name: &str,
+        post_map_expr: &str,
+        scan_type: Option<&str>,
+        preamble: &str,
+        options: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let identity = identity.str()?.to_string();
+        let mut k =
+            crate::ScanKernel::new(in_params, out_params, map_expr, scan_expr, identity, name)?
+                .preamble(preamble);
+        if !post_map_expr.is_empty() {
+            k = k.post_map(post_map_expr);
+        }
+        if let Some(t) = scan_type {
+            k = k.scan_type(t);
+        }
+        if let Some(o) = options {
+            for flag in self::options(o)? {
+                k = k.option(flag);
+            }
+        }
+        Ok(PyScanKernel {
+            kernel: k,
+            name: name.to_owned(),
+        })
+    }
+
+    /// `k(*args, out=None, axis=None, exclusive=False, stream=None)`: the inputs (and
+    /// optionally the output); `axis=None` scans the flattened array.
+    #[pyo3(signature = (*args, out=None, axis=None, exclusive=false, stream=None))]
+    fn __call__(
+        &self,
+        py: Python<'_>,
+        args: &Bound<'_, PyTuple>,
+        out: Option<&Bound<'_, PyAny>>,
+        axis: Option<isize>,
+        exclusive: bool,
+        stream: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let mut args: Vec<Bound<'_, PyAny>> = args.iter().collect();
+        let nin = self.kernel.nin();
+        let given_out = out.filter(|o| !o.is_none());
+        let fits = match given_out {
+            Some(_) => args.len() == nin,
+            None => args.len() == nin || args.len() == nin + 1,
+        };
+        if !fits {
+            return Err(PyTypeError::new_err(format!(
+                "Wrong number of arguments for {}",
+                self.name
+            )));
+        }
+        if let Some(o) = given_out {
+            args.push(o.clone());
+        }
+        let call = call_for(&args)?;
+        let bound = bind_args(&call, &args)?;
+        let operands: Vec<Operand<'_>> = bound.iter().map(Arg::operand).collect();
+        let stream = match stream_arg(stream, &call)? {
+            Some(s) => s,
+            None => call.stream().clone(),
+        };
+        let c = self.kernel.stream(&stream).axis(axis).exclusive(exclusive);
+        results(py, vec![c.call(operands)?], false)
+    }
+
+    #[getter]
+    fn __name__(&self) -> &str {
+        &self.name
+    }
+
+    #[getter]
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<ScanKernel '{}'>", self.name)
+    }
+}
+
 /// `axis=` as cuprum's axes: an int or a tuple of ints.
 pub(crate) fn axes(obj: &Bound<'_, PyAny>) -> PyResult<Axes> {
     if let Ok(a) = obj.extract::<isize>() {

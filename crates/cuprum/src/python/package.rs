@@ -517,6 +517,7 @@ pub fn register_package(m: &Bound<'_, PyModule>) -> PyResult<()> {
     super::module::register(m)?;
     m.add_class::<kernels::PyElementwiseKernel>()?;
     m.add_class::<kernels::PyReductionKernel>()?;
+    m.add_class::<kernels::PyScanKernel>()?;
     m.add_class::<kernels::PyRawKernel>()?;
     m.add_class::<kernels::PyRawModule>()?;
     m.add_function(wrap_pyfunction!(asarray, m)?)?;
