@@ -1,0 +1,123 @@
+"""Test inputs (``shaped_arange``, ``shaped_random`` …) and requirement checks
+(``installed``, ``with_requires``).
+
+Inputs are made on the host with NumPy and then handed to the array module, so NumPy and
+cuprum runs of one test get identical data.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy
+
+
+def _module(xp):
+    if xp is None:
+        import cuprum
+
+        return cuprum
+    return xp
+
+
+def _shape(shape):
+    return (shape,) if isinstance(shape, int) else tuple(shape)
+
+
+def _to(xp, host, order="C"):
+    xp = _module(xp)
+    if xp is numpy:
+        return numpy.array(host, order=order)
+    return xp.array(host, order=order)
+
+
+def _counting(values, dtype):
+    """``values`` (1, 2, … or their reverse) as ``dtype``: bools alternate (even →
+    ``True``), complex values have equal real and imaginary parts."""
+    if dtype == numpy.bool_:
+        values = values % 2 == 0
+    elif dtype.kind == "c":
+        values = values + values * 1j
+    return values.astype(dtype)
+
+
+def shaped_arange(shape, xp=None, dtype=numpy.float32, order="C"):
+    """An array of ``shape`` holding 1, 2, …, N (row-major) as ``dtype``, from ``xp``
+    (cuprum by default) in memory ``order``. Bools are ``True`` at even values; complex
+    values are ``k + kj``."""
+    dtype = numpy.dtype(dtype)
+    a = _counting(numpy.arange(1, math.prod(_shape(shape)) + 1), dtype).reshape(shape)
+    return _to(xp, a, order)
+
+
+def shaped_reverse_arange(shape, xp=None, dtype=numpy.float32):
+    """As ``shaped_arange``, counting down: N, …, 2, 1."""
+    dtype = numpy.dtype(dtype)
+    size = math.prod(_shape(shape))
+    a = _counting(numpy.arange(size, 0, -1), dtype).reshape(shape)
+    return _to(xp, a)
+
+
+def shaped_random(shape, xp=None, dtype=numpy.float32, scale=10, seed=0, order="C"):
+    """An array of ``shape`` drawn uniformly from ``[0, scale)`` by NumPy's
+    ``RandomState(seed)`` and converted to ``dtype`` (so integer values are truncated).
+    Bools are fair coin flips; complex values have independent real and imaginary parts,
+    each in ``[0, scale)``."""
+    rng = numpy.random.RandomState(seed)
+    dtype = numpy.dtype(dtype)
+    if dtype == numpy.bool_:
+        a = rng.randint(2, size=shape)
+    elif dtype.kind == "c":
+        a = (rng.rand(*shape) + 1j * rng.rand(*shape)) * scale
+    else:
+        a = rng.rand(*shape) * scale
+    return _to(xp, numpy.asarray(a, dtype=dtype), order)
+
+
+def shaped_linspace(start, stop, shape, xp=None, dtype=numpy.float32):
+    """``numpy.linspace(start, stop, prod(shape))`` reshaped to ``shape`` as ``dtype``
+    (bools: non-zero; unsigned integers: absolute values)."""
+    dtype = numpy.dtype(dtype)
+    size = math.prod(_shape(shape))
+    if dtype == numpy.bool_:
+        a = numpy.linspace(start, stop, size) != 0
+    elif dtype.kind == "u":
+        a = numpy.abs(numpy.linspace(start, stop, size))
+    else:
+        a = numpy.linspace(start, stop, size)
+    return _to(xp, a.astype(dtype).reshape(shape))
+
+
+def installed(*specifiers):
+    """Whether every requirement (``'numpy>=1.24'``, ``'scipy'`` …) is met by an
+    installed distribution."""
+    import importlib.metadata
+
+    from packaging.requirements import Requirement
+
+    for spec in specifiers:
+        req = Requirement(spec)
+        try:
+            found = importlib.metadata.version(req.name)
+        except importlib.metadata.PackageNotFoundError:
+            dists = importlib.metadata.packages_distributions().get(req.name)
+            if not dists:
+                return False
+            found = importlib.metadata.version(dists[0])
+        if req.specifier and not req.specifier.contains(found, prereleases=True):
+            return False
+    return True
+
+
+def numpy_satisfies(version_range):
+    """Whether the installed NumPy is in ``version_range`` (``'>=2.0'``)."""
+    return installed(f"numpy{version_range}")
+
+
+def with_requires(*requirements):
+    """Marks a test (or class) to be skipped unless ``installed(*requirements)``."""
+    import pytest
+
+    return pytest.mark.skipif(
+        not installed(*requirements), reason=f"requires: {','.join(requirements)}"
+    )
