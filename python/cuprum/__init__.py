@@ -22,9 +22,11 @@ from numpy import (  # noqa: F401  (CuPy re-exports NumPy's scalar types and con
     bool_,
     complex64,
     complex128,
+    finfo,
     float16,
     float32,
     float64,
+    iinfo,
     int8,
     int16,
     int32,
@@ -36,7 +38,7 @@ from numpy import (  # noqa: F401  (CuPy re-exports NumPy's scalar types and con
     uint64,
 )
 
-from cuprum import _cuprum, cuda, profiler, random  # noqa: F401  (after _cuprum: they use it)
+from cuprum import _cuprum, cuda, exceptions, profiler, random  # noqa: F401  (after _cuprum)
 from cuprum._cuprum import (  # noqa: F401  # noqa: F401
     ArgumentError,
     CompileException,
@@ -356,6 +358,38 @@ def matmul(a, b, out=None):
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Whether every element of ``a`` is close to ``b``: a 0-d bool array (CuPy's)."""
     return _cuprum.allclose(a, b, rtol, atol, equal_nan)
+
+
+def copy(a, order="K"):
+    """A copy of ``a`` in memory ``order``: ``'C'``, ``'F'``, ``'A'`` (F when ``a`` is
+    F-contiguous and not C-contiguous, else C) or ``'K'`` (the axes laid out in the order
+    of ``a``'s strides, as NumPy's)."""
+    a = asarray(a)
+    order = (order or "K").upper()
+    if order not in ("C", "F", "A", "K"):
+        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    if order == "A":
+        order = "F" if _f_contiguous(a) and not a.is_c_contiguous else "C"
+    if order == "C" or a.ndim < 2:
+        return a.copy()
+    if order == "F":
+        return a.T.copy().T
+    # K: copy with the axes permuted to decreasing strides (C order in that
+    # permutation), then permute back.
+    perm = sorted(range(a.ndim), key=lambda i: -_builtins.abs(a.strides[i]))
+    inverse = [perm.index(i) for i in range(a.ndim)]
+    return a.transpose(*perm).copy().transpose(*inverse)
+
+
+def _f_contiguous(a):
+    step = a.itemsize
+    for n, s in zip(a.shape, a.strides):
+        if n == 0:
+            return True
+        if n != 1 and s != step:
+            return False
+        step *= n
+    return True
 
 
 def array_equal(a1, a2, equal_nan=False):

@@ -1,0 +1,53 @@
+"""NumPy's names that CuPy re-exports (``iinfo``, ``finfo``, ``cuprum.exceptions``) and
+``cuprum.copy`` in each memory order, against NumPy. Runs on the GPU when there is one,
+else on the host device (``conftest.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import cuprum as cp
+
+
+def test_numpy_names():
+    assert cp.iinfo(cp.int8).max == 127 and cp.iinfo is np.iinfo
+    assert cp.finfo(cp.float32).eps == np.finfo(np.float32).eps
+    assert issubclass(cp.exceptions.AxisError, ValueError)
+    assert issubclass(cp.exceptions.ComplexWarning, RuntimeWarning)
+
+
+def _views(x):
+    return {
+        "c": x,
+        "f": np.asfortranarray(x),
+        "transposed": x.transpose(2, 0, 1),
+        "sliced": x[:, ::2, 1:],
+        "reversed": x[::-1],
+    }
+
+
+@pytest.mark.parametrize("order", ["C", "F", "A", "K", "c", None])
+@pytest.mark.parametrize("view", ["c", "f", "transposed", "sliced", "reversed"])
+def test_copy_orders(order, view):
+    host = _views(np.arange(2 * 3 * 4, dtype=np.float64).reshape(2, 3, 4))[view]
+    dev = {
+        "c": lambda a: a,
+        "f": lambda a: cp.copy(a, "F"),
+        "transposed": lambda a: a.transpose(2, 0, 1),
+        "sliced": lambda a: a[:, ::2, 1:],
+        "reversed": lambda a: a[::-1],
+    }[view](cp.arange(2 * 3 * 4, dtype=cp.float64).reshape(2, 3, 4))
+    got, want = cp.copy(dev, order), np.copy(host, order)
+    np.testing.assert_array_equal(got.get(), want)
+    assert got.strides == want.strides
+    assert got is not dev
+
+
+def test_copy_small_and_bad_order():
+    for shape in [(0,), (1, 0, 2), (), (5,)]:
+        a = cp.zeros(shape, dtype=cp.int32)
+        for order in "CFAK":
+            assert cp.copy(a, order).shape == shape
+    with pytest.raises(ValueError):
+        cp.copy(cp.zeros(3), "X")
