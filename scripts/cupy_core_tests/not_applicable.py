@@ -1,0 +1,47 @@
+"""CuPy tests that do not apply to cuprum and cannot be told apart when they run: each
+pattern (searched in the test's node id) with the reason. Tests that reach a CuPy internal
+or a private attribute are found while they run (``plugin.classify``) and need no entry.
+"""
+
+from __future__ import annotations
+
+JITIFY = (
+    "Jitify: CuPy's header-preprocessing backend, deprecated in CuPy 14; cuprum compiles "
+    "with NVRTC directly and refuses jitify=True, by design"
+)
+
+NOT_APPLICABLE = [
+    (
+        r"test_raw\.py::TestCachePayload::",
+        "CuPy's kernel-cache file format (cupy.cuda.compiler internals)",
+    ),
+    (
+        r"test_raw\.py::TestRawNameExpressionCache::",
+        (
+            "CuPy's disk kernel cache: counts saves through cupy.cuda._compiler_cache, "
+            "which cuprum does not use (cuprum has its own cache)"
+        ),
+    ),
+    (r"test_raw\.py::TestRaw::.*\[NVRTC \((in-memory cache, )?(re-compile, )?jitify\)\]", JITIFY),
+    (r"test_raw\.py::TestRawJitify::.*\[jitify\]", JITIFY),
+    (r"test_raw\.py::test_jitify_deprecation_warning\[True", JITIFY),
+]
+
+# On cuprum's host device only (CUPRUM_DEVICE=host): tests of what only a GPU has. These
+# run on a GPU; on the host device they are reported as "GPU only".
+NVRTC_MESSAGES = (
+    "expects NVRTC's error message; the host device compiles with the system C++ compiler "
+    "(whose standard library has <type_traits>, and whose messages differ)"
+)
+GPU_ONLY = [
+    (r"test_raw\.py::TestRawJitify::test_jitify3\[no-jitify\]", NVRTC_MESSAGES),
+    (r"test_raw\.py::TestRawJitify::test_jitify5\[no-jitify\]", NVRTC_MESSAGES),
+]
+# Errors by which the host device says a kernel needs a GPU (pattern, reason).
+GPU_ONLY_ERRORS = [
+    (r"cannot run on the host device", "the host device cannot run it"),
+    (
+        r"the cooperative grid of \d+ blocks exceeds the limit",
+        "a cooperative launch of more blocks than the host device runs at once",
+    ),
+]
