@@ -15,6 +15,7 @@
 //! `numpy.float32(x)`, not a misread value), NumPy scalars pass their bytes, `None` a null
 //! pointer, arrays their data address (a non-contiguous view is refused, as in Rust).
 
+use super::array::PyArray;
 use super::call::Call;
 use super::convert;
 use super::errors::type_name;
@@ -51,6 +52,10 @@ pub(crate) fn bind_args(call: &Call, args: &[Bound<'_, PyAny>]) -> PyResult<Vec<
 }
 
 fn bind_arg(call: &Call, obj: &Bound<'_, PyAny>) -> PyResult<Arg> {
+    // cuprum's own arrays first (the common case): one type check, no scalar probing.
+    if obj.is_exact_instance_of::<PyArray>() {
+        return Ok(Arg::Array(call.array(obj)?));
+    }
     if let Some(s) = convert::scalar(obj)? {
         return Ok(Arg::Scalar(s));
     }
@@ -75,7 +80,7 @@ fn class_repr(obj: &Bound<'_, PyAny>) -> String {
 fn call_for(args: &[Bound<'_, PyAny>]) -> PyResult<Call> {
     let mut arrays: Vec<&Bound<'_, PyAny>> = Vec::with_capacity(args.len());
     for a in args {
-        if !a.is_none() && !convert::is_scalar(a)? {
+        if a.is_exact_instance_of::<PyArray>() || (!a.is_none() && !convert::is_scalar(a)?) {
             arrays.push(a);
         }
     }
