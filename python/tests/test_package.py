@@ -53,6 +53,33 @@ def test_round_trip_keeps_values_shape_and_dtype(shape, dtype):
     np.testing.assert_array_equal(cp.asnumpy(a), h)
 
 
+@pytest.mark.parametrize(
+    "args, dtype",
+    [
+        ((2**60, 2**60 + 5), None),
+        ((2**63 - 3, 2**63 - 1), None),
+        ((-(2**62), -(2**62) + 10, 3), None),
+        ((2**64 - 1, 2**64 - 40, -7), np.uint64),
+        ((10, -10, -3), np.int8),
+        ((2**60, 2**60 + 4), np.float64),
+        ((7, 2, 1), np.int32),
+        ((np.int64(3), np.int32(9), np.int16(2)), None),
+    ],
+)
+def test_arange_of_integers_is_exact(args, dtype):
+    want = np.arange(*args, dtype=dtype)
+    got = cp.arange(*args, dtype=dtype)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got.get(), want)
+
+
+def test_arange_errors():
+    with pytest.raises(ValueError, match="non-zero"):
+        cp.arange(0, 5, 0)
+    with pytest.raises(TypeError, match="does not fit in uint8"):
+        cp.arange(250, 260, dtype=cp.uint8)
+
+
 def test_creation_functions_match_numpy():
     np.testing.assert_array_equal(cp.zeros((2, 3)).get(), np.zeros((2, 3)))
     assert cp.zeros(3).dtype == np.float64 and cp.empty(4).dtype == np.float64

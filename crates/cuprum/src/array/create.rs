@@ -233,20 +233,64 @@ impl Array {
                 "arange of {n} elements cannot be represented as bool"
             );
         }
-        let out = Array::empty(&[n], dtype)?;
-        let key = KernelKey::Arange(dtype);
-        kernels::launch_1d(
-            &out,
-            key,
-            &[
-                Scalar::F64(start),
-                Scalar::F64(step),
-                Scalar::I64(start as i64),
-                Scalar::I64(step as i64),
-            ],
-            &Stream::current()?,
-        )?;
-        Ok(out)
+        arange_of(n, (start, step), (start as i64, step as i64), dtype)
+    }
+
+    /// [`arange`](Array::arange) with integer bounds, exact at every magnitude (`arange`
+    /// takes `f64`s, which hold integers exactly only up to 2^53): `[start, stop)` by
+    /// `step` in any real dtype; an integer dtype must hold every value (NumPy's
+    /// `arange(2**60, 2**60 + 5)`).
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// use cuprum::{Array, DType, ErrorKind};
+    /// let big = 1i128 << 60;
+    /// let a = Array::arange_int(big, big + 3, 1, DType::I64)?;
+    /// assert_eq!(a.to_vec::<i64>()?, vec![1 << 60, (1 << 60) + 1, (1 << 60) + 2]);
+    /// let top = Array::arange_int(u64::MAX as i128, 0, -(1i128 << 62), DType::U64)?;
+    /// assert_eq!(top.size(), 4);
+    /// let e = Array::arange_int(0, 300, 1, DType::U8).unwrap_err();
+    /// assert_eq!(e.kind(), ErrorKind::DType);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn arange_int(start: i128, stop: i128, step: i128, dtype: DType) -> Result<Array> {
+        if dtype.is_complex() {
+            bail!(Unsupported, "arange does not support {dtype}");
+        }
+        if step == 0 {
+            bail!(InvalidArgument, "arange step must be non-zero, got 0");
+        }
+        let span = if step > 0 { stop - start } else { start - stop };
+        let n = if span > 0 {
+            let n = (span + step.abs() - 1) / step.abs();
+            usize::try_from(n).map_err(|_| {
+                crate::error::err!(
+                    InvalidArgument,
+                    "arange({start}, {stop}, {step}) has {n} elements: too many"
+                )
+            })?
+        } else {
+            0
+        };
+        if dtype == DType::Bool && n > 2 {
+            bail!(
+                DType,
+                "arange of {n} elements cannot be represented as bool"
+            );
+        }
+        if dtype.is_integer() && n > 0 {
+            let last = start + step * (n as i128 - 1);
+            for v in [start, last] {
+                if !fits_integer(v, dtype) {
+                    bail!(
+                        DType,
+                        "arange({start}, {stop}, {step}): {v} does not fit in {dtype}"
+                    );
+                }
+            }
+        }
+        let bits = |v: i128| -> i64 { v as u64 as i64 };
+        arange_of(n, (start as f64, step as f64), (bits(start), bits(step)), dtype)
     }
 
     /// `num` evenly spaced values from `start` to `stop` (`stop` the last one with
@@ -364,4 +408,32 @@ fn upload<T: Element>(
     // holds `n` values of `T`, alive past the copy.
     unsafe { copy_htod(a.ptr_on(&stream), as_bytes(data), &stream)? };
     Ok(a)
+}
+
+/// `n` values `start + i * step` of `dtype` (the float pair for float dtypes, the integer
+/// pair, as two's-complement bits, for integer ones).
+fn arange_of(n: usize, float: (f64, f64), int: (i64, i64), dtype: DType) -> Result<Array> {
+    let out = Array::empty(&[n], dtype)?;
+    kernels::launch_1d(
+        &out,
+        KernelKey::Arange(dtype),
+        &[
+            Scalar::F64(float.0),
+            Scalar::F64(float.1),
+            Scalar::I64(int.0),
+            Scalar::I64(int.1),
+        ],
+        &Stream::current()?,
+    )?;
+    Ok(out)
+}
+
+/// Whether the integer `v` is a value of the integer dtype `d`.
+fn fits_integer(v: i128, d: DType) -> bool {
+    let bits = 8 * d.itemsize() as u32;
+    if d.kind() == super::dtype::DTypeKind::SignedInt {
+        (-(1i128 << (bits - 1))..(1i128 << (bits - 1))).contains(&v)
+    } else {
+        (0..(1i128 << bits)).contains(&v)
+    }
 }

@@ -189,6 +189,18 @@ fn arange(
             convert::dtype_of(&r)?
         }
     };
+    // Integral bounds (Python or NumPy integers) are counted and stored exactly.
+    let int = |o: &Bound<'_, PyAny>| -> Option<i128> {
+        if o.is_instance_of::<pyo3::types::PyBool>() {
+            return None;
+        }
+        o.extract::<i128>().ok()
+    };
+    if let (Some(a), Some(b), Some(c)) = (int(&start), int(&stop), int(&step))
+        && !d.is_complex()
+    {
+        return wrap(py, Array::arange_int(a, b, c, d)?);
+    }
     let f = |o: &Bound<'_, PyAny>| -> PyResult<f64> { o.extract::<f64>() };
     if f(&step)? == 0.0 {
         return Err(err!(InvalidArgument, "arange requires step != 0").into());

@@ -210,6 +210,7 @@ impl Stream {
     /// stream) and returns the previous setting, for callers whose scopes are not Rust
     /// scopes (Python's `with stream:` and `stream.use()`); Rust code uses
     /// [`make_current`](Stream::make_current).
+    #[cfg(feature = "python")]
     pub(crate) fn replace_current(stream: Option<Stream>) -> Option<Stream> {
         CURRENT.with(|c| c.replace(stream))
     }
