@@ -291,20 +291,36 @@ def angle(z, deg=False):
 # ---------------------------------------------------------------------------- reductions
 
 
+# CuPy's sum, prod, mean, var, std, amax, amin, argmax, argmin, all and any call their
+# argument's method of that name: NumPy data gets NumPy's answer, on the host.
+_METHOD_REDUCTIONS = ("sum", "prod", "mean", "var", "std", "max", "min", "argmax", "argmin")
+_METHOD_REDUCTIONS += ("all", "any")
+_HOST_DATA = (_numpy.ndarray, _numpy.generic)
+
+
 def _reduction(name, takes_dtype=True, takes_ddof=False):
+    delegates = name in _METHOD_REDUCTIONS
     if takes_ddof:
 
         def f(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+            if delegates and isinstance(a, _HOST_DATA):
+                return getattr(a, name)(
+                    axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims
+                )
             return _cuprum.reduce(name, a, axis, dtype, out, keepdims, float(ddof))
 
     elif takes_dtype:
 
         def f(a, axis=None, dtype=None, out=None, keepdims=False):
+            if delegates and isinstance(a, _HOST_DATA):
+                return getattr(a, name)(axis=axis, dtype=dtype, out=out, keepdims=keepdims)
             return _cuprum.reduce(name, a, axis, dtype, out, keepdims)
 
     else:
 
         def f(a, axis=None, out=None, keepdims=False):
+            if delegates and isinstance(a, _HOST_DATA):
+                return getattr(a, name)(axis=axis, out=out, keepdims=keepdims)
             return _cuprum.reduce(name, a, axis, None, out, keepdims)
 
     f.__name__ = f.__qualname__ = name

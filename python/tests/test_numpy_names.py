@@ -51,3 +51,17 @@ def test_copy_small_and_bad_order():
             assert cp.copy(a, order).shape == shape
     with pytest.raises(ValueError):
         cp.copy(cp.zeros(3), "X")
+
+
+def test_reductions_of_numpy_data_are_numpys():
+    # As CuPy's: cupy.sum(a) is a.sum(), so NumPy data gets NumPy's answer.
+    host = np.arange(12, dtype=np.float64).reshape(3, 4)
+    for name in ("sum", "prod", "mean", "max", "min", "amax", "amin", "argmax", "all", "any"):
+        got = getattr(cp, name)(host, axis=0)
+        assert isinstance(got, np.ndarray), name
+        np.testing.assert_array_equal(got, getattr(np, name)(host, axis=0))
+    assert cp.var(host, ddof=1) == np.var(host, ddof=1)
+    assert isinstance(cp.sum(np.float32(2)), np.generic)
+    dev = cp.sum(cp.asarray(host), axis=1)  # device data stays on the device
+    assert isinstance(dev, cp.ndarray)
+    np.testing.assert_array_equal(dev.get(), host.sum(axis=1))
