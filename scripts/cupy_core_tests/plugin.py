@@ -29,6 +29,7 @@ import platform
 import re
 import sys
 import time
+import traceback
 
 import pytest
 
@@ -113,7 +114,13 @@ def classify(exc):
                 return "missing feature", f"no attribute `{name}` ({_first_line(e)})"
         if getattr(e, "kind", None) == "Unsupported" or isinstance(e, NotImplementedError):
             return "missing feature", f"{type(e).__name__}: {_first_line(e)}"
-    return "failure", f"{type(exc).__name__}: {_first_line(exc)}"
+    text = _first_line(exc)
+    if not text:  # a bare assert: where it failed says more
+        frames = traceback.extract_tb(exc.__traceback__)
+        if frames:
+            last = frames[-1]
+            text = f"at {os.path.basename(last.filename)}:{last.lineno} ({last.line})"
+    return "failure", f"{type(exc).__name__}: {text}"
 
 
 def _first_line(e, limit=300):
