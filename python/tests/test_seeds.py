@@ -58,8 +58,6 @@ def _same_up_to_rounding(got, want):
 @pytest.mark.parametrize("name", list(MANIFEST))
 def test_seed_program_prints_what_cupy_printed(name, tmp_path):
     entry = MANIFEST[name]
-    if entry["uses_jit"]:
-        pytest.skip("needs cuprum.jit (kernels written in Python)")
     if _on_host() and not entry.get("on_host", True):
         pytest.skip("too heavy for the host device: the GPU run covers it")
     copy = RUNNER.as_cuprum(SEEDS / name)
