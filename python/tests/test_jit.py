@@ -389,6 +389,50 @@ def test_scalar_argument_types():
     numpy.testing.assert_array_equal(cp.asnumpy(out), [float(1 << 40), 2.5, 3, 0])
 
 
+def test_float16_scalar_argument_is_passed_as_float():
+    out = cp.zeros(4, dtype=cp.float64)
+    scalar_args((1,), (1,), (out, numpy.float16(1.5), 2.5, numpy.float64(1.25), True))
+    numpy.testing.assert_array_equal(cp.asnumpy(out), [1.5, 2.5, 1.25, 1])
+
+
+@jit.rawkernel()
+def grid3(out):
+    x, y, z = jit.grid(3)
+    nx, ny, nz = jit.gridsize(3)
+    if x < out.shape[0] and y < out.shape[1] and z < out.shape[2]:
+        out[x, y, z] = x * 10000 + y * 100 + z + (nx + ny + nz) * 0
+
+
+def test_grid3_gridsize3():
+    out = cp.zeros((5, 6, 7), dtype=cp.int64)
+    grid3((2, 2, 2), (4, 4, 4), (out,))
+    i, j, k = numpy.indices((5, 6, 7))
+    numpy.testing.assert_array_equal(cp.asnumpy(out), i * 10000 + j * 100 + k)
+
+
+def test_unroll_and_syncwarp_mask():
+    @jit.rawkernel()
+    def k(x):
+        t = jit.threadIdx.x
+        y = x[t]
+        for i in jit.range(4, unroll=True):
+            y += i
+        for i in jit.range(3, unroll=2):
+            y += i
+        jit.syncwarp(mask=0xFFFFFFFF)
+        x[t] = y
+
+    x = rand(32, "int32")
+    out = cp.asarray(x)
+    k((1,), (32,), (out,))
+    numpy.testing.assert_array_equal(cp.asnumpy(out), x + 6 + 3)
+    assert (
+        "#pragma unroll\n" in k.cached_code.replace("\n", "\\n")
+        or "#pragma unroll" in k.cached_code
+    )
+    assert "#pragma unroll(2)" in k.cached_code
+
+
 def test_complex_numbers():
     @jit.rawkernel()
     def k(x, y, out):

@@ -289,8 +289,8 @@ class WarpSize:
 
 class RangeFunc(BuiltinFunc):
     """``range(start, stop, step, *, unroll=None)``: Python's ``range`` with loop unrolling
-    (``unroll=True`` → ``#pragma unroll``, an int n → ``#pragma unroll n``, ``False`` →
-    ``#pragma unroll 1``)."""
+    (``unroll=True`` → ``#pragma unroll``, an int n → ``#pragma unroll(n)``, ``False`` →
+    ``#pragma unroll(1)``)."""
 
     name = "range"
 

@@ -113,8 +113,8 @@ def _plan(keys, extras):
     """The per-call argument conversion of a signature, or None when there is none."""
     convs = []
     for key in keys:
-        if key is _FLOAT_KEY:
-            convs.append(numpy.float32)
+        if key is _FLOAT_KEY or key is numpy.float16:
+            convs.append(numpy.float32)  # float16 values live in float (CuPy's choice)
         elif key is _COMPLEX_KEY:
             convs.append(numpy.complex64)
         elif isinstance(key, ArrayKey) and not key.contiguous:

@@ -567,7 +567,7 @@ class Translator:
             if isinstance(value, Const) and isinstance(value.obj, TupleValue):
                 value = value.obj
             if not isinstance(value, TupleValue):
-                raise TypeError(f"{_describe(value)} cannot be unpacked")
+                raise ValueError(f"{_describe(value)} cannot be unpacked")  # noqa: TRY004  (CuPy's class)
             n = len(target.elts)
             if len(value.items) > n:
                 raise ValueError(f"too many values to unpack (expected {n})")
@@ -743,7 +743,7 @@ class Translator:
         if it.unroll is True:
             pre = ["#pragma unroll"]
         elif it.unroll is not None:
-            pre = [f"#pragma unroll {int(it.unroll)}"]
+            pre = [f"#pragma unroll({int(it.unroll)})"]
         if local:
             self.vars[name] = Data(cname, t)
             try:
