@@ -57,6 +57,12 @@ def pytest_addoption(parser):
     parser.addoption(
         "--cupy-core-label", default="", help="what ran (device, commit), for the summary"
     )
+    parser.addoption(
+        "--cupy-core-time-limit",
+        type=float,
+        default=0,
+        help="seconds after which the remaining tests are skipped (0: no limit)",
+    )
 
 
 def pytest_collection_modifyitems(config, items):
@@ -65,6 +71,12 @@ def pytest_collection_modifyitems(config, items):
             if pattern.search(item.nodeid):
                 item.add_marker(pytest.mark.skip(reason=reason))
                 break
+
+
+def pytest_runtest_setup(item):
+    limit = item.config.getoption("--cupy-core-time-limit")
+    if limit and time.time() - _started > limit:
+        pytest.skip(f"not run: the run's time limit ({limit:g} s) was reached")
 
 
 @pytest.hookimpl(hookwrapper=True)
