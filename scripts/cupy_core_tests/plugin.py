@@ -111,6 +111,9 @@ def classify(exc):
             if "is not installed here" in text:
                 return "environment", text
             return "missing feature", text
+    for e in chain:
+        if "the nvcc backend needs the CUDA toolkit's nvcc" in str(e):
+            return "environment", "nvcc is not installed here (cuprum's nvcc backend)"
     if ON_HOST:
         for e in chain:
             for pattern, reason in _gpu_errors:

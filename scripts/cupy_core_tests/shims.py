@@ -111,14 +111,10 @@ def device_get_attribute(attribute, device):
 
 
 def get_nvcc_path():
-    """nvcc: ``$NVCC``, ``$CUDA_PATH/bin/nvcc``, or on ``PATH``; ``'nvcc'`` when none is
-    found (so a test's ``.split()`` works, and running it says it is missing)."""
-    if os.environ.get("NVCC"):
-        return os.environ["NVCC"]
-    for root in (os.environ.get("CUDA_PATH"), os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
-        if root and os.path.exists(os.path.join(root, "bin", "nvcc")):
-            return os.path.join(root, "bin", "nvcc")
-    return shutil.which("nvcc") or "nvcc"
+    """nvcc as cuprum's nvcc backend finds it: ``$NVCC``, else ``nvcc`` on ``PATH``;
+    ``'nvcc'`` when there is none (so a test's ``.split()`` works, and running it says
+    it is missing)."""
+    return os.environ.get("NVCC") or shutil.which("nvcc") or "nvcc"
 
 
 def run_cc(cmd, cwd, backend, log_stream=None):
