@@ -62,10 +62,17 @@ class ArrayKey:
 
 
 def _array_key(x):
+    return _remember(x)[1]
+
+
+def _remember(x):
+    """``x``'s entry: (weak reference, signature entry, extents + element strides)."""
     layout = (x.dtype.char, x.ndim, bool(x.is_c_contiguous), x.nbytes < (1 << 31))
     key = _LAYOUTS.get(layout)
     if key is None:
         key = _LAYOUTS[layout] = ArrayKey(*layout)
+    item = x.itemsize
+    dims = tuple(x.shape) + tuple(s // item for s in x.strides)
     i = id(x)
 
     def forget(_ref, i=i):
@@ -74,10 +81,30 @@ def _array_key(x):
             del _ARRAY_KEYS[i]
 
     try:
-        _ARRAY_KEYS[i] = (weakref.ref(x, forget), key)
+        entry = (weakref.ref(x, forget), key, dims)
     except TypeError:
-        pass
-    return key
+        return (None, key, dims)
+    _ARRAY_KEYS[i] = entry
+    return entry
+
+
+def _dims(x, _get=_ARRAY_KEYS.get):
+    e = _get(id(x))
+    if e is not None and e[0]() is x:
+        return e[2]
+    return _remember(x)[2]
+
+
+def _signature(args, _get=_ARRAY_KEYS.get):
+    """The signature of ``args`` (one pass; an array seen before costs one dict lookup)."""
+    out = []
+    for x in args:
+        e = _get(id(x))
+        if e is not None and e[0]() is x:
+            out.append(e[1])
+        else:
+            out.append(_arg_key(x))
+    return tuple(out)
 
 
 def _arg_key(x, _get=_ARRAY_KEYS.get):
@@ -124,15 +151,29 @@ def _plan(keys, extras):
     if not extras and all(c is None for c in convs):
         return None
     pairs = [(i, c) for i, c in enumerate(convs) if c is not None]
+    # an extra is an index into the array's cached (extents + element strides)
+    picks = [(i, k if kind == "n" else keys[i].ndim + k) for i, kind, k in extras]
+
+    if not pairs and len(picks) == 1:
+        ((i0, j0),) = picks
+
+        def plan(args):
+            return (*args, _dims(args[i0])[j0])
+
+        return plan
+
+    if not pairs:
+
+        def plan(args):
+            return (*args, *[_dims(args[i])[j] for i, j in picks])
+
+        return plan
 
     def plan(args):
         out = list(args)
         for i, c in pairs:
             out[i] = c(args[i])
-        for i, kind, k in extras:
-            a = args[i]
-            out.append(a.shape[k] if kind == "n" else a.strides[k] // a.itemsize)
-        return tuple(out)
+        return tuple(out) + tuple([_dims(args[i])[j] for i, j in picks])
 
     return plan
 
@@ -168,7 +209,7 @@ class _JitRawKernel:
         """Launches the kernel on ``grid`` blocks of ``block`` threads with ``args``
         (``bool``, ``int``, ``float``, ``complex``, NumPy scalars, ``cuprum.ndarray``)."""
         try:
-            raw, plan = self._cache[tuple(map(_arg_key, args))]
+            raw, plan = self._cache[_signature(args)]
         except KeyError:
             raw, plan = self._compile(args)
         if plan is not None:

@@ -543,10 +543,6 @@ class Translator:
                 cname = self.cname(name)
                 var = Data(cname, value.ctype)
                 self.vars[name] = var
-                if isinstance(value.ctype, T.Array):
-                    raise NotImplementedError(
-                        "assigning an array (or a view) to a variable is not supported"
-                    )
                 if isinstance(value.ctype, T.Ptr) and value.code == cname:
                     return []  # shared memory declared under the variable's name
                 if top and depth == 0:

@@ -72,17 +72,30 @@ class Void(TypeBase):
         return "void"
 
 
+_INTERNED: dict = {}
+
+
 class Scalar(TypeBase):
-    """A scalar of a NumPy dtype."""
+    """A scalar of a NumPy dtype. One object per C type (interned): equality is identity,
+    so signatures hash and compare at C speed."""
 
     __slots__ = ("char", "dtype", "kind")
 
-    def __init__(self, dtype):
-        self.dtype = numpy.dtype(dtype)
-        c = self.dtype.char
+    def __new__(cls, dtype):
+        dtype = numpy.dtype(dtype)
+        c = dtype.char
         # one character per C type (numpy's 'q' and 'l' are both int64 here)
-        self.char = {"q": "l", "Q": "L"}.get(c, c)
-        self.kind = self.dtype.kind
+        c = {"q": "l", "Q": "L"}.get(c, c)
+        self = _INTERNED.get(c)
+        if self is None:
+            if c not in _CNAMES:
+                raise TypeError(f"dtype {dtype} is not supported in JIT kernels")
+            self = super().__new__(cls)
+            self.dtype = numpy.dtype(c)
+            self.char = c
+            self.kind = self.dtype.kind
+            _INTERNED[c] = self
+        return self
 
     def __str__(self):
         if self.char == "e":
@@ -93,12 +106,6 @@ class Scalar(TypeBase):
     def element_name(self):
         """The C++ type of an array element of this dtype."""
         return _CNAMES[self.char]
-
-    def __eq__(self, other):
-        return isinstance(other, Scalar) and self.char == other.char
-
-    def __hash__(self):
-        return hash(self.char)
 
     def __repr__(self):
         return self.dtype.name
