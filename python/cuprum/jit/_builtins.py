@@ -116,6 +116,10 @@ def call_ufunc(tr, name: str, args: list):
     return Data(code, out)
 
 
+def _nonzero_const(x) -> bool:
+    return isinstance(x, Const) and not isinstance(x.obj, (tuple, type(None))) and x.obj != 0
+
+
 def _describe(x):
     if isinstance(x, TupleValue):
         return "a tuple"
@@ -139,11 +143,15 @@ def _ufunc_code(tr, name, c, t, out, args):
             return _binary(f"(double){T.paren(a, 15)}", "/", b)
         return _binary(a, "/", b)
     if name == "floor_divide":
+        if k == "u" and _nonzero_const(args[1]):
+            return _binary(c[0], "/", c[1])  # unsigned by a non-zero constant: C's division
         if k in "iu":
             tr.need_helper("floor_divide")
             return T.result_cast(f"_jit_floor_divide({c[0]}, {c[1]})", out)
         return f"floor({_binary(c[0], '/', c[1])})"
     if name == "remainder":
+        if k == "u" and _nonzero_const(args[1]):
+            return _binary(c[0], "%", c[1])
         if k in "iu":
             tr.need_helper("remainder")
             return f"_jit_remainder({c[0]}, {c[1]})"
@@ -155,6 +163,8 @@ def _ufunc_code(tr, name, c, t, out, args):
             return f"_jit_ifmod({c[0]}, {c[1]})"
         return f"fmod({c[0]}, {c[1]})"
     if name == "power":
+        if isinstance(args[1], Const) and args[1].obj == 2 and k != "c":
+            return T.result_cast(_binary(c[0], "*", c[0]), out)  # x ** 2 is exactly x * x
         if k in "iu":
             tr.need_helper("ipow")
             return f"_jit_ipow<{t}>({c[0]}, {c[1]})"

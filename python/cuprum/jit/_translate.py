@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
 import textwrap
 import types
 
@@ -1114,20 +1115,21 @@ def _balanced(s: str) -> bool:
 
 
 def _mentions(code: str, names) -> bool:
-    import re
-
     return any(re.search(rf"\b{re.escape(n)}\b", code) for n in names)
 
 
+_CASTS = re.compile(r"\((?:long long|unsigned long long|int|unsigned int|double|float)\)")
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+
+
 def _stable(d: Data, assigned, tr) -> bool:
-    """Whether ``d`` is a plain name not assigned in the loop body (safe to re-read)."""
-    code = d.code
-    if not code.replace("_", "a").isalnum():
+    """Whether ``d`` reads only names the loop body does not assign (no calls, no memory),
+    so the loop may re-read it instead of keeping a copy."""
+    code = _CASTS.sub("", d.code)
+    if "(" in code or "[" in code:
         return False
-    for name, var in tr.vars.items():
-        if var.code == code:
-            return name not in assigned
-    return True
+    changing = {tr.vars[n].code for n in assigned if n in tr.vars} | set(assigned)
+    return not any(w in changing for w in _IDENT.findall(code))
 
 
 def _index_code(it) -> str:
