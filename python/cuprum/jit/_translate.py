@@ -724,7 +724,7 @@ class Translator:
         else:
             step_code = f"{counter}_step"
             init.append(f"{step_code} = {T.operand_code(it.step, t)}")
-        if step_c is not None or t.kind == "u":
+        if step_c is not None or t.kind == "u" or T.type_of(it.step).kind == "u":
             cmp = "<" if (step_c is None or step_c > 0) else ">"
             cond = f"{counter} {cmp} {stop_code}"
         else:
