@@ -655,6 +655,23 @@ def test_cooperative_thread_block():
     assert "cg::this_thread_block()" in k.cached_code
 
 
+def test_grid_sync_makes_a_cooperative_launch():
+    @jit.rawkernel()
+    def k(x, out):
+        g = jit.cg.this_grid()
+        i = g.thread_rank()
+        n = g.size()
+        x[i] = i * 3
+        g.sync()
+        out[i] = x[(i + 1) % n] + g.num_blocks() * 0
+
+    x = cp.zeros(256, dtype=cp.uint64)
+    out = cp.zeros(256, dtype=cp.uint64)
+    k((4,), (64,), (x, out))
+    numpy.testing.assert_array_equal(cp.asnumpy(out), (numpy.arange(1, 257) % 256) * 3)
+    assert "launched cooperatively" in k.explain(x, out)
+
+
 # ---------------------------------------------------------------------------- errors
 
 

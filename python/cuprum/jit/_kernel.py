@@ -25,6 +25,8 @@ from __future__ import annotations
 import functools
 import warnings
 import weakref
+from collections.abc import Callable
+from typing import Any
 
 import numpy
 
@@ -205,7 +207,14 @@ class _JitRawKernel:
             self._parsed = _translate.Source(self._func)
         return self._parsed
 
-    def __call__(self, grid, block, args, shared_mem=0, stream=None):
+    def __call__(
+        self,
+        grid: tuple[int, ...],
+        block: tuple[int, ...],
+        args: tuple[Any, ...],
+        shared_mem: int = 0,
+        stream: Any = None,
+    ) -> None:
         """Launches the kernel on ``grid`` blocks of ``block`` threads with ``args``
         (``bool``, ``int``, ``float``, ``complex``, NumPy scalars, ``cuprum.ndarray``)."""
         try:
@@ -247,7 +256,7 @@ class _JitRawKernel:
         self._cache[keys] = entry
         return entry
 
-    def __getitem__(self, grid_and_block):
+    def __getitem__(self, grid_and_block: tuple[Any, Any]) -> Callable[..., None]:
         """``k[grid, block](*args)`` (numba's launch syntax; an int is ``(n, 1, 1)``)."""
         grid, block = grid_and_block
         if not isinstance(grid, tuple):
@@ -256,7 +265,7 @@ class _JitRawKernel:
             block = (block, 1, 1)
         return lambda *args, **kwargs: self(grid, block, args, **kwargs)
 
-    def explain(self, *args) -> str:
+    def explain(self, *args: Any) -> str:
         """The generated CUDA C++ for a launch with ``args`` (translated, not compiled or
         launched), after a header naming the argument types and the hidden parameters."""
         keys = tuple(map(_arg_key, args))
@@ -270,7 +279,7 @@ class _JitRawKernel:
         return "\n".join(lines) + "\n" + code
 
     @property
-    def cached_codes(self):
+    def cached_codes(self) -> dict[tuple[Any, ...], str]:
         """The generated code per signature of argument types (a dict)."""
         if not self._cached_codes:
             warnings.warn(
@@ -280,7 +289,7 @@ class _JitRawKernel:
         return {k: v[0] for k, v in self._cached_codes.items()}
 
     @property
-    def cached_code(self):
+    def cached_code(self) -> str:
         """The generated code of the (first) signature compiled."""
         codes = self.cached_codes
         if len(codes) > 1:
@@ -306,7 +315,9 @@ def _show(key):
     return numpy.dtype(key).name
 
 
-def rawkernel(*, mode="cuda", device=False):
+def rawkernel(
+    *, mode: str = "cuda", device: bool = False
+) -> Callable[[Callable[..., Any]], _JitRawKernel]:
     """A decorator that makes a Python function a CUDA kernel (``cupyx.jit.rawkernel``).
 
     The function is written in CuPy's JIT language (see :mod:`cuprum.jit`); each signature
