@@ -118,6 +118,9 @@ _CPP_KEYWORDS = frozenset(
 )
 
 
+_RESERVED = re.compile(r"\w+_[ns]\d+|\w+_(?:stop|step)|_(?:it|smem|t|r)\d+|\w+_\d+")
+
+
 class JitError(Exception):
     """An error while translating, with the node it happened at."""
 
@@ -323,7 +326,11 @@ class Translator:
     # ------------------------------------------------------------------ bookkeeping
 
     def cname(self, name: str) -> str:
-        return name + "_" if name in _CPP_KEYWORDS or name.startswith("_jit") else name
+        """The C++ name of a Python name: C++ keywords and the names the translator makes
+        (``x_n0``, ``i_stop``, ``_it1``) get a trailing underscore."""
+        if name in _CPP_KEYWORDS or name.startswith("_jit") or _RESERVED.fullmatch(name):
+            return name + "_"
+        return name
 
     def fresh(self, prefix: str) -> str:
         self.counter += 1
@@ -524,7 +531,7 @@ class Translator:
                 items, out = [], []
                 for k, item in enumerate(value.items):
                     item = T.to_data(item) if not isinstance(item, Data) else item
-                    vname = self.cname(f"{name}_{k}")
+                    vname = f"{self.cname(name)}_{k}"
                     out.append(f"{item.ctype.declvar(vname, item.code)};")
                     items.append(Data(vname, item.ctype))
                 self.consts[name] = Const(TupleValue(items))
