@@ -389,6 +389,21 @@ def test_scalar_argument_types():
     numpy.testing.assert_array_equal(cp.asnumpy(out), [float(1 << 40), 2.5, 3, 0])
 
 
+def test_numpy_mode_types_python_scalars_wide():
+    @jit.rawkernel(mode="numpy")
+    def k(out, a, b):
+        i = jit.grid(1)
+        if i < out.size:
+            out[i] = a * i + b + 1.0 / 3.0
+
+    out = cp.empty(50, dtype=cp.float64)
+    k((1,), (64,), (out, 3, 0.1))
+    numpy.testing.assert_allclose(cp.asnumpy(out), 3 * numpy.arange(50) + 0.1 + 1.0 / 3.0)
+    code = k.cached_code
+    assert "long long a, double b" in code
+    assert "0.3333333333333333" in code  # a float64 literal (cuda mode: 0.33333334f)
+
+
 def test_float16_scalar_argument_is_passed_as_float():
     out = cp.zeros(4, dtype=cp.float64)
     scalar_args((1,), (1,), (out, numpy.float16(1.5), 2.5, numpy.float64(1.25), True))

@@ -28,8 +28,9 @@ and ``%`` follow Python (floor) as CuPy's do. Device functions: ``rawkernel(devi
 Design decisions live in the docstrings of :mod:`cuprum.jit._translate` (statements,
 variables, errors), :mod:`cuprum.jit._types` (typing, arrays, operators),
 :mod:`cuprum.jit._builtins` (built-ins, helpers) and :mod:`cuprum.jit._kernel` (signatures,
-caching, launch). Not supported: ``mode='numpy'``, ``jit.cub``/``jit.thrust``,
-``memcpy_async``, array views stored in variables, ``assert``.
+caching, launch). ``rawkernel(mode='numpy')`` types Python scalars and literals as
+NumPy does (int64, float64, complex128). Not supported: ``jit.cub``/``jit.thrust``,
+``cg.memcpy_async``/``wait``, ``assert``, slices and advanced indexing.
 """
 
 from __future__ import annotations

@@ -330,7 +330,8 @@ class RangeFunc(BuiltinFunc):
                 raise TypeError("range supports only for integer type.")
         if isinstance(step, Const) and step.obj == 0:
             raise ValueError("range() arg 3 must not be zero")
-        return RangeValue(start, stop, step, T.type_of(stop), unroll)
+        ctype = T.int64 if T.MODE.get() == "numpy" else T.type_of(stop)
+        return RangeValue(start, stop, step, ctype, unroll)
 
 
 class RangeValue:

@@ -193,8 +193,8 @@ class _JitRawKernel:
     """
 
     def __init__(self, func, mode, device):
-        if mode != "cuda":
-            raise NotImplementedError(f"mode={mode!r}: cuprum.jit supports mode='cuda' only")
+        if mode not in ("cuda", "numpy"):
+            raise ValueError(f"mode must be 'cuda' or 'numpy', not {mode!r}")
         self._func = func
         self._mode = mode
         self._device = device
@@ -218,7 +218,7 @@ class _JitRawKernel:
         """Launches the kernel on ``grid`` blocks of ``block`` threads with ``args``
         (``bool``, ``int``, ``float``, ``complex``, NumPy scalars, ``cuprum.ndarray``)."""
         try:
-            raw, plan = self._cache[_signature(args)]
+            raw, plan = self._cache[_signature(args) if self._mode == "cuda" else self._keys(args)]
         except KeyError:
             raw, plan = self._compile(args)
         if plan is not None:
@@ -230,6 +230,17 @@ class _JitRawKernel:
         else:
             raw(grid, block, args)
 
+    def _keys(self, args):
+        keys = _signature(args)
+        if self._mode == "numpy":
+            # Python scalars are int64, float64, complex128 in numpy mode
+            wide = {T.int32: T.int64, _FLOAT_KEY: T.float64, _COMPLEX_KEY: T.Scalar("D")}
+            keys = tuple(
+                wide.get(k, k) if type(a) in (int, float, complex) else k
+                for k, a in zip(keys, args)
+            )
+        return keys
+
     def _translate(self, keys):
         if self._device:
             raise TypeError(
@@ -240,7 +251,7 @@ class _JitRawKernel:
         if found is None:
             source = self._source()
             code, extras, coop = _translate.transpile(
-                source, [_arg_type(k) for k in keys], source.name
+                source, [_arg_type(k) for k in keys], source.name, self._mode
             )
             found = (code, source.name, extras, coop)
             self._cached_codes[keys] = found
@@ -249,7 +260,7 @@ class _JitRawKernel:
     def _compile(self, args):
         import cuprum
 
-        keys = tuple(map(_arg_key, args))
+        keys = self._keys(args)
         code, name, extras, coop = self._translate(keys)
         raw = cuprum.RawKernel(code, name, enable_cooperative_groups=coop)
         entry = (raw, _plan(keys, extras))
@@ -268,7 +279,7 @@ class _JitRawKernel:
     def explain(self, *args: Any) -> str:
         """The generated CUDA C++ for a launch with ``args`` (translated, not compiled or
         launched), after a header naming the argument types and the hidden parameters."""
-        keys = tuple(map(_arg_key, args))
+        keys = self._keys(args)
         code, name, extras, coop = self._translate(keys)
         lines = [f"// kernel {name}: arguments {', '.join(_show(k) for k in keys)}"]
         for i, kind, k in extras:

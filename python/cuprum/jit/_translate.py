@@ -1227,9 +1227,17 @@ _PYCMP = {
 }
 
 
-def transpile(source: Source, arg_types, name: str):
+def transpile(source: Source, arg_types, name: str, mode: str = "cuda"):
     """The program for a kernel of ``arg_types`` (scalars as ``Scalar``, arrays as
-    ``ArrayInfo``): ``(code, kernel name, extras, cooperative)``."""
+    ``ArrayInfo``) in typing ``mode``: ``(code, kernel name, extras, cooperative)``."""
+    token = T.MODE.set(mode)
+    try:
+        return _transpile(source, arg_types, name)
+    finally:
+        T.MODE.reset(token)
+
+
+def _transpile(source: Source, arg_types, name: str):
     gen = Generated()
     gen.names.add(name)
     try:

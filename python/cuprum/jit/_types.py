@@ -8,7 +8,9 @@ Design decisions:
   used, from the operation around it: ``num % 2`` with ``num`` int64 is ``num % 2ll``.
 - **Scalars** are NumPy dtypes. Literals and Python scalar arguments are typed as CuPy's
   cuda mode types them: ``int`` → int32 when it fits (else int64), ``float`` → **float32**,
-  ``complex`` → complex64, ``bool`` → bool; NumPy scalars keep their dtype. float16 values
+  ``complex`` → complex64, ``bool`` → bool; NumPy scalars keep their dtype. In
+  ``mode='numpy'`` (the ``MODE`` context variable while translating) they are int64,
+  float64 and complex128, and loops are chosen by NumPy's safe casting. float16 values
   live in ``float`` variables (CuPy's choice, for speed); float16 arrays hold
   ``cuprum::float16``.
 - **Operators** take CuPy's ufunc loops: the first loop of the operation's table whose
@@ -32,6 +34,7 @@ Design decisions:
 
 from __future__ import annotations
 
+import contextvars
 import math
 
 import numpy
@@ -273,12 +276,18 @@ class LazyTuple(TupleValue):
 # ------------------------------------------------------------------------------ scalars
 
 
+MODE = contextvars.ContextVar("cuprum_jit_mode", default="cuda")
+
+
 def scalar_type(x) -> Scalar:
-    """The JIT type of a Python or NumPy scalar (CuPy's cuda mode)."""
+    """The JIT type of a Python or NumPy scalar: CuPy's cuda mode (int32 when it fits,
+    float32, complex64), or its numpy mode (int64, float64, complex128)."""
     if isinstance(x, numpy.generic):
         return Scalar(x.dtype)
     if isinstance(x, bool):
         return bool_
+    if MODE.get() == "numpy" and isinstance(x, (int, float, complex)):
+        return Scalar(type(x))
     if isinstance(x, int):
         return int32 if -(1 << 31) <= x < (1 << 31) else int64
     if isinstance(x, float):
@@ -580,9 +589,14 @@ ALIASES = {
 
 def find_loop(name: str, types: list[Scalar]):
     """The first loop of ufunc ``name`` that every operand type reaches (CuPy's cuda-mode
-    rule): ``(input types, output type)``."""
+    rule; NumPy's safe casting in numpy mode): ``(input types, output type)``."""
+    numpy_mode = MODE.get() == "numpy"
     for ins, out in LOOPS[name]:
-        if all(_pos(t) <= _ORDER.index(c) for t, c in zip(types, ins)):
+        if numpy_mode:
+            ok = all(numpy.can_cast(t.dtype, numpy.dtype(c)) for t, c in zip(types, ins))
+        else:
+            ok = all(_pos(t) <= _ORDER.index(c) for t, c in zip(types, ins))
+        if ok:
             return [Scalar(c) for c in ins], Scalar(out)
     names = ", ".join(repr(t) for t in types)
     raise TypeError(f'"{name}" does not support the input types ({names})')
