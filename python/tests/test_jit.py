@@ -242,6 +242,22 @@ def test_floor_division_and_modulo_follow_python(dtype):
     numpy.testing.assert_allclose(cp.asnumpy(t)[nz], x[nz] / y[nz])
 
 
+def test_divisibility_test_keeps_zero_divisor_semantics():
+    @jit.rawkernel()
+    def k(x, y, out):
+        i = jit.grid(1)
+        if i < x.size:
+            out[i] = 1 if x[i] % y[i] == 0 else (2 if 0 != x[i] % y[i] else 3)
+
+    x, y = rand(300, "int64", -60, 60), rand(300, "int64", -6, 6)
+    y[:7] = 0  # x % 0 is 0 in CuPy's JIT: "divisible"
+    out = cp.empty(300, dtype=cp.int32)
+    k(*blocks(300), (cp.asarray(x), cp.asarray(y), out))
+    want = numpy.where(y == 0, 1, numpy.where(x % numpy.where(y == 0, 1, y) == 0, 1, 2))
+    numpy.testing.assert_array_equal(cp.asnumpy(out), want)
+    assert "_jit_divides(" in k.cached_code and "_jit_remainder" not in k.cached_code
+
+
 def test_float_floor_division_and_modulo():
     n = 300
     x = RNG.uniform(-10, 10, n)
@@ -507,7 +523,9 @@ def test_device_functions():
     x = RNG.uniform(-0.5, 0.5, (60, 9)).astype(numpy.float32)
     out = cp.empty(60, dtype=cp.float32)
     use_device_functions(*blocks(60), (cp.asarray(x), out))
-    numpy.testing.assert_allclose(cp.asnumpy(out), numpy.clip(x.sum(axis=1), -1, 1), rtol=1e-5)
+    numpy.testing.assert_allclose(
+        cp.asnumpy(out), numpy.clip(x.sum(axis=1), -1, 1), rtol=1e-5, atol=1e-5
+    )
     code = use_device_functions.cached_code
     assert "__device__ float clamp(float v, float lo, float hi)" in code
     assert "__device__ float row_sum(float* x, unsigned int i, int x_n1)" in code
@@ -737,9 +755,7 @@ def test_argument_count_and_type_errors():
         add((1,), (1,), (cp.empty(1), cp.empty(1), [1, 2]))
 
 
-def test_compile_error_surfaces_as_cuprum_error():
-    # the translated code is valid; an invalid program is the RawKernel's error path, which
-    # cuprum reports with the source (checked here through a forced bad type).
+def test_complex_condition_is_refused():
     with pytest.raises(TypeError, match="Complex type value cannot be boolean condition"):
 
         @jit.rawkernel()
@@ -775,11 +791,11 @@ def test_launch_overhead_close_to_raw_kernel():
     raw((1,), (256,), raw_args)
     cp.cuda.Device().synchronize()
 
-    def best(f):
-        return min(timeit.repeat(f, number=200, repeat=7)) / 200
-
-    t_raw = best(lambda: raw((1,), (256,), raw_args))
-    t_jit = best(lambda: add((1,), (256,), args))
+    # interleaved rounds, the best of each: a busy machine slows both alike
+    t_raw = t_jit = float("inf")
+    for _ in range(15):
+        t_raw = min(t_raw, timeit.timeit(lambda: raw((1,), (256,), raw_args), number=200) / 200)
+        t_jit = min(t_jit, timeit.timeit(lambda: add((1,), (256,), args), number=200) / 200)
     cp.cuda.Device().synchronize()
-    # the brief's target is +1 µs; the test allows scheduling noise on a shared CPU
+    # the target is +1 µs (about that on an idle host); the test allows a busy CPU's noise
     assert t_jit <= t_raw + 3e-6, (t_jit, t_raw)

@@ -37,6 +37,8 @@ __device__ __forceinline__ T _jit_remainder(T x, T y) {
   T r = x % y;
   return (r != 0 && ((r ^ y) < 0)) ? (T)(r + y) : r;
 }""",
+    "divides": """template <typename T>
+__device__ __forceinline__ bool _jit_divides(T x, T y) { return y == 0 || x % y == 0; }""",
     "fremainder": """template <typename T>
 __device__ __forceinline__ T _jit_fremainder(T x, T y) { return x - floor(x / y) * y; }""",
     "ipow": """template <typename T>
@@ -154,7 +156,9 @@ def _ufunc_code(tr, name, c, t, out, args):
             return _binary(c[0], "%", c[1])
         if k in "iu":
             tr.need_helper("remainder")
-            return f"_jit_remainder({c[0]}, {c[1]})"
+            code = f"_jit_remainder({c[0]}, {c[1]})"
+            tr.remainders[code] = (c[0], c[1])
+            return code
         tr.need_helper("fremainder")
         return f"_jit_fremainder({c[0]}, {c[1]})"
     if name == "fmod":

@@ -211,7 +211,12 @@ class Generated:
             head.append("#include <cooperative_groups.h>")
             head.append("namespace cg = cooperative_groups;")
         parts = ["\n".join(head)] if head else []
-        parts += [B.HELPERS[h] for h in self.helpers]
+        body = "\n".join(self.functions)
+        for h in self.helpers:
+            text = B.HELPERS[h]
+            fn = re.search(r"(_jit_\w+)\(", text).group(1)
+            if f"{fn}(" in body or f"{fn}<" in body:  # a peephole may have dropped its use
+                parts.append(text)
         parts += self.functions
         return "\n\n".join(parts) + "\n"
 
@@ -288,6 +293,7 @@ class Translator:
         self.arrays: list[T.ArrayInfo | None] = []
         self.loop_local = _loop_local_names(source.tree)
         self.shared_hint = None
+        self.remainders: dict[str, tuple[str, str]] = {}  # code of x % y -> (x, y)
         fn = source.tree
         a = fn.args
         if a.vararg is not None:
@@ -861,6 +867,20 @@ class Translator:
         name = _OPS.get(op)
         if name is None:
             raise NotImplementedError(f"operator {op.__name__} is not supported")
+        if op in (ast.Eq, ast.NotEq):
+            # x % y == 0 needs no sign fix-up: y divides x (Python's 0 for y == 0 kept)
+            for a, b in ((left, right), (right, left)):
+                if (
+                    isinstance(a, Data)
+                    and a.code in self.remainders
+                    and isinstance(b, Const)
+                    and type(b.obj) is int
+                    and b.obj == 0
+                ):
+                    self.need_helper("divides")
+                    x, y = self.remainders[a.code]
+                    code = f"_jit_divides({x}, {y})"
+                    return Data(code if op is ast.Eq else f"!{code}", T.bool_)
         for side in (left, right):
             if isinstance(getattr(side, "ctype", None), (T.Array, T.Ptr)):
                 raise NotImplementedError("arithmetic on arrays is not supported (index them)")
