@@ -9,7 +9,10 @@ Design decisions:
   operators) share one table of loops (``_types.LOOPS``) and one writer, :func:`call_ufunc`.
 - **Helpers** (Python's floor division and modulo, integer power, NaN-propagating
   ``max``/``min``, the lane id) are small ``__forceinline__`` templates written into the
-  program only when used.
+  program only when its code still calls them. ``x % y == 0`` (the common divisibility
+  test) becomes ``_jit_divides(x, y)`` = ``y == 0 || x % y == 0``: the same truth value
+  as Python's modulo (and CuPy's 0 for a zero divisor) without the sign fix-up; an
+  unsigned ``//`` or ``%`` by a non-zero constant is C's; ``x ** 2`` is ``x * x``.
 - **Atomics** take CuPy's dtype table per operation (``atomic_add`` has no int64: CUDA has
   no such instruction); warp shuffles CuPy's (int32/uint32/int64/uint64/float32/float64/
   float16); the mask must be a constant, as in CuPy.

@@ -17,7 +17,11 @@ Design decisions:
   JIT's types), NumPy scalars and C-contiguous arrays go as they are. A strided array goes
   as its data address (the kernel indexes its strides). The extents and strides the kernel
   uses follow the user's arguments. A signature needing none of that conversion launches
-  with the caller's tuple untouched.
+  with the caller's tuple untouched. A strided array's address bypasses the per-stream
+  record that keeps a freed buffer from being reused while the launch may still read it:
+  keep such an array alive until the kernel has run (as with any raw address).
+- **No FutureWarning** at decoration (CuPy warns that its JIT is experimental); the
+  language and its typing are CuPy's.
 """
 
 from __future__ import annotations
