@@ -73,12 +73,16 @@ def _array_key(x):
 
 def _remember(x):
     """``x``'s entry: (weak reference, signature entry, extents + element strides)."""
-    layout = (x.dtype.char, x.ndim, bool(x.is_c_contiguous), x.nbytes < (1 << 31))
+    contiguous = bool(x.is_c_contiguous)
+    shape, strides, item = tuple(x.shape), tuple(x.strides), x.itemsize
+    # 32-bit indexing when every offset the kernel can form fits: the bytes of a contiguous
+    # array, the span of a strided view (a sparse view of a large buffer spans far more)
+    span = x.nbytes if contiguous else item + sum(abs(s) * (n - 1) for n, s in zip(shape, strides))
+    layout = (x.dtype.char, x.ndim, contiguous, span < (1 << 31))
     key = _LAYOUTS.get(layout)
     if key is None:
         key = _LAYOUTS[layout] = ArrayKey(*layout)
-    item = x.itemsize
-    dims = tuple(x.shape) + tuple(s // item for s in x.strides)
+    dims = shape + tuple(s // item for s in strides)
     i = id(x)
 
     def forget(_ref, i=i):

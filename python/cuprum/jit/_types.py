@@ -26,8 +26,9 @@ Design decisions:
   ``x - floor(x / y) * y``.
 - **Arrays** are passed as a plain ``T*`` (the data address of element 0), with the extents
   and element strides that the kernel uses appended as hidden scalar parameters
-  (``x_n1``, ``x_s0``); they are ``int`` when the array has fewer than 2**31 bytes (CuPy's
-  32-bit indexing) and ``long long`` otherwise, so the index arithmetic is 32-bit where it
+  (``x_n1``, ``x_s0``); they are ``int`` when every offset fits in 31 bits (the bytes of
+  a contiguous array, the span of a strided view: CuPy's 32-bit indexing) and
+  ``long long`` otherwise, so the index arithmetic is 32-bit where it
   may be. A C-contiguous ``x[i, j]`` is ``x[i * x_n1 + j]``; a strided one
   ``x[i * x_s0 + j * x_s1]``. ``x.shape[k]``, ``x.size`` and ``len(x)`` are int64 as in CuPy.
 """
