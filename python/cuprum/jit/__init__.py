@@ -98,3 +98,12 @@ __all__ = [
     "threadIdx",
     "warpsize",
 ]
+
+
+def __getattr__(name: str):
+    if name in ("cub", "thrust"):
+        raise AttributeError(
+            f"module 'cuprum.jit' has no attribute {name!r}: CuPy's device-side "
+            f"{'CUB' if name == 'cub' else 'Thrust'} (cupyx.jit.{name}) is not supported"
+        )
+    raise AttributeError(f"module 'cuprum.jit' has no attribute {name!r}")

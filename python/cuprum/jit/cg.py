@@ -80,3 +80,12 @@ this_grid = _ThisGroup("grid_group")
 this_grid.__doc__ = "The whole grid as a cooperative group (its sync needs a cooperative launch)."
 sync = _Sync()
 sync.__doc__ = "``cg.sync(group)``: ``group.sync()``."
+
+
+def __getattr__(name: str):
+    if name in ("memcpy_async", "wait", "wait_prior"):
+        raise AttributeError(
+            f"module 'cuprum.jit.cg' has no attribute {name!r}: asynchronous copies "
+            "(cooperative_groups/memcpy_async.h) are not supported"
+        )
+    raise AttributeError(f"module 'cuprum.jit.cg' has no attribute {name!r}")
