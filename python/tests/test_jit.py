@@ -354,6 +354,38 @@ def test_if_elif_else_while_break_continue_conditional_and_or_not():
 
 
 @jit.rawkernel()
+def augmented(a, b, h):
+    i = jit.grid(1)
+    if i < a.size:
+        a[i] += 3
+        a[i] -= 1
+        a[i] *= 2
+        a[i] //= 3
+        a[i] %= 11
+        a[i] **= 2
+        a[i] <<= 1
+        a[i] |= 1
+        a[i] ^= 4
+        b[i] /= 4.0
+        b[i] -= 0.5
+        h[i] += h[i] * 0.5
+
+
+def test_augmented_assignment_to_elements():
+    a = rand(200, "int64", -50, 50)
+    b = rand(200, "float64")
+    h = rand(200, "float16")
+    da, db, dh = cp.asarray(a), cp.asarray(b), cp.asarray(h)
+    augmented(*blocks(200), (da, db, dh))
+    want = ((((a + 3 - 1) * 2) // 3) % 11) ** 2
+    want = ((want << 1) | 1) ^ 4
+    numpy.testing.assert_array_equal(cp.asnumpy(da), want)
+    numpy.testing.assert_allclose(cp.asnumpy(db), b / 4.0 - 0.5)
+    want_h = (h.astype(numpy.float32) * numpy.float32(1.5)).astype(numpy.float16)
+    numpy.testing.assert_allclose(cp.asnumpy(dh), want_h, rtol=2e-3)
+
+
+@jit.rawkernel()
 def swap_kernel(x, y, out):
     i = jit.grid(1)
     if i < x.size:

@@ -686,18 +686,19 @@ class Translator:
                 "with casting rule 'same_kind'"
             )
         simple = _COMPOUND.get(op)
+        if op == "true_divide" and t.kind == "f" and result.ctype == t:
+            simple = "/"
         is_name = isinstance(s.target, ast.Name)
         if simple and t.char not in "e?" and t.kind != "c" and t.char not in "bBhH":
-            v = value
             ins, _ = T.find_loop(op, [t, T.type_of(value)])
-            v = T.operand_code(value, ins[1]) if isinstance(value, Const) else T.to_data(value).code
-            return [f"{target.code} {simple}= {v};"]
+            return [f"{target.code} {simple}= {T.operand_code(value, ins[1])};"]
         if simple and t.kind == "c" and op in ("add", "subtract", "multiply") and result.ctype == t:
             return [f"{target.code} {simple}= {T.operand_code(value, t)};"]
         if is_name:
             return [f"{target.code} = {self.cast_for_store(result, t, target.code)};"]
         ref = self.fresh("_r")
-        result = B.call_ufunc(self, op, [Data(ref, t), value])
+        read = Data(f"(float){ref}" if t.char == "e" else ref, t)  # a float16 element as float
+        result = B.call_ufunc(self, op, [read, value])
         store = self.cast_for_store(result, t, ref)
         return [f"{{ {t.element_name}& {ref} = {target.code}; {ref} = {store}; }}"]
 
