@@ -268,6 +268,67 @@ def test_float_floor_division_and_modulo():
     numpy.testing.assert_allclose(cp.asnumpy(r), x - numpy.floor(x / y) * y, atol=1e-12)
 
 
+ORDER = "?bBhHiIlLefdFD"
+
+
+@jit.rawkernel()
+def mixed_ops(x, y, s, d, p, q, r, lt, eq):
+    i = jit.grid(1)
+    if i < x.size:
+        s[i] = x[i] + y[i]
+        d[i] = x[i] - y[i]
+        p[i] = x[i] * y[i]
+        if q.ndim == 1:
+            q[i] = x[i] // y[i]
+            r[i] = x[i] % y[i]
+        lt[i] = x[i] < y[i]
+        eq[i] = x[i] == y[i]
+
+
+@pytest.mark.parametrize(
+    "a,b",
+    [
+        ("int8", "uint8"),
+        ("int8", "int32"),
+        ("uint32", "int32"),
+        ("int32", "int64"),
+        ("uint32", "int64"),
+        ("int64", "uint64"),
+        ("int16", "uint16"),
+        ("uint8", "float32"),
+        ("int64", "float32"),
+        ("int32", "float64"),
+    ],
+)
+def test_mixed_dtype_operators_take_cupys_loops(a, b):
+    # CuPy's JIT: the loop is the first at or after both operand types in ?bBhHiIlLefdFD
+    # (int8 + uint8 is uint8, uint32 < int32 compares unsigned, int64 * float32 is float32)
+    loop = numpy.dtype(
+        ORDER[max(ORDER.index(numpy.dtype(a).char), ORDER.index(numpy.dtype(b).char))]
+    )
+    n = 256
+    x = rand(n, a, -40, 40)
+    y = rand(n, b, -40, 40)
+    if numpy.dtype(b).kind == "u":
+        y[: n // 2] = numpy.array(RNG.integers(1, 40, n // 2), dtype=b)
+    outs = [cp.empty(n, dtype=loop) for _ in range(3)]
+    integer = loop.kind in "iu"
+    q = cp.empty(n if integer else 1, dtype=loop).reshape(n if integer else (1, 1))
+    r = cp.empty(n if integer else 1, dtype=loop)
+    lt, eq = cp.empty(n, dtype=cp.bool_), cp.empty(n, dtype=cp.bool_)
+    mixed_ops(*blocks(n), (cp.asarray(x), cp.asarray(y), *outs, q, r, lt, eq))
+    xl, yl = x.astype(loop), y.astype(loop)
+    with numpy.errstate(all="ignore"):
+        numpy.testing.assert_allclose(cp.asnumpy(outs[0]), xl + yl, rtol=1e-6)
+        numpy.testing.assert_allclose(cp.asnumpy(outs[1]), xl - yl, rtol=1e-6)
+        numpy.testing.assert_allclose(cp.asnumpy(outs[2]), xl * yl, rtol=1e-6)
+        if integer:
+            numpy.testing.assert_array_equal(cp.asnumpy(q), xl // yl)
+            numpy.testing.assert_array_equal(cp.asnumpy(r), xl % yl)
+    numpy.testing.assert_array_equal(cp.asnumpy(lt), xl < yl)
+    numpy.testing.assert_array_equal(cp.asnumpy(eq), xl == yl)
+
+
 @jit.rawkernel()
 def math_kernel(x, out):
     i = jit.grid(1)

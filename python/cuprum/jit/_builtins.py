@@ -152,22 +152,22 @@ def _ufunc_code(tr, name, c, t, out, args):
             return _binary(c[0], "/", c[1])  # unsigned by a non-zero constant: C's division
         if k in "iu":
             tr.need_helper("floor_divide")
-            return T.result_cast(f"_jit_floor_divide({c[0]}, {c[1]})", out)
+            return f"_jit_floor_divide<{t}>({c[0]}, {c[1]})"
         return f"floor({_binary(c[0], '/', c[1])})"
     if name == "remainder":
         if k == "u" and _nonzero_const(args[1]):
             return _binary(c[0], "%", c[1])
         if k in "iu":
             tr.need_helper("remainder")
-            code = f"_jit_remainder({c[0]}, {c[1]})"
-            tr.remainders[code] = (c[0], c[1])
+            code = f"_jit_remainder<{t}>({c[0]}, {c[1]})"
+            tr.remainders[code] = (c[0], c[1], t)
             return code
         tr.need_helper("fremainder")
-        return f"_jit_fremainder({c[0]}, {c[1]})"
+        return f"_jit_fremainder<{t}>({c[0]}, {c[1]})"
     if name == "fmod":
         if k in "iu":
             tr.need_helper("ifmod")
-            return f"_jit_ifmod({c[0]}, {c[1]})"
+            return f"_jit_ifmod<{t}>({c[0]}, {c[1]})"
         return f"fmod({c[0]}, {c[1]})"
     if name == "power":
         if isinstance(args[1], Const) and args[1].obj == 2 and k != "c":

@@ -293,7 +293,7 @@ class Translator:
         self.arrays: list[T.ArrayInfo | None] = []
         self.loop_local = _loop_local_names(source.tree)
         self.shared_hint = None
-        self.remainders: dict[str, tuple[str, str]] = {}  # code of x % y -> (x, y)
+        self.remainders: dict[str, tuple] = {}  # code of x % y -> (x, y, loop type)
         fn = source.tree
         a = fn.args
         if a.vararg is not None:
@@ -879,8 +879,8 @@ class Translator:
                     and b.obj == 0
                 ):
                     self.need_helper("divides")
-                    x, y = self.remainders[a.code]
-                    code = f"_jit_divides({x}, {y})"
+                    x, y, t = self.remainders[a.code]
+                    code = f"_jit_divides<{t}>({x}, {y})"
                     return Data(code if op is ast.Eq else f"!{code}", T.bool_)
         for side in (left, right):
             if isinstance(getattr(side, "ctype", None), (T.Array, T.Ptr)):
