@@ -841,6 +841,33 @@ def test_unbound_name_and_bad_call():
         k2((1,), (1,), (cp.empty(1),))
 
 
+@jit.rawkernel(device=True)
+def bad_device(v):
+    return v.nonexistent
+
+
+def test_error_in_a_device_function_names_both_places():
+    @jit.rawkernel()
+    def k(out):
+        out[0] = bad_device(out[0])
+
+    with pytest.raises(AttributeError) as e:
+        k((1,), (1,), (cp.empty(1),))
+    msg = str(e.value)
+    assert "Unknown attribute: nonexistent" in msg
+    assert f"line {_here(bad_device) + 2}, in bad_device" in msg
+    assert f"line {_here(k) + 2}, in k" in msg
+
+
+def test_kernel_cannot_return_a_value():
+    @jit.rawkernel()
+    def k(out):
+        return 1
+
+    with pytest.raises(TypeError, match="cannot return a value"):
+        k((1,), (1,), (cp.empty(1),))
+
+
 def test_argument_count_and_type_errors():
     with pytest.raises(TypeError, match=r"add\(\) takes 3 positional arguments but 2 were given"):
         add((1,), (1,), (cp.empty(1), cp.empty(1)))
