@@ -251,10 +251,6 @@ def _paren(code: str) -> str:
     return T.paren(code, 16)
 
 
-def _is_atom(code: str) -> bool:
-    return T.prec(code) == 16
-
-
 # ------------------------------------------------------------------------------ markers
 
 

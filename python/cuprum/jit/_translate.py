@@ -550,9 +550,7 @@ class Translator:
                 ):
                     raise TypeError(f"Type mismatch of variable: `{name}`")
                 value = T.to_data(value)
-                if isinstance(value.ctype, (T.Void, T.Group)) and not isinstance(
-                    value.ctype, T.Group
-                ):
+                if isinstance(value.ctype, T.Void):
                     raise TypeError("cannot assign a value of type void")
                 cname = self.cname(name)
                 var = Data(cname, value.ctype)
@@ -840,8 +838,6 @@ class Translator:
                 raise TypeError(
                     f"Type mismatch in conditional expression.: {x.ctype!r} != {y.ctype!r}"
                 )
-            if isinstance(x.ctype, T.Scalar) and x.ctype.kind == "c":
-                pass
             return Data(f"({self.condition(cond)} ? {x.code} : {y.code})", x.ctype)
         if isinstance(e, ast.Call):
             return self.call(e)
@@ -1128,18 +1124,6 @@ def _describe(v):
     if isinstance(v, TupleValue):
         return "a tuple"
     return f"{v.code} ({v.ctype})"
-
-
-def _balanced(s: str) -> bool:
-    depth = 0
-    for ch in s:
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth < 0:
-                return False
-    return depth == 0
 
 
 def _mentions(code: str, names) -> bool:
