@@ -624,6 +624,34 @@ def test_device_functions():
     assert "__device__ float row_sum(float* x, unsigned int i, int x_n1)" in code
 
 
+@jit.rawkernel(device=True)
+def tree_sum(smem, tid, n):
+    s = n // 2
+    while s > 0:
+        if tid < s:
+            smem[tid] += smem[tid + s]
+        jit.syncthreads()
+        s //= 2
+
+
+def test_device_function_on_shared_memory():
+    @jit.rawkernel()
+    def k(x, out):
+        smem = jit.shared_memory(cp.int32, 64)
+        t = jit.threadIdx.x
+        smem[t] = x[t]
+        jit.syncthreads()
+        tree_sum(smem, t, 64)
+        if t == 0:
+            out[0] = smem[0]
+
+    x = rand(64, "int32")
+    out = cp.zeros(1, dtype=cp.int32)
+    k((1,), (64,), (cp.asarray(x), out))
+    assert cp.asnumpy(out)[0] == x.sum()
+    assert "__device__ void tree_sum(int* smem, unsigned int tid, int n)" in k.cached_code
+
+
 def test_device_function_cannot_be_launched_and_kernel_not_called():
     @jit.rawkernel()
     def k(out):

@@ -325,7 +325,7 @@ class Translator:
                 self.params.append(f"{T.Scalar(t.dtype).element_name}* {cname}")
             else:
                 self.arrays.append(None)
-                self.note_type(t)
+                self.note_type(t.child if isinstance(t, T.Ptr) else t)
                 self.vars[pname] = Data(cname, t)
                 self.params.append(f"{t} {cname}")
 
@@ -1064,8 +1064,8 @@ class Translator:
                 a = d.ctype
                 # the callee sees the view as an array of its own
                 types_.append(("array", a))
-            elif isinstance(d.ctype, T.Scalar):
-                types_.append(d.ctype)
+            elif isinstance(d.ctype, (T.Scalar, T.Ptr)):
+                types_.append(d.ctype)  # a Ptr (shared memory) is hashable by its element
             else:
                 raise TypeError(f"cannot pass {d.ctype} to a device function")
         key_types = tuple(
