@@ -33,6 +33,15 @@ class Device:
         """``'90'`` for compute capability 9.0 (a string, as CuPy's)."""
         return _cuprum.config().get("Device 0 Compute Capability", "host")
 
+    def use(self):
+        """Makes this device the current one (CuPy's ``Device(i).use()``). cuprum's
+        Python package runs on one device, device 0: using it changes nothing, another
+        id raises ``NotImplementedError`` rather than leave work on device 0."""
+        if self.id != 0:
+            raise NotImplementedError(
+                f"cuprum.cuda.Device({self.id}).use(): cuprum's Python package runs on device 0 only"
+            )
+
     def __enter__(self):
         return self
 

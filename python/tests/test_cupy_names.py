@@ -1,6 +1,7 @@
-"""NumPy's names that CuPy re-exports (``iinfo``, ``finfo``, ``cuprum.exceptions``) and
-``cuprum.copy`` in each memory order, against NumPy. Runs on the GPU when there is one,
-else on the host device (``conftest.py``)."""
+"""CuPy's names that CuPy's own tests reach for: NumPy's that CuPy re-exports (``iinfo``,
+``finfo``, ``cuprum.exceptions``), ``cuprum.copy`` in each memory order, reductions of
+NumPy data, ``cuda.Device.use``; against NumPy. Runs on the GPU when there is one, else on
+the host device (``conftest.py``)."""
 
 from __future__ import annotations
 
@@ -65,3 +66,8 @@ def test_reductions_of_numpy_data_are_numpys():
     dev = cp.sum(cp.asarray(host), axis=1)  # device data stays on the device
     assert isinstance(dev, cp.ndarray)
     np.testing.assert_array_equal(dev.get(), host.sum(axis=1))
+
+
+def test_device_use():
+    assert cp.cuda.Device(0).use() is None
+    assert cp.cuda.Device().id == 0
