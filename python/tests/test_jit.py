@@ -463,6 +463,19 @@ def test_tuple_unpacking_swap_and_annotations():
     numpy.testing.assert_allclose(cp.asnumpy(out), y * 10 + (x - y))
 
 
+def test_names_that_are_cpp_keywords_or_math_functions():
+    @jit.rawkernel()
+    def exp(float, new):  # a kernel named like a math function, parameters like C++ words
+        int = jit.grid(1)
+        if int < new.size:
+            new[int] = float * 2
+
+    out = cp.empty(10, dtype=cp.int32)
+    exp((1,), (16,), (21, out))
+    numpy.testing.assert_array_equal(cp.asnumpy(out), numpy.full(10, 42))
+    assert "void exp_(int float_, int* new_, int new__n0)" in exp.cached_code
+
+
 def test_variable_keeps_its_first_type():
     @jit.rawkernel()
     def k(out):

@@ -258,10 +258,11 @@ class _JitRawKernel:
         found = self._cached_codes.get(keys)
         if found is None:
             source = self._source()
+            name = _translate.c_name(source.name)
             code, extras, coop = _translate.transpile(
-                source, [_arg_type(k) for k in keys], source.name, self._mode
+                source, [_arg_type(k) for k in keys], name, self._mode
             )
-            found = (code, source.name, extras, coop)
+            found = (code, name, extras, coop)
             self._cached_codes[keys] = found
         return found
 

@@ -121,6 +121,14 @@ _CPP_KEYWORDS = frozenset(
 _RESERVED = re.compile(r"\w+_[ns]\d+|\w+_(?:stop|step)|_(?:it|smem|t|r)\d+|\w+_\d+")
 
 
+def c_name(name: str) -> str:
+    """The C++ name of a Python name: C++ keywords, CUDA's math names and the names the
+    translator makes (``x_n0``, ``i_stop``, ``_it1``, ``f_1``) get a trailing underscore."""
+    if name in _CPP_KEYWORDS or name.startswith("_jit") or _RESERVED.fullmatch(name):
+        return name + "_"
+    return name
+
+
 class JitError(Exception):
     """An error while translating, with the node it happened at."""
 
@@ -332,11 +340,7 @@ class Translator:
     # ------------------------------------------------------------------ bookkeeping
 
     def cname(self, name: str) -> str:
-        """The C++ name of a Python name: C++ keywords and the names the translator makes
-        (``x_n0``, ``i_stop``, ``_it1``) get a trailing underscore."""
-        if name in _CPP_KEYWORDS or name.startswith("_jit") or _RESERVED.fullmatch(name):
-            return name + "_"
-        return name
+        return c_name(name)
 
     def fresh(self, prefix: str) -> str:
         self.counter += 1
@@ -1092,7 +1096,7 @@ class Translator:
                 else:
                     arg_types.append(x)
             source = kernel._source()
-            name = gen.unique_name(source.name)
+            name = gen.unique_name(c_name(source.name))
             sub = Translator(source, arg_types, gen, name, "__device__")
             try:
                 code = sub.translate()
