@@ -169,13 +169,13 @@ def _cuprum_modules():
     import cuprum
 
     found = {"cuprum": cuprum}
-    for info in pkgutil.walk_packages(cuprum.__path__, "cuprum."):
+    for info in pkgutil.walk_packages(cuprum.__path__, "cuprum.", onerror=lambda name: None):
         if info.name.startswith("cuprum._cuprum"):
             continue
         try:
             found[info.name] = importlib.import_module(info.name)
-        except ImportError:
-            continue
+        except Exception as e:  # noqa: BLE001  (one broken submodule leaves the others)
+            added[f"cupy{info.name[len('cuprum') :]}"] = f"not aliased: {type(e).__name__}: {e}"
     return found
 
 
