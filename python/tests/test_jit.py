@@ -771,6 +771,19 @@ def test_atomics():
     assert cp.asnumpy(acc_u)[0] == 777
 
 
+def test_atomic_add_float16():
+    @jit.rawkernel()
+    def k(x, acc):
+        i = jit.grid(1)
+        if i < x.size:
+            jit.atomic_add(acc, i % 3, x[i])
+
+    x = numpy.full(96, 0.25, dtype=numpy.float16)
+    acc = cp.zeros(3, dtype=cp.float16)
+    k(*blocks(96, 32), (cp.asarray(x), acc))
+    numpy.testing.assert_array_equal(cp.asnumpy(acc), [8.0, 8.0, 8.0])
+
+
 def test_atomic_dtype_table():
     @jit.rawkernel()
     def k(a):

@@ -14,7 +14,8 @@ Design decisions:
   as Python's modulo (and CuPy's 0 for a zero divisor) without the sign fix-up; an
   unsigned ``//`` or ``%`` by a non-zero constant is C's; ``x ** 2`` is ``x * x``.
 - **Atomics** take CuPy's dtype table per operation (``atomic_add`` has no int64: CUDA has
-  no such instruction); warp shuffles CuPy's (int32/uint32/int64/uint64/float32/float64/
+  no such instruction; its float16 form is a CAS loop on the 32-bit word holding the
+  element, since cuprum's ``float16`` is not CUDA's ``__half``); warp shuffles CuPy's (int32/uint32/int64/uint64/float32/float64/
   float16); the mask must be a constant, as in CuPy.
 """
 
@@ -61,6 +62,24 @@ __device__ __forceinline__ T _jit_minimum(T a, T b) { return (a < b || a != a) ?
 __device__ __forceinline__ T _jit_sign(T x) { return x > 0 ? (T)1 : (x < 0 ? (T)-1 : x); }""",
     "iabs": """template <typename T>
 __device__ __forceinline__ T _jit_abs(T x) { return x < 0 ? (T)-x : x; }""",
+    "atomic_add_f16": """__device__ __forceinline__ float _jit_atomic_add_f16(float16* p, float v) {
+  // CAS on the aligned 32-bit word holding the half (CUDA's atomicAdd(__half*) works on
+  // __half, not on cuprum's float16; this form runs on every GPU and on the host device)
+  unsigned int* word = (unsigned int*)((unsigned long long)p & ~3ull);
+  const unsigned int shift = ((unsigned long long)p & 2ull) ? 16u : 0u;
+  unsigned int old = *word, assumed;
+  do {
+    assumed = old;
+    float16 h;
+    h.bits = (unsigned short)(assumed >> shift);
+    float16 r((float)h + v);
+    const unsigned int next = (assumed & ~(0xffffu << shift)) | ((unsigned int)r.bits << shift);
+    old = atomicCAS(word, assumed, next);
+  } while (assumed != old);
+  float16 h;
+  h.bits = (unsigned short)(old >> shift);
+  return (float)h;
+}""",
     "laneid": """__device__ __forceinline__ unsigned int _jit_laneid() {
 #ifdef __CUPRUM_HOST__
   return __cuprum_lane_id();
@@ -448,7 +467,7 @@ class SharedMemory(BuiltinFunc):
 
 
 _ATOMIC_DTYPES = {
-    "Add": ("int32", "uint32", "uint64", "float32", "float64"),
+    "Add": ("int32", "uint32", "uint64", "float16", "float32", "float64"),
     "Sub": ("int32", "uint32"),
     "Exch": ("int32", "uint32", "uint64", "float32"),
     "Min": ("int32", "uint32", "uint64"),
@@ -493,6 +512,9 @@ class AtomicOp(BuiltinFunc):
         if self.op == "CAS":
             v2 = T.to_data(T.astype(args[3], ctype, "same_kind")).code
             return Data(f"atomicCAS(&{target.code}, {v}, {v2})", ctype)
+        if ctype.char == "e":  # float16: a CAS loop on the word holding it
+            tr.need_helper("atomic_add_f16")
+            return Data(f"_jit_atomic_add_f16(&{target.code}, {v})", ctype)
         return Data(f"atomic{self.op}(&{target.code}, {v})", ctype)
 
 
