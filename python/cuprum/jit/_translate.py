@@ -239,32 +239,25 @@ class Generated:
 
 def _loop_local_names(fn: ast.FunctionDef) -> set:
     """Names that appear only as the targets and inside the bodies of ``for`` loops over
-    them (each loop may then declare its own counter)."""
-    inside: dict[str, int] = {}
-    total: dict[str, int] = {}
+    them (each loop may then declare its own counter); nested loops over one name are
+    left out."""
+    everywhere: dict[str, set] = {}
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Name):
+            everywhere.setdefault(n.id, set()).add(id(n))
+    inside: dict[str, set] = {}
+    nested = set()
     for node in ast.walk(fn):
-        if isinstance(node, ast.Name):
-            total[node.id] = total.get(node.id, 0) + 1
-    for node in ast.walk(fn):
-        if isinstance(node, ast.For) and isinstance(node.target, ast.Name):
-            name = node.target.id
-            count = 0
-            for sub in [node.target] + node.body:
-                for n in ast.walk(sub):
-                    if isinstance(n, ast.Name) and n.id == name:
-                        count += 1
-                    if (
-                        isinstance(n, ast.For)
-                        and n is not node
-                        and getattr(n.target, "id", None) == name
-                    ):
-                        count = -(10**9)  # nested loops over the same name: keep it simple
-            inside[name] = inside.get(name, 0) + max(count, -(10**9))
-    out = set()
-    for name, n in inside.items():
-        if n == total.get(name):
-            out.add(name)
-    return out
+        if not (isinstance(node, ast.For) and isinstance(node.target, ast.Name)):
+            continue
+        name = node.target.id
+        for sub in [node.target, *node.body]:
+            for n in ast.walk(sub):
+                if isinstance(n, ast.Name) and n.id == name:
+                    inside.setdefault(name, set()).add(id(n))
+                elif isinstance(n, ast.For) and getattr(n.target, "id", None) == name:
+                    nested.add(name)
+    return {k for k, ids in inside.items() if k not in nested and ids == everywhere[k]}
 
 
 def _assigned_names(stmts) -> set:
@@ -749,6 +742,8 @@ class Translator:
             incr = f"++{counter}"
         elif step_c == -1:
             incr = f"--{counter}"
+        elif step_c is not None and step_c < 0:
+            incr = f"{counter} -= {T.operand_code(Const(-step_c), t)}"
         else:
             incr = f"{counter} += {step_code}"
         head = f"for ({', '.join(init)}; {cond}; {incr}) {{"
