@@ -1164,8 +1164,11 @@ def _ufunc_name(f):
         mapped = {"fabs": "fabs", "pow": "power", "atan2": "arctan2"}.get(name, name)
         mapped = T.ALIASES.get(mapped, mapped)
         return mapped if mapped in T.LOOPS else None
-    if mod == "cuprum" and (name in T.LOOPS or name in T.ALIASES):
-        return name
+    if name in T.LOOPS or name in T.ALIASES:
+        import cuprum
+
+        if mod == "cuprum" or getattr(cuprum, name, None) is f:
+            return name
     return None
 
 
