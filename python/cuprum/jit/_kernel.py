@@ -113,14 +113,12 @@ def _signature(args, _get=_ARRAY_KEYS.get):
         if e is not None and e[0]() is x:
             out.append(e[1])
         else:
-            out.append(_arg_key(x))
+            out.append(_new_key(x))
     return tuple(out)
 
 
-def _arg_key(x, _get=_ARRAY_KEYS.get):
-    e = _get(id(x))
-    if e is not None and e[0]() is x:
-        return e[1]
+def _new_key(x):
+    """The signature entry of a scalar, or of an array not seen before."""
     t = type(x)
     if t is int:
         return T.int32 if _INT_MIN <= x <= _INT_MAX else T.int64
@@ -209,6 +207,7 @@ class _JitRawKernel:
         self._parsed = None
         self._cache: dict = {}
         self._cached_codes: dict = {}
+        self._signature = _signature if mode == "cuda" else self._keys
 
     def _source(self):
         if self._parsed is None:
@@ -226,7 +225,7 @@ class _JitRawKernel:
         """Launches the kernel on ``grid`` blocks of ``block`` threads with ``args``
         (``bool``, ``int``, ``float``, ``complex``, NumPy scalars, ``cuprum.ndarray``)."""
         try:
-            raw, plan = self._cache[_signature(args) if self._mode == "cuda" else self._keys(args)]
+            raw, plan = self._cache[self._signature(args)]
         except KeyError:
             raw, plan = self._compile(args)
         if plan is not None:
