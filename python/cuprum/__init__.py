@@ -39,8 +39,30 @@ from numpy import (  # noqa: F401  (CuPy re-exports NumPy's scalar types and con
 )
 
 from cuprum import _cuprum, cuda, exceptions, profiler, random  # noqa: F401  (after _cuprum)
+from cuprum._composed import (  # noqa: F401
+    around,
+    copysign,
+    copyto,
+    deg2rad,
+    degrees,
+    divmod,
+    fix,
+    fmax,
+    fmin,
+    logaddexp,
+    logaddexp2,
+    modf,
+    nanprod,
+    rad2deg,
+    radians,
+    round,
+    round_,
+    sinc,
+)
 from cuprum._cuprum import (  # noqa: F401  # noqa: F401
     ArgumentError,
+    AxisError,
+    BoundsError,
     CompileException,
     CuprumError,
     DeviceError,
@@ -50,6 +72,7 @@ from cuprum._cuprum import (  # noqa: F401  # noqa: F401
     RawKernel,
     RawModule,
     ReductionKernel,
+    ScalarRangeError,
     ScanKernel,
     ShapeError,
     UnsupportedError,
@@ -99,22 +122,22 @@ def ascontiguousarray(a, dtype=None):
 
 def empty(shape, dtype=float, order="C"):
     """An uninitialised array (float64 by default, as CuPy)."""
-    return _cuprum.empty(shape, dtype, order)
+    return _cuprum.empty(shape, dtype, order or "C")
 
 
 def zeros(shape, dtype=float, order="C"):
     """An array of zeros."""
-    return _cuprum.zeros(shape, dtype, order)
+    return _cuprum.zeros(shape, dtype, order or "C")
 
 
 def ones(shape, dtype=float, order="C"):
     """An array of ones."""
-    return _cuprum.ones(shape, dtype, order)
+    return _cuprum.ones(shape, dtype, order or "C")
 
 
 def full(shape, fill_value, dtype=None, order="C"):
     """An array filled with ``fill_value`` (its dtype unless ``dtype`` is given)."""
-    return _cuprum.full(shape, fill_value, dtype, order)
+    return _cuprum.full(shape, fill_value, dtype, order or "C")
 
 
 def empty_like(a, dtype=None, order="K", subok=None, shape=None):

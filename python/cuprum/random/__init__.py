@@ -117,6 +117,12 @@ class RandomState:
             low, high = 0, low
         return self._generator.randint(int(low), int(high), _shape(size), _numpy.dtype(dtype))
 
+    def random_integers(self, low, high=None, size=None):
+        """Integers in ``[low, high]`` (``[1, low]`` when ``high`` is not given)."""
+        if high is None:
+            low, high = 1, low
+        return self.randint(low, int(high) + 1, size)
+
     def choice(self, a, size=None, replace=True, p=None):
         """A sample of ``a`` (an int: ``arange(a)``), with replacement."""
         if not replace or p is not None:
@@ -186,6 +192,11 @@ def uniform(low=0.0, high=1.0, size=None, dtype=float):
 def randint(low, high=None, size=None, dtype="l"):
     """Integers in ``[low, high)``."""
     return get_random_state().randint(low, high, size, dtype)
+
+
+def random_integers(low, high=None, size=None):
+    """Integers in ``[low, high]``."""
+    return get_random_state().random_integers(low, high, size)
 
 
 def choice(a, size=None, replace=True, p=None):

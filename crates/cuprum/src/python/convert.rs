@@ -147,7 +147,8 @@ pub(crate) fn is_scalar(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
     obj.is_instance(numpy_generic(obj.py())?)
 }
 
-/// A Python `bool`, `int`, `float` or `complex` (subclasses included) as its scalar.
+/// A Python `bool`, `int`, `float` or `complex` (subclasses included, but not NumPy's
+/// `float64` and `complex128`, which subclass them and are NumPy scalars) as its scalar.
 pub(crate) fn python_scalar(obj: &Bound<'_, PyAny>) -> PyResult<Option<Scalar>> {
     if obj.is_instance_of::<PyBool>() {
         return Ok(Some(Scalar::Bool(obj.extract()?)));
@@ -156,9 +157,17 @@ pub(crate) fn python_scalar(obj: &Bound<'_, PyAny>) -> PyResult<Option<Scalar>> 
         return int_scalar(obj).map(Some);
     }
     if obj.is_instance_of::<PyFloat>() {
+        if !obj.is_exact_instance_of::<PyFloat>() && obj.is_instance(numpy_generic(obj.py())?)? {
+            return Ok(None); // numpy.float64 (a float subclass): a NumPy scalar, strong
+        }
         return Ok(Some(Scalar::F64(obj.extract()?)));
     }
     if obj.is_instance_of::<PyComplex>() {
+        if !obj.is_exact_instance_of::<PyComplex>()
+            && obj.is_instance(numpy_generic(obj.py())?)?
+        {
+            return Ok(None); // numpy.complex128, likewise
+        }
         let c = obj.cast::<PyComplex>()?;
         return Ok(Some(Scalar::C128(num_complex::Complex::new(
             c.real(),

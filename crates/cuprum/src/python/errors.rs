@@ -15,6 +15,13 @@
 //! | `OutOfMemoryError` | `CuprumError`, `MemoryError`   | `OutOfMemory`                               |
 //! | `CompileException` | `CuprumError`                  | `Compile` (CuPy's `cupy.cuda.compiler.CompileException`) |
 //! | `CuprumError`      | `Exception`                    | every other kind (driver, fault …)          |
+//! | `AxisError`        | `ShapeError`, `numpy.exceptions.AxisError` | `Shape`: an axis out of range (NumPy's message) |
+//! | `BoundsError`      | `ShapeError`, `IndexError`     | `Shape`: an index out of bounds, too many indices |
+//! | `ScalarRangeError` | `DTypeError`, `OverflowError`  | `DType`: a scalar out of its dtype's range  |
+//!
+//! The last three refine a kind by the engine's message (each comes from one place of the
+//! engine, in NumPy's words), so the exception NumPy raises for the same input is caught
+//! too (`except IndexError`, `except OverflowError`, `except numpy.exceptions.AxisError`).
 //!
 //! The classes are made once per process (with Python's `type`, since a class with two
 //! built-in bases cannot be declared with `create_exception!`), in module `cuprum`;
@@ -35,13 +42,16 @@ pub(super) struct Classes {
     pub(super) unsupported: Py<PyType>,
     pub(super) out_of_memory: Py<PyType>,
     pub(super) compile: Py<PyType>,
+    pub(super) axis: Py<PyType>,
+    pub(super) bounds: Py<PyType>,
+    pub(super) scalar_range: Py<PyType>,
 }
 
 static CLASSES: PyOnceLock<Classes> = PyOnceLock::new();
 
 impl Classes {
     /// Every class with its Python name (what `register` adds to a module).
-    pub(super) fn named(&self) -> [(&'static str, &Py<PyType>); 8] {
+    pub(super) fn named(&self) -> [(&'static str, &Py<PyType>); 11] {
         [
             ("CuprumError", &self.base),
             ("DTypeError", &self.dtype),
@@ -51,6 +61,9 @@ impl Classes {
             ("UnsupportedError", &self.unsupported),
             ("OutOfMemoryError", &self.out_of_memory),
             ("CompileException", &self.compile),
+            ("AxisError", &self.axis),
+            ("BoundsError", &self.bounds),
+            ("ScalarRangeError", &self.scalar_range),
         ]
     }
 
@@ -86,13 +99,37 @@ fn make_classes(py: Python<'_>) -> PyResult<Classes> {
             vec![base.bind(py).clone().into_any(), builtins.getattr(builtin)?],
         )
     };
+    let dtype = sub("DTypeError", "TypeError", "A wrong dtype (kind 'DType').")?;
+    let shape = sub(
+        "ShapeError",
+        "ValueError",
+        "Shapes that do not fit (kind 'Shape').",
+    )?;
+    let numpy_axis_error = py
+        .import("numpy")?
+        .getattr("exceptions")?
+        .getattr("AxisError")?;
+    let axis = make(
+        "AxisError",
+        "An axis out of range (kind 'Shape'; also NumPy's AxisError).",
+        vec![shape.bind(py).clone().into_any(), numpy_axis_error],
+    )?;
+    let bounds = make(
+        "BoundsError",
+        "An index out of bounds, or too many indices (kind 'Shape'; also an IndexError).",
+        vec![shape.bind(py).clone().into_any(), builtins.getattr("IndexError")?],
+    )?;
+    let scalar_range = make(
+        "ScalarRangeError",
+        "A scalar out of its dtype's range (kind 'DType'; also an OverflowError).",
+        vec![dtype.bind(py).clone().into_any(), builtins.getattr("OverflowError")?],
+    )?;
     Ok(Classes {
-        dtype: sub("DTypeError", "TypeError", "A wrong dtype (kind 'DType').")?,
-        shape: sub(
-            "ShapeError",
-            "ValueError",
-            "Shapes that do not fit (kind 'Shape').",
-        )?,
+        dtype,
+        shape,
+        axis,
+        bounds,
+        scalar_range,
         device: sub(
             "DeviceError",
             "ValueError",
@@ -123,6 +160,29 @@ fn make_classes(py: Python<'_>) -> PyResult<Classes> {
     })
 }
 
+/// The class of a `Shape` error: an axis or an index out of range get NumPy's classes too.
+fn shape_class<'c>(classes: &'c Classes, message: &str) -> &'c Py<PyType> {
+    if message.starts_with("axis ") && message.contains("is out of bounds for array of dimension") {
+        &classes.axis
+    } else if (message.starts_with("index ") && message.contains("is out of bounds for axis"))
+        || message.starts_with("too many indices")
+    {
+        &classes.bounds
+    } else {
+        &classes.shape
+    }
+}
+
+/// The class of a `DType` error: a scalar out of its dtype's range is also an
+/// `OverflowError`, as NumPy 2 raises.
+fn dtype_class<'c>(classes: &'c Classes, message: &str) -> &'c Py<PyType> {
+    if message.contains("is out of range for") {
+        &classes.scalar_range
+    } else {
+        &classes.dtype
+    }
+}
+
 /// The Python exception for a cuprum error: the class of its kind (see the module docs),
 /// cuprum's message, and `kind` set to the kind's name.
 pub(super) fn to_py_err(py: Python<'_>, err: &Error) -> PyErr {
@@ -130,9 +190,10 @@ pub(super) fn to_py_err(py: Python<'_>, err: &Error) -> PyErr {
         Ok(c) => c,
         Err(e) => return e,
     };
+    let message = err.to_string();
     let class = match err.kind() {
-        ErrorKind::DType => &classes.dtype,
-        ErrorKind::Shape => &classes.shape,
+        ErrorKind::DType => dtype_class(classes, &message),
+        ErrorKind::Shape => shape_class(classes, &message),
         ErrorKind::DeviceMismatch => &classes.device,
         ErrorKind::InvalidArgument => &classes.argument,
         ErrorKind::Unsupported => &classes.unsupported,
@@ -140,7 +201,7 @@ pub(super) fn to_py_err(py: Python<'_>, err: &Error) -> PyErr {
         ErrorKind::Compile => &classes.compile,
         _ => &classes.base,
     };
-    let py_err = PyErr::from_type(class.bind(py).clone(), (err.to_string(),));
+    let py_err = PyErr::from_type(class.bind(py).clone(), (message,));
     if let Err(e) = py_err
         .value(py)
         .setattr("kind", format!("{:?}", err.kind()))

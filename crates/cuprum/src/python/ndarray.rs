@@ -151,6 +151,17 @@ impl PyArray {
         self.array.is_c_contiguous()
     }
 
+    /// NumPy's `flags` (`c_contiguous`, `f_contiguous`, `writeable`; also by key:
+    /// `a.flags['C_CONTIGUOUS']`).
+    #[getter]
+    fn flags(&self) -> PyFlags {
+        PyFlags {
+            c_contiguous: self.array.is_c_contiguous(),
+            f_contiguous: self.array.t().is_c_contiguous(),
+            writeable: self.array.is_writeable(),
+        }
+    }
+
     /// The transpose (a view).
     #[getter(T)]
     fn transposed(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
@@ -207,6 +218,29 @@ impl PyArray {
             "Implicit conversion to a NumPy array is not allowed. Please use `.get()` to \
              construct a NumPy array explicitly.",
         ))
+    }
+
+    /// NumPy's ufunc protocol: `np.add(x, 1)`, and a NumPy scalar on the left of an
+    /// operator (`np.float32(2) * x`), run cuprum's function of the same name (as CuPy's
+    /// `__array_ufunc__` does); other methods (`reduce`, `accumulate` …) and names cuprum
+    /// lacks return `NotImplemented`, so NumPy raises its own `TypeError`.
+    #[pyo3(signature = (ufunc, method, *inputs, **kwargs))]
+    fn __array_ufunc__(
+        &self,
+        py: Python<'_>,
+        ufunc: &Bound<'_, PyAny>,
+        method: &str,
+        inputs: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, pyo3::types::PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        if method != "__call__" {
+            return Ok(py.NotImplemented());
+        }
+        let name: String = ufunc.getattr(pyo3::intern!(py, "__name__"))?.extract()?;
+        match py.import("cuprum")?.getattr(name.as_str()) {
+            Ok(f) => Ok(f.call(inputs, kwargs)?.unbind()),
+            Err(_) => Ok(py.NotImplemented()),
+        }
     }
 
     /// The only element as a Python scalar.
@@ -742,6 +776,41 @@ impl MemoryPointer {
         format!(
             "<MemoryPointer 0x{:x} on device {}>",
             self.ptr, self.device_id
+        )
+    }
+}
+
+/// An array's memory layout flags (`ndarray.flags`), as NumPy's and CuPy's.
+#[pyclass(name = "flags", module = "cuprum", frozen)]
+pub(crate) struct PyFlags {
+    #[pyo3(get)]
+    c_contiguous: bool,
+    #[pyo3(get)]
+    f_contiguous: bool,
+    #[pyo3(get)]
+    writeable: bool,
+}
+
+#[pymethods]
+impl PyFlags {
+    /// A flag by NumPy's key (`'C_CONTIGUOUS'`, `'C'`, `'F_CONTIGUOUS'`, `'F'`,
+    /// `'WRITEABLE'`, `'W'`).
+    fn __getitem__(&self, key: &str) -> PyResult<bool> {
+        match key {
+            "C_CONTIGUOUS" | "C" | "CONTIGUOUS" => Ok(self.c_contiguous),
+            "F_CONTIGUOUS" | "F" | "FORTRAN" => Ok(self.f_contiguous),
+            "WRITEABLE" | "W" => Ok(self.writeable),
+            _ => Err(pyo3::exceptions::PyKeyError::new_err(key.to_owned())),
+        }
+    }
+
+    fn __repr__(&self) -> String {
+        let t = |b: bool| if b { "True" } else { "False" };
+        format!(
+            "  C_CONTIGUOUS : {}\n  F_CONTIGUOUS : {}\n  WRITEABLE : {}",
+            t(self.c_contiguous),
+            t(self.f_contiguous),
+            t(self.writeable)
         )
     }
 }

@@ -1,0 +1,180 @@
+"""NumPy functions that cuprum composes from its ufuncs (``copysign``, ``fmax``, ``fmin``,
+``logaddexp``, ``logaddexp2``, ``deg2rad``/``radians``, ``rad2deg``/``degrees``, ``sinc``,
+``fix``, ``divmod``, ``modf``, ``around``/``round``, ``copyto``, ``nanprod``).
+
+Decision: the result dtype is NumPy's, asked of NumPy itself — the NumPy function applied
+to one-element stand-ins of the arguments (zeros of each array's dtype; Python scalars as
+they are, so they stay weak) — and the values are computed in that dtype by cuprum's
+ufuncs on the device. Each is a few element-wise kernels rather than one; fusing them
+into one is what ``cuprum.fuse`` does for a user's own compositions.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy
+
+import cuprum
+
+
+def _stand_in(x):
+    if isinstance(x, cuprum.ndarray):
+        return numpy.zeros((), dtype=x.dtype)
+    if isinstance(x, (bool, int, float, complex, numpy.generic)):
+        return x
+    return numpy.zeros((), dtype=cuprum.asarray(x).dtype)
+
+
+def _result_dtype(np_func, *args):
+    r = np_func(*(_stand_in(a) for a in args))
+    if isinstance(r, tuple):
+        r = r[0]
+    return numpy.asarray(r).dtype
+
+
+def _as(x, dtype):
+    return cuprum.asarray(x).astype(dtype, copy=False)
+
+
+def _finish(r, out):
+    if out is None:
+        return r
+    out[...] = r
+    return out
+
+
+def copysign(x1, x2, out=None):
+    """``x1``'s magnitude with ``x2``'s sign, in NumPy's result dtype."""
+    dt = _result_dtype(numpy.copysign, x1, x2)
+    a = cuprum.absolute(_as(x1, dt))
+    return _finish(cuprum.where(cuprum.signbit(_as(x2, dt)), -a, a), out)
+
+
+def _nan_ignoring(np_func, pick, x1, x2, out):
+    dt = _result_dtype(np_func, x1, x2)
+    a, b = _as(x1, dt), _as(x2, dt)
+    r = pick(a, b)
+    if dt.kind in "fc":
+        r = cuprum.where(cuprum.isnan(a), b, cuprum.where(cuprum.isnan(b), a, r))
+    return _finish(r, out)
+
+
+def fmax(x1, x2, out=None):
+    """Element-wise maximum that ignores NaNs (NaN only where both are NaN)."""
+    return _nan_ignoring(numpy.fmax, cuprum.maximum, x1, x2, out)
+
+
+def fmin(x1, x2, out=None):
+    """Element-wise minimum that ignores NaNs (NaN only where both are NaN)."""
+    return _nan_ignoring(numpy.fmin, cuprum.minimum, x1, x2, out)
+
+
+def _log_add(np_func, exp, log1p_scale, same, x1, x2, out):
+    dt = _result_dtype(np_func, x1, x2)
+    a, b = _as(x1, dt), _as(x2, dt)
+    m = cuprum.maximum(a, b)
+    r = m + cuprum.log1p(exp(-cuprum.absolute(a - b))) * log1p_scale
+    # Equal arguments (infinities included) add log(2) (or 1 in base 2), as NumPy.
+    return _finish(cuprum.where(a == b, a + same, r).astype(dt, copy=False), out)
+
+
+def logaddexp(x1, x2, out=None):
+    """``log(exp(x1) + exp(x2))`` without overflow."""
+    return _log_add(numpy.logaddexp, cuprum.exp, 1.0, math.log(2.0), x1, x2, out)
+
+
+def logaddexp2(x1, x2, out=None):
+    """``log2(2**x1 + 2**x2)`` without overflow."""
+    return _log_add(numpy.logaddexp2, cuprum.exp2, 1.0 / math.log(2.0), 1.0, x1, x2, out)
+
+
+def _scaled(np_func, factor, x, out):
+    dt = _result_dtype(np_func, x)
+    return _finish(_as(x, dt) * dt.type(factor), out)
+
+
+def deg2rad(x, out=None):
+    """Degrees to radians."""
+    return _scaled(numpy.deg2rad, math.pi / 180.0, x, out)
+
+
+def rad2deg(x, out=None):
+    """Radians to degrees."""
+    return _scaled(numpy.rad2deg, 180.0 / math.pi, x, out)
+
+
+radians = deg2rad
+degrees = rad2deg
+
+
+def sinc(x):
+    """``sin(pi x) / (pi x)``, 1 at 0 (NumPy's ``sinc``)."""
+    x = cuprum.asarray(x)
+    y = math.pi * cuprum.where(x == 0, 1.0e-20, x)
+    return cuprum.sin(y) / y
+
+
+def fix(x, out=None):
+    """Rounds toward zero (NumPy's ``fix``)."""
+    dt = _result_dtype(numpy.fix, x)
+    a = _as(x, dt)
+    return _finish(cuprum.where(a >= 0, cuprum.floor(a), cuprum.ceil(a)), out)
+
+
+def divmod(x1, x2):
+    """``(floor_divide(x1, x2), remainder(x1, x2))``."""
+    return cuprum.floor_divide(x1, x2), cuprum.remainder(x1, x2)
+
+
+def modf(x):
+    """The fractional and integral parts, each with ``x``'s sign."""
+    dt = _result_dtype(numpy.modf, x)
+    a = _as(x, dt)
+    whole = cuprum.trunc(a)
+    frac = cuprum.where(cuprum.isinf(a), cuprum.copysign(0.0, a), a - whole)
+    return frac.astype(dt, copy=False), whole
+
+
+def around(a, decimals=0, out=None):
+    """Rounds to ``decimals`` decimals, halves to even (NumPy's ``around``)."""
+    a = cuprum.asarray(a)
+    decimals = int(decimals)
+    if decimals == 0:
+        r = cuprum._cuprum.ufunc("round", a)
+    elif a.dtype.kind in "fc":
+        f = 10.0**decimals
+        r = (cuprum.rint(a * f) / f).astype(a.dtype, copy=False)
+    elif decimals > 0:
+        r = a.copy()
+    else:
+        f = 10 ** (-decimals)
+        r = (cuprum.rint(a.astype(numpy.float64) / f) * f).astype(a.dtype)
+    return _finish(r, out)
+
+
+round = around
+round_ = around
+
+
+def copyto(dst, src, casting="same_kind", where=True):
+    """Copies ``src`` into ``dst`` (broadcast), where ``where`` is true, under NumPy's
+    casting rule."""
+    src_dtype = _result_dtype(lambda s: s, src)
+    if not numpy.can_cast(src_dtype, dst.dtype, casting=casting):
+        raise TypeError(
+            f"Cannot cast array data from {src_dtype!r} to {dst.dtype!r} according to the "
+            f"rule {casting!r}"
+        )
+    if where is True:
+        dst[...] = src
+    else:
+        dst[...] = cuprum.where(where, src, dst)
+
+
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
+    """The product ignoring NaNs (taken as 1)."""
+    a = cuprum.asarray(a)
+    if a.dtype.kind in "fc":
+        a = cuprum.where(cuprum.isnan(a), 1, a)
+    return cuprum.prod(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
