@@ -205,7 +205,7 @@ impl Device {
     /// ```
     /// # if !cuprum::internal::doc_device()? { return Ok(()); }
     /// let dev = cuprum::Device::current()?;
-    /// assert!(dev.id() < cuprum::Device::count()?.max(1));
+    /// assert_eq!(dev.id(), if dev.is_host() { 0 } else { dev.ordinal() });
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     pub fn id(self) -> usize {
