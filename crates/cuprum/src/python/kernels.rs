@@ -621,7 +621,10 @@ impl PyRawKernel {
     }
 
     /// Compiles the kernel for the current device now (it compiles on first use anyway).
-    fn compile(&self) -> PyResult<()> {
+    /// `log_stream` (CuPy's) is accepted; a failed compile's log is in the exception.
+    #[pyo3(signature = (log_stream=None))]
+    fn compile(&self, log_stream: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        let _ = log_stream;
         Ok(self.kernel.compile()?)
     }
 
@@ -912,8 +915,11 @@ impl PyRawModule {
         Ok(super::array::wrap(py, a)?.into_bound(py))
     }
 
-    /// Compiles the module for the current device now.
-    fn compile(&self) -> PyResult<()> {
+    /// Compiles the module for the current device now (`log_stream` as
+    /// `RawKernel.compile`).
+    #[pyo3(signature = (log_stream=None))]
+    fn compile(&self, log_stream: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        let _ = log_stream;
         Ok(self.module.compile()?)
     }
 
