@@ -544,6 +544,27 @@ fn wrong_argument_counts_are_errors() {
 }
 
 #[test]
+fn reducing_a_value_of_scalars_only_is_refused_even_made_strong() {
+    // `astype` makes a scalar's value strong (0-d, as an array would be): it still reads no
+    // array, so a reduction of it is refused at the user's line, as for a weak one.
+    let line = line!() + 1;
+    let f = fuse("strong", |[x, s]| (x + 1.0, s.astype(DType::F64).sum()));
+    let m = err_at(
+        &f,
+        &[arr(DType::F32, &[3]), ArgSpec::scalar(DType::F64)],
+        ErrorKind::Unsupported,
+        line,
+    );
+    assert!(
+        m.ends_with("sum reduces arrays, and this value is computed from scalars only"),
+        "{m}"
+    );
+    // A 0-d array argument made strong is an array: its reduction is fine.
+    let g = fuse("zero_d", |[x]| x.astype(DType::F64).sum());
+    g.explain_for(&[arr(DType::F32, &[])]).unwrap();
+}
+
+#[test]
 fn a_var_from_another_trace_is_an_error_not_a_panic() {
     static KEPT: Mutex<Option<Var>> = Mutex::new(None);
     let f = fuse("keeper", |[x]| {

@@ -82,7 +82,9 @@
 //! source — hence the compile cache — depend on line numbers: `explain` lists them beside
 //! each value instead. The plan is cut by the arrays a value reads (shape-free), not by
 //! concrete shapes, so two reductions over different arguments of equal shape are two
-//! kernels.
+//! kernels. Bindings (the Python package's `cuprum.fuse`) trace a function of their own
+//! language through the crate-internal `fuse_dynamic` (any arity) and `dynamic` (the
+//! tracer's entries, one node per call) — the same tracer, planner and kernels.
 //!
 //! **A first call's time.** What a new fused function's first call does, read from the
 //! code (2026-11-27): `lowered` traces, plans and lowers (0.2 ms on a process's first fused
@@ -134,6 +136,16 @@ mod var;
 pub use explain::{ArgSpec, Explain, ExplainedKernel, KernelKind};
 pub use operand::{IntoVar, Var, VarArg, VarBound};
 pub use var::where_;
+
+/// The tracer's entries for bindings that trace a function of another language
+/// (`python/fuse.rs`): each records one node at `loc` and returns its [`Var`] (poisoned on
+/// failure, as operators do); `node_info` says what a `Var` is, or why it is unusable.
+#[cfg(feature = "python")]
+pub(crate) mod dynamic {
+    pub(crate) use super::trace::{
+        astype, clip, node_info, power, reads, reduce_with, scan, strong_literal, ufunc,
+    };
+}
 
 use crate::array::Array;
 use crate::compile::CompileOptions;
@@ -273,6 +285,26 @@ where
         arity: N,
         at: Location::caller(),
         f: Box::new(g),
+        options: None,
+        cache: Mutex::new(FxHashMap::default()),
+    }
+}
+
+/// A fused function over a closure of any arity, for bindings (`python/fuse.rs`): `f`
+/// gets `arity` values and returns the results, or none when it failed (the binding keeps
+/// why); `at` stands for the user's line in messages.
+#[cfg(feature = "python")]
+pub(crate) fn fuse_dynamic(
+    name: &str,
+    arity: usize,
+    at: Loc,
+    f: impl Fn(&[Var]) -> SmallVec<[Var; 4]> + Send + Sync + 'static,
+) -> Fused {
+    Fused {
+        name: sanitize(name),
+        arity,
+        at,
+        f: Box::new(f),
         options: None,
         cache: Mutex::new(FxHashMap::default()),
     }
@@ -452,7 +484,8 @@ impl Fused {
         Ok(sigs.collect())
     }
 
-    fn invoke(&self, ops: &[Operand<'_>]) -> Result<SmallVec<[Array; 4]>> {
+    /// Runs on `ops` and returns every value the closure returns.
+    pub(crate) fn invoke(&self, ops: &[Operand<'_>]) -> Result<SmallVec<[Array; 4]>> {
         for o in ops {
             o.numeric(&format!("fused `{}`", self.name))?;
         }

@@ -227,6 +227,79 @@ pub(crate) fn clip(x: Var, lo: Option<VarArg>, hi: Option<VarArg>, loc: Loc) -> 
     })
 }
 
+/// Scalar `x` as a strong 0-d value (a NumPy scalar in Python: it promotes as an array
+/// of its dtype does, where a literal is weak).
+#[cfg(feature = "python")]
+pub(crate) fn strong_literal(x: Scalar, loc: Loc) -> Var {
+    record(
+        &[VarArg::Literal(x)],
+        loc,
+        &|| "astype".to_owned(),
+        |t, ids| Ok(t.add(Kind::Cast, &[ids[0]], x.dtype(), 0, false, loc)),
+    )
+}
+
+/// The dtype and number of dimensions of `v` in this thread's innermost trace, and whether
+/// it is computed from scalars only (a Python scalar's value, not an array's); or why `v`
+/// cannot be used: that trace's first failure, no trace running, a value of another trace.
+#[cfg(feature = "python")]
+pub(crate) fn node_info(v: Var) -> Result<(DType, u8, bool)> {
+    STACK.with(|s| {
+        let s = s
+            .try_borrow()
+            .map_err(|_| err!(Unsupported, "the tracer is busy"))?;
+        let Some(t) = s.last() else {
+            bail!(
+                InvalidArgument,
+                "a traced value was used outside its fused function (kept from an earlier call?)"
+            );
+        };
+        if let Some(e) = &t.error {
+            return Err(e.clone());
+        }
+        match t.nodes.get(v.node as usize) {
+            Some(n) if v.trace == t.id => Ok((n.dtype, n.ndim, t.scalars_only(v.node))),
+            _ => bail!(
+                InvalidArgument,
+                "fused `{}`: a value that is not part of this trace was used (kept from another fused function or an earlier call)",
+                t.name
+            ),
+        }
+    })
+}
+
+/// Whether any of `outs` is computed from `input` in this thread's innermost trace (`true`
+/// when that cannot be told: a value of another trace, no trace running).
+#[cfg(feature = "python")]
+pub(crate) fn reads(outs: &[Var], input: Var) -> bool {
+    STACK.with(|s| {
+        let Ok(s) = s.try_borrow() else { return true };
+        let Some(t) = s.last() else { return true };
+        let n = t.nodes.len();
+        if input.trace != t.id || input.node as usize >= n {
+            return true;
+        }
+        let mut live = vec![false; n];
+        for o in outs.iter().filter(|o| o.trace == t.id) {
+            if let Some(l) = live.get_mut(o.node as usize) {
+                *l = true;
+            }
+        }
+        for k in (0..n).rev() {
+            if !live[k] {
+                continue;
+            }
+            if k == input.node as usize {
+                return true;
+            }
+            for &a in &t.nodes[k].args {
+                live[a as usize] = true;
+            }
+        }
+        false
+    })
+}
+
 /// `x.astype(dtype)`.
 pub(crate) fn astype(x: Var, dtype: DType, loc: Loc) -> Var {
     record(&[VarArg::Var(x)], loc, &|| "astype".to_owned(), |t, ids| {
@@ -373,6 +446,21 @@ impl Tracer {
         Ok(self.add(Kind::Cast, &[id], to, nd, weak, loc))
     }
 
+    /// Whether `id` is computed from scalars only: weak, or a strong 0-d value (an
+    /// `astype` of scalars) that reads no array.
+    fn scalars_only(&self, id: NodeId) -> bool {
+        let n = self.node(id);
+        if n.weak || n.ndim > 0 {
+            return n.weak;
+        }
+        let mut reads = vec![false; id as usize + 1];
+        for (k, node) in self.nodes.iter().enumerate().take(id as usize + 1) {
+            reads[k] =
+                matches!(node.kind, Kind::Input(_)) || node.args.iter().any(|&a| reads[a as usize]);
+        }
+        !reads[id as usize]
+    }
+
     fn shape_of(&self, ids: &[NodeId]) -> (u8, bool) {
         let nd = ids.iter().map(|&i| self.node(i).ndim).max().unwrap_or(0);
         let weak = ids.iter().all(|&i| self.node(i).weak);
@@ -503,14 +591,14 @@ impl Tracer {
         opts: AccOpts,
         loc: Loc,
     ) -> Result<NodeId> {
-        let n = self.node(x);
-        if n.weak {
+        if self.scalars_only(x) {
             bail!(
                 Unsupported,
                 "{} reduces arrays, and this value is computed from scalars only",
                 super::ir::reduce_name(op)
             );
         }
+        let n = self.node(x);
         let (nd, dtype) = (n.ndim as usize, n.dtype);
         let mut mask = 0u64;
         match axes {
@@ -546,14 +634,14 @@ impl Tracer {
     }
 
     fn scan(&mut self, op: ScanOp, x: NodeId, axis: Option<isize>, loc: Loc) -> Result<NodeId> {
-        let n = self.node(x);
-        if n.weak {
+        if self.scalars_only(x) {
             bail!(
                 Unsupported,
                 "{} scans arrays, and this value is computed from scalars only",
                 op.user_name()
             );
         }
+        let n = self.node(x);
         let (nd, dtype) = (n.ndim as usize, n.dtype);
         let (ax, out_nd) = match axis {
             None => (None, 1),
