@@ -373,6 +373,43 @@ def count_nonzero(a, axis=None, *, keepdims=False):
     return _cuprum.reduce("count_nonzero", a, axis, None, None, keepdims)
 
 
+# ---------------------------------------------------------------------------- fusion
+
+
+def fuse(*args, kernel_name=None):
+    """Decorator that fuses a function (CuPy's ``cupy.fuse``): ``@fuse``, ``@fuse()``,
+    ``@fuse(kernel_name='name')``.
+
+    The function is traced once per signature of its arguments (each array's dtype and
+    ndim, each scalar's type) by cuprum's fusion engine and runs as a few cuprum kernels —
+    one for element-wise work, its reductions in the same pass where they can be. Inside
+    it, write array math: operators, the ufuncs (``cuprum.exp(x)``), ``cuprum.where``,
+    ``x.astype(...)``, reductions (``cuprum.sum(x, axis=..., keepdims=...)``,
+    ``x.max()``), with NumPy 2's promotion (Python scalars weak, NumPy scalars strong).
+    Arguments are positional: cuprum arrays, other frameworks' device arrays, Python and
+    NumPy scalars, ``None``. Without any device array the function runs as it is. An
+    array argument written in the function (``x += y``, ``out=x``, ``x[...] = v``) is
+    written back to the caller's array, as CuPy writes it. Indexing is not supported
+    (the fusion engine has none).
+
+    >>> @cuprum.fuse(kernel_name='squared_diff')
+    ... def squared_diff(x, y):
+    ...     return (x - y) * (x - y)
+    """
+    if len(args) == 1 and kernel_name is None and callable(args[0]):
+        return _fused(args[0], None)
+    if len(args) > 1 or (args and kernel_name is not None):
+        raise TypeError(f"fuse() takes at most 1 kernel name ({len(args)} given)")
+    name = args[0] if args else kernel_name
+    return lambda f: _fused(f, name)
+
+
+def _fused(f, name):
+    import functools
+
+    return functools.update_wrapper(_cuprum.Fusion(f, name), f)
+
+
 # ---------------------------------------------------------------------------- routines
 
 
@@ -467,11 +504,12 @@ def transpose(a, axes=None):
 
 
 def get_array_module(*args):
-    """``cuprum`` when any argument is a ``cuprum.ndarray``, else ``numpy``."""
+    """``cuprum`` when any argument is a ``cuprum.ndarray`` (or a value traced by
+    ``cuprum.fuse``), else ``numpy``."""
     import sys
 
     for a in args:
-        if isinstance(a, ndarray):
+        if isinstance(a, (ndarray, _cuprum._FusionVar)):
             return sys.modules[__name__]
     return _numpy
 

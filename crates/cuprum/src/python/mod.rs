@@ -64,6 +64,7 @@ mod convert;
 mod cuda;
 mod errors;
 mod exchange;
+mod fuse;
 mod interface;
 mod kernels;
 mod module;

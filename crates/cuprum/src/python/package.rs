@@ -9,6 +9,7 @@
 use super::array::{PyArray, wrap};
 use super::call::Call;
 use super::convert;
+use super::fuse;
 use super::kernels::{self, Arg};
 use super::operations;
 use crate::array::{Array, DType, Endpoint};
@@ -268,7 +269,12 @@ fn ufunc(
                 args.len()
             ))
         })?;
-    let out = match out.filter(|o| !o.is_none()) {
+    let given = out.filter(|o| !o.is_none());
+    let out = match given {
+        Some(o) if fuse::is_traced(o) => {
+            let items: Vec<Bound<'_, PyAny>> = args.iter().collect();
+            return fuse::ufunc(py, op, &items, given);
+        }
         Some(o) => Some(
             o.cast::<PyArray>()
                 .map_err(|_| PyTypeError::new_err("Output arguments type must be cuprum.ndarray"))?
@@ -285,6 +291,9 @@ fn ufunc(
         .find_map(|a| a.cast::<PyArray>().ok().map(|x| x.get().array().clone()));
     let anchor = match anchor {
         Some(a) => a,
+        None if items.iter().any(fuse::is_traced) => {
+            return fuse::ufunc(py, op, &items, given);
+        }
         None => match items
             .iter()
             .find(|a| !matches!(convert::scalar(a), Ok(Some(_))))
@@ -348,6 +357,9 @@ fn clip(
     a_max: Option<&Bound<'_, PyAny>>,
     out: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyAny>> {
+    if fuse::is_traced(a) {
+        return fuse::clip(py, a, a_min, a_max, out);
+    }
     let x = device_array(a, None)?;
     let bound = |b: Option<&Bound<'_, PyAny>>| -> PyResult<Option<Arg>> {
         match b.filter(|b| !b.is_none()) {
@@ -391,6 +403,9 @@ fn reduce(
     keepdims: bool,
     ddof: Option<f64>,
 ) -> PyResult<Py<PyAny>> {
+    if let Ok(v) = a.cast::<fuse::PyFusionVar>() {
+        return fuse::reduce(py, name, v, axis, dtype, out, keepdims, ddof);
+    }
     let a = device_array(a, None)?;
     operations::reduce(py, name, &a, axis, dtype, out, keepdims, ddof)
 }
@@ -532,6 +547,9 @@ pub fn register_package(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<kernels::PyScanKernel>()?;
     m.add_class::<kernels::PyRawKernel>()?;
     m.add_class::<kernels::PyRawModule>()?;
+    m.add_class::<fuse::PyFusion>()?;
+    m.add_class::<fuse::PyFusionVar>()?;
+    m.add_class::<fuse::PyFusionArray>()?;
     m.add_function(wrap_pyfunction!(asarray, m)?)?;
     m.add_function(wrap_pyfunction!(asnumpy, m)?)?;
     m.add_function(wrap_pyfunction!(empty, m)?)?;
