@@ -127,3 +127,9 @@ def test_flags():
     assert "C_CONTIGUOUS : True" in repr(a.flags)
     with pytest.raises(KeyError):
         a.flags["X"]
+
+
+def test_a_fused_functions_axis_error_is_numpys():
+    f = cp.fuse(lambda x: cp.sum(x, axis=3))
+    with pytest.raises(np.exceptions.AxisError, match="axis 3 is out of bounds"):
+        f(cp.zeros((2, 2)))

@@ -162,7 +162,8 @@ fn make_classes(py: Python<'_>) -> PyResult<Classes> {
 
 /// The class of a `Shape` error: an axis or an index out of range get NumPy's classes too.
 fn shape_class<'c>(classes: &'c Classes, message: &str) -> &'c Py<PyType> {
-    if message.starts_with("axis ") && message.contains("is out of bounds for array of dimension") {
+    // A fused function's errors carry a prefix (`fused `f` (sum): axis 2 is out …`).
+    if message.contains("axis ") && message.contains("is out of bounds for array of dimension") {
         &classes.axis
     } else if (message.starts_with("index ") && message.contains("is out of bounds for axis"))
         || message.starts_with("too many indices")
