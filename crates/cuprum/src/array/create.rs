@@ -290,7 +290,12 @@ impl Array {
             }
         }
         let bits = |v: i128| -> i64 { v as u64 as i64 };
-        arange_of(n, (start as f64, step as f64), (bits(start), bits(step)), dtype)
+        arange_of(
+            n,
+            (start as f64, step as f64),
+            (bits(start), bits(step)),
+            dtype,
+        )
     }
 
     /// `num` evenly spaced values from `start` to `stop` (`stop` the last one with

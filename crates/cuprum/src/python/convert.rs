@@ -163,9 +163,7 @@ pub(crate) fn python_scalar(obj: &Bound<'_, PyAny>) -> PyResult<Option<Scalar>> 
         return Ok(Some(Scalar::F64(obj.extract()?)));
     }
     if obj.is_instance_of::<PyComplex>() {
-        if !obj.is_exact_instance_of::<PyComplex>()
-            && obj.is_instance(numpy_generic(obj.py())?)?
-        {
+        if !obj.is_exact_instance_of::<PyComplex>() && obj.is_instance(numpy_generic(obj.py())?)? {
             return Ok(None); // numpy.complex128, likewise
         }
         let c = obj.cast::<PyComplex>()?;

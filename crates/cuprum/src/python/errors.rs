@@ -117,12 +117,18 @@ fn make_classes(py: Python<'_>) -> PyResult<Classes> {
     let bounds = make(
         "BoundsError",
         "An index out of bounds, or too many indices (kind 'Shape'; also an IndexError).",
-        vec![shape.bind(py).clone().into_any(), builtins.getattr("IndexError")?],
+        vec![
+            shape.bind(py).clone().into_any(),
+            builtins.getattr("IndexError")?,
+        ],
     )?;
     let scalar_range = make(
         "ScalarRangeError",
         "A scalar out of its dtype's range (kind 'DType'; also an OverflowError).",
-        vec![dtype.bind(py).clone().into_any(), builtins.getattr("OverflowError")?],
+        vec![
+            dtype.bind(py).clone().into_any(),
+            builtins.getattr("OverflowError")?,
+        ],
     )?;
     Ok(Classes {
         dtype,

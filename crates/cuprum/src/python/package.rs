@@ -658,4 +658,3 @@ impl PyGenerator {
 pub(crate) fn register_random(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyGenerator>()
 }
-
