@@ -109,13 +109,23 @@ impl PyArray {
     }
 
     /// The array's device as a `cuprum.cuda.Device` (CuPy's `x.device`; id 0 on the host
-    /// device).
+    /// device). An extension module used without the `cuprum` package (whose
+    /// `cuprum.cuda` defines `Device`) gives the device's label instead: `"cuda:0"`, `"host"`.
     #[getter]
     fn device(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         static DEVICE: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
         let class = DEVICE.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
-            Ok(py.import("cuprum.cuda")?.getattr("Device")?.unbind())
+            match py.import("cuprum.cuda").and_then(|m| m.getattr("Device")) {
+                Ok(class) => Ok(class.unbind()),
+                Err(_) => Ok(py.None()),
+            }
         })?;
+        if class.is_none(py) {
+            return Ok(device_label(&self.array)
+                .into_pyobject(py)?
+                .into_any()
+                .unbind());
+        }
         Ok(class.bind(py).call1((self.array.device().id(),))?.unbind())
     }
 
