@@ -156,4 +156,9 @@ impl Masked<'_> {
     pub fn divide(&self, value: impl IntoOperand) -> Result<()> {
         update(self, Some(Op::Div), value.operand())
     }
+
+    /// `a[mask] op= value` for any binary ufunc `op` (the bindings' augmented stores).
+    pub(crate) fn update_with(&self, op: Op, value: impl IntoOperand) -> Result<()> {
+        update(self, Some(op), value.operand())
+    }
 }

@@ -16,7 +16,7 @@
 //! | `CompileException` | `CuprumError`                  | `Compile` (CuPy's `cupy.cuda.compiler.CompileException`) |
 //! | `CuprumError`      | `Exception`                    | every other kind (driver, fault …)          |
 //! | `AxisError`        | `ShapeError`, `numpy.exceptions.AxisError` | `Shape`: an axis out of range (NumPy's message) |
-//! | `BoundsError`      | `ShapeError`, `IndexError`     | `Shape`: an index out of bounds, too many indices |
+//! | `BoundsError`      | `ShapeError`, `IndexError`     | `Shape`: an index out of bounds, too many indices, a mask of another shape |
 //! | `ScalarRangeError` | `DTypeError`, `OverflowError`  | `DType`: a scalar out of its dtype's range  |
 //!
 //! The last three refine a kind by the engine's message (each comes from one place of the
@@ -173,6 +173,7 @@ fn shape_class<'c>(classes: &'c Classes, message: &str) -> &'c Py<PyType> {
         &classes.axis
     } else if (message.starts_with("index ") && message.contains("is out of bounds for axis"))
         || message.starts_with("too many indices")
+        || message.starts_with("boolean index did not match")
     {
         &classes.bounds
     } else {

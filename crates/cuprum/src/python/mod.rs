@@ -58,6 +58,7 @@
 //! ```
 
 mod array;
+mod augmented;
 mod call;
 mod capsule;
 mod convert;

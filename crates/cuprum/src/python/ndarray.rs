@@ -4,7 +4,7 @@
 
 use super::array::{PyArray, device_label, no_modulo, shape_arg, view_as, wrap};
 use super::operations as ops;
-use super::{capsule, convert};
+use super::{augmented, capsule, convert};
 use crate::dlpack::{ConsumerStream, ExportOptions};
 use crate::ops::ufunc::Op;
 use pyo3::basic::CompareOp;
@@ -462,10 +462,20 @@ impl PyArray {
     // ---- indexing --------------------------------------------------------------------
 
     fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        wrap(py, ops::get_item(&self.array, key)?)
+        match ops::subscript(&self.array, key)? {
+            ops::Key::Mask(m) if augmented::augmented_load(py) => {
+                augmented::pending(py, &self.array, m, key)
+            }
+            k => wrap(py, ops::get_key(&self.array, k)?),
+        }
     }
 
     fn __setitem__(&self, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        if let Some(p) = augmented::as_pending(value) {
+            return p
+                .get()
+                .store(&self.array, key, |t| ops::set_item(&self.array, key, t));
+        }
         ops::set_item(&self.array, key, value)
     }
 

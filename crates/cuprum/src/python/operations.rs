@@ -53,15 +53,20 @@ pub(crate) fn binary(
 
 /// `a op= other`: written into `a` (NumPy's `same_kind` rule for the result's dtype).
 pub(crate) fn in_place(a: &Array, op: Op, other: &Bound<'_, PyAny>) -> PyResult<()> {
-    let Some(b) = operand(a, other)? else {
-        return Err(PyTypeError::new_err(format!(
+    let b = in_place_operand(a, op, other)?;
+    binary_to(op, Arg::Array(a.clone()).operand(), b.operand(), Some(a))?;
+    Ok(())
+}
+
+/// `other` as the operand of `a op= other` (a `TypeError` where it is none).
+pub(crate) fn in_place_operand(a: &Array, op: Op, other: &Bound<'_, PyAny>) -> PyResult<Arg> {
+    operand(a, other)?.ok_or_else(|| {
+        PyTypeError::new_err(format!(
             "unsupported operand type for {}: {}",
             op.name(),
             super::errors::type_name(other)
-        )));
-    };
-    binary_to(op, Arg::Array(a.clone()).operand(), b.operand(), Some(a))?;
-    Ok(())
+        ))
+    })
 }
 
 /// `a @ other`.
@@ -181,7 +186,7 @@ pub(crate) fn reduction_op(name: &str) -> PyResult<ROp> {
 }
 
 /// What a subscript is.
-enum Key {
+pub(crate) enum Key {
     /// Ints, slices, `...`, `None`: a view.
     Basic(Vec<SliceArg>),
     /// A boolean array: a selection.
@@ -190,9 +195,9 @@ enum Key {
     Indices(Array),
 }
 
-/// `a[key]`.
-pub(crate) fn get_item(a: &Array, key: &Bound<'_, PyAny>) -> PyResult<Array> {
-    Ok(match subscript(a, key)? {
+/// `a[key]`, the subscript already read.
+pub(crate) fn get_key(a: &Array, key: Key) -> PyResult<Array> {
+    Ok(match key {
         Key::Basic(args) => a.slice(&args)?,
         Key::Mask(m) => a.masked(&m).get()?,
         Key::Indices(i) => crate::ops::take(a, &i, Some(0))?,
@@ -232,7 +237,7 @@ pub(crate) fn set_item(
     Ok(())
 }
 
-fn subscript(a: &Array, key: &Bound<'_, PyAny>) -> PyResult<Key> {
+pub(crate) fn subscript(a: &Array, key: &Bound<'_, PyAny>) -> PyResult<Key> {
     if let Ok(t) = key.cast::<PyTuple>() {
         let mut args = Vec::with_capacity(t.len() + 1);
         for (i, k) in t.iter().enumerate() {
