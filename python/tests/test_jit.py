@@ -85,6 +85,9 @@ def test_seed_prime_factor_sum():
     assert "unsigned int idx = blockDim.x * blockIdx.x + threadIdx.x;" in code
     assert "long long num = (long long)idx + 2ll;" in code
     assert "while (i * i <= num)" in code
+    # num >= 0 and i >= 3 are proven (value ranges): // and % are C's, as in the raw kernel
+    assert "_jit_" not in code
+    assert "num /= i;" in code and "while (num % i == 0ll)" in code
 
 
 # ---------------------------------------------------------------------------- launches
@@ -266,6 +269,101 @@ def test_float_floor_division_and_modulo():
     divmod_kernel(*blocks(n), (cp.asarray(x), cp.asarray(y), q, r, t))
     numpy.testing.assert_allclose(cp.asnumpy(q), numpy.floor(x / y))
     numpy.testing.assert_allclose(cp.asnumpy(r), x - numpy.floor(x / y) * y, atol=1e-12)
+
+
+def _py_div_sum(v, divisors):
+    """Python's ``v // d + v % d`` summed over ``divisors`` (CuPy's JIT: 0 for d == 0)."""
+    return sum((v // d + v % d) if d else 0 for d in divisors)
+
+
+def _ranged_reference(v, i):
+    acc = _py_div_sum(v, range(1, 5)) + _py_div_sum(v, range(-3, 0))
+    acc += _py_div_sum(v, range(3))
+    m = -(i % 7 + 1)
+    acc += _py_div_sum(m, range(-4, 0)) + _py_div_sum(m, range(2, 5))
+    c = 10
+    for _ in range(3):
+        acc += c // 3 + c % 3
+        c -= 7
+    u = i % 5
+    acc += _py_div_sum(u, range(1, 4)) + (1 if u % 3 == 0 else 0)
+    return acc
+
+
+@jit.rawkernel()
+def ranged_divisions(x, out):
+    i = jit.grid(1)
+    if i < x.size:
+        v = x[i]  # any sign
+        acc = cp.int64(0)
+        for d in range(1, 5):  # divisor >= 1, dividend of either sign: no zero check
+            acc += v // d + v % d
+        for d in range(-3, 0):  # divisor <= -1
+            acc += v // d + v % d
+        for d in range(3):  # divisor may be 0: Python's (CuPy's) 0
+            acc += v // d + v % d
+        m = -(cp.int64(i % 7) + 1)  # m in [-7, -1]
+        for d in range(-4, 0):  # one sign: C's
+            acc += m // d + m % d
+        for d in range(2, 5):  # opposite signs: the fix-up
+            acc += m // d + m % d
+        c = 10  # 10, 3, -4: a value range that grows below 0 keeps the fix-up
+        j = 0
+        while j < 3:
+            acc += c // 3 + c % 3
+            c -= 7
+            j += 1
+        u = cp.int64(i % 5)  # u >= 0
+        for d in range(1, 4):  # C's
+            acc += u // d + u % d
+        if u % 3 == 0:
+            acc += 1
+        out[i] = acc
+
+
+def test_division_with_known_value_ranges_keeps_python_semantics():
+    # the translator writes C's / and % only where the operands' ranges make them Python's
+    n = 400
+    x = RNG.integers(-60, 60, n).astype(numpy.int64)
+    out = cp.empty(n, dtype=cp.int64)
+    ranged_divisions(*blocks(n), (cp.asarray(x), out))
+    want = [_ranged_reference(int(v), i) for i, v in enumerate(x)]
+    numpy.testing.assert_array_equal(cp.asnumpy(out), want)
+    code = ranged_divisions.cached_code
+    assert "_jit_floor_divide_nz<long long>(v, d)" in code  # d in [1, 4], v any sign
+    assert "_jit_floor_divide<long long>(v, d)" in code  # d in [0, 2]
+    assert "m / d" in code and "m % d" in code  # both <= -1
+    assert "_jit_floor_divide_nz<long long>(m, d)" in code  # opposite signs
+    assert "_jit_floor_divide_nz<int>(c, 3)" in code  # c's range reaches below 0
+    assert "u / d + u % d" in code and "u % 3ll == 0ll" in code
+
+
+def test_division_ranges_of_loop_counters_and_extents():
+    # a range() counter from i >= 0 and an array's extent are >= 0 (an extent may be 0); a
+    # divisor from a Python int argument may be 0 or negative
+    @jit.rawkernel()
+    def k(x, out, step):
+        i = jit.grid(1)
+        if i < x.shape[0]:
+            s = cp.int64(0)
+            for j in range(i, x.shape[0], 64):
+                s += j // (x.shape[0] + 1) + (j + 1) % 3 + j // step
+            out[i] = s
+
+    n = 200
+    x = cp.empty(n, dtype=cp.float32)
+    for step in (7, -3, 0):
+        out = cp.empty(n, dtype=cp.int64)
+        k(*blocks(n), (x, out, step))
+        want = [
+            sum(j // (n + 1) + (j + 1) % 3 + (j // step if step else 0) for j in range(i, n, 64))
+            for i in range(n)
+        ]
+        numpy.testing.assert_array_equal(cp.asnumpy(out), want)
+    code = k.cached_code
+    assert "j / ((long long)x_n0 + 1ll)" in code
+    assert "(j + 1ll) % 3ll" in code
+    assert "_jit_floor_divide<long long>(j, " in code
 
 
 ORDER = "?bBhHiIlLefdFD"
@@ -674,6 +772,35 @@ def test_device_function_cannot_be_launched_and_kernel_not_called():
         k((1,), (1,), (cp.empty(1),))
     with pytest.raises(TypeError, match="device function"):
         clamp((1,), (1,), (1.0, 0.0, 2.0))
+
+
+def test_device_functions_made_by_a_factory_are_written_once_each():
+    # CuPy's "template recursion": g(step) makes a new device function per call; the caller
+    # is translated a few times to find its value ranges, each step's function once
+    def g(step):
+        @jit.rawkernel(device=True)
+        def f(x):
+            if step < 256:
+                tid = jit.threadIdx.x
+                if tid % (step * 2) == 0:
+                    x[tid] += x[tid + step]
+                    jit.syncthreads()
+                    g(step * 2)(x)
+
+        return f
+
+    @jit.rawkernel()
+    def k(x, y):
+        tid = jit.threadIdx.x
+        y[tid] = x[tid]
+        jit.syncthreads()
+        g(1)(y)
+
+    x = rand(256, "int32")
+    y = cp.zeros(256, dtype=cp.int32)
+    k((1,), (256,), (cp.asarray(x), y))
+    assert cp.asnumpy(y)[0] == x.sum()
+    assert k.cached_code.count("__device__ void f") == 9  # steps 1, 2, ..., 256
 
 
 @jit.rawkernel(device=True)

@@ -11,8 +11,13 @@ Design decisions:
   ``max``/``min``, the lane id) are small ``__forceinline__`` templates written into the
   program only when its code still calls them. ``x % y == 0`` (the common divisibility
   test) becomes ``_jit_divides(x, y)`` = ``y == 0 || x % y == 0``: the same truth value
-  as Python's modulo (and CuPy's 0 for a zero divisor) without the sign fix-up; an
-  unsigned ``//`` or ``%`` by a non-zero constant is C's; ``x ** 2`` is ``x * x``.
+  as Python's modulo (and CuPy's 0 for a zero divisor) without the sign fix-up;
+  ``x ** 2`` is ``x * x``.
+- **Value ranges** (``_types.op_range``, the translator's variable ranges) decide how much
+  of ``//`` and ``%`` needs code: C's ``/`` and ``%`` where the divisor is non-zero and the
+  operands have one sign (``num // i`` with ``num >= 0`` and ``i >= 3``: truncation is
+  flooring), the helper without its zero check where only the divisor is known non-zero,
+  the full helper otherwise; ``x % y == 0`` is ``x % y == 0`` where ``y`` is non-zero.
 - **Atomics** take CuPy's dtype table per operation (``atomic_add`` has no int64: CUDA has
   no such instruction; its float16 form is a CAS loop on the 32-bit word holding the
   element, since cuprum's ``float16`` is not CUDA's ``__half``); warp shuffles CuPy's (int32/uint32/int64/uint64/float32/float64/
@@ -38,6 +43,16 @@ __device__ __forceinline__ T _jit_floor_divide(T x, T y) {
     "remainder": """template <typename T>
 __device__ __forceinline__ T _jit_remainder(T x, T y) {
   if (y == 0) return 0;
+  T r = x % y;
+  return (r != 0 && ((r ^ y) < 0)) ? (T)(r + y) : r;
+}""",
+    "floor_divide_nz": """template <typename T>
+__device__ __forceinline__ T _jit_floor_divide_nz(T x, T y) {
+  T q = x / y;
+  return q - (T)((x % y != 0) & ((x ^ y) < 0));
+}""",
+    "remainder_nz": """template <typename T>
+__device__ __forceinline__ T _jit_remainder_nz(T x, T y) {
   T r = x % y;
   return (r != 0 && ((r ^ y) < 0)) ? (T)(r + y) : r;
 }""",
@@ -136,12 +151,12 @@ def call_ufunc(tr, name: str, args: list):
     for s in types + [out]:
         tr.note_type(s)
     c = [T.operand_code(a, s) for a, s in zip(args, ins)]
-    code = _ufunc_code(tr, name, c, t, out, args)
-    return Data(code, out)
+    rs = [T.fit(T.range_of(a), s) for a, s in zip(args, ins)]
+    code = _ufunc_code(tr, name, c, t, out, args, rs)
+    return Data(code, out, T.op_range(name, rs, out))
 
 
-def _nonzero_const(x) -> bool:
-    return isinstance(x, Const) and not isinstance(x.obj, (tuple, type(None))) and x.obj != 0
+_BINOP_DIV = {"floor_divide": "/", "remainder": "%"}
 
 
 def _describe(x):
@@ -150,7 +165,7 @@ def _describe(x):
     return f"{x.code} ({x.ctype})"
 
 
-def _ufunc_code(tr, name, c, t, out, args):
+def _ufunc_code(tr, name, c, t, out, args, rs):
     k = t.kind
     if name in _BINOP:
         a, b = c
@@ -166,21 +181,20 @@ def _ufunc_code(tr, name, c, t, out, args):
         if k in "biu":
             return _binary(f"(double){T.paren(a, 15)}", "/", b)
         return _binary(a, "/", b)
+    if name in ("floor_divide", "remainder") and k in "iu":
+        # the operands' ranges decide how much of Python's semantics needs code
+        how = T.division_kind(rs[0], rs[1])
+        if how == "c":  # C's truncation is flooring here
+            return T.result_cast(_binary(c[0], _BINOP_DIV[name], c[1]), out)
+        helper = name if how is None else f"{name}_nz"
+        tr.need_helper(helper)
+        code = f"_jit_{helper}<{t}>({c[0]}, {c[1]})"
+        if name == "remainder":
+            tr.remainders[code] = (c[0], c[1], t, how == "nz")
+        return code
     if name == "floor_divide":
-        if k == "u" and _nonzero_const(args[1]):
-            return _binary(c[0], "/", c[1])  # unsigned by a non-zero constant: C's division
-        if k in "iu":
-            tr.need_helper("floor_divide")
-            return f"_jit_floor_divide<{t}>({c[0]}, {c[1]})"
         return f"floor({_binary(c[0], '/', c[1])})"
     if name == "remainder":
-        if k == "u" and _nonzero_const(args[1]):
-            return _binary(c[0], "%", c[1])
-        if k in "iu":
-            tr.need_helper("remainder")
-            code = f"_jit_remainder<{t}>({c[0]}, {c[1]})"
-            tr.remainders[code] = (c[0], c[1], t)
-            return code
         tr.need_helper("fremainder")
         return f"_jit_fremainder<{t}>({c[0]}, {c[1]})"
     if name == "fmod":

@@ -16,8 +16,14 @@ Design decisions:
 - **Errors** keep their class (``TypeError``, ``NotImplementedError``, ``NameError``...)
   and say what failed, then where: the file, the line, the function, and the source with
   the offending lines marked ``>``.
+- **Value ranges of variables** (for ``//`` and ``%``, see :mod:`cuprum.jit._types`): a
+  function with ``//`` or ``%`` is translated again until the intervals its integer
+  variables were assumed to hold cover every value assigned to them (from "no value" up,
+  bounds widened in a few steps: usually 3-4 rounds, about 1 ms each); each of a loop's own
+  counters has its ``range()``'s interval. No path is followed: ``if i < n`` tells nothing.
 - **Device functions** (``rawkernel(device=True)``) are written once per signature of
-  argument types, before their first caller; an array argument brings the extents and
+  argument types (and per code and closure values: a factory's equal functions share one),
+  before their first caller; an array argument brings the extents and
   strides the callee uses as extra parameters. Recursion is refused (``ValueError``).
 """
 
@@ -170,6 +176,12 @@ class Source:
         self.consts = {**cv.builtins, **cv.globals, **cv.nonlocals}
         # names only annotations mention (not among the code's names)
         self.globals = getattr(func, "__globals__", {})
+        self.loop_local = None  # names each loop may declare as its own (once)
+        # whether the code divides (// or %): only then are value ranges looked for
+        self.divides = any(
+            isinstance(n, (ast.BinOp, ast.AugAssign)) and isinstance(n.op, (ast.FloorDiv, ast.Mod))
+            for n in ast.walk(node)
+        )
 
     def message(self, error: BaseException, node) -> str:
         """``error``'s message with the place it happened."""
@@ -280,8 +292,17 @@ class Method:
 class Translator:
     """Writes one function for one signature."""
 
-    def __init__(self, source: Source, arg_types, generated: Generated, name: str, attrs: str):
+    def __init__(
+        self, source: Source, arg_types, generated: Generated, name: str, attrs: str, ranges=None
+    ):
         self.source = source
+        # value ranges of integer variables: those assumed (None: none known), those seen
+        # assigned (see translate_function)
+        self.assumed = ranges
+        self.collected: dict = {}
+        self.var_types: dict = {}
+        self.read_empty: dict = {}
+        self.loop_ranges: dict = {}  # a loop's own counter (name) -> its range
         self.generated = generated
         self.name = name
         self.attrs = attrs
@@ -292,9 +313,12 @@ class Translator:
         self.counter = 0
         self.params: list[str] = []
         self.arrays: list[T.ArrayInfo | None] = []
-        self.loop_local = _loop_local_names(source.tree)
+        if source.loop_local is None:
+            source.loop_local = _loop_local_names(source.tree)
+        self.loop_local = source.loop_local
         self.shared_hint = None
-        self.remainders: dict[str, tuple] = {}  # code of x % y -> (x, y, loop type)
+        # code of x % y -> (x, y, loop type, whether y is known non-zero)
+        self.remainders: dict[str, tuple] = {}
         fn = source.tree
         a = fn.args
         if a.vararg is not None:
@@ -328,6 +352,7 @@ class Translator:
                 self.arrays.append(None)
                 self.note_type(t.child if isinstance(t, T.Ptr) else t)
                 self.vars[pname] = Data(cname, t)
+                self.collect(pname, None, t)
                 self.params.append(f"{t} {cname}")
 
     # ------------------------------------------------------------------ bookkeeping
@@ -345,6 +370,24 @@ class Translator:
             self.shared_hint = None
             return self.cname(hint)
         return self.fresh("_smem")
+
+    def collect(self, name: str, rng, t):
+        """Notes a value of range ``rng`` stored in integer variable ``name`` of type ``t``."""
+        if T.bounds(t) is None:
+            return
+        self.var_types[name] = t
+        self.collected[name] = T.join(self.collected.get(name, T.EMPTY), T.fit(rng, t))
+
+    def read(self, name: str, var: Data) -> Data:
+        """Variable ``name`` read: its Data with the range it is assumed to hold."""
+        if name in self.loop_ranges:
+            return Data(var.code, var.ctype, self.loop_ranges[name])
+        if self.assumed is None or T.bounds(var.ctype) is None:
+            return var
+        rng = self.assumed.get(name, T.EMPTY)
+        if rng is T.EMPTY:
+            self.read_empty[name] = var.ctype
+        return Data(var.code, var.ctype, rng)
 
     def decl(self, line: str):
         self.decls.append(line)
@@ -536,7 +579,7 @@ class Translator:
                     item = T.to_data(item) if not isinstance(item, Data) else item
                     vname = f"{self.cname(name)}_{k}"
                     out.append(f"{item.ctype.declvar(vname, item.code)};")
-                    items.append(Data(vname, item.ctype))
+                    items.append(Data(vname, item.ctype, item.rng))
                 self.consts[name] = Const(TupleValue(items))
                 return out
             if existing is None:
@@ -552,12 +595,14 @@ class Translator:
                 cname = self.cname(name)
                 var = Data(cname, value.ctype)
                 self.vars[name] = var
+                self.collect(name, T.range_of(value), value.ctype)
                 if isinstance(value.ctype, T.Ptr) and value.code == cname:
                     return []  # shared memory declared under the variable's name
                 if top and depth == 0:
                     return [f"{value.ctype.declvar(cname, value.code)};"]
                 self.decl(f"{value.ctype.declvar(cname)};")
                 return [f"{cname} = {value.code};"]
+            self.collect(name, T.range_of(value), existing.ctype)
             return [
                 f"{existing.code} = {self.cast_for_store(value, existing.ctype, existing.code)};"
             ]
@@ -591,7 +636,7 @@ class Translator:
                     it = T.to_data(it)
                     t = self.fresh("_t")
                     out.append(f"{it.ctype.declvar(t, it.code)};")
-                    tmp.append(Data(t, it.ctype))
+                    tmp.append(Data(t, it.ctype, it.rng))
                 items = tmp
                 out = ["{"] + ["  " + x for x in out]
                 for e, it in zip(target.elts, items):
@@ -655,6 +700,7 @@ class Translator:
             self.decl(f"{t.declvar(cname)};")
             return []
         value = self.expr(s.value)
+        self.collect(name, T.range_of(value), t)
         if isinstance(value, Const):
             code = T.const_code(T.astype(value, t).obj, t)
         else:
@@ -674,7 +720,7 @@ class Translator:
             raise NotImplementedError(f"operator {type(s.op).__name__} is not supported")
         t = target.ctype
         # type the operation on the target's value (to check the cast back, as CuPy does)
-        result = B.call_ufunc(self, op, [Data(target.code, t), value])
+        result = B.call_ufunc(self, op, [Data(target.code, t, target.rng), value])
         if not T.can_cast(result.ctype, t, "same_kind"):
             raise TypeError(
                 f"Cannot cast ufunc '{op}' output from '{result.ctype!r}' to '{t!r}' "
@@ -684,6 +730,13 @@ class Translator:
         if op == "true_divide" and t.kind == "f" and result.ctype == t:
             simple = "/"
         is_name = isinstance(s.target, ast.Name)
+        if is_name:
+            self.collect(s.target.id, T.range_of(result), t)
+        if op in ("floor_divide", "remainder") and t.kind in "iu" and result.ctype == t:
+            ins, _ = T.find_loop(op, [t, T.type_of(value)])
+            rs = [T.fit(T.range_of(target), ins[0]), T.fit(T.range_of(value), ins[1])]
+            if ins[0] == t and T.division_kind(*rs) == "c":
+                simple = "/" if op == "floor_divide" else "%"  # C's is Python's here
         if simple and t.char not in "e?" and t.kind != "c" and t.char not in "bBhH":
             ins, _ = T.find_loop(op, [t, T.type_of(value)])
             return [f"{target.code} {simple}= {T.operand_code(value, ins[1])};"]
@@ -752,13 +805,17 @@ class Translator:
             pre = ["#pragma unroll"]
         elif it.unroll is not None:
             pre = [f"#pragma unroll({int(it.unroll)})"]
+        counter_range = _counter_range(it, t)
         if local:
             self.vars[name] = Data(cname, t)
+            self.loop_ranges[name] = counter_range
             try:
                 body = self.block(s.body)
             finally:
                 del self.vars[name]
+                del self.loop_ranges[name]
             return pre + [head] + body + ["}"]
+        self.collect(name, counter_range, t)
         if existing is None:
             cname = self.cname(name)
             existing = Data(cname, t)
@@ -783,7 +840,7 @@ class Translator:
             return Const(e.value)
         if isinstance(e, ast.Name):
             if e.id in self.vars:
-                return self.vars[e.id]
+                return self.read(e.id, self.vars[e.id])
             if e.id in self.consts:
                 c = self.consts[e.id]
                 if isinstance(c, Const):
@@ -873,8 +930,11 @@ class Translator:
                     and type(b.obj) is int
                     and b.obj == 0
                 ):
+                    x, y, t, nonzero = self.remainders[a.code]
+                    if nonzero:
+                        cmp = "==" if op is ast.Eq else "!="
+                        return Data(f"{B._binary(x, '%', y)} {cmp} 0", T.bool_)
                     self.need_helper("divides")
-                    x, y, t = self.remainders[a.code]
                     code = f"_jit_divides<{t}>({x}, {y})"
                     return Data(code if op is ast.Eq else f"!{code}", T.bool_)
         for side in (left, right):
@@ -906,7 +966,7 @@ class Translator:
                 codes = [t.extent(k) for k in range(t.ndim)]
                 if t.info.idx32:
                     codes[0] = f"(long long){codes[0]}"
-                return Data(" * ".join(codes), T.int64)
+                return Data(" * ".join(codes), T.int64, (0, T.bounds(T.int64)[1]))
             raise AttributeError(f"Unknown attribute: {attr}")
         if isinstance(t, T.Scalar):
             if attr in ("real", "imag"):
@@ -927,7 +987,8 @@ class Translator:
         if k < 0 or k >= t.ndim:
             raise IndexError(f"axis {k} is out of bounds for an array of {t.ndim} dimensions")
         code = t.extent(k)
-        return Data(f"(long long){code}" if t.info.idx32 else code, T.int64)
+        top = T.bounds(T.int32 if t.info.idx32 else T.int64)[1]
+        return Data(f"(long long){code}" if t.info.idx32 else code, T.int64, (0, top))
 
     def array_stride(self, value, k):
         t = value.ctype
@@ -1073,7 +1134,7 @@ class Translator:
             else x
             for x in types_
         )
-        key = (kernel, key_types)
+        key = (_function_identity(kernel), key_types)
         gen = self.generated
         if key in gen.device:
             entry = gen.device[key]
@@ -1092,9 +1153,11 @@ class Translator:
                     arg_types.append(x)
             source = kernel._source()
             name = gen.unique_name(c_name(source.name))
-            sub = Translator(source, arg_types, gen, name, "__device__")
             try:
-                code = sub.translate()
+                sub, code = translate_function(
+                    lambda r: Translator(source, arg_types, gen, name, "__device__", r),
+                    source.divides,
+                )
             except JitError as err:
                 reraise(source, err)
             gen.functions.append(code)
@@ -1109,6 +1172,96 @@ class Translator:
             else:
                 codes.append(a.stride(k))
         return Data(f"{name}({', '.join(codes)})", ret)
+
+
+_ROUNDS = 8
+
+
+def translate_function(make, divides=True):
+    """``(translator, code)`` of a function whose translator ``make(ranges)`` writes it
+    assuming its integer variables hold values in ``ranges`` (name -> interval); one
+    translation with none known where the function has no ``//`` or ``%`` (``divides``).
+
+    The ranges are found by translating again until they hold every value assigned (a
+    fixed point, from "no value" upwards, each bound that moves widened to the next of a
+    few steps so the search ends within a few rounds; a variable read but never assigned
+    holds anything). Types do not depend on ranges, only the code chosen for ``//``/``%``
+    does; a function that does not settle within ``_ROUNDS`` is written with no variable's
+    range known."""
+    assumed: dict = {}
+    for _ in range(_ROUNDS if divides else 0):
+        tr = make(assumed)
+        code = tr.translate()
+        new = dict(assumed)
+        for name, rng in tr.collected.items():
+            old = assumed.get(name, T.EMPTY)
+            if not T.covers(old, rng):
+                new[name] = T.widen(old, rng, tr.var_types[name])
+        if new == assumed:
+            # settled; a variable read that still holds no value is never assigned one
+            for name, t in tr.read_empty.items():
+                if new.get(name, T.EMPTY) is T.EMPTY:
+                    new[name] = T.bounds(t)
+            if new == assumed:
+                return tr, code
+        assumed = new
+    tr = make(None)
+    return tr, tr.translate()
+
+
+def _counter_range(it, t):
+    """The values a ``for`` loop over ``range`` ``it`` (of type ``t``) gives its variable."""
+    start, stop, step = (T.fit(T.range_of(v), t) for v in (it.start, it.stop, it.step))
+    if T.EMPTY in (start, stop, step):
+        return T.EMPTY
+    if start is None or stop is None or step is None:
+        return None
+    if step[0] > 0:
+        lo, hi = start[0], stop[1] - 1
+    elif step[1] < 0:
+        lo, hi = stop[0] + 1, start[1]
+    else:
+        lo, hi = min(start[0], stop[0] + 1), max(start[1], stop[1] - 1)
+    return T.EMPTY if lo > hi else T.fit((lo, hi), t)
+
+
+class _Same:
+    """An unhashable object in a key, compared by identity (and kept alive by the key)."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def __eq__(self, other):
+        return isinstance(other, _Same) and other.obj is self.obj
+
+    def __hash__(self):
+        return id(self.obj)
+
+
+def _function_identity(kernel):
+    """What a device function's translation depends on: its code, globals and closure
+    values (read as constants while translating), mode. Two kernel objects made by one
+    factory with equal closure values (``g(step)`` called again while a caller is written
+    once more to find its value ranges) are translated once per program."""
+    f = kernel._func
+    code = getattr(f, "__code__", None)
+    if code is None:
+        return _Same(kernel)
+    values = []
+    for cell in f.__closure__ or ():
+        try:
+            v = cell.cell_contents
+        except ValueError:  # an empty cell
+            values.append(None)
+            continue
+        try:
+            hash(v)
+        except TypeError:
+            v = _Same(v)
+        values.append((type(v), v))
+    return (code, _Same(f.__globals__), tuple(values), kernel._mode)
 
 
 def _special(c: Const):
@@ -1248,8 +1401,10 @@ def _transpile(source: Source, arg_types, name: str):
     gen = Generated()
     gen.names.add(name)
     try:
-        tr = Translator(source, arg_types, gen, name, 'extern "C" __global__')
-        code = tr.translate()
+        tr, code = translate_function(
+            lambda r: Translator(source, arg_types, gen, name, 'extern "C" __global__', r),
+            source.divides,
+        )
     except JitError as e:
         reraise(source, e)
     gen.functions.append(code)

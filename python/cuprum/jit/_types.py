@@ -23,7 +23,15 @@ Design decisions:
   rounded towards minus infinity, a remainder with the divisor's sign, and 0 for a zero
   divisor. The helpers compute ``x / y`` and ``x % y`` together (one hardware division or
   one software routine), then a sign fix-up; floats use ``floor(x / y)`` and
-  ``x - floor(x / y) * y``.
+  ``x - floor(x / y) * y``. Where the operands' value ranges (below) give a non-zero
+  divisor and operands of one sign, C's ``/`` and ``%`` are written: truncation is
+  flooring there, so the code is what a person writes in CUDA C++.
+- **Value ranges.** An integer value may carry the interval it lies in (``Data.rng``):
+  literals, casts that keep every value, extents (>= 0), ``range()`` counters, sums,
+  products, quotients and remainders of known intervals; a result that may leave its type
+  takes the type's bounds (a wrap), except the 64-bit signed sum of a small step, clamped
+  as C++ assumes no signed overflow (see :func:`op_range`). The translator finds its
+  variables' ranges by translating until they settle (``_translate.translate_function``).
 - **Arrays** are passed as a plain ``T*`` (the data address of element 0), with the extents
   and element strides that the kernel uses appended as hidden scalar parameters
   (``x_n1``, ``x_s0``); they are ``int`` when every offset fits in 31 bits (the bytes of
@@ -230,13 +238,15 @@ class Const(Expr):
 
 
 class Data(Expr):
-    """C++ code of a known type."""
+    """C++ code of a known type; ``rng``: the interval its integer value lies in where the
+    translator knows one narrower than the type's (see :func:`range_of`)."""
 
-    __slots__ = ("code", "ctype")
+    __slots__ = ("code", "ctype", "rng")
 
-    def __init__(self, code: str, ctype: TypeBase):
+    def __init__(self, code: str, ctype: TypeBase, rng=None):
         self.code = code
         self.ctype = ctype
+        self.rng = rng
 
     def __repr__(self):
         return f"Data({self.code!r}, {self.ctype})"
@@ -348,7 +358,7 @@ def to_data(x: Expr) -> Data:
         if x.obj is None:
             raise TypeError("None cannot be used as a value here")
         t = scalar_type(x.obj)
-        return Data(const_code(x.obj, t), t)
+        return Data(const_code(x.obj, t), t, fit(range_of(x), t))
     if isinstance(x, TupleValue):
         raise TypeError("a tuple cannot be used as a single value here")
     raise TypeError(f"{x!r} cannot be used as a value")
@@ -393,7 +403,169 @@ def astype(x: Expr, t: Scalar, casting: str = "unsafe") -> Expr:
         return Data(x.code, t)  # both are float in C++
     if t.kind == "c":
         return Data(f"{t}({x.code})", t)
-    return Data(f"({t}){paren(x.code, 15)}", t)
+    return Data(f"({t}){paren(x.code, 15)}", t, fit(range_of(x), t))
+
+
+# ------------------------------------------------------------------------------ value ranges
+
+EMPTY = "empty"
+"""The range of no value: a variable not yet given one while its range is being found."""
+
+_SMALL = 1 << 20
+_LOW_STEPS = (1, 0)
+
+
+_BOUNDS = {"?": (0, 1)}
+_BOUNDS.update((c, (int(numpy.iinfo(c).min), int(numpy.iinfo(c).max))) for c in "bBhHiIlL")
+
+
+def bounds(t):
+    """The interval of every value of integer (or bool) type ``t``; None for others."""
+    return _BOUNDS.get(t.char) if isinstance(t, Scalar) else None
+
+
+def range_of(x):
+    """The interval ``(lo, hi)`` an integer or bool value lies in (its type's bounds where
+    nothing narrower is known), ``EMPTY``, or None for other values."""
+    if isinstance(x, Const):
+        o = x.obj
+        if isinstance(o, (bool, int, numpy.integer, numpy.bool_)):
+            return (int(o), int(o))
+        return None
+    if not isinstance(x, Data):
+        return None
+    b = bounds(x.ctype)
+    if b is None:
+        return None
+    return x.rng if x.rng is not None else b
+
+
+def fit(r, t):
+    """Range ``r`` as values of type ``t``: kept where every value fits (the conversion
+    keeps them), else ``t``'s bounds (it may wrap); None for a type that is not integer."""
+    b = bounds(t)
+    if b is None:
+        return None
+    if r is EMPTY:
+        return EMPTY
+    if r is None:
+        return b
+    return r if b[0] <= r[0] and r[1] <= b[1] else b
+
+
+def join(a, b):
+    """The smallest range holding ranges ``a`` and ``b``."""
+    if a is EMPTY:
+        return b
+    if b is EMPTY:
+        return a
+    return (min(a[0], b[0]), max(a[1], b[1]))
+
+
+def covers(a, b) -> bool:
+    """Whether range ``a`` holds range ``b``."""
+    if b is EMPTY:
+        return True
+    if a is EMPTY:
+        return False
+    return a[0] <= b[0] and b[1] <= a[1]
+
+
+def widen(old, new, t):
+    """The range a variable is assumed to hold next, after values in ``new`` were assigned
+    to it while it was assumed to hold ``old``: a bound that moved goes to the next of a few
+    steps (1, 0, the type's minimum below; the type's maximum above), so the search ends."""
+    if old is EMPTY:
+        return new
+    lo, hi = old
+    tlo, thi = bounds(t)
+    if new[0] < lo:
+        lo = next((s for s in _LOW_STEPS if tlo <= s <= new[0]), tlo)
+    if new[1] > hi:
+        hi = thi
+    return (lo, hi)
+
+
+def _exact_range(name, rs):
+    """The interval of ufunc ``name``'s exact (unbounded) result on operand intervals, or
+    None where it is not followed."""
+    if len(rs) == 2:
+        (a0, a1), (b0, b1) = rs
+        if name == "add":
+            return (a0 + b0, a1 + b1)
+        if name == "subtract":
+            return (a0 - b1, a1 - b0)
+        if name == "multiply":
+            p = (a0 * b0, a0 * b1, a1 * b0, a1 * b1)
+            return (min(p), max(p))
+        if name == "floor_divide" and (b0 > 0 or b1 < 0):
+            # monotonic in each operand while the divisor keeps its sign: the corners bound it
+            q = (a0 // b0, a0 // b1, a1 // b0, a1 // b1)
+            return (min(q), max(q))
+        if name == "remainder":
+            if b0 > 0:
+                return (0, min(a1, b1 - 1) if a0 >= 0 else b1 - 1)
+            if b1 < 0:
+                return (max(a0, b0 + 1) if a1 <= 0 else b0 + 1, 0)
+            return None
+        if name == "bitwise_and" and (a0 >= 0 or b0 >= 0):
+            return (0, min(x1 for x0, x1 in rs if x0 >= 0))
+        if name == "right_shift" and a0 >= 0 and b0 >= 0:
+            return (0, a1)
+        if name in ("maximum", "fmax"):
+            return (max(a0, b0), max(a1, b1))
+        if name in ("minimum", "fmin"):
+            return (min(a0, b0), min(a1, b1))
+        return None
+    if len(rs) == 1 and name == "negative":
+        return (-rs[0][1], -rs[0][0])
+    return None
+
+
+def op_range(name, rs, out):
+    """The range of ufunc ``name``'s result of type ``out`` on operands of ranges ``rs`` (as
+    the loop's input types): the exact interval where it fits in ``out``, else ``out``'s
+    bounds (a wrap). One exception, as C++ assumes no signed overflow: a 64-bit signed sum
+    or difference with an operand within ±2**20 (a counter's step) is clamped to the type
+    (wrapping it needs 2**43 such steps)."""
+    b = bounds(out)
+    if b is None:
+        return None
+    if any(r is EMPTY for r in rs):
+        return EMPTY
+    if any(r is None for r in rs):
+        return b
+    r = _exact_range(name, rs)
+    if r is None:
+        return b
+    if b[0] <= r[0] and r[1] <= b[1]:
+        return r
+    if (
+        name in ("add", "subtract")
+        and out.kind == "i"
+        and out.dtype.itemsize == 8
+        and any(-_SMALL <= x0 and x1 <= _SMALL for x0, x1 in rs)
+    ):
+        lo, hi = max(r[0], b[0]), min(r[1], b[1])
+        if lo <= hi:
+            return (lo, hi)
+    return b
+
+
+def division_kind(rx, ry):
+    """How integer ``x // y`` and ``x % y`` may be written, from the operands' ranges:
+    ``"c"`` where C's ``/`` and ``%`` are Python's (a non-zero divisor and operands of one
+    sign, so truncation is flooring), ``"nz"`` where only the zero check can go (the divisor
+    is never 0), None where the full helper is needed."""
+    if rx is None or ry is None:
+        return None
+    if rx is EMPTY or ry is EMPTY:
+        return "c"  # no value yet (a variable still being followed): any code will do
+    if (ry[0] > 0 and rx[0] >= 0) or (ry[1] < 0 and rx[1] <= 0):
+        return "c"
+    if ry[0] > 0 or ry[1] < 0:
+        return "nz"
+    return None
 
 
 _LEVELS = [
