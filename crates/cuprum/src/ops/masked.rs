@@ -158,6 +158,7 @@ impl Masked<'_> {
     }
 
     /// `a[mask] op= value` for any binary ufunc `op` (the bindings' augmented stores).
+    #[cfg(feature = "python")]
     pub(crate) fn update_with(&self, op: Op, value: impl IntoOperand) -> Result<()> {
         update(self, Some(op), value.operand())
     }
