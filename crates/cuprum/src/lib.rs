@@ -62,9 +62,9 @@ pub mod nccl;
 pub mod ops;
 
 /// Every CuPy call of the seed documents and of CuPy's kernel reference, mapped to
-/// cuprum, with the intentional differences (docs/for-cupy-users.md; its examples are
-/// compiled as doc tests).
-#[doc = include_str!("../../../docs/for-cupy-users.md")]
+/// cuprum, with the intentional differences (a chapter of the user guide,
+/// docs/guide/src/for-cupy-users.md; its examples are compiled as doc tests).
+#[doc = include_str!("../../../docs/guide/src/for-cupy-users.md")]
 pub mod guide {}
 pub mod profiler;
 #[cfg(feature = "python")]
@@ -290,6 +290,37 @@ pub use runtime::{Capture, Device, Event, Graph, Stream};
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]
 pub struct ReadmeDoctests;
+
+/// The user guide's chapters (docs/guide, an mdBook): their Rust examples run as doc tests
+/// (on the GPU, else on the host device; see `internal::doc_device`).
+#[cfg(doctest)]
+pub mod guide_doctests {
+    macro_rules! chapters {
+        ($($name:ident = $file:literal;)*) => {$(
+            #[doc = include_str!(concat!("../../../docs/guide/src/", $file))]
+            pub struct $name;
+        )*};
+    }
+    chapters! {
+        Introduction = "introduction.md";
+        GettingStartedRust = "getting-started-rust.md";
+        Elementwise = "elementwise.md";
+        Reduction = "reduction.md";
+        Scan = "scan.md";
+        Raw = "raw.md";
+        Fusion = "fusion.md";
+        RustKernels = "rust-kernels.md";
+        Arrays = "arrays.md";
+        MovingData = "moving-data.md";
+        Interop = "interop.md";
+        Deploying = "deploying.md";
+        MultiGpu = "multi-gpu.md";
+        HostDevice = "host-device.md";
+        Performance = "performance.md";
+        Reliability = "reliability.md";
+        Troubleshooting = "troubleshooting.md";
+    }
+}
 
 /// Helpers for tools and tests (the `cuprum` CLI's benchmarks, NVRTC compile checks, the
 /// fuzz targets).
