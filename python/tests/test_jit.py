@@ -1005,6 +1005,29 @@ def test_unsupported_construct_names_file_and_line():
     assert "> " in msg and "try:" in msg
 
 
+def test_source_read_past_a_dedented_string():
+    @jit.rawkernel()
+    def k(out):
+        note = """a string with a line
+at column 0: the kernel's source is read whole all the same"""
+        # a comment
+        out[0] = 7 if note else 0
+
+    out = cp.zeros(1, dtype=cp.int32)
+    k((1,), (1,), (out,))
+    assert cp.asnumpy(out)[0] == 7
+
+    @jit.rawkernel()
+    def bad(out):
+        note = """a string with a line
+at column 0"""
+        out[0] = undefined_name if note else 0  # noqa: F821
+
+    with pytest.raises(NameError, match="Unbound name: undefined_name") as e:
+        bad((1,), (1,), (out,))
+    assert f'test_jit.py", line {_here(bad) + 4}, in bad' in str(e.value)
+
+
 def test_unbound_name_and_bad_call():
     @jit.rawkernel()
     def k(out):

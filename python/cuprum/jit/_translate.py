@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import linecache
 import re
 import textwrap
 import types
@@ -144,6 +145,60 @@ class JitError(Exception):
         self.node = node
 
 
+def _function_source(func, filename):
+    """``(text, first line, module AST)`` of a plain function's definition, read from its
+    file's lines by indentation (``inspect.getsourcelines`` tokenizes, which costs a few ms
+    on a process's first kernel): the text up to the first line at most as indented as the
+    ``def`` that parses as that one function (a line of a string or bracket at a lower
+    indentation is passed over); None where none does (then ``inspect`` reads it)."""
+    code = getattr(func, "__code__", None)
+    if code is None or filename is None:
+        return None
+    linecache.checkcache(filename)
+    lines = linecache.getlines(filename, getattr(func, "__globals__", None))
+    start = code.co_firstlineno - 1
+    if not 0 <= start < len(lines):
+        return None
+    head = lines[start]
+    indent = len(head) - len(head.lstrip())
+    in_header = not head.lstrip().startswith(("def ", "async def "))
+    end = start + 1
+    for _ in range(50):
+        while end < len(lines):
+            line = lines[end]
+            stripped = line.strip()
+            if (
+                stripped
+                and not stripped.startswith("#")
+                and len(line) - len(line.lstrip()) <= indent
+            ):
+                if not (in_header and stripped.startswith(("@", "def ", "async def "))):
+                    break
+                in_header = not stripped.startswith(("def ", "async def "))
+            end += 1
+        found = _parse_cut(lines, start, end, indent, func.__name__)
+        if found is not None or end >= len(lines):
+            return found
+        end += 1  # a line of a string or bracket: the function goes on
+    return None
+
+
+def _parse_cut(lines, start, end, indent, name):
+    while end > start + 1 and (not lines[end - 1].strip() or lines[end - 1].lstrip()[0] == "#"):
+        end -= 1
+    # the def line's indentation off each line that has it (a string's line at column 0
+    # stays: textwrap.dedent would leave every line, and the def, indented)
+    text = "".join(x[indent:] if not x[:indent].strip() else x for x in lines[start:end])
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    body = tree.body
+    if len(body) != 1 or not isinstance(body[0], ast.FunctionDef) or body[0].name != name:
+        return None
+    return text, start + 1, tree
+
+
 class Source:
     """A function's parsed source: its AST, file and first line (parsed once)."""
 
@@ -159,12 +214,16 @@ class Source:
                 f"JIT needs access to the Python source code for {func}"
                 " but it cannot be retrieved within the Python interactive interpreter."
             )
-        try:
-            lines, first = inspect.getsourcelines(func)
-        except (OSError, TypeError) as e:
-            raise RuntimeError(f"JIT cannot read the source code of {func}: {e}") from None
-        self.text = textwrap.dedent("".join(lines))
-        tree = ast.parse(self.text)
+        quick = _function_source(func, filename)
+        if quick is not None:
+            self.text, first, tree = quick
+        else:
+            try:
+                lines, first = inspect.getsourcelines(func)
+            except (OSError, TypeError) as e:
+                raise RuntimeError(f"JIT cannot read the source code of {func}: {e}") from None
+            self.text = textwrap.dedent("".join(lines))
+            tree = ast.parse(self.text)
         node = tree.body[0]
         if not isinstance(node, ast.FunctionDef):
             raise NotImplementedError(f"Not supported: {type(node).__name__}")
@@ -302,6 +361,7 @@ class Translator:
         self.collected: dict = {}
         self.var_types: dict = {}
         self.read_empty: dict = {}
+        self.first_read: dict = {}
         self.loop_ranges: dict = {}  # a loop's own counter (name) -> its range
         self.generated = generated
         self.name = name
@@ -384,9 +444,12 @@ class Translator:
             return Data(var.code, var.ctype, self.loop_ranges[name])
         if self.assumed is None or T.bounds(var.ctype) is None:
             return var
-        rng = self.assumed.get(name, T.EMPTY)
+        # what is assumed, and what this round has seen assigned so far (the same in the
+        # last round; earlier, a head start)
+        rng = T.join(self.assumed.get(name, T.EMPTY), self.collected.get(name, T.EMPTY))
         if rng is T.EMPTY:
             self.read_empty[name] = var.ctype
+        self.first_read.setdefault(name, rng)
         return Data(var.code, var.ctype, rng)
 
     def decl(self, line: str):
@@ -1185,7 +1248,8 @@ def translate_function(make, divides=True):
     The ranges are found by translating again until they hold every value assigned (a
     fixed point, from "no value" upwards, each bound that moves widened to the next of a
     few steps so the search ends within a few rounds; a variable read but never assigned
-    holds anything). Types do not depend on ranges, only the code chosen for ``//``/``%``
+    holds anything). Within a round a read also sees the values assigned so far (the last
+    round's reads see what is assumed, which holds them all). Types do not depend on ranges, only the code chosen for ``//``/``%``
     does; a function that does not settle within ``_ROUNDS`` is written with no variable's
     range known."""
     assumed: dict = {}
@@ -1195,8 +1259,11 @@ def translate_function(make, divides=True):
         new = dict(assumed)
         for name, rng in tr.collected.items():
             old = assumed.get(name, T.EMPTY)
-            if not T.covers(old, rng):
-                new[name] = T.widen(old, rng, tr.var_types[name])
+            if T.covers(old, rng):
+                continue
+            # a value that grew after it was read (in a loop) is widened at once
+            base = old if old is not T.EMPTY else tr.first_read.get(name, T.EMPTY)
+            new[name] = rng if T.covers(base, rng) else T.widen(base, rng, tr.var_types[name])
         if new == assumed:
             # settled; a variable read that still holds no value is never assigned one
             for name, t in tr.read_empty.items():

@@ -583,10 +583,23 @@ _LEVELS = [
 ]
 
 
+_PRECS: dict = {}
+
+
 def prec(code: str) -> int:
     """The C++ precedence of the outermost operator of generated ``code`` (16: an atom,
     a call or an index; 15: a unary operator or a cast). Generated binary operators are
-    always written with spaces around them, so one scan at paren depth 0 finds them."""
+    always written with spaces around them, so one scan at paren depth 0 finds them
+    (remembered per code: a function is translated a few times)."""
+    p = _PRECS.get(code)
+    if p is None:
+        if len(_PRECS) > 50_000:
+            _PRECS.clear()
+        p = _PRECS[code] = _prec(code)
+    return p
+
+
+def _prec(code: str) -> int:
     depth = 0
     top = []
     for ch in code:
@@ -764,12 +777,25 @@ def find_loop(name: str, types: list[Scalar]):
     """The first loop of ufunc ``name`` that every operand type reaches (CuPy's cuda-mode
     rule; NumPy's safe casting in numpy mode): ``(input types, output type)``."""
     numpy_mode = MODE.get() == "numpy"
+    key = (name, numpy_mode, *types)
+    found = _FOUND.get(key)
+    if found is not None:
+        return list(found[0]), found[1]
+    found = _find_loop(name, types, numpy_mode)
+    _FOUND[key] = found
+    return list(found[0]), found[1]
+
+
+_FOUND: dict = {}  # (ufunc, numpy mode, *operand types) -> (input types, output type)
+
+
+def _find_loop(name, types, numpy_mode):
     for ins, out in LOOPS[name]:
         if numpy_mode:
             ok = all(numpy.can_cast(t.dtype, numpy.dtype(c)) for t, c in zip(types, ins))
         else:
             ok = all(_pos(t) <= _ORDER.index(c) for t, c in zip(types, ins))
         if ok:
-            return [Scalar(c) for c in ins], Scalar(out)
+            return tuple(Scalar(c) for c in ins), Scalar(out)
     names = ", ".join(repr(t) for t in types)
     raise TypeError(f'"{name}" does not support the input types ({names})')
