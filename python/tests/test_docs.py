@@ -94,3 +94,20 @@ def test_every_chapter_with_rust_runs_as_a_doc_test():
             assert f'"{path.name}"' in lib or f"/{path.name}" in lib, (
                 f"{path.name} has Rust examples: name it in lib.rs's guide_doctests"
             )
+
+
+# What a user's documentation never holds: dates, times of day, issue numbers, commit hashes
+# (those belong to the history, the issues and docs/bench/'s run files).
+DATED = re.compile(
+    r"\b20\d\d-\d\d-\d\d\b|\bUTC\b|\b[Ii]ssues? #?\d+"
+    r"|\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b"
+)
+
+
+def test_user_docs_are_not_a_notebook():
+    lines = (ROOT / "README.md").read_text().count("\n")
+    assert lines <= 250, f"README.md has {lines} lines: it is the front page (<= 250)"
+    for path in [*doc_files(), ROOT / "docs" / "for-cupy-users.md"]:
+        for n, text in enumerate(path.read_text().splitlines(), 1):
+            m = DATED.search(text)
+            assert m is None, f"{path.relative_to(ROOT)}:{n}: {m.group(0)!r} (dated prose)"
