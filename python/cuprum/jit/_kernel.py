@@ -105,13 +105,16 @@ def _dims(x, _get=_ARRAY_KEYS.get):
     return _remember(x)[2]
 
 
-def _signature(args, _get=_ARRAY_KEYS.get):
-    """The signature of ``args`` (one pass; an array seen before costs one dict lookup)."""
+def _signature(args, _get=_ARRAY_KEYS.get, _int=int, _int32=T.int32):
+    """The signature of ``args`` (one pass; an array seen before costs one dict lookup, an
+    int32 Python int a comparison)."""
     out = []
     for x in args:
         e = _get(id(x))
         if e is not None and e[0]() is x:
             out.append(e[1])
+        elif type(x) is _int and _INT_MIN <= x <= _INT_MAX:
+            out.append(_int32)
         else:
             out.append(_new_key(x))
     return tuple(out)
