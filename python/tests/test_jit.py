@@ -366,6 +366,66 @@ def test_division_ranges_of_loop_counters_and_extents():
     assert "_jit_floor_divide<long long>(j, " in code
 
 
+_RANGE_CASES = [
+    # (start, stop, step, offset, divisor; None: j - 5, which passes 0)
+    (0, 20, 1, 0, 3),  # one sign: C's
+    (-10, 10, 1, 0, 3),  # dividend of either sign
+    (-10, 10, 3, -5, -4),  # negative divisor
+    (10, -10, -1, 0, -3),  # a falling counter
+    (-20, -1, 2, 0, -3),  # both negative: C's
+    (0, 20, 1, 0, None),  # a divisor that is 0 once
+    (0, 20, 1, 1, 7),
+    (-3, 4, 1, 2, 2),
+]
+
+
+def _range_case(start, stop, step, off, d):
+    @jit.rawkernel(device=True)
+    def f():
+        s = cp.int64(0)
+        for j in range(start, stop, step):
+            v = j + off
+            if d is None:
+                s += v // (j - 5) + v % (j - 5)
+            else:
+                s += v // d + v % d
+        return s
+
+    return f
+
+
+def test_division_in_range_loops_against_python():
+    f0, f1, f2, f3, f4, f5, f6, f7 = (_range_case(*c) for c in _RANGE_CASES)
+
+    @jit.rawkernel()
+    def k(out):
+        out[0] = f0()
+        out[1] = f1()
+        out[2] = f2()
+        out[3] = f3()
+        out[4] = f4()
+        out[5] = f5()
+        out[6] = f6()
+        out[7] = f7()
+
+    out = cp.zeros(8, dtype=cp.int64)
+    k((1,), (1,), (out,))
+    want = []
+    for start, stop, step, off, d in _RANGE_CASES:
+        total = 0
+        for j in range(start, stop, step):
+            dd = j - 5 if d is None else d
+            total += (j + off) // dd + (j + off) % dd if dd else 0
+        want.append(total)
+    numpy.testing.assert_array_equal(cp.asnumpy(out), want)
+    code = k.cached_code
+    # C's where the signs are known, the helper without its zero check where only the
+    # divisor's is, the full helper where the divisor passes 0
+    assert code.count("v / 3 + v % 3") == 1 and "v / -3 + v % -3" in code
+    assert "v / 7 + v % 7" in code and "_jit_floor_divide_nz<int>(v, -4)" in code
+    assert "_jit_floor_divide<int>(v, j - 5) + _jit_remainder<int>(v, j - 5)" in code
+
+
 ORDER = "?bBhHiIlLefdFD"
 
 

@@ -23,7 +23,9 @@ The language: ``threadIdx``/``blockIdx``/``blockDim``/``gridDim`` (``.x/.y/.z``,
 unpacking; casts with dtype constructors (``cuprum.int64(x)``); the ufuncs on scalars
 (``cuprum.sqrt``, ``numpy.exp``, ``math.sin``); ``x[i, j]``, ``x.shape``, ``x.size``,
 ``x.ndim``, ``len``, ``min``, ``max``, ``abs``; complex64/128 and float16. Integer ``//``
-and ``%`` follow Python (floor) as CuPy's do. Device functions: ``rawkernel(device=True)``.
+and ``%`` follow Python (floor) as CuPy's do; where the operands' value ranges prove C's
+``/`` and ``%`` equal (a non-zero divisor, operands of one sign), those are written, so a
+kernel reads as its CUDA C++ twin. Device functions: ``rawkernel(device=True)``.
 
 Design decisions live in the docstrings of :mod:`cuprum.jit._translate` (statements,
 variables, errors), :mod:`cuprum.jit._types` (typing, arrays, operators),
