@@ -6,7 +6,9 @@ own small arrays (4 float32 elements, so the GPU's work is negligible), and the 
 
 Each figure is the median over B batches of N calls (µs per call), after warm-up; the GPU
 is synchronised after each batch, so queued launches are paid for. CuPy's rows are absent
-where CuPy is not installed.
+where CuPy is not installed. The launch floor is a bare ``cuLaunchKernel`` of the same
+RawKernel's function, called from Python through ``ctypes`` (CuPy gives the function
+handle; the row is absent without CuPy or a GPU): what any Python library pays at least.
 """
 
 from __future__ import annotations
@@ -61,17 +63,61 @@ def suite(xp, calls, batches):
     rk = xp.ReductionKernel("T x", "T y", "x * x", "a + b", "y = a", "0", "ssq")
     raw = xp.RawKernel(RAW, "axpy")
     a = xp.float32(2.0)
+
+    @xp.fuse(kernel_name="fused_add")
+    def fused(x, y):
+        return x + y * 2
+
     device = xp.cuda.Device()
     sync = device.synchronize
     rows = {
         "ElementwiseKernel": lambda: ek(x, y),
         "ReductionKernel": lambda: rk(x),
         "RawKernel": lambda: raw((1,), (32,), (x, y, a, n)),
+        "fuse": lambda: fused(x, y),
         "a + b": lambda: x + y,
         "a * 2.0": lambda: x * 2.0,
         "x.sum()": lambda: x.sum(),
     }
     return {name: per_call_us(f, sync, calls, batches) for name, f in rows.items()}
+
+
+def launch_floor_us(calls, batches):
+    """A bare cuLaunchKernel from Python (ctypes) of CuPy's compiled `axpy` (None without
+    CuPy or a GPU)."""
+    import ctypes
+
+    try:
+        import cupy
+
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except (ImportError, OSError):
+        return None
+    n = 4
+    x = cupy.arange(n, dtype=cupy.float32)
+    y = cupy.ones(n, dtype=cupy.float32)
+    k = cupy.RawKernel(RAW, "axpy")
+    k((1,), (32,), (x, y, cupy.float32(2.0), n))  # compiled, loaded, context current
+    values = [
+        ctypes.c_void_p(x.data.ptr),
+        ctypes.c_void_p(y.data.ptr),
+        ctypes.c_float(2.0),
+        ctypes.c_int(n),
+    ]
+    params = (ctypes.c_void_p * 4)(
+        *[ctypes.cast(ctypes.pointer(v), ctypes.c_void_p) for v in values]
+    )
+    launch = cuda.cuLaunchKernel
+    launch.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 3
+    launch.restype = ctypes.c_int
+    func = ctypes.c_void_p(k.kernel.ptr)
+
+    def call():
+        rc = launch(func, 1, 1, 1, 32, 1, 1, 0, None, params, None)
+        if rc != 0:
+            raise RuntimeError(f"cuLaunchKernel returned {rc}")
+
+    return per_call_us(call, cupy.cuda.Device().synchronize, calls, batches)
 
 
 def main():
@@ -82,21 +128,29 @@ def main():
     import cuprum
 
     result = {"cuprum": suite(cuprum, args.calls, args.batches)}
-    result["import_ms"] = {"cuprum": import_ms("cuprum")}
+    result["import_ms"] = {"cuprum": import_ms("cuprum"), "numpy": import_ms("numpy")}
     try:
         import cupy
 
         result["cupy"] = suite(cupy, args.calls, args.batches)
         result["import_ms"]["cupy"] = import_ms("cupy")
+        result["launch_floor_us"] = launch_floor_us(args.calls, args.batches)
     except ImportError:
         pass
-    print(f"{'host µs per call':<20} {'cuprum':>9} {'CuPy':>9} {'ratio':>7}")
+    floor = result.get("launch_floor_us")
+    if floor:
+        print(f"{'launch floor (ctypes cuLaunchKernel)':<38} {floor:9.2f}")
+    print(f"{'host µs per call':<20} {'cuprum':>9} {'CuPy':>9} {'ratio':>7} {'- floor':>8}")
     for name, us in result["cuprum"].items():
         theirs = result.get("cupy", {}).get(name)
         ratio = f"{us / theirs:7.2f}" if theirs else "      -"
-        print(f"{name:<20} {us:9.2f} {theirs if theirs else float('nan'):9.2f} {ratio}")
+        over = f"{us - floor:8.2f}" if floor else "       -"
+        print(f"{name:<20} {us:9.2f} {theirs if theirs else float('nan'):9.2f} {ratio} {over}")
     imp = result["import_ms"]
-    print(f"{'import (ms)':<20} {imp['cuprum']:9.1f} {imp.get('cupy', float('nan')):9.1f}")
+    print(
+        f"{'import (ms)':<20} {imp['cuprum']:9.1f} {imp.get('cupy', float('nan')):9.1f}"
+        f"   (numpy alone {imp['numpy']:.1f})"
+    )
     print(json.dumps(result))
 
 

@@ -202,6 +202,18 @@ pub(crate) fn numpy_scalar(obj: &Bound<'_, PyAny>) -> PyResult<Option<Scalar>> {
         return Ok(None);
     }
     let dtype = scalar_type_dtype(obj)?;
+    // Real values through the number protocol (`__float__`, `__index__`: exact for every
+    // NumPy real type), without `item()`'s Python object; complex through `item()`.
+    let fast = match dtype {
+        DType::Bool => Some(Scalar::Bool(obj.is_truthy()?)),
+        DType::U64 => Some(Scalar::U64(obj.extract()?)),
+        d if d.is_integer() => Some(Scalar::I64(obj.extract()?)),
+        d if d.is_float() => Some(Scalar::F64(obj.extract()?)),
+        _ => None,
+    };
+    if let Some(v) = fast {
+        return Ok(Some(v.cast(dtype)?));
+    }
     let value = obj.call_method0(pyo3::intern!(py, "item"))?;
     let Some(base) = python_scalar(&value)? else {
         return Err(PyTypeError::new_err(format!(
