@@ -177,6 +177,11 @@ pub(crate) fn python_scalar(obj: &Bound<'_, PyAny>) -> PyResult<Option<Scalar>> 
 
 /// A Python int as int64, or uint64 from 2^63 (CuPy's `CScalar`).
 fn int_scalar(obj: &Bound<'_, PyAny>) -> PyResult<Scalar> {
+    // The common case in one C call (the stable ABI's 128-bit conversion goes through
+    // Python arithmetic).
+    if let Ok(i) = obj.extract::<i64>() {
+        return Ok(Scalar::I64(i));
+    }
     let v: i128 = obj.extract().map_err(|_| {
         PyOverflowError::new_err(format!(
             "Python int too large to convert to C long: {}",
