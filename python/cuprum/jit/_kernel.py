@@ -168,8 +168,12 @@ def _plan(keys, extras):
     if not pairs and len(picks) == 1:
         ((i0, j0),) = picks
 
-        def plan(args):
-            return (*args, _dims(args[i0])[j0])
+        def plan(args, _get=_ARRAY_KEYS.get):
+            x = args[i0]
+            e = _get(id(x))  # _dims inlined: the common launch (one extent)
+            if e is not None and e[0]() is x:
+                return (*args, e[2][j0])
+            return (*args, _remember(x)[2][j0])
 
         return plan
 
@@ -227,10 +231,8 @@ class _JitRawKernel:
     ) -> None:
         """Launches the kernel on ``grid`` blocks of ``block`` threads with ``args``
         (``bool``, ``int``, ``float``, ``complex``, NumPy scalars, ``cuprum.ndarray``)."""
-        try:
-            raw, plan = self._cache[self._signature(args)]
-        except KeyError:
-            raw, plan = self._compile(args)
+        found = self._cache.get(self._signature(args))
+        raw, plan = found if found is not None else self._compile(args)
         if plan is not None:
             args = plan(args)
         elif type(args) is not tuple:
