@@ -204,7 +204,17 @@ fn compile_errors_surface_at_compile_with_the_log() {
     let missing = RawKernel::new(ADD, "no_such_kernel");
     let e = missing.compile().unwrap_err();
     assert!(
-        e.to_string().contains("no kernel named 'no_such_kernel'"),
+        e.to_string().contains("no kernel named 'no_such_kernel'")
+            && e.to_string()
+                .ends_with("(CUDA_ERROR_NOT_FOUND: named symbol not found)"),
+        "{e}"
+    );
+    let e = cuprum::RawModule::from_file("/nonexistent/module.cubin")
+        .compile()
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .ends_with("(CUDA_ERROR_FILE_NOT_FOUND: file not found)"),
         "{e}"
     );
 }

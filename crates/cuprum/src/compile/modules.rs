@@ -132,7 +132,7 @@ pub fn compile_on(device: Device, source: &str, opts: &CompileOptions) -> Result
             CodeTarget::Host => super::record::record(source, opts, None)
                 .and_then(|()| host::compile(source, opts))
                 .map(|lib| Module::from_backend(device, lib)),
-            CodeTarget::Cuda(arch) => load_nvrtc(device, source, opts, arch),
+            CodeTarget::Cuda(arch) => load_nvrtc(device, source, opts, arch).map(|(m, _)| m),
         })
         .clone();
     if r.is_err() {
@@ -155,15 +155,22 @@ pub(crate) fn warm(device: Device, source: &str, opts: &CompileOptions) -> Resul
 
 /// Compiles `source` with NVRTC for `arch` (through the kernel cache) and loads it on
 /// `device`, not kept in the process's module memo.
-fn load_nvrtc(device: Device, source: &str, opts: &CompileOptions, arch: u32) -> Result<Module> {
+fn load_nvrtc(
+    device: Device,
+    source: &str,
+    opts: &CompileOptions,
+    arch: u32,
+) -> Result<(Module, String)> {
     let img = image_for(source, opts, arch)?;
-    Module::load_with_names(device, &img.image, img.lowered_names.clone())
+    let m = Module::load_with_names(device, &img.image, img.lowered_names.clone())?;
+    Ok((m, img.log.clone()))
 }
 
 /// Compiles a raw module's `source` for `device` and loads it: on a GPU with NVRTC through
 /// the kernel cache, or with `nvcc` when `nvcc` is set, one module per call (a raw module's
 /// globals are its own); on the host device with the system C++ compiler, whichever GPU
-/// compiler was chosen.
+/// compiler was chosen. With the module: the compile's log (NVRTC's warnings; empty with
+/// nvcc and on the host device).
 ///
 /// The compile layer is the one place above the runtime that looks at which kind of
 /// device runs a kernel ([`Device::code_target`]): choosing the compiler is its job.
@@ -172,10 +179,13 @@ pub(crate) fn load_raw_source(
     source: &str,
     opts: &CompileOptions,
     nvcc: bool,
-) -> Result<Module> {
+) -> Result<(Module, String)> {
     match device.code_target() {
-        CodeTarget::Host => compile_on(device, source, opts),
-        CodeTarget::Cuda(arch) if nvcc => Module::load(device, &nvcc::compile(source, opts, arch)?),
+        CodeTarget::Host => Ok((compile_on(device, source, opts)?, String::new())),
+        CodeTarget::Cuda(arch) if nvcc => Ok((
+            Module::load(device, &nvcc::compile(source, opts, arch)?)?,
+            String::new(),
+        )),
         CodeTarget::Cuda(arch) => load_nvrtc(device, source, opts, arch),
     }
 }

@@ -65,30 +65,51 @@ struct ModuleSpec {
     options: CompileOptions,
     backend: Backend,
     cooperative: bool,
-    loaded: Mutex<Vec<(usize, Module)>>,
+    /// Per device: the module and its compiler's log.
+    loaded: Mutex<Vec<(usize, Module, String)>>,
 }
 
 impl ModuleSpec {
     fn module(&self, device: Device) -> Result<Module> {
+        self.module_and_log(device).map(|(m, _)| m)
+    }
+
+    /// The module loaded on `device` (compiled first if need be) and the log of its
+    /// compile: NVRTC's warnings, empty when there were none, for a module file, with nvcc
+    /// and on the host device.
+    fn module_and_log(&self, device: Device) -> Result<(Module, String)> {
         let mut loaded = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((_, m)) = loaded.iter().find(|(d, _)| *d == device.ordinal()) {
-            return Ok(m.clone());
+        if let Some((_, m, log)) = loaded.iter().find(|(d, ..)| *d == device.ordinal()) {
+            return Ok((m.clone(), log.clone()));
         }
-        let m = match &self.code {
+        let (m, log) = match &self.code {
             Code::File(path) => {
                 let bytes = std::fs::read(path).map_err(|e| {
-                    err!(Io, "cannot read the module file {}: {e}", path.display()).with_source(e)
+                    // The driver's error for a missing file ends the message, as CuPy's.
+                    let driver = match e.kind() {
+                        std::io::ErrorKind::NotFound => {
+                            " (CUDA_ERROR_FILE_NOT_FOUND: file not found)"
+                        }
+                        _ => "",
+                    };
+                    err!(
+                        Io,
+                        "cannot read the module file {}: {e}{driver}",
+                        path.display()
+                    )
+                    .with_source(e)
                 })?;
-                Module::load(device, &bytes).map_err(|e| {
+                let m = Module::load(device, &bytes).map_err(|e| {
                     crate::Error::new(e.kind(), format!("module file {}: {e}", path.display()))
-                })?
+                })?;
+                (m, String::new())
             }
             Code::Source(src) => {
                 load_raw_source(device, src, &self.options, self.backend == Backend::Nvcc)?
             }
         };
-        loaded.push((device.ordinal(), m.clone()));
-        Ok(m)
+        loaded.push((device.ordinal(), m.clone(), log.clone()));
+        Ok((m, log))
     }
 }
 
@@ -264,6 +285,16 @@ impl RawKernel {
     /// here instead of at the first launch).
     pub fn compile(&self) -> Result<()> {
         self.loaded_on(Device::current()?).map(drop)
+    }
+
+    /// The compiler's log of the kernel's module on the current device (compiled first if
+    /// need be): NVRTC's warnings, empty when there were none, for a module file, with
+    /// nvcc and on the host device. CuPy's `compile(log_stream=)` writes it.
+    pub fn compile_log(&self) -> Result<String> {
+        self.compile()?;
+        self.spec
+            .module_and_log(Device::current()?)
+            .map(|(_, log)| log)
     }
 
     fn loaded_on(&self, device: Device) -> Result<Arc<Loaded>> {
@@ -630,6 +661,15 @@ impl RawModule {
     /// Compiles and loads the module on the current device now.
     pub fn compile(&self) -> Result<()> {
         self.spec.module(Device::current()?).map(drop)
+    }
+
+    /// The compiler's log of the module on the current device (compiled first if need
+    /// be): NVRTC's warnings, empty when there were none, for a module file, with nvcc and
+    /// on the host device.
+    pub fn compile_log(&self) -> Result<String> {
+        self.spec
+            .module_and_log(Device::current()?)
+            .map(|(_, log)| log)
     }
 
     /// The kernel `name` (an `extern "C"` name, a mangled name, or a name expression given

@@ -27,6 +27,9 @@ pub struct KernelAttributes {
     pub max_dynamic_shared_size_bytes: i32,
     /// Preferred shared-memory carveout (percent of L1, -1 = no preference).
     pub preferred_shared_memory_carveout: i32,
+    /// 1 when the kernel was compiled with `-Xptxas -dlcm=ca` (global loads cached in L1),
+    /// else 0 (always 0 on the host device).
+    pub cache_mode_ca: i32,
 }
 
 impl Function {
@@ -42,6 +45,7 @@ impl Function {
             binary_version: self.attribute(FA::BinaryVersion)?,
             max_dynamic_shared_size_bytes: self.attribute(FA::MaxDynamicSharedSizeBytes)?,
             preferred_shared_memory_carveout: self.attribute(FA::PreferredSharedMemoryCarveout)?,
+            cache_mode_ca: self.attribute(FA::CacheModeCa)?,
         })
     }
 

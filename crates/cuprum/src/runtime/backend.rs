@@ -95,6 +95,7 @@ pub(crate) enum FuncAttr {
     BinaryVersion,
     MaxDynamicSharedSizeBytes,
     PreferredSharedMemoryCarveout,
+    CacheModeCa,
 }
 
 /// How one launch runs: grid and block, dynamic shared memory, stream, and whether every

@@ -68,13 +68,15 @@ impl Module {
     }
 
     /// The kernel named `name`: an `extern "C"` name, a mangled name, or a name expression
-    /// given at compile time (`"scale<float, 4>"`), which maps to its lowered name.
+    /// given at compile time (`"scale<float, 4>"`), which maps to its lowered name. A name
+    /// not found ends its message with the driver's error (`CUDA_ERROR_NOT_FOUND: named
+    /// symbol not found`), on every backend, as CuPy's message has it.
     pub fn function(&self, name: &str) -> Result<Function> {
         self.0.device.check_fault()?;
         let Some(id) = self.0.backend.kernel(name)? else {
             bail!(
                 InvalidArgument,
-                "no kernel named '{name}' in the module (is it declared extern \"C\", or does it need a name expression?)"
+                "no kernel named '{name}' in the module (is it declared extern \"C\", or does it need a name expression?) ({NOT_FOUND})"
             );
         };
         let limits = self
@@ -111,11 +113,15 @@ impl Module {
         self.0.backend.global(name)?.ok_or_else(|| {
             err!(
                 InvalidArgument,
-                "no global symbol named '{name}' in the module"
+                "no global symbol named '{name}' in the module ({NOT_FOUND})"
             )
         })
     }
 }
+
+/// The driver's error for a name a module does not have (`cuModuleGetFunction`,
+/// `cuModuleGetGlobal`), which messages end with.
+const NOT_FOUND: &str = "CUDA_ERROR_NOT_FOUND: named symbol not found";
 
 /// What the launch check needs to know of one kernel, read from its backend once.
 #[derive(Debug)]

@@ -63,6 +63,7 @@ fn cu_attr(a: FuncAttr) -> CUfunction_attribute {
         FuncAttr::PreferredSharedMemoryCarveout => {
             A::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT
         }
+        FuncAttr::CacheModeCa => A::CU_FUNC_ATTRIBUTE_CACHE_MODE_CA,
     }
 }
 
