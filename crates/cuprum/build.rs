@@ -19,6 +19,7 @@ const BUNDLED: &[&str] = &[
     "cuprum/ufunc.cuh",
     "cuprum/jit.cuh",
     "cuprum/all.cuh",
+    "cupy/complex.cuh",
 ];
 
 fn main() -> Result<(), Box<dyn Error>> {

@@ -549,3 +549,47 @@ fn grid_stride_launches_are_sized_by_the_occupancy_calculator() {
     assert_eq!(e.kind(), ErrorKind::Launch);
     assert!(e.to_string().contains("blocks of 4096 threads"), "{e}");
 }
+
+/// Raw kernels written for CuPy include `<cupy/complex.cuh>`: `complex<T>` at global scope
+/// and in `thrust`, its functions found by argument-dependent lookup or as `thrust::` names.
+#[test]
+fn cupy_complex_header_serves_cupy_kernels() {
+    require_gpu!();
+    let src = r#"
+#include <cupy/complex.cuh>
+template <typename T>
+__global__ void square(T* x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= x[i];
+}
+extern "C" __global__ void magnitude(const complex<double>* z, double* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = thrust::abs(z[i]) + 0.0 * abs(conj(z[i]));
+}
+"#;
+    let m = RawModule::new(src).name_expression("square<complex<double>>");
+    let z = [
+        num_complex::Complex::new(1.0f64, 2.0),
+        num_complex::Complex::new(-3.0, 0.5),
+    ];
+    let x = Array::from_slice(&z, &[2]).unwrap();
+    m.get_function("square<complex<double>>")
+        .unwrap()
+        .launch(1u32, 2u32, (&x, 2i32))
+        .unwrap();
+    let got = x.to_vec::<num_complex::Complex<f64>>().unwrap();
+    for (g, w) in got.iter().zip(&z) {
+        assert!((g - w * w).norm() < 1e-12, "{g} vs {}", w * w);
+    }
+    let out = Array::zeros(&[2], DType::F64).unwrap();
+    m.get_function("magnitude")
+        .unwrap()
+        .launch(
+            1u32,
+            2u32,
+            (&Array::from_slice(&z, &[2]).unwrap(), &out, 2i32),
+        )
+        .unwrap();
+    let got = out.to_vec::<f64>().unwrap();
+    assert!((got[0] - 5f64.sqrt()).abs() < 1e-12 && (got[1] - 9.25f64.sqrt()).abs() < 1e-12);
+}

@@ -5,7 +5,9 @@
 //!
 //! **Bundled headers** (`include/cuprum/`, listed in [`BUNDLED`]: `half.cuh` float16 and
 //! bfloat16, `complex.cuh`, `indexer.cuh`, `cast.cuh`, `reduce.cuh`, `ufunc.cuh`,
-//! `math_constants.cuh`, `jit.cuh` the prelude of Rust kernels, and `all.cuh`) go with every
+//! `math_constants.cuh`, `jit.cuh` the prelude of Rust kernels, and `all.cuh`; and
+//! `include/cupy/complex.cuh`, CuPy's `<cupy/complex.cuh>` for raw kernels written for
+//! CuPy, over cuprum's complex types) go with every
 //! compile; NVRTC parses only what a source includes, so the others cost nothing. Generated
 //! kernels include `all.cuh` and `math_constants.cuh` (the toolkit's `CUDART_*` names and
 //! values, as CuPy's generated kernels have them); the latter uses the toolkit header's
@@ -60,6 +62,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
     (
         "cuprum/all.cuh",
         include_str!("../../include/cuprum/all.cuh"),
+    ),
+    (
+        "cupy/complex.cuh",
+        include_str!("../../include/cupy/complex.cuh"),
     ),
 ];
 
