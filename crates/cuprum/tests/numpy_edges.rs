@@ -124,8 +124,8 @@ rows! {
     "power(x, 2)", Args::Scalar(I(2)), BoolInt8, Exact, |a| ops::power(a[0], 2i64) => np::power;
     "power(x, 3)", Args::Scalar(I(3)), BoolInt8, Ulps, |a| ops::power(a[0], 3i64) => np::power;
     "power(x, 0.5)", Args::Scalar(F(0.5)), BoolInt8, Ulps, |a| ops::power(a[0], 0.5f64) => np::sqrt;
-    "maximum", Two, RealOnly, Ties, |a| ops::maximum(a[0], a[1]) => np::maximum;
-    "minimum", Two, RealOnly, Ties, |a| ops::minimum(a[0], a[1]) => np::minimum;
+    "maximum", Two, Same, Ties, |a| ops::maximum(a[0], a[1]) => np::maximum;
+    "minimum", Two, Same, Ties, |a| ops::minimum(a[0], a[1]) => np::minimum;
     "clip", Bounds, RealOnly, Ties, |a| ops::clip(a[0], a[1], a[2]) => np::clip;
     "clip(x, lo, ..)", Two, RealOnly, Ties, |a| ops::clip(a[0], a[1], ..) => np::maximum;
     "clip(x, .., hi)", Two, RealOnly, Ties, |a| ops::clip(a[0], .., a[1]) => np::minimum;

@@ -403,5 +403,18 @@ template <typename T>
 __device__ __forceinline__ bool lex_greater(complex<T> x, complex<T> y) { return x.re > y.re || (x.re == y.re && x.im > y.im); }
 template <typename T>
 __device__ __forceinline__ bool lex_greater_equal(complex<T> x, complex<T> y) { return x.re > y.re || (x.re == y.re && x.im >= y.im); }
+// NumPy's complex maximum / minimum (loops.c.src, CGE / CLE): x when either of its parts is
+// NaN or it orders at or past y (a NaN in y's imaginary part stops a win on the real part),
+// else y — so a NaN in either operand propagates.
+template <typename T>
+__device__ __forceinline__ complex<T> maximum(complex<T> x, complex<T> y) {
+  const bool ge = (x.re > y.re && x.im == x.im && y.im == y.im) || (x.re == y.re && x.im >= y.im);
+  return (x.re != x.re || x.im != x.im || ge) ? x : y;
+}
+template <typename T>
+__device__ __forceinline__ complex<T> minimum(complex<T> x, complex<T> y) {
+  const bool le = (x.re < y.re && x.im == x.im && y.im == y.im) || (x.re == y.re && x.im <= y.im);
+  return (x.re != x.re || x.im != x.im || le) ? x : y;
+}
 #endif  // CUPRUM_COMPLEX_CUH
 }  // namespace cuprum

@@ -247,7 +247,8 @@ impl Accum {
                 None if complex => (real_of(d), real_of(d)),
                 None => mean_types(d),
             },
-            ROp::Max | ROp::Min | ROp::NanMax | ROp::NanMin => {
+            ROp::Max | ROp::Min => (d, d),
+            ROp::NanMax | ROp::NanMin => {
                 if complex {
                     bail!(DType, "{} is not supported for {d} arrays", op.name());
                 }
@@ -349,6 +350,13 @@ impl Accum {
             ROp::Prod => format!("{a} * {b}"),
             ROp::Var | ROp::Std => format!("cuprum::welford_merge({a}, {b})"),
             ROp::NanMean => format!("cuprum::sum_count_merge({a}, {b})"),
+            // Complex: NumPy's lexicographic order, NaN in either part propagating.
+            ROp::Max if self.acc.kind() == DTypeKind::Complex => {
+                format!("cuprum::maximum({a}, {b})")
+            }
+            ROp::Min if self.acc.kind() == DTypeKind::Complex => {
+                format!("cuprum::minimum({a}, {b})")
+            }
             ROp::Max => format!("({a} > {b} || {a} != {a}) ? {a} : {b}"),
             ROp::Min => format!("({a} < {b} || {a} != {a}) ? {a} : {b}"),
             // NaN loses: the other value wins (both NaN: NaN).
@@ -433,6 +441,16 @@ impl Accum {
                     let max = (1u128 << (d.itemsize() * 8)) - 1;
                     format!("({ct})({max}ULL)")
                 }
+            }
+            // Both parts infinite: every value orders at or past it (max; min: below).
+            DTypeKind::Complex if matches!(self.op, ROp::Max | ROp::Min) => {
+                let part = if d == DType::C128 {
+                    "__longlong_as_double(0x7ff0000000000000LL)"
+                } else {
+                    "__int_as_float(0x7f800000)"
+                };
+                let sign = if lowest { "-" } else { "" };
+                format!("{ct}({sign}{part}, {sign}{part})")
             }
             DTypeKind::Complex | DTypeKind::Record => return None,
         })
@@ -752,6 +770,25 @@ mod tests {
                 .contains("std of complex64 values with dtype=float32")
         );
         assert!(e(ROp::NanMax, C64, AccOpts::default()).contains("is not supported for complex64"));
+    }
+
+    #[test]
+    fn complex_max_and_min_order_as_numpy() {
+        let m = Accum::with(ROp::Max, C128, AccOpts::default()).unwrap();
+        assert_eq!((m.acc, m.out), (C128, C128));
+        assert_eq!(m.merge("a", "b"), "cuprum::maximum(a, b)");
+        let start = m.neutral_start().unwrap();
+        assert!(
+            start.starts_with("complex<double>(-__longlong_as_double"),
+            "{start}"
+        );
+        let n = Accum::with(ROp::Min, C64, AccOpts::default()).unwrap();
+        assert_eq!(n.merge("a", "b"), "cuprum::minimum(a, b)");
+        assert!(
+            n.neutral_start()
+                .unwrap()
+                .starts_with("complex<float>(__int_as_float")
+        );
     }
 
     #[test]

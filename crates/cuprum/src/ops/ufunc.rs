@@ -122,10 +122,10 @@ ufuncs! {
     Rem = "remainder", 2, false, remainder, remainder_expr;
     /// `a ** b`.
     Pow = "power", 2, false, bool_as_int8, power_expr;
-    /// NaN-propagating maximum.
-    Maximum = "maximum", 2, false, real_only, |x, _| call("cuprum::maximum", x);
-    /// NaN-propagating minimum.
-    Minimum = "minimum", 2, false, real_only, |x, _| call("cuprum::minimum", x);
+    /// NaN-propagating maximum (complex: lexicographic, a NaN in either part propagates).
+    Maximum = "maximum", 2, false, same, |x, _| call("cuprum::maximum", x);
+    /// NaN-propagating minimum (complex: lexicographic, a NaN in either part propagates).
+    Minimum = "minimum", 2, false, same, |x, _| call("cuprum::minimum", x);
     /// `a == b`.
     Equal = "equal", 2, false, comparison, |x, _| bin(x, "==");
     /// `a != b`.
@@ -890,10 +890,18 @@ mod tests {
         assert!(e.to_string().starts_with("boolean subtract"), "{e}");
         let e = Op::Neg.types(DType::Bool).unwrap_err();
         assert!(e.to_string().starts_with("boolean negative"), "{e}");
-        let e = Op::Maximum.types(DType::C128).unwrap_err();
+        assert_eq!(
+            Op::Maximum.types(DType::C128).unwrap(),
+            Loop::same(DType::C128)
+        );
+        assert_eq!(
+            Op::Minimum.types(DType::C64).unwrap(),
+            Loop::same(DType::C64)
+        );
+        let e = Op::Clip.types(DType::C128).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "maximum is not supported for complex128 operands"
+            "clip is not supported for complex128 operands"
         );
         let e = Op::Rem.types(DType::C64).unwrap_err();
         assert_eq!(

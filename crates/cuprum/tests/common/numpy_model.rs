@@ -946,10 +946,25 @@ pub mod ufunc {
         }
     }
 
+    /// NumPy's complex maximum / minimum (`CGE` / `CLE` of loops.c.src): `x` when either
+    /// of its parts is NaN or it orders at or past `y`, else `y`.
+    fn complex_pick(x: V, y: V, greater: bool) -> V {
+        let ((xr, xi), (yr, yi)) = (as_c(x), as_c(y));
+        let past = if greater { xr > yr } else { xr < yr };
+        let tie = if greater { xi >= yi } else { xi <= yi };
+        let wins = (past && !xi.is_nan() && !yi.is_nan()) || (xr == yr && tie);
+        if xr.is_nan() || xi.is_nan() || wins {
+            C(xr, xi)
+        } else {
+            C(yr, yi)
+        }
+    }
+
     pub fn maximum(x: &[V], _: DType, _: DType) -> V {
         match (x[0], x[1]) {
             (B(p), B(q)) => B(p || q),
             (I(p), I(q)) => I(p.max(q)),
+            (p @ C(..), q) | (p, q @ C(..)) => complex_pick(p, q, true),
             (p, q) => F(nan_first(
                 as_f64(p),
                 as_f64(q),
@@ -962,6 +977,7 @@ pub mod ufunc {
         match (x[0], x[1]) {
             (B(p), B(q)) => B(p && q),
             (I(p), I(q)) => I(p.min(q)),
+            (p @ C(..), q) | (p, q @ C(..)) => complex_pick(p, q, false),
             (p, q) => F(nan_first(
                 as_f64(p),
                 as_f64(q),
@@ -1343,8 +1359,19 @@ pub mod reduce {
         x.iter().position(|&v| matches!(v, F(f) if f.is_nan()))
     }
 
-    /// `max` / `min`: the first NaN, else the extreme (bools: or / and).
+    /// `max` / `min`: the first NaN, else the extreme (bools: or / and; complex values:
+    /// NumPy's `maximum` / `minimum` folded left to right, the first value with a NaN part
+    /// winning).
     fn extreme(x: &[V], d: DType, greater: bool) -> Option<(DType, V)> {
+        if d.is_complex() {
+            let f = if greater {
+                super::ufunc::maximum
+            } else {
+                super::ufunc::minimum
+            };
+            let first = *x.first()?;
+            return Some((d, x[1..].iter().fold(first, |acc, &v| f(&[acc, v], d, d))));
+        }
         let i = arg_extreme(x, d, greater)?.1;
         Some((d, i))
     }
