@@ -26,7 +26,9 @@ use pyo3::types::PyTuple;
 /// A cuprum [`Array`] as a Python object (`cuprum.ndarray`): `__dlpack__`,
 /// `__dlpack_device__`, `shape`, `dtype` (a `numpy.dtype`; its name without NumPy),
 /// `ndim`, `size`, `device`, and CuPy's `ndarray` methods (module docs). Make one with
-/// [`to_python`](super::to_python); read one back (or any DLPack object) with
+/// [`to_python`](super::to_python) (in Python: CuPy's constructor,
+/// `cuprum.ndarray(shape, dtype=float, memptr=None, strides=None, order='C')`, new memory or
+/// a view of a `cuprum.cuda.MemoryPointer`'s); read one back (or any DLPack object) with
 /// [`Call::array`](super::Call::array) or [`array_arg`](super::array_arg).
 #[pyclass(name = "ndarray", module = "cuprum", frozen, weakref)]
 pub struct PyArray {
@@ -145,4 +147,20 @@ pub(crate) fn device_label(array: &Array) -> String {
     } else {
         format!("cuda:{}", d.ordinal())
     }
+}
+
+/// `array`'s device as a `cuprum.cuda.Device` (its label where the `cuprum` package is
+/// not installed: an extension module on its own).
+pub(crate) fn device_object(py: Python<'_>, array: &Array) -> PyResult<Py<PyAny>> {
+    static DEVICE: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
+    let class = DEVICE.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
+        match py.import("cuprum.cuda").and_then(|m| m.getattr("Device")) {
+            Ok(class) => Ok(class.unbind()),
+            Err(_) => Ok(py.None()),
+        }
+    })?;
+    if class.is_none(py) {
+        return Ok(device_label(array).into_pyobject(py)?.into_any().unbind());
+    }
+    Ok(class.bind(py).call1((array.device().id(),))?.unbind())
 }

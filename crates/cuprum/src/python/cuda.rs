@@ -38,7 +38,7 @@ pub(crate) fn stream_of(obj: &Bound<'_, PyAny>) -> Option<Stream> {
 }
 
 /// `stream` (a `cuprum.cuda.Stream`), or the current stream for `None`.
-fn stream_or_current(stream: Option<&Bound<'_, PyAny>>) -> PyResult<Stream> {
+pub(crate) fn stream_or_current(stream: Option<&Bound<'_, PyAny>>) -> PyResult<Stream> {
     match stream.filter(|s| !s.is_none()) {
         None => Ok(Stream::current()?),
         Some(s) => stream_of(s).ok_or_else(|| {

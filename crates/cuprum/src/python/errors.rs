@@ -17,11 +17,14 @@
 //! | `CuprumError`      | `Exception`                    | every other kind (driver, fault …)          |
 //! | `AxisError`        | `ShapeError`, `numpy.exceptions.AxisError` | `Shape`: an axis out of range (NumPy's message) |
 //! | `BoundsError`      | `ShapeError`, `IndexError`     | `Shape`: an index out of bounds, too many indices, a mask of another shape |
-//! | `ScalarRangeError` | `DTypeError`, `OverflowError`  | `DType`: a scalar out of its dtype's range  |
+//! | `ScalarRangeError` | `CuprumError`, `OverflowError` | `DType`: a scalar out of its dtype's range  |
 //!
 //! The last three refine a kind by the engine's message (each comes from one place of the
 //! engine, in NumPy's words), so the exception NumPy raises for the same input is caught
 //! too (`except IndexError`, `except OverflowError`, `except numpy.exceptions.AxisError`).
+//! `ScalarRangeError` is not a `TypeError` (nor a `DTypeError`): NumPy's error for a
+//! Python int out of its array's range is an `OverflowError` only, and CuPy's tests
+//! compare the two by class.
 //!
 //! The classes are made once per process (with Python's `type`, since a class with two
 //! built-in bases cannot be declared with `create_exception!`), in module `cuprum`;
@@ -124,9 +127,9 @@ fn make_classes(py: Python<'_>) -> PyResult<Classes> {
     )?;
     let scalar_range = make(
         "ScalarRangeError",
-        "A scalar out of its dtype's range (kind 'DType'; also an OverflowError).",
+        "A scalar out of its dtype's range (kind 'DType'; an OverflowError, as NumPy's).",
         vec![
-            dtype.bind(py).clone().into_any(),
+            base.bind(py).clone().into_any(),
             builtins.getattr("OverflowError")?,
         ],
     )?;

@@ -13,12 +13,15 @@
 //! CuPy would pass garbage: a Python `int` takes the width of its parameter (4 or 8 bytes,
 //! range-checked), a `float` is a double (into a 4-byte parameter it is an error naming
 //! `numpy.float32(x)`, not a misread value), NumPy scalars pass their bytes, `None` a null
-//! pointer, arrays their data address (a non-contiguous view is refused, as in Rust).
+//! pointer, arrays their data address (a non-contiguous view is refused, as in Rust), a
+//! `cuprum.cuda.MemoryPointer` its address. Both classes pickle (`pickling.rs`).
 
 use super::array::PyArray;
 use super::call::Call;
 use super::convert;
 use super::errors::type_name;
+use super::memory::MemoryPointer;
+use super::pickling::Recipe;
 use crate::array::{Array, DType, Scalar};
 use crate::error::err;
 use crate::kernel::{
@@ -80,7 +83,9 @@ fn class_repr(obj: &Bound<'_, PyAny>) -> String {
 fn call_for(args: &[Bound<'_, PyAny>]) -> PyResult<Call> {
     let mut arrays: Vec<&Bound<'_, PyAny>> = Vec::with_capacity(args.len());
     for a in args {
-        if a.is_exact_instance_of::<PyArray>() || (!a.is_none() && !convert::is_scalar(a)?) {
+        if a.is_exact_instance_of::<PyArray>()
+            || (!a.is_none() && !convert::is_scalar(a)? && !a.is_instance_of::<MemoryPointer>())
+        {
             arrays.push(a);
         }
     }
@@ -493,6 +498,8 @@ pub(crate) fn axes(obj: &Bound<'_, PyAny>) -> PyResult<Axes> {
 pub struct PyRawKernel {
     pub(crate) kernel: RawKernel,
     pub(crate) code: String,
+    /// What makes it again (pickling).
+    pub(crate) recipe: Recipe,
 }
 
 #[pymethods]
@@ -517,25 +524,48 @@ impl PyRawKernel {
             )
             .into());
         }
-        if jitify.is_some_and(|j| j.is_truthy().unwrap_or(false)) {
-            return Err(err!(
-                Unsupported,
-                "jitify=True is not supported (cuprum uses NVRTC directly)"
-            )
-            .into());
-        }
+        jitify_arg(jitify)?;
         let mut k = RawKernel::new(code, name)
             .backend(backend_of(backend)?)
             .cooperative(enable_cooperative_groups);
-        if let Some(o) = options {
-            for flag in self::options(o)? {
-                k = k.option(flag);
-            }
+        let flags = match options {
+            Some(o) => self::options(o)?,
+            None => Vec::new(),
+        };
+        for flag in &flags {
+            k = k.option(flag.clone());
         }
         Ok(PyRawKernel {
             kernel: k,
             code: code.to_owned(),
+            recipe: Recipe::Kernel {
+                code: code.to_owned(),
+                name: name.to_owned(),
+                options: flags,
+                backend: backend.to_owned(),
+                cooperative: enable_cooperative_groups,
+            },
         })
+    }
+
+    /// Pickling: `RawKernel(...)` again from its arguments (a kernel of a module: the
+    /// module's `get_function(name)`).
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
+        slf.get().recipe.reduce(slf.py(), &slf.get_type())
+    }
+
+    /// Whether the kernel was made with `enable_cooperative_groups=True`.
+    #[getter]
+    fn enable_cooperative_groups(&self) -> bool {
+        self.recipe.cooperative()
+    }
+
+    /// The compile options given.
+    #[getter]
+    fn options<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        self.recipe.options(py)
     }
 
     /// `k(grid, block, args, *, shared_mem=0, stream=None)`: `grid` and `block` are tuples
@@ -587,6 +617,7 @@ impl PyRawKernel {
             "preferred_shared_memory_carveout",
             a.preferred_shared_memory_carveout,
         )?;
+        d.set_item("cache_mode_ca", a.cache_mode_ca)?;
         Ok(d)
     }
 
@@ -621,16 +652,49 @@ impl PyRawKernel {
     }
 
     /// Compiles the kernel for the current device now (it compiles on first use anyway).
-    /// `log_stream` (CuPy's) is accepted; a failed compile's log is in the exception.
+    /// `log_stream` (CuPy's: anything with `write`) gets the compiler's log (NVRTC's
+    /// warnings); a failed compile's log is in the exception.
     #[pyo3(signature = (log_stream=None))]
     fn compile(&self, log_stream: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
-        let _ = log_stream;
-        Ok(self.kernel.compile()?)
+        match log_stream.filter(|l| !l.is_none()) {
+            None => Ok(self.kernel.compile()?),
+            Some(stream) => write_log(stream, &self.kernel.compile_log()?),
+        }
     }
 
     fn __repr__(&self) -> String {
         format!("<RawKernel '{}'>", self.kernel.name())
     }
+}
+
+/// CuPy's `jitify=`: `True` is refused (cuprum compiles with NVRTC directly), `False`
+/// given explicitly warns as CuPy 14 warns (Jitify is deprecated), `None` is nothing.
+fn jitify_arg(jitify: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+    let Some(j) = jitify.filter(|j| !j.is_none()) else {
+        return Ok(());
+    };
+    if j.is_truthy()? {
+        return Err(err!(
+            Unsupported,
+            "jitify=True is not supported (cuprum uses NVRTC directly)"
+        )
+        .into());
+    }
+    let py = j.py();
+    let category = py.get_type::<pyo3::exceptions::PyDeprecationWarning>();
+    PyErr::warn(
+        py,
+        &category,
+        c"The jitify argument is deprecated (CuPy 14): Avoid passing jitify=False (cuprum \
+          never uses Jitify)",
+        1,
+    )
+}
+
+/// Writes a compile's log to CuPy's `log_stream` (an object with `write`).
+fn write_log(stream: &Bound<'_, PyAny>, log: &str) -> PyResult<()> {
+    stream.call_method1(pyo3::intern!(stream.py(), "write"), (log,))?;
+    Ok(())
 }
 
 fn backend_of(name: &str) -> PyResult<crate::kernel::Backend> {
@@ -734,6 +798,9 @@ pub(crate) fn launch_raw(
 }
 
 fn raw_arg(call: &Call, obj: &Bound<'_, PyAny>, size: Option<usize>, i: usize) -> PyResult<RawArg> {
+    if let Ok(p) = obj.cast::<MemoryPointer>() {
+        return Ok(RawArg::Array(p.get().tail()));
+    }
     if obj.is_none() {
         return Ok(RawArg::Bytes(
             SmallVec::from_slice(&0u64.to_le_bytes()),
@@ -831,6 +898,8 @@ fn int_into(s: Scalar, t: DType) -> crate::Result<Scalar> {
 pub struct PyRawModule {
     module: RawModule,
     code: Option<String>,
+    /// What makes it again (pickling).
+    recipe: Recipe,
 }
 
 #[pymethods]
@@ -853,14 +922,14 @@ impl PyRawModule {
         if translate_cucomplex {
             return Err(err!(Unsupported, "translate_cucomplex=True is not supported").into());
         }
-        if jitify.is_some_and(|j| j.is_truthy().unwrap_or(false)) {
-            return Err(err!(
-                Unsupported,
-                "jitify=True is not supported (cuprum uses NVRTC directly)"
-            )
-            .into());
+        jitify_arg(jitify)?;
+        if backend == "nvcc" && name_expressions.is_some_and(|n| !n.is_none()) {
+            return Err(PyValueError::new_err(
+                "name_expressions need backend='nvrtc' (got backend='nvcc': nvcc cannot \
+                 instantiate name expressions)",
+            ));
         }
-        let mut m = match (code, path) {
+        let mut m = match (code, &path) {
             (Some(c), None) => RawModule::new(c),
             (None, Some(p)) => RawModule::from_file(p),
             _ => {
@@ -872,34 +941,75 @@ impl PyRawModule {
         m = m
             .backend(backend_of(backend)?)
             .cooperative(enable_cooperative_groups);
-        if let Some(o) = options {
-            for flag in self::options(o)? {
-                m = m.option(flag);
-            }
+        let flags = match options {
+            Some(o) => self::options(o)?,
+            None => Vec::new(),
+        };
+        for flag in &flags {
+            m = m.option(flag.clone());
         }
-        if let Some(names) = name_expressions.filter(|n| !n.is_none()) {
-            for n in names.try_iter()? {
-                m = m.name_expression(n?.extract::<String>()?);
+        let mut names = None;
+        if let Some(given) = name_expressions.filter(|n| !n.is_none()) {
+            let mut all = Vec::new();
+            for n in given.try_iter()? {
+                let n = n?.extract::<String>()?;
+                m = m.name_expression(n.clone());
+                all.push(n);
             }
+            names = Some(all);
         }
         Ok(PyRawModule {
             module: m,
             code: code.map(str::to_owned),
+            recipe: Recipe::Module {
+                code: code.map(str::to_owned),
+                path,
+                options: flags,
+                backend: backend.to_owned(),
+                cooperative: enable_cooperative_groups,
+                name_expressions: names,
+            },
         })
+    }
+
+    /// Pickling: `RawModule(...)` again from its arguments (`path=` reads the file again).
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
+        slf.get().recipe.reduce(slf.py(), &slf.get_type())
+    }
+
+    /// Whether the module was made with `enable_cooperative_groups=True`.
+    #[getter]
+    fn enable_cooperative_groups(&self) -> bool {
+        self.recipe.cooperative()
+    }
+
+    /// The compile options given.
+    #[getter]
+    fn options<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        self.recipe.options(py)
     }
 
     /// The kernel `name` (compiled now, as CuPy does), a `RawKernel`.
-    fn get_function(&self, name: &str) -> PyResult<PyRawKernel> {
-        let kernel = self.module.get_function(name)?;
+    fn get_function(slf: &Bound<'_, Self>, name: &str) -> PyResult<PyRawKernel> {
+        let this = slf.get();
+        let kernel = this.module.get_function(name)?;
         kernel.compile()?;
         Ok(PyRawKernel {
             kernel,
-            code: self.code.clone().unwrap_or_default(),
+            code: this.code.clone().unwrap_or_default(),
+            recipe: Recipe::Function {
+                module: slf.clone().into_any().unbind(),
+                name: name.to_owned(),
+                cooperative: this.recipe.cooperative(),
+            },
         })
     }
 
-    /// The `__device__`/`__constant__` global `name` as a 1-D array of `dtype` (uint8 when
-    /// not given) over its memory.
+    /// The `__device__`/`__constant__` global `name`: a `cuprum.cuda.MemoryPointer` to its
+    /// memory (CuPy's answer; `cuprum.ndarray(shape, dtype, ptr)` views it), or with `dtype`
+    /// a 1-D array of that dtype over it.
     #[pyo3(signature = (name, dtype=None))]
     fn get_global<'py>(
         &self,
@@ -908,19 +1018,23 @@ impl PyRawModule {
         dtype: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let bytes = self.module.get_global::<u8>(name)?;
-        let a = match dtype.filter(|d| !d.is_none()) {
-            Some(d) => super::array::view_as(&bytes, convert::dtype_of(d)?)?,
-            None => bytes,
-        };
-        Ok(super::array::wrap(py, a)?.into_bound(py))
+        match dtype.filter(|d| !d.is_none()) {
+            Some(d) => {
+                let a = super::array::view_as(&bytes, convert::dtype_of(d)?)?;
+                Ok(super::array::wrap(py, a)?.into_bound(py))
+            }
+            None => Ok(Bound::new(py, MemoryPointer::of(&bytes))?.into_any()),
+        }
     }
 
     /// Compiles the module for the current device now (`log_stream` as
     /// `RawKernel.compile`).
     #[pyo3(signature = (log_stream=None))]
     fn compile(&self, log_stream: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
-        let _ = log_stream;
-        Ok(self.module.compile()?)
+        match log_stream.filter(|l| !l.is_none()) {
+            None => Ok(self.module.compile()?),
+            Some(stream) => write_log(stream, &self.module.compile_log()?),
+        }
     }
 
     #[getter]

@@ -68,10 +68,12 @@ mod exchange;
 mod fuse;
 mod interface;
 mod kernels;
+mod memory;
 mod module;
 mod ndarray;
 mod operations;
 mod package;
+mod pickling;
 mod stream;
 
 pub use array::PyArray;

@@ -2,7 +2,8 @@
 //! (see `array.rs`), CuPy's attributes and conversions, and the operators, indexing and
 //! reductions, which `operations.rs` carries out.
 
-use super::array::{PyArray, device_label, no_modulo, shape_arg, view_as, wrap};
+use super::array::{PyArray, device_label, device_object, no_modulo, shape_arg, view_as, wrap};
+use super::memory::{self, MemoryPointer};
 use super::operations as ops;
 use super::{augmented, capsule, convert};
 use crate::dlpack::{ConsumerStream, ExportOptions};
@@ -14,6 +15,23 @@ use pyo3::types::{PyCapsule, PyTuple};
 
 #[pymethods]
 impl PyArray {
+    /// CuPy's constructor, `ndarray(shape, dtype=float, memptr=None, strides=None,
+    /// order='C')`: new uninitialised memory, or a view of the memory `memptr` (a
+    /// `cuprum.cuda.MemoryPointer`) points at (`memory.rs`).
+    #[new]
+    #[pyo3(signature = (shape, dtype=None, memptr=None, strides=None, order="C"))]
+    fn new(
+        shape: &Bound<'_, PyAny>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        memptr: Option<&Bound<'_, PyAny>>,
+        strides: Option<&Bound<'_, PyAny>>,
+        order: &str,
+    ) -> PyResult<Self> {
+        Ok(PyArray::from(memory::construct(
+            shape, dtype, memptr, strides, order,
+        )?))
+    }
+
     /// The DLPack capsule of this array (see the module docs).
     #[pyo3(signature = (*, stream=None, max_version=None, dl_device=None, copy=None))]
     fn __dlpack__<'py>(
@@ -113,20 +131,7 @@ impl PyArray {
     /// `cuprum.cuda` defines `Device`) gives the device's label instead: `"cuda:0"`, `"host"`.
     #[getter]
     fn device(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        static DEVICE: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
-        let class = DEVICE.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
-            match py.import("cuprum.cuda").and_then(|m| m.getattr("Device")) {
-                Ok(class) => Ok(class.unbind()),
-                Err(_) => Ok(py.None()),
-            }
-        })?;
-        if class.is_none(py) {
-            return Ok(device_label(&self.array)
-                .into_pyobject(py)?
-                .into_any()
-                .unbind());
-        }
-        Ok(class.bind(py).call1((self.array.device().id(),))?.unbind())
+        device_object(py, &self.array)
     }
 
     /// The data address of element `[0, …, 0]` (CuPy's `x.data.ptr`).
@@ -135,18 +140,12 @@ impl PyArray {
         self.array.data_ptr()
     }
 
-    /// The memory the array starts at (CuPy's `x.data`: `x.data.ptr` is the address of
-    /// element `[0, …, 0]`, the view's offset included).
+    /// The memory the array starts at (CuPy's `x.data`, a `cuprum.cuda.MemoryPointer` that
+    /// keeps it alive: `x.data.ptr` is the address of element `[0, …, 0]`, the view's
+    /// offset included).
     #[getter]
     fn data(&self) -> MemoryPointer {
-        MemoryPointer {
-            ptr: self.array.data_ptr(),
-            device_id: if self.array.device().is_host() {
-                0
-            } else {
-                self.array.device().ordinal()
-            },
-        }
+        MemoryPointer::of(&self.array)
     }
 
     /// Whether the array may be written.
@@ -772,31 +771,6 @@ impl PyArray {
     /// `a.dot(b)`: the matrix product.
     fn dot(&self, b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         ops::matmul(&self.array, b, false)
-    }
-}
-
-/// CuPy's `MemoryPointer` as far as programs read it: `ptr` (an int) and `device_id`.
-#[pyclass(name = "MemoryPointer", module = "cuprum.cuda", frozen)]
-pub struct MemoryPointer {
-    /// The address.
-    #[pyo3(get)]
-    ptr: u64,
-    /// The device's ordinal (0 on the host device).
-    #[pyo3(get)]
-    device_id: usize,
-}
-
-#[pymethods]
-impl MemoryPointer {
-    fn __int__(&self) -> u64 {
-        self.ptr
-    }
-
-    fn __repr__(&self) -> String {
-        format!(
-            "<MemoryPointer 0x{:x} on device {}>",
-            self.ptr, self.device_id
-        )
     }
 }
 

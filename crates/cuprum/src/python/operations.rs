@@ -18,7 +18,7 @@ use super::array::{PyArray, wrap};
 use super::call::Call;
 use super::convert;
 use super::kernels::{Arg, axes};
-use crate::array::{Array, DType, Scalar, SliceArg};
+use crate::array::{Array, DType, DTypeKind, Scalar, SliceArg};
 use crate::error::err;
 use crate::kernel::IntoOperand;
 use crate::ops::ReduceOpts;
@@ -157,7 +157,35 @@ pub(crate) fn reduce(
         Some(o) => reduce_opts(op, a, &opts.out(o))?,
         None => reduce_opts(op, a, &opts)?,
     };
+    if a.dtype().kind() == DTypeKind::Complex
+        && r.dtype().kind() != DTypeKind::Complex
+        && matches!(
+            op,
+            ROp::Sum | ROp::Prod | ROp::Mean | ROp::NanSum | ROp::NanMean | ROp::Max | ROp::Min
+        )
+    {
+        complex_warning(py)?;
+    }
     wrap(py, r)
+}
+
+/// NumPy's `ComplexWarning` where complex values were cast to a real dtype (`dtype=` or
+/// `out=` of a reduction): the imaginary parts were dropped.
+fn complex_warning(py: Python<'_>) -> PyResult<()> {
+    let np = convert::numpy(py)?;
+    let class = match np
+        .getattr("exceptions")
+        .and_then(|e| e.getattr("ComplexWarning"))
+    {
+        Ok(c) => c,
+        Err(_) => np.getattr("ComplexWarning")?, // NumPy < 1.25
+    };
+    PyErr::warn(
+        py,
+        &class,
+        c"Casting complex values to real discards the imaginary part",
+        1,
+    )
 }
 
 /// The reduction NumPy calls `name`.

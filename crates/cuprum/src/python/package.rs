@@ -11,6 +11,7 @@ use super::call::Call;
 use super::convert;
 use super::fuse;
 use super::kernels::{self, Arg};
+use super::memory;
 use super::operations;
 use crate::array::{Array, DType, Endpoint};
 use crate::error::err;
@@ -547,6 +548,8 @@ pub fn register_package(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<kernels::PyScanKernel>()?;
     m.add_class::<kernels::PyRawKernel>()?;
     m.add_class::<kernels::PyRawModule>()?;
+    m.add_class::<memory::MemoryPointer>()?;
+    m.add_function(wrap_pyfunction!(memory::alloc, m)?)?;
     m.add_class::<fuse::PyFusion>()?;
     m.add_class::<fuse::PyFusionVar>()?;
     m.add_class::<fuse::PyFusionArray>()?;
