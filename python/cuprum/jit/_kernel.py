@@ -193,6 +193,34 @@ def _plan(keys, extras):
     return plan
 
 
+def _launcher(raw, keys, extras, mode):
+    """The native launch of one signature (``_JitLaunch``: the same checks, conversions
+    and extents as ``_plan`` and ``RawKernel``, in one call), or None where a key has no
+    native spelling."""
+    if mode != "cuda":
+        return None
+    from cuprum._cuprum import _JitLaunch
+
+    specs = []
+    for key in keys:
+        if isinstance(key, ArrayKey):
+            specs.append(("array", numpy.dtype(key.char), key.ndim, key.contiguous, key.idx32))
+        elif key is T.int32 or key is T.int64:
+            specs.append(("int32" if key is T.int32 else "int64",))
+        elif key is _FLOAT_KEY:
+            specs.append(("float",))
+        elif key is _BOOL_KEY:
+            specs.append(("bool",))
+        elif key is _COMPLEX_KEY:
+            specs.append(("complex",))
+        elif isinstance(key, type) and issubclass(key, numpy.generic):
+            specs.append(("numpy", key))
+        else:
+            return None
+    picks = [(i, k if kind == "n" else keys[i].ndim + k) for i, kind, k in extras]
+    return _JitLaunch(raw, tuple(specs), picks)
+
+
 def _address(x):
     return numpy.uint64(x.data_ptr)
 
@@ -214,6 +242,7 @@ class _JitRawKernel:
         self._parsed = None
         self._cache: dict = {}
         self._cached_codes: dict = {}
+        self._fast = None
         self._signature = _signature if mode == "cuda" else self._keys
 
     def _source(self):
@@ -231,8 +260,11 @@ class _JitRawKernel:
     ) -> None:
         """Launches the kernel on ``grid`` blocks of ``block`` threads with ``args``
         (``bool``, ``int``, ``float``, ``complex``, NumPy scalars, ``cuprum.ndarray``)."""
+        fast = self._fast
+        if fast is not None and fast(grid, block, args, shared_mem, stream):
+            return  # the last signature again: checked, converted and launched natively
         found = self._cache.get(self._signature(args))
-        raw, plan = found if found is not None else self._compile(args)
+        raw, plan, self._fast = found if found is not None else self._compile(args)
         if plan is not None:
             args = plan(args)
         elif type(args) is not tuple:
@@ -276,7 +308,7 @@ class _JitRawKernel:
         keys = self._keys(args)
         code, name, extras, coop = self._translate(keys)
         raw = cuprum.RawKernel(code, name, enable_cooperative_groups=coop)
-        entry = (raw, _plan(keys, extras))
+        entry = (raw, _plan(keys, extras), _launcher(raw, keys, extras, self._mode))
         self._cache[keys] = entry
         return entry
 

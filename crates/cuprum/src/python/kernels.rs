@@ -80,7 +80,7 @@ fn class_repr(obj: &Bound<'_, PyAny>) -> String {
 }
 
 /// A `Call` over the array arguments (cuprum's current stream when there is none).
-fn call_for(args: &[Bound<'_, PyAny>]) -> PyResult<Call> {
+pub(super) fn call_for(args: &[Bound<'_, PyAny>]) -> PyResult<Call> {
     let mut arrays: Vec<&Bound<'_, PyAny>> = Vec::with_capacity(args.len());
     for a in args {
         if a.is_exact_instance_of::<PyArray>()
@@ -708,7 +708,7 @@ fn backend_of(name: &str) -> PyResult<crate::kernel::Backend> {
 }
 
 /// A grid or block: a tuple of 1 to 3 ints, each taken as `max(1, d)` (CuPy's padding).
-fn dim3(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Dim3> {
+pub(super) fn dim3(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Dim3> {
     let t = obj.cast::<PyTuple>().map_err(|_| {
         PyTypeError::new_err(format!(
             "{what} must be a tuple of up to 3 ints, got {}",
@@ -732,7 +732,7 @@ fn dim3(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Dim3> {
 }
 
 /// One raw kernel argument, owned (see the module docs).
-enum RawArg {
+pub(super) enum RawArg {
     Array(Array),
     Bytes(SmallVec<[u8; 16]>, &'static str),
 }
@@ -797,7 +797,7 @@ pub(crate) fn launch_raw(
     Ok(l.launch(packed)?)
 }
 
-fn raw_arg(call: &Call, obj: &Bound<'_, PyAny>, size: Option<usize>, i: usize) -> PyResult<RawArg> {
+pub(super) fn raw_arg(call: &Call, obj: &Bound<'_, PyAny>, size: Option<usize>, i: usize) -> PyResult<RawArg> {
     if let Ok(p) = obj.cast::<MemoryPointer>() {
         return Ok(RawArg::Array(p.get().tail()));
     }
@@ -829,7 +829,7 @@ fn raw_arg(call: &Call, obj: &Bound<'_, PyAny>, size: Option<usize>, i: usize) -
 
 /// A Python scalar as a raw kernel argument: an int in its parameter's width, a float as a
 /// double, a bool as one byte, a complex as two doubles.
-fn python_value(
+pub(super) fn python_value(
     s: Scalar,
     size: Option<usize>,
     i: usize,

@@ -67,6 +67,7 @@ mod errors;
 mod exchange;
 mod fuse;
 mod interface;
+mod jit_launch;
 mod kernels;
 mod memory;
 mod module;

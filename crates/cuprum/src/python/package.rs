@@ -548,6 +548,7 @@ pub fn register_package(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<kernels::PyScanKernel>()?;
     m.add_class::<kernels::PyRawKernel>()?;
     m.add_class::<kernels::PyRawModule>()?;
+    m.add_class::<super::jit_launch::JitLaunch>()?;
     m.add_class::<memory::MemoryPointer>()?;
     m.add_function(wrap_pyfunction!(memory::alloc, m)?)?;
     m.add_class::<fuse::PyFusion>()?;
