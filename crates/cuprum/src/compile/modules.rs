@@ -169,8 +169,8 @@ fn load_nvrtc(
 /// Compiles a raw module's `source` for `device` and loads it: on a GPU with NVRTC through
 /// the kernel cache, or with `nvcc` when `nvcc` is set, one module per call (a raw module's
 /// globals are its own); on the host device with the system C++ compiler, whichever GPU
-/// compiler was chosen. With the module: the compile's log (NVRTC's warnings; empty with
-/// nvcc and on the host device).
+/// compiler was chosen. With the module: the compile's log (NVRTC's or nvcc's warnings;
+/// empty on the host device).
 ///
 /// The compile layer is the one place above the runtime that looks at which kind of
 /// device runs a kernel ([`Device::code_target`]): choosing the compiler is its job.
@@ -182,10 +182,10 @@ pub(crate) fn load_raw_source(
 ) -> Result<(Module, String)> {
     match device.code_target() {
         CodeTarget::Host => Ok((compile_on(device, source, opts)?, String::new())),
-        CodeTarget::Cuda(arch) if nvcc => Ok((
-            Module::load(device, &nvcc::compile(source, opts, arch)?)?,
-            String::new(),
-        )),
+        CodeTarget::Cuda(arch) if nvcc => {
+            let (cubin, log) = nvcc::compile(source, opts, arch)?;
+            Ok((Module::load(device, &cubin)?, log))
+        }
         CodeTarget::Cuda(arch) => load_nvrtc(device, source, opts, arch),
     }
 }

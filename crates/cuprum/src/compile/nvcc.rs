@@ -4,8 +4,9 @@
 use super::options::CompileOptions;
 use crate::error::{Result, bail, err};
 
-/// Compiles with `nvcc` (from `$NVCC` or `PATH`) to a cubin.
-pub(crate) fn compile(src: &str, opts: &CompileOptions, arch: u32) -> Result<Vec<u8>> {
+/// Compiles with `nvcc` (from `$NVCC` or `PATH`) to a cubin; with it, what nvcc printed
+/// (its warnings: the compile's log).
+pub(crate) fn compile(src: &str, opts: &CompileOptions, arch: u32) -> Result<(Vec<u8>, String)> {
     let nvcc = std::env::var("NVCC").unwrap_or_else(|_| "nvcc".into());
     let dir = tempfile::tempdir()
         .map_err(|e| err!(Io, "nvcc: cannot make a temp folder: {e}").with_source(e))?;
@@ -39,5 +40,12 @@ pub(crate) fn compile(src: &str, opts: &CompileOptions, arch: u32) -> Result<Vec
             String::from_utf8_lossy(&output.stderr)
         );
     }
-    std::fs::read(&out).map_err(|e| err!(Io, "nvcc: no output cubin: {e}").with_source(e))
+    let cubin =
+        std::fs::read(&out).map_err(|e| err!(Io, "nvcc: no output cubin: {e}").with_source(e))?;
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Ok((cubin, log))
 }

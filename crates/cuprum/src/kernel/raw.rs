@@ -75,7 +75,7 @@ impl ModuleSpec {
     }
 
     /// The module loaded on `device` (compiled first if need be) and the log of its
-    /// compile: NVRTC's warnings, empty when there were none, for a module file, with nvcc
+    /// compile: NVRTC's or nvcc's warnings; empty when there were none, for a module file
     /// and on the host device.
     fn module_and_log(&self, device: Device) -> Result<(Module, String)> {
         let mut loaded = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
@@ -288,8 +288,8 @@ impl RawKernel {
     }
 
     /// The compiler's log of the kernel's module on the current device (compiled first if
-    /// need be): NVRTC's warnings, empty when there were none, for a module file, with
-    /// nvcc and on the host device. CuPy's `compile(log_stream=)` writes it.
+    /// need be): NVRTC's or nvcc's warnings; empty when there were none, for a module file
+    /// and on the host device. CuPy's `compile(log_stream=)` writes it.
     pub fn compile_log(&self) -> Result<String> {
         self.compile()?;
         self.spec
@@ -664,7 +664,7 @@ impl RawModule {
     }
 
     /// The compiler's log of the module on the current device (compiled first if need
-    /// be): NVRTC's warnings, empty when there were none, for a module file, with nvcc and
+    /// be): NVRTC's or nvcc's warnings; empty when there were none, for a module file and
     /// on the host device.
     pub fn compile_log(&self) -> Result<String> {
         self.spec
