@@ -56,7 +56,9 @@ def _nan_ignoring(np_func, pick, x1, x2, out):
     a, b = _as(x1, dt), _as(x2, dt)
     r = pick(a, b)
     if dt.kind in "fc":
-        r = cuprum.where(cuprum.isnan(a), b, cuprum.where(cuprum.isnan(b), a, r))
+        # NumPy's order: x2 with a NaN gives x1 (also where both have one), then x1 with a
+        # NaN gives x2; complex values order lexicographically in ``pick``.
+        r = cuprum.where(cuprum.isnan(b), a, cuprum.where(cuprum.isnan(a), b, r))
     return _finish(r, out)
 
 
