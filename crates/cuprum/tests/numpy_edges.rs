@@ -371,18 +371,22 @@ fn run_row(row: &Row, d: DType, bad: &mut Vec<String>) {
 #[test]
 fn every_operation_follows_numpy_over_the_edge_grid_of_every_dtype() {
     require_gpu!();
-    let mut bad = Vec::new();
-    let mut checked = 0;
-    for d in common::dtypes(DType::ALL) {
-        for row in ROWS {
-            assert_eq!(
-                row.args.arity(),
-                operands(row, d).len() + usize::from(matches!(row.args, Args::Scalar(_)))
-            );
-            run_row(row, d, &mut bad);
-            checked += 1;
-        }
-    }
+    let cases: Vec<(DType, &Row)> = common::dtypes(DType::ALL)
+        .into_iter()
+        .flat_map(|d| ROWS.iter().map(move |row| (d, row)))
+        .collect();
+    // Each case a kernel of its own: on the host device, on every core.
+    let bad: Vec<String> = common::each_on_every_core(&cases, |&(d, row)| {
+        assert_eq!(
+            row.args.arity(),
+            operands(row, d).len() + usize::from(matches!(row.args, Args::Scalar(_)))
+        );
+        let mut bad = Vec::new();
+        run_row(row, d, &mut bad);
+        bad
+    })
+    .concat();
+    let checked = cases.len();
     assert!(checked > 70, "{checked}");
     assert!(
         bad.is_empty(),
@@ -946,8 +950,9 @@ reductions! {
 #[test]
 fn every_reduction_follows_numpy_over_the_edge_grid_of_every_dtype() {
     require_gpu!();
-    let mut bad = Vec::new();
-    for d in common::dtypes(DType::ALL) {
+    // Each dtype's reductions on a core of their own on the host device.
+    let bad: Vec<String> = common::each_on_every_core(&common::dtypes(DType::ALL), |&d| {
+        let mut bad = Vec::new();
         let g = edge_grid(d);
         // Twice over, reversed the second time: ties and NaNs at both ends.
         let mut vals = g.clone();
@@ -981,7 +986,9 @@ fn every_reduction_follows_numpy_over_the_edge_grid_of_every_dtype() {
                 bad.push(format!("{what}: {why}"));
             }
         }
-    }
+        bad
+    })
+    .concat();
     assert!(
         bad.is_empty(),
         "{} disagreements with NumPy:\n{}",

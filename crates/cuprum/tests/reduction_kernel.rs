@@ -1222,7 +1222,8 @@ fn every_inner_and_outer_boundary() {
     let ssq = ssq_kernels("bound_ssq");
     let mx = max_kernels("bound_max");
     let mut rng = Rng::new(6);
-    for (r, c) in [
+    // The inputs drawn in the shapes' order, as one loop would.
+    let shapes = [
         (1usize, 1usize),
         (1, 1000),
         (1000, 1),
@@ -1243,17 +1244,21 @@ fn every_inner_and_outer_boundary() {
         (17, 8193),
         (8193, 17),
         (64, 64),
-    ] {
-        let h = rand_f64(&mut rng, r * c);
-        let x = dev(&h, &[r, c]);
-        let xt = dev(&h, &[c, r]).t();
+    ]
+    .map(|(r, c)| (r, c, rand_f64(&mut rng, r * c)));
+    // Each shape picks its own launch configuration (a kernel of its own on the host
+    // device): the shapes on every core there.
+    common::each_on_every_core(&shapes, |(r, c, h)| {
+        let (r, c) = (*r, *c);
+        let x = dev(h, &[r, c]);
+        let xt = dev(h, &[c, r]).t();
         for (v, what) in [(&x, "contiguous"), (&xt, "transposed")] {
             let what = format!("({r}, {c}) {what}");
             check_view(&ssq, &mx, &what, v, Some(&[0]));
             check_view(&ssq, &mx, &what, v, Some(&[1]));
             check_view(&ssq, &mx, &what, v, None);
         }
-    }
+    });
     // 4-d: every non-empty subset of axes, on a contiguous and a permuted stepped view
     let h = rand_f64(&mut rng, 6 * 7 * 8 * 9);
     let x = dev(&h, &[6, 7, 8, 9]);

@@ -213,6 +213,49 @@ pub fn sweeps_dtype(d: cuprum::DType) -> bool {
     dtypes(cuprum::DType::ALL).contains(&d)
 }
 
+/// `f` of each item, in `items`' order. On the host device the items run on every core
+/// (each new kernel there is a C++ compile, and a sweep that compiles hundreds of them one
+/// after another would keep one core busy while the others wait for the binary's last
+/// test); on a GPU, one after another on this thread, as a plain loop would. The same
+/// checks run either way; results come back in order, so failure messages list them as a
+/// loop would. A panic in `f` fails the test.
+pub fn each_on_every_core<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    if !on_host() {
+        return items.iter().map(f).collect();
+    }
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let (f, next) = (&f, &next);
+    let mut done: Vec<(usize, R)> = std::thread::scope(|sc| {
+        let jobs: Vec<_> = (0..workers.min(items.len()))
+            .map(|_| {
+                // The test's name, for a skip's line and a panic's message.
+                let name = std::thread::current().name().map(str::to_owned);
+                let mut b = std::thread::Builder::new();
+                if let Some(n) = name {
+                    b = b.name(n);
+                }
+                b.spawn_scoped(sc, move || {
+                    let mut out = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(item) = items.get(i) else {
+                            return out;
+                        };
+                        out.push((i, f(item)));
+                    }
+                })
+                .unwrap_or_else(|e| panic!("a test thread could not start: {e}"))
+            })
+            .collect();
+        jobs.into_iter()
+            .flat_map(|j| j.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    done.sort_by_key(|d| d.0);
+    done.into_iter().map(|d| d.1).collect()
+}
+
 /// On the host device: skips the rest of the test, saying `why` (too large or too slow for
 /// a CPU standing in for a GPU — CI has two cores —, or it needs what only a GPU has), and
 /// returns true. On a GPU: false.
