@@ -2048,11 +2048,45 @@ fn empty_max_min_argmax_argmin_are_errors() {
 }
 
 #[test]
-fn complex_max_min_argmax_argmin_are_errors() {
+fn complex_argmax_argmin_are_errors_and_max_min_order_as_numpy() {
     require_gpu!();
     for d in [DType::C64, DType::C128] {
+        // max / min: NumPy's lexicographic order (the real part, then the imaginary part)
+        let z = |re: f64, im: f64| Complex::new(re, im);
+        let vals = [
+            z(1.0, 5.0),
+            z(3.0, -1.0),
+            z(-2.0, 9.0),
+            z(3.0, 2.0),
+            z(0.0, 0.0),
+            z(-2.0, -4.0),
+        ];
+        let v = Array::from_slice(&vals, &[2, 3])
+            .unwrap()
+            .astype(d)
+            .unwrap();
+        let got = |op: Op, axis: Option<&[isize]>| -> Vec<Complex<f64>> {
+            call(op, &v, axis, false, false)
+                .unwrap_or_else(|e| panic!("{op:?} {d}: {e}"))
+                .astype(DType::C128)
+                .unwrap()
+                .to_vec::<Complex<f64>>()
+                .unwrap()
+        };
+        assert_eq!(got(Op::Max, None), vec![z(3.0, 2.0)], "max {d}");
+        assert_eq!(got(Op::Min, None), vec![z(-2.0, -4.0)], "min {d}");
+        assert_eq!(
+            got(Op::Max, Some(&[1])),
+            vec![z(3.0, -1.0), z(3.0, 2.0)],
+            "max rows {d}"
+        );
+        assert_eq!(
+            got(Op::Min, Some(&[0])),
+            vec![z(1.0, 5.0), z(0.0, 0.0), z(-2.0, -4.0)],
+            "min columns {d}"
+        );
         let a = Array::ones(&[2, 3], d).unwrap();
-        for op in [Op::Max, Op::Min, Op::ArgMax, Op::ArgMin] {
+        for op in [Op::ArgMax, Op::ArgMin] {
             expect_err(
                 call(op, &a, None, false, false),
                 ErrorKind::DType,
