@@ -158,7 +158,13 @@ impl JitLaunch {
         let mut packed: Vec<Box<dyn KernelArg>> =
             Vec::with_capacity(items.len() + self.picks.len());
         for (i, (a, spec)) in items.iter().zip(&self.specs).enumerate() {
-            packed.push(Box::new(self.arg(&call, a, spec, sizes.get(i).copied(), i)?));
+            packed.push(Box::new(self.arg(
+                &call,
+                a,
+                spec,
+                sizes.get(i).copied(),
+                i,
+            )?));
         }
         for (k, &(i, j)) in self.picks.iter().enumerate() {
             let x = items[i].cast::<PyArray>()?.get().array().clone();

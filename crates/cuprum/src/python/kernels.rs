@@ -797,7 +797,12 @@ pub(crate) fn launch_raw(
     Ok(l.launch(packed)?)
 }
 
-pub(super) fn raw_arg(call: &Call, obj: &Bound<'_, PyAny>, size: Option<usize>, i: usize) -> PyResult<RawArg> {
+pub(super) fn raw_arg(
+    call: &Call,
+    obj: &Bound<'_, PyAny>,
+    size: Option<usize>,
+    i: usize,
+) -> PyResult<RawArg> {
     if let Ok(p) = obj.cast::<MemoryPointer>() {
         return Ok(RawArg::Array(p.get().tail()));
     }
