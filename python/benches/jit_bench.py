@@ -1,7 +1,8 @@
 """``cuprum.jit`` kernels against their ``RawKernel`` twins (same algorithm, same launch).
 
 Twins: seed 003's ``prime_jit.py`` kernel (sum of the prime factors of 2..1,000,000, one
-thread per number, 3907 x 256 threads) against ``prime_raw.py``'s CUDA C++, and a block
+thread per number, 3907 x 256 threads) against ``prime_raw.py``'s CUDA C++ (both read from
+the seed files in ``python/tests/seeds/``), and a block
 reduction in ``jit.shared_memory`` (float32 partial sums of 64 Mi elements: a grid-stride
 loop, then a tree in shared memory, 1024 x 256 threads) against the same in CUDA C++.
 For each twin:
@@ -35,6 +36,7 @@ line.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import statistics
@@ -53,55 +55,47 @@ from cuprum import jit
 # ------------------------------------------------------------------------------ twins
 
 
-def prime_factorization_sum(A, n):
-    idx = jit.blockDim.x * jit.blockIdx.x + jit.threadIdx.x
-    if idx >= n:
-        return
-    num = cp.int64(idx) + 2
-    total = cp.int64(0)
-    if num % 2 == 0:
-        count = 0
-        while num % 2 == 0:
-            num //= 2
-            count += 1
-        total += count * 2
-    i = cp.int64(3)
-    while i * i <= num:
-        if num % i == 0:
-            count = 0
-            while num % i == 0:
-                num //= i
-                count += 1
-            total += count * i
-        i += 2
-    if num > 1:
-        total += num
-    A[idx] = total
+SEEDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "seeds")
 
 
-PRIME_RAW = r"""
-extern "C" __global__
-void prime_factorization_sum(long long* A, int n) {
-    int idx = blockDim.x * blockIdx.x + threadIdx.x;
-    if (idx >= n) return;
-    long long num = idx + 2;
-    long long total = 0;
-    if (num % 2 == 0) {
-        int count = 0;
-        while (num % 2 == 0) { num /= 2; count++; }
-        total += count * 2;
-    }
-    for (long long i = 3; i * i <= num; i += 2) {
-        if (num % i == 0) {
-            int count = 0;
-            while (num % i == 0) { num /= i; count++; }
-            total += count * i;
-        }
-    }
-    if (num > 1) total += num;
-    A[idx] = total;
-}
-"""
+def _seed_tree(name):
+    path = os.path.normpath(os.path.join(SEEDS, name))
+    with open(path, encoding="utf-8") as f:
+        return path, ast.parse(f.read(), filename=path)
+
+
+def _seed_jit_function(name, func):
+    """The seed's ``@jit.rawkernel()`` function ``func``, undecorated: compiled from the
+    seed file's own lines (so the JIT reads its source there), ``cp`` and ``jit``
+    cuprum's until ``Lib.decorate`` binds them to a library."""
+    path, tree = _seed_tree(name)
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == func:
+            node.decorator_list = []
+            module = ast.Module(body=[node], type_ignores=[])
+            namespace = {"cp": cp, "jit": jit}
+            exec(compile(module, path, "exec"), namespace)  # noqa: S102 (the seed file, ours)
+            return namespace[func]
+    raise LookupError(f"{path} has no function {func}")
+
+
+def _seed_raw_source(name):
+    """The CUDA C++ of the seed's ``cp.RawKernel(code, name)``: (code, name)."""
+    path, tree = _seed_tree(name)
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "attr", None) == "RawKernel"
+            and len(node.args) >= 2
+            and all(isinstance(a, ast.Constant) for a in node.args[:2])
+        ):
+            return node.args[0].value, node.args[1].value
+    raise LookupError(f"{path} has no RawKernel(code, name)")
+
+
+# Seed 003's two versions of one kernel: prime_jit.py's Python and prime_raw.py's CUDA C++.
+prime_factorization_sum = _seed_jit_function("prime_jit.py", "primeFactorizationSum")
+PRIME_RAW, PRIME_RAW_NAME = _seed_raw_source("prime_raw.py")
 
 
 def block_reduce(x, partial, n):
@@ -168,7 +162,7 @@ def twins(small):
         "prime1M" if not small else "prime20k": (
             prime_factorization_sum,
             PRIME_RAW,
-            "prime_factorization_sum",
+            PRIME_RAW_NAME,
             lambda xp: _prime_args(xp, n_prime),
             lambda xp: _prime_args(xp, 257),
         ),
@@ -318,18 +312,45 @@ def cold_child(lib_name, twin_name, side):
         k(g1, b1, a_raw)
     lib.sync()
     out = {"first_ms": (time.perf_counter() - t0) * 1e3}
-    if side == "jit" and lib_name == "cuprum":
-        k2 = lib.decorate(func)
-        t0 = time.perf_counter()
-        k2.explain(*a_jit)
-        out["translate_ms"] = (time.perf_counter() - t0) * 1e3
+    if lib_name == "cuprum":
+        out.update(_phases(lib, func, raw_src, raw_name, a_jit, a_raw, side))
     print(json.dumps(out))
 
 
+def _phases(lib, func, raw_src, raw_name, a_jit, a_raw, side):
+    """Where a first call's time goes (cuprum, after the measured call, so imports and
+    the context are warm; a new kernel name so the cache misses again): translation,
+    compile (NVRTC and module load), the first launch."""
+    xp = lib.xp
+    salt = f"_cold{os.getpid()}"
+    t0 = time.perf_counter()
+    if side == "jit":
+        k = lib.decorate(func)
+        code, name, _, coop = k._translate(k._keys(a_jit))
+        t1 = time.perf_counter()
+        # a new kernel name: a cache miss
+        raw = xp.RawKernel(
+            code.replace(name, name + salt), name + salt, enable_cooperative_groups=coop
+        )
+    else:
+        t1 = time.perf_counter()
+        raw = xp.RawKernel(raw_src.replace(raw_name, raw_name + salt), raw_name + salt)
+    raw.compile()
+    t2 = time.perf_counter()
+    raw((1,), (1,), a_raw)
+    lib.sync()
+    t3 = time.perf_counter()
+    return {
+        "translate_ms": (t1 - t0) * 1e3,
+        "compile_ms": (t2 - t1) * 1e3,
+        "launch_ms": (t3 - t2) * 1e3,
+    }
+
+
 def cold(lib_name, twin_name, repeat):
-    """{'jit': ms, 'raw': ms, 'translate': ms}: medians over ``repeat`` alternating
+    """{'jit', 'raw', 'translate', 'compile_jit', 'compile_raw': ms}: medians over ``repeat`` alternating
     measurements, each in a new process with an empty cache folder."""
-    res = {"jit": [], "raw": [], "translate": []}
+    res = {"jit": [], "raw": [], "translate": [], "compile_jit": [], "compile_raw": []}
     env = dict(os.environ)
     env.pop("CUPRUM_CACHE_IN_MEMORY", None)
     for _ in range(repeat):
@@ -349,8 +370,10 @@ def cold(lib_name, twin_name, repeat):
                 )
             r = json.loads(p.stdout.strip().splitlines()[-1])
             res[side].append(r["first_ms"])
-            if "translate_ms" in r:
+            if "translate_ms" in r and side == "jit":
                 res["translate"].append(r["translate_ms"])
+            if "compile_ms" in r:
+                res[f"compile_{side}"].append(r["compile_ms"])
     return {k: statistics.median(v) if v else None for k, v in res.items()}
 
 
@@ -427,12 +450,13 @@ def main():
     print()
     print(
         f"{'first call, empty cache':24} {'lib':7} {'JIT ms':>10} {'raw ms':>10} {'ratio':>7}"
-        f"   {'translate ms':>12}"
+        f"   {'translate ms':>12} {'compile JIT':>11} {'compile raw':>11}"
     )
     for c in colds:
         print(
             f"{c['twin']:24} {c['lib']:7} {_f(c['jit'], 10)} {_f(c['raw'], 10)}"
             f" {_f(c['ratio'], 7, 3)}   {_f(c['translate'], 12, 2)}"
+            f" {_f(c.get('compile_jit'), 11)} {_f(c.get('compile_raw'), 11)}"
         )
     print()
     print(

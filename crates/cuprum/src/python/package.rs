@@ -540,6 +540,15 @@ fn setup() -> PyResult<String> {
     Ok(crate::compile::setup()?.dir.display().to_string())
 }
 
+/// The launch floor from Python: one launch of cuprum's empty kernel (no parameters, one
+/// thread) on the current stream, as bare as a launch gets (a table lookup and
+/// `cuLaunchKernel`). `python/benches/host_overhead.py` times it beside the kernels' calls.
+#[pyfunction]
+fn _launch_empty() -> PyResult<()> {
+    let stream = crate::runtime::Stream::current()?;
+    Ok(crate::array::kernels::launch_empty(&stream)?)
+}
+
 /// Adds the package's classes and functions to `m` (the `cuprum._cuprum` module).
 pub fn register_package(m: &Bound<'_, PyModule>) -> PyResult<()> {
     super::module::register(m)?;
@@ -574,6 +583,7 @@ pub fn register_package(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(device_count, m)?)?;
     m.add_function(wrap_pyfunction!(config, m)?)?;
     m.add_function(wrap_pyfunction!(setup, m)?)?;
+    m.add_function(wrap_pyfunction!(_launch_empty, m)?)?;
     register_random(m)?;
     super::cuda::register(m)?;
     Ok(())
