@@ -4,9 +4,12 @@ own small arrays (4 float32 elements, so the GPU's work is negligible), and the 
 
     python3 python/benches/host_overhead.py [--calls N] [--batches B]
 
-Each figure is the median over B batches of N calls (µs per call), after warm-up; the GPU
-is synchronised after each batch, so queued launches are paid for. CuPy's rows are absent
-where CuPy is not installed. The launch floor is a bare ``cuLaunchKernel`` called from
+Each figure is the median over B batches of N calls (µs per call), after warm-up: the host
+time of the calls, the GPU synchronised after each batch outside the timed span (N is kept
+below the depth of the GPU's launch queue, so no call waits for the GPU). A second table
+times the same batches with the synchronisation inside the span: the rate at which calls
+complete, bounded below by the GPU's own time per tiny kernel (a few µs), which no host
+code can beat. CuPy's rows are absent where CuPy is not installed. The launch floor is a bare ``cuLaunchKernel`` called from
 Python: one native call (``cuprum._cuprum._launch_empty``) that launches an empty kernel on
 the current stream, what any Python library pays at least; the "- floor" column is each
 row's excess over it. The same launch through ``ctypes`` (CuPy's compiled ``axpy``, absent
@@ -31,7 +34,11 @@ extern "C" __global__ void axpy(const float* x, float* y, float a, int n) {
 """
 
 
-def per_call_us(f, sync, calls, batches):
+def per_call_us(f, sync, calls, batches, drain=False):
+    """The median over ``batches`` of the host time per call of ``calls`` calls of ``f``.
+    The GPU is synchronised after each batch, outside the timed span (``drain``: inside
+    it, so the figure is the rate at which calls complete, the GPU's own time per tiny
+    kernel included)."""
     for _ in range(3):
         f()
     sync()
@@ -40,8 +47,11 @@ def per_call_us(f, sync, calls, batches):
         t0 = time.perf_counter()
         for _ in range(calls):
             f()
-        sync()
+        if drain:
+            sync()
         times.append((time.perf_counter() - t0) / calls * 1e6)
+        if not drain:
+            sync()
     return statistics.median(times)
 
 
@@ -57,7 +67,7 @@ def import_ms(module, repeats=5):
     return (statistics.median(run(f"import {module}") for _ in range(repeats)) - base) * 1e3
 
 
-def suite(xp, calls, batches):
+def suite(xp, calls, batches, drain=False):
     """The same operations in one library (`xp` is cuprum or cupy)."""
     n = 4
     x = xp.arange(n, dtype=xp.float32)
@@ -82,7 +92,7 @@ def suite(xp, calls, batches):
         "a * 2.0": lambda: x * 2.0,
         "x.sum()": lambda: x.sum(),
     }
-    return {name: per_call_us(f, sync, calls, batches) for name, f in rows.items()}
+    return {name: per_call_us(f, sync, calls, batches, drain) for name, f in rows.items()}
 
 
 def launch_floor_us(calls, batches):
@@ -133,18 +143,20 @@ def ctypes_launch_us(calls, batches):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--calls", type=int, default=2000)
-    p.add_argument("--batches", type=int, default=15)
+    p.add_argument("--calls", type=int, default=200)
+    p.add_argument("--batches", type=int, default=100)
     args = p.parse_args()
     import cuprum
 
     result = {"cuprum": suite(cuprum, args.calls, args.batches)}
+    result["cuprum_drained"] = suite(cuprum, args.calls, args.batches, drain=True)
     result["launch_floor_us"] = launch_floor_us(args.calls, args.batches)
     result["import_ms"] = {"cuprum": import_ms("cuprum"), "numpy": import_ms("numpy")}
     try:
         import cupy
 
         result["cupy"] = suite(cupy, args.calls, args.batches)
+        result["cupy_drained"] = suite(cupy, args.calls, args.batches, drain=True)
         result["import_ms"]["cupy"] = import_ms("cupy")
         result["ctypes_launch_us"] = ctypes_launch_us(args.calls, args.batches)
     except ImportError:
@@ -153,12 +165,13 @@ def main():
     print(f"{'launch floor (native cuLaunchKernel)':<38} {floor:9.2f}")
     if result.get("ctypes_launch_us"):
         print(f"{'the same launch through ctypes':<38} {result['ctypes_launch_us']:9.2f}")
-    print(f"{'host µs per call':<20} {'cuprum':>9} {'CuPy':>9} {'ratio':>7} {'- floor':>8}")
-    for name, us in result["cuprum"].items():
-        theirs = result.get("cupy", {}).get(name)
-        ratio = f"{us / theirs:7.2f}" if theirs else "      -"
-        over = f"{us - floor:8.2f}"
-        print(f"{name:<20} {us:9.2f} {theirs if theirs else float('nan'):9.2f} {ratio} {over}")
+    for key, title in (("", "host µs per call"), ("_drained", "µs per call, GPU drained")):
+        print(f"{title:<24} {'cuprum':>9} {'CuPy':>9} {'ratio':>7} {'- floor':>8}")
+        for name, us in result["cuprum" + key].items():
+            theirs = result.get("cupy" + key, {}).get(name)
+            ratio = f"{us / theirs:7.2f}" if theirs else "      -"
+            nan = float("nan")
+            print(f"{name:<24} {us:9.2f} {theirs or nan:9.2f} {ratio} {us - floor:8.2f}")
     imp = result["import_ms"]
     print(
         f"{'import (ms)':<20} {imp['cuprum']:9.1f} {imp.get('cupy', float('nan')):9.1f}"

@@ -38,7 +38,7 @@ from numpy import (  # noqa: F401  (CuPy re-exports NumPy's scalar types and con
     uint64,
 )
 
-from cuprum import _cuprum, cuda, exceptions, profiler, random  # noqa: F401  (after _cuprum)
+from cuprum import _cuprum, _metadata, cuda, exceptions, profiler, random  # noqa: F401  (after _cuprum)
 from cuprum._composed import (  # noqa: F401
     around,
     copysign,
@@ -279,11 +279,59 @@ _ALIASES = {
 }
 
 
+def _basic_index(indices):
+    """Whether ``indices`` selects by ints, slices, ``...`` and ``None`` only (each element
+    at most once)."""
+    items = indices if isinstance(indices, tuple) else (indices,)
+    for i in items:  # (a loop: `all` is cuprum's here)
+        if not (i is None or i is Ellipsis or isinstance(i, (slice, int, _numpy.integer))):
+            return False
+    return True
+
+
+def _ufunc_at(name):
+    def at(a, indices, b=None):
+        if b is None:
+            raise TypeError(f"{name}.at() takes 3 arguments for a binary ufunc (a, indices, b)")
+        if not isinstance(a, ndarray):
+            raise TypeError(f"{name}.at(): the target must be a cuprum.ndarray, not {type(a)}")
+        if _basic_index(indices) and not isinstance(indices, (int, _numpy.integer)):
+            view = a[indices]  # no element twice: the in-place ufunc is exact
+            globals()[name](view, b, out=view)
+            return
+        if isinstance(indices, tuple):
+            if len(indices) != 1:
+                raise NotImplementedError(
+                    f"{name}.at() with a tuple of index arrays is not supported: "
+                    "index one axis (the first) with an integer array"
+                )
+            indices = indices[0]
+        scalar = isinstance(b, (bool, int, float, complex, _numpy.generic))
+        if name == "subtract":
+            # adds -b: a scalar is negated in the target's dtype (wrapping, as NumPy's
+            # unsigned subtraction does)
+            b = globals()["negative"](asarray(b, dtype=a.dtype) if scalar else asarray(b))
+        elif not scalar:
+            b = asarray(b)
+        _cuprum.scatter_add(a, indices, b)
+
+    at.__name__ = "at"
+    at.__qualname__ = f"{name}.at"
+    at.__doc__ = (
+        f"NumPy's ``{name}.at(a, indices, b)``: ``a[indices] {'+' if name == 'add' else '-'}= b`` "
+        "unbuffered, so a repeated index counts each time (integer index arrays select "
+        "along the first axis; basic indices anywhere)."
+    )
+    return at
+
+
 def _install_ufuncs():
     g = globals()
     for names, nin in ((_UNARY, 1), (_BINARY, 2)):
         for n in names:
             g[n] = _ufunc(n, nin)
+    for n in ("add", "subtract"):
+        g[n].at = _ufunc_at(n)
     for alias, n in _ALIASES.items():
         f = _ufunc(n, 1 if n in _UNARY else 2)
         f.__name__ = f.__qualname__ = alias
@@ -541,3 +589,19 @@ def setup():
 
 
 dtype = _numpy.dtype  # NumPy's, as CuPy re-exports it (bound last: parameters share the name)
+
+
+# NumPy's functions of shapes and dtypes (bound last: `shape` and `size` are parameter
+# names above).
+broadcast_shapes = _metadata.broadcast_shapes
+can_cast = _metadata.can_cast
+common_type = _metadata.common_type
+iscomplexobj = _metadata.iscomplexobj
+isrealobj = _metadata.isrealobj
+isscalar = _metadata.isscalar
+min_scalar_type = _metadata.min_scalar_type
+ndim = _metadata.ndim
+promote_types = _metadata.promote_types
+result_type = _metadata.result_type
+shape = _metadata.shape
+size = _metadata.size

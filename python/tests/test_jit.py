@@ -1183,3 +1183,53 @@ def test_launch_overhead_close_to_raw_kernel():
     cp.cuda.Device().synchronize()
     # the target is +1 µs (about that on an idle host); the test allows a busy CPU's noise
     assert t_jit <= t_raw + 3e-6, (t_jit, t_raw)
+
+
+# ------------------------------------------------------------ tuple variables in blocks
+
+
+@jit.rawkernel()
+def shape_in_block(arr, flag):
+    x = jit.grid(1)
+    if x == 0:
+        shapes = arr.shape  # a tuple variable first assigned inside a block
+        strides = arr.strides
+        arr[0, 0, 0] = shapes[0]
+        arr[0, 0, 1] = shapes[1]
+        arr[0, 0, 2] = shapes[2]
+        arr[0, 0, 3] = strides[0]
+        arr[0, 0, 4] = strides[1]
+        arr[0, 0, 5] = strides[2]
+    if x == 1:
+        if flag > 0:
+            pair = (flag, flag * 2)
+        else:
+            pair = (flag * 3, flag * 4)  # the same variables, assigned in another block
+        arr[1, 0, 0] = pair[0]
+        arr[1, 0, 1] = pair[1]
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("flag", [5, -2])
+def test_tuple_variables_assigned_in_blocks(order, flag):
+    a = cp.zeros((3, 4, 6), dtype=cp.float64, order=order)
+    shape_in_block[1, 2](a, flag)
+    h = a.get()
+    numpy.testing.assert_array_equal(h[0, 0, 0:3], a.shape)
+    numpy.testing.assert_array_equal(h[0, 0, 3:6], a.strides)
+    want = (flag, flag * 2) if flag > 0 else (flag * 3, flag * 4)
+    numpy.testing.assert_array_equal(h[1, 0, 0:2], want)
+
+
+def test_tuple_variable_of_another_type_in_a_block_is_an_error():
+    @jit.rawkernel()
+    def f(x, flag):
+        if flag > 0:
+            t = (flag, flag)
+        else:
+            t = (flag * 1.5, flag * 2.5)
+        x[0] = t[0]
+
+    x = cp.zeros(1, dtype=cp.float64)
+    with pytest.raises(TypeError, match="Type mismatch of variable: `t`"):
+        f[1, 1](x, 1)

@@ -135,3 +135,106 @@ def test_a_fused_functions_axis_error_is_numpys():
     f = cp.fuse(lambda x: cp.sum(x, axis=3))
     with pytest.raises(np.exceptions.AxisError, match="axis 3 is out of bounds"):
         f(cp.zeros((2, 2)))
+
+
+# ------------------------------------------------------------- __array_function__, ufunc.at
+
+
+def test_numpy_functions_on_cuprum_arrays_run_cuprums():
+    h = _data(np.float32, 24).reshape(4, 6)
+    x = cp.asarray(h)
+    for got, want in [
+        (np.full_like(x, 3), np.full_like(h, 3)),
+        (np.zeros_like(x), np.zeros_like(h)),
+        (np.sum(x, axis=0), np.sum(h, axis=0)),
+        (np.concatenate([x, x], axis=1), np.concatenate([h, h], axis=1)),
+        (np.where(x > 0, x, 0), np.where(h > 0, h, 0)),
+        (np.transpose(x), np.transpose(h)),
+    ]:
+        assert isinstance(got, cp.ndarray), type(got)
+        np.testing.assert_allclose(got.get(), want, rtol=1e-5)
+    assert float(np.mean(x)) == pytest.approx(float(np.mean(h)), rel=1e-5)
+
+
+def test_numpy_function_cuprum_lacks_is_numpys_type_error():
+    x = cp.asarray(_data(np.float64, 8))
+    with pytest.raises(TypeError, match="no implementation found for 'numpy.linalg.norm'"):
+        np.linalg.norm(x)
+    with pytest.raises(TypeError, match="no implementation found"):
+        np.kron(x, x)  # a name cuprum does not have
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.uint32])
+def test_add_at_counts_every_repeated_index(dtype):
+    base = _data(dtype, 10) if np.dtype(dtype).kind != "u" else np.arange(10, dtype=dtype)
+    idx = RNG.integers(-10, 10, 50)
+    vals = (_data(dtype, 50) if np.dtype(dtype).kind != "u" else np.arange(50)).astype(dtype)
+    want = base.copy()
+    np.add.at(want, idx, vals)
+    x = cp.asarray(base)
+    cp.add.at(x, cp.asarray(idx), cp.asarray(vals))
+    np.testing.assert_array_equal(x.get(), want)
+    want2 = base.copy()
+    np.subtract.at(want2, idx, vals)
+    y = cp.asarray(base)
+    cp.subtract.at(y, cp.asarray(idx), cp.asarray(vals))
+    np.testing.assert_array_equal(y.get(), want2)
+
+
+def test_add_at_rows_scalars_lists_and_basic_indices():
+    base = _data(np.float64, 12).reshape(4, 3)
+    cases = [
+        ([0, 0, 3, -1], 1.5),  # a list, a scalar broadcast to each row
+        (np.array([2, 2]), np.arange(6.0).reshape(2, 3)),  # rows of values
+        (1, np.array([1.0, 2.0, 3.0])),  # one int
+        (slice(1, 3), 2.0),  # basic indexing: no repeats
+        ((slice(None), 1), 4.0),
+        ((np.array([1, 1, 0]),), 1.0),  # a one-array tuple
+    ]
+    for idx, v in cases:
+        want = base.copy()
+        np.add.at(want, idx, v)
+        x = cp.asarray(base)
+        cp.add.at(x, idx, cp.asarray(v) if isinstance(v, np.ndarray) else v)
+        np.testing.assert_array_equal(x.get(), want, err_msg=str(idx))
+    want = np.zeros(5, np.uint8)
+    np.subtract.at(want, [1, 1, 4], 3)  # wraps
+    x = cp.zeros(5, dtype=cp.uint8)
+    cp.subtract.at(x, [1, 1, 4], 3)
+    np.testing.assert_array_equal(x.get(), want)
+
+
+def test_add_at_errors():
+    x = cp.zeros(6)
+    with pytest.raises(IndexError, match="index 7 is out of bounds for axis 0 with size 6"):
+        cp.add.at(x, [1, 7], 1.0)
+    with pytest.raises(TypeError, match="takes 3 arguments"):
+        cp.add.at(x, [1])
+    with pytest.raises(TypeError, match="must be a cuprum.ndarray"):
+        cp.add.at(np.zeros(6), [1], 1.0)
+    with pytest.raises(NotImplementedError, match="tuple of index arrays"):
+        cp.add.at(cp.zeros((3, 3)), (np.array([0]), np.array([1])), 1.0)
+    with pytest.raises(TypeError):  # same_kind: float values into an int array
+        cp.add.at(cp.zeros(3, dtype=cp.int32), [0], cp.ones(1))
+    assert not hasattr(cp.multiply, "at")
+
+
+def test_numpy_shape_and_dtype_functions_on_cuprum_arrays():
+    h = _data(np.float32, 24).reshape(4, 6)
+    x = cp.asarray(h)
+    z = cp.asarray(np.array(300, dtype=np.int64))
+    c = cp.asarray(h.astype(np.complex64))
+    assert np.shape(x) == cp.shape(x) == (4, 6)
+    assert np.ndim(x) == 2 and np.size(x) == 24 and np.size(x, 1) == 6
+    assert np.result_type(x, 1.0) == np.float32
+    assert np.result_type(x, np.float64) == np.float64
+    assert np.result_type(x, c) == np.complex64
+    assert np.can_cast(x, np.float64) and not np.can_cast(x, np.int32)
+    assert np.min_scalar_type(z) == np.min_scalar_type(np.int64(300)) == np.uint16
+    assert np.min_scalar_type(x) == np.float32
+    assert np.iscomplexobj(c) and not np.iscomplexobj(x)
+    assert np.isrealobj(x) and not np.isrealobj(c)
+    assert np.common_type(x, c) == np.complex64
+    assert cp.isscalar(1.0) and not cp.isscalar(x)
+    assert cp.broadcast_shapes((4, 1), (6,)) == (4, 6)
+    assert cp.promote_types(np.int8, np.uint8) == np.int16

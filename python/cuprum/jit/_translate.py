@@ -635,16 +635,7 @@ class Translator:
             if isinstance(value, TupleValue):
                 if existing is not None:
                     raise TypeError(f"Type mismatch of variable: `{name}`")
-                if not top:
-                    raise NotImplementedError("a tuple variable must be assigned at the top level")
-                items, out = [], []
-                for k, item in enumerate(value.items):
-                    item = T.to_data(item) if not isinstance(item, Data) else item
-                    vname = f"{self.cname(name)}_{k}"
-                    out.append(f"{item.ctype.declvar(vname, item.code)};")
-                    items.append(Data(vname, item.ctype, item.rng))
-                self.consts[name] = Const(TupleValue(items))
-                return out
+                return self.assign_tuple(name, value, top and depth == 0)
             if existing is None:
                 if (
                     name in self.consts
@@ -709,6 +700,33 @@ class Translator:
                 out += self.assign(e, it, top, depth)
             return out
         raise NotImplementedError(f"assignment to {type(target).__name__} is not supported")
+
+    def assign_tuple(self, name, value, top) -> list[str]:
+        """``name = (a, b, ...)``: one C variable per item (``name_0``, ``name_1`` ...),
+        declared where it is assigned at the top level, else at the top of the function (as
+        a scalar assigned in a block is), so a later assignment of the same name in another
+        block (same arity and item types) stores into the same variables."""
+        items = [T.to_data(it) if not isinstance(it, Data) else it for it in value.items]
+        prior = self.consts.get(name)
+        prior = (
+            prior.obj.items
+            if isinstance(prior, Const) and isinstance(prior.obj, TupleValue)
+            else None
+        )
+        names = [f"{self.cname(name)}_{k}" for k in range(len(items))]
+        out = []
+        if prior is not None and [p.code for p in prior] == names:
+            if [p.ctype for p in prior] != [it.ctype for it in items]:
+                raise TypeError(f"Type mismatch of variable: `{name}`")
+            out = [f"{v} = {it.code};" for v, it in zip(names, items)]
+        elif top:
+            out = [f"{it.ctype.declvar(v, it.code)};" for v, it in zip(names, items)]
+        else:
+            for v, it in zip(names, items):
+                self.decl(f"{it.ctype.declvar(v)};")
+                out.append(f"{v} = {it.code};")
+        self.consts[name] = Const(TupleValue([Data(v, it.ctype) for v, it in zip(names, items)]))
+        return out
 
     def cast_for_store(self, value, t, what) -> str:
         if isinstance(value, Const):

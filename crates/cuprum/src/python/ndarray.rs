@@ -252,6 +252,36 @@ impl PyArray {
         }
     }
 
+    /// NumPy's function protocol: a NumPy function given a cuprum array (`np.full_like(x,
+    /// 1)`, `np.sum(x)`, `np.concatenate([x, y])`) runs cuprum's function of the same name
+    /// in the same submodule (`numpy.linalg.norm` → `cuprum.linalg.norm`), as CuPy's
+    /// `__array_function__` does. A name cuprum lacks, or arguments of types other than
+    /// cuprum's and NumPy's arrays, return `NotImplemented`: NumPy then raises its
+    /// `TypeError` naming the function.
+    fn __array_function__(
+        &self,
+        py: Python<'_>,
+        func: &Bound<'_, PyAny>,
+        types: &Bound<'_, PyAny>,
+        args: &Bound<'_, PyAny>,
+        kwargs: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<PyAny>> {
+        let Some(ours) = same_function(py, func)? else {
+            return Ok(py.NotImplemented());
+        };
+        let numpy_array = py.import("numpy")?.getattr("ndarray")?;
+        for t in types.try_iter()? {
+            let t = t?;
+            let t = t.cast::<pyo3::types::PyType>()?;
+            if !(t.is_subclass_of::<PyArray>()? || t.is_subclass(&numpy_array)?) {
+                return Ok(py.NotImplemented());
+            }
+        }
+        let args = args.cast::<PyTuple>()?;
+        let kwargs = kwargs.cast::<pyo3::types::PyDict>().ok();
+        Ok(ours.call(args, kwargs)?.unbind())
+    }
+
     /// The only element as a Python scalar.
     fn item<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         if self.array.size() != 1 {
@@ -806,5 +836,33 @@ impl PyFlags {
             t(self.f_contiguous),
             t(self.writeable)
         )
+    }
+}
+
+/// cuprum's function for NumPy function `func`: the attribute of `func.__name__` in the
+/// cuprum submodule that matches `func.__module__` (`numpy.fft` → `cuprum.fft`); `None`
+/// where there is none, or where it is NumPy's own function re-exported.
+fn same_function<'py>(
+    py: Python<'py>,
+    func: &Bound<'py, PyAny>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let module: String = match func.getattr(pyo3::intern!(py, "__module__"))?.extract() {
+        Ok(m) => m,
+        Err(_) => return Ok(None),
+    };
+    let name: String = match func.getattr(pyo3::intern!(py, "__name__"))?.extract() {
+        Ok(n) => n,
+        Err(_) => return Ok(None),
+    };
+    let mut owner = py.import("cuprum")?.into_any();
+    for part in module.split('.').skip(1) {
+        match owner.getattr(part) {
+            Ok(m) => owner = m,
+            Err(_) => return Ok(None),
+        }
+    }
+    match owner.getattr(name.as_str()) {
+        Ok(f) if !f.is(func) => Ok(Some(f)),
+        _ => Ok(None),
     }
 }

@@ -540,6 +540,37 @@ fn setup() -> PyResult<String> {
     Ok(crate::compile::setup()?.dir.display().to_string())
 }
 
+/// NumPy's `add.at(a, indices, values)` (CuPy's `cupyx.scatter_add`): `values` added to
+/// `a` at the integer `indices` along axis 0, each occurrence of a repeated index counted
+/// (`a[indices] += values` counts it once). Negative indices count from the end; one out of
+/// range is an `IndexError`.
+#[pyfunction]
+fn scatter_add(
+    a: &Bound<'_, PyAny>,
+    indices: &Bound<'_, PyAny>,
+    values: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    let target = a
+        .cast::<PyArray>()
+        .map_err(|_| {
+            PyTypeError::new_err(format!(
+                "scatter_add: the target must be a cuprum.ndarray, got {}",
+                super::errors::type_name(a)
+            ))
+        })?
+        .get()
+        .array()
+        .clone();
+    let idx = device_array(indices, None)?;
+    let v = operations::operand(&target, values)?.ok_or_else(|| {
+        PyTypeError::new_err(format!(
+            "scatter_add: unsupported values of type {}",
+            super::errors::type_name(values)
+        ))
+    })?;
+    Ok(crate::ops::scatter_add(&target, &idx, v)?)
+}
+
 /// The launch floor from Python: one launch of cuprum's empty kernel (no parameters, one
 /// thread) on the current stream, as bare as a launch gets (a table lookup and
 /// `cuLaunchKernel`). `python/benches/host_overhead.py` times it beside the kernels' calls.
@@ -584,6 +615,7 @@ pub fn register_package(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(config, m)?)?;
     m.add_function(wrap_pyfunction!(setup, m)?)?;
     m.add_function(wrap_pyfunction!(_launch_empty, m)?)?;
+    m.add_function(wrap_pyfunction!(scatter_add, m)?)?;
     register_random(m)?;
     super::cuda::register(m)?;
     Ok(())
