@@ -10,7 +10,7 @@
 
 use super::array::PyArray;
 use super::convert;
-use super::kernels::{PyRawKernel, RawArg, call_for, dim3, python_value, raw_arg, stream_arg};
+use super::kernels::{PyRawKernel, RawArg, call_for, dim3, launch_packed, python_value, raw_arg};
 use crate::array::{Array, DType, Scalar};
 use crate::kernel::KernelArg;
 use num_complex::Complex;
@@ -179,12 +179,7 @@ impl JitLaunch {
             let (b, n) = python_value(Scalar::I64(v), sizes.get(at).copied(), at)?;
             packed.push(Box::new(RawArg::Bytes(b, n)));
         }
-        let stream = stream_arg(stream, &call)?;
-        let mut l = kernel.configure(grid, block).shared_mem(shared_mem);
-        if let Some(s) = &stream {
-            l = l.stream(s);
-        }
-        l.launch(packed)?;
+        launch_packed(kernel, &call, (grid, block), packed, shared_mem, stream)?;
         Ok(true)
     }
 }

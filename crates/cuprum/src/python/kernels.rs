@@ -789,7 +789,20 @@ pub(crate) fn launch_raw(
         let size = sizes.get(i).copied();
         packed.push(Box::new(raw_arg(&call, a, size, i)?));
     }
-    let stream = stream_arg(stream, &call)?;
+    launch_packed(kernel, &call, (grid, block), packed, shared_mem, stream)
+}
+
+/// The launch of arguments already packed for `kernel` (`launch_raw`'s, or a `cuprum.jit`
+/// signature's native packing): on the stream `stream=` names, else the call's.
+pub(super) fn launch_packed(
+    kernel: &RawKernel,
+    call: &Call,
+    (grid, block): (Dim3, Dim3),
+    packed: Vec<Box<dyn KernelArg>>,
+    shared_mem: usize,
+    stream: Option<&Bound<'_, PyAny>>,
+) -> PyResult<()> {
+    let stream = stream_arg(stream, call)?;
     let mut l = kernel.configure(grid, block).shared_mem(shared_mem);
     if let Some(s) = &stream {
         l = l.stream(s);
