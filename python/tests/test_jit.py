@@ -1233,3 +1233,80 @@ def test_tuple_variable_of_another_type_in_a_block_is_an_error():
     x = cp.zeros(1, dtype=cp.float64)
     with pytest.raises(TypeError, match="Type mismatch of variable: `t`"):
         f[1, 1](x, 1)
+
+
+# ------------------------------------------------------------ cooperative groups' copies
+
+
+@pytest.mark.parametrize("aligned", [True, False])
+@pytest.mark.parametrize("dtype", ["int32", "float64"])
+def test_cg_memcpy_async_then_wait(aligned, dtype):
+    item = numpy.dtype(dtype).itemsize
+
+    @jit.rawkernel()
+    def copy_twice(x, y, out):
+        smem = jit.shared_memory(x.dtype, 128, alignment=16)
+        g = jit.cg.this_thread_block()
+        tid = g.thread_rank()
+        base = jit.blockIdx.x * 128
+        if aligned:
+            jit.cg.memcpy_async(g, smem, 0, x, base, 64 * item, aligned_size=16)
+            jit.cg.memcpy_async(g, smem, 64, y, base + 64, 64 * item, aligned_size=16)
+        else:
+            jit.cg.memcpy_async(g, smem, 0, x, base, 64 * item)
+            jit.cg.memcpy_async(g, smem, 64, y, base + 64, 64 * item)
+        jit.cg.wait_prior(g, 1)  # the first copy has landed
+        if tid < 64:
+            out[base + tid] = smem[tid]
+        jit.cg.wait(g)
+        if 64 <= tid and tid < 128:  # noqa: PLR1716  (CuPy's JIT has no chained compare)
+            out[base + tid] = smem[tid] * 2
+
+    h1, h2 = rand(3 * 128, dtype), rand(3 * 128, dtype)
+    out = cp.zeros(3 * 128, dtype=dtype)
+    copy_twice((3,), (128,), (cp.asarray(h1), cp.asarray(h2), out))
+    want = h1.copy()
+    for b in range(3):
+        want[b * 128 + 64 : (b + 1) * 128] = h2[b * 128 + 64 : (b + 1) * 128] * 2
+    numpy.testing.assert_array_equal(cp.asnumpy(out), want)
+    code = copy_twice.explain(cp.asarray(h1), cp.asarray(h2), out)
+    assert ("_jit_memcpy_async_aligned<16>" in code) == aligned
+    assert "cooperative_groups::memcpy_async" in code  # the GPU's own copy
+
+
+@jit.rawkernel()
+def copy_misaligned(x):
+    smem = jit.shared_memory(cp.int32, 64)
+    g = jit.cg.this_thread_block()
+    jit.cg.memcpy_async(g, smem, 0, x, 0, 64, aligned_size=3)
+
+
+@jit.rawkernel()
+def copy_too_few(x):
+    smem = jit.shared_memory(cp.int32, 64)
+    g = jit.cg.this_thread_block()
+    jit.cg.memcpy_async(g, smem, 0, x, 0)
+
+
+@jit.rawkernel()
+def copy_without_group(x):
+    smem = jit.shared_memory(cp.int32, 64)
+    jit.cg.memcpy_async(smem, smem, 0, x, 0, 64)
+
+
+@jit.rawkernel()
+def wait_for_a_variable(x):
+    g = jit.cg.this_thread_block()
+    jit.cg.wait_prior(g, x[0])
+
+
+def test_cg_memcpy_async_errors():
+    x = cp.zeros(64, dtype=cp.int32)
+    for k, cls, text in [
+        (copy_misaligned, ValueError, "aligned_size must be a power of two, got 3"),
+        (copy_too_few, TypeError, r"memcpy_async\(\) takes \(group, dst"),
+        (copy_without_group, TypeError, "the first argument must be a group"),
+        (wait_for_a_variable, TypeError, "the count must be a non-negative constant int"),
+    ]:
+        with pytest.raises(cls, match=text):
+            k[1, 64](x)

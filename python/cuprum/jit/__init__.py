@@ -18,7 +18,7 @@ arguments without launching.
 The language: ``threadIdx``/``blockIdx``/``blockDim``/``gridDim`` (``.x/.y/.z``, uint32),
 ``grid(n)``, ``gridsize(n)``, ``laneid()``, ``warpsize``, ``syncthreads()``, ``syncwarp()``,
 ``shared_memory(dtype, size)``, ``atomic_*``, ``shfl_*_sync``, ``cg.this_thread_block()`` /
-``cg.this_grid()``; ``if``/``elif``/``else``, ``while``, ``for ... in range(...)``,
+``cg.this_grid()``, ``cg.memcpy_async`` / ``cg.wait`` / ``cg.wait_prior``; ``if``/``elif``/``else``, ``while``, ``for ... in range(...)``,
 ``break``, ``continue``, ``return``, augmented assignment, conditional expressions, tuple
 unpacking; casts with dtype constructors (``cuprum.int64(x)``); the ufuncs on scalars
 (``cuprum.sqrt``, ``numpy.exp``, ``math.sin``); ``x[i, j]``, ``x.shape``, ``x.size``,
@@ -32,7 +32,7 @@ variables, errors), :mod:`cuprum.jit._types` (typing, arrays, operators),
 :mod:`cuprum.jit._builtins` (built-ins, helpers) and :mod:`cuprum.jit._kernel` (signatures,
 caching, launch). ``rawkernel(mode='numpy')`` types Python scalars and literals as
 NumPy does (int64, float64, complex128). Not supported: ``jit.cub``/``jit.thrust``,
-``cg.memcpy_async``/``wait``, ``assert``, slices and advanced indexing.
+``assert``, slices and advanced indexing.
 """
 
 from __future__ import annotations

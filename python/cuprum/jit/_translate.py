@@ -289,6 +289,10 @@ class Generated:
         if "cg" in self.includes:
             head.append("#include <cooperative_groups.h>")
             head.append("namespace cg = cooperative_groups;")
+        if "cg_async" in self.includes:
+            from cuprum.jit.cg import ASYNC_HELPERS
+
+            head.append(ASYNC_HELPERS)
         parts = ["\n".join(head)] if head else []
         body = "\n".join(self.functions)
         for h in self.helpers:
