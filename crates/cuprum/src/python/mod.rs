@@ -75,6 +75,7 @@ mod ndarray;
 mod operations;
 mod package;
 mod pickling;
+mod routines;
 mod stream;
 
 pub use array::PyArray;

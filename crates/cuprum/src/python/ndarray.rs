@@ -5,7 +5,7 @@
 use super::array::{PyArray, device_label, device_object, no_modulo, shape_arg, view_as, wrap};
 use super::memory::{self, MemoryPointer};
 use super::operations as ops;
-use super::{augmented, capsule, convert};
+use super::{augmented, capsule, convert, routines};
 use crate::dlpack::{ConsumerStream, ExportOptions};
 use crate::ops::ufunc::Op;
 use pyo3::basic::CompareOp;
@@ -802,6 +802,142 @@ impl PyArray {
     fn dot(&self, b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         ops::matmul(&self.array, b, false)
     }
+
+    // ---- NumPy's routines as methods (`routines.rs`) -------------------------------------
+
+    /// `a.sort(axis=-1, kind=None, order=None)`: sorts `a` in place (stable; NaNs last).
+    #[pyo3(signature = (axis=-1, kind=None, order=None))]
+    fn sort(
+        &self,
+        axis: isize,
+        kind: Option<&Bound<'_, PyAny>>,
+        order: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let _ = kind;
+        no_order(order, "sort")?;
+        Ok(self.array.sort(Some(axis))?)
+    }
+
+    /// `a.argsort(axis=-1, kind=None, order=None)`: the indices (int64) that sort `a`.
+    #[pyo3(signature = (axis=-1, kind=None, order=None))]
+    fn argsort(
+        &self,
+        py: Python<'_>,
+        axis: Option<isize>,
+        kind: Option<&Bound<'_, PyAny>>,
+        order: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let _ = kind;
+        no_order(order, "argsort")?;
+        wrap(py, crate::ops::argsort(&self.array, axis)?)
+    }
+
+    /// `a.cumsum(axis=None, dtype=None, out=None)`.
+    #[pyo3(signature = (axis=None, dtype=None, out=None))]
+    fn cumsum(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        out: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        routines::cumulative(py, &self.array, false, axis, dtype, out)
+    }
+
+    /// `a.cumprod(axis=None, dtype=None, out=None)`.
+    #[pyo3(signature = (axis=None, dtype=None, out=None))]
+    fn cumprod(
+        &self,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        out: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        routines::cumulative(py, &self.array, true, axis, dtype, out)
+    }
+
+    /// `a.repeat(repeats, axis=None)`.
+    #[pyo3(signature = (repeats, axis=None))]
+    fn repeat(
+        &self,
+        py: Python<'_>,
+        repeats: &Bound<'_, PyAny>,
+        axis: Option<isize>,
+    ) -> PyResult<Py<PyAny>> {
+        wrap(py, routines::repeat_of(&self.array, repeats, axis)?)
+    }
+
+    /// `a.take(indices, axis=None, out=None, mode='raise')`.
+    #[pyo3(signature = (indices, axis=None, out=None, mode="raise"))]
+    fn take(
+        &self,
+        py: Python<'_>,
+        indices: &Bound<'_, PyAny>,
+        axis: Option<isize>,
+        out: Option<&Bound<'_, PyAny>>,
+        mode: &str,
+    ) -> PyResult<Py<PyAny>> {
+        routines::take_from(py, &self.array, indices, axis, out, mode)
+    }
+
+    /// `a.put(indices, values, mode='raise')`: in place.
+    #[pyo3(signature = (indices, values, mode="raise"))]
+    fn put(
+        &self,
+        indices: &Bound<'_, PyAny>,
+        values: &Bound<'_, PyAny>,
+        mode: &str,
+    ) -> PyResult<()> {
+        routines::put_into(&self.array, indices, values, mode)
+    }
+
+    /// `a.nonzero()`: one index array per axis.
+    fn nonzero(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        routines::nonzero_of(py, &self.array)
+    }
+
+    /// `a.diagonal(offset=0, axis1=0, axis2=1)`.
+    #[pyo3(signature = (offset=0, axis1=0, axis2=1))]
+    fn diagonal(
+        &self,
+        py: Python<'_>,
+        offset: isize,
+        axis1: isize,
+        axis2: isize,
+    ) -> PyResult<Py<PyAny>> {
+        wrap(py, crate::ops::diagonal(&self.array, offset, axis1, axis2)?)
+    }
+
+    /// `a.trace(offset=0, axis1=0, axis2=1, dtype=None, out=None)`.
+    #[pyo3(signature = (offset=0, axis1=0, axis2=1, dtype=None, out=None))]
+    fn trace(
+        &self,
+        py: Python<'_>,
+        offset: isize,
+        axis1: isize,
+        axis2: isize,
+        dtype: Option<&Bound<'_, PyAny>>,
+        out: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        routines::trace_of(py, &self.array, offset, axis1, axis2, dtype, out)
+    }
+
+    /// `a.swapaxes(axis1, axis2)`: a view.
+    fn swapaxes(&self, py: Python<'_>, axis1: isize, axis2: isize) -> PyResult<Py<PyAny>> {
+        wrap(py, self.array.swapaxes(axis1, axis2)?)
+    }
+
+    /// `a.compress(condition, axis=None, out=None)`.
+    #[pyo3(signature = (condition, axis=None, out=None))]
+    fn compress(
+        &self,
+        py: Python<'_>,
+        condition: &Bound<'_, PyAny>,
+        axis: Option<isize>,
+        out: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        routines::compress_of(py, condition, &self.array, axis, out)
+    }
 }
 
 /// An array's memory layout flags (`ndarray.flags`), as NumPy's and CuPy's.
@@ -864,5 +1000,15 @@ fn same_function<'py>(
     match owner.getattr(name.as_str()) {
         Ok(f) if !f.is(func) => Ok(Some(f)),
         _ => Ok(None),
+    }
+}
+
+/// `order=` (sorting by record fields) is not taken.
+fn no_order(order: Option<&Bound<'_, PyAny>>, routine: &str) -> PyResult<()> {
+    match order.filter(|o| !o.is_none()) {
+        None => Ok(()),
+        Some(_) => Err(pyo3::exceptions::PyNotImplementedError::new_err(format!(
+            "{routine}: order= (sorting by record fields) is not supported"
+        ))),
     }
 }

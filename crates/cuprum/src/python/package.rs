@@ -616,6 +616,7 @@ pub fn register_package(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(setup, m)?)?;
     m.add_function(wrap_pyfunction!(_launch_empty, m)?)?;
     m.add_function(wrap_pyfunction!(scatter_add, m)?)?;
+    super::routines::register(m)?;
     register_random(m)?;
     super::cuda::register(m)?;
     Ok(())

@@ -1,0 +1,392 @@
+"""NumPy's routines on cuprum arrays: sorting, scans, searching, counting, order statistics,
+indexing, joining and splitting, matrices and shape changes.
+
+Each function takes NumPy's (and CuPy's) signature and returns what NumPy returns (result
+dtypes included); the work is the Rust engine's (``cuprum._cuprum``, ``routines.rs``).
+Keywords NumPy has and cuprum does not carry out raise ``NotImplementedError``.
+"""
+
+from __future__ import annotations
+
+import numpy as _numpy
+
+from cuprum import _cuprum
+
+_asarray = _cuprum.asarray
+
+
+def _no_order(order, name):
+    if order is not None:
+        raise NotImplementedError(f"{name}: order= (sorting by record fields) is not supported")
+
+
+# ---------------------------------------------------------------------------- sorting
+
+
+def sort(a, axis=-1, kind=None, order=None, *, stable=None):
+    """A sorted copy of ``a`` along ``axis`` (``None``: flattened); stable, NaNs last."""
+    _no_order(order, "sort")
+    return _cuprum.sort(a, axis)
+
+
+def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
+    """The indices (int64) that sort ``a`` along ``axis`` (``None``: flattened), stable."""
+    _no_order(order, "argsort")
+    return _cuprum.argsort(a, axis)
+
+
+def searchsorted(a, v, side="left", sorter=None):
+    """Indices (int64) where ``v``'s elements would be inserted into the sorted 1-D ``a``."""
+    return _cuprum.searchsorted(a, v, side, sorter)
+
+
+# ---------------------------------------------------------------------------- scans, differences
+
+
+def cumsum(a, axis=None, dtype=None, out=None):
+    """The cumulative sum along ``axis`` (``None``: of the flattened array)."""
+    return _cuprum.cumsum(a, axis, dtype, out)
+
+
+def cumprod(a, axis=None, dtype=None, out=None):
+    """The cumulative product along ``axis`` (``None``: of the flattened array)."""
+    return _cuprum.cumprod(a, axis, dtype, out)
+
+
+def diff(a, n=1, axis=-1, prepend=_numpy._NoValue, append=_numpy._NoValue):
+    """The ``n``-th discrete difference along ``axis``."""
+    pre = None if prepend is _numpy._NoValue else prepend
+    app = None if append is _numpy._NoValue else append
+    return _cuprum.diff(a, n, axis, pre, app)
+
+
+# ---------------------------------------------------------------------------- rearranging
+
+
+def flip(m, axis=None):
+    """``m`` with the order of elements reversed along ``axis`` (``None``: every axis)."""
+    return _cuprum.flip(m, axis)
+
+
+def fliplr(m):
+    """``m`` with its columns (axis 1) reversed."""
+    m = _asarray(m)
+    if m.ndim < 2:
+        raise ValueError("Input must be >= 2-d.")
+    return _cuprum.flip(m, 1)
+
+
+def flipud(m):
+    """``m`` with its rows (axis 0) reversed."""
+    m = _asarray(m)
+    if m.ndim < 1:
+        raise ValueError("Input must be >= 1-d.")
+    return _cuprum.flip(m, 0)
+
+
+def roll(a, shift, axis=None):
+    """``a``'s elements shifted by ``shift`` along ``axis`` (``None``: flattened), wrapping
+    around."""
+    return _cuprum.roll(a, shift, axis)
+
+
+def repeat(a, repeats, axis=None):
+    """Each element of ``a`` repeated ``repeats`` times (``None``: of the flattened array)."""
+    return _cuprum.repeat(a, repeats, axis)
+
+
+def tile(A, reps):
+    """``A`` repeated ``reps`` times along each axis."""
+    return _cuprum.tile(A, reps)
+
+
+# ---------------------------------------------------------------------------- counting
+
+
+def histogram(a, bins=10, range=None, weights=None, density=None):
+    """The histogram of ``a``: ``(counts, bin_edges)`` (``bins`` a count or the edges)."""
+    if weights is not None:
+        raise NotImplementedError("histogram: weights= is not supported")
+    if isinstance(bins, str):
+        raise NotImplementedError(f"histogram: bins={bins!r} (an estimator) is not supported")
+    if range is not None:
+        lo, hi = range
+        range = (float(lo), float(hi))
+    return _cuprum.histogram(a, bins, range, bool(density))
+
+
+def bincount(x, weights=None, minlength=0):
+    """The number of occurrences of each non-negative integer in ``x`` (or the sums of
+    ``weights``)."""
+    return _cuprum.bincount(x, weights, minlength)
+
+
+def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
+    """Whether each element of ``element`` is in ``test_elements`` (a bool array of
+    ``element``'s shape)."""
+    return _cuprum.isin(element, test_elements, invert)
+
+
+# ---------------------------------------------------------------------------- order statistics
+
+
+def _linear_only(method, name):
+    if method != "linear":
+        raise NotImplementedError(f"{name}: method={method!r} is not supported (only 'linear')")
+
+
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """The median along ``axis`` (``None``: of the flattened array)."""
+    r = _cuprum.median(a, axis, keepdims)
+    return _to_out(r, out)
+
+
+def quantile(
+    a,
+    q,
+    axis=None,
+    out=None,
+    overwrite_input=False,
+    method="linear",
+    keepdims=False,
+    *,
+    weights=None,
+    interpolation=None,
+):
+    """The ``q``-th quantiles (``q`` in ``[0, 1]``) along ``axis``, linear interpolation."""
+    _linear_only(method if interpolation is None else interpolation, "quantile")
+    if weights is not None:
+        raise NotImplementedError("quantile: weights= is not supported")
+    return _to_out(_cuprum.quantile(a, q, axis, keepdims), out)
+
+
+def percentile(
+    a,
+    q,
+    axis=None,
+    out=None,
+    overwrite_input=False,
+    method="linear",
+    keepdims=False,
+    *,
+    weights=None,
+    interpolation=None,
+):
+    """The ``q``-th percentiles (``q`` in ``[0, 100]``) along ``axis``, linear interpolation."""
+    _linear_only(method if interpolation is None else interpolation, "percentile")
+    if weights is not None:
+        raise NotImplementedError("percentile: weights= is not supported")
+    return _to_out(_cuprum.percentile(a, q, axis, keepdims), out)
+
+
+def _to_out(r, out):
+    if out is None:
+        return r
+    out[...] = r
+    return out
+
+
+# ---------------------------------------------------------------------------- indexing
+
+
+def take(a, indices, axis=None, out=None, mode="raise"):
+    """Elements of ``a`` at ``indices`` along ``axis`` (``None``: of the flattened array)."""
+    return _cuprum.take(a, indices, axis, out, mode)
+
+
+def put(a, ind, v, mode="raise"):
+    """Sets ``a.flat[ind] = v`` in place (``v`` repeated as needed)."""
+    _cuprum.put(a, ind, v, mode)
+
+
+def compress(condition, a, axis=None, out=None):
+    """The slices of ``a`` along ``axis`` where ``condition`` is true."""
+    return _cuprum.compress(condition, a, axis, out)
+
+
+def nonzero(a):
+    """The indices of the non-zero elements: one int64 array per axis."""
+    return _cuprum.nonzero(a)
+
+
+def flatnonzero(a):
+    """The indices of the non-zero elements of the flattened array."""
+    return _cuprum.flatnonzero(a)
+
+
+def argwhere(a):
+    """The indices of the non-zero elements, one row per element."""
+    return _cuprum.argwhere(a)
+
+
+def unique(
+    ar,
+    return_index=False,
+    return_inverse=False,
+    return_counts=False,
+    axis=None,
+    *,
+    equal_nan=True,
+    sorted=True,
+):
+    """The sorted unique elements of ``ar`` (sub-arrays along ``axis``), optionally with
+    the first indices, the inverse and the counts."""
+    values, index, inverse, counts = _cuprum.unique_all(ar, axis)
+    if equal_nan and axis is None and values.dtype.kind in "fc" and values.size > 1:
+        values, index, inverse, counts = _one_nan(values, index, inverse, counts)
+    extra = []
+    if return_index:
+        extra.append(index)
+    if return_inverse:
+        extra.append(inverse)
+    if return_counts:
+        extra.append(counts)
+    return (values, *extra) if extra else values
+
+
+def _one_nan(values, index, inverse, counts):
+    """``unique``'s results with its NaNs (sorted last, each its own value) counted as one
+    value, as NumPy's ``equal_nan=True``."""
+    nans = int(_cuprum.reduce("sum", _cuprum.ufunc("isnan", values), None, None, None, False))
+    if nans < 2:
+        return values, index, inverse, counts
+    k = values.size - nans  # the first NaN
+    total = _cuprum.reduce("sum", counts[k:], None, None, None, True)
+    return (
+        values[: k + 1],
+        index[: k + 1],  # the first NaN in sorted order stands for them all
+        _cuprum.ufunc("minimum", inverse, k),
+        _cuprum.concatenate([counts[:k], total], 0),
+    )
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether ``a`` and ``b`` are equal within ``atol + rtol * |b|`` (element-wise)."""
+    return _cuprum.isclose(a, b, float(rtol), float(atol), bool(equal_nan))
+
+
+# ---------------------------------------------------------------------------- joining, splitting
+
+
+def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    """The arrays joined along a new ``axis``."""
+    r = _cuprum.stack(arrays, axis)
+    if dtype is not None:
+        r = r.astype(dtype)
+    return _to_out(r, out)
+
+
+def vstack(tup, *, dtype=None, casting="same_kind"):
+    """The arrays joined along the first axis (1-D arrays as rows)."""
+    r = _cuprum.concatenate([atleast_2d(a) for a in tup], 0)
+    return r if dtype is None else r.astype(dtype)
+
+
+def hstack(tup, *, dtype=None, casting="same_kind"):
+    """The arrays joined along the second axis (the first for 1-D arrays)."""
+    arrs = [atleast_1d(a) for a in tup]
+    axis = 0 if arrs and arrs[0].ndim == 1 else 1
+    r = _cuprum.concatenate(arrs, axis)
+    return r if dtype is None else r.astype(dtype)
+
+
+def split(ary, indices_or_sections, axis=0):
+    """``ary`` split into equal sections, or before the given indices, along ``axis``."""
+    return _cuprum.split(ary, indices_or_sections, axis)
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    """``ary`` split into sections (the first ones one longer when the length does not
+    divide), or before the given indices."""
+    return _cuprum.array_split(ary, indices_or_sections, axis)
+
+
+# ---------------------------------------------------------------------------- matrices
+
+
+def tril(m, k=0):
+    """A copy of ``m`` with the elements above the ``k``-th diagonal zeroed."""
+    return _cuprum.tril(m, k)
+
+
+def triu(m, k=0):
+    """A copy of ``m`` with the elements below the ``k``-th diagonal zeroed."""
+    return _cuprum.triu(m, k)
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """The ``offset``-th diagonal of ``a`` over ``axis1`` and ``axis2``."""
+    return _cuprum.diagonal(a, offset, axis1, axis2)
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    """The sum along the ``offset``-th diagonal."""
+    return _cuprum.trace(a, offset, axis1, axis2, dtype, out)
+
+
+def outer(a, b, out=None):
+    """The outer product of the flattened ``a`` and ``b``."""
+    return _to_out(_cuprum.outer(a, b), out)
+
+
+# ---------------------------------------------------------------------------- shapes
+
+
+def squeeze(a, axis=None):
+    """``a`` without its axes of extent 1 (all of them, or those in ``axis``)."""
+    return _cuprum.squeeze(a, axis)
+
+
+def expand_dims(a, axis):
+    """``a`` with axes of extent 1 inserted at the positions ``axis`` of the result."""
+    return _cuprum.expand_dims(a, axis)
+
+
+def swapaxes(a, axis1, axis2):
+    """A view of ``a`` with ``axis1`` and ``axis2`` interchanged."""
+    return _cuprum.swapaxes(a, axis1, axis2)
+
+
+def moveaxis(a, source, destination):
+    """A view of ``a`` with the axes ``source`` moved to ``destination``."""
+    return _cuprum.moveaxis(a, source, destination)
+
+
+def broadcast_to(array, shape, subok=False):
+    """A view of ``array`` broadcast to ``shape``."""
+    return _cuprum.broadcast_to(array, shape)
+
+
+def _atleast(arys, shape_of):
+    out = []
+    for a in arys:
+        a = _asarray(a)
+        shape = shape_of(a.shape)
+        out.append(a if shape == a.shape else a.reshape(shape))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def atleast_1d(*arys):
+    """The arguments as arrays of at least one dimension."""
+    return _atleast(arys, lambda s: s if len(s) >= 1 else (1,))
+
+
+def atleast_2d(*arys):
+    """The arguments as arrays of at least two dimensions (a 1-D array becomes a row)."""
+    return _atleast(arys, lambda s: s if len(s) >= 2 else (1,) * (2 - len(s)) + s)
+
+
+def atleast_3d(*arys):
+    """The arguments as arrays of at least three dimensions (``(N,)`` becomes ``(1, N, 1)``,
+    ``(M, N)`` becomes ``(M, N, 1)``)."""
+
+    def shape_of(s):
+        if len(s) == 0:
+            return (1, 1, 1)
+        if len(s) == 1:
+            return (1, s[0], 1)
+        if len(s) == 2:
+            return (*s, 1)
+        return s
+
+    return _atleast(arys, shape_of)
