@@ -483,8 +483,9 @@ def fuse(*args, kernel_name=None):
     Arguments are positional: cuprum arrays, other frameworks' device arrays, Python and
     NumPy scalars, ``None``. Without any device array the function runs as it is. An
     array argument written in the function (``x += y``, ``out=x``, ``x[...] = v``) is
-    written back to the caller's array, as CuPy writes it. Indexing is not supported
-    (the fusion engine has none).
+    written back to the caller's array, as CuPy writes it. An argument may be indexed
+    with basic indices (``x[1]``, ``mask[:, None]``, ``y[::-1]``): a view of the caller's
+    array, read-only inside the function; a value computed inside it cannot be indexed.
 
     >>> @cuprum.fuse(kernel_name='squared_diff')
     ... def squared_diff(x, y):

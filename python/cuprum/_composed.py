@@ -6,7 +6,8 @@ Decision: the result dtype is NumPy's, asked of NumPy itself — the NumPy funct
 to one-element stand-ins of the arguments (zeros of each array's dtype; Python scalars as
 they are, so they stay weak) — and the values are computed in that dtype by cuprum's
 ufuncs on the device. Each is a few element-wise kernels rather than one; fusing them
-into one is what ``cuprum.fuse`` does for a user's own compositions.
+into one is what ``cuprum.fuse`` does for a user's own compositions. Called inside a fused
+function, they compose traced values the same way (the fused kernel holds their steps).
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ import math
 import numpy
 
 import cuprum
+from cuprum._cuprum import _FusionVar
 
 
 def _stand_in(x):
-    if isinstance(x, cuprum.ndarray):
+    if isinstance(x, (cuprum.ndarray, _FusionVar)):
         return numpy.zeros((), dtype=x.dtype)
     if isinstance(x, (bool, int, float, complex, numpy.generic)):
         return x
@@ -34,7 +36,14 @@ def _result_dtype(np_func, *args):
 
 
 def _as(x, dtype):
+    if isinstance(x, _FusionVar):  # inside cuprum.fuse: a traced value
+        return x if x.dtype == dtype else x.astype(dtype)
     return cuprum.asarray(x).astype(dtype, copy=False)
+
+
+def _array(x):
+    """``x`` as a device array; a value traced by ``cuprum.fuse`` as it is."""
+    return x if isinstance(x, _FusionVar) else cuprum.asarray(x)
 
 
 def _finish(r, out):
@@ -112,7 +121,7 @@ degrees = rad2deg
 
 def sinc(x):
     """``sin(pi x) / (pi x)``, 1 at 0 (NumPy's ``sinc``)."""
-    x = cuprum.asarray(x)
+    x = _array(x)
     y = math.pi * cuprum.where(x == 0, 1.0e-20, x)
     return cuprum.sin(y) / y
 
@@ -134,13 +143,14 @@ def modf(x):
     dt = _result_dtype(numpy.modf, x)
     a = _as(x, dt)
     whole = cuprum.trunc(a)
-    frac = cuprum.where(cuprum.isinf(a), cuprum.copysign(0.0, a), a - whole)
+    signed_zero = cuprum.where(cuprum.signbit(a), -0.0, 0.0)
+    frac = cuprum.where(cuprum.isinf(a), signed_zero, a - whole)
     return frac.astype(dt, copy=False), whole
 
 
 def around(a, decimals=0, out=None):
     """Rounds to ``decimals`` decimals, halves to even (NumPy's ``around``)."""
-    a = cuprum.asarray(a)
+    a = _array(a)
     decimals = int(decimals)
     if decimals == 0:
         r = cuprum._cuprum.ufunc("round", a)
@@ -148,7 +158,7 @@ def around(a, decimals=0, out=None):
         f = 10.0**decimals
         r = (cuprum.rint(a * f) / f).astype(a.dtype, copy=False)
     elif decimals > 0:
-        r = a.copy()
+        r = a if isinstance(a, _FusionVar) else a.copy()
     else:
         f = 10 ** (-decimals)
         r = (cuprum.rint(a.astype(numpy.float64) / f) * f).astype(a.dtype)
@@ -176,7 +186,7 @@ def copyto(dst, src, casting="same_kind", where=True):
 
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
     """The product ignoring NaNs (taken as 1)."""
-    a = cuprum.asarray(a)
+    a = _array(a)
     if a.dtype.kind in "fc":
         a = cuprum.where(cuprum.isnan(a), 1, a)
     return cuprum.prod(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)

@@ -37,13 +37,16 @@
 //!   traced value (NumPy's aliasing); a written argument whose memory another argument
 //!   overlaps is refused before anything is written (its reads would need the values
 //!   written, which one call's kernels cannot give). A write that would change a value's
-//!   number of dimensions is refused, and so are other indexing and concrete arrays not
-//!   passed as arguments (the engine has neither).
+//!   number of dimensions is refused, and so are concrete arrays not passed as arguments
+//!   (the engine has none).
+//! - **Indexing** an argument (basic indices) reads a view of the caller's array, one more
+//!   input of the kernels (`fuse_views.rs`); other indexing is refused.
 
 use super::array::{PyArray, wrap};
 use super::call::Call;
 use super::convert;
 use super::errors::type_name;
+use super::fuse_views::{self, ViewSpec};
 use super::kernels::{Arg, axes};
 use super::operations::reduction_op;
 use crate::array::{Array, DType, Scalar};
@@ -210,6 +213,7 @@ fn assign(target: &Bound<'_, PyFusionVar>, v: VarArg, what: &str, same_kind: boo
         let t = target.try_borrow()?;
         (t.var, t.dtype, t.ndim)
     };
+    fuse_views::check_writable(old)?;
     let keep = |v: VarArg| {
         let yes = VarArg::Literal(Scalar::Bool(true));
         dynamic::ufunc(Op::Where, &[yes, v, VarArg::Var(old)], loc())
@@ -678,6 +682,13 @@ impl PyFusionVar {
 
 #[pymethods]
 impl PyFusionArray {
+    /// `x[i]`, `x[:, None]`, `x[::-1]` … of an argument: basic indexing, as a view of the
+    /// caller's array (`fuse_views.rs`).
+    fn __getitem__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let var = slf.as_super().try_borrow()?.var;
+        traced(slf.py(), fuse_views::subscript(var, key)?)
+    }
+
     /// `x[...] = v` and `x[:] = v` (NumPy's assignment: converted unchecked, broadcast to
     /// `x`); other subscripts are refused.
     fn __setitem__(
@@ -780,6 +791,8 @@ type ArgKey = (u8, DType, u8, u16);
 struct Entry {
     fused: Fused,
     returns: OnceLock<Returns>,
+    /// Views of arguments the function indexes (`fuse_views.rs`): extra kernel inputs.
+    views: Vec<ViewSpec>,
 }
 
 /// Signatures kept at most per function (the engine's own bound).
@@ -878,26 +891,57 @@ fn run_traced(
 impl PyFusion {
     /// The entry of `key`: cached, or a new fused function for it (traced on first call).
     fn entry(&self, py: Python<'_>, key: SmallVec<[ArgKey; 8]>) -> Arc<Entry> {
-        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(e) = cache.get(&key) {
+        if let Some(e) = self
+            .cache
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&key)
+        {
             return e.clone();
         }
+        self.build(py, key, Vec::new())
+    }
+
+    /// A new entry of `key` whose function takes `views` of its arguments too (after
+    /// them, in order), replacing the cached one.
+    fn build(
+        &self,
+        py: Python<'_>,
+        key: SmallVec<[ArgKey; 8]>,
+        views: Vec<ViewSpec>,
+    ) -> Arc<Entry> {
         let (func, sig) = (self.func.clone_ref(py), key.clone());
         let arity = key.iter().filter(|k| k.0 != 0).count();
-        let fused = fuse_dynamic(&self.name, arity, loc(), move |vars: &[Var]| {
-            Python::attach(|py| {
-                let (outs, outcome) = match run_traced(py, &func, &sig, vars) {
-                    Ok((outs, r)) => (outs, Outcome::Returned(r)),
-                    Err(o) => (SmallVec::new(), o),
-                };
-                OUTCOME.with(|c| *c.borrow_mut() = Some(outcome));
-                outs
-            })
-        });
+        let wanted: Vec<ViewSpec> = views.iter().map(|v| v.clone_ref(py)).collect();
+        let fused = fuse_dynamic(
+            &self.name,
+            arity + views.len(),
+            loc(),
+            move |vars: &[Var]| {
+                Python::attach(|py| {
+                    let inputs = sig
+                        .iter()
+                        .filter(|k| k.0 != 0)
+                        .zip(0u16..)
+                        .filter(|(k, _)| k.0 == 3)
+                        .filter_map(|(_, pos)| vars.get(usize::from(pos)).map(|&v| (v, pos)))
+                        .collect();
+                    fuse_views::begin(py, inputs, &wanted, vars.get(arity..).unwrap_or_default());
+                    let (outs, outcome) = match run_traced(py, &func, &sig, vars) {
+                        Ok((outs, r)) => (outs, Outcome::Returned(r)),
+                        Err(o) => (SmallVec::new(), o),
+                    };
+                    OUTCOME.with(|c| *c.borrow_mut() = Some(outcome));
+                    outs
+                })
+            },
+        );
         let e = Arc::new(Entry {
             fused,
             returns: OnceLock::new(),
+            views,
         });
+        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
         if cache.len() >= MAX_ENTRIES {
             cache.clear();
         }
@@ -1075,11 +1119,31 @@ impl PyFusion {
             objs.push((ptr, i));
             bound.push(arg);
         }
-        let entry = self.entry(py, key);
-        let ops: SmallVec<[Operand<'_>; 8]> = bound.iter().map(Arg::operand).collect();
-        OUTCOME.with(|c| c.borrow_mut().take());
-        let result = entry.fused.invoke(&ops);
-        let outcome = OUTCOME.with(|c| c.borrow_mut().take());
+        let mut entry = self.entry(py, key.clone());
+        let (result, outcome) = loop {
+            let views = fuse_views::arguments(py, &call, &items, &objs, &entry.views)?;
+            let ops: SmallVec<[Operand<'_>; 8]> =
+                bound.iter().chain(&views).map(Arg::operand).collect();
+            OUTCOME.with(|c| c.borrow_mut().take());
+            let result = entry.fused.invoke(&ops);
+            let outcome = OUTCOME.with(|c| c.borrow_mut().take());
+            let Some(view) = fuse_views::end() else {
+                break (result, outcome);
+            };
+            // The function indexed an argument: trace again with that view as an input.
+            if entry.views.len() >= fuse_views::MAX_VIEWS {
+                return Err(err!(
+                    Unsupported,
+                    "fused `{}`: more than {} distinct views of arguments",
+                    self.name,
+                    fuse_views::MAX_VIEWS
+                )
+                .into());
+            }
+            let mut views: Vec<ViewSpec> = entry.views.iter().map(|v| v.clone_ref(py)).collect();
+            views.push(view);
+            entry = self.build(py, key.clone(), views);
+        };
         let outs = match (result, outcome) {
             (Ok(outs), o) => {
                 if let Some(Outcome::Returned(r)) = o {

@@ -66,6 +66,7 @@ mod cuda;
 mod errors;
 mod exchange;
 mod fuse;
+mod fuse_views;
 mod interface;
 mod jit_launch;
 mod kernels;
