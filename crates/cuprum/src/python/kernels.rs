@@ -516,16 +516,10 @@ impl PyRawKernel {
         enable_cooperative_groups: bool,
         jitify: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        if translate_cucomplex {
-            return Err(err!(
-                Unsupported,
-                "translate_cucomplex=True is not supported: include <cuda/std/complex> or \
-                 cuprum's complex types instead"
-            )
-            .into());
-        }
         jitify_arg(jitify)?;
-        let mut k = RawKernel::new(code, name)
+        let translated = translate_cucomplex.then(|| super::cucomplex::translate(code));
+        let source = translated.as_deref().unwrap_or(code);
+        let mut k = RawKernel::new(source, name)
             .backend(backend_of(backend)?)
             .cooperative(enable_cooperative_groups);
         let flags = match options {
@@ -539,7 +533,7 @@ impl PyRawKernel {
             kernel: k,
             code: code.to_owned(),
             recipe: Recipe::Kernel {
-                code: code.to_owned(),
+                code: source.to_owned(),
                 name: name.to_owned(),
                 options: flags,
                 backend: backend.to_owned(),
@@ -937,9 +931,6 @@ impl PyRawModule {
         name_expressions: Option<&Bound<'_, PyAny>>,
         jitify: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        if translate_cucomplex {
-            return Err(err!(Unsupported, "translate_cucomplex=True is not supported").into());
-        }
         jitify_arg(jitify)?;
         if backend == "nvcc" && name_expressions.is_some_and(|n| !n.is_none()) {
             return Err(PyValueError::new_err(
@@ -947,9 +938,25 @@ impl PyRawModule {
                  instantiate name expressions)",
             ));
         }
-        let mut m = match (code, &path) {
-            (Some(c), None) => RawModule::new(c),
-            (None, Some(p)) => RawModule::from_file(p),
+        // translate_cucomplex: the translated source (read from `path`), kept for pickling.
+        let translated = match (code, &path) {
+            _ if !translate_cucomplex => None,
+            (Some(c), None) => Some(super::cucomplex::translate(c)),
+            (None, Some(p)) => Some(super::cucomplex::translate(
+                &std::fs::read_to_string(p).map_err(|e| {
+                    err!(
+                        InvalidArgument,
+                        "RawModule: cannot read {}: {e}",
+                        p.display()
+                    )
+                })?,
+            )),
+            _ => None,
+        };
+        let mut m = match (&translated, code, &path) {
+            (Some(t), _, _) => RawModule::new(t.clone()),
+            (None, Some(c), None) => RawModule::new(c),
+            (None, None, Some(p)) => RawModule::from_file(p),
             _ => {
                 return Err(PyTypeError::new_err(
                     "One (and only one) of code or path must be given",
@@ -980,8 +987,8 @@ impl PyRawModule {
             module: m,
             code: code.map(str::to_owned),
             recipe: Recipe::Module {
-                code: code.map(str::to_owned),
-                path,
+                code: translated.or_else(|| code.map(str::to_owned)),
+                path: if translate_cucomplex { None } else { path },
                 options: flags,
                 backend: backend.to_owned(),
                 cooperative: enable_cooperative_groups,

@@ -62,6 +62,7 @@ mod augmented;
 mod call;
 mod capsule;
 mod convert;
+mod cucomplex;
 mod cuda;
 mod errors;
 mod exchange;
