@@ -154,10 +154,8 @@ def quantile(
     interpolation=None,
 ):
     """The ``q``-th quantiles (``q`` in ``[0, 1]``) along ``axis``, linear interpolation."""
-    _linear_only(method if interpolation is None else interpolation, "quantile")
-    if weights is not None:
-        raise NotImplementedError("quantile: weights= is not supported")
-    return _to_out(_cuprum.quantile(a, q, axis, keepdims), out)
+    method = method if interpolation is None else interpolation
+    return _quantiles("quantile", _cuprum.quantile, a, q, axis, out, method, keepdims, weights)
 
 
 def percentile(
@@ -173,10 +171,15 @@ def percentile(
     interpolation=None,
 ):
     """The ``q``-th percentiles (``q`` in ``[0, 100]``) along ``axis``, linear interpolation."""
-    _linear_only(method if interpolation is None else interpolation, "percentile")
+    method = method if interpolation is None else interpolation
+    return _quantiles("percentile", _cuprum.percentile, a, q, axis, out, method, keepdims, weights)
+
+
+def _quantiles(name, native, a, q, axis, out, method, keepdims, weights):
+    _linear_only(method, name)
     if weights is not None:
-        raise NotImplementedError("percentile: weights= is not supported")
-    return _to_out(_cuprum.percentile(a, q, axis, keepdims), out)
+        raise NotImplementedError(f"{name}: weights= is not supported")
+    return _to_out(native(a, q, axis, keepdims), out)
 
 
 def _to_out(r, out):

@@ -436,16 +436,12 @@ fn allclose(
     atol: f64,
     equal_nan: bool,
 ) -> PyResult<Py<PyAny>> {
-    let x = device_array(a, None)?;
-    let Some(y) = operations::operand(&x, b)? else {
-        return Err(PyTypeError::new_err("allclose: unsupported operand"));
-    };
     let tol = crate::ops::Tolerance {
         rtol,
         atol,
         equal_nan,
     };
-    let close = crate::ops::isclose(&x, &y, tol)?;
+    let close = super::routines::close(a, b, tol)?;
     wrap(py, crate::ops::all(&close)?)
 }
 

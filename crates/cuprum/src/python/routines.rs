@@ -102,13 +102,19 @@ fn keepdims(k: bool) -> Keepdims {
     if k { Keepdims::Yes } else { Keepdims::No }
 }
 
-/// A list of arrays as a Python tuple of `cuprum.ndarray`s.
+/// Arrays as `cuprum.ndarray`s.
+fn wrapped(py: Python<'_>, arrays: Vec<Array>) -> PyResult<Vec<Py<PyAny>>> {
+    arrays.into_iter().map(|a| wrap(py, a)).collect()
+}
+
+/// Arrays as a Python tuple of `cuprum.ndarray`s.
 fn tuple_of(py: Python<'_>, arrays: Vec<Array>) -> PyResult<Py<PyAny>> {
-    let items = arrays
-        .into_iter()
-        .map(|a| wrap(py, a))
-        .collect::<PyResult<Vec<_>>>()?;
-    Ok(PyTuple::new(py, items)?.into_any().unbind())
+    Ok(PyTuple::new(py, wrapped(py, arrays)?)?.into_any().unbind())
+}
+
+/// Arrays as a Python list of `cuprum.ndarray`s.
+fn list_of(py: Python<'_>, arrays: Vec<Array>) -> PyResult<Py<PyAny>> {
+    Ok(PyList::new(py, wrapped(py, arrays)?)?.into_any().unbind())
 }
 
 /// `r`, or `r` written into `out` (then `out`).
@@ -626,22 +632,26 @@ fn isclose(
         atol,
         equal_nan,
     };
+    wrap(py, close(a, b, tol)?)
+}
+
+/// `isclose(a, b)` under `tol` (also `allclose`'s, `package.rs`): an array and a Python
+/// number in either order (the number weak), or two arrays.
+pub(super) fn close(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>, tol: Tolerance) -> PyResult<Array> {
     let a_scalar = a.cast::<PyArray>().is_err() && super::convert::python_scalar(a)?.is_some();
     let b_scalar = b.cast::<PyArray>().is_err() && super::convert::python_scalar(b)?.is_some();
-    let r = if a_scalar && !b_scalar {
+    if a_scalar && !b_scalar {
         let y = array_of(b)?;
         let x = operations::operand(&y, a)?
             .ok_or_else(|| PyTypeError::new_err("isclose: unsupported operand"))?;
-        ops::isclose(&x, &y, tol)?
-    } else {
-        let x = array_of(a)?;
-        let y = match operations::operand(&x, b)? {
-            Some(y) => y,
-            None => super::kernels::Arg::Array(array_of(b)?),
-        };
-        ops::isclose(&x, &y, tol)?
+        return Ok(ops::isclose(&x, &y, tol)?);
+    }
+    let x = array_of(a)?;
+    let y = match operations::operand(&x, b)? {
+        Some(y) => y,
+        None => super::kernels::Arg::Array(array_of(b)?),
     };
-    wrap(py, r)
+    Ok(ops::isclose(&x, &y, tol)?)
 }
 
 /// `compress(condition, a, axis=None, out=None)`.
@@ -702,12 +712,10 @@ fn split(
     indices_or_sections: &Bound<'_, PyAny>,
     axis: isize,
 ) -> PyResult<Py<PyAny>> {
-    let parts = ops::split(&array_of(ary)?, split_of(indices_or_sections)?, axis)?;
-    let items = parts
-        .into_iter()
-        .map(|a| wrap(py, a))
-        .collect::<PyResult<Vec<_>>>()?;
-    Ok(PyList::new(py, items)?.into_any().unbind())
+    list_of(
+        py,
+        ops::split(&array_of(ary)?, split_of(indices_or_sections)?, axis)?,
+    )
 }
 
 /// `array_split(ary, indices_or_sections, axis=0)`: unequal sections allowed.
@@ -719,12 +727,10 @@ fn array_split(
     indices_or_sections: &Bound<'_, PyAny>,
     axis: isize,
 ) -> PyResult<Py<PyAny>> {
-    let parts = ops::array_split(&array_of(ary)?, split_of(indices_or_sections)?, axis)?;
-    let items = parts
-        .into_iter()
-        .map(|a| wrap(py, a))
-        .collect::<PyResult<Vec<_>>>()?;
-    Ok(PyList::new(py, items)?.into_any().unbind())
+    list_of(
+        py,
+        ops::array_split(&array_of(ary)?, split_of(indices_or_sections)?, axis)?,
+    )
 }
 
 /// `tril(m, k=0)`: zeros above the `k`-th diagonal.
