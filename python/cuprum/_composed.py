@@ -1,6 +1,9 @@
 """NumPy functions that cuprum composes from its ufuncs (``copysign``, ``fmax``, ``fmin``,
 ``logaddexp``, ``logaddexp2``, ``deg2rad``/``radians``, ``rad2deg``/``degrees``, ``sinc``,
-``fix``, ``divmod``, ``modf``, ``around``/``round``, ``copyto``, ``nanprod``).
+``fix``, ``divmod``, ``modf``, ``around``/``round``, ``copyto``, ``nanprod``), and two
+ufuncs whose operands or results differ in type, ``ldexp`` and ``frexp``: one
+``ElementwiseKernel`` each (not traced by ``cuprum.fuse``: a fused function that calls
+them raises, naming them).
 
 Decision: the result dtype is NumPy's, asked of NumPy itself — the NumPy function applied
 to one-element stand-ins of the arguments (zeros of each array's dtype; Python scalars as
@@ -12,6 +15,7 @@ function, they compose traced values the same way (the fused kernel holds their 
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy
@@ -131,6 +135,65 @@ def fix(x, out=None):
     dt = _result_dtype(numpy.fix, x)
     a = _as(x, dt)
     return _finish(cuprum.where(a >= 0, cuprum.floor(a), cuprum.ceil(a)), out)
+
+
+def _not_traced(name, *args):
+    if any(isinstance(a, _FusionVar) for a in args):
+        raise NotImplementedError(
+            f"cuprum.fuse does not trace {name}: call it outside the fused function"
+        )
+
+
+@functools.cache
+def _ldexp_kernel():
+    # The product is exact in double for every float type's value and a clamped exponent
+    # (beyond +-100000 every result is 0 or infinity), then rounded once to T.
+    return cuprum.ElementwiseKernel(
+        "T x, int64 e",
+        "T y",
+        "const long long k = e < -100000 ? -100000 : (e > 100000 ? 100000 : e);"
+        " y = (T)ldexp((double)x, (int)k)",
+        "cuprum_ldexp",
+    )
+
+
+@functools.cache
+def _frexp_kernel():
+    # Infinities and NaN keep their value with exponent 0 (NumPy's); d - d is 0 exactly
+    # for finite d.
+    return cuprum.ElementwiseKernel(
+        "T x",
+        "T m, int32 e",
+        "const double d = (double)x; int n = 0;"
+        " if (d - d != 0.0) { m = x; } else { m = (T)frexp(d, &n); } e = n",
+        "cuprum_frexp",
+    )
+
+
+def ldexp(x1, x2, out=None):
+    """``x1 * 2**x2`` (NumPy's ``ldexp``: ``x2`` an integer, the result ``x1``'s float
+    type)."""
+    _not_traced("ldexp", x1, x2)
+    dt = _result_dtype(numpy.ldexp, x1, x2)
+    e = cuprum.asarray(x2)
+    if e.dtype.kind not in "biu":
+        raise TypeError(f"ldexp: the exponent must be an integer, not {e.dtype}")
+    return _finish(_ldexp_kernel()(_as(x1, dt), e.astype(numpy.int64, copy=False)), out)
+
+
+def frexp(x, out=None):
+    """``(mantissa, exponent)`` with ``x == mantissa * 2**exponent`` and ``0.5 <=
+    |mantissa| < 1`` (NumPy's ``frexp``: the exponent as int32)."""
+    _not_traced("frexp", x)
+    dt = _result_dtype(numpy.frexp, x)
+    m, e = _frexp_kernel()(_as(x, dt))
+    if out is None:
+        return m, e
+    if not isinstance(out, tuple) or len(out) != 2:
+        raise TypeError("frexp: out must be a tuple of two arrays (mantissa, exponent)")
+    _finish(m, out[0])
+    _finish(e, out[1])
+    return out
 
 
 def divmod(x1, x2):

@@ -175,6 +175,7 @@ FLOAT_UFUNCS = {
     "log2_10": lambda xp, a: xp.log2(xp.abs(a)) + xp.log10(xp.abs(a)) + xp.log1p(xp.abs(a)),
     "exp2_expm1": lambda xp, a: xp.exp2(a / 4) + xp.expm1(a / 4) + xp.cbrt(a),
     "binary": lambda xp, a: (xp.maximum(a, 1), xp.minimum(a, -1), xp.hypot(a, 2)),
+    "nextafter_i0": lambda xp, a: (xp.nextafter(a, a + 1), xp.nextafter(a, 0), xp.i0(a / 2)),
     "arctan2": lambda xp, a: xp.arctan2(a, a + 3) + xp.fmod(a, 3),
     "predicates": lambda xp, a: (xp.isnan(a), xp.isinf(a / 0.5), xp.isfinite(a), xp.signbit(a)),
     "where": lambda xp, a: xp.where(a > 0, a, 0.5 * a),

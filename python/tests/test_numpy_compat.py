@@ -238,3 +238,67 @@ def test_numpy_shape_and_dtype_functions_on_cuprum_arrays():
     assert cp.isscalar(1.0) and not cp.isscalar(x)
     assert cp.broadcast_shapes((4, 1), (6,)) == (4, 6)
     assert cp.promote_types(np.int8, np.uint8) == np.int16
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int16])
+def test_nextafter_steps_one_bit_of_the_result_type(dtype):
+    rng = np.random.default_rng(3)
+    h1 = (rng.random(40) * 200 - 100).astype(dtype)
+    h2 = (rng.random(40) * 200 - 100).astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        h1[:6] = [0, -0.0, np.inf, np.nan, 1, 2]
+        h2[:6] = [1, -1, 0, 1, 1, np.nan]
+    got = cp.nextafter(cp.asarray(h1), cp.asarray(h2))
+    want = np.nextafter(h1, h2)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.get(), want)
+    # a Python number stays weak: the array's type
+    np.testing.assert_array_equal(cp.nextafter(cp.asarray(h1), 0).get(), np.nextafter(h1, 0))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_i0_matches_numpy(dtype):
+    # (|x| <= 10: NumPy's float16 i0 overflows in its exp(x) beyond; CuPy's and cuprum's
+    # compute in float)
+    h = (np.random.default_rng(4).random(50) * 20 - 10).astype(dtype)
+    got, want = cp.i0(cp.asarray(h)), np.i0(h)
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got.get(), want, rtol={np.float16: 2e-3}.get(dtype, 2e-6))
+    with pytest.raises(TypeError):
+        cp.i0(cp.asarray(np.ones(2, np.complex64)))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int8, np.int32])
+def test_ldexp_and_frexp_match_numpy(dtype):
+    rng = np.random.default_rng(5)
+    h = (rng.random(30) * 2000 - 1000).astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        h[:5] = [0, -0.0, np.inf, -np.inf, np.nan]
+    ex = rng.integers(-30, 30, 30).astype(np.int32)
+    ex[:3] = [-100000, 5000, 2**31 - 1]
+    with np.errstate(over="ignore"):
+        want = np.ldexp(h, ex)
+    got = cp.ldexp(cp.asarray(h), cp.asarray(ex))
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.get(), want)
+    np.testing.assert_array_equal(cp.ldexp(cp.asarray(h), 3).get(), np.ldexp(h, 3))
+    m, e = cp.frexp(cp.asarray(h))
+    wm, we = np.frexp(h)
+    assert (m.dtype, e.dtype) == (wm.dtype, we.dtype)
+    np.testing.assert_array_equal(m.get(), wm)
+    np.testing.assert_array_equal(e.get(), we)
+
+
+def test_ldexp_and_frexp_errors():
+    x = cp.asarray(np.ones(3, np.float32))
+    with pytest.raises(TypeError):
+        cp.ldexp(x, cp.asarray(np.ones(3, np.float32)))
+    with pytest.raises(TypeError):
+        cp.frexp(cp.asarray(np.ones(3, np.complex64)))
+
+    @cp.fuse()
+    def f(a):
+        return cp.ldexp(a, 2)
+
+    with pytest.raises(NotImplementedError, match="ldexp"):
+        f(x)

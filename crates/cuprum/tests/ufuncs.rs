@@ -1588,3 +1588,212 @@ fn permutations_hold_every_index_once() {
         "permutation_of needs an array of at least one dimension",
     );
 }
+
+// =========================================================================================
+// nextafter and i0 (CuPy's ufuncs of those names)
+// =========================================================================================
+
+/// One step of the last bit in each float type, towards the second operand: away from
+/// zero and towards it, from zero (the smallest subnormal with the other operand's sign),
+/// to infinity past the largest value, NaN in, and equal operands (the second returned).
+#[test]
+fn nextafter_steps_the_last_bit_of_each_float_type() {
+    require_gpu!();
+    let mut rng = Rng::new(41);
+    let mut a: Vec<f64> = (0..300).map(|_| rng.f64(-500.0, 500.0)).collect();
+    let mut b: Vec<f64> = (0..300).map(|_| rng.f64(-500.0, 500.0)).collect();
+    for (x, y) in [
+        (0.0, 1.0),
+        (0.0, -1.0),
+        (-0.0, 1.0),
+        (1.0, 1.0),
+        (1.0, 0.0),
+        (-1.0, 0.0),
+        (2.0, 3.0),
+        (f64::INFINITY, 0.0),
+        (f64::NAN, 1.0),
+        (1.0, f64::NAN),
+    ] {
+        a.push(x);
+        b.push(y);
+    }
+    let n = a.len();
+    // f64 and f32: the standard library's next_up / next_down.
+    let step64 = |x: f64, y: f64| {
+        if x.is_nan() || y.is_nan() {
+            f64::NAN
+        } else if x == y {
+            y
+        } else if y > x {
+            x.next_up()
+        } else {
+            x.next_down()
+        }
+    };
+    let ga = Array::from_slice(&a, &[n]).unwrap();
+    let gb = Array::from_slice(&b, &[n]).unwrap();
+    let got = ops::nextafter(&ga, &gb).unwrap().to_vec::<f64>().unwrap();
+    for i in 0..n {
+        let want = step64(a[i], b[i]);
+        assert!(
+            got[i].to_bits() == want.to_bits() || (got[i].is_nan() && want.is_nan()),
+            "f64 nextafter({}, {}) = {} (want {want})",
+            a[i],
+            b[i],
+            got[i]
+        );
+    }
+    let (a32, b32): (Vec<f32>, Vec<f32>) = (
+        a.iter().map(|&v| v as f32).collect(),
+        b.iter().map(|&v| v as f32).collect(),
+    );
+    let got = ops::nextafter(
+        &Array::from_slice(&a32, &[n]).unwrap(),
+        &Array::from_slice(&b32, &[n]).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(got.dtype(), DType::F32);
+    let got = got.to_vec::<f32>().unwrap();
+    for i in 0..n {
+        let (x, y) = (a32[i], b32[i]);
+        let want = if x.is_nan() || y.is_nan() {
+            f32::NAN
+        } else if x == y {
+            y
+        } else if y > x {
+            x.next_up()
+        } else {
+            x.next_down()
+        };
+        assert!(
+            got[i].to_bits() == want.to_bits() || (got[i].is_nan() && want.is_nan()),
+            "f32 nextafter({x}, {y}) = {} (want {want})",
+            got[i]
+        );
+    }
+    // float16 and bfloat16: the neighbour in the 16-bit type (not in float).
+    for dt in [DType::F16, DType::BF16] {
+        let ha = Array::from_slice(&a, &[n]).unwrap().astype(dt).unwrap();
+        let hb = Array::from_slice(&b, &[n]).unwrap().astype(dt).unwrap();
+        let (xa, xb) = (
+            ha.astype(DType::F64).unwrap().to_vec::<f64>().unwrap(),
+            hb.astype(DType::F64).unwrap().to_vec::<f64>().unwrap(),
+        );
+        let r = ops::nextafter(&ha, &hb).unwrap();
+        assert_eq!(r.dtype(), dt);
+        let got = r.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
+        for i in 0..n {
+            let (x, y) = (xa[i], xb[i]);
+            let want = if x.is_nan() || y.is_nan() {
+                f64::NAN
+            } else if x == y {
+                y
+            } else {
+                let to_f64 = |bits: u16| match dt {
+                    DType::F16 => f64::from(half::f16::from_bits(bits)),
+                    _ => f64::from(half::bf16::from_bits(bits)),
+                };
+                let bits = match dt {
+                    DType::F16 => half::f16::from_f64(x).to_bits(),
+                    _ => half::bf16::from_f64(x).to_bits(),
+                };
+                let bits = if x == 0.0 {
+                    if y < 0.0 { 0x8001 } else { 0x0001 }
+                } else if (y > x) == (x > 0.0) {
+                    bits + 1
+                } else {
+                    bits - 1
+                };
+                to_f64(bits)
+            };
+            assert!(
+                got[i] == want || (got[i].is_nan() && want.is_nan()),
+                "{dt} nextafter({x}, {y}) = {} (want {want})",
+                got[i]
+            );
+        }
+    }
+    // Integers compute in NumPy's float type (int32: float64); complex numbers are refused.
+    let ints = Array::from_slice(&[1i32, -3], &[2]).unwrap();
+    let r = ops::nextafter(&ints, 5i32).unwrap();
+    assert_eq!(r.dtype(), DType::F64);
+    assert_eq!(
+        r.to_vec::<f64>().unwrap(),
+        vec![1.0f64.next_up(), (-3.0f64).next_up()]
+    );
+    let z = Array::from_slice(&[Complex::new(1.0f32, 0.0)], &[1]).unwrap();
+    assert_err(
+        ops::nextafter(&z, &z),
+        ErrorKind::DType,
+        "nextafter is not defined for complex64 operands (as in NumPy)",
+    );
+}
+
+/// I0 by its power series in (x/2)^2, summed in f64 (all terms positive).
+fn i0_series(x: f64) -> f64 {
+    let q = 0.25 * x * x;
+    let (mut term, mut sum) = (1.0f64, 1.0f64);
+    for k in 1..2000 {
+        term *= q / f64::from(k * k);
+        sum += term;
+        if term <= sum * 1e-18 {
+            break;
+        }
+    }
+    sum
+}
+
+/// i0 against its series on random values of every float type (CUDA's and the host
+/// device's functions within a few ulps), its special values, and NumPy's ufunc loops for
+/// integers (int8: float16, int32: float64).
+#[test]
+fn i0_matches_its_power_series() {
+    require_gpu!();
+    let mut rng = Rng::new(42);
+    let mut xs: Vec<f64> = (0..257).map(|_| rng.f64(-30.0, 30.0)).collect();
+    xs.extend([0.0, -0.0, 1.0, -1.0, 1e-8, 700.0]);
+    let n = xs.len();
+    for (dt, rtol) in [(DType::F64, 1e-13), (DType::F32, 2e-6), (DType::F16, 2e-3)] {
+        let a = Array::from_slice(&xs, &[n]).unwrap().astype(dt).unwrap();
+        let exact = a.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
+        let r = ops::i0(&a).unwrap();
+        assert_eq!(r.dtype(), dt);
+        let got = r.astype(DType::F64).unwrap().to_vec::<f64>().unwrap();
+        for i in 0..n {
+            let want = i0_series(exact[i]);
+            let want = match dt {
+                DType::F32 => f64::from(want as f32),
+                DType::F16 => f64::from(half::f16::from_f64(want)),
+                _ => want,
+            };
+            assert!(
+                (got[i] == want) || ((got[i] - want) / want).abs() <= rtol,
+                "{dt} i0({}) = {} (want {want})",
+                exact[i],
+                got[i]
+            );
+        }
+    }
+    let sp = Array::from_slice(&[f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 800.0], &[4]).unwrap();
+    let got = ops::i0(&sp).unwrap().to_vec::<f64>().unwrap();
+    assert!(got[0].is_nan(), "{got:?}");
+    assert_eq!(&got[1..], &[f64::INFINITY; 3]);
+    assert_eq!(
+        ops::i0(&Array::from_slice(&[1i8], &[1]).unwrap())
+            .unwrap()
+            .dtype(),
+        DType::F16
+    );
+    assert_eq!(
+        ops::i0(&Array::from_slice(&[1i32], &[1]).unwrap())
+            .unwrap()
+            .dtype(),
+        DType::F64
+    );
+    let z = Array::from_slice(&[Complex::new(1.0f64, 0.0)], &[1]).unwrap();
+    assert_err(
+        ops::i0(&z),
+        ErrorKind::DType,
+        "i0 is not defined for complex128 operands (as in NumPy)",
+    );
+}

@@ -365,6 +365,34 @@ __device__ __forceinline__ T safe_hypot(T x, T y) {
   const T a = fmax(fabs(x), fabs(y)), b = fmin(fabs(x), fabs(y)), r = b / a;
   return a * ::sqrt(T(1) + r * r);
 }
+// signbit of a float or double. The host device reads the bit itself: GCC 12's vectorizer
+// stops with an internal compiler error on signbit feeding a select (a fused copysign).
+template <typename F>
+__device__ __forceinline__ bool sign_bit(F x) {
+#ifdef __CUPRUM_HOST__
+  unsigned long long b = 0;
+  memcpy(&b, &x, sizeof(F));
+  return ((b >> (8 * sizeof(F) - 1)) & 1ull) != 0;
+#else
+  return signbit(x);
+#endif
+}
+// NumPy's nextafter of a 16-bit float (cuprum's float16 or bfloat16, both sign and
+// magnitude with the magnitude's bits ordered as its values): one step of the last bit,
+// away from zero or towards it; from zero, the smallest subnormal with the sign of `y`.
+template <typename H>
+__device__ __forceinline__ H nextafter16(H x, H y) {
+  const float fx = (float)x, fy = (float)y;
+  if (fx != fx || fy != fy) return H(fx + fy);
+  if (fx == fy) return y;
+  H r = x;
+  if (fx == 0.0f) {
+    r.bits = (unsigned short)(fy < 0.0f ? 0x8001u : 0x0001u);
+  } else {
+    r.bits = (unsigned short)(((fy > fx) == (fx > 0.0f)) ? x.bits + 1u : x.bits - 1u);
+  }
+  return r;
+}
 template <typename F>
 __device__ __forceinline__ F remainder_float(F x, F y) {
   F r = fmod(x, y);

@@ -123,6 +123,7 @@ unary_methods! {
     arccosh => Arccosh, "Inverse hyperbolic cosine";
     arctanh => Arctanh, "Inverse hyperbolic tangent";
     cbrt => Cbrt, "Cube root";
+    i0 => I0, "Modified Bessel function of the first kind, order 0";
     sign => Sign, "-1, 0 or 1 by the sign of `x`";
     square => Square, "`x * x`";
     reciprocal => Reciprocal, "`1 / x`";
@@ -216,6 +217,7 @@ binary_methods! {
     logical_xor => LogicalXor, Bool, "Logical exclusive or of the truth values";
     arctan2 => Arctan2, F32, "`atan2(self, other)`";
     hypot => Hypot, F32, "`sqrt(self^2 + other^2)`";
+    nextafter => Nextafter, F32, "The next float after `self` towards `other`";
 }
 
 /// Binary traced methods of integer operations (examples on int32 arrays).

@@ -318,4 +318,16 @@ binary_fns! {
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     hypot, hypot_into => Hypot;
+    /// The next representable value after `a` towards `b`, in the operands' float type
+    /// (real numbers; a 16-bit float steps by its own last bit).
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[1.0f32, 0.0], &[2])?;
+    /// let r = ops::nextafter(&a, 2.0f32)?.to_vec::<f32>()?;
+    /// assert_eq!(r, vec![1.0 + f32::EPSILON, f32::from_bits(1)]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    nextafter, nextafter_into => Nextafter;
 }

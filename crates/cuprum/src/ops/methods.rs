@@ -271,6 +271,7 @@ more_unary_methods! {
     arccosh => Arccosh;
     arctanh => Arctanh;
     cbrt => Cbrt;
+    i0 => I0;
     sign => Sign;
     square => Square;
     reciprocal => Reciprocal;
@@ -316,6 +317,7 @@ more_binary_methods! {
     right_shift => RightShift;
     arctan2 => Arctan2;
     hypot => Hypot;
+    nextafter => Nextafter;
 }
 
 macro_rules! reduction_methods {

@@ -13,7 +13,7 @@
 //! branches, with C99 Annex G's values at infinities, NaNs and signed zeros, as NumPy:
 //! `complex.cuh` and `ufunc.cuh` say which clause each implements, and
 //! `tests/complex_special.rs` checks them against NumPy), `sign`, `square`, `reciprocal`,
-//! `conj`, `real`, `imag`, `angle`. What needs
+//! `conj`, `real`, `imag`, `angle`, `nextafter`, `i0`. What needs
 //! statements (NumPy's remainder, exact integer powers, NaN-propagating
 //! maximum/minimum/clip, lexicographic complex comparisons) is a helper of `ufunc.cuh`;
 //! there a 64-bit integer division takes the 32-bit instruction sequence when both operands
@@ -188,7 +188,10 @@ ufuncs! {
     /// Whether `a` is finite.
     IsFinite = "isfinite", 1, false, predicate, |x, l| float_predicate("isfinite", x[0], l, "true");
     /// Whether the sign bit of `a` is set (integers compute in a float).
-    Signbit = "signbit", 1, false, signbit_rule, |x, l| float_predicate("signbit", x[0], l, "false");
+    Signbit = "signbit", 1, false, signbit_rule, |x, l| match l.compute {
+        DType::F32 | DType::F64 => call("cuprum::sign_bit", x),
+        _ => float_predicate("signbit", x[0], l, "false"),
+    };
     /// Logical and of the truth values.
     LogicalAnd = "logical_and", 2, false, predicate, |x, l| logical_expr(x, l, "&&");
     /// Logical or.
@@ -252,6 +255,14 @@ ufuncs! {
     };
     /// Cube root.
     Cbrt = "cbrt", 1, false, real_float_fn, |x, l| math_call("cbrt", l.compute, x[0]);
+    /// The next representable value after `a` towards `b` (in the operands' float type:
+    /// a 16-bit float steps by its own last bit).
+    Nextafter = "nextafter", 2, false, real_float_fn, |x, l| match l.compute {
+        DType::F32 | DType::F64 => math_call2("nextafter", l.compute, x[0], x[1]),
+        _ => call("cuprum::nextafter16", x),
+    };
+    /// The modified Bessel function of the first kind, order 0 (CuPy's `i0`: a ufunc).
+    I0 = "i0", 1, false, real_float_fn, |x, l| math_call("cyl_bessel_i0", l.compute, x[0]);
     /// -1, 0 or 1 by the sign of `a` (NaN stays NaN; complex: `a / |a|`).
     Sign = "sign", 1, false, no_bool_loop, sign_expr;
     /// `a * a`.

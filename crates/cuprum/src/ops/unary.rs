@@ -388,6 +388,19 @@ unary_fns! {
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     cbrt, cbrt_into => Cbrt;
+    /// The modified Bessel function of the first kind, order 0 (CuPy's `i0`; integers
+    /// compute in the float type NumPy's ufuncs pick).
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[0.0f64, 1.0, -1.0], &[3])?;
+    /// let r = ops::i0(&a)?.to_vec::<f64>()?;
+    /// assert_eq!(r[0], 1.0);
+    /// assert!((r[1] - 1.266_065_877_752_008_4).abs() < 1e-14 && r[2] == r[1], "{r:?}");
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    i0, i0_into => I0;
     /// -1, 0 or 1 by the sign of `a` (NaN stays NaN, `-0.0` gives 0; bools are a dtype error;
     /// complex numbers give `a / |a|`, as in NumPy 2).
     ///

@@ -94,6 +94,22 @@ inline double erfinv(double y) {
   }
   return x;
 }
+// The modified Bessel function of the first kind, order 0: its power series in (x/2)^2,
+// whose terms are all positive (no cancellation), summed until they no longer change the
+// sum; it overflows to infinity where the function does (|x| > ~713.98).
+inline double cyl_bessel_i0(double x) {
+  x = fabs(x);
+  if (x != x || x == HUGE_VAL) return x;
+  const double q = 0.25 * x * x;
+  double term = 1.0, sum = 1.0;
+  for (int k = 1; k < 4096; ++k) {
+    term *= q / ((double)k * (double)k);
+    sum += term;
+    if (term <= sum * 1e-17) break;
+  }
+  return sum;
+}
+inline float cyl_bessel_i0f(float x) { return (float)cyl_bessel_i0((double)x); }
 inline float erfinvf(float y) { return (float)erfinv((double)y); }
 inline double erfcinv(double y) { return y == 0.0 ? HUGE_VAL : (y == 2.0 ? -HUGE_VAL : erfinv(1.0 - y)); }
 inline float erfcinvf(float y) { return (float)erfcinv((double)y); }
