@@ -486,8 +486,8 @@ impl Fused {
 
     /// Runs on `ops` and returns every value the closure returns.
     pub(crate) fn invoke(&self, ops: &[Operand<'_>]) -> Result<SmallVec<[Array; 4]>> {
-        for o in ops {
-            o.numeric(&format!("fused `{}`", self.name))?;
+        if let Some(o) = ops.iter().find(|o| matches!(o, Operand::Record(_))) {
+            return Err(o.not_numeric(&format!("fused `{}`", self.name)));
         }
         let key = self.key(ops.iter().map(|o| match o {
             Operand::Array(a) => ArgSig {

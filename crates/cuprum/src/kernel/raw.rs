@@ -427,7 +427,7 @@ impl RawKernel {
     /// there first): what a caller that sizes its arguments by the kernel reads (Python's
     /// ints take the parameter's width).
     #[cfg(feature = "python")]
-    pub(crate) fn param_sizes_on(&self, device: crate::Device) -> Result<Vec<usize>> {
+    pub(crate) fn param_sizes_on(&self, device: crate::Device) -> Result<SmallVec<[usize; 8]>> {
         Ok(self.loaded_on(device)?.params.iter().map(|p| p.1).collect())
     }
 

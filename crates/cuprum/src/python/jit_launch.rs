@@ -10,9 +10,10 @@
 
 use super::array::PyArray;
 use super::convert;
-use super::kernels::{PyRawKernel, RawArg, call_for, dim3, launch_packed, python_value, raw_arg};
+use super::kernels::{
+    PyRawKernel, RawArg, RawArgs, call_for, dim3, launch_packed, python_value, raw_arg,
+};
 use crate::array::{Array, DType, Scalar};
-use crate::kernel::KernelArg;
 use num_complex::Complex;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -155,16 +156,9 @@ impl JitLaunch {
         let (grid, block) = (dim3(grid, "grid")?, dim3(block, "block")?);
         let call = call_for(&items)?;
         let sizes = kernel.param_sizes_on(call.device())?;
-        let mut packed: Vec<Box<dyn KernelArg>> =
-            Vec::with_capacity(items.len() + self.picks.len());
+        let mut packed = RawArgs::new();
         for (i, (a, spec)) in items.iter().zip(&self.specs).enumerate() {
-            packed.push(Box::new(self.arg(
-                &call,
-                a,
-                spec,
-                sizes.get(i).copied(),
-                i,
-            )?));
+            packed.push(self.arg(&call, a, spec, sizes.get(i).copied(), i)?);
         }
         for (k, &(i, j)) in self.picks.iter().enumerate() {
             let x = items[i].cast::<PyArray>()?.get().array().clone();
@@ -177,7 +171,7 @@ impl JitLaunch {
             };
             let at = items.len() + k;
             let (b, n) = python_value(Scalar::I64(v), sizes.get(at).copied(), at)?;
-            packed.push(Box::new(RawArg::Bytes(b, n)));
+            packed.push(RawArg::Bytes(b, n));
         }
         launch_packed(kernel, &call, (grid, block), packed, shared_mem, stream)?;
         Ok(true)

@@ -25,8 +25,8 @@ use super::pickling::Recipe;
 use crate::array::{Array, DType, Scalar};
 use crate::error::err;
 use crate::kernel::{
-    ArgKind, ArgValue, Axes, Dim3, ElementwiseKernel, IntoOperand, KernelArg, Operand, RawKernel,
-    RawModule, ReductionKernel,
+    ArgKind, ArgValue, Axes, Dim3, ElementwiseKernel, IntoOperand, KernelArg, KernelArgs, Operand,
+    RawKernel, RawModule, ReductionKernel,
 };
 use crate::runtime::Stream;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -81,7 +81,7 @@ fn class_repr(obj: &Bound<'_, PyAny>) -> String {
 
 /// A `Call` over the array arguments (cuprum's current stream when there is none).
 pub(super) fn call_for(args: &[Bound<'_, PyAny>]) -> PyResult<Call> {
-    let mut arrays: Vec<&Bound<'_, PyAny>> = Vec::with_capacity(args.len());
+    let mut arrays: SmallVec<[&Bound<'_, PyAny>; 8]> = SmallVec::new();
     for a in args {
         if a.is_exact_instance_of::<PyArray>()
             || (!a.is_none() && !convert::is_scalar(a)? && !a.is_instance_of::<MemoryPointer>())
@@ -759,6 +759,22 @@ impl KernelArg for RawArg {
     }
 }
 
+/// A launch's arguments, owned, in order (kept inline for up to eight: no allocation per
+/// argument on the launch path).
+pub(super) type RawArgs = SmallVec<[RawArg; 8]>;
+
+impl KernelArgs for RawArgs {
+    fn collect_args(&self, out: &mut SmallVec<[ArgValue; 8]>) {
+        out.extend(self.iter().map(KernelArg::to_arg));
+    }
+    fn collect_args_on(&self, stream: &Stream, out: &mut SmallVec<[ArgValue; 8]>) {
+        out.extend(self.iter().map(|a| a.to_arg_on(stream)));
+    }
+    fn devices(&self) -> Vec<Option<crate::Device>> {
+        self.iter().map(KernelArg::device).collect()
+    }
+}
+
 /// Launches `kernel` with Python arguments (shared by RawKernel and RawModule functions).
 pub(crate) fn launch_raw(
     kernel: &RawKernel,
@@ -769,7 +785,7 @@ pub(crate) fn launch_raw(
     stream: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<()> {
     let (grid, block) = (dim3(grid, "grid")?, dim3(block, "block")?);
-    let args: Vec<Bound<'_, PyAny>> = args
+    let args: SmallVec<[Bound<'_, PyAny>; 8]> = args
         .cast::<PyTuple>()
         .map_err(|_| {
             PyTypeError::new_err(format!("args must be a tuple, got {}", type_name(args)))
@@ -778,11 +794,11 @@ pub(crate) fn launch_raw(
         .collect();
     let call = call_for(&args)?;
     let sizes = kernel.param_sizes_on(call.device())?;
-    let mut packed: Vec<Box<dyn KernelArg>> = Vec::with_capacity(args.len());
-    for (i, a) in args.iter().enumerate() {
-        let size = sizes.get(i).copied();
-        packed.push(Box::new(raw_arg(&call, a, size, i)?));
-    }
+    let packed = args
+        .iter()
+        .enumerate()
+        .map(|(i, a)| raw_arg(&call, a, sizes.get(i).copied(), i))
+        .collect::<PyResult<RawArgs>>()?;
     launch_packed(kernel, &call, (grid, block), packed, shared_mem, stream)
 }
 
@@ -792,7 +808,7 @@ pub(super) fn launch_packed(
     kernel: &RawKernel,
     call: &Call,
     (grid, block): (Dim3, Dim3),
-    packed: Vec<Box<dyn KernelArg>>,
+    packed: RawArgs,
     shared_mem: usize,
     stream: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<()> {
