@@ -1648,8 +1648,8 @@ fn nextafter_steps_the_last_bit_of_each_float_type() {
         b.iter().map(|&v| v as f32).collect(),
     );
     let got = ops::nextafter(
-        &Array::from_slice(&a32, &[n]).unwrap(),
-        &Array::from_slice(&b32, &[n]).unwrap(),
+        Array::from_slice(&a32, &[n]).unwrap(),
+        Array::from_slice(&b32, &[n]).unwrap(),
     )
     .unwrap();
     assert_eq!(got.dtype(), DType::F32);
