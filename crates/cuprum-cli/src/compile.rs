@@ -263,7 +263,10 @@ fn profile(
             times.join(" ")
         );
     }
-    match cuprum::Device::get(0).ok().filter(|d| !d.is_host()) {
+    match cuprum::Device::get(0)
+        .ok()
+        .filter(|d| matches!(d.code_target(), cuprum::runtime::CodeTarget::Cuda(_)))
+    {
         Some(dev) => {
             let img = cuprum::compile::KernelCache::new(None).compile(source, opts, arch)?;
             let t = Instant::now();

@@ -206,12 +206,10 @@ impl PerfCaseResult {
         };
         let mut items = vec![item("CPU".into(), &self.cpu_times)];
         if show_gpu {
-            let label = if self.device == crate::runtime::HOST_ORDINAL {
-                "host".to_string()
-            } else {
-                format!("GPU-{}", self.device)
-            };
-            items.push(item(label, &self.gpu_times));
+            items.push(item(
+                crate::runtime::timer_label(self.device),
+                &self.gpu_times,
+            ));
         }
         format!("{:<20}:{}", self.name, items.join(" "))
     }

@@ -455,8 +455,8 @@ def test_torch_cpu_tensor_with_gpu_tensor_is_a_value_error(torch):
     c = torch.randn(4)
     with pytest.raises(ValueError, match="host device") as e:
         ce.custom_add(g, c)
-    assert "CUDA device 0" in str(e.value) and "Tensor" in str(e.value)
-    with pytest.raises(ValueError, match="CUDA device 0"):
+    assert "device 0 (" in str(e.value) and "Tensor" in str(e.value)
+    with pytest.raises(ValueError, match=r"device 0 \("):
         ce.custom_add(c, g)
 
 

@@ -316,14 +316,7 @@ impl Array {
             // memory stays allocated until the copy has run on `stream` (`ptr_on` records
             // the use); the buffer moves into the guard, which keeps it untouched and
             // allocated until the copy's event has completed.
-            unsafe {
-                device.backend().copy_dtoh_async(
-                    buf.base().cast(),
-                    src.ptr_on(stream),
-                    src.nbytes(),
-                    stream.raw(),
-                )
-            }?;
+            unsafe { stream.copy_dtoh_async(buf.base().cast(), src.ptr_on(stream), src.nbytes()) }?;
         }
         done.record(stream)?;
         Ok(HostCopy {
@@ -368,14 +361,7 @@ impl Array {
             // memory stays allocated until the copy has run on `stream` (`ptr_on`); the
             // buffer holds valid `T`s and moves into the guard, which keeps it unchanged
             // and allocated until the copy's event has completed.
-            unsafe {
-                device.backend().copy_htod_async(
-                    dst.ptr_on(stream),
-                    buf.base().cast(),
-                    dst.nbytes(),
-                    stream.raw(),
-                )
-            }?;
+            unsafe { stream.copy_htod_async(dst.ptr_on(stream), buf.base().cast(), dst.nbytes()) }?;
         }
         if let Some(staged) = &staged {
             kernels::copy(staged, self, stream)?;

@@ -141,12 +141,7 @@ pub(crate) fn view_as(a: &Array, dtype: DType) -> crate::Result<Array> {
 }
 
 pub(crate) fn device_label(array: &Array) -> String {
-    let d = array.device();
-    if d.is_host() {
-        "host".into()
-    } else {
-        format!("cuda:{}", d.ordinal())
-    }
+    array.device().framework_name()
 }
 
 /// `array`'s device as a `cuprum.cuda.Device` (its label where the `cuprum` package is

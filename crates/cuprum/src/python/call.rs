@@ -125,7 +125,7 @@ impl Call {
             Err(_) => (device_of(first)?, stream::type_info(first).framework),
         };
         let stream = stream::caller_stream(py, framework, device)?;
-        let framework = if device.is_host() {
+        let framework = if device.completes_on_return() {
             Framework::Other
         } else {
             framework
@@ -145,13 +145,13 @@ impl Call {
         let described = ex.describe(first)?;
         let (kind, id) = described.device();
         let device = device_from(first, kind, i64::from(id))?;
-        let stream = if device.is_host() {
+        let stream = if device.completes_on_return() {
             Stream::for_device(device)?
         } else {
             stream::borrow(device, ex.cuda_stream(py, device.ordinal())?)?
         };
         let mut call = Call::on(stream, framework, Some((first.as_ptr() as usize, device)));
-        if device.is_host() {
+        if device.completes_on_return() {
             call.framework = Framework::Other;
         } else {
             call.exchange = Some(ex);
@@ -179,7 +179,7 @@ impl Call {
     /// stream's order), kept until the call's work has run when that stream is not the
     /// legacy default stream (see the module docs).
     fn on_framework_stream(&self, array: Array) -> Array {
-        if !array.device().is_host() && !self.stream.is_legacy_default() {
+        if !array.device().completes_on_return() && !self.stream.is_legacy_default() {
             self.kept.borrow_mut().push(array.clone());
         }
         array
@@ -229,7 +229,7 @@ impl Call {
         if !has_dlpack(obj) && interface::offers(obj) {
             return interface::import(obj, &self.stream);
         }
-        if self.device.is_host() {
+        if self.device.completes_on_return() {
             return capsule::import(obj, info, None, false);
         }
         if info.framework == self.framework && self.framework != Framework::Other {
@@ -251,8 +251,8 @@ impl Call {
             "a {} on {} was passed to a call on {} (its first array's device): move it there \
              first (e.g. torch's .cuda() / .cpu())",
             errors::type_name(obj),
-            device_name(device),
-            device_name(self.device)
+            device,
+            self.device
         )
         .into())
     }
@@ -334,15 +334,6 @@ fn device_from(obj: &Bound<'_, PyAny>, kind: i32, id: i64) -> PyResult<Device> {
             device_type_name(other)
         )
         .into()),
-    }
-}
-
-/// A device as error messages name it: "the host device (CPU)" or "GPU n".
-fn device_name(device: Device) -> String {
-    if device.is_host() {
-        "the host device (CPU memory)".into()
-    } else {
-        format!("CUDA device {}", device.ordinal())
     }
 }
 

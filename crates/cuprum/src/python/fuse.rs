@@ -1109,7 +1109,9 @@ impl PyFusion {
                 continue;
             } else if let Some((s, strong)) = scalar(a)? {
                 (1 + u8::from(strong), Arg::Scalar(s))
-            } else if is_device(a)? || (call.device().is_host() && convert::is_numpy_array(a)?) {
+            } else if is_device(a)?
+                || (call.device().addresses_host_memory() && convert::is_numpy_array(a)?)
+            {
                 (3, Arg::Array(call.array(a)?))
             } else {
                 return Err(self.invalid_args(args));

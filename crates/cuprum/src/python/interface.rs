@@ -57,7 +57,7 @@ pub(super) fn import(obj: &Bound<'_, PyAny>, stream: &Stream) -> PyResult<Array>
         _ => None,
     };
     let device = stream.device();
-    if device.is_host() {
+    if device.addresses_host_memory() {
         return Err(err!(
             DeviceMismatch,
             "a {} with __cuda_array_interface__ is GPU memory, but the call runs on the host \

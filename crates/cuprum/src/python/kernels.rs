@@ -62,7 +62,7 @@ fn bind_arg(call: &Call, obj: &Bound<'_, PyAny>) -> PyResult<Arg> {
     if let Some(s) = convert::scalar(obj)? {
         return Ok(Arg::Scalar(s));
     }
-    if convert::is_numpy_array(obj)? && !call.device().is_host() {
+    if convert::is_numpy_array(obj)? && !call.device().addresses_host_memory() {
         return Err(PyTypeError::new_err(format!(
             "Unsupported type {} (host memory: move it to the GPU with cuprum.asarray first)",
             class_repr(obj)
@@ -845,7 +845,7 @@ pub(super) fn raw_arg(
             s.dtype().name(),
         ));
     }
-    if convert::is_numpy_array(obj)? && !call.device().is_host() {
+    if convert::is_numpy_array(obj)? && !call.device().addresses_host_memory() {
         return Err(PyTypeError::new_err(format!(
             "argument {i}: Unsupported type {} (host memory: move it to the GPU with \
              cuprum.asarray first)",

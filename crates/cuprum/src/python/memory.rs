@@ -293,8 +293,7 @@ impl MemoryPointer {
 }
 
 fn device_id(a: &Array) -> usize {
-    let d = a.device();
-    if d.is_host() { 0 } else { d.ordinal() }
+    a.device().id()
 }
 
 /// `alloc(size)`: a `MemoryPointer` to `size` new bytes (uninitialised) on the current

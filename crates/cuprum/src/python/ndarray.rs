@@ -52,7 +52,7 @@ impl PyArray {
                 own.0, own.1
             )));
         }
-        let consumer_stream = if self.array.device().is_host() {
+        let consumer_stream = if self.array.device().completes_on_return() {
             None
         } else {
             // The array API: `None` is the legacy default stream for CUDA.

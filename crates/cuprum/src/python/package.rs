@@ -18,7 +18,7 @@ use crate::error::err;
 use crate::kernel::IntoOperand;
 use crate::ops::elementwise::{binary_to, unary_to};
 use crate::ops::ufunc::Op;
-use crate::runtime::Device;
+use crate::runtime::{CodeTarget, Device};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -53,7 +53,7 @@ fn device_array(a: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Array> {
         return Ok(x.get().array().clone());
     }
     let device = Device::current()?;
-    let host_data = convert::is_numpy_array(a)? && !device.is_host();
+    let host_data = convert::is_numpy_array(a)? && !device.addresses_host_memory();
     if !host_data && convert::is_device_array(a)? {
         let call = Call::new(&[a])?;
         return call.array(a);
@@ -477,10 +477,7 @@ fn synchronize() -> PyResult<()> {
 /// The number of devices the current process sees (GPUs; 1 on the host device).
 #[pyfunction]
 fn device_count() -> PyResult<usize> {
-    if Device::current()?.is_host() {
-        return Ok(1);
-    }
-    Ok(Device::count()?)
+    Ok(Device::count_in_use()?)
 }
 
 /// What `show_config()` prints: (key, value) pairs.
@@ -489,7 +486,7 @@ fn config(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("cuprum Version", env!("CARGO_PKG_VERSION"))?;
     match Device::current() {
-        Ok(dev) if dev.is_host() => {
+        Ok(dev) if dev.code_target() == CodeTarget::Host => {
             d.set_item(
                 "Device",
                 "host (the CPU: kernels compiled with the system C++ compiler)",

@@ -106,7 +106,7 @@ pub(super) fn caller_stream(
     framework: Framework,
     device: Device,
 ) -> PyResult<Stream> {
-    if device.is_host() {
+    if device.completes_on_return() {
         return Ok(Stream::for_device(device)?);
     }
     let raw = match framework {

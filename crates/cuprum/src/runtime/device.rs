@@ -18,6 +18,16 @@ use std::sync::Mutex;
 /// [`Device::ordinal`] returns for it, and the key under which per-device state keeps it.
 pub const HOST_ORDINAL: usize = usize::MAX;
 
+/// [`Device::timer_label`] of the device with ordinal `ordinal` (the profiler keeps
+/// ordinals).
+pub(crate) fn timer_label(ordinal: usize) -> String {
+    if ordinal == HOST_ORDINAL {
+        "host".to_string()
+    } else {
+        format!("GPU-{ordinal}")
+    }
+}
+
 /// One opened device: what it reported, what cuprum keeps for it, and its backend.
 pub(crate) struct DeviceInner {
     pub(crate) ordinal: usize,
@@ -110,6 +120,67 @@ impl Device {
         } else {
             self.0.ordinal.to_string()
         }
+    }
+
+    /// Whether work queued on the device has finished when the call that queued it returns
+    /// (the host device runs kernels and copies in the calling thread). Memory shared with
+    /// another library then needs no stream ordering, and there are no other libraries'
+    /// streams to follow; a GPU's work is ordered by streams and events.
+    ///
+    /// ```
+    /// assert!(cuprum::Device::host().completes_on_return());
+    /// ```
+    pub fn completes_on_return(self) -> bool {
+        self.is_host()
+    }
+
+    /// Whether the device's kernels address the process's ordinary memory (the host
+    /// device): a NumPy array's data is its memory there, and GPU memory (CUDA's array
+    /// interface, `kDLCUDA`) is not.
+    ///
+    /// ```
+    /// assert!(cuprum::Device::host().addresses_host_memory());
+    /// ```
+    pub fn addresses_host_memory(self) -> bool {
+        self.is_host()
+    }
+
+    /// The device as DLPack names a device, `(device_type, device_id)`: `(1, 0)`
+    /// (`kDLCPU`) for the host device, whose memory is the process's, and `(2, ordinal)`
+    /// (`kDLCUDA`) for a GPU. The array layer's DLPack exchange and the Python package's
+    /// `__dlpack_device__` answer with it.
+    ///
+    /// ```
+    /// assert_eq!(cuprum::Device::host().dlpack_device(), (1, 0));
+    /// ```
+    pub fn dlpack_device(self) -> (i32, i32) {
+        if self.is_host() {
+            (1, 0)
+        } else {
+            (2, i32::try_from(self.0.ordinal).unwrap_or(i32::MAX))
+        }
+    }
+
+    /// How frameworks name the device (PyTorch's `cuda:0`; `host` for the host device).
+    ///
+    /// ```
+    /// assert_eq!(cuprum::Device::host().framework_name(), "host");
+    /// ```
+    pub fn framework_name(self) -> String {
+        if self.is_host() {
+            "host".to_string()
+        } else {
+            format!("cuda:{}", self.0.ordinal)
+        }
+    }
+
+    /// How the profiler's tables head the device's times: `GPU-0`, or `host`.
+    ///
+    /// ```
+    /// assert_eq!(cuprum::Device::host().timer_label(), "host");
+    /// ```
+    pub fn timer_label(self) -> String {
+        timer_label(self.0.ordinal)
     }
 
     /// Which code the device runs: CUDA code for an architecture, or host code (what the

@@ -88,6 +88,22 @@ impl Device {
         Ok(driver_info()?.device_count)
     }
 
+    /// The devices the process runs on: its GPUs, or 1 when the current device is the host
+    /// device (`CUPRUM_DEVICE=host`, or no GPU) — CuPy's `getDeviceCount` as a program on
+    /// the host device sees it.
+    ///
+    /// ```
+    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// assert!(cuprum::Device::count_in_use()? >= 1);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn count_in_use() -> Result<usize> {
+        if Device::current()?.is_host() {
+            return Ok(1);
+        }
+        Device::count()
+    }
+
     /// Opens device `ordinal` (once per process; later calls are a lookup).
     ///
     /// ```

@@ -354,6 +354,48 @@ impl Stream {
     pub(crate) fn raw(&self) -> RawStream {
         self.raw
     }
+
+    /// Queues a copy of `bytes` host bytes at `src` to device memory at `dst` on this
+    /// stream and returns at once (page-locked memory; pageable memory is read before
+    /// returning).
+    ///
+    /// # Safety
+    /// `dst..dst + bytes` lies in live memory of this stream's device and `src..src +
+    /// bytes` in host memory, both allocated and `src` unchanged until the copy has run in
+    /// this stream's order.
+    pub(crate) unsafe fn copy_htod_async(
+        &self,
+        dst: u64,
+        src: *const u8,
+        bytes: usize,
+    ) -> Result<()> {
+        // SAFETY: the caller's contract is the backend's.
+        unsafe {
+            self.device
+                .backend()
+                .copy_htod_async(dst, src, bytes, self.raw)
+        }
+    }
+
+    /// Queues a copy of `bytes` device bytes at `src` into host memory at `dst` on this
+    /// stream and returns at once (page-locked memory).
+    ///
+    /// # Safety
+    /// As for [`copy_htod_async`](Stream::copy_htod_async); nobody else reads or writes
+    /// `dst..dst + bytes` until the copy has run in this stream's order.
+    pub(crate) unsafe fn copy_dtoh_async(
+        &self,
+        dst: *mut u8,
+        src: u64,
+        bytes: usize,
+    ) -> Result<()> {
+        // SAFETY: the caller's contract is the backend's.
+        unsafe {
+            self.device
+                .backend()
+                .copy_dtoh_async(dst, src, bytes, self.raw)
+        }
+    }
 }
 
 /// A stream as a buffer remembers it after work on it used the buffer: it keeps the CUDA

@@ -47,11 +47,7 @@ pub(super) fn dtype_of(t: DLDataType) -> Result<DType> {
 /// The DLPack device of `device`: `kDLCPU` for the host device, else `kDLCUDA` with the
 /// ordinal.
 pub(super) fn device_code(device: Device) -> (i32, i32) {
-    if device.is_host() {
-        (ffi::KDL_CPU, 0)
-    } else {
-        (ffi::KDL_CUDA, device.ordinal() as i32)
-    }
+    device.dlpack_device()
 }
 
 /// [`device_code`] as the C struct.
@@ -77,7 +73,7 @@ pub(super) fn device_of(d: DLDevice) -> Result<Device> {
                 );
             };
             let device = Device::get(ordinal)?;
-            if device.is_host() {
+            if device.dlpack_device().0 != ffi::KDL_CUDA {
                 bail!(
                     InvalidArgument,
                     "DLPack kDLCUDA device id {ordinal} is not a GPU ordinal"

@@ -119,7 +119,7 @@ impl ConsumerStream {
 /// it no longer uses the memory.
 pub(super) fn order_for_consumer(array: &Array, consumer: ConsumerStream) -> Result<()> {
     let device = array.device();
-    if device.is_host() {
+    if device.completes_on_return() {
         // Work of the host device has finished when its call returned.
         return Ok(());
     }

@@ -36,7 +36,7 @@ use super::cache::{Read, read_trusted_file, write_atomic};
 use super::headers::BUNDLED;
 use super::{CompileFailure, CompileOptions, KernelCache};
 use crate::error::{Error, ErrorKind, Result};
-use crate::runtime::host::library::HostLibrary;
+use crate::runtime::HostLibrary;
 use rustc_hash::FxHashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -468,7 +468,7 @@ impl Job<'_> {
             h.update(bytes);
         };
         field("host-format", &HOST_FORMAT.to_le_bytes());
-        field("abi", &crate::runtime::host::abi::ABI_VERSION.to_le_bytes());
+        field("abi", &crate::runtime::HOST_ABI_VERSION.to_le_bytes());
         field("compiler", self.compiler.identity().as_bytes());
         for f in self.flags.iter().chain(&self.user_flags) {
             field("flag", f.as_bytes());
