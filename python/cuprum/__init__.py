@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import builtins as _builtins
 import math as _math
+from collections.abc import Callable as _Callable
+from typing import Any as _Any
 
 import numpy as _numpy
 from numpy import (  # noqa: F401  (CuPy re-exports NumPy's scalar types and constants)
@@ -233,7 +235,9 @@ def identity(n, dtype=float):
 # ---------------------------------------------------------------------------- ufuncs
 
 
-def _ufunc(name, nin):
+def _ufunc(name: str, nin: int, alias: str | None = None) -> _Callable[..., _Any]:
+    """NumPy's ufunc ``name`` of ``nin`` operands (called ``alias`` when given)."""
+
     def f(*args, out=None, dtype=None, casting="same_kind"):
         if len(args) != nin:
             raise TypeError(f"{name}() takes {nin} positional arguments but {len(args)} were given")
@@ -242,91 +246,9 @@ def _ufunc(name, nin):
             r = r.astype(dtype)
         return r
 
-    f.__name__ = f.__qualname__ = name
+    f.__name__ = f.__qualname__ = alias or name
     f.__doc__ = f"NumPy's ``{name}``, element-wise on device arrays."
     return f
-
-
-_UNARY = [
-    "negative",
-    "absolute",
-    "sign",
-    "sqrt",
-    "cbrt",
-    "i0",
-    "square",
-    "reciprocal",
-    "exp",
-    "exp2",
-    "expm1",
-    "log",
-    "log2",
-    "log10",
-    "log1p",
-    "sin",
-    "cos",
-    "tan",
-    "arcsin",
-    "arccos",
-    "arctan",
-    "sinh",
-    "cosh",
-    "tanh",
-    "arcsinh",
-    "arccosh",
-    "arctanh",
-    "floor",
-    "ceil",
-    "trunc",
-    "rint",
-    "isnan",
-    "isinf",
-    "isfinite",
-    "signbit",
-    "logical_not",
-    "invert",
-    "conjugate",
-    "real",
-    "imag",
-]
-_BINARY = [
-    "add",
-    "subtract",
-    "multiply",
-    "divide",
-    "floor_divide",
-    "remainder",
-    "fmod",
-    "power",
-    "maximum",
-    "minimum",
-    "arctan2",
-    "hypot",
-    "nextafter",
-    "equal",
-    "not_equal",
-    "less",
-    "less_equal",
-    "greater",
-    "greater_equal",
-    "logical_and",
-    "logical_or",
-    "logical_xor",
-    "bitwise_and",
-    "bitwise_or",
-    "bitwise_xor",
-    "left_shift",
-    "right_shift",
-]
-# CuPy's other names of the same ufuncs.
-_ALIASES = {
-    "abs": "absolute",
-    "fabs": "absolute",
-    "conj": "conjugate",
-    "true_divide": "divide",
-    "mod": "remainder",
-    "bitwise_not": "invert",
-}
 
 
 def _basic_index(indices):
@@ -375,20 +297,83 @@ def _ufunc_at(name):
     return at
 
 
-def _install_ufuncs():
-    g = globals()
-    for names, nin in ((_UNARY, 1), (_BINARY, 2)):
-        for n in names:
-            g[n] = _ufunc(n, nin)
-    for n in ("add", "subtract"):
-        g[n].at = _ufunc_at(n)
-    for alias, n in _ALIASES.items():
-        f = _ufunc(n, 1 if n in _UNARY else 2)
-        f.__name__ = f.__qualname__ = alias
-        g[alias] = f
-
-
-_install_ufuncs()
+# NumPy's ufuncs that cuprum's ufunc table computes, by name and operand count, and
+# CuPy's other names of some of them.
+negative = _ufunc("negative", 1)
+absolute = _ufunc("absolute", 1)
+sign = _ufunc("sign", 1)
+sqrt = _ufunc("sqrt", 1)
+cbrt = _ufunc("cbrt", 1)
+i0 = _ufunc("i0", 1)
+square = _ufunc("square", 1)
+reciprocal = _ufunc("reciprocal", 1)
+exp = _ufunc("exp", 1)
+exp2 = _ufunc("exp2", 1)
+expm1 = _ufunc("expm1", 1)
+log = _ufunc("log", 1)
+log2 = _ufunc("log2", 1)
+log10 = _ufunc("log10", 1)
+log1p = _ufunc("log1p", 1)
+sin = _ufunc("sin", 1)
+cos = _ufunc("cos", 1)
+tan = _ufunc("tan", 1)
+arcsin = _ufunc("arcsin", 1)
+arccos = _ufunc("arccos", 1)
+arctan = _ufunc("arctan", 1)
+sinh = _ufunc("sinh", 1)
+cosh = _ufunc("cosh", 1)
+tanh = _ufunc("tanh", 1)
+arcsinh = _ufunc("arcsinh", 1)
+arccosh = _ufunc("arccosh", 1)
+arctanh = _ufunc("arctanh", 1)
+floor = _ufunc("floor", 1)
+ceil = _ufunc("ceil", 1)
+trunc = _ufunc("trunc", 1)
+rint = _ufunc("rint", 1)
+isnan = _ufunc("isnan", 1)
+isinf = _ufunc("isinf", 1)
+isfinite = _ufunc("isfinite", 1)
+signbit = _ufunc("signbit", 1)
+logical_not = _ufunc("logical_not", 1)
+invert = _ufunc("invert", 1)
+conjugate = _ufunc("conjugate", 1)
+real = _ufunc("real", 1)
+imag = _ufunc("imag", 1)
+add = _ufunc("add", 2)
+subtract = _ufunc("subtract", 2)
+multiply = _ufunc("multiply", 2)
+divide = _ufunc("divide", 2)
+floor_divide = _ufunc("floor_divide", 2)
+remainder = _ufunc("remainder", 2)
+fmod = _ufunc("fmod", 2)
+power = _ufunc("power", 2)
+maximum = _ufunc("maximum", 2)
+minimum = _ufunc("minimum", 2)
+arctan2 = _ufunc("arctan2", 2)
+hypot = _ufunc("hypot", 2)
+nextafter = _ufunc("nextafter", 2)
+equal = _ufunc("equal", 2)
+not_equal = _ufunc("not_equal", 2)
+less = _ufunc("less", 2)
+less_equal = _ufunc("less_equal", 2)
+greater = _ufunc("greater", 2)
+greater_equal = _ufunc("greater_equal", 2)
+logical_and = _ufunc("logical_and", 2)
+logical_or = _ufunc("logical_or", 2)
+logical_xor = _ufunc("logical_xor", 2)
+bitwise_and = _ufunc("bitwise_and", 2)
+bitwise_or = _ufunc("bitwise_or", 2)
+bitwise_xor = _ufunc("bitwise_xor", 2)
+left_shift = _ufunc("left_shift", 2)
+right_shift = _ufunc("right_shift", 2)
+abs = _ufunc("absolute", 1, "abs")
+fabs = _ufunc("absolute", 1, "fabs")
+conj = _ufunc("conjugate", 1, "conj")
+true_divide = _ufunc("divide", 2, "true_divide")
+mod = _ufunc("remainder", 2, "mod")
+bitwise_not = _ufunc("invert", 1, "bitwise_not")
+add.at = _ufunc_at("add")
+subtract.at = _ufunc_at("subtract")
 
 
 def where(condition, x=None, y=None):
