@@ -52,6 +52,7 @@ pub mod build;
 pub mod compile;
 pub mod dist;
 mod doc_device;
+mod dtype;
 mod error;
 pub mod fuse;
 pub mod gpu;
@@ -340,6 +341,7 @@ extern "C" __global__ void slow_fill(float* x, float value, long long n, long lo
         x[i] = value;
 }"#;
     pub use crate::array::kernels::all_sources;
+    pub use crate::array::kernels::launch_probe as launch_generated;
     pub use crate::compile::cache::nvrtc_compiles;
     pub use crate::compile::cache::{decode as decode_cache_entry, encode as encode_cache_entry};
     pub use crate::compile::record::record_kernel;
@@ -349,7 +351,6 @@ extern "C" __global__ void slow_fill(float* x, float value, long long n, long lo
         check_sample_schemas, elementwise_sample_sources, reduction_sample_sources,
     };
     pub use crate::kernel::{elementwise_source_for_fuzzing, reduction_source_for_fuzzing};
-    pub use crate::kernel_abi::launch_probe as launch_generated;
     pub use crate::ops::elementwise_sample_sources as ops_sample_sources;
     pub use crate::ops::reduction_sample_sources as ops_reduction_sample_sources;
     pub use crate::ops::routine_sample_sources;

@@ -1,6 +1,7 @@
 //! The shape of the code, checked: no import circles between source files of any crate of
-//! the workspace, the ground floor (`error.rs`) imports nothing of its crate, and every
-//! path ARCHITECTURE.md names exists.
+//! the workspace, no file of `cuprum` imports a layer above its own (the order of
+//! ARCHITECTURE.md's layer diagram), the ground floor (`error.rs`) imports nothing of its
+//! crate, and every path ARCHITECTURE.md names exists.
 //!
 //! An import is a `use` of a path of the crate (`crate::…`, `super::…`, `self::…`, or a
 //! child module's name) or an inline path in code (`crate::compile::CompileFailure`). A
@@ -606,6 +607,102 @@ fn no_file_imports_a_file_that_imports_it_back() {
         }
     }
     assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+/// The layers of ARCHITECTURE.md's diagram, bottom first: the top-level modules of `src`
+/// each line names (a line's first column, `fuse · nccl · dist`, before two spaces; other
+/// crates and indented notes are not modules of `src`).
+fn layers(src: &Path) -> Vec<Vec<String>> {
+    let map = std::fs::read_to_string(workspace().join("ARCHITECTURE.md")).unwrap();
+    let block = map
+        .split("## Layers")
+        .nth(1)
+        .and_then(|s| s.split("```").nth(1))
+        .expect("ARCHITECTURE.md has a `## Layers` section with a diagram in a code block");
+    let is_module = |m: &str| src.join(format!("{m}.rs")).is_file() || src.join(m).is_dir();
+    let mut v: Vec<Vec<String>> = block
+        .lines()
+        .filter(|l| l.starts_with(' ') && !l.starts_with("  "))
+        .map(|l| {
+            let names = l.trim_start().split("  ").next().unwrap_or("");
+            names
+                .split(" · ")
+                .map(str::trim)
+                .filter(|m| is_module(m))
+                .map(String::from)
+                .collect::<Vec<String>>()
+        })
+        .filter(|line| !line.is_empty())
+        .collect();
+    v.reverse();
+    v
+}
+
+/// The top-level module of a file of `src` (`array` for `…/src/array/view.rs`, `memo` for
+/// `…/src/memo.rs`).
+fn top_module(file: &str) -> String {
+    let rest = file.split("/src/").nth(1).unwrap_or(file);
+    let first = rest.split('/').next().unwrap_or(rest);
+    first.trim_end_matches(".rs").to_string()
+}
+
+#[test]
+fn no_file_imports_a_layer_above_its_own() {
+    if !tree_is_here() {
+        return;
+    }
+    let src = workspace().join("crates/cuprum/src");
+    let layers = layers(&src);
+    let rank: BTreeMap<String, usize> = layers
+        .iter()
+        .enumerate()
+        .flat_map(|(i, line)| line.iter().map(move |m| (m.clone(), i)))
+        .collect();
+    // Every top-level module has its place, but the crate root and its two helpers: `lib.rs`
+    // (the face), `build.rs` (the face of `kernel/jit/prebuilt.rs` for build scripts) and
+    // `doc_device.rs` (the documentation examples' device).
+    let g = graph(&src);
+    let unplaced: BTreeSet<String> = g
+        .keys()
+        .map(|f| top_module(f))
+        .filter(|m| !rank.contains_key(m) && !["lib", "build", "doc_device"].contains(&m.as_str()))
+        .collect();
+    assert!(
+        unplaced.is_empty(),
+        "modules ARCHITECTURE.md's layer diagram does not place: {unplaced:?}"
+    );
+    for (low, high) in [
+        ("error", "runtime"),
+        ("dtype", "kernel_abi"),
+        ("kernel_abi", "array"),
+    ] {
+        assert!(
+            rank[low] < rank[high],
+            "the diagram puts {low} at or above {high}"
+        );
+    }
+    let mut found = Vec::new();
+    for (a, tos) in &g {
+        let Some(&ra) = rank.get(&top_module(a)) else {
+            continue;
+        };
+        for b in tos {
+            if let Some(&rb) = rank.get(&top_module(b))
+                && rb > ra
+            {
+                found.push(format!(
+                    "  {a} ({}) -> {b} ({})",
+                    top_module(a),
+                    top_module(b)
+                ));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "files importing a layer above their own:\n{}",
+        found.join("\n")
+    );
 }
 
 #[test]

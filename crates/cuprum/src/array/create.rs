@@ -2,10 +2,10 @@
 //! `linspace`, and uploads from host memory.
 
 use super::device_array::Array;
-use super::dtype::{DType, Element, as_bytes};
 use super::kernels::{self, KernelKey};
-use super::scalar::Scalar;
 use super::shape::{Shape, format_shape, nbytes_of, size_of};
+use crate::dtype::Scalar;
+use crate::dtype::{DType, Element, as_bytes};
 use crate::error::{Result, bail};
 use crate::runtime::{Buffer, Stream, copy_htod};
 
@@ -436,7 +436,7 @@ fn arange_of(n: usize, float: (f64, f64), int: (i64, i64), dtype: DType) -> Resu
 /// Whether the integer `v` is a value of the integer dtype `d`.
 fn fits_integer(v: i128, d: DType) -> bool {
     let bits = 8 * d.itemsize() as u32;
-    if d.kind() == super::dtype::DTypeKind::SignedInt {
+    if d.kind() == crate::dtype::DTypeKind::SignedInt {
         (-(1i128 << (bits - 1))..(1i128 << (bits - 1))).contains(&v)
     } else {
         (0..(1i128 << bits)).contains(&v)

@@ -4,8 +4,8 @@
 //! Strides count elements (CuPy counts bytes: [`Array::byte_strides`] gives those). The
 //! shape arithmetic behind views is pure code in `shape.rs`.
 
-use super::dtype::DType;
 use super::shape::{Shape, Strides};
+use crate::dtype::DType;
 use crate::runtime::{Buffer, Device, Stream};
 use std::sync::Arc;
 

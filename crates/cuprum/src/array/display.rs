@@ -12,9 +12,9 @@
 //! 2.4's own output (`display_numpy_cases.rs`).
 
 use super::device_array::Array;
-use super::dtype::{DType, vec_from_bytes};
-use super::scalar::Scalar;
 use super::shape::{SliceArg, format_shape};
+use crate::dtype::Scalar;
+use crate::dtype::{DType, vec_from_bytes};
 use crate::error::{Result, bail};
 use crate::runtime::{Stream, as_uninit, copy_dtoh};
 use half::{bf16, f16};
@@ -444,8 +444,8 @@ impl ElementFormat {
     fn new(values: &[Scalar], dtype: DType, zero_d: bool) -> ElementFormat {
         let vals: Vec<Value> = values.iter().map(|v| Value::of(*v)).collect();
         match dtype.kind() {
-            super::dtype::DTypeKind::Bool => ElementFormat::Bool { zero_d },
-            super::dtype::DTypeKind::SignedInt | super::dtype::DTypeKind::UnsignedInt => {
+            crate::dtype::DTypeKind::Bool => ElementFormat::Bool { zero_d },
+            crate::dtype::DTypeKind::SignedInt | crate::dtype::DTypeKind::UnsignedInt => {
                 let width = vals
                     .iter()
                     .map(|v| match v {
@@ -456,7 +456,7 @@ impl ElementFormat {
                     .unwrap_or(0);
                 ElementFormat::Int { width }
             }
-            super::dtype::DTypeKind::Float => {
+            crate::dtype::DTypeKind::Float => {
                 let xs: Vec<f64> = vals
                     .iter()
                     .map(|v| match v {
@@ -467,8 +467,8 @@ impl ElementFormat {
                 ElementFormat::Float(FloatFormat::new(&xs, dtype, false))
             }
             // Never reached: `host_values` refuses records.
-            super::dtype::DTypeKind::Record => ElementFormat::Bool { zero_d },
-            super::dtype::DTypeKind::Complex => {
+            crate::dtype::DTypeKind::Record => ElementFormat::Bool { zero_d },
+            crate::dtype::DTypeKind::Complex => {
                 let (re, im): (Vec<f64>, Vec<f64>) = vals
                     .iter()
                     .map(|v| match v {

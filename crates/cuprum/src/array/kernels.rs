@@ -12,10 +12,10 @@
 //! `[low, high)` in place.
 
 use super::device_array::Array;
-use super::dtype::DType;
-use super::scalar::Scalar;
 use super::shape::merge_dims_of_views;
 use crate::compile::CompileOptions;
+use crate::dtype::DType;
+use crate::dtype::Scalar;
 use crate::error::{Result, bail};
 use crate::kernel_abi::{
     ArgSchema, ArgSlot, CompiledKernel, GeneratedKernel, IndexWidth, KernelTable,
@@ -629,4 +629,49 @@ pub(crate) fn all_kernels() -> Vec<(String, GeneratedKernel)> {
     keys.into_iter()
         .filter_map(|k| generate(k).ok().map(|g| (format!("{k:?}"), g)))
         .collect()
+}
+
+/// A generated kernel launched with a configuration of the caller's choosing, for the tests
+/// of the one launch check (`cuprum::internal::launch_generated`): thread `t` of the grid's
+/// first row writes `blockDim.x` to element `t` of a new float32 array of
+/// `grid.0 * block.0` elements (and to the dynamic shared memory it was given). Generated
+/// kernels choose valid configurations themselves; this is how the check is seen to apply
+/// to them too.
+pub fn launch_probe(config: &LaunchConfig) -> Result<Array> {
+    static PROBE: std::sync::OnceLock<KernelTable<()>> = std::sync::OnceLock::new();
+    let device = Device::current()?;
+    let kernel = PROBE.get_or_init(KernelTable::new).get_or_compile(&(), device, || {
+        let mut schema = ArgSchema::default();
+        schema.push(ArgSlot::Pointer);
+        schema.push(ArgSlot::Index(IndexWidth::I32));
+        schema.push(ArgSlot::Index(IndexWidth::I32));
+        let source = r#"extern "C" __global__ void cuprum_launch_probe(float* out, unsigned int n,
+                                                    unsigned int shared_floats) {
+    extern __shared__ float cuprum_probe_shared[];
+    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = (float)blockDim.x;
+    if (threadIdx.x < shared_floats) cuprum_probe_shared[threadIdx.x] = v;
+    if (i < n) out[i] = v;
+}
+"#;
+        let k = GeneratedKernel {
+            name: "cuprum_launch_probe".to_string(),
+            source: source.to_string(),
+            schema,
+            spans: Vec::new(),
+        };
+        Ok((k, CompileOptions::new().program_name("launch_probe.cu")))
+    })?;
+    let n = config.grid.0 as usize * config.block.0 as usize;
+    let out = Array::zeros(&[n], DType::F32)?;
+    let stream = Stream::for_device(device)?;
+    let mut p = kernel.packer();
+    p.pointer(out.ptr_on(&stream))?;
+    p.index(n)?;
+    p.index(config.shared_mem_bytes as usize / 4)?;
+    // SAFETY: the kernel writes element `i < n` of `out` only (`n` elements, on this
+    // device, ordered on `stream` by `ptr_on`), and its dynamic shared memory below the
+    // float count the launch gives it.
+    unsafe { kernel.launch(p, config, &stream)? };
+    Ok(out)
 }

@@ -5,23 +5,23 @@ mod create;
 mod device_array;
 mod display;
 pub mod dlpack;
-pub(crate) mod dtype;
+// The dtype table is a floor below this layer (and below `kernel_abi`); re-exported here.
+pub(crate) use crate::dtype;
 mod graph_arrays;
 pub(crate) mod kernels;
 mod pinned;
 pub(crate) mod random;
 pub(crate) mod record;
-mod scalar;
 pub mod shape;
 mod transfer;
 mod view;
 
+pub use crate::dtype::Scalar;
 pub use create::Endpoint;
 pub use device_array::Array;
 pub use dtype::{DType, DTypeKind, Element, RecordType};
 pub use pinned::{HostCopy, PinnedBuffer};
 pub(crate) use record::registered_record;
 pub use record::{Declarations, DeviceField, DeviceType, register_record};
-pub use scalar::Scalar;
 pub use shape::SliceArg;
 pub(crate) use transfer::check_same_device;

@@ -15,9 +15,9 @@
 //! [Arrays and streams](crate::Stream#arrays-and-streams)).
 
 use super::device_array::Array;
-use super::dtype::{DType, Element};
 use super::kernels;
 use super::shape::format_shape;
+use crate::dtype::{DType, Element};
 use crate::error::{Result, bail};
 use crate::runtime::{Device, Event, PinnedBytes, Stream};
 use std::marker::PhantomData;

@@ -12,9 +12,9 @@
 //! numbers.
 
 use super::device_array::Array;
-use super::dtype::DType;
 use super::kernels::{self, KernelKey};
-use super::scalar::Scalar;
+use crate::dtype::DType;
+use crate::dtype::Scalar;
 use crate::error::{Result, bail};
 use crate::runtime::{Device, Fill, Rng, RngAlgorithm, Stream};
 use std::collections::HashMap;
@@ -457,7 +457,7 @@ fn int_range(d: DType) -> Option<(i128, i128)> {
         return None;
     }
     let bits = 8 * d.itemsize() as u32;
-    Some(if d.kind() == super::dtype::DTypeKind::SignedInt {
+    Some(if d.kind() == crate::dtype::DTypeKind::SignedInt {
         (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
     } else {
         (0, (1i128 << bits) - 1)

@@ -34,7 +34,7 @@
 //! [`DeviceField::valid_bytes`] accepts every bool: reading device memory is sound whatever
 //! a kernel wrote there.
 
-use super::dtype::{DType, RecordInfo, RecordType};
+use crate::dtype::{DType, RecordInfo, RecordType};
 use crate::error::{Result, bail};
 use half::{bf16, f16};
 use std::any::TypeId;

@@ -2,9 +2,9 @@
 //! view, and `ndarray` interop (cargo feature `ndarray`).
 
 use super::device_array::Array;
-use super::dtype::{DType, Element, as_bytes, vec_filled};
 use super::kernels;
 use super::shape::format_shape;
+use crate::dtype::{DType, Element, as_bytes, vec_filled};
 use crate::error::{Result, bail};
 use crate::runtime::{Device, Stream, copy_dtod, copy_dtoh, copy_htod, copy_peer};
 

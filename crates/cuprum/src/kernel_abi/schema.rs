@@ -6,7 +6,7 @@
 //! [`Packer`], which takes each value only for the slot it matches, in order, and writes
 //! exactly the slot's bytes.
 
-use crate::array::{DType, RecordType, Scalar};
+use crate::dtype::{DType, RecordType, Scalar};
 use crate::error::{Result, bail};
 use crate::runtime::ArgPack;
 use smallvec::SmallVec;

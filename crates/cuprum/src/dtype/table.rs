@@ -1,7 +1,4 @@
-//! The dtype table: every element type cuprum knows, its NumPy name, its Rust type and its C
-//! type in generated kernels. This is the one place these facts live: the macro
-//! `dtype_table!` passes the table to the macros that generate `DType` with its names,
-//! sizes and C types, the `Element` impls, and `Scalar` (`scalar.rs`).
+//! The table itself (see the module's face, `mod.rs`): `dtype_table!` and what it generates.
 
 use crate::error::{Result, bail};
 use half::{bf16, f16};

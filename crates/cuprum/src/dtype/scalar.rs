@@ -1,6 +1,6 @@
 //! A single typed value ([`Scalar`]) and NumPy's assignment conversion between dtypes.
 
-use super::dtype::{DType, Element, dtype_table};
+use super::table::{DType, Element, dtype_table};
 use crate::error::{Result, bail};
 use half::{bf16, f16};
 use num_complex::Complex;
@@ -33,7 +33,7 @@ macro_rules! define_scalar {
                 let mut out = [0u8; 16];
                 match self {
                     $(Scalar::$v(x) => {
-                        let b = super::dtype::as_bytes(std::slice::from_ref(x));
+                        let b = super::table::as_bytes(std::slice::from_ref(x));
                         out[..b.len()].copy_from_slice(b);
                         (out, b.len())
                     })*
@@ -44,8 +44,8 @@ macro_rules! define_scalar {
             pub fn get<T: Element>(&self) -> Option<T> {
                 $(if let Scalar::$v(x) = self {
                     if T::DTYPE == DType::$v {
-                        let b = super::dtype::as_bytes(std::slice::from_ref(x));
-                        return super::dtype::vec_from_bytes::<T>(b).pop();
+                        let b = super::table::as_bytes(std::slice::from_ref(x));
+                        return super::table::vec_from_bytes::<T>(b).pop();
                     }
                 })*
                 None
