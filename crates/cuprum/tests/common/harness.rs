@@ -195,6 +195,23 @@ pub fn dtypes(all: &[cuprum::DType]) -> Vec<cuprum::DType> {
     if !on_host() {
         return all.to_vec();
     }
+    representatives(all)
+}
+
+/// The dtypes of `all` that a per-dtype sweep of NVRTC compiles (no device needed) runs:
+/// every one where there is a GPU (the GPU suite), those [`dtypes`] keeps on the host
+/// device where there is none (CI's two cores, where each is an NVRTC compile of a second
+/// or more). Asks the driver, not the current device: a binary's NVRTC tests choose the
+/// same dtypes whether or not a GPU test there made the host device the default.
+pub fn nvrtc_dtypes(all: &[cuprum::DType]) -> Vec<cuprum::DType> {
+    if cuprum::Device::count().is_ok() {
+        return all.to_vec();
+    }
+    representatives(all)
+}
+
+/// [`HOST_DTYPES`] of `all`, plus any dtype of `all` of a kind none of them has.
+fn representatives(all: &[cuprum::DType]) -> Vec<cuprum::DType> {
     let rep = |d: &cuprum::DType| HOST_DTYPES.contains(d);
     let kept: Vec<cuprum::DType> = all
         .iter()
