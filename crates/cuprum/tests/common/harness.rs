@@ -31,7 +31,9 @@
 //!   workspace's `[profile.dev.package]`): the block scheduler unoptimised costs tenfold.
 //!   Per-dtype sweeps take their dtypes from [`dtypes`] (or ask [`sweeps_dtype`]): every
 //!   dtype on a GPU, a fixed representative subset ([`HOST_DTYPES`]) on the host device,
-//!   where each new kernel is a C++ compile; the binary's report at exit says so.
+//!   where each new kernel is a C++ compile; the binary's report at exit says so. Sweeps of
+//!   NVRTC compiles take [`nvrtc_dtypes`]: every dtype where there is a GPU, the same
+//!   subset where there is none.
 //!   Behaviour specific to the host device (on `Device::host()` explicitly, through
 //!   [`host_device`]) has test files of its own: `host.rs`, `host_warps.rs`,
 //!   `host_atomics.rs`, `host_faults.rs` and `host_cache.rs`.
