@@ -63,7 +63,10 @@ fn compile_all(
 /// The per-dtype samples this machine compiles: every one where a GPU is (the GPU suite,
 /// whose machine has the cores), else (CI: two cores, no GPU) those whose dtypes are all
 /// among the test harness's representative dtypes (`common::HOST_DTYPES`: every kind and
-/// item size) — the GPU suite compiles the rest, so nothing goes unchecked.
+/// item size), and of the radix sort's programs (two seconds of NVRTC each, half the
+/// routines' compile time) a cover: every mode for one dtype of each key width
+/// ([`SORT_EVERY_MODE`]), one mode each for the other representatives, the modes in turn
+/// (see [`sort_cover`]) — the GPU suite compiles the rest, so nothing goes unchecked.
 fn for_this_machine(sources: Vec<(String, String)>) -> Vec<(String, String)> {
     if cuprum::Device::count().is_ok() {
         return sources;
@@ -78,13 +81,61 @@ fn for_this_machine(sources: Vec<(String, String)>) -> Vec<(String, String)> {
                 .all(|t| !all.iter().any(|a| a == t) || rep.iter().any(|r| r == t))
         })
         .collect();
+    let kept = sort_cover(kept);
     eprintln!(
         "cuprum: no GPU: {} of {n} per-dtype samples compiled here, those of the {} \
-         representative dtypes (the GPU suite compiles every one)",
+         representative dtypes, the radix sort's modes as a cover (the GPU suite compiles \
+         every one)",
         kept.len(),
         rep.len()
     );
     kept
+}
+
+/// The dtypes whose radix sort compiles in every mode on a machine without a GPU: one per
+/// key width (1, 2, 4, 8 and 16 bytes: the tiling, the digit passes and the key type), of
+/// the kinds whose key transform does the most (signed, float, complex).
+const SORT_EVERY_MODE: &[&str] = &["int8", "float16", "float32", "float64", "complex128"];
+
+/// `samples` with the radix sort's (`sort <dtype> <mode>`) cut to a cover: every mode of
+/// the [`SORT_EVERY_MODE`] dtypes; of each other dtype one mode, the next one in turn
+/// (bool the first, uint8 the second …), so that each mode also runs on a second dtype of
+/// another kind. The other samples stay.
+fn sort_cover(samples: Vec<(String, String)>) -> Vec<(String, String)> {
+    let sort_dtype = |name: &str| -> Option<String> {
+        let t: Vec<&str> = name.split_whitespace().collect();
+        (t.len() == 3 && t[0] == "sort").then(|| t[1].to_string())
+    };
+    // the sort samples' dtypes and modes, in the order they come
+    let mut dtypes: Vec<String> = Vec::new();
+    let mut modes: Vec<String> = Vec::new();
+    for (name, _) in &samples {
+        if let Some(d) = sort_dtype(name) {
+            let mode = name.rsplit(' ').next().unwrap_or_default().to_string();
+            if !dtypes.contains(&d) {
+                dtypes.push(d);
+            }
+            if !modes.contains(&mode) {
+                modes.push(mode);
+            }
+        }
+    }
+    let others: Vec<&String> = dtypes
+        .iter()
+        .filter(|d| !SORT_EVERY_MODE.contains(&d.as_str()))
+        .collect();
+    samples
+        .into_iter()
+        .filter(|(name, _)| {
+            let Some(d) = sort_dtype(name) else {
+                return true;
+            };
+            match others.iter().position(|o| **o == d) {
+                None => true,
+                Some(i) => name.ends_with(&format!(" {}", modes[i % modes.len()])),
+            }
+        })
+        .collect()
 }
 
 /// A failure when NVRTC warns or remarks about cuprum's generated code.

@@ -793,7 +793,8 @@ fn prod_val(rng: &mut Rng, d: DType) -> V {
 fn prod_of_small_values() {
     require_gpu!();
     let mut rng = Rng::new(0x5EED_0003);
-    for d in [
+    // on the host device, the representative dtypes (`common::dtypes`)
+    for d in common::dtypes(&[
         DType::F32,
         DType::F64,
         DType::I32,
@@ -801,7 +802,7 @@ fn prod_of_small_values() {
         DType::U16,
         DType::Bool,
         DType::C128,
-    ] {
+    ]) {
         for shape in [&[3usize, 4, 5][..], &[2, 40]] {
             let vals: Vec<V> = (0..shape.iter().product())
                 .map(|_| prod_val(&mut rng, d))
@@ -826,7 +827,8 @@ fn prod_of_small_values() {
 fn mean_var_std_against_two_pass_f64() {
     require_gpu!();
     let mut rng = Rng::new(0x5EED_0004);
-    for d in [
+    // on the host device, the representative dtypes (`common::dtypes`)
+    for d in common::dtypes(&[
         DType::F32,
         DType::F64,
         DType::I32,
@@ -835,7 +837,7 @@ fn mean_var_std_against_two_pass_f64() {
         DType::Bool,
         DType::F16,
         DType::C128,
-    ] {
+    ]) {
         for shape in [&[3usize, 4, 5][..], &[4, 300]] {
             // floats get an offset so that means are not near zero
             let vals: Vec<V> = rand_vals(&mut rng, d, shape.iter().product())
@@ -1108,7 +1110,8 @@ fn nonzero_of(rng: &mut Rng, d: DType) -> V {
 fn all_any_count_nonzero_with_zeros() {
     require_gpu!();
     let mut rng = Rng::new(0x5EED_0009);
-    for d in [
+    // on the host device, the representative dtypes (`common::dtypes`)
+    for d in common::dtypes(&[
         DType::Bool,
         DType::I32,
         DType::U8,
@@ -1117,7 +1120,7 @@ fn all_any_count_nonzero_with_zeros() {
         DType::F32,
         DType::F64,
         DType::C64,
-    ] {
+    ]) {
         for shape in [&[6usize, 7][..], &[3, 4, 5], &[2, 2000]] {
             let n: usize = shape.iter().product();
             let row = n / shape[0];

@@ -31,7 +31,9 @@
 //!   workspace's `[profile.dev.package]`): the block scheduler unoptimised costs tenfold.
 //!   Per-dtype sweeps take their dtypes from [`dtypes`] (or ask [`sweeps_dtype`]): every
 //!   dtype on a GPU, a fixed representative subset ([`HOST_DTYPES`]) on the host device,
-//!   where each new kernel is a C++ compile; the binary's report at exit says so.
+//!   where each new kernel is a C++ compile; the binary's report at exit says so. Sweeps of
+//!   NVRTC compiles take [`nvrtc_dtypes`]: every dtype where there is a GPU, the same
+//!   subset where there is none.
 //!   Behaviour specific to the host device (on `Device::host()` explicitly, through
 //!   [`host_device`]) has test files of its own: `host.rs`, `host_warps.rs`,
 //!   `host_atomics.rs`, `host_faults.rs` and `host_cache.rs`.
@@ -195,6 +197,23 @@ pub fn dtypes(all: &[cuprum::DType]) -> Vec<cuprum::DType> {
     if !on_host() {
         return all.to_vec();
     }
+    representatives(all)
+}
+
+/// The dtypes of `all` that a per-dtype sweep of NVRTC compiles (no device needed) runs:
+/// every one where there is a GPU (the GPU suite), those [`dtypes`] keeps on the host
+/// device where there is none (CI's two cores, where each is an NVRTC compile of a second
+/// or more). Asks the driver, not the current device: a binary's NVRTC tests choose the
+/// same dtypes whether or not a GPU test there made the host device the default.
+pub fn nvrtc_dtypes(all: &[cuprum::DType]) -> Vec<cuprum::DType> {
+    if cuprum::Device::count().is_ok() {
+        return all.to_vec();
+    }
+    representatives(all)
+}
+
+/// [`HOST_DTYPES`] of `all`, plus any dtype of `all` of a kind none of them has.
+fn representatives(all: &[cuprum::DType]) -> Vec<cuprum::DType> {
     let rep = |d: &cuprum::DType| HOST_DTYPES.contains(d);
     let kept: Vec<cuprum::DType> = all
         .iter()
