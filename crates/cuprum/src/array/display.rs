@@ -9,7 +9,7 @@
 //! need it; bool, integer and complex formats are NumPy's per dtype. Only the printing
 //! (`Display`, `Debug`) touches the GPU: it copies the elements that show (one slice per
 //! corner of a summarised array) to the host. The formatter is unit-tested against NumPy
-//! 2.4's own output (`display_numpy_cases.rs`).
+//! 2.4's own output (`tests/fixtures/display_numpy_cases.rs`).
 
 use super::device_array::Array;
 use super::shape::{SliceArg, format_shape};
@@ -780,8 +780,9 @@ impl fmt::Debug for Array {
     }
 }
 
+// NumPy's output for these tests is test data, kept out of `src/`.
 #[cfg(test)]
-#[path = "display_numpy_cases.rs"]
+#[path = "../../tests/fixtures/display_numpy_cases.rs"]
 mod numpy_cases;
 
 #[cfg(test)]
