@@ -1,5 +1,5 @@
 //! `cuprum`: the command line of the cuprum library (demo, info, bench, compile, grid, setup,
-//! stress, cache, bundle, precompile).
+//! stress, cache, bundle, precompile, tune).
 
 /// `println!` that ignores a closed stdout (e.g. `cuprum cache list | head`) instead of
 /// panicking.
@@ -44,6 +44,7 @@ mod seeds_jit;
 mod seeds_types;
 mod setup;
 mod stress;
+mod tune;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -99,6 +100,11 @@ enum Command {
     /// damaged and concurrent kernel-cache entries, and a faulting kernel (last, in a child
     /// process).
     Stress(stress::StressArgs),
+    /// Measure the tuned kernel families (scan tiles, …) on a GPU and keep each winner in
+    /// the cache folder; `--report` shows every choice, its margin and the candidates'
+    /// times without measuring. `CUPRUM_TUNE=off|cached|full` says when cuprum measures
+    /// by itself.
+    Tune(tune::TuneArgs),
     /// Internal: a stress case that runs in its own process (used by `cuprum stress`).
     #[command(hide = true)]
     StressChild(stress::ChildArgs),
@@ -127,6 +133,7 @@ fn main() -> ExitCode {
         Command::Precompile(args) => bundle::precompile(&args),
         Command::BenchChild(args) => bench::child(&args),
         Command::Stress(args) => stress::run(&args),
+        Command::Tune(args) => tune::run(&args),
         Command::StressChild(args) => stress::child(&args),
     };
     match r {

@@ -1,6 +1,7 @@
 //! The kernel cache, relocatable: `cuprum cache export <file>` packs every GPU entry of
-//! the disk cache into one checksummed file, `cuprum cache import <file>` unpacks it into
-//! another machine's cache (CI images, containers).
+//! the disk cache, and the tuning file (`tuning.rs`: the kernels' shapes measured per GPU
+//! model), into one checksummed file; `cuprum cache import <file>` unpacks it into another
+//! machine's cache (CI images, containers), merging the tuning file into the one there.
 //!
 //! Entries are keyed by everything that decides the output, the NVRTC library included
 //! (`cache.rs`): an imported entry is used where the same NVRTC build sits at the same
@@ -8,21 +9,23 @@
 //! elsewhere it is simply never looked up. The host device's shared objects are not
 //! exported (they depend on the machine's C++ compiler and C library).
 //!
-//! The archive: magic `CUPRUMC\0`, format version (`u32`), blake3 of the payload, then a
-//! count and `(entry name, entry bytes)` pairs, `u32`-length-prefixed. Import checks the
-//! magic, version and checksum, that each name is a cache entry's name (`xx/<64 hex>.cubin`,
-//! nothing else: no path can escape the folder), and that each entry decodes under the key
-//! its name states (its own checksum) — before writing anything. Each entry is then written
+//! The archive: magic `CUPRUMC\0`, format version (`u32`: 2; version 1, without a tuning
+//! file, is read too), blake3 of the payload, then a count and `(entry name, entry bytes)`
+//! pairs, `u32`-length-prefixed. Import checks the magic, version and checksum, that each
+//! name is a cache entry's name (`xx/<64 hex>.cubin`) or the tuning file's (nothing else: no
+//! path can escape the folder), that each entry decodes under the key its name states (its
+//! own checksum) and that the tuning file parses — before writing anything. Each entry is then written
 //! as the cache writes its own (a temp file in the same owner-only folder, renamed into
 //! place), so processes using the cache meanwhile see the old entry or the new one, never
 //! a part. A folder that cannot be written is an `Io` error naming it.
 
 use super::cache::{KernelCache, Read, decode, read_trusted, write_atomic};
+use super::tuning::{self, STORE_FILE};
 use crate::error::{Error, ErrorKind, Result, bail};
 use std::path::Path;
 
 const MAGIC: &[u8; 8] = b"CUPRUMC\0";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 const HEADER: usize = 8 + 4 + 32;
 
 fn put(buf: &mut Vec<u8>, bytes: &[u8]) -> Result<()> {
@@ -86,8 +89,8 @@ pub fn import_cache(file: &Path) -> Result<(usize, usize)> {
 
 impl KernelCache {
     /// Packs every GPU entry of this cache's folder (valid ones only: each is checked
-    /// against its key) into `file`, written through a temp file and a rename. Returns how
-    /// many entries it holds.
+    /// against its key) and its tuning file into `file`, written through a temp file and a
+    /// rename. Returns how many kernel entries it holds.
     ///
     /// ```
     /// use cuprum::compile::KernelCache;
@@ -126,7 +129,13 @@ impl KernelCache {
             put(&mut body, &bytes)?;
             n += 1;
         }
-        payload.extend_from_slice(&(n as u32).to_le_bytes());
+        let tune = tuning::file_bytes_in(&dir).filter(|b| tuning::parse(b).is_ok());
+        if let Some(t) = &tune {
+            put(&mut body, STORE_FILE.as_bytes())?;
+            put(&mut body, t)?;
+        }
+        let count = n + usize::from(tune.is_some());
+        payload.extend_from_slice(&(count as u32).to_le_bytes());
         payload.extend_from_slice(&body);
         let mut out = Vec::with_capacity(HEADER + payload.len());
         out.extend_from_slice(MAGIC);
@@ -139,8 +148,9 @@ impl KernelCache {
 
     /// Merges an archive written by [`export`](Self::export) into this cache's folder:
     /// everything is checked first (magic, version, checksum, names, each entry under its
-    /// key), then each entry not already there is written atomically. Returns `(written,
-    /// already there)`. A damaged archive writes nothing; a folder that cannot be written
+    /// key), then each entry not already there is written atomically, and the choices of
+    /// the archive's tuning file that this folder's lacks are added to it. Returns
+    /// `(written, already there)`, counting kernel entries. A damaged archive writes nothing; a folder that cannot be written
     /// is an `Io` error naming it.
     pub fn import(&self, file: &Path) -> Result<(usize, usize)> {
         let Some(dir) = self.dir() else {
@@ -160,6 +170,10 @@ impl KernelCache {
         let entries = parse(&bytes).map_err(|why| archive_err(file, why))?;
         let (mut written, mut same) = (0, 0);
         for (name, key, entry) in entries {
+            let Some(key) = key else {
+                tuning::merge_into(&dir, entry)?;
+                continue;
+            };
             let path = dir.join(&name);
             if matches!(read_trusted(&path), Read::Bytes(b) if b == entry) {
                 same += 1;
@@ -183,8 +197,8 @@ impl KernelCache {
     }
 }
 
-/// An archive's entries: `(name, key, entry bytes)`.
-type Entries<'a> = Vec<(String, [u8; 32], &'a [u8])>;
+/// An archive's entries: `(name, key, entry bytes)`; the tuning file has no key.
+type Entries<'a> = Vec<(String, Option<[u8; 32]>, &'a [u8])>;
 
 /// The archive's entries, every check done; the reason when any fails.
 fn parse(bytes: &[u8]) -> std::result::Result<Entries<'_>, String> {
@@ -198,9 +212,9 @@ fn parse(bytes: &[u8]) -> std::result::Result<Entries<'_>, String> {
         });
     }
     let version = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
-    if version != VERSION {
+    if version != VERSION && version != 1 {
         return Err(format!(
-            "format version {version}, but this cuprum reads version {VERSION} only"
+            "format version {version}, but this cuprum reads versions 1 to {VERSION}"
         ));
     }
     let payload = &bytes[HEADER..];
@@ -223,11 +237,20 @@ fn parse(bytes: &[u8]) -> std::result::Result<Entries<'_>, String> {
         let name = std::str::from_utf8(take(n)?)
             .map_err(|_| "an entry name is not UTF-8".to_string())?
             .to_string();
-        let key = key_of(&name).ok_or_else(|| format!("{name:?} is not a cache entry's name"))?;
+        let key = key_of(&name);
+        if key.is_none() && name != STORE_FILE {
+            return Err(format!("{name:?} is not a cache entry's name"));
+        }
         let n = len(take(4)?);
         let entry = take(n)?;
-        if decode(entry, &key).is_none() {
-            return Err(format!("entry {name} does not match its key"));
+        match key {
+            Some(k) if decode(entry, &k).is_none() => {
+                return Err(format!("entry {name} does not match its key"));
+            }
+            None => {
+                tuning::parse(entry).map_err(|e| format!("{STORE_FILE}: {e}"))?;
+            }
+            _ => {}
         }
         out.push((name, key, entry));
     }

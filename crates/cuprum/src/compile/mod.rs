@@ -41,6 +41,7 @@ mod python;
 pub(crate) mod record;
 pub(crate) use python::python_sites;
 mod setup;
+pub(crate) mod tuning;
 mod wheels;
 
 pub use archive::{export_cache, import_cache};

@@ -64,6 +64,7 @@ mod scan;
 pub(crate) mod scan_engine;
 mod scratch;
 mod spec;
+pub(crate) mod tuned;
 
 pub use crate::array::register_record;
 pub use crate::runtime::KernelAttributes;

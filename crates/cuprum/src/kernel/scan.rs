@@ -30,7 +30,7 @@
 
 use super::call::{Bound, OutputRule, Signature, array_shapes, bind, on_stream, prepare_outputs};
 use super::codegen::prelude::PRELUDE;
-use super::codegen::scan::{self as engine_src, ScanDefs, input_access};
+use super::codegen::scan::{self as engine_src, ScanDefs, ScanShape, input_access};
 use super::codegen::writer::SourceWriter;
 use super::operand::{Operand, Operands};
 use super::params::{
@@ -39,6 +39,7 @@ use super::params::{
 use super::program::{Program, fits_u32, vec_width};
 use super::scan_engine::{Engine, scan_into};
 use super::spec::{BuilderParts, KernelSpec, builder_part_methods, kernel_spec_methods};
+use super::tuned::{first_scan_shape, scan_shape};
 use crate::array::{Array, DType, Scalar};
 use crate::compile::SourceSpan;
 use crate::error::{Result, bail, err};
@@ -97,6 +98,8 @@ struct ProgramKey {
     scalars: SmallVec<[bool; 8]>,
     wide: bool,
     exclusive: bool,
+    /// The kernels' shapes (the device's tuning).
+    shape: ScanShape,
 }
 
 impl std::fmt::Debug for ScanKernel {
@@ -450,6 +453,7 @@ impl ScanKernel {
             vec,
             acc_bytes,
             assert_acc: true,
+            shape: key.shape,
         }));
         let inputs: Vec<(&str, DType, bool)> = ins
             .iter()
@@ -506,6 +510,7 @@ impl ScanKernel {
                 .collect(),
             wide: false,
             exclusive,
+            shape: first_scan_shape(self.sizes(dtypes).0),
         };
         Ok(self.source(&key).0)
     }
@@ -661,19 +666,21 @@ impl ScanCall<'_> {
             .iter()
             .map(|a| a.broadcast_to(shape))
             .collect::<Result<_>>()?;
+        let (acc, vec) = k.sizes(dtypes);
         let key = ProgramKey {
             dtypes: dtypes.iter().copied().collect(),
             scalars: inputs.scalar.clone(),
             wide: !fits_u32(n),
             exclusive: self.exclusive,
+            shape: scan_shape(stream.device(), acc)?,
         };
         let (prog, spans) = k.program(&key);
-        let (acc, vec) = k.sizes(dtypes);
         let engine = |_wide: bool| Engine {
             prog: prog.clone(),
             acc,
             vec,
             values: inputs.values.clone(),
+            shape: key.shape,
         };
         scan_into(&arrays, dtypes[sig.nin], self.axis, Some(&outs[0]), &engine)
             .map_err(|e| e.with_spans(&spans))

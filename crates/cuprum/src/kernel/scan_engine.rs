@@ -9,10 +9,9 @@
 //! along the axis; fewer columns the column kernel (one thread per column walks the axis)
 //! when there are enough columns to fill the GPU ([`MIN_COLUMNS`]) or the axis is short,
 //! else the axis is moved last with a copy, scanned as rows, and moved back. Bytes: the
-//! input read once, the output written once, plus a few bytes of status per tile (8192
-//! elements, 4096 for rows, for 4-byte accumulators; 4096, 2048 for rows, for 8-byte ones;
-//! 2048 for larger: `codegen::scan::tile_shape`; none for the rows kernel). Non-contiguous
-//! inputs are copied once; an output that is not C-contiguous is written through a
+//! input read once, the output written once, plus a few bytes of status per tile (a tile:
+//! 256 × the items per thread of the device's [`ScanShape`], e.g. 8192 elements for 4-byte
+//! accumulators on an H100; none for the rows kernel). Non-contiguous inputs are copied once; an output that is not C-contiguous is written through a
 //! temporary.
 //!
 //! Floating-point sums combine in an order that depends on which predecessors had
@@ -20,7 +19,7 @@
 //! runs (as with CUB); integer scans are exact.
 
 use super::KernelArg;
-use super::codegen::scan::{axipt_for, rows_kernel, tile_shape};
+use super::codegen::scan::{ScanShape, rows_kernel};
 use super::program::{Program, aligned, blocks_for, fits_u32, ptr_at, zeroed_scratch};
 use crate::array::{Array, DType, Scalar};
 use crate::error::Result;
@@ -42,6 +41,8 @@ pub(crate) struct Engine {
     pub acc: usize,
     pub vec: usize,
     pub values: Vec<Scalar>,
+    /// The shapes the program was written with (the device's tuning).
+    pub shape: ScanShape,
 }
 
 /// Scans `inputs` (arrays of one shape, given to the program's entries in order) over
@@ -208,7 +209,7 @@ fn tile_scan(e: &Engine, inputs: &[Array], out: &Array, len: usize) -> Result<()
     all.push(out);
     let vector = e.vec > 1 && aligned(&all, e.vec);
     let seg = len < n;
-    if seg && rows_kernel(n / len, len, e.acc) {
+    if seg && rows_kernel(n / len, len, e.shape.ript) {
         return rows_scan(e, inputs, out, len, vector && len.is_multiple_of(e.vec));
     }
     let name = match (seg, vector) {
@@ -217,7 +218,7 @@ fn tile_scan(e: &Engine, inputs: &[Array], out: &Array, len: usize) -> Result<()
         (true, true) => "cuprum_scan_seg_v",
         (true, false) => "cuprum_scan_seg_1",
     };
-    let tile = 256 * tile_shape(e.acc, seg).0;
+    let tile = 256 * if seg { e.shape.sipt } else { e.shape.ipt } as usize;
     let tiles = n.div_ceil(tile);
     // A 4-byte accumulator packs each tile's status and value into one 64-bit word (8
     // bytes a tile); the others keep a 4-byte status apart from their values. 8 bytes a
@@ -262,7 +263,7 @@ fn axis_scan(
     let n = out.size();
     let wide = !fits_u32(n);
     let cols = outer * inner;
-    let tiles = cols.div_ceil(32) * len.div_ceil(8 * axipt_for(e.acc));
+    let tiles = cols.div_ceil(32) * len.div_ceil(8 * e.shape.axipt as usize);
     let cells = tiles.div_ceil(cols.div_ceil(32)) * cols;
     let lb = Lookback::new(4 * cells, cells, e.acc)?;
     let grid = grid_of(tiles, "over an axis of", n)?;

@@ -14,8 +14,9 @@
 use super::programs::{PRELUDE, Program, program, vec_width};
 use crate::array::{Array, DType, DTypeKind};
 use crate::error::Result;
-use crate::kernel::codegen::scan::{self, ScanDefs};
+use crate::kernel::codegen::scan::{self, ScanDefs, ScanShape};
 use crate::kernel::scan_engine::{Engine, scan_into};
+use crate::kernel::tuned::{first_scan_shape, scan_shape};
 use std::sync::Arc;
 
 /// Which scan.
@@ -84,15 +85,15 @@ fn acc_size(d: DType) -> usize {
 }
 
 /// The scan program of input dtype `d`, result dtype `out`, operator `op` and index width.
-fn scan_program(d: DType, out: DType, op: ScanOp, wide: bool) -> Arc<Program> {
+fn scan_program(d: DType, out: DType, op: ScanOp, wide: bool, shape: ScanShape) -> Arc<Program> {
     let key = format!(
-        "scan|{}|{}|{}|{}",
+        "scan|{}|{}|{}|{}|{shape:?}",
         d.name(),
         out.name(),
         op.name(),
         u8::from(wide)
     );
-    program(&key, || scan_source_to(d, out, op, wide))
+    program(&key, || scan_source_shaped(d, out, op, wide, shape))
 }
 
 /// The CUDA source of one scan program with NumPy's result dtype.
@@ -105,6 +106,11 @@ pub(crate) fn scan_source(d: DType, op: ScanOp, wide: bool) -> String {
 /// input converts to the result dtype `out` (NumPy's `dtype=`) before it accumulates in
 /// `out`'s accumulator.
 pub(crate) fn scan_source_to(d: DType, out: DType, op: ScanOp, wide: bool) -> String {
+    scan_source_shaped(d, out, op, wide, first_scan_shape(acc_size(out)))
+}
+
+/// [`scan_source_to`] with the kernels' `shape`.
+fn scan_source_shaped(d: DType, out: DType, op: ScanOp, wide: bool, shape: ScanShape) -> String {
     let (opx, ident) = op.expr_and_identity();
     let ident = format!("A({ident})");
     let load = if out == scan_dtype(d) {
@@ -126,6 +132,7 @@ pub(crate) fn scan_source_to(d: DType, out: DType, op: ScanOp, wide: bool) -> St
         vec: vec_width(d.itemsize()),
         acc_bytes: acc_size(out),
         assert_acc: false,
+        shape,
     }));
     s.push_str(scan::ONE_INPUT);
     s.push_str(scan::BODY);
@@ -217,11 +224,13 @@ pub(crate) fn scan_with(
     }
     let out_dt = dtype.unwrap_or_else(|| scan_dtype(a.dtype()));
     let d = a.dtype();
+    let shape = scan_shape(a.device(), acc_size(out_dt))?;
     let engine = |wide: bool| Engine {
-        prog: scan_program(d, out_dt, op, wide),
+        prog: scan_program(d, out_dt, op, wide, shape),
         acc: acc_size(out_dt),
         vec: vec_width(d.itemsize()),
         values: Vec::new(),
+        shape,
     };
     scan_into(std::slice::from_ref(a), out_dt, axis, None, &engine)
 }
@@ -279,15 +288,10 @@ mod tests {
     #[test]
     fn tiles_divide_into_vector_rows() {
         for &d in DType::ALL {
-            for seg in [false, true] {
-                let ipt = scan::tile_shape(acc_size(d), seg).0;
-                assert_eq!(ipt % vec_width(d.itemsize()), 0, "{d}");
+            let s = first_scan_shape(acc_size(d));
+            for ipt in [s.ipt, s.sipt, s.ript] {
+                assert_eq!(ipt as usize % vec_width(d.itemsize()), 0, "{d}");
             }
-            assert_eq!(
-                scan::row_shape(acc_size(d)).0 % vec_width(d.itemsize()),
-                0,
-                "{d} rows"
-            );
             assert!(acc_size(d) <= 16);
         }
     }

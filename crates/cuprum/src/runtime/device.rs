@@ -134,6 +134,17 @@ impl Device {
         self.is_host()
     }
 
+    /// Whether kernels' shapes are tuned on this device by timing candidates
+    /// (`cuprum::tuning`): a GPU's are; the host device compiles with a C++ compiler and
+    /// keeps each family's first shape.
+    ///
+    /// ```
+    /// assert!(!cuprum::Device::host().is_tunable());
+    /// ```
+    pub fn is_tunable(self) -> bool {
+        !self.is_host()
+    }
+
     /// Whether the device's kernels address the process's ordinary memory (the host
     /// device): a NumPy array's data is its memory there, and GPU memory (CUDA's array
     /// interface, `kDLCUDA`) is not.

@@ -3,20 +3,6 @@
 //! accesses for decoupled look-back, generic warp shuffles, vector loads and stores, each
 //! with its host-device form.
 
-/// How many tiles ahead of its own a ticketed tile kernel (the scans, compaction) asks L2
-/// for its input (`rt::prefetch_l2`). Such a kernel's blocks wait at a barrier while one
-/// warp looks back over its predecessors (`ncu`: 58 % of the scan's warps), so with a few
-/// blocks per SM the memory sits idle between loads; a prefetch issued as a tile starts
-/// keeps the reads of later tiles in flight through those waits. The distance: about a
-/// sixth of the tiles resident at once (3–4 blocks on each of 132 SMs), so the data
-/// arrives shortly before its tile starts and 2 MiB of L2 hold it. Measured in one run on
-/// an H100 (2026-11-27, 30 repeats, medians), distance 0 / 32 / 64 / 128 / 192 / 256:
-/// `cumsum` of 1e8 float32 398 / 360 / 356 / 362 / 364 / 384 µs; `compress` of 1e8
-/// float32 by a half-true mask 462 / 398 / 379 / 387 / 386 / 387; the rows of a
-/// (10000, 10000) `cumsum` 452 / 433 / 441 / 455 / 475 / 494; at 512 and 1024 every row
-/// was slower than none (the prefetched tiles leave L2 before their turn).
-pub(crate) const PREFETCH_TILES: u32 = 64;
-
 /// Everything the routine kernels share, put before each program's own code.
 pub(crate) const PRELUDE: &str = r#"#include <cuprum/half.cuh>
 #include <cuprum/complex.cuh>

@@ -11,8 +11,8 @@
 //! publishes the tile's aggregate, and one warp looks back over the predecessors'
 //! published aggregates / inclusive prefixes, 32 tiles at a time, until it meets an
 //! inclusive prefix; then every element is written once. As a tile starts it asks L2 for
-//! the input of the tile `prelude::PREFETCH_TILES` after it, so the reads go on while
-//! blocks wait for their look-back (the tile shapes: [`tile_shape`]). Rows of an n-d array
+//! the input of the tile `SCAN_PF` after it, so the reads go on while
+//! blocks wait for their look-back (the shapes: [`ScanShape`], tuned per device). Rows of an n-d array
 //! are *segments* of the same scan (`cuprum_scan_seg_{v,1}`: the operator carries a "segment
 //! starts here" flag) when they are short or few; many rows of some length take a block
 //! each instead (`cuprum_scan_rows_{v,1}`: the block walks its row chunk by chunk with a
@@ -39,95 +39,42 @@
 //! `Tin` and how it is loaded (`CUPRUM_SCAN_IN`, `CUPRUM_SCAN_ARGS`, `load_raw`,
 //! `load_raw1`: [`ONE_INPUT`] for one array, [`input_access`] for a `ScanKernel`'s
 //! inputs), the accumulator `A` with `load_a`, `ident` and `CUPRUM_OP`, the result `Tout`
-//! with `out_of`, the tuning constants and `EXCL` (exclusive: each position gets the
-//! prefix before it) — all but the input access written by [`defs`] from [`ScanDefs`],
-//! which also picks the tuning below from the accumulator's size.
+//! with `out_of`, the shape constants and `EXCL` (exclusive: each position gets the
+//! prefix before it) — all but the input access written by [`defs`] from [`ScanDefs`]
+//! (whose [`ScanShape`] the device's tuning chose: `kernel/tuned.rs`).
 
 use crate::array::DType;
 use std::fmt::Write;
 
-/// A tile scan's shape for an accumulator of `acc` bytes, `seg` for rows as segments:
-/// `(items per thread, blocks per SM the registers are held to)` (`__launch_bounds__`'
-/// second argument); a tile is 256 × the items.
-///
-/// A tile's inclusive prefix is known only after the look-back has reached one published
-/// before it, so fewer, larger tiles shorten that chain, while more resident blocks keep
-/// more loads in flight behind the waits (`ncu`, H100, float32 `cumsum` of 1e8 before the
-/// prefetch: 75 registers, 3 blocks per SM, warps stalled at the barrier behind the
-/// look-back 58 % of the time). With the L2 prefetch (`prelude::PREFETCH_TILES`) the
-/// balance moved; measured in two runs on an H100 (2026-11-27, 30 repeats, medians),
-/// float32 1e8 elements / rows of (10000, 10000), (items, blocks): (32, 3) 363 / 444 µs,
-/// (32, 4) 334–340 / 450–460, (28, 4) 355 / 431, (36, 4) 347 / 492, (40, 4) 340 / 582,
-/// (24, 4) 352 / 424, (20, 5) 358 / 438, (16, 5) 387 / 414, (16, 6) 367 / 429, (32, 5)
-/// 357 / 611, (40, 2) 386 / 474. Rows pay a modulo and a flag per element and lose more to
-/// spills, so they take smaller tiles. 8-byte accumulators (float64, every integer scan
-/// into 64 bits, complex64), one run on an H100 with the segment flag compiled out of 1-D
-/// scans, float64 / int32 → int64 of 1e8: (8, 1) 980 / 1091 µs, (12, 3) 848 / 847, (16, 1)
-/// 858 / 865, (16, 2) 860 / 866, (16, 3) 749 / 738, (20, 2) 806 / 774, (24, 2) 769 / 725,
-/// (32, 1) 861 / 820 (PyTorch in the same kind of run: 738 / 1176). Their rows and 16-byte
-/// accumulators keep 8 items, unbounded (not re-measured).
-///
-/// Why the 1-D scans stay below the issue's 85 % of the copy (the whole bench at 22:15 UTC
-/// on an H100: float32 81 %, float64 70 %, int32 → int64 54 %, a ScanKernel's running
-/// maximum 78 %), from `ncu` of the final kernels (`cuprum_scan_v`, 2026-11-27): float32:
-/// DRAM throughput 73 % of peak, 64 registers, 4 blocks per SM (the registers' limit),
-/// achieved occupancy 48 %; a warp issues every 36.5 cycles, 65 % of which it waits at a
-/// block barrier. float64: DRAM 63 %, 80 registers, 3 blocks, occupancy 37 %, 65 % at the
-/// barrier. int32 → int64: DRAM 47 % with an L2 hit rate of 78 % (the 4-byte input is read
-/// as 16-byte vectors into 8-byte accumulators), 78 registers, 3 blocks, 64 % at the
-/// barrier. Running maximum: DRAM 70 %, 61 % at the barrier. A tile's warps wait for its
-/// look-back warp and for the slowest warp's loads, and cannot start the next tile's loads
-/// meanwhile; bigger tiles and more blocks trade one against the other (the measurements
-/// above). What CUB does to reach 88 % is a warp-specialised persistent scan: loads by TMA
-/// into a ring of shared-memory stages and a look-back warp that runs ahead of the scanning
-/// warps. Not started. (Rows of many long rows avoid the look-back altogether: the rows
-/// kernel runs them at 91–93 %.)
-pub(crate) fn tile_shape(acc: usize, seg: bool) -> (usize, usize) {
-    match (acc, seg) {
-        (..=4, false) => (32, 4),
-        (..=4, true) => (16, 5),
-        (..=8, false) => (16, 3),
-        _ => (8, 1),
-    }
+/// The shapes of a program's kernels (the tuned families of `kernel/tuned.rs`: their
+/// candidates, the measurements behind the hand-picked ones, and how a device chooses):
+/// items per thread and blocks per SM (`__launch_bounds__`' second argument) of the tile
+/// scan (`ipt`, `minb`: a tile is 256 × `ipt`), of rows as segments (`sipt`, `sminb`) and
+/// of the rows kernel (`ript`, `rminb`: a chunk is 256 × `ript`), the tiles prefetched
+/// into L2 ahead (`pf`), and the axis kernel's positions per thread (`axipt`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct ScanShape {
+    pub ipt: u32,
+    pub minb: u32,
+    pub pf: u32,
+    pub sipt: u32,
+    pub sminb: u32,
+    pub ript: u32,
+    pub rminb: u32,
+    pub axipt: u32,
 }
 
-/// The rows kernel's shape for an accumulator of `acc` bytes: `(items per thread, blocks
-/// per SM the registers are held to)`; a chunk is 256 × the items.
-///
-/// A block walks one row, chunk after chunk, with nothing to wait for but its own loads, so
-/// the SM's other blocks are what keeps memory busy. Measured in one run on an H100
-/// (2026-11-27, `cumsum` along the rows of (10000, 10000), 15 repeats, medians), float32,
-/// (items, blocks): (8, 6) 286 µs, (8, 8) 289, (8, 10) 288, (4, 12) 290, (4, 8) 292, (16, 4)
-/// 333; float64: (4, 12) 584, (4, 6) 585, (4, 8) 588, (8, 4) 633, (8, 6) 690, (8, 3) 699,
-/// (16, 2) 846, (8, 8) 905; complex128 on (1000, 20000): (4, 4) 256, (8, 2) 293, (2, 8) 335,
-/// (4, 8) 894 (spilled). An L2 prefetch of the chunk 1, 2 or 4 ahead (what the tile scans
-/// gain from) made the float32 rows slower: 322, 352 and 312 µs against 291 without.
-pub(crate) fn row_shape(acc: usize) -> (usize, usize) {
-    match acc {
-        0..=4 => (8, 6),
-        5..=8 => (4, 8),
-        _ => (4, 4),
-    }
-}
-
-/// Whether `rows` rows of `len` elements are scanned a block per row (the rows kernel)
-/// rather than as the segments of one tile scan: when there are enough rows to give most
-/// SMs one (128) and a row fills at least 3/8 of a chunk.
+/// Whether `rows` rows of `len` elements are scanned a block per row (the rows kernel,
+/// `ript` items per thread) rather than as the segments of one tile scan: when there are
+/// enough rows to give most SMs one (128) and a row fills at least 3/8 of a chunk.
 ///
 /// Measured in one run on an H100 (2026-11-27, float32, rows kernel against the segmented
 /// tile scan, µs): (10000, 10000) 288 / 470, (1000, 100000) 303 / 458, (100000, 1000) 278 /
 /// 456, (600, 1500) 9.1 / 15.1, (200, 500000) 390 / 452 — but (300000, 300) 581 / 415 (a
 /// row fills 15 % of a chunk), (1000000, 100) 1961 / 464, (50, 2000000) 1020 / 456 (50
 /// blocks cannot fill 132 SMs).
-pub(crate) fn rows_kernel(rows: usize, len: usize, acc: usize) -> bool {
-    rows >= 128 && 8 * len >= 3 * 256 * row_shape(acc).0
-}
-
-/// Positions per thread of the axis kernel for an accumulator of `acc` bytes: 16 for
-/// 4-byte accumulators, 8 otherwise (a tile is 32 columns × 8 × that; measured on an H100
-/// for float32 (10000, 10000) axis 0: 8 → 369 µs, 12 → 338, 16 → 324, 24 → 345, 32 → 368).
-pub(crate) fn axipt_for(acc: usize) -> usize {
-    if acc <= 4 { 16 } else { 8 }
+pub(crate) fn rows_kernel(rows: usize, len: usize, ript: u32) -> bool {
+    rows >= 128 && 8 * len >= 3 * 256 * ript as usize
 }
 
 /// The C++ of the names [`BODY`] reads besides the input access: see the module doc.
@@ -155,12 +102,13 @@ pub(crate) struct ScanDefs<'a> {
     pub exclusive: bool,
     /// Elements per vector load (`VECN`).
     pub vec: usize,
-    /// The accumulator's size in bytes (its upper bound when `assert_acc`): picks the
-    /// tuning.
+    /// The accumulator's size in bytes (its upper bound when `assert_acc`).
     pub acc_bytes: usize,
     /// Whether the program asserts `sizeof(A) <= acc_bytes` (a type only the compiler
     /// knows the size of).
     pub assert_acc: bool,
+    /// The kernels' shapes.
+    pub shape: ScanShape,
 }
 
 /// The header [`BODY`] reads (after the prelude and before the input access).
@@ -200,15 +148,15 @@ pub(crate) fn defs(d: &ScanDefs<'_>) -> String {
          constexpr bool EXCL = {excl};\nconstexpr unsigned SCAN_PF = {pf};\n\
          constexpr int ROW_IPT = {ript};\nconstexpr int ROW_MINB = {rminb};\n",
         vec = d.vec,
-        ipt = tile_shape(d.acc_bytes, false).0,
-        sipt = tile_shape(d.acc_bytes, true).0,
-        axipt = axipt_for(d.acc_bytes),
-        minb = tile_shape(d.acc_bytes, false).1,
-        sminb = tile_shape(d.acc_bytes, true).1,
+        ipt = d.shape.ipt,
+        sipt = d.shape.sipt,
+        axipt = d.shape.axipt,
+        minb = d.shape.minb,
+        sminb = d.shape.sminb,
         excl = d.exclusive,
-        pf = super::prelude::PREFETCH_TILES,
-        ript = row_shape(d.acc_bytes).0,
-        rminb = row_shape(d.acc_bytes).1,
+        pf = d.shape.pf,
+        ript = d.shape.ript,
+        rminb = d.shape.rminb,
     );
     s
 }

@@ -1,0 +1,430 @@
+//! The kernel families tuned per device (`crate::tune` chooses, measures and stores): the
+//! scan engine's shapes, one family per kernel and accumulator size. Each family's first
+//! candidate is the shape hand-picked on an H100 (the measurements are in each family's
+//! doc); the built-in choices are the winners `cuprum tune` measured on the GPUs listed.
+//!
+//! A family's problem runs a float sum on the scan engine (which `cumsum` and every
+//! `ScanKernel` share) with its candidate pinned and the class's other families pinned to their first
+//! candidates, so one family is measured at a time and measuring never nests.
+//!
+//! Every candidate is a valid shape for every dtype: items per thread are multiples of 4
+//! (the widest vector load of a scan's input), so any candidate may be chosen. The tests
+//! (`tests/tuning.rs`) run each candidate of each family against a CPU reference.
+//!
+//! 16-byte accumulators (complex128, a `ScanKernel`'s own types) keep one shape: tiles of
+//! 8 items, rows of 4, 8 axis positions, registers unbounded.
+
+use super::codegen::prelude::PRELUDE;
+use super::codegen::scan::{self, ScanDefs, ScanShape};
+use super::program::{Program, vec_width};
+use super::scan_engine::{Engine, scan_into};
+use crate::array::{Array, DType};
+use crate::compile::CompileOptions;
+use crate::error::Result;
+use crate::runtime::Device;
+use crate::tune::{self, Family, Params, Runner, with_choice};
+use rustc_hash::FxHashMap;
+use std::sync::Arc;
+
+/// 1-D scans, 4-byte accumulators.
+///
+/// A tile's inclusive prefix is known only after the look-back has reached one published
+/// before it, so fewer, larger tiles shorten that chain, while more resident blocks keep
+/// more loads in flight behind the waits (`ncu`, H100, float32 `cumsum` of 1e8 before the
+/// prefetch: 75 registers, 3 blocks per SM, warps stalled at the barrier behind the
+/// look-back 58 % of the time). With the L2 prefetch the balance moved; measured in two
+/// runs on an H100 (30 repeats, medians), float32 1e8 elements / rows of (10000, 10000) as
+/// segments, (items, blocks): (32, 3) 363 / 444 µs, (32, 4) 334–340 / 450–460, (28, 4) 355
+/// / 431, (36, 4) 347 / 492, (40, 4) 340 / 582, (24, 4) 352 / 424, (20, 5) 358 / 438, (16,
+/// 5) 387 / 414, (16, 6) 367 / 429, (32, 5) 357 / 611, (40, 2) 386 / 474.
+///
+/// The prefetch: as a tile starts it asks L2 for the input of the tile `prefetch` after it,
+/// so the reads of later tiles stay in flight while blocks wait at the look-back barrier;
+/// about a sixth of the tiles resident at once (3–4 blocks on each of 132 SMs), so the
+/// data arrives shortly before its tile starts and 2 MiB of L2 hold it. H100, distance 0 /
+/// 32 / 64 / 128 / 192 / 256: `cumsum` of 1e8 float32 398 / 360 / 356 / 362 / 364 / 384
+/// µs; the rows of a (10000, 10000) `cumsum` as segments 452 / 433 / 441 / 455 / 475 /
+/// 494; at 512 and 1024 every row was slower than none (the tiles leave L2 before their
+/// turn).
+///
+/// Why the 1-D scans stay below 85 % of the copy (`ncu`, H100, `cuprum_scan_v`): float32:
+/// DRAM throughput 73 % of peak, 64 registers, 4 blocks per SM (the registers' limit),
+/// achieved occupancy 48 %; a warp issues every 36.5 cycles, 65 % of which it waits at a
+/// block barrier; a ScanKernel's running maximum: DRAM 70 %, 61 % at the barrier. A tile's
+/// warps wait for its look-back warp and for the slowest warp's loads, and cannot start the
+/// next tile's loads meanwhile; bigger tiles and more blocks trade one against the other.
+/// What CUB does to reach 88 % is a warp-specialised persistent scan (loads by TMA into a
+/// ring of shared-memory stages, a look-back warp running ahead of the scanning warps).
+pub(crate) static SCAN_TILE_4: Family = Family {
+    name: "scan.tile.4",
+    about: "1-D scans, 4-byte accumulators (float32 cumsum): a tile is 256 x items",
+    params: ["items", "blocks/SM", "prefetch"],
+    candidates: &[
+        [32, 4, 64],
+        [24, 4, 64],
+        [28, 4, 64],
+        [40, 4, 64],
+        [32, 3, 64],
+        [24, 5, 64],
+        [16, 6, 64],
+        [32, 4, 32],
+        [32, 4, 128],
+        [32, 4, 256],
+    ],
+    built_in: &[("H100", [32, 4, 64])],
+    problem: || problem(DType::F32, &[1 << 25], None, &SCAN_TILE_4, &SCAN_4),
+};
+
+/// 1-D scans, 8-byte accumulators (float64, every integer scan into 64 bits, complex64).
+/// One run on an H100 with the segment flag compiled out of 1-D scans, float64 / int32 →
+/// int64 of 1e8, (items, blocks): (8, 1) 980 / 1091 µs, (12, 3) 848 / 847, (16, 1) 858 /
+/// 865, (16, 2) 860 / 866, (16, 3) 749 / 738, (20, 2) 806 / 774, (24, 2) 769 / 725, (32, 1)
+/// 861 / 820 (PyTorch in the same kind of run: 738 / 1176). `ncu`: float64 DRAM 63 %, 80
+/// registers, 3 blocks, 65 % at the barrier; int32 → int64 DRAM 47 % with an L2 hit rate of
+/// 78 % (the 4-byte input is read as 16-byte vectors into 8-byte accumulators).
+pub(crate) static SCAN_TILE_8: Family = Family {
+    name: "scan.tile.8",
+    about: "1-D scans, 8-byte accumulators (float64, integers into 64 bits)",
+    params: ["items", "blocks/SM", "prefetch"],
+    candidates: &[
+        [16, 3, 64],
+        [12, 3, 64],
+        [20, 2, 64],
+        [24, 2, 64],
+        [12, 4, 64],
+        [16, 2, 64],
+        [16, 3, 32],
+        [16, 3, 128],
+    ],
+    built_in: &[("H100", [16, 3, 64])],
+    problem: || problem(DType::F64, &[1 << 24], None, &SCAN_TILE_8, &SCAN_8),
+};
+
+/// Rows as segments of one tile scan (short or few rows), 4-byte accumulators: rows pay a
+/// modulo and a flag per element and lose more to spills, so they take smaller tiles than
+/// 1-D scans (the H100 measurements: [`SCAN_TILE_4`]).
+pub(crate) static SCAN_SEG_4: Family = Family {
+    name: "scan.seg.4",
+    about: "rows as segments, 4-byte accumulators",
+    params: ["items", "blocks/SM", ""],
+    candidates: &[
+        [16, 5, 0],
+        [16, 6, 0],
+        [20, 5, 0],
+        [24, 4, 0],
+        [12, 6, 0],
+        [8, 8, 0],
+    ],
+    built_in: &[("H100", [16, 5, 0])],
+    problem: || problem(DType::F32, &[1 << 17, 256], Some(1), &SCAN_SEG_4, &SCAN_4),
+};
+
+/// Rows as segments, 8-byte accumulators (hand-picked: 8 items, unbounded; not measured
+/// before tuning).
+pub(crate) static SCAN_SEG_8: Family = Family {
+    name: "scan.seg.8",
+    about: "rows as segments, 8-byte accumulators",
+    params: ["items", "blocks/SM", ""],
+    candidates: &[
+        [8, 1, 0],
+        [8, 3, 0],
+        [8, 4, 0],
+        [12, 3, 0],
+        [16, 2, 0],
+        [4, 6, 0],
+    ],
+    built_in: &[],
+    problem: || problem(DType::F64, &[1 << 16, 256], Some(1), &SCAN_SEG_8, &SCAN_8),
+};
+
+/// The rows kernel (a block per row, chunk after chunk with a running carry), 4-byte
+/// accumulators: the SM's other blocks are what keeps memory busy. One run on an H100
+/// (`cumsum` along the rows of (10000, 10000), 15 repeats, medians), (items, blocks): (8,
+/// 6) 286 µs, (8, 8) 289, (8, 10) 288, (4, 12) 290, (4, 8) 292, (16, 4) 333. An L2 prefetch
+/// of the chunk 1, 2 or 4 ahead made the rows slower: 322, 352 and 312 µs against 291.
+pub(crate) static SCAN_ROWS_4: Family = Family {
+    name: "scan.rows.4",
+    about: "the rows kernel (a block per row), 4-byte accumulators",
+    params: ["items", "blocks/SM", ""],
+    candidates: &[
+        [8, 6, 0],
+        [8, 8, 0],
+        [4, 12, 0],
+        [8, 4, 0],
+        [12, 5, 0],
+        [16, 4, 0],
+    ],
+    built_in: &[("H100", [8, 6, 0])],
+    problem: || problem(DType::F32, &[4096, 8192], Some(1), &SCAN_ROWS_4, &SCAN_4),
+};
+
+/// The rows kernel, 8-byte accumulators. H100, float64 (10000, 10000): (4, 12) 584, (4, 6)
+/// 585, (4, 8) 588, (8, 4) 633, (8, 6) 690, (8, 3) 699, (16, 2) 846, (8, 8) 905.
+pub(crate) static SCAN_ROWS_8: Family = Family {
+    name: "scan.rows.8",
+    about: "the rows kernel (a block per row), 8-byte accumulators",
+    params: ["items", "blocks/SM", ""],
+    candidates: &[[4, 8, 0], [4, 12, 0], [4, 6, 0], [8, 4, 0], [8, 3, 0]],
+    built_in: &[("H100", [4, 8, 0])],
+    problem: || problem(DType::F64, &[4096, 4096], Some(1), &SCAN_ROWS_8, &SCAN_8),
+};
+
+/// The axis kernel (32 columns × 8 · positions a tile), 4-byte accumulators. H100, float32
+/// (10000, 10000) axis 0, positions per thread: 8 → 369 µs, 12 → 338, 16 → 324, 24 → 345,
+/// 32 → 368.
+pub(crate) static SCAN_AXIS_4: Family = Family {
+    name: "scan.axis.4",
+    about: "scans along a leading axis (32 columns a tile), 4-byte accumulators",
+    params: ["positions", "", ""],
+    candidates: &[[16, 0, 0], [12, 0, 0], [8, 0, 0], [24, 0, 0], [32, 0, 0]],
+    built_in: &[("H100", [16, 0, 0])],
+    problem: || problem(DType::F32, &[4096, 8192], Some(0), &SCAN_AXIS_4, &SCAN_4),
+};
+
+/// The axis kernel, 8-byte accumulators (hand-picked: 8 positions).
+pub(crate) static SCAN_AXIS_8: Family = Family {
+    name: "scan.axis.8",
+    about: "scans along a leading axis (32 columns a tile), 8-byte accumulators",
+    params: ["positions", "", ""],
+    candidates: &[[8, 0, 0], [4, 0, 0], [12, 0, 0], [16, 0, 0]],
+    built_in: &[],
+    problem: || problem(DType::F64, &[4096, 4096], Some(0), &SCAN_AXIS_8, &SCAN_8),
+};
+
+/// One accumulator size's families: tile, segments, rows, axis.
+type Class = [&'static Family; 4];
+
+static SCAN_4: Class = [&SCAN_TILE_4, &SCAN_SEG_4, &SCAN_ROWS_4, &SCAN_AXIS_4];
+static SCAN_8: Class = [&SCAN_TILE_8, &SCAN_SEG_8, &SCAN_ROWS_8, &SCAN_AXIS_8];
+
+/// Every tuned family, in the order `cuprum tune` measures them.
+pub(crate) static FAMILIES: [&Family; 8] = [
+    &SCAN_TILE_4,
+    &SCAN_TILE_8,
+    &SCAN_SEG_4,
+    &SCAN_SEG_8,
+    &SCAN_ROWS_4,
+    &SCAN_ROWS_8,
+    &SCAN_AXIS_4,
+    &SCAN_AXIS_8,
+];
+
+/// Every tuned family: name, what it tunes, its candidates and built-in choices.
+///
+/// ```
+/// let names: Vec<&str> = cuprum::tuning::families().iter().map(|f| f.name).collect();
+/// assert!(names.contains(&"scan.tile.4"));
+/// ```
+pub fn families() -> &'static [&'static Family] {
+    &FAMILIES
+}
+
+/// Each family's choice on `device` as things stand, without measuring: pinned, stored,
+/// built in, or the first candidate.
+///
+/// ```
+/// use cuprum::{Device, tuning::{Source, report}};
+/// let r = report(Device::host())?;
+/// assert!(r.iter().all(|c| c.source == Source::First));
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn report(device: Device) -> Result<Vec<tune::Choice>> {
+    FAMILIES.iter().map(|f| tune::current(device, f)).collect()
+}
+
+/// Measures every family whose name contains `filter` (`None`: all) on `device` and
+/// stores the winners (unless `CUPRUM_TUNE=off`): what `cuprum tune` runs. The host device
+/// measures nothing and reports its first candidates.
+///
+/// ```no_run
+/// use cuprum::{Device, tuning};
+/// for c in tuning::tune(Device::get(0)?, Some("scan.tile"))? {
+///     println!("{} {:?} margin {:?}", c.family, c.params, c.margin);
+/// }
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn tune(device: Device, filter: Option<&str>) -> Result<Vec<tune::Choice>> {
+    FAMILIES
+        .iter()
+        .filter(|f| filter.is_none_or(|p| f.name.contains(p)))
+        .map(|f| tune::measure(device, f))
+        .collect()
+}
+
+/// The families of an accumulator of `acc` bytes (none past 8).
+fn class_of(acc: usize) -> Option<&'static Class> {
+    match acc {
+        0..=4 => Some(&SCAN_4),
+        5..=8 => Some(&SCAN_8),
+        _ => None,
+    }
+}
+
+/// The one shape of 16-byte accumulators.
+const WIDE: ScanShape = ScanShape {
+    ipt: 8,
+    minb: 1,
+    pf: 64,
+    sipt: 8,
+    sminb: 1,
+    ript: 4,
+    rminb: 4,
+    axipt: 8,
+};
+
+fn shape_of(c: [Params; 4]) -> ScanShape {
+    let [t, s, r, a] = c;
+    ScanShape {
+        ipt: t[0],
+        minb: t[1],
+        pf: t[2],
+        sipt: s[0],
+        sminb: s[1],
+        ript: r[0],
+        rminb: r[1],
+        axipt: a[0],
+    }
+}
+
+/// The scan shape `device` runs for an accumulator of `acc` bytes (chosen per family by
+/// `crate::tune`; the first use on an unmeasured GPU model may measure).
+pub(crate) fn scan_shape(device: Device, acc: usize) -> Result<ScanShape> {
+    let Some(class) = class_of(acc) else {
+        return Ok(WIDE);
+    };
+    let mut c = [[0; 3]; 4];
+    for (p, f) in c.iter_mut().zip(class) {
+        *p = tune::choose(device, f)?;
+    }
+    Ok(shape_of(c))
+}
+
+/// The hand-picked scan shape (each family's first candidate), for sources written
+/// without a device (the NVRTC checks, inspection).
+pub(crate) fn first_scan_shape(acc: usize) -> ScanShape {
+    match class_of(acc) {
+        Some(class) => shape_of(class.map(|f| f.candidates[0])),
+        None => WIDE,
+    }
+}
+
+/// Runs `f` with `target` pinned to `params` and `class`'s other families to their first
+/// candidates.
+fn pinned<R>(class: &Class, target: &Family, params: Params, f: impl FnOnce() -> R) -> R {
+    let pins: Vec<(&str, Params)> = class
+        .iter()
+        .map(|fam| {
+            if fam.name == target.name {
+                (fam.name, params)
+            } else {
+                (fam.name, fam.candidates[0])
+            }
+        })
+        .collect();
+    let run = pins
+        .iter()
+        .fold(Box::new(f) as Box<dyn FnOnce() -> R>, |inner, &(n, p)| {
+            Box::new(move || with_choice(n, p, inner))
+        });
+    run()
+}
+
+/// A family's problem: the sum of `shape` elements of `dtype` (a float: its own
+/// accumulator) along `axis`, on the scan engine as `cumsum` runs it, one program per shape.
+fn problem(
+    dtype: DType,
+    shape: &'static [usize],
+    axis: Option<isize>,
+    target: &'static Family,
+    class: &'static Class,
+) -> Result<Runner> {
+    let x = Array::ones(shape, dtype)?;
+    let acc = dtype.itemsize();
+    let mut programs: FxHashMap<ScanShape, Arc<Program>> = FxHashMap::default();
+    Ok(Box::new(move |p: Params| {
+        pinned(class, target, p, || {
+            let shape = scan_shape(x.device(), acc)?;
+            let prog = programs
+                .entry(shape)
+                .or_insert_with(|| {
+                    let opts = CompileOptions::new().program_name("cuprum_tune_scan.cu");
+                    Arc::new(Program::new(sum_source(dtype, shape), opts))
+                })
+                .clone();
+            let engine = |_wide: bool| Engine {
+                prog: prog.clone(),
+                acc,
+                vec: vec_width(acc),
+                values: Vec::new(),
+                shape,
+            };
+            scan_into(std::slice::from_ref(&x), dtype, axis, None, &engine).map(drop)
+        })
+    }))
+}
+
+/// The scan program of a float sum of `dtype` (32-bit indices) with the kernels' `shape`.
+fn sum_source(dtype: DType, shape: ScanShape) -> String {
+    let t = dtype.c_type();
+    let mut s = String::from(PRELUDE);
+    s.push_str(&scan::defs(&ScanDefs {
+        tin: t,
+        acc: t,
+        tout: t,
+        wide: false,
+        op: "((a) + (b))",
+        load: "x",
+        ident: "A(0)",
+        out: "a",
+        exclusive: false,
+        vec: vec_width(dtype.itemsize()),
+        acc_bytes: dtype.itemsize(),
+        assert_acc: false,
+        shape,
+    }));
+    s.push_str(scan::ONE_INPUT);
+    s.push_str(scan::BODY);
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_candidate_fits_every_vector_width() {
+        for f in FAMILIES {
+            assert!(!f.candidates.is_empty(), "{}", f.name);
+            for c in f.candidates {
+                if f.params[0] == "items" {
+                    assert_eq!(c[0] % 4, 0, "{} {c:?}", f.name);
+                }
+                assert!(c[0] > 0, "{} {c:?}", f.name);
+            }
+            for (_, b) in f.built_in {
+                assert!(f.candidates.contains(b), "{}: built-in {b:?}", f.name);
+            }
+            let unique: std::collections::HashSet<_> = f.candidates.iter().collect();
+            assert_eq!(unique.len(), f.candidates.len(), "{}", f.name);
+        }
+    }
+
+    #[test]
+    fn the_first_shapes_are_the_hand_picked_ones() {
+        let s = first_scan_shape(4);
+        assert_eq!((s.ipt, s.minb, s.pf, s.sipt, s.sminb), (32, 4, 64, 16, 5));
+        assert_eq!((s.ript, s.rminb, s.axipt), (8, 6, 16));
+        let s = first_scan_shape(8);
+        assert_eq!((s.ipt, s.minb, s.sipt, s.ript, s.axipt), (16, 3, 8, 4, 8));
+        assert_eq!(first_scan_shape(16), WIDE);
+    }
+
+    #[test]
+    fn the_host_device_keeps_the_first_shapes() {
+        assert_eq!(scan_shape(Device::host(), 4).unwrap(), first_scan_shape(4));
+        let pinned = with_choice("scan.tile.4", [24, 4, 64], || {
+            scan_shape(Device::host(), 4).unwrap()
+        });
+        assert_eq!(pinned.ipt, 24);
+    }
+}

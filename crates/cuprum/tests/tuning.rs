@@ -1,0 +1,178 @@
+//! Per-device tuning (`cuprum::tuning`): every candidate of every tuned family runs against
+//! a CPU reference — a wrong candidate fails here, not on a user's GPU — and the choosing
+//! rules (`CUPRUM_TUNE`, pinned choices, the host device, reports). The candidates of one
+//! accumulator size share a program, so each program pins one candidate of each family
+//! (the i-th, cycling) and runs the four scans those families shape: flattened (tiles), rows
+//! as segments, rows a block each, and a leading axis; each at sizes of several tiles with
+//! a remainder. Float32 sums of small integers and int32 → int64 sums are exact, so results
+//! compare exactly. GPU tests begin with `require_gpu!()` (the host device stands in where
+//! there is no GPU).
+
+mod common;
+
+use common::Rng;
+use cuprum::tuning::{self, Family, Source};
+use cuprum::{Array, DType, Device, ops};
+
+/// The families whose name ends with `.{acc}`.
+fn class(acc: &str) -> Vec<&'static Family> {
+    tuning::families()
+        .iter()
+        .copied()
+        .filter(|f| f.name.ends_with(&format!(".{acc}")))
+        .collect()
+}
+
+/// Runs `f` with each family of `fams` pinned to its `i`-th candidate (cycling).
+fn pin_all<R>(fams: &[&'static Family], i: usize, f: &mut dyn FnMut() -> R) -> R {
+    match fams.split_first() {
+        None => f(),
+        Some((first, rest)) => {
+            let c = first.candidates[i % first.candidates.len()];
+            tuning::with_choice(first.name, c, || pin_all(rest, i, f))
+        }
+    }
+}
+
+/// The inclusive sums of `v` (C order, `shape`) along `axis` (`None`: flattened).
+fn host_cumsum(v: &[i64], shape: &[usize], axis: Option<usize>) -> Vec<i64> {
+    let (outer, len, inner) = match axis {
+        None => (1, v.len(), 1),
+        Some(ax) => (
+            shape[..ax].iter().product(),
+            shape[ax],
+            shape[ax + 1..].iter().product(),
+        ),
+    };
+    let mut out = vec![0; v.len()];
+    for o in 0..outer {
+        for r in 0..inner {
+            let mut acc = 0i64;
+            for k in 0..len {
+                let i = (o * len + k) * inner + r;
+                acc += v[i];
+                out[i] = acc;
+            }
+        }
+    }
+    out
+}
+
+/// The four scans each candidate shapes: flattened, segments, rows kernel, leading axis.
+const CASES: [(&[usize], Option<isize>); 4] = [
+    (&[3 * 10240 + 17], None),
+    (&[300, 70], Some(1)),
+    (&[130, 2500], Some(1)),
+    (&[300, 40], Some(0)),
+];
+
+/// Every candidate of the families of `acc`-byte accumulators, through `cumsum` of
+/// `dtype` (values in `lo..hi`), against the host's sums.
+fn every_candidate(acc: &str, dtype: DType, lo: f64, hi: f64) {
+    let fams = class(acc);
+    let most = fams.iter().map(|f| f.candidates.len()).max().unwrap();
+    let mut rng = Rng::new(41);
+    let inputs: Vec<(Vec<i64>, Array)> = CASES
+        .iter()
+        .map(|(shape, _)| {
+            let n: usize = shape.iter().product();
+            let v: Vec<i64> = (0..n).map(|_| rng.f64(lo, hi).floor() as i64).collect();
+            let a = match dtype {
+                DType::F32 => {
+                    let f: Vec<f32> = v.iter().map(|&x| x as f32).collect();
+                    Array::from_slice(&f, shape).unwrap()
+                }
+                _ => {
+                    let f: Vec<i32> = v.iter().map(|&x| x as i32).collect();
+                    Array::from_slice(&f, shape).unwrap()
+                }
+            };
+            (v, a)
+        })
+        .collect();
+    for i in 0..most {
+        pin_all(&fams, i, &mut || {
+            for ((shape, axis), (v, a)) in CASES.iter().zip(&inputs) {
+                let want = host_cumsum(v, shape, axis.map(|x| x as usize));
+                let got = ops::cumsum(a, *axis).unwrap();
+                let got: Vec<i64> = match dtype {
+                    DType::F32 => got
+                        .to_vec::<f32>()
+                        .unwrap()
+                        .iter()
+                        .map(|&x| x as i64)
+                        .collect(),
+                    _ => got.to_vec::<i64>().unwrap(),
+                };
+                let bad = got.iter().zip(&want).position(|(g, w)| g != w);
+                assert!(
+                    bad.is_none(),
+                    "{dtype} {shape:?} axis {axis:?}, candidates #{i} of {:?}: first difference \
+                     at {bad:?}",
+                    fams.iter().map(|f| f.name).collect::<Vec<_>>()
+                );
+            }
+        });
+    }
+}
+
+#[test]
+fn every_candidate_of_the_4_byte_scans_sums_exactly() {
+    require_gpu!();
+    every_candidate("4", DType::F32, 0.0, 4.0);
+}
+
+#[test]
+fn every_candidate_of_the_8_byte_scans_sums_exactly() {
+    require_gpu!();
+    every_candidate("8", DType::I32, -50.0, 50.0);
+}
+
+#[test]
+fn a_pinned_choice_is_reported_and_unpinned_after() {
+    let d = Device::host();
+    let pinned = tuning::with_choice("scan.rows.4", [4, 12, 0], || tuning::report(d).unwrap());
+    let rows = pinned.iter().find(|c| c.family == "scan.rows.4").unwrap();
+    assert_eq!((rows.params, rows.source), ([4, 12, 0], Source::Pinned));
+    let after = tuning::report(d).unwrap();
+    let rows = after.iter().find(|c| c.family == "scan.rows.4").unwrap();
+    assert_eq!((rows.params, rows.source), ([8, 6, 0], Source::First));
+}
+
+#[test]
+fn the_host_device_measures_nothing() {
+    let r = tuning::tune(Device::host(), Some("scan.tile")).unwrap();
+    assert_eq!(r.len(), 2);
+    for c in r {
+        assert_eq!(c.source, Source::First);
+        assert!(c.times_us.is_empty() && c.margin.is_none());
+    }
+}
+
+#[test]
+fn a_gpu_reports_a_choice_for_every_family() {
+    if !common::gpu() || common::not_on_host("only a GPU's candidates are timed") {
+        return;
+    }
+    let d = Device::current().unwrap();
+    let r = tuning::report(d).unwrap();
+    assert_eq!(r.len(), tuning::families().len());
+    for c in &r {
+        let f = tuning::families()
+            .iter()
+            .find(|f| f.name == c.family)
+            .unwrap();
+        assert!(f.candidates.contains(&c.params), "{c:?}");
+    }
+    // Measuring one family picks its fastest candidate, with every time reported.
+    let m = tuning::tune(d, Some("scan.axis.4")).unwrap();
+    assert_eq!(m.len(), 1);
+    let best = m[0]
+        .times_us
+        .iter()
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .unwrap();
+    assert_eq!(m[0].params, best.0);
+    assert_eq!(m[0].source, Source::Measured);
+    assert!(m[0].margin.is_some_and(|x| x >= 0.0));
+}
