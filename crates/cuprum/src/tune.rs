@@ -14,7 +14,9 @@
 //! - `full`: the choice stored for this device, else measured now, models with a built-in
 //!   choice included (`cuprum tune` measures every family ahead of time, stored or not).
 //!
-//! The host device always takes the first candidate: its kernels are compiled by g++ and
+//! Nothing is measured while this thread captures a CUDA graph (the graph gets the choice
+//! as it stands; the next use outside a capture measures). The host device always takes
+//! the first candidate: its kernels are compiled by g++ and
 //! timing them would say nothing about a GPU.
 //!
 //! **Measuring** (`measure`): the family's problem is set up once (inputs allocated), each
@@ -34,7 +36,7 @@
 
 use crate::compile::tuning as store;
 use crate::error::{Result, bail};
-use crate::runtime::{Device, Event, Stream, driver_info};
+use crate::runtime::{Device, Event, Stream, capturing_any, driver_info};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
@@ -155,6 +157,9 @@ impl Choice {
 /// The choices made in this process, by device and family.
 static MEMO: Mutex<Option<FxHashMap<(&'static str, &'static str), Params>>> = Mutex::new(None);
 
+/// Held while a choice is made (read from the file, or measured).
+static CHOOSING: Mutex<()> = Mutex::new(());
+
 thread_local! {
     /// Choices pinned by [`with_choice`] on this thread.
     static PINNED: RefCell<Vec<(String, Params)>> = const { RefCell::new(Vec::new()) };
@@ -226,21 +231,36 @@ pub(crate) fn choose(device: Device, family: &'static Family) -> Result<Params> 
         return Ok(first);
     }
     let key = (device.uuid(), family.name);
-    if let Some(p) = MEMO
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .get_or_insert_with(FxHashMap::default)
-        .get(&key)
-    {
-        return Ok(*p);
+    if let Some(p) = memo(key) {
+        return Ok(p);
+    }
+    // One chooser at a time: a second thread waits for the first's measurement (and its
+    // kernels do not share the GPU with the candidates being timed). Measuring never comes
+    // back here unpinned, so this cannot deadlock.
+    let _one = CHOOSING.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(p) = memo(key) {
+        return Ok(p);
     }
     let c = current(device, family)?;
+    if capturing_any() {
+        // Timing would put the candidates' launches and events into the user's graph: the
+        // graph gets the choice as it stands, and the next use outside a capture measures.
+        return Ok(c.params);
+    }
     let params = match (mode()?, c.source) {
         (TuneMode::Off, _) | (_, Source::Stored) | (TuneMode::Cached, Source::BuiltIn) => c.params,
         _ => measure(device, family)?.params,
     };
     remember(key, params);
     Ok(params)
+}
+
+fn memo(key: (&'static str, &'static str)) -> Option<Params> {
+    MEMO.lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get_or_insert_with(FxHashMap::default)
+        .get(&key)
+        .copied()
 }
 
 fn remember(key: (&'static str, &'static str), params: Params) {

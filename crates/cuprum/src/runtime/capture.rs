@@ -47,6 +47,11 @@ pub(crate) fn is_capturing(stream: &Stream) -> bool {
     capture_state::is_capturing(stream.raw().0)
 }
 
+/// Whether this thread is capturing any stream (work queued now would join a graph).
+pub(crate) fn capturing_any() -> bool {
+    capture_state::active()
+}
+
 /// Keeps `buf` for the graph being captured (captured work took its address).
 pub(crate) fn keep_buffer(buf: &Arc<Buffer>) {
     capture_state::keep(buf.clone());

@@ -61,7 +61,7 @@ pub use stream::{Stream, StreamGuard};
 
 pub(crate) use backend::{BlasFloat, Fill, Gemm, GemmInput, RngAlgorithm};
 pub(crate) use blas::gemm;
-pub(crate) use capture::{is_capturing, keep_buffer, refuse_in_capture};
+pub(crate) use capture::{capturing_any, is_capturing, keep_buffer, refuse_in_capture};
 pub(crate) use cuda::image::param_sizes;
 #[cfg(feature = "python")]
 pub(crate) use foreign::Release as ForeignRelease;
