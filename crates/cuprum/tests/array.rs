@@ -2699,3 +2699,79 @@ fn arrays_over_i32_max_elements_use_wide_indexing() {
     assert_eq!((at(0), at(1 << 30), at(1 << 31)), (9, 9, 9));
     assert_eq!((at((1 << 31) - 1), at((1 << 31) + 1)), (7, 7));
 }
+
+// =========================================================================================
+// Row copies: the innermost dimension contiguous in the destination
+// =========================================================================================
+
+/// Copies of views whose innermost dimension is read forward, backward or broadcast (the
+/// row copy: a vector of elements a thread), for every item size, with rows that start
+/// aligned and not, rows shorter than a vector, and several outer dimensions; each against
+/// the elements the view names on the host.
+#[test]
+fn row_copies_of_every_item_size_and_direction() {
+    require_gpu!();
+    let mut rng = Rng::new(77);
+    for dt in [DType::I8, DType::F16, DType::F32, DType::F64, DType::C128] {
+        let rows = 37usize;
+        for cols in [1usize, 3, 16, 17, 64, 130] {
+            let n = rows * cols;
+            let vals: Vec<f64> = (0..n).map(|_| rng.f64(-100.0, 100.0).round()).collect();
+            let host = Array::from_slice(&vals, &[rows, cols])
+                .unwrap()
+                .astype(dt)
+                .unwrap();
+            let want_at = |r: usize, c: usize| vals[r * cols + c];
+            let check = |v: &Array, f: &dyn Fn(usize, usize) -> f64, what: &str| {
+                let got = v.copy().unwrap().astype(DType::F64).unwrap();
+                let got = got.to_vec::<f64>().unwrap();
+                let (vr, vc) = (v.shape()[0], v.shape()[1]);
+                for r in 0..vr {
+                    for c in 0..vc {
+                        assert_eq!(
+                            got[r * vc + c],
+                            f(r, c),
+                            "{dt} {rows}x{cols} {what} at ({r}, {c})"
+                        );
+                    }
+                }
+            };
+            check(&host, &want_at, "whole");
+            if cols > 1 {
+                let tail = host.slice(&s![.., 1..]).unwrap();
+                check(&tail, &|r, c| want_at(r, c + 1), "columns 1..");
+                let rev = host.slice(&s![.., ..;-1]).unwrap();
+                check(&rev, &|r, c| want_at(r, cols - 1 - c), "reversed");
+                let rev_tail = host.slice(&s![1.., ..-1;-1]).unwrap();
+                check(
+                    &rev_tail,
+                    &|r, c| want_at(r + 1, cols - 2 - c),
+                    "reversed, cut",
+                );
+            }
+            let col = host.slice(&s![.., 0..1]).unwrap();
+            let wide = col.broadcast_to(&[rows, cols + 5]).unwrap();
+            check(&wide, &|r, _| want_at(r, 0), "broadcast");
+            // three dimensions: rows repeated by a broadcast outer axis
+            let three = host
+                .expand_dims(0)
+                .unwrap()
+                .broadcast_to(&[3, rows, cols])
+                .unwrap();
+            let got = three
+                .copy()
+                .unwrap()
+                .astype(DType::F64)
+                .unwrap()
+                .to_vec::<f64>()
+                .unwrap();
+            for k in 0..3 {
+                assert_eq!(
+                    &got[k * n..(k + 1) * n],
+                    &vals[..],
+                    "{dt} {rows}x{cols} tiled {k}"
+                );
+            }
+        }
+    }
+}

@@ -31,6 +31,14 @@ pub(crate) enum KernelKey {
     Fill { item: usize, nd: usize, wide: bool },
     /// Strided copy between two views of equal shape and dtype.
     Copy { item: usize, nd: usize, wide: bool },
+    /// A copy by rows: the innermost merged dimension contiguous in `dst` and read forward,
+    /// backward or broadcast (`step` 1, -1, 0) from `src`, a vector of elements a thread.
+    CopyRows {
+        item: usize,
+        nd: usize,
+        wide: bool,
+        step: i8,
+    },
     /// `out[i] = start + i * step` for a dtype.
     Arange(DType),
     /// NumPy's linspace for a dtype.
@@ -83,6 +91,43 @@ const PRELUDE: &str = "struct __align__(16) cuprum_u128 { unsigned long long lo,
 #define CUPRUM_LOOP(I, i, n) for (I i = (I)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (I)blockDim.x * gridDim.x)\n\
 #endif\n";
 
+/// The row copy (`KernelKey::CopyRows`): thread `i` writes elements `VEC·v … VEC·v + VEC`
+/// of row `r` (`i = r · slots + v`), so the outer dimensions are divided out once per
+/// vector rather than per element, and the writes are 16-byte stores where the row's start
+/// allows; the reads are a vector load (forward and aligned), one element repeated
+/// (broadcast) or `VEC` elements (backward, misaligned).
+const COPY_ROWS: &str = "struct Meta { long long shape[ND]; long long s0[ND]; long long s1[ND]; };\n\
+struct __align__(16) Vec { T v[VEC]; };\n\
+extern \"C\" __global__ void cuprum_copy_rows(const T* __restrict__ src, T* __restrict__ dst, I n, I len, I slots, Meta m) {\n\
+  CUPRUM_LOOP(I, i, n) {\n\
+    const I row = i / slots; const I j0 = (i - row * slots) * VEC;\n\
+    long long o0 = 0, o1 = 0; I rem = row;\n\
+#pragma unroll\n\
+    for (int d = ND - 2; d >= 0; --d) { I sh = (I)m.shape[d]; I k = rem % sh; rem /= sh;\n\
+      o0 += (long long)k * m.s0[d]; o1 += (long long)k * m.s1[d]; }\n\
+    T* out = dst + o1 + (long long)j0;\n\
+    const T* in = src + o0 + (long long)STEP * (long long)j0;\n\
+    if (j0 + VEC <= len && ((unsigned long long)out % sizeof(Vec)) == 0) {\n\
+      Vec w;\n\
+      if (STEP == 1 && ((unsigned long long)in % sizeof(Vec)) == 0) { w = *(const Vec*)in; }\n\
+      else if (STEP == 0) { const T x = in[0];\n\
+#pragma unroll\n\
+        for (int b = 0; b < VEC; ++b) w.v[b] = x; }\n\
+      else {\n\
+#pragma unroll\n\
+        for (int b = 0; b < VEC; ++b) w.v[b] = in[(long long)STEP * b]; }\n\
+      *(Vec*)out = w;\n\
+    } else {\n\
+      for (int b = 0; b < VEC && j0 + (I)b < len; ++b) out[b] = in[(long long)STEP * b];\n\
+    }\n\
+  }\n\
+}\n";
+
+/// Elements a thread of the row copy moves: 16 bytes' worth (one for 16-byte elements).
+fn row_vec(item: usize) -> usize {
+    (16 / item).max(1)
+}
+
 /// Generates the CUDA C++ source of one specialisation.
 pub(crate) fn source(key: KernelKey) -> Result<String> {
     let mut s = String::from(PRELUDE);
@@ -117,6 +162,21 @@ pub(crate) fn source(key: KernelKey) -> Result<String> {
             } else {
                 s.push_str("    (void)o1; dst[o0] = value;\n  }\n}\n");
             }
+        }
+        KernelKey::CopyRows {
+            item,
+            nd,
+            wide,
+            step,
+        } => {
+            let _ = writeln!(
+                s,
+                "typedef {} T;\ntypedef {} I;\n#define ND {nd}\n#define VEC {}\n#define STEP {step}",
+                bits_type(item),
+                idx(wide),
+                row_vec(item),
+            );
+            s.push_str(COPY_ROWS);
         }
         KernelKey::Arange(dt) | KernelKey::Linspace(dt) => {
             let (ty, conv) = store_conv(dt)?;
@@ -274,6 +334,11 @@ fn schema(key: KernelKey) -> ArgSchema {
         KernelKey::Copy { nd, wide, .. } => {
             vec![Pointer, Pointer, Index(IndexWidth::of(wide)), meta(nd)]
         }
+        // (const T* src, T* dst, I n, I len, I slots, Meta m)
+        KernelKey::CopyRows { nd, wide, .. } => {
+            let i = Index(IndexWidth::of(wide));
+            vec![Pointer, Pointer, i, i, i, meta(nd)]
+        }
         // (T* out, n, double fstart, double fstep, long long istart, long long istep)
         KernelKey::Arange(_) => vec![
             Pointer,
@@ -327,6 +392,7 @@ fn entry(key: KernelKey) -> &'static str {
     match key {
         KernelKey::Fill { .. } => "cuprum_fill",
         KernelKey::Copy { .. } => "cuprum_copy",
+        KernelKey::CopyRows { .. } => "cuprum_copy_rows",
         KernelKey::Arange(_) => "cuprum_arange",
         KernelKey::Linspace(_) => "cuprum_linspace",
         KernelKey::Uniform(_) => "cuprum_uniform",
@@ -411,7 +477,10 @@ pub(crate) fn fill(dst: &Array, bits: &[u8], stream: &Stream) -> Result<()> {
     unsafe { f.launch(args, &grid_for(stream.device(), n), stream) }
 }
 
-/// Copies the view `src` into the view `dst` (same shape and dtype).
+/// Copies the view `src` into the view `dst` (same shape and dtype): by rows
+/// ([`copy_rows`]) when the innermost merged dimension is contiguous in `dst` and read
+/// forward, backward or broadcast from `src` in rows of at least a vector, else one element
+/// a thread with the strides of every dimension.
 pub(crate) fn copy(src: &Array, dst: &Array, stream: &Stream) -> Result<()> {
     let n = dst.size();
     if n == 0 {
@@ -419,6 +488,11 @@ pub(crate) fn copy(src: &Array, dst: &Array, stream: &Stream) -> Result<()> {
     }
     let (shape, s0, s1) = merged(&dst.shape, &src.strides, &dst.strides);
     let wide = n > i32::MAX as usize;
+    let last = shape.len() - 1;
+    let item = dst.itemsize();
+    if s1[last] == 1 && (-1..=1).contains(&s0[last]) && shape[last] >= row_vec(item) {
+        return copy_rows(src, dst, (&shape, &s0, &s1), s0[last] as i8, stream);
+    }
     let key = KernelKey::Copy {
         item: dst.itemsize(),
         nd: shape.len(),
@@ -433,6 +507,39 @@ pub(crate) fn copy(src: &Array, dst: &Array, stream: &Stream) -> Result<()> {
     // SAFETY: both views have `n` elements at the offsets the strides give, inside their
     // live buffers.
     unsafe { f.launch(args, &grid_for(stream.device(), n), stream) }
+}
+
+/// The row copy of `src` into `dst` over their merged `dims` (shape, source and destination
+/// strides; the last dimension contiguous in `dst`, read with `step` from `src`).
+fn copy_rows(
+    src: &Array,
+    dst: &Array,
+    dims: (&[usize], &[isize], &[isize]),
+    step: i8,
+    stream: &Stream,
+) -> Result<()> {
+    let (shape, s0, s1) = dims;
+    let item = dst.itemsize();
+    let len = shape[shape.len() - 1];
+    let slots = len.div_ceil(row_vec(item));
+    let threads = dst.size() / len * slots;
+    let key = KernelKey::CopyRows {
+        item,
+        nd: shape.len(),
+        wide: dst.size() > i32::MAX as usize,
+        step,
+    };
+    let f = function(stream.device(), key)?;
+    let mut args = f.packer();
+    args.pointer(src.ptr_on(stream))?;
+    args.pointer(dst.ptr_on(stream))?;
+    args.index(threads)?;
+    args.index(len)?;
+    args.index(slots)?;
+    args.words(meta(shape, s0, s1))?;
+    // SAFETY: each thread touches elements `j < len` of one row of each view, at the
+    // offsets the strides give: inside both live buffers.
+    unsafe { f.launch(args, &grid_for(stream.device(), threads), stream) }
 }
 
 /// Runs a 1-D kernel over the contiguous `out` with extra by-value arguments (in the
@@ -602,6 +709,14 @@ pub(crate) fn all_kernels() -> Vec<(String, GeneratedKernel)> {
             for wide in [false, true] {
                 keys.push(KernelKey::Fill { item, nd, wide });
                 keys.push(KernelKey::Copy { item, nd, wide });
+                for step in [1, 0, -1].into_iter().filter(|_| nd % 3 == 1) {
+                    keys.push(KernelKey::CopyRows {
+                        item,
+                        nd,
+                        wide,
+                        step,
+                    });
+                }
             }
         }
     }

@@ -1,7 +1,12 @@
 //! The kernel families tuned per device (`crate::tune` chooses, measures and stores): the
 //! scan engine's shapes, one family per kernel and accumulator size. Each family's first
 //! candidate is the shape hand-picked on an H100 (the measurements are in each family's
-//! doc); the built-in choices are the winners `cuprum tune` measured on the GPUs listed.
+//! doc); the built-in choices are what `cuprum tune` measured on the GPUs listed: the
+//! winner where it beat the first candidate by more than 2 %, else the first candidate
+//! (closer than run-to-run noise). H200, one run, µs of each family's problem, winner /
+//! first candidate: tile.4 102.9 / 102.9, tile.8 123.8 / 123.8, seg.4 130.1 (24, 4) /
+//! 134.9, seg.8 145.1 (8, 4) / 166.0, rows.4 75.4 (8, 4) / 75.9, rows.8 80.8 / 80.8,
+//! axis.4 100.7 / 100.7, axis.8 85.4 (16) / 96.1.
 //!
 //! A family's problem runs a float sum on the scan engine (which `cumsum` and every
 //! `ScanKernel` share) with its candidate pinned and the class's other families pinned to their first
@@ -71,7 +76,7 @@ pub(crate) static SCAN_TILE_4: Family = Family {
         [32, 4, 128],
         [32, 4, 256],
     ],
-    built_in: &[("H100", [32, 4, 64])],
+    built_in: &[("H100", [32, 4, 64]), ("H200", [32, 4, 64])],
     problem: || problem(DType::F32, &[1 << 25], None, &SCAN_TILE_4, &SCAN_4),
 };
 
@@ -96,7 +101,7 @@ pub(crate) static SCAN_TILE_8: Family = Family {
         [16, 3, 32],
         [16, 3, 128],
     ],
-    built_in: &[("H100", [16, 3, 64])],
+    built_in: &[("H100", [16, 3, 64]), ("H200", [16, 3, 64])],
     problem: || problem(DType::F64, &[1 << 24], None, &SCAN_TILE_8, &SCAN_8),
 };
 
@@ -115,7 +120,7 @@ pub(crate) static SCAN_SEG_4: Family = Family {
         [12, 6, 0],
         [8, 8, 0],
     ],
-    built_in: &[("H100", [16, 5, 0])],
+    built_in: &[("H100", [16, 5, 0]), ("H200", [24, 4, 0])],
     problem: || problem(DType::F32, &[1 << 17, 256], Some(1), &SCAN_SEG_4, &SCAN_4),
 };
 
@@ -133,7 +138,7 @@ pub(crate) static SCAN_SEG_8: Family = Family {
         [16, 2, 0],
         [4, 6, 0],
     ],
-    built_in: &[],
+    built_in: &[("H200", [8, 4, 0])],
     problem: || problem(DType::F64, &[1 << 16, 256], Some(1), &SCAN_SEG_8, &SCAN_8),
 };
 
@@ -154,7 +159,7 @@ pub(crate) static SCAN_ROWS_4: Family = Family {
         [12, 5, 0],
         [16, 4, 0],
     ],
-    built_in: &[("H100", [8, 6, 0])],
+    built_in: &[("H100", [8, 6, 0]), ("H200", [8, 6, 0])],
     problem: || problem(DType::F32, &[4096, 8192], Some(1), &SCAN_ROWS_4, &SCAN_4),
 };
 
@@ -165,7 +170,7 @@ pub(crate) static SCAN_ROWS_8: Family = Family {
     about: "the rows kernel (a block per row), 8-byte accumulators",
     params: ["items", "blocks/SM", ""],
     candidates: &[[4, 8, 0], [4, 12, 0], [4, 6, 0], [8, 4, 0], [8, 3, 0]],
-    built_in: &[("H100", [4, 8, 0])],
+    built_in: &[("H100", [4, 8, 0]), ("H200", [4, 8, 0])],
     problem: || problem(DType::F64, &[4096, 4096], Some(1), &SCAN_ROWS_8, &SCAN_8),
 };
 
@@ -177,7 +182,7 @@ pub(crate) static SCAN_AXIS_4: Family = Family {
     about: "scans along a leading axis (32 columns a tile), 4-byte accumulators",
     params: ["positions", "", ""],
     candidates: &[[16, 0, 0], [12, 0, 0], [8, 0, 0], [24, 0, 0], [32, 0, 0]],
-    built_in: &[("H100", [16, 0, 0])],
+    built_in: &[("H100", [16, 0, 0]), ("H200", [16, 0, 0])],
     problem: || problem(DType::F32, &[4096, 8192], Some(0), &SCAN_AXIS_4, &SCAN_4),
 };
 
@@ -187,7 +192,7 @@ pub(crate) static SCAN_AXIS_8: Family = Family {
     about: "scans along a leading axis (32 columns a tile), 8-byte accumulators",
     params: ["positions", "", ""],
     candidates: &[[8, 0, 0], [4, 0, 0], [12, 0, 0], [16, 0, 0]],
-    built_in: &[],
+    built_in: &[("H200", [16, 0, 0])],
     problem: || problem(DType::F64, &[4096, 4096], Some(0), &SCAN_AXIS_8, &SCAN_8),
 };
 
