@@ -2706,15 +2706,16 @@ fn arrays_over_i32_max_elements_use_wide_indexing() {
 
 /// Copies of views whose innermost dimension is read forward, backward or broadcast (the
 /// row copy: a vector of elements a thread), for every item size, with rows that start
-/// aligned and not, rows shorter than a vector, and several outer dimensions; each against
-/// the elements the view names on the host.
+/// aligned and not, rows shorter than a vector and rows of many block-sized chunks, and
+/// several outer dimensions; each against the elements the view names on the host.
 #[test]
 fn row_copies_of_every_item_size_and_direction() {
     require_gpu!();
     let mut rng = Rng::new(77);
     for dt in [DType::I8, DType::F16, DType::F32, DType::F64, DType::C128] {
-        let rows = 37usize;
-        for cols in [1usize, 3, 16, 17, 64, 130] {
+        for cols in [1usize, 3, 16, 17, 64, 130, 8300] {
+            // long rows (at least 512 vectors) are copied a block per chunk
+            let rows = if cols > 1000 { 5 } else { 37 };
             let n = rows * cols;
             let vals: Vec<f64> = (0..n).map(|_| rng.f64(-100.0, 100.0).round()).collect();
             let host = Array::from_slice(&vals, &[rows, cols])

@@ -38,6 +38,7 @@ pub(crate) enum KernelKey {
         nd: usize,
         wide: bool,
         step: i8,
+        long: bool,
     },
     /// `out[i] = start + i * step` for a dtype.
     Arange(DType),
@@ -91,37 +92,66 @@ const PRELUDE: &str = "struct __align__(16) cuprum_u128 { unsigned long long lo,
 #define CUPRUM_LOOP(I, i, n) for (I i = (I)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (I)blockDim.x * gridDim.x)\n\
 #endif\n";
 
-/// The row copy (`KernelKey::CopyRows`): thread `i` writes elements `VEC·v … VEC·v + VEC`
-/// of row `r` (`i = r · slots + v`), so the outer dimensions are divided out once per
-/// vector rather than per element, and the writes are 16-byte stores where the row's start
-/// allows; the reads are a vector load (forward and aligned), one element repeated
-/// (broadcast) or `VEC` elements (backward, misaligned).
+/// The row copies (`KernelKey::CopyRows`). Row `r`'s elements `VEC·v … VEC·v + VEC` are
+/// one *slot*; the outer dimensions are divided out once per slot (short rows:
+/// `cuprum_copy_rows`, a thread per slot of the whole array) or once per block and chunk of
+/// `256 · ROW_UNROLL` slots (long rows: `cuprum_copy_rows_long`, a block per chunk, each
+/// thread `ROW_UNROLL` slots of it), and the writes are 16-byte stores where the row's
+/// start allows; the reads are a vector load (forward and aligned), one element repeated
+/// (broadcast) or `VEC` elements (backward, misaligned). The outermost dimension needs no
+/// division (the row index is already below its extent).
 const COPY_ROWS: &str = "struct Meta { long long shape[ND]; long long s0[ND]; long long s1[ND]; };\n\
 struct __align__(16) Vec { T v[VEC]; };\n\
+#define ROW_UNROLL 4\n\
+__device__ __forceinline__ void cuprum_row_at(I row, const Meta& m, long long& o0, long long& o1) {\n\
+  o0 = 0; o1 = 0; I rem = row;\n\
+#pragma unroll\n\
+  for (int d = ND - 2; d >= 0; --d) { I k = rem;\n\
+    if (d > 0) { const I sh = (I)m.shape[d]; k = rem % sh; rem /= sh; }\n\
+    o0 += (long long)k * m.s0[d]; o1 += (long long)k * m.s1[d]; }\n\
+}\n\
+__device__ __forceinline__ void cuprum_row_move(const T* __restrict__ in, T* __restrict__ out, I j0, I len) {\n\
+  if (j0 + VEC <= len && ((unsigned long long)out % sizeof(Vec)) == 0) {\n\
+    Vec w;\n\
+    if (STEP == 1 && ((unsigned long long)in % sizeof(Vec)) == 0) { w = *(const Vec*)in; }\n\
+    else if (STEP == 0) { const T x = in[0];\n\
+#pragma unroll\n\
+      for (int b = 0; b < VEC; ++b) w.v[b] = x; }\n\
+    else {\n\
+#pragma unroll\n\
+      for (int b = 0; b < VEC; ++b) w.v[b] = in[(long long)STEP * b]; }\n\
+    *(Vec*)out = w;\n\
+  } else {\n\
+    for (int b = 0; b < VEC && j0 + (I)b < len; ++b) out[b] = in[(long long)STEP * b];\n\
+  }\n\
+}\n\
 extern \"C\" __global__ void cuprum_copy_rows(const T* __restrict__ src, T* __restrict__ dst, I n, I len, I slots, Meta m) {\n\
   CUPRUM_LOOP(I, i, n) {\n\
     const I row = i / slots; const I j0 = (i - row * slots) * VEC;\n\
-    long long o0 = 0, o1 = 0; I rem = row;\n\
+    long long o0, o1; cuprum_row_at(row, m, o0, o1);\n\
+    cuprum_row_move(src + o0 + (long long)STEP * (long long)j0, dst + o1 + (long long)j0, j0, len);\n\
+  }\n\
+}\n\
+extern \"C\" __global__ void cuprum_copy_rows_long(const T* __restrict__ src, T* __restrict__ dst, I n, I len, I slots, Meta m) {\n\
+  const I per = (I)blockDim.x * ROW_UNROLL;\n\
+  const I chunks = (slots + per - 1) / per;\n\
+  for (I w = blockIdx.x; w < n; w += gridDim.x) {\n\
+    const I row = w / chunks; const I c = w - row * chunks;\n\
+    long long o0, o1; cuprum_row_at(row, m, o0, o1);\n\
 #pragma unroll\n\
-    for (int d = ND - 2; d >= 0; --d) { I sh = (I)m.shape[d]; I k = rem % sh; rem /= sh;\n\
-      o0 += (long long)k * m.s0[d]; o1 += (long long)k * m.s1[d]; }\n\
-    T* out = dst + o1 + (long long)j0;\n\
-    const T* in = src + o0 + (long long)STEP * (long long)j0;\n\
-    if (j0 + VEC <= len && ((unsigned long long)out % sizeof(Vec)) == 0) {\n\
-      Vec w;\n\
-      if (STEP == 1 && ((unsigned long long)in % sizeof(Vec)) == 0) { w = *(const Vec*)in; }\n\
-      else if (STEP == 0) { const T x = in[0];\n\
-#pragma unroll\n\
-        for (int b = 0; b < VEC; ++b) w.v[b] = x; }\n\
-      else {\n\
-#pragma unroll\n\
-        for (int b = 0; b < VEC; ++b) w.v[b] = in[(long long)STEP * b]; }\n\
-      *(Vec*)out = w;\n\
-    } else {\n\
-      for (int b = 0; b < VEC && j0 + (I)b < len; ++b) out[b] = in[(long long)STEP * b];\n\
+    for (int u = 0; u < ROW_UNROLL; ++u) {\n\
+      const I slot = c * per + (I)u * blockDim.x + threadIdx.x;\n\
+      if (slot < slots) { const I j0 = slot * VEC;\n\
+        cuprum_row_move(src + o0 + (long long)STEP * (long long)j0, dst + o1 + (long long)j0, j0, len); }\n\
     }\n\
   }\n\
 }\n";
+
+/// Slots from which a row is copied by chunks of a block (`cuprum_copy_rows_long`).
+const LONG_ROW_SLOTS: usize = 512;
+
+/// Slots a block's chunk of a long row holds (256 threads × `ROW_UNROLL`).
+const LONG_ROW_CHUNK: usize = 256 * 4;
 
 /// Elements a thread of the row copy moves: 16 bytes' worth (one for 16-byte elements).
 fn row_vec(item: usize) -> usize {
@@ -168,6 +198,7 @@ pub(crate) fn source(key: KernelKey) -> Result<String> {
             nd,
             wide,
             step,
+            ..
         } => {
             let _ = writeln!(
                 s,
@@ -392,7 +423,8 @@ fn entry(key: KernelKey) -> &'static str {
     match key {
         KernelKey::Fill { .. } => "cuprum_fill",
         KernelKey::Copy { .. } => "cuprum_copy",
-        KernelKey::CopyRows { .. } => "cuprum_copy_rows",
+        KernelKey::CopyRows { long: false, .. } => "cuprum_copy_rows",
+        KernelKey::CopyRows { long: true, .. } => "cuprum_copy_rows_long",
         KernelKey::Arange(_) => "cuprum_arange",
         KernelKey::Linspace(_) => "cuprum_linspace",
         KernelKey::Uniform(_) => "cuprum_uniform",
@@ -522,23 +554,32 @@ fn copy_rows(
     let item = dst.itemsize();
     let len = shape[shape.len() - 1];
     let slots = len.div_ceil(row_vec(item));
-    let threads = dst.size() / len * slots;
+    let rows = dst.size() / len;
+    let long = slots >= LONG_ROW_SLOTS;
+    // long rows: a work item per block and chunk; short rows: a thread per slot
+    let (work, threads) = if long {
+        let w = rows * slots.div_ceil(LONG_ROW_CHUNK);
+        (w, w * 256)
+    } else {
+        (rows * slots, rows * slots)
+    };
     let key = KernelKey::CopyRows {
         item,
         nd: shape.len(),
         wide: dst.size() > i32::MAX as usize,
         step,
+        long,
     };
     let f = function(stream.device(), key)?;
     let mut args = f.packer();
     args.pointer(src.ptr_on(stream))?;
     args.pointer(dst.ptr_on(stream))?;
-    args.index(threads)?;
+    args.index(work)?;
     args.index(len)?;
     args.index(slots)?;
     args.words(meta(shape, s0, s1))?;
-    // SAFETY: each thread touches elements `j < len` of one row of each view, at the
-    // offsets the strides give: inside both live buffers.
+    // SAFETY: each thread touches elements `j < len` of rows of each view, at the offsets
+    // the strides give: inside both live buffers.
     unsafe { f.launch(args, &grid_for(stream.device(), threads), stream) }
 }
 
@@ -710,12 +751,15 @@ pub(crate) fn all_kernels() -> Vec<(String, GeneratedKernel)> {
                 keys.push(KernelKey::Fill { item, nd, wide });
                 keys.push(KernelKey::Copy { item, nd, wide });
                 for step in [1, 0, -1].into_iter().filter(|_| nd % 3 == 1) {
-                    keys.push(KernelKey::CopyRows {
-                        item,
-                        nd,
-                        wide,
-                        step,
-                    });
+                    for long in [false, true] {
+                        keys.push(KernelKey::CopyRows {
+                            item,
+                            nd,
+                            wide,
+                            step,
+                            long,
+                        });
+                    }
                 }
             }
         }
