@@ -100,6 +100,13 @@ const PRELUDE: &str = "struct __align__(16) cuprum_u128 { unsigned long long lo,
 /// start allows; the reads are a vector load (forward and aligned), one element repeated
 /// (broadcast) or `VEC` elements (backward, misaligned). The outermost dimension needs no
 /// division (the row index is already below its extent).
+///
+/// Measured on an H200 (one run each, % of the copy bandwidth, the element-a-thread copy
+/// before): `flip` of 1e8 float32 copied 70 → 91–92 %, `repeat` of 1e7 ×4 43 → 74–75 %,
+/// `tile` of (1000, 10000) 3 × 3 31 → 65–68 %. The chunked kernel for long rows did not
+/// move `tile` (140 µs with a thread per slot, 147 with chunks): what holds `tile` and
+/// `repeat`, which write nine and four bytes per byte read, back is not the index
+/// arithmetic; not profiled yet.
 const COPY_ROWS: &str = "struct Meta { long long shape[ND]; long long s0[ND]; long long s1[ND]; };\n\
 struct __align__(16) Vec { T v[VEC]; };\n\
 #define ROW_UNROLL 4\n\
