@@ -11,6 +11,7 @@
 mod common;
 
 use common::Rng;
+use common::routines_model::lanes;
 use cuprum::tuning::{self, Family, Source};
 use cuprum::{Array, DType, Device, ops};
 
@@ -34,25 +35,19 @@ fn pin_all<R>(fams: &[&'static Family], i: usize, f: &mut dyn FnMut() -> R) -> R
     }
 }
 
-/// The inclusive sums of `v` (C order, `shape`) along `axis` (`None`: flattened).
+/// The inclusive sums of `v` (C order, `shape`) along `axis` (`None`: flattened), lane by
+/// lane (`routines_model::lanes`).
 fn host_cumsum(v: &[i64], shape: &[usize], axis: Option<usize>) -> Vec<i64> {
-    let (outer, len, inner) = match axis {
-        None => (1, v.len(), 1),
-        Some(ax) => (
-            shape[..ax].iter().product(),
-            shape[ax],
-            shape[ax + 1..].iter().product(),
-        ),
+    let (shape, axis) = match axis {
+        None => (vec![v.len()], 0),
+        Some(a) => (shape.to_vec(), a),
     };
     let mut out = vec![0; v.len()];
-    for o in 0..outer {
-        for r in 0..inner {
-            let mut acc = 0i64;
-            for k in 0..len {
-                let i = (o * len + k) * inner + r;
-                acc += v[i];
-                out[i] = acc;
-            }
+    for lane in lanes(&shape, axis) {
+        let mut acc = 0i64;
+        for p in lane {
+            acc += v[p];
+            out[p] = acc;
         }
     }
     out
