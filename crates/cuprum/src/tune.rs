@@ -25,14 +25,18 @@
 //! reach all of them alike); a candidate's time is its median. The winner is the fastest;
 //! its *margin* is how much slower the runner-up was. A candidate that fails (a compile or
 //! launch error) is left out and reported; when none ran, the first candidate is used and
-//! nothing is stored. The problems are sized to take tens of microseconds each on an H100,
-//! so the timing itself costs a few milliseconds per family; compiling the candidates
-//! (one program each) is the larger part of a first use, and goes to the kernel cache.
+//! nothing is stored. Tuning is advice: when the first use of a family cannot measure (the
+//! problem's memory cannot be had) or cannot write the file, the call that needed the
+//! choice goes on with the choice as it stands (built in, or the first candidate) and a
+//! later process tries again; `cuprum tune` reports such errors instead. The problems are
+//! sized to take tens of microseconds each on an H100, so the timing itself costs a few
+//! milliseconds per family; compiling the candidates (one program each) is the larger part
+//! of a first use, and goes to the kernel cache.
 //!
 //! **Stored** in the kernel cache's folder (`compile/tuning.rs`: `tune-v1.json`; nothing
-//! when the cache is in memory only), keyed by the GPU model, the driver's CUDA version and cuprum's version, so
-//! a driver or cuprum update measures again. `cuprum cache export` carries the file and
-//! `import` merges it.
+//! when the cache is in memory only), keyed by the GPU model, the driver's CUDA version
+//! and cuprum's version, so a driver or cuprum update measures again. `cuprum cache export`
+//! carries the file and `import` merges it.
 
 use crate::compile::tuning as store;
 use crate::error::{Result, bail};
@@ -249,7 +253,11 @@ pub(crate) fn choose(device: Device, family: &'static Family) -> Result<Params> 
     }
     let params = match (mode()?, c.source) {
         (TuneMode::Off, _) | (_, Source::Stored) | (TuneMode::Cached, Source::BuiltIn) => c.params,
-        _ => measure(device, family)?.params,
+        // Tuning is advice: a measurement that cannot run, or a file that cannot be
+        // written, leaves this process with the choice as it stands (see the module doc).
+        _ => measure_with(device, family, false)
+            .map(|m| m.params)
+            .unwrap_or(c.params),
     };
     remember(key, params);
     Ok(params)
@@ -301,6 +309,11 @@ pub(crate) fn current(device: Device, family: &'static Family) -> Result<Choice>
 /// Measures every candidate of `family` on `device` (see the module doc), stores the
 /// winner (unless `CUPRUM_TUNE=off`) and makes it this process's choice.
 pub(crate) fn measure(device: Device, family: &'static Family) -> Result<Choice> {
+    measure_with(device, family, true)
+}
+
+/// [`measure`]; a tuning file that cannot be written is an error only when `strict`.
+fn measure_with(device: Device, family: &'static Family, strict: bool) -> Result<Choice> {
     if !device.is_tunable() {
         return Ok(Choice::plain(family, family.candidates[0], Source::First));
     }
@@ -313,8 +326,11 @@ pub(crate) fn measure(device: Device, family: &'static Family) -> Result<Choice>
         return Ok(c);
     };
     let margin = ranked.get(1).map(|r| r.1 / t0 - 1.0);
-    if mode()? != TuneMode::Off {
-        store::save(&device_key(device), family.name, best, margin, &times)?;
+    if mode()? != TuneMode::Off
+        && let Err(e) = store::save(&device_key(device), family.name, best, margin, &times)
+        && strict
+    {
+        return Err(e);
     }
     remember((device.uuid(), family.name), best);
     Ok(Choice {
