@@ -9,8 +9,8 @@
 //! axis.4 100.7 / 100.7, axis.8 85.4 (16) / 96.1.
 //!
 //! A family's problem runs a float sum on the scan engine (which `cumsum` and every
-//! `ScanKernel` share) with its candidate pinned and the class's other families pinned to their first
-//! candidates, so one family is measured at a time and measuring never nests.
+//! `ScanKernel` share) with its candidate pinned and the class's other families pinned to
+//! their first candidates, so one family is measured at a time and measuring never nests.
 //!
 //! Every candidate is a valid shape for every dtype: items per thread are multiples of 4
 //! (the widest vector load of a scan's input), so any candidate may be chosen. The tests
