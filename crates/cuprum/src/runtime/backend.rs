@@ -1,6 +1,15 @@
-//! The backend seam: what a device does, as two small traits that each backend implements
-//! once — [`DeviceBackend`] (memory, copies, streams, events, module loading, libraries)
-//! and [`ModuleBackend`] (the kernels of one loaded module: lookup, attributes, launch).
+//! The backend seam: what a device does, one trait per concern, each implemented once by
+//! each backend —
+//! - [`MemoryBackend`]: allocation, copies and fills, pinned and registered host memory,
+//!   foreign pointers, peers;
+//! - [`StreamBackend`]: streams, events, CUDA graphs;
+//! - [`DeviceBackend`]: the device's kind, binding and synchronising it, loading modules, its
+//!   libraries (random numbers, GEMM) and fault record, with the two above as supertraits so
+//!   that one `&dyn DeviceBackend` reaches all three;
+//! - [`ModuleBackend`]: the kernels of one loaded module (lookup, attributes, launch).
+//!
+//! A backend keeps each concern in a file of its own (`memory.rs`, `streams.rs` beside its
+//! `mod.rs` and `module.rs`).
 //!
 //! Two backends exist, as sibling folders: `runtime/cuda/` (a GPU through the CUDA driver;
 //! every raw driver call sits in `cuda/driver.rs`) and `runtime/host/` (the CPU as a device:
@@ -210,29 +219,11 @@ pub(crate) trait RngBackend: Send {
     unsafe fn fill(&mut self, ptr: u64, len: usize, fill: Fill, stream: RawStream) -> Result<()>;
 }
 
-/// What one device does. Methods that take a [`RawStream`] queue work on that stream of
-/// this device; memory addresses are this device's.
-pub(crate) trait DeviceBackend: Send + Sync + Any {
-    /// The backend as `Any`, so that a backend can recognise a peer of its own kind.
-    fn as_any(&self) -> &dyn Any;
-
-    /// The kind of code the device runs.
-    fn code_target(&self) -> CodeTarget;
-
-    /// Work has finished when the call that queued it returns (streams only order work).
-    fn is_synchronous(&self) -> bool;
-
-    /// Makes the device usable on the calling thread (a CUDA context made current).
-    fn bind(&self) -> Result<()>;
-
-    /// Waits for all work on every stream of the device.
-    fn synchronize(&self) -> Result<()>;
-
-    /// Free and total memory in bytes.
-    fn memory_info(&self) -> Result<(usize, usize)>;
-
-    // ---- memory -------------------------------------------------------------------------
-
+/// What one device's memory does: allocation from its pool, copies within it and to and
+/// from the host, pinned and registered host memory, foreign pointers, and devices that
+/// reach each other's memory. Methods that take a [`RawStream`] queue work on that stream;
+/// addresses are this device's.
+pub(crate) trait MemoryBackend {
     /// A block of `bytes` (> 0), stream-ordered on `stream`; `Ok(None)` when the device is
     /// out of memory (the generic layer then releases what it keeps and retries).
     fn alloc(&self, bytes: usize, stream: RawStream) -> Result<Option<u64>>;
@@ -361,8 +352,6 @@ pub(crate) trait DeviceBackend: Send + Sync + Any {
     /// `dst..dst + src.len()` lies in live memory of this device.
     unsafe fn write_sync(&self, dst: u64, src: &[u8]) -> Result<()>;
 
-    // ---- devices that reach each other --------------------------------------------------
-
     /// Whether kernels and copies here can read and write `peer`'s memory directly.
     fn can_access_peer(&self, peer: &dyn DeviceBackend) -> Result<bool>;
 
@@ -384,9 +373,11 @@ pub(crate) trait DeviceBackend: Send + Sync + Any {
         bytes: usize,
         stream: RawStream,
     ) -> Result<bool>;
+}
 
-    // ---- streams and events -------------------------------------------------------------
-
+/// What one device's streams do: the default stream and created ones, the events that
+/// order and time them, and CUDA graphs captured from them.
+pub(crate) trait StreamBackend {
     /// The device's default stream (lives as long as the process).
     fn default_stream(&self) -> RawStream;
 
@@ -437,8 +428,6 @@ pub(crate) trait DeviceBackend: Send + Sync + Any {
     /// Milliseconds between two recorded events of this device (waits for `end`).
     fn elapsed_ms(&self, start: RawEvent, end: RawEvent) -> Result<f32>;
 
-    // ---- graphs -------------------------------------------------------------------------
-
     /// Starts capturing the work queued on `stream` into a graph.
     fn begin_capture(&self, stream: RawStream) -> Result<()>;
 
@@ -474,8 +463,29 @@ pub(crate) trait DeviceBackend: Send + Sync + Any {
         watch: std::ops::Range<u64>,
         layouts: &super::capture_state::Layouts,
     ) -> Result<Rebound>;
+}
 
-    // ---- modules and libraries ----------------------------------------------------------
+/// What one device does: its kind, binding and synchronising it, loading modules (whose
+/// kernels launch through [`ModuleBackend`]), its libraries (random numbers, GEMM) and its
+/// fault record; memory and streams through the two supertraits.
+pub(crate) trait DeviceBackend: MemoryBackend + StreamBackend + Send + Sync + Any {
+    /// The backend as `Any`, so that a backend can recognise a peer of its own kind.
+    fn as_any(&self) -> &dyn Any;
+
+    /// The kind of code the device runs.
+    fn code_target(&self) -> CodeTarget;
+
+    /// Work has finished when the call that queued it returns (streams only order work).
+    fn is_synchronous(&self) -> bool;
+
+    /// Makes the device usable on the calling thread (a CUDA context made current).
+    fn bind(&self) -> Result<()>;
+
+    /// Waits for all work on every stream of the device.
+    fn synchronize(&self) -> Result<()>;
+
+    /// Free and total memory in bytes.
+    fn memory_info(&self) -> Result<(usize, usize)>;
 
     /// Loads a compiled image (cubin, fatbin or PTX) with its `(name expression, lowered
     /// name)` pairs.

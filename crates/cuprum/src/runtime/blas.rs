@@ -27,7 +27,7 @@ pub(crate) unsafe fn gemm(stream: &Stream, g: &Gemm) -> Result<()> {
 /// it).
 ///
 /// ```
-/// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
+/// # if !cuprum_doctest::gpu()? { return Ok(()); }
 /// let v = cuprum::runtime::cublas_version()?;
 /// println!("cuBLAS {}.{}.{}", v / 10000, v / 100 % 100, v % 100);
 /// # Ok::<(), cuprum::Error>(())

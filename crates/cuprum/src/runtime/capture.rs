@@ -129,7 +129,7 @@ impl Stream {
     /// module docs for what the graph keeps alive and which calls cannot be captured.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
+    /// # if !cuprum_doctest::gpu()? { return Ok(()); }
     /// use cuprum::{Array, DType, ElementwiseKernel, Stream};
     /// let s = Stream::new()?;
     /// let axpy = ElementwiseKernel::new("T x, T a", "T y", "y = a * x + 1", "axpy1")?;
@@ -160,7 +160,7 @@ impl Stream {
     /// without ending it ends the capture and discards what it recorded.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
+    /// # if !cuprum_doctest::gpu()? { return Ok(()); }
     /// use cuprum::{Array, DType, ElementwiseKernel, Stream};
     /// let s = Stream::new()?;
     /// let twice = ElementwiseKernel::new("T x", "T y", "y = 2 * x", "twice")?;

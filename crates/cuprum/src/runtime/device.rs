@@ -63,7 +63,7 @@ impl DeviceInner {
 /// [`Device::host`]).
 ///
 /// ```
-/// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
+/// # if !cuprum_doctest::gpu()? { return Ok(()); }
 /// use cuprum::Device;
 /// let dev = Device::get(0)?;
 /// println!("{} (sm_{}{}, {} SMs, {} GiB)", dev.name(), dev.compute_capability().0,
@@ -241,7 +241,7 @@ impl Device {
     /// between them go through [`Array::to_device`](crate::Array::to_device)).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
+    /// # if !cuprum_doctest::gpu()? { return Ok(()); }
     /// let d0 = cuprum::Device::get(0)?;
     /// assert!(d0.can_access_peer(d0)?);
     /// # Ok::<(), cuprum::Error>(())
@@ -285,7 +285,7 @@ impl Device {
     /// ordinal, and 0 for the host device (the only device a host-device process has).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// let dev = cuprum::Device::current()?;
     /// assert_eq!(dev.id(), if dev.is_host() { 0 } else { dev.ordinal() });
     /// # Ok::<(), cuprum::Error>(())
@@ -316,7 +316,7 @@ impl Device {
     /// device.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// let id = cuprum::Device::current()?.uuid();
     /// assert!(id == "host" || id.starts_with("GPU-") || id.starts_with("MIG-"));
     /// # Ok::<(), cuprum::Error>(())
@@ -361,7 +361,7 @@ impl Device {
     /// device: available and physical memory).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
+    /// # if !cuprum_doctest::gpu()? { return Ok(()); }
     /// let (free, total) = cuprum::Device::get(0)?.memory_info()?;
     /// assert!(free <= total);
     /// # Ok::<(), cuprum::Error>(())
@@ -376,7 +376,7 @@ impl Device {
     /// earlier kernels surface here as errors.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
+    /// # if !cuprum_doctest::gpu()? { return Ok(()); }
     /// cuprum::Device::get(0)?.synchronize()?;
     /// # Ok::<(), cuprum::Error>(())
     /// ```
@@ -403,7 +403,7 @@ impl Device {
     /// Bytes the memory pool holds (in use plus kept for reuse).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
+    /// # if !cuprum_doctest::gpu()? { return Ok(()); }
     /// let dev = cuprum::Device::get(0)?;
     /// println!("pool holds {} bytes, {} in use", dev.pool_reserved_bytes()?, dev.pool_used_bytes()?);
     /// # Ok::<(), cuprum::Error>(())

@@ -8,7 +8,7 @@ use crate::error::{Result, bail};
 /// A CUDA event with timing enabled (on the host device: the moment it was recorded).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Event, Stream};
 /// let s = Stream::current()?;
 /// let (start, end) = (Event::new()?, Event::new()?);
@@ -33,7 +33,7 @@ impl Event {
     /// A timing event on `device`.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Device, Event, Stream};
     /// let s = Stream::current()?;
     /// let e = Event::new_on(s.device())?;

@@ -101,7 +101,7 @@ impl LaunchConfig {
     /// `shared_mem_bytes` of dynamic shared memory) fits on a multiprocessor.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::RawModule;
     /// use cuprum::runtime::LaunchConfig;
     /// let m = RawModule::new(r#"extern "C" __global__ void twice(float* x, long long n) {
@@ -138,7 +138,7 @@ fn grid_stride_blocks(n: usize, block: u32, resident: u64) -> u32 {
 /// given size on its device.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::RawModule;
 /// let m = RawModule::new(r#"extern "C" __global__ void k(float* x) { x[threadIdx.x] = 1; }"#);
 /// let occ = m.get_function("k")?.occupancy(256, 0)?;
@@ -268,7 +268,7 @@ impl Function {
     /// when the configuration is outside the device's or the kernel's limits.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::compile::{compile_with_cache, CompileOptions};
     /// use cuprum::runtime::{LaunchConfig, Stream};
     /// let m = compile_with_cache(r#"extern "C" __global__ void tick() {}"#, &CompileOptions::new())?;

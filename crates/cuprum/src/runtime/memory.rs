@@ -590,7 +590,7 @@ impl Device {
     /// (at most 1 GiB, least recently freed blocks evicted first).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
+    /// # if !cuprum_doctest::gpu()? { return Ok(()); }
     /// let dev = cuprum::Device::get(0)?;
     /// drop(cuprum::Array::empty(&[1 << 20], cuprum::DType::F32)?);
     /// assert!(dev.cached_bytes() >= 4 << 20);
@@ -608,7 +608,7 @@ impl Device {
     /// only what live arrays use.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
+    /// # if !cuprum_doctest::gpu()? { return Ok(()); }
     /// let dev = cuprum::Device::get(0)?;
     /// let a = cuprum::Array::zeros(&[1 << 20], cuprum::DType::F32)?;
     /// drop(a);

@@ -21,7 +21,7 @@ struct ModuleInner {
 /// A module loaded on one device: the compiled form of a CUDA C++ program.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::compile::{compile_with_cache, CompileOptions};
 /// let m = compile_with_cache(r#"extern "C" __global__ void k(float* x) { x[threadIdx.x] *= 2; }"#,
 ///                            &CompileOptions::default())?;

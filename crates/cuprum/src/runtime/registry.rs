@@ -93,7 +93,7 @@ impl Device {
     /// the host device sees it.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// assert!(cuprum::Device::count_in_use()? >= 1);
     /// # Ok::<(), cuprum::Error>(())
     /// ```
@@ -107,7 +107,7 @@ impl Device {
     /// Opens device `ordinal` (once per process; later calls are a lookup).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
+    /// # if !cuprum_doctest::gpu()? { return Ok(()); }
     /// let dev = cuprum::Device::get(0)?;
     /// assert_eq!(dev.ordinal(), 0);
     /// # Ok::<(), cuprum::Error>(())
@@ -159,7 +159,7 @@ impl Device {
     /// `cuda`, `cuda:N` or `N` —, else GPU 0).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// let dev = cuprum::Device::current()?;
     /// # Ok::<(), cuprum::Error>(())
     /// ```
@@ -189,7 +189,7 @@ impl Device {
     /// Makes this the calling thread's current device (like `cupy.cuda.Device(n).use()`).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
+    /// # if !cuprum_doctest::gpu()? { return Ok(()); }
     /// let dev = cuprum::Device::get(0)?;
     /// dev.make_current();
     /// # Ok::<(), cuprum::Error>(())
@@ -201,7 +201,7 @@ impl Device {
     /// Runs `f` with this device current on the calling thread, then restores the previous.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
+    /// # if !cuprum_doctest::gpu()? { return Ok(()); }
     /// let dev = cuprum::Device::get(0)?;
     /// let a = dev.with(|| cuprum::Array::zeros(&[4], cuprum::DType::F32))?;
     /// # Ok::<(), cuprum::Error>(())
@@ -240,7 +240,7 @@ impl Device {
     /// error [`Device::count`] gives (no driver, a driver too old, or no device).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
+    /// # if !cuprum_doctest::gpu()? { return Ok(()); }
     /// for dev in cuprum::Device::all()? {
     ///     println!("{}: {}", dev.ordinal(), dev.name());
     /// }

@@ -64,7 +64,7 @@ impl Drop for Owned {
 /// rule too: order that work yourself.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, DType, Stream};
 /// let s = Stream::new()?;
 /// let a = s.with(|| Array::ones(&[1000], DType::F32))?; // queued on `s`
@@ -103,7 +103,7 @@ impl Stream {
     /// A new non-blocking stream on the current device.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// let s = cuprum::Stream::new()?;
     /// # Ok::<(), cuprum::Error>(())
     /// ```
@@ -144,7 +144,7 @@ impl Stream {
     /// The calling thread's current stream.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// let s = cuprum::Stream::current()?;
     /// assert_eq!(s, s.device().default_stream());
     /// # Ok::<(), cuprum::Error>(())
@@ -161,7 +161,7 @@ impl Stream {
     /// current stream when it belongs to `device`, else `device`'s default stream.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
+    /// # if !cuprum_doctest::gpu()? { return Ok(()); }
     /// let d0 = cuprum::Device::get(0)?;
     /// assert_eq!(cuprum::Stream::for_device(d0)?.device(), d0);
     /// # Ok::<(), cuprum::Error>(())
@@ -190,7 +190,7 @@ impl Stream {
     /// [Arrays and streams](Stream#arrays-and-streams)).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// let s = cuprum::Stream::new()?;
     /// {
     ///     let _g = s.make_current();
@@ -224,7 +224,7 @@ impl Stream {
     /// `stream.done`).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// let s = cuprum::Stream::new()?;
     /// s.synchronize()?;
     /// assert!(s.is_done()?);
@@ -249,7 +249,7 @@ impl Stream {
     /// event recorded there and waited on here; nothing when `other` is this stream).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType, Stream};
     /// let (s1, s2) = (Stream::new()?, Stream::new()?);
     /// let a = s1.with(|| Array::zeros(&[1 << 20], DType::F32))?;
@@ -304,7 +304,7 @@ impl Stream {
     /// another library's `__dlpack__(stream=…)`.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// let s = cuprum::Stream::new()?;
     /// assert_eq!(s.raw_handle(), s.as_raw());
     /// # Ok::<(), cuprum::Error>(())
@@ -319,7 +319,7 @@ impl Stream {
     /// events, and never destroys it. On the host device any handle is an ordering token.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Device, Stream};
     /// let dev = Device::current()?;
     /// let own = Stream::new_on(dev)?;
@@ -434,7 +434,7 @@ impl Device {
     /// not synchronise with the legacy NULL stream).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// let dev = cuprum::Device::current()?;
     /// assert_eq!(dev.default_stream().device(), dev);
     /// # Ok::<(), cuprum::Error>(())

@@ -47,7 +47,7 @@ pub(crate) const HOST_HINT: &str = "to run kernels on the CPU instead, use the h
 /// What the driver reported when it was loaded.
 ///
 /// ```
-/// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
+/// # if !cuprum_doctest::gpu()? { return Ok(()); }
 /// let d = cuprum::runtime::driver_info()?;
 /// println!("CUDA driver {}.{} with {} device(s)", d.major(), d.minor(), d.device_count);
 /// # Ok::<(), cuprum::Error>(())
