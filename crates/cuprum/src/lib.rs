@@ -15,7 +15,7 @@
 //! used: everything builds, and every error is typed, on a machine without a GPU.
 //!
 //! ```
-//! # if !cuprum::internal::doc_device()? { return Ok(()); }
+//! # if !cuprum_doctest::device()? { return Ok(()); }
 //! use cuprum::{Array, DType, ElementwiseKernel, Endpoint, s};
 //! let x = Array::linspace(0.0, 1.0, 5, Endpoint::Included, DType::F32)?;      // on the GPU
 //! let y = Array::ones(&[5], DType::F32)?;
@@ -51,7 +51,6 @@ mod array;
 pub mod build;
 pub mod compile;
 pub mod dist;
-mod doc_device;
 mod dtype;
 mod error;
 pub mod fuse;
@@ -81,7 +80,7 @@ mod tune;
 /// module docs of `tune/` (`cargo doc --document-private-items`).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Device, tuning};
 /// for c in tuning::report(Device::current()?)? {
 ///     println!("{:<12} {:?} ({:?})", c.family, c.params, c.source);
@@ -140,7 +139,7 @@ pub use compile::{CompileOptions, clear_memo, compile_with_cache, precompile, se
 /// }
 ///
 /// fn main() -> cuprum::Result<()> {
-/// #     if !cuprum::internal::doc_device()? {
+/// #     if !cuprum_doctest::device()? {
 /// #         return Ok(());
 /// #     }
 ///     let n = 1_000_000usize;
@@ -263,7 +262,7 @@ pub use array::dlpack;
 /// }
 ///
 /// fn main() -> cuprum::Result<()> {
-/// #     if !cuprum::internal::doc_device()? {
+/// #     if !cuprum_doctest::device()? {
 /// #         return Ok(());
 /// #     }
 ///     let mut x = cuprum::Array::from_slice(&[5i32, 42, 43, 1000], &[4])?;
@@ -289,7 +288,7 @@ pub use array::dlpack;
 /// }
 ///
 /// fn main() -> cuprum::Result<()> {
-/// #     if !cuprum::internal::doc_device()? {
+/// #     if !cuprum_doctest::device()? {
 /// #         return Ok(());
 /// #     }
 ///     assert_eq!(sigmoid(0.0), 0.5); // on the host
@@ -313,7 +312,7 @@ pub use runtime::{Capture, Device, Event, Graph, Stream};
 pub struct ReadmeDoctests;
 
 /// The user guide's chapters (docs/guide, an mdBook): their Rust examples run as doc tests
-/// (on the GPU, else on the host device; see `internal::doc_device`).
+/// (on the GPU, else on the host device; see the `cuprum-doctest` crate).
 #[cfg(doctest)]
 pub mod guide_doctests {
     macro_rules! chapters {
@@ -366,7 +365,6 @@ extern "C" __global__ void slow_fill(float* x, float value, long long n, long lo
     pub use crate::compile::cache::{decode as decode_cache_entry, encode as encode_cache_entry};
     pub use crate::compile::record::record_kernel;
     pub use crate::compile::retries_on_this_thread as compile_retries_on_this_thread;
-    pub use crate::doc_device::{doc_device, doc_gpu, doc_nccl};
     pub use crate::kernel::{
         check_sample_schemas, elementwise_sample_sources, reduction_sample_sources,
     };

@@ -24,7 +24,7 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 /// call tries again.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, DType, ElementwiseKernel, Memo, Result};
 /// use std::sync::Arc;
 ///
@@ -109,7 +109,7 @@ impl<K, V> Memo<K, V> {
     /// current.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_gpu()? || cuprum::Device::count()? < 2 { return Ok(()); }
+    /// # if !cuprum_doctest::gpu()? || cuprum::Device::count()? < 2 { return Ok(()); }
     /// use cuprum::{Device, ElementwiseKernel, Memo};
     /// static COPY: Memo<&str, ElementwiseKernel> = Memo::for_each_device();
     /// let k0 = COPY.get_or_try_insert("f32", || ElementwiseKernel::new("T x", "T y", "y = x", "copy_k"))?;

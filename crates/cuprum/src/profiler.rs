@@ -227,7 +227,7 @@ impl fmt::Display for PerfCaseResult {
 /// [`Device::with`](crate::Device::with).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{profiler::{benchmark, BenchmarkOptions}, Array, DType};
 /// let a = Array::ones(&[1 << 20], DType::F32)?;
 /// let r = benchmark("copy", || a.copy().map(|_| ()), &BenchmarkOptions::new().n_repeat(20))?;
@@ -280,7 +280,7 @@ pub fn benchmark(
 /// any kernel call costs; its GPU time is the device's time for an empty kernel.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::profiler::{BenchmarkOptions, launch_floor};
 /// let r = launch_floor(&BenchmarkOptions::new().n_repeat(1000))?;
 /// println!("one launch costs {:.2} µs on the host", r.cpu().median * 1e6);

@@ -7,7 +7,7 @@
 //! the same numbers on every run of the host device.
 //!
 //! ```
-//! # if !cuprum::internal::doc_device()? { return Ok(()); }
+//! # if !cuprum_doctest::device()? { return Ok(()); }
 //! use cuprum::{random, DType};
 //! random::seed(42)?;
 //! let u = random::uniform(-1.0, 1.0, &[1000], DType::F32)?;   // [-1, 1)

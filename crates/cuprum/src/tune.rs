@@ -174,7 +174,7 @@ thread_local! {
 /// under a pinned choice are kept apart from the others (a program per shape).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops, tuning};
 /// let a = Array::from_slice(&(1..=5000).map(|x| x as f32).collect::<Vec<_>>(), &[5000])?;
 /// let c = tuning::with_choice("scan.tile.4", [16, 6, 64], || ops::cumsum(&a, None))?;

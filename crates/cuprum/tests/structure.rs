@@ -658,14 +658,13 @@ fn no_file_imports_a_layer_above_its_own() {
         .enumerate()
         .flat_map(|(i, line)| line.iter().map(move |m| (m.clone(), i)))
         .collect();
-    // Every top-level module has its place, but the crate root and its two helpers: `lib.rs`
-    // (the face), `build.rs` (the face of `kernel/jit/prebuilt.rs` for build scripts) and
-    // `doc_device.rs` (the documentation examples' device).
+    // Every top-level module has its place, but the crate root and its helper: `lib.rs` (the
+    // face) and `build.rs` (the face of `kernel/jit/prebuilt.rs` for build scripts).
     let g = graph(&src);
     let unplaced: BTreeSet<String> = g
         .keys()
         .map(|f| top_module(f))
-        .filter(|m| !rank.contains_key(m) && !["lib", "build", "doc_device"].contains(&m.as_str()))
+        .filter(|m| !rank.contains_key(m) && !["lib", "build"].contains(&m.as_str()))
         .collect();
     assert!(
         unplaced.is_empty(),

@@ -28,7 +28,7 @@ impl Array {
     /// same size is served from the device's memory pool in about a microsecond.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let a = Array::empty(&[1000, 1000], DType::F32)?;
     /// assert_eq!(a.nbytes(), 4_000_000);
@@ -53,7 +53,7 @@ impl Array {
     /// functions, run them inside [`Device::with`](crate::Device::with).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
+    /// # if !cuprum_doctest::gpu()? { return Ok(()); }
     /// use cuprum::{Array, DType, Device};
     /// let dev = Device::get(0)?;
     /// let z = Array::zeros_on_device(dev, &[4], DType::F64)?;
@@ -75,7 +75,7 @@ impl Array {
     /// [`from_slice`](Array::from_slice)).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
+    /// # if !cuprum_doctest::gpu()? { return Ok(()); }
     /// use cuprum::{Array, Device};
     /// let dev = Device::get(0)?;
     /// let a = Array::from_slice_on_device(dev, &[1i32, 2, 3], &[3])?;
@@ -93,7 +93,7 @@ impl Array {
     /// An array of zeros.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let z = Array::zeros(&[2, 3], DType::I32)?;
     /// assert_eq!(z.to_vec::<i32>()?, vec![0; 6]);
@@ -106,7 +106,7 @@ impl Array {
     /// An array of ones.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// assert_eq!(Array::ones(&[3], DType::F64)?.to_vec::<f64>()?, vec![1.0; 3]);
     /// # Ok::<(), cuprum::Error>(())
@@ -119,7 +119,7 @@ impl Array {
     /// out-of-range integer is an error).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType, ErrorKind};
     /// let a = Array::full(&[2], 7i32, DType::F32)?;
     /// assert_eq!(a.to_vec::<f32>()?, vec![7.0, 7.0]);
@@ -137,7 +137,7 @@ impl Array {
     /// Sets every element of this view to `value` (converted to the array's dtype).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType, s};
     /// let a = Array::zeros(&[2, 3], DType::F32)?;
     /// a.slice(&s![.., 1])?.fill(5.0f32)?;          // writes through the view
@@ -171,7 +171,7 @@ impl Array {
     /// `value` with the shape and dtype of `other`, on `other`'s device.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let a = Array::zeros(&[2], DType::U8)?;
     /// assert_eq!(Array::full_like(&a, 9u8)?.to_vec::<u8>()?, vec![9, 9]);
@@ -188,7 +188,7 @@ impl Array {
     /// of `dtype` (integers, floats, bool for a length ≤ 2).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// assert_eq!(Array::arange(0.0, 5.0, 2.0, DType::I32)?.to_vec::<i32>()?, vec![0, 2, 4]);
     /// assert_eq!(Array::arange(1.0, 0.0, -0.25, DType::F32)?.size(), 4);
@@ -242,7 +242,7 @@ impl Array {
     /// `arange(2**60, 2**60 + 5)`).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType, ErrorKind};
     /// let big = 1i128 << 60;
     /// let a = Array::arange_int(big, big + 3, 1, DType::I64)?;
@@ -303,7 +303,7 @@ impl Array {
     /// dtypes round toward −∞ like NumPy 2).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType, Endpoint};
     /// let x = Array::linspace(0.0, 1.0, 5, Endpoint::Included, DType::F64)?;
     /// assert_eq!(x.to_vec::<f64>()?, vec![0.0, 0.25, 0.5, 0.75, 1.0]);
@@ -356,7 +356,7 @@ impl Array {
     /// Uploads host data as an array of `shape` (the slice length must equal the size).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::Array;
     /// let a = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[2, 2])?;
     /// assert_eq!(a.shape(), &[2, 2]);
@@ -369,7 +369,7 @@ impl Array {
     /// Uploads a vector as an array of `shape`.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// let a = cuprum::Array::from_vec(vec![1u8, 2, 3], &[3])?;
     /// # Ok::<(), cuprum::Error>(())
     /// ```
@@ -380,7 +380,7 @@ impl Array {
     /// A 0-d array holding one value.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// let a = cuprum::Array::scalar(2.5f64)?;
     /// assert_eq!(a.ndim(), 0);
     /// assert_eq!(a.to_vec::<f64>()?, vec![2.5]);

@@ -17,7 +17,7 @@ use std::sync::Arc;
 /// Like CuPy arrays, views that share memory see each other's writes.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, DType, s};
 /// let a = Array::arange(0.0, 12.0, 1.0, DType::F32)?.reshape(&[3, 4])?;
 /// let col = a.slice(&s![.., 1])?;               // view, no copy
@@ -84,7 +84,7 @@ impl Array {
     /// finished, or is ordered on the array's stream, before the array is dropped.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// let a = cuprum::Array::zeros(&[4], cuprum::DType::F32)?;
     /// assert_ne!(a.data_ptr(), 0);
     /// # Ok::<(), cuprum::Error>(())
@@ -148,7 +148,7 @@ impl Array {
     /// an imported read-only DLPack tensor and every view of it.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// let a = cuprum::Array::zeros(&[4], cuprum::DType::F32)?;
     /// assert!(a.is_writeable());
     /// # Ok::<(), cuprum::Error>(())

@@ -720,7 +720,7 @@ fn render_str(a: &Array) -> Result<String> {
 /// `<error: ...>`.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, DType, Endpoint};
 /// let a = Array::linspace(0.0, 1.0, 3, Endpoint::Included, DType::F32)?;
 /// assert_eq!(a.to_string(), "[0.  0.5 1. ]");
@@ -746,7 +746,7 @@ impl fmt::Display for Array {
 /// `<error: ...>` and the rest still shows.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, DType, Endpoint};
 /// let a = Array::linspace(0.0, 1.0, 3, Endpoint::Included, DType::F32)?;
 /// assert_eq!(

@@ -25,7 +25,7 @@ impl Graph {
     /// device than the graph, an empty array, or an `old` the captured work does not use.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
+    /// # if !cuprum_doctest::gpu()? { return Ok(()); }
     /// use cuprum::{Array, ElementwiseKernel, Stream};
     /// let s = Stream::new()?;
     /// let k = ElementwiseKernel::new("T x", "T y", "y = 2 * x + 1", "twice_plus_one")?;

@@ -30,7 +30,7 @@ use std::ops::{Deref, DerefMut};
 /// ordinary memory. It dereferences to `[T]`.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, DType, PinnedBuffer, Stream};
 /// let a = Array::arange(0.0, 6.0, 1.0, DType::F32)?;
 /// let stream = Stream::current()?;
@@ -52,7 +52,7 @@ impl<T: Element> PinnedBuffer<T> {
     /// `len` zeros in pinned memory for the current device's copies.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// let b = cuprum::PinnedBuffer::<i32>::zeroed(3)?;
     /// assert_eq!(&b[..], &[0, 0, 0]);
     /// # Ok::<(), cuprum::Error>(())
@@ -65,7 +65,7 @@ impl<T: Element> PinnedBuffer<T> {
     /// GPUs can use them too).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// let b = cuprum::PinnedBuffer::<f64>::zeroed_on(cuprum::Device::current()?, 2)?;
     /// assert_eq!(b.len(), 2);
     /// # Ok::<(), cuprum::Error>(())
@@ -95,7 +95,7 @@ impl<T: Element> PinnedBuffer<T> {
     /// A pinned copy of `data`.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// let b = cuprum::PinnedBuffer::from_slice(&[1u8, 2, 3])?;
     /// assert_eq!(&b[..], &[1, 2, 3]);
     /// # Ok::<(), cuprum::Error>(())
@@ -113,7 +113,7 @@ impl<T: Element> PinnedBuffer<T> {
     /// copied many times.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// let b = cuprum::PinnedBuffer::register(vec![1.5f32; 4])?;
     /// assert!(b.is_registered());
     /// assert_eq!(b.into_vec(), vec![1.5f32; 4]);
@@ -139,7 +139,7 @@ impl<T: Element> PinnedBuffer<T> {
     /// an allocated buffer is copied.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// let b = cuprum::PinnedBuffer::from_slice(&[7i64, 8])?;
     /// assert_eq!(b.into_vec(), vec![7, 8]);
     /// # Ok::<(), cuprum::Error>(())
@@ -284,7 +284,7 @@ impl Array {
     /// `buf.len()` its size (otherwise a `DType` / `Shape` error, and `buf` is dropped).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType, ErrorKind, PinnedBuffer, Stream};
     /// let s = Stream::current()?;
     /// let a = Array::arange(0.0, 4.0, 1.0, DType::I32)?.reshape(&[2, 2])?;
@@ -331,7 +331,7 @@ impl Array {
     /// `stream` sees the new values. `T` must be the array's dtype and `buf.len()` its size.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType, PinnedBuffer, Stream};
     /// let s = Stream::current()?;
     /// let a = Array::zeros(&[3], DType::F64)?;

@@ -23,7 +23,7 @@ use std::sync::{Mutex, OnceLock};
 /// A cuRAND generator bound to one device.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{random::Generator, DType};
 /// let mut g = Generator::new(7)?;
 /// let a = g.normal(0.0, 1.0, &[4], DType::F32)?;
@@ -52,7 +52,7 @@ impl Generator {
     /// host device the same rules run on cuprum's Philox (not CuPy's numbers).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{random::Generator, DType};
     /// let mut g = Generator::cupy_compatible(0)?;
     /// let a = g.random(&[5], DType::F64)?;      // cupy.random.seed(0); cupy.random.rand(5)
@@ -418,7 +418,7 @@ pub fn normal(loc: f64, scale: f64, shape: &[usize], dtype: DType) -> Result<Arr
 /// seeds' `randn`) from the default generator, float32 or float64.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{random, DType};
 /// let z = random::standard_normal(&[1000], DType::F64)?;
 /// assert_eq!(z.shape(), &[1000]);
@@ -431,7 +431,7 @@ pub fn standard_normal(shape: &[usize], dtype: DType) -> Result<Array> {
 /// Integers uniform in `[low, high)` from the default generator ([`Generator::randint`]).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{random, DType};
 /// let dice = random::randint(1, 7, &[10], DType::U8)?;
 /// assert!(dice.to_vec::<u8>()?.iter().all(|&d| (1..7).contains(&d)));

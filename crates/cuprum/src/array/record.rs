@@ -289,7 +289,7 @@ impl crate::Array {
     /// current stream.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// #[derive(Clone, Copy, Debug, PartialEq, cuprum::DeviceType)]
     /// #[repr(C)]
     /// struct P { x: f32, alive: bool }
@@ -328,7 +328,7 @@ impl crate::Array {
     /// holding a byte other than 0 or 1, written by a kernel).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// #[derive(Clone, Copy, Debug, PartialEq, cuprum::DeviceType)]
     /// #[repr(C)]
     /// struct Q { a: u8, b: f64 }
@@ -382,7 +382,7 @@ impl crate::Array {
 /// same name is an error.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// #[derive(Clone, Copy, cuprum::DeviceType)]
 /// #[repr(C)]
 /// struct Pt { x: f32, y: f32 }

@@ -18,7 +18,7 @@ impl Array {
     /// link's speed), or a [`PinnedBuffer`](crate::PinnedBuffer).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType, ErrorKind};
     /// let a = Array::arange(0.0, 4.0, 1.0, DType::I16)?;
     /// assert_eq!(a.to_vec::<i16>()?, vec![0, 1, 2, 3]);
@@ -42,7 +42,7 @@ impl Array {
     /// cuprum's pinned staging.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType, ErrorKind};
     /// let a = Array::arange(0.0, 4.0, 1.0, DType::F32)?;
     /// let mut out = [0.0f32; 4];
@@ -93,7 +93,7 @@ impl Array {
     /// Overwrites this view with host data in C order (`data.len()` must equal the size).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType, s};
     /// let a = Array::zeros(&[2, 2], DType::F32)?;
     /// a.slice(&s![.., 0])?.copy_from_slice(&[1.0f32, 2.0])?;
@@ -128,7 +128,7 @@ impl Array {
     /// Copies `src` (same shape and dtype, any layouts) into this view on the GPU.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let a = Array::arange(0.0, 6.0, 1.0, DType::F32)?.reshape(&[2, 3])?;
     /// let b = Array::zeros(&[3, 2], DType::F32)?;
@@ -174,7 +174,7 @@ impl Array {
     /// A new C-contiguous array with the same values (always new memory).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let a = Array::ones(&[3], DType::F32)?;
     /// let b = a.copy()?;
@@ -190,7 +190,7 @@ impl Array {
     /// `self` when already C-contiguous (no copy), else a contiguous copy.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let a = Array::zeros(&[2, 3], DType::F32)?;
     /// assert!(a.to_contiguous()?.shares_memory(&a));
@@ -214,7 +214,7 @@ impl Array {
     /// device first.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
+    /// # if !cuprum_doctest::gpu()? { return Ok(()); }
     /// use cuprum::{Array, Device};
     /// let a = Array::from_slice(&[1.0f32, 2.0, 3.0], &[3])?;       // on the current device
     /// let last = Device::get(Device::count()? - 1)?;
@@ -284,7 +284,7 @@ mod nd {
         /// Uploads an `ndarray` array (any layout; it is packed in C order first).
         ///
         /// ```
-        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+        /// # if !cuprum_doctest::device()? { return Ok(()); }
         /// let h = ndarray::arr2(&[[1.0f32, 2.0], [3.0, 4.0]]);
         /// let a = cuprum::Array::from_ndarray(&h)?;
         /// assert_eq!(a.shape(), &[2, 2]);
@@ -306,7 +306,7 @@ mod nd {
         /// Downloads into an `ndarray::ArrayD` of the same shape.
         ///
         /// ```
-        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+        /// # if !cuprum_doctest::device()? { return Ok(()); }
         /// let a = cuprum::Array::from_slice(&[1i32, 2, 3, 4], &[2, 2])?;
         /// let h = a.to_ndarray::<i32>()?;
         /// assert_eq!(h[[1, 0]], 3);

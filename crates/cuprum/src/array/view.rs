@@ -13,7 +13,7 @@ impl Array {
     /// cannot be viewed that way without a copy: use [`reshape_copy`](Array::reshape_copy).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType, ErrorKind};
     /// let a = Array::arange(0.0, 6.0, 1.0, DType::F32)?;
     /// let b = a.reshape(&[2, -1])?;
@@ -41,7 +41,7 @@ impl Array {
     /// Reshapes, copying only when a view is impossible (NumPy's `reshape`).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let a = Array::arange(0.0, 6.0, 1.0, DType::I64)?.reshape(&[2, 3])?;
     /// let flat = a.t().reshape_copy(&[-1])?;
@@ -68,7 +68,7 @@ impl Array {
     /// Reverses the axes (a view).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let a = Array::zeros(&[2, 3, 4], DType::F32)?;
     /// assert_eq!(a.transpose().shape(), &[4, 3, 2]);
@@ -89,7 +89,7 @@ impl Array {
     /// numbers count from the end).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let a = Array::zeros(&[2, 3, 4], DType::F32)?;
     /// assert_eq!(a.permute(&[1, -1, 0])?.shape(), &[3, 4, 2]);
@@ -134,7 +134,7 @@ impl Array {
     /// inserts an axis. Always a view.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType, s, SliceArg};
     /// let a = Array::arange(0.0, 12.0, 1.0, DType::I32)?.reshape(&[3, 4])?;
     /// let b = a.slice(&s![..;-1, 1..;2])?;       // a[::-1, 1::2]
@@ -217,7 +217,7 @@ impl Array {
     /// repeated axes). Writing through a broadcast view writes the shared element.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let row = Array::arange(0.0, 3.0, 1.0, DType::F32)?;
     /// let m = row.broadcast_to(&[2, 3])?;
@@ -235,7 +235,7 @@ impl Array {
     /// Removes axes of extent 1: all of them (`None`) or the given one.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let a = Array::zeros(&[1, 3, 1], DType::F32)?;
     /// assert_eq!(a.squeeze(None)?.shape(), &[3]);
@@ -273,7 +273,7 @@ impl Array {
     /// Inserts an axis of extent 1 at `axis` (which may be `ndim`, or negative).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let a = Array::zeros(&[3], DType::F32)?;
     /// assert_eq!(a.expand_dims(0)?.shape(), &[1, 3]);

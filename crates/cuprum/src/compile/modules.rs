@@ -81,7 +81,7 @@ fn modules() -> &'static Mutex<FxHashMap<u64, Vec<ModEntry>>> {
 /// disk cache makes a new process skip NVRTC.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::compile::{compile_with_cache, CompileOptions};
 /// let src = r#"extern "C" __global__ void twice(float* x, int n) {
 ///     int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] *= 2; }"#;
@@ -96,7 +96,7 @@ pub fn compile_with_cache(source: &str, opts: &CompileOptions) -> Result<Module>
 /// [`compile_with_cache`] for a given device.
 ///
 /// ```
-/// # if !cuprum::internal::doc_gpu()? { return Ok(()); }
+/// # if !cuprum_doctest::gpu()? { return Ok(()); }
 /// use cuprum::{Device, compile::{compile_on, CompileOptions}};
 /// let m = compile_on(Device::get(0)?, r#"extern "C" __global__ void k() {}"#, &CompileOptions::default())?;
 /// # Ok::<(), cuprum::Error>(())

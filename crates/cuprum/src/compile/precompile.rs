@@ -47,7 +47,7 @@ impl<T: Precompile> Precompile for Vec<T> {
 /// names how many failed and the first.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{RawKernel, RawModule};
 /// let k = RawKernel::new(r#"extern "C" __global__ void fill(int* x) { x[threadIdx.x] = 1; }"#, "fill");
 /// let m = RawModule::new(r#"extern "C" __global__ void zero(int* x) { x[threadIdx.x] = 0; }"#);
@@ -63,7 +63,7 @@ pub fn precompile(items: &[&dyn Precompile]) -> Result<usize> {
 /// worker threads).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::bundle::KernelRecord;
 /// let k = KernelRecord::new(r#"extern "C" __global__ void one(int* x) { x[0] = 1; }"#,
 ///                           &cuprum::CompileOptions::new());

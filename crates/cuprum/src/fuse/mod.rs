@@ -12,7 +12,7 @@
 //! flattened value). Return one value, a tuple or an array of values.
 //!
 //! ```
-//! # if !cuprum::internal::doc_device()? { return Ok(()); }
+//! # if !cuprum_doctest::device()? { return Ok(()); }
 //! use cuprum::{Array, DType, random};
 //! let mse = cuprum::fuse("mse", |[y_true, y_pred]| {
 //!     let d = y_pred - y_true;
@@ -260,7 +260,7 @@ impl std::fmt::Debug for Fused {
 /// kernels as parameters.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, fuse};
 /// let relu6_scaled = fuse("relu6_scaled", |[x, s]| x.clip(0.0, 6.0) * s);
 /// let x = Array::from_slice(&[-1.0f32, 3.0, 9.0], &[3])?;
@@ -377,7 +377,7 @@ impl Fused {
     /// them (`(&x, &y, 0.5f32)`) — and returns the first value the closure returns.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, fuse};
     /// let norm = fuse("l2", |[x]| (x * x).sum().sqrt());
     /// let x = Array::from_slice(&[3.0f64, 4.0], &[2])?;
@@ -396,7 +396,7 @@ impl Fused {
     /// Runs on `args` and returns every value the closure returns, in order.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, fuse};
     /// let f = fuse("minmax", |[x]| (x.min(), x.max()));
     /// let x = Array::from_slice(&[3i32, -4, 9], &[3])?;
@@ -413,7 +413,7 @@ impl Fused {
     /// [`Explain`].
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType, fuse, ops::Keepdims};
     /// let softmax = fuse("softmax", |[x]| {
     ///     let e = (x - x.max_axis(-1, Keepdims::Yes)).exp();

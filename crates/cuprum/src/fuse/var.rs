@@ -310,7 +310,7 @@ impl Var {
     /// `self` runs in its loads; work on the result is a following kernel.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, fuse};
     /// let f = fuse("shifted_cumsum", |[x]| (x * 2.0).cumsum(None) + 1.0);
     /// let x = Array::from_slice(&[1.0f32, 2.0, 3.0], &[3])?;

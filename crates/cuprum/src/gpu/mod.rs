@@ -22,7 +22,7 @@
 //! }
 //!
 //! fn main() -> cuprum::Result<()> {
-//! #     if !cuprum::internal::doc_device()? {
+//! #     if !cuprum_doctest::device()? {
 //! #         return Ok(());
 //! #     }
 //!     assert_eq!(relu(-1.0), 0.0); // on the host

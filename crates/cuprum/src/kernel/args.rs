@@ -58,7 +58,7 @@ pub trait KernelArg {
     /// [`to_arg`](KernelArg::to_arg).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType, Stream, kernel::KernelArg};
     /// let a = Array::zeros(&[4], DType::F32)?;
     /// let arg = a.to_arg_on(&Stream::current()?);
@@ -165,7 +165,7 @@ impl<T: KernelArg + ?Sized> KernelArg for &T {
 /// strided indexing).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, DType, kernel::Strided};
 /// let a = Array::zeros(&[4, 4], DType::F32)?;
 /// let col = a.t();               // not contiguous

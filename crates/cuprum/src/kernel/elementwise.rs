@@ -78,7 +78,7 @@ const DEFAULT_BLOCK: u32 = 256;
 /// shared-memory tiles.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ElementwiseKernel};
 /// let add = ElementwiseKernel::new("float32 x, float32 y", "float32 z", "z = x + y * 2", "custom_add")?;
 /// let x = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[4])?;
@@ -251,7 +251,7 @@ impl ElementwiseKernel {
     /// out. Either way the array is written in place and returned.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, ElementwiseKernel};
     /// let relu = ElementwiseKernel::new("T x, T cap", "T y", "y = min(max(x, (T)0), cap)", "relu6")?;
     /// let x = Array::from_slice(&[-1.0f32, 3.0, 9.0], &[3])?;
@@ -272,7 +272,7 @@ impl ElementwiseKernel {
     /// Runs the kernel and returns every output (CuPy's `return_tuple=True`).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, ElementwiseKernel};
     /// let sc = ElementwiseKernel::new("T x", "T s, T c", "s = sin(x); c = cos(x)", "sin_cos")?;
     /// let x = Array::from_slice(&[0.0f64, 1.0], &[2])?;
@@ -287,7 +287,7 @@ impl ElementwiseKernel {
     /// Runs the kernel for its effect only (CuPy's `no_return=True`).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, ElementwiseKernel};
     /// let twice = ElementwiseKernel::new("", "T x", "x = x * 2", "twice_inplace")?;
     /// let x = Array::from_slice(&[1i32, 2], &[2])?;
@@ -303,7 +303,7 @@ impl ElementwiseKernel {
     /// CuPy's `size=`).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, ElementwiseKernel};
     /// let rev = ElementwiseKernel::new("raw T x", "raw T y", "y[i] = x[_ind.size() - 1 - i]", "rev")?;
     /// let x = Array::from_slice(&[1.0f32, 2.0, 3.0], &[3])?;
@@ -318,7 +318,7 @@ impl ElementwiseKernel {
     /// A call with a given number of threads per block (default 256).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ElementwiseKernel};
     /// let k = ElementwiseKernel::new("T x", "T y", "y = x", "copy_k")?;
     /// let y = k.block_size(128).call((&Array::ones(&[10], cuprum::DType::F32)?,))?;
@@ -333,7 +333,7 @@ impl ElementwiseKernel {
     /// free with this stream ([Arrays and streams](crate::Stream#arrays-and-streams)).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ElementwiseKernel, Stream};
     /// let k = ElementwiseKernel::new("T x", "T y", "y = x", "copy_k")?;
     /// let s = Stream::new()?;
@@ -539,7 +539,7 @@ kernel_spec_methods!(
 /// One configured call of an [`ElementwiseKernel`] (loop size, block size, stream).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// # use cuprum::{Array, ElementwiseKernel, Stream};
 /// let k = ElementwiseKernel::new("raw T x", "raw T y", "y[i] = x[i] + 1", "inc")?;
 /// let x = Array::from_slice(&[1i64, 2, 3], &[3])?;

@@ -194,7 +194,7 @@ struct Loaded {
 /// the process. The unit of trust is the kernel source, not the launch.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, DType, kernel::RawKernel};
 /// let add = RawKernel::new(r#"
 /// extern "C" __global__ void vector_add(const float* a, const float* b, float* c, int n) {
@@ -360,7 +360,7 @@ impl RawKernel {
     /// threads with `shared_mem_bytes` of dynamic shared memory (compiles it first).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::RawKernel;
     /// let k = RawKernel::new(r#"extern "C" __global__ void k(float* x) { x[threadIdx.x] = 1; }"#, "k");
     /// let occ = k.occupancy(256, 0)?;
@@ -381,7 +381,7 @@ impl RawKernel {
     /// `kernel.configure(cfg.grid, cfg.block).shared_mem(..).launch(args)`.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType, RawKernel};
     /// let k = RawKernel::new(r#"extern "C" __global__ void twice(float* x, long long n) {
     ///     for (long long i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
@@ -579,7 +579,7 @@ impl<'k> Launch<'k> {
 /// instantiations: CuPy's `RawModule`. Compiled per device on first use.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, DType, kernel::RawModule};
 /// let m = RawModule::new(r#"
 /// template<typename T, int N> __global__ void scale(T* x, int n) {

@@ -136,7 +136,7 @@ impl Keepdims {
 /// reduction), `_i` (output index), `_in_ind.size()`, `_out_ind.size()`, `_type_reduce`.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ReductionKernel};
 /// let ssq = ReductionKernel::new("T x", "T y", "x * x", "a + b", "y = a", Some("0"), "sum_of_squares")?;
 /// let x = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0, 5.0], &[5])?;
@@ -293,7 +293,7 @@ impl ReductionKernel {
     /// Reduces over every axis and returns the first output.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ReductionKernel};
     /// let sum = ReductionKernel::new("T x", "T y", "x", "a + b", "y = a", Some("0"), "my_sum")?;
     /// let x = Array::from_slice(&[1i64, 2, 3], &[3])?;
@@ -307,7 +307,7 @@ impl ReductionKernel {
     /// Reduces over every axis and returns every output.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ReductionKernel};
     /// let k = ReductionKernel::new("T x", "T s, int64 n", "x", "a + b", "s = a; n = _in_ind.size()", Some("0"), "sum_n")?;
     /// let out = k.call_all((&Array::ones(&[4], cuprum::DType::F64)?,))?;
@@ -321,7 +321,7 @@ impl ReductionKernel {
     /// A call reducing over `axis` only.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, DType, ReductionKernel};
     /// let sum = ReductionKernel::new("T x", "T y", "x", "a + b", "y = a", Some("0"), "my_sum")?;
     /// let m = Array::ones(&[2, 3], DType::F32)?;
@@ -524,7 +524,7 @@ impl ReductionBuilder {
 /// One configured call of a [`ReductionKernel`] (axes, keepdims, stream).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// # use cuprum::{Array, DType, ReductionKernel};
 /// let sum = ReductionKernel::new("T x", "T y", "x", "a + b", "y = a", Some("0"), "my_sum")?;
 /// let m = Array::ones(&[2, 3, 4], DType::F64)?;

@@ -66,7 +66,7 @@ const MAX_ACC: usize = 32;
 /// `y = a`, with the output's name).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ScanKernel};
 /// let running_max = ScanKernel::new("T x", "T y", "x", "a > b ? a : b", "-CUDART_INF_F", "running_max")?;
 /// let x = Array::from_slice(&[1.0f32, 3.0, 2.0, 5.0, 4.0], &[5])?;
@@ -206,7 +206,7 @@ impl ScanKernel {
     /// as [`new`](Self::new), after an error naming the first missing part.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, ScanKernel};
     /// let k = ScanKernel::builder("weighted_cumsum")
     ///     .inputs("T x, T w")
@@ -241,7 +241,7 @@ impl ScanKernel {
     /// struct). Default: the output's type.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, ScanKernel};
     /// // A segmented sum: (value, starts-a-segment) pairs, restarting at each flag.
     /// let seg = ScanKernel::new("T x, bool f", "T y", "Seg{x, f}",
@@ -264,7 +264,7 @@ impl ScanKernel {
     /// output's name; the accumulator converts to the output's type).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, ScanKernel};
     /// let k = ScanKernel::new("T x", "T y", "x", "a + b", "0", "doubled_cumsum")?.post_map("y = 2 * a");
     /// let x = Array::from_slice(&[1i32, 2, 3], &[3])?;
@@ -286,7 +286,7 @@ impl ScanKernel {
     /// inputs, then optionally the output (written in place: `out=`).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType, ScanKernel};
     /// let prod = ScanKernel::new("T x", "T y", "x", "a * b", "1", "my_cumprod")?;
     /// let x = Array::from_slice(&[1i64, 2, 3, 4], &[2, 2])?;
@@ -304,7 +304,7 @@ impl ScanKernel {
     /// the end).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, ScanKernel};
     /// let sum = ScanKernel::new("T x", "T y", "x", "a + b", "0", "my_cumsum")?;
     /// let m = Array::from_slice(&[1i32, 2, 3, 4, 5, 6], &[2, 3])?;
@@ -587,7 +587,7 @@ impl ScanBuilder {
 /// One configured call of a [`ScanKernel`] (axis, inclusive or exclusive, stream).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, DType, ScanKernel};
 /// let sum = ScanKernel::new("T x", "T y", "x", "a + b", "0", "my_cumsum")?;
 /// let m = Array::ones(&[2, 3], DType::F32)?;

@@ -34,7 +34,7 @@
 //! read or write a peer's user buffer itself), each only when the variable is not set yet.
 //!
 //! ```
-//! # if !cuprum::internal::doc_nccl()? { return Ok(()); }
+//! # if !cuprum_doctest::nccl()? { return Ok(()); }
 //! use cuprum::{Array, DType, Device};
 //! use cuprum::nccl::{Communicator, ReduceOp};
 //! let devices = Device::all()?;
@@ -177,7 +177,7 @@ fn nccl_dtype(what: &str, d: DType) -> Result<c_int> {
 /// others, as hex text ([`to_hex`](UniqueId::to_hex)) in a file or an environment variable.
 ///
 /// ```
-/// # if !cuprum::internal::doc_nccl()? { return Ok(()); }
+/// # if !cuprum_doctest::nccl()? { return Ok(()); }
 /// let id = cuprum::nccl::UniqueId::new()?;
 /// let text = id.to_hex();
 /// assert_eq!(text.len(), 256);
@@ -198,7 +198,7 @@ impl UniqueId {
     /// it holds). Needs NCCL, not a GPU.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_nccl()? { return Ok(()); }
+    /// # if !cuprum_doctest::nccl()? { return Ok(()); }
     /// let id = cuprum::nccl::UniqueId::new()?;
     /// // hand `id.to_hex()` to the other ranks, e.g. in an environment variable
     /// # Ok::<(), cuprum::Error>(())
@@ -358,7 +358,7 @@ impl Communicator {
     /// `devices[i]`. One device gives a one-rank communicator, whose collectives copy.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_nccl()? { return Ok(()); }
+    /// # if !cuprum_doctest::nccl()? { return Ok(()); }
     /// let comm = cuprum::nccl::Communicator::new(&cuprum::Device::all()?)?;
     /// assert_eq!(comm.size(), cuprum::Device::count()?);
     /// # Ok::<(), cuprum::Error>(())
@@ -408,7 +408,7 @@ impl Communicator {
     /// have joined.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_nccl()? { return Ok(()); }
+    /// # if !cuprum_doctest::nccl()? { return Ok(()); }
     /// use cuprum::nccl::{Communicator, UniqueId};
     /// // rank 0 of 1: a communicator of one process
     /// let comm = Communicator::from_unique_id(&UniqueId::new()?, 0, 1, cuprum::Device::get(0)?)?;
@@ -489,7 +489,7 @@ impl Communicator {
     /// The number of ranks of the whole communicator (all processes).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_nccl()? { return Ok(()); }
+    /// # if !cuprum_doctest::nccl()? { return Ok(()); }
     /// let devices = cuprum::Device::all()?;
     /// let comm = cuprum::nccl::Communicator::new(&devices)?;
     /// assert_eq!(comm.size(), devices.len());
@@ -502,7 +502,7 @@ impl Communicator {
     /// The ranks this process holds, in the order collectives take their arrays.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_nccl()? { return Ok(()); }
+    /// # if !cuprum_doctest::nccl()? { return Ok(()); }
     /// let comm = cuprum::nccl::Communicator::new(&cuprum::Device::all()?)?;
     /// assert_eq!(comm.ranks(), (0..comm.size()).collect::<Vec<_>>());
     /// # Ok::<(), cuprum::Error>(())
@@ -514,7 +514,7 @@ impl Communicator {
     /// The device of each local rank, in [`ranks`](Communicator::ranks) order.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_nccl()? { return Ok(()); }
+    /// # if !cuprum_doctest::nccl()? { return Ok(()); }
     /// let devices = cuprum::Device::all()?;
     /// let comm = cuprum::nccl::Communicator::new(&devices)?;
     /// assert_eq!(comm.devices(), devices);
@@ -529,7 +529,7 @@ impl Communicator {
     /// arrays (in place). Shapes may differ but sizes must match.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_nccl()? { return Ok(()); }
+    /// # if !cuprum_doctest::nccl()? { return Ok(()); }
     /// use cuprum::{Array, Device, nccl::{Communicator, ReduceOp}};
     /// let comm = Communicator::new(&[Device::get(0)?])?;
     /// let x = Array::from_slice(&[1.0f64, 2.0], &[2])?;
@@ -553,7 +553,7 @@ impl Communicator {
     /// are not meaningful afterwards; they still must be valid arrays of the right size).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_nccl()? { return Ok(()); }
+    /// # if !cuprum_doctest::nccl()? { return Ok(()); }
     /// use cuprum::{Array, Device, nccl::{Communicator, ReduceOp}};
     /// let comm = Communicator::new(&[Device::get(0)?])?;
     /// let x = Array::from_slice(&[3i32, 4], &[2])?;
@@ -576,7 +576,7 @@ impl Communicator {
     /// read; it may be the `recv` array).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_nccl()? { return Ok(()); }
+    /// # if !cuprum_doctest::nccl()? { return Ok(()); }
     /// use cuprum::{Array, Device, nccl::Communicator};
     /// let comm = Communicator::new(&[Device::get(0)?])?;
     /// let x = Array::from_slice(&[7u8, 8], &[2])?;
@@ -601,7 +601,7 @@ impl Communicator {
     /// `recv` (of `k × size()` elements).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_nccl()? { return Ok(()); }
+    /// # if !cuprum_doctest::nccl()? { return Ok(()); }
     /// use cuprum::{Array, DType, Device, nccl::Communicator};
     /// let comm = Communicator::new(&[Device::get(0)?])?;
     /// let x = Array::from_slice(&[1.0f32, 2.0], &[2])?;
@@ -623,7 +623,7 @@ impl Communicator {
     /// `r`'s `recv` (of `k` elements) gets `op` over every rank's block `r`.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_nccl()? { return Ok(()); }
+    /// # if !cuprum_doctest::nccl()? { return Ok(()); }
     /// use cuprum::{Array, DType, Device, nccl::{Communicator, ReduceOp}};
     /// let comm = Communicator::new(&[Device::get(0)?])?;
     /// let x = Array::from_slice(&[1.0f32, 2.0], &[2])?;
@@ -861,7 +861,7 @@ impl Communicator {
     /// a send and its receive must have the same dtype and element count.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_nccl()? { return Ok(()); }
+    /// # if !cuprum_doctest::nccl()? { return Ok(()); }
     /// use cuprum::{Array, Device, nccl::{Communicator, P2p}};
     /// let comm = Communicator::new(&[Device::get(0)?])?;
     /// let x = Array::from_slice(&[1.5f32, 2.5], &[2])?;
@@ -962,7 +962,7 @@ impl Communicator {
     /// and the rank when a peer failed or the timeout passed.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_nccl()? { return Ok(()); }
+    /// # if !cuprum_doctest::nccl()? { return Ok(()); }
     /// use cuprum::{Array, Device, nccl::{Communicator, ReduceOp}};
     /// let comm = Communicator::new(&[Device::get(0)?])?;
     /// let x = Array::from_slice(&[1.0f32, 2.0], &[2])?;
@@ -983,7 +983,7 @@ impl Communicator {
     /// `synchronize`'s.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_nccl()? { return Ok(()); }
+    /// # if !cuprum_doctest::nccl()? { return Ok(()); }
     /// let comm = cuprum::nccl::Communicator::new(&[cuprum::Device::get(0)?])?;
     /// comm.barrier()?;
     /// # Ok::<(), cuprum::Error>(())
@@ -1002,7 +1002,7 @@ impl Communicator {
     /// `CUPRUM_NCCL_TIMEOUT` seconds, else 600 s). Keep it above the longest collective.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_nccl()? { return Ok(()); }
+    /// # if !cuprum_doctest::nccl()? { return Ok(()); }
     /// let comm = cuprum::nccl::Communicator::new(&[cuprum::Device::get(0)?])?;
     /// comm.set_timeout(std::time::Duration::from_secs(60));
     /// # Ok::<(), cuprum::Error>(())

@@ -9,7 +9,7 @@ use crate::array::Array;
 /// One send or receive of a [`Communicator::p2p`](super::Communicator::p2p) group.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, nccl::P2p};
 /// let x = Array::from_slice(&[1.0f32, 2.0], &[2])?;
 /// let send = P2p::send(0, &x, 1);          // local rank 0 sends x to rank 1
@@ -29,7 +29,7 @@ impl<'a> P2p<'a> {
     /// `array` to rank `peer`.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// let x = cuprum::Array::from_slice(&[1u8], &[1])?;
     /// assert!(cuprum::nccl::P2p::send(0, &x, 3).is_send());
     /// # Ok::<(), cuprum::Error>(())
@@ -46,7 +46,7 @@ impl<'a> P2p<'a> {
     /// The local rank at index `local` receives into `array` from rank `peer`.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// let x = cuprum::Array::from_slice(&[1u8], &[1])?;
     /// assert!(!cuprum::nccl::P2p::recv(0, &x, 2).is_send());
     /// # Ok::<(), cuprum::Error>(())
@@ -63,7 +63,7 @@ impl<'a> P2p<'a> {
     /// Whether it sends.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// let x = cuprum::Array::from_slice(&[1u8], &[1])?;
     /// assert!(cuprum::nccl::P2p::send(0, &x, 0).is_send());
     /// # Ok::<(), cuprum::Error>(())
@@ -75,7 +75,7 @@ impl<'a> P2p<'a> {
     /// The other rank.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// let x = cuprum::Array::from_slice(&[1u8], &[1])?;
     /// assert_eq!(cuprum::nccl::P2p::recv(0, &x, 5).peer(), 5);
     /// # Ok::<(), cuprum::Error>(())

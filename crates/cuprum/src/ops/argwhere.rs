@@ -13,7 +13,7 @@ use crate::error::Result;
 /// `argwhere`: int64 of shape `(N, a.ndim())`; a 0-d `a` gives `(1, 0)` or `(0, 0)`).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[0.0f32, 1.5, 0.0, -2.0, 3.0, 0.0], &[2, 3])?;
 /// let ij = ops::argwhere(&a)?;

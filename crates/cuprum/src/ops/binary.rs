@@ -21,7 +21,7 @@ macro_rules! binary_fns {
             `out` is copied first, so the result is as if nothing overlapped.")]
         ///
         /// ```
-        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+        /// # if !cuprum_doctest::device()? { return Ok(()); }
         /// # use cuprum::{Array, ops};
         /// let a = Array::from_slice(&[6i64, 3, -7], &[3])?;
         /// let b = Array::from_slice(&[4i64, 2, 2], &[3])?;
@@ -41,7 +41,7 @@ binary_fns! {
     /// `a + b` (bool: logical or).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[1i32, 2], &[2])?;
     /// assert_eq!(ops::add(&a, 10i32)?.to_vec::<i32>()?, vec![11, 12]);
@@ -51,7 +51,7 @@ binary_fns! {
     /// `a - b` (an error for bool, as in NumPy).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[1.5f64, 2.5], &[2])?;
     /// assert_eq!(ops::subtract(&a, 1.0)?.to_vec::<f64>()?, vec![0.5, 1.5]);
@@ -61,7 +61,7 @@ binary_fns! {
     /// `a * b` (bool: logical and).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[1.5f32, 2.0], &[2])?;
     /// assert_eq!(ops::multiply(&a, &a)?.to_vec::<f32>()?, vec![2.25, 4.0]);
@@ -71,7 +71,7 @@ binary_fns! {
     /// True division `a / b`: integers and bools give float64, as in NumPy.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, DType, ops};
     /// let a = Array::from_slice(&[1i32, 3], &[2])?;
     /// let q = ops::divide(&a, 2i32)?;
@@ -83,7 +83,7 @@ binary_fns! {
     /// division by zero gives 0.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[-7i32, 7], &[2])?;
     /// assert_eq!(ops::remainder(&a, 3i32)?.to_vec::<i32>()?, vec![2, 1]);
@@ -96,7 +96,7 @@ binary_fns! {
     /// `multiply(&d, &d)` costs.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[2i64, 3], &[2])?;
     /// assert_eq!(ops::power(&a, 3i64)?.to_vec::<i64>()?, vec![8, 27]);
@@ -106,7 +106,7 @@ binary_fns! {
     /// Elementwise maximum; NaN propagates.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[-1.0f32, 2.0], &[2])?;
     /// assert_eq!(ops::maximum(&a, 0.0)?.to_vec::<f32>()?, vec![0.0, 2.0]);
@@ -116,7 +116,7 @@ binary_fns! {
     /// Elementwise minimum; NaN propagates.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[-1.0f32, 2.0], &[2])?;
     /// assert_eq!(ops::minimum(&a, 0.0)?.to_vec::<f32>()?, vec![-1.0, 0.0]);
@@ -126,7 +126,7 @@ binary_fns! {
     /// `a == b` as a bool array.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[1i8, 2], &[2])?;
     /// assert_eq!(ops::equal(&a, 2i8)?.to_vec::<bool>()?, vec![false, true]);
@@ -136,7 +136,7 @@ binary_fns! {
     /// `a != b` as a bool array.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[1i8, 2], &[2])?;
     /// assert_eq!(ops::not_equal(&a, 2i8)?.to_vec::<bool>()?, vec![true, false]);
@@ -146,7 +146,7 @@ binary_fns! {
     /// `a < b` as a bool array (complex numbers compare lexicographically).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[1.0f64, 2.0], &[2])?;
     /// assert_eq!(ops::less(&a, 1.5)?.to_vec::<bool>()?, vec![true, false]);
@@ -156,7 +156,7 @@ binary_fns! {
     /// `a <= b` as a bool array.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[1.0f64, 2.0], &[2])?;
     /// assert_eq!(ops::less_equal(&a, 2.0)?.to_vec::<bool>()?, vec![true, true]);
@@ -166,7 +166,7 @@ binary_fns! {
     /// `a > b` as a bool array.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[1.0f64, 2.0], &[2])?;
     /// assert_eq!(ops::greater(&a, 1.5)?.to_vec::<bool>()?, vec![false, true]);
@@ -176,7 +176,7 @@ binary_fns! {
     /// `a >= b` as a bool array.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[1.0f64, 2.0], &[2])?;
     /// assert_eq!(ops::greater_equal(&a, 2.0)?.to_vec::<bool>()?, vec![false, true]);
@@ -189,7 +189,7 @@ binary_fns! {
     /// gives `a / 0` (±inf or NaN).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[7i64, -7, 7, 5], &[4])?;
     /// let b = Array::from_slice(&[2i64, 2, -2, 0], &[4])?;
@@ -203,7 +203,7 @@ binary_fns! {
     /// division by zero gives 0).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[-7i32, 7], &[2])?;
     /// assert_eq!(ops::fmod(&a, 3i32)?.to_vec::<i32>()?, vec![-1, 1]);
@@ -213,7 +213,7 @@ binary_fns! {
     /// Logical and of the operands' truth values (non-zero is true), as bools.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[0.0f32, 2.0, 3.0], &[3])?;
     /// let b = Array::from_slice(&[1i8, 0, 5], &[3])?;
@@ -224,7 +224,7 @@ binary_fns! {
     /// Logical or of the operands' truth values, as bools.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[0i32, 0, 3], &[3])?;
     /// assert_eq!(ops::logical_or(&a, false)?.to_vec::<bool>()?, vec![false, false, true]);
@@ -234,7 +234,7 @@ binary_fns! {
     /// Logical exclusive or of the operands' truth values, as bools.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[true, false], &[2])?;
     /// assert_eq!(ops::logical_xor(&a, true)?.to_vec::<bool>()?, vec![false, true]);
@@ -245,7 +245,7 @@ binary_fns! {
     /// dtype error, as in NumPy.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[12u8, 10], &[2])?;
     /// assert_eq!(ops::bitwise_and(&a, 6u8)?.to_vec::<u8>()?, vec![4, 2]);
@@ -255,7 +255,7 @@ binary_fns! {
     /// Bitwise or of integers (bools: logical or); also the `|` operator.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[12u8, 10], &[2])?;
     /// assert_eq!(ops::bitwise_or(&a, 1u8)?.to_vec::<u8>()?, vec![13, 11]);
@@ -265,7 +265,7 @@ binary_fns! {
     /// Bitwise exclusive or of integers (bools: not equal); also the `^` operator.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[12i16, -1], &[2])?;
     /// assert_eq!(ops::bitwise_xor(&a, 5i16)?.to_vec::<i16>()?, vec![9, -6]);
@@ -276,7 +276,7 @@ binary_fns! {
     /// wrap; an amount outside `[0, bits)` shifts every bit out (0), as in NumPy.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[1i8, 3, 64], &[3])?;
     /// assert_eq!(ops::left_shift(&a, 1i8)?.to_vec::<i8>()?, vec![2, 6, -128]);
@@ -288,7 +288,7 @@ binary_fns! {
     /// amount outside `[0, bits)` gives 0, or -1 for a negative value, as in NumPy.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[-8i32, 8], &[2])?;
     /// assert_eq!(ops::right_shift(&a, 2i32)?.to_vec::<i32>()?, vec![-2, 2]);
@@ -300,7 +300,7 @@ binary_fns! {
     /// integers compute in the float type NumPy picks).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let y = Array::from_slice(&[1.0f64, -1.0], &[2])?;
     /// let a = ops::arctan2(&y, -1.0)?.to_vec::<f64>()?;
@@ -311,7 +311,7 @@ binary_fns! {
     /// `sqrt(a^2 + b^2)` without intermediate overflow (real numbers).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[3.0f32, 1e30], &[2])?;
     /// assert_eq!(ops::hypot(&a, 4.0f32)?.to_vec::<f32>()?, vec![5.0, 1e30]);
@@ -322,7 +322,7 @@ binary_fns! {
     /// (real numbers; a 16-bit float steps by its own last bit).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[1.0f32, 0.0], &[2])?;
     /// let r = ops::nextafter(&a, 2.0f32)?.to_vec::<f32>()?;

@@ -38,7 +38,7 @@ use std::ops::RangeFull;
 /// only sometimes is an `Option` (`Some(lo)`, or `None::<f32>` when written out).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let x = Array::from_slice(&[-2.0f32, 3.0, 9.0], &[3])?;
 /// assert_eq!(ops::clip(&x, .., 5.0)?.to_vec::<f32>()?, vec![-2.0, 3.0, 5.0]);
@@ -79,7 +79,7 @@ impl<T: IntoOperand> ClipBound for Option<T> {
 /// is a copy (bool arrays: a dtype error, as in NumPy). See [`ClipBound`].
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// # use cuprum::{Array, DType, ops};
 /// let a = Array::from_slice(&[-1.0f32, 0.5, 9.0], &[3])?;
 /// assert_eq!(ops::clip(&a, 0.0, 6.0)?.to_vec::<f32>()?, vec![0.0, 0.5, 6.0]);
@@ -98,7 +98,7 @@ pub fn clip(a: impl IntoOperand, lo: impl ClipBound, hi: impl ClipBound) -> Resu
 /// overlap as for the binary `_into` functions, e.g. [`add_into`](crate::ops::add_into)).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// # use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[-1.0f32, 0.5, 9.0], &[3])?;
 /// ops::clip_into(&a, 0.0, 6.0, &a)?;                       // in place

@@ -259,7 +259,7 @@ pub(crate) fn sample_sources() -> Result<Vec<(String, String)>> {
 /// [`nan_equal`](Tolerance::nan_equal).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// # use cuprum::{Array, ops, ops::Tolerance};
 /// let a = Array::from_slice(&[1.0f64, 2.0], &[2])?;
 /// let c = ops::isclose(&a, 1.0 + 1e-9, Tolerance::new(1e-5, 1e-8))?;
@@ -274,7 +274,7 @@ pub fn isclose(a: impl IntoOperand, b: impl IntoOperand, tol: Tolerance) -> Resu
 /// never close), in one reduction over the broadcast arrays.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// # use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[1.0f32, 2.0], &[2])?;
 /// let b = Array::from_slice(&[1.0f32, 2.000001], &[2])?;
@@ -288,7 +288,7 @@ pub fn allclose(a: &Array, b: &Array) -> Result<bool> {
 /// [`allclose`] with explicit tolerances and NaN handling.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// # use cuprum::{Array, ops, ops::Tolerance};
 /// let a = Array::from_slice(&[f64::NAN, 1.0], &[2])?;
 /// assert!(ops::allclose_with(&a, &a, Tolerance::new(0.0, 0.0).nan_equal())?);

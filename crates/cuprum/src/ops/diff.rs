@@ -15,7 +15,7 @@ use crate::shape::{Shape, normalize_axis};
 /// (unsigned integers wrap, as in NumPy). `n = 0` gives `a` itself.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[1i32, 2, 4, 7, 0], &[5])?;
 /// assert_eq!(ops::diff(&a, 1, -1)?.to_vec::<i32>()?, vec![1, 2, 3, -7]);
@@ -34,7 +34,7 @@ pub fn diff(a: &Array, n: usize, axis: isize) -> Result<Array> {
 /// [`concatenate`](crate::ops::concatenate).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[1i64, 3, 6], &[3])?;
 /// let zero = Array::scalar(0i64)?;

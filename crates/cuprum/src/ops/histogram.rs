@@ -37,7 +37,7 @@ const UNROLL: usize = 4;
 /// How [`histogram`] makes its bins (NumPy's `bins`).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops::Bins};
 /// let edges = Array::from_slice(&[0.0f64, 1.0, 10.0], &[3])?;
 /// assert!(matches!(Bins::from(10), Bins::Count(10)));
@@ -326,7 +326,7 @@ impl CountLaunch<'_> {
 /// ones: one device → host read), one pass counts in shared-memory bins.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let x = Array::from_slice(&[1i32, 3, 1, 0], &[4])?;
 /// assert_eq!(ops::bincount(&x, None, 0)?.to_vec::<i64>()?, vec![1, 2, 0, 1]);
@@ -510,7 +510,7 @@ fn edges_array(e: &[f64], d: DType) -> Result<Array> {
 /// Real dtypes (not bool, not complex).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops::{self, Bins}};
 /// let a = Array::from_slice(&[0.5f32, 1.5, 1.7, 4.0], &[4])?;
 /// let (counts, edges) = ops::histogram(&a, Bins::Count(2), Some((0.0, 4.0)), false)?;

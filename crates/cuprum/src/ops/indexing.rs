@@ -364,7 +364,7 @@ fn target_meta(shape: &[usize], strides: &[isize]) -> (Shape, [i64; 16]) {
 /// `a.shape[..axis] + indices.shape + a.shape[axis + 1..]`.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[10i32, 20, 30, 40], &[2, 2])?;
 /// let i = Array::from_slice(&[1i64, 0, -1], &[3])?;
@@ -381,7 +381,7 @@ pub fn take(a: &Array, indices: &Array, axis: Option<isize>) -> Result<Array> {
 /// [`take`] with NumPy's `mode` (`Raise`, `Wrap` or `Clip`).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops::{self, IndexMode}};
 /// let a = Array::from_slice(&[1.0f32, 2.0, 3.0], &[3])?;
 /// let i = Array::from_slice(&[5i32, -4], &[2])?;
@@ -497,7 +497,7 @@ fn values_of(values: Operand<'_>, dtype: DType) -> Result<Array> {
 /// duplicate indices one of the values wins (which one is unspecified, as in CuPy).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, DType, ops};
 /// let a = Array::zeros(&[2, 3], DType::F32)?;
 /// let i = Array::from_slice(&[0i64, 4, -1], &[3])?;
@@ -512,7 +512,7 @@ pub fn put(a: &Array, indices: &Array, values: impl IntoOperand) -> Result<()> {
 /// [`put`] with NumPy's `mode`.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, DType, ops::{self, IndexMode}};
 /// let a = Array::zeros(&[3], DType::I32)?;
 /// let i = Array::from_slice(&[7i32], &[1])?;
@@ -597,7 +597,7 @@ pub fn put_with(
 /// Float sums over repeated indices add in an unspecified order.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, DType, ops};
 /// let a = Array::zeros(&[3], DType::F32)?;
 /// let i = Array::from_slice(&[0i64, 2, 0, 0], &[4])?;
@@ -754,7 +754,7 @@ fn unravel_kernel() -> Result<&'static ElementwiseKernel> {
 /// one device → host read), then writes every coordinate in one pass.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[0.0f32, 1.5, 0.0, -2.0], &[2, 2])?;
 /// let ij = ops::nonzero(&a)?;
@@ -799,7 +799,7 @@ pub fn nonzero(a: &Array) -> Result<Vec<Array>> {
 /// Indices of the non-zero elements of the flattened array (NumPy's `flatnonzero`).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[0i32, 3, 0, 4], &[2, 2])?;
 /// assert_eq!(ops::flatnonzero(&a)?.to_vec::<i64>()?, vec![1, 3]);
@@ -818,7 +818,7 @@ pub fn flatnonzero(a: &Array) -> Result<Array> {
 /// NumPy's one-argument `where(cond)`: the same as [`nonzero`].
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let c = Array::from_slice(&[false, true, true], &[3])?;
 /// assert_eq!(ops::where_nonzero(&c)?[0].to_vec::<i64>()?, vec![1, 2]);
@@ -837,7 +837,7 @@ pub fn where_nonzero(cond: &Array) -> Result<Vec<Array>> {
 /// among its first entries only; a longer one is an error if it selects past the end.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[1i32, 2, 3, 4, 5, 6], &[3, 2])?;
 /// let c = Array::from_slice(&[false, true, true], &[3])?;
@@ -875,7 +875,7 @@ impl Array {
     /// [`ops::take`](crate::ops::take) from this array.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::Array;
     /// let a = Array::from_slice(&[5u8, 6, 7], &[3])?;
     /// let i = Array::from_slice(&[2i32, 2], &[2])?;
@@ -889,7 +889,7 @@ impl Array {
     /// [`ops::put`](crate::ops::put) into this array (in place, as NumPy's `a.put`).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let a = Array::zeros(&[3], DType::I64)?;
     /// a.put(&Array::from_slice(&[1i64], &[1])?, 9i64)?;
@@ -903,7 +903,7 @@ impl Array {
     /// [`ops::nonzero`](crate::ops::nonzero) of this array.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::Array;
     /// let a = Array::from_slice(&[0u8, 2, 2], &[3])?;
     /// assert_eq!(a.nonzero()?[0].to_vec::<i64>()?, vec![1, 2]);
@@ -916,7 +916,7 @@ impl Array {
     /// [`ops::compress`](crate::ops::compress) of this array.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::Array;
     /// let a = Array::from_slice(&[1.0f64, 2.0, 3.0], &[3])?;
     /// let c = Array::from_slice(&[true, false, true], &[3])?;

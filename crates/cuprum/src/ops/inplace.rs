@@ -34,7 +34,7 @@ macro_rules! assign_methods {
                 leaves the array unchanged). `other` may be this array or overlap it.")]
             ///
             /// ```
-            /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+            /// # if !cuprum_doctest::device()? { return Ok(()); }
             /// use cuprum::Array;
             #[doc = concat!("let a = Array::from_slice(&", $ex, ", &[3])?;")]
             #[doc = concat!("a.", stringify!($name), "(", $arg, ")?;")]
@@ -69,7 +69,7 @@ impl Array {
     /// [`floor_div_assign`](Array::floor_div_assign) for `//=`).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, ErrorKind};
     /// let a = Array::from_slice(&[1.0f32, 3.0], &[2])?;
     /// a.div_assign(2.0)?;
@@ -88,7 +88,7 @@ impl Array {
     /// `*_assign` methods apply.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::Array;
     /// let a = Array::from_slice(&[1.0f32, 2.0], &[2])?;
     /// let b = Array::from_slice(&[10.0f32, 20.0], &[2])?;
@@ -112,7 +112,7 @@ impl Masked<'_> {
     /// mask is set (`*t += p` is NumPy's `a[mask] += p`, [`Masked::add`]).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, ops};
     /// let totals = Array::from_slice(&[0i64, 0, 0, 0], &[4])?;
     /// let nums = Array::from_slice(&[2i64, 3, 4, 5], &[4])?;
@@ -140,7 +140,7 @@ enum Target<'a> {
 /// operators after it do nothing.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::Array;
 /// let a = Array::from_slice(&[6u8, 9], &[2])?;
 /// a.inplace(|a| {

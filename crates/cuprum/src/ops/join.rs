@@ -12,7 +12,7 @@ use crate::shape::{Shape, format_shape, normalize_axis};
 /// dtype of the inputs ([`promote_types`](crate::ops::promote_types)).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[2, 2])?;
 /// let b = Array::from_slice(&[5.0f32, 6.0], &[1, 2])?;
@@ -107,7 +107,7 @@ fn along(ax: usize, start: isize, end: isize) -> Vec<SliceArg> {
 /// or negative).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[1i32, 2], &[2])?;
 /// let b = Array::from_slice(&[3i32, 4], &[2])?;
@@ -228,7 +228,7 @@ fn split_impl(a: &Array, how: Split, axis: isize, equal: bool) -> Result<Vec<Arr
 /// error when the length does not divide) or parts between the given indices.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, DType, ops};
 /// let a = Array::arange(0.0, 6.0, 1.0, DType::I32)?;
 /// let parts = ops::split(&a, 3, 0)?;
@@ -247,7 +247,7 @@ pub fn split(a: &Array, how: impl Into<Split>, axis: isize) -> Result<Vec<Array>
 /// are one longer).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, DType, ops};
 /// let a = Array::arange(0.0, 5.0, 1.0, DType::F32)?;
 /// let sizes: Vec<usize> = ops::array_split(&a, 3, 0)?.iter().map(|p| p.size()).collect();

@@ -39,7 +39,7 @@ use smallvec::SmallVec;
 /// [`ErrorKind::Blas`](crate::ErrorKind::Blas) when cuBLAS is missing or fails.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
 /// let b = Array::from_slice(&[1.0f32, 0.0, 0.0, 1.0, 1.0, 1.0], &[3, 2])?;
@@ -78,7 +78,7 @@ pub fn matmul(a: &Array, b: &Array) -> Result<Array> {
 /// [`ErrorKind::DType`](crate::ErrorKind::DType) for other dtypes.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let x = Array::from_slice(&[1.0f64, 2.0, 3.0], &[3])?;
 /// let y = Array::from_slice(&[4.0f64, 5.0, 6.0], &[3])?;
@@ -117,7 +117,7 @@ impl Array {
     /// The matrix product `self @ other` ([`ops::matmul`](crate::ops::matmul)).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let a = Array::ones(&[4, 3], DType::F64)?;
     /// let b = Array::ones(&[3, 5], DType::F64)?;
@@ -133,7 +133,7 @@ impl Array {
     /// NumPy's `dot` for 1-D and 2-D arrays ([`ops::dot`](crate::ops::dot)).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let v = Array::ones(&[3], DType::F32)?;
     /// assert_eq!(v.dot(&v)?.to_vec::<f32>()?, vec![3.0]);

@@ -11,7 +11,7 @@ use crate::shape::format_shape;
 /// (then whole trailing sub-arrays are selected).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let x = Array::from_slice(&[0.2f32, 0.7, 0.9, 0.1], &[4])?;
 /// let m = ops::greater(&x, 0.5)?;
@@ -30,7 +30,7 @@ impl Array {
     /// [`Masked::get`]. Nothing runs until then.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::Array;
     /// let a = Array::from_slice(&[1i32, 2, 3, 4, 5, 6], &[2, 3])?;
     /// let m = Array::from_slice(&[true, false, true, false, false, true], &[2, 3])?;

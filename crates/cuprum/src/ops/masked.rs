@@ -24,7 +24,7 @@ impl<'a> Masked<'a> {
     /// be unused.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let a = Array::arange(0.0, 5.0, 1.0, DType::F64)?;
     /// let none = Array::zeros(&[5], DType::Bool)?;
@@ -80,7 +80,7 @@ impl Masked<'_> {
     /// scalar or broadcast value needs no count: one kernel, no synchronisation.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, ops};
     /// let x = Array::from_slice(&[1.0f32, -2.0, 3.0, -4.0], &[4])?;
     /// let neg = ops::less(&x, 0.0)?;
@@ -107,7 +107,7 @@ macro_rules! masked_updates {
                 error).")]
             ///
             /// ```
-            /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+            /// # if !cuprum_doctest::device()? { return Ok(()); }
             /// use cuprum::Array;
             #[doc = concat!("let x = Array::from_slice(&", $ex, ", &[4])?;")]
             /// let m = Array::from_slice(&[true, false, true, true], &[4])?;
@@ -145,7 +145,7 @@ impl Masked<'_> {
     /// array is an error, as in NumPy).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::Array;
     /// let x = Array::from_slice(&[1.0f64, 2.0, 3.0], &[3])?;
     /// let m = Array::from_slice(&[true, false, true], &[3])?;

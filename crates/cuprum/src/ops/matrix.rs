@@ -17,7 +17,7 @@ use std::sync::OnceLock;
 /// diagonal is empty.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, DType, ops};
 /// let a = Array::arange(0.0, 9.0, 1.0, DType::I32)?.reshape(&[3, 3])?;
 /// assert_eq!(ops::diagonal(&a, 0, 0, 1)?.to_vec::<i32>()?, vec![0, 4, 8]);
@@ -75,7 +75,7 @@ pub fn diagonal(a: &Array, offset: isize, axis1: isize, axis2: isize) -> Result<
 /// floats and complex numbers in their own dtype.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, DType, ops};
 /// let a = Array::arange(0.0, 9.0, 1.0, DType::I32)?.reshape(&[3, 3])?;
 /// let t = ops::trace(&a, 0, 0, 1)?;
@@ -137,7 +137,7 @@ fn tri(a: &Array, k: isize, lower: bool) -> Result<Array> {
 /// every row of a square matrix. A new array of `a`'s dtype.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, DType, ops};
 /// let a = Array::arange(1.0, 10.0, 1.0, DType::F32)?.reshape(&[3, 3])?;
 /// assert_eq!(ops::tril(&a, 0)?.to_vec::<f32>()?, vec![1.0, 0.0, 0.0, 4.0, 5.0, 0.0, 7.0, 8.0, 9.0]);
@@ -152,7 +152,7 @@ pub fn tril(a: &Array, k: isize) -> Result<Array> {
 /// diagonal zeroed. See [`tril`].
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, DType, ops};
 /// let a = Array::arange(1.0, 7.0, 1.0, DType::I64)?.reshape(&[2, 3])?;
 /// assert_eq!(ops::triu(&a, 0)?.to_vec::<i64>()?, vec![1, 2, 3, 0, 5, 6]);
@@ -168,7 +168,7 @@ pub fn triu(a: &Array, k: isize) -> Result<Array> {
 /// ([`multiply`](crate::ops::multiply)'s; bool × bool is the logical and).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, DType, ops};
 /// let a = Array::from_slice(&[1i32, 2, 3], &[3])?;
 /// let b = Array::from_slice(&[1.0f32, 10.0], &[2])?;
@@ -187,7 +187,7 @@ impl Array {
     /// The diagonal as a view ([`ops::diagonal`](crate::ops::diagonal)).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let a = Array::arange(0.0, 4.0, 1.0, DType::F64)?.reshape(&[2, 2])?;
     /// assert_eq!(a.diagonal(0, 0, 1)?.to_vec::<f64>()?, vec![0.0, 3.0]);
@@ -200,7 +200,7 @@ impl Array {
     /// The sum along a diagonal ([`ops::trace`](crate::ops::trace)).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let a = Array::ones(&[3, 3], DType::U8)?;
     /// let t = a.trace(0, 0, 1)?;

@@ -28,7 +28,7 @@ impl Array {
     /// integers, complex → real keeps the real part, anything → bool is "non-zero").
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let a = Array::from_slice(&[1.7f32, -2.5], &[2])?;
     /// assert_eq!(a.astype(DType::I32)?.to_vec::<i32>()?, vec![1, -2]);
@@ -42,7 +42,7 @@ impl Array {
     /// bound (NumPy's `None`).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::Array;
     /// let a = Array::from_slice(&[-3i32, 5], &[2])?;
     /// assert_eq!(a.clip(0i32, 4i32)?.to_vec::<i32>()?, vec![0, 4]);
@@ -57,7 +57,7 @@ impl Array {
         /// Absolute value ([`ops::abs`](crate::ops::abs)).
         ///
         /// ```
-        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+        /// # if !cuprum_doctest::device()? { return Ok(()); }
         /// # use cuprum::Array;
         /// let a = Array::from_slice(&[-3i32, 5], &[2])?;
         /// assert_eq!(a.abs()?.to_vec::<i32>()?, vec![3, 5]);
@@ -67,7 +67,7 @@ impl Array {
         /// Square root ([`ops::sqrt`](crate::ops::sqrt)).
         ///
         /// ```
-        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+        /// # if !cuprum_doctest::device()? { return Ok(()); }
         /// # use cuprum::Array;
         /// assert_eq!(Array::from_slice(&[4.0f64], &[1])?.sqrt()?.to_vec::<f64>()?, vec![2.0]);
         /// # Ok::<(), cuprum::Error>(())
@@ -76,7 +76,7 @@ impl Array {
         /// `e^x` ([`ops::exp`](crate::ops::exp)).
         ///
         /// ```
-        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+        /// # if !cuprum_doctest::device()? { return Ok(()); }
         /// # use cuprum::Array;
         /// assert_eq!(Array::from_slice(&[0.0f64], &[1])?.exp()?.to_vec::<f64>()?, vec![1.0]);
         /// # Ok::<(), cuprum::Error>(())
@@ -85,7 +85,7 @@ impl Array {
         /// Natural logarithm ([`ops::log`](crate::ops::log)).
         ///
         /// ```
-        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+        /// # if !cuprum_doctest::device()? { return Ok(()); }
         /// # use cuprum::Array;
         /// assert_eq!(Array::from_slice(&[1.0f64], &[1])?.log()?.to_vec::<f64>()?, vec![0.0]);
         /// # Ok::<(), cuprum::Error>(())
@@ -94,7 +94,7 @@ impl Array {
         /// Sine ([`ops::sin`](crate::ops::sin)).
         ///
         /// ```
-        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+        /// # if !cuprum_doctest::device()? { return Ok(()); }
         /// # use cuprum::Array;
         /// assert_eq!(Array::from_slice(&[0.0f64], &[1])?.sin()?.to_vec::<f64>()?, vec![0.0]);
         /// # Ok::<(), cuprum::Error>(())
@@ -103,7 +103,7 @@ impl Array {
         /// Cosine ([`ops::cos`](crate::ops::cos)).
         ///
         /// ```
-        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+        /// # if !cuprum_doctest::device()? { return Ok(()); }
         /// # use cuprum::Array;
         /// assert_eq!(Array::from_slice(&[0.0f64], &[1])?.cos()?.to_vec::<f64>()?, vec![1.0]);
         /// # Ok::<(), cuprum::Error>(())
@@ -112,7 +112,7 @@ impl Array {
         /// Tangent ([`ops::tan`](crate::ops::tan)).
         ///
         /// ```
-        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+        /// # if !cuprum_doctest::device()? { return Ok(()); }
         /// # use cuprum::Array;
         /// assert_eq!(Array::from_slice(&[0.0f64], &[1])?.tan()?.to_vec::<f64>()?, vec![0.0]);
         /// # Ok::<(), cuprum::Error>(())
@@ -121,7 +121,7 @@ impl Array {
         /// Hyperbolic tangent ([`ops::tanh`](crate::ops::tanh)).
         ///
         /// ```
-        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+        /// # if !cuprum_doctest::device()? { return Ok(()); }
         /// # use cuprum::Array;
         /// assert_eq!(Array::from_slice(&[0.0f64], &[1])?.tanh()?.to_vec::<f64>()?, vec![0.0]);
         /// # Ok::<(), cuprum::Error>(())
@@ -133,7 +133,7 @@ impl Array {
         /// `self ** other` ([`ops::power`](crate::ops::power)).
         ///
         /// ```
-        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+        /// # if !cuprum_doctest::device()? { return Ok(()); }
         /// # use cuprum::Array;
         /// let a = Array::from_slice(&[3.0f32], &[1])?;
         /// assert_eq!(a.pow(2.0)?.to_vec::<f32>()?, vec![9.0]);
@@ -143,7 +143,7 @@ impl Array {
         /// Elementwise maximum ([`ops::maximum`](crate::ops::maximum)).
         ///
         /// ```
-        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+        /// # if !cuprum_doctest::device()? { return Ok(()); }
         /// # use cuprum::Array;
         /// let a = Array::from_slice(&[-3.0f32], &[1])?;
         /// assert_eq!(a.maximum(0.0)?.to_vec::<f32>()?, vec![0.0]);
@@ -153,7 +153,7 @@ impl Array {
         /// Elementwise minimum ([`ops::minimum`](crate::ops::minimum)).
         ///
         /// ```
-        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+        /// # if !cuprum_doctest::device()? { return Ok(()); }
         /// # use cuprum::Array;
         /// let a = Array::from_slice(&[-3.0f32], &[1])?;
         /// assert_eq!(a.minimum(0.0)?.to_vec::<f32>()?, vec![-3.0]);
@@ -163,7 +163,7 @@ impl Array {
         /// `self == other` as bools ([`ops::equal`](crate::ops::equal)).
         ///
         /// ```
-        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+        /// # if !cuprum_doctest::device()? { return Ok(()); }
         /// # use cuprum::Array;
         /// let a = Array::from_slice(&[1u8, 2], &[2])?;
         /// assert_eq!(a.equal(2u8)?.to_vec::<bool>()?, vec![false, true]);
@@ -173,7 +173,7 @@ impl Array {
         /// `self != other` as bools.
         ///
         /// ```
-        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+        /// # if !cuprum_doctest::device()? { return Ok(()); }
         /// # use cuprum::Array;
         /// let a = Array::from_slice(&[1u8, 2], &[2])?;
         /// assert_eq!(a.not_equal(2u8)?.to_vec::<bool>()?, vec![true, false]);
@@ -183,7 +183,7 @@ impl Array {
         /// `self < other` as bools.
         ///
         /// ```
-        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+        /// # if !cuprum_doctest::device()? { return Ok(()); }
         /// # use cuprum::Array;
         /// let a = Array::from_slice(&[1u8, 2], &[2])?;
         /// assert_eq!(a.less(2u8)?.to_vec::<bool>()?, vec![true, false]);
@@ -193,7 +193,7 @@ impl Array {
         /// `self <= other` as bools.
         ///
         /// ```
-        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+        /// # if !cuprum_doctest::device()? { return Ok(()); }
         /// # use cuprum::Array;
         /// let a = Array::from_slice(&[1u8, 2], &[2])?;
         /// assert_eq!(a.less_equal(1u8)?.to_vec::<bool>()?, vec![true, false]);
@@ -203,7 +203,7 @@ impl Array {
         /// `self > other` as bools.
         ///
         /// ```
-        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+        /// # if !cuprum_doctest::device()? { return Ok(()); }
         /// # use cuprum::Array;
         /// let a = Array::from_slice(&[1u8, 2], &[2])?;
         /// assert_eq!(a.greater(1u8)?.to_vec::<bool>()?, vec![false, true]);
@@ -213,7 +213,7 @@ impl Array {
         /// `self >= other` as bools.
         ///
         /// ```
-        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+        /// # if !cuprum_doctest::device()? { return Ok(()); }
         /// # use cuprum::Array;
         /// let a = Array::from_slice(&[1u8, 2], &[2])?;
         /// assert_eq!(a.greater_equal(2u8)?.to_vec::<bool>()?, vec![false, true]);
@@ -230,7 +230,7 @@ macro_rules! more_unary_methods {
             #[doc = concat!("[`ops::", stringify!($name), "`](crate::ops::", stringify!($name), ") of this array (NumPy's dtypes).")]
             ///
             /// ```
-            /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+            /// # if !cuprum_doctest::device()? { return Ok(()); }
             /// # use cuprum::{Array, ops};
             /// let a = Array::from_slice(&[1i64, 4, -2], &[3])?;
             #[doc = concat!("let r = a.", stringify!($name), "()?;")]
@@ -289,7 +289,7 @@ macro_rules! more_binary_methods {
             #[doc = concat!("[`ops::", stringify!($name), "`](crate::ops::", stringify!($name), ")`(self, other)` (NumPy's broadcasting and dtypes).")]
             ///
             /// ```
-            /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+            /// # if !cuprum_doctest::device()? { return Ok(()); }
             /// # use cuprum::{Array, ops};
             /// let a = Array::from_slice(&[7i64, -7], &[2])?;
             #[doc = concat!("let r = a.", stringify!($name), "(2i64)?;")]
@@ -326,7 +326,7 @@ macro_rules! reduction_methods {
             #[doc = concat!("[`ops::", stringify!($name), "`](crate::ops::", stringify!($name), ") of every element (a 0-d array).")]
             ///
             /// ```
-            /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+            /// # if !cuprum_doctest::device()? { return Ok(()); }
             /// # use cuprum::{Array, DType};
             /// let a = Array::ones(&[2, 3], DType::F64)?;
             #[doc = concat!("let r = a.", stringify!($name), "()?;")]
@@ -340,7 +340,7 @@ macro_rules! reduction_methods {
             #[doc = concat!("[`ops::", stringify!($axis_name), "`](crate::ops::", stringify!($axis_name), "): over `axis`, keeping reduced axes with [`Keepdims::Yes`](crate::ops::Keepdims).")]
             ///
             /// ```
-            /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+            /// # if !cuprum_doctest::device()? { return Ok(()); }
             /// # use cuprum::{Array, DType, ops::Keepdims};
             /// let a = Array::ones(&[2, 3], DType::F64)?;
             #[doc = concat!("let r = a.", stringify!($axis_name), "(-1, Keepdims::No)?;")]
@@ -375,7 +375,7 @@ impl Array {
     /// [`ops::argmax`](crate::ops::argmax): index of the largest element in C order.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::Array;
     /// assert_eq!(Array::from_slice(&[3i32, 9, 1], &[3])?.argmax()?.to_vec::<i64>()?, vec![1]);
     /// # Ok::<(), cuprum::Error>(())
@@ -387,7 +387,7 @@ impl Array {
     /// [`ops::argmin`](crate::ops::argmin): index of the smallest element in C order.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::Array;
     /// assert_eq!(Array::from_slice(&[3i32, 9, 1], &[3])?.argmin()?.to_vec::<i64>()?, vec![2]);
     /// # Ok::<(), cuprum::Error>(())
@@ -399,7 +399,7 @@ impl Array {
     /// [`ops::nanargmax`](crate::ops::nanargmax): index of the largest element ignoring NaNs.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::Array;
     /// assert_eq!(Array::from_slice(&[f64::NAN, 9.0, 1.0], &[3])?.nanargmax()?.to_vec::<i64>()?, vec![1]);
     /// # Ok::<(), cuprum::Error>(())
@@ -411,7 +411,7 @@ impl Array {
     /// [`ops::nanargmin`](crate::ops::nanargmin): index of the smallest element ignoring NaNs.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::Array;
     /// assert_eq!(Array::from_slice(&[f64::NAN, 9.0, 1.0], &[3])?.nanargmin()?.to_vec::<i64>()?, vec![2]);
     /// # Ok::<(), cuprum::Error>(())

@@ -9,7 +9,7 @@
 //! Operators work on `&Array` and return `Result<Array>`:
 //!
 //! ```
-//! # if !cuprum::internal::doc_device()? { return Ok(()); }
+//! # if !cuprum_doctest::device()? { return Ok(()); }
 //! use cuprum::{Array, DType, ops, ops::Keepdims};
 //! let x = Array::from_slice(&[1.0f32, -2.0, 3.0], &[3])?;
 //! let y = (&x * 2.0)?;                                  // float32

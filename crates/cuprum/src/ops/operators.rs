@@ -6,7 +6,7 @@
 //! [`InPlace`](crate::ops::InPlace).
 //!
 //! ```
-//! # if !cuprum::internal::doc_device()? { return Ok(()); }
+//! # if !cuprum_doctest::device()? { return Ok(()); }
 //! use cuprum::Array;
 //! let a = Array::from_slice(&[1.0f32, 2.0], &[2])?;
 //! let b = (&(&a * 2.0f32)? + &a)?;

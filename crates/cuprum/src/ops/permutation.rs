@@ -11,7 +11,7 @@ use crate::error::{Result, bail};
 /// order. No synchronisation.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::random;
 /// let p = random::permutation(5)?;
 /// let mut v = p.to_vec::<i64>()?;
@@ -31,7 +31,7 @@ pub fn permutation(n: usize) -> Result<Array> {
 /// array): [`permutation`] of `a.shape[0]`, then a gather of those rows.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, random};
 /// let a = Array::from_slice(&[1i32, 2, 3, 4, 5, 6], &[3, 2])?;
 /// let p = random::permutation_of(&a)?;

@@ -319,7 +319,7 @@ fn quantile_impl(
 /// or bool input (`DType`), an empty reduced axis (`Shape`), a bad axis (`Shape`).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops, ops::Keepdims};
 /// let a = Array::from_slice(&[1.0f32, 3.0, 2.0, 10.0, 7.0, 4.0], &[2, 3])?;
 /// let m = ops::quantile(&a, 0.5, Some(1), Keepdims::No)?;
@@ -343,7 +343,7 @@ pub fn quantile<'q>(
 /// [`quantile`]'s, with NumPy's "Percentiles must be in the range [0, 100]".
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops, ops::Keepdims};
 /// let a = Array::from_slice(&[0i32, 10, 20, 30, 40], &[5])?;
 /// let p = ops::percentile(&a, &[25.0, 90.0], Some(0), Keepdims::No)?;
@@ -384,7 +384,7 @@ fn on_its_device(
 /// docs).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, DType, ops, ops::Keepdims};
 /// let a = Array::from_slice(&[4i16, 1, 3, 2], &[2, 2])?;
 /// let m = ops::median(&a, None, Keepdims::No)?;

@@ -21,7 +21,7 @@ use std::sync::OnceLock;
 /// strides), no copy. A repeated axis is an error.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, DType, ops};
 /// let a = Array::arange(0.0, 6.0, 1.0, DType::I32)?.reshape(&[2, 3])?;
 /// assert_eq!(ops::flip(&a, None)?.to_vec::<i32>()?, vec![5, 4, 3, 2, 1, 0]);
@@ -64,7 +64,7 @@ pub fn flip(a: &Array, axes: Option<&[isize]>) -> Result<Array> {
 /// `a` reversed along axis 1 (NumPy's `fliplr`; a view): at least 2 dimensions.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[1i32, 2, 3, 4], &[2, 2])?;
 /// assert_eq!(ops::fliplr(&a)?.to_vec::<i32>()?, vec![2, 1, 4, 3]);
@@ -85,7 +85,7 @@ pub fn fliplr(a: &Array) -> Result<Array> {
 /// `a` reversed along axis 0 (NumPy's `flipud`; a view): at least 1 dimension.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[1i32, 2, 3, 4], &[2, 2])?;
 /// assert_eq!(ops::flipud(&a)?.to_vec::<i32>()?, vec![3, 4, 1, 2]);
@@ -103,7 +103,7 @@ pub fn flipud(a: &Array) -> Result<Array> {
 /// back at the other; a negative shift rolls the other way. A new array.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, DType, ops};
 /// let a = Array::arange(0.0, 6.0, 1.0, DType::I64)?.reshape(&[2, 3])?;
 /// assert_eq!(ops::roll(&a, 1, None)?.to_vec::<i64>()?, vec![5, 0, 1, 2, 3, 4]);
@@ -129,7 +129,7 @@ pub fn roll(a: &Array, shift: isize, axis: Option<isize>) -> Result<Array> {
 /// repeated axis add up.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, DType, ops};
 /// let a = Array::arange(0.0, 6.0, 1.0, DType::I32)?.reshape(&[2, 3])?;
 /// let r = ops::roll_axes(&a, &[1, 1], &[0, 1])?;
@@ -241,7 +241,7 @@ fn roll_by(a: &Array, offsets: &[usize]) -> Result<Array> {
 /// integer or slice, array or `Vec` of integers.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops, ops::Repeats};
 /// assert_eq!(Repeats::from(3), Repeats::All(3));
 /// assert_eq!(Repeats::from(vec![1usize, 0, 2]), Repeats::Each(vec![1, 0, 2]));
@@ -305,7 +305,7 @@ repeats_from!(i32, i64, isize, u32, u64, usize);
 /// axis. Counts must not be negative.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[1i32, 2, 3, 4], &[2, 2])?;
 /// assert_eq!(ops::repeat(&a, 2, None)?.to_vec::<i32>()?, vec![1, 1, 2, 2, 3, 3, 4, 4]);
@@ -436,7 +436,7 @@ fn repeat_each_kernel() -> Result<&'static ElementwiseKernel> {
 /// a new array.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[1i32, 2], &[2])?;
 /// assert_eq!(ops::tile(&a, &[3])?.to_vec::<i32>()?, vec![1, 2, 1, 2, 1, 2]);
@@ -515,7 +515,7 @@ impl Array {
     /// Repeats each element ([`ops::repeat`](crate::ops::repeat)).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::Array;
     /// let a = Array::from_slice(&[1.0f32, 2.0], &[2])?;
     /// assert_eq!(a.repeat([2, 0], None)?.to_vec::<f32>()?, vec![1.0, 1.0]);

@@ -33,7 +33,7 @@ use crate::shape::normalize_axis;
 /// [`ReduceOpts::new`] (every axis, no options) and set what the call needs.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, DType, ops, ops::ReduceOpts};
 /// let x = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
 /// // NumPy: x.var(axis=1, ddof=1, dtype=np.float64)
@@ -58,7 +58,7 @@ impl<'o> ReduceOpts<'o> {
     /// No options: every axis, reduced axes dropped, NumPy's default dtypes, `ddof` 0.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, ops, ops::ReduceOpts};
     /// let x = Array::from_slice(&[1i32, 2, 3], &[3])?;
     /// assert_eq!(ops::sum_with(&x, ReduceOpts::new())?.to_vec::<i64>()?, vec![6]);
@@ -72,7 +72,7 @@ impl<'o> ReduceOpts<'o> {
     /// when not set. `cumsum`/`cumprod` take one axis (not set: the flattened array).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType, ops, ops::ReduceOpts};
     /// let x = Array::ones(&[2, 3, 4], DType::F32)?;
     /// assert_eq!(ops::sum_with(&x, ReduceOpts::new().axis([0, -1]))?.shape(), &[3]);
@@ -86,7 +86,7 @@ impl<'o> ReduceOpts<'o> {
     /// Whether reduced axes stay, with extent 1 (NumPy's `keepdims`).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType, ops, ops::ReduceOpts};
     /// let x = Array::ones(&[2, 3], DType::F32)?;
     /// assert_eq!(ops::max_with(&x, ReduceOpts::new().axis(1).keepdims(true))?.shape(), &[2, 1]);
@@ -102,7 +102,7 @@ impl<'o> ReduceOpts<'o> {
     /// `cumsum`, `cumprod`.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType, ops, ops::ReduceOpts};
     /// let x = Array::from_slice(&[1i32, 2], &[2])?;
     /// let m = ops::mean_with(&x, ReduceOpts::new().dtype(DType::F32))?;
@@ -118,7 +118,7 @@ impl<'o> ReduceOpts<'o> {
     /// sample variance). Finite; `ddof >= n` gives inf or NaN, as NumPy.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, ops, ops::ReduceOpts};
     /// let x = Array::from_slice(&[1.0f64, 2.0, 3.0, 4.0], &[4])?;
     /// let s = ops::var_with(&x, ReduceOpts::new().ddof(1.0))?;
@@ -134,7 +134,7 @@ impl<'o> ReduceOpts<'o> {
     /// takes the result cast to it). The call returns a view of it.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType, ops, ops::ReduceOpts};
     /// let x = Array::from_slice(&[1.5f64, 2.5, 4.0], &[3])?;
     /// let o = Array::zeros(&[], DType::I32)?;
@@ -390,7 +390,7 @@ macro_rules! with_functions {
             #[doc = concat!("[`ops::", stringify!($name), "`](crate::ops::", stringify!($name), ") of this array.")]
             ///
             /// ```
-            /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+            /// # if !cuprum_doctest::device()? { return Ok(()); }
             /// # use cuprum::{Array, DType, ops::ReduceOpts};
             /// let a = Array::ones(&[2, 3], DType::F64)?;
             #[doc = concat!("let r = a.", stringify!($method), "(ReduceOpts::new().axis(-1).keepdims(true))?;")]
@@ -409,7 +409,7 @@ with_functions! {
     /// `dtype`, `out`).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType, ops, ops::ReduceOpts};
     /// let x = Array::from_slice(&[0.5f32, 0.25, 0.25], &[3])?;
     /// let s = ops::sum_with(&x, ReduceOpts::new().dtype(DType::F64))?; // accumulate in float64
@@ -420,7 +420,7 @@ with_functions! {
     /// [`prod`](crate::ops::prod) with NumPy's keywords (`axis`, `keepdims`, `dtype`, `out`).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType, ops, ops::ReduceOpts};
     /// let x = Array::from_slice(&[2u8, 3, 4], &[3])?;
     /// let p = ops::prod_with(&x, ReduceOpts::new().dtype(DType::U16))?;
@@ -432,7 +432,7 @@ with_functions! {
     /// an integer `dtype=` truncates the mean, as NumPy.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType, ops, ops::ReduceOpts};
     /// let x = Array::from_slice(&[1i64, 2, 3, 4], &[2, 2])?;
     /// let m = ops::mean_with(&x, ReduceOpts::new().axis(0).dtype(DType::F32))?;
@@ -444,7 +444,7 @@ with_functions! {
     /// `out`). Complex input gives a real variance, `mean(|x - mean(x)|^2)`.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, ops, ops::ReduceOpts};
     /// let x = Array::from_slice(&[2.0f64, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0], &[8])?;
     /// assert_eq!(ops::var_with(&x, ReduceOpts::new().ddof(1.0))?.to_vec::<f64>()?, vec![32.0 / 7.0]);
@@ -455,7 +455,7 @@ with_functions! {
     /// `out`).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, ops, ops::ReduceOpts};
     /// let x = Array::from_slice(&[1.0f64, 3.0], &[2])?;
     /// assert_eq!(ops::std_with(&x, ReduceOpts::new().ddof(1.0))?.to_vec::<f64>()?, vec![2f64.sqrt()]);
@@ -465,7 +465,7 @@ with_functions! {
     /// [`max`](crate::ops::max) with NumPy's keywords (`axis`, `keepdims`, `out`).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType, ops, ops::ReduceOpts};
     /// let x = Array::from_slice(&[1.5f64, -2.0, 4.5], &[3])?;
     /// let o = Array::zeros(&[], DType::I32)?;
@@ -476,7 +476,7 @@ with_functions! {
     /// [`min`](crate::ops::min) with NumPy's keywords (`axis`, `keepdims`, `out`).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, ops, ops::ReduceOpts};
     /// let x = Array::from_slice(&[1i8, -2, 4, 0], &[2, 2])?;
     /// assert_eq!(ops::min_with(&x, ReduceOpts::new().axis(1))?.to_vec::<i8>()?, vec![-2, 0]);
@@ -487,7 +487,7 @@ with_functions! {
     /// a dtype int64 casts to safely).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, ops, ops::ReduceOpts};
     /// let x = Array::from_slice(&[1.0f32, 9.0, 7.0, 2.0], &[2, 2])?;
     /// assert_eq!(ops::argmax_with(&x, ReduceOpts::new().axis(0))?.to_vec::<i64>()?, vec![1, 0]);
@@ -497,7 +497,7 @@ with_functions! {
     /// [`argmin`](crate::ops::argmin) with NumPy's keywords (one `axis`, `keepdims`, `out`).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, ops, ops::ReduceOpts};
     /// let x = Array::from_slice(&[1.0f32, 9.0, 7.0, 2.0], &[2, 2])?;
     /// assert_eq!(ops::argmin_with(&x, ReduceOpts::new().axis(1))?.to_vec::<i64>()?, vec![0, 1]);
@@ -507,7 +507,7 @@ with_functions! {
     /// [`all`](crate::ops::all) with NumPy's keywords (`axis`, `keepdims`, `out`).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, ops, ops::ReduceOpts};
     /// let x = Array::from_slice(&[1u8, 0, 2, 3], &[2, 2])?;
     /// assert_eq!(ops::all_with(&x, ReduceOpts::new().axis(1))?.to_vec::<bool>()?, vec![false, true]);
@@ -517,7 +517,7 @@ with_functions! {
     /// [`any`](crate::ops::any) with NumPy's keywords (`axis`, `keepdims`, `out`).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, ops, ops::ReduceOpts};
     /// let x = Array::from_slice(&[0u8, 0, 2, 0], &[2, 2])?;
     /// assert_eq!(ops::any_with(&x, ReduceOpts::new().axis(1))?.to_vec::<bool>()?, vec![false, true]);
@@ -528,7 +528,7 @@ with_functions! {
     /// `keepdims`; NumPy's `count_nonzero` takes no `out` or `dtype`).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, ops, ops::ReduceOpts};
     /// let x = Array::from_slice(&[0u8, 1, 2, 0], &[2, 2])?;
     /// assert_eq!(ops::count_nonzero_with(&x, ReduceOpts::new().axis(0))?.to_vec::<i64>()?, vec![1, 1]);
@@ -540,7 +540,7 @@ with_functions! {
     /// `dtype`, `out`).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, ops, ops::ReduceOpts};
     /// let x = Array::from_slice(&[1.0f64, f64::NAN, 3.0, f64::NAN], &[2, 2])?;
     /// assert_eq!(ops::nansum_with(&x, ReduceOpts::new().axis(0))?.to_vec::<f64>()?, vec![4.0, 0.0]);
@@ -551,7 +551,7 @@ with_functions! {
     /// NumPy's keywords (`axis`, `keepdims`, `dtype`, `out`).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, ops, ops::ReduceOpts};
     /// let x = Array::from_slice(&[1.0f32, f32::NAN, 3.0, 5.0], &[2, 2])?;
     /// assert_eq!(ops::nanmean_with(&x, ReduceOpts::new().axis(1))?.to_vec::<f32>()?, vec![1.0, 4.0]);
@@ -562,7 +562,7 @@ with_functions! {
     /// for an empty one), with NumPy's keywords (`axis`, `keepdims`, `out`).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, ops, ops::ReduceOpts};
     /// let x = Array::from_slice(&[1.0f64, f64::NAN, f64::NAN, f64::NAN], &[2, 2])?;
     /// let m = ops::nanmax_with(&x, ReduceOpts::new().axis(1))?.to_vec::<f64>()?;
@@ -575,7 +575,7 @@ with_functions! {
     /// `keepdims`, `out`).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, ops, ops::ReduceOpts};
     /// let x = Array::from_slice(&[1.0f64, f64::NAN, -2.0, 5.0], &[2, 2])?;
     /// assert_eq!(ops::nanmin_with(&x, ReduceOpts::new().axis(0))?.to_vec::<f64>()?, vec![-2.0, 5.0]);
@@ -587,7 +587,7 @@ with_functions! {
     /// `axis`, `keepdims`, `out`).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, ops, ops::ReduceOpts};
     /// let x = Array::from_slice(&[f32::NAN, 1.0, 7.0, f32::NAN], &[2, 2])?;
     /// assert_eq!(ops::nanargmax_with(&x, ReduceOpts::new().axis(1))?.to_vec::<i64>()?, vec![1, 0]);
@@ -598,7 +598,7 @@ with_functions! {
     /// keywords (one `axis`, `keepdims`, `out`).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, ops, ops::ReduceOpts};
     /// let x = Array::from_slice(&[f32::NAN, 1.0, 7.0, 2.0], &[2, 2])?;
     /// assert_eq!(ops::nanargmin_with(&x, ReduceOpts::new().axis(0))?.to_vec::<i64>()?, vec![1, 0]);
@@ -612,7 +612,7 @@ with_functions! {
 /// result's shape; the result cast to its dtype).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, DType, ops, ops::ReduceOpts};
 /// let x = Array::from_slice(&[100i8, 100, 100], &[3])?;
 /// let c = ops::cumsum_with(&x, ReduceOpts::new().dtype(DType::I16))?;
@@ -626,7 +626,7 @@ pub fn cumsum_with(a: &Array, opts: ReduceOpts<'_>) -> Result<Array> {
 /// [`cumprod`](crate::ops::cumprod) with NumPy's keywords (one `axis`, `dtype`, `out`).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, DType, ops, ops::ReduceOpts};
 /// let x = Array::from_slice(&[1.5f64, 2.0, 4.0], &[3])?;
 /// let o = Array::zeros(&[3], DType::I32)?;
@@ -642,7 +642,7 @@ impl Array {
     /// [`ops::cumsum_with`](crate::ops::cumsum_with) of this array.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType, ops::ReduceOpts};
     /// let a = Array::from_slice(&[1i32, 2, 3, 4], &[2, 2])?;
     /// let c = a.cumsum_with(ReduceOpts::new().axis(1).dtype(DType::F32))?;
@@ -656,7 +656,7 @@ impl Array {
     /// [`ops::cumprod_with`](crate::ops::cumprod_with) of this array.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType, ops::ReduceOpts};
     /// let a = Array::from_slice(&[2u8, 3, 4], &[3])?;
     /// assert_eq!(a.cumprod_with(ReduceOpts::new().dtype(DType::U8))?.to_vec::<u8>()?, vec![2, 6, 24]);

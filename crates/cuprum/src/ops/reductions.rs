@@ -18,7 +18,7 @@ macro_rules! reductions {
             counting from the end); [`Keepdims::Yes`] keeps reduced axes with extent 1.")]
         ///
         /// ```
-        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+        /// # if !cuprum_doctest::device()? { return Ok(()); }
         /// # use cuprum::{Array, DType, ops, ops::Keepdims};
         /// let m = Array::from_slice(&[1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
         #[doc = concat!("let r = ops::", stringify!($axis_name), "(&m, 1, Keepdims::No)?;")]
@@ -37,7 +37,7 @@ reductions! {
     /// Sum of every element (a 0-d array; integers sum in int64, unsigned in uint64).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[1i32, 2, 3], &[3])?;
     /// assert_eq!(ops::sum(&a)?.to_vec::<i64>()?, vec![6]);
@@ -47,7 +47,7 @@ reductions! {
     /// Product of every element.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[2.0f64, 3.0, 4.0], &[3])?;
     /// assert_eq!(ops::prod(&a)?.to_vec::<f64>()?, vec![24.0]);
@@ -57,7 +57,7 @@ reductions! {
     /// Arithmetic mean (float64 for integer input).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[1i32, 2, 3, 4], &[4])?;
     /// assert_eq!(ops::mean(&a)?.to_vec::<f64>()?, vec![2.5]);
@@ -67,7 +67,7 @@ reductions! {
     /// Population variance (ddof 0), one pass (Welford merges in a fixed order).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[1.0f64, 2.0, 3.0, 4.0], &[4])?;
     /// assert_eq!(ops::var(&a)?.to_vec::<f64>()?, vec![1.25]);
@@ -77,7 +77,7 @@ reductions! {
     /// Population standard deviation (ddof 0).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[1.0f64, 3.0], &[2])?;
     /// assert_eq!(ops::std(&a)?.to_vec::<f64>()?, vec![1.0]);
@@ -87,7 +87,7 @@ reductions! {
     /// Largest element (NaN propagates; an error for an empty array).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[-3i8, 7, 2], &[3])?;
     /// assert_eq!(ops::max(&a)?.to_vec::<i8>()?, vec![7]);
@@ -97,7 +97,7 @@ reductions! {
     /// Smallest element (NaN propagates; an error for an empty array).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[-3i8, 7, 2], &[3])?;
     /// assert_eq!(ops::min(&a)?.to_vec::<i8>()?, vec![-3]);
@@ -107,7 +107,7 @@ reductions! {
     /// Whether every element is non-zero.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[1u8, 0], &[2])?;
     /// assert_eq!(ops::all(&a)?.to_vec::<bool>()?, vec![false]);
@@ -117,7 +117,7 @@ reductions! {
     /// Whether any element is non-zero.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[1u8, 0], &[2])?;
     /// assert_eq!(ops::any(&a)?.to_vec::<bool>()?, vec![true]);
@@ -127,7 +127,7 @@ reductions! {
     /// Number of non-zero elements (int64).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[1.0f32, 0.0, 2.0], &[3])?;
     /// assert_eq!(ops::count_nonzero(&a)?.to_vec::<i64>()?, vec![2]);
@@ -138,7 +138,7 @@ reductions! {
     /// 0; integer and bool input: [`sum`](crate::ops::sum)).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[1.0f32, f32::NAN, 2.0], &[3])?;
     /// assert_eq!(ops::nansum(&a)?.to_vec::<f32>()?, vec![3.0]);
@@ -149,7 +149,7 @@ reductions! {
     /// average in float64).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[1.0f64, f64::NAN, 2.0], &[3])?;
     /// assert_eq!(ops::nanmean(&a)?.to_vec::<f64>()?, vec![1.5]);
@@ -160,7 +160,7 @@ reductions! {
     /// error for an empty array).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[f64::NAN, -1.0, 2.0], &[3])?;
     /// assert_eq!(ops::nanmax(&a)?.to_vec::<f64>()?, vec![2.0]);
@@ -170,7 +170,7 @@ reductions! {
     /// Smallest element ignoring NaNs (NumPy's `nanmin`).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[f64::NAN, -1.0, 2.0], &[3])?;
     /// assert_eq!(ops::nanmin(&a)?.to_vec::<f64>()?, vec![-1.0]);
@@ -184,7 +184,7 @@ reductions! {
 /// the host: the call waits for the result).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// # use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[f32::NAN, 9.0, 9.0, 2.0], &[2, 2])?;
 /// assert_eq!(ops::nanargmax(&a)?.to_vec::<i64>()?, vec![1]);
@@ -197,7 +197,7 @@ pub fn nanargmax(a: &Array) -> Result<Array> {
 /// [`nanargmax`] along one axis (an all-NaN slice is an error).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// # use cuprum::{Array, ops, ops::Keepdims};
 /// let a = Array::from_slice(&[f32::NAN, 9.0, 7.0, 2.0], &[2, 2])?;
 /// assert_eq!(ops::nanargmax_axis(&a, 0, Keepdims::No)?.to_vec::<i64>()?, vec![1, 0]);
@@ -210,7 +210,7 @@ pub fn nanargmax_axis(a: &Array, axis: isize, keepdims: Keepdims) -> Result<Arra
 /// Index of the smallest element ignoring NaNs, in C order (NumPy's `nanargmin`).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// # use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[4.0f64, f64::NAN, -1.0], &[3])?;
 /// assert_eq!(ops::nanargmin(&a)?.to_vec::<i64>()?, vec![2]);
@@ -223,7 +223,7 @@ pub fn nanargmin(a: &Array) -> Result<Array> {
 /// [`nanargmin`] along one axis (an all-NaN slice is an error).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// # use cuprum::{Array, ops, ops::Keepdims};
 /// let a = Array::from_slice(&[4.0f64, f64::NAN, -1.0, 8.0], &[2, 2])?;
 /// assert_eq!(ops::nanargmin_axis(&a, 1, Keepdims::No)?.to_vec::<i64>()?, vec![0, 0]);
@@ -237,7 +237,7 @@ pub fn nanargmin_axis(a: &Array, axis: isize, keepdims: Keepdims) -> Result<Arra
 /// NaN if there is one.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// # use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[1.0f32, 9.0, 9.0, 2.0], &[2, 2])?;
 /// assert_eq!(ops::argmax(&a)?.to_vec::<i64>()?, vec![1]);
@@ -250,7 +250,7 @@ pub fn argmax(a: &Array) -> Result<Array> {
 /// Index of the largest element along one axis.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// # use cuprum::{Array, ops, ops::Keepdims};
 /// let a = Array::from_slice(&[1.0f32, 9.0, 7.0, 2.0], &[2, 2])?;
 /// assert_eq!(ops::argmax_axis(&a, 1, Keepdims::No)?.to_vec::<i64>()?, vec![1, 0]);
@@ -264,7 +264,7 @@ pub fn argmax_axis(a: &Array, axis: isize, keepdims: Keepdims) -> Result<Array> 
 /// first NaN if there is one.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// # use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[4i32, -1, -1], &[3])?;
 /// assert_eq!(ops::argmin(&a)?.to_vec::<i64>()?, vec![1]);
@@ -277,7 +277,7 @@ pub fn argmin(a: &Array) -> Result<Array> {
 /// Index of the smallest element along one axis.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// # use cuprum::{Array, ops, ops::Keepdims};
 /// let a = Array::from_slice(&[4i32, -1, 0, 8], &[2, 2])?;
 /// assert_eq!(ops::argmin_axis(&a, 0, Keepdims::No)?.to_vec::<i64>()?, vec![1, 0]);

@@ -146,7 +146,7 @@ fn scan_source_shaped(d: DType, out: DType, op: ScanOp, wide: bool, shape: ScanS
 /// the last bits of a float result may vary between runs.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, DType, ops};
 /// let a = Array::from_slice(&[1i32, 2, 3, 4, 5, 6], &[2, 3])?;
 /// let c = ops::cumsum(&a, None)?;
@@ -165,7 +165,7 @@ pub fn cumsum(a: &Array, axis: Option<isize>) -> Result<Array> {
 /// Inclusive cumulative product over `axis` (`None`: flattened), with `cumsum`'s dtypes.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[4])?;
 /// assert_eq!(ops::cumprod(&a, Some(0))?.to_vec::<f32>()?, vec![1.0, 2.0, 6.0, 24.0]);
@@ -182,7 +182,7 @@ impl Array {
     /// [`ops::cumsum`](crate::ops::cumsum) of this array.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::Array;
     /// let a = Array::from_slice(&[true, false, true], &[3])?;
     /// assert_eq!(a.cumsum(None)?.to_vec::<i64>()?, vec![1, 1, 2]);
@@ -195,7 +195,7 @@ impl Array {
     /// [`ops::cumprod`](crate::ops::cumprod) of this array.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::Array;
     /// let a = Array::from_slice(&[2u8, 3, 4], &[3])?;
     /// assert_eq!(a.cumprod(None)?.to_vec::<u64>()?, vec![2, 6, 24]);

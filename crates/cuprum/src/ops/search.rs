@@ -225,7 +225,7 @@ fn contiguous_as(x: &Array, d: DType) -> Result<Array> {
 /// (not checked: the result is then unspecified, as in NumPy).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops::{self, Side}};
 /// let a = Array::from_slice(&[1.0f32, 2.0, 2.0, 3.0], &[4])?;
 /// let v = Array::from_slice(&[2.0f32, 0.5, 9.0], &[3])?;
@@ -242,7 +242,7 @@ pub fn searchsorted(a: &Array, v: &Array, side: Side) -> Result<Array> {
 /// length; an index outside `[-n, n)` is an error.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops::{self, Side}};
 /// let a = Array::from_slice(&[30i32, 10, 20], &[3])?;
 /// let order = ops::argsort(&a, Some(0))?;
@@ -329,7 +329,7 @@ pub(super) fn check_1d(a: &Array, what: &str) -> Result<()> {
 /// not order them).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let e = Array::from_slice(&[1i32, 2, 3, 4], &[2, 2])?;
 /// let t = Array::from_slice(&[4i64, 1, 9], &[3])?;
@@ -344,7 +344,7 @@ pub fn isin(element: &Array, test_elements: &Array) -> Result<Array> {
 /// in the same pass.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let e = Array::from_slice(&[0.5f64, f64::NAN, 2.0], &[3])?;
 /// let t = Array::from_slice(&[2.0f32, f32::NAN], &[2])?;
@@ -390,7 +390,7 @@ impl Array {
     /// (NumPy's `a.searchsorted(v, side)`).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, ops::Side};
     /// let a = Array::from_slice(&[1u8, 3, 5], &[3])?;
     /// let v = Array::from_slice(&[3u8, 4], &[2])?;

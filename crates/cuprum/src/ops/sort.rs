@@ -864,7 +864,7 @@ fn small_rows(x: &Array, mode: SortMode, len: usize, out: &Array) -> Result<()> 
 /// row count), each reading and writing the data once.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[3.0f32, f32::NAN, -1.0, 2.0], &[2, 2])?;
 /// let s = ops::sort(&a, Some(-1))?.to_vec::<f32>()?;
@@ -887,7 +887,7 @@ pub fn sort(a: &Array, axis: Option<isize>) -> Result<Array> {
 /// part), then `nan + nanj`.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[2i32, 1, 2, 1], &[4])?;
 /// assert_eq!(ops::argsort(&a, Some(0))?.to_vec::<i64>()?, vec![1, 3, 0, 2]);
@@ -905,7 +905,7 @@ impl Array {
     /// `a.sort()` (which sorts the last axis: pass `Some(-1)`). See [`ops::sort`](crate::ops::sort).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::Array;
     /// let a = Array::from_slice(&[3u16, 1, 2], &[3])?;
     /// a.sort(Some(-1))?;
@@ -926,7 +926,7 @@ impl Array {
     /// [`ops::argsort`](crate::ops::argsort) of this array.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::Array;
     /// let a = Array::from_slice(&[0.5f64, -1.0], &[2])?;
     /// assert_eq!(a.argsort(Some(-1))?.to_vec::<i64>()?, vec![1, 0]);

@@ -22,7 +22,7 @@ use crate::error::{Result, bail};
 /// elements.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let keys = Array::from_slice(&[3u32, 1, 2, 1], &[4])?;
 /// let vals = Array::from_slice(&[30.0f32, 10.0, 20.0, 11.0], &[4])?;

@@ -19,7 +19,7 @@ macro_rules! unary_fns {
             `same_kind` rule ([`can_cast_same_kind`](crate::ops::can_cast_same_kind)); `out` may be `a` itself (in place).")]
         ///
         /// ```
-        /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+        /// # if !cuprum_doctest::device()? { return Ok(()); }
         /// # use cuprum::{Array, ops};
         /// let a = Array::from_slice(&[1i64, 4, -2], &[3])?;
         #[doc = concat!("let want = ops::", stringify!($name), "(&a)?;")]
@@ -38,7 +38,7 @@ unary_fns! {
     /// `-a` (an error for bool; unsigned integers wrap).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[1i16, -2], &[2])?;
     /// assert_eq!(ops::negative(&a)?.to_vec::<i16>()?, vec![-1, 2]);
@@ -48,7 +48,7 @@ unary_fns! {
     /// Absolute value; complex input gives the real magnitude (complex64 → float32).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let z = Array::from_slice(&[num_complex::Complex::new(3.0f64, 4.0)], &[1])?;
     /// assert_eq!(ops::abs(&z)?.to_vec::<f64>()?, vec![5.0]);
@@ -59,7 +59,7 @@ unary_fns! {
     /// int16 → float32, int32/int64 → float64).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[4.0f32, 9.0], &[2])?;
     /// assert_eq!(ops::sqrt(&a)?.to_vec::<f32>()?, vec![2.0, 3.0]);
@@ -69,7 +69,7 @@ unary_fns! {
     /// `e^a`.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[0.0f64], &[1])?;
     /// assert_eq!(ops::exp(&a)?.to_vec::<f64>()?, vec![1.0]);
@@ -79,7 +79,7 @@ unary_fns! {
     /// Natural logarithm.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[1.0f64], &[1])?;
     /// assert_eq!(ops::log(&a)?.to_vec::<f64>()?, vec![0.0]);
@@ -89,7 +89,7 @@ unary_fns! {
     /// Sine.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[0.0f32], &[1])?;
     /// assert_eq!(ops::sin(&a)?.to_vec::<f32>()?, vec![0.0]);
@@ -99,7 +99,7 @@ unary_fns! {
     /// Cosine.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[0.0f32], &[1])?;
     /// assert_eq!(ops::cos(&a)?.to_vec::<f32>()?, vec![1.0]);
@@ -109,7 +109,7 @@ unary_fns! {
     /// Tangent.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[0.0f32], &[1])?;
     /// assert_eq!(ops::tan(&a)?.to_vec::<f32>()?, vec![0.0]);
@@ -119,7 +119,7 @@ unary_fns! {
     /// Hyperbolic tangent.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[0.0f32], &[1])?;
     /// assert_eq!(ops::tanh(&a)?.to_vec::<f32>()?, vec![0.0]);
@@ -130,7 +130,7 @@ unary_fns! {
     /// value; no complex numbers).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[-1.5f32, 1.5], &[2])?;
     /// assert_eq!(ops::floor(&a)?.to_vec::<f32>()?, vec![-2.0, 1.0]);
@@ -140,7 +140,7 @@ unary_fns! {
     /// Smallest integer not below `a` (integers and bools unchanged).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[-1.5f32, 1.5], &[2])?;
     /// assert_eq!(ops::ceil(&a)?.to_vec::<f32>()?, vec![-1.0, 2.0]);
@@ -150,7 +150,7 @@ unary_fns! {
     /// `a` rounded toward zero (integers and bools unchanged).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[-1.5f64, 1.5], &[2])?;
     /// assert_eq!(ops::trunc(&a)?.to_vec::<f64>()?, vec![-1.0, 1.0]);
@@ -161,7 +161,7 @@ unary_fns! {
     /// in the float type NumPy picks; complex numbers round each part).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[0.5f32, 1.5, 2.5, -0.7], &[4])?;
     /// assert_eq!(ops::rint(&a)?.to_vec::<f32>()?, vec![0.0, 2.0, 2.0, -1.0]);
@@ -172,7 +172,7 @@ unary_fns! {
     /// unchanged in their own dtype, bools as float16 (NumPy rounds them through `rint`).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, DType, ops};
     /// let a = Array::from_slice(&[2.5f64, -3.5], &[2])?;
     /// assert_eq!(ops::round(&a)?.to_vec::<f64>()?, vec![2.0, -4.0]);
@@ -184,7 +184,7 @@ unary_fns! {
     /// Whether `a` is NaN, as bools (either part of a complex number; never for integers).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[f32::NAN, 1.0, f32::INFINITY], &[3])?;
     /// assert_eq!(ops::isnan(&a)?.to_vec::<bool>()?, vec![true, false, false]);
@@ -194,7 +194,7 @@ unary_fns! {
     /// Whether `a` is +inf or -inf, as bools.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[f32::NAN, 1.0, f32::NEG_INFINITY], &[3])?;
     /// assert_eq!(ops::isinf(&a)?.to_vec::<bool>()?, vec![false, false, true]);
@@ -204,7 +204,7 @@ unary_fns! {
     /// Whether `a` is neither NaN nor infinite, as bools (always for integers).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[f64::NAN, 1.0, f64::INFINITY], &[3])?;
     /// assert_eq!(ops::isfinite(&a)?.to_vec::<bool>()?, vec![false, true, false]);
@@ -215,7 +215,7 @@ unary_fns! {
     /// through their float type; no complex numbers).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[-0.0f32, 0.0, -2.0], &[3])?;
     /// assert_eq!(ops::signbit(&a)?.to_vec::<bool>()?, vec![true, false, true]);
@@ -225,7 +225,7 @@ unary_fns! {
     /// Logical not of the truth values (non-zero is true), as bools.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[0i32, 5], &[2])?;
     /// assert_eq!(ops::logical_not(&a)?.to_vec::<bool>()?, vec![true, false]);
@@ -236,7 +236,7 @@ unary_fns! {
     /// operator). Floats are a dtype error.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[0u8, 5], &[2])?;
     /// assert_eq!(ops::invert(&a)?.to_vec::<u8>()?, vec![255, 250]);
@@ -248,7 +248,7 @@ unary_fns! {
     /// Base-2 logarithm (integers compute in the float type NumPy picks).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[8.0f32, 0.5], &[2])?;
     /// assert_eq!(ops::log2(&a)?.to_vec::<f32>()?, vec![3.0, -1.0]);
@@ -258,7 +258,7 @@ unary_fns! {
     /// Base-10 logarithm.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[1000.0f64], &[1])?;
     /// assert_eq!(ops::log10(&a)?.to_vec::<f64>()?, vec![3.0]);
@@ -268,7 +268,7 @@ unary_fns! {
     /// `log(1 + a)`, accurate for small `a`.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[1e-20f64], &[1])?;
     /// assert_eq!(ops::log1p(&a)?.to_vec::<f64>()?, vec![1e-20]);
@@ -278,7 +278,7 @@ unary_fns! {
     /// `e^a - 1`, accurate for small `a`.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[1e-20f64], &[1])?;
     /// assert_eq!(ops::expm1(&a)?.to_vec::<f64>()?, vec![1e-20]);
@@ -288,7 +288,7 @@ unary_fns! {
     /// `2^a`.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[3.0f32, -1.0], &[2])?;
     /// assert_eq!(ops::exp2(&a)?.to_vec::<f32>()?, vec![8.0, 0.5]);
@@ -299,7 +299,7 @@ unary_fns! {
     /// branch).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[0.0f64, 1.0], &[2])?;
     /// assert_eq!(ops::arcsin(&a)?.to_vec::<f64>()?, vec![0.0, std::f64::consts::FRAC_PI_2]);
@@ -309,7 +309,7 @@ unary_fns! {
     /// Inverse cosine.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[1.0f64], &[1])?;
     /// assert_eq!(ops::arccos(&a)?.to_vec::<f64>()?, vec![0.0]);
@@ -319,7 +319,7 @@ unary_fns! {
     /// Inverse tangent.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[0.0f32], &[1])?;
     /// assert_eq!(ops::arctan(&a)?.to_vec::<f32>()?, vec![0.0]);
@@ -329,7 +329,7 @@ unary_fns! {
     /// Hyperbolic sine.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[0.0f32], &[1])?;
     /// assert_eq!(ops::sinh(&a)?.to_vec::<f32>()?, vec![0.0]);
@@ -339,7 +339,7 @@ unary_fns! {
     /// Hyperbolic cosine.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[0.0f32], &[1])?;
     /// assert_eq!(ops::cosh(&a)?.to_vec::<f32>()?, vec![1.0]);
@@ -349,7 +349,7 @@ unary_fns! {
     /// Inverse hyperbolic sine.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[0.0f64], &[1])?;
     /// assert_eq!(ops::arcsinh(&a)?.to_vec::<f64>()?, vec![0.0]);
@@ -359,7 +359,7 @@ unary_fns! {
     /// Inverse hyperbolic cosine (NaN below 1 for real input).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[1.0f64], &[1])?;
     /// assert_eq!(ops::arccosh(&a)?.to_vec::<f64>()?, vec![0.0]);
@@ -369,7 +369,7 @@ unary_fns! {
     /// Inverse hyperbolic tangent (±inf at ±1).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[0.0f64, 1.0], &[2])?;
     /// assert_eq!(ops::arctanh(&a)?.to_vec::<f64>()?, vec![0.0, f64::INFINITY]);
@@ -379,7 +379,7 @@ unary_fns! {
     /// Cube root (real numbers; negative numbers have negative roots).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[-8.0f64, 27.0], &[2])?;
     /// let r = ops::cbrt(&a)?.to_vec::<f64>()?;
@@ -392,7 +392,7 @@ unary_fns! {
     /// compute in the float type NumPy's ufuncs pick).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[0.0f64, 1.0, -1.0], &[3])?;
     /// let r = ops::i0(&a)?.to_vec::<f64>()?;
@@ -405,7 +405,7 @@ unary_fns! {
     /// complex numbers give `a / |a|`, as in NumPy 2).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[-3i32, 0, 9], &[3])?;
     /// assert_eq!(ops::sign(&a)?.to_vec::<i32>()?, vec![-1, 0, 1]);
@@ -415,7 +415,7 @@ unary_fns! {
     /// `a * a` (bools compute in int8; integers wrap).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[-3i32, 4], &[2])?;
     /// assert_eq!(ops::square(&a)?.to_vec::<i32>()?, vec![9, 16]);
@@ -426,7 +426,7 @@ unary_fns! {
     /// 0, and 0 for 0, where NumPy's result is platform-defined); bools compute in int8.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// let a = Array::from_slice(&[4.0f32, -0.5], &[2])?;
     /// assert_eq!(ops::reciprocal(&a)?.to_vec::<f32>()?, vec![0.25, -2.0]);
@@ -437,7 +437,7 @@ unary_fns! {
     /// `conjugate`).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// use num_complex::Complex;
     /// let z = Array::from_slice(&[Complex::new(1.0f64, 2.0)], &[1])?;
@@ -449,7 +449,7 @@ unary_fns! {
     /// unchanged (NumPy's `real`, as a new array).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// use num_complex::Complex;
     /// let z = Array::from_slice(&[Complex::new(1.0f32, 2.0)], &[1])?;
@@ -461,7 +461,7 @@ unary_fns! {
     /// zeros of their own dtype.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// use num_complex::Complex;
     /// let z = Array::from_slice(&[Complex::new(1.0f32, 2.0)], &[1])?;
@@ -473,7 +473,7 @@ unary_fns! {
     /// or pi when negative (integers compute in the float type NumPy picks).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// use num_complex::Complex;
     /// let z = Array::from_slice(&[Complex::new(0.0f64, 1.0)], &[1])?;
@@ -485,7 +485,7 @@ unary_fns! {
     /// `180 / pi`, rounded to the result's type as NumPy's `*=` does).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// # use cuprum::{Array, ops};
     /// use num_complex::Complex;
     /// let z = Array::from_slice(&[Complex::new(0.0f64, 1.0), Complex::new(-1.0, 0.0)], &[2])?;
@@ -498,7 +498,7 @@ unary_fns! {
 /// Bitwise not: the same as [`invert`] (NumPy's alias).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// # use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[0i8], &[1])?;
 /// assert_eq!(ops::bitwise_not(&a)?.to_vec::<i8>()?, vec![-1]);
@@ -511,7 +511,7 @@ pub fn bitwise_not(a: &Array) -> Result<Array> {
 /// Complex conjugate: the same as [`conj`] (NumPy's `conjugate`).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// # use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[2.0f32], &[1])?;
 /// assert_eq!(ops::conjugate(&a)?.to_vec::<f32>()?, vec![2.0]);
@@ -524,7 +524,7 @@ pub fn conjugate(a: &Array) -> Result<Array> {
 /// `x` where `cond` is non-zero, else `y` (NumPy's `where`; all three broadcast).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// # use cuprum::{Array, ops};
 /// let c = Array::from_slice(&[true, false], &[2])?;
 /// assert_eq!(ops::where_(&c, 1i32, -1i32)?.to_vec::<i32>()?, vec![1, -1]);

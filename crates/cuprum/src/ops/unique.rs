@@ -66,7 +66,7 @@ pub(crate) fn run_starts(s: &Array) -> Result<Array> {
 /// value, -0.0 and 0.0 as one).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[3i32, 1, 3, 2, 1], &[5])?;
 /// assert_eq!(ops::unique(&a)?.to_vec::<i32>()?, vec![1, 2, 3]);
@@ -84,7 +84,7 @@ pub fn unique(a: &Array) -> Result<Array> {
 /// The sorted unique values and how often each occurs (int64).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[2.0f32, 1.0, 2.0, 2.0], &[4])?;
 /// let (v, c) = ops::unique_counts(&a)?;
@@ -111,7 +111,7 @@ pub fn unique_counts(a: &Array) -> Result<(Array, Array)> {
 /// rebuilds `a`.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[5u8, 3, 5, 4], &[2, 2])?;
 /// let (v, inv) = ops::unique_inverse(&a)?;

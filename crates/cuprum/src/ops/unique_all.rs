@@ -105,7 +105,7 @@ fn unique_all_impl(a: &Array, equal_nan: bool) -> Result<UniqueAll> {
 /// and 0.0 are one value. Every dtype, complex included (NumPy's complex order).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[3i32, 1, 3, 2, 1], &[5])?;
 /// let u = ops::unique_all(&a)?;
@@ -127,7 +127,7 @@ pub fn unique_all(a: &Array) -> Result<UniqueAll> {
 /// NaNs are one value, indexed by the first NaN).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[2.0f64, 1.0, 2.0, f64::NAN, 1.0, f64::NAN], &[6])?;
 /// let (v, first) = ops::unique_index(&a)?;
@@ -201,7 +201,7 @@ fn unique_axis_impl(a: &Array, axis: isize) -> Result<UniqueAll> {
 /// every element is `==` (NaN never equals NaN here, as in NumPy); -0.0 equals 0.0.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[1u8, 0, 0, 1, 1, 0, 0, 0], &[4, 2])?;
 /// let u = ops::unique_axis(&a, 0)?;
@@ -217,7 +217,7 @@ pub fn unique_axis(a: &Array, axis: isize) -> Result<Array> {
 /// position along the axis) and the counts.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, ops};
 /// let a = Array::from_slice(&[2i64, 2, 1, 1, 1, 2], &[2, 3])?; // columns (2, 1) (2, 1) (1, 2)
 /// let u = ops::unique_all_axis(&a, 1)?;

@@ -57,7 +57,7 @@ use std::cell::{Cell, RefCell};
 ///     Ok(to_python(py, y)?.unbind())
 /// }
 ///
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// # if std::env::var_os("CUPRUM_DOC_PYTHON").is_none() { return Ok(()); }
 /// Python::initialize();
 /// Python::attach(|py| -> PyResult<()> {
@@ -264,7 +264,7 @@ impl Call {
 /// arguments, or to run on the caller's stream, use [`Call`].
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// # if std::env::var_os("CUPRUM_DOC_PYTHON").is_none() { return Ok(()); }
 /// use pyo3::prelude::*;
 /// pyo3::Python::initialize();

@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 /// `array` as a `cuprum.ndarray` Python object (no copy).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// # if std::env::var_os("CUPRUM_DOC_PYTHON").is_none() { return Ok(()); }
 /// use pyo3::prelude::*;
 /// let a = cuprum::Device::host().with(|| cuprum::Array::from_slice(&[1.5f32, 2.5], &[2]))?;

@@ -61,7 +61,7 @@ impl Array {
     /// waits, no synchronisation) for every stream's work queued so far on the memory.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType, s};
     /// let a = Array::arange(0.0, 12.0, 1.0, DType::F32)?.reshape(&[3, 4])?;
     /// let col = a.slice(&s![.., 1])?;
@@ -128,7 +128,7 @@ impl Array {
     /// on a GPU, `(ffi::KDL_CPU, 0)` on the host device.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::dlpack::ffi;
     /// let a = cuprum::Array::zeros(&[2], cuprum::DType::F32)?;
     /// let (kind, _id) = a.dlpack_device();

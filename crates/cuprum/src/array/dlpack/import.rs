@@ -21,7 +21,7 @@ impl Array {
     /// back as a view of the original buffer.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType, dlpack::ExportOptions};
     /// let a = Array::from_slice(&[1i64, 2, 3], &[3])?;
     /// let t = a.to_dlpack(&ExportOptions { read_only: true, ..Default::default() })?;
@@ -113,7 +113,7 @@ impl Array {
     /// The memory counts as allocated on the calling thread's current stream of `device`.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType};
     /// let src = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[4])?;
     /// // Any value can be the owner: here another array keeps the memory alive.

@@ -54,7 +54,7 @@
 //! host memory.
 //!
 //! ```
-//! # if !cuprum::internal::doc_device()? { return Ok(()); }
+//! # if !cuprum_doctest::device()? { return Ok(()); }
 //! use cuprum::{Array, DType, dlpack::ExportOptions};
 //! let a = Array::arange(0.0, 6.0, 1.0, DType::F32)?.reshape(&[2, 3])?;
 //! let t = a.to_dlpack(&ExportOptions::default())?;
@@ -83,7 +83,7 @@ pub use tensor::DlpackTensor;
 /// synchronisation to give memory back sooner when none of those follow.
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// cuprum::Device::current()?.synchronize()?;
 /// cuprum::dlpack::release_finished();
 /// # Ok::<(), cuprum::Error>(())

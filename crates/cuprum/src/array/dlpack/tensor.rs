@@ -22,7 +22,7 @@ enum Raw {
 /// [`into_raw_legacy`](DlpackTensor::into_raw_legacy)).
 ///
 /// ```
-/// # if !cuprum::internal::doc_device()? { return Ok(()); }
+/// # if !cuprum_doctest::device()? { return Ok(()); }
 /// use cuprum::{Array, DType, dlpack::{ExportOptions, ffi}};
 /// let a = Array::zeros(&[2, 3], DType::F64)?;
 /// let t = a.to_dlpack(&ExportOptions { read_only: true, ..Default::default() })?;
@@ -69,7 +69,7 @@ impl DlpackTensor {
     /// (its deleter is called, as DLPack asks, and nothing else is read).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::dlpack::DlpackTensor;
     /// let p = cuprum::Array::zeros(&[2], cuprum::DType::I8)?
     ///     .to_dlpack(&Default::default())?
@@ -115,7 +115,7 @@ impl DlpackTensor {
     /// Takes ownership of a legacy (pre-1.0) tensor (what a `"dltensor"` capsule holds).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::dlpack::DlpackTensor;
     /// let p = cuprum::Array::zeros(&[2], cuprum::DType::I8)?
     ///     .to_dlpack(&Default::default())?
@@ -149,7 +149,7 @@ impl DlpackTensor {
     /// versioned one (flags 0) whose deleter calls the legacy deleter.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType, dlpack::{DlpackTensor, ExportOptions}};
     /// let a = Array::ones(&[3], DType::I32)?;
     /// let p = a.to_dlpack(&ExportOptions::default())?.into_raw_versioned()?;
@@ -188,7 +188,7 @@ impl DlpackTensor {
     /// consumer might write (the tensor is dropped).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// use cuprum::{Array, DType, dlpack::{DlpackTensor, ExportOptions}};
     /// let a = Array::ones(&[3], DType::I32)?;
     /// let p = a.to_dlpack(&ExportOptions::default())?.into_raw_legacy()?;
@@ -229,7 +229,7 @@ impl DlpackTensor {
     /// `(ffi::KDL_CUDA, 0)` (see [`ffi`](super::ffi) for the codes).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// let a = cuprum::Array::zeros(&[3], cuprum::DType::F32)?;
     /// assert_eq!(a.to_dlpack(&Default::default())?.device(), a.dlpack_device());
     /// # Ok::<(), cuprum::Error>(())
@@ -242,7 +242,7 @@ impl DlpackTensor {
     /// Whether the producer flagged the tensor read-only (never for a legacy tensor).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// let a = cuprum::Array::zeros(&[3], cuprum::DType::F32)?;
     /// assert!(!a.to_dlpack(&Default::default())?.is_read_only());
     /// # Ok::<(), cuprum::Error>(())
@@ -254,7 +254,7 @@ impl DlpackTensor {
     /// The DLPack version (`None` for a legacy tensor).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// let t = cuprum::Array::zeros(&[1], cuprum::DType::U8)?
     ///     .to_dlpack(&Default::default())?;
     /// assert_eq!(t.version().map(|v| v.0), Some(1));
@@ -275,7 +275,7 @@ impl DlpackTensor {
     /// exchange made no copy.
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// let a = cuprum::Array::zeros(&[3], cuprum::DType::F32)?;
     /// assert_eq!(a.to_dlpack(&Default::default())?.data_ptr(), a.data_ptr());
     /// # Ok::<(), cuprum::Error>(())
@@ -288,7 +288,7 @@ impl DlpackTensor {
     /// The extents (empty for a 0-d tensor).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// let a = cuprum::Array::zeros(&[], cuprum::DType::F32)?;
     /// assert!(a.to_dlpack(&Default::default())?.shape().is_empty());
     /// # Ok::<(), cuprum::Error>(())
@@ -304,7 +304,7 @@ impl DlpackTensor {
     /// before DLPack 1.2).
     ///
     /// ```
-    /// # if !cuprum::internal::doc_device()? { return Ok(()); }
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
     /// let a = cuprum::Array::zeros(&[2, 3], cuprum::DType::F32)?;
     /// assert_eq!(a.t().to_dlpack(&Default::default())?.strides(), Some(&[1i64, 3][..]));
     /// # Ok::<(), cuprum::Error>(())
