@@ -66,7 +66,11 @@ pub(crate) struct CompiledKernel {
 }
 
 /// Compiles `kernel` with `options` (through the kernel cache) and loads it on `device`.
-/// Compile errors point at the user's text.
+/// Compile errors point at the user's text. Once per loaded kernel, its schema is checked
+/// against the parameter sizes the device reports (a mismatch would make every launch pass
+/// its arguments at the wrong offsets), in every build: a few driver queries at load, where
+/// the compile or cache read before it costs far more. A driver that cannot report them
+/// (older than CUDA 12.4) skips the check.
 pub(crate) fn compile(
     device: Device,
     kernel: GeneratedKernel,
@@ -75,8 +79,8 @@ pub(crate) fn compile(
     let module =
         compile_on(device, &kernel.source, options).map_err(|e| e.with_spans(&kernel.spans))?;
     let function = module.function(&kernel.name)?;
-    if cfg!(debug_assertions) {
-        let sizes: Vec<usize> = function.param_info()?.iter().map(|p| p.1).collect();
+    if let Ok(params) = function.param_info() {
+        let sizes: Vec<usize> = params.iter().map(|p| p.1).collect();
         kernel.schema.check_sizes(&kernel.name, &sizes)?;
     }
     Ok(CompiledKernel {
@@ -87,7 +91,7 @@ pub(crate) fn compile(
 }
 
 /// Compiles `kernel` for `arch` without a GPU and checks its schema against the parameter
-/// sizes the cubin declares (the check debug builds make against the driver at load).
+/// sizes the cubin declares (the check every load makes against the driver).
 pub(crate) fn check_compiled(
     kernel: &GeneratedKernel,
     options: &CompileOptions,
