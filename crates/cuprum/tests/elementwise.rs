@@ -485,6 +485,66 @@ fn every_dtype_through_a_generic_kernel() {
     );
 }
 
+/// `a[s:] + a[:-s]` (a stencil's shifted views of one buffer) into a fresh output and
+/// into an output view starting `o` elements in, for every shift of a 16-byte vector: the
+/// wide loop moves the aligned arrays in vectors and the shifted ones element by element.
+fn check_shifted_add<T: AddElem>(k: &ElementwiseKernel, rng: &mut Rng) {
+    let name = T::DTYPE.name();
+    for n in [5usize, 9, 1000, 40_003] {
+        let h: Vec<T> = (0..n + 16).map(|_| T::random(rng)).collect();
+        let a = dev(&h, &[n + 16]);
+        for (s, o) in [(1usize, 0usize), (2, 1), (3, 0), (5, 3), (8, 0)] {
+            let x = a.slice(&s![s as isize..(s + n) as isize]).unwrap();
+            let y = a.slice(&s![0..n as isize]).unwrap();
+            let ob = Array::zeros(&[n + o], T::DTYPE).unwrap();
+            let out = ob.slice(&s![o as isize..]).unwrap();
+            let z = k.call((&x, &y)).unwrap().to_vec::<T>().unwrap();
+            k.call((&x, &y, &out)).unwrap();
+            let zo = out.to_vec::<T>().unwrap();
+            for i in 0..n {
+                let want = T::add(h[s + i], h[i]);
+                assert!(
+                    T::matches(z[i], want) && T::matches(zo[i], want),
+                    "{name} n={n} shift {s} output at {o} i={i}: {:?} and {:?}, expected {want:?}",
+                    z[i],
+                    zo[i]
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn shifted_views_of_every_dtype() {
+    require_gpu!();
+    let k = ElementwiseKernel::new("T x, T y", "T z", "z = x + y", "shifted_add").unwrap();
+    let mut rng = Rng::new(12);
+    macro_rules! each {
+        ($($t:ty),*) => {$(
+            if common::sweeps_dtype(<$t as Element>::DTYPE) {
+                check_shifted_add::<$t>(&k, &mut rng);
+            }
+        )*};
+    }
+    each!(
+        bool,
+        i8,
+        i16,
+        i32,
+        i64,
+        u8,
+        u16,
+        u32,
+        u64,
+        f16,
+        bf16,
+        f32,
+        f64,
+        Complex<f32>,
+        Complex<f64>
+    );
+}
+
 #[test]
 fn per_dtype_kernels_with_concrete_types() {
     require_gpu!();

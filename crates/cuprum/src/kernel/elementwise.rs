@@ -377,6 +377,7 @@ impl ElementwiseKernel {
             vec: 1,
             tiled: 0,
             row_bcast: 0,
+            unaligned: 0,
         };
         Ok(self
             .source_for(dtypes, &slots, layout, DEFAULT_BLOCK)?
@@ -784,6 +785,7 @@ mod tests {
             vec: 4,
             tiled: 0,
             row_bcast: 0,
+            unaligned: 0,
         };
         let slots = [Slot::Scalar, Slot::Array { idx: 0 }];
         let g = k.source_for(&[DType::F32; 2], &slots, l, 256).unwrap();

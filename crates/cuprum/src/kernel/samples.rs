@@ -23,6 +23,7 @@ fn layout(class: LayoutClass, nd: u8, vec: u8) -> Layout {
         vec,
         tiled: 0,
         row_bcast: 0,
+        unaligned: 0,
     }
 }
 
@@ -182,6 +183,11 @@ fn sample_layouts(na: u32) -> Vec<Layout> {
         for vec in [1u8, 4] {
             v.push(w(layout(LayoutClass::Contiguous, 1, vec)));
         }
+        // wide loads with the first array shifted off the vector (`a[1:] - a[:-1]`)
+        v.push(w(Layout {
+            unaligned: 1,
+            ..layout(LayoutClass::Contiguous, 1, 4)
+        }));
         for nd in [1u8, 2, 3] {
             v.push(w(layout(LayoutClass::Rows, nd, 1)));
             v.push(w(Layout {

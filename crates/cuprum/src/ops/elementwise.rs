@@ -448,6 +448,7 @@ pub(crate) fn sample_sources() -> Result<Vec<(String, String)>> {
         vec: 1,
         tiled: 0,
         row_bcast: 0,
+        unaligned: 0,
     };
     let mut out = Vec::new();
     let mut push = |what: String, k: &ElementwiseKernel, dtypes: &[DType]| -> Result<()> {

@@ -137,8 +137,14 @@ fn contiguous(e: &ElementwiseSource<'_>, w: &mut SourceWriter, op: &OpFn<'_>) {
         w.push("  }\n");
         return;
     }
+    // Arrays that start off the vector are read and written element by element in the
+    // wide loop; the others move whole vectors.
+    let unaligned = |idx: usize| idx < 32 && e.layout.unaligned & (1 << idx) != 0;
     let mut s = format!("    if (_b + {v} <= _n) {{\n");
-    for (k, _, p, ty) in e.arrays() {
+    for (k, idx, p, ty) in e.arrays() {
+        if unaligned(idx) {
+            continue;
+        }
         let load = p.is_const || e.preload[k];
         let _ = write!(s, "      cuprum::Vec<{ty}, {v}> _v_{}", p.name);
         if load {
@@ -154,12 +160,18 @@ fn contiguous(e: &ElementwiseSource<'_>, w: &mut SourceWriter, op: &OpFn<'_>) {
         s,
         "      #pragma unroll\n      for (int _k = 0; _k < {v}; ++_k) {{\n        const long long i __attribute__((unused)) = (long long)(_b + _k);\n"
     );
-    e.refs(&mut s, "        ", |_, _, p| format!("_v_{}.v[_k]", p.name));
+    e.refs(&mut s, "        ", |_, idx, p| {
+        if unaligned(idx) {
+            format!("_raw_{}[_b + _k]", p.name)
+        } else {
+            format!("_v_{}.v[_k]", p.name)
+        }
+    });
     w.push(&s);
     op(w, "        ");
     let mut s = String::from("      }\n");
-    for (_, _, p, ty) in e.arrays() {
-        if !p.is_const {
+    for (_, idx, p, ty) in e.arrays() {
+        if !p.is_const && !unaligned(idx) {
             let _ = writeln!(
                 s,
                 "      *reinterpret_cast<cuprum::Vec<{ty}, {v}>*>(_raw_{n} + _b) = _v_{n};",

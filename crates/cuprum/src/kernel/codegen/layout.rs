@@ -56,6 +56,9 @@ pub struct Layout {
     pub tiled: u32,
     /// Bit k set: non-raw array k has stride 0 along the rows (Rows with `vec > 1` only).
     pub row_bcast: u32,
+    /// Bit k set: non-raw array k starts off the vector (Contiguous with `vec > 1` only):
+    /// the wide loop reads and writes it one element at a time, the others in vectors.
+    pub unaligned: u32,
 }
 
 /// One non-raw array as the planner sees it.
@@ -117,6 +120,7 @@ pub(crate) fn plan(loop_shape: &[usize], arrays: &[ArrayLayout<'_>], reduce_dims
             vec: 1,
             tiled: 0,
             row_bcast: 0,
+            unaligned: 0,
         },
         n,
         shape,
@@ -193,19 +197,34 @@ fn widest_vec(arrays: &[ArrayLayout<'_>]) -> usize {
     (16 / max_item.max(1)).clamp(1, 8)
 }
 
-/// The plan when every array is C-contiguous over the loop (no strides needed).
+/// The plan when every array is C-contiguous over the loop (no strides needed): the widest
+/// vector every array is aligned to; or, when some views start off the vector (`x[1:]`,
+/// a stencil's shifted slices) but another array is aligned to the widest one, that
+/// vector with the others marked [`unaligned`](Layout::unaligned) (moved one element at a
+/// time inside the wide loop, from the cache lines their neighbours' loads bring in).
 pub(crate) fn contiguous_plan(n: usize, arrays: &[ArrayLayout<'_>]) -> Plan {
-    let mut vec = widest_vec(arrays);
-    let aligned = |v: usize| {
-        arrays
-            .iter()
-            .all(|a| a.ptr % (v * a.itemsize) as u64 == 0 && a.staged)
-    };
-    while vec > 1 && !aligned(vec) {
+    let widest = widest_vec(arrays);
+    let aligned = |a: &ArrayLayout<'_>, v: usize| a.staged && a.ptr % (v * a.itemsize) as u64 == 0;
+    let mut vec = widest;
+    while vec > 1 && !arrays.iter().all(|a| aligned(a, vec)) {
         vec /= 2;
+    }
+    let mut unaligned = 0u32;
+    if vec < widest
+        && arrays.len() <= 32
+        && arrays.iter().all(|a| a.staged)
+        && arrays.iter().any(|a| aligned(a, widest))
+    {
+        vec = widest;
+        for (k, a) in arrays.iter().enumerate() {
+            if !aligned(a, widest) {
+                unaligned |= 1 << k;
+            }
+        }
     }
     if n < 2 * vec {
         vec = 1;
+        unaligned = 0;
     }
     Plan {
         layout: Layout {
@@ -215,6 +234,7 @@ pub(crate) fn contiguous_plan(n: usize, arrays: &[ArrayLayout<'_>]) -> Plan {
             vec: vec as u8,
             tiled: 0,
             row_bcast: 0,
+            unaligned,
         },
         n,
         shape: Shape::from_elem(n, 1),
@@ -241,9 +261,27 @@ mod tests {
         let p = plan(&[10, 3, 4], &[arr(&s, 256, 4), arr(&s, 512, 4)], true);
         assert_eq!(p.layout.class, LayoutClass::Contiguous);
         assert_eq!((p.layout.vec, p.n, p.layout.wide), (4, 120, false));
-        // a pointer 4 bytes off 16-byte alignment halves twice
+        // a pointer 4 bytes off 16-byte alignment: the other array still moves vectors,
+        // the shifted one element by element
         let p = plan(&[10, 3, 4], &[arr(&s, 260, 4), arr(&s, 512, 4)], true);
-        assert_eq!(p.layout.vec, 1);
+        assert_eq!((p.layout.vec, p.layout.unaligned), (4, 0b01));
+        // `a[1:] - a[:-1]` into a fresh array
+        let a = [arr(&[1], 1028, 4), arr(&[1], 1024, 4), arr(&[1], 4096, 4)];
+        let p = plan(&[99], &a, true);
+        assert_eq!((p.layout.vec, p.layout.unaligned), (4, 0b001));
+        // no array aligned to the widest vector: the widest all share, none marked
+        let p = plan(&[120], &[arr(&[1], 8, 4), arr(&[1], 24, 4)], true);
+        assert_eq!((p.layout.vec, p.layout.unaligned), (2, 0));
+        let p = plan(&[120], &[arr(&[1], 4, 4)], true);
+        assert_eq!((p.layout.vec, p.layout.unaligned), (1, 0));
+        // an array the operation may write while reading it: no wide loop
+        let mut w = arr(&[1], 4, 4);
+        w.staged = false;
+        let p = plan(&[120], &[w, arr(&[1], 0, 4)], true);
+        assert_eq!((p.layout.vec, p.layout.unaligned), (1, 0));
+        // too short for two vectors: nothing marked
+        let p = plan(&[7], &[arr(&[1], 4, 4), arr(&[1], 0, 4)], true);
+        assert_eq!((p.layout.vec, p.layout.unaligned), (1, 0));
         // mixed item sizes: the widest decides
         let p = plan(&[120], &[arr(&[1], 0, 16), arr(&[1], 0, 8)], true);
         assert_eq!(p.layout.vec, 1);
