@@ -14,7 +14,7 @@ mod common;
 use common::Rng;
 use common::numpy_model::V::{self, F, I};
 use common::numpy_model::{close_v, host, magnitude, rand_signed, view_of, wrap};
-use cuprum::compile::{CompileOptions, compile_for_arch};
+use cuprum::compile::compile_for_arch;
 use cuprum::fuse::{ArgSpec, Fused, KernelKind, fuse};
 use cuprum::ops::Keepdims;
 use cuprum::{Array, DType, DTypeKind, ErrorKind, ops};
@@ -219,8 +219,9 @@ fn scan_errors_point_at_the_users_line() {
 #[test]
 fn scan_kernels_compile_for_sm90_for_every_dtype() {
     require_nvrtc!();
-    // without a GPU (CI), the representative dtypes (`common::nvrtc_dtypes`)
-    for d in common::nvrtc_dtypes(&[
+    // without a GPU (CI), the representative dtypes (`common::nvrtc_dtypes`), compiled to PTX
+    // (`common::sweep_options`); a thread per dtype (NVRTC's compiles are independent)
+    let dtypes = common::nvrtc_dtypes(&[
         DType::Bool,
         DType::I8,
         DType::I32,
@@ -232,19 +233,27 @@ fn scan_kernels_compile_for_sm90_for_every_dtype() {
         DType::F64,
         DType::C64,
         DType::C128,
-    ]) {
-        let f = fuse("every", |[x, y, s]| {
-            ((x * y).cumsum(Some(-1)), (x + y * s).cumprod(None))
-        });
-        let e = f
-            .explain_for(&[arr(d, &[3, 40]), arr(d, &[40]), ArgSpec::scalar(d)])
-            .unwrap_or_else(|e| panic!("{d}: {e}"));
-        for k in e.kernels() {
-            compile_for_arch(&k.source, &CompileOptions::default(), 90).unwrap_or_else(|err| {
-                panic!("{d}: {} does not compile: {err}\n{}", k.name, k.source)
+    ]);
+    let opts = common::sweep_options();
+    std::thread::scope(|sc| {
+        for &d in &dtypes {
+            let opts = &opts;
+            sc.spawn(move || {
+                let f = fuse("every", |[x, y, s]| {
+                    ((x * y).cumsum(Some(-1)), (x + y * s).cumprod(None))
+                });
+                let e = f
+                    .explain_for(&[arr(d, &[3, 40]), arr(d, &[40]), ArgSpec::scalar(d)])
+                    .unwrap_or_else(|e| panic!("{d}: {e}"));
+                for k in e.kernels() {
+                    let img = compile_for_arch(&k.source, opts, 90).unwrap_or_else(|err| {
+                        panic!("{d}: {} does not compile: {err}\n{}", k.name, k.source)
+                    });
+                    assert!(common::sweep_image_ok(&img), "{d}: {}", k.name);
+                }
             });
         }
-    }
+    });
 }
 
 // =========================================================================================

@@ -613,7 +613,7 @@ fn hundred_million_running_max_and_sum_match_cumsum() {
 #[test]
 fn every_form_compiles_for_sm90() {
     require_nvrtc!();
-    use cuprum::compile::{CompileOptions, compile_for_arch};
+    use cuprum::compile::compile_for_arch;
     let seg = |name: &str, pre: &str| {
         ScanKernel::new(
             "T x, bool f",
@@ -659,10 +659,10 @@ fn every_form_compiles_for_sm90() {
     for (k, dtypes) in &cases {
         for excl in [false, true] {
             let src = k.generated_source(dtypes, excl).unwrap();
-            let opts = CompileOptions::default().program_name(format!("{}.cu", k.name()));
+            let opts = common::sweep_options().program_name(format!("{}.cu", k.name()));
             let img = compile_for_arch(&src, &opts, 90)
                 .unwrap_or_else(|e| panic!("{} {dtypes:?} exclusive {excl}: {e}", k.name()));
-            assert!(img.is_cubin);
+            assert!(common::sweep_image_ok(&img), "{}", k.name());
             assert!(
                 !img.log.contains("warning"),
                 "{} {dtypes:?}: NVRTC warns:\n{}",

@@ -212,6 +212,32 @@ pub fn nvrtc_dtypes(all: &[cuprum::DType]) -> Vec<cuprum::DType> {
     representatives(all)
 }
 
+/// The options of the NVRTC compile sweeps (every generated kernel, every dtype): where
+/// there is a GPU (the GPU suite) the default, a cubin for the architecture asked for
+/// (NVRTC's front end, then ptxas); where there is none (CI's two cores) PTX for
+/// `compute_90`, NVRTC's front end alone, where a generated program's errors and warnings
+/// come from, at about half the time. ptxas still meets every kernel: the GPU suite compiles
+/// each sweep to cubins, and the schema check (`every_generated_kernel_schema_matches_its_cubin`)
+/// builds cubins everywhere.
+pub fn sweep_options() -> cuprum::compile::CompileOptions {
+    let opts = cuprum::compile::CompileOptions::default();
+    if cuprum::Device::count().is_ok() {
+        opts
+    } else {
+        opts.option("-arch=compute_90")
+    }
+}
+
+/// Whether `img` is what [`sweep_options`] asks for on this machine: a cubin (an ELF image)
+/// where there is a GPU, PTX text where there is none.
+pub fn sweep_image_ok(img: &cuprum::compile::CompiledImage) -> bool {
+    if cuprum::Device::count().is_ok() {
+        img.is_cubin && img.image.starts_with(b"\x7fELF")
+    } else {
+        !img.is_cubin && img.image.starts_with(b"//")
+    }
+}
+
 /// [`HOST_DTYPES`] of `all`, plus any dtype of `all` of a kind none of them has.
 fn representatives(all: &[cuprum::DType]) -> Vec<cuprum::DType> {
     let rep = |d: &cuprum::DType| HOST_DTYPES.contains(d);

@@ -204,7 +204,8 @@ fn widest_vec(arrays: &[ArrayLayout<'_>]) -> usize {
 /// time inside the wide loop, from the cache lines their neighbours' loads bring in).
 pub(crate) fn contiguous_plan(n: usize, arrays: &[ArrayLayout<'_>]) -> Plan {
     let widest = widest_vec(arrays);
-    let aligned = |a: &ArrayLayout<'_>, v: usize| a.staged && a.ptr % (v * a.itemsize) as u64 == 0;
+    let aligned =
+        |a: &ArrayLayout<'_>, v: usize| a.staged && a.ptr.is_multiple_of((v * a.itemsize) as u64);
     let mut vec = widest;
     while vec > 1 && !arrays.iter().all(|a| aligned(a, vec)) {
         vec /= 2;
