@@ -31,13 +31,16 @@
 //! later process tries again; `cuprum tune` reports such errors instead. The problems are
 //! sized to take tens of microseconds each on an H100, so the timing itself costs a few
 //! milliseconds per family; compiling the candidates (one program each) is the larger part
-//! of a first use, and goes to the kernel cache.
+//! of a first use, and goes to the kernel cache. The candidates' programs (`Family::programs`)
+//! compile on every core before the first one runs, so a first use waits about as long as
+//! its slowest compile, not the sum of them.
 //!
 //! **Stored** in the kernel cache's folder (`compile/tuning.rs`: `tune-v1.json`; nothing
 //! when the cache is in memory only), keyed by the GPU model, the driver's CUDA version
 //! and cuprum's version, so a driver or cuprum update measures again. `cuprum cache export`
 //! carries the file and `import` merges it.
 
+use crate::compile::record::KernelRecord;
 use crate::compile::tuning as store;
 use crate::error::{Result, bail};
 use crate::runtime::{Device, Event, Stream, capturing_any, driver_info};
@@ -71,6 +74,9 @@ pub struct Family {
     /// Sets up the representative problem on the current device and returns what runs it
     /// with one candidate (queued on the current stream).
     pub(crate) problem: fn() -> Result<Runner>,
+    /// The programs (source, options) a candidate's run compiles, compiled for every
+    /// candidate on all cores before the first one runs.
+    pub(crate) programs: fn(Params) -> Vec<(String, crate::compile::CompileOptions)>,
 }
 
 impl std::fmt::Debug for Family {
@@ -348,6 +354,7 @@ type Timed = (Vec<(Params, f64)>, Vec<(Params, String)>);
 /// Each candidate's median time over `ROUNDS` interleaved rounds, on the current device.
 fn time_candidates(family: &Family) -> Result<Timed> {
     let mut run = (family.problem)()?;
+    precompile_candidates(family);
     let stream = Stream::current()?;
     let (start, end) = (Event::new()?, Event::new()?);
     let mut ok = Vec::new();
@@ -375,6 +382,19 @@ fn time_candidates(family: &Family) -> Result<Timed> {
         })
         .collect();
     Ok((times, failed))
+}
+
+/// Compiles every candidate's programs on all cores into the kernel cache, where each
+/// candidate's first run then finds them: a first use waits about as long as the slowest
+/// compile rather than all of them in turn. A failure is left for that run to report.
+fn precompile_candidates(family: &Family) {
+    let records: Vec<KernelRecord> = family
+        .candidates
+        .iter()
+        .flat_map(|&c| (family.programs)(c))
+        .map(|(source, opts)| KernelRecord::new(&source, &opts))
+        .collect();
+    let _ = crate::compile::precompile(&[&records]);
 }
 
 /// Forgets this process's choices (the next use chooses again: reads the file, or

@@ -78,6 +78,7 @@ pub(crate) static SCAN_TILE_4: Family = Family {
     ],
     built_in: &[("H100", [32, 4, 64]), ("H200", [32, 4, 64])],
     problem: || problem(DType::F32, &[1 << 25], None, &SCAN_TILE_4, &SCAN_4),
+    programs: |p| programs(DType::F32, &SCAN_TILE_4, &SCAN_4, p),
 };
 
 /// 1-D scans, 8-byte accumulators (float64, every integer scan into 64 bits, complex64).
@@ -103,6 +104,7 @@ pub(crate) static SCAN_TILE_8: Family = Family {
     ],
     built_in: &[("H100", [16, 3, 64]), ("H200", [16, 3, 64])],
     problem: || problem(DType::F64, &[1 << 24], None, &SCAN_TILE_8, &SCAN_8),
+    programs: |p| programs(DType::F64, &SCAN_TILE_8, &SCAN_8, p),
 };
 
 /// Rows as segments of one tile scan (short or few rows), 4-byte accumulators: rows pay a
@@ -122,6 +124,7 @@ pub(crate) static SCAN_SEG_4: Family = Family {
     ],
     built_in: &[("H100", [16, 5, 0]), ("H200", [24, 4, 0])],
     problem: || problem(DType::F32, &[1 << 17, 256], Some(1), &SCAN_SEG_4, &SCAN_4),
+    programs: |p| programs(DType::F32, &SCAN_SEG_4, &SCAN_4, p),
 };
 
 /// Rows as segments, 8-byte accumulators (hand-picked: 8 items, unbounded; not measured
@@ -140,6 +143,7 @@ pub(crate) static SCAN_SEG_8: Family = Family {
     ],
     built_in: &[("H200", [8, 4, 0])],
     problem: || problem(DType::F64, &[1 << 16, 256], Some(1), &SCAN_SEG_8, &SCAN_8),
+    programs: |p| programs(DType::F64, &SCAN_SEG_8, &SCAN_8, p),
 };
 
 /// The rows kernel (a block per row, chunk after chunk with a running carry), 4-byte
@@ -161,6 +165,7 @@ pub(crate) static SCAN_ROWS_4: Family = Family {
     ],
     built_in: &[("H100", [8, 6, 0]), ("H200", [8, 6, 0])],
     problem: || problem(DType::F32, &[4096, 8192], Some(1), &SCAN_ROWS_4, &SCAN_4),
+    programs: |p| programs(DType::F32, &SCAN_ROWS_4, &SCAN_4, p),
 };
 
 /// The rows kernel, 8-byte accumulators. H100, float64 (10000, 10000): (4, 12) 584, (4, 6)
@@ -172,6 +177,7 @@ pub(crate) static SCAN_ROWS_8: Family = Family {
     candidates: &[[4, 8, 0], [4, 12, 0], [4, 6, 0], [8, 4, 0], [8, 3, 0]],
     built_in: &[("H100", [4, 8, 0]), ("H200", [4, 8, 0])],
     problem: || problem(DType::F64, &[4096, 4096], Some(1), &SCAN_ROWS_8, &SCAN_8),
+    programs: |p| programs(DType::F64, &SCAN_ROWS_8, &SCAN_8, p),
 };
 
 /// The axis kernel (32 columns × 8 · positions a tile), 4-byte accumulators. H100, float32
@@ -184,6 +190,7 @@ pub(crate) static SCAN_AXIS_4: Family = Family {
     candidates: &[[16, 0, 0], [12, 0, 0], [8, 0, 0], [24, 0, 0], [32, 0, 0]],
     built_in: &[("H100", [16, 0, 0]), ("H200", [16, 0, 0])],
     problem: || problem(DType::F32, &[4096, 8192], Some(0), &SCAN_AXIS_4, &SCAN_4),
+    programs: |p| programs(DType::F32, &SCAN_AXIS_4, &SCAN_4, p),
 };
 
 /// The axis kernel, 8-byte accumulators (hand-picked: 8 positions).
@@ -194,6 +201,7 @@ pub(crate) static SCAN_AXIS_8: Family = Family {
     candidates: &[[8, 0, 0], [4, 0, 0], [12, 0, 0], [16, 0, 0]],
     built_in: &[("H200", [16, 0, 0])],
     problem: || problem(DType::F64, &[4096, 4096], Some(0), &SCAN_AXIS_8, &SCAN_8),
+    programs: |p| programs(DType::F64, &SCAN_AXIS_8, &SCAN_8, p),
 };
 
 /// One accumulator size's families: tile, segments, rows, axis.
@@ -334,6 +342,35 @@ fn pinned<R>(class: &Class, target: &Family, params: Params, f: impl FnOnce() ->
     run()
 }
 
+/// The scan shape a candidate `p` of `target` runs: `p` for `target`, the first candidate
+/// for the other families of its class (what [`pinned`] sets while it runs).
+fn pinned_shape(class: &Class, target: &Family, p: Params) -> ScanShape {
+    shape_of(class.map(|f| {
+        if f.name == target.name {
+            p
+        } else {
+            f.candidates[0]
+        }
+    }))
+}
+
+/// The program of a scan family's problem for `shape`: its source and options.
+fn program(dtype: DType, shape: ScanShape) -> (String, CompileOptions) {
+    let opts = CompileOptions::new().program_name("cuprum_tune_scan.cu");
+    (sum_source(dtype, shape), opts)
+}
+
+/// The programs candidate `p` of `target` compiles (one: its problem's scan program), for
+/// the measurement to compile every candidate on all cores before the first one runs.
+fn programs(
+    dtype: DType,
+    target: &'static Family,
+    class: &'static Class,
+    p: Params,
+) -> Vec<(String, CompileOptions)> {
+    vec![program(dtype, pinned_shape(class, target, p))]
+}
+
 /// A family's problem: the sum of `shape` elements of `dtype` (a float: its own
 /// accumulator) along `axis`, on the scan engine as `cumsum` runs it, one program per shape.
 fn problem(
@@ -352,8 +389,8 @@ fn problem(
             let prog = programs
                 .entry(shape)
                 .or_insert_with(|| {
-                    let opts = CompileOptions::new().program_name("cuprum_tune_scan.cu");
-                    Arc::new(Program::new(sum_source(dtype, shape), opts))
+                    let (source, opts) = program(dtype, shape);
+                    Arc::new(Program::new(source, opts))
                 })
                 .clone();
             let engine = |_wide: bool| Engine {
@@ -422,6 +459,34 @@ mod tests {
         let s = first_scan_shape(8);
         assert_eq!((s.ipt, s.minb, s.sipt, s.ript, s.axipt), (16, 3, 8, 4, 8));
         assert_eq!(first_scan_shape(16), WIDE);
+    }
+
+    /// What a candidate's problem compiles (the shape `scan_shape` gives under the pins) is
+    /// what `programs` compiles ahead of it, so the ahead-of-time compiles are the ones the
+    /// runs then find in the kernel cache.
+    #[test]
+    fn each_candidates_programs_are_the_ones_its_run_compiles() {
+        for class in [&SCAN_4, &SCAN_8] {
+            let acc = if std::ptr::eq(class, &SCAN_4) { 4 } else { 8 };
+            for target in class.iter() {
+                for &p in target.candidates {
+                    let ran = pinned(class, target, p, || scan_shape(Device::host(), acc));
+                    assert_eq!(
+                        ran.unwrap(),
+                        pinned_shape(class, target, p),
+                        "{}",
+                        target.name
+                    );
+                    let dtype = if acc == 4 { DType::F32 } else { DType::F64 };
+                    let progs = (target.programs)(p);
+                    assert_eq!(progs.len(), 1, "{}", target.name);
+                    assert_eq!(
+                        progs[0].0,
+                        sum_source(dtype, pinned_shape(class, target, p))
+                    );
+                }
+            }
+        }
     }
 
     #[test]
