@@ -453,36 +453,27 @@ fn check_add<T: AddElem>(k: &ElementwiseKernel, rng: &mut Rng) {
     assert_eq!(z.shape(), &[4, 0]);
 }
 
+/// Runs `$check::<T>($k, $rng)` for each element type a dtype sweep takes: every one on a
+/// GPU, the representatives on the host device (`common::sweeps_dtype`).
+macro_rules! each_swept_type {
+    ($check:ident, $k:expr, $rng:expr) => {
+        each_swept_type!(@ $check, $k, $rng; bool, i8, i16, i32, i64, u8, u16, u32, u64, f16,
+            bf16, f32, f64, Complex<f32>, Complex<f64>)
+    };
+    (@ $check:ident, $k:expr, $rng:expr; $($t:ty),*) => {$(
+        if common::sweeps_dtype(<$t as Element>::DTYPE) {
+            $check::<$t>($k, $rng);
+        }
+    )*};
+}
+
 #[test]
 fn every_dtype_through_a_generic_kernel() {
     require_gpu!();
     let k = ElementwiseKernel::new("T x, T y", "T z", "z = x + y", "generic_add").unwrap();
     let mut rng = Rng::new(11);
     // Each dtype the sweeps take (the representatives on the host device).
-    macro_rules! each {
-        ($($t:ty),*) => {$(
-            if common::sweeps_dtype(<$t as Element>::DTYPE) {
-                check_add::<$t>(&k, &mut rng);
-            }
-        )*};
-    }
-    each!(
-        bool,
-        i8,
-        i16,
-        i32,
-        i64,
-        u8,
-        u16,
-        u32,
-        u64,
-        f16,
-        bf16,
-        f32,
-        f64,
-        Complex<f32>,
-        Complex<f64>
-    );
+    each_swept_type!(check_add, &k, &mut rng);
 }
 
 /// `a[s:] + a[:-s]` (a stencil's shifted views of one buffer) into a fresh output and
@@ -519,30 +510,7 @@ fn shifted_views_of_every_dtype() {
     require_gpu!();
     let k = ElementwiseKernel::new("T x, T y", "T z", "z = x + y", "shifted_add").unwrap();
     let mut rng = Rng::new(12);
-    macro_rules! each {
-        ($($t:ty),*) => {$(
-            if common::sweeps_dtype(<$t as Element>::DTYPE) {
-                check_shifted_add::<$t>(&k, &mut rng);
-            }
-        )*};
-    }
-    each!(
-        bool,
-        i8,
-        i16,
-        i32,
-        i64,
-        u8,
-        u16,
-        u32,
-        u64,
-        f16,
-        bf16,
-        f32,
-        f64,
-        Complex<f32>,
-        Complex<f64>
-    );
+    each_swept_type!(check_shifted_add, &k, &mut rng);
 }
 
 #[test]

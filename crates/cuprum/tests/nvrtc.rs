@@ -148,6 +148,14 @@ fn warned(name: &str, img: &CompiledImage) -> Option<String> {
         .then(|| format!("{name}: NVRTC warns about generated code:\n{}", img.log))
 }
 
+/// The judge of the per-dtype sweeps: fine when the program compiled without a warning.
+fn compiled_clean(name: &str, _: &str, r: cuprum::Result<Arc<CompiledImage>>) -> Option<String> {
+    match r {
+        Ok(img) => warned(name, &img),
+        Err(e) => Some(format!("{name}: {e}")),
+    }
+}
+
 /// Panics listing every failure, when there is one.
 #[track_caller]
 fn assert_none_failed(failures: Vec<String>) {
@@ -374,10 +382,7 @@ fn every_builtin_operation_compiles_for_every_dtype() {
     assert_none_failed(compile_all(
         &sources,
         &common::sweep_options(),
-        |name, _, r| match r {
-            Ok(img) => warned(name, &img),
-            Err(e) => Some(format!("{name}: {e}")),
-        },
+        compiled_clean,
     ));
 }
 
@@ -416,10 +421,7 @@ fn every_builtin_reduction_compiles_for_every_dtype() {
     assert_none_failed(compile_all(
         &sources,
         &common::sweep_options(),
-        |name, _, r| match r {
-            Ok(img) => warned(name, &img),
-            Err(e) => Some(format!("{name}: {e}")),
-        },
+        compiled_clean,
     ));
 }
 
