@@ -40,6 +40,35 @@ fn vector_add_runs_on_the_host() {
     });
 }
 
+/// Kernels link against the C libraries only; one that needs the C++ runtime (device-side
+/// `new`/`delete`: libstdc++'s operator new) is linked again with it and runs.
+#[test]
+fn a_kernel_that_needs_the_cpp_runtime_links_and_runs() {
+    let h = host();
+    h.with(|| {
+        let k = RawKernel::new(
+            r#"extern "C" __global__ void squares(long long* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    long long* scratch = new long long[3];
+    scratch[0] = i; scratch[1] = (long long)i * i; scratch[2] = scratch[0] + scratch[1];
+    out[i] = scratch[2];
+    delete[] scratch;
+}"#,
+            "squares",
+        );
+        let n = 1000usize;
+        let out = Array::empty(&[n], DType::I64).unwrap();
+        k.launch((n as u32).div_ceil(128), 128, (&out, n as i32))
+            .unwrap();
+        let got = out.to_vec::<i64>().unwrap();
+        for (i, v) in got.iter().enumerate() {
+            let i = i as i64;
+            assert_eq!(*v, i + i * i);
+        }
+    });
+}
+
 #[test]
 fn shared_memory_reduction_with_barriers() {
     let h = host();
