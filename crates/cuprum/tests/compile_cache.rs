@@ -659,20 +659,21 @@ fn every_folder_level_the_cache_creates_is_owner_only() {
     assert_eq!(mode(&entry), 0o600);
 }
 
-/// The harness points this binary's global cache at a temporary folder, never the user's.
+/// The harness points this binary's global cache at the tests' shared folder in cargo's
+/// target folder (or the one `CUPRUM_TEST_CACHE_DIR` names), never the user's.
 #[test]
-fn this_test_binary_compiles_into_a_temporary_cache() {
+fn this_test_binary_compiles_into_the_tests_cache() {
     common::setup();
     let dir = KernelCache::global().unwrap().dir();
     let dir = dir.expect("the test cache is on disk");
-    assert!(dir.starts_with(std::env::temp_dir()), "{}", dir.display());
     assert_ne!(dir, cuprum::compile::default_dir());
-    assert!(
-        dir.file_name()
-            .unwrap()
-            .to_string_lossy()
-            .starts_with("cuprum-test-cache-")
-    );
+    let expected = std::env::var_os("CUPRUM_TEST_CACHE_DIR")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(common::shared_test_cache_dir)
+        .unwrap();
+    assert_eq!(dir, expected);
+    assert!(dir.is_dir(), "{}", dir.display());
 }
 
 #[test]

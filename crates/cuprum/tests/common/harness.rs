@@ -1,13 +1,17 @@
 //! What every test binary of the workspace shares (the integration tests through `common`,
 //! the CLI's tests and unit tests through `#[path]`):
 //!
-//! - **A temporary kernel cache.** [`setup`] points the process-wide kernel cache at a
-//!   folder of this test binary (removed at exit) before anything compiles, so `cargo test`
-//!   never writes to the user's cache. [`gpu`] and [`nvrtc`] call it. `CUPRUM_TEST_CACHE_DIR`
-//!   names a folder several binaries share instead (the GPU suite: each kernel compiles once
-//!   per suite run; entries are written atomically, so concurrent binaries are safe). A
-//!   child process a test starts with `CUPRUM_TEST_CHILD` set keeps the cache its parent
-//!   chose.
+//! - **The tests' kernel cache.** [`setup`] points the process-wide kernel cache at a
+//!   folder of the tests before anything compiles, so `cargo test` never writes to the
+//!   user's cache. [`gpu`] and [`nvrtc`] call it. Integration tests share
+//!   `cuprum-test-cache` in cargo's target tmp folder and keep it between runs (like the
+//!   host kernels' folder): a kernel several binaries use compiles once, and a re-run
+//!   compiles only what changed. `CUPRUM_TEST_CACHE_DIR` names another shared folder (the
+//!   GPU suite's, fresh for each suite run); a binary without cargo's target folder (unit
+//!   tests) gets a temporary one of its own, removed at exit. Entries are written
+//!   atomically, so concurrent binaries are safe; tests that count compiles use caches of
+//!   their own or count cache reads too. A child process a test starts with
+//!   `CUPRUM_TEST_CHILD` set keeps the cache its parent chose.
 //! - **Visible skips.** Every skip goes through [`skip`] (through [`gpu`], [`nvrtc`], the
 //!   `require_*` macros, or directly for other reasons): its `SKIPPED <test>: <reason>` line
 //!   goes straight to the process's stderr, past the test harness's capture (the test's name
@@ -69,8 +73,11 @@ pub fn setup() {
         }
         // A suite of test binaries may share one cache (the GPU suite's run.sh: a kernel
         // several binaries use compiles once); it stays for the suite to remove.
-        if let Some(dir) = std::env::var_os("CUPRUM_TEST_CACHE_DIR").filter(|d| !d.is_empty()) {
-            let dir = PathBuf::from(dir);
+        let shared = std::env::var_os("CUPRUM_TEST_CACHE_DIR")
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from)
+            .or_else(shared_test_cache_dir);
+        if let Some(dir) = shared {
             let _ = std::fs::create_dir_all(&dir);
             cuprum::compile::set_cache_dir(Some(dir));
             return;
@@ -93,6 +100,11 @@ pub fn setup() {
     // Every binary that uses the harness reports at exit (the last one of a `cargo test`
     // run prints the run's total even when it skipped nothing itself).
     register_report();
+}
+
+/// The kernel cache the integration tests of a `cargo test` run share and keep.
+pub fn shared_test_cache_dir() -> Option<PathBuf> {
+    option_env!("CARGO_TARGET_TMPDIR").map(|d| PathBuf::from(d).join("cuprum-test-cache"))
 }
 
 fn register_report() {
