@@ -24,8 +24,9 @@
 //! - **GPU tests run on the host device where there is no GPU.** [`gpu`] (`require_gpu!`)
 //!   passes on a GPU; without one, and with a host C++ compiler, it makes the host device
 //!   the process default, says so once per binary, and compiles the host kernels at `-O0`
-//!   into a folder the test binaries share (`cuprum-host-cache` in cargo's target tmp
-//!   folder, so a kernel compiles once per `cargo test` run); `CUPRUM_DEVICE=host` runs the
+//!   (`-O1` in the few binaries that run long kernels: [`HOST_OPT`]) into a folder the test
+//!   binaries share and keep (`cuprum-host-cache` in cargo's target tmp folder, so a kernel
+//!   compiles once, not once per binary or run); `CUPRUM_DEVICE=host` runs the
 //!   GPU tests there on a GPU machine too. [`cuda`] (`require_cuda!`) is for the few tests
 //!   of the driver itself (device ordinals, cubin files); [`not_on_host`] (`skip_on_host!`)
 //!   skips, visibly, what is too large for a CPU on CI's two cores (multi-GiB arrays, 1e8
@@ -338,7 +339,7 @@ pub fn child_env(cmd: &mut std::process::Command) -> &mut std::process::Command 
             cmd.env("CUPRUM_HOST_CACHE_DIR", d);
         }
         if std::env::var_os("CUPRUM_HOST_OPT").is_none() {
-            cmd.env("CUPRUM_HOST_OPT", "0");
+            cmd.env("CUPRUM_HOST_OPT", HOST_OPT.to_string());
         }
     }
     cmd
@@ -396,9 +397,18 @@ pub fn host_device() -> cuprum::Device {
     cuprum::Device::host()
 }
 
-/// Host kernels of tests compile into the folder the test binaries share, at `-O0`: test
-/// inputs are small, and -O0 halves the compile time of the thousands of kernels a test
-/// run builds (`CUPRUM_HOST_OPT` picks another level). Once per process.
+/// The `-O` level of this binary's host kernels: `-O0` for most, where test inputs are
+/// small and -O0 halves the compile time of the thousands of kernels a test run builds;
+/// `-O1` for the binaries whose time goes to running a few kernels over many elements or
+/// through many barriers (sorts, scans, arrays over 2^31 elements), which it makes up to
+/// twice as fast. `CUPRUM_HOST_OPT` picks another level for every binary.
+const HOST_OPT: u8 = match env!("CARGO_CRATE_NAME").as_bytes() {
+    b"routines" | b"array" | b"order_stats" => 1,
+    _ => 0,
+};
+
+/// Host kernels of tests compile into the folder the test binaries share, at [`HOST_OPT`].
+/// Once per process.
 fn host_compile_settings() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
@@ -406,7 +416,7 @@ fn host_compile_settings() {
             cuprum::compile::set_host_cache_dir(Some(dir));
         }
         if std::env::var_os("CUPRUM_HOST_OPT").is_none() {
-            cuprum::compile::set_host_opt_level(Some(0));
+            cuprum::compile::set_host_opt_level(Some(HOST_OPT));
         }
     });
 }
