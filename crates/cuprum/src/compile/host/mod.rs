@@ -22,7 +22,9 @@
 //!
 //! **Compile time.** The shim is precompiled once per compiler and flags (a GCC PCH under
 //! `<cache>/host/pch-…`, used when it is valid and ignored otherwise; it leaves out
-//! libstdc++'s C++17 special functions, which were two thirds of its load time); a kernel is
+//! libstdc++'s C++17 special functions, which were two thirds of its load time), once alone
+//! and once with cuprum's own headers for the kernels cuprum generates, which start by
+//! including them (a fifth of such a compile was parsing them); a kernel is
 //! linked against the C libraries only, and again with the C++ runtime when that link finds
 //! an undefined symbol ([`LEAN_LINK`]); at most one compiler process per core runs at a time.
 //! A small kernel compiles in about 60 ms on one core (it was 110).
@@ -58,6 +60,7 @@ macro_rules! shim {
 /// `(include name, text)` of the shim headers (besides the bundled `cuprum/*.cuh`).
 pub const SHIM_HEADERS: &[(&str, &str)] = shim![
     "cuprum/host/prelude.h" => "prelude.h",
+    "cuprum/host/prelude_kernels.h" => "prelude_kernels.h",
     "cuprum/host/abi.h" => "abi.h",
     "cuprum/host/runtime.h" => "runtime.h",
     "cuprum/host/math.h" => "math.h",
@@ -213,7 +216,26 @@ fn run_compiler(
     })
 }
 
-/// The folder holding the precompiled prelude for these flags (GCC only), built once; `None`
+/// The preludes precompiled (a compile includes one): the shim alone, and the shim with
+/// cuprum's headers for the kernels cuprum generates ([`GENERATED_PREFIX`]).
+const PRELUDES: [&str; 2] = ["cuprum/host/prelude.h", "cuprum/host/prelude_kernels.h"];
+
+/// How every kernel cuprum generates starts (after the translation unit's `#line`): a
+/// source that starts so is compiled with `prelude_kernels.h`, which includes the same
+/// headers first (precompiled), so that the source's own includes are no-ops.
+const GENERATED_PREFIX: &str = "#include <cuprum/all.cuh>\n#include <cuprum/math_constants.cuh>\n";
+
+/// The prelude a translation unit is compiled with (one of [`PRELUDES`]).
+fn prelude_for(tu: &str) -> &'static str {
+    let body = tu.split_once('\n').map_or("", |(_, rest)| rest);
+    if body.starts_with(GENERATED_PREFIX) {
+        PRELUDES[1]
+    } else {
+        PRELUDES[0]
+    }
+}
+
+/// The folder holding the precompiled preludes for these flags (GCC only), built once; `None`
 /// when it cannot be built (compiles then read the headers as text).
 fn pch_dir(c: &HostCompiler, base: &Path, root: &Path, flags: &[String]) -> Option<PathBuf> {
     if c.kind() != CompilerKind::Gcc
@@ -229,39 +251,39 @@ fn pch_dir(c: &HostCompiler, base: &Path, root: &Path, flags: &[String]) -> Opti
     }
     h.update(headers_hash().as_bytes());
     let dir = base.join(format!("pch-{}", &h.finalize().to_hex()[..16]));
-    let gch = dir.join("cuprum/host/prelude.h.gch");
+    let gch = |p: &str| dir.join(format!("{p}.gch"));
+    let built_here = || private_dir(&dir) && PRELUDES.iter().all(|p| gch(p).is_file());
     static BUILT: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
     let mut built = BUILT.lock().unwrap_or_else(|p| p.into_inner());
     if built.contains(&dir) {
         return Some(dir);
     }
-    if !(private_dir(&dir) && gch.is_file()) {
+    if !built_here() {
         let tmp = tempfile::Builder::new()
             .prefix(".pch-")
             .tempdir_in(base)
             .ok()?;
         std::fs::create_dir_all(tmp.path().join("cuprum/host")).ok()?;
-        let mut args = flags.to_vec();
-        args.extend([
-            format!("-I{}", root.display()),
-            "-x".into(),
-            "c++-header".into(),
-            root.join("cuprum/host/prelude.h").display().to_string(),
-            "-o".into(),
-            tmp.path()
-                .join("cuprum/host/prelude.h.gch")
-                .display()
-                .to_string(),
-        ]);
-        match run_compiler(c, &args, tmp.path()) {
-            Ok(Ok(_)) => {}
-            _ => return None,
+        for p in PRELUDES {
+            let mut args = flags.to_vec();
+            args.extend([
+                format!("-I{}", root.display()),
+                "-x".into(),
+                "c++-header".into(),
+                root.join(p).display().to_string(),
+                "-o".into(),
+                tmp.path().join(format!("{p}.gch")).display().to_string(),
+            ]);
+            match run_compiler(c, &args, tmp.path()) {
+                Ok(Ok(_)) => {}
+                _ => return None,
+            }
         }
         let tmp = tmp.keep();
         if std::fs::rename(&tmp, &dir).is_err() {
             let _ = std::fs::remove_dir_all(&tmp);
         }
-        if !(private_dir(&dir) && gch.is_file()) {
+        if !built_here() {
             return None;
         }
     }
@@ -720,7 +742,7 @@ fn build(job: &Job<'_>, base: &Path) -> Result<(Vec<u8>, String, tempfile::TempD
     args.extend(job.user_flags.iter().cloned());
     args.extend([
         "-include".into(),
-        "cuprum/host/prelude.h".into(),
+        prelude_for(&job.tu).into(),
         "-x".into(),
         "c++".into(),
         name.clone(),
@@ -786,6 +808,23 @@ fn sanitize_name(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn generated_kernels_take_the_prelude_with_cuprums_headers() {
+        let generated = format!("#line 1 \"k.cu\"\n{GENERATED_PREFIX}typedef int T;\n");
+        assert_eq!(prelude_for(&generated), "cuprum/host/prelude_kernels.h");
+        // anything before the includes (a user's macro, another header) keeps the plain one
+        for other in [
+            "#line 1 \"k.cu\"\n#define N 4\n#include <cuprum/all.cuh>\n",
+            "#line 1 \"k.cu\"\n#include <cuprum/all.cuh>\nint x;\n",
+            "#line 1 \"k.cu\"\nextern \"C\" __global__ void k() {}\n",
+            "",
+        ] {
+            assert_eq!(prelude_for(other), "cuprum/host/prelude.h", "{other}");
+        }
+        let shim: Vec<&str> = SHIM_HEADERS.iter().map(|(n, _)| *n).collect();
+        assert!(PRELUDES.iter().all(|p| shim.contains(p)));
+    }
 
     #[test]
     fn entries_verify_and_reject_damage() {
