@@ -544,6 +544,71 @@ fn tile_with_fewer_and_more_reps_than_axes() {
     assert_same(&host(&got), &wv, "60-d");
 }
 
+/// Checks `tile` and broadcast copies large enough for the replicated copy (a thread per
+/// source slot writing every copy of it) against the source read on the host, for `T` (one
+/// item size): rows whose length is and is not a multiple of the vector (so copies start
+/// off the vector), a 3-d tile, a strided source, and a broadcast view copied.
+fn replicated_copies_of<T: cuprum::Element + PartialEq + std::fmt::Debug>(
+    d: DType,
+    make: impl Fn(u64) -> T,
+) {
+    let vec = (16 / d.itemsize()).max(1);
+    // enough source slots (2^16) for the replicated copy, and one row fewer than that
+    for (rows, cols) in [(64, 1024 * vec), (64, 1024 * vec + 3), (63, 1024 * vec)] {
+        let src: Vec<T> = (0..(rows * cols) as u64).map(&make).collect();
+        let a = Array::from_slice(&src, &[rows, cols]).unwrap();
+        assert_eq!(a.dtype(), d);
+        for reps in [[3usize, 3], [1, 2], [5, 1]] {
+            let got = ops::tile(&a, &reps).unwrap();
+            assert_eq!(got.shape(), &[rows * reps[0], cols * reps[1]]);
+            let v = got.to_vec::<T>().unwrap();
+            let w = cols * reps[1];
+            for (i, x) in v.iter().enumerate() {
+                let (r, c) = (i / w % rows, i % w % cols);
+                assert_eq!(x, &src[r * cols + c], "{d} {rows}x{cols} {reps:?} at {i}");
+            }
+        }
+        // every other row of the source (a strided view), broadcast to 4 copies and copied
+        let half = a
+            .slice(&[cuprum::SliceArg::from(..).step(2), (..).into()])
+            .unwrap();
+        let b = half
+            .broadcast_to(&[4, rows.div_ceil(2), cols])
+            .unwrap()
+            .copy()
+            .unwrap();
+        let v = b.to_vec::<T>().unwrap();
+        let per = rows.div_ceil(2) * cols;
+        for (i, x) in v.iter().enumerate() {
+            let (r, c) = (i % per / cols * 2, i % cols);
+            assert_eq!(x, &src[r * cols + c], "{d} broadcast copy at {i}");
+        }
+    }
+    // a 3-d tile: copies along the first and last axes
+    let (p, q, r) = (2, 32, 1024 * vec);
+    let src: Vec<T> = (0..(p * q * r) as u64).map(&make).collect();
+    let a = Array::from_slice(&src, &[p, q, r]).unwrap();
+    let got = ops::tile(&a, &[2, 1, 3]).unwrap();
+    assert_eq!(got.shape(), &[2 * p, q, 3 * r]);
+    for (i, x) in got.to_vec::<T>().unwrap().iter().enumerate() {
+        let (k, rest) = (i / (q * 3 * r) % p, i % (q * 3 * r));
+        let (j, c) = (rest / (3 * r), rest % (3 * r) % r);
+        assert_eq!(x, &src[(k * q + j) * r + c], "{d} 3-d tile at {i}");
+    }
+}
+
+#[test]
+fn tile_and_broadcast_copies_write_every_copy_of_each_source_slot() {
+    require_gpu!();
+    replicated_copies_of(DType::U8, |i| (i * 7 + 1) as u8);
+    replicated_copies_of(DType::U16, |i| (i * 13 + 5) as u16);
+    replicated_copies_of(DType::F32, |i| i as f32 * 0.5 - 3.0);
+    replicated_copies_of(DType::I64, |i| (i as i64) * -3 + 11);
+    replicated_copies_of(DType::C128, |i| {
+        num_complex::Complex64::new(i as f64, -(i as f64) / 2.0)
+    });
+}
+
 // ---------------------------------------------------------------- tril / triu
 
 #[test]

@@ -40,6 +40,15 @@ pub(crate) enum KernelKey {
         step: i8,
         long: bool,
     },
+    /// A copy from a source broadcast along some dimensions (stride 0, `nb` of them, at
+    /// most [`MAX_REPLICAS`] copies in all) whose last dimension is read forward: each
+    /// thread reads a vector of the source once and writes every copy of it.
+    CopyReplicas {
+        item: usize,
+        nd: usize,
+        nb: usize,
+        wide: bool,
+    },
     /// `out[i] = start + i * step` for a dtype.
     Arange(DType),
     /// NumPy's linspace for a dtype.
@@ -154,6 +163,56 @@ extern \"C\" __global__ void cuprum_copy_rows_long(const T* __restrict__ src, T*
   }\n\
 }\n";
 
+/// The replicated copy (`KernelKey::CopyReplicas`): the source's own dimensions (`ND`, the
+/// last read forward) are walked as the row copy walks them, a thread per slot of `VEC`
+/// elements, and each thread stores its slot at every offset of the broadcast dimensions
+/// (`NB` of them, an odometer over their destination strides). The source is read once
+/// where the row copy would read it once per copy: `tile` of (1000, 10000) float32 3 × 3
+/// on an H200, 130 µs with a thread per destination slot, 113 µs with a thread per source
+/// slot.
+const COPY_REPLICAS: &str = "struct Meta { long long shape[ND]; long long s0[ND]; long long s1[ND]; long long rshape[NB]; long long rs1[NB]; };\n\
+struct __align__(16) Vec { T v[VEC]; };\n\
+__device__ __forceinline__ void cuprum_row_at(I row, const Meta& m, long long& o0, long long& o1) {\n\
+  o0 = 0; o1 = 0; I rem = row;\n\
+#pragma unroll\n\
+  for (int d = ND - 2; d >= 0; --d) { I k = rem;\n\
+    if (d > 0) { const I sh = (I)m.shape[d]; k = rem % sh; rem /= sh; }\n\
+    o0 += (long long)k * m.s0[d]; o1 += (long long)k * m.s1[d]; }\n\
+}\n\
+extern \"C\" __global__ void cuprum_copy_replicas(const T* __restrict__ src, T* __restrict__ dst, I n, I len, I slots, long long copies, Meta m) {\n\
+  CUPRUM_LOOP(I, i, n) {\n\
+    const I row = i / slots; const I j0 = (i - row * slots) * VEC;\n\
+    long long o0, o1; cuprum_row_at(row, m, o0, o1);\n\
+    const T* in = src + o0 + (long long)j0; T* out = dst + o1 + (long long)j0;\n\
+    const bool full = j0 + VEC <= len;\n\
+    Vec w;\n\
+    if (full && ((unsigned long long)in % sizeof(Vec)) == 0) { w = *(const Vec*)in; }\n\
+    else {\n\
+#pragma unroll\n\
+      for (int b = 0; b < VEC; ++b) if (j0 + (I)b < len) w.v[b] = in[b]; }\n\
+    long long q[NB] = {}; long long off = 0;\n\
+    for (long long c = 0; c < copies; ++c) {\n\
+      T* o = out + off;\n\
+      if (full && ((unsigned long long)o % sizeof(Vec)) == 0) { *(Vec*)o = w; }\n\
+      else {\n\
+#pragma unroll\n\
+        for (int b = 0; b < VEC; ++b) if (j0 + (I)b < len) o[b] = w.v[b]; }\n\
+#pragma unroll\n\
+      for (int e = NB - 1; e >= 0; --e) {\n\
+        if (++q[e] < m.rshape[e]) { off += m.rs1[e]; break; }\n\
+        off -= (q[e] - 1) * m.rs1[e]; q[e] = 0; }\n\
+    }\n\
+  }\n\
+}\n";
+
+/// Copies a replicated copy may write per source element (more: the row copy, whose
+/// threads split the copies between them).
+pub(crate) const MAX_REPLICAS: usize = 64;
+
+/// Source slots from which a replicated copy has enough threads to fill a GPU (fewer: the
+/// row copy).
+const MIN_REPLICA_SLOTS: usize = 1 << 16;
+
 /// Slots from which a row is copied by chunks of a block (`cuprum_copy_rows_long`).
 const LONG_ROW_SLOTS: usize = 512;
 
@@ -215,6 +274,16 @@ pub(crate) fn source(key: KernelKey) -> Result<String> {
                 row_vec(item),
             );
             s.push_str(COPY_ROWS);
+        }
+        KernelKey::CopyReplicas { item, nd, nb, wide } => {
+            let _ = writeln!(
+                s,
+                "typedef {} T;\ntypedef {} I;\n#define ND {nd}\n#define NB {nb}\n#define VEC {}",
+                bits_type(item),
+                idx(wide),
+                row_vec(item),
+            );
+            s.push_str(COPY_REPLICAS);
         }
         KernelKey::Arange(dt) | KernelKey::Linspace(dt) => {
             let (ty, conv) = store_conv(dt)?;
@@ -377,6 +446,15 @@ fn schema(key: KernelKey) -> ArgSchema {
             let i = Index(IndexWidth::of(wide));
             vec![Pointer, Pointer, i, i, i, meta(nd)]
         }
+        // (const T* src, T* dst, I n, I len, I slots, long long copies, Meta m)
+        KernelKey::CopyReplicas { nd, nb, wide, .. } => {
+            let i = Index(IndexWidth::of(wide));
+            let words = ArgSlot::Words {
+                count: (3 * nd + 2 * nb) as u32,
+                width: IndexWidth::I64,
+            };
+            vec![Pointer, Pointer, i, i, i, n64, words]
+        }
         // (T* out, n, double fstart, double fstep, long long istart, long long istep)
         KernelKey::Arange(_) => vec![
             Pointer,
@@ -432,6 +510,7 @@ fn entry(key: KernelKey) -> &'static str {
         KernelKey::Copy { .. } => "cuprum_copy",
         KernelKey::CopyRows { long: false, .. } => "cuprum_copy_rows",
         KernelKey::CopyRows { long: true, .. } => "cuprum_copy_rows_long",
+        KernelKey::CopyReplicas { .. } => "cuprum_copy_replicas",
         KernelKey::Arange(_) => "cuprum_arange",
         KernelKey::Linspace(_) => "cuprum_linspace",
         KernelKey::Uniform(_) => "cuprum_uniform",
@@ -529,6 +608,9 @@ pub(crate) fn copy(src: &Array, dst: &Array, stream: &Stream) -> Result<()> {
     let wide = n > i32::MAX as usize;
     let last = shape.len() - 1;
     let item = dst.itemsize();
+    if let Some(copies) = replicas(&shape, &s0, &s1, item) {
+        return copy_replicas(src, dst, (&shape, &s0, &s1), copies, stream);
+    }
     if s1[last] == 1 && (-1..=1).contains(&s0[last]) && shape[last] >= row_vec(item) {
         return copy_rows(src, dst, (&shape, &s0, &s1), s0[last] as i8, stream);
     }
@@ -546,6 +628,79 @@ pub(crate) fn copy(src: &Array, dst: &Array, stream: &Stream) -> Result<()> {
     // SAFETY: both views have `n` elements at the offsets the strides give, inside their
     // live buffers.
     unsafe { f.launch(args, &grid_for(stream.device(), n), stream) }
+}
+
+/// The number of copies when a copy over the merged `shape` (source strides `s0`,
+/// destination strides `s1`) is a replicated one: the source broadcast along some
+/// dimensions (at most [`MAX_REPLICAS`] copies), its last dimension read forward into a
+/// contiguous destination row of at least a vector, and enough source slots to fill a GPU.
+fn replicas(shape: &[usize], s0: &[isize], s1: &[isize], item: usize) -> Option<usize> {
+    let last = shape.len() - 1;
+    let vec = row_vec(item);
+    if s0[last] != 1 || s1[last] != 1 || shape[last] < vec {
+        return None;
+    }
+    let copies: usize = (0..last)
+        .filter(|&d| s0[d] == 0)
+        .map(|d| shape[d])
+        .product();
+    let sources = shape.iter().product::<usize>() / copies.max(1);
+    let slots = sources / shape[last] * shape[last].div_ceil(vec);
+    (copies > 1 && copies <= MAX_REPLICAS && slots >= MIN_REPLICA_SLOTS).then_some(copies)
+}
+
+/// The replicated copy of `src` into `dst` over their merged `dims` ([`replicas`] said
+/// yes, `copies` copies): a thread per source slot.
+fn copy_replicas(
+    src: &Array,
+    dst: &Array,
+    dims: (&[usize], &[isize], &[isize]),
+    copies: usize,
+    stream: &Stream,
+) -> Result<()> {
+    let (shape, s0, s1) = dims;
+    let item = dst.itemsize();
+    let len = shape[shape.len() - 1];
+    let slots = len.div_ceil(row_vec(item));
+    let (own, bcast): (Vec<usize>, Vec<usize>) = (0..shape.len()).partition(|&d| s0[d] != 0);
+    let pick = |v: &[isize], ds: &[usize]| ds.iter().map(|&d| v[d] as i64).collect::<Vec<_>>();
+    let extents = |ds: &[usize]| ds.iter().map(|&d| shape[d] as i64).collect::<Vec<_>>();
+    let work = shape.iter().product::<usize>() / copies / len * slots;
+    let key = KernelKey::CopyReplicas {
+        item,
+        nd: own.len(),
+        nb: bcast.len(),
+        wide: dst.size() > i32::MAX as usize,
+    };
+    let f = function(stream.device(), key)?;
+    let mut args = f.packer();
+    args.pointer(src.ptr_on(stream))?;
+    args.pointer(dst.ptr_on(stream))?;
+    args.index(work)?;
+    args.index(len)?;
+    args.index(slots)?;
+    args.index(copies)?;
+    let words = [
+        extents(&own),
+        pick(s0, &own),
+        pick(s1, &own),
+        extents(&bcast),
+        pick(s1, &bcast),
+    ];
+    args.words(words.into_iter().flatten())?;
+    // SAFETY: each thread reads elements `j < len` of one row of `src` and writes them at
+    // every combination of the broadcast dimensions' indices (each below its extent), at
+    // the offsets the strides give: inside both live buffers.
+    unsafe { f.launch(args, &one_shot(work), stream) }
+}
+
+/// A launch of a thread per item (256-thread blocks; the grid-stride loop takes over past
+/// 2^31 - 1 blocks): the streaming copies keep more loads in flight so than with a capped
+/// grid (`repeat` of 1e7 float32 × 4 on an H200: 58 µs capped, 55 µs one-shot).
+fn one_shot(n: usize) -> LaunchConfig {
+    let mut cfg = LaunchConfig::linear(n, 256);
+    cfg.grid.0 = cfg.grid.0.min(i32::MAX as u32);
+    cfg
 }
 
 /// The row copy of `src` into `dst` over their merged `dims` (shape, source and destination
@@ -587,7 +742,7 @@ fn copy_rows(
     args.words(meta(shape, s0, s1))?;
     // SAFETY: each thread touches elements `j < len` of rows of each view, at the offsets
     // the strides give: inside both live buffers.
-    unsafe { f.launch(args, &grid_for(stream.device(), threads), stream) }
+    unsafe { f.launch(args, &one_shot(threads), stream) }
 }
 
 /// Runs a 1-D kernel over the contiguous `out` with extra by-value arguments (in the
@@ -769,6 +924,12 @@ pub(crate) fn all_kernels() -> Vec<(String, GeneratedKernel)> {
                     }
                 }
             }
+        }
+    }
+    // the replicated copy: one or two broadcast dimensions around one to three own ones
+    for item in [1, 2, 4, 8, 16] {
+        for (nd, nb, wide) in [(1, 1, false), (2, 2, true), (3, 1, false)] {
+            keys.push(KernelKey::CopyReplicas { item, nd, nb, wide });
         }
     }
     for &dt in DType::ALL {

@@ -315,20 +315,47 @@ fn tiled(e: &ElementwiseSource<'_>, w: &mut SourceWriter, op: &OpFn<'_>, nd: usi
             "_o{idx} + (cuprum_off_t)({r}) * _m.st[{idx}][{rd}] + (cuprum_off_t)({c}) * _m.st[{idx}][{cd}]"
         )
     };
+    // The untiled inputs go to registers first, so that their loads are in flight together
+    // with the tiles' (not after the barrier): a transposed add 394 -> 308 µs on an H200.
+    let direct = |idx: usize, p: &Param| !e.tiled(idx) && p.is_const;
+    let per = t / tr;
+    let mut pre = String::new();
+    for (_, idx, p, ty) in e.arrays() {
+        if direct(idx, p) {
+            let _ = writeln!(s, "    {ty} _p_{}[{per}];", p.name);
+            let _ = writeln!(
+                pre,
+                "        _p_{}[_u] = _raw_{}[{}];",
+                p.name,
+                p.name,
+                at(idx, "_r", "_c")
+            );
+        }
+    }
+    let by_rows = |body: &str| {
+        format!(
+            "    #pragma unroll\n    for (int _u = 0; _u < {per}; ++_u) {{\n      const int _k = threadIdx.y + _u * {tr};\n      \
+             const cuprum_idx_t _r = _r0 + _k, _c = _c0 + threadIdx.x;\n      if (_r < _R && _c < _C) {{\n{body}"
+        )
+    };
+    if !pre.is_empty() {
+        s.push_str(&by_rows(&pre));
+        s.push_str("      }\n    }\n");
+    }
     // Stage tiled inputs (and outputs the operation reads): coalesced along the row axis.
     let loads = tile_moves(e, &at, true);
     if !loads.is_empty() {
         s.push_str(&along_rows(&loads));
         s.push_str("    __syncthreads();\n");
     }
-    let _ = write!(
-        s,
-        "    for (int _k = threadIdx.y; _k < {t}; _k += {tr}) {{\n      const cuprum_idx_t _r = _r0 + _k, _c = _c0 + threadIdx.x;\n      if (_r < _R && _c < _C) {{\n        \
-         const long long i __attribute__((unused)) = ((long long)_bi * _R + _r) * _C + _c;\n"
-    );
+    s.push_str(&by_rows(
+        "        const long long i __attribute__((unused)) = ((long long)_bi * _R + _r) * _C + _c;\n",
+    ));
     e.refs(&mut s, "        ", |_, idx, p| {
         if e.tiled(idx) {
             format!("_s_{}[threadIdx.x][_k]", p.name)
+        } else if direct(idx, p) {
+            format!("_p_{}[_u]", p.name)
         } else {
             format!("_raw_{}[{}]", p.name, at(idx, "_r", "_c"))
         }
