@@ -16,8 +16,7 @@ mod language;
 /// The snapshots are files of the repository: a test binary run elsewhere (the GPU suite)
 /// skips.
 fn snapshots_here() -> bool {
-    let here =
-        std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshots")).is_dir();
+    let here = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots")).is_dir();
     if !here {
         harness::skip(
             harness::Need::Other,

@@ -12,11 +12,11 @@ mod harness;
 fn ui() {
     // trybuild runs cargo on the files of tests/ui: a test binary run outside `cargo test`
     // in the repository (the GPU suite) skips.
-    let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/ui"));
+    let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/ui"));
     if std::env::var_os("CARGO").is_none() || !dir.is_dir() {
         harness::skip(harness::Need::Other, "needs `cargo test` in the repository");
         return;
     }
     let t = trybuild::TestCases::new();
-    t.compile_fail("tests/ui/*.rs");
+    t.compile_fail("ui/*.rs");
 }
