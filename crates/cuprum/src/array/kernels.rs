@@ -101,6 +101,21 @@ const PRELUDE: &str = "struct __align__(16) cuprum_u128 { unsigned long long lo,
 #define CUPRUM_LOOP(I, i, n) for (I i = (I)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (I)blockDim.x * gridDim.x)\n\
 #endif\n";
 
+/// What the row copy and the replicated copy share (after their `Meta` and `Vec`): the
+/// offsets of a row's start in both views (every dimension but the last, from `Meta`'s
+/// shape and strides; the outermost needs no division).
+macro_rules! row_at {
+    () => {
+        "__device__ __forceinline__ void cuprum_row_at(I row, const Meta& m, long long& o0, long long& o1) {\n\
+  o0 = 0; o1 = 0; I rem = row;\n\
+#pragma unroll\n\
+  for (int d = ND - 2; d >= 0; --d) { I k = rem;\n\
+    if (d > 0) { const I sh = (I)m.shape[d]; k = rem % sh; rem /= sh; }\n\
+    o0 += (long long)k * m.s0[d]; o1 += (long long)k * m.s1[d]; }\n\
+}\n"
+    };
+}
+
 /// The row copies (`KernelKey::CopyRows`). Row `r`'s elements `VEC·v … VEC·v + VEC` are
 /// one *slot*; the outer dimensions are divided out once per slot (short rows:
 /// `cuprum_copy_rows`, a thread per slot of the whole array) or once per block and chunk of
@@ -116,19 +131,15 @@ const PRELUDE: &str = "struct __align__(16) cuprum_u128 { unsigned long long lo,
 /// once per copy: it now takes the replicated copy (below), 148 → 117 µs (65 → 81 % of the
 /// copy bandwidth, CuPy 460 µs in the same run). Both kernels launch a thread per work item
 /// ([`one_shot`]; a grid capped at 32 blocks per SM looping over them was slower): `repeat`
-/// 61 → 58 µs (78 → 82 %), `flip` 205 → 198 µs (93 → 96 %). The bench's GPU time includes
-/// the call's host work while the GPU waits (microbenchmark twins of the two kernels,
-/// timed alone: 111 and 55 µs).
-const COPY_ROWS: &str = "struct Meta { long long shape[ND]; long long s0[ND]; long long s1[ND]; };\n\
+/// 61 → 58 µs (78 → 82 %), `flip` 205 → 198 µs (93 → 96 %). Microbenchmark twins of the
+/// two kernels, timed around the launch alone, take 111 and 55 µs (the bench times the
+/// whole call).
+const COPY_ROWS: &str = concat!(
+    "struct Meta { long long shape[ND]; long long s0[ND]; long long s1[ND]; };\n\
 struct __align__(16) Vec { T v[VEC]; };\n\
-#define ROW_UNROLL 4\n\
-__device__ __forceinline__ void cuprum_row_at(I row, const Meta& m, long long& o0, long long& o1) {\n\
-  o0 = 0; o1 = 0; I rem = row;\n\
-#pragma unroll\n\
-  for (int d = ND - 2; d >= 0; --d) { I k = rem;\n\
-    if (d > 0) { const I sh = (I)m.shape[d]; k = rem % sh; rem /= sh; }\n\
-    o0 += (long long)k * m.s0[d]; o1 += (long long)k * m.s1[d]; }\n\
-}\n\
+#define ROW_UNROLL 4\n",
+    row_at!(),
+    "\
 __device__ __forceinline__ void cuprum_row_move(const T* __restrict__ in, T* __restrict__ out, I j0, I len) {\n\
   if (j0 + VEC <= len && ((unsigned long long)out % sizeof(Vec)) == 0) {\n\
     Vec w;\n\
@@ -164,7 +175,8 @@ extern \"C\" __global__ void cuprum_copy_rows_long(const T* __restrict__ src, T*
         cuprum_row_move(src + o0 + (long long)STEP * (long long)j0, dst + o1 + (long long)j0, j0, len); }\n\
     }\n\
   }\n\
-}\n";
+}\n"
+);
 
 /// The replicated copy (`KernelKey::CopyReplicas`): the source's own dimensions (`ND`, the
 /// last read forward) are walked as the row copy walks them, a thread per slot of `VEC`
@@ -173,15 +185,11 @@ extern \"C\" __global__ void cuprum_copy_rows_long(const T* __restrict__ src, T*
 /// where the row copy would read it once per copy: `tile` of (1000, 10000) float32 3 × 3
 /// on an H200, 130 µs with a thread per destination slot, 113 µs with a thread per source
 /// slot.
-const COPY_REPLICAS: &str = "struct Meta { long long shape[ND]; long long s0[ND]; long long s1[ND]; long long rshape[NB]; long long rs1[NB]; };\n\
-struct __align__(16) Vec { T v[VEC]; };\n\
-__device__ __forceinline__ void cuprum_row_at(I row, const Meta& m, long long& o0, long long& o1) {\n\
-  o0 = 0; o1 = 0; I rem = row;\n\
-#pragma unroll\n\
-  for (int d = ND - 2; d >= 0; --d) { I k = rem;\n\
-    if (d > 0) { const I sh = (I)m.shape[d]; k = rem % sh; rem /= sh; }\n\
-    o0 += (long long)k * m.s0[d]; o1 += (long long)k * m.s1[d]; }\n\
-}\n\
+const COPY_REPLICAS: &str = concat!(
+    "struct Meta { long long shape[ND]; long long s0[ND]; long long s1[ND]; long long rshape[NB]; long long rs1[NB]; };\n\
+struct __align__(16) Vec { T v[VEC]; };\n",
+    row_at!(),
+    "\
 extern \"C\" __global__ void cuprum_copy_replicas(const T* __restrict__ src, T* __restrict__ dst, I n, I len, I slots, long long copies, Meta m) {\n\
   CUPRUM_LOOP(I, i, n) {\n\
     const I row = i / slots; const I j0 = (i - row * slots) * VEC;\n\
@@ -206,7 +214,8 @@ extern \"C\" __global__ void cuprum_copy_replicas(const T* __restrict__ src, T* 
         off -= (q[e] - 1) * m.rs1[e]; q[e] = 0; }\n\
     }\n\
   }\n\
-}\n";
+}\n"
+);
 
 /// Copies a replicated copy may write per source element (more: the row copy, whose
 /// threads split the copies between them).
