@@ -130,7 +130,7 @@ macro_rules! row_at {
 /// `tile` of (1000, 10000) 3 × 3 31 → 65–68 %. What held `tile` back was reading the source
 /// once per copy: it now takes the replicated copy (below), 148 → 117 µs (65 → 81 % of the
 /// copy bandwidth, CuPy 460 µs in the same run). Both kernels launch a thread per work item
-/// ([`one_shot`]; a grid capped at 32 blocks per SM looping over them was slower): `repeat`
+/// (a grid capped at 32 blocks per SM looping over them was slower): `repeat`
 /// 61 → 58 µs (78 → 82 %), `flip` 205 → 198 µs (93 → 96 %). Microbenchmark twins of the
 /// two kernels, timed around the launch alone, take 111 and 55 µs (the bench times the
 /// whole call).
@@ -703,16 +703,7 @@ fn copy_replicas(
     // SAFETY: each thread reads elements `j < len` of one row of `src` and writes them at
     // every combination of the broadcast dimensions' indices (each below its extent), at
     // the offsets the strides give: inside both live buffers.
-    unsafe { f.launch(args, &one_shot(work), stream) }
-}
-
-/// A launch of a thread per item (256-thread blocks; the grid-stride loop takes over past
-/// 2^31 - 1 blocks): the streaming copies keep more loads in flight so than with a capped
-/// grid (`repeat` of 1e7 float32 × 4 on an H200: 58 µs capped, 55 µs one-shot).
-fn one_shot(n: usize) -> LaunchConfig {
-    let mut cfg = LaunchConfig::linear(n, 256);
-    cfg.grid.0 = cfg.grid.0.min(i32::MAX as u32);
-    cfg
+    unsafe { f.launch(args, &LaunchConfig::linear(work, 256), stream) }
 }
 
 /// The row copy of `src` into `dst` over their merged `dims` (shape, source and destination
@@ -754,7 +745,7 @@ fn copy_rows(
     args.words(meta(shape, s0, s1))?;
     // SAFETY: each thread touches elements `j < len` of rows of each view, at the offsets
     // the strides give: inside both live buffers.
-    unsafe { f.launch(args, &one_shot(threads), stream) }
+    unsafe { f.launch(args, &LaunchConfig::linear(threads, 256), stream) }
 }
 
 /// Runs a 1-D kernel over the contiguous `out` with extra by-value arguments (in the
