@@ -726,7 +726,8 @@ fn seed_examples() {
         "mse",
     )
     .unwrap();
-    let n = 10_000_000usize;
+    // the seed's 1e7; on the host device 1e6 (the same split reduction: `common::gpu_or_host`)
+    let n = common::gpu_or_host(10_000_000usize, 1_000_000);
     let (a, b) = (
         hash_fill(&[n], DType::F64, -2.0, 2.0, 1),
         hash_fill(&[n], DType::F64, -2.0, 2.0, 2),
@@ -751,7 +752,7 @@ fn seed_examples() {
         "mse_axis",
     )
     .unwrap();
-    for (shape, ax) in [([10usize, 1_000_000usize], 1isize), ([1000, 10_000], 0)] {
+    for (shape, ax) in [([10usize, n / 10], 1isize), ([n / 10_000, 10_000], 0)] {
         let (a2, b2) = (
             a.reshape(&[shape[0] as isize, shape[1] as isize]).unwrap(),
             b.reshape(&[shape[0] as isize, shape[1] as isize]).unwrap(),
@@ -1010,8 +1011,24 @@ fn full_reductions_of_every_size() {
     let mx = max_kernels("full_max");
     let mut rng = Rng::new(3);
     for n in [
-        1usize, 2, 31, 32, 33, 255, 256, 257, 1000, 1023, 1024, 1025, 8191, 8192, 8193, 65_537,
-        1_000_003,
+        1usize,
+        2,
+        31,
+        32,
+        33,
+        255,
+        256,
+        257,
+        1000,
+        1023,
+        1024,
+        1025,
+        8191,
+        8192,
+        8193,
+        65_537,
+        // split over the whole GPU; on the host device (two "SMs") split at a quarter
+        common::gpu_or_host(1_000_003, 250_007),
     ] {
         let h = rand_f64(&mut rng, n);
         let x = dev(&h, &[n]);
@@ -1171,16 +1188,19 @@ fn small_groups_and_few_long_groups() {
     let ssq = ssq_kernels("groups_ssq");
     let mx = max_kernels("groups_max");
     let mut rng = Rng::new(4);
+    // on the host device a tenth of each size (its two "SMs" fill with far fewer blocks):
+    // the same strategies, splits and strides (see `common::gpu_or_host`)
+    let long = common::gpu_or_host(1_000_000usize, 100_000);
     // many groups of 4
-    let h = rand_f64(&mut rng, 4_000_000);
-    let x = dev(&h, &[1_000_000, 4]);
+    let h = rand_f64(&mut rng, 4 * long);
+    let x = dev(&h, &[long, 4]);
     check_view(&ssq, &mx, "(1e6, 4)", &x, Some(&[1]));
     check_view(&ssq, &mx, "(1e6, 4)", &x, Some(&[0]));
     // few long groups, contiguous and strided
-    let x = dev(&h, &[4, 1_000_000]);
+    let x = dev(&h, &[4, long]);
     check_view(&ssq, &mx, "(4, 1e6)", &x, Some(&[0]));
     check_view(&ssq, &mx, "(4, 1e6)", &x, Some(&[1]));
-    let xt = dev(&h, &[1_000_000, 4]).t();
+    let xt = dev(&h, &[long, 4]).t();
     check_view(&ssq, &mx, "(1e6, 4).T", &xt, Some(&[0]));
     check_view(&ssq, &mx, "(1e6, 4).T", &xt, Some(&[1]));
     check_view(
@@ -1191,8 +1211,8 @@ fn small_groups_and_few_long_groups() {
         Some(&[1]),
     );
     // several reduced axes that do not merge
-    let h = rand_f64(&mut rng, 1_500_000);
-    let x = dev(&h, &[3, 5, 100_000]);
+    let h = rand_f64(&mut rng, 15 * long / 10);
+    let x = dev(&h, &[3, 5, long / 10]);
     for axes in [
         &[0isize, 2][..],
         &[2, 0],

@@ -696,7 +696,8 @@ fn sort_edge_sizes_axes_and_layouts() {
 fn argsort_is_stable_on_large_inputs() {
     require_gpu!();
     let mut rng = Rng::new(23);
-    let n = 1_000_003;
+    // on the host device a fifth: still many tiles per radix pass (`common::gpu_or_host`)
+    let n = common::gpu_or_host(1_000_003, 200_003);
     let vals: Vec<f32> = (0..n)
         .map(|_| rng.usize(0, 16) as f32 * 0.5 - 4.0)
         .collect();
@@ -710,7 +711,9 @@ fn argsort_is_stable_on_large_inputs() {
         i64s(&ops::argsort(&zeros, None).unwrap()),
         (0..20000).collect::<Vec<i64>>()
     );
-    let u: Vec<u32> = (0..3_000_000).map(|_| rng.next_u64() as u32).collect();
+    let u: Vec<u32> = (0..common::gpu_or_host(3_000_000, 600_000))
+        .map(|_| rng.next_u64() as u32)
+        .collect();
     let s = ops::sort(&Array::from_slice(&u, &[u.len()]).unwrap(), None).unwrap();
     let mut w = u.clone();
     w.sort_unstable();
@@ -811,11 +814,13 @@ fn sort_by_key_every_key_dtype_and_value_width() {
     )
     .unwrap();
     assert_eq!((k.size(), v.size(), v.dtype()), (0, 0, DType::U8));
-    let u: Vec<u32> = (0..2_000_002).map(|_| rng.next_u64() as u32).collect();
+    // on the host device a tenth: the same passes over many tiles (`common::gpu_or_host`)
+    let half = common::gpu_or_host(1_000_001, 100_001);
+    let u: Vec<u32> = (0..2 * half).map(|_| rng.next_u64() as u32).collect();
     let w: Vec<f32> = u.iter().map(|&x| (x % 1000) as f32).collect();
     let (k, v) = ops::sort_by_key(
         &Array::from_slice(&u, &[u.len()]).unwrap(),
-        &Array::from_slice(&w, &[2, 1_000_001]).unwrap(),
+        &Array::from_slice(&w, &[2, half]).unwrap(),
     )
     .unwrap();
     let mut pairs: Vec<(u32, f32)> = u.iter().copied().zip(w.iter().copied()).collect();
@@ -1696,7 +1701,10 @@ fn concatenate_large_contiguous_parts() {
 fn cumsum_past_2_pow_24_elements_and_every_status_width() {
     require_gpu!();
     let mut rng = Rng::new(71);
-    let n = (1usize << 24) + 4097;
+    // On the host device (two "SMs", so a few tiles fill it) 2^20 + 4097 elements and a
+    // tenth of the other sizes: the same persistent loop over many tiles and the same
+    // status widths; the GPU suite runs past 2^24 (`common::gpu_or_host`).
+    let n = common::gpu_or_host(1usize << 24, 1 << 20) + 4097;
     let f: Vec<f32> = (0..n).map(|_| rng.f64(0.0, 1.0) as f32).collect();
     let got = ops::cumsum(&Array::from_slice(&f, &[n]).unwrap(), None)
         .unwrap()
@@ -1724,13 +1732,14 @@ fn cumsum_past_2_pow_24_elements_and_every_status_width() {
         assert_eq!(gi[k], acc, "i32 element {k}");
     }
     // complex128 (small integers: exact) and rows spanning many tiles, or many rows a tile
-    let nc = 1_000_003;
+    let nc = common::gpu_or_host(1_000_003, 100_003);
     let cv: Vec<V> = (0..nc)
         .map(|_| C(rng.usize(0, 7) as f64 - 3.0, rng.usize(0, 7) as f64 - 3.0))
         .collect();
     let xc = dev_exact(&cv, &[nc], DType::C128);
     check_cum(&xc, &cv, None, false, "cumsum complex128 1e6");
-    for shape in [vec![3usize, 2_000_003], vec![1_000_001, 3]] {
+    let (long, many) = common::gpu_or_host((2_000_003, 1_000_001), (200_003, 100_001));
+    for shape in [vec![3usize, long], vec![many, 3]] {
         let m: usize = shape.iter().product();
         let vals = rand_vals(&mut rng, DType::I32, m, 2000, false);
         let x = dev_exact(&vals, &shape, DType::I32);
@@ -1878,12 +1887,14 @@ fn compaction_at_run_boundaries_of_every_item_size() {
 fn compaction_over_many_tiles() {
     require_gpu!();
     let mut rng = Rng::new(73);
-    let n = 6_000_007;
+    // on the host device (two "SMs") a million elements are already many tiles per block
+    // (`common::gpu_or_host`)
+    let n = common::gpu_or_host(6_000_007, 1_000_003);
     for p in [0.5, 0.03] {
         check_masked_read(&mut rng, n, p, |i| (i as f32).sin());
     }
     // nonzero of a 2-D bool mask (coordinates) and of 1-D float64 (8-byte mask items)
-    let shape = [2003usize, 3001];
+    let shape = common::gpu_or_host([2003usize, 3001], [503, 1001]);
     let mask = rand_mask(&mut rng, shape[0] * shape[1], 0.5);
     let got = ops::nonzero(&Array::from_slice(&mask, &shape).unwrap()).unwrap();
     let (rows, cols): (Vec<i64>, Vec<i64>) = (0..mask.len())
@@ -1895,7 +1906,7 @@ fn compaction_over_many_tiles() {
         i64s(&got[0]) == rows && i64s(&got[1]) == cols,
         "nonzero 2-D"
     );
-    let nf = 3_000_001;
+    let nf = common::gpu_or_host(3_000_001, 500_001);
     let fv: Vec<f64> = (0..nf)
         .map(|_| {
             if coin(&mut rng) {

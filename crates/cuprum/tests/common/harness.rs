@@ -314,6 +314,17 @@ pub fn each_on_every_core<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + S
     done.into_iter().map(|d| d.1).collect()
 }
 
+/// A size (or count) for the device the test runs on: `gpu` on a GPU, `host` on the host
+/// device. For tests whose size exists for the GPU (enough blocks to fill 132 SMs, tiles past
+/// what the GPU holds at once, sums over 2^24 elements): the host device has as many "SMs" as
+/// worker threads (two in CI), so a much smaller input takes the same kernel and the same
+/// path through it (several tiles per block, a look-back over many tiles, a multi-block
+/// reduction); it runs that one. The GPU suite (`CUPRUM_REQUIRE_GPU=1`) runs `gpu`: every
+/// size stays checked where it matters.
+pub fn gpu_or_host<T>(gpu: T, host: T) -> T {
+    if on_host() { host } else { gpu }
+}
+
 /// On the host device: skips the rest of the test, saying `why` (too large or too slow for
 /// a CPU standing in for a GPU — CI has two cores —, or it needs what only a GPU has), and
 /// returns true. On a GPU: false.
