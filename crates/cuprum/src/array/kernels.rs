@@ -18,7 +18,7 @@ use crate::dtype::DType;
 use crate::dtype::Scalar;
 use crate::error::{Result, bail};
 use crate::kernel_abi::{
-    ArgSchema, ArgSlot, CompiledKernel, GeneratedKernel, IndexWidth, KernelTable,
+    ArgSchema, ArgSlot, CompiledKernel, GeneratedKernel, IndexWidth, KernelTable, Packer,
 };
 use crate::runtime::{Device, LaunchConfig, Stream};
 use std::fmt::Write;
@@ -661,6 +661,30 @@ fn replicas(shape: &[usize], s0: &[isize], s1: &[isize], item: usize) -> Option<
     (copies > 1 && copies <= MAX_REPLICAS && slots >= MIN_REPLICA_SLOTS).then_some(copies)
 }
 
+/// A row copy's row: its length (the merged shape's last dimension) and the vectors of
+/// `item`-byte elements it takes (its slots).
+fn row_slots(shape: &[usize], item: usize) -> (usize, usize) {
+    let len = shape[shape.len() - 1];
+    (len, len.div_ceil(row_vec(item)))
+}
+
+/// The arguments both row kernels ([`copy_rows`], [`copy_replicas`]) begin with: the source
+/// and destination pointers, the work items, the row's length and its slots.
+fn row_args<'k>(
+    f: &'k CompiledKernel,
+    (src, dst): (&Array, &Array),
+    stream: &Stream,
+    (work, len, slots): (usize, usize, usize),
+) -> Result<Packer<'k>> {
+    let mut args = f.packer();
+    args.pointer(src.ptr_on(stream))?;
+    args.pointer(dst.ptr_on(stream))?;
+    args.index(work)?;
+    args.index(len)?;
+    args.index(slots)?;
+    Ok(args)
+}
+
 /// The replicated copy of `src` into `dst` over their merged `dims` ([`replicas`] said
 /// yes, `copies` copies): a thread per source slot.
 fn copy_replicas(
@@ -672,8 +696,7 @@ fn copy_replicas(
 ) -> Result<()> {
     let (shape, s0, s1) = dims;
     let item = dst.itemsize();
-    let len = shape[shape.len() - 1];
-    let slots = len.div_ceil(row_vec(item));
+    let (len, slots) = row_slots(shape, item);
     let (own, bcast): (Vec<usize>, Vec<usize>) = (0..shape.len()).partition(|&d| s0[d] != 0);
     let pick = |v: &[isize], ds: &[usize]| ds.iter().map(|&d| v[d] as i64).collect::<Vec<_>>();
     let extents = |ds: &[usize]| ds.iter().map(|&d| shape[d] as i64).collect::<Vec<_>>();
@@ -685,12 +708,7 @@ fn copy_replicas(
         wide: dst.size() > i32::MAX as usize,
     };
     let f = function(stream.device(), key)?;
-    let mut args = f.packer();
-    args.pointer(src.ptr_on(stream))?;
-    args.pointer(dst.ptr_on(stream))?;
-    args.index(work)?;
-    args.index(len)?;
-    args.index(slots)?;
+    let mut args = row_args(&f, (src, dst), stream, (work, len, slots))?;
     args.index(copies)?;
     let words = [
         extents(&own),
@@ -717,8 +735,7 @@ fn copy_rows(
 ) -> Result<()> {
     let (shape, s0, s1) = dims;
     let item = dst.itemsize();
-    let len = shape[shape.len() - 1];
-    let slots = len.div_ceil(row_vec(item));
+    let (len, slots) = row_slots(shape, item);
     let rows = dst.size() / len;
     let long = slots >= LONG_ROW_SLOTS;
     // long rows: a work item per block and chunk; short rows: a thread per slot
@@ -736,12 +753,7 @@ fn copy_rows(
         long,
     };
     let f = function(stream.device(), key)?;
-    let mut args = f.packer();
-    args.pointer(src.ptr_on(stream))?;
-    args.pointer(dst.ptr_on(stream))?;
-    args.index(work)?;
-    args.index(len)?;
-    args.index(slots)?;
+    let mut args = row_args(&f, (src, dst), stream, (work, len, slots))?;
     args.words(meta(shape, s0, s1))?;
     // SAFETY: each thread touches elements `j < len` of rows of each view, at the offsets
     // the strides give: inside both live buffers.
