@@ -30,10 +30,12 @@
 //!   GPU tests there on a GPU machine too. [`cuda`] (`require_cuda!`) is for the few tests
 //!   of the driver itself (device ordinals, cubin files); [`not_on_host`] (`skip_on_host!`)
 //!   skips, visibly, what is too large for a CPU on CI's two cores (multi-GiB arrays, 1e8
-//!   elements); [`on_host`] lets a test shrink its sizes, and the GPU property tests run a
-//!   quarter of their cases there. [`child_env`] makes a test's child process run where it
-//!   runs. Host test builds keep `cuprum` at opt-level 1 and corosensei at 3 (the
-//!   workspace's `[profile.dev.package]`): the block scheduler unoptimised costs tenfold.
+//!   elements); [`on_host`] lets a test shrink its sizes ([`gpu_or_host`]: a size that
+//!   exists for the GPU, and a smaller one taking the same path on the host device), and
+//!   the GPU property tests run a quarter of their cases there. [`child_env`] makes a
+//!   test's child process run where it runs. Host test builds keep `cuprum` at opt-level 2,
+//!   corosensei and matrixmultiply at 3 (the workspace's `[profile.dev.package]`): the
+//!   block scheduler unoptimised costs tenfold.
 //!   Per-dtype sweeps take their dtypes from [`dtypes`] (or ask [`sweeps_dtype`]): every
 //!   dtype on a GPU, a fixed representative subset ([`HOST_DTYPES`]) on the host device,
 //!   where each new kernel is a C++ compile; the binary's report at exit says so. Sweeps of
