@@ -16,29 +16,10 @@ from __future__ import annotations
 
 import builtins as _builtins
 import math as _math
+import sys as _sys
 from collections.abc import Callable as _Callable
+from typing import TYPE_CHECKING as _TYPE_CHECKING
 from typing import Any as _Any
-
-import numpy as _numpy
-from numpy import (  # noqa: F401  (CuPy re-exports NumPy's scalar types and constants)
-    bool_,
-    complex64,
-    complex128,
-    finfo,
-    float16,
-    float32,
-    float64,
-    iinfo,
-    int8,
-    int16,
-    int32,
-    int64,
-    intp,
-    uint8,
-    uint16,
-    uint32,
-    uint64,
-)
 
 from cuprum import _cuprum, _metadata, cuda, exceptions, profiler, random  # noqa: F401  (after _cuprum)
 from cuprum._composed import (  # noqa: F401
@@ -63,9 +44,8 @@ from cuprum._composed import (  # noqa: F401
     round_,
     sinc,
 )
-from cuprum._cuprum import (  # noqa: F401  # noqa: F401
+from cuprum._cuprum import (  # noqa: F401
     ArgumentError,
-    AxisError,
     BoundsError,
     CompileException,
     CuprumError,
@@ -84,6 +64,7 @@ from cuprum._cuprum import (  # noqa: F401  # noqa: F401
     from_dlpack,
     ndarray,
 )
+from cuprum._lazy import numpy as _numpy
 from cuprum._memoize import clear_memo, memoize  # noqa: F401
 from cuprum._routines import (  # noqa: F401
     argsort,
@@ -134,10 +115,6 @@ from cuprum._routines import (  # noqa: F401
 
 __version__ = "0.1.0"
 
-bool = bool_
-float_ = float64
-complex_ = complex128
-int_ = int64
 pi = _math.pi
 e = _math.e
 inf = _math.inf
@@ -401,7 +378,14 @@ def angle(z, deg=False):
 # argument's method of that name: NumPy data gets NumPy's answer, on the host.
 _METHOD_REDUCTIONS = ("sum", "prod", "mean", "var", "std", "max", "min", "argmax", "argmin")
 _METHOD_REDUCTIONS += ("all", "any")
-_HOST_DATA = (_numpy.ndarray, _numpy.generic)
+
+
+def _is_host_data(a):
+    """Whether ``a`` is NumPy's (an array or a scalar): never so before NumPy is imported."""
+    if isinstance(a, ndarray):
+        return False
+    np = _sys.modules.get("numpy")
+    return np is not None and isinstance(a, (np.ndarray, np.generic))
 
 
 def _reduction(name, takes_dtype=True, takes_ddof=False):
@@ -409,7 +393,7 @@ def _reduction(name, takes_dtype=True, takes_ddof=False):
     if takes_ddof:
 
         def f(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-            if delegates and isinstance(a, _HOST_DATA):
+            if delegates and _is_host_data(a):
                 return getattr(a, name)(
                     axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims
                 )
@@ -418,14 +402,14 @@ def _reduction(name, takes_dtype=True, takes_ddof=False):
     elif takes_dtype:
 
         def f(a, axis=None, dtype=None, out=None, keepdims=False):
-            if delegates and isinstance(a, _HOST_DATA):
+            if delegates and _is_host_data(a):
                 return getattr(a, name)(axis=axis, dtype=dtype, out=out, keepdims=keepdims)
             return _cuprum.reduce(name, a, axis, dtype, out, keepdims)
 
     else:
 
         def f(a, axis=None, out=None, keepdims=False):
-            if delegates and isinstance(a, _HOST_DATA):
+            if delegates and _is_host_data(a):
                 return getattr(a, name)(axis=axis, out=out, keepdims=keepdims)
             return _cuprum.reduce(name, a, axis, None, out, keepdims)
 
@@ -595,7 +579,7 @@ def get_array_module(*args):
     for a in args:
         if isinstance(a, (ndarray, _cuprum._FusionVar)):
             return sys.modules[__name__]
-    return _numpy
+    return _numpy._lazy_load()
 
 
 # ---------------------------------------------------------------------------- setup
@@ -624,7 +608,75 @@ def setup():
     return _cuprum.setup()
 
 
-dtype = _numpy.dtype  # NumPy's, as CuPy re-exports it (bound last: parameters share the name)
+# NumPy's names that CuPy re-exports, and cuprum's AxisError (a subclass of NumPy's): looked
+# up at first use, so `import cuprum` does not import NumPy (see cuprum._lazy). `dtype` is
+# among them (parameters above share its name).
+_FROM_NUMPY = (
+    "bool_",
+    "complex64",
+    "complex128",
+    "dtype",
+    "finfo",
+    "float16",
+    "float32",
+    "float64",
+    "iinfo",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "intp",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+)
+# CuPy's aliases of some of them.
+_ALIASES = {"bool": "bool_", "float_": "float64", "complex_": "complex128", "int_": "int64"}
+
+if _TYPE_CHECKING:
+    from numpy import (  # noqa: F401
+        bool_,
+        complex64,
+        complex128,
+        dtype,
+        finfo,
+        float16,
+        float32,
+        float64,
+        iinfo,
+        int8,
+        int16,
+        int32,
+        int64,
+        intp,
+        uint8,
+        uint16,
+        uint32,
+        uint64,
+    )
+
+    from cuprum._cuprum import AxisError  # noqa: F401
+
+    bool = bool_
+    float_ = float64
+    complex_ = complex128
+    int_ = int64
+
+
+def __getattr__(name: str) -> _Any:
+    if name in _FROM_NUMPY or name in _ALIASES:
+        value = getattr(_numpy, _ALIASES.get(name, name))
+    elif name == "AxisError":
+        value = _cuprum.AxisError
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_FROM_NUMPY) | set(_ALIASES) | {"AxisError"})
 
 
 # NumPy's functions of shapes and dtypes (bound last: `shape` and `size` are parameter

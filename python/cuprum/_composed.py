@@ -18,10 +18,9 @@ from __future__ import annotations
 import functools
 import math
 
-import numpy
-
 import cuprum
 from cuprum._cuprum import _FusionVar
+from cuprum._lazy import numpy
 
 
 def _stand_in(x):

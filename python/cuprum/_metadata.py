@@ -9,9 +9,8 @@ through its dtype, or an empty NumPy array of it, and NumPy decides.
 
 from __future__ import annotations
 
-import numpy
-
 from cuprum._cuprum import ndarray
+from cuprum._lazy import numpy
 
 __all__ = [
     "broadcast_shapes",
@@ -28,10 +27,23 @@ __all__ = [
     "size",
 ]
 
-# Not dispatched by NumPy (they take shapes, dtypes or any object): NumPy's own.
-broadcast_shapes = numpy.broadcast_shapes
-promote_types = numpy.promote_types
-isscalar = numpy.isscalar
+# Not dispatched by NumPy (they take shapes, dtypes or any object): NumPy's own, called
+# through (NumPy is imported at the first call).
+
+
+def broadcast_shapes(*args):
+    """The shape that ``args`` broadcast to (``numpy.broadcast_shapes``)."""
+    return numpy.broadcast_shapes(*args)
+
+
+def promote_types(type1, type2):
+    """The smallest dtype both cast to safely (``numpy.promote_types``)."""
+    return numpy.promote_types(type1, type2)
+
+
+def isscalar(element):
+    """Whether ``element`` is a scalar (``numpy.isscalar``; a 0-d array is not)."""
+    return numpy.isscalar(element)
 
 
 def _dtype_of(x):

@@ -8,9 +8,23 @@ Keywords NumPy has and cuprum does not carry out raise ``NotImplementedError``.
 
 from __future__ import annotations
 
-import numpy as _numpy
-
 from cuprum import _cuprum
+
+
+class _NoValueType:
+    """An argument left out (``numpy._NoValue``'s role, without importing NumPy)."""
+
+    def __repr__(self):
+        return "<no value>"
+
+
+_NoValue = _NoValueType()
+
+
+def _given(x):
+    """Whether ``x`` is an argument given (neither cuprum's ``_NoValue`` nor NumPy's)."""
+    return not (x is _NoValue or type(x).__name__ == "_NoValueType")
+
 
 _asarray = _cuprum.asarray
 
@@ -53,10 +67,10 @@ def cumprod(a, axis=None, dtype=None, out=None):
     return _cuprum.cumprod(a, axis, dtype, out)
 
 
-def diff(a, n=1, axis=-1, prepend=_numpy._NoValue, append=_numpy._NoValue):
+def diff(a, n=1, axis=-1, prepend=_NoValue, append=_NoValue):
     """The ``n``-th discrete difference along ``axis``."""
-    pre = None if prepend is _numpy._NoValue else prepend
-    app = None if append is _numpy._NoValue else append
+    pre = prepend if _given(prepend) else None
+    app = append if _given(append) else None
     return _cuprum.diff(a, n, axis, pre, app)
 
 

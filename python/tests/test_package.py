@@ -369,6 +369,34 @@ def test_memoize_and_benchmark(capsys):
         benchmark(lambda v: v, [x])
 
 
+def test_import_does_not_import_numpy():
+    """``import cuprum`` leaves NumPy to the first use of one of its names; those names are
+    NumPy's own objects then, and cuprum's AxisError is still NumPy's too."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, cuprum\n"
+        "assert 'numpy' not in sys.modules, 'numpy imported by import cuprum'\n"
+        "import numpy\n"
+        "assert cuprum.float32 is numpy.float32 and cuprum.dtype is numpy.dtype\n"
+        "assert cuprum.bool is numpy.bool_ and cuprum.int_ is numpy.int64\n"
+        "assert issubclass(cuprum.AxisError, numpy.exceptions.AxisError)\n"
+        "assert cuprum.exceptions.AxisError is numpy.exceptions.AxisError\n"
+        "assert {'float32', 'AxisError', 'dtype'} <= set(dir(cuprum))\n"
+        "from cuprum import uint8, finfo\n"
+        "assert uint8 is numpy.uint8 and finfo is numpy.finfo\n"
+        "try:\n"
+        "    cuprum.no_such_name\n"
+        "except AttributeError as e:\n"
+        "    assert 'no_such_name' in str(e)\n"
+        "else:\n"
+        "    raise AssertionError('no AttributeError')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
 def test_show_config(capsys):
     cp.show_config()
     out = capsys.readouterr().out

@@ -6,9 +6,8 @@ from __future__ import annotations
 import math
 import time
 
-import numpy as _numpy
-
 from cuprum import _cuprum
+from cuprum._lazy import numpy as _numpy
 
 
 class _PerfCaseResult:

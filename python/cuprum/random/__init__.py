@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import os as _os
 
-import numpy as _numpy
-
 from cuprum import _cuprum
+from cuprum._lazy import numpy as _numpy
 
 
 def _shape(size):

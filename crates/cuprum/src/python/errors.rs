@@ -28,7 +28,10 @@
 //!
 //! The classes are made once per process (with Python's `type`, since a class with two
 //! built-in bases cannot be declared with `create_exception!`), in module `cuprum`;
-//! [`register`](super::register) adds them to an extension module.
+//! [`register`](super::register) adds them to an extension module. `AxisError` is made
+//! apart, at its first use ([`axis_class`]), because its NumPy base means importing NumPy:
+//! the `cuprum` package serves it through its module's `__getattr__`, so `import cuprum`
+//! does not import NumPy.
 
 use crate::error::{Error, ErrorKind};
 use pyo3::prelude::*;
@@ -45,16 +48,55 @@ pub(super) struct Classes {
     pub(super) unsupported: Py<PyType>,
     pub(super) out_of_memory: Py<PyType>,
     pub(super) compile: Py<PyType>,
-    pub(super) axis: Py<PyType>,
     pub(super) bounds: Py<PyType>,
     pub(super) scalar_range: Py<PyType>,
 }
 
 static CLASSES: PyOnceLock<Classes> = PyOnceLock::new();
 
+static AXIS: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+/// `AxisError`, a subclass of `ShapeError` and of NumPy's `AxisError` (made, and NumPy
+/// imported, on first use).
+pub(super) fn axis_class(py: Python<'_>) -> PyResult<&Py<PyType>> {
+    AXIS.get_or_try_init(py, || {
+        let shape = Classes::get(py)?.shape.bind(py).clone().into_any();
+        let numpy_axis_error = py
+            .import("numpy")?
+            .getattr("exceptions")?
+            .getattr("AxisError")?;
+        make_class(
+            py,
+            "AxisError",
+            "An axis out of range (kind 'Shape'; also NumPy's AxisError).",
+            vec![shape, numpy_axis_error],
+        )
+    })
+}
+
+/// A class named `name` in module `cuprum` with `bases`, made with Python's `type`.
+fn make_class(
+    py: Python<'_>,
+    name: &str,
+    doc: &str,
+    bases: Vec<Bound<'_, PyAny>>,
+) -> PyResult<Py<PyType>> {
+    let ns = PyDict::new(py);
+    ns.set_item("__module__", "cuprum")?;
+    ns.set_item("__doc__", doc)?;
+    let bases = PyTuple::new(py, bases)?;
+    Ok(py
+        .import("builtins")?
+        .getattr("type")?
+        .call1((name, bases, ns))?
+        .cast_into::<PyType>()?
+        .unbind())
+}
+
 impl Classes {
-    /// Every class with its Python name (what `register` adds to a module).
-    pub(super) fn named(&self) -> [(&'static str, &Py<PyType>); 11] {
+    /// Every class with its Python name (what `register` adds to a module), but
+    /// `AxisError` ([`axis_class`]).
+    pub(super) fn named(&self) -> [(&'static str, &Py<PyType>); 10] {
         [
             ("CuprumError", &self.base),
             ("DTypeError", &self.dtype),
@@ -64,7 +106,6 @@ impl Classes {
             ("UnsupportedError", &self.unsupported),
             ("OutOfMemoryError", &self.out_of_memory),
             ("CompileException", &self.compile),
-            ("AxisError", &self.axis),
             ("BoundsError", &self.bounds),
             ("ScalarRangeError", &self.scalar_range),
         ]
@@ -78,17 +119,8 @@ impl Classes {
 
 fn make_classes(py: Python<'_>) -> PyResult<Classes> {
     let builtins = py.import("builtins")?;
-    let type_ = builtins.getattr("type")?;
-    let make = |name: &str, doc: &str, bases: Vec<Bound<'_, PyAny>>| -> PyResult<Py<PyType>> {
-        let ns = PyDict::new(py);
-        ns.set_item("__module__", "cuprum")?;
-        ns.set_item("__doc__", doc)?;
-        let bases = PyTuple::new(py, bases)?;
-        Ok(type_
-            .call1((name, bases, ns))?
-            .cast_into::<PyType>()?
-            .unbind())
-    };
+    let make =
+        |name: &str, doc: &str, bases: Vec<Bound<'_, PyAny>>| make_class(py, name, doc, bases);
     let exception = builtins.getattr("Exception")?;
     let base = make(
         "CuprumError",
@@ -107,15 +139,6 @@ fn make_classes(py: Python<'_>) -> PyResult<Classes> {
         "ShapeError",
         "ValueError",
         "Shapes that do not fit (kind 'Shape').",
-    )?;
-    let numpy_axis_error = py
-        .import("numpy")?
-        .getattr("exceptions")?
-        .getattr("AxisError")?;
-    let axis = make(
-        "AxisError",
-        "An axis out of range (kind 'Shape'; also NumPy's AxisError).",
-        vec![shape.bind(py).clone().into_any(), numpy_axis_error],
     )?;
     let bounds = make(
         "BoundsError",
@@ -136,7 +159,6 @@ fn make_classes(py: Python<'_>) -> PyResult<Classes> {
     Ok(Classes {
         dtype,
         shape,
-        axis,
         bounds,
         scalar_range,
         device: sub(
@@ -170,18 +192,25 @@ fn make_classes(py: Python<'_>) -> PyResult<Classes> {
 }
 
 /// The class of a `Shape` error: an axis or an index out of range get NumPy's classes too.
-fn shape_class<'c>(classes: &'c Classes, message: &str) -> &'c Py<PyType> {
+fn shape_class<'c>(
+    py: Python<'c>,
+    classes: &'c Classes,
+    message: &str,
+) -> PyResult<&'c Py<PyType>> {
     // A fused function's errors carry a prefix (`fused `f` (sum): axis 2 is out …`).
-    if message.contains("axis ") && message.contains("is out of bounds for array of dimension") {
-        &classes.axis
-    } else if (message.starts_with("index ") && message.contains("is out of bounds for axis"))
-        || message.starts_with("too many indices")
-        || message.starts_with("boolean index did not match")
-    {
-        &classes.bounds
-    } else {
-        &classes.shape
-    }
+    Ok(
+        if message.contains("axis ") && message.contains("is out of bounds for array of dimension")
+        {
+            axis_class(py)?
+        } else if (message.starts_with("index ") && message.contains("is out of bounds for axis"))
+            || message.starts_with("too many indices")
+            || message.starts_with("boolean index did not match")
+        {
+            &classes.bounds
+        } else {
+            &classes.shape
+        },
+    )
 }
 
 /// The class of a `DType` error: a scalar out of its dtype's range is also an
@@ -204,7 +233,10 @@ pub(super) fn to_py_err(py: Python<'_>, err: &Error) -> PyErr {
     let message = err.to_string();
     let class = match err.kind() {
         ErrorKind::DType => dtype_class(classes, &message),
-        ErrorKind::Shape => shape_class(classes, &message),
+        ErrorKind::Shape => match shape_class(py, classes, &message) {
+            Ok(c) => c,
+            Err(e) => return e,
+        },
         ErrorKind::DeviceMismatch => &classes.device,
         ErrorKind::InvalidArgument => &classes.argument,
         ErrorKind::Unsupported => &classes.unsupported,

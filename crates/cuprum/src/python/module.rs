@@ -49,7 +49,8 @@ pub fn error(kind: crate::ErrorKind, message: impl Into<String>) -> PyErr {
 
 /// Adds `ndarray` (also named `Array`) and the exception classes (`CuprumError`,
 /// `DTypeError`, `ShapeError`, `DeviceError`, `ArgumentError`, `UnsupportedError`,
-/// `OutOfMemoryError`) to an extension module.
+/// `OutOfMemoryError`, `CompileException`, `AxisError`, `BoundsError`, `ScalarRangeError`)
+/// to an extension module. `AxisError` subclasses NumPy's, so this imports NumPy.
 ///
 /// ```
 /// # if std::env::var_os("CUPRUM_DOC_PYTHON").is_none() { return Ok(()); }
@@ -68,6 +69,13 @@ pub fn error(kind: crate::ErrorKind, message: impl Into<String>) -> PyErr {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    register_without_numpy(m)?;
+    m.add("AxisError", errors::axis_class(m.py())?.clone_ref(m.py()))
+}
+
+/// [`register`] but `AxisError`, which the `cuprum` package serves at first use (its
+/// module's `__getattr__`), so that importing it does not import NumPy.
+pub(super) fn register_without_numpy(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyArray>()?;
     // The class's name before it became `ndarray`, kept for extension modules' users.
     m.add("Array", m.py().get_type::<PyArray>())?;

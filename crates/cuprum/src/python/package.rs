@@ -575,7 +575,8 @@ fn _launch_empty() -> PyResult<()> {
 
 /// Adds the package's classes and functions to `m` (the `cuprum._cuprum` module).
 pub fn register_package(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    super::module::register(m)?;
+    super::module::register_without_numpy(m)?;
+    m.add_function(wrap_pyfunction!(module_getattr, m)?)?;
     m.add_class::<kernels::PyElementwiseKernel>()?;
     m.add_class::<kernels::PyReductionKernel>()?;
     m.add_class::<kernels::PyScanKernel>()?;
@@ -613,6 +614,20 @@ pub fn register_package(m: &Bound<'_, PyModule>) -> PyResult<()> {
     register_random(m)?;
     super::cuda::register(m)?;
     Ok(())
+}
+
+/// The module's `__getattr__` (PEP 562): `AxisError`, made at its first use (it subclasses
+/// NumPy's, and `import cuprum` does not import NumPy).
+#[pyfunction]
+#[pyo3(name = "__getattr__")]
+fn module_getattr(py: Python<'_>, name: &str) -> PyResult<Py<pyo3::types::PyType>> {
+    if name == "AxisError" {
+        Ok(super::errors::axis_class(py)?.clone_ref(py))
+    } else {
+        Err(pyo3::exceptions::PyAttributeError::new_err(format!(
+            "module 'cuprum._cuprum' has no attribute '{name}'"
+        )))
+    }
 }
 
 /// A random generator of the current device (`cuprum.random.RandomState`'s engine: cuRAND's
