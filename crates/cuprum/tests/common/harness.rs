@@ -273,6 +273,28 @@ pub fn sweeps_dtype(d: cuprum::DType) -> bool {
     dtypes(cuprum::DType::ALL).contains(&d)
 }
 
+/// On the host device, a two-axis sweep whose every cell is a new kernel (dtype pairs ×
+/// operators, dtypes × scalar kinds) runs one cell in [`HOST_CELL_STRIDE`]: those on the
+/// diagonals where `(i + j) % HOST_CELL_STRIDE == 0`.
+pub const HOST_CELL_STRIDE: usize = 3;
+
+/// Whether a sweep cut to diagonals (on the host device), for the report at exit.
+static CELLS_CUT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether a two-axis sweep runs its cell `(i, j)` (row `i`, column `j`): on a GPU every
+/// cell; on the host device one in [`HOST_CELL_STRIDE`], along diagonals, so every row
+/// and every column still runs (each with a third of its partners) and the rows' cells
+/// move across the columns. For sweeps whose axes are not dtypes already cut by [`dtypes`]
+/// (a list of promotion cases × every operator) or whose square is too large even so. The
+/// GPU suite runs every cell; the report at exit says the sweep was cut.
+pub fn sweep_cell(i: usize, j: usize) -> bool {
+    if !on_host() {
+        return true;
+    }
+    CELLS_CUT.store(true, std::sync::atomic::Ordering::Relaxed);
+    (i + j).is_multiple_of(HOST_CELL_STRIDE)
+}
+
 /// `f` of each item, in `items`' order. On the host device the items run on every core
 /// (each new kernel there is a C++ compile, and a sweep that compiles hundreds of them one
 /// after another would keep one core busy while the others wait for the binary's last
@@ -601,6 +623,13 @@ fn report() {
              of {} (the GPU suite runs all)",
             HOST_DTYPES.len(),
             cuprum::DType::ALL.len()
+        );
+    }
+    if CELLS_CUT.load(std::sync::atomic::Ordering::Relaxed) {
+        let _ = writeln!(
+            err,
+            "cuprum: host device: the two-axis sweeps of {bin} ran one cell in \
+             {HOST_CELL_STRIDE}, every row and column (the GPU suite runs all)"
         );
     }
     if let Some((total, binaries)) = add_to_run_total(&bin, counts) {

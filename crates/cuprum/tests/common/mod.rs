@@ -25,8 +25,8 @@ pub mod views;
 #[allow(unused_imports)]
 pub use harness::{
     HOST_DTYPES, Need, child_env, cuda, dtypes, each_on_every_core, gpu, gpu_or_host, host_device,
-    not_on_host, nvrtc, nvrtc_dtypes, on_host, setup, shared_test_cache_dir, skip, sweep_image_ok,
-    sweep_options, sweeps_dtype,
+    not_on_host, nvrtc, nvrtc_dtypes, on_host, setup, shared_test_cache_dir, skip, sweep_cell,
+    sweep_image_ok, sweep_options, sweeps_dtype,
 };
 
 use cuprum::{Array, Element, ErrorKind};
