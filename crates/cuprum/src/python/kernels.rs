@@ -826,6 +826,10 @@ pub(super) fn raw_arg(
     size: Option<usize>,
     i: usize,
 ) -> PyResult<RawArg> {
+    // The common case first: a cuprum array is none of the scalars and pointers below.
+    if obj.is_instance_of::<PyArray>() {
+        return Ok(RawArg::Array(call.array(obj)?));
+    }
     if let Ok(p) = obj.cast::<MemoryPointer>() {
         return Ok(RawArg::Array(p.get().tail()));
     }
