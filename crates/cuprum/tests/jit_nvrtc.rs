@@ -1,6 +1,7 @@
 //! NVRTC compile checks of every generated Rust kernel (no GPU needed; CI sets
 //! CUPRUM_REQUIRE_NVRTC=1): the examples' kernels and the test corpus, every
-//! instantiation they use, both check modes, sm_80 and sm_90. Also: the hot loops of the
+//! instantiation they use, both check modes, sm_80 and sm_90 (each pair of these where a GPU
+//! is; see [`compile`] for the cover a machine without one compiles). Also: the hot loops of the
 //! prime kernel and of the shared-memory reduction are the RawKernels', instruction for
 //! instruction, and the wide vector add moves 16 bytes per load and store.
 
@@ -17,7 +18,11 @@ mod language;
 use cuprum::compile::{CompileOptions, compile_for_arch, resource_usage};
 use cuprum::kernel::jit::KernelDef;
 
-/// Compiles `def` for each instantiation in `instances` (type and const arguments in C++).
+/// Compiles `def` for each instantiation in `instances` (type and const arguments in C++),
+/// for sm_80 and sm_90, checked and unchecked, on every core, and checks that no kernel
+/// spills or takes more than 64 registers. On a machine without a GPU (CI's two cores) a
+/// generic kernel's first instantiation takes all four targets and each other one the
+/// next target in turn (every instantiation compiles; the GPU suite compiles every pair).
 fn compile(def: &KernelDef, instances: &[&[&str]]) {
     let insts: Vec<Option<String>> = if instances.is_empty() {
         assert!(!def.is_generic(), "{} needs instantiations", def.name());
@@ -31,39 +36,48 @@ fn compile(def: &KernelDef, instances: &[&[&str]]) {
             })
             .collect()
     };
-    for arch in [80, 90] {
-        for checked in [false, true] {
-            for inst in &insts {
-                let opts = def
-                    .compile_options(inst.as_deref(), checked)
-                    .option("-Xptxas=-v");
-                let img = compile_for_arch(def.program(), &opts, arch).unwrap_or_else(|e| {
-                    panic!(
-                        "{} ({inst:?}, sm_{arch}, checked {checked}) does not compile: {e}",
-                        def.name()
-                    )
-                });
-                // (A recursive device function keeps a stack frame: its "spills".)
-                for r in resource_usage(&img.log)
-                    .into_iter()
-                    .filter(|r| !r.name.contains("cj_dev"))
-                {
-                    assert_eq!(
-                        r.spill_store_bytes + r.spill_load_bytes,
-                        0,
-                        "{} spills: {r:?}",
-                        def.name()
-                    );
-                    assert!(
-                        r.registers <= 64,
-                        "{} uses {} registers",
-                        def.name(),
-                        r.registers
-                    );
-                }
-            }
+    let targets = [(80, false), (80, true), (90, false), (90, true)];
+    let every_pair = common::has_gpu();
+    let jobs: Vec<(&Option<String>, u32, bool)> = insts
+        .iter()
+        .enumerate()
+        .flat_map(|(i, inst)| {
+            targets
+                .iter()
+                .enumerate()
+                .filter(move |&(t, _)| every_pair || i == 0 || t == i % targets.len())
+                .map(move |(_, &(arch, checked))| (inst, arch, checked))
+        })
+        .collect();
+    common::on_every_core(&jobs, |&(inst, arch, checked)| {
+        let opts = def
+            .compile_options(inst.as_deref(), checked)
+            .option("-Xptxas=-v");
+        let img = compile_for_arch(def.program(), &opts, arch).unwrap_or_else(|e| {
+            panic!(
+                "{} ({inst:?}, sm_{arch}, checked {checked}) does not compile: {e}",
+                def.name()
+            )
+        });
+        // (A recursive device function keeps a stack frame: its "spills".)
+        for r in resource_usage(&img.log)
+            .into_iter()
+            .filter(|r| !r.name.contains("cj_dev"))
+        {
+            assert_eq!(
+                r.spill_store_bytes + r.spill_load_bytes,
+                0,
+                "{} spills: {r:?}",
+                def.name()
+            );
+            assert!(
+                r.registers <= 64,
+                "{} uses {} registers",
+                def.name(),
+                r.registers
+            );
         }
-    }
+    });
 }
 
 const INTS: &[&str] = &[

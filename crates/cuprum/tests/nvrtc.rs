@@ -68,11 +68,11 @@ fn compile_all(
 /// whose machine has the cores), else (CI: two cores, no GPU) those whose dtypes are all
 /// among the test harness's representative dtypes (`common::HOST_DTYPES`: every kind and
 /// item size), and of the radix sort's programs (two seconds of NVRTC each, half the
-/// routines' compile time) a cover: every mode for one dtype of each key width
+/// routines' compile time) a cover: every mode for float32 and complex128
 /// ([`SORT_EVERY_MODE`]), one mode each for the other representatives, the modes in turn
 /// (see [`sort_cover`]) — the GPU suite compiles the rest, so nothing goes unchecked.
 fn for_this_machine(sources: Vec<(String, String)>) -> Vec<(String, String)> {
-    if cuprum::Device::count().is_ok() {
+    if common::has_gpu() {
         return sources;
     }
     let all: Vec<String> = cuprum::DType::ALL.iter().map(|d| d.to_string()).collect();
@@ -85,21 +85,79 @@ fn for_this_machine(sources: Vec<(String, String)>) -> Vec<(String, String)> {
                 .all(|t| !all.iter().any(|a| a == t) || rep.iter().any(|r| r == t))
         })
         .collect();
-    let kept = sort_cover(kept);
+    let kept = diagonals(sort_cover(kept), &rep);
     eprintln!(
-        "cuprum: no GPU: {} of {n} per-dtype samples compiled here, those of the {} \
-         representative dtypes, the radix sort's modes as a cover (the GPU suite compiles \
-         every one)",
+        "cuprum: no GPU: {} of {n} per-dtype samples compiled here, of the {} representative \
+         dtypes one operation and dtype cell in {} (every operation and every dtype still \
+         compiles), the radix sort's modes as a cover (the GPU suite compiles every one)",
         kept.len(),
-        rep.len()
+        rep.len(),
+        common::HOST_CELL_STRIDE,
     );
     kept
 }
 
-/// The dtypes whose radix sort compiles in every mode on a machine without a GPU: one per
-/// key width (1, 2, 4, 8 and 16 bytes: the tiling, the digit passes and the key type), of
-/// the kinds whose key transform does the most (signed, float, complex).
-const SORT_EVERY_MODE: &[&str] = &["int8", "float16", "float32", "float64", "complex128"];
+/// `samples` cut to the diagonals of their operation × dtype grid (those cells `(i, j)` with
+/// `(i + j) % HOST_CELL_STRIDE == 0`, as [`common::sweep_cell`] cuts the host device's sweeps):
+/// a sample's operation is its name without its dtype tokens (row `i`, in the order the
+/// operations first come), its column the sum of its dtypes' places in `rep` (an `astype`
+/// pair's two add up), so each operation compiles for a third of its dtypes and each dtype
+/// for a third of the operations. An operation none of whose cells falls on a diagonal
+/// keeps its first sample; the radix sort's programs (already a cover) all stay.
+fn diagonals(samples: Vec<(String, String)>, rep: &[String]) -> Vec<(String, String)> {
+    let mut ops: Vec<String> = Vec::new();
+    let cells: Vec<Option<(usize, usize)>> = samples
+        .iter()
+        .map(|(name, _)| {
+            if name.starts_with("sort ") {
+                return None;
+            }
+            let tokens: Vec<&str> = name.split_whitespace().collect();
+            let places: Vec<usize> = tokens
+                .iter()
+                .filter_map(|t| rep.iter().position(|r| r == t))
+                .collect();
+            if places.is_empty() {
+                return None;
+            }
+            let op: Vec<&str> = tokens
+                .into_iter()
+                .filter(|t| !rep.iter().any(|r| r == t))
+                .collect();
+            let op = op.join(" ");
+            let i = ops.iter().position(|o| *o == op).unwrap_or_else(|| {
+                ops.push(op);
+                ops.len() - 1
+            });
+            Some((i, places.iter().sum()))
+        })
+        .collect();
+    let diagonal = |i: usize, j: usize| (i + j).is_multiple_of(common::HOST_CELL_STRIDE);
+    let on = |c: &Option<(usize, usize)>| c.is_none_or(|(i, j)| diagonal(i, j));
+    let mut covered = vec![false; ops.len()];
+    for c in cells.iter().flatten() {
+        covered[c.0] |= diagonal(c.0, c.1);
+    }
+    let mut first_taken = vec![false; ops.len()];
+    samples
+        .into_iter()
+        .zip(cells)
+        .filter(|(_, c)| {
+            on(c)
+                || c.is_some_and(|(i, _)| {
+                    !covered[i] && !std::mem::replace(&mut first_taken[i], true)
+                })
+        })
+        .map(|(s, _)| s)
+        .collect()
+}
+
+/// The dtypes whose radix sort compiles in every mode on a machine without a GPU: float32
+/// (a float key's transform) and complex128 (the 16-byte key of two parts). The other
+/// representatives (bool, int8, uint64, float16, float64) take one mode each, so each mode
+/// also meets a second dtype and every key width (1, 2, 4, 8 and 16 bytes: the tiling, the
+/// digit passes and the key type) compiles.
+const SORT_EVERY_MODE: &[&str] = &["float32", "complex128"];
 
 /// `samples` with the radix sort's (`sort <dtype> <mode>`) cut to a cover: every mode of
 /// the [`SORT_EVERY_MODE`] dtypes; of each other dtype one mode, the next one in turn

@@ -475,8 +475,8 @@ fn check_median(vals: &[V], shape: &[usize], d: DType, axis: Option<isize>, what
 fn median_every_dtype_axis_and_nan_rows() {
     require_gpu!();
     let mut rng = Rng::new(72);
-    for d in common::dtypes(DType::ALL) {
-        for (shape, axis) in [
+    for (i, d) in common::dtypes(DType::ALL).into_iter().enumerate() {
+        for (j, (shape, axis)) in [
             (vec![7usize], None),
             (vec![8], Some(0)),
             (vec![1], Some(-1)),
@@ -485,9 +485,15 @@ fn median_every_dtype_axis_and_nan_rows() {
             (vec![4, 5, 3], Some(1)),
             (vec![4, 5, 3], None),
             (vec![3, 2000], Some(-1)),
-        ] {
+        ]
+        .into_iter()
+        .enumerate()
+        {
             let n: usize = shape.iter().product();
             let vals = rand_vals(&mut rng, d, n, 40, 9);
+            if !common::sweep_cell(i, j) {
+                continue;
+            }
             check_median(
                 &vals,
                 &shape,
@@ -604,18 +610,24 @@ fn frac(x: f64, qd: DType, percent: bool) -> f64 {
 fn quantile_and_percentile_every_dtype_q_and_axis() {
     require_gpu!();
     let mut rng = Rng::new(73);
-    for d in real_dtypes() {
+    for (i, d) in real_dtypes().into_iter().enumerate() {
         let float = d.kind() == DTypeKind::Float;
-        for (shape, axis) in [
+        for (j, (shape, axis)) in [
             (vec![9usize], None),
             (vec![1], Some(0)),
             (vec![5, 7], Some(1)),
             (vec![5, 7], Some(-2)),
             (vec![3, 4, 6], Some(2)),
             (vec![2, 1500], Some(1)),
-        ] {
+        ]
+        .into_iter()
+        .enumerate()
+        {
             let n: usize = shape.iter().product();
             let vals = rand_vals(&mut rng, d, n, 60, 11);
+            if !common::sweep_cell(i, j) {
+                continue;
+            }
             let x = dev(&vals, &shape, d);
             let (lane_shape, ax) = match axis {
                 None => (vec![n], 0),
@@ -898,15 +910,21 @@ fn quantile_errors() {
 fn unique_all_and_unique_index_every_dtype() {
     require_gpu!();
     let mut rng = Rng::new(74);
-    for d in common::dtypes(DType::ALL) {
-        for (shape, special) in [
+    for (i, d) in common::dtypes(DType::ALL).into_iter().enumerate() {
+        for (j, (shape, special)) in [
             (vec![0usize], 0usize),
             (vec![1], 0),
             (vec![13], 3),
             (vec![40, 75], 8),
-        ] {
+        ]
+        .into_iter()
+        .enumerate()
+        {
             let n: usize = shape.iter().product();
             let vals = rand_vals(&mut rng, d, n, 12, special);
+            if !common::sweep_cell(i, j) {
+                continue;
+            }
             let x = dev(&vals, &shape, d);
             let what = format!("{d} {shape:?}");
             let (wv, wf, wi, wc) = unique_model(&vals, false);
@@ -1014,15 +1032,18 @@ fn check_unique_axis(vals: &[V], shape: &[usize], d: DType, axis: isize, what: &
 fn unique_along_an_axis() {
     require_gpu!();
     let mut rng = Rng::new(75);
-    for d in common::dtypes(&[
+    for (i, d) in common::dtypes(&[
         DType::Bool,
         DType::I32,
         DType::U8,
         DType::F32,
         DType::F64,
         DType::C128,
-    ]) {
-        for (shape, axis) in [
+    ])
+    .into_iter()
+    .enumerate()
+    {
+        for (j, (shape, axis)) in [
             (vec![30usize, 3], 0isize),
             (vec![3, 30], 1),
             (vec![6, 4, 2], 1),
@@ -1031,9 +1052,15 @@ fn unique_along_an_axis() {
             (vec![1, 4], 0),
             (vec![0, 3], 0),
             (vec![3, 0], 0),
-        ] {
+        ]
+        .into_iter()
+        .enumerate()
+        {
             let n: usize = shape.iter().product();
             let vals = rand_vals(&mut rng, d, n, 3, 6);
+            if !common::sweep_cell(i, j) {
+                continue;
+            }
             check_unique_axis(
                 &vals,
                 &shape,

@@ -125,7 +125,7 @@ fn check(got: &Array, want: &[V], d: DType, n: usize, what: &str) {
 fn var_and_std_take_ddof_on_every_dtype_and_layout() {
     require_gpu!();
     let mut rng = Rng::new(11);
-    for d in dtypes(DType::ALL) {
+    for (i, d) in dtypes(DType::ALL).into_iter().enumerate() {
         if d == DType::Bool {
             continue;
         }
@@ -139,9 +139,12 @@ fn var_and_std_take_ddof_on_every_dtype_and_layout() {
             (&[37, 5], Some(0), 1),
             (&[6, 7], None, 2),
         ];
-        for (shape, axis, kind) in cases {
+        for (j, (shape, axis, kind)) in cases.into_iter().enumerate() {
             let n: usize = shape.iter().product();
             let xs = vals(&mut rng, d, n);
+            if !common::sweep_cell(i, j) {
+                continue;
+            }
             let a = view_of(&xs, shape, d, kind);
             // ddof 0, a fractional one (past the count of the small shapes), and 1 (std)
             for ddof in [0.0, 2.5, 1.0] {
@@ -278,14 +281,20 @@ fn dtype_sets_the_accumulator_and_the_result() {
         (DType::U8, DType::F16),
         (DType::I16, DType::C64),
     ];
-    for (d, t) in pairs {
-        for (shape, axis, kind) in [
+    for (i, (d, t)) in pairs.into_iter().enumerate() {
+        for (j, (shape, axis, kind)) in [
             (&[1000usize][..], None, 0usize),
             (&[5, 41][..], Some(1usize), 1),
             (&[0][..], None, 0),
-        ] {
+        ]
+        .into_iter()
+        .enumerate()
+        {
             let n: usize = shape.iter().product();
             let xs = vals(&mut rng, d, n);
+            if !common::sweep_cell(i, j) {
+                continue;
+            }
             let a = view_of(&xs, shape, d, kind);
             let mut o = ReduceOpts::new().dtype(t);
             if let Some(ax) = axis {
@@ -554,11 +563,14 @@ fn nan_reductions_skip_nans() {
         .into_iter()
         .filter(|d| matches!(d.kind(), DTypeKind::Float | DTypeKind::Complex))
         .collect();
-    for d in floats {
+    for (i, d) in floats.into_iter().enumerate() {
         let complex = d.kind() == DTypeKind::Complex;
         let (rows, cols) = (4, 67);
         let xs = with_nans(&mut rng, d, rows, cols);
-        for kind in [0, 2] {
+        for (j, kind) in [0, 2].into_iter().enumerate() {
+            if !common::sweep_one_of(i, j, 2) {
+                continue;
+            }
             let a = view_of(&xs, &[rows, cols], d, kind);
             let gs = groups(&[rows, cols], Some(1));
             let keep = |g: &Vec<usize>| -> Vec<V> {
@@ -750,21 +762,30 @@ fn nan_reductions_of_integers_are_the_plain_ones() {
 fn scans_take_dtype_and_out() {
     require_gpu!();
     let mut rng = Rng::new(16);
-    for (d, t) in [
+    for (i, (d, t)) in [
         (DType::I32, DType::I8),
         (DType::F64, DType::I32),
         (DType::I16, DType::F32),
         (DType::C128, DType::F64),
         (DType::U8, DType::Bool),
-    ] {
-        for (shape, axis, kind) in [
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        for (j, (shape, axis, kind)) in [
             (&[5000usize][..], None, 0usize),
             (&[3, 41][..], Some(1isize), 2),
             (&[41, 3][..], Some(0), 1),
             (&[0][..], None, 0),
-        ] {
+        ]
+        .into_iter()
+        .enumerate()
+        {
             let n: usize = shape.iter().product();
             let xs = vals(&mut rng, d, n);
+            if !common::sweep_cell(i, j) {
+                continue;
+            }
             let a = view_of(&xs, shape, d, kind);
             let mut o = ReduceOpts::new().dtype(t);
             if let Some(ax) = axis {

@@ -1266,17 +1266,23 @@ fn every_inner_and_outer_boundary() {
         (64, 64),
     ]
     .map(|(r, c)| (r, c, rand_f64(&mut rng, r * c)));
+    let shapes: Vec<_> = shapes.into_iter().enumerate().collect();
     // Each shape picks its own launch configuration (a kernel of its own on the host
-    // device): the shapes on every core there.
-    common::each_on_every_core(&shapes, |(r, c, h)| {
+    // device): the shapes on every core there, and of each shape's six layout and axis
+    // cases the diagonal cells (`common::sweep_cell`; the GPU runs every one).
+    common::each_on_every_core(&shapes, |(i, (r, c, h))| {
         let (r, c) = (*r, *c);
         let x = dev(h, &[r, c]);
         let xt = dev(h, &[c, r]).t();
+        let mut j = 0;
         for (v, what) in [(&x, "contiguous"), (&xt, "transposed")] {
             let what = format!("({r}, {c}) {what}");
-            check_view(&ssq, &mx, &what, v, Some(&[0]));
-            check_view(&ssq, &mx, &what, v, Some(&[1]));
-            check_view(&ssq, &mx, &what, v, None);
+            for axes in [Some(&[0][..]), Some(&[1][..]), None] {
+                if common::sweep_cell(*i, j) {
+                    check_view(&ssq, &mx, &what, v, axes);
+                }
+                j += 1;
+            }
         }
     });
     // 4-d: every non-empty subset of axes, on a contiguous and a permuted stepped view
@@ -1289,8 +1295,14 @@ fn every_inner_and_outer_boundary() {
         .unwrap();
     for mask in 1u32..16 {
         let axes: Vec<isize> = (0..4).filter(|k| mask & (1 << k) != 0).collect();
-        check_view(&ssq, &mx, "(6, 7, 8, 9)", &x, Some(&axes));
-        check_view(&ssq, &mx, "(6, 7, 8, 9) view", &xv, Some(&axes));
+        for (j, (v, what)) in [(&x, "(6, 7, 8, 9)"), (&xv, "(6, 7, 8, 9) view")]
+            .into_iter()
+            .enumerate()
+        {
+            if common::sweep_one_of(mask as usize, j, 2) {
+                check_view(&ssq, &mx, what, v, Some(&axes));
+            }
+        }
     }
     // broadcast input (stride 0): every row the same
     let hrow = rand_f64(&mut rng, 333);
@@ -1795,8 +1807,19 @@ fn max_and_min_with_infinite_identities_for_every_float_dtype() {
             },
         )
     };
-    for d in [DType::F16, DType::BF16, DType::F32, DType::F64] {
+    for (i, d) in [DType::F16, DType::BF16, DType::F32, DType::F64]
+        .into_iter()
+        .enumerate()
+    {
+        if !common::sweeps_dtype(d) {
+            continue;
+        }
         for (p, (mx, mn)) in pairs.iter().enumerate() {
+            // on the host device each dtype with one identity pair: float16 and float32
+            // with the double one, float64 with the float one
+            if !common::sweep_one_of(i + 1, p, 2) {
+                continue;
+            }
             for (what, lo, hi) in [
                 ("all negative", -1000.0, -0.5),
                 ("all positive", 0.5, 1000.0),

@@ -215,13 +215,20 @@ pub fn dtypes(all: &[cuprum::DType]) -> Vec<cuprum::DType> {
     representatives(all)
 }
 
+/// Whether this machine has a CUDA GPU, asked of the driver (not of the current device, which
+/// a GPU test may have made the host device): the NVRTC compile checks compile everything
+/// where it does (the GPU suite's many cores) and a cover where it does not (CI's two).
+pub fn has_gpu() -> bool {
+    cuprum::Device::count().is_ok()
+}
+
 /// The dtypes of `all` that a per-dtype sweep of NVRTC compiles (no device needed) runs:
 /// every one where there is a GPU (the GPU suite), those [`dtypes`] keeps on the host
 /// device where there is none (CI's two cores, where each is an NVRTC compile of a second
 /// or more). Asks the driver, not the current device: a binary's NVRTC tests choose the
 /// same dtypes whether or not a GPU test there made the host device the default.
 pub fn nvrtc_dtypes(all: &[cuprum::DType]) -> Vec<cuprum::DType> {
-    if cuprum::Device::count().is_ok() {
+    if has_gpu() {
         return all.to_vec();
     }
     representatives(all)
@@ -236,7 +243,7 @@ pub fn nvrtc_dtypes(all: &[cuprum::DType]) -> Vec<cuprum::DType> {
 /// builds cubins everywhere.
 pub fn sweep_options() -> cuprum::compile::CompileOptions {
     let opts = cuprum::compile::CompileOptions::default();
-    if cuprum::Device::count().is_ok() {
+    if has_gpu() {
         opts
     } else {
         opts.option("-arch=compute_90")
@@ -246,7 +253,7 @@ pub fn sweep_options() -> cuprum::compile::CompileOptions {
 /// Whether `img` is what [`sweep_options`] asks for on this machine: a cubin (an ELF image)
 /// where there is a GPU, PTX text where there is none.
 pub fn sweep_image_ok(img: &cuprum::compile::CompiledImage) -> bool {
-    if cuprum::Device::count().is_ok() {
+    if has_gpu() {
         img.is_cubin && img.image.starts_with(b"\x7fELF")
     } else {
         !img.is_cubin && img.image.starts_with(b"//")
@@ -295,6 +302,18 @@ pub fn sweep_cell(i: usize, j: usize) -> bool {
     (i + j).is_multiple_of(HOST_CELL_STRIDE)
 }
 
+/// Whether a sweep whose rows have only `n` columns (too few for [`sweep_cell`]'s
+/// diagonals to meet every row) runs its cell `(i, j)`: on a GPU every cell; on the host
+/// device one column per row, in turn (`j == i % n`), so every row runs once and the columns
+/// take turns. The GPU suite runs every cell; the report at exit says the sweep was cut.
+pub fn sweep_one_of(i: usize, j: usize, n: usize) -> bool {
+    if !on_host() {
+        return true;
+    }
+    CELLS_CUT.store(true, std::sync::atomic::Ordering::Relaxed);
+    j == i % n.max(1)
+}
+
 /// `f` of each item, in `items`' order. On the host device the items run on every core
 /// (each new kernel there is a C++ compile, and a sweep that compiles hundreds of them one
 /// after another would keep one core busy while the others wait for the binary's last
@@ -305,6 +324,13 @@ pub fn each_on_every_core<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + S
     if !on_host() {
         return items.iter().map(f).collect();
     }
+    on_every_core(items, f)
+}
+
+/// `f` of each item on every core, results in `items`' order, on any machine: for work that
+/// never touches a device (NVRTC compiles, each independent of the others). A panic in `f`
+/// fails the test.
+pub fn on_every_core<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
     let next = std::sync::atomic::AtomicUsize::new(0);
     let (f, next) = (&f, &next);

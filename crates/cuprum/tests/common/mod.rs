@@ -24,9 +24,10 @@ pub mod views;
 
 #[allow(unused_imports)]
 pub use harness::{
-    HOST_DTYPES, Need, child_env, cuda, dtypes, each_on_every_core, gpu, gpu_or_host, host_device,
-    not_on_host, nvrtc, nvrtc_dtypes, on_host, setup, shared_test_cache_dir, skip, sweep_cell,
-    sweep_image_ok, sweep_options, sweeps_dtype,
+    HOST_CELL_STRIDE, HOST_DTYPES, Need, child_env, cuda, dtypes, each_on_every_core, gpu,
+    gpu_or_host, has_gpu, host_device, not_on_host, nvrtc, nvrtc_dtypes, on_every_core, on_host,
+    setup, shared_test_cache_dir, skip, sweep_cell, sweep_image_ok, sweep_one_of, sweep_options,
+    sweeps_dtype,
 };
 
 use cuprum::{Array, Element, ErrorKind};
