@@ -6,15 +6,20 @@ own small arrays (4 float32 elements, so the GPU's work is negligible), and the 
 
 Each figure is the median over B batches of N calls (µs per call), after warm-up: the host
 time of the calls, the GPU synchronised after each batch outside the timed span (N is kept
-below the depth of the GPU's launch queue, so no call waits for the GPU). A second table
-times the same batches with the synchronisation inside the span: the rate at which calls
-complete, bounded below by the GPU's own time per tiny kernel (a few µs), which no host
-code can beat. CuPy's rows are absent where CuPy is not installed. The launch floor is a bare ``cuLaunchKernel`` called from
-Python: one native call (``cuprum._cuprum._launch_empty``) that launches an empty kernel on
-the current stream, what any Python library pays at least; the "- floor" column is each
-row's excess over it. The same launch through ``ctypes`` (CuPy's compiled ``axpy``, absent
-without CuPy or a GPU) is printed beside it: ctypes' own argument conversion makes it dearer
-than a native call.
+below the depth of the GPU's launch queue, so no call waits for the GPU). The rows' batches
+interleave (a batch of each row in turn, B rounds), so a drift of the host reaches every row
+alike. A second table times the same batches with the synchronisation inside the span: the
+rate at which calls complete, bounded below by the GPU's own time per tiny kernel (a few
+µs), which no host code can beat. CuPy's rows are absent where CuPy is not installed.
+
+The launch floor is a bare ``cuLaunchKernel`` called from Python: one native call
+(``cuprum._cuprum._launch_empty``) that launches an empty kernel on the current stream, what
+any Python library pays at least; the "- floor" column is each row's excess over it. A
+second floor launches an empty kernel that takes the RawKernel row's four parameters
+(``_launch_empty(True)``: the driver copies each into the launch); the RawKernel row's
+excess over it is what cuprum adds to that launch. The same launch through ``ctypes``
+(CuPy's compiled ``axpy``, absent without CuPy or a GPU) is printed beside them: ctypes' own
+argument conversion makes it dearer than a native call.
 """
 
 from __future__ import annotations
@@ -34,25 +39,37 @@ extern "C" __global__ void axpy(const float* x, float* y, float a, int n) {
 """
 
 
-def per_call_us(f, sync, calls, batches, drain=False):
-    """The median over ``batches`` of the host time per call of ``calls`` calls of ``f``.
-    The GPU is synchronised after each batch, outside the timed span (``drain``: inside
-    it, so the figure is the rate at which calls complete, the GPU's own time per tiny
-    kernel included)."""
-    for _ in range(3):
+def batch_us(f, sync, calls, drain):
+    """The host time per call (µs) of one batch of ``calls`` calls of ``f``. The GPU is
+    synchronised after the batch, outside the timed span (``drain``: inside it, so the
+    figure is the rate at which calls complete, the GPU's own time per tiny kernel
+    included)."""
+    t0 = time.perf_counter()
+    for _ in range(calls):
         f()
-    sync()
-    times = []
-    for _ in range(batches):
-        t0 = time.perf_counter()
-        for _ in range(calls):
+    if drain:
+        sync()
+    us = (time.perf_counter() - t0) / calls * 1e6
+    if not drain:
+        sync()
+    return us
+
+
+def per_call_us(rows, calls, batches, drain=False):
+    """{name: the median over ``batches`` of :func:`batch_us`} for ``rows`` ({name: (f,
+    sync)}), after warm-up. The rows' batches interleave (one batch of each row in turn,
+    ``batches`` rounds), so the host's drift (clocks, other processes) reaches every row
+    alike and the differences between rows (each row less the launch floor) hold within a
+    run."""
+    for f, sync in rows.values():
+        for _ in range(3):
             f()
-        if drain:
-            sync()
-        times.append((time.perf_counter() - t0) / calls * 1e6)
-        if not drain:
-            sync()
-    return statistics.median(times)
+        sync()
+    times = {name: [] for name in rows}
+    for _ in range(batches):
+        for name, (f, sync) in rows.items():
+            times[name].append(batch_us(f, sync, calls, drain))
+    return {name: statistics.median(t) for name, t in times.items()}
 
 
 def import_ms(module, repeats=5):
@@ -67,8 +84,9 @@ def import_ms(module, repeats=5):
     return (statistics.median(run(f"import {module}") for _ in range(repeats)) - base) * 1e3
 
 
-def suite(xp, calls, batches, drain=False):
-    """The same operations in one library (`xp` is cuprum or cupy)."""
+def suite(xp):
+    """{name: (call, sync)}: the same operations in one library (``xp`` is cuprum or cupy),
+    each on that library's own arrays."""
     n = 4
     x = xp.arange(n, dtype=xp.float32)
     y = xp.ones(n, dtype=xp.float32)
@@ -81,8 +99,7 @@ def suite(xp, calls, batches, drain=False):
     def fused(x, y):
         return x + y * 2
 
-    device = xp.cuda.Device()
-    sync = device.synchronize
+    sync = xp.cuda.Device().synchronize
     rows = {
         "ElementwiseKernel": lambda: ek(x, y),
         "ReductionKernel": lambda: rk(x),
@@ -92,20 +109,25 @@ def suite(xp, calls, batches, drain=False):
         "a * 2.0": lambda: x * 2.0,
         "x.sum()": lambda: x.sum(),
     }
-    return {name: per_call_us(f, sync, calls, batches, drain) for name, f in rows.items()}
+    return {name: (f, sync) for name, f in rows.items()}
 
 
-def launch_floor_us(calls, batches):
-    """The launch floor: a native call from Python that launches cuprum's empty kernel."""
+def floors():
+    """{name: (call, sync)}: the launch floors, native calls from Python that launch
+    cuprum's empty kernel (``params``: the one taking ``axpy``'s four parameters)."""
     import cuprum
     from cuprum import _cuprum
 
-    return per_call_us(_cuprum._launch_empty, cuprum.cuda.Device().synchronize, calls, batches)
+    def launch_params():
+        _cuprum._launch_empty(True)
+
+    sync = cuprum.cuda.Device().synchronize
+    return {"floor": (_cuprum._launch_empty, sync), "floor_params": (launch_params, sync)}
 
 
-def ctypes_launch_us(calls, batches):
-    """A bare cuLaunchKernel from Python through ctypes of CuPy's compiled `axpy` (None
-    without CuPy or a GPU)."""
+def ctypes_launch():
+    """{'ctypes': (call, sync)}: a bare cuLaunchKernel from Python through ctypes of CuPy's
+    compiled ``axpy`` ({} without CuPy or a GPU)."""
     import ctypes
 
     try:
@@ -113,7 +135,7 @@ def ctypes_launch_us(calls, batches):
 
         cuda = ctypes.CDLL("libcuda.so.1")
     except (ImportError, OSError):
-        return None
+        return {}
     n = 4
     x = cupy.arange(n, dtype=cupy.float32)
     y = cupy.ones(n, dtype=cupy.float32)
@@ -138,7 +160,9 @@ def ctypes_launch_us(calls, batches):
         if rc != 0:
             raise RuntimeError(f"cuLaunchKernel returned {rc}")
 
-    return per_call_us(call, cupy.cuda.Device().synchronize, calls, batches)
+    # Keep the arrays and the packed values alive as long as the call.
+    call.keep = (x, y, values, params)
+    return {"ctypes": (call, cupy.cuda.Device().synchronize)}
 
 
 def main():
@@ -148,21 +172,34 @@ def main():
     args = p.parse_args()
     import cuprum
 
-    result = {"cuprum": suite(cuprum, args.calls, args.batches)}
-    result["cuprum_drained"] = suite(cuprum, args.calls, args.batches, drain=True)
-    result["launch_floor_us"] = launch_floor_us(args.calls, args.batches)
-    result["import_ms"] = {"cuprum": import_ms("cuprum"), "numpy": import_ms("numpy")}
+    rows = {("cuprum", k): v for k, v in suite(cuprum).items()}
+    rows.update({(k, None): v for k, v in floors().items()})
+    libs = ["cuprum"]
     try:
         import cupy
 
-        result["cupy"] = suite(cupy, args.calls, args.batches)
-        result["cupy_drained"] = suite(cupy, args.calls, args.batches, drain=True)
-        result["import_ms"]["cupy"] = import_ms("cupy")
-        result["ctypes_launch_us"] = ctypes_launch_us(args.calls, args.batches)
+        rows.update({("cupy", k): v for k, v in suite(cupy).items()})
+        rows.update({(k, None): v for k, v in ctypes_launch().items()})
+        libs.append("cupy")
     except ImportError:
         pass
+    result = {}
+    for key in ("", "_drained"):
+        us = per_call_us(rows, args.calls, args.batches, drain=bool(key))
+        for lib in libs:
+            result[lib + key] = {name: t for (who, name), t in us.items() if who == lib}
+        if not key:
+            result["launch_floor_us"] = us[("floor", None)]
+            result["launch_floor_params_us"] = us[("floor_params", None)]
+            if ("ctypes", None) in us:
+                result["ctypes_launch_us"] = us[("ctypes", None)]
+    result["import_ms"] = {"cuprum": import_ms("cuprum"), "numpy": import_ms("numpy")}
+    if "cupy" in libs:
+        result["import_ms"]["cupy"] = import_ms("cupy")
     floor = result["launch_floor_us"]
+    floor4 = result["launch_floor_params_us"]
     print(f"{'launch floor (native cuLaunchKernel)':<38} {floor:9.2f}")
+    print(f"{'the floor with four parameters (axpy)':<38} {floor4:9.2f}")
     if result.get("ctypes_launch_us"):
         print(f"{'the same launch through ctypes':<38} {result['ctypes_launch_us']:9.2f}")
     for key, title in (("", "host µs per call"), ("_drained", "µs per call, GPU drained")):
@@ -171,7 +208,10 @@ def main():
             theirs = result.get("cupy" + key, {}).get(name)
             ratio = f"{us / theirs:7.2f}" if theirs else "      -"
             nan = float("nan")
-            print(f"{name:<24} {us:9.2f} {theirs or nan:9.2f} {ratio} {us - floor:8.2f}")
+            own = ""
+            if name == "RawKernel" and not key:
+                own = f"  ({us - floor4:.2f} over the four-parameter floor)"
+            print(f"{name:<24} {us:9.2f} {theirs or nan:9.2f} {ratio} {us - floor:8.2f}{own}")
     imp = result["import_ms"]
     print(
         f"{'import (ms)':<20} {imp['cuprum']:9.1f} {imp.get('cupy', float('nan')):9.1f}"

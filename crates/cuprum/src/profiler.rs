@@ -290,7 +290,7 @@ pub fn launch_floor(opts: &BenchmarkOptions) -> Result<PerfCaseResult> {
     let s = Stream::current()?;
     benchmark(
         "launch_floor",
-        || crate::array::kernels::launch_empty(&s),
+        || crate::array::kernels::launch_empty(&s, false),
         opts,
     )
 }

@@ -67,8 +67,10 @@ pub(crate) enum KernelKey {
     /// `out[i] = T(low + s[i] % m)` (`m` 0: no modulo) from uint32 (`wide`: uint64)
     /// samples into a bool or integer dtype.
     CupyRandInt { dtype: DType, wide: bool },
-    /// An empty kernel (the launch-overhead floor).
-    Empty,
+    /// An empty kernel (the launch-overhead floor); `params`: with the parameter list of
+    /// `python/benches/host_overhead.py`'s `axpy` (`const float*, float*, float, int`),
+    /// unused, the floor of a launch that passes those four values.
+    Empty { params: bool },
 }
 
 /// Index type per width.
@@ -400,7 +402,12 @@ pub(crate) fn source(key: KernelKey) -> Result<String> {
                 idx(wide)
             );
         }
-        KernelKey::Empty => s.push_str("extern \"C\" __global__ void cuprum_empty() {}\n"),
+        KernelKey::Empty { params: false } => {
+            s.push_str("extern \"C\" __global__ void cuprum_empty() {}\n")
+        }
+        KernelKey::Empty { params: true } => s.push_str(
+            "extern \"C\" __global__ void cuprum_empty_params(const float*, float*, float, int) {}\n",
+        ),
     }
     Ok(s)
 }
@@ -501,7 +508,10 @@ fn schema(key: KernelKey) -> ArgSchema {
             Value(sample_dtype(wide)),
             Value(DType::U64),
         ],
-        KernelKey::Empty => vec![],
+        KernelKey::Empty { params: false } => vec![],
+        KernelKey::Empty { params: true } => {
+            vec![Pointer, Pointer, Value(DType::F32), Value(DType::I32)]
+        }
     };
     let mut schema = ArgSchema::default();
     for s in slots {
@@ -530,7 +540,8 @@ fn entry(key: KernelKey) -> &'static str {
         KernelKey::CupyUniform(_) => "cuprum_cupy_uniform",
         KernelKey::CountAbove { .. } => "cuprum_count_above",
         KernelKey::CupyRandInt { .. } => "cuprum_cupy_randint",
-        KernelKey::Empty => "cuprum_empty",
+        KernelKey::Empty { params: false } => "cuprum_empty",
+        KernelKey::Empty { params: true } => "cuprum_empty_params",
     }
 }
 
@@ -899,16 +910,25 @@ pub(crate) fn cupy_rand_int(
     unsafe { f.launch(args, &grid_for(stream.device(), n), stream) }
 }
 
-/// Launches the empty kernel once (for measuring the launch floor).
-pub(crate) fn launch_empty(stream: &Stream) -> Result<()> {
-    let f = function(stream.device(), KernelKey::Empty)?;
+/// Launches the empty kernel once (for measuring the launch floor); `params`: the one
+/// that takes `axpy`'s four parameters (two null pointers, `2.0f` and `4`, all unused), so
+/// a benchmark can tell the driver's cost of passing them from what a library adds.
+pub(crate) fn launch_empty(stream: &Stream, params: bool) -> Result<()> {
+    let f = function(stream.device(), KernelKey::Empty { params })?;
     let cfg = LaunchConfig {
         grid: (1, 1, 1),
         block: (1, 1, 1),
         shared_mem_bytes: 0,
     };
-    // SAFETY: `cuprum_empty` takes no parameters and touches no memory.
-    unsafe { f.launch(f.packer(), &cfg, stream) }
+    let mut args = f.packer();
+    if params {
+        args.pointer(0)?;
+        args.pointer(0)?;
+        args.scalar(Scalar::F32(2.0))?;
+        args.scalar(Scalar::I32(4))?;
+    }
+    // SAFETY: both empty kernels touch no memory (the pointers passed are never read).
+    unsafe { f.launch(args, &cfg, stream) }
 }
 
 /// Every specialisation's source, for NVRTC compile checks without a GPU.
@@ -921,7 +941,10 @@ pub fn all_sources() -> Vec<(String, String)> {
 
 /// Every specialisation: its label and kernel.
 pub(crate) fn all_kernels() -> Vec<(String, GeneratedKernel)> {
-    let mut keys = vec![KernelKey::Empty];
+    let mut keys = vec![
+        KernelKey::Empty { params: false },
+        KernelKey::Empty { params: true },
+    ];
     for item in [1, 2, 4, 8, 16] {
         for nd in 1..=4 {
             for wide in [false, true] {

@@ -566,11 +566,14 @@ fn scatter_add(
 
 /// The launch floor from Python: one launch of cuprum's empty kernel (no parameters, one
 /// thread) on the current stream, as bare as a launch gets (a table lookup and
-/// `cuLaunchKernel`). `python/benches/host_overhead.py` times it beside the kernels' calls.
+/// `cuLaunchKernel`); `params`: an empty kernel that takes the benchmark's `axpy`
+/// parameters (two pointers, a float and an int), the floor of a launch passing four
+/// values. `python/benches/host_overhead.py` times both beside the kernels' calls.
 #[pyfunction]
-fn _launch_empty() -> PyResult<()> {
+#[pyo3(signature = (params = false))]
+fn _launch_empty(params: bool) -> PyResult<()> {
     let stream = crate::runtime::Stream::current()?;
-    Ok(crate::array::kernels::launch_empty(&stream)?)
+    Ok(crate::array::kernels::launch_empty(&stream, params)?)
 }
 
 /// Adds the package's classes and functions to `m` (the `cuprum._cuprum` module).
