@@ -313,6 +313,19 @@ def test_tuple_returns():
     assert isinstance(no_none, tuple) and len(no_none) == 1
 
 
+def test_one_value_returned_twice_and_beside_a_reduction():
+    x = rand((5,), np.float64)
+
+    def f(a):
+        y = a * 2 + 1
+        return y, cp.sum(a), y
+
+    first, total, again = cp.fuse(f)(cp.asarray(x))
+    check(first, x * 2 + 1)
+    check(again, x * 2 + 1)
+    check(total, np.sum(x))
+
+
 def test_returning_none_runs_nothing():
     assert cp.fuse(lambda a: None)(cp.asarray(rand((3,)))) is None
 

@@ -150,7 +150,7 @@ pub(crate) mod dynamic {
 use crate::array::Array;
 use crate::compile::CompileOptions;
 use crate::error::{Result, bail};
-use crate::kernel::{Operand, Operands};
+use crate::kernel::{Operand, Operands, Outputs};
 use lower::Lowered;
 use operand::Loc;
 use rustc_hash::FxHashMap;
@@ -485,7 +485,7 @@ impl Fused {
     }
 
     /// Runs on `ops` and returns every value the closure returns.
-    pub(crate) fn invoke(&self, ops: &[Operand<'_>]) -> Result<SmallVec<[Array; 4]>> {
+    pub(crate) fn invoke(&self, ops: &[Operand<'_>]) -> Result<Outputs> {
         if let Some(o) = ops.iter().find(|o| matches!(o, Operand::Record(_))) {
             return Err(o.not_numeric(&format!("fused `{}`", self.name)));
         }

@@ -8,6 +8,7 @@ use super::ir::{Kind, NodeId, Program, Slot};
 use super::lower::{Built, Lowered, Source};
 use crate::array::{Array, Scalar};
 use crate::error::{Error, Result, bail, err};
+use crate::kernel::Outputs;
 use crate::kernel::{IntoOperand, Operand};
 use crate::ops::reduction::ROp;
 use crate::shape::{Shape, broadcast_shapes};
@@ -46,6 +47,8 @@ pub(crate) fn shapes<'a>(
             Kind::Ufunc(..) | Kind::Cast | Kind::Const(_) => match n.args.len() {
                 0 => Shape::new(),
                 1 => out[n.args[0] as usize].clone(),
+                // Operands of one shape, scalars aside (the common case): that shape.
+                _ if let Some(s) = same_shape(n.args.iter().map(|&a| &out[a as usize])) => s,
                 _ => {
                     let refs: SmallVec<[&[usize]; 3]> =
                         n.args.iter().map(|&a| out[a as usize].as_slice()).collect();
@@ -96,6 +99,20 @@ pub(crate) fn shapes<'a>(
     Ok(out)
 }
 
+/// The shape of operands whose shapes are all one shape or `()` (a scalar's, which
+/// broadcasts to any): that shape without a broadcast; `None` when they differ otherwise.
+fn same_shape<'a>(shapes: impl Iterator<Item = &'a Shape>) -> Option<Shape> {
+    let mut first: Option<&Shape> = None;
+    for s in shapes.filter(|s| !s.is_empty()) {
+        match first {
+            None => first = Some(s),
+            Some(f) if f == s => {}
+            Some(_) => return None,
+        }
+    }
+    Some(first.cloned().unwrap_or_default())
+}
+
 /// A compile error of a generated kernel is cuprum's bug: the message says so.
 fn generated(name: &str, e: Error) -> Error {
     if e.kind() == crate::ErrorKind::Compile {
@@ -113,11 +130,15 @@ fn generated(name: &str, e: Error) -> Error {
 /// The arrays (returned values and temporaries) made so far in one call.
 type Made = SmallVec<[(NodeId, Array); 8]>;
 
-fn find(made: &Made, n: NodeId) -> Result<&Array> {
+/// Where value `n` is in `made`.
+fn position(made: &Made, n: NodeId) -> Result<usize> {
     made.iter()
-        .find(|(k, _)| *k == n)
-        .map(|(_, a)| a)
+        .position(|(k, _)| *k == n)
         .ok_or_else(|| err!(Unsupported, "fused plan: value %{n} was not computed"))
+}
+
+fn find(made: &Made, n: NodeId) -> Result<&Array> {
+    Ok(&made[position(made, n)?].1)
 }
 
 impl Lowered {
@@ -152,7 +173,7 @@ impl Lowered {
 
     /// Runs every kernel on `args` (checked against the signature this was traced for) and
     /// returns the closure's values.
-    pub(crate) fn run(&self, name: &str, args: &[Operand<'_>]) -> Result<SmallVec<[Array; 4]>> {
+    pub(crate) fn run(&self, name: &str, args: &[Operand<'_>]) -> Result<Outputs> {
         let p = &self.program;
         let shapes = shapes(name, p, |i| match args.get(i as usize) {
             Some(Operand::Array(a)) => Some(a.shape()),
@@ -175,7 +196,7 @@ impl Lowered {
                     scalars.push(self.scalar(name, n, args)?);
                 }
             }
-            let given: SmallVec<[Array; 4]> = match lk.built {
+            let given: Outputs = match lk.built {
                 Built::Elementwise(_) => lk
                     .outputs
                     .iter()
@@ -183,7 +204,7 @@ impl Lowered {
                     .collect::<Result<_>>()?,
                 Built::Reduction(_) | Built::Scan(_) => SmallVec::new(),
             };
-            let reduced: Option<SmallVec<[Array; 4]>> = {
+            let reduced: Option<Outputs> = {
                 let mut ops: SmallVec<[&dyn IntoOperand; 12]> = SmallVec::new();
                 let mut si = 0;
                 for src in &lk.inputs {
@@ -238,6 +259,16 @@ impl Lowered {
                 made.push((o, a));
             }
         }
-        p.outputs.iter().map(|&o| find(&made, o).cloned()).collect()
+        // The values move out of `made`; one returned twice (`return y, y`) is cloned.
+        let mut outs = SmallVec::with_capacity(p.outputs.len());
+        for (k, &o) in p.outputs.iter().enumerate() {
+            let at = position(&made, o)?;
+            outs.push(if p.outputs[k + 1..].contains(&o) {
+                made[at].1.clone()
+            } else {
+                made.swap_remove(at).1
+            });
+        }
+        Ok(outs)
     }
 }

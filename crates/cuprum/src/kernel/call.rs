@@ -280,6 +280,11 @@ pub(crate) struct OutputRule {
     pub raw_undecided: &'static str,
 }
 
+/// The arrays a kernel call returns: one inline (the common case), more on the heap. One
+/// array inline keeps the list small to move: each call hands it up through several frames
+/// (a list of four inline was ~470 bytes, a `memcpy` at each move).
+pub(crate) type Outputs = SmallVec<[Array; 1]>;
+
 /// Step 4: the outputs: each given one checked against `shape` (raw ones are not), the
 /// others allocated on `stream` with their resolved dtypes.
 pub(crate) fn prepare_outputs(
@@ -289,8 +294,8 @@ pub(crate) fn prepare_outputs(
     shape: &[usize],
     stream: &Stream,
     rule: &OutputRule,
-) -> Result<SmallVec<[Array; 4]>> {
-    let mut outs: SmallVec<[Array; 4]> = SmallVec::new();
+) -> Result<Outputs> {
+    let mut outs: Outputs = SmallVec::new();
     for (j, given) in args.outputs.iter().enumerate() {
         let p = &sig.params[sig.nin + j];
         match given {

@@ -33,8 +33,8 @@
 //! gets direct references. Compile errors name the line of the user's operation.
 
 use super::call::{
-    Bound, OutputRule, Signature, array_shapes, bind, on_stream, operand_at, pack_operands,
-    prepare_outputs, resolve_dtypes, sample_slots, specialisation, table_words,
+    Bound, OutputRule, Outputs, Signature, array_shapes, bind, on_stream, operand_at,
+    pack_operands, prepare_outputs, resolve_dtypes, sample_slots, specialisation, table_words,
 };
 use super::codegen::elementwise::{ElementwiseSource, generate};
 use super::codegen::entry::Slot;
@@ -605,7 +605,7 @@ impl ElementwiseCall<'_> {
     }
 
     /// The call: the steps of `kernel/call.rs` around the elementwise plan.
-    fn invoke(&self, args: &[Operand<'_>]) -> Result<SmallVec<[Array; 4]>> {
+    fn invoke(&self, args: &[Operand<'_>]) -> Result<Outputs> {
         let k = self.kernel;
         let sig = &k.spec.sig;
         let args = bind(sig, Some(&k.input_at), args)?;

@@ -51,6 +51,7 @@
 
 mod args;
 mod call;
+pub(crate) use call::Outputs;
 pub(crate) mod codegen;
 mod elementwise;
 pub mod jit;

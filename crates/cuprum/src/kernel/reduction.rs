@@ -33,8 +33,8 @@
 //! [`call_all`]: ReductionKernel::call_all
 
 use super::call::{
-    Bound, OutputRule, Signature, array_shapes, bind, on_stream, operand_at, pack_operands,
-    prepare_outputs, resolve_dtypes, sample_slots, specialisation, table_words,
+    Bound, OutputRule, Outputs, Signature, array_shapes, bind, on_stream, operand_at,
+    pack_operands, prepare_outputs, resolve_dtypes, sample_slots, specialisation, table_words,
 };
 use super::codegen::entry::Slot;
 use super::codegen::reduction::{BLOCK, PARTIAL_BYTES, ReduceStrategy, ReductionSource, generate};
@@ -576,7 +576,7 @@ impl ReductionCall<'_> {
 
     /// The call: the steps of `kernel/call.rs` around the reduction's geometry and
     /// strategy.
-    fn invoke(&self, args: &[Operand<'_>]) -> Result<SmallVec<[Array; 4]>> {
+    fn invoke(&self, args: &[Operand<'_>]) -> Result<Outputs> {
         let k = self.kernel;
         let sig = &k.spec.sig;
         let args = bind(sig, None, args)?;

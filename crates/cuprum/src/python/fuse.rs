@@ -52,7 +52,7 @@ use super::operations::reduction_op;
 use crate::array::{Array, DType, Scalar};
 use crate::error::{Error, err};
 use crate::fuse::{Fused, Var, VarArg, dynamic, fuse_dynamic};
-use crate::kernel::{IntoOperand, Operand};
+use crate::kernel::{IntoOperand, Operand, Outputs};
 use crate::ops::ReduceOpts;
 use crate::ops::elementwise::check_same_kind;
 use crate::ops::scan::ScanOp;
@@ -1163,17 +1163,17 @@ impl PyFusion {
             (Err(_), Some(Outcome::Raised(e))) => return Err(e),
             // Nothing returned and nothing written: nothing to run.
             (Err(_), Some(Outcome::Returned(r))) if r.values + r.written.len() == 0 => {
-                return values(py, Vec::new(), r.tuple);
+                return values(py, SmallVec::new(), r.tuple);
             }
             (Err(e), _) => return Err(py_err(e)),
         };
         let Some(r) = entry.returns.get() else {
-            return values(py, outs.into_vec(), Some(false));
+            return values(py, outs, Some(false));
         };
         self.check_overlaps(r, &bound, &objs)?;
-        let mut outs = outs.into_vec();
-        let back = outs.split_off(r.values.min(outs.len()));
-        for (pos, src) in r.written.iter().zip(back) {
+        let mut outs = outs;
+        let kept = r.values.min(outs.len());
+        for (pos, src) in r.written.iter().zip(outs.drain(kept..)) {
             if let Some(Arg::Array(dst)) = bound.get(usize::from(*pos)) {
                 dst.assign(&src.broadcast_to(dst.shape())?)?;
             }
@@ -1183,7 +1183,7 @@ impl PyFusion {
 }
 
 /// A fused call's values as the function returned them: `None`, one array, or a tuple.
-fn values(py: Python<'_>, outs: Vec<Array>, tuple: Option<bool>) -> PyResult<Py<PyAny>> {
+fn values(py: Python<'_>, outs: Outputs, tuple: Option<bool>) -> PyResult<Py<PyAny>> {
     match tuple {
         None => Ok(py.None()),
         Some(false) if outs.len() == 1 => {

@@ -221,8 +221,9 @@ pub(super) fn arguments(
     items: &[Bound<'_, PyAny>],
     objs: &[(usize, usize)],
     specs: &[ViewSpec],
-) -> PyResult<SmallVec<[Arg; 4]>> {
-    let mut out = SmallVec::new();
+) -> PyResult<Vec<Arg>> {
+    // A Vec: most calls have no views, and an empty one is three words to move.
+    let mut out = Vec::new();
     for s in specs {
         let Some(obj) = objs
             .get(usize::from(s.pos))
