@@ -72,16 +72,17 @@ def per_call_us(rows, calls, batches, drain=False):
     return {name: statistics.median(t) for name, t in times.items()}
 
 
-def import_ms(module, repeats=5):
-    """The median wall time of `python -c 'import module'` minus the interpreter's own."""
+def import_ms(module, repeats=7):
+    """The median time of ``import module`` in a new interpreter, timed inside it (the
+    interpreter's own start-up, which varies by more than a light import takes, is not in
+    the span)."""
+    code = f"import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
 
-    def run(code):
-        t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-c", code], check=True)
-        return time.perf_counter() - t0
+    def run():
+        p = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+        return float(p.stdout.strip().splitlines()[-1])
 
-    base = statistics.median(run("pass") for _ in range(repeats))
-    return (statistics.median(run(f"import {module}") for _ in range(repeats)) - base) * 1e3
+    return statistics.median(run() for _ in range(repeats)) * 1e3
 
 
 def suite(xp):
