@@ -228,7 +228,12 @@ impl Lowered {
                         for o in &given {
                             ops.push(o);
                         }
-                        k.run(&ops[..]).map_err(|e| generated(name, e))?;
+                        // The kernel's parameters are the values' concrete dtypes, its
+                        // outputs given: the exact path (the general one otherwise).
+                        let exact: SmallVec<[Operand<'_>; 12]> =
+                            ops.iter().map(|o| o.operand()).collect();
+                        k.run_exact(&exact, &stream)
+                            .map_err(|e| generated(name, e))?;
                         None
                     }
                     Built::Reduction(k) => {

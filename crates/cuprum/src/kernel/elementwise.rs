@@ -44,13 +44,14 @@ use super::codegen::layout::{
 use super::codegen::{OpAnalysis, analyse};
 use super::operand::{Operand, Operands};
 use super::params::{
-    Param, ParamList, TypeMap, check_kernel_name, check_reserved, merge_lists, parse_params,
+    Param, ParamList, ParamType, TypeMap, check_kernel_name, check_reserved, merge_lists,
+    parse_params,
 };
 use super::spec::{KernelSpec, kernel_spec_methods};
 use crate::array::{Array, DType};
 use crate::error::{Result, bail};
 use crate::kernel_abi::{CompiledKernel, GeneratedKernel, KernelTable};
-use crate::runtime::{LaunchConfig, Stream};
+use crate::runtime::{Device, LaunchConfig, Stream};
 use crate::shape::{Shape, Strides, broadcast_shapes, broadcast_strides};
 use smallvec::SmallVec;
 use std::sync::Arc;
@@ -530,6 +531,105 @@ impl ElementwiseKernel {
     }
 }
 
+impl ElementwiseKernel {
+    /// The last steps of a call, after its checks: the plan of the operands' layouts over
+    /// `loop_shape` (no zero extent), the specialisation for them and `dtypes`, its
+    /// arguments, the launch on `stream`. `operand(k)` is parameter `k`'s operand, every
+    /// output given.
+    fn launch<'b>(
+        &self,
+        dtypes: SmallVec<[DType; 8]>,
+        loop_shape: &[usize],
+        block: u32,
+        stream: &Stream,
+        operand: &dyn Fn(usize) -> Operand<'b>,
+    ) -> Result<()> {
+        let (slots, plan) = self.plan(loop_shape, operand)?;
+        let block = if plan.layout.class == LayoutClass::Tiled {
+            (TILE * TILE_ROWS) as u32
+        } else {
+            block
+        };
+        let key = SpecKey {
+            device: stream.device().ordinal(),
+            dtypes,
+            slots,
+            layout: plan.layout,
+            block,
+        };
+        let f = self.specialisation(&key, stream)?;
+        let mut p = f.packer();
+        pack_operands(&mut p, &self.spec.sig, &key.dtypes, stream, operand)?;
+        p.index(plan.n)?;
+        if plan.layout.class != LayoutClass::Contiguous {
+            p.words(table_words(&plan.shape, &plan.strides))?;
+        }
+        // SAFETY: the arguments were packed for the slots and layout the kernel was
+        // generated from; every offset the kernel computes stays inside an operand's view
+        // (broadcast strides over the loop shape, raw arrays indexed by the user's code as in
+        // CuPy), and the views keep their buffers alive until the stream-ordered frees after
+        // this launch.
+        unsafe { f.launch(p, &launch_config(&plan, block), stream) }
+    }
+
+    /// Runs on `ops` when they are exactly what the kernel declares — every parameter in
+    /// order (no read-write one), inputs then outputs, none raw, each of its parameter's
+    /// concrete dtype, the outputs given, writeable and of one shape that every input
+    /// broadcasts to, every array on `stream`'s device — as fusion calls its generated
+    /// kernels: the binding and dtype resolution of a general call reduce to that one
+    /// check. Any other call takes the general path ([`ElementwiseKernel::run`] on
+    /// `stream`), with its errors.
+    pub(crate) fn run_exact(&self, ops: &[Operand<'_>], stream: &Stream) -> Result<()> {
+        let Some(loop_shape) = self.exact_loop_shape(ops, stream.device()) else {
+            return self.config().stream(stream).invoke(ops).map(|_| ());
+        };
+        if loop_shape.iter().product::<usize>() == 0 {
+            return Ok(());
+        }
+        let dtypes: SmallVec<[DType; 8]> = ops.iter().map(|o| o.dtype()).collect();
+        let operand = |k: usize| ops[k];
+        self.launch(dtypes, loop_shape, DEFAULT_BLOCK, stream, &operand)
+    }
+
+    /// The loop shape of a call [`ElementwiseKernel::run_exact`] can run on its exact path
+    /// (the outputs' one shape), `None` for any other call.
+    fn exact_loop_shape<'a>(&self, ops: &'a [Operand<'_>], device: Device) -> Option<&'a [usize]> {
+        let sig = &self.spec.sig;
+        let nin = sig.nin;
+        let Some(Operand::Array(first_out)) = ops.get(nin) else {
+            return None;
+        };
+        let shape = first_out.shape();
+        let exact = ops.len() == sig.params.len()
+            && self.input_at.iter().enumerate().all(|(a, &at)| a == at)
+            && sig.params.iter().zip(ops).enumerate().all(|(k, (p, o))| {
+                !p.raw
+                    && p.ty == ParamType::Concrete(o.dtype())
+                    && match o {
+                        Operand::Array(a) if k < nin => {
+                            a.device() == device && broadcasts_to(a.shape(), shape)
+                        }
+                        Operand::Array(a) => {
+                            a.device() == device && a.shape() == shape && !a.read_only
+                        }
+                        Operand::Scalar(_) => k < nin,
+                        Operand::Record(_) => false,
+                    }
+            });
+        exact.then_some(shape)
+    }
+}
+
+/// Whether an array of `shape` broadcasts to `to` (NumPy's rule, right-aligned).
+fn broadcasts_to(shape: &[usize], to: &[usize]) -> bool {
+    shape.len() <= to.len()
+        && shape
+            .iter()
+            .rev()
+            .zip(to.iter().rev())
+            .all(|(&d, &t)| d == t || d == 1)
+}
+
 kernel_spec_methods!(
     ElementwiseKernel,
     new: r#"ElementwiseKernel::new("T x", "T y", "y = x", "copy_k")?"#,
@@ -623,32 +723,7 @@ impl ElementwiseCall<'_> {
             return Ok(outs);
         }
         let operand = |kk: usize| operand_at(&args, &outs, kk);
-        let (slots, plan) = k.plan(&loop_shape, &operand)?;
-        let block = if plan.layout.class == LayoutClass::Tiled {
-            (TILE * TILE_ROWS) as u32
-        } else {
-            block
-        };
-        let key = SpecKey {
-            device: stream.device().ordinal(),
-            dtypes,
-            slots,
-            layout: plan.layout,
-            block,
-        };
-        let f = k.specialisation(&key, &stream)?;
-        let mut p = f.packer();
-        pack_operands(&mut p, sig, &key.dtypes, &stream, operand)?;
-        p.index(plan.n)?;
-        if plan.layout.class != LayoutClass::Contiguous {
-            p.words(table_words(&plan.shape, &plan.strides))?;
-        }
-        // SAFETY: the arguments were packed for the slots and layout the kernel was
-        // generated from; every offset the kernel computes stays inside an operand's view
-        // (broadcast strides over the loop shape, raw arrays indexed by the user's code as in
-        // CuPy), and the views keep their buffers alive until the stream-ordered frees after
-        // this launch.
-        unsafe { f.launch(p, &launch_config(&plan, block), &stream)? };
+        k.launch(dtypes, &loop_shape, block, &stream, &operand)?;
         Ok(outs)
     }
 
@@ -736,6 +811,68 @@ fn launch_config(plan: &Plan, block: u32) -> LaunchConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Fusion's exact path takes only calls whose operands are what the kernel declares;
+    /// any other call goes the general way (with its checks and errors).
+    #[test]
+    fn the_exact_path_takes_only_exact_calls() {
+        let stream = Stream::for_device(Device::host()).unwrap();
+        let host = Device::host();
+        let arr = |shape: &[usize], d: DType| Array::empty_on(shape, d, &stream).unwrap();
+        let k =
+            ElementwiseKernel::new("float32 a, float64 s", "float32 o", "o = a * s", "ex").unwrap();
+        let (x, out) = (arr(&[2, 3], DType::F32), arr(&[2, 3], DType::F32));
+        let s = crate::array::Scalar::F64(2.0);
+        let ok = [Operand::Array(&x), Operand::Scalar(s), Operand::Array(&out)];
+        assert_eq!(k.exact_loop_shape(&ok, host), Some(&[2usize, 3][..]));
+        // A broadcast input is exact: the loop is the output's shape.
+        let row = arr(&[3], DType::F32);
+        let bcast = [
+            Operand::Array(&row),
+            Operand::Scalar(s),
+            Operand::Array(&out),
+        ];
+        assert_eq!(k.exact_loop_shape(&bcast, host), Some(&[2usize, 3][..]));
+        // A scalar of another dtype, an output missing or of another shape, a read-only
+        // output, an input of another dtype: the general path.
+        let s32 = crate::array::Scalar::F32(2.0);
+        let small = arr(&[3], DType::F32);
+        let mut ro = arr(&[2, 3], DType::F32);
+        ro.read_only = true;
+        let wide = arr(&[2, 3], DType::F64);
+        for ops in [
+            vec![
+                Operand::Array(&x),
+                Operand::Scalar(s32),
+                Operand::Array(&out),
+            ],
+            vec![Operand::Array(&x), Operand::Scalar(s)],
+            vec![
+                Operand::Array(&x),
+                Operand::Scalar(s),
+                Operand::Array(&small),
+            ],
+            vec![Operand::Array(&x), Operand::Scalar(s), Operand::Array(&ro)],
+            vec![
+                Operand::Array(&wide),
+                Operand::Scalar(s),
+                Operand::Array(&out),
+            ],
+        ] {
+            assert_eq!(k.exact_loop_shape(&ops, host), None, "{}", ops.len());
+        }
+        // A placeholder type or a raw parameter: never exact.
+        let t = ElementwiseKernel::new("T a", "T o", "o = a", "ex_t").unwrap();
+        assert_eq!(
+            t.exact_loop_shape(&[Operand::Array(&x), Operand::Array(&out)], host),
+            None
+        );
+        let r = ElementwiseKernel::new("raw float32 a", "float32 o", "o = a[i]", "ex_r").unwrap();
+        assert_eq!(
+            r.exact_loop_shape(&[Operand::Array(&x), Operand::Array(&out)], host),
+            None
+        );
+    }
 
     #[test]
     fn construction_errors() {
