@@ -33,6 +33,10 @@ pub enum BundleCommand {
         /// The bundle file to write.
         #[arg(short, long)]
         output: PathBuf,
+        /// A tuning file whose choices the bundle carries (the `tune-v1.json` in the kernel
+        /// cache folder of a machine where `cuprum tune` ran on each GPU model to serve).
+        #[arg(long, value_name = "tune-v1.json")]
+        tuning: Option<PathBuf>,
     },
     /// Check a bundle (magic, version, checksum) and list what it holds; with `--list`,
     /// check that it gives every kernel of a recorded list to a GPU of `--arch`.
@@ -51,7 +55,12 @@ pub enum BundleCommand {
 pub fn run(cmd: &BundleCommand) -> R {
     match cmd {
         BundleCommand::Record { output, program } => record(output, program),
-        BundleCommand::Build { list, arch, output } => build(list, arch, output),
+        BundleCommand::Build {
+            list,
+            arch,
+            output,
+            tuning,
+        } => build(list, arch, output, tuning.as_deref()),
         BundleCommand::Info { bundle, list, arch } => info(bundle, list.as_deref(), arch),
     }
 }
@@ -92,7 +101,15 @@ fn bar(len: u64, what: &str) -> ProgressBar {
     )
 }
 
-fn build(list: &Path, arch: &str, output: &Path) -> R {
+fn build(list: &Path, arch: &str, output: &Path, tuning: Option<&Path>) -> R {
+    // The tuning file is read first: a wrong path fails before minutes of compiling.
+    let choices = match tuning {
+        Some(p) => Some(
+            std::fs::read(p)
+                .map_err(|e| format!("cannot read the tuning file {}: {e}", p.display()))?,
+        ),
+        None => None,
+    };
     let records = bundle::read_list(list)?;
     let archs = bundle::parse_targets(arch)?;
     let progress = bar((records.len() * (archs.len() + 1)) as u64, "compiling");
@@ -102,14 +119,19 @@ fn build(list: &Path, arch: &str, output: &Path) -> R {
         progress.inc(1);
     })?;
     progress.finish_and_clear();
+    let bytes = match &choices {
+        Some(c) => bundle::with_tuning(&bytes, c)?,
+        None => bytes,
+    };
     let b = Bundle::from_bytes(&bytes, &output.display().to_string())?;
     write_file(output, &bytes)?;
     out!(
-        "{}: {} kernels × {} = {} images, {} bytes, in {:.1} s ({})",
+        "{}: {} kernels × {} = {} images, {} tuning choices, {} bytes, in {:.1} s ({})",
         output.display(),
         b.kernels(),
         b.targets().join(" "),
         b.images(),
+        b.tuning_choices(),
         bytes.len(),
         start.elapsed().as_secs_f64(),
         b.made_by()
@@ -145,6 +167,7 @@ fn info(path: &Path, list: Option<&Path>, arch: &str) -> R {
     out!("format:   {}", bundle::BUNDLE_FORMAT_VERSION);
     out!("targets:  {}", b.targets().join(" "));
     out!("kernels:  {} ({} images)", b.kernels(), b.images());
+    out!("tuning:   {} choices", b.tuning_choices());
     let Some(list) = list else {
         for n in b.kernel_names() {
             out!("  {n}");

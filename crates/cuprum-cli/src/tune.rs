@@ -81,6 +81,7 @@ fn source(s: Source) -> &'static str {
         Source::Pinned => "pinned",
         Source::Measured => "measured",
         Source::Stored => "stored",
+        Source::Bundled => "bundled",
         Source::BuiltIn => "built in",
         Source::First => "first candidate",
     }

@@ -1057,3 +1057,59 @@ fn jit_source_lists_prints_and_the_output_compiles() {
     assert!(c.ok, "{c}");
     assert!(c.stdout.contains("vector_add<double>"), "{c}");
 }
+
+/// `bundle build --tuning` carries a tuning file's choices (an empty list of kernels needs
+/// no NVRTC); `bundle info` counts them; a tuning file that is missing or not one fails
+/// before anything is written.
+#[test]
+fn bundle_build_carries_tuning_choices() {
+    let dir = tmp();
+    let cache = dir.path().join("cache");
+    let list = dir.path().join("kernels.list");
+    std::fs::write(&list, "").unwrap();
+    let tune = dir.path().join("tune-v1.json");
+    std::fs::write(
+        &tune,
+        r#"{"devices": {"NVIDIA H200 | CUDA 13.0 | cuprum 0.1.0": {
+            "scan.tile.4": {"params": [24, 4, 64], "margin": 0.02, "times_us": []},
+            "scan.tile.8": {"params": [16, 3, 64], "margin": null, "times_us": []}}}}"#,
+    )
+    .unwrap();
+    let out = dir.path().join("app.cuprum-bundle");
+    let (l, t, o) = (
+        list.to_str().unwrap(),
+        tune.to_str().unwrap(),
+        out.to_str().unwrap(),
+    );
+    let r = run(cuprum(&cache).args([
+        "bundle", "build", l, "--arch", "sm_90", "--tuning", t, "-o", o,
+    ]));
+    assert!(r.ok, "{r}");
+    assert!(
+        r.stdout.contains("0 kernels") && r.stdout.contains("2 tuning choices"),
+        "{r}"
+    );
+    let r = run(cuprum(&cache).args(["bundle", "info", o]));
+    assert!(r.ok && r.stdout.contains("tuning:   2 choices"), "{r}");
+    std::fs::remove_file(&out).unwrap();
+    std::fs::write(&tune, "{not json").unwrap();
+    let r = run(cuprum(&cache).args([
+        "bundle", "build", l, "--arch", "sm_90", "--tuning", t, "-o", o,
+    ]));
+    assert!(
+        !r.ok
+            && r.stderr
+                .contains("the tuning choices to bundle: not a tuning file"),
+        "{r}"
+    );
+    let missing = dir.path().join("none.json");
+    let m = missing.to_str().unwrap();
+    let r = run(cuprum(&cache).args([
+        "bundle", "build", l, "--arch", "sm_90", "--tuning", m, "-o", o,
+    ]));
+    assert!(
+        !r.ok && r.stderr.contains("cannot read the tuning file"),
+        "{r}"
+    );
+    assert!(!out.exists());
+}

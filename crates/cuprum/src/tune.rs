@@ -8,11 +8,14 @@
 //! - a choice pinned on this thread by [`with_choice`] wins;
 //! - `off`: the built-in choice for the device's model (the GPUs cuprum was measured on:
 //!   H100, H200), else the family's first candidate (the hand-picked shape);
-//! - `cached` (the default): the choice stored for this device, else the built-in one for
-//!   its model, else the candidates are measured now (at first use on an unmeasured GPU
-//!   model) and the winner stored;
-//! - `full`: the choice stored for this device, else measured now, models with a built-in
-//!   choice included (`cuprum tune` measures every family ahead of time, stored or not).
+//! - `cached` (the default): the choice stored for this device, else one a registered
+//!   kernel bundle carries for its model, driver and cuprum version (measured ahead of
+//!   time where the bundle was made: `crate::bundle::with_tuning`), else the built-in one
+//!   for its model, else the candidates are measured now (at first use on an unmeasured
+//!   GPU model) and the winner stored;
+//! - `full`: the choice stored for this device, else measured now, models with a bundled
+//!   or built-in choice included (`cuprum tune` measures every family ahead of time,
+//!   stored or not).
 //!
 //! Nothing is measured while this thread captures a CUDA graph (the graph gets the choice
 //! as it stands; the next use outside a capture measures). The host device always takes
@@ -90,7 +93,8 @@ impl std::fmt::Debug for Family {
 pub enum TuneMode {
     /// Built-in choices only; nothing is read, measured or stored.
     Off,
-    /// Stored, else built-in, else measured at first use (the default).
+    /// Stored, else carried by a registered bundle, else built-in, else measured at first
+    /// use (the default).
     Cached,
     /// Stored, else measured at first use.
     Full,
@@ -127,6 +131,9 @@ pub enum Source {
     Measured,
     /// Measured before, read from the tuning file.
     Stored,
+    /// Measured ahead of time on this GPU model, carried by a registered kernel bundle
+    /// ([`bundle::with_tuning`](crate::bundle::with_tuning)).
+    Bundled,
     /// Built in for the device's model.
     BuiltIn,
     /// The family's first candidate (the host device, `CUPRUM_TUNE=off` on an unmeasured
@@ -258,7 +265,9 @@ pub(crate) fn choose(device: Device, family: &'static Family) -> Result<Params> 
         return Ok(c.params);
     }
     let params = match (mode()?, c.source) {
-        (TuneMode::Off, _) | (_, Source::Stored) | (TuneMode::Cached, Source::BuiltIn) => c.params,
+        (TuneMode::Off, _)
+        | (_, Source::Stored)
+        | (TuneMode::Cached, Source::BuiltIn | Source::Bundled) => c.params,
         // Tuning is advice: a measurement that cannot run, or a file that cannot be
         // written, leaves this process with the choice as it stands (see the module doc).
         _ => measure_with(device, family, false)
@@ -293,18 +302,26 @@ pub(crate) fn current(device: Device, family: &'static Family) -> Result<Choice>
     if !device.is_tunable() {
         return Ok(Choice::plain(family, family.candidates[0], Source::First));
     }
-    if mode()? != TuneMode::Off
-        && let Some(s) = store::load().get(&device_key(device), family.name)
-        && family.candidates.contains(&s.params)
-    {
-        return Ok(Choice {
-            family: family.name,
-            params: s.params,
-            source: Source::Stored,
-            margin: s.margin,
-            times_us: s.times_us,
-            failed: Vec::new(),
+    if mode()? != TuneMode::Off {
+        let key = device_key(device);
+        let stored = store::load()
+            .get(&key, family.name)
+            .map(|s| (s, Source::Stored));
+        let found = stored.or_else(|| {
+            crate::bundle::bundled_choice(&key, family.name).map(|s| (s, Source::Bundled))
         });
+        if let Some((s, source)) = found
+            && family.candidates.contains(&s.params)
+        {
+            return Ok(Choice {
+                family: family.name,
+                params: s.params,
+                source,
+                margin: s.margin,
+                times_us: s.times_us,
+                failed: Vec::new(),
+            });
+        }
     }
     Ok(match built_in(device, family) {
         Some(p) => Choice::plain(family, p, Source::BuiltIn),

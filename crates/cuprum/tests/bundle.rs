@@ -239,10 +239,10 @@ fn damaged_and_foreign_bundles_are_typed_errors() {
         (
             {
                 let mut b = good.clone();
-                b[8..12].copy_from_slice(&2u32.to_le_bytes());
+                b[8..12].copy_from_slice(&3u32.to_le_bytes());
                 b
             },
-            "format version 2, but this cuprum reads version 1 only",
+            "format version 3, but this cuprum reads versions 1 to 2 only",
         ),
     ];
     for (bytes, want) in cases {

@@ -35,6 +35,11 @@ impl Store {
     pub(crate) fn get(&self, key: &str, family: &str) -> Option<Stored> {
         self.devices.get(key)?.get(family).cloned()
     }
+
+    /// How many choices it holds (families × devices).
+    pub(crate) fn choices(&self) -> usize {
+        self.devices.values().map(BTreeMap::len).sum()
+    }
 }
 
 fn path() -> Option<PathBuf> {

@@ -130,6 +130,7 @@ pub fn build(
         made_by,
         targets,
         entries,
+        tuning: Vec::new(),
     })
 }
 

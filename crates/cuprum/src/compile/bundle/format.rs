@@ -6,10 +6,12 @@
 //! `compute_100`…), and the entries. An entry is the kernel's bundle key (32 bytes: the
 //! cache key minus the NVRTC identity and the architecture, see `cache::kernel_id`), its
 //! target, its name (for messages), a cubin/PTX flag, the lowered names of its name
-//! expressions, and the image. Strings and images are `u32`-length-prefixed.
+//! expressions, and the image. Last (version 2), the tuning choices the bundle carries:
+//! the bytes of a tuning file (`compile/tuning.rs`), empty when it carries none. Strings,
+//! images and the choices are `u32`-length-prefixed. Version 1 (no choices) is still read.
 //!
 //! Reading checks, in order: the length of the header, the magic (a foreign file), the
-//! version (a later format is refused, naming both versions), the checksum (a truncated or
+//! version (a later format is refused, naming the versions read), the checksum (a truncated or
 //! edited file), then every length against what is left; nothing may follow the last
 //! entry. Every failure is an [`ErrorKind::Bundle`](crate::ErrorKind::Bundle) error naming
 //! the file; nothing is trusted before the checksum holds.
@@ -17,8 +19,9 @@
 use crate::compile::nvrtc::CompiledImage;
 use crate::error::{Error, ErrorKind, Result};
 
-/// The version of the bundle format this cuprum writes and reads.
-pub const BUNDLE_FORMAT_VERSION: u32 = 1;
+/// The version of the bundle format this cuprum writes (it reads it and version 1, which
+/// carries no tuning choices).
+pub const BUNDLE_FORMAT_VERSION: u32 = 2;
 const MAGIC: &[u8; 8] = b"CUPRUMB\0";
 const HEADER: usize = 8 + 4 + 32;
 
@@ -37,6 +40,9 @@ pub(crate) struct Contents {
     pub made_by: String,
     pub targets: Vec<String>,
     pub entries: Vec<Entry>,
+    /// A tuning file's bytes (`compile/tuning.rs`), empty when the bundle carries no
+    /// choices.
+    pub tuning: Vec<u8>,
 }
 
 fn put(buf: &mut Vec<u8>, bytes: &[u8]) -> Result<()> {
@@ -79,6 +85,7 @@ pub(crate) fn encode(c: &Contents) -> Result<Vec<u8>> {
         }
         put(&mut p, &e.image.image)?;
     }
+    put(&mut p, &c.tuning)?;
     let mut out = Vec::with_capacity(HEADER + p.len());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&BUNDLE_FORMAT_VERSION.to_le_bytes());
@@ -118,11 +125,11 @@ pub(crate) fn decode(bytes: &[u8], origin: &str) -> Result<Contents> {
     let mut v = [0u8; 4];
     v.copy_from_slice(&bytes[8..12]);
     let version = u32::from_le_bytes(v);
-    if version != BUNDLE_FORMAT_VERSION {
+    if !(1..=BUNDLE_FORMAT_VERSION).contains(&version) {
         return Err(bad(
             origin,
             format!(
-                "format version {version}, but this cuprum reads version \
+                "format version {version}, but this cuprum reads versions 1 to \
                  {BUNDLE_FORMAT_VERSION} only: rebuild it with this cuprum's `cuprum bundle build`"
             ),
         ));
@@ -134,11 +141,12 @@ pub(crate) fn decode(bytes: &[u8], origin: &str) -> Result<Contents> {
             "checksum mismatch: the file is truncated, damaged or was edited",
         ));
     }
-    parse(payload).ok_or_else(|| bad(origin, "malformed contents behind a valid checksum"))
+    parse(payload, version).ok_or_else(|| bad(origin, "malformed contents behind a valid checksum"))
 }
 
-/// The payload, every length checked; `None` for anything malformed.
-fn parse(payload: &[u8]) -> Option<Contents> {
+/// The payload of a bundle of format `version`, every length checked; `None` for anything
+/// malformed.
+fn parse(payload: &[u8], version: u32) -> Option<Contents> {
     let mut cur = Cursor { rest: payload };
     let made_by = cur.string()?;
     let nt = cur.u32()?;
@@ -175,6 +183,11 @@ fn parse(payload: &[u8]) -> Option<Contents> {
             },
         });
     }
+    let tuning = if version >= 2 {
+        cur.chunk()?.to_vec()
+    } else {
+        Vec::new()
+    };
     if !cur.rest.is_empty() {
         return None;
     }
@@ -182,6 +195,7 @@ fn parse(payload: &[u8]) -> Option<Contents> {
         made_by,
         targets,
         entries,
+        tuning,
     })
 }
 
@@ -226,6 +240,7 @@ mod tests {
                     log: String::new(),
                 },
             }],
+            tuning: br#"{"devices": {}}"#.to_vec(),
         }
     }
 
@@ -242,9 +257,36 @@ mod tests {
             ([3; 32], "sm_90", "k<float>")
         );
         assert_eq!(e.image.image, b"\x7fELF cubin");
+        assert_eq!(c.tuning, br#"{"devices": {}}"#);
         assert_eq!(
             e.image.lowered_names,
             sample().entries[0].image.lowered_names
+        );
+    }
+
+    /// A version-1 bundle (no tuning section) still reads, with no choices.
+    #[test]
+    fn a_version_1_bundle_still_reads() {
+        let c = Contents {
+            tuning: Vec::new(),
+            ..sample()
+        };
+        let v2 = encode(&c).unwrap();
+        // Version 1's payload is version 2's without the (empty) tuning chunk.
+        let payload = &v2[HEADER..v2.len() - 4];
+        let mut v1 = MAGIC.to_vec();
+        v1.extend_from_slice(&1u32.to_le_bytes());
+        v1.extend_from_slice(blake3::hash(payload).as_bytes());
+        v1.extend_from_slice(payload);
+        let back = decode(&v1, "v1").unwrap();
+        assert_eq!((back.entries.len(), back.tuning.len()), (1, 0));
+        assert_eq!(back.targets, ["sm_90", "compute_90"]);
+        let later = [&MAGIC[..], &3u32.to_le_bytes(), &v1[12..]].concat();
+        let e = decode(&later, "v3").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("format version 3, but this cuprum reads versions 1 to 2 only"),
+            "{e}"
         );
     }
 

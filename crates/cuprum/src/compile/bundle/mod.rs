@@ -9,6 +9,12 @@
 //! compiles on later GPUs; `build.rs`), and load the bundle in the program ([`load`], or
 //! [`register`] with `include_bytes!`). The file format is in `format.rs`.
 //!
+//! A bundle may also carry per-device tuning choices ([`with_tuning`], `cuprum bundle build
+//! --tuning`): a tuning file's choices, measured ahead of time on the GPU models the program
+//! will meet. `crate::tune` takes a registered bundle's choice for the device's key (model,
+//! driver CUDA version, cuprum version) after one measured on the machine itself and before
+//! the built-in ones, so a deployed program measures nothing at first use.
+//!
 //! Lookup order for a GPU kernel (`compile/modules.rs`): the process's module memo, then
 //! the registered bundles (first registered first), then the disk cache, then NVRTC. In a
 //! bundle, the image for a device of architecture `sm_XY` is the cubin for `sm_XY`, else a
@@ -41,6 +47,7 @@ pub use format::BUNDLE_FORMAT_VERSION;
 
 use super::nvrtc::CompiledImage;
 use super::options::CompileOptions;
+use super::tuning;
 use crate::error::{Error, ErrorKind, Result};
 use rustc_hash::FxHashMap;
 use std::path::Path;
@@ -69,6 +76,8 @@ pub struct Bundle {
     targets: Vec<String>,
     kernels: FxHashMap<[u8; 32], (String, Vec<Image>)>,
     images: usize,
+    /// The tuning choices it carries (see [`with_tuning`]).
+    tuning: tuning::Store,
 }
 
 impl std::fmt::Debug for Bundle {
@@ -88,6 +97,16 @@ impl Bundle {
     /// `origin` names it in messages. Does not register it (see [`register`]).
     pub fn from_bytes(bytes: &[u8], origin: &str) -> Result<Bundle> {
         let c = format::decode(bytes, origin)?;
+        let tuning = if c.tuning.is_empty() {
+            tuning::Store::default()
+        } else {
+            tuning::parse(&c.tuning).map_err(|e| {
+                Error::new(
+                    ErrorKind::Bundle,
+                    format!("kernel bundle {origin}: its tuning choices: {e}"),
+                )
+            })?
+        };
         let mut kernels: FxHashMap<[u8; 32], (String, Vec<Image>)> = FxHashMap::default();
         let images = c.entries.len();
         for e in c.entries {
@@ -103,6 +122,7 @@ impl Bundle {
             targets: c.targets,
             kernels,
             images,
+            tuning,
         })
     }
 
@@ -138,6 +158,11 @@ impl Bundle {
     /// How many images (kernels × targets) it holds.
     pub fn images(&self) -> usize {
         self.images
+    }
+    /// How many tuning choices it carries (a family's choice for one GPU model, driver and
+    /// cuprum version each; see [`with_tuning`]).
+    pub fn tuning_choices(&self) -> usize {
+        self.tuning.choices()
     }
     /// The names of its kernels, sorted.
     pub fn kernel_names(&self) -> Vec<String> {
@@ -222,6 +247,52 @@ fn add(b: Bundle) -> Arc<Bundle> {
         .push(b.clone());
     ANY.store(true, Ordering::Release);
     b
+}
+
+/// The tuning choice for `family` on the device of key `device_key` that a registered
+/// bundle carries (first registered first): what `crate::tune` uses after the choices
+/// measured on this machine.
+pub(crate) fn bundled_choice(device_key: &str, family: &str) -> Option<tuning::Stored> {
+    if !ANY.load(Ordering::Acquire) {
+        return None;
+    }
+    REGISTRY
+        .read()
+        .unwrap_or_else(|p| p.into_inner())
+        .iter()
+        .find_map(|b| b.tuning.get(device_key, family))
+}
+
+/// The bundle `bytes` carrying the tuning choices of the tuning file `tuning` (the
+/// `tune-v1.json` of a kernel cache folder where `cuprum tune` ran, on the GPU models the
+/// program will meet): a program that registers the bundle runs each tuned kernel family
+/// with the choice measured for its GPU model, driver and cuprum version, without
+/// measuring at first use. Empty `tuning` removes the choices. `cuprum bundle build
+/// --tuning FILE` calls it.
+///
+/// ```
+/// use cuprum::bundle::{Bundle, build, parse_targets, with_tuning};
+/// let empty = build(&[], &parse_targets("sm_90")?, &|_| {})?;
+/// let choices = br#"{"devices": {"NVIDIA H200 | CUDA 13.0 | cuprum 0.1.0":
+///     {"scan.tile.4": {"params": [24, 4, 64], "margin": 0.03, "times_us": []}}}}"#;
+/// let b = Bundle::from_bytes(&with_tuning(&empty, choices)?, "doc")?;
+/// assert_eq!(b.tuning_choices(), 1);
+/// let e = with_tuning(&empty, b"{not json").unwrap_err();
+/// assert_eq!(e.kind(), cuprum::ErrorKind::InvalidArgument);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+pub fn with_tuning(bytes: &[u8], tuning: &[u8]) -> Result<Vec<u8>> {
+    let mut c = format::decode(bytes, "given")?;
+    if !tuning.is_empty() {
+        tuning::parse(tuning).map_err(|e| {
+            Error::new(
+                ErrorKind::InvalidArgument,
+                format!("the tuning choices to bundle: {e}"),
+            )
+        })?;
+    }
+    c.tuning = tuning.to_vec();
+    format::encode(&c)
 }
 
 /// Reads, checks and registers a bundle file: from now on, every GPU kernel this process
@@ -340,4 +411,50 @@ pub(crate) fn missing(
             why.kind()
         ),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A registered bundle's choices are found under their device key and family only.
+    #[test]
+    fn a_registered_bundles_tuning_choices_are_found_by_device_key() {
+        let empty = build(&[], &[90], &|_| {}).unwrap();
+        let key = "Unit Test GPU | CUDA 13.0 | cuprum unit-test";
+        let json = format!(
+            r#"{{"devices": {{"{key}": {{"unit.family": {{"params": [8, 2, 0],
+                "margin": 0.1, "times_us": [[[8, 2, 0], 1.5], [[4, 2, 0], 1.65]]}}}}}}}}"#
+        );
+        let bytes: &'static [u8] = Box::leak(with_tuning(&empty, json.as_bytes()).unwrap().into());
+        let b = register(bytes).unwrap();
+        assert_eq!(b.tuning_choices(), 1);
+        let s = bundled_choice(key, "unit.family").unwrap();
+        assert_eq!(
+            (s.params, s.margin, s.times_us.len()),
+            ([8, 2, 0], Some(0.1), 2)
+        );
+        assert!(bundled_choice(key, "unit.other").is_none());
+        assert!(
+            bundled_choice("Other GPU | CUDA 13.0 | cuprum unit-test", "unit.family").is_none()
+        );
+    }
+
+    /// Choices that do not parse, behind a valid checksum, make the bundle an error.
+    #[test]
+    fn a_bundle_whose_choices_do_not_parse_is_refused() {
+        let bytes = format::encode(&format::Contents {
+            made_by: "unit".into(),
+            tuning: b"{\"devices\": ".to_vec(),
+            ..Default::default()
+        })
+        .unwrap();
+        let e = Bundle::from_bytes(&bytes, "x.bundle").unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Bundle);
+        assert!(
+            e.to_string()
+                .starts_with("kernel bundle x.bundle: its tuning choices: not a tuning file"),
+            "{e}"
+        );
+    }
 }
