@@ -173,7 +173,7 @@ impl JitLaunch {
             let (b, n) = python_value(Scalar::I64(v), sizes.get(at).copied(), at)?;
             packed.push(RawArg::Bytes(b, n));
         }
-        launch_packed(kernel, &call, (grid, block), packed, shared_mem, stream)?;
+        launch_packed(kernel, &call, (grid, block), &packed, shared_mem, stream)?;
         Ok(true)
     }
 }

@@ -763,7 +763,9 @@ impl KernelArg for RawArg {
 /// argument on the launch path).
 pub(super) type RawArgs = SmallVec<[RawArg; 8]>;
 
-impl KernelArgs for RawArgs {
+/// Borrowed: a launch reads the arguments where they were packed (the list, arrays inline,
+/// is most of a kilobyte, and moving it into the launch was a copy a call).
+impl KernelArgs for &RawArgs {
     fn collect_args(&self, out: &mut SmallVec<[ArgValue; 8]>) {
         out.extend(self.iter().map(KernelArg::to_arg));
     }
@@ -794,12 +796,12 @@ pub(crate) fn launch_raw(
         .collect();
     let call = call_for(&args)?;
     let sizes = kernel.param_sizes_on(call.device())?;
-    let packed = args
-        .iter()
-        .enumerate()
-        .map(|(i, a)| raw_arg(&call, a, sizes.get(i).copied(), i))
-        .collect::<PyResult<RawArgs>>()?;
-    launch_packed(kernel, &call, (grid, block), packed, shared_mem, stream)
+    // Pushed in place (a collect through `Result` moved the whole list twice).
+    let mut packed = RawArgs::new();
+    for (i, a) in args.iter().enumerate() {
+        packed.push(raw_arg(&call, a, sizes.get(i).copied(), i)?);
+    }
+    launch_packed(kernel, &call, (grid, block), &packed, shared_mem, stream)
 }
 
 /// The launch of arguments already packed for `kernel` (`launch_raw`'s, or a `cuprum.jit`
@@ -808,7 +810,7 @@ pub(super) fn launch_packed(
     kernel: &RawKernel,
     call: &Call,
     (grid, block): (Dim3, Dim3),
-    packed: RawArgs,
+    packed: &RawArgs,
     shared_mem: usize,
     stream: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<()> {
