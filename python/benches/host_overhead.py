@@ -1,6 +1,8 @@
 """Host time per call from Python, cuprum against CuPy in the same run: each library on its
 own small arrays (4 float32 elements, so the GPU's work is negligible), and the time of
-``import``. Prints a table and, last, one JSON line.
+``import``. The ``empty_like`` row launches nothing: it is the cost of a call's output array
+alone (from the pool, with its Python object), which every row that returns one pays on top
+of its launch. Prints a table and, last, one JSON line.
 
     python3 python/benches/host_overhead.py [--calls N] [--batches B]
 
@@ -109,6 +111,9 @@ def suite(xp):
         "a + b": lambda: x + y,
         "a * 2.0": lambda: x * 2.0,
         "x.sum()": lambda: x.sum(),
+        # No kernel: what the output of ElementwiseKernel's row costs by itself (an array
+        # from the pool and its Python object), beside the launch floor.
+        "empty_like": lambda: xp.empty_like(x),
     }
     return {name: (f, sync) for name, f in rows.items()}
 
@@ -212,7 +217,8 @@ def main():
             own = ""
             if name == "RawKernel" and not key:
                 own = f"  ({us - floor4:.2f} over the four-parameter floor)"
-            print(f"{name:<24} {us:9.2f} {theirs or nan:9.2f} {ratio} {us - floor:8.2f}{own}")
+            excess = "       -" if name == "empty_like" else f"{us - floor:8.2f}"
+            print(f"{name:<24} {us:9.2f} {theirs or nan:9.2f} {ratio} {excess}{own}")
     imp = result["import_ms"]
     print(
         f"{'import (ms)':<20} {imp['cuprum']:9.1f} {imp.get('cupy', float('nan')):9.1f}"

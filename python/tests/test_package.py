@@ -100,6 +100,53 @@ def test_creation_functions_match_numpy():
     np.testing.assert_array_equal(cp.eye(3).get(), np.eye(3))
 
 
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        "float32",
+        "f4",
+        "<f4",
+        ">f4",
+        "int8",
+        "i2",
+        "u8",
+        "bool",
+        "?",
+        "complex64",
+        "c16",
+        float,
+        int,
+        bool,
+        complex,
+        np.float16,
+        np.uint32,
+        np.int64,
+        np.complex128,
+        np.bool_,
+        np.dtype("float64"),
+        np.dtype(">i4"),
+        np.dtype(np.uint16),
+    ],
+)
+def test_every_dtype_spelling_is_numpys(spelling):
+    # The common spellings resolve without NumPy's help (names, by identity): each must
+    # agree with numpy.dtype, twice (the second after NumPy's objects are known).
+    for _ in range(2):
+        a = cp.empty((2, 3), dtype=spelling)
+        assert a.dtype == np.dtype(spelling).newbyteorder("=")
+        assert a.dtype is np.dtype(a.dtype.name)
+        assert cp.zeros(3, spelling).astype(spelling).dtype == a.dtype
+
+
+def test_dtype_errors_stay_numpys_and_cuprums():
+    with pytest.raises(TypeError, match="not understood"):
+        cp.empty(2, dtype="nonsense")
+    with pytest.raises(TypeError, match="not supported by cuprum"):
+        cp.empty(2, dtype="U3")
+    with pytest.raises(TypeError, match="non-negative ints"):
+        cp.empty((2, -1))
+
+
 def test_printing_is_numpys():
     h = np.arange(2, 2000, dtype=np.int64)
     a = cp.asarray(h)

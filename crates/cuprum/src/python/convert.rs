@@ -37,26 +37,113 @@ pub(crate) fn numpy(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
 
 /// The dtype `obj` names (anything `numpy.dtype` accepts).
 ///
+/// The common spellings take no call into NumPy: a canonical name (`"float32"`), and, by
+/// identity, NumPy's dtype objects and scalar types for cuprum's dtypes and the Python
+/// types `float`, `int`, `bool`, `complex` ([`known`]); anything else goes through
+/// `numpy.dtype(obj)`, itself found by identity or else by its `name`.
+///
 /// # Errors
 /// NumPy's `TypeError` for what is no dtype; cuprum's `DTypeError` for a NumPy dtype
 /// cuprum has no counterpart of (strings, objects, datetimes).
 pub(crate) fn dtype_of(obj: &Bound<'_, PyAny>) -> PyResult<DType> {
     let py = obj.py();
+    if let Ok(s) = obj.cast::<pyo3::types::PyString>() {
+        if let Some(d) = s.to_cow().ok().and_then(|n| canonical_name(&n)) {
+            return Ok(d);
+        }
+    } else if let Some(d) = KNOWN.get(py).and_then(|k| k.find(obj)) {
+        return Ok(d);
+    }
     let d = numpy(py)?
         .getattr(pyo3::intern!(py, "dtype"))?
         .call1((obj,))?;
+    // NumPy's built-in dtypes are one object each: found by identity, without `name`
+    // (a property written in Python, microseconds a call).
+    if let Some(found) = known(py)?.find(&d) {
+        return Ok(found);
+    }
     let name: String = d.getattr(pyo3::intern!(py, "name"))?.extract()?;
-    Ok(DType::from_name(&name).map_err(|_| {
+    let dtype = DType::from_name(&name).map_err(|_| {
         err!(
             DType,
             "dtype {name} is not supported by cuprum (bool, integers, float16/32/64, bfloat16, \
              complex64/128)"
         )
-    })?)
+    })?;
+    Ok(dtype)
+}
+
+/// The dtype a canonical name spells where NumPy spells it alike (`bfloat16`, which NumPy
+/// knows only through an extension, is left to NumPy).
+fn canonical_name(s: &str) -> Option<DType> {
+    DType::ALL
+        .iter()
+        .copied()
+        .find(|d| *d != DType::BF16 && d.name() == s)
+}
+
+/// NumPy's objects for cuprum's dtypes, looked up by identity: each dtype's `numpy.dtype`
+/// (one object per built-in dtype in NumPy) and scalar type, and the Python types NumPy
+/// maps to a dtype.
+struct Known {
+    /// `(object, dtype)`: the dtype objects, the scalar types, `float`, `int`, `bool`,
+    /// `complex`.
+    by_object: Vec<(Py<PyAny>, DType)>,
+    /// `numpy.dtype(d)` for each dtype NumPy has, as `ndarray.dtype` returns it.
+    dtypes: Vec<(DType, Py<PyAny>)>,
+}
+
+impl Known {
+    /// The dtype of one of the known objects, by identity.
+    fn find(&self, obj: &Bound<'_, PyAny>) -> Option<DType> {
+        self.by_object
+            .iter()
+            .find(|(o, _)| o.as_ptr() == obj.as_ptr())
+            .map(|&(_, d)| d)
+    }
+}
+
+static KNOWN: PyOnceLock<Known> = PyOnceLock::new();
+
+/// The table of [`Known`] objects (importing NumPy on first use).
+fn known(py: Python<'_>) -> PyResult<&Known> {
+    KNOWN.get_or_try_init(py, || {
+        let np_dtype = numpy(py)?.getattr(pyo3::intern!(py, "dtype"))?;
+        let mut by_object = Vec::new();
+        let mut dtypes = Vec::new();
+        for &d in DType::ALL {
+            // A dtype this NumPy lacks (bfloat16 without an extension) stays on the slow path.
+            let Ok(obj) = np_dtype.call1((d.name(),)) else {
+                continue;
+            };
+            let name: String = obj.getattr(pyo3::intern!(py, "name"))?.extract()?;
+            if name != d.name() {
+                continue;
+            }
+            by_object.push((obj.getattr(pyo3::intern!(py, "type"))?.unbind(), d));
+            by_object.push((obj.clone().unbind(), d));
+            dtypes.push((d, obj.unbind()));
+        }
+        let builtins = py.import("builtins")?;
+        for ty in ["float", "int", "bool", "complex"] {
+            let t = builtins.getattr(ty)?;
+            let name: String = np_dtype
+                .call1((&t,))?
+                .getattr(pyo3::intern!(py, "name"))?
+                .extract()?;
+            if let Ok(d) = DType::from_name(&name) {
+                by_object.push((t.unbind(), d));
+            }
+        }
+        Ok(Known { by_object, dtypes })
+    })
 }
 
 /// `numpy.dtype` of `d`.
 pub(crate) fn numpy_dtype(py: Python<'_>, d: DType) -> PyResult<Bound<'_, PyAny>> {
+    if let Some((_, o)) = known(py)?.dtypes.iter().find(|(k, _)| *k == d) {
+        return Ok(o.bind(py).clone());
+    }
     numpy(py)?
         .getattr(pyo3::intern!(py, "dtype"))?
         .call1((d.name(),))

@@ -76,7 +76,12 @@ fn asnumpy<'py>(py: Python<'py>, a: &Bound<'py, PyAny>) -> PyResult<Bound<'py, P
 
 /// A shape argument: an int or a sequence of ints.
 fn shape_of(shape: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
-    if let Ok(n) = shape.extract::<usize>() {
+    // A tuple first: trying an int on it would build (and drop) a Python exception.
+    if let Ok(t) = shape.cast::<PyTuple>() {
+        if let Ok(v) = t.iter().map(|d| d.extract::<usize>()).collect() {
+            return Ok(v);
+        }
+    } else if let Ok(n) = shape.extract::<usize>() {
         return Ok(vec![n]);
     }
     shape.extract::<Vec<usize>>().map_err(|_| {
