@@ -473,6 +473,26 @@ fn repeat_one_count_and_one_per_element() {
         &m_repeat(&vals, &[2, 300, 4], &[3; 4], 2).1,
         "3-d last axis",
     );
+    // one count over a C-contiguous array (the gather in output order): every axis and
+    // flattened, sizes not a multiple of a vector
+    let vals = small_vals(&mut rng, DType::F32, 3 * 7 * 5);
+    let a = dev(&vals, &[3, 7, 5], DType::F32);
+    for ax in 0..3usize {
+        for r in [1usize, 3, 4] {
+            let got = ops::repeat(&a, r, Some(ax as isize)).unwrap();
+            let (ws, wv) = m_repeat(&vals, &[3, 7, 5], &vec![r; [3, 7, 5][ax]], ax);
+            assert_eq!(got.shape(), ws.as_slice());
+            assert_same(&host(&got), &wv, &format!("contiguous x{r} axis {ax}"));
+        }
+    }
+    let vals = small_vals(&mut rng, DType::F64, 1001);
+    let a = dev(&vals, &[1001], DType::F64);
+    let got = ops::repeat(&a, 4, None).unwrap();
+    assert_same(
+        &host(&got),
+        &m_repeat(&vals, &[1001], &[4; 1001], 0).1,
+        "1001 x4",
+    );
     // 0-d, empty, counts of an empty axis
     let s = Array::scalar(4i16).unwrap();
     let r = ops::repeat(&s, 3, None).unwrap();

@@ -362,7 +362,13 @@ fn repeat_impl(a: &Array, repeats: &Repeats, axis: Option<isize>) -> Result<Arra
         let mut shape = Shape::from_slice(a.shape());
         shape[ax] = len;
         let out = Array::empty(&shape, a.dtype())?;
-        if out.size() > 0 {
+        if out.size() > 0 && a.is_c_contiguous() {
+            // One pass over the output in its own order, each element gathered from `a`
+            // (read in order, a few times from cache): vector stores, no broadcast layout
+            // of rows `r` long.
+            let flat = a.reshape(&[-1])?;
+            repeat_uniform_kernel()?.call((&flat, r as i64, post as i64, &out))?;
+        } else if out.size() > 0 {
             // out[.., j * r + q, ..] = a[.., j, ..]: out viewed [pre, n, r, post], a broadcast.
             let three = [pre as isize, n as isize, post as isize];
             let (a3, k) = match a.reshape(&three) {
@@ -402,6 +408,28 @@ fn repeat_impl(a: &Array, repeats: &Repeats, axis: Option<isize>) -> Result<Arra
         repeat_each_kernel()?.call((&a3, &offs, n as i64, total, post as i64, &out3))?;
     }
     Ok(out)
+}
+
+/// `out` (C order, `[pre, n * reps, post]` flattened) from the C-contiguous `a` (`[pre, n,
+/// post]` flattened): `out[((p * n + j) * reps + q) * post + s] = a[(p * n + j) * post + s]`.
+fn repeat_uniform_kernel() -> Result<&'static ElementwiseKernel> {
+    static K: OnceLock<Result<ElementwiseKernel>> = OnceLock::new();
+    K.get_or_init(|| {
+        ElementwiseKernel::new(
+            "raw T a, int64 reps, int64 post",
+            "T out",
+            "const cuprum_idx_t rp_i = (cuprum_idx_t)i, rp_reps = (cuprum_idx_t)reps; \
+             if (post == 1) { \
+               out = a[rp_i / rp_reps]; \
+             } else { \
+               const cuprum_idx_t rp_post = (cuprum_idx_t)post, rp_q = rp_i / rp_post; \
+               out = a[(rp_q / rp_reps) * rp_post + (rp_i - rp_q * rp_post)]; \
+             }",
+            "cuprum_repeat_uniform",
+        )
+    })
+    .as_ref()
+    .map_err(Clone::clone)
 }
 
 /// `out[r, j, p] = a[r, s, p]` where `offs[s] <= j < offs[s + 1]` (the running sum of the
@@ -528,19 +556,23 @@ impl Array {
 
 /// The element-wise kernels of this file, for compile checks (every dtype).
 pub(crate) fn elementwise_sources() -> Result<Vec<(String, String)>> {
-    let k = repeat_each_kernel()?;
-    DType::ALL
-        .iter()
-        .map(|&d| {
-            Ok((
-                format!("cuprum_repeat_each {}", d.name()),
-                k.generated_source(
-                    &[d, DType::I64, DType::I64, DType::I64, DType::I64, d],
-                    &[false, false, true, true, true, false],
-                )?,
-            ))
-        })
-        .collect()
+    let (each, uniform) = (repeat_each_kernel()?, repeat_uniform_kernel()?);
+    let mut v = Vec::new();
+    for &d in DType::ALL {
+        v.push((
+            format!("cuprum_repeat_each {}", d.name()),
+            each.generated_source(
+                &[d, DType::I64, DType::I64, DType::I64, DType::I64, d],
+                &[false, false, true, true, true, false],
+            )?,
+        ));
+        v.push((
+            format!("cuprum_repeat_uniform {}", d.name()),
+            uniform
+                .generated_source(&[d, DType::I64, DType::I64, d], &[false, true, true, false])?,
+        ));
+    }
+    Ok(v)
 }
 
 #[cfg(test)]
