@@ -542,6 +542,26 @@ fn tile_with_fewer_and_more_reps_than_axes() {
     let (ws, wv) = m_tile(&vals, &[257], &[3, 1, 2]);
     assert_eq!(got.shape(), ws.as_slice());
     assert_same(&host(&got), &wv, "long row");
+    // C-contiguous inputs of 2^16 elements and more: copied in the input's order
+    for (d, shape, reps) in [
+        (DType::F32, vec![300usize, 300], vec![2usize, 3]),
+        (DType::F64, vec![300, 300], vec![3, 1, 2]),
+        (DType::U8, vec![40, 50, 40], vec![2, 1, 3]),
+        (DType::C128, vec![70_001], vec![2]),
+        (DType::I16, vec![256, 257], vec![1, 2]),
+    ] {
+        let n: usize = shape.iter().product();
+        let vals = small_vals(&mut rng, d, n);
+        let a = dev(&vals, &shape, d);
+        let got = ops::tile(&a, &reps).unwrap();
+        let (ws, wv) = m_tile(&vals, &shape, &reps);
+        assert_eq!(got.shape(), ws.as_slice(), "{d} {shape:?} {reps:?}");
+        assert_same(
+            &host(&got),
+            &wv,
+            &format!("in input order: {d} {shape:?} {reps:?}"),
+        );
+    }
     let s = Array::scalar(1.5f64).unwrap();
     let t = ops::tile(&s, &[2, 2]).unwrap();
     assert_eq!(
