@@ -244,9 +244,19 @@ fn nvrtc_is_found_and_reports_itself() {
     );
 }
 
+/// How many generated kernels' schemas matched their cubins: the samples compiled once per
+/// test binary, in parallel, by whichever of the tests that compile the same sources comes
+/// first (the others wait, then find each compile in the tests' kernel cache instead of
+/// compiling it a second time beside it).
+fn schemas_checked() -> usize {
+    static CHECKED: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CHECKED.get_or_init(|| cuprum::internal::check_sample_schemas(90).unwrap())
+}
+
 #[test]
 fn every_array_kernel_compiles_for_sm90() {
     require_nvrtc!();
+    schemas_checked();
     let sources = cuprum::internal::all_sources();
     assert!(sources.len() > 40, "{}", sources.len());
     assert_none_failed(compile_all(
@@ -266,7 +276,7 @@ fn every_array_kernel_compiles_for_sm90() {
 #[test]
 fn every_generated_kernel_schema_matches_its_cubin() {
     require_nvrtc!();
-    let checked = cuprum::internal::check_sample_schemas(90).unwrap();
+    let checked = schemas_checked();
     assert!(checked > 350, "{checked}");
 }
 
@@ -412,6 +422,7 @@ fn every_example_kernel_compiles() {
 #[test]
 fn every_elementwise_layout_compiles_for_sm90() {
     require_nvrtc!();
+    schemas_checked();
     let sources = cuprum::internal::elementwise_sample_sources().unwrap();
     assert!(sources.len() > 60, "{}", sources.len());
     assert_none_failed(compile_all(
@@ -458,6 +469,7 @@ fn example_elementwise_operations_compile() {
 #[test]
 fn every_reduction_strategy_compiles_for_sm90() {
     require_nvrtc!();
+    schemas_checked();
     let sources = cuprum::internal::reduction_sample_sources().unwrap();
     assert!(sources.len() >= 100, "{}", sources.len());
     assert_none_failed(compile_all(

@@ -345,16 +345,43 @@ pub(crate) fn reduction_samples() -> Result<Vec<Sample>> {
 
 /// Compiles every sample (the elementwise and reduction samples and the array layer's
 /// kernels) for `arch` without a GPU and checks each argument schema against the parameter
-/// sizes of the compiled image. Returns how many kernels were checked.
+/// sizes of the compiled image, on as many threads as the machine has cores. Returns how
+/// many kernels were checked; the first failure (in the samples' order) is the error.
 pub fn check_sample_schemas(arch: u32) -> Result<usize> {
     let mut all = elementwise_samples()?;
     all.extend(reduction_samples()?);
     all.extend(crate::array::kernels::all_kernels());
     // The options the NVRTC compile checks use, so a test run compiles each source once.
     let opts = crate::compile::CompileOptions::default();
-    for (label, k) in &all {
-        crate::kernel_abi::check_compiled(k, &opts, arch)
-            .map_err(|e| crate::error::err!(Launch, "{label}: {e}"))?;
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut failed: Vec<(usize, crate::Error)> = std::thread::scope(|sc| {
+        let jobs: Vec<_> = (0..workers)
+            .map(|_| {
+                sc.spawn(|| {
+                    let mut failed = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some((label, k)) = all.get(i) else {
+                            return failed;
+                        };
+                        if let Err(e) = crate::kernel_abi::check_compiled(k, &opts, arch) {
+                            failed.push((i, crate::error::err!(Launch, "{label}: {e}")));
+                        }
+                    }
+                })
+            })
+            .collect();
+        jobs.into_iter()
+            .flat_map(|j| match j.join() {
+                Ok(f) => f,
+                Err(p) => std::panic::resume_unwind(p),
+            })
+            .collect()
+    });
+    failed.sort_by_key(|f| f.0);
+    match failed.into_iter().next() {
+        Some((_, e)) => Err(e),
+        None => Ok(all.len()),
     }
-    Ok(all.len())
 }
