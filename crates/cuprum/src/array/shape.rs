@@ -292,6 +292,17 @@ pub fn broadcast_strides(shape: &[usize], strides: &[isize], target: &[usize]) -
     Ok(out)
 }
 
+/// Whether an array of `shape` broadcasts to `to` (NumPy's rule, right-aligned): the
+/// check of [`broadcast_strides`] without the strides or an error.
+pub(crate) fn broadcasts_to(shape: &[usize], to: &[usize]) -> bool {
+    shape.len() <= to.len()
+        && shape
+            .iter()
+            .rev()
+            .zip(to.iter().rev())
+            .all(|(&d, &t)| d == t || d == 1)
+}
+
 /// Resolves a requested shape that may hold one `-1` (inferred) for an array of `size`
 /// elements.
 ///
@@ -678,6 +689,27 @@ mod tests {
     use super::*;
     use crate::ErrorKind;
     use proptest::prelude::*;
+
+    #[test]
+    fn broadcasts_to_agrees_with_broadcast_strides() {
+        let cases: [(&[usize], &[usize]); 7] = [
+            (&[], &[]),
+            (&[3], &[2, 3]),
+            (&[1, 3], &[4, 3]),
+            (&[2], &[3]),
+            (&[2, 3], &[3]),
+            (&[4, 1], &[4, 5]),
+            (&[0], &[2, 0]),
+        ];
+        for (shape, to) in cases {
+            let strides = vec![1isize; shape.len()];
+            assert_eq!(
+                broadcasts_to(shape, to),
+                broadcast_strides(shape, &strides, to).is_ok(),
+                "{shape:?} to {to:?}"
+            );
+        }
+    }
 
     #[test]
     fn resolve_range_matches_python() {

@@ -607,7 +607,7 @@ impl ElementwiseKernel {
                     && p.ty == ParamType::Concrete(o.dtype())
                     && match o {
                         Operand::Array(a) if k < nin => {
-                            a.device() == device && broadcasts_to(a.shape(), shape)
+                            a.device() == device && crate::shape::broadcasts_to(a.shape(), shape)
                         }
                         Operand::Array(a) => {
                             a.device() == device && a.shape() == shape && !a.read_only
@@ -618,16 +618,6 @@ impl ElementwiseKernel {
             });
         exact.then_some(shape)
     }
-}
-
-/// Whether an array of `shape` broadcasts to `to` (NumPy's rule, right-aligned).
-fn broadcasts_to(shape: &[usize], to: &[usize]) -> bool {
-    shape.len() <= to.len()
-        && shape
-            .iter()
-            .rev()
-            .zip(to.iter().rev())
-            .all(|(&d, &t)| d == t || d == 1)
 }
 
 kernel_spec_methods!(
