@@ -128,13 +128,15 @@ extern "C" __global__ void __launch_bounds__(256) cuprum_minmax_float(const T* _
 // The bin of element value xv (-1: not counted). MODE 0/1: bincount (the value itself);
 // 2: equal bins over edges[0..nb] (guess, then move to edges[i] <= x < edges[i+1], the last
 // bin closed); 3: given edges (binary search).
+// For MODE 2, lo and hi are edges[0] and edges[nb], scale is nb / (last - first): the guess
+// multiplies (the moves after it make the bin exact whatever the guess's rounding).
 template <int MODE> __device__ __forceinline__ long long bin_of(const T& xv, const E* __restrict__ edges, long long nb,
-    F first, F denom) {
+    F first, F lo, F hi, F scale) {
   if (MODE < 2) return cuprum::cast<long long>(xv);
   if (MODE == 2) {
     const F f = cuprum::cast<F>(xv);
-    if (!(f >= cuprum::cast<F>(edges[0]) && f <= cuprum::cast<F>(edges[nb]))) return -1;
-    const F g = (f - first) / denom * (F)nb;
+    if (!(f >= lo && f <= hi)) return -1;
+    const F g = (f - first) * scale;
     long long i = g >= (F)nb ? nb - 1 : (g > (F)0 ? (long long)g : 0);
     while (i > 0 && f < cuprum::cast<F>(edges[i])) --i;
     while (i < nb - 1 && f >= cuprum::cast<F>(edges[i + 1])) ++i;
@@ -172,6 +174,10 @@ __device__ __forceinline__ void count(const T* __restrict__ x, const double* __r
   }
   S* mine = s_bins + (SHARED ? (long long)((threadIdx.x >> 5) % copies) * nb : 0);
   const F ff = (F)first, fd = (F)denom;
+  // MODE 2: the range and the scale of the guess, once per thread rather than per element
+  const F lo = MODE == 2 ? cuprum::cast<F>(edges[0]) : (F)0;
+  const F hi = MODE == 2 ? cuprum::cast<F>(edges[nb]) : (F)0;
+  const F scale = MODE == 2 ? (F)nb / fd : (F)0;
   const long long stride = (long long)gridDim.x * BLOCK * UNROLL;
   for (long long i0 = (long long)blockIdx.x * BLOCK * UNROLL + threadIdx.x; i0 < n; i0 += stride) {
     T xv[UNROLL];
@@ -184,7 +190,7 @@ __device__ __forceinline__ void count(const T* __restrict__ x, const double* __r
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) {
       if (i0 + (long long)u * BLOCK < n) {
-        const long long b = bin_of<MODE>(xv[u], edges, nb, ff, fd);
+        const long long b = bin_of<MODE>(xv[u], edges, nb, ff, lo, hi, scale);
         if (b >= 0) {
           if (SHARED) atomicAdd(&mine[b], WEIGHTED ? (S)wv[u] : (S)1);
           else atomicAdd(&g_bins[b], WEIGHTED ? (G)wv[u] : (G)1);
