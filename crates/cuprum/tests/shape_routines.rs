@@ -473,7 +473,7 @@ fn repeat_one_count_and_one_per_element() {
         &m_repeat(&vals, &[2, 300, 4], &[3; 4], 2).1,
         "3-d last axis",
     );
-    // one count over a C-contiguous array (the gather in output order): every axis and
+    // one count over a C-contiguous array: every axis and
     // flattened, sizes not a multiple of a vector
     let vals = small_vals(&mut rng, DType::F32, 3 * 7 * 5);
     let a = dev(&vals, &[3, 7, 5], DType::F32);
@@ -542,7 +542,7 @@ fn tile_with_fewer_and_more_reps_than_axes() {
     let (ws, wv) = m_tile(&vals, &[257], &[3, 1, 2]);
     assert_eq!(got.shape(), ws.as_slice());
     assert_same(&host(&got), &wv, "long row");
-    // C-contiguous inputs of 2^16 elements and more: copied in the input's order
+    // C-contiguous inputs of 2^16 elements and more, 2-d, 3-d and 1-d
     for (d, shape, reps) in [
         (DType::F32, vec![300usize, 300], vec![2usize, 3]),
         (DType::F64, vec![300, 300], vec![3, 1, 2]),
@@ -559,7 +559,7 @@ fn tile_with_fewer_and_more_reps_than_axes() {
         assert_same(
             &host(&got),
             &wv,
-            &format!("in input order: {d} {shape:?} {reps:?}"),
+            &format!("contiguous: {d} {shape:?} {reps:?}"),
         );
     }
     let s = Array::scalar(1.5f64).unwrap();

@@ -362,13 +362,7 @@ fn repeat_impl(a: &Array, repeats: &Repeats, axis: Option<isize>) -> Result<Arra
         let mut shape = Shape::from_slice(a.shape());
         shape[ax] = len;
         let out = Array::empty(&shape, a.dtype())?;
-        if out.size() > 0 && a.is_c_contiguous() {
-            // One pass over the output in its own order, each element gathered from `a`
-            // (read in order, a few times from cache): vector stores, no broadcast layout
-            // of rows `r` long.
-            let flat = a.reshape(&[-1])?;
-            repeat_uniform_kernel()?.call((&flat, r as i64, post as i64, &out))?;
-        } else if out.size() > 0 {
+        if out.size() > 0 {
             // out[.., j * r + q, ..] = a[.., j, ..]: out viewed [pre, n, r, post], a broadcast.
             let three = [pre as isize, n as isize, post as isize];
             let (a3, k) = match a.reshape(&three) {
@@ -408,91 +402,6 @@ fn repeat_impl(a: &Array, repeats: &Repeats, axis: Option<isize>) -> Result<Arra
         repeat_each_kernel()?.call((&a3, &offs, n as i64, total, post as i64, &out3))?;
     }
     Ok(out)
-}
-
-/// The least input (elements) [`tile`] copies in the input's order: a thread per element
-/// fills the GPU from here.
-const TILE_IN_ORDER_MIN: usize = 1 << 16;
-/// The most copies of each element one thread writes in that order.
-const TILE_IN_ORDER_COPIES: usize = 64;
-
-/// `out = tile(c, reps)` (`c` C-contiguous, of `reps.len()` axes, `out` new) in one pass
-/// over `c`: each element is read once and written to each of its copies. The copy through
-/// a broadcast view goes in the output's order and reads `c` once per repetition of the
-/// outer axes, from memory once `c` outgrows the L2 cache (a 40 MB matrix tiled 3 x 3 moved
-/// 480 MB for 400).
-fn tile_in_input_order(c: &Array, reps: &[usize], out: &Array) -> Result<()> {
-    let nd = reps.len();
-    let shape = out.shape();
-    // meta = [c's extents, out's C strides (elements), the offset of each copy (C order of
-    // the counts)]: one upload.
-    let mut meta: Vec<i64> = c.shape().iter().map(|&s| s as i64).collect();
-    let mut ostr = vec![1i64; nd];
-    for d in (0..nd.saturating_sub(1)).rev() {
-        ostr[d] = ostr[d + 1] * shape[d + 1] as i64;
-    }
-    meta.extend_from_slice(&ostr);
-    let mut offs = vec![0i64];
-    for d in 0..nd {
-        let step = c.shape()[d] as i64 * ostr[d];
-        offs = offs
-            .iter()
-            .flat_map(|&o| (0..reps[d] as i64).map(move |q| o + q * step))
-            .collect();
-    }
-    meta.extend_from_slice(&offs);
-    let meta = Array::from_slice(&meta, &[meta.len()])?;
-    tile_in_order_kernel()?.call((c, &meta, nd as i64, offs.len() as i64, out))?;
-    Ok(())
-}
-
-/// `out[base(i) + offs[k]] = x[i]` for every copy `k`: `base(i)` is element `i`'s offset in
-/// the first copy (its index in `x`'s extents `meta[0..nd]` times the output's strides
-/// `meta[nd..2 nd]`), `offs = meta[2 nd..]`.
-fn tile_in_order_kernel() -> Result<&'static ElementwiseKernel> {
-    static K: OnceLock<Result<ElementwiseKernel>> = OnceLock::new();
-    K.get_or_init(|| {
-        ElementwiseKernel::new(
-            "T x, raw int64 meta, int64 nd, int64 copies",
-            "raw T out",
-            "cuprum_idx_t tl_t = (cuprum_idx_t)i; \
-             long long tl_base = 0; \
-             for (long long tl_d = nd - 1; tl_d >= 0; --tl_d) { \
-               const cuprum_idx_t tl_s = (cuprum_idx_t)meta[tl_d]; \
-               const cuprum_idx_t tl_q = tl_t / tl_s; \
-               tl_base += (long long)(tl_t - tl_q * tl_s) * meta[nd + tl_d]; \
-               tl_t = tl_q; \
-             } \
-             for (long long tl_k = 0; tl_k < copies; ++tl_k) { \
-               out[tl_base + meta[2 * nd + tl_k]] = x; \
-             }",
-            "cuprum_tile_in_order",
-        )
-    })
-    .as_ref()
-    .map_err(Clone::clone)
-}
-
-/// `out` (C order, `[pre, n * reps, post]` flattened) from the C-contiguous `a` (`[pre, n,
-/// post]` flattened): `out[((p * n + j) * reps + q) * post + s] = a[(p * n + j) * post + s]`.
-fn repeat_uniform_kernel() -> Result<&'static ElementwiseKernel> {
-    static K: OnceLock<Result<ElementwiseKernel>> = OnceLock::new();
-    K.get_or_init(|| {
-        ElementwiseKernel::new(
-            "raw T a, int64 reps, int64 post",
-            "T out",
-            "const cuprum_idx_t rp_i = (cuprum_idx_t)i, rp_reps = (cuprum_idx_t)reps; \
-             if (post == 1) { \
-               out = a[rp_i / rp_reps]; \
-             } else { \
-               const cuprum_idx_t rp_post = (cuprum_idx_t)post, rp_q = rp_i / rp_post; \
-               out = a[(rp_q / rp_reps) * rp_post + (rp_i - rp_q * rp_post)]; \
-             }",
-            "cuprum_repeat_uniform",
-        )
-    })
-    .as_ref()
-    .map_err(Clone::clone)
 }
 
 /// `out[r, j, p] = a[r, s, p]` where `offs[s] <= j < offs[s + 1]` (the running sum of the
@@ -563,14 +472,6 @@ pub fn tile(a: &Array, reps: &[usize]) -> Result<Array> {
     if out.size() == 0 {
         return Ok(out);
     }
-    let copies: usize = reps.iter().product();
-    if c.is_c_contiguous()
-        && c.size() >= TILE_IN_ORDER_MIN
-        && (2..=TILE_IN_ORDER_COPIES).contains(&copies)
-    {
-        tile_in_input_order(&c, &reps, &out)?;
-        return Ok(out);
-    }
     let tiled = reps.iter().filter(|&&r| r != 1).count();
     if nd + tiled <= MAX_NDIM {
         // out viewed [r0, s0, r1, s1, …] (an axis per count other than 1), c broadcast
@@ -627,30 +528,19 @@ impl Array {
 
 /// The element-wise kernels of this file, for compile checks (every dtype).
 pub(crate) fn elementwise_sources() -> Result<Vec<(String, String)>> {
-    let (each, uniform) = (repeat_each_kernel()?, repeat_uniform_kernel()?);
-    let mut v = Vec::new();
-    for &d in DType::ALL {
-        v.push((
-            format!("cuprum_repeat_each {}", d.name()),
-            each.generated_source(
-                &[d, DType::I64, DType::I64, DType::I64, DType::I64, d],
-                &[false, false, true, true, true, false],
-            )?,
-        ));
-        v.push((
-            format!("cuprum_tile_in_order {}", d.name()),
-            tile_in_order_kernel()?.generated_source(
-                &[d, DType::I64, DType::I64, DType::I64, d],
-                &[false, false, true, true, false],
-            )?,
-        ));
-        v.push((
-            format!("cuprum_repeat_uniform {}", d.name()),
-            uniform
-                .generated_source(&[d, DType::I64, DType::I64, d], &[false, true, true, false])?,
-        ));
-    }
-    Ok(v)
+    let k = repeat_each_kernel()?;
+    DType::ALL
+        .iter()
+        .map(|&d| {
+            Ok((
+                format!("cuprum_repeat_each {}", d.name()),
+                k.generated_source(
+                    &[d, DType::I64, DType::I64, DType::I64, DType::I64, d],
+                    &[false, false, true, true, true, false],
+                )?,
+            ))
+        })
+        .collect()
 }
 
 #[cfg(test)]

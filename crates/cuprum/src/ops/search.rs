@@ -5,9 +5,7 @@
 //! evenly spaced *samples* of the sorted array; each block of the search kernel stages
 //! them in shared memory (one coalesced read), so the first ~10 levels of every search are
 //! shared-memory reads and only the last `log2(n / 1024)` levels are dependent global
-//! loads. The shared-memory levels step by halving powers of two without a branch, so the
-//! threads of a warp stay together (for a test set of at most 1024 elements, all of
-//! `isin`'s search). A thread searches `U` values at once in lockstep, so that `U` independent loads
+//! loads. A thread searches `U` values at once in lockstep, so that `U` independent loads
 //! are in flight per level. Bytes: the values read once and the result written once, plus
 //! `log2(n / 1024)` sectors of the sorted array per value (the upper levels cached).
 //!
@@ -102,8 +100,6 @@ __device__ __forceinline__ void search(const T* __restrict__ a, long long n, con
   T* s_samp = reinterpret_cast<T*>(s_raw);
   for (int j = threadIdx.x; j < ns; j += BLOCK) s_samp[j] = samples[j];
   __syncthreads();
-  // the largest power of two at most ns (0 for no samples)
-  const int top = ns > 0 ? 1 << (31 - __clz(ns)) : 0;
   const long long stride = (long long)gridDim.x * BLOCK * U;
   for (long long q0 = (long long)blockIdx.x * BLOCK * U + threadIdx.x; q0 < m; q0 += stride) {
     T x[U];
@@ -114,14 +110,11 @@ __device__ __forceinline__ void search(const T* __restrict__ a, long long n, con
       const long long q = q0 + (long long)u * BLOCK;
       ok[u] = q < m;
       if (ok[u]) x[u] = v[q];
-      // the upper levels: among the samples (shared memory), c = how many come before x.
-      // Branchless steps of halving powers of two: every thread of a warp takes the same
-      // number of steps (a search that narrows by halves diverges, each thread its own).
-      int c = 0;
-      if (ok[u]) {
-        for (int h = top; h > 0; h >>= 1) {
-          if (c + h <= ns && before<RIGHT>(s_samp[c + h - 1], x[u])) c += h;
-        }
+      // the upper levels: among the samples (shared memory)
+      int c = 0, l = ok[u] ? ns : 0;
+      while (l > 0) {
+        const int h = l >> 1;
+        if (before<RIGHT>(s_samp[c + h], x[u])) { c += h + 1; l -= h + 1; } else { l = h; }
       }
       lo[u] = c == 0 ? 0 : (long long)(c - 1) * step + 1;
       const long long hi = c == ns ? n : (long long)c * step;
@@ -153,8 +146,7 @@ __device__ __forceinline__ void search(const T* __restrict__ a, long long n, con
       if (MODE < 2) {
         ((long long*)out)[q] = lo[u];
       } else {
-        // every element sampled (step 1): the candidate is in shared memory
-        const bool found = lo[u] < n && (step == 1 ? s_samp[lo[u]] : a[lo[u]]) == x[u];
+        const bool found = lo[u] < n && a[lo[u]] == x[u];
         ((bool*)out)[q] = found != (MODE == 3);
       }
     }
