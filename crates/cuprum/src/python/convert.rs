@@ -4,8 +4,10 @@
 //!
 //! Decisions:
 //! - **NumPy is the host side.** A dtype is whatever `numpy.dtype(x)` accepts (`cp.float32`,
-//!   `'f4'`, `float`, a dtype object), named back to cuprum's dtype table by its NumPy name;
-//!   `ndarray.dtype` is a `numpy.dtype`. Host data goes through `numpy.asarray` (NumPy's
+//!   `'f4'`, `float`, a dtype object), mapped to cuprum's dtype table: a canonical name by
+//!   string, NumPy's dtype objects and scalar types and Python's number types by identity
+//!   (no call into NumPy: `dtype=` is on every creation's path), anything else through
+//!   `numpy.dtype` and then identity or its name; `ndarray.dtype` is a `numpy.dtype`. Host data goes through `numpy.asarray` (NumPy's
 //!   inference: Python ints → int64, floats → float64), so a list converts as NumPy
 //!   converts it. NumPy is imported on the first conversion, never at module import.
 //! - **One copy each way.** An upload reads the C-contiguous NumPy array's memory (its
