@@ -587,6 +587,66 @@ fn median_numpy_cases_and_empty_inputs() {
     );
 }
 
+/// Every element of `a` as text: NaN equals NaN, -0.0 differs from 0.0.
+fn exact(a: &Array) -> String {
+    format!("{:?}", host(a))
+}
+
+/// One row's median and quantiles (at most four: the radix select) equal, exactly, the
+/// same row's through the sort (two copies of the row, reduced along the rows): every
+/// dtype the select takes, sizes past several blocks and not multiples of a tile, runs of
+/// equal values, one value only, NaNs.
+#[test]
+fn one_rows_order_statistics_by_select_equal_the_sorts() {
+    require_gpu!();
+    let mut rng = Rng::new(75);
+    let dts: Vec<DType> = DType::ALL
+        .iter()
+        .copied()
+        .filter(|d| d.kind() != DTypeKind::Complex)
+        .collect();
+    let sizes = [1usize, 2, 5, 2048, 4099, 70_001];
+    // (distinct values, one NaN / inf / zero in …)
+    let kinds = [(1u64 << 40, 0usize), (5, 0), (1, 0), (1000, 7)];
+    for (i, d) in common::dtypes(&dts).into_iter().enumerate() {
+        for (j, (&n, &(span, special))) in sizes
+            .iter()
+            .flat_map(|n| kinds.iter().map(move |k| (n, k)))
+            .enumerate()
+        {
+            if !common::sweep_cell(i, j) {
+                continue;
+            }
+            let vals = rand_vals(&mut rng, d, n, span, special);
+            let x = dev(&vals, &[n], d);
+            let two = ops::stack(&[&x, &x], 0).unwrap();
+            let what = format!("{d} n {n} span {span} special {special}");
+            let m = ops::median(&x, None, Keepdims::No).unwrap();
+            let m2 = ops::median(&two, Some(1), Keepdims::No).unwrap();
+            let m2 = m2.slice(&[cuprum::SliceArg::Index(0)]).unwrap();
+            assert_eq!(exact(&m), exact(&m2), "median {what}");
+            if d.kind() == DTypeKind::Bool {
+                continue;
+            }
+            let qs = [0.0, 0.3, 0.999, 1.0];
+            let q = ops::quantile(&x, &qs, Some(0), Keepdims::Yes).unwrap();
+            let q2 = ops::quantile(&two, &qs, Some(1), Keepdims::Yes).unwrap();
+            let q2 = q2
+                .slice(&[
+                    cuprum::SliceArg::Range {
+                        start: None,
+                        end: None,
+                        step: 1,
+                    },
+                    cuprum::SliceArg::Index(0),
+                ])
+                .unwrap();
+            assert_eq!(q.shape(), &[4, 1], "quantile {what}");
+            assert_eq!(exact(&q), exact(&q2), "quantile {what}");
+        }
+    }
+}
+
 // ---------------------------------------------------------------- quantile / percentile
 
 /// One quantile case: `q`, its values, its shape, the virtual index's dtype, whether

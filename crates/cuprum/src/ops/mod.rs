@@ -60,6 +60,7 @@ pub(crate) mod programs;
 mod quantile;
 mod samples;
 pub(crate) mod scan;
+mod select;
 mod sort;
 mod sort_by_key;
 mod unique;

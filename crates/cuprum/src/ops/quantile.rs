@@ -1,16 +1,20 @@
 //! `median`, `quantile` and `percentile` (NumPy's default `linear` method) along one axis
 //! or over the flattened array.
 //!
-//! How: the reduced axis is moved last (one copy unless it already is the contiguous last
-//! axis), the rows are sorted with the segmented radix sort (`ops/sort.rs`: NaNs last),
-//! then one element-wise kernel per call reads, for every output element, the one or two
-//! neighbours it needs and interpolates. Cost: the sort — per byte of the dtype one pass
-//! that reads and writes keys and 32-bit positions (for rows, plus one pass per byte of
-//! the row count), about `2 · itemsize · (itemsize + 4)` bytes moved per element — then a
-//! gather of two elements per output. A median of 100M float32 thus moves about 6.4 GB, a
-//! few times the 0.4 GB one read of the input costs; a radix *select* (histogram the top
-//! digit, keep the bucket holding the k-th element, repeat) would read the input about
-//! once per digit and is the way to reach bandwidth for large 1-D inputs (not done yet).
+//! How, for one row (the flattened array, or an axis that every other axis of length 1
+//! leaves alone) of real numbers or bools, and at most four quantiles: the **radix select**
+//! (`ops/select.rs`) finds the one or two neighbours each result needs — the ranks come
+//! from an element-wise kernel that computes the virtual index exactly as the
+//! interpolation does — and one element-wise kernel interpolates. It reads the input about
+//! twice (a median of 1e8 float32: 0.8 GB) where a sort moves 6.4 GB.
+//!
+//! Otherwise (many rows, complex numbers, more quantiles): the reduced axis is moved last
+//! (one copy unless it already is the contiguous last axis), the rows are sorted with the
+//! segmented radix sort (`ops/sort.rs`: NaNs last), then one element-wise kernel reads,
+//! for every output element, the one or two neighbours it needs and interpolates. Cost:
+//! the sort — per byte of the dtype one pass that reads and writes keys and 32-bit
+//! positions (for rows, plus one pass per byte of the row count), about `2 · itemsize ·
+//! (itemsize + 4)` bytes moved per element — then a gather of two elements per output.
 //!
 //! NumPy's semantics, exactly:
 //! - **quantile** (`linear`): virtual index `v = (n - 1) · q` computed in `q`'s dtype (a
@@ -31,6 +35,7 @@
 //! One axis or all of them (`None`); NumPy's tuples of axes are not taken.
 
 use super::promote::promote_types;
+use super::select::{MAX_RANKS, select, selectable};
 use super::sort::sort;
 use crate::array::{Array, DType, DTypeKind, Scalar};
 use crate::error::{Result, bail};
@@ -161,18 +166,48 @@ struct Rows {
     kept: Vec<usize>,
 }
 
-fn sorted_rows(a: &Array, axis: Option<isize>) -> Result<Rows> {
+/// The reduction of `a` over `axis`: the row length, the reduced shape, the shape
+/// `Keepdims::Yes` keeps, and the axis (`None`: all of them).
+struct Reduced {
+    len: usize,
+    reduced: Vec<usize>,
+    kept: Vec<usize>,
+    axis: Option<usize>,
+}
+
+fn reduced(a: &Array, axis: Option<isize>) -> Result<Reduced> {
     let Some(axis) = axis else {
-        let flat = a.reshape_copy(&[-1])?;
-        return Ok(Rows {
-            sorted: sort(&flat, Some(0))?,
+        return Ok(Reduced {
             len: a.size(),
             reduced: vec![],
             kept: vec![1; a.ndim()],
+            axis: None,
+        });
+    };
+    let ax = normalize_axis(axis, a.ndim())?;
+    let mut reduced = a.shape().to_vec();
+    reduced.remove(ax);
+    let mut kept = a.shape().to_vec();
+    kept[ax] = 1;
+    Ok(Reduced {
+        len: a.shape()[ax],
+        reduced,
+        kept,
+        axis: Some(ax),
+    })
+}
+
+fn sorted_rows(a: &Array, r: Reduced) -> Result<Rows> {
+    let Some(ax) = r.axis else {
+        let flat = a.reshape_copy(&[-1])?;
+        return Ok(Rows {
+            sorted: sort(&flat, Some(0))?,
+            len: r.len,
+            reduced: r.reduced,
+            kept: r.kept,
         });
     };
     let nd = a.ndim();
-    let ax = normalize_axis(axis, nd)?;
     let mut perm: Vec<isize> = (0..nd as isize).filter(|&k| k != ax as isize).collect();
     perm.push(ax as isize);
     let moved = if ax + 1 == nd {
@@ -180,16 +215,22 @@ fn sorted_rows(a: &Array, axis: Option<isize>) -> Result<Rows> {
     } else {
         a.permute(&perm)?.copy()?
     };
-    let mut reduced = a.shape().to_vec();
-    reduced.remove(ax);
-    let mut kept = a.shape().to_vec();
-    kept[ax] = 1;
     Ok(Rows {
         sorted: sort(&moved, Some(-1))?,
-        len: a.shape()[ax],
-        reduced,
-        kept,
+        len: r.len,
+        reduced: r.reduced,
+        kept: r.kept,
     })
+}
+
+/// `a` as one contiguous row when the select serves this reduction (`ranks` neighbours
+/// wanted): one non-empty row of a dtype it takes.
+fn one_row(a: &Array, r: &Reduced, ranks: usize) -> Result<Option<Array>> {
+    let one = r.reduced.iter().product::<usize>() == 1 && r.len > 0;
+    if !one || ranks > MAX_RANKS || !selectable(a.dtype()) {
+        return Ok(None);
+    }
+    Ok(Some(a.reshape_copy(&[-1])?.to_contiguous()?))
 }
 
 fn shape_isize(s: &[usize]) -> Vec<isize> {
@@ -204,19 +245,63 @@ fn quantile_kernel() -> Result<&'static ElementwiseKernel> {
         ElementwiseKernel::new(
             "raw S x, raw Q q, int64 len, int64 rows",
             "C y",
-            "const long long j = i / rows, r = i - j * rows, n1 = len - 1;\n\
-             const Q v = Q(n1) * q[j];\n\
-             long long lo, hi;\n\
-             double g;\n\
-             if ((double)v >= (double)n1) { lo = n1; hi = n1; g = (double)v + 1.0; }\n\
-             else { lo = (long long)(double)v; hi = lo + 1; g = (double)v - (double)lo; }\n\
-             const Q t = Q(g);\n\
-             const S a = x[r * len + lo], b = x[r * len + hi], m = x[r * len + n1];\n\
-             const S d = (S)(b - a);\n\
-             if (m != m) y = cuprum::cast<C>(m);\n\
-             else if (t >= Q(0.5)) y = cuprum::cast<C>(b) - cuprum::cast<C>(d) * cuprum::cast<C>(Q(1) - t);\n\
-             else y = cuprum::cast<C>(a) + cuprum::cast<C>(d) * cuprum::cast<C>(t)",
+            format!(
+                "const long long j = i / rows, r = i - j * rows;\n{VIRTUAL_INDEX}\
+                 const S a = x[r * len + lo], b = x[r * len + hi], m = x[r * len + n1];\n{LINEAR}"
+            ),
             "cuprum_quantile_linear",
+        )
+    })
+    .as_ref()
+    .map_err(Clone::clone)
+}
+
+/// Quantile `j`'s virtual index into `len` sorted values (the module docs): the
+/// neighbours `lo`, `hi` and the fraction `t` between them (`Q` the index's dtype).
+const VIRTUAL_INDEX: &str = "const long long n1 = len - 1;\n\
+    const Q v = Q(n1) * q[j];\n\
+    long long lo, hi;\n\
+    double g;\n\
+    if ((double)v >= (double)n1) { lo = n1; hi = n1; g = (double)v + 1.0; }\n\
+    else { lo = (long long)(double)v; hi = lo + 1; g = (double)v - (double)lo; }\n\
+    const Q t = Q(g);\n";
+
+/// The interpolation between neighbours `a` and `b` at `t` (`m` the row's largest value:
+/// a NaN there is the result).
+const LINEAR: &str = "const S d = (S)(b - a);\n\
+    if (m != m) y = cuprum::cast<C>(m);\n\
+    else if (t >= Q(0.5)) y = cuprum::cast<C>(b) - cuprum::cast<C>(d) * cuprum::cast<C>(Q(1) - t);\n\
+    else y = cuprum::cast<C>(a) + cuprum::cast<C>(d) * cuprum::cast<C>(t)";
+
+/// The ranks the select finds for quantiles `q` of one row of `len`: `lo` then `hi` of
+/// each (`k[2j]`, `k[2j + 1]`).
+fn quantile_ranks_kernel() -> Result<&'static ElementwiseKernel> {
+    static K: OnceLock<Result<ElementwiseKernel>> = OnceLock::new();
+    K.get_or_init(|| {
+        ElementwiseKernel::new(
+            "raw Q q, int64 len",
+            "int64 k",
+            format!("const long long j = i >> 1;\n{VIRTUAL_INDEX}(void)t;\nk = (i & 1) ? hi : lo"),
+            "cuprum_quantile_ranks",
+        )
+    })
+    .as_ref()
+    .map_err(Clone::clone)
+}
+
+/// The quantiles of one row from the values the select found (`x[2j]`, `x[2j + 1]` at the
+/// ranks of [`quantile_ranks_kernel`], `x[nr]` a NaN when the row holds one).
+fn quantile_select_kernel() -> Result<&'static ElementwiseKernel> {
+    static K: OnceLock<Result<ElementwiseKernel>> = OnceLock::new();
+    K.get_or_init(|| {
+        ElementwiseKernel::new(
+            "raw S x, raw Q q, int64 len, int64 nr",
+            "C y",
+            format!(
+                "const long long j = i;\n{VIRTUAL_INDEX}(void)lo;\n(void)hi;\n\
+                 const S a = x[2 * j], b = x[2 * j + 1], m = x[nr];\n{LINEAR}"
+            ),
+            "cuprum_quantile_select",
         )
     })
     .as_ref()
@@ -243,6 +328,42 @@ fn median_kernel() -> Result<&'static ElementwiseKernel> {
              else if (len & 1) y = cuprum::cast<R>(cuprum::cast<A>(x[b + m]));\n\
              else y = cuprum::cast<R>(cuprum_halve(cuprum::cast<A>(x[b + m - 1]) + cuprum::cast<A>(x[b + m]), two[0]))",
             "cuprum_median",
+        )
+        .map(|k| k.preamble(HALVE))
+    })
+    .as_ref()
+    .map_err(Clone::clone)
+}
+
+/// The median's two ranks in a row of `n`: `(n - 1) / 2` and `n / 2` (one rank twice for
+/// an odd `n`).
+fn median_ranks_kernel() -> Result<&'static ElementwiseKernel> {
+    static K: OnceLock<Result<ElementwiseKernel>> = OnceLock::new();
+    K.get_or_init(|| {
+        ElementwiseKernel::new(
+            "int64 n",
+            "int64 k",
+            "k = (n - 1 + i) / 2",
+            "cuprum_median_ranks",
+        )
+    })
+    .as_ref()
+    .map_err(Clone::clone)
+}
+
+/// [`median_kernel`] of one row from the values the select found at the
+/// [`median_ranks_kernel`] ranks (`x[2]` a NaN when the row holds one).
+fn median_select_kernel() -> Result<&'static ElementwiseKernel> {
+    static K: OnceLock<Result<ElementwiseKernel>> = OnceLock::new();
+    K.get_or_init(|| {
+        ElementwiseKernel::new(
+            "raw S x, int64 len, raw A two",
+            "R y",
+            "const S last = x[2];\n\
+             if (last != last) y = cuprum::cast<R>(last);\n\
+             else if (len & 1) y = cuprum::cast<R>(cuprum::cast<A>(x[0]));\n\
+             else y = cuprum::cast<R>(cuprum_halve(cuprum::cast<A>(x[0]) + cuprum::cast<A>(x[1]), two[0]))",
+            "cuprum_median_select",
         )
         .map(|k| k.preamble(HALVE))
     })
@@ -281,7 +402,23 @@ fn quantile_impl(
         _ => {}
     }
     let (vals, qshape, qd) = fractions(a.dtype(), q, percent)?;
-    let rows = sorted_rows(a, axis)?;
+    let r = reduced(a, axis)?;
+    if let Some(row) = one_row(a, &r, 2 * vals.len())? {
+        let cd = promote_types(a.dtype(), qd);
+        let mut shape = qshape.clone();
+        shape.extend_from_slice(&r.reduced);
+        let out = Array::empty(&shape, cd)?;
+        if out.size() > 0 {
+            let qa = Array::from_slice(&vals, &[vals.len()])?.astype(qd)?;
+            let ranks = Array::empty(&[2 * vals.len()], DType::I64)?;
+            quantile_ranks_kernel()?.call((&qa, r.len as i64, &ranks))?;
+            let v = select(&row, &ranks)?;
+            let nr = ranks.size() as i64;
+            quantile_select_kernel()?.call((&v, &qa, r.len as i64, nr, &out))?;
+        }
+        return keep(out, keepdims, qshape, &r.kept);
+    }
+    let rows = sorted_rows(a, r)?;
     if rows.len == 0 {
         bail!(
             Shape,
@@ -298,12 +435,17 @@ fn quantile_impl(
         let qa = Array::from_slice(&vals, &[vals.len()])?.astype(qd)?;
         quantile_kernel()?.call((&rows.sorted, &qa, rows.len as i64, nrows as i64, &out))?;
     }
+    keep(out, keepdims, qshape, &rows.kept)
+}
+
+/// `out` of shape `lead + reduced`, reshaped to `lead + kept` for `Keepdims::Yes`.
+fn keep(out: Array, keepdims: Keepdims, lead: Vec<usize>, kept: &[usize]) -> Result<Array> {
     match keepdims {
         Keepdims::No => Ok(out),
         Keepdims::Yes => {
-            let mut kept = qshape;
-            kept.extend_from_slice(&rows.kept);
-            out.reshape(&shape_isize(&kept))
+            let mut shape = lead;
+            shape.extend_from_slice(kept);
+            out.reshape(&shape_isize(&shape))
         }
     }
 }
@@ -400,7 +542,17 @@ pub fn median(a: &Array, axis: Option<isize>, keepdims: Keepdims) -> Result<Arra
         return r;
     }
     let (acc, rd) = median_dtypes(a.dtype());
-    let rows = sorted_rows(a, axis)?;
+    let r = reduced(a, axis)?;
+    if let Some(row) = one_row(a, &r, 2)? {
+        let out = Array::empty(&r.reduced, rd)?;
+        let ranks = Array::empty(&[2], DType::I64)?;
+        median_ranks_kernel()?.call((r.len as i64, &ranks))?;
+        let v = select(&row, &ranks)?;
+        let two = Array::full(&[1], 2.0f64, acc)?;
+        median_select_kernel()?.call((&v, r.len as i64, &two, &out))?;
+        return keep(out, keepdims, vec![], &r.kept);
+    }
+    let rows = sorted_rows(a, r)?;
     let out = Array::empty(&rows.reduced, rd)?;
     if out.size() > 0 {
         if rows.len == 0 {
@@ -415,18 +567,15 @@ pub fn median(a: &Array, axis: Option<isize>, keepdims: Keepdims) -> Result<Arra
             median_kernel()?.call((&rows.sorted, rows.len as i64, &two, &out))?;
         }
     }
-    match keepdims {
-        Keepdims::No => Ok(out),
-        Keepdims::Yes => out.reshape(&shape_isize(&rows.kept)),
-    }
+    keep(out, keepdims, vec![], &rows.kept)
 }
 
 /// The element-wise kernels of this file, for compile checks: every dtype they take, with
 /// the `q` dtypes NumPy's rules give them.
 pub(crate) fn elementwise_sources() -> Result<Vec<(String, String)>> {
     let mut v = Vec::new();
-    let qk = quantile_kernel()?;
-    let mk = median_kernel()?;
+    let (qk, qs) = (quantile_kernel()?, quantile_select_kernel()?);
+    let (mk, ms) = (median_kernel()?, median_select_kernel()?);
     for &d in DType::ALL {
         if !matches!(d.kind(), DTypeKind::Complex | DTypeKind::Bool) {
             let qd = if d.kind() == DTypeKind::Float {
@@ -434,15 +583,21 @@ pub(crate) fn elementwise_sources() -> Result<Vec<(String, String)>> {
             } else {
                 DType::F64
             };
-            for q in [qd, DType::F64] {
+            let mut qds = vec![qd];
+            if qd != DType::F64 {
+                qds.push(DType::F64);
+            }
+            for q in qds {
                 let c = promote_types(d, q);
-                v.push((
-                    format!("cuprum_quantile_linear {} {}", d.name(), q.name()),
-                    qk.generated_source(
-                        &[d, q, DType::I64, DType::I64, c],
-                        &[false, false, true, true, false],
-                    )?,
-                ));
+                for (k, name) in [(qk, "linear"), (qs, "select")] {
+                    v.push((
+                        format!("cuprum_quantile_{name} {} {}", d.name(), q.name()),
+                        k.generated_source(
+                            &[d, q, DType::I64, DType::I64, c],
+                            &[false, false, true, true, false],
+                        )?,
+                    ));
+                }
             }
         }
         let (acc, rd) = median_dtypes(d);
@@ -450,7 +605,24 @@ pub(crate) fn elementwise_sources() -> Result<Vec<(String, String)>> {
             format!("cuprum_median {}", d.name()),
             mk.generated_source(&[d, DType::I64, acc, rd], &[false, true, false, false])?,
         ));
+        if selectable(d) {
+            v.push((
+                format!("cuprum_median_select {}", d.name()),
+                ms.generated_source(&[d, DType::I64, acc, rd], &[false, true, false, false])?,
+            ));
+        }
     }
+    for q in [DType::F16, DType::BF16, DType::F32, DType::F64] {
+        v.push((
+            format!("cuprum_quantile_ranks {}", q.name()),
+            quantile_ranks_kernel()?
+                .generated_source(&[q, DType::I64, DType::I64], &[false, true, false])?,
+        ));
+    }
+    v.push((
+        "cuprum_median_ranks".into(),
+        median_ranks_kernel()?.generated_source(&[DType::I64; 2], &[true, false])?,
+    ));
     Ok(v)
 }
 

@@ -4,7 +4,7 @@
 
 use super::{
     close, compact, elementwise, histogram, indexing, masked_update, matrix, quantile, rearrange,
-    reduction, scan, search, sort, unique,
+    reduction, scan, search, select, sort, unique,
 };
 use crate::error::Result;
 
@@ -30,6 +30,7 @@ pub fn routine_sample_sources() -> Result<Vec<(String, String)>> {
     v.extend(compact::sample_sources());
     v.extend(indexing::sample_sources());
     v.extend(sort::sample_sources());
+    v.extend(select::sample_sources());
     v.extend(search::sample_sources());
     v.extend(histogram::sample_sources());
     v.extend(indexing::elementwise_sources()?);

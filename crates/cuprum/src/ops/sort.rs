@@ -136,10 +136,22 @@ fn tiling(key_bytes: usize, values: bool) -> (usize, usize) {
     }
 }
 
+/// The one key every NaN of float dtype `d` becomes (above every other key): `None` for
+/// dtypes without NaN.
+pub(crate) fn nan_key(d: DType) -> Option<&'static str> {
+    match d {
+        DType::F16 => Some("0xfe00u"),
+        DType::BF16 => Some("0xffc0u"),
+        DType::F32 => Some("0xffc00000u"),
+        DType::F64 => Some("0xfff8000000000000ull"),
+        _ => None,
+    }
+}
+
 /// The key's unsigned type and its transforms `to_key(raw)` / `from_key(key)` for `d`
 /// (`stable`: -0.0 sorts as +0.0).
-fn key_code(d: DType, stable: bool) -> Result<(&'static str, String)> {
-    let (k, sign, nan): (&str, &str, Option<(&str, &str, &str)>) = match d {
+pub(crate) fn key_code(d: DType, stable: bool) -> Result<(&'static str, String)> {
+    let (k, sign, nan): (&str, &str, Option<(&str, &str)>) = match d {
         DType::Record(r) => crate::error::bail!(
             DType,
             "sorting needs numbers, given an array of records ({})",
@@ -165,38 +177,26 @@ fn key_code(d: DType, stable: bool) -> Result<(&'static str, String)> {
         DType::I16 => ("unsigned short", "0x8000u", None),
         DType::I32 => ("unsigned int", "0x80000000u", None),
         DType::I64 => ("unsigned long long", "0x8000000000000000ull", None),
-        DType::F16 => (
-            "unsigned short",
-            "0x8000u",
-            Some(("0x7c00u", "0x03ffu", "0xfe00u")),
-        ),
-        DType::BF16 => (
-            "unsigned short",
-            "0x8000u",
-            Some(("0x7f80u", "0x007fu", "0xffc0u")),
-        ),
+        DType::F16 => ("unsigned short", "0x8000u", Some(("0x7c00u", "0x03ffu"))),
+        DType::BF16 => ("unsigned short", "0x8000u", Some(("0x7f80u", "0x007fu"))),
         DType::F32 => (
             "unsigned int",
             "0x80000000u",
-            Some(("0x7f800000u", "0x007fffffu", "0xffc00000u")),
+            Some(("0x7f800000u", "0x007fffffu")),
         ),
         DType::F64 => (
             "unsigned long long",
             "0x8000000000000000ull",
-            Some((
-                "0x7ff0000000000000ull",
-                "0x000fffffffffffffull",
-                "0xfff8000000000000ull",
-            )),
+            Some(("0x7ff0000000000000ull", "0x000fffffffffffffull")),
         ),
         DType::C64 | DType::C128 => return complex_key_code(d, stable),
     };
-    let code = match nan {
+    let code = match nan.zip(nan_key(d)) {
         None => format!(
             "__device__ __forceinline__ K to_key(K x) {{ return (K)(x ^ {sign}); }}\n\
              __device__ __forceinline__ K from_key(K k) {{ return (K)(k ^ {sign}); }}\n"
         ),
-        Some((exp, man, canon)) => {
+        Some(((exp, man), canon)) => {
             let zero = if stable {
                 format!("  if (x == (K){sign}) x = 0;\n")
             } else {
