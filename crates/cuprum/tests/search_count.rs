@@ -327,7 +327,9 @@ fn isin_every_dtype_invert_and_edges() {
         .filter(|d| !d.is_complex())
         .collect();
     for d in common::dtypes(&real) {
-        for m in [1usize, 9, 2000] {
+        // sets held in a hash table (up to 2048 elements of 4 bytes or less, 1024 of 8) and
+        // sorted and searched (5000)
+        for m in [1usize, 9, 1000, 2000, 5000] {
             let test = rand_vals(&mut rng, d, m, 60, true);
             let elems = rand_vals(&mut rng, d, 37 * 29, 80, true);
             let td = dev(&test, &[m], d);
@@ -354,6 +356,29 @@ fn isin_every_dtype_invert_and_edges() {
                     .collect();
                 assert_eq!(got.to_vec::<bool>().unwrap(), want, "{what}");
             }
+        }
+    }
+    // many elements over many blocks; the set's first element (the hash table's empty
+    // mark) a NaN or -0.0, with 0.0 and NaNs after it
+    for d in common::dtypes(&[DType::F32, DType::F64, DType::F16, DType::I32, DType::U8]) {
+        let n = 70_001;
+        let elems = rand_vals(&mut rng, d, n, 300, true);
+        let e = dev(&elems, &[n], d);
+        for first in [f64::NAN, -0.0, 7.0] {
+            let mut test = rand_vals(&mut rng, d, 150, 300, true);
+            test[0] = if d.is_float() {
+                F(first)
+            } else {
+                I(first.abs() as i128)
+            };
+            test.push(if d.is_float() { F(0.0) } else { I(3) });
+            let td = dev(&test, &[test.len()], d);
+            let got = ops::isin(&e, &td).unwrap().to_vec::<bool>().unwrap();
+            let want: Vec<bool> = elems
+                .iter()
+                .map(|&x| test.iter().any(|&t| eq(x, t)))
+                .collect();
+            assert_eq!(got, want, "{d} first {first}");
         }
     }
     // promotion: int elements in a float set, a 2-D test set, NaN never found, -0.0 == 0.0
