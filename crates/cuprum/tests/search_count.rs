@@ -245,6 +245,37 @@ fn searchsorted_every_dtype_both_sides_and_shapes() {
     }
 }
 
+/// Many values (2^20 or more) in a large sorted array (2^22 or more) are searched in sorted
+/// order, then put back by position: both sides, duplicates, NaNs and -0.0 among the
+/// values, a 2-D value array.
+#[test]
+fn searchsorted_of_many_values_in_a_large_array() {
+    require_gpu!();
+    if common::not_on_host("a host model of 4M sorted values and 1M searches takes CI's minutes") {
+        return;
+    }
+    let mut rng = Rng::new(305);
+    let (n, m) = ((1 << 22) + 3, (1 << 20) + 6);
+    for d in [DType::F32, DType::I64, DType::F16, DType::U8] {
+        let a = sorted(&rand_vals(&mut rng, d, n, 1 << 20, true));
+        let vals = rand_vals(&mut rng, d, m, 1 << 21, true);
+        let dev_a = dev(&a, &[n], d);
+        let v = dev(&vals, &[2, m / 2], d);
+        for side in [Side::Left, Side::Right] {
+            let got = ops::searchsorted(&dev_a, &v, side).unwrap();
+            assert_eq!(got.shape(), &[2, m / 2]);
+            let want: Vec<i64> = vals
+                .iter()
+                .map(|&x| match side {
+                    Side::Left => a.partition_point(|&y| lt(y, x)) as i64,
+                    Side::Right => a.partition_point(|&y| !lt(x, y)) as i64,
+                })
+                .collect();
+            assert_eq!(i64s(&got), want, "{d} {side:?}");
+        }
+    }
+}
+
 #[test]
 fn searchsorted_promotes_takes_a_sorter_and_refuses_bad_input() {
     require_gpu!();

@@ -9,6 +9,12 @@
 //! are in flight per level. Bytes: the values read once and the result written once, plus
 //! `log2(n / 1024)` sectors of the sorted array per value (the upper levels cached).
 //!
+//! Many values (2^20 or more) in a sorted array larger than the L2 cache (2^22 elements or
+//! more) are searched in sorted order: sorted with their positions (`sort_by_key`), each
+//! warp's searches then walk nearly one path, whose loads the caches serve, and the
+//! insertion points are put back by position. Random values each walked their own path,
+//! ~`log2(n / 1024)` dependent loads from memory.
+//!
 //! Order: NumPy's sort order — NaNs after +inf (a NaN value lands after every number),
 //! -0.0 equal to 0.0; complex numbers lexicographically with NumPy's NaN rules.
 //!
@@ -50,6 +56,11 @@ pub enum Side {
 const SAMPLES: usize = 1024;
 /// Values a thread searches in lockstep.
 const LOCKSTEP: usize = 4;
+/// Values from which [`searchsorted`] searches in sorted order, in a sorted array of at
+/// least [`BATCH_SORTED`] elements (past what the L2 cache holds).
+const BATCH_VALUES: usize = 1 << 20;
+/// See [`BATCH_VALUES`].
+const BATCH_SORTED: usize = 1 << 22;
 /// Shared memory of `isin`'s hash table per block (the `TAB` of the program).
 const HASH_BYTES: usize = 32 * 1024;
 
@@ -393,6 +404,17 @@ pub fn searchsorted_with(
         Side::Left => "cuprum_searchsorted_left",
         Side::Right => "cuprum_searchsorted_right",
     };
+    let m = v_c.size();
+    if m >= BATCH_VALUES && a_c.size() >= BATCH_SORTED && m <= super::sort::MAX_SORT {
+        // In sorted order (the module docs): the values sorted with their positions, searched,
+        // the insertion points put back where their values were.
+        let pos = Array::arange_int(0, m as i128, 1, DType::U32)?;
+        let (sv, sp) = super::sort_by_key(&v_c.reshape(&[-1])?, &pos)?;
+        let found = Array::empty(&[m], DType::I64)?;
+        run_search(&a_c, &sv, &found, name)?;
+        super::put_with(&out.reshape(&[-1])?, &sp, &found, IndexMode::Clip)?;
+        return Ok(out);
+    }
     run_search(&a_c, &v_c, &out, name)?;
     Ok(out)
 }
