@@ -366,7 +366,8 @@ extern "C" __global__ void slow_fill(float* x, float value, long long n, long lo
     pub use crate::compile::record::record_kernel;
     pub use crate::compile::retries_on_this_thread as compile_retries_on_this_thread;
     pub use crate::kernel::{
-        check_sample_schemas, elementwise_sample_sources, reduction_sample_sources,
+        check_sample_schemas, check_sample_schemas_where, elementwise_sample_sources,
+        reduction_sample_sources,
     };
     pub use crate::kernel::{elementwise_source_for_fuzzing, reduction_source_for_fuzzing};
     pub use crate::ops::elementwise_sample_sources as ops_sample_sources;

@@ -77,11 +77,11 @@ pub use params::{Param, ParamList, ParamType, parse_params};
 pub use raw::{Backend, Dim3, Launch, RawKernel, RawModule};
 pub use reduction::{Axes, Keepdims, ReductionBuilder, ReductionCall, ReductionKernel};
 #[doc(hidden)]
-pub use samples::check_sample_schemas;
-#[doc(hidden)]
 pub use samples::reduction_sample_sources;
 #[doc(hidden)]
 pub use samples::sample_sources as elementwise_sample_sources;
+#[doc(hidden)]
+pub use samples::{check_sample_schemas, check_sample_schemas_where};
 #[doc(hidden)]
 pub use samples::{elementwise_source_for_fuzzing, reduction_source_for_fuzzing};
 pub use scan::{ScanBuilder, ScanCall, ScanKernel};
