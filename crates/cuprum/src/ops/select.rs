@@ -8,12 +8,16 @@
 //! holding the rank to its prefix and makes the rank relative to that digit's keys. After
 //! `itemsize` passes each prefix is the whole key at its rank.
 //!
-//! Bytes: the first two passes read the input (the second also keeps the keys under any
-//! rank's prefix, usually a 256th of them, in a candidate buffer); the later passes read
-//! only the candidates. A median of 1e8 float32 thus reads about 0.8 GB where the sort moved
-//! about 6.4 GB. Ranks sharing a prefix share one count (the two middle ranks of an even
-//! median nearly always do); at most [`MAX_RANKS`] ranks per call. A run of equal keys
-//! costs no more than random ones: a warp whose lanes all add to one count adds once.
+//! Bytes: a pass reads the input until one finds few enough keys under the ranks'
+//! prefixes (at most an eighth of the input, counted by the previous pass) to keep them in
+//! a candidate buffer (a block's keys appended at one atomic offset per tile); the later
+//! passes read only those. Random float32 in [0, 1) keep half their keys under the median's
+//! top digit (the exponent's), so the third pass keeps them: a median of 1e8 reads the
+//! input three times (1.2 GB) where the sort moved about 6.4 GB. Ranks sharing a prefix
+//! share one count (the two middle ranks of an even median nearly always do); at most
+//! [`MAX_RANKS`] ranks per call. Counts go to four copies of the shared histogram (by warp),
+//! and the lanes sharing lane 0's digit add once: skewed digits (a float's exponent) and
+//! runs of equal keys do not serialise on one counter.
 //!
 //! The ranks come from device memory (an int64 array: the caller may compute them on the
 //! device, as the quantiles' virtual indices are), and so does everything between passes:
@@ -33,8 +37,12 @@ use std::sync::Arc;
 pub(crate) const MAX_RANKS: usize = 8;
 
 /// Words of the state: the prefix, the remaining rank and the sharing slot of each rank,
-/// then the candidates' count, the NaN flag and the blocks done (the `ST_*` of the body).
-const STATE_WORDS: usize = 3 * MAX_RANKS + 3;
+/// then the candidates' count, the NaN flag, the blocks done, whether candidates are kept
+/// and how many keys the prefixes hold (the `ST_*` of the body).
+const STATE_WORDS: usize = 3 * MAX_RANKS + 5;
+/// The candidate buffer holds an eighth of the input: a pass keeps the keys under the
+/// ranks' prefixes only when they fit it (else the next pass reads the input again).
+const KEEP_FRACTION: usize = 8;
 
 /// Whether the select takes dtype `d` (real numbers and bools: the sort's scalar keys).
 pub(crate) fn selectable(d: DType) -> bool {
@@ -71,11 +79,13 @@ pub(crate) fn select_source(d: DType) -> Result<String> {
 }
 
 const SELECT_BODY: &str = r#"
-constexpr int BLOCK = 256, IT = 8, TILE = BLOCK * IT, KB = 8 * (int)sizeof(K);
+constexpr int BLOCK = 256, WARPS = BLOCK / 32, IT = 8, TILE = BLOCK * IT, HC = 4,
+              KB = 8 * (int)sizeof(K);
 // State words: prefix, remaining rank and the slot whose counts it shares, per rank; then
-// the candidates kept, the NaN flag, the blocks done with this pass.
+// the candidates kept, the NaN flag, the blocks done with this pass, whether candidates
+// are kept (the passes then read them), and how many keys the ranks' prefixes hold.
 constexpr int ST_PRE = 0, ST_K = RMAX, ST_GRP = 2 * RMAX, ST_CNT = 3 * RMAX, ST_NAN = ST_CNT + 1,
-              ST_DONE = ST_CNT + 2;
+              ST_DONE = ST_CNT + 2, ST_KEPT = ST_CNT + 3, ST_UNDER = ST_CNT + 4;
 typedef unsigned long long U;
 
 // Whether key `kk` has prefix `pre` above the digit at `shift` (always, in the first pass).
@@ -83,11 +93,37 @@ __device__ __forceinline__ bool under(K kk, U pre, int shift) {
   return shift + 8 >= KB || (U)(kk >> (shift + 8)) == (pre >> (shift + 8));
 }
 
-// Run by the pass's last block: for rank r (warp r), the digit whose keys hold it, from
-// the counts of its slot; then the counts cleared, the slots regrouped by prefix, and after
-// the last pass the keys' values written (`out[nr]`: the NaN when one was seen).
-__device__ void pick(U* st, U* hist, const long long* ranks, K* out, int nr, int shift, int last) {
+// Whether this pass keeps the keys under the ranks' prefixes: neither the first pass (no
+// prefix yet) nor the last, none kept yet, and few enough for the buffer (`cap`).
+__device__ __forceinline__ bool keeps(const U* st, int shift, U cap) {
+  return shift + 8 < KB && shift > 0 && st[ST_KEPT] == 0 && st[ST_UNDER] <= cap;
+}
+
+// Exclusive sum over the block of v (`total`: the whole sum).
+__device__ __forceinline__ unsigned block_exclusive(unsigned v, unsigned* s_w, unsigned& total) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  unsigned incl = v;
+#pragma unroll
+  for (int o = 1; o < 32; o <<= 1) { const unsigned y = __shfl_up_sync(rt::FULL, incl, o); if (lane >= o) incl += y; }
+  if (lane == 31) s_w[warp] = incl;
+  __syncthreads();
+  unsigned pre = 0;
+  total = 0;
+#pragma unroll
+  for (int w = 0; w < WARPS; ++w) { const unsigned c = s_w[w]; if (w < warp) pre += c; total += c; }
+  return pre + incl - v;
+}
+
+// Run by the pass's last block: for rank r (warp r), the digit whose keys hold it, from
+// the counts of its slot; then the counts cleared, the slots regrouped by prefix, the keys
+// under the new prefixes counted, and after the last pass the keys' values written
+// (`out[nr]`: the NaN when one was seen).
+__device__ void pick(U* st, U* hist, const long long* ranks, K* out, int nr, int shift, int last,
+                     bool kept) {
+  __shared__ U s_in[RMAX];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  if (threadIdx.x < RMAX) s_in[threadIdx.x] = ~0ull;  // (every rank finds its digit)
+  __syncthreads();
   if (warp < nr) {
     const int g = (int)st[ST_GRP + warp];
     const U k = shift + 8 >= KB ? (U)ranks[warp] : st[ST_K + warp];
@@ -99,24 +135,25 @@ __device__ void pick(U* st, U* hist, const long long* ranks, K* out, int nr, int
     for (int o = 1; o < 32; o <<= 1) { const U y = rt::shfl_up(incl, o); if (lane >= o) incl += y; }
     U e = incl - sum;
     if (k >= e && k < incl) {
-      int digit = 8 * lane + 7;
-#pragma unroll
-      for (int j = 0; j < 8; ++j) {
-        if (k < e + c[j]) { digit = 8 * lane + j; break; }
-        e += c[j];
-      }
-      st[ST_PRE + warp] |= (U)digit << shift;
+      int j = 0;
+      while (j < 7 && k >= e + c[j]) { e += c[j]; ++j; }
+      st[ST_PRE + warp] |= (U)(8 * lane + j) << shift;
       st[ST_K + warp] = k - e;
+      s_in[warp] = c[j];
     }
   }
   __syncthreads();
   for (int i = threadIdx.x; i < nr * 256; i += BLOCK) hist[i] = 0;
   if (threadIdx.x == 0) {
+    U in = 0;
     for (int r = 0; r < nr; ++r) {
       int g = r;
       for (int q = 0; q < r; ++q) if (st[ST_PRE + q] == st[ST_PRE + r]) { g = q; break; }
       st[ST_GRP + r] = (U)g;
+      if (g == r) in = in + s_in[r] < in ? ~0ull : in + s_in[r];
     }
+    st[ST_UNDER] = in;
+    if (kept) st[ST_KEPT] = 1;
     st[ST_DONE] = 0;
     if (last) {
       for (int r = 0; r < nr; ++r) out[r] = from_key((K)st[ST_PRE + r]);
@@ -125,16 +162,19 @@ __device__ void pick(U* st, U* hist, const long long* ranks, K* out, int nr, int
   }
 }
 
-// One pass over the digit at `shift`. MODE 0: the keys of the input; 1: the same, keeping
-// the keys under any rank's prefix in `cand`; 2: the candidates kept.
-template <int MODE>
-__device__ void select_pass(const K* __restrict__ x, K* __restrict__ cand, U n, U* st, U* hist,
-                            const long long* __restrict__ ranks, K* __restrict__ out, int nr,
-                            int shift, int last) {
-  __shared__ unsigned s_h[RMAX][256];
+// One pass over the digit at `shift`: the keys of the input `x` (n of them), or the
+// candidates kept by an earlier pass; keeping, when `keeps`, those under any rank's prefix
+// (at most `cap`) for the later passes.
+extern "C" __global__ void __launch_bounds__(256) cuprum_select_pass(const K* __restrict__ x,
+    K* __restrict__ cand, U n, U cap, U* st, U* hist, const long long* __restrict__ ranks,
+    K* __restrict__ out, int nr, int shift, int last) {
+  __shared__ unsigned s_h[HC][RMAX][256];
   __shared__ U s_pre[RMAX];
   __shared__ int s_slot[RMAX];
+  __shared__ unsigned s_w[WARPS];
+  __shared__ U s_base;
   __shared__ int s_nl, s_nan, s_last;
+  const bool from_cand = st[ST_KEPT] != 0, keep = keeps(st, shift, cap);
   if (threadIdx.x == 0) {
     int nl = 0;
     for (int r = 0; r < nr; ++r)
@@ -142,11 +182,11 @@ __device__ void select_pass(const K* __restrict__ x, K* __restrict__ cand, U n, 
     s_nl = nl;
     s_nan = 0;
   }
-  for (int i = threadIdx.x; i < RMAX * 256; i += BLOCK) s_h[i >> 8][i & 255] = 0u;
+  for (int i = threadIdx.x; i < HC * RMAX * 256; i += BLOCK) (&s_h[0][0][0])[i] = 0u;
   __syncthreads();
-  const int nl = s_nl, lane = threadIdx.x & 31;
-  const U cnt = MODE == 2 ? st[ST_CNT] : n;
-  const K* src = MODE == 2 ? cand : x;
+  const int nl = s_nl, lane = threadIdx.x & 31, hc = (threadIdx.x >> 5) % HC;
+  const U cnt = from_cand ? st[ST_CNT] : n;
+  const K* src = from_cand ? cand : x;
   bool nan = false;
   for (U base = (U)blockIdx.x * TILE; base < cnt; base += (U)gridDim.x * TILE) {
     K v[IT];
@@ -155,40 +195,45 @@ __device__ void select_pass(const K* __restrict__ x, K* __restrict__ cand, U n, 
       const U i = base + (U)(j * BLOCK) + threadIdx.x;
       v[j] = i < cnt ? src[i] : (K)0;
     }
+    unsigned taken = 0;
 #pragma unroll
     for (int j = 0; j < IT; ++j) {
       const bool valid = base + (U)(j * BLOCK) + threadIdx.x < cnt;
-      const K kk = MODE == 2 ? v[j] : to_key(v[j]);
-      if (HAS_NAN && MODE != 2 && valid && kk == NAN_KEY) nan = true;
+      const K kk = from_cand ? v[j] : to_key(v[j]);
+      v[j] = kk;
+      if (HAS_NAN && !from_cand && valid && kk == NAN_KEY) nan = true;
       const unsigned d = (unsigned)(kk >> shift) & 255u;
+      // lane 0's digit is counted once for the lanes that share it (a run of equal or
+      // skewed keys: the hot digit), the others one by one
       const unsigned d0 = __shfl_sync(rt::FULL, d, 0);
-      bool any = false;
       for (int l = 0; l < nl; ++l) {
         const bool m = valid && under(kk, s_pre[l], shift);
-        any = any || m;
-        if (__all_sync(rt::FULL, m && d == d0)) {
-          if (lane == 0) atomicAdd(&s_h[l][d0], 32u);
-        } else if (m) {
-          atomicAdd(&s_h[l][d], 1u);
-        }
+        if (m) taken |= 1u << j;
+        const unsigned same = __ballot_sync(rt::FULL, m && d == d0);
+        if (same != 0u && lane == 0) atomicAdd(&s_h[hc][l][d0], (unsigned)__popc(same));
+        if (m && d != d0) atomicAdd(&s_h[hc][l][d], 1u);
       }
-      if (MODE == 1) {
-        const unsigned take = __ballot_sync(rt::FULL, any);
-        if (take != 0u) {
-          const int lead = __ffs(take) - 1;
-          U at = 0;
-          if (lane == lead) at = atomicAdd(&st[ST_CNT], (U)__popc(take));
-          at = rt::shfl_idx(at, lead);
-          if (any) cand[at + (U)__popc(take & rt::lanemask_lt())] = kk;
-        }
-      }
+    }
+    if (keep) {
+      unsigned total;
+      const unsigned off = block_exclusive((unsigned)__popc(taken), s_w, total);
+      if (threadIdx.x == 0) s_base = total != 0u ? atomicAdd(&st[ST_CNT], (U)total) : 0;
+      __syncthreads();
+      U at = s_base + off;
+#pragma unroll
+      for (int j = 0; j < IT; ++j)
+        if ((taken >> j) & 1u && at < cap) cand[at++] = v[j];
+      __syncthreads();
     }
   }
   if (nan) s_nan = 1;
   __syncthreads();
   for (int i = threadIdx.x; i < nl * 256; i += BLOCK) {
-    const unsigned c = s_h[i >> 8][i & 255];
-    if (c != 0u) atomicAdd(&hist[s_slot[i >> 8] * 256 + (i & 255)], (U)c);
+    const int l = i >> 8, d = i & 255;
+    unsigned c = 0;
+#pragma unroll
+    for (int h = 0; h < HC; ++h) c += s_h[h][l][d];
+    if (c != 0u) atomicAdd(&hist[s_slot[l] * 256 + d], (U)c);
   }
   if (threadIdx.x == 0 && s_nan) atomicOr(&st[ST_NAN], 1ull);
   __threadfence();
@@ -197,19 +242,9 @@ __device__ void select_pass(const K* __restrict__ x, K* __restrict__ cand, U n, 
   __syncthreads();
   if (s_last) {
     __threadfence();
-    pick(st, hist, ranks, out, nr, shift, last);
+    pick(st, hist, ranks, out, nr, shift, last, keep);
   }
 }
-
-// (Entries made by a macro, like the sort's: the host device's rewrite lists every
-// `__global__` it reads.)
-#define CUPRUM_SELECT_ENTRY(NAME, MODE) \
-extern "C" __global__ void __launch_bounds__(256) NAME(const K* __restrict__ x, K* __restrict__ cand, \
-    U n, U* st, U* hist, const long long* __restrict__ ranks, K* __restrict__ out, int nr, int shift, \
-    int last) { select_pass<MODE>(x, cand, n, st, hist, ranks, out, nr, shift, last); }
-CUPRUM_SELECT_ENTRY(cuprum_select_input, 0)
-CUPRUM_SELECT_ENTRY(cuprum_select_compact, 1)
-CUPRUM_SELECT_ENTRY(cuprum_select_cand, 2)
 "#;
 
 /// The values of the contiguous 1-D `x` at the `ranks.size()` ranks of `ranks` (int64, each
@@ -231,25 +266,21 @@ pub(crate) fn select(x: &Array, ranks: &Array) -> Result<Array> {
     // state words | counts [MAX_RANKS][256] (u64)
     let scratch = zeroed_scratch(8 * (STATE_WORDS + MAX_RANKS * 256))?;
     let (st, hist) = (ptr_at(&scratch, 0), ptr_at(&scratch, 8 * STATE_WORDS));
-    let cand = Array::empty(&[if passes > 2 { n } else { 0 }], d)?;
+    let cap = if passes > 2 { n / KEEP_FRACTION } else { 0 };
+    let cand = Array::empty(&[cap], d)?;
     let sms = Device::current()?.sm_count().max(1) as usize;
     let grid = n.div_ceil(256 * 8).clamp(1, sms * 8) as u32;
     for p in 0..passes {
-        let name = match p {
-            0 => "cuprum_select_input",
-            1 if passes > 2 => "cuprum_select_compact",
-            1 => "cuprum_select_input",
-            _ => "cuprum_select_cand",
-        };
         let shift = 8 * (passes - 1 - p) as i32;
         prog.launch(
-            name,
+            "cuprum_select_pass",
             grid,
             256,
             (
                 x,
                 DevicePtr(cand.data_ptr()),
                 n as u64,
+                cap as u64,
                 st,
                 hist,
                 ranks,
