@@ -108,21 +108,6 @@ __device__ __forceinline__ bool keeps(const U* st, int shift, U cap) {
   return shift + 8 < KB && shift > 0 && st[ST_KEPT] == 0 && st[ST_UNDER] <= cap;
 }
 
-// Exclusive sum over the block of v (`total`: the whole sum).
-__device__ __forceinline__ unsigned block_exclusive(unsigned v, unsigned* s_w, unsigned& total) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  unsigned incl = v;
-#pragma unroll
-  for (int o = 1; o < 32; o <<= 1) { const unsigned y = __shfl_up_sync(rt::FULL, incl, o); if (lane >= o) incl += y; }
-  if (lane == 31) s_w[warp] = incl;
-  __syncthreads();
-  unsigned pre = 0;
-  total = 0;
-#pragma unroll
-  for (int w = 0; w < WARPS; ++w) { const unsigned c = s_w[w]; if (w < warp) pre += c; total += c; }
-  return pre + incl - v;
-}
-
 // Run by the pass's last block: for rank r (warp r), the digit whose keys hold it, from
 // the counts of its slot; then the counts cleared, the slots regrouped by prefix, the keys
 // under the new prefixes counted, and after the last pass the keys' values written
@@ -225,7 +210,7 @@ extern "C" __global__ void __launch_bounds__(256, BLOCKS_PER_SM) cuprum_select_p
     }
     if (keep) {
       unsigned total;
-      const unsigned off = block_exclusive((unsigned)__popc(taken), s_w, total);
+      const unsigned off = rt::block_exclusive<WARPS>((unsigned)__popc(taken), s_w, total);
       if (threadIdx.x == 0) s_base = total != 0u ? atomicAdd(&st[ST_CNT], (U)total) : 0;
       __syncthreads();
       U at = s_base + off;

@@ -305,19 +305,6 @@ constexpr unsigned AGG = 1u << 30, INC = 2u << 30, CNT = (1u << 30) - 1u;
 // Digit `s / 8` of an integer key (128-bit keys bring their own overload).
 template <typename T> __device__ __forceinline__ unsigned kdigit(T k, int s) { return (unsigned)(k >> s) & 255u; }
 
-__device__ __forceinline__ unsigned block_exclusive(unsigned v, unsigned* s_wsum, unsigned& total) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  unsigned incl = v;
-#pragma unroll
-  for (int o = 1; o < 32; o <<= 1) { const unsigned y = __shfl_up_sync(rt::FULL, incl, o); if (lane >= o) incl += y; }
-  if (lane == 31) s_wsum[warp] = incl;
-  __syncthreads();
-  unsigned pre = 0; total = 0;
-#pragma unroll
-  for (int w = 0; w < WARPS; ++w) { const unsigned c = s_wsum[w]; if (w < warp) pre += c; total += c; }
-  return pre + incl - v;
-}
-
 // Digit counts of every pass: KP key passes, then `rp` passes over the row number i / len.
 // Every key adds one to a shared counter per pass, spread over HC copies (warp w counts in
 // copy w % HC: four copies cut the shared atomics' collisions enough that the kernel runs
@@ -371,7 +358,7 @@ extern "C" __global__ void __launch_bounds__(256) cuprum_radix_offsets(unsigned*
   unsigned* h = hist + blockIdx.x * 256;
   unsigned total;
   const unsigned v = h[threadIdx.x];
-  h[threadIdx.x] = block_exclusive(v, s_wsum, total);
+  h[threadIdx.x] = rt::block_exclusive<WARPS>(v, s_wsum, total);
 }
 
 template <bool ROWDIG>
@@ -441,7 +428,7 @@ __device__ __forceinline__ void radix_pass(const K* __restrict__ kin, K* __restr
   const unsigned tcount = run;
   rt::st_relaxed(&status[tile * 256u + dg], (tile == 0 ? INC : AGG) | tcount);
   unsigned total;
-  const unsigned tstart = block_exclusive(tcount, s_wsum, total);
+  const unsigned tstart = rt::block_exclusive<WARPS>(tcount, s_wsum, total);
   s_tstart[dg] = tstart;
   __syncthreads();
 #pragma unroll

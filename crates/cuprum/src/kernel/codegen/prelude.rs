@@ -52,6 +52,22 @@ template <typename T> __device__ __forceinline__ void prefetch_l2(const T* p, un
     asm volatile("prefetch.global.L2 [%0];" :: "l"(a));
 }
 #endif
+// Exclusive sum over a block of W warps of each thread's v (`total`: the whole sum), through
+// W words of shared memory `s_w`; one barrier inside, so `s_w` may be written again only
+// after another.
+template <int W> __device__ __forceinline__ unsigned block_exclusive(unsigned v, unsigned* s_w, unsigned& total) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  unsigned incl = v;
+#pragma unroll
+  for (int o = 1; o < 32; o <<= 1) { const unsigned y = __shfl_up_sync(FULL, incl, o); if (lane >= o) incl += y; }
+  if (lane == 31) s_w[warp] = incl;
+  __syncthreads();
+  unsigned pre = 0;
+  total = 0;
+#pragma unroll
+  for (int w = 0; w < W; ++w) { const unsigned c = s_w[w]; if (w < warp) pre += c; total += c; }
+  return pre + incl - v;
+}
 // Warp shuffles of any plain type, one 32-bit word at a time.
 template <typename T> struct Words { static constexpr int N = (sizeof(T) + 3) / 4; };
 template <typename T> __device__ __forceinline__ T shfl_up(const T& v, unsigned d) {
