@@ -248,6 +248,8 @@ def unique(
 ):
     """The sorted unique elements of ``ar`` (sub-arrays along ``axis``), optionally with
     the first indices, the inverse and the counts."""
+    if axis is None and not (return_index or return_inverse or return_counts) and equal_nan:
+        return _cuprum.unique(ar)
     values, index, inverse, counts = _cuprum.unique_all(ar, axis)
     if equal_nan and axis is None and values.dtype.kind in "fc" and values.size > 1:
         values, index, inverse, counts = _one_nan(values, index, inverse, counts)

@@ -427,6 +427,13 @@ def test_unique(dtype):
     same(cp.unique(e), np.unique(g))
 
 
+def test_unique_of_a_large_integer_array():
+    # 2^20 elements or more: the distinct values are gathered by a hash table
+    h = np.random.default_rng(5).integers(-5000, 5000, size=(1 << 20) + 3).astype(np.int64)
+    same(cp.unique(cp.asarray(h)), np.unique(h))
+    same(cp.unique(cp.asarray(h[::3])), np.unique(h[::3]))
+
+
 @pytest.mark.parametrize("dtype", [np.int32, np.float64])
 def test_unique_axis(dtype):
     h = data((3, 4), dtype, low=0, high=2)

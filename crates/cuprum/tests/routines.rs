@@ -980,6 +980,100 @@ fn unique_values_counts_and_inverse() {
     }
 }
 
+/// `ops::unique` of a 1-D array of `vals` (as `d`, from `i64` bits), against the sorted
+/// distinct values; `stride` 2 reads every other element of an array twice as long.
+fn check_large_unique(vals: &[i64], d: DType, stride: usize, what: &str) {
+    let x = match d {
+        DType::I32 => Array::from_slice(
+            &vals.iter().map(|&v| v as i32).collect::<Vec<_>>(),
+            &[vals.len()],
+        ),
+        DType::U32 => Array::from_slice(
+            &vals.iter().map(|&v| v as u32).collect::<Vec<_>>(),
+            &[vals.len()],
+        ),
+        DType::I64 => Array::from_slice(vals, &[vals.len()]),
+        _ => Array::from_slice(
+            &vals.iter().map(|&v| v as u64).collect::<Vec<_>>(),
+            &[vals.len()],
+        ),
+    }
+    .unwrap();
+    let x = if stride == 1 {
+        x
+    } else {
+        x.slice(&[SliceArg::Range {
+            start: None,
+            end: None,
+            step: stride as isize,
+        }])
+        .unwrap()
+    };
+    let mut want: Vec<i64> = x.astype(DType::I64).unwrap().to_vec::<i64>().unwrap();
+    let as_key = |v: i64| {
+        if d == DType::U64 {
+            (v as u64) as i128
+        } else if d == DType::U32 {
+            (v as u32) as i128
+        } else {
+            v as i128
+        }
+    };
+    want.sort_by_key(|&v| as_key(v));
+    want.dedup();
+    let got = ops::unique(&x).unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert_eq!(got.dtype(), d, "{what}");
+    let got = got.astype(DType::I64).unwrap().to_vec::<i64>().unwrap();
+    assert_eq!(got.len(), want.len(), "{what}: how many");
+    assert!(got == want, "{what}: the values differ");
+}
+
+#[test]
+fn unique_of_large_integer_arrays() {
+    // 2^20 elements or more take the hash table (ops/unique_hash.rs); past its limit (2^21
+    // distinct 4-byte values, 2^20 of 8 bytes) they sort.
+    require_gpu!();
+    let mut rng = Rng::new(45);
+    let n = common::gpu_or_host(3_000_000, (1 << 20) + 4099);
+    // the host device (two CPU cores in CI) takes one type of each width
+    let types = common::gpu_or_host(
+        &[DType::I32, DType::U32, DType::I64, DType::U64][..],
+        &[DType::U32, DType::I64][..],
+    );
+    for &d in types {
+        let signed = matches!(d, DType::I32 | DType::I64);
+        let wide = d.itemsize() == 8;
+        // few distinct values, negative ones where the type has them, the first one common
+        let few: Vec<i64> = (0..n)
+            .map(|_| {
+                let v = rng.usize(0, 70_000) as i64;
+                if signed { v - 35_000 } else { v }
+            })
+            .collect();
+        check_large_unique(&few, d, 1, &format!("{d}: few distinct"));
+        // wide values (the high bits hash), one value repeated, a strided view
+        let spread: Vec<i64> = (0..2 * n)
+            .map(|_| {
+                let v = (rng.next_u64() % 5000) as i64;
+                let hi = if wide { v << 40 } else { v << 19 };
+                if signed && coin(&mut rng) { -hi } else { hi }
+            })
+            .collect();
+        check_large_unique(&spread, d, 2, &format!("{d}: high bits, strided"));
+        check_large_unique(&vec![7; n], d, 1, &format!("{d}: one value"));
+        // more distinct values than the table takes: the sort
+        let many_n = if wide {
+            (1 << 20) * 2 + 5
+        } else {
+            common::gpu_or_host(5_000_000, n)
+        };
+        let many: Vec<i64> = (0..many_n)
+            .map(|i| ((i as i64) * 7919) % many_n as i64)
+            .collect();
+        check_large_unique(&many, d, 1, &format!("{d}: all distinct"));
+    }
+}
+
 // ---------------------------------------------------------------- masks, nonzero, compress
 
 fn rand_mask(rng: &mut Rng, n: usize, p_true: f64) -> Vec<bool> {

@@ -156,6 +156,7 @@ fn measure(args: &BenchArgs, gpu: Result<Device, String>) -> R<Report> {
             .filter_map(|(w, n)| Some((w.name.to_string(), n.as_ref()?.times)))
             .collect(),
         cupy: None,
+        torch: None,
         floor_cpu_us: ours.floor_cpu_us,
         notes,
         twins: host_cases::take_twins(),
@@ -182,6 +183,9 @@ fn measure(args: &BenchArgs, gpu: Result<Device, String>) -> R<Report> {
         None
     };
     let (torch, torch_rows) = torch_side(args, &gpu);
+    if torch.as_ref().is_some_and(|t| t.available) {
+        cx.torch = Some(torch_rows.clone());
+    }
     let cupy_ceiling = cupy.as_ref().and_then(|c| c.copy_gb_per_s).map(|g| g * 1e9);
     let workloads = ours
         .rows

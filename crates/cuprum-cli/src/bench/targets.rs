@@ -24,6 +24,9 @@ pub enum Target {
     /// GPU time at most `factor` × CuPy's GPU time of the named row (this row's name when
     /// `None`): decidable with `--vs-cupy` only.
     VsCupy(f64, Option<&'static str>),
+    /// GPU time at most `factor` × PyTorch's GPU time of this row's twin: decidable with
+    /// `--vs-torch` only.
+    VsTorch(f64),
     /// GPU time at most `factor` × our GPU time of the named row.
     VsOurs(f64, &'static str),
     /// GB/s at least this % of our named row's GB/s in the same run; the third number is
@@ -112,6 +115,8 @@ pub struct Context {
     pub ours: HashMap<String, Times>,
     /// CuPy's rows by name; `None` without `--vs-cupy` (or when CuPy is not importable).
     pub cupy: Option<HashMap<String, Times>>,
+    /// PyTorch's rows by name; `None` without `--vs-torch`.
+    pub torch: Option<HashMap<String, Times>>,
     /// `launch_floor`'s host µs in this run.
     pub floor_cpu_us: Option<f64>,
     /// Verdicts that workloads judged themselves (the multi-GPU rows), by row name.
@@ -151,6 +156,10 @@ impl Target {
                     Some(rows) => ratio_to(gpu, factor, rows.get(of), &format!("CuPy {of}")),
                 }
             }
+            Target::VsTorch(factor) => match &cx.torch {
+                None => Verdict::na("needs --vs-torch"),
+                Some(rows) => ratio_to(gpu, factor, rows.get(name), &format!("PyTorch {name}")),
+            },
             Target::VsOurs(factor, of) => ratio_to(gpu, factor, cx.ours.get(of), of),
             Target::BwOfOurs(p, of, bytes) => match cx.ours.get(of) {
                 Some(t) if gpu > 0.0 => {
@@ -263,6 +272,7 @@ impl fmt::Display for Target {
             Target::HostUs(l) => write!(f, "cpu ≤ {l} µs"),
             Target::VsCupy(x, None) => write!(f, "gpu ≤ {x} × CuPy"),
             Target::VsCupy(x, Some(of)) => write!(f, "gpu ≤ {x} × CuPy {of}"),
+            Target::VsTorch(x) => write!(f, "gpu ≤ {x} × PyTorch"),
             Target::VsOurs(x, of) => write!(f, "gpu ≤ {x} × our {of}"),
             Target::BwOfOurs(p, of, _) => write!(f, "≥ {p} % of our {of}'s GB/s"),
             Target::BeatenBy(of) => write!(f, "beaten by {of}"),

@@ -557,9 +557,10 @@ pub const WORKLOADS: &[Workload] = &[
     ),
     w(
         "unique100M_i32_1M_distinct",
-        "ops::unique of 1e8 random int32 in [0, 1e6) (sort, then a compaction of the firsts)",
+        "ops::unique of 1e8 random int32 in [0, 1e6) (a hash table of the distinct values, \
+         then a sort of them; PyTorch twin: --vs-torch)",
         unique100m,
-        VsCupy(1.0, None),
+        All(&[VsCupy(1.0, None), VsTorch(1.0)]),
     ),
     w(
         "scan_kernel_running_max100M_f32",

@@ -73,6 +73,7 @@ mod diff;
 mod matrix;
 mod rearrange;
 mod unique_all;
+mod unique_hash;
 
 pub use crate::kernel::Keepdims;
 pub use argwhere::argwhere;

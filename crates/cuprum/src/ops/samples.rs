@@ -4,7 +4,7 @@
 
 use super::{
     close, compact, elementwise, histogram, indexing, masked_update, matrix, quantile, rearrange,
-    reduction, scan, search, select, sort, unique,
+    reduction, scan, search, select, sort, unique, unique_hash,
 };
 use crate::error::Result;
 
@@ -32,6 +32,7 @@ pub fn routine_sample_sources() -> Result<Vec<(String, String)>> {
     v.extend(sort::sample_sources());
     v.extend(select::sample_sources());
     v.extend(search::sample_sources());
+    v.extend(unique_hash::sample_sources());
     v.extend(histogram::sample_sources());
     v.extend(indexing::elementwise_sources()?);
     v.extend(unique::elementwise_sources()?);

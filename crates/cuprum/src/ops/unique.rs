@@ -1,5 +1,7 @@
 //! `unique` and its counts / inverse: built from the sort, an element-wise "differs from
-//! its predecessor" flag, the compaction and the gathers.
+//! its predecessor" flag, the compaction and the gathers. The values alone of a large
+//! integer array come from a hash table of its distinct values when they are few enough
+//! (`ops/unique_hash.rs`).
 
 use super::indexing::{IndexMode, flatnonzero, put_with, take_with};
 use super::sort::{argsort, sort};
@@ -75,6 +77,11 @@ pub(crate) fn run_starts(s: &Array) -> Result<Array> {
 pub fn unique(a: &Array) -> Result<Array> {
     if let Some(r) = crate::ops::programs::elsewhere_then(a, || unique(a)) {
         return r;
+    }
+    if super::unique_hash::applies(a)
+        && let Some(u) = super::unique_hash::hashed_unique(&a.ravel()?.to_contiguous()?)?
+    {
+        return Ok(u);
     }
     let s = sort(a, None)?;
     let f = run_starts(&s)?;

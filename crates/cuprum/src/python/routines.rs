@@ -586,6 +586,12 @@ fn put(
     put_into(target.get().array(), ind, v, mode)
 }
 
+/// `unique(a)`: the sorted unique values of the flattened `a` (all NaNs one value).
+#[pyfunction]
+fn unique(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    wrap(py, ops::unique(&array_of(a)?)?)
+}
+
 /// `unique_all(a, axis=None)`: `(values, indices, inverse, counts)`.
 #[pyfunction]
 #[pyo3(signature = (a, axis=None))]
@@ -926,6 +932,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(percentile, m)?)?;
     m.add_function(wrap_pyfunction!(take, m)?)?;
     m.add_function(wrap_pyfunction!(put, m)?)?;
+    m.add_function(wrap_pyfunction!(unique, m)?)?;
     m.add_function(wrap_pyfunction!(unique_all, m)?)?;
     m.add_function(wrap_pyfunction!(nonzero, m)?)?;
     m.add_function(wrap_pyfunction!(flatnonzero, m)?)?;
