@@ -221,10 +221,10 @@ fn tile_scan(e: &Engine, inputs: &[Array], out: &Array, len: usize) -> Result<()
     let tile = 256 * if seg { e.shape.sipt } else { e.shape.ipt } as usize;
     let tiles = n.div_ceil(tile);
     // A 4-byte accumulator packs each tile's status and value into one 64-bit word (8
-    // bytes a tile); the others keep a 4-byte status apart from their values. 8 bytes a
-    // tile either way, so a program whose accumulator size only it knows (a ScanKernel's
-    // own type) is covered.
-    let status_bytes = 8 * tiles;
+    // bytes a tile), an 8-byte one into a 16-byte pair; the others keep a 4-byte status
+    // apart from their values. 16 bytes a tile covers each, so a program whose accumulator
+    // size only it knows (a ScanKernel's own type) is covered.
+    let status_bytes = 16 * tiles;
     let lb = Lookback::new(status_bytes, tiles, e.acc)?;
     let grid = grid_of(tiles, "of", n)?;
     let mut rest: Vec<Box<dyn KernelArg>> = vec![idx(wide, n), idx(wide, len)];

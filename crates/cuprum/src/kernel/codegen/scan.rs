@@ -165,9 +165,11 @@ pub(crate) fn defs(d: &ScanDefs<'_>) -> String {
 pub(crate) const ONE_INPUT: &str = r#"
 #define CUPRUM_SCAN_IN const Tin* __restrict__ x
 #define CUPRUM_SCAN_ARGS x
+template <int VEC> __device__ __forceinline__ void load_full(CUPRUM_SCAN_IN, I i0, Tin* raw) {
+  rt::load_vec<Tin, VEC>(x + i0, raw); }
 template <int VEC> __device__ __forceinline__ void load_raw(CUPRUM_SCAN_IN, I i0, I n, Tin* raw) {
   if (VEC > 1 && i0 + VEC <= n) {
-    rt::load_vec<Tin, VEC>(x + i0, raw);
+    load_full<VEC>(CUPRUM_SCAN_ARGS, i0, raw);
   } else {
 #pragma unroll
     for (int b = 0; b < VEC; ++b) raw[b] = (i0 + b < n) ? x[i0 + b] : Tin();
@@ -199,8 +201,7 @@ pub(crate) fn input_access(inputs: &[(&str, DType, bool)]) -> String {
         .collect();
     let mut s = format!(
         "#define CUPRUM_SCAN_IN {}\n#define CUPRUM_SCAN_ARGS {}\n\
-         template <int VEC> __device__ __forceinline__ void load_raw(CUPRUM_SCAN_IN, I i0, I n, Tin* raw) {{\n\
-         \x20 if (VEC > 1 && i0 + VEC <= n) {{\n",
+         template <int VEC> __device__ __forceinline__ void load_full(CUPRUM_SCAN_IN, I i0, Tin* raw) {{\n",
         params.join(", "),
         args.join(", ")
     );
@@ -208,21 +209,29 @@ pub(crate) fn input_access(inputs: &[(&str, DType, bool)]) -> String {
         let c = d.c_type();
         let _ = writeln!(
             s,
-            "    {{ {c} v[VEC]; rt::load_vec<{c}, VEC>(_in{k} + i0, v);\n\
-             #pragma unroll\n    for (int b = 0; b < VEC; ++b) raw[b].{name} = v[b]; }}"
+            "  {{ {c} v[VEC]; rt::load_vec<{c}, VEC>(_in{k} + i0, v);\n\
+             #pragma unroll\n  for (int b = 0; b < VEC; ++b) raw[b].{name} = v[b]; }}"
         );
     }
+    let set_values = |s: &mut String| {
+        for (k, (name, _, _)) in &values {
+            let _ = writeln!(
+                s,
+                "#pragma unroll\n  for (int b = 0; b < VEC; ++b) raw[b].{name} = _in{k};"
+            );
+        }
+    };
+    set_values(&mut s);
+    s.push_str(
+        "}\ntemplate <int VEC> __device__ __forceinline__ void load_raw(CUPRUM_SCAN_IN, I i0, I n, Tin* raw) {\n\
+         \x20 if (VEC > 1 && i0 + VEC <= n) {\n    load_full<VEC>(CUPRUM_SCAN_ARGS, i0, raw);\n",
+    );
     s.push_str("  } else {\n#pragma unroll\n    for (int b = 0; b < VEC; ++b) {\n      raw[b] = Tin();\n      if (i0 + b < n) {");
     for (k, (name, _, _)) in &arrays {
         let _ = write!(s, " raw[b].{name} = _in{k}[i0 + b];");
     }
     s.push_str(" }\n    }\n  }\n");
-    for (k, (name, _, _)) in &values {
-        let _ = writeln!(
-            s,
-            "#pragma unroll\n  for (int b = 0; b < VEC; ++b) raw[b].{name} = _in{k};"
-        );
-    }
+    set_values(&mut s);
     s.push_str("}\n__device__ __forceinline__ Tin load_raw1(CUPRUM_SCAN_IN, I i) {\n  Tin r;");
     for (k, (name, _, _)) in &arrays {
         let _ = write!(s, " r.{name} = _in{k}[i];");
@@ -274,20 +283,41 @@ __device__ __forceinline__ unsigned long long packw(unsigned st, A v) {
   return ((unsigned long long)st << 32) | u; }
 __device__ __forceinline__ A unpackv(unsigned long long w) {
   const unsigned u = (unsigned)w; A v = ident(); memcpy(&v, &u, sizeof(A) < 4 ? sizeof(A) : 4); return v; }
+// A packed word carries its own value, so it is read and written relaxed: no fence, no
+// L1 invalidation (an acquire load's) on the look-back's path.
 struct StatusPacked {
   unsigned long long* words;
   __device__ __forceinline__ void publish(unsigned long long t, unsigned st, const A& v) const {
-    rt::st_release(&words[t], packw(st, v)); }
+    rt::st_relaxed(&words[t], packw(st, v)); }
   // Waits until tile t has published; returns its status, its value in v.
   __device__ __forceinline__ unsigned wait(unsigned long long t, A& v) const {
     unsigned long long w; unsigned f; unsigned ns = 8;
     while (true) {
-      w = rt::ld_acquire(&words[t]); f = (unsigned)(w >> 32);
+      w = rt::ld_relaxed(&words[t]); f = (unsigned)(w >> 32);
       if ((f & 3u) != 0u) break;
       backoff(ns);
     }
     v = unpackv(w); return f; }
 };
+#ifndef __CUPRUM_HOST__
+// An 8-byte accumulator: status and value in one aligned 16-byte pair, written and read
+// by one 128-bit access each (relaxed, as `StatusPacked`).
+struct StatusPacked16 {
+  unsigned long long* words;
+  __device__ __forceinline__ void publish(unsigned long long t, unsigned st, const A& v) const {
+    unsigned long long u = 0; memcpy(&u, &v, sizeof(A) < 8 ? sizeof(A) : 8);
+    asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};"
+                 :: "l"(words + 2 * t), "l"((unsigned long long)st), "l"(u) : "memory"); }
+  __device__ __forceinline__ unsigned wait(unsigned long long t, A& v) const {
+    unsigned long long f, u; unsigned ns = 8;
+    while (true) {
+      asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(f), "=l"(u) : "l"(words + 2 * t) : "memory");
+      if ((f & 3u) != 0u) break;
+      backoff(ns);
+    }
+    v = ident(); memcpy(&v, &u, sizeof(A) < 8 ? sizeof(A) : 8); return (unsigned)f; }
+};
+#endif
 struct StatusSplit {
   unsigned* flags; A* aggs; A* incs;
   __device__ __forceinline__ void publish(unsigned long long t, unsigned st, const A& v) const {
@@ -347,8 +377,12 @@ __device__ P lookback_in(const S& st, unsigned tile, P tot, int lane) {
 template <bool SEG>
 __device__ P lookback(unsigned tile, P tot, unsigned* flags, A* aggs, A* incs, int lane) {
   if constexpr (sizeof(A) == 4) {
-    // `flags` holds one 64-bit word per tile here (see `tile_scan`).
+    // `flags` holds one 64-bit word per tile here (16 bytes a tile: see `scan_engine.rs`).
     return lookback_in<SEG>(StatusPacked{reinterpret_cast<unsigned long long*>(flags)}, tile, tot, lane);
+#ifndef __CUPRUM_HOST__
+  } else if constexpr (sizeof(A) == 8) {
+    return lookback_in<SEG>(StatusPacked16{reinterpret_cast<unsigned long long*>(flags)}, tile, tot, lane);
+#endif
   } else {
     return lookback_in<SEG>(StatusSplit{flags, aggs, incs}, tile, tot, lane);
   }
@@ -357,13 +391,22 @@ __device__ P lookback(unsigned tile, P tot, unsigned* flags, A* aggs, A* incs, i
 // The pieces of a tile (or a row's chunk) of 8 warps × WSEG elements from `wbase` (the
 // warp's first): each lane holds ROWS rows of VEC consecutive elements of a 32-lane row.
 // Loads and scans each lane's elements (SEG: `m` the position in its segment of `len`).
+// Every row's loads are issued before any is used (a warp whose rows are all inside takes
+// them unchecked), so they are in flight together.
 template <bool SEG, int VEC, int ROWS>
 __device__ __forceinline__ void tile_load(CUPRUM_SCAN_IN, I wbase, I n, I len, int lane, P (&s)[ROWS][VEC]) {
+  Tin raws[ROWS][VEC];
+  if (VEC > 1 && wbase + (I)(ROWS * 32 * VEC) <= n) {
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) load_full<VEC>(CUPRUM_SCAN_ARGS, wbase + (I)(r * 32 * VEC + lane * VEC), raws[r]);
+  } else {
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) load_raw<VEC>(CUPRUM_SCAN_ARGS, wbase + (I)(r * 32 * VEC + lane * VEC), n, raws[r]);
+  }
 #pragma unroll
   for (int r = 0; r < ROWS; ++r) {
     const I i0 = wbase + (I)(r * 32 * VEC + lane * VEC);
-    Tin raw[VEC];
-    load_raw<VEC>(CUPRUM_SCAN_ARGS, i0, n, raw);
+    const Tin* raw = raws[r];
     I m = 0;
     if (SEG) m = i0 % len;
 #pragma unroll
