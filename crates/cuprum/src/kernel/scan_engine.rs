@@ -250,7 +250,7 @@ fn rows_scan(e: &Engine, inputs: &[Array], out: &Array, len: usize, vector: bool
 
 /// Scans the axis of extent `len` of the contiguous `(outer, len, inner)` `inputs` by
 /// tiles of 32 columns × `8 · AXIPT` positions with a look-back along the axis
-/// (`cuprum_scan_axis`): the input read once, the output written once, plus 4 bytes of
+/// (`cuprum_scan_axis`): the input read once, the output written once, plus 16 bytes of
 /// status and two accumulators per column and tile.
 fn axis_scan(
     e: &Engine,
@@ -265,7 +265,9 @@ fn axis_scan(
     let cols = outer * inner;
     let tiles = cols.div_ceil(32) * len.div_ceil(8 * e.shape.axipt as usize);
     let cells = tiles.div_ceil(cols.div_ceil(32)) * cols;
-    let lb = Lookback::new(4 * cells, cells, e.acc)?;
+    // 16 bytes a cell: a packed word (4-byte accumulators), a packed pair (8-byte ones) or
+    // a status apart from the values (any other).
+    let lb = Lookback::new(16 * cells, cells, e.acc)?;
     let grid = grid_of(tiles, "over an axis of", n)?;
     let mut rest: Vec<Box<dyn KernelArg>> =
         vec![idx(wide, outer), idx(wide, len), idx(wide, inner)];

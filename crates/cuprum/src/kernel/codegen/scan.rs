@@ -570,6 +570,23 @@ CUPRUM_SCAN_ROWS_ENTRY(cuprum_scan_rows_1, 1)
 // (one lane per column) over the predecessors' aggregates / inclusive prefixes.
 constexpr int AXG = 8;
 constexpr int AXR = AXG * AXIPT;
+// One lane per column walks back over the tiles above it, one at a time, through a packed
+// store (one load a step); publishes the cell's aggregate, then its inclusive prefix, and
+// returns the prefix before the cell.
+template <typename S>
+__device__ A axis_walk(const S& st, unsigned long long me, unsigned long long cols, unsigned long long at, const A& agg) {
+  if (at == 0) { st.publish(me, 2u, agg); return ident(); }
+  st.publish(me, 1u, agg);
+  A run = ident();
+  for (unsigned long long t = me - cols;; t -= cols) {
+    A v = ident();
+    const unsigned f = st.wait(t, v);
+    run = CUPRUM_OP(v, run);
+    if ((f & 3u) == 2u) break;
+  }
+  st.publish(me, 2u, CUPRUM_OP(run, agg));
+  return run;
+}
 extern "C" __global__ void __launch_bounds__(256) cuprum_scan_axis(CUPRUM_SCAN_IN, Tout* __restrict__ y,
     I outer, I len, I inner, unsigned* __restrict__ flags, A* __restrict__ aggs, A* __restrict__ incs,
     unsigned* __restrict__ counter) {
@@ -607,23 +624,30 @@ extern "C" __global__ void __launch_bounds__(256) cuprum_scan_axis(CUPRUM_SCAN_I
     for (int g = 0; g < AXG; ++g) agg = CUPRUM_OP(agg, s_tot[g][cx]);
     A run = ident();
     if (live) {
-      // One lane per column walks back over the tiles above it, one at a time (the
-      // statuses of `StatusSplit` without a segment bit; the value loaded in the branch
-      // that uses it: a select of the two loads costs the float32 kernel 14 registers).
-      const StatusSplit st{flags, aggs, incs};
       const unsigned long long me = at * cols + c;
-      if (at == 0) {
-        st.publish(me, 2u, agg);
+      if constexpr (sizeof(A) == 4) {
+        run = axis_walk(StatusPacked{reinterpret_cast<unsigned long long*>(flags)}, me, cols, at, agg);
+#ifndef __CUPRUM_HOST__
+      } else if constexpr (sizeof(A) == 8) {
+        run = axis_walk(StatusPacked16{reinterpret_cast<unsigned long long*>(flags)}, me, cols, at, agg);
+#endif
       } else {
-        st.publish(me, 1u, agg);
-        unsigned long long t = me - cols;
-        while (true) {
-          const unsigned f = st.wait_status(t);
-          if (f == 2u) { run = CUPRUM_OP(incs[t], run); break; }
-          run = CUPRUM_OP(aggs[t], run);
-          t -= cols;
+        // The statuses of `StatusSplit` (the value loaded in the branch that uses it: a
+        // select of the two loads cost the float32 kernel 14 registers).
+        const StatusSplit st{flags, aggs, incs};
+        if (at == 0) {
+          st.publish(me, 2u, agg);
+        } else {
+          st.publish(me, 1u, agg);
+          unsigned long long t = me - cols;
+          while (true) {
+            const unsigned f = st.wait_status(t);
+            if (f == 2u) { run = CUPRUM_OP(incs[t], run); break; }
+            run = CUPRUM_OP(aggs[t], run);
+            t -= cols;
+          }
+          st.publish(me, 2u, CUPRUM_OP(run, agg));
         }
-        st.publish(me, 2u, CUPRUM_OP(run, agg));
       }
     }
     s_excl[cx] = run;
