@@ -23,7 +23,10 @@
 //! positions (a warp reads 32 adjacent columns at each position: coalesced, no transpose;
 //! each thread keeps its positions' loads in flight; tiles take tickets in axis-major
 //! order so a tile's predecessors have always started; one lane per column looks back
-//! over the tiles above). Fewer columns: `cuprum_scan_cols`, one thread per column.
+//! over the tiles above, one packed status a step: the float32 `cumsum` of (10000, 10000)
+//! along axis 0 on an H200 went from 261.5 µs, 72.3 % of the copy, with an acquired flag
+//! and then its value a step, to 231.7, 81.8 %). Fewer columns: `cuprum_scan_cols`, one
+//! thread per column.
 //!
 //! **One look-back.** Every look-back reads and writes tile statuses through one of three
 //! stores with the same `publish` / `wait`: `StatusPacked` for a 4-byte accumulator
