@@ -1061,7 +1061,12 @@ fn unique_of_large_integer_arrays() {
             .collect();
         check_large_unique(&spread, d, 2, &format!("{d}: high bits, strided"));
         check_large_unique(&vec![7; n], d, 1, &format!("{d}: one value"));
-        // more distinct values than the table takes: the sort
+        // more distinct values than the table takes: the sort (for 8-byte values on the GPU
+        // only: 2^21 elements sorted on the host device cost CI seconds, and the fallback
+        // is the host side's); on the host device, 4-byte ones all distinct in the table
+        if wide && common::on_host() {
+            continue;
+        }
         let many_n = if wide {
             (1 << 20) * 2 + 5
         } else {
