@@ -368,6 +368,45 @@ def test_raw_kernel_and_module():
     np.testing.assert_array_equal(z.get(), -np.maximum(h, 0))
 
 
+def test_repeat_calls_read_their_own_arguments():
+    """Repeat calls of one kernel replay the plan of an earlier call with the same dtypes,
+    shapes, strides and alignments (``kernel/call_memo.rs``): each call must still read
+    its own arrays and scalars, and a view of another alignment or stride must not reuse a
+    plan made for another."""
+    k = cp.ElementwiseKernel("T x, T y, float64 s", "T z", "z = x * s + y", "memo_py")
+    ssq = cp.ReductionKernel("T x", "T y", "x * x", "a + b", "y = a", "0", "memo_ssq")
+    raw = cp.RawKernel(
+        r"""extern "C" __global__ void memo_axpy(const float* x, float* y, float a, int n) {
+            int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] += a * x[i]; }""",
+        "memo_axpy",
+    )
+    for _ in range(3):
+        h, g = rand((1025,)), rand((1025,))
+        s = float(RNG.uniform(-2, 2))
+        x, y = cp.asarray(h), cp.asarray(g)
+        want = (h.astype(np.float64) * s + g).astype(np.float32)
+        np.testing.assert_allclose(k(x, y, s).get(), want, rtol=1e-6)
+        np.testing.assert_allclose(k(x[1:], y[:-1], s).get(), want_of(h[1:], g[:-1], s))
+        np.testing.assert_allclose(k(x[::2], y[1::2], s).get(), want_of(h[::2], g[1::2], s))
+        m = h[:1024].reshape(4, 256)
+        np.testing.assert_allclose(ssq(cp.asarray(m), axis=1).get(), (m * m).sum(1), rtol=1e-5)
+        np.testing.assert_allclose(
+            ssq(cp.asarray(m)[:, 1::2], axis=1).get(), (m[:, 1::2] ** 2).sum(1), rtol=1e-5
+        )
+        out = cp.zeros(1025, dtype=cp.float32)
+        raw((9,), (128,), (x, out, np.float32(s), 1025))
+        np.testing.assert_allclose(out.get(), np.float32(s) * h, rtol=1e-6)
+    xs = cp.zeros(4, dtype=cp.float32)
+    with pytest.raises(cp.CuprumError, match="takes 4 parameter"):
+        raw((1,), (4,), (xs, xs, np.float32(1.0)))
+    with pytest.raises(cp.CuprumError, match="non-contiguous"):
+        raw((1,), (4,), (cp.zeros(8, dtype=cp.float32)[::2], xs, np.float32(1.0), 4))
+
+
+def want_of(h, g, s):
+    return (h.astype(np.float64) * s + g).astype(np.float32)
+
+
 # ---------------------------------------------------------------------------- random
 
 

@@ -2584,3 +2584,113 @@ fn memoized_kernel_factories_are_kept_per_device() {
     run(&k, &mut rng);
     run(&again, &mut rng);
 }
+
+// =========================================================================================
+// Repeat calls: the memo of call plans (`kernel/call_memo.rs`)
+// =========================================================================================
+
+/// Repeat calls replay the plan of an earlier call with the same fingerprint: each must
+/// read its own arrays and scalar and write its own output, and any difference the plan
+/// depends on (an offset view's alignment, strides, a broadcast shape, a dtype, the loop
+/// size, a read-only output) must plan again — with the general path's checks and errors.
+#[test]
+fn repeat_calls_replay_only_what_they_match() {
+    require_gpu!();
+    let mut rng = Rng::new(0x3e30);
+    let k =
+        ElementwiseKernel::new("T x, T y, float64 s", "T z", "z = x * s + y", "memo_axpy").unwrap();
+    let n = 1031usize;
+    let ni = n as isize;
+    let host = |x: &[f32], y: &[f32], s: f64| -> Vec<f32> {
+        x.iter()
+            .zip(y)
+            .map(|(&a, &b)| (f64::from(a) * s + f64::from(b)) as f32)
+            .collect()
+    };
+    // Contiguous, in turn with an offset view (another alignment), a strided view, a
+    // broadcast row and a float64 call; twice each, with new values every time.
+    for round in 0..2 {
+        let (xv, yv) = (rand_f32(&mut rng, n + 1), rand_f32(&mut rng, n + 1));
+        let s = nz(&mut rng, -3.0, 3.0);
+        let (x, y) = (dev(&xv, &[n + 1]), dev(&yv, &[n + 1]));
+        let z = k.call((&x, &y, s)).unwrap();
+        assert_eq!(
+            z.to_vec::<f32>().unwrap(),
+            host(&xv, &yv, s),
+            "round {round}"
+        );
+        let (xo, yo) = (x.slice(&s![1..]).unwrap(), y.slice(&s![..ni]).unwrap());
+        let z = k.call((&xo, &yo, s)).unwrap();
+        assert_eq!(z.to_vec::<f32>().unwrap(), host(&xv[1..], &yv[..n], s));
+        let (xs, ys) = (x.slice(&s![..;2]).unwrap(), y.slice(&s![1..;2]).unwrap());
+        let want: Vec<f32> = host(
+            &xv.iter().step_by(2).copied().collect::<Vec<_>>(),
+            &yv.iter().skip(1).step_by(2).copied().collect::<Vec<_>>(),
+            s,
+        );
+        assert_eq!(
+            k.call((&xs, &ys, s)).unwrap().to_vec::<f32>().unwrap(),
+            want
+        );
+        let m = x.slice(&s![..ni - 1]).unwrap().reshape(&[5, 206]).unwrap();
+        let row = y.slice(&s![..206]).unwrap();
+        let got = k.call((&m, &row, s)).unwrap();
+        let want: Vec<f32> = (0..n - 1)
+            .map(|i| (f64::from(xv[i]) * s + f64::from(yv[i % 206])) as f32)
+            .collect();
+        assert_eq!(got.shape(), &[5, 206]);
+        assert_eq!(got.to_vec::<f32>().unwrap(), want);
+        let xd: Vec<f64> = xv.iter().map(|&v| f64::from(v)).collect();
+        let zd = k
+            .call((&dev(&xd, &[n + 1]), &dev(&xd, &[n + 1]), s))
+            .unwrap();
+        let want: Vec<f64> = xd.iter().map(|&v| v * s + v).collect();
+        assert_eq!(zd.to_vec::<f64>().unwrap(), want);
+    }
+    // An output given, twice.
+    let (x, y) = (
+        dev(&[1.0f32, 2.0, 3.0], &[3]),
+        dev(&[4.0f32, 5.0, 6.0], &[3]),
+    );
+    let out = Array::zeros(&[3], DType::F32).unwrap();
+    k.call((&x, &y, 2.0, &out)).unwrap();
+    assert_eq!(out.to_vec::<f32>().unwrap(), [6.0, 9.0, 12.0]);
+    k.call((&y, &x, 2.0, &out)).unwrap();
+    assert_eq!(out.to_vec::<f32>().unwrap(), [9.0, 12.0, 15.0]);
+    // The same call with an output of another shape: planned again, refused.
+    let long = Array::zeros(&[4], DType::F32).unwrap();
+    assert_err(
+        k.call((&x, &y, 2.0, &long)),
+        ErrorKind::Shape,
+        "could not be broadcast",
+    );
+    // A scalar's value is packed every call: one out of its parameter's range is refused
+    // after the same call with one in range.
+    let ki = ElementwiseKernel::new("int32 x, int8 s", "int32 z", "z = x + s", "memo_i8").unwrap();
+    let xi = dev(&[1i32, 2, 3], &[3]);
+    assert_eq!(
+        ki.call((&xi, 5i64)).unwrap().to_vec::<i32>().unwrap(),
+        [6, 7, 8]
+    );
+    assert_eq!(
+        ki.call((&xi, -7i64)).unwrap().to_vec::<i32>().unwrap(),
+        [-6, -5, -4]
+    );
+    assert!(ki.call((&xi, 300i64)).is_err());
+    // An empty loop, then a full one of the same dtypes.
+    let e = Array::zeros(&[0], DType::F32).unwrap();
+    assert_eq!(k.call((&e, &e, 1.0)).unwrap().shape(), &[0]);
+    assert_eq!(
+        k.call((&x, &y, 1.0)).unwrap().to_vec::<f32>().unwrap(),
+        [5.0, 7.0, 9.0]
+    );
+    // A raw-only kernel: the size is part of the fingerprint.
+    let kr = ElementwiseKernel::new("raw T x", "raw T z", "z[i] = x[i] * 3", "memo_raw").unwrap();
+    for size in [3usize, 2, 3] {
+        let z = Array::zeros(&[3], DType::F32).unwrap();
+        kr.size(size).call((&x, &z)).unwrap();
+        let mut want = vec![3.0f32, 6.0, 9.0];
+        want[size..].iter_mut().for_each(|v| *v = 0.0);
+        assert_eq!(z.to_vec::<f32>().unwrap(), want, "size {size}");
+    }
+}

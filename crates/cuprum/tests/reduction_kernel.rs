@@ -3318,3 +3318,47 @@ fn reductions_over_2_gib() {
         assert_eq!(rows_t, rows);
     }
 }
+
+/// Repeat calls replay the plan of an earlier call with the same fingerprint
+/// (`kernel/call_memo.rs`): new values each time; axes, keepdims, a strided view and a long
+/// reduction split over blocks (scratch) each plan apart, and the same calls again replay.
+#[test]
+fn repeat_calls_replay_only_what_they_match() {
+    require_gpu!();
+    let mut rng = Rng::new(0x3e31);
+    let k =
+        ReductionKernel::new("T x", "T y", "x", "a + b", "y = a", Some("0"), "memo_sum").unwrap();
+    let (r, c) = (37usize, 1 << 12);
+    for round in 0..2 {
+        let v: Vec<i64> = (0..r * c)
+            .map(|_| rng.usize(0, 1000) as i64 - 500)
+            .collect();
+        let m = Array::from_slice(&v, &[r, c]).unwrap();
+        let rows: Vec<i64> = (0..r).map(|i| v[i * c..(i + 1) * c].iter().sum()).collect();
+        let cols: Vec<i64> = (0..c).map(|j| (0..r).map(|i| v[i * c + j]).sum()).collect();
+        let all: i64 = v.iter().sum();
+        assert_eq!(
+            k.axis(1).call((&m,)).unwrap().to_vec::<i64>().unwrap(),
+            rows,
+            "{round}"
+        );
+        assert_eq!(
+            k.axis(0).call((&m,)).unwrap().to_vec::<i64>().unwrap(),
+            cols
+        );
+        let kept = k.axis(0).keepdims(true).call((&m,)).unwrap();
+        assert_eq!(kept.shape(), &[1, c]);
+        assert_eq!(k.call((&m,)).unwrap().to_vec::<i64>().unwrap(), [all]);
+        let odd = m.slice(&s![.., 1..;2]).unwrap();
+        let want: Vec<i64> = (0..r)
+            .map(|i| (0..c / 2).map(|j| v[i * c + 2 * j + 1]).sum())
+            .collect();
+        assert_eq!(
+            k.axis(1).call((&odd,)).unwrap().to_vec::<i64>().unwrap(),
+            want
+        );
+        let out = Array::zeros(&[r], DType::I64).unwrap();
+        k.axis(1).call((&m, &out)).unwrap();
+        assert_eq!(out.to_vec::<i64>().unwrap(), rows);
+    }
+}

@@ -3,9 +3,8 @@
 //! why the plan was cut where it was, and each kernel's CUDA source.
 
 use super::ir::{Kind, NodeId, Program, Slot, kind_name};
-use super::lower::{Built, Lowered, LoweredKernel, Source, param_dtypes};
+use super::lower::{Built, Lowered, LoweredKernel, Shapes, Source, param_dtypes};
 use super::plan::{KernelPlan, PlanKind};
-use super::run::Shapes;
 use crate::array::DType;
 use crate::error::Result;
 use crate::shape::format_shape;

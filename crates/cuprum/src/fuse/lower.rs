@@ -50,6 +50,12 @@ pub(crate) struct LoweredKernel {
     pub(crate) keepdims: bool,
 }
 
+/// Shapes of every node of a program.
+pub(crate) type Shapes = SmallVec<[crate::shape::Shape; 16]>;
+
+/// A call's argument shapes (a scalar's: empty) and the node shapes they give (`run.rs`).
+pub(crate) type ShapesMemo = (SmallVec<[crate::shape::Shape; 4]>, std::sync::Arc<Shapes>);
+
 /// A traced program with its plan and kernels: what a repeat call with the same input
 /// signature reuses.
 #[derive(Debug)]
@@ -59,6 +65,9 @@ pub(crate) struct Lowered {
     pub(crate) kernels: Vec<LoweredKernel>,
     /// The values of the literal scalar parameters, converted to their nodes' dtypes.
     pub(crate) literals: SmallVec<[(NodeId, Scalar); 4]>,
+    /// The node shapes of the last call, under its arguments' shapes (`run.rs`): a repeat
+    /// call with arrays of the same shapes reuses them.
+    pub(crate) last_shapes: std::sync::Mutex<Option<ShapesMemo>>,
 }
 
 /// Builds the kernels of `plan` (named `cuprum_fuse_{name}_{k}`).
@@ -98,6 +107,7 @@ pub(crate) fn lower(
         plan,
         kernels,
         literals,
+        last_shapes: std::sync::Mutex::new(None),
     })
 }
 

@@ -5,7 +5,7 @@
 //! kernels are given theirs.
 
 use super::ir::{Kind, NodeId, Program, Slot};
-use super::lower::{Built, Lowered, Source};
+use super::lower::{Built, Lowered, Shapes, Source};
 use crate::array::{Array, Scalar};
 use crate::error::{Error, Result, bail, err};
 use crate::kernel::Outputs;
@@ -13,9 +13,6 @@ use crate::kernel::{IntoOperand, Operand};
 use crate::ops::reduction::ROp;
 use crate::shape::{Shape, broadcast_shapes};
 use smallvec::SmallVec;
-
-/// Shapes of every node of a program.
-pub(crate) type Shapes = SmallVec<[Shape; 16]>;
 
 /// `e` prefixed with the fused function and the line of node `node`.
 fn at_node(name: &str, p: &Program, node: NodeId, e: Error) -> Error {
@@ -171,14 +168,44 @@ impl Lowered {
         }
     }
 
+    /// The shape of every node for `args`: the last call's when its arguments had the same
+    /// shapes (the common repeat call), else computed ([`shapes`]) and remembered.
+    fn shapes_for(&self, name: &str, args: &[Operand<'_>]) -> Result<std::sync::Arc<Shapes>> {
+        fn shape_of<'s>(a: &Operand<'s>) -> &'s [usize] {
+            match a {
+                Operand::Array(a) => a.shape(),
+                _ => &[],
+            }
+        }
+        let mut last = self.last_shapes.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((given, shapes)) = last.as_ref()
+            && given.len() == args.len()
+            && given
+                .iter()
+                .zip(args)
+                .all(|(g, a)| g.as_slice() == shape_of(a))
+        {
+            return Ok(shapes.clone());
+        }
+        let computed = std::sync::Arc::new(shapes(name, &self.program, |i| {
+            match args.get(i as usize) {
+                Some(Operand::Array(a)) => Some(a.shape()),
+                _ => None,
+            }
+        })?);
+        let given = args
+            .iter()
+            .map(|a| Shape::from_slice(shape_of(a)))
+            .collect();
+        *last = Some((given, computed.clone()));
+        Ok(computed)
+    }
+
     /// Runs every kernel on `args` (checked against the signature this was traced for) and
     /// returns the closure's values.
     pub(crate) fn run(&self, name: &str, args: &[Operand<'_>]) -> Result<Outputs> {
         let p = &self.program;
-        let shapes = shapes(name, p, |i| match args.get(i as usize) {
-            Some(Operand::Array(a)) => Some(a.shape()),
-            _ => None,
-        })?;
+        let shapes = self.shapes_for(name, args)?;
         // Intermediate arrays live on the device of the arguments (the kernels check that
         // every argument is there).
         let stream = match args.iter().find_map(|a| match a {
@@ -241,12 +268,12 @@ impl Lowered {
                             Some(ax) => k.axis(ax.clone()),
                             None => k.keepdims(lk.keepdims),
                         };
+                        let ops: SmallVec<[Operand<'_>; 12]> =
+                            ops.iter().map(|o| o.operand()).collect();
                         Some(
                             call.keepdims(lk.keepdims)
-                                .call_all(&ops[..])
-                                .map_err(|e| generated(name, e))?
-                                .into_iter()
-                                .collect(),
+                                .outputs(&ops)
+                                .map_err(|e| generated(name, e))?,
                         )
                     }
                     Built::Scan(k) => {

@@ -33,8 +33,9 @@ pub struct ArgValue {
     pub kind: ArgKind,
     /// The Rust type, as error messages show it.
     pub type_name: &'static str,
-    /// For arrays: shape and element strides (for messages about strided views; inline,
-    /// so packing an array argument allocates nothing).
+    /// For a non-contiguous array: shape and element strides (for the message refusing a
+    /// strided view; inline, so packing an array argument allocates nothing). `None` for
+    /// values and contiguous arrays.
     pub view: Option<(crate::shape::Shape, crate::shape::Strides)>,
 }
 
@@ -135,17 +136,21 @@ impl KernelArg for Array {
 }
 
 fn array_arg(a: &Array, ptr: u64) -> ArgValue {
+    let contiguous = a.is_c_contiguous();
     ArgValue {
         bytes: SmallVec::from_slice(&ptr.to_le_bytes()),
         kind: ArgKind::Pointer {
-            contiguous: a.is_c_contiguous(),
+            contiguous,
             allow_strided: false,
         },
         type_name: "&Array",
-        view: Some((
-            crate::shape::Shape::from_slice(a.shape()),
-            crate::shape::Strides::from_slice(a.strides()),
-        )),
+        // Only a strided view's message needs them (`RawKernel`'s refusal).
+        view: (!contiguous).then(|| {
+            (
+                crate::shape::Shape::from_slice(a.shape()),
+                crate::shape::Strides::from_slice(a.strides()),
+            )
+        }),
     }
 }
 

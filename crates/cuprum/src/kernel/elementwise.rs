@@ -27,7 +27,10 @@
 //! 8. `pack_operands`, then the loop size and, unless contiguous, `table_words`;
 //! 9. the launch with `launch_config` (grid and block of the plan).
 //!
-//! A repeat call is a hash lookup, the packing and one launch. Staged copies (registers,
+//! A repeat call with the fingerprint of an earlier one (`call_memo.rs`: dtypes, shapes,
+//! strides, alignments, options) skips steps 1–7 and 9's configuration: it allocates the
+//! outputs, packs and launches (`replay`). Any other repeat call is a hash lookup, the
+//! packing and one launch. Staged copies (registers,
 //! shared-memory tiles) are used only when safe: outputs the operation may read are loaded
 //! first, and an operation that takes an address or leaves the loop (`return`, `break`)
 //! gets direct references. Compile errors name the line of the user's operation.
@@ -36,6 +39,7 @@ use super::call::{
     Bound, OutputRule, Outputs, Signature, array_shapes, bind, on_stream, operand_at,
     pack_operands, prepare_outputs, resolve_dtypes, sample_slots, specialisation, table_words,
 };
+use super::call_memo::{CallMemo, Fingerprint, call_stream};
 use super::codegen::elementwise::{ElementwiseSource, generate};
 use super::codegen::entry::Slot;
 use super::codegen::layout::{
@@ -102,6 +106,28 @@ pub struct ElementwiseKernel {
     after_loop: String,
     analysis: OpAnalysis,
     specs: KernelTable<SpecKey>,
+    /// The plans of recent calls (`call_memo.rs`).
+    memo: CallMemo<Replay>,
+}
+
+/// What a call with an earlier call's fingerprint reuses (`call_memo.rs`).
+#[derive(Debug)]
+struct Replay {
+    /// Per generated parameter.
+    dtypes: SmallVec<[DType; 8]>,
+    loop_shape: Shape,
+    /// None for an empty loop (outputs only, no launch).
+    launch: Option<Prepared>,
+}
+
+/// A planned launch: the compiled kernel, its configuration and its trailing words.
+#[derive(Debug)]
+struct Prepared {
+    f: Arc<CompiledKernel>,
+    config: LaunchConfig,
+    n: usize,
+    /// The shape and stride table, unless the layout is contiguous.
+    table: Option<Vec<i64>>,
 }
 
 impl std::fmt::Debug for ElementwiseKernel {
@@ -177,6 +203,7 @@ impl ElementwiseKernel {
             after_loop: String::new(),
             analysis: OpAnalysis::default(),
             specs: KernelTable::new(),
+            memo: CallMemo::default(),
         };
         k.refresh();
         Ok(k)
@@ -193,6 +220,7 @@ impl ElementwiseKernel {
         let arrays: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
         self.analysis = analyse(&self.operation, &outs, &arrays);
         self.specs.clear();
+        self.memo.clear();
     }
 
     /// Code run once per thread before the loop.
@@ -543,7 +571,7 @@ impl ElementwiseKernel {
         block: u32,
         stream: &Stream,
         operand: &dyn Fn(usize) -> Operand<'b>,
-    ) -> Result<()> {
+    ) -> Result<Prepared> {
         let (slots, plan) = self.plan(loop_shape, operand)?;
         let block = if plan.layout.class == LayoutClass::Tiled {
             (TILE * TILE_ROWS) as u32
@@ -557,19 +585,43 @@ impl ElementwiseKernel {
             layout: plan.layout,
             block,
         };
-        let f = self.specialisation(&key, stream)?;
-        let mut p = f.packer();
-        pack_operands(&mut p, &self.spec.sig, &key.dtypes, stream, operand)?;
-        p.index(plan.n)?;
-        if plan.layout.class != LayoutClass::Contiguous {
-            p.words(table_words(&plan.shape, &plan.strides))?;
+        let prepared = Prepared {
+            f: self.specialisation(&key, stream)?,
+            config: launch_config(&plan, block),
+            n: plan.n,
+            table: (plan.layout.class != LayoutClass::Contiguous)
+                .then(|| table_words(&plan.shape, &plan.strides).collect()),
+        };
+        self.fire(&prepared, &key.dtypes, stream, operand)?;
+        Ok(prepared)
+    }
+
+    /// Packs the operands for a planned launch and launches it.
+    fn fire<'b>(
+        &self,
+        p: &Prepared,
+        dtypes: &[DType],
+        stream: &Stream,
+        operand: &dyn Fn(usize) -> Operand<'b>,
+    ) -> Result<()> {
+        let mut packer = p.f.packer();
+        pack_operands(&mut packer, &self.spec.sig, dtypes, stream, operand)?;
+        packer.index(p.n)?;
+        if let Some(table) = &p.table {
+            packer.words(table.iter().copied())?;
         }
         // SAFETY: the arguments were packed for the slots and layout the kernel was
-        // generated from; every offset the kernel computes stays inside an operand's view
-        // (broadcast strides over the loop shape, raw arrays indexed by the user's code as in
-        // CuPy), and the views keep their buffers alive until the stream-ordered frees after
-        // this launch.
-        unsafe { f.launch(p, &launch_config(&plan, block), stream) }
+        // generated from (a replay's fingerprint fixes them: `call_memo.rs`); every offset
+        // the kernel computes stays inside an operand's view (broadcast strides over the
+        // loop shape, raw arrays indexed by the user's code as in CuPy), and the views keep
+        // their buffers alive until the stream-ordered frees after this launch.
+        unsafe { p.f.launch(packer, &p.config, stream) }
+    }
+
+    /// Whether calls bind arguments to parameters one to one (no read-write parameter):
+    /// only those are memoised (`call_memo.rs`).
+    fn plain(&self) -> bool {
+        self.input_at.iter().enumerate().all(|(a, &at)| a == at)
     }
 
     /// Runs on `ops` when they are exactly what the kernel declares — every parameter in
@@ -577,18 +629,32 @@ impl ElementwiseKernel {
     /// concrete dtype, the outputs given, writeable and of one shape that every input
     /// broadcasts to, every array on `stream`'s device — as fusion calls its generated
     /// kernels: the binding and dtype resolution of a general call reduce to that one
-    /// check. Any other call takes the general path ([`ElementwiseKernel::run`] on
-    /// `stream`), with its errors.
+    /// check, and a repeat replays the plan (`call_memo.rs`). Any other call takes the
+    /// general path ([`ElementwiseKernel::run`] on `stream`), with its errors.
     pub(crate) fn run_exact(&self, ops: &[Operand<'_>], stream: &Stream) -> Result<()> {
+        let call = self.config().stream(stream);
         let Some(loop_shape) = self.exact_loop_shape(ops, stream.device()) else {
-            return self.config().stream(stream).invoke(ops).map(|_| ());
+            return call.invoke(ops).map(|_| ());
         };
-        if loop_shape.iter().product::<usize>() == 0 {
-            return Ok(());
+        let options = call.options();
+        if let Some(r) = self.memo.find(stream.device(), &options, ops) {
+            return call.replay(&r, ops, stream).map(|_| ());
         }
         let dtypes: SmallVec<[DType; 8]> = ops.iter().map(|o| o.dtype()).collect();
-        let operand = |k: usize| ops[k];
-        self.launch(dtypes, loop_shape, DEFAULT_BLOCK, stream, &operand)
+        let mut replay = Replay {
+            dtypes: dtypes.clone(),
+            loop_shape: loop_shape.into(),
+            launch: None,
+        };
+        if loop_shape.iter().product::<usize>() != 0 {
+            let operand = |k: usize| ops[k];
+            replay.launch =
+                Some(self.launch(dtypes, loop_shape, DEFAULT_BLOCK, stream, &operand)?);
+        }
+        if let Some(f) = Fingerprint::of(stream.device(), &options, ops) {
+            self.memo.remember(f, replay);
+        }
+        Ok(())
     }
 
     /// The loop shape of a call [`ElementwiseKernel::run_exact`] can run on its exact path
@@ -688,14 +754,75 @@ impl ElementwiseCall<'_> {
         Ok(self.invoke(&ops)?.into_vec())
     }
 
+    /// Runs and returns every output, kept inline (no list allocated: Python's calls,
+    /// fusion's kernels).
+    #[cfg_attr(not(feature = "python"), allow(dead_code))]
+    pub(crate) fn outputs(&self, ops: &[Operand<'_>]) -> Result<Outputs> {
+        self.invoke(ops)
+    }
+
     /// Runs for the effect only.
     pub fn run(&self, args: impl Operands) -> Result<()> {
         let ops = args.operands();
         self.invoke(&ops).map(|_| ())
     }
 
-    /// The call: the steps of `kernel/call.rs` around the elementwise plan.
+    /// The call: a replay of an earlier call's plan when the fingerprint matches
+    /// (`call_memo.rs`), else the steps of `kernel/call.rs` around the elementwise plan
+    /// (remembered when they succeed).
     fn invoke(&self, args: &[Operand<'_>]) -> Result<Outputs> {
+        let k = self.kernel;
+        if !k.plain() {
+            return self.plan_and_run(args).map(|(outs, _)| outs);
+        }
+        let options = self.options();
+        let Some(stream) = call_stream(&self.stream, args)? else {
+            return self.plan_and_run(args).map(|(outs, _)| outs);
+        };
+        if let Some(r) = k.memo.find(stream.device(), &options, args) {
+            return self.replay(&r, args, &stream);
+        }
+        let (outs, replay) = self.plan_and_run(args)?;
+        if let Some(f) = Fingerprint::of(stream.device(), &options, args) {
+            k.memo.remember(f, replay);
+        }
+        Ok(outs)
+    }
+
+    /// The call's options as its fingerprint holds them (`call_memo.rs`).
+    fn options(&self) -> [i64; 3] {
+        [
+            i64::from(self.size.is_some()),
+            // The bit pattern: one to one over usize.
+            self.size.unwrap_or(0) as i64,
+            self.block.map_or(-1, i64::from),
+        ]
+    }
+
+    /// A call with a remembered plan: outputs, packing, launch.
+    fn replay(&self, r: &Replay, args: &[Operand<'_>], stream: &Stream) -> Result<Outputs> {
+        let k = self.kernel;
+        let nin = k.spec.sig.nin;
+        let mut outs = Outputs::new();
+        for j in 0..k.spec.sig.nout() {
+            outs.push(match args.get(nin + j) {
+                Some(Operand::Array(a)) => (*a).clone(),
+                _ => Array::empty_on(&r.loop_shape, r.dtypes[nin + j], stream)?,
+            });
+        }
+        if let Some(p) = &r.launch {
+            let operand = |kk: usize| match args.get(kk) {
+                Some(&o) => o,
+                None => Operand::Array(&outs[kk - nin]),
+            };
+            k.fire(p, &r.dtypes, stream, &operand)?;
+        }
+        Ok(outs)
+    }
+
+    /// The steps of `kernel/call.rs` around the elementwise plan; the outputs and what a
+    /// repeat of this call can reuse.
+    fn plan_and_run(&self, args: &[Operand<'_>]) -> Result<(Outputs, Replay)> {
         let k = self.kernel;
         let sig = &k.spec.sig;
         let args = bind(sig, Some(&k.input_at), args)?;
@@ -709,12 +836,17 @@ impl ElementwiseCall<'_> {
             raw_undecided: " and no size is set",
         };
         let outs = prepare_outputs(sig, &args, &dtypes, &loop_shape, &stream, &rule)?;
-        if loop_shape.iter().product::<usize>() == 0 {
-            return Ok(outs);
+        let mut replay = Replay {
+            dtypes: dtypes.clone(),
+            loop_shape,
+            launch: None,
+        };
+        if replay.loop_shape.iter().product::<usize>() == 0 {
+            return Ok((outs, replay));
         }
         let operand = |kk: usize| operand_at(&args, &outs, kk);
-        k.launch(dtypes, &loop_shape, block, &stream, &operand)?;
-        Ok(outs)
+        replay.launch = Some(k.launch(dtypes, &replay.loop_shape, block, &stream, &operand)?);
+        Ok((outs, replay))
     }
 
     /// The threads per block: the default, or the call's (1..=1024).

@@ -51,6 +51,7 @@
 
 mod args;
 mod call;
+mod call_memo;
 pub(crate) use call::Outputs;
 pub(crate) mod codegen;
 mod elementwise;

@@ -206,6 +206,12 @@ impl<const N: usize> Operands for [&dyn IntoOperand; N] {
     }
 }
 
+impl Operands for [Operand<'_>] {
+    fn operands(&self) -> SmallVec<[Operand<'_>; 8]> {
+        self.iter().copied().collect()
+    }
+}
+
 impl Operands for Vec<Operand<'_>> {
     fn operands(&self) -> SmallVec<[Operand<'_>; 8]> {
         self.iter().copied().collect()

@@ -431,55 +431,75 @@ impl RawKernel {
         Ok(self.loaded_on(device)?.params.iter().map(|p| p.1).collect())
     }
 
-    fn check_args(&self, l: &Loaded, args: &[ArgValue]) -> Result<()> {
-        if args.len() != l.params.len() {
+    /// Checks the number of arguments against the kernel's parameters.
+    fn check_count(&self, l: &Loaded, given: usize) -> Result<()> {
+        if given != l.params.len() {
             bail!(
                 Launch,
                 "kernel '{}' takes {} parameter(s) ({} bytes each), {} argument(s) were given",
                 self.name,
                 l.params.len(),
                 sizes(&l.params),
-                args.len()
+                given
             );
         }
-        for (i, (a, &(_, size))) in args.iter().zip(&l.params).enumerate() {
-            if a.bytes.len() != size {
-                let hint = match (a.kind, size) {
-                    (ArgKind::Value, 4) if a.bytes.len() == 8 => {
-                        " (a 32-bit parameter: pass e.g. `n as i32` or `x as f32`)"
-                    }
-                    (ArgKind::Value, 8) if a.bytes.len() == 4 => {
-                        " (a 64-bit parameter: pass e.g. `n as i64`, `x as f64`, or an array)"
-                    }
-                    _ => "",
-                };
-                bail!(
-                    Launch,
-                    "kernel '{}': argument {i} is {} ({} bytes) but the kernel's parameter {i} is {size} bytes{hint}",
-                    self.name,
-                    a.type_name,
-                    a.bytes.len()
-                );
-            }
-            if let ArgKind::Pointer {
-                contiguous: false,
-                allow_strided: false,
-            } = a.kind
-            {
-                let (shape, strides) = a.view.clone().unwrap_or_default();
-                let (shape, strides) = (shape.to_vec(), strides.to_vec());
-                bail!(
-                    Launch,
-                    "kernel '{}': argument {i} is a non-contiguous view (shape {:?}, element strides {:?}); \
-                     the kernel would see only its first element's address. Pass `.to_contiguous()?`, \
-                     or `Strided(&view)` if the kernel indexes the strides itself",
-                    self.name,
-                    shape,
-                    strides
-                );
-            }
+        Ok(())
+    }
+
+    /// Checks argument `i` against parameter `i` (its byte size; an array must be
+    /// contiguous unless the caller opted in).
+    fn check_arg(&self, l: &Loaded, i: usize, a: &ArgValue) -> Result<()> {
+        let size = l.params.get(i).map_or(0, |p| p.1);
+        if a.bytes.len() != size {
+            let hint = match (a.kind, size) {
+                (ArgKind::Value, 4) if a.bytes.len() == 8 => {
+                    " (a 32-bit parameter: pass e.g. `n as i32` or `x as f32`)"
+                }
+                (ArgKind::Value, 8) if a.bytes.len() == 4 => {
+                    " (a 64-bit parameter: pass e.g. `n as i64`, `x as f64`, or an array)"
+                }
+                _ => "",
+            };
+            bail!(
+                Launch,
+                "kernel '{}': argument {i} is {} ({} bytes) but the kernel's parameter {i} is {size} bytes{hint}",
+                self.name,
+                a.type_name,
+                a.bytes.len()
+            );
+        }
+        if let ArgKind::Pointer {
+            contiguous: false,
+            allow_strided: false,
+        } = a.kind
+        {
+            let (shape, strides) = a.view.clone().unwrap_or_default();
+            let (shape, strides) = (shape.to_vec(), strides.to_vec());
+            bail!(
+                Launch,
+                "kernel '{}': argument {i} is a non-contiguous view (shape {:?}, element strides {:?}); \
+                 the kernel would see only its first element's address. Pass `.to_contiguous()?`, \
+                 or `Strided(&view)` if the kernel indexes the strides itself",
+                self.name,
+                shape,
+                strides
+            );
         }
         Ok(())
+    }
+
+    /// The error of an array argument on another device than the launch's stream.
+    fn device_mismatch(&self, i: usize, stream: Device, given: Device) -> crate::Error {
+        err!(
+            DeviceMismatch,
+            "kernel '{}': expected argument {i} on device {} ({}), the device of the \
+             launch's stream, given an array on device {} ({}); move it with `to_device` first",
+            self.name(),
+            stream.ordinal(),
+            stream.name(),
+            given.ordinal(),
+            given.name()
+        )
     }
 }
 
@@ -531,45 +551,92 @@ impl<'k> Launch<'k> {
             if let Some(d) = *d
                 && d != device
             {
-                bail!(
-                    DeviceMismatch,
-                    "kernel '{}': expected argument {i} on device {} ({}), the device of the \
-                     launch's stream, given an array on device {} ({}); move it with \
-                     `to_device` first",
-                    self.kernel.name(),
-                    device.ordinal(),
-                    device.name(),
-                    d.ordinal(),
-                    d.name()
-                );
+                return Err(self.kernel.device_mismatch(i, device, d));
             }
         }
-        let l = self.kernel.loaded_on(device)?;
         let mut vals: SmallVec<[ArgValue; 8]> = SmallVec::new();
         args.collect_args_on(stream, &mut vals);
-        self.kernel.check_args(&l, &vals)?;
-        let mut pack = ArgPack::new();
+        let mut each = self.start(stream, vals.len())?;
         for v in &vals {
-            pack.push_bytes(&v.bytes);
+            each.push(v)?;
         }
+        each.launch()
+    }
+
+    /// A launch on `stream` whose `count` arguments are pushed one at a time
+    /// ([`Arguments::push`], each checked against its parameter as it comes, none collected
+    /// first), then launched ([`Arguments::launch`]). Python's launches take this path:
+    /// each argument is converted, checked and packed in one step.
+    pub(crate) fn start(self, stream: &'k Stream, count: usize) -> Result<Arguments<'k>> {
+        let loaded = self.kernel.loaded_on(stream.device())?;
+        self.kernel.check_count(&loaded, count)?;
+        Ok(Arguments {
+            launch: self,
+            stream,
+            loaded,
+            pack: ArgPack::new(),
+        })
+    }
+}
+
+/// The arguments of a launch being packed (see [`Launch::start`]).
+pub(crate) struct Arguments<'k> {
+    launch: Launch<'k>,
+    stream: &'k Stream,
+    loaded: Arc<Loaded>,
+    pack: ArgPack,
+}
+
+impl Arguments<'_> {
+    /// The byte size of the next parameter (`None` past the last).
+    #[cfg(feature = "python")]
+    pub(crate) fn next_size(&self) -> Option<usize> {
+        self.loaded.params.get(self.pack.len()).map(|p| p.1)
+    }
+
+    /// Checks the next argument against its parameter (and an array's device against the
+    /// stream's), and packs it.
+    pub(crate) fn push(&mut self, v: &ArgValue) -> Result<()> {
+        let i = self.pack.len();
+        self.launch.kernel.check_arg(&self.loaded, i, v)?;
+        self.pack.push_bytes(&v.bytes);
+        Ok(())
+    }
+
+    /// Checks that an array argument `i` is on the launch's device.
+    #[cfg(feature = "python")]
+    pub(crate) fn check_device(&self, i: usize, d: Device) -> Result<()> {
+        let device = self.stream.device();
+        if d != device {
+            return Err(self.launch.kernel.device_mismatch(i, device, d));
+        }
+        Ok(())
+    }
+
+    /// Launches, every argument pushed.
+    pub(crate) fn launch(mut self) -> Result<()> {
+        let k = self.launch.kernel;
+        k.check_count(&self.loaded, self.pack.len())?;
+        let (g, b) = (self.launch.grid, self.launch.block);
         let cfg = LaunchConfig {
-            grid: (self.grid.0, self.grid.1, self.grid.2),
-            block: (self.block.0, self.block.1, self.block.2),
-            shared_mem_bytes: u32::try_from(self.shared_mem).unwrap_or(u32::MAX),
+            grid: (g.0, g.1, g.2),
+            block: (b.0, b.1, b.2),
+            shared_mem_bytes: u32::try_from(self.launch.shared_mem).unwrap_or(u32::MAX),
         };
         // SAFETY: the argument count and every argument's size match the kernel's parameter
-        // list as the driver reports it; arrays pass addresses of live device buffers
-        // (contiguous unless the caller opted in); `launch` checks the configuration against
-        // the device's and the kernel's limits. What the kernel does with the memory is the
+        // list as the driver reports it (`push` checked each, `check_count` their number);
+        // arrays pass addresses of live device buffers on the stream's device (contiguous
+        // unless the caller opted in); `launch` checks the configuration against the
+        // device's and the kernel's limits. What the kernel does with the memory is the
         // kernel author's contract, as with any CUDA kernel.
         unsafe {
             launch(
-                &l.function,
+                &self.loaded.function,
                 &cfg,
-                stream,
-                &mut pack,
-                self.kernel.spec.cooperative,
-                &|| format!("kernel '{}'", self.kernel.name),
+                self.stream,
+                &mut self.pack,
+                k.spec.cooperative,
+                &|| format!("kernel '{}'", k.name),
             )
         }
     }

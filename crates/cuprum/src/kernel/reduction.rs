@@ -27,8 +27,12 @@
 //! 6. `specialisation`: the `KernelTable` entry for (device, dtypes, slots, strategy —
 //!    split or not among it: only split kernels carry the partials' combine), its source
 //!    from `codegen/reduction.rs`, compiled on first use;
-//! 7. `launch_reduction`: `pack_operands`, sizes, `table_words`, the split's scratch
+//! 7. `prepare_launch` (the launch configuration and the trailing words: sizes,
+//!    `table_words`), then `fire`: `pack_operands`, the words, the split's scratch
 //!    (`scratch.rs`), the launch.
+//!
+//! A call with the fingerprint of an earlier successful one (`call_memo.rs`: dtypes,
+//! shapes, strides, alignments, axes, keepdims) replays its plan: the outputs, then `fire`.
 //!
 //! [`call_all`]: ReductionKernel::call_all
 
@@ -36,6 +40,7 @@ use super::call::{
     Bound, OutputRule, Outputs, Signature, array_shapes, bind, on_stream, operand_at,
     pack_operands, prepare_outputs, resolve_dtypes, sample_slots, specialisation, table_words,
 };
+use super::call_memo::{CallMemo, Fingerprint, call_stream};
 use super::codegen::entry::Slot;
 use super::codegen::reduction::{BLOCK, PARTIAL_BYTES, ReduceStrategy, ReductionSource, generate};
 use super::operand::{Operand, Operands};
@@ -155,6 +160,29 @@ pub struct ReductionKernel {
     identity: Option<String>,
     reduce_type: Option<String>,
     specs: KernelTable<SpecKey>,
+    /// The plans of recent calls (`call_memo.rs`).
+    memo: CallMemo<Replay>,
+}
+
+/// What a call with an earlier call's fingerprint reuses (`call_memo.rs`).
+#[derive(Debug)]
+struct Replay {
+    /// Per parameter.
+    dtypes: SmallVec<[DType; 8]>,
+    out_shape: Shape,
+    /// None when there are no outputs to compute (no launch).
+    launch: Option<Prepared>,
+}
+
+/// A planned reduction launch.
+#[derive(Debug)]
+struct Prepared {
+    f: Arc<CompiledKernel>,
+    config: LaunchConfig,
+    /// Sizes, then the output and reduction tables.
+    words: Vec<i64>,
+    /// The split's scratch: partial bytes and counters (`scratch.rs`).
+    scratch: Option<(usize, usize)>,
 }
 
 impl std::fmt::Debug for ReductionKernel {
@@ -237,6 +265,7 @@ impl ReductionKernel {
             identity: identity.map(str::to_owned),
             reduce_type: None,
             specs: KernelTable::new(),
+            memo: CallMemo::default(),
         })
     }
 
@@ -269,6 +298,7 @@ impl ReductionKernel {
     /// After the definition changed: forgets every compiled specialisation.
     fn refresh(&mut self) {
         self.specs.clear();
+        self.memo.clear();
     }
 
     /// The C++ type of the accumulator `_type_reduce` (default: the first output's type).
@@ -574,9 +604,70 @@ impl ReductionCall<'_> {
         Ok(self.invoke(&ops)?.into_vec())
     }
 
-    /// The call: the steps of `kernel/call.rs` around the reduction's geometry and
-    /// strategy.
+    /// Runs and returns every output, kept inline (no list allocated: Python's calls,
+    /// fusion's kernels).
+    #[cfg_attr(not(feature = "python"), allow(dead_code))]
+    pub(crate) fn outputs(&self, ops: &[Operand<'_>]) -> Result<Outputs> {
+        self.invoke(ops)
+    }
+
+    /// The call: a replay of an earlier call's plan when the fingerprint matches
+    /// (`call_memo.rs`), else the steps of `kernel/call.rs` around the reduction's geometry
+    /// and strategy (remembered when they succeed).
     fn invoke(&self, args: &[Operand<'_>]) -> Result<Outputs> {
+        let k = self.kernel;
+        let options = self.options();
+        let Some(stream) = call_stream(&self.stream, args)? else {
+            return self.plan_and_run(args).map(|(outs, _)| outs);
+        };
+        if let Some(r) = k.memo.find(stream.device(), &options, args) {
+            return self.replay(&r, args, &stream);
+        }
+        let (outs, replay) = self.plan_and_run(args)?;
+        if let Some(f) = Fingerprint::of(stream.device(), &options, args) {
+            k.memo.remember(f, replay);
+        }
+        Ok(outs)
+    }
+
+    /// The call's options as its fingerprint holds them (`call_memo.rs`).
+    fn options(&self) -> SmallVec<[i64; 6]> {
+        let mut o: SmallVec<[i64; 6]> = SmallVec::new();
+        o.push(i64::from(self.keepdims));
+        match &self.axis {
+            None => o.push(-1),
+            Some(axes) => {
+                o.push(axes.0.len() as i64);
+                o.extend(axes.0.iter().map(|&a| a as i64));
+            }
+        }
+        o
+    }
+
+    /// A call with a remembered plan: outputs, then the launch.
+    fn replay(&self, r: &Replay, args: &[Operand<'_>], stream: &Stream) -> Result<Outputs> {
+        let sig = &self.kernel.spec.sig;
+        let nin = sig.nin;
+        let mut outs = Outputs::new();
+        for j in 0..sig.nout() {
+            outs.push(match args.get(nin + j) {
+                Some(Operand::Array(a)) => (*a).clone(),
+                _ => Array::empty_on(&r.out_shape, r.dtypes[nin + j], stream)?,
+            });
+        }
+        if let Some(p) = &r.launch {
+            let operand = |kk: usize| match args.get(kk) {
+                Some(&o) => o,
+                None => Operand::Array(&outs[kk - nin]),
+            };
+            fire(p, &r.dtypes, sig, stream, operand)?;
+        }
+        Ok(outs)
+    }
+
+    /// The steps of `kernel/call.rs` around the reduction's geometry and strategy; the
+    /// outputs and what a repeat of this call can reuse.
+    fn plan_and_run(&self, args: &[Operand<'_>]) -> Result<(Outputs, Replay)> {
         let k = self.kernel;
         let sig = &k.spec.sig;
         let args = bind(sig, None, args)?;
@@ -592,8 +683,13 @@ impl ReductionCall<'_> {
         };
         let outs = prepare_outputs(sig, &args, &dtypes, &out_shape, &stream, &rule)?;
         let o_size: usize = out_shape.iter().product();
+        let mut replay = Replay {
+            dtypes: dtypes.clone(),
+            out_shape,
+            launch: None,
+        };
         if o_size == 0 {
-            return Ok(outs);
+            return Ok((outs, replay));
         }
         let r_size: usize = in_shape
             .iter()
@@ -627,11 +723,12 @@ impl ReductionCall<'_> {
         };
         let f = k.specialisation(&key, &stream)?;
         let plan = ReducePlan { geo, splits, chunk };
-        launch_reduction(&f, &key, sig, &stream, operand, &plan)?;
-        Ok(outs)
+        let prepared = prepare_launch(f, &key, &plan)?;
+        fire(&prepared, &key.dtypes, sig, &stream, operand)?;
+        replay.launch = Some(prepared);
+        Ok((outs, replay))
     }
 
-    /// The broadcast shape of the non-raw inputs (at least one is needed).
     fn input_shape(&self, args: &Bound<'_>) -> Result<Shape> {
         let sig = &self.kernel.spec.sig;
         let shapes = array_shapes(sig, args, false);
@@ -705,16 +802,10 @@ impl ReductionCall<'_> {
     }
 }
 
-/// Packs a reduction's arguments (the user's, `cuprum_rmeta`, the split scratch) and
-/// launches it: one block of `BLOCK` threads per group of outputs, `splits` along y.
-fn launch_reduction<'b>(
-    f: &CompiledKernel,
-    key: &SpecKey,
-    sig: &Signature,
-    stream: &Stream,
-    operand: impl Fn(usize) -> Operand<'b>,
-    plan: &ReducePlan,
-) -> Result<()> {
+/// A reduction's launch: one block of `BLOCK` threads per group of outputs, `splits`
+/// along y; the trailing words (sizes, the output and reduction tables) and the split's
+/// scratch sizes.
+fn prepare_launch(f: Arc<CompiledKernel>, key: &SpecKey, plan: &ReducePlan) -> Result<Prepared> {
     let (geo, splits, chunk) = (&plan.geo, plan.splits, plan.chunk);
     let out_blocks = geo.o.div_ceil(key.strategy.outputs_per_block());
     if out_blocks > i32::MAX as usize {
@@ -724,34 +815,50 @@ fn launch_reduction<'b>(
             geo.o
         );
     }
-    let scr = if splits > 1 {
-        Some(scratch(geo.o * splits * PARTIAL_BYTES, out_blocks, stream)?)
-    } else {
-        None
-    };
-    let mut p = f.packer();
-    pack_operands(&mut p, sig, &key.dtypes, stream, operand)?;
     let [o, r] = [geo.o, geo.r].map(|v| v as i64);
     let counts = [o, r, chunk as i64, splits as i64];
     let tables = table_words(&geo.oshape, &geo.ost).chain(table_words(&geo.rshape, &geo.rst));
-    p.words(counts.into_iter().chain(tables))?;
+    Ok(Prepared {
+        f,
+        config: LaunchConfig {
+            grid: (out_blocks as u32, splits as u32, 1),
+            block: (key.strategy.tx as u32, key.strategy.ty as u32, 1),
+            shared_mem_bytes: 0,
+        },
+        words: counts.into_iter().chain(tables).collect(),
+        scratch: (splits > 1).then_some((geo.o * splits * PARTIAL_BYTES, out_blocks)),
+    })
+}
+
+/// Packs a reduction's arguments (the user's, `cuprum_rmeta`, the split's scratch) and
+/// launches it.
+fn fire<'b>(
+    p: &Prepared,
+    dtypes: &[DType],
+    sig: &Signature,
+    stream: &Stream,
+    operand: impl Fn(usize) -> Operand<'b>,
+) -> Result<()> {
+    let scr = match p.scratch {
+        Some((partials, counters)) => Some(scratch(partials, counters, stream)?),
+        None => None,
+    };
+    let mut packer = p.f.packer();
+    pack_operands(&mut packer, sig, dtypes, stream, operand)?;
+    packer.words(p.words.iter().copied())?;
     let (pp, cp) = match &scr {
         Some(s) => (s.partials.ptr_on(stream), s.counters.ptr_on(stream)),
         None => (0u64, 0u64),
     };
-    p.pointer(pp)?;
-    p.pointer(cp)?;
-    let cfg = LaunchConfig {
-        grid: (out_blocks as u32, splits as u32, 1),
-        block: (key.strategy.tx as u32, key.strategy.ty as u32, 1),
-        shared_mem_bytes: 0,
-    };
+    packer.pointer(pp)?;
+    packer.pointer(cp)?;
     // SAFETY: the arguments were packed for the slots and strategy the kernel was
-    // generated from; offsets stay inside the operands' views (broadcast strides over the
-    // input shape, output strides over the output shape); scratch holds `o * splits`
-    // partials of at most PARTIAL_BYTES and `out_blocks` zeroed counters, kept alive (with
-    // the operands) past the stream-ordered frees after this launch.
-    unsafe { f.launch(p, &cfg, stream)? };
+    // generated from (a replay's fingerprint fixes them: `call_memo.rs`); offsets stay
+    // inside the operands' views (broadcast strides over the input shape, output strides
+    // over the output shape); scratch holds `o * splits` partials of at most PARTIAL_BYTES
+    // and `out_blocks` zeroed counters, kept alive (with the operands) past the
+    // stream-ordered frees after this launch.
+    unsafe { p.f.launch(packer, &p.config, stream)? };
     drop(scr);
     Ok(())
 }

@@ -242,6 +242,21 @@ impl Call {
         capsule::import(obj, info, Some(self.stream.raw_handle() as i64), false)
     }
 
+    /// `obj`'s array, borrowed, when `obj` is a `cuprum.ndarray` (exactly: no subclass),
+    /// checked to be on the call's device; `None` for anything else ([`Call::array`]
+    /// imports those).
+    pub(crate) fn own<'a>(&self, obj: &'a Bound<'_, PyAny>) -> PyResult<Option<&'a Array>> {
+        if !obj.is_exact_instance_of::<super::PyArray>() {
+            return Ok(None);
+        }
+        let Ok(a) = obj.cast::<super::PyArray>() else {
+            return Ok(None);
+        };
+        let array = &a.get().array;
+        self.check_device(obj, array.device())?;
+        Ok(Some(array))
+    }
+
     fn check_device(&self, obj: &Bound<'_, PyAny>, device: Device) -> PyResult<()> {
         if device == self.device {
             return Ok(());

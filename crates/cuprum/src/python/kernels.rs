@@ -71,6 +71,34 @@ fn bind_arg(call: &Call, obj: &Bound<'_, PyAny>) -> PyResult<Arg> {
     Ok(Arg::Array(call.array(obj)?))
 }
 
+/// The operands of a generated kernel's call: cuprum's own arrays borrowed from their
+/// Python objects (no copy of the view), every other argument bound as [`bind_args`] binds
+/// it and kept in `held`.
+pub(crate) fn operands_of<'a>(
+    call: &Call,
+    args: &'a [Bound<'_, PyAny>],
+    held: &'a mut SmallVec<[Arg; 4]>,
+) -> PyResult<SmallVec<[Operand<'a>; 8]>> {
+    for a in args {
+        if !a.is_exact_instance_of::<PyArray>() {
+            held.push(bind_arg(call, a)?);
+        }
+    }
+    let held: &'a SmallVec<[Arg; 4]> = held;
+    let mut rest = held.iter();
+    let mut ops = SmallVec::new();
+    for a in args {
+        match call.own(a)? {
+            Some(array) => ops.push(Operand::Array(array)),
+            None => match rest.next() {
+                Some(arg) => ops.push(arg.operand()),
+                None => return Err(err!(InvalidArgument, "an argument was not bound").into()),
+            },
+        }
+    }
+    Ok(ops)
+}
+
 /// `<class 'numpy.ndarray'>`, as Python prints a type.
 fn class_repr(obj: &Bound<'_, PyAny>) -> String {
     obj.get_type()
@@ -114,16 +142,17 @@ pub(crate) fn stream_arg(obj: Option<&Bound<'_, PyAny>>, call: &Call) -> PyResul
 }
 
 /// The arrays a kernel returned, as CuPy returns them: one array, or a tuple.
-fn results(py: Python<'_>, out: Vec<Array>, tuple: bool) -> PyResult<Py<PyAny>> {
+fn results(
+    py: Python<'_>,
+    out: impl IntoIterator<Item = Array, IntoIter: ExactSizeIterator>,
+    tuple: bool,
+) -> PyResult<Py<PyAny>> {
+    let mut out = out.into_iter();
     if out.len() == 1 && !tuple {
-        let a = out
-            .into_iter()
-            .next()
-            .ok_or_else(|| err!(Launch, "no result"))?;
+        let a = out.next().ok_or_else(|| err!(Launch, "no result"))?;
         return super::array::wrap(py, a);
     }
     let items: PyResult<Vec<Bound<'_, PyAny>>> = out
-        .into_iter()
         .map(|a| super::array::wrap(py, a).map(|o| o.into_bound(py)))
         .collect();
     Ok(PyTuple::new(py, items?)?.into_any().unbind())
@@ -200,7 +229,7 @@ impl PyElementwiseKernel {
         block_size: Option<u32>,
         stream: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
-        let args: Vec<Bound<'_, PyAny>> = args.iter().collect();
+        let args: SmallVec<[Bound<'_, PyAny>; 8]> = args.iter().collect();
         let (nin, nout) = (self.kernel.nin(), self.kernel.nout());
         if args.len() != nin && args.len() != nin + nout {
             return Err(PyTypeError::new_err(format!(
@@ -212,20 +241,17 @@ impl PyElementwiseKernel {
             )));
         }
         let call = call_for(&args)?;
-        let bound = bind_args(&call, &args)?;
-        let operands: Vec<Operand<'_>> = bound.iter().map(Arg::operand).collect();
-        let stream = match stream_arg(stream, &call)? {
-            Some(s) => s,
-            None => call.stream().clone(),
-        };
-        let mut c = self.kernel.stream(&stream);
+        let mut held = SmallVec::new();
+        let operands = operands_of(&call, &args, &mut held)?;
+        let stream = stream_arg(stream, &call)?;
+        let mut c = self.kernel.stream(stream.as_ref().unwrap_or(call.stream()));
         if let Some(n) = size.filter(|&n| n >= 0) {
             c = c.size(usize::try_from(n).unwrap_or(usize::MAX));
         }
         if let Some(b) = block_size {
             c = c.block_size(b);
         }
-        let out = c.call_all(operands)?;
+        let out = c.outputs(&operands)?;
         if self.no_return {
             return Ok(py.None());
         }
@@ -330,7 +356,7 @@ impl PyReductionKernel {
         keepdims: bool,
         stream: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
-        let mut args: Vec<Bound<'_, PyAny>> = args.iter().collect();
+        let mut args: SmallVec<[Bound<'_, PyAny>; 8]> = args.iter().collect();
         let (nin, nout) = (self.kernel.nin(), self.kernel.nout());
         let given_out = out.filter(|o| !o.is_none());
         let fits = match given_out {
@@ -347,17 +373,17 @@ impl PyReductionKernel {
             args.push(o.clone());
         }
         let call = call_for(&args)?;
-        let bound = bind_args(&call, &args)?;
-        let operands: Vec<Operand<'_>> = bound.iter().map(Arg::operand).collect();
-        let stream = match stream_arg(stream, &call)? {
-            Some(s) => s,
-            None => call.stream().clone(),
-        };
-        let mut c = self.kernel.stream(&stream).keepdims(keepdims);
+        let mut held = SmallVec::new();
+        let operands = operands_of(&call, &args, &mut held)?;
+        let stream = stream_arg(stream, &call)?;
+        let mut c = self
+            .kernel
+            .stream(stream.as_ref().unwrap_or(call.stream()))
+            .keepdims(keepdims);
         if let Some(a) = axis.filter(|a| !a.is_none()) {
             c = c.axis(axes(a)?);
         }
-        let out = c.call_all(operands)?;
+        let out = c.outputs(&operands)?;
         results(py, out, false)
     }
 
@@ -777,7 +803,9 @@ impl KernelArgs for &RawArgs {
     }
 }
 
-/// Launches `kernel` with Python arguments (shared by RawKernel and RawModule functions).
+/// Launches `kernel` with Python arguments (shared by RawKernel and RawModule functions):
+/// each argument converted, checked against its parameter and packed in one step
+/// (`Launch::start`), cuprum's own arrays read in place.
 pub(crate) fn launch_raw(
     kernel: &RawKernel,
     grid: &Bound<'_, PyAny>,
@@ -795,13 +823,31 @@ pub(crate) fn launch_raw(
         .iter()
         .collect();
     let call = call_for(&args)?;
-    let sizes = kernel.param_sizes_on(call.device())?;
-    // Pushed in place (a collect through `Result` moved the whole list twice).
-    let mut packed = RawArgs::new();
+    let given = stream_arg(stream, &call)?;
+    let stream = given.as_ref().unwrap_or(call.stream());
+    let mut each = kernel
+        .configure(grid, block)
+        .shared_mem(shared_mem)
+        .start(stream, args.len())?;
+    // Imported arrays stay alive until the launch is queued (then their stream-ordered
+    // frees wait for it).
+    let mut held: SmallVec<[RawArg; 4]> = SmallVec::new();
     for (i, a) in args.iter().enumerate() {
-        packed.push(raw_arg(&call, a, sizes.get(i).copied(), i)?);
+        if let Some(array) = call.own(a)? {
+            each.check_device(i, array.device())?;
+            each.push(&array.to_arg_on(stream))?;
+            continue;
+        }
+        let arg = raw_arg(&call, a, each.next_size(), i)?;
+        if let Some(d) = arg.device() {
+            each.check_device(i, d)?;
+        }
+        each.push(&arg.to_arg_on(stream))?;
+        held.push(arg);
     }
-    launch_packed(kernel, &call, (grid, block), &packed, shared_mem, stream)
+    each.launch()?;
+    drop(held);
+    Ok(())
 }
 
 /// The launch of arguments already packed for `kernel` (`launch_raw`'s, or a `cuprum.jit`

@@ -221,6 +221,11 @@ impl ArgPack {
         Self::default()
     }
 
+    /// How many arguments are packed.
+    pub(crate) fn len(&self) -> usize {
+        self.starts.len()
+    }
+
     /// Appends one argument given as its bytes.
     #[inline]
     pub(crate) fn push_bytes(&mut self, bytes: &[u8]) {
