@@ -115,6 +115,13 @@ pub(crate) fn read_u64(a: &Array) -> Result<u64> {
         .ok_or_else(|| err!(InvalidArgument, "empty result-size buffer"))
 }
 
+/// Blocks of a grid-stride launch over `work` items, `per_block` to a block: enough to
+/// fill the current device (eight blocks per multiprocessor), no more.
+pub(crate) fn filling_grid(work: usize, per_block: usize) -> Result<u32> {
+    let sms = crate::runtime::Device::current()?.sm_count().max(1) as usize;
+    Ok(work.div_ceil(per_block.max(1)).clamp(1, sms * 8) as u32)
+}
+
 /// The unsigned type that moves one element of `item` bytes as bits.
 pub(crate) fn bits_type(item: usize) -> &'static str {
     match item {

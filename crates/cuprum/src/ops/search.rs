@@ -29,10 +29,9 @@
 //! element's left insertion point found and compared.
 
 use super::indexing::{IndexMode, take_with};
-use super::programs::{PRELUDE, Program, on_device_of, program};
+use super::programs::{PRELUDE, Program, filling_grid, on_device_of, program};
 use crate::array::{Array, DType};
 use crate::error::{Result, bail, err};
-use crate::runtime::Device;
 use crate::shape::format_shape;
 use std::fmt::Write;
 use std::sync::Arc;
@@ -270,13 +269,6 @@ fn sampling(n: usize) -> (usize, usize) {
     (step, n.div_ceil(step))
 }
 
-/// Blocks of a grid-stride launch over `work` items per block of `per_block`: enough to
-/// fill the device, no more (each block stages the samples once).
-fn grid_for(work: usize, per_block: usize) -> Result<u32> {
-    let sms = Device::current()?.sm_count().max(1) as usize;
-    Ok(work.div_ceil(per_block).clamp(1, sms * 8) as u32)
-}
-
 /// Searches every element of the contiguous `v` in the contiguous sorted 1-D `a` (both of
 /// the same dtype) with kernel `name`, writing `out` (`v`'s size).
 fn run_search(a: &Array, v: &Array, out: &Array, name: &'static str) -> Result<()> {
@@ -290,14 +282,14 @@ fn run_search(a: &Array, v: &Array, out: &Array, name: &'static str) -> Result<(
     if ns > 0 {
         prog.launch(
             "cuprum_search_samples",
-            grid_for(ns, 256)?,
+            filling_grid(ns, 256)?,
             256,
             (a, step as i64, ns as i64, &samples),
         )?;
     }
     prog.launch(
         name,
-        grid_for(m, 256 * LOCKSTEP)?,
+        filling_grid(m, 256 * LOCKSTEP)?,
         256,
         (
             a,
@@ -497,7 +489,7 @@ pub fn isin_with(element: &Array, test_elements: &Array, invert: bool) -> Result
         let (nt, m) = (test.size() as i64, e.size() as i64);
         search_program(d).launch(
             name,
-            grid_for(e.size(), 256 * LOCKSTEP)?,
+            filling_grid(e.size(), 256 * LOCKSTEP)?,
             256,
             (&test, nt, &e, &out, m, bits as i32),
         )?;

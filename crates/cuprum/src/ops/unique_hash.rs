@@ -21,11 +21,12 @@
 //! integers and small inputs sort. One device → host read (the count and the flag), as
 //! the sort path's compaction has one.
 
-use super::programs::{PRELUDE, Program, bits_type, on_device_of, program, zeroed_scratch};
+use super::programs::{
+    PRELUDE, Program, bits_type, filling_grid, on_device_of, program, zeroed_scratch,
+};
 use super::sort::sort;
 use crate::array::{Array, DType};
 use crate::error::Result;
-use crate::runtime::Device;
 use std::fmt::Write;
 use std::sync::Arc;
 
@@ -165,19 +166,17 @@ pub(crate) fn hashed_unique(a: &Array) -> Result<Option<Array>> {
         let bits = table_bits(n, d.itemsize());
         let slots = 1usize << bits;
         let prog = hash_program(d);
-        let sms = Device::current()?.sm_count().max(1) as usize;
-        let grid = |work: usize| work.div_ceil(256).clamp(1, sms * 8) as u32;
         let tab = Array::empty(&[slots], d)?;
         let state = zeroed_scratch(3 * 8)?;
         prog.launch(
             "cuprum_unique_fill",
-            grid(slots),
+            filling_grid(slots, 256)?,
             256,
             (a, &tab, slots as i64),
         )?;
         prog.launch(
             "cuprum_unique_insert",
-            grid(n.div_ceil(LOCKSTEP)),
+            filling_grid(n.div_ceil(LOCKSTEP), 256)?,
             256,
             (a, n as i64, &tab, bits as i32, &state, limit(bits)),
         )?;
@@ -189,7 +188,7 @@ pub(crate) fn hashed_unique(a: &Array) -> Result<Option<Array>> {
         let out = Array::empty(&[m + 1], d)?;
         prog.launch(
             "cuprum_unique_gather",
-            grid(slots),
+            filling_grid(slots, 256)?,
             256,
             (a, &tab, slots as i64, &out, &state, m as i64),
         )?;
