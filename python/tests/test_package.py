@@ -386,8 +386,10 @@ def test_repeat_calls_read_their_own_arguments():
         x, y = cp.asarray(h), cp.asarray(g)
         want = (h.astype(np.float64) * s + g).astype(np.float32)
         np.testing.assert_allclose(k(x, y, s).get(), want, rtol=1e-6)
-        np.testing.assert_allclose(k(x[1:], y[:-1], s).get(), want_of(h[1:], g[:-1], s))
-        np.testing.assert_allclose(k(x[::2], y[1::2], s).get(), want_of(h[::2], g[1::2], s))
+        np.testing.assert_allclose(k(x[1:], y[:-1], s).get(), want_of(h[1:], g[:-1], s), rtol=1e-6)
+        np.testing.assert_allclose(
+            k(x[:-1:2], y[1::2], s).get(), want_of(h[:-1:2], g[1::2], s), rtol=1e-6
+        )
         m = h[:1024].reshape(4, 256)
         np.testing.assert_allclose(ssq(cp.asarray(m), axis=1).get(), (m * m).sum(1), rtol=1e-5)
         np.testing.assert_allclose(
