@@ -554,19 +554,50 @@ impl<'k> Launch<'k> {
                 return Err(self.kernel.device_mismatch(i, device, d));
             }
         }
+        let loaded = self.kernel.loaded_on(device)?;
         let mut vals: SmallVec<[ArgValue; 8]> = SmallVec::new();
         args.collect_args_on(stream, &mut vals);
-        let mut each = self.start(stream, vals.len())?;
-        for v in &vals {
-            each.push(v)?;
+        self.kernel.check_count(&loaded, vals.len())?;
+        let mut pack = ArgPack::new();
+        for (i, v) in vals.iter().enumerate() {
+            self.kernel.check_arg(&loaded, i, v)?;
+            pack.push_bytes(&v.bytes);
         }
-        each.launch()
+        self.fire(&loaded, stream, &mut pack)
+    }
+
+    /// Launches arguments packed and checked against `loaded`'s parameters.
+    fn fire(&self, loaded: &Loaded, stream: &Stream, pack: &mut ArgPack) -> Result<()> {
+        let k = self.kernel;
+        let (g, b) = (self.grid, self.block);
+        let cfg = LaunchConfig {
+            grid: (g.0, g.1, g.2),
+            block: (b.0, b.1, b.2),
+            shared_mem_bytes: u32::try_from(self.shared_mem).unwrap_or(u32::MAX),
+        };
+        // SAFETY: the argument count and every argument's size match the kernel's parameter
+        // list as the driver reports it (the callers checked each with `check_arg`, and
+        // their number); arrays pass addresses of live device buffers on the stream's device
+        // (contiguous unless the caller opted in); `launch` checks the configuration
+        // against the device's and the kernel's limits. What the kernel does with the
+        // memory is the kernel author's contract, as with any CUDA kernel.
+        unsafe {
+            launch(
+                &loaded.function,
+                &cfg,
+                stream,
+                pack,
+                k.spec.cooperative,
+                &|| format!("kernel '{}'", k.name),
+            )
+        }
     }
 
     /// A launch on `stream` whose `count` arguments are pushed one at a time
     /// ([`Arguments::push`], each checked against its parameter as it comes, none collected
     /// first), then launched ([`Arguments::launch`]). Python's launches take this path:
     /// each argument is converted, checked and packed in one step.
+    #[cfg(feature = "python")]
     pub(crate) fn start(self, stream: &'k Stream, count: usize) -> Result<Arguments<'k>> {
         let loaded = self.kernel.loaded_on(stream.device())?;
         self.kernel.check_count(&loaded, count)?;
@@ -580,6 +611,7 @@ impl<'k> Launch<'k> {
 }
 
 /// The arguments of a launch being packed (see [`Launch::start`]).
+#[cfg(feature = "python")]
 pub(crate) struct Arguments<'k> {
     launch: Launch<'k>,
     stream: &'k Stream,
@@ -587,9 +619,9 @@ pub(crate) struct Arguments<'k> {
     pack: ArgPack,
 }
 
+#[cfg(feature = "python")]
 impl Arguments<'_> {
     /// The byte size of the next parameter (`None` past the last).
-    #[cfg(feature = "python")]
     pub(crate) fn next_size(&self) -> Option<usize> {
         self.loaded.params.get(self.pack.len()).map(|p| p.1)
     }
@@ -604,7 +636,6 @@ impl Arguments<'_> {
     }
 
     /// Checks that an array argument `i` is on the launch's device.
-    #[cfg(feature = "python")]
     pub(crate) fn check_device(&self, i: usize, d: Device) -> Result<()> {
         let device = self.stream.device();
         if d != device {
@@ -615,30 +646,10 @@ impl Arguments<'_> {
 
     /// Launches, every argument pushed.
     pub(crate) fn launch(mut self) -> Result<()> {
-        let k = self.launch.kernel;
-        k.check_count(&self.loaded, self.pack.len())?;
-        let (g, b) = (self.launch.grid, self.launch.block);
-        let cfg = LaunchConfig {
-            grid: (g.0, g.1, g.2),
-            block: (b.0, b.1, b.2),
-            shared_mem_bytes: u32::try_from(self.launch.shared_mem).unwrap_or(u32::MAX),
-        };
-        // SAFETY: the argument count and every argument's size match the kernel's parameter
-        // list as the driver reports it (`push` checked each, `check_count` their number);
-        // arrays pass addresses of live device buffers on the stream's device (contiguous
-        // unless the caller opted in); `launch` checks the configuration against the
-        // device's and the kernel's limits. What the kernel does with the memory is the
-        // kernel author's contract, as with any CUDA kernel.
-        unsafe {
-            launch(
-                &self.loaded.function,
-                &cfg,
-                self.stream,
-                &mut self.pack,
-                k.spec.cooperative,
-                &|| format!("kernel '{}'", k.name),
-            )
-        }
+        self.launch
+            .kernel
+            .check_count(&self.loaded, self.pack.len())?;
+        self.launch.fire(&self.loaded, self.stream, &mut self.pack)
     }
 }
 

@@ -222,6 +222,7 @@ impl ArgPack {
     }
 
     /// How many arguments are packed.
+    #[cfg(feature = "python")]
     pub(crate) fn len(&self) -> usize {
         self.starts.len()
     }
