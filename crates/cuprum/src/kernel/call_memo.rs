@@ -152,6 +152,30 @@ impl<P> CallMemo<P> {
             .map(|(_, p)| p.clone())
     }
 
+    /// A call through the memo: `replay` of the plan remembered for this call's fingerprint
+    /// (its stream as `call_stream` chooses it), else `plan`, which runs the call the whole
+    /// way and returns its outputs and the plan to remember.
+    pub(crate) fn call<O>(
+        &self,
+        stream: &Option<Stream>,
+        options: &[i64],
+        args: &[Operand<'_>],
+        replay: impl FnOnce(&P, &Stream) -> Result<O>,
+        plan: impl FnOnce() -> Result<(O, P)>,
+    ) -> Result<O> {
+        let Some(stream) = call_stream(stream, args)? else {
+            return plan().map(|(out, _)| out);
+        };
+        if let Some(r) = self.find(stream.device(), options, args) {
+            return replay(&r, &stream);
+        }
+        let (out, p) = plan()?;
+        if let Some(f) = Fingerprint::of(stream.device(), options, args) {
+            self.remember(f, p);
+        }
+        Ok(out)
+    }
+
     /// Forgets every plan (the kernel's code or options changed).
     pub(crate) fn clear(&mut self) {
         self.0.get_mut().unwrap_or_else(|p| p.into_inner()).clear();
@@ -170,11 +194,44 @@ impl<P> CallMemo<P> {
     }
 }
 
+/// The outputs of a replayed call whose arguments bind one to one (`nin` inputs, then the
+/// given outputs): each given output, the others allocated with the remembered shape and
+/// dtypes (`dtypes`: one per parameter).
+pub(crate) fn replay_outputs(
+    args: &[Operand<'_>],
+    (nin, nout): (usize, usize),
+    shape: &[usize],
+    dtypes: &[DType],
+    stream: &Stream,
+) -> Result<crate::kernel::Outputs> {
+    let mut outs = crate::kernel::Outputs::new();
+    for j in 0..nout {
+        outs.push(match args.get(nin + j) {
+            Some(Operand::Array(a)) => (*a).clone(),
+            _ => crate::array::Array::empty_on(shape, dtypes[nin + j], stream)?,
+        });
+    }
+    Ok(outs)
+}
+
+/// Parameter `k` of a replayed call with `nin` inputs: its argument, or its output.
+pub(crate) fn replay_operand<'a>(
+    args: &[Operand<'a>],
+    outs: &'a [crate::array::Array],
+    nin: usize,
+    k: usize,
+) -> Operand<'a> {
+    match args.get(k) {
+        Some(&o) => o,
+        None => Operand::Array(&outs[k - nin]),
+    }
+}
+
 /// A call's stream, as `call.rs` chooses it (`launch_stream`) for a call whose arguments
 /// bind one to one: the given stream, else the first array operand's device's. `None` for
 /// a call with neither (scalars only): such a call is not memoised, so that its errors
 /// (an argument count, an undecided size) come before any device is touched.
-pub(crate) fn call_stream(stream: &Option<Stream>, ops: &[Operand<'_>]) -> Result<Option<Stream>> {
+fn call_stream(stream: &Option<Stream>, ops: &[Operand<'_>]) -> Result<Option<Stream>> {
     if let Some(s) = stream {
         return Ok(Some(s.clone()));
     }

@@ -39,7 +39,7 @@ use super::call::{
     Bound, OutputRule, Outputs, Signature, array_shapes, bind, on_stream, operand_at,
     pack_operands, prepare_outputs, resolve_dtypes, sample_slots, specialisation, table_words,
 };
-use super::call_memo::{CallMemo, Fingerprint, call_stream};
+use super::call_memo::{CallMemo, Fingerprint, replay_operand, replay_outputs};
 use super::codegen::elementwise::{ElementwiseSource, generate};
 use super::codegen::entry::Slot;
 use super::codegen::layout::{
@@ -775,18 +775,13 @@ impl ElementwiseCall<'_> {
         if !k.plain() {
             return self.plan_and_run(args).map(|(outs, _)| outs);
         }
-        let options = self.options();
-        let Some(stream) = call_stream(&self.stream, args)? else {
-            return self.plan_and_run(args).map(|(outs, _)| outs);
-        };
-        if let Some(r) = k.memo.find(stream.device(), &options, args) {
-            return self.replay(&r, args, &stream);
-        }
-        let (outs, replay) = self.plan_and_run(args)?;
-        if let Some(f) = Fingerprint::of(stream.device(), &options, args) {
-            k.memo.remember(f, replay);
-        }
-        Ok(outs)
+        k.memo.call(
+            &self.stream,
+            &self.options(),
+            args,
+            |r, stream| self.replay(r, args, stream),
+            || self.plan_and_run(args),
+        )
     }
 
     /// The call's options as its fingerprint holds them (`call_memo.rs`).
@@ -802,19 +797,10 @@ impl ElementwiseCall<'_> {
     /// A call with a remembered plan: outputs, packing, launch.
     fn replay(&self, r: &Replay, args: &[Operand<'_>], stream: &Stream) -> Result<Outputs> {
         let k = self.kernel;
-        let nin = k.spec.sig.nin;
-        let mut outs = Outputs::new();
-        for j in 0..k.spec.sig.nout() {
-            outs.push(match args.get(nin + j) {
-                Some(Operand::Array(a)) => (*a).clone(),
-                _ => Array::empty_on(&r.loop_shape, r.dtypes[nin + j], stream)?,
-            });
-        }
+        let counts = (k.spec.sig.nin, k.spec.sig.nout());
+        let outs = replay_outputs(args, counts, &r.loop_shape, &r.dtypes, stream)?;
         if let Some(p) = &r.launch {
-            let operand = |kk: usize| match args.get(kk) {
-                Some(&o) => o,
-                None => Operand::Array(&outs[kk - nin]),
-            };
+            let operand = |kk: usize| replay_operand(args, &outs, counts.0, kk);
             k.fire(p, &r.dtypes, stream, &operand)?;
         }
         Ok(outs)

@@ -40,7 +40,7 @@ use super::call::{
     Bound, OutputRule, Outputs, Signature, array_shapes, bind, on_stream, operand_at,
     pack_operands, prepare_outputs, resolve_dtypes, sample_slots, specialisation, table_words,
 };
-use super::call_memo::{CallMemo, Fingerprint, call_stream};
+use super::call_memo::{CallMemo, replay_operand, replay_outputs};
 use super::codegen::entry::Slot;
 use super::codegen::reduction::{BLOCK, PARTIAL_BYTES, ReduceStrategy, ReductionSource, generate};
 use super::operand::{Operand, Operands};
@@ -615,19 +615,13 @@ impl ReductionCall<'_> {
     /// (`call_memo.rs`), else the steps of `kernel/call.rs` around the reduction's geometry
     /// and strategy (remembered when they succeed).
     fn invoke(&self, args: &[Operand<'_>]) -> Result<Outputs> {
-        let k = self.kernel;
-        let options = self.options();
-        let Some(stream) = call_stream(&self.stream, args)? else {
-            return self.plan_and_run(args).map(|(outs, _)| outs);
-        };
-        if let Some(r) = k.memo.find(stream.device(), &options, args) {
-            return self.replay(&r, args, &stream);
-        }
-        let (outs, replay) = self.plan_and_run(args)?;
-        if let Some(f) = Fingerprint::of(stream.device(), &options, args) {
-            k.memo.remember(f, replay);
-        }
-        Ok(outs)
+        self.kernel.memo.call(
+            &self.stream,
+            &self.options(),
+            args,
+            |r, stream| self.replay(r, args, stream),
+            || self.plan_and_run(args),
+        )
     }
 
     /// The call's options as its fingerprint holds them (`call_memo.rs`).
@@ -647,19 +641,10 @@ impl ReductionCall<'_> {
     /// A call with a remembered plan: outputs, then the launch.
     fn replay(&self, r: &Replay, args: &[Operand<'_>], stream: &Stream) -> Result<Outputs> {
         let sig = &self.kernel.spec.sig;
-        let nin = sig.nin;
-        let mut outs = Outputs::new();
-        for j in 0..sig.nout() {
-            outs.push(match args.get(nin + j) {
-                Some(Operand::Array(a)) => (*a).clone(),
-                _ => Array::empty_on(&r.out_shape, r.dtypes[nin + j], stream)?,
-            });
-        }
+        let counts = (sig.nin, sig.nout());
+        let outs = replay_outputs(args, counts, &r.out_shape, &r.dtypes, stream)?;
         if let Some(p) = &r.launch {
-            let operand = |kk: usize| match args.get(kk) {
-                Some(&o) => o,
-                None => Operand::Array(&outs[kk - nin]),
-            };
+            let operand = |kk: usize| replay_operand(args, &outs, counts.0, kk);
             fire(p, &r.dtypes, sig, stream, operand)?;
         }
         Ok(outs)
