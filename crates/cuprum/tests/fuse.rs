@@ -1645,6 +1645,55 @@ fn several_outputs_of_different_kinds() {
 }
 
 #[test]
+fn repeat_calls_replay_the_kernel_with_fresh_outputs() {
+    require_gpu!();
+    // One element-wise kernel that returns the values (a direct program): a call with the
+    // fingerprint of an earlier one replays its launch and allocates new outputs
+    // (`fuse/run.rs`). Each call must read its own arrays and scalar, and write new arrays.
+    let f = fuse("direct", |[x, y, s]| (x * s + y, x - y));
+    let mut rng = Rng::new(5);
+    let views = [ViewKind::Contiguous, ViewKind::Stepped, ViewKind::Reversed];
+    let shapes: [&[usize]; 5] = [&[1025], &[4, 33], &[1025], &[0], &[]];
+    let mut last: Option<Array> = None;
+    for (k, shape) in shapes.iter().enumerate() {
+        for round in 0..3 {
+            let view = views[(k + round) % views.len()];
+            let (x, _) = make_arg(&mut rng, shape, DType::F32, ViewKind::Contiguous);
+            let (y, _) = make_arg(&mut rng, shape, DType::F32, view);
+            let s = round as f64 - 1.5;
+            let out = f.call_all((&x, &y, s)).unwrap();
+            let what = format!("{shape:?} round {round} {view:?}");
+            let want = ops::add(ops::multiply(&x, s).unwrap(), &y).unwrap();
+            same_result(&out[0], &want, 10.0, &what).unwrap();
+            same_result(&out[1], &ops::subtract(&x, &y).unwrap(), 10.0, &what).unwrap();
+            if let Some(prev) = &last
+                && prev.size() > 0
+            {
+                assert_ne!(prev.data_ptr(), out[0].data_ptr(), "{what}: a new output");
+            }
+            last = Some(out[0].clone());
+        }
+    }
+    // Broadcasting, and one array given twice.
+    let (col, _) = make_arg(&mut rng, &[5, 1], DType::F32, ViewKind::Contiguous);
+    let (row, _) = make_arg(&mut rng, &[7], DType::F32, ViewKind::Stepped);
+    for _ in 0..2 {
+        let out = f.call_all((&col, &row, 2.0)).unwrap();
+        let want = ops::add(ops::multiply(&col, 2.0).unwrap(), &row).unwrap();
+        same_result(&out[0], &want, 10.0, "broadcast").unwrap();
+        let twice = f.call_all((&row, &row, 0.5)).unwrap();
+        let want = ops::add(ops::multiply(&row, 0.5).unwrap(), &row).unwrap();
+        same_result(&twice[0], &want, 10.0, "twice").unwrap();
+        assert_eq!(host(&twice[1]), vec![F(0.0); 7]);
+    }
+    assert_eq!(
+        f.traces(),
+        4,
+        "one trace per signature: numbers of dimensions (1, 1), (2, 2), (0, 0), (2, 1)"
+    );
+}
+
+#[test]
 fn scalar_arguments_are_parameters_with_ops_range_checks() {
     require_gpu!();
     let x = Array::from_slice(&[1u8, 2, 250], &[3]).unwrap();

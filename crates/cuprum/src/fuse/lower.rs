@@ -68,6 +68,9 @@ pub(crate) struct Lowered {
     /// The node shapes of the last call, under its arguments' shapes (`run.rs`): a repeat
     /// call with arrays of the same shapes reuses them.
     pub(crate) last_shapes: std::sync::Mutex<Option<ShapesMemo>>,
+    /// One element-wise kernel that returns the program's values ([`is_direct`]): a
+    /// repeat call replays it with its inputs alone.
+    pub(crate) direct: bool,
 }
 
 /// Builds the kernels of `plan` (named `cuprum_fuse_{name}_{k}`).
@@ -102,13 +105,33 @@ pub(crate) fn lower(
             literals.push((k as NodeId, v));
         }
     }
+    let direct = is_direct(&program, &kernels);
     Ok(Lowered {
         program,
         plan,
         kernels,
         literals,
         last_shapes: std::sync::Mutex::new(None),
+        direct,
     })
+}
+
+/// Whether `kernels` is one element-wise kernel whose outputs are the program's values,
+/// each once, in order: a call of the program is then a call of that kernel on the
+/// arguments and scalar parameters (`run.rs`).
+fn is_direct(program: &Program, kernels: &[LoweredKernel]) -> bool {
+    let [k] = kernels else {
+        return false;
+    };
+    let unique = program
+        .outputs
+        .iter()
+        .enumerate()
+        .all(|(i, o)| !program.outputs[..i].contains(o));
+    matches!(k.built, Built::Elementwise(_))
+        && k.outputs == program.outputs
+        && unique
+        && k.inputs.iter().all(|s| !matches!(s, Source::Temp(_)))
 }
 
 /// The parameter name of array operand `n`.

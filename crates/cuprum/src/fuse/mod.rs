@@ -151,7 +151,7 @@ use crate::array::Array;
 use crate::compile::CompileOptions;
 use crate::error::{Result, bail};
 use crate::kernel::{Operand, Operands, Outputs};
-use lower::Lowered;
+pub(crate) use lower::Lowered;
 use operand::Loc;
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
@@ -489,7 +489,36 @@ impl Fused {
         if let Some(o) = ops.iter().find(|o| matches!(o, Operand::Record(_))) {
             return Err(o.not_numeric(&format!("fused `{}`", self.name)));
         }
-        let key = self.key(ops.iter().map(|o| match o {
+        let low = self.lowered(&self.key_of(ops)?)?;
+        low.run(&self.name, ops)
+    }
+
+    /// The program of a signature traced before, for a call on `ops` (run it with
+    /// [`Fused::run_traced`]); `None` for any other signature, and for operands
+    /// [`Fused::invoke`] would refuse.
+    #[cfg(feature = "python")]
+    pub(crate) fn traced(&self, ops: &[Operand<'_>]) -> Option<Arc<Lowered>> {
+        if ops.iter().any(|o| matches!(o, Operand::Record(_))) {
+            return None;
+        }
+        let key = self.key_of(ops).ok()?;
+        self.cache
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&key)
+            .cloned()
+    }
+
+    /// [`Fused::invoke`] of the program [`Fused::traced`] gave for operands of the same
+    /// signature as `ops`.
+    #[cfg(feature = "python")]
+    pub(crate) fn run_traced(&self, program: &Lowered, ops: &[Operand<'_>]) -> Result<Outputs> {
+        program.run(&self.name, ops)
+    }
+
+    /// The signature of a call on `ops`.
+    fn key_of(&self, ops: &[Operand<'_>]) -> Result<Key> {
+        self.key(ops.iter().map(|o| match o {
             Operand::Array(a) => ArgSig {
                 dtype: a.dtype(),
                 ndim: a.ndim() as u8,
@@ -498,9 +527,7 @@ impl Fused {
                 dtype: o.dtype(),
                 ndim: ArgSig::SCALAR,
             },
-        }))?;
-        let low = self.lowered(&key)?;
-        low.run(&self.name, ops)
+        }))
     }
 
     /// The lowered program of a signature: cached, or traced, planned and built now.

@@ -168,6 +168,38 @@ impl Lowered {
         }
     }
 
+    /// A call of a direct program ([`Lowered::direct`]) with an earlier call's fingerprint:
+    /// its outputs after the launch. `None` for any other call, which then takes the
+    /// general path (with its errors: an argument that does not fit also gives `None`).
+    fn run_direct(
+        &self,
+        name: &str,
+        args: &[Operand<'_>],
+        stream: &crate::runtime::Stream,
+    ) -> Result<Option<Outputs>> {
+        let Some(lk) = self.kernels.first().filter(|_| self.direct) else {
+            return Ok(None);
+        };
+        let Built::Elementwise(k) = &lk.built else {
+            return Ok(None);
+        };
+        let mut ops: SmallVec<[Operand<'_>; 8]> = SmallVec::new();
+        for src in &lk.inputs {
+            ops.push(match *src {
+                Source::Arg(i) => match args.get(usize::from(i)) {
+                    Some(a @ Operand::Array(_)) => *a,
+                    _ => return Ok(None),
+                },
+                Source::Scalar(n) => match self.scalar(name, n, args) {
+                    Ok(s) => Operand::Scalar(s),
+                    Err(_) => return Ok(None),
+                },
+                Source::Temp(_) => return Ok(None),
+            });
+        }
+        k.replay_fresh(&ops, stream).map_err(|e| generated(name, e))
+    }
+
     /// The shape of every node for `args`: the last call's when its arguments had the same
     /// shapes (the common repeat call), else computed ([`shapes`]) and remembered.
     fn shapes_for(&self, name: &str, args: &[Operand<'_>]) -> Result<std::sync::Arc<Shapes>> {
@@ -205,7 +237,6 @@ impl Lowered {
     /// returns the closure's values.
     pub(crate) fn run(&self, name: &str, args: &[Operand<'_>]) -> Result<Outputs> {
         let p = &self.program;
-        let shapes = self.shapes_for(name, args)?;
         // Intermediate arrays live on the device of the arguments (the kernels check that
         // every argument is there).
         let stream = match args.iter().find_map(|a| match a {
@@ -215,6 +246,12 @@ impl Lowered {
             Some(d) => crate::runtime::Stream::for_device(d)?,
             None => crate::runtime::Stream::current()?,
         };
+        // A direct program (`lower.rs`) called as an earlier call was: that call's kernel
+        // launch, its outputs allocated as they were then.
+        if let Some(outs) = self.run_direct(name, args, &stream)? {
+            return Ok(outs);
+        }
+        let shapes = self.shapes_for(name, args)?;
         let mut made: Made = SmallVec::new();
         for lk in &self.kernels {
             let mut scalars: SmallVec<[Scalar; 8]> = SmallVec::new();
@@ -259,7 +296,7 @@ impl Lowered {
                         // outputs given: the exact path (the general one otherwise).
                         let exact: SmallVec<[Operand<'_>; 12]> =
                             ops.iter().map(|o| o.operand()).collect();
-                        k.run_exact(&exact, &stream)
+                        k.run_exact(&exact, &stream, self.direct)
                             .map_err(|e| generated(name, e))?;
                         None
                     }

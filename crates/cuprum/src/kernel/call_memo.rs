@@ -50,6 +50,12 @@ enum OperandPrint {
     Scalar(DType),
 }
 
+/// `a == b` for the few extents or strides of an array, element by element (a slice
+/// comparison calls `memcmp`, dearer than the loop at these lengths).
+fn same<T: Copy + Eq>(a: &[T], b: &[T]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
 /// log2 of the alignment of `ptr`, at most 8 (256 bytes).
 fn align_of(ptr: u64) -> u8 {
     ptr.trailing_zeros().min(8) as u8
@@ -86,8 +92,8 @@ impl OperandPrint {
             ) => {
                 *dtype == a.dtype()
                     && *device == a.device()
-                    && shape.as_slice() == a.shape()
-                    && strides.as_slice() == a.strides()
+                    && same(shape, a.shape())
+                    && same(strides, a.strides())
                     && *align == align_of(a.data_ptr())
                     && *read_only == a.read_only
             }
@@ -183,6 +189,11 @@ impl<P> CallMemo<P> {
 
     /// Remembers `plan` for calls with `fingerprint` (the oldest plan goes when full).
     pub(crate) fn remember(&self, fingerprint: Fingerprint, plan: P) {
+        self.remember_shared(fingerprint, Arc::new(plan));
+    }
+
+    /// [`CallMemo::remember`] of a plan that other fingerprints may hold too.
+    pub(crate) fn remember_shared(&self, fingerprint: Fingerprint, plan: Arc<P>) {
         let mut entries = self.0.lock().unwrap_or_else(|p| p.into_inner());
         if entries.iter().any(|(f, _)| *f == fingerprint) {
             return;
@@ -190,7 +201,7 @@ impl<P> CallMemo<P> {
         if entries.len() == MEMO_ENTRIES {
             entries.pop();
         }
-        entries.insert(0, (fingerprint, Arc::new(plan)));
+        entries.insert(0, (fingerprint, plan));
     }
 }
 

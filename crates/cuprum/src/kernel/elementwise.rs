@@ -373,6 +373,13 @@ impl ElementwiseKernel {
         self.config().stream(stream)
     }
 
+    /// Runs on `ops` (no size, block size or stream given) and returns every output,
+    /// kept inline: Python's calls on cuprum's own arrays.
+    #[cfg(feature = "python")]
+    pub(crate) fn outputs(&self, ops: &[Operand<'_>]) -> Result<Outputs> {
+        self.config().invoke(ops)
+    }
+
     fn config(&self) -> ElementwiseCall<'_> {
         ElementwiseCall {
             kernel: self,
@@ -631,14 +638,33 @@ impl ElementwiseKernel {
     /// kernels: the binding and dtype resolution of a general call reduce to that one
     /// check, and a repeat replays the plan (`call_memo.rs`). Any other call takes the
     /// general path ([`ElementwiseKernel::run`] on `stream`), with its errors.
-    pub(crate) fn run_exact(&self, ops: &[Operand<'_>], stream: &Stream) -> Result<()> {
+    ///
+    /// `fresh`: the outputs were allocated for this call (C order, from the pool), as a
+    /// replay allocates them. The plan is then remembered under the inputs' fingerprint
+    /// too, and a repeat with inputs only ([`ElementwiseKernel::replay_fresh`]) allocates
+    /// its outputs and launches, without the caller's shape pass and allocations.
+    pub(crate) fn run_exact(
+        &self,
+        ops: &[Operand<'_>],
+        stream: &Stream,
+        fresh: bool,
+    ) -> Result<()> {
         let call = self.config().stream(stream);
         let Some(loop_shape) = self.exact_loop_shape(ops, stream.device()) else {
             return call.invoke(ops).map(|_| ());
         };
         let options = call.options();
-        if let Some(r) = self.memo.find(stream.device(), &options, ops) {
-            return call.replay(&r, ops, stream).map(|_| ());
+        let device = stream.device();
+        let inputs = &ops[..self.spec.sig.nin.min(ops.len())];
+        let remember_inputs = |r: &Arc<Replay>| {
+            if let Some(f) = Fingerprint::of(device, &options, inputs).filter(|_| fresh) {
+                self.memo.remember_shared(f, r.clone());
+            }
+        };
+        if let Some(r) = self.memo.find(device, &options, ops) {
+            call.replay(&r, ops, stream)?;
+            remember_inputs(&r);
+            return Ok(());
         }
         let dtypes: SmallVec<[DType; 8]> = ops.iter().map(|o| o.dtype()).collect();
         let mut replay = Replay {
@@ -651,10 +677,30 @@ impl ElementwiseKernel {
             replay.launch =
                 Some(self.launch(dtypes, loop_shape, DEFAULT_BLOCK, stream, &operand)?);
         }
-        if let Some(f) = Fingerprint::of(stream.device(), &options, ops) {
-            self.memo.remember(f, replay);
+        let replay = Arc::new(replay);
+        if let Some(f) = Fingerprint::of(device, &options, ops) {
+            self.memo.remember_shared(f, replay.clone());
         }
+        remember_inputs(&replay);
         Ok(())
+    }
+
+    /// A repeat of a [`ElementwiseKernel::run_exact`] call with fresh outputs, given its
+    /// inputs only: the outputs, allocated as that call's were, after the launch; `None`
+    /// when no such call with these inputs' fingerprint is remembered.
+    pub(crate) fn replay_fresh(
+        &self,
+        inputs: &[Operand<'_>],
+        stream: &Stream,
+    ) -> Result<Option<Outputs>> {
+        if inputs.len() != self.spec.sig.nin {
+            return Ok(None);
+        }
+        let call = self.config().stream(stream);
+        match self.memo.find(stream.device(), &call.options(), inputs) {
+            Some(r) => call.replay(&r, inputs, stream).map(Some),
+            None => Ok(None),
+        }
     }
 
     /// The loop shape of a call [`ElementwiseKernel::run_exact`] can run on its exact path
