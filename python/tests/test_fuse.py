@@ -491,6 +491,47 @@ def test_the_same_array_twice_is_one_value():
     check(d, h * 4)
 
 
+def test_repeat_calls_on_cuprum_arrays_read_their_own_arguments():
+    """A call of cuprum arrays alone, of a signature traced before, runs the engine's
+    program without binding them one by one, and a program of one element-wise kernel
+    replays that kernel's launch (``express`` in ``python/fuse.rs``, ``fuse/run.rs``):
+    each call must read its own arrays and return new ones; aliases, views, reductions and
+    written arguments keep their meaning."""
+
+    @cp.fuse()
+    def f(x, y):
+        return x * 2.5 + y, x - y
+
+    @cp.fuse()
+    def g(x, y):
+        return (x * y).sum(axis=-1)
+
+    @cp.fuse()
+    def add_to(x, y):
+        x += y
+
+    kept = []
+    for shape in [(1025,), (4, 34), (1025,), (0,), ()]:
+        for _ in range(3):
+            h, k = rand(shape), rand(shape)
+            x, y = cp.asarray(h), cp.asarray(k)
+            a, b = f(x, y)
+            check((a, b), (h * 2.5 + k, h - k))
+            assert all(a.data.ptr != p.data.ptr for p in kept if p.size)
+            kept.append(a)
+            check(f(x, x), (h * 2.5 + h, h - h))
+            if len(shape) == 2:
+                hv, kv = h[:, ::2], k[::-1, 1::2]
+                check(f(x[:, ::2], y[::-1, 1::2]), (hv * 2.5 + kv, hv - kv))
+                check(g(x, y), (h * k).sum(axis=-1))
+            add_to(x, y)
+            check(x, h + k)
+    # Arrays of another dtype, then the first again.
+    for dtype in (np.float32, np.int64, np.float64):
+        h, k = rand((7,), dtype), rand((7,), dtype)
+        check(f(cp.asarray(h), cp.asarray(k)), (h * 2.5 + k, h - k))
+
+
 def test_a_written_argument_overlapping_another_is_refused():
     f = cp.fuse(lambda a, b: a.__iadd__(b))
     d = cp.asarray(rand((4, 4), np.int64))

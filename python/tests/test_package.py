@@ -398,6 +398,34 @@ def test_repeat_calls_read_their_own_arguments():
         out = cp.zeros(1025, dtype=cp.float32)
         raw((9,), (128,), (x, out, np.float32(s), 1025))
         np.testing.assert_allclose(out.get(), np.float32(s) * h, rtol=1e-6)
+    # Calls of cuprum arrays alone bind them in place (``own_operands``): given outputs,
+    # views, tuples, no return, keepdims; and the same errors.
+    sub = cp.ElementwiseKernel("T x, T y", "T z, T w", "z = x - y; w = x * y", "memo_sub")
+    sub_tuple = cp.ElementwiseKernel("T x, T y", "T z", "z = x - y", "memo_sub1", return_tuple=True)
+    sub_none = cp.ElementwiseKernel("T x, T y", "T z", "z = x - y", "memo_sub0", no_return=True)
+    for n in (1025, 7, 1025):
+        h, g = rand((n,)), rand((n,))
+        x, y = cp.asarray(h), cp.asarray(g)
+        z, w = sub(x, y)
+        np.testing.assert_array_equal(z.get(), h - g)
+        np.testing.assert_array_equal(w.get(), h * g)
+        outs = (cp.empty(n, dtype=cp.float32), cp.empty(n, dtype=cp.float32))
+        got = sub(x[::-1], y, *outs)
+        assert got[0] is not None and got[0].data.ptr == outs[0].data.ptr
+        np.testing.assert_array_equal(outs[0].get(), h[::-1] - g)
+        (t,) = sub_tuple(x, y)
+        np.testing.assert_array_equal(t.get(), h - g)
+        assert sub_none(x, y, outs[1]) is None
+        np.testing.assert_array_equal(outs[1].get(), h - g)
+        m = h[: n - n % 7].reshape(-1, 7)
+        np.testing.assert_allclose(ssq(cp.asarray(m)).get(), (m * m).sum(), rtol=1e-5)
+        np.testing.assert_allclose(
+            ssq(cp.asarray(m), keepdims=True).get(), (m * m).sum(keepdims=True), rtol=1e-5
+        )
+    with pytest.raises(TypeError, match="Wrong number of arguments"):
+        sub(x)
+    with pytest.raises(TypeError):
+        sub(x, cp.zeros(n, dtype=cp.float64))
     xs = cp.zeros(4, dtype=cp.float32)
     with pytest.raises(cp.CuprumError, match="takes 4 parameter"):
         raw((1,), (4,), (xs, xs, np.float32(1.0)))

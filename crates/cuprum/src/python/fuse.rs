@@ -47,16 +47,17 @@ use super::call::Call;
 use super::convert;
 use super::errors::type_name;
 use super::fuse_views::{self, ViewSpec};
-use super::kernels::{Arg, axes};
+use super::kernels::{Arg, axes, own_operands};
 use super::operations::reduction_op;
 use crate::array::{Array, DType, Scalar};
 use crate::error::{Error, err};
-use crate::fuse::{Fused, Var, VarArg, dynamic, fuse_dynamic};
+use crate::fuse::{Fused, Lowered, Var, VarArg, dynamic, fuse_dynamic};
 use crate::kernel::{IntoOperand, Operand, Outputs};
 use crate::ops::ReduceOpts;
 use crate::ops::elementwise::check_same_kind;
 use crate::ops::scan::ScanOp;
 use crate::ops::ufunc::Op;
+use pyo3::Borrowed;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::pyclass::CompareOp;
@@ -793,6 +794,9 @@ struct Entry {
     returns: OnceLock<Returns>,
     /// Views of arguments the function indexes (`fuse_views.rs`): extra kernel inputs.
     views: Vec<ViewSpec>,
+    /// The engine's program of this signature, once a call of cuprum arrays alone ran
+    /// it (`express`).
+    program: OnceLock<Arc<Lowered>>,
 }
 
 /// Signatures kept at most per function (the engine's own bound).
@@ -902,6 +906,44 @@ impl PyFusion {
         self.build(py, key, Vec::new())
     }
 
+    /// A call whose arguments are all cuprum arrays on one device, of a signature traced
+    /// before whose values are all returned (no argument written, no view of one taken):
+    /// the engine's program on the arrays as they are, without binding them one by one.
+    /// `None` for any other call, which takes the general path.
+    fn express(&self, py: Python<'_>, args: &Bound<'_, PyTuple>) -> Option<PyResult<Py<PyAny>>> {
+        let items: SmallVec<[Borrowed<'_, '_, PyAny>; 8]> = args.iter_borrowed().collect();
+        let ops = own_operands(&items)?;
+        let mut key: SmallVec<[ArgKey; 8]> = SmallVec::new();
+        for (i, (a, op)) in items.iter().zip(&ops).enumerate() {
+            let Operand::Array(x) = op else {
+                return None;
+            };
+            let alias = items[..i].iter().position(|o| o.is(a)).map_or(0, |p| p + 1);
+            key.push((3, x.dtype(), x.ndim() as u8, alias as u16));
+        }
+        let entry = self
+            .cache
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&key)?
+            .clone();
+        let r = entry.returns.get()?;
+        if !entry.views.is_empty() || !r.written.is_empty() {
+            return None;
+        }
+        let program = match entry.program.get() {
+            Some(p) => p.clone(),
+            None => {
+                let p = entry.fused.traced(&ops)?;
+                entry.program.get_or_init(|| p).clone()
+            }
+        };
+        Some(match entry.fused.run_traced(&program, &ops) {
+            Ok(outs) => values(py, outs, r.tuple),
+            Err(e) => Err(py_err(e)),
+        })
+    }
+
     /// A new entry of `key` whose function takes `views` of its arguments too (after
     /// them, in order), replacing the cached one.
     fn build(
@@ -939,6 +981,7 @@ impl PyFusion {
         let e = Arc::new(Entry {
             fused,
             returns: OnceLock::new(),
+            program: OnceLock::new(),
             views,
         });
         let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
@@ -1077,6 +1120,9 @@ impl PyFusion {
     /// Runs the function fused on `args` (positional only; see the module docs).
     #[pyo3(signature = (*args))]
     fn __call__(&self, py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
+        if let Some(done) = self.express(py, args) {
+            return done;
+        }
         let items: SmallVec<[Bound<'_, PyAny>; 8]> = args.iter().collect();
         let mut arrays: SmallVec<[&Bound<'_, PyAny>; 8]> = SmallVec::new();
         for a in &items {

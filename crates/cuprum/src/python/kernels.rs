@@ -29,6 +29,7 @@ use crate::kernel::{
     RawKernel, RawModule, ReductionKernel,
 };
 use crate::runtime::Stream;
+use pyo3::Borrowed;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -97,6 +98,29 @@ pub(crate) fn operands_of<'a>(
         }
     }
     Ok(ops)
+}
+
+/// The arguments of a call given as `cuprum.ndarray`s alone, all on one device, as
+/// operands that borrow their arrays (no `Call`: an array's device and that device's
+/// current stream are what `Call` would choose for it). `None` when any argument is
+/// something else or the devices differ: the general path binds them, with its errors.
+pub(crate) fn own_operands<'a>(
+    items: &'a [Borrowed<'_, '_, PyAny>],
+) -> Option<SmallVec<[Operand<'a>; 8]>> {
+    let mut ops: SmallVec<[Operand<'a>; 8]> = SmallVec::new();
+    for a in items {
+        if !a.is_exact_instance_of::<PyArray>() {
+            return None;
+        }
+        let array = &a.cast::<PyArray>().ok()?.get().array;
+        if let Some(Operand::Array(first)) = ops.first()
+            && Array::device(first) != array.device()
+        {
+            return None;
+        }
+        ops.push(Operand::Array(array));
+    }
+    Some(ops)
 }
 
 /// `<class 'numpy.ndarray'>`, as Python prints a type.
@@ -229,8 +253,20 @@ impl PyElementwiseKernel {
         block_size: Option<u32>,
         stream: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
-        let args: SmallVec<[Bound<'_, PyAny>; 8]> = args.iter().collect();
         let (nin, nout) = (self.kernel.nin(), self.kernel.nout());
+        if size.is_none() && block_size.is_none() && stream.is_none() {
+            let items: SmallVec<[Borrowed<'_, '_, PyAny>; 8]> = args.iter_borrowed().collect();
+            if (items.len() == nin || items.len() == nin + nout)
+                && let Some(ops) = own_operands(&items)
+            {
+                let out = self.kernel.outputs(&ops)?;
+                if self.no_return {
+                    return Ok(py.None());
+                }
+                return results(py, out, self.return_tuple);
+            }
+        }
+        let args: SmallVec<[Bound<'_, PyAny>; 8]> = args.iter().collect();
         if args.len() != nin && args.len() != nin + nout {
             return Err(PyTypeError::new_err(format!(
                 "Wrong number of arguments for '{}'. It must be either {nin} or {} (with \
@@ -356,9 +392,17 @@ impl PyReductionKernel {
         keepdims: bool,
         stream: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
-        let mut args: SmallVec<[Bound<'_, PyAny>; 8]> = args.iter().collect();
         let (nin, nout) = (self.kernel.nin(), self.kernel.nout());
         let given_out = out.filter(|o| !o.is_none());
+        if given_out.is_none() && axis.is_none_or(|a| a.is_none()) && stream.is_none() {
+            let items: SmallVec<[Borrowed<'_, '_, PyAny>; 8]> = args.iter_borrowed().collect();
+            if (items.len() == nin || items.len() == nin + nout)
+                && let Some(ops) = own_operands(&items)
+            {
+                return results(py, self.kernel.keepdims(keepdims).outputs(&ops)?, false);
+            }
+        }
+        let mut args: SmallVec<[Bound<'_, PyAny>; 8]> = args.iter().collect();
         let fits = match given_out {
             Some(_) => args.len() == nin,
             None => args.len() == nin || args.len() == nin + nout,
