@@ -291,7 +291,7 @@ pub(super) fn launch(
 ) -> Result<Array> {
     let Some(out) = out else {
         let k = kernel(what, ins, natural, value)?;
-        return k.call(operands.to_vec());
+        return k.call(operands);
     };
     check_out(name, natural, operands, out)?;
     let to = out.dtype();

@@ -41,6 +41,12 @@
 //!   (the engine has none).
 //! - **Indexing** an argument (basic indices) reads a view of the caller's array, one more
 //!   input of the kernels (`fuse_views.rs`); other indexing is refused.
+//! - **A repeat call of cuprum arrays alone** (a signature traced before, no argument
+//!   written, no view taken) skips the binding: its arrays are borrowed where they are
+//!   (`kernels::own_operands`) and the signature's entry runs the engine's program it
+//!   keeps. With the engine's replay of a one-kernel program (`fuse/run.rs`), such a call
+//!   costs about what an `ElementwiseKernel` call does (callgrind, host device: 5.0k
+//!   instructions outside the launch, from 10.0k).
 
 use super::array::{PyArray, wrap};
 use super::call::Call;

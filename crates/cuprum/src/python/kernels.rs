@@ -9,6 +9,10 @@
 //! it is refused as CuPy refuses it (`TypeError: Unsupported type <class 'numpy.ndarray'>`),
 //! on the host device it is the device's own memory.
 //!
+//! A call whose arguments are all `cuprum.ndarray`s on one device, without keywords, binds
+//! them in place ([`own_operands`]: borrowed, no `Call`, on that device's current stream as
+//! `Call` would choose it): the common call from Python pays no import or stream logic.
+//!
 //! `RawKernel` arguments follow CuPy's typing where it is sound and cuprum's checks where
 //! CuPy would pass garbage: a Python `int` takes the width of its parameter (4 or 8 bytes,
 //! range-checked), a `float` is a double (into a 4-byte parameter it is an error naming

@@ -20,7 +20,7 @@ use super::convert;
 use super::kernels::{Arg, axes};
 use crate::array::{Array, DType, DTypeKind, Scalar, SliceArg};
 use crate::error::err;
-use crate::kernel::IntoOperand;
+use crate::kernel::{IntoOperand, Operand};
 use crate::ops::ReduceOpts;
 use crate::ops::elementwise::binary_to;
 use crate::ops::promote::promote_types;
@@ -39,14 +39,23 @@ pub(crate) fn binary(
     reflected: bool,
 ) -> PyResult<Py<PyAny>> {
     let py = other.py();
-    let Some(b) = operand(a, other)? else {
-        return Ok(py.NotImplemented());
+    let held;
+    // cuprum's own array (the common case) is borrowed where it is, not cloned.
+    let y = match other.cast::<PyArray>() {
+        Ok(b) => Operand::Array(b.get().array()),
+        Err(_) => match operand(a, other)? {
+            Some(b) => {
+                held = b;
+                held.operand()
+            }
+            None => return Ok(py.NotImplemented()),
+        },
     };
-    let (x, y) = (Arg::Array(a.clone()), b);
+    let x = Operand::Array(a);
     let r = if reflected {
-        binary_to(op, y.operand(), x.operand(), None)?
+        binary_to(op, y, x, None)?
     } else {
-        binary_to(op, x.operand(), y.operand(), None)?
+        binary_to(op, x, y, None)?
     };
     wrap(py, r)
 }
@@ -54,7 +63,7 @@ pub(crate) fn binary(
 /// `a op= other`: written into `a` (NumPy's `same_kind` rule for the result's dtype).
 pub(crate) fn in_place(a: &Array, op: Op, other: &Bound<'_, PyAny>) -> PyResult<()> {
     let b = in_place_operand(a, op, other)?;
-    binary_to(op, Arg::Array(a.clone()).operand(), b.operand(), Some(a))?;
+    binary_to(op, Operand::Array(a), b.operand(), Some(a))?;
     Ok(())
 }
 
