@@ -641,8 +641,8 @@ impl ElementwiseKernel {
     ///
     /// `fresh`: the outputs were allocated for this call (C order, from the pool), as a
     /// replay allocates them. The plan is then remembered under the inputs' fingerprint
-    /// too, and a repeat with inputs only ([`ElementwiseKernel::replay_fresh`]) allocates
-    /// its outputs and launches, without the caller's shape pass and allocations.
+    /// instead, and a repeat with inputs only ([`ElementwiseKernel::replay_fresh`])
+    /// allocates its outputs and launches, without the caller's shape pass and allocations.
     pub(crate) fn run_exact(
         &self,
         ops: &[Operand<'_>],
@@ -678,10 +678,13 @@ impl ElementwiseKernel {
                 Some(self.launch(dtypes, loop_shape, DEFAULT_BLOCK, stream, &operand)?);
         }
         let replay = Arc::new(replay);
-        if let Some(f) = Fingerprint::of(device, &options, ops) {
-            self.memo.remember_shared(f, replay.clone());
+        // A call with fresh outputs is repeated through `replay_fresh` only: its plan takes
+        // one of the memo's entries, not two.
+        if fresh {
+            remember_inputs(&replay);
+        } else if let Some(f) = Fingerprint::of(device, &options, ops) {
+            self.memo.remember_shared(f, replay);
         }
-        remember_inputs(&replay);
         Ok(())
     }
 
