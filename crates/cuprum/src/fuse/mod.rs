@@ -143,7 +143,7 @@ pub use var::where_;
 #[cfg(feature = "python")]
 pub(crate) mod dynamic {
     pub(crate) use super::trace::{
-        astype, clip, node_info, power, reads, reduce_with, scan, strong_literal, ufunc,
+        astype, clip, clock, last_use, node_info, power, reduce_with, scan, strong_literal, ufunc,
     };
 }
 

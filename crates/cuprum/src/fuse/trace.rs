@@ -57,6 +57,10 @@ struct Tracer {
     cse: FxHashMap<CseKey, NodeId>,
     slots: Vec<Slot>,
     error: Option<Error>,
+    /// Operations recorded so far.
+    clock: u32,
+    /// The time of the last operation given each node as an operand.
+    used_at: FxHashMap<NodeId, u32>,
 }
 
 /// Pops this thread's innermost tracer when dropped (also when the closure panics).
@@ -88,6 +92,8 @@ pub(crate) fn trace(
         cse: FxHashMap::default(),
         slots: Vec::new(),
         error: None,
+        clock: 0,
+        used_at: FxHashMap::default(),
     };
     let mut vars: SmallVec<[Var; 8]> = SmallVec::new();
     for (i, s) in sig.iter().enumerate() {
@@ -164,6 +170,7 @@ fn record(
             node: POISON,
         };
         let mut ids: SmallVec<[NodeId; 3]> = SmallVec::new();
+        t.clock += 1;
         for a in args {
             match *a {
                 VarArg::Var(v) if v.trace != t.id || v.node as usize >= t.nodes.len() => {
@@ -179,7 +186,10 @@ fn record(
                     }
                     return poison;
                 }
-                VarArg::Var(v) => ids.push(v.node),
+                VarArg::Var(v) => {
+                    ids.push(v.node);
+                    t.used_at.insert(v.node, t.clock);
+                }
                 VarArg::Literal(x) => ids.push(t.literal(x, loc)),
             }
         }
@@ -268,35 +278,32 @@ pub(crate) fn node_info(v: Var) -> Result<(DType, u8, bool)> {
     })
 }
 
-/// Whether any of `outs` is computed from `input` in this thread's innermost trace (`true`
-/// when that cannot be told: a value of another trace, no trace running).
+/// The number of operations this thread's innermost trace has recorded (0 with none
+/// running): the time of an operation, for [`last_use`].
 #[cfg(feature = "python")]
-pub(crate) fn reads(outs: &[Var], input: Var) -> bool {
+pub(crate) fn clock() -> u32 {
     STACK.with(|s| {
-        let Ok(s) = s.try_borrow() else { return true };
-        let Some(t) = s.last() else { return true };
-        let n = t.nodes.len();
-        if input.trace != t.id || input.node as usize >= n {
-            return true;
+        s.try_borrow()
+            .ok()
+            .and_then(|s| s.last().map(|t| t.clock))
+            .unwrap_or(0)
+    })
+}
+
+/// The time ([`clock`]) of the last operation of this thread's innermost trace that was
+/// given `v` itself as an operand (`None`: none was; `u32::MAX` when that cannot be told:
+/// a value of another trace, no trace running). A value computed from `v` earlier keeps
+/// what it read then; only an operation given `v` reads it again.
+#[cfg(feature = "python")]
+pub(crate) fn last_use(v: Var) -> Option<u32> {
+    STACK.with(|s| {
+        let Ok(s) = s.try_borrow() else {
+            return Some(u32::MAX);
+        };
+        match s.last() {
+            Some(t) if t.id == v.trace => t.used_at.get(&v.node).copied(),
+            _ => Some(u32::MAX),
         }
-        let mut live = vec![false; n];
-        for o in outs.iter().filter(|o| o.trace == t.id) {
-            if let Some(l) = live.get_mut(o.node as usize) {
-                *l = true;
-            }
-        }
-        for k in (0..n).rev() {
-            if !live[k] {
-                continue;
-            }
-            if k == input.node as usize {
-                return true;
-            }
-            for &a in &t.nodes[k].args {
-                live[a as usize] = true;
-            }
-        }
-        false
     })
 }
 

@@ -34,9 +34,12 @@
 //!   is written back to the caller's array after the call, as CuPy writes it: its final
 //!   value is one more output of the kernels, copied into the argument (one more pass
 //!   over it; fused kernels only write new arrays). The same array passed twice is one
-//!   traced value (NumPy's aliasing); a written argument whose memory another argument
-//!   overlaps is refused before anything is written (its reads would need the values
-//!   written, which one call's kernels cannot give). A write that would change a value's
+//!   traced value (NumPy's aliasing). A written argument whose memory another input (an
+//!   argument, a view) shares is fine when every operation given that input comes before
+//!   the first write (the trace's clock, `dynamic::clock`); when one comes after, or both
+//!   are written, NumPy's values need the writes done in between, which one call's kernels
+//!   cannot give: that call runs the function as NumPy would, one operation at a time on
+//!   the caller's arrays (before anything is written). A write that would change a value's
 //!   number of dimensions is refused, and so are concrete arrays not passed as arguments
 //!   (the engine has none).
 //! - **Indexing** an argument (basic indices) reads a view of the caller's array, one more
@@ -104,6 +107,9 @@ pub(crate) struct PyFusionVar {
     var: Var,
     dtype: DType,
     ndim: u8,
+    /// The time of the first write to this value (`dynamic::clock`; `u32::MAX`: never
+    /// written).
+    written_at: u32,
 }
 
 /// A traced value computed from arrays: writable (in-place operators, `out=`, `x[...] =`).
@@ -117,6 +123,7 @@ fn traced(py: Python<'_>, v: Var) -> PyResult<Py<PyAny>> {
         var: v,
         dtype,
         ndim,
+        written_at: u32::MAX,
     };
     if scalar {
         return Ok(Py::new(py, var)?.into_any());
@@ -248,7 +255,11 @@ fn assign(target: &Bound<'_, PyFusionVar>, v: VarArg, what: &str, same_kind: boo
     };
     let v = dynamic::astype(v, tdtype, loc());
     dynamic::node_info(v).map_err(py_err)?;
-    target.try_borrow_mut()?.var = v;
+    let mut t = target.try_borrow_mut()?;
+    if t.written_at == u32::MAX {
+        t.written_at = dynamic::clock();
+    }
+    t.var = v;
     Ok(())
 }
 
@@ -772,8 +783,13 @@ struct Returns {
     /// The array arguments written to (positions among the non-`None` arguments), in the
     /// order of the outputs after the values.
     written: SmallVec<[u16; 4]>,
-    /// Whether the outputs read each non-`None` argument.
-    read: SmallVec<[bool; 8]>,
+    /// The time (`dynamic::clock`) of each written argument's first write (parallel to
+    /// `written`).
+    written_at: SmallVec<[u32; 4]>,
+    /// The time of the last operation given each traced input (the non-`None` arguments,
+    /// then the views) as an operand, `u32::MAX` for one returned as it is; `None` for one
+    /// never used.
+    read: Vec<Option<u32>>,
 }
 
 /// What the traced function did, kept by the closure for the call (this thread's).
@@ -878,21 +894,32 @@ fn run_traced(
         (SmallVec::from_elem(var_of(&r)?, 1), Some(false))
     };
     let values = outs.len();
-    let mut written = SmallVec::new();
+    let (mut written, mut written_at) = (SmallVec::new(), SmallVec::new());
     for (pos, obj, first) in arrays {
         let now = var_of(obj.bind(py))?;
         if now != first {
             outs.push(now);
             written.push(pos);
+            let at = obj.bind(py).cast::<PyFusionVar>().ok();
+            let at = at.and_then(|v| v.try_borrow().ok().map(|v| v.written_at));
+            // Unknown: as if written first (every later read then counts).
+            written_at.push(at.unwrap_or(0));
         }
     }
-    let read = vars.iter().map(|&v| dynamic::reads(&outs, v)).collect();
+    let read = vars
+        .iter()
+        .map(|&v| match outs.contains(&v) {
+            true => Some(u32::MAX),
+            false => dynamic::last_use(v),
+        })
+        .collect();
     Ok((
         outs,
         Returns {
             tuple,
             values,
             written,
+            written_at,
             read,
         },
     ))
@@ -998,35 +1025,25 @@ impl PyFusion {
         e
     }
 
-    /// Refuses a written array argument whose memory another array argument (not the same
-    /// object) that is read or written overlaps: NumPy would read the values written
-    /// there, or write them twice, which the kernels of one call cannot.
-    fn check_overlaps(&self, r: &Returns, bound: &[Arg], objs: &[(usize, usize)]) -> PyResult<()> {
-        for &w in &r.written {
+    /// Whether one call's kernels cannot give NumPy's values: a written array argument's
+    /// memory is shared by another input (an argument that is not the same object, or a
+    /// view) that is written too, or read after that first write (NumPy would read the
+    /// values written there; the kernels read every input as the call found it).
+    fn aliasing_hazard(r: &Returns, inputs: &[&Arg], objs: &[(usize, usize)]) -> bool {
+        r.written.iter().zip(&r.written_at).any(|(&w, &at)| {
             let w = usize::from(w);
-            let (Some(Arg::Array(dst)), Some(&(wptr, wi))) = (bound.get(w), objs.get(w)) else {
-                continue;
+            let (Some(Arg::Array(dst)), Some(&(wptr, _))) = (inputs.get(w), objs.get(w)) else {
+                return false;
             };
-            for (k, (arg, &(ptr, i))) in bound.iter().zip(objs).enumerate() {
-                let used = r.read.get(k).copied().unwrap_or(true)
-                    || r.written.iter().any(|&o| usize::from(o) == k);
-                if let Arg::Array(b) = arg
-                    && k != w
-                    && ptr != wptr
-                    && used
-                    && overlap(dst, b)
-                {
-                    return Err(err!(
-                        InvalidArgument,
-                        "fused `{}`: argument {wi} is written in place and shares memory with \
-                         argument {i}: pass a copy of one of them",
-                        self.name
-                    )
-                    .into());
-                }
-            }
-        }
-        Ok(())
+            inputs.iter().enumerate().any(|(k, arg)| {
+                let Arg::Array(b) = arg else { return false };
+                // Views have no object of their own.
+                let ptr = objs.get(k).map_or(0, |o| o.0);
+                let written = r.written.iter().any(|&o| usize::from(o) == k);
+                let late = r.read.get(k).copied().unwrap_or(Some(u32::MAX)) > Some(at);
+                k != w && ptr != wptr && (written || late) && overlap(dst, b)
+            })
+        })
     }
 
     /// The `TypeError` CuPy raises for an argument of an unsupported type.
@@ -1181,15 +1198,16 @@ impl PyFusion {
             bound.push(arg);
         }
         let mut entry = self.entry(py, key.clone());
-        let (result, outcome) = loop {
+        let (result, outcome, views) = loop {
             let views = fuse_views::arguments(py, &call, &items, &objs, &entry.views)?;
             let ops: SmallVec<[Operand<'_>; 8]> =
                 bound.iter().chain(&views).map(Arg::operand).collect();
             OUTCOME.with(|c| c.borrow_mut().take());
             let result = entry.fused.invoke(&ops);
+            drop(ops);
             let outcome = OUTCOME.with(|c| c.borrow_mut().take());
             let Some(view) = fuse_views::end() else {
-                break (result, outcome);
+                break (result, outcome, views);
             };
             // The function indexed an argument: trace again with that view as an input.
             if entry.views.len() >= fuse_views::MAX_VIEWS {
@@ -1222,7 +1240,12 @@ impl PyFusion {
         let Some(r) = entry.returns.get() else {
             return values(py, outs, Some(false));
         };
-        self.check_overlaps(r, &bound, &objs)?;
+        let inputs: SmallVec<[&Arg; 8]> = bound.iter().chain(&views).collect();
+        if Self::aliasing_hazard(r, &inputs, &objs) {
+            // Nothing is written yet: run the function as NumPy would, one operation at a
+            // time on the caller's arrays (whose operations copy what they overlap).
+            return Ok(self.func.bind(py).call1(args)?.unbind());
+        }
         let mut outs = outs;
         let kept = r.values.min(outs.len());
         for (pos, src) in r.written.iter().zip(outs.drain(kept..)) {
