@@ -1907,3 +1907,61 @@ fn fused_complex_values_match_ops() {
         same_result(g, w, 100.0, &format!("output {k}")).unwrap();
     }
 }
+
+#[test]
+fn new_axes_of_computed_values_plan_as_views() {
+    // `v.expand_dims(k)` of a computed value: the axis moves down to the arrays `v` reads;
+    // a reduced value is written by its kernel and read through a view by the next.
+    let center = fuse("center", |[x]| {
+        x - x.sum_axis(1, Keepdims::No).expand_dims(1)
+    });
+    let e = center.explain_for(&[arr(DType::F32, &[4, 3])]).unwrap();
+    assert_eq!(e.outputs()[0], (DType::F32, vec![4, 3]));
+    assert_eq!(
+        e.kernels().iter().map(|k| k.kind).collect::<Vec<_>>(),
+        [KernelKind::Reduction, KernelKind::Elementwise]
+    );
+    let lead = fuse("lead", |[x, y]| {
+        ((x + y) * 2.0).expand_dims(0).expand_dims(-1)
+    });
+    let e = lead
+        .explain_for(&[arr(DType::F64, &[2, 3]), arr(DType::F64, &[3])])
+        .unwrap();
+    assert_eq!(e.outputs()[0], (DType::F64, vec![1, 2, 3, 1]));
+    assert_eq!(e.kernels().len(), 1);
+    let bad = fuse("bad", |[x]| (x * 2.0).expand_dims(3));
+    let err = bad.explain_for(&[arr(DType::F32, &[2, 3])]).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Shape, "{err}");
+    assert!(err.to_string().contains("expand_dims"), "{err}");
+}
+
+#[test]
+fn new_axes_of_computed_values_match_ops() {
+    require_gpu!();
+    let mut rng = Rng::new(23);
+    for view in [ViewKind::Contiguous, ViewKind::Stepped, ViewKind::Reversed] {
+        let (x, _) = make_arg(&mut rng, &[37, 19], DType::F32, view);
+        let (y, _) = make_arg(&mut rng, &[19], DType::F32, view);
+        let f = fuse("axes", |[x, y]| {
+            (
+                x - x.sum_axis(1, Keepdims::No).expand_dims(1),
+                (x * 2.0).expand_dims(0),
+                (x + y).expand_dims(-1).sum_axis(1, Keepdims::No),
+                x.cumsum(Some(1)).expand_dims(0) * 2.0,
+                x.max().expand_dims(0) + y,
+            )
+        });
+        let out = f.call_all((&x, &y)).unwrap();
+        let ex = |a: Array, k: isize| a.expand_dims(k).unwrap();
+        let want = [
+            ops::subtract(&x, ex(ops::sum_axis(&x, 1, Keepdims::No).unwrap(), 1)).unwrap(),
+            ex(ops::multiply(&x, 2.0f32).unwrap(), 0),
+            ops::sum_axis(&ex(ops::add(&x, &y).unwrap(), -1), 1, Keepdims::No).unwrap(),
+            ops::multiply(ex(ops::cumsum(&x, Some(1)).unwrap(), 0), 2.0f32).unwrap(),
+            ops::add(ex(ops::max(&x).unwrap(), 0), &y).unwrap(),
+        ];
+        for (k, (g, w)) in out.iter().zip(&want).enumerate() {
+            same_result(g, w, 100.0, &format!("output {k} of a {view:?} view")).unwrap();
+        }
+    }
+}

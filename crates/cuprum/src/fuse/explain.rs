@@ -168,6 +168,13 @@ fn describe(p: &Program, k: NodeId) -> String {
             s.push(')');
             s
         }
+        Kind::Expand(new) => {
+            let axes: Vec<String> = (0..u32::from(n.ndim))
+                .filter(|&b| new & (1u64 << b) != 0)
+                .map(|b| b.to_string())
+                .collect();
+            format!("expand_dims({}, new axes ({}))", args.join(", "), axes.join(", "))
+        }
         Kind::Scan(_, Some(a)) => {
             format!("{}({}, axis {a})", kind_name(&n.kind), args.join(", "))
         }
@@ -300,7 +307,7 @@ fn explain_kernel(
         .iter()
         .filter_map(|s| match *s {
             Source::Arg(i) => p.nodes.iter().position(|n| n.kind == Kind::Input(i)),
-            Source::Temp(n) => Some(n as usize),
+            Source::Temp(n) | Source::View(n) => Some(n as usize),
             Source::Scalar(_) => None,
         })
         .map(|k| nbytes(&shapes[k], p.nodes[k].dtype))

@@ -34,6 +34,11 @@ pub(crate) enum Kind {
     /// An inclusive scan (`cumsum`, `cumprod`) along an axis of the operand, or over the
     /// flattened operand (`None`: a 1-D result), with NumPy's result dtype.
     Scan(ScanOp, Option<u8>),
+    /// A view of an array leaf (an argument, a reduction or a scan) with new axes of
+    /// extent 1 where the bits are set (bit `k`: axis `k` of the result), the operand's
+    /// axes in order elsewhere (`x[None, :]`). The tracer pushes an expansion of a computed
+    /// value down to its leaves, so the operand is always one of those.
+    Expand(u64),
 }
 
 /// One traced value.
@@ -116,6 +121,7 @@ pub(crate) fn kind_name(k: &Kind) -> String {
         Kind::Cast => "astype".to_owned(),
         Kind::Reduce(op, ..) => reduce_name(*op).to_owned(),
         Kind::Scan(op, _) => op.user_name().to_owned(),
+        Kind::Expand(_) => "expand_dims".to_owned(),
     }
 }
 

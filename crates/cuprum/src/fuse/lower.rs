@@ -1,7 +1,8 @@
 //! Lowering: each planned kernel becomes cuprum's own [`ElementwiseKernel`],
 //! [`ReductionKernel`] or [`ScanKernel`] with generated strings, built once per trace. Names in the
 //! generated code: `in{i}` for argument `i`, `r{n}` for a reduced value an earlier kernel
-//! wrote, `p{n}` for a scalar parameter, `v{n}` for a computed value, `out{j}` for outputs.
+//! wrote or a view with new axes of one or of an argument (`x[None, :]`), `p{n}` for a
+//! scalar parameter, `v{n}` for a computed value, `out{j}` for outputs.
 //! The expressions come from the ufunc table (`ops/ufunc.rs`), the reductions' pieces
 //! from `ops/reduction.rs` and the scans' (accumulator dtype, operator, identity) from
 //! `ops/scan.rs`; no dtype rule is written here. A scan's map is a preamble function of
@@ -35,6 +36,9 @@ pub(crate) enum Source {
     Arg(u16),
     /// The array an earlier kernel wrote for this node.
     Temp(NodeId),
+    /// The view of this expansion node ([`Kind::Expand`]): its argument's or earlier
+    /// result's array with new axes of extent 1.
+    View(NodeId),
     /// The scalar parameter of this node.
     Scalar(NodeId),
 }
@@ -131,7 +135,9 @@ fn is_direct(program: &Program, kernels: &[LoweredKernel]) -> bool {
     matches!(k.built, Built::Elementwise(_))
         && k.outputs == program.outputs
         && unique
-        && k.inputs.iter().all(|s| !matches!(s, Source::Temp(_)))
+        && k.inputs
+            .iter()
+            .all(|s| matches!(s, Source::Arg(_) | Source::Scalar(_)))
 }
 
 /// The parameter name of array operand `n`.
@@ -177,7 +183,11 @@ fn statements(p: &Program, arrays: &[NodeId], body: &[NodeId], indent: &str) -> 
             Kind::Cast => cast_expr(node.dtype, &args[0]),
             Kind::Const(b) => b.to_string(),
             // Leaves are never in a body.
-            Kind::Input(_) | Kind::Scalar(_) | Kind::Reduce(..) | Kind::Scan(..) => continue,
+            Kind::Input(_)
+            | Kind::Scalar(_)
+            | Kind::Reduce(..)
+            | Kind::Scan(..)
+            | Kind::Expand(_) => continue,
         };
         let _ = writeln!(s, "{indent}const {} v{n} = {value};", node.dtype.c_type());
     }
@@ -193,6 +203,7 @@ fn params(p: &Program, kp: &KernelPlan) -> (String, String, SmallVec<[Source; 8]
         ins.push(format!("{} {}", node.dtype.name(), array_name(p, a)));
         sources.push(match node.kind {
             Kind::Input(i) => Source::Arg(i),
+            Kind::Expand(_) => Source::View(a),
             _ => Source::Temp(a),
         });
     }
@@ -464,7 +475,7 @@ pub(crate) fn param_dtypes(p: &Program, lk: &LoweredKernel) -> (Vec<DType>, Vec<
     let mut scalars = Vec::new();
     for s in &lk.inputs {
         let n = match *s {
-            Source::Temp(n) | Source::Scalar(n) => n,
+            Source::Temp(n) | Source::View(n) | Source::Scalar(n) => n,
             Source::Arg(i) => p
                 .nodes
                 .iter()

@@ -143,7 +143,8 @@ pub use var::where_;
 #[cfg(feature = "python")]
 pub(crate) mod dynamic {
     pub(crate) use super::trace::{
-        astype, clip, clock, last_use, node_info, power, reduce_with, scan, strong_literal, ufunc,
+        astype, clip, clock, expand_dims, last_use, node_info, power, reduce_with, scan,
+        strong_literal, ufunc,
     };
 }
 

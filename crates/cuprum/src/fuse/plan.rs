@@ -16,7 +16,11 @@
 //!    work after it, a reduction or another scan of it) is a later kernel reading that
 //!    array — a scan's value at one position depends on every position before it, so
 //!    nothing after it can run in the same pass over the elements.
-//! 5. The other returned values are computed by ElementwiseKernels, one per set of arrays
+//! 5. A value given new axes (`v[None, :]`, [`Kind::Expand`]) is that of the arrays it
+//!    reads with those axes (the tracer moves the expansion down to them), so each such
+//!    array leaf is read through a view: of the argument, or of what the reduction or scan
+//!    kernel wrote (which is then written, as in rule 3, and read by a later kernel).
+//! 6. The other returned values are computed by ElementwiseKernels, one per set of arrays
 //!    read (one loop shape per kernel). Element-wise intermediates are never written: each
 //!    kernel recomputes what it needs from the arrays it reads.
 //!
@@ -95,6 +99,11 @@ fn leaves_and_depths(p: &Program) -> (Vec<Set>, Vec<u32>) {
                 SmallVec::from_elem(k as NodeId, 1),
                 depth[node.args[0] as usize] + 1,
             ),
+            // A view of its operand (an argument or a result): read after that is made.
+            Kind::Expand(_) => (
+                SmallVec::from_elem(k as NodeId, 1),
+                depth[node.args[0] as usize],
+            ),
             Kind::Ufunc(..) | Kind::Cast | Kind::Const(_) => {
                 let mut l = Set::new();
                 let mut d = 0;
@@ -170,8 +179,16 @@ fn cone(p: &Program, roots: &[NodeId], stop: impl Fn(NodeId) -> bool) -> (Vec<No
 fn is_leaf(p: &Program, k: NodeId) -> bool {
     matches!(
         p.node(k).kind,
-        Kind::Input(_) | Kind::Scalar(_) | Kind::Reduce(..) | Kind::Scan(..)
+        Kind::Input(_) | Kind::Scalar(_) | Kind::Reduce(..) | Kind::Scan(..) | Kind::Expand(_)
     )
+}
+
+/// The node whose array leaf `k` reads: the operand of a view, else `k`.
+fn viewed(p: &Program, k: NodeId) -> NodeId {
+    match p.node(k).kind {
+        Kind::Expand(_) => p.node(k).args[0],
+        _ => k,
+    }
 }
 
 /// A node another kernel computes and writes (a reduction or a scan).
@@ -269,13 +286,18 @@ pub(crate) fn plan(p: &Program) -> Plan {
     let scans: Vec<NodeId> = (0..p.nodes.len() as NodeId)
         .filter(|&k| matches!(p.node(k).kind, Kind::Scan(..)))
         .collect();
-    // Reduced values read by other kernels.
+    // Reduced values read by other kernels, themselves or through a view.
+    let reads = |set: &Set, r: NodeId| {
+        set.iter().any(|&x| {
+            x == r || (matches!(p.node(x).kind, Kind::Expand(_)) && p.node(x).args[0] == r)
+        })
+    };
     let read_later = |r: NodeId| {
-        groups.iter().any(|g| g.arrays.contains(&r))
-            || ew.iter().any(|(s, _)| s.contains(&r))
+        groups.iter().any(|g| reads(&g.arrays, r))
+            || ew.iter().any(|(s, _)| reads(s, r))
             || scans
                 .iter()
-                .any(|&s| leaves[p.node(s).args[0] as usize].contains(&r))
+                .any(|&s| reads(&leaves[p.node(s).args[0] as usize], r))
     };
     // (depth, kernel) of the reductions and scans, launched by depth.
     let mut kernels: Vec<(u32, KernelPlan)> = Vec::new();
@@ -353,10 +375,10 @@ pub(crate) fn plan(p: &Program) -> Plan {
             .collect();
         let reads_reduced = set
             .iter()
-            .any(|&k| matches!(p.node(k).kind, Kind::Reduce(..)));
+            .any(|&k| matches!(p.node(viewed(p, k)).kind, Kind::Reduce(..)));
         let reads_scanned = set
             .iter()
-            .any(|&k| matches!(p.node(k).kind, Kind::Scan(..)));
+            .any(|&k| matches!(p.node(viewed(p, k)).kind, Kind::Scan(..)));
         let why = if n_red == 0 && ew.len() == 1 {
             "one pass: every operation in one element-wise kernel".to_owned()
         } else if reads_scanned {
@@ -391,8 +413,8 @@ fn scan_why(p: &Program, arrays: &Set, producers: bool) -> String {
     };
     let temps: Vec<String> = arrays
         .iter()
-        .filter(|&&k| is_computed(p, k))
-        .map(|k| format!("%{k}"))
+        .filter(|&&k| is_computed(p, viewed(p, k)))
+        .map(|&k| format!("%{}", viewed(p, k)))
         .collect();
     if !temps.is_empty() {
         why.push_str(&format!(
@@ -428,7 +450,8 @@ fn reduction_why(
     let temps: Vec<String> = g
         .arrays
         .iter()
-        .filter(|&&k| matches!(p.node(k).kind, Kind::Reduce(..)))
+        .map(|&k| viewed(p, k))
+        .filter(|&k| matches!(p.node(k).kind, Kind::Reduce(..)))
         .map(|k| format!("%{k}"))
         .collect();
     if !temps.is_empty() {
@@ -436,10 +459,11 @@ fn reduction_why(
             "; cut before it: it reads {} (reduced values used again on the elements they were reduced from), which the earlier kernel must finish first",
             temps.join(", ")
         ));
-    } else if let Some(&k) = g
+    } else if let Some(k) = g
         .arrays
         .iter()
-        .find(|&&k| matches!(p.node(k).kind, Kind::Scan(..)))
+        .map(|&k| viewed(p, k))
+        .find(|&k| matches!(p.node(k).kind, Kind::Scan(..)))
     {
         why.push_str(&format!(
             "; cut before it: it reads %{k} (scanned values), which the scan kernel must finish first"

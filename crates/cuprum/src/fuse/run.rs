@@ -52,6 +52,7 @@ pub(crate) fn shapes<'a>(
                     broadcast_shapes(&refs).map_err(|e| at_node(name, p, k as NodeId, e))?
                 }
             },
+            Kind::Expand(new) => expanded(&out[n.args[0] as usize], new, n.ndim),
             Kind::Scan(_, axis) => {
                 let a = &out[n.args[0] as usize];
                 match axis {
@@ -94,6 +95,17 @@ pub(crate) fn shapes<'a>(
         out.push(s);
     }
     Ok(out)
+}
+
+/// `shape` with extents 1 inserted where `new` has bits, `ndim` extents in all.
+pub(crate) fn expanded(shape: &[usize], new: u64, ndim: u8) -> Shape {
+    let mut old = shape.iter();
+    (0..u32::from(ndim))
+        .map(|k| match new & (1u64 << k) {
+            0 => old.next().copied().unwrap_or(1),
+            _ => 1,
+        })
+        .collect()
 }
 
 /// The shape of operands whose shapes are all one shape or `()` (a scalar's, which
@@ -168,6 +180,30 @@ impl Lowered {
         }
     }
 
+    /// The array of expansion node `n` ([`Kind::Expand`]) for this call: a view of the
+    /// argument or earlier result it expands, with its new axes of extent 1.
+    fn view(&self, name: &str, n: NodeId, args: &[Operand<'_>], made: &Made) -> Result<Array> {
+        let node = self.program.node(n);
+        let Kind::Expand(new) = node.kind else {
+            bail!(Unsupported, "fused plan: %{n} is not a view");
+        };
+        let base = node.args[0];
+        let mut a = match self.program.node(base).kind {
+            Kind::Input(i) => match args.get(usize::from(i)) {
+                Some(Operand::Array(a)) => (*a).clone(),
+                _ => bail!(
+                    InvalidArgument,
+                    "fused `{name}`: argument {i} must be an array"
+                ),
+            },
+            _ => find(made, base)?.clone(),
+        };
+        for k in (0..u32::from(node.ndim)).filter(|k| new & (1u64 << k) != 0) {
+            a = a.expand_dims(k as isize)?;
+        }
+        Ok(a)
+    }
+
     /// A call of a direct program ([`Lowered::direct`]) with an earlier call's fingerprint:
     /// its outputs after the launch. `None` for any other call, which then takes the
     /// general path (with its errors: an argument that does not fit also gives `None`).
@@ -194,7 +230,7 @@ impl Lowered {
                     Ok(s) => Operand::Scalar(s),
                     Err(_) => return Ok(None),
                 },
-                Source::Temp(_) => return Ok(None),
+                Source::Temp(_) | Source::View(_) => return Ok(None),
             });
         }
         k.replay_fresh(&ops, stream).map_err(|e| generated(name, e))
@@ -268,9 +304,16 @@ impl Lowered {
                     .collect::<Result<_>>()?,
                 Built::Reduction(_) | Built::Scan(_) => SmallVec::new(),
             };
+            // Views with new axes (`x[None, :]`) of arguments and of earlier results.
+            let mut views: SmallVec<[Array; 2]> = SmallVec::new();
+            for src in &lk.inputs {
+                if let Source::View(n) = *src {
+                    views.push(self.view(name, n, args, &made)?);
+                }
+            }
             let reduced: Option<Outputs> = {
                 let mut ops: SmallVec<[&dyn IntoOperand; 12]> = SmallVec::new();
-                let mut si = 0;
+                let (mut si, mut vi) = (0, 0);
                 for src in &lk.inputs {
                     match *src {
                         Source::Arg(i) => match args.get(i as usize) {
@@ -281,6 +324,10 @@ impl Lowered {
                             ),
                         },
                         Source::Temp(n) => ops.push(find(&made, n)?),
+                        Source::View(_) => {
+                            ops.push(&views[vi]);
+                            vi += 1;
+                        }
                         Source::Scalar(_) => {
                             ops.push(&scalars[si]);
                             si += 1;

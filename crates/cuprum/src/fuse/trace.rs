@@ -307,6 +307,32 @@ pub(crate) fn last_use(v: Var) -> Option<u32> {
     })
 }
 
+/// `x` with new axes of extent 1 where `new` has bits (bit `k`: axis `k` of the result, of
+/// `ndim` axes), `x`'s axes in order elsewhere: `x[None, :, None]`, a view in NumPy.
+#[cfg(feature = "python")]
+pub(crate) fn expand_dims(x: Var, new: u64, ndim: u8, loc: Loc) -> Var {
+    record(
+        &[VarArg::Var(x)],
+        loc,
+        &|| "expand_dims".to_owned(),
+        |t, ids| t.expand(ids[0], new, ndim),
+    )
+}
+
+/// `x` with a new axis of extent 1 at `axis` (NumPy's `expand_dims`: `-(ndim + 1)..=ndim`).
+pub(crate) fn expand_axis(x: Var, axis: isize, loc: Loc) -> Var {
+    record(
+        &[VarArg::Var(x)],
+        loc,
+        &|| "expand_dims".to_owned(),
+        |t, ids| {
+            let nd = t.node(ids[0]).ndim;
+            let ax = crate::shape::normalize_axis(axis, usize::from(nd) + 1)?;
+            t.expand(ids[0], 1u64 << ax, nd + 1)
+        },
+    )
+}
+
 /// `x.astype(dtype)`.
 pub(crate) fn astype(x: Var, dtype: DType, loc: Loc) -> Var {
     record(&[VarArg::Var(x)], loc, &|| "astype".to_owned(), |t, ids| {
@@ -466,6 +492,90 @@ impl Tracer {
                 matches!(node.kind, Kind::Input(_)) || node.args.iter().any(|&a| reads[a as usize]);
         }
         !reads[id as usize]
+    }
+
+    /// Node `id` with new axes where `new` has bits (of `ndim` axes in all). Element-wise
+    /// work commutes with adding axes, so the expansion moves down to the array leaves it
+    /// reads (arguments, reductions, scans: [`Kind::Expand`] of those is a view at call
+    /// time) and the element-wise nodes are made again over the expanded leaves. An
+    /// operand with fewer axes than its node is right-aligned in it: it takes the new axes
+    /// from its first one on (those before are broadcast anyway); a 0-d operand none,
+    /// unless the node is 0-d and the operand comes from arrays.
+    fn expand(&mut self, id: NodeId, new: u64, ndim: u8) -> Result<NodeId> {
+        let node = self.node(id).clone();
+        let n = u32::from(node.ndim);
+        if ndim as usize > crate::shape::MAX_NDIM
+            || n + new.count_ones() != u32::from(ndim)
+            || (ndim < 64 && new >> ndim != 0)
+        {
+            bail!(
+                InvalidArgument,
+                "cannot add axes {new:#b} to a value of {n} dimensions ({ndim} in all)"
+            );
+        }
+        if new == 0 {
+            return Ok(id);
+        }
+        // Where each of the node's axes goes in the result.
+        let pos: SmallVec<[u32; 8]> = (0..u32::from(ndim))
+            .filter(|k| new & (1u64 << k) == 0)
+            .collect();
+        match node.kind {
+            Kind::Input(_) | Kind::Reduce(..) | Kind::Scan(..) => Ok(self.add(
+                Kind::Expand(new),
+                &[id],
+                node.dtype,
+                ndim,
+                node.weak,
+                node.loc,
+            )),
+            Kind::Expand(old) => {
+                let base = node.args[0];
+                let moved = (0..n)
+                    .filter(|k| old & (1u64 << k) != 0)
+                    .fold(new, |m, k| m | (1u64 << pos[k as usize]));
+                Ok(self.add(
+                    Kind::Expand(moved),
+                    &[base],
+                    node.dtype,
+                    ndim,
+                    node.weak,
+                    node.loc,
+                ))
+            }
+            Kind::Scalar(_) => bail!(
+                Unsupported,
+                "a scalar's value cannot take new axes inside a fused function"
+            ),
+            Kind::Ufunc(..) | Kind::Cast | Kind::Const(_) => {
+                let mut args: SmallVec<[NodeId; 3]> = SmallVec::new();
+                for &a in &node.args {
+                    let m = u32::from(self.node(a).ndim);
+                    let arrays = !self.scalars_only(a);
+                    let (sub, subdim) = if m == n && (m > 0 || arrays) {
+                        (new, ndim)
+                    } else if m == 0 {
+                        (0, 0)
+                    } else {
+                        let start = pos[(n - m) as usize];
+                        (new >> start, ndim - start as u8)
+                    };
+                    args.push(match sub {
+                        0 => a,
+                        _ => self.expand(a, sub, subdim)?,
+                    });
+                }
+                let nd = args.iter().map(|&a| self.node(a).ndim).max().unwrap_or(0);
+                if nd != ndim {
+                    bail!(
+                        Unsupported,
+                        "a value computed from scalars only cannot take new axes inside a \
+                         fused function"
+                    );
+                }
+                Ok(self.add(node.kind, &args, node.dtype, ndim, node.weak, node.loc))
+            }
+        }
     }
 
     fn shape_of(&self, ids: &[NodeId]) -> (u8, bool) {

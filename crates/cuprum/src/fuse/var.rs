@@ -288,6 +288,27 @@ impl Var {
         trace::clip(self, lo.bound(), hi.bound(), here())
     }
 
+    /// Adds an axis of extent 1 at `axis` (NumPy's `expand_dims`; `axis` in
+    /// `-(ndim + 1)..=ndim`): `x[None, :]` is `x.expand_dims(0)`. Of a computed value too —
+    /// the new axis moves down to the arrays it reads, each then read through a view with
+    /// that axis (a reduced value is written by its kernel and read so by the next).
+    ///
+    /// ```
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
+    /// use cuprum::{Array, fuse, ops::Keepdims};
+    /// let x = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
+    /// let f = fuse("center_rows", |[x]| {
+    ///     let mean = x.sum_axis(1, Keepdims::No) / 3.0;
+    ///     x - mean.expand_dims(1) // (2,) -> (2, 1): one mean a row
+    /// });
+    /// assert_eq!(f.call((&x,))?.to_vec::<f32>()?, [-1.0, 0.0, 1.0, -1.0, 0.0, 1.0]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn expand_dims(self, axis: isize) -> Var {
+        trace::expand_axis(self, axis, here())
+    }
+
     /// Converts to `dtype` (NumPy's `astype`: floats truncate toward zero into integers,
     /// anything → bool is "non-zero"). The result is a strong (array) value even when
     /// `self` comes from Rust scalars.

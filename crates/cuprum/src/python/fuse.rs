@@ -78,7 +78,7 @@ use std::panic::Location;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// The location every traced operation records (see the module docs).
-fn loc() -> &'static Location<'static> {
+pub(super) fn loc() -> &'static Location<'static> {
     Location::caller()
 }
 
@@ -95,7 +95,7 @@ fn clean(e: Error) -> Error {
     Error::new(e.kind(), m)
 }
 
-fn py_err(e: Error) -> PyErr {
+pub(super) fn py_err(e: Error) -> PyErr {
     clean(e).into()
 }
 

@@ -9,17 +9,21 @@
 //! input, and the call traces again; every later call of the signature makes the view from
 //! the caller's array (`arg[index]`: NumPy's errors, e.g. an `IndexError`, are the call's)
 //! and passes it to the kernels beside the arguments. Views are read-only inside the
-//! function (a write through one is refused: the write-back covers arguments only), and a
-//! value computed inside the function cannot be indexed (only arguments have arrays to
-//! view). An index is compared by its canonical text (ints, slices, `...`, `None`), so
-//! `x[1]` twice is one view.
+//! function (a write through one is refused: the write-back covers arguments only). An
+//! index is compared by its canonical text (ints, slices, `...`, `None`), so `x[1]` twice
+//! is one view.
+//!
+//! A value computed inside the function has no array to view: its index may only add axes
+//! (`None`, full slices, `...`: CuPy's batch-norm `mean[None, :, None, None]`), which the
+//! tracer moves down to the arrays the value reads (`fuse/trace.rs`, `Kind::Expand`);
+//! other indices of it are refused.
 
 use super::array::PyArray;
 use super::call::Call;
 use super::kernels::Arg;
 use crate::error::err;
-use crate::fuse::Var;
-use pyo3::exceptions::PyNotImplementedError;
+use crate::fuse::{Var, dynamic};
+use pyo3::exceptions::{PyIndexError, PyNotImplementedError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyEllipsis, PySlice, PyTuple};
 use smallvec::SmallVec;
@@ -109,6 +113,14 @@ pub(super) fn end() -> Option<ViewSpec> {
 /// for a new one stops the trace with an exception the call catches).
 pub(super) fn subscript(var: Var, key: &Bound<'_, PyAny>) -> PyResult<Var> {
     let canon = canonical(key)?;
+    let computed = TRACE.with(|t| {
+        t.borrow().as_ref().is_some_and(|tr| {
+            !tr.inputs.iter().any(|(v, _)| *v == var) && !tr.views.iter().any(|(_, _, v)| *v == var)
+        })
+    });
+    if computed {
+        return expand(var, key);
+    }
     TRACE.with(|t| {
         let mut t = t.borrow_mut();
         let Some(tr) = t.as_mut() else {
@@ -159,10 +171,86 @@ pub(super) fn check_writable(var: Var) -> PyResult<()> {
 fn not_an_argument() -> PyErr {
     err!(
         Unsupported,
-        "indexing a value computed inside a fused function is not supported: index an \
-         argument of the function (basic indices: ints, slices, ..., None)"
+        "indexing a value computed inside a fused function takes only new axes (None, full \
+         slices `:` and `...`, as in `mean[None, :, None]`): index an argument of the \
+         function instead (basic indices: ints, slices, ..., None)"
     )
     .into()
+}
+
+/// `var[key]` of a value computed inside the function: new axes only (`None`, `:`,
+/// `...`), which the tracer moves down to the arrays the value reads (`fuse/trace.rs`).
+fn expand(var: Var, key: &Bound<'_, PyAny>) -> PyResult<Var> {
+    let items: Vec<Bound<'_, PyAny>> = match key.cast::<PyTuple>() {
+        Ok(t) => t.iter().collect(),
+        Err(_) => vec![key.clone()],
+    };
+    let (_, ndim, _) = dynamic::node_info(var).map_err(super::fuse::py_err)?;
+    let full = |k: &Bound<'_, PyAny>| -> PyResult<bool> {
+        let Ok(s) = k.cast::<PySlice>() else {
+            return Ok(false);
+        };
+        let py = k.py();
+        Ok(s.getattr(pyo3::intern!(py, "start"))?.is_none()
+            && s.getattr(pyo3::intern!(py, "stop"))?.is_none()
+            && s.getattr(pyo3::intern!(py, "step"))?.is_none())
+    };
+    let mut kinds = Vec::with_capacity(items.len());
+    for k in &items {
+        kinds.push(if k.is_none() {
+            'n'
+        } else if k.is_instance_of::<PyEllipsis>() {
+            'e'
+        } else if full(k)? {
+            's'
+        } else {
+            return Err(not_an_argument());
+        });
+    }
+    let slices = kinds.iter().filter(|&&k| k == 's').count();
+    if slices > usize::from(ndim) {
+        return Err(PyIndexError::new_err(format!(
+            "too many indices for array: array is {ndim}-dimensional, but {slices} were indexed"
+        )));
+    }
+    if kinds.iter().filter(|&&k| k == 'e').count() > 1 {
+        return Err(PyIndexError::new_err(
+            "an index can only have a single ellipsis ('...')",
+        ));
+    }
+    // Result axes: `true` for a new one.
+    let mut axes: Vec<bool> = Vec::with_capacity(usize::from(ndim) + kinds.len());
+    let mut old = usize::from(ndim);
+    for k in &kinds {
+        match k {
+            'n' => axes.push(true),
+            's' => {
+                axes.push(false);
+                old -= 1;
+            }
+            _ => {
+                let rest = old - (slices - axes.iter().filter(|&&a| !a).count());
+                axes.extend(std::iter::repeat_n(false, rest));
+                old -= rest;
+            }
+        }
+    }
+    axes.extend(std::iter::repeat_n(false, old));
+    if axes.len() > crate::shape::MAX_NDIM {
+        return Err(PyIndexError::new_err(format!(
+            "an array may have at most {} dimensions, got {}",
+            crate::shape::MAX_NDIM,
+            axes.len()
+        )));
+    }
+    let new = axes
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| **a)
+        .fold(0u64, |m, (k, _)| m | (1u64 << k));
+    let v = dynamic::expand_dims(var, new, axes.len() as u8, super::fuse::loc());
+    dynamic::node_info(v).map_err(super::fuse::py_err)?;
+    Ok(v)
 }
 
 /// The canonical text of a basic index (`i3`, `s1:None:-1`, `e`, `n`, joined by `,`;
