@@ -2,8 +2,9 @@
 ``logaddexp``, ``logaddexp2``, ``deg2rad``/``radians``, ``rad2deg``/``degrees``, ``sinc``,
 ``fix``, ``divmod``, ``modf``, ``around``/``round``, ``copyto``, ``nanprod``), and two
 ufuncs whose operands or results differ in type, ``ldexp`` and ``frexp``: one
-``ElementwiseKernel`` each (not traced by ``cuprum.fuse``: a fused function that calls
-them raises, naming them).
+``ElementwiseKernel`` each, and inside ``cuprum.fuse`` the float64 pieces of the ufunc
+table (``ldexp``, ``frexp_mantissa``, ``frexp_exponent``: the operands converted to
+float64, the result back to NumPy's type, which rounds once as the kernels do).
 
 Decision: the result dtype is NumPy's, asked of NumPy itself — the NumPy function applied
 to one-element stand-ins of the arguments (zeros of each array's dtype; Python scalars as
@@ -19,6 +20,7 @@ import functools
 import math
 
 import cuprum
+from cuprum import _cuprum
 from cuprum._cuprum import _FusionVar
 from cuprum._lazy import numpy
 
@@ -136,11 +138,15 @@ def fix(x, out=None):
     return _finish(cuprum.where(a >= 0, cuprum.floor(a), cuprum.ceil(a)), out)
 
 
-def _not_traced(name, *args):
-    if any(isinstance(a, _FusionVar) for a in args):
-        raise NotImplementedError(
-            f"cuprum.fuse does not trace {name}: call it outside the fused function"
-        )
+def _traced(*args):
+    return any(isinstance(a, _FusionVar) for a in args)
+
+
+def _as_float64(x):
+    """A traced value, or a Python number (kept weak), as float64 inside ``cuprum.fuse``."""
+    if isinstance(x, _FusionVar):
+        return x if x.dtype == numpy.float64 else x.astype(numpy.float64)
+    return float(x)
 
 
 @functools.cache
@@ -172,8 +178,13 @@ def _frexp_kernel():
 def ldexp(x1, x2, out=None):
     """``x1 * 2**x2`` (NumPy's ``ldexp``: ``x2`` an integer, the result ``x1``'s float
     type)."""
-    _not_traced("ldexp", x1, x2)
     dt = _result_dtype(numpy.ldexp, x1, x2)
+    if _traced(x1, x2):
+        kind = x2.dtype.kind if isinstance(x2, _FusionVar) else numpy.asarray(x2).dtype.kind
+        if kind not in "biu":
+            raise TypeError(f"ldexp: the exponent must be an integer, not {kind!r} values")
+        y = _cuprum.ufunc("ldexp", _as_float64(_as(x1, dt)), _as_float64(x2))
+        return _finish(y.astype(dt), out)
     e = cuprum.asarray(x2)
     if e.dtype.kind not in "biu":
         raise TypeError(f"ldexp: the exponent must be an integer, not {e.dtype}")
@@ -183,9 +194,13 @@ def ldexp(x1, x2, out=None):
 def frexp(x, out=None):
     """``(mantissa, exponent)`` with ``x == mantissa * 2**exponent`` and ``0.5 <=
     |mantissa| < 1`` (NumPy's ``frexp``: the exponent as int32)."""
-    _not_traced("frexp", x)
     dt = _result_dtype(numpy.frexp, x)
-    m, e = _frexp_kernel()(_as(x, dt))
+    if _traced(x):
+        d = _as_float64(_as(x, dt))
+        m = _cuprum.ufunc("frexp_mantissa", d).astype(dt)
+        e = _cuprum.ufunc("frexp_exponent", d)
+    else:
+        m, e = _frexp_kernel()(_as(x, dt))
     if out is None:
         return m, e
     if not isinstance(out, tuple) or len(out) != 2:

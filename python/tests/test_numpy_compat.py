@@ -297,6 +297,13 @@ def test_ldexp_and_frexp_match_numpy(dtype):
     assert (m.dtype, e.dtype) == (wm.dtype, we.dtype)
     np.testing.assert_array_equal(m.get(), wm)
     np.testing.assert_array_equal(e.get(), we)
+    # Inside cuprum.fuse: the float64 pieces of the ufunc table, one kernel.
+    fused = cp.fuse()(lambda a, k: (cp.ldexp(a, k), cp.ldexp(a, 3), *cp.frexp(a)))
+    for _ in range(2):
+        got = fused(cp.asarray(h), cp.asarray(ex))
+        for g, w in zip(got, (want, np.ldexp(h, 3), wm, we)):
+            assert g.dtype == w.dtype
+            np.testing.assert_array_equal(g.get(), w)
 
 
 def test_ldexp_and_frexp_errors():
@@ -307,8 +314,12 @@ def test_ldexp_and_frexp_errors():
         cp.frexp(cp.asarray(np.ones(3, np.complex64)))
 
     @cp.fuse()
-    def f(a):
-        return cp.ldexp(a, 2)
+    def f(a, k):
+        return cp.ldexp(a, k)
 
-    with pytest.raises(NotImplementedError, match="ldexp"):
-        f(x)
+    with pytest.raises(TypeError, match="ldexp"):
+        f(x, x)
+    with pytest.raises(TypeError, match="ldexp"):
+        f(x, 2.5)
+    with pytest.raises(TypeError):
+        cp.fuse(lambda a: cp.frexp(a))(cp.asarray(np.ones(3, np.complex64)))

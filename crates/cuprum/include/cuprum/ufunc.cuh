@@ -377,6 +377,23 @@ __device__ __forceinline__ bool sign_bit(F x) {
   return signbit(x);
 #endif
 }
+// NumPy's ldexp in double, the exponent an integer's value: beyond +-100000 every result is
+// 0 or infinity, so the clamp keeps the conversion to int defined and changes nothing.
+__device__ __forceinline__ double ldexp(double x, double e) {
+  const double k = e < -100000.0 ? -100000.0 : (e > 100000.0 ? 100000.0 : e);
+  return ::ldexp(x, (int)k);
+}
+// NumPy's frexp in double: infinities and NaN keep their value with exponent 0 (x - x is 0
+// exactly for finite x).
+__device__ __forceinline__ double frexp_mantissa(double x) {
+  int n = 0;
+  return x - x != 0.0 ? x : ::frexp(x, &n);
+}
+__device__ __forceinline__ int frexp_exponent(double x) {
+  int n = 0;
+  if (x - x == 0.0) (void)::frexp(x, &n);
+  return n;
+}
 // NumPy's nextafter of a 16-bit float (cuprum's float16 or bfloat16, both sign and
 // magnitude with the magnitude's bits ordered as its values): one step of the last bit,
 // away from zero or towards it; from zero, the smallest subnormal with the sign of `y`.

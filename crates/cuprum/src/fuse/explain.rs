@@ -173,7 +173,11 @@ fn describe(p: &Program, k: NodeId) -> String {
                 .filter(|&b| new & (1u64 << b) != 0)
                 .map(|b| b.to_string())
                 .collect();
-            format!("expand_dims({}, new axes ({}))", args.join(", "), axes.join(", "))
+            format!(
+                "expand_dims({}, new axes ({}))",
+                args.join(", "),
+                axes.join(", ")
+            )
         }
         Kind::Scan(_, Some(a)) => {
             format!("{}({}, axis {a})", kind_name(&n.kind), args.join(", "))

@@ -261,6 +261,16 @@ ufuncs! {
         DType::F32 | DType::F64 => math_call2("nextafter", l.compute, x[0], x[1]),
         _ => call("cuprum::nextafter16", x),
     };
+    /// `a * 2**b` of float64 operands, `b` an integer's value (NumPy's `ldexp`, whose
+    /// operands differ in type: the Python package converts both to float64 and the result
+    /// back to NumPy's result type, one rounding, inside `cuprum.fuse`).
+    Ldexp = "ldexp", 2, false, float64_only, |x, _| call("cuprum::ldexp", x);
+    /// The mantissa of NumPy's `frexp` of a float64 (`0.5 <= |m| < 1`; infinities and NaN
+    /// as they are): exact in any narrower float type, the Python package's `frexp` inside
+    /// `cuprum.fuse`.
+    FrexpMantissa = "frexp_mantissa", 1, false, float64_only, |x, _| call("cuprum::frexp_mantissa", x);
+    /// The exponent of NumPy's `frexp` of a float64, as int32 (0 for infinities and NaN).
+    FrexpExponent = "frexp_exponent", 1, false, float64_to_int32, |x, _| call("cuprum::frexp_exponent", x);
     /// The modified Bessel function of the first kind, order 0 (CuPy's `i0`: a ufunc).
     I0 = "i0", 1, false, real_float_fn, |x, l| math_call("cyl_bessel_i0", l.compute, x[0]);
     /// -1, 0 or 1 by the sign of `a` (NaN stays NaN; complex: `a / |a|`).
@@ -518,6 +528,29 @@ fn angle_rule(_: Op, c: DType) -> Result<Loop> {
         },
         DTypeKind::Bool => Loop::same(DType::F64),
         _ => Loop::same(float_loop(c)),
+    })
+}
+
+/// float64 operands only (the pieces of `ldexp` and `frexp`, which the Python package
+/// converts to float64).
+fn float64_only(op: Op, c: DType) -> Result<Loop> {
+    if c != DType::F64 {
+        bail!(
+            DType,
+            "{} computes in float64 only (cuprum.ldexp and cuprum.frexp convert to it), got \
+             {c} operands",
+            op.name()
+        );
+    }
+    Ok(Loop::same(c))
+}
+
+/// float64 to int32 (`frexp`'s exponent).
+fn float64_to_int32(op: Op, c: DType) -> Result<Loop> {
+    float64_only(op, c)?;
+    Ok(Loop {
+        compute: c,
+        out: DType::I32,
     })
 }
 
