@@ -25,13 +25,17 @@
 //! set's first element marks an empty slot, so an element equal to it is found at once and
 //! it is never inserted): about 1.3 shared reads per element where a binary search took
 //! ~10 dependent reads and divergent branches (the search ran at 14 % of the copy
-//! bandwidth, issue-bound). A larger set is sorted once ([`sort`](super::sort)) and each
+//! bandwidth, issue-bound). The table takes only its own size of dynamic shared memory,
+//! and the grid is the blocks the device holds at once with it (a grid-stride grid of 8
+//! blocks an SM, when only 6 of 32 KiB fit, ran a second, thin wave alone: 55 % of the
+//! copy on an H200). A larger set is sorted once ([`sort`](super::sort)) and each
 //! element's left insertion point found and compared.
 
 use super::indexing::{IndexMode, take_with};
 use super::programs::{PRELUDE, Program, filling_grid, on_device_of, program};
 use crate::array::{Array, DType};
 use crate::error::{Result, bail, err};
+use crate::kernel::Dim3;
 use crate::shape::format_shape;
 use std::fmt::Write;
 use std::sync::Arc;
@@ -122,11 +126,13 @@ __device__ __forceinline__ W hkey(const T& x) {
 __device__ __forceinline__ unsigned hslot(W k, int bits) {
   return (unsigned)(((unsigned long long)k * 0x9E3779B97F4A7C15ull) >> (64 - bits));
 }
-// MODE 0: isin, 1: not isin; t: the set (nt >= 1 elements), 2^bits slots (at most TAB).
+// MODE 0: isin, 1: not isin; t: the set (nt >= 1 elements), 2^bits slots (at most TAB) in
+// the block's dynamic shared memory.
 template <int MODE>
 __device__ __forceinline__ void isin_hash(const T* __restrict__ t, long long nt, const T* __restrict__ v,
     bool* __restrict__ out, long long m, int bits) {
-  __shared__ W s_tab[TAB];
+  extern __shared__ __align__(16) unsigned char s_dyn[];
+  W* s_tab = reinterpret_cast<W*>(s_dyn);
   const unsigned mask = (1u << bits) - 1u;
   const W empty = hkey(t[0]);
   for (unsigned j = threadIdx.x; j <= mask; j += BLOCK) s_tab[j] = empty;
@@ -175,9 +181,13 @@ CUPRUM_ISIN_HASH_ENTRY(cuprum_isin_hash_invert, 1)
 /// The slots (as a power of two) of `isin`'s hash table for a set of `n` elements of `d`:
 /// `None` when the table would outgrow [`HASH_BYTES`] (the sorted set is searched).
 fn hash_bits(n: usize, d: DType) -> Option<u32> {
-    let word = if d.itemsize() > 4 { 8 } else { 4 };
     let slots = n.checked_mul(4)?.next_power_of_two().max(64);
-    (slots * word <= HASH_BYTES).then(|| slots.trailing_zeros())
+    (slots * hash_word(d) <= HASH_BYTES).then(|| slots.trailing_zeros())
+}
+
+/// Bytes of one slot of `isin`'s hash table for `d`.
+fn hash_word(d: DType) -> usize {
+    if d.itemsize() > 4 { 8 } else { 4 }
 }
 
 const SEARCH_BODY: &str = r#"
@@ -487,12 +497,18 @@ pub fn isin_with(element: &Array, test_elements: &Array, invert: bool) -> Result
             "cuprum_isin_hash"
         };
         let (nt, m) = (test.size() as i64, e.size() as i64);
-        search_program(d).launch(
-            name,
-            filling_grid(e.size(), 256 * LOCKSTEP)?,
-            256,
-            (&test, nt, &e, &out, m, bits as i32),
-        )?;
+        let table = hash_word(d) << bits;
+        let k = search_program(d).kernel(name)?;
+        // One wave: as many blocks as the device holds at once with this table (a grid
+        // past that leaves a second, thin wave to finish alone).
+        let resident = k.occupancy(256, table as u32)?.resident_blocks();
+        let grid = e
+            .size()
+            .div_ceil(256 * LOCKSTEP)
+            .clamp(1, resident.max(1) as usize);
+        k.configure(Dim3(grid as u32, 1, 1), Dim3(256, 1, 1))
+            .shared_mem(table)
+            .launch((&test, nt, &e, &out, m, bits as i32))?;
         return Ok(out);
     }
     let sorted = super::sort(&test, None)?;
