@@ -103,10 +103,22 @@ template <typename A> __device__ __forceinline__ A amax(A a, A b) { return a != 
 template <typename A> __device__ __forceinline__ void minmax(const T* __restrict__ x, long long n, A* __restrict__ part) {
   __shared__ A s_lo[BLOCK], s_hi[BLOCK];
   A lo = cuprum::cast<A>(x[0]), hi = lo;
-  for (long long i = (long long)blockIdx.x * BLOCK + threadIdx.x; i < n; i += (long long)gridDim.x * BLOCK) {
-    const A v = cuprum::cast<A>(x[i]);
-    lo = amin(lo, v);
-    hi = amax(hi, v);
+  // MM loads in flight per thread (one at a time left the bandwidth to latency).
+  constexpr int MM = 8;
+  const long long stride = (long long)gridDim.x * BLOCK * MM;
+  for (long long i0 = (long long)blockIdx.x * BLOCK * MM + threadIdx.x; i0 < n; i0 += stride) {
+    T xv[MM];
+#pragma unroll
+    for (int u = 0; u < MM; ++u) {
+      const long long i = i0 + (long long)u * BLOCK;
+      xv[u] = i < n ? x[i] : x[0];
+    }
+#pragma unroll
+    for (int u = 0; u < MM; ++u) {
+      const A v = cuprum::cast<A>(xv[u]);
+      lo = amin(lo, v);
+      hi = amax(hi, v);
+    }
   }
   s_lo[threadIdx.x] = lo;
   s_hi[threadIdx.x] = hi;
@@ -230,6 +242,18 @@ fn grid_for(n: usize) -> Result<u32> {
     Ok(n.div_ceil(256 * UNROLL).clamp(1, sms * 4) as u32)
 }
 
+/// Loads in flight per thread of the min/max pass (`MM` of its kernel).
+const MINMAX_LOADS: usize = 8;
+
+/// A grid-stride grid of `k` in blocks of 256 threads with `shared` bytes of dynamic shared
+/// memory: `wanted` blocks, at most as many as the device holds at once (one wave; a fixed
+/// 4 blocks an SM left half the threads idle, with too few loads in flight for the
+/// bandwidth).
+fn resident_grid(k: &crate::kernel::RawKernel, wanted: usize, shared: usize) -> Result<u32> {
+    let resident = k.occupancy(256, shared as u32)?.resident_blocks().max(1);
+    Ok(wanted.clamp(1, resident as usize) as u32)
+}
+
 /// The minimum and maximum of the contiguous, non-empty `x` (as int64 for `int`, else as
 /// float64, NaN propagating).
 enum Extremes {
@@ -238,17 +262,19 @@ enum Extremes {
 }
 
 fn extremes(prog: &Program, x: &Array, int: bool) -> Result<Extremes> {
-    let grid = grid_for(x.size())?;
-    let part = Array::empty(
-        &[2 * grid as usize],
-        if int { DType::I64 } else { DType::F64 },
-    )?;
     let name = if int {
         "cuprum_minmax_int"
     } else {
         "cuprum_minmax_float"
     };
-    prog.launch(name, grid, 256, (x, x.size() as i64, &part))?;
+    let k = prog.kernel(name)?;
+    let grid = resident_grid(&k, x.size().div_ceil(256 * MINMAX_LOADS), 0)?;
+    let part = Array::empty(
+        &[2 * grid as usize],
+        if int { DType::I64 } else { DType::F64 },
+    )?;
+    k.configure(Dim3(grid, 1, 1), Dim3(256, 1, 1))
+        .launch((x, x.size() as i64, &part))?;
     if int {
         let v = part.to_vec::<i64>()?;
         let lo = v.iter().step_by(2).copied().min();
@@ -318,8 +344,10 @@ impl CountLaunch<'_> {
         } else {
             (global, 0)
         };
-        prog.kernel(name)?
-            .configure(Dim3(grid, 1, 1), Dim3(256, 1, 1))
+        let k = prog.kernel(name)?;
+        // Every bin a block holds is merged once: as many blocks as fit at once, no more.
+        let grid = resident_grid(&k, n.div_ceil(256 * UNROLL), bytes)?;
+        k.configure(Dim3(grid, 1, 1), Dim3(256, 1, 1))
             .shared_mem(bytes)
             .launch(args)
     }
