@@ -82,10 +82,16 @@ pub(crate) fn count_source(t: DType, e: DType) -> String {
     };
     let _ = write!(
         s,
-        "typedef {tc} T;\ntypedef {ec} E;\ntypedef {f} F;\nconstexpr int UNROLL = {UNROLL};\n\
+        "typedef {tc} T;\ntypedef {ec} E;\ntypedef {f} F;\ntypedef {m} M;\n\
+         constexpr int UNROLL = {UNROLL};\n\
          #define CUPRUM_EDGES {edges}\n",
         tc = t.c_type(),
         ec = e.c_type(),
+        m = match t {
+            DType::F16 | DType::BF16 => "float",
+            DType::Bool => "int",
+            _ => t.c_type(),
+        },
         edges = u8::from(t == e),
     );
     if t == e {
@@ -99,23 +105,28 @@ const COUNT_BODY: &str = r#"
 constexpr int BLOCK = 256;
 template <typename A> __device__ __forceinline__ A amin(A a, A b) { return a != a ? a : (b != b ? b : (b < a ? b : a)); }
 template <typename A> __device__ __forceinline__ A amax(A a, A b) { return a != a ? a : (b != b ? b : (b > a ? b : a)); }
-// Each block's (min, max) of x[0..n) (n > 0; NaN propagates) into part[2 * block ..].
+// Each block's (min, max) of x[0..n) (n > 0; NaN propagates) into part[2 * block ..], kept
+// in M (T itself, float for the 16-bit floats: no conversion per element) and written as A.
 template <typename A> __device__ __forceinline__ void minmax(const T* __restrict__ x, long long n, A* __restrict__ part) {
-  __shared__ A s_lo[BLOCK], s_hi[BLOCK];
-  A lo = cuprum::cast<A>(x[0]), hi = lo;
-  // MM loads in flight per thread (one at a time left the bandwidth to latency).
+  __shared__ M s_lo[BLOCK], s_hi[BLOCK];
+  M lo = cuprum::cast<M>(x[0]), hi = lo;
+  // MM loads in flight per thread (one at a time left the bandwidth to latency); whole
+  // chunks without a bound check per element.
   constexpr int MM = 8;
   const long long stride = (long long)gridDim.x * BLOCK * MM;
   for (long long i0 = (long long)blockIdx.x * BLOCK * MM + threadIdx.x; i0 < n; i0 += stride) {
     T xv[MM];
+    const T* __restrict__ p = x + i0;
+    if (i0 + (long long)(MM - 1) * BLOCK < n) {
 #pragma unroll
-    for (int u = 0; u < MM; ++u) {
-      const long long i = i0 + (long long)u * BLOCK;
-      xv[u] = i < n ? x[i] : x[0];
+      for (int u = 0; u < MM; ++u) xv[u] = p[u * BLOCK];
+    } else {
+#pragma unroll
+      for (int u = 0; u < MM; ++u) xv[u] = i0 + (long long)u * BLOCK < n ? p[u * BLOCK] : x[0];
     }
 #pragma unroll
     for (int u = 0; u < MM; ++u) {
-      const A v = cuprum::cast<A>(xv[u]);
+      const M v = cuprum::cast<M>(xv[u]);
       lo = amin(lo, v);
       hi = amax(hi, v);
     }
@@ -130,7 +141,10 @@ template <typename A> __device__ __forceinline__ void minmax(const T* __restrict
     }
     __syncthreads();
   }
-  if (threadIdx.x == 0) { part[2 * blockIdx.x] = s_lo[0]; part[2 * blockIdx.x + 1] = s_hi[0]; }
+  if (threadIdx.x == 0) {
+    part[2 * blockIdx.x] = cuprum::cast<A>(s_lo[0]);
+    part[2 * blockIdx.x + 1] = cuprum::cast<A>(s_hi[0]);
+  }
 }
 extern "C" __global__ void __launch_bounds__(256) cuprum_minmax_int(const T* __restrict__ x, long long n, long long* __restrict__ part) {
   minmax<long long>(x, n, part); }
