@@ -204,18 +204,26 @@ __device__ __forceinline__ void count(const T* __restrict__ x, const double* __r
   const F lo = MODE == 2 ? cuprum::cast<F>(edges[0]) : (F)0;
   const F hi = MODE == 2 ? cuprum::cast<F>(edges[nb]) : (F)0;
   const F scale = MODE == 2 ? (F)nb / fd : (F)0;
-  const long long stride = (long long)gridDim.x * BLOCK * UNROLL;
-  for (long long i0 = (long long)blockIdx.x * BLOCK * UNROLL + threadIdx.x; i0 < n; i0 += stride) {
-    T xv[UNROLL];
-    double wv[UNROLL];
+  // CU loads in flight per thread; whole chunks without a bound check per element.
+  constexpr int CU = 2 * UNROLL;
+  const long long stride = (long long)gridDim.x * BLOCK * CU;
+  for (long long i0 = (long long)blockIdx.x * BLOCK * CU + threadIdx.x; i0 < n; i0 += stride) {
+    T xv[CU];
+    double wv[CU];
+    const bool whole = i0 + (long long)(CU - 1) * BLOCK < n;
+    if (whole) {
 #pragma unroll
-    for (int u = 0; u < UNROLL; ++u) {
-      const long long i = i0 + (long long)u * BLOCK;
-      if (i < n) { xv[u] = x[i]; if (WEIGHTED) wv[u] = w[i]; }
+      for (int u = 0; u < CU; ++u) { xv[u] = x[i0 + u * BLOCK]; if (WEIGHTED) wv[u] = w[i0 + u * BLOCK]; }
+    } else {
+#pragma unroll
+      for (int u = 0; u < CU; ++u) {
+        const long long i = i0 + (long long)u * BLOCK;
+        if (i < n) { xv[u] = x[i]; if (WEIGHTED) wv[u] = w[i]; }
+      }
     }
 #pragma unroll
-    for (int u = 0; u < UNROLL; ++u) {
-      if (i0 + (long long)u * BLOCK < n) {
+    for (int u = 0; u < CU; ++u) {
+      if (whole || i0 + (long long)u * BLOCK < n) {
         const long long b = bin_of<MODE>(xv[u], edges, nb, ff, lo, hi, scale);
         if (b >= 0) {
           if (SHARED) atomicAdd(&mine[b], WEIGHTED ? (S)wv[u] : (S)1);
