@@ -39,7 +39,7 @@ use super::call::{
     Bound, OutputRule, Outputs, Signature, array_shapes, bind, on_stream, operand_at,
     pack_operands, prepare_outputs, resolve_dtypes, sample_slots, specialisation, table_words,
 };
-use super::call_memo::{CallMemo, Fingerprint, replay_operand, replay_outputs};
+use super::call_memo::{CallMemo, Fingerprint, OutputPlan, replay_operand, replay_outputs};
 use super::codegen::elementwise::{ElementwiseSource, generate};
 use super::codegen::entry::Slot;
 use super::codegen::layout::{
@@ -115,7 +115,8 @@ pub struct ElementwiseKernel {
 struct Replay {
     /// Per generated parameter.
     dtypes: SmallVec<[DType; 8]>,
-    loop_shape: Shape,
+    /// The fresh outputs, of the loop shape.
+    outputs: OutputPlan,
     /// None for an empty loop (outputs only, no launch).
     launch: Option<Prepared>,
 }
@@ -376,6 +377,7 @@ impl ElementwiseKernel {
     /// Runs on `ops` (no size, block size or stream given) and returns every output,
     /// kept inline: Python's calls on cuprum's own arrays.
     #[cfg(feature = "python")]
+    #[inline]
     pub(crate) fn outputs(&self, ops: &[Operand<'_>]) -> Result<Outputs> {
         self.config().invoke(ops)
     }
@@ -609,7 +611,7 @@ impl ElementwiseKernel {
         p: &Prepared,
         dtypes: &[DType],
         stream: &Stream,
-        operand: &dyn Fn(usize) -> Operand<'b>,
+        operand: impl Fn(usize) -> Operand<'b>,
     ) -> Result<()> {
         let mut packer = p.f.packer();
         pack_operands(&mut packer, &self.spec.sig, dtypes, stream, operand)?;
@@ -622,7 +624,7 @@ impl ElementwiseKernel {
         // the kernel computes stays inside an operand's view (broadcast strides over the
         // loop shape, raw arrays indexed by the user's code as in CuPy), and the views keep
         // their buffers alive until the stream-ordered frees after this launch.
-        unsafe { p.f.launch(packer, &p.config, stream) }
+        unsafe { p.f.launch(&mut packer, &p.config, stream) }
     }
 
     /// Whether calls bind arguments to parameters one to one (no read-write parameter):
@@ -668,8 +670,11 @@ impl ElementwiseKernel {
         }
         let dtypes: SmallVec<[DType; 8]> = ops.iter().map(|o| o.dtype()).collect();
         let mut replay = Replay {
+            outputs: OutputPlan::new(
+                loop_shape.into(),
+                dtypes.get(self.spec.sig.nin..).unwrap_or(&[]),
+            ),
             dtypes: dtypes.clone(),
-            loop_shape: loop_shape.into(),
             launch: None,
         };
         if loop_shape.iter().product::<usize>() != 0 {
@@ -806,6 +811,7 @@ impl ElementwiseCall<'_> {
     /// Runs and returns every output, kept inline (no list allocated: Python's calls,
     /// fusion's kernels).
     #[cfg_attr(not(feature = "python"), allow(dead_code))]
+    #[inline]
     pub(crate) fn outputs(&self, ops: &[Operand<'_>]) -> Result<Outputs> {
         self.invoke(ops)
     }
@@ -844,13 +850,14 @@ impl ElementwiseCall<'_> {
     }
 
     /// A call with a remembered plan: outputs, packing, launch.
+    #[inline]
     fn replay(&self, r: &Replay, args: &[Operand<'_>], stream: &Stream) -> Result<Outputs> {
         let k = self.kernel;
         let counts = (k.spec.sig.nin, k.spec.sig.nout());
-        let outs = replay_outputs(args, counts, &r.loop_shape, &r.dtypes, stream)?;
+        let outs = replay_outputs(args, counts, &r.outputs, stream)?;
         if let Some(p) = &r.launch {
             let operand = |kk: usize| replay_operand(args, &outs, counts.0, kk);
-            k.fire(p, &r.dtypes, stream, &operand)?;
+            k.fire(p, &r.dtypes, stream, operand)?;
         }
         Ok(outs)
     }
@@ -871,17 +878,28 @@ impl ElementwiseCall<'_> {
             raw_undecided: " and no size is set",
         };
         let outs = prepare_outputs(sig, &args, &dtypes, &loop_shape, &stream, &rule)?;
-        let mut replay = Replay {
-            dtypes: dtypes.clone(),
-            loop_shape,
-            launch: None,
-        };
-        if replay.loop_shape.iter().product::<usize>() == 0 {
-            return Ok((outs, replay));
+        if loop_shape.iter().product::<usize>() == 0 {
+            let outputs = OutputPlan::new(loop_shape, dtypes.get(sig.nin..).unwrap_or(&[]));
+            return Ok((
+                outs,
+                Replay {
+                    dtypes,
+                    outputs,
+                    launch: None,
+                },
+            ));
         }
         let operand = |kk: usize| operand_at(&args, &outs, kk);
-        replay.launch = Some(k.launch(dtypes, &replay.loop_shape, block, &stream, &operand)?);
-        Ok((outs, replay))
+        let launch = Some(k.launch(dtypes.clone(), &loop_shape, block, &stream, &operand)?);
+        let outputs = OutputPlan::new(loop_shape, dtypes.get(sig.nin..).unwrap_or(&[]));
+        Ok((
+            outs,
+            Replay {
+                dtypes,
+                outputs,
+                launch,
+            },
+        ))
     }
 
     /// The threads per block: the default, or the call's (1..=1024).

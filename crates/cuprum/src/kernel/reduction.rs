@@ -40,7 +40,7 @@ use super::call::{
     Bound, OutputRule, Outputs, Signature, array_shapes, bind, on_stream, operand_at,
     pack_operands, prepare_outputs, resolve_dtypes, sample_slots, specialisation, table_words,
 };
-use super::call_memo::{CallMemo, replay_operand, replay_outputs};
+use super::call_memo::{CallMemo, OutputPlan, replay_operand, replay_outputs};
 use super::codegen::entry::Slot;
 use super::codegen::reduction::{BLOCK, PARTIAL_BYTES, ReduceStrategy, ReductionSource, generate};
 use super::operand::{Operand, Operands};
@@ -169,7 +169,8 @@ pub struct ReductionKernel {
 struct Replay {
     /// Per parameter.
     dtypes: SmallVec<[DType; 8]>,
-    out_shape: Shape,
+    /// The fresh outputs, of the output shape.
+    outputs: OutputPlan,
     /// None when there are no outputs to compute (no launch).
     launch: Option<Prepared>,
 }
@@ -642,7 +643,7 @@ impl ReductionCall<'_> {
     fn replay(&self, r: &Replay, args: &[Operand<'_>], stream: &Stream) -> Result<Outputs> {
         let sig = &self.kernel.spec.sig;
         let counts = (sig.nin, sig.nout());
-        let outs = replay_outputs(args, counts, &r.out_shape, &r.dtypes, stream)?;
+        let outs = replay_outputs(args, counts, &r.outputs, stream)?;
         if let Some(p) = &r.launch {
             let operand = |kk: usize| replay_operand(args, &outs, counts.0, kk);
             fire(p, &r.dtypes, sig, stream, operand)?;
@@ -669,8 +670,8 @@ impl ReductionCall<'_> {
         let outs = prepare_outputs(sig, &args, &dtypes, &out_shape, &stream, &rule)?;
         let o_size: usize = out_shape.iter().product();
         let mut replay = Replay {
+            outputs: OutputPlan::new(out_shape, dtypes.get(sig.nin..).unwrap_or(&[])),
             dtypes: dtypes.clone(),
-            out_shape,
             launch: None,
         };
         if o_size == 0 {
@@ -843,7 +844,7 @@ fn fire<'b>(
     // over the output shape); scratch holds `o * splits` partials of at most PARTIAL_BYTES
     // and `out_blocks` zeroed counters, kept alive (with the operands) past the
     // stream-ordered frees after this launch.
-    unsafe { p.f.launch(packer, &p.config, stream)? };
+    unsafe { p.f.launch(&mut packer, &p.config, stream)? };
     drop(scr);
     Ok(())
 }

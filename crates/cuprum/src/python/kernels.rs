@@ -111,20 +111,41 @@ pub(crate) fn operands_of<'a>(
 pub(crate) fn own_operands<'a>(
     items: &'a [Borrowed<'_, '_, PyAny>],
 ) -> Option<SmallVec<[Operand<'a>; 8]>> {
-    let mut ops: SmallVec<[Operand<'a>; 8]> = SmallVec::new();
+    let mut ops = SmallVec::new();
+    own_arrays(items.iter().copied(), &mut ops).then_some(ops)
+}
+
+/// [`own_operands`] of a call's argument tuple, read in place (no list of its items), into
+/// `ops` (empty; a list of operands is a few hundred bytes, not moved): false when they
+/// are not all `cuprum.ndarray`s of one device.
+fn own_tuple_operands<'a>(
+    args: &'a Bound<'_, PyTuple>,
+    ops: &mut SmallVec<[Operand<'a>; 8]>,
+) -> bool {
+    own_arrays(args.iter_borrowed(), ops)
+}
+
+/// Pushes the arrays of `items` onto `ops` as operands; false when one is not a
+/// `cuprum.ndarray` or they are on several devices (see [`own_operands`]).
+fn own_arrays<'a>(
+    items: impl Iterator<Item = Borrowed<'a, 'a, PyAny>>,
+    ops: &mut SmallVec<[Operand<'a>; 8]>,
+) -> bool {
+    let mut device = None;
     for a in items {
         if !a.is_exact_instance_of::<PyArray>() {
-            return None;
+            return false;
         }
-        let array = &a.cast::<PyArray>().ok()?.get().array;
-        if let Some(Operand::Array(first)) = ops.first()
-            && Array::device(first) != array.device()
-        {
-            return None;
+        // SAFETY: `a` is exactly a `cuprum.ndarray` (checked just above), whose Python
+        // objects are `PyArray`s.
+        let array = &unsafe { a.cast_unchecked::<PyArray>() }.get().array;
+        let d = array.device();
+        if *device.get_or_insert(d) != d {
+            return false;
         }
         ops.push(Operand::Array(array));
     }
-    Some(ops)
+    true
 }
 
 /// `<class 'numpy.ndarray'>`, as Python prints a type.
@@ -170,17 +191,16 @@ pub(crate) fn stream_arg(obj: Option<&Bound<'_, PyAny>>, call: &Call) -> PyResul
 }
 
 /// The arrays a kernel returned, as CuPy returns them: one array, or a tuple.
-fn results(
-    py: Python<'_>,
-    out: impl IntoIterator<Item = Array, IntoIter: ExactSizeIterator>,
-    tuple: bool,
-) -> PyResult<Py<PyAny>> {
-    let mut out = out.into_iter();
+fn results(py: Python<'_>, mut out: crate::kernel::Outputs, tuple: bool) -> PyResult<Py<PyAny>> {
     if out.len() == 1 && !tuple {
-        let a = out.next().ok_or_else(|| err!(Launch, "no result"))?;
-        return super::array::wrap(py, a);
+        // `pop` moves the one array out once (an iterator would move the list first).
+        return match out.pop() {
+            Some(a) => super::array::wrap(py, a),
+            None => Err(err!(Launch, "no result").into()),
+        };
     }
     let items: PyResult<Vec<Bound<'_, PyAny>>> = out
+        .into_iter()
         .map(|a| super::array::wrap(py, a).map(|o| o.into_bound(py)))
         .collect();
     Ok(PyTuple::new(py, items?)?.into_any().unbind())
@@ -259,10 +279,9 @@ impl PyElementwiseKernel {
     ) -> PyResult<Py<PyAny>> {
         let (nin, nout) = (self.kernel.nin(), self.kernel.nout());
         if size.is_none() && block_size.is_none() && stream.is_none() {
-            let items: SmallVec<[Borrowed<'_, '_, PyAny>; 8]> = args.iter_borrowed().collect();
-            if (items.len() == nin || items.len() == nin + nout)
-                && let Some(ops) = own_operands(&items)
-            {
+            let given = args.len();
+            let mut ops = SmallVec::new();
+            if (given == nin || given == nin + nout) && own_tuple_operands(args, &mut ops) {
                 let out = self.kernel.outputs(&ops)?;
                 if self.no_return {
                     return Ok(py.None());
@@ -399,10 +418,9 @@ impl PyReductionKernel {
         let (nin, nout) = (self.kernel.nin(), self.kernel.nout());
         let given_out = out.filter(|o| !o.is_none());
         if given_out.is_none() && axis.is_none_or(|a| a.is_none()) && stream.is_none() {
-            let items: SmallVec<[Borrowed<'_, '_, PyAny>; 8]> = args.iter_borrowed().collect();
-            if (items.len() == nin || items.len() == nin + nout)
-                && let Some(ops) = own_operands(&items)
-            {
+            let given = args.len();
+            let mut ops = SmallVec::new();
+            if (given == nin || given == nin + nout) && own_tuple_operands(args, &mut ops) {
                 return results(py, self.kernel.keepdims(keepdims).outputs(&ops)?, false);
             }
         }
@@ -535,7 +553,7 @@ impl PyScanKernel {
             None => call.stream().clone(),
         };
         let c = self.kernel.stream(&stream).axis(axis).exclusive(exclusive);
-        results(py, vec![c.call(operands)?], false)
+        results(py, smallvec::smallvec![c.call(operands)?], false)
     }
 
     #[getter]
