@@ -167,26 +167,28 @@ impl<P> CallMemo<P> {
 
     /// A call through the memo: `replay` of the plan remembered for this call's fingerprint
     /// (its stream as `call_stream` chooses it), else `plan`, which runs the call the whole
-    /// way and returns its outputs and the plan to remember.
+    /// way and returns the plan to remember. Both write the call's outputs into `out` (in
+    /// place: a list of arrays is a few hundred bytes, not moved from call to call).
     pub(crate) fn call<O>(
         &self,
         stream: &Option<Stream>,
         options: &[i64],
         args: &[Operand<'_>],
-        replay: impl FnOnce(&P, &Stream) -> Result<O>,
-        plan: impl FnOnce() -> Result<(O, P)>,
-    ) -> Result<O> {
+        out: &mut O,
+        replay: impl FnOnce(&P, &Stream, &mut O) -> Result<()>,
+        plan: impl FnOnce(&mut O) -> Result<P>,
+    ) -> Result<()> {
         let Some(stream) = call_stream(stream, args)? else {
-            return plan().map(|(out, _)| out);
+            return plan(out).map(drop);
         };
         if let Some(r) = self.find(stream.device(), options, args) {
-            return replay(&r, &stream);
+            return replay(&r, &stream, out);
         }
-        let (out, p) = plan()?;
+        let p = plan(out)?;
         if let Some(f) = Fingerprint::of(stream.device(), options, args) {
             self.remember(f, p);
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Forgets every plan (the kernel's code or options changed).
@@ -291,22 +293,23 @@ impl OutputPlan {
 }
 
 /// The outputs of a replayed call whose arguments bind one to one (`nin` inputs, then the
-/// given outputs): each given output, the others allocated as `plan` says.
+/// given outputs), pushed onto `outs`: each given output, the others allocated as `plan`
+/// says.
 #[inline]
 pub(crate) fn replay_outputs(
     args: &[Operand<'_>],
     (nin, nout): (usize, usize),
     plan: &OutputPlan,
     stream: &Stream,
-) -> Result<crate::kernel::Outputs> {
-    let mut outs = crate::kernel::Outputs::new();
+    outs: &mut crate::kernel::Outputs,
+) -> Result<()> {
     for j in 0..nout {
         match args.get(nin + j) {
             Some(Operand::Array(a)) => outs.push((*a).clone()),
-            _ => plan.push(j, stream, &mut outs)?,
+            _ => plan.push(j, stream, outs)?,
         }
     }
-    Ok(outs)
+    Ok(())
 }
 
 /// Parameter `k` of a replayed call with `nin` inputs: its argument, or its output.

@@ -101,6 +101,9 @@ pub struct ElementwiseKernel {
     declared: Vec<Param>,
     /// Per declared input: its index in `spec.sig.params`.
     input_at: SmallVec<[usize; 8]>,
+    /// Whether calls bind arguments to parameters one to one (no read-write parameter):
+    /// only those are memoised (`call_memo.rs`). Fixed by the parameter lists.
+    plain: bool,
     operation: String,
     loop_prep: String,
     after_loop: String,
@@ -198,6 +201,7 @@ impl ElementwiseKernel {
                 nin: m.nin,
             }),
             declared: m.declared,
+            plain: m.input_at.iter().enumerate().all(|(a, &at)| a == at),
             input_at: m.input_at,
             operation,
             loop_prep: String::new(),
@@ -378,8 +382,8 @@ impl ElementwiseKernel {
     /// kept inline: Python's calls on cuprum's own arrays.
     #[cfg(feature = "python")]
     #[inline]
-    pub(crate) fn outputs(&self, ops: &[Operand<'_>]) -> Result<Outputs> {
-        self.config().invoke(ops)
+    pub(crate) fn outputs(&self, ops: &[Operand<'_>], outs: &mut Outputs) -> Result<()> {
+        self.config().invoke_into(ops, outs)
     }
 
     fn config(&self) -> ElementwiseCall<'_> {
@@ -630,7 +634,7 @@ impl ElementwiseKernel {
     /// Whether calls bind arguments to parameters one to one (no read-write parameter):
     /// only those are memoised (`call_memo.rs`).
     fn plain(&self) -> bool {
-        self.input_at.iter().enumerate().all(|(a, &at)| a == at)
+        self.plain
     }
 
     /// Runs on `ops` when they are exactly what the kernel declares — every parameter in
@@ -721,7 +725,7 @@ impl ElementwiseKernel {
         };
         let shape = first_out.shape();
         let exact = ops.len() == sig.params.len()
-            && self.input_at.iter().enumerate().all(|(a, &at)| a == at)
+            && self.plain
             && sig.params.iter().zip(ops).enumerate().all(|(k, (p, o))| {
                 !p.raw
                     && p.ty == ParamType::Concrete(o.dtype())
@@ -808,12 +812,12 @@ impl ElementwiseCall<'_> {
         Ok(self.invoke(&ops)?.into_vec())
     }
 
-    /// Runs and returns every output, kept inline (no list allocated: Python's calls,
-    /// fusion's kernels).
+    /// Runs and writes every output into `outs` (empty), kept inline (no list allocated:
+    /// Python's calls, fusion's kernels).
     #[cfg_attr(not(feature = "python"), allow(dead_code))]
     #[inline]
-    pub(crate) fn outputs(&self, ops: &[Operand<'_>]) -> Result<Outputs> {
-        self.invoke(ops)
+    pub(crate) fn outputs(&self, ops: &[Operand<'_>], outs: &mut Outputs) -> Result<()> {
+        self.invoke_into(ops, outs)
     }
 
     /// Runs for the effect only.
@@ -822,20 +826,33 @@ impl ElementwiseCall<'_> {
         self.invoke(&ops).map(|_| ())
     }
 
-    /// The call: a replay of an earlier call's plan when the fingerprint matches
-    /// (`call_memo.rs`), else the steps of `kernel/call.rs` around the elementwise plan
-    /// (remembered when they succeed).
+    /// [`ElementwiseCall::invoke_into`] of a new list.
     fn invoke(&self, args: &[Operand<'_>]) -> Result<Outputs> {
+        let mut outs = Outputs::new();
+        self.invoke_into(args, &mut outs)?;
+        Ok(outs)
+    }
+
+    /// The call, its outputs written into `outs` (empty): a replay of an earlier call's
+    /// plan when the fingerprint matches (`call_memo.rs`), else the steps of
+    /// `kernel/call.rs` around the elementwise plan (remembered when they succeed).
+    fn invoke_into(&self, args: &[Operand<'_>], outs: &mut Outputs) -> Result<()> {
         let k = self.kernel;
+        let plan = |outs: &mut Outputs| {
+            let (o, p) = self.plan_and_run(args)?;
+            *outs = o;
+            Ok(p)
+        };
         if !k.plain() {
-            return self.plan_and_run(args).map(|(outs, _)| outs);
+            return plan(outs).map(drop);
         }
         k.memo.call(
             &self.stream,
             &self.options(),
             args,
-            |r, stream| self.replay(r, args, stream),
-            || self.plan_and_run(args),
+            outs,
+            |r, stream, outs| self.replay_into(r, args, stream, outs),
+            plan,
         )
     }
 
@@ -850,16 +867,30 @@ impl ElementwiseCall<'_> {
     }
 
     /// A call with a remembered plan: outputs, packing, launch.
-    #[inline]
     fn replay(&self, r: &Replay, args: &[Operand<'_>], stream: &Stream) -> Result<Outputs> {
+        let mut outs = Outputs::new();
+        self.replay_into(r, args, stream, &mut outs)?;
+        Ok(outs)
+    }
+
+    /// [`ElementwiseCall::replay`] into `outs` (empty).
+    #[inline]
+    fn replay_into(
+        &self,
+        r: &Replay,
+        args: &[Operand<'_>],
+        stream: &Stream,
+        outs: &mut Outputs,
+    ) -> Result<()> {
         let k = self.kernel;
         let counts = (k.spec.sig.nin, k.spec.sig.nout());
-        let outs = replay_outputs(args, counts, &r.outputs, stream)?;
+        replay_outputs(args, counts, &r.outputs, stream, outs)?;
         if let Some(p) = &r.launch {
-            let operand = |kk: usize| replay_operand(args, &outs, counts.0, kk);
+            let outs: &Outputs = outs;
+            let operand = |kk: usize| replay_operand(args, outs, counts.0, kk);
             k.fire(p, &r.dtypes, stream, operand)?;
         }
-        Ok(outs)
+        Ok(())
     }
 
     /// The steps of `kernel/call.rs` around the elementwise plan; the outputs and what a

@@ -608,20 +608,33 @@ impl ReductionCall<'_> {
     /// Runs and returns every output, kept inline (no list allocated: Python's calls,
     /// fusion's kernels).
     #[cfg_attr(not(feature = "python"), allow(dead_code))]
-    pub(crate) fn outputs(&self, ops: &[Operand<'_>]) -> Result<Outputs> {
-        self.invoke(ops)
+    pub(crate) fn outputs(&self, ops: &[Operand<'_>], outs: &mut Outputs) -> Result<()> {
+        self.invoke_into(ops, outs)
     }
 
-    /// The call: a replay of an earlier call's plan when the fingerprint matches
-    /// (`call_memo.rs`), else the steps of `kernel/call.rs` around the reduction's geometry
-    /// and strategy (remembered when they succeed).
+    /// [`ReductionCall::invoke_into`] of a new list.
     fn invoke(&self, args: &[Operand<'_>]) -> Result<Outputs> {
+        let mut outs = Outputs::new();
+        self.invoke_into(args, &mut outs)?;
+        Ok(outs)
+    }
+
+    /// The call, its outputs written into `outs` (empty): a replay of an earlier call's
+    /// plan when the fingerprint matches (`call_memo.rs`), else the steps of
+    /// `kernel/call.rs` around the reduction's geometry and strategy (remembered when they
+    /// succeed).
+    fn invoke_into(&self, args: &[Operand<'_>], outs: &mut Outputs) -> Result<()> {
         self.kernel.memo.call(
             &self.stream,
             &self.options(),
             args,
-            |r, stream| self.replay(r, args, stream),
-            || self.plan_and_run(args),
+            outs,
+            |r, stream, outs| self.replay(r, args, stream, outs),
+            |outs| {
+                let (o, p) = self.plan_and_run(args)?;
+                *outs = o;
+                Ok(p)
+            },
         )
     }
 
@@ -639,16 +652,24 @@ impl ReductionCall<'_> {
         o
     }
 
-    /// A call with a remembered plan: outputs, then the launch.
-    fn replay(&self, r: &Replay, args: &[Operand<'_>], stream: &Stream) -> Result<Outputs> {
+    /// A call with a remembered plan: outputs (into `outs`, empty), then the launch.
+    #[inline]
+    fn replay(
+        &self,
+        r: &Replay,
+        args: &[Operand<'_>],
+        stream: &Stream,
+        outs: &mut Outputs,
+    ) -> Result<()> {
         let sig = &self.kernel.spec.sig;
         let counts = (sig.nin, sig.nout());
-        let outs = replay_outputs(args, counts, &r.outputs, stream)?;
+        replay_outputs(args, counts, &r.outputs, stream, outs)?;
         if let Some(p) = &r.launch {
-            let operand = |kk: usize| replay_operand(args, &outs, counts.0, kk);
+            let outs: &Outputs = outs;
+            let operand = |kk: usize| replay_operand(args, outs, counts.0, kk);
             fire(p, &r.dtypes, sig, stream, operand)?;
         }
-        Ok(outs)
+        Ok(())
     }
 
     /// The steps of `kernel/call.rs` around the reduction's geometry and strategy; the

@@ -199,6 +199,7 @@ impl<'s> Packer<'s> {
     }
 
     /// A device address for a [`ArgSlot::Pointer`].
+    #[inline]
     pub(crate) fn pointer(&mut self, ptr: u64) -> Result<()> {
         self.take("a pointer", |s| s == ArgSlot::Pointer)?;
         self.pack.push(ptr);
@@ -249,6 +250,7 @@ impl<'s> Packer<'s> {
     }
 
     /// A loop size or count for an [`ArgSlot::Index`], in its width.
+    #[inline]
     pub(crate) fn index(&mut self, n: usize) -> Result<()> {
         match self.take("an index", |s| matches!(s, ArgSlot::Index(_)))? {
             ArgSlot::Index(IndexWidth::I64) => self.pack.push(n as u64),

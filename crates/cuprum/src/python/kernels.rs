@@ -30,7 +30,7 @@ use crate::array::{Array, DType, Scalar};
 use crate::error::err;
 use crate::kernel::{
     ArgKind, ArgValue, Axes, Dim3, ElementwiseKernel, IntoOperand, KernelArg, KernelArgs, Operand,
-    RawKernel, RawModule, ReductionKernel,
+    Outputs, RawKernel, RawModule, ReductionKernel,
 };
 use crate::runtime::Stream;
 use pyo3::Borrowed;
@@ -191,7 +191,8 @@ pub(crate) fn stream_arg(obj: Option<&Bound<'_, PyAny>>, call: &Call) -> PyResul
 }
 
 /// The arrays a kernel returned, as CuPy returns them: one array, or a tuple.
-fn results(py: Python<'_>, mut out: crate::kernel::Outputs, tuple: bool) -> PyResult<Py<PyAny>> {
+/// `out` is taken in place (emptied): a list of arrays is a few hundred bytes.
+fn results(py: Python<'_>, out: &mut Outputs, tuple: bool) -> PyResult<Py<PyAny>> {
     if out.len() == 1 && !tuple {
         // `pop` moves the one array out once (an iterator would move the list first).
         return match out.pop() {
@@ -200,7 +201,7 @@ fn results(py: Python<'_>, mut out: crate::kernel::Outputs, tuple: bool) -> PyRe
         };
     }
     let items: PyResult<Vec<Bound<'_, PyAny>>> = out
-        .into_iter()
+        .drain(..)
         .map(|a| super::array::wrap(py, a).map(|o| o.into_bound(py)))
         .collect();
     Ok(PyTuple::new(py, items?)?.into_any().unbind())
@@ -282,11 +283,12 @@ impl PyElementwiseKernel {
             let given = args.len();
             let mut ops = SmallVec::new();
             if (given == nin || given == nin + nout) && own_tuple_operands(args, &mut ops) {
-                let out = self.kernel.outputs(&ops)?;
+                let mut out = Outputs::new();
+                self.kernel.outputs(&ops, &mut out)?;
                 if self.no_return {
                     return Ok(py.None());
                 }
-                return results(py, out, self.return_tuple);
+                return results(py, &mut out, self.return_tuple);
             }
         }
         let args: SmallVec<[Bound<'_, PyAny>; 8]> = args.iter().collect();
@@ -310,11 +312,12 @@ impl PyElementwiseKernel {
         if let Some(b) = block_size {
             c = c.block_size(b);
         }
-        let out = c.outputs(&operands)?;
+        let mut out = Outputs::new();
+        c.outputs(&operands, &mut out)?;
         if self.no_return {
             return Ok(py.None());
         }
-        results(py, out, self.return_tuple)
+        results(py, &mut out, self.return_tuple)
     }
 
     /// The kernel's name.
@@ -421,7 +424,9 @@ impl PyReductionKernel {
             let given = args.len();
             let mut ops = SmallVec::new();
             if (given == nin || given == nin + nout) && own_tuple_operands(args, &mut ops) {
-                return results(py, self.kernel.keepdims(keepdims).outputs(&ops)?, false);
+                let mut out = Outputs::new();
+                self.kernel.keepdims(keepdims).outputs(&ops, &mut out)?;
+                return results(py, &mut out, false);
             }
         }
         let mut args: SmallVec<[Bound<'_, PyAny>; 8]> = args.iter().collect();
@@ -449,8 +454,9 @@ impl PyReductionKernel {
         if let Some(a) = axis.filter(|a| !a.is_none()) {
             c = c.axis(axes(a)?);
         }
-        let out = c.outputs(&operands)?;
-        results(py, out, false)
+        let mut out = Outputs::new();
+        c.outputs(&operands, &mut out)?;
+        results(py, &mut out, false)
     }
 
     #[getter]
@@ -553,7 +559,7 @@ impl PyScanKernel {
             None => call.stream().clone(),
         };
         let c = self.kernel.stream(&stream).axis(axis).exclusive(exclusive);
-        results(py, smallvec::smallvec![c.call(operands)?], false)
+        results(py, &mut smallvec::smallvec![c.call(operands)?], false)
     }
 
     #[getter]
