@@ -10,7 +10,7 @@
 //! first), and `call::bind` takes its array from the inputs (a repeated output must be the
 //! same array).
 //!
-//! **A call** ([`ElementwiseCall`], its `invoke`) takes the steps of `call.rs` with its own
+//! **A call** ([`ElementwiseCall`], its `invoke_into`) takes the steps of `call.rs` with its own
 //! plan in between:
 //!
 //! 1. `bind` the arguments to the parameters;
@@ -378,8 +378,8 @@ impl ElementwiseKernel {
         self.config().stream(stream)
     }
 
-    /// Runs on `ops` (no size, block size or stream given) and returns every output,
-    /// kept inline: Python's calls on cuprum's own arrays.
+    /// Runs on `ops` (no size, block size or stream given) and writes every output into
+    /// `outs` (empty), kept inline: Python's calls on cuprum's own arrays.
     #[cfg(feature = "python")]
     #[inline]
     pub(crate) fn outputs(&self, ops: &[Operand<'_>], outs: &mut Outputs) -> Result<()> {

@@ -13,7 +13,7 @@
 //! builder ([`ReductionKernel::builder`]) names the parts CuPy passes as seven positional
 //! strings.
 //!
-//! **A call** ([`ReductionCall`], its `invoke`) takes the steps of `call.rs` with its own
+//! **A call** ([`ReductionCall`], its `invoke_into`) takes the steps of `call.rs` with its own
 //! plan in between:
 //!
 //! 1. `bind` (`call.rs`);
@@ -605,8 +605,8 @@ impl ReductionCall<'_> {
         Ok(self.invoke(&ops)?.into_vec())
     }
 
-    /// Runs and returns every output, kept inline (no list allocated: Python's calls,
-    /// fusion's kernels).
+    /// Runs and writes every output into `outs` (empty), kept inline (no list allocated:
+    /// Python's calls, fusion's kernels).
     #[cfg_attr(not(feature = "python"), allow(dead_code))]
     pub(crate) fn outputs(&self, ops: &[Operand<'_>], outs: &mut Outputs) -> Result<()> {
         self.invoke_into(ops, outs)
