@@ -132,8 +132,12 @@ fn own_arrays<'a>(
     ops: &mut SmallVec<[Operand<'a>; 8]>,
 ) -> bool {
     let mut device = None;
+    // The class's type object, looked up once (not once per argument).
+    let mut class = None;
     for a in items {
-        if !a.is_exact_instance_of::<PyArray>() {
+        let ty =
+            *class.get_or_insert_with(|| <PyArray as pyo3::PyTypeInfo>::type_object_raw(a.py()));
+        if a.get_type_ptr() != ty {
             return false;
         }
         // SAFETY: `a` is exactly a `cuprum.ndarray` (checked just above), whose Python
