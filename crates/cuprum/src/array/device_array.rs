@@ -132,6 +132,21 @@ impl Array {
         }
     }
 
+    /// Wraps a fresh buffer of `shape` as a C-contiguous array, with `strides` its C
+    /// strides computed before (a replayed call's outputs, `call_memo.rs`: no strides
+    /// computed again).
+    #[inline]
+    pub(crate) fn planned(buf: Buffer, dtype: DType, shape: Shape, strides: Strides) -> Array {
+        Array {
+            buf: Arc::new(buf),
+            dtype,
+            shape,
+            strides,
+            offset: 0,
+            read_only: false,
+        }
+    }
+
     /// A new view of the same buffer.
     pub(crate) fn view(&self, shape: Shape, strides: Strides, offset: usize) -> Array {
         Array {

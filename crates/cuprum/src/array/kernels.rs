@@ -615,7 +615,7 @@ pub(crate) fn fill(dst: &Array, bits: &[u8], stream: &Stream) -> Result<()> {
     args.words(meta(&shape, &s0, &s1))?;
     // SAFETY: every offset the kernel computes lies inside `dst`'s view, which keeps its
     // buffer alive until the stream-ordered free after this launch.
-    unsafe { f.launch(args, &grid_for(stream.device(), n), stream) }
+    unsafe { f.launch(&mut args, &grid_for(stream.device(), n), stream) }
 }
 
 /// Copies the view `src` into the view `dst` (same shape and dtype): by rows
@@ -650,7 +650,7 @@ pub(crate) fn copy(src: &Array, dst: &Array, stream: &Stream) -> Result<()> {
     args.words(meta(&shape, &s0, &s1))?;
     // SAFETY: both views have `n` elements at the offsets the strides give, inside their
     // live buffers.
-    unsafe { f.launch(args, &grid_for(stream.device(), n), stream) }
+    unsafe { f.launch(&mut args, &grid_for(stream.device(), n), stream) }
 }
 
 /// The number of copies when a copy over the merged `shape` (source strides `s0`,
@@ -732,7 +732,7 @@ fn copy_replicas(
     // SAFETY: each thread reads elements `j < len` of one row of `src` and writes them at
     // every combination of the broadcast dimensions' indices (each below its extent), at
     // the offsets the strides give: inside both live buffers.
-    unsafe { f.launch(args, &LaunchConfig::linear(work, 256), stream) }
+    unsafe { f.launch(&mut args, &LaunchConfig::linear(work, 256), stream) }
 }
 
 /// The row copy of `src` into `dst` over their merged `dims` (shape, source and destination
@@ -768,7 +768,7 @@ fn copy_rows(
     args.words(meta(shape, s0, s1))?;
     // SAFETY: each thread touches elements `j < len` of rows of each view, at the offsets
     // the strides give: inside both live buffers.
-    unsafe { f.launch(args, &LaunchConfig::linear(threads, 256), stream) }
+    unsafe { f.launch(&mut args, &LaunchConfig::linear(threads, 256), stream) }
 }
 
 /// Runs a 1-D kernel over the contiguous `out` with extra by-value arguments (in the
@@ -791,7 +791,7 @@ pub(crate) fn launch_1d(
         args.scalar(e)?;
     }
     // SAFETY: `out` is contiguous with `n` elements, the only memory the kernel touches.
-    unsafe { f.launch(args, &grid_for(stream.device(), n), stream) }
+    unsafe { f.launch(&mut args, &grid_for(stream.device(), n), stream) }
 }
 
 /// Maps 64 random bits per element (`bits`: at least two uint32 words per element of
@@ -825,7 +825,7 @@ pub(crate) fn rand_int(
     args.scalar(Scalar::U64(range))?;
     // SAFETY: `out` is contiguous with `n` elements and `bits` holds at least `n` 8-byte
     // words (checked above): the only memory the kernel touches.
-    unsafe { f.launch(args, &grid_for(stream.device(), n), stream) }
+    unsafe { f.launch(&mut args, &grid_for(stream.device(), n), stream) }
 }
 
 /// How many of the `n` uint32 (`wide`: uint64) samples at `samples` (a contiguous array of
@@ -857,7 +857,7 @@ pub(crate) fn count_above(
         args.pointer(count.ptr_on(stream))?;
         // SAFETY: `samples` holds `n` contiguous samples (checked above) and `count` one
         // uint64: the only memory the kernel touches.
-        unsafe { f.launch(args, &grid_for(stream.device(), n), stream)? };
+        unsafe { f.launch(&mut args, &grid_for(stream.device(), n), stream)? };
     }
     Ok(count.to_vec::<u64>()?.first().copied().unwrap_or(0))
 }
@@ -907,7 +907,7 @@ pub(crate) fn cupy_rand_int(
     args.scalar(Scalar::U64(low))?;
     // SAFETY: `out` is contiguous with `n` elements and `samples` holds `n` samples
     // (checked above): the only memory the kernel touches.
-    unsafe { f.launch(args, &grid_for(stream.device(), n), stream) }
+    unsafe { f.launch(&mut args, &grid_for(stream.device(), n), stream) }
 }
 
 /// Launches the empty kernel once (for measuring the launch floor); `params`: the one
@@ -928,7 +928,7 @@ pub(crate) fn launch_empty(stream: &Stream, params: bool) -> Result<()> {
         args.scalar(Scalar::I32(4))?;
     }
     // SAFETY: both empty kernels touch no memory (the pointers passed are never read).
-    unsafe { f.launch(args, &cfg, stream) }
+    unsafe { f.launch(&mut args, &cfg, stream) }
 }
 
 /// Every specialisation's source, for NVRTC compile checks without a GPU.
@@ -1037,6 +1037,6 @@ pub fn launch_probe(config: &LaunchConfig) -> Result<Array> {
     // SAFETY: the kernel writes element `i < n` of `out` only (`n` elements, on this
     // device, ordered on `stream` by `ptr_on`), and its dynamic shared memory below the
     // float count the launch gives it.
-    unsafe { kernel.launch(p, config, &stream)? };
+    unsafe { kernel.launch(&mut p, config, &stream)? };
     Ok(out)
 }

@@ -354,11 +354,11 @@ impl Lowered {
                         };
                         let ops: SmallVec<[Operand<'_>; 12]> =
                             ops.iter().map(|o| o.operand()).collect();
-                        Some(
-                            call.keepdims(lk.keepdims)
-                                .outputs(&ops)
-                                .map_err(|e| generated(name, e))?,
-                        )
+                        let mut outs = crate::kernel::Outputs::new();
+                        call.keepdims(lk.keepdims)
+                            .outputs(&ops, &mut outs)
+                            .map_err(|e| generated(name, e))?;
+                        Some(outs)
                     }
                     Built::Scan(k) => {
                         let axis = lk.axes.as_ref().and_then(|a| a.0.first().copied());

@@ -10,7 +10,7 @@
 //! first), and `call::bind` takes its array from the inputs (a repeated output must be the
 //! same array).
 //!
-//! **A call** ([`ElementwiseCall`], its `invoke`) takes the steps of `call.rs` with its own
+//! **A call** ([`ElementwiseCall`], its `invoke_into`) takes the steps of `call.rs` with its own
 //! plan in between:
 //!
 //! 1. `bind` the arguments to the parameters;
@@ -39,7 +39,7 @@ use super::call::{
     Bound, OutputRule, Outputs, Signature, array_shapes, bind, on_stream, operand_at,
     pack_operands, prepare_outputs, resolve_dtypes, sample_slots, specialisation, table_words,
 };
-use super::call_memo::{CallMemo, Fingerprint, replay_operand, replay_outputs};
+use super::call_memo::{CallMemo, Fingerprint, OutputPlan, replay_operand, replay_outputs};
 use super::codegen::elementwise::{ElementwiseSource, generate};
 use super::codegen::entry::Slot;
 use super::codegen::layout::{
@@ -101,6 +101,9 @@ pub struct ElementwiseKernel {
     declared: Vec<Param>,
     /// Per declared input: its index in `spec.sig.params`.
     input_at: SmallVec<[usize; 8]>,
+    /// Whether calls bind arguments to parameters one to one (no read-write parameter):
+    /// only those are memoised (`call_memo.rs`). Fixed by the parameter lists.
+    plain: bool,
     operation: String,
     loop_prep: String,
     after_loop: String,
@@ -115,7 +118,8 @@ pub struct ElementwiseKernel {
 struct Replay {
     /// Per generated parameter.
     dtypes: SmallVec<[DType; 8]>,
-    loop_shape: Shape,
+    /// The fresh outputs, of the loop shape.
+    outputs: OutputPlan,
     /// None for an empty loop (outputs only, no launch).
     launch: Option<Prepared>,
 }
@@ -197,6 +201,7 @@ impl ElementwiseKernel {
                 nin: m.nin,
             }),
             declared: m.declared,
+            plain: m.input_at.iter().enumerate().all(|(a, &at)| a == at),
             input_at: m.input_at,
             operation,
             loop_prep: String::new(),
@@ -373,11 +378,12 @@ impl ElementwiseKernel {
         self.config().stream(stream)
     }
 
-    /// Runs on `ops` (no size, block size or stream given) and returns every output,
-    /// kept inline: Python's calls on cuprum's own arrays.
+    /// Runs on `ops` (no size, block size or stream given) and writes every output into
+    /// `outs` (empty), kept inline: Python's calls on cuprum's own arrays.
     #[cfg(feature = "python")]
-    pub(crate) fn outputs(&self, ops: &[Operand<'_>]) -> Result<Outputs> {
-        self.config().invoke(ops)
+    #[inline]
+    pub(crate) fn outputs(&self, ops: &[Operand<'_>], outs: &mut Outputs) -> Result<()> {
+        self.config().invoke_into(ops, outs)
     }
 
     fn config(&self) -> ElementwiseCall<'_> {
@@ -609,7 +615,7 @@ impl ElementwiseKernel {
         p: &Prepared,
         dtypes: &[DType],
         stream: &Stream,
-        operand: &dyn Fn(usize) -> Operand<'b>,
+        operand: impl Fn(usize) -> Operand<'b>,
     ) -> Result<()> {
         let mut packer = p.f.packer();
         pack_operands(&mut packer, &self.spec.sig, dtypes, stream, operand)?;
@@ -622,13 +628,13 @@ impl ElementwiseKernel {
         // the kernel computes stays inside an operand's view (broadcast strides over the
         // loop shape, raw arrays indexed by the user's code as in CuPy), and the views keep
         // their buffers alive until the stream-ordered frees after this launch.
-        unsafe { p.f.launch(packer, &p.config, stream) }
+        unsafe { p.f.launch(&mut packer, &p.config, stream) }
     }
 
     /// Whether calls bind arguments to parameters one to one (no read-write parameter):
     /// only those are memoised (`call_memo.rs`).
     fn plain(&self) -> bool {
-        self.input_at.iter().enumerate().all(|(a, &at)| a == at)
+        self.plain
     }
 
     /// Runs on `ops` when they are exactly what the kernel declares — every parameter in
@@ -668,8 +674,11 @@ impl ElementwiseKernel {
         }
         let dtypes: SmallVec<[DType; 8]> = ops.iter().map(|o| o.dtype()).collect();
         let mut replay = Replay {
+            outputs: OutputPlan::new(
+                loop_shape.into(),
+                dtypes.get(self.spec.sig.nin..).unwrap_or(&[]),
+            ),
             dtypes: dtypes.clone(),
-            loop_shape: loop_shape.into(),
             launch: None,
         };
         if loop_shape.iter().product::<usize>() != 0 {
@@ -716,7 +725,7 @@ impl ElementwiseKernel {
         };
         let shape = first_out.shape();
         let exact = ops.len() == sig.params.len()
-            && self.input_at.iter().enumerate().all(|(a, &at)| a == at)
+            && self.plain
             && sig.params.iter().zip(ops).enumerate().all(|(k, (p, o))| {
                 !p.raw
                     && p.ty == ParamType::Concrete(o.dtype())
@@ -803,11 +812,12 @@ impl ElementwiseCall<'_> {
         Ok(self.invoke(&ops)?.into_vec())
     }
 
-    /// Runs and returns every output, kept inline (no list allocated: Python's calls,
-    /// fusion's kernels).
+    /// Runs and writes every output into `outs` (empty), kept inline (no list allocated:
+    /// Python's calls, fusion's kernels).
     #[cfg_attr(not(feature = "python"), allow(dead_code))]
-    pub(crate) fn outputs(&self, ops: &[Operand<'_>]) -> Result<Outputs> {
-        self.invoke(ops)
+    #[inline]
+    pub(crate) fn outputs(&self, ops: &[Operand<'_>], outs: &mut Outputs) -> Result<()> {
+        self.invoke_into(ops, outs)
     }
 
     /// Runs for the effect only.
@@ -816,20 +826,33 @@ impl ElementwiseCall<'_> {
         self.invoke(&ops).map(|_| ())
     }
 
-    /// The call: a replay of an earlier call's plan when the fingerprint matches
-    /// (`call_memo.rs`), else the steps of `kernel/call.rs` around the elementwise plan
-    /// (remembered when they succeed).
+    /// [`ElementwiseCall::invoke_into`] of a new list.
     fn invoke(&self, args: &[Operand<'_>]) -> Result<Outputs> {
+        let mut outs = Outputs::new();
+        self.invoke_into(args, &mut outs)?;
+        Ok(outs)
+    }
+
+    /// The call, its outputs written into `outs` (empty): a replay of an earlier call's
+    /// plan when the fingerprint matches (`call_memo.rs`), else the steps of
+    /// `kernel/call.rs` around the elementwise plan (remembered when they succeed).
+    fn invoke_into(&self, args: &[Operand<'_>], outs: &mut Outputs) -> Result<()> {
         let k = self.kernel;
+        let plan = |outs: &mut Outputs| {
+            let (o, p) = self.plan_and_run(args)?;
+            *outs = o;
+            Ok(p)
+        };
         if !k.plain() {
-            return self.plan_and_run(args).map(|(outs, _)| outs);
+            return plan(outs).map(drop);
         }
         k.memo.call(
             &self.stream,
             &self.options(),
             args,
-            |r, stream| self.replay(r, args, stream),
-            || self.plan_and_run(args),
+            outs,
+            |r, stream, outs| self.replay_into(r, args, stream, outs),
+            plan,
         )
     }
 
@@ -845,14 +868,29 @@ impl ElementwiseCall<'_> {
 
     /// A call with a remembered plan: outputs, packing, launch.
     fn replay(&self, r: &Replay, args: &[Operand<'_>], stream: &Stream) -> Result<Outputs> {
+        let mut outs = Outputs::new();
+        self.replay_into(r, args, stream, &mut outs)?;
+        Ok(outs)
+    }
+
+    /// [`ElementwiseCall::replay`] into `outs` (empty).
+    #[inline]
+    fn replay_into(
+        &self,
+        r: &Replay,
+        args: &[Operand<'_>],
+        stream: &Stream,
+        outs: &mut Outputs,
+    ) -> Result<()> {
         let k = self.kernel;
         let counts = (k.spec.sig.nin, k.spec.sig.nout());
-        let outs = replay_outputs(args, counts, &r.loop_shape, &r.dtypes, stream)?;
+        replay_outputs(args, counts, &r.outputs, stream, outs)?;
         if let Some(p) = &r.launch {
-            let operand = |kk: usize| replay_operand(args, &outs, counts.0, kk);
-            k.fire(p, &r.dtypes, stream, &operand)?;
+            let outs: &Outputs = outs;
+            let operand = |kk: usize| replay_operand(args, outs, counts.0, kk);
+            k.fire(p, &r.dtypes, stream, operand)?;
         }
-        Ok(outs)
+        Ok(())
     }
 
     /// The steps of `kernel/call.rs` around the elementwise plan; the outputs and what a
@@ -871,17 +909,28 @@ impl ElementwiseCall<'_> {
             raw_undecided: " and no size is set",
         };
         let outs = prepare_outputs(sig, &args, &dtypes, &loop_shape, &stream, &rule)?;
-        let mut replay = Replay {
-            dtypes: dtypes.clone(),
-            loop_shape,
-            launch: None,
-        };
-        if replay.loop_shape.iter().product::<usize>() == 0 {
-            return Ok((outs, replay));
+        if loop_shape.iter().product::<usize>() == 0 {
+            let outputs = OutputPlan::new(loop_shape, dtypes.get(sig.nin..).unwrap_or(&[]));
+            return Ok((
+                outs,
+                Replay {
+                    dtypes,
+                    outputs,
+                    launch: None,
+                },
+            ));
         }
         let operand = |kk: usize| operand_at(&args, &outs, kk);
-        replay.launch = Some(k.launch(dtypes, &replay.loop_shape, block, &stream, &operand)?);
-        Ok((outs, replay))
+        let launch = Some(k.launch(dtypes.clone(), &loop_shape, block, &stream, &operand)?);
+        let outputs = OutputPlan::new(loop_shape, dtypes.get(sig.nin..).unwrap_or(&[]));
+        Ok((
+            outs,
+            Replay {
+                dtypes,
+                outputs,
+                launch,
+            },
+        ))
     }
 
     /// The threads per block: the default, or the call's (1..=1024).

@@ -13,7 +13,7 @@
 //! builder ([`ReductionKernel::builder`]) names the parts CuPy passes as seven positional
 //! strings.
 //!
-//! **A call** ([`ReductionCall`], its `invoke`) takes the steps of `call.rs` with its own
+//! **A call** ([`ReductionCall`], its `invoke_into`) takes the steps of `call.rs` with its own
 //! plan in between:
 //!
 //! 1. `bind` (`call.rs`);
@@ -40,7 +40,7 @@ use super::call::{
     Bound, OutputRule, Outputs, Signature, array_shapes, bind, on_stream, operand_at,
     pack_operands, prepare_outputs, resolve_dtypes, sample_slots, specialisation, table_words,
 };
-use super::call_memo::{CallMemo, replay_operand, replay_outputs};
+use super::call_memo::{CallMemo, OutputPlan, replay_operand, replay_outputs};
 use super::codegen::entry::Slot;
 use super::codegen::reduction::{BLOCK, PARTIAL_BYTES, ReduceStrategy, ReductionSource, generate};
 use super::operand::{Operand, Operands};
@@ -169,7 +169,8 @@ pub struct ReductionKernel {
 struct Replay {
     /// Per parameter.
     dtypes: SmallVec<[DType; 8]>,
-    out_shape: Shape,
+    /// The fresh outputs, of the output shape.
+    outputs: OutputPlan,
     /// None when there are no outputs to compute (no launch).
     launch: Option<Prepared>,
 }
@@ -604,23 +605,36 @@ impl ReductionCall<'_> {
         Ok(self.invoke(&ops)?.into_vec())
     }
 
-    /// Runs and returns every output, kept inline (no list allocated: Python's calls,
-    /// fusion's kernels).
+    /// Runs and writes every output into `outs` (empty), kept inline (no list allocated:
+    /// Python's calls, fusion's kernels).
     #[cfg_attr(not(feature = "python"), allow(dead_code))]
-    pub(crate) fn outputs(&self, ops: &[Operand<'_>]) -> Result<Outputs> {
-        self.invoke(ops)
+    pub(crate) fn outputs(&self, ops: &[Operand<'_>], outs: &mut Outputs) -> Result<()> {
+        self.invoke_into(ops, outs)
     }
 
-    /// The call: a replay of an earlier call's plan when the fingerprint matches
-    /// (`call_memo.rs`), else the steps of `kernel/call.rs` around the reduction's geometry
-    /// and strategy (remembered when they succeed).
+    /// [`ReductionCall::invoke_into`] of a new list.
     fn invoke(&self, args: &[Operand<'_>]) -> Result<Outputs> {
+        let mut outs = Outputs::new();
+        self.invoke_into(args, &mut outs)?;
+        Ok(outs)
+    }
+
+    /// The call, its outputs written into `outs` (empty): a replay of an earlier call's
+    /// plan when the fingerprint matches (`call_memo.rs`), else the steps of
+    /// `kernel/call.rs` around the reduction's geometry and strategy (remembered when they
+    /// succeed).
+    fn invoke_into(&self, args: &[Operand<'_>], outs: &mut Outputs) -> Result<()> {
         self.kernel.memo.call(
             &self.stream,
             &self.options(),
             args,
-            |r, stream| self.replay(r, args, stream),
-            || self.plan_and_run(args),
+            outs,
+            |r, stream, outs| self.replay(r, args, stream, outs),
+            |outs| {
+                let (o, p) = self.plan_and_run(args)?;
+                *outs = o;
+                Ok(p)
+            },
         )
     }
 
@@ -638,16 +652,24 @@ impl ReductionCall<'_> {
         o
     }
 
-    /// A call with a remembered plan: outputs, then the launch.
-    fn replay(&self, r: &Replay, args: &[Operand<'_>], stream: &Stream) -> Result<Outputs> {
+    /// A call with a remembered plan: outputs (into `outs`, empty), then the launch.
+    #[inline]
+    fn replay(
+        &self,
+        r: &Replay,
+        args: &[Operand<'_>],
+        stream: &Stream,
+        outs: &mut Outputs,
+    ) -> Result<()> {
         let sig = &self.kernel.spec.sig;
         let counts = (sig.nin, sig.nout());
-        let outs = replay_outputs(args, counts, &r.out_shape, &r.dtypes, stream)?;
+        replay_outputs(args, counts, &r.outputs, stream, outs)?;
         if let Some(p) = &r.launch {
-            let operand = |kk: usize| replay_operand(args, &outs, counts.0, kk);
+            let outs: &Outputs = outs;
+            let operand = |kk: usize| replay_operand(args, outs, counts.0, kk);
             fire(p, &r.dtypes, sig, stream, operand)?;
         }
-        Ok(outs)
+        Ok(())
     }
 
     /// The steps of `kernel/call.rs` around the reduction's geometry and strategy; the
@@ -669,8 +691,8 @@ impl ReductionCall<'_> {
         let outs = prepare_outputs(sig, &args, &dtypes, &out_shape, &stream, &rule)?;
         let o_size: usize = out_shape.iter().product();
         let mut replay = Replay {
+            outputs: OutputPlan::new(out_shape, dtypes.get(sig.nin..).unwrap_or(&[])),
             dtypes: dtypes.clone(),
-            out_shape,
             launch: None,
         };
         if o_size == 0 {
@@ -843,7 +865,7 @@ fn fire<'b>(
     // over the output shape); scratch holds `o * splits` partials of at most PARTIAL_BYTES
     // and `out_blocks` zeroed counters, kept alive (with the operands) past the
     // stream-ordered frees after this launch.
-    unsafe { p.f.launch(packer, &p.config, stream)? };
+    unsafe { p.f.launch(&mut packer, &p.config, stream)? };
     drop(scr);
     Ok(())
 }

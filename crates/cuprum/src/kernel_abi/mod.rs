@@ -111,6 +111,7 @@ pub(crate) fn check_compiled(
 
 impl CompiledKernel {
     /// A packer for this kernel's arguments.
+    #[inline]
     pub(crate) fn packer(&self) -> Packer<'_> {
         Packer::new(&self.name, &self.schema)
     }
@@ -125,17 +126,17 @@ impl CompiledKernel {
     /// Argument count and sizes are the packer's business (checked against the schema).
     pub(crate) unsafe fn launch(
         &self,
-        args: Packer<'_>,
+        args: &mut Packer<'_>,
         config: &LaunchConfig,
         stream: &Stream,
     ) -> Result<()> {
-        let mut pack = args.finish()?;
+        let pack = args.finish()?;
         // SAFETY: the pack follows this kernel's schema slot by slot (the packer checks
         // kinds and writes each slot's size), and the schema is the entry point's parameter
         // list (written by the same code as its declaration; checked against the driver in
         // debug builds); the caller guarantees the addresses and the configuration.
         unsafe {
-            launch(&self.function, config, stream, &mut pack, false, &|| {
+            launch(&self.function, config, stream, pack, false, &|| {
                 format!("generated kernel '{}'", self.name)
             })
         }

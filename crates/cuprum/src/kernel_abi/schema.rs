@@ -7,7 +7,7 @@
 //! exactly the slot's bytes.
 
 use crate::dtype::{DType, RecordType, Scalar};
-use crate::error::{Result, bail};
+use crate::error::{Result, bail, err};
 use crate::runtime::ArgPack;
 use smallvec::SmallVec;
 use std::fmt;
@@ -156,6 +156,7 @@ pub(crate) struct Packer<'s> {
 
 impl<'s> Packer<'s> {
     /// A packer for the kernel `kernel` (named in errors) with this schema.
+    #[inline]
     pub(crate) fn new(kernel: &'s str, schema: &'s ArgSchema) -> Packer<'s> {
         Packer {
             kernel,
@@ -166,6 +167,7 @@ impl<'s> Packer<'s> {
     }
 
     /// The next slot, which must be `what` (checked by `fits`).
+    #[inline]
     fn take(&mut self, what: &str, fits: impl FnOnce(ArgSlot) -> bool) -> Result<ArgSlot> {
         let i = self.next;
         match self.slots.get(i) {
@@ -173,12 +175,22 @@ impl<'s> Packer<'s> {
                 self.next += 1;
                 Ok(s)
             }
-            Some(s) => bail!(
+            s => Err(self.misfit(what, s.copied())),
+        }
+    }
+
+    /// The error of an argument that does not fit its slot (`None`: past the last).
+    #[cold]
+    #[inline(never)]
+    fn misfit(&self, what: &str, slot: Option<ArgSlot>) -> crate::error::Error {
+        let i = self.next;
+        match slot {
+            Some(s) => err!(
                 Launch,
                 "internal error: argument {i} of '{}' is {what}, its parameter is {s}",
                 self.kernel
             ),
-            None => bail!(
+            None => err!(
                 Launch,
                 "internal error: argument {i} of '{}' is {what}, the kernel has {i} parameters",
                 self.kernel
@@ -187,6 +199,7 @@ impl<'s> Packer<'s> {
     }
 
     /// A device address for a [`ArgSlot::Pointer`].
+    #[inline]
     pub(crate) fn pointer(&mut self, ptr: u64) -> Result<()> {
         self.take("a pointer", |s| s == ArgSlot::Pointer)?;
         self.pack.push(ptr);
@@ -237,6 +250,7 @@ impl<'s> Packer<'s> {
     }
 
     /// A loop size or count for an [`ArgSlot::Index`], in its width.
+    #[inline]
     pub(crate) fn index(&mut self, n: usize) -> Result<()> {
         match self.take("an index", |s| matches!(s, ArgSlot::Index(_)))? {
             ArgSlot::Index(IndexWidth::I64) => self.pack.push(n as u64),
@@ -289,8 +303,9 @@ impl<'s> Packer<'s> {
         Ok(())
     }
 
-    /// The packed arguments, once every parameter has its value.
-    pub(crate) fn finish(self) -> Result<ArgPack> {
+    /// The packed arguments, once every parameter has its value (in place: a pack is a few
+    /// hundred bytes, not moved).
+    pub(crate) fn finish(&mut self) -> Result<&mut ArgPack> {
         if self.next != self.slots.len() {
             bail!(
                 Launch,
@@ -300,7 +315,7 @@ impl<'s> Packer<'s> {
                 self.slots.len()
             );
         }
-        Ok(self.pack)
+        Ok(&mut self.pack)
     }
 }
 

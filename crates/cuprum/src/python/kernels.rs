@@ -30,7 +30,7 @@ use crate::array::{Array, DType, Scalar};
 use crate::error::err;
 use crate::kernel::{
     ArgKind, ArgValue, Axes, Dim3, ElementwiseKernel, IntoOperand, KernelArg, KernelArgs, Operand,
-    RawKernel, RawModule, ReductionKernel,
+    Outputs, RawKernel, RawModule, ReductionKernel,
 };
 use crate::runtime::Stream;
 use pyo3::Borrowed;
@@ -111,20 +111,45 @@ pub(crate) fn operands_of<'a>(
 pub(crate) fn own_operands<'a>(
     items: &'a [Borrowed<'_, '_, PyAny>],
 ) -> Option<SmallVec<[Operand<'a>; 8]>> {
-    let mut ops: SmallVec<[Operand<'a>; 8]> = SmallVec::new();
+    let mut ops = SmallVec::new();
+    own_arrays(items.iter().copied(), &mut ops).then_some(ops)
+}
+
+/// [`own_operands`] of a call's argument tuple, read in place (no list of its items), into
+/// `ops` (empty; a list of operands is a few hundred bytes, not moved): false when they
+/// are not all `cuprum.ndarray`s of one device.
+fn own_tuple_operands<'a>(
+    args: &'a Bound<'_, PyTuple>,
+    ops: &mut SmallVec<[Operand<'a>; 8]>,
+) -> bool {
+    own_arrays(args.iter_borrowed(), ops)
+}
+
+/// Pushes the arrays of `items` onto `ops` as operands; false when one is not a
+/// `cuprum.ndarray` or they are on several devices (see [`own_operands`]).
+fn own_arrays<'a>(
+    items: impl Iterator<Item = Borrowed<'a, 'a, PyAny>>,
+    ops: &mut SmallVec<[Operand<'a>; 8]>,
+) -> bool {
+    let mut device = None;
+    // The class's type object, looked up once (not once per argument).
+    let mut class = None;
     for a in items {
-        if !a.is_exact_instance_of::<PyArray>() {
-            return None;
+        let ty =
+            *class.get_or_insert_with(|| <PyArray as pyo3::PyTypeInfo>::type_object_raw(a.py()));
+        if a.get_type_ptr() != ty {
+            return false;
         }
-        let array = &a.cast::<PyArray>().ok()?.get().array;
-        if let Some(Operand::Array(first)) = ops.first()
-            && Array::device(first) != array.device()
-        {
-            return None;
+        // SAFETY: `a` is exactly a `cuprum.ndarray` (checked just above), whose Python
+        // objects are `PyArray`s.
+        let array = &unsafe { a.cast_unchecked::<PyArray>() }.get().array;
+        let d = array.device();
+        if *device.get_or_insert(d) != d {
+            return false;
         }
         ops.push(Operand::Array(array));
     }
-    Some(ops)
+    true
 }
 
 /// `<class 'numpy.ndarray'>`, as Python prints a type.
@@ -170,17 +195,17 @@ pub(crate) fn stream_arg(obj: Option<&Bound<'_, PyAny>>, call: &Call) -> PyResul
 }
 
 /// The arrays a kernel returned, as CuPy returns them: one array, or a tuple.
-fn results(
-    py: Python<'_>,
-    out: impl IntoIterator<Item = Array, IntoIter: ExactSizeIterator>,
-    tuple: bool,
-) -> PyResult<Py<PyAny>> {
-    let mut out = out.into_iter();
+/// `out` is taken in place (emptied): a list of arrays is a few hundred bytes.
+fn results(py: Python<'_>, out: &mut Outputs, tuple: bool) -> PyResult<Py<PyAny>> {
     if out.len() == 1 && !tuple {
-        let a = out.next().ok_or_else(|| err!(Launch, "no result"))?;
-        return super::array::wrap(py, a);
+        // `pop` moves the one array out once (an iterator would move the list first).
+        return match out.pop() {
+            Some(a) => super::array::wrap(py, a),
+            None => Err(err!(Launch, "no result").into()),
+        };
     }
     let items: PyResult<Vec<Bound<'_, PyAny>>> = out
+        .drain(..)
         .map(|a| super::array::wrap(py, a).map(|o| o.into_bound(py)))
         .collect();
     Ok(PyTuple::new(py, items?)?.into_any().unbind())
@@ -259,15 +284,15 @@ impl PyElementwiseKernel {
     ) -> PyResult<Py<PyAny>> {
         let (nin, nout) = (self.kernel.nin(), self.kernel.nout());
         if size.is_none() && block_size.is_none() && stream.is_none() {
-            let items: SmallVec<[Borrowed<'_, '_, PyAny>; 8]> = args.iter_borrowed().collect();
-            if (items.len() == nin || items.len() == nin + nout)
-                && let Some(ops) = own_operands(&items)
-            {
-                let out = self.kernel.outputs(&ops)?;
+            let given = args.len();
+            let mut ops = SmallVec::new();
+            if (given == nin || given == nin + nout) && own_tuple_operands(args, &mut ops) {
+                let mut out = Outputs::new();
+                self.kernel.outputs(&ops, &mut out)?;
                 if self.no_return {
                     return Ok(py.None());
                 }
-                return results(py, out, self.return_tuple);
+                return results(py, &mut out, self.return_tuple);
             }
         }
         let args: SmallVec<[Bound<'_, PyAny>; 8]> = args.iter().collect();
@@ -291,11 +316,12 @@ impl PyElementwiseKernel {
         if let Some(b) = block_size {
             c = c.block_size(b);
         }
-        let out = c.outputs(&operands)?;
+        let mut out = Outputs::new();
+        c.outputs(&operands, &mut out)?;
         if self.no_return {
             return Ok(py.None());
         }
-        results(py, out, self.return_tuple)
+        results(py, &mut out, self.return_tuple)
     }
 
     /// The kernel's name.
@@ -399,11 +425,12 @@ impl PyReductionKernel {
         let (nin, nout) = (self.kernel.nin(), self.kernel.nout());
         let given_out = out.filter(|o| !o.is_none());
         if given_out.is_none() && axis.is_none_or(|a| a.is_none()) && stream.is_none() {
-            let items: SmallVec<[Borrowed<'_, '_, PyAny>; 8]> = args.iter_borrowed().collect();
-            if (items.len() == nin || items.len() == nin + nout)
-                && let Some(ops) = own_operands(&items)
-            {
-                return results(py, self.kernel.keepdims(keepdims).outputs(&ops)?, false);
+            let given = args.len();
+            let mut ops = SmallVec::new();
+            if (given == nin || given == nin + nout) && own_tuple_operands(args, &mut ops) {
+                let mut out = Outputs::new();
+                self.kernel.keepdims(keepdims).outputs(&ops, &mut out)?;
+                return results(py, &mut out, false);
             }
         }
         let mut args: SmallVec<[Bound<'_, PyAny>; 8]> = args.iter().collect();
@@ -431,8 +458,9 @@ impl PyReductionKernel {
         if let Some(a) = axis.filter(|a| !a.is_none()) {
             c = c.axis(axes(a)?);
         }
-        let out = c.outputs(&operands)?;
-        results(py, out, false)
+        let mut out = Outputs::new();
+        c.outputs(&operands, &mut out)?;
+        results(py, &mut out, false)
     }
 
     #[getter]
@@ -535,7 +563,7 @@ impl PyScanKernel {
             None => call.stream().clone(),
         };
         let c = self.kernel.stream(&stream).axis(axis).exclusive(exclusive);
-        results(py, vec![c.call(operands)?], false)
+        results(py, &mut smallvec::smallvec![c.call(operands)?], false)
     }
 
     #[getter]

@@ -252,19 +252,33 @@ impl ArgPack {
         fill(&mut bytes[..len]);
     }
 
-    /// Appends a plain value (an integer, float or pointer).
-    #[inline]
+    /// Appends a plain value (an integer, float or pointer): one cell written at the
+    /// value's own width (no copy of a run-time length).
+    #[inline(always)]
     pub(crate) fn push<T: bytemuck::Pod>(&mut self, v: T) {
-        self.push_bytes(bytemuck::bytes_of(&v));
+        if size_of::<T>() > 16 {
+            return self.push_bytes(bytemuck::bytes_of(&v));
+        }
+        let mut c = 0u128;
+        bytemuck::bytes_of_mut(&mut c)[..size_of::<T>()].copy_from_slice(bytemuck::bytes_of(&v));
+        self.starts.push(self.cells.len());
+        self.cells.push(c);
     }
 
     fn pointers(&mut self) -> SmallVec<[*mut c_void; 8]> {
         let base = self.cells.as_mut_ptr();
-        self.starts
-            .iter()
-            // SAFETY: every start is an index inside `cells`.
-            .map(|&s| unsafe { base.add(s) }.cast::<c_void>())
-            .collect()
+        // SAFETY: every start is an index inside `cells`.
+        let at = |s: usize| unsafe { base.add(s) }.cast::<c_void>();
+        let n = self.starts.len();
+        if n <= 8 {
+            // The common count, without `collect`'s growth checks.
+            let mut ptrs = [std::ptr::null_mut(); 8];
+            for (p, &s) in ptrs.iter_mut().zip(&self.starts) {
+                *p = at(s);
+            }
+            return SmallVec::from_buf_and_len(ptrs, n);
+        }
+        self.starts.iter().map(|&s| at(s)).collect()
     }
 }
 
@@ -315,7 +329,15 @@ pub(crate) fn check_launch(
 ) -> Result<()> {
     let device = f.module().device();
     let (mg, mb) = (device.max_grid_dim(), device.max_block_dim());
+    let fits = |d: (u32, u32, u32), max: [u32; 3]| {
+        d.0 != 0 && d.1 != 0 && d.2 != 0 && d.0 <= max[0] && d.1 <= max[1] && d.2 <= max[2]
+    };
+    // The loop below names the dimension that does not fit; a launch that fits skips it.
+    let dims_fit = fits(cfg.grid, mg) && fits(cfg.block, mb);
     for (which, d, max) in [("grid", cfg.grid, mg), ("block", cfg.block, mb)] {
+        if dims_fit {
+            break;
+        }
         let dims = [d.0, d.1, d.2];
         for k in 0..3 {
             if dims[k] == 0 {
