@@ -133,7 +133,9 @@ def sinc(x):
 
 def fix(x, out=None):
     """Rounds toward zero (NumPy's ``fix``)."""
-    dt = _result_dtype(numpy.fix, x)
+    # numpy.trunc's dtype: the same as numpy.fix's, without fix's DeprecationWarning
+    # (NumPy 2.5).
+    dt = _result_dtype(numpy.trunc, x)
     a = _as(x, dt)
     return _finish(cuprum.where(a >= 0, cuprum.floor(a), cuprum.ceil(a)), out)
 

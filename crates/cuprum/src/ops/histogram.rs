@@ -11,6 +11,15 @@
 //! Bytes: the input read twice when the range must be found (once otherwise), the result
 //! written once.
 //!
+//! Both passes run as many blocks as the device holds at once and keep 8 loads in flight a
+//! thread (whole chunks without a bound check per element); the min/max pass keeps its
+//! running values in the input's own type (float for 16-bit floats). H200, `ncu` and the
+//! bench (`bincount` of 1e8 int32, one run each): the min/max pass was issue-bound at 89 %
+//! of the SM and 61 % of DRAM (136 µs: one load in flight, 64-bit compares) and is now at
+//! 89 % of DRAM (94 µs); the whole call 292 → 239 µs (65 → 80 % of the copy bandwidth for
+//! its two reads). `histogram`'s counting pass (1000 equal bins of float32) is issue-bound
+//! (75 % of the SM, 23 % of DRAM: the guess, two edge loads and a shared atomic an element).
+//!
 //! Histogram bins follow NumPy: equal bins are `linspace(first, last, bins + 1)` in the
 //! edges' dtype (the input's float dtype, float64 for integers); an element's bin is
 //! first guessed from `(x - first) / (last - first) * bins` in that precision, then moved
