@@ -190,6 +190,17 @@ template <int MODE> __device__ __forceinline__ long long bin_of(const T& xv, con
   return -1;
 #endif
 }
+// MODE 2's bin of xv with 32-bit indices and the edges in shared memory (a shared count:
+// fewer than 2^31 bins), the same guess and moves as bin_of.
+__device__ __forceinline__ int bin_small(const T& xv, const F* __restrict__ e, int nb, F first, F lo, F hi, F scale) {
+  const F f = cuprum::cast<F>(xv);
+  if (!(f >= lo && f <= hi)) return -1;
+  const F g = (f - first) * scale;
+  int i = g >= (F)nb ? nb - 1 : (g > (F)0 ? (int)g : 0);
+  while (i > 0 && f < e[i]) --i;
+  while (i < nb - 1 && f >= e[i + 1]) ++i;
+  return i;
+}
 template <bool W> struct Ctr { typedef unsigned S; typedef unsigned long long G; };
 template <> struct Ctr<true> { typedef double S; typedef double G; };
 // Counts (or sums of weights) per bin into out[0..nb) (zeroed): with SHARED, in `copies`
@@ -203,8 +214,13 @@ __device__ __forceinline__ void count(const T* __restrict__ x, const double* __r
   extern __shared__ __align__(16) unsigned char s_dyn[];
   S* s_bins = reinterpret_cast<S*>(s_dyn);
   G* g_bins = reinterpret_cast<G*>(out);
+  // Equal bins counted in shared memory: the edges staged there too, as F, after the bins
+  // (16-byte aligned), so the guess's corrections read shared memory.
+  constexpr bool STAGED = SHARED && MODE == 2;
+  F* s_edges = reinterpret_cast<F*>(s_dyn + (((long long)copies * nb * sizeof(S) + 15) & ~15ll));
   if (SHARED) {
     for (long long k = threadIdx.x; k < (long long)copies * nb; k += BLOCK) s_bins[k] = (S)0;
+    if (STAGED) for (long long k = threadIdx.x; k <= nb; k += BLOCK) s_edges[k] = cuprum::cast<F>(edges[k]);
     __syncthreads();
   }
   S* mine = s_bins + (SHARED ? (long long)((threadIdx.x >> 5) % copies) * nb : 0);
@@ -233,7 +249,9 @@ __device__ __forceinline__ void count(const T* __restrict__ x, const double* __r
 #pragma unroll
     for (int u = 0; u < CU; ++u) {
       if (whole || i0 + (long long)u * BLOCK < n) {
-        const long long b = bin_of<MODE>(xv[u], edges, nb, ff, lo, hi, scale);
+        // Shared bins are few (below 2^31): 32-bit bins, and the staged edges for MODE 2.
+        const long long b = STAGED ? (long long)bin_small(xv[u], s_edges, (int)nb, ff, lo, hi, scale)
+                                   : bin_of<MODE>(xv[u], edges, nb, ff, lo, hi, scale);
         if (b >= 0) {
           if (SHARED) atomicAdd(&mine[b], WEIGHTED ? (S)wv[u] : (S)1);
           else atomicAdd(&g_bins[b], WEIGHTED ? (G)wv[u] : (G)1);
@@ -339,6 +357,8 @@ struct CountLaunch<'a> {
     first: f64,
     denom: f64,
     out: &'a Array,
+    /// Equal bins: the shared kernel stages the edges in shared memory.
+    stage_edges: bool,
 }
 
 impl CountLaunch<'_> {
@@ -350,9 +370,22 @@ impl CountLaunch<'_> {
         let grid = grid_for(n)?;
         let item = if self.weights.is_some() { 8 } else { 4 };
         let per_block = n.div_ceil(grid as usize);
-        let fits = self.nb * item <= SHARED_BINS_BYTES && per_block < (1usize << 32);
+        // Equal bins stage their edges (as F: 8 bytes for float64 edges and integers' edges,
+        // else 4) after the bins, 16-byte aligned.
+        let staged = match (self.stage_edges, self.edges) {
+            (true, Some(e)) => {
+                let f = if e.dtype() == DType::F64 || !e.dtype().is_float() {
+                    8
+                } else {
+                    4
+                };
+                (self.nb + 1) * f + 16
+            }
+            _ => 0,
+        };
+        let fits = self.nb * item + staged <= SHARED_BINS_BYTES && per_block < (1usize << 32);
         let copies = if fits {
-            (SHARED_BINS_BYTES / 2 / (self.nb * item)).clamp(1, MAX_COPIES)
+            ((SHARED_BINS_BYTES - staged) / 2 / (self.nb * item)).clamp(1, MAX_COPIES)
         } else {
             1
         };
@@ -371,7 +404,7 @@ impl CountLaunch<'_> {
             self.out,
         );
         let (name, bytes) = if fits {
-            (shared, copies * self.nb * item)
+            (shared, copies * self.nb * item + staged)
         } else {
             (global, 0)
         };
@@ -462,6 +495,7 @@ pub fn bincount(x: &Array, weights: Option<&Array>, minlength: usize) -> Result<
         first: 0.0,
         denom: 1.0,
         out: &out,
+        stage_edges: false,
     };
     if w.is_some() {
         launch.run(
@@ -630,6 +664,7 @@ pub fn histogram(
                 first,
                 denom: last - first,
                 out: &out,
+                stage_edges: true,
             }
             .run(
                 &prog,
@@ -680,6 +715,7 @@ pub fn histogram(
                 first: 0.0,
                 denom: 1.0,
                 out: &out,
+                stage_edges: false,
             }
             .run(
                 &prog,
