@@ -122,14 +122,7 @@ impl Array {
     /// Wraps a fresh buffer as a C-contiguous array.
     pub(crate) fn from_buffer(buf: Buffer, dtype: DType, shape: Shape) -> Array {
         let strides = super::shape::c_strides_of_valid(&shape);
-        Array {
-            buf: Arc::new(buf),
-            dtype,
-            shape,
-            strides,
-            offset: 0,
-            read_only: false,
-        }
+        Array::planned(buf, dtype, shape, strides)
     }
 
     /// Wraps a fresh buffer of `shape` as a C-contiguous array, with `strides` its C
