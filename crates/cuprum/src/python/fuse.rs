@@ -55,7 +55,7 @@ use super::array::{PyArray, wrap};
 use super::call::Call;
 use super::convert;
 use super::errors::type_name;
-use super::fuse_views::{self, ViewSpec};
+use super::fuse_views::{self, Subscript, ViewSpec};
 use super::kernels::{Arg, axes, own_operands};
 use super::operations::reduction_op;
 use crate::array::{Array, DType, Scalar};
@@ -78,7 +78,7 @@ use std::panic::Location;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// The location every traced operation records (see the module docs).
-pub(super) fn loc() -> &'static Location<'static> {
+fn loc() -> &'static Location<'static> {
     Location::caller()
 }
 
@@ -95,7 +95,7 @@ fn clean(e: Error) -> Error {
     Error::new(e.kind(), m)
 }
 
-pub(super) fn py_err(e: Error) -> PyErr {
+fn py_err(e: Error) -> PyErr {
     clean(e).into()
 }
 
@@ -704,7 +704,12 @@ impl PyFusionArray {
     /// caller's array (`fuse_views.rs`).
     fn __getitem__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let var = slf.as_super().try_borrow()?.var;
-        traced(slf.py(), fuse_views::subscript(var, key)?)
+        let ndim = slf.as_super().try_borrow()?.ndim;
+        let v = match fuse_views::subscript(var, ndim, key)? {
+            Subscript::View(v) => v,
+            Subscript::Expand { new, ndim } => dynamic::expand_dims(var, new, ndim, loc()),
+        };
+        traced(slf.py(), v)
     }
 
     /// `x[...] = v` and `x[:] = v` (NumPy's assignment: converted unchecked, broadcast to

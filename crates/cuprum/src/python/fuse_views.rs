@@ -22,7 +22,7 @@ use super::array::PyArray;
 use super::call::Call;
 use super::kernels::Arg;
 use crate::error::err;
-use crate::fuse::{Var, dynamic};
+use crate::fuse::Var;
 use pyo3::exceptions::{PyIndexError, PyNotImplementedError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyEllipsis, PySlice, PyTuple};
@@ -109,9 +109,19 @@ pub(super) fn end() -> Option<ViewSpec> {
     TRACE.with(|t| t.borrow_mut().take().and_then(|tr| tr.request))
 }
 
-/// `var[key]` while tracing: the traced view of an argument, or of a view of one (asking
-/// for a new one stops the trace with an exception the call catches).
-pub(super) fn subscript(var: Var, key: &Bound<'_, PyAny>) -> PyResult<Var> {
+/// What `var[key]` is while tracing.
+pub(super) enum Subscript {
+    /// The traced view of an argument (or of a view of one).
+    View(Var),
+    /// New axes of a computed value: bit `k` of `new` set for a new axis `k` of the
+    /// result's `ndim` (the caller records it: `dynamic::expand_dims`).
+    Expand { new: u64, ndim: u8 },
+}
+
+/// `var[key]` (of `ndim` dimensions) while tracing: the traced view of an argument, or of a
+/// view of one (asking for a new one stops the trace with an exception the call catches),
+/// or new axes of a computed value.
+pub(super) fn subscript(var: Var, ndim: u8, key: &Bound<'_, PyAny>) -> PyResult<Subscript> {
     let canon = canonical(key)?;
     let computed = TRACE.with(|t| {
         t.borrow().as_ref().is_some_and(|tr| {
@@ -119,7 +129,8 @@ pub(super) fn subscript(var: Var, key: &Bound<'_, PyAny>) -> PyResult<Var> {
         })
     });
     if computed {
-        return expand(var, key);
+        let (new, ndim) = new_axes(ndim, key)?;
+        return Ok(Subscript::Expand { new, ndim });
     }
     TRACE.with(|t| {
         let mut t = t.borrow_mut();
@@ -135,7 +146,7 @@ pub(super) fn subscript(var: Var, key: &Bound<'_, PyAny>) -> PyResult<Var> {
             return Err(not_an_argument());
         };
         if let Some((_, _, v)) = tr.views.iter().find(|(p, c, _)| *p == pos && *c == canon) {
-            return Ok(*v);
+            return Ok(Subscript::View(*v));
         }
         let mut keys: Vec<Py<PyAny>> = match canon.rsplit_once('|') {
             Some((base, _)) => tr.requested_keys(pos, base).ok_or_else(not_an_argument)?,
@@ -178,14 +189,14 @@ fn not_an_argument() -> PyErr {
     .into()
 }
 
-/// `var[key]` of a value computed inside the function: new axes only (`None`, `:`,
-/// `...`), which the tracer moves down to the arrays the value reads (`fuse/trace.rs`).
-fn expand(var: Var, key: &Bound<'_, PyAny>) -> PyResult<Var> {
+/// The new axes `key` gives a value of `ndim` dimensions computed inside the function: only
+/// `None`, `:` and `...` (the tracer moves them down to the arrays the value reads,
+/// `fuse/trace.rs`), as (bit mask of the new axes, dimensions of the result).
+fn new_axes(ndim: u8, key: &Bound<'_, PyAny>) -> PyResult<(u64, u8)> {
     let items: Vec<Bound<'_, PyAny>> = match key.cast::<PyTuple>() {
         Ok(t) => t.iter().collect(),
         Err(_) => vec![key.clone()],
     };
-    let (_, ndim, _) = dynamic::node_info(var).map_err(super::fuse::py_err)?;
     let full = |k: &Bound<'_, PyAny>| -> PyResult<bool> {
         let Ok(s) = k.cast::<PySlice>() else {
             return Ok(false);
@@ -248,9 +259,7 @@ fn expand(var: Var, key: &Bound<'_, PyAny>) -> PyResult<Var> {
         .enumerate()
         .filter(|(_, a)| **a)
         .fold(0u64, |m, (k, _)| m | (1u64 << k));
-    let v = dynamic::expand_dims(var, new, axes.len() as u8, super::fuse::loc());
-    dynamic::node_info(v).map_err(super::fuse::py_err)?;
-    Ok(v)
+    Ok((new, axes.len() as u8))
 }
 
 /// The canonical text of a basic index (`i3`, `s1:None:-1`, `e`, `n`, joined by `,`;
