@@ -368,6 +368,67 @@ def test_raw_kernel_and_module():
     np.testing.assert_array_equal(z.get(), -np.maximum(h, 0))
 
 
+RAW_KINDS = r"""
+extern "C" __global__ void kinds(const float* x, double* y, float a, double b, int n,
+                                 long long m, unsigned char flag, short s, unsigned int u) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i] * a + b + m + (flag ? 1000.0 : 0.0) + s + u * 1e-3;
+}"""
+
+
+def test_raw_launches_pack_every_argument_kind_alike_on_each_path():
+    """A launch of cuprum arrays and scalars packs in one pass (``launch_plain``); one with
+    ``stream=`` (or another argument kind) takes the general path. Both must pack every
+    kind of scalar the same way and raise the same errors."""
+    k = cp.RawKernel(RAW_KINDS, "kinds")
+    n = 1000
+    h = rand((n,))
+    x = cp.asarray(h)
+    stream = cp.cuda.get_current_stream()
+    cases = [
+        (np.float32(1.5), -2.25, n, 3, True, np.int16(-7), 4000000000),
+        (
+            np.float32(-0.5),
+            np.float64(0.125),
+            np.int32(n),
+            np.int64(-(2**40)),
+            np.bool_(False),
+            -3,
+            7,
+        ),
+        (np.float32(2.0), np.float64(-1.0), n, -5, 1, np.int16(300), np.uint32(123)),
+    ]
+    for a, b, count, m, flag, s, u in cases:
+        want = (
+            h.astype(np.float64) * np.float64(np.float32(a))
+            + float(b)
+            + int(m)
+            + (1000.0 if flag else 0.0)
+            + int(s)
+            + int(u) * 1e-3
+        )
+        for kw in ({}, {"stream": stream}):
+            y = cp.zeros(n, dtype=cp.float64)
+            k((8,), (128,), (x, y, a, b, count, m, flag, s, u), **kw)
+            np.testing.assert_allclose(y.get(), want, rtol=1e-12)
+    y = cp.zeros(n, dtype=cp.float64)
+    bad = [
+        ((x, y, 1.5, 0.0, n, 0, 0, 0, 0), cp.CuprumError, "numpy.float32"),
+        ((x, y, np.float64(1.5), 0.0, n, 0, 0, 0, 0), cp.CuprumError, "float64"),
+        ((x, y, np.float32(1), 0.0, 2**40, 0, 0, 0, 0), cp.CuprumError, "does not fit"),
+        ((x, y, np.float32(1), 0.0, n), cp.CuprumError, "takes 9 parameter"),
+        ((x[::2], y, np.float32(1), 0.0, n, 0, 0, 0, 0), cp.CuprumError, "non-contiguous"),
+        ((x, y, np.float32(1), 0.0, n, 0, 0, 0, "s"), TypeError, "str"),
+    ]
+    for args, cls, text in bad:
+        for kw in ({}, {"stream": stream}):
+            with pytest.raises(cls, match=text):
+                k((8,), (128,), args, **kw)
+    # A launch that failed packed nothing: the next one runs.
+    k((8,), (128,), (x, y, np.float32(1), 0.0, n, 0, 0, 0, 0))
+    np.testing.assert_allclose(y.get(), h.astype(np.float64), rtol=1e-12)
+
+
 def test_repeat_calls_read_their_own_arguments():
     """Repeat calls of one kernel replay the plan of an earlier call with the same dtypes,
     shapes, strides and alignments (``kernel/call_memo.rs``): each call must still read

@@ -635,6 +635,32 @@ impl Arguments<'_> {
         Ok(())
     }
 
+    /// Packs an array argument (its address on the launch's stream): a contiguous array for
+    /// an 8-byte parameter directly, anything else through [`Arguments::push`] (its
+    /// checks and messages).
+    pub(crate) fn push_array(&mut self, a: &Array) -> Result<()> {
+        if self.next_size() == Some(8) && a.is_c_contiguous() {
+            self.pack.push(a.ptr_on(self.stream));
+            return Ok(());
+        }
+        self.push(&super::args::KernelArg::to_arg_on(a, self.stream))
+    }
+
+    /// Packs a value given as its bytes (`type_name` for the message when its size is not
+    /// the parameter's).
+    pub(crate) fn push_value(&mut self, bytes: &[u8], type_name: &'static str) -> Result<()> {
+        if self.next_size() == Some(bytes.len()) {
+            self.pack.push_bytes(bytes);
+            return Ok(());
+        }
+        self.push(&ArgValue {
+            bytes: SmallVec::from_slice(bytes),
+            kind: ArgKind::Value,
+            type_name,
+            view: None,
+        })
+    }
+
     /// Checks that an array argument `i` is on the launch's device.
     pub(crate) fn check_device(&self, i: usize, d: Device) -> Result<()> {
         let device = self.stream.device();

@@ -291,11 +291,12 @@ fn int_scalar(obj: &Bound<'_, PyAny>) -> PyResult<Scalar> {
 /// A NumPy scalar (`numpy.generic`) as its dtype's scalar.
 pub(crate) fn numpy_scalar(obj: &Bound<'_, PyAny>) -> PyResult<Option<Scalar>> {
     let py = obj.py();
-    let generic = numpy_generic(py)?;
-    if !obj.is_instance(generic)? {
-        return Ok(None);
-    }
-    let dtype = scalar_type_dtype(obj)?;
+    // A scalar type seen before is known by its address alone (no `isinstance`).
+    let dtype = match seen_scalar_type(obj) {
+        Some(d) => d,
+        None if !obj.is_instance(numpy_generic(py)?)? => return Ok(None),
+        None => scalar_type_dtype(obj)?,
+    };
     // Real values through the number protocol (`__float__`, `__index__`: exact for every
     // NumPy real type), without `item()`'s Python object; complex through `item()`.
     let fast = match dtype {
@@ -327,15 +328,22 @@ thread_local! {
 
 /// The dtype of a NumPy scalar, looked up once per scalar type (`numpy.float32` …).
 fn scalar_type_dtype(obj: &Bound<'_, PyAny>) -> PyResult<DType> {
-    let ty = obj.get_type();
-    let key = ty.as_ptr() as usize;
-    if let Some(d) = SCALAR_TYPES.with(|t| t.borrow().iter().find(|e| e.0 == key).map(|e| e.1)) {
+    if let Some(d) = seen_scalar_type(obj) {
         return Ok(d);
     }
+    let ty = obj.get_type();
+    let key = ty.as_ptr() as usize;
     let d = dtype_of(&obj.getattr(pyo3::intern!(obj.py(), "dtype"))?)?;
     std::mem::forget(ty.unbind());
     SCALAR_TYPES.with(|t| t.borrow_mut().push((key, d)));
     Ok(d)
+}
+
+/// The dtype of `obj`'s type when it is a NumPy scalar type already met on this thread
+/// (its address, held alive by `SCALAR_TYPES`, is no other type's).
+fn seen_scalar_type(obj: &Bound<'_, PyAny>) -> Option<DType> {
+    let key = obj.get_type_ptr() as usize;
+    SCALAR_TYPES.with(|t| t.borrow().iter().find(|e| e.0 == key).map(|e| e.1))
 }
 
 static GENERIC: PyOnceLock<Py<PyAny>> = PyOnceLock::new();

@@ -818,7 +818,7 @@ pub(super) fn dim3(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Dim3> {
         )));
     }
     let mut d = [1u32; 3];
-    for (i, v) in t.iter().enumerate() {
+    for (i, v) in t.iter_borrowed().enumerate() {
         let n: i64 = v.extract()?;
         d[i] = u32::try_from(n.max(1)).map_err(|_| {
             PyValueError::new_err(format!("{what}[{i}] = {n} is too large (at most 2^32 - 1)"))
@@ -891,13 +891,15 @@ pub(crate) fn launch_raw(
     stream: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<()> {
     let (grid, block) = (dim3(grid, "grid")?, dim3(block, "block")?);
-    let args: SmallVec<[Bound<'_, PyAny>; 8]> = args
-        .cast::<PyTuple>()
-        .map_err(|_| {
-            PyTypeError::new_err(format!("args must be a tuple, got {}", type_name(args)))
-        })?
-        .iter()
-        .collect();
+    let args = args.cast::<PyTuple>().map_err(|_| {
+        PyTypeError::new_err(format!("args must be a tuple, got {}", type_name(args)))
+    })?;
+    if stream.is_none()
+        && let Some(done) = launch_plain(kernel, (grid, block), args, shared_mem)
+    {
+        return done;
+    }
+    let args: SmallVec<[Bound<'_, PyAny>; 8]> = args.iter().collect();
     let call = call_for(&args)?;
     let given = stream_arg(stream, &call)?;
     let stream = given.as_ref().unwrap_or(call.stream());
@@ -911,7 +913,7 @@ pub(crate) fn launch_raw(
     for (i, a) in args.iter().enumerate() {
         if let Some(array) = call.own(a)? {
             each.check_device(i, array.device())?;
-            each.push(&array.to_arg_on(stream))?;
+            each.push_array(array)?;
             continue;
         }
         let arg = raw_arg(&call, a, each.next_size(), i)?;
@@ -924,6 +926,77 @@ pub(crate) fn launch_raw(
     each.launch()?;
     drop(held);
     Ok(())
+}
+
+/// The common launch, in one pass over the arguments: no `stream=`, each argument a
+/// `cuprum.ndarray` (exactly), a Python int, float or bool, or a NumPy scalar, the arrays
+/// on one device (at least one). Launched on the first array's device's current stream,
+/// as [`launch_raw`]'s general path does. `None` — nothing launched — hands anything else
+/// to that path, which then gives the same results and messages; an error here is one
+/// that path raises too (the kernel's, an argument's size).
+fn launch_plain(
+    kernel: &RawKernel,
+    (grid, block): (Dim3, Dim3),
+    args: &Bound<'_, PyTuple>,
+    shared_mem: usize,
+) -> Option<PyResult<()>> {
+    let first = args
+        .iter_borrowed()
+        .find(|a| a.is_exact_instance_of::<PyArray>())?;
+    let device = first.cast::<PyArray>().ok()?.get().array.device();
+    let stream = match Stream::for_device(device) {
+        Ok(s) => s,
+        Err(e) => return Some(Err(e.into())),
+    };
+    let started = kernel
+        .configure(grid, block)
+        .shared_mem(shared_mem)
+        .start(&stream, args.len());
+    let mut each = match started {
+        Ok(each) => each,
+        Err(e) => return Some(Err(e.into())),
+    };
+    for (i, a) in args.iter_borrowed().enumerate() {
+        let pushed = if a.is_exact_instance_of::<PyArray>() {
+            let array = &a.cast::<PyArray>().ok()?.get().array;
+            if array.device() != device {
+                return None;
+            }
+            each.push_array(array).map_err(PyErr::from)
+        } else {
+            match plain_scalar(&a, each.next_size(), i) {
+                Ok(Some((bytes, name))) => each.push_value(&bytes, name).map_err(PyErr::from),
+                Ok(None) => return None,
+                Err(e) => Err(e),
+            }
+        };
+        if let Err(e) = pushed {
+            return Some(Err(e));
+        }
+    }
+    Some(each.launch().map_err(PyErr::from))
+}
+
+/// A scalar argument's bytes and the type name its messages give.
+pub(super) type ValueBytes = (SmallVec<[u8; 16]>, &'static str);
+
+/// A Python int, float or bool (exactly those types) or a NumPy scalar as a raw
+/// argument's bytes (as [`raw_arg`] packs them); `None` for anything else.
+fn plain_scalar(
+    obj: &Bound<'_, PyAny>,
+    size: Option<usize>,
+    i: usize,
+) -> PyResult<Option<ValueBytes>> {
+    let python = obj.is_exact_instance_of::<pyo3::types::PyInt>()
+        || obj.is_exact_instance_of::<pyo3::types::PyFloat>()
+        || obj.is_exact_instance_of::<pyo3::types::PyBool>();
+    if python && let Some(s) = convert::python_scalar(obj)? {
+        return python_value(s, size, i).map(Some);
+    }
+    Ok(convert::numpy_scalar(obj)?.map(|s| {
+        let (bytes, len) = s.to_bytes();
+        (SmallVec::from_slice(&bytes[..len]), s.dtype().name())
+    }))
 }
 
 /// The launch of arguments already packed for `kernel` (`launch_raw`'s, or a `cuprum.jit`
@@ -985,11 +1058,7 @@ pub(super) fn raw_arg(
 
 /// A Python scalar as a raw kernel argument: an int in its parameter's width, a float as a
 /// double, a bool as one byte, a complex as two doubles.
-pub(super) fn python_value(
-    s: Scalar,
-    size: Option<usize>,
-    i: usize,
-) -> PyResult<(SmallVec<[u8; 16]>, &'static str)> {
+pub(super) fn python_value(s: Scalar, size: Option<usize>, i: usize) -> PyResult<ValueBytes> {
     let (target, name) = match (s, size) {
         (Scalar::I64(_) | Scalar::U64(_), Some(4)) => (DType::I32, "int (as 32 bits)"),
         (Scalar::I64(_) | Scalar::U64(_), Some(2)) => (DType::I16, "int (as 16 bits)"),
