@@ -73,24 +73,7 @@ pub mod random;
 pub mod runtime;
 mod tune;
 
-/// Per-device tuning: the kernels' shapes (items per thread, blocks per SM, …) chosen on
-/// each GPU among measured candidates, kept in the kernel cache's folder. `CUPRUM_TUNE`
-/// (`off`, `cached`, `full`) says when to measure; `cuprum tune` measures ahead of time and
-/// `cuprum tune --report` shows each choice and its margin. How a choice is made: the
-/// module docs of `tune/` (`cargo doc --document-private-items`).
-///
-/// ```
-/// # if !cuprum_doctest::device()? { return Ok(()); }
-/// use cuprum::{Device, tuning};
-/// for c in tuning::report(Device::current()?)? {
-///     println!("{:<12} {:?} ({:?})", c.family, c.params, c.source);
-/// }
-/// # Ok::<(), cuprum::Error>(())
-/// ```
-pub mod tuning {
-    pub use crate::kernel::tuned::{families, report, tune};
-    pub use crate::tune::{Choice, Family, Params, Source, TuneMode, forget, mode, with_choice};
-}
+pub mod tuning;
 
 #[doc(hidden)]
 pub use array::record::{c_offset as __c_offset, c_size as __c_size};

@@ -171,3 +171,111 @@ fn a_gpu_reports_a_choice_for_every_family() {
     assert_eq!(m[0].source, Source::Measured);
     assert!(m[0].margin.is_some_and(|x| x >= 0.0));
 }
+
+/// Runs `check` with each candidate of the sort family `name` pinned in turn.
+fn each_sort_candidate(name: &str, check: &mut dyn FnMut(&str)) {
+    let fam = tuning::families()
+        .iter()
+        .copied()
+        .find(|f| f.name == name)
+        .unwrap();
+    for &c in fam.candidates {
+        tuning::with_choice(fam.name, c, || check(&format!("{name} {c:?}")));
+    }
+}
+
+/// Small integers as floats (many equal keys, so a stable order is tested), a few NaNs
+/// and signed zeros; longer than three of the largest tiles (256 x 32) and not a multiple
+/// of any.
+fn sort_keys(rng: &mut Rng) -> Vec<f64> {
+    (0..3 * 256 * 32 + 17)
+        .map(|i| match i % 997 {
+            5 => f64::NAN,
+            6 => -0.0,
+            _ => rng.f64(-60.0, 60.0).floor(),
+        })
+        .collect()
+}
+
+/// NumPy's order (NaNs last; -0.0 equal to 0.0), stable.
+fn host_argsort(v: &[f64]) -> Vec<i64> {
+    let mut idx: Vec<i64> = (0..v.len() as i64).collect();
+    idx.sort_by(|&a, &b| {
+        let (x, y) = (v[a as usize], v[b as usize]);
+        match (x.is_nan(), y.is_nan()) {
+            (true, true) => std::cmp::Ordering::Equal,
+            (true, false) => std::cmp::Ordering::Greater,
+            (false, true) => std::cmp::Ordering::Less,
+            _ => x.partial_cmp(&y).unwrap(),
+        }
+    });
+    idx
+}
+
+/// Sorted values compared as NumPy prints them (every NaN equal, -0.0 equal to 0.0).
+fn same_sorted(got: &[f64], want: &[f64]) -> Option<usize> {
+    got.iter()
+        .zip(want)
+        .position(|(g, w)| !(g == w || (g.is_nan() && w.is_nan())))
+}
+
+#[test]
+fn every_candidate_of_the_sorts_orders_as_numpy() {
+    require_gpu!();
+    let mut rng = Rng::new(7);
+    let v = sort_keys(&mut rng);
+    let order = host_argsort(&v);
+    let want: Vec<f64> = order.iter().map(|&i| v[i as usize]).collect();
+    let f32s: Vec<f32> = v.iter().map(|&x| x as f32).collect();
+    let ints: Vec<i64> = v
+        .iter()
+        .map(|&x| if x.is_nan() { 99 } else { x as i64 })
+        .collect();
+    let int_order = host_argsort(&ints.iter().map(|&x| x as f64).collect::<Vec<_>>());
+    let a32 = Array::from_slice(&f32s, &[v.len()]).unwrap();
+    let a64 = Array::from_slice(&v, &[v.len()]).unwrap();
+    let i16s: Vec<i16> = ints.iter().map(|&x| x as i16).collect();
+    let a16 = Array::from_slice(&i16s, &[v.len()]).unwrap();
+    let a_i64 = Array::from_slice(&ints, &[v.len()]).unwrap();
+    let i32s: Vec<i32> = ints.iter().map(|&x| x as i32).collect();
+    let a_i32 = Array::from_slice(&i32s, &[v.len()]).unwrap();
+    each_sort_candidate("sort.keys4", &mut |what| {
+        let got: Vec<f64> = ops::sort(&a32, None)
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap()
+            .iter()
+            .map(|&x| f64::from(x))
+            .collect();
+        assert_eq!(same_sorted(&got, &want), None, "{what}: float32");
+        let got = ops::sort(&a16, None).unwrap().to_vec::<i16>().unwrap();
+        let w: Vec<i16> = int_order.iter().map(|&i| i16s[i as usize]).collect();
+        assert_eq!(got, w, "{what}: int16");
+    });
+    each_sort_candidate("sort.keys4.values", &mut |what| {
+        let got = ops::argsort(&a32, None).unwrap().to_vec::<i64>().unwrap();
+        assert_eq!(got, order, "{what}: float32 argsort");
+        let vals = Array::from_slice(&(0..v.len() as u32).collect::<Vec<_>>(), &[v.len()]).unwrap();
+        let (_, by) = ops::sort_by_key(&a_i32, &vals).unwrap();
+        let by: Vec<i64> = by
+            .to_vec::<u32>()
+            .unwrap()
+            .iter()
+            .map(|&x| i64::from(x))
+            .collect();
+        assert_eq!(by, int_order, "{what}: sort_by_key");
+    });
+    each_sort_candidate("sort.keys8", &mut |what| {
+        let got = ops::sort(&a64, None).unwrap().to_vec::<f64>().unwrap();
+        assert_eq!(same_sorted(&got, &want), None, "{what}: float64");
+        let got = ops::sort(&a_i64, None).unwrap().to_vec::<i64>().unwrap();
+        let w: Vec<i64> = int_order.iter().map(|&i| ints[i as usize]).collect();
+        assert_eq!(got, w, "{what}: int64");
+    });
+    each_sort_candidate("sort.keys8.values", &mut |what| {
+        let got = ops::argsort(&a64, None).unwrap().to_vec::<i64>().unwrap();
+        assert_eq!(got, order, "{what}: float64 argsort");
+        let got = ops::argsort(&a_i64, None).unwrap().to_vec::<i64>().unwrap();
+        assert_eq!(got, int_order, "{what}: int64 argsort");
+    });
+}

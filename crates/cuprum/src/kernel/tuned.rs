@@ -222,7 +222,8 @@ type Class = [&'static Family; 4];
 static SCAN_4: Class = [&SCAN_TILE_4, &SCAN_SEG_4, &SCAN_ROWS_4, &SCAN_AXIS_4];
 static SCAN_8: Class = [&SCAN_TILE_8, &SCAN_SEG_8, &SCAN_ROWS_8, &SCAN_AXIS_8];
 
-/// Every tuned family, in the order `cuprum tune` measures them.
+/// The scan engine's families, in the order `cuprum tune` measures them
+/// (`crate::tuning` lists every tuned family).
 pub(crate) static FAMILIES: [&Family; 8] = [
     &SCAN_TILE_4,
     &SCAN_TILE_8,
@@ -233,48 +234,6 @@ pub(crate) static FAMILIES: [&Family; 8] = [
     &SCAN_AXIS_4,
     &SCAN_AXIS_8,
 ];
-
-/// Every tuned family: name, what it tunes, its candidates and built-in choices.
-///
-/// ```
-/// let names: Vec<&str> = cuprum::tuning::families().iter().map(|f| f.name).collect();
-/// assert!(names.contains(&"scan.tile.4"));
-/// ```
-pub fn families() -> &'static [&'static Family] {
-    &FAMILIES
-}
-
-/// Each family's choice on `device` as things stand, without measuring: pinned, stored,
-/// built in, or the first candidate.
-///
-/// ```
-/// use cuprum::{Device, tuning::{Source, report}};
-/// let r = report(Device::host())?;
-/// assert!(r.iter().all(|c| c.source == Source::First));
-/// # Ok::<(), cuprum::Error>(())
-/// ```
-pub fn report(device: Device) -> Result<Vec<tune::Choice>> {
-    FAMILIES.iter().map(|f| tune::current(device, f)).collect()
-}
-
-/// Measures every family whose name contains `filter` (`None`: all) on `device` and
-/// stores the winners (unless `CUPRUM_TUNE=off`): what `cuprum tune` runs. The host device
-/// measures nothing and reports its first candidates.
-///
-/// ```no_run
-/// use cuprum::{Device, tuning};
-/// for c in tuning::tune(Device::get(0)?, Some("scan.tile"))? {
-///     println!("{} {:?} margin {:?}", c.family, c.params, c.margin);
-/// }
-/// # Ok::<(), cuprum::Error>(())
-/// ```
-pub fn tune(device: Device, filter: Option<&str>) -> Result<Vec<tune::Choice>> {
-    FAMILIES
-        .iter()
-        .filter(|f| filter.is_none_or(|p| f.name.contains(p)))
-        .map(|f| tune::measure(device, f))
-        .collect()
-}
 
 /// The families of an accumulator of `acc` bytes (none past 8).
 fn class_of(acc: usize) -> Option<&'static Class> {

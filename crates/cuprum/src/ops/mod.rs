@@ -58,11 +58,13 @@ mod masked_update;
 pub(crate) mod permutation;
 pub(crate) mod programs;
 mod quantile;
+mod radix;
 mod samples;
 pub(crate) mod scan;
 mod select;
 mod sort;
 mod sort_by_key;
+pub(crate) mod sort_tuned;
 mod unique;
 // Searches and counts: searchsorted, isin, bincount, histogram, argwhere.
 mod argwhere;

@@ -55,11 +55,14 @@ pub(crate) fn program(key: &str, source: impl FnOnce() -> String) -> Arc<Program
     if let Some(p) = t.get(key) {
         return p.clone();
     }
-    let opts =
-        CompileOptions::new().program_name(format!("cuprum_{}.cu", key.replace(['|', ' '], "_")));
-    let p = Arc::new(Program::new(source(), opts));
+    let p = Arc::new(Program::new(source(), program_options(key)));
     t.insert(key.to_owned(), p.clone());
     p
+}
+
+/// The compile options of the program named `key` (its file name for NVRTC's messages).
+pub(crate) fn program_options(key: &str) -> CompileOptions {
+    CompileOptions::new().program_name(format!("cuprum_{}.cu", key.replace(['|', ' '], "_")))
 }
 
 /// Runs `f` with `a`'s device current (and, when the current stream belongs to another

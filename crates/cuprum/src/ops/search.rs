@@ -407,7 +407,7 @@ pub fn searchsorted_with(
         Side::Right => "cuprum_searchsorted_right",
     };
     let m = v_c.size();
-    if m >= BATCH_VALUES && a_c.size() >= BATCH_SORTED && m <= super::sort::MAX_SORT {
+    if m >= BATCH_VALUES && a_c.size() >= BATCH_SORTED && m <= super::radix::MAX_SORT {
         // In sorted order (the module docs): the values sorted with their positions, searched,
         // the insertion points put back where their values were.
         let pos = Array::arange_int(0, m as i128, 1, DType::U32)?;

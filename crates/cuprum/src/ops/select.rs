@@ -29,7 +29,7 @@
 //! holding a NaN has a NaN median).
 
 use super::programs::{PRELUDE, Program, program, ptr_at, zeroed_scratch};
-use super::sort::{key_code, nan_key};
+use super::radix::{key_code, nan_key};
 use crate::array::{Array, DType, DTypeKind};
 use crate::error::{Result, bail};
 use crate::kernel::DevicePtr;

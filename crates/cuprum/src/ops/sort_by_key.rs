@@ -6,7 +6,8 @@
 //! stable `argsort` and gather both arrays by it.
 
 use super::indexing::{IndexMode, take_with};
-use super::sort::{MAX_SORT, SortMode, argsort, radix_with};
+use super::radix::{MAX_SORT, SortMode};
+use super::sort::{argsort, radix_with};
 use crate::array::{Array, DTypeKind};
 use crate::error::{Result, bail};
 
