@@ -140,8 +140,17 @@ fn illegal_calls_in_a_capture_are_errors_and_the_stream_stays_usable() {
     require_cuda!();
     let s = Stream::new().unwrap();
     let x = Array::from_slice(&[1.0f32, 2.0], &[2]).unwrap();
+    let idx = Array::from_slice(&[1i64, 0], &[2]).unwrap();
     type Case<'a> = (&'a str, Box<dyn Fn() -> cuprum::Result<()> + 'a>);
     let cases: Vec<Case> = vec![
+        (
+            "an index check of take",
+            Box::new(|| ops::take(&x, &idx, None).map(drop)),
+        ),
+        (
+            "an index check of take, put or scatter_add",
+            Box::new(|| ops::scatter_add(&x, &idx, 1.0f32)),
+        ),
         (
             "a copy to host memory",
             Box::new(|| x.to_vec::<f32>().map(drop)),

@@ -1689,6 +1689,91 @@ fn scatter_add_rows_broadcasts_views_and_errors() {
     assert_eq!(f.to_vec::<f32>().unwrap(), vec![1.0, 0.0, 0.0]);
 }
 
+/// Raise-mode checks from several threads at once (half of them on streams of their own),
+/// some calls with one out-of-range index unique to the call: each call gets its own
+/// answer or names its own bad index (the error flags are never shared between calls).
+#[test]
+fn raise_mode_checks_from_many_threads_keep_their_own_flags() {
+    require_gpu!();
+    let n = 5000usize;
+    let src: Vec<i32> = (0..n as i32).map(|k| k * 3 + 1).collect();
+    let a = Array::from_slice(&src, &[n]).unwrap();
+    std::thread::scope(|sc| {
+        for t in 0..6usize {
+            let (a, src) = (&a, &src);
+            sc.spawn(move || {
+                let mut rng = Rng::new(900 + t as u64);
+                let stream = (t % 2 == 0).then(|| cuprum::Stream::new().unwrap());
+                for round in 0..40usize {
+                    let m = 1 + rng.usize(0, 3000);
+                    let mut idx: Vec<i64> = (0..m)
+                        .map(|_| rng.usize(0, 2 * n) as i64 - n as i64)
+                        .collect();
+                    let bad = coin(&mut rng).then(|| {
+                        let past = (n + 1000 * t + round) as i64;
+                        let b = if coin(&mut rng) { past } else { -past - 1 };
+                        let at = rng.usize(0, m);
+                        idx[at] = b;
+                        b
+                    });
+                    let call = || {
+                        let ia = Array::from_slice(&idx, &[m])?;
+                        ops::take(a, &ia, None)?.to_vec::<i32>()
+                    };
+                    let got = match &stream {
+                        Some(s) => s.with(call),
+                        None => call(),
+                    };
+                    match bad {
+                        Some(b) => {
+                            assert_err(
+                                got,
+                                ErrorKind::Shape,
+                                &format!("index {b} is out of bounds for axis 0 with size {n}"),
+                            );
+                        }
+                        None => {
+                            let want: Vec<i32> = idx
+                                .iter()
+                                .map(|&k| src[k.rem_euclid(n as i64) as usize])
+                                .collect();
+                            assert_eq!(got.unwrap(), want, "thread {t} round {round}");
+                        }
+                    }
+                }
+            });
+        }
+    });
+}
+
+/// A call that raised leaves no trace in the flag the next call gets (the slot is zeroed
+/// for each call): take, put and scatter_add alternate bad and good indices.
+#[test]
+fn raise_mode_flag_is_clear_after_an_error() {
+    require_gpu!();
+    let a = Array::from_slice(&[10i32, 20, 30], &[3]).unwrap();
+    let bad = Array::from_slice(&[0i64, 3], &[2]).unwrap();
+    let good = Array::from_slice(&[2i64, -3], &[2]).unwrap();
+    let oob = "index 3 is out of bounds for axis 0 with size 3";
+    for round in 0..3 {
+        assert_err(ops::take(&a, &bad, None), ErrorKind::Shape, oob);
+        let got = ops::take(&a, &good, None).unwrap();
+        assert_eq!(got.to_vec::<i32>().unwrap(), vec![30, 10], "round {round}");
+
+        let p = Array::zeros(&[3], DType::I32).unwrap();
+        assert_err(ops::put(&p, &bad, 5i32), ErrorKind::Shape, oob);
+        let q = Array::zeros(&[3], DType::I32).unwrap();
+        ops::put(&q, &good, 7i32).unwrap();
+        assert_eq!(q.to_vec::<i32>().unwrap(), vec![7, 0, 7], "round {round}");
+
+        let c = Array::zeros(&[3], DType::I32).unwrap();
+        assert_err(ops::scatter_add(&c, &bad, 1i32), ErrorKind::Shape, oob);
+        let d = Array::zeros(&[3], DType::I32).unwrap();
+        ops::scatter_add(&d, &good, 1i32).unwrap();
+        assert_eq!(d.to_vec::<i32>().unwrap(), vec![1, 0, 1], "round {round}");
+    }
+}
+
 // ---------------------------------------------------------------- joins
 
 #[test]

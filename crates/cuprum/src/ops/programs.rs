@@ -18,8 +18,9 @@
 //! transposes. Scratch that must start zeroed is one memset per call.
 //!
 //! Synchronisation: a result that needs its size (a mask read, `nonzero`) costs one
-//! device → host read of that size, and `IndexMode::Raise` one read of an error flag;
-//! nothing else synchronises. Determinism: a float `cumsum` combines in an order that
+//! device → host read of that size, and `IndexMode::Raise` one synchronisation before
+//! reading an error flag in mapped host memory (`runtime/flags.rs`); nothing else
+//! synchronises. Determinism: a float `cumsum` combines in an order that
 //! depends on timing (the last bits may vary between runs); integer scans, sorts,
 //! compactions and gathers are exact and deterministic; `scatter_add` uses atomics (a CAS
 //! on the enclosing 32-bit word for 1- and 2-byte types).

@@ -143,6 +143,15 @@ unsafe impl Send for FaultSlots {}
 // SAFETY: as above.
 unsafe impl Sync for FaultSlots {}
 
+/// Host memory a device's kernels write through (see
+/// [`DeviceBackend::alloc_mapped_forever`]): the host's address and the address kernels
+/// use.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct MappedHost {
+    pub(crate) host: *mut u8,
+    pub(crate) device: u64,
+}
+
 /// What a random fill writes (see [`RngBackend::fill`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Fill {
@@ -519,6 +528,12 @@ pub(crate) trait DeviceBackend: MemoryBackend + StreamBackend + Send + Sync + An
     /// Clears the claim word of the fault record (no kernel of the device runs meanwhile
     /// that could fault: it is called after a synchronisation).
     fn reset_fault_claim(&self, slots: &FaultSlots) -> Result<()>;
+
+    /// `bytes` of zeroed host memory that the device's kernels read and write at
+    /// `MappedHost::device` and the host at `MappedHost::host`, never freed (the error flags
+    /// of `flags.rs`): on a GPU page-locked and mapped into its address space (usable from
+    /// every context), on the host device ordinary memory. Aligned to 64 bytes at least.
+    fn alloc_mapped_forever(&self, bytes: usize) -> Result<MappedHost>;
 }
 
 /// The kernels of one loaded module.

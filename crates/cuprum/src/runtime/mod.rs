@@ -32,6 +32,7 @@ pub(crate) mod cuda;
 mod device;
 mod event;
 pub(crate) mod fault;
+mod flags;
 mod foreign;
 pub(crate) mod host;
 mod launch;
@@ -63,6 +64,7 @@ pub(crate) use backend::{BlasFloat, Fill, Gemm, GemmInput, RngAlgorithm};
 pub(crate) use blas::gemm;
 pub(crate) use capture::{capturing_any, is_capturing, keep_buffer, refuse_in_capture};
 pub(crate) use cuda::image::param_sizes;
+pub(crate) use flags::ErrorFlag;
 #[cfg(feature = "python")]
 pub(crate) use foreign::Release as ForeignRelease;
 #[cfg(feature = "python")]

@@ -18,8 +18,8 @@ mod staging;
 mod streams;
 
 use super::backend::{
-    CodeTarget, DeviceBackend, DeviceProps, FaultSlots, Gemm, ModuleBackend, RawEvent, RawStream,
-    RngAlgorithm, RngBackend,
+    CodeTarget, DeviceBackend, DeviceProps, FaultSlots, Gemm, MappedHost, ModuleBackend, RawEvent,
+    RawStream, RngAlgorithm, RngBackend,
 };
 use super::fault::record::RECORD_BYTES;
 use super::fault::sticky;
@@ -244,6 +244,13 @@ impl DeviceBackend for CudaDevice {
             unsafe { driver::zero_word_sync(slots.claim) },
             "cuMemsetD32",
         )
+    }
+
+    fn alloc_mapped_forever(&self, bytes: usize) -> Result<MappedHost> {
+        self.bind_ctx()?;
+        let (host, device) =
+            self.check(driver::host_alloc_mapped_forever(bytes), "cuMemHostAlloc")?;
+        Ok(MappedHost { host, device })
     }
 }
 

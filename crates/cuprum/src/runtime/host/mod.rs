@@ -42,8 +42,8 @@ pub(crate) mod trap;
 pub(crate) mod warp;
 
 use super::backend::{
-    CodeTarget, DeviceBackend, DeviceProps, FaultSlots, Gemm, ModuleBackend, RawEvent, RawStream,
-    RngAlgorithm, RngBackend,
+    CodeTarget, DeviceBackend, DeviceProps, FaultSlots, Gemm, MappedHost, ModuleBackend, RawEvent,
+    RawStream, RngAlgorithm, RngBackend,
 };
 use super::fault::record::RECORD_BYTES;
 use crate::error::{Result, bail};
@@ -292,5 +292,20 @@ impl DeviceBackend for HostDevice {
         // touch it with atomics.
         unsafe { AtomicU32::from_ptr(slots.claim as *mut u32) }.store(0, Ordering::Release);
         Ok(())
+    }
+
+    fn alloc_mapped_forever(&self, bytes: usize) -> Result<MappedHost> {
+        // Kernels here address host memory directly: ordinary zeroed memory, leaked, in
+        // 64-byte lines (the alignment the trait promises).
+        #[derive(Clone, Copy)]
+        #[repr(C, align(64))]
+        struct Line([u8; 64]);
+        let lines: &'static mut [Line] =
+            Box::leak(vec![Line([0; 64]); bytes.div_ceil(64).max(1)].into_boxed_slice());
+        let host = lines.as_mut_ptr().cast::<u8>();
+        Ok(MappedHost {
+            host,
+            device: host as u64,
+        })
     }
 }
