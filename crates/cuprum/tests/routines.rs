@@ -1774,6 +1774,36 @@ fn raise_mode_flag_is_clear_after_an_error() {
     }
 }
 
+/// Many bad indices at once (every one, and one in three): the error names one of them,
+/// (one lane of a warp reports, while the flag reads clear: `report_bad_index`).
+#[test]
+fn raise_mode_with_many_bad_indices_names_one_of_them() {
+    require_gpu!();
+    let n = if common::on_host() { 20_000 } else { 4_000_000 };
+    let a = Array::from_slice(&(0..1000).collect::<Vec<i32>>(), &[1000]).unwrap();
+    let all_bad: Vec<i64> = (0..n as i64).map(|i| 1000 + i % 7).collect();
+    let some_bad: Vec<i64> = (0..n as i64)
+        .map(|i| if i % 3 == 0 { -1001 - i % 5 } else { i % 1000 })
+        .collect();
+    for (what, idx, allowed) in [
+        ("all bad", &all_bad, (1000..1007).collect::<Vec<i64>>()),
+        ("one in three", &some_bad, (-1005..=-1001).collect()),
+    ] {
+        let i = Array::from_slice(idx, &[n]).unwrap();
+        let e = ops::take(&a, &i, None).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Shape, "{what}");
+        let named = allowed.iter().any(|b| {
+            e.to_string().contains(&format!(
+                "index {b} is out of bounds for axis 0 with size 1000"
+            ))
+        });
+        assert!(named, "{what}: {e}");
+        let c = Array::zeros(&[1000], DType::I32).unwrap();
+        let e = ops::scatter_add(&c, &i, 1i32).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Shape, "{what}");
+    }
+}
+
 // ---------------------------------------------------------------- joins
 
 #[test]

@@ -61,15 +61,26 @@ fn idx_type(wide: bool) -> &'static str {
 /// Index arithmetic shared by the gather and scatter programs.
 const INDEX_FIX: &str = r#"
 struct Meta { long long shape[8]; long long stride[8]; };
+// Records the bad index `orig` in the error flag (err[0] = 1, err[1] = an index): host
+// memory the device writes through, where every access crosses the bus and atomics on one
+// word queue one after another (about a microsecond each on an H200: 10^7 bad indices took
+// 11 s when each did its own). So one lane of the lanes here at once reports, and only
+// while the flag still reads clear (reads of one word go out in parallel).
+__device__ __forceinline__ void report_bad_index(unsigned long long* err, long long orig) {
+  const unsigned lanes = __activemask();
+  if ((int)(threadIdx.x & 31u) != __ffs(lanes) - 1) return;
+  if (*(volatile unsigned long long*)err != 0ull) return;
+  if (atomicCAS(err, 0ull, 1ull) == 0ull) err[1] = (unsigned long long)orig;
+}
 // Applies `mode` (0 raise, 1 wrap, 2 clip) to index k of an axis of extent len > 0; in
-// raise mode a bad index is recorded (err[0] = 1, err[1] = the index) and skipped.
+// raise mode a bad index is recorded (`report_bad_index`) and skipped.
 __device__ __forceinline__ bool fix_index(long long& k, long long len, int mode, unsigned long long* err) {
   if (mode == 1) { k %= len; if (k < 0) k += len; return true; }
   if (mode == 2) { k = k < 0 ? 0 : (k >= len ? len - 1 : k); return true; }
   const long long orig = k;
   if (k < 0) k += len;
   if (k < 0 || k >= len) {
-    if (atomicCAS(err, 0ull, 1ull) == 0ull) err[1] = (unsigned long long)orig;
+    report_bad_index(err, orig);
     return false;
   }
   return true;
