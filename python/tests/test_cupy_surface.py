@@ -431,3 +431,43 @@ def test_translate_cucomplex_runs_cuda_complex_code_as_cuprums_complex():
             + 'extern "C" __global__ void k(cuComplex* x) { x[0] = cuCaddf(x[0], x[0]) + 1; }',
             "k",
         )((1,), (1,), (outf,))
+
+
+# ---- cuprum.cuda.compiler ---------------------------------------------------------------
+
+TEMPLATED = r"""
+template <int N> __global__ void scale(float* x) { x[threadIdx.x] *= N; }
+extern "C" __global__ void plain(float* x) { x[threadIdx.x] = 1.0f; }
+"""
+
+
+def test_compile_using_nvrtc_returns_an_image_and_the_lowered_names():
+    from cuprum.cuda import compiler
+
+    try:
+        image, mapping = compiler.compile_using_nvrtc(
+            TEMPLATED, arch="90", name_expressions=["scale<3>"]
+        )
+    except cp.CuprumError as e:
+        if "NVRTC" in str(e) and "not found" in str(e).lower():
+            pytest.skip(f"no NVRTC here: {e}")
+        raise
+    assert isinstance(image, bytes) and image[:4] == b"\x7fELF"  # a cubin for sm_90
+    assert set(mapping) == {"scale<3>"} and mapping["scale<3>"].startswith("_Z")
+    image, mapping = compiler.compile_using_nvrtc(TEMPLATED, options=("-DX=1",), arch="sm_90")
+    assert image[:4] == b"\x7fELF" and mapping is None
+    with pytest.raises(cp.CompileException):
+        compiler.compile_using_nvrtc("this is not C++", arch="90")
+    with pytest.warns(DeprecationWarning, match="Avoid passing.*jitify=False"):
+        compiler.compile_using_nvrtc("", arch="90", jitify=False)
+    with pytest.raises(cp.CuprumError, match="jitify=True"):
+        compiler.compile_using_nvrtc("", arch="90", jitify=True)
+    with pytest.raises(ValueError, match="compute capability"):
+        compiler.compile_using_nvrtc("", arch="ninety")
+    if cp.cuda.Device().compute_capability == "host":
+        with pytest.raises(cp.CuprumError, match="pass arch="):
+            compiler.compile_using_nvrtc("")
+    else:
+        # the current GPU's architecture, loadable as a module
+        image, _ = compiler.compile_using_nvrtc(TEMPLATED)
+        assert image[:4] == b"\x7fELF"

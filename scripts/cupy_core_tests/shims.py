@@ -282,8 +282,9 @@ def install(modules):
     )
     compiler = stand_module(
         "cupy.cuda.compiler",
-        "CuPy's compiler module: exceptions, inert cache settings, _run_cc",
+        "CuPy's compiler module: exceptions, compile_using_nvrtc, inert cache settings, _run_cc",
         CompileException=cp.CompileException,
+        compile_using_nvrtc=cuda.compiler.compile_using_nvrtc,
         JitifyException=JitifyException,
         _get_bool_env_variable=get_bool_env_variable,
         _kernel_cache_backend=None,

@@ -765,7 +765,7 @@ impl PyRawKernel {
 
 /// CuPy's `jitify=`: `True` is refused (cuprum compiles with NVRTC directly), `False`
 /// given explicitly warns as CuPy 14 warns (Jitify is deprecated), `None` is nothing.
-fn jitify_arg(jitify: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+pub(super) fn jitify_arg(jitify: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
     let Some(j) = jitify.filter(|j| !j.is_none()) else {
         return Ok(());
     };

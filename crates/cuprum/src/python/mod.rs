@@ -61,6 +61,7 @@ mod array;
 mod augmented;
 mod call;
 mod capsule;
+mod compiler;
 mod convert;
 mod cucomplex;
 mod cuda;

@@ -593,6 +593,7 @@ pub fn register_package(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<super::jit_launch::JitLaunch>()?;
     m.add_class::<memory::MemoryPointer>()?;
     m.add_function(wrap_pyfunction!(memory::alloc, m)?)?;
+    m.add_function(wrap_pyfunction!(super::compiler::_compile_using_nvrtc, m)?)?;
     m.add_class::<fuse::PyFusion>()?;
     m.add_class::<fuse::PyFusionVar>()?;
     m.add_class::<fuse::PyFusionArray>()?;
