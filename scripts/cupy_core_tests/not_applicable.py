@@ -52,4 +52,8 @@ GPU_ONLY_ERRORS = [
         r"the cooperative grid of \d+ blocks exceeds the limit",
         "a cooperative launch of more blocks than the host device runs at once",
     ),
+    (
+        r"compile_using_nvrtc compiles for a GPU",
+        "compile_using_nvrtc without arch= compiles for the current GPU",
+    ),
 ]

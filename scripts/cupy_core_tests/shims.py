@@ -331,7 +331,13 @@ def install(modules):
         backends,
         cupyx,
     ):
-        sys.modules.setdefault(module.__name__, module)
+        existing = sys.modules.setdefault(module.__name__, module)
+        if existing is not module:
+            # cuprum has the module (e.g. ``cuprum.cuda.compiler``): the stand-in's names
+            # it lacks are added to it.
+            for name, value in vars(module).items():
+                if not name.startswith("__"):
+                    add(existing, name, value)
 
     add(cp, "_core", core)
     add(cp, "_util", util)
