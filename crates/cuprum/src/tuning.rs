@@ -5,7 +5,8 @@
 //! module docs of `tune/` (`cargo doc --document-private-items`).
 //!
 //! The families are declared beside the kernels they shape (the scan engine's in
-//! `kernel/tuned.rs`, the radix sort's in `ops/sort_tuned.rs`); this module lists them all.
+//! `kernel/tuned.rs`, the radix sort's in `ops/sort_tuned.rs`, the compactions' in
+//! `ops/compact.rs`); this module lists them all.
 //!
 //! ```
 //! # if !cuprum_doctest::device()? { return Ok(()); }
@@ -20,11 +21,12 @@ pub use crate::tune::{Choice, Family, Params, Source, TuneMode, forget, mode, wi
 
 use crate::error::Result;
 use crate::kernel::tuned as scan;
+use crate::ops::compact;
 use crate::ops::sort_tuned as sort;
 use crate::runtime::Device;
 
 /// Every tuned family, in the order `cuprum tune` measures them.
-static FAMILIES: [&Family; 12] = [
+static FAMILIES: [&Family; 14] = [
     scan::FAMILIES[0],
     scan::FAMILIES[1],
     scan::FAMILIES[2],
@@ -37,6 +39,8 @@ static FAMILIES: [&Family; 12] = [
     sort::FAMILIES[1],
     sort::FAMILIES[2],
     sort::FAMILIES[3],
+    &compact::COMPACT_VALUES,
+    &compact::COMPACT_NONZERO,
 ];
 
 /// Every tuned family: name, what it tunes, its candidates and built-in choices.

@@ -1,6 +1,7 @@
-//! Per-device tuning (`cuprum::tuning`): every candidate of every tuned family runs against
-//! a CPU reference — a wrong candidate fails here, not on a user's GPU — and the choosing
-//! rules (`CUPRUM_TUNE`, pinned choices, the host device, reports). The candidates of one
+//! Per-device tuning (`cuprum::tuning`): every candidate of every tuned family (the scans',
+//! the sorts', the compactions') runs against a CPU reference — a wrong candidate fails
+//! here, not on a user's GPU — and the choosing rules (`CUPRUM_TUNE`, pinned choices, the
+//! host device, reports). The candidates of one
 //! accumulator size share a program, so each program pins one candidate of each family
 //! (the i-th, cycling) and runs the four scans those families shape: flattened (tiles), rows
 //! as segments, rows a block each, and a leading axis; each at sizes of several tiles with
@@ -172,8 +173,8 @@ fn a_gpu_reports_a_choice_for_every_family() {
     assert!(m[0].margin.is_some_and(|x| x >= 0.0));
 }
 
-/// Runs `check` with each candidate of the sort family `name` pinned in turn.
-fn each_sort_candidate(name: &str, check: &mut dyn FnMut(&str)) {
+/// Runs `check` with each candidate of the family `name` pinned in turn.
+fn each_candidate(name: &str, check: &mut dyn FnMut(&str)) {
     let fam = tuning::families()
         .iter()
         .copied()
@@ -239,7 +240,7 @@ fn every_candidate_of_the_sorts_orders_as_numpy() {
     let a_i64 = Array::from_slice(&ints, &[v.len()]).unwrap();
     let i32s: Vec<i32> = ints.iter().map(|&x| x as i32).collect();
     let a_i32 = Array::from_slice(&i32s, &[v.len()]).unwrap();
-    each_sort_candidate("sort.keys4", &mut |what| {
+    each_candidate("sort.keys4", &mut |what| {
         let got: Vec<f64> = ops::sort(&a32, None)
             .unwrap()
             .to_vec::<f32>()
@@ -252,7 +253,7 @@ fn every_candidate_of_the_sorts_orders_as_numpy() {
         let w: Vec<i16> = int_order.iter().map(|&i| i16s[i as usize]).collect();
         assert_eq!(got, w, "{what}: int16");
     });
-    each_sort_candidate("sort.keys4.values", &mut |what| {
+    each_candidate("sort.keys4.values", &mut |what| {
         let got = ops::argsort(&a32, None).unwrap().to_vec::<i64>().unwrap();
         assert_eq!(got, order, "{what}: float32 argsort");
         let vals = Array::from_slice(&(0..v.len() as u32).collect::<Vec<_>>(), &[v.len()]).unwrap();
@@ -265,17 +266,64 @@ fn every_candidate_of_the_sorts_orders_as_numpy() {
             .collect();
         assert_eq!(by, int_order, "{what}: sort_by_key");
     });
-    each_sort_candidate("sort.keys8", &mut |what| {
+    each_candidate("sort.keys8", &mut |what| {
         let got = ops::sort(&a64, None).unwrap().to_vec::<f64>().unwrap();
         assert_eq!(same_sorted(&got, &want), None, "{what}: float64");
         let got = ops::sort(&a_i64, None).unwrap().to_vec::<i64>().unwrap();
         let w: Vec<i64> = int_order.iter().map(|&i| ints[i as usize]).collect();
         assert_eq!(got, w, "{what}: int64");
     });
-    each_sort_candidate("sort.keys8.values", &mut |what| {
+    each_candidate("sort.keys8.values", &mut |what| {
         let got = ops::argsort(&a64, None).unwrap().to_vec::<i64>().unwrap();
         assert_eq!(got, order, "{what}: float64 argsort");
         let got = ops::argsort(&a_i64, None).unwrap().to_vec::<i64>().unwrap();
         assert_eq!(got, int_order, "{what}: int64 argsort");
+    });
+}
+
+#[test]
+fn every_candidate_of_the_compactions_selects_as_numpy() {
+    require_gpu!();
+    let mut rng = Rng::new(11);
+    // Longer than three of the longest runs (6 tiles of 4096) and not a multiple of any.
+    let n = 3 * 6 * 4096 + 17;
+    let flags: Vec<bool> = (0..n).map(|_| rng.f64(0.0, 1.0) < 0.4).collect();
+    let vals: Vec<f64> = (0..n).map(|_| rng.f64(-1e3, 1e3).floor()).collect();
+    let m = Array::from_slice(&flags, &[n]).unwrap();
+    let want_pos: Vec<i64> = (0..n as i64).filter(|&i| flags[i as usize]).collect();
+    let want_vals: Vec<f64> = want_pos.iter().map(|&i| vals[i as usize]).collect();
+    let f32s: Vec<f32> = vals.iter().map(|&v| v as f32).collect();
+    let u8s: Vec<u8> = vals.iter().map(|&v| v as i64 as u8).collect();
+    let x32 = Array::from_slice(&f32s, &[n]).unwrap();
+    let x64 = Array::from_slice(&vals, &[n]).unwrap();
+    let x8 = Array::from_slice(&u8s, &[n]).unwrap();
+    each_candidate("compact.values", &mut |what| {
+        let got = ops::compress(&m, &x32, None)
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap();
+        let w: Vec<f32> = want_vals.iter().map(|&v| v as f32).collect();
+        assert_eq!(got, w, "{what}: float32");
+        let got = ops::compress(&m, &x64, None)
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap();
+        assert_eq!(got, want_vals, "{what}: float64");
+        let got = ops::compress(&m, &x8, None)
+            .unwrap()
+            .to_vec::<u8>()
+            .unwrap();
+        let w: Vec<u8> = want_pos.iter().map(|&i| u8s[i as usize]).collect();
+        assert_eq!(got, w, "{what}: uint8");
+    });
+    let m2 = m.reshape(&[(n / 7) as isize, 7]).unwrap(); // n is a multiple of 7
+    each_candidate("compact.nonzero", &mut |what| {
+        let got = ops::nonzero(&m).unwrap();
+        assert_eq!(got[0].to_vec::<i64>().unwrap(), want_pos, "{what}: 1-D");
+        let got = ops::nonzero(&m2).unwrap();
+        let rows: Vec<i64> = want_pos.iter().map(|&p| p / 7).collect();
+        let cols: Vec<i64> = want_pos.iter().map(|&p| p % 7).collect();
+        assert_eq!(got[0].to_vec::<i64>().unwrap(), rows, "{what}: 2-D rows");
+        assert_eq!(got[1].to_vec::<i64>().unwrap(), cols, "{what}: 2-D columns");
     });
 }

@@ -1,8 +1,8 @@
 //! Stream compaction: the selected elements of a contiguous array in order (boolean-mask
 //! reads), or the positions of the non-zero elements (`nonzero`), in one pass.
 //!
-//! A block takes the next *run* of tiles (an atomic ticket; [`RUN_TILES`] tiles for values,
-//! [`NONZERO_RUN_TILES`] for positions). It first loads the flags of the whole run once
+//! A block takes the next *run* of tiles (an atomic ticket; how many, and the blocks per SM
+//! or the prefetch distance, are tuned per device: [`COMPACT_VALUES`], [`COMPACT_NONZERO`]). It first loads the flags of the whole run once
 //! with coalesced vector loads, keeps them in shared memory (a byte each) and counts them
 //! per warp with ballots; it asks for the first tile's values, publishes the run's count
 //! and looks back over the predecessors' counts (one 64-bit status word per run: 2 flag
@@ -19,20 +19,24 @@
 //! already on their way; and a run waits once for four tiles' worth of work.
 
 use super::programs::{
-    PRELUDE, Program, aligned, bits_type, fits_u32, program, ptr_at, read_u64, vec_width,
-    zeroed_scratch,
+    PRELUDE, Program, aligned, bits_type, fits_u32, program, program_options, ptr_at, read_u64,
+    vec_width, zeroed_scratch,
 };
+use super::tune_inputs::{half_mask, keys};
 use crate::array::{Array, DType};
 use crate::error::{Result, bail, err};
 use crate::kernel::ByValue;
+use crate::runtime::Device;
+use crate::tune::{self, Family, Params, Runner, with_choice};
 use std::fmt::Write;
 use std::sync::Arc;
 
 /// Most dimensions whose coordinates one compaction pass writes.
 pub(crate) const MAX_ND: usize = 8;
 
-/// Tiles a block of the value compaction takes at once (its run), and the blocks per SM its
-/// registers are held to (`__launch_bounds__`). Measured on an H100 (2026-11-27, one run
+/// The value compaction's tuned shape: the tiles a block takes at once (its run) and the
+/// blocks per SM its registers are held to (`__launch_bounds__`); the first candidate is
+/// the H100's hand-picked one. Measured on an H100 (2026-11-27, one run
 /// each, `compress100M_f32_half`, µs), (tiles, blocks): (4, 6) 301–314, (4, 5) 317–324,
 /// (3, 6) 323, (5, 5) 325, (3, 7) 325–327, (6, 4) 316–332, (2, 8) 333, (4, 4) 347, (2, 9)
 /// 362, (1, 5) 443 (one tile per run without the prefetch below; 373 with it). Held to 6
@@ -49,16 +53,82 @@ pub(crate) const MAX_ND: usize = 8;
 /// another, each waiting for its values, and six blocks do not keep enough bytes in flight.
 /// The next step is loads that do not occupy the warps (TMA or `cp.async` into a ring of
 /// stages), as for the scan (`codegen/scan.rs`).
-const RUN_TILES: usize = 4;
-const COMPACT_MIN_BLOCKS: usize = 6;
+pub(crate) static COMPACT_VALUES: Family = Family {
+    name: "compact.values",
+    about: "selecting values under a mask (compress, x[mask]): a run is that many tiles",
+    params: ["run tiles", "blocks/SM", ""],
+    candidates: &[
+        [4, 6, 0],
+        [4, 5, 0],
+        [3, 6, 0],
+        [5, 5, 0],
+        [3, 7, 0],
+        [6, 4, 0],
+        [2, 8, 0],
+        [4, 4, 0],
+    ],
+    built_in: &[("H100", [4, 6, 0])],
+    problem: values_problem,
+    programs: |p| {
+        let key = values_key(4, false, p);
+        vec![(values_source_with(4, false, p), program_options(&key))]
+    },
+};
 
-/// Tiles a block of `nonzero` takes at once, and the L2 prefetch distance in runs (its
-/// flags only). Measured as above (`nonzero100M_half`, µs), (tiles, distance): (2, 16)
+/// `nonzero`'s tuned shape: the tiles a block takes at once and the L2 prefetch distance in
+/// runs (its flags only); the first candidate is the H100's hand-picked one. Measured as above (`nonzero100M_half`, µs), (tiles, distance): (2, 16)
 /// 319, (2, 32) 319–321, (1, 64) 329–332 (one tile per look-back, as before), (2, 0) 350,
 /// (4, 0) 352–366, (3, 0) 368–377, (1, 0) 384–393. Positions are written as 8-byte
 /// coordinates, so the write, not the look-back, is the larger part here.
-const NONZERO_RUN_TILES: usize = 2;
-const NONZERO_PREFETCH_RUNS: usize = 32;
+pub(crate) static COMPACT_NONZERO: Family = Family {
+    name: "compact.nonzero",
+    about: "positions of the non-zero elements (nonzero, argwhere): a run is that many tiles",
+    params: ["run tiles", "prefetch runs", ""],
+    candidates: &[
+        [2, 32, 0],
+        [2, 16, 0],
+        [1, 64, 0],
+        [2, 0, 0],
+        [3, 32, 0],
+        [4, 16, 0],
+        [3, 16, 0],
+    ],
+    built_in: &[("H100", [2, 32, 0])],
+    problem: nonzero_problem,
+    programs: |p| {
+        let key = indices_key(DType::Bool, false, false, p);
+        vec![(
+            indices_source_with(DType::Bool, false, false, p),
+            program_options(&key),
+        )]
+    },
+};
+
+/// Elements of a family's problem (a 1-D mask of about half true).
+const PROBLEM_N: usize = 1 << 25;
+
+/// The value compaction's problem: float32 values under a mask.
+fn values_problem() -> Result<Runner> {
+    let m = half_mask(PROBLEM_N)?;
+    let x = keys(PROBLEM_N, DType::F32)?;
+    let y = Array::empty(&[PROBLEM_N], DType::F32)?;
+    Ok(Box::new(move |p: Params| {
+        with_choice(COMPACT_VALUES.name, p, || {
+            select_values(&m, &x, &y).map(drop)
+        })
+    }))
+}
+
+/// `nonzero`'s problem: the positions of a 1-D mask.
+fn nonzero_problem() -> Result<Runner> {
+    let m = half_mask(PROBLEM_N)?;
+    let out = [Array::empty(&[PROBLEM_N], DType::I64)?];
+    Ok(Box::new(move |p: Params| {
+        with_choice(COMPACT_NONZERO.name, p, || {
+            nonzero_coords(&m, &[PROBLEM_N], &out)
+        })
+    }))
+}
 
 /// Items per thread: a tile stages 16 KiB.
 fn items_per_thread(stage_item: usize) -> usize {
@@ -77,33 +147,53 @@ fn idx_type(wide: bool) -> &'static str {
     }
 }
 
-/// The program selecting elements of `item` bytes under a bool mask.
-fn values_program(item: usize, wide: bool) -> Arc<Program> {
-    let key = format!("compact_values|{item}|{}", u8::from(wide));
-    program(&key, || values_source(item, wide))
+/// The name of the program selecting elements of `item` bytes in shape `p`.
+fn values_key(item: usize, wide: bool, p: Params) -> String {
+    format!("compact_values|{item}|{}|{}x{}", u8::from(wide), p[0], p[1])
+}
+
+/// The program selecting elements of `item` bytes under a bool mask, in shape `p`.
+fn values_program(item: usize, wide: bool, p: Params) -> Arc<Program> {
+    program(&values_key(item, wide, p), || {
+        values_source_with(item, wide, p)
+    })
+}
+
+/// The name of the program writing the coordinates of `d`'s non-zero elements in shape `p`.
+fn indices_key(d: DType, wide: bool, interleaved: bool, p: Params) -> String {
+    format!(
+        "compact_indices|{}|{}{}|{}x{}",
+        d.name(),
+        u8::from(wide),
+        if interleaved { "|il" } else { "" },
+        p[0],
+        p[1]
+    )
 }
 
 /// The program writing the coordinates of the non-zero elements of dtype `d` (one array
-/// per dimension, or `interleaved` in one `(N, ND)` array).
-fn indices_program(d: DType, wide: bool, interleaved: bool) -> Arc<Program> {
-    let key = format!(
-        "compact_indices|{}|{}{}",
-        d.name(),
-        u8::from(wide),
-        if interleaved { "|il" } else { "" }
-    );
-    program(&key, || indices_source(d, wide, interleaved))
+/// per dimension, or `interleaved` in one `(N, ND)` array), in shape `p`.
+fn indices_program(d: DType, wide: bool, interleaved: bool, p: Params) -> Arc<Program> {
+    program(&indices_key(d, wide, interleaved, p), || {
+        indices_source_with(d, wide, interleaved, p)
+    })
 }
 
+/// The value compaction's source in the hand-picked shape (compile checks).
 pub(crate) fn values_source(item: usize, wide: bool) -> String {
+    values_source_with(item, wide, COMPACT_VALUES.candidates[0])
+}
+
+/// The value compaction's source in shape `p` (run tiles, blocks per SM).
+fn values_source_with(item: usize, wide: bool, p: Params) -> String {
     let mut s = String::from(PRELUDE);
     let _ = write!(
         s,
         "typedef unsigned char Tm;\ntypedef {t} T;\ntypedef {t} S;\ntypedef {i} I;\n\
          #define CUPRUM_VALUES 1\nconstexpr int VECN = {v};\nconstexpr int IPT = {ipt};\nconstexpr int CMINB = {minb};\nconstexpr unsigned CPF = 0;\nconstexpr int SUB = {sub};\nconstexpr bool NEXT_PF = true;\n",
-        sub = RUN_TILES,
+        sub = p[0],
         t = bits_type(item),
-        minb = COMPACT_MIN_BLOCKS,
+        minb = p[1],
         i = idx_type(wide),
         v = vec_width(item),
         ipt = items_per_thread(item),
@@ -120,14 +210,20 @@ pub(crate) fn values_source(item: usize, wide: bool) -> String {
     s
 }
 
+/// `nonzero`'s source in the hand-picked shape (compile checks).
 pub(crate) fn indices_source(d: DType, wide: bool, interleaved: bool) -> String {
+    indices_source_with(d, wide, interleaved, COMPACT_NONZERO.candidates[0])
+}
+
+/// `nonzero`'s source in shape `p` (run tiles, prefetch distance in runs).
+fn indices_source_with(d: DType, wide: bool, interleaved: bool, p: Params) -> String {
     let mut s = String::from(PRELUDE);
     let _ = write!(
         s,
         "typedef {m} Tm;\ntypedef unsigned char T;\ntypedef unsigned S;\ntypedef {i} I;\n\
          #define CUPRUM_VALUES 0\nconstexpr int VECN = {v};\nconstexpr int IPT = 16;\nconstexpr unsigned CPF = {pf};\nconstexpr int SUB = {sub};\nconstexpr bool NEXT_PF = false;\n",
-        pf = NONZERO_PREFETCH_RUNS,
-        sub = NONZERO_RUN_TILES,
+        pf = p[1],
+        sub = p[0],
         m = d.c_type(),
         i = idx_type(wide),
         v = vec_width(d.itemsize()),
@@ -366,14 +462,15 @@ pub(crate) fn select_values(m: &Array, x: &Array, y: &Array) -> Result<usize> {
     }
     let item = x.itemsize();
     let wide = !fits_u32(n);
-    let prog = values_program(item, wide);
+    let p = tune::choose(Device::current()?, &COMPACT_VALUES)?;
+    let prog = values_program(item, wide, p);
     let vec = vec_width(item);
     let name = if vec > 1 && aligned(&[x, y], vec) && m.data_ptr().is_multiple_of(vec as u64) {
         "cuprum_compact_v"
     } else {
         "cuprum_compact_1"
     };
-    let t = tiles_for(n, RUN_TILES * 256 * items_per_thread(item))?;
+    let t = tiles_for(n, p[0] as usize * 256 * items_per_thread(item))?;
     let (status, counter) = (ptr_at(&t.status, 0), ptr_at(&t.status, 8 * t.tiles));
     let grid = t.tiles as u32;
     if wide {
@@ -425,7 +522,8 @@ fn coords(m: &Array, shape: &[usize], outs: &[u64], empty: bool, interleaved: bo
         );
     }
     let wide = !fits_u32(n);
-    let prog = indices_program(m.dtype(), wide, interleaved);
+    let p = tune::choose(Device::current()?, &COMPACT_NONZERO)?;
+    let prog = indices_program(m.dtype(), wide, interleaved, p);
     let vec = vec_width(m.itemsize());
     let vector = vec > 1 && aligned(&[m], vec);
     let mut meta = [0u64; 16];
@@ -434,7 +532,7 @@ fn coords(m: &Array, shape: &[usize], outs: &[u64], empty: bool, interleaved: bo
         meta[8 + k] = outs[k];
     }
     let name = nonzero_kernel_name(nd, vector);
-    let t = tiles_for(n, NONZERO_RUN_TILES * 256 * 16)?;
+    let t = tiles_for(n, p[0] as usize * 256 * 16)?;
     let (status, counter) = (ptr_at(&t.status, 0), ptr_at(&t.status, 8 * t.tiles));
     let grid = t.tiles as u32;
     if wide {
@@ -520,12 +618,19 @@ mod tests {
     }
 
     #[test]
-    fn runs_fit_static_shared_memory() {
-        for item in [1usize, 2, 4, 8, 16] {
-            let tile = 256 * items_per_thread(item);
-            assert!(RUN_TILES * tile + tile * item <= 40 * 1024, "{item}");
+    fn every_candidate_fits_static_shared_memory() {
+        for p in COMPACT_VALUES.candidates {
+            for item in [1usize, 2, 4, 8, 16] {
+                let tile = 256 * items_per_thread(item);
+                assert!(
+                    p[0] as usize * tile + tile * item <= 40 * 1024,
+                    "{item} {p:?}"
+                );
+            }
         }
-        const { assert!(NONZERO_RUN_TILES * 4096 + 4096 * 4 <= 40 * 1024) };
+        for p in COMPACT_NONZERO.candidates {
+            assert!(p[0] as usize * 4096 + 4096 * 4 <= 40 * 1024, "{p:?}");
+        }
     }
 
     #[test]

@@ -49,7 +49,7 @@ mod reductions;
 pub(crate) mod ufunc;
 mod unary;
 // Array routines (issue 16): scans, masks and gathers, sorts, joins.
-mod compact;
+pub(crate) mod compact;
 mod indexing;
 mod join;
 mod mask;
@@ -65,6 +65,7 @@ mod select;
 mod sort;
 mod sort_by_key;
 pub(crate) mod sort_tuned;
+mod tune_inputs;
 mod unique;
 // Searches and counts: searchsorted, isin, bincount, histogram, argwhere.
 mod argwhere;

@@ -11,7 +11,7 @@
 //! need not divide anything (a thread's keys are strided by the block), so any candidate
 //! may be chosen; `tests/tuning.rs` sorts with each against a CPU reference.
 //!
-//! A family's problem sorts (or argsorts) 2^23 random keys of its width with the candidate
+//! A family's problem sorts (or argsorts) 2^23 scattered keys of its width with the candidate
 //! pinned (about a quarter of a millisecond on an H200), on the sort's own path.
 //!
 //! Measured on an H200 (`cuprum tune --family sort`, 2026-12-04, µs of each problem,
@@ -156,10 +156,10 @@ fn programs(d: DType, mode: SortMode, p: Params) -> Vec<(String, CompileOptions)
     vec![(source, program_options(&program_key(d, mode, t)))]
 }
 
-/// A family's problem: `PROBLEM_N` uniform keys of `d`, sorted (or argsorted) by the
+/// A family's problem: `PROBLEM_N` scattered keys of `d` (`tune_inputs.rs`), sorted (or argsorted) by the
 /// radix sort with the candidate pinned.
 fn problem(d: DType, mode: SortMode, family: &'static Family) -> Result<Runner> {
-    let x = crate::random::uniform(-1.0, 1.0, &[PROBLEM_N], d)?;
+    let x = super::tune_inputs::keys(PROBLEM_N, d)?;
     let out = match mode {
         SortMode::Sort => Array::empty(&[PROBLEM_N], d)?,
         _ => Array::empty(&[PROBLEM_N], DType::I64)?,
