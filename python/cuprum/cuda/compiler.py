@@ -4,6 +4,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from cuprum import _cuprum
 from cuprum._cuprum import CompileException  # noqa: F401
 
@@ -11,15 +14,15 @@ _NOT_GIVEN = object()
 
 
 def compile_using_nvrtc(
-    source,
-    options=(),
-    arch=None,
-    filename="kern.cu",
-    name_expressions=None,
-    log_stream=None,
-    cache_in_memory=False,
-    jitify=_NOT_GIVEN,
-):
+    source: str | bytes,
+    options: Sequence[str] = (),
+    arch: str | int | None = None,
+    filename: str = "kern.cu",
+    name_expressions: Sequence[str] | None = None,
+    log_stream: Any = None,
+    cache_in_memory: bool = False,
+    jitify: Any = _NOT_GIVEN,
+) -> tuple[bytes, dict[str, str] | None]:
     """Compiles CUDA C++ ``source`` with NVRTC for compute capability ``arch`` (``'90'``;
     default: the current GPU's) and returns ``(image, mapping)``: a cubin (``bytes``) where
     NVRTC knows the architecture, else PTX, and ``{name expression: lowered name}`` for the
