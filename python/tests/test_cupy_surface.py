@@ -471,3 +471,31 @@ def test_compile_using_nvrtc_returns_an_image_and_the_lowered_names():
         # the current GPU's architecture, loadable as a module
         image, _ = compiler.compile_using_nvrtc(TEMPLATED)
         assert image[:4] == b"\x7fELF"
+
+
+# ---- dynamic parallelism (relocatable device code) ---------------------------------------
+
+PARENT_CHILD = r"""
+extern "C" {
+__global__ void fill_one(float* arr, int n) {
+    unsigned int i = blockDim.x * blockIdx.x + threadIdx.x;
+    if (i < n) arr[i] = 1.0f;
+}
+__global__ void parent(float* arr, int n, int chunk) {
+    unsigned int i = blockDim.x * blockIdx.x + threadIdx.x;
+    if (i < n / chunk) fill_one<<<1, chunk>>>(arr + i * chunk, chunk);
+}
+}
+"""
+
+
+def test_a_kernel_that_launches_kernels_compiles_with_dc():
+    if cp.cuda.Device().compute_capability == "host":
+        pytest.skip("launches from device code need a GPU")
+    n, chunk = 169, 13
+    k = cp.RawKernel(PARENT_CHILD, "parent", options=("-dc",))
+    x = cp.zeros((n,), dtype=cp.float32)
+    k((1,), (n // chunk,), (x, n, chunk))
+    np.testing.assert_array_equal(x.get(), np.ones(n, np.float32))
+    with pytest.raises(cp.CompileException):
+        cp.RawKernel(PARENT_CHILD, "parent")((1,), (n // chunk,), (x, n, chunk))

@@ -593,3 +593,44 @@ extern "C" __global__ void magnitude(const complex<double>* z, double* out, int 
     let got = out.to_vec::<f64>().unwrap();
     assert!((got[0] - 5f64.sqrt()).abs() < 1e-12 && (got[1] - 9.25f64.sqrt()).abs() < 1e-12);
 }
+
+/// A kernel that launches kernels (dynamic parallelism): compiled as relocatable device
+/// code (`-dc`, CuPy's spelling) and linked with the CUDA device runtime when it loads.
+const PARENT_CHILD: &str = r#"
+extern "C" {
+__global__ void fill_one(float* arr, int n) {
+    unsigned int i = blockDim.x * blockIdx.x + threadIdx.x;
+    if (i < n) arr[i] = 1.0f + arr[i];
+}
+__global__ void parent(float* arr, int n, int chunk) {
+    unsigned int i = blockDim.x * blockIdx.x + threadIdx.x;
+    if (i < n / chunk) fill_one<<<1, chunk>>>(arr + i * chunk, chunk);
+}
+}"#;
+
+#[test]
+fn kernels_that_launch_kernels_link_with_the_device_runtime() {
+    require_gpu!();
+    skip_on_host!("launches from device code (dynamic parallelism)");
+    let (n, chunk) = (169usize, 13usize);
+    for flag in ["-dc", "-rdc=true", "--relocatable-device-code=true"] {
+        let k = RawKernel::new(PARENT_CHILD, "parent").option(flag);
+        let x = Array::from_slice(&vec![2.0f32; n], &[n]).unwrap();
+        k.launch(1, (n / chunk) as u32, (&x, n as i32, chunk as i32))
+            .unwrap();
+        assert_eq!(x.to_vec::<f32>().unwrap(), vec![3.0f32; n], "{flag}");
+    }
+    // Without relocatable device code NVRTC refuses the launch from device code.
+    let e = RawKernel::new(PARENT_CHILD, "parent")
+        .launch(
+            1,
+            13,
+            (
+                &Array::zeros(&[n], DType::F32).unwrap(),
+                n as i32,
+                chunk as i32,
+            ),
+        )
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Compile, "{e}");
+}

@@ -836,6 +836,26 @@ pub(crate) fn nvrtc_found() -> Option<Found> {
     })
 }
 
+/// The CUDA device runtime's static library, `libcudadevrt.a`, which relocatable device
+/// code that launches kernels (`-dc`, `-rdc=true`) is linked with: beside the NVRTC found
+/// (the pip wheel and the toolkit keep both in one folder), else in the library folders of
+/// the places above (1 is NVRTC's only). `None` when none has it.
+pub(crate) fn cudadevrt() -> Option<PathBuf> {
+    const NAME: &str = "libcudadevrt.a";
+    if let Some(p) = nvrtc_found()
+        .and_then(|f| f.path.parent().map(|d| d.join(NAME)))
+        .filter(|p| p.exists())
+    {
+        return Some(p);
+    }
+    Places::from_env()
+        .cheap_roots()
+        .iter()
+        .flat_map(Root::lib_dirs)
+        .map(|d| d.join(NAME))
+        .find(|p| p.exists())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

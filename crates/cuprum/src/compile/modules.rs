@@ -162,8 +162,39 @@ fn load_nvrtc(
     arch: u32,
 ) -> Result<(Module, String)> {
     let img = image_for(source, opts, arch)?;
-    let m = Module::load_with_names(device, &img.image, img.lowered_names.clone())?;
+    let image = loadable(device, &img.image)?;
+    let m = Module::load_with_names(device, &image, img.lowered_names.clone())?;
     Ok((m, img.log.clone()))
+}
+
+/// `image` as the driver loads it: a relocatable cubin (compiled with `-dc` or
+/// `-rdc=true`, as device code that launches kernels must be) linked with the CUDA device
+/// runtime first (`libcudadevrt.a`, found where NVRTC is: `discovery::cudadevrt`); any
+/// other image as it is. The kernel cache keeps the compiled image, so a link takes place
+/// at each load of such a module.
+fn loadable(device: Device, image: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>> {
+    if !is_relocatable(image) {
+        return Ok(std::borrow::Cow::Borrowed(image));
+    }
+    let Some(lib) = super::discovery::cudadevrt() else {
+        crate::error::bail!(
+            Compile,
+            "the module was compiled as relocatable device code (-dc / -rdc=true), which must \
+             be linked with the CUDA device runtime, libcudadevrt.a, and no CUDA toolkit or \
+             pip wheel beside NVRTC has it (pip install nvidia-cuda-runtime, or set CUDA_HOME)"
+        );
+    };
+    Ok(std::borrow::Cow::Owned(Module::link_relocatable(
+        device,
+        image,
+        &[lib],
+    )?))
+}
+
+/// Whether `image` is an ELF relocatable object (`e_type` 1, at byte 16): a cubin compiled
+/// with `-dc`, not yet linked.
+fn is_relocatable(image: &[u8]) -> bool {
+    image.starts_with(b"\x7fELF") && image.get(16..18) == Some(&[1, 0][..])
 }
 
 /// Compiles a raw module's `source` for `device` and loads it: on a GPU with NVRTC through
@@ -184,7 +215,7 @@ pub(crate) fn load_raw_source(
         CodeTarget::Host => Ok((compile_on(device, source, opts)?, String::new())),
         CodeTarget::Cuda(arch) if nvcc => {
             let (cubin, log) = nvcc::compile(source, opts, arch)?;
-            Ok((Module::load(device, &cubin)?, log))
+            Ok((Module::load(device, &loadable(device, &cubin)?)?, log))
         }
         CodeTarget::Cuda(arch) => load_nvrtc(device, source, opts, arch),
     }
@@ -209,4 +240,19 @@ pub fn clear_memo() {
         c.clear_memo();
     }
     crate::memo::clear_all();
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn relocatable_objects_are_told_from_loadable_images() {
+        let mut elf = b"\x7fELF\x02\x01\x01".to_vec();
+        elf.resize(64, 0);
+        elf[16] = 1; // ET_REL: a cubin compiled with -dc
+        assert!(super::is_relocatable(&elf));
+        elf[16] = 2; // ET_EXEC: a linked cubin
+        assert!(!super::is_relocatable(&elf));
+        assert!(!super::is_relocatable(b"// PTX\n.version 8.0"));
+        assert!(!super::is_relocatable(b"\x7fELF"));
+    }
 }

@@ -504,6 +504,10 @@ pub(crate) trait DeviceBackend: MemoryBackend + StreamBackend + Send + Sync + An
         lowered: Vec<(String, String)>,
     ) -> Result<Arc<dyn ModuleBackend>>;
 
+    /// Links a relocatable image (compiled with `-dc` / `-rdc=true`) with the static device
+    /// libraries at `libraries` into a loadable one.
+    fn link_relocatable(&self, image: &[u8], libraries: &[std::path::PathBuf]) -> Result<Vec<u8>>;
+
     /// A generator of `algorithm` with `seed`.
     fn rng(&self, seed: u64, algorithm: RngAlgorithm) -> Result<Box<dyn RngBackend>>;
 

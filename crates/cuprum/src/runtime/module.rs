@@ -46,6 +46,18 @@ impl Module {
         Module::load_with_names(device, image, Vec::new())
     }
 
+    /// Links a relocatable image (compiled with `-dc` / `-rdc=true`) with the static device
+    /// libraries at `libraries` into an image [`load`](Module::load) takes (the driver's
+    /// linker; the host device links nothing).
+    pub(crate) fn link_relocatable(
+        device: Device,
+        image: &[u8],
+        libraries: &[std::path::PathBuf],
+    ) -> Result<Vec<u8>> {
+        device.check_fault()?;
+        device.backend().link_relocatable(image, libraries)
+    }
+
     /// Like [`load`](Module::load), remembering `(name expression, lowered name)` pairs so
     /// that [`function`](Module::function) accepts the name expressions.
     pub fn load_with_names(

@@ -1075,3 +1075,75 @@ pub(crate) unsafe fn launch(
     };
     r.result()
 }
+
+/// Links the relocatable cubin `image` (compiled with `-dc` / `-rdc=true`) with the static
+/// device libraries `libraries` (e.g. `libcudadevrt.a`, for launches from device code)
+/// through the driver's linker (`cuLink*`, in the current context), and returns the linked
+/// image with the linker's error log on failure.
+pub(crate) fn link(
+    image: &[u8],
+    libraries: &[std::ffi::CString],
+) -> std::result::Result<Vec<u8>, (DriverError, String)> {
+    let mut log = vec![0u8; 8192];
+    let mut opts = [
+        sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
+        sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+    ];
+    let mut vals: [*mut c_void; 2] = [log.as_mut_ptr().cast(), log.len() as *mut c_void];
+    let mut state: sys::CUlinkState = std::ptr::null_mut();
+    let text = |log: &[u8]| {
+        let len = log.iter().position(|&b| b == 0).unwrap_or(log.len());
+        String::from_utf8_lossy(&log[..len]).into_owned()
+    };
+    // SAFETY: the option arrays have the declared length 2 and the log buffer the declared
+    // size; both outlive the link state, which is destroyed below on every path.
+    unsafe { sys::cuLinkCreate_v2(2, opts.as_mut_ptr(), vals.as_mut_ptr(), &mut state) }
+        .result()
+        .map_err(|e| (e, String::new()))?;
+    let linked = (|| -> DResult<Vec<u8>> {
+        // SAFETY: `image` outlives the call (the driver reads it during it); the name is a
+        // NUL-terminated literal; no per-input options.
+        unsafe {
+            sys::cuLinkAddData_v2(
+                state,
+                sys::CUjitInputType::CU_JIT_INPUT_CUBIN,
+                image.as_ptr().cast_mut().cast(),
+                image.len(),
+                c"cuprum_relocatable.cubin".as_ptr(),
+                0,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+            )
+        }
+        .result()?;
+        for lib in libraries {
+            // SAFETY: `lib` is a NUL-terminated path that outlives the call.
+            unsafe {
+                sys::cuLinkAddFile_v2(
+                    state,
+                    sys::CUjitInputType::CU_JIT_INPUT_LIBRARY,
+                    lib.as_ptr(),
+                    0,
+                    std::ptr::null_mut(),
+                    std::ptr::null_mut(),
+                )
+            }
+            .result()?;
+        }
+        let mut out: *mut c_void = std::ptr::null_mut();
+        let mut size = 0usize;
+        // SAFETY: `state` is live; the linked image stays owned by it until it is destroyed.
+        unsafe { sys::cuLinkComplete(state, &mut out, &mut size) }.result()?;
+        if out.is_null() {
+            return Ok(Vec::new());
+        }
+        // SAFETY: cuLinkComplete returned `size` readable bytes at `out`, valid until the
+        // state is destroyed (below, after this copy).
+        Ok(unsafe { std::slice::from_raw_parts(out.cast::<u8>(), size) }.to_vec())
+    })();
+    let log_text = text(&log);
+    // SAFETY: `state` came from cuLinkCreate and is destroyed once; nothing refers to its
+    // output any more (it was copied).
+    unsafe { sys::cuLinkDestroy(state) };
+    linked.map_err(|e| (e, log_text))
+}

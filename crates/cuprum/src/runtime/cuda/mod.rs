@@ -207,6 +207,38 @@ impl DeviceBackend for CudaDevice {
         module::CudaModule::load(self, image, lowered).map(|m| Arc::new(m) as _)
     }
 
+    fn link_relocatable(&self, image: &[u8], libraries: &[std::path::PathBuf]) -> Result<Vec<u8>> {
+        self.bind_ctx()?;
+        let libs = libraries
+            .iter()
+            .map(|p| {
+                std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).map_err(|_| {
+                    crate::error::err!(
+                        InvalidArgument,
+                        "library path {} holds a NUL byte",
+                        p.display()
+                    )
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        driver::link(image, &libs).map_err(|(e, log)| {
+            let error = self.error(e, "cuLinkComplete");
+            let names: Vec<String> = libraries.iter().map(|p| p.display().to_string()).collect();
+            crate::error::Error::new(
+                crate::error::ErrorKind::Compile,
+                format!(
+                    "linking relocatable device code with {} failed: {error}{}",
+                    names.join(", "),
+                    if log.trim().is_empty() {
+                        String::new()
+                    } else {
+                        format!("\nlinker log:\n{}", log.trim_end())
+                    }
+                ),
+            )
+        })
+    }
+
     fn rng(&self, seed: u64, algorithm: RngAlgorithm) -> Result<Box<dyn RngBackend>> {
         self.bind_ctx()?;
         curand::Curand::new(self, seed, algorithm).map(|g| Box::new(g) as _)

@@ -255,6 +255,17 @@ impl DeviceBackend for HostDevice {
         )
     }
 
+    fn link_relocatable(
+        &self,
+        _image: &[u8],
+        _libraries: &[std::path::PathBuf],
+    ) -> Result<Vec<u8>> {
+        bail!(
+            Unsupported,
+            "a relocatable GPU image cannot be linked or run on the host device"
+        )
+    }
+
     fn rng(&self, seed: u64, _algorithm: RngAlgorithm) -> Result<Box<dyn RngBackend>> {
         // Philox for every algorithm: cuRAND's XORWOW output order is its own.
         Ok(Box::new(rng::HostRng::new(seed)))
