@@ -65,6 +65,15 @@ pub(crate) enum SortMode {
 }
 
 impl SortMode {
+    /// Every mode (the compile checks build each one's program).
+    pub(crate) const ALL: [SortMode; 5] = [
+        SortMode::Sort,
+        SortMode::ArgSort,
+        SortMode::SegSort,
+        SortMode::SegArgSort,
+        SortMode::ByKey,
+    ];
+
     fn code(self) -> u8 {
         match self {
             SortMode::Sort => 0,
@@ -799,13 +808,7 @@ mod tests {
 
     #[test]
     fn pass_kernels_exist_for_every_plan() {
-        for mode in [
-            SortMode::Sort,
-            SortMode::ArgSort,
-            SortMode::SegSort,
-            SortMode::SegArgSort,
-            SortMode::ByKey,
-        ] {
+        for mode in SortMode::ALL {
             for d in [DType::Bool, DType::I16, DType::F32, DType::U64] {
                 let src = sort_source_with(d, mode, HAND_PICKED).unwrap();
                 let len = if mode.segmented() { 10 } else { 1000 };

@@ -231,13 +231,7 @@ impl Array {
 pub(crate) fn sample_sources() -> Vec<(String, String)> {
     let mut v = Vec::new();
     for &d in DType::ALL {
-        for mode in [
-            SortMode::Sort,
-            SortMode::ArgSort,
-            SortMode::SegSort,
-            SortMode::SegArgSort,
-            SortMode::ByKey,
-        ] {
+        for mode in SortMode::ALL {
             if let Ok(s) = sort_source(d, mode) {
                 v.push((format!("sort {} {mode:?}", d.name()), s));
             }
