@@ -210,6 +210,7 @@ pub use compile::{CompileOptions, clear_memo, compile_with_cache, precompile, se
 pub use cuprum_macros::kernel;
 
 pub use array::dlpack;
+pub use array::texture;
 /// `#[cuprum::device]`: a Rust function kernels can call (a `__device__` function in the
 /// generated C++) that stays an ordinary Rust function, callable and testable on the host.
 ///

@@ -331,12 +331,12 @@ fn unsupported_constructs_are_refused_before_compiling_naming_the_line() {
                 "inline PTX assembly (`asm`)",
             ),
             (
-                "extern \"C\" __global__ void k(unsigned long long t, float* y) {\n\n  y[0] = tex1D<float>(t, 0.5f);\n}\n",
+                "extern \"C\" __global__ void k(unsigned long long t, float* y) {\n\n  y[0] = tex2DLayered<float>(t, 0.5f, 0.5f, 1);\n}\n",
                 3,
                 "texture",
             ),
             (
-                "extern \"C\" __global__ void k(unsigned long long t, float* y) {\n  y[0] = tex1Dfetch<float>(t, 3);\n}\n",
+                "extern \"C\" __global__ void k(unsigned long long t, float4* y) {\n  y[0] = tex2Dgather<float4>(t, 0.5f, 0.5f, 0);\n}\n",
                 2,
                 "texture",
             ),
@@ -346,7 +346,7 @@ fn unsupported_constructs_are_refused_before_compiling_naming_the_line() {
                 "tensor-core matrix operations",
             ),
             (
-                "extern \"C\" __global__ void k(cudaTextureObject_t t, float* y) {}\n",
+                "extern \"C\" __global__ void k(cudaTextureObject_t t, float* y) { y[0] = texCubemap<float>(t, 0.f, 0.f, 1.f); }\n",
                 1,
                 "texture",
             ),

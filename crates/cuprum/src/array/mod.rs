@@ -5,6 +5,7 @@ mod create;
 mod device_array;
 mod display;
 pub mod dlpack;
+pub mod texture;
 // The dtype table is a floor below this layer (and below `kernel_abi`); re-exported here.
 pub(crate) use crate::dtype;
 mod graph_arrays;

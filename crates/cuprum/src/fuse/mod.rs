@@ -431,7 +431,9 @@ impl Fused {
             .map(|o| match o {
                 Operand::Array(a) => Ok(ArgSpec::array(a.dtype(), a.shape())),
                 Operand::Scalar(s) => Ok(ArgSpec::scalar(s.dtype())),
-                Operand::Record(_) => Err(o.not_numeric(&format!("fused `{}`", self.name))),
+                Operand::Record(_) | Operand::Texture(_) => {
+                    Err(o.not_numeric(&format!("fused `{}`", self.name)))
+                }
             })
             .collect::<Result<_>>()?;
         self.explain_for(&specs)
@@ -524,7 +526,7 @@ impl Fused {
                 dtype: a.dtype(),
                 ndim: a.ndim() as u8,
             },
-            Operand::Scalar(_) | Operand::Record(_) => ArgSig {
+            Operand::Scalar(_) | Operand::Record(_) | Operand::Texture(_) => ArgSig {
                 dtype: o.dtype(),
                 ndim: ArgSig::SCALAR,
             },

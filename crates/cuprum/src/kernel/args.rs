@@ -219,6 +219,35 @@ impl KernelArg for DevicePtr {
     }
 }
 
+/// A texture object passes its 64-bit handle (`cudaTextureObject_t`) by copy.
+///
+/// ```
+/// # if !cuprum_doctest::device()? { return Ok(()); }
+/// use cuprum::{Array, DType, kernel::KernelArg, texture::*};
+/// let arr = CudaArray::new(ChannelFormat::of(DType::F32, 1)?, [4, 0, 0])?;
+/// let t = TextureObject::new(&Resource::Array(arr), &TextureDesc::default())?;
+/// assert_eq!(t.to_arg().bytes.as_slice(), &t.handle().to_le_bytes());
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+impl KernelArg for crate::texture::TextureObject {
+    fn to_arg(&self) -> ArgValue {
+        value(&self.handle().to_le_bytes(), "TextureObject")
+    }
+    fn device(&self) -> Option<Device> {
+        Some(crate::texture::TextureObject::device(self))
+    }
+}
+
+/// A surface object passes its 64-bit handle (`cudaSurfaceObject_t`) by copy.
+impl KernelArg for crate::texture::SurfaceObject {
+    fn to_arg(&self) -> ArgValue {
+        value(&self.handle().to_le_bytes(), "SurfaceObject")
+    }
+    fn device(&self) -> Option<Device> {
+        Some(self.array().device())
+    }
+}
+
 /// A plain-old-data value passed by copy — a user `#[repr(C)]` struct matching a kernel's
 /// struct parameter.
 ///

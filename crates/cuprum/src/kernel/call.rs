@@ -17,7 +17,7 @@
 
 use super::codegen::entry::Slot;
 use super::operand::Operand;
-use super::params::{Param, TypeMap};
+use super::params::{Param, ParamType, TypeMap};
 use crate::array::{Array, DType};
 use crate::compile::CompileOptions;
 use crate::error::{Result, bail, err};
@@ -232,8 +232,14 @@ pub(crate) fn resolve_dtypes(sig: &Signature, args: &Bound<'_>) -> Result<SmallV
         }
     }
     for (p, a) in params.iter().zip(&args.inputs) {
-        if let Operand::Array(arr) = a {
-            tm.bind(p, arr.dtype())?;
+        match a {
+            Operand::Array(arr) => tm.bind(p, arr.dtype())?,
+            // `cudaTextureObject_t` is `unsigned long long` (a concrete type is checked by
+            // `check_scalar` below).
+            Operand::Texture(_) if matches!(p.ty, ParamType::Placeholder(_)) => {
+                tm.bind(p, DType::U64)?
+            }
+            _ => {}
         }
     }
     let dtypes: SmallVec<[DType; 8]> = params
@@ -253,6 +259,7 @@ fn check_scalar(sig: &Signature, p: &Param, a: Operand<'_>, d: DType) -> Result<
         Operand::Array(_) => true,
         Operand::Scalar(_) => !matches!(d, DType::Record(_)),
         Operand::Record(r) => d == DType::Record(r.record()),
+        Operand::Texture(_) => matches!(d, DType::U64 | DType::I64),
     };
     if !fits {
         let want = match d {
@@ -374,6 +381,11 @@ pub(crate) fn pack_operands<'a>(
                     err!(DType, "argument '{}' of '{}': {e}", param.name, sig.name)
                 })?)?,
             Operand::Record(r) => p.record(dtypes[k], r.record(), |b| r.write(b))?,
+            // The handle's bits, for a parameter of a 64-bit integer type (`check_scalar`).
+            Operand::Texture(t) => p.scalar(match dtypes[k] {
+                DType::I64 => crate::Scalar::I64(t.handle() as i64),
+                _ => crate::Scalar::U64(t.handle()),
+            })?,
         }
     }
     Ok(())

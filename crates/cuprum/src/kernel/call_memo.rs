@@ -85,7 +85,7 @@ impl OperandPrint {
                 read_only: a.read_only,
             }),
             Operand::Scalar(s) => Some(OperandPrint::Scalar(s.dtype())),
-            Operand::Record(_) => None,
+            Operand::Record(_) | Operand::Texture(_) => None,
         }
     }
 

@@ -549,7 +549,9 @@ impl ElementwiseKernel {
                     let staged = !self.analysis.direct && (p.is_const || kk >= nin);
                     ptrs.push((a.data_ptr(), a.itemsize(), staged));
                 }
-                Operand::Scalar(_) | Operand::Record(_) => slots.push(Slot::Scalar),
+                Operand::Scalar(_) | Operand::Record(_) | Operand::Texture(_) => {
+                    slots.push(Slot::Scalar)
+                }
             }
         }
         let lays: SmallVec<[ArrayLayout<'_>; 8]> = bstrides
@@ -737,7 +739,7 @@ impl ElementwiseKernel {
                             a.device() == device && a.shape() == shape && !a.read_only
                         }
                         Operand::Scalar(_) => k < nin,
-                        Operand::Record(_) => false,
+                        Operand::Record(_) | Operand::Texture(_) => false,
                     }
             });
         exact.then_some(shape)

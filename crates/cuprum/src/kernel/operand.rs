@@ -6,7 +6,8 @@
 //! bytes), so operands stay `Copy` and nothing is written before the launch packs it
 //! field by field, padding zeroed. Only the generated kernels take one, for a parameter
 //! declared with that same device type (`"Vec3 g"`); the built-in operations refuse it
-//! ([`Operand::numeric`]).
+//! ([`Operand::numeric`]), as they refuse a texture object (an ElementwiseKernel operand
+//! only).
 
 use crate::array::{Array, RecordType, Scalar};
 use crate::error::Result;
@@ -21,6 +22,10 @@ pub enum Operand<'a> {
     Scalar(Scalar),
     /// A device type's value, for a parameter of that device type.
     Record(RecordArg<'a>),
+    /// A texture object, for an ElementwiseKernel input whose type placeholder appears
+    /// nowhere else: the placeholder is bound to `cudaTextureObject_t` (`unsigned long
+    /// long`) and the kernel gets the handle, to sample with `tex1D<T>(t, x)` and the like.
+    Texture(&'a crate::texture::TextureObject),
 }
 
 /// A borrowed device-type value as an operand: its record dtype and its bytes on demand.
@@ -91,6 +96,7 @@ impl<'a> Operand<'a> {
             ),
             Operand::Scalar(s) => format!("{} scalar", s.dtype().rust_name()),
             Operand::Record(r) => format!("{} value (a device type)", r.record().name()),
+            Operand::Texture(_) => "texture object".to_string(),
         }
     }
 
@@ -100,6 +106,7 @@ impl<'a> Operand<'a> {
             Operand::Array(a) => a.dtype(),
             Operand::Scalar(s) => s.dtype(),
             Operand::Record(r) => crate::array::DType::Record(r.record()),
+            Operand::Texture(_) => crate::array::DType::U64,
         }
     }
 
@@ -107,7 +114,7 @@ impl<'a> Operand<'a> {
     /// refused with a typed error (records are not numbers).
     pub(crate) fn numeric(self, what: &str) -> Result<Operand<'a>> {
         match self {
-            Operand::Record(_) => Err(self.not_numeric(what)),
+            Operand::Record(_) | Operand::Texture(_) => Err(self.not_numeric(what)),
             _ => Ok(self),
         }
     }
@@ -145,6 +152,13 @@ impl IntoOperand for Array {
 impl IntoOperand for Scalar {
     fn operand(&self) -> Operand<'_> {
         Operand::Scalar(*self)
+    }
+}
+
+/// A texture object is an ElementwiseKernel operand (see [`Operand::Texture`]).
+impl IntoOperand for crate::texture::TextureObject {
+    fn operand(&self) -> Operand<'_> {
+        Operand::Texture(self)
     }
 }
 

@@ -802,7 +802,9 @@ impl ReductionCall<'_> {
                         out_strides.push(Strides::from_slice(a.strides()));
                     }
                 }
-                Operand::Scalar(_) | Operand::Record(_) => slots.push(Slot::Scalar),
+                Operand::Scalar(_) | Operand::Record(_) | Operand::Texture(_) => {
+                    slots.push(Slot::Scalar)
+                }
             }
         }
         Ok((slots, in_strides, out_strides))

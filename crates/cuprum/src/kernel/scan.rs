@@ -718,6 +718,13 @@ fn split_inputs<'a>(sig: &Signature, bound: &Bound<'a>, dtypes: &[DType]) -> Res
                 p.name,
                 r.record().name()
             ),
+            Operand::Texture(_) => bail!(
+                Unsupported,
+                "ScanKernel '{}': argument '{}' is a texture object; only ElementwiseKernel \
+                 takes texture objects as operands",
+                sig.name,
+                p.name
+            ),
         }
         inputs.scalar.push(matches!(a, Operand::Scalar(_)));
     }

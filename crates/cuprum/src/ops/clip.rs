@@ -128,7 +128,7 @@ enum Side {
 fn beyond_range(bound: &Operand<'_>, d: DType, side: Side) -> bool {
     match bound {
         Operand::Scalar(s) => scalar_beyond_range(s, d, side == Side::Low),
-        Operand::Array(_) | Operand::Record(_) => false,
+        Operand::Array(_) | Operand::Record(_) | Operand::Texture(_) => false,
     }
 }
 
@@ -179,7 +179,7 @@ pub(crate) fn clip_to(
             lo.filter(|b| !beyond_range(b, x.dtype(), Side::Low)),
             hi.filter(|b| !beyond_range(b, x.dtype(), Side::High)),
         ),
-        Operand::Scalar(_) | Operand::Record(_) => (lo, hi),
+        Operand::Scalar(_) | Operand::Record(_) | Operand::Texture(_) => (lo, hi),
     };
     let given: Vec<Operand<'_>> = [Some(a), lo, hi].into_iter().flatten().collect();
     let c = result_type(&given)?;

@@ -146,7 +146,7 @@ fn ufunc_value(op: Op, ins: &[DType], l: Loop) -> String {
 pub(crate) fn param_dtype(o: &Operand<'_>, c: DType) -> DType {
     match o {
         Operand::Array(a) => a.dtype(),
-        Operand::Scalar(_) | Operand::Record(_) => c,
+        Operand::Scalar(_) | Operand::Record(_) | Operand::Texture(_) => c,
     }
 }
 
@@ -247,7 +247,7 @@ fn check_out(name: &str, natural: DType, operands: &[Operand<'_>], out: &Array) 
         .iter()
         .filter_map(|o| match o {
             Operand::Array(a) => Some(a.shape()),
-            Operand::Scalar(_) | Operand::Record(_) => None,
+            Operand::Scalar(_) | Operand::Record(_) | Operand::Texture(_) => None,
         })
         .collect();
     let inputs = broadcast_shapes(&shapes)?;

@@ -502,7 +502,7 @@ pub fn take_with(
 fn values_of(values: Operand<'_>, dtype: DType) -> Result<Array> {
     match values {
         Operand::Scalar(s) => Array::full(&[1], s.cast(dtype)?, dtype),
-        Operand::Record(_) => Err(values.not_numeric("put")),
+        Operand::Record(_) | Operand::Texture(_) => Err(values.not_numeric("put")),
         Operand::Array(v) => {
             let v = if v.dtype() == dtype {
                 v.clone()
@@ -645,7 +645,7 @@ pub fn scatter_add(a: &Array, indices: &Array, values: impl IntoOperand) -> Resu
     let m = idx.size();
     let inner: usize = a.shape()[1..].iter().product();
     let v = match values.operand() {
-        o @ Operand::Record(_) => return Err(o.not_numeric("scatter_add")),
+        o @ (Operand::Record(_) | Operand::Texture(_)) => return Err(o.not_numeric("scatter_add")),
         Operand::Scalar(s) => {
             if !super::can_cast_same_kind(s.dtype(), dt) {
                 bail!(

@@ -65,7 +65,7 @@ pub(crate) fn update(sel: &Masked<'_>, op: Option<Op>, value: Operand<'_>) -> Re
         mb = mb.expand_dims(-1)?;
     }
     let fit = match value {
-        Operand::Scalar(_) | Operand::Record(_) => Fit::Broadcast,
+        Operand::Scalar(_) | Operand::Record(_) | Operand::Texture(_) => Fit::Broadcast,
         Operand::Array(v) => classify(sel, v, op.is_none())?,
     };
     let dropped;

@@ -211,7 +211,7 @@ pub(crate) fn result_type(operands: &[Operand<'_>]) -> Result<DType> {
                 arrays.push(a.dtype())
             }
             Operand::Scalar(s) => scalars.push(s.dtype()),
-            Operand::Record(_) => {
+            Operand::Record(_) | Operand::Texture(_) => {
                 o.numeric("this operation")?;
             }
         }

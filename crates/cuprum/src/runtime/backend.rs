@@ -6,7 +6,9 @@
 //! - [`DeviceBackend`]: the device's kind, binding and synchronising it, loading modules, its
 //!   libraries (random numbers, GEMM) and fault record, with the two above as supertraits so
 //!   that one `&dyn DeviceBackend` reaches all three;
-//! - [`ModuleBackend`]: the kernels of one loaded module (lookup, attributes, launch).
+//! - [`ModuleBackend`]: the kernels of one loaded module (lookup, attributes, launch);
+//! - [`TextureBackend`]: CUDA arrays, texture and surface objects (a supertrait of
+//!   [`DeviceBackend`] too).
 //!
 //! A backend keeps each concern in a file of its own (`memory.rs`, `streams.rs` beside its
 //! `mod.rs` and `module.rs`).
@@ -27,6 +29,7 @@
 //! and ordering work between a synchronous device (the host: work has finished when its
 //! call returns, [`DeviceBackend::is_synchronous`]) and an asynchronous one.
 
+use super::texture::{ArraySpec, RawArray, RawResource, TextureDesc};
 use crate::error::Result;
 use std::any::Any;
 use std::ffi::c_void;
@@ -477,7 +480,9 @@ pub(crate) trait StreamBackend {
 /// What one device does: its kind, binding and synchronising it, loading modules (whose
 /// kernels launch through [`ModuleBackend`]), its libraries (random numbers, GEMM) and its
 /// fault record; memory and streams through the two supertraits.
-pub(crate) trait DeviceBackend: MemoryBackend + StreamBackend + Send + Sync + Any {
+pub(crate) trait DeviceBackend:
+    MemoryBackend + StreamBackend + TextureBackend + Send + Sync + Any
+{
     /// The backend as `Any`, so that a backend can recognise a peer of its own kind.
     fn as_any(&self) -> &dyn Any;
 
@@ -538,6 +543,59 @@ pub(crate) trait DeviceBackend: MemoryBackend + StreamBackend + Send + Sync + An
     /// of `flags.rs`): on a GPU page-locked and mapped into its address space (usable from
     /// every context), on the host device ordinary memory. Aligned to 64 bytes at least.
     fn alloc_mapped_forever(&self, bytes: usize) -> Result<MappedHost>;
+}
+
+/// CUDA arrays, texture objects and surface objects (`texture.rs` checks every description
+/// before it gets here).
+pub(crate) trait TextureBackend {
+    /// A new CUDA array of `spec` (its contents undefined).
+    fn create_array(&self, spec: &ArraySpec) -> Result<RawArray>;
+
+    /// Frees a CUDA array.
+    ///
+    /// # Safety
+    /// `array` came from this backend's `create_array(spec)` and no queued work, texture
+    /// or surface object uses it any more.
+    unsafe fn destroy_array(&self, array: RawArray, spec: &ArraySpec);
+
+    /// Copies the whole array from (`into_array`) or to packed linear memory at `linear`
+    /// (`spec.bytes()` bytes, rows of `spec.row_bytes()`), queued on `stream`.
+    ///
+    /// # Safety
+    /// `array` is live and of `spec`; `linear..linear + spec.bytes()` lies in live memory of
+    /// this device that stays allocated until the copy has run in `stream` order.
+    unsafe fn copy_array(
+        &self,
+        array: RawArray,
+        spec: &ArraySpec,
+        linear: u64,
+        into_array: bool,
+        stream: RawStream,
+    ) -> Result<()>;
+
+    /// A texture object over `resource` sampled as `desc` says: its 64-bit handle.
+    ///
+    /// # Safety
+    /// The memory `resource` names is live and stays so until the object is destroyed.
+    unsafe fn create_texture(&self, resource: &RawResource, desc: &TextureDesc) -> Result<u64>;
+
+    /// Destroys a texture object.
+    ///
+    /// # Safety
+    /// `handle` came from this backend's `create_texture` and no queued work uses it.
+    unsafe fn destroy_texture(&self, handle: u64);
+
+    /// A surface object over the CUDA array of `resource` (made with `spec.surface`).
+    ///
+    /// # Safety
+    /// As for [`create_texture`](TextureBackend::create_texture).
+    unsafe fn create_surface(&self, resource: &RawResource) -> Result<u64>;
+
+    /// Destroys a surface object.
+    ///
+    /// # Safety
+    /// `handle` came from this backend's `create_surface` and no queued work uses it.
+    unsafe fn destroy_surface(&self, handle: u64);
 }
 
 /// The kernels of one loaded module.

@@ -43,6 +43,7 @@ mod pool;
 mod registry;
 mod rng;
 mod stream;
+pub(crate) mod texture;
 
 pub use attributes::KernelAttributes;
 pub use backend::CodeTarget;

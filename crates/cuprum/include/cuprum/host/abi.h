@@ -3,7 +3,7 @@
 // Change both together and bump CUPRUM_HOST_ABI (it is part of every cache key).
 #pragma once
 
-#define CUPRUM_HOST_ABI 1
+#define CUPRUM_HOST_ABI 2
 
 extern "C" {
 
@@ -110,6 +110,33 @@ struct cuprum_host_module {
   unsigned int abi, nkernels, nglobals, flags;
   const cuprum_host_kernel* kernels;
   const cuprum_host_global* globals;
+};
+
+// A texture object's handle is the address of one (texture.h reads it; the runner makes it).
+struct cuprum_host_texture {
+  const unsigned char* data;                  // texel (0, 0, 0)
+  unsigned long long width, height, depth;    // texels; 1 for dimensions the resource lacks
+  unsigned long long row_pitch, slice_pitch;  // bytes between rows / between slices
+  unsigned int kind;        // cudaChannelFormatKind: 0 signed, 1 unsigned, 2 float
+  unsigned int channels;    // 1, 2 or 4
+  unsigned int bits;        // bits per channel: 8, 16 or 32 (float: 16 = IEEE half, 32)
+  unsigned int dims;        // 1, 2 or 3
+  unsigned int linear;      // 1: a linear-memory resource (read with tex1Dfetch)
+  unsigned int address[3];  // cudaTextureAddressMode per dim: 0 wrap, 1 clamp, 2 mirror, 3 border
+  unsigned int filter;      // 0 point, 1 linear
+  unsigned int read_mode;   // 0 element type, 1 normalized float
+  unsigned int normalized;  // 1: normalized coordinates
+  unsigned int srgb;        // 1: sRGB->linear conversion of 8-bit unsigned normalized reads
+  float border[4];          // border colour
+};
+
+// A surface object's handle is the address of one.
+struct cuprum_host_surface {
+  unsigned char* data;
+  unsigned long long width, height, depth;    // elements; 1 for missing dims
+  unsigned long long row_pitch, slice_pitch;  // bytes
+  unsigned int texel_bytes;                   // bytes of one element (channels x bits / 8)
+  unsigned int dims;
 };
 
 }  // extern "C"

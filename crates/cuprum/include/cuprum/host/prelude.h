@@ -1,7 +1,8 @@
 // cuprum/host/prelude.h — what the host device compiles every kernel with, before the
 // kernel's own source: the few standard headers, CUDA's qualifiers, vector types and
-// built-in variables, and (in runtime.h, math.h-like extras in math.h) barriers, warp
-// operations, atomics, math functions and the launcher of every kernel entry.
+// built-in variables, and (in runtime.h, math.h-like extras in math.h, texture.h) barriers,
+// warp operations, atomics, math functions, texture and surface objects and the launcher of
+// every kernel entry.
 //
 // Order matters: every standard header comes first, then the macros (libstdc++ itself
 // writes __attribute__((__noinline__)), so CUDA's qualifier macros must follow it).
@@ -114,3 +115,4 @@ inline void* __cuprum_dynamic_smem() { return __cuprum_b->dyn_smem; }
 
 #include <cuprum/host/runtime.h>
 #include <cuprum/host/math.h>
+#include <cuprum/host/texture.h>

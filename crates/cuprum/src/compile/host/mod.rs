@@ -64,6 +64,7 @@ pub const SHIM_HEADERS: &[(&str, &str)] = shim![
     "cuprum/host/abi.h" => "abi.h",
     "cuprum/host/runtime.h" => "runtime.h",
     "cuprum/host/math.h" => "math.h",
+    "cuprum/host/texture.h" => "texture.h",
     "cuprum/host/half_bits.h" => "half_bits.h",
     "cuprum/host/float16_type.h" => "float16_type.h",
     "assert.h" => "cuda/assert.h",

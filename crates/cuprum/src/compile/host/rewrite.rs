@@ -3,9 +3,12 @@
 //! and line continuations are understood), before the system compiler sees the source.
 //!
 //! - **Refusal.** Constructs that cannot run on the CPU are refused before compiling, with
-//!   the line: inline PTX (`asm`), textures and surfaces, tensor-core (`wmma`) code,
-//!   dynamic parallelism (`<<<`), thread-block clusters, asynchronous copies, and headers
-//!   that have no host stand-in (`cuda/…`, `cub/…`, `thrust/…`, `curand_kernel.h`, `mma.h`).
+//!   the line: inline PTX (`asm`), texture and surface references (`texture<…>`,
+//!   `surface<…>`) and layered, cubemap and gather fetches (texture and surface *objects*
+//!   with `tex1Dfetch`, `tex1D`/`2D`/`3D`, their `Lod`/`Grad` forms and `surf1D`/`2D`/`3D`
+//!   reads and writes are the prelude's `texture.h`), tensor-core (`wmma`) code, dynamic
+//!   parallelism (`<<<`), thread-block clusters, asynchronous copies, and headers that have
+//!   no host stand-in (`cuda/…`, `cub/…`, `thrust/…`, `curand_kernel.h`, `mma.h`).
 //!   Regions under `#ifdef __CUPRUM_HOST__`'s other branch (`#ifndef __CUPRUM_HOST__`,
 //!   `#if !defined(__CUPRUM_HOST__)`, their `#else`) are not scanned, so a kernel can keep
 //!   its GPU-only path beside a host one.
@@ -346,31 +349,31 @@ fn directive_parts(text: &str) -> (String, String) {
 fn unsupported_ident(id: &str) -> Option<&'static str> {
     Some(match id {
         "asm" | "__asm__" | "__asm" => "inline PTX assembly (`asm`)",
-        "tex1Dfetch"
-        | "tex1D"
-        | "tex2D"
-        | "tex3D"
-        | "tex1DLayered"
+        // (tex1Dfetch, tex1D/2D/3D and their Lod and Grad forms are the prelude's texture.h)
+        "tex1DLayered"
         | "tex2DLayered"
+        | "tex1DLayeredLod"
+        | "tex2DLayeredLod"
+        | "tex1DLayeredGrad"
+        | "tex2DLayeredGrad"
         | "texCubemap"
         | "texCubemapLayered"
+        | "texCubemapLod"
+        | "texCubemapLayeredLod"
+        | "texCubemapGrad"
+        | "texCubemapLayeredGrad"
         | "tex2Dgather"
-        | "tex1DLod"
-        | "tex2DLod"
-        | "tex3DLod"
-        | "tex1DGrad"
-        | "tex2DGrad"
-        | "tex3DGrad"
-        | "cudaTextureObject_t" => "texture fetches",
-        "surf1Dread"
-        | "surf1Dwrite"
-        | "surf2Dread"
-        | "surf2Dwrite"
-        | "surf3Dread"
-        | "surf3Dwrite"
+        | "tex2D_sparse"
+        | "tex3D_sparse" => "layered, cubemap and gather texture fetches",
+        // (surf1D/2D/3D read and write are the prelude's texture.h)
+        "surf1DLayeredread"
+        | "surf1DLayeredwrite"
         | "surf2DLayeredread"
         | "surf2DLayeredwrite"
-        | "cudaSurfaceObject_t" => "surface accesses",
+        | "surfCubemapread"
+        | "surfCubemapwrite"
+        | "surfCubemapLayeredread"
+        | "surfCubemapLayeredwrite" => "layered and cubemap surface accesses",
         "wmma"
         | "mma_sync"
         | "load_matrix_sync"
@@ -994,8 +997,28 @@ __device__ float helper(float x) { return x; }
         for (src, what, line) in [
             ("texture<float, 1> t;\n", "texture", 1),
             (
-                "\n__global__ void k(cudaTextureObject_t t) {}",
-                "texture fetches",
+                "__global__ void k(float* o) {\n  surface<void, 2> s;\n}",
+                "texture and surface references",
+                2,
+            ),
+            (
+                "\n__global__ void k(cudaTextureObject_t t, float* o) { o[0] = tex2DLayered<float>(t, 0, 0, 1); }",
+                "layered, cubemap and gather texture fetches",
+                2,
+            ),
+            (
+                "__global__ void k(cudaTextureObject_t t, float4* o) {\n  o[0] = texCubemap<float4>(t, 0, 0, 1);\n}",
+                "cubemap",
+                2,
+            ),
+            (
+                "__global__ void k(cudaTextureObject_t t, float4* o) {\n\n  o[0] = tex2Dgather<float4>(t, 0, 0, 1);\n}",
+                "gather",
+                3,
+            ),
+            (
+                "__global__ void k(cudaSurfaceObject_t s) {\n  surf2DLayeredwrite(1.0f, s, 0, 0, 0);\n}",
+                "layered and cubemap surface accesses",
                 2,
             ),
             ("#include <mma.h>\n", "mma.h", 1),
@@ -1023,5 +1046,19 @@ __device__ float helper(float x) { return x; }
         );
         // raw strings too
         rw("const char* r = R\"x(asm( \"y\" ))x\";\n");
+    }
+
+    #[test]
+    fn texture_and_surface_objects_are_let_through() {
+        let src = "__global__ void k(cudaTextureObject_t t, cudaSurfaceObject_t s, float* o) {\n\
+                   o[0] = tex1Dfetch<float>(t, 0) + tex1D<float>(t, 0.5f) + tex2D<float>(t, 0.5f, 0.5f);\n\
+                   o[1] = tex3D<float>(t, 0.5f, 0.5f, 0.5f) + tex2DLod<float>(t, 0.5f, 0.5f, 0.0f);\n\
+                   float4 g; tex3DGrad(&g, t, 0.f, 0.f, 0.f, make_float4(0, 0, 0, 0), make_float4(0, 0, 0, 0));\n\
+                   surf2Dwrite(surf2Dread<float>(s, 0, 0, cudaBoundaryModeZero), s, 4, 0);\n\
+                   surf1Dwrite(1.0f, s, 0); surf3Dwrite(surf3Dread<float>(s, 0, 0, 0), s, 0, 0, 0);\n\
+                   }\n";
+        let r = rw(src);
+        assert_eq!(r.source, src);
+        assert_eq!(r.kernels.len(), 1);
     }
 }

@@ -1147,3 +1147,75 @@ pub(crate) fn link(
     unsafe { sys::cuLinkDestroy(state) };
     linked.map_err(|e| (e, log_text))
 }
+
+// ---- CUDA arrays, texture and surface objects -----------------------------------------------
+
+/// `cuArray3DCreate` of `desc` in the current context.
+pub(crate) fn array_create(desc: &sys::CUDA_ARRAY3D_DESCRIPTOR) -> DResult<sys::CUarray> {
+    let mut a: sys::CUarray = std::ptr::null_mut();
+    // SAFETY: `desc` is a valid descriptor and `a` a place for the handle.
+    unsafe { sys::cuArray3DCreate_v2(&mut a, desc) }.result()?;
+    Ok(a)
+}
+
+/// `cuArrayDestroy`.
+///
+/// # Safety
+/// `array` is a live array of the current context that no queued work uses.
+pub(crate) unsafe fn array_destroy(array: sys::CUarray) -> DResult<()> {
+    // SAFETY: forwarded from the caller.
+    unsafe { sys::cuArrayDestroy(array) }.result()
+}
+
+/// `cuMemcpy3DAsync` of `copy` on `stream`.
+///
+/// # Safety
+/// Every address and array `copy` names is live memory of the current context, covering
+/// the copied extent, and stays allocated until the copy has run in `stream` order.
+pub(crate) unsafe fn copy_3d(copy: &sys::CUDA_MEMCPY3D, stream: CUstream) -> DResult<()> {
+    // SAFETY: forwarded from the caller.
+    unsafe { sys::cuMemcpy3DAsync_v2(copy, stream) }.result()
+}
+
+/// `cuTexObjectCreate` (no resource view).
+///
+/// # Safety
+/// The memory `res` names is live and stays so until the object is destroyed.
+pub(crate) unsafe fn texture_create(
+    res: &sys::CUDA_RESOURCE_DESC,
+    tex: &sys::CUDA_TEXTURE_DESC,
+) -> DResult<u64> {
+    let mut t: sys::CUtexObject = 0;
+    // SAFETY: both descriptors are valid; the caller keeps the resource alive.
+    unsafe { sys::cuTexObjectCreate(&mut t, res, tex, std::ptr::null()) }.result()?;
+    Ok(t)
+}
+
+/// `cuTexObjectDestroy`.
+///
+/// # Safety
+/// `handle` is a live texture object that no queued work uses.
+pub(crate) unsafe fn texture_destroy(handle: u64) -> DResult<()> {
+    // SAFETY: forwarded from the caller.
+    unsafe { sys::cuTexObjectDestroy(handle) }.result()
+}
+
+/// `cuSurfObjectCreate`.
+///
+/// # Safety
+/// As for [`texture_create`].
+pub(crate) unsafe fn surface_create(res: &sys::CUDA_RESOURCE_DESC) -> DResult<u64> {
+    let mut s: sys::CUsurfObject = 0;
+    // SAFETY: the descriptor is valid; the caller keeps the array alive.
+    unsafe { sys::cuSurfObjectCreate(&mut s, res) }.result()?;
+    Ok(s)
+}
+
+/// `cuSurfObjectDestroy`.
+///
+/// # Safety
+/// `handle` is a live surface object that no queued work uses.
+pub(crate) unsafe fn surface_destroy(handle: u64) -> DResult<()> {
+    // SAFETY: forwarded from the caller.
+    unsafe { sys::cuSurfObjectDestroy(handle) }.result()
+}

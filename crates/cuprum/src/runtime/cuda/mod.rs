@@ -16,6 +16,7 @@ mod memory;
 pub(crate) mod module;
 mod staging;
 mod streams;
+mod texture;
 
 use super::backend::{
     CodeTarget, DeviceBackend, DeviceProps, FaultSlots, Gemm, MappedHost, ModuleBackend, RawEvent,

@@ -5,7 +5,7 @@
 use std::ffi::{c_char, c_void};
 
 /// `CUPRUM_HOST_ABI`.
-pub(crate) const ABI_VERSION: u32 = 1;
+pub(crate) const ABI_VERSION: u32 = 2;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -38,6 +38,7 @@ mod memory;
 mod module;
 mod rng;
 mod streams;
+mod texture;
 pub(crate) mod trap;
 pub(crate) mod warp;
 
