@@ -46,6 +46,91 @@ class MemoryPointer:
 def alloc(size: int) -> MemoryPointer:
     """A ``MemoryPointer`` to ``size`` new (uninitialised) bytes on the current device."""
 
+class ChannelFormatDescriptor:
+    """``cudaChannelFormatDesc``: channel widths ``x, y, z, w`` in bits and the kind ``f``."""
+
+    x: int
+    y: int
+    z: int
+    w: int
+    f: int
+    def __init__(self, x: int, y: int, z: int, w: int, f: int) -> None: ...
+    def get_channel_format(self) -> dict[str, int]: ...
+
+class CUDAarray:
+    """A CUDA array of 1 to 3 dimensions (``height``/``depth`` 0 for fewer)."""
+
+    desc: ChannelFormatDescriptor
+    flags: int
+    width: int
+    height: int
+    depth: int
+    ndim: int
+    def __init__(
+        self,
+        desc: ChannelFormatDescriptor,
+        width: int,
+        height: int = 0,
+        depth: int = 0,
+        flags: int = 0,
+    ) -> None: ...
+    def copy_from(self, in_arr: Any, stream: Any = None) -> None: ...
+    def copy_to(self, out_arr: Any, stream: Any = None) -> None: ...
+
+class ResourceDescriptor:
+    """What a texture or surface object reads: a CUDA array, linear or pitched memory."""
+
+    restype: int
+    cuArr: CUDAarray | None
+    arr: Any
+    chDesc: ChannelFormatDescriptor | None
+    sizeInBytes: int
+    width: int
+    height: int
+    pitchInBytes: int
+    def __init__(
+        self,
+        restype: int,
+        cuArr: CUDAarray | None = None,
+        arr: Any = None,
+        chDesc: ChannelFormatDescriptor | None = None,
+        sizeInBytes: int = 0,
+        width: int = 0,
+        height: int = 0,
+        pitchInBytes: int = 0,
+    ) -> None: ...
+    def get_resource_desc(self) -> dict[str, Any]: ...
+
+class TextureDescriptor:
+    """How a texture object samples: address modes, filter, read mode, coordinates."""
+
+    def __init__(
+        self,
+        addressModes: Any = None,
+        filterMode: int = 0,
+        readMode: int = 0,
+        sRGB: bool | None = None,
+        borderColors: Any = None,
+        normalizedCoords: bool | None = None,
+        maxAnisotropy: int | None = None,
+    ) -> None: ...
+    def get_texture_desc(self) -> dict[str, Any]: ...
+
+class TextureObject:
+    """A texture object; ``ptr`` is its ``cudaTextureObject_t``."""
+
+    ResDesc: ResourceDescriptor
+    TexDesc: TextureDescriptor
+    ptr: int
+    def __init__(self, ResDesc: ResourceDescriptor, TexDesc: TextureDescriptor) -> None: ...
+
+class SurfaceObject:
+    """A surface object over a CUDA array; ``ptr`` is its ``cudaSurfaceObject_t``."""
+
+    ResDesc: ResourceDescriptor
+    ptr: int
+    def __init__(self, ResDesc: ResourceDescriptor) -> None: ...
+
 class ndarray:
     shape: tuple[int, ...]
     dtype: numpy.dtype

@@ -294,7 +294,6 @@ def install(modules):
     )
     # Public CuPy modules cuprum does not have: every name in them is missing.
     memory = stand_module("cupy.cuda.memory", "CuPy's memory module (not in cuprum)")
-    texture = stand_module("cupy.cuda.texture", "CuPy's texture objects (not in cuprum)")
     compiler_cache = stand_module(
         "cupy.cuda._compiler_cache",
         "CuPy's kernel cache backends (inert)",
@@ -324,7 +323,6 @@ def install(modules):
         compiler,
         compiler_cache,
         memory,
-        texture,
         nvrtc,
         libs,
         backends_cuda,
@@ -349,7 +347,6 @@ def install(modules):
         ("compiler", compiler),
         ("_compiler_cache", compiler_cache),
         ("memory", memory),
-        ("texture", texture),
     ):
         add(cuda, name, module)
     add(cuda, "get_nvcc_path", get_nvcc_path)

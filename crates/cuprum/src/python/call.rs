@@ -368,3 +368,22 @@ fn device_type_name(code: i32) -> &'static str {
         _ => "unknown",
     }
 }
+
+/// `obj` as a device array without any conversion: a `cuprum.ndarray` as it is, a device
+/// array of another framework without a copy, host data uploaded to the current device
+/// (`cuprum.asarray`'s first step).
+pub(crate) fn device_array(
+    a: &Bound<'_, PyAny>,
+    dtype: Option<crate::array::DType>,
+) -> PyResult<Array> {
+    if let Ok(x) = a.cast::<super::PyArray>() {
+        return Ok(x.get().array().clone());
+    }
+    let device = crate::runtime::Device::current()?;
+    let host_data = super::convert::is_numpy_array(a)? && !device.addresses_host_memory();
+    if !host_data && super::convert::is_device_array(a)? {
+        let call = Call::new(&[a])?;
+        return call.array(a);
+    }
+    super::convert::upload(a, dtype)
+}

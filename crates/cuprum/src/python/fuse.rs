@@ -1193,11 +1193,12 @@ impl PyFusion {
             let ptr = a.as_ptr() as usize;
             let alias = match &arg {
                 Arg::Array(_) => objs.iter().position(|o| o.0 == ptr).map_or(0, |p| p + 1),
-                Arg::Scalar(_) => 0,
+                Arg::Scalar(_) | Arg::Texture(_) => 0,
             };
             key.push(match &arg {
                 Arg::Array(x) => (kind, x.dtype(), x.ndim() as u8, alias as u16),
                 Arg::Scalar(s) => (kind, s.dtype(), 0, 0),
+                Arg::Texture(_) => (kind, crate::array::DType::U64, 0, 0),
             });
             objs.push((ptr, i));
             bound.push(arg);

@@ -43,6 +43,7 @@ use smallvec::SmallVec;
 pub(crate) enum Arg {
     Array(Array),
     Scalar(Scalar),
+    Texture(crate::texture::TextureObject),
 }
 
 impl IntoOperand for Arg {
@@ -50,6 +51,7 @@ impl IntoOperand for Arg {
         match self {
             Arg::Array(a) => Operand::Array(a),
             Arg::Scalar(s) => Operand::Scalar(*s),
+            Arg::Texture(t) => Operand::Texture(t),
         }
     }
 }
@@ -66,6 +68,9 @@ fn bind_arg(call: &Call, obj: &Bound<'_, PyAny>) -> PyResult<Arg> {
     }
     if let Some(s) = convert::scalar(obj)? {
         return Ok(Arg::Scalar(s));
+    }
+    if let Ok(t) = obj.cast::<super::texture::PyTextureObject>() {
+        return Ok(Arg::Texture(t.get().object.clone()));
     }
     if convert::is_numpy_array(obj)? && !call.device().addresses_host_memory() {
         return Err(PyTypeError::new_err(format!(
@@ -160,12 +165,16 @@ fn class_repr(obj: &Bound<'_, PyAny>) -> String {
         .unwrap_or_else(|_| type_name(obj))
 }
 
-/// A `Call` over the array arguments (cuprum's current stream when there is none).
+/// A `Call` over the array arguments (cuprum's current stream when there is none): not
+/// scalars, `None`, memory pointers, texture or surface objects.
 pub(super) fn call_for(args: &[Bound<'_, PyAny>]) -> PyResult<Call> {
     let mut arrays: SmallVec<[&Bound<'_, PyAny>; 8]> = SmallVec::new();
     for a in args {
         if a.is_exact_instance_of::<PyArray>()
-            || (!a.is_none() && !convert::is_scalar(a)? && !a.is_instance_of::<MemoryPointer>())
+            || (!a.is_none()
+                && !convert::is_scalar(a)?
+                && !a.is_instance_of::<MemoryPointer>()
+                && super::texture::handle_of(a).is_none())
         {
             arrays.push(a);
         }
@@ -1034,6 +1043,12 @@ pub(super) fn raw_arg(
         return Ok(RawArg::Bytes(
             SmallVec::from_slice(&0u64.to_le_bytes()),
             "None (null pointer)",
+        ));
+    }
+    if let Some((handle, name)) = super::texture::handle_of(obj) {
+        return Ok(RawArg::Bytes(
+            SmallVec::from_slice(&handle.to_le_bytes()),
+            name,
         ));
     }
     if let Some(s) = convert::python_scalar(obj)? {

@@ -80,6 +80,7 @@ mod package;
 mod pickling;
 mod routines;
 mod stream;
+mod texture;
 
 pub use array::PyArray;
 pub use call::{Call, array_arg};

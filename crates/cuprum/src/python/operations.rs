@@ -257,6 +257,11 @@ pub(crate) fn set_item(
         Key::Basic(args) => {
             let view = a.slice(&args)?;
             match v {
+                Arg::Texture(_) => {
+                    return Err(PyTypeError::new_err(
+                        "cannot assign a texture object to an array element",
+                    ));
+                }
                 Arg::Scalar(s) => view.fill(s)?,
                 Arg::Array(src) => {
                     let src = if src.dtype() == view.dtype() {

@@ -8,6 +8,7 @@
 
 use super::array::{PyArray, wrap};
 use super::call::Call;
+use super::call::device_array;
 use super::convert;
 use super::fuse;
 use super::kernels::{self, Arg};
@@ -45,20 +46,6 @@ fn asarray(
         _ => array,
     };
     wrap(py, array)
-}
-
-/// `obj` as a device array without any conversion (see [`asarray`]).
-fn device_array(a: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Array> {
-    if let Ok(x) = a.cast::<PyArray>() {
-        return Ok(x.get().array().clone());
-    }
-    let device = Device::current()?;
-    let host_data = convert::is_numpy_array(a)? && !device.addresses_host_memory();
-    if !host_data && convert::is_device_array(a)? {
-        let call = Call::new(&[a])?;
-        return call.array(a);
-    }
-    convert::upload(a, dtype)
 }
 
 /// A NumPy array with a copy of a device array's data (anything else: `numpy.asarray`).
@@ -622,6 +609,7 @@ pub fn register_package(m: &Bound<'_, PyModule>) -> PyResult<()> {
     super::routines::register(m)?;
     register_random(m)?;
     super::cuda::register(m)?;
+    super::texture::register(m)?;
     Ok(())
 }
 
