@@ -681,6 +681,7 @@ impl ScanCall<'_> {
             vec,
             values: inputs.values.clone(),
             shape: key.shape,
+            staged: false,
         };
         scan_into(&arrays, dtypes[sig.nin], self.axis, Some(&outs[0]), &engine)
             .map_err(|e| e.with_spans(&spans))

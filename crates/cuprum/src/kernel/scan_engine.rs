@@ -3,7 +3,9 @@
 //! `scan.rs` for a [`ScanKernel`](crate::ScanKernel)) over an axis or the flattened array.
 //!
 //! Which kernel: the last axis, or the flattened array, is the single-pass tile scan (rows
-//! as segments when there are several), or, for many rows that are not short, the rows
+//! as segments when there are several; a 1-D scan of one aligned array runs the persistent
+//! staged kernel instead when the device's shape has stages and they fit its shared
+//! memory), or, for many rows that are not short, the rows
 //! kernel, a block per row (`codegen::scan::rows_kernel`); another axis with at least 32
 //! contiguous columns (`inner`) the coalesced axis scan, one pass with the same look-back
 //! along the axis; fewer columns the column kernel (one thread per column walks the axis)
@@ -43,6 +45,9 @@ pub(crate) struct Engine {
     pub values: Vec<Scalar>,
     /// The shapes the program was written with (the device's tuning).
     pub shape: ScanShape,
+    /// Whether the program has the persistent staged 1-D kernel (`cuprum_scan_pv`: one
+    /// array input, `codegen::scan::ONE_INPUT`), which runs when `shape.stages` > 0.
+    pub staged: bool,
 }
 
 /// Scans `inputs` (arrays of one shape, given to the program's entries in order) over
@@ -212,6 +217,9 @@ fn tile_scan(e: &Engine, inputs: &[Array], out: &Array, len: usize) -> Result<()
     if seg && rows_kernel(n / len, len, e.shape.ript) {
         return rows_scan(e, inputs, out, len, vector && len.is_multiple_of(e.vec));
     }
+    if !seg && vector && e.staged && e.shape.stages > 0 && staged_scan(e, &inputs[0], out)? {
+        return Ok(());
+    }
     let name = match (seg, vector) {
         (false, true) => "cuprum_scan_v",
         (false, false) => "cuprum_scan_1",
@@ -230,6 +238,38 @@ fn tile_scan(e: &Engine, inputs: &[Array], out: &Array, len: usize) -> Result<()
     let mut rest: Vec<Box<dyn KernelArg>> = vec![idx(wide, n), idx(wide, len)];
     rest.extend(lb.args());
     e.prog.launch(name, grid, 256, args(e, inputs, out, rest))
+}
+
+/// Scans the contiguous, aligned `input` into `out` with the persistent kernel
+/// (`cuprum_scan_pv`): as many blocks as the device holds at once with the kernel's stages
+/// of shared memory (`stages` × a tile of the input's elements), at most one a tile. False
+/// (nothing launched) where a block's stages do not fit the device's shared memory: the
+/// one-tile-a-block kernel runs instead.
+fn staged_scan(e: &Engine, input: &Array, out: &Array) -> Result<bool> {
+    let n = out.size();
+    let wide = !fits_u32(n);
+    let tile = 256 * e.shape.ipt as usize;
+    let tiles = n.div_ceil(tile);
+    let smem = e.shape.stages as usize * tile * input.itemsize();
+    let k = e.prog.kernel("cuprum_scan_pv")?;
+    let Ok(smem32) = u32::try_from(smem) else {
+        return Ok(false);
+    };
+    let resident = match k.occupancy(256, smem32) {
+        Ok(o) if o.resident_blocks() > 0 => o.resident_blocks(),
+        _ => return Ok(false),
+    };
+    let grid = grid_of(tiles.min(resident as usize), "of", n)?;
+    let lb = Lookback::new(16 * tiles, tiles, e.acc)?;
+    let mut rest: Vec<Box<dyn KernelArg>> = vec![idx(wide, n), idx(wide, n)];
+    rest.extend(lb.args());
+    k.configure(grid, 256u32).shared_mem(smem).launch(args(
+        e,
+        std::slice::from_ref(input),
+        out,
+        rest,
+    ))?;
+    Ok(true)
 }
 
 /// Scans the contiguous `inputs` into the contiguous `out` row by row (rows of `len`), a

@@ -31,6 +31,13 @@ use crate::tune::{self, Family, Params, Runner, with_choice};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
+/// A tile family's third value below this is the stage count of the persistent kernel
+/// (`cuprum_scan_pv`: a ring of shared-memory stages filled by asynchronous copies, as many
+/// blocks as the GPU holds, each scanning tile after tile), at or above it the L2 prefetch
+/// distance of the one-tile-a-block kernel (a distance below 8 tiles would prefetch
+/// nothing the resident tiles do not already read).
+pub(crate) const STAGED_BELOW: u32 = 8;
+
 /// 1-D scans, 4-byte accumulators.
 ///
 /// A tile's inclusive prefix is known only after the look-back has reached one published
@@ -63,11 +70,16 @@ use std::sync::Arc;
 ///
 /// H200, 2026-12-04 (float32 `cumsum` of 1e8, outside the library, one run): the packed
 /// word read and written relaxed instead of acquire / release, 262 → 247 µs at (32, 4)
-/// (76.6 % of the copy; (24, 5) and (28, 4) the same); with the look-back removed, 229.
+/// (76.6 % of the copy; (24, 5) and (28, 4) the same); with the look-back removed, 229:
+/// loading a tile, scanning it and writing it in turn, a block has nothing in flight while
+/// it scans and looks back. The candidates with a third value below [`STAGED_BELOW`] run
+/// the persistent kernel instead, whose next tiles' loads are in flight meanwhile (items,
+/// blocks, stages; shared memory 1 KiB × items × stages a block). Not yet measured on a
+/// GPU: `cuprum tune` decides.
 pub(crate) static SCAN_TILE_4: Family = Family {
     name: "scan.tile.4",
     about: "1-D scans, 4-byte accumulators (float32 cumsum): a tile is 256 x items",
-    params: ["items", "blocks/SM", "prefetch"],
+    params: ["items", "blocks/SM", "prefetch|stages"],
     candidates: &[
         [32, 4, 64],
         [24, 4, 64],
@@ -79,6 +91,12 @@ pub(crate) static SCAN_TILE_4: Family = Family {
         [32, 4, 32],
         [32, 4, 128],
         [32, 4, 256],
+        [16, 4, 2],
+        [16, 4, 3],
+        [16, 6, 2],
+        [24, 3, 2],
+        [32, 3, 2],
+        [8, 8, 3],
     ],
     built_in: &[("H100", [32, 4, 64]), ("H200", [32, 4, 64])],
     problem: || problem(DType::F32, &[1 << 25], None, &SCAN_TILE_4, &SCAN_4),
@@ -99,11 +117,13 @@ pub(crate) static SCAN_TILE_4: Family = Family {
 /// dependent loads a step (flag, then value) set the pace; 522 / 418 with the look-back
 /// removed. Packed into one 16-byte pair read relaxed (`StatusPacked16`) and every row's
 /// loads issued before any is used: (16, 3) 484 / 485, (24, 2) 475 / –, (24, 3) – / 435,
-/// (32, 2) 487 / 469, (20, 2) 498 / –, (12, 4) 491 / –, (8, 6) 555 / 503.
+/// (32, 2) 487 / 469, (20, 2) 498 / –, (12, 4) 491 / –, (8, 6) 555 / 503. The third value
+/// below [`STAGED_BELOW`]: the persistent kernel's stages, as in [`SCAN_TILE_4`] (not yet
+/// measured).
 pub(crate) static SCAN_TILE_8: Family = Family {
     name: "scan.tile.8",
     about: "1-D scans, 8-byte accumulators (float64, integers into 64 bits)",
-    params: ["items", "blocks/SM", "prefetch"],
+    params: ["items", "blocks/SM", "prefetch|stages"],
     candidates: &[
         [16, 3, 64],
         [12, 3, 64],
@@ -113,6 +133,10 @@ pub(crate) static SCAN_TILE_8: Family = Family {
         [16, 2, 64],
         [16, 3, 32],
         [16, 3, 128],
+        [8, 4, 2],
+        [12, 3, 2],
+        [16, 3, 2],
+        [8, 6, 3],
     ],
     built_in: &[("H100", [16, 3, 64]), ("H200", [24, 2, 64])],
     problem: || problem(DType::F64, &[1 << 24], None, &SCAN_TILE_8, &SCAN_8),
@@ -249,6 +273,7 @@ const WIDE: ScanShape = ScanShape {
     ipt: 8,
     minb: 1,
     pf: 64,
+    stages: 0,
     sipt: 8,
     sminb: 1,
     ript: 4,
@@ -258,10 +283,18 @@ const WIDE: ScanShape = ScanShape {
 
 fn shape_of(c: [Params; 4]) -> ScanShape {
     let [t, s, r, a] = c;
+    // A tile family's third value: the L2 prefetch distance of the one-tile-a-block
+    // kernel, or (below `STAGED_BELOW`) the stages of the persistent kernel.
+    let (pf, stages) = if t[2] < STAGED_BELOW {
+        (0, t[2])
+    } else {
+        (t[2], 0)
+    };
     ScanShape {
         ipt: t[0],
         minb: t[1],
-        pf: t[2],
+        pf,
+        stages,
         sipt: s[0],
         sminb: s[1],
         ript: r[0],
@@ -370,6 +403,7 @@ fn problem(
                 vec: vec_width(acc),
                 values: Vec::new(),
                 shape,
+                staged: true,
             };
             scan_into(std::slice::from_ref(&x), dtype, axis, None, &engine).map(drop)
         })
@@ -457,6 +491,19 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn a_third_value_below_8_is_the_persistent_kernels_stages() {
+        let c = |t: Params| shape_of([t, [16, 5, 0], [8, 6, 0], [16, 0, 0]]);
+        assert_eq!((c([16, 4, 2]).stages, c([16, 4, 2]).pf), (2, 0));
+        assert_eq!((c([32, 4, 64]).stages, c([32, 4, 64]).pf), (0, 64));
+        for f in [&SCAN_TILE_4, &SCAN_TILE_8] {
+            let staged = f.candidates.iter().filter(|c| c[2] < STAGED_BELOW).count();
+            assert!(staged >= 4, "{}: {staged} staged candidates", f.name);
+            // The hand-picked (first) shape stays the one-tile-a-block kernel.
+            assert!(f.candidates[0][2] >= STAGED_BELOW, "{}", f.name);
         }
     }
 

@@ -231,6 +231,7 @@ pub(crate) fn scan_with(
         vec: vec_width(d.itemsize()),
         values: Vec::new(),
         shape,
+        staged: true,
     };
     scan_into(std::slice::from_ref(a), out_dt, axis, None, &engine)
 }
@@ -251,6 +252,26 @@ pub(crate) fn sample_sources() -> Vec<(String, String)> {
         v.push((
             format!("scan {} sum wide", d.name()),
             scan_source(d, ScanOp::Sum, true),
+        ));
+    }
+    // The persistent staged kernel (two stages) over each size of stage copy: 16-byte
+    // (float32, float64, int32 into int64, complex64), 8-byte (float16), 4-byte (uint8, bool).
+    for d in [
+        DType::F32,
+        DType::F64,
+        DType::I32,
+        DType::C64,
+        DType::F16,
+        DType::U8,
+        DType::Bool,
+    ] {
+        let out = scan_dtype(d);
+        let mut shape = first_scan_shape(acc_size(out));
+        shape.stages = 2;
+        shape.pf = 0;
+        v.push((
+            format!("scan {} sum staged", d.name()),
+            scan_source_shaped(d, out, ScanOp::Sum, false, shape),
         ));
     }
     // dtype=: narrower, wider, float into integer, complex into real, into bool.

@@ -163,9 +163,9 @@ pub struct Occupancy {
 
 impl Occupancy {
     /// Asks the driver about `f` in blocks of `block` threads with `shared_mem_bytes` of
-    /// dynamic shared memory. Errors when `block` is 0 or larger than the kernel allows,
-    /// and when no such block fits on a multiprocessor (too many registers or too much
-    /// shared memory).
+    /// dynamic shared memory (above 48 KiB, after the opt-in a launch of that size makes).
+    /// Errors when `block` is 0 or larger than the kernel allows, and when no such block
+    /// fits on a multiprocessor (too many registers or too much shared memory).
     pub fn of(f: &Function, block: u32, shared_mem_bytes: u32) -> Result<Occupancy> {
         let limit = f.max_threads_per_block()?.max(0) as u32;
         if block == 0 || block > limit {
@@ -175,7 +175,19 @@ impl Occupancy {
             );
         }
         let device = f.module().device();
-        let blocks_per_sm = f.max_active_blocks_per_sm(block, shared_mem_bytes as usize)?;
+        let smem = shared_mem_bytes as usize;
+        let limits = f.limits()?;
+        if smem > limits.dynamic_shared()
+            && smem
+                <= device
+                    .max_shared_memory_per_block_optin()
+                    .saturating_sub(limits.static_shared)
+        {
+            // The opt-in a launch of this size makes (see `launch`), so that the answer is
+            // the launch's.
+            f.set_max_dynamic_shared_bytes(smem)?;
+        }
+        let blocks_per_sm = f.max_active_blocks_per_sm(block, smem)?;
         if blocks_per_sm == 0 {
             bail!(
                 Launch,

@@ -28,6 +28,14 @@
 //! and then its value a step, to 231.7, 81.8 %). Fewer columns: `cuprum_scan_cols`, one
 //! thread per column.
 //!
+//! **The persistent kernel** (`cuprum_scan_pv`, when the tuned shape has stages: the 1-D
+//! scans of one array): the tile scan's work, but as many blocks as the GPU holds, each
+//! taking tile after tile by ticket while the next tiles' input is copied asynchronously
+//! (`cp.async`) into a ring of shared-memory stages, so a block keeps loads in flight while
+//! it scans, looks back and writes — the one-tile kernel has none then (with the look-back
+//! removed it still reached only 82 % of the copy on an H200). Each lane copies exactly
+//! the elements it later reads, so the stages need no barrier of their own.
+//!
 //! **One look-back.** Every look-back reads and writes tile statuses through one of three
 //! stores with the same `publish` / `wait`: `StatusPacked` for a 4-byte accumulator
 //! (status and value in one 64-bit word, so each look-back step is one load: the float
@@ -58,12 +66,14 @@ use std::fmt::Write;
 /// items per thread and blocks per SM (`__launch_bounds__`' second argument) of the tile
 /// scan (`ipt`, `minb`: a tile is 256 × `ipt`), of rows as segments (`sipt`, `sminb`) and
 /// of the rows kernel (`ript`, `rminb`: a chunk is 256 × `ript`), the tiles prefetched
-/// into L2 ahead (`pf`), and the axis kernel's positions per thread (`axipt`).
+/// into L2 ahead (`pf`), the shared-memory stages of the persistent 1-D scan (`stages`: 0
+/// runs the one-tile-a-block kernel), and the axis kernel's positions per thread (`axipt`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct ScanShape {
     pub ipt: u32,
     pub minb: u32,
     pub pf: u32,
+    pub stages: u32,
     pub sipt: u32,
     pub sminb: u32,
     pub ript: u32,
@@ -153,7 +163,8 @@ pub(crate) fn defs(d: &ScanDefs<'_>) -> String {
         "constexpr int VECN = {vec};\nconstexpr int IPT = {ipt};\nconstexpr int SEG_IPT = {sipt};\n\
          constexpr int AXIPT = {axipt};\nconstexpr int SCAN_MINB = {minb};\nconstexpr int SEG_MINB = {sminb};\n\
          constexpr bool EXCL = {excl};\nconstexpr unsigned SCAN_PF = {pf};\n\
-         constexpr int ROW_IPT = {ript};\nconstexpr int ROW_MINB = {rminb};\n",
+         constexpr int ROW_IPT = {ript};\nconstexpr int ROW_MINB = {rminb};\n\
+         constexpr int SCAN_STAGES = {stages};\n",
         vec = d.vec,
         ipt = d.shape.ipt,
         sipt = d.shape.sipt,
@@ -164,6 +175,7 @@ pub(crate) fn defs(d: &ScanDefs<'_>) -> String {
         pf = d.shape.pf,
         ript = d.shape.ript,
         rminb = d.shape.rminb,
+        stages = d.shape.stages,
     );
     s
 }
@@ -184,6 +196,31 @@ template <int VEC> __device__ __forceinline__ void load_raw(CUPRUM_SCAN_IN, I i0
 __device__ __forceinline__ Tin load_raw1(CUPRUM_SCAN_IN, I i) { return x[i]; }
 __device__ __forceinline__ void prefetch_in(CUPRUM_SCAN_IN, unsigned long long i0, unsigned long long cnt, I n) {
   rt::prefetch_l2(x, i0, cnt, (unsigned long long)n); }
+// The persistent scan's stage copy (`cuprum_scan_pv`): the VEC elements at i0 into `dst`
+// in shared memory, asynchronously where the GPU has `cp.async` (sm_80 on) and the vector
+// is 4, 8 or 16 bytes (the engine launches it only for aligned arrays); the tail's
+// elements one by one (zeros past n).
+template <int VEC> __device__ __forceinline__ void stage_copy(CUPRUM_SCAN_IN, I i0, I n, Tin* dst) {
+  constexpr int BYTES = VEC * (int)sizeof(Tin);
+  if (i0 + VEC <= n) {
+#ifndef __CUPRUM_HOST__
+#if __CUDA_ARCH__ >= 800
+    if constexpr (BYTES == 16 || BYTES == 8 || BYTES == 4) {
+      unsigned long long s64;
+      asm("cvta.to.shared.u64 %0, %1;" : "=l"(s64) : "l"(dst));
+      if constexpr (BYTES == 16)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"((unsigned)s64), "l"(x + i0) : "memory");
+      else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" :: "r"((unsigned)s64), "l"(x + i0), "n"(BYTES) : "memory");
+      return;
+    }
+#endif
+#endif
+    load_full<VEC>(CUPRUM_SCAN_ARGS, i0, dst);
+  } else {
+#pragma unroll
+    for (int b = 0; b < VEC; ++b) dst[b] = (i0 + b < n) ? x[i0 + b] : Tin();
+  } }
 "#;
 
 /// The input access for a `ScanKernel`'s `inputs` (name, dtype, by value), whose `Tin` is
@@ -247,6 +284,12 @@ pub(crate) fn input_access(inputs: &[(&str, DType, bool)]) -> String {
         let _ = write!(s, " r.{name} = _in{k};");
     }
     s.push_str(" return r; }\n");
+    // The persistent kernel's stage copy, synchronous (the engine runs that kernel only for
+    // one array input: `ONE_INPUT`'s copy is the asynchronous one).
+    s.push_str(
+        "template <int VEC> __device__ __forceinline__ void stage_copy(CUPRUM_SCAN_IN, I i0, I n, Tin* dst) {\n\
+         \x20 load_raw<VEC>(CUPRUM_SCAN_ARGS, i0, n, dst); }\n",
+    );
     s.push_str("__device__ __forceinline__ void prefetch_in(CUPRUM_SCAN_IN, unsigned long long i0, unsigned long long cnt, I n) {");
     for (k, _) in &arrays {
         let _ = write!(
@@ -559,6 +602,129 @@ CUPRUM_SCAN_ENTRY(cuprum_scan_v, false, VECN)
 CUPRUM_SCAN_ENTRY(cuprum_scan_1, false, 1)
 CUPRUM_SCAN_ENTRY(cuprum_scan_seg_v, true, VECN)
 CUPRUM_SCAN_ENTRY(cuprum_scan_seg_1, true, 1)
+// The persistent 1-D scan (`SCAN_STAGES` > 0; launched for one array input, whose stage
+// copies are asynchronous; a `ScanKernel`'s program has it too, unlaunched): as many blocks as the GPU
+// holds at once, each taking tile after tile by ticket and keeping the input of its next
+// SCAN_STAGES - 1 tiles in flight, copied asynchronously into a ring of shared-memory
+// stages while the current tile is scanned, looked back and written, so the loads of a
+// block never wait behind its look-back. Every lane copies exactly the elements it later
+// reads (the tile's layout: a warp's rows of 32 lanes × VEC), so a stage needs no barrier
+// of its own: the lane's `cp.async.wait_group` makes its copies visible to it, and it
+// refills a slot only after reading it. A block's tickets grow in the order it scans them,
+// so the tile with the lowest unfinished ticket always runs and the look-back cannot wait
+// forever. Shared memory: SCAN_STAGES × 256 · IPT elements of Tin (dynamic, the launch's).
+__device__ __forceinline__ void stage_commit() {
+#ifndef __CUPRUM_HOST__
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+#endif
+}
+// Waits until at most N of the lane's copy groups are in flight.
+template <int N> __device__ __forceinline__ void stage_wait() {
+#ifndef __CUPRUM_HOST__
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;" :: "n"(N) : "memory");
+#endif
+#endif
+}
+// Issues the copies of the lane's elements of the warp's part of a tile (from `wbase`).
+template <int VEC, int ROWS>
+__device__ __forceinline__ void stage_tile(CUPRUM_SCAN_IN, I wbase, I n, int lane, Tin* st) {
+#pragma unroll
+  for (int r = 0; r < ROWS; ++r) {
+    const int o = r * 32 * VEC + lane * VEC;
+    stage_copy<VEC>(CUPRUM_SCAN_ARGS, wbase + (I)o, n, st + o);
+  }
+  stage_commit();
+}
+// The lane's elements of a staged tile, scanned per lane (as `tile_load` does from memory).
+template <int VEC, int ROWS>
+__device__ __forceinline__ void stage_read(const Tin* st, I wbase, I n, int lane, P (&s)[ROWS][VEC]) {
+#pragma unroll
+  for (int r = 0; r < ROWS; ++r) {
+    const int o = r * 32 * VEC + lane * VEC;
+    Tin raw[VEC];
+    constexpr int RB = VEC * (int)sizeof(Tin);
+    if constexpr (RB == 16 || RB == 8 || RB == 4) {
+      rt::load_vec<Tin, VEC>(st + o, raw);
+    } else {
+#pragma unroll
+      for (int b = 0; b < VEC; ++b) raw[b] = st[o + b];
+    }
+    const I i0 = wbase + (I)o;
+#pragma unroll
+    for (int b = 0; b < VEC; ++b) {
+      P e; e.v = (i0 + b < n) ? load_a(raw[b]) : ident(); e.h = 0u;
+      s[r][b] = (b == 0) ? e : comb<false>(s[r][b - 1], e);
+    }
+  }
+}
+extern "C" __global__ void __launch_bounds__(256, SCAN_MINB) cuprum_scan_pv(CUPRUM_SCAN_IN, Tout* __restrict__ y,
+    I n, I len, unsigned* __restrict__ flags, A* __restrict__ aggs, A* __restrict__ incs,
+    unsigned* __restrict__ counter) {
+  constexpr int S = SCAN_STAGES > 0 ? SCAN_STAGES : 1;
+  constexpr int ROWS = IPT / VECN;
+  constexpr int WSEG = 32 * IPT;
+  constexpr int TILE = 8 * WSEG;
+  extern __shared__ __align__(16) unsigned char cuprum_scan_stages[];
+  Tin* const stages = reinterpret_cast<Tin*>(cuprum_scan_stages);
+  __shared__ unsigned s_tick[S];
+  __shared__ P s_warp[8];
+  __shared__ P s_excl;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const unsigned long long tiles = ((unsigned long long)n + TILE - 1) / TILE;
+  if (threadIdx.x == 0) {
+    for (int k = 0; k < S; ++k) s_tick[k] = atomicAdd(counter, 1u);
+  }
+  __syncthreads();
+  for (int k = 0; k < S; ++k) {
+    const unsigned t = s_tick[k];
+    if (t < tiles) {
+      stage_tile<VECN, ROWS>(CUPRUM_SCAN_ARGS, (I)t * (I)TILE + (I)(warp * WSEG), n, lane,
+                             stages + (k * 8 + warp) * WSEG);
+    } else {
+      stage_commit();
+    }
+  }
+  for (int k = 0;; k = (k + 1 == S) ? 0 : k + 1) {
+    const unsigned tile = s_tick[k];
+    if (tile >= tiles) break;
+    const I wbase = (I)tile * (I)TILE + (I)(warp * WSEG);
+    Tin* const st = stages + (k * 8 + warp) * WSEG;
+    // The oldest of the lane's S groups in flight is this tile's.
+    stage_wait<S - 1>();
+    P s[ROWS][VECN];
+    stage_read<VECN, ROWS>(st, wbase, n, lane, s);
+    P lex[ROWS], rp[ROWS];
+    const P wtot = warp_prefixes<false, VECN, ROWS>(s, lane, lex, rp);
+    if (lane == 0) s_warp[warp] = wtot;
+    __syncthreads();
+    P wex = pid();
+    for (int w = 0; w < warp; ++w) wex = comb<false>(wex, s_warp[w]);
+    if (warp == 0) {
+      P tot = pid();
+#pragma unroll
+      for (int w = 0; w < 8; ++w) tot = comb<false>(tot, s_warp[w]);
+      const P ex = lookback<false>(tile, tot, flags, aggs, incs, lane);
+      if (lane == 0) {
+        s_excl = ex;
+        s_tick[k] = atomicAdd(counter, 1u);
+      }
+    }
+    __syncthreads();
+    // The slot's elements are in registers: refill it with the stage's next tile.
+    const unsigned next = s_tick[k];
+    if (next < tiles) {
+      stage_tile<VECN, ROWS>(CUPRUM_SCAN_ARGS, (I)next * (I)TILE + (I)(warp * WSEG), n, lane, st);
+    } else {
+      stage_commit();
+    }
+    tile_store<false, VECN, ROWS>(y, wbase, n, len, lane, comb<false>(s_excl, wex), s, lex, rp);
+  }
+  stage_wait<0>();
+}
+
 #define CUPRUM_SCAN_ROWS_ENTRY(NAME, VEC) \
 extern "C" __global__ void __launch_bounds__(256, ROW_MINB) NAME(CUPRUM_SCAN_IN, Tout* __restrict__ y, I rows, I len) { \
   scan_rows<VEC>(CUPRUM_SCAN_ARGS, y, rows, len); }
