@@ -112,6 +112,89 @@ fn every_candidate(acc: &str, dtype: DType, lo: f64, hi: f64) {
     }
 }
 
+/// The persistent kernel's candidates (a third value below 8) through `ScanKernel`s of one
+/// array, whose stage copies are asynchronous too: a float32 running maximum (4-byte
+/// accumulator) and a float64 running sum of small integers (8-byte, exact), each at sizes
+/// of several tiles with a remainder and with inputs that start off the vector alignment.
+#[test]
+fn the_persistent_candidates_run_scan_kernels_of_one_array() {
+    require_gpu!();
+    let mut rng = Rng::new(43);
+    let max = cuprum::ScanKernel::new("T x", "T y", "x", "a > b ? a : b", "-CUDART_INF_F", "pmax")
+        .unwrap();
+    let sum = cuprum::ScanKernel::new("float64 x", "float64 y", "x", "a + b", "0", "psum").unwrap();
+    for (family, kernel) in [("scan.tile.4", &max), ("scan.tile.8", &sum)] {
+        let fam = tuning::families()
+            .iter()
+            .find(|f| f.name == family)
+            .unwrap();
+        let staged: Vec<_> = fam.candidates.iter().filter(|c| c[2] < 8).collect();
+        assert!(staged.len() >= 4, "{family}");
+        for &&c in &staged {
+            for n in [1usize, 4 * 10240 + 13, 70_001] {
+                let v: Vec<f64> = (0..n + 1).map(|_| rng.f64(-50.0, 50.0).floor()).collect();
+                let (got, want): (Vec<f64>, Vec<f64>) = tuning::with_choice(family, c, || {
+                    // Aligned, then one element in (off the vector alignment).
+                    let mut all = Vec::new();
+                    for off in [0usize, 1] {
+                        let part = &v[off..off + n];
+                        let (a, want) = if family == "scan.tile.4" {
+                            let f: Vec<f32> = part.iter().map(|&x| x as f32).collect();
+                            let a = Array::from_slice(&f, &[n]).unwrap();
+                            let mut m = f64::NEG_INFINITY;
+                            let w: Vec<f64> = part
+                                .iter()
+                                .map(|&x| {
+                                    m = m.max(x);
+                                    m
+                                })
+                                .collect();
+                            (a, w)
+                        } else {
+                            let a = Array::from_slice(part, &[n]).unwrap();
+                            let mut t = 0.0;
+                            let w: Vec<f64> = part
+                                .iter()
+                                .map(|&x| {
+                                    t += x;
+                                    t
+                                })
+                                .collect();
+                            (a, w)
+                        };
+                        let a = if off == 1 {
+                            let wide = Array::empty(&[n + 1], a.dtype()).unwrap();
+                            let view = wide.slice(&cuprum::s![1..]).unwrap();
+                            view.assign(&a).unwrap();
+                            view
+                        } else {
+                            a
+                        };
+                        let y = kernel.call((&a,)).unwrap();
+                        let y: Vec<f64> = match y.dtype() {
+                            DType::F32 => y
+                                .to_vec::<f32>()
+                                .unwrap()
+                                .iter()
+                                .map(|&x| x as f64)
+                                .collect(),
+                            _ => y.to_vec::<f64>().unwrap(),
+                        };
+                        all.push((y, want));
+                    }
+                    all.into_iter()
+                        .fold((Vec::new(), Vec::new()), |(mut g, mut w), (y, x)| {
+                            g.extend(y);
+                            w.extend(x);
+                            (g, w)
+                        })
+                });
+                assert_eq!(got, want, "{family} {c:?} n={n}");
+            }
+        }
+    }
+}
+
 #[test]
 fn every_candidate_of_the_4_byte_scans_sums_exactly() {
     require_gpu!();

@@ -681,7 +681,8 @@ impl ScanCall<'_> {
             vec,
             values: inputs.values.clone(),
             shape: key.shape,
-            staged: false,
+            // One array input: its stage copies are asynchronous (`stages_async`).
+            staged: key.scalars.len() == 1 && !key.scalars[0],
         };
         scan_into(&arrays, dtypes[sig.nin], self.axis, Some(&outs[0]), &engine)
             .map_err(|e| e.with_spans(&spans))

@@ -180,8 +180,45 @@ pub(crate) fn defs(d: &ScanDefs<'_>) -> String {
     s
 }
 
+/// The persistent kernel's stage copy of one array `SRC` (an expression naming a pointer
+/// to elements of `Tin`'s size): the VEC elements at i0 into `dst` in shared memory,
+/// asynchronously where the GPU has `cp.async` (sm_80 on) and the vector is 4, 8 or 16
+/// bytes (the engine runs that kernel only for aligned arrays), else through `load_raw`
+/// (the tail: zeros past n).
+macro_rules! stage_copy_of {
+    ($src:literal) => {
+        concat!(
+            r#"
+template <int VEC> __device__ __forceinline__ void stage_copy(CUPRUM_SCAN_IN, I i0, I n, Tin* dst) {
+  constexpr int BYTES = VEC * (int)sizeof(Tin);
+  if (i0 + VEC <= n) {
+#ifndef __CUPRUM_HOST__
+#if __CUDA_ARCH__ >= 800
+    if constexpr (BYTES == 16 || BYTES == 8 || BYTES == 4) {
+      const void* src = "#,
+            $src,
+            r#" + i0;
+      unsigned long long s64;
+      asm("cvta.to.shared.u64 %0, %1;" : "=l"(s64) : "l"(dst));
+      if constexpr (BYTES == 16)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"((unsigned)s64), "l"(src) : "memory");
+      else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" :: "r"((unsigned)s64), "l"(src), "n"(BYTES) : "memory");
+      return;
+    }
+#endif
+#endif
+  }
+  load_raw<VEC>(CUPRUM_SCAN_ARGS, i0, n, dst);
+}
+"#
+        )
+    };
+}
+
 /// The input access of one array `x` of `Tin` (`cumsum`, `cumprod`).
-pub(crate) const ONE_INPUT: &str = r#"
+pub(crate) const ONE_INPUT: &str = concat!(
+    r#"
 #define CUPRUM_SCAN_IN const Tin* __restrict__ x
 #define CUPRUM_SCAN_ARGS x
 template <int VEC> __device__ __forceinline__ void load_full(CUPRUM_SCAN_IN, I i0, Tin* raw) {
@@ -195,33 +232,9 @@ template <int VEC> __device__ __forceinline__ void load_raw(CUPRUM_SCAN_IN, I i0
   } }
 __device__ __forceinline__ Tin load_raw1(CUPRUM_SCAN_IN, I i) { return x[i]; }
 __device__ __forceinline__ void prefetch_in(CUPRUM_SCAN_IN, unsigned long long i0, unsigned long long cnt, I n) {
-  rt::prefetch_l2(x, i0, cnt, (unsigned long long)n); }
-// The persistent scan's stage copy (`cuprum_scan_pv`): the VEC elements at i0 into `dst`
-// in shared memory, asynchronously where the GPU has `cp.async` (sm_80 on) and the vector
-// is 4, 8 or 16 bytes (the engine launches it only for aligned arrays); the tail's
-// elements one by one (zeros past n).
-template <int VEC> __device__ __forceinline__ void stage_copy(CUPRUM_SCAN_IN, I i0, I n, Tin* dst) {
-  constexpr int BYTES = VEC * (int)sizeof(Tin);
-  if (i0 + VEC <= n) {
-#ifndef __CUPRUM_HOST__
-#if __CUDA_ARCH__ >= 800
-    if constexpr (BYTES == 16 || BYTES == 8 || BYTES == 4) {
-      unsigned long long s64;
-      asm("cvta.to.shared.u64 %0, %1;" : "=l"(s64) : "l"(dst));
-      if constexpr (BYTES == 16)
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"((unsigned)s64), "l"(x + i0) : "memory");
-      else
-        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" :: "r"((unsigned)s64), "l"(x + i0), "n"(BYTES) : "memory");
-      return;
-    }
-#endif
-#endif
-    load_full<VEC>(CUPRUM_SCAN_ARGS, i0, dst);
-  } else {
-#pragma unroll
-    for (int b = 0; b < VEC; ++b) dst[b] = (i0 + b < n) ? x[i0 + b] : Tin();
-  } }
-"#;
+  rt::prefetch_l2(x, i0, cnt, (unsigned long long)n); }"#,
+    stage_copy_of!("x")
+);
 
 /// The input access for a `ScanKernel`'s `inputs` (name, dtype, by value), whose `Tin` is
 /// a struct of one field per input: the kernels' input parameters (`_in0`, `_in1`, …: the
@@ -284,12 +297,17 @@ pub(crate) fn input_access(inputs: &[(&str, DType, bool)]) -> String {
         let _ = write!(s, " r.{name} = _in{k};");
     }
     s.push_str(" return r; }\n");
-    // The persistent kernel's stage copy, synchronous (the engine runs that kernel only for
-    // one array input: `ONE_INPUT`'s copy is the asynchronous one).
-    s.push_str(
-        "template <int VEC> __device__ __forceinline__ void stage_copy(CUPRUM_SCAN_IN, I i0, I n, Tin* dst) {\n\
-         \x20 load_raw<VEC>(CUPRUM_SCAN_ARGS, i0, n, dst); }\n",
-    );
+    // The persistent kernel's stage copy: asynchronous for one array and no values (`Tin`
+    // is then a struct of one field, laid out as the array's elements; the engine runs
+    // the kernel only then: [`stages_async`]), else synchronous.
+    if stages_async(inputs) {
+        s.push_str(stage_copy_of!("_in0"));
+    } else {
+        s.push_str(
+            "template <int VEC> __device__ __forceinline__ void stage_copy(CUPRUM_SCAN_IN, I i0, I n, Tin* dst) {\n\
+             \x20 load_raw<VEC>(CUPRUM_SCAN_ARGS, i0, n, dst); }\n",
+        );
+    }
     s.push_str("__device__ __forceinline__ void prefetch_in(CUPRUM_SCAN_IN, unsigned long long i0, unsigned long long cnt, I n) {");
     for (k, _) in &arrays {
         let _ = write!(
@@ -299,6 +317,12 @@ pub(crate) fn input_access(inputs: &[(&str, DType, bool)]) -> String {
     }
     s.push_str(" }\n");
     s
+}
+
+/// Whether a `ScanKernel`'s inputs (name, dtype, by value) copy into the persistent
+/// kernel's stages asynchronously: one array and nothing by value.
+pub(crate) fn stages_async(inputs: &[(&str, DType, bool)]) -> bool {
+    inputs.len() == 1 && !inputs[0].2
 }
 
 /// The engine: every entry point, written against the names [`defs`] and the input access
