@@ -540,17 +540,18 @@ fn every_routine_kernel_compiles_for_every_dtype() {
     ));
 }
 
-/// The persistent scan's asynchronous copies (`cp.async`, inline PTX) assemble: its
-/// programs compiled to sm_90 and sm_80 cubins, which NVRTC assembles without a GPU.
+/// The asynchronous copies (`cp.async`, inline PTX) of the persistent scan and of the
+/// compaction's ring of values assemble: their programs compiled to sm_90 and sm_80
+/// cubins, which NVRTC assembles without a GPU.
 #[test]
-fn the_persistent_scans_copies_assemble_for_sm_80_and_sm_90() {
+fn the_asynchronous_copies_assemble_for_sm_80_and_sm_90() {
     require_nvrtc!();
     let sources: Vec<(String, String)> = cuprum::internal::routine_sample_sources()
         .unwrap()
         .into_iter()
         .filter(|(n, _)| n.ends_with(" staged"))
         .collect();
-    assert!(sources.len() >= 7, "{}", sources.len());
+    assert!(sources.len() >= 12, "{}", sources.len());
     for arch in ["-arch=sm_90", "-arch=sm_80"] {
         let opts = cuprum::compile::CompileOptions::default().option(arch);
         assert_none_failed(compile_all(&sources, &opts, |name, _, r| match r {

@@ -14,7 +14,7 @@ mod common;
 use common::Rng;
 use common::routines_model::lanes;
 use cuprum::tuning::{self, Family, Source};
-use cuprum::{Array, DType, Device, ops};
+use cuprum::{Array, DType, Device, ops, s};
 
 /// The families whose name ends with `.{acc}`.
 fn class(acc: &str) -> Vec<&'static Family> {
@@ -369,7 +369,7 @@ fn every_candidate_of_the_compactions_selects_as_numpy() {
     require_gpu!();
     let mut rng = Rng::new(11);
     // Longer than three of the longest runs (6 tiles of 4096) and not a multiple of any.
-    let n = 3 * 6 * 4096 + 17;
+    let n = 3 * 8 * 4096 + 18;
     let flags: Vec<bool> = (0..n).map(|_| rng.f64(0.0, 1.0) < 0.4).collect();
     let vals: Vec<f64> = (0..n).map(|_| rng.f64(-1e3, 1e3).floor()).collect();
     let m = Array::from_slice(&flags, &[n]).unwrap();
@@ -398,6 +398,17 @@ fn every_candidate_of_the_compactions_selects_as_numpy() {
             .unwrap();
         let w: Vec<u8> = want_pos.iter().map(|&i| u8s[i as usize]).collect();
         assert_eq!(got, w, "{what}: uint8");
+        // Off the vector alignment: the scalar kernel (its ring copies 4 bytes at a time).
+        let (m1, x1) = (m.slice(&s![1..]).unwrap(), x32.slice(&s![1..]).unwrap());
+        let got = ops::compress(&m1, &x1, None)
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap();
+        let w: Vec<f32> = (1..n)
+            .filter(|&i| flags[i])
+            .map(|i| vals[i] as f32)
+            .collect();
+        assert_eq!(got, w, "{what}: float32 off the alignment");
     });
     let m2 = m.reshape(&[(n / 7) as isize, 7]).unwrap(); // n is a multiple of 7
     each_candidate("compact.nonzero", &mut |what| {

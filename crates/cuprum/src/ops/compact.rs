@@ -51,12 +51,16 @@ pub(crate) const MAX_ND: usize = 8;
 /// memory both allow 6), achieved occupancy 73 %; a warp issues every 22.4 cycles and 36 %
 /// of that is waiting for global loads (long scoreboard): a block's tiles run one after
 /// another, each waiting for its values, and six blocks do not keep enough bytes in flight.
-/// The next step is loads that do not occupy the warps (TMA or `cp.async` into a ring of
-/// stages), as for the scan (`codegen/scan.rs`).
+/// The next step is loads that do not occupy the warps: the candidates with a third value
+/// (ring tiles) copy the run's values asynchronously (`cp.async`) into a ring of that many
+/// tiles of shared memory (16 KiB each), the first ones before the flags are read, so a
+/// tile's values arrive while the tiles before it are ranked and written; the ring costs
+/// blocks per SM (16 KiB of flags, 16 KiB of stage and the ring a block). Not yet measured
+/// on a GPU: `cuprum tune` decides.
 pub(crate) static COMPACT_VALUES: Family = Family {
     name: "compact.values",
     about: "selecting values under a mask (compress, x[mask]): a run is that many tiles",
-    params: ["run tiles", "blocks/SM", ""],
+    params: ["run tiles", "blocks/SM", "ring tiles"],
     candidates: &[
         [4, 6, 0],
         [4, 5, 0],
@@ -66,6 +70,12 @@ pub(crate) static COMPACT_VALUES: Family = Family {
         [6, 4, 0],
         [2, 8, 0],
         [4, 4, 0],
+        [4, 3, 2],
+        [4, 4, 2],
+        [2, 4, 2],
+        [3, 4, 3],
+        [4, 2, 4],
+        [6, 3, 2],
     ],
     built_in: &[("H100", [4, 6, 0]), ("H200", [4, 6, 0])],
     problem: values_problem,
@@ -155,7 +165,13 @@ fn idx_type(wide: bool) -> &'static str {
 
 /// The name of the program selecting elements of `item` bytes in shape `p`.
 fn values_key(item: usize, wide: bool, p: Params) -> String {
-    format!("compact_values|{item}|{}|{}x{}", u8::from(wide), p[0], p[1])
+    format!(
+        "compact_values|{item}|{}|{}x{}x{}",
+        u8::from(wide),
+        p[0],
+        p[1],
+        p[2]
+    )
 }
 
 /// The program selecting elements of `item` bytes under a bool mask, in shape `p`.
@@ -196,8 +212,10 @@ fn values_source_with(item: usize, wide: bool, p: Params) -> String {
     let _ = write!(
         s,
         "typedef unsigned char Tm;\ntypedef {t} T;\ntypedef {t} S;\ntypedef {i} I;\n\
-         #define CUPRUM_VALUES 1\nconstexpr int VECN = {v};\nconstexpr int IPT = {ipt};\nconstexpr int CMINB = {minb};\nconstexpr unsigned CPF = 0;\nconstexpr int SUB = {sub};\nconstexpr bool NEXT_PF = true;\n",
+         #define CUPRUM_VALUES 1\nconstexpr int VECN = {v};\nconstexpr int IPT = {ipt};\nconstexpr int CMINB = {minb};\nconstexpr unsigned CPF = 0;\nconstexpr int SUB = {sub};\nconstexpr bool NEXT_PF = true;\n\
+         constexpr int CSTAGES = {stages};\n",
         sub = p[0],
+        stages = p[2],
         t = bits_type(item),
         minb = p[1],
         i = idx_type(wide),
@@ -227,7 +245,8 @@ fn indices_source_with(d: DType, wide: bool, interleaved: bool, p: Params) -> St
     let _ = write!(
         s,
         "typedef {m} Tm;\ntypedef unsigned char T;\ntypedef unsigned S;\ntypedef {i} I;\n\
-         #define CUPRUM_VALUES 0\nconstexpr int VECN = {v};\nconstexpr int IPT = 16;\nconstexpr unsigned CPF = {pf};\nconstexpr int SUB = {sub};\nconstexpr bool NEXT_PF = false;\n",
+         #define CUPRUM_VALUES 0\nconstexpr int VECN = {v};\nconstexpr int IPT = 16;\nconstexpr unsigned CPF = {pf};\nconstexpr int SUB = {sub};\nconstexpr bool NEXT_PF = false;\n\
+         constexpr int CSTAGES = 0;\n",
         pf = p[1],
         sub = p[0],
         m = d.c_type(),
@@ -309,6 +328,36 @@ __device__ __forceinline__ void load_values(const T* __restrict__ x, I wbase, I 
   }
 }
 
+// The ring of CSTAGES tiles of values (CSTAGES > 0): the lane's values of the warp's part
+// of a tile, copied asynchronously into `slot` (its own elements only, so a slot needs no
+// barrier: the lane waits for its own copies, and refills a slot after reading it), and
+// read back into registers.
+template <int VEC, int ROWS>
+__device__ __forceinline__ void ring_fill(const T* __restrict__ x, I wbase, I n, int lane, T* slot) {
+#pragma unroll
+  for (int r = 0; r < ROWS; ++r) {
+    const int o = r * 32 * VEC + lane * VEC;
+    const I i0 = wbase + (I)o;
+    if (i0 + VEC <= n && rt::cp_async<VEC * (int)sizeof(T)>(slot + o, x + i0)) continue;
+#pragma unroll
+    for (int b = 0; b < VEC; ++b) if (i0 + b < n) slot[o + b] = x[i0 + b];
+  }
+  rt::cp_async_commit();
+}
+template <int VEC, int ROWS>
+__device__ __forceinline__ void ring_read(const T* slot, int lane, T (&v)[ROWS][VEC]) {
+#pragma unroll
+  for (int r = 0; r < ROWS; ++r) {
+    const int o = r * 32 * VEC + lane * VEC;
+    if constexpr (VEC * sizeof(T) == 16 || VEC * sizeof(T) == 8 || VEC * sizeof(T) == 4) {
+      rt::load_vec<T, VEC>(slot + o, v[r]);
+    } else {
+#pragma unroll
+      for (int b = 0; b < VEC; ++b) v[r][b] = slot[o + b];
+    }
+  }
+}
+
 // ND = 0: select the values x[i] where m[i] != 0 into y; ND > 0: write the ND coordinates
 // of every i where m[i] != 0 into meta.out (IL: interleaved, row k of meta.out[0] holding
 // the ND coordinates of the k-th, as argwhere's (N, ND) result).
@@ -318,6 +367,10 @@ __device__ __forceinline__ void load_values(const T* __restrict__ x, I wbase, I 
 // looks back once for the whole run's output offset; then, tile by tile (asking L2 for the
 // next tile's values when NEXT_PF), it ranks the selected elements from the kept flags,
 // stages them and writes them out contiguously. CPF: L2 prefetch distance in runs.
+// CSTAGES > 0 (values): the run's values go through a ring of CSTAGES tiles of dynamic
+// shared memory instead, the first ones asked for before the flags are read, each next one
+// as a slot is read (`ring_fill`): a tile's values are in flight while the tiles before it
+// are ranked and written, not only from the start of its own turn.
 template <int VEC, int ND, typename SS, bool IL = false>
 __device__ __forceinline__ void compact_tile(const Tm* __restrict__ m, const T* __restrict__ x, T* __restrict__ y,
     I n, unsigned long long* __restrict__ status, unsigned* __restrict__ counter,
@@ -337,6 +390,17 @@ __device__ __forceinline__ void compact_tile(const Tm* __restrict__ m, const T* 
   __syncthreads();
   const unsigned tile = s_tile;
   const I sbase = (I)tile * (I)STILE;
+  constexpr bool RING = VALUES && CSTAGES > 0;
+  constexpr int NST = CSTAGES > 0 ? CSTAGES : 1;
+  extern __shared__ __align__(16) unsigned char cuprum_compact_ring[];
+  T* const ring = reinterpret_cast<T*>(cuprum_compact_ring);
+  if constexpr (RING) {
+#pragma unroll
+    for (int k = 0; k < NST; ++k) {
+      if (k < SUB) ring_fill<VEC, ROWS>(x, sbase + (I)(k * TILE + warp * WSEG), n, lane, ring + (k * 8 + warp) * WSEG);
+      else rt::cp_async_commit();
+    }
+  }
   if (CPF > 0) {
     const unsigned long long pf = (unsigned long long)(tile + CPF) * STILE;
     rt::prefetch_l2(m, pf, STILE, (unsigned long long)n);
@@ -360,7 +424,7 @@ __device__ __forceinline__ void compact_tile(const Tm* __restrict__ m, const T* 
     if (lane == 0) s_wcnt[st][warp] = wcount;
   }
   T v[VALUES ? ROWS : 1][VALUES ? VEC : 1];
-  if constexpr (VALUES) load_values<VEC, ROWS>(x, sbase + (I)(warp * WSEG), n, lane, v);
+  if constexpr (VALUES && !RING) load_values<VEC, ROWS>(x, sbase + (I)(warp * WSEG), n, lane, v);
   __syncthreads();
   if (warp == 0) {
     unsigned stot = 0;
@@ -378,7 +442,14 @@ __device__ __forceinline__ void compact_tile(const Tm* __restrict__ m, const T* 
   unsigned long long ex = s_excl;
 #pragma unroll 1
   for (int st = 0; st < SUB; ++st) {
-    if constexpr (VALUES) {
+    if constexpr (RING) {
+      // The oldest of the lane's NST groups in flight is this tile's.
+      rt::cp_async_wait<NST - 1>();
+      T* const slot = ring + ((st % NST) * 8 + warp) * WSEG;
+      ring_read<VEC, ROWS>(slot, lane, v);
+      if (st + NST < SUB) ring_fill<VEC, ROWS>(x, sbase + (I)((st + NST) * TILE + warp * WSEG), n, lane, slot);
+      else rt::cp_async_commit();
+    } else if constexpr (VALUES) {
       if (st > 0) load_values<VEC, ROWS>(x, sbase + (I)(st * TILE + warp * WSEG), n, lane, v);
       if (NEXT_PF && st + 1 < SUB) rt::prefetch_l2(x, (unsigned long long)(sbase + (I)((st + 1) * TILE)), TILE, (unsigned long long)n);
     }
@@ -476,23 +547,19 @@ pub(crate) fn select_values(m: &Array, x: &Array, y: &Array) -> Result<usize> {
     } else {
         "cuprum_compact_1"
     };
-    let t = tiles_for(n, p[0] as usize * 256 * items_per_thread(item))?;
+    let tile = 256 * items_per_thread(item);
+    let t = tiles_for(n, p[0] as usize * tile)?;
     let (status, counter) = (ptr_at(&t.status, 0), ptr_at(&t.status, 8 * t.tiles));
     let grid = t.tiles as u32;
+    // The ring of values (a third value > 0): that many tiles of dynamic shared memory.
+    let k = prog.kernel(name)?;
+    let launch = k
+        .configure(grid, 256u32)
+        .shared_mem(p[2] as usize * tile * item);
     if wide {
-        prog.launch(
-            name,
-            grid,
-            256,
-            (m, x, y, n as u64, status, counter, &t.total),
-        )?;
+        launch.launch((m, x, y, n as u64, status, counter, &t.total))?;
     } else {
-        prog.launch(
-            name,
-            grid,
-            256,
-            (m, x, y, n as u32, status, counter, &t.total),
-        )?;
+        launch.launch((m, x, y, n as u32, status, counter, &t.total))?;
     }
     let count = read_u64(&t.total)?;
     usize::try_from(count).map_err(|_| err!(InvalidArgument, "selected count {count} overflows"))
@@ -593,6 +660,13 @@ pub(crate) fn sample_sources() -> Vec<(String, String)> {
         ));
     }
     v.push(("compact values 4B wide".into(), values_source(4, true)));
+    // The ring of values (two tiles), over each size of asynchronous copy and the others.
+    for item in [1, 2, 4, 8, 16] {
+        v.push((
+            format!("compact values {item}B staged"),
+            values_source_with(item, false, [4, 3, 2]),
+        ));
+    }
     for &d in DType::ALL {
         v.push((
             format!("nonzero {}", d.name()),

@@ -1,7 +1,7 @@
 //! The CUDA prelude of the generated programs built on [`Program`](crate::kernel::program)
 //! (the scan engine, the array routines): element types, relaxed and acquire/release
-//! accesses for decoupled look-back, generic warp shuffles, vector loads and stores, each
-//! with its host-device form.
+//! accesses for decoupled look-back, generic warp shuffles, vector loads and stores,
+//! asynchronous copies into shared memory, each with its host-device form.
 
 /// Everything the routine kernels share, put before each program's own code.
 pub(crate) const PRELUDE: &str = r#"#include <cuprum/half.cuh>
@@ -52,6 +52,41 @@ template <typename T> __device__ __forceinline__ void prefetch_l2(const T* p, un
     asm volatile("prefetch.global.L2 [%0];" :: "l"(a));
 }
 #endif
+// Asynchronous copies into shared memory (`cp.async`, sm_80 on): BYTES (4, 8 or 16) from
+// global `src` to shared `dst`, both aligned to BYTES. False where the device has none (the
+// host device, older GPUs, other sizes): the caller then copies itself. `cp_async_commit`
+// closes the thread's group of copies; `cp_async_wait<N>` waits until at most N of its
+// groups are in flight, after which its copies are visible to it (and only to it).
+template <int BYTES> __device__ __forceinline__ bool cp_async(void* dst, const void* src) {
+#ifndef __CUPRUM_HOST__
+#if __CUDA_ARCH__ >= 800
+  if constexpr (BYTES == 16 || BYTES == 8 || BYTES == 4) {
+    unsigned long long s;
+    asm("cvta.to.shared.u64 %0, %1;" : "=l"(s) : "l"(dst));
+    if constexpr (BYTES == 16)
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"((unsigned)s), "l"(src) : "memory");
+    else
+      asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" :: "r"((unsigned)s), "l"(src), "n"(BYTES) : "memory");
+    return true;
+  }
+#endif
+#endif
+  return false;
+}
+__device__ __forceinline__ void cp_async_commit() {
+#ifndef __CUPRUM_HOST__
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+#endif
+}
+template <int N> __device__ __forceinline__ void cp_async_wait() {
+#ifndef __CUPRUM_HOST__
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;" :: "n"(N) : "memory");
+#endif
+#endif
+}
 // Exclusive sum over a block of W warps of each thread's v (`total`: the whole sum), through
 // W words of shared memory `s_w`; one barrier inside, so `s_w` may be written again only
 // after another.

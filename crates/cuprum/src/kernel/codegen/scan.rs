@@ -182,33 +182,16 @@ pub(crate) fn defs(d: &ScanDefs<'_>) -> String {
 
 /// The persistent kernel's stage copy of one array `SRC` (an expression naming a pointer
 /// to elements of `Tin`'s size): the VEC elements at i0 into `dst` in shared memory,
-/// asynchronously where the GPU has `cp.async` (sm_80 on) and the vector is 4, 8 or 16
-/// bytes (the engine runs that kernel only for aligned arrays), else through `load_raw`
-/// (the tail: zeros past n).
+/// asynchronously where the GPU has `cp.async` (`rt::cp_async`; the engine runs that
+/// kernel only for aligned arrays), else through `load_raw` (the tail: zeros past n).
 macro_rules! stage_copy_of {
     ($src:literal) => {
         concat!(
             r#"
 template <int VEC> __device__ __forceinline__ void stage_copy(CUPRUM_SCAN_IN, I i0, I n, Tin* dst) {
-  constexpr int BYTES = VEC * (int)sizeof(Tin);
-  if (i0 + VEC <= n) {
-#ifndef __CUPRUM_HOST__
-#if __CUDA_ARCH__ >= 800
-    if constexpr (BYTES == 16 || BYTES == 8 || BYTES == 4) {
-      const void* src = "#,
+  if (i0 + VEC <= n && rt::cp_async<VEC * (int)sizeof(Tin)>(dst, "#,
             $src,
-            r#" + i0;
-      unsigned long long s64;
-      asm("cvta.to.shared.u64 %0, %1;" : "=l"(s64) : "l"(dst));
-      if constexpr (BYTES == 16)
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"((unsigned)s64), "l"(src) : "memory");
-      else
-        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" :: "r"((unsigned)s64), "l"(src), "n"(BYTES) : "memory");
-      return;
-    }
-#endif
-#endif
-  }
+            r#" + i0)) return;
   load_raw<VEC>(CUPRUM_SCAN_ARGS, i0, n, dst);
 }
 "#
@@ -626,8 +609,8 @@ CUPRUM_SCAN_ENTRY(cuprum_scan_v, false, VECN)
 CUPRUM_SCAN_ENTRY(cuprum_scan_1, false, 1)
 CUPRUM_SCAN_ENTRY(cuprum_scan_seg_v, true, VECN)
 CUPRUM_SCAN_ENTRY(cuprum_scan_seg_1, true, 1)
-// The persistent 1-D scan (`SCAN_STAGES` > 0; launched for one array input, whose stage
-// copies are asynchronous; a `ScanKernel`'s program has it too, unlaunched): as many blocks as the GPU
+// The persistent 1-D scan (`SCAN_STAGES` > 0, one array input, whose stage copies are
+// asynchronous; the other programs have it too, unlaunched): as many blocks as the GPU
 // holds at once, each taking tile after tile by ticket and keeping the input of its next
 // SCAN_STAGES - 1 tiles in flight, copied asynchronously into a ring of shared-memory
 // stages while the current tile is scanned, looked back and written, so the loads of a
@@ -637,21 +620,7 @@ CUPRUM_SCAN_ENTRY(cuprum_scan_seg_1, true, 1)
 // refills a slot only after reading it. A block's tickets grow in the order it scans them,
 // so the tile with the lowest unfinished ticket always runs and the look-back cannot wait
 // forever. Shared memory: SCAN_STAGES × 256 · IPT elements of Tin (dynamic, the launch's).
-__device__ __forceinline__ void stage_commit() {
-#ifndef __CUPRUM_HOST__
-#if __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;" ::: "memory");
-#endif
-#endif
-}
-// Waits until at most N of the lane's copy groups are in flight.
-template <int N> __device__ __forceinline__ void stage_wait() {
-#ifndef __CUPRUM_HOST__
-#if __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group %0;" :: "n"(N) : "memory");
-#endif
-#endif
-}
+
 // Issues the copies of the lane's elements of the warp's part of a tile (from `wbase`).
 template <int VEC, int ROWS>
 __device__ __forceinline__ void stage_tile(CUPRUM_SCAN_IN, I wbase, I n, int lane, Tin* st) {
@@ -660,7 +629,7 @@ __device__ __forceinline__ void stage_tile(CUPRUM_SCAN_IN, I wbase, I n, int lan
     const int o = r * 32 * VEC + lane * VEC;
     stage_copy<VEC>(CUPRUM_SCAN_ARGS, wbase + (I)o, n, st + o);
   }
-  stage_commit();
+  rt::cp_async_commit();
 }
 // The lane's elements of a staged tile, scanned per lane (as `tile_load` does from memory).
 template <int VEC, int ROWS>
@@ -708,7 +677,7 @@ extern "C" __global__ void __launch_bounds__(256, SCAN_MINB) cuprum_scan_pv(CUPR
       stage_tile<VECN, ROWS>(CUPRUM_SCAN_ARGS, (I)t * (I)TILE + (I)(warp * WSEG), n, lane,
                              stages + (k * 8 + warp) * WSEG);
     } else {
-      stage_commit();
+      rt::cp_async_commit();
     }
   }
   for (int k = 0;; k = (k + 1 == S) ? 0 : k + 1) {
@@ -717,7 +686,7 @@ extern "C" __global__ void __launch_bounds__(256, SCAN_MINB) cuprum_scan_pv(CUPR
     const I wbase = (I)tile * (I)TILE + (I)(warp * WSEG);
     Tin* const st = stages + (k * 8 + warp) * WSEG;
     // The oldest of the lane's S groups in flight is this tile's.
-    stage_wait<S - 1>();
+    rt::cp_async_wait<S - 1>();
     P s[ROWS][VECN];
     stage_read<VECN, ROWS>(st, wbase, n, lane, s);
     P lex[ROWS], rp[ROWS];
@@ -742,11 +711,11 @@ extern "C" __global__ void __launch_bounds__(256, SCAN_MINB) cuprum_scan_pv(CUPR
     if (next < tiles) {
       stage_tile<VECN, ROWS>(CUPRUM_SCAN_ARGS, (I)next * (I)TILE + (I)(warp * WSEG), n, lane, st);
     } else {
-      stage_commit();
+      rt::cp_async_commit();
     }
     tile_store<false, VECN, ROWS>(y, wbase, n, len, lane, comb<false>(s_excl, wex), s, lex, rp);
   }
-  stage_wait<0>();
+  rt::cp_async_wait<0>();
 }
 
 #define CUPRUM_SCAN_ROWS_ENTRY(NAME, VEC) \
