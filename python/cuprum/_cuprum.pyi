@@ -46,6 +46,9 @@ class MemoryPointer:
 def alloc(size: int) -> MemoryPointer:
     """A ``MemoryPointer`` to ``size`` new (uninitialised) bytes on the current device."""
 
+def _device_properties(device: int) -> dict[str, Any]: ...
+def _mem_get_info() -> tuple[int, int]: ...
+
 class ChannelFormatDescriptor:
     """``cudaChannelFormatDesc``: channel widths ``x, y, z, w`` in bits and the kind ``f``."""
 

@@ -1,6 +1,6 @@
 """CuPy's names that CuPy's own tests reach for: NumPy's that CuPy re-exports (``iinfo``,
 ``finfo``, ``cuprum.exceptions``), ``cuprum.copy`` in each memory order, reductions of
-NumPy data, ``cuda.Device.use``; against NumPy. Runs on the GPU when there is one, else on
+NumPy data, ``cuda.Device.use``, ``cuda.runtime``'s queries; against NumPy. Runs on the GPU when there is one, else on
 the host device (``conftest.py``)."""
 
 from __future__ import annotations
@@ -71,3 +71,21 @@ def test_reductions_of_numpy_data_are_numpys():
 def test_device_use():
     assert cp.cuda.Device(0).use() is None
     assert cp.cuda.Device().id == 0
+
+
+def test_runtime_queries():
+    from cuprum.cuda import runtime
+
+    assert runtime.is_hip is False
+    assert runtime.getDeviceCount() >= 1 and runtime.getDevice() == 0
+    p = runtime.getDeviceProperties(0)
+    assert isinstance(p["name"], bytes) and p["name"]
+    assert p["warpSize"] == 32 and p["maxThreadsPerBlock"] >= 256
+    assert p["multiProcessorCount"] >= 1 and p["totalGlobalMem"] > 0
+    assert len(p["maxThreadsDim"]) == 3 and len(p["maxGridSize"]) == 3
+    free, total = runtime.memGetInfo()
+    assert 0 < free <= total
+    runtime.deviceSynchronize()
+    assert (runtime.cudaAddressModeBorder, runtime.cudaReadModeNormalizedFloat) == (3, 1)
+    with pytest.raises(ValueError):
+        runtime.getDeviceProperties(runtime.getDeviceCount() + 5)

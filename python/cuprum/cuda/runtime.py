@@ -1,5 +1,6 @@
 """``cuprum.cuda.runtime``: the names of CuPy's ``cupy.cuda.runtime`` that programs use —
-device queries (``getDeviceCount``, ``getDevice``, ``deviceSynchronize``), ``is_hip``
+device queries (``getDeviceCount``, ``getDevice``, ``deviceSynchronize``,
+``getDeviceProperties``, ``memGetInfo``), ``is_hip``
 (``False``), and the constants of textures and surfaces (``cudaChannelFormatKind*``, ``cudaResourceType*``,
 ``cudaAddressMode*``, ``cudaFilterMode*``, ``cudaReadMode*``, ``cudaArray*`` flags,
 ``cudaBoundaryMode*``), with CUDA's values.
@@ -63,3 +64,20 @@ def getDevice():
 def deviceSynchronize():
     """Waits for all work queued on the current device."""
     _cuprum.synchronize()
+
+
+def getDeviceProperties(device):
+    """The device's properties as CUDA's ``cudaDeviceProp`` names them (those cuprum
+    reads): ``name`` (bytes), ``totalGlobalMem``, ``sharedMemPerBlock``,
+    ``sharedMemPerBlockOptin``, ``warpSize``, ``maxThreadsPerBlock``, ``maxThreadsDim``,
+    ``maxGridSize``, ``major``, ``minor``, ``multiProcessorCount``,
+    ``maxThreadsPerMultiProcessor``, ``l2CacheSize``, ``uuid``."""
+    device = int(device)
+    if device < 0 or device >= getDeviceCount():
+        raise ValueError(f"Invalid device id {device}")
+    return _cuprum._device_properties(device)
+
+
+def memGetInfo():
+    """``(free, total)`` bytes of the current device's memory."""
+    return _cuprum._mem_get_info()

@@ -217,8 +217,47 @@ fn get_elapsed_time(start: &Bound<'_, PyEvent>, end: &Bound<'_, PyEvent>) -> PyR
     Ok(start.get().event.elapsed_ms(&end.get().event)?)
 }
 
+/// `cudaGetDeviceProperties` as CuPy's `runtime.getDeviceProperties` gives it: a dict of
+/// the CUDA runtime's field names (`name` as bytes) for the properties cuprum reads.
+#[pyfunction]
+fn _device_properties(py: Python<'_>, device: usize) -> PyResult<Bound<'_, pyo3::types::PyDict>> {
+    // Device 0 is the package's device (the host device answers as device 0).
+    let d = match device {
+        0 => crate::runtime::Device::current()?,
+        k => crate::runtime::Device::get(k)?,
+    };
+    let p = pyo3::types::PyDict::new(py);
+    let (major, minor) = d.compute_capability();
+    p.set_item("name", pyo3::types::PyBytes::new(py, d.name().as_bytes()))?;
+    p.set_item("totalGlobalMem", d.total_memory())?;
+    p.set_item("sharedMemPerBlock", d.max_shared_memory_per_block())?;
+    p.set_item(
+        "sharedMemPerBlockOptin",
+        d.max_shared_memory_per_block_optin(),
+    )?;
+    p.set_item("warpSize", 32)?;
+    p.set_item("maxThreadsPerBlock", d.max_threads_per_block())?;
+    p.set_item("maxThreadsDim", d.max_block_dim().to_vec())?;
+    p.set_item("maxGridSize", d.max_grid_dim().to_vec())?;
+    p.set_item("major", major)?;
+    p.set_item("minor", minor)?;
+    p.set_item("multiProcessorCount", d.sm_count())?;
+    p.set_item("maxThreadsPerMultiProcessor", d.max_threads_per_sm())?;
+    p.set_item("l2CacheSize", d.l2_cache_bytes())?;
+    p.set_item("uuid", pyo3::types::PyBytes::new(py, d.uuid().as_bytes()))?;
+    Ok(p)
+}
+
+/// `(free, total)` bytes of the current device's memory.
+#[pyfunction]
+fn _mem_get_info() -> PyResult<(usize, usize)> {
+    Ok(crate::runtime::Device::current()?.memory_info()?)
+}
+
 /// Adds the `cuprum.cuda` classes to `m`.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(_device_properties, m)?)?;
+    m.add_function(wrap_pyfunction!(_mem_get_info, m)?)?;
     m.add_class::<PyStream>()?;
     m.add_class::<PyGraph>()?;
     m.add_class::<PyEvent>()?;
