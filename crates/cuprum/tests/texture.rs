@@ -551,6 +551,39 @@ fn objects_keep_what_they_read_alive() {
     assert_eq!(out.to_vec::<f32>().unwrap(), data);
 }
 
+/// A texture object dropped inside a graph capture is kept (the graph samples it when
+/// launched): the capture goes on, and every replay reads the texture.
+#[test]
+fn a_texture_dropped_inside_a_capture_lives_on_for_the_graph() {
+    require_cuda!();
+    let mut rng = Rng::new(7);
+    let (arr, data) = filled(&mut rng, [300, 0, 0]);
+    let k = ElementwiseKernel::new(
+        "U t",
+        "float32 y",
+        "y = tex1D<float>(t, i + 0.5f)",
+        "in_graph",
+    )
+    .unwrap();
+    let s = cuprum::Stream::new().unwrap();
+    let out = s.with(|| Array::zeros(&[300], DType::F32)).unwrap();
+    let (graph, ()) = s
+        .capture(|| {
+            let t = TextureObject::new(&Resource::Array(arr.clone()), &point_clamp())?;
+            k.call((&t, &out))?;
+            drop(t);
+            Ok(())
+        })
+        .unwrap();
+    drop(arr);
+    for _ in 0..2 {
+        s.with(|| out.copy_from_slice(&[0f32; 300])).unwrap();
+        graph.launch(&s).unwrap();
+        s.synchronize().unwrap();
+        assert_eq!(out.to_vec::<f32>().unwrap(), data);
+    }
+}
+
 #[test]
 fn bad_descriptions_are_refused_with_what_was_expected() {
     // Formats: no device needed.

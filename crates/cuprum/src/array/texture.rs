@@ -8,8 +8,10 @@
 //! **Lifetimes.** A texture object keeps what it reads alive (a clone of its
 //! [`Resource`]); a surface object keeps its CUDA array. Kernels that use a handle are not
 //! tracked per stream, so dropping the last clone of an object or a CUDA array first waits
-//! for the whole device (`Device::synchronize`) and only then destroys it; if that wait
-//! fails (a broken context) the object is leaked rather than freed under running work.
+//! for the whole device and only then destroys it (a Rust kernel's recorded fault is left
+//! for the next `synchronize`); if that wait cannot be made (a broken context, or inside a
+//! graph capture, whose graph may use the object when launched) the object is leaked
+//! rather than freed under work that may use it.
 //!
 //! **Copies.** A CUDA array is filled from and read back into a C-contiguous [`Array`] of
 //! the format's channel dtype, shaped `(width × channels,)`, `(height, width × channels)`
@@ -25,6 +27,7 @@ use super::Array;
 use crate::error::{Result, bail};
 use crate::runtime::texture::{ArraySpec, RawArray, RawResource};
 use crate::runtime::{Device, Stream};
+use std::mem::ManuallyDrop;
 use std::sync::Arc;
 
 pub use crate::runtime::texture::{
@@ -46,7 +49,7 @@ struct ArrayInner {
 
 impl Drop for ArrayInner {
     fn drop(&mut self) {
-        if self.device.synchronize().is_ok() {
+        if self.device.wait_idle().is_ok() {
             // SAFETY: the array came from this device's `create_array(spec)`; every object
             // over it holds this inner, so none is left, and the device has finished all
             // work queued so far (which is all work that could use it).
@@ -391,13 +394,15 @@ struct ObjectInner {
     device: Device,
     handle: u64,
     surface: bool,
-    /// What the object reads, kept alive with it.
-    _resource: Resource,
+    /// What the object reads, kept alive with it (and leaked with it: see the drop).
+    resource: ManuallyDrop<Resource>,
 }
 
 impl Drop for ObjectInner {
     fn drop(&mut self) {
-        if self.device.synchronize().is_err() {
+        if self.device.wait_idle().is_err() {
+            // Work that may sample the object has not run (or cannot be waited for): the
+            // object and what it reads are leaked, never freed under it.
             return;
         }
         let b = self.device.backend();
@@ -410,6 +415,8 @@ impl Drop for ObjectInner {
                 b.destroy_texture(self.handle)
             }
         }
+        // SAFETY: dropped once, here; the field is not used after.
+        unsafe { ManuallyDrop::drop(&mut self.resource) };
     }
 }
 
@@ -453,7 +460,7 @@ impl TextureObject {
         device.check_fault()?;
         let stream = Stream::for_device(device)?;
         let raw = resource.raw(&stream)?;
-        // SAFETY: the resource's memory is held by the object (`_resource`) until it is
+        // SAFETY: the resource's memory is held by the object (`resource`) until it is
         // destroyed.
         let handle = unsafe { device.backend().create_texture(&raw, desc)? };
         Ok(TextureObject {
@@ -461,7 +468,7 @@ impl TextureObject {
                 device,
                 handle,
                 surface: false,
-                _resource: resource.clone(),
+                resource: ManuallyDrop::new(resource.clone()),
             }),
             desc: *desc,
         })
@@ -477,7 +484,7 @@ impl TextureObject {
     }
     /// What it reads.
     pub fn resource(&self) -> &Resource {
-        &self.inner._resource
+        &self.inner.resource
     }
     /// The device it lives on.
     pub fn device(&self) -> Device {
@@ -538,7 +545,7 @@ impl SurfaceObject {
                 device,
                 handle,
                 surface: true,
-                _resource: Resource::Array(array.clone()),
+                resource: ManuallyDrop::new(Resource::Array(array.clone())),
             }),
             array: array.clone(),
         })

@@ -393,6 +393,21 @@ impl Device {
         self.check_kernel_faults()
     }
 
+    /// Waits for all work on the device without reporting (or consuming) a Rust kernel's
+    /// recorded fault: for owners that must know the device is idle before they free
+    /// something kernels use by handle (texture objects), and leave faults to the next
+    /// synchronisation the user makes. Refused inside a graph capture.
+    pub(crate) fn wait_idle(self) -> Result<()> {
+        if super::capture_state::is_capturing_on(self.ordinal()) {
+            crate::error::bail!(
+                InvalidArgument,
+                "waiting for {self} inside a graph capture: captured work has not run"
+            );
+        }
+        self.bind()?;
+        self.backend().synchronize()
+    }
+
     /// The first fault a Rust kernel recorded on this device since the last check (after a
     /// synchronisation), as an error.
     #[inline]
