@@ -425,15 +425,15 @@ impl Drop for ObjectInner {
 ///
 /// ```
 /// # if !cuprum_doctest::device()? { return Ok(()); }
-/// use cuprum::{Array, DType, ElementwiseKernel, kernel::Operand};
+/// use cuprum::{Array, DType, ElementwiseKernel};
 /// use cuprum::texture::{ChannelFormat, CudaArray, Resource, TextureDesc, TextureObject};
 /// let arr = CudaArray::new(ChannelFormat::of(DType::F32, 1)?, [5, 0, 0])?;
 /// arr.copy_from(&Array::from_slice(&[1f32, 2., 3., 4., 5.], &[5])?)?;
 /// let tex = TextureObject::new(&Resource::Array(arr), &TextureDesc::default())?;
 /// let k = ElementwiseKernel::new("T x, U t", "T y", "y = x + tex1D<T>(t, float(i))", "add_tex")?;
 /// let x = Array::from_slice(&[10f32, 20., 30., 40., 50.], &[5])?;
-/// let y = k.call(&[Operand::Array(&x), Operand::Texture(&tex)])?;
-/// assert_eq!(y[0].to_vec::<f32>()?, vec![11.0, 22.0, 33.0, 44.0, 55.0]);
+/// let y = k.call((&x, &tex))?; // the texture object is an operand
+/// assert_eq!(y.to_vec::<f32>()?, vec![11.0, 22.0, 33.0, 44.0, 55.0]);
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 #[derive(Clone)]
