@@ -27,7 +27,7 @@ import cupy
 from cupy import _core, testing
 from cupy._core._routines_math import _scan_for_test
 from cupy.cuda import runtime
-from cupy.cuda.texture import ChannelFormatDescriptor
+from cupy.cuda.cufft import Plan1d
 
 
 class TestKernels:
@@ -52,7 +52,7 @@ class TestKernels:
         cupy.ElementwiseKernel("T x", "T y", "y = x", "k")._cached_codes
 
     def test_missing(self):
-        ChannelFormatDescriptor(32, 0, 0, 0, 0)
+        Plan1d(16, 1, 1)
 
     def test_wrong(self):
         assert int(cupy.arange(3).sum()) == 4

@@ -10,7 +10,7 @@ stand-in module. The installed CuPy is never imported.
 
 A stand-in (``Stand``) lets a test file import and define its classes; used inside a test
 it raises ``NotApplicable`` for a private CuPy name (``cupy._core.…``: a test of CuPy's
-internals) or ``MissingInCuprum`` for a public one (``cupy.cuda.texture.…``: a feature
+internals) or ``MissingInCuprum`` for a public one (``cupy.cuda.cufft.…``: a feature
 cuprum lacks). Names are only ever added to cuprum's modules, never replaced.
 """
 
