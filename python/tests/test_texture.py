@@ -112,9 +112,19 @@ def test_linear_filtering_with_normalized_wrapped_coordinates():
     np.testing.assert_allclose(got, want, rtol=2e-6, atol=2e-6)
 
 
+def _aligned(a):
+    """``a`` in device memory that starts at a multiple of 512 bytes (CUDA's texture
+    alignment, which linear and pitched resources need): a view of a larger array."""
+    big = cp.zeros(a.size + 512 // a.itemsize, dtype=a.dtype)
+    skip = (-big.data.ptr % 512) // a.itemsize
+    view = big[skip : skip + a.size]
+    view[...] = a.ravel()
+    return view.reshape(a.shape)
+
+
 def test_linear_and_pitched_resources():
     ch = ChannelFormatDescriptor(32, 0, 0, 0, runtime.cudaChannelFormatKindFloat)
-    mem = cp.arange(64, dtype=cp.float32) * 0.5
+    mem = _aligned(cp.arange(64, dtype=cp.float32) * 0.5)
     res = ResourceDescriptor(runtime.cudaResourceTypeLinear, arr=mem, chDesc=ch, sizeInBytes=40 * 4)
     tex = TextureObject(res, TextureDescriptor())
     k = cp.ElementwiseKernel("int32 j, U t", "float32 y", "y = tex1Dfetch<float>(t, j)", "fetch")
@@ -124,7 +134,7 @@ def test_linear_and_pitched_resources():
     assert d["resType"] == runtime.cudaResourceTypeLinear and d["sizeInBytes"] == 160
 
     # 4 rows of 5 texels, 16 texels (64 bytes) apart.
-    mem2 = cp.arange(64, dtype=cp.float32).reshape(4, 16)
+    mem2 = _aligned(cp.arange(64, dtype=cp.float32).reshape(4, 16))
     res = ResourceDescriptor(
         runtime.cudaResourceTypePitch2D, arr=mem2, chDesc=ch, width=5, height=4, pitchInBytes=64
     )
@@ -215,6 +225,14 @@ def test_bad_inputs_raise_cupys_errors():
         TextureObject(
             ResourceDescriptor(runtime.cudaResourceTypeArray, cuArr=ints),
             TextureDescriptor(filterMode=runtime.cudaFilterModeLinear),
+        )
+    with pytest.raises(ValueError, match="texture alignment"):
+        unaligned = _aligned(cp.arange(16, dtype=cp.float32))[1:]
+        TextureObject(
+            ResourceDescriptor(
+                runtime.cudaResourceTypeLinear, arr=unaligned, chDesc=ch, sizeInBytes=8
+            ),
+            TextureDescriptor(),
         )
     with pytest.raises(ValueError, match="unknown value 7"):
         TextureDescriptor(filterMode=7)

@@ -12,7 +12,7 @@ mod common;
 use common::{Rng, assert_err};
 use cuprum::texture::{
     AddressMode, ChannelFormat, ChannelKind, CudaArray, FilterMode, ReadMode, Resource,
-    SurfaceObject, TextureDesc, TextureObject,
+    SurfaceObject, TEXTURE_ALIGNMENT, TextureDesc, TextureObject,
 };
 use cuprum::{Array, DType, ElementwiseKernel, ErrorKind, RawKernel, RawModule, ScanKernel};
 
@@ -32,6 +32,23 @@ fn filled(rng: &mut Rng, extent: [usize; 3]) -> (CudaArray, Vec<f32>) {
     arr.copy_from(&Array::from_slice(&data, &shape).unwrap())
         .unwrap();
     (arr, data)
+}
+
+/// `data` (float32) in device memory that starts at a multiple of CUDA's texture
+/// alignment, as linear and pitched resources need: a view of a larger array.
+fn aligned_f32(data: &[f32], shape: &[usize]) -> Array {
+    let extra = TEXTURE_ALIGNMENT / 4;
+    let big = Array::zeros(&[data.len() + extra], DType::F32).unwrap();
+    let past = (big.data_ptr() % TEXTURE_ALIGNMENT as u64) as usize;
+    let skip = ((TEXTURE_ALIGNMENT - past) % TEXTURE_ALIGNMENT) / 4;
+    let view = big
+        .slice(&cuprum::s![skip as isize..(skip + data.len()) as isize])
+        .unwrap();
+    view.copy_from_slice(data).unwrap();
+    let shape: Vec<isize> = shape.iter().map(|&d| d as isize).collect();
+    let view = view.reshape(&shape).unwrap();
+    assert_eq!(view.data_ptr() % TEXTURE_ALIGNMENT as u64, 0);
+    view
 }
 
 fn point_clamp() -> TextureDesc {
@@ -382,7 +399,7 @@ fn linear_and_pitched_resources_read_device_memory() {
     let mut rng = Rng::new(5);
     let n = 100;
     let v = random_f32(&mut rng, n);
-    let mem = Array::from_slice(&v, &[n]).unwrap();
+    let mem = aligned_f32(&v, &[n]);
     // The first 90 texels only: index 95 is outside and reads zero.
     let res = Resource::Linear {
         array: mem.clone(),
@@ -409,7 +426,7 @@ fn linear_and_pitched_resources_read_device_memory() {
     // Pitched: 4 rows of 7 texels, 32 texels (128 bytes) apart, in a 4 × 32 array.
     let (w, h, pitch) = (7usize, 4usize, 32usize);
     let all = random_f32(&mut rng, h * pitch);
-    let mem = Array::from_slice(&all, &[h, pitch]).unwrap();
+    let mem = aligned_f32(&all, &[h, pitch]);
     let res = Resource::Pitch2D {
         array: mem,
         format: f32_format(),
@@ -530,7 +547,7 @@ fn objects_keep_what_they_read_alive() {
     assert_eq!(out.to_vec::<f32>().unwrap(), data);
     assert_eq!(t2.handle(), t2.clone().handle());
     // Linear memory: dropping the array leaves the texture's copy of the view.
-    let mem = Array::from_slice(&data, &[11]).unwrap();
+    let mem = aligned_f32(&data, &[11]);
     let lin = TextureObject::new(
         &Resource::Linear {
             array: mem,
@@ -701,13 +718,13 @@ fn bad_descriptions_are_refused_with_what_was_expected() {
         ErrorKind::InvalidArgument,
         "made for surfaces",
     );
-    let mem = Array::zeros(&[8], DType::F32).unwrap();
+    let mem = aligned_f32(&[0.0; 16], &[16]);
     let lin = |bytes| Resource::Linear {
         array: mem.clone(),
         format: f,
         bytes,
     };
-    for bytes in [0, 6, 36] {
+    for bytes in [0, 6, 68] {
         assert_err(
             TextureObject::new(&lin(bytes), &TextureDesc::default()),
             ErrorKind::InvalidArgument,
@@ -725,6 +742,29 @@ fn bad_descriptions_are_refused_with_what_was_expected() {
         TextureObject::new(&pitched, &TextureDesc::default()),
         ErrorKind::InvalidArgument,
         "a pitch of at least a row (12 bytes)",
+    );
+    // CUDA's alignments: the memory's start, and the pitch.
+    let off = Resource::Linear {
+        array: mem.slice(&cuprum::s![1..]).unwrap(),
+        format: f,
+        bytes: 8,
+    };
+    assert_err(
+        TextureObject::new(&off, &TextureDesc::default()),
+        ErrorKind::InvalidArgument,
+        "4 bytes past one",
+    );
+    let odd_pitch = Resource::Pitch2D {
+        array: mem.clone(),
+        format: f,
+        width: 2,
+        height: 2,
+        pitch: 36,
+    };
+    assert_err(
+        TextureObject::new(&odd_pitch, &TextureDesc::default()),
+        ErrorKind::InvalidArgument,
+        "multiple of 32 bytes",
     );
 
     // Only the elementwise and reduction kernels take a texture operand.

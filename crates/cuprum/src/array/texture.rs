@@ -40,6 +40,12 @@ pub use crate::runtime::texture::{
 const MAX_1D: usize = 131_072;
 const MAX_2D: [usize; 2] = [131_072, 65_536];
 const MAX_3D: usize = 16_384;
+/// The alignment CUDA asks of linear and pitched texture memory (`textureAlignment`) and of
+/// a pitch (`texturePitchAlignment`): 512 and 32 bytes on every GPU cuprum runs on; checked
+/// on every device, with the host device's answer the GPU's.
+pub const TEXTURE_ALIGNMENT: usize = 512;
+/// See [`TEXTURE_ALIGNMENT`].
+pub const TEXTURE_PITCH_ALIGNMENT: usize = 32;
 
 struct ArrayInner {
     device: Device,
@@ -280,7 +286,8 @@ pub enum Resource {
     /// A CUDA array (`cudaResourceTypeArray`).
     Array(CudaArray),
     /// The first `bytes` bytes of a C-contiguous array as texels of `format`
-    /// (`cudaResourceTypeLinear`).
+    /// (`cudaResourceTypeLinear`); the array starts at a multiple of
+    /// [`TEXTURE_ALIGNMENT`].
     Linear {
         /// The memory.
         array: Array,
@@ -289,8 +296,9 @@ pub enum Resource {
         /// Bytes read (a multiple of the texel size, at most the array's).
         bytes: usize,
     },
-    /// `height` rows of `width` texels, `pitch` bytes apart, of a C-contiguous array
-    /// (`cudaResourceTypePitch2D`).
+    /// `height` rows of `width` texels, `pitch` bytes apart (a multiple of
+    /// [`TEXTURE_PITCH_ALIGNMENT`]), of a C-contiguous array that starts at a multiple of
+    /// [`TEXTURE_ALIGNMENT`] (`cudaResourceTypePitch2D`).
     Pitch2D {
         /// The memory.
         array: Array,
@@ -333,6 +341,7 @@ impl Resource {
                         array.nbytes()
                     );
                 }
+                aligned(array, "linear")?;
                 RawResource::Linear {
                     ptr: array.ptr_on(stream),
                     format: *format,
@@ -360,6 +369,15 @@ impl Resource {
                         array.nbytes()
                     );
                 }
+                aligned(array, "pitch-2D")?;
+                if pitch % TEXTURE_PITCH_ALIGNMENT != 0 {
+                    bail!(
+                        InvalidArgument,
+                        "pitch-2D texture resource: expected a pitch that is a multiple of \
+                         {TEXTURE_PITCH_ALIGNMENT} bytes (CUDA's texture pitch alignment), \
+                         given {pitch}"
+                    );
+                }
                 RawResource::Pitch2D {
                     ptr: array.ptr_on(stream),
                     format: *format,
@@ -377,6 +395,21 @@ impl Resource {
             Resource::Linear { format, .. } | Resource::Pitch2D { format, .. } => *format,
         }
     }
+}
+
+/// The memory of a linear or pitched resource starts at a multiple of
+/// [`TEXTURE_ALIGNMENT`] (a view of a larger array can be made to).
+fn aligned(a: &Array, what: &str) -> Result<()> {
+    let off = a.data_ptr() % TEXTURE_ALIGNMENT as u64;
+    if off != 0 {
+        bail!(
+            InvalidArgument,
+            "{what} texture resource: expected memory that starts at a multiple of \
+             {TEXTURE_ALIGNMENT} bytes (CUDA's texture alignment), given an address {off} bytes \
+             past one (take a view of a larger array that starts aligned)"
+        );
+    }
+    Ok(())
 }
 
 fn contiguous(a: &Array) -> Result<()> {
