@@ -242,7 +242,10 @@ codes!(
     NormalizedFloat = 1
 );
 
-/// How a texture object samples its resource (`cudaTextureDesc`).
+/// How a texture object samples its resource (`cudaTextureDesc`). The default: clamp on
+/// every axis, point filtering, element-type reads, coordinates in texels, border colour
+/// 0, no sRGB (CuPy's `TextureDescriptor()` leaves the address modes at wrap, which with
+/// coordinates in texels acts as clamp).
 ///
 /// ```
 /// use cuprum::texture::{AddressMode, FilterMode, TextureDesc};
