@@ -152,7 +152,8 @@ mod tests {
         assert!(lines[0].starts_with("family"), "{lines:?}");
         let tile = lines.iter().find(|l| l.starts_with("scan.tile.4")).unwrap();
         assert!(
-            tile.contains("items=32 blocks/SM=4 prefetch=64") && tile.contains("first candidate"),
+            tile.contains("items=32 blocks/SM=4 prefetch|stages=64")
+                && tile.contains("first candidate"),
             "{tile}"
         );
     }
