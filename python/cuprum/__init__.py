@@ -75,6 +75,7 @@ from cuprum._routines import (  # noqa: F401
     atleast_3d,
     bincount,
     broadcast_to,
+    choose,
     compress,
     cumprod,
     cumsum,
@@ -94,6 +95,7 @@ from cuprum._routines import (  # noqa: F401
     nonzero,
     outer,
     percentile,
+    ptp,
     put,
     quantile,
     repeat,
@@ -235,7 +237,14 @@ def _basic_index(indices):
     for i in items:  # (a loop: `all` is cuprum's here)
         if not (i is None or i is Ellipsis or isinstance(i, (slice, int, _numpy.integer))):
             return False
-    return True
+    return not isinstance(indices, bool)
+
+
+def _lone_index_array(indices):
+    """Whether ``indices`` is one integer index array (not a tuple, a mask or a scalar)."""
+    if isinstance(indices, ndarray):
+        return indices.dtype.kind in "iu" and indices.ndim > 0
+    return False
 
 
 def _ufunc_at(name):
@@ -248,28 +257,20 @@ def _ufunc_at(name):
             view = a[indices]  # no element twice: the in-place ufunc is exact
             globals()[name](view, b, out=view)
             return
-        if isinstance(indices, tuple):
-            if len(indices) != 1:
-                raise NotImplementedError(
-                    f"{name}.at() with a tuple of index arrays is not supported: "
-                    "index one axis (the first) with an integer array"
-                )
-            indices = indices[0]
-        scalar = isinstance(b, (bool, int, float, complex, _numpy.generic))
-        if name == "subtract":
-            # adds -b: a scalar is negated in the target's dtype (wrapping, as NumPy's
-            # unsigned subtraction does)
-            b = globals()["negative"](asarray(b, dtype=a.dtype) if scalar else asarray(b))
-        elif not scalar:
-            b = asarray(b)
-        _cuprum.scatter_add(a, indices, b)
+        if name == "add" and _lone_index_array(indices):
+            src = b.dtype if hasattr(b, "dtype") else _numpy.asarray(b).dtype
+            if not _numpy.can_cast(src, a.dtype, "same_kind"):
+                b = asarray(b).astype(a.dtype)  # CuPy casts the values
+            _cuprum.scatter_add(a, indices, b)  # the tuned axis-0 kernel
+            return
+        _cuprum.ufunc_at(name, a, indices, b)
 
     at.__name__ = "at"
     at.__qualname__ = f"{name}.at"
     at.__doc__ = (
-        f"NumPy's ``{name}.at(a, indices, b)``: ``a[indices] {'+' if name == 'add' else '-'}= b`` "
-        "unbuffered, so a repeated index counts each time (integer index arrays select "
-        "along the first axis; basic indices anywhere)."
+        f"NumPy's ``{name}.at(a, indices, b)``: ``a[indices] = {name}(a[indices], b)`` "
+        "unbuffered, so a repeated index counts each time; any subscript (ints, slices, "
+        "``...``, ``None``, integer and boolean arrays); ``b`` is cast to ``a``'s dtype."
     )
     return at
 
@@ -349,8 +350,9 @@ conj = _ufunc("conjugate", 1, "conj")
 true_divide = _ufunc("divide", 2, "true_divide")
 mod = _ufunc("remainder", 2, "mod")
 bitwise_not = _ufunc("invert", 1, "bitwise_not")
-add.at = _ufunc_at("add")
-subtract.at = _ufunc_at("subtract")
+for _f in (add, subtract, maximum, minimum, bitwise_and, bitwise_or, bitwise_xor):
+    _f.at = _ufunc_at(_f.__name__)
+del _f
 
 
 def where(condition, x=None, y=None):

@@ -233,9 +233,12 @@ def around(a, decimals=0, out=None):
     decimals = int(decimals)
     if decimals == 0:
         r = cuprum._cuprum.ufunc("round", a)
-    elif a.dtype.kind in "fc":
+    elif a.dtype.kind in "fc" and decimals > 0:
         f = 10.0**decimals
         r = (cuprum.rint(a * f) / f).astype(a.dtype, copy=False)
+    elif a.dtype.kind in "fc":
+        f = 10.0 ** (-decimals)  # divided, as NumPy does (1e-3 is not exact)
+        r = (cuprum.rint(a / f) * f).astype(a.dtype, copy=False)
     elif decimals > 0:
         r = a if isinstance(a, _FusionVar) else a.copy()
     else:

@@ -216,6 +216,44 @@ def put(a, ind, v, mode="raise"):
     _cuprum.put(a, ind, v, mode)
 
 
+def ptp(a, axis=None, out=None, keepdims=False):
+    """The range of values (maximum minus minimum) along ``axis`` (NumPy's ``ptp``)."""
+    a = _asarray(a)
+    r = a.max(axis=axis, keepdims=keepdims) - a.min(axis=axis, keepdims=keepdims)
+    return _to_out(r, out)
+
+
+def choose(a, choices, out=None, mode="raise"):
+    """NumPy's ``choose``: ``choices[a[i]][i]`` for every position ``i`` of ``a`` and the
+    choices broadcast together; ``mode`` is ``'raise'`` (an index outside ``[0, n)`` is a
+    ``ValueError``), ``'wrap'`` or ``'clip'``."""
+    import cuprum
+
+    a = _asarray(a)
+    if a.dtype.kind not in "iub":
+        raise TypeError(f"choose: the index array must be of an integer type, got {a.dtype}")
+    arrays = [_asarray(c) for c in choices]
+    n = len(arrays)
+    if n == 0:
+        raise ValueError("choose: at least one choice is needed")
+    shape = cuprum.broadcast_shapes(a.shape, *(c.shape for c in arrays))
+    dtype = cuprum.result_type(*arrays)
+    stacked = cuprum.stack([cuprum.broadcast_to(c, shape).astype(dtype) for c in arrays])
+    idx = cuprum.broadcast_to(a.astype("int64"), shape)
+    if mode == "wrap":
+        idx = idx % n
+    elif mode == "clip":
+        idx = cuprum.clip(idx, 0, n - 1)
+    elif mode == "raise":
+        if idx.size and bool(((idx < 0) | (idx >= n)).any()):
+            raise ValueError("invalid entry in choice array")
+    else:
+        raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
+    flat = stacked.reshape(n, -1)
+    r = flat[idx.ravel(), cuprum.arange(flat.shape[1])].reshape(shape)
+    return _to_out(r, out)
+
+
 def compress(condition, a, axis=None, out=None):
     """The slices of ``a`` along ``axis`` where ``condition`` is true."""
     return _cuprum.compress(condition, a, axis, out)

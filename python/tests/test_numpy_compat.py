@@ -229,11 +229,21 @@ def test_add_at_errors():
         cp.add.at(x, [1])
     with pytest.raises(TypeError, match="must be a cuprum.ndarray"):
         cp.add.at(np.zeros(6), [1], 1.0)
-    with pytest.raises(NotImplementedError, match="tuple of index arrays"):
-        cp.add.at(cp.zeros((3, 3)), (np.array([0]), np.array([1])), 1.0)
-    with pytest.raises(TypeError):  # same_kind: float values into an int array
-        cp.add.at(cp.zeros(3, dtype=cp.int32), [0], cp.ones(1))
+    with pytest.raises(TypeError, match="does not support arrays of float64"):
+        cp.bitwise_or.at(cp.zeros(3), [0], 1)
+    with pytest.raises(TypeError, match="does not support arrays of bool"):
+        cp.subtract.at(cp.zeros(3, dtype=bool), [0], True)
+    with pytest.raises(IndexError, match="index 3 is out of bounds for axis 1 with size 3"):
+        cp.maximum.at(cp.zeros((3, 3)), (np.array([0]), np.array([3])), 1.0)
     assert not hasattr(cp.multiply, "at")
+
+
+def test_ufunc_at_casts_values_as_cupy_does():
+    # CuPy casts the values to the target's dtype (NumPy's same_kind rule would refuse)
+    for idx in ([0, 0], cp.asarray([0, 0])):
+        x = cp.zeros(3, dtype=cp.int32)
+        cp.add.at(x, idx, cp.asarray([1.7, 2.2]))
+        assert x.get().tolist() == [3, 0, 0]
 
 
 def test_numpy_shape_and_dtype_functions_on_cuprum_arrays():

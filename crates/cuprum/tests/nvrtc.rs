@@ -750,3 +750,22 @@ fn math_constants_do_not_clash_with_the_toolkit_header() {
         }
     }
 }
+
+/// The scatters of subscripts with index arrays (`a[i, j] = v`: `cuprum_put_block`) and of
+/// `ufunc.at` (every operation, every dtype it takes) compile, all of them on every
+/// machine: they are new to the sweep's sampling above.
+#[test]
+fn the_subscript_scatters_and_ufunc_at_compile_for_every_dtype() {
+    require_nvrtc!();
+    let sources: Vec<(String, String)> = cuprum::internal::routine_sample_sources()
+        .unwrap()
+        .into_iter()
+        .filter(|(n, _)| n.starts_with("put_block ") || n.contains(".at "))
+        .collect();
+    assert!(sources.len() >= 70, "{}", sources.len());
+    assert_none_failed(compile_all(
+        &sources,
+        &common::sweep_options(),
+        |name, _, r| r.err().map(|e| format!("{name}: {e}")),
+    ));
+}

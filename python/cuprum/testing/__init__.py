@@ -24,6 +24,7 @@ from cuprum.testing._array import (
 )
 from cuprum.testing._attr import multi_gpu, slow
 from cuprum.testing._helper import (
+    assert_warns,
     installed,
     numpy_satisfies,
     shaped_arange,
@@ -68,6 +69,7 @@ __all__ = [
     "assert_array_less",
     "assert_array_list_equal",
     "assert_array_max_ulp",
+    "assert_warns",
     "for_CF_orders",
     "for_all_dtypes",
     "for_all_dtypes_combination",

@@ -7,7 +7,9 @@ cuprum runs of one test get identical data.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import warnings
 
 import numpy
 
@@ -121,3 +123,14 @@ def with_requires(*requirements):
     return pytest.mark.skipif(
         not installed(*requirements), reason=f"requires: {','.join(requirements)}"
     )
+
+
+@contextlib.contextmanager
+def assert_warns(expected):
+    """A context in which a warning of class ``expected`` must be raised (CuPy's
+    ``testing.assert_warns``)."""
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        yield seen
+    if not any(issubclass(w.category, expected) for w in seen):
+        raise AssertionError(f"{expected.__name__} not triggered")

@@ -6,6 +6,7 @@ use super::shape::{
     MAX_NDIM, Shape, SliceArg, Strides, broadcast_strides, format_shape, infer_shape, nbytes_of,
     nocopy_reshape, normalize_axis, resolve_range,
 };
+use crate::dtype::DType;
 use crate::error::{Result, bail};
 
 impl Array {
@@ -288,6 +289,39 @@ impl Array {
         strides.insert(ax, 0);
         super::shape::size_of(&shape)?;
         Ok(self.view(shape, strides, self.offset))
+    }
+}
+
+impl Array {
+    /// The real (`imag == false`) or imaginary part of a complex array as a view of the
+    /// same memory (NumPy's `a.real` / `a.imag`: writes through it change the array);
+    /// `None` for other dtypes.
+    ///
+    /// ```
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
+    /// use cuprum::Array;
+    /// use num_complex::Complex32;
+    /// let z = Array::from_slice(&[Complex32::new(1.0, 2.0), Complex32::new(3.0, 4.0)], &[2])?;
+    /// let im = z.complex_part(true).unwrap();
+    /// assert_eq!(im.to_vec::<f32>()?, vec![2.0, 4.0]);
+    /// im.fill(0.5f32)?;
+    /// assert_eq!(z.to_vec::<Complex32>()?[1], Complex32::new(3.0, 0.5));
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn complex_part(&self, imag: bool) -> Option<Array> {
+        let part = match self.dtype {
+            DType::C64 => DType::F32,
+            DType::C128 => DType::F64,
+            _ => return None,
+        };
+        let strides = self.strides.iter().map(|&s| s * 2).collect();
+        let mut v = self.view(
+            self.shape.clone(),
+            strides,
+            self.offset * 2 + usize::from(imag),
+        );
+        v.dtype = part;
+        Some(v)
     }
 }
 

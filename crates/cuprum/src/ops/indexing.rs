@@ -50,7 +50,7 @@ impl IndexMode {
     }
 }
 
-fn idx_type(wide: bool) -> &'static str {
+pub(super) fn idx_type(wide: bool) -> &'static str {
     if wide {
         "unsigned long long"
     } else {
@@ -59,7 +59,7 @@ fn idx_type(wide: bool) -> &'static str {
 }
 
 /// Index arithmetic shared by the gather and scatter programs.
-const INDEX_FIX: &str = r#"
+pub(super) const INDEX_FIX: &str = r#"
 struct Meta { long long shape[8]; long long stride[8]; };
 // Records the bad index `orig` in the error flag (err[0] = 1, err[1] = an index): host
 // memory the device writes through, where every access crosses the bus and atomics on one
@@ -329,10 +329,10 @@ const FLAT_U: usize = 4;
 /// the current stream is synchronised (the stream the kernels go to: the ops run with
 /// their array's stream current); no flag (a null pointer the kernel never writes through)
 /// in the other modes.
-struct ErrFlag(Option<ErrorFlag>);
+pub(super) struct ErrFlag(Option<ErrorFlag>);
 
 impl ErrFlag {
-    fn new(mode: IndexMode) -> Result<ErrFlag> {
+    pub(super) fn new(mode: IndexMode) -> Result<ErrFlag> {
         Ok(ErrFlag(if mode == IndexMode::Raise {
             Some(ErrorFlag::acquire(
                 &Stream::current()?,
@@ -344,13 +344,13 @@ impl ErrFlag {
         }))
     }
 
-    fn ptr(&self) -> DevicePtr {
+    pub(super) fn ptr(&self) -> DevicePtr {
         DevicePtr(self.0.as_ref().map_or(0, ErrorFlag::device_ptr))
     }
 
     /// An error naming the first bad index when the kernel set the flag (NumPy's
     /// IndexError text).
-    fn check(self, axis: usize, len: usize) -> Result<()> {
+    pub(super) fn check(self, axis: usize, len: usize) -> Result<()> {
         let Some(flag) = self.0 else {
             return Ok(());
         };
@@ -367,7 +367,7 @@ impl ErrFlag {
 }
 
 /// Shape and strides of `a` merged for the scatter kernels (a 0-d view is one element).
-fn target_meta(shape: &[usize], strides: &[isize]) -> (Shape, [i64; 16]) {
+pub(super) fn target_meta(shape: &[usize], strides: &[isize]) -> (Shape, [i64; 16]) {
     let (ms, mst) = merge_dims_of_views(shape, &[strides]);
     let mut meta = [0i64; 16];
     if ms.is_empty() {

@@ -61,10 +61,12 @@ mod quantile;
 mod radix;
 mod samples;
 pub(crate) mod scan;
+mod scatter_at;
 mod select;
 mod sort;
 mod sort_by_key;
 pub(crate) mod sort_tuned;
+mod subscript;
 mod tune_inputs;
 mod unique;
 // Searches and counts: searchsorted, isin, bincount, histogram, argwhere.
@@ -102,9 +104,11 @@ pub use reductions::*;
 #[doc(hidden)]
 pub use samples::{elementwise_sample_sources, reduction_sample_sources, routine_sample_sources};
 pub use scan::{cumprod, cumsum};
+pub use scatter_at::{AtOp, at};
 pub use search::{Side, isin, isin_with, searchsorted, searchsorted_with};
 pub use sort::{argsort, sort};
 pub use sort_by_key::sort_by_key;
+pub use subscript::Index;
 pub use unary::*;
 pub use unique::{unique, unique_counts, unique_inverse};
 pub use unique_all::{UniqueAll, unique_all, unique_all_axis, unique_axis, unique_index};

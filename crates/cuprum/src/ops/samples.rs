@@ -4,7 +4,7 @@
 
 use super::{
     close, compact, elementwise, histogram, indexing, masked_update, matrix, quantile, rearrange,
-    reduction, scan, search, select, sort, unique, unique_hash,
+    reduction, scan, scatter_at, search, select, sort, subscript, unique, unique_hash,
 };
 use crate::error::Result;
 
@@ -29,6 +29,8 @@ pub fn routine_sample_sources() -> Result<Vec<(String, String)>> {
     let mut v = scan::sample_sources();
     v.extend(compact::sample_sources());
     v.extend(indexing::sample_sources());
+    v.extend(scatter_at::sample_sources());
+    v.extend(subscript::sample_sources());
     v.extend(sort::sample_sources());
     v.extend(select::sample_sources());
     v.extend(search::sample_sources());

@@ -30,7 +30,7 @@ use pyo3::types::PyTuple;
 /// `cuprum.ndarray(shape, dtype=float, memptr=None, strides=None, order='C')`, new memory or
 /// a view of a `cuprum.cuda.MemoryPointer`'s); read one back (or any DLPack object) with
 /// [`Call::array`](super::Call::array) or [`array_arg`](super::array_arg).
-#[pyclass(name = "ndarray", module = "cuprum", frozen, weakref)]
+#[pyclass(name = "ndarray", module = "cuprum", frozen, weakref, subclass)]
 pub struct PyArray {
     pub(super) array: Array,
 }

@@ -16,7 +16,7 @@
 //! | `CompileException` | `CuprumError`                  | `Compile` (CuPy's `cupy.cuda.compiler.CompileException`) |
 //! | `CuprumError`      | `Exception`                    | every other kind (driver, fault …)          |
 //! | `AxisError`        | `ShapeError`, `numpy.exceptions.AxisError` | `Shape`: an axis out of range (NumPy's message) |
-//! | `BoundsError`      | `ShapeError`, `IndexError`     | `Shape`: an index out of bounds, too many indices, a mask of another shape |
+//! | `BoundsError`      | `ShapeError`, `IndexError`     | `Shape`: an index out of bounds, too many indices, a mask of another shape, index arrays that do not broadcast |
 //! | `ScalarRangeError` | `CuprumError`, `OverflowError` | `DType`: a scalar out of its dtype's range  |
 //!
 //! The last three refine a kind by the engine's message (each comes from one place of the
@@ -205,6 +205,10 @@ fn shape_class<'c>(
         } else if (message.starts_with("index ") && message.contains("is out of bounds for axis"))
             || message.starts_with("too many indices")
             || message.starts_with("boolean index did not match")
+            || message.starts_with("shape mismatch: indexing arrays")
+            || message.starts_with("an index can only have a single ellipsis")
+            || message.starts_with("arrays used as indices must be")
+            || message.starts_with("cannot do a non-empty take from an empty axes")
         {
             &classes.bounds
         } else {

@@ -177,16 +177,44 @@ impl PyArray {
         wrap(py, self.array.t())
     }
 
-    /// The real part (a view for real arrays: the array itself).
+    /// The real part: a view (of the array itself for real dtypes).
     #[getter]
     fn real(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        wrap(py, crate::ops::real(&self.array)?)
+        match self.array.complex_part(false) {
+            Some(v) => wrap(py, v),
+            None => wrap(py, self.array.clone()),
+        }
     }
 
-    /// The imaginary part (zeros for real arrays).
+    /// `a.real = v`: writes the real part (the whole array for real dtypes).
+    #[setter]
+    fn set_real(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let target = self
+            .array
+            .complex_part(false)
+            .unwrap_or_else(|| self.array.clone());
+        ops::assign_all(&target, value)
+    }
+
+    /// The imaginary part: a view for complex dtypes, zeros (a new read-only array in NumPy;
+    /// a new array here) for real ones.
     #[getter]
     fn imag(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        wrap(py, crate::ops::imag(&self.array)?)
+        match self.array.complex_part(true) {
+            Some(v) => wrap(py, v),
+            None => wrap(py, crate::ops::imag(&self.array)?),
+        }
+    }
+
+    /// `a.imag = v`: writes the imaginary part (a `TypeError` for real dtypes, as NumPy).
+    #[setter]
+    fn set_imag(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        match self.array.complex_part(true) {
+            Some(target) => ops::assign_all(&target, value),
+            None => Err(PyTypeError::new_err(
+                "array does not have imaginary part to set",
+            )),
+        }
     }
 
     /// A NumPy array with a copy of the data (CuPy's `get()`).
@@ -200,17 +228,20 @@ impl PyArray {
         blocking: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let _ = (stream, blocking);
-        if order != "C" && order != "A" && order != "K" {
+        if !matches!(order, "C" | "F" | "A" | "K") {
             return Err(PyValueError::new_err(format!(
-                "order {order:?} is not supported: cuprum downloads in C order"
+                "order not understood: {order:?} (expected 'C', 'F', 'A' or 'K')"
             )));
         }
         let host = convert::download(py, &self.array)?;
+        let np = convert::numpy(py)?;
         match out {
             Some(o) => {
+                check_get_out(py, &self.array, o)?;
                 o.call_method1("__setitem__", (py.Ellipsis(), host))?;
                 Ok(o.clone())
             }
+            None if order == "F" => np.call_method1("asfortranarray", (host,)),
             None => Ok(host),
         }
     }
@@ -438,18 +469,17 @@ impl PyArray {
         wrap(py, self.array.reshape_copy(&dims)?)
     }
 
-    /// The elements as a 1-D array (a view when contiguous).
+    /// The elements as a 1-D array in `order` (`'C'`, `'F'`, `'A'`, `'K'`; a view when the
+    /// memory is in that order).
     #[pyo3(signature = (order="C"))]
     fn ravel(&self, py: Python<'_>, order: &str) -> PyResult<Py<PyAny>> {
-        let _ = order;
-        wrap(py, self.array.reshape_copy(&[-1])?)
+        wrap(py, in_order(&self.array, order)?.reshape_copy(&[-1])?)
     }
 
-    /// A 1-D copy.
+    /// A 1-D copy, the elements in `order` (`'C'`, `'F'`, `'A'`, `'K'`).
     #[pyo3(signature = (order="C"))]
     fn flatten(&self, py: Python<'_>, order: &str) -> PyResult<Py<PyAny>> {
-        let _ = order;
-        wrap(py, self.array.copy()?.reshape(&[-1])?)
+        wrap(py, in_order(&self.array, order)?.copy()?.reshape(&[-1])?)
     }
 
     /// The axes permuted (reversed by default): a view.
@@ -880,6 +910,73 @@ impl PyArray {
         routines::take_from(py, &self.array, indices, axis, out, mode)
     }
 
+    /// `a.round(decimals=0, out=None)`: `cuprum.around` of the array.
+    #[pyo3(signature = (decimals=0, out=None))]
+    fn round(
+        slf: &Bound<'_, Self>,
+        decimals: i64,
+        out: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        package_call(slf, "around", (decimals, out))
+    }
+
+    /// `a.conj()`: the complex conjugate; for real dtypes the array itself (as CuPy).
+    fn conj(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        Self::conjugate(slf)
+    }
+
+    /// `a.conjugate()`: the complex conjugate; for real dtypes the array itself (as CuPy).
+    fn conjugate(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        if slf.get().array.dtype().kind() != crate::array::DTypeKind::Complex {
+            return Ok(slf.clone().into_any().unbind());
+        }
+        package_call(slf, "conjugate", ())
+    }
+
+    /// `a.clip(min=None, max=None, out=None)`.
+    #[pyo3(signature = (min=None, max=None, out=None))]
+    fn clip(
+        slf: &Bound<'_, Self>,
+        min: Option<&Bound<'_, PyAny>>,
+        max: Option<&Bound<'_, PyAny>>,
+        out: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        package_call(slf, "clip", (min, max, out))
+    }
+
+    /// `a.ptp(axis=None, out=None, keepdims=False)`: the maximum minus the minimum.
+    #[pyo3(signature = (axis=None, out=None, keepdims=false))]
+    fn ptp(
+        slf: &Bound<'_, Self>,
+        axis: Option<&Bound<'_, PyAny>>,
+        out: Option<&Bound<'_, PyAny>>,
+        keepdims: bool,
+    ) -> PyResult<Py<PyAny>> {
+        package_call(slf, "ptp", (axis, out, keepdims))
+    }
+
+    /// `a.searchsorted(v, side='left', sorter=None)`.
+    #[pyo3(signature = (v, side="left", sorter=None))]
+    fn searchsorted(
+        slf: &Bound<'_, Self>,
+        v: &Bound<'_, PyAny>,
+        side: &str,
+        sorter: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        package_call(slf, "searchsorted", (v, side, sorter))
+    }
+
+    /// `a.choose(choices, out=None, mode='raise')`.
+    #[pyo3(signature = (choices, out=None, mode="raise"))]
+    fn choose(
+        slf: &Bound<'_, Self>,
+        choices: &Bound<'_, PyAny>,
+        out: Option<&Bound<'_, PyAny>>,
+        mode: &str,
+    ) -> PyResult<Py<PyAny>> {
+        package_call(slf, "choose", (choices, out, mode))
+    }
+
     /// `a.put(indices, values, mode='raise')`: in place.
     #[pyo3(signature = (indices, values, mode="raise"))]
     fn put(
@@ -1001,6 +1098,75 @@ fn same_function<'py>(
         Ok(f) if !f.is(func) => Ok(Some(f)),
         _ => Ok(None),
     }
+}
+
+/// The view whose C order is NumPy's `order` of `a`: the array itself for `'C'`, its
+/// transpose for `'F'` (and for `'A'`/`'K'` when `a` is Fortran- but not C-contiguous).
+fn in_order(a: &crate::array::Array, order: &str) -> PyResult<crate::array::Array> {
+    let fortran = match order {
+        "C" | "c" => false,
+        "F" | "f" => true,
+        "A" | "a" | "K" | "k" => !a.is_c_contiguous() && a.t().is_c_contiguous(),
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "order must be one of 'C', 'F', 'A', or 'K' (got {other:?})"
+            )));
+        }
+    };
+    Ok(if fortran { a.t() } else { a.clone() })
+}
+
+/// CuPy's checks of `get(out=)`: a NumPy array of the same dtype and shape, contiguous in
+/// C or Fortran order.
+fn check_get_out(py: Python<'_>, a: &crate::array::Array, out: &Bound<'_, PyAny>) -> PyResult<()> {
+    if !convert::is_numpy_array(out)? {
+        return Err(PyTypeError::new_err(
+            "Only numpy.ndarray can be obtained from cuprum.ndarray",
+        ));
+    }
+    let dtype = convert::dtype_of(&out.getattr(pyo3::intern!(py, "dtype"))?)?;
+    if dtype != a.dtype() {
+        return Err(PyTypeError::new_err(format!(
+            "{dtype} array cannot be obtained from {} array",
+            a.dtype()
+        )));
+    }
+    let shape: Vec<usize> = out.getattr(pyo3::intern!(py, "shape"))?.extract()?;
+    if shape != a.shape() {
+        return Err(PyValueError::new_err(format!(
+            "Shape mismatch. Expected shape: {}, actual shape: {}",
+            crate::shape::format_shape(a.shape()),
+            crate::shape::format_shape(&shape)
+        )));
+    }
+    let flags = out.getattr(pyo3::intern!(py, "flags"))?;
+    let c: bool = flags
+        .getattr(pyo3::intern!(py, "c_contiguous"))?
+        .extract()?;
+    let f: bool = flags
+        .getattr(pyo3::intern!(py, "f_contiguous"))?
+        .extract()?;
+    if !c && !f {
+        return Err(pyo3::exceptions::PyRuntimeError::new_err(
+            "Cannot set to non-contiguous array",
+        ));
+    }
+    Ok(())
+}
+
+/// The package's function `name` called with the array first and then `rest` (the methods
+/// NumPy has for its functions, where the function is the package's Python part).
+fn package_call<'py>(
+    slf: &Bound<'py, PyArray>,
+    name: &str,
+    rest: impl pyo3::IntoPyObject<'py, Target = PyTuple, Output = Bound<'py, PyTuple>>,
+) -> PyResult<Py<PyAny>> {
+    let py = slf.py();
+    let rest: Bound<'py, PyTuple> = rest.into_pyobject(py).map_err(Into::into)?;
+    let mut args = vec![slf.clone().into_any()];
+    args.extend(rest.iter());
+    let f = py.import("cuprum")?.getattr(name)?;
+    Ok(f.call1(PyTuple::new(py, args)?)?.unbind())
 }
 
 /// `order=` (sorting by record fields) is not taken.

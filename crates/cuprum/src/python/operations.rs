@@ -21,12 +21,12 @@ use super::kernels::{Arg, axes};
 use crate::array::{Array, DType, DTypeKind, Scalar, SliceArg};
 use crate::error::err;
 use crate::kernel::{IntoOperand, Operand};
-use crate::ops::ReduceOpts;
 use crate::ops::elementwise::binary_to;
 use crate::ops::promote::promote_types;
 use crate::ops::reduce_opts::reduce_opts;
 use crate::ops::reduction::ROp;
 use crate::ops::ufunc::Op;
+use crate::ops::{Index, ReduceOpts};
 use pyo3::exceptions::{PyIndexError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyEllipsis, PyList, PySlice, PyTuple};
@@ -230,6 +230,8 @@ pub(crate) enum Key {
     Mask(Array),
     /// An integer array: a gather along the first axis.
     Indices(Array),
+    /// Index arrays mixed with other entries, or several of them (`ops::Index`).
+    Advanced(Vec<Index>),
 }
 
 /// `a[key]`, the subscript already read.
@@ -237,7 +239,9 @@ pub(crate) fn get_key(a: &Array, key: Key) -> PyResult<Array> {
     Ok(match key {
         Key::Basic(args) => a.slice(&args)?,
         Key::Mask(m) => a.masked(&m).get()?,
-        Key::Indices(i) => crate::ops::take(a, &i, Some(0))?,
+        Key::Indices(i) if a.ndim() > 0 && a.shape()[0] > 0 => crate::ops::take(a, &i, Some(0))?,
+        Key::Indices(i) => a.index(&[Index::Array(i)])?,
+        Key::Advanced(k) => a.index(&k)?,
     })
 }
 
@@ -274,14 +278,44 @@ pub(crate) fn set_item(
             }
         }
         Key::Mask(m) => a.masked(&m).set(&v)?,
-        Key::Indices(i) => crate::ops::put(a, &i, &v)?,
+        // `put` writes flat positions: the same as NumPy's rows only for a 1-D array
+        Key::Indices(i) if a.ndim() == 1 && a.shape()[0] > 0 => crate::ops::put(a, &i, &v)?,
+        Key::Indices(i) => a.index_put(&[Index::Array(i)], &v)?,
+        Key::Advanced(k) => a.index_put(&k, &v)?,
     }
     Ok(())
 }
 
+/// `target[...] = value` (a setter writing a whole view: `a.real = v`).
+pub(crate) fn assign_all(target: &Array, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    let v = operand(target, value)?.ok_or_else(|| {
+        PyTypeError::new_err(format!(
+            "cannot assign a {} to an array",
+            super::errors::type_name(value)
+        ))
+    })?;
+    Ok(target.index_put(&[], &v)?)
+}
+
+/// A subscript as `ops::Index` entries (`ufunc.at`, and any subscript with index arrays).
+pub(crate) fn index_entries(a: &Array, key: &Bound<'_, PyAny>) -> PyResult<Vec<Index>> {
+    Ok(match subscript(a, key)? {
+        Key::Basic(args) => args.into_iter().map(Index::Basic).collect(),
+        Key::Mask(m) | Key::Indices(m) => vec![Index::Array(m)],
+        Key::Advanced(k) => k,
+    })
+}
+
 pub(crate) fn subscript(a: &Array, key: &Bound<'_, PyAny>) -> PyResult<Key> {
     if let Ok(t) = key.cast::<PyTuple>() {
+        if t.len() == 1 {
+            let only = t.get_item(0)?;
+            if !only.is_instance_of::<PyTuple>() {
+                return subscript(a, &only);
+            }
+        }
         let mut args = Vec::with_capacity(t.len() + 1);
+        let mut entries: Option<Vec<Index>> = None;
         for (i, k) in t.iter().enumerate() {
             match basic(&k)? {
                 Some(Part::One(s)) => args.push(s),
@@ -295,13 +329,23 @@ pub(crate) fn subscript(a: &Array, key: &Bound<'_, PyAny>) -> PyResult<Key> {
                     args.extend(std::iter::repeat_n(full(), fill));
                 }
                 None => {
-                    return Err(PyIndexError::new_err(format!(
-                        "only integers, slices (`:`), ellipsis (`...`), None and a single \
-                         boolean or integer array are valid indices; got a {} in a tuple",
-                        super::errors::type_name(&k)
-                    )));
+                    // an index array: the whole tuple is an advanced subscript
+                    entries = Some(advanced_entries(a, t)?);
+                    break;
                 }
             }
+        }
+        if let Some(e) = entries {
+            return Ok(Key::Advanced(e));
+        }
+        if t.iter()
+            .filter(|x| x.is_instance_of::<PyEllipsis>())
+            .count()
+            > 1
+        {
+            return Err(PyIndexError::new_err(
+                "an index can only have a single ellipsis ('...')",
+            ));
         }
         return Ok(Key::Basic(args));
     }
@@ -310,17 +354,71 @@ pub(crate) fn subscript(a: &Array, key: &Bound<'_, PyAny>) -> PyResult<Key> {
         Some(Part::Ellipsis) => return Ok(Key::Basic(Vec::new())),
         None => {}
     }
-    let index = match key.cast::<PyArray>() {
-        Ok(k) => k.get().array().clone(),
-        Err(_) => a.device().with(|| convert::upload(key, None))?,
-    };
+    let index = index_array(a, key)?;
     match index.dtype() {
+        // a 0-d mask adds an axis; an empty one selects nothing whatever its shape (NumPy)
+        DType::Bool if index.ndim() == 0 || index.size() == 0 => {
+            Ok(Key::Advanced(vec![Index::Array(index)]))
+        }
         DType::Bool => Ok(Key::Mask(index)),
         d if is_integer(d) => Ok(Key::Indices(index)),
         d => Err(PyIndexError::new_err(format!(
             "arrays used as indices must be of integer or boolean type, got {d}"
         ))),
     }
+}
+
+/// Every entry of a tuple subscript holding an index array.
+fn advanced_entries(a: &Array, t: &Bound<'_, PyTuple>) -> PyResult<Vec<Index>> {
+    let mut out = Vec::with_capacity(t.len());
+    for k in t.iter() {
+        out.push(match basic(&k)? {
+            Some(Part::One(s)) => Index::Basic(s),
+            Some(Part::Ellipsis) => Index::Ellipsis,
+            None => {
+                let index = index_array(a, &k)?;
+                if !is_integer(index.dtype()) && index.dtype() != DType::Bool {
+                    return Err(PyIndexError::new_err(format!(
+                        "only integers, slices (`:`), ellipsis (`...`), None and integer or \
+                         boolean arrays are valid indices; got an array of {} in a tuple",
+                        index.dtype()
+                    )));
+                }
+                Index::Array(index)
+            }
+        });
+    }
+    Ok(out)
+}
+
+/// An entry that is not an int, a slice, `...` or `None`, as an index array: a cuprum
+/// array, another library's device array, or host data (a list, a NumPy array, a bool).
+/// An empty list is an empty int64 array, as in NumPy.
+fn index_array(a: &Array, key: &Bound<'_, PyAny>) -> PyResult<Array> {
+    if let Ok(k) = key.cast::<PyArray>() {
+        return Ok(k.get().array().clone());
+    }
+    if convert::is_device_array(key)? {
+        let call = Call::new(&[key])?;
+        return call.array(key);
+    }
+    if !(key.is_instance_of::<PyList>()
+        || key.is_instance_of::<PyTuple>()
+        || key.is_instance_of::<pyo3::types::PyBool>()
+        || convert::is_numpy_array(key)?
+        || convert::numpy_scalar(key)?.is_some())
+    {
+        return Err(PyIndexError::new_err(format!(
+            "only integers, slices (`:`), ellipsis (`...`), None and integer or boolean arrays \
+             are valid indices; got a {}",
+            super::errors::type_name(key)
+        )));
+    }
+    let up = a.device().with(|| convert::upload(key, None))?;
+    if up.size() == 0 && key.is_instance_of::<PyList>() && !is_integer(up.dtype()) {
+        return Ok(a.device().with(|| Array::empty(up.shape(), DType::I64))?);
+    }
+    Ok(up)
 }
 
 enum Part {

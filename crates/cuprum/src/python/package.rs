@@ -556,6 +556,44 @@ fn scatter_add(
     Ok(crate::ops::scatter_add(&target, &idx, v)?)
 }
 
+/// NumPy's `ufunc.at(a, indices, values)` for the ufuncs with an atomic form (`add`,
+/// `subtract`, `maximum`, `minimum`, `bitwise_and`, `bitwise_or`, `bitwise_xor`): `a[indices]
+/// = op(a[indices], values)` in place, once per index even where indices repeat; any
+/// subscript; values cast to `a`'s dtype (CuPy's rule).
+#[pyfunction]
+fn ufunc_at(
+    name: &str,
+    a: &Bound<'_, PyAny>,
+    indices: &Bound<'_, PyAny>,
+    values: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    let op = crate::ops::AtOp::from_name(name).ok_or_else(|| {
+        pyo3::exceptions::PyNotImplementedError::new_err(format!(
+            "`{name}.at` is not supported: add, subtract, maximum, minimum, bitwise_and, \
+             bitwise_or and bitwise_xor have it"
+        ))
+    })?;
+    let target = a
+        .cast::<PyArray>()
+        .map_err(|_| {
+            PyTypeError::new_err(format!(
+                "{name}.at(): the target must be a cuprum.ndarray, got {}",
+                super::errors::type_name(a)
+            ))
+        })?
+        .get()
+        .array()
+        .clone();
+    let v = operations::operand(&target, values)?.ok_or_else(|| {
+        PyTypeError::new_err(format!(
+            "{name}.at(): unsupported values of type {}",
+            super::errors::type_name(values)
+        ))
+    })?;
+    let key = operations::index_entries(&target, indices)?;
+    Ok(crate::ops::at(&target, &key, op, &v)?)
+}
+
 /// The launch floor from Python: one launch of cuprum's empty kernel (no parameters, one
 /// thread) on the current stream, as bare as a launch gets (a table lookup and
 /// `cuLaunchKernel`); `params`: an empty kernel that takes the benchmark's `axpy`
@@ -606,6 +644,7 @@ pub fn register_package(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(setup, m)?)?;
     m.add_function(wrap_pyfunction!(_launch_empty, m)?)?;
     m.add_function(wrap_pyfunction!(scatter_add, m)?)?;
+    m.add_function(wrap_pyfunction!(ufunc_at, m)?)?;
     super::routines::register(m)?;
     register_random(m)?;
     super::cuda::register(m)?;
