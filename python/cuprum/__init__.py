@@ -149,6 +149,19 @@ def ascontiguousarray(a, dtype=None):
     return a if a.is_c_contiguous else a.copy()
 
 
+def asfortranarray(a, dtype=None):
+    """``a`` in Fortran order (a copy when it is not Fortran-contiguous)."""
+    a = _cuprum.asarray(a, dtype)
+    return a if a.flags.f_contiguous else a.T.copy().T
+
+
+def broadcast_arrays(*args):
+    """Views of the arrays broadcast to one shape (NumPy's ``broadcast_arrays``)."""
+    arrays = [_cuprum.asarray(a) for a in args]
+    shape = broadcast_shapes(*(a.shape for a in arrays))
+    return [broadcast_to(a, shape) for a in arrays]
+
+
 def empty(shape, dtype=float, order="C"):
     """An uninitialised array (float64 by default, as CuPy)."""
     return _cuprum.empty(shape, dtype, order or "C")

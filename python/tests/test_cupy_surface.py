@@ -499,3 +499,34 @@ def test_a_kernel_that_launches_kernels_compiles_with_dc():
     np.testing.assert_array_equal(x.get(), np.ones(n, np.float32))
     with pytest.raises(cp.CompileException):
         cp.RawKernel(PARENT_CHILD, "parent")((1,), (n // chunk,), (x, n, chunk))
+
+
+def test_fill_takes_zero_d_arrays_and_refuses_others():
+    a = cp.zeros(4, dtype=cp.int32)
+    a.fill(cp.asarray(7.9))
+    assert a.get().tolist() == [7, 7, 7, 7]
+    a.fill(np.ones((), np.int16))
+    assert a.get().tolist() == [1, 1, 1, 1]
+    with pytest.raises(ValueError, match="0-d array"):
+        a.fill(np.ones(1))
+
+
+def test_values_with_more_leading_unit_axes_assign():
+    a = cp.zeros((2, 3))
+    a[...] = cp.arange(3.0).reshape(1, 1, 3)  # NumPy drops the leading 1s
+    a[0, [0, 2]] = cp.asarray([[5.0, 6.0]])
+    assert a.get().tolist() == [[5.0, 1.0, 6.0], [0.0, 1.0, 2.0]]
+
+
+def test_tobytes_astype_warning_and_layout_functions():
+    a = np.arange(6, dtype=np.int16).reshape(2, 3)
+    x = cp.asarray(a)
+    assert bytes(x) == a.tobytes() and x.tobytes("F") == a.tobytes("F")
+    with pytest.warns(np.exceptions.ComplexWarning):
+        cp.asarray([1 + 1j]).astype(cp.float64)
+    f = cp.asfortranarray(x)
+    assert f.flags.f_contiguous and f.get().tolist() == a.tolist()
+    b1, b2 = cp.broadcast_arrays(cp.arange(3), cp.zeros((2, 1)))
+    assert b1.shape == b2.shape == (2, 3)
+    with pytest.raises(ValueError):
+        cp.arange(3, dtype=cp.int32).view(cp.int64)

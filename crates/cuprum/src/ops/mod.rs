@@ -66,7 +66,7 @@ mod select;
 mod sort;
 mod sort_by_key;
 pub(crate) mod sort_tuned;
-mod subscript;
+pub(crate) mod subscript;
 mod tune_inputs;
 mod unique;
 // Searches and counts: searchsorted, isin, bincount, histogram, argwhere.

@@ -515,12 +515,25 @@ fn shift_array_kernel() -> Result<&'static ElementwiseKernel> {
     .map_err(Clone::clone)
 }
 
+/// `v` broadcast to `shape` for an assignment: NumPy also drops leading axes of extent 1
+/// that `v` has beyond `shape`'s (`a[...] = v[None]`).
+pub(crate) fn fit_value(v: &Array, shape: &[usize]) -> Result<Array> {
+    let extra = v.ndim().saturating_sub(shape.len());
+    let v = if extra > 0 && v.shape()[..extra].iter().all(|&d| d == 1) {
+        let rest: Vec<isize> = v.shape()[extra..].iter().map(|&d| d as isize).collect();
+        v.reshape(&rest)?
+    } else {
+        v.clone()
+    };
+    v.broadcast_to(shape)
+}
+
 /// The values of `a[key] = values` as an array of the selection's shape and `a`'s dtype
 /// (NumPy's broadcast); `None` for a scalar, which is written as it is.
 fn values_for(values: &Operand<'_>, shape: &[usize], dtype: DType) -> Result<Option<Array>> {
     match values {
         Operand::Array(v) => {
-            let b = v.broadcast_to(shape).map_err(|_| {
+            let b = fit_value(v, shape).map_err(|_| {
                 err!(
                     Shape,
                     "shape mismatch: value array of shape {} could not be broadcast to indexing \
@@ -554,7 +567,7 @@ pub(crate) fn index_put(a: &Array, key: &[Index], values: Operand<'_>) -> Result
                 } else {
                     v.astype(view.dtype())?
                 };
-                view.assign(&v.broadcast_to(view.shape()).map_err(|_| {
+                view.assign(&fit_value(&v, view.shape()).map_err(|_| {
                     err!(
                         Shape,
                         "could not broadcast input array from shape {} into shape {}",

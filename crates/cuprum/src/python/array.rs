@@ -105,7 +105,7 @@ pub(crate) fn view_as(a: &Array, dtype: DType) -> crate::Result<Array> {
     let offset_bytes = a.offset * from;
     if !contiguous_last || !bytes_last.is_multiple_of(to) || !offset_bytes.is_multiple_of(to) {
         crate::error::bail!(
-            DType,
+            Shape,
             "cannot view an array of {} with shape {:?} as {}: the last axis must be contiguous \
              and span a multiple of {to} bytes",
             a.dtype(),

@@ -451,6 +451,11 @@ impl PyArray {
         if d == me.dtype() {
             return wrap(py, me.copy()?);
         }
+        if me.dtype().kind() == crate::array::DTypeKind::Complex
+            && d.kind() != crate::array::DTypeKind::Complex
+        {
+            ops::complex_warning(py)?;
+        }
         wrap(py, me.astype(d)?)
     }
 
@@ -507,15 +512,41 @@ impl PyArray {
         }
     }
 
-    /// Writes `value` into every element.
+    /// Writes `value` into every element: a scalar, or a 0-d array (a device array's
+    /// value is copied on the device, with no wait).
     fn fill(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let s = convert::scalar(value)?.ok_or_else(|| {
-            PyTypeError::new_err(format!(
+        if let Some(s) = convert::scalar(value)? {
+            return Ok(self.array.fill(s)?);
+        }
+        match ops::operand(&self.array, value)? {
+            Some(super::kernels::Arg::Array(v)) if v.ndim() == 0 => {
+                let v = if v.dtype() == self.array.dtype() {
+                    v
+                } else {
+                    v.astype(self.array.dtype())?
+                };
+                Ok(self.array.assign(&v.broadcast_to(self.array.shape())?)?)
+            }
+            Some(super::kernels::Arg::Array(v)) => Err(PyValueError::new_err(format!(
+                "fill takes a scalar or a 0-d array, got an array of shape {}",
+                crate::shape::format_shape(v.shape())
+            ))),
+            _ => Err(PyTypeError::new_err(format!(
                 "fill takes a scalar, got {}",
                 super::errors::type_name(value)
-            ))
-        })?;
-        Ok(self.array.fill(s)?)
+            ))),
+        }
+    }
+
+    /// The bytes of the elements in `order` (NumPy's `tobytes`; `bytes(a)` too).
+    #[pyo3(signature = (order="C"))]
+    fn tobytes<'py>(&self, py: Python<'py>, order: &str) -> PyResult<Bound<'py, PyAny>> {
+        let host = convert::download(py, &in_order(&self.array, order)?)?;
+        host.call_method0("tobytes")
+    }
+
+    fn __bytes__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.tobytes(py, "C")
     }
 
     // ---- indexing --------------------------------------------------------------------

@@ -180,7 +180,7 @@ pub(crate) fn reduce(
 
 /// NumPy's `ComplexWarning` where complex values were cast to a real dtype (`dtype=` or
 /// `out=` of a reduction): the imaginary parts were dropped.
-fn complex_warning(py: Python<'_>) -> PyResult<()> {
+pub(crate) fn complex_warning(py: Python<'_>) -> PyResult<()> {
     let np = convert::numpy(py)?;
     let class = match np
         .getattr("exceptions")
@@ -273,7 +273,7 @@ pub(crate) fn set_item(
                     } else {
                         src.astype(view.dtype())?
                     };
-                    view.assign(&src.broadcast_to(view.shape())?)?
+                    view.assign(&crate::ops::subscript::fit_value(&src, view.shape())?)?
                 }
             }
         }
