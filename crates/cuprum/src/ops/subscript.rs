@@ -654,10 +654,12 @@ template <int ND>
 __device__ __forceinline__ void put_block_nd(T* a, const long long* __restrict__ f, const T* __restrict__ v,
     I m, I nv, long long nb, long long len, long long inner, unsigned long long* __restrict__ err, const Meta& meta) {
   for (I q = (I)blockIdx.x * blockDim.x + threadIdx.x; q < m; q += (I)gridDim.x * blockDim.x) {
-    const long long t = (long long)q / inner, r = (long long)q - t * inner;
-    const long long o = t / nb, j = t - o * nb;
+    // in I (32 bits unless the sizes need 64): the divisions are the kernel's cost
+    const I t = q / (I)inner, r = q - t * (I)inner;
+    const I o = t / (I)nb, j = t - o * (I)nb;
     long long k = f[j];
-    if (fix_index(k, len, 0, err)) a[offset_of<ND>((o * len + k) * inner + r, meta)] = v[nv == 1 ? 0 : q];
+    if (fix_index(k, len, 0, err))
+      a[offset_of<ND>(((long long)o * len + k) * inner + (long long)r, meta)] = v[nv == 1 ? 0 : q];
   }
 }
 "#,
