@@ -647,6 +647,34 @@ def gathers(b):
         b.run_ew("scatter_add10M_into_1M_f32", cupyx.scatter_add, a, idx, rand(ROUTINE_SMALL))
 
 
+@workload(
+    "index2d_10M_of_10000x10000_f32",
+    "index_put_rows_1000_of_100000x1000_f32",
+    "maximum_at10M_into_1M_f32",
+)
+def subscripts(b):
+    if b.want("index2d_10M_of_10000x10000_f32"):
+        a = rand(ROUTINE_N).reshape(10_000, 10_000)
+        rows = cp.random.randint(0, 10_000, ROUTINE_SMALL, dtype=cp.int64)
+        cols = cp.random.randint(0, 10_000, ROUTINE_SMALL, dtype=cp.int64)
+        b.run_ew("index2d_10M_of_10000x10000_f32", lambda x, i, j: x[i, j], a, rows, cols)
+        del a, rows, cols
+    if b.want("index_put_rows_1000_of_100000x1000_f32"):
+        a = cp.zeros((100_000, 1000), dtype=cp.float32)
+        rows = cp.random.randint(0, 100_000, 1000, dtype=cp.int64)
+        v = rand(1000 * 1000).reshape(1000, 1000)
+
+        def put(x, i, y):
+            x[i] = y
+
+        b.run_ew("index_put_rows_1000_of_100000x1000_f32", put, a, rows, v)
+        del a, rows, v
+    if b.want("maximum_at10M_into_1M_f32"):
+        a = cp.zeros(1_000_000, dtype=cp.float32)
+        idx = cp.random.randint(0, 1_000_000, ROUTINE_SMALL, dtype=cp.int64)
+        b.run_ew("maximum_at10M_into_1M_f32", cp.maximum.at, a, idx, rand(ROUTINE_SMALL))
+
+
 @workload("searchsorted10M_in_100M_f32")
 def searchsorted(b):
     a = cp.sort(cp.random.random(ROUTINE_N, dtype=cp.float32))

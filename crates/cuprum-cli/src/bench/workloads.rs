@@ -619,6 +619,27 @@ pub const WORKLOADS: &[Workload] = &[
         scatter_add10m,
         VsCupy(1.0, None),
     ),
+    w(
+        "index2d_10M_of_10000x10000_f32",
+        "a[rows, cols]: Array::index with two arrays of 1e7 random int64 indices into a 10000 x \
+         10000 float32 array (folded into one position, then a gather)",
+        index2d10m,
+        VsCupy(1.0, None),
+    ),
+    w(
+        "index_put_rows_1000_of_100000x1000_f32",
+        "a[rows] = v: Array::index_put of 1000 random rows (int64) of a 100000 x 1000 float32 \
+         array from a (1000, 1000) float32 array",
+        index_put_rows,
+        VsCupy(1.0, None),
+    ),
+    w(
+        "maximum_at10M_into_1M_f32",
+        "maximum.at: ops::at (AtOp::Maximum) of 1e7 float32 at random int64 indices into 1e6 \
+         (a compare-and-swap loop per value)",
+        maximum_at10m,
+        VsCupy(1.0, None),
+    ),
     // Searches and counts: a binary search per value, shared-memory bins, compaction.
     w(
         "searchsorted10M_in_100M_f32",
@@ -1340,6 +1361,38 @@ fn scatter_add10m(o: &BenchmarkOptions) -> R<Timed> {
     let v = rand(&[SMALL_N], DType::F32)?;
     let r = warm_bench(o, "scatter_add10M_into_1M_f32", || {
         ops::scatter_add(&a, &idx, &v)
+    })?;
+    Ok((r, 0))
+}
+
+fn index2d10m(o: &BenchmarkOptions) -> R<Timed> {
+    let a = rand(&[10_000, 10_000], DType::F32)?;
+    let rows = ops::Index::Array(random_indices(SMALL_N, 10_000)?);
+    let cols = ops::Index::Array(random_indices(SMALL_N, 10_000)?);
+    let key = [rows, cols];
+    let r = warm_bench(o, "index2d_10M_of_10000x10000_f32", || {
+        a.index(&key).map(drop)
+    })?;
+    Ok((r, 0))
+}
+
+fn index_put_rows(o: &BenchmarkOptions) -> R<Timed> {
+    let a = Array::zeros(&[100_000, 1000], DType::F32)?;
+    let key = [ops::Index::Array(random_indices(1000, 100_000)?)];
+    let v = rand(&[1000, 1000], DType::F32)?;
+    let r = warm_bench(o, "index_put_rows_1000_of_100000x1000_f32", || {
+        a.index_put(&key, &v)
+    })?;
+    // the values read, the rows written
+    Ok((r, 8 * 1000 * 1000))
+}
+
+fn maximum_at10m(o: &BenchmarkOptions) -> R<Timed> {
+    let a = Array::zeros(&[1_000_000], DType::F32)?;
+    let key = [ops::Index::Array(random_indices(SMALL_N, 1_000_000)?)];
+    let v = rand(&[SMALL_N], DType::F32)?;
+    let r = warm_bench(o, "maximum_at10M_into_1M_f32", || {
+        ops::at(&a, &key, ops::AtOp::Maximum, &v)
     })?;
     Ok((r, 0))
 }
