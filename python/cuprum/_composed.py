@@ -272,3 +272,32 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
     if a.dtype.kind in "fc":
         a = cuprum.where(cuprum.isnan(a), 1, a)
     return cuprum.prod(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+
+
+def float_power(x1, x2, out=None):
+    """``x1 ** x2`` computed in float64 (complex128 for complex operands), as NumPy's
+    ``float_power``."""
+    dt = _result_dtype(numpy.float_power, x1, x2)
+    return _finish(cuprum.power(_as(x1, dt), _as(x2, dt)), out)
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """NaN replaced by ``nan``, infinities by ``posinf``/``neginf`` (the dtype's largest
+    finite values by default); complex parts each; other dtypes unchanged."""
+    a = _array(x)
+    if a.dtype.kind not in "fc":
+        return a.copy() if copy else a
+    if a.dtype.kind == "c":
+        parts = [nan_to_num(p, True, nan, posinf, neginf) for p in (a.real, a.imag)]
+        r = (parts[0] + 1j * parts[1]).astype(a.dtype, copy=False)
+    else:
+        info = numpy.finfo(a.dtype)
+        hi = info.max if posinf is None else posinf
+        lo = info.min if neginf is None else neginf
+        r = cuprum.where(cuprum.isnan(a), nan, a)
+        r = cuprum.where(r == numpy.inf, hi, r)
+        r = cuprum.where(r == -numpy.inf, lo, r).astype(a.dtype, copy=False)
+    if copy:
+        return r
+    a[...] = r
+    return a

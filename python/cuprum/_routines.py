@@ -447,3 +447,203 @@ def atleast_3d(*arys):
         return s
 
     return _atleast(arys, shape_of)
+
+
+# ---------------------------------------------------------------------------- statistics with NaNs
+
+
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    """The variance of the values that are not NaN (NumPy's ``nanvar``; NaN where fewer
+    than ``ddof + 1`` remain)."""
+    import cuprum
+
+    a = _asarray(a)
+    if a.dtype.kind not in "fc":
+        return cuprum.var(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
+    if dtype is not None:
+        a = a.astype(dtype)
+    real = a.real.dtype
+    keep = ~cuprum.isnan(a)
+    n = keep.sum(axis=axis, keepdims=True).astype(real)
+    mean = cuprum.nansum(a, axis=axis, keepdims=True) / n
+    d = cuprum.where(keep, a - mean, 0)
+    sq = (d.real * d.real + d.imag * d.imag) if a.dtype.kind == "c" else d * d
+    dof = n - ddof
+    r = sq.sum(axis=axis, keepdims=True).astype(real) / cuprum.maximum(dof, 0)
+    r = cuprum.where(dof > 0, r, cuprum.nan).astype(real)
+    if not keepdims:
+        r = r.reshape(sq.sum(axis=axis).shape)
+    return _to_out(r, out)
+
+
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    """The standard deviation of the values that are not NaN (NumPy's ``nanstd``)."""
+    import cuprum
+
+    return _to_out(cuprum.sqrt(nanvar(a, axis, dtype, None, ddof, keepdims)), out)
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """The median of the values that are not NaN along ``axis`` (NaN where none are)."""
+    import cuprum
+
+    a = _asarray(a)
+    if a.dtype.kind not in "fc":
+        return median(a, axis=axis, out=out, keepdims=keepdims)
+    if axis is None:
+        moved = a.reshape(1, -1)
+        rest = ()
+    else:
+        ax = axis % a.ndim if a.ndim else 0
+        moved = cuprum.moveaxis(a, ax, -1)
+        rest = moved.shape[:-1]
+        moved = moved.reshape(-1, a.shape[ax])
+    s = cuprum.sort(moved, axis=-1)  # NaNs last
+    k = (~cuprum.isnan(s)).sum(axis=-1)
+    rows = cuprum.arange(s.shape[0])
+    lo = cuprum.maximum((k - 1) // 2, 0)
+    hi = cuprum.minimum(k // 2, max(s.shape[1] - 1, 0))
+    if s.shape[1] == 0:
+        r = cuprum.full(s.shape[0], cuprum.nan, dtype=a.dtype)
+    else:
+        r = (s[rows, lo] + s[rows, hi]) / 2
+        r = cuprum.where(k > 0, r, cuprum.nan).astype(a.dtype, copy=False)
+    r = r.reshape(rest)
+    if keepdims:
+        shape = [1] * a.ndim if axis is None else list(a.shape)
+        if axis is not None:
+            shape[axis % a.ndim] = 1
+        r = r.reshape(tuple(shape))
+    return _to_out(r, out)
+
+
+# ---------------------------------------------------------------------------- partitions
+
+
+def _check_kth(kth, n):
+    for k in kth if isinstance(kth, (list, tuple)) else [kth]:
+        k = int(k)
+        if not -n <= k < n:
+            raise ValueError(f"kth(={k}) out of bounds ({n})")
+
+
+def partition(a, kth, axis=-1, kind="introselect", order=None):
+    """``a`` partitioned around ``kth`` (the ``kth`` element where a sort puts it, smaller
+    ones before, larger after): here the whole axis is sorted, which satisfies that."""
+    _no_order(order, "partition")
+    a = _asarray(a)
+    n = a.size if axis is None else (a.shape[axis] if a.ndim else 1)
+    _check_kth(kth, n)
+    return _cuprum.sort(a, axis)
+
+
+def argpartition(a, kth, axis=-1, kind="introselect", order=None):
+    """Indices that partition ``a`` around ``kth`` (here: the indices that sort it)."""
+    _no_order(order, "argpartition")
+    a = _asarray(a)
+    n = a.size if axis is None else (a.shape[axis] if a.ndim else 1)
+    _check_kth(kth, n)
+    return _cuprum.argsort(a, axis)
+
+
+# ---------------------------------------------------------------------------- placing elements
+
+
+def putmask(a, mask, values):
+    """``a.flat[i] = values.flat[i % values.size]`` where ``mask.flat[i]`` (in place)."""
+    import cuprum
+
+    mask = _asarray(mask)
+    if mask.shape != a.shape:
+        raise ValueError("putmask: mask and data must be the same size")
+    idx = cuprum.flatnonzero(mask)
+    v = _asarray(values).ravel()
+    if v.size == 0:
+        return
+    cuprum.put(a, idx, v[idx % v.size])
+
+
+def place(arr, mask, vals):
+    """The true positions of ``mask`` (in C order) take ``vals`` in turn, repeated when
+    shorter (in place)."""
+    import cuprum
+
+    idx = cuprum.flatnonzero(_asarray(mask))
+    v = _asarray(vals).ravel()
+    if idx.size == 0:
+        return
+    if v.size == 0:
+        raise ValueError("Cannot insert from an empty array!")
+    cuprum.put(arr, idx, v)
+
+
+def fill_diagonal(a, val, wrap=False):
+    """Writes ``val`` (repeated when shorter) on the main diagonal of ``a`` (in place; a
+    tall 2-D array's diagonal starts again below when ``wrap``)."""
+    import cuprum
+
+    if a.ndim < 2:
+        raise ValueError("array must be at least 2-d")
+    if a.ndim == 2:
+        step = a.shape[1] + 1
+        end = a.size if wrap else a.shape[1] * a.shape[1]
+    else:
+        if len(set(a.shape)) != 1:
+            raise ValueError("All dimensions of input must be of equal length")
+        step = 1 + sum(int(x) for x in _cumulative_products(a.shape[:-1]))
+        end = a.size
+    idx = cuprum.arange(0, min(end, a.size), step)
+    if idx.size:
+        cuprum.put(a, idx, val)
+
+
+def _cumulative_products(shape):
+    out, p = [], 1
+    for d in shape:
+        p *= d
+        out.append(p)
+    return out
+
+
+def diag_indices(n, ndim=2):
+    """The indices of the main diagonal of an ``n`` x … x ``n`` array."""
+    import cuprum
+
+    idx = cuprum.arange(n)
+    return (idx,) * ndim
+
+
+def delete(arr, obj, axis=None):
+    """``arr`` without the entries ``obj`` (an int, a slice or integer indices) along
+    ``axis`` (``None``: of the flattened array)."""
+    import cuprum
+    from cuprum._lazy import numpy
+
+    arr = _asarray(arr)
+    if axis is None:
+        arr = arr.ravel()
+        axis = 0
+    n = arr.shape[axis]
+    keep = numpy.ones(n, dtype=bool)
+    if isinstance(obj, cuprum.ndarray):
+        obj = obj.get()
+    if isinstance(obj, (list, tuple)) or (hasattr(obj, "dtype") and obj.dtype.kind == "b"):
+        obj = numpy.asarray(obj)
+    keep[obj] = False
+    return cuprum.compress(cuprum.asarray(keep), arr, axis=axis)
+
+
+def trim_zeros(filt, trim="fb"):
+    """The 1-D ``filt`` without its leading (``'f'``) and trailing (``'b'``) zeros."""
+    import cuprum
+
+    filt = _asarray(filt)
+    if filt.ndim != 1:
+        raise ValueError("trim_zeros requires a 1-D array")
+    nz = cuprum.flatnonzero(filt).get()
+    if nz.size == 0:
+        return filt[:0]
+    trim = trim.lower()
+    first = int(nz[0]) if "f" in trim else 0
+    last = int(nz[-1]) + 1 if "b" in trim else filt.size
+    return filt[first:last]

@@ -3,6 +3,8 @@ against NumPy on random inputs: values, shapes and result dtypes, odd shapes (0-
 one element, non-contiguous views), NumPy's errors, the ``ndarray`` methods, and NumPy's
 functions dispatching to cuprum's (``__array_function__``)."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -679,3 +681,134 @@ def test_numpy_and_list_inputs_give_cuprum_arrays():
     same(cp.stack([h, h]), np.stack([h, h]))
     same(cp.take(h, [0, 3]), np.take(h, [0, 3]))
     same(cp.repeat([1.5, 2.5], 2), np.repeat([1.5, 2.5], 2))
+
+
+def test_ufuncs_of_scalars_only_give_0d_arrays():
+    for got, want in [
+        (cp.add(1, 2), np.add(1, 2)),
+        (cp.divide(1, 2.0), np.divide(1, 2.0)),
+        (cp.multiply(np.float32(2), 3), np.multiply(np.float32(2), 3)),
+        (cp.sqrt(4.0), np.sqrt(4.0)),
+        (cp.subtract(True, 2), np.subtract(True, 2)),
+    ]:
+        assert isinstance(got, cp.ndarray) and got.shape == ()
+        assert got.dtype == np.asarray(want).dtype and got.item() == want
+
+
+def test_reshape_in_fortran_order_and_float_power():
+    a = np.arange(12.0).reshape(3, 4)
+    x = cp.asarray(a)
+    np.testing.assert_array_equal(x.reshape(2, 6, order="F").get(), a.reshape(2, 6, order="F"))
+    np.testing.assert_array_equal(
+        cp.reshape(x.T, (4, 3), order="F").get(), a.T.reshape(4, 3, order="F")
+    )
+    i = np.array([1, 2, 3], np.int32)
+    got = cp.float_power(cp.asarray(i), 2)
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got.get(), np.float_power(i, 2))
+
+
+def test_nan_statistics_match_numpy():
+    a = np.array([[1.0, np.nan, 3.0, 4.5], [np.nan, np.nan, np.nan, np.nan], [2.0, 2.0, 7.0, 1.0]])
+    x = cp.asarray(a)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for f in ("nanvar", "nanstd", "nanmedian"):
+            for axis in (None, 0, 1):
+                want = getattr(np, f)(a, axis=axis)
+                got = getattr(cp, f)(x, axis=axis)
+                np.testing.assert_allclose(got.get(), want, rtol=1e-12, err_msg=f"{f} {axis}")
+        np.testing.assert_allclose(
+            cp.nanvar(x, axis=1, ddof=1, keepdims=True).get(),
+            np.nanvar(a, axis=1, ddof=1, keepdims=True),
+        )
+    f32 = cp.asarray(a.astype(np.float32))
+    assert cp.nanvar(f32, axis=1).dtype == np.float32
+
+
+def test_nan_to_num_and_creation_routines():
+    a = np.array([np.nan, np.inf, -np.inf, 1.5], np.float32)
+    np.testing.assert_array_equal(cp.nan_to_num(cp.asarray(a)).get(), np.nan_to_num(a))
+    np.testing.assert_array_equal(
+        cp.nan_to_num(cp.asarray(a), nan=-1, posinf=9).get(), np.nan_to_num(a, nan=-1, posinf=9)
+    )
+    for indexing in ("xy", "ij"):
+        for sparse in (False, True):
+            got = cp.meshgrid(cp.arange(3), cp.arange(4.0), indexing=indexing, sparse=sparse)
+            want = np.meshgrid(np.arange(3), np.arange(4.0), indexing=indexing, sparse=sparse)
+            for g, w in zip(got, want):
+                np.testing.assert_array_equal(g.get(), w)
+    np.testing.assert_allclose(cp.logspace(0, 3, 7).get(), np.logspace(0, 3, 7))
+    np.testing.assert_allclose(cp.logspace(1, 2, 4, base=2.0).get(), np.logspace(1, 2, 4, base=2.0))
+    for x in (np.array([1, 2, 3]), np.array([0.5, -1.0], np.float32)):
+        for inc in (False, True):
+            got = cp.vander(cp.asarray(x), 4, increasing=inc)
+            want = np.vander(x, 4, increasing=inc)
+            assert got.dtype == want.dtype
+            np.testing.assert_allclose(got.get(), want)
+    for name in ("bartlett", "blackman", "hamming", "hanning"):
+        for m in (0, 1, 6, 7):
+            np.testing.assert_allclose(
+                getattr(cp, name)(m).get(), getattr(np, name)(m), atol=1e-14, err_msg=name
+            )
+    np.testing.assert_allclose(cp.kaiser(9, 5.0).get(), np.kaiser(9, 5.0), rtol=1e-12)
+
+
+def test_partition_and_placing_elements():
+    a = np.array([[5, 1, 4, 2], [0, 9, 3, 3]])
+    x = cp.asarray(a)
+    p = cp.partition(x, 2, axis=1).get()
+    assert (np.sort(p, axis=1) == np.sort(a, axis=1)).all()
+    assert (p[:, 2] == np.partition(a, 2, axis=1)[:, 2]).all()
+    ip = cp.argpartition(x, 1, axis=1).get()
+    assert (np.take_along_axis(a, ip, 1)[:, 1] == np.partition(a, 1, axis=1)[:, 1]).all()
+    y = x.copy()
+    y.partition(3)
+    assert (y.get()[:, 3] == np.partition(a, 3)[:, 3]).all()
+    with pytest.raises(ValueError, match="out of bounds"):
+        cp.partition(x, 4, axis=1)
+    b = np.arange(12).reshape(3, 4)
+    m = b % 3 == 0
+    want = b.copy()
+    np.putmask(want, m, [-1, -2, -3])
+    got = cp.asarray(b)
+    cp.putmask(got, cp.asarray(m), cp.asarray([-1, -2, -3]))
+    np.testing.assert_array_equal(got.get(), want)
+    want = b.copy()
+    np.place(want, m, [7, 8])
+    got = cp.asarray(b)
+    cp.place(got, cp.asarray(m), cp.asarray([7, 8]))
+    np.testing.assert_array_equal(got.get(), want)
+    for shape, wrap in (((4, 4), False), ((7, 3), True), ((7, 3), False), ((3, 3, 3), False)):
+        want = np.zeros(shape)
+        np.fill_diagonal(want, [1, 2], wrap=wrap)
+        got = cp.zeros(shape)
+        cp.fill_diagonal(got, cp.asarray([1.0, 2.0]), wrap=wrap)
+        np.testing.assert_array_equal(got.get(), want, err_msg=str(shape))
+    i, j = cp.diag_indices(3)
+    assert i.get().tolist() == j.get().tolist() == [0, 1, 2]
+    for obj, axis in ((1, None), ([0, 2], 1), (slice(0, 2), 0), (-1, 1)):
+        np.testing.assert_array_equal(
+            cp.delete(cp.asarray(b), obj, axis=axis).get(), np.delete(b, obj, axis=axis)
+        )
+    z = np.array([0, 0, 1, 2, 0, 3, 0])
+    for trim in ("fb", "f", "b"):
+        np.testing.assert_array_equal(
+            cp.trim_zeros(cp.asarray(z), trim).get(), np.trim_zeros(z, trim)
+        )
+
+
+def test_flat_reads_writes_and_iterates():
+    a = np.arange(12).reshape(3, 4)
+    x = cp.asarray(a)
+    assert len(x.flat) == 12 and x.flat.base is x
+    np.testing.assert_array_equal(x.flat[3:7].get(), a.flat[3:7])
+    np.testing.assert_array_equal(x.T.flat[[0, 5]].get(), a.T.flat[[0, 5]])
+    x.flat[[1, 11]] = -5
+    t = x.T
+    t.flat[0:3] = 100  # a transposed (not C-contiguous) array writes through
+    want = a.copy()
+    want.flat[[1, 11]] = -5
+    want.T.flat[0:3] = 100
+    np.testing.assert_array_equal(x.get(), want)
+    assert [int(v) for v in cp.arange(3).flat] == [0, 1, 2]

@@ -467,11 +467,23 @@ impl PyArray {
         shape: &Bound<'_, PyTuple>,
         order: &str,
     ) -> PyResult<Py<PyAny>> {
-        if order != "C" {
-            return Err(PyValueError::new_err("cuprum reshapes in C order only"));
-        }
         let dims = shape_arg(shape)?;
-        wrap(py, self.array.reshape_copy(&dims)?)
+        let fortran = match order {
+            "C" | "c" => false,
+            "F" | "f" => true,
+            "A" | "a" => !self.array.is_c_contiguous() && self.array.t().is_c_contiguous(),
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "order must be one of 'C', 'F' or 'A' (got {other:?})"
+                )));
+            }
+        };
+        if !fortran {
+            return wrap(py, self.array.reshape_copy(&dims)?);
+        }
+        // Fortran order: the reversed shape in C order of the transpose, transposed back
+        let reversed: Vec<isize> = dims.iter().rev().copied().collect();
+        wrap(py, self.array.t().reshape_copy(&reversed)?.t())
     }
 
     /// The elements as a 1-D array in `order` (`'C'`, `'F'`, `'A'`, `'K'`; a view when the
@@ -995,6 +1007,39 @@ impl PyArray {
         sorter: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         package_call(slf, "searchsorted", (v, side, sorter))
+    }
+
+    /// `a.flat`: the elements in C order as one flat sequence (`cuprum.flatiter`).
+    #[getter]
+    fn flat(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        package_call(slf, "flatiter", ())
+    }
+
+    /// `a.partition(kth, axis=-1)`: in place, `kth` where a sort puts it (here the axis is
+    /// sorted, which satisfies that).
+    #[pyo3(signature = (kth, axis=-1, kind="introselect", order=None))]
+    fn partition(
+        slf: &Bound<'_, Self>,
+        kth: &Bound<'_, PyAny>,
+        axis: isize,
+        kind: &str,
+        order: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let r = package_call(slf, "partition", (kth, axis, kind, order))?;
+        let r = r.bind(slf.py()).cast::<PyArray>()?.get().array().clone();
+        Ok(slf.get().array.assign(&r)?)
+    }
+
+    /// `a.argpartition(kth, axis=-1)`: indices that partition `a` around `kth`.
+    #[pyo3(signature = (kth, axis=-1, kind="introselect", order=None))]
+    fn argpartition(
+        slf: &Bound<'_, Self>,
+        kth: &Bound<'_, PyAny>,
+        axis: Option<isize>,
+        kind: &str,
+        order: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        package_call(slf, "argpartition", (kth, axis, kind, order))
     }
 
     /// `a.choose(choices, out=None, mode='raise')`.

@@ -282,6 +282,9 @@ fn ufunc(
     let anchor = items
         .iter()
         .find_map(|a| a.cast::<PyArray>().ok().map(|x| x.get().array().clone()));
+    // Only scalars (`cp.add(1, 2.5)`): NumPy's answer is a 0-d array; the first NumPy scalar
+    // (or else the first operand) becomes one, the others stay weak beside it.
+    let mut made: Option<usize> = None;
     let anchor = match anchor {
         Some(a) => a,
         None if items.iter().any(fuse::is_traced) => {
@@ -293,15 +296,25 @@ fn ufunc(
         {
             Some(a) => device_array(a, None)?,
             None => {
-                return Err(PyTypeError::new_err(format!(
-                    "{name}: at least one argument must be an array (got only scalars)"
-                )));
+                let k = items
+                    .iter()
+                    .position(|a| matches!(convert::numpy_scalar(a), Ok(Some(_))))
+                    .unwrap_or(0);
+                let s = convert::scalar(&items[k])?.ok_or_else(|| {
+                    PyTypeError::new_err(format!("{name}: an operand is not a number"))
+                })?;
+                made = Some(k);
+                Array::full(&[], s, s.dtype())?
             }
         },
     };
     let operands: Vec<Arg> = items
         .iter()
-        .map(|a| {
+        .enumerate()
+        .map(|(i, a)| {
+            if made == Some(i) {
+                return Ok(Arg::Array(anchor.clone()));
+            }
             operations::operand(&anchor, a)?.ok_or_else(|| {
                 PyTypeError::new_err(format!(
                     "{name}: unsupported operand type {}",
