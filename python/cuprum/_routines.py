@@ -137,8 +137,25 @@ def bincount(x, weights=None, minlength=0):
 
 def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
     """Whether each element of ``element`` is in ``test_elements`` (a bool array of
-    ``element``'s shape)."""
-    return _cuprum.isin(element, test_elements, invert)
+    ``element``'s shape). Complex values are compared block by block of the test values
+    (the engine's hash tables hold real numbers)."""
+    e = _asarray(element)
+    t = _asarray(test_elements)
+    if e.dtype.kind == "c" or t.dtype.kind == "c":
+        return _isin_by_blocks(e, t.ravel(), invert)
+    return _cuprum.isin(e, t, invert)
+
+
+def _isin_by_blocks(e, t, invert):
+    import cuprum
+
+    found = cuprum.zeros(e.shape, dtype=bool)
+    if t.size:
+        step = max(1, (1 << 24) // max(e.size, 1))
+        flat = e.reshape(e.shape + (1,))
+        for i in range(0, t.size, step):
+            found |= (flat == t[i : i + step]).any(axis=-1)
+    return ~found if invert else found
 
 
 # ---------------------------------------------------------------------------- order statistics
@@ -189,11 +206,65 @@ def percentile(
     return _quantiles("percentile", _cuprum.percentile, a, q, axis, out, method, keepdims, weights)
 
 
+_BY_RANK = ("lower", "higher", "nearest", "midpoint")
+
+
 def _quantiles(name, native, a, q, axis, out, method, keepdims, weights):
-    _linear_only(method, name)
     if weights is not None:
         raise NotImplementedError(f"{name}: weights= is not supported")
+    if method in _BY_RANK:
+        scale = 100.0 if name == "percentile" else 1.0
+        return _to_out(_by_rank(name, a, q, scale, axis, keepdims, method), out)
+    _linear_only(method, name)
     return _to_out(native(a, q, axis, keepdims), out)
+
+
+def _by_rank(name, a, q, scale, axis, keepdims, method):
+    """NumPy's ``lower``, ``higher``, ``nearest`` and ``midpoint`` quantiles: the sorted
+    values at the ranks around ``q * (n - 1)`` (NaN where a slice holds one)."""
+    import cuprum
+    from cuprum._lazy import numpy
+
+    a = _asarray(a)
+    qh = numpy.asarray(q.get() if isinstance(q, cuprum.ndarray) else q, dtype=numpy.float64)
+    qh = qh / scale
+    if numpy.any((qh < 0) | (qh > 1)):
+        if name == "percentile":
+            raise ValueError("Percentiles must be in the range [0, 100]")
+        raise ValueError("Quantiles must be in the range [0, 1]")
+    nd = a.ndim
+    if axis is None:
+        axes = tuple(range(nd))
+    else:
+        axes = tuple(
+            sorted(ax % nd for ax in (axis if isinstance(axis, (tuple, list)) else (axis,)))
+        )
+    rest_axes = [d for d in range(nd) if d not in axes]
+    moved = a.transpose(rest_axes + list(axes)) if nd else a.reshape(1)
+    rest = tuple(a.shape[d] for d in rest_axes)
+    n = 1
+    for d in axes:
+        n *= a.shape[d]
+    if n == 0:
+        raise ValueError(f"{name} of an empty slice")
+    s = cuprum.sort(moved.reshape(-1, n), axis=-1)  # NaNs last
+    i = qh.ravel() * (n - 1)
+    lo = numpy.floor(i).astype(numpy.int64)
+    hi = numpy.ceil(i).astype(numpy.int64)
+    if method == "lower":
+        r = s[:, lo]
+    elif method == "higher":
+        r = s[:, hi]
+    elif method == "nearest":
+        r = s[:, numpy.around(i).astype(numpy.int64)]
+    else:
+        x = s if s.dtype.kind in "fc" else s.astype(numpy.float64)
+        r = (x[:, lo] + x[:, hi]) / 2
+    if s.dtype.kind in "fc":
+        r = cuprum.where(cuprum.isnan(s[:, -1:]), numpy.nan, r).astype(r.dtype, copy=False)
+    if keepdims:
+        rest = tuple(1 if d in axes else a.shape[d] for d in range(nd))
+    return r.T.reshape(qh.shape + rest)
 
 
 def _to_out(r, out):

@@ -336,7 +336,7 @@ def test_quantile_percentile(dtype):
     with pytest.raises(ValueError):
         cp.percentile(x, -1)
     with pytest.raises(NotImplementedError):
-        cp.quantile(x, 0.5, method="nearest")
+        cp.quantile(x, 0.5, method="weibull")
     with pytest.raises(AxisError):
         cp.percentile(x, 50, axis=3)
 
@@ -812,3 +812,35 @@ def test_flat_reads_writes_and_iterates():
     want.T.flat[0:3] = 100
     np.testing.assert_array_equal(x.get(), want)
     assert [int(v) for v in cp.arange(3).flat] == [0, 1, 2]
+
+
+@pytest.mark.parametrize("method", ["lower", "higher", "nearest", "midpoint"])
+def test_quantile_methods_by_rank(method):
+    a = RNG.standard_normal((4, 5, 6))
+    a[1, 2, 3] = np.nan
+    x = cp.asarray(a)
+    for axis in (None, 1, (0, 2)):
+        for keepdims in (False, True):
+            for q in (0.3, [0.0, 0.5, 1.0]):
+                want = np.quantile(a, q, axis=axis, method=method, keepdims=keepdims)
+                got = cp.quantile(x, q, axis=axis, method=method, keepdims=keepdims)
+                np.testing.assert_allclose(got.get(), want, err_msg=f"{axis} {q} {keepdims}")
+    i = np.array([[3, 1, 4, 1], [5, 9, 2, 6]])
+    np.testing.assert_array_equal(
+        cp.percentile(cp.asarray(i), 40, axis=1, method=method).get(),
+        np.percentile(i, 40, axis=1, method=method),
+    )
+    with pytest.raises(ValueError, match="range"):
+        cp.quantile(x, 1.5, method=method)
+
+
+def test_isin_of_complex_values():
+    e = np.array([1 + 1j, 2, 3j, 1 + 1j])
+    t = np.array([3j, 1 + 1j, 5])
+    np.testing.assert_array_equal(cp.isin(cp.asarray(e), cp.asarray(t)).get(), np.isin(e, t))
+    np.testing.assert_array_equal(
+        cp.isin(cp.asarray(e), cp.asarray(t), invert=True).get(), np.isin(e, t, invert=True)
+    )
+    np.testing.assert_array_equal(
+        cp.isin(cp.asarray([1, 2]), cp.asarray([2 + 0j])).get(), [False, True]
+    )

@@ -1,5 +1,7 @@
 //! Matrix products through cuBLAS: [`matmul`] (NumPy's `matmul`, stacks of matrices
-//! included) and [`dot`] (NumPy's `dot` for 1-D and 2-D operands).
+//! included) and [`dot`] (NumPy's `dot` for 1-D and 2-D operands). float32 and float64
+//! go to cuBLAS; other dtypes (integers, bool, half types, complex) are composed from the
+//! elementwise product and a sum (`matmul_generic.rs`).
 //!
 //! cuBLAS is column-major, arrays are row-major: `C = A·B` in row-major order is
 //! `Cᵀ = Bᵀ·Aᵀ` in column-major order, and a row-major matrix read as column-major *is*
@@ -19,7 +21,8 @@ use crate::error::{Result, bail, err};
 use crate::runtime::{BlasFloat, Gemm, GemmInput, Stream, gemm};
 use smallvec::SmallVec;
 
-/// NumPy's matrix product (`a @ b`) of float32 or float64 arrays, computed by cuBLAS.
+/// NumPy's matrix product (`a @ b`), computed by cuBLAS for float32 and float64 (other
+/// dtypes: an elementwise product summed over `k`, in NumPy's result dtype).
 ///
 /// * 2-D × 2-D: `(m, k) · (k, n) → (m, n)`.
 /// * A 1-D operand is a vector: `(k,) · (k, n) → (n,)`, `(m, k) · (k,) → (m,)`,
@@ -33,7 +36,7 @@ use smallvec::SmallVec;
 /// gives zeros, an empty `m`, `n` or batch axis an empty result. The result is a new
 /// C-contiguous array computed on the current stream.
 ///
-/// Errors: [`ErrorKind::DType`](crate::ErrorKind::DType) for other dtypes,
+/// Errors: [`ErrorKind::DType`](crate::ErrorKind::DType) for records,
 /// [`ErrorKind::Shape`](crate::ErrorKind::Shape) for 0-d operands, a core dimension
 /// mismatch (NumPy's message) or batch axes that do not broadcast,
 /// [`ErrorKind::Blas`](crate::ErrorKind::Blas) when cuBLAS is missing or fails.
@@ -53,7 +56,6 @@ use smallvec::SmallVec;
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn matmul(a: &Array, b: &Array) -> Result<Array> {
-    check_dtypes("matmul", a, b)?;
     for (i, x) in [a, b].into_iter().enumerate() {
         if x.ndim() == 0 {
             bail!(
@@ -64,10 +66,23 @@ pub fn matmul(a: &Array, b: &Array) -> Result<Array> {
         }
     }
     let plan = Plan::new(a.shape(), b.shape())?;
-    run(&plan, a, b)
+    product(&plan, a, b)
 }
 
-/// NumPy's `dot` for 1-D and 2-D float32/float64 operands: the inner product of two
+/// cuBLAS for float32 and float64 (mixed: float64), the composed product for the other
+/// dtypes (`matmul_generic.rs`).
+fn product(plan: &Plan, a: &Array, b: &Array) -> Result<Array> {
+    if check_dtypes("matmul", a, b).is_ok() {
+        return run(plan, a, b);
+    }
+    let dtype = super::promote_types(a.dtype(), b.dtype());
+    if matches!(dtype, DType::F32 | DType::F64) {
+        return run(plan, &a.astype(dtype)?, &b.astype(dtype)?);
+    }
+    super::matmul_generic::matmul_by_sum(a, b, &plan.out, (plan.m, plan.k, plan.n), dtype)
+}
+
+/// NumPy's `dot` for 1-D and 2-D operands: the inner product of two
 /// vectors (a 0-d array), otherwise the same as [`matmul`]. Mixed float32/float64 promote
 /// to float64.
 ///
@@ -75,7 +90,7 @@ pub fn matmul(a: &Array, b: &Array) -> Result<Array> {
 /// [`multiply`](crate::ops::multiply)) and for more than two dimensions (NumPy's `dot` of
 /// stacks is not `matmul`; use [`matmul`] for stacks of matrices);
 /// [`ErrorKind::Shape`](crate::ErrorKind::Shape) with NumPy's "not aligned" message;
-/// [`ErrorKind::DType`](crate::ErrorKind::DType) for other dtypes.
+/// [`ErrorKind::DType`](crate::ErrorKind::DType) for records.
 ///
 /// ```
 /// # if !cuprum_doctest::device()? { return Ok(()); }
@@ -87,7 +102,6 @@ pub fn matmul(a: &Array, b: &Array) -> Result<Array> {
 /// # Ok::<(), cuprum::Error>(())
 /// ```
 pub fn dot(a: &Array, b: &Array) -> Result<Array> {
-    check_dtypes("dot", a, b)?;
     let (na, nb) = (a.ndim(), b.ndim());
     if na == 0 || nb == 0 || na > 2 || nb > 2 {
         bail!(
@@ -110,7 +124,7 @@ pub fn dot(a: &Array, b: &Array) -> Result<Array> {
         );
     }
     let plan = Plan::new(a.shape(), b.shape())?;
-    run(&plan, a, b)
+    product(&plan, a, b)
 }
 
 impl Array {

@@ -40,6 +40,7 @@ mod close;
 pub(crate) mod elementwise;
 mod inplace;
 mod linalg;
+mod matmul_generic;
 mod methods;
 mod operators;
 pub(crate) mod promote;
