@@ -236,9 +236,11 @@ def _by_rank(name, a, q, scale, axis, keepdims, method):
     if axis is None:
         axes = tuple(range(nd))
     else:
-        axes = tuple(
-            sorted(ax % nd for ax in (axis if isinstance(axis, (tuple, list)) else (axis,)))
-        )
+        given = axis if isinstance(axis, (tuple, list)) else (axis,)
+        for ax in given:
+            if not -nd <= ax < nd:
+                raise numpy.exceptions.AxisError(ax, nd)
+        axes = tuple(sorted(ax % nd for ax in given))
     rest_axes = [d for d in range(nd) if d not in axes]
     moved = a.transpose(rest_axes + list(axes)) if nd else a.reshape(1)
     rest = tuple(a.shape[d] for d in rest_axes)
