@@ -167,6 +167,18 @@ def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0, *, blocki
     return a
 
 
+def asanyarray(a, dtype=None, order=None):
+    """``a`` as a cuprum array (the same as ``asarray``: cuprum has no array subclasses of
+    its own)."""
+    return asarray(a, dtype, order)
+
+
+def frombuffer(buffer, dtype=float, count=-1, offset=0):
+    """A 1-D array of the bytes of ``buffer`` read as ``dtype`` (NumPy's ``frombuffer``,
+    then uploaded)."""
+    return asarray(_numpy.frombuffer(buffer, dtype=dtype, count=count, offset=offset))
+
+
 def ascontiguousarray(a, dtype=None):
     """``a`` C-contiguous (a copy when it is not)."""
     a = _cuprum.asarray(a, dtype)

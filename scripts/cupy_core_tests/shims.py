@@ -292,6 +292,22 @@ def install(modules):
         _run_cc=run_cc,
         _get_arch=compute_capability,
     )
+    # CuPy's optional libraries, off: the tests that need them skip, the rest of their
+    # files (sums, searches, histograms …) run.
+    cub = stand_module("cupy.cuda.cub", "CUB (not in cuprum: unavailable)", available=False)
+    cutensor = stand_module(
+        "cupy.cuda.cutensor",
+        "cuTENSOR (not in cuprum: unavailable)",
+        available=False,
+        _try_reduction_routine=lambda *args, **kwargs: None,
+    )
+    cub_reduction = stand_module(
+        "cupy._core._cub_reduction",
+        "CuPy's CUB reductions (not in cuprum)",
+        _CUB_REDUCE_SIZE_THRESHOLD=2**16,
+        _SimpleCubReductionKernel_get_cached_function=None,
+    )
+    add(core, "_cub_reduction", cub_reduction)
     # Public CuPy modules cuprum does not have: every name in them is missing.
     memory = stand_module("cupy.cuda.memory", "CuPy's memory module (not in cuprum)")
     compiler_cache = stand_module(
@@ -323,6 +339,9 @@ def install(modules):
         compiler,
         compiler_cache,
         memory,
+        cub,
+        cutensor,
+        cub_reduction,
         nvrtc,
         libs,
         backends_cuda,
@@ -347,6 +366,8 @@ def install(modules):
         ("compiler", compiler),
         ("_compiler_cache", compiler_cache),
         ("memory", memory),
+        ("cub", cub),
+        ("cutensor", cutensor),
     ):
         add(cuda, name, module)
     add(cuda, "get_nvcc_path", get_nvcc_path)
