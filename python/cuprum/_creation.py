@@ -31,7 +31,7 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
         out = [cuprum.broadcast_to(o, shape) for o in out]
     if copy:
         out = [o.copy() for o in out]
-    return out
+    return tuple(out)
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):

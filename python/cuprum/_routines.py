@@ -167,7 +167,10 @@ def _linear_only(method, name):
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    """The median along ``axis`` (``None``: of the flattened array)."""
+    """The median along ``axis`` (an int, a tuple of ints, or ``None``: of the flattened
+    array)."""
+    if isinstance(axis, (tuple, list)):
+        return _to_out(_by_rank("median", a, 0.5, 1.0, tuple(axis), keepdims, "midpoint"), out)
     r = _cuprum.median(a, axis, keepdims)
     return _to_out(r, out)
 
@@ -219,19 +222,12 @@ def _quantiles(name, native, a, q, axis, out, method, keepdims, weights):
     return _to_out(native(a, q, axis, keepdims), out)
 
 
-def _by_rank(name, a, q, scale, axis, keepdims, method):
-    """NumPy's ``lower``, ``higher``, ``nearest`` and ``midpoint`` quantiles: the sorted
-    values at the ranks around ``q * (n - 1)`` (NaN where a slice holds one)."""
-    import cuprum
+def _rows_along(a, axis):
+    """``a`` as rows of the elements along ``axis`` (an int, a tuple of ints or ``None``):
+    ``(rows, rest, axes)``, ``rest`` the shape of the other axes, ``axes`` the reduced
+    ones normalised and sorted."""
     from cuprum._lazy import numpy
 
-    a = _asarray(a)
-    qh = numpy.asarray(q.get() if isinstance(q, cuprum.ndarray) else q, dtype=numpy.float64)
-    qh = qh / scale
-    if numpy.any((qh < 0) | (qh > 1)):
-        if name == "percentile":
-            raise ValueError("Percentiles must be in the range [0, 100]")
-        raise ValueError("Quantiles must be in the range [0, 1]")
     nd = a.ndim
     if axis is None:
         axes = tuple(range(nd))
@@ -247,9 +243,28 @@ def _by_rank(name, a, q, scale, axis, keepdims, method):
     n = 1
     for d in axes:
         n *= a.shape[d]
+    return moved.reshape(-1, n), rest, axes
+
+
+def _by_rank(name, a, q, scale, axis, keepdims, method):
+    """NumPy's ``lower``, ``higher``, ``nearest`` and ``midpoint`` quantiles: the sorted
+    values at the ranks around ``q * (n - 1)`` (NaN where a slice holds one)."""
+    import cuprum
+    from cuprum._lazy import numpy
+
+    a = _asarray(a)
+    qh = numpy.asarray(q.get() if isinstance(q, cuprum.ndarray) else q, dtype=numpy.float64)
+    qh = qh / scale
+    if numpy.any((qh < 0) | (qh > 1)):
+        if name == "percentile":
+            raise ValueError("Percentiles must be in the range [0, 100]")
+        raise ValueError("Quantiles must be in the range [0, 1]")
+    nd = a.ndim
+    rows, rest, axes = _rows_along(a, axis)
+    n = rows.shape[1]
     if n == 0:
         raise ValueError(f"{name} of an empty slice")
-    s = cuprum.sort(moved.reshape(-1, n), axis=-1)  # NaNs last
+    s = cuprum.sort(rows, axis=-1)  # NaNs last
     i = qh.ravel() * (n - 1)
     lo = numpy.floor(i).astype(numpy.int64)
     hi = numpy.ceil(i).astype(numpy.int64)
@@ -557,37 +572,27 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    """The median of the values that are not NaN along ``axis`` (NaN where none are)."""
+    """The median of the values that are not NaN along ``axis`` (an int, a tuple or
+    ``None``; NaN where none are)."""
     import cuprum
 
     a = _asarray(a)
     if a.dtype.kind not in "fc":
         return median(a, axis=axis, out=out, keepdims=keepdims)
-    if axis is None:
-        moved = a.reshape(1, -1)
-        rest = ()
-    else:
-        ax = axis % a.ndim if a.ndim else 0
-        moved = cuprum.moveaxis(a, ax, -1)
-        rest = moved.shape[:-1]
-        moved = moved.reshape(-1, a.shape[ax])
-    s = cuprum.sort(moved, axis=-1)  # NaNs last
+    rows, rest, axes = _rows_along(a, axis)
+    s = cuprum.sort(rows, axis=-1)  # NaNs last
     k = (~cuprum.isnan(s)).sum(axis=-1)
-    rows = cuprum.arange(s.shape[0])
+    idx = cuprum.arange(s.shape[0])
     lo = cuprum.maximum((k - 1) // 2, 0)
     hi = cuprum.minimum(k // 2, max(s.shape[1] - 1, 0))
     if s.shape[1] == 0:
         r = cuprum.full(s.shape[0], cuprum.nan, dtype=a.dtype)
     else:
-        r = (s[rows, lo] + s[rows, hi]) / 2
+        r = (s[idx, lo] + s[idx, hi]) / 2
         r = cuprum.where(k > 0, r, cuprum.nan).astype(a.dtype, copy=False)
-    r = r.reshape(rest)
     if keepdims:
-        shape = [1] * a.ndim if axis is None else list(a.shape)
-        if axis is not None:
-            shape[axis % a.ndim] = 1
-        r = r.reshape(tuple(shape))
-    return _to_out(r, out)
+        rest = tuple(1 if d in axes else a.shape[d] for d in range(a.ndim))
+    return _to_out(r.reshape(rest), out)
 
 
 # ---------------------------------------------------------------------------- partitions
@@ -605,8 +610,7 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
     ones before, larger after): here the whole axis is sorted, which satisfies that."""
     _no_order(order, "partition")
     a = _asarray(a)
-    n = a.size if axis is None else (a.shape[axis] if a.ndim else 1)
-    _check_kth(kth, n)
+    _check_kth(kth, _axis_length(a, axis))
     return _cuprum.sort(a, axis)
 
 
@@ -614,9 +618,19 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None):
     """Indices that partition ``a`` around ``kth`` (here: the indices that sort it)."""
     _no_order(order, "argpartition")
     a = _asarray(a)
-    n = a.size if axis is None else (a.shape[axis] if a.ndim else 1)
-    _check_kth(kth, n)
+    _check_kth(kth, _axis_length(a, axis))
     return _cuprum.argsort(a, axis)
+
+
+def _axis_length(a, axis):
+    """The length of ``a`` along ``axis`` (``None``: its size), NumPy's AxisError else."""
+    if axis is None:
+        return a.size
+    if not -a.ndim <= axis < max(a.ndim, 0) or a.ndim == 0:
+        from cuprum._lazy import numpy
+
+        raise numpy.exceptions.AxisError(axis, a.ndim)
+    return a.shape[axis]
 
 
 # ---------------------------------------------------------------------------- placing elements
@@ -720,3 +734,174 @@ def trim_zeros(filt, trim="fb"):
     first = int(nz[0]) if "f" in trim else 0
     last = int(nz[-1]) + 1 if "b" in trim else filt.size
     return filt[first:last]
+
+
+# ---------------------------------------------------------------------------- more indexing and joining
+
+
+def take_along_axis(arr, indices, axis):
+    """Values of ``arr`` at ``indices`` along ``axis`` (``None``: of the flattened array),
+    the other axes matched position by position (NumPy's ``take_along_axis``)."""
+    import cuprum
+
+    arr = _asarray(arr)
+    indices = _asarray(indices)
+    if axis is None:
+        return arr.ravel()[indices]
+    nd = arr.ndim
+    if indices.ndim != nd:
+        raise ValueError("`indices` and `arr` must have the same number of dimensions")
+    axis = _axis_index(axis, nd)
+    key = []
+    for d in range(nd):
+        if d == axis:
+            key.append(indices)
+        else:
+            shape = [1] * nd
+            shape[d] = arr.shape[d]
+            key.append(cuprum.arange(arr.shape[d]).reshape(tuple(shape)))
+    return arr[tuple(key)]
+
+
+def _axis_index(axis, nd):
+    from cuprum._lazy import numpy
+
+    if not -nd <= axis < nd:
+        raise numpy.exceptions.AxisError(axis, nd)
+    return axis % nd
+
+
+def select(condlist, choicelist, default=0):
+    """Elements of the first choice whose condition holds, ``default`` where none does."""
+    import cuprum
+
+    if len(condlist) != len(choicelist):
+        raise ValueError("list of cases must be same length as list of conditions")
+    if len(condlist) == 0:
+        raise ValueError("select with an empty condition list is not possible")
+    conds = [_asarray(c) for c in condlist]
+    for c in conds:
+        if c.dtype != bool:
+            raise TypeError("invalid entry in condlist: should be boolean ndarray")
+    choices = [_asarray(c) for c in choicelist]
+    dtype = cuprum.result_type(*choices, default)
+    r = cuprum.asarray(default).astype(dtype)
+    for c, v in zip(reversed(conds), reversed(choices)):
+        r = cuprum.where(c, v.astype(dtype, copy=False), r)
+    return r
+
+
+def extract(condition, arr):
+    """The elements of ``arr`` where ``condition`` is non-zero, flattened."""
+    import cuprum
+
+    c = _asarray(condition).ravel()
+    a = _asarray(arr).ravel()
+    if c.size != a.size:
+        raise ValueError("extract: condition and arr must have the same size")
+    return a[cuprum.not_equal(c, 0)]
+
+
+def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
+    """The (weighted) mean along ``axis``; with ``returned`` also the sum of the weights."""
+    import cuprum
+
+    a = _asarray(a)
+    if weights is None:
+        avg = cuprum.mean(a, axis=axis, keepdims=keepdims)
+        if returned:
+            n = a.size if axis is None else a.size // max(avg.size, 1)
+            return avg, cuprum.full(avg.shape, n, dtype=avg.dtype)
+        return avg
+    w = _asarray(weights)
+    if w.shape != a.shape:
+        if axis is None:
+            raise TypeError("Axis must be specified when shapes of a and weights differ.")
+        if w.ndim != 1 or w.size != a.shape[axis]:
+            raise ValueError("Length of weights not compatible with specified axis.")
+        shape = [1] * a.ndim
+        shape[axis] = w.size
+        w = w.reshape(tuple(shape))
+    scale = (w + cuprum.zeros(a.shape, dtype=w.dtype)).sum(axis=axis, keepdims=keepdims)
+    if bool((scale == 0).any()):
+        raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+    avg = (a * w).sum(axis=axis, keepdims=keepdims) / scale
+    return (avg, scale.astype(avg.dtype)) if returned else avg
+
+
+def append(arr, values, axis=None):
+    """``arr`` with ``values`` joined at its end (flattened when ``axis`` is ``None``)."""
+    import cuprum
+
+    arr = _asarray(arr)
+    values = _asarray(values)
+    if axis is None:
+        return cuprum.concatenate((arr.ravel(), values.ravel()))
+    return cuprum.concatenate((arr, values), axis=axis)
+
+
+def column_stack(tup):
+    """1-D arrays as columns (2-D arrays as they are), joined along the second axis."""
+    import cuprum
+
+    cols = []
+    for t in tup:
+        t = _asarray(t)
+        cols.append(t.reshape(-1, 1) if t.ndim < 2 else t)
+    return cuprum.concatenate(cols, axis=1)
+
+
+def dstack(tup):
+    """The arrays (made at least 3-D) joined along the third axis."""
+    import cuprum
+
+    return cuprum.concatenate([cuprum.atleast_3d(_asarray(t)) for t in tup], axis=2)
+
+
+def row_stack(tup, *, dtype=None, casting="same_kind"):
+    """``vstack``: the arrays (made at least 2-D) joined along the first axis."""
+    return vstack(tup, dtype=dtype, casting=casting)
+
+
+def sort_complex(a):
+    """``a`` sorted (real parts first, then imaginary), as complex numbers."""
+    import cuprum
+
+    a = _asarray(a)
+    if a.dtype.kind != "c":
+        # NumPy's choice: complex64 for 1- and 2-byte integers, complex128 otherwise
+        small = a.dtype.kind in "iub" and a.dtype.itemsize <= 2
+        a = a.astype(cuprum.complex64 if small else cuprum.complex128)
+    return _cuprum.sort(a, -1)
+
+
+def lexsort(keys, axis=-1):
+    """The indices that sort by several keys, the last key first (stable)."""
+    import cuprum
+
+    keys = [_asarray(k) for k in keys] if not isinstance(keys, cuprum.ndarray) else list(keys)
+    if not keys:
+        raise TypeError("need sequence of keys with len > 0 in lexsort")
+    if axis not in (-1, keys[0].ndim - 1) or keys[0].ndim != 1:
+        raise NotImplementedError("lexsort: 1-D keys only")
+    idx = cuprum.argsort(keys[0], kind="stable")
+    for k in keys[1:]:
+        idx = idx[cuprum.argsort(k[idx], kind="stable")]
+    return idx
+
+
+def resize(a, new_shape):
+    """``a`` with ``new_shape``, its elements repeated in C order to fill it."""
+    import cuprum
+
+    a = _asarray(a)
+    shape = (new_shape,) if isinstance(new_shape, int) else tuple(new_shape)
+    n = 1
+    for d in shape:
+        if d < 0:
+            raise ValueError("all elements of `new_shape` must be non-negative")
+        n *= d
+    if a.size == 0 or n == 0:
+        return cuprum.zeros(shape, dtype=a.dtype)
+    flat = a.ravel()
+    return flat[cuprum.arange(n) % a.size].reshape(shape)

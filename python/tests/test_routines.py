@@ -315,8 +315,7 @@ def test_median(dtype):
     same(cp.median(o), np.median(g))
     with pytest.raises(AxisError):
         cp.median(x, axis=2)
-    with pytest.raises(NotImplementedError):
-        cp.median(x, axis=(0, 1))
+    same(cp.median(x, axis=(0, 1)), np.median(h, axis=(0, 1)))
 
 
 @pytest.mark.parametrize("dtype", REAL)
@@ -844,3 +843,56 @@ def test_isin_of_complex_values():
     np.testing.assert_array_equal(
         cp.isin(cp.asarray([1, 2]), cp.asarray([2 + 0j])).get(), [False, True]
     )
+
+
+def test_more_numpy_routines_match_numpy():
+    a = RNG.integers(0, 10, (3, 4))
+    x = cp.asarray(a)
+    idx = np.argsort(a, axis=1)
+    np.testing.assert_array_equal(
+        cp.take_along_axis(x, cp.asarray(idx), 1).get(), np.take_along_axis(a, idx, 1)
+    )
+    i0 = np.argsort(a, axis=0)[:1]
+    np.testing.assert_array_equal(
+        cp.take_along_axis(x, cp.asarray(i0), 0).get(), np.take_along_axis(a, i0, 0)
+    )
+    conds = [a < 3, a > 7]
+    choices = [a, a * 10]
+    np.testing.assert_array_equal(
+        cp.select([cp.asarray(c) for c in conds], [cp.asarray(c) for c in choices], -1).get(),
+        np.select(conds, choices, -1),
+    )
+    np.testing.assert_array_equal(cp.extract(x > 5, x).get(), np.extract(a > 5, a))
+    w = np.array([1.0, 2.0, 0.5, 1.0])
+    np.testing.assert_allclose(
+        cp.average(x, axis=1, weights=cp.asarray(w)).get(), np.average(a, axis=1, weights=w)
+    )
+    avg, wsum = cp.average(x, axis=0, returned=True)
+    want = np.average(a, axis=0, returned=True)
+    np.testing.assert_allclose(avg.get(), want[0])
+    np.testing.assert_allclose(wsum.get(), want[1])
+    np.testing.assert_array_equal(cp.append(x, cp.asarray([1, 2])).get(), np.append(a, [1, 2]))
+    np.testing.assert_array_equal(cp.append(x, x, axis=0).get(), np.append(a, a, axis=0))
+    v = np.arange(3)
+    np.testing.assert_array_equal(
+        cp.column_stack([cp.asarray(v), cp.asarray(v * 2)]).get(), np.column_stack([v, v * 2])
+    )
+    np.testing.assert_array_equal(cp.dstack([x, x]).get(), np.dstack([a, a]))
+    np.testing.assert_array_equal(cp.row_stack([x, x]).get(), np.vstack([a, a]))
+    c = np.array([3 + 1j, 1 + 2j, 1 + 1j])
+    np.testing.assert_array_equal(cp.sort_complex(cp.asarray(c)).get(), np.sort_complex(c))
+    got = cp.sort_complex(cp.asarray(np.array([3, 1], np.int8)))
+    assert got.dtype == np.sort_complex(np.array([3, 1], np.int8)).dtype
+    k1, k2 = np.array([1, 0, 1, 0]), np.array([2, 2, 1, 1])
+    np.testing.assert_array_equal(
+        cp.lexsort([cp.asarray(k1), cp.asarray(k2)]).get(), np.lexsort([k1, k2])
+    )
+    np.testing.assert_array_equal(cp.resize(x, (2, 7)).get(), np.resize(a, (2, 7)))
+    np.testing.assert_array_equal(cp.median(x, axis=(0, 1)).get(), np.median(a, axis=(0, 1)))
+    f = RNG.standard_normal((3, 4, 5))
+    f[0, 1, 2] = np.nan
+    np.testing.assert_allclose(
+        cp.nanmedian(cp.asarray(f), axis=(0, 2)).get(), np.nanmedian(f, axis=(0, 2))
+    )
+    with pytest.raises(AxisError):
+        cp.partition(cp.asarray(3.0), 0)
