@@ -79,6 +79,24 @@ from cuprum._cuprum import (  # noqa: F401
 from cuprum._flatiter import flatiter  # noqa: F401
 from cuprum._lazy import numpy as _numpy
 from cuprum._memoize import clear_memo, memoize  # noqa: F401
+from cuprum._numeric_more import (  # noqa: F401
+    convolve,
+    correlate,
+    interp,
+    intersect1d,
+    ix_,
+    ravel_multi_index,
+    real_if_close,
+    setdiff1d,
+    setxor1d,
+    tril_indices,
+    tril_indices_from,
+    triu_indices,
+    triu_indices_from,
+    union1d,
+    unravel_index,
+)
+from cuprum._numeric_more import indices as _indices_routine
 from cuprum._routines import (  # noqa: F401
     append,
     argpartition,
@@ -755,3 +773,6 @@ promote_types = _metadata.promote_types
 result_type = _metadata.result_type
 shape = _metadata.shape
 size = _metadata.size
+
+# NumPy's `indices` routine (bound last: the ufuncs' `at` takes a parameter of that name).
+indices = _indices_routine

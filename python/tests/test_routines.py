@@ -896,3 +896,62 @@ def test_more_numpy_routines_match_numpy():
     )
     with pytest.raises(AxisError):
         cp.partition(cp.asarray(3.0), 0)
+
+
+def test_signal_set_and_index_generation_routines_match_numpy():
+    a = RNG.standard_normal(7)
+    v = np.array([0.5, -1.0, 2.0])
+    for mode in ("full", "same", "valid"):
+        for p, q in ((a, v), (v, a)):
+            np.testing.assert_allclose(
+                cp.convolve(cp.asarray(p), cp.asarray(q), mode).get(), np.convolve(p, q, mode)
+            )
+            np.testing.assert_allclose(
+                cp.correlate(cp.asarray(p), cp.asarray(q), mode).get(), np.correlate(p, q, mode)
+            )
+    z = np.array([1 + 2j, 3 - 1j])
+    np.testing.assert_allclose(
+        cp.correlate(cp.asarray(z), cp.asarray(z[::-1]), "full").get(),
+        np.correlate(z, z[::-1], "full"),
+    )
+    xp_, fp = np.array([0.0, 1.0, 3.0]), np.array([1.0, 3.0, 2.0])
+    x = np.array([-1.0, 0.0, 0.5, 1.0, 2.5, 3.0, 4.0])
+    np.testing.assert_allclose(
+        cp.interp(cp.asarray(x), cp.asarray(xp_), cp.asarray(fp)).get(), np.interp(x, xp_, fp)
+    )
+    np.testing.assert_allclose(
+        cp.interp(cp.asarray(x), cp.asarray(xp_), cp.asarray(fp), left=-5, right=5).get(),
+        np.interp(x, xp_, fp, left=-5, right=5),
+    )
+    np.testing.assert_allclose(
+        cp.interp(cp.asarray(x), cp.asarray(xp_), cp.asarray(fp), period=4).get(),
+        np.interp(x, xp_, fp, period=4),
+    )
+    assert cp.real_if_close(cp.asarray([1 + 1e-16j])).dtype == np.float64
+    p, q = np.array([3, 1, 2, 3, 5]), np.array([2, 3, 7])
+    for f in ("union1d", "intersect1d", "setdiff1d", "setxor1d"):
+        np.testing.assert_array_equal(
+            getattr(cp, f)(cp.asarray(p), cp.asarray(q)).get(), getattr(np, f)(p, q), err_msg=f
+        )
+    got = cp.intersect1d(cp.asarray(p), cp.asarray(q), return_indices=True)
+    for g, w in zip(got, np.intersect1d(p, q, return_indices=True)):
+        np.testing.assert_array_equal(g.get(), w)
+    coords = (np.array([0, 2, 1]), np.array([3, 0, 2]))
+    np.testing.assert_array_equal(
+        cp.ravel_multi_index(tuple(cp.asarray(c) for c in coords), (3, 4)).get(),
+        np.ravel_multi_index(coords, (3, 4)),
+    )
+    for order in ("C", "F"):
+        for g, w in zip(
+            cp.unravel_index(cp.asarray([5, 11, 0]), (3, 4), order=order),
+            np.unravel_index([5, 11, 0], (3, 4), order=order),
+        ):
+            np.testing.assert_array_equal(g.get(), w)
+    np.testing.assert_array_equal(cp.indices((2, 3)).get(), np.indices((2, 3)))
+    for g, w in zip(cp.ix_(cp.asarray([0, 2]), cp.asarray([1, 3])), np.ix_([0, 2], [1, 3])):
+        np.testing.assert_array_equal(g.get(), w)
+    for k in (-1, 0, 1):
+        for g, w in zip(cp.tril_indices(4, k, 5), np.tril_indices(4, k, 5)):
+            np.testing.assert_array_equal(g.get(), w)
+        for g, w in zip(cp.triu_indices(4, k), np.triu_indices(4, k)):
+            np.testing.assert_array_equal(g.get(), w)

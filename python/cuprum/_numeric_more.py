@@ -1,0 +1,249 @@
+"""NumPy's 1-D signal, set and index-generation routines, composed from cuprum's
+operations: ``convolve``, ``correlate``, ``interp``, ``real_if_close``; ``union1d``,
+``intersect1d``, ``setdiff1d``, ``setxor1d``; ``ravel_multi_index``, ``unravel_index``,
+``indices``, ``ix_``, ``tril_indices``/``triu_indices`` (and ``_from``)."""
+
+from __future__ import annotations
+
+import cuprum
+from cuprum._lazy import numpy
+
+
+def _shifted_sum(a, v):
+    """The full convolution of the 1-D ``a`` and ``v``: one pass over the longer array
+    per element of the shorter one."""
+    if a.size < v.size:
+        a, v = v, a
+    n, m = a.size, v.size
+    dtype = cuprum.result_type(a, v)
+    out = cuprum.zeros(n + m - 1, dtype=dtype)
+    a = a.astype(dtype, copy=False)
+    v = v.astype(dtype, copy=False)
+    for j in range(m):
+        out[j : j + n] += a * v[j]
+    return out
+
+
+def convolve(a, v, mode="full"):
+    """The discrete linear convolution of two 1-D arrays (``mode``: ``'full'``,
+    ``'same'`` or ``'valid'``)."""
+    a = cuprum.asarray(a).ravel()
+    v = cuprum.asarray(v).ravel()
+    if a.size == 0 or v.size == 0:
+        raise ValueError("v cannot be empty" if v.size == 0 else "a cannot be empty")
+    full = _shifted_sum(a, v)
+    n, m = a.size, v.size
+    if mode == "full":
+        return full
+    if mode == "same":
+        start = (min(n, m) - 1) // 2
+        return full[start : start + max(n, m)]
+    if mode == "valid":
+        return full[min(n, m) - 1 : max(n, m)]
+    raise ValueError(f"mode must be one of 'full', 'same' or 'valid', got {mode!r}")
+
+
+def correlate(a, v, mode="valid"):
+    """The cross-correlation of two 1-D arrays: ``convolve(a, conj(v[::-1]))``."""
+    a = cuprum.asarray(a).ravel()
+    v = cuprum.asarray(v).ravel()
+    if v.dtype.kind == "c":
+        v = cuprum.conjugate(v)
+    return convolve(a, v[::-1], mode)
+
+
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """One-dimensional linear interpolation of the points ``(xp, fp)`` at ``x`` (``xp``
+    increasing)."""
+    x = cuprum.asarray(x)
+    xp = cuprum.asarray(xp).ravel()
+    fp = cuprum.asarray(fp).ravel()
+    if xp.size != fp.size:
+        raise ValueError("fp and xp are not of the same length")
+    if xp.size == 0:
+        raise ValueError("array of sample points is empty")
+    out_dtype = numpy.complex128 if fp.dtype.kind == "c" else numpy.float64
+    x = x.astype(numpy.float64)
+    xp = xp.astype(numpy.float64)
+    fp = fp.astype(out_dtype)
+    if period is not None:
+        if period == 0:
+            raise ValueError("period must be a non-zero value")
+        period = abs(period)
+        x = x % period
+        xp = xp % period
+        order = cuprum.argsort(xp)
+        xp, fp = xp[order], fp[order]
+        xp = cuprum.concatenate((xp[-1:] - period, xp, xp[:1] + period))
+        fp = cuprum.concatenate((fp[-1:], fp, fp[:1]))
+    n = xp.size
+    if n == 1:
+        r = cuprum.full(x.shape, 0, dtype=out_dtype) + fp[0]
+    else:
+        j = cuprum.clip(cuprum.searchsorted(xp, x.ravel(), side="right") - 1, 0, n - 2)
+        x0, x1 = xp[j], xp[j + 1]
+        f0, f1 = fp[j], fp[j + 1]
+        t = (x.ravel() - x0) / (x1 - x0)
+        r = (f0 + t * (f1 - f0)).astype(out_dtype, copy=False)
+        r = cuprum.where(x.ravel() == x1, f1, r).reshape(x.shape)
+    if period is None:
+        lo = fp[0] if left is None else left
+        hi = fp[-1] if right is None else right
+        r = cuprum.where(x < xp[0], lo, r)
+        r = cuprum.where(x > xp[-1], hi, r)
+    return r.astype(out_dtype, copy=False)
+
+
+def real_if_close(a, tol=100):
+    """The real parts of a complex ``a`` when every imaginary part is within ``tol``
+    machine epsilons (``tol`` > 1) or ``tol`` (≤ 1) of zero; ``a`` otherwise."""
+    a = cuprum.asarray(a)
+    if a.dtype.kind != "c":
+        return a
+    if tol > 1:
+        tol = numpy.finfo(a.real.dtype).eps * tol
+    if bool((cuprum.absolute(a.imag) < tol).all()):
+        return a.real.copy()
+    return a
+
+
+def union1d(ar1, ar2):
+    """The sorted distinct values of both arrays."""
+    return cuprum.unique(
+        cuprum.concatenate((cuprum.asarray(ar1).ravel(), cuprum.asarray(ar2).ravel()))
+    )
+
+
+def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
+    """The sorted distinct values in both arrays (with their first indices on request)."""
+    a = cuprum.asarray(ar1).ravel()
+    b = cuprum.asarray(ar2).ravel()
+    if return_indices:
+        ua, ia = cuprum.unique(a, return_index=True)
+        ub, ib = cuprum.unique(b, return_index=True)
+        keep = cuprum.isin(ua, ub)
+        common = ua[keep]
+        jb = cuprum.searchsorted(ub, common)
+        return common, ia[keep], ib[jb]
+    ua = a if assume_unique else cuprum.unique(a)
+    ub = b if assume_unique else cuprum.unique(b)
+    r = ua[cuprum.isin(ua, ub)]
+    return cuprum.sort(r) if assume_unique else r
+
+
+def setdiff1d(ar1, ar2, assume_unique=False):
+    """The sorted distinct values of ``ar1`` that are not in ``ar2``."""
+    a = cuprum.asarray(ar1).ravel()
+    if not assume_unique:
+        a = cuprum.unique(a)
+    return a[cuprum.isin(a, cuprum.asarray(ar2).ravel(), invert=True)]
+
+
+def setxor1d(ar1, ar2, assume_unique=False):
+    """The sorted values in exactly one of the two arrays."""
+    a = cuprum.asarray(ar1).ravel()
+    b = cuprum.asarray(ar2).ravel()
+    if not assume_unique:
+        a, b = cuprum.unique(a), cuprum.unique(b)
+    both = cuprum.concatenate(
+        (a[cuprum.isin(a, b, invert=True)], b[cuprum.isin(b, a, invert=True)])
+    )
+    return cuprum.sort(both)
+
+
+def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+    """Flat indices of the coordinate arrays ``multi_index`` in an array of shape ``dims``."""
+    dims = tuple(int(d) for d in dims)
+    coords = [cuprum.asarray(c) for c in multi_index]
+    if len(coords) != len(dims):
+        raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
+    modes = mode if isinstance(mode, (tuple, list)) else (mode,) * len(dims)
+    order_axes = range(len(dims)) if order == "C" else reversed(range(len(dims)))
+    flat = None
+    for k in order_axes:
+        c, n, m = coords[k].astype(numpy.int64), dims[k], modes[k]
+        if m == "wrap":
+            c = c % n
+        elif m == "clip":
+            c = cuprum.clip(c, 0, n - 1)
+        elif bool(((c < 0) | (c >= n)).any()):
+            raise ValueError("invalid entry in coordinates array")
+        flat = c if flat is None else flat * n + c
+    return flat
+
+
+def unravel_index(indices, shape, order="C"):
+    """The coordinate arrays of flat ``indices`` in an array of ``shape``."""
+    if order not in ("C", "F"):
+        raise ValueError("order not understood")
+    shape = (shape,) if isinstance(shape, int) else tuple(int(d) for d in shape)
+    idx = cuprum.asarray(indices)
+    if idx.dtype.kind not in "iu":
+        raise TypeError("only int indices permitted")
+    size = 1
+    for d in shape:
+        size *= d
+    if bool(((idx < 0) | (idx >= size)).any()):
+        raise ValueError("invalid entry in index array")
+    idx = idx.astype(numpy.int64)
+    out = []
+    axes = reversed(range(len(shape))) if order == "C" else range(len(shape))
+    for k in axes:
+        out.append(idx % shape[k])
+        idx = idx // shape[k]
+    return tuple(reversed(out)) if order == "C" else tuple(out)
+
+
+def indices(dimensions, dtype=int, sparse=False):
+    """Arrays of the coordinates of a grid of ``dimensions`` (one per axis)."""
+    dims = tuple(dimensions)
+    n = len(dims)
+    out = []
+    for k, d in enumerate(dims):
+        shape = [1] * n
+        shape[k] = d
+        g = cuprum.arange(d, dtype=dtype).reshape(tuple(shape))
+        out.append(g if sparse else cuprum.broadcast_to(g, dims).copy())
+    return tuple(out) if sparse else cuprum.stack(out) if n else cuprum.empty((0,), dtype=dtype)
+
+
+def ix_(*args):
+    """Open meshes of 1-D sequences, each shaped to index one axis."""
+    out = []
+    n = len(args)
+    for k, a in enumerate(args):
+        a = cuprum.asarray(a)
+        if a.ndim != 1:
+            raise ValueError("Cross index must be 1 dimensional")
+        if a.dtype == bool:
+            a = cuprum.flatnonzero(a)
+        shape = [1] * n
+        shape[k] = a.size
+        out.append(a.reshape(tuple(shape)))
+    return tuple(out)
+
+
+def tril_indices(n, k=0, m=None):
+    """The indices of the lower triangle of an ``(n, m)`` array (diagonal offset ``k``)."""
+    mask = numpy.tri(n, m, k=k, dtype=bool)
+    return tuple(cuprum.asarray(i) for i in numpy.nonzero(mask))
+
+
+def triu_indices(n, k=0, m=None):
+    """The indices of the upper triangle of an ``(n, m)`` array (diagonal offset ``k``)."""
+    mask = ~numpy.tri(n, m, k=k - 1, dtype=bool)
+    return tuple(cuprum.asarray(i) for i in numpy.nonzero(mask))
+
+
+def tril_indices_from(arr, k=0):
+    """``tril_indices`` of the 2-D ``arr``'s shape."""
+    if arr.ndim != 2:
+        raise ValueError("input array must be 2-d")
+    return tril_indices(arr.shape[-2], k=k, m=arr.shape[-1])
+
+
+def triu_indices_from(arr, k=0):
+    """``triu_indices`` of the 2-D ``arr``'s shape."""
+    if arr.ndim != 2:
+        raise ValueError("input array must be 2-d")
+    return triu_indices(arr.shape[-2], k=k, m=arr.shape[-1])
