@@ -26,13 +26,13 @@ class flatiter:
         return self._base.ravel()[key]
 
     def __setitem__(self, key, value):
+        # the flat positions selected, written with ``put`` (values repeat when shorter,
+        # as NumPy's ``flat`` assignment does; any layout of the array)
+        import cuprum
+
         a = self._base
-        if a.flags.c_contiguous:
-            a.reshape(-1)[key] = value  # a view of the same memory
-            return
-        flat = a.ravel()
-        flat[key] = value
-        a[...] = flat.reshape(a.shape)
+        pos = cuprum.arange(a.size)[key]
+        cuprum.put(a, pos.reshape(-1), value)
 
     def copy(self):
         """A flat copy of the elements."""
