@@ -114,11 +114,15 @@ from cuprum._routines import (  # noqa: F401
     compress,
     cumprod,
     cumsum,
+    cumulative_prod,
+    cumulative_sum,
     delete,
     diag_indices,
     diagonal,
     diff,
+    digitize,
     dstack,
+    ediff1d,
     expand_dims,
     extract,
     fill_diagonal,
@@ -133,6 +137,8 @@ from cuprum._routines import (  # noqa: F401
     lexsort,
     median,
     moveaxis,
+    nancumprod,
+    nancumsum,
     nanmedian,
     nanstd,
     nanvar,
@@ -161,6 +167,7 @@ from cuprum._routines import (  # noqa: F401
     take_along_axis,
     tile,
     trace,
+    trapezoid,
     tril,
     trim_zeros,
     triu,
@@ -436,7 +443,9 @@ del _f
 def where(condition, x=None, y=None):
     """``x`` where ``condition`` holds, else ``y``."""
     if x is None and y is None:
-        raise NotImplementedError("where(condition) is not supported: use nonzero")
+        return nonzero(condition)  # NumPy's one-argument form
+    if x is None or y is None:
+        raise ValueError("either both or neither of x and y should be given")
     return _cuprum.ufunc("where", condition, x, y)
 
 
@@ -511,6 +520,8 @@ nanmax = _reduction("nanmax", takes_dtype=False)
 nanmin = _reduction("nanmin", takes_dtype=False)
 argmax = _reduction("argmax", takes_dtype=False)
 argmin = _reduction("argmin", takes_dtype=False)
+nanargmax = _reduction("nanargmax", takes_dtype=False)
+nanargmin = _reduction("nanargmin", takes_dtype=False)
 all = _reduction("all", takes_dtype=False)
 any = _reduction("any", takes_dtype=False)
 
@@ -710,30 +721,49 @@ _FROM_NUMPY = (
     "uint16",
     "uint32",
     "uint64",
+    # NumPy's abstract scalar types, for `issubdtype(x.dtype, cp.integer)` and the like
+    "generic",
+    "number",
+    "integer",
+    "signedinteger",
+    "unsignedinteger",
+    "inexact",
+    "floating",
+    "complexfloating",
+    "issubdtype",
 )
 # CuPy's aliases of some of them.
 _ALIASES = {"bool": "bool_", "float_": "float64", "complex_": "complex128", "int_": "int64"}
 
 if _TYPE_CHECKING:
-    from numpy import (  # noqa: F401
+    from numpy import (  # noqa: F401  # noqa: F401
         bool_,
         complex64,
         complex128,
+        complexfloating,
         dtype,
         finfo,
         float16,
         float32,
         float64,
+        floating,
+        generic,
         iinfo,
+        inexact,
         int8,
         int16,
         int32,
         int64,
+        integer,
         intp,
+        issubdtype,
+        number,
+        signedinteger,
         uint8,
         uint16,
         uint32,
         uint64,
+        unsignedinteger,
     )
 
     from cuprum._cuprum import AxisError  # noqa: F401

@@ -905,3 +905,114 @@ def resize(a, new_shape):
         return cuprum.zeros(shape, dtype=a.dtype)
     flat = a.ravel()
     return flat[cuprum.arange(n) % a.size].reshape(shape)
+
+
+# ---------------------------------------------------------------------------- more scans and differences
+
+
+def nancumsum(a, axis=None, dtype=None, out=None):
+    """The cumulative sum with NaNs counted as zero."""
+    import cuprum
+
+    a = _asarray(a)
+    if a.dtype.kind in "fc":
+        a = cuprum.where(cuprum.isnan(a), 0, a).astype(a.dtype, copy=False)
+    return _cuprum.cumsum(a, axis, dtype, out)
+
+
+def nancumprod(a, axis=None, dtype=None, out=None):
+    """The cumulative product with NaNs counted as one."""
+    import cuprum
+
+    a = _asarray(a)
+    if a.dtype.kind in "fc":
+        a = cuprum.where(cuprum.isnan(a), 1, a).astype(a.dtype, copy=False)
+    return _cuprum.cumprod(a, axis, dtype, out)
+
+
+def _cumulative(native, identity, x, axis, dtype, out, include_initial):
+    import cuprum
+
+    x = _asarray(x)
+    if axis is None:
+        if x.ndim > 1:
+            raise ValueError("axis must be specified for arrays of more than one dimension")
+        axis = 0
+    if x.ndim == 0:
+        raise ValueError("cumulative functions need an array of at least one dimension")
+    r = native(x, axis, dtype, None)
+    if include_initial:
+        shape = list(r.shape)
+        shape[axis] = 1
+        first = cuprum.full(tuple(shape), identity, dtype=r.dtype)
+        r = cuprum.concatenate((first, r), axis=axis)
+    return _to_out(r, out)
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    """The array API's cumulative sum (with a leading zero on ``include_initial``)."""
+    return _cumulative(_cuprum.cumsum, 0, x, axis, dtype, out, include_initial)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    """The array API's cumulative product (with a leading one on ``include_initial``)."""
+    return _cumulative(_cuprum.cumprod, 1, x, axis, dtype, out, include_initial)
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    """The differences of consecutive elements of the flattened array, with optional
+    values before and after."""
+    import cuprum
+
+    a = _asarray(ary).ravel()
+    parts = []
+    if to_begin is not None:
+        parts.append(_asarray(to_begin).ravel().astype(a.dtype))
+    parts.append(a[1:] - a[:-1])
+    if to_end is not None:
+        parts.append(_asarray(to_end).ravel().astype(a.dtype))
+    return cuprum.concatenate(parts) if len(parts) > 1 else parts[0]
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    """The integral of ``y`` along ``axis`` by the trapezoidal rule (samples at ``x``, or
+    ``dx`` apart)."""
+    import cuprum
+
+    y = _asarray(y)
+    nd = y.ndim
+    axis = axis % nd
+    lo = [slice(None)] * nd
+    hi = [slice(None)] * nd
+    lo[axis] = slice(None, -1)
+    hi[axis] = slice(1, None)
+    if x is None:
+        d = dx
+    else:
+        x = _asarray(x)
+        if x.ndim == 1:
+            d = x[1:] - x[:-1]
+            shape = [1] * nd
+            shape[axis] = d.shape[0]
+            d = d.reshape(tuple(shape))
+        else:
+            d = x[tuple(hi)] - x[tuple(lo)]
+    return cuprum.sum(d * (y[tuple(hi)] + y[tuple(lo)]) / 2.0, axis=axis)
+
+
+def digitize(x, bins, right=False):
+    """The index of the bin each value of ``x`` falls in (``bins`` monotonic)."""
+    import cuprum
+
+    x = _asarray(x)
+    bins = _asarray(bins)
+    if bins.ndim != 1:
+        raise ValueError("object too deep for desired array")
+    if x.dtype.kind == "c":
+        raise TypeError("x may not be complex")
+    side = "left" if right else "right"
+    if bins.size > 1 and bool((bins[-1] < bins[0]).item()):
+        # decreasing bins: search the reversed array
+        rev = bins[::-1]
+        return bins.size - cuprum.searchsorted(rev, x.ravel(), side=side).reshape(x.shape)
+    return cuprum.searchsorted(bins, x.ravel(), side=side).reshape(x.shape)

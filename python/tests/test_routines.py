@@ -955,3 +955,43 @@ def test_signal_set_and_index_generation_routines_match_numpy():
             np.testing.assert_array_equal(g.get(), w)
         for g, w in zip(cp.triu_indices(4, k), np.triu_indices(4, k)):
             np.testing.assert_array_equal(g.get(), w)
+
+
+def test_nan_scans_cumulative_differences_integrals_and_bins():
+    a = np.array([[1.0, np.nan, 2.0], [3.0, 4.0, np.nan]])
+    x = cp.asarray(a)
+    np.testing.assert_allclose(cp.nancumsum(x, axis=1).get(), np.nancumsum(a, axis=1))
+    np.testing.assert_allclose(cp.nancumprod(x).get(), np.nancumprod(a))
+    assert cp.nanargmax(x, axis=1).get().tolist() == np.nanargmax(a, axis=1).tolist()
+    assert int(cp.nanargmin(x)) == int(np.nanargmin(a))
+    for g, w in zip(cp.where(x > 1), np.where(a > 1)):
+        np.testing.assert_array_equal(g.get(), w)
+    assert cp.issubdtype(x.dtype, cp.floating) and not cp.issubdtype(x.dtype, cp.integer)
+    b = np.arange(1, 7.0).reshape(2, 3)
+    y = cp.asarray(b)
+    np.testing.assert_allclose(
+        cp.cumulative_sum(y, axis=1, include_initial=True).get(),
+        np.cumulative_sum(b, axis=1, include_initial=True),
+    )
+    np.testing.assert_allclose(cp.cumulative_prod(y[0]).get(), np.cumulative_prod(b[0]))
+    np.testing.assert_allclose(
+        cp.ediff1d(y, to_end=[9], to_begin=[-1, -2]).get(),
+        np.ediff1d(b, to_end=[9], to_begin=[-1, -2]),
+    )
+    np.testing.assert_allclose(cp.trapezoid(y).get(), np.trapezoid(b))
+    np.testing.assert_allclose(
+        cp.trapezoid(y, x=cp.asarray([0, 1, 3.0]), axis=1).get(),
+        np.trapezoid(b, x=[0, 1, 3.0], axis=1),
+    )
+    xs = np.array([0.2, 6.4, 3.0, 1.6, -1, 10])
+    bins = np.array([0.0, 1.0, 2.5, 4.0, 10.0])
+    for right in (False, True):
+        for bb in (bins, bins[::-1]):
+            np.testing.assert_array_equal(
+                cp.digitize(cp.asarray(xs), cp.asarray(bb), right=right).get(),
+                np.digitize(xs, bb, right=right),
+            )
+    q, r = divmod(cp.asarray([7, -7]), cp.asarray([2, 2]))
+    assert q.get().tolist() == [3, -4] and r.get().tolist() == [1, 1]
+    q, r = divmod(7, cp.asarray([2, 3]))
+    assert q.get().tolist() == [3, 2] and r.get().tolist() == [1, 1]

@@ -1009,6 +1009,18 @@ impl PyArray {
         package_call(slf, "searchsorted", (v, side, sorter))
     }
 
+    /// `divmod(a, b)`: the floor quotient and the remainder (`cuprum.divmod`).
+    fn __divmod__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        package_call(slf, "divmod", (o,))
+    }
+
+    /// `divmod(b, a)`.
+    fn __rdivmod__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let f = py.import("cuprum")?.getattr("divmod")?;
+        Ok(f.call1((o, slf))?.unbind())
+    }
+
     /// `a.flat`: the elements in C order as one flat sequence (`cuprum.flatiter`).
     #[getter]
     fn flat(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
