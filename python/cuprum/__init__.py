@@ -82,6 +82,7 @@ from cuprum._memoize import clear_memo, memoize  # noqa: F401
 from cuprum._numeric_more import (  # noqa: F401
     convolve,
     correlate,
+    gradient,
     interp,
     intersect1d,
     ix_,

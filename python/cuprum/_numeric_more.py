@@ -5,6 +5,8 @@ operations: ``convolve``, ``correlate``, ``interp``, ``real_if_close``; ``union1
 
 from __future__ import annotations
 
+import functools
+
 import cuprum
 from cuprum._lazy import numpy
 
@@ -247,3 +249,111 @@ def triu_indices_from(arr, k=0):
     if arr.ndim != 2:
         raise ValueError("input array must be 2-d")
     return triu_indices(arr.shape[-2], k=k, m=arr.shape[-1])
+
+
+def _along(nd, axis, s):
+    key = [slice(None)] * nd
+    key[axis] = s
+    return tuple(key)
+
+
+def _spacing(f, axes, varargs):
+    """Each axis' spacing: a scalar, or the 1-D array of the coordinates' differences."""
+    n = len(axes)
+    if len(varargs) == 0:
+        return [1.0] * n
+    if len(varargs) == 1 and numpy.ndim(varargs[0]) == 0:
+        return [varargs[0]] * n
+    if len(varargs) != n:
+        raise TypeError("invalid number of arguments")
+    out = []
+    for ax, d in zip(axes, varargs):
+        if numpy.ndim(d) == 0:
+            out.append(d)
+            continue
+        d = cuprum.asarray(d)
+        if d.ndim != 1:
+            raise ValueError("distances must be either scalars or 1d")
+        if d.shape[0] != f.shape[ax]:
+            raise ValueError(
+                "when 1d, distances must match the length of the corresponding dimension"
+            )
+        if d.dtype.kind in "iub":
+            d = d.astype(numpy.float64)
+        dx = d[1:] - d[:-1]
+        out.append(dx)
+    return out
+
+
+def gradient(f, *varargs, axis=None, edge_order=1):
+    """The gradient of ``f`` by central differences inside and one-sided differences of
+    ``edge_order`` 1 or 2 at the edges (NumPy's ``gradient``), per axis; spacings are
+    scalars or 1-D coordinate arrays."""
+    f = cuprum.asarray(f)
+    nd = f.ndim
+    if axis is None:
+        axes = tuple(range(nd))
+    else:
+        given = axis if isinstance(axis, (tuple, list)) else (axis,)
+        for ax in given:
+            if not -nd <= ax < nd:
+                raise numpy.exceptions.AxisError(ax, nd)
+        axes = tuple(ax % nd for ax in given)
+        if len(set(axes)) != len(axes):
+            raise ValueError("duplicate value in 'axis'")
+    if edge_order > 2:
+        raise ValueError("'edge_order' greater than 2 not supported")
+    spacing = _spacing(f, axes, varargs)
+    dtype = f.dtype if f.dtype.kind in "fc" else numpy.dtype(numpy.float64)
+    f = f.astype(dtype, copy=False)
+    outs = []
+    for ax, h in zip(axes, spacing):
+        if f.shape[ax] < edge_order + 1:
+            raise ValueError(
+                "Shape of array too small to calculate a numerical gradient, at least "
+                "(edge_order + 1) elements are required."
+            )
+        out = cuprum.empty(f.shape, dtype=dtype)
+        sl = lambda s: _along(nd, ax, s)
+        uniform = numpy.ndim(h) == 0
+        if uniform:
+            out[sl(slice(1, -1))] = (f[sl(slice(2, None))] - f[sl(slice(None, -2))]) / (2.0 * h)
+        else:
+            shape = [1] * nd
+            shape[ax] = -1
+            dx1 = h[:-1].reshape(tuple(shape))
+            dx2 = h[1:].reshape(tuple(shape))
+            a = -dx2 / (dx1 * (dx1 + dx2))
+            b = (dx2 - dx1) / (dx1 * dx2)
+            c = dx1 / (dx2 * (dx1 + dx2))
+            out[sl(slice(1, -1))] = (
+                a * f[sl(slice(None, -2))] + b * f[sl(slice(1, -1))] + c * f[sl(slice(2, None))]
+            )
+        if edge_order == 1:
+            d0 = h if uniform else h[0]
+            d1 = h if uniform else h[-1]
+            out[sl(slice(0, 1))] = (f[sl(slice(1, 2))] - f[sl(slice(0, 1))]) / d0
+            out[sl(slice(-1, None))] = (f[sl(slice(-1, None))] - f[sl(slice(-2, -1))]) / d1
+        else:
+            if uniform:
+                a, b, c = -1.5 / h, 2.0 / h, -0.5 / h
+            else:
+                dx1, dx2 = h[0], h[1]
+                a = -(2.0 * dx1 + dx2) / (dx1 * (dx1 + dx2))
+                b = (dx1 + dx2) / (dx1 * dx2)
+                c = -dx1 / (dx2 * (dx1 + dx2))
+            out[sl(slice(0, 1))] = (
+                a * f[sl(slice(0, 1))] + b * f[sl(slice(1, 2))] + c * f[sl(slice(2, 3))]
+            )
+            if uniform:
+                a, b, c = 0.5 / h, -2.0 / h, 1.5 / h
+            else:
+                dx1, dx2 = h[-2], h[-1]
+                a = dx2 / (dx1 * (dx1 + dx2))
+                b = -(dx2 + dx1) / (dx1 * dx2)
+                c = (2.0 * dx2 + dx1) / (dx2 * (dx1 + dx2))
+            out[sl(slice(-1, None))] = (
+                a * f[sl(slice(-3, -2))] + b * f[sl(slice(-2, -1))] + c * f[sl(slice(-1, None))]
+            )
+        outs.append(out)
+    return outs[0] if len(axes) == 1 else tuple(outs)
