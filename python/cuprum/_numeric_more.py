@@ -314,7 +314,7 @@ def gradient(f, *varargs, axis=None, edge_order=1):
                 "(edge_order + 1) elements are required."
             )
         out = cuprum.empty(f.shape, dtype=dtype)
-        sl = lambda s: _along(nd, ax, s)
+        sl = functools.partial(_along, nd, ax)
         uniform = numpy.ndim(h) == 0
         if uniform:
             out[sl(slice(1, -1))] = (f[sl(slice(2, None))] - f[sl(slice(None, -2))]) / (2.0 * h)

@@ -995,3 +995,22 @@ def test_nan_scans_cumulative_differences_integrals_and_bins():
     assert q.get().tolist() == [3, -4] and r.get().tolist() == [1, 1]
     q, r = divmod(7, cp.asarray([2, 3]))
     assert q.get().tolist() == [3, 2] and r.get().tolist() == [1, 1]
+
+
+@pytest.mark.parametrize("edge_order", [1, 2])
+def test_gradient_matches_numpy(edge_order):
+    f = np.array([[1, 2, 4, 7, 11], [2, 4, 8, 16, 32]], dtype=float)
+    x = np.array([0, 1, 1.5, 3.5, 4.0])
+    for args, axis in [((), None), ((2.0,), None), ((0.5, x), None), ((x,), 1), ((), (0, 1))]:
+        want = np.gradient(f, *args, axis=axis, edge_order=edge_order)
+        dev = [cp.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
+        got = cp.gradient(cp.asarray(f), *dev, axis=axis, edge_order=edge_order)
+        want = want if isinstance(want, tuple) else (want,)
+        got = got if isinstance(got, tuple) else (got,)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g.get(), w, err_msg=f"{args} {axis}")
+    assert cp.gradient(cp.asarray([1, 4, 9, 16])).dtype == np.float64
+    with pytest.raises(ValueError, match="too small"):
+        cp.gradient(cp.asarray([1.0, 2.0]), edge_order=2)
+    with pytest.raises(TypeError, match="invalid number of arguments"):
+        cp.gradient(cp.asarray(f), 1.0, 2.0, 3.0)
