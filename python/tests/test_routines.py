@@ -999,7 +999,7 @@ def test_nan_scans_cumulative_differences_integrals_and_bins():
 
 @pytest.mark.parametrize("edge_order", [1, 2])
 def test_gradient_matches_numpy(edge_order):
-    f = np.array([[1, 2, 4, 7, 11], [2, 4, 8, 16, 32]], dtype=float)
+    f = np.array([[1, 2, 4, 7, 11], [2, 4, 8, 16, 32], [0, -1, 5, 2, 2]], dtype=float)
     x = np.array([0, 1, 1.5, 3.5, 4.0])
     for args, axis in [((), None), ((2.0,), None), ((0.5, x), None), ((x,), 1), ((), (0, 1))]:
         want = np.gradient(f, *args, axis=axis, edge_order=edge_order)
