@@ -55,14 +55,20 @@ def vander(x, N=None, increasing=False):
     return cuprum.power(x.astype(dtype)[:, None], powers[None, :].astype(dtype))
 
 
+def _positions(M):
+    """``(M, n)`` with ``n = 1 - M, 3 - M, …, M - 1`` (float64), or ``(M, window)`` for
+    the windows of fewer than two points (empty, or one 1)."""
+    M = int(M)
+    if M < 2:
+        return M, cuprum.ones(max(M, 0))
+    return M, cuprum.arange(1 - M, M, 2, dtype=cuprum.float64)
+
+
 def _symmetric(M, coefficients):
     """``Σ c_k cos(k π n / (M - 1))`` over ``n = 1 - M, 3 - M, …, M - 1``."""
-    M = int(M)
-    if M < 1:
-        return cuprum.zeros(0)
-    if M == 1:
-        return cuprum.ones(1)
-    n = cuprum.arange(1 - M, M, 2, dtype=cuprum.float64)
+    M, n = _positions(M)
+    if M < 2:
+        return n
     r = cuprum.zeros(M)
     for k, c in enumerate(coefficients):
         r = r + c * cuprum.cos(k * math.pi * n / (M - 1))
@@ -71,12 +77,9 @@ def _symmetric(M, coefficients):
 
 def bartlett(M):
     """The Bartlett (triangular) window of ``M`` points."""
-    M = int(M)
-    if M < 1:
-        return cuprum.zeros(0)
-    if M == 1:
-        return cuprum.ones(1)
-    n = cuprum.arange(1 - M, M, 2, dtype=cuprum.float64)
+    M, n = _positions(M)
+    if M < 2:
+        return n
     return cuprum.where(n <= 0, 1 + n / (M - 1), 1 - n / (M - 1))
 
 

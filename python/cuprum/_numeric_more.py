@@ -9,6 +9,7 @@ import functools
 
 import cuprum
 from cuprum._lazy import numpy
+from cuprum._routines import _axes_of
 
 
 def _shifted_sum(a, v):
@@ -291,16 +292,9 @@ def gradient(f, *varargs, axis=None, edge_order=1):
     scalars or 1-D coordinate arrays."""
     f = cuprum.asarray(f)
     nd = f.ndim
-    if axis is None:
-        axes = tuple(range(nd))
-    else:
-        given = axis if isinstance(axis, (tuple, list)) else (axis,)
-        for ax in given:
-            if not -nd <= ax < nd:
-                raise numpy.exceptions.AxisError(ax, nd)
-        axes = tuple(ax % nd for ax in given)
-        if len(set(axes)) != len(axes):
-            raise ValueError("duplicate value in 'axis'")
+    axes = _axes_of(axis, nd)
+    if len(set(axes)) != len(axes):
+        raise ValueError("duplicate value in 'axis'")
     if edge_order > 2:
         raise ValueError("'edge_order' greater than 2 not supported")
     spacing = _spacing(f, axes, varargs)

@@ -222,21 +222,28 @@ def _quantiles(name, native, a, q, axis, out, method, keepdims, weights):
     return _to_out(native(a, q, axis, keepdims), out)
 
 
+def _axes_of(axis, nd):
+    """``axis`` (an int, a sequence of ints, or ``None``: every axis) as non-negative axes
+    of an ``nd``-dimensional array, in the order given (NumPy's AxisError for one out of
+    range)."""
+    from cuprum._lazy import numpy
+
+    if axis is None:
+        return tuple(range(nd))
+    given = axis if isinstance(axis, (tuple, list)) else (axis,)
+    for ax in given:
+        if not -nd <= ax < nd:
+            raise numpy.exceptions.AxisError(ax, nd)
+    return tuple(ax % nd for ax in given)
+
+
 def _rows_along(a, axis):
     """``a`` as rows of the elements along ``axis`` (an int, a tuple of ints or ``None``):
     ``(rows, rest, axes)``, ``rest`` the shape of the other axes, ``axes`` the reduced
     ones normalised and sorted."""
-    from cuprum._lazy import numpy
 
     nd = a.ndim
-    if axis is None:
-        axes = tuple(range(nd))
-    else:
-        given = axis if isinstance(axis, (tuple, list)) else (axis,)
-        for ax in given:
-            if not -nd <= ax < nd:
-                raise numpy.exceptions.AxisError(ax, nd)
-        axes = tuple(sorted(ax % nd for ax in given))
+    axes = tuple(sorted(_axes_of(axis, nd)))
     rest_axes = [d for d in range(nd) if d not in axes]
     moved = a.transpose(rest_axes + list(axes)) if nd else a.reshape(1)
     rest = tuple(a.shape[d] for d in rest_axes)

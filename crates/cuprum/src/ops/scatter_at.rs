@@ -47,6 +47,17 @@ pub enum AtOp {
 }
 
 impl AtOp {
+    /// Every operation.
+    pub const ALL: [AtOp; 7] = [
+        AtOp::Add,
+        AtOp::Subtract,
+        AtOp::Maximum,
+        AtOp::Minimum,
+        AtOp::BitwiseAnd,
+        AtOp::BitwiseOr,
+        AtOp::BitwiseXor,
+    ];
+
     /// NumPy's name of the ufunc.
     pub fn name(self) -> &'static str {
         match self {
@@ -62,17 +73,7 @@ impl AtOp {
 
     /// The ufunc NumPy calls `name`, if it has an `at` here.
     pub fn from_name(name: &str) -> Option<AtOp> {
-        [
-            AtOp::Add,
-            AtOp::Subtract,
-            AtOp::Maximum,
-            AtOp::Minimum,
-            AtOp::BitwiseAnd,
-            AtOp::BitwiseOr,
-            AtOp::BitwiseXor,
-        ]
-        .into_iter()
-        .find(|o| o.name() == name)
+        AtOp::ALL.into_iter().find(|o| o.name() == name)
     }
 
     /// `combine(cur, x)` in C++ for dtype `d` (the new value of an element).
@@ -335,15 +336,7 @@ fn apply(view: &Array, pos: &Array, v: &Array, op: AtOp) -> Result<()> {
 pub(crate) fn sample_sources() -> Vec<(String, String)> {
     let mut v = Vec::new();
     for &d in DType::ALL {
-        for op in [
-            AtOp::Add,
-            AtOp::Subtract,
-            AtOp::Maximum,
-            AtOp::Minimum,
-            AtOp::BitwiseAnd,
-            AtOp::BitwiseOr,
-            AtOp::BitwiseXor,
-        ] {
+        for op in AtOp::ALL {
             if op.check(d).is_ok() {
                 v.push((
                     format!("{}.at {}", op.name(), d.name()),
