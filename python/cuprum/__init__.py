@@ -132,6 +132,8 @@ from cuprum._routines import (  # noqa: F401
     fliplr,
     flipud,
     histogram,
+    histogram2d,
+    histogramdd,
     hstack,
     isclose,
     isin,

@@ -118,9 +118,20 @@ def tile(A, reps):
 
 
 def histogram(a, bins=10, range=None, weights=None, density=None):
-    """The histogram of ``a``: ``(counts, bin_edges)`` (``bins`` a count or the edges)."""
+    """The histogram of ``a``: ``(counts, bin_edges)`` (``bins`` a count or the edges;
+    with ``weights``, the sums of the weights in each bin)."""
     if weights is not None:
-        raise NotImplementedError("histogram: weights= is not supported")
+        a = _asarray(a)
+        w = _asarray(weights)
+        if w.shape != a.shape:
+            raise ValueError("weights should have the same shape as a.")
+        hist, edges = histogramdd(
+            a.reshape(-1, 1), bins=[bins], range=None if range is None else [range], weights=w
+        )
+        if not density:
+            hist = hist.astype(w.dtype)  # NumPy's: the sums in the weights' dtype
+        e = edges[0]
+        return hist, e.astype(a.dtype) if a.dtype.kind == "f" else e
     if isinstance(bins, str):
         raise NotImplementedError(f"histogram: bins={bins!r} (an estimator) is not supported")
     if range is not None:
@@ -1023,3 +1034,99 @@ def digitize(x, bins, right=False):
         rev = bins[::-1]
         return bins.size - cuprum.searchsorted(rev, x.ravel(), side=side).reshape(x.shape)
     return cuprum.searchsorted(bins, x.ravel(), side=side).reshape(x.shape)
+
+
+def histogramdd(sample, bins=10, range=None, density=None, weights=None):
+    """The multidimensional histogram of ``sample`` (``(N, D)``, or D arrays of N):
+    ``(hist, [edges per dimension])``; ``bins`` a count, counts or edges per dimension."""
+    import cuprum
+    from cuprum._lazy import numpy
+
+    if isinstance(sample, (list, tuple)):
+        sample = cuprum.stack([_asarray(x).ravel() for x in sample], axis=1)
+    sample = _asarray(sample)
+    if sample.ndim == 1:
+        sample = sample.reshape(-1, 1)
+    n, d = sample.shape
+    if isinstance(bins, (int, numpy.integer)):
+        bins = [int(bins)] * d
+    if len(bins) != d:
+        raise ValueError("The dimension of bins must be equal to the dimension of the sample x.")
+    if range is not None and len(range) != d:
+        raise ValueError("range argument must have one entry per dimension")
+    edges, counts_per_dim = [], []
+    for i, b in enumerate(bins):
+        col = sample[:, i]
+        if numpy.ndim(b) == 0:
+            b = int(b)
+            if b < 1:
+                raise ValueError(f"`bins[{i}]` must be positive, when an integer")
+            if range is not None and range[i] is not None:
+                lo, hi = (float(v) for v in range[i])
+            elif n:
+                lo, hi = float(col.min()), float(col.max())
+            else:
+                lo, hi = 0.0, 1.0
+            if lo > hi:
+                raise ValueError(f"max must be larger than min in range parameter for dim {i}")
+            if lo == hi:
+                lo, hi = lo - 0.5, hi + 0.5
+            e = cuprum.linspace(lo, hi, b + 1)
+        else:
+            e = _asarray(b).astype(numpy.float64)
+            if e.ndim != 1:
+                raise ValueError(f"`bins[{i}]` must be a scalar or 1d array")
+            if e.size > 1 and bool((e[1:] < e[:-1]).any()):
+                raise ValueError(f"`bins[{i}]` must be monotonically increasing, when an array")
+        edges.append(e)
+        counts_per_dim.append(e.size + 1)  # with the two outlier bins
+    # each point's bin per dimension (0 and len(edges): outliers), the last edge inclusive
+    flat = None
+    for i, e in enumerate(edges):
+        col = sample[:, i].astype(numpy.float64)
+        k = cuprum.searchsorted(e, col, side="right")
+        k = cuprum.where(col == e[-1], e.size - 1, k)
+        flat = k if flat is None else flat * counts_per_dim[i] + k
+    size = 1
+    for c in counts_per_dim:
+        size *= c
+    if weights is None:
+        hist = cuprum.bincount(flat, minlength=size).astype(numpy.float64)
+    else:
+        w = _asarray(weights).ravel()
+        hist = cuprum.bincount(flat, weights=w.astype(numpy.float64), minlength=size)
+    hist = hist[:size].reshape(tuple(counts_per_dim))
+    hist = hist[tuple(slice(1, -1) for _ in counts_per_dim)]
+    if density:
+        total = hist.sum()
+        for i, e in enumerate(edges):
+            shape = [1] * d
+            shape[i] = e.size - 1
+            hist = hist / (e[1:] - e[:-1]).reshape(tuple(shape))
+        hist = hist / total
+    return hist, edges
+
+
+def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
+    """The histogram of the points ``(x, y)``: ``(hist, xedges, yedges)``."""
+    from cuprum._lazy import numpy
+
+    x, y = _asarray(x), _asarray(y)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValueError("x and y must be 1-D arrays of the same length")
+    try:
+        count = len(bins)
+    except TypeError:
+        count = 1
+    if (
+        count != 1
+        and count != 2
+        or count == 1
+        and numpy.ndim(bins) == 0
+        or count == 2
+        and numpy.ndim(bins) == 1
+        and not isinstance(bins, (list, tuple))
+    ):
+        bins = [bins, bins]
+    hist, edges = histogramdd((x, y), bins, range, density, weights)
+    return hist, edges[0], edges[1]

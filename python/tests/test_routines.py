@@ -265,8 +265,7 @@ def test_histogram(dtype):
     same(cp.histogram(x, bins=5, density=True), np.histogram(h, bins=5, density=True), tol)
     view = h.reshape(5, 10)[:, ::2]
     same(cp.histogram(x.reshape(5, 10)[:, ::2]), np.histogram(view), tol)
-    with pytest.raises(NotImplementedError):
-        cp.histogram(x, weights=x)
+    same(cp.histogram(x, bins=5, weights=x), np.histogram(h, bins=5, weights=h), tol)
     with pytest.raises(NotImplementedError):
         cp.histogram(x, bins="auto")
     with pytest.raises(ValueError):
@@ -1014,3 +1013,36 @@ def test_gradient_matches_numpy(edge_order):
         cp.gradient(cp.asarray([1.0, 2.0]), edge_order=2)
     with pytest.raises(TypeError, match="invalid number of arguments"):
         cp.gradient(cp.asarray(f), 1.0, 2.0, 3.0)
+
+
+def test_histogramdd_histogram2d_and_weighted_histogram_match_numpy():
+    s = RNG.standard_normal((100, 3))
+    w = np.abs(RNG.standard_normal(100))
+    for bins in (5, [3, 4, 5], [np.array([-2, -1, 0, 1, 2.0]), 4, np.array([-3, 0, 3.0])]):
+        dev_bins = (
+            [cp.asarray(b) if isinstance(b, np.ndarray) else b for b in bins]
+            if isinstance(bins, list)
+            else bins
+        )
+        for density in (False, True):
+            for weights in (None, w):
+                want, wedges = np.histogramdd(s, bins=bins, density=density, weights=weights)
+                got, gedges = cp.histogramdd(
+                    cp.asarray(s),
+                    bins=dev_bins,
+                    density=density,
+                    weights=None if weights is None else cp.asarray(weights),
+                )
+                np.testing.assert_allclose(got.get(), want)
+                for g, e in zip(gedges, wedges):
+                    np.testing.assert_allclose(g.get(), e)
+    x, y = s[:, 0], s[:, 1]
+    want = np.histogram2d(x, y, bins=[4, 6], range=[[-2, 2], [-3, 3]])
+    got = cp.histogram2d(cp.asarray(x), cp.asarray(y), bins=[4, 6], range=[[-2, 2], [-3, 3]])
+    for g, e in zip(got, want):
+        np.testing.assert_allclose(g.get(), e)
+    hw, ew = np.histogram(x, bins=6, weights=np.arange(100))
+    gw, gew = cp.histogram(cp.asarray(x), bins=6, weights=cp.arange(100))
+    assert gw.dtype == hw.dtype
+    np.testing.assert_allclose(gw.get(), hw)
+    np.testing.assert_allclose(gew.get(), ew)
