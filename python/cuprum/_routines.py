@@ -172,9 +172,30 @@ def _isin_by_blocks(e, t, invert):
 # ---------------------------------------------------------------------------- order statistics
 
 
+_NUMPY_METHODS = (
+    "inverted_cdf",
+    "averaged_inverted_cdf",
+    "closest_observation",
+    "interpolated_inverted_cdf",
+    "hazen",
+    "weibull",
+    "linear",
+    "median_unbiased",
+    "normal_unbiased",
+    "lower",
+    "higher",
+    "midpoint",
+    "nearest",
+)
+
+
 def _linear_only(method, name):
+    if method not in _NUMPY_METHODS:
+        raise ValueError(
+            f"{method!r} is not a valid method. Use one of: {', '.join(_NUMPY_METHODS)}"
+        )
     if method != "linear":
-        raise NotImplementedError(f"{name}: method={method!r} is not supported (only 'linear')")
+        raise NotImplementedError(f"{name}: method={method!r} is not supported")
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
@@ -299,7 +320,7 @@ def _by_rank(name, a, q, scale, axis, keepdims, method):
         r = cuprum.where(cuprum.isnan(s[:, -1:]), numpy.nan, r).astype(r.dtype, copy=False)
     if keepdims:
         rest = tuple(1 if d in axes else a.shape[d] for d in range(nd))
-    return r.T.reshape(qh.shape + rest)
+    return cuprum.ascontiguousarray(r.T.reshape(qh.shape + rest))
 
 
 def _to_out(r, out):
@@ -1036,6 +1057,15 @@ def digitize(x, bins, right=False):
     return cuprum.searchsorted(bins, x.ravel(), side=side).reshape(x.shape)
 
 
+def _ndim(x):
+    """The dimensions of an array (a device array's without converting it) or a scalar."""
+    if hasattr(x, "ndim"):
+        return x.ndim
+    from cuprum._lazy import numpy
+
+    return numpy.ndim(x)
+
+
 def histogramdd(sample, bins=10, range=None, density=None, weights=None):
     """The multidimensional histogram of ``sample`` (``(N, D)``, or D arrays of N):
     ``(hist, [edges per dimension])``; ``bins`` a count, counts or edges per dimension."""
@@ -1057,7 +1087,7 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
     edges, counts_per_dim = [], []
     for i, b in enumerate(bins):
         col = sample[:, i]
-        if numpy.ndim(b) == 0:
+        if _ndim(b) == 0:
             b = int(b)
             if b < 1:
                 raise ValueError(f"`bins[{i}]` must be positive, when an integer")
@@ -1071,9 +1101,12 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
                 raise ValueError(f"max must be larger than min in range parameter for dim {i}")
             if lo == hi:
                 lo, hi = lo - 0.5, hi + 0.5
-            e = cuprum.linspace(lo, hi, b + 1)
+            # NumPy's edges: in the sample's float dtype (float64 for integers)
+            e = cuprum.linspace(lo, hi, b + 1).astype(
+                sample.dtype if sample.dtype.kind == "f" else numpy.float64
+            )
         else:
-            e = _asarray(b).astype(numpy.float64)
+            e = _asarray(b)  # given edges keep their dtype
             if e.ndim != 1:
                 raise ValueError(f"`bins[{i}]` must be a scalar or 1d array")
             if e.size > 1 and bool((e[1:] < e[:-1]).any()):
@@ -1084,6 +1117,7 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
     flat = None
     for i, e in enumerate(edges):
         col = sample[:, i].astype(numpy.float64)
+        e = e.astype(numpy.float64)
         k = cuprum.searchsorted(e, col, side="right")
         k = cuprum.where(col == e[-1], e.size - 1, k)
         flat = k if flat is None else flat * counts_per_dim[i] + k
@@ -1109,24 +1143,11 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
 
 def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
     """The histogram of the points ``(x, y)``: ``(hist, xedges, yedges)``."""
-    from cuprum._lazy import numpy
-
     x, y = _asarray(x), _asarray(y)
     if x.shape != y.shape or x.ndim != 1:
         raise ValueError("x and y must be 1-D arrays of the same length")
-    try:
-        count = len(bins)
-    except TypeError:
-        count = 1
-    if (
-        count != 1
-        and count != 2
-        or count == 1
-        and numpy.ndim(bins) == 0
-        or count == 2
-        and numpy.ndim(bins) == 1
-        and not isinstance(bins, (list, tuple))
-    ):
+    # one count or one array of edges for both axes, or one per axis
+    if not (isinstance(bins, (list, tuple)) and len(bins) == 2):
         bins = [bins, bins]
     hist, edges = histogramdd((x, y), bins, range, density, weights)
     return hist, edges[0], edges[1]
