@@ -1046,3 +1046,22 @@ def test_histogramdd_histogram2d_and_weighted_histogram_match_numpy():
     assert gw.dtype == hw.dtype
     np.testing.assert_allclose(gw.get(), hw)
     np.testing.assert_allclose(gew.get(), ew)
+
+
+def test_histogram2d_edges_as_device_arrays_and_quantile_method_names():
+    x = (RNG.random(100) * 100).astype(np.float32)
+    y = (RNG.random(100) * 100).astype(np.float32)
+    edges = [np.arange(0, 100, 4), np.arange(0, 100, 10)]
+    want = np.histogram2d(x, y, bins=edges, density=True)
+    got = cp.histogram2d(
+        cp.asarray(x), cp.asarray(y), bins=[cp.asarray(e) for e in edges], density=True
+    )
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        np.testing.assert_allclose(g.get(), w, rtol=1e-6)
+    h, e = cp.histogramdd(cp.asarray(np.stack([x, y], 1)), bins=(3, 5))
+    assert e[0].dtype == np.float32 and h.dtype == np.float64
+    with pytest.raises(ValueError, match="not a valid method"):
+        cp.quantile(cp.ones(3), 0.5, method="deadbeef")
+    r = cp.quantile(cp.asarray(RNG.random((3, 4))), [0.2, 0.7], axis=1, method="nearest")
+    assert r.flags.c_contiguous and r.shape == (2, 3)
