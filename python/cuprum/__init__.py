@@ -54,6 +54,8 @@ from cuprum._creation import (  # noqa: F401
     kaiser,
     logspace,
     meshgrid,
+    mgrid,
+    ogrid,
     vander,
 )
 from cuprum._cuprum import (  # noqa: F401

@@ -1,7 +1,8 @@
 """NumPy's creation routines that cuprum composes from its own operations: coordinate
-grids (``meshgrid``), log-spaced ranges (``logspace``), Vandermonde matrices (``vander``)
-and the window functions (``bartlett``, ``blackman``, ``hamming``, ``hanning``,
-``kaiser``, by NumPy's formulas, in float64). The values are computed on the device."""
+grids (``meshgrid``, ``mgrid``, ``ogrid``), log-spaced ranges (``logspace``), Vandermonde
+matrices (``vander``) and the window functions (``bartlett``, ``blackman``, ``hamming``,
+``hanning``, ``kaiser``, by NumPy's formulas, in float64). The values are computed on the
+device."""
 
 from __future__ import annotations
 
@@ -110,3 +111,33 @@ def kaiser(M, beta):
     return cuprum.i0(beta * cuprum.sqrt(1 - ((n - alpha) / alpha) ** 2.0)) / cuprum.i0(
         cuprum.asarray(float(beta))
     )
+
+
+class _Grid:
+    """``mgrid`` and ``ogrid``: ``grid[a:b:s, …]`` gives the coordinates of a grid, a step
+    ``Nj`` (an imaginary number) meaning ``N`` points from ``a`` to ``b`` inclusive."""
+
+    def __init__(self, sparse):
+        self._sparse = sparse
+
+    @staticmethod
+    def _axis(s):
+        if not isinstance(s, slice):
+            raise TypeError("mgrid and ogrid take slices (start:stop:step)")
+        start = 0 if s.start is None else s.start
+        step = 1 if s.step is None else s.step
+        if isinstance(step, complex):
+            return cuprum.linspace(start, s.stop, int(abs(step)))
+        return cuprum.arange(start, s.stop, step)
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            return self._axis(key)
+        axes = [self._axis(s) for s in key]
+        if self._sparse:
+            return meshgrid(*axes, indexing="ij", sparse=True, copy=False)
+        return cuprum.stack(meshgrid(*axes, indexing="ij"))
+
+
+mgrid = _Grid(sparse=False)
+ogrid = _Grid(sparse=True)

@@ -1065,3 +1065,17 @@ def test_histogram2d_edges_as_device_arrays_and_quantile_method_names():
         cp.quantile(cp.ones(3), 0.5, method="deadbeef")
     r = cp.quantile(cp.asarray(RNG.random((3, 4))), [0.2, 0.7], axis=1, method="nearest")
     assert r.flags.c_contiguous and r.shape == (2, 3)
+
+
+def test_mgrid_and_ogrid_match_numpy():
+    for key in (np.s_[0:5:2], np.s_[0:3, 1:4], np.s_[-1:1:5j, 0:2], np.s_[0:1:3j]):
+        want, got = np.mgrid[key], cp.mgrid[key]
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got.get(), want)
+        want, got = np.ogrid[key], cp.ogrid[key]
+        if isinstance(want, (list, tuple)):
+            for g, w in zip(got, want):
+                assert g.shape == w.shape
+                np.testing.assert_allclose(g.get(), w)
+        else:
+            np.testing.assert_allclose(got.get(), want)
