@@ -21,7 +21,7 @@ from collections.abc import Callable as _Callable
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 from typing import Any as _Any
 
-from cuprum import _cuprum, _metadata, cuda, exceptions, profiler, random  # noqa: F401  (after _cuprum)
+from cuprum import _creation, _cuprum, _metadata, cuda, exceptions, profiler, random  # noqa: F401  (after _cuprum)
 from cuprum._composed import (  # noqa: F401
     around,
     copysign,
@@ -47,6 +47,7 @@ from cuprum._composed import (  # noqa: F401
     sinc,
 )
 from cuprum._creation import (  # noqa: F401
+    array,
     bartlett,
     blackman,
     hamming,
@@ -197,15 +198,6 @@ def asarray(a, dtype=None, order=None, *, blocking=False):
     differs), a device array of another framework without a copy, host data uploaded to
     the current device."""
     return _cuprum.asarray(a, dtype)
-
-
-def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0, *, blocking=False):
-    """A new device array from ``obj`` (a copy unless ``copy=False`` and nothing changes);
-    ``ndmin`` prepends axes of extent 1."""
-    a = _cuprum.asarray(obj, dtype, bool(copy))
-    if ndmin > a.ndim:
-        a = a.reshape((1,) * (ndmin - a.ndim) + a.shape)
-    return a
 
 
 def asanyarray(a, dtype=None, order=None):
@@ -604,32 +596,7 @@ def copy(a, order="K"):
     """A copy of ``a`` in memory ``order``: ``'C'``, ``'F'``, ``'A'`` (F when ``a`` is
     F-contiguous and not C-contiguous, else C) or ``'K'`` (the axes laid out in the order
     of ``a``'s strides, as NumPy's)."""
-    a = asarray(a)
-    order = (order or "K").upper()
-    if order not in ("C", "F", "A", "K"):
-        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
-    if order == "A":
-        order = "F" if _f_contiguous(a) and not a.is_c_contiguous else "C"
-    if order == "C" or a.ndim < 2:
-        return a.copy()
-    if order == "F":
-        return a.T.copy().T
-    # K: copy with the axes permuted to decreasing strides (C order in that
-    # permutation), then permute back.
-    perm = sorted(range(a.ndim), key=lambda i: -_builtins.abs(a.strides[i]))
-    inverse = [perm.index(i) for i in range(a.ndim)]
-    return a.transpose(*perm).copy().transpose(*inverse)
-
-
-def _f_contiguous(a):
-    step = a.itemsize
-    for n, s in zip(a.shape, a.strides):
-        if n == 0:
-            return True
-        if n != 1 and s != step:
-            return False
-        step *= n
-    return True
+    return _creation.copy_in_order(asarray(a), order)
 
 
 def array_equal(a1, a2, equal_nan=False):

@@ -141,3 +141,150 @@ class _Grid:
 
 mgrid = _Grid(sparse=False)
 ogrid = _Grid(sparse=True)
+
+
+# ---------------------------------------------------------------------------- array()
+
+_NO_COPY = (
+    "Unable to avoid copy while creating an array as requested "
+    "(copy=False; copy=None copies only where needed)."
+)
+
+
+def order_arg(order):
+    """NumPy's memory order argument, upper case (``None`` is ``'K'``)."""
+    o = "K" if order is None else str(order).upper()
+    if o not in ("C", "F", "A", "K"):
+        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    return o
+
+
+def f_contiguous(a):
+    """Whether ``a``'s elements lie in Fortran order without gaps."""
+    step = a.itemsize
+    for n, s in zip(a.shape, a.strides):
+        if n == 0:
+            return True
+        if n != 1 and s != step:
+            return False
+        step *= n
+    return True
+
+
+def _fits(a, order):
+    """Whether ``a``'s layout already satisfies ``order`` (no copy needed)."""
+    if order == "C":
+        return a.is_c_contiguous
+    if order == "F":
+        return f_contiguous(a)
+    if order == "A":
+        return a.is_c_contiguous or f_contiguous(a)
+    return True
+
+
+def _axes_for(a, order):
+    """The permutation that puts ``a``'s axes in the order a copy lays out C-contiguously:
+    C as they are, F reversed, A by ``a``'s contiguity, K by decreasing strides (NumPy's)."""
+    if order == "A":
+        order = "F" if f_contiguous(a) and not a.is_c_contiguous else "C"
+    if order == "C" or a.ndim < 2:
+        return list(range(a.ndim))
+    if order == "F":
+        return list(range(a.ndim))[::-1]
+    return sorted(range(a.ndim), key=lambda i: -abs(a.strides[i]))
+
+
+def copy_in_order(a, order, dtype=None):
+    """A new array with ``a``'s values (cast to ``dtype`` when given) laid out in ``order``
+    (``'C'``, ``'F'``, ``'A'`` or ``'K'``), in one pass: the copy is made C-contiguous in
+    the permuted axes, then permuted back."""
+    perm = _axes_for(a, order_arg(order))
+    v = a.transpose(*perm) if perm != list(range(a.ndim)) else a
+    # both C: the layout is the permutation's
+    out = v.astype(dtype, order="C") if dtype is not None and dtype != a.dtype else v.copy("C")
+    if perm == list(range(a.ndim)):
+        return out
+    return out.transpose(*[perm.index(i) for i in range(a.ndim)])
+
+
+def _holds_device_array(obj):
+    return any(
+        isinstance(x, cuprum.ndarray) or (isinstance(x, (list, tuple)) and _holds_device_array(x))
+        for x in obj
+    )
+
+
+def _from_nested(obj):
+    """Nested sequences that hold device arrays, stacked on the device (CuPy's
+    ``array([a, b])``); the other items are uploaded."""
+    if isinstance(obj, cuprum.ndarray):
+        return obj
+    if isinstance(obj, (list, tuple)):
+        if not obj:
+            return cuprum.asarray(numpy.asarray(obj))
+        parts = [_from_nested(x) for x in obj]
+        if len({p.shape for p in parts}) > 1:
+            raise ValueError(
+                "setting an array element with a sequence. The requested array has an "
+                "inhomogeneous shape"
+            )
+        return cuprum.stack(parts)
+    return cuprum.asarray(obj)
+
+
+def _numpy_dtype(dtype):
+    """``dtype`` as NumPy's, or ``None`` where NumPy does not know it."""
+    if dtype is None:
+        return None
+    try:
+        return numpy.dtype(dtype)
+    except TypeError:
+        return None
+
+
+def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0, *, blocking=False):
+    """A device array from ``obj`` (NumPy's and CuPy's ``array``): a copy unless
+    ``copy=None`` and nothing has to change (``copy=False`` then raises ``ValueError``
+    where a copy is needed); laid out in ``order`` (``'K'``: as ``obj``); ``ndmin``
+    prepends axes of extent 1. Lists of device arrays are stacked on the device."""
+    order = order_arg(order)
+    if isinstance(obj, (list, tuple)) and _holds_device_array(obj):
+        a = _from_nested(obj)
+        fresh = True
+    elif isinstance(obj, cuprum.ndarray):
+        a, fresh = obj, False
+    elif isinstance(obj, (numpy.ndarray, list, tuple)):
+        a, fresh = _upload(obj, dtype, order), True
+        dtype = None
+    else:
+        a = cuprum._cuprum.asarray(obj, dtype, copy is not False and copy is not None)
+        fresh, dtype = True, None
+    want = _numpy_dtype(dtype)
+    if dtype is not None and want is None:  # a dtype only cuprum names (bfloat16)
+        a, fresh, want = a.astype(dtype), True, None
+    cast = want is not None and want != a.dtype
+    if not fresh:
+        if copy is False and (cast or not _fits(a, order)):
+            raise ValueError(_NO_COPY)
+        if copy or cast or not _fits(a, order):
+            a = copy_in_order(a, order, want)
+    elif cast or not _fits(a, order):
+        a = copy_in_order(a, order, want)
+    if ndmin > a.ndim:
+        a = a.reshape((1,) * (ndmin - a.ndim) + a.shape)
+    return a
+
+
+def _upload(obj, dtype, order):
+    """Host data uploaded: NumPy's conversion first (native byte order), in ``order``'s
+    layout (F for ``'F'``, and for ``'A'``/``'K'`` where the NumPy array is in F order)."""
+    h = numpy.asarray(obj, dtype=_numpy_dtype(dtype))
+    if not h.dtype.isnative:
+        h = h.astype(h.dtype.newbyteorder("="))
+    fortran = h.ndim > 1 and (
+        order == "F" or (order in ("A", "K") and h.flags.f_contiguous and not h.flags.c_contiguous)
+    )
+    d = None if _numpy_dtype(dtype) is not None else dtype
+    if fortran:
+        return cuprum._cuprum.asarray(numpy.ascontiguousarray(h.T), d).T
+    return cuprum._cuprum.asarray(h, d)

@@ -125,13 +125,20 @@ def histogram(a, bins=10, range=None, weights=None, density=None):
         w = _asarray(weights)
         if w.shape != a.shape:
             raise ValueError("weights should have the same shape as a.")
-        hist, edges = histogramdd(
-            a.reshape(-1, 1), bins=[bins], range=None if range is None else [range], weights=w
-        )
-        if not density:
-            hist = hist.astype(w.dtype)  # NumPy's: the sums in the weights' dtype
+        rng = None if range is None else [range]
+        if w.dtype.kind == "c":  # NumPy's: the real and imaginary sums apart
+            hist, edges = histogramdd(a.reshape(-1, 1), bins=[bins], range=rng, weights=w.real)
+            hist = hist + 1j * histogramdd(a.reshape(-1, 1), [bins], rng, weights=w.imag)[0]
+        else:
+            hist, edges = histogramdd(a.reshape(-1, 1), bins=[bins], range=rng, weights=w)
         e = edges[0]
-        return hist, e.astype(a.dtype) if a.dtype.kind == "f" else e
+        if _ndim(bins) == 0 and a.dtype.kind == "f":
+            e = e.astype(a.dtype)  # a count of bins: NumPy's edges in the data's float dtype
+        if density:  # NumPy's: over the widths of the edges as returned
+            import cuprum
+
+            return hist / cuprum.diff(e).astype("float64") / hist.sum(), e
+        return hist.astype(w.dtype), e  # NumPy's: the sums in the weights' dtype
     if isinstance(bins, str):
         raise NotImplementedError(f"histogram: bins={bins!r} (an estimator) is not supported")
     if range is not None:
@@ -143,7 +150,10 @@ def histogram(a, bins=10, range=None, weights=None, density=None):
 def bincount(x, weights=None, minlength=0):
     """The number of occurrences of each non-negative integer in ``x`` (or the sums of
     ``weights``)."""
-    return _cuprum.bincount(x, weights, minlength)
+    r = _cuprum.bincount(x, weights, minlength)
+    if weights is not None and getattr(x, "size", 1) == 0:
+        return r.astype("int64")  # NumPy's: an empty x counts in intp, weights or not
+    return r
 
 
 def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
@@ -1050,11 +1060,30 @@ def digitize(x, bins, right=False):
     if x.dtype.kind == "c":
         raise TypeError("x may not be complex")
     side = "left" if right else "right"
-    if bins.size > 1 and bool((bins[-1] < bins[0]).item()):
+    if _monotonicity(bins) < 0:
         # decreasing bins: search the reversed array
         rev = bins[::-1]
         return bins.size - cuprum.searchsorted(rev, x.ravel(), side=side).reshape(x.shape)
     return cuprum.searchsorted(bins, x.ravel(), side=side).reshape(x.shape)
+
+
+def _monotonicity(bins):
+    """NumPy's test of digitize's bins: 1 increasing (or all equal), -1 decreasing, by the
+    first value that differs from the first (NaN differs from everything); bins that are
+    neither are NumPy's ``ValueError``."""
+    if bins.size < 2:
+        return 1
+    differs = bins[1:] != bins[0]
+    if not bool(differs.any()):
+        return 1
+    i = int(differs.argmax()) + 1
+    up = bool(bins[0] < bins[i])
+    rest = bins[i:]
+    if rest.size > 1:
+        back = rest[:-1] > rest[1:] if up else rest[:-1] < rest[1:]
+        if bool(back.any()):
+            raise ValueError("bins must be monotonically increasing or decreasing")
+    return 1 if up else -1
 
 
 def _ndim(x):
@@ -1077,7 +1106,7 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
     sample = _asarray(sample)
     if sample.ndim == 1:
         sample = sample.reshape(-1, 1)
-    n, d = sample.shape
+    d = sample.shape[1]
     if isinstance(bins, (int, numpy.integer)):
         bins = [int(bins)] * d
     if len(bins) != d:
@@ -1091,20 +1120,10 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
             b = int(b)
             if b < 1:
                 raise ValueError(f"`bins[{i}]` must be positive, when an integer")
-            if range is not None and range[i] is not None:
-                lo, hi = (float(v) for v in range[i])
-            elif n:
-                lo, hi = float(col.min()), float(col.max())
-            else:
-                lo, hi = 0.0, 1.0
-            if lo > hi:
-                raise ValueError(f"max must be larger than min in range parameter for dim {i}")
-            if lo == hi:
-                lo, hi = lo - 0.5, hi + 0.5
-            # NumPy's edges: in the sample's float dtype (float64 for integers)
-            e = cuprum.linspace(lo, hi, b + 1).astype(
-                sample.dtype if sample.dtype.kind == "f" else numpy.float64
-            )
+            lo, hi = _outer_edges(col, None if range is None else range[i])
+            # NumPy's edges: linspace of the outer edges as they are (the sample's float
+            # dtype, float64 for integers or a given range), computed on the host as NumPy does
+            e = cuprum.asarray(numpy.linspace(lo, hi, b + 1))
         else:
             e = _asarray(b)  # given edges keep their dtype
             if e.ndim != 1:
@@ -1139,6 +1158,28 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
             hist = hist / (e[1:] - e[:-1]).reshape(tuple(shape))
         hist = hist / total
     return hist, edges
+
+
+def _outer_edges(col, rng):
+    """NumPy's outer edges of one dimension: ``rng``, or the column's minimum and maximum
+    (NumPy scalars of its dtype), widened by one half each way where they are equal."""
+    from cuprum._lazy import numpy
+
+    if rng is not None:
+        lo, hi = rng
+        if lo > hi:
+            raise ValueError("max must be larger than min in range parameter.")
+        if not (numpy.isfinite(lo) and numpy.isfinite(hi)):
+            raise ValueError(f"supplied range of [{lo}, {hi}] is not finite")
+    elif col.size == 0:
+        lo, hi = 0, 1
+    else:
+        lo, hi = col.min().get()[()], col.max().get()[()]
+        if not (numpy.isfinite(lo) and numpy.isfinite(hi)):
+            raise ValueError(f"autodetected range of [{lo}, {hi}] is not finite")
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    return lo, hi
 
 
 def histogram2d(x, y, bins=10, range=None, density=None, weights=None):

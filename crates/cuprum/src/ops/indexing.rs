@@ -162,8 +162,9 @@ __device__ __forceinline__ void put_nd(T* a, const J* __restrict__ idx, const T*
     for nd in 1..=MAX_ND {
         let _ = writeln!(
             s,
-            "extern \"C\" __global__ void __launch_bounds__(256) cuprum_put{nd}(T* a, const J* __restrict__ idx, const T* __restrict__ v, I m, I nv,\n\
-             \x20   long long size, int mode, unsigned long long* __restrict__ err, Meta meta) {{ put_nd<{nd}>(a, idx, v, m, nv, size, mode, err, meta); }}"
+            "extern \"C\" __global__ void __launch_bounds__(256) cuprum_put{nd}(T* a, const J* __restrict__ idx, const T* __restrict__ v,\n\
+             \x20   unsigned long long m, unsigned long long nv, long long size, int mode, unsigned long long* __restrict__ err, Meta meta) {{\n\
+             \x20 put_nd<{nd}>(a, idx, v, (I)m, (I)nv, size, mode, err, meta); }}"
         );
     }
     s
@@ -580,35 +581,18 @@ pub fn put_with(
     let err = flag.ptr();
     let target = DevicePtr(a.data_ptr());
     let name = put_name(ms.len());
-    let grid = blocks_for(m);
-    let nv = v.size();
-    if wide {
-        let args = (
-            target,
-            &idx,
-            &v,
-            m as u64,
-            nv as u64,
-            size as i64,
-            mode.code(),
-            err,
-            ByValue(meta),
-        );
-        prog.launch(name, grid, 256, args)?;
-    } else {
-        let args = (
-            target,
-            &idx,
-            &v,
-            m as u32,
-            nv as u32,
-            size as i64,
-            mode.code(),
-            err,
-            ByValue(meta),
-        );
-        prog.launch(name, grid, 256, args)?;
-    }
+    let args = (
+        target,
+        &idx,
+        &v,
+        m as u64,
+        v.size() as u64,
+        size as i64,
+        mode.code(),
+        err,
+        ByValue(meta),
+    );
+    prog.launch(name, blocks_for(m), 256, args)?;
     flag.check(0, size)
 }
 

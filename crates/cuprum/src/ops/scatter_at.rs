@@ -203,8 +203,9 @@ __device__ __forceinline__ void at_nd(T* a, const J* __restrict__ idx, const T* 
     for nd in 1..=MAX_ND {
         let _ = writeln!(
             s,
-            "extern \"C\" __global__ void __launch_bounds__(256) cuprum_at{nd}(T* a, const J* __restrict__ idx, const T* __restrict__ v, I m, I nv,\n\
-             \x20   long long size, unsigned long long* __restrict__ err, Meta meta) {{ at_nd<{nd}>(a, idx, v, m, nv, size, err, meta); }}"
+            "extern \"C\" __global__ void __launch_bounds__(256) cuprum_at{nd}(T* a, const J* __restrict__ idx, const T* __restrict__ v,\n\
+             \x20   unsigned long long m, unsigned long long nv, long long size, unsigned long long* __restrict__ err, Meta meta) {{\n\
+             \x20 at_nd<{nd}>(a, idx, v, (I)m, (I)nv, size, err, meta); }}"
         );
     }
     s
@@ -299,36 +300,17 @@ fn apply(view: &Array, pos: &Array, v: &Array, op: AtOp) -> Result<()> {
     let wide = !fits_u32(m.max(size));
     let prog = at_program(view.dtype(), op, wide);
     let flag = ErrFlag::new(IndexMode::Raise)?;
-    let err = flag.ptr();
-    let target = DevicePtr(view.data_ptr());
-    let name = at_name(ms.len());
-    let grid = blocks_for(m);
-    let nv = v.size();
-    if wide {
-        let args = (
-            target,
-            &pos,
-            v,
-            m as u64,
-            nv as u64,
-            size as i64,
-            err,
-            ByValue(meta),
-        );
-        prog.launch(name, grid, 256, args)?;
-    } else {
-        let args = (
-            target,
-            &pos,
-            v,
-            m as u32,
-            nv as u32,
-            size as i64,
-            err,
-            ByValue(meta),
-        );
-        prog.launch(name, grid, 256, args)?;
-    }
+    let args = (
+        DevicePtr(view.data_ptr()),
+        &pos,
+        v,
+        m as u64,
+        v.size() as u64,
+        size as i64,
+        flag.ptr(),
+        ByValue(meta),
+    );
+    prog.launch(at_name(ms.len()), blocks_for(m), 256, args)?;
     flag.check(0, size)
 }
 

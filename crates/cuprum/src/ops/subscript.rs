@@ -668,8 +668,8 @@ __device__ __forceinline__ void put_block_nd(T* a, const long long* __restrict__
         let _ = writeln!(
             s,
             "extern \"C\" __global__ void __launch_bounds__(256) cuprum_put_block{nd}(T* a, const long long* __restrict__ f,\n\
-             \x20   const T* __restrict__ v, I m, I nv, long long nb, long long len, long long inner,\n\
-             \x20   unsigned long long* __restrict__ err, Meta meta) {{ put_block_nd<{nd}>(a, f, v, m, nv, nb, len, inner, err, meta); }}"
+             \x20   const T* __restrict__ v, unsigned long long m, unsigned long long nv, long long nb, long long len, long long inner,\n\
+             \x20   unsigned long long* __restrict__ err, Meta meta) {{ put_block_nd<{nd}>(a, f, v, (I)m, (I)nv, nb, len, inner, err, meta); }}"
         );
     }
     s
@@ -709,41 +709,19 @@ fn put_block_launch(
     let wide = !fits_u32(m.max(target.size()));
     let prog = put_block_program(target.itemsize(), wide);
     let flag = ErrFlag::new(IndexMode::Raise)?;
-    let err = flag.ptr();
-    let dst = DevicePtr(target.data_ptr());
-    let name = put_block_name(ms.len());
-    let grid = blocks_for(m);
-    let nv = v.size();
-    let dims = (nb as i64, len as i64, inner as i64);
-    if wide {
-        let args = (
-            dst,
-            f,
-            v,
-            m as u64,
-            nv as u64,
-            dims.0,
-            dims.1,
-            dims.2,
-            err,
-            ByValue(meta),
-        );
-        prog.launch(name, grid, 256, args)?;
-    } else {
-        let args = (
-            dst,
-            f,
-            v,
-            m as u32,
-            nv as u32,
-            dims.0,
-            dims.1,
-            dims.2,
-            err,
-            ByValue(meta),
-        );
-        prog.launch(name, grid, 256, args)?;
-    }
+    let args = (
+        DevicePtr(target.data_ptr()),
+        f,
+        v,
+        m as u64,
+        v.size() as u64,
+        nb as i64,
+        len as i64,
+        inner as i64,
+        flag.ptr(),
+        ByValue(meta),
+    );
+    prog.launch(put_block_name(ms.len()), blocks_for(m), 256, args)?;
     flag.check(0, len)
 }
 

@@ -162,13 +162,21 @@ pub(crate) fn upload(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<A
     if let Some(d) = dtype {
         kwargs.set_item(pyo3::intern!(py, "dtype"), numpy_dtype(py, d)?)?;
     }
-    let host = np
-        .getattr(pyo3::intern!(py, "asarray"))?
-        .call((obj,), Some(&kwargs))?;
+    let asarray = np.getattr(pyo3::intern!(py, "asarray"))?;
+    let mut host = asarray.call((obj,), Some(&kwargs))?;
+    let host_dtype = host.getattr(pyo3::intern!(py, "dtype"))?;
     let dtype = match dtype {
         Some(d) => d,
-        None => dtype_of(&host.getattr(pyo3::intern!(py, "dtype"))?)?,
+        None => dtype_of(&host_dtype)?,
     };
+    if !host_dtype
+        .getattr(pyo3::intern!(py, "isnative"))?
+        .is_truthy()?
+    {
+        // byte-swapped data (`'>i4'` on this machine): the values in native byte order
+        kwargs.set_item(pyo3::intern!(py, "dtype"), numpy_dtype(py, dtype)?)?;
+        host = asarray.call((host,), Some(&kwargs))?;
+    }
     let shape: Vec<usize> = host.getattr(pyo3::intern!(py, "shape"))?.extract()?;
     let (addr, nbytes) = host_memory(&host)?;
     let stream = Stream::current()?;

@@ -424,11 +424,14 @@ impl PyArray {
 
     // ---- shape and conversion ------------------------------------------------------
 
-    /// A copy (C order).
+    /// A copy in memory `order` (`'C'`, `'F'`, `'A'` or `'K'`, as NumPy's).
     #[pyo3(signature = (order="C"))]
-    fn copy(&self, py: Python<'_>, order: &str) -> PyResult<Py<PyAny>> {
-        let _ = order;
-        wrap(py, self.array.copy()?)
+    fn copy(slf: &Bound<'_, Self>, order: &str) -> PyResult<Py<PyAny>> {
+        let me = &slf.get().array;
+        if matches!(order, "C" | "c") || me.ndim() < 2 {
+            return wrap(slf.py(), me.copy()?);
+        }
+        copy_in_order(slf, order, None)
     }
 
     /// The array converted to `dtype` (a copy unless `copy=False` and the dtype is the same).
@@ -441,20 +444,24 @@ impl PyArray {
         subok: Option<bool>,
         copy: bool,
     ) -> PyResult<Py<PyAny>> {
-        let _ = (order, casting, subok);
+        let _ = (casting, subok);
         let py = slf.py();
         let me = &slf.get().array;
         let d = convert::dtype_of(dtype)?;
         if d == me.dtype() && !copy {
             return Ok(slf.clone().into_any().unbind());
         }
-        if d == me.dtype() {
-            return wrap(py, me.copy()?);
-        }
         if me.dtype().kind() == crate::array::DTypeKind::Complex
             && d.kind() != crate::array::DTypeKind::Complex
         {
             ops::complex_warning(py)?;
+        }
+        if !matches!(order, "C" | "c") && me.ndim() > 1 && !me.is_c_contiguous() {
+            // NumPy's layouts other than C: the copy follows the source's
+            return copy_in_order(slf, order, Some(dtype));
+        }
+        if d == me.dtype() {
+            return wrap(py, me.copy()?);
         }
         wrap(py, me.astype(d)?)
     }
@@ -1186,6 +1193,18 @@ fn same_function<'py>(
         Ok(f) if !f.is(func) => Ok(Some(f)),
         _ => Ok(None),
     }
+}
+
+/// A copy of `slf` (cast to `dtype`) in NumPy's memory `order`, by the package's
+/// `copy_in_order` (a permuted C-contiguous copy, one pass).
+fn copy_in_order(
+    slf: &Bound<'_, PyArray>,
+    order: &str,
+    dtype: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let py = slf.py();
+    let f = py.import("cuprum._creation")?.getattr("copy_in_order")?;
+    Ok(f.call1((slf, order, dtype))?.unbind())
 }
 
 /// The view whose C order is NumPy's `order` of `a`: the array itself for `'C'`, its
