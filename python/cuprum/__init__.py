@@ -195,12 +195,20 @@ newaxis = None
 
 def asarray(a, dtype=None, order=None, *, blocking=False):
     """``a`` as a ``cuprum.ndarray``: itself when it is one (converted when ``dtype``
-    differs), a device array of another framework without a copy, host data uploaded to
-    the current device."""
-    return _cuprum.asarray(a, dtype)
+    differs, copied when ``order`` asks for another layout), a device array of another
+    framework without a copy, host data uploaded to the current device (a NumPy array in
+    Fortran order stays in Fortran order, as NumPy's ``asarray`` keeps it)."""
+    if isinstance(a, ndarray) and order is None:
+        return a if dtype is None else _cuprum.asarray(a, dtype)
+    if order is None or order in ("K", "k", "A", "a"):
+        if isinstance(a, (list, tuple)) and _creation._holds_device_array(a):
+            return _creation.array(a, dtype, copy=None, order=order)
+        if not (isinstance(a, _numpy.ndarray) and a.ndim > 1 and not a.flags.c_contiguous):
+            return _cuprum.asarray(a, dtype)
+    return _creation.array(a, dtype, copy=None, order=order)
 
 
-def asanyarray(a, dtype=None, order=None):
+def asanyarray(a, dtype=None, order=None, *, blocking=False):
     """``a`` as a cuprum array (the same as ``asarray``: cuprum has no array subclasses of
     its own)."""
     return asarray(a, dtype, order)

@@ -188,6 +188,9 @@ def test_descriptors_report_their_fields():
     assert d["addressMode"] == [3, 2, 0]
     assert (d["filterMode"], d["readMode"], d["normalizedCoords"]) == (1, 1, 1)
     assert d["borderColor"] == [0.5, 0.25, 0.0, 0.0]
+    # CUDA's int fields take ints as CuPy's do
+    flags = TextureDescriptor(normalizedCoords=1, sRGB=0).get_texture_desc()
+    assert (flags["normalizedCoords"], flags["sRGB"]) == (1, 0)
     ch = ChannelFormatDescriptor(8, 8, 8, 8, runtime.cudaChannelFormatKindUnsigned)
     arr = CUDAarray(ch, 4)
     res = ResourceDescriptor(runtime.cudaResourceTypeArray, cuArr=arr)

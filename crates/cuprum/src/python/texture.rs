@@ -376,17 +376,18 @@ impl PyTextureDesc {
         addressModes: Option<Vec<i64>>,
         filterMode: i64,
         readMode: i64,
-        sRGB: Option<bool>,
+        sRGB: Option<&Bound<'_, PyAny>>,
         borderColors: Option<Vec<f32>>,
-        normalizedCoords: Option<bool>,
+        normalizedCoords: Option<&Bound<'_, PyAny>>,
         maxAnisotropy: Option<u32>,
     ) -> PyResult<PyTextureDesc> {
         let mut desc = TextureDesc {
             address: [AddressMode::Wrap; 3],
             filter: FilterMode::from_code(filterMode)?,
             read: ReadMode::from_code(readMode)?,
-            normalized_coords: normalizedCoords.unwrap_or(false),
-            srgb: sRGB.unwrap_or(false),
+            // CUDA's int fields: any truthy value (CuPy passes ints or bools)
+            normalized_coords: truthy(normalizedCoords)?,
+            srgb: truthy(sRGB)?,
             border_color: [0.0; 4],
             max_anisotropy: maxAnisotropy.unwrap_or(0),
         };
@@ -514,4 +515,9 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTextureDesc>()?;
     m.add_class::<PyTextureObject>()?;
     m.add_class::<PySurfaceObject>()
+}
+
+/// An optional flag given as a bool or an int (absent: false).
+fn truthy(v: Option<&Bound<'_, PyAny>>) -> PyResult<bool> {
+    v.map_or(Ok(false), |v| v.is_truthy())
 }
