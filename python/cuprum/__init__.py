@@ -653,6 +653,12 @@ def get_array_module(*args):
     return _numpy._lazy_load()
 
 
+def get_default_memory_pool():
+    """The memory pool of the current device (``cuprum.cuda.MemoryPool``: ``used_bytes``,
+    ``free_bytes``, ``total_bytes``, ``free_all_blocks``), as CuPy's."""
+    return cuda.memory.get_default_memory_pool()
+
+
 # ---------------------------------------------------------------------------- setup
 
 

@@ -171,3 +171,18 @@ def test_bincount_of_nothing_with_weights_is_int64():
     want = np.bincount(np.array([], np.int32), weights=np.zeros(0), minlength=2)
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(got.get(), want)
+
+
+def test_the_default_memory_pool_reports_and_releases():
+    pool = cp.get_default_memory_pool()
+    assert pool is cp.get_default_memory_pool()
+    assert isinstance(pool, cp.cuda.MemoryPool)
+    before = pool.used_bytes()
+    a = cp.ones(1 << 20, dtype=np.float32)
+    assert pool.used_bytes() >= before + (4 << 20)
+    assert pool.total_bytes() == pool.used_bytes() + pool.free_bytes()
+    del a
+    cp.cuda.Device().synchronize()
+    pool.free_all_blocks()
+    assert pool.used_bytes() <= before
+    assert pool.free_bytes() >= 0

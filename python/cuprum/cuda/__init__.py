@@ -1,7 +1,8 @@
 """``cuprum.cuda``: devices, streams, events and CUDA graphs as CuPy names them
 (``Device``, ``Stream``, ``Stream.null``, ``Event``, ``get_current_stream``,
 ``get_elapsed_time``, ``stream.begin_capture()`` / ``end_capture()`` → ``Graph``), and
-device memory (``alloc``, ``MemoryPointer``; also as ``cuprum.cuda.memory``),
+device memory (``alloc``, ``MemoryPointer``, ``MemoryPool``; also as
+``cuprum.cuda.memory``),
 ``cuprum.cuda.compiler`` (``CompileException``, ``compile_using_nvrtc``),
 ``cuprum.cuda.texture`` (CUDA arrays, texture and surface objects) and
 ``cuprum.cuda.runtime`` (device queries and CUDA's texture constants).
@@ -19,7 +20,7 @@ import threading
 from cuprum import _cuprum
 from cuprum._cuprum import CompileException, Event, get_elapsed_time  # noqa: F401
 from cuprum.cuda import compiler, memory, runtime, texture  # noqa: F401
-from cuprum.cuda.memory import MemoryPointer, alloc  # noqa: F401
+from cuprum.cuda.memory import MemoryPointer, MemoryPool, alloc  # noqa: F401
 
 
 class Device:

@@ -11,6 +11,41 @@ offset. Every copy is checked against the memory block the pointer lies in.
 
 from __future__ import annotations
 
+from cuprum import _cuprum
 from cuprum._cuprum import MemoryPointer, alloc
 
-__all__ = ["MemoryPointer", "alloc"]
+__all__ = ["MemoryPointer", "MemoryPool", "alloc", "get_default_memory_pool"]
+
+
+class MemoryPool:
+    """CuPy's ``MemoryPool``: the memory cuprum's pool holds on the current device."""
+
+    def used_bytes(self):
+        """Bytes that live arrays (and pointers from ``alloc``) use."""
+        return int(_cuprum._pool_info(0)[1])
+
+    def free_bytes(self):
+        """Bytes the pool holds that no array uses (kept for reuse)."""
+        reserved, used, _ = _cuprum._pool_info(0)
+        return int(max(reserved - used, 0))
+
+    def total_bytes(self):
+        """Bytes the pool holds: ``used_bytes() + free_bytes()``."""
+        reserved, used, _ = _cuprum._pool_info(0)
+        return int(max(reserved, used))
+
+    def free_all_blocks(self, stream=None):
+        """Returns every byte no array uses to the driver (after the device's queued work;
+        ``stream`` is accepted for CuPy's signature: the pool is the device's)."""
+        _cuprum._free_all_blocks(0)
+
+    def __repr__(self):
+        return f"<cuprum.cuda.MemoryPool used={self.used_bytes()} total={self.total_bytes()}>"
+
+
+_DEFAULT_POOL = MemoryPool()
+
+
+def get_default_memory_pool():
+    """The pool of the current device (CuPy's ``get_default_memory_pool``)."""
+    return _DEFAULT_POOL

@@ -254,10 +254,41 @@ fn _mem_get_info() -> PyResult<(usize, usize)> {
     Ok(crate::runtime::Device::current()?.memory_info()?)
 }
 
+/// The device `device`'s memory pool as `(reserved, in use by live arrays, kept for
+/// reuse)` bytes (CuPy's `MemoryPool` reports these).
+#[pyfunction]
+fn _pool_info(device: usize) -> PyResult<(u64, u64, u64)> {
+    let d = pool_device(device)?;
+    let cached = d.cached_bytes() as u64;
+    let used = d.pool_used_bytes()?;
+    Ok((
+        d.pool_reserved_bytes()?,
+        used.saturating_sub(cached),
+        cached,
+    ))
+}
+
+/// Returns the memory `device`'s pool keeps for reuse to the driver (CuPy's
+/// `free_all_blocks`).
+#[pyfunction]
+fn _free_all_blocks(device: usize) -> PyResult<()> {
+    Ok(pool_device(device)?.release_pool_memory()?)
+}
+
+/// Device `k` of the package (0: the current device, which the host device answers as).
+fn pool_device(k: usize) -> PyResult<crate::runtime::Device> {
+    Ok(match k {
+        0 => crate::runtime::Device::current()?,
+        k => crate::runtime::Device::get(k)?,
+    })
+}
+
 /// Adds the `cuprum.cuda` classes to `m`.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_device_properties, m)?)?;
     m.add_function(wrap_pyfunction!(_mem_get_info, m)?)?;
+    m.add_function(wrap_pyfunction!(_pool_info, m)?)?;
+    m.add_function(wrap_pyfunction!(_free_all_blocks, m)?)?;
     m.add_class::<PyStream>()?;
     m.add_class::<PyGraph>()?;
     m.add_class::<PyEvent>()?;
