@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import builtins as _builtins
 import math as _math
+import operator as _operator
 import sys as _sys
 from collections.abc import Callable as _Callable
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 from typing import Any as _Any
 
-from cuprum import _creation, _cuprum, _metadata, cuda, exceptions, profiler, random  # noqa: F401  (after _cuprum)
+from cuprum import _creation, _cuprum, _metadata, _routines, cuda, exceptions, profiler, random  # noqa: F401  (after _cuprum)
 from cuprum._composed import (  # noqa: F401
     around,
     copysign,
@@ -80,6 +81,7 @@ from cuprum._cuprum import (  # noqa: F401
     ndarray,
 )
 from cuprum._flatiter import flatiter  # noqa: F401
+from cuprum._index_tricks import c_, r_  # noqa: F401
 from cuprum._lazy import numpy as _numpy
 from cuprum._memoize import clear_memo, memoize  # noqa: F401
 from cuprum._numeric_more import (  # noqa: F401
@@ -112,6 +114,7 @@ from cuprum._routines import (  # noqa: F401
     atleast_3d,
     average,
     bincount,
+    broadcast,
     broadcast_to,
     choose,
     column_stack,
@@ -121,10 +124,14 @@ from cuprum._routines import (  # noqa: F401
     cumulative_prod,
     cumulative_sum,
     delete,
+    diag,
     diag_indices,
+    diag_indices_from,
+    diagflat,
     diagonal,
     diff,
     digitize,
+    dsplit,
     dstack,
     ediff1d,
     expand_dims,
@@ -137,10 +144,12 @@ from cuprum._routines import (  # noqa: F401
     histogram,
     histogram2d,
     histogramdd,
+    hsplit,
     hstack,
     isclose,
     isin,
     lexsort,
+    mask_indices,
     median,
     moveaxis,
     nancumprod,
@@ -160,6 +169,7 @@ from cuprum._routines import (  # noqa: F401
     repeat,
     resize,
     roll,
+    rot90,
     row_stack,
     searchsorted,
     select,
@@ -174,10 +184,16 @@ from cuprum._routines import (  # noqa: F401
     tile,
     trace,
     trapezoid,
+    tri,
     tril,
     trim_zeros,
     triu,
     unique,
+    unique_all,
+    unique_counts,
+    unique_inverse,
+    unique_values,
+    vsplit,
     vstack,
 )
 
@@ -282,12 +298,21 @@ def full_like(a, fill_value, dtype=None, order="K", subok=None, shape=None):
 
 
 def arange(start, stop=None, step=None, dtype=None):
-    """Evenly spaced values in ``[start, stop)`` (NumPy's dtype inference)."""
+    """Evenly spaced values in ``[start, stop)`` (NumPy's dtype inference; complex values
+    as NumPy computes them)."""
+    if _creation.arange_composed(start, stop, step, dtype):
+        return _creation.arange(start, stop, step, dtype)
     return _cuprum.arange(start, stop, step, dtype)
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
-    """``num`` evenly spaced values from ``start`` to ``stop``."""
+    """``num`` evenly spaced values from ``start`` to ``stop`` (complex values, and arrays
+    of start and stop points with the points along ``axis``, as NumPy computes them)."""
+    num = _operator.index(num)
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    if _creation.linspace_composed(start, stop, dtype):
+        return _creation.linspace(start, stop, num, endpoint, retstep, dtype, axis)
     return _cuprum.linspace(start, stop, num, endpoint, retstep, dtype, axis)
 
 
@@ -616,9 +641,12 @@ def array_equal(a1, a2, equal_nan=False):
 
 
 def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
-    """The arrays joined along ``axis`` (flattened first for ``axis=None``)."""
+    """The arrays joined along ``axis`` (flattened first for ``axis=None``; cast to
+    ``dtype`` under ``casting``)."""
+    arrays = list(arrays)
+    dtype = _routines.join_cast(arrays, dtype, casting)
     r = _cuprum.concatenate(arrays, axis)
-    if dtype is not None:
+    if dtype is not None and r.dtype != dtype:
         r = r.astype(dtype)
     if out is not None:
         out[...] = r
@@ -626,9 +654,14 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     return r
 
 
-def reshape(a, newshape, order="C"):
-    """``a`` with another shape."""
-    return asarray(a).reshape(newshape, order=order)
+def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
+    """``a`` with another shape (a view where the layout allows; ``copy`` as NumPy 2's:
+    ``True`` always copies, ``False`` refuses to)."""
+    if shape is None:
+        if newshape is None:
+            raise TypeError("reshape() missing 1 required positional argument: 'shape'")
+        shape = newshape
+    return asarray(a).reshape(shape, order=order, copy=copy)
 
 
 def ravel(a, order="C"):

@@ -254,7 +254,13 @@ round_ = around
 def copyto(dst, src, casting="same_kind", where=True):
     """Copies ``src`` into ``dst`` (broadcast), where ``where`` is true, under NumPy's
     casting rule."""
-    src_dtype = _result_dtype(lambda s: s, src)
+    if isinstance(src, (bool, int, float, complex)):
+        # a Python scalar is weak (NEP 50): NumPy's own check on one element gives its
+        # TypeError or OverflowError for this value
+        numpy.copyto(numpy.empty((), dst.dtype), src, casting=casting)
+        src_dtype = dst.dtype
+    else:
+        src_dtype = _result_dtype(lambda s: s, src)
     if not numpy.can_cast(src_dtype, dst.dtype, casting=casting):
         raise TypeError(
             f"Cannot cast array data from {src_dtype!r} to {dst.dtype!r} according to the "

@@ -1,8 +1,9 @@
 """NumPy's creation routines that cuprum composes from its own operations: coordinate
-grids (``meshgrid``, ``mgrid``, ``ogrid``), log-spaced ranges (``logspace``), Vandermonde
-matrices (``vander``) and the window functions (``bartlett``, ``blackman``, ``hamming``,
-``hanning``, ``kaiser``, by NumPy's formulas, in float64). The values are computed on the
-device."""
+grids (``meshgrid``, ``mgrid``, ``ogrid``), log-spaced ranges (``logspace``), the cases of
+``linspace`` (complex values, arrays of start and stop points) and ``arange`` (complex
+values) that the engine leaves out, Vandermonde matrices (``vander``) and the window
+functions (``bartlett``, ``blackman``, ``hamming``, ``hanning``, ``kaiser``, by NumPy's
+formulas, in float64). The values are computed on the device."""
 
 from __future__ import annotations
 
@@ -40,6 +41,142 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     y = cuprum.linspace(start, stop, num=num, endpoint=endpoint, axis=axis)
     r = cuprum.power(base, y)
     return r if dtype is None else r.astype(dtype, copy=False)
+
+
+def _is_complex(x):
+    """Whether ``x`` is a complex number or an array of complex values (NumPy's, cuprum's)."""
+    if isinstance(x, complex):
+        return True
+    dtype = getattr(x, "dtype", None)
+    return getattr(dtype, "kind", None) == "c"
+
+
+def _complex_dtype(dtype):
+    """Whether ``dtype`` (given) is a complex dtype."""
+    return dtype is not None and getattr(_numpy_dtype(dtype), "kind", None) == "c"
+
+
+def _real_scalar(x):
+    """Whether ``x`` is one real number (a Python or NumPy scalar, a 0-d array)."""
+    if isinstance(x, complex):
+        return False
+    if isinstance(x, (int, float)):
+        return True
+    return getattr(x, "ndim", None) == 0 and not _is_complex(x)
+
+
+def linspace_composed(start, stop, dtype):
+    """Whether ``linspace`` of these arguments is composed here (complex values, or start
+    and stop points that are not single numbers) rather than the engine's."""
+    return not (_real_scalar(start) and _real_scalar(stop)) or _complex_dtype(dtype)
+
+
+def _weak(x):
+    """``x`` as NumPy's ``result_type`` should see it: Python and NumPy scalars as they are
+    (Python's weak), a device array by its dtype, other data as a NumPy array."""
+    if isinstance(x, (int, float, complex, numpy.generic)):
+        return x
+    if isinstance(x, cuprum.ndarray):
+        return x.dtype
+    return numpy.asarray(x)
+
+
+def linspace(start, stop, num, endpoint, retstep, dtype, axis):
+    """NumPy's ``linspace`` composed: ``start + i * step`` in the common inexact dtype of
+    ``start`` and ``stop`` (broadcast together; the points along ``axis``), ``stop`` last
+    with ``endpoint``, then cast to ``dtype``; the step is a NumPy scalar (NaN for fewer
+    than two points with ``endpoint``) or an array."""
+    dt = numpy.result_type(_weak(start), _weak(stop), 0.0)
+    start = cuprum.asarray(start, dtype=dt)
+    stop = cuprum.asarray(stop, dtype=dt)
+    div = num - 1 if endpoint else num
+    delta = stop - start
+    y = cuprum.arange(num).astype(dt).reshape((-1,) + (1,) * delta.ndim)
+    if div > 0:
+        step = delta / div
+        if bool((step == 0).any()):  # NumPy's care for denormal steps
+            y = y / div * delta
+        else:
+            y = y * step
+        step = step.get()[()] if step.ndim == 0 else step
+    else:
+        step = math.nan
+        y = y * delta
+    y = y + start
+    if endpoint and num > 1:
+        y[-1, ...] = stop
+    if axis != 0:
+        y = cuprum.moveaxis(y, 0, axis)
+    if dtype is not None:
+        if getattr(_numpy_dtype(dtype), "kind", None) in ("i", "u"):
+            if dt.kind == "c":
+                raise TypeError(
+                    "ufunc 'floor' not supported for the input types, and the inputs could "
+                    "not be safely coerced to any supported types according to the casting "
+                    "rule ''safe''"
+                )
+            y = cuprum.floor(y)
+        y = y.astype(dtype, copy=False)
+    return (y, step) if retstep else y
+
+
+def arange_composed(start, stop, step, dtype):
+    """Whether ``arange`` of these arguments is composed here: complex values (unless a
+    real ``dtype`` is asked for: NumPy's ``TypeError`` then) or a complex ``dtype``."""
+    if dtype is not None:
+        return _complex_dtype(dtype)
+    return _is_complex(start) or _is_complex(stop) or _is_complex(step)
+
+
+def _arange_ceil(value):
+    """NumPy's ceiling of an ``arange`` length, with its errors."""
+    value = float(value)
+    if math.isnan(value):
+        raise ValueError("arange: cannot compute length")
+    if not -(2.0**63) <= value < 2.0**63:
+        raise ValueError("Maximum allowed size exceeded")
+    return math.ceil(value)
+
+
+def _arange_length(start, stop, step):
+    """NumPy's length of a complex ``arange``: the ceiling of ``(stop - start) / step``,
+    the smaller of its real and imaginary parts' where that is complex."""
+    delta = stop - start
+    val = delta / step  # Python's ZeroDivisionError for a zero step, as NumPy's
+    if delta == 0:
+        return 0
+    # (NumPy reads a quotient that is not a Python complex, complex64's, by its real part)
+    if isinstance(val, complex):
+        return min(_arange_ceil(val.real), _arange_ceil(val.imag))
+    val = val.real
+    if val == 0:  # underflow: one value, or none going the wrong way
+        return 0 if math.copysign(1.0, float(val)) < 0 else 1
+    return _arange_ceil(val)
+
+
+def arange(start, stop, step, dtype):
+    """NumPy's ``arange`` of a complex dtype (complex128 unless ``dtype`` says): its
+    length, its first two values ``start`` and ``start + step`` as NumPy rounds them, and
+    ``first + i * (second - first)`` in each of the real and imaginary parts."""
+    if stop is None:
+        start, stop = 0, start
+    if step is None:
+        step = 1
+    start, stop, step = (
+        x.get()[()] if isinstance(x, cuprum.ndarray) else x for x in (start, stop, step)
+    )
+    dt = numpy.dtype(numpy.complex128 if dtype is None else dtype)
+    n = max(_arange_length(start, stop, step), 0)
+    head = numpy.array([start, start + step][:n], dtype=dt)
+    if n <= 2:
+        return cuprum.asarray(head)
+    first, d = head[0], head[1] - head[0]
+    i = cuprum.arange(n, dtype=first.real.dtype)
+    r = cuprum.empty(n, dtype=dt)
+    r.real[...] = i * d.real + first.real
+    r.imag[...] = i * d.imag + first.imag
+    r[:2] = cuprum.asarray(head)
+    return r
 
 
 def vander(x, N=None, increasing=False):

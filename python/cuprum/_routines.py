@@ -1,5 +1,8 @@
 """NumPy's routines on cuprum arrays: sorting, scans, searching, counting, order statistics,
-indexing, joining and splitting, matrices and shape changes.
+indexing, joining and splitting (``hsplit``, ``vsplit``, ``dsplit`` among them), matrices
+(``diag``, ``diagflat``, ``tri``, ``rot90``, ``diag_indices_from``, ``mask_indices`` among
+them), shape changes and broadcasting (the ``broadcast`` class), and the array API's
+``unique_all``, ``unique_counts``, ``unique_inverse`` and ``unique_values``.
 
 Each function takes NumPy's (and CuPy's) signature and returns what NumPy returns (result
 dtypes included); the work is the Rust engine's (``cuprum._cuprum``, ``routines.rs``).
@@ -7,6 +10,8 @@ Keywords NumPy has and cuprum does not carry out raise ``NotImplementedError``.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 from cuprum import _cuprum
 
@@ -454,6 +459,52 @@ def _one_nan(values, index, inverse, counts):
     )
 
 
+class UniqueAllResult(NamedTuple):
+    """``unique_all``'s result (NumPy's field names)."""
+
+    values: _cuprum.ndarray
+    indices: _cuprum.ndarray
+    inverse_indices: _cuprum.ndarray
+    counts: _cuprum.ndarray
+
+
+class UniqueCountsResult(NamedTuple):
+    """``unique_counts``'s result (NumPy's field names)."""
+
+    values: _cuprum.ndarray
+    counts: _cuprum.ndarray
+
+
+class UniqueInverseResult(NamedTuple):
+    """``unique_inverse``'s result (NumPy's field names)."""
+
+    values: _cuprum.ndarray
+    inverse_indices: _cuprum.ndarray
+
+
+def unique_all(x):
+    """The array API's ``unique_all``: the sorted unique values of ``x`` (each NaN its own
+    value), the first index of each, the inverse (of ``x``'s shape) and the counts."""
+    return UniqueAllResult(*unique(x, True, True, True, equal_nan=False))
+
+
+def unique_counts(x):
+    """The array API's ``unique_counts``: the sorted unique values and their counts."""
+    return UniqueCountsResult(*unique(x, return_counts=True, equal_nan=False))
+
+
+def unique_inverse(x):
+    """The array API's ``unique_inverse``: the sorted unique values and the indices into
+    them that rebuild ``x`` (of ``x``'s shape)."""
+    return UniqueInverseResult(*unique(x, return_inverse=True, equal_nan=False))
+
+
+def unique_values(x):
+    """The array API's ``unique_values``: the unique values of ``x`` (each NaN its own
+    value), sorted here (NumPy's order is unspecified)."""
+    return unique(x, equal_nan=False)
+
+
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Whether ``a`` and ``b`` are equal within ``atol + rtol * |b|`` (element-wise)."""
     return _cuprum.isclose(a, b, float(rtol), float(atol), bool(equal_nan))
@@ -462,26 +513,48 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 # ---------------------------------------------------------------------------- joining, splitting
 
 
+def join_cast(arrays, dtype, casting):
+    """The dtype that joined ``arrays`` take (``dtype``, else NumPy's promotion of theirs),
+    after NumPy's check that each casts to it under ``casting`` (its ``TypeError``)."""
+    from cuprum._lazy import numpy
+
+    if not arrays:
+        return None  # the join's own error: nothing to join
+    dts = [a.dtype if hasattr(a, "dtype") else numpy.asarray(a).dtype for a in arrays]
+    target = numpy.dtype(dtype) if dtype is not None else numpy.result_type(*dts)
+    for d in dts:
+        if not numpy.can_cast(d, target, casting=casting):
+            raise TypeError(
+                f"Cannot cast array data from {d!r} to {target!r} according to the rule {casting!r}"
+            )
+    return None if dtype is None else target
+
+
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
-    """The arrays joined along a new ``axis``."""
+    """The arrays joined along a new ``axis`` (cast to ``dtype`` under ``casting``)."""
+    arrays = list(arrays)
+    dtype = join_cast(arrays, dtype, casting)
     r = _cuprum.stack(arrays, axis)
-    if dtype is not None:
+    if dtype is not None and r.dtype != dtype:
         r = r.astype(dtype)
     return _to_out(r, out)
 
 
 def vstack(tup, *, dtype=None, casting="same_kind"):
     """The arrays joined along the first axis (1-D arrays as rows)."""
-    r = _cuprum.concatenate([atleast_2d(a) for a in tup], 0)
-    return r if dtype is None else r.astype(dtype)
+    arrs = [atleast_2d(a) for a in tup]
+    dtype = join_cast(arrs, dtype, casting)
+    r = _cuprum.concatenate(arrs, 0)
+    return r if dtype is None or r.dtype == dtype else r.astype(dtype)
 
 
 def hstack(tup, *, dtype=None, casting="same_kind"):
     """The arrays joined along the second axis (the first for 1-D arrays)."""
     arrs = [atleast_1d(a) for a in tup]
+    dtype = join_cast(arrs, dtype, casting)
     axis = 0 if arrs and arrs[0].ndim == 1 else 1
     r = _cuprum.concatenate(arrs, axis)
-    return r if dtype is None else r.astype(dtype)
+    return r if dtype is None or r.dtype == dtype else r.astype(dtype)
 
 
 def split(ary, indices_or_sections, axis=0):
@@ -493,6 +566,28 @@ def array_split(ary, indices_or_sections, axis=0):
     """``ary`` split into sections (the first ones one longer when the length does not
     divide), or before the given indices."""
     return _cuprum.array_split(ary, indices_or_sections, axis)
+
+
+def _split_along(name, least, ary, indices_or_sections, axis_of):
+    ary = _asarray(ary)
+    if ary.ndim < least:
+        raise ValueError(f"{name} only works on arrays of {least} or more dimensions")
+    return _cuprum.split(ary, indices_or_sections, axis_of(ary.ndim))
+
+
+def hsplit(ary, indices_or_sections):
+    """``split`` along the second axis (the first for a 1-D array)."""
+    return _split_along("hsplit", 1, ary, indices_or_sections, lambda nd: 1 if nd > 1 else 0)
+
+
+def vsplit(ary, indices_or_sections):
+    """``split`` along the first axis (of an array of at least 2 dimensions)."""
+    return _split_along("vsplit", 2, ary, indices_or_sections, lambda nd: 0)
+
+
+def dsplit(ary, indices_or_sections):
+    """``split`` along the third axis (of an array of at least 3 dimensions)."""
+    return _split_along("dsplit", 3, ary, indices_or_sections, lambda nd: 2)
 
 
 # ---------------------------------------------------------------------------- matrices
@@ -523,6 +618,72 @@ def outer(a, b, out=None):
     return _to_out(_cuprum.outer(a, b), out)
 
 
+def _on_diagonal(v, k):
+    """A square zero array of ``v``'s dtype with the 1-D ``v`` on its ``k``-th diagonal."""
+    import cuprum
+
+    n = v.size + abs(k)
+    res = cuprum.zeros((n, n), dtype=v.dtype)
+    if v.size:
+        first = k if k >= 0 else -k * n  # the flat index of the diagonal's first element
+        res.reshape(-1)[first : first + (v.size - 1) * (n + 1) + 1 : n + 1] = v
+    return res
+
+
+def diag(v, k=0):
+    """The 2-D array with the 1-D ``v`` on its ``k``-th diagonal, or the ``k``-th diagonal
+    of the 2-D ``v``."""
+    v = _asarray(v)
+    if v.ndim == 1:
+        return _on_diagonal(v, k)
+    if v.ndim == 2:
+        return _cuprum.diagonal(v, k, 0, 1)
+    raise ValueError("Input must be 1- or 2-d.")
+
+
+def diagflat(v, k=0):
+    """The 2-D array with the flattened ``v`` on its ``k``-th diagonal."""
+    return _on_diagonal(_asarray(v).ravel(), k)
+
+
+def tri(N, M=None, k=0, dtype=float):
+    """The ``N`` x ``M`` array with ones at and below the ``k``-th diagonal, zeros
+    elsewhere."""
+    import cuprum
+
+    if M is None:
+        M = N
+    rows = cuprum.arange(N).reshape(-1, 1)
+    cols = cuprum.arange(-k, M - k).reshape(1, -1)
+    m = cuprum.greater_equal(rows, cols)
+    return m.astype("float64" if dtype is None else dtype, copy=False)
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    """``m`` rotated by 90 degrees ``k`` times in the plane of ``axes``, from the first
+    axis towards the second (a view)."""
+    import cuprum
+
+    axes = tuple(axes)
+    if len(axes) != 2:
+        raise ValueError("len(axes) must be 2.")
+    m = _asarray(m)
+    if axes[0] == axes[1] or abs(axes[0] - axes[1]) == m.ndim:
+        raise ValueError("Axes must be different.")
+    if not (-m.ndim <= axes[0] < m.ndim and -m.ndim <= axes[1] < m.ndim):
+        raise ValueError(f"Axes={axes} out of range for array of ndim={m.ndim}.")
+    k %= 4
+    if k == 0:
+        return m[:]
+    if k == 2:
+        return cuprum.flip(cuprum.flip(m, axes[0]), axes[1])
+    perm = list(range(m.ndim))
+    perm[axes[0]], perm[axes[1]] = perm[axes[1]], perm[axes[0]]
+    if k == 1:
+        return cuprum.flip(m, axes[1]).transpose(perm)
+    return cuprum.flip(m.transpose(perm), axes[1])
+
+
 # ---------------------------------------------------------------------------- shapes
 
 
@@ -549,6 +710,58 @@ def moveaxis(a, source, destination):
 def broadcast_to(array, shape, subok=False):
     """A view of ``array`` broadcast to ``shape``."""
     return _cuprum.broadcast_to(array, shape)
+
+
+class broadcast:
+    """The broadcast of the arguments (NumPy's and CuPy's ``broadcast``): ``shape``,
+    ``nd``/``ndim``, ``size`` and ``numiter`` (the number of arrays) of the result, and
+    ``values``, the arguments as device arrays broadcast to ``shape`` (views)."""
+
+    __slots__ = ("_shape", "_values")
+
+    def __init__(self, *arrays):
+        import cuprum
+
+        flat = []
+        for a in arrays:
+            flat.extend(a.values if isinstance(a, broadcast) else (_asarray(a),))
+        if len(flat) > 64:
+            raise ValueError("Need at least 0 and at most 64 array objects.")
+        self._shape = cuprum.broadcast_shapes(*(a.shape for a in flat))
+        self._values = tuple(_cuprum.broadcast_to(a, self._shape) for a in flat)
+
+    @property
+    def shape(self):
+        """The shape of the broadcast result."""
+        return self._shape
+
+    @property
+    def values(self):
+        """The arguments broadcast to ``shape`` (device arrays, views)."""
+        return self._values
+
+    @property
+    def nd(self):
+        """The number of dimensions of the broadcast result."""
+        return len(self.shape)
+
+    @property
+    def ndim(self):
+        """The number of dimensions of the broadcast result."""
+        return len(self.shape)
+
+    @property
+    def size(self):
+        """The number of elements of the broadcast result."""
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    @property
+    def numiter(self):
+        """The number of arrays broadcast."""
+        return len(self.values)
 
 
 def _atleast(arys, shape_of):
@@ -747,6 +960,25 @@ def diag_indices(n, ndim=2):
 
     idx = cuprum.arange(n)
     return (idx,) * ndim
+
+
+def diag_indices_from(arr):
+    """The indices of the main diagonal of ``arr`` (at least 2-D, every axis of one
+    length)."""
+    if not arr.ndim >= 2:
+        raise ValueError("input array must be at least 2-d")
+    if len(set(arr.shape)) != 1:
+        raise ValueError("All dimensions of input must be of equal length")
+    return diag_indices(arr.shape[0], arr.ndim)
+
+
+def mask_indices(n, mask_func, k=0):
+    """The indices of the non-zero elements of ``mask_func(ones((n, n), int), k)`` (e.g.
+    ``mask_func=triu``)."""
+    import cuprum
+
+    a = _asarray(mask_func(cuprum.ones((n, n), dtype="int64"), k))
+    return _cuprum.nonzero(cuprum.not_equal(a, 0))
 
 
 def delete(arr, obj, axis=None):

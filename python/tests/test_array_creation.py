@@ -186,3 +186,51 @@ def test_the_default_memory_pool_reports_and_releases():
     pool.free_all_blocks()
     assert pool.used_bytes() <= before
     assert pool.free_bytes() >= 0
+
+
+@pytest.mark.parametrize("casting", ["no", "equiv", "safe", "same_kind", "unsafe"])
+@pytest.mark.parametrize("src,dst", [("u4", "i1"), ("i8", "f4"), ("f4", "f8"), ("i2", "i2")])
+def test_joins_check_casting_like_numpy(casting, src, dst):
+    h = [np.arange(1, 7, dtype=src).reshape(2, 3)] * 2
+    d = [cp.asarray(x) for x in h]
+    for name in ("concatenate", "stack", "hstack", "vstack"):
+        try:
+            want = getattr(np, name)(h, dtype=dst, casting=casting)
+        except TypeError as e:
+            with pytest.raises(TypeError, match="Cannot cast array data"):
+                getattr(cp, name)(d, dtype=dst, casting=casting)
+            assert "Cannot cast array data" in str(e)
+            continue
+        got = getattr(cp, name)(d, dtype=dst, casting=casting)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got.get(), want)
+
+
+@pytest.mark.parametrize("value", [0, 4, -4, 3.5, True, 1 + 1j])
+@pytest.mark.parametrize("dtype", ["u1", "i4", "f4", "c8", "?"])
+def test_copyto_python_scalars_are_weak(value, dtype):
+    h = np.ones((2, 2), dtype)
+    d = cp.ones((2, 2), dtype)
+    try:
+        np.copyto(h, value)
+    except (TypeError, OverflowError) as e:
+        with pytest.raises(type(e)):
+            cp.copyto(d, value)
+        return
+    cp.copyto(d, value)
+    np.testing.assert_array_equal(d.get(), h)
+
+
+def test_reshape_copy_and_matrix_transpose():
+    h = np.arange(24.0).reshape(2, 3, 4)
+    d = cp.asarray(h)
+    r = cp.reshape(d, (6, 4), copy=True)
+    r[0, 0] = 99
+    assert float(d[0, 0, 0]) == 0.0
+    assert d.reshape(6, 4, copy=False).shape == (6, 4)
+    with pytest.raises(ValueError, match="copy"):
+        d.transpose(2, 0, 1).reshape(24, copy=False)
+    np.testing.assert_array_equal(cp.reshape(d, newshape=(4, 6)).get(), h.reshape(4, 6))
+    np.testing.assert_array_equal(d.mT.get(), h.mT)
+    with pytest.raises(ValueError, match="ndim < 2"):
+        _ = cp.arange(3).mT

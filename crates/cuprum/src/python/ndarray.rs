@@ -466,13 +466,15 @@ impl PyArray {
         wrap(py, me.astype(d)?)
     }
 
-    /// The same data with another shape (a view where the layout allows, else a copy).
-    #[pyo3(signature = (*shape, order="C"))]
+    /// The same data with another shape (a view where the layout allows, else a copy;
+    /// NumPy 2's `copy=True` always copies, `copy=False` refuses to).
+    #[pyo3(signature = (*shape, order="C", copy=None))]
     fn reshape(
         &self,
         py: Python<'_>,
         shape: &Bound<'_, PyTuple>,
         order: &str,
+        copy: Option<bool>,
     ) -> PyResult<Py<PyAny>> {
         let dims = shape_arg(shape)?;
         let fortran = match order {
@@ -485,12 +487,21 @@ impl PyArray {
                 )));
             }
         };
-        if !fortran {
-            return wrap(py, self.array.reshape_copy(&dims)?);
+        let r = if fortran {
+            // the reversed shape in C order of the transpose, transposed back
+            let reversed: Vec<isize> = dims.iter().rev().copied().collect();
+            self.array.t().reshape_copy(&reversed)?.t()
+        } else {
+            self.array.reshape_copy(&dims)?
+        };
+        let view = r.shares_memory(&self.array);
+        match copy {
+            Some(true) if view => wrap(py, r.copy()?),
+            Some(false) if !view && self.array.size() > 0 => Err(PyValueError::new_err(
+                "Unable to avoid creating a copy while reshaping.",
+            )),
+            _ => wrap(py, r),
         }
-        // Fortran order: the reversed shape in C order of the transpose, transposed back
-        let reversed: Vec<isize> = dims.iter().rev().copied().collect();
-        wrap(py, self.array.t().reshape_copy(&reversed)?.t())
     }
 
     /// The elements as a 1-D array in `order` (`'C'`, `'F'`, `'A'`, `'K'`; a view when the
@@ -1117,6 +1128,17 @@ impl PyArray {
     /// `a.swapaxes(axis1, axis2)`: a view.
     fn swapaxes(&self, py: Python<'_>, axis1: isize, axis2: isize) -> PyResult<Py<PyAny>> {
         wrap(py, self.array.swapaxes(axis1, axis2)?)
+    }
+
+    /// The matrix transpose: a view with the last two axes swapped (NumPy 2's `mT`).
+    #[getter(mT)]
+    fn matrix_t(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        if self.array.ndim() < 2 {
+            return Err(PyValueError::new_err(
+                "matrix transpose with ndim < 2 is undefined",
+            ));
+        }
+        wrap(py, self.array.swapaxes(-2, -1)?)
     }
 
     /// `a.compress(condition, axis=None, out=None)`.
