@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
+from compare import same
 
 import cuprum as cp
 
@@ -33,28 +34,6 @@ def data(shape, dtype):
 def pair(shape, dtype):
     h = data(shape, dtype)
     return cp.asarray(h), h
-
-
-def same(got, want, rtol=None):
-    """``got`` (cuprum) equals ``want`` (NumPy): shape, dtype and values (tuples and lists
-    item by item)."""
-    if isinstance(want, (tuple, list)):
-        assert isinstance(got, (tuple, list)), type(got)
-        assert len(got) == len(want)
-        for g, w in zip(got, want):
-            same(g, w, rtol)
-        return
-    assert isinstance(got, cp.ndarray), type(got)
-    want = np.asarray(want)
-    assert got.shape == want.shape, (got.shape, want.shape)
-    assert got.dtype == want.dtype, (got.dtype, want.dtype)
-    h = got.get()
-    if want.dtype.kind in "fc":
-        if rtol is None:
-            rtol = 1e-6 if want.dtype in (np.float32, np.complex64) else 1e-13
-        np.testing.assert_allclose(h, want, rtol=rtol, atol=rtol, equal_nan=True)
-    else:
-        np.testing.assert_array_equal(h, want)
 
 
 def same_error(f, g, cls=ValueError):

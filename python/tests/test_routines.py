@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
+from compare import same
 
 import cuprum as cp
 
@@ -40,27 +41,6 @@ def data(shape, dtype, low=-50, high=50, scale=20.0):
     if n and not x.any():
         x.flat[0] = 1
     return x
-
-
-def same(got, want, rtol=None):
-    """``got`` (cuprum) equals ``want`` (NumPy): type, shape, dtype and values."""
-    if isinstance(want, (tuple, list)):
-        assert type(got) is type(want), (type(got), type(want))
-        assert len(got) == len(want)
-        for g, w in zip(got, want):
-            same(g, w, rtol)
-        return
-    assert isinstance(got, cp.ndarray), type(got)
-    want = np.asarray(want)
-    assert got.shape == want.shape, (got.shape, want.shape)
-    assert got.dtype == want.dtype, (got.dtype, want.dtype)
-    h = got.get()
-    if want.dtype.kind in "fc":
-        if rtol is None:
-            rtol = 1e-5 if want.dtype in (np.float32, np.complex64) else 1e-12
-        np.testing.assert_allclose(h, want, rtol=rtol, atol=rtol, equal_nan=True)
-    else:
-        np.testing.assert_array_equal(h, want)
 
 
 def pair(shape, dtype, **kw):
