@@ -644,7 +644,7 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     """The arrays joined along ``axis`` (flattened first for ``axis=None``; cast to
     ``dtype`` under ``casting``)."""
     arrays = list(arrays)
-    dtype = _routines.join_cast(arrays, dtype, casting)
+    dtype = _routines.join_cast(arrays, dtype, casting, out)
     r = _cuprum.concatenate(arrays, axis)
     if dtype is not None and r.dtype != dtype:
         r = r.astype(dtype)

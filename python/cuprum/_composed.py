@@ -268,8 +268,13 @@ def copyto(dst, src, casting="same_kind", where=True):
         )
     if where is True:
         dst[...] = src
-    else:
-        dst[...] = cuprum.where(where, src, dst)
+        return
+    w_dtype = _result_dtype(lambda s: s, where)
+    if not numpy.can_cast(w_dtype, numpy.bool_, casting="safe"):
+        raise TypeError(
+            f"Cannot cast array data from {w_dtype!r} to dtype('bool') according to the rule 'safe'"
+        )
+    dst[...] = cuprum.where(where, src, dst)
 
 
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False):

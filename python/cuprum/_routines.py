@@ -513,11 +513,20 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 # ---------------------------------------------------------------------------- joining, splitting
 
 
-def join_cast(arrays, dtype, casting):
-    """The dtype that joined ``arrays`` take (``dtype``, else NumPy's promotion of theirs),
-    after NumPy's check that each casts to it under ``casting`` (its ``TypeError``)."""
+def join_cast(arrays, dtype, casting, out=None, name="concatenate"):
+    """The dtype that joined ``arrays`` take (``dtype``, else ``out``'s, else NumPy's
+    promotion of theirs), after NumPy's check that each casts to it under ``casting`` (its
+    ``TypeError``; also for ``out`` and ``dtype`` given together)."""
     from cuprum._lazy import numpy
 
+    if out is not None:
+        if dtype is not None:
+            raise TypeError(
+                f"{name}() only takes `out` or `dtype` as an argument, but both were provided."
+            )
+        if arrays:
+            join_cast(arrays, out.dtype, casting)
+        return None
     if not arrays:
         return None  # the join's own error: nothing to join
     dts = [a.dtype if hasattr(a, "dtype") else numpy.asarray(a).dtype for a in arrays]
@@ -533,7 +542,7 @@ def join_cast(arrays, dtype, casting):
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     """The arrays joined along a new ``axis`` (cast to ``dtype`` under ``casting``)."""
     arrays = list(arrays)
-    dtype = join_cast(arrays, dtype, casting)
+    dtype = join_cast(arrays, dtype, casting, out, "stack")
     r = _cuprum.stack(arrays, axis)
     if dtype is not None and r.dtype != dtype:
         r = r.astype(dtype)

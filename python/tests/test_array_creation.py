@@ -234,3 +234,21 @@ def test_reshape_copy_and_matrix_transpose():
     np.testing.assert_array_equal(d.mT.get(), h.mT)
     with pytest.raises(ValueError, match="ndim < 2"):
         _ = cp.arange(3).mT
+
+
+def test_joins_into_out_check_its_dtype_and_copyto_where_is_boolean():
+    a = cp.ones((3, 4))
+    with pytest.raises(TypeError, match="Cannot cast array data"):
+        cp.concatenate((a, a), axis=1, out=cp.zeros((3, 8), dtype=np.int64))
+    with pytest.raises(TypeError, match="only takes `out` or `dtype`"):
+        cp.concatenate((a, a), out=cp.zeros((6, 4), dtype=np.int64), dtype=np.int64)
+    with pytest.raises(TypeError, match="Cannot cast array data"):
+        cp.stack((a, a), out=cp.zeros((2, 3, 4), dtype=np.int64))
+    out = cp.zeros((6, 4), dtype=np.float32)
+    assert cp.concatenate((a, a), out=out) is out
+    assert float(out.sum()) == 24.0
+    with pytest.raises(TypeError, match="to dtype\\('bool'\\)"):
+        cp.copyto(cp.ones(3, dtype=np.int32), cp.ones(3, dtype=np.int32), where=cp.ones(3))
+    d = cp.arange(4.0)
+    cp.copyto(d, 9.0, where=d > 1)
+    np.testing.assert_array_equal(d.get(), [0.0, 1.0, 9.0, 9.0])
