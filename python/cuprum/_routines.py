@@ -111,6 +111,12 @@ def roll(a, shift, axis=None):
 
 def repeat(a, repeats, axis=None):
     """Each element of ``a`` repeated ``repeats`` times (``None``: of the flattened array)."""
+    d = getattr(repeats, "dtype", None)
+    if d is not None and d.kind == "u" and d.itemsize == 8:
+        raise TypeError(  # NumPy's: repeats cast to intp under the 'safe' rule
+            "Cannot cast array data from dtype('uint64') to dtype('int64') according to the "
+            "rule 'safe'"
+        )
     return _cuprum.repeat(a, repeats, axis)
 
 

@@ -1059,3 +1059,12 @@ def test_mgrid_and_ogrid_match_numpy():
                 np.testing.assert_allclose(g.get(), w)
         else:
             np.testing.assert_allclose(got.get(), want)
+
+
+def test_repeat_refuses_uint64_repeats_as_numpy():
+    with pytest.raises(TypeError, match="uint64"):
+        cp.repeat(cp.arange(3), cp.asarray(np.array([1, 2, 3], np.uint64)))
+    with pytest.raises(TypeError):
+        np.repeat(np.arange(3), np.array([1, 2, 3], np.uint64))
+    got = cp.repeat(cp.arange(3), cp.asarray(np.array([1, 2, 3], np.uint32)))
+    np.testing.assert_array_equal(got.get(), np.repeat(np.arange(3), [1, 2, 3]))
