@@ -85,6 +85,7 @@ from cuprum._index_tricks import c_, r_  # noqa: F401
 from cuprum._lazy import numpy as _numpy
 from cuprum._memoize import clear_memo, memoize  # noqa: F401
 from cuprum._numeric_more import (  # noqa: F401
+    array_equiv,
     convolve,
     correlate,
     gradient,
@@ -101,6 +102,7 @@ from cuprum._numeric_more import (  # noqa: F401
     triu_indices_from,
     union1d,
     unravel_index,
+    unwrap,
 )
 from cuprum._numeric_more import indices as _indices_routine
 from cuprum._routines import (  # noqa: F401
@@ -196,6 +198,7 @@ from cuprum._routines import (  # noqa: F401
     vsplit,
     vstack,
 )
+from cuprum._statistics import corrcoef, cov  # noqa: F401
 
 __version__ = "0.1.0"
 
@@ -335,14 +338,39 @@ def _ufunc(name: str, nin: int, alias: str | None = None) -> _Callable[..., _Any
     def f(*args, out=None, dtype=None, casting="same_kind"):
         if len(args) != nin:
             raise TypeError(f"{name}() takes {nin} positional arguments but {len(args)} were given")
+        if dtype is None:
+            return _cuprum.ufunc(name, *args, out=out)
+        # NumPy's loop in `dtype`: array operands cast to it first (under `casting`)
+        d = _numpy.dtype(dtype)
+        args = tuple(_loop_operand(name, k, a, d, casting) for k, a in enumerate(args))
         r = _cuprum.ufunc(name, *args, out=out)
-        if dtype is not None and r.dtype != _numpy.dtype(dtype):
-            r = r.astype(dtype)
+        if r.dtype != d and out is None:
+            r = r.astype(d)
         return r
 
     f.__name__ = f.__qualname__ = alias or name
     f.__doc__ = f"NumPy's ``{name}``, element-wise on device arrays."
     return f
+
+
+def _loop_operand(name, k, a, d, casting):
+    """Operand ``k`` of ufunc ``name`` for a loop in dtype ``d``: an array cast to ``d``
+    (NumPy's ``TypeError`` where ``casting`` does not allow it); a Python scalar as it is
+    (weak)."""
+    src = getattr(a, "dtype", None)
+    if src is None:
+        if isinstance(a, (bool, int, float, complex)):
+            return a
+        a = asarray(a)
+        src = a.dtype
+    if src == d:
+        return a
+    if not _numpy.can_cast(src, d, casting=casting):
+        raise TypeError(
+            f"Cannot cast ufunc '{name}' input {k} from {src!r} to {d!r} with casting rule "
+            f"{casting!r}"
+        )
+    return a.astype(d)
 
 
 def _basic_index(indices):

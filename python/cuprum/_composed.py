@@ -285,10 +285,20 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
     return cuprum.prod(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
 
 
-def float_power(x1, x2, out=None):
-    """``x1 ** x2`` computed in float64 (complex128 for complex operands), as NumPy's
-    ``float_power``."""
+def float_power(x1, x2, out=None, *, dtype=None, casting="same_kind"):
+    """``x1 ** x2`` computed in float64 (complex128 for complex operands; ``dtype`` when
+    given, one of those two), as NumPy's ``float_power``."""
     dt = _result_dtype(numpy.float_power, x1, x2)
+    if dtype is not None:
+        want = numpy.dtype(dtype)
+        if want not in (numpy.dtype(numpy.float64), numpy.dtype(numpy.complex128)) or (
+            not numpy.can_cast(dt, want, casting=casting)
+        ):
+            raise TypeError(
+                f"ufunc 'float_power' not supported for the input types with dtype={want!r} "
+                f"and casting={casting!r}"
+            )
+        dt = want
     return _finish(cuprum.power(_as(x1, dt), _as(x2, dt)), out)
 
 

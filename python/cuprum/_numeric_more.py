@@ -1,11 +1,13 @@
 """NumPy's 1-D signal, set and index-generation routines, composed from cuprum's
 operations: ``convolve``, ``correlate``, ``interp``, ``real_if_close``; ``union1d``,
 ``intersect1d``, ``setdiff1d``, ``setxor1d``; ``ravel_multi_index``, ``unravel_index``,
-``indices``, ``ix_``, ``tril_indices``/``triu_indices`` (and ``_from``)."""
+``indices``, ``ix_``, ``tril_indices``/``triu_indices`` (and ``_from``); ``unwrap``,
+``array_equiv``."""
 
 from __future__ import annotations
 
 import functools
+import math
 
 import cuprum
 from cuprum._lazy import numpy
@@ -351,3 +353,40 @@ def gradient(f, *varargs, axis=None, edge_order=1):
             )
         outs.append(out)
     return outs[0] if len(axes) == 1 else tuple(outs)
+
+
+def unwrap(p, discont=None, axis=-1, *, period=2 * math.pi):
+    """``p`` with jumps larger than ``discont`` along ``axis`` taken back by multiples of
+    ``period`` (NumPy's ``unwrap``, its integer rule included)."""
+    p = cuprum.asarray(p)
+    dd = cuprum.diff(p, axis=axis)
+    if discont is None:
+        discont = period / 2
+    dtype = numpy.result_type(dd.dtype, period)
+    if dtype.kind in "iu":
+        high, rem = divmod(period, 2)
+        ambiguous = rem == 0
+    else:
+        high, ambiguous = period / 2, True
+    low = -high
+    ddmod = cuprum.mod(dd - low, period) + low
+    if ambiguous:
+        ddmod = cuprum.where((ddmod == low) & (dd > 0), high, ddmod)
+    correct = cuprum.where(cuprum.abs(dd) < discont, 0, ddmod - dd)
+    up = cuprum.array(p, copy=True, dtype=dtype)
+    index = [slice(None)] * p.ndim
+    index[axis] = slice(1, None)
+    index = tuple(index)
+    up[index] = p[index] + cuprum.cumsum(correct, axis=axis)
+    return up
+
+
+def array_equiv(a1, a2):
+    """Whether ``a1`` and ``a2`` broadcast to one shape with equal elements (a 0-d bool
+    array, as CuPy's)."""
+    a1, a2 = cuprum.asarray(a1), cuprum.asarray(a2)
+    try:
+        cuprum.broadcast_shapes(a1.shape, a2.shape)
+    except ValueError:
+        return cuprum.asarray(False)
+    return (a1 == a2).all()

@@ -415,3 +415,75 @@ def test_arange_complex_errors():
         lambda: np.arange(0, 3 + 1j, 1, dtype=float),
         TypeError,
     )
+
+
+# ---------------------------------------------------------------------------- cov, corrcoef, unwrap
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.complex128])
+@pytest.mark.parametrize(
+    "kw",
+    [{}, {"bias": True}, {"ddof": 2}, {"rowvar": False}, {"fweights": True}, {"aweights": True}],
+)
+def test_cov_and_corrcoef_follow_numpy(dtype, kw):
+    rng = np.random.default_rng(5)
+    h = (rng.random((3, 7)) * 10).astype(dtype)
+    if dtype == np.complex128:
+        h = h + 1j * rng.random((3, 7))
+    kw = dict(kw)
+    if kw.pop("fweights", False):
+        kw["fweights"] = rng.integers(1, 4, 7)
+    if kw.pop("aweights", False):
+        kw["aweights"] = rng.random(7) + 0.1
+    dev = {k: cp.asarray(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+    same(cp.cov(cp.asarray(h), **dev), np.cov(h, **kw), rtol=1e-5)
+    rowvar = kw.get("rowvar", True)
+    same(cp.corrcoef(cp.asarray(h), rowvar=rowvar), np.corrcoef(h, rowvar=rowvar), rtol=1e-5)
+    y = rng.random((2, 7))
+    same(cp.cov(cp.asarray(h), cp.asarray(y)), np.cov(h, y), rtol=1e-5)
+    same(cp.cov(cp.asarray(h[0])), np.cov(h[0]), rtol=1e-5)
+
+
+def test_cov_errors_follow_numpy():
+    x = cp.ones((2, 3))
+    same_error(lambda: cp.cov(cp.ones((2, 2, 2))), lambda: np.cov(np.ones((2, 2, 2))))
+    same_error(lambda: cp.cov(x, ddof=1.5), lambda: np.cov(np.ones((2, 3)), ddof=1.5))
+    same_error(
+        lambda: cp.cov(x, aweights=cp.asarray([1.0, -1.0, 1.0])),
+        lambda: np.cov(np.ones((2, 3)), aweights=[1.0, -1.0, 1.0]),
+    )
+    same_error(
+        lambda: cp.cov(x, fweights=cp.asarray([1.5, 1.0, 1.0])),
+        lambda: np.cov(np.ones((2, 3)), fweights=[1.5, 1.0, 1.0]),
+        TypeError,
+    )
+
+
+@pytest.mark.parametrize("period", [2 * np.pi, 6, 5.0])
+def test_unwrap_follows_numpy(period):
+    rng = np.random.default_rng(6)
+    p = np.cumsum(rng.random((3, 20)) * 3, axis=1)
+    w = np.mod(p, period)
+    same(cp.unwrap(cp.asarray(w), period=period), np.unwrap(w, period=period))
+    same(cp.unwrap(cp.asarray(w.T), axis=0, period=period), np.unwrap(w.T, axis=0, period=period))
+    ints = np.array([0, 1, 2, 7, 8, 9, -3, 4])
+    same(cp.unwrap(cp.asarray(ints), period=6), np.unwrap(ints, period=6))
+
+
+def test_array_equiv_broadcasts():
+    assert bool(cp.array_equiv(cp.ones(3), cp.ones((2, 3))))
+    assert not bool(cp.array_equiv(cp.ones(3), cp.ones(4)))
+    assert not bool(cp.array_equiv(cp.arange(3), cp.asarray([[0, 1, 2], [0, 1, 3]])))
+
+
+@pytest.mark.parametrize("name", ["floor_divide", "fmod", "remainder", "true_divide", "power"])
+def test_ufunc_dtype_is_the_loop_dtype(name):
+    a = np.arange(6).reshape(2, 3)
+    b = np.array([[0, 1, 0], [1, 0, 2]])
+    with np.errstate(all="ignore"):
+        want = getattr(np, name)(a, b, dtype=np.float64)
+        got = getattr(cp, name)(cp.asarray(a), cp.asarray(b), dtype=np.float64)
+    same(got, want)
+    with pytest.raises(TypeError, match="Cannot cast ufunc 'add' input 0"):
+        cp.add(cp.ones(2), cp.ones(2), dtype=np.int32)
+    same(cp.float_power(cp.asarray(a), 2, dtype=np.float64), np.float_power(a, 2, dtype=np.float64))
