@@ -240,7 +240,7 @@ def quantile(
     weights=None,
     interpolation=None,
 ):
-    """The ``q``-th quantiles (``q`` in ``[0, 1]``) along ``axis``, linear interpolation."""
+    """The ``q``-th quantiles (``q`` in ``[0, 1]``) along ``axis`` by NumPy's ``method``."""
     method = method if interpolation is None else interpolation
     return _quantiles("quantile", _cuprum.quantile, a, q, axis, out, method, keepdims, weights)
 
@@ -257,18 +257,15 @@ def percentile(
     weights=None,
     interpolation=None,
 ):
-    """The ``q``-th percentiles (``q`` in ``[0, 100]``) along ``axis``, linear interpolation."""
+    """The ``q``-th percentiles (``q`` in ``[0, 100]``) along ``axis`` by NumPy's ``method``."""
     method = method if interpolation is None else interpolation
     return _quantiles("percentile", _cuprum.percentile, a, q, axis, out, method, keepdims, weights)
-
-
-_BY_RANK = ("lower", "higher", "nearest", "midpoint")
 
 
 def _quantiles(name, native, a, q, axis, out, method, keepdims, weights):
     if weights is not None:
         raise NotImplementedError(f"{name}: weights= is not supported")
-    if method in _BY_RANK:
+    if method in _NUMPY_METHODS and (method != "linear" or isinstance(axis, (tuple, list))):
         scale = 100.0 if name == "percentile" else 1.0
         return _to_out(_by_rank(name, a, q, scale, axis, keepdims, method), out)
     _linear_only(method, name)
@@ -306,9 +303,63 @@ def _rows_along(a, axis):
     return moved.reshape(-1, n), rest, axes
 
 
+_ALPHA_BETA = {
+    "interpolated_inverted_cdf": (0.0, 1.0),
+    "hazen": (0.5, 0.5),
+    "weibull": (0.0, 0.0),
+    "median_unbiased": (1 / 3.0, 1 / 3.0),
+    "normal_unbiased": (3 / 8.0, 3 / 8.0),
+}
+
+
+def _ranks(method, n, q):
+    """NumPy's ranks for ``method`` over ``n`` sorted values at quantiles ``q`` (host
+    float64): ``(k, None, None)`` for the methods that pick one value, else
+    ``(previous, next, gamma)`` for its interpolation."""
+    from cuprum._lazy import numpy
+
+    def boundary(index, take_previous):
+        prev = numpy.floor(index)
+        k = numpy.where(take_previous(index - prev, index), prev, prev + 1).astype(numpy.int64)
+        return numpy.clip(k, 0, None)
+
+    if method == "lower":
+        return numpy.floor((n - 1) * q).astype(numpy.int64), None, None
+    if method == "higher":
+        return numpy.ceil((n - 1) * q).astype(numpy.int64), None, None
+    if method == "nearest":
+        return numpy.around((n - 1) * q).astype(numpy.int64), None, None
+    if method == "inverted_cdf":
+        return boundary(n * q - 1, lambda g, _: g == 0), None, None
+    if method == "closest_observation":
+        odd = lambda g, i: (g == 0) & (numpy.floor(i) % 2 == 1)
+        return boundary(n * q - 1 - 0.5, odd), None, None
+    if method == "averaged_inverted_cdf":
+        v = n * q - 1
+    elif method == "midpoint":
+        v = 0.5 * (numpy.floor((n - 1) * q) + numpy.ceil((n - 1) * q))
+    elif method == "linear":
+        v = (n - 1) * q
+    else:
+        alpha, beta = _ALPHA_BETA[method]
+        v = n * q + (alpha + q * (1 - alpha - beta)) - 1
+    prev = numpy.floor(v)
+    nxt = prev + 1
+    above, below = v >= n - 1, v < 0
+    prev[above], nxt[above] = n - 1, n - 1
+    prev[below], nxt[below] = 0, 0
+    gamma = v - prev
+    if method == "averaged_inverted_cdf":
+        gamma = numpy.where(gamma == 0, 0.5, 1.0)
+    elif method == "midpoint":
+        gamma = numpy.where(v % 1 == 0, 0.0, 0.5)
+    return prev.astype(numpy.int64), nxt.astype(numpy.int64), gamma
+
+
 def _by_rank(name, a, q, scale, axis, keepdims, method):
-    """NumPy's ``lower``, ``higher``, ``nearest`` and ``midpoint`` quantiles: the sorted
-    values at the ranks around ``q * (n - 1)`` (NaN where a slice holds one)."""
+    """NumPy's quantiles by ``method`` (every one of its thirteen): the sorted values at
+    NumPy's ranks, interpolated as NumPy's ``_lerp`` does, in the dtype NumPy returns (NaN
+    where a slice holds one)."""
     import cuprum
     from cuprum._lazy import numpy
 
@@ -324,21 +375,23 @@ def _by_rank(name, a, q, scale, axis, keepdims, method):
     n = rows.shape[1]
     if n == 0:
         raise ValueError(f"{name} of an empty slice")
+    # NumPy's result dtype for this input dtype, method and kind of q
+    probe = 0.5 if isinstance(q, (int, float)) else numpy.zeros(qh.shape, getattr(q, "dtype", None))
+    out_dtype = numpy.quantile(numpy.zeros(2, a.dtype), probe, method=method).dtype
     s = cuprum.sort(rows, axis=-1)  # NaNs last
-    i = qh.ravel() * (n - 1)
-    lo = numpy.floor(i).astype(numpy.int64)
-    hi = numpy.ceil(i).astype(numpy.int64)
-    if method == "lower":
-        r = s[:, lo]
-    elif method == "higher":
-        r = s[:, hi]
-    elif method == "nearest":
-        r = s[:, numpy.around(i).astype(numpy.int64)]
+    prev, nxt, gamma = _ranks(method, n, qh.ravel())
+    if gamma is None:
+        r = s[:, numpy.minimum(prev, n - 1)]
     else:
+        # NumPy's _lerp: the difference in the data's dtype (floats), the rest in gamma's
         x = s if s.dtype.kind in "fc" else s.astype(numpy.float64)
-        r = (x[:, lo] + x[:, hi]) / 2
+        lo, hi = x[:, prev], x[:, nxt]
+        t = cuprum.asarray(gamma)
+        diff = hi - lo
+        r = cuprum.where(t >= 0.5, hi - diff * (1 - t), lo + diff * t)
     if s.dtype.kind in "fc":
-        r = cuprum.where(cuprum.isnan(s[:, -1:]), numpy.nan, r).astype(r.dtype, copy=False)
+        r = cuprum.where(cuprum.isnan(s[:, -1:]), numpy.nan, r)
+    r = r.astype(out_dtype, copy=False)
     if keepdims:
         rest = tuple(1 if d in axes else a.shape[d] for d in range(nd))
     return cuprum.ascontiguousarray(r.T.reshape(qh.shape + rest))

@@ -487,3 +487,42 @@ def test_ufunc_dtype_is_the_loop_dtype(name):
     with pytest.raises(TypeError, match="Cannot cast ufunc 'add' input 0"):
         cp.add(cp.ones(2), cp.ones(2), dtype=np.int32)
     same(cp.float_power(cp.asarray(a), 2, dtype=np.float64), np.float_power(a, 2, dtype=np.float64))
+
+
+# ---------------------------------------------------------------------------- quantile methods
+
+METHODS = [
+    "inverted_cdf",
+    "averaged_inverted_cdf",
+    "closest_observation",
+    "interpolated_inverted_cdf",
+    "hazen",
+    "weibull",
+    "linear",
+    "median_unbiased",
+    "normal_unbiased",
+    "lower",
+    "higher",
+    "midpoint",
+    "nearest",
+]
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int8, np.uint16])
+def test_every_quantile_method_follows_numpy(method, dtype):
+    rng = np.random.default_rng(8)
+    a = (rng.random((6, 2, 5)) * 100).astype(dtype)
+    a.flat[3] = a.flat[7]  # ties
+    q = rng.random(4)
+    for axis in (None, 1, (0, 2)):
+        for qq in (q, 0.3, 0.0, 1.0):
+            dq = cp.asarray(qq) if np.ndim(qq) else qq
+            same(
+                cp.quantile(cp.asarray(a), dq, axis=axis, method=method),
+                np.quantile(a, qq, axis=axis, method=method),
+            )
+            same(
+                cp.percentile(cp.asarray(a), dq * 100, axis=axis, method=method),
+                np.percentile(a, qq * 100, axis=axis, method=method),
+            )

@@ -313,8 +313,9 @@ def test_quantile_percentile(dtype):
         cp.quantile(x, 1.5)
     with pytest.raises(ValueError):
         cp.percentile(x, -1)
-    with pytest.raises(NotImplementedError):
-        cp.quantile(x, 0.5, method="weibull")
+    same(cp.quantile(x, 0.5, method="weibull"), np.quantile(h, 0.5, method="weibull"))
+    with pytest.raises(ValueError, match="is not a valid method"):
+        cp.quantile(x, 0.5, method="nope")
     with pytest.raises(AxisError):
         cp.percentile(x, 50, axis=3)
 
