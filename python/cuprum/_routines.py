@@ -1288,7 +1288,7 @@ def _cumulative(native, identity, x, axis, dtype, out, include_initial):
             raise ValueError("axis must be specified for arrays of more than one dimension")
         axis = 0
     if x.ndim == 0:
-        raise ValueError("cumulative functions need an array of at least one dimension")
+        x = x.reshape(1)  # NumPy's: a 0-d array as one element
     r = native(x, axis, dtype, None)
     if include_initial:
         shape = list(r.shape)

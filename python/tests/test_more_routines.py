@@ -526,3 +526,12 @@ def test_every_quantile_method_follows_numpy(method, dtype):
                 cp.percentile(cp.asarray(a), dq * 100, axis=axis, method=method),
                 np.percentile(a, qq * 100, axis=axis, method=method),
             )
+
+
+def test_cumulative_functions_of_a_0d_array():
+    for name in ("cumulative_sum", "cumulative_prod"):
+        for inc in (False, True):
+            same(
+                getattr(cp, name)(cp.asarray(3.0), include_initial=inc),
+                getattr(np, name)(np.asarray(3.0), include_initial=inc),
+            )
