@@ -252,3 +252,17 @@ def test_joins_into_out_check_its_dtype_and_copyto_where_is_boolean():
     d = cp.arange(4.0)
     cp.copyto(d, 9.0, where=d > 1)
     np.testing.assert_array_equal(d.get(), [0.0, 1.0, 9.0, 9.0])
+
+
+def test_comparing_with_an_unrelated_object_is_elementwise():
+    a = cp.arange(6).reshape(2, 3)
+    h = np.arange(6).reshape(2, 3)
+    for other in (object(), None, "text"):
+        np.testing.assert_array_equal((a == other).get(), h == other)
+        np.testing.assert_array_equal((other != a).get(), other != h)
+
+    class HasEq:
+        def __eq__(self, other):
+            return (other == 2) | (other == 4)
+
+    np.testing.assert_array_equal((HasEq() == a).get(), h == HasEq())

@@ -720,7 +720,11 @@ impl PyArray {
         ops::in_place(&self.array, Op::RightShift, o)
     }
 
-    fn __richcmp__(&self, o: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<Py<PyAny>> {
+    fn __richcmp__(
+        slf: &Bound<'_, Self>,
+        o: &Bound<'_, PyAny>,
+        op: CompareOp,
+    ) -> PyResult<Py<PyAny>> {
         let b = match op {
             CompareOp::Lt => Op::Less,
             CompareOp::Le => Op::LessEqual,
@@ -729,7 +733,28 @@ impl PyArray {
             CompareOp::Gt => Op::Greater,
             CompareOp::Ge => Op::GreaterEqual,
         };
-        ops::binary(b, &self.array, o, false)
+        let me = &slf.get().array;
+        let r = ops::binary(b, me, o, false)?;
+        let py = o.py();
+        if !(matches!(op, CompareOp::Eq | CompareOp::Ne) && r.is(py.NotImplemented())) {
+            return Ok(r);
+        }
+        // NumPy's for an object that is not array data: the object's own (reflected)
+        // comparison where it has one, else every element differs from it
+        let name = if matches!(op, CompareOp::Eq) {
+            pyo3::intern!(py, "__eq__")
+        } else {
+            pyo3::intern!(py, "__ne__")
+        };
+        let reflected = o.call_method1(name, (slf,))?;
+        if !reflected.is(py.NotImplemented()) {
+            return Ok(reflected.unbind());
+        }
+        let ne = matches!(op, CompareOp::Ne);
+        wrap(
+            py,
+            crate::array::Array::full(me.shape(), ne, crate::array::DType::Bool)?,
+        )
     }
 
     fn __neg__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
