@@ -274,7 +274,17 @@ def ones(shape, dtype=float, order="C"):
 
 
 def full(shape, fill_value, dtype=None, order="C"):
-    """An array filled with ``fill_value`` (its dtype unless ``dtype`` is given)."""
+    """An array filled with ``fill_value`` (its dtype unless ``dtype`` is given; an array
+    value is broadcast to ``shape``, as NumPy's)."""
+    if isinstance(fill_value, (list, tuple)) or getattr(fill_value, "ndim", 0) > 0:
+        v = asarray(fill_value)
+        out = empty(shape, dtype=v.dtype if dtype is None else dtype)
+        out[...] = v
+        return out
+    if getattr(fill_value, "ndim", None) == 0 and not isinstance(fill_value, _numpy.generic):
+        # a 0-d array: its value, in its dtype
+        dtype = fill_value.dtype if dtype is None else dtype
+        fill_value = fill_value.item()
     return _cuprum.full(shape, fill_value, dtype, order or "C")
 
 

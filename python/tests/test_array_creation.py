@@ -266,3 +266,18 @@ def test_comparing_with_an_unrelated_object_is_elementwise():
             return (other == 2) | (other == 4)
 
     np.testing.assert_array_equal((HasEq() == a).get(), h == HasEq())
+
+
+def test_full_takes_array_values():
+    same_as_numpy = [
+        ((2, 3), [1, 2, 3], None),
+        ((2, 2), np.asarray(2.5), None),
+        ((2,), np.asarray(1.5, np.float32), None),
+        ((2, 3), np.arange(3), "f4"),
+    ]
+    for shape, value, dtype in same_as_numpy:
+        want = np.full(shape, value, dtype=dtype)
+        dev = cp.asarray(value) if isinstance(value, np.ndarray) else value
+        got = cp.full(shape, dev, dtype=dtype)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got.get(), want)
