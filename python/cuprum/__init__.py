@@ -289,25 +289,24 @@ def full(shape, fill_value, dtype=None, order="C"):
 
 
 def empty_like(a, dtype=None, order="K", subok=None, shape=None):
-    """An uninitialised array of ``a``'s shape and dtype."""
-    return empty(a.shape if shape is None else shape, a.dtype if dtype is None else dtype)
+    """An uninitialised array of ``a``'s shape and dtype, laid out as ``order`` says
+    (``'K'``, the default, keeps ``a``'s stride order)."""
+    return _creation.like(a, dtype, order, subok, shape, empty)
 
 
 def zeros_like(a, dtype=None, order="K", subok=None, shape=None):
-    """Zeros of ``a``'s shape and dtype."""
-    return zeros(a.shape if shape is None else shape, a.dtype if dtype is None else dtype)
+    """Zeros of ``a``'s shape and dtype, laid out as ``order`` says."""
+    return _creation.like(a, dtype, order, subok, shape, zeros)
 
 
 def ones_like(a, dtype=None, order="K", subok=None, shape=None):
-    """Ones of ``a``'s shape and dtype."""
-    return ones(a.shape if shape is None else shape, a.dtype if dtype is None else dtype)
+    """Ones of ``a``'s shape and dtype, laid out as ``order`` says."""
+    return _creation.like(a, dtype, order, subok, shape, ones)
 
 
 def full_like(a, fill_value, dtype=None, order="K", subok=None, shape=None):
-    """``fill_value`` in ``a``'s shape and dtype."""
-    return full(
-        a.shape if shape is None else shape, fill_value, a.dtype if dtype is None else dtype
-    )
+    """``fill_value`` in ``a``'s shape and dtype, laid out as ``order`` says."""
+    return _creation.like(a, dtype, order, subok, shape, lambda s, d: full(s, fill_value, d))
 
 
 def arange(start, stop=None, step=None, dtype=None):
@@ -563,6 +562,18 @@ def _reduction(name, takes_dtype=True, takes_ddof=False):
                 return getattr(a, name)(axis=axis, dtype=dtype, out=out, keepdims=keepdims)
             return _cuprum.reduce(name, a, axis, dtype, out, keepdims)
 
+    elif name in ("argmax", "argmin"):
+        # CuPy's signature: `dtype` is the integer dtype of the indices
+
+        def f(a, axis=None, dtype=None, out=None, keepdims=False):
+            if delegates and _is_host_data(a):
+                r = getattr(a, name)(axis=axis, out=out, keepdims=keepdims)
+            else:
+                r = _cuprum.reduce(name, a, axis, None, out, keepdims)
+            if dtype is None or out is not None:
+                return r
+            return r.astype(dtype)
+
     else:
 
         def f(a, axis=None, out=None, keepdims=False):
@@ -584,8 +595,27 @@ var = _reduction("var", takes_ddof=True)
 std = _reduction("std", takes_ddof=True)
 max = amax = _reduction("max", takes_dtype=False)
 min = amin = _reduction("min", takes_dtype=False)
-nanmax = _reduction("nanmax", takes_dtype=False)
-nanmin = _reduction("nanmin", takes_dtype=False)
+
+
+def _all_nan_warns(f):
+    """``f`` (nanmax or nanmin) with NumPy's ``RuntimeWarning`` when a slice held only NaN
+    (its result is NaN): one check on the device, as CuPy makes."""
+
+    def g(a, axis=None, out=None, keepdims=False):
+        r = f(a, axis, out, keepdims)
+        if r.dtype.kind in "fc" and bool(_cuprum.ufunc("isnan", r).any()):
+            import warnings
+
+            warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=2)
+        return r
+
+    g.__name__ = g.__qualname__ = f.__name__
+    g.__doc__ = f.__doc__
+    return g
+
+
+nanmax = _all_nan_warns(_reduction("nanmax", takes_dtype=False))
+nanmin = _all_nan_warns(_reduction("nanmin", takes_dtype=False))
 argmax = _reduction("argmax", takes_dtype=False)
 argmin = _reduction("argmin", takes_dtype=False)
 nanargmax = _reduction("nanargmax", takes_dtype=False)
@@ -728,6 +758,13 @@ def get_default_memory_pool():
     """The memory pool of the current device (``cuprum.cuda.MemoryPool``: ``used_bytes``,
     ``free_bytes``, ``total_bytes``, ``free_all_blocks``), as CuPy's."""
     return cuda.memory.get_default_memory_pool()
+
+
+def get_default_pinned_memory_pool():
+    """The pool of page-locked host memory (``cuprum.cuda.PinnedMemoryPool``:
+    ``free_all_blocks``, ``n_free_blocks``) that ``cuda.alloc_pinned_memory`` draws from,
+    as CuPy's."""
+    return cuda.pinned_memory.get_default_pinned_memory_pool()
 
 
 # ---------------------------------------------------------------------------- setup

@@ -8,6 +8,7 @@ formulas, in float64). The values are computed on the device."""
 from __future__ import annotations
 
 import math
+import operator
 
 import cuprum
 from cuprum._lazy import numpy
@@ -329,6 +330,35 @@ def _axes_for(a, order):
     if order == "F":
         return list(range(a.ndim))[::-1]
     return sorted(range(a.ndim), key=lambda i: -abs(a.strides[i]))
+
+
+def like(a, dtype, order, subok, shape, make):
+    """NumPy's ``*_like``: ``make(shape, dtype)`` (a new C-contiguous array) laid out in
+    ``order`` of ``a``: ``'K'`` keeps ``a``'s stride order, ``'A'`` is ``'F'`` for a
+    Fortran-contiguous ``a``; a ``shape`` of another rank than ``a``'s is laid out in C
+    order under ``'K'``."""
+    if subok is not None:
+        raise TypeError("subok is not supported yet")
+    o = order_arg(order)
+    if not isinstance(a, cuprum.ndarray):
+        a = cuprum.asarray(a)
+    dtype = a.dtype if dtype is None else dtype
+    if shape is None:
+        shape = a.shape
+    elif isinstance(shape, (list, tuple)):
+        shape = tuple(operator.index(n) for n in shape)
+    else:
+        shape = (operator.index(shape),)
+    if len(shape) == a.ndim:
+        perm = _axes_for(a, o)
+    elif o == "F" or (o == "A" and f_contiguous(a) and not a.is_c_contiguous):
+        perm = list(range(len(shape)))[::-1]
+    else:
+        perm = list(range(len(shape)))
+    if perm == sorted(perm):
+        return make(shape, dtype)
+    out = make(tuple(shape[p] for p in perm), dtype)
+    return out.transpose(*[perm.index(i) for i in range(len(shape))])
 
 
 def copy_in_order(a, order, dtype=None):

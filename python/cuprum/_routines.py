@@ -222,8 +222,15 @@ def _linear_only(method, name):
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """The median along ``axis`` (an int, a tuple of ints, or ``None``: of the flattened
     array)."""
+    _overwrite(a, axis, overwrite_input)
     if isinstance(axis, (tuple, list)):
-        return _to_out(_by_rank("median", a, 0.5, 1.0, tuple(axis), keepdims, "midpoint"), out)
+        # the reduced axes merged into one last axis: the one-axis median (every dtype)
+        a = _asarray(a)
+        rows, rest, axes = _rows_along(a, tuple(axis))
+        r = _cuprum.median(rows, 1, False)
+        if keepdims:
+            rest = tuple(1 if d in axes else a.shape[d] for d in range(a.ndim))
+        return _to_out(r.reshape(rest), out)
     r = _cuprum.median(a, axis, keepdims)
     return _to_out(r, out)
 
@@ -242,6 +249,7 @@ def quantile(
 ):
     """The ``q``-th quantiles (``q`` in ``[0, 1]``) along ``axis`` by NumPy's ``method``."""
     method = method if interpolation is None else interpolation
+    _overwrite(a, axis, overwrite_input)
     return _quantiles("quantile", _cuprum.quantile, a, q, axis, out, method, keepdims, weights)
 
 
@@ -259,17 +267,46 @@ def percentile(
 ):
     """The ``q``-th percentiles (``q`` in ``[0, 100]``) along ``axis`` by NumPy's ``method``."""
     method = method if interpolation is None else interpolation
+    _overwrite(a, axis, overwrite_input)
     return _quantiles("percentile", _cuprum.percentile, a, q, axis, out, method, keepdims, weights)
+
+
+def _overwrite(a, axis, overwrite_input):
+    """NumPy's ``overwrite_input=True``: ``a`` may serve as the work space, so a writeable
+    device array is sorted in place along ``axis`` (the order statistics then read sorted
+    data; what ``a`` holds afterwards is unspecified, as in NumPy)."""
+    import cuprum
+
+    if not overwrite_input or not isinstance(a, cuprum.ndarray) or not a.writeable:
+        return
+    if isinstance(axis, int) and a.ndim > 0:
+        a.sort(axis=axis)
+    elif axis is None and a.is_c_contiguous and a.size > 0:
+        a.reshape(-1).sort()
 
 
 def _quantiles(name, native, a, q, axis, out, method, keepdims, weights):
     if weights is not None:
         raise NotImplementedError(f"{name}: weights= is not supported")
+    q_ndim = q.ndim if hasattr(q, "ndim") else _q_ndim(q)
+    if q_ndim > 1:
+        raise ValueError("q must be a scalar or 1d")
     if method in _NUMPY_METHODS and (method != "linear" or isinstance(axis, (tuple, list))):
         scale = 100.0 if name == "percentile" else 1.0
         return _to_out(_by_rank(name, a, q, scale, axis, keepdims, method), out)
     _linear_only(method, name)
     return _to_out(native(a, q, axis, keepdims), out)
+
+
+def _q_ndim(q):
+    """The number of dimensions of a nested sequence ``q`` (0 for a scalar)."""
+    n = 0
+    while isinstance(q, (list, tuple)):
+        n += 1
+        if not q:
+            break
+        q = q[0]
+    return n
 
 
 def _axes_of(axis, nd):

@@ -205,6 +205,35 @@ fn pinned_async_copies_both_ways() {
     }
 }
 
+/// `copy_from_slice` / `from_slice` out of page-locked memory (a `PinnedBuffer`, CuPy's
+/// `alloc_pinned_memory` under a NumPy array) return once the slice has been read, as out of
+/// pageable memory: the driver's copy from page-locked memory is truly asynchronous, so the
+/// small (unstaged) copy waits for it. The stream is kept busy first, so that a copy that
+/// did not wait would read the slice after it was overwritten.
+#[test]
+fn copies_out_of_page_locked_memory_read_it_before_returning() {
+    require_gpu!();
+    let s = Stream::new().unwrap();
+    let busy = Array::zeros(&[8 << 20], DType::F32).unwrap();
+    for (k, n) in [1usize, 1000, 60_000].into_iter().enumerate() {
+        let v = words(n, 90 + k as u64);
+        let mut pinned = PinnedBuffer::from_slice(&v).unwrap();
+        let a = s.with(|| Array::zeros(&[n], DType::U32)).unwrap();
+        s.with(|| {
+            for _ in 0..20 {
+                cuprum::ops::multiply(&busy, 1.0f32)?;
+            }
+            a.copy_from_slice(&pinned[..])
+        })
+        .unwrap();
+        pinned.fill(0); // the copy has read the buffer: this cannot reach the array
+        let b = s.with(|| Array::from_slice(&pinned[..], &[n])).unwrap();
+        pinned.fill(7);
+        assert_eq!(s.with(|| a.to_vec::<u32>()).unwrap(), v, "{n} words");
+        assert_eq!(s.with(|| b.to_vec::<u32>()).unwrap(), vec![0; n]);
+    }
+}
+
 #[test]
 fn registered_vectors_copy_and_come_back() {
     require_gpu!();

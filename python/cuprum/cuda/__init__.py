@@ -2,7 +2,9 @@
 (``Device``, ``Stream``, ``Stream.null``, ``Event``, ``get_current_stream``,
 ``get_elapsed_time``, ``stream.begin_capture()`` / ``end_capture()`` → ``Graph``), and
 device memory (``alloc``, ``MemoryPointer``, ``MemoryPool``; also as
-``cuprum.cuda.memory``),
+``cuprum.cuda.memory``), page-locked host memory (``alloc_pinned_memory``,
+``PinnedMemoryPointer``, ``PinnedMemoryPool``, ``set_pinned_memory_allocator``; also as
+``cuprum.cuda.pinned_memory``),
 ``cuprum.cuda.compiler`` (``CompileException``, ``compile_using_nvrtc``),
 ``cuprum.cuda.texture`` (CUDA arrays, texture and surface objects) and
 ``cuprum.cuda.runtime`` (device queries and CUDA's texture constants).
@@ -19,8 +21,15 @@ import threading
 
 from cuprum import _cuprum
 from cuprum._cuprum import CompileException, Event, get_elapsed_time  # noqa: F401
-from cuprum.cuda import compiler, memory, runtime, texture  # noqa: F401
+from cuprum.cuda import compiler, memory, pinned_memory, runtime, texture  # noqa: F401
 from cuprum.cuda.memory import MemoryPointer, MemoryPool, alloc  # noqa: F401
+from cuprum.cuda.pinned_memory import (  # noqa: F401
+    PinnedMemory,
+    PinnedMemoryPointer,
+    PinnedMemoryPool,
+    alloc_pinned_memory,
+    set_pinned_memory_allocator,
+)
 
 
 class Device:

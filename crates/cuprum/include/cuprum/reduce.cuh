@@ -80,19 +80,36 @@ struct ArgBest {
   __device__ ArgBest() : v(0), j(0) {}
   __device__ ArgBest(T v_, long long j_) : v(v_), j(j_) {}
 };
+// The order argmax / argmin and nanmax / nanmin compare by: `>` and `<`, and for complex
+// values NumPy's lexicographic order (real part, then imaginary part); a complex value is
+// NaN when either part is.
+template <typename T>
+__device__ __forceinline__ bool order_greater(const T& a, const T& b) { return a > b; }
+template <typename T>
+__device__ __forceinline__ bool order_less(const T& a, const T& b) { return a < b; }
+#ifdef CUPRUM_COMPLEX_CUH
+template <typename T>
+__device__ __forceinline__ bool order_greater(const complex<T>& a, const complex<T>& b) {
+  return a.re > b.re || (a.re == b.re && a.im > b.im);
+}
+template <typename T>
+__device__ __forceinline__ bool order_less(const complex<T>& a, const complex<T>& b) {
+  return a.re < b.re || (a.re == b.re && a.im < b.im);
+}
+#endif  // CUPRUM_COMPLEX_CUH
 // NumPy's rule: the first NaN wins; otherwise the larger (smaller) value, ties to the
 // smaller position.
 template <typename T>
 __device__ __forceinline__ ArgBest<T> argmax_merge(const ArgBest<T>& a, const ArgBest<T>& b) {
   const bool an = a.v != a.v, bn = b.v != b.v;
   if (an || bn) return (an && (!bn || a.j < b.j)) ? a : b;
-  return (a.v > b.v || (a.v == b.v && a.j < b.j)) ? a : b;
+  return (order_greater(a.v, b.v) || (a.v == b.v && a.j < b.j)) ? a : b;
 }
 template <typename T>
 __device__ __forceinline__ ArgBest<T> argmin_merge(const ArgBest<T>& a, const ArgBest<T>& b) {
   const bool an = a.v != a.v, bn = b.v != b.v;
   if (an || bn) return (an && (!bn || a.j < b.j)) ? a : b;
-  return (a.v < b.v || (a.v == b.v && a.j < b.j)) ? a : b;
+  return (order_less(a.v, b.v) || (a.v == b.v && a.j < b.j)) ? a : b;
 }
 // nanargmax / nanargmin: a NaN loses to any number (all NaN: the first NaN, which the
 // caller reports as an all-NaN slice).
@@ -100,12 +117,12 @@ template <typename T>
 __device__ __forceinline__ ArgBest<T> nanargmax_merge(const ArgBest<T>& a, const ArgBest<T>& b) {
   const bool an = a.v != a.v, bn = b.v != b.v;
   if (an || bn) return (bn && (!an || a.j < b.j)) ? a : b;
-  return (a.v > b.v || (a.v == b.v && a.j < b.j)) ? a : b;
+  return (order_greater(a.v, b.v) || (a.v == b.v && a.j < b.j)) ? a : b;
 }
 template <typename T>
 __device__ __forceinline__ ArgBest<T> nanargmin_merge(const ArgBest<T>& a, const ArgBest<T>& b) {
   const bool an = a.v != a.v, bn = b.v != b.v;
   if (an || bn) return (bn && (!an || a.j < b.j)) ? a : b;
-  return (a.v < b.v || (a.v == b.v && a.j < b.j)) ? a : b;
+  return (order_less(a.v, b.v) || (a.v == b.v && a.j < b.j)) ? a : b;
 }
 }  // namespace cuprum

@@ -424,6 +424,8 @@ pub fn take_with(
     let idx = index_array(indices, "take")?;
     let (src, ax) = match axis {
         None => (a.reshape_copy(&[-1])?, 0),
+        // NumPy takes from a 0-d array along an axis as from one of one element
+        Some(x) if a.ndim() == 0 => (a.reshape(&[1])?, normalize_axis(x, 1)?),
         Some(x) => (a.clone(), normalize_axis(x, a.ndim())?),
     };
     let len = src.shape()[ax];

@@ -248,16 +248,8 @@ impl Accum {
                 None => mean_types(d),
             },
             ROp::Max | ROp::Min => (d, d),
-            ROp::NanMax | ROp::NanMin => {
-                if complex {
-                    bail!(DType, "{} is not supported for {d} arrays", op.name());
-                }
-                (d, d)
-            }
+            ROp::NanMax | ROp::NanMin => (d, d),
             ROp::ArgMax | ROp::ArgMin | ROp::NanArgMax | ROp::NanArgMin => {
-                if complex {
-                    bail!(DType, "{} is not supported for {d} arrays", op.name());
-                }
                 let v = match d {
                     DType::F16 | DType::BF16 => DType::F32,
                     other => other,
@@ -360,8 +352,8 @@ impl Accum {
             ROp::Max => format!("({a} > {b} || {a} != {a}) ? {a} : {b}"),
             ROp::Min => format!("({a} < {b} || {a} != {a}) ? {a} : {b}"),
             // NaN loses: the other value wins (both NaN: NaN).
-            ROp::NanMax => format!("({a} > {b} || {b} != {b}) ? {a} : {b}"),
-            ROp::NanMin => format!("({a} < {b} || {b} != {b}) ? {a} : {b}"),
+            ROp::NanMax => format!("(cuprum::order_greater({a}, {b}) || {b} != {b}) ? {a} : {b}"),
+            ROp::NanMin => format!("(cuprum::order_less({a}, {b}) || {b} != {b}) ? {a} : {b}"),
             ROp::ArgMax | ROp::ArgMin | ROp::NanArgMax | ROp::NanArgMin => {
                 format!("cuprum::{}_merge({a}, {b})", self.op.name())
             }
@@ -451,6 +443,15 @@ impl Accum {
                 };
                 let sign = if lowest { "-" } else { "" };
                 format!("{ct}({sign}{part}, {sign}{part})")
+            }
+            // NaN in both parts: every value wins over it, and an all-NaN reduction stays NaN.
+            DTypeKind::Complex if matches!(self.op, ROp::NanMax | ROp::NanMin) => {
+                let part = if d == DType::C128 {
+                    "__longlong_as_double(0x7ff8000000000000LL)"
+                } else {
+                    "__int_as_float(0x7fc00000)"
+                };
+                format!("{ct}({part}, {part})")
             }
             DTypeKind::Complex | DTypeKind::Record => return None,
         })
@@ -769,7 +770,23 @@ mod tests {
             e(ROp::Std, C64, opts(Some(F32), 0.0, None))
                 .contains("std of complex64 values with dtype=float32")
         );
-        assert!(e(ROp::NanMax, C64, AccOpts::default()).contains("is not supported for complex64"));
+    }
+
+    #[test]
+    fn complex_nanmax_and_argmax_order_lexicographically() {
+        let m = Accum::with(ROp::NanMax, C64, AccOpts::default()).unwrap();
+        assert_eq!((m.acc, m.out), (C64, C64));
+        assert_eq!(
+            m.merge("a", "b"),
+            "(cuprum::order_greater(a, b) || b != b) ? a : b"
+        );
+        assert_eq!(
+            m.neutral_start().unwrap(),
+            "complex<float>(__int_as_float(0x7fc00000), __int_as_float(0x7fc00000))"
+        );
+        let a = Accum::with(ROp::ArgMin, C128, AccOpts::default()).unwrap();
+        assert_eq!((a.acc, a.out), (C128, I64));
+        assert_eq!(a.acc_type(), "cuprum::ArgBest<complex<double>>");
     }
 
     #[test]

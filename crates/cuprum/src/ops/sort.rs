@@ -187,6 +187,10 @@ pub fn argsort(a: &Array, axis: Option<isize>) -> Result<Array> {
     if let Some(r) = crate::ops::programs::elsewhere_then(a, || argsort(a, axis)) {
         return r;
     }
+    if a.ndim() == 0 && axis.is_some() {
+        // NumPy sorts a 0-d array along an axis as one of one element
+        return sort_impl(&a.reshape(&[1])?, axis, true);
+    }
     sort_impl(a, axis, true)
 }
 

@@ -33,6 +33,10 @@ use pyo3::types::PyTuple;
 #[pyclass(name = "ndarray", module = "cuprum", frozen, weakref, subclass)]
 pub struct PyArray {
     pub(super) array: Array,
+    /// The array whose memory this one views (NumPy's `base`): set where a method of a
+    /// `cuprum.ndarray` returns a view of it ([`derived`]); `None` for an array that owns
+    /// its memory.
+    pub(super) base: Option<Py<PyAny>>,
 }
 
 impl PyArray {
@@ -44,7 +48,7 @@ impl PyArray {
 
 impl From<Array> for PyArray {
     fn from(array: Array) -> Self {
-        PyArray { array }
+        PyArray { array, base: None }
     }
 }
 
@@ -63,6 +67,26 @@ impl PyArray {
 /// `array` as a `cuprum.ndarray` object.
 pub(crate) fn wrap(py: Python<'_>, array: Array) -> PyResult<Py<PyAny>> {
     Ok(Bound::new(py, PyArray::from(array))?.into_any().unbind())
+}
+
+/// `array`, made from the `cuprum.ndarray` `src` by one of its methods: a view of `src`'s
+/// memory has `src`'s base (or `src` itself) as its `base`, as NumPy's views do (a view of
+/// a view names the array that owns the memory); anything else owns its memory.
+pub(crate) fn derived(
+    py: Python<'_>,
+    src: &Bound<'_, PyArray>,
+    array: Array,
+) -> PyResult<Py<PyAny>> {
+    let me = src.get();
+    let base = if array.shares_memory(&me.array) {
+        Some(match &me.base {
+            Some(b) => b.clone_ref(py),
+            None => src.clone().into_any().unbind(),
+        })
+    } else {
+        None
+    };
+    Ok(Bound::new(py, PyArray { array, base })?.into_any().unbind())
 }
 
 /// `pow`'s third argument is not taken.

@@ -491,3 +491,58 @@ fn shape_arg(shape: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
         })
         .collect()
 }
+
+/// Page-locked host memory (CuPy's `cupy.cuda.PinnedMemory`): `size` uninitialised bytes at
+/// the address `ptr`, which copies to and from a GPU read and write at the link's speed
+/// (ordinary host memory on the host device), freed when the object goes. The package's
+/// `PinnedMemoryPointer` (`cuprum.cuda.alloc_pinned_memory`) gives the bytes to the buffer
+/// protocol (`numpy.frombuffer`) and keeps this object alive while anything views them.
+#[pyclass(name = "PinnedMemory", module = "cuprum.cuda", frozen)]
+pub struct PinnedMemory {
+    mem: crate::runtime::PinnedBytes,
+    size: usize,
+}
+
+#[pymethods]
+impl PinnedMemory {
+    /// `size` bytes of page-locked memory for the current device's copies. `flags` (CuPy's
+    /// `cudaHostAlloc` flags) is accepted and not needed: the memory is always portable
+    /// (every GPU of the process can use it). Running out of page-locked memory is an
+    /// `OutOfMemoryError`.
+    #[new]
+    #[pyo3(signature = (size, flags=0))]
+    fn new(size: usize, flags: u32) -> PyResult<Self> {
+        let _ = flags;
+        let device = crate::runtime::Device::current()?;
+        // 64: a cache line, more than any element type needs (GPU allocations are
+        // page-aligned anyway)
+        let mem = crate::runtime::PinnedBytes::alloc(device, size, 64)?;
+        Ok(PinnedMemory { mem, size })
+    }
+
+    /// The address of the first byte.
+    #[getter]
+    fn ptr(&self) -> usize {
+        self.mem.ptr() as usize
+    }
+
+    /// The number of bytes.
+    #[getter]
+    fn size(&self) -> usize {
+        self.size
+    }
+
+    /// The ordinal of the device the memory was allocated for.
+    #[getter]
+    fn device_id(&self) -> usize {
+        self.mem.device().id()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<cuprum.cuda.PinnedMemory {} bytes at {:#x}>",
+            self.size,
+            self.mem.ptr() as usize
+        )
+    }
+}

@@ -2,7 +2,9 @@
 //! (see `array.rs`), CuPy's attributes and conversions, and the operators, indexing and
 //! reductions, which `operations.rs` carries out.
 
-use super::array::{PyArray, device_label, device_object, no_modulo, shape_arg, view_as, wrap};
+use super::array::{
+    PyArray, derived, device_label, device_object, no_modulo, shape_arg, view_as, wrap,
+};
 use super::memory::{self, MemoryPointer};
 use super::operations as ops;
 use super::{augmented, capsule, convert, routines};
@@ -160,29 +162,39 @@ impl PyArray {
         self.array.is_c_contiguous()
     }
 
-    /// NumPy's `flags` (`c_contiguous`, `f_contiguous`, `writeable`; also by key:
-    /// `a.flags['C_CONTIGUOUS']`).
+    /// NumPy's `flags` (`c_contiguous`, `f_contiguous`, `owndata`, `writeable`; also by
+    /// key: `a.flags['C_CONTIGUOUS']`).
     #[getter]
     fn flags(&self) -> PyFlags {
         PyFlags {
             c_contiguous: self.array.is_c_contiguous(),
             f_contiguous: self.array.t().is_c_contiguous(),
+            owndata: self.base.is_none(),
             writeable: self.array.is_writeable(),
         }
     }
 
+    /// The array whose memory this one views (NumPy's `base`: the owner of the memory,
+    /// for a view of a view too), `None` for an array that owns its memory.
+    #[getter]
+    fn base(&self, py: Python<'_>) -> Option<Py<PyAny>> {
+        self.base.as_ref().map(|b| b.clone_ref(py))
+    }
+
     /// The transpose (a view).
     #[getter(T)]
-    fn transposed(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        wrap(py, self.array.t())
+    fn transposed(slf: &Bound<'_, Self>, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let this = slf.get();
+        derived(py, slf, this.array.t())
     }
 
     /// The real part: a view (of the array itself for real dtypes).
     #[getter]
-    fn real(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        match self.array.complex_part(false) {
-            Some(v) => wrap(py, v),
-            None => wrap(py, self.array.clone()),
+    fn real(slf: &Bound<'_, Self>, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let this = slf.get();
+        match this.array.complex_part(false) {
+            Some(v) => derived(py, slf, v),
+            None => derived(py, slf, this.array.clone()),
         }
     }
 
@@ -199,10 +211,11 @@ impl PyArray {
     /// The imaginary part: a view for complex dtypes, zeros (a new read-only array in NumPy;
     /// a new array here) for real ones.
     #[getter]
-    fn imag(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        match self.array.complex_part(true) {
-            Some(v) => wrap(py, v),
-            None => wrap(py, crate::ops::imag(&self.array)?),
+    fn imag(slf: &Bound<'_, Self>, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let this = slf.get();
+        match this.array.complex_part(true) {
+            Some(v) => derived(py, slf, v),
+            None => derived(py, slf, crate::ops::imag(&this.array)?),
         }
     }
 
@@ -262,8 +275,9 @@ impl PyArray {
 
     /// NumPy's ufunc protocol: `np.add(x, 1)`, and a NumPy scalar on the left of an
     /// operator (`np.float32(2) * x`), run cuprum's function of the same name (as CuPy's
-    /// `__array_ufunc__` does); other methods (`reduce`, `accumulate` …) and names cuprum
-    /// lacks return `NotImplemented`, so NumPy raises its own `TypeError`.
+    /// `__array_ufunc__` does); other methods (`reduce`, `accumulate`, `outer`, `at` …) run
+    /// the cuprum ufunc's method of that name. Names and methods cuprum lacks return
+    /// `NotImplemented`, so NumPy raises its own `TypeError`.
     #[pyo3(signature = (ufunc, method, *inputs, **kwargs))]
     fn __array_ufunc__(
         &self,
@@ -273,14 +287,19 @@ impl PyArray {
         inputs: &Bound<'_, PyTuple>,
         kwargs: Option<&Bound<'_, pyo3::types::PyDict>>,
     ) -> PyResult<Py<PyAny>> {
-        if method != "__call__" {
-            return Ok(py.NotImplemented());
-        }
         let name: String = ufunc.getattr(pyo3::intern!(py, "__name__"))?.extract()?;
-        match py.import("cuprum")?.getattr(name.as_str()) {
-            Ok(f) => Ok(f.call(inputs, kwargs)?.unbind()),
-            Err(_) => Ok(py.NotImplemented()),
-        }
+        let Ok(ours) = py.import("cuprum")?.getattr(name.as_str()) else {
+            return Ok(py.NotImplemented());
+        };
+        let f = if method == "__call__" {
+            ours
+        } else {
+            match ours.getattr(method) {
+                Ok(m) => m,
+                Err(_) => return Ok(py.NotImplemented()),
+            }
+        };
+        Ok(f.call(inputs, kwargs)?.unbind())
     }
 
     /// NumPy's function protocol: a NumPy function given a cuprum array (`np.full_like(x,
@@ -470,17 +489,18 @@ impl PyArray {
     /// NumPy 2's `copy=True` always copies, `copy=False` refuses to).
     #[pyo3(signature = (*shape, order="C", copy=None))]
     fn reshape(
-        &self,
+        slf: &Bound<'_, Self>,
         py: Python<'_>,
         shape: &Bound<'_, PyTuple>,
         order: &str,
         copy: Option<bool>,
     ) -> PyResult<Py<PyAny>> {
+        let this = slf.get();
         let dims = shape_arg(shape)?;
         let fortran = match order {
             "C" | "c" => false,
             "F" | "f" => true,
-            "A" | "a" => !self.array.is_c_contiguous() && self.array.t().is_c_contiguous(),
+            "A" | "a" => !this.array.is_c_contiguous() && this.array.t().is_c_contiguous(),
             other => {
                 return Err(PyValueError::new_err(format!(
                     "order must be one of 'C', 'F' or 'A' (got {other:?})"
@@ -490,25 +510,26 @@ impl PyArray {
         let r = if fortran {
             // the reversed shape in C order of the transpose, transposed back
             let reversed: Vec<isize> = dims.iter().rev().copied().collect();
-            self.array.t().reshape_copy(&reversed)?.t()
+            this.array.t().reshape_copy(&reversed)?.t()
         } else {
-            self.array.reshape_copy(&dims)?
+            this.array.reshape_copy(&dims)?
         };
-        let view = r.shares_memory(&self.array);
+        let view = r.shares_memory(&this.array);
         match copy {
-            Some(true) if view => wrap(py, r.copy()?),
-            Some(false) if !view && self.array.size() > 0 => Err(PyValueError::new_err(
+            Some(true) if view => derived(py, slf, r.copy()?),
+            Some(false) if !view && this.array.size() > 0 => Err(PyValueError::new_err(
                 "Unable to avoid creating a copy while reshaping.",
             )),
-            _ => wrap(py, r),
+            _ => derived(py, slf, r),
         }
     }
 
     /// The elements as a 1-D array in `order` (`'C'`, `'F'`, `'A'`, `'K'`; a view when the
     /// memory is in that order).
     #[pyo3(signature = (order="C"))]
-    fn ravel(&self, py: Python<'_>, order: &str) -> PyResult<Py<PyAny>> {
-        wrap(py, in_order(&self.array, order)?.reshape_copy(&[-1])?)
+    fn ravel(slf: &Bound<'_, Self>, py: Python<'_>, order: &str) -> PyResult<Py<PyAny>> {
+        let this = slf.get();
+        derived(py, slf, in_order(&this.array, order)?.reshape_copy(&[-1])?)
     }
 
     /// A 1-D copy, the elements in `order` (`'C'`, `'F'`, `'A'`, `'K'`).
@@ -519,26 +540,37 @@ impl PyArray {
 
     /// The axes permuted (reversed by default): a view.
     #[pyo3(signature = (*axes))]
-    fn transpose(&self, py: Python<'_>, axes: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
+    fn transpose(
+        slf: &Bound<'_, Self>,
+        py: Python<'_>,
+        axes: &Bound<'_, PyTuple>,
+    ) -> PyResult<Py<PyAny>> {
+        let this = slf.get();
         if axes.is_empty() || (axes.len() == 1 && axes.get_item(0)?.is_none()) {
-            return wrap(py, self.array.t());
+            return derived(py, slf, this.array.t());
         }
         let dims = shape_arg(axes)?;
-        wrap(py, self.array.permute(&dims)?)
+        derived(py, slf, this.array.permute(&dims)?)
     }
 
     /// Axes of extent 1 removed.
     #[pyo3(signature = (axis=None))]
-    fn squeeze(&self, py: Python<'_>, axis: Option<isize>) -> PyResult<Py<PyAny>> {
-        wrap(py, self.array.squeeze(axis)?)
+    fn squeeze(slf: &Bound<'_, Self>, py: Python<'_>, axis: Option<isize>) -> PyResult<Py<PyAny>> {
+        let this = slf.get();
+        derived(py, slf, this.array.squeeze(axis)?)
     }
 
     /// The same bytes seen as another dtype of the same size (NumPy's `view(dtype)`).
     #[pyo3(signature = (dtype=None))]
-    fn view(&self, py: Python<'_>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+    fn view(
+        slf: &Bound<'_, Self>,
+        py: Python<'_>,
+        dtype: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let this = slf.get();
         match dtype.filter(|d| !d.is_none()) {
-            None => wrap(py, self.array.clone()),
-            Some(d) => wrap(py, view_as(&self.array, convert::dtype_of(d)?)?),
+            None => derived(py, slf, this.array.clone()),
+            Some(d) => derived(py, slf, view_as(&this.array, convert::dtype_of(d)?)?),
         }
     }
 
@@ -581,12 +613,17 @@ impl PyArray {
 
     // ---- indexing --------------------------------------------------------------------
 
-    fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        match ops::subscript(&self.array, key)? {
+    fn __getitem__(
+        slf: &Bound<'_, Self>,
+        py: Python<'_>,
+        key: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<PyAny>> {
+        let this = slf.get();
+        match ops::subscript(&this.array, key)? {
             ops::Key::Mask(m) if augmented::augmented_load(py) => {
-                augmented::pending(py, &self.array, m, key)
+                augmented::pending(py, &this.array, m, key)
             }
-            k => wrap(py, ops::get_key(&self.array, k)?),
+            k => derived(py, slf, ops::get_key(&this.array, k)?),
         }
     }
 
@@ -873,25 +910,33 @@ impl PyArray {
     ) -> PyResult<Py<PyAny>> {
         ops::reduce(py, "min", &self.array, axis, None, out, keepdims, None)
     }
-    #[pyo3(signature = (axis=None, out=None, keepdims=false))]
+    /// `a.argmax(axis=None, out=None, dtype=None, keepdims=False)`: CuPy's `dtype` is the
+    /// integer dtype of the indices (int64 by default).
+    #[pyo3(signature = (axis=None, out=None, dtype=None, keepdims=false))]
     fn argmax(
         &self,
         py: Python<'_>,
         axis: Option<&Bound<'_, PyAny>>,
         out: Option<&Bound<'_, PyAny>>,
+        dtype: Option<&Bound<'_, PyAny>>,
         keepdims: bool,
     ) -> PyResult<Py<PyAny>> {
-        ops::reduce(py, "argmax", &self.array, axis, None, out, keepdims, None)
+        let r = ops::reduce(py, "argmax", &self.array, axis, None, out, keepdims, None)?;
+        index_dtype(py, r, dtype, out)
     }
-    #[pyo3(signature = (axis=None, out=None, keepdims=false))]
+    /// `a.argmin(axis=None, out=None, dtype=None, keepdims=False)`: CuPy's `dtype` is the
+    /// integer dtype of the indices (int64 by default).
+    #[pyo3(signature = (axis=None, out=None, dtype=None, keepdims=false))]
     fn argmin(
         &self,
         py: Python<'_>,
         axis: Option<&Bound<'_, PyAny>>,
         out: Option<&Bound<'_, PyAny>>,
+        dtype: Option<&Bound<'_, PyAny>>,
         keepdims: bool,
     ) -> PyResult<Py<PyAny>> {
-        ops::reduce(py, "argmin", &self.array, axis, None, out, keepdims, None)
+        let r = ops::reduce(py, "argmin", &self.array, axis, None, out, keepdims, None)?;
+        index_dtype(py, r, dtype, out)
     }
     #[pyo3(signature = (axis=None, out=None, keepdims=false))]
     fn all(
@@ -1127,13 +1172,18 @@ impl PyArray {
     /// `a.diagonal(offset=0, axis1=0, axis2=1)`.
     #[pyo3(signature = (offset=0, axis1=0, axis2=1))]
     fn diagonal(
-        &self,
+        slf: &Bound<'_, Self>,
         py: Python<'_>,
         offset: isize,
         axis1: isize,
         axis2: isize,
     ) -> PyResult<Py<PyAny>> {
-        wrap(py, crate::ops::diagonal(&self.array, offset, axis1, axis2)?)
+        let this = slf.get();
+        derived(
+            py,
+            slf,
+            crate::ops::diagonal(&this.array, offset, axis1, axis2)?,
+        )
     }
 
     /// `a.trace(offset=0, axis1=0, axis2=1, dtype=None, out=None)`.
@@ -1151,19 +1201,26 @@ impl PyArray {
     }
 
     /// `a.swapaxes(axis1, axis2)`: a view.
-    fn swapaxes(&self, py: Python<'_>, axis1: isize, axis2: isize) -> PyResult<Py<PyAny>> {
-        wrap(py, self.array.swapaxes(axis1, axis2)?)
+    fn swapaxes(
+        slf: &Bound<'_, Self>,
+        py: Python<'_>,
+        axis1: isize,
+        axis2: isize,
+    ) -> PyResult<Py<PyAny>> {
+        let this = slf.get();
+        derived(py, slf, this.array.swapaxes(axis1, axis2)?)
     }
 
     /// The matrix transpose: a view with the last two axes swapped (NumPy 2's `mT`).
     #[getter(mT)]
-    fn matrix_t(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        if self.array.ndim() < 2 {
+    fn matrix_t(slf: &Bound<'_, Self>, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let this = slf.get();
+        if this.array.ndim() < 2 {
             return Err(PyValueError::new_err(
                 "matrix transpose with ndim < 2 is undefined",
             ));
         }
-        wrap(py, self.array.swapaxes(-2, -1)?)
+        derived(py, slf, this.array.swapaxes(-2, -1)?)
     }
 
     /// `a.compress(condition, axis=None, out=None)`.
@@ -1179,6 +1236,21 @@ impl PyArray {
     }
 }
 
+/// The indices `r` of an argmax / argmin in CuPy's `dtype` (unless written into `out`).
+fn index_dtype(
+    py: Python<'_>,
+    r: Py<PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    out: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    match dtype.filter(|d| !d.is_none()) {
+        Some(d) if out.is_none_or(|o| o.is_none()) => {
+            Ok(r.bind(py).call_method1("astype", (d,))?.unbind())
+        }
+        _ => Ok(r),
+    }
+}
+
 /// An array's memory layout flags (`ndarray.flags`), as NumPy's and CuPy's.
 #[pyclass(name = "flags", module = "cuprum", frozen)]
 pub(crate) struct PyFlags {
@@ -1187,17 +1259,20 @@ pub(crate) struct PyFlags {
     #[pyo3(get)]
     f_contiguous: bool,
     #[pyo3(get)]
+    owndata: bool,
+    #[pyo3(get)]
     writeable: bool,
 }
 
 #[pymethods]
 impl PyFlags {
     /// A flag by NumPy's key (`'C_CONTIGUOUS'`, `'C'`, `'F_CONTIGUOUS'`, `'F'`,
-    /// `'WRITEABLE'`, `'W'`).
+    /// `'OWNDATA'`, `'O'`, `'WRITEABLE'`, `'W'`).
     fn __getitem__(&self, key: &str) -> PyResult<bool> {
         match key {
             "C_CONTIGUOUS" | "C" | "CONTIGUOUS" => Ok(self.c_contiguous),
             "F_CONTIGUOUS" | "F" | "FORTRAN" => Ok(self.f_contiguous),
+            "OWNDATA" | "O" => Ok(self.owndata),
             "WRITEABLE" | "W" => Ok(self.writeable),
             _ => Err(pyo3::exceptions::PyKeyError::new_err(key.to_owned())),
         }
@@ -1206,9 +1281,10 @@ impl PyFlags {
     fn __repr__(&self) -> String {
         let t = |b: bool| if b { "True" } else { "False" };
         format!(
-            "  C_CONTIGUOUS : {}\n  F_CONTIGUOUS : {}\n  WRITEABLE : {}",
+            "  C_CONTIGUOUS : {}\n  F_CONTIGUOUS : {}\n  OWNDATA : {}\n  WRITEABLE : {}",
             t(self.c_contiguous),
             t(self.f_contiguous),
+            t(self.owndata),
             t(self.writeable)
         )
     }

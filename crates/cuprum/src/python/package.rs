@@ -20,7 +20,7 @@ use crate::kernel::IntoOperand;
 use crate::ops::elementwise::{binary_to, unary_to};
 use crate::ops::ufunc::Op;
 use crate::runtime::{CodeTarget, Device};
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
@@ -86,7 +86,26 @@ fn dtype_or(dtype: Option<&Bound<'_, PyAny>>, default: DType) -> PyResult<DType>
     }
 }
 
-/// `empty(shape, dtype=float64)`: uninitialised.
+/// A new array of `shape` made by `make` in NumPy's memory `order` (`'C'` or `'F'`: the
+/// transpose of the reversed shape made in C order).
+fn laid_out(
+    shape: Vec<usize>,
+    order: &str,
+    make: impl FnOnce(&[usize]) -> crate::Result<Array>,
+) -> PyResult<Array> {
+    match order {
+        "C" | "c" => Ok(make(&shape)?),
+        "F" | "f" => {
+            let reversed: Vec<usize> = shape.iter().rev().copied().collect();
+            Ok(make(&reversed)?.t())
+        }
+        other => Err(PyValueError::new_err(format!(
+            "only 'C' or 'F' order is permitted, got {other:?}"
+        ))),
+    }
+}
+
+/// `empty(shape, dtype=float64, order="C")`: uninitialised.
 #[pyfunction]
 #[pyo3(signature = (shape, dtype=None, order="C"))]
 fn empty(
@@ -95,14 +114,14 @@ fn empty(
     dtype: Option<&Bound<'_, PyAny>>,
     order: &str,
 ) -> PyResult<Py<PyAny>> {
-    let _ = order;
+    let d = dtype_or(dtype, DType::F64)?;
     wrap(
         py,
-        Array::empty(&shape_of(shape)?, dtype_or(dtype, DType::F64)?)?,
+        laid_out(shape_of(shape)?, order, |s| Array::empty(s, d))?,
     )
 }
 
-/// `zeros(shape, dtype=float64)`.
+/// `zeros(shape, dtype=float64, order="C")`.
 #[pyfunction]
 #[pyo3(signature = (shape, dtype=None, order="C"))]
 fn zeros(
@@ -111,14 +130,14 @@ fn zeros(
     dtype: Option<&Bound<'_, PyAny>>,
     order: &str,
 ) -> PyResult<Py<PyAny>> {
-    let _ = order;
+    let d = dtype_or(dtype, DType::F64)?;
     wrap(
         py,
-        Array::zeros(&shape_of(shape)?, dtype_or(dtype, DType::F64)?)?,
+        laid_out(shape_of(shape)?, order, |s| Array::zeros(s, d))?,
     )
 }
 
-/// `ones(shape, dtype=float64)`.
+/// `ones(shape, dtype=float64, order="C")`.
 #[pyfunction]
 #[pyo3(signature = (shape, dtype=None, order="C"))]
 fn ones(
@@ -127,10 +146,10 @@ fn ones(
     dtype: Option<&Bound<'_, PyAny>>,
     order: &str,
 ) -> PyResult<Py<PyAny>> {
-    let _ = order;
+    let d = dtype_or(dtype, DType::F64)?;
     wrap(
         py,
-        Array::ones(&shape_of(shape)?, dtype_or(dtype, DType::F64)?)?,
+        laid_out(shape_of(shape)?, order, |s| Array::ones(s, d))?,
     )
 }
 
@@ -145,7 +164,6 @@ fn full(
     dtype: Option<&Bound<'_, PyAny>>,
     order: &str,
 ) -> PyResult<Py<PyAny>> {
-    let _ = order;
     let value = convert::scalar(fill_value)?.ok_or_else(|| {
         PyTypeError::new_err(format!(
             "fill_value must be a scalar, got {}",
@@ -153,7 +171,10 @@ fn full(
         ))
     })?;
     let d = dtype_or(dtype, value.dtype())?;
-    wrap(py, Array::full(&shape_of(shape)?, value, d)?)
+    wrap(
+        py,
+        laid_out(shape_of(shape)?, order, |s| Array::full(s, value, d))?,
+    )
 }
 
 /// `arange(start, stop, step, dtype)`: `dtype` as NumPy infers it unless given.
@@ -630,6 +651,7 @@ pub fn register_package(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<kernels::PyRawModule>()?;
     m.add_class::<super::jit_launch::JitLaunch>()?;
     m.add_class::<memory::MemoryPointer>()?;
+    m.add_class::<memory::PinnedMemory>()?;
     m.add_function(wrap_pyfunction!(memory::alloc, m)?)?;
     m.add_function(wrap_pyfunction!(super::compiler::_compile_using_nvrtc, m)?)?;
     m.add_class::<fuse::PyFusion>()?;

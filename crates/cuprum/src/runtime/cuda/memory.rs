@@ -84,7 +84,18 @@ impl MemoryBackend for CudaDevice {
         self.check(
             unsafe { driver::copy_htod(dst, src, stream(s)) },
             "cuMemcpyHtoDAsync",
-        )
+        )?;
+        // From page-locked memory (CuPy's `alloc_pinned_memory`, a pinned PyTorch tensor
+        // seen through NumPy …) the copy is truly asynchronous: wait for it, so that `src`
+        // may change once this returns, as the contract says.
+        if let Ok(Some((1, _))) = driver::pointer_info(src.as_ptr() as u64) {
+            // SAFETY: `s` is a live stream of this context (the caller's).
+            self.check(
+                unsafe { driver::stream_synchronize(stream(s)) },
+                "cuStreamSynchronize",
+            )?;
+        }
+        Ok(())
     }
 
     unsafe fn copy_dtoh(&self, dst: *mut u8, bytes: usize, src: u64, s: RawStream) -> Result<()> {

@@ -1,0 +1,284 @@
+"""NumPy's view bookkeeping (``ndarray.base``, ``flags.owndata``), memory layouts of new
+arrays (``order=`` of ``empty``/``zeros``/``ones``/``full`` and the ``*_like`` family),
+complex ``argmax``/``argmin``/``nanmax``/``nanmin``, 0-d arrays taken and sorted along an
+axis, CuPy's ``dtype=`` of ``argmax``/``argmin``, the median over a tuple of axes for
+every dtype, and CuPy's page-locked host memory (``cuda.alloc_pinned_memory`` and its
+pool) — each against NumPy where NumPy has it."""
+
+import gc
+
+import numpy as np
+import pytest
+from compare import same
+
+import cuprum as cp
+
+RNG = np.random.default_rng(11)
+
+
+def complex_data(n, dtype, with_nan=False):
+    x = (RNG.integers(-3, 4, n) + 1j * RNG.integers(-3, 4, n)).astype(dtype)
+    if with_nan:
+        x[n // 2] = complex(np.nan, 1.0)
+    return x
+
+
+# ---------------------------------------------------------------------------- base, owndata
+
+
+def test_views_name_the_array_that_owns_the_memory():
+    a = cp.asarray(RNG.standard_normal((4, 6)))
+    assert a.base is None and a.flags.owndata and a.flags["OWNDATA"]
+    for view in (a[1:], a.T, a.reshape(6, 4), a.ravel(), a.view(), a[..., None], a.mT):
+        assert view.base is a, view
+        assert not view.flags.owndata
+    # a view of a view names the owner, as NumPy's
+    assert a[1:][::2].base is a
+    assert a.T.reshape(-1).base is None  # a copy (the transpose is not C-ordered)
+    assert a.copy().base is None and a.astype(np.float32).base is None
+    assert a.swapaxes(0, 1).base is a and a.diagonal().base is a
+    c = cp.asarray(complex_data(6, np.complex64))
+    assert c.real.base is c and c.imag.base is c
+    assert "OWNDATA : True" in repr(a.flags)
+
+
+def test_a_base_keeps_the_memory_alive():
+    a = cp.arange(10.0)
+    v = a[2:5]
+    del a
+    gc.collect()
+    same(v.base, np.arange(10.0))
+    same(v, np.arange(2.0, 5.0))
+
+
+# ---------------------------------------------------------------------------- layouts
+
+
+@pytest.mark.parametrize("make", ["empty", "zeros", "ones"])
+@pytest.mark.parametrize("order", ["C", "F", "c", "f"])
+def test_new_arrays_follow_order(make, order):
+    got = getattr(cp, make)((2, 3, 4), dtype=np.float32, order=order)
+    want = getattr(np, make)((2, 3, 4), dtype=np.float32, order=order)
+    assert got.strides == want.strides
+    assert got.flags.f_contiguous == want.flags.f_contiguous
+    if make != "empty":
+        same(got, want)
+    full = cp.full((3, 5), 2.5, order=order)
+    assert full.strides == np.full((3, 5), 2.5, order=order).strides
+    same(full, np.full((3, 5), 2.5))
+
+
+def test_new_arrays_refuse_other_orders():
+    with pytest.raises(ValueError, match="only 'C' or 'F' order is permitted"):
+        cp.zeros((2, 2), order="K")
+
+
+def _layouts():
+    base = np.arange(24.0).reshape(2, 3, 4)
+    return [base, base.T, base[:, ::2, :].swapaxes(0, 1), np.asfortranarray(base), base[0]]
+
+
+@pytest.mark.parametrize("like", ["empty_like", "zeros_like", "ones_like", "full_like"])
+@pytest.mark.parametrize("order", ["C", "F", "A", "K"])
+@pytest.mark.parametrize("shape", [None, (4, 2, 3), (6, 4)])
+def test_like_functions_lay_out_as_numpy(like, order, shape):
+    for h in _layouts():
+        if shape is not None and int(np.prod(shape)) != h.size:
+            continue
+        d = cp.asarray(h)
+        if h.strides != d.strides:  # the upload is C-ordered; make the device layout
+            d = cp.asarray(np.ascontiguousarray(h))
+            if h.flags.f_contiguous:
+                d = cp.asfortranarray(d)
+            elif h.ndim == 3 and not h.flags.c_contiguous:
+                d = cp.asarray(np.arange(24.0).reshape(2, 3, 4))[:, ::2, :].swapaxes(0, 1)
+        extra = (1.5,) if like == "full_like" else ()
+        got = getattr(cp, like)(d, *extra, order=order, shape=shape)
+        want = getattr(np, like)(h, *extra, order=order, shape=shape)
+        assert got.shape == want.shape and got.dtype == want.dtype
+        assert got.strides == want.strides, (h.strides, order, shape)
+        if like != "empty_like":
+            same(got, want)
+
+
+def test_like_functions_check_their_arguments():
+    a = cp.zeros((2, 3))
+    with pytest.raises(ValueError, match="order must be one of"):
+        cp.empty_like(a, order="X")
+    with pytest.raises(TypeError, match="subok is not supported"):
+        cp.zeros_like(a, subok=True)
+    same(cp.ones_like(a, dtype=np.int8, shape=5), np.ones(5, np.int8))
+
+
+# ---------------------------------------------------------------------------- complex order
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("with_nan", [False, True])
+def test_complex_argmax_argmin_order_lexicographically(dtype, with_nan):
+    h = complex_data(40, dtype, with_nan).reshape(5, 8)
+    d = cp.asarray(h)
+    for axis in (None, 0, 1, -1):
+        same(d.argmax(axis=axis), np.argmax(h, axis=axis))
+        same(cp.argmin(d, axis=axis), np.argmin(h, axis=axis))
+    same(cp.argmax(d, axis=1, keepdims=True), np.argmax(h, axis=1, keepdims=True))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_nanmax_nanmin_skip_nans(dtype):
+    h = complex_data(30, dtype).reshape(5, 6)
+    h[1, 2] = complex(np.nan, 0.0)
+    h[3, :] = complex(0.0, np.nan)  # an all-NaN row: NaN, with NumPy's warning
+    d = cp.asarray(h)
+    with pytest.warns(RuntimeWarning):
+        want_max = np.nanmax(h, axis=1)
+    with pytest.warns(RuntimeWarning):
+        want_min = np.nanmin(h, axis=1)
+    same(cp.nanmax(d, axis=1), want_max)
+    same(cp.nanmin(d, axis=1), want_min)
+    same(cp.nanmax(d, axis=0), np.nanmax(h, axis=0))
+    same(cp.nanargmin(d[:3]), np.nanargmin(h[:3]))
+
+
+# ---------------------------------------------------------------------------- 0-d, dtype=
+
+
+@pytest.mark.parametrize("axis", [0, -1])
+def test_zero_d_arrays_take_and_sort_along_an_axis_as_one_element(axis):
+    h = np.array(4.5)
+    d = cp.asarray(h)
+    same(d.argsort(axis=axis), np.argsort(h, axis=axis))
+    same(cp.argsort(d, axis=axis), np.argsort(h, axis=axis))
+    for ind in (0, -1, [0], [0, -1]):
+        same(cp.take(d, ind, axis=axis), np.asarray(np.take(h, ind, axis=axis)))
+        same(d.take(ind, axis=axis), np.asarray(h.take(ind, axis=axis)))
+    with pytest.raises(np.exceptions.AxisError, match="axis 1 is out of bounds"):
+        d.argsort(axis=1)
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64])
+def test_argmax_argmin_take_cupys_index_dtype(name, dtype):
+    h = RNG.standard_normal((3, 4)).astype(np.float32)
+    d = cp.asarray(h)
+    for got in (getattr(cp, name)(d, dtype=dtype), getattr(d, name)(dtype=dtype)):
+        assert got.dtype == dtype and got.shape == ()
+        assert int(got) == int(getattr(np, name)(h))
+    got = getattr(d, name)(axis=1, dtype=dtype)
+    same(got, getattr(np, name)(h, axis=1).astype(dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int16, np.float32, np.complex64, np.complex128])
+@pytest.mark.parametrize("axis", [(0, 1), (0, 2), (-1, -2), [0, 1]])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_median_over_a_tuple_of_axes_for_every_dtype(dtype, axis, keepdims):
+    h = RNG.standard_normal((3, 4, 5)) * 5
+    h = h > 0 if dtype == np.bool_ else h.astype(dtype)
+    if np.dtype(dtype).kind == "c":
+        h = h + 1j * RNG.standard_normal((3, 4, 5)).astype(dtype)
+    same(cp.median(cp.asarray(h), axis, keepdims=keepdims), np.median(h, axis, keepdims=keepdims))
+
+
+# ---------------------------------------------------------------------------- pinned memory
+
+
+def test_pinned_memory_backs_numpy_arrays_that_upload_and_download():
+    n = 24
+    p = cp.cuda.alloc_pinned_memory(n * 4)
+    assert isinstance(p, cp.cuda.PinnedMemoryPointer) and p.size >= n * 4
+    assert p.ptr == p.mem.ptr and (p + 8).ptr == p.ptr + 8 and (p + 8).size == p.size - 8
+    h = np.frombuffer(p, dtype=np.float32, count=n).reshape(2, 3, 4)
+    h[...] = RNG.standard_normal((2, 3, 4))
+    want = h.copy()
+    for order in ("C", "F"):
+        d = cp.asarray(h[:, 1, :], order=order)
+        h[...] = 0  # the upload has read the memory already
+        same(d, want[:, 1, :])
+        assert d.flags.c_contiguous == (order == "C")
+        h[...] = want
+    out = np.frombuffer(cp.cuda.alloc_pinned_memory(n * 4), dtype=np.float32, count=n)
+    cp.asarray(want).ravel().get(out=out)
+    np.testing.assert_array_equal(out, want.ravel())
+
+
+def test_the_pinned_pool_keeps_freed_blocks_for_reuse():
+    pool = cp.get_default_pinned_memory_pool()
+    pool.free_all_blocks()
+    assert pool.n_free_blocks() == 0
+    p = cp.cuda.alloc_pinned_memory(1000)
+    view = np.frombuffer(p, dtype=np.uint8)
+    addr = p.ptr
+    del p
+    gc.collect()
+    assert pool.n_free_blocks() == 0  # the NumPy array still uses the block
+    del view
+    gc.collect()
+    assert pool.n_free_blocks() == 1
+    q = cp.cuda.alloc_pinned_memory(1020)  # the same rounded size: the kept block
+    assert q.ptr == addr and pool.n_free_blocks() == 0
+    del q
+    gc.collect()
+    pool.free_all_blocks()
+    assert pool.n_free_blocks() == 0
+
+
+def test_the_pinned_allocator_can_be_replaced():
+    sizes = []
+
+    def mine(size):
+        sizes.append(size)
+        return cp.cuda.PinnedMemoryPointer(cp.cuda.PinnedMemory(size), 0)
+
+    try:
+        cp.cuda.set_pinned_memory_allocator(mine)
+        p = cp.cuda.alloc_pinned_memory(100)
+        assert sizes == [100] and p.size == 100
+        cp.cuda.set_pinned_memory_allocator(None)  # no pool: exactly the size asked
+        assert cp.cuda.alloc_pinned_memory(10).size == 10
+        with pytest.raises(TypeError, match="allocator must be callable"):
+            cp.cuda.set_pinned_memory_allocator(3)
+    finally:
+        cp.cuda.set_pinned_memory_allocator(cp.get_default_pinned_memory_pool().malloc)
+    with pytest.raises(ValueError, match="outside the 16 bytes"):
+        cp.cuda.PinnedMemoryPointer(cp.cuda.PinnedMemory(16), 17)
+    assert len(memoryview(cp.cuda.alloc_pinned_memory(0))) == 0
+
+
+# ---------------------------------------------------------------------------- order statistics
+
+
+@pytest.mark.parametrize("name", ["nanmax", "nanmin"])
+def test_an_all_nan_slice_warns_as_numpy(name):
+    h = np.array([[1.0, np.nan, 3.0], [np.nan, np.nan, np.nan]], np.float32)
+    with pytest.warns(RuntimeWarning, match="All-NaN slice encountered"):
+        got = getattr(cp, name)(cp.asarray(h), axis=1)
+    with pytest.warns(RuntimeWarning):
+        want = getattr(np, name)(h, axis=1)
+    same(got, want)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no NaN result: no warning
+        same(getattr(cp, name)(cp.asarray(h[0])), getattr(np, name)(h[0]))
+
+
+@pytest.mark.parametrize("name", ["percentile", "quantile", "median"])
+@pytest.mark.parametrize("axis", [None, -1, 1])
+def test_overwrite_input_uses_the_input_as_work_space(name, axis):
+    h = RNG.standard_normal((10, 2, 3, 2))
+    d = cp.asarray(h)
+    args = {"percentile": ([10.0, 50.0, 90.0],), "quantile": ([0.1, 0.5],), "median": ()}[name]
+    got = getattr(cp, name)(d, *args, axis=axis, overwrite_input=True)
+    same(got, getattr(np, name)(h, *args, axis=axis))
+    assert not bool((d == cp.asarray(h)).all())  # sorted in place, as NumPy may
+    same(
+        cp.sort(d.reshape(-1) if axis is None else d, axis=-1 if axis is None else axis),
+        np.sort(h.reshape(-1) if axis is None else h, axis=-1 if axis is None else axis),
+    )
+
+
+def test_quantiles_refuse_q_of_two_or_more_dimensions():
+    d = cp.asarray(RNG.standard_normal((4, 3)))
+    for q in ([[10.0, 20.0]], cp.asarray([[0.1]])):
+        with pytest.raises(ValueError, match="q must be a scalar or 1d"):
+            cp.percentile(d, q, axis=-1)
