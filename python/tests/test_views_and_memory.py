@@ -282,3 +282,29 @@ def test_quantiles_refuse_q_of_two_or_more_dimensions():
     for q in ([[10.0, 20.0]], cp.asarray([[0.1]])):
         with pytest.raises(ValueError, match="q must be a scalar or 1d"):
             cp.percentile(d, q, axis=-1)
+
+
+# ---------------------------------------------------------------------------- protocols
+
+
+class _Wrapper:
+    """A class written for CuPy that hands out its device array (``__cupy_get_ndarray__``)."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __cupy_get_ndarray__(self):
+        return self.a
+
+
+def test_cupy_get_ndarray_objects_are_arrays():
+    h = RNG.standard_normal((3, 4)).astype(np.float32)
+    d = cp.asarray(h)
+    w = _Wrapper(d)
+    assert cp.asarray(w) is d or cp.asarray(w).base is d or cp.asarray(w).data.ptr == d.data.ptr
+    same(cp.add(w, 1.0), h + np.float32(1.0))
+    same(cp.sum(w, axis=0), h.sum(axis=0))
+    same(cp.ElementwiseKernel("T x", "T y", "y = 2 * x", "twice_w")(w), 2 * h)
+    bad = _Wrapper(h)  # a NumPy array is not what the protocol hands out
+    with pytest.raises(TypeError, match="__cupy_get_ndarray__ of a .* returned a"):
+        cp.add(bad, 1.0)

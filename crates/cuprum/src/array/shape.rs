@@ -128,7 +128,8 @@ fn check_ndim(ndim: usize) -> Result<()> {
     if ndim > MAX_NDIM {
         bail!(
             Shape,
-            "an array may have at most {MAX_NDIM} dimensions, got {ndim}"
+            "maximum supported dimension for an ndarray is currently {MAX_NDIM}, found {ndim} \
+             (NumPy's limit)"
         );
     }
     Ok(())

@@ -212,6 +212,11 @@ impl Call {
         if is_first && let Some(array) = self.first_array.take() {
             return Ok(array);
         }
+        if let Some(a) = cupy_get_ndarray(obj)? {
+            let array = a.get().array.clone();
+            self.check_device(obj, array.device())?;
+            return Ok(array);
+        }
         let info = stream::type_info(obj);
         if let Some(ex) = self.exchange.filter(|&ex| info.exchange == Some(ex)) {
             // The call runs on this table's current stream: no ordering to ask for.
@@ -304,6 +309,28 @@ fn is_array(obj: &Bound<'_, PyAny>) -> bool {
         || stream::type_info(obj).exchange.is_some()
         || has_dlpack(obj)
         || interface::offers(obj)
+        || obj
+            .hasattr(pyo3::intern!(obj.py(), "__cupy_get_ndarray__"))
+            .unwrap_or(false)
+}
+
+/// The array of an object with CuPy's `__cupy_get_ndarray__` protocol (a wrapper class
+/// written for CuPy that hands out its device array): `None` for other objects; a
+/// `TypeError` when the method returns something that is not a `cuprum.ndarray`.
+fn cupy_get_ndarray<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, super::PyArray>>> {
+    let name = pyo3::intern!(obj.py(), "__cupy_get_ndarray__");
+    if !obj.hasattr(name)? {
+        return Ok(None);
+    }
+    let got = obj.call_method0(name)?;
+    if let Ok(a) = got.cast::<super::PyArray>() {
+        return Ok(Some(a.clone()));
+    }
+    Err(PyTypeError::new_err(format!(
+        "__cupy_get_ndarray__ of a {} returned a {}, expected a cuprum.ndarray",
+        errors::type_name(obj),
+        errors::type_name(&got)
+    )))
 }
 
 fn has_dlpack(obj: &Bound<'_, PyAny>) -> bool {
@@ -322,6 +349,9 @@ fn not_an_array(obj: &Bound<'_, PyAny>) -> PyErr {
 /// The cuprum device of an object's `__dlpack_device__()` (for an object with only the CUDA
 /// Array Interface: the current device, the interface's convention).
 fn device_of(obj: &Bound<'_, PyAny>) -> PyResult<Device> {
+    if let Some(a) = cupy_get_ndarray(obj)? {
+        return Ok(a.get().array.device());
+    }
     if !has_dlpack(obj) && interface::offers(obj) {
         return Ok(Device::current()?);
     }

@@ -385,11 +385,13 @@ pub(crate) fn is_numpy_array(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
     obj.is_instance(ndarray.bind(py))
 }
 
-/// Whether `obj` is another library's device array (`__dlpack__` or
-/// `__cuda_array_interface__`, and not a NumPy array, which is host data).
+/// Whether `obj` is another library's device array (`__dlpack__`,
+/// `__cuda_array_interface__` or CuPy's `__cupy_get_ndarray__`, and not a NumPy array,
+/// which is host data).
 pub(crate) fn is_device_array(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
     let py = obj.py();
     let offers = obj.hasattr(pyo3::intern!(py, "__dlpack__"))?
-        || obj.hasattr(pyo3::intern!(py, "__cuda_array_interface__"))?;
+        || obj.hasattr(pyo3::intern!(py, "__cuda_array_interface__"))?
+        || obj.hasattr(pyo3::intern!(py, "__cupy_get_ndarray__"))?;
     Ok(offers && !is_numpy_array(obj)?)
 }

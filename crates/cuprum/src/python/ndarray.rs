@@ -188,13 +188,14 @@ impl PyArray {
         derived(py, slf, this.array.t())
     }
 
-    /// The real part: a view (of the array itself for real dtypes).
+    /// The real part: a view for complex dtypes, the array itself for real ones (NumPy's
+    /// `a.real is a`).
     #[getter]
     fn real(slf: &Bound<'_, Self>, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let this = slf.get();
         match this.array.complex_part(false) {
             Some(v) => derived(py, slf, v),
-            None => derived(py, slf, this.array.clone()),
+            None => Ok(slf.clone().into_any().unbind()),
         }
     }
 
@@ -524,12 +525,20 @@ impl PyArray {
         }
     }
 
-    /// The elements as a 1-D array in `order` (`'C'`, `'F'`, `'A'`, `'K'`; a view when the
-    /// memory is in that order).
+    /// The elements as a contiguous 1-D array in `order` (`'C'`, `'F'`, `'A'`, or `'K'`:
+    /// the order they lie in memory); a view when the memory holds them so, else a copy.
     #[pyo3(signature = (order="C"))]
     fn ravel(slf: &Bound<'_, Self>, py: Python<'_>, order: &str) -> PyResult<Py<PyAny>> {
         let this = slf.get();
-        derived(py, slf, in_order(&this.array, order)?.reshape_copy(&[-1])?)
+        let a = match order {
+            "K" | "k" => memory_order(&this.array)?,
+            other => in_order(&this.array, other)?,
+        };
+        let mut r = a.reshape_copy(&[-1])?;
+        if !r.is_c_contiguous() {
+            r = r.copy()?;
+        }
+        derived(py, slf, r)
     }
 
     /// A 1-D copy, the elements in `order` (`'C'`, `'F'`, `'A'`, `'K'`).
@@ -553,11 +562,15 @@ impl PyArray {
         derived(py, slf, this.array.permute(&dims)?)
     }
 
-    /// Axes of extent 1 removed.
+    /// Axes of extent 1 removed: all of them, or those of `axis` (an int or a tuple).
     #[pyo3(signature = (axis=None))]
-    fn squeeze(slf: &Bound<'_, Self>, py: Python<'_>, axis: Option<isize>) -> PyResult<Py<PyAny>> {
+    fn squeeze(
+        slf: &Bound<'_, Self>,
+        py: Python<'_>,
+        axis: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
         let this = slf.get();
-        derived(py, slf, this.array.squeeze(axis)?)
+        derived(py, slf, routines::squeeze_of(&this.array, axis)?)
     }
 
     /// The same bytes seen as another dtype of the same size (NumPy's `view(dtype)`).
@@ -1332,6 +1345,25 @@ fn copy_in_order(
 
 /// The view whose C order is NumPy's `order` of `a`: the array itself for `'C'`, its
 /// transpose for `'F'` (and for `'A'`/`'K'` when `a` is Fortran- but not C-contiguous).
+/// `a`'s axes permuted into the order its elements lie in memory (NumPy's `'K'`):
+/// broadcast axes outermost, then by decreasing stride (negative strides by size, not
+/// flipped, as NumPy's `ravel` keeps them).
+fn memory_order(a: &crate::array::Array) -> PyResult<crate::array::Array> {
+    let strides = &a.strides;
+    let mut axes: Vec<usize> = (0..a.ndim()).collect();
+    axes.sort_by_key(|&i| {
+        (
+            strides[i] != 0,
+            std::cmp::Reverse(strides[i].unsigned_abs()),
+        )
+    });
+    if axes.iter().enumerate().all(|(k, &i)| k == i) {
+        return Ok(a.clone());
+    }
+    let axes: Vec<isize> = axes.into_iter().map(|i| i as isize).collect();
+    Ok(a.permute(&axes)?)
+}
+
 fn in_order(a: &crate::array::Array, order: &str) -> PyResult<crate::array::Array> {
     let fortran = match order {
         "C" | "c" => false,

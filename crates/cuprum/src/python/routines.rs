@@ -810,10 +810,18 @@ fn squeeze(
     a: &Bound<'_, PyAny>,
     axis: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyAny>> {
-    let a = array_of(a)?;
+    wrap(py, squeeze_of(&array_of(a)?, axis)?)
+}
+
+/// `a` without its axes of extent 1: all of them, or those of `axis` (an int or a tuple;
+/// a 0-d array takes 0 and -1, as NumPy's).
+pub(super) fn squeeze_of(a: &Array, axis: Option<&Bound<'_, PyAny>>) -> PyResult<Array> {
     let Some(axes) = axes_of(axis, "squeeze: axis")? else {
-        return wrap(py, a.squeeze(None)?);
+        return Ok(a.squeeze(None)?);
     };
+    if a.ndim() == 0 && axes.iter().all(|&x| x == 0 || x == -1) {
+        return Ok(a.clone());
+    }
     let mut axes = distinct_axes(&axes, a.ndim(), "axis")?;
     if let Some(&bad) = axes.iter().find(|&&x| a.shape()[x] != 1) {
         return Err(PyValueError::new_err(format!(
@@ -823,11 +831,11 @@ fn squeeze(
         )));
     }
     axes.sort_unstable_by(|x, y| y.cmp(x));
-    let mut r = a;
+    let mut r = a.clone();
     for x in axes {
         r = r.squeeze(Some(x as isize))?;
     }
-    wrap(py, r)
+    Ok(r)
 }
 
 /// `expand_dims(a, axis)`: axes of extent 1 inserted at the given positions of the result.
