@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 
 import cuprum
 from cuprum._lazy import numpy
@@ -156,17 +157,69 @@ def setxor1d(ar1, ar2, assume_unique=False):
     return cuprum.sort(both)
 
 
+def _index_order(order):
+    """NumPy's order argument of ``ravel_multi_index``/``unravel_index``: ``'C'`` (also
+    ``None``) or ``'F'``."""
+    o = "C" if order is None else str(order).upper()
+    if o not in ("C", "F", "A", "K"):
+        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    if o not in ("C", "F"):
+        raise ValueError("only 'C' or 'F' order is permitted")
+    return o
+
+
+def _int_dims(dims):
+    dims = tuple(operator.index(d) for d in dims)
+    size = 1
+    for d in dims:
+        size *= d
+    return dims, size
+
+
+def _int_indices(x):
+    """``x`` as int64 indices (NumPy's ``TypeError`` for anything but integers and
+    bools)."""
+    x = cuprum.asarray(x)
+    if x.dtype.kind not in "biu":
+        raise TypeError("only int indices permitted")
+    return x.astype(numpy.int64, copy=False)
+
+
+_CLIP_MODES = ("clip", "raise", "wrap")
+
+
 def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
-    """Flat indices of the coordinate arrays ``multi_index`` in an array of shape ``dims``."""
-    dims = tuple(int(d) for d in dims)
-    coords = [cuprum.asarray(c) for c in multi_index]
+    """Flat indices of the coordinate arrays ``multi_index`` (broadcast together) in an
+    array of shape ``dims`` (``mode``: ``'raise'``, ``'wrap'`` or ``'clip'``, or one per
+    axis; ``order``: ``'C'`` or ``'F'``), NumPy's ``ravel_multi_index``."""
+    dims, size = _int_dims(dims)
+    if size > numpy.iinfo(numpy.int64).max or any(d > numpy.iinfo(numpy.int64).max for d in dims):
+        raise ValueError(
+            "invalid dims: array size defined by dims is larger than the maximum possible size."
+        )
+    if isinstance(multi_index, cuprum.ndarray):
+        coords = [multi_index[k] for k in range(multi_index.shape[0])] if multi_index.ndim else []
+    else:
+        coords = list(multi_index)
     if len(coords) != len(dims):
         raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
-    modes = mode if isinstance(mode, (tuple, list)) else (mode,) * len(dims)
-    order_axes = range(len(dims)) if order == "C" else reversed(range(len(dims)))
+    if isinstance(mode, (tuple, list)):
+        if len(mode) != len(dims):
+            raise ValueError(
+                f"list of clipmodes has wrong length ({len(mode)} instead of {len(dims)})"
+            )
+        modes = tuple(mode)
+    else:
+        modes = (mode,) * len(dims)
+    for m in modes:
+        if m not in _CLIP_MODES:
+            raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {m!r})")
+    order = _index_order(order)
+    coords = cuprum.broadcast_arrays(*(_int_indices(c) for c in coords))
+    axes = range(len(dims)) if order == "C" else reversed(range(len(dims)))
     flat = None
-    for k in order_axes:
-        c, n, m = coords[k].astype(numpy.int64), dims[k], modes[k]
+    for k in axes:
+        c, n, m = coords[k], dims[k], modes[k]
         if m == "wrap":
             c = c % n
         elif m == "clip":
@@ -178,19 +231,20 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
 
 
 def unravel_index(indices, shape, order="C"):
-    """The coordinate arrays of flat ``indices`` in an array of ``shape``."""
-    if order not in ("C", "F"):
-        raise ValueError("order not understood")
-    shape = (shape,) if isinstance(shape, int) else tuple(int(d) for d in shape)
-    idx = cuprum.asarray(indices)
-    if idx.dtype.kind not in "iu":
-        raise TypeError("only int indices permitted")
-    size = 1
-    for d in shape:
-        size *= d
-    if bool(((idx < 0) | (idx >= size)).any()):
-        raise ValueError("invalid entry in index array")
-    idx = idx.astype(numpy.int64)
+    """The coordinate arrays of flat ``indices`` in an array of ``shape`` (``order``:
+    ``'C'`` or ``'F'``), NumPy's ``unravel_index``."""
+    shape, size = _int_dims((shape,) if not isinstance(shape, (tuple, list)) else shape)
+    order = _index_order(order)
+    if size > numpy.iinfo(numpy.int64).max:
+        raise ValueError(
+            "dimensions are too large; arrays and shapes with a total size greater than "
+            "'intp' are not supported."
+        )
+    idx = _int_indices(indices)
+    bad = (idx < 0) | (idx >= size)
+    if bool(bad.any()):
+        first = int(idx.ravel()[cuprum.flatnonzero(bad.ravel())[0]])
+        raise ValueError(f"index {first} is out of bounds for array with size {size}")
     out = []
     axes = reversed(range(len(shape))) if order == "C" else range(len(shape))
     for k in axes:
@@ -228,16 +282,23 @@ def ix_(*args):
     return tuple(out)
 
 
+def _triangle_extents(n, m):
+    """The extents of a triangle's array: integers (CuPy's ``TypeError`` for an array,
+    where NumPy fails on its truth value)."""
+    n = operator.index(n)
+    return n, (n if m is None else operator.index(m))
+
+
 def tril_indices(n, k=0, m=None):
     """The indices of the lower triangle of an ``(n, m)`` array (diagonal offset ``k``)."""
-    mask = numpy.tri(n, m, k=k, dtype=bool)
-    return tuple(cuprum.asarray(i) for i in numpy.nonzero(mask))
+    n, m = _triangle_extents(n, m)
+    return cuprum.nonzero(cuprum.tri(n, m, k=k, dtype=bool))
 
 
 def triu_indices(n, k=0, m=None):
     """The indices of the upper triangle of an ``(n, m)`` array (diagonal offset ``k``)."""
-    mask = ~numpy.tri(n, m, k=k - 1, dtype=bool)
-    return tuple(cuprum.asarray(i) for i in numpy.nonzero(mask))
+    n, m = _triangle_extents(n, m)
+    return cuprum.nonzero(~cuprum.tri(n, m, k=k - 1, dtype=bool))
 
 
 def tril_indices_from(arr, k=0):

@@ -1208,7 +1208,15 @@ def dstack(tup):
 
 
 def row_stack(tup, *, dtype=None, casting="same_kind"):
-    """``vstack``: the arrays (made at least 2-D) joined along the first axis."""
+    """``vstack``: the arrays (made at least 2-D) joined along the first axis (deprecated
+    in NumPy 2, as here: use ``vstack``)."""
+    import warnings
+
+    warnings.warn(
+        "`row_stack` alias is deprecated. Use `np.vstack` directly.",
+        DeprecationWarning,
+        stacklevel=2,
+    )
     return vstack(tup, dtype=dtype, casting=casting)
 
 
