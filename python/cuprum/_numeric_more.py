@@ -30,32 +30,81 @@ def _shifted_sum(a, v):
     return out
 
 
-def convolve(a, v, mode="full"):
-    """The discrete linear convolution of two 1-D arrays (``mode``: ``'full'``,
-    ``'same'`` or ``'valid'``)."""
-    a = cuprum.asarray(a).ravel()
-    v = cuprum.asarray(v).ravel()
-    if a.size == 0 or v.size == 0:
-        raise ValueError("v cannot be empty" if v.size == 0 else "a cannot be empty")
-    full = _shifted_sum(a, v)
-    n, m = a.size, v.size
+_MODES = ("full", "same", "valid")
+
+
+def _one_dim(x):
+    """NumPy's check of a 1-D operand of ``correlate``."""
+    if x.ndim != 1:
+        deep = "too deep" if x.ndim > 1 else "of too small depth"
+        raise ValueError(f"object {deep} for desired array")
+
+
+def _window(full, n, m, mode, a_shorter=False):
+    """The part of the full correlation (length ``n + m - 1``) that ``mode`` keeps: NumPy's
+    (for ``'same'``, centred as NumPy centres it, which depends on which operand is the
+    shorter)."""
+    if mode not in _MODES:
+        raise ValueError(f"mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
+    lo, hi = min(n, m), max(n, m)
     if mode == "full":
         return full
     if mode == "same":
-        start = (min(n, m) - 1) // 2
-        return full[start : start + max(n, m)]
-    if mode == "valid":
-        return full[min(n, m) - 1 : max(n, m)]
-    raise ValueError(f"mode must be one of 'full', 'same' or 'valid', got {mode!r}")
+        start = lo // 2 if a_shorter else lo - 1 - lo // 2
+        return full[start : start + hi]
+    return full[lo - 1 : hi]
+
+
+def convolve(a, v, mode="full"):
+    """The discrete linear convolution of two 1-D arrays (``mode``: ``'full'``,
+    ``'same'`` or ``'valid'``), NumPy's ``convolve``."""
+    a = cuprum.array(a, copy=None, ndmin=1)
+    v = cuprum.array(v, copy=None, ndmin=1)
+    if len(v) > len(a):
+        a, v = v, a
+    if len(a) == 0:
+        raise ValueError("a cannot be empty")
+    if len(v) == 0:
+        raise ValueError("v cannot be empty")
+    _one_dim(a)
+    _one_dim(v)
+    if mode not in _MODES:
+        raise ValueError(f"mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
+    return _window(_shifted_sum(a, v), a.size, v.size, mode)
 
 
 def correlate(a, v, mode="valid"):
-    """The cross-correlation of two 1-D arrays: ``convolve(a, conj(v[::-1]))``."""
-    a = cuprum.asarray(a).ravel()
-    v = cuprum.asarray(v).ravel()
-    if v.dtype.kind == "c":
-        v = cuprum.conjugate(v)
-    return convolve(a, v[::-1], mode)
+    """The cross-correlation of two 1-D arrays, ``c[k] = sum(a[n + k] * conj(v[n]))``
+    (``mode``: ``'valid'``, ``'same'`` or ``'full'``), NumPy's ``correlate``."""
+    a = cuprum.asarray(a)
+    v = cuprum.asarray(v)
+    _one_dim(a)
+    _one_dim(v)
+    if a.size == 0:
+        raise ValueError("first array argument cannot be empty")
+    if v.size == 0:
+        raise ValueError("second array argument cannot be empty")
+    if mode not in _MODES:
+        raise ValueError(f"mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
+    w = cuprum.conjugate(v) if v.dtype.kind == "c" else v
+    full = _shifted_sum(a, w[::-1])
+    return _window(full, a.size, v.size, mode, a_shorter=a.size < v.size)
+
+
+def _lerp(x, x0, x1, f0, f1, complex_form):
+    """NumPy's linear interpolation between ``(x0, f0)`` and ``(x1, f1)`` at ``x``: from
+    the left point, from the right one where that is NaN, and ``f0`` where both are NaN
+    and ``f0 == f1`` (infinite values); its complex loop's form per part."""
+    if complex_form:
+        inv = 1.0 / (x1 - x0)
+        r = inv * (x - x0) * (f1 - f0) + f0
+        r2 = inv * (x - x1) * (f1 - f0) + f1
+    else:
+        slope = (f1 - f0) / (x1 - x0)
+        r = slope * (x - x0) + f0
+        r2 = slope * (x - x1) + f1
+    r = cuprum.where(cuprum.isnan(r), r2, r)
+    return cuprum.where(cuprum.isnan(r) & (f0 == f1), f0, r)
 
 
 def interp(x, xp, fp, left=None, right=None, period=None):
@@ -86,12 +135,19 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     if n == 1:
         r = cuprum.full(x.shape, 0, dtype=out_dtype) + fp[0]
     else:
-        j = cuprum.clip(cuprum.searchsorted(xp, x.ravel(), side="right") - 1, 0, n - 2)
+        xf = x.ravel()
+        j = cuprum.clip(cuprum.searchsorted(xp, xf, side="right") - 1, 0, n - 2)
         x0, x1 = xp[j], xp[j + 1]
         f0, f1 = fp[j], fp[j + 1]
-        t = (x.ravel() - x0) / (x1 - x0)
-        r = (f0 + t * (f1 - f0)).astype(out_dtype, copy=False)
-        r = cuprum.where(x.ravel() == x1, f1, r).reshape(x.shape)
+        if fp.dtype.kind == "c":
+            r = cuprum.empty(xf.shape, dtype=out_dtype)  # each part apart (infinities kept)
+            r.real[...] = _lerp(xf, x0, x1, f0.real, f1.real, True)
+            r.imag[...] = _lerp(xf, x0, x1, f0.imag, f1.imag, True)
+        else:
+            r = _lerp(xf, x0, x1, f0, f1, False)
+        r = r.astype(out_dtype, copy=False)
+        # at a knot, its value (NumPy's: no interpolation with a neighbouring infinity)
+        r = cuprum.where(xf == x0, f0, cuprum.where(xf == x1, f1, r)).reshape(x.shape)
     if period is None:
         lo = fp[0] if left is None else left
         hi = fp[-1] if right is None else right

@@ -413,7 +413,10 @@ def take(a, indices, axis=None, out=None, mode="raise"):
 
 
 def put(a, ind, v, mode="raise"):
-    """Sets ``a.flat[ind] = v`` in place (``v`` repeated as needed)."""
+    """Sets ``a.flat[ind] = v`` in place (``v`` repeated as needed; nothing for an empty
+    ``v``, as NumPy's)."""
+    if _asarray(v).size == 0 and isinstance(a, _cuprum.ndarray):
+        return
     _cuprum.put(a, ind, v, mode)
 
 
@@ -1050,8 +1053,9 @@ def mask_indices(n, mask_func, k=0):
 
 
 def delete(arr, obj, axis=None):
-    """``arr`` without the entries ``obj`` (an int, a slice or integer indices) along
-    ``axis`` (``None``: of the flattened array)."""
+    """``arr`` without the entries ``obj`` (an int, a slice, integer indices or a boolean
+    mask of the axis's length) along ``axis`` (``None``: of the flattened array), NumPy's
+    ``delete``."""
     import cuprum
     from cuprum._lazy import numpy
 
@@ -1060,29 +1064,58 @@ def delete(arr, obj, axis=None):
         arr = arr.ravel()
         axis = 0
     n = arr.shape[axis]
-    keep = numpy.ones(n, dtype=bool)
+    keep = numpy.ones(n, dtype=bool)  # which entries stay: index metadata, on the host
     if isinstance(obj, cuprum.ndarray):
         obj = obj.get()
-    if isinstance(obj, (list, tuple)) or (hasattr(obj, "dtype") and obj.dtype.kind == "b"):
-        obj = numpy.asarray(obj)
-    keep[obj] = False
+    if isinstance(obj, slice) or (
+        isinstance(obj, (int, numpy.integer)) and not isinstance(obj, (bool, numpy.bool_))
+    ):
+        keep[obj] = False
+    else:
+        o = numpy.asarray(obj)
+        if o.size == 0 and not isinstance(obj, numpy.ndarray):
+            o = o.astype(numpy.intp)  # NumPy's: an empty list or tuple deletes nothing
+        if o.dtype == bool:
+            if o.shape != (n,):
+                raise ValueError(
+                    "boolean array argument obj to delete must be one dimensional and match "
+                    f"the axis length of {n}"
+                )
+            keep = ~o
+        else:
+            keep[o] = False
     return cuprum.compress(cuprum.asarray(keep), arr, axis=axis)
 
 
-def trim_zeros(filt, trim="fb"):
-    """The 1-D ``filt`` without its leading (``'f'``) and trailing (``'b'``) zeros."""
+def trim_zeros(filt, trim="fb", axis=None):
+    """``filt`` without its leading (``'f'``) and trailing (``'b'``) zeros: along each of
+    the axes ``axis`` (``None``: every axis), the slabs before the first and after the last
+    non-zero element removed (NumPy's ``trim_zeros``; a 0-d array as it is)."""
     import cuprum
 
-    filt = _asarray(filt)
-    if filt.ndim != 1:
-        raise ValueError("trim_zeros requires a 1-D array")
-    nz = cuprum.flatnonzero(filt).get()
-    if nz.size == 0:
-        return filt[:0]
+    a = _asarray(filt)
     trim = trim.lower()
-    first = int(nz[0]) if "f" in trim else 0
-    last = int(nz[-1]) + 1 if "b" in trim else filt.size
-    return filt[first:last]
+    if trim not in {"fb", "bf", "f", "b"}:
+        raise ValueError(f"unexpected character(s) in `trim`: {trim!r}")
+    if axis is None:
+        axes = tuple(range(a.ndim))
+    else:
+        axes = _axes_of(axis, a.ndim)
+    if not axes:
+        return filt if isinstance(filt, cuprum.ndarray) else a
+    nz = cuprum.argwhere(a)
+    if nz.shape[0] == 0:
+        start = stop = [0] * a.ndim
+    else:
+        # the first and last non-zero position along each axis (ndim numbers)
+        start = [int(v) for v in nz.min(axis=0).get()]
+        stop = [int(v) + 1 for v in nz.max(axis=0).get()]
+        if "f" not in trim:
+            start = [None] * a.ndim
+        if "b" not in trim:
+            stop = [None] * a.ndim
+    key = tuple(slice(start[ax], stop[ax]) if ax in axes else slice(None) for ax in range(a.ndim))
+    return a[key]
 
 
 # ---------------------------------------------------------------------------- more indexing and joining
@@ -1141,14 +1174,14 @@ def select(condlist, choicelist, default=0):
 
 
 def extract(condition, arr):
-    """The elements of ``arr`` where ``condition`` is non-zero, flattened."""
+    """The elements of ``arr`` at the flat positions where ``condition`` is non-zero
+    (NumPy's ``extract``: ``take(ravel(arr), nonzero(ravel(condition))[0])``, so a
+    shorter ``condition`` reads the first elements)."""
     import cuprum
 
     c = _asarray(condition).ravel()
     a = _asarray(arr).ravel()
-    if c.size != a.size:
-        raise ValueError("extract: condition and arr must have the same size")
-    return a[cuprum.not_equal(c, 0)]
+    return cuprum.take(a, cuprum.flatnonzero(c))
 
 
 def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
@@ -1348,12 +1381,12 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     else:
         x = _asarray(x)
         if x.ndim == 1:
-            d = x[1:] - x[:-1]
+            d = cuprum.diff(x)  # NumPy's diff: of bools, where they differ
             shape = [1] * nd
             shape[axis] = d.shape[0]
             d = d.reshape(tuple(shape))
         else:
-            d = x[tuple(hi)] - x[tuple(lo)]
+            d = cuprum.diff(x, axis=axis)
     return cuprum.sum(d * (y[tuple(hi)] + y[tuple(lo)]) / 2.0, axis=axis)
 
 
