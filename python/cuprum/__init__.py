@@ -90,8 +90,11 @@ from cuprum._more_functions import (  # noqa: F401
     fromfile,
     gcd,
     heaviside,
+    iscomplex,
+    isfortran,
     isneginf,
     isposinf,
+    isreal,
     lcm,
     packbits,
     require,
@@ -709,11 +712,18 @@ def copy(a, order="K"):
 
 
 def array_equal(a1, a2, equal_nan=False):
-    """Whether both arrays have one shape and equal elements (a 0-d bool array)."""
+    """Whether both arrays have one shape and equal elements (a 0-d bool array; with
+    ``equal_nan``, NaNs at the same places count as equal)."""
     a1, a2 = asarray(a1), asarray(a2)
     if a1.shape != a2.shape:
         return asarray(False)
-    return all(_cuprum.ufunc("equal", a1, a2))
+    eq = _cuprum.ufunc("equal", a1, a2)
+    if not equal_nan or (a1.dtype.kind not in "fc" and a2.dtype.kind not in "fc"):
+        return all(eq)
+    # NumPy's: NaNs (in either part of a complex value) at the same places, the other
+    # elements equal
+    n1, n2 = isnan(a1), isnan(a2)
+    return all(n1 == n2) & all(eq | n1)
 
 
 def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):

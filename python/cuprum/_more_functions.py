@@ -293,3 +293,29 @@ def fromfile(file, dtype=float, count=-1, sep="", offset=0, *, like=None):
     ``fromfile``, then put on the device (big-endian data in native byte order)."""
     # Reading a file is host work: NumPy reads it, and its array is uploaded.
     return cuprum.asarray(numpy.fromfile(file, dtype=dtype, count=count, sep=sep, offset=offset))
+
+
+# ---------------------------------------------------------------------------- type tests
+
+
+def iscomplex(x):
+    """Whether each element of ``x`` has a non-zero imaginary part (bools; all false for a
+    non-complex dtype), NumPy's ``iscomplex``."""
+    a = cuprum.asarray(x)
+    if a.dtype.kind == "c":
+        return a.imag != 0
+    return cuprum.zeros(a.shape, dtype=bool)
+
+
+def isreal(x):
+    """Whether each element of ``x`` has a zero imaginary part (bools), NumPy's
+    ``isreal``."""
+    a = cuprum.asarray(x)
+    if a.dtype.kind == "c":
+        return a.imag == 0
+    return cuprum.ones(a.shape, dtype=bool)
+
+
+def isfortran(a):
+    """Whether ``a`` is Fortran-contiguous and not C-contiguous, NumPy's ``isfortran``."""
+    return bool(a.flags.f_contiguous and not a.flags.c_contiguous)

@@ -180,17 +180,18 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
     """The sorted distinct values in both arrays (with their first indices on request)."""
     a = cuprum.asarray(ar1).ravel()
     b = cuprum.asarray(ar2).ravel()
+    dtype = cuprum.result_type(a, b)  # NumPy's: the values of both joined
     if return_indices:
         ua, ia = cuprum.unique(a, return_index=True)
         ub, ib = cuprum.unique(b, return_index=True)
         keep = cuprum.isin(ua, ub)
         common = ua[keep]
         jb = cuprum.searchsorted(ub, common)
-        return common, ia[keep], ib[jb]
+        return common.astype(dtype, copy=False), ia[keep], ib[jb]
     ua = a if assume_unique else cuprum.unique(a)
     ub = b if assume_unique else cuprum.unique(b)
     r = ua[cuprum.isin(ua, ub)]
-    return cuprum.sort(r) if assume_unique else r
+    return (cuprum.sort(r) if assume_unique else r).astype(dtype, copy=False)
 
 
 def setdiff1d(ar1, ar2, assume_unique=False):

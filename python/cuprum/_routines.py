@@ -55,7 +55,13 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
 
 
 def searchsorted(a, v, side="left", sorter=None):
-    """Indices (int64) where ``v``'s elements would be inserted into the sorted 1-D ``a``."""
+    """Indices (int64) where ``v``'s elements would be inserted into the sorted 1-D ``a``
+    (``sorter``: integer indices that sort ``a``)."""
+    if sorter is not None:
+        kind = getattr(sorter, "dtype", None)
+        kind = (kind if kind is not None else _asarray(sorter).dtype).kind
+        if kind not in "biu":
+            raise TypeError("sorter must only contain integers")
     return _cuprum.searchsorted(a, v, side, sorter)
 
 
@@ -105,12 +111,42 @@ def flipud(m):
 
 def roll(a, shift, axis=None):
     """``a``'s elements shifted by ``shift`` along ``axis`` (``None``: flattened), wrapping
-    around."""
-    return _cuprum.roll(a, shift, axis)
+    around; ``shift`` and ``axis`` broadcast together, each shift taken by ``int()`` and
+    those of one axis added (NumPy's ``roll``)."""
+    import cuprum
+    from cuprum._lazy import numpy
+
+    a = _asarray(a)
+    if axis is None:
+        return roll(a.ravel(), shift, 0).reshape(a.shape)
+    axes = numpy.lib.array_utils.normalize_axis_tuple(axis, a.ndim, allow_duplicate=True)
+    if isinstance(shift, cuprum.ndarray):
+        shift = shift.get()  # a few numbers: the shifts
+    pairs = numpy.broadcast(shift, axes)
+    if pairs.ndim > 1:
+        raise ValueError("'shift' and 'axis' should be scalars or 1D sequences")
+    shifts = dict.fromkeys(range(a.ndim), 0)
+    for sh, ax in pairs:
+        shifts[int(ax)] += int(sh)
+    moved = [ax for ax in range(a.ndim) if shifts[ax]]
+    if not moved:
+        return a.copy()
+    return _cuprum.roll(a, tuple(shifts[ax] for ax in moved), tuple(moved))
 
 
 def repeat(a, repeats, axis=None):
     """Each element of ``a`` repeated ``repeats`` times (``None``: of the flattened array)."""
+    nd = getattr(repeats, "ndim", None)
+    if nd is not None and nd > 1:
+        raise ValueError("object too deep for desired array")
+    if isinstance(repeats, (list, tuple)):
+        from cuprum._lazy import numpy
+
+        if numpy.ndim(repeats) > 1:  # NumPy's, converting a nested list to 1-D intp
+            raise ValueError(
+                "setting an array element with a sequence. The requested array would exceed "
+                "the maximum number of dimension of 1."
+            )
     d = getattr(repeats, "dtype", None)
     if d is not None and d.kind == "u" and d.itemsize == 8:
         raise TypeError(  # NumPy's: repeats cast to intp under the 'safe' rule
@@ -1260,7 +1296,7 @@ def sort_complex(a):
     a = _asarray(a)
     if a.dtype.kind != "c":
         # NumPy's choice: complex64 for 1- and 2-byte integers, complex128 otherwise
-        small = a.dtype.kind in "iub" and a.dtype.itemsize <= 2
+        small = a.dtype.char in "bhBH"
         a = a.astype(cuprum.complex64 if small else cuprum.complex128)
     return _cuprum.sort(a, -1)
 
