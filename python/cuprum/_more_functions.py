@@ -121,11 +121,15 @@ def isneginf(x, out=None):
 
 
 def _bit_order(bitorder, what):
+    """Whether ``bitorder`` is little-endian: NumPy's checks (``packbits`` takes
+    ``'big'``/``'little'``, ``unpackbits`` any word beginning with ``l`` or ``b``)."""
     if not isinstance(bitorder, str):
         raise TypeError(f"{what}() argument must be str, not {type(bitorder).__name__}")
-    if bitorder not in ("big", "little"):
+    if what == "pack" and bitorder not in ("big", "little"):
         raise ValueError("'order' must be either 'little' or 'big'")
-    return bitorder == "little"
+    if what == "unpack" and bitorder[:1] not in ("b", "l"):
+        raise ValueError("'order' must begin with 'l' or 'b'")
+    return bitorder[:1] == "l"
 
 
 def _weights(little):
@@ -208,12 +212,12 @@ def rollaxis(a, axis, start=0):
     a = cuprum.asarray(a)
     n = a.ndim
     axis = _normalize_axis(axis, n)
-    given = start = operator.index(start)
+    start = operator.index(start)
     if start < 0:
         start += n
-    if not 0 <= start < n + 1:
+    if not 0 <= start < n + 1:  # (NumPy's message gives the start plus ndim)
         raise cuprum.AxisError(
-            f"'start' arg requires {-n} <= start < {n + 1}, but {given} was passed in"
+            f"'start' arg requires {-n} <= start < {n + 1}, but {start} was passed in"
         )
     if axis < start:
         start -= 1

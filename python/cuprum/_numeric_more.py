@@ -60,12 +60,12 @@ def convolve(a, v, mode="full"):
     ``'same'`` or ``'valid'``), NumPy's ``convolve``."""
     a = cuprum.array(a, copy=None, ndmin=1)
     v = cuprum.array(v, copy=None, ndmin=1)
-    if len(v) > len(a):
-        a, v = v, a
     if len(a) == 0:
         raise ValueError("a cannot be empty")
     if len(v) == 0:
         raise ValueError("v cannot be empty")
+    if len(v) > len(a):
+        a, v = v, a
     _one_dim(a)
     _one_dim(v)
     if mode not in _MODES:
