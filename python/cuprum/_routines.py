@@ -795,7 +795,10 @@ def rot90(m, k=1, axes=(0, 1)):
 
 
 def squeeze(a, axis=None):
-    """``a`` without its axes of extent 1 (all of them, or those in ``axis``)."""
+    """``a`` without its axes of extent 1 (all of them, or those in ``axis``; a 0-d array
+    takes the int axis 0 or -1, as NumPy's)."""
+    if isinstance(axis, int) and axis in (0, -1) and getattr(a, "ndim", None) == 0:
+        return a[...]
     return _cuprum.squeeze(a, axis)
 
 

@@ -744,3 +744,15 @@ def test_corrcoef_dtype(dtype):
         assert str(got.value) == str(e)
     else:
         same(cp.corrcoef(x, x, dtype=dtype), want, rtol=1e-2)
+
+
+def test_squeeze_of_0d():
+    x, h = pair((), np.float64)
+    for axis in (0, -1, None, ()):
+        same(cp.squeeze(x, axis=axis), np.squeeze(h, axis=axis))
+    for axis in (1, -2, (0,)):
+        same_error(
+            lambda a=axis: cp.squeeze(x, axis=a),
+            lambda a=axis: np.squeeze(h, axis=a),
+            np.exceptions.AxisError,
+        )
