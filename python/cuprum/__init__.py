@@ -84,6 +84,23 @@ from cuprum._flatiter import flatiter  # noqa: F401
 from cuprum._index_tricks import c_, r_  # noqa: F401
 from cuprum._lazy import numpy as _numpy
 from cuprum._memoize import clear_memo, memoize  # noqa: F401
+from cuprum._more_functions import (  # noqa: F401
+    asarray_chkfinite,
+    bitwise_count,
+    fromfile,
+    gcd,
+    heaviside,
+    iscomplex,
+    isfortran,
+    isneginf,
+    isposinf,
+    isreal,
+    lcm,
+    packbits,
+    require,
+    rollaxis,
+    unpackbits,
+)
 from cuprum._numeric_more import (  # noqa: F401
     array_equiv,
     convolve,
@@ -252,10 +269,10 @@ def asfortranarray(a, dtype=None):
 
 
 def broadcast_arrays(*args):
-    """Views of the arrays broadcast to one shape (NumPy's ``broadcast_arrays``)."""
+    """Views of the arrays broadcast to one shape, a tuple (NumPy's ``broadcast_arrays``)."""
     arrays = [_cuprum.asarray(a) for a in args]
     shape = broadcast_shapes(*(a.shape for a in arrays))
-    return [broadcast_to(a, shape) for a in arrays]
+    return tuple(broadcast_to(a, shape) for a in arrays)
 
 
 def empty(shape, dtype=float, order="C"):
@@ -467,8 +484,8 @@ signbit = _ufunc("signbit", 1)
 logical_not = _ufunc("logical_not", 1)
 invert = _ufunc("invert", 1)
 conjugate = _ufunc("conjugate", 1)
-real = _ufunc("real", 1)
-imag = _ufunc("imag", 1)
+_real_ufunc = _ufunc("real", 1)
+_imag_ufunc = _ufunc("imag", 1)
 add = _ufunc("add", 2)
 subtract = _ufunc("subtract", 2)
 multiply = _ufunc("multiply", 2)
@@ -497,7 +514,6 @@ bitwise_xor = _ufunc("bitwise_xor", 2)
 left_shift = _ufunc("left_shift", 2)
 right_shift = _ufunc("right_shift", 2)
 abs = _ufunc("absolute", 1, "abs")
-fabs = _ufunc("absolute", 1, "fabs")
 conj = _ufunc("conjugate", 1, "conj")
 true_divide = _ufunc("divide", 2, "true_divide")
 mod = _ufunc("remainder", 2, "mod")
@@ -505,6 +521,31 @@ bitwise_not = _ufunc("invert", 1, "bitwise_not")
 for _f in (add, subtract, maximum, minimum, bitwise_and, bitwise_or, bitwise_xor):
     _f.at = _ufunc_at(_f.__name__)
 del _f
+
+
+def real(val):
+    """The real part of ``val`` (NumPy's ``real``): ``val`` itself when it is an array of a
+    non-complex dtype, else its ``real`` view."""
+    if isinstance(val, _cuprum._FusionVar):
+        return _real_ufunc(val)
+    val = asarray(val)
+    return val if val.dtype.kind != "c" else val.real
+
+
+def imag(val):
+    """The imaginary part of ``val`` (NumPy's ``imag``; zeros for a non-complex dtype)."""
+    if isinstance(val, _cuprum._FusionVar):
+        return _imag_ufunc(val)
+    return asarray(val).imag
+
+
+def fabs(x, out=None):
+    """The absolute values, in NumPy's ``fabs`` dtype (a floating type: integers and
+    bools in the float type they cast to safely; complex values are refused)."""
+    from cuprum._composed import _as, _finish, _result_dtype
+
+    dt = _result_dtype(_numpy.fabs, x)
+    return _finish(absolute(_as(x, dt)), out)
 
 
 def where(condition, x=None, y=None):
@@ -701,11 +742,18 @@ def copy(a, order="K"):
 
 
 def array_equal(a1, a2, equal_nan=False):
-    """Whether both arrays have one shape and equal elements (a 0-d bool array)."""
+    """Whether both arrays have one shape and equal elements (a 0-d bool array; with
+    ``equal_nan``, NaNs at the same places count as equal)."""
     a1, a2 = asarray(a1), asarray(a2)
     if a1.shape != a2.shape:
         return asarray(False)
-    return all(_cuprum.ufunc("equal", a1, a2))
+    eq = _cuprum.ufunc("equal", a1, a2)
+    if not equal_nan or (a1.dtype.kind not in "fc" and a2.dtype.kind not in "fc"):
+        return all(eq)
+    # NumPy's: NaNs (in either part of a complex value) at the same places, the other
+    # elements equal
+    n1, n2 = isnan(a1), isnan(a2)
+    return all(n1 == n2) & all(eq | n1)
 
 
 def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):

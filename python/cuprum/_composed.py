@@ -266,6 +266,10 @@ def copyto(dst, src, casting="same_kind", where=True):
             f"Cannot cast array data from {src_dtype!r} to {dst.dtype!r} according to the "
             f"rule {casting!r}"
         )
+    if isinstance(where, (bool, int, float, complex, numpy.generic)):
+        where = bool(where)  # NumPy's: a scalar ``where`` is taken by its truth value
+        if not where:
+            return
     if where is True:
         dst[...] = src
         return

@@ -259,22 +259,59 @@ class _Grid:
         self._sparse = sparse
 
     @staticmethod
-    def _axis(s):
+    def _start_step(s):
+        """A slice's start and step (``0`` and ``1`` when left out)."""
         if not isinstance(s, slice):
             raise TypeError("mgrid and ogrid take slices (start:stop:step)")
-        start = 0 if s.start is None else s.start
-        step = 1 if s.step is None else s.step
-        if isinstance(step, complex):
-            return cuprum.linspace(start, s.stop, int(abs(step)))
-        return cuprum.arange(start, s.stop, step)
+        return (0 if s.start is None else s.start), (1 if s.step is None else s.step)
+
+    @staticmethod
+    def _one(s):
+        # NumPy's for one slice: arange, or `num` points as arange(num) * step + start
+        # (start and stop may be arrays: the result is their broadcast with the points)
+        start, step = _Grid._start_step(s)
+        if isinstance(step, (complex, numpy.complexfloating)):
+            step_float = abs(step)
+            step = length = int(step_float)
+            if step != 1:
+                step = (s.stop - start) / float(step - 1)
+            typ = cuprum.result_type(start, s.stop, step_float)
+            return cuprum.arange(0, length, 1, dtype=typ) * step + start
+        return cuprum.arange(start, s.stop, s.step)
 
     def __getitem__(self, key):
-        if isinstance(key, slice):
-            return self._axis(key)
-        axes = [self._axis(s) for s in key]
+        if not isinstance(key, tuple):
+            return self._one(key)
+        size = []
+        num_list = [0]  # NumPy's: a dtype at least as large as int64
+        for s in key:
+            start, step = self._start_step(s)
+            if isinstance(step, (complex, numpy.complexfloating)):
+                size.append(int(abs(step)))
+                step = abs(step)
+            else:
+                size.append(math.ceil((s.stop - start) / step))
+            num_list += [start, s.stop, step]
+        typ = cuprum.result_type(*num_list)
         if self._sparse:
-            return meshgrid(*axes, indexing="ij", sparse=True, copy=False)
-        return cuprum.stack(meshgrid(*axes, indexing="ij"))
+            nn = [cuprum.arange(n, dtype=typ) for n in size]
+        else:
+            nn = cuprum.indices(size, typ)
+        for k, s in enumerate(key):
+            start, step = self._start_step(s)
+            if isinstance(step, (complex, numpy.complexfloating)):
+                step = int(abs(step))
+                if step != 1:
+                    step = (s.stop - start) / float(step - 1)
+            nn[k] = nn[k] * step + start
+        if self._sparse:
+            slobj = [None] * len(size)
+            for k in range(len(size)):
+                slobj[k] = slice(None)
+                nn[k] = nn[k][tuple(slobj)]
+                slobj[k] = None
+            return tuple(nn)
+        return nn
 
 
 mgrid = _Grid(sparse=False)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 
 import cuprum
 from cuprum._lazy import numpy
@@ -29,32 +30,81 @@ def _shifted_sum(a, v):
     return out
 
 
-def convolve(a, v, mode="full"):
-    """The discrete linear convolution of two 1-D arrays (``mode``: ``'full'``,
-    ``'same'`` or ``'valid'``)."""
-    a = cuprum.asarray(a).ravel()
-    v = cuprum.asarray(v).ravel()
-    if a.size == 0 or v.size == 0:
-        raise ValueError("v cannot be empty" if v.size == 0 else "a cannot be empty")
-    full = _shifted_sum(a, v)
-    n, m = a.size, v.size
+_MODES = ("full", "same", "valid")
+
+
+def _one_dim(x):
+    """NumPy's check of a 1-D operand of ``correlate``."""
+    if x.ndim != 1:
+        deep = "too deep" if x.ndim > 1 else "of too small depth"
+        raise ValueError(f"object {deep} for desired array")
+
+
+def _window(full, n, m, mode, a_shorter=False):
+    """The part of the full correlation (length ``n + m - 1``) that ``mode`` keeps: NumPy's
+    (for ``'same'``, centred as NumPy centres it, which depends on which operand is the
+    shorter)."""
+    if mode not in _MODES:
+        raise ValueError(f"mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
+    lo, hi = min(n, m), max(n, m)
     if mode == "full":
         return full
     if mode == "same":
-        start = (min(n, m) - 1) // 2
-        return full[start : start + max(n, m)]
-    if mode == "valid":
-        return full[min(n, m) - 1 : max(n, m)]
-    raise ValueError(f"mode must be one of 'full', 'same' or 'valid', got {mode!r}")
+        start = lo // 2 if a_shorter else lo - 1 - lo // 2
+        return full[start : start + hi]
+    return full[lo - 1 : hi]
+
+
+def convolve(a, v, mode="full"):
+    """The discrete linear convolution of two 1-D arrays (``mode``: ``'full'``,
+    ``'same'`` or ``'valid'``), NumPy's ``convolve``."""
+    a = cuprum.array(a, copy=None, ndmin=1)
+    v = cuprum.array(v, copy=None, ndmin=1)
+    if len(a) == 0:
+        raise ValueError("a cannot be empty")
+    if len(v) == 0:
+        raise ValueError("v cannot be empty")
+    if len(v) > len(a):
+        a, v = v, a
+    _one_dim(a)
+    _one_dim(v)
+    if mode not in _MODES:
+        raise ValueError(f"mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
+    return _window(_shifted_sum(a, v), a.size, v.size, mode)
 
 
 def correlate(a, v, mode="valid"):
-    """The cross-correlation of two 1-D arrays: ``convolve(a, conj(v[::-1]))``."""
-    a = cuprum.asarray(a).ravel()
-    v = cuprum.asarray(v).ravel()
-    if v.dtype.kind == "c":
-        v = cuprum.conjugate(v)
-    return convolve(a, v[::-1], mode)
+    """The cross-correlation of two 1-D arrays, ``c[k] = sum(a[n + k] * conj(v[n]))``
+    (``mode``: ``'valid'``, ``'same'`` or ``'full'``), NumPy's ``correlate``."""
+    a = cuprum.asarray(a)
+    v = cuprum.asarray(v)
+    _one_dim(a)
+    _one_dim(v)
+    if a.size == 0:
+        raise ValueError("first array argument cannot be empty")
+    if v.size == 0:
+        raise ValueError("second array argument cannot be empty")
+    if mode not in _MODES:
+        raise ValueError(f"mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
+    w = cuprum.conjugate(v) if v.dtype.kind == "c" else v
+    full = _shifted_sum(a, w[::-1])
+    return _window(full, a.size, v.size, mode, a_shorter=a.size < v.size)
+
+
+def _lerp(x, x0, x1, f0, f1, complex_form):
+    """NumPy's linear interpolation between ``(x0, f0)`` and ``(x1, f1)`` at ``x``: from
+    the left point, from the right one where that is NaN, and ``f0`` where both are NaN
+    and ``f0 == f1`` (infinite values); its complex loop's form per part."""
+    if complex_form:
+        inv = 1.0 / (x1 - x0)
+        r = inv * (x - x0) * (f1 - f0) + f0
+        r2 = inv * (x - x1) * (f1 - f0) + f1
+    else:
+        slope = (f1 - f0) / (x1 - x0)
+        r = slope * (x - x0) + f0
+        r2 = slope * (x - x1) + f1
+    r = cuprum.where(cuprum.isnan(r), r2, r)
+    return cuprum.where(cuprum.isnan(r) & (f0 == f1), f0, r)
 
 
 def interp(x, xp, fp, left=None, right=None, period=None):
@@ -85,12 +135,19 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     if n == 1:
         r = cuprum.full(x.shape, 0, dtype=out_dtype) + fp[0]
     else:
-        j = cuprum.clip(cuprum.searchsorted(xp, x.ravel(), side="right") - 1, 0, n - 2)
+        xf = x.ravel()
+        j = cuprum.clip(cuprum.searchsorted(xp, xf, side="right") - 1, 0, n - 2)
         x0, x1 = xp[j], xp[j + 1]
         f0, f1 = fp[j], fp[j + 1]
-        t = (x.ravel() - x0) / (x1 - x0)
-        r = (f0 + t * (f1 - f0)).astype(out_dtype, copy=False)
-        r = cuprum.where(x.ravel() == x1, f1, r).reshape(x.shape)
+        if fp.dtype.kind == "c":
+            r = cuprum.empty(xf.shape, dtype=out_dtype)  # each part apart (infinities kept)
+            r.real[...] = _lerp(xf, x0, x1, f0.real, f1.real, True)
+            r.imag[...] = _lerp(xf, x0, x1, f0.imag, f1.imag, True)
+        else:
+            r = _lerp(xf, x0, x1, f0, f1, False)
+        r = r.astype(out_dtype, copy=False)
+        # at a knot, its value (NumPy's: no interpolation with a neighbouring infinity)
+        r = cuprum.where(xf == x0, f0, cuprum.where(xf == x1, f1, r)).reshape(x.shape)
     if period is None:
         lo = fp[0] if left is None else left
         hi = fp[-1] if right is None else right
@@ -123,17 +180,18 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
     """The sorted distinct values in both arrays (with their first indices on request)."""
     a = cuprum.asarray(ar1).ravel()
     b = cuprum.asarray(ar2).ravel()
+    dtype = cuprum.result_type(a, b)  # NumPy's: the values of both joined
     if return_indices:
         ua, ia = cuprum.unique(a, return_index=True)
         ub, ib = cuprum.unique(b, return_index=True)
         keep = cuprum.isin(ua, ub)
         common = ua[keep]
         jb = cuprum.searchsorted(ub, common)
-        return common, ia[keep], ib[jb]
+        return common.astype(dtype, copy=False), ia[keep], ib[jb]
     ua = a if assume_unique else cuprum.unique(a)
     ub = b if assume_unique else cuprum.unique(b)
     r = ua[cuprum.isin(ua, ub)]
-    return cuprum.sort(r) if assume_unique else r
+    return (cuprum.sort(r) if assume_unique else r).astype(dtype, copy=False)
 
 
 def setdiff1d(ar1, ar2, assume_unique=False):
@@ -156,17 +214,69 @@ def setxor1d(ar1, ar2, assume_unique=False):
     return cuprum.sort(both)
 
 
+def _index_order(order):
+    """NumPy's order argument of ``ravel_multi_index``/``unravel_index``: ``'C'`` (also
+    ``None``) or ``'F'``."""
+    o = "C" if order is None else str(order).upper()
+    if o not in ("C", "F", "A", "K"):
+        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    if o not in ("C", "F"):
+        raise ValueError("only 'C' or 'F' order is permitted")
+    return o
+
+
+def _int_dims(dims):
+    dims = tuple(operator.index(d) for d in dims)
+    size = 1
+    for d in dims:
+        size *= d
+    return dims, size
+
+
+def _int_indices(x):
+    """``x`` as int64 indices (NumPy's ``TypeError`` for anything but integers and
+    bools)."""
+    x = cuprum.asarray(x)
+    if x.dtype.kind not in "biu":
+        raise TypeError("only int indices permitted")
+    return x.astype(numpy.int64, copy=False)
+
+
+_CLIP_MODES = ("clip", "raise", "wrap")
+
+
 def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
-    """Flat indices of the coordinate arrays ``multi_index`` in an array of shape ``dims``."""
-    dims = tuple(int(d) for d in dims)
-    coords = [cuprum.asarray(c) for c in multi_index]
+    """Flat indices of the coordinate arrays ``multi_index`` (broadcast together) in an
+    array of shape ``dims`` (``mode``: ``'raise'``, ``'wrap'`` or ``'clip'``, or one per
+    axis; ``order``: ``'C'`` or ``'F'``), NumPy's ``ravel_multi_index``."""
+    dims, size = _int_dims(dims)
+    if size > numpy.iinfo(numpy.int64).max or any(d > numpy.iinfo(numpy.int64).max for d in dims):
+        raise ValueError(
+            "invalid dims: array size defined by dims is larger than the maximum possible size."
+        )
+    if isinstance(multi_index, cuprum.ndarray):
+        coords = [multi_index[k] for k in range(multi_index.shape[0])] if multi_index.ndim else []
+    else:
+        coords = list(multi_index)
     if len(coords) != len(dims):
         raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
-    modes = mode if isinstance(mode, (tuple, list)) else (mode,) * len(dims)
-    order_axes = range(len(dims)) if order == "C" else reversed(range(len(dims)))
+    if isinstance(mode, (tuple, list)):
+        if len(mode) != len(dims):
+            raise ValueError(
+                f"list of clipmodes has wrong length ({len(mode)} instead of {len(dims)})"
+            )
+        modes = tuple(mode)
+    else:
+        modes = (mode,) * len(dims)
+    for m in modes:
+        if m not in _CLIP_MODES:
+            raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {m!r})")
+    order = _index_order(order)
+    coords = cuprum.broadcast_arrays(*(_int_indices(c) for c in coords))
+    axes = range(len(dims)) if order == "C" else reversed(range(len(dims)))
     flat = None
-    for k in order_axes:
-        c, n, m = coords[k].astype(numpy.int64), dims[k], modes[k]
+    for k in axes:
+        c, n, m = coords[k], dims[k], modes[k]
         if m == "wrap":
             c = c % n
         elif m == "clip":
@@ -178,19 +288,20 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
 
 
 def unravel_index(indices, shape, order="C"):
-    """The coordinate arrays of flat ``indices`` in an array of ``shape``."""
-    if order not in ("C", "F"):
-        raise ValueError("order not understood")
-    shape = (shape,) if isinstance(shape, int) else tuple(int(d) for d in shape)
-    idx = cuprum.asarray(indices)
-    if idx.dtype.kind not in "iu":
-        raise TypeError("only int indices permitted")
-    size = 1
-    for d in shape:
-        size *= d
-    if bool(((idx < 0) | (idx >= size)).any()):
-        raise ValueError("invalid entry in index array")
-    idx = idx.astype(numpy.int64)
+    """The coordinate arrays of flat ``indices`` in an array of ``shape`` (``order``:
+    ``'C'`` or ``'F'``), NumPy's ``unravel_index``."""
+    shape, size = _int_dims((shape,) if not isinstance(shape, (tuple, list)) else shape)
+    order = _index_order(order)
+    if size > numpy.iinfo(numpy.int64).max:
+        raise ValueError(
+            "dimensions are too large; arrays and shapes with a total size greater than "
+            "'intp' are not supported."
+        )
+    idx = _int_indices(indices)
+    bad = (idx < 0) | (idx >= size)
+    if bool(bad.any()):
+        first = int(idx.ravel()[cuprum.flatnonzero(bad.ravel())[0]])
+        raise ValueError(f"index {first} is out of bounds for array with size {size}")
     out = []
     axes = reversed(range(len(shape))) if order == "C" else range(len(shape))
     for k in axes:
@@ -228,16 +339,23 @@ def ix_(*args):
     return tuple(out)
 
 
+def _triangle_extents(n, m):
+    """The extents of a triangle's array: integers (CuPy's ``TypeError`` for an array,
+    where NumPy fails on its truth value)."""
+    n = operator.index(n)
+    return n, (n if m is None else operator.index(m))
+
+
 def tril_indices(n, k=0, m=None):
     """The indices of the lower triangle of an ``(n, m)`` array (diagonal offset ``k``)."""
-    mask = numpy.tri(n, m, k=k, dtype=bool)
-    return tuple(cuprum.asarray(i) for i in numpy.nonzero(mask))
+    n, m = _triangle_extents(n, m)
+    return cuprum.nonzero(cuprum.tri(n, m, k=k, dtype=bool))
 
 
 def triu_indices(n, k=0, m=None):
     """The indices of the upper triangle of an ``(n, m)`` array (diagonal offset ``k``)."""
-    mask = ~numpy.tri(n, m, k=k - 1, dtype=bool)
-    return tuple(cuprum.asarray(i) for i in numpy.nonzero(mask))
+    n, m = _triangle_extents(n, m)
+    return cuprum.nonzero(~cuprum.tri(n, m, k=k - 1, dtype=bool))
 
 
 def tril_indices_from(arr, k=0):

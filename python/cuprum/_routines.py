@@ -55,7 +55,13 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
 
 
 def searchsorted(a, v, side="left", sorter=None):
-    """Indices (int64) where ``v``'s elements would be inserted into the sorted 1-D ``a``."""
+    """Indices (int64) where ``v``'s elements would be inserted into the sorted 1-D ``a``
+    (``sorter``: integer indices that sort ``a``)."""
+    if sorter is not None:
+        kind = getattr(sorter, "dtype", None)
+        kind = (kind if kind is not None else _asarray(sorter).dtype).kind
+        if kind not in "biu":
+            raise TypeError("sorter must only contain integers")
     return _cuprum.searchsorted(a, v, side, sorter)
 
 
@@ -105,12 +111,42 @@ def flipud(m):
 
 def roll(a, shift, axis=None):
     """``a``'s elements shifted by ``shift`` along ``axis`` (``None``: flattened), wrapping
-    around."""
-    return _cuprum.roll(a, shift, axis)
+    around; ``shift`` and ``axis`` broadcast together, each shift taken by ``int()`` and
+    those of one axis added (NumPy's ``roll``)."""
+    import cuprum
+    from cuprum._lazy import numpy
+
+    a = _asarray(a)
+    if axis is None:
+        return roll(a.ravel(), shift, 0).reshape(a.shape)
+    axes = numpy.lib.array_utils.normalize_axis_tuple(axis, a.ndim, allow_duplicate=True)
+    if isinstance(shift, cuprum.ndarray):
+        shift = shift.get()  # a few numbers: the shifts
+    pairs = numpy.broadcast(shift, axes)
+    if pairs.ndim > 1:
+        raise ValueError("'shift' and 'axis' should be scalars or 1D sequences")
+    shifts = dict.fromkeys(range(a.ndim), 0)
+    for sh, ax in pairs:
+        shifts[int(ax)] += int(sh)
+    moved = [ax for ax in range(a.ndim) if shifts[ax]]
+    if not moved:
+        return a.copy()
+    return _cuprum.roll(a, tuple(shifts[ax] for ax in moved), tuple(moved))
 
 
 def repeat(a, repeats, axis=None):
     """Each element of ``a`` repeated ``repeats`` times (``None``: of the flattened array)."""
+    nd = getattr(repeats, "ndim", None)
+    if nd is not None and nd > 1:
+        raise ValueError("object too deep for desired array")
+    if isinstance(repeats, (list, tuple)):
+        from cuprum._lazy import numpy
+
+        if numpy.ndim(repeats) > 1:  # NumPy's, converting a nested list to 1-D intp
+            raise ValueError(
+                "setting an array element with a sequence. The requested array would exceed "
+                "the maximum number of dimension of 1."
+            )
     d = getattr(repeats, "dtype", None)
     if d is not None and d.kind == "u" and d.itemsize == 8:
         raise TypeError(  # NumPy's: repeats cast to intp under the 'safe' rule
@@ -450,7 +486,10 @@ def take(a, indices, axis=None, out=None, mode="raise"):
 
 
 def put(a, ind, v, mode="raise"):
-    """Sets ``a.flat[ind] = v`` in place (``v`` repeated as needed)."""
+    """Sets ``a.flat[ind] = v`` in place (``v`` repeated as needed; nothing for an empty
+    ``v``, as NumPy's)."""
+    if _asarray(v).size == 0 and isinstance(a, _cuprum.ndarray):
+        return
     _cuprum.put(a, ind, v, mode)
 
 
@@ -793,7 +832,10 @@ def rot90(m, k=1, axes=(0, 1)):
 
 
 def squeeze(a, axis=None):
-    """``a`` without its axes of extent 1 (all of them, or those in ``axis``)."""
+    """``a`` without its axes of extent 1 (all of them, or those in ``axis``; a 0-d array
+    takes the int axis 0 or -1, as NumPy's)."""
+    if isinstance(axis, int) and axis in (0, -1) and getattr(a, "ndim", None) == 0:
+        return a[...]
     return _cuprum.squeeze(a, axis)
 
 
@@ -1087,8 +1129,9 @@ def mask_indices(n, mask_func, k=0):
 
 
 def delete(arr, obj, axis=None):
-    """``arr`` without the entries ``obj`` (an int, a slice or integer indices) along
-    ``axis`` (``None``: of the flattened array)."""
+    """``arr`` without the entries ``obj`` (an int, a slice, integer indices or a boolean
+    mask of the axis's length) along ``axis`` (``None``: of the flattened array), NumPy's
+    ``delete``."""
     import cuprum
     from cuprum._lazy import numpy
 
@@ -1097,29 +1140,58 @@ def delete(arr, obj, axis=None):
         arr = arr.ravel()
         axis = 0
     n = arr.shape[axis]
-    keep = numpy.ones(n, dtype=bool)
+    keep = numpy.ones(n, dtype=bool)  # which entries stay: index metadata, on the host
     if isinstance(obj, cuprum.ndarray):
         obj = obj.get()
-    if isinstance(obj, (list, tuple)) or (hasattr(obj, "dtype") and obj.dtype.kind == "b"):
-        obj = numpy.asarray(obj)
-    keep[obj] = False
+    if isinstance(obj, slice) or (
+        isinstance(obj, (int, numpy.integer)) and not isinstance(obj, (bool, numpy.bool_))
+    ):
+        keep[obj] = False
+    else:
+        o = numpy.asarray(obj)
+        if o.size == 0 and not isinstance(obj, numpy.ndarray):
+            o = o.astype(numpy.intp)  # NumPy's: an empty list or tuple deletes nothing
+        if o.dtype == bool:
+            if o.shape != (n,):
+                raise ValueError(
+                    "boolean array argument obj to delete must be one dimensional and match "
+                    f"the axis length of {n}"
+                )
+            keep = ~o
+        else:
+            keep[o] = False
     return cuprum.compress(cuprum.asarray(keep), arr, axis=axis)
 
 
-def trim_zeros(filt, trim="fb"):
-    """The 1-D ``filt`` without its leading (``'f'``) and trailing (``'b'``) zeros."""
+def trim_zeros(filt, trim="fb", axis=None):
+    """``filt`` without its leading (``'f'``) and trailing (``'b'``) zeros: along each of
+    the axes ``axis`` (``None``: every axis), the slabs before the first and after the last
+    non-zero element removed (NumPy's ``trim_zeros``; a 0-d array as it is)."""
     import cuprum
 
-    filt = _asarray(filt)
-    if filt.ndim != 1:
-        raise ValueError("trim_zeros requires a 1-D array")
-    nz = cuprum.flatnonzero(filt).get()
-    if nz.size == 0:
-        return filt[:0]
+    a = _asarray(filt)
     trim = trim.lower()
-    first = int(nz[0]) if "f" in trim else 0
-    last = int(nz[-1]) + 1 if "b" in trim else filt.size
-    return filt[first:last]
+    if trim not in {"fb", "bf", "f", "b"}:
+        raise ValueError(f"unexpected character(s) in `trim`: {trim!r}")
+    if axis is None:
+        axes = tuple(range(a.ndim))
+    else:
+        axes = _axes_of(axis, a.ndim)
+    if not axes:
+        return filt if isinstance(filt, cuprum.ndarray) else a
+    nz = cuprum.argwhere(a)
+    if nz.shape[0] == 0:
+        start = stop = [0] * a.ndim
+    else:
+        # the first and last non-zero position along each axis (ndim numbers)
+        start = [int(v) for v in nz.min(axis=0).get()]
+        stop = [int(v) + 1 for v in nz.max(axis=0).get()]
+        if "f" not in trim:
+            start = [None] * a.ndim
+        if "b" not in trim:
+            stop = [None] * a.ndim
+    key = tuple(slice(start[ax], stop[ax]) if ax in axes else slice(None) for ax in range(a.ndim))
+    return a[key]
 
 
 # ---------------------------------------------------------------------------- more indexing and joining
@@ -1178,14 +1250,14 @@ def select(condlist, choicelist, default=0):
 
 
 def extract(condition, arr):
-    """The elements of ``arr`` where ``condition`` is non-zero, flattened."""
+    """The elements of ``arr`` at the flat positions where ``condition`` is non-zero
+    (NumPy's ``extract``: ``take(ravel(arr), nonzero(ravel(condition))[0])``, so a
+    shorter ``condition`` reads the first elements)."""
     import cuprum
 
     c = _asarray(condition).ravel()
     a = _asarray(arr).ravel()
-    if c.size != a.size:
-        raise ValueError("extract: condition and arr must have the same size")
-    return a[cuprum.not_equal(c, 0)]
+    return cuprum.take(a, cuprum.flatnonzero(c))
 
 
 def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
@@ -1245,7 +1317,15 @@ def dstack(tup):
 
 
 def row_stack(tup, *, dtype=None, casting="same_kind"):
-    """``vstack``: the arrays (made at least 2-D) joined along the first axis."""
+    """``vstack``: the arrays (made at least 2-D) joined along the first axis (deprecated
+    in NumPy 2, as here: use ``vstack``)."""
+    import warnings
+
+    warnings.warn(
+        "`row_stack` alias is deprecated. Use `np.vstack` directly.",
+        DeprecationWarning,
+        stacklevel=2,
+    )
     return vstack(tup, dtype=dtype, casting=casting)
 
 
@@ -1256,7 +1336,7 @@ def sort_complex(a):
     a = _asarray(a)
     if a.dtype.kind != "c":
         # NumPy's choice: complex64 for 1- and 2-byte integers, complex128 otherwise
-        small = a.dtype.kind in "iub" and a.dtype.itemsize <= 2
+        small = a.dtype.char in "bhBH"
         a = a.astype(cuprum.complex64 if small else cuprum.complex128)
     return _cuprum.sort(a, -1)
 
@@ -1377,12 +1457,12 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     else:
         x = _asarray(x)
         if x.ndim == 1:
-            d = x[1:] - x[:-1]
+            d = cuprum.diff(x)  # NumPy's diff: of bools, where they differ
             shape = [1] * nd
             shape[axis] = d.shape[0]
             d = d.reshape(tuple(shape))
         else:
-            d = x[tuple(hi)] - x[tuple(lo)]
+            d = cuprum.diff(x, axis=axis)
     return cuprum.sum(d * (y[tuple(hi)] + y[tuple(lo)]) / 2.0, axis=axis)
 
 

@@ -77,6 +77,12 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     if fact <= 0:
         warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
         fact = 0.0
+    if not numpy.can_cast(avg.dtype, x.dtype, casting="same_kind"):
+        # NumPy subtracts the means in place: no integer or bool ``dtype``
+        raise TypeError(
+            f"Cannot cast ufunc 'subtract' output from {avg.dtype!r} to {x.dtype!r} with "
+            "casting rule 'same_kind'"
+        )
     x = x - avg[:, None]
     xt = x.T if w is None else (x * w).T
     c = cuprum.dot(x, xt.conj())

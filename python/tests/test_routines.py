@@ -858,7 +858,8 @@ def test_more_numpy_routines_match_numpy():
         cp.column_stack([cp.asarray(v), cp.asarray(v * 2)]).get(), np.column_stack([v, v * 2])
     )
     np.testing.assert_array_equal(cp.dstack([x, x]).get(), np.dstack([a, a]))
-    np.testing.assert_array_equal(cp.row_stack([x, x]).get(), np.vstack([a, a]))
+    with pytest.warns(DeprecationWarning, match="`row_stack` alias is deprecated"):
+        np.testing.assert_array_equal(cp.row_stack([x, x]).get(), np.vstack([a, a]))
     c = np.array([3 + 1j, 1 + 2j, 1 + 1j])
     np.testing.assert_array_equal(cp.sort_complex(cp.asarray(c)).get(), np.sort_complex(c))
     got = cp.sort_complex(cp.asarray(np.array([3, 1], np.int8)))

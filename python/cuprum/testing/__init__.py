@@ -24,6 +24,9 @@ from cuprum.testing._array import (
 )
 from cuprum.testing._attr import multi_gpu, slow
 from cuprum.testing._helper import (
+    NumpyAliasBasicTestBase,
+    NumpyAliasTestBase,
+    NumpyAliasValuesTestBase,
     assert_warns,
     installed,
     numpy_satisfies,
@@ -62,6 +65,9 @@ from cuprum.testing._loops import (
 from cuprum.testing._parameterized import parameterize, product, product_dict
 
 __all__ = [
+    "NumpyAliasBasicTestBase",
+    "NumpyAliasTestBase",
+    "NumpyAliasValuesTestBase",
     "assert_allclose",
     "assert_array_almost_equal",
     "assert_array_almost_equal_nulp",

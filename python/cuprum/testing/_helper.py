@@ -8,7 +8,9 @@ cuprum runs of one test get identical data.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import math
+import unittest
 import warnings
 
 import numpy
@@ -134,3 +136,39 @@ def assert_warns(expected):
         yield seen
     if not any(issubclass(w.category, expected) for w in seen):
         raise AssertionError(f"{expected.__name__} not triggered")
+
+
+class NumpyAliasTestBase(unittest.TestCase):
+    """Tests of a cuprum function that stands for the NumPy function of the same name
+    (CuPy's ``testing.NumpyAliasTestBase``): a subclass sets ``func``, the name."""
+
+    func = None
+
+    @property
+    def cupy_func(self):
+        import cuprum
+
+        return getattr(cuprum, self.func)
+
+    @property
+    def numpy_func(self):
+        return getattr(numpy, self.func)
+
+
+class NumpyAliasBasicTestBase(NumpyAliasTestBase):
+    """The alias takes NumPy's signature and has a docstring of its own."""
+
+    def test_argspec(self):
+        assert inspect.signature(self.cupy_func) == inspect.signature(self.numpy_func)
+
+    def test_docstring(self):
+        doc = getattr(self.cupy_func, "__doc__", None)
+        assert doc
+        assert doc is not self.numpy_func.__doc__
+
+
+class NumpyAliasValuesTestBase(NumpyAliasTestBase):
+    """The alias gives NumPy's value for ``self.args`` (set by ``setUp``)."""
+
+    def test_values(self):
+        assert self.cupy_func(*self.args) == self.numpy_func(*self.args)
