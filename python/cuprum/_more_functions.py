@@ -299,6 +299,39 @@ def fromfile(file, dtype=float, count=-1, sep="", offset=0, *, like=None):
     return cuprum.asarray(numpy.fromfile(file, dtype=dtype, count=count, sep=sep, offset=offset))
 
 
+# Host data (a Python function, an iterable, a string, a text file) is read or evaluated by
+# NumPy, and its array uploaded, as CuPy does.
+
+
+def fromfunction(function, shape, *, dtype=float, like=None, **kwargs):
+    """``function`` evaluated over the coordinates of ``shape`` (NumPy's
+    ``fromfunction``, on the host), put on the device."""
+    return cuprum.asarray(numpy.fromfunction(function, shape, dtype=dtype, **kwargs))
+
+
+def fromiter(iter, dtype, count=-1, *, like=None):
+    """A 1-D array of the values of an iterable (NumPy's ``fromiter``), put on the
+    device."""
+    return cuprum.asarray(numpy.fromiter(iter, dtype, count))
+
+
+def fromstring(string, dtype=float, count=-1, *, sep, like=None):
+    """A 1-D array of the numbers in a text string separated by ``sep`` (NumPy's
+    ``fromstring``), put on the device."""
+    return cuprum.asarray(numpy.fromstring(string, dtype=dtype, count=count, sep=sep))
+
+
+def loadtxt(*args, **kwargs):
+    """The data of a text file (NumPy's ``loadtxt``, same arguments), put on the device."""
+    return cuprum.asarray(numpy.loadtxt(*args, **kwargs))
+
+
+def genfromtxt(*args, **kwargs):
+    """The data of a text file with missing values handled (NumPy's ``genfromtxt``, same
+    arguments), put on the device."""
+    return cuprum.asarray(numpy.genfromtxt(*args, **kwargs))
+
+
 # ---------------------------------------------------------------------------- type tests
 
 

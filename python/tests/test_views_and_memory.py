@@ -277,9 +277,11 @@ def test_overwrite_input_uses_the_input_as_work_space(name, axis):
     )
 
 
-def test_quantiles_refuse_q_of_two_or_more_dimensions():
+def test_quantiles_refuse_q_of_three_or_more_dimensions():
     d = cp.asarray(RNG.standard_normal((4, 3)))
-    for q in ([[10.0, 20.0]], cp.asarray([[0.1]])):
+    q = np.array([[10.0, 20.0], [50.0, 90.0]])
+    same(cp.percentile(d, q, axis=-1), np.percentile(d.get(), q, axis=-1))
+    for q in ([[[10.0, 20.0]]], cp.asarray([[[0.1]]])):
         with pytest.raises(ValueError, match="q must be a scalar or 1d"):
             cp.percentile(d, q, axis=-1)
 
@@ -308,3 +310,20 @@ def test_cupy_get_ndarray_objects_are_arrays():
     bad = _Wrapper(h)  # a NumPy array is not what the protocol hands out
     with pytest.raises(TypeError, match="__cupy_get_ndarray__ of a .* returned a"):
         cp.add(bad, 1.0)
+
+
+# ---------------------------------------------------------------------------- host data
+
+
+def test_host_data_readers_upload_numpys_arrays(tmp_path):
+    same(
+        cp.fromfunction(lambda i, j: i * 10 + j, (3, 4), dtype=np.int32),
+        np.fromfunction(lambda i, j: i * 10 + j, (3, 4), dtype=np.int32),
+    )
+    same(cp.fromiter((x * x for x in range(7)), np.float32), np.arange(7.0, dtype=np.float32) ** 2)
+    same(cp.fromstring("1 2 3.5", sep=" "), np.array([1.0, 2.0, 3.5]))
+    f = tmp_path / "data.txt"
+    f.write_text("# a comment\n1 2 3\n4 5 6\n")
+    same(cp.loadtxt(f), np.loadtxt(f))
+    f.write_text("1,2,\n4,,6\n")
+    same(cp.genfromtxt(f, delimiter=","), np.genfromtxt(f, delimiter=","))

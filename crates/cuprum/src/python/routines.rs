@@ -816,12 +816,14 @@ fn squeeze(
 /// `a` without its axes of extent 1: all of them, or those of `axis` (an int or a tuple;
 /// a 0-d array takes 0 and -1, as NumPy's).
 pub(super) fn squeeze_of(a: &Array, axis: Option<&Bound<'_, PyAny>>) -> PyResult<Array> {
+    // an int axis (not a tuple) of 0 or -1 names a 0-d array's only "axis", as in NumPy
+    let int_axis = axis.and_then(|x| x.extract::<isize>().ok());
+    if a.ndim() == 0 && matches!(int_axis, Some(0 | -1)) {
+        return Ok(a.clone());
+    }
     let Some(axes) = axes_of(axis, "squeeze: axis")? else {
         return Ok(a.squeeze(None)?);
     };
-    if a.ndim() == 0 && axes.iter().all(|&x| x == 0 || x == -1) {
-        return Ok(a.clone());
-    }
     let mut axes = distinct_axes(&axes, a.ndim(), "axis")?;
     if let Some(&bad) = axes.iter().find(|&&x| a.shape()[x] != 1) {
         return Err(PyValueError::new_err(format!(
