@@ -32,6 +32,7 @@ from cuprum import (  # noqa: F401  (after _cuprum)
     profiler,
     random,
 )
+from cuprum import _ufunc as _ufunc_mod
 from cuprum._composed import (  # noqa: F401
     around,
     copyto,
@@ -583,13 +584,41 @@ def dot(a, b, out=None):
     return r
 
 
-def matmul(a, b, out=None):
-    """The matrix product."""
-    r = _cuprum.matmul(a, b)
-    if out is not None:
-        out[...] = r
-        return out
-    return r
+def matmul(
+    x1,
+    x2,
+    /,
+    out=None,
+    *,
+    casting="same_kind",
+    order="K",
+    dtype=None,
+    subok=True,
+    axes=None,
+    axis=None,
+):
+    """The matrix product (NumPy's ``matmul``: stacks of matrices broadcast; ``axes`` the
+    operands' and the result's matrix axes; ``dtype`` and ``casting`` as a ufunc's; ``out``
+    of another dtype under ``casting``)."""
+    if axis is not None:
+        raise TypeError(
+            "axis can only be used with a single shared core dimension, not with the 2 core "
+            "dimensions of matmul"
+        )
+    out = _ufunc_mod._one_out(out)
+    if dtype is not None:
+        d = _numpy.dtype(dtype)
+        x1 = _ufunc_mod._loop_operand("matmul", 0, x1, d, casting)
+        x2 = _ufunc_mod._loop_operand("matmul", 1, x2, d, casting)
+    if axes is not None:
+        r = _ufunc_mod.matmul_axes(x1, x2, axes, _cuprum.matmul)
+    else:
+        r = _cuprum.matmul(x1, x2)
+    if order in ("C", "F") and out is None:
+        r = copy(r, order)
+    if out is None:
+        return r
+    return _ufunc_mod._store("matmul", r, out, casting, True)
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):

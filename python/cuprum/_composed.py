@@ -295,8 +295,8 @@ def float_power(x1, x2, out=None, *, dtype=None, casting="same_kind"):
             not numpy.can_cast(dt, want, casting=casting)
         ):
             raise TypeError(
-                f"ufunc 'float_power' not supported for the input types with dtype={want!r} "
-                f"and casting={casting!r}"
+                "No loop matching the specified signature and casting was found for ufunc "
+                "float_power"
             )
         dt = want
     return _finish(cuprum.power(_as(x1, dt), _as(x2, dt)), out)

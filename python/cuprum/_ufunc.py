@@ -97,12 +97,14 @@ class ufunc:
         return f"<ufunc '{self.__name__}'>"
 
     def __call__(self, *args, out=None, **kwargs):
-        if kwargs or self._impl is not None or len(args) != self.nin or type(out) is tuple:
+        if kwargs or self._impl is not None or len(args) != self.nin:
             return self._call(args, out, kwargs)
         if out is None:
             return _engine_ufunc(self._op, *args)
-        r = _engine_ufunc(self._op, *args, out=out)
-        return out if isinstance(out, _ndarray) else r  # (a traced `out`: its new value)
+        if out.__class__ is _ndarray:
+            _engine_ufunc(self._op, *args, out=out)
+            return out
+        return self._call(args, out, kwargs)  # a tuple, a traced value, ...
 
     # ------------------------------------------------------------------ NumPy's metadata
 
@@ -247,6 +249,12 @@ class ufunc:
                 a = a.astype(dtype, copy=False)
             a = cuprum.where(where, a, fill).astype(a.dtype, copy=False)
         kernel = _REDUCTIONS.get(name)
+        if has_initial and name not in _REORDERABLE:
+            # NumPy's order: ((initial op x0) op x1) ...
+            if dtype is not None:
+                a = a.astype(dtype, copy=False)
+            r = self._fold(a, axes, ident, initial, keepdims, start=True)
+            return _store(name, r, out, "same_kind", True)
         if kernel is not None and not (has_initial and _empty_along(a, axes)):
             f = getattr(cuprum, kernel)
             ax = axes if len(axes) != 1 else axes[0]
@@ -267,33 +275,49 @@ class ufunc:
                 r = r.astype(dtype, copy=False)
         return _store(name, r, out, "same_kind", True)
 
-    def _fold(self, a, axes, ident, initial, keepdims):
-        """The reduction of ``a`` over ``axes`` by this ufunc itself, on the device."""
+    def _loop_dtype(self, dt):
+        """The dtype of this (binary) ufunc's result for two operands of dtype ``dt``."""
+        e = cuprum.empty((0,), dt)
+        return self(e, e).dtype
+
+    def _fold(self, a, axes, ident, initial, keepdims, start=False):
+        """The reduction of ``a`` over ``axes`` by this ufunc itself, on the device
+        (starting from ``initial`` when ``start``)."""
         shape = a.shape
         kept = [n for k, n in enumerate(shape) if k not in axes]
+        rdt = self._loop_dtype(a.dtype)
         if _empty_along(a, axes):
             fill = initial if initial is not None else ident
             if fill is None:
                 raise ValueError(
                     f"zero-size array to reduction operation {self.__name__} which has no identity"
                 )
-            r = cuprum.full(tuple(kept), fill, dtype=self(a.ravel()[:0], a.ravel()[:0]).dtype)
+            # (the fill value in the result's dtype: bitwise_and's -1 is all ones)
+            fill = numpy.asarray(fill).astype(rdt)[()]
+            r = cuprum.full(tuple(kept), fill, dtype=rdt)
         else:
             r = a
             for ax in sorted(axes, reverse=True):
-                r = self._fold_axis(cuprum.moveaxis(r, ax, 0))
+                r = self._fold_axis(cuprum.moveaxis(r, ax, 0), initial if start else None)
+            if r.dtype != rdt:
+                r = _cast(r, rdt)  # (no step taken: one element, or no axes)
         if keepdims:
             r = r.reshape(tuple(1 if k in axes else n for k, n in enumerate(shape)))
         return r
 
-    def _fold_axis(self, x):
-        """``x`` reduced over its first axis (non-empty)."""
+    def _fold_axis(self, x, initial=None):
+        """``x`` reduced over its first axis (non-empty), from ``initial`` when given."""
+        if initial is not None:
+            acc = self(initial, x[0])
+            for i in range(1, x.shape[0]):
+                acc = self(acc, x[i])
+            return acc
         if self.__name__ in _REORDERABLE:
             while x.shape[0] > 1:
                 n = x.shape[0]
                 h = n // 2
                 y = self(x[:h], x[h : 2 * h])
-                x = cuprum.concatenate([y, x[2 * h :].astype(y.dtype, copy=False)]) if n % 2 else y
+                x = cuprum.concatenate([y, _cast(x[2 * h :], y.dtype)]) if n % 2 else y
             return x[0]
         acc = x[0]
         for i in range(1, x.shape[0]):  # NumPy's order: ((x0 op x1) op x2) ...
@@ -324,12 +348,12 @@ class ufunc:
                 a = a.astype(dtype, copy=False)
             x = cuprum.moveaxis(a, axis, 0)
             n = x.shape[0]
+            rdt = self._loop_dtype(x.dtype)
             if n == 0:
-                r = x.copy()
+                r = _cast(x, rdt, copy=True)
             elif name in _REORDERABLE:
                 # Hillis and Steele's scan: about log2(n) steps over the whole axis
-                r = self(x[:1], x[:1]).dtype
-                r = x.astype(r, copy=True)
+                r = _cast(x, rdt, copy=True)
                 s = 1
                 while s < n:
                     r[s:] = self(r[s:], r[: n - s])
@@ -338,7 +362,7 @@ class ufunc:
                 parts = [x[0]]
                 for i in range(1, n):  # NumPy's order, one step per element
                     parts.append(self(parts[-1], x[i]))
-                r = cuprum.stack(parts)
+                r = cuprum.stack([_cast(p, rdt) for p in parts])
             r = cuprum.moveaxis(r, 0, axis)
         return _store(name, r, out, "same_kind", True)
 
@@ -356,9 +380,12 @@ class ufunc:
             axis = axes[0]
         axis = _axis(axis, a.ndim)
         # the indices are metadata (one slice each): read on the host
-        idx = numpy.asarray(
-            cuprum.asnumpy(indices) if isinstance(indices, cuprum.ndarray) else indices
-        )
+        if isinstance(indices, cuprum.ndarray):
+            idx = cuprum.asnumpy(indices)
+        elif isinstance(indices, numpy.ndarray):
+            idx = indices
+        else:
+            idx = numpy.asarray(indices, dtype=numpy.intp)  # (NumPy's cast of a sequence)
         if idx.ndim != 1:
             raise ValueError("reduceat: indices must be a one-dimensional sequence of integers")
         if idx.size and idx.dtype.kind not in "iu":
@@ -382,7 +409,9 @@ class ufunc:
             else:
                 parts.append(x[i : i + 1])
         if not parts:
-            r = x[:0].copy()
+            f = self._numpy_ufunc()  # the result's dtype, NumPy's (on one host element)
+            dt = f.reduce(numpy.zeros((1,), x.dtype)).dtype if f is not None else x.dtype
+            r = x[:0].astype(dt)
         else:
             dt = numpy.result_type(*(p.dtype for p in parts))
             r = cuprum.concatenate([p.astype(dt, copy=False) for p in parts])
@@ -400,7 +429,15 @@ class ufunc:
             raise ValueError("second operand provided when ufunc is unary")
         if not isinstance(a, cuprum.ndarray):
             raise TypeError(f"{name}.at(): the target must be a cuprum.ndarray, not {type(a)}")
-        if _basic_index(indices) and not isinstance(indices, (int, numpy.integer)):
+        if isinstance(indices, (int, numpy.integer)) and not isinstance(indices, bool):
+            i = operator.index(indices)
+            n = a.shape[0] if a.ndim else 0
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for axis 0 with size {n}")
+            indices = slice(i % n, i % n + 1)
+            if b is not None and a.ndim > 1:
+                b = _array(b)[None]  # (b against a[i]: one more leading axis)
+        if _basic_index(indices):
             view = a[indices]  # no element twice: the in-place ufunc is exact
             if self.nin == 1:
                 self(view, out=view)
@@ -550,12 +587,20 @@ def _store(name, r, out, casting, where):
             f"casting rule {casting!r}"
         )
     if r.dtype != out.dtype:
-        r = r.astype(out.dtype)  # (NumPy's ComplexWarning where complex becomes real)
+        r = _cast(r, out.dtype)  # (NumPy's ComplexWarning where complex becomes real)
     if where is True:
         out[...] = r
     else:
         out[...] = cuprum.where(where, r, out)
     return out
+
+
+def _cast(x, dt, copy=False):
+    """``x`` as dtype ``dt``; to bool as NumPy casts (``x != 0``: complex values with no
+    ``ComplexWarning``)."""
+    if dt.kind == "b" and x.dtype.kind != "b":
+        return x != 0
+    return x.astype(dt, copy=copy)
 
 
 def _basic_index(indices):
@@ -573,3 +618,28 @@ def _lone_index_array(indices):
     if isinstance(indices, cuprum.ndarray):
         return indices.dtype.kind in "iu" and indices.ndim > 0
     return False
+
+
+def matmul_axes(x1, x2, axes, matmul):
+    """``matmul`` of ``x1`` and ``x2`` whose matrices lie on the axes ``axes[0]`` and
+    ``axes[1]``, the result's matrices put on ``axes[2]`` (NumPy's ``axes=`` of
+    ``matmul``)."""
+    axes = list(axes)
+    if len(axes) != 3:
+        raise ValueError(
+            f"The 'axes' argument of matmul must be a list of 3 tuples, got {len(axes)}"
+        )
+    x1, x2 = _array(x1), _array(x2)
+    ins = []
+    for x, ax in zip((x1, x2), axes[:2]):
+        ax = tuple(ax) if isinstance(ax, (tuple, list)) else (ax,)
+        if len(ax) != 2 or x.ndim < 2:
+            raise ValueError(
+                "matmul with axes= takes a pair of axes for each operand of 2 or more dimensions"
+            )
+        ins.append(cuprum.moveaxis(x, [_axis(k, x.ndim) for k in ax], [-2, -1]))
+    r = matmul(ins[0], ins[1])
+    ax = tuple(axes[2]) if isinstance(axes[2], (tuple, list)) else (axes[2],)
+    if len(ax) != 2:
+        raise ValueError("matmul with axes= takes a pair of axes for the result")
+    return cuprum.moveaxis(r, [-2, -1], [_axis(k, r.ndim) for k in ax])
