@@ -434,13 +434,21 @@ frexp = ufunc("frexp", 1, 2, impl=_composed.frexp, doc=_composed.frexp.__doc__)
 
 
 def real(val):
-    """The real part (NumPy's ``real``: a function, not a ufunc)."""
-    return _cuprum.ufunc("real", val)
+    """The real part (NumPy's ``real``, a function: a view of complex values, the array
+    itself otherwise)."""
+    if isinstance(val, _cuprum._FusionVar):
+        return _cuprum.ufunc("real", val)
+    a = val if isinstance(val, ndarray) else asarray(val)
+    return a.real if a.dtype.kind == "c" else a
 
 
 def imag(val):
-    """The imaginary part (NumPy's ``imag``: a function, not a ufunc)."""
-    return _cuprum.ufunc("imag", val)
+    """The imaginary part (NumPy's ``imag``, a function: a view of complex values, zeros
+    otherwise)."""
+    if isinstance(val, _cuprum._FusionVar):
+        return _cuprum.ufunc("imag", val)
+    a = val if isinstance(val, ndarray) else asarray(val)
+    return a.imag
 
 
 def where(condition, x=None, y=None):

@@ -597,3 +597,23 @@ def test_matmul_dtype_and_errors():
     )
     with pytest.raises(TypeError, match="axis can only be used"):
         cp.matmul(a, b, axis=0)
+
+
+# ---------------------------------------------------------------------------- real, imag
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float32, np.complex64, np.complex128])
+@pytest.mark.parametrize("shape", [(), (0,), (1,), (3, 2)])
+def test_real_and_imag_are_functions(dtype, shape):
+    x, h = pair(shape, dtype)
+    assert not isinstance(cp.real, cp.ufunc)
+    same(cp.real(x), np.real(h))
+    same(cp.imag(x), np.imag(h))
+    if np.dtype(dtype).kind != "c":
+        assert cp.real(x) is x  # (NumPy's: the array itself)
+    else:
+        r, i = cp.real(x), cp.imag(x)
+        x += 1 + 1j  # views of the complex values
+        same(r, np.real(h) + 1)
+        same(i, np.imag(h) + 1)
+    same(cp.real(2.5), np.asarray(np.real(2.5)))
