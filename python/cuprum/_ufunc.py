@@ -59,6 +59,10 @@ _REORDERABLE = frozenset(
         "bitwise_xor",
     ]
 )
+# The ufuncs whose `at` the engine does with atomic operations.
+_ATOMIC_AT = frozenset(
+    ["add", "subtract", "maximum", "minimum", "bitwise_and", "bitwise_or", "bitwise_xor"]
+)
 _KWARGS = frozenset(("dtype", "casting", "where", "order", "subok", "signature"))
 
 
@@ -444,17 +448,37 @@ class ufunc:
             else:
                 self(view, b, out=view)
             return
-        if self.nin == 1:
-            raise NotImplementedError(
-                f"`{name}.at` with index arrays is not supported for a unary ufunc"
-            )
         if name == "add" and _lone_index_array(indices):
             src = b.dtype if hasattr(b, "dtype") else numpy.asarray(b).dtype
             if not numpy.can_cast(src, a.dtype, "same_kind"):
                 b = cuprum.asarray(b).astype(a.dtype)  # CuPy casts the values
             _cuprum.scatter_add(a, indices, b)  # the tuned axis-0 kernel
             return
-        _cuprum.ufunc_at(self._op, a, indices, b)
+        if self._op in _ATOMIC_AT:
+            _cuprum.ufunc_at(self._op, a, indices, b)
+        else:
+            self._at_in_rounds(a, indices, b)
+
+    def _at_in_rounds(self, a, indices, b):
+        """``at`` for any ufunc, on the device: rounds over the selected elements, each
+        applying the ufunc once to every element still selected, in the order of the
+        selection (as many rounds as one element is selected most)."""
+        pos = cuprum.arange(a.size).reshape(a.shape)[indices]  # (NumPy's IndexError)
+        if b is not None:
+            v = cuprum.broadcast_to(_array(b), pos.shape).astype(a.dtype).ravel()
+        pos = pos.ravel()
+        contiguous = a.flags.c_contiguous
+        flat = a.ravel() if contiguous else a.flatten()  # (a view when contiguous)
+        while pos.size:
+            u, first = cuprum.unique(pos, return_index=True)
+            flat[u] = self(flat[u]) if b is None else self(flat[u], v[first])
+            rest = cuprum.ones(pos.size, dtype=bool)
+            rest[first] = False
+            pos = pos[rest]
+            if b is not None:
+                v = v[rest]
+        if not contiguous:
+            a[...] = flat.reshape(a.shape)
 
 
 # ---------------------------------------------------------------------------- helpers

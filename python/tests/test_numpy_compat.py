@@ -235,9 +235,10 @@ def test_add_at_errors():
         cp.subtract.at(cp.zeros(3, dtype=bool), [0], True)
     with pytest.raises(IndexError, match="index 3 is out of bounds for axis 1 with size 3"):
         cp.maximum.at(cp.zeros((3, 3)), (np.array([0]), np.array([3])), 1.0)
-    # every ufunc has `at` (NumPy's); with index arrays, cuprum has the atomic ones
-    with pytest.raises(NotImplementedError, match="multiply.at"):
-        cp.multiply.at(cp.zeros(3), [0], 2.0)
+    # every ufunc has `at` (NumPy's)
+    y = cp.ones(3)
+    cp.multiply.at(y, [0, 0], 2.0)
+    assert y.tolist() == [4.0, 1.0, 1.0]
 
 
 def test_ufunc_at_casts_values_as_cupy_does():

@@ -487,7 +487,9 @@ def test_at_with_basic_indices(name, dtype):
         same(x, h)
 
 
-@pytest.mark.parametrize("name", ["add", "subtract", "maximum", "minimum", "bitwise_or"])
+@pytest.mark.parametrize(
+    "name", ["add", "subtract", "maximum", "minimum", "bitwise_or", "multiply", "left_shift"]
+)
 def test_at_with_repeated_indices(name):
     x, h = pair((6,), np.int64)
     f, g = getattr(cp, name), getattr(np, name)
@@ -501,11 +503,40 @@ def test_at_with_repeated_indices(name):
     same(x, h)
 
 
+@pytest.mark.parametrize("name", ["multiply", "divide", "power", "sin", "negative", "square"])
+@pytest.mark.parametrize("shape", [(7,), (3, 4), (0,)])
+def test_at_of_other_ufuncs_in_order(name, shape):
+    x, h = pair(shape, np.float64)
+    f, g = getattr(cp, name), getattr(np, name)
+    args = (1.5,) if f.nin == 2 else ()
+    n = shape[0]
+    idx = np.array([0, n - 1, 0, 1, 0] if n else [], dtype=np.intp)
+    f.at(x, cp.asarray(idx), *args)
+    g.at(h, idx, *args)
+    same(x, h)
+    if len(shape) == 2:
+        t = x.T  # not contiguous
+        f.at(t, (np.array([1, 1, 3]), np.array([0, 0, 2])), *args)
+        g.at(h.T, (np.array([1, 1, 3]), np.array([0, 0, 2])), *args)
+        same(x, h)
+        m = h > 0
+        f.at(x, cp.asarray(m), *args)
+        g.at(h, m, *args)
+        same(x, h)
+        if f.nin == 2:
+            v, w = pair((3,), np.float64)
+            f.at(x, np.array([2, 0, 2]), v[:, None])
+            g.at(h, np.array([2, 0, 2]), w[:, None])
+            same(x, h)
+
+
 def test_at_errors_are_numpys():
     x, h = pair((3,), np.float64)
     same_error(lambda: cp.add.at(x, [0]), lambda: np.add.at(h, [0]))
     same_error(lambda: cp.sin.at(x, [0], 1), lambda: np.sin.at(h, [0], 1))
     same_error(lambda: cp.add.at(x, [5], 1), lambda: np.add.at(h, [5], 1), IndexError)
+    same_error(lambda: cp.multiply.at(x, [5], 1), lambda: np.multiply.at(h, [5], 1), IndexError)
+    same_error(lambda: cp.multiply.at(x, 3, 1), lambda: np.multiply.at(h, 3, 1), IndexError)
     with pytest.raises(TypeError, match="must be a cuprum.ndarray"):
         cp.add.at(h, [0], 1)
 
