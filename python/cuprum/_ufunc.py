@@ -166,6 +166,10 @@ class ufunc:
             args = args[:nin]
         outs = _outs(out, nout)
         dtype = kwargs.get("dtype")
+        if kwargs.get("signature") is not None:
+            if dtype is not None:
+                raise TypeError("cannot specify both 'signature' and 'dtype'")
+            dtype = self._signature_dtype(kwargs["signature"])
         casting = kwargs.get("casting", "same_kind")
         where = kwargs.get("where", True)
         order = kwargs.get("order", "K")
@@ -199,6 +203,32 @@ class ufunc:
         if dtype is not None:
             rs = tuple(r if r.dtype == d else r.astype(d) for r in rs)
         return tuple(_store(name, r, o, casting, where) for r, o in zip(rs, outs))
+
+    def _signature_dtype(self, sig):
+        """The loop dtype of NumPy's ``signature=`` (``'dd->d'``, or a tuple of a dtype or
+        ``None`` per operand and result): cuprum's loops have one dtype throughout."""
+        name, nin, nout = self.__name__, self.nin, self.nout
+        if isinstance(sig, str):
+            if "->" not in sig:
+                raise TypeError("Use `dtype` or  fill the tuple with more than one 'None'.")
+            left, right = sig.split("->", 1)
+            if len(left) != nin or len(right) != nout:
+                raise ValueError(
+                    f"a type-string for {name}, {nin} typecode(s) before and {nout} after "
+                    "the -> sign"
+                )
+            sig = tuple(left + right)
+        sig = tuple(sig)
+        if len(sig) != self.nargs:
+            raise ValueError(
+                f"signature tuple must have {self.nargs} entries (one per operand and result)"
+            )
+        dts = {numpy.dtype(t) for t in sig if t is not None}
+        if len(dts) != 1:
+            raise TypeError(
+                f"No loop matching the specified signature and casting was found for ufunc {name}"
+            )
+        return dts.pop()
 
     # ------------------------------------------------------------------ methods
 

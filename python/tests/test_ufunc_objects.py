@@ -264,6 +264,22 @@ def test_where(shape):
     same(cp.where(m, r, 0.0), np.where(n, h + 1.5, 0.0))
 
 
+def test_signature():
+    x, h = pair((2, 3), np.int32)
+    for sig in ["dd->d", (None, None, "f"), ("d", "d", "d")]:
+        same(cp.add(x, x, signature=sig), np.add(h, h, signature=sig))
+    same(cp.sin(x, signature="f->f"), np.sin(h, signature="f->f"))
+    for sig, cls in [("d", TypeError), ("fd->d", TypeError), ("ddd", ValueError)]:
+        same_error(
+            lambda s=sig: cp.add(x, x, signature=s), lambda s=sig: np.add(h, h, signature=s), cls
+        )
+    same_error(
+        lambda: cp.add(x, x, signature="dd->d", dtype="d"),
+        lambda: np.add(h, h, signature="dd->d", dtype="d"),
+        TypeError,
+    )
+
+
 def test_order():
     x, h = pair((3, 4), np.float32)
     r = cp.sin(x, order="F")
@@ -503,6 +519,7 @@ def test_at_with_repeated_indices(name):
     same(x, h)
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # (NumPy's of a negative ** 1.5)
 @pytest.mark.parametrize("name", ["multiply", "divide", "power", "sin", "negative", "square"])
 @pytest.mark.parametrize("shape", [(7,), (3, 4), (0,)])
 def test_at_of_other_ufuncs_in_order(name, shape):
