@@ -209,9 +209,9 @@ class ufunc:
         ``None`` per operand and result): cuprum's loops have one dtype throughout."""
         name, nin, nout = self.__name__, self.nin, self.nout
         if isinstance(sig, str):
-            if "->" not in sig:
+            if len(sig) == 1:
                 raise TypeError("Use `dtype` or  fill the tuple with more than one 'None'.")
-            left, right = sig.split("->", 1)
+            left, _, right = sig.partition("->")
             if len(left) != nin or len(right) != nout:
                 raise ValueError(
                     f"a type-string for {name}, {nin} typecode(s) before and {nout} after "
