@@ -616,8 +616,8 @@ def matmul(
     out = _ufunc_mod._one_out(out)
     if dtype is not None:
         d = _numpy.dtype(dtype)
-        x1 = _ufunc_mod._loop_operand("matmul", 0, x1, d, casting)
-        x2 = _ufunc_mod._loop_operand("matmul", 1, x2, d, casting)
+        x1 = _ufunc_mod._loop_operand(_ufunc_mod._MATMUL, 0, x1, d, casting)
+        x2 = _ufunc_mod._loop_operand(_ufunc_mod._MATMUL, 1, x2, d, casting)
     if axes is not None:
         r = _ufunc_mod.matmul_axes(x1, x2, axes, _cuprum.matmul)
     else:
@@ -626,7 +626,7 @@ def matmul(
         r = copy(r, order)
     if out is None:
         return r
-    return _ufunc_mod._store("matmul", r, out, casting, True)
+    return _ufunc_mod._store(_ufunc_mod._MATMUL, r, out, casting, True)
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):

@@ -179,18 +179,16 @@ class ufunc:
             )
         if self._impl_loops and (dtype is not None or casting != "same_kind"):
             r = self._impl(*args, dtype=dtype, casting=casting)
-            return _store(name, r, outs[0], casting, where)
+            return _store(self, r, outs[0], casting, where)
         if dtype is not None:
             d = numpy.dtype(dtype)
-            args = tuple(_loop_operand(name, k, a, d, casting) for k, a in enumerate(args))
+            args = tuple(_loop_operand(self, k, a, d, casting) for k, a in enumerate(args))
         elif casting in ("no", "equiv"):
-            _check_inputs(name, args, casting)
+            _check_inputs(self, args, casting)
         direct = where is True and casting == "same_kind" and order in ("K", "A")
         if nout == 1:
             o = outs[0]
-            if direct and dtype is None:
-                if self._impl is not None:
-                    return self._impl(*args, out=o)
+            if direct and dtype is None and self._impl is None:
                 r = _engine_ufunc(self._op, *args, out=o)
                 return o if isinstance(o, _ndarray) else r
             r = self._impl(*args) if self._impl is not None else _engine_ufunc(self._op, *args)
@@ -198,11 +196,13 @@ class ufunc:
                 r = r.astype(d)
             if order in ("C", "F") and o is None:
                 r = cuprum.copy(r, order)
-            return _store(name, r, o, casting, where)
+            return _store(self, r, o, casting, where)
         rs = self._impl(*args)
         if dtype is not None:
             rs = tuple(r if r.dtype == d else r.astype(d) for r in rs)
-        return tuple(_store(name, r, o, casting, where) for r, o in zip(rs, outs))
+        return tuple(
+            _store(self, r, o, casting, where, k) for k, (r, o) in enumerate(zip(rs, outs))
+        )
 
     def _signature_dtype(self, sig):
         """The loop dtype of NumPy's ``signature=`` (``'dd->d'``, or a tuple of a dtype or
@@ -288,7 +288,7 @@ class ufunc:
             if dtype is not None:
                 a = a.astype(dtype, copy=False)
             r = self._fold(a, axes, ident, initial, keepdims, start=True)
-            return _store(name, r, out, "same_kind", True)
+            return _store(self, r, out, "same_kind", True)
         if kernel is not None and not (has_initial and _empty_along(a, axes)):
             f = getattr(cuprum, kernel)
             ax = axes if len(axes) != 1 else axes[0]
@@ -307,7 +307,7 @@ class ufunc:
             r = self(r, initial)
             if dtype is not None:
                 r = r.astype(dtype, copy=False)
-        return _store(name, r, out, "same_kind", True)
+        return _store(self, r, out, "same_kind", True)
 
     def _loop_dtype(self, dt):
         """The dtype of this (binary) ufunc's result for two operands of dtype ``dt``."""
@@ -398,7 +398,7 @@ class ufunc:
                     parts.append(self(parts[-1], x[i]))
                 r = cuprum.stack([_cast(p, rdt) for p in parts])
             r = cuprum.moveaxis(r, 0, axis)
-        return _store(name, r, out, "same_kind", True)
+        return _store(self, r, out, "same_kind", True)
 
     def reduceat(self, array, indices, axis=0, dtype=None, out=None):
         """Reductions over the slices ``array[indices[i]:indices[i+1]]`` along ``axis``
@@ -450,7 +450,7 @@ class ufunc:
             dt = numpy.result_type(*(p.dtype for p in parts))
             r = cuprum.concatenate([p.astype(dt, copy=False) for p in parts])
         r = cuprum.moveaxis(r, 0, axis)
-        return _store(name, r, out, "same_kind", True)
+        return _store(self, r, out, "same_kind", True)
 
     def at(self, a, indices, b=None, /):
         """``a[indices] = ufunc(a[indices], b)`` in place, unbuffered: a repeated index
@@ -569,7 +569,7 @@ def _empty_along(a, axes):
     return False
 
 
-def _check_inputs(name, args, casting):
+def _check_inputs(uf, args, casting):
     """NumPy's input check for ``casting`` ``'no'``/``'equiv'``: every array operand
     already has the loop's dtype (their promoted type)."""
     dts = [a.dtype for a in args if hasattr(a, "dtype")]
@@ -579,17 +579,28 @@ def _check_inputs(name, args, casting):
     for k, a in enumerate(args):
         src = getattr(a, "dtype", None)
         if src is not None and not numpy.can_cast(src, loop, casting=casting):
-            raise _input_error(name, k, src, loop, casting)
+            raise _casting_error(uf, True, k, src, loop, casting)
 
 
-def _input_error(name, k, src, d, casting):
-    return TypeError(
-        f"Cannot cast ufunc '{name}' input {k} from {src!r} to {d!r} with casting rule {casting!r}"
-    )
+def _casting_error(uf, is_input, k, src, d, casting):
+    """NumPy's error (``_UFuncInputCastingError`` or ``_UFuncOutputCastingError``, both
+    ``TypeError``s) for operand or result ``k`` of ufunc ``uf`` under ``casting``."""
+    which = "Input" if is_input else "Output"
+    try:
+        cls = getattr(numpy._core._exceptions, f"_UFunc{which}CastingError")
+        e = cls(uf, casting, src, d, k)
+        str(e)  # (its message is made here: NumPy's own)
+        return e
+    except (AttributeError, TypeError):  # (another NumPy: its message, in a TypeError)
+        at = f"{which.lower()} {k} " if is_input or uf.nout != 1 else f"{which.lower()} "
+        return TypeError(
+            f"Cannot cast ufunc '{uf.__name__}' {at}from {src!r} to {d!r} with casting rule "
+            f"{casting!r}"
+        )
 
 
-def _loop_operand(name, k, a, d, casting):
-    """Operand ``k`` of ufunc ``name`` for a loop in dtype ``d``: an array cast to ``d``
+def _loop_operand(uf, k, a, d, casting):
+    """Operand ``k`` of ufunc ``uf`` for a loop in dtype ``d``: an array cast to ``d``
     (NumPy's ``TypeError`` where ``casting`` does not allow it); a Python scalar as a NumPy
     scalar of ``d`` (NumPy's ``OverflowError`` where it does not fit)."""
     if isinstance(a, (bool, int, float, complex)):
@@ -607,7 +618,7 @@ def _loop_operand(name, k, a, d, casting):
         if d.kind not in ok:
             src = numpy.asarray(a).dtype
             if not numpy.can_cast(src, d, casting=casting):
-                raise _input_error(name, k, src, d, casting)
+                raise _casting_error(uf, True, k, src, d, casting)
         if d.kind in "iu" and not isinstance(a, bool):
             a = int(a) if kind == "i" else a
             info = numpy.iinfo(d)
@@ -622,11 +633,11 @@ def _loop_operand(name, k, a, d, casting):
     if src == d:
         return a
     if not numpy.can_cast(src, d, casting=casting):
-        raise _input_error(name, k, src, d, casting)
+        raise _casting_error(uf, True, k, src, d, casting)
     return a.astype(d)
 
 
-def _store(name, r, out, casting, where):
+def _store(uf, r, out, casting, where, k=0):
     """``r`` written into ``out`` (under ``casting``, where ``where`` holds); ``r`` itself
     when there is no ``out`` and no mask."""
     if out is None:
@@ -636,10 +647,7 @@ def _store(name, r, out, casting, where):
     elif not isinstance(out, (cuprum.ndarray, _cuprum._FusionVar)):
         raise TypeError("Output arguments type must be cuprum.ndarray")
     if not numpy.can_cast(r.dtype, out.dtype, casting=casting):
-        raise TypeError(
-            f"Cannot cast ufunc '{name}' output from {r.dtype!r} to {out.dtype!r} with "
-            f"casting rule {casting!r}"
-        )
+        raise _casting_error(uf, False, uf.nin + k, r.dtype, out.dtype, casting)
     if r.dtype != out.dtype:
         r = _cast(r, out.dtype)  # (NumPy's ComplexWarning where complex becomes real)
     if where is True:
@@ -672,6 +680,10 @@ def _lone_index_array(indices):
     if isinstance(indices, cuprum.ndarray):
         return indices.dtype.kind in "iu" and indices.ndim > 0
     return False
+
+
+# `matmul`'s name and number of results, for its errors.
+_MATMUL = ufunc("matmul", 2)
 
 
 def matmul_axes(x1, x2, axes, matmul):

@@ -157,6 +157,10 @@ def test_call_errors_are_numpys():
     same_error(lambda: cp.sin(x, out=(x, x)), lambda: np.sin(h, out=(h, h)))
     same_error(lambda: cp.divmod(x, x, out=x), lambda: np.divmod(h, h, out=h), TypeError)
     same_error(lambda: cp.divmod(x, x, out=(x,)), lambda: np.divmod(h, h, out=(h,)))
+    i8, j8 = cp.zeros(3, np.int8), np.zeros(3, np.int8)
+    same_error(
+        lambda: cp.divmod(x, x, out=(None, i8)), lambda: np.divmod(h, h, out=(None, j8)), TypeError
+    )
     with pytest.raises(TypeError, match="Output arguments type must be cuprum.ndarray"):
         cp.add(x, x, out=[1, 2, 3])
     with pytest.raises(ValueError, match="casting must be one of"):
@@ -578,6 +582,9 @@ def test_composed_binary_ufuncs(name):
         assert f(x, y, out=(o,)) is o
     if name in ("fmax", "fmin"):
         _both(lambda: f.reduce(x, axis=1), lambda: g.reduce(h, axis=1))
+    o, p = cp.zeros((2, 3), np.int32), np.zeros((2, 3), np.int32)
+    with np.errstate(all="ignore"):
+        _both(lambda: f(x, y, out=o), lambda: g(h, k, out=p))
     if name == "float_power":
         same_error(lambda: f(x, y, dtype=np.float32), lambda: g(h, k, dtype=np.float32), TypeError)
 
