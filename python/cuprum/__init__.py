@@ -406,15 +406,14 @@ bitwise_or = ufunc("bitwise_or", 2)
 bitwise_xor = ufunc("bitwise_xor", 2)
 left_shift = ufunc("left_shift", 2)
 right_shift = ufunc("right_shift", 2)
-# NumPy's other names of some of them (the same objects, as NumPy's), and `fabs` (NumPy's
-# own ufunc, the absolute value of real numbers).
+# NumPy's other names of some of them (the same objects, as NumPy's).
 abs = absolute
 conj = conjugate
 true_divide = divide
 mod = remainder
 bitwise_not = invert
-fabs = ufunc("fabs", 1, op="absolute")
 # The ufuncs cuprum composes (cuprum._composed), and the two-output ones.
+fabs = ufunc("fabs", 1, impl=_composed.fabs, doc=_composed.fabs.__doc__)
 copysign = ufunc("copysign", 2, impl=_composed.copysign, doc=_composed.copysign.__doc__)
 fmax = ufunc("fmax", 2, impl=_composed.fmax, doc=_composed.fmax.__doc__)
 fmin = ufunc("fmin", 2, impl=_composed.fmin, doc=_composed.fmin.__doc__)

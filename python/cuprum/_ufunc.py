@@ -19,6 +19,7 @@ Decisions:
 
 from __future__ import annotations
 
+import builtins
 import operator
 
 import cuprum
@@ -397,7 +398,7 @@ class ufunc:
                 for i in range(1, n):  # NumPy's order, one step per element
                     parts.append(self(parts[-1], x[i]))
                 r = cuprum.stack([_cast(p, rdt) for p in parts])
-            r = cuprum.moveaxis(r, 0, axis)
+            r = cuprum.ascontiguousarray(cuprum.moveaxis(r, 0, axis))
         return _store(self, r, out, "same_kind", True)
 
     def reduceat(self, array, indices, axis=0, dtype=None, out=None):
@@ -449,7 +450,7 @@ class ufunc:
         else:
             dt = numpy.result_type(*(p.dtype for p in parts))
             r = cuprum.concatenate([p.astype(dt, copy=False) for p in parts])
-        r = cuprum.moveaxis(r, 0, axis)
+        r = cuprum.ascontiguousarray(cuprum.moveaxis(r, 0, axis))
         return _store(self, r, out, "same_kind", True)
 
     def at(self, a, indices, b=None, /):
@@ -689,23 +690,33 @@ _MATMUL = ufunc("matmul", 2)
 def matmul_axes(x1, x2, axes, matmul):
     """``matmul`` of ``x1`` and ``x2`` whose matrices lie on the axes ``axes[0]`` and
     ``axes[1]``, the result's matrices put on ``axes[2]`` (NumPy's ``axes=`` of
-    ``matmul``)."""
+    ``matmul``, its errors)."""
     axes = list(axes)
     if len(axes) != 3:
         raise ValueError(
-            f"The 'axes' argument of matmul must be a list of 3 tuples, got {len(axes)}"
+            "axes should be a list with an entry for all 3 inputs and outputs; entries for "
+            "outputs can only be omitted if none of them has core axes."
         )
     x1, x2 = _array(x1), _array(x2)
-    ins = []
-    for x, ax in zip((x1, x2), axes[:2]):
-        ax = tuple(ax) if isinstance(ax, (tuple, list)) else (ax,)
-        if len(ax) != 2 or x.ndim < 2:
-            raise ValueError(
-                "matmul with axes= takes a pair of axes for each operand of 2 or more dimensions"
+
+    def pair(k, ax, ndim):
+        if not isinstance(ax, (tuple, list)):
+            raise cuprum.AxisError(
+                f"matmul: operand {k} has 2 core dimensions, but the axes item is a single integer."
             )
-        ins.append(cuprum.moveaxis(x, [_axis(k, x.ndim) for k in ax], [-2, -1]))
-    r = matmul(ins[0], ins[1])
-    ax = tuple(axes[2]) if isinstance(axes[2], (tuple, list)) else (axes[2],)
-    if len(ax) != 2:
-        raise ValueError("matmul with axes= takes a pair of axes for the result")
-    return cuprum.moveaxis(r, [-2, -1], [_axis(k, r.ndim) for k in ax])
+        if len(ax) != 2:
+            raise cuprum.AxisError(
+                f"matmul: operand {k} has 2 core dimensions, but {len(ax)} dimensions are "
+                "specified by axes tuple."
+            )
+        got = [_axis(a, ndim) for a in ax]
+        if got[0] == got[1]:
+            raise ValueError(f"axes item {k} has value {got[0]} repeated")
+        return got
+
+    ins = [
+        cuprum.moveaxis(x, pair(k, ax, x.ndim), [-2, -1])
+        for k, (x, ax) in enumerate(zip((x1, x2), axes[:2]))
+    ]
+    at = pair(2, axes[2], builtins.max(x1.ndim, x2.ndim))  # (checked before the product)
+    return cuprum.moveaxis(matmul(ins[0], ins[1]), [-2, -1], at)

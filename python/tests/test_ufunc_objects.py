@@ -412,6 +412,8 @@ def test_accumulate(name, dtype, shape):
     f, g = getattr(cp, name), getattr(np, name)
     for axis in range(-len(shape), len(shape)):
         _both(lambda a=axis: f.accumulate(x, axis=a), lambda a=axis: g.accumulate(h, axis=a))
+        if len(shape) > 1 and _fits(name, dtype):
+            assert f.accumulate(x, axis=axis).flags.c_contiguous
 
 
 def test_accumulate_keywords_and_errors():
@@ -441,6 +443,7 @@ def test_reduceat(name, dtype, indices):
     f, g = getattr(cp, name), getattr(np, name)
     idx = np.asarray(indices, dtype=np.intp)
     _both(lambda: f.reduceat(x, idx, axis=-1), lambda: g.reduceat(h, idx, axis=-1))
+    assert f.reduceat(x, idx, axis=-1).flags.c_contiguous
     _both(lambda: f.reduceat(x, cp.asarray(idx), axis=1), lambda: g.reduceat(h, idx, axis=1))
     y, k = pair((10,), dtype)
     _both(lambda: f.reduceat(y, indices), lambda: g.reduceat(k, indices))
@@ -589,6 +592,15 @@ def test_composed_binary_ufuncs(name):
         same_error(lambda: f(x, y, dtype=np.float32), lambda: g(h, k, dtype=np.float32), TypeError)
 
 
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int64, np.uint8, np.bool_, np.float32])
+@pytest.mark.parametrize("shape", [(), (0,), (1,), (2, 3)])
+def test_fabs_is_float_only(dtype, shape):
+    x, h = pair(shape, dtype)
+    same(cp.fabs(x), np.fabs(h))
+    c, k = pair((2,), np.complex64)
+    same_error(lambda: cp.fabs(c), lambda: np.fabs(k), TypeError)
+
+
 @pytest.mark.parametrize("name", ["deg2rad", "rad2deg", "radians", "degrees"])
 def test_composed_unary_ufuncs(name):
     x, h = pair((2, 3), np.float64)
@@ -639,6 +651,28 @@ def test_matmul_out_casting(src, dst, casting):
         warnings.simplefilter("ignore")
         assert cp.matmul(a, b, out=o, casting=casting) is o
     same(o, p, rtol=1e-4)
+
+
+def test_matmul_axes_errors_are_numpys():
+    a, h = pair((2, 3), np.float64)
+    b, k = pair((2, 3, 1), np.float64)
+    for axes in [[0] * 2 + [()], [1] * 2 + [()], [(-1,)] * 2 + [()]]:
+        same_error(
+            lambda ax=axes: cp.matmul(a, a, axes=ax),
+            lambda ax=axes: np.matmul(h, h, axes=ax),
+            np.exceptions.AxisError,
+        )
+    for axes, cls in [
+        ([(0, 1), (0, 1)], ValueError),
+        ([(0, 1), (0, 1), (0, 1, 2)], np.exceptions.AxisError),
+        ([(0, 5), (0, 1), (0, 1)], np.exceptions.AxisError),
+        ([(0, 0), (0, 1), (0, 1)], ValueError),
+    ]:
+        same_error(
+            lambda ax=axes: cp.matmul(b, b.reshape(2, 1, 3), axes=ax),
+            lambda ax=axes: np.matmul(k, k.reshape(2, 1, 3), axes=ax),
+            cls,
+        )
 
 
 def test_matmul_dtype_and_errors():
