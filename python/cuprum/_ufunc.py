@@ -101,6 +101,9 @@ class ufunc:
     def __repr__(self):
         return f"<ufunc '{self.__name__}'>"
 
+    def __reduce__(self):
+        return (_by_name, (self.__name__,))  # (pickled by name, as NumPy's)
+
     def __call__(self, *args, out=None, **kwargs):
         if kwargs or self._impl is not None or len(args) != self.nin:
             return self._call(args, out, kwargs)
@@ -513,6 +516,11 @@ class ufunc:
 
 
 # ---------------------------------------------------------------------------- helpers
+
+
+def _by_name(name):
+    """The package's ufunc ``name`` (what a pickled ufunc becomes)."""
+    return getattr(cuprum, name)
 
 
 def _array(x):

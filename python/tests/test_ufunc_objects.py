@@ -82,6 +82,13 @@ def test_other_names_are_the_same_objects():
     assert cp.ufunc.__doc__
 
 
+def test_pickled_by_name():
+    import pickle
+
+    for f in (cp.add, cp.sin, cp.divmod, cp.fabs, cp.true_divide):
+        assert pickle.loads(pickle.dumps(f)) is f
+
+
 def test_import_does_not_import_numpy():
     import subprocess
     import sys
