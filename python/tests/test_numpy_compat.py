@@ -43,6 +43,15 @@ def test_numpy_scalar_on_the_left_and_numpy_ufuncs():
         np.testing.assert_allclose(got.get(), want, rtol=1e-6)
     with pytest.raises(TypeError, match="spacing"):  # a ufunc cuprum lacks
         np.spacing(x)
+    # NumPy's functions mixing NumPy and cuprum arrays copy nothing implicitly (CuPy's rule)
+    for call in (
+        lambda: np.add(x, h),
+        lambda: np.add(h, x),
+        lambda: np.add(x, x, out=h),
+        lambda: np.add(h, h, out=x),
+    ):
+        with pytest.raises(TypeError):
+            call()
 
 
 def test_exception_classes_are_numpys_too():

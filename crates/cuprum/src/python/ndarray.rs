@@ -277,8 +277,9 @@ impl PyArray {
     /// NumPy's ufunc protocol: `np.add(x, 1)`, and a NumPy scalar on the left of an
     /// operator (`np.float32(2) * x`), run cuprum's function of the same name (as CuPy's
     /// `__array_ufunc__` does); other methods (`reduce`, `accumulate`, `outer`, `at` …) run
-    /// the cuprum ufunc's method of that name. Names and methods cuprum lacks return
-    /// `NotImplemented`, so NumPy raises its own `TypeError`.
+    /// the cuprum ufunc's method of that name. Names and methods cuprum lacks, and NumPy
+    /// arrays among the operands or outputs (CuPy's rule), return `NotImplemented`, so NumPy
+    /// raises its own `TypeError`.
     #[pyo3(signature = (ufunc, method, *inputs, **kwargs))]
     fn __array_ufunc__(
         &self,
@@ -288,6 +289,20 @@ impl PyArray {
         inputs: &Bound<'_, PyTuple>,
         kwargs: Option<&Bound<'_, pyo3::types::PyDict>>,
     ) -> PyResult<Py<PyAny>> {
+        // NumPy's arrays among the operands or outputs: NumPy raises its TypeError (CuPy's
+        // rule: a NumPy function mixing host and device arrays copies nothing implicitly)
+        let mut operands: Vec<Bound<'_, PyAny>> = inputs.iter().collect();
+        if let Some(out) = kwargs.and_then(|k| k.get_item("out").ok().flatten()) {
+            match out.cast::<PyTuple>() {
+                Ok(t) => operands.extend(t.iter()),
+                Err(_) => operands.push(out),
+            }
+        }
+        for x in &operands {
+            if convert::is_numpy_array(x)? {
+                return Ok(py.NotImplemented());
+            }
+        }
         let name: String = ufunc.getattr(pyo3::intern!(py, "__name__"))?.extract()?;
         let Ok(ours) = py.import("cuprum")?.getattr(name.as_str()) else {
             return Ok(py.NotImplemented());
