@@ -470,16 +470,17 @@ impl PyArray {
     }
 
     /// The array converted to `dtype` (a copy unless `copy=False` and the dtype is the same).
-    #[pyo3(signature = (dtype, order="K", casting=None, subok=None, copy=true))]
+    #[pyo3(signature = (dtype, order=Some("K"), casting=None, subok=None, copy=true))]
     fn astype(
         slf: &Bound<'_, Self>,
         dtype: &Bound<'_, PyAny>,
-        order: &str,
+        order: Option<&str>,
         casting: Option<&str>,
         subok: Option<bool>,
         copy: bool,
     ) -> PyResult<Py<PyAny>> {
         let _ = (casting, subok);
+        let order = order.unwrap_or("K"); // NumPy's None is 'K'
         let py = slf.py();
         let me = &slf.get().array;
         let d = convert::dtype_of(dtype)?;
@@ -487,8 +488,12 @@ impl PyArray {
             return Ok(slf.clone().into_any().unbind());
         }
         if me.dtype().kind() == crate::array::DTypeKind::Complex
-            && d.kind() != crate::array::DTypeKind::Complex
+            && !matches!(
+                d.kind(),
+                crate::array::DTypeKind::Complex | crate::array::DTypeKind::Bool
+            )
         {
+            // (to bool: whether the value is non-zero, nothing discarded; NumPy is silent)
             ops::complex_warning(py)?;
         }
         if !matches!(order, "C" | "c") && me.ndim() > 1 && !me.is_c_contiguous() {
