@@ -52,6 +52,11 @@ def test_numpy_scalar_on_the_left_and_numpy_ufuncs():
     ):
         with pytest.raises(TypeError):
             call()
+    # a 0-d NumPy array is a scalar there
+    z = np.array(np.float32(0.5))
+    for got, want in [(z + x, z + h), (z < x, z < h), (np.maximum(z, x), np.maximum(z, h))]:
+        assert isinstance(got, cp.ndarray)
+        np.testing.assert_array_equal(got.get(), want)
 
 
 def test_exception_classes_are_numpys_too():
