@@ -368,3 +368,21 @@ def test_an_empty_view_takes_a_larger_dtype_whatever_its_strides():
     h = np.ones((3, 20), np.int16)[:0, ::2]
     got = cp.ones((3, 20), cp.int16)[:0, ::2].view(cp.int32)
     assert got.shape == h.view(np.int32).shape == (0, 5)
+
+
+def test_device_allocators_are_the_pool():
+    pool = cp.cuda.MemoryPool()
+    p = pool.malloc(1024)
+    assert isinstance(p, cp.cuda.MemoryPointer) and p.ptr != 0
+    a = cp.ndarray((256,), cp.float32, memptr=p)
+    a[...] = 2.0
+    same(a, np.full(256, 2.0, np.float32))
+    assert cp.cuda.get_allocator()(16).ptr != 0
+    cp.cuda.set_allocator(pool.malloc)  # the pool cuprum uses anyway
+    cp.cuda.set_allocator(cp.get_default_memory_pool().malloc)
+    with cp.cuda.using_allocator(pool.malloc):
+        same(cp.ones(3), np.ones(3))
+    with pytest.raises(NotImplementedError, match="its own pool only"):
+        cp.cuda.set_allocator(None)
+    with pytest.raises(NotImplementedError, match="its own pool only"):
+        cp.cuda.using_allocator(lambda size: None)

@@ -22,7 +22,14 @@ import threading
 from cuprum import _cuprum
 from cuprum._cuprum import CompileException, Event, get_elapsed_time  # noqa: F401
 from cuprum.cuda import compiler, memory, pinned_memory, runtime, texture  # noqa: F401
-from cuprum.cuda.memory import MemoryPointer, MemoryPool, alloc  # noqa: F401
+from cuprum.cuda.memory import (  # noqa: F401
+    MemoryPointer,
+    MemoryPool,
+    alloc,
+    get_allocator,
+    set_allocator,
+    using_allocator,
+)
 from cuprum.cuda.pinned_memory import (  # noqa: F401
     PinnedMemory,
     PinnedMemoryPointer,
