@@ -386,3 +386,17 @@ def test_device_allocators_are_the_pool():
         cp.cuda.set_allocator(None)
     with pytest.raises(NotImplementedError, match="its own pool only"):
         cp.cuda.using_allocator(lambda size: None)
+
+
+@pytest.mark.parametrize("name", ["arctan2", "hypot", "nextafter"])
+@pytest.mark.parametrize(
+    "pair",
+    [(np.int8, np.uint8), (np.uint16, np.int16), (np.uint8, np.int16), (np.bool_, np.int8)],
+)
+def test_float_loop_functions_of_mixed_integers_pick_numpys_loop(name, pair):
+    x = RNG.integers(1, 100, 7).astype(pair[0])
+    y = RNG.integers(1, 100, 7).astype(pair[1])
+    got = getattr(cp, name)(cp.asarray(x), cp.asarray(y))
+    want = getattr(np, name)(x, y)
+    assert got.dtype == want.dtype
+    same(got, want, rtol=1e-3)

@@ -327,7 +327,10 @@ pub(crate) fn binary_to(
     b: Operand<'_>,
     out: Option<&Array>,
 ) -> Result<Array> {
-    let c = result_type(&[a, b])?;
+    let c = match op {
+        Op::Arctan2 | Op::Hypot | Op::Nextafter => float_loop_type(&[a, b])?,
+        _ => result_type(&[a, b])?,
+    };
     if let Some(answer) = constant_comparison(op, &a, &b, c) {
         let own = |o: &Operand<'_>| o.dtype();
         let ins = [own(&a), own(&b)];
@@ -369,6 +372,26 @@ pub(crate) fn binary_to(
         &[a, b],
         out,
     )
+}
+
+/// The dtype NumPy computes a function that has floating-point loops only in (arctan2,
+/// hypot, nextafter): the first loop (float16, float32, float64) every operand casts to
+/// safely, so each array operand counts as its own smallest safe float before promotion
+/// (`arctan2(int8, uint8)` is float16, where the operands themselves promote to int16).
+fn float_loop_type(operands: &[Operand<'_>]) -> Result<DType> {
+    let mut arrays = SmallVec::<[DType; 2]>::new();
+    let mut scalars = SmallVec::<[DType; 2]>::new();
+    for o in operands {
+        match o {
+            Operand::Array(x) => {
+                super::promote::numeric("this operation", x.dtype())?;
+                arrays.push(super::ufunc::float_loop(x.dtype()))
+            }
+            Operand::Scalar(v) => scalars.push(v.dtype()),
+            _ => return result_type(operands),
+        }
+    }
+    super::promote::result_type_of(&arrays, &scalars)
 }
 
 pub(crate) fn unary(op: Op, a: &Array) -> Result<Array> {
