@@ -127,6 +127,7 @@ from cuprum._numeric_more import (  # noqa: F401
     unwrap,
 )
 from cuprum._numeric_more import indices as _indices_routine
+from cuprum._pad import pad  # noqa: F401
 from cuprum._routines import (  # noqa: F401
     append,
     argpartition,
