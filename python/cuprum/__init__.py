@@ -82,6 +82,24 @@ from cuprum._cuprum import (  # noqa: F401
 )
 from cuprum._flatiter import flatiter  # noqa: F401
 from cuprum._index_tricks import c_, r_  # noqa: F401
+from cuprum._io_misc import (  # noqa: F401
+    array2string,
+    array_repr,
+    array_str,
+    base_repr,
+    binary_repr,
+    byte_bounds,
+    format_float_positional,
+    format_float_scientific,
+    load,
+    may_share_memory,
+    save,
+    savetxt,
+    savez,
+    savez_compressed,
+    shares_memory,
+    who,
+)
 from cuprum._lazy import numpy as _numpy
 from cuprum._memoize import clear_memo, memoize  # noqa: F401
 from cuprum._more_functions import (  # noqa: F401

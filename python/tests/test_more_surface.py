@@ -109,3 +109,154 @@ def test_pad_errors():
         lambda: cp.pad(a, 1, "maximum", stat_length=0),
         lambda: np.pad(h, 1, "maximum", stat_length=0),
     )
+
+
+# ---------------------------------------------------------------------------- base-n, printing
+
+
+@pytest.mark.parametrize("args", [(0,), (3,), (-3,), (0, 0), (3, 5), (-3, 5), (1,)])
+def test_binary_repr(args):
+    assert cp.binary_repr(*args) == np.binary_repr(*args)
+
+
+@pytest.mark.parametrize("args", [(0,), (-5,), (5, 36), (-5, 2, 10), (35, 16, 1)])
+def test_base_repr(args):
+    assert cp.base_repr(*args) == np.base_repr(*args)
+    assert cp.base_repr(cp.asarray(args[0]), *args[1:]) == np.base_repr(*args)
+
+
+def test_base_repr_errors():
+    same_error(lambda: cp.base_repr(5, 37), lambda: np.base_repr(5, 37))
+    same_error(lambda: cp.binary_repr(-3, 1), lambda: np.binary_repr(-3, 1))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(), (0,), (1,), (2, 3, 4)])
+def test_printing(dtype, shape):
+    h = data(shape, dtype)
+    a = cp.asarray(h)
+    assert cp.array_repr(a) == np.array_repr(h)
+    assert cp.array_str(a, precision=3) == np.array_str(h, precision=3)
+    assert cp.array2string(a, separator=",") == np.array2string(h, separator=",")
+
+
+def test_format_float():
+    for x in (1.0, 0.1, -3.25e-7):
+        assert cp.format_float_positional(x) == np.format_float_positional(x)
+        assert cp.format_float_scientific(x, 3) == np.format_float_scientific(x, 3)
+    h = np.float32(2.5)
+    a = cp.asarray(h)
+    assert cp.format_float_positional(a) == np.format_float_positional(h)
+    assert cp.format_float_scientific(a) == np.format_float_scientific(h)
+
+
+# ---------------------------------------------------------------------------- files
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_save_load(dtype, tmp_path):
+    import io
+
+    h = data((2, 3), dtype)
+    buf = io.BytesIO()
+    cp.save(buf, cp.asarray(h))
+    buf.seek(0)
+    same(cp.load(buf), h)
+    buf = io.BytesIO()
+    cp.savez(buf, cp.asarray(h), b=cp.asarray(h[0]))
+    buf.seek(0)
+    with cp.load(buf) as d:
+        assert sorted(d.files) == ["arr_0", "b"]
+        same(d["arr_0"], h)
+        same(d["b"], h[0])
+    path = tmp_path / "c.npz"
+    cp.savez_compressed(path, x=cp.asarray(h))
+    same(cp.load(path)["x"], h)
+
+
+def test_save_pickle_errors():
+    import io
+
+    with pytest.raises(ValueError):
+        cp.save(io.BytesIO(), object(), allow_pickle=False)
+    buf = io.BytesIO()
+    np.save(buf, np.array([object()]), allow_pickle=True)
+    buf.seek(0)
+    with pytest.raises(ValueError):
+        cp.load(buf)
+
+
+def test_savetxt(tmp_path):
+    h = data((2, 3), np.float64)
+    cp.savetxt(tmp_path / "a.txt", cp.asarray(h), fmt="%.6f")
+    np.savetxt(tmp_path / "b.txt", h, fmt="%.6f")
+    assert (tmp_path / "a.txt").read_text() == (tmp_path / "b.txt").read_text()
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_pickle(dtype, order):
+    import pickle
+
+    h = np.asarray(data((2, 3, 4), dtype), order=order)
+    a = cp.asarray(h)
+    b = pickle.loads(pickle.dumps(a))
+    same(b, h)
+    assert b.flags.c_contiguous == h.flags.c_contiguous
+    assert b.flags.f_contiguous == h.flags.f_contiguous
+
+
+# ---------------------------------------------------------------------------- memory
+
+
+def test_byte_bounds():
+    a = cp.zeros((4, 7), dtype=np.int32)
+    p = a.data.ptr
+    assert cp.byte_bounds(a) == (p, p + 4 * 7 * 4)
+    assert cp.byte_bounds(a[::2, ::2]) == (p, p + (2 * 7 + 6 + 1) * 4)
+    b = a[::-1, ::-3]
+    assert cp.byte_bounds(b) == (p, p + 4 * 7 * 4)
+    e = cp.zeros((3, 0))
+    assert cp.byte_bounds(e) == (e.data.ptr, e.data.ptr)
+    h = np.zeros(5)
+    assert cp.byte_bounds(h) == np.lib.array_utils.byte_bounds(h)
+
+
+def _slices(n):
+    return [slice(i, j, s) for i in range(n + 1) for j in range(i, n + 1) for s in (-2, -1, 1)]
+
+
+def test_memory_overlap_like_numpy():
+    mem_h, mem_d = np.empty(16), cp.empty(16)
+    pairs = [(mem_h[5:9][s], mem_d[5:9][s]) for s in _slices(4)]
+    two_h, two_d = mem_h.reshape(4, 4), mem_d.reshape(4, 4)
+    pairs += [(two_h[s, t], two_d[s, t]) for s in _slices(4)[::5] for t in _slices(4)[::4]]
+    for xh, xd in pairs:
+        for yh, yd in pairs:
+            assert cp.may_share_memory(xd, yd) is np.may_share_memory(xh, yh)
+            assert cp.shares_memory(xd, yd) is np.shares_memory(xh, yh)
+    x = cp.arange(100)
+    assert cp.shares_memory(x[0::2], x[1::4]) is False
+    assert cp.may_share_memory(x[0::2], x[1::4]) is True
+    z = cp.zeros(3, dtype=np.complex128)
+    assert cp.shares_memory(z, z.imag) is True
+    assert cp.shares_memory(z, np.zeros(3)) is False
+
+
+def test_shares_memory_too_hard():
+    x = cp.arange(100)
+    with pytest.raises(np.exceptions.TooHardError):
+        cp.shares_memory(x[0::2], x[1::4], max_work=0)
+
+
+def test_who(capsys):
+    cp.who({})
+    assert capsys.readouterr().out == "\nUpper bound on total bytes  =       0\n"
+    x = cp.ones(10)
+    cp.who({"x": x, "alias": x, "y": cp.ones((2, 3), dtype=np.int32), "n": 3})
+    lines = capsys.readouterr().out.split("\n")
+    assert lines[0].split() == ["Name", "Shape", "Bytes", "Type"]
+    assert lines[3].split() == ["x", "10", "80", "float64"]
+    assert lines[4].split() == ["alias", "(x)", "10", "80", "float64"]
+    assert lines[5].split() == ["y", "2", "x", "3", "24", "int32"]
+    assert lines[-2] == "Upper bound on total bytes  =       104"
