@@ -260,3 +260,104 @@ def test_who(capsys):
     assert lines[4].split() == ["alias", "(x)", "10", "80", "float64"]
     assert lines[5].split() == ["y", "2", "x", "3", "24", "int32"]
     assert lines[-2] == "Upper bound on total bytes  =       104"
+
+
+# ---------------------------------------------------------------------------- einsum
+
+EINSUM_CASES = [
+    ("ij", [(2, 3)]),
+    ("ji", [(2, 3)]),
+    ("ii->i", [(3, 3)]),
+    ("jii->ij", [(3, 3, 3)]),
+    ("...ii->...", [(2, 3, 3)]),
+    ("i->", [(1,)]),
+    ("ii", [(4, 4)]),
+    ("ij->", [(0, 3)]),
+    ("", [()]),
+    ("i,i", [(5,), (5,)]),
+    ("i,j", [(2,), (3,)]),
+    ("ij,jk", [(2, 3), (3, 4)]),
+    ("ijk, jil -> kl", [(3, 4, 2), (4, 3, 2)]),
+    ("i...,...k->ki...", [(3, 4, 2), (4, 2, 3)]),
+    ("ijil,jkk->kj", [(2, 3, 2, 4), (3, 2, 2)]),
+    ("...lmn,lmno->...o", [(1, 1, 1, 2, 3, 2), (2, 3, 2, 2)]),
+    ("ij,jk,kl", [(2, 3), (3, 4), (4, 5)]),
+    ("ij,ik,i->ijk", [(2, 4), (2, 3), (2,)]),
+    ("a...,...b,c...->abc...", [(2, 3, 4), (4, 3), (3, 3, 4)]),
+    ("i,i", [(1,), (4,)]),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.int64, np.float32, np.complex128])
+@pytest.mark.parametrize("subscripts,shapes", EINSUM_CASES)
+def test_einsum(dtype, subscripts, shapes):
+    hs = [data(s, dtype) for s in shapes]
+    got = cp.einsum(subscripts, *[cp.asarray(h) for h in hs])
+    same(got, np.asarray(np.einsum(subscripts, *hs)))
+
+
+def test_einsum_mixed_dtypes_and_options():
+    a, b = data((3, 4), np.int32), data((4, 2), np.float32)
+    same(cp.einsum("ij,jk", cp.asarray(a), cp.asarray(b)), np.einsum("ij,jk", a, b))
+    same(
+        cp.einsum("ij->i", cp.asarray(a), dtype=np.float64),
+        np.einsum("ij->i", a, dtype=np.float64),
+    )
+    same(
+        cp.einsum(cp.asarray(a), [0, 1], cp.asarray(b), [1, 2], [0, 2], optimize=True),
+        np.einsum(a, [0, 1], b, [1, 2], [0, 2]),
+    )
+    same(cp.einsum(",i->", 3, cp.asarray(b[0])), np.asarray(np.einsum(",i->", 3, b[0])))
+    # a view without a sum: the operand's dtype (NumPy's)
+    v = cp.einsum("ji", cp.asarray(a), dtype=np.float64)
+    assert v.dtype == np.int32 and v.base is not None
+    out = cp.empty((3,), dtype=np.int32)
+    assert cp.einsum("ij->i", cp.asarray(a), out=out) is out
+    same(out, np.einsum("ij->i", a))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("..", np.zeros((2, 2))),
+        ("...i...", np.zeros((2, 2))),
+        ("...->", np.zeros((2, 2))),
+        ("",),
+        ("", 0, 0),
+        (",", 0),
+        ("i", 0),
+        ("i->i", np.zeros((2, 3))),
+        ("i%", np.zeros(2)),
+        ("i->ij", np.zeros(2)),
+        ("ij->jij", np.zeros((2, 2))),
+        ("ii", np.zeros((2, 3))),
+        ("i,i", np.zeros(2), np.zeros(3)),
+        ("i-i", np.zeros(2)),
+        ("i->->i", np.zeros(2)),
+        (np.zeros(2), [0], [1]),
+        (np.zeros(2), [Ellipsis, 0, Ellipsis]),
+        (np.zeros(2), [0, 1]),
+        (np.zeros(2), [52]),
+    ],
+)
+def test_einsum_value_errors(args):
+    dev = [cp.asarray(x) if isinstance(x, np.ndarray) else x for x in args]
+    with pytest.raises(ValueError):
+        np.einsum(*args)
+    with pytest.raises(ValueError):
+        cp.einsum(*dev)
+
+
+def test_einsum_type_errors():
+    for f in (np.einsum, cp.einsum):
+        with pytest.raises(TypeError):
+            f(0, 0)
+        with pytest.raises(TypeError):
+            f("", 0, bad_arg=0)
+        with pytest.raises(TypeError):
+            f(np.arange(2), [None])
+    same_error(
+        lambda: cp.einsum("i->", cp.arange(3), dtype=np.int8),
+        lambda: np.einsum("i->", np.arange(3), dtype=np.int8),
+        TypeError,
+    )
