@@ -22,7 +22,17 @@ from collections.abc import Callable as _Callable
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 from typing import Any as _Any
 
-from cuprum import _creation, _cuprum, _metadata, _routines, cuda, exceptions, profiler, random  # noqa: F401  (after _cuprum)
+from cuprum import (  # noqa: F401  (after _cuprum)
+    _creation,
+    _cuprum,
+    _metadata,
+    _routines,
+    cuda,
+    exceptions,
+    linalg,
+    profiler,
+    random,
+)
 from cuprum._composed import (  # noqa: F401
     around,
     copysign,
@@ -102,6 +112,7 @@ from cuprum._io_misc import (  # noqa: F401
     who,
 )
 from cuprum._lazy import numpy as _numpy
+from cuprum._linalg import cross, dot, inner, kron, tensordot, vdot  # noqa: F401
 from cuprum._memoize import clear_memo, memoize  # noqa: F401
 from cuprum._more_functions import (  # noqa: F401
     asarray_chkfinite,
@@ -734,15 +745,6 @@ def _fused(f, name):
 
 
 # ---------------------------------------------------------------------------- routines
-
-
-def dot(a, b, out=None):
-    """The dot product (matrix product of 2-D arrays; cuBLAS on a GPU)."""
-    r = _cuprum.dot(a, b)
-    if out is not None:
-        out[...] = r
-        return out
-    return r
 
 
 def matmul(a, b, out=None):

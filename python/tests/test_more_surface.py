@@ -361,3 +361,192 @@ def test_einsum_type_errors():
         lambda: np.einsum("i->", np.arange(3), dtype=np.int8),
         TypeError,
     )
+
+
+# ---------------------------------------------------------------------------- products
+
+PROD_DTYPES = [np.int32, np.float32, np.float64, np.complex64]
+
+
+@pytest.mark.parametrize("dtype", PROD_DTYPES)
+@pytest.mark.parametrize(
+    "sa,sb",
+    [
+        ((), ()),
+        ((), (2, 3)),
+        ((3,), (3,)),
+        ((2, 3), (3,)),
+        ((2, 3, 4), (5, 4, 2)),
+        ((4,), (2, 4, 3)),
+    ],
+)
+def test_dot_nd(dtype, sa, sb):
+    a, b = data(sa, dtype), data(sb, np.float64)
+    same(cp.dot(cp.asarray(a), cp.asarray(b)), np.asarray(np.dot(a, b)))
+
+
+def test_dot_out_and_errors():
+    a, b = data((2, 3, 4), np.float64), data((5, 4, 2), np.float64)
+    A, B = cp.asarray(a), cp.asarray(b)
+    out = cp.empty((2, 3, 5, 2))
+    assert cp.dot(A, B, out=out) is out
+    same(out, np.dot(a, b))
+    for bad in (cp.empty((2, 3, 5, 2), dtype=np.float32), cp.empty((2, 5, 3, 2)).T):
+        with pytest.raises(ValueError, match="output array is not acceptable"):
+            cp.dot(
+                A,
+                B,
+                out=bad if bad.shape == (2, 3, 5, 2) else bad.transpose(3, 2, 1, 0)[:, :, :, :],
+            )
+    with pytest.raises(ValueError, match="wrong dimensions"):
+        cp.dot(A, B, out=cp.empty((2, 3, 5)))
+    same_error(
+        lambda: cp.dot(cp.ones((2, 3, 5)), cp.ones((2, 4, 2))),
+        lambda: np.dot(np.ones((2, 3, 5)), np.ones((2, 4, 2))),
+    )
+
+
+@pytest.mark.parametrize("dtype", PROD_DTYPES)
+def test_tensordot_inner_vdot_kron(dtype):
+    a, b = data((3, 4, 5), dtype), data((4, 5, 2), dtype)
+    A, B = cp.asarray(a), cp.asarray(b)
+    same(cp.tensordot(A, B), np.tensordot(a, b))
+    same(cp.tensordot(A, B, axes=([1], [0])), np.tensordot(a, b, axes=([1], [0])))
+    same(cp.tensordot(A, B, axes=0), np.tensordot(a, b, axes=0))
+    c = data((2, 5), dtype)
+    same(cp.inner(A, cp.asarray(c)), np.inner(a, c))
+    same(cp.inner(A, cp.asarray(c[0, 0])), np.inner(a, c[0, 0]))
+    same(cp.vdot(A[0], B[:, :, 0]), np.asarray(np.vdot(a[0], b[:, :, 0])))
+    for x, y in [
+        (data((2, 3), dtype), data((3, 1), dtype)),
+        (data((2,), dtype), data((2, 2, 3), dtype)),
+    ]:
+        same(cp.kron(cp.asarray(x), cp.asarray(y)), np.kron(x, y))
+    same(cp.kron(cp.asarray(a[0, 0, 0]), cp.asarray(b)), np.kron(a[0, 0, 0], b))
+
+
+def test_product_errors():
+    same_error(
+        lambda: cp.tensordot(cp.ones((2, 3)), cp.ones((4, 3))),
+        lambda: np.tensordot(np.ones((2, 3)), np.ones((4, 3))),
+    )
+    same_error(
+        lambda: cp.inner(cp.ones((2, 3)), cp.ones((2, 3, 4))),
+        lambda: np.inner(np.ones((2, 3)), np.ones((2, 3, 4))),
+    )
+    same_error(
+        lambda: cp.vdot(cp.ones(2), cp.ones(3)),
+        lambda: (
+            np.vdot(np.ones(2), np.ones(3))
+            if False
+            else (_ for _ in ()).throw(ValueError("vectors have different lengths"))
+        ),
+    )
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float32, np.complex128, np.uint8])
+@pytest.mark.parametrize(
+    "sa,sb,axes",
+    [
+        ((3,), (3,), (-1, -1, -1)),
+        ((1, 3), (1, 3), (1, -1, -1)),
+        ((2, 4, 5, 3), (2, 4, 5, 3), (-1, -1, 0)),
+        ((0, 3), (0, 3), (-1, -1, -1)),
+    ],
+)
+def test_cross(dtype, sa, sb, axes):
+    a, b = data(sa, dtype), data(sb, np.int32)
+    same(cp.cross(cp.asarray(a), cp.asarray(b), *axes), np.cross(a, b, *axes))
+    same(cp.linalg.cross(cp.asarray(a), cp.asarray(b)), np.linalg.cross(a, b))
+
+
+def test_cross_2d_and_errors():
+    a, b = data((4, 2), np.float64), data((4, 3), np.float64)
+    with pytest.warns(DeprecationWarning):
+        got = cp.cross(cp.asarray(a), cp.asarray(b))
+    with pytest.warns(DeprecationWarning):
+        same(got, np.cross(a, b))
+    same_error(lambda: cp.cross(cp.ones(4), cp.ones(3)), lambda: np.cross(np.ones(4), np.ones(3)))
+    same_error(
+        lambda: cp.linalg.cross(cp.ones(2), cp.ones(3)),
+        lambda: np.linalg.cross(np.ones(2), np.ones(3)),
+    )
+
+
+# ---------------------------------------------------------------------------- linalg
+
+INF = float("inf")
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float32, np.float64, np.complex64])
+@pytest.mark.parametrize("ord", [None, INF, -INF, 0, 1, -1, 2, -2, 3.5])
+@pytest.mark.parametrize("shape,axis", [((1,), 0), ((5,), None), ((3, 4), 1), ((2, 3, 4), -1)])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_vector_norm(dtype, ord, shape, axis, keepdims):
+    h = data(shape, dtype)
+    if axis is None and len(shape) > 1:
+        return
+    got = cp.linalg.norm(cp.asarray(h), ord, axis, keepdims)
+    same(got, np.asarray(np.linalg.norm(h, ord, axis, keepdims)), rtol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float32, np.complex128])
+@pytest.mark.parametrize("ord", [None, "fro", 1, -1, INF, -INF])
+@pytest.mark.parametrize("shape,axis", [((3, 4), None), ((2, 3, 4), (2, 0)), ((1, 1), (0, 1))])
+def test_matrix_norm(dtype, ord, shape, axis):
+    h = data(shape, dtype)
+    if axis is None and ord is not None and len(shape) != 2:
+        return
+    for keepdims in (False, True):
+        got = cp.linalg.norm(cp.asarray(h), ord, axis, keepdims)
+        same(got, np.asarray(np.linalg.norm(h, ord, axis, keepdims)), rtol=1e-4)
+
+
+def test_norm_errors():
+    a, h = cp.ones((2, 3)), np.ones((2, 3))
+    same_error(lambda: cp.linalg.norm(a, "fro", 0), lambda: np.linalg.norm(h, "fro", 0))
+    same_error(lambda: cp.linalg.norm(a, 3, (0, 1)), lambda: np.linalg.norm(h, 3, (0, 1)))
+    same_error(lambda: cp.linalg.norm(a, None, (0, 0)), lambda: np.linalg.norm(h, None, (0, 0)))
+    same_error(
+        lambda: cp.linalg.norm(a, None, (0, 1, 1)), lambda: np.linalg.norm(h, None, (0, 1, 1))
+    )
+    same_error(
+        lambda: cp.linalg.norm(a, None, "a"), lambda: np.linalg.norm(h, None, "a"), TypeError
+    )
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float32, np.complex64, np.bool_])
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 5, 1 << 40])
+def test_matrix_power(dtype, n):
+    h = (np.eye(7, k=3) + np.eye(7, k=-4)).astype(dtype)
+    same(cp.linalg.matrix_power(cp.asarray(h), n), np.linalg.matrix_power(h, n))
+    s = data((2, 3, 3), dtype)
+    if n < 6 and dtype != np.bool_:
+        same(cp.linalg.matrix_power(cp.asarray(s), n), np.linalg.matrix_power(s, n), rtol=1e-4)
+
+
+def test_matrix_power_errors_and_transpose():
+    LinAlgError = np.linalg.LinAlgError
+    assert cp.linalg.LinAlgError is LinAlgError
+    same_error(
+        lambda: cp.linalg.matrix_power(cp.ones((2, 3)), 2),
+        lambda: np.linalg.matrix_power(np.ones((2, 3)), 2),
+        LinAlgError,
+    )
+    same_error(
+        lambda: cp.linalg.matrix_power(cp.ones(3), 2),
+        lambda: np.linalg.matrix_power(np.ones(3), 2),
+        LinAlgError,
+    )
+    same_error(
+        lambda: cp.linalg.matrix_power(cp.ones((3, 3)), 2.0),
+        lambda: np.linalg.matrix_power(np.ones((3, 3)), 2.0),
+        TypeError,
+    )
+    h = data((2, 3, 4), np.float32)
+    same(cp.linalg.matrix_transpose(cp.asarray(h)), np.linalg.matrix_transpose(h))
+    same(cp.linalg.matmul(cp.asarray(h), cp.asarray(h[0].T)), np.linalg.matmul(h, h[0].T))
+    same_error(
+        lambda: cp.linalg.matrix_transpose(cp.ones(3)),
+        lambda: np.linalg.matrix_transpose(np.ones(3)),
+    )
