@@ -550,3 +550,86 @@ def test_matrix_power_errors_and_transpose():
         lambda: cp.linalg.matrix_transpose(cp.ones(3)),
         lambda: np.linalg.matrix_transpose(np.ones(3)),
     )
+
+
+# ---------------------------------------------------------------------------- functional
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.float32, np.float64, np.complex64])
+def test_piecewise_values(dtype):
+    h = np.linspace(1, 20, 12).astype(dtype)
+    a = cp.asarray(h)
+    for funcs in ([4, 0, 2, 3], [1, 0, 2, 3, 5], np.array([-1, 0, 2, 3, 5])):
+        conds_h = [h.real > 15, h.real <= 5, h.real == 0, h.real == 10]
+        conds_d = [a.real > 15, a.real <= 5, a.real == 0, a.real == 10]
+        fd = cp.asarray(funcs) if isinstance(funcs, np.ndarray) else funcs
+        same(cp.piecewise(a, conds_d, fd), np.piecewise(h, conds_h, funcs))
+    same(cp.piecewise(a, True, [7, 9]), np.piecewise(h, True, [7, 9]))
+    z = np.asarray(h[3])
+    same(cp.piecewise(cp.asarray(z), [z.real > 3], [1, 2]), np.piecewise(z, [z.real > 3], [1, 2]))
+    e = np.zeros((0,), dtype)
+    same(cp.piecewise(cp.asarray(e), [cp.asarray(e) > 0], [1]), np.piecewise(e, [e > 0], [1]))
+
+
+def test_piecewise_functions_and_errors():
+    h = data((3, 4), np.float64)
+    a = cp.asarray(h)
+    u = np.arange(1, 5, dtype=np.uint8)
+    same_error(
+        lambda: cp.piecewise(cp.asarray(u), [cp.asarray(u) > 2], [-1]),
+        lambda: np.piecewise(u, [u > 2], [-1]),
+        OverflowError,
+    )
+    same(
+        cp.piecewise(a, [a < 0, a > 5], [lambda x, k: -x, lambda x, k: x * k, 1.5], 3),
+        np.piecewise(h, [h < 0, h > 5], [lambda x, k: -x, lambda x, k: x * k, 1.5], 3),
+    )
+    same_error(
+        lambda: cp.piecewise(a, [a < 0, a > 0], [1, 2, 3, 4]),
+        lambda: np.piecewise(h, [h < 0, h > 0], [1, 2, 3, 4]),
+    )
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float32, np.float64, np.complex128])
+def test_vectorize_device_functions(dtype):
+    x, y = data((3, 4), dtype), data((4,), dtype)
+    for f in (lambda a, b: a + b * a, lambda a, b: a == b, lambda a, b: (a - b, a * b)):
+        got = cp.vectorize(f)(cp.asarray(x), cp.asarray(y))
+        want = np.vectorize(f)(x, y)
+        same(
+            list(got) if isinstance(got, tuple) else got,
+            list(want) if isinstance(want, tuple) else want,
+        )
+    same(cp.vectorize(lambda a, b: a * b)(cp.asarray(x), 3), np.vectorize(lambda a, b: a * b)(x, 3))
+    same(
+        cp.vectorize(lambda a: a, otypes="d")(cp.asarray(x[0, 0])),
+        np.vectorize(lambda a: a, otypes="d")(x[0, 0]),
+    )
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float64])
+def test_vectorize_element_functions(dtype):
+    x, y = data((2, 5), dtype), data((2, 5), dtype)
+
+    def clipped(a, b):
+        if a > b:
+            return a - b
+        return max(a, b) * 2
+
+    same(cp.vectorize(clipped)(cp.asarray(x), cp.asarray(y)), np.vectorize(clipped)(x, y))
+    same(cp.vectorize(lambda a: not a)(cp.asarray(x)), np.vectorize(lambda a: not a)(x))
+    f = cp.vectorize(lambda a, n: a * n, excluded={1})
+    same(f(cp.asarray(x), 2), np.vectorize(lambda a, n: a * n, excluded={1})(x, 2))
+    doc = cp.vectorize(clipped, doc="my doc")
+    assert doc.__doc__ == "my doc"
+
+
+def test_vectorize_empty():
+    e = np.zeros((0, 3))
+    same(
+        cp.vectorize(lambda a: a + 1, otypes=[np.float32])(cp.asarray(e)),
+        np.vectorize(lambda a: a + 1, otypes=[np.float32])(e),
+    )
+    same_error(
+        lambda: cp.vectorize(lambda a: a)(cp.asarray(e)), lambda: np.vectorize(lambda a: a)(e)
+    )
