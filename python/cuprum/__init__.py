@@ -30,6 +30,7 @@ from cuprum import (  # noqa: F401  (after _cuprum)
     cuda,
     exceptions,
     linalg,
+    polynomial,
     profiler,
     random,
 )

@@ -633,3 +633,84 @@ def test_vectorize_empty():
     same_error(
         lambda: cp.vectorize(lambda a: a)(cp.asarray(e)), lambda: np.vectorize(lambda a: a)(e)
     )
+
+
+# ---------------------------------------------------------------------------- polynomial
+
+POLY_DTYPES = [np.int32, np.float32, np.float64, np.complex128]
+
+
+@pytest.mark.parametrize("dtype", POLY_DTYPES)
+@pytest.mark.parametrize("shape", [(), (1,), (7,), (3, 2, 1), (0,)])
+@pytest.mark.parametrize("deg", [0, 1, 5])
+def test_polyvander(dtype, shape, deg):
+    h = data(shape, dtype)
+    got = cp.polynomial.polynomial.polyvander(cp.asarray(h), deg)
+    same(got, np.polynomial.polynomial.polyvander(h, deg), rtol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", POLY_DTYPES)
+@pytest.mark.parametrize("coef", [[3, 5, 7, 0, 0], [0, 0, 3], [2, 4], None])
+def test_polycompanion(dtype, coef):
+    h = data((9,), dtype) if coef is None else np.array(coef, dtype)
+    got = cp.polynomial.polynomial.polycompanion(cp.asarray(h))
+    same(got, np.polynomial.polynomial.polycompanion(h), rtol=1e-5)
+
+
+def test_polynomial_errors():
+    P, NP = cp.polynomial.polynomial, np.polynomial.polynomial
+    a, h = cp.arange(1.0, 4.0), np.arange(1.0, 4.0)
+    same_error(lambda: P.polyvander(a, -1), lambda: NP.polyvander(h, -1))
+    same_error(lambda: P.polyvander(a, 5.0), lambda: NP.polyvander(h, 5.0), TypeError)
+    for bad in ([3, 0, 0], [], np.ones((2, 3))):
+        same_error(
+            lambda b=bad: P.polycompanion(cp.asarray(b)),
+            lambda b=bad: NP.polycompanion(np.asarray(b)),
+        )
+    with pytest.raises(ValueError):
+        P.polycompanion(cp.asarray([True, False]))
+
+
+@pytest.mark.parametrize("dtype", POLY_DTYPES + [np.bool_])
+@pytest.mark.parametrize("seq", [[1, 5, 2, 0, 0], [0, 0, 0], [4], []])
+def test_trimseq(dtype, seq):
+    h = np.array(seq, dtype)
+    a = cp.asarray(h)
+    got = cp.polynomial.polyutils.trimseq(a)
+    same(got, np.polynomial.polyutils.trimseq(h))
+    if len(seq):
+        assert cp.shares_memory(a[:1], got)
+
+
+@pytest.mark.parametrize("dtype", POLY_DTYPES)
+@pytest.mark.parametrize("trim", [True, False])
+def test_as_series(dtype, trim):
+    rows = data((3, 5), dtype)
+    rows[1, 3:] = 0
+    got = cp.polynomial.polyutils.as_series(cp.asarray(rows), trim=trim)
+    same(list(got), np.polynomial.polyutils.as_series(rows, trim=trim))
+    got = cp.polynomial.polyutils.as_series([cp.asarray(rows[0]), cp.asarray(rows[1, :1])], trim)
+    same(list(got), np.polynomial.polyutils.as_series([rows[0], rows[1, :1]], trim))
+
+
+@pytest.mark.parametrize("dtype", POLY_DTYPES)
+@pytest.mark.parametrize("tol", [0, 1e-3])
+def test_trimcoef(dtype, tol):
+    for c in ([1, 2, 0, 3, 0, 3e-4, 1e-3], [0, 0], [5]):
+        h = np.array(c).astype(dtype)
+        got = cp.polynomial.polyutils.trimcoef(cp.asarray(h), tol)
+        same(got, np.polynomial.polyutils.trimcoef(h, tol))
+
+
+def test_polyutils_errors():
+    pu, npu = cp.polynomial.polyutils, np.polynomial.polyutils
+    same_error(lambda: pu.trimcoef(cp.ones(3), -1), lambda: npu.trimcoef(np.ones(3), -1))
+    same_error(lambda: pu.trimcoef(cp.ones(0)), lambda: npu.trimcoef(np.ones(0)))
+    same_error(lambda: pu.trimcoef(cp.ones((2, 3))), lambda: npu.trimcoef(np.ones((2, 3))))
+    same_error(
+        lambda: pu.as_series(cp.ones(3, dtype=bool)), lambda: npu.as_series(np.ones(3, dtype=bool))
+    )
+    with pytest.raises(TypeError):
+        pu.trimseq(cp.asarray(2.0))
+    with pytest.raises(ValueError):
+        pu.trimseq(cp.ones((3, 4, 5)))
