@@ -714,3 +714,158 @@ def test_polyutils_errors():
         pu.trimseq(cp.asarray(2.0))
     with pytest.raises(ValueError):
         pu.trimseq(cp.ones((3, 4, 5)))
+
+
+# ---------------------------------------------------------------------------- random
+
+EULER = 0.5772156649015329
+DISTS = [
+    ("standard_exponential", (), 1.0, 1.0),
+    ("exponential", (2.0,), 2.0, 4.0),
+    ("laplace", (1.0, 2.0), 1.0, 8.0),
+    ("logistic", (1.0, 2.0), 1.0, 4 * np.pi**2 / 3),
+    ("gumbel", (1.0, 2.0), 1 + 2 * EULER, 4 * np.pi**2 / 6),
+    ("rayleigh", (2.0,), 2 * np.sqrt(np.pi / 2), (4 - np.pi) / 2 * 4),
+    ("weibull", (2.0,), np.sqrt(np.pi) / 2, 1 - np.pi / 4),
+    ("pareto", (9.0,), 1 / 8, 9 / (64 * 7)),
+    ("power", (3.0,), 3 / 4, 3 / (16 * 5)),
+    ("lognormal", (0.5, 0.5), np.exp(0.625), (np.exp(0.25) - 1) * np.exp(1.25)),
+    ("geometric", (0.3,), 1 / 0.3, 0.7 / 0.09),
+    ("triangular", (0.0, 1.0, 3.0), 4 / 3, 7 / 18),
+    ("wald", (2.0, 3.0), 2.0, 8 / 3),
+]
+
+
+@pytest.mark.parametrize("name,args,mean,var", DISTS)
+def test_random_distribution_moments(name, args, mean, var):
+    rs = cp.random.RandomState(5)
+    x = getattr(rs, name)(*args, size=(400, 500)).get()
+    assert x.shape == (400, 500)
+    assert x.dtype == (np.int64 if name == "geometric" else np.float64)
+    # 200000 draws: the sample mean is within a few standard errors
+    assert abs(x.mean() - mean) < 5 * np.sqrt(var / x.size) + 1e-12
+    assert abs(x.var() / var - 1) < 0.05
+    # the module-level function draws from the global generator, and repeats after seed
+    cp.random.seed(3)
+    a = getattr(cp.random, name)(*args, size=7)
+    cp.random.seed(3)
+    same(getattr(cp.random, name)(*args, size=7), a.get())
+
+
+def test_random_shapes_params_and_dtypes():
+    rs = cp.random.RandomState(1)
+    assert rs.exponential(size=None).shape == ()
+    assert rs.exponential(cp.asarray([1.0, 2.0, 3.0])).shape == (3,)
+    assert rs.laplace(np.zeros((2, 1)), np.ones(4)).shape == (2, 4)
+    assert rs.standard_exponential(5, dtype=np.float32).dtype == np.float32
+    same(rs.weibull(0, 3), np.zeros(3))
+    g = rs.geometric(1.0, size=50)
+    same(g, np.ones(50, dtype=np.int64))
+    c = rs.standard_cauchy(size=100000).get()
+    assert abs(np.median(c)) < 0.02 and abs(np.percentile(c, 75) - 1) < 0.03
+    t = rs.triangular(-1.0, 0.5, 2.0, size=1000).get()
+    assert t.min() >= -1 and t.max() <= 2
+
+
+@pytest.mark.parametrize(
+    "name,args",
+    [
+        ("exponential", (-1.0,)),
+        ("exponential", (np.array([1.0, -1.0]),)),
+        ("laplace", (0.0, -1.0)),
+        ("logistic", (0.0, -1.0)),
+        ("gumbel", (0.0, -1.0)),
+        ("rayleigh", (-1.0,)),
+        ("weibull", (-1.0,)),
+        ("pareto", (0.0,)),
+        ("power", (0.0,)),
+        ("lognormal", (0.0, -1.0)),
+        ("geometric", (0.0,)),
+        ("geometric", (1.5,)),
+        ("geometric", (float("nan"),)),
+        ("triangular", (2.0, 1.0, 3.0)),
+        ("triangular", (0.0, 4.0, 3.0)),
+        ("triangular", (1.0, 1.0, 1.0)),
+        ("wald", (0.0, 1.0)),
+        ("wald", (1.0, 0.0)),
+    ],
+)
+def test_random_parameter_errors(name, args):
+    dev = tuple(cp.asarray(a) if isinstance(a, np.ndarray) else a for a in args)
+    same_error(
+        lambda: getattr(cp.random, name)(*dev),
+        lambda: getattr(np.random, name)(*args),
+    )
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float64, np.complex64])
+def test_permutation_and_shuffle(dtype):
+    p = cp.random.permutation(1000)
+    assert p.dtype == np.int64
+    same(cp.sort(p), np.arange(1000))
+    assert not bool((p == cp.arange(1000)).all())
+    h = data((5, 3), dtype)
+    got = cp.random.permutation(cp.asarray(h)).get()
+    assert sorted(map(tuple, got.tolist()), key=str) == sorted(map(tuple, h.tolist()), key=str)
+    a = cp.asarray(h)
+    cp.random.shuffle(a)
+    assert sorted(map(tuple, a.get().tolist()), key=str) == sorted(map(tuple, h.tolist()), key=str)
+    cp.random.seed(4)
+    x = cp.random.permutation(10)
+    cp.random.seed(4)
+    same(cp.random.permutation(10), x.get())
+    assert cp.random.permutation(0).shape == (0,)
+    # each position takes each value about equally often
+    counts = np.zeros((4, 4))
+    for _ in range(400):
+        counts[np.arange(4), cp.random.permutation(4).get()] += 1
+    assert np.all(np.abs(counts - 100) < 45)
+
+
+def test_permutation_shuffle_bytes_errors():
+    same_error(
+        lambda: cp.random.permutation(cp.asarray(1.0)),
+        lambda: np.random.permutation(np.array(1.0)),
+        IndexError,
+    )
+    same_error(
+        lambda: cp.random.shuffle(cp.asarray(1.0)),
+        lambda: np.random.shuffle(np.array(1.0)),
+        TypeError,
+    )
+    b = cp.random.bytes(10)
+    assert isinstance(b, bytes) and len(b) == 10
+
+
+def test_testing_condition_helpers():
+    from cuprum.testing import _condition
+
+    calls = []
+
+    @_condition.repeat_with_success_at_least(5, 3)
+    def flaky():
+        calls.append(1)
+        if len(calls) <= 3:
+            raise AssertionError("early")
+
+    with pytest.raises(AssertionError):
+        flaky()
+    assert len(calls) == 3  # out of reach after 3 failures: 3 passes needed, 2 runs left
+
+    runs = []
+
+    @_condition.retry(3)
+    def passes_second():
+        runs.append(1)
+        assert len(runs) == 2
+
+    passes_second()
+    assert len(runs) == 2
+
+    @cp.testing.fix_random()
+    def draw():
+        return cp.random.rand(3).get(), np.random.rand(3)
+
+    (a1, b1), (a2, b2) = draw(), draw()
+    np.testing.assert_array_equal(a1, a2)
+    np.testing.assert_array_equal(b1, b2)
