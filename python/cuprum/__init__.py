@@ -160,6 +160,7 @@ from cuprum._numeric_more import (  # noqa: F401
 )
 from cuprum._numeric_more import indices as _indices_routine
 from cuprum._pad import pad  # noqa: F401
+from cuprum._poly1d import poly, poly1d, polyadd, polymul, polysub, polyval  # noqa: F401
 from cuprum._routines import (  # noqa: F401
     append,
     argpartition,

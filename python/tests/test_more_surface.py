@@ -869,3 +869,81 @@ def test_testing_condition_helpers():
     (a1, b1), (a2, b2) = draw(), draw()
     np.testing.assert_array_equal(a1, a2)
     np.testing.assert_array_equal(b1, b2)
+
+
+# ---------------------------------------------------------------------------- poly1d
+
+
+def _same_poly(got, want):
+    assert isinstance(got, cp.poly1d), type(got)
+    assert got.variable == want.variable
+    same(got.coeffs, want.coeffs, rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float32, np.float64, np.complex128])
+def test_poly1d_basics(dtype):
+    h = np.array([0, 0, 3, 1, 2, 5]).astype(dtype)
+    P, N = cp.poly1d(cp.asarray(h), variable="z"), np.poly1d(h, variable="z")
+    _same_poly(P, N)
+    assert P.order == N.order and len(P) == len(N)
+    assert repr(P) == repr(N) and str(P) == str(N)
+    _same_poly(-P, -N)
+    _same_poly(cp.poly1d(N), np.poly1d(N))
+    _same_poly(cp.poly1d(P, variable="y"), np.poly1d(N, variable="y"))
+    same(cp.asarray(P[1]), np.asarray(N[1]))
+    same(cp.asarray(P[100]), np.asarray(N[100]))
+    x = data((4, 3), dtype)
+    same(P(cp.asarray(x)), N(x), rtol=1e-4)
+    P[7], N[7] = 4, 4
+    _same_poly(P, N)
+    g = P.get()
+    assert isinstance(g, np.poly1d) and g == N
+    Q = cp.poly1d([1.0])
+    Q.set(N)
+    _same_poly(Q, N)
+    assert P == cp.poly1d(cp.asarray(N.coeffs)) and P != cp.poly1d([1, 2])
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float32, np.complex64])
+def test_poly1d_arithmetic_and_routines(dtype):
+    a, b = data((4,), dtype), data((6,), dtype)
+    A, B = cp.poly1d(cp.asarray(a)), cp.poly1d(cp.asarray(b))
+    NA, NB = np.poly1d(a), np.poly1d(b)
+    for f in (lambda x, y: x + y, lambda x, y: x - y, lambda x, y: x * y):
+        _same_poly(f(A, B), f(NA, NB))
+        _same_poly(f(A, 3), f(NA, 3))
+        _same_poly(f(3, A), f(3, NA))
+    _same_poly(A**3, NA**3)
+    _same_poly(A**0, NA**0)
+    _same_poly(A / 2, NA / 2)
+    for fn in ("polyadd", "polysub", "polymul"):
+        same(getattr(cp, fn)(cp.asarray(a), cp.asarray(b)), getattr(np, fn)(a, b), rtol=1e-4)
+        _same_poly(getattr(cp, fn)(A, cp.asarray(b)), getattr(np, fn)(NA, b))
+    same(cp.polyval(cp.asarray(a), cp.asarray(b)), np.polyval(a, b), rtol=1e-4)
+    same(cp.polyval(cp.asarray(a), cp.asarray(b[0])), np.asarray(np.polyval(a, b[0])), rtol=1e-4)
+    # an array's operator with a polynomial is element-wise, as NumPy's
+    same(cp.asarray(a) + A, a + NA)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float32, np.float64, np.complex128])
+def test_poly_from_roots(dtype):
+    r = data((5,), dtype)
+    same(cp.poly(cp.asarray(r)), np.poly(r), rtol=1e-4)
+    _same_poly(cp.poly1d(cp.asarray(r), True), np.poly1d(r, True))
+    c = np.array([1 + 2j, 1 - 2j, 3])
+    same(cp.poly(cp.asarray(c)), np.poly(c))
+    assert cp.poly(cp.zeros(0)) == np.poly(np.zeros(0))
+
+
+def test_poly1d_errors():
+    same_error(lambda: cp.poly1d(cp.ones((2, 2))), lambda: np.poly1d(np.ones((2, 2))))
+    P, N = cp.poly1d([1, 2, 3]), np.poly1d([1, 2, 3])
+    for bad in (-1, 3.5, [1, 2]):
+        same_error(lambda b=bad: P**b, lambda b=bad: N**b)
+    with pytest.raises(TypeError):
+        P**3.0
+    with pytest.raises(ValueError):
+        P[-1] = 2
+    same_error(lambda: cp.poly(cp.ones((2, 3))), lambda: np.poly(np.ones((2, 3))))
+    with pytest.raises(NotImplementedError):
+        cp.poly(cp.eye(3))
