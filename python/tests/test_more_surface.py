@@ -947,3 +947,89 @@ def test_poly1d_errors():
     same_error(lambda: cp.poly(cp.ones((2, 3))), lambda: np.poly(np.ones((2, 3))))
     with pytest.raises(NotImplementedError):
         cp.poly(cp.eye(3))
+
+
+# ---------------------------------------------------------------------------- shape base
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float64, np.complex64])
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_apply_along_axis(dtype, axis):
+    h = data((3, 4, 2), dtype)
+    a = cp.asarray(h)
+    same(cp.apply_along_axis(cp.sum, axis, a), np.apply_along_axis(np.sum, axis, h))
+    same(cp.apply_along_axis(len, axis, a), np.apply_along_axis(len, axis, h))
+    same(
+        cp.apply_along_axis(lambda v: cp.outer(v, v), axis, a),
+        np.apply_along_axis(lambda v: np.outer(v, v), axis, h),
+    )
+    same(
+        cp.apply_along_axis(
+            lambda v, k: (v.sum() * k, v.max() if dtype != np.complex64 else v[0]), axis, a, 2
+        ),
+        np.apply_along_axis(
+            lambda v, k: (v.sum() * k, v.max() if dtype != np.complex64 else v[0]), axis, h, 2
+        ),
+    )
+
+
+def test_apply_along_axis_errors():
+    same_error(
+        lambda: cp.apply_along_axis(cp.sum, 0, cp.empty((0, 0))),
+        lambda: np.apply_along_axis(np.sum, 0, np.empty((0, 0))),
+    )
+    same(
+        cp.apply_along_axis(lambda v: len(v) + 1, 0, cp.empty((0, 3))),
+        np.apply_along_axis(lambda v: len(v) + 1, 0, np.empty((0, 3))),
+    )
+    with pytest.raises(np.exceptions.AxisError):
+        cp.apply_along_axis(cp.sum, 2, cp.ones((8, 4)))
+
+
+def test_apply_over_axes():
+    h = np.arange(24).reshape(2, 3, 4)
+    a = cp.asarray(h)
+    same(cp.apply_over_axes(cp.sum, a, [0, 2]), np.apply_over_axes(np.sum, h, [0, 2]))
+    same(cp.apply_over_axes(cp.sum, a, -1), np.apply_over_axes(np.sum, h, -1))
+    with pytest.raises(np.exceptions.AxisError):
+        cp.apply_over_axes(cp.sum, cp.ones((8, 4)), 3)
+    same_error(
+        lambda: cp.apply_over_axes(lambda x, ax: x.sum(), a, 0),
+        lambda: np.apply_over_axes(lambda x, ax: x.sum(), h, 0),
+    )
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float32, np.complex128])
+@pytest.mark.parametrize("axis", [0, 1, 2, None])
+def test_put_along_axis(dtype, axis):
+    h = data((3, 4, 5), dtype)
+    a = cp.asarray(h)
+    if axis is None:
+        idx = np.array([0, 7, 59])
+        cp.put_along_axis(a, cp.asarray(idx), 9, None)
+        np.put_along_axis(h, idx, 9, None)
+    else:
+        idx = np.argmax(h.real, axis=axis, keepdims=True)
+        assert cp.put_along_axis(a, cp.asarray(idx), cp.asarray(h.take([0], axis)), axis) is None
+        np.put_along_axis(h, idx, h.take([0], axis), axis)
+    same(a, h)
+    e = cp.zeros((0, 10), dtype)
+    cp.put_along_axis(e, cp.zeros((0, 10), dtype=np.int64), cp.zeros((0, 10)), 0)
+    assert e.shape == (0, 10)
+
+
+def test_put_along_axis_errors():
+    a, h = cp.ones((3, 3)), np.ones((3, 3))
+    same_error(
+        lambda: cp.put_along_axis(a, cp.zeros(3, np.int64), 1, 1),
+        lambda: np.put_along_axis(h, np.zeros(3, np.int64), 1, 1),
+    )
+    same_error(
+        lambda: cp.put_along_axis(a, cp.zeros((3, 1)), 1, 1),
+        lambda: np.put_along_axis(h, np.zeros((3, 1)), 1, 1),
+        IndexError,
+    )
+    same_error(
+        lambda: cp.put_along_axis(a, cp.zeros((3, 1), np.int64), 1, None),
+        lambda: np.put_along_axis(h, np.zeros((3, 1), np.int64), 1, None),
+    )
