@@ -1033,3 +1033,50 @@ def test_put_along_axis_errors():
         lambda: cp.put_along_axis(a, cp.zeros((3, 1), np.int64), 1, None),
         lambda: np.put_along_axis(h, np.zeros((3, 1), np.int64), 1, None),
     )
+
+
+# ---------------------------------------------------------------------------- stride tricks
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.float32, np.complex128])
+def test_as_strided(dtype):
+    h = data((12,), dtype)
+    a = cp.asarray(h)
+    st = np.lib.stride_tricks
+    for shape, steps in [((4,), (3,)), ((3, 4), (0, 1)), ((5, 3), (2, 1)), ((0, 2), (1, 1))]:
+        strides = tuple(s * h.itemsize for s in steps)
+        got = cp.lib.stride_tricks.as_strided(a, shape, strides)
+        assert got.strides == strides
+        same(got, st.as_strided(h, shape, strides))
+    same(cp.lib.stride_tricks.as_strided(a[2:]), h[2:])
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float64])
+@pytest.mark.parametrize(
+    "window,axis", [(2, 0), ((2, 2), None), (3, 1), ((2, 3), (0, 1)), ((1, 2), (1, -1))]
+)
+def test_sliding_window_view(dtype, window, axis):
+    h = data((3, 4), dtype)
+    got = cp.lib.stride_tricks.sliding_window_view(cp.asarray(h), window, axis)
+    want = np.lib.stride_tricks.sliding_window_view(h, window, axis)
+    assert got.strides == want.strides
+    same(got, want)
+
+
+def test_sliding_window_view_errors():
+    swv_c, swv_n = (
+        cp.lib.stride_tricks.sliding_window_view,
+        np.lib.stride_tricks.sliding_window_view,
+    )
+    same_error(
+        lambda: swv_c(cp.asarray(42), 1, 0),
+        lambda: swv_n(np.array(42), 1, 0),
+        np.exceptions.AxisError,
+    )
+    x, hx = cp.arange(24).reshape(2, 3, 4), np.arange(24).reshape(2, 3, 4)
+    same_error(lambda: swv_c(x, (2, 2)), lambda: swv_n(hx, (2, 2)))
+    same_error(lambda: swv_c(x, (2, 2), 0), lambda: swv_n(hx, (2, 2), 0))
+    same_error(lambda: swv_c(x, 5, 1), lambda: swv_n(hx, 5, 1))
+    same_error(lambda: swv_c(x, -1, 1), lambda: swv_n(hx, -1, 1))
+    with pytest.raises(NotImplementedError):
+        swv_c(x, 2, 0, writeable=True)
