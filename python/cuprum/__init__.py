@@ -18,11 +18,11 @@ import builtins as _builtins
 import math as _math
 import operator as _operator
 import sys as _sys
-from collections.abc import Callable as _Callable
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 from typing import Any as _Any
 
 from cuprum import (  # noqa: F401  (after _cuprum)
+    _composed,
     _creation,
     _cuprum,
     _metadata,
@@ -35,26 +35,13 @@ from cuprum import (  # noqa: F401  (after _cuprum)
     profiler,
     random,
 )
+from cuprum import _ufunc as _ufunc_mod
 from cuprum._composed import (  # noqa: F401
     around,
-    copysign,
     copyto,
-    deg2rad,
-    degrees,
-    divmod,
     fix,
-    float_power,
-    fmax,
-    fmin,
-    frexp,
-    ldexp,
-    logaddexp,
-    logaddexp2,
-    modf,
     nan_to_num,
     nanprod,
-    rad2deg,
-    radians,
     round,
     round_,
     sinc,
@@ -257,6 +244,7 @@ from cuprum._routines import (  # noqa: F401
 )
 from cuprum._shape_base import apply_along_axis, apply_over_axes, put_along_axis  # noqa: F401
 from cuprum._statistics import corrcoef, cov  # noqa: F401
+from cuprum._ufunc import ufunc
 
 __version__ = "0.1.0"
 
@@ -399,194 +387,115 @@ def identity(n, dtype=float):
 # ---------------------------------------------------------------------------- ufuncs
 
 
-def _ufunc(name: str, nin: int, alias: str | None = None) -> _Callable[..., _Any]:
-    """NumPy's ufunc ``name`` of ``nin`` operands (called ``alias`` when given)."""
-
-    def f(*args, out=None, dtype=None, casting="same_kind"):
-        if len(args) != nin:
-            raise TypeError(f"{name}() takes {nin} positional arguments but {len(args)} were given")
-        if dtype is None:
-            return _cuprum.ufunc(name, *args, out=out)
-        # NumPy's loop in `dtype`: array operands cast to it first (under `casting`)
-        d = _numpy.dtype(dtype)
-        args = tuple(_loop_operand(name, k, a, d, casting) for k, a in enumerate(args))
-        r = _cuprum.ufunc(name, *args, out=out)
-        if r.dtype != d and out is None:
-            r = r.astype(d)
-        return r
-
-    f.__name__ = f.__qualname__ = alias or name
-    f.__doc__ = f"NumPy's ``{name}``, element-wise on device arrays."
-    return f
-
-
-def _loop_operand(name, k, a, d, casting):
-    """Operand ``k`` of ufunc ``name`` for a loop in dtype ``d``: an array cast to ``d``
-    (NumPy's ``TypeError`` where ``casting`` does not allow it); a Python scalar as it is
-    (weak)."""
-    src = getattr(a, "dtype", None)
-    if src is None:
-        if isinstance(a, (bool, int, float, complex)):
-            return a
-        a = asarray(a)
-        src = a.dtype
-    if src == d:
-        return a
-    if not _numpy.can_cast(src, d, casting=casting):
-        raise TypeError(
-            f"Cannot cast ufunc '{name}' input {k} from {src!r} to {d!r} with casting rule "
-            f"{casting!r}"
-        )
-    return a.astype(d)
-
-
-def _basic_index(indices):
-    """Whether ``indices`` selects by ints, slices, ``...`` and ``None`` only (each element
-    at most once)."""
-    items = indices if isinstance(indices, tuple) else (indices,)
-    for i in items:  # (a loop: `all` is cuprum's here)
-        if not (i is None or i is Ellipsis or isinstance(i, (slice, int, _numpy.integer))):
-            return False
-    return not isinstance(indices, bool)
-
-
-def _lone_index_array(indices):
-    """Whether ``indices`` is one integer index array (not a tuple, a mask or a scalar)."""
-    if isinstance(indices, ndarray):
-        return indices.dtype.kind in "iu" and indices.ndim > 0
-    return False
-
-
-def _ufunc_at(name):
-    def at(a, indices, b=None):
-        if b is None:
-            raise TypeError(f"{name}.at() takes 3 arguments for a binary ufunc (a, indices, b)")
-        if not isinstance(a, ndarray):
-            raise TypeError(f"{name}.at(): the target must be a cuprum.ndarray, not {type(a)}")
-        if _basic_index(indices) and not isinstance(indices, (int, _numpy.integer)):
-            view = a[indices]  # no element twice: the in-place ufunc is exact
-            globals()[name](view, b, out=view)
-            return
-        if name == "add" and _lone_index_array(indices):
-            src = b.dtype if hasattr(b, "dtype") else _numpy.asarray(b).dtype
-            if not _numpy.can_cast(src, a.dtype, "same_kind"):
-                b = asarray(b).astype(a.dtype)  # CuPy casts the values
-            _cuprum.scatter_add(a, indices, b)  # the tuned axis-0 kernel
-            return
-        _cuprum.ufunc_at(name, a, indices, b)
-
-    at.__name__ = "at"
-    at.__qualname__ = f"{name}.at"
-    at.__doc__ = (
-        f"NumPy's ``{name}.at(a, indices, b)``: ``a[indices] = {name}(a[indices], b)`` "
-        "unbuffered, so a repeated index counts each time; any subscript (ints, slices, "
-        "``...``, ``None``, integer and boolean arrays); ``b`` is cast to ``a``'s dtype."
-    )
-    return at
-
-
-# NumPy's ufuncs that cuprum's ufunc table computes, by name and operand count, and
-# CuPy's other names of some of them.
-negative = _ufunc("negative", 1)
-absolute = _ufunc("absolute", 1)
-sign = _ufunc("sign", 1)
-sqrt = _ufunc("sqrt", 1)
-cbrt = _ufunc("cbrt", 1)
-i0 = _ufunc("i0", 1)
-square = _ufunc("square", 1)
-reciprocal = _ufunc("reciprocal", 1)
-exp = _ufunc("exp", 1)
-exp2 = _ufunc("exp2", 1)
-expm1 = _ufunc("expm1", 1)
-log = _ufunc("log", 1)
-log2 = _ufunc("log2", 1)
-log10 = _ufunc("log10", 1)
-log1p = _ufunc("log1p", 1)
-sin = _ufunc("sin", 1)
-cos = _ufunc("cos", 1)
-tan = _ufunc("tan", 1)
-arcsin = _ufunc("arcsin", 1)
-arccos = _ufunc("arccos", 1)
-arctan = _ufunc("arctan", 1)
-sinh = _ufunc("sinh", 1)
-cosh = _ufunc("cosh", 1)
-tanh = _ufunc("tanh", 1)
-arcsinh = _ufunc("arcsinh", 1)
-arccosh = _ufunc("arccosh", 1)
-arctanh = _ufunc("arctanh", 1)
-floor = _ufunc("floor", 1)
-ceil = _ufunc("ceil", 1)
-trunc = _ufunc("trunc", 1)
-rint = _ufunc("rint", 1)
-isnan = _ufunc("isnan", 1)
-isinf = _ufunc("isinf", 1)
-isfinite = _ufunc("isfinite", 1)
-signbit = _ufunc("signbit", 1)
-logical_not = _ufunc("logical_not", 1)
-invert = _ufunc("invert", 1)
-conjugate = _ufunc("conjugate", 1)
-_real_ufunc = _ufunc("real", 1)
-_imag_ufunc = _ufunc("imag", 1)
-add = _ufunc("add", 2)
-subtract = _ufunc("subtract", 2)
-multiply = _ufunc("multiply", 2)
-divide = _ufunc("divide", 2)
-floor_divide = _ufunc("floor_divide", 2)
-remainder = _ufunc("remainder", 2)
-fmod = _ufunc("fmod", 2)
-power = _ufunc("power", 2)
-maximum = _ufunc("maximum", 2)
-minimum = _ufunc("minimum", 2)
-arctan2 = _ufunc("arctan2", 2)
-hypot = _ufunc("hypot", 2)
-nextafter = _ufunc("nextafter", 2)
-equal = _ufunc("equal", 2)
-not_equal = _ufunc("not_equal", 2)
-less = _ufunc("less", 2)
-less_equal = _ufunc("less_equal", 2)
-greater = _ufunc("greater", 2)
-greater_equal = _ufunc("greater_equal", 2)
-logical_and = _ufunc("logical_and", 2)
-logical_or = _ufunc("logical_or", 2)
-logical_xor = _ufunc("logical_xor", 2)
-bitwise_and = _ufunc("bitwise_and", 2)
-bitwise_or = _ufunc("bitwise_or", 2)
-bitwise_xor = _ufunc("bitwise_xor", 2)
-left_shift = _ufunc("left_shift", 2)
-right_shift = _ufunc("right_shift", 2)
-abs = _ufunc("absolute", 1, "abs")
-conj = _ufunc("conjugate", 1, "conj")
-true_divide = _ufunc("divide", 2, "true_divide")
-mod = _ufunc("remainder", 2, "mod")
-bitwise_not = _ufunc("invert", 1, "bitwise_not")
-for _f in (add, subtract, maximum, minimum, bitwise_and, bitwise_or, bitwise_xor):
-    _f.at = _ufunc_at(_f.__name__)
-del _f
+# NumPy's ufuncs that cuprum's ufunc table computes, by name and operand count (objects of
+# class `cuprum.ufunc`, see cuprum._ufunc).
+negative = ufunc("negative", 1)
+absolute = ufunc("absolute", 1)
+sign = ufunc("sign", 1)
+sqrt = ufunc("sqrt", 1)
+cbrt = ufunc("cbrt", 1)
+i0 = ufunc("i0", 1)
+square = ufunc("square", 1)
+reciprocal = ufunc("reciprocal", 1)
+exp = ufunc("exp", 1)
+exp2 = ufunc("exp2", 1)
+expm1 = ufunc("expm1", 1)
+log = ufunc("log", 1)
+log2 = ufunc("log2", 1)
+log10 = ufunc("log10", 1)
+log1p = ufunc("log1p", 1)
+sin = ufunc("sin", 1)
+cos = ufunc("cos", 1)
+tan = ufunc("tan", 1)
+arcsin = ufunc("arcsin", 1)
+arccos = ufunc("arccos", 1)
+arctan = ufunc("arctan", 1)
+sinh = ufunc("sinh", 1)
+cosh = ufunc("cosh", 1)
+tanh = ufunc("tanh", 1)
+arcsinh = ufunc("arcsinh", 1)
+arccosh = ufunc("arccosh", 1)
+arctanh = ufunc("arctanh", 1)
+floor = ufunc("floor", 1)
+ceil = ufunc("ceil", 1)
+trunc = ufunc("trunc", 1)
+rint = ufunc("rint", 1)
+isnan = ufunc("isnan", 1)
+isinf = ufunc("isinf", 1)
+isfinite = ufunc("isfinite", 1)
+signbit = ufunc("signbit", 1)
+logical_not = ufunc("logical_not", 1)
+invert = ufunc("invert", 1)
+conjugate = ufunc("conjugate", 1)
+add = ufunc("add", 2)
+subtract = ufunc("subtract", 2)
+multiply = ufunc("multiply", 2)
+divide = ufunc("divide", 2)
+floor_divide = ufunc("floor_divide", 2)
+remainder = ufunc("remainder", 2)
+fmod = ufunc("fmod", 2)
+power = ufunc("power", 2)
+maximum = ufunc("maximum", 2)
+minimum = ufunc("minimum", 2)
+arctan2 = ufunc("arctan2", 2)
+hypot = ufunc("hypot", 2)
+nextafter = ufunc("nextafter", 2)
+equal = ufunc("equal", 2)
+not_equal = ufunc("not_equal", 2)
+less = ufunc("less", 2)
+less_equal = ufunc("less_equal", 2)
+greater = ufunc("greater", 2)
+greater_equal = ufunc("greater_equal", 2)
+logical_and = ufunc("logical_and", 2)
+logical_or = ufunc("logical_or", 2)
+logical_xor = ufunc("logical_xor", 2)
+bitwise_and = ufunc("bitwise_and", 2)
+bitwise_or = ufunc("bitwise_or", 2)
+bitwise_xor = ufunc("bitwise_xor", 2)
+left_shift = ufunc("left_shift", 2)
+right_shift = ufunc("right_shift", 2)
+# NumPy's other names of some of them (the same objects, as NumPy's).
+abs = absolute
+conj = conjugate
+true_divide = divide
+mod = remainder
+bitwise_not = invert
+# The ufuncs cuprum composes (cuprum._composed), and the two-output ones.
+fabs = ufunc("fabs", 1, impl=_composed.fabs, doc=_composed.fabs.__doc__)
+copysign = ufunc("copysign", 2, impl=_composed.copysign, doc=_composed.copysign.__doc__)
+fmax = ufunc("fmax", 2, impl=_composed.fmax, doc=_composed.fmax.__doc__)
+fmin = ufunc("fmin", 2, impl=_composed.fmin, doc=_composed.fmin.__doc__)
+logaddexp = ufunc("logaddexp", 2, impl=_composed.logaddexp, doc=_composed.logaddexp.__doc__)
+logaddexp2 = ufunc("logaddexp2", 2, impl=_composed.logaddexp2, doc=_composed.logaddexp2.__doc__)
+deg2rad = ufunc("deg2rad", 1, impl=_composed.deg2rad, doc=_composed.deg2rad.__doc__)
+rad2deg = ufunc("rad2deg", 1, impl=_composed.rad2deg, doc=_composed.rad2deg.__doc__)
+radians = ufunc("radians", 1, impl=_composed.deg2rad, doc=_composed.deg2rad.__doc__)
+degrees = ufunc("degrees", 1, impl=_composed.rad2deg, doc=_composed.rad2deg.__doc__)
+ldexp = ufunc("ldexp", 2, impl=_composed.ldexp, doc=_composed.ldexp.__doc__)
+float_power = ufunc(
+    "float_power", 2, impl=_composed.float_power, doc=_composed.float_power.__doc__, loops=True
+)
+divmod = ufunc("divmod", 2, 2, impl=_composed.divmod, doc=_composed.divmod.__doc__)
+modf = ufunc("modf", 1, 2, impl=_composed.modf, doc=_composed.modf.__doc__)
+frexp = ufunc("frexp", 1, 2, impl=_composed.frexp, doc=_composed.frexp.__doc__)
 
 
 def real(val):
-    """The real part of ``val`` (NumPy's ``real``): ``val`` itself when it is an array of a
-    non-complex dtype, else its ``real`` view."""
+    """The real part (NumPy's ``real``, a function: a view of complex values, the array
+    itself otherwise)."""
     if isinstance(val, _cuprum._FusionVar):
-        return _real_ufunc(val)
-    val = asarray(val)
-    return val if val.dtype.kind != "c" else val.real
+        return _cuprum.ufunc("real", val)
+    a = val if isinstance(val, ndarray) else asarray(val)
+    return a.real if a.dtype.kind == "c" else a
 
 
 def imag(val):
-    """The imaginary part of ``val`` (NumPy's ``imag``; zeros for a non-complex dtype)."""
+    """The imaginary part (NumPy's ``imag``, a function: a view of complex values, zeros
+    otherwise)."""
     if isinstance(val, _cuprum._FusionVar):
-        return _imag_ufunc(val)
-    return asarray(val).imag
-
-
-def fabs(x, out=None):
-    """The absolute values, in NumPy's ``fabs`` dtype (a floating type: integers and
-    bools in the float type they cast to safely; complex values are refused)."""
-    from cuprum._composed import _as, _finish, _result_dtype
-
-    dt = _result_dtype(_numpy.fabs, x)
-    return _finish(absolute(_as(x, dt)), out)
+        return _cuprum.ufunc("imag", val)
+    a = val if isinstance(val, ndarray) else asarray(val)
+    return a.imag
 
 
 def where(condition, x=None, y=None):
@@ -752,13 +661,41 @@ def _fused(f, name):
 # ---------------------------------------------------------------------------- routines
 
 
-def matmul(a, b, out=None):
-    """The matrix product."""
-    r = _cuprum.matmul(a, b)
-    if out is not None:
-        out[...] = r
-        return out
-    return r
+def matmul(
+    x1,
+    x2,
+    /,
+    out=None,
+    *,
+    casting="same_kind",
+    order="K",
+    dtype=None,
+    subok=True,
+    axes=None,
+    axis=None,
+):
+    """The matrix product (NumPy's ``matmul``: stacks of matrices broadcast; ``axes`` the
+    operands' and the result's matrix axes; ``dtype`` and ``casting`` as a ufunc's; ``out``
+    of another dtype under ``casting``)."""
+    if axis is not None:
+        raise TypeError(
+            "axis can only be used with a single shared core dimension, not with the 2 core "
+            "dimensions of matmul"
+        )
+    out = _ufunc_mod._one_out(out)
+    if dtype is not None:
+        d = _numpy.dtype(dtype)
+        x1 = _ufunc_mod._loop_operand(_ufunc_mod._MATMUL, 0, x1, d, casting)
+        x2 = _ufunc_mod._loop_operand(_ufunc_mod._MATMUL, 1, x2, d, casting)
+    if axes is not None:
+        r = _ufunc_mod.matmul_axes(x1, x2, axes, _cuprum.matmul)
+    else:
+        r = _cuprum.matmul(x1, x2)
+    if order in ("C", "F") and out is None:
+        r = copy(r, order)
+    if out is None:
+        return r
+    return _ufunc_mod._store(_ufunc_mod._MATMUL, r, out, casting, True)
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):

@@ -1,6 +1,6 @@
 """NumPy functions that cuprum composes from its ufuncs (``copysign``, ``fmax``, ``fmin``,
 ``logaddexp``, ``logaddexp2``, ``deg2rad``/``radians``, ``rad2deg``/``degrees``, ``sinc``,
-``fix``, ``divmod``, ``modf``, ``around``/``round``, ``copyto``, ``nanprod``), and two
+``fix``, ``fabs``, ``divmod``, ``modf``, ``around``/``round``, ``copyto``, ``nanprod``), and two
 ufuncs whose operands or results differ in type, ``ldexp`` and ``frexp``: one
 ``ElementwiseKernel`` each, and inside ``cuprum.fuse`` the float64 pieces of the ufunc
 table (``ldexp``, ``frexp_mantissa``, ``frexp_exponent``: the operands converted to
@@ -103,6 +103,13 @@ def logaddexp(x1, x2, out=None):
 def logaddexp2(x1, x2, out=None):
     """``log2(2**x1 + 2**x2)`` without overflow."""
     return _log_add(numpy.logaddexp2, cuprum.exp2, 1.0 / math.log(2.0), 1.0, x1, x2, out)
+
+
+def fabs(x, out=None):
+    """The absolute value in NumPy's float type of ``x`` (``fabs`` has float loops only:
+    int8 gives float16, complex values NumPy's ``TypeError``)."""
+    dt = _result_dtype(numpy.fabs, x)
+    return _finish(cuprum.absolute(_as(x, dt)), out)
 
 
 def _scaled(np_func, factor, x, out):
@@ -299,8 +306,8 @@ def float_power(x1, x2, out=None, *, dtype=None, casting="same_kind"):
             not numpy.can_cast(dt, want, casting=casting)
         ):
             raise TypeError(
-                f"ufunc 'float_power' not supported for the input types with dtype={want!r} "
-                f"and casting={casting!r}"
+                "No loop matching the specified signature and casting was found for ufunc "
+                "float_power"
             )
         dt = want
     return _finish(cuprum.power(_as(x1, dt), _as(x2, dt)), out)

@@ -19,6 +19,9 @@ def test_null_stream_is_current_by_default():
     assert cp.cuda.get_current_stream() is cp.cuda.Stream.null
     assert cp.cuda.Stream.null == cp.cuda.Stream(null=True)
     assert "Stream" in repr(cp.cuda.Stream.null)
+    # the per-thread default stream is the device's default stream in cuprum too
+    assert cp.cuda.Stream.ptds is cp.cuda.Stream.ptds
+    assert cp.cuda.Stream.ptds == cp.cuda.Stream.null
 
 
 def test_with_block_makes_a_stream_current_and_restores_the_previous_one():

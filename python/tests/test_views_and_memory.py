@@ -134,8 +134,10 @@ def test_complex_nanmax_nanmin_skip_nans(dtype):
         want_max = np.nanmax(h, axis=1)
     with pytest.warns(RuntimeWarning):
         want_min = np.nanmin(h, axis=1)
-    same(cp.nanmax(d, axis=1), want_max)
-    same(cp.nanmin(d, axis=1), want_min)
+    with pytest.warns(RuntimeWarning, match="All-NaN slice encountered"):
+        same(cp.nanmax(d, axis=1), want_max)
+    with pytest.warns(RuntimeWarning, match="All-NaN slice encountered"):
+        same(cp.nanmin(d, axis=1), want_min)
     same(cp.nanmax(d, axis=0), np.nanmax(h, axis=0))
     same(cp.nanargmin(d[:3]), np.nanargmin(h[:3]))
 
@@ -327,3 +329,60 @@ def test_host_data_readers_upload_numpys_arrays(tmp_path):
     same(cp.loadtxt(f), np.loadtxt(f))
     f.write_text("1,2,\n4,,6\n")
     same(cp.genfromtxt(f, delimiter=","), np.genfromtxt(f, delimiter=","))
+
+
+# ---------------------------------------------------------------------------- small checks
+
+
+def test_astype_order_none_and_complex_to_bool():
+    h = (RNG.standard_normal((2, 3)) + 1j * RNG.standard_normal((2, 3))).astype(np.complex64)
+    h[0, 0] = 0
+    h[1, 1] = 1j  # real part zero: still true
+    d = cp.asarray(h)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # NumPy does not warn for bool: nothing is discarded
+        same(d.astype(bool), h.astype(bool))
+    same(d.T.astype(np.complex128, order=None), h.T.astype(np.complex128, order=None))
+    assert d.T.astype(np.complex128, order=None).strides == h.T.astype(np.complex128).strides
+    with pytest.warns(np.exceptions.ComplexWarning):
+        d.astype(np.float32)
+
+
+def test_shape_none_and_take_out_dtype_are_numpys_type_errors():
+    with pytest.raises(TypeError, match=r"Use \(\) not None as shape arguments"):
+        cp.empty(None)
+    a = cp.arange(60, dtype=cp.int32).reshape(3, 4, 5)
+    i = cp.asarray([[0, 1, 2], [1, 2, 0]], dtype=cp.int32)
+    with pytest.raises(TypeError, match=r"Cannot cast array data from dtype\('float32'\)"):
+        a.take(i, out=cp.zeros((2, 3), cp.float32))
+    out = cp.zeros((2, 3), cp.int64)  # int64 -> int32 is not safe either
+    with pytest.raises(TypeError):
+        cp.take(a, i, out=out)
+    out = cp.zeros((2, 3), cp.int16)  # int16 values fit int32: NumPy takes it
+    same(cp.take(a, i, out=out), np.take(a.get(), i.get(), out=np.zeros((2, 3), np.int16)))
+
+
+def test_an_empty_view_takes_a_larger_dtype_whatever_its_strides():
+    h = np.ones((3, 20), np.int16)[:0, ::2]
+    got = cp.ones((3, 20), cp.int16)[:0, ::2].view(cp.int32)
+    assert got.shape == h.view(np.int32).shape == (0, 5)
+
+
+def test_device_allocators_are_the_pool():
+    pool = cp.cuda.MemoryPool()
+    p = pool.malloc(1024)
+    assert isinstance(p, cp.cuda.MemoryPointer) and p.ptr != 0
+    a = cp.ndarray((256,), cp.float32, memptr=p)
+    a[...] = 2.0
+    same(a, np.full(256, 2.0, np.float32))
+    assert cp.cuda.get_allocator()(16).ptr != 0
+    cp.cuda.set_allocator(pool.malloc)  # the pool cuprum uses anyway
+    cp.cuda.set_allocator(cp.get_default_memory_pool().malloc)
+    with cp.cuda.using_allocator(pool.malloc):
+        same(cp.ones(3), np.ones(3))
+    with pytest.raises(NotImplementedError, match="its own pool only"):
+        cp.cuda.set_allocator(None)
+    with pytest.raises(NotImplementedError, match="its own pool only"):
+        cp.cuda.using_allocator(lambda size: None)

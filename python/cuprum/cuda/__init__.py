@@ -22,7 +22,14 @@ import threading
 from cuprum import _cuprum
 from cuprum._cuprum import CompileException, Event, get_elapsed_time  # noqa: F401
 from cuprum.cuda import compiler, memory, pinned_memory, runtime, texture  # noqa: F401
-from cuprum.cuda.memory import MemoryPointer, MemoryPool, alloc  # noqa: F401
+from cuprum.cuda.memory import (  # noqa: F401
+    MemoryPointer,
+    MemoryPool,
+    alloc,
+    get_allocator,
+    set_allocator,
+    using_allocator,
+)
 from cuprum.cuda.pinned_memory import (  # noqa: F401
     PinnedMemory,
     PinnedMemoryPointer,
@@ -75,14 +82,20 @@ class Device:
 
 
 class _NullDescriptor:
-    """``Stream.null``, made on first use (importing cuprum opens no device)."""
+    """``Stream.null`` (and ``Stream.ptds``, the per-thread default stream, which is the
+    device's default stream in cuprum too), made on first use (importing cuprum opens no
+    device)."""
+
+    def __init__(self, key="null"):
+        self._key = key
 
     def __get__(self, obj, owner):
-        null = owner.__dict__.get("_null")
-        if null is None:
-            null = owner(null=True)
-            owner._null = null
-        return null
+        slot = "_" + self._key
+        stream = owner.__dict__.get(slot)
+        if stream is None:
+            stream = owner(**{self._key: True})
+            setattr(owner, slot, stream)
+        return stream
 
 
 _local = threading.local()
@@ -105,6 +118,8 @@ class Stream:
 
     null = _NullDescriptor()
     _null = None
+    ptds = _NullDescriptor("ptds")
+    _ptds = None
 
     def __init__(self, null=False, non_blocking=False, ptds=False, priority=None):
         self._s = _cuprum._Stream(bool(null or ptds))

@@ -14,7 +14,15 @@ from __future__ import annotations
 from cuprum import _cuprum
 from cuprum._cuprum import MemoryPointer, alloc
 
-__all__ = ["MemoryPointer", "MemoryPool", "alloc", "get_default_memory_pool"]
+__all__ = [
+    "MemoryPointer",
+    "MemoryPool",
+    "alloc",
+    "get_allocator",
+    "get_default_memory_pool",
+    "set_allocator",
+    "using_allocator",
+]
 
 
 class MemoryPool:
@@ -34,6 +42,11 @@ class MemoryPool:
         reserved, used, _ = _cuprum._pool_info(0)
         return int(max(reserved, used))
 
+    def malloc(self, size):
+        """A ``MemoryPointer`` to ``size`` new bytes of the current device's pool (CuPy's
+        ``MemoryPool.malloc``; the same as ``alloc``)."""
+        return alloc(size)
+
     def free_all_blocks(self, stream=None):
         """Returns every byte no array uses to the driver (after the device's queued work;
         ``stream`` is accepted for CuPy's signature: the pool is the device's)."""
@@ -49,3 +62,44 @@ _DEFAULT_POOL = MemoryPool()
 def get_default_memory_pool():
     """The pool of the current device (CuPy's ``get_default_memory_pool``)."""
     return _DEFAULT_POOL
+
+
+def _is_pool_malloc(allocator):
+    """Whether ``allocator`` is a ``MemoryPool``'s ``malloc`` (every ``MemoryPool`` is a
+    view of the device's one pool)."""
+    return getattr(allocator, "__func__", None) is MemoryPool.malloc and isinstance(
+        getattr(allocator, "__self__", None), MemoryPool
+    )
+
+
+def get_allocator():
+    """The function device memory comes from: the pool's ``malloc`` (CuPy's
+    ``get_allocator``)."""
+    return _DEFAULT_POOL.malloc
+
+
+def set_allocator(allocator=None):
+    """CuPy's ``set_allocator``. cuprum's arrays always come from its pool (one per device,
+    with its own caching): a ``MemoryPool``'s ``malloc`` is that pool and is accepted;
+    ``None`` (no pool) and other allocators (RMM's, managed memory) are not supported and
+    raise ``NotImplementedError``."""
+    if not _is_pool_malloc(allocator):
+        what = "None (no pool)" if allocator is None else repr(allocator)
+        raise NotImplementedError(
+            f"set_allocator({what}): cuprum allocates device memory from its own pool only; "
+            "a MemoryPool's malloc is accepted, other allocators are not supported"
+        )
+
+
+class using_allocator:
+    """CuPy's ``using_allocator(allocator)`` context manager, with ``set_allocator``'s
+    limits: a ``MemoryPool``'s ``malloc`` (the pool cuprum uses anyway)."""
+
+    def __init__(self, allocator=None):
+        set_allocator(allocator)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False

@@ -122,7 +122,8 @@ pub(crate) fn view_as(a: &Array, dtype: DType) -> crate::Result<Array> {
     }
     let last = a.ndim().checked_sub(1);
     let contiguous_last = match last {
-        Some(l) => a.strides[l] == 1 || a.shape[l] <= 1,
+        // (an empty array has no elements to lay out: NumPy views it whatever its strides)
+        Some(l) => a.strides[l] == 1 || a.shape[l] <= 1 || a.size() == 0,
         None => false,
     };
     let bytes_last = last.map(|l| a.shape[l] * from).unwrap_or(0);

@@ -277,8 +277,9 @@ impl PyArray {
     /// NumPy's ufunc protocol: `np.add(x, 1)`, and a NumPy scalar on the left of an
     /// operator (`np.float32(2) * x`), run cuprum's function of the same name (as CuPy's
     /// `__array_ufunc__` does); other methods (`reduce`, `accumulate`, `outer`, `at` …) run
-    /// the cuprum ufunc's method of that name. Names and methods cuprum lacks return
-    /// `NotImplemented`, so NumPy raises its own `TypeError`.
+    /// the cuprum ufunc's method of that name. Names and methods cuprum lacks, and NumPy
+    /// arrays among the operands or outputs (CuPy's rule), return `NotImplemented`, so NumPy
+    /// raises its own `TypeError`.
     #[pyo3(signature = (ufunc, method, *inputs, **kwargs))]
     fn __array_ufunc__(
         &self,
@@ -288,7 +289,44 @@ impl PyArray {
         inputs: &Bound<'_, PyTuple>,
         kwargs: Option<&Bound<'_, pyo3::types::PyDict>>,
     ) -> PyResult<Py<PyAny>> {
+        // NumPy's arrays (not 0-d) among the operands or outputs: NumPy raises its
+        // TypeError (CuPy's rule: a NumPy function mixing host and device arrays copies
+        // nothing implicitly); a 0-d one is a scalar
+        let mut operands: Vec<Bound<'_, PyAny>> = inputs.iter().collect();
+        if let Some(out) = kwargs.and_then(|k| k.get_item("out").ok().flatten()) {
+            match out.cast::<PyTuple>() {
+                Ok(t) => operands.extend(t.iter()),
+                Err(_) => operands.push(out),
+            }
+        }
+        let mut zero_d = false;
+        for x in &operands {
+            if convert::is_numpy_array(x)? {
+                if x.getattr(pyo3::intern!(py, "ndim"))?.extract::<usize>()? > 0 {
+                    return Ok(py.NotImplemented());
+                }
+                zero_d = true;
+            }
+        }
         let name: String = ufunc.getattr(pyo3::intern!(py, "__name__"))?.extract()?;
+        let compares = matches!(
+            name.as_str(),
+            "equal" | "not_equal" | "less" | "less_equal" | "greater" | "greater_equal"
+        );
+        let inputs = if zero_d && compares {
+            // a 0-d NumPy array compared with an array: its value (CuPy's workaround of
+            // numpy/numpy#12142, where NumPy calls this with the operands swapped)
+            let items = inputs
+                .iter()
+                .map(|x| match convert::is_numpy_array(&x)? {
+                    true => x.call_method0(pyo3::intern!(py, "item")),
+                    false => Ok(x),
+                })
+                .collect::<PyResult<Vec<_>>>()?;
+            PyTuple::new(py, items)?
+        } else {
+            inputs.clone()
+        };
         let Ok(ours) = py.import("cuprum")?.getattr(name.as_str()) else {
             return Ok(py.NotImplemented());
         };
@@ -300,7 +338,7 @@ impl PyArray {
                 Err(_) => return Ok(py.NotImplemented()),
             }
         };
-        Ok(f.call(inputs, kwargs)?.unbind())
+        Ok(f.call(&inputs, kwargs)?.unbind())
     }
 
     /// NumPy's function protocol: a NumPy function given a cuprum array (`np.full_like(x,
@@ -455,16 +493,17 @@ impl PyArray {
     }
 
     /// The array converted to `dtype` (a copy unless `copy=False` and the dtype is the same).
-    #[pyo3(signature = (dtype, order="K", casting=None, subok=None, copy=true))]
+    #[pyo3(signature = (dtype, order=Some("K"), casting=None, subok=None, copy=true))]
     fn astype(
         slf: &Bound<'_, Self>,
         dtype: &Bound<'_, PyAny>,
-        order: &str,
+        order: Option<&str>,
         casting: Option<&str>,
         subok: Option<bool>,
         copy: bool,
     ) -> PyResult<Py<PyAny>> {
         let _ = (casting, subok);
+        let order = order.unwrap_or("K"); // NumPy's None is 'K'
         let py = slf.py();
         let me = &slf.get().array;
         let d = convert::dtype_of(dtype)?;
@@ -472,8 +511,12 @@ impl PyArray {
             return Ok(slf.clone().into_any().unbind());
         }
         if me.dtype().kind() == crate::array::DTypeKind::Complex
-            && d.kind() != crate::array::DTypeKind::Complex
+            && !matches!(
+                d.kind(),
+                crate::array::DTypeKind::Complex | crate::array::DTypeKind::Bool
+            )
         {
+            // (to bool: whether the value is non-zero, nothing discarded; NumPy is silent)
             ops::complex_warning(py)?;
         }
         if !matches!(order, "C" | "c") && me.ndim() > 1 && !me.is_c_contiguous() {
@@ -1030,15 +1073,14 @@ impl PyArray {
         routines::cumulative(py, &self.array, true, axis, dtype, out)
     }
 
-    /// `a.repeat(repeats, axis=None)`.
+    /// `a.repeat(repeats, axis=None)`: the package's `repeat` (its checks of `repeats`).
     #[pyo3(signature = (repeats, axis=None))]
     fn repeat(
-        &self,
-        py: Python<'_>,
+        slf: &Bound<'_, Self>,
         repeats: &Bound<'_, PyAny>,
         axis: Option<isize>,
     ) -> PyResult<Py<PyAny>> {
-        wrap(py, routines::repeat_of(&self.array, repeats, axis)?)
+        package_call(slf, "repeat", (repeats, axis))
     }
 
     /// `a.take(indices, axis=None, out=None, mode='raise')`.
@@ -1166,15 +1208,16 @@ impl PyArray {
         package_call(slf, "choose", (choices, out, mode))
     }
 
-    /// `a.put(indices, values, mode='raise')`: in place.
+    /// `a.put(indices, values, mode='raise')`: in place, as the package's `put` (nothing
+    /// for empty `values`).
     #[pyo3(signature = (indices, values, mode="raise"))]
     fn put(
-        &self,
+        slf: &Bound<'_, Self>,
         indices: &Bound<'_, PyAny>,
         values: &Bound<'_, PyAny>,
         mode: &str,
     ) -> PyResult<()> {
-        routines::put_into(&self.array, indices, values, mode)
+        package_call(slf, "put", (indices, values, mode)).map(drop)
     }
 
     /// `a.nonzero()`: one index array per axis.

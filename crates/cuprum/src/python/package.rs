@@ -63,6 +63,9 @@ fn asnumpy<'py>(py: Python<'py>, a: &Bound<'py, PyAny>) -> PyResult<Bound<'py, P
 
 /// A shape argument: an int or a sequence of ints.
 fn shape_of(shape: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+    if shape.is_none() {
+        return Err(PyTypeError::new_err("Use () not None as shape arguments"));
+    }
     // A tuple first: trying an int on it would build (and drop) a Python exception.
     if let Ok(t) = shape.cast::<PyTuple>() {
         if let Ok(v) = t.iter().map(|d| d.extract::<usize>()).collect() {

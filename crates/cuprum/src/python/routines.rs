@@ -183,6 +183,19 @@ pub(super) fn take_from(
     mode: &str,
 ) -> PyResult<Py<PyAny>> {
     let idx = array_of(indices)?;
+    if let Some(o) = out.filter(|o| !o.is_none())
+        && let Ok(o) = o.cast::<PyArray>()
+    {
+        // NumPy's check: `out`'s values must be castable to `a`'s dtype under 'safe'
+        let od = o.get().array().dtype();
+        if !crate::ops::promote::can_cast_safe(od, a.dtype()) {
+            return Err(PyTypeError::new_err(format!(
+                "Cannot cast array data from dtype('{od}') to dtype('{}') according to the \
+                 rule 'safe'",
+                a.dtype()
+            )));
+        }
+    }
     let r = ops::take_with(a, &idx, axis, index_mode(mode)?)?;
     into_out(py, r, out)
 }
