@@ -29,6 +29,9 @@ from cuprum import (  # noqa: F401  (after _cuprum)
     _routines,
     cuda,
     exceptions,
+    lib,
+    linalg,
+    polynomial,
     profiler,
     random,
 )
@@ -76,9 +79,30 @@ from cuprum._cuprum import (  # noqa: F401
     from_dlpack,
     ndarray,
 )
+from cuprum._einsum import einsum  # noqa: F401
 from cuprum._flatiter import flatiter  # noqa: F401
+from cuprum._functional import piecewise, vectorize  # noqa: F401
 from cuprum._index_tricks import c_, r_  # noqa: F401
+from cuprum._io_misc import (  # noqa: F401
+    array2string,
+    array_repr,
+    array_str,
+    base_repr,
+    binary_repr,
+    byte_bounds,
+    format_float_positional,
+    format_float_scientific,
+    load,
+    may_share_memory,
+    save,
+    savetxt,
+    savez,
+    savez_compressed,
+    shares_memory,
+    who,
+)
 from cuprum._lazy import numpy as _numpy
+from cuprum._linalg import cross, dot, inner, kron, tensordot, vdot  # noqa: F401
 from cuprum._memoize import clear_memo, memoize  # noqa: F401
 from cuprum._more_functions import (  # noqa: F401
     asarray_chkfinite,
@@ -123,6 +147,8 @@ from cuprum._numeric_more import (  # noqa: F401
     unwrap,
 )
 from cuprum._numeric_more import indices as _indices_routine
+from cuprum._pad import pad  # noqa: F401
+from cuprum._poly1d import poly, poly1d, polyadd, polymul, polysub, polyval  # noqa: F401
 from cuprum._routines import (  # noqa: F401
     append,
     argpartition,
@@ -216,6 +242,7 @@ from cuprum._routines import (  # noqa: F401
     vsplit,
     vstack,
 )
+from cuprum._shape_base import apply_along_axis, apply_over_axes, put_along_axis  # noqa: F401
 from cuprum._statistics import corrcoef, cov  # noqa: F401
 from cuprum._ufunc import ufunc
 
@@ -632,15 +659,6 @@ def _fused(f, name):
 
 
 # ---------------------------------------------------------------------------- routines
-
-
-def dot(a, b, out=None):
-    """The dot product (matrix product of 2-D arrays; cuBLAS on a GPU)."""
-    r = _cuprum.dot(a, b)
-    if out is not None:
-        out[...] = r
-        return out
-    return r
 
 
 def matmul(

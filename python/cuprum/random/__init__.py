@@ -1,5 +1,7 @@
 """``cuprum.random``: CuPy's legacy random API (``seed``, ``rand``, ``randn``, ``random``,
-``uniform``, ``normal``, ``randint``, ``RandomState``) on the current device.
+``uniform``, ``normal``, ``randint``, ``RandomState``; the distributions, ``permutation``,
+``shuffle`` and ``bytes`` composed from those draws in :mod:`cuprum.random._composed`) on
+the current device.
 
 On a GPU the numbers are CuPy's: the generator is cuRAND's default (XORWOW), seeded and
 drawn from with the same calls in the same order as CuPy's ``RandomState``, so
@@ -16,6 +18,7 @@ import os as _os
 
 from cuprum import _cuprum
 from cuprum._lazy import numpy as _numpy
+from cuprum.random._composed import _ComposedDistributions
 
 
 def _shape(size):
@@ -49,7 +52,7 @@ def _seed_value(seed):
     return s
 
 
-class RandomState:
+class RandomState(_ComposedDistributions):
     """A generator on the current device (CuPy's ``RandomState``)."""
 
     def __init__(self, seed=None, method=None):
@@ -201,3 +204,91 @@ def random_integers(low, high=None, size=None):
 def choice(a, size=None, replace=True, p=None):
     """A sample of ``a``."""
     return get_random_state().choice(a, size, replace, p)
+
+
+# the distributions composed from the draws above (cuprum.random._composed)
+
+
+def bytes(length):
+    """``RandomState.bytes`` of the current device's generator."""
+    return get_random_state().bytes(length)
+
+
+def exponential(scale=1.0, size=None, dtype=float):
+    """``RandomState.exponential`` of the current device's generator."""
+    return get_random_state().exponential(scale, size, dtype)
+
+
+def geometric(p, size=None, dtype=int):
+    """``RandomState.geometric`` of the current device's generator."""
+    return get_random_state().geometric(p, size, dtype)
+
+
+def gumbel(loc=0.0, scale=1.0, size=None, dtype=float):
+    """``RandomState.gumbel`` of the current device's generator."""
+    return get_random_state().gumbel(loc, scale, size, dtype)
+
+
+def laplace(loc=0.0, scale=1.0, size=None, dtype=float):
+    """``RandomState.laplace`` of the current device's generator."""
+    return get_random_state().laplace(loc, scale, size, dtype)
+
+
+def logistic(loc=0.0, scale=1.0, size=None, dtype=float):
+    """``RandomState.logistic`` of the current device's generator."""
+    return get_random_state().logistic(loc, scale, size, dtype)
+
+
+def lognormal(mean=0.0, sigma=1.0, size=None, dtype=float):
+    """``RandomState.lognormal`` of the current device's generator."""
+    return get_random_state().lognormal(mean, sigma, size, dtype)
+
+
+def pareto(a, size=None, dtype=float):
+    """``RandomState.pareto`` of the current device's generator."""
+    return get_random_state().pareto(a, size, dtype)
+
+
+def permutation(x):
+    """``RandomState.permutation`` of the current device's generator."""
+    return get_random_state().permutation(x)
+
+
+def power(a, size=None, dtype=float):
+    """``RandomState.power`` of the current device's generator."""
+    return get_random_state().power(a, size, dtype)
+
+
+def rayleigh(scale=1.0, size=None, dtype=float):
+    """``RandomState.rayleigh`` of the current device's generator."""
+    return get_random_state().rayleigh(scale, size, dtype)
+
+
+def shuffle(x):
+    """``RandomState.shuffle`` of the current device's generator."""
+    return get_random_state().shuffle(x)
+
+
+def standard_cauchy(size=None, dtype=float):
+    """``RandomState.standard_cauchy`` of the current device's generator."""
+    return get_random_state().standard_cauchy(size, dtype)
+
+
+def standard_exponential(size=None, dtype=float):
+    """``RandomState.standard_exponential`` of the current device's generator."""
+    return get_random_state().standard_exponential(size, dtype)
+
+
+def triangular(left, mode, right, size=None):
+    """``RandomState.triangular`` of the current device's generator."""
+    return get_random_state().triangular(left, mode, right, size)
+
+
+def wald(mean, scale, size=None, dtype=float):
+    """``RandomState.wald`` of the current device's generator."""
+    return get_random_state().wald(mean, scale, size, dtype)
+
+
+def weibull(a, size=None, dtype=float):
+    """``RandomState.weibull`` of the current device's generator."""
+    return get_random_state().weibull(a, size, dtype)

@@ -63,6 +63,7 @@ from cuprum.testing._loops import (
     numpy_cupy_raises,
 )
 from cuprum.testing._parameterized import parameterize, product, product_dict
+from cuprum.testing._random import fix_random
 
 __all__ = [
     "NumpyAliasBasicTestBase",
@@ -76,6 +77,7 @@ __all__ = [
     "assert_array_list_equal",
     "assert_array_max_ulp",
     "assert_warns",
+    "fix_random",
     "for_CF_orders",
     "for_all_dtypes",
     "for_all_dtypes_combination",

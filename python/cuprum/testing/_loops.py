@@ -168,7 +168,9 @@ def _check_errors(c_error, n_error, accept_error):
 
 def _as_arrays(c_out, n_out):
     """The pair of results as (cuprum array or NumPy value, NumPy value) to compare, or
-    ``AssertionError`` when their kinds differ."""
+    ``AssertionError`` when their kinds differ (polynomials compare by coefficients)."""
+    if isinstance(c_out, cuprum.poly1d) and isinstance(n_out, numpy.poly1d):
+        return c_out.coeffs, n_out.coeffs
     if isinstance(c_out, cuprum.ndarray) and isinstance(n_out, (numpy.ndarray, numpy.generic)):
         return c_out, n_out
     if isinstance(c_out, numpy.generic) and isinstance(n_out, numpy.generic):

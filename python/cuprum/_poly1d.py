@@ -1,0 +1,241 @@
+"""NumPy's one-dimensional polynomials on device arrays: the ``poly1d`` class and
+``poly``, ``polyval``, ``polyadd``, ``polysub``, ``polymul`` (coefficients highest power
+first), composed from cuprum's operations (Horner's rule, ``convolve``,
+``concatenate``). ``roots`` and ``polyfit`` need eigenvalues and least squares, which
+cuprum does not have yet."""
+
+from __future__ import annotations
+
+import cuprum
+from cuprum._lazy import numpy
+
+
+def _coeffs(a):
+    """``a``'s coefficients as a 1-D device array (a ``poly1d``'s, or the array)."""
+    if isinstance(a, poly1d):
+        return a.coeffs
+    if isinstance(a, numpy.poly1d):
+        return cuprum.asarray(a.coeffs)
+    return cuprum.atleast_1d(cuprum.asarray(a))
+
+
+def poly(seq_of_zeros):
+    """The coefficients of the monic polynomial with the given roots (NumPy's ``poly``
+    of a 1-D sequence; a square matrix's characteristic polynomial needs its
+    eigenvalues, which cuprum does not compute yet)."""
+    z = cuprum.atleast_1d(cuprum.asarray(seq_of_zeros))
+    if z.ndim == 2 and z.shape[0] == z.shape[1] and z.shape[0] != 0:
+        raise NotImplementedError(
+            "cuprum.poly of a square matrix needs its eigenvalues, which cuprum does not "
+            "compute yet"
+        )
+    if z.ndim != 1:
+        raise ValueError("input must be 1d or non-empty square 2d array.")
+    z = z.astype(numpy.mintypecode(z.dtype.char))
+    if len(z) == 0:
+        return 1.0
+    a = cuprum.ones((1,), dtype=z.dtype)
+    for k in range(len(z)):
+        a = cuprum.convolve(a, cuprum.concatenate([cuprum.ones(1, dtype=z.dtype), -z[k : k + 1]]))
+    if a.dtype.kind == "c":
+        r = z.astype(numpy.complex128)
+        if bool(cuprum.all(cuprum.sort(r) == cuprum.sort(r.conj()))):
+            a = a.real.copy()
+    return a
+
+
+def polyval(p, x):
+    """The polynomial ``p`` (highest power first) at ``x`` by Horner's rule (NumPy's
+    ``polyval``; ``x`` a ``poly1d`` gives the composed polynomial)."""
+    p = _coeffs(p) if isinstance(p, (poly1d, numpy.poly1d)) else cuprum.asarray(p)
+    if isinstance(x, poly1d):
+        y = 0
+    else:
+        x = cuprum.asarray(x)
+        y = cuprum.zeros_like(x)
+    for k in range(len(p)):
+        y = y * x + p[k]
+    return y
+
+
+def _padded_sum(a1, a2, sign):
+    truepoly = isinstance(a1, poly1d) or isinstance(a2, poly1d)
+    a1, a2 = _coeffs(a1), _coeffs(a2)
+    diff = len(a2) - len(a1)
+    if diff > 0:
+        a1 = cuprum.concatenate((cuprum.zeros(diff, a1.dtype), a1))
+    elif diff < 0:
+        a2 = cuprum.concatenate((cuprum.zeros(-diff, a2.dtype), a2))
+    val = a1 + a2 if sign > 0 else a1 - a2
+    return poly1d(val) if truepoly else val
+
+
+def polyadd(a1, a2):
+    """The sum of two polynomials (NumPy's ``polyadd``: a ``poly1d`` when either is
+    one)."""
+    return _padded_sum(a1, a2, 1)
+
+
+def polysub(a1, a2):
+    """The difference of two polynomials (NumPy's ``polysub``)."""
+    return _padded_sum(a1, a2, -1)
+
+
+def polymul(a1, a2):
+    """The product of two polynomials: the convolution of their coefficients (NumPy's
+    ``polymul``)."""
+    truepoly = isinstance(a1, poly1d) or isinstance(a2, poly1d)
+    val = cuprum.convolve(poly1d(a1).coeffs, poly1d(a2).coeffs)
+    return poly1d(val) if truepoly else val
+
+
+class poly1d:
+    """A one-dimensional polynomial, coefficients highest power first, kept on the
+    device (NumPy's ``poly1d``): arithmetic with polynomials, arrays and scalars, calls
+    (Horner's rule), ``p[k]`` for the coefficient of ``x**k``, ``get()``/``set()`` to and
+    from NumPy's ``poly1d``."""
+
+    __hash__ = None
+
+    def __init__(self, c_or_r, r=False, variable=None):
+        if isinstance(c_or_r, (poly1d, numpy.poly1d)):
+            self._variable = c_or_r.variable if variable is None else variable
+            self._coeffs = cuprum.asarray(c_or_r.coeffs).copy()
+            return
+        if r:
+            c_or_r = poly(c_or_r)
+        c = cuprum.atleast_1d(cuprum.asarray(c_or_r))
+        if c.ndim > 1:
+            raise ValueError("Polynomial must be 1d only.")
+        c = cuprum.trim_zeros(c, trim="f")
+        if len(c) == 0:
+            c = cuprum.zeros((1,), dtype=c.dtype)
+        self._coeffs = c
+        self._variable = "x" if variable is None else variable
+
+    @property
+    def coeffs(self):
+        """The coefficients, highest power first."""
+        return self._coeffs
+
+    @property
+    def variable(self):
+        """The name of the variable when printed."""
+        return self._variable
+
+    @property
+    def order(self):
+        """The degree."""
+        return len(self._coeffs) - 1
+
+    o = order
+    c = coef = coefficients = coeffs
+
+    @property
+    def roots(self):
+        """The roots (they need eigenvalues, which cuprum does not compute yet)."""
+        raise NotImplementedError("cuprum.poly1d.roots needs eigenvalues, not available yet")
+
+    r = roots
+
+    def get(self, stream=None):
+        """This polynomial as NumPy's ``poly1d`` (its coefficients downloaded)."""
+        return numpy.poly1d(self._coeffs.get(), variable=self._variable)
+
+    def set(self, polyin, stream=None):
+        """Takes the coefficients and variable of NumPy's ``poly1d`` ``polyin``."""
+        if not isinstance(polyin, numpy.poly1d):
+            raise TypeError("Only numpy.poly1d can be set to cupy.poly1d")
+        self._variable = polyin.variable
+        self._coeffs = cuprum.asarray(polyin.coeffs)
+
+    def __array__(self, dtype=None, copy=None):
+        h = self._coeffs.get()
+        return h if dtype is None else h.astype(dtype)
+
+    def __repr__(self):
+        return repr(self.get())
+
+    def __str__(self):
+        return str(self.get())
+
+    def __len__(self):
+        return self.order
+
+    def __iter__(self):
+        return iter(self._coeffs)
+
+    def __call__(self, val):
+        return polyval(self._coeffs, val)
+
+    def __neg__(self):
+        return poly1d(-self._coeffs)
+
+    def __pos__(self):
+        return self
+
+    def __mul__(self, other):
+        if numpy.isscalar(other):
+            return poly1d(self._coeffs * other)
+        return poly1d(polymul(self._coeffs, poly1d(other).coeffs))
+
+    def __rmul__(self, other):
+        if isinstance(other, cuprum.ndarray):
+            return other * self._coeffs  # an array's operator: element-wise, as NumPy's
+        if numpy.isscalar(other):
+            return poly1d(other * self._coeffs)
+        return poly1d(polymul(poly1d(other).coeffs, self._coeffs))
+
+    def __add__(self, other):
+        return poly1d(polyadd(self._coeffs, poly1d(other).coeffs))
+
+    def __radd__(self, other):
+        if isinstance(other, cuprum.ndarray):
+            return other + self._coeffs  # an array's operator: element-wise, as NumPy's
+        return poly1d(polyadd(poly1d(other).coeffs, self._coeffs))
+
+    def __sub__(self, other):
+        return poly1d(polysub(self._coeffs, poly1d(other).coeffs))
+
+    def __rsub__(self, other):
+        if isinstance(other, cuprum.ndarray):
+            return other - self._coeffs  # an array's operator: element-wise, as NumPy's
+        return poly1d(polysub(poly1d(other).coeffs, self._coeffs))
+
+    def __pow__(self, val):
+        if not numpy.isscalar(val) or int(val) != val or val < 0:
+            raise ValueError("Power to non-negative integers only.")
+        res = cuprum.asarray([1])  # NumPy's start: an int64 one
+        for _ in range(val):  # a float power is range's TypeError, as NumPy's
+            res = polymul(self._coeffs, res)
+        return poly1d(res)
+
+    def __truediv__(self, other):
+        if numpy.isscalar(other):
+            return poly1d(self._coeffs / other)
+        raise NotImplementedError("cuprum.poly1d divides by scalars only")
+
+    def __eq__(self, other):
+        if not isinstance(other, poly1d):
+            return NotImplemented
+        if self._coeffs.shape != other._coeffs.shape:
+            return False
+        return bool(cuprum.all(self._coeffs == other._coeffs))
+
+    def __ne__(self, other):
+        if not isinstance(other, poly1d):
+            return NotImplemented
+        return not self.__eq__(other)
+
+    def __getitem__(self, val):
+        if val > self.order or val < 0:
+            return cuprum.zeros((), dtype=self._coeffs.dtype)
+        return self._coeffs[self.order - val]
+
+    def __setitem__(self, key, val):
+        if key < 0:
+            raise ValueError("Does not support negative powers.")
+        if key > self.order:
+            zr = cuprum.zeros(key - self.order, self._coeffs.dtype)
+            self._coeffs = cuprum.concatenate((zr, self._coeffs))
+        self._coeffs[self.order - key] = val

@@ -1,0 +1,41 @@
+"""CuPy's ``testing.fix_random``: a test run with NumPy's and cuprum's global random
+generators seeded with fixed values, NumPy's state restored afterwards."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+
+def _wrap(impl):
+    @functools.wraps(impl)
+    def test_func(*args, **kwargs):
+        import numpy
+
+        import cuprum
+
+        state = numpy.random.get_state()
+        numpy.random.seed(0)
+        cuprum.random.seed(0)
+        try:
+            return impl(*args, **kwargs)
+        finally:
+            numpy.random.set_state(state)
+            cuprum.random.seed()
+
+    return test_func
+
+
+def fix_random():
+    """A decorator of a test function, or of each ``test*`` method of a class: the
+    random generators of NumPy and cuprum are seeded with 0 for the test."""
+
+    def decorator(impl):
+        if inspect.isclass(impl):
+            for name, member in list(vars(impl).items()):
+                if name.startswith("test") and callable(member):
+                    setattr(impl, name, _wrap(member))
+            return impl
+        return _wrap(impl)
+
+    return decorator
