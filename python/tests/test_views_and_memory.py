@@ -400,3 +400,21 @@ def test_float_loop_functions_of_mixed_integers_pick_numpys_loop(name, pair):
     want = getattr(np, name)(x, y)
     assert got.dtype == want.dtype
     same(got, want, rtol=1e-3)
+    fused = cp.fuse(lambda a, b: getattr(cp, name)(a, b))(cp.asarray(x), cp.asarray(y))
+    same(fused, want, rtol=1e-3)
+
+
+def test_dump_and_dumps_pickle_the_array(tmp_path):
+    import pickle
+
+    h = RNG.standard_normal((3, 4)).astype(np.float32)
+    d = cp.asarray(h)
+    same(pickle.loads(d.dumps()), h)
+    path = tmp_path / "a.pkl"
+    d.dump(path)
+    with open(path, "rb") as f:
+        same(pickle.load(f), h)
+    with open(tmp_path / "b.pkl", "wb") as f:
+        d.T.dump(f)
+    with open(tmp_path / "b.pkl", "rb") as f:
+        same(pickle.load(f), h.T)

@@ -460,6 +460,25 @@ impl Tracer {
         result_type_of(&strong, &weak)
     }
 
+    /// [`promote`](Self::promote) with each strong operand's dtype replaced by its smallest
+    /// safe float (the loop choice of functions with float loops only).
+    fn promote_floats(&self, ids: &[NodeId]) -> Result<DType> {
+        let mut strong: SmallVec<[DType; 4]> = SmallVec::new();
+        let mut weak: SmallVec<[DType; 4]> = SmallVec::new();
+        for &id in ids {
+            let n = self.node(id);
+            if n.weak {
+                weak.push(n.dtype);
+            } else {
+                strong.push(crate::ops::ufunc::float_loop(n.dtype));
+            }
+        }
+        if strong.is_empty() {
+            return self.promote(ids);
+        }
+        result_type_of(&strong, &weak)
+    }
+
     /// `id` as a value of `to`: a weak scalar parameter converts on the host (with NumPy's
     /// range check: a literal now, an argument at each call), anything else in the kernel.
     fn convert(&mut self, id: NodeId, to: DType, loc: Loc) -> Result<NodeId> {
@@ -608,7 +627,12 @@ impl Tracer {
             );
         }
         let vals = if row.condition { &ids[1..] } else { ids };
-        let c = self.promote(vals)?;
+        let c = match op {
+            // float loops only: each strong operand as its smallest safe float first
+            // (`ops::elementwise`'s rule, NumPy's loop choice)
+            Op::Arctan2 | Op::Hypot | Op::Nextafter => self.promote_floats(vals)?,
+            _ => self.promote(vals)?,
+        };
         let (nd, weak) = self.shape_of(ids);
         if op.is_comparison() {
             let (a, b) = (ids[0], ids[1]);

@@ -663,6 +663,30 @@ impl PyArray {
         host.call_method0("tobytes")
     }
 
+    /// `a.dump(file)`: the array pickled into `file` (a path or a file opened for writing
+    /// bytes), as NumPy's and CuPy's (`pickle.load` gives a device array back).
+    fn dump(slf: &Bound<'_, Self>, file: &Bound<'_, PyAny>) -> PyResult<()> {
+        let py = slf.py();
+        let pickle = py.import("pickle")?;
+        if file.is_instance_of::<pyo3::types::PyString>()
+            || file.hasattr(pyo3::intern!(py, "__fspath__"))?
+        {
+            let f = py
+                .import("builtins")?
+                .getattr("open")?
+                .call1((file, "wb"))?;
+            let r = pickle.call_method1("dump", (slf, &f));
+            f.call_method0("close")?;
+            return r.map(drop);
+        }
+        pickle.call_method1("dump", (slf, file)).map(drop)
+    }
+
+    /// `a.dumps()`: the array pickled into bytes, as NumPy's and CuPy's.
+    fn dumps<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        slf.py().import("pickle")?.call_method1("dumps", (slf,))
+    }
+
     fn __bytes__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.tobytes(py, "C")
     }

@@ -1348,8 +1348,7 @@ pub mod ufunc {
 }
 
 /// NumPy's reductions of a whole array of values `x` (dtype `d`): the result dtype and
-/// value, or `None` where cuprum refuses (documented: complex `max`/`min`/`argmax`/`argmin`;
-/// NumPy orders complex values).
+/// value, or `None` where cuprum refuses.
 pub mod reduce {
     use super::V::{self, B, C, F, I};
     use super::{as_c, truthy, wrap};
@@ -1379,7 +1378,7 @@ pub mod reduce {
     /// The index of the first NaN, else of the first extreme element.
     fn arg_extreme(x: &[V], d: DType, greater: bool) -> Option<(usize, V)> {
         if d.is_complex() {
-            return None;
+            return complex_arg_extreme(x, greater);
         }
         if let Some(k) = nan_index(x) {
             return Some((k, x[k]));
@@ -1414,6 +1413,35 @@ pub mod reduce {
             }
         }
         Some((best, x[best]))
+    }
+
+    /// Complex values: the first with a NaN part, else the first extreme in NumPy's
+    /// lexicographic order (real parts, then imaginary ones).
+    fn complex_arg_extreme(x: &[V], greater: bool) -> Option<(usize, V)> {
+        let parts = |v: V| match v {
+            C(r, i) => (r, i),
+            _ => unreachable!(),
+        };
+        if let Some(k) = x.iter().position(|&v| {
+            let (r, i) = parts(v);
+            r.is_nan() || i.is_nan()
+        }) {
+            return Some((k, x[k]));
+        }
+        let mut best = 0;
+        for k in 1..x.len() {
+            let (a, b) = (parts(x[k]), parts(x[best]));
+            let order = a.partial_cmp(&b)?;
+            let better = if greater {
+                order.is_gt()
+            } else {
+                order.is_lt()
+            };
+            if better {
+                best = k;
+            }
+        }
+        x.get(best).map(|&v| (best, v))
     }
 
     pub fn max(x: &[V], d: DType) -> Option<(DType, V)> {
