@@ -148,7 +148,16 @@ from cuprum._numeric_more import (  # noqa: F401
 )
 from cuprum._numeric_more import indices as _indices_routine
 from cuprum._pad import pad  # noqa: F401
-from cuprum._poly1d import poly, poly1d, polyadd, polymul, polysub, polyval  # noqa: F401
+from cuprum._poly1d import (  # noqa: F401
+    poly,
+    poly1d,
+    polyadd,
+    polyfit,
+    polymul,
+    polysub,
+    polyval,
+    roots,
+)
 from cuprum._routines import (  # noqa: F401
     append,
     argpartition,

@@ -199,8 +199,9 @@ def _linalg_error(msg):
 
 
 def matrix_power(a, n):
-    """The square matrix (or stack of them) ``a`` to the integer power ``n >= 0`` (by
-    repeated squaring, as NumPy multiplies; ``n = 0`` gives identities)."""
+    """The square matrix (or stack of them) ``a`` to the integer power ``n`` (by
+    repeated squaring, as NumPy multiplies; ``n = 0`` gives identities, ``n < 0`` powers
+    of the inverse)."""
     a = cuprum.asarray(a)
     try:
         n = operator.index(n)
@@ -217,10 +218,9 @@ def matrix_power(a, n):
         out[...] = cuprum.eye(a.shape[-1], dtype=a.dtype)
         return out
     if n < 0:
-        raise NotImplementedError(
-            "cuprum.linalg.matrix_power: negative powers need the matrix inverse, which "
-            "cuprum does not have yet"
-        )
+        from cuprum._linalg_solve import inv
+
+        a, n = inv(a), -n
     if n == 1:
         return a
     if n == 2:
@@ -271,8 +271,8 @@ def _sq_sum(x, axis, keepdims=False):
 def norm(x, ord=None, axis=None, keepdims=False):
     """A vector or matrix norm (NumPy's ``linalg.norm``): vector orders ``inf``,
     ``-inf``, ``0``, ``1``, ``2`` and any other number; matrix orders ``'fro'``, ``1``,
-    ``-1``, ``inf``, ``-inf`` (``2``, ``-2`` and ``'nuc'`` need singular values, which
-    cuprum does not compute yet)."""
+    ``-1``, ``inf``, ``-inf``, ``2``, ``-2`` and ``'nuc'`` (the last three from singular
+    values)."""
     x = cuprum.asarray(x)
     if x.dtype.kind not in "fc":
         x = x.astype(numpy.float64)
@@ -315,11 +315,14 @@ def norm(x, ord=None, axis=None, keepdims=False):
             raise ValueError("Duplicate axes given.")
         inf = float("inf")
         if ord in (2, -2, "nuc"):
-            raise NotImplementedError(
-                f"cuprum.linalg.norm: the matrix norm of order {ord!r} needs singular "
-                "values, which cuprum does not compute yet"
-            )
-        if ord in (1, -1):
+            from cuprum._linalg_svd import svd
+
+            sv = svd(cuprum.moveaxis(x, (row, col), (-2, -1)), compute_uv=False)
+            if ord == "nuc":
+                r = cuprum.sum(sv, axis=-1)
+            else:
+                r = cuprum.max(sv, axis=-1) if ord == 2 else cuprum.min(sv, axis=-1)
+        elif ord in (1, -1):
             c = col - 1 if col > row else col
             s = cuprum.sum(abs(x), axis=row)
             r = cuprum.max(s, axis=c) if ord == 1 else cuprum.min(s, axis=c)

@@ -1,8 +1,9 @@
 """NumPy's one-dimensional polynomials on device arrays: the ``poly1d`` class and
 ``poly``, ``polyval``, ``polyadd``, ``polysub``, ``polymul`` (coefficients highest power
-first), composed from cuprum's operations (Horner's rule, ``convolve``,
-``concatenate``). ``roots`` and ``polyfit`` need eigenvalues and least squares, which
-cuprum does not have yet."""
+first), ``polyfit`` and ``roots``, composed from cuprum's operations (Horner's rule,
+``convolve``, ``concatenate``, ``cuprum.linalg``'s ``lstsq`` and ``eigvalsh``). As
+CuPy's, ``roots`` and ``poly`` of a matrix take Hermitian companions and matrices only
+(their eigenvalues are ``eigvalsh``'s)."""
 
 from __future__ import annotations
 
@@ -20,15 +21,11 @@ def _coeffs(a):
 
 
 def poly(seq_of_zeros):
-    """The coefficients of the monic polynomial with the given roots (NumPy's ``poly``
-    of a 1-D sequence; a square matrix's characteristic polynomial needs its
-    eigenvalues, which cuprum does not compute yet)."""
+    """The coefficients of the monic polynomial with the given roots (NumPy's ``poly``:
+    a 1-D sequence, or a Hermitian matrix's characteristic polynomial)."""
     z = cuprum.atleast_1d(cuprum.asarray(seq_of_zeros))
     if z.ndim == 2 and z.shape[0] == z.shape[1] and z.shape[0] != 0:
-        raise NotImplementedError(
-            "cuprum.poly of a square matrix needs its eigenvalues, which cuprum does not "
-            "compute yet"
-        )
+        z = _hermitian_eigenvalues(z)
     if z.ndim != 1:
         raise ValueError("input must be 1d or non-empty square 2d array.")
     z = z.astype(numpy.mintypecode(z.dtype.char))
@@ -42,6 +39,113 @@ def poly(seq_of_zeros):
         if bool(cuprum.all(cuprum.sort(r) == cuprum.sort(r.conj()))):
             a = a.real.copy()
     return a
+
+
+def _hermitian_eigenvalues(m):
+    if not bool(cuprum.array_equal(m, m.conj().T)):
+        raise NotImplementedError(
+            "Only complex Hermitian and real symmetric 2d arrays are supported currently"
+        )
+    return cuprum.linalg.eigvalsh(m)
+
+
+def roots(p):
+    """The roots of the polynomial with coefficients ``p`` (highest power first), as
+    CuPy finds them: degree 1 directly, else the eigenvalues of the companion matrix,
+    which must be Hermitian (``x**2 - 1``'s is; a ``NotImplementedError`` otherwise)."""
+    from cuprum.polynomial import polynomial, polyutils
+
+    if isinstance(p, (poly1d, numpy.poly1d)):
+        p = _coeffs(p)
+    p = cuprum.asarray(p)
+    if p.dtype.kind == "b":
+        raise NotImplementedError("boolean inputs are not supported")
+    if p.ndim == 0:
+        raise TypeError("0-dimensional input is not allowed")
+    if p.size < 2:
+        return cuprum.array([])
+    [p] = polyutils.as_series([p[::-1]])
+    if p.size < 2:
+        return cuprum.array([])
+    if p.size == 2:
+        out = (-p[0] / p[1])[None]
+        if bool(p[0] == 0):
+            out = out.real.astype(numpy.float64)
+        return out
+    return _hermitian_eigenvalues(polynomial.polycompanion(p)).astype(p.dtype)
+
+
+def _as_float(x):
+    return x.astype(numpy.complex128 if x.dtype.kind == "c" else numpy.float64, copy=False)
+
+
+def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+    """The least-squares polynomial of degree ``deg`` through the points ``(x, y)``
+    (NumPy's ``polyfit``: coefficients highest power first, one column per column of a
+    2-D ``y``; ``full`` adds ``(residuals, rank, singular values, rcond)``, ``cov`` the
+    coefficients' covariance)."""
+    x, y = cuprum.asarray(x), cuprum.asarray(y)
+    if x.dtype.char == "e" and y.dtype.kind == "b":
+        raise NotImplementedError("float16 x and bool y are not currently supported")
+    if y.dtype == numpy.float16:
+        raise TypeError("float16 y are not supported")
+    x, y = _as_float(x), _as_float(y)
+    deg = int(deg)
+    if deg < 0:
+        raise ValueError("expected deg >= 0")
+    if x.ndim != 1:
+        raise TypeError("expected 1D vector for x")
+    if x.size == 0:
+        raise TypeError("expected non-empty vector for x")
+    if y.ndim < 1 or y.ndim > 2:
+        raise TypeError("expected 1D or 2D array for y")
+    if x.size != y.shape[0]:
+        raise TypeError("expected x and y to have same length")
+    from cuprum.polynomial import polynomial
+
+    lhs = polynomial.polyvander(x, deg)[:, ::-1].copy()
+    rhs = y.copy()
+    if w is not None:
+        w = _as_float(cuprum.asarray(w))
+        if w.ndim != 1:
+            raise TypeError("expected a 1-d array for weights")
+        if w.size != x.size:
+            raise TypeError("expected w and y to have the same length")
+        lhs *= w[:, None]
+        rhs *= w[:, None] if rhs.ndim == 2 else w
+    if rcond is None:
+        rcond = x.size * float(numpy.finfo(x.dtype).eps)
+    scale = cuprum.sqrt(cuprum.sum(cuprum.square(lhs), axis=0))
+    lhs /= scale
+    c, resids, rank, s = cuprum.linalg.lstsq(lhs, rhs, rcond)
+    if y.ndim > 1:
+        scale = scale.reshape(-1, 1)
+    c /= scale
+    order = deg + 1
+    if int(rank) != order and not full:
+        import warnings
+
+        rank_warning = getattr(numpy, "exceptions", numpy).RankWarning
+        warnings.warn("Polyfit may be poorly conditioned", rank_warning, stacklevel=2)
+    if full:
+        if resids.dtype.kind == "c":
+            resids = cuprum.absolute(resids)
+        return c, resids, rank, s, rcond
+    if cov:
+        base = cuprum.linalg.inv(cuprum.dot(lhs.T, lhs))
+        base /= cuprum.outer(scale, scale)
+        if cov == "unscaled":
+            factor = 1
+        elif x.size > order:
+            factor = resids / (x.size - order)
+        else:
+            raise ValueError(
+                "the number of data points must exceed order to scale the covariance matrix"
+            )
+        if y.ndim != 1:
+            base = base[..., None]
+        return c, base * factor
+    return c
 
 
 def polyval(p, x):
@@ -113,6 +217,10 @@ class poly1d:
         self._coeffs = c
         self._variable = "x" if variable is None else variable
 
+    def __cupy_get_ndarray__(self):
+        """The coefficients: functions and ufuncs take a ``poly1d`` as this array."""
+        return self._coeffs
+
     @property
     def coeffs(self):
         """The coefficients, highest power first."""
@@ -133,8 +241,8 @@ class poly1d:
 
     @property
     def roots(self):
-        """The roots (they need eigenvalues, which cuprum does not compute yet)."""
-        raise NotImplementedError("cuprum.poly1d.roots needs eigenvalues, not available yet")
+        """The roots (``cuprum.roots`` of the coefficients)."""
+        return roots(self.coeffs)
 
     r = roots
 

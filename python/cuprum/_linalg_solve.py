@@ -1,0 +1,232 @@
+"""``cuprum.linalg``'s solvers of square systems: ``solve``, ``inv``, ``det``, ``slogdet``,
+``tensorsolve``, ``tensorinv`` (and ``matrix_power``'s negative powers through ``inv``).
+
+One design serves them all: Gauss-Jordan elimination with partial pivoting over a stack
+of matrices at once, composed from cuprum's array operations. Each of the ``n`` steps
+finds every matrix's pivot (``argmax`` of a column's magnitudes), swaps it into place
+with one advanced-indexing gather and scatter, and eliminates the column from every other
+row with one broadcast multiply-subtract, so a batch of a thousand small systems costs
+what one does. The pivots are LU's (rows above the pivot never compete for a later one),
+so their product with the swaps' sign is the determinant; ``det`` and ``slogdet`` skip
+the elimination above the diagonal.
+
+Dtypes follow CuPy's ``linalg_common_type``: bools and integers compute and return
+float64, float16 is a ``TypeError``, float32/complex64 stay single precision. As CuPy
+does by default (``cupyx.errstate(linalg='ignore')``), a singular matrix is not checked
+for (that would wait for the device): ``solve`` and ``inv`` give infinities or NaNs,
+``det`` gives 0 and ``slogdet`` ``(0, -inf)``, as LAPACK's LU does for an exact zero
+pivot.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import cuprum
+from cuprum._lazy import numpy
+
+
+def _error(msg):
+    return numpy.linalg.LinAlgError(msg)
+
+
+def _assert_stacked_2d(*arrays):
+    for a in arrays:
+        if a.ndim < 2:
+            raise _error(
+                f"{a.ndim}-dimensional array given. Array must be at least two-dimensional"
+            )
+
+
+def _assert_stacked_square(*arrays):
+    for a in arrays:
+        if a.shape[-1] != a.shape[-2]:
+            raise _error("Last 2 dimensions of the array must be square")
+
+
+def common_type(*arrays, reject_float16=True):
+    """CuPy's ``linalg_common_type``: ``(compute dtype, result dtype)``; bools and
+    integers as float64, float16 a ``TypeError`` or (``reject_float16=False``) computed
+    in float32."""
+    for a in arrays:
+        name = getattr(a.dtype, "name", str(a.dtype))
+        if name == "bfloat16" or (reject_float16 and name == "float16"):
+            raise TypeError(f"{name} is unsupported in linalg")
+    dts = [numpy.dtype(a.dtype) for a in arrays]
+    inexact = [d if d.kind in "fc" else numpy.dtype("float64") for d in dts]
+    dt = numpy.result_type(*inexact)
+    return (numpy.dtype("float32") if dt == numpy.float16 else dt), dt
+
+
+def _eliminate(a, b, full):
+    """Gauss-Jordan (``full``) or LU elimination of the stack ``a`` (``(B, n, n)``, a
+    copy in the compute dtype) with the right-hand sides ``b`` (``(B, n, k)`` or
+    ``None``). Returns ``(x, pivots, odd)``: ``b``'s columns solved (``full``), LU's
+    pivots ``(B, n)`` and whether each matrix's row swaps are odd."""
+    nb, n = a.shape[0], a.shape[1]
+    m = a if b is None else cuprum.concatenate([a, b], axis=2)
+    rows = cuprum.arange(nb)
+    pivots = cuprum.empty((nb, n), dtype=m.dtype)
+    odd = cuprum.zeros(nb, dtype=cuprum.bool_)
+    for j in range(n):
+        p = cuprum.argmax(cuprum.abs(m[:, j:, j]), axis=1)
+        if j:
+            p += j
+        top = m[:, j, :].copy()
+        row = m[rows, p, :]
+        m[rows, p, :] = top
+        odd ^= p != j
+        piv = row[:, j].copy()
+        pivots[:, j] = piv
+        if full:
+            # an exact zero pivot divides: infinities and NaNs, as LAPACK's solve
+            row /= piv[:, None]
+            factor = m[:, :, j].copy()
+            factor[:, j] = 0
+        else:
+            # LAPACK's LU skips a zero pivot's column: the determinant comes out 0
+            zero = piv == 0
+            factor = m[:, :, j] / cuprum.where(zero, 1, piv)[:, None]
+            factor[:, : j + 1] = 0
+            factor *= ~zero[:, None]
+        m -= factor[:, :, None] * row[:, None, :]
+        m[:, j, :] = row
+    x = None if b is None else m[:, :, n:]
+    return x, pivots, odd
+
+
+def solve(a, b):
+    """The solution ``x`` of ``a @ x = b`` for square ``a`` (``(..., M, M)``) and ``b``
+    of shape ``(M,)`` (a vector for every matrix) or ``(..., M, K)`` (NumPy 2's rule;
+    CuPy's errors)."""
+    a, b = cuprum.asarray(a), cuprum.asarray(b)
+    _assert_stacked_2d(a)
+    _assert_stacked_square(a)
+    if b.ndim == 0:
+        raise ValueError("b must have at least one dimension")
+    if b.ndim == 1:
+        if a.shape[-1] != b.size:
+            raise ValueError(
+                "a must have (..., M, M) shape and b must have (M,) for one-dimensional b"
+            )
+        b = cuprum.broadcast_to(b, a.shape[:-1])
+    elif a.shape[:-1] != b.shape[:-1]:
+        raise ValueError(
+            "a must have (..., M, M) shape and b must have (..., M, K) for multidimensional b"
+        )
+    dt, out_dt = common_type(a, b)
+    if a.size == 0 or b.size == 0:
+        return cuprum.empty(b.shape, dtype=out_dt)
+    n = a.shape[-1]
+    a3 = a.astype(dt, copy=True).reshape(-1, n, n)
+    b3 = b.astype(dt, copy=True).reshape(a3.shape[0], n, -1)
+    x, _, _ = _eliminate(a3, b3, True)
+    return cuprum.ascontiguousarray(x).reshape(b.shape).astype(out_dt, copy=False)
+
+
+def inv(a):
+    """The inverse of the square matrix (or stack of them) ``a``."""
+    a = cuprum.asarray(a)
+    _assert_stacked_2d(a)
+    _assert_stacked_square(a)
+    dt, out_dt = common_type(a)
+    if a.size == 0:
+        return cuprum.empty(a.shape, dtype=out_dt)
+    n = a.shape[-1]
+    a3 = a.astype(dt, copy=True).reshape(-1, n, n)
+    eye = cuprum.broadcast_to(cuprum.eye(n, dtype=dt), a3.shape).copy()
+    x, _, _ = _eliminate(a3, eye, True)
+    return cuprum.ascontiguousarray(x).reshape(a.shape).astype(out_dt, copy=False)
+
+
+def _lu_pivots(a):
+    _assert_stacked_2d(a)
+    _assert_stacked_square(a)
+    dt, _ = common_type(a)
+    n = a.shape[-1]
+    a3 = a.astype(dt, copy=True).reshape(-1, n, n)
+    _, pivots, odd = _eliminate(a3, None, False)
+    return pivots, odd
+
+
+def det(a):
+    """The determinant of the square matrix (or stack of them) ``a``."""
+    a = cuprum.asarray(a)
+    _assert_stacked_2d(a)
+    _assert_stacked_square(a)
+    dt, _ = common_type(a)
+    batch = a.shape[:-2]
+    if a.shape[-1] == 0:
+        return cuprum.ones(batch, dtype=dt)
+    if a.size == 0:
+        return cuprum.empty(batch, dtype=dt)
+    pivots, odd = _lu_pivots(a)
+    d = cuprum.prod(pivots, axis=-1)
+    d = cuprum.where(odd & (d != 0), -d, d)  # a singular matrix's is +0, as NumPy's
+    return d.reshape(batch)
+
+
+def slogdet(a):
+    """``(sign, logabsdet)`` of the square matrix (or stack of them) ``a``: the
+    determinant is ``sign * exp(logabsdet)`` (``(0, -inf)`` for a singular matrix; a
+    complex ``sign`` of modulus 1 for complex ``a``)."""
+    a = cuprum.asarray(a)
+    _assert_stacked_2d(a)
+    _assert_stacked_square(a)
+    dt, _ = common_type(a)
+    real = numpy.empty(0, dtype=dt).real.dtype
+    batch = a.shape[:-2]
+    if a.shape[-1] == 0:
+        return cuprum.ones(batch, dtype=dt), cuprum.zeros(batch, dtype=real)
+    if a.size == 0:
+        return cuprum.empty(batch, dtype=dt), cuprum.empty(batch, dtype=real)
+    pivots, odd = _lu_pivots(a)
+    mag = cuprum.abs(pivots)
+    zero = cuprum.any(mag == 0, axis=-1)
+    logdet = cuprum.sum(cuprum.log(mag), axis=-1)
+    unit = pivots / cuprum.where(mag == 0, 1, mag)
+    sign = cuprum.prod(unit, axis=-1)
+    sign = cuprum.where(odd, -sign, sign)
+    sign = cuprum.where(zero, 0, sign).astype(dt, copy=False)
+    logdet = cuprum.where(zero, -numpy.inf, logdet).astype(real, copy=False)
+    return sign.reshape(batch), logdet.reshape(batch)
+
+
+def tensorsolve(a, b, axes=None):
+    """The tensor ``x`` with ``tensordot(a, x, x.ndim) == b`` (NumPy's
+    ``linalg.tensorsolve``; ``axes`` are moved to the end of ``a`` first)."""
+    a, b = cuprum.asarray(a), cuprum.asarray(b)
+    if axes is not None:
+        allaxes = list(range(a.ndim))
+        for k in axes:
+            allaxes.remove(k)
+            allaxes.insert(a.ndim, k)
+        a = a.transpose(allaxes)
+    oldshape = a.shape[-(a.ndim - b.ndim) :]
+    prod = 1
+    for k in oldshape:
+        prod *= k
+    if a.size != prod**2:
+        raise _error(
+            "Input arrays must satisfy the requirement "
+            "prod(a.shape[b.ndim:]) == prod(a.shape[:b.ndim])"
+        )
+    a = a.reshape(prod, prod)
+    b = b.ravel()
+    return solve(a, b).reshape(oldshape)
+
+
+def tensorinv(a, ind=2):
+    """The inverse of ``a`` under ``tensordot(·, ·, ind)`` (NumPy's
+    ``linalg.tensorinv``)."""
+    a = cuprum.asarray(a)
+    ind = operator.index(ind)
+    if ind <= 0:
+        raise ValueError("Invalid ind argument")
+    oldshape = a.shape
+    invshape = oldshape[ind:] + oldshape[:ind]
+    prod = 1
+    for k in oldshape[ind:]:
+        prod *= k
+    a = a.reshape(prod, -1)
+    return inv(a).reshape(*invshape)

@@ -1,0 +1,334 @@
+"""``cuprum.linalg``'s spectral functions: ``svd``, ``eigh``, ``eigvalsh`` and what
+stands on singular values (``pinv``, ``lstsq``, ``matrix_rank``, ``cond``, the matrix
+2-norms and nuclear norm).
+
+One design serves them all: one-sided (Hestenes) Jacobi over stacks of matrices, composed
+from cuprum's array operations. The columns of ``W = A V`` are rotated in pairs until
+they are orthogonal; each round rotates ``n/2`` disjoint pairs at once (a round-robin
+tournament: ``n - 1`` rounds a sweep), so a round is a few gathers, reductions and
+scatters over the whole stack. A sweep ends with one read of the largest remaining
+cosine between two columns (the only wait for the device); below ``n * eps`` the
+singular values are the column norms, ``V`` the accumulated rotations and ``U`` the
+normalised columns, completed to an orthonormal basis by Householder QR (the columns of
+zero singular values, and ``full_matrices``). One-sided Jacobi computes small singular
+values to high relative accuracy.
+
+``eigh`` is the SVD of ``A + sigma I`` for the Hermitian ``A`` built from the triangle
+``UPLO`` names, with ``sigma = ||A||_F`` (so the shifted matrix is positive
+semidefinite and its singular values are the eigenvalues plus ``sigma``): eigenvalues
+come out with an absolute error of ``eps * ||A||``, as LAPACK's ``syevd``'s, and the
+eigenvectors are ``V``'s columns. Eigenvectors' signs (phases) are not NumPy's, as no two
+LAPACK builds promise the same ones.
+"""
+
+from __future__ import annotations
+
+import cuprum
+from cuprum._lazy import numpy
+from cuprum._linalg_factor import _form_q, _householder
+from cuprum._linalg_solve import _assert_stacked_2d, _assert_stacked_square, common_type
+
+_MAX_SWEEPS = 40
+
+
+def _rounds(n):
+    """A round-robin tournament of the columns ``0..n-1``: for each round, the index
+    arrays ``(P, Q)`` of its disjoint pairs."""
+    players = list(range(n + (n % 2)))
+    m = len(players)
+    out = []
+    for _ in range(m - 1):
+        pairs = [(players[i], players[m - 1 - i]) for i in range(m // 2)]
+        pairs = [(p, q) for p, q in pairs if p < n and q < n]
+        if pairs:
+            p = cuprum.asarray([min(x) for x in pairs])
+            q = cuprum.asarray([max(x) for x in pairs])
+            out.append((p, q))
+        players = [players[0]] + [players[-1]] + players[1:-1]
+    return out
+
+
+def _jacobi(w):
+    """Orthogonalises the columns of the stack ``w`` (``(B, m, n)``, ``m >= n``, a copy
+    in the compute dtype) in place. Returns ``V`` (``(B, n, n)``) with ``w = A V``."""
+    nb, _, n = w.shape
+    dt = numpy.dtype(w.dtype)
+    complex_ = dt.kind == "c"
+    v = cuprum.zeros((nb, n, n), dtype=w.dtype)
+    v[:, :, :] = cuprum.eye(n, dtype=w.dtype)
+    if n < 2:
+        return v
+    tol = float(numpy.finfo(dt).eps) * n
+    rounds = _rounds(n)
+    real = dt.char.lower() if complex_ else dt.char
+    for _ in range(_MAX_SWEEPS):
+        worst = cuprum.zeros((), dtype=real)
+        for p, q in rounds:
+            wp, wq = w[:, :, p], w[:, :, q]
+            if complex_:
+                alpha = cuprum.sum((wp * cuprum.conj(wp)).real, axis=1)
+                beta = cuprum.sum((wq * cuprum.conj(wq)).real, axis=1)
+                gamma = cuprum.sum(cuprum.conj(wp) * wq, axis=1)
+                g = cuprum.abs(gamma)
+            else:
+                alpha = cuprum.sum(wp * wp, axis=1)
+                beta = cuprum.sum(wq * wq, axis=1)
+                gamma = cuprum.sum(wp * wq, axis=1)
+                g = cuprum.abs(gamma)
+            norm = cuprum.sqrt(alpha * beta)
+            live = g > 0
+            cos = cuprum.where(live, g / cuprum.where(norm > 0, norm, 1), 0)
+            worst = cuprum.maximum(worst, cuprum.max(cos))
+            # real: the signed gamma; complex: |gamma|, the phase moved onto column q
+            gs = cuprum.where(live, g if complex_ else gamma, 1)
+            zeta = (beta - alpha) / (2 * gs)
+            t = cuprum.where(zeta >= 0, 1, -1) / (cuprum.abs(zeta) + cuprum.sqrt(1 + zeta * zeta))
+            t = cuprum.where(live, t, 0)
+            c = 1 / cuprum.sqrt(1 + t * t)
+            s = c * t
+            c, s = c[:, None, :], s[:, None, :]
+            vp, vq = v[:, :, p], v[:, :, q]
+            if complex_:
+                phase = cuprum.conj(cuprum.where(live, gamma / gs, 1))[:, None, :]
+                wq, vq = wq * phase, vq * phase
+            w[:, :, p] = c * wp - s * wq
+            w[:, :, q] = s * wp + c * wq
+            v[:, :, p] = c * vp - s * vq
+            v[:, :, q] = s * vp + c * vq
+        if not float(worst) > tol:
+            break
+    return v
+
+
+def _orthonormal(u, s, full):
+    """``u``'s columns divided by ``s``, completed to an orthonormal basis (columns of
+    zero singular values; all ``m`` columns for ``full``) by Householder QR."""
+    m, n = u.shape[1:]
+    safe = cuprum.where(s > 0, s, 1)
+    u = u / safe[:, None, :]
+    u *= (s > 0)[:, None, :]
+    h = u.copy()
+    tau = _householder(h)
+    q = _form_q(h, tau, m if full else n)
+    d = cuprum.diagonal(h, axis1=1, axis2=2)[:, :n]
+    # QR of orthonormal columns: R's diagonal is +-1 (a phase), Q's column that phase
+    # times u's; a zero column's R entry is ~0 and Q's column completes the basis
+    big = cuprum.abs(d) > 0.5
+    unit = cuprum.where(big, d / cuprum.where(big, cuprum.abs(d), 1), 1)
+    q[:, :, :n] *= unit[:, None, :]
+    return q
+
+
+def _svd3(a, full, compute_uv):
+    """The SVD of the stack ``a`` (``(B, m, n)``, a copy in the compute dtype)."""
+    m, n = a.shape[1:]
+    tall = m >= n
+    w = a if tall else cuprum.conj(a.swapaxes(1, 2)).copy()
+    v = _jacobi(w)
+    s = cuprum.sqrt(cuprum.sum((w * cuprum.conj(w)).real, axis=1))
+    order = cuprum.argsort(-s, axis=1)
+    s = cuprum.take_along_axis(s, order, axis=1)
+    if not compute_uv:
+        return s
+    w = cuprum.take_along_axis(w, order[:, None, :], axis=2)
+    v = cuprum.take_along_axis(v, order[:, None, :], axis=2)
+    u = _orthonormal(w, s, full)
+    vh = cuprum.conj(v.swapaxes(1, 2))
+    if tall:
+        return u, s, vh
+    return v, s, cuprum.conj(u.swapaxes(1, 2))
+
+
+def svd(a, full_matrices=True, compute_uv=True):
+    """The singular value decomposition ``a = u @ (s[..., None] * vh)`` of the matrix
+    (or stack of them) ``a`` (``(..., M, N)``): ``s`` descending, real; ``u`` of shape
+    ``(..., M, M)`` and ``vh`` ``(..., N, N)`` with ``full_matrices``, else ``K =
+    min(M, N)`` columns / rows; ``s`` alone without ``compute_uv``."""
+    a = cuprum.asarray(a)
+    _assert_stacked_2d(a)
+    dt, _ = common_type(a)
+    real = numpy.empty(0, dtype=dt).real.dtype
+    batch, (m, n) = a.shape[:-2], a.shape[-2:]
+    k = min(m, n)
+    if a.size == 0:
+        s = cuprum.empty(batch + (k,), dtype=real)
+        if not compute_uv:
+            return s
+        mu, nv = (m, n) if full_matrices else (k, k)
+        u = cuprum.zeros(batch + (m, mu), dtype=dt)
+        vh = cuprum.zeros(batch + (nv, n), dtype=dt)
+        if full_matrices:
+            u[...] = cuprum.eye(m, dtype=dt)
+            vh[...] = cuprum.eye(n, dtype=dt)
+        return u, s, vh
+    a3 = a.astype(dt, copy=True).reshape(-1, m, n)
+    r = _svd3(a3, full_matrices, compute_uv)
+    if not compute_uv:
+        return r.reshape(batch + (k,)).astype(real, copy=False)
+    u, s, vh = r
+    return (
+        u.reshape(batch + u.shape[1:]),
+        s.reshape(batch + (k,)).astype(real, copy=False),
+        vh.reshape(batch + vh.shape[1:]),
+    )
+
+
+def _hermitian(a, uplo):
+    if uplo not in ("L", "U"):
+        raise ValueError("UPLO argument must be 'L' or 'U'")
+    tri = cuprum.tril(a) if uplo == "L" else cuprum.triu(a)
+    strict = cuprum.tril(a, -1) if uplo == "L" else cuprum.triu(a, 1)
+    h = tri + cuprum.conj(strict.swapaxes(-1, -2))
+    if numpy.dtype(h.dtype).kind == "c":
+        # the diagonal's imaginary parts are ignored, as LAPACK's
+        n = h.shape[-1]
+        i = cuprum.arange(n)
+        h[..., i, i] = h[..., i, i].real
+    return h
+
+
+def _eigh3(a, uplo, vectors):
+    n = a.shape[1]
+    h = _hermitian(a, uplo)
+    sigma = cuprum.sqrt(cuprum.sum((h * cuprum.conj(h)).real, axis=(1, 2)))
+    i = cuprum.arange(n)
+    h[:, i, i] += sigma[:, None]
+    v = _jacobi(h)
+    s = cuprum.sqrt(cuprum.sum((h * cuprum.conj(h)).real, axis=1))
+    lam = s - sigma[:, None]
+    order = cuprum.argsort(lam, axis=1)
+    lam = cuprum.take_along_axis(lam, order, axis=1)
+    if not vectors:
+        return lam
+    return lam, cuprum.take_along_axis(v, order[:, None, :], axis=2)
+
+
+def eigh(a, UPLO="L"):
+    """The eigenvalues (ascending, real) and eigenvectors (columns) of the Hermitian
+    (real symmetric) matrix or stack ``a``, read from its lower (``UPLO='L'``) or upper
+    triangle."""
+    a = cuprum.asarray(a)
+    _assert_stacked_2d(a)
+    _assert_stacked_square(a)
+    dt, out_dt = common_type(a, reject_float16=False)
+    real = numpy.empty(0, dtype=out_dt).real.dtype
+    n = a.shape[-1]
+    if a.size == 0:
+        return cuprum.empty(a.shape[:-1], dtype=real), cuprum.empty(a.shape, dtype=out_dt)
+    lam, v = _eigh3(a.astype(dt, copy=True).reshape(-1, n, n), UPLO, True)
+    lam = lam.reshape(a.shape[:-1]).astype(real, copy=False)
+    return lam, v.reshape(a.shape).astype(out_dt, copy=False)
+
+
+def eigvalsh(a, UPLO="L"):
+    """The eigenvalues (ascending, real) of the Hermitian matrix or stack ``a``."""
+    a = cuprum.asarray(a)
+    _assert_stacked_2d(a)
+    _assert_stacked_square(a)
+    dt, out_dt = common_type(a, reject_float16=False)
+    real = numpy.empty(0, dtype=out_dt).real.dtype
+    n = a.shape[-1]
+    if a.size == 0:
+        return cuprum.empty(a.shape[:-1], dtype=real)
+    lam = _eigh3(a.astype(dt, copy=True).reshape(-1, n, n), UPLO, False)
+    return lam.reshape(a.shape[:-1]).astype(real, copy=False)
+
+
+def pinv(a, rcond=1e-15):
+    """The Moore-Penrose pseudo-inverse of the matrix or stack ``a`` (singular values
+    below ``rcond`` times the largest are dropped)."""
+    a = cuprum.asarray(a)
+    _assert_stacked_2d(a)
+    if a.size == 0:
+        _, out_dt = common_type(a)
+        m, n = a.shape[-2:]
+        if m == 0 or n == 0:
+            out_dt = a.dtype
+        return cuprum.empty(a.shape[:-2] + (n, m), dtype=out_dt)
+    u, s, vh = svd(cuprum.conj(a), full_matrices=False)
+    cutoff = cuprum.asarray(rcond) * cuprum.max(s, axis=-1)
+    keep = s > cutoff[..., None]
+    inv_s = cuprum.where(keep, 1 / cuprum.where(keep, s, 1), 0)
+    return cuprum.matmul(vh.swapaxes(-2, -1), inv_s[..., None] * u.swapaxes(-2, -1))
+
+
+def matrix_rank(A, tol=None, hermitian=False):
+    """The number of singular values of ``A`` above ``tol`` (default: the largest times
+    ``max(M, N) * eps``); 0 or 1 for a vector or scalar (nonzero or not)."""
+    A = cuprum.asarray(A)
+    if A.ndim < 2:
+        return cuprum.any(A != 0).astype(int)
+    if hermitian:
+        s = cuprum.abs(eigvalsh(A))
+    else:
+        s = svd(A, compute_uv=False)
+    if tol is None:
+        eps = float(numpy.finfo(numpy.dtype(s.dtype)).eps)
+        tol = cuprum.max(s, axis=-1, keepdims=True) * (max(A.shape[-2:]) * eps)
+    else:
+        tol = cuprum.asarray(tol)[..., None]
+    return cuprum.count_nonzero(s > tol, axis=-1)
+
+
+def cond(x, p=None):
+    """The condition number of the matrix or stack ``x`` in the norm ``p`` (``None`` and
+    ``2``: the largest singular value over the smallest; ``-2`` the inverse; others
+    ``norm(x, p) * norm(inv(x), p)``)."""
+    from cuprum._linalg import norm
+    from cuprum._linalg_solve import inv
+
+    x = cuprum.asarray(x)
+    if x.size == 0:
+        raise numpy.linalg.LinAlgError("cond is not defined on empty arrays")
+    if p is None or p in (2, -2):
+        s = svd(x, compute_uv=False)
+        r = s[..., -1] / s[..., 0] if p == -2 else s[..., 0] / s[..., -1]
+    else:
+        _assert_stacked_2d(x)
+        _assert_stacked_square(x)
+        _, out_dt = common_type(x)
+        r = norm(x, p, axis=(-2, -1)) * norm(inv(x), p, axis=(-2, -1))
+        r = r.astype(out_dt, copy=False)
+    # NaN where the inverse failed is infinity, unless x had NaNs itself (NumPy's rule)
+    fail = cuprum.isnan(r) & ~cuprum.any(cuprum.isnan(x), axis=(-2, -1))
+    return cuprum.where(fail, numpy.inf, r).astype(r.dtype, copy=False)
+
+
+def lstsq(a, b, rcond=None):
+    """The least-squares solution ``x`` of ``a @ x = b`` (NumPy's ``linalg.lstsq``):
+    ``(x, residuals, rank, s)``; singular values below ``rcond`` times the largest
+    count as zero (default: ``eps * max(M, N)``)."""
+    a, b = cuprum.asarray(a), cuprum.asarray(b)
+    if a.ndim != 2:
+        raise numpy.linalg.LinAlgError(
+            f"{a.ndim}-dimensional array given. Array must be two-dimensional"
+        )
+    if b.ndim > 2:
+        raise numpy.linalg.LinAlgError(
+            f"{b.ndim}-dimensional array given. Array must be at most two-dimensional"
+        )
+    m, n = a.shape
+    if m != b.shape[0]:
+        raise numpy.linalg.LinAlgError("Incompatible dimensions")
+    dt, _ = common_type(a, b)
+    real = numpy.empty(0, dtype=dt).real.dtype
+    u, s, vh = svd(a.astype(dt), full_matrices=False)
+    if rcond is None:
+        rcond = float(numpy.finfo(real).eps) * max(m, n)
+    elif rcond <= 0 or rcond >= 1:
+        rcond = float(numpy.finfo(real).eps)
+    keep = s > rcond * cuprum.max(s) if s.size else s > 0
+    rank = cuprum.count_nonzero(keep).astype(numpy.int32)
+    inv_s = cuprum.where(keep, 1 / cuprum.where(keep, s, 1), 0)
+    bb = b.astype(dt)
+    bb = bb[:, None] if b.ndim == 1 else bb
+    x = cuprum.matmul(cuprum.conj(vh.T), inv_s[:, None] * cuprum.matmul(cuprum.conj(u.T), bb))
+    if m > n and int(rank) == n:
+        r = cuprum.matmul(a.astype(dt), x) - bb
+        resids = cuprum.sum((r * cuprum.conj(r)).real, axis=0).astype(real, copy=False)
+        if b.ndim == 1:
+            resids = resids.reshape(1)
+    else:
+        resids = cuprum.empty((0,), dtype=real)
+    x = x.reshape((n,) + b.shape[1:])
+    return x, resids, rank, s

@@ -1,0 +1,273 @@
+"""``cuprum.linalg``'s solvers, factorizations and spectral functions (and ``polyfit``,
+``roots``, ``poly`` over them) against NumPy's LAPACK on random inputs: values to each
+precision's tolerance, result dtypes and shapes, stacks, empty and 1x1 matrices, and
+NumPy's / CuPy's errors. Factors whose signs or phases are free (QR's are LAPACK's and
+compared directly; eigenvectors and singular vectors are not) are checked by what defines
+them: orthonormality and reconstruction."""
+
+import numpy as np
+import pytest
+
+import cuprum as cp
+
+RNG = np.random.default_rng(29)
+FLOATS = [np.float32, np.float64, np.complex64, np.complex128]
+
+
+def rand(shape, dtype):
+    x = RNG.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * RNG.standard_normal(shape)
+    return x.astype(dtype)
+
+
+def tol(dtype):
+    return 2e-3 if np.dtype(dtype) in (np.float32, np.complex64) else 1e-9
+
+
+def close(got, want, dtype, scale=1.0):
+    got = got.get() if hasattr(got, "get") else np.asarray(got)
+    t = tol(dtype) * scale
+    np.testing.assert_allclose(got, want, rtol=t, atol=t)
+
+
+def eye_like(m):
+    return np.broadcast_to(np.eye(m.shape[-1]), m.shape)
+
+
+def herm(x):
+    return np.conj(np.swapaxes(x, -1, -2))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape", [(4, 4), (3, 5, 5), (1, 1), (2, 2, 3, 3)])
+def test_solve_inv_det_slogdet_match_numpy(dtype, shape):
+    a = rand(shape, dtype)
+    b = rand(shape[:-1] + (2,), dtype)
+    x = cp.linalg.solve(cp.asarray(a), cp.asarray(b))
+    assert x.dtype == dtype and x.shape == b.shape and x.flags.c_contiguous
+    close(x, np.linalg.solve(a, b), dtype, 10)
+    v = rand(shape[-1:], dtype)
+    close(cp.linalg.solve(cp.asarray(a), cp.asarray(v)), np.linalg.solve(a, v), dtype, 10)
+    inv = cp.linalg.inv(cp.asarray(a))
+    assert inv.dtype == dtype and inv.flags.c_contiguous
+    close(inv, np.linalg.inv(a), dtype, 10)
+    d = cp.linalg.det(cp.asarray(a))
+    assert d.dtype == dtype and d.shape == shape[:-2]
+    close(d, np.linalg.det(a), dtype, 10)
+    sign, logdet = cp.linalg.slogdet(cp.asarray(a))
+    want = np.linalg.slogdet(a)
+    assert sign.dtype == want.sign.dtype and logdet.dtype == want.logabsdet.dtype
+    close(sign, want.sign, dtype, 10)
+    close(logdet, want.logabsdet, dtype, 10)
+
+
+def test_integers_and_bools_compute_in_float64():
+    a = np.array([[3, 1], [1, 2]], dtype=np.int32)
+    x = cp.linalg.solve(cp.asarray(a), cp.asarray([9, 8]))
+    assert x.dtype == np.float64
+    np.testing.assert_allclose(x.get(), [2.0, 3.0])
+    assert cp.linalg.det(cp.asarray(np.eye(3, dtype=bool))).dtype == np.float64
+
+
+def test_singular_matrices_give_numpys_det_and_no_error():
+    z = np.array([[1.0, 2.0], [2.0, 4.0]])
+    assert float(cp.linalg.det(cp.asarray(z))) == 0.0
+    sign, logdet = cp.linalg.slogdet(cp.asarray(z))
+    assert float(sign) == 0.0 and float(logdet) == -np.inf
+    # as CuPy's default (no device-side check): the solution is not finite
+    assert not np.isfinite(cp.linalg.solve(cp.asarray(z), cp.asarray([1.0, 1.0])).get()).all()
+
+
+def test_pivoting_handles_a_zero_leading_entry():
+    a = np.array([[0.0, 1.0, 2.0], [3.0, 0.0, 1.0], [1.0, 1.0, 0.0]])
+    np.testing.assert_allclose(cp.linalg.inv(cp.asarray(a)).get(), np.linalg.inv(a))
+    np.testing.assert_allclose(float(cp.linalg.det(cp.asarray(a))), np.linalg.det(a))
+
+
+def test_tensorsolve_tensorinv_and_negative_matrix_powers():
+    a = RNG.standard_normal((6, 4, 2, 3, 4))
+    b = RNG.standard_normal((6, 4))
+    got = cp.linalg.tensorsolve(cp.asarray(a), cp.asarray(b))
+    np.testing.assert_allclose(got.get(), np.linalg.tensorsolve(a, b), rtol=1e-8)
+    a = RNG.standard_normal((3, 4, 4, 3))
+    b = RNG.standard_normal((4, 3))
+    got = cp.linalg.tensorsolve(cp.asarray(a), cp.asarray(b), axes=(0, 2))
+    np.testing.assert_allclose(got.get(), np.linalg.tensorsolve(a, b, axes=(0, 2)), rtol=1e-8)
+    t = RNG.standard_normal((4, 6, 8, 3))
+    np.testing.assert_allclose(
+        cp.linalg.tensorinv(cp.asarray(t), 2).get(), np.linalg.tensorinv(t, 2), rtol=1e-8
+    )
+    m = RNG.standard_normal((2, 3, 3))
+    np.testing.assert_allclose(
+        cp.linalg.matrix_power(cp.asarray(m), -3).get(),
+        np.linalg.matrix_power(m, -3),
+        rtol=1e-8,
+    )
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4), (2, 6, 4), (1, 1)])
+@pytest.mark.parametrize("mode", ["reduced", "complete", "r", "raw"])
+def test_qr_is_lapacks(dtype, shape, mode):
+    a = rand(shape, dtype)
+    got = cp.linalg.qr(cp.asarray(a), mode=mode)
+    want = np.linalg.qr(a, mode=mode)
+    got = got if isinstance(got, tuple) else (got,)
+    want = tuple(want) if isinstance(want, tuple) else (want,)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        close(g, w, dtype, 10)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_cholesky_reads_the_lower_triangle(dtype):
+    a = rand((3, 4, 4), dtype)
+    h = (a @ herm(a) + 4 * np.eye(4)).astype(dtype)
+    junk = h + np.triu(rand((4, 4), dtype), 1)  # the upper triangle is never read
+    got = cp.linalg.cholesky(cp.asarray(junk))
+    assert got.dtype == dtype
+    close(got, np.linalg.cholesky(h), dtype, 10)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape", [(6, 3), (3, 6), (5, 5), (2, 4, 3), (1, 1), (1, 4)])
+@pytest.mark.parametrize("full", [True, False])
+def test_svd_reconstructs_with_numpys_singular_values(dtype, shape, full):
+    a = rand(shape, dtype)
+    u, s, vh = cp.linalg.svd(cp.asarray(a), full_matrices=full)
+    wu, ws, wvh = np.linalg.svd(a, full_matrices=full)
+    assert (u.shape, s.shape, vh.shape) == (wu.shape, ws.shape, wvh.shape)
+    assert (u.dtype, s.dtype, vh.dtype) == (wu.dtype, ws.dtype, wvh.dtype)
+    close(s, ws, dtype, 10)
+    u, s, vh = u.get(), s.get(), vh.get()
+    k = s.shape[-1]
+    close((u[..., :k] * s[..., None, :]) @ vh[..., :k, :], a, dtype, 10)
+    close(herm(u) @ u, eye_like(herm(u) @ u), dtype, 10)
+    close(vh @ herm(vh), eye_like(vh @ herm(vh)), dtype, 10)
+    close(cp.linalg.svd(cp.asarray(a), compute_uv=False), ws, dtype, 10)
+
+
+def test_svd_of_a_rank_deficient_matrix_completes_u():
+    a = np.array([[1.0, 2, 3], [2, 4, 6], [1, 0, 1], [3, 2, 5]])
+    u, s, vh = cp.linalg.svd(cp.asarray(a))
+    np.testing.assert_allclose(s.get(), np.linalg.svd(a, compute_uv=False), atol=1e-12)
+    u = u.get()
+    np.testing.assert_allclose(u.T @ u, np.eye(4), atol=1e-12)
+    np.testing.assert_allclose((u[:, :3] * s.get()) @ vh.get(), a, atol=1e-12)
+    assert int(cp.linalg.matrix_rank(cp.asarray(a))) == 2
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("uplo", ["L", "U"])
+def test_eigh_and_eigvalsh(dtype, uplo):
+    a = rand((3, 5, 5), dtype)
+    h = a + herm(a)
+    w, v = cp.linalg.eigh(cp.asarray(a), UPLO=uplo)  # one triangle of a, made Hermitian
+    ww, wv = np.linalg.eigh(a, UPLO=uplo)
+    assert w.dtype == ww.dtype and v.dtype == wv.dtype
+    close(w, ww, dtype, 10)
+    w, v = cp.linalg.eigh(cp.asarray(h), UPLO=uplo)
+    w, v = w.get(), v.get()
+    close(h @ v, v * w[..., None, :], dtype, 100)
+    close(herm(v) @ v, eye_like(v), dtype, 10)
+    close(cp.linalg.eigvalsh(cp.asarray(h), UPLO=uplo), np.linalg.eigvalsh(h), dtype, 10)
+
+
+def test_eigh_of_degenerate_and_float16_matrices():
+    w, v = cp.linalg.eigh(cp.asarray(np.eye(4) * 3.0))
+    np.testing.assert_allclose(w.get(), [3.0] * 4)
+    np.testing.assert_allclose(v.get().T @ v.get(), np.eye(4), atol=1e-12)
+    w, v = cp.linalg.eigh(cp.asarray(np.array([[2.0, 1.0], [1.0, 3.0]], dtype=np.float16)))
+    assert w.dtype == np.float16 and v.dtype == np.float16
+    np.testing.assert_allclose(w.get(), [1.382, 3.618], rtol=2e-3)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_pinv_lstsq_rank_cond_and_svd_norms(dtype):
+    a = rand((6, 4), dtype)
+    close(cp.linalg.pinv(cp.asarray(a)), np.linalg.pinv(a), dtype, 100)
+    for b in (rand((6, 2), dtype), rand((6,), dtype)):
+        x, res, rank, s = cp.linalg.lstsq(cp.asarray(a), cp.asarray(b), rcond=None)
+        wx, wres, wrank, ws = np.linalg.lstsq(a, b, rcond=None)
+        close(x, wx, dtype, 100)
+        close(res, wres, dtype, 100)
+        assert int(rank) == wrank and res.shape == wres.shape
+        close(s, ws, dtype, 10)
+    assert int(cp.linalg.matrix_rank(cp.asarray(a))) == 4
+    close(cp.linalg.cond(cp.asarray(a)), np.linalg.cond(a), dtype, 100)
+    sq = rand((3, 3), dtype)
+    for p in (None, 1, -1, 2, -2, np.inf, "fro"):
+        close(cp.linalg.cond(cp.asarray(sq), p), np.linalg.cond(sq, p), dtype, 100)
+    for o in (2, -2, "nuc"):
+        close(cp.linalg.norm(cp.asarray(a), o), np.linalg.norm(a, o), dtype, 10)
+
+
+def test_empty_matrices():
+    assert cp.linalg.inv(cp.zeros((0, 3, 3))).shape == (0, 3, 3)
+    np.testing.assert_array_equal(cp.linalg.det(cp.zeros((2, 0, 0))).get(), [1.0, 1.0])
+    u, s, vh = cp.linalg.svd(cp.zeros((3, 0)))
+    assert (u.shape, s.shape, vh.shape) == ((3, 3), (0,), (0, 0))
+    x, res, rank, s = cp.linalg.lstsq(cp.zeros((3, 0)), cp.ones(3), rcond=None)
+    assert x.shape == (0,) and res.get().tolist() == [3.0] and int(rank) == 0
+    assert cp.linalg.qr(cp.zeros((0, 2)), mode="r").shape == (0, 2)
+
+
+def test_polyfit_roots_and_poly_of_a_matrix():
+    x = np.linspace(0, 1, 20)
+    y = 3 * x**2 - x + 0.5 + 0.01 * RNG.standard_normal(20)
+    np.testing.assert_allclose(
+        cp.polyfit(cp.asarray(x), cp.asarray(y), 2).get(), np.polyfit(x, y, 2), rtol=1e-9
+    )
+    yy = np.stack([y, 2 * y], axis=1)
+    w = RNG.random(20) + 0.5
+    got = cp.polyfit(cp.asarray(x), cp.asarray(yy), 3, w=cp.asarray(w))
+    np.testing.assert_allclose(got.get(), np.polyfit(x, yy, 3, w=w), rtol=1e-8, atol=1e-10)
+    c, res, rank, s, rcond = cp.polyfit(cp.asarray(x), cp.asarray(y), 2, full=True)
+    wc, wres, wrank, ws, wrcond = np.polyfit(x, y, 2, full=True)
+    np.testing.assert_allclose(c.get(), wc, rtol=1e-9)
+    np.testing.assert_allclose(res.get(), wres, rtol=1e-8)
+    np.testing.assert_allclose(s.get(), ws, rtol=1e-9)
+    assert int(rank) == wrank and rcond == wrcond
+    c, cov = cp.polyfit(cp.asarray(x), cp.asarray(y), 2, cov=True)
+    wc, wcov = np.polyfit(x, y, 2, cov=True)
+    np.testing.assert_allclose(c.get(), wc, rtol=1e-9)
+    np.testing.assert_allclose(cov.get(), wcov, rtol=1e-7)
+    np.testing.assert_allclose(cp.roots(cp.asarray([3.0, 0.0, -3.0])).get(), [-1.0, 1.0])
+    np.testing.assert_allclose(cp.roots(cp.asarray([2.0, 1.0])).get(), [-0.5])
+    np.testing.assert_allclose(cp.poly1d([1.0, 0.0, -1.0]).roots.get(), [-1.0, 1.0])
+    m = np.array([[2.0, 1.0], [1.0, 3.0]])
+    np.testing.assert_allclose(cp.poly(cp.asarray(m)).get(), np.poly(m))
+    np.testing.assert_allclose(cp.add(cp.poly1d([1.0, 2.0]), 1).get(), [2.0, 3.0])
+
+
+def test_errors():
+    la = np.linalg.LinAlgError
+    with pytest.raises(la, match="1-dimensional array given. Array must be at least two"):
+        cp.linalg.inv(cp.ones(3))
+    with pytest.raises(la, match="Last 2 dimensions of the array must be square"):
+        cp.linalg.det(cp.ones((2, 3)))
+    with pytest.raises(TypeError, match="float16 is unsupported in linalg"):
+        cp.linalg.solve(cp.ones((2, 2), dtype=cp.float16), cp.ones(2, dtype=cp.float16))
+    with pytest.raises(ValueError, match="b must have at least one dimension"):
+        cp.linalg.solve(cp.ones((2, 2)), cp.asarray(1.0))
+    with pytest.raises(ValueError, match=r"b must have \(M,\) for one-dimensional b"):
+        cp.linalg.solve(cp.ones((2, 2)), cp.ones(3))
+    with pytest.raises(ValueError, match=r"\(\.\.\., M, K\) for multidimensional b"):
+        cp.linalg.solve(cp.ones((2, 2)), cp.ones((3, 1)))
+    with pytest.raises(ValueError, match="Unrecognized mode 'x'"):
+        cp.linalg.qr(cp.ones((2, 2)), mode="x")
+    with pytest.raises(ValueError, match="The deprecated mode 'full' is not supported"):
+        cp.linalg.qr(cp.ones((2, 2)), mode="full")
+    with pytest.raises(ValueError, match="UPLO argument must be 'L' or 'U'"):
+        cp.linalg.eigh(cp.ones((2, 2)), UPLO="X")
+    with pytest.raises(la, match="Incompatible dimensions"):
+        cp.linalg.lstsq(cp.ones((3, 2)), cp.ones(4))
+    with pytest.raises(la, match="cond is not defined on empty arrays"):
+        cp.linalg.cond(cp.ones((0, 0)))
+    with pytest.raises(ValueError, match="Invalid ind argument"):
+        cp.linalg.tensorinv(cp.ones((2, 2)), 0)
+    with pytest.raises(NotImplementedError, match="Only complex Hermitian and real"):
+        cp.roots(cp.asarray([1.0, 2.0, 3.0]))
+    with pytest.raises(TypeError, match="expected 1D vector for x"):
+        cp.polyfit(cp.ones((2, 2)), cp.ones(2), 1)
