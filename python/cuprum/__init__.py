@@ -272,6 +272,8 @@ def asarray(a, dtype=None, order=None, *, blocking=False):
     differs, copied when ``order`` asks for another layout), a device array of another
     framework without a copy, host data uploaded to the current device (a NumPy array in
     Fortran order stays in Fortran order, as NumPy's ``asarray`` keeps it)."""
+    if not isinstance(a, ndarray) and hasattr(a, "__cupy_get_ndarray__"):
+        a = a.__cupy_get_ndarray__()
     if isinstance(a, ndarray) and order is None:
         return a if dtype is None else _cuprum.asarray(a, dtype)
     if order is None or order in ("K", "k", "A", "a"):
@@ -295,14 +297,18 @@ def frombuffer(buffer, dtype=float, count=-1, offset=0):
 
 
 def ascontiguousarray(a, dtype=None):
-    """``a`` C-contiguous (a copy when it is not)."""
-    a = _cuprum.asarray(a, dtype)
+    """``a`` C-contiguous, at least 1-D (``a`` itself when it is so, else a copy)."""
+    a = asarray(a, dtype)
+    if a.ndim == 0:
+        return a.reshape(1)
     return a if a.is_c_contiguous else a.copy()
 
 
 def asfortranarray(a, dtype=None):
-    """``a`` in Fortran order (a copy when it is not Fortran-contiguous)."""
-    a = _cuprum.asarray(a, dtype)
+    """``a`` in Fortran order, at least 1-D (``a`` itself when it is so, else a copy)."""
+    a = asarray(a, dtype)
+    if a.ndim == 0:
+        return a.reshape(1)
     return a if a.flags.f_contiguous else a.T.copy().T
 
 

@@ -135,7 +135,8 @@ def sinc(x):
     """``sin(pi x) / (pi x)``, 1 at 0 (NumPy's ``sinc``)."""
     x = _array(x)
     y = math.pi * cuprum.where(x == 0, 1.0e-20, x)
-    return cuprum.sin(y) / y
+    # 1e-20 is 0 in float16: at 0, sin(y) / y is 0 / 0 there, so 1 is chosen outright
+    return cuprum.where(x == 0, 1, cuprum.sin(y) / y)
 
 
 def fix(x, out=None):
@@ -313,12 +314,24 @@ def float_power(x1, x2, out=None, *, dtype=None, casting="same_kind"):
     return _finish(cuprum.power(_as(x1, dt), _as(x2, dt)), out)
 
 
+def _shape_text(shape):
+    """A shape as NumPy's broadcasting errors write it: ``(2,4)``."""
+    return "(" + ",".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """NaN replaced by ``nan``, infinities by ``posinf``/``neginf`` (the dtype's largest
     finite values by default); complex parts each; other dtypes unchanged."""
     a = _array(x)
     if a.dtype.kind not in "fc":
         return a.copy() if copy else a
+    for v in (nan, posinf, neginf):
+        shape = getattr(v, "shape", ())
+        if numpy.broadcast_shapes(a.shape, shape) != a.shape:
+            raise ValueError(
+                f"could not broadcast input array from shape {_shape_text(shape)} into "
+                f"shape {_shape_text(a.shape)}"
+            )
     if a.dtype.kind == "c":
         parts = [nan_to_num(p, True, nan, posinf, neginf) for p in (a.real, a.imag)]
         r = (parts[0] + 1j * parts[1]).astype(a.dtype, copy=False)

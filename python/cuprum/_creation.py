@@ -67,9 +67,13 @@ def _real_scalar(x):
 
 
 def linspace_composed(start, stop, dtype):
-    """Whether ``linspace`` of these arguments is composed here (complex values, or start
-    and stop points that are not single numbers) rather than the engine's."""
-    return not (_real_scalar(start) and _real_scalar(stop)) or _complex_dtype(dtype)
+    """Whether ``linspace`` of these arguments is composed here (complex values, start
+    and stop points that are not single numbers, or a negative end point of an unsigned
+    dtype, which NumPy computes in floats and casts) rather than the engine's."""
+    if not (_real_scalar(start) and _real_scalar(stop)) or _complex_dtype(dtype):
+        return True
+    unsigned = dtype is not None and getattr(_numpy_dtype(dtype), "kind", None) == "u"
+    return unsigned and (float(start) < 0 or float(stop) < 0)
 
 
 def _weak(x):

@@ -208,10 +208,15 @@ def setxor1d(ar1, ar2, assume_unique=False):
     b = cuprum.asarray(ar2).ravel()
     if not assume_unique:
         a, b = cuprum.unique(a), cuprum.unique(b)
-    both = cuprum.concatenate(
-        (a[cuprum.isin(a, b, invert=True)], b[cuprum.isin(b, a, invert=True)])
-    )
-    return cuprum.sort(both)
+    # NumPy's algorithm: the sorted values that differ from both neighbours (so a value
+    # repeated inside one array, with assume_unique wrongly given, drops out as NumPy's)
+    aux = cuprum.sort(cuprum.concatenate((a, b)))
+    if aux.size == 0:
+        return aux
+    differs = aux[1:] != aux[:-1]
+    edge = cuprum.ones(1, dtype=cuprum.bool_)
+    flag = cuprum.concatenate((edge, differs, edge))
+    return aux[flag[1:] & flag[:-1]]
 
 
 def _index_order(order):

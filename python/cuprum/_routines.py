@@ -450,6 +450,8 @@ def _by_rank(name, a, q, scale, axis, keepdims, method):
         raise ValueError(f"{name} of an empty slice")
     # NumPy's result dtype for this input dtype, method and kind of q
     probe = 0.5 if isinstance(q, (int, float)) else numpy.zeros(qh.shape, getattr(q, "dtype", None))
+    if name == "percentile" and not isinstance(probe, float):
+        probe = numpy.true_divide(probe, 100)  # NumPy's percentile divides q first
     out_dtype = numpy.quantile(numpy.zeros(2, a.dtype), probe, method=method).dtype
     s = cuprum.sort(rows, axis=-1)  # NaNs last
     prev, nxt, gamma = _ranks(method, n, qh.ravel())
@@ -467,7 +469,8 @@ def _by_rank(name, a, q, scale, axis, keepdims, method):
     r = r.astype(out_dtype, copy=False)
     if keepdims:
         rest = tuple(1 if d in axes else a.shape[d] for d in range(nd))
-    return cuprum.ascontiguousarray(r.T.reshape(qh.shape + rest))
+    r = r.T.reshape(qh.shape + rest)
+    return r if r.is_c_contiguous else r.copy()  # 0-d stays 0-d
 
 
 def _to_out(r, out):
@@ -1052,6 +1055,14 @@ def putmask(a, mask, values):
     mask = _asarray(mask)
     if mask.shape != a.shape:
         raise ValueError("putmask: mask and data must be the same size")
+    if hasattr(values, "dtype"):
+        from cuprum._lazy import numpy
+
+        if not numpy.can_cast(values.dtype, a.dtype, "safe"):
+            raise TypeError(
+                f"Cannot cast array data from {numpy.dtype(values.dtype)!r} to "
+                f"{numpy.dtype(a.dtype)!r} according to the rule 'safe'"
+            )
     idx = cuprum.flatnonzero(mask)
     v = _asarray(values).ravel()
     if v.size == 0:
@@ -1064,7 +1075,10 @@ def place(arr, mask, vals):
     shorter (in place)."""
     import cuprum
 
-    idx = cuprum.flatnonzero(_asarray(mask))
+    mask = _asarray(mask)
+    if mask.size != _asarray(arr).size:
+        raise ValueError("place: mask and data must be the same size")
+    idx = cuprum.flatnonzero(mask)
     v = _asarray(vals).ravel()
     if idx.size == 0:
         return

@@ -535,3 +535,88 @@ def test_cumulative_functions_of_a_0d_array():
                 getattr(cp, name)(cp.asarray(3.0), include_initial=inc),
                 getattr(np, name)(np.asarray(3.0), include_initial=inc),
             )
+
+
+def test_ravel_and_flatten_in_memory_order_keep_broadcast_axes_in_place():
+    base = data((2, 3, 4), np.float64)
+    views = [
+        lambda xp, m: xp.broadcast_to(m[:, :1, 0], (3, 2, 4)),
+        lambda xp, m: xp.broadcast_to(m[:1, :, :1], (5, 3, 4)).transpose(2, 0, 1),
+        lambda xp, m: m.transpose(2, 0, 1),
+        lambda xp, m: m.transpose(1, 0, 2)[:, :, 1:3],
+        lambda xp, m: m[:, ::2, ::-1],
+        lambda xp, m: m[:, :1, :].transpose(2, 1, 0),
+    ]
+    for view in views:
+        want, got = view(np, base), view(cp, cp.asarray(base))
+        np.testing.assert_array_equal(got.ravel("K").get(), want.ravel("K"))
+        np.testing.assert_array_equal(got.flatten("K").get(), want.flatten("K"))
+        assert got.ravel("K").flags.c_contiguous
+
+
+def test_setxor1d_sinc_percentile_clip_follow_numpy():
+    x, y = [3, 4, 9, 1, 5, 4], [8, 7, 3, 9, 0]
+    got = cp.setxor1d(cp.asarray(x), cp.asarray(y), assume_unique=True)
+    np.testing.assert_array_equal(got.get(), np.setxor1d(x, y, assume_unique=True))
+    np.testing.assert_array_equal(
+        cp.setxor1d(cp.asarray(x), cp.asarray(y)).get(), np.setxor1d(x, y)
+    )
+    for dt in (np.float16, np.float32, np.float64):
+        z = np.array([0.0, 0.5, -1.5], dtype=dt)
+        got = cp.sinc(cp.asarray(z))
+        assert got.dtype == dt and float(got[0]) == 1.0
+        np.testing.assert_allclose(got.get(), np.sinc(z), rtol=2e-3)
+    a = RNG.integers(0, 100, (1, 6, 3, 2)).astype(np.int8)
+    q = np.array([10, 50, 90], dtype=np.int8)
+    got = cp.percentile(cp.asarray(a), cp.asarray(q), axis=(0, 1, 2))
+    want = np.percentile(a, q, axis=(0, 1, 2))
+    assert got.dtype == want.dtype == np.float64
+    np.testing.assert_allclose(got.get(), want)
+    m = data((2, 3), np.float32)
+    got = cp.asarray(m).clip(None, None)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got.get(), m)
+    np.testing.assert_array_equal(cp.clip(cp.asarray(m), None, None).get(), m)
+
+
+def test_nan_to_num_place_putmask_reshape_repeat_errors():
+    x = cp.asarray([0.0, 1.0, np.nan, 4.0])
+    with pytest.raises(ValueError, match=r"from shape \(2,4\) into shape \(4,\)"):
+        cp.nan_to_num(x, nan=cp.zeros((2, 4)))
+    np.testing.assert_array_equal(cp.nan_to_num(x, nan=cp.full(4, 7.0)).get(), [0, 1, 7, 4])
+    with pytest.raises(ValueError, match="place: mask and data must be the same size"):
+        cp.place(cp.zeros((4, 3, 2)), cp.ones((3, 4), dtype=bool), cp.ones(1))
+    a = cp.zeros(3, dtype=cp.int32)
+    with pytest.raises(TypeError, match="according to the rule 'safe'"):
+        cp.putmask(a, a == 0, cp.ones(3))
+    cp.putmask(a, a == 0, cp.ones(3, dtype=cp.int16))
+    np.testing.assert_array_equal(a.get(), [1, 1, 1])
+    z = cp.zeros((2, 3, 4))
+    with pytest.raises(ValueError, match="strings are not allowed for 'copy' keyword"):
+        z.reshape(4, 3, 2, copy="False")
+    with pytest.raises(ValueError, match="order 'K' is not permitted for reshaping"):
+        z.reshape(24, order="K")
+    assert z.reshape(4, 6, copy=True).shape == (4, 6)
+    with pytest.raises(ValueError, match="same length"):
+        cp.repeat(cp.arange(4), cp.asarray([1, 2]), axis=0)
+    u = cp.linspace(-2, 4, 6, dtype=cp.uint8)  # computed in floats and cast, as NumPy
+    assert u.dtype == np.uint8 and u.shape == (6,)
+
+
+def test_ascontiguousarray_and_asarray_return_the_array_itself():
+    a = cp.arange(24.0).reshape(2, 3, 4)
+    assert cp.ascontiguousarray(a) is a
+    t = a.T
+    assert cp.asfortranarray(t) is t
+    assert cp.ascontiguousarray(a.T) is not a
+    assert cp.ascontiguousarray(cp.ones(())).shape == (1,)
+    assert cp.asfortranarray(cp.ones(())).shape == (1,)
+
+    class Wrapper:
+        def __init__(self, x):
+            self.x = x
+
+        def __cupy_get_ndarray__(self):
+            return self.x
+
+    assert cp.asarray(Wrapper(a)) is a

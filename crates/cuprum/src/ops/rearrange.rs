@@ -335,8 +335,8 @@ fn repeat_impl(a: &Array, repeats: &Repeats, axis: Option<isize>) -> Result<Arra
     if counts.len() != 1 && counts.len() != n {
         bail!(
             Shape,
-            "operands could not be broadcast together with shape ({n},) ({},) (repeats along \
-             an axis of length {n})",
+            "operands could not be broadcast together with shape ({n},) ({},) (repeats must \
+             have one count, or the same length as the axis: {n})",
             counts.len()
         );
     }

@@ -537,14 +537,28 @@ impl PyArray {
         py: Python<'_>,
         shape: &Bound<'_, PyTuple>,
         order: &str,
-        copy: Option<bool>,
+        copy: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let this = slf.get();
         let dims = shape_arg(shape)?;
+        let copy = match copy.filter(|c| !c.is_none()) {
+            Some(c) if c.is_instance_of::<pyo3::types::PyString>() => {
+                return Err(PyValueError::new_err(
+                    "strings are not allowed for 'copy' keyword. Use True/False/None instead.",
+                ));
+            }
+            Some(c) => Some(c.is_truthy()?),
+            None => None,
+        };
         let fortran = match order {
             "C" | "c" => false,
             "F" | "f" => true,
             "A" | "a" => !this.array.is_c_contiguous() && this.array.t().is_c_contiguous(),
+            "K" | "k" => {
+                return Err(PyValueError::new_err(
+                    "order 'K' is not permitted for reshaping",
+                ));
+            }
             other => {
                 return Err(PyValueError::new_err(format!(
                     "order must be one of 'C', 'F' or 'A' (got {other:?})"
@@ -587,7 +601,11 @@ impl PyArray {
     /// A 1-D copy, the elements in `order` (`'C'`, `'F'`, `'A'`, `'K'`).
     #[pyo3(signature = (order="C"))]
     fn flatten(&self, py: Python<'_>, order: &str) -> PyResult<Py<PyAny>> {
-        wrap(py, in_order(&self.array, order)?.copy()?.reshape(&[-1])?)
+        let a = match order {
+            "K" | "k" => memory_order(&self.array)?,
+            other => in_order(&self.array, other)?,
+        };
+        wrap(py, a.copy()?.reshape(&[-1])?)
     }
 
     /// The axes permuted (reversed by default): a view.
@@ -1410,27 +1428,49 @@ fn copy_in_order(
     Ok(f.call1((slf, order, dtype))?.unbind())
 }
 
-/// The view whose C order is NumPy's `order` of `a`: the array itself for `'C'`, its
-/// transpose for `'F'` (and for `'A'`/`'K'` when `a` is Fortran- but not C-contiguous).
-/// `a`'s axes permuted into the order its elements lie in memory (NumPy's `'K'`):
-/// broadcast axes outermost, then by decreasing stride (negative strides by size, not
-/// flipped, as NumPy's `ravel` keeps them).
+/// `a`'s axes permuted into the order its elements lie in memory (NumPy's `'K'`, as its
+/// iterator orders them): a stable insertion sort, innermost axis first, by decreasing
+/// stride magnitude, in which a broadcast or length-1 axis (stride 0) never decides, so it
+/// keeps its place (negative strides by size, not flipped, as NumPy's `ravel` keeps them).
 fn memory_order(a: &crate::array::Array) -> PyResult<crate::array::Array> {
-    let strides = &a.strides;
-    let mut axes: Vec<usize> = (0..a.ndim()).collect();
-    axes.sort_by_key(|&i| {
-        (
-            strides[i] != 0,
-            std::cmp::Reverse(strides[i].unsigned_abs()),
-        )
-    });
-    if axes.iter().enumerate().all(|(k, &i)| k == i) {
+    let key = |i: usize| {
+        if a.shape()[i] == 1 {
+            0
+        } else {
+            a.strides[i].unsigned_abs()
+        }
+    };
+    // innermost first, as NumPy's iterator keeps its axes
+    let mut perm: Vec<usize> = (0..a.ndim()).rev().collect();
+    for i0 in 1..perm.len() {
+        let s0 = key(perm[i0]);
+        let mut pos = i0;
+        for i1 in (0..i0).rev() {
+            let s1 = key(perm[i1]);
+            if s0 == 0 || s1 == 0 {
+                continue;
+            }
+            if s1 > s0 {
+                pos = i1;
+            } else {
+                break;
+            }
+        }
+        if pos != i0 {
+            let axis = perm.remove(i0);
+            perm.insert(pos, axis);
+        }
+    }
+    perm.reverse();
+    if perm.iter().enumerate().all(|(k, &i)| k == i) {
         return Ok(a.clone());
     }
-    let axes: Vec<isize> = axes.into_iter().map(|i| i as isize).collect();
+    let axes: Vec<isize> = perm.into_iter().map(|i| i as isize).collect();
     Ok(a.permute(&axes)?)
 }
 
+/// The view whose C order is NumPy's `order` of `a`: the array itself for `'C'`, its
+/// transpose for `'F'` (and for `'A'`/`'K'` when `a` is Fortran- but not C-contiguous).
 fn in_order(a: &crate::array::Array, order: &str) -> PyResult<crate::array::Array> {
     let fortran = match order {
         "C" | "c" => false,

@@ -397,12 +397,8 @@ fn clip(
             None => Ok(None),
         }
     };
+    // neither bound: a copy (NumPy 2.1's rule; CuPy's test of it)
     let (lo, hi) = (bound(a_min)?, bound(a_max)?);
-    if lo.is_none() && hi.is_none() {
-        return Err(pyo3::exceptions::PyValueError::new_err(
-            "One of max or min must be given",
-        ));
-    }
     let r = match out.filter(|o| !o.is_none()) {
         Some(o) => {
             let o = o
