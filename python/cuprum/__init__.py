@@ -384,7 +384,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     num = _operator.index(num)
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
-    if _creation.linspace_composed(start, stop, dtype):
+    if _creation.linspace_composed(start, stop, dtype, num, endpoint):
         return _creation.linspace(start, stop, num, endpoint, retstep, dtype, axis)
     return _cuprum.linspace(start, stop, num, endpoint, retstep, dtype, axis)
 

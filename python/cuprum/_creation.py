@@ -66,14 +66,18 @@ def _real_scalar(x):
     return getattr(x, "ndim", None) == 0 and not _is_complex(x)
 
 
-def linspace_composed(start, stop, dtype):
+def linspace_composed(start, stop, dtype, num=50, endpoint=True):
     """Whether ``linspace`` of these arguments is composed here (complex values, start
-    and stop points that are not single numbers, or a negative end point of an unsigned
-    dtype, which NumPy computes in floats and casts) rather than the engine's."""
+    and stop points that are not single numbers, a negative end point of an unsigned
+    dtype, which NumPy computes in floats and casts, or a step that underflows to 0,
+    where NumPy scales ``i / div`` instead) rather than the engine's."""
     if not (_real_scalar(start) and _real_scalar(stop)) or _complex_dtype(dtype):
         return True
     unsigned = dtype is not None and getattr(_numpy_dtype(dtype), "kind", None) == "u"
-    return unsigned and (float(start) < 0 or float(stop) < 0)
+    if unsigned and (float(start) < 0 or float(stop) < 0):
+        return True
+    delta, div = float(stop) - float(start), (num - 1 if endpoint else num)
+    return div > 0 and delta != 0 and delta / div == 0
 
 
 def _weak(x):

@@ -620,3 +620,8 @@ def test_ascontiguousarray_and_asarray_return_the_array_itself():
             return self.x
 
     assert cp.asarray(Wrapper(a)) is a
+
+
+def test_linspace_with_a_step_that_underflows_scales_as_numpy():
+    tiny = 5e-324  # the smallest subnormal double: (stop - start) / 9 is 0
+    np.testing.assert_array_equal(cp.linspace(0.0, tiny, 10).get(), np.linspace(0.0, tiny, 10))
