@@ -15,16 +15,13 @@ from __future__ import annotations
 
 import cuprum
 from cuprum._lazy import numpy
-from cuprum._linalg_solve import _assert_stacked_2d, _assert_stacked_square, common_type
+from cuprum._linalg_solve import _assert_stacked_2d, common_type, square_stack
 
 
 def cholesky(a):
     """The lower-triangular ``L`` with ``L @ L.conj().T == a`` for the Hermitian
     positive-definite matrix (or stack of them) ``a``."""
-    a = cuprum.asarray(a)
-    _assert_stacked_2d(a)
-    _assert_stacked_square(a)
-    dt, out_dt = common_type(a)
+    a, dt, out_dt, _ = square_stack(a)
     if a.size == 0:
         return cuprum.empty(a.shape, dtype=out_dt)
     n = a.shape[-1]

@@ -58,6 +58,16 @@ def common_type(*arrays, reject_float16=True):
     return (numpy.dtype("float32") if dt == numpy.float16 else dt), dt
 
 
+def square_stack(a, reject_float16=True):
+    """``a`` as a device array checked to be a square matrix or a stack of them (NumPy's
+    errors): ``(a, compute dtype, result dtype, result's real dtype)``."""
+    a = cuprum.asarray(a)
+    _assert_stacked_2d(a)
+    _assert_stacked_square(a)
+    dt, out_dt = common_type(a, reject_float16=reject_float16)
+    return a, dt, out_dt, numpy.empty(0, dtype=out_dt).real.dtype
+
+
 def _eliminate(a, b, full):
     """Gauss-Jordan (``full``) or LU elimination of the stack ``a`` (``(B, n, n)``, a
     copy in the compute dtype) with the right-hand sides ``b`` (``(B, n, k)`` or
@@ -126,10 +136,7 @@ def solve(a, b):
 
 def inv(a):
     """The inverse of the square matrix (or stack of them) ``a``."""
-    a = cuprum.asarray(a)
-    _assert_stacked_2d(a)
-    _assert_stacked_square(a)
-    dt, out_dt = common_type(a)
+    a, dt, out_dt, _ = square_stack(a)
     if a.size == 0:
         return cuprum.empty(a.shape, dtype=out_dt)
     n = a.shape[-1]
@@ -139,10 +146,7 @@ def inv(a):
     return cuprum.ascontiguousarray(x).reshape(a.shape).astype(out_dt, copy=False)
 
 
-def _lu_pivots(a):
-    _assert_stacked_2d(a)
-    _assert_stacked_square(a)
-    dt, _ = common_type(a)
+def _lu_pivots(a, dt):
     n = a.shape[-1]
     a3 = a.astype(dt, copy=True).reshape(-1, n, n)
     _, pivots, odd = _eliminate(a3, None, False)
@@ -151,16 +155,13 @@ def _lu_pivots(a):
 
 def det(a):
     """The determinant of the square matrix (or stack of them) ``a``."""
-    a = cuprum.asarray(a)
-    _assert_stacked_2d(a)
-    _assert_stacked_square(a)
-    dt, _ = common_type(a)
+    a, dt, _, _ = square_stack(a)
     batch = a.shape[:-2]
     if a.shape[-1] == 0:
         return cuprum.ones(batch, dtype=dt)
     if a.size == 0:
         return cuprum.empty(batch, dtype=dt)
-    pivots, odd = _lu_pivots(a)
+    pivots, odd = _lu_pivots(a, dt)
     d = cuprum.prod(pivots, axis=-1)
     d = cuprum.where(odd & (d != 0), -d, d)  # a singular matrix's is +0, as NumPy's
     return d.reshape(batch)
@@ -170,17 +171,13 @@ def slogdet(a):
     """``(sign, logabsdet)`` of the square matrix (or stack of them) ``a``: the
     determinant is ``sign * exp(logabsdet)`` (``(0, -inf)`` for a singular matrix; a
     complex ``sign`` of modulus 1 for complex ``a``)."""
-    a = cuprum.asarray(a)
-    _assert_stacked_2d(a)
-    _assert_stacked_square(a)
-    dt, _ = common_type(a)
-    real = numpy.empty(0, dtype=dt).real.dtype
+    a, dt, _, real = square_stack(a)
     batch = a.shape[:-2]
     if a.shape[-1] == 0:
         return cuprum.ones(batch, dtype=dt), cuprum.zeros(batch, dtype=real)
     if a.size == 0:
         return cuprum.empty(batch, dtype=dt), cuprum.empty(batch, dtype=real)
-    pivots, odd = _lu_pivots(a)
+    pivots, odd = _lu_pivots(a, dt)
     mag = cuprum.abs(pivots)
     zero = cuprum.any(mag == 0, axis=-1)
     logdet = cuprum.sum(cuprum.log(mag), axis=-1)

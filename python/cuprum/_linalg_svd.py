@@ -26,7 +26,12 @@ from __future__ import annotations
 import cuprum
 from cuprum._lazy import numpy
 from cuprum._linalg_factor import _form_q, _householder
-from cuprum._linalg_solve import _assert_stacked_2d, _assert_stacked_square, common_type
+from cuprum._linalg_solve import (
+    _assert_stacked_2d,
+    _assert_stacked_square,
+    common_type,
+    square_stack,
+)
 
 _MAX_SWEEPS = 40
 
@@ -207,11 +212,7 @@ def eigh(a, UPLO="L"):
     """The eigenvalues (ascending, real) and eigenvectors (columns) of the Hermitian
     (real symmetric) matrix or stack ``a``, read from its lower (``UPLO='L'``) or upper
     triangle."""
-    a = cuprum.asarray(a)
-    _assert_stacked_2d(a)
-    _assert_stacked_square(a)
-    dt, out_dt = common_type(a, reject_float16=False)
-    real = numpy.empty(0, dtype=out_dt).real.dtype
+    a, dt, out_dt, real = square_stack(a, reject_float16=False)
     n = a.shape[-1]
     if a.size == 0:
         return cuprum.empty(a.shape[:-1], dtype=real), cuprum.empty(a.shape, dtype=out_dt)
@@ -222,11 +223,7 @@ def eigh(a, UPLO="L"):
 
 def eigvalsh(a, UPLO="L"):
     """The eigenvalues (ascending, real) of the Hermitian matrix or stack ``a``."""
-    a = cuprum.asarray(a)
-    _assert_stacked_2d(a)
-    _assert_stacked_square(a)
-    dt, out_dt = common_type(a, reject_float16=False)
-    real = numpy.empty(0, dtype=out_dt).real.dtype
+    a, dt, _, real = square_stack(a, reject_float16=False)
     n = a.shape[-1]
     if a.size == 0:
         return cuprum.empty(a.shape[:-1], dtype=real)

@@ -440,6 +440,17 @@ impl Tracer {
     /// NumPy's dtype for an operation on `ids`: arrays strong, Rust scalars weak; only
     /// scalars: their own promotion.
     fn promote(&self, ids: &[NodeId]) -> Result<DType> {
+        self.promote_as(ids, |d| d)
+    }
+
+    /// [`promote`](Self::promote) with each strong operand's dtype replaced by its smallest
+    /// safe float (the loop choice of functions with float loops only).
+    fn promote_floats(&self, ids: &[NodeId]) -> Result<DType> {
+        self.promote_as(ids, crate::ops::ufunc::float_loop)
+    }
+
+    /// [`promote`](Self::promote) of the strong operands' dtypes mapped by `strong_as`.
+    fn promote_as(&self, ids: &[NodeId], strong_as: fn(DType) -> DType) -> Result<DType> {
         let mut strong: SmallVec<[DType; 4]> = SmallVec::new();
         let mut weak: SmallVec<[DType; 4]> = SmallVec::new();
         for &id in ids {
@@ -447,7 +458,7 @@ impl Tracer {
             if n.weak {
                 weak.push(n.dtype);
             } else {
-                strong.push(n.dtype);
+                strong.push(strong_as(n.dtype));
             }
         }
         if strong.is_empty() {
@@ -456,25 +467,6 @@ impl Tracer {
                 .copied()
                 .reduce(promote_types)
                 .unwrap_or(DType::Bool));
-        }
-        result_type_of(&strong, &weak)
-    }
-
-    /// [`promote`](Self::promote) with each strong operand's dtype replaced by its smallest
-    /// safe float (the loop choice of functions with float loops only).
-    fn promote_floats(&self, ids: &[NodeId]) -> Result<DType> {
-        let mut strong: SmallVec<[DType; 4]> = SmallVec::new();
-        let mut weak: SmallVec<[DType; 4]> = SmallVec::new();
-        for &id in ids {
-            let n = self.node(id);
-            if n.weak {
-                weak.push(n.dtype);
-            } else {
-                strong.push(crate::ops::ufunc::float_loop(n.dtype));
-            }
-        }
-        if strong.is_empty() {
-            return self.promote(ids);
         }
         result_type_of(&strong, &weak)
     }
