@@ -340,3 +340,121 @@ def norm(x, ord=None, axis=None, keepdims=False):
             r = r.reshape(shape)
         return r
     raise ValueError("Improper number of dimensions to norm.")
+
+
+# ------------------------------------------------------------- the array API's linalg
+
+
+def linalg_diagonal(x, /, *, offset=0):
+    """The diagonals of the last two axes (the array API's ``linalg.diagonal``)."""
+    return cuprum.diagonal(cuprum.asarray(x), offset, axis1=-2, axis2=-1)
+
+
+def linalg_trace(x, /, *, offset=0, dtype=None):
+    """The traces of the last two axes (the array API's ``linalg.trace``)."""
+    return cuprum.trace(cuprum.asarray(x), offset, axis1=-2, axis2=-1, dtype=dtype)
+
+
+def linalg_outer(x1, x2, /):
+    """The outer product of two vectors (the array API's ``linalg.outer``)."""
+    x1, x2 = cuprum.asarray(x1), cuprum.asarray(x2)
+    if x1.ndim != 1 or x2.ndim != 1:
+        raise ValueError(
+            f"Input arrays must be one-dimensional, but they are x1.ndim={x1.ndim} and "
+            f"x2.ndim={x2.ndim}."
+        )
+    return cuprum.outer(x1, x2)
+
+
+def linalg_tensordot(x1, x2, /, *, axes=2):
+    """``tensordot`` (the array API's ``linalg.tensordot``)."""
+    return tensordot(x1, x2, axes=axes)
+
+
+def vecdot(x1, x2, /, *, axis=-1):
+    """The dot products of the vectors along ``axis``, the first conjugated (the array
+    API's ``linalg.vecdot``)."""
+    x1, x2 = cuprum.asarray(x1), cuprum.asarray(x2)
+    return cuprum.sum(cuprum.conj(x1) * x2, axis=axis)
+
+
+def matrix_norm(x, /, *, keepdims=False, ord="fro"):
+    """The norm of the matrices in the last two axes (the array API's
+    ``linalg.matrix_norm``)."""
+    return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
+
+
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    """The norm of the vectors along ``axis`` (every axis by default, or a tuple of them,
+    taken as one vector: the array API's ``linalg.vector_norm``)."""
+    x = cuprum.asarray(x)
+    nd = x.ndim
+    axes = tuple(range(nd)) if axis is None else (axis,) if isinstance(axis, int) else axis
+    axes = tuple(_norm_axis(a, nd, "axis") for a in axes)
+    rest = [d for d in range(nd) if d not in axes]
+    flat = cuprum.moveaxis(x, axes, tuple(range(nd - len(axes), nd)))
+    flat = flat.reshape(tuple(x.shape[d] for d in rest) + (-1,))
+    r = norm(flat, ord=ord, axis=-1)
+    if keepdims:
+        r = r.reshape(tuple(1 if d in axes else x.shape[d] for d in range(nd)))
+    return r
+
+
+def svdvals(x, /):
+    """The singular values of the matrices in the last two axes, descending (the array
+    API's ``linalg.svdvals``)."""
+    from cuprum._linalg_svd import svd
+
+    return svd(x, compute_uv=False)
+
+
+def multi_dot(arrays, *, out=None):
+    """The product of a chain of matrices (a 1-D first one a row, a 1-D last one a
+    column), multiplied in the order that costs the fewest scalar products (NumPy's
+    ``linalg.multi_dot``)."""
+    arrays = [cuprum.asarray(a) for a in arrays]
+    n = len(arrays)
+    if n < 2:
+        raise ValueError("Expecting at least two arrays.")
+    if n == 2:
+        return dot(arrays[0], arrays[1], out=out)
+    first, last = arrays[0].ndim == 1, arrays[-1].ndim == 1
+    if first:
+        arrays[0] = arrays[0].reshape(1, -1)
+    if last:
+        arrays[-1] = arrays[-1].reshape(-1, 1)
+    for a in arrays:
+        if a.ndim != 2:
+            raise numpy.linalg.LinAlgError(
+                f"{a.ndim}-dimensional array given. Array must be two-dimensional"
+            )
+    dims = [a.shape[0] for a in arrays] + [arrays[-1].shape[1]]
+    # the matrix-chain order: cost[i][j], split[i][j] over arrays i..j
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = None
+            for k in range(i, j):
+                c = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
+                if cost[i][j] is None or c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, k
+
+    def product(i, j):
+        if i == j:
+            return arrays[i]
+        k = split[i][j]
+        return dot(product(i, k), product(k + 1, j))
+
+    r = product(0, n - 1)
+    if first and last:
+        r = r[0, 0]
+    elif first:
+        r = r[0]
+    elif last:
+        r = r[:, 0]
+    if out is not None:
+        out[...] = r
+        return out
+    return r

@@ -1,9 +1,10 @@
 """NumPy's one-dimensional polynomials on device arrays: the ``poly1d`` class and
 ``poly``, ``polyval``, ``polyadd``, ``polysub``, ``polymul`` (coefficients highest power
 first), ``polyfit`` and ``roots``, composed from cuprum's operations (Horner's rule,
-``convolve``, ``concatenate``, ``cuprum.linalg``'s ``lstsq`` and ``eigvalsh``). As
-CuPy's, ``roots`` and ``poly`` of a matrix take Hermitian companions and matrices only
-(their eigenvalues are ``eigvalsh``'s)."""
+``convolve``, ``concatenate``, ``cuprum.linalg``'s ``lstsq``, ``eigvalsh`` and
+``eigvals``). ``roots`` and ``poly`` of a matrix take CuPy's way for Hermitian companions
+and matrices (``eigvalsh`` on the device, the roots in the coefficients' dtype) and
+NumPy's for the others, which CuPy refuses (``eigvals``, LAPACK on the host)."""
 
 from __future__ import annotations
 
@@ -22,10 +23,10 @@ def _coeffs(a):
 
 def poly(seq_of_zeros):
     """The coefficients of the monic polynomial with the given roots (NumPy's ``poly``:
-    a 1-D sequence, or a Hermitian matrix's characteristic polynomial)."""
+    a 1-D sequence, or a square matrix's characteristic polynomial)."""
     z = cuprum.atleast_1d(cuprum.asarray(seq_of_zeros))
     if z.ndim == 2 and z.shape[0] == z.shape[1] and z.shape[0] != 0:
-        z = _hermitian_eigenvalues(z)
+        z = _eigenvalues(z)
     if z.ndim != 1:
         raise ValueError("input must be 1d or non-empty square 2d array.")
     z = z.astype(numpy.mintypecode(z.dtype.char))
@@ -41,18 +42,22 @@ def poly(seq_of_zeros):
     return a
 
 
-def _hermitian_eigenvalues(m):
-    if not bool(cuprum.array_equal(m, m.conj().T)):
-        raise NotImplementedError(
-            "Only complex Hermitian and real symmetric 2d arrays are supported currently"
-        )
-    return cuprum.linalg.eigvalsh(m)
+def _eigenvalues(m):
+    """A matrix's eigenvalues: ``eigvalsh``'s for a Hermitian one (CuPy's way, on the
+    device), else ``eigvals``' (LAPACK on the host; CuPy has none here), real where they
+    all are and ``m`` is (NumPy's rule)."""
+    if bool(cuprum.array_equal(m, m.conj().T)):
+        return cuprum.linalg.eigvalsh(m)
+    w = cuprum.linalg.eigvals(m)
+    if m.dtype.kind != "c" and not bool(cuprum.any(w.imag != 0)):
+        w = w.real.copy()
+    return w
 
 
 def roots(p):
-    """The roots of the polynomial with coefficients ``p`` (highest power first), as
-    CuPy finds them: degree 1 directly, else the eigenvalues of the companion matrix,
-    which must be Hermitian (``x**2 - 1``'s is; a ``NotImplementedError`` otherwise)."""
+    """The roots of the polynomial with coefficients ``p`` (highest power first): degree 1
+    directly, else the eigenvalues of the companion matrix (``eigvalsh``'s when it is
+    Hermitian, as CuPy; else ``eigvals``', complex unless all are real, as NumPy)."""
     from cuprum.polynomial import polynomial, polyutils
 
     if isinstance(p, (poly1d, numpy.poly1d)):
@@ -72,7 +77,9 @@ def roots(p):
         if bool(p[0] == 0):
             out = out.real.astype(numpy.float64)
         return out
-    return _hermitian_eigenvalues(polynomial.polycompanion(p)).astype(p.dtype)
+    c = polynomial.polycompanion(p)
+    w = _eigenvalues(c)
+    return w.astype(p.dtype) if bool(cuprum.array_equal(c, c.conj().T)) else w
 
 
 def _as_float(x):

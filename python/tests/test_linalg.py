@@ -267,7 +267,67 @@ def test_errors():
         cp.linalg.cond(cp.ones((0, 0)))
     with pytest.raises(ValueError, match="Invalid ind argument"):
         cp.linalg.tensorinv(cp.ones((2, 2)), 0)
-    with pytest.raises(NotImplementedError, match="Only complex Hermitian and real"):
-        cp.roots(cp.asarray([1.0, 2.0, 3.0]))
     with pytest.raises(TypeError, match="expected 1D vector for x"):
         cp.polyfit(cp.ones((2, 2)), cp.ones(2), 1)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_eig_and_eigvals_are_lapacks_in_complex(dtype):
+    a = rand((2, 4, 4), dtype)
+    w, v = cp.linalg.eig(cp.asarray(a))
+    cdt = np.dtype(np.dtype(dtype).char.upper())
+    assert w.dtype == cdt and v.dtype == cdt and w.shape == (2, 4) and v.shape == (2, 4, 4)
+    ww, wv = np.linalg.eig(a)
+    close(w, ww, dtype)
+    close(v, wv, dtype)
+    close(cp.linalg.eigvals(cp.asarray(a)), np.linalg.eigvals(a), dtype)
+    w, v = cp.linalg.eig(cp.zeros((0, 3, 3), dtype=dtype))
+    assert w.shape == (0, 3) and v.shape == (0, 3, 3) and w.dtype == cdt
+
+
+def test_roots_and_poly_of_general_polynomials_and_matrices():
+    for p in ([1.0, 2.0, 3.0], [1.0, -6.0, 11.0, -6.0], [2, 0, 0, -16]):
+        got = cp.roots(cp.asarray(p)).get()
+        want = np.roots(p)
+        assert got.dtype == want.dtype, (p, got.dtype, want.dtype)
+        np.testing.assert_allclose(np.sort_complex(got), np.sort_complex(want), atol=1e-10)
+    m = np.array([[1.0, 2.0], [3.0, 4.0]])
+    np.testing.assert_allclose(cp.poly(cp.asarray(m)).get(), np.poly(m))
+
+
+def test_the_array_apis_linalg_functions():
+    x = rand((2, 3, 4), np.float64)
+    for axis in (None, 1, (0, 2), -1):
+        for keepdims in (False, True):
+            for o in (2, 1, np.inf, 3):
+                got = cp.linalg.vector_norm(cp.asarray(x), axis=axis, keepdims=keepdims, ord=o)
+                want = np.linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=o)
+                assert got.shape == want.shape
+                np.testing.assert_allclose(got.get(), want, rtol=1e-12)
+    for o in ("fro", "nuc", 1, 2, -np.inf):
+        got = cp.linalg.matrix_norm(cp.asarray(x), ord=o, keepdims=True)
+        np.testing.assert_allclose(got.get(), np.linalg.matrix_norm(x, ord=o, keepdims=True))
+    np.testing.assert_allclose(cp.linalg.svdvals(cp.asarray(x)).get(), np.linalg.svdvals(x))
+    np.testing.assert_allclose(
+        cp.linalg.trace(cp.asarray(x), offset=1).get(), np.linalg.trace(x, offset=1)
+    )
+    np.testing.assert_allclose(
+        cp.linalg.diagonal(cp.asarray(x), offset=-1).get(), np.linalg.diagonal(x, offset=-1)
+    )
+    v, w = rand((3,), np.complex128), rand((5,), np.complex128)
+    np.testing.assert_allclose(cp.linalg.outer(cp.asarray(v), cp.asarray(w)).get(), np.outer(v, w))
+    with pytest.raises(ValueError, match="Input arrays must be one-dimensional"):
+        cp.linalg.outer(cp.ones((2, 2)), cp.ones(2))
+    z = rand((4, 3), np.complex128)
+    np.testing.assert_allclose(
+        cp.linalg.vecdot(cp.asarray(z), cp.asarray(z[0])).get(), np.linalg.vecdot(z, z[0])
+    )
+    chain = [rand((5,), np.float64), rand((5, 30), np.float64), rand((30, 2), np.float64)]
+    chain.append(rand((2,), np.float64))
+    for k in (2, 3, 4):
+        parts = chain[:k] if k < 4 else chain
+        got = cp.linalg.multi_dot([cp.asarray(p) for p in parts])
+        np.testing.assert_allclose(got.get(), np.linalg.multi_dot(parts), rtol=1e-12)
+    assert cp.linalg.multi_dot(
+        [cp.asarray(chain[1]), cp.asarray(chain[2]), cp.ones((2, 3))]
+    ).shape == (5, 3)
