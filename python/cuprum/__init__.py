@@ -80,6 +80,7 @@ from cuprum._cuprum import (  # noqa: F401
     ndarray,
 )
 from cuprum._einsum import einsum  # noqa: F401
+from cuprum._errstate import errstate, geterr, seterr  # noqa: F401
 from cuprum._flatiter import flatiter  # noqa: F401
 from cuprum._functional import piecewise, vectorize  # noqa: F401
 from cuprum._index_tricks import c_, r_  # noqa: F401

@@ -8,12 +8,14 @@ and ``tau = (beta - alpha) / beta``, so ``R``'s signs, ``mode='raw'``'s ``(h, ta
 ``Q`` (``H_1 H_2 ... H_k`` applied to the identity, LAPACK's ``orgqr``) are NumPy's.
 ``cholesky`` is the right-looking outer-product form and reads the lower triangle only,
 as LAPACK's ``potrf`` does. As CuPy by default, a matrix that is not positive definite
-is not checked for (that would wait for the device): its factor has NaNs.
+is not checked for (that would wait for the device): its factor has NaNs; under
+``cuprum.errstate(linalg='raise')`` it is NumPy's ``LinAlgError``.
 """
 
 from __future__ import annotations
 
 import cuprum
+from cuprum._errstate import linalg_raises
 from cuprum._lazy import numpy
 from cuprum._linalg_solve import _assert_stacked_2d, common_type, square_stack
 
@@ -35,6 +37,10 @@ def cholesky(a):
             below = col[:, 1:]
             h = cuprum.conj(below) if complex_ else below
             x[:, j + 1 :, j + 1 :] -= below[:, :, None] * h[:, None, :]
+    if linalg_raises():
+        d = cuprum.diagonal(x, axis1=1, axis2=2).real
+        if not bool(cuprum.all(d > 0)):
+            raise numpy.linalg.LinAlgError("Matrix is not positive definite")
     return cuprum.tril(x).reshape(a.shape).astype(out_dt, copy=False)
 
 

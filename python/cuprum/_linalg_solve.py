@@ -12,10 +12,11 @@ the elimination above the diagonal.
 
 Dtypes follow CuPy's ``linalg_common_type``: bools and integers compute and return
 float64, float16 is a ``TypeError``, float32/complex64 stay single precision. As CuPy
-does by default (``cupyx.errstate(linalg='ignore')``), a singular matrix is not checked
-for (that would wait for the device): ``solve`` and ``inv`` give infinities or NaNs,
-``det`` gives 0 and ``slogdet`` ``(0, -inf)``, as LAPACK's LU does for an exact zero
-pivot.
+does by default (``errstate(linalg='ignore')``), a singular matrix is not checked for
+(that would wait for the device): ``solve`` and ``inv`` give infinities or NaNs, ``det``
+gives 0 and ``slogdet`` ``(0, -inf)``, as LAPACK's LU does for an exact zero pivot;
+under ``cuprum.errstate(linalg='raise')`` ``solve`` and ``inv`` raise NumPy's
+``LinAlgError``.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from __future__ import annotations
 import operator
 
 import cuprum
+from cuprum._errstate import linalg_raises
 from cuprum._lazy import numpy
 
 
@@ -130,7 +132,8 @@ def solve(a, b):
     n = a.shape[-1]
     a3 = a.astype(dt, copy=True).reshape(-1, n, n)
     b3 = b.astype(dt, copy=True).reshape(a3.shape[0], n, -1)
-    x, _, _ = _eliminate(a3, b3, True)
+    x, pivots, _ = _eliminate(a3, b3, True)
+    _check_singular(pivots)
     return cuprum.ascontiguousarray(x).reshape(b.shape).astype(out_dt, copy=False)
 
 
@@ -142,8 +145,15 @@ def inv(a):
     n = a.shape[-1]
     a3 = a.astype(dt, copy=True).reshape(-1, n, n)
     eye = cuprum.broadcast_to(cuprum.eye(n, dtype=dt), a3.shape).copy()
-    x, _, _ = _eliminate(a3, eye, True)
+    x, pivots, _ = _eliminate(a3, eye, True)
+    _check_singular(pivots)
     return cuprum.ascontiguousarray(x).reshape(a.shape).astype(out_dt, copy=False)
+
+
+def _check_singular(pivots):
+    """``linalg='raise'`` (``cuprum.errstate``): NumPy's error for an exact zero pivot."""
+    if linalg_raises() and bool(cuprum.any(pivots == 0)):
+        raise _error("Singular matrix")
 
 
 def _lu_pivots(a, dt):

@@ -331,3 +331,28 @@ def test_the_array_apis_linalg_functions():
     assert cp.linalg.multi_dot(
         [cp.asarray(chain[1]), cp.asarray(chain[2]), cp.ones((2, 3))]
     ).shape == (5, 3)
+
+
+def test_errstate_linalg_raise_checks_singular_and_indefinite_matrices():
+    z = cp.asarray([[1.0, 2.0], [2.0, 4.0]])
+    assert cp.geterr()["linalg"] == "ignore"
+    with cp.errstate(linalg="raise"):
+        assert cp.geterr()["linalg"] == "raise"
+        with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+            cp.linalg.solve(z, cp.ones(2))
+        with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+            cp.linalg.inv(z)
+        with pytest.raises(np.linalg.LinAlgError, match="Matrix is not positive definite"):
+            cp.linalg.cholesky(cp.asarray([[1.0, 2.0], [2.0, 1.0]]))
+        np.testing.assert_allclose(cp.linalg.inv(cp.asarray([[2.0]])).get(), [[0.5]])
+        assert float(cp.linalg.det(z)) == 0.0  # det never raises (NumPy's)
+    assert cp.geterr()["linalg"] == "ignore"
+    assert not np.isfinite(cp.linalg.inv(z).get()).all()
+    old = cp.seterr(divide="ignore", linalg="raise")
+    assert old["divide"] == "warn" and cp.geterr()["divide"] == "ignore"
+    cp.seterr(**old)
+    assert cp.geterr() == old
+    with pytest.raises(NotImplementedError, match="'ignore' or 'raise'"):
+        cp.seterr(linalg="warn")
+    with pytest.raises(ValueError, match="invalid value for over"):
+        cp.seterr(over="loud")

@@ -322,11 +322,14 @@ def install(modules):
     backends_cuda = stand_module("cupy_backends.cuda", "CuPy's CUDA bindings", libs=libs)
     backends = stand_module("cupy_backends", "CuPy's backends", cuda=backends_cuda)
 
-    cupyx = stand_module("cupyx", "cupyx: cuprum's jit and profiler where they exist")
+    cupyx = stand_module("cupyx", "cupyx: cuprum's jit, profiler and error state where they exist")
     for sub in ("jit", "profiler"):
         if f"cuprum.{sub}" in modules:
             cupyx.__dict__[sub] = modules[f"cuprum.{sub}"]
             sys.modules[f"cupyx.{sub}"] = modules[f"cuprum.{sub}"]
+    for name in ("errstate", "seterr", "geterr"):
+        if hasattr(cp, name):
+            cupyx.__dict__[name] = getattr(cp, name)
 
     for module in (
         accelerator,
