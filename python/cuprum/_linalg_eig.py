@@ -5,8 +5,9 @@ QR sweeps that deflate one eigenvalue at a time) with little parallel work per s
 the matrices it is used on; cuprum runs it on the CPU, through NumPy's LAPACK
 (``geev``): the stack is copied to the host, solved there and the results copied back
 (a wait for the device, like any read of its data). Results follow CuPy's ``eig``:
-always complex (``complex64`` for single precision), eigenvectors in columns, normalised
-by LAPACK (unit norm, largest component real), so they are NumPy's to the last bit.
+complex (``complex64`` for single precision; an empty stack keeps the real dtype),
+eigenvectors in columns, normalised by LAPACK (unit norm, largest component real), so
+they are NumPy's to the last bit.
 """
 
 from __future__ import annotations
@@ -17,11 +18,11 @@ from cuprum._linalg_solve import square_stack
 
 
 def _geev(a, vectors):
-    a, dt, _, _ = square_stack(a)
+    a, dt, out_dt, _ = square_stack(a)
     cdt = numpy.dtype(dt.char.upper())
-    if a.size == 0:
-        w = cuprum.empty(a.shape[:-1], dtype=cdt)
-        return (w, cuprum.empty(a.shape, dtype=cdt)) if vectors else w
+    if a.size == 0:  # CuPy's: the input's result dtype, real for real input
+        w = cuprum.empty(a.shape[:-1], dtype=out_dt)
+        return (w, cuprum.empty(a.shape, dtype=out_dt)) if vectors else w
     h = a.astype(dt, copy=False).get()
     if not vectors:
         return cuprum.asarray(numpy.linalg.eigvals(h).astype(cdt, copy=False))

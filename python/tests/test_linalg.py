@@ -282,7 +282,7 @@ def test_eig_and_eigvals_are_lapacks_in_complex(dtype):
     close(v, wv, dtype)
     close(cp.linalg.eigvals(cp.asarray(a)), np.linalg.eigvals(a), dtype)
     w, v = cp.linalg.eig(cp.zeros((0, 3, 3), dtype=dtype))
-    assert w.shape == (0, 3) and v.shape == (0, 3, 3) and w.dtype == cdt
+    assert w.shape == (0, 3) and v.shape == (0, 3, 3) and w.dtype == dtype
 
 
 def test_roots_and_poly_of_general_polynomials_and_matrices():
@@ -345,6 +345,8 @@ def test_errstate_linalg_raise_checks_singular_and_indefinite_matrices():
         with pytest.raises(np.linalg.LinAlgError, match="Matrix is not positive definite"):
             cp.linalg.cholesky(cp.asarray([[1.0, 2.0], [2.0, 1.0]]))
         np.testing.assert_allclose(cp.linalg.inv(cp.asarray([[2.0]])).get(), [[0.5]])
+        with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+            cp.linalg.solve(z, cp.empty((2, 0)))  # no right-hand sides: a is checked
         assert float(cp.linalg.det(z)) == 0.0  # det never raises (NumPy's)
     assert cp.geterr()["linalg"] == "ignore"
     assert not np.isfinite(cp.linalg.inv(z).get()).all()

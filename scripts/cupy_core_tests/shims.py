@@ -330,6 +330,22 @@ def install(modules):
     for name in ("errstate", "seterr", "geterr"):
         if hasattr(cp, name):
             cupyx.__dict__[name] = getattr(cp, name)
+    # cuprum.linalg has every routine CuPy asks cuSOLVER about (geev, potrfBatched, ...)
+    cusolver = stand_module(
+        "cupyx.cusolver",
+        "cuSOLVER's availability: cuprum's linalg routines exist on every device",
+        check_availability=lambda name: True,
+    )
+    cupyx.__dict__["cusolver"] = cusolver
+
+    def stacked_identity(batch_shape, n, dtype):
+        x = cp.zeros(tuple(batch_shape) + (n, n), dtype)
+        x[...] = cp.eye(n, dtype=dtype)
+        return x
+
+    linalg_util = stand_module(
+        "cupy.linalg._util", "CuPy's linalg helper the tests use", stacked_identity=stacked_identity
+    )
 
     for module in (
         accelerator,
@@ -350,6 +366,8 @@ def install(modules):
         backends_cuda,
         backends,
         cupyx,
+        cusolver,
+        linalg_util,
     ):
         existing = sys.modules.setdefault(module.__name__, module)
         if existing is not module:
@@ -361,6 +379,7 @@ def install(modules):
 
     add(cp, "_core", core)
     add(cp, "_util", util)
+    add(modules["cuprum.linalg"], "_util", linalg_util)
     add(cp, "exceptions", exceptions)
     for name, module in (
         ("runtime", runtime),

@@ -63,7 +63,7 @@ from cuprum.testing._loops import (
     numpy_cupy_raises,
 )
 from cuprum.testing._parameterized import parameterize, product, product_dict
-from cuprum.testing._random import fix_random
+from cuprum.testing._random import fix_random, generate_seed
 
 __all__ = [
     "NumpyAliasBasicTestBase",
@@ -93,6 +93,7 @@ __all__ = [
     "for_signed_dtypes_combination",
     "for_unsigned_dtypes",
     "for_unsigned_dtypes_combination",
+    "generate_seed",
     "installed",
     "multi_gpu",
     "numpy_cupy_allclose",

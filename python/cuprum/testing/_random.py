@@ -1,5 +1,7 @@
 """CuPy's ``testing.fix_random``: a test run with NumPy's and cuprum's global random
-generators seeded with fixed values, NumPy's state restored afterwards."""
+generators seeded with fixed values, NumPy's state restored afterwards; and
+``generate_seed``, a seed drawn from NumPy's global generator (fixed under
+``fix_random``)."""
 
 from __future__ import annotations
 
@@ -39,3 +41,11 @@ def fix_random():
         return _wrap(impl)
 
     return decorator
+
+
+def generate_seed():
+    """A seed for a test's own generator, drawn from NumPy's global one (so the same
+    seed each run under ``fix_random``)."""
+    import numpy
+
+    return numpy.random.randint(0x7FFFFFFF)
