@@ -6,7 +6,8 @@ One design serves them all: one-sided (Hestenes) Jacobi over stacks of matrices,
 from cuprum's array operations. The columns of ``W = A V`` are rotated in pairs until
 they are orthogonal; each round rotates ``n/2`` disjoint pairs at once (a round-robin
 tournament: ``n - 1`` rounds a sweep), so a round is a few gathers, reductions and
-scatters over the whole stack. A sweep ends with one read of the largest remaining
+scatters over the whole stack, and two fused kernels (``cuprum.fuse``: the rotations'
+parameters, then each pair of columns rotated). A sweep ends with one read of the largest remaining
 cosine between two columns (the only wait for the device); below ``n * eps`` the
 singular values are the column norms, ``V`` the accumulated rotations and ``U`` the
 normalised columns, completed to an orthonormal basis by Householder QR (the columns of
@@ -22,6 +23,8 @@ LAPACK builds promise the same ones.
 """
 
 from __future__ import annotations
+
+import functools
 
 import cuprum
 from cuprum._lazy import numpy
@@ -53,6 +56,35 @@ def _rounds(n):
     return out
 
 
+def _rotation_math(alpha, beta, g, d):
+    """One Jacobi rotation per pair from its columns' squared norms ``alpha``, ``beta``
+    and their product's magnitude ``g`` (``d``: the signed product for real columns, ``g``
+    for complex ones): ``(c, s, cosine between the columns)``; no rotation where ``g`` is
+    0."""
+    live = g > 0
+    norm = cuprum.sqrt(alpha * beta)
+    cos = cuprum.where(live, g / cuprum.where(norm > 0, norm, 1), 0)
+    zeta = (beta - alpha) / (2 * cuprum.where(live, d, 1))
+    t = cuprum.where(zeta >= 0, 1, -1) / (cuprum.abs(zeta) + cuprum.sqrt(1 + zeta * zeta))
+    c = 1 / cuprum.sqrt(1 + t * t)
+    return cuprum.where(live, c, 1), cuprum.where(live, c * t, 0), cos
+
+
+def _rotate_math(c, s, xp, xq):
+    """The pair of columns ``(xp, xq)`` rotated by ``(c, s)``."""
+    return c * xp - s * xq, s * xp + c * xq
+
+
+@functools.cache
+def _fused():
+    """The round's two kernels, fused once (``cuprum.fuse`` exists only once the package
+    is imported): the rotations' parameters, and a pair of columns rotated."""
+    return (
+        cuprum.fuse(kernel_name="cuprum_jacobi_rotation")(_rotation_math),
+        cuprum.fuse(kernel_name="cuprum_jacobi_rotate")(_rotate_math),
+    )
+
+
 def _jacobi(w):
     """Orthogonalises the columns of the stack ``w`` (``(B, m, n)``, ``m >= n``, a copy
     in the compute dtype) in place. Returns ``V`` (``(B, n, n)``) with ``w = A V``."""
@@ -65,9 +97,9 @@ def _jacobi(w):
         return v
     tol = float(numpy.finfo(dt).eps) * n
     rounds = _rounds(n)
-    real = dt.char.lower() if complex_ else dt.char
+    rotation, rotate = _fused()
     for _ in range(_MAX_SWEEPS):
-        worst = cuprum.zeros((), dtype=real)
+        cosines = []
         for p, q in rounds:
             wp, wq = w[:, :, p], w[:, :, q]
             if complex_:
@@ -75,31 +107,22 @@ def _jacobi(w):
                 beta = cuprum.sum((wq * cuprum.conj(wq)).real, axis=1)
                 gamma = cuprum.sum(cuprum.conj(wp) * wq, axis=1)
                 g = cuprum.abs(gamma)
+                # |gamma| rotates; its phase moves onto column q
+                c, s, cos = rotation(alpha, beta, g, g)
+                phase = cuprum.conj(gamma / cuprum.where(g > 0, g, 1))
+                phase = cuprum.where(g > 0, phase, 1)[:, None, :]
+                wq, vq = wq * phase, v[:, :, q] * phase
             else:
                 alpha = cuprum.sum(wp * wp, axis=1)
                 beta = cuprum.sum(wq * wq, axis=1)
                 gamma = cuprum.sum(wp * wq, axis=1)
-                g = cuprum.abs(gamma)
-            norm = cuprum.sqrt(alpha * beta)
-            live = g > 0
-            cos = cuprum.where(live, g / cuprum.where(norm > 0, norm, 1), 0)
-            worst = cuprum.maximum(worst, cuprum.max(cos))
-            # real: the signed gamma; complex: |gamma|, the phase moved onto column q
-            gs = cuprum.where(live, g if complex_ else gamma, 1)
-            zeta = (beta - alpha) / (2 * gs)
-            t = cuprum.where(zeta >= 0, 1, -1) / (cuprum.abs(zeta) + cuprum.sqrt(1 + zeta * zeta))
-            t = cuprum.where(live, t, 0)
-            c = 1 / cuprum.sqrt(1 + t * t)
-            s = c * t
+                c, s, cos = rotation(alpha, beta, cuprum.abs(gamma), gamma)
+                vq = v[:, :, q]
+            cosines.append(cos)
             c, s = c[:, None, :], s[:, None, :]
-            vp, vq = v[:, :, p], v[:, :, q]
-            if complex_:
-                phase = cuprum.conj(cuprum.where(live, gamma / gs, 1))[:, None, :]
-                wq, vq = wq * phase, vq * phase
-            w[:, :, p] = c * wp - s * wq
-            w[:, :, q] = s * wp + c * wq
-            v[:, :, p] = c * vp - s * vq
-            v[:, :, q] = s * vp + c * vq
+            w[:, :, p], w[:, :, q] = rotate(c, s, wp, wq)
+            v[:, :, p], v[:, :, q] = rotate(c, s, v[:, :, p], vq)
+        worst = cuprum.max(cuprum.concatenate(cosines, axis=1))
         if not float(worst) > tol:
             break
     return v
