@@ -1,8 +1,10 @@
-"""What the package's tests share: ``same``, a cuprum result against NumPy's."""
+"""What the package's tests share: ``same``, a cuprum result against NumPy's;
+``same_error``, cuprum's error against NumPy's; ``random_values``, test data."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import cuprum as cp
 
@@ -27,3 +29,31 @@ def same(got, want, rtol=None):
         np.testing.assert_allclose(h, want, rtol=rtol, atol=rtol, equal_nan=True)
     else:
         np.testing.assert_array_equal(h, want)
+
+
+def same_error(f, g, cls=ValueError):
+    """``f()`` (cuprum) raises ``cls`` with the message of NumPy's ``g()``."""
+    with pytest.raises(cls) as want:
+        g()
+    with pytest.raises(cls) as got:
+        f()
+    assert str(got.value) == str(want.value)
+
+
+def random_values(rng, shape, dtype, unsigned=(1, 100), signed=(1, 50)):
+    """Random non-zero values of ``dtype`` drawn from ``rng``: bools both ways, floats and
+    complex numbers of magnitude ~10, unsigned integers in ``unsigned`` (``None``: as the
+    signed ones, wrapped), signed integers in ``signed`` with random signs."""
+    dtype = np.dtype(dtype)
+    n = int(np.prod(shape))
+    if dtype.kind == "b":
+        x = rng.random(n) < 0.5
+    elif dtype.kind == "f":
+        x = rng.standard_normal(n) * 10
+    elif dtype.kind == "c":
+        x = (rng.standard_normal(n) + 1j * rng.standard_normal(n)) * 10
+    elif dtype.kind == "u" and unsigned is not None:
+        x = rng.integers(*unsigned, n)
+    else:
+        x = rng.integers(*signed, n) * rng.choice([-1, 1], n)
+    return np.asarray(x).astype(dtype).reshape(shape)

@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
-from compare import same
+from compare import random_values, same, same_error
 
 import cuprum as cp
 
@@ -18,31 +18,12 @@ DTYPES = [np.int32, np.int64, np.float32, np.float64, np.bool_, np.complex64, np
 
 def data(shape, dtype):
     """Random non-zero values of ``dtype`` (bools both ways)."""
-    dtype = np.dtype(dtype)
-    n = int(np.prod(shape))
-    if dtype.kind == "b":
-        x = RNG.random(n) < 0.5
-    elif dtype.kind == "f":
-        x = RNG.standard_normal(n) * 10
-    elif dtype.kind == "c":
-        x = (RNG.standard_normal(n) + 1j * RNG.standard_normal(n)) * 10
-    else:
-        x = RNG.integers(1, 50, n) * RNG.choice([-1, 1], n)
-    return np.asarray(x).astype(dtype).reshape(shape)
+    return random_values(RNG, shape, dtype, unsigned=None)
 
 
 def pair(shape, dtype):
     h = data(shape, dtype)
     return cp.asarray(h), h
-
-
-def same_error(f, g, cls=ValueError):
-    """``f()`` (cuprum) raises ``cls`` with the message of NumPy's ``g()``."""
-    with pytest.raises(cls) as want:
-        g()
-    with pytest.raises(cls) as got:
-        f()
-    assert str(got.value) == str(want.value)
 
 
 # ---------------------------------------------------------------------------- diag, diagflat

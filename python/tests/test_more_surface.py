@@ -4,7 +4,7 @@ values, result dtypes, odd shapes and NumPy's errors."""
 
 import numpy as np
 import pytest
-from compare import same
+from compare import random_values, same, same_error
 
 import cuprum as cp
 
@@ -14,28 +14,7 @@ DTYPES = [np.int32, np.uint8, np.int64, np.float32, np.float64, np.complex64, np
 
 def data(shape, dtype):
     """Random non-zero values of ``dtype``."""
-    dtype = np.dtype(dtype)
-    n = int(np.prod(shape))
-    if dtype.kind == "b":
-        x = RNG.random(n) < 0.5
-    elif dtype.kind == "f":
-        x = RNG.standard_normal(n) * 10
-    elif dtype.kind == "c":
-        x = (RNG.standard_normal(n) + 1j * RNG.standard_normal(n)) * 10
-    elif dtype.kind == "u":
-        x = RNG.integers(1, 100, n)
-    else:
-        x = RNG.integers(1, 50, n) * RNG.choice([-1, 1], n)
-    return np.asarray(x).astype(dtype).reshape(shape)
-
-
-def same_error(f, g, cls=ValueError):
-    """``f()`` (cuprum) raises ``cls`` with the message of NumPy's ``g()``."""
-    with pytest.raises(cls) as want:
-        g()
-    with pytest.raises(cls) as got:
-        f()
-    assert str(got.value) == str(want.value)
+    return random_values(RNG, shape, dtype)
 
 
 # ---------------------------------------------------------------------------- pad

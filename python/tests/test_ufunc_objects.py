@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
-from compare import same
+from compare import random_values, same, same_error
 
 import cuprum as cp
 
@@ -21,33 +21,12 @@ SHAPES = [(), (0,), (1,), (5,), (3, 4), (2, 0, 3), (2, 3, 5)]
 
 def data(shape, dtype):
     """Random non-zero values of ``dtype`` (bools both ways)."""
-    dtype = np.dtype(dtype)
-    n = int(np.prod(shape))
-    if dtype.kind == "b":
-        x = RNG.random(n) < 0.5
-    elif dtype.kind == "f":
-        x = RNG.standard_normal(n) * 10
-    elif dtype.kind == "c":
-        x = (RNG.standard_normal(n) + 1j * RNG.standard_normal(n)) * 10
-    elif dtype.kind == "u":
-        x = RNG.integers(1, 10, n)
-    else:
-        x = RNG.integers(1, 10, n) * RNG.choice([-1, 1], n)
-    return np.asarray(x).astype(dtype).reshape(shape)
+    return random_values(RNG, shape, dtype, unsigned=(1, 10), signed=(1, 10))
 
 
 def pair(shape, dtype):
     h = data(shape, dtype)
     return cp.asarray(h), h
-
-
-def same_error(f, g, cls=ValueError):
-    """``f()`` (cuprum) raises ``cls`` with the message of NumPy's ``g()``."""
-    with pytest.raises(cls) as want:
-        g()
-    with pytest.raises(cls) as got:
-        f()
-    assert str(got.value) == str(want.value)
 
 
 # ---------------------------------------------------------------------------- attributes
