@@ -285,6 +285,11 @@ class ufunc:
                 )
             if dtype is not None:
                 a = a.astype(dtype, copy=False)
+            if name not in _REORDERABLE and has_initial:
+                # No value leaves such a ufunc's accumulator unchanged (subtract's 0 only on
+                # the right): the elements out of `where` are skipped, not filled.
+                r = self._masked_fold(a, axes, where, initial, keepdims)
+                return _store(self, r, out, "same_kind", True)
             a = cuprum.where(where, a, fill).astype(a.dtype, copy=False)
         kernel = _REDUCTIONS.get(name)
         if has_initial and name not in _REORDERABLE:
@@ -342,6 +347,23 @@ class ufunc:
         if keepdims:
             r = r.reshape(tuple(1 if k in axes else n for k, n in enumerate(shape)))
         return r
+
+    def _masked_fold(self, a, axes, where, initial, keepdims):
+        """NumPy's ``((initial op x0) op x1) ...`` over the one axis in ``axes``, each step
+        taken only where ``where`` (broadcast to ``a``) holds."""
+        m = cuprum.broadcast_to(cuprum.asarray(where, dtype=bool), a.shape)
+        kept = tuple(n for k, n in enumerate(a.shape) if k not in axes)
+        acc = cuprum.full(kept, initial, dtype=self._loop_dtype(a.dtype))
+        if axes:
+            (ax,) = axes
+            x, mx = cuprum.moveaxis(a, ax, 0), cuprum.moveaxis(m, ax, 0)
+            for i in range(x.shape[0]):
+                acc = cuprum.where(mx[i], self(acc, x[i]), acc).astype(acc.dtype, copy=False)
+        else:
+            acc = cuprum.where(m, self(acc, a), acc).astype(acc.dtype, copy=False)
+        if keepdims:
+            acc = acc.reshape(tuple(1 if k in axes else n for k, n in enumerate(a.shape)))
+        return acc
 
     def _fold_axis(self, x, initial=None):
         """``x`` reduced over its first axis (non-empty), from ``initial`` when given."""

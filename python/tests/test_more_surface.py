@@ -43,6 +43,10 @@ PAD_MODES = [
 @pytest.mark.parametrize("width", [1, (2, 7), 0])
 def test_pad_modes(dtype, mode, kw, shape, width):
     h = data(shape, dtype)
+    if mode == "linear_ramp" and np.dtype(dtype).kind == "u":
+        # (a negative ramp cast to an unsigned type is C's undefined behaviour: NumPy's x86
+        # cast wraps, a GPU's saturates, as CuPy's does)
+        kw = {"end_values": (2, 7)}
     same(cp.pad(cp.asarray(h), width, mode, **kw), np.pad(h, width, mode, **kw))
 
 
@@ -443,8 +447,8 @@ def test_cross_2d_and_errors():
     a, b = data((4, 2), np.float64), data((4, 3), np.float64)
     with pytest.warns(DeprecationWarning):
         got = cp.cross(cp.asarray(a), cp.asarray(b))
-    with pytest.warns(DeprecationWarning):
-        same(got, np.cross(a, b))
+    # (NumPy 2.0-2.4 warn the same; 2.5 refuses 2-element vectors: a zero z is their answer)
+    same(got, np.cross(np.pad(a, [(0, 0), (0, 1)]), b))
     same_error(lambda: cp.cross(cp.ones(4), cp.ones(3)), lambda: np.cross(np.ones(4), np.ones(3)))
     same_error(
         lambda: cp.linalg.cross(cp.ones(2), cp.ones(3)),

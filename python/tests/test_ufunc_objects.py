@@ -340,6 +340,23 @@ def test_reduce(name, dtype, shape):
             )
 
 
+@pytest.mark.parametrize("name", ["subtract", "true_divide"])
+@pytest.mark.parametrize("axis", [0, -1])
+def test_reduce_of_an_unordered_ufunc_skips_what_where_leaves_out(name, axis):
+    # (elements out of the mask are skipped, not filled: no fill leaves subtract unchanged)
+    h = np.arange(1.0, 13.0).reshape(3, 4)
+    for mask in ([True, False, True, True], [False] * 4, [[False], [True], [False]]):
+        n = np.broadcast_to(np.array(mask), h.shape)
+        for keepdims in (False, True):
+            kw = {"axis": axis, "initial": 2.0, "keepdims": keepdims}
+            _both(
+                lambda n=n, kw=kw: getattr(cp, name).reduce(
+                    cp.asarray(h), where=cp.asarray(n), **kw
+                ),
+                lambda n=n, kw=kw: getattr(np, name).reduce(h, where=n, **kw),
+            )
+
+
 @pytest.mark.parametrize("name", ["add", "multiply", "maximum", "minimum", "subtract"])
 @pytest.mark.parametrize("shape", [(0, 3), (1,), (4, 3)])
 def test_reduce_keywords(name, shape):

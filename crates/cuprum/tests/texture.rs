@@ -15,6 +15,15 @@ use cuprum::texture::{
     SurfaceObject, TEXTURE_ALIGNMENT, TextureDesc, TextureObject,
 };
 use cuprum::{Array, DType, ElementwiseKernel, ErrorKind, RawKernel, RawModule, ScanKernel};
+use std::sync::{RwLock, RwLockReadGuard};
+
+/// The capture test and the others take turns: a context-wide synchronisation in another
+/// test's thread while a stream captures is refused by CUDA and invalidates the capture.
+static TURNS: RwLock<()> = RwLock::new(());
+
+fn shared_turn() -> RwLockReadGuard<'static, ()> {
+    TURNS.read().unwrap_or_else(|e| e.into_inner())
+}
 
 fn f32_format() -> ChannelFormat {
     ChannelFormat::new([32, 0, 0, 0], ChannelKind::Float).unwrap()
@@ -61,6 +70,7 @@ fn point_clamp() -> TextureDesc {
 #[test]
 fn cuda_arrays_copy_in_and_out_in_1_2_and_3_dimensions() {
     require_gpu!();
+    let _turn = shared_turn();
     let mut rng = Rng::new(1);
     for extent in [[1, 0, 0], [37, 0, 0], [5, 7, 0], [3, 4, 6], [1, 1, 1]] {
         let (arr, data) = filled(&mut rng, extent);
@@ -85,6 +95,7 @@ fn cuda_arrays_copy_in_and_out_in_1_2_and_3_dimensions() {
 #[test]
 fn elementwise_kernels_sample_textures_as_cupys_test_does() {
     require_gpu!();
+    let _turn = shared_turn();
     let mut rng = Rng::new(2);
     let k1 = ElementwiseKernel::new(
         "T x, U texObj",
@@ -192,6 +203,7 @@ fn fetch_1d(t: &[f32], x: f32, d: &TextureDesc, border: f32) -> f32 {
 #[test]
 fn one_d_fetches_follow_cudas_filtering_and_address_modes() {
     require_gpu!();
+    let _turn = shared_turn();
     let mut rng = Rng::new(3);
     let n = 13;
     let (arr, data) = filled(&mut rng, [n, 0, 0]);
@@ -240,6 +252,7 @@ fn one_d_fetches_follow_cudas_filtering_and_address_modes() {
 #[test]
 fn two_d_linear_filtering_is_bilinear() {
     require_gpu!();
+    let _turn = shared_turn();
     let mut rng = Rng::new(4);
     let (w, h) = (6usize, 5usize);
     let (arr, data) = filled(&mut rng, [w, h, 0]);
@@ -295,6 +308,7 @@ fn two_d_linear_filtering_is_bilinear() {
 #[test]
 fn integer_textures_read_as_integers_or_normalized_floats() {
     require_gpu!();
+    let _turn = shared_turn();
     let fetch = RawModule::new(
         r#"
 extern "C" __global__ void as_int(cudaTextureObject_t t, int* out, int n) {
@@ -360,6 +374,7 @@ extern "C" __global__ void as_float_u16(cudaTextureObject_t t, float* out, int n
 #[test]
 fn four_channel_textures_fill_vector_results() {
     require_gpu!();
+    let _turn = shared_turn();
     let k = RawKernel::new(
         r#"extern "C" __global__ void rgba(cudaTextureObject_t t, float* out, int w, int h) {
     int x = threadIdx.x, y = blockIdx.x;
@@ -396,6 +411,7 @@ fn four_channel_textures_fill_vector_results() {
 #[test]
 fn linear_and_pitched_resources_read_device_memory() {
     require_gpu!();
+    let _turn = shared_turn();
     let mut rng = Rng::new(5);
     let n = 100;
     let v = random_f32(&mut rng, n);
@@ -459,6 +475,7 @@ fn linear_and_pitched_resources_read_device_memory() {
 #[test]
 fn surfaces_write_and_read_cuda_arrays_with_each_boundary_mode() {
     require_gpu!();
+    let _turn = shared_turn();
     let (w, h) = (9usize, 4usize);
     let arr =
         CudaArray::for_surfaces(ChannelFormat::of(DType::F32, 1).unwrap(), [w, h, 0]).unwrap();
@@ -534,6 +551,7 @@ fn an_access_outside_a_surface_in_trap_mode_is_a_kernel_fault() {
 #[test]
 fn objects_keep_what_they_read_alive() {
     require_gpu!();
+    let _turn = shared_turn();
     let mut rng = Rng::new(6);
     let (arr, data) = filled(&mut rng, [11, 0, 0]);
     let t = TextureObject::new(&Resource::Array(arr), &point_clamp()).unwrap();
@@ -573,6 +591,7 @@ fn objects_keep_what_they_read_alive() {
 #[test]
 fn a_texture_dropped_inside_a_capture_lives_on_for_the_graph() {
     require_cuda!();
+    let _turn = TURNS.write().unwrap_or_else(|e| e.into_inner());
     let mut rng = Rng::new(7);
     let (arr, data) = filled(&mut rng, [300, 0, 0]);
     let k = ElementwiseKernel::new(
@@ -652,6 +671,7 @@ fn bad_descriptions_are_refused_with_what_was_expected() {
     );
 
     require_gpu!();
+    let _turn = shared_turn();
     let f = f32_format();
     assert_err(
         CudaArray::new(f, [0, 0, 0]),

@@ -303,7 +303,12 @@ fn run_ours(args: &BenchArgs, selected: &[&'static Workload], gpu: Option<Device
                 progress.suspend(|| eprintln!("  cuprum {}: n/a ({e})", w.name));
                 return Ok(None);
             }
-            Err(e) => return Err(e),
+            // One workload that fails (a wrong result, a kernel that would not load) is
+            // reported and left out; the rest of the run still measures.
+            Err(e) => {
+                progress.suspend(|| eprintln!("  cuprum {}: FAILED: {e}", w.name));
+                return Ok(None);
+            }
         };
         let (gpu, cpu) = (t.0.gpu().median * 1e6, t.0.cpu().median * 1e6);
         progress.suspend(|| eprintln!("  cuprum {}: gpu {gpu:.2} µs, cpu {cpu:.2} µs", w.name));
