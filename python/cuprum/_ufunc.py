@@ -25,6 +25,7 @@ import operator
 import cuprum
 from cuprum import _cuprum
 from cuprum._lazy import numpy
+from cuprum._routines import _given, _NoValue
 
 _engine_ufunc = _cuprum.ufunc
 _ndarray = _cuprum.ndarray
@@ -65,18 +66,6 @@ _ATOMIC_AT = frozenset(
     ["add", "subtract", "maximum", "minimum", "bitwise_and", "bitwise_or", "bitwise_xor"]
 )
 _KWARGS = frozenset(("dtype", "casting", "where", "order", "subok", "signature"))
-
-
-class _NoValueType:
-    def __repr__(self):
-        return "<no value>"
-
-
-_NoValue = _NoValueType()
-
-
-def _given(x):
-    return not (x is _NoValue or type(x).__name__ == "_NoValueType")
 
 
 class ufunc:
