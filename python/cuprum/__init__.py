@@ -254,6 +254,7 @@ from cuprum._routines import (  # noqa: F401
 )
 from cuprum._shape_base import apply_along_axis, apply_over_axes, put_along_axis  # noqa: F401
 from cuprum._statistics import corrcoef, cov  # noqa: F401
+from cuprum._syncdetect import DeviceSynchronized, allow_synchronize  # noqa: F401
 from cuprum._ufunc import ufunc
 
 __version__ = "0.1.0"

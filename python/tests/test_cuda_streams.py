@@ -224,3 +224,38 @@ class TestScanKernel:
             k()
         with pytest.raises(cp.CompileException):
             cp.ScanKernel("T x", "T y", "x", "a +* b", "0", "s3")(cp.arange(3))
+
+
+def test_allow_synchronize_false_refuses_what_waits_for_the_device():
+    a = cp.arange(6, dtype=cp.float32)
+    with cp.allow_synchronize(False):
+        b = a * 2 + 1  # queued work is no synchronization
+        waits = [
+            b.get,
+            b[0].item,
+            lambda: bool(b[1]),
+            lambda: float(b[2]),
+            b.tolist,
+            lambda: cp.asnumpy(b),
+            cp.cuda.get_current_stream().synchronize,
+            cp.cuda.Device().synchronize,
+        ]
+        for wait in waits:
+            with pytest.raises(cp.DeviceSynchronized, match="synchronization was detected"):
+                wait()
+        with cp.allow_synchronize(True):  # nested: allowed again inside
+            np.testing.assert_array_equal(b.get(), np.arange(6, dtype=np.float32) * 2 + 1)
+        with pytest.raises(cp.DeviceSynchronized):
+            b.get()
+    assert b.sum().item() == 36.0  # the setting came back after the block
+
+
+def test_allow_synchronize_is_per_thread():
+    a = cp.arange(3)
+    seen = []
+    with cp.allow_synchronize(False):
+        t = threading.Thread(target=lambda: seen.append(a.get().tolist()))
+        t.start()
+        t.join()
+    assert seen == [[0, 1, 2]]
+    assert issubclass(cp.DeviceSynchronized, RuntimeError)

@@ -327,7 +327,7 @@ def install(modules):
         if f"cuprum.{sub}" in modules:
             cupyx.__dict__[sub] = modules[f"cuprum.{sub}"]
             sys.modules[f"cupyx.{sub}"] = modules[f"cuprum.{sub}"]
-    for name in ("errstate", "seterr", "geterr"):
+    for name in ("errstate", "seterr", "geterr", "allow_synchronize", "DeviceSynchronized"):
         if hasattr(cp, name):
             cupyx.__dict__[name] = getattr(cp, name)
     # cuprum.linalg has every routine CuPy asks cuSOLVER about (geev, potrfBatched, ...)

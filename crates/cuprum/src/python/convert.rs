@@ -193,6 +193,7 @@ pub(crate) fn upload(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<A
 
 /// `array` as a new NumPy array (C order), after the work queued on it.
 pub(crate) fn download<'py>(py: Python<'py>, array: &Array) -> PyResult<Bound<'py, PyAny>> {
+    super::syncdetect::declare_synchronize(py)?;
     let c = array.to_contiguous()?;
     let np = numpy(py)?;
     let shape = PyTuple::new(py, c.shape())?;

@@ -90,6 +90,7 @@ impl PyStream {
 
     /// Waits for the work queued on the stream (the GIL released meanwhile).
     fn synchronize(&self, py: Python<'_>) -> PyResult<()> {
+        super::syncdetect::declare_synchronize(py)?;
         let s = self.stream.clone();
         // The runtime stream is Send; the wait needs no Python state.
         Ok(py.detach(move || s.synchronize())?)
@@ -201,6 +202,7 @@ impl PyEvent {
 
     /// Waits until the work before the event has run (the GIL released meanwhile).
     fn synchronize(&self, py: Python<'_>) -> PyResult<()> {
+        super::syncdetect::declare_synchronize(py)?;
         Ok(py.detach(|| self.event.synchronize())?)
     }
 

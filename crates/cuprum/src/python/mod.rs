@@ -80,6 +80,7 @@ mod package;
 mod pickling;
 mod routines;
 mod stream;
+mod syncdetect;
 mod texture;
 
 pub use array::PyArray;

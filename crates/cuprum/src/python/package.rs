@@ -495,7 +495,8 @@ fn from_dlpack(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
 
 /// Waits for all work on the current device.
 #[pyfunction]
-fn synchronize() -> PyResult<()> {
+fn synchronize(py: Python<'_>) -> PyResult<()> {
+    super::syncdetect::declare_synchronize(py)?;
     Ok(Device::current()?.synchronize()?)
 }
 
@@ -673,6 +674,10 @@ pub fn register_package(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(concatenate, m)?)?;
     m.add_function(wrap_pyfunction!(from_dlpack, m)?)?;
     m.add_function(wrap_pyfunction!(synchronize, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        super::syncdetect::_set_allow_synchronize,
+        m
+    )?)?;
     m.add_function(wrap_pyfunction!(device_count, m)?)?;
     m.add_function(wrap_pyfunction!(config, m)?)?;
     m.add_function(wrap_pyfunction!(setup, m)?)?;
