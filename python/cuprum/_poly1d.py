@@ -218,11 +218,21 @@ class poly1d:
         c = cuprum.atleast_1d(cuprum.asarray(c_or_r))
         if c.ndim > 1:
             raise ValueError("Polynomial must be 1d only.")
-        c = cuprum.trim_zeros(c, trim="f")
-        if len(c) == 0:
-            c = cuprum.zeros((1,), dtype=c.dtype)
-        self._coeffs = c
+        # (trimmed at first use, as CuPy's: constructing waits for nothing on the device)
+        self._c, self._trimmed = c, False
         self._variable = "x" if variable is None else variable
+
+    @property
+    def _coeffs(self):
+        if not self._trimmed:
+            c = cuprum.trim_zeros(self._c, trim="f")
+            self._c = cuprum.zeros((1,), dtype=c.dtype) if len(c) == 0 else c
+            self._trimmed = True
+        return self._c
+
+    @_coeffs.setter
+    def _coeffs(self, value):
+        self._c, self._trimmed = value, True
 
     def __cupy_get_ndarray__(self):
         """The coefficients: functions and ufuncs take a ``poly1d`` as this array."""
@@ -343,14 +353,17 @@ class poly1d:
         return not self.__eq__(other)
 
     def __getitem__(self, val):
-        if val > self.order or val < 0:
-            return cuprum.zeros((), dtype=self._coeffs.dtype)
-        return self._coeffs[self.order - val]
+        # (on the stored coefficients, trimmed or not: no wait for the device, as CuPy's)
+        c = self._c
+        if 0 <= val < c.size:
+            return c[c.size - 1 - val]
+        return cuprum.zeros((), dtype=c.dtype)
 
     def __setitem__(self, key, val):
         if key < 0:
             raise ValueError("Does not support negative powers.")
-        if key > self.order:
-            zr = cuprum.zeros(key - self.order, self._coeffs.dtype)
-            self._coeffs = cuprum.concatenate((zr, self._coeffs))
-        self._coeffs[self.order - key] = val
+        c = self._c
+        if key >= c.size:
+            c = cuprum.concatenate((cuprum.zeros(key + 1 - c.size, c.dtype), c))
+        c[c.size - 1 - key] = val
+        self._c = c
