@@ -2,13 +2,16 @@
 stands on singular values (``pinv``, ``lstsq``, ``matrix_rank``, ``cond``, the matrix
 2-norms and nuclear norm).
 
-One design serves them all: one-sided (Hestenes) Jacobi over stacks of matrices, composed
-from cuprum's array operations. The columns of ``W = A V`` are rotated in pairs until
-they are orthogonal; each round rotates ``n/2`` disjoint pairs at once (a round-robin
-tournament: ``n - 1`` rounds a sweep), so a round is a few gathers, reductions and
-scatters over the whole stack, and two fused kernels (``cuprum.fuse``: the rotations'
-parameters, then each pair of columns rotated). A sweep ends with one read of the largest remaining
-cosine between two columns (the only wait for the device); below ``n * eps`` the
+One design serves them all: one-sided (Hestenes) Jacobi over stacks of matrices. The
+columns of ``W = A V`` are rotated in pairs until they are orthogonal; each round rotates
+``n/2`` disjoint pairs at once (a round-robin tournament: ``n - 1`` rounds a sweep). For
+real stacks the whole iteration is one kernel launch (``_SWEEP_SOURCE``: a block per
+matrix, a warp per pair, the block meeting after each round and stopping after a sweep in
+which no cosine between two columns exceeded ``n * eps``): launches, not arithmetic, bound
+the small matrices linear algebra is mostly made of. Complex stacks take the composed
+loop: a round is a few gathers, reductions and scatters over the whole stack and two fused
+kernels (``cuprum.fuse``: the rotations' parameters, then each pair of columns rotated),
+and a sweep ends with one read of the largest remaining cosine. Then the
 singular values are the column norms, ``V`` the accumulated rotations and ``U`` the
 normalised columns, completed to an orthonormal basis by Householder QR (the columns of
 zero singular values, and ``full_matrices``). One-sided Jacobi computes small singular
@@ -85,10 +88,79 @@ def _fused():
     )
 
 
+# One block per matrix of a real stack: the whole Jacobi iteration in one launch. Each warp
+# takes pairs of the round (the circle method: column 0 stays, the others turn by one a
+# round), sums the pair's three products with shuffles and rotates both columns of W and
+# of V; the block meets after each round, and stops after a sweep in which no pair's
+# cosine exceeded `tol` (the composed loop's test, per matrix).
+_SWEEP_SOURCE = r"""
+__device__ __forceinline__ T warp_sum(T x) {
+    for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(0xffffffffu, x, o);
+    return x;
+}
+
+__device__ __forceinline__ int player(int j, int r, int np) {
+    return j == 0 ? 0 : (j - 1 + r) % (np - 1) + 1;
+}
+
+extern "C" __global__ void cuprum_jacobi_sweeps(T* w, T* v, int m, int n, int sweeps, T tol) {
+    T* a = w + (long long)blockIdx.x * m * n;
+    T* vv = v + (long long)blockIdx.x * n * n;
+    __shared__ int rotated;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    const int np = n + (n & 1);
+    for (int sweep = 0; sweep < sweeps; ++sweep) {
+        if (threadIdx.x == 0) rotated = 0;
+        __syncthreads();
+        for (int r = 0; r < np - 1; ++r) {
+            for (int k = warp; k < np / 2; k += warps) {
+                int p = player(k, r, np), q = player(np - 1 - k, r, np);
+                if (p > q) { int t = p; p = q; q = t; }
+                if (q >= n) continue;
+                T alpha = 0, beta = 0, gamma = 0;
+                for (int i = lane; i < m; i += 32) {
+                    T x = a[(long long)i * n + p], y = a[(long long)i * n + q];
+                    alpha += x * x; beta += y * y; gamma += x * y;
+                }
+                alpha = warp_sum(alpha); beta = warp_sum(beta); gamma = warp_sum(gamma);
+                T g = gamma < 0 ? -gamma : gamma;
+                if (!(g > 0)) continue;
+                T norm = sqrt(alpha * beta);
+                if (norm > 0 && g / norm > tol && lane == 0) rotated = 1;
+                T zeta = (beta - alpha) / (2 * gamma);
+                T t = (zeta >= 0 ? T(1) : T(-1)) / ((zeta < 0 ? -zeta : zeta) + sqrt(1 + zeta * zeta));
+                T c = 1 / sqrt(1 + t * t), s = c * t;
+                for (int i = lane; i < m; i += 32) {
+                    T x = a[(long long)i * n + p], y = a[(long long)i * n + q];
+                    a[(long long)i * n + p] = c * x - s * y;
+                    a[(long long)i * n + q] = s * x + c * y;
+                }
+                for (int i = lane; i < n; i += 32) {
+                    T x = vv[(long long)i * n + p], y = vv[(long long)i * n + q];
+                    vv[(long long)i * n + p] = c * x - s * y;
+                    vv[(long long)i * n + q] = s * x + c * y;
+                }
+            }
+            __syncthreads();
+        }
+        if (rotated == 0) break;
+        __syncthreads();
+    }
+}
+"""
+
+
+@functools.cache
+def _sweep_kernel(dt):
+    """The one-launch Jacobi iteration for real ``dt`` (float32 or float64)."""
+    ctype = {"float32": "float", "float64": "double"}[numpy.dtype(dt).name]
+    return cuprum.RawKernel(f"typedef {ctype} T;\n" + _SWEEP_SOURCE, "cuprum_jacobi_sweeps")
+
+
 def _jacobi(w):
     """Orthogonalises the columns of the stack ``w`` (``(B, m, n)``, ``m >= n``, a copy
     in the compute dtype) in place. Returns ``V`` (``(B, n, n)``) with ``w = A V``."""
-    nb, _, n = w.shape
+    nb, m, n = w.shape
     dt = numpy.dtype(w.dtype)
     complex_ = dt.kind == "c"
     v = cuprum.zeros((nb, n, n), dtype=w.dtype)
@@ -96,6 +168,11 @@ def _jacobi(w):
     if n < 2:
         return v
     tol = float(numpy.finfo(dt).eps) * n
+    if not complex_ and w.flags.c_contiguous:
+        warps = max(1, min((n + 1) // 2, 8))
+        args = (w, v, numpy.int32(m), numpy.int32(n), numpy.int32(_MAX_SWEEPS), dt.type(tol))
+        _sweep_kernel(dt.name)((nb,), (32 * warps,), args)
+        return v
     rounds = _rounds(n)
     rotation, rotate = _fused()
     for _ in range(_MAX_SWEEPS):
