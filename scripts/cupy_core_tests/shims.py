@@ -347,6 +347,20 @@ def install(modules):
         "cupy.linalg._util", "CuPy's linalg helper the tests use", stacked_identity=stacked_identity
     )
 
+    # CuPy splits batched solves at cuBLAS's gesv limit; cuprum solves a whole stack at once:
+    # the limit is kept (the tests set and restore it) and changes nothing
+    gesv_limit = [256]
+
+    def set_batched_gesv_limit(limit):
+        gesv_limit[0] = int(limit)
+
+    cublas = stand_module(
+        "cupy.cublas",
+        "cuBLAS's batched-solve limit: kept, unused (cuprum solves a whole stack at once)",
+        get_batched_gesv_limit=lambda: gesv_limit[0],
+        set_batched_gesv_limit=set_batched_gesv_limit,
+    )
+
     for module in (
         accelerator,
         core,
@@ -368,6 +382,7 @@ def install(modules):
         cupyx,
         cusolver,
         linalg_util,
+        cublas,
     ):
         existing = sys.modules.setdefault(module.__name__, module)
         if existing is not module:
@@ -380,6 +395,7 @@ def install(modules):
     add(cp, "_core", core)
     add(cp, "_util", util)
     add(modules["cuprum.linalg"], "_util", linalg_util)
+    add(cp, "cublas", cublas)
     add(cp, "exceptions", exceptions)
     for name, module in (
         ("runtime", runtime),
