@@ -42,6 +42,7 @@ use report::{CupyCols, CupyInfo, Report, Row, TorchCols, TorchInfo, TwinCols};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 use targets::{Context, Measured, Times, Verdict};
 use timed::{R, Timed};
@@ -95,8 +96,18 @@ pub fn run(args: &BenchArgs) -> R<ExitCode> {
         None => measure(args, gpu_device())?,
     };
     show(args, &report)?;
+    if FAILED_WORKLOADS.load(Ordering::Relaxed) > 0 {
+        eprintln!(
+            "{} workload(s) failed (their rows show no numbers; each error is printed above)",
+            FAILED_WORKLOADS.load(Ordering::Relaxed)
+        );
+        return Ok(ExitCode::FAILURE);
+    }
     Ok(ExitCode::SUCCESS)
 }
+
+/// Workloads of this run that failed: reported and left out, and the exit status says so.
+static FAILED_WORKLOADS: AtomicUsize = AtomicUsize::new(0);
 
 /// Prints `report` (table or JSON) and draws it with `--plot`.
 fn show(args: &BenchArgs, report: &Report) -> R<()> {
@@ -304,9 +315,11 @@ fn run_ours(args: &BenchArgs, selected: &[&'static Workload], gpu: Option<Device
                 return Ok(None);
             }
             // One workload that fails (a wrong result, a kernel that would not load) is
-            // reported and left out; the rest of the run still measures.
+            // reported and left out; the rest of the run still measures, and the exit
+            // status is a failure.
             Err(e) => {
                 progress.suspend(|| eprintln!("  cuprum {}: FAILED: {e}", w.name));
+                FAILED_WORKLOADS.fetch_add(1, Ordering::Relaxed);
                 return Ok(None);
             }
         };
