@@ -25,6 +25,16 @@ use crate::ops::compact;
 use crate::ops::sort_tuned as sort;
 use crate::runtime::Device;
 
+/// The name of the file holding the stored choices in a kernel cache's folder: what
+/// `cuprum bundle build --tuning` takes, so that a bundle replays the choices the
+/// recording process made (a family measured at first use may otherwise pick another
+/// candidate, whose kernel the bundle does not hold).
+///
+/// ```
+/// assert!(cuprum::tuning::FILE.ends_with(".json"));
+/// ```
+pub const FILE: &str = crate::compile::tuning::STORE_FILE;
+
 /// Every tuned family, in the order `cuprum tune` measures them.
 static FAMILIES: [&Family; 14] = [
     scan::FAMILIES[0],

@@ -3,7 +3,8 @@
 //! empty kernel cache without and with a bundle (`demo_cold_start`,
 //! `demo_cold_start_bundle`). The kernels come from recording `cuprum demo` once per bench
 //! run (NVRTC present, a cache folder of its own); the bundle is built on the fly for the
-//! GPU's architecture. Nothing touches the user's cache.
+//! GPU's architecture and carries the recording's tuning choices. Nothing touches the
+//! user's cache.
 
 use super::subprocess::{ChildMode, children, host_only, temp_cache_dir};
 use super::timed::{R, Timed};
@@ -45,6 +46,13 @@ fn prepare() -> R<PathBuf> {
     let records = bundle::read_list(&list)?;
     let arch = cuprum::Device::current()?.arch();
     let bytes = bundle::build(&records, &[arch], &|_| {})?;
+    // The recording's tuning choices go with its kernels: a family measured at first use
+    // (a GPU model without a built-in choice) would otherwise be measured again in each
+    // replay and may pick another candidate, whose kernel the bundle does not hold.
+    let bytes = match std::fs::read(dir.join("record-cache").join(cuprum::tuning::FILE)) {
+        Ok(choices) => bundle::with_tuning(&bytes, &choices)?,
+        Err(_) => bytes,
+    };
     std::fs::write(dir.join(BUNDLE), bytes)?;
     Ok(dir)
 }
