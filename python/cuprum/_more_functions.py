@@ -122,9 +122,10 @@ def isneginf(x, out=None):
 
 def _bit_order(bitorder, what):
     """Whether ``bitorder`` is little-endian: NumPy's checks (``packbits`` takes
-    ``'big'``/``'little'``, ``unpackbits`` any word beginning with ``l`` or ``b``)."""
+    ``'big'``/``'little'``, ``unpackbits`` any word beginning with ``l`` or ``b``); a
+    ``bitorder`` that is not a string is CuPy's ``ValueError`` (NumPy's ``TypeError``)."""
     if not isinstance(bitorder, str):
-        raise TypeError(f"{what}() argument must be str, not {type(bitorder).__name__}")
+        raise ValueError(f"{what}bits: bitorder must be a str, not {type(bitorder).__name__}")  # noqa: TRY004 (CuPy raises ValueError)
     if what == "pack" and bitorder not in ("big", "little"):
         raise ValueError("'order' must be either 'little' or 'big'")
     if what == "unpack" and bitorder[:1] not in ("b", "l"):

@@ -142,11 +142,8 @@ def repeat(a, repeats, axis=None):
     if isinstance(repeats, (list, tuple)):
         from cuprum._lazy import numpy
 
-        if numpy.ndim(repeats) > 1:  # NumPy's, converting a nested list to 1-D intp
-            raise ValueError(
-                "setting an array element with a sequence. The requested array would exceed "
-                "the maximum number of dimension of 1."
-            )
+        if numpy.ndim(repeats) > 1:  # CuPy's message (NumPy's differs for a list)
+            raise ValueError("object too deep for desired array")
     d = getattr(repeats, "dtype", None)
     if d is not None and d.kind == "u" and d.itemsize == 8:
         raise TypeError(  # NumPy's: repeats cast to intp under the 'safe' rule
@@ -1359,6 +1356,11 @@ def lexsort(keys, axis=-1):
     """The indices that sort by several keys, the last key first (stable)."""
     import cuprum
 
+    if isinstance(keys, cuprum.ndarray) and keys.ndim == 1:
+        # NumPy's reading: a 1-D array is that many keys of one element each
+        if keys.size == 0:
+            raise TypeError("need sequence of keys with len > 0 in lexsort")
+        return cuprum.zeros((), dtype="int64")
     keys = [_asarray(k) for k in keys] if not isinstance(keys, cuprum.ndarray) else list(keys)
     if not keys:
         raise TypeError("need sequence of keys with len > 0 in lexsort")

@@ -49,15 +49,49 @@ def test_constructor_new_memory():
     np.testing.assert_array_equal(f.get(), np.arange(6).reshape(2, 3))
 
 
+def test_non_native_byte_order():
+    # a dtype argument in the other byte order is refused (CuPy's message) ...
+    for make in (
+        lambda: cp.ndarray((2, 3), dtype=">i"),
+        lambda: cp.zeros((2, 3), dtype=">i4"),
+        lambda: cp.arange(3).astype(">f8"),
+    ):
+        with pytest.raises(
+            ValueError,
+            match="Unsupported dtype >i4 with big-endian byte-order|"
+            "Unsupported dtype >f8 with big-endian byte-order",
+        ):
+            make()
+    # ... while byte-swapped host data is read by value
+    h = np.arange(5, dtype=">i4")
+    x = cp.asarray(h)
+    assert x.dtype == np.int32
+    np.testing.assert_array_equal(x.get(), np.arange(5))
+
+
 def test_constructor_errors():
     with pytest.raises(ValueError, match="Negative dimensions are not allowed"):
         cp.ndarray((2, -1))
     with pytest.raises(ValueError, match="order not understood"):
         cp.ndarray((2,), order="K")
-    with pytest.raises(ValueError, match="memptr is required if strides is given"):
-        cp.ndarray((2,), strides=(8,))
+    # Strides without memory: new memory of the contiguous size, the strides within it.
+    with pytest.raises(ValueError, match="does not allow negative strides"):
+        cp.ndarray((2, 3, 4), strides=(-8, 8, 8))
+    with pytest.raises(ValueError, match="within a contiguous size of 192 but got 3344"):
+        cp.ndarray((2, 3, 4), strides=(8, 128, 1024))
     with pytest.raises(TypeError, match="memptr must be a cuprum.cuda.MemoryPointer, got int"):
         cp.ndarray((2,), memptr=1234)
+
+
+def test_constructor_strides_without_memory():
+    a = cp.ndarray((2, 3, 4), strides=(8, 0, 8), dtype="float64")
+    assert a.strides == (8, 0, 8)
+    a[...] = 1.5  # overlapping elements: every one holds the last value written
+    np.testing.assert_array_equal(a.get(), np.full((2, 3, 4), 1.5))
+    e = cp.ndarray((2, 0, 4), strides=(8, 128, 1024), dtype="float64")
+    assert e.shape == (2, 0, 4) and e.size == 0
+    c = cp.ndarray((2, 3), strides=(12, 4), dtype="int32")
+    assert c.flags.c_contiguous and c.strides == (12, 4)
 
 
 def test_constructor_over_memory():

@@ -370,3 +370,17 @@ def test_ldexp_and_frexp_errors():
         f(x, 2.5)
     with pytest.raises(TypeError):
         cp.fuse(lambda a: cp.frexp(a))(cp.asarray(np.ones(3, np.complex64)))
+
+
+def test_ufuncs_refuse_host_arrays_as_cupy_does():
+    x = cp.asarray([1, 2])
+    for call in (
+        lambda: cp.add(np.array([2, -3]), x),
+        lambda: cp.add(x, np.array([2, -3])),
+        lambda: cp.reciprocal(np.array([2, -3])),
+    ):
+        with pytest.raises(TypeError, match=r"Unsupported type <class 'numpy.ndarray'>"):
+            call()
+    # lists and 0-d NumPy arrays stay values (a 0-d array is a scalar)
+    np.testing.assert_array_equal(cp.add([1, 1], x).get(), [2, 3])
+    np.testing.assert_array_equal(cp.add(np.array(2), x).get(), [3, 4])

@@ -106,7 +106,6 @@ def test_creation_functions_match_numpy():
         "float32",
         "f4",
         "<f4",
-        ">f4",
         "int8",
         "i2",
         "u8",
@@ -124,7 +123,6 @@ def test_creation_functions_match_numpy():
         np.complex128,
         np.bool_,
         np.dtype("float64"),
-        np.dtype(">i4"),
         np.dtype(np.uint16),
     ],
 )

@@ -868,6 +868,8 @@ def test_more_numpy_routines_match_numpy():
     np.testing.assert_array_equal(
         cp.lexsort([cp.asarray(k1), cp.asarray(k2)]).get(), np.lexsort([k1, k2])
     )
+    one = cp.lexsort(cp.asarray([3.0, 1.0]))  # a 1-D array: keys of one element each
+    assert one.shape == () and int(one) == np.lexsort(np.array([3.0, 1.0]))
     np.testing.assert_array_equal(cp.resize(x, (2, 7)).get(), np.resize(a, (2, 7)))
     np.testing.assert_array_equal(cp.median(x, axis=(0, 1)).get(), np.median(a, axis=(0, 1)))
     f = RNG.standard_normal((3, 4, 5))

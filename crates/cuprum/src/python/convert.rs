@@ -23,7 +23,7 @@
 use crate::array::{Array, DType, Scalar};
 use crate::error::err;
 use crate::runtime::{Stream, copy_dtoh, copy_htod};
-use pyo3::exceptions::{PyOverflowError, PyTypeError};
+use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyComplex, PyFloat, PyInt, PyTuple};
@@ -48,6 +48,13 @@ pub(crate) fn numpy(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
 /// NumPy's `TypeError` for what is no dtype; cuprum's `DTypeError` for a NumPy dtype
 /// cuprum has no counterpart of (strings, objects, datetimes).
 pub(crate) fn dtype_of(obj: &Bound<'_, PyAny>) -> PyResult<DType> {
+    dtype_in_any_order(obj, false)
+}
+
+/// [`dtype_of`] for a dtype argument, or (`data`) for the dtype of host data that
+/// [`upload`] byte-swaps: a non-native byte order (`'>i4'` on a little-endian machine) is
+/// refused as a dtype argument, as CuPy refuses it, and read as its native twin for data.
+fn dtype_in_any_order(obj: &Bound<'_, PyAny>, data: bool) -> PyResult<DType> {
     let py = obj.py();
     if let Ok(s) = obj.cast::<pyo3::types::PyString>() {
         if let Some(d) = s.to_cow().ok().and_then(|n| canonical_name(&n)) {
@@ -63,6 +70,12 @@ pub(crate) fn dtype_of(obj: &Bound<'_, PyAny>) -> PyResult<DType> {
     // (a property written in Python, microseconds a call).
     if let Some(found) = known(py)?.find(&d) {
         return Ok(found);
+    }
+    if !data && !d.getattr(pyo3::intern!(py, "isnative"))?.is_truthy()? {
+        return Err(PyValueError::new_err(format!(
+            "Unsupported dtype {} with big-endian byte-order",
+            d.str()?
+        )));
     }
     let name: String = d.getattr(pyo3::intern!(py, "name"))?.extract()?;
     let dtype = DType::from_name(&name).map_err(|_| {
@@ -167,7 +180,7 @@ pub(crate) fn upload(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<A
     let host_dtype = host.getattr(pyo3::intern!(py, "dtype"))?;
     let dtype = match dtype {
         Some(d) => d,
-        None => dtype_of(&host_dtype)?,
+        None => dtype_in_any_order(&host_dtype, true)?,
     };
     if !host_dtype
         .getattr(pyo3::intern!(py, "isnative"))?

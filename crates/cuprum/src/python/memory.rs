@@ -344,10 +344,8 @@ pub(crate) fn construct(
     };
     let strides = strides.filter(|s| !s.is_none());
     let Some(memptr) = memptr.filter(|m| !m.is_none()) else {
-        if strides.is_some() {
-            return Err(PyValueError::new_err(
-                "memptr is required if strides is given.",
-            ));
+        if let Some(s) = strides {
+            return strided_empty(&shape, dtype, &byte_strides_arg(s, &shape)?);
         }
         if fortran {
             let reversed: Vec<usize> = shape.iter().rev().copied().collect();
@@ -364,26 +362,62 @@ pub(crate) fn construct(
     let memptr = memptr.get();
     let item = dtype.itemsize();
     let byte_strides: Vec<isize> = match strides {
-        Some(s) => {
-            let s: Vec<isize> = s.extract().map_err(|_| {
-                PyTypeError::new_err(format!(
-                    "strides must be a tuple of ints (bytes), got {}",
-                    type_name(s)
-                ))
-            })?;
-            if s.len() != shape.len() {
-                return Err(PyValueError::new_err(format!(
-                    "strides has {} entries but the shape {:?} has {} dimensions",
-                    s.len(),
-                    shape,
-                    shape.len()
-                )));
-            }
-            s
-        }
+        Some(s) => byte_strides_arg(s, &shape)?,
         None => contiguous_byte_strides(&shape, item, fortran),
     };
     view_at(memptr, &shape, dtype, &byte_strides)
+}
+
+/// The `strides` argument: one byte stride per axis of `shape`.
+fn byte_strides_arg(s: &Bound<'_, PyAny>, shape: &[usize]) -> PyResult<Vec<isize>> {
+    let s: Vec<isize> = s.extract().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "strides must be a tuple of ints (bytes), got {}",
+            type_name(s)
+        ))
+    })?;
+    if s.len() != shape.len() {
+        return Err(PyValueError::new_err(format!(
+            "strides has {} entries but the shape {:?} has {} dimensions",
+            s.len(),
+            shape,
+            shape.len()
+        )));
+    }
+    Ok(s)
+}
+
+/// CuPy's `ndarray(shape, dtype, strides=…)` without `memptr`: new memory of the contiguous
+/// size, the strides free within it (NumPy's rule: no negative reach, nothing past the
+/// contiguous size).
+fn strided_empty(shape: &[usize], dtype: DType, strides: &[isize]) -> PyResult<Array> {
+    let item = dtype.itemsize();
+    let size: usize = shape.iter().product();
+    let (mut low, mut high) = (0i128, if size > 0 { item as i128 } else { 0 });
+    if size > 0 {
+        for (&n, &st) in shape.iter().zip(strides) {
+            let reach = (n as i128 - 1) * st as i128;
+            if reach < 0 {
+                low += reach;
+            } else {
+                high += reach;
+            }
+        }
+    }
+    if low != 0 {
+        return Err(PyValueError::new_err(
+            "ndarray() with strides currently does not allow negative strides",
+        ));
+    }
+    let contiguous = size as i128 * item as i128;
+    if high > contiguous {
+        return Err(PyValueError::new_err(format!(
+            "ndarray() with strides must stay within a contiguous size of {contiguous} but \
+             got {high}."
+        )));
+    }
+    let block = MemoryPointer::of(&Array::empty(&[size.max(1) * item], DType::U8)?);
+    view_at(&block, shape, dtype, strides)
 }
 
 /// Byte strides of a contiguous layout.

@@ -302,6 +302,21 @@ fn ufunc(
         None => None,
     };
     let items: Vec<Bound<'_, PyAny>> = args.iter().collect();
+    // Host arrays are refused as CuPy refuses them (no hidden copy to the device); a 0-d
+    // one is a scalar here (NumPy hands its own 0-d results to `__array_ufunc__`).
+    if let Some(h) = items.iter().find(|a| {
+        !a.is_instance_of::<PyArray>()
+            && matches!(convert::is_numpy_array(a), Ok(true))
+            && a.getattr(pyo3::intern!(py, "ndim"))
+                .and_then(|n| n.extract::<usize>())
+                .is_ok_and(|n| n > 0)
+    }) {
+        return Err(PyTypeError::new_err(format!(
+            "Unsupported type {} ({name}: host memory; move it to the GPU with cuprum.asarray \
+             first)",
+            h.get_type().repr()?
+        )));
+    }
     // The first device array decides where the operation runs.
     let anchor = items
         .iter()
