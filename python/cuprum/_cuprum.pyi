@@ -30,12 +30,21 @@ class PinnedMemory:
     device_id: int
     def __init__(self, size: int, flags: int = 0) -> None: ...
 
+class Memory:
+    """The block of device memory a ``MemoryPointer`` points into (CuPy's ``Memory``)."""
+
+    ptr: int
+    size: int
+    device_id: int
+    device: Any  # cuprum.cuda.Device
+
 class MemoryPointer:
     """An address in a block of device memory, which it keeps alive (CuPy's)."""
 
     ptr: int
     device_id: int
     device: Any  # cuprum.cuda.Device
+    mem: Memory
     def copy_from(self, mem: Any, size: int) -> None: ...
     def copy_from_async(self, mem: Any, size: int, stream: Any = None) -> None: ...
     def copy_from_device(self, src: MemoryPointer, size: int) -> None: ...

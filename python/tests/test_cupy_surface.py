@@ -85,7 +85,11 @@ def test_constructor_errors():
 
 def test_constructor_strides_without_memory():
     a = cp.ndarray((2, 3, 4), strides=(8, 0, 8), dtype="float64")
-    assert a.strides == (8, 0, 8)
+    assert a.strides == (8, 0, 8) and a.data.mem.size >= 8 * 4
+    assert a.data.mem.ptr == a.data.ptr and a.data.mem.device_id == a.data.device_id
+    v = cp.arange(10, dtype=cp.float32)[3:]
+    assert v.data.mem.ptr + 12 == v.data.ptr and v.data.mem.size >= 40
+    assert isinstance(v.data.mem, cp.cuda.Memory)
     a[...] = 1.5  # overlapping elements: every one holds the last value written
     np.testing.assert_array_equal(a.get(), np.full((2, 3, 4), 1.5))
     e = cp.ndarray((2, 0, 4), strides=(8, 128, 1024), dtype="float64")

@@ -23,6 +23,7 @@ from cuprum import _cuprum
 from cuprum._cuprum import CompileException, Event, get_elapsed_time  # noqa: F401
 from cuprum.cuda import compiler, memory, pinned_memory, runtime, texture  # noqa: F401
 from cuprum.cuda.memory import (  # noqa: F401
+    Memory,
     MemoryPointer,
     MemoryPool,
     alloc,

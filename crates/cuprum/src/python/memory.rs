@@ -122,12 +122,65 @@ fn on_stream<R>(
     }
 }
 
+/// CuPy's `Memory`: the whole block a `MemoryPointer` points into (`pointer.mem`), kept
+/// alive while this object lives.
+#[pyclass(name = "Memory", module = "cuprum.cuda", frozen)]
+pub struct Memory {
+    /// The block as bytes (offset 0).
+    block: Array,
+}
+
+#[pymethods]
+impl Memory {
+    /// The block's first address (an int).
+    #[getter]
+    fn ptr(&self) -> u64 {
+        self.block.data_ptr()
+    }
+
+    /// The block's size in bytes.
+    #[getter]
+    fn size(&self) -> usize {
+        self.block.shape[0]
+    }
+
+    /// The device's ordinal (0 on the host device).
+    #[getter]
+    fn device_id(&self) -> usize {
+        device_id(&self.block)
+    }
+
+    /// The device, as a `cuprum.cuda.Device`.
+    #[getter]
+    fn device(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        super::array::device_object(py, &self.block)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<Memory 0x{:x}, {} bytes on device {}>",
+            self.ptr(),
+            self.size(),
+            self.device_id()
+        )
+    }
+}
+
 #[pymethods]
 impl MemoryPointer {
     /// The address (an int).
     #[getter]
     fn ptr(&self) -> u64 {
         self.block.data_ptr() + self.offset as u64
+    }
+
+    /// The block of memory this pointer points into (CuPy's `Memory`: `ptr`, `size`,
+    /// `device_id`, `device`).
+    #[getter]
+    fn mem(&self) -> Memory {
+        Memory {
+            block: self.block.clone(),
+        }
     }
 
     /// The device's ordinal (0 on the host device).

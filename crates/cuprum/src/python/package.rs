@@ -666,6 +666,7 @@ pub fn register_package(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<kernels::PyRawModule>()?;
     m.add_class::<super::jit_launch::JitLaunch>()?;
     m.add_class::<memory::MemoryPointer>()?;
+    m.add_class::<memory::Memory>()?;
     m.add_class::<memory::PinnedMemory>()?;
     m.add_function(wrap_pyfunction!(memory::alloc, m)?)?;
     m.add_function(wrap_pyfunction!(super::compiler::_compile_using_nvrtc, m)?)?;
