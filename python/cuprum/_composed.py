@@ -41,8 +41,12 @@ def _result_dtype(np_func, *args):
 
 
 def _as(x, dtype):
+    """An operand of a composed ufunc as a device array of ``dtype``; a NumPy array is
+    refused as CuPy's ufuncs refuse it (a 0-d one is a scalar)."""
     if isinstance(x, _FusionVar):  # inside cuprum.fuse: a traced value
         return x if x.dtype == dtype else x.astype(dtype)
+    if isinstance(x, numpy.ndarray) and x.ndim:
+        raise TypeError(f"Unsupported type {type(x)} (host memory: move it to the GPU first)")
     return cuprum.asarray(x).astype(dtype, copy=False)
 
 

@@ -137,6 +137,10 @@ def roll(a, shift, axis=None):
 def repeat(a, repeats, axis=None):
     """Each element of ``a`` repeated ``repeats`` times (``None``: of the flattened array)."""
     nd = getattr(repeats, "ndim", None)
+    if nd and type(repeats).__module__ == "numpy":
+        raise TypeError(  # CuPy's rule: no hidden copy from the host
+            "repeat: repeats must be an int, a list or a cuprum.ndarray, not numpy.ndarray"
+        )
     if nd is not None and nd > 1:
         raise ValueError("object too deep for desired array")
     if isinstance(repeats, (list, tuple)):

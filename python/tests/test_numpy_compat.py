@@ -378,9 +378,14 @@ def test_ufuncs_refuse_host_arrays_as_cupy_does():
         lambda: cp.add(np.array([2, -3]), x),
         lambda: cp.add(x, np.array([2, -3])),
         lambda: cp.reciprocal(np.array([2, -3])),
+        lambda: cp.float_power(np.array([2, 3]), x),
+        lambda: cp.gcd(x, np.array([2, 3])),
     ):
         with pytest.raises(TypeError, match=r"Unsupported type <class 'numpy.ndarray'>"):
             call()
     # lists and 0-d NumPy arrays stay values (a 0-d array is a scalar)
     np.testing.assert_array_equal(cp.add([1, 1], x).get(), [2, 3])
     np.testing.assert_array_equal(cp.add(np.array(2), x).get(), [3, 4])
+    with pytest.raises(TypeError, match="not numpy.ndarray"):
+        cp.repeat(x, np.array([1, 2]))
+    np.testing.assert_array_equal(cp.repeat(x, np.int64(2)).get(), [1, 1, 2, 2])
