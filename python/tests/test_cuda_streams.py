@@ -104,6 +104,21 @@ def test_events_order_streams_and_time_them():
     np.testing.assert_array_equal(cp.asnumpy(z), 2 * np.arange(100_000, dtype=np.float32) + 2)
 
 
+def test_a_stream_entered_from_the_default_stream_sees_its_work():
+    # CuPy's streams are blocking: work queued on the NULL stream before `with s:` is
+    # ordered before the block's work, with no event in the program.
+    n = 1 << 22
+    for _ in range(3):
+        x = cp.zeros(n, dtype=cp.float32)
+        x += 1.0
+        x *= 3.0  # queued on the default stream; large enough to be still running below
+        s = cp.cuda.Stream()
+        with s:
+            total = x.sum()
+        s.synchronize()
+        assert float(total) == 3.0 * n
+
+
 def test_graph_capture_replays_the_captured_work():
     s = cp.cuda.Stream()
     x = cp.asarray(np.array([1.0, 2.0, 3.0], dtype=np.float32))

@@ -449,7 +449,11 @@ def test_cross_2d_and_errors():
         got = cp.cross(cp.asarray(a), cp.asarray(b))
     # (NumPy 2.0-2.4 warn the same; 2.5 refuses 2-element vectors: a zero z is their answer)
     same(got, np.cross(np.pad(a, [(0, 0), (0, 1)]), b))
-    same_error(lambda: cp.cross(cp.ones(4), cp.ones(3)), lambda: np.cross(np.ones(4), np.ones(3)))
+    # (NumPy 2.5 words this error differently from 2.0-2.4: cuprum keeps the older words)
+    with pytest.raises(ValueError, match="incompatible dimensions for cross product"):
+        cp.cross(cp.ones(4), cp.ones(3))
+    with pytest.raises(ValueError):
+        np.cross(np.ones(4), np.ones(3))
     same_error(
         lambda: cp.linalg.cross(cp.ones(2), cp.ones(3)),
         lambda: np.linalg.cross(np.ones(2), np.ones(3)),

@@ -11,6 +11,16 @@
 //! on by default, not the driver's legacy NULL stream: its `ptr` is that stream's real
 //! handle, so another framework given it orders itself after cuprum's work.
 //!
+//! **CuPy's blocking streams, where it matters.** A `cupy.cuda.Stream()` is blocking: its
+//! work is ordered after what the legacy NULL stream queued before it. cuprum's streams are
+//! non-blocking, so that ordering is made at the two places a CuPy program relies on it:
+//! a stream made current from the default stream (`with stream:`, `use()`) and a graph
+//! replayed on a stream other than the current default one first wait for the default
+//! stream's queued work (an event; skipped while a capture is open, where a wait on an
+//! uncaptured stream would break the capture). Work between two user streams stays
+//! unordered, as CuPy's; the default stream does not wait for user streams (CuPy's NULL
+//! stream would): a program reads their results after `synchronize()` or an event.
+//!
 //! A capture (`begin_capture`) is held by the stream object until `end_capture`; both
 //! must come from the thread that began it, so the class is `unsendable` (PyO3 refuses a
 //! use from another thread with an exception, never undefined behaviour).
@@ -38,6 +48,19 @@ pub(crate) fn stream_of(obj: &Bound<'_, PyAny>) -> Option<Stream> {
 }
 
 /// `stream` (a `cuprum.cuda.Stream`), or the current stream for `None`.
+/// Orders `stream`'s next work after the work queued so far on the default stream, when
+/// the default stream is the current one (see the module's docs).
+fn after_default(stream: &Stream) -> PyResult<()> {
+    let current = Stream::current()?;
+    if current != *stream
+        && current == stream.device().default_stream()
+        && !crate::runtime::capturing_any()
+    {
+        stream.wait_for(&current)?;
+    }
+    Ok(())
+}
+
 pub(crate) fn stream_or_current(stream: Option<&Bound<'_, PyAny>>) -> PyResult<Stream> {
     match stream.filter(|s| !s.is_none()) {
         None => Ok(Stream::current()?),
@@ -104,12 +127,16 @@ impl PyStream {
     /// Makes this the current stream (`None`: the default stream); returns the previous
     /// one, `None` for the default.
     #[staticmethod]
-    fn swap_current(stream: Option<PyRef<'_, PyStream>>) -> Option<PyStream> {
-        let prev = Stream::replace_current(stream.map(|s| s.stream.clone()));
-        prev.map(|stream| PyStream {
+    fn swap_current(stream: Option<PyRef<'_, PyStream>>) -> PyResult<Option<PyStream>> {
+        let next = stream.map(|s| s.stream.clone());
+        if let Some(s) = &next {
+            after_default(s)?;
+        }
+        let prev = Stream::replace_current(next);
+        Ok(prev.map(|stream| PyStream {
             stream,
             capture: RefCell::new(None),
-        })
+        }))
     }
 
     /// Starts capturing the work queued on this stream into a graph.
@@ -157,7 +184,9 @@ impl PyGraph {
     /// Replays the graph on `stream` (the current stream by default).
     #[pyo3(signature = (stream = None))]
     fn launch(&self, stream: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
-        Ok(self.graph.launch(&stream_or_current(stream)?)?)
+        let stream = stream_or_current(stream)?;
+        after_default(&stream)?;
+        Ok(self.graph.launch(&stream)?)
     }
 
     /// The number of nodes the capture recorded.
