@@ -6,7 +6,10 @@
 // Textures: point filtering reads texel floor(x); linear filtering blends texels i and i+1
 // of xB = x - 0.5 with a weight rounded to 1/256 (9-bit fixed point, 8 fractional bits),
 // per dimension, and only for float results (float and half formats, normalized-float
-// reads of 8/16-bit integers: other reads are point-filtered). Address modes apply to
+// reads of 8/16-bit integers: other reads are point-filtered). As an H100 does (CuPy's
+// fetches agree to the bit): in 2-D and 3-D each corner's weight, the product, is rounded
+// to 1/256 again; a 1-D linear fetch in border mode is half the border colour and half
+// the blend, as if from a row of a 2-D texture beside a border row. Address modes apply to
 // every texel index (wrap and mirror need normalized coordinates: without, they clamp);
 // a border texel reads the border colour, as returned (not normalized). A texel's
 // channels fill the result's x, y, z, w; a channel the format lacks reads 0 (w: 1), as
@@ -280,11 +283,14 @@ inline T sample(cudaTextureObject_t obj, int k, float x, float y, float z, const
       w *= hi ? ax[d].a : 1.0f - ax[d].a;
       idx[d] = hi ? ax[d].i1 : ax[d].i0;
     }
+    if (k > 1) w = floorf(w * 256.0f + 0.5f) * (1.0f / 256.0f);
     if (skip || w == 0.0f) continue;
     float v[4];
     texel_float(t, idx[0], idx[1], idx[2], v);
     for (int ch = 0; ch < 4; ++ch) r[ch] += w * v[ch];
   }
+  if (k == 1 && t->address[0] == 3)
+    for (int ch = 0; ch < 4; ++ch) r[ch] = 0.5f * t->border[ch] + 0.5f * r[ch];
   return make_f<T>(r);
 }
 
