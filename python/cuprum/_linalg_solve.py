@@ -2,11 +2,12 @@
 ``tensorsolve``, ``tensorinv`` (and ``matrix_power``'s negative powers through ``inv``).
 
 One design serves them all: Gauss-Jordan elimination with partial pivoting over a stack
-of matrices at once, composed from cuprum's array operations. Each of the ``n`` steps
-finds every matrix's pivot (``argmax`` of a column's magnitudes), swaps it into place
-with one advanced-indexing gather and scatter, and eliminates the column from every other
-row with one broadcast multiply-subtract, so a batch of a thousand small systems costs
-what one does. The pivots are LU's (rows above the pivot never compete for a later one),
+of matrices at once. Each of the ``n`` steps finds every matrix's pivot (``argmax`` of a
+column's magnitudes), swaps it into place and eliminates the column from every other row.
+Real matrices of up to 1024 rows run the whole elimination in one launch (``_GJ_SOURCE``:
+a block per matrix); complex and larger ones compose each step from cuprum's array
+operations (one advanced-indexing gather and scatter, one broadcast multiply-subtract),
+so a batch of a thousand small systems costs what one does. The pivots are LU's (rows above the pivot never compete for a later one),
 so their product with the swaps' sign is the determinant; ``det`` and ``slogdet`` skip
 the elimination above the diagonal.
 
@@ -21,6 +22,7 @@ under ``cuprum.errstate(linalg='raise')`` ``solve`` and ``inv`` raise NumPy's
 
 from __future__ import annotations
 
+import functools
 import operator
 
 import cuprum
@@ -70,6 +72,91 @@ def square_stack(a, reject_float16=True):
     return a, dt, out_dt, numpy.empty(0, dtype=out_dt).real.dtype
 
 
+# The whole elimination of a real stack in one launch: a block per matrix, each step's
+# pivot found by a block-wide argmax (NumPy's: the first of the largest magnitudes, a NaN
+# before any number), the rows swapped, the multipliers staged in shared memory, then every
+# other row updated; the same arithmetic, in the same order per element, as the composed
+# loop below. Launches, not arithmetic, bound small systems: ``solve`` of 256x256 was 256
+# steps of a dozen launches each.
+_GJ_THREADS = 256
+_GJ_MAX_N = 1024
+_GJ_SOURCE = r"""
+__device__ __forceinline__ bool ahead(T v, int i, T bv, int bi) {
+    if (bi < 0) return true;
+    const bool vn = v != v, bn = bv != bv;
+    if (vn || bn) return vn && (!bn || i < bi);
+    return v > bv || (v == bv && i < bi);
+}
+
+extern "C" __global__ void cuprum_gauss_jordan(T* mats, T* pivots, bool* odd, int n, int w,
+                                               int full) {
+    T* m = mats + (long long)blockIdx.x * n * w;
+    __shared__ T best_v[256];
+    __shared__ int best_i[256];
+    __shared__ T f[1024];
+    const int tid = threadIdx.x, nt = blockDim.x;
+    bool flip = false;
+    for (int j = 0; j < n; ++j) {
+        T bv = 0;
+        int bi = -1;
+        for (int i = j + tid; i < n; i += nt) {
+            T v = m[(long long)i * w + j];
+            v = v < 0 ? -v : v;
+            if (ahead(v, i, bv, bi)) { bv = v; bi = i; }
+        }
+        best_v[tid] = bv;
+        best_i[tid] = bi;
+        __syncthreads();
+        for (int s = nt / 2; s > 0; s >>= 1) {
+            if (tid < s && best_i[tid + s] >= 0 &&
+                ahead(best_v[tid + s], best_i[tid + s], best_v[tid], best_i[tid])) {
+                best_v[tid] = best_v[tid + s];
+                best_i[tid] = best_i[tid + s];
+            }
+            __syncthreads();
+        }
+        const int p = best_i[0];
+        if (p != j) {
+            for (int c = tid; c < w; c += nt) {
+                T t = m[(long long)j * w + c];
+                m[(long long)j * w + c] = m[(long long)p * w + c];
+                m[(long long)p * w + c] = t;
+            }
+            flip = !flip;
+        }
+        __syncthreads();
+        const T piv = m[(long long)j * w + j];
+        if (tid == 0) pivots[(long long)blockIdx.x * n + j] = piv;
+        __syncthreads();
+        if (full) {
+            for (int c = tid; c < w; c += nt) m[(long long)j * w + c] /= piv;
+            for (int i = tid; i < n; i += nt) f[i] = i == j ? T(0) : m[(long long)i * w + j];
+        } else {
+            const bool zero = piv == 0;
+            for (int i = tid; i < n; i += nt)
+                f[i] = i > j ? (m[(long long)i * w + j] / (zero ? T(1) : piv)) * (zero ? T(0) : T(1))
+                             : T(0);
+        }
+        __syncthreads();
+        const long long cells = (long long)n * w;
+        for (long long e = tid; e < cells; e += nt) {
+            const int i = (int)(e / w), c = (int)(e % w);
+            if (i != j) m[e] -= f[i] * m[(long long)j * w + c];
+        }
+        __syncthreads();
+    }
+    if (tid == 0) odd[blockIdx.x] = flip;
+}
+"""
+
+
+@functools.cache
+def _gj_kernel(dt):
+    """The one-launch elimination for real ``dt`` (float32 or float64)."""
+    ctype = {"float32": "float", "float64": "double"}[numpy.dtype(dt).name]
+    return cuprum.RawKernel(f"typedef {ctype} T;\n" + _GJ_SOURCE, "cuprum_gauss_jordan")
+
+
 def _eliminate(a, b, full):
     """Gauss-Jordan (``full``) or LU elimination of the stack ``a`` (``(B, n, n)``, a
     copy in the compute dtype) with the right-hand sides ``b`` (``(B, n, k)`` or
@@ -77,9 +164,16 @@ def _eliminate(a, b, full):
     pivots ``(B, n)`` and whether each matrix's row swaps are odd."""
     nb, n = a.shape[0], a.shape[1]
     m = a if b is None else cuprum.concatenate([a, b], axis=2)
-    rows = cuprum.arange(nb)
     pivots = cuprum.empty((nb, n), dtype=m.dtype)
     odd = cuprum.zeros(nb, dtype=cuprum.bool_)
+    if numpy.dtype(m.dtype).kind == "f" and n <= _GJ_MAX_N:
+        m = cuprum.ascontiguousarray(m)
+        w = m.shape[2]
+        args = (m, pivots, odd, numpy.int32(n), numpy.int32(w), numpy.int32(bool(full)))
+        _gj_kernel(numpy.dtype(m.dtype).name)((nb,), (_GJ_THREADS,), args)
+        x = None if b is None else m[:, :, n:]
+        return x, pivots, odd
+    rows = cuprum.arange(nb)
     for j in range(n):
         p = cuprum.argmax(cuprum.abs(m[:, j:, j]), axis=1)
         if j:
