@@ -85,6 +85,34 @@ def test_pivoting_handles_a_zero_leading_entry():
     np.testing.assert_allclose(float(cp.linalg.det(cp.asarray(a))), np.linalg.det(a))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_one_launch_elimination_is_the_composed_loop(dtype, monkeypatch):
+    # Real matrices up to _GJ_MAX_N rows take one kernel; it must give the composed loop's
+    # results: pivots chosen alike (ties, NaNs, zero columns), a row count past the
+    # block's threads, batches, and the odd/even swap count behind det's sign.
+    from cuprum import _linalg_solve as solver
+
+    cases = [
+        rand((3, 300, 300), dtype),
+        np.ones((2, 4, 4), dtype),
+        np.array([[[np.nan, 1], [1, 2]], [[0, 1], [1, 0]], [[-2, 1], [2, 1]]], dtype),
+        np.array([[[1, 2, 0], [2, 4, 0], [0, 0, 0]]], dtype),
+    ]
+
+    def results(a):
+        x = cp.asarray(a)
+        b = cp.asarray(a[..., :2].copy())
+        return [r.get() for r in (cp.linalg.solve(x, b), cp.linalg.det(x), cp.linalg.slogdet(x)[0])]
+
+    for a in cases:
+        fast = results(a)
+        with monkeypatch.context() as m:
+            m.setattr(solver, "_GJ_MAX_N", -1)
+            slow = results(a)
+        for got, want in zip(fast, slow):
+            np.testing.assert_allclose(got, want, rtol=tol(dtype) * 10, atol=tol(dtype) * 10)
+
+
 def test_tensorsolve_tensorinv_and_negative_matrix_powers():
     a = RNG.standard_normal((6, 4, 2, 3, 4))
     b = RNG.standard_normal((6, 4))
