@@ -7,17 +7,148 @@ broadcast operations over the whole stack).
 and ``tau = (beta - alpha) / beta``, so ``R``'s signs, ``mode='raw'``'s ``(h, tau)`` and
 ``Q`` (``H_1 H_2 ... H_k`` applied to the identity, LAPACK's ``orgqr``) are NumPy's.
 ``cholesky`` is the right-looking outer-product form and reads the lower triangle only,
-as LAPACK's ``potrf`` does. As CuPy by default, a matrix that is not positive definite
+as LAPACK's ``potrf`` does.
+
+Real matrices of up to 2^20 elements run each factorization in one launch, a block per
+matrix (``_CHOLESKY_SOURCE``, ``_HOUSEHOLDER_SOURCE``), with the composed loop's arithmetic
+per element; complex and larger ones compose each column's step from cuprum's array
+operations (a few broadcast operations over the whole stack). Launches, not arithmetic,
+bound the small matrices these serve: QR of 256x64 composed was 64 steps of a dozen
+launches, and ``svd``'s basis completion is a QR too. As CuPy by default, a matrix that is not positive definite
 is not checked for (that would wait for the device): its factor has NaNs; under
 ``cuprum.errstate(linalg='raise')`` it is NumPy's ``LinAlgError``.
 """
 
 from __future__ import annotations
 
+import functools
+
 import cuprum
 from cuprum._errstate import linalg_raises
 from cuprum._lazy import numpy
 from cuprum._linalg_solve import _assert_stacked_2d, common_type, square_stack
+
+_THREADS = 256
+_MAX_ELEMENTS = 1 << 20
+
+# Column j: its pivot's root divides the column (diagonal included, as the composed loop
+# divides x[j:, j]); then a warp a row updates the trailing lower triangle (the upper one
+# is never read, and tril() drops it).
+_CHOLESKY_SOURCE = r"""
+extern "C" __global__ void cuprum_cholesky(T* mats, int n) {
+    T* x = mats + (long long)blockIdx.x * n * n;
+    __shared__ T col[1024];
+    const int tid = threadIdx.x, nt = blockDim.x, lane = tid & 31;
+    const int warp = tid >> 5, warps = nt >> 5;
+    for (int j = 0; j < n; ++j) {
+        const T d = sqrt(x[(long long)j * n + j]);
+        __syncthreads();
+        for (int i = j + tid; i < n; i += nt) {
+            const T v = x[(long long)i * n + j] / d;
+            x[(long long)i * n + j] = v;
+            col[i] = v;
+        }
+        __syncthreads();
+        for (int i = j + 1 + warp; i < n; i += warps) {
+            const T ci = col[i];
+            T* row = x + (long long)i * n;
+            for (int c = j + 1 + lane; c <= i; c += 32) row[c] -= ci * col[c];
+        }
+        __syncthreads();
+    }
+}
+"""
+
+# LAPACK's geqrf and orgqr, a block per matrix of a column-major stack (a warp walks a
+# column's rows, coalesced; the callers pass transposed copies). Step j:
+# the column's tail norm by a block-wide sum, beta and tau, the tail scaled into v in place
+# (v[j] = 1 is implied, and beta takes its slot), then a warp a column forms w = v . a[:, c]
+# and subtracts (tau v) w from it. orgqr applies the reflectors in reverse to the identity,
+# from column j on (the columns before it are still the identity's there).
+_HOUSEHOLDER_SOURCE = r"""
+__device__ __forceinline__ T warp_sum(T x) {
+    for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(0xffffffffu, x, o);
+    return x;
+}
+
+__device__ T block_sum(T x, T* red) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    x = warp_sum(x);
+    if (lane == 0) red[warp] = x;
+    __syncthreads();
+    T s = 0;
+    for (int k = 0; k < warps; ++k) s += red[k];
+    __syncthreads();
+    return s;
+}
+
+// w = v . col (v[j] = 1, v[i > j] in h's column j), then col -= (t v) w: one warp.
+__device__ __forceinline__ void reflect(const T* h, T* col, int j, int m, T t) {
+    const int lane = threadIdx.x & 31;
+    T w = 0;
+    for (int i = j + lane; i < m; i += 32) w += (i == j ? T(1) : h[i]) * col[i];
+    w = warp_sum(w);
+    for (int i = j + lane; i < m; i += 32) col[i] -= (t * (i == j ? T(1) : h[i])) * w;
+}
+
+extern "C" __global__ void cuprum_geqrf(T* mats, T* taus, int m, int n) {
+    T* a = mats + (long long)blockIdx.x * m * n;
+    const int k = m < n ? m : n;
+    T* tau = taus + (long long)blockIdx.x * k;
+    __shared__ T red[32];
+    const int tid = threadIdx.x, nt = blockDim.x, warp = tid >> 5, warps = nt >> 5;
+    for (int j = 0; j < k; ++j) {
+        T* x = a + (long long)j * m;
+        T s = 0;
+        for (int i = j + 1 + tid; i < m; i += nt) s += x[i] * x[i];
+        const T xnorm2 = block_sum(s, red);
+        const T alpha = x[j];
+        const T anorm = sqrt(alpha * alpha + xnorm2);
+        const bool trivial = xnorm2 == 0;
+        const T beta = trivial ? alpha : (alpha >= 0 ? -anorm : anorm);
+        const T t = trivial ? T(0) : (beta - alpha) / beta;
+        const T scale = trivial ? T(0) : 1 / (alpha - beta);
+        __syncthreads();
+        for (int i = j + 1 + tid; i < m; i += nt) x[i] *= scale;
+        if (tid == 0) { tau[j] = t; x[j] = beta; }
+        __syncthreads();
+        for (int c = j + 1 + warp; c < n; c += warps) reflect(x, a + (long long)c * m, j, m, t);
+        __syncthreads();
+    }
+}
+
+extern "C" __global__ void cuprum_orgqr(const T* hs, const T* taus, T* qs, int m, int n,
+                                        int cols) {
+    const T* h = hs + (long long)blockIdx.x * m * n;
+    const int k = m < n ? m : n;
+    const T* tau = taus + (long long)blockIdx.x * k;
+    T* q = qs + (long long)blockIdx.x * m * cols;
+    const int tid = threadIdx.x, nt = blockDim.x, warp = tid >> 5, warps = nt >> 5;
+    for (long long e = tid; e < (long long)m * cols; e += nt) {
+        const long long c = e / m, i = e % m;
+        q[c * m + i] = i == c ? T(1) : T(0);
+    }
+    __syncthreads();
+    for (int j = k - 1; j >= 0; --j) {
+        const T t = tau[j];
+        const T* v = h + (long long)j * m;
+        for (int c = j + warp; c < cols; c += warps) reflect(v, q + (long long)c * m, j, m, t);
+        __syncthreads();
+    }
+}
+"""
+
+
+@functools.cache
+def _kernel(source, name, dt):
+    """One of this module's one-launch kernels for real ``dt`` (float32 or float64)."""
+    ctype = {"float32": "float", "float64": "double"}[numpy.dtype(dt).name]
+    return cuprum.RawKernel(f"typedef {ctype} T;\n" + source, name)
+
+
+def _one_launch(x):
+    """Whether the stack ``x`` (``(B, m, n)``) takes the one-launch kernels."""
+    return numpy.dtype(x.dtype).kind == "f" and x.shape[1] * x.shape[2] <= _MAX_ELEMENTS
 
 
 def cholesky(a):
@@ -28,7 +159,23 @@ def cholesky(a):
         return cuprum.empty(a.shape, dtype=out_dt)
     n = a.shape[-1]
     x = a.astype(dt, copy=True).reshape(-1, n, n)
-    complex_ = numpy.dtype(dt).kind == "c"
+    if _one_launch(x) and n <= 1024:
+        x = cuprum.ascontiguousarray(x)
+        k = _kernel(_CHOLESKY_SOURCE, "cuprum_cholesky", x.dtype)
+        k((x.shape[0],), (_THREADS,), (x, numpy.int32(n)))
+    else:
+        _cholesky_composed(x)
+    if linalg_raises():
+        d = cuprum.diagonal(x, axis1=1, axis2=2).real
+        if not bool(cuprum.all(d > 0)):
+            raise numpy.linalg.LinAlgError("Matrix is not positive definite")
+    return cuprum.tril(x).reshape(a.shape).astype(out_dt, copy=False)
+
+
+def _cholesky_composed(x):
+    """The factorization of the stack ``x`` in place, a column's step at a time."""
+    n = x.shape[-1]
+    complex_ = numpy.dtype(x.dtype).kind == "c"
     for j in range(n):
         d = cuprum.sqrt(x[:, j, j].real)
         col = x[:, j:, j] / d[:, None]
@@ -37,11 +184,6 @@ def cholesky(a):
             below = col[:, 1:]
             h = cuprum.conj(below) if complex_ else below
             x[:, j + 1 :, j + 1 :] -= below[:, :, None] * h[:, None, :]
-    if linalg_raises():
-        d = cuprum.diagonal(x, axis1=1, axis2=2).real
-        if not bool(cuprum.all(d > 0)):
-            raise numpy.linalg.LinAlgError("Matrix is not positive definite")
-    return cuprum.tril(x).reshape(a.shape).astype(out_dt, copy=False)
 
 
 def _householder(r):
@@ -52,6 +194,12 @@ def _householder(r):
     k = min(m, n)
     complex_ = numpy.dtype(r.dtype).kind == "c"
     tau = cuprum.zeros((nb, k), dtype=r.dtype)
+    if _one_launch(r):
+        cm = cuprum.ascontiguousarray(r.swapaxes(1, 2))
+        args = (cm, tau, numpy.int32(m), numpy.int32(n))
+        _kernel(_HOUSEHOLDER_SOURCE, "cuprum_geqrf", r.dtype)((nb,), (_THREADS,), args)
+        r[...] = cm.swapaxes(1, 2)
+        return tau
     for j in range(k):
         x = r[:, j:, j]
         alpha = x[:, 0].copy()
@@ -85,9 +233,16 @@ def _householder(r):
 def _form_q(h, tau, cols):
     """LAPACK's ``orgqr``: the first ``cols`` columns of ``H_1 ... H_k`` from the
     reflectors below ``h``'s diagonal."""
-    nb, m, _ = h.shape
+    nb, m, n = h.shape
     k = tau.shape[1]
     complex_ = numpy.dtype(h.dtype).kind == "c"
+    if _one_launch(h) and m * cols <= _MAX_ELEMENTS:
+        cm = cuprum.ascontiguousarray(h.swapaxes(1, 2))
+        qt = cuprum.empty((nb, cols, m), dtype=h.dtype)
+        tau = cuprum.ascontiguousarray(tau)
+        args = (cm, tau, qt, numpy.int32(m), numpy.int32(n), numpy.int32(cols))
+        _kernel(_HOUSEHOLDER_SOURCE, "cuprum_orgqr", h.dtype)((nb,), (_THREADS,), args)
+        return qt.swapaxes(1, 2)
     q = cuprum.zeros((nb, m, cols), dtype=h.dtype)
     q[:, :, :] = cuprum.eye(m, cols, dtype=h.dtype)
     for j in reversed(range(k)):

@@ -113,6 +113,43 @@ def test_the_one_launch_elimination_is_the_composed_loop(dtype, monkeypatch):
             np.testing.assert_allclose(got, want, rtol=tol(dtype) * 10, atol=tol(dtype) * 10)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_one_launch_factorizations_are_the_composed_loops(dtype, monkeypatch):
+    # Real matrices up to _MAX_ELEMENTS take one kernel for cholesky and for QR (geqrf and
+    # orgqr, behind qr and svd's basis completion); they must give the composed loops'
+    # results: tall, wide and square, a row count past the block's threads, batches, a
+    # zero column (tau 0), a NaN, and a matrix that is not positive definite. (orgqr skips
+    # the identity's columns a reflector cannot reach, as LAPACK's does and the composed
+    # loop does not, so a NaN spreads less: QR's NaN case is not compared.)
+    from cuprum import _linalg_factor as factor
+
+    spd = rand((3, 300, 40), dtype)
+    spd = (np.swapaxes(spd, 1, 2) @ spd).astype(dtype)
+    zero_col = rand((2, 7, 5), dtype)
+    zero_col[:, 2:, 1] = 0
+    nan = rand((1, 4, 4), dtype)
+    nan[0, 2, 1] = np.nan
+    not_pd = np.array([[[1, 2], [2, 1]]], dtype)
+    cases = [rand((2, 300, 70), dtype), rand((70, 300), dtype), rand((5, 33, 33), dtype)]
+    cases.append(zero_col)
+
+    def results(a):
+        x = cp.asarray(a)
+        out = [*cp.linalg.qr(x, mode="raw"), *cp.linalg.qr(x, mode="complete")]
+        return out + [cp.linalg.svd(x, full_matrices=True)[0]]
+
+    def chol(a):
+        return [cp.linalg.cholesky(cp.asarray(a))]
+
+    for run, a in [(results, c) for c in cases] + [(chol, spd), (chol, nan), (chol, not_pd)]:
+        fast = [r.get() for r in run(a)]
+        with monkeypatch.context() as m:
+            m.setattr(factor, "_MAX_ELEMENTS", -1)
+            slow = [r.get() for r in run(a)]
+        for got, want in zip(fast, slow):
+            np.testing.assert_allclose(got, want, rtol=tol(dtype) * 50, atol=tol(dtype) * 50)
+
+
 def test_tensorsolve_tensorinv_and_negative_matrix_powers():
     a = RNG.standard_normal((6, 4, 2, 3, 4))
     b = RNG.standard_normal((6, 4))
