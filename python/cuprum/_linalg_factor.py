@@ -26,9 +26,9 @@ import functools
 import cuprum
 from cuprum._errstate import linalg_raises
 from cuprum._lazy import numpy
-from cuprum._linalg_solve import _assert_stacked_2d, common_type, square_stack
+from cuprum._linalg_solve import _assert_stacked_2d, common_type, one_block_pays, square_stack
 
-_THREADS = 256
+_THREADS = 1024
 _MAX_ELEMENTS = 1 << 20
 
 # Column j: its pivot's root divides the column (diagonal included, as the composed loop
@@ -146,9 +146,22 @@ def _kernel(source, name, dt):
     return cuprum.RawKernel(f"typedef {ctype} T;\n" + source, name)
 
 
-def _one_launch(x):
-    """Whether the stack ``x`` (``(B, m, n)``) takes the one-launch kernels."""
-    return numpy.dtype(x.dtype).kind == "f" and x.shape[1] * x.shape[2] <= _MAX_ELEMENTS
+def _one_launch(x, updates, steps, launches):
+    """Whether the stack ``x`` (``(B, m, n)``) takes a one-launch kernel of ``updates``
+    element updates a matrix, against a composed loop of ``steps`` steps of ``launches``
+    launches."""
+    nb, m, n = x.shape
+    if numpy.dtype(x.dtype).kind != "f" or m * n > _MAX_ELEMENTS:
+        return False
+    return one_block_pays(nb, updates, steps, launches)
+
+
+def _qr_updates(m, n, cols):
+    """Element updates of geqrf (``cols == 0``) or orgqr of an ``m`` x ``n`` matrix:
+    a dot product and an update per element of each step's trailing block."""
+    k = min(m, n)
+    w = n if cols == 0 else cols  # >= k: the sum of (m - j) (w - j) over j < k, closed
+    return 2 * (k * m * w - (m + w) * k * (k - 1) // 2 + (k - 1) * k * (2 * k - 1) // 6)
 
 
 def cholesky(a):
@@ -159,7 +172,7 @@ def cholesky(a):
         return cuprum.empty(a.shape, dtype=out_dt)
     n = a.shape[-1]
     x = a.astype(dt, copy=True).reshape(-1, n, n)
-    if _one_launch(x) and n <= 1024:
+    if n <= 1024 and _one_launch(x, n * n * n // 6, n, 6):
         x = cuprum.ascontiguousarray(x)
         k = _kernel(_CHOLESKY_SOURCE, "cuprum_cholesky", x.dtype)
         k((x.shape[0],), (_THREADS,), (x, numpy.int32(n)))
@@ -194,7 +207,7 @@ def _householder(r):
     k = min(m, n)
     complex_ = numpy.dtype(r.dtype).kind == "c"
     tau = cuprum.zeros((nb, k), dtype=r.dtype)
-    if _one_launch(r):
+    if _one_launch(r, _qr_updates(m, n, 0), k, 20):
         cm = cuprum.ascontiguousarray(r.swapaxes(1, 2))
         args = (cm, tau, numpy.int32(m), numpy.int32(n))
         _kernel(_HOUSEHOLDER_SOURCE, "cuprum_geqrf", r.dtype)((nb,), (_THREADS,), args)
@@ -236,7 +249,7 @@ def _form_q(h, tau, cols):
     nb, m, n = h.shape
     k = tau.shape[1]
     complex_ = numpy.dtype(h.dtype).kind == "c"
-    if _one_launch(h) and m * cols <= _MAX_ELEMENTS:
+    if m * cols <= _MAX_ELEMENTS and _one_launch(h, _qr_updates(m, n, cols), k, 6):
         cm = cuprum.ascontiguousarray(h.swapaxes(1, 2))
         qt = cuprum.empty((nb, cols, m), dtype=h.dtype)
         tau = cuprum.ascontiguousarray(tau)

@@ -72,13 +72,37 @@ def square_stack(a, reject_float16=True):
     return a, dt, out_dt, numpy.empty(0, dtype=out_dt).real.dtype
 
 
+# Whether one block per matrix beats a composed loop: the block makes `updates` element
+# updates at about _SM_RATE a second, a wave of blocks per SM's worth of matrices; the loop
+# costs `steps` steps of `launches` launches of about _LAUNCH_S each (its arithmetic spreads
+# over the whole GPU and is small beside them). A batch of small matrices takes the block,
+# a single large one the loop. Both constants from an H200 run of the two paths.
+_SM_RATE = 4e9
+_LAUNCH_S = 8e-6
+
+
+@functools.cache
+def _sm_count(device):
+    return max(1, int(cuprum.cuda.runtime.getDeviceProperties(device)["multiProcessorCount"]))
+
+
+def one_block_pays(nb, updates, steps, launches):
+    """Whether ``nb`` matrices of ``updates`` element updates each are cheaper in one
+    launch, a block per matrix, than in a loop of ``steps`` steps of ``launches``
+    launches."""
+    waves = -(-nb // _sm_count(cuprum.cuda.Device().id))
+    return waves * updates / _SM_RATE <= steps * launches * _LAUNCH_S
+
+
 # The whole elimination of a real stack in one launch: a block per matrix, each step's
 # pivot found by a block-wide argmax (NumPy's: the first of the largest magnitudes, a NaN
 # before any number), the rows swapped, the multipliers staged in shared memory, then every
-# other row updated; the same arithmetic, in the same order per element, as the composed
-# loop below. Launches, not arithmetic, bound small systems: ``solve`` of 256x256 was 256
+# other row updated (a warp a row, coalesced); the same arithmetic, in the same order per
+# element, as the composed loop below. 1024 threads: fewer left an H200's SM waiting on
+# memory (solve of 256x256 float64 took 19.6 ms with 256 threads and a cell index divided
+# out per element). Launches, not arithmetic, bound small systems: ``solve`` of 256x256 was 256
 # steps of a dozen launches each.
-_GJ_THREADS = 256
+_GJ_THREADS = 1024
 _GJ_MAX_N = 1024
 _GJ_SOURCE = r"""
 __device__ __forceinline__ bool ahead(T v, int i, T bv, int bi) {
@@ -91,10 +115,11 @@ __device__ __forceinline__ bool ahead(T v, int i, T bv, int bi) {
 extern "C" __global__ void cuprum_gauss_jordan(T* mats, T* pivots, bool* odd, int n, int w,
                                                int full) {
     T* m = mats + (long long)blockIdx.x * n * w;
-    __shared__ T best_v[256];
-    __shared__ int best_i[256];
+    __shared__ T best_v[1024];
+    __shared__ int best_i[1024];
     __shared__ T f[1024];
-    const int tid = threadIdx.x, nt = blockDim.x;
+    const int tid = threadIdx.x, nt = blockDim.x, lane = tid & 31;
+    const int warp = tid >> 5, warps = nt >> 5;
     bool flip = false;
     for (int j = 0; j < n; ++j) {
         T bv = 0;
@@ -138,10 +163,12 @@ extern "C" __global__ void cuprum_gauss_jordan(T* mats, T* pivots, bool* odd, in
                              : T(0);
         }
         __syncthreads();
-        const long long cells = (long long)n * w;
-        for (long long e = tid; e < cells; e += nt) {
-            const int i = (int)(e / w), c = (int)(e % w);
-            if (i != j) m[e] -= f[i] * m[(long long)j * w + c];
+        const T* top = m + (long long)j * w;
+        for (int i = warp; i < n; i += warps) {
+            if (i == j) continue;
+            T* row = m + (long long)i * w;
+            const T fi = f[i];
+            for (int c = lane; c < w; c += 32) row[c] -= fi * top[c];
         }
         __syncthreads();
     }
@@ -166,7 +193,8 @@ def _eliminate(a, b, full):
     m = a if b is None else cuprum.concatenate([a, b], axis=2)
     pivots = cuprum.empty((nb, n), dtype=m.dtype)
     odd = cuprum.zeros(nb, dtype=cuprum.bool_)
-    if numpy.dtype(m.dtype).kind == "f" and n <= _GJ_MAX_N:
+    real = numpy.dtype(m.dtype).kind == "f"
+    if real and n <= _GJ_MAX_N and one_block_pays(nb, n * m.shape[2] * n, n, 12):
         m = cuprum.ascontiguousarray(m)
         w = m.shape[2]
         args = (m, pivots, odd, numpy.int32(n), numpy.int32(w), numpy.int32(bool(full)))
