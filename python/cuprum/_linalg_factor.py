@@ -26,9 +26,19 @@ import functools
 import cuprum
 from cuprum._errstate import linalg_raises
 from cuprum._lazy import numpy
-from cuprum._linalg_solve import _assert_stacked_2d, common_type, one_block_pays, square_stack
+from cuprum._linalg_solve import (
+    _assert_stacked_2d,
+    block_threads,
+    common_type,
+    one_block_pays,
+    square_stack,
+)
 
 _THREADS = 1024
+# One SM's element updates a second in each kernel and the composed loops' time a step
+# (an H100: python/benches/linalg_vs_cupy.py)
+_CHOLESKY_RATE, _CHOLESKY_STEP_S = 4e9, 65e-6
+_QR_RATE, _QR_STEP_S = 10e9, 85e-6
 _MAX_ELEMENTS = 1 << 20
 
 # Column j: its pivot's root divides the column (diagonal included, as the composed loop
@@ -146,14 +156,14 @@ def _kernel(source, name, dt):
     return cuprum.RawKernel(f"typedef {ctype} T;\n" + source, name)
 
 
-def _one_launch(x, updates, steps, launches):
+def _one_launch(x, updates, rate, steps, step_s):
     """Whether the stack ``x`` (``(B, m, n)``) takes a one-launch kernel of ``updates``
-    element updates a matrix, against a composed loop of ``steps`` steps of ``launches``
-    launches."""
+    element updates a matrix at ``rate`` a second, against a composed loop of ``steps``
+    steps of ``step_s`` seconds."""
     nb, m, n = x.shape
     if numpy.dtype(x.dtype).kind != "f" or m * n > _MAX_ELEMENTS:
         return False
-    return one_block_pays(nb, updates, steps, launches)
+    return one_block_pays(nb, updates, rate, steps, step_s)
 
 
 def _qr_updates(m, n, cols):
@@ -172,10 +182,10 @@ def cholesky(a):
         return cuprum.empty(a.shape, dtype=out_dt)
     n = a.shape[-1]
     x = a.astype(dt, copy=True).reshape(-1, n, n)
-    if n <= 1024 and _one_launch(x, n * n * n // 6, n, 6):
+    if n <= 1024 and _one_launch(x, n**3 // 6, _CHOLESKY_RATE, n, _CHOLESKY_STEP_S):
         x = cuprum.ascontiguousarray(x)
         k = _kernel(_CHOLESKY_SOURCE, "cuprum_cholesky", x.dtype)
-        k((x.shape[0],), (_THREADS,), (x, numpy.int32(n)))
+        k((x.shape[0],), (block_threads(n, _THREADS),), (x, numpy.int32(n)))
     else:
         _cholesky_composed(x)
     if linalg_raises():
@@ -207,10 +217,11 @@ def _householder(r):
     k = min(m, n)
     complex_ = numpy.dtype(r.dtype).kind == "c"
     tau = cuprum.zeros((nb, k), dtype=r.dtype)
-    if _one_launch(r, _qr_updates(m, n, 0), k, 20):
+    if _one_launch(r, _qr_updates(m, n, 0), _QR_RATE, k, _QR_STEP_S):
         cm = cuprum.ascontiguousarray(r.swapaxes(1, 2))
         args = (cm, tau, numpy.int32(m), numpy.int32(n))
-        _kernel(_HOUSEHOLDER_SOURCE, "cuprum_geqrf", r.dtype)((nb,), (_THREADS,), args)
+        threads = (block_threads(n, _THREADS),)
+        _kernel(_HOUSEHOLDER_SOURCE, "cuprum_geqrf", r.dtype)((nb,), threads, args)
         r[...] = cm.swapaxes(1, 2)
         return tau
     for j in range(k):
@@ -249,12 +260,14 @@ def _form_q(h, tau, cols):
     nb, m, n = h.shape
     k = tau.shape[1]
     complex_ = numpy.dtype(h.dtype).kind == "c"
-    if m * cols <= _MAX_ELEMENTS and _one_launch(h, _qr_updates(m, n, cols), k, 6):
+    fits = m * cols <= _MAX_ELEMENTS
+    if fits and _one_launch(h, _qr_updates(m, n, cols), _QR_RATE, k, _QR_STEP_S):
         cm = cuprum.ascontiguousarray(h.swapaxes(1, 2))
         qt = cuprum.empty((nb, cols, m), dtype=h.dtype)
         tau = cuprum.ascontiguousarray(tau)
         args = (cm, tau, qt, numpy.int32(m), numpy.int32(n), numpy.int32(cols))
-        _kernel(_HOUSEHOLDER_SOURCE, "cuprum_orgqr", h.dtype)((nb,), (_THREADS,), args)
+        threads = (block_threads(cols, _THREADS),)
+        _kernel(_HOUSEHOLDER_SOURCE, "cuprum_orgqr", h.dtype)((nb,), threads, args)
         return qt.swapaxes(1, 2)
     q = cuprum.zeros((nb, m, cols), dtype=h.dtype)
     q[:, :, :] = cuprum.eye(m, cols, dtype=h.dtype)

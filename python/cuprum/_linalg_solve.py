@@ -73,12 +73,11 @@ def square_stack(a, reject_float16=True):
 
 
 # Whether one block per matrix beats a composed loop: the block makes `updates` element
-# updates at about _SM_RATE a second, a wave of blocks per SM's worth of matrices; the loop
-# costs `steps` steps of `launches` launches of about _LAUNCH_S each (its arithmetic spreads
-# over the whole GPU and is small beside them). A batch of small matrices takes the block,
-# a single large one the loop. Both constants from an H200 run of the two paths.
-_SM_RATE = 4e9
-_LAUNCH_S = 8e-6
+# updates at about `rate` a second (the kernel's, measured), a wave of blocks per SM's worth
+# of matrices; the loop costs `steps` steps of about `step_s` seconds each (launches bound
+# them: its arithmetic spreads over the whole GPU). A batch of small matrices takes the
+# block, a single large one may take the loop. The rates and step times are an H100's
+# (python/benches/linalg_vs_cupy.py times both paths).
 
 
 @functools.cache
@@ -86,23 +85,34 @@ def _sm_count(device):
     return max(1, int(cuprum.cuda.runtime.getDeviceProperties(device)["multiProcessorCount"]))
 
 
-def one_block_pays(nb, updates, steps, launches):
-    """Whether ``nb`` matrices of ``updates`` element updates each are cheaper in one
-    launch, a block per matrix, than in a loop of ``steps`` steps of ``launches``
-    launches."""
+def one_block_pays(nb, updates, rate, steps, step_s):
+    """Whether ``nb`` matrices of ``updates`` element updates each (at ``rate`` a second
+    on one SM) are cheaper in one launch, a block per matrix, than in a loop of ``steps``
+    steps of ``step_s`` seconds."""
     waves = -(-nb // _sm_count(cuprum.cuda.Device().id))
-    return waves * updates / _SM_RATE <= steps * launches * _LAUNCH_S
+    return waves * updates / rate <= steps * step_s
+
+
+def block_threads(rows, most):
+    """Threads of a one-block kernel for matrices of ``rows`` rows: a warp a row (or
+    column) up to ``most`` (a power of two); fewer for small matrices, whose steps are
+    short and meet at every barrier."""
+    threads = 64
+    while threads < most and threads < 32 * rows:
+        threads *= 2
+    return threads
 
 
 # The whole elimination of a real stack in one launch: a block per matrix, each step's
 # pivot found by a block-wide argmax (NumPy's: the first of the largest magnitudes, a NaN
 # before any number), the rows swapped, the multipliers staged in shared memory, then every
 # other row updated (a warp a row, coalesced); the same arithmetic, in the same order per
-# element, as the composed loop below. 1024 threads: fewer left an H200's SM waiting on
-# memory (solve of 256x256 float64 took 19.6 ms with 256 threads and a cell index divided
-# out per element). Launches, not arithmetic, bound small systems: ``solve`` of 256x256 was 256
+# element, as the composed loop below. Up to 512 threads: fewer left an SM waiting on
+# memory (an H200 took 19.6 ms for solve of 256x256 float64 with 256 threads and a cell
+# index divided out per element). Launches, not arithmetic, bound small systems: ``solve`` of 256x256 was 256
 # steps of a dozen launches each.
-_GJ_THREADS = 1024
+_GJ_THREADS = 512  # the float64 kernel's registers allow 896
+_GJ_RATE, _GJ_STEP_S = 6e9, 170e-6
 _GJ_MAX_N = 1024
 _GJ_SOURCE = r"""
 __device__ __forceinline__ bool ahead(T v, int i, T bv, int bi) {
@@ -194,11 +204,12 @@ def _eliminate(a, b, full):
     pivots = cuprum.empty((nb, n), dtype=m.dtype)
     odd = cuprum.zeros(nb, dtype=cuprum.bool_)
     real = numpy.dtype(m.dtype).kind == "f"
-    if real and n <= _GJ_MAX_N and one_block_pays(nb, n * m.shape[2] * n, n, 12):
+    if real and n <= _GJ_MAX_N and one_block_pays(nb, n * n * m.shape[2], _GJ_RATE, n, _GJ_STEP_S):
         m = cuprum.ascontiguousarray(m)
         w = m.shape[2]
         args = (m, pivots, odd, numpy.int32(n), numpy.int32(w), numpy.int32(bool(full)))
-        _gj_kernel(numpy.dtype(m.dtype).name)((nb,), (_GJ_THREADS,), args)
+        threads = (block_threads(n, _GJ_THREADS),)
+        _gj_kernel(numpy.dtype(m.dtype).name)((nb,), threads, args)
         x = None if b is None else m[:, :, n:]
         return x, pivots, odd
     rows = cuprum.arange(nb)
