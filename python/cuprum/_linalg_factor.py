@@ -11,7 +11,7 @@ as LAPACK's ``potrf`` does.
 
 Real matrices of up to 2^20 elements run each factorization in one launch, a block per
 matrix (``_CHOLESKY_SOURCE``, ``_HOUSEHOLDER_SOURCE``), with the composed loop's arithmetic
-per element; complex and larger ones compose each column's step from cuprum's array
+per element, where that pays (``one_block_pays``); complex and larger ones compose each column's step from cuprum's array
 operations (a few broadcast operations over the whole stack). Launches, not arithmetic,
 bound the small matrices these serve: QR of 256x64 composed was 64 steps of a dozen
 launches, and ``svd``'s basis completion is a QR too. As CuPy by default, a matrix that is not positive definite

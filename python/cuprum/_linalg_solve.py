@@ -5,7 +5,8 @@ One design serves them all: Gauss-Jordan elimination with partial pivoting over 
 of matrices at once. Each of the ``n`` steps finds every matrix's pivot (``argmax`` of a
 column's magnitudes), swaps it into place and eliminates the column from every other row.
 Real matrices of up to 1024 rows run the whole elimination in one launch (``_GJ_SOURCE``:
-a block per matrix); complex and larger ones compose each step from cuprum's array
+a block per matrix) where that pays (``one_block_pays``: stacks, and single matrices of up
+to several hundred rows); complex ones and the rest compose each step from cuprum's array
 operations (one advanced-indexing gather and scatter, one broadcast multiply-subtract),
 so a batch of a thousand small systems costs what one does. The pivots are LU's (rows above the pivot never compete for a later one),
 so their product with the swaps' sign is the determinant; ``det`` and ``slogdet`` skip
@@ -112,7 +113,7 @@ def block_threads(rows, most):
 # index divided out per element). Launches, not arithmetic, bound small systems: ``solve`` of 256x256 was 256
 # steps of a dozen launches each.
 _GJ_THREADS = 512  # the float64 kernel's registers allow 896
-_GJ_RATE, _GJ_STEP_S = 6e9, 170e-6
+_GJ_RATE, _GJ_STEP_S = 3.3e9, 170e-6  # float64's rate; float32 makes twice as many updates
 _GJ_MAX_N = 1024
 _GJ_SOURCE = r"""
 __device__ __forceinline__ bool ahead(T v, int i, T bv, int bi) {
@@ -204,7 +205,8 @@ def _eliminate(a, b, full):
     pivots = cuprum.empty((nb, n), dtype=m.dtype)
     odd = cuprum.zeros(nb, dtype=cuprum.bool_)
     real = numpy.dtype(m.dtype).kind == "f"
-    if real and n <= _GJ_MAX_N and one_block_pays(nb, n * n * m.shape[2], _GJ_RATE, n, _GJ_STEP_S):
+    rate = _GJ_RATE * (2 if m.dtype == numpy.float32 else 1)
+    if real and n <= _GJ_MAX_N and one_block_pays(nb, n * n * m.shape[2], rate, n, _GJ_STEP_S):
         m = cuprum.ascontiguousarray(m)
         w = m.shape[2]
         args = (m, pivots, odd, numpy.int32(n), numpy.int32(w), numpy.int32(bool(full)))

@@ -150,6 +150,26 @@ def test_the_one_launch_factorizations_are_the_composed_loops(dtype, monkeypatch
             np.testing.assert_allclose(got, want, rtol=tol(dtype) * 50, atol=tol(dtype) * 50)
 
 
+def test_one_block_pays_for_stacks_and_small_matrices(monkeypatch):
+    from cuprum import _linalg_solve as solver
+
+    monkeypatch.setattr(solver, "_sm_count", lambda device: 132)
+    # (the H100's times: 1024x1024 float64 solve 311 ms in one block, 187 ms composed)
+    assert not solver.one_block_pays(1, 1024**3, 3.3e9, 1024, 170e-6)
+    assert solver.one_block_pays(1, 256**3, 3.3e9, 256, 170e-6)
+    # a wave of blocks per 132 matrices
+    assert solver.one_block_pays(132, 512**3, 3.3e9, 512, 170e-6)
+    assert not solver.one_block_pays(133 * 3, 512**3, 3.3e9, 512, 170e-6)
+    assert [solver.block_threads(r, 512) for r in (1, 2, 3, 8, 16, 1000)] == [
+        64,
+        64,
+        128,
+        256,
+        512,
+        512,
+    ]
+
+
 def test_tensorsolve_tensorinv_and_negative_matrix_powers():
     a = RNG.standard_normal((6, 4, 2, 3, 4))
     b = RNG.standard_normal((6, 4))
