@@ -119,6 +119,26 @@ def test_a_stream_entered_from_the_default_stream_sees_its_work():
         assert float(total) == 3.0 * n
 
 
+def test_the_default_stream_after_a_with_block_sees_its_work():
+    # ...and the NULL stream's work after the block is ordered after the block's work.
+    n = 1 << 22
+    for _ in range(3):
+        x = cp.zeros(n, dtype=cp.float32)
+        s = cp.cuda.Stream()
+        with s:
+            x += 1.0
+            x *= 3.0  # large enough to be still running below
+        total = x.sum()  # the default stream
+        assert float(total) == 3.0 * n
+        with s:
+            x *= 2.0
+        s2 = cp.cuda.Stream()
+        with s2:  # entered from the default stream, which waited for s
+            total = x.sum()
+        s2.synchronize()
+        assert float(total) == 6.0 * n
+
+
 def test_graph_capture_replays_the_captured_work():
     s = cp.cuda.Stream()
     x = cp.asarray(np.array([1.0, 2.0, 3.0], dtype=np.float32))

@@ -16,10 +16,13 @@
 //! non-blocking, so that ordering is made at the two places a CuPy program relies on it:
 //! a stream made current from the default stream (`with stream:`, `use()`) and a graph
 //! replayed on a stream other than the current default one first wait for the default
-//! stream's queued work (an event; skipped while a capture is open, where a wait on an
-//! uncaptured stream would break the capture). Work between two user streams stays
-//! unordered, as CuPy's; the default stream does not wait for user streams (CuPy's NULL
-//! stream would): a program reads their results after `synchronize()` or an event.
+//! stream's queued work, and the default stream made current again after a user stream
+//! (the end of a `with stream:` block, `Stream.null.use()`) waits for that stream's queued
+//! work (an event each; skipped while a capture is open, where a wait on an uncaptured
+//! stream would break the capture). Work between two user streams stays unordered, as
+//! CuPy's; work queued on a user stream that was never current (`stream=` arguments) is
+//! not waited for by the default stream (CuPy's NULL stream would): a program reads it
+//! after `synchronize()` or an event.
 //!
 //! A capture (`begin_capture`) is held by the stream object until `end_capture`; both
 //! must come from the thread that began it, so the class is `unsendable` (PyO3 refuses a
@@ -48,6 +51,20 @@ pub(crate) fn stream_of(obj: &Bound<'_, PyAny>) -> Option<Stream> {
 }
 
 /// `stream` (a `cuprum.cuda.Stream`), or the current stream for `None`.
+/// Orders the default stream's next work after the work queued so far on `prev`, when
+/// the default stream is current again after `prev` (see the module's docs).
+fn default_after(prev: &Stream) -> PyResult<()> {
+    let current = Stream::current()?;
+    if current != *prev
+        && current.device() == prev.device()
+        && current == current.device().default_stream()
+        && !crate::runtime::capturing_any()
+    {
+        current.wait_for(prev)?;
+    }
+    Ok(())
+}
+
 /// Orders `stream`'s next work after the work queued so far on the default stream, when
 /// the default stream is the current one (see the module's docs).
 fn after_default(stream: &Stream) -> PyResult<()> {
@@ -133,6 +150,9 @@ impl PyStream {
             after_default(s)?;
         }
         let prev = Stream::replace_current(next);
+        if let Some(p) = &prev {
+            default_after(p)?;
+        }
         Ok(prev.map(|stream| PyStream {
             stream,
             capture: RefCell::new(None),
