@@ -19,7 +19,10 @@ values to high relative accuracy.
 
 ``eigh`` is the SVD of ``A + sigma I`` for the Hermitian ``A`` built from the triangle
 ``UPLO`` names, with ``sigma = ||A||_F`` (so the shifted matrix is positive
-semidefinite and its singular values are the eigenvalues plus ``sigma``): eigenvalues
+semidefinite and its singular values are the eigenvalues plus ``sigma``); for real stacks
+all of it, the shift, the iteration, the eigenvalues and their order, is one launch
+(``cuprum_eigh_jacobi``: the composed glue around the iteration cost more than it did for
+a stack of small matrices). Eigenvalues
 come out with an absolute error of ``eps * ||A||``, as LAPACK's ``syevd``'s, and the
 eigenvectors are ``V``'s columns. Eigenvectors' signs (phases) are not NumPy's, as no two
 LAPACK builds promise the same ones.
@@ -40,6 +43,7 @@ from cuprum._linalg_solve import (
 )
 
 _MAX_SWEEPS = 40
+_EIGH_MAX_N = 1024  # the one-launch eigh's and svd's values stay in shared memory
 
 
 def _rounds(n):
@@ -105,10 +109,9 @@ __device__ __forceinline__ int player(int j, int r, int np) {
     return j == 0 ? 0 : (j - 1 + r) % (np - 1) + 1;
 }
 
-extern "C" __global__ void cuprum_jacobi_sweeps(T* w, T* v, int m, int n, int sweeps, T tol) {
-    T* a = w + (long long)blockIdx.x * m * n;
-    T* vv = v + (long long)blockIdx.x * n * n;
-    __shared__ int rotated;
+// The iteration on one block's W (m x n) and V (n x n), both column-major; `rotated` is
+// a shared flag.
+__device__ void jacobi(T* a, T* vv, int m, int n, int sweeps, T tol, int& rotated) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
     const int np = n + (n & 1);
     for (int sweep = 0; sweep < sweeps; ++sweep) {
@@ -149,14 +152,131 @@ extern "C" __global__ void cuprum_jacobi_sweeps(T* w, T* v, int m, int n, int sw
         __syncthreads();
     }
 }
+
+extern "C" __global__ void cuprum_jacobi_sweeps(T* w, T* v, int m, int n, int sweeps, T tol) {
+    __shared__ int rotated;
+    T* a = w + (long long)blockIdx.x * m * n;
+    jacobi(a, v + (long long)blockIdx.x * n * n, m, n, sweeps, tol, rotated);
+}
+
+__device__ T block_sum(T x, T* red) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    x = warp_sum(x);
+    if (lane == 0) red[warp] = x;
+    __syncthreads();
+    T s = 0;
+    for (int k = 0; k < warps; ++k) s += red[k];
+    __syncthreads();
+    return s;
+}
+
+// Ascending, NaN last, ties in index order (argsort's order).
+__device__ __forceinline__ bool before(T x, int i, T y, int j) {
+    const bool xn = x != x, yn = y != y;
+    if (xn || yn) return xn ? (yn && i < j) : true;
+    return x < y || (x == y && i < j);
+}
+
+// eigh of one block's symmetric matrix, whole: the matrix from the triangle `lower` names
+// into W (column-major) with sigma = ||A||_F added to its diagonal, V = I, the iteration,
+// then the eigenvalues (W's column norms less sigma) in ascending order into `lams` and
+// V's columns in that order into `vs` (row-major, eigenvectors as columns).
+extern "C" __global__ void cuprum_eigh_jacobi(const T* as, T* lams, T* vs, T* work, int n,
+                                              int lower, int vectors, int sweeps, T tol) {
+    __shared__ int rotated;
+    __shared__ T red[32];
+    __shared__ T lam[1024];
+    const int nn = n * n, tid = threadIdx.x, nt = blockDim.x;
+    const int lane = tid & 31, warp = tid >> 5, warps = nt >> 5;
+    const T* a = as + (long long)blockIdx.x * nn;
+    T* w = work + (long long)blockIdx.x * 2 * nn;
+    T* v = w + nn;
+    T ss = 0;
+    for (int e = tid; e < nn; e += nt) {
+        const int c = e / n, i = e % n;
+        const bool own = lower ? i >= c : i <= c;
+        const T x = own ? a[i * n + c] : a[c * n + i];
+        w[e] = x;
+        v[e] = i == c ? T(1) : T(0);
+        ss += x * x;
+    }
+    const T sigma = sqrt(block_sum(ss, red));
+    for (int c = tid; c < n; c += nt) w[c * n + c] += sigma;
+    __syncthreads();
+    jacobi(w, v, n, n, sweeps, tol, rotated);
+    __syncthreads();
+    for (int c = warp; c < n; c += warps) {
+        T s2 = 0;
+        for (int i = lane; i < n; i += 32) s2 += w[c * n + i] * w[c * n + i];
+        s2 = warp_sum(s2);
+        if (lane == 0) lam[c] = sqrt(s2) - sigma;
+    }
+    __syncthreads();
+    T* lo = lams + (long long)blockIdx.x * n;
+    T* vo = vs + (long long)blockIdx.x * nn;
+    for (int c = warp; c < n; c += warps) {
+        const T x = lam[c];
+        int r = 0;
+        for (int j = lane; j < n; j += 32) r += before(lam[j], j, x, c) ? 1 : 0;
+        for (int o = 16; o > 0; o >>= 1) r += __shfl_xor_sync(0xffffffffu, r, o);
+        if (lane == 0) lo[r] = x;
+        if (vectors)
+            for (int i = lane; i < n; i += 32) vo[i * n + r] = v[c * n + i];
+    }
+}
+
+// The SVD of one block's W (m x n, m >= n, column-major), but for completing U: V = I, the
+// iteration, then the singular values (W's column norms) in descending order (NaN last,
+// ties in index order: argsort(-s)'s) into `ss`, W's columns divided by them (0 for a zero
+// value) into `us` and V's columns into `vs`, in that order (row-major, as columns).
+extern "C" __global__ void cuprum_svd_jacobi(T* ws, T* work, T* ss, T* us, T* vs, int m,
+                                             int n, int vectors, int sweeps, T tol) {
+    __shared__ int rotated;
+    __shared__ T sv[1024];
+    const int tid = threadIdx.x, nt = blockDim.x;
+    const int lane = tid & 31, warp = tid >> 5, warps = nt >> 5;
+    T* w = ws + (long long)blockIdx.x * m * n;
+    T* v = work + (long long)blockIdx.x * n * n;
+    for (int e = tid; e < n * n; e += nt) v[e] = e / n == e % n ? T(1) : T(0);
+    __syncthreads();
+    jacobi(w, v, m, n, sweeps, tol, rotated);
+    __syncthreads();
+    for (int c = warp; c < n; c += warps) {
+        T s2 = 0;
+        for (int i = lane; i < m; i += 32) s2 += w[(long long)c * m + i] * w[(long long)c * m + i];
+        s2 = warp_sum(s2);
+        if (lane == 0) sv[c] = sqrt(s2);
+    }
+    __syncthreads();
+    T* so = ss + (long long)blockIdx.x * n;
+    T* uo = us + (long long)blockIdx.x * m * n;
+    T* vo = vs + (long long)blockIdx.x * n * n;
+    for (int c = warp; c < n; c += warps) {
+        const T x = sv[c];
+        int r = 0;
+        for (int j = lane; j < n; j += 32) r += before(-sv[j], j, -x, c) ? 1 : 0;
+        for (int o = 16; o > 0; o >>= 1) r += __shfl_xor_sync(0xffffffffu, r, o);
+        if (lane == 0) so[r] = x;
+        if (vectors) {
+            const T d = x > 0 ? x : T(1), keep = x > 0 ? T(1) : T(0);
+            for (int i = lane; i < m; i += 32) uo[(long long)i * n + r] = w[(long long)c * m + i] / d * keep;
+            for (int i = lane; i < n; i += 32) vo[i * n + r] = v[c * n + i];
+        }
+    }
+}
 """
 
 
 @functools.cache
-def _sweep_kernel(dt):
-    """The one-launch Jacobi iteration for real ``dt`` (float32 or float64)."""
+def _sweep_kernel(dt, name="cuprum_jacobi_sweeps"):
+    """A one-launch Jacobi kernel for real ``dt`` (float32 or float64): the iteration
+    alone, ``cuprum_eigh_jacobi`` or ``cuprum_svd_jacobi``."""
     ctype = {"float32": "float", "float64": "double"}[numpy.dtype(dt).name]
-    return cuprum.RawKernel(f"typedef {ctype} T;\n" + _SWEEP_SOURCE, "cuprum_jacobi_sweeps")
+    return cuprum.RawKernel(f"typedef {ctype} T;\n" + _SWEEP_SOURCE, name)
+
+
+def _warps(n):
+    return max(1, min((n + 1) // 2, 32))
 
 
 def _jacobi(w):
@@ -174,7 +294,7 @@ def _jacobi(w):
         # column-major copies (a warp walks a column's rows, coalesced); V = I is its own
         # transpose
         wt = cuprum.ascontiguousarray(w.swapaxes(1, 2))
-        warps = max(1, min((n + 1) // 2, 32))
+        warps = _warps(n)
         args = (wt, v, numpy.int32(m), numpy.int32(n), numpy.int32(_MAX_SWEEPS), dt.type(tol))
         _sweep_kernel(dt.name)((nb,), (32 * warps,), args)
         w[...] = wt.swapaxes(1, 2)
@@ -214,10 +334,16 @@ def _jacobi(w):
 def _orthonormal(u, s, full):
     """``u``'s columns divided by ``s``, completed to an orthonormal basis (columns of
     zero singular values; all ``m`` columns for ``full``) by Householder QR."""
-    m, n = u.shape[1:]
     safe = cuprum.where(s > 0, s, 1)
     u = u / safe[:, None, :]
     u *= (s > 0)[:, None, :]
+    return _completed(u, full)
+
+
+def _completed(u, full):
+    """The orthonormal columns ``u`` (zero columns where singular values are 0)
+    completed to an orthonormal basis by Householder QR."""
+    m, n = u.shape[1:]
     h = u.copy()
     tau = _householder(h)
     q = _form_q(h, tau, m if full else n)
@@ -230,11 +356,35 @@ def _orthonormal(u, s, full):
     return q
 
 
+def _svd_one_launch(w, vectors):
+    """``(s, U, V)`` of the real stack ``w`` (``(B, m, n)``, ``m >= n``) from one kernel:
+    ``s`` descending, ``U``'s columns normalised (not yet completed), ``V``."""
+    nb, m, n = w.shape
+    dt = numpy.dtype(w.dtype)
+    wt = cuprum.ascontiguousarray(w.swapaxes(1, 2))
+    s = cuprum.empty((nb, n), dtype=dt)
+    u = cuprum.empty((nb, m, n) if vectors else (1,), dtype=dt)
+    v = cuprum.empty((nb, n, n) if vectors else (1,), dtype=dt)
+    work = cuprum.empty((nb, n, n), dtype=dt)
+    tol = dt.type(float(numpy.finfo(dt).eps) * n)
+    ints = (numpy.int32(m), numpy.int32(n), numpy.int32(bool(vectors)), numpy.int32(_MAX_SWEEPS))
+    args = (wt, work, s, u, v, *ints, tol)
+    _sweep_kernel(dt.name, "cuprum_svd_jacobi")((nb,), (32 * _warps(n),), args)
+    return s, u, v
+
+
 def _svd3(a, full, compute_uv):
     """The SVD of the stack ``a`` (``(B, m, n)``, a copy in the compute dtype)."""
     m, n = a.shape[1:]
     tall = m >= n
     w = a if tall else cuprum.conj(a.swapaxes(1, 2)).copy()
+    if numpy.dtype(a.dtype).kind == "f" and min(m, n) <= _EIGH_MAX_N:
+        s, u, v = _svd_one_launch(w, compute_uv)
+        if not compute_uv:
+            return s
+        u = _completed(u, full)
+        vh = v.swapaxes(1, 2)
+        return (u, s, vh) if tall else (v, s, u.swapaxes(1, 2))
     v = _jacobi(w)
     s = cuprum.sqrt(cuprum.sum((w * cuprum.conj(w)).real, axis=1))
     order = cuprum.argsort(-s, axis=1)
@@ -299,7 +449,19 @@ def _hermitian(a, uplo):
 
 
 def _eigh3(a, uplo, vectors):
-    n = a.shape[1]
+    nb, n = a.shape[:2]
+    dt = numpy.dtype(a.dtype)
+    if dt.kind == "f" and n <= _EIGH_MAX_N:
+        if uplo not in ("L", "U"):
+            raise ValueError("UPLO argument must be 'L' or 'U'")
+        lam = cuprum.empty((nb, n), dtype=dt)
+        v = cuprum.empty((nb, n, n) if vectors else (1,), dtype=dt)
+        work = cuprum.empty((nb, 2, n, n), dtype=dt)
+        tol = dt.type(float(numpy.finfo(dt).eps) * n)
+        ints = (numpy.int32(n), numpy.int32(uplo == "L"), numpy.int32(bool(vectors)))
+        args = (a, lam, v, work, *ints, numpy.int32(_MAX_SWEEPS), tol)
+        _sweep_kernel(dt.name, "cuprum_eigh_jacobi")((nb,), (32 * _warps(n),), args)
+        return (lam, v) if vectors else lam
     h = _hermitian(a, uplo)
     sigma = cuprum.sqrt(cuprum.sum((h * cuprum.conj(h)).real, axis=(1, 2)))
     i = cuprum.arange(n)

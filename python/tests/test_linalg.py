@@ -170,6 +170,69 @@ def test_one_block_pays_for_stacks_and_small_matrices(monkeypatch):
     ]
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_one_launch_eigh_is_the_composed_one(dtype, monkeypatch):
+    # Real stacks run eigh in one kernel (the shift, the iteration, the order); it must
+    # give the composed path's eigenvalues and vectors: more pairs than warps, either
+    # triangle (junk in the other), ties (kept in index order), zero, NaN and 1x1.
+    from cuprum import _linalg_svd as spectral
+
+    a = rand((2, 70, 70), dtype)
+    small = rand((3, 5, 5), dtype)
+    nan = rand((1, 4, 4), dtype)
+    nan[0, 2, 1] = np.nan
+    cases = [a, small, np.broadcast_to(np.eye(6, dtype=dtype), (2, 6, 6)).copy()]
+    cases += [np.zeros((1, 3, 3), dtype), nan, rand((4, 1, 1), dtype)]
+    for x in cases:
+        for uplo in ("L", "U"):
+            fast = [r.get() for r in cp.linalg.eigh(cp.asarray(x), UPLO=uplo)]
+            fast_w = cp.linalg.eigvalsh(cp.asarray(x), UPLO=uplo).get()
+            with monkeypatch.context() as m:
+                m.setattr(spectral, "_EIGH_MAX_N", -1)
+                slow = [r.get() for r in cp.linalg.eigh(cp.asarray(x), UPLO=uplo)]
+            t = tol(dtype) * 50
+            np.testing.assert_allclose(fast[0], slow[0], rtol=t, atol=t)
+            np.testing.assert_allclose(fast_w, slow[0], rtol=t, atol=t)
+            # vectors up to sign
+            sign = np.sign(np.sum(fast[1] * slow[1], axis=-2, keepdims=True))
+            np.testing.assert_allclose(
+                fast[1] * np.where(sign == 0, 1, sign), slow[1], rtol=t, atol=t
+            )
+    with pytest.raises(ValueError, match="UPLO argument must be 'L' or 'U'"):
+        cp.linalg.eigh(cp.asarray(small), UPLO="X")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_one_launch_svd_is_the_composed_one(dtype, monkeypatch):
+    # Real stacks run the iteration, the singular values' order and U's normalisation in
+    # one kernel: the composed path's factors (up to signs) for tall, wide and square
+    # stacks, more pairs than warps, a rank-deficient matrix (U completed), ties, zeros.
+    from cuprum import _linalg_svd as spectral
+
+    deficient = np.array([[[1.0, 2, 3], [2, 4, 6], [1, 0, 1], [3, 2, 5]]], dtype)
+    cases = [rand((2, 90, 70), dtype), rand((3, 4, 7), dtype), rand((2, 5, 5), dtype)]
+    cases += [deficient, np.eye(4, dtype=dtype)[None], np.zeros((1, 3, 2), dtype)]
+    cases.append(rand((2, 1, 4), dtype))
+    t = tol(dtype) * 50
+    for x in cases:
+        for full in (True, False):
+            fast = [r.get() for r in cp.linalg.svd(cp.asarray(x), full_matrices=full)]
+            with monkeypatch.context() as m:
+                m.setattr(spectral, "_EIGH_MAX_N", -1)
+                slow = [r.get() for r in cp.linalg.svd(cp.asarray(x), full_matrices=full)]
+            assert [f.shape for f in fast] == [w.shape for w in slow]
+            np.testing.assert_allclose(fast[1], slow[1], rtol=t, atol=t)
+            k = fast[1].shape[-1]
+            u, s, vh = fast
+            np.testing.assert_allclose(
+                (u[..., :k] * s[..., None, :]) @ vh[..., :k, :], x, rtol=t, atol=t
+            )
+            eye_u = np.broadcast_to(np.eye(u.shape[-1]), u.shape[:-2] + (u.shape[-1],) * 2)
+            np.testing.assert_allclose(np.swapaxes(u, -1, -2) @ u, eye_u, rtol=t, atol=t)
+        values = cp.linalg.svd(cp.asarray(x), compute_uv=False).get()
+        np.testing.assert_allclose(values, slow[1], rtol=t, atol=t)
+
+
 def test_tensorsolve_tensorinv_and_negative_matrix_powers():
     a = RNG.standard_normal((6, 4, 2, 3, 4))
     b = RNG.standard_normal((6, 4))
