@@ -30,8 +30,10 @@ from cuprum._linalg_solve import (
     _assert_stacked_2d,
     block_threads,
     common_type,
+    kernel_source,
     one_block_pays,
     square_stack,
+    staged_bytes,
 )
 
 _THREADS = 1024
@@ -45,8 +47,10 @@ _MAX_ELEMENTS = 1 << 20
 # divides x[j:, j]); then a warp a row updates the trailing lower triangle (the upper one
 # is never read, and tril() drops it).
 _CHOLESKY_SOURCE = r"""
-extern "C" __global__ void cuprum_cholesky(T* mats, int n) {
-    T* x = mats + (long long)blockIdx.x * n * n;
+extern "C" __global__ void cuprum_cholesky(T* mats, int n, int staged) {
+    extern __shared__ __align__(16) unsigned char dyn[];
+    T* g = mats + (long long)blockIdx.x * n * n;
+    T* x = stage(g, staged ? reinterpret_cast<T*>(dyn) : nullptr, (long long)n * n);
     __shared__ T col[1024];
     const int tid = threadIdx.x, nt = blockDim.x, lane = tid & 31;
     const int warp = tid >> 5, warps = nt >> 5;
@@ -66,6 +70,7 @@ extern "C" __global__ void cuprum_cholesky(T* mats, int n) {
         }
         __syncthreads();
     }
+    unstage(g, x, (long long)n * n);
 }
 """
 
@@ -76,22 +81,6 @@ extern "C" __global__ void cuprum_cholesky(T* mats, int n) {
 # and subtracts (tau v) w from it. orgqr applies the reflectors in reverse to the identity,
 # from column j on (the columns before it are still the identity's there).
 _HOUSEHOLDER_SOURCE = r"""
-__device__ __forceinline__ T warp_sum(T x) {
-    for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(0xffffffffu, x, o);
-    return x;
-}
-
-__device__ T block_sum(T x, T* red) {
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-    x = warp_sum(x);
-    if (lane == 0) red[warp] = x;
-    __syncthreads();
-    T s = 0;
-    for (int k = 0; k < warps; ++k) s += red[k];
-    __syncthreads();
-    return s;
-}
-
 // w = v . col (v[j] = 1, v[i > j] in h's column j), then col -= (t v) w: one warp.
 __device__ __forceinline__ void reflect(const T* h, T* col, int j, int m, T t) {
     const int lane = threadIdx.x & 31;
@@ -101,8 +90,10 @@ __device__ __forceinline__ void reflect(const T* h, T* col, int j, int m, T t) {
     for (int i = j + lane; i < m; i += 32) col[i] -= (t * (i == j ? T(1) : h[i])) * w;
 }
 
-extern "C" __global__ void cuprum_geqrf(T* mats, T* taus, int m, int n) {
-    T* a = mats + (long long)blockIdx.x * m * n;
+extern "C" __global__ void cuprum_geqrf(T* mats, T* taus, int m, int n, int staged) {
+    extern __shared__ __align__(16) unsigned char dyn[];
+    T* g = mats + (long long)blockIdx.x * m * n;
+    T* a = stage(g, staged ? reinterpret_cast<T*>(dyn) : nullptr, (long long)m * n);
     const int k = m < n ? m : n;
     T* tau = taus + (long long)blockIdx.x * k;
     __shared__ T red[32];
@@ -125,14 +116,18 @@ extern "C" __global__ void cuprum_geqrf(T* mats, T* taus, int m, int n) {
         for (int c = j + 1 + warp; c < n; c += warps) reflect(x, a + (long long)c * m, j, m, t);
         __syncthreads();
     }
+    unstage(g, a, (long long)m * n);
 }
 
-extern "C" __global__ void cuprum_orgqr(const T* hs, const T* taus, T* qs, int m, int n,
-                                        int cols) {
-    const T* h = hs + (long long)blockIdx.x * m * n;
+extern "C" __global__ void cuprum_orgqr(T* hs, const T* taus, T* qs, int m, int n, int cols,
+                                        int staged) {
+    extern __shared__ __align__(16) unsigned char dyn[];
+    const long long mq = (long long)m * cols;
+    T* qg = qs + (long long)blockIdx.x * mq;
+    T* q = staged ? reinterpret_cast<T*>(dyn) : qg;
+    const T* h = stage(hs + (long long)blockIdx.x * m * n, staged ? q + mq : nullptr, (long long)m * n);
     const int k = m < n ? m : n;
     const T* tau = taus + (long long)blockIdx.x * k;
-    T* q = qs + (long long)blockIdx.x * m * cols;
     const int tid = threadIdx.x, nt = blockDim.x, warp = tid >> 5, warps = nt >> 5;
     for (long long e = tid; e < (long long)m * cols; e += nt) {
         const long long c = e / m, i = e % m;
@@ -145,6 +140,7 @@ extern "C" __global__ void cuprum_orgqr(const T* hs, const T* taus, T* qs, int m
         for (int c = j + warp; c < cols; c += warps) reflect(v, q + (long long)c * m, j, m, t);
         __syncthreads();
     }
+    unstage(qg, q, mq);
 }
 """
 
@@ -152,8 +148,14 @@ extern "C" __global__ void cuprum_orgqr(const T* hs, const T* taus, T* qs, int m
 @functools.cache
 def _kernel(source, name, dt):
     """One of this module's one-launch kernels for real ``dt`` (float32 or float64)."""
-    ctype = {"float32": "float", "float64": "double"}[numpy.dtype(dt).name]
-    return cuprum.RawKernel(f"typedef {ctype} T;\n" + source, name)
+    return cuprum.RawKernel(kernel_source(dt, source), name)
+
+
+def _launch(kernel, nb, threads, args, staged_count, dt):
+    """``kernel`` over ``nb`` blocks, staging ``staged_count`` elements a block in shared
+    memory where they fit (its last argument says whether they did)."""
+    smem = staged_bytes(kernel, staged_count, dt)
+    kernel((nb,), (threads,), (*args, numpy.int32(smem > 0)), shared_mem=smem)
 
 
 def _one_launch(x, updates, rate, steps, step_s):
@@ -185,7 +187,7 @@ def cholesky(a):
     if n <= 1024 and _one_launch(x, n**3 // 6, _CHOLESKY_RATE, n, _CHOLESKY_STEP_S):
         x = cuprum.ascontiguousarray(x)
         k = _kernel(_CHOLESKY_SOURCE, "cuprum_cholesky", x.dtype)
-        k((x.shape[0],), (block_threads(n, _THREADS),), (x, numpy.int32(n)))
+        _launch(k, x.shape[0], block_threads(n, _THREADS), (x, numpy.int32(n)), n * n, x.dtype)
     else:
         _cholesky_composed(x)
     if linalg_raises():
@@ -220,8 +222,8 @@ def _householder(r):
     if _one_launch(r, _qr_updates(m, n, 0), _QR_RATE, k, _QR_STEP_S):
         cm = cuprum.ascontiguousarray(r.swapaxes(1, 2))
         args = (cm, tau, numpy.int32(m), numpy.int32(n))
-        threads = (block_threads(n, _THREADS),)
-        _kernel(_HOUSEHOLDER_SOURCE, "cuprum_geqrf", r.dtype)((nb,), threads, args)
+        kern = _kernel(_HOUSEHOLDER_SOURCE, "cuprum_geqrf", r.dtype)
+        _launch(kern, nb, block_threads(n, _THREADS), args, m * n, r.dtype)
         r[...] = cm.swapaxes(1, 2)
         return tau
     for j in range(k):
@@ -266,8 +268,8 @@ def _form_q(h, tau, cols):
         qt = cuprum.empty((nb, cols, m), dtype=h.dtype)
         tau = cuprum.ascontiguousarray(tau)
         args = (cm, tau, qt, numpy.int32(m), numpy.int32(n), numpy.int32(cols))
-        threads = (block_threads(cols, _THREADS),)
-        _kernel(_HOUSEHOLDER_SOURCE, "cuprum_orgqr", h.dtype)((nb,), threads, args)
+        kern = _kernel(_HOUSEHOLDER_SOURCE, "cuprum_orgqr", h.dtype)
+        _launch(kern, nb, block_threads(cols, _THREADS), args, m * (n + cols), h.dtype)
         return qt.swapaxes(1, 2)
     q = cuprum.zeros((nb, m, cols), dtype=h.dtype)
     q[:, :, :] = cuprum.eye(m, cols, dtype=h.dtype)

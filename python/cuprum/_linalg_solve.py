@@ -104,6 +104,64 @@ def block_threads(rows, most):
     return threads
 
 
+# What every one-block kernel of cuprum.linalg shares: warp and block sums, and staging a
+# block's matrices in shared memory. A kernel given `shared_mem` (`staged_bytes`: the
+# matrices fit beside its own shared arrays) copies its matrix in, works there, and copies
+# it back: each step's loads and stores then wait on shared memory instead of L2.
+KERNEL_HELPERS = r"""
+__device__ __forceinline__ T warp_sum(T x) {
+    for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(0xffffffffu, x, o);
+    return x;
+}
+
+__device__ T block_sum(T x, T* red) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    x = warp_sum(x);
+    if (lane == 0) red[warp] = x;
+    __syncthreads();
+    T s = 0;
+    for (int k = 0; k < warps; ++k) s += red[k];
+    __syncthreads();
+    return s;
+}
+
+// `count` elements of `g` copied into `s` (when given, else `g` itself is worked on).
+__device__ T* stage(T* g, T* s, long long count) {
+    if (!s) return g;
+    for (long long e = threadIdx.x; e < count; e += blockDim.x) s[e] = g[e];
+    __syncthreads();
+    return s;
+}
+
+__device__ void unstage(T* g, const T* s, long long count) {
+    if (s == g) return;
+    __syncthreads();
+    for (long long e = threadIdx.x; e < count; e += blockDim.x) g[e] = s[e];
+}
+"""
+
+
+@functools.cache
+def _smem_room(device):
+    p = cuprum.cuda.runtime.getDeviceProperties(device)
+    return int(p.get("sharedMemPerBlockOptin") or p["sharedMemPerBlock"])
+
+
+def staged_bytes(kernel, count, dtype):
+    """Shared memory (bytes) for ``kernel`` to stage ``count`` elements of ``dtype`` a
+    block in, beside its own shared arrays; 0 when they do not fit (it then works in
+    global memory)."""
+    need = count * numpy.dtype(dtype).itemsize
+    room = _smem_room(cuprum.cuda.Device().id) - int(kernel.shared_size_bytes)
+    return need if need <= room else 0
+
+
+def kernel_source(dt, source):
+    """``source`` for real ``dt`` (float32 or float64), after the shared helpers."""
+    ctype = {"float32": "float", "float64": "double"}[numpy.dtype(dt).name]
+    return f"typedef {ctype} T;\n" + KERNEL_HELPERS + source
+
+
 # The whole elimination of a real stack in one launch: a block per matrix, each step's
 # pivot found by a block-wide argmax (NumPy's: the first of the largest magnitudes, a NaN
 # before any number), the rows swapped, the multipliers staged in shared memory, then every
@@ -124,10 +182,12 @@ __device__ __forceinline__ bool ahead(T v, int i, T bv, int bi) {
 }
 
 extern "C" __global__ void cuprum_gauss_jordan(T* mats, T* pivots, bool* odd, int n, int w,
-                                               int full) {
-    T* m = mats + (long long)blockIdx.x * n * w;
-    __shared__ T best_v[1024];
-    __shared__ int best_i[1024];
+                                               int full, int staged) {
+    extern __shared__ __align__(16) unsigned char dyn[];
+    T* g = mats + (long long)blockIdx.x * n * w;
+    T* m = stage(g, staged ? reinterpret_cast<T*>(dyn) : nullptr, (long long)n * w);
+    __shared__ T best_v[512];
+    __shared__ int best_i[512];
     __shared__ T f[1024];
     const int tid = threadIdx.x, nt = blockDim.x, lane = tid & 31;
     const int warp = tid >> 5, warps = nt >> 5;
@@ -184,6 +244,7 @@ extern "C" __global__ void cuprum_gauss_jordan(T* mats, T* pivots, bool* odd, in
         __syncthreads();
     }
     if (tid == 0) odd[blockIdx.x] = flip;
+    unstage(g, m, (long long)n * w);
 }
 """
 
@@ -191,8 +252,7 @@ extern "C" __global__ void cuprum_gauss_jordan(T* mats, T* pivots, bool* odd, in
 @functools.cache
 def _gj_kernel(dt):
     """The one-launch elimination for real ``dt`` (float32 or float64)."""
-    ctype = {"float32": "float", "float64": "double"}[numpy.dtype(dt).name]
-    return cuprum.RawKernel(f"typedef {ctype} T;\n" + _GJ_SOURCE, "cuprum_gauss_jordan")
+    return cuprum.RawKernel(kernel_source(dt, _GJ_SOURCE), "cuprum_gauss_jordan")
 
 
 def _eliminate(a, b, full):
@@ -209,9 +269,10 @@ def _eliminate(a, b, full):
     if real and n <= _GJ_MAX_N and one_block_pays(nb, n * n * m.shape[2], rate, n, _GJ_STEP_S):
         m = cuprum.ascontiguousarray(m)
         w = m.shape[2]
-        args = (m, pivots, odd, numpy.int32(n), numpy.int32(w), numpy.int32(bool(full)))
-        threads = (block_threads(n, _GJ_THREADS),)
-        _gj_kernel(numpy.dtype(m.dtype).name)((nb,), threads, args)
+        k = _gj_kernel(numpy.dtype(m.dtype).name)
+        smem = staged_bytes(k, n * w, m.dtype)
+        ints = (numpy.int32(n), numpy.int32(w), numpy.int32(bool(full)), numpy.int32(smem > 0))
+        k((nb,), (block_threads(n, _GJ_THREADS),), (m, pivots, odd, *ints), shared_mem=smem)
         x = None if b is None else m[:, :, n:]
         return x, pivots, odd
     rows = cuprum.arange(nb)

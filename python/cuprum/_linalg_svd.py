@@ -39,7 +39,9 @@ from cuprum._linalg_solve import (
     _assert_stacked_2d,
     _assert_stacked_square,
     common_type,
+    kernel_source,
     square_stack,
+    staged_bytes,
 )
 
 _MAX_SWEEPS = 40
@@ -100,11 +102,6 @@ def _fused():
 # (a column's rows contiguous: a warp's loads coalesce), up to 32 warps a block (an H200
 # took 709 ms for 256x256 float32 with row-major columns and 8 warps).
 _SWEEP_SOURCE = r"""
-__device__ __forceinline__ T warp_sum(T x) {
-    for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(0xffffffffu, x, o);
-    return x;
-}
-
 __device__ __forceinline__ int player(int j, int r, int np) {
     return j == 0 ? 0 : (j - 1 + r) % (np - 1) + 1;
 }
@@ -153,21 +150,19 @@ __device__ void jacobi(T* a, T* vv, int m, int n, int sweeps, T tol, int& rotate
     }
 }
 
-extern "C" __global__ void cuprum_jacobi_sweeps(T* w, T* v, int m, int n, int sweeps, T tol) {
+extern "C" __global__ void cuprum_jacobi_sweeps(T* w, T* v, int m, int n, int sweeps, T tol,
+                                                int staged) {
+    extern __shared__ __align__(16) unsigned char dyn[];
     __shared__ int rotated;
-    T* a = w + (long long)blockIdx.x * m * n;
-    jacobi(a, v + (long long)blockIdx.x * n * n, m, n, sweeps, tol, rotated);
-}
-
-__device__ T block_sum(T x, T* red) {
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-    x = warp_sum(x);
-    if (lane == 0) red[warp] = x;
-    __syncthreads();
-    T s = 0;
-    for (int k = 0; k < warps; ++k) s += red[k];
-    __syncthreads();
-    return s;
+    const long long mn = (long long)m * n, nn = (long long)n * n;
+    T* s = staged ? reinterpret_cast<T*>(dyn) : nullptr;
+    T* wg = w + blockIdx.x * mn;
+    T* vg = v + blockIdx.x * nn;
+    T* a = stage(wg, s, mn);
+    T* vv = stage(vg, s ? s + mn : nullptr, nn);
+    jacobi(a, vv, m, n, sweeps, tol, rotated);
+    unstage(wg, a, mn);
+    unstage(vg, vv, nn);
 }
 
 // Ascending, NaN last, ties in index order (argsort's order).
@@ -182,14 +177,16 @@ __device__ __forceinline__ bool before(T x, int i, T y, int j) {
 // then the eigenvalues (W's column norms less sigma) in ascending order into `lams` and
 // V's columns in that order into `vs` (row-major, eigenvectors as columns).
 extern "C" __global__ void cuprum_eigh_jacobi(const T* as, T* lams, T* vs, T* work, int n,
-                                              int lower, int vectors, int sweeps, T tol) {
+                                              int lower, int vectors, int sweeps, T tol,
+                                              int staged) {
+    extern __shared__ __align__(16) unsigned char dyn[];
     __shared__ int rotated;
     __shared__ T red[32];
     __shared__ T lam[1024];
     const int nn = n * n, tid = threadIdx.x, nt = blockDim.x;
     const int lane = tid & 31, warp = tid >> 5, warps = nt >> 5;
     const T* a = as + (long long)blockIdx.x * nn;
-    T* w = work + (long long)blockIdx.x * 2 * nn;
+    T* w = staged ? reinterpret_cast<T*>(dyn) : work + (long long)blockIdx.x * 2 * nn;
     T* v = w + nn;
     T ss = 0;
     for (int e = tid; e < nn; e += nt) {
@@ -230,13 +227,15 @@ extern "C" __global__ void cuprum_eigh_jacobi(const T* as, T* lams, T* vs, T* wo
 // ties in index order: argsort(-s)'s) into `ss`, W's columns divided by them (0 for a zero
 // value) into `us` and V's columns into `vs`, in that order (row-major, as columns).
 extern "C" __global__ void cuprum_svd_jacobi(T* ws, T* work, T* ss, T* us, T* vs, int m,
-                                             int n, int vectors, int sweeps, T tol) {
+                                             int n, int vectors, int sweeps, T tol, int staged) {
+    extern __shared__ __align__(16) unsigned char dyn[];
     __shared__ int rotated;
     __shared__ T sv[1024];
     const int tid = threadIdx.x, nt = blockDim.x;
     const int lane = tid & 31, warp = tid >> 5, warps = nt >> 5;
-    T* w = ws + (long long)blockIdx.x * m * n;
-    T* v = work + (long long)blockIdx.x * n * n;
+    T* s = staged ? reinterpret_cast<T*>(dyn) : nullptr;
+    T* w = stage(ws + (long long)blockIdx.x * m * n, s, (long long)m * n);
+    T* v = s ? s + (long long)m * n : work + (long long)blockIdx.x * n * n;
     for (int e = tid; e < n * n; e += nt) v[e] = e / n == e % n ? T(1) : T(0);
     __syncthreads();
     jacobi(w, v, m, n, sweeps, tol, rotated);
@@ -271,8 +270,16 @@ extern "C" __global__ void cuprum_svd_jacobi(T* ws, T* work, T* ss, T* us, T* vs
 def _sweep_kernel(dt, name="cuprum_jacobi_sweeps"):
     """A one-launch Jacobi kernel for real ``dt`` (float32 or float64): the iteration
     alone, ``cuprum_eigh_jacobi`` or ``cuprum_svd_jacobi``."""
-    ctype = {"float32": "float", "float64": "double"}[numpy.dtype(dt).name]
-    return cuprum.RawKernel(f"typedef {ctype} T;\n" + _SWEEP_SOURCE, name)
+    return cuprum.RawKernel(kernel_source(dt, _SWEEP_SOURCE), name)
+
+
+def _launch(name, dt, n, args, staged_count):
+    """The Jacobi kernel ``name`` over a block per matrix of ``n`` columns, staging
+    ``staged_count`` elements a block in shared memory where they fit."""
+    k = _sweep_kernel(numpy.dtype(dt).name, name)
+    smem = staged_bytes(k, staged_count, dt)
+    nb = args[0].shape[0]
+    k((nb,), (32 * _warps(n),), (*args, numpy.int32(smem > 0)), shared_mem=smem)
 
 
 def _warps(n):
@@ -294,9 +301,8 @@ def _jacobi(w):
         # column-major copies (a warp walks a column's rows, coalesced); V = I is its own
         # transpose
         wt = cuprum.ascontiguousarray(w.swapaxes(1, 2))
-        warps = _warps(n)
         args = (wt, v, numpy.int32(m), numpy.int32(n), numpy.int32(_MAX_SWEEPS), dt.type(tol))
-        _sweep_kernel(dt.name)((nb,), (32 * warps,), args)
+        _launch("cuprum_jacobi_sweeps", dt, n, args, m * n + n * n)
         w[...] = wt.swapaxes(1, 2)
         return v.swapaxes(1, 2)
     rounds = _rounds(n)
@@ -369,7 +375,7 @@ def _svd_one_launch(w, vectors):
     tol = dt.type(float(numpy.finfo(dt).eps) * n)
     ints = (numpy.int32(m), numpy.int32(n), numpy.int32(bool(vectors)), numpy.int32(_MAX_SWEEPS))
     args = (wt, work, s, u, v, *ints, tol)
-    _sweep_kernel(dt.name, "cuprum_svd_jacobi")((nb,), (32 * _warps(n),), args)
+    _launch("cuprum_svd_jacobi", dt, n, args, m * n + n * n)
     return s, u, v
 
 
@@ -460,7 +466,7 @@ def _eigh3(a, uplo, vectors):
         tol = dt.type(float(numpy.finfo(dt).eps) * n)
         ints = (numpy.int32(n), numpy.int32(uplo == "L"), numpy.int32(bool(vectors)))
         args = (a, lam, v, work, *ints, numpy.int32(_MAX_SWEEPS), tol)
-        _sweep_kernel(dt.name, "cuprum_eigh_jacobi")((nb,), (32 * _warps(n),), args)
+        _launch("cuprum_eigh_jacobi", dt, n, args, 2 * n * n)
         return (lam, v) if vectors else lam
     h = _hermitian(a, uplo)
     sigma = cuprum.sqrt(cuprum.sum((h * cuprum.conj(h)).real, axis=(1, 2)))

@@ -85,42 +85,66 @@ def test_pivoting_handles_a_zero_leading_entry():
     np.testing.assert_allclose(float(cp.linalg.det(cp.asarray(a))), np.linalg.det(a))
 
 
+def one_launch_both_ways(run, monkeypatch):
+    """``run()``'s results (host arrays) from the one-launch kernels, staged in shared
+    memory and working in global memory."""
+    from cuprum import _linalg_solve as solver
+
+    staged = [r.get() for r in run()]
+    with monkeypatch.context() as m:
+        m.setattr(solver, "_smem_room", lambda device: 0)
+        unstaged = [r.get() for r in run()]
+    return staged, unstaged
+
+
+def composed(run, module, limit, monkeypatch):
+    """``run()``'s results (host arrays) from the composed loops (``module.limit`` -1)."""
+    with monkeypatch.context() as m:
+        m.setattr(module, limit, -1)
+        return [r.get() for r in run()]
+
+
+def assert_all_close(gots, wants, t):
+    for got, want in zip(gots, wants):
+        np.testing.assert_allclose(got, want, rtol=t, atol=t)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_the_one_launch_elimination_is_the_composed_loop(dtype, monkeypatch):
-    # Real matrices up to _GJ_MAX_N rows take one kernel; it must give the composed loop's
-    # results: pivots chosen alike (ties, NaNs, zero columns), a row count past the
-    # block's threads, batches, and the odd/even swap count behind det's sign.
+    # Real matrices up to _GJ_MAX_N rows take one kernel (in shared memory where they
+    # fit); it must give the composed loop's results: pivots chosen alike (ties, NaNs,
+    # zero columns), a row count past the block's threads, batches, and the odd/even
+    # swap count behind det's sign.
     from cuprum import _linalg_solve as solver
 
     cases = [
         rand((3, 300, 300), dtype),
+        rand((2, 40, 40), dtype),
         np.ones((2, 4, 4), dtype),
         np.array([[[np.nan, 1], [1, 2]], [[0, 1], [1, 0]], [[-2, 1], [2, 1]]], dtype),
         np.array([[[1, 2, 0], [2, 4, 0], [0, 0, 0]]], dtype),
     ]
-
-    def results(a):
-        x = cp.asarray(a)
-        b = cp.asarray(a[..., :2].copy())
-        return [r.get() for r in (cp.linalg.solve(x, b), cp.linalg.det(x), cp.linalg.slogdet(x)[0])]
-
     for a in cases:
-        fast = results(a)
-        with monkeypatch.context() as m:
-            m.setattr(solver, "_GJ_MAX_N", -1)
-            slow = results(a)
-        for got, want in zip(fast, slow):
-            np.testing.assert_allclose(got, want, rtol=tol(dtype) * 10, atol=tol(dtype) * 10)
+
+        def run(a=a):
+            x = cp.asarray(a)
+            b = cp.asarray(a[..., :2].copy())
+            return [cp.linalg.solve(x, b), cp.linalg.det(x), cp.linalg.slogdet(x)[0]]
+
+        slow = composed(run, solver, "_GJ_MAX_N", monkeypatch)
+        for fast in one_launch_both_ways(run, monkeypatch):
+            assert_all_close(fast, slow, tol(dtype) * 10)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_the_one_launch_factorizations_are_the_composed_loops(dtype, monkeypatch):
     # Real matrices up to _MAX_ELEMENTS take one kernel for cholesky and for QR (geqrf and
     # orgqr, behind qr and svd's basis completion); they must give the composed loops'
-    # results: tall, wide and square, a row count past the block's threads, batches, a
-    # zero column (tau 0), a NaN, and a matrix that is not positive definite. (orgqr skips
-    # the identity's columns a reflector cannot reach, as LAPACK's does and the composed
-    # loop does not, so a NaN spreads less: QR's NaN case is not compared.)
+    # results: tall, wide and square, more columns than warps, a row count past the
+    # block's threads, batches, a zero column (tau 0), a NaN, and a matrix that is not
+    # positive definite. (orgqr skips the identity's columns a reflector cannot reach, as
+    # LAPACK's does and the composed loop does not, so a NaN spreads less: QR's NaN case
+    # is not compared.)
     from cuprum import _linalg_factor as factor
 
     spd = rand((3, 300, 40), dtype)
@@ -130,24 +154,103 @@ def test_the_one_launch_factorizations_are_the_composed_loops(dtype, monkeypatch
     nan = rand((1, 4, 4), dtype)
     nan[0, 2, 1] = np.nan
     not_pd = np.array([[[1, 2], [2, 1]]], dtype)
-    cases = [rand((2, 300, 70), dtype), rand((70, 300), dtype), rand((5, 33, 33), dtype)]
-    cases.append(zero_col)
 
-    def results(a):
+    def qr(a):
         x = cp.asarray(a)
-        out = [*cp.linalg.qr(x, mode="raw"), *cp.linalg.qr(x, mode="complete")]
-        return out + [cp.linalg.svd(x, full_matrices=True)[0]]
+        return [*cp.linalg.qr(x, mode="raw"), *cp.linalg.qr(x, mode="complete")]
 
     def chol(a):
         return [cp.linalg.cholesky(cp.asarray(a))]
 
-    for run, a in [(results, c) for c in cases] + [(chol, spd), (chol, nan), (chol, not_pd)]:
-        fast = [r.get() for r in run(a)]
-        with monkeypatch.context() as m:
-            m.setattr(factor, "_MAX_ELEMENTS", -1)
-            slow = [r.get() for r in run(a)]
-        for got, want in zip(fast, slow):
-            np.testing.assert_allclose(got, want, rtol=tol(dtype) * 50, atol=tol(dtype) * 50)
+    qr_cases = [rand((2, 300, 40), dtype), rand((40, 300), dtype), rand((5, 9, 9), dtype), zero_col]
+    cases = [(qr, c) for c in qr_cases] + [(chol, spd), (chol, nan), (chol, not_pd)]
+    for f, a in cases:
+
+        def run(f=f, a=a):
+            return f(a)
+
+        slow = composed(run, factor, "_MAX_ELEMENTS", monkeypatch)
+        for fast in one_launch_both_ways(run, monkeypatch):
+            assert_all_close(fast, slow, tol(dtype) * 50)
+
+
+def _unsign(got, want):
+    """``got``'s columns with the signs of ``want``'s (vectors are defined up to sign)."""
+    sign = np.sign(np.sum(got * want, axis=-2, keepdims=True))
+    return got * np.where(sign == 0, 1, sign)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_one_launch_eigh_is_the_composed_one(dtype, monkeypatch):
+    # Real stacks run eigh in one kernel (the shift, the iteration, the order); it must
+    # give the composed path's eigenvalues and vectors: either triangle (junk in the
+    # other), ties (kept in index order), zero, NaN and 1x1; and NumPy's with more pairs
+    # than warps.
+    from cuprum import _linalg_svd as spectral
+
+    nan = rand((1, 4, 4), dtype)
+    nan[0, 2, 1] = np.nan
+    cases = [rand((3, 5, 5), dtype), np.broadcast_to(np.eye(6, dtype=dtype), (2, 6, 6)).copy()]
+    cases += [np.zeros((1, 3, 3), dtype), nan, rand((4, 1, 1), dtype)]
+    t = tol(dtype) * 50
+    for x in cases:
+        for uplo in ("L", "U"):
+
+            def run(x=x, uplo=uplo):
+                w, v = cp.linalg.eigh(cp.asarray(x), UPLO=uplo)
+                return [w, v, cp.linalg.eigvalsh(cp.asarray(x), UPLO=uplo)]
+
+            slow = composed(run, spectral, "_EIGH_MAX_N", monkeypatch)
+            for fast in one_launch_both_ways(run, monkeypatch):
+                fast[1] = _unsign(fast[1], slow[1])
+                assert_all_close(fast, slow, t)
+    a = rand((70, 70), dtype)
+    h = a + a.T
+    want = np.linalg.eigvalsh(h.astype(np.float64))
+    for w, v, w2 in one_launch_both_ways(
+        lambda: [*cp.linalg.eigh(cp.asarray(h)), cp.linalg.eigvalsh(cp.asarray(h))], monkeypatch
+    ):
+        close(w, want, dtype, 100)
+        close(w2, want, dtype, 100)
+        close(h @ v, v * w[None, :], dtype, 100)
+    with pytest.raises(ValueError, match="UPLO argument must be 'L' or 'U'"):
+        cp.linalg.eigh(cp.asarray(cases[0]), UPLO="X")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_one_launch_svd_is_the_composed_one(dtype, monkeypatch):
+    # Real stacks run the iteration, the singular values' order and U's normalisation in
+    # one kernel: the composed path's factors (up to signs) for tall, wide and square
+    # stacks, a rank-deficient matrix (U completed), ties, zeros; NumPy's values and a
+    # reconstruction with more pairs than warps.
+    from cuprum import _linalg_svd as spectral
+
+    deficient = np.array([[[1.0, 2, 3], [2, 4, 6], [1, 0, 1], [3, 2, 5]]], dtype)
+    cases = [rand((2, 9, 7), dtype), rand((3, 4, 7), dtype), rand((2, 5, 5), dtype)]
+    cases += [deficient, np.eye(4, dtype=dtype)[None], np.zeros((1, 3, 2), dtype)]
+    cases.append(rand((2, 1, 4), dtype))
+    t = tol(dtype) * 50
+    for x in cases:
+        for full in (True, False):
+
+            def run(x=x, full=full):
+                u, s, vh = cp.linalg.svd(cp.asarray(x), full_matrices=full)
+                return [s, u, vh, cp.linalg.svd(cp.asarray(x), compute_uv=False)]
+
+            slow = composed(run, spectral, "_EIGH_MAX_N", monkeypatch)
+            for s, u, vh, values in one_launch_both_ways(run, monkeypatch):
+                assert u.shape == slow[1].shape and vh.shape == slow[2].shape
+                assert_all_close([s, values], [slow[0], slow[0]], t)
+                k = s.shape[-1]
+                close((u[..., :k] * s[..., None, :]) @ vh[..., :k, :], x, dtype, 50)
+                close(herm(u) @ u, eye_like(herm(u) @ u), dtype, 50)
+    a = rand((75, 70), dtype)
+    want = np.linalg.svd(a.astype(np.float64), compute_uv=False)
+    for u, s, vh in one_launch_both_ways(
+        lambda: cp.linalg.svd(cp.asarray(a), full_matrices=False), monkeypatch
+    ):
+        close(s, want, dtype, 100)
+        close((u * s[None, :]) @ vh, a, dtype, 100)
 
 
 def test_one_block_pays_for_stacks_and_small_matrices(monkeypatch):
@@ -168,69 +271,6 @@ def test_one_block_pays_for_stacks_and_small_matrices(monkeypatch):
         512,
         512,
     ]
-
-
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_the_one_launch_eigh_is_the_composed_one(dtype, monkeypatch):
-    # Real stacks run eigh in one kernel (the shift, the iteration, the order); it must
-    # give the composed path's eigenvalues and vectors: more pairs than warps, either
-    # triangle (junk in the other), ties (kept in index order), zero, NaN and 1x1.
-    from cuprum import _linalg_svd as spectral
-
-    a = rand((2, 70, 70), dtype)
-    small = rand((3, 5, 5), dtype)
-    nan = rand((1, 4, 4), dtype)
-    nan[0, 2, 1] = np.nan
-    cases = [a, small, np.broadcast_to(np.eye(6, dtype=dtype), (2, 6, 6)).copy()]
-    cases += [np.zeros((1, 3, 3), dtype), nan, rand((4, 1, 1), dtype)]
-    for x in cases:
-        for uplo in ("L", "U"):
-            fast = [r.get() for r in cp.linalg.eigh(cp.asarray(x), UPLO=uplo)]
-            fast_w = cp.linalg.eigvalsh(cp.asarray(x), UPLO=uplo).get()
-            with monkeypatch.context() as m:
-                m.setattr(spectral, "_EIGH_MAX_N", -1)
-                slow = [r.get() for r in cp.linalg.eigh(cp.asarray(x), UPLO=uplo)]
-            t = tol(dtype) * 50
-            np.testing.assert_allclose(fast[0], slow[0], rtol=t, atol=t)
-            np.testing.assert_allclose(fast_w, slow[0], rtol=t, atol=t)
-            # vectors up to sign
-            sign = np.sign(np.sum(fast[1] * slow[1], axis=-2, keepdims=True))
-            np.testing.assert_allclose(
-                fast[1] * np.where(sign == 0, 1, sign), slow[1], rtol=t, atol=t
-            )
-    with pytest.raises(ValueError, match="UPLO argument must be 'L' or 'U'"):
-        cp.linalg.eigh(cp.asarray(small), UPLO="X")
-
-
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_the_one_launch_svd_is_the_composed_one(dtype, monkeypatch):
-    # Real stacks run the iteration, the singular values' order and U's normalisation in
-    # one kernel: the composed path's factors (up to signs) for tall, wide and square
-    # stacks, more pairs than warps, a rank-deficient matrix (U completed), ties, zeros.
-    from cuprum import _linalg_svd as spectral
-
-    deficient = np.array([[[1.0, 2, 3], [2, 4, 6], [1, 0, 1], [3, 2, 5]]], dtype)
-    cases = [rand((2, 90, 70), dtype), rand((3, 4, 7), dtype), rand((2, 5, 5), dtype)]
-    cases += [deficient, np.eye(4, dtype=dtype)[None], np.zeros((1, 3, 2), dtype)]
-    cases.append(rand((2, 1, 4), dtype))
-    t = tol(dtype) * 50
-    for x in cases:
-        for full in (True, False):
-            fast = [r.get() for r in cp.linalg.svd(cp.asarray(x), full_matrices=full)]
-            with monkeypatch.context() as m:
-                m.setattr(spectral, "_EIGH_MAX_N", -1)
-                slow = [r.get() for r in cp.linalg.svd(cp.asarray(x), full_matrices=full)]
-            assert [f.shape for f in fast] == [w.shape for w in slow]
-            np.testing.assert_allclose(fast[1], slow[1], rtol=t, atol=t)
-            k = fast[1].shape[-1]
-            u, s, vh = fast
-            np.testing.assert_allclose(
-                (u[..., :k] * s[..., None, :]) @ vh[..., :k, :], x, rtol=t, atol=t
-            )
-            eye_u = np.broadcast_to(np.eye(u.shape[-1]), u.shape[:-2] + (u.shape[-1],) * 2)
-            np.testing.assert_allclose(np.swapaxes(u, -1, -2) @ u, eye_u, rtol=t, atol=t)
-        values = cp.linalg.svd(cp.asarray(x), compute_uv=False).get()
-        np.testing.assert_allclose(values, slow[1], rtol=t, atol=t)
 
 
 def test_tensorsolve_tensorinv_and_negative_matrix_powers():
