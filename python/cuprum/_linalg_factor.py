@@ -81,22 +81,19 @@ extern "C" __global__ void cuprum_cholesky(T* mats, int n, int staged) {
 # and subtracts (tau v) w from it. orgqr applies the reflectors in reverse to the identity,
 # from column j on (the columns before it are still the identity's there).
 _HOUSEHOLDER_SOURCE = r"""
-// w = v . col (v[j] = 1, v[i > j] in h's column j), then col -= (t v) w: one warp.
-__device__ __forceinline__ void reflect(const T* h, T* col, int j, int m, T t) {
+// w = v . col (v[j] = 1, v[i > j] in h's column j; col's rows `rs` apart), then
+// col -= (t v) w: one warp.
+__device__ __forceinline__ void reflect(const T* h, T* col, int j, int m, T t, long long rs) {
     const int lane = threadIdx.x & 31;
     T w = 0;
-    for (int i = j + lane; i < m; i += 32) w += (i == j ? T(1) : h[i]) * col[i];
+    for (int i = j + lane; i < m; i += 32) w += (i == j ? T(1) : h[i]) * col[i * rs];
     w = warp_sum(w);
-    for (int i = j + lane; i < m; i += 32) col[i] -= (t * (i == j ? T(1) : h[i])) * w;
+    for (int i = j + lane; i < m; i += 32) col[i * rs] -= (t * (i == j ? T(1) : h[i])) * w;
 }
 
-extern "C" __global__ void cuprum_geqrf(T* mats, T* taus, int m, int n, int staged) {
-    extern __shared__ __align__(16) unsigned char dyn[];
-    T* g = mats + (long long)blockIdx.x * m * n;
-    T* a = stage(g, staged ? reinterpret_cast<T*>(dyn) : nullptr, (long long)m * n);
+// geqrf of one block's column-major a (m x n) in place; tau in global memory.
+__device__ void geqrf_steps(T* a, T* tau, int m, int n, T* red) {
     const int k = m < n ? m : n;
-    T* tau = taus + (long long)blockIdx.x * k;
-    __shared__ T red[32];
     const int tid = threadIdx.x, nt = blockDim.x, warp = tid >> 5, warps = nt >> 5;
     for (int j = 0; j < k; ++j) {
         T* x = a + (long long)j * m;
@@ -113,9 +110,36 @@ extern "C" __global__ void cuprum_geqrf(T* mats, T* taus, int m, int n, int stag
         for (int i = j + 1 + tid; i < m; i += nt) x[i] *= scale;
         if (tid == 0) { tau[j] = t; x[j] = beta; }
         __syncthreads();
-        for (int c = j + 1 + warp; c < n; c += warps) reflect(x, a + (long long)c * m, j, m, t);
+        for (int c = j + 1 + warp; c < n; c += warps) reflect(x, a + (long long)c * m, j, m, t, 1);
         __syncthreads();
     }
+}
+
+// orgqr: q (element (i, c) at q[c * cs + i * rs], m x cols) set to the first `cols`
+// columns of H_1 ... H_k from the reflectors below h's diagonal (column-major m x n).
+__device__ void orgqr_steps(const T* h, const T* tau, T* q, int m, int n, int cols,
+                            long long cs, long long rs) {
+    const int k = m < n ? m : n;
+    const int tid = threadIdx.x, nt = blockDim.x, warp = tid >> 5, warps = nt >> 5;
+    for (long long e = tid; e < (long long)m * cols; e += nt) {
+        const long long c = e / m, i = e % m;
+        q[c * cs + i * rs] = i == c ? T(1) : T(0);
+    }
+    __syncthreads();
+    for (int j = k - 1; j >= 0; --j) {
+        const T t = tau[j];
+        const T* v = h + (long long)j * m;
+        for (int c = j + warp; c < cols; c += warps) reflect(v, q + c * cs, j, m, t, rs);
+        __syncthreads();
+    }
+}
+
+extern "C" __global__ void cuprum_geqrf(T* mats, T* taus, int m, int n, int staged) {
+    extern __shared__ __align__(16) unsigned char dyn[];
+    __shared__ T red[32];
+    T* g = mats + (long long)blockIdx.x * m * n;
+    T* a = stage(g, staged ? reinterpret_cast<T*>(dyn) : nullptr, (long long)m * n);
+    geqrf_steps(a, taus + (long long)blockIdx.x * (m < n ? m : n), m, n, red);
     unstage(g, a, (long long)m * n);
 }
 
@@ -126,21 +150,37 @@ extern "C" __global__ void cuprum_orgqr(T* hs, const T* taus, T* qs, int m, int 
     T* qg = qs + (long long)blockIdx.x * mq;
     T* q = staged ? reinterpret_cast<T*>(dyn) : qg;
     const T* h = stage(hs + (long long)blockIdx.x * m * n, staged ? q + mq : nullptr, (long long)m * n);
-    const int k = m < n ? m : n;
-    const T* tau = taus + (long long)blockIdx.x * k;
-    const int tid = threadIdx.x, nt = blockDim.x, warp = tid >> 5, warps = nt >> 5;
-    for (long long e = tid; e < (long long)m * cols; e += nt) {
-        const long long c = e / m, i = e % m;
-        q[c * m + i] = i == c ? T(1) : T(0);
-    }
-    __syncthreads();
-    for (int j = k - 1; j >= 0; --j) {
-        const T t = tau[j];
-        const T* v = h + (long long)j * m;
-        for (int c = j + warp; c < cols; c += warps) reflect(v, q + (long long)c * m, j, m, t);
-        __syncthreads();
-    }
+    orgqr_steps(h, taus + (long long)blockIdx.x * (m < n ? m : n), q, m, n, cols, m, 1);
     unstage(qg, q, mq);
+}
+
+// svd's basis: the orthonormal columns u (column-major m x n, n <= m, zero columns where
+// singular values are 0) by geqrf and orgqr into Q's first `cols` columns (row-major
+// m x cols), each of the first n multiplied by the phase of R's diagonal entry (+-1 for a
+// column of u, so Q keeps it; a zero column's entry is ~0 and Q's column completes the
+// basis).
+extern "C" __global__ void cuprum_qr_complete(T* us, T* taus, T* qs, int m, int n, int cols,
+                                              int staged) {
+    extern __shared__ __align__(16) unsigned char dyn[];
+    __shared__ T red[32];
+    const long long mn = (long long)m * n, mq = (long long)m * cols;
+    T* s = staged ? reinterpret_cast<T*>(dyn) : nullptr;
+    T* a = stage(us + blockIdx.x * mn, s, mn);
+    T* qg = qs + blockIdx.x * mq;
+    T* tau = taus + (long long)blockIdx.x * n;
+    geqrf_steps(a, tau, m, n, red);
+    T* q = s ? s + mn : qg;
+    const long long cs = s ? m : 1, rs = s ? 1 : cols;
+    orgqr_steps(a, tau, q, m, n, cols, cs, rs);
+    for (long long e = threadIdx.x; e < mq; e += blockDim.x) {
+        const int c = (int)(e / m), i = (int)(e % m);
+        T unit = T(1);
+        if (c < n) {
+            const T d = a[(long long)c * m + c], ad = d < 0 ? -d : d;
+            unit = ad > T(0.5) ? d / ad : T(1);
+        }
+        qg[(long long)i * cols + c] = q[c * cs + i * rs] * unit;
+    }
 }
 """
 
@@ -280,6 +320,23 @@ def _form_q(h, tau, cols):
         vh = cuprum.conj(v) if complex_ else v
         w = cuprum.sum(vh[:, :, None] * sub, axis=1)
         sub -= (tau[:, j][:, None] * v)[:, :, None] * w[:, None, :]
+    return q
+
+
+def completed_basis(u, cols):
+    """``Q``'s first ``cols`` columns for the real stack ``u`` (``(B, m, n)``, ``n <= m``,
+    orthonormal columns and zero ones) in one launch, the phases of ``u``'s columns kept
+    (svd's ``U``); ``None`` where one launch does not pay."""
+    nb, m, n = u.shape
+    updates = _qr_updates(m, n, 0) + _qr_updates(m, n, cols)
+    if m * cols > _MAX_ELEMENTS or not _one_launch(u, updates, _QR_RATE, n, 2 * _QR_STEP_S):
+        return None
+    cm = cuprum.ascontiguousarray(u.swapaxes(1, 2))
+    tau = cuprum.empty((nb, n), dtype=u.dtype)
+    q = cuprum.empty((nb, m, cols), dtype=u.dtype)
+    args = (cm, tau, q, numpy.int32(m), numpy.int32(n), numpy.int32(cols))
+    kern = _kernel(_HOUSEHOLDER_SOURCE, "cuprum_qr_complete", u.dtype)
+    _launch(kern, nb, block_threads(max(n, cols), _THREADS), args, m * (n + cols), u.dtype)
     return q
 
 

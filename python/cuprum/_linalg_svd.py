@@ -34,7 +34,7 @@ import functools
 
 import cuprum
 from cuprum._lazy import numpy
-from cuprum._linalg_factor import _form_q, _householder
+from cuprum._linalg_factor import _form_q, _householder, completed_basis
 from cuprum._linalg_solve import (
     _assert_stacked_2d,
     _assert_stacked_square,
@@ -350,6 +350,10 @@ def _completed(u, full):
     """The orthonormal columns ``u`` (zero columns where singular values are 0)
     completed to an orthonormal basis by Householder QR."""
     m, n = u.shape[1:]
+    if numpy.dtype(u.dtype).kind == "f":
+        q = completed_basis(u, m if full else n)
+        if q is not None:
+            return q
     h = u.copy()
     tau = _householder(h)
     q = _form_q(h, tau, m if full else n)
