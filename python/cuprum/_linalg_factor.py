@@ -28,6 +28,7 @@ from cuprum._errstate import linalg_raises
 from cuprum._lazy import numpy
 from cuprum._linalg_solve import (
     _assert_stacked_2d,
+    allowed_threads,
     block_threads,
     common_type,
     kernel_source,
@@ -195,7 +196,8 @@ def _launch(kernel, nb, threads, args, staged_count, dt):
     """``kernel`` over ``nb`` blocks, staging ``staged_count`` elements a block in shared
     memory where they fit (its last argument says whether they did)."""
     smem = staged_bytes(kernel, staged_count, dt)
-    kernel((nb,), (threads,), (*args, numpy.int32(smem > 0)), shared_mem=smem)
+    threads = (allowed_threads(kernel, threads),)
+    kernel((nb,), threads, (*args, numpy.int32(smem > 0)), shared_mem=smem)
 
 
 def _one_launch(x, updates, rate, steps, step_s):

@@ -94,6 +94,15 @@ def one_block_pays(nb, updates, rate, steps, step_s):
     return waves * updates / rate <= steps * step_s
 
 
+def allowed_threads(kernel, threads):
+    """``threads`` halved until ``kernel``'s registers allow them (an H100's float64
+    Jacobi kernel allows 896 of 1024)."""
+    most = int(kernel.max_threads_per_block)
+    while threads > most and threads > 32:
+        threads //= 2
+    return threads
+
+
 def block_threads(rows, most):
     """Threads of a one-block kernel for matrices of ``rows`` rows: a warp a row (or
     column) up to ``most`` (a power of two); fewer for small matrices, whose steps are
@@ -171,7 +180,7 @@ def kernel_source(dt, source):
 # index divided out per element). Launches, not arithmetic, bound small systems: ``solve`` of 256x256 was 256
 # steps of a dozen launches each.
 _GJ_THREADS = 512  # the float64 kernel's registers allow 896
-_GJ_RATE, _GJ_STEP_S = 3.3e9, 170e-6  # float64's rate; float32 makes twice as many updates
+_GJ_RATE, _GJ_STEP_S = 3.3e9, 170e-6
 _GJ_MAX_N = 1024
 _GJ_SOURCE = r"""
 __device__ __forceinline__ bool ahead(T v, int i, T bv, int bi) {
@@ -265,14 +274,14 @@ def _eliminate(a, b, full):
     pivots = cuprum.empty((nb, n), dtype=m.dtype)
     odd = cuprum.zeros(nb, dtype=cuprum.bool_)
     real = numpy.dtype(m.dtype).kind == "f"
-    rate = _GJ_RATE * (2 if m.dtype == numpy.float32 else 1)
-    if real and n <= _GJ_MAX_N and one_block_pays(nb, n * n * m.shape[2], rate, n, _GJ_STEP_S):
+    if real and n <= _GJ_MAX_N and one_block_pays(nb, n * n * m.shape[2], _GJ_RATE, n, _GJ_STEP_S):
         m = cuprum.ascontiguousarray(m)
         w = m.shape[2]
         k = _gj_kernel(numpy.dtype(m.dtype).name)
         smem = staged_bytes(k, n * w, m.dtype)
         ints = (numpy.int32(n), numpy.int32(w), numpy.int32(bool(full)), numpy.int32(smem > 0))
-        k((nb,), (block_threads(n, _GJ_THREADS),), (m, pivots, odd, *ints), shared_mem=smem)
+        threads = allowed_threads(k, block_threads(n, _GJ_THREADS))
+        k((nb,), (threads,), (m, pivots, odd, *ints), shared_mem=smem)
         x = None if b is None else m[:, :, n:]
         return x, pivots, odd
     rows = cuprum.arange(nb)

@@ -38,6 +38,7 @@ from cuprum._linalg_factor import _form_q, _householder, completed_basis
 from cuprum._linalg_solve import (
     _assert_stacked_2d,
     _assert_stacked_square,
+    allowed_threads,
     common_type,
     kernel_source,
     square_stack,
@@ -279,7 +280,8 @@ def _launch(name, dt, n, args, staged_count):
     k = _sweep_kernel(numpy.dtype(dt).name, name)
     smem = staged_bytes(k, staged_count, dt)
     nb = args[0].shape[0]
-    k((nb,), (32 * _warps(n),), (*args, numpy.int32(smem > 0)), shared_mem=smem)
+    threads = (allowed_threads(k, 32 * _warps(n)),)
+    k((nb,), threads, (*args, numpy.int32(smem > 0)), shared_mem=smem)
 
 
 def _warps(n):

@@ -263,6 +263,11 @@ def test_one_block_pays_for_stacks_and_small_matrices(monkeypatch):
     # a wave of blocks per 132 matrices
     assert solver.one_block_pays(132, 512**3, 3.3e9, 512, 170e-6)
     assert not solver.one_block_pays(133 * 3, 512**3, 3.3e9, 512, 170e-6)
+
+    class Kernel:  # an H100's float64 Jacobi kernel allows 896 threads
+        max_threads_per_block = 896
+
+    assert [solver.allowed_threads(Kernel, t) for t in (1024, 896, 512, 64)] == [512, 896, 512, 64]
     assert [solver.block_threads(r, 512) for r in (1, 2, 3, 8, 16, 1000)] == [
         64,
         64,
