@@ -78,7 +78,7 @@ def square_stack(a, reject_float16=True):
 # of matrices; the loop costs `steps` steps of about `step_s` seconds each (launches bound
 # them: its arithmetic spreads over the whole GPU). A batch of small matrices takes the
 # block, a single large one may take the loop. The rates and step times are an H100's
-# (python/benches/linalg_vs_cupy.py times both paths).
+# (python/benches/linalg_paths.py times both paths).
 
 
 @functools.cache
