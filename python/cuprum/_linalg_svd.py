@@ -4,28 +4,31 @@ stands on singular values (``pinv``, ``lstsq``, ``matrix_rank``, ``cond``, the m
 
 One design serves them all: one-sided (Hestenes) Jacobi over stacks of matrices. The
 columns of ``W = A V`` are rotated in pairs until they are orthogonal; each round rotates
-``n/2`` disjoint pairs at once (a round-robin tournament: ``n - 1`` rounds a sweep). For
-real stacks the whole iteration is one kernel launch (``_SWEEP_SOURCE``: a block per
-matrix, a warp per pair, the block meeting after each round and stopping after a sweep in
-which no cosine between two columns exceeded ``n * eps``): launches, not arithmetic, bound
-the small matrices linear algebra is mostly made of. Complex stacks take the composed
-loop: a round is a few gathers, reductions and scatters over the whole stack and two fused
-kernels (``cuprum.fuse``: the rotations' parameters, then each pair of columns rotated),
-and a sweep ends with one read of the largest remaining cosine. Then the
-singular values are the column norms, ``V`` the accumulated rotations and ``U`` the
+``n/2`` disjoint pairs at once (a round-robin tournament: ``n - 1`` rounds a sweep). Then
+the singular values are the column norms, ``V`` the accumulated rotations and ``U`` the
 normalised columns, completed to an orthonormal basis by Householder QR (the columns of
 zero singular values, and ``full_matrices``). One-sided Jacobi computes small singular
 values to high relative accuracy.
+
+Real stacks (up to 1024 columns) run it in two launches, a block per matrix, in shared
+memory where the matrices fit (``_SWEEP_SOURCE``): ``cuprum_svd_jacobi`` (a warp per pair,
+the block meeting after each round and stopping after a sweep in which no cosine between
+two columns exceeded ``n * eps``; then the values in descending order and ``U``'s
+normalised columns) and the one-launch QR that completes ``U``
+(``_linalg_factor.completed_basis``). Launches, not arithmetic, bound the small matrices
+linear algebra is mostly made of: the composed glue around the iteration cost more than
+the iteration for a stack of 32x32 matrices. Complex stacks take the composed loop: a
+round is a few gathers, reductions and scatters over the whole stack and two fused kernels
+(``cuprum.fuse``: the rotations' parameters, then each pair of columns rotated), and a
+sweep ends with one read of the largest remaining cosine.
 
 ``eigh`` is the SVD of ``A + sigma I`` for the Hermitian ``A`` built from the triangle
 ``UPLO`` names, with ``sigma = ||A||_F`` (so the shifted matrix is positive
 semidefinite and its singular values are the eigenvalues plus ``sigma``); for real stacks
 all of it, the shift, the iteration, the eigenvalues and their order, is one launch
-(``cuprum_eigh_jacobi``: the composed glue around the iteration cost more than it did for
-a stack of small matrices). Eigenvalues
-come out with an absolute error of ``eps * ||A||``, as LAPACK's ``syevd``'s, and the
-eigenvectors are ``V``'s columns. Eigenvectors' signs (phases) are not NumPy's, as no two
-LAPACK builds promise the same ones.
+(``cuprum_eigh_jacobi``). Eigenvalues come out with an absolute error of ``eps * ||A||``,
+as LAPACK's ``syevd``'s, and the eigenvectors are ``V``'s columns. Eigenvectors' signs
+(phases) are not NumPy's, as no two LAPACK builds promise the same ones.
 """
 
 from __future__ import annotations
