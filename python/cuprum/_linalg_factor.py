@@ -28,13 +28,12 @@ from cuprum._errstate import linalg_raises
 from cuprum._lazy import numpy
 from cuprum._linalg_solve import (
     _assert_stacked_2d,
-    allowed_threads,
     block_threads,
     common_type,
     kernel_source,
+    launch_one_block,
     one_block_pays,
     square_stack,
-    staged_bytes,
 )
 
 _THREADS = 1024
@@ -192,14 +191,6 @@ def _kernel(source, name, dt):
     return cuprum.RawKernel(kernel_source(dt, source), name)
 
 
-def _launch(kernel, nb, threads, args, staged_count, dt):
-    """``kernel`` over ``nb`` blocks, staging ``staged_count`` elements a block in shared
-    memory where they fit (its last argument says whether they did)."""
-    smem = staged_bytes(kernel, staged_count, dt)
-    threads = (allowed_threads(kernel, threads),)
-    kernel((nb,), threads, (*args, numpy.int32(smem > 0)), shared_mem=smem)
-
-
 def _one_launch(x, updates, rate, steps, step_s):
     """Whether the stack ``x`` (``(B, m, n)``) takes a one-launch kernel of ``updates``
     element updates a matrix at ``rate`` a second, against a composed loop of ``steps``
@@ -229,7 +220,9 @@ def cholesky(a):
     if n <= 1024 and _one_launch(x, n**3 // 6, _CHOLESKY_RATE, n, _CHOLESKY_STEP_S):
         x = cuprum.ascontiguousarray(x)
         k = _kernel(_CHOLESKY_SOURCE, "cuprum_cholesky", x.dtype)
-        _launch(k, x.shape[0], block_threads(n, _THREADS), (x, numpy.int32(n)), n * n, x.dtype)
+        launch_one_block(
+            k, x.shape[0], block_threads(n, _THREADS), (x, numpy.int32(n)), n * n, x.dtype
+        )
     else:
         _cholesky_composed(x)
     if linalg_raises():
@@ -265,7 +258,7 @@ def _householder(r):
         cm = cuprum.ascontiguousarray(r.swapaxes(1, 2))
         args = (cm, tau, numpy.int32(m), numpy.int32(n))
         kern = _kernel(_HOUSEHOLDER_SOURCE, "cuprum_geqrf", r.dtype)
-        _launch(kern, nb, block_threads(n, _THREADS), args, m * n, r.dtype)
+        launch_one_block(kern, nb, block_threads(n, _THREADS), args, m * n, r.dtype)
         r[...] = cm.swapaxes(1, 2)
         return tau
     for j in range(k):
@@ -311,7 +304,7 @@ def _form_q(h, tau, cols):
         tau = cuprum.ascontiguousarray(tau)
         args = (cm, tau, qt, numpy.int32(m), numpy.int32(n), numpy.int32(cols))
         kern = _kernel(_HOUSEHOLDER_SOURCE, "cuprum_orgqr", h.dtype)
-        _launch(kern, nb, block_threads(cols, _THREADS), args, m * (n + cols), h.dtype)
+        launch_one_block(kern, nb, block_threads(cols, _THREADS), args, m * (n + cols), h.dtype)
         return qt.swapaxes(1, 2)
     q = cuprum.zeros((nb, m, cols), dtype=h.dtype)
     q[:, :, :] = cuprum.eye(m, cols, dtype=h.dtype)
@@ -338,7 +331,7 @@ def completed_basis(u, cols):
     q = cuprum.empty((nb, m, cols), dtype=u.dtype)
     args = (cm, tau, q, numpy.int32(m), numpy.int32(n), numpy.int32(cols))
     kern = _kernel(_HOUSEHOLDER_SOURCE, "cuprum_qr_complete", u.dtype)
-    _launch(kern, nb, block_threads(max(n, cols), _THREADS), args, m * (n + cols), u.dtype)
+    launch_one_block(kern, nb, block_threads(max(n, cols), _THREADS), args, m * (n + cols), u.dtype)
     return q
 
 

@@ -165,6 +165,15 @@ def staged_bytes(kernel, count, dtype):
     return need if need <= room else 0
 
 
+def launch_one_block(kernel, nb, threads, args, staged_count, dt):
+    """``kernel`` over ``nb`` blocks (a block per matrix) of ``threads`` threads (halved
+    to what it allows), staging ``staged_count`` elements of ``dt`` a block in shared
+    memory where they fit (its last argument, appended, says whether they did)."""
+    smem = staged_bytes(kernel, staged_count, dt)
+    threads = (allowed_threads(kernel, threads),)
+    kernel((nb,), threads, (*args, numpy.int32(smem > 0)), shared_mem=smem)
+
+
 def kernel_source(dt, source):
     """``source`` for real ``dt`` (float32 or float64), after the shared helpers."""
     ctype = {"float32": "float", "float64": "double"}[numpy.dtype(dt).name]
@@ -278,10 +287,8 @@ def _eliminate(a, b, full):
         m = cuprum.ascontiguousarray(m)
         w = m.shape[2]
         k = _gj_kernel(numpy.dtype(m.dtype).name)
-        smem = staged_bytes(k, n * w, m.dtype)
-        ints = (numpy.int32(n), numpy.int32(w), numpy.int32(bool(full)), numpy.int32(smem > 0))
-        threads = allowed_threads(k, block_threads(n, _GJ_THREADS))
-        k((nb,), (threads,), (m, pivots, odd, *ints), shared_mem=smem)
+        args = (m, pivots, odd, numpy.int32(n), numpy.int32(w), numpy.int32(bool(full)))
+        launch_one_block(k, nb, block_threads(n, _GJ_THREADS), args, n * w, m.dtype)
         x = None if b is None else m[:, :, n:]
         return x, pivots, odd
     rows = cuprum.arange(nb)

@@ -41,11 +41,10 @@ from cuprum._linalg_factor import _form_q, _householder, completed_basis
 from cuprum._linalg_solve import (
     _assert_stacked_2d,
     _assert_stacked_square,
-    allowed_threads,
     common_type,
     kernel_source,
+    launch_one_block,
     square_stack,
-    staged_bytes,
 )
 
 _MAX_SWEEPS = 40
@@ -277,14 +276,11 @@ def _sweep_kernel(dt, name="cuprum_jacobi_sweeps"):
     return cuprum.RawKernel(kernel_source(dt, _SWEEP_SOURCE), name)
 
 
-def _launch(name, dt, n, args, staged_count):
+def _launch_jacobi(name, dt, n, args, staged_count):
     """The Jacobi kernel ``name`` over a block per matrix of ``n`` columns, staging
     ``staged_count`` elements a block in shared memory where they fit."""
     k = _sweep_kernel(numpy.dtype(dt).name, name)
-    smem = staged_bytes(k, staged_count, dt)
-    nb = args[0].shape[0]
-    threads = (allowed_threads(k, 32 * _warps(n)),)
-    k((nb,), threads, (*args, numpy.int32(smem > 0)), shared_mem=smem)
+    launch_one_block(k, args[0].shape[0], 32 * _warps(n), args, staged_count, dt)
 
 
 def _warps(n):
@@ -307,7 +303,7 @@ def _jacobi(w):
         # transpose
         wt = cuprum.ascontiguousarray(w.swapaxes(1, 2))
         args = (wt, v, numpy.int32(m), numpy.int32(n), numpy.int32(_MAX_SWEEPS), dt.type(tol))
-        _launch("cuprum_jacobi_sweeps", dt, n, args, m * n + n * n)
+        _launch_jacobi("cuprum_jacobi_sweeps", dt, n, args, m * n + n * n)
         w[...] = wt.swapaxes(1, 2)
         return v.swapaxes(1, 2)
     rounds = _rounds(n)
@@ -384,7 +380,7 @@ def _svd_one_launch(w, vectors):
     tol = dt.type(float(numpy.finfo(dt).eps) * n)
     ints = (numpy.int32(m), numpy.int32(n), numpy.int32(bool(vectors)), numpy.int32(_MAX_SWEEPS))
     args = (wt, work, s, u, v, *ints, tol)
-    _launch("cuprum_svd_jacobi", dt, n, args, m * n + n * n)
+    _launch_jacobi("cuprum_svd_jacobi", dt, n, args, m * n + n * n)
     return s, u, v
 
 
@@ -475,7 +471,7 @@ def _eigh3(a, uplo, vectors):
         tol = dt.type(float(numpy.finfo(dt).eps) * n)
         ints = (numpy.int32(n), numpy.int32(uplo == "L"), numpy.int32(bool(vectors)))
         args = (a, lam, v, work, *ints, numpy.int32(_MAX_SWEEPS), tol)
-        _launch("cuprum_eigh_jacobi", dt, n, args, 2 * n * n)
+        _launch_jacobi("cuprum_eigh_jacobi", dt, n, args, 2 * n * n)
         return (lam, v) if vectors else lam
     h = _hermitian(a, uplo)
     sigma = cuprum.sqrt(cuprum.sum((h * cuprum.conj(h)).real, axis=(1, 2)))
