@@ -644,6 +644,98 @@ fn histogram_equal_bins_of_every_real_dtype() {
     }
 }
 
+/// The equal-bin counts of `vals` by binary search over `edges` (the last bin closed): the
+/// model of [`hist_counts`] for many values.
+fn hist_counts_sorted_edges(vals: &[f64], edges: &[f64]) -> Vec<i64> {
+    let nb = edges.len() - 1;
+    let mut c = vec![0i64; nb];
+    for &x in vals {
+        if x.is_nan() || x < edges[0] || x > edges[nb] {
+            continue;
+        }
+        let i = edges
+            .partition_point(|&e| e <= x)
+            .saturating_sub(1)
+            .min(nb - 1);
+        c[i] += 1;
+    }
+    c
+}
+
+/// One step toward +inf (`up`) or -inf in the float dtype `d` (float32 or float64).
+fn ulp_step(x: f64, d: DType, up: bool) -> f64 {
+    match (d, up) {
+        (DType::F32, true) => f64::from((x as f32).next_up()),
+        (DType::F32, false) => f64::from((x as f32).next_down()),
+        (_, true) => x.next_up(),
+        (_, false) => x.next_down(),
+    }
+}
+
+/// Equal bins where the guess of an element's bin lands on an edge or beside it: every
+/// edge, the values one step on either side of it, values whose spacing is wider than a
+/// bin's guess can be trusted with (1e6 in float32: the edges decide every element), and
+/// an unaligned view whose counting loop starts and ends off its 16-byte loads. The range
+/// found on the device (range=None) and given by the caller count the same.
+#[test]
+fn histogram_equal_bins_on_and_beside_the_edges() {
+    require_gpu!();
+    for d in [DType::F32, DType::F64, DType::I32] {
+        let bin_dt = if d.is_float() { d } else { DType::F64 };
+        for (first, last, nb) in [
+            (-3.0, 5.0, 7usize),
+            (0.0, 1.0, 1000),
+            (1.0e6, 1.0e6 + 1.0, 1000),
+            (-2.5, 2500.0, 300),
+        ] {
+            let what = format!("{d} [{first}, {last}] bins={nb}");
+            let edges = numpy_edges(first, last, nb, bin_dt);
+            let mut vals: Vec<f64> = if d.is_float() {
+                let mut v = Vec::new();
+                for &e in &edges {
+                    v.push(e);
+                    v.push(ulp_step(e, d, false).max(first));
+                    v.push(ulp_step(e, d, true).min(last));
+                }
+                v
+            } else {
+                (first.ceil() as i64..=last.floor() as i64)
+                    .map(|i| i as f64)
+                    .collect()
+            };
+            if !d.is_float() && (vals.first() != Some(&first) || vals.last() != Some(&last)) {
+                continue;
+            }
+            // enough copies for whole 16-byte loads, a ragged end, and one value before the view
+            let base = vals.clone();
+            while vals.len() < 40_000 {
+                vals.extend_from_slice(&base);
+            }
+            vals.push(base[base.len() / 2]);
+            let want = hist_counts_sorted_edges(&vals, &edges);
+            let mut all = vec![F(base[0])];
+            all.extend(
+                vals.iter()
+                    .map(|&x| if d.is_float() { F(x) } else { I(x as i128) }),
+            );
+            let whole = dev(&all, &[all.len()], d);
+            let x = whole.slice(&cuprum::s![1..]).unwrap();
+            for range in [None, Some((first, last))] {
+                let (c, e) = ops::histogram(&x, Bins::Count(nb), range, false)
+                    .unwrap_or_else(|err| panic!("{what} range={range:?}: {err}"));
+                assert_eq!(f64s(&e), edges, "{what} range={range:?}: edges");
+                let got = i64s(&c);
+                if let Some(k) = (0..nb).find(|&k| got[k] != want[k]) {
+                    panic!(
+                        "{what} range={range:?}: bin {k}: {} counted, {} expected",
+                        got[k], want[k]
+                    );
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn histogram_edges_density_views_and_errors() {
     require_gpu!();

@@ -1,9 +1,10 @@
 //! `bincount` and `histogram` (NumPy's): counts of values in bins, each element read once.
 //!
 //! One program per (input dtype, edge dtype) holds every kernel. A first pass finds the
-//! input's minimum and maximum (each block writes its pair, the host reduces them: the one
-//! device → host read, which sizes `bincount`'s result, checks for negative input, and
-//! gives `histogram` its range when none is given). The counting pass **privatises the
+//! input's minimum and maximum (each block writes its pair): for `bincount` the host reduces
+//! them (the one device → host read, which sizes the result and checks for negative
+//! input); `histogram` without a range reduces them on the device into its edges and
+//! reads the range back once at the end, for NumPy's check that it is finite. The counting pass **privatises the
 //! bins in shared memory**: each block keeps up to 8 copies of the bins (warps spread over
 //! them, so that few bins do not serialise on one counter), adds with shared-memory
 //! atomics, and merges its non-zero bins into the result with one global atomic each.
@@ -11,17 +12,22 @@
 //! Bytes: the input read twice when the range must be found (once otherwise), the result
 //! written once.
 //!
-//! Both passes run as many blocks as the device holds at once and keep 8 loads in flight a
-//! thread (whole chunks without a bound check per element); the min/max pass keeps its
-//! running values in the input's own type (float for 16-bit floats). H200, `ncu` and the
-//! bench (`bincount` of 1e8 int32, one run each): the min/max pass was issue-bound at 89 %
-//! of the SM and 61 % of DRAM (136 µs: one load in flight, 64-bit compares) and is now at
-//! 89 % of DRAM (94 µs); the whole call 292 → 239 µs (65 → 80 % of the copy bandwidth for
-//! its two reads). `histogram`'s counting pass (1000 equal bins of float32) was issue-bound
-//! (76 % of the SM, 24 % of DRAM, 67 instructions an element: 64-bit bin arithmetic, the
-//! edges read from global memory); equal bins counted in shared memory now stage the edges
-//! there and compute the bin in 32 bits: the whole call 497 → 361 µs (38 → 53 %), still
-//! issue-bound (the guess, its two corrections and a shared atomic an element).
+//! Both passes run as many blocks as the device holds at once and read an aligned input 16
+//! bytes at a time, 4 loads in flight a thread (whole chunks without a bound check per
+//! element); the min/max pass keeps its running values in the input's own type (float for
+//! 16-bit floats), with NaN-ignoring `fminf`/`fmaxf` and a NaN flag apart (one instruction
+//! each, not three compares and two selects). `histogram`'s counting pass (1000 equal bins
+//! of float32) was issue-bound (`ncu`, H100: 77 % of the SM, 47 % of DRAM): per element the
+//! guess, two corrections reading the staged edges (shared-memory bank conflicts: random
+//! bins) and a shared atomic. Now a guess whose fraction is farther from a whole number
+//! than the rounding of the guess and of the edges allows (`guess_eps`) is the bin, and only
+//! elements next to an edge read the edges. H100, outside the library, 1e8 float32 in
+//! [0, 1), 1000 bins, µs: counting 199 → 159 (the quick bin) → 154 (16-byte loads); a lane
+//! per column of bins (conflict-free atomics, 1 block of 1024 threads an SM) 153, not taken
+//! (no faster, 128 KiB of shared memory). With the range found on the device,
+//! `cuprum_histogram_range` reduces the extremes and writes the edges there, so the passes
+//! run back to back (the host read the extremes and wrote the edges between them before:
+//! the H100's bench row spent 406 µs for 337 µs of kernels).
 //!
 //! Histogram bins follow NumPy: equal bins are `linspace(first, last, bins + 1)` in the
 //! edges' dtype (the input's float dtype, float64 for integers); an element's bin is
@@ -115,47 +121,89 @@ pub(crate) fn count_source(t: DType, e: DType) -> String {
 
 const COUNT_BODY: &str = r#"
 constexpr int BLOCK = 256;
+// NaN-ignoring minimum and maximum (one instruction for floats) and the NaN test (false for
+// integers); a NaN is tracked apart, so it costs one compare an element, not three.
+__device__ __forceinline__ float vmin(float a, float b) { return fminf(a, b); }
+__device__ __forceinline__ double vmin(double a, double b) { return fmin(a, b); }
+template <typename A> __device__ __forceinline__ A vmin(A a, A b) { return b < a ? b : a; }
+__device__ __forceinline__ float vmax(float a, float b) { return fmaxf(a, b); }
+__device__ __forceinline__ double vmax(double a, double b) { return fmax(a, b); }
+template <typename A> __device__ __forceinline__ A vmax(A a, A b) { return b > a ? b : a; }
+template <typename A> __device__ __forceinline__ bool vnan(A a) { return a != a; }
+// NaN-propagating minimum and maximum (the range kernel's reduction of the blocks' pairs).
 template <typename A> __device__ __forceinline__ A amin(A a, A b) { return a != a ? a : (b != b ? b : (b < a ? b : a)); }
 template <typename A> __device__ __forceinline__ A amax(A a, A b) { return a != a ? a : (b != b ? b : (b > a ? b : a)); }
+template <typename A> __device__ __forceinline__ A nan_of() { return A(); }
+template <> __device__ __forceinline__ double nan_of<double>() { return nan(""); }
 // Each block's (min, max) of x[0..n) (n > 0; NaN propagates) into part[2 * block ..], kept
 // in M (T itself, float for the 16-bit floats: no conversion per element) and written as A.
+// An aligned input is read 16 bytes at a time, MV loads in flight; the rest (or an
+// unaligned input) MM elements at a time, whole chunks without a bound check per element.
 template <typename A> __device__ __forceinline__ void minmax(const T* __restrict__ x, long long n, A* __restrict__ part) {
   __shared__ M s_lo[BLOCK], s_hi[BLOCK];
+  __shared__ int s_nan;
+  if (threadIdx.x == 0) s_nan = 0;
   M lo = cuprum::cast<M>(x[0]), hi = lo;
-  // MM loads in flight per thread (one at a time left the bandwidth to latency); whole
-  // chunks without a bound check per element.
-  constexpr int MM = 8;
+  bool nan = false;
+  auto take = [&](const T& t) {
+    const M v = cuprum::cast<M>(t);
+    lo = vmin(lo, v);
+    hi = vmax(hi, v);
+    nan |= vnan(v);
+  };
+  constexpr int VK = sizeof(T) < 16 ? 16 / sizeof(T) : 1, MV = 4, MM = 8;
+  long long i0 = 0;
+  if ((reinterpret_cast<size_t>(x) & 15) == 0) {
+    const long long nv = n / VK, vstride = (long long)gridDim.x * BLOCK * MV;
+    for (long long j0 = (long long)blockIdx.x * BLOCK * MV + threadIdx.x; j0 < nv; j0 += vstride) {
+      T xv[MV][VK];
+      const bool whole = j0 + (long long)(MV - 1) * BLOCK < nv;
+#pragma unroll
+      for (int u = 0; u < MV; ++u) {
+        const long long j = j0 + (long long)u * BLOCK;
+        if (whole || j < nv) {
+          rt::load_vec<T, VK>(x + j * VK, xv[u]);
+        } else {
+#pragma unroll
+          for (int q = 0; q < VK; ++q) xv[u][q] = x[0];
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < MV; ++u) {
+#pragma unroll
+        for (int q = 0; q < VK; ++q) take(xv[u][q]);
+      }
+    }
+    i0 = nv * VK;
+  }
   const long long stride = (long long)gridDim.x * BLOCK * MM;
-  for (long long i0 = (long long)blockIdx.x * BLOCK * MM + threadIdx.x; i0 < n; i0 += stride) {
+  for (long long i = i0 + (long long)blockIdx.x * BLOCK * MM + threadIdx.x; i < n; i += stride) {
     T xv[MM];
-    const T* __restrict__ p = x + i0;
-    if (i0 + (long long)(MM - 1) * BLOCK < n) {
+    const T* __restrict__ p = x + i;
+    if (i + (long long)(MM - 1) * BLOCK < n) {
 #pragma unroll
       for (int u = 0; u < MM; ++u) xv[u] = p[u * BLOCK];
     } else {
 #pragma unroll
-      for (int u = 0; u < MM; ++u) xv[u] = i0 + (long long)u * BLOCK < n ? p[u * BLOCK] : x[0];
+      for (int u = 0; u < MM; ++u) xv[u] = i + (long long)u * BLOCK < n ? p[u * BLOCK] : x[0];
     }
 #pragma unroll
-    for (int u = 0; u < MM; ++u) {
-      const M v = cuprum::cast<M>(xv[u]);
-      lo = amin(lo, v);
-      hi = amax(hi, v);
-    }
+    for (int u = 0; u < MM; ++u) take(xv[u]);
   }
   s_lo[threadIdx.x] = lo;
   s_hi[threadIdx.x] = hi;
   __syncthreads();
+  if (nan) s_nan = 1;
   for (int o = BLOCK / 2; o > 0; o >>= 1) {
     if ((int)threadIdx.x < o) {
-      s_lo[threadIdx.x] = amin(s_lo[threadIdx.x], s_lo[threadIdx.x + o]);
-      s_hi[threadIdx.x] = amax(s_hi[threadIdx.x], s_hi[threadIdx.x + o]);
+      s_lo[threadIdx.x] = vmin(s_lo[threadIdx.x], s_lo[threadIdx.x + o]);
+      s_hi[threadIdx.x] = vmax(s_hi[threadIdx.x], s_hi[threadIdx.x + o]);
     }
     __syncthreads();
   }
   if (threadIdx.x == 0) {
-    part[2 * blockIdx.x] = cuprum::cast<A>(s_lo[0]);
-    part[2 * blockIdx.x + 1] = cuprum::cast<A>(s_hi[0]);
+    part[2 * blockIdx.x] = s_nan ? nan_of<A>() : cuprum::cast<A>(s_lo[0]);
+    part[2 * blockIdx.x + 1] = s_nan ? nan_of<A>() : cuprum::cast<A>(s_hi[0]);
   }
 }
 extern "C" __global__ void __launch_bounds__(256) cuprum_minmax_int(const T* __restrict__ x, long long n, long long* __restrict__ part) {
@@ -163,18 +211,30 @@ extern "C" __global__ void __launch_bounds__(256) cuprum_minmax_int(const T* __r
 extern "C" __global__ void __launch_bounds__(256) cuprum_minmax_float(const T* __restrict__ x, long long n, double* __restrict__ part) {
   minmax<double>(x, n, part); }
 
+// MODE 2's quick bin: the guess g = (f - first) * scale is the bin when its fraction is
+// farther than eps from an integer (eps bounds the guess's rounding and the edges' distance
+// from their exact places, in bins: `guess_eps` on the host, `cuprum_histogram_range` on
+// the device; 1 when no guess can be trusted), else -1 (the edges decide).
+__device__ __forceinline__ float floor_of(float g) { return floorf(g); }
+__device__ __forceinline__ double floor_of(double g) { return floor(g); }
+__device__ __forceinline__ long long quick_bin(F g, long long nb, F eps) {
+  const F fl = floor_of(g), fr = g - fl;
+  return (fr > eps && fr < (F)1 - eps && fl < (F)nb) ? (long long)fl : -1;
+}
 // The bin of element value xv (-1: not counted). MODE 0/1: bincount (the value itself);
-// 2: equal bins over edges[0..nb] (guess, then move to edges[i] <= x < edges[i+1], the last
-// bin closed); 3: given edges (binary search).
+// 2: equal bins over edges[0..nb] (the quick bin, else the guess moved until
+// edges[i] <= x < edges[i+1], the last bin closed); 3: given edges (binary search).
 // For MODE 2, lo and hi are edges[0] and edges[nb], scale is nb / (last - first): the guess
 // multiplies (the moves after it make the bin exact whatever the guess's rounding).
 template <int MODE> __device__ __forceinline__ long long bin_of(const T& xv, const E* __restrict__ edges, long long nb,
-    F first, F lo, F hi, F scale) {
+    F first, F lo, F hi, F scale, F eps) {
   if (MODE < 2) return cuprum::cast<long long>(xv);
   if (MODE == 2) {
     const F f = cuprum::cast<F>(xv);
     if (!(f >= lo && f <= hi)) return -1;
     const F g = (f - first) * scale;
+    const long long q = quick_bin(g, nb, eps);
+    if (q >= 0) return q;
     long long i = g >= (F)nb ? nb - 1 : (g > (F)0 ? (long long)g : 0);
     while (i > 0 && f < cuprum::cast<F>(edges[i])) --i;
     while (i < nb - 1 && f >= cuprum::cast<F>(edges[i + 1])) ++i;
@@ -194,11 +254,13 @@ template <int MODE> __device__ __forceinline__ long long bin_of(const T& xv, con
 #endif
 }
 // MODE 2's bin of xv with 32-bit indices and the edges in shared memory (a shared count:
-// fewer than 2^31 bins), the same guess and moves as bin_of.
-__device__ __forceinline__ int bin_small(const T& xv, const F* __restrict__ e, int nb, F first, F lo, F hi, F scale) {
+// fewer than 2^31 bins), the same quick bin, guess and moves as bin_of.
+__device__ __forceinline__ int bin_small(const T& xv, const F* __restrict__ e, int nb, F first, F lo, F hi, F scale, F eps) {
   const F f = cuprum::cast<F>(xv);
   if (!(f >= lo && f <= hi)) return -1;
   const F g = (f - first) * scale;
+  const long long q = quick_bin(g, nb, eps);
+  if (q >= 0) return (int)q;
   int i = g >= (F)nb ? nb - 1 : (g > (F)0 ? (int)g : 0);
   while (i > 0 && f < e[i]) --i;
   while (i < nb - 1 && f >= e[i + 1]) ++i;
@@ -208,9 +270,12 @@ template <bool W> struct Ctr { typedef unsigned S; typedef unsigned long long G;
 template <> struct Ctr<true> { typedef double S; typedef double G; };
 // Counts (or sums of weights) per bin into out[0..nb) (zeroed): with SHARED, in `copies`
 // private copies of the bins in shared memory, merged at the end; else global atomics.
+// MODE 2 takes (first, last - first, eps) from prm when it is not null (the range found on
+// the device), else from the arguments.
 template <int MODE, bool SHARED>
 __device__ __forceinline__ void count(const T* __restrict__ x, const double* __restrict__ w, long long n,
-    const E* __restrict__ edges, long long nb, double first, double denom, int copies, void* __restrict__ out) {
+    const E* __restrict__ edges, long long nb, double first, double denom, double eps, const double* __restrict__ prm,
+    int copies, void* __restrict__ out) {
   constexpr bool WEIGHTED = MODE == 1;
   typedef typename Ctr<WEIGHTED>::S S;
   typedef typename Ctr<WEIGHTED>::G G;
@@ -227,40 +292,67 @@ __device__ __forceinline__ void count(const T* __restrict__ x, const double* __r
     __syncthreads();
   }
   S* mine = s_bins + (SHARED ? (long long)((threadIdx.x >> 5) % copies) * nb : 0);
-  const F ff = (F)first, fd = (F)denom;
+  if (MODE == 2 && prm) {
+    first = prm[0];
+    denom = prm[1];
+    eps = prm[2];
+  }
+  const F ff = (F)first, fd = (F)denom, fe = (F)eps;
   // MODE 2: the range and the scale of the guess, once per thread rather than per element
   const F lo = MODE == 2 ? cuprum::cast<F>(edges[0]) : (F)0;
   const F hi = MODE == 2 ? cuprum::cast<F>(edges[nb]) : (F)0;
   const F scale = MODE == 2 ? (F)nb / fd : (F)0;
-  // CU loads in flight per thread; whole chunks without a bound check per element.
-  constexpr int CU = 2 * UNROLL;
-  const long long stride = (long long)gridDim.x * BLOCK * CU;
-  for (long long i0 = (long long)blockIdx.x * BLOCK * CU + threadIdx.x; i0 < n; i0 += stride) {
-    T xv[CU];
-    double wv[CU];
-    const bool whole = i0 + (long long)(CU - 1) * BLOCK < n;
-    if (whole) {
-#pragma unroll
-      for (int u = 0; u < CU; ++u) { xv[u] = x[i0 + u * BLOCK]; if (WEIGHTED) wv[u] = w[i0 + u * BLOCK]; }
-    } else {
-#pragma unroll
-      for (int u = 0; u < CU; ++u) {
-        const long long i = i0 + (long long)u * BLOCK;
-        if (i < n) { xv[u] = x[i]; if (WEIGHTED) wv[u] = w[i]; }
-      }
+  auto add = [&](const T& xv, double wv) {
+    // Shared bins are few (below 2^31): 32-bit bins, and the staged edges for MODE 2.
+    const long long b = STAGED ? (long long)bin_small(xv, s_edges, (int)nb, ff, lo, hi, scale, fe)
+                               : bin_of<MODE>(xv, edges, nb, ff, lo, hi, scale, fe);
+    if (b >= 0) {
+      if (SHARED) atomicAdd(&mine[b], WEIGHTED ? (S)wv : (S)1);
+      else atomicAdd(&g_bins[b], WEIGHTED ? (G)wv : (G)1);
     }
+  };
+  long long i0 = 0;
+  // Without weights an aligned input is read 16 bytes at a time, MV loads in flight (the
+  // counting is issue-bound: a quarter of the load instructions).
+  constexpr int VK = sizeof(T) < 16 ? 16 / sizeof(T) : 1, MV = 4;
+  if (!WEIGHTED && (reinterpret_cast<size_t>(x) & 15) == 0) {
+    const long long nv = n / VK, vstride = (long long)gridDim.x * BLOCK * MV;
+    for (long long j0 = (long long)blockIdx.x * BLOCK * MV + threadIdx.x; j0 < nv; j0 += vstride) {
+      T xv[MV][VK];
+      const bool whole = j0 + (long long)(MV - 1) * BLOCK < nv;
 #pragma unroll
-    for (int u = 0; u < CU; ++u) {
-      if (whole || i0 + (long long)u * BLOCK < n) {
-        // Shared bins are few (below 2^31): 32-bit bins, and the staged edges for MODE 2.
-        const long long b = STAGED ? (long long)bin_small(xv[u], s_edges, (int)nb, ff, lo, hi, scale)
-                                   : bin_of<MODE>(xv[u], edges, nb, ff, lo, hi, scale);
-        if (b >= 0) {
-          if (SHARED) atomicAdd(&mine[b], WEIGHTED ? (S)wv[u] : (S)1);
-          else atomicAdd(&g_bins[b], WEIGHTED ? (G)wv[u] : (G)1);
+      for (int u = 0; u < MV; ++u)
+        if (whole || j0 + (long long)u * BLOCK < nv) rt::load_vec<T, VK>(x + (j0 + (long long)u * BLOCK) * VK, xv[u]);
+#pragma unroll
+      for (int u = 0; u < MV; ++u) {
+        if (whole || j0 + (long long)u * BLOCK < nv) {
+#pragma unroll
+          for (int q = 0; q < VK; ++q) add(xv[u][q], 0.0);
         }
       }
     }
+    i0 = nv * VK;
+  }
+  // CU loads in flight per thread; whole chunks without a bound check per element.
+  constexpr int CU = 2 * UNROLL;
+  const long long stride = (long long)gridDim.x * BLOCK * CU;
+  for (long long i = i0 + (long long)blockIdx.x * BLOCK * CU + threadIdx.x; i < n; i += stride) {
+    T xv[CU];
+    double wv[CU];
+    const bool whole = i + (long long)(CU - 1) * BLOCK < n;
+    if (whole) {
+#pragma unroll
+      for (int u = 0; u < CU; ++u) { xv[u] = x[i + u * BLOCK]; if (WEIGHTED) wv[u] = w[i + u * BLOCK]; }
+    } else {
+#pragma unroll
+      for (int u = 0; u < CU; ++u) {
+        const long long k = i + (long long)u * BLOCK;
+        if (k < n) { xv[u] = x[k]; if (WEIGHTED) wv[u] = w[k]; }
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < CU; ++u)
+      if (whole || i + (long long)u * BLOCK < n) add(xv[u], WEIGHTED ? wv[u] : 0.0);
   }
   if (SHARED) {
     __syncthreads();
@@ -271,10 +363,56 @@ __device__ __forceinline__ void count(const T* __restrict__ x, const double* __r
     }
   }
 }
+// The equal bins of a range found on the device (no round trip to the host between the
+// passes): the blocks' (min, max) pairs reduced (NaN propagating), NumPy's widening of an
+// empty range by 0.5 each way, `linspace(first, last, nb + 1)` as NumPy computes it in
+// float64 (a multiply and an add, each rounded) rounded once to E, the last edge `last`.
+// prm gets (first, last - first, eps) for the count (eps as `guess_eps` computes it, from
+// the unit roundoffs uf of F and ue of E), range the data's (min, max) for the host's
+// finiteness check after the count.
+extern "C" __global__ void __launch_bounds__(256) cuprum_histogram_range(const double* __restrict__ part, int nparts,
+    long long nb, E* __restrict__ edges, double* __restrict__ prm, double* __restrict__ range, double uf, double ue) {
+  __shared__ double s_lo[BLOCK], s_hi[BLOCK];
+  double lo = part[0], hi = part[1];
+  for (int b = threadIdx.x; b < nparts; b += BLOCK) {
+    lo = amin(lo, part[2 * b]);
+    hi = amax(hi, part[2 * b + 1]);
+  }
+  s_lo[threadIdx.x] = lo;
+  s_hi[threadIdx.x] = hi;
+  __syncthreads();
+  for (int o = BLOCK / 2; o > 0; o >>= 1) {
+    if ((int)threadIdx.x < o) {
+      s_lo[threadIdx.x] = amin(s_lo[threadIdx.x], s_lo[threadIdx.x + o]);
+      s_hi[threadIdx.x] = amax(s_hi[threadIdx.x], s_hi[threadIdx.x + o]);
+    }
+    __syncthreads();
+  }
+  double first = s_lo[0], last = s_hi[0];
+  if (threadIdx.x == 0) {
+    range[0] = first;
+    range[1] = last;
+  }
+  if (first == last) {
+    first = __dsub_rn(first, 0.5);
+    last = __dadd_rn(last, 0.5);
+  }
+  const double width = __dsub_rn(last, first), step = __ddiv_rn(width, (double)nb);
+  for (long long i = threadIdx.x; i <= nb; i += BLOCK)
+    edges[i] = cuprum::cast<E>(i == nb ? last : __dadd_rn(__dmul_rn((double)i, step), first));
+  if (threadIdx.x == 0) {
+    const double m = fmax(fabs(first), fabs(last));
+    const double eps = 4.0 * (6.0 * uf * (double)nb + 2.0 * ue * m * (double)nb / width);
+    prm[0] = first;
+    prm[1] = width;
+    prm[2] = eps < 0.25 ? eps : 1.0;
+  }
+}
 #define CUPRUM_COUNT_ENTRY(NAME, MODE, SHARED) \
 extern "C" __global__ void __launch_bounds__(256) NAME(const T* __restrict__ x, const double* __restrict__ w, long long n, \
-    const E* __restrict__ edges, long long nb, double first, double denom, int copies, void* __restrict__ out) { \
-  count<MODE, SHARED>(x, w, n, edges, nb, first, denom, copies, out); }
+    const E* __restrict__ edges, long long nb, double first, double denom, double eps, const double* __restrict__ prm, \
+    int copies, void* __restrict__ out) { \
+  count<MODE, SHARED>(x, w, n, edges, nb, first, denom, eps, prm, copies, out); }
 CUPRUM_COUNT_ENTRY(cuprum_bincount_shared, 0, true)
 CUPRUM_COUNT_ENTRY(cuprum_bincount_global, 0, false)
 CUPRUM_COUNT_ENTRY(cuprum_bincount_weighted_shared, 1, true)
@@ -313,7 +451,9 @@ enum Extremes {
     Float(f64, f64),
 }
 
-fn extremes(prog: &Program, x: &Array, int: bool) -> Result<Extremes> {
+/// Each block's (minimum, maximum) of the contiguous, non-empty `x` on the device (int64
+/// pairs for `int`, else float64), and the number of blocks.
+fn extreme_parts(prog: &Program, x: &Array, int: bool) -> Result<(Array, u32)> {
     let name = if int {
         "cuprum_minmax_int"
     } else {
@@ -327,6 +467,11 @@ fn extremes(prog: &Program, x: &Array, int: bool) -> Result<Extremes> {
     )?;
     k.configure(Dim3(grid, 1, 1), Dim3(256, 1, 1))
         .launch((x, x.size() as i64, &part))?;
+    Ok((part, grid))
+}
+
+fn extremes(prog: &Program, x: &Array, int: bool) -> Result<Extremes> {
+    let (part, _) = extreme_parts(prog, x, int)?;
     if int {
         let v = part.to_vec::<i64>()?;
         let lo = v.iter().step_by(2).copied().min();
@@ -350,6 +495,38 @@ fn extremes(prog: &Program, x: &Array, int: bool) -> Result<Extremes> {
     }
 }
 
+/// The unit roundoffs of the float arithmetic a count with edges of dtype `e` guesses in
+/// (`F` of its program: float64 for float64 and integer edges, else float32) and of the
+/// edges' own dtype.
+fn unit_roundoffs(e: DType) -> (f64, f64) {
+    let uf = if e == DType::F64 || !e.is_float() {
+        f64::EPSILON / 2.0
+    } else {
+        f64::from(f32::EPSILON) / 2.0
+    };
+    let ue = match e {
+        DType::F16 => f64::from(half::f16::EPSILON) / 2.0,
+        DType::BF16 => f64::from(half::bf16::EPSILON) / 2.0,
+        DType::F32 => f64::from(f32::EPSILON) / 2.0,
+        _ => f64::EPSILON / 2.0,
+    };
+    (uf, ue)
+}
+
+/// How close to a whole number (in bins) the guess `(x - first) * nb / (last - first)` may
+/// fall before the edges decide an element's bin: four times the bound on the guess's
+/// rounding (a few unit roundoffs `uf` of its arithmetic, times `nb`) plus the edges'
+/// distance from their exact places (`linspace` rounded once to the edges' dtype: `ue` of
+/// the largest magnitude, in bins). 1 (never quick) when that reaches a quarter of a bin:
+/// narrow bins of large values, or 16-bit edges. `cuprum_histogram_range` computes the same
+/// on the device.
+fn guess_eps(first: f64, last: f64, nb: usize, (uf, ue): (f64, f64)) -> f64 {
+    let m = first.abs().max(last.abs());
+    let nb = nb as f64;
+    let eps = 4.0 * (6.0 * uf * nb + 2.0 * ue * m * nb / (last - first));
+    if eps < 0.25 { eps } else { 1.0 }
+}
+
 /// One counting launch: `out` (zeroed, `nb` int64 counts or float64 sums) from the
 /// contiguous `x`. `kernel` names the pair `<kernel>_shared` / `<kernel>_global`.
 struct CountLaunch<'a> {
@@ -359,6 +536,11 @@ struct CountLaunch<'a> {
     nb: usize,
     first: f64,
     denom: f64,
+    /// Equal bins: how close to a bin's edge the guess may fall ([`guess_eps`]).
+    eps: f64,
+    /// Equal bins over a range found on the device: (first, last - first, eps) there,
+    /// instead of the three fields above.
+    params: Option<&'a Array>,
     out: &'a Array,
     /// Equal bins: the shared kernel stages the edges in shared memory.
     stage_edges: bool,
@@ -395,6 +577,7 @@ impl CountLaunch<'_> {
         let null = DevicePtr(0);
         let w = self.weights.map_or(null, |w| DevicePtr(w.data_ptr()));
         let e = self.edges.map_or(null, |e| DevicePtr(e.data_ptr()));
+        let prm = self.params.map_or(null, |p| DevicePtr(p.data_ptr()));
         let args = (
             self.x,
             w,
@@ -403,6 +586,8 @@ impl CountLaunch<'_> {
             self.nb as i64,
             self.first,
             self.denom,
+            self.eps,
+            prm,
             copies as i32,
             self.out,
         );
@@ -497,6 +682,8 @@ pub fn bincount(x: &Array, weights: Option<&Array>, minlength: usize) -> Result<
         nb,
         first: 0.0,
         denom: 1.0,
+        eps: 1.0,
+        params: None,
         out: &out,
         stage_edges: false,
     };
@@ -540,14 +727,7 @@ fn outer_edges(prog: &Program, x: &Array, range: Option<(f64, f64)>) -> Result<(
                 Extremes::Float(lo, hi) => (lo, hi),
                 Extremes::Int(lo, hi) => (lo as f64, hi as f64),
             };
-            if !(lo.is_finite() && hi.is_finite()) {
-                bail!(
-                    InvalidArgument,
-                    "autodetected range of [{}, {}] is not finite",
-                    py_float(lo),
-                    py_float(hi)
-                );
-            }
+            check_autodetected(lo, hi)?;
             (lo, hi)
         }
     };
@@ -556,6 +736,71 @@ fn outer_edges(prog: &Program, x: &Array, range: Option<(f64, f64)>) -> Result<(
     } else {
         (first, last)
     })
+}
+
+/// NumPy's refusal of a range found in the data that is not finite (NaN or infinities in it).
+fn check_autodetected(lo: f64, hi: f64) -> Result<()> {
+    if !(lo.is_finite() && hi.is_finite()) {
+        bail!(
+            InvalidArgument,
+            "autodetected range of [{}, {}] is not finite",
+            py_float(lo),
+            py_float(hi)
+        );
+    }
+    Ok(())
+}
+
+/// Counts `x` (contiguous, not empty) into `nb` equal bins over its range (zeroed `out`) and
+/// returns their edges (float32 or float64 `bin_dt`), with no round trip to the host between
+/// the passes: the blocks' extremes, the range and the edges (`cuprum_histogram_range`) and
+/// the count all run on the device, and the range is read back once at the end for NumPy's
+/// check (an H100 spent ~50 µs idle between the passes while the host read the extremes
+/// and wrote the edges).
+fn equal_bins_on_device(
+    prog: &Program,
+    x: &Array,
+    nb: usize,
+    bin_dt: DType,
+    (uf, ue): (f64, f64),
+    out: &Array,
+) -> Result<Array> {
+    let (part, grid) = extreme_parts(prog, x, false)?;
+    let edges = Array::empty(&[nb + 1], bin_dt)?;
+    let params = Array::empty(&[3], DType::F64)?;
+    let range = Array::empty(&[2], DType::F64)?;
+    prog.kernel("cuprum_histogram_range")?
+        .configure(Dim3(1, 1, 1), Dim3(256, 1, 1))
+        .launch((
+            &part,
+            grid as i32,
+            nb as i64,
+            &edges,
+            &params,
+            &range,
+            uf,
+            ue,
+        ))?;
+    CountLaunch {
+        x,
+        weights: None,
+        edges: Some(&edges),
+        nb,
+        first: 0.0,
+        denom: 1.0,
+        eps: 1.0,
+        params: Some(&params),
+        out,
+        stage_edges: true,
+    }
+    .run(
+        prog,
+        "cuprum_histogram_equal_shared",
+        "cuprum_histogram_equal_global",
+    )?;
+    let r = range.to_vec::<f64>()?;
+    check_autodetected(r[0], r[1])?;
+    Ok(edges)
 }
 
 /// `x` as Python prints a float (`nan`, `inf`, `1.0`), for NumPy's messages.
@@ -656,24 +901,35 @@ pub fn histogram(
         Bins::Count(nb) => {
             let bin_dt = if d.is_float() { d } else { DType::F64 };
             let prog = count_program(d, bin_dt);
-            let (first, last) = outer_edges(&prog, &x, range)?;
-            let edges = edges_array(&equal_edges(first, last, nb), bin_dt)?;
             let out = Array::zeros(&[nb], DType::I64)?;
-            CountLaunch {
-                x: &x,
-                weights: None,
-                edges: Some(&edges),
-                nb,
-                first,
-                denom: last - first,
-                out: &out,
-                stage_edges: true,
-            }
-            .run(
-                &prog,
-                "cuprum_histogram_equal_shared",
-                "cuprum_histogram_equal_global",
-            )?;
+            let rounding = unit_roundoffs(bin_dt);
+            // float32 and float64 edges are made on the device as on the host (16-bit ones
+            // would round twice there, through float32).
+            let edges =
+                if range.is_none() && x.size() > 0 && matches!(bin_dt, DType::F32 | DType::F64) {
+                    equal_bins_on_device(&prog, &x, nb, bin_dt, rounding, &out)?
+                } else {
+                    let (first, last) = outer_edges(&prog, &x, range)?;
+                    let edges = edges_array(&equal_edges(first, last, nb), bin_dt)?;
+                    CountLaunch {
+                        x: &x,
+                        weights: None,
+                        edges: Some(&edges),
+                        nb,
+                        first,
+                        denom: last - first,
+                        eps: guess_eps(first, last, nb, rounding),
+                        params: None,
+                        out: &out,
+                        stage_edges: true,
+                    }
+                    .run(
+                        &prog,
+                        "cuprum_histogram_equal_shared",
+                        "cuprum_histogram_equal_global",
+                    )?;
+                    edges
+                };
             (out, edges)
         }
         Bins::Edges(e) => {
@@ -717,6 +973,8 @@ pub fn histogram(
                 nb,
                 first: 0.0,
                 denom: 1.0,
+                eps: 1.0,
+                params: None,
                 out: &out,
                 stage_edges: false,
             }
