@@ -74,8 +74,11 @@ pub(crate) const STAGED_BELOW: u32 = 8;
 /// loading a tile, scanning it and writing it in turn, a block has nothing in flight while
 /// it scans and looks back. The candidates with a third value below [`STAGED_BELOW`] run
 /// the persistent kernel instead, whose next tiles' loads are in flight meanwhile (items,
-/// blocks, stages; shared memory 1 KiB × items × stages a block). Not yet measured on a
-/// GPU: `cuprum tune` decides.
+/// blocks, stages; shared memory 1 KiB × items × stages a block). Measured by `cuprum tune`
+/// on an H100 (2026-12-05, the family's problem): 467–811 µs against 110 for the tile
+/// kernel's candidates (float64: 601–875 against 114) — its blocks wait on one another's
+/// look-back tile after tile with nothing else to run, so it loses; the candidates stay so
+/// that another GPU may measure them.
 pub(crate) static SCAN_TILE_4: Family = Family {
     name: "scan.tile.4",
     about: "1-D scans, 4-byte accumulators (float32 cumsum): a tile is 256 x items",
@@ -158,7 +161,8 @@ pub(crate) static SCAN_SEG_4: Family = Family {
         [12, 6, 0],
         [8, 8, 0],
     ],
-    built_in: &[("H100", [16, 5, 0]), ("H200", [24, 4, 0])],
+    // H100: `cuprum tune` (2026-12-05): 116.3 µs against 125.8 for the first candidate
+    built_in: &[("H100", [24, 4, 0]), ("H200", [24, 4, 0])],
     problem: || problem(DType::F32, &[1 << 17, 256], Some(1), &SCAN_SEG_4, &SCAN_4),
     programs: |p| programs(DType::F32, &SCAN_SEG_4, &SCAN_4, p),
 };
@@ -188,6 +192,9 @@ pub(crate) static SCAN_SEG_8: Family = Family {
 /// (`cumsum` along the rows of (10000, 10000), 15 repeats, medians), (items, blocks): (8,
 /// 6) 286 µs, (8, 8) 289, (8, 10) 288, (4, 12) 290, (4, 8) 292, (16, 4) 333. An L2 prefetch
 /// of the chunk 1, 2 or 4 ahead made the rows slower: 322, 352 and 312 µs against 291.
+/// With the kernels of 2026-12-05 `cuprum tune` on an H100 chose (16, 4): 96.7 µs against
+/// 100.6 for (8, 6) on the family's problem, and the bench's float32 (10000, 10000) rows
+/// 279 µs against 282 (two runs each).
 pub(crate) static SCAN_ROWS_4: Family = Family {
     name: "scan.rows.4",
     about: "the rows kernel (a block per row), 4-byte accumulators",
@@ -200,19 +207,21 @@ pub(crate) static SCAN_ROWS_4: Family = Family {
         [12, 5, 0],
         [16, 4, 0],
     ],
-    built_in: &[("H100", [8, 6, 0]), ("H200", [8, 6, 0])],
+    built_in: &[("H100", [16, 4, 0]), ("H200", [8, 6, 0])],
     problem: || problem(DType::F32, &[4096, 8192], Some(1), &SCAN_ROWS_4, &SCAN_4),
     programs: |p| programs(DType::F32, &SCAN_ROWS_4, &SCAN_4, p),
 };
 
 /// The rows kernel, 8-byte accumulators. H100, float64 (10000, 10000): (4, 12) 584, (4, 6)
-/// 585, (4, 8) 588, (8, 4) 633, (8, 6) 690, (8, 3) 699, (16, 2) 846, (8, 8) 905.
+/// 585, (4, 8) 588, (8, 4) 633, (8, 6) 690, (8, 3) 699, (16, 2) 846, (8, 8) 905. With the
+/// kernels of 2026-12-05 `cuprum tune` on an H100 chose (8, 4): 96.9 µs against 102.0 for
+/// (4, 8), and the bench's float64 (10000, 10000) rows 557 µs against 569 (two runs each).
 pub(crate) static SCAN_ROWS_8: Family = Family {
     name: "scan.rows.8",
     about: "the rows kernel (a block per row), 8-byte accumulators",
     params: ["items", "blocks/SM", ""],
     candidates: &[[4, 8, 0], [4, 12, 0], [4, 6, 0], [8, 4, 0], [8, 3, 0]],
-    built_in: &[("H100", [4, 8, 0]), ("H200", [4, 8, 0])],
+    built_in: &[("H100", [8, 4, 0]), ("H200", [4, 8, 0])],
     problem: || problem(DType::F64, &[4096, 4096], Some(1), &SCAN_ROWS_8, &SCAN_8),
     programs: |p| programs(DType::F64, &SCAN_ROWS_8, &SCAN_8, p),
 };
