@@ -75,6 +75,36 @@ def test_reading_matches_numpy(k):
         np.testing.assert_array_equal(got.get(), want)
 
 
+@pytest.mark.parametrize("k", range(len(KEYS)))
+def test_reading_views_matches_numpy(k):
+    # transposed, reversed and stepped, broadcast: read where they lie, not copied first
+    key = KEYS[k]
+    t = _base(np.float32, (6, 5, 4))
+    s = _base(np.float32, (8, 5, 12))
+    r = _base(np.float32, (4, 1, 6))
+    views = [
+        (t.transpose(2, 1, 0), cp.asarray(t).transpose(2, 1, 0)),
+        (s[::-2, :, ::2], cp.asarray(s)[::-2, :, ::2]),
+        (np.broadcast_to(r, (4, 5, 6)), cp.broadcast_to(cp.asarray(r), (4, 5, 6))),
+    ]
+    for host, dev in views:
+        assert not dev.flags.c_contiguous
+        want = host[key]
+        got = dev[_device(key)]
+        assert got.shape == want.shape, (key, got.shape, want.shape)
+        np.testing.assert_array_equal(got.get(), want)
+
+
+def test_an_index_into_a_broadcast_larger_than_memory():
+    a = cp.lib.stride_tricks.as_strided(
+        cp.arange(2, dtype=cp.int32), shape=(2, 2**32), strides=(4, 0)
+    )
+    np.testing.assert_array_equal(a[cp.array([1]), cp.array([1])].get(), [1])
+    np.testing.assert_array_equal(a[[1, 0], [2**32 - 1, 0]].get(), [1, 0])
+    with pytest.raises(IndexError, match="index 4294967296 is out of bounds for axis 1"):
+        a[[0], [2**32]]
+
+
 @pytest.mark.parametrize("dtype", [np.int8, np.float16, np.float64, np.complex128, np.bool_])
 def test_reading_and_writing_every_item_size(dtype):
     a = _base(dtype)

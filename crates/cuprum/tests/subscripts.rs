@@ -283,3 +283,91 @@ fn errors_say_what_numpy_says() {
         "index 2 is out of bounds for axis 0 with size 2",
     );
 }
+
+/// Views (transposed, reversed, stepped, broadcast) are gathered from where they lie: the
+/// results match the same subscripts of a contiguous copy, in every mode of `take`, and a
+/// broadcast view far larger than memory is indexed without being materialised.
+#[test]
+fn views_are_read_where_they_lie() {
+    require_gpu!();
+    let a = arange(&[4, 5, 6]);
+    let views = [
+        a.t(),
+        a.slice(&cuprum::s![..;-1, 1..;2, ..;3]).unwrap(),
+        a.permute(&[1, 0, 2])
+            .unwrap()
+            .slice(&cuprum::s![.., ..;-1])
+            .unwrap(),
+        a.slice(&cuprum::s![.., 2..3, ..])
+            .unwrap()
+            .broadcast_to(&[4, 7, 6])
+            .unwrap(),
+    ];
+    for v in &views {
+        let c = v.copy().unwrap();
+        let (n0, n1, n2) = (
+            v.shape()[0] as i64,
+            v.shape()[1] as i64,
+            v.shape()[2] as i64,
+        );
+        let keys = [
+            vec![ints(&[n0 - 1, 0, -1]), ints(&[0, n1 - 1, 1 % n1])],
+            vec![all(), ints(&[n1 - 1, 0]), ints(&[-1, 0])],
+            vec![ints(&[1 % n0, 0]), all(), ints(&[n2 - 1, 0])],
+            vec![ints2(&[0, n0 - 1], &[2, 1]), at(-1), ints(&[0, -1, 1 % n2])],
+            vec![all(), ints(&[-1, 0, 0])],
+        ];
+        for key in &keys {
+            let got = v.index(key).unwrap();
+            let want = c.index(key).unwrap();
+            assert_eq!(got.shape(), want.shape(), "{:?}", v.strides());
+            assert_eq!(got.to_vec::<i64>().unwrap(), want.to_vec::<i64>().unwrap());
+        }
+        let idx = Array::from_slice(&[3i64, -2, 9, 0, -11], &[5]).unwrap();
+        for mode in [ops::IndexMode::Wrap, ops::IndexMode::Clip] {
+            for axis in [None, Some(0), Some(1), Some(-1)] {
+                let got = ops::take_with(v, &idx, axis, mode).unwrap();
+                let want = ops::take_with(&c, &idx, axis, mode).unwrap();
+                assert_eq!(got.shape(), want.shape());
+                assert_eq!(got.to_vec::<i64>().unwrap(), want.to_vec::<i64>().unwrap());
+            }
+        }
+        let ok = Array::from_slice(&[n2 - 1, -1, 0], &[3]).unwrap();
+        let got = ops::take(v, &ok, Some(2)).unwrap();
+        assert_eq!(
+            got.to_vec::<i64>().unwrap(),
+            ops::take(&c, &ok, Some(2))
+                .unwrap()
+                .to_vec::<i64>()
+                .unwrap()
+        );
+        let bad = Array::from_slice(&[0i64, 9], &[2]).unwrap();
+        assert_err(
+            ops::take(v, &bad, Some(1)),
+            ErrorKind::Shape,
+            &format!("index 9 is out of bounds for axis 1 with size {n1}"),
+        );
+    }
+    // (2, 2^32) int32 of zero stride along the columns: 32 GiB if it were copied
+    let col = Array::from_slice(&[5i32, 6], &[2, 1]).unwrap();
+    let huge = col.broadcast_to(&[2, 1 << 32]).unwrap();
+    let r = huge
+        .index(&[ints(&[1, 0]), ints(&[(1 << 32) - 1, 7])])
+        .unwrap();
+    assert_eq!(r.to_vec::<i32>().unwrap(), vec![6, 5]);
+    let r = huge.index(&[ints(&[-1]), at(-1)]).unwrap();
+    assert_eq!(r.to_vec::<i32>().unwrap(), vec![6]);
+    assert_err(
+        huge.index(&[ints(&[1]), ints(&[1 << 32])]),
+        ErrorKind::Shape,
+        "index 4294967296 is out of bounds for axis 1 with size 4294967296",
+    );
+    let flat = Array::from_slice(&[(2i64 << 32) - 1, 3], &[2]).unwrap();
+    assert_eq!(
+        ops::take(&huge, &flat, None)
+            .unwrap()
+            .to_vec::<i32>()
+            .unwrap(),
+        vec![6, 5]
+    );
+}

@@ -148,6 +148,26 @@ extern "C" __global__ void __launch_bounds__(256) cuprum_take(const T* __restric
     if (fix_index(k, len, mode, err)) out[q] = a[((long long)o * len + k) * (long long)inner + (long long)r];
   }
 }
+// `cuprum_take` from a strided view (shape (outer, len, inner) in C order, its dims merged
+// into the `nd` of `am`): the source's C index becomes an offset by division, so a view
+// (a transpose, a slice with steps, a broadcast of zero strides) is read where it lies
+// instead of being copied whole first.
+__device__ __forceinline__ long long offset_rt(long long k, const Meta& m, int nd) {
+  long long off = 0;
+  for (int d = nd - 1; d > 0; --d) { off += (k % m.shape[d]) * m.stride[d]; k /= m.shape[d]; }
+  return off + k * m.stride[0];
+}
+extern "C" __global__ void __launch_bounds__(256) cuprum_take_strided(const T* a, const J* __restrict__ idx,
+    T* __restrict__ out, I total, I nidx, I inner, long long len, int mode, unsigned long long* __restrict__ err,
+    int nd, Meta am) {
+  for (I q = (I)blockIdx.x * blockDim.x + threadIdx.x; q < total; q += (I)gridDim.x * blockDim.x) {
+    const I t = q / inner, r = q - t * inner;
+    const I o = t / nidx, j = t - o * nidx;
+    long long k = (long long)idx[j];
+    if (fix_index(k, len, mode, err))
+      out[q] = a[offset_rt(((long long)o * len + k) * (long long)inner + (long long)r, am, nd)];
+  }
+}
 // a.flat[idx[j]] = v[j % nv] with a an ND-dimensional strided view of `size` elements.
 template <int ND>
 __device__ __forceinline__ void put_nd(T* a, const J* __restrict__ idx, const T* __restrict__ v, I m, I nv,
@@ -422,82 +442,161 @@ pub fn take_with(
         return r;
     }
     let idx = index_array(indices, "take")?;
-    let (src, ax) = match axis {
-        None => (a.reshape_copy(&[-1])?, 0),
+    // `a` as (outer, len, inner) in C order (no axis: the flattened array, as it lies)
+    let (ax, src) = match axis {
+        None => (0, a.clone()),
         // NumPy takes from a 0-d array along an axis as from one of one element
-        Some(x) if a.ndim() == 0 => (a.reshape(&[1])?, normalize_axis(x, 1)?),
-        Some(x) => (a.clone(), normalize_axis(x, a.ndim())?),
+        Some(x) if a.ndim() == 0 => (normalize_axis(x, 1)?, a.reshape(&[1])?),
+        Some(x) => (normalize_axis(x, a.ndim())?, a.clone()),
     };
-    let len = src.shape()[ax];
-    if len == 0 && idx.size() > 0 {
+    let (shape, g) = match axis {
+        None => (Shape::from_slice(idx.shape()), Gather::flat(a.size(), &idx)),
+        Some(_) => {
+            let s = src.shape();
+            let mut shape = Shape::from_slice(&s[..ax]);
+            shape.extend_from_slice(idx.shape());
+            shape.extend_from_slice(&s[ax + 1..]);
+            let g = Gather {
+                outer: s[..ax].iter().product(),
+                len: s[ax],
+                inner: s[ax + 1..].iter().product(),
+                m: idx.size(),
+            };
+            (shape, g)
+        }
+    };
+    if g.len == 0 && idx.size() > 0 {
         bail!(Shape, "cannot do a non-empty take from an empty axes.");
     }
-    let mut shape: Shape = Shape::from_slice(&src.shape()[..ax]);
-    shape.extend_from_slice(idx.shape());
-    shape.extend_from_slice(&src.shape()[ax + 1..]);
     let out = Array::empty(&shape, a.dtype())?;
-    let total = out.size();
-    if total == 0 {
+    if out.size() == 0 {
         return Ok(out);
     }
-    let src = src.to_contiguous()?;
-    let outer: usize = src.shape()[..ax].iter().product();
-    let inner: usize = src.shape()[ax + 1..].iter().product();
-    let wide = !fits_u32(total.max(src.size()));
-    let prog = gather_program(a.itemsize(), idx.dtype(), wide);
     let flag = ErrFlag::new(mode)?;
-    let err = flag.ptr();
-    let m = idx.size();
-    let flat_grid = blocks_for(total.div_ceil(FLAT_U));
-    let grid = blocks_for(total);
-    match (outer == 1 && inner == 1, wide) {
-        (true, false) => prog.launch(
-            "cuprum_take_flat",
-            flat_grid,
-            256,
-            (&src, &idx, &out, total as u32, len as i64, mode.code(), err),
-        )?,
-        (true, true) => prog.launch(
-            "cuprum_take_flat",
-            flat_grid,
-            256,
-            (&src, &idx, &out, total as u64, len as i64, mode.code(), err),
-        )?,
-        (false, false) => prog.launch(
-            "cuprum_take",
-            grid,
-            256,
-            (
-                &src,
-                &idx,
-                &out,
-                total as u32,
-                m as u32,
-                inner as u32,
-                len as i64,
-                mode.code(),
-                err,
-            ),
-        )?,
-        (false, true) => prog.launch(
-            "cuprum_take",
-            grid,
-            256,
-            (
-                &src,
-                &idx,
-                &out,
-                total as u64,
-                m as u64,
-                inner as u64,
-                len as i64,
-                mode.code(),
-                err,
-            ),
-        )?,
+    if src.is_c_contiguous() || !g.strided(&src, &idx, &out, mode, &flag)? {
+        g.contiguous(&src.to_contiguous()?, &idx, &out, mode, &flag)?;
     }
-    flag.check(ax, len)?;
+    flag.check(ax, g.len)?;
     Ok(out)
+}
+
+/// A gather's sizes: the source as (outer, len, inner) in C order, `m` indices.
+struct Gather {
+    outer: usize,
+    len: usize,
+    inner: usize,
+    m: usize,
+}
+
+impl Gather {
+    fn flat(len: usize, idx: &Array) -> Gather {
+        Gather {
+            outer: 1,
+            len,
+            inner: 1,
+            m: idx.size(),
+        }
+    }
+
+    /// `cuprum_take_flat` or `cuprum_take` from the C-contiguous `src`.
+    fn contiguous(
+        &self,
+        src: &Array,
+        idx: &Array,
+        out: &Array,
+        mode: IndexMode,
+        flag: &ErrFlag,
+    ) -> Result<()> {
+        let total = out.size();
+        let wide = !fits_u32(total.max(src.size()));
+        let prog = gather_program(src.itemsize(), idx.dtype(), wide);
+        let (len, code, err) = (self.len as i64, mode.code(), flag.ptr());
+        if self.outer == 1 && self.inner == 1 {
+            let grid = blocks_for(total.div_ceil(FLAT_U));
+            return if wide {
+                prog.launch(
+                    "cuprum_take_flat",
+                    grid,
+                    256,
+                    (src, idx, out, total as u64, len, code, err),
+                )
+            } else {
+                prog.launch(
+                    "cuprum_take_flat",
+                    grid,
+                    256,
+                    (src, idx, out, total as u32, len, code, err),
+                )
+            };
+        }
+        let (m, inner) = (self.m, self.inner);
+        let grid = blocks_for(total);
+        if wide {
+            let sizes = (total as u64, m as u64, inner as u64);
+            let args = (src, idx, out, sizes.0, sizes.1, sizes.2, len, code, err);
+            prog.launch("cuprum_take", grid, 256, args)
+        } else {
+            let sizes = (total as u32, m as u32, inner as u32);
+            let args = (src, idx, out, sizes.0, sizes.1, sizes.2, len, code, err);
+            prog.launch("cuprum_take", grid, 256, args)
+        }
+    }
+
+    /// `cuprum_take_strided` from the view `src` where it lies (no copy of it first);
+    /// false, launching nothing, when its dims do not merge into [`MAX_ND`].
+    fn strided(
+        &self,
+        src: &Array,
+        idx: &Array,
+        out: &Array,
+        mode: IndexMode,
+        flag: &ErrFlag,
+    ) -> Result<bool> {
+        let (ms, meta) = target_meta(src.shape(), src.strides());
+        if ms.len() > MAX_ND {
+            return Ok(false);
+        }
+        let total = out.size();
+        let wide = !fits_u32(total.max(src.size()));
+        let prog = gather_program(src.itemsize(), idx.dtype(), wide);
+        let base = DevicePtr(src.data_ptr());
+        let (len, code, err, nd) = (self.len as i64, mode.code(), flag.ptr(), ms.len() as i32);
+        let grid = blocks_for(total);
+        if wide {
+            let sizes = (total as u64, self.m as u64, self.inner as u64);
+            let args = (
+                base,
+                idx,
+                out,
+                sizes.0,
+                sizes.1,
+                sizes.2,
+                len,
+                code,
+                err,
+                nd,
+                ByValue(meta),
+            );
+            prog.launch("cuprum_take_strided", grid, 256, args)?;
+        } else {
+            let sizes = (total as u32, self.m as u32, self.inner as u32);
+            let args = (
+                base,
+                idx,
+                out,
+                sizes.0,
+                sizes.1,
+                sizes.2,
+                len,
+                code,
+                err,
+                nd,
+                ByValue(meta),
+            );
+            prog.launch("cuprum_take_strided", grid, 256, args)?;
+        }
+        Ok(true)
+    }
 }
 
 /// The values of an operand as a flat contiguous array of `dtype` (a scalar becomes one

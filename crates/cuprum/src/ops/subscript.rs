@@ -11,7 +11,10 @@
 //!   indices counted from the end), an out-of-range entry marked by a sentinel that the
 //!   gather's or scatter's own index check reports (then the first bad index is looked up
 //!   on the host, for NumPy's message naming its axis);
-//! - reading gathers along the indexed axes merged into one (`take`); writing scatters
+//! - reading gathers along the indexed axes merged into one (`take`, which reads a view
+//!   where it lies; where the view's strides do not merge, the merged axis is a view too,
+//!   stepping one element over the offsets the indexed axes reach, so a transposed or
+//!   broadcast view is never copied whole first); writing scatters
 //!   with `cuprum_put_block`, which finds each target from the result position and the
 //!   folded index, so nothing of the result's size is made but the values (an index
 //!   array selecting whole rows of a large array costs its values, not eight bytes per
@@ -133,18 +136,20 @@ impl Plan {
             .product()
     }
 
-    /// `Σ k_p · mult(p)` over the indexed axes, shape `B` (int64; an out-of-range index
-    /// gives a negative sentinel). The ints among the indices add a constant, the start.
-    fn positions(&self, mult: impl Fn(usize) -> i64) -> Result<Array> {
-        let start: i64 = self
-            .indexed
-            .iter()
-            .enumerate()
-            .map(|(p, ix)| match ix.along {
-                Along::Int(k) => k * mult(p),
-                Along::Array(_) => 0,
-            })
-            .sum();
+    /// `shift + Σ k_p · mult(p)` over the indexed axes, shape `B` (int64; an out-of-range
+    /// index gives a negative sentinel, so every partial sum must stay non-negative). The
+    /// ints among the indices add a constant, the start.
+    fn positions(&self, mult: impl Fn(usize) -> i64, shift: i64) -> Result<Array> {
+        let start: i64 = shift
+            + self
+                .indexed
+                .iter()
+                .enumerate()
+                .map(|(p, ix)| match ix.along {
+                    Along::Int(k) => k * mult(p),
+                    Along::Array(_) => 0,
+                })
+                .sum::<i64>();
         let mut acc: Option<Array> = None;
         for (p, ix) in self.indexed.iter().enumerate() {
             let Along::Array(k) = &ix.along else { continue };
@@ -391,9 +396,21 @@ fn is_bounds(e: &Error) -> bool {
     e.kind() == ErrorKind::Shape && e.to_string().contains("is out of bounds for axis")
 }
 
-/// The view's indexed axes as one: `(view, axis)` with the indexed axes merged at `axis`
-/// (moved to the front first when they are not adjacent).
-fn merged(p: &Plan) -> Result<(Array, usize)> {
+/// What a gather with index arrays reads: `array`, whose axis `at` is the indexed axes
+/// merged into one, and the position along it of indices `k_q` (`Σ k_q · mult[q] + shift`).
+struct Merged {
+    array: Array,
+    at: usize,
+    mult: Vec<i64>,
+    shift: i64,
+}
+
+/// The view's indexed axes as one (moved to the front first when they are not adjacent):
+/// a reshape of the view where its strides allow, with C-order multipliers; else a view of
+/// the same memory whose merged axis steps one element over every offset the indexed axes
+/// reach (their strides the multipliers), so that a transposed or broadcast view is read
+/// where it lies instead of copied whole (a broadcast view can be far larger than memory).
+fn merged(p: &Plan) -> Result<Merged> {
     let v = &p.view;
     let n = p.indexed_size() as isize;
     let (src, at) = if p.adjacent {
@@ -408,15 +425,52 @@ fn merged(p: &Plan) -> Result<(Array, usize)> {
             .collect();
         (v.permute(&order)?, 0)
     };
-    if p.indexed.len() == 1 {
-        return Ok((src, at));
-    }
     let k = p.indexed.len();
+    let c_mult = |array: Array| {
+        let mult = (0..k).map(block_mult(p)).collect();
+        Ok(Merged {
+            array,
+            at,
+            mult,
+            shift: 0,
+        })
+    };
+    if k == 1 {
+        return c_mult(src);
+    }
     let s = src.shape();
     let mut shape: Vec<isize> = s[..at].iter().map(|&d| d as isize).collect();
     shape.push(n);
     shape.extend(s[at + k..].iter().map(|&d| d as isize));
-    Ok((src.reshape_copy(&shape)?, at))
+    if let Ok(view) = src.reshape(&shape) {
+        return c_mult(view);
+    }
+    if src.size() == 0 {
+        return c_mult(src.reshape_copy(&shape)?);
+    }
+    // The offsets (elements, from the view's first element) the indexed axes reach lie in
+    // [lo, hi], both reached by an element of the view, so every position of the span is
+    // inside the buffer (a gather reads only positions its indices give, each checked).
+    let st = src.strides();
+    let (mut lo, mut hi) = (0isize, 0isize);
+    for q in at..at + k {
+        let far = (s[q] as isize - 1) * st[q];
+        lo += far.min(0);
+        hi += far.max(0);
+    }
+    let mut vshape = Shape::from_slice(&s[..at]);
+    vshape.push((hi - lo + 1) as usize);
+    vshape.extend_from_slice(&s[at + k..]);
+    let mut vstrides = crate::shape::Strides::from_slice(&st[..at]);
+    vstrides.push(1);
+    vstrides.extend_from_slice(&st[at + k..]);
+    let offset = (src.offset as isize + lo) as usize;
+    Ok(Merged {
+        array: src.view(vshape, vstrides, offset),
+        at,
+        mult: st[at..at + k].iter().map(|&x| x as i64).collect(),
+        shift: -(lo as i64),
+    })
 }
 
 /// C-order multipliers of the indexed axes within their merged block.
@@ -456,9 +510,9 @@ pub(crate) fn index(a: &Array, key: &[Index]) -> Result<Array> {
     if p.indexed_size() == 0 && bsize > 0 {
         return Err(empty_axis_error(&p));
     }
-    let f = p.positions(block_mult(&p))?;
-    let (src, at) = merged(&p)?;
-    let r = take_with(&src, &f, Some(at as isize), IndexMode::Raise)
+    let m = merged(&p)?;
+    let f = p.positions(|q| m.mult[q], m.shift)?;
+    let r = take_with(&m.array, &f, Some(m.at as isize), IndexMode::Raise)
         .map_err(|e| if is_bounds(&e) { p.bounds_error(e) } else { e })?;
     let (shape, _) = p.result_shape();
     if r.shape() == shape.as_slice() {
@@ -474,7 +528,7 @@ fn target_positions(a: &Array, key: &[Index]) -> Result<(Plan, Array)> {
     let p = plan(a, key)?;
     let (shape, at) = p.result_shape();
     let cs = c_strides_of_valid(p.view.shape());
-    let f = p.positions(|q| cs[p.indexed[q].axis] as i64)?;
+    let f = p.positions(|q| cs[p.indexed[q].axis] as i64, 0)?;
     // B's place in the result, the other axes of extent 1
     let nb = p.b.len();
     let mut placed: Vec<isize> = vec![1; shape.len()];
@@ -594,7 +648,7 @@ pub(crate) fn index_put(a: &Array, key: &[Index], values: Operand<'_>) -> Result
         (None, Operand::Scalar(s)) => Array::full(&[1], s.cast(a.dtype())?, a.dtype())?,
         (None, o) => return Err(o.not_numeric("index assignment")),
     };
-    let f = p.positions(block_mult(&p))?;
+    let f = p.positions(block_mult(&p), 0)?;
     put_block(&p, &f, &vals).map_err(|e| if is_bounds(&e) { p.bounds_error(e) } else { e })
 }
 
