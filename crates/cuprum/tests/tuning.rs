@@ -207,6 +207,82 @@ fn every_candidate_of_the_8_byte_scans_sums_exactly() {
     every_candidate("8", DType::I32, -50.0, 50.0);
 }
 
+/// The narrow-input tiles (`scan.tile.8n`: inputs of 4 bytes or less into 8-byte
+/// accumulators, some candidates keeping raw inputs through the look-back): each candidate
+/// through `cumsum` and `cumprod` of int32, int8 and bool, flattened, at sizes of one
+/// element, one tile and several tiles with a remainder, and from an input off the vector
+/// alignment, against the host's (wrapping) sums and products.
+#[test]
+fn every_candidate_of_the_narrow_scans_matches_the_host() {
+    require_gpu!();
+    let fam = tuning::families()
+        .iter()
+        .find(|f| f.name == "scan.tile.8n")
+        .unwrap();
+    assert!(fam.candidates.iter().any(|c| c[2] == 1));
+    let mut rng = Rng::new(47);
+    let sizes = [1usize, 255, 3 * 10240 + 17, 70_001];
+    let cases: Vec<(Vec<i64>, Vec<Array>)> = sizes
+        .iter()
+        .map(|&n| {
+            let v: Vec<i64> = (0..n + 1)
+                .map(|_| rng.f64(-3.0, 4.0).floor() as i64)
+                .collect();
+            let i32s: Vec<i32> = v.iter().map(|&x| x as i32).collect();
+            let i8s: Vec<i8> = v.iter().map(|&x| x as i8).collect();
+            let bools: Vec<bool> = v.iter().map(|&x| x > 0).collect();
+            let arrays = vec![
+                Array::from_slice(&i32s[..n], &[n]).unwrap(),
+                Array::from_slice(&i32s, &[n + 1])
+                    .unwrap()
+                    .slice(&s![1..])
+                    .unwrap(),
+                Array::from_slice(&i8s[..n], &[n]).unwrap(),
+                Array::from_slice(&bools[..n], &[n]).unwrap(),
+            ];
+            (v, arrays)
+        })
+        .collect();
+    let host = |v: &[i64], prod: bool| -> Vec<i64> {
+        let mut acc: i64 = if prod { 1 } else { 0 };
+        v.iter()
+            .map(|&x| {
+                acc = if prod { acc.wrapping_mul(x) } else { acc + x };
+                acc
+            })
+            .collect()
+    };
+    for &c in fam.candidates {
+        tuning::with_choice(fam.name, c, || {
+            for (v, arrays) in &cases {
+                let n = arrays[0].size();
+                let wants = [&v[..n], &v[1..], &v[..n]];
+                for (k, a) in arrays.iter().enumerate() {
+                    let vals: Vec<i64> = match k {
+                        3 => v[..n].iter().map(|&x| i64::from(x > 0)).collect(),
+                        _ => wants[k].to_vec(),
+                    };
+                    for prod in [false, true] {
+                        let got = if prod {
+                            ops::cumprod(a, None).unwrap()
+                        } else {
+                            ops::cumsum(a, None).unwrap()
+                        };
+                        assert_eq!(got.dtype(), DType::I64);
+                        let got = got.to_vec::<i64>().unwrap();
+                        let want = host(&vals, prod);
+                        let bad = got.iter().zip(&want).position(|(g, w)| g != w);
+                        assert!(
+                            bad.is_none(),
+                            "{c:?} n={n} input #{k} prod={prod}: first difference at {bad:?}"
+                        );
+                    }
+                }
+            }
+        });
+    }
+}
+
 #[test]
 fn a_pinned_choice_is_reported_and_unpinned_after() {
     let d = Device::host();
@@ -221,7 +297,7 @@ fn a_pinned_choice_is_reported_and_unpinned_after() {
 #[test]
 fn the_host_device_measures_nothing() {
     let r = tuning::tune(Device::host(), Some("scan.tile")).unwrap();
-    assert_eq!(r.len(), 2);
+    assert_eq!(r.len(), 3);
     for c in r {
         assert_eq!(c.source, Source::First);
         assert!(c.times_us.is_empty() && c.margin.is_none());

@@ -510,7 +510,11 @@ impl ScanKernel {
                 .collect(),
             wide: false,
             exclusive,
-            shape: first_scan_shape(self.sizes(dtypes).0),
+            // a `ScanKernel` keeps the shapes of its accumulator's size for any inputs
+            shape: {
+                let acc = self.sizes(dtypes).0;
+                first_scan_shape(acc, acc)
+            },
         };
         Ok(self.source(&key).0)
     }
@@ -672,7 +676,7 @@ impl ScanCall<'_> {
             scalars: inputs.scalar.clone(),
             wide: !fits_u32(n),
             exclusive: self.exclusive,
-            shape: scan_shape(stream.device(), acc)?,
+            shape: scan_shape(stream.device(), acc, acc)?,
         };
         let (prog, spans) = k.program(&key);
         let engine = |_wide: bool| Engine {

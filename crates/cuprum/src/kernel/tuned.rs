@@ -146,6 +146,37 @@ pub(crate) static SCAN_TILE_8: Family = Family {
     programs: |p| programs(DType::F64, &SCAN_TILE_8, &SCAN_8, p),
 };
 
+/// 1-D scans of inputs of 4 bytes or less into 8-byte accumulators (`cumsum` of int32,
+/// int16, int8, bool into int64): the tile scan's shape, and (third value 1) whether a
+/// thread keeps its raw inputs instead of its 8-byte prefixes while the tile looks back
+/// (`ScanShape::raw`), half the registers those take. `ncu` on an H100 (int32 → int64 of
+/// 1e8 at (16, 3)): 78 registers, 36 % occupancy, DRAM 63 % and the SM 21 % busy — latency
+/// bound with a third of the warps resident that a float32 tile has. The first candidates
+/// are what the 8-byte tile family runs on the H100 and the H200 (the prefetch distance 64
+/// throughout); the raw candidates are not yet measured on a GPU.
+pub(crate) static SCAN_TILE_8N: Family = Family {
+    name: "scan.tile.8n",
+    about: "1-D scans of inputs of 4 bytes or less into 8-byte accumulators (int32 cumsum)",
+    params: ["items", "blocks/SM", "raw inputs"],
+    candidates: &[
+        [16, 3, 0],
+        [24, 2, 0],
+        [16, 3, 1],
+        [16, 4, 1],
+        [24, 3, 1],
+        [24, 2, 1],
+        [32, 2, 1],
+        [32, 3, 1],
+        [20, 3, 1],
+        [12, 4, 1],
+        [16, 5, 1],
+        [8, 6, 1],
+    ],
+    built_in: &[("H100", [16, 3, 0]), ("H200", [24, 2, 0])],
+    problem: || problem(DType::I32, &[1 << 24], None, &SCAN_TILE_8N, &SCAN_8N),
+    programs: |p| programs(DType::I32, &SCAN_TILE_8N, &SCAN_8N, p),
+};
+
 /// Rows as segments of one tile scan (short or few rows), 4-byte accumulators: rows pay a
 /// modulo and a flag per element and lose more to spills, so they take smaller tiles than
 /// 1-D scans (the H100 measurements: [`SCAN_TILE_4`]).
@@ -256,12 +287,15 @@ type Class = [&'static Family; 4];
 
 static SCAN_4: Class = [&SCAN_TILE_4, &SCAN_SEG_4, &SCAN_ROWS_4, &SCAN_AXIS_4];
 static SCAN_8: Class = [&SCAN_TILE_8, &SCAN_SEG_8, &SCAN_ROWS_8, &SCAN_AXIS_8];
+/// Narrow inputs into 8-byte accumulators: their own tile family, the 8-byte others.
+static SCAN_8N: Class = [&SCAN_TILE_8N, &SCAN_SEG_8, &SCAN_ROWS_8, &SCAN_AXIS_8];
 
 /// The scan engine's families, in the order `cuprum tune` measures them
 /// (`crate::tuning` lists every tuned family).
-pub(crate) static FAMILIES: [&Family; 8] = [
+pub(crate) static FAMILIES: [&Family; 9] = [
     &SCAN_TILE_4,
     &SCAN_TILE_8,
+    &SCAN_TILE_8N,
     &SCAN_SEG_4,
     &SCAN_SEG_8,
     &SCAN_ROWS_4,
@@ -270,10 +304,12 @@ pub(crate) static FAMILIES: [&Family; 8] = [
     &SCAN_AXIS_8,
 ];
 
-/// The families of an accumulator of `acc` bytes (none past 8).
-fn class_of(acc: usize) -> Option<&'static Class> {
+/// The families of an accumulator of `acc` bytes (none past 8) over inputs of `input`
+/// bytes.
+fn class_of(acc: usize, input: usize) -> Option<&'static Class> {
     match acc {
         0..=4 => Some(&SCAN_4),
+        5..=8 if input <= 4 => Some(&SCAN_8N),
         5..=8 => Some(&SCAN_8),
         _ => None,
     }
@@ -285,6 +321,7 @@ const WIDE: ScanShape = ScanShape {
     minb: 1,
     pf: 64,
     stages: 0,
+    raw: false,
     sipt: 8,
     sminb: 1,
     ript: 4,
@@ -292,20 +329,29 @@ const WIDE: ScanShape = ScanShape {
     axipt: 8,
 };
 
-fn shape_of(c: [Params; 4]) -> ScanShape {
+/// The prefetch distance of the narrow-input tile family ([`SCAN_TILE_8N`]), whose third
+/// value says whether raw inputs are kept.
+const NARROW_PF: u32 = 64;
+
+fn shape_of(class: &Class, c: [Params; 4]) -> ScanShape {
     let [t, s, r, a] = c;
     // A tile family's third value: the L2 prefetch distance of the one-tile-a-block
-    // kernel, or (below `STAGED_BELOW`) the stages of the persistent kernel.
-    let (pf, stages) = if t[2] < STAGED_BELOW {
-        (0, t[2])
+    // kernel, or (below `STAGED_BELOW`) the stages of the persistent kernel; for narrow
+    // inputs whether raw inputs are kept.
+    let narrow = std::ptr::eq(class, &SCAN_8N);
+    let (pf, stages, raw) = if narrow {
+        (NARROW_PF, 0, t[2] != 0)
+    } else if t[2] < STAGED_BELOW {
+        (0, t[2], false)
     } else {
-        (t[2], 0)
+        (t[2], 0, false)
     };
     ScanShape {
         ipt: t[0],
         minb: t[1],
         pf,
         stages,
+        raw,
         sipt: s[0],
         sminb: s[1],
         ript: r[0],
@@ -314,24 +360,25 @@ fn shape_of(c: [Params; 4]) -> ScanShape {
     }
 }
 
-/// The scan shape `device` runs for an accumulator of `acc` bytes (chosen per family by
-/// `crate::tune`; the first use on an unmeasured GPU model may measure).
-pub(crate) fn scan_shape(device: Device, acc: usize) -> Result<ScanShape> {
-    let Some(class) = class_of(acc) else {
+/// The scan shape `device` runs for an accumulator of `acc` bytes over inputs of `input`
+/// bytes (a `ScanKernel`'s: `acc`; chosen per family by `crate::tune`; the first use on an
+/// unmeasured GPU model may measure).
+pub(crate) fn scan_shape(device: Device, acc: usize, input: usize) -> Result<ScanShape> {
+    let Some(class) = class_of(acc, input) else {
         return Ok(WIDE);
     };
     let mut c = [[0; 3]; 4];
     for (p, f) in c.iter_mut().zip(class) {
         *p = tune::choose(device, f)?;
     }
-    Ok(shape_of(c))
+    Ok(shape_of(class, c))
 }
 
 /// The hand-picked scan shape (each family's first candidate), for sources written
 /// without a device (the NVRTC checks, inspection).
-pub(crate) fn first_scan_shape(acc: usize) -> ScanShape {
-    match class_of(acc) {
-        Some(class) => shape_of(class.map(|f| f.candidates[0])),
+pub(crate) fn first_scan_shape(acc: usize, input: usize) -> ScanShape {
+    match class_of(acc, input) {
+        Some(class) => shape_of(class, class.map(|f| f.candidates[0])),
         None => WIDE,
     }
 }
@@ -360,13 +407,16 @@ fn pinned<R>(class: &Class, target: &Family, params: Params, f: impl FnOnce() ->
 /// The scan shape a candidate `p` of `target` runs: `p` for `target`, the first candidate
 /// for the other families of its class (what [`pinned`] sets while it runs).
 fn pinned_shape(class: &Class, target: &Family, p: Params) -> ScanShape {
-    shape_of(class.map(|f| {
-        if f.name == target.name {
-            p
-        } else {
-            f.candidates[0]
-        }
-    }))
+    shape_of(
+        class,
+        class.map(|f| {
+            if f.name == target.name {
+                p
+            } else {
+                f.candidates[0]
+            }
+        }),
+    )
 }
 
 /// The program of a scan family's problem for `shape`: its source and options.
@@ -386,8 +436,18 @@ fn programs(
     vec![program(dtype, pinned_shape(class, target, p))]
 }
 
-/// A family's problem: the sum of `shape` elements of `dtype` (a float: its own
-/// accumulator) along `axis`, on the scan engine as `cumsum` runs it, one program per shape.
+/// What a family's problem sums `dtype` into: itself (a float), or int64 (an integer,
+/// as `cumsum` does).
+fn sum_dtype(dtype: DType) -> DType {
+    if dtype.is_integer() {
+        DType::I64
+    } else {
+        dtype
+    }
+}
+
+/// A family's problem: the sum of `shape` elements of `dtype` (into [`sum_dtype`]) along
+/// `axis`, on the scan engine as `cumsum` runs it, one program per shape.
 fn problem(
     dtype: DType,
     shape: &'static [usize],
@@ -396,11 +456,12 @@ fn problem(
     class: &'static Class,
 ) -> Result<Runner> {
     let x = Array::ones(shape, dtype)?;
-    let acc = dtype.itemsize();
+    let out = sum_dtype(dtype);
+    let acc = out.itemsize();
     let mut programs: FxHashMap<ScanShape, Arc<Program>> = FxHashMap::default();
     Ok(Box::new(move |p: Params| {
         pinned(class, target, p, || {
-            let shape = scan_shape(x.device(), acc)?;
+            let shape = scan_shape(x.device(), acc, dtype.itemsize())?;
             let prog = programs
                 .entry(shape)
                 .or_insert_with(|| {
@@ -411,32 +472,33 @@ fn problem(
             let engine = |_wide: bool| Engine {
                 prog: prog.clone(),
                 acc,
-                vec: vec_width(acc),
+                vec: vec_width(dtype.itemsize()),
                 values: Vec::new(),
                 shape,
                 staged: true,
             };
-            scan_into(std::slice::from_ref(&x), dtype, axis, None, &engine).map(drop)
+            scan_into(std::slice::from_ref(&x), out, axis, None, &engine).map(drop)
         })
     }))
 }
 
-/// The scan program of a float sum of `dtype` (32-bit indices) with the kernels' `shape`.
+/// The scan program of a sum of `dtype` into [`sum_dtype`] (32-bit indices) with the
+/// kernels' `shape`.
 fn sum_source(dtype: DType, shape: ScanShape) -> String {
-    let t = dtype.c_type();
+    let (t, out) = (dtype.c_type(), sum_dtype(dtype));
     let mut s = String::from(PRELUDE);
     s.push_str(&scan::defs(&ScanDefs {
         tin: t,
-        acc: t,
-        tout: t,
+        acc: out.c_type(),
+        tout: out.c_type(),
         wide: false,
         op: "((a) + (b))",
-        load: "x",
+        load: "A(x)",
         ident: "A(0)",
         out: "a",
         exclusive: false,
         vec: vec_width(dtype.itemsize()),
-        acc_bytes: dtype.itemsize(),
+        acc_bytes: out.itemsize(),
         assert_acc: false,
         shape,
     }));
@@ -469,12 +531,31 @@ mod tests {
 
     #[test]
     fn the_first_shapes_are_the_hand_picked_ones() {
-        let s = first_scan_shape(4);
+        let s = first_scan_shape(4, 4);
         assert_eq!((s.ipt, s.minb, s.pf, s.sipt, s.sminb), (32, 4, 64, 16, 5));
         assert_eq!((s.ript, s.rminb, s.axipt), (8, 6, 16));
-        let s = first_scan_shape(8);
+        let s = first_scan_shape(8, 8);
         assert_eq!((s.ipt, s.minb, s.sipt, s.ript, s.axipt), (16, 3, 8, 4, 8));
-        assert_eq!(first_scan_shape(16), WIDE);
+        assert_eq!(first_scan_shape(16, 16), WIDE);
+        // narrow inputs: the 8-byte shape, raw inputs not kept, until a GPU measures them
+        assert_eq!(first_scan_shape(8, 4), first_scan_shape(8, 8));
+        assert!(!first_scan_shape(8, 1).raw);
+    }
+
+    #[test]
+    fn narrow_inputs_keep_raw_inputs_by_the_third_value() {
+        let c = |t: Params| shape_of(&SCAN_8N, [t, [8, 1, 0], [4, 8, 0], [8, 0, 0]]);
+        assert_eq!(
+            (c([16, 4, 1]).raw, c([16, 4, 1]).pf, c([16, 4, 1]).stages),
+            (true, 64, 0)
+        );
+        assert!(!c([16, 3, 0]).raw);
+        assert!(SCAN_TILE_8N.candidates.iter().filter(|c| c[2] == 1).count() >= 6);
+        // the built-in choices run what the 8-byte tiles ran before the family existed
+        for (gpu, b) in SCAN_TILE_8N.built_in {
+            let (_, wide) = SCAN_TILE_8.built_in.iter().find(|(g, _)| g == gpu).unwrap();
+            assert_eq!((b[0], b[1], b[2]), (wide[0], wide[1], 0), "{gpu}");
+        }
     }
 
     /// What a candidate's problem compiles (the shape `scan_shape` gives under the pins) is
@@ -482,18 +563,23 @@ mod tests {
     /// runs then find in the kernel cache.
     #[test]
     fn each_candidates_programs_are_the_ones_its_run_compiles() {
-        for class in [&SCAN_4, &SCAN_8] {
-            let acc = if std::ptr::eq(class, &SCAN_4) { 4 } else { 8 };
-            for target in class.iter() {
+        for (class, dtype) in [
+            (&SCAN_4, DType::F32),
+            (&SCAN_8, DType::F64),
+            (&SCAN_8N, DType::I32),
+        ] {
+            let (acc, input) = (sum_dtype(dtype).itemsize(), dtype.itemsize());
+            // (the narrow class shares the 8-byte class's families but its tiles')
+            let own = |t: &&&Family| !std::ptr::eq(class, &SCAN_8N) || t.name == SCAN_TILE_8N.name;
+            for target in class.iter().filter(own) {
                 for &p in target.candidates {
-                    let ran = pinned(class, target, p, || scan_shape(Device::host(), acc));
+                    let ran = pinned(class, target, p, || scan_shape(Device::host(), acc, input));
                     assert_eq!(
                         ran.unwrap(),
                         pinned_shape(class, target, p),
                         "{}",
                         target.name
                     );
-                    let dtype = if acc == 4 { DType::F32 } else { DType::F64 };
                     let progs = (target.programs)(p);
                     assert_eq!(progs.len(), 1, "{}", target.name);
                     assert_eq!(
@@ -507,7 +593,7 @@ mod tests {
 
     #[test]
     fn a_third_value_below_8_is_the_persistent_kernels_stages() {
-        let c = |t: Params| shape_of([t, [16, 5, 0], [8, 6, 0], [16, 0, 0]]);
+        let c = |t: Params| shape_of(&SCAN_4, [t, [16, 5, 0], [8, 6, 0], [16, 0, 0]]);
         assert_eq!((c([16, 4, 2]).stages, c([16, 4, 2]).pf), (2, 0));
         assert_eq!((c([32, 4, 64]).stages, c([32, 4, 64]).pf), (0, 64));
         for f in [&SCAN_TILE_4, &SCAN_TILE_8] {
@@ -520,9 +606,12 @@ mod tests {
 
     #[test]
     fn the_host_device_keeps_the_first_shapes() {
-        assert_eq!(scan_shape(Device::host(), 4).unwrap(), first_scan_shape(4));
+        assert_eq!(
+            scan_shape(Device::host(), 4, 4).unwrap(),
+            first_scan_shape(4, 4)
+        );
         let pinned = with_choice("scan.tile.4", [24, 4, 64], || {
-            scan_shape(Device::host(), 4).unwrap()
+            scan_shape(Device::host(), 4, 4).unwrap()
         });
         assert_eq!(pinned.ipt, 24);
     }

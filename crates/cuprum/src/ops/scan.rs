@@ -106,7 +106,13 @@ pub(crate) fn scan_source(d: DType, op: ScanOp, wide: bool) -> String {
 /// input converts to the result dtype `out` (NumPy's `dtype=`) before it accumulates in
 /// `out`'s accumulator.
 pub(crate) fn scan_source_to(d: DType, out: DType, op: ScanOp, wide: bool) -> String {
-    scan_source_shaped(d, out, op, wide, first_scan_shape(acc_size(out)))
+    scan_source_shaped(
+        d,
+        out,
+        op,
+        wide,
+        first_scan_shape(acc_size(out), d.itemsize()),
+    )
 }
 
 /// [`scan_source_to`] with the kernels' `shape`.
@@ -224,7 +230,7 @@ pub(crate) fn scan_with(
     }
     let out_dt = dtype.unwrap_or_else(|| scan_dtype(a.dtype()));
     let d = a.dtype();
-    let shape = scan_shape(a.device(), acc_size(out_dt))?;
+    let shape = scan_shape(a.device(), acc_size(out_dt), d.itemsize())?;
     let engine = |wide: bool| Engine {
         prog: scan_program(d, out_dt, op, wide, shape),
         acc: acc_size(out_dt),
@@ -266,12 +272,26 @@ pub(crate) fn sample_sources() -> Vec<(String, String)> {
         DType::Bool,
     ] {
         let out = scan_dtype(d);
-        let mut shape = first_scan_shape(acc_size(out));
+        let mut shape = first_scan_shape(acc_size(out), d.itemsize());
         shape.stages = 2;
         shape.pf = 0;
         v.push((
             format!("scan {} sum staged", d.name()),
             scan_source_shaped(d, out, ScanOp::Sum, false, shape),
+        ));
+    }
+    // Raw inputs kept through the look-back (narrow inputs into 8-byte accumulators).
+    for (d, op) in [
+        (DType::I32, ScanOp::Sum),
+        (DType::Bool, ScanOp::Sum),
+        (DType::I16, ScanOp::Prod),
+    ] {
+        let out = scan_dtype(d);
+        let mut shape = first_scan_shape(acc_size(out), d.itemsize());
+        shape.raw = true;
+        v.push((
+            format!("scan {} {} raw", d.name(), op.name()),
+            scan_source_shaped(d, out, op, false, shape),
         ));
     }
     // dtype=: narrower, wider, float into integer, complex into real, into bool.
@@ -309,7 +329,7 @@ mod tests {
     #[test]
     fn tiles_divide_into_vector_rows() {
         for &d in DType::ALL {
-            let s = first_scan_shape(acc_size(d));
+            let s = first_scan_shape(acc_size(d), d.itemsize());
             for ipt in [s.ipt, s.sipt, s.ript] {
                 assert_eq!(ipt as usize % vec_width(d.itemsize()), 0, "{d}");
             }

@@ -67,13 +67,17 @@ use std::fmt::Write;
 /// scan (`ipt`, `minb`: a tile is 256 × `ipt`), of rows as segments (`sipt`, `sminb`) and
 /// of the rows kernel (`ript`, `rminb`: a chunk is 256 × `ript`), the tiles prefetched
 /// into L2 ahead (`pf`), the shared-memory stages of the persistent 1-D scan (`stages`: 0
-/// runs the one-tile-a-block kernel), and the axis kernel's positions per thread (`axipt`).
+/// runs the one-tile-a-block kernel), the axis kernel's positions per thread (`axipt`), and
+/// whether the tile scan keeps a thread's raw inputs rather than their prefixes while it
+/// looks back (`raw`: for inputs narrower than the accumulator, half the registers of an
+/// int32 → int64 tile; the prefixes are formed again as the results are written).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct ScanShape {
     pub ipt: u32,
     pub minb: u32,
     pub pf: u32,
     pub stages: u32,
+    pub raw: bool,
     pub sipt: u32,
     pub sminb: u32,
     pub ript: u32,
@@ -164,7 +168,7 @@ pub(crate) fn defs(d: &ScanDefs<'_>) -> String {
          constexpr int AXIPT = {axipt};\nconstexpr int SCAN_MINB = {minb};\nconstexpr int SEG_MINB = {sminb};\n\
          constexpr bool EXCL = {excl};\nconstexpr unsigned SCAN_PF = {pf};\n\
          constexpr int ROW_IPT = {ript};\nconstexpr int ROW_MINB = {rminb};\n\
-         constexpr int SCAN_STAGES = {stages};\n",
+         constexpr int SCAN_STAGES = {stages};\nconstexpr bool SCAN_RAW = {raw};\n",
         vec = d.vec,
         ipt = d.shape.ipt,
         sipt = d.shape.sipt,
@@ -176,6 +180,7 @@ pub(crate) fn defs(d: &ScanDefs<'_>) -> String {
         ript = d.shape.ript,
         rminb = d.shape.rminb,
         stages = d.shape.stages,
+        raw = d.shape.raw,
     );
     s
 }
@@ -447,12 +452,11 @@ __device__ P lookback(unsigned tile, P tot, unsigned* flags, A* aggs, A* incs, i
 
 // The pieces of a tile (or a row's chunk) of 8 warps × WSEG elements from `wbase` (the
 // warp's first): each lane holds ROWS rows of VEC consecutive elements of a 32-lane row.
-// Loads and scans each lane's elements (SEG: `m` the position in its segment of `len`).
-// Every row's loads are issued before any is used (a warp whose rows are all inside takes
-// them unchecked), so they are in flight together.
-template <bool SEG, int VEC, int ROWS>
-__device__ __forceinline__ void tile_load(CUPRUM_SCAN_IN, I wbase, I n, I len, int lane, P (&s)[ROWS][VEC]) {
-  Tin raws[ROWS][VEC];
+// Loads each lane's elements (zeros past `n`; `tile_load`: and scans them, SEG: `m` the
+// position in its segment of `len`). Every row's loads are issued before any is used (a
+// warp whose rows are all inside takes them unchecked), so they are in flight together.
+template <int VEC, int ROWS>
+__device__ __forceinline__ void tile_raws(CUPRUM_SCAN_IN, I wbase, I n, int lane, Tin (&raws)[ROWS][VEC]) {
   if (VEC > 1 && wbase + (I)(ROWS * 32 * VEC) <= n) {
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) load_full<VEC>(CUPRUM_SCAN_ARGS, wbase + (I)(r * 32 * VEC + lane * VEC), raws[r]);
@@ -460,6 +464,11 @@ __device__ __forceinline__ void tile_load(CUPRUM_SCAN_IN, I wbase, I n, I len, i
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) load_raw<VEC>(CUPRUM_SCAN_ARGS, wbase + (I)(r * 32 * VEC + lane * VEC), n, raws[r]);
   }
+}
+template <bool SEG, int VEC, int ROWS>
+__device__ __forceinline__ void tile_load(CUPRUM_SCAN_IN, I wbase, I n, I len, int lane, P (&s)[ROWS][VEC]) {
+  Tin raws[ROWS][VEC];
+  tile_raws<VEC, ROWS>(CUPRUM_SCAN_ARGS, wbase, n, lane, raws);
 #pragma unroll
   for (int r = 0; r < ROWS; ++r) {
     const I i0 = wbase + (I)(r * 32 * VEC + lane * VEC);
@@ -476,14 +485,14 @@ __device__ __forceinline__ void tile_load(CUPRUM_SCAN_IN, I wbase, I n, I len, i
   }
 }
 
-// The warp's prefixes: `lex[r]` before the lane in row r, `rp[r]` of the rows before r;
-// returns the warp's total.
-template <bool SEG, int VEC, int ROWS>
-__device__ __forceinline__ P warp_prefixes(const P (&s)[ROWS][VEC], int lane, P (&lex)[ROWS], P (&rp)[ROWS]) {
+// The warp's prefixes from each lane's total of each row (`last`): `lex[r]` before the
+// lane in row r, `rp[r]` of the rows before r; returns the warp's total.
+template <bool SEG, int ROWS>
+__device__ __forceinline__ P warp_prefixes_of(const P (&last)[ROWS], int lane, P (&lex)[ROWS], P (&rp)[ROWS]) {
   P rtot[ROWS];
 #pragma unroll
   for (int r = 0; r < ROWS; ++r) {
-    P c = s[r][VEC - 1];
+    P c = last[r];
 #pragma unroll
     for (int d = 1; d < 32; d <<= 1) {
       const P o = shfl_up_p<SEG>(c, d);
@@ -497,6 +506,14 @@ __device__ __forceinline__ P warp_prefixes(const P (&s)[ROWS][VEC], int lane, P 
 #pragma unroll
   for (int r = 1; r < ROWS; ++r) rp[r] = comb<SEG>(rp[r - 1], rtot[r - 1]);
   return comb<SEG>(rp[ROWS - 1], rtot[ROWS - 1]);
+}
+// The same from each lane's inclusive prefixes of its rows (`s`).
+template <bool SEG, int VEC, int ROWS>
+__device__ __forceinline__ P warp_prefixes(const P (&s)[ROWS][VEC], int lane, P (&lex)[ROWS], P (&rp)[ROWS]) {
+  P last[ROWS];
+#pragma unroll
+  for (int r = 0; r < ROWS; ++r) last[r] = s[r][VEC - 1];
+  return warp_prefixes_of<SEG, ROWS>(last, lane, lex, rp);
 }
 
 // Writes each element's result, given `tex`, the prefix before the warp's first element.
@@ -531,6 +548,30 @@ __device__ __forceinline__ void tile_store(Tout* __restrict__ y, I wbase, I n, I
   }
 }
 
+// `tile_store` from the lanes' raw inputs (`SCAN_RAW`: inclusive, no segments): each
+// element's prefix formed again on the way out.
+template <int VEC, int ROWS>
+__device__ __forceinline__ void tile_store_raw(Tout* __restrict__ y, I wbase, I n, int lane, const P& tex,
+    const Tin (&raws)[ROWS][VEC], const P (&lex)[ROWS], const P (&rp)[ROWS]) {
+#pragma unroll
+  for (int r = 0; r < ROWS; ++r) {
+    const I i0 = wbase + (I)(r * 32 * VEC + lane * VEC);
+    A run = comb<false>(comb<false>(tex, rp[r]), lex[r]).v;
+    Tout o[VEC];
+#pragma unroll
+    for (int b = 0; b < VEC; ++b) {
+      run = CUPRUM_OP(run, i0 + b < n ? load_a(raws[r][b]) : ident());
+      o[b] = out_of(run);
+    }
+    if (VEC > 1 && i0 + VEC <= n) {
+      rt::store_vec<Tout, VEC>(y + i0, o);
+    } else {
+#pragma unroll
+      for (int b = 0; b < VEC; ++b) if (i0 + b < n) y[i0 + b] = o[b];
+    }
+  }
+}
+
 template <bool SEG, int VEC>
 __device__ __forceinline__ void scan_tile(CUPRUM_SCAN_IN, Tout* __restrict__ y, I n, I len,
     unsigned* __restrict__ flags, A* __restrict__ aggs, A* __restrict__ incs, unsigned* __restrict__ counter) {
@@ -547,10 +588,29 @@ __device__ __forceinline__ void scan_tile(CUPRUM_SCAN_IN, Tout* __restrict__ y, 
   const unsigned tile = s_tile;
   if (SCAN_PF > 0) prefetch_in(CUPRUM_SCAN_ARGS, (unsigned long long)(tile + SCAN_PF) * TILE, TILE, n);
   const I wbase = (I)tile * (I)TILE + (I)(warp * WSEG);
-  P s[ROWS][VEC];
-  tile_load<SEG, VEC, ROWS>(CUPRUM_SCAN_ARGS, wbase, n, len, lane, s);
+  // A thread keeps its raw inputs (`SCAN_RAW`: narrower than the accumulator; inclusive
+  // scans without segments, `cumsum` and `cumprod`) or its prefixes while the tile looks back.
+  constexpr bool RAW = SCAN_RAW && !SEG && !EXCL && sizeof(Tin) < sizeof(A);
+  P s[RAW ? 1 : ROWS][VEC];
+  Tin raws[RAW ? ROWS : 1][VEC];
   P lex[ROWS], rp[ROWS];
-  const P wtot = warp_prefixes<SEG, VEC, ROWS>(s, lane, lex, rp);
+  P wtot;
+  if constexpr (RAW) {
+    tile_raws<VEC, ROWS>(CUPRUM_SCAN_ARGS, wbase, n, lane, raws);
+    P last[ROWS];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      const I i0 = wbase + (I)(r * 32 * VEC + lane * VEC);
+      A t = ident();
+#pragma unroll
+      for (int b = 0; b < VEC; ++b) t = CUPRUM_OP(t, i0 + b < n ? load_a(raws[r][b]) : ident());
+      last[r].v = t; last[r].h = 0u;
+    }
+    wtot = warp_prefixes_of<false, ROWS>(last, lane, lex, rp);
+  } else {
+    tile_load<SEG, VEC, ROWS>(CUPRUM_SCAN_ARGS, wbase, n, len, lane, s);
+    wtot = warp_prefixes<SEG, VEC, ROWS>(s, lane, lex, rp);
+  }
   if (lane == 0) s_warp[warp] = wtot;
   __syncthreads();
   P wex = pid();
@@ -563,7 +623,11 @@ __device__ __forceinline__ void scan_tile(CUPRUM_SCAN_IN, Tout* __restrict__ y, 
     if (lane == 0) s_excl = ex;
   }
   __syncthreads();
-  tile_store<SEG, VEC, ROWS>(y, wbase, n, len, lane, comb<SEG>(s_excl, wex), s, lex, rp);
+  if constexpr (RAW) {
+    tile_store_raw<VEC, ROWS>(y, wbase, n, lane, comb<SEG>(s_excl, wex), raws, lex, rp);
+  } else {
+    tile_store<SEG, VEC, ROWS>(y, wbase, n, len, lane, comb<SEG>(s_excl, wex), s, lex, rp);
+  }
 }
 
 // Rows of `len` elements, a block per row: the block walks its row in chunks of
