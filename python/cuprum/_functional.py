@@ -61,13 +61,19 @@ def piecewise(x, condlist, funclist, *args, **kw):
     return y
 
 
+def _as_tuple(r):
+    return r if isinstance(r, tuple) else (r,)
+
+
 class vectorize:
     """A function of scalars made a function of arrays, broadcast element by element
     (NumPy's ``vectorize``: ``otypes``, ``doc``, ``excluded``, ``cache``, ``signature``).
 
     The function is first called once with the whole broadcast device arrays (each
     argument as an array, so NumPy's promotion is kept): a function of arithmetic,
-    comparisons and ufuncs runs on the device that way. A function that needs one
+    comparisons and ufuncs runs on the device that way (float16 arrays in float32,
+    rounded back once as NumPy's calls on Python floats are; the result dtypes then come
+    from a call with empty arrays of the given dtypes). A function that needs one
     element at a time (``if``/``while`` on a value, ``max``, ``not``, ``float(x)``...)
     fails on arrays; it then runs as NumPy's ``vectorize`` over the host data and the
     result is uploaded — cuprum has no compiler of plain Python functions to device
@@ -104,11 +110,22 @@ class vectorize:
         if any(a.size == 0 for a in arrays):
             outs = [cuprum.empty(shape, dtype=t) for t in self._otypes]
             return self._finish(outs, len(outs) > 1)
+        # NumPy's vectorize computes on Python numbers (doubles) and rounds once, into the
+        # dtype the element types give; float16 arrays rounded after every operation
+        # would differ from it by several of their ulps, so they are computed in float32
+        # and rounded back where the result would have been float16.
+        half = numpy.dtype(numpy.float16)
+        narrow = any(a.dtype == half for a in arrays)
+        if narrow:
+            # the result dtypes from empty arrays of the given dtypes (nothing launched)
+            probe = self.pyfunc(*(cuprum.empty((0,), dtype=a.dtype) for a in arrays))
+            kinds = [cuprum.asarray(v).dtype for v in _as_tuple(probe)]
+            arrays = [a.astype(numpy.float32) if a.dtype == half else a for a in arrays]
         r = self.pyfunc(*arrays)
-        if isinstance(r, tuple):
-            outs = [self._output(v, shape) for v in r]
-            return self._finish(outs, True)
-        return self._finish([self._output(r, shape)], False)
+        outs = [self._output(v, shape) for v in _as_tuple(r)]
+        if narrow and len(kinds) == len(outs):
+            outs = [o.astype(k, copy=False) for o, k in zip(outs, kinds)]
+        return self._finish(outs, isinstance(r, tuple))
 
     @staticmethod
     def _output(v, shape):

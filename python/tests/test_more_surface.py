@@ -594,6 +594,35 @@ def test_vectorize_device_functions(dtype):
     )
 
 
+def test_vectorize_float16_rounds_once_as_numpy():
+    # NumPy's vectorize computes on Python floats and rounds once: float16 chains agree
+    # with it exactly, not within a few float16 ulps; the result dtypes are NumPy's
+    x, y, z = (RNG.uniform(0, 4, (20, 30)).astype(np.float16) for _ in range(3))
+
+    def chain(a, b, c):
+        t = a + b * c**a
+        b = t + c * a
+        return a + b + c
+
+    got = cp.vectorize(chain)(cp.asarray(x), cp.asarray(y), cp.asarray(z))
+    assert got.dtype == np.float16
+    np.testing.assert_array_equal(got.get(), np.vectorize(chain)(x, y, z))
+    for f in (
+        lambda a, b: a * b * 1.1,
+        lambda a, b: a > b,
+        lambda a, b: (a * b, a - b),
+        lambda a, b: a + np.float32(1),
+        lambda a, b: a * 1j,
+    ):
+        got = cp.vectorize(f)(cp.asarray(x), cp.asarray(y))
+        want = np.vectorize(f)(x, y)
+        for g, w in zip(
+            got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)
+        ):
+            assert g.dtype == w.dtype
+            np.testing.assert_array_equal(g.get(), w)
+
+
 @pytest.mark.parametrize("dtype", [np.int64, np.float64])
 def test_vectorize_element_functions(dtype):
     x, y = data((2, 5), dtype), data((2, 5), dtype)
