@@ -207,6 +207,31 @@ def _normalize_axis(axis, ndim, name=None):
     return axis % ndim
 
 
+@functools.cache
+def _byteswap_kernel():
+    # The bytes of each part of `part` bytes reversed (a complex number's two parts each).
+    return cuprum.ElementwiseKernel(
+        "T x, int32 part",
+        "T y",
+        "unsigned char b[sizeof(T)], r[sizeof(T)]; memcpy(b, &x, sizeof(T));"
+        " for (int i = 0; i < (int)sizeof(T); ++i) r[i] = b[i - i % part + part - 1 - i % part];"
+        " memcpy(&y, r, sizeof(T))",
+        "cuprum_byteswap",
+    )
+
+
+def ndarray_byteswap(a, inplace=False):
+    """``a.byteswap(inplace)``: each element's bytes reversed (each part's, for complex
+    numbers), in a new array, or in ``a`` itself (returned) with ``inplace``."""
+    part = a.itemsize // 2 if a.dtype.kind == "c" else a.itemsize
+    if part == 1 or a.size == 0:
+        return a if inplace else a.copy()
+    if inplace:
+        _byteswap_kernel()(a, numpy.int32(part), a)
+        return a
+    return _byteswap_kernel()(a, numpy.int32(part))
+
+
 def rollaxis(a, axis, start=0):
     """``a`` with ``axis`` moved to before position ``start`` (NumPy's ``rollaxis``; prefer
     ``moveaxis``)."""

@@ -418,3 +418,70 @@ def test_dump_and_dumps_pickle_the_array(tmp_path):
         d.T.dump(f)
     with open(tmp_path / "b.pkl", "rb") as f:
         same(pickle.load(f), h.T)
+
+
+# ---------------------------------------------------------------------------- byteswap, flags
+
+BYTESWAP_DTYPES = [np.int8, np.int16, np.uint32, np.int64, np.float16, np.float32]
+BYTESWAP_DTYPES += [np.float64, np.complex64, np.complex128, np.bool_]
+
+
+@pytest.mark.parametrize("dtype", BYTESWAP_DTYPES)
+@pytest.mark.parametrize("inplace", [False, True])
+def test_byteswap_as_numpy(dtype, inplace):
+    h = (np.arange(24) * 7 - 50).astype(dtype).reshape(2, 3, 4)
+    for view in (lambda x: x, lambda x: x.transpose(2, 0, 1), lambda x: x[::-1, :, ::2]):
+        hv, dv = view(h.copy()), view(cp.asarray(h))
+        got = dv.byteswap(inplace=inplace)
+        want = hv.byteswap(inplace=inplace)
+        assert (got is dv) == inplace
+        bits = lambda x: np.ascontiguousarray(x).view(np.uint8)
+        np.testing.assert_array_equal(bits(got.get()), bits(want))
+        np.testing.assert_array_equal(bits(dv.get()), bits(hv))
+    e = cp.zeros((0, 3), dtype)
+    assert e.byteswap().shape == (0, 3)
+
+
+def test_flags_name_every_layout_as_numpy():
+    h = np.zeros((3, 4))
+    for hv, dv in (
+        (h, cp.asarray(h)),
+        (h.T, cp.asarray(h).T),
+        (h[:, ::2], cp.asarray(h)[:, ::2]),
+        (h[:1], cp.asarray(h)[:1]),
+    ):
+        for key in ("fnc", "forc", "aligned", "c_contiguous", "f_contiguous"):
+            assert getattr(dv.flags, key) == getattr(hv.flags, key), key
+            assert dv.flags[key.upper()] == hv.flags[key.upper()], key
+
+
+def test_fill_with_a_complex_value_warns_as_numpy():
+    a = cp.zeros(3, np.uint8)
+    with pytest.warns(np.exceptions.ComplexWarning):
+        a.fill(np.complex64(2 + 1j))
+    with pytest.warns(np.exceptions.ComplexWarning):
+        a.fill(cp.ones((), np.complex64))
+    assert a.tolist() == [1, 1, 1]
+    b = cp.zeros(3, np.bool_)
+    b.fill(np.complex64(1j))  # to bool nothing is discarded: NumPy is silent
+    assert b.tolist() == [True] * 3
+
+
+def test_dlpack_capsules_and_from_dlpacks_arguments():
+    a = cp.arange(5, dtype=cp.float32)
+    b = cp.from_dlpack(a.toDlpack())  # a bare (legacy) capsule
+    assert b.data.ptr == a.data.ptr and b.tolist() == a.tolist()
+    c = cp.from_dlpack(a, copy=True)
+    assert c.data.ptr != a.data.ptr and c.tolist() == a.tolist()
+    assert cp.from_dlpack(a, copy=False).data.ptr == a.data.ptr
+    with pytest.raises(NotImplementedError, match="device"):
+        cp.from_dlpack(a, device=a.device)
+    used = a.toDlpack()
+    cp.from_dlpack(used)
+    with pytest.raises(BufferError, match="already consumed"):
+        cp.from_dlpack(used)
+
+
+def test_versions_as_cuda_numbers_them():
+    v = cp.cuda.get_local_runtime_version()
+    assert v == cp.cuda.runtime.runtimeGetVersion() and v >= 13000 and v % 10 == 0

@@ -7,7 +7,8 @@ device memory (``alloc``, ``MemoryPointer``, ``MemoryPool``; also as
 ``cuprum.cuda.pinned_memory``),
 ``cuprum.cuda.compiler`` (``CompileException``, ``compile_using_nvrtc``),
 ``cuprum.cuda.texture`` (CUDA arrays, texture and surface objects) and
-``cuprum.cuda.runtime`` (device queries and CUDA's texture constants).
+``cuprum.cuda.runtime`` (device queries, versions and CUDA's texture constants;
+``get_local_runtime_version``).
 
 ``with stream:`` (or ``stream.use()``) makes a stream the current one of the calling
 thread: every call on cuprum's arrays made meanwhile queues its work there. ``Stream.null``
@@ -203,6 +204,12 @@ def get_current_stream(device_id=-1):
 def runtime_get_device_count():
     """The number of devices."""
     return _cuprum.device_count()
+
+
+def get_local_runtime_version():
+    """The version of the CUDA toolkit cuprum compiles with, as CUDA numbers it (13000 for
+    13.0; ``runtime.runtimeGetVersion``)."""
+    return runtime.runtimeGetVersion()
 
 
 def is_available():

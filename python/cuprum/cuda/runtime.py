@@ -1,6 +1,7 @@
 """``cuprum.cuda.runtime``: the names of CuPy's ``cupy.cuda.runtime`` that programs use —
 device queries (``getDeviceCount``, ``getDevice``, ``deviceSynchronize``,
-``getDeviceProperties``, ``memGetInfo``), ``is_hip``
+``getDeviceProperties``, ``memGetInfo``, ``driverGetVersion``, ``runtimeGetVersion``),
+``is_hip``
 (``False``), and the constants of textures and surfaces (``cudaChannelFormatKind*``, ``cudaResourceType*``,
 ``cudaAddressMode*``, ``cudaFilterMode*``, ``cudaReadMode*``, ``cudaArray*`` flags,
 ``cudaBoundaryMode*``), with CUDA's values.
@@ -76,6 +77,21 @@ def getDeviceProperties(device):
     if device < 0 or device >= getDeviceCount():
         raise ValueError(f"Invalid device id {device}")
     return _cuprum._device_properties(device)
+
+
+def driverGetVersion():
+    """The CUDA driver's version, as CUDA numbers it (13000 for 13.0)."""
+    return _cuprum._driver_version()
+
+
+def runtimeGetVersion():
+    """The version of the CUDA toolkit cuprum compiles kernels with (its NVRTC; cuprum
+    needs no CUDA runtime library), as CUDA numbers it (13000 for 13.0)."""
+    return _cuprum._toolkit_version()
+
+
+# CuPy's name of the same question.
+_getLocalRuntimeVersion = runtimeGetVersion
 
 
 def memGetInfo():

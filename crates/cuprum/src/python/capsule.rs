@@ -48,6 +48,13 @@ pub(super) fn import(
     Ok(Array::from_dlpack(tensor)?)
 }
 
+/// A bare DLPack capsule (the legacy exchange: `toDlpack()`, or `__dlpack__()` called by
+/// hand) imported as an array, zero-copy; the producer ordered its work when it made the
+/// capsule, as the legacy protocol has it.
+pub(super) fn import_capsule(capsule: &Bound<'_, PyAny>) -> PyResult<Array> {
+    Ok(Array::from_dlpack(take_tensor(capsule)?)?)
+}
+
 /// `obj.__dlpack__(...)`, with the `max_version` fallback for pre-1.0 producers.
 fn call_dlpack<'py>(
     obj: &Bound<'py, PyAny>,

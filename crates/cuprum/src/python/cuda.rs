@@ -305,6 +305,21 @@ fn _mem_get_info() -> PyResult<(usize, usize)> {
     Ok(crate::runtime::Device::current()?.memory_info()?)
 }
 
+/// The CUDA driver's version (`cuDriverGetVersion`: 13000 for CUDA 13.0); an error
+/// without a driver.
+#[pyfunction]
+fn _driver_version() -> PyResult<i32> {
+    Ok(crate::runtime::driver_info()?.version)
+}
+
+/// The version of the CUDA toolkit cuprum compiles with (its NVRTC: 13000 for 13.0); an
+/// error where no NVRTC is found.
+#[pyfunction]
+fn _toolkit_version() -> PyResult<i32> {
+    let (major, minor) = crate::compile::nvrtc()?.version();
+    Ok(major * 1000 + minor * 10)
+}
+
 /// The device `device`'s memory pool as `(reserved, in use by live arrays, kept for
 /// reuse)` bytes (CuPy's `MemoryPool` reports these).
 #[pyfunction]
@@ -338,6 +353,8 @@ fn pool_device(k: usize) -> PyResult<crate::runtime::Device> {
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_device_properties, m)?)?;
     m.add_function(wrap_pyfunction!(_mem_get_info, m)?)?;
+    m.add_function(wrap_pyfunction!(_driver_version, m)?)?;
+    m.add_function(wrap_pyfunction!(_toolkit_version, m)?)?;
     m.add_function(wrap_pyfunction!(_pool_info, m)?)?;
     m.add_function(wrap_pyfunction!(_free_all_blocks, m)?)?;
     m.add_class::<PyStream>()?;

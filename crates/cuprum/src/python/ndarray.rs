@@ -34,6 +34,13 @@ impl PyArray {
         )?))
     }
 
+    /// The legacy DLPack capsule of this array (CuPy's `toDlpack`: `__dlpack__()` with no
+    /// stream, for consumers that take a bare capsule, such as `cuprum.from_dlpack`).
+    #[allow(non_snake_case)]
+    fn toDlpack<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
+        self.__dlpack__(py, None, None, None, None)
+    }
+
     /// The DLPack capsule of this array (see the module docs).
     #[pyo3(signature = (*, stream=None, max_version=None, dl_device=None, copy=None))]
     fn __dlpack__<'py>(
@@ -57,10 +64,22 @@ impl PyArray {
         let consumer_stream = if self.array.device().completes_on_return() {
             None
         } else {
-            // The array API: `None` is the legacy default stream for CUDA.
+            // The array API: `None` is the legacy default stream for CUDA. 0, which the
+            // array API disallows, is what older PyTorch passed for its default stream:
+            // taken as the legacy default stream with a warning, as CuPy does.
+            let stream = match stream {
+                Some(0) => {
+                    let msg = c"Stream 0 passed to __dlpack__ is ambiguous (the array API \
+                                disallows it); it is taken as the legacy default stream (1)";
+                    let class = py.get_type::<pyo3::exceptions::PyUserWarning>();
+                    PyErr::warn(py, &class, msg, 1)?;
+                    1
+                }
+                s => s.unwrap_or(1),
+            };
             // SAFETY: the array API's contract: a consumer passes a live stream of the
             // array's device (as CuPy and PyTorch trust it).
-            unsafe { ConsumerStream::from_python_int(stream.unwrap_or(1)) }?
+            unsafe { ConsumerStream::from_python_int(stream) }?
         };
         let opts = ExportOptions {
             consumer_stream,
@@ -510,15 +529,7 @@ impl PyArray {
         if d == me.dtype() && !copy {
             return Ok(slf.clone().into_any().unbind());
         }
-        if me.dtype().kind() == crate::array::DTypeKind::Complex
-            && !matches!(
-                d.kind(),
-                crate::array::DTypeKind::Complex | crate::array::DTypeKind::Bool
-            )
-        {
-            // (to bool: whether the value is non-zero, nothing discarded; NumPy is silent)
-            ops::complex_warning(py)?;
-        }
+        warn_on_discarded_imag(py, me.dtype(), d)?;
         if !matches!(order, "C" | "c") && me.ndim() > 1 && !me.is_c_contiguous() {
             // NumPy's layouts other than C: the copy follows the source's
             return copy_in_order(slf, order, Some(dtype));
@@ -651,11 +662,22 @@ impl PyArray {
     /// Writes `value` into every element: a scalar, or a 0-d array (a device array's
     /// value is copied on the device, with no wait).
     fn fill(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let py = value.py();
         if let Some(s) = convert::scalar(value)? {
+            warn_on_discarded_imag(py, s.dtype(), self.array.dtype())?;
+            // into a real array NumPy keeps the real part (having warned)
+            let to = self.array.dtype();
+            let real = !to.is_complex() && to != crate::array::DType::Bool;
+            let s = match s {
+                crate::Scalar::C64(z) if real => crate::Scalar::F32(z.re),
+                crate::Scalar::C128(z) if real => crate::Scalar::F64(z.re),
+                s => s,
+            };
             return Ok(self.array.fill(s)?);
         }
         match ops::operand(&self.array, value)? {
             Some(super::kernels::Arg::Array(v)) if v.ndim() == 0 => {
+                warn_on_discarded_imag(py, v.dtype(), self.array.dtype())?;
                 let v = if v.dtype() == self.array.dtype() {
                     v
                 } else {
@@ -1194,6 +1216,17 @@ impl PyArray {
         package_call(slf, "searchsorted", (v, side, sorter))
     }
 
+    /// Each element's bytes reversed (each part's, for complex numbers): a new array, or
+    /// this one, changed in place, with `inplace` (NumPy's `byteswap`).
+    #[pyo3(signature = (inplace=false))]
+    fn byteswap(slf: &Bound<'_, Self>, inplace: bool) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let f = py
+            .import("cuprum._more_functions")?
+            .getattr("ndarray_byteswap")?;
+        Ok(f.call1((slf, inplace))?.unbind())
+    }
+
     /// `divmod(a, b)`: the floor quotient and the remainder (`cuprum.divmod`).
     fn __divmod__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         package_call(slf, "divmod", (o,))
@@ -1364,14 +1397,35 @@ pub(crate) struct PyFlags {
 
 #[pymethods]
 impl PyFlags {
+    /// Fortran-contiguous and not C-contiguous (NumPy's `fnc`).
+    #[getter]
+    fn fnc(&self) -> bool {
+        self.f_contiguous && !self.c_contiguous
+    }
+
+    /// Fortran- or C-contiguous (NumPy's `forc`).
+    #[getter]
+    fn forc(&self) -> bool {
+        self.f_contiguous || self.c_contiguous
+    }
+
+    /// Every element aligned for its type: always, in cuprum's memory.
+    #[getter]
+    fn aligned(&self) -> bool {
+        true
+    }
+
     /// A flag by NumPy's key (`'C_CONTIGUOUS'`, `'C'`, `'F_CONTIGUOUS'`, `'F'`,
-    /// `'OWNDATA'`, `'O'`, `'WRITEABLE'`, `'W'`).
+    /// `'OWNDATA'`, `'O'`, `'WRITEABLE'`, `'W'`, `'ALIGNED'`, `'A'`, `'FNC'`, `'FORC'`).
     fn __getitem__(&self, key: &str) -> PyResult<bool> {
         match key {
             "C_CONTIGUOUS" | "C" | "CONTIGUOUS" => Ok(self.c_contiguous),
             "F_CONTIGUOUS" | "F" | "FORTRAN" => Ok(self.f_contiguous),
             "OWNDATA" | "O" => Ok(self.owndata),
             "WRITEABLE" | "W" => Ok(self.writeable),
+            "ALIGNED" | "A" => Ok(self.aligned()),
+            "FNC" => Ok(self.fnc()),
+            "FORC" => Ok(self.forc()),
             _ => Err(pyo3::exceptions::PyKeyError::new_err(key.to_owned())),
         }
     }
@@ -1519,6 +1573,20 @@ fn check_get_out(py: Python<'_>, a: &crate::array::Array, out: &Bound<'_, PyAny>
         return Err(pyo3::exceptions::PyRuntimeError::new_err(
             "Cannot set to non-contiguous array",
         ));
+    }
+    Ok(())
+}
+
+/// NumPy's `ComplexWarning` where complex values become `to` (real: the imaginary parts
+/// are discarded; to bool, whether a value is non-zero, NumPy is silent).
+fn warn_on_discarded_imag(
+    py: Python<'_>,
+    from: crate::array::DType,
+    to: crate::array::DType,
+) -> PyResult<()> {
+    use crate::array::DTypeKind::{Bool, Complex};
+    if from.kind() == Complex && !matches!(to.kind(), Complex | Bool) {
+        ops::complex_warning(py)?;
     }
     Ok(())
 }

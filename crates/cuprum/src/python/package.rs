@@ -501,11 +501,36 @@ fn concatenate(
     wrap(py, crate::ops::concatenate(&refs, axis)?)
 }
 
-/// `a` imported from any object with `__dlpack__` or `__cuda_array_interface__` (no copy).
+/// `a` imported from any object with `__dlpack__` or `__cuda_array_interface__`, or from a
+/// bare DLPack capsule (no copy; `copy=True`: a copy of it). `device=` is CuPy's
+/// `NotImplementedError`.
 #[pyfunction]
-fn from_dlpack(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let call = Call::new(&[a])?;
-    wrap(py, call.array(a)?)
+#[pyo3(signature = (a, /, *, device=None, copy=None))]
+fn from_dlpack(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    device: Option<&Bound<'_, PyAny>>,
+    copy: Option<bool>,
+) -> PyResult<Py<PyAny>> {
+    if device.is_some_and(|d| !d.is_none()) {
+        return Err(pyo3::exceptions::PyNotImplementedError::new_err(
+            "from_dlpack(device=...) is not supported: the array is imported on the device \
+             that holds it",
+        ));
+    }
+    let array = if a.is_instance_of::<pyo3::types::PyCapsule>() {
+        super::capsule::import_capsule(a)?
+    } else {
+        Call::new(&[a])?.array(a)?
+    };
+    wrap(
+        py,
+        if copy == Some(true) {
+            array.copy()?
+        } else {
+            array
+        },
+    )
 }
 
 /// Waits for all work on the current device.
