@@ -10,6 +10,11 @@ the same rules run on cuprum's own Philox generator: the same distributions and 
 program's own repeatable numbers, not CuPy's. Distributions and shapes are CuPy's:
 ``size=None`` gives a 0-d array, ``rand``/``randn``/``random``/``normal``/``uniform`` take
 float32 or float64.
+
+The new API (``default_rng``, ``Generator`` over the bit generators ``XORWOW``,
+``MRG32k3a`` and ``Philox4x3210``; :mod:`cuprum.random._generator_api`) draws from cuprum's
+Philox stream on every device: a seed repeats its numbers anywhere (CuPy's own differ with
+the GPU's SM count).
 """
 
 from __future__ import annotations
@@ -18,7 +23,14 @@ import os as _os
 
 from cuprum import _cuprum
 from cuprum._lazy import numpy as _numpy
+from cuprum.random._bit_generator import (  # noqa: F401
+    XORWOW,
+    BitGenerator,
+    MRG32k3a,
+    Philox4x3210,
+)
 from cuprum.random._composed import _ComposedDistributions
+from cuprum.random._generator_api import Generator, default_rng  # noqa: F401
 
 
 def _shape(size):

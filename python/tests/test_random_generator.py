@@ -1,0 +1,139 @@
+"""The new random API (``default_rng``, ``Generator``, the bit generators): a seed repeats
+its numbers, and every distribution's values are NumPy's distribution — a two-sample
+Kolmogorov-Smirnov test against NumPy's own ``Generator`` at a significance of 10^-4, with
+seeds fixed so that the tests are repeatable — with NumPy's errors for bad arguments."""
+
+import numpy as np
+import pytest
+
+import cuprum as cp
+
+N = 20000
+
+
+def ks_agrees(ours, theirs, crit=2.3):
+    """Whether the two samples' empirical distributions lie within the two-sample KS bound
+    of significance about 10^-4 (``crit`` is its coefficient)."""
+    a = np.sort(np.asarray(ours, dtype=np.float64).ravel())
+    b = np.sort(np.asarray(theirs, dtype=np.float64).ravel())
+    grid = np.concatenate([a, b])
+    d = np.max(
+        np.abs(
+            np.searchsorted(a, grid, side="right") / a.size
+            - np.searchsorted(b, grid, side="right") / b.size
+        )
+    )
+    return d <= crit * np.sqrt((a.size + b.size) / (a.size * b.size)), d
+
+
+CASES = [
+    ("random", (), {}),
+    ("uniform", (-2.0, 5.0), {}),
+    ("standard_normal", (), {}),
+    ("normal", (3.0, 0.5), {}),
+    ("integers", (-7, 100), {}),
+    ("standard_exponential", (), {}),
+    ("exponential", (2.5,), {}),
+    ("standard_gamma", (0.3,), {}),
+    ("standard_gamma", (1.0,), {}),
+    ("gamma", (5.0, 2.0), {}),
+    ("beta", (0.7, 3.0), {}),
+    ("chisquare", (3.0,), {}),
+    ("f", (4.0, 7.0), {}),
+    ("poisson", (3.0,), {}),
+    ("poisson", (40.0,), {}),
+    ("binomial", (10, 0.3), {}),
+    ("binomial", (1000, 0.6), {}),
+    ("binomial", (10**6, 0.01), {}),
+    ("geometric", (0.2,), {}),
+    ("hypergeometric", (30, 20, 12), {}),
+    ("logseries", (0.7,), {}),
+    ("power", (0.5,), {}),
+    ("laplace", (1.0, 2.0), {}),
+    ("lognormal", (0.0, 0.5), {}),
+]
+
+
+@pytest.mark.parametrize("k", range(len(CASES)))
+def test_each_distribution_is_numpys(k):
+    name, args, kw = CASES[k]
+    ours = getattr(cp.random.default_rng(100 + k), name)(*args, size=N, **kw)
+    theirs = getattr(np.random.default_rng(100 + k), name)(*args, size=N, **kw)
+    assert ours.shape == (N,) and ours.dtype == theirs.dtype, (ours.dtype, theirs.dtype)
+    ok, d = ks_agrees(ours.get(), theirs)
+    assert ok, (name, args, d)
+
+
+def test_array_parameters_broadcast():
+    g = cp.random.default_rng(3)
+    lam = cp.asarray([0.5, 5.0, 50.0])
+    x = g.poisson(lam, size=(4000, 3)).get()
+    np.testing.assert_allclose(x.mean(axis=0), [0.5, 5.0, 50.0], rtol=0.05)
+    b = g.binomial(cp.asarray([5, 500]), cp.asarray([[0.9], [0.1]]), size=(3000, 2, 2)).get()
+    np.testing.assert_allclose(b.mean(axis=0), [[4.5, 450.0], [0.5, 50.0]], rtol=0.05)
+    a = g.standard_gamma(cp.asarray([0.0, 0.5, 2.0]), size=(4000, 3)).get()
+    assert (a[:, 0] == 0).all()
+    np.testing.assert_allclose(a[:, 1:].mean(axis=0), [0.5, 2.0], rtol=0.06)
+    dr = g.dirichlet([1.0, 2.0, 7.0], size=3000).get()
+    np.testing.assert_allclose(dr.sum(axis=1), 1.0, rtol=1e-12)
+    np.testing.assert_allclose(dr.mean(axis=0), [0.1, 0.2, 0.7], atol=0.01)
+    h = g.hypergeometric(10**6, 10**6, 40000, size=5)  # beyond the simulated draws
+    assert h.shape == (5,) and (abs(h.get() - 20000) < 1000).all()
+
+
+def test_a_seed_repeats_its_numbers():
+    a = cp.random.default_rng(12).standard_normal(1000).get()
+    b = cp.random.default_rng(12).standard_normal(1000).get()
+    c = cp.random.default_rng(13).standard_normal(1000).get()
+    np.testing.assert_array_equal(a, b)
+    assert (a != c).any()
+    g = cp.random.Generator(cp.random.Philox4x3210(12))
+    first = g.random(10).get()
+    assert (first != cp.random.Generator(cp.random.MRG32k3a(12)).random(10).get()).any()
+    g.bit_generator = cp.random.Philox4x3210(12)  # a new bit generator restarts the stream
+    np.testing.assert_array_equal(g.random(10).get(), first)
+    assert cp.random.default_rng(g) is g
+    seq = np.random.SeedSequence(99)
+    np.testing.assert_array_equal(
+        cp.random.default_rng(seq).integers(0, 10**9, 8).get(),
+        cp.random.default_rng(np.random.SeedSequence(99)).integers(0, 10**9, 8).get(),
+    )
+    assert cp.random.XORWOW(1).random_raw(4).dtype == np.uint32
+
+
+def test_sampling_and_permuting():
+    g = cp.random.default_rng(5)
+    s = g.choice(50, 50, replace=False).get()
+    assert sorted(s.tolist()) == list(range(50))
+    w = np.array([0.0, 0.1, 0.2, 0.7])
+    x = g.choice(4, 20000, p=w).get()
+    np.testing.assert_allclose(np.bincount(x, minlength=4) / 20000, w, atol=0.015)
+    y = g.choice(4, 3, replace=False, p=w).get()
+    assert len(set(y.tolist())) == 3 and 0 not in y.tolist()
+    rows = cp.arange(12).reshape(3, 4)
+    p = g.permuted(rows, axis=1).get()
+    assert [sorted(r) for r in p.tolist()] == rows.get().tolist()
+    assert sorted(g.permutation(10).get().tolist()) == list(range(10))
+    out = cp.empty((3, 2))
+    assert g.random(out=out) is out
+    assert g.standard_normal(size=(3, 2), out=cp.empty((3, 2))).shape == (3, 2)
+
+
+def test_bad_arguments_are_numpys_errors():
+    g = cp.random.default_rng(0)
+    with pytest.raises(ValueError):
+        g.integers(5, 5)
+    with pytest.raises(ValueError):
+        g.poisson(-1.0)
+    with pytest.raises(ValueError):
+        g.binomial(10, 1.5)
+    with pytest.raises(ValueError):
+        g.hypergeometric(3, 4, 10)
+    with pytest.raises(ValueError):
+        g.choice(3, 5, replace=False)
+    with pytest.raises(TypeError):
+        g.random(size=(3, 2), out=cp.empty((3, 2), np.float32))
+    with pytest.raises(ValueError):
+        g.random(size=(3, 2), out=cp.empty((4, 6))[::2, ::3][:, :2])
+    with pytest.raises(TypeError):
+        cp.random.Generator(object())
