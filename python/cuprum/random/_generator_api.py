@@ -113,12 +113,12 @@ class Generator(_ComposedDistributions):
 
     # -- NumPy's Generator -----------------------------------------------------------------
 
-    def random(self, size=None, dtype=_numpy.float64, out=None):
+    def random(self, size=None, dtype="float64", out=None):
         """Uniform values in ``[0, 1)``."""
         shape = out.shape if out is not None and size is None else _shape_of(size)
         return _put(out, self.random_sample(shape, dtype))
 
-    def uniform(self, low=0.0, high=1.0, size=None, dtype=_numpy.float64):
+    def uniform(self, low=0.0, high=1.0, size=None, dtype="float64"):
         """Uniform values in ``[low, high)`` (scalars or arrays)."""
         d = _float_dtype(dtype)
         lo, hi = _params(low, high)
@@ -127,12 +127,12 @@ class Generator(_ComposedDistributions):
         u = self.random_sample(_shape_of(size, lo, hi), _numpy.float64)
         return (lo + u * (hi - lo)).astype(d)
 
-    def standard_normal(self, size=None, dtype=_numpy.float64, out=None):
+    def standard_normal(self, size=None, dtype="float64", out=None):
         """Standard normal values."""
         shape = out.shape if out is not None and size is None else _shape_of(size)
         return _put(out, self._generator.normal(0.0, 1.0, shape, _float_dtype(dtype)))
 
-    def normal(self, loc=0.0, scale=1.0, size=None, dtype=_numpy.float64):
+    def normal(self, loc=0.0, scale=1.0, size=None, dtype="float64"):
         """Normal values of mean ``loc`` and standard deviation ``scale``."""
         d = _float_dtype(dtype)
         m, s = _params(loc, scale)
@@ -142,7 +142,7 @@ class Generator(_ComposedDistributions):
         z = self._generator.normal(0.0, 1.0, _shape_of(size, m, s), _numpy.float64)
         return (m + s * z).astype(d)
 
-    def integers(self, low, high=None, size=None, dtype=_numpy.int64, endpoint=False):
+    def integers(self, low, high=None, size=None, dtype="int64", endpoint=False):
         """Integers in ``[low, high)`` (``[low, high]`` with ``endpoint``; ``[0, low)``
         when ``high`` is not given)."""
         if high is None:
@@ -174,7 +174,7 @@ class Generator(_ComposedDistributions):
         shape = _shape_of(size) if size is not None else ()
         count = int(_numpy.prod(shape, dtype=_numpy.int64))
         if p is not None:
-            w = cp.asarray(p, dtype=_numpy.float64)
+            w = cp.asarray(p, dtype="float64")
             if w.shape != (n,):
                 raise ValueError("a and p must have same size")
             _check(w < 0, "probabilities are not non-negative")
@@ -221,7 +221,7 @@ class Generator(_ComposedDistributions):
         """Standard gamma values of ``shape_param`` (a float or a float64 array) in
         ``shape``: Marsaglia and Tsang's method, boosted below 1."""
         cp = _cp()
-        k = cp.broadcast_to(cp.asarray(shape_param, dtype=_numpy.float64), shape).ravel()
+        k = cp.broadcast_to(cp.asarray(shape_param, dtype="float64"), shape).ravel()
         small = k < 1.0
         ka = cp.where(small, k + 1.0, k)
         d = ka - 1.0 / 3.0
@@ -244,7 +244,7 @@ class Generator(_ComposedDistributions):
             out *= boost
         return out.reshape(shape)
 
-    def standard_gamma(self, shape, size=None, dtype=_numpy.float64, out=None):
+    def standard_gamma(self, shape, size=None, dtype="float64", out=None):
         """Gamma values of scale 1 and ``shape``."""
         (k,) = _params(shape)
         _check(k < 0, "shape < 0")
@@ -284,7 +284,7 @@ class Generator(_ComposedDistributions):
     def dirichlet(self, alpha, size=None):
         """Dirichlet values of ``alpha`` (the last axis): gamma values, normalised."""
         cp = _cp()
-        al = cp.asarray(alpha, dtype=_numpy.float64)
+        al = cp.asarray(alpha, dtype="float64")
         if al.ndim > 1:
             raise ValueError("alpha must be a one-dimensional sequence of floats")
         _check(al < 0, "alpha < 0")
@@ -292,7 +292,7 @@ class Generator(_ComposedDistributions):
         g = self._std_gamma(cp.broadcast_to(al, shape), shape)
         return g / g.sum(axis=-1, keepdims=True)
 
-    def standard_exponential(self, size=None, dtype=_numpy.float64, method="zig", out=None):
+    def standard_exponential(self, size=None, dtype="float64", method="zig", out=None):
         """Exponential values of scale 1 (by inversion, whatever ``method`` names)."""
         shape = out.shape if out is not None and size is None else _shape_of(size)
         return _put(out, self._std_exp(shape).astype(_float_dtype(dtype)))
@@ -304,7 +304,7 @@ class Generator(_ComposedDistributions):
         bad = (p < 0) | (p >= 1) | cp.isnan(p) if not isinstance(p, float) else not 0 <= p < 1
         _check(bad, "p < 0, p >= 1 or p is NaN")
         shape = _shape_of(size, p)
-        pp = cp.broadcast_to(cp.asarray(p, dtype=_numpy.float64), shape).ravel()
+        pp = cp.broadcast_to(cp.asarray(p, dtype="float64"), shape).ravel()
         r = cp.log1p(-pp)
         out = cp.ones(pp.shape, _numpy.int64)
         todo = cp.arange(pp.size)
@@ -364,7 +364,7 @@ class Generator(_ComposedDistributions):
         (lam,) = _params(lam)
         _check(lam < 0, "lam < 0")
         shape = _shape_of(size, lam)
-        lam = cp.broadcast_to(cp.asarray(lam, dtype=_numpy.float64), shape).ravel()
+        lam = cp.broadcast_to(cp.asarray(lam, dtype="float64"), shape).ravel()
         out = cp.zeros(lam.shape, _numpy.int64)
         # small means: multiply uniforms until the product falls below exp(-lam)
         todo = cp.flatnonzero((lam > 0) & (lam < 10))
@@ -392,8 +392,8 @@ class Generator(_ComposedDistributions):
         bad = (p < 0) | (p > 1) | cp.isnan(p) if not isinstance(p, float) else not 0 <= p <= 1
         _check(bad, "p < 0, p > 1 or p is NaN")
         shape = _shape_of(size, n, p)
-        nn = cp.broadcast_to(cp.asarray(n, dtype=_numpy.float64), shape).ravel().copy()
-        pp = cp.broadcast_to(cp.asarray(p, dtype=_numpy.float64), shape).ravel().copy()
+        nn = cp.broadcast_to(cp.asarray(n, dtype="float64"), shape).ravel().copy()
+        pp = cp.broadcast_to(cp.asarray(p, dtype="float64"), shape).ravel().copy()
         flip = pp > 0.5
         pp = cp.where(flip, 1.0 - pp, pp)
         acc = cp.zeros(nn.shape, _numpy.float64)
