@@ -296,3 +296,36 @@ def test_marks():
 
     assert [m.name for m in a.pytestmark] == ["slow"]
     assert {m.name for m in b.pytestmark} == {"multi_gpu", "skipif"}
+
+
+def test_generate_matrix_has_the_singular_values_asked_for():
+    for dtype, shape, sv in (
+        (np.float64, (4, 3), [3.0, 2.0, 0.5]),
+        (np.complex64, (2, 3, 5), [[1.0, 2.0, 4.0], [0.1, 0.2, 0.3]]),
+        (np.float32, (3, 3), 1.5),
+    ):
+        a = testing.generate_matrix(shape, dtype=dtype, singular_values=sv)
+        assert isinstance(a, cp.ndarray) and a.shape == shape and a.dtype == dtype
+        s = np.linalg.svd(a.get().astype(np.complex128), compute_uv=False)
+        want = np.sort(np.broadcast_to(sv, s.shape), axis=-1)[..., ::-1]
+        np.testing.assert_allclose(s, want, rtol=1e-5)
+    with pytest.raises(TypeError):
+        testing.generate_matrix((2, 2))
+    with pytest.raises(ValueError):
+        testing.generate_matrix((2,), singular_values=1)
+    with pytest.raises(TypeError):
+        testing.generate_matrix((2, 2), dtype=np.int32, singular_values=1)
+    with pytest.raises(ValueError):
+        testing.generate_matrix((2, 2), singular_values=[1, -1])
+
+
+def test_assert_function_is_called_counts_the_calls():
+    with testing.AssertFunctionIsCalled("cuprum.zeros", wraps=cp.zeros, times_called=2):
+        cp.zeros(3)
+        cp.zeros(4)
+    with pytest.raises(AssertionError), testing.AssertFunctionIsCalled("cuprum.zeros"):
+        pass
+    # an error inside is the block's own, not a count
+    with pytest.raises(KeyError), testing.AssertFunctionIsCalled("cuprum.zeros"):
+        raise KeyError("inner")
+    assert not hasattr(cp.zeros, "call_count")

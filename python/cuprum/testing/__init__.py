@@ -5,8 +5,9 @@ arrays and anything NumPy converts; decorators run a test body with ``xp=numpy``
 ``xp=cuprum`` and compare (``numpy_cupy_allclose``, ``numpy_cupy_array_equal`` …), or
 repeat it over dtypes and orders (``for_all_dtypes``, ``for_dtypes_combination``,
 ``for_orders`` …); ``parameterize``/``product`` parameterise classes; ``shaped_arange``,
-``shaped_random`` … make identical inputs for both modules; ``slow``, ``multi_gpu`` and
-``with_requires`` mark tests. The decorators need pytest.
+``shaped_random`` … make identical inputs for both modules, ``generate_matrix`` matrices of
+given singular values; ``AssertFunctionIsCalled`` patches a function and counts its calls;
+``slow``, ``multi_gpu`` and ``with_requires`` mark tests. The decorators need pytest.
 
 A test written for ``cupy.testing`` runs unchanged with ``from cuprum import testing``.
 """
@@ -24,10 +25,12 @@ from cuprum.testing._array import (
 )
 from cuprum.testing._attr import multi_gpu, slow
 from cuprum.testing._helper import (
+    AssertFunctionIsCalled,
     NumpyAliasBasicTestBase,
     NumpyAliasTestBase,
     NumpyAliasValuesTestBase,
     assert_warns,
+    generate_matrix,
     installed,
     numpy_satisfies,
     shaped_arange,
@@ -66,6 +69,7 @@ from cuprum.testing._parameterized import parameterize, product, product_dict
 from cuprum.testing._random import fix_random, generate_seed
 
 __all__ = [
+    "AssertFunctionIsCalled",
     "NumpyAliasBasicTestBase",
     "NumpyAliasTestBase",
     "NumpyAliasValuesTestBase",
@@ -93,6 +97,7 @@ __all__ = [
     "for_signed_dtypes_combination",
     "for_unsigned_dtypes",
     "for_unsigned_dtypes_combination",
+    "generate_matrix",
     "generate_seed",
     "installed",
     "multi_gpu",

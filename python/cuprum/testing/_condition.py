@@ -23,8 +23,8 @@ def _rerun(f, args, kwargs):
 def repeat_with_success_at_least(times, min_success):
     """A decorator: the test runs up to ``times`` times and passes when at least
     ``min_success`` runs pass (it stops once that is reached, or out of reach)."""
-    if not 0 <= min_success <= times:
-        raise ValueError(f"min_success must be in [0, {times}], got {min_success}")
+    if not 0 <= min_success <= times:  # an AssertionError, as CuPy's
+        raise AssertionError(f"min_success must be in [0, {times}], got {min_success}")
 
     def decorator(f):
         @functools.wraps(f)
@@ -43,10 +43,11 @@ def repeat_with_success_at_least(times, min_success):
                 else:
                     failures.append(err)
             if successes < min_success:
-                detail = "\n".join(f"{type(e).__name__}: {e}" for e in failures[:3])
+                said = [f"{type(e).__name__}: {e}" for e in failures[:3]]
+                detail = "\n".join(said[:1] + (["then:"] + said[1:] if said[1:] else []))
                 raise AssertionError(
                     f"{f.__name__} passed {successes} of the {min_success} times needed "
-                    f"(of {times} tries):\n{detail}"
+                    f"(of {times} tries); first error message:\n{detail}"
                 )
 
         return wrapper

@@ -79,16 +79,16 @@ def shaped_random(shape, xp=None, dtype=numpy.float32, scale=10, seed=0, order="
 
 
 def shaped_linspace(start, stop, shape, xp=None, dtype=numpy.float32):
-    """``numpy.linspace(start, stop, prod(shape))`` reshaped to ``shape`` as ``dtype``
-    (bools: non-zero; unsigned integers: absolute values)."""
+    """``numpy.linspace(start, stop, prod(shape))`` reshaped to ``shape`` as ``dtype``,
+    the ends first clipped into what the dtype holds as CuPy's helper does: into ``[0, 1]``
+    for bools, from 0 up for unsigned integers."""
     dtype = numpy.dtype(dtype)
     size = math.prod(_shape(shape))
     if dtype == numpy.bool_:
-        a = numpy.linspace(start, stop, size) != 0
+        start, stop = (min(max(x, 0), 1) for x in (start, stop))
     elif dtype.kind == "u":
-        a = numpy.abs(numpy.linspace(start, stop, size))
-    else:
-        a = numpy.linspace(start, stop, size)
+        start, stop = max(start, 0), max(stop, 0)
+    a = numpy.linspace(start, stop, size)
     return _to(xp, a.astype(dtype).reshape(shape))
 
 
@@ -172,3 +172,66 @@ class NumpyAliasValuesTestBase(NumpyAliasTestBase):
 
     def test_values(self):
         assert self.cupy_func(*self.args) == self.numpy_func(*self.args)
+
+
+def generate_matrix(shape, xp=None, dtype=numpy.float32, *, singular_values=None):
+    """A random matrix (or stack of them, ``shape[:-2]``) of ``dtype`` (float or complex)
+    whose singular values are ``singular_values`` (broadcast to ``shape[:-2]`` + the
+    smaller of the last two extents): random orthonormal factors made with NumPy on the
+    host, multiplied around the values, then handed to ``xp`` (CuPy's test helper)."""
+    shape = _shape(shape)
+    if len(shape) < 2:
+        raise ValueError(f"shape {shape} is invalid for matrices: too few axes")
+    if singular_values is None:
+        raise TypeError("singular_values is not given")
+    dtype = numpy.dtype(dtype)
+    if dtype.kind not in "fc":
+        raise TypeError(f"dtype {dtype} is not supported")
+    sv = singular_values.get() if hasattr(singular_values, "get") else singular_values
+    sv = numpy.asarray(sv)
+    if sv.dtype.kind == "c":
+        raise TypeError("singular_values is not real")
+    if (sv < 0).any():
+        raise ValueError("negative singular value is given")
+    *batch, m, n = shape
+    k = min(m, n)
+    sv = numpy.broadcast_to(sv, (*batch, k))
+    if 0 in shape:
+        return _to(xp, numpy.zeros(shape, dtype))
+
+    def orthonormal(rows):
+        g = numpy.random.standard_normal((*batch, rows, k))
+        if dtype.kind == "c":
+            g = g + 1j * numpy.random.standard_normal((*batch, rows, k))
+        return numpy.linalg.qr(g)[0]
+
+    u, v = orthonormal(m), orthonormal(n)
+    a = (u * sv[..., None, :]) @ numpy.swapaxes(v, -1, -2).conj()
+    return _to(xp, a.astype(dtype))
+
+
+class AssertFunctionIsCalled:
+    """A context that patches the function ``mock_mod`` (a dotted name, as
+    ``unittest.mock.patch`` takes it, with its keyword arguments: ``wraps=`` keeps the
+    function running) and, when the block ends without an error, asserts it was called
+    ``times_called`` times (CuPy's test helper)."""
+
+    def __init__(self, mock_mod, **kwargs):
+        from unittest import mock
+
+        self._times = kwargs.pop("times_called", 1)
+        self._patch = mock.patch(mock_mod, **kwargs)
+        self._mock = None
+
+    def __enter__(self):
+        self._mock = self._patch.__enter__()
+        return self._mock
+
+    def __exit__(self, *exc):
+        self._patch.__exit__(*exc)
+        if exc[0] is None:
+            calls = self._mock.call_count
+            assert calls == self._times, (
+                f"expected {self._times} call(s) of the patched function, got {calls}"
+            )
+        return False
