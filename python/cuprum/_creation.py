@@ -374,6 +374,11 @@ def _axes_for(a, order):
         return list(range(a.ndim))
     if order == "F":
         return list(range(a.ndim))[::-1]
+    # K: contiguous layouts stay as they are (an axis of one element has no say in them)
+    if a.is_c_contiguous:
+        return list(range(a.ndim))
+    if f_contiguous(a):
+        return list(range(a.ndim))[::-1]
     return sorted(range(a.ndim), key=lambda i: -abs(a.strides[i]))
 
 

@@ -281,3 +281,14 @@ def test_full_takes_array_values():
         got = cp.full(shape, dev, dtype=dtype)
         assert got.dtype == want.dtype
         np.testing.assert_array_equal(got.get(), want)
+
+
+@pytest.mark.parametrize("shape", [(1, 4, 1), (3, 1, 2), (2, 3), (1, 1)])
+def test_copies_in_order_k_of_layouts_both_c_and_f(shape):
+    # an axis of one element has no say in a layout: NumPy's K copy keeps C (or F) order
+    h = np.asfortranarray(np.arange(np.prod(shape), dtype=np.float32).reshape(shape))
+    d = cp.asarray(h)
+    for src_h, src_d in ((h, d), (h.T, d.T)):
+        for order in "CFAK":
+            assert cp.array(src_d, order=order).strides == np.array(src_h, order=order).strides
+            assert src_d.copy(order=order).strides == src_h.copy(order=order).strides
