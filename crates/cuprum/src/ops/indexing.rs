@@ -473,9 +473,7 @@ pub fn take_with(
         return Ok(out);
     }
     let flag = ErrFlag::new(mode)?;
-    if src.is_c_contiguous() || !g.strided(&src, &idx, &out, mode, &flag)? {
-        g.contiguous(&src.to_contiguous()?, &idx, &out, mode, &flag)?;
-    }
+    g.run(&src, &idx, &out, mode, &flag)?;
     flag.check(ax, g.len)?;
     Ok(out)
 }
@@ -498,8 +496,11 @@ impl Gather {
         }
     }
 
-    /// `cuprum_take_flat` or `cuprum_take` from the C-contiguous `src`.
-    fn contiguous(
+    /// `out` gathered from `src`: by `cuprum_take_flat` or `cuprum_take` from a
+    /// C-contiguous source, by `cuprum_take_strided` from a view where it lies (no copy of
+    /// it first), or from a contiguous copy of a view whose dims do not merge into
+    /// [`MAX_ND`].
+    fn run(
         &self,
         src: &Array,
         idx: &Array,
@@ -507,95 +508,42 @@ impl Gather {
         mode: IndexMode,
         flag: &ErrFlag,
     ) -> Result<()> {
+        let (ms, meta) = target_meta(src.shape(), src.strides());
+        let strided = !src.is_c_contiguous() && ms.len() <= MAX_ND;
+        let copy;
+        let src = if strided || src.is_c_contiguous() {
+            src
+        } else {
+            copy = src.to_contiguous()?;
+            &copy
+        };
         let total = out.size();
         let wide = !fits_u32(total.max(src.size()));
         let prog = gather_program(src.itemsize(), idx.dtype(), wide);
         let (len, code, err) = (self.len as i64, mode.code(), flag.ptr());
-        if self.outer == 1 && self.inner == 1 {
-            let grid = blocks_for(total.div_ceil(FLAT_U));
-            return if wide {
-                prog.launch(
-                    "cuprum_take_flat",
-                    grid,
-                    256,
-                    (src, idx, out, total as u64, len, code, err),
-                )
-            } else {
-                prog.launch(
-                    "cuprum_take_flat",
-                    grid,
-                    256,
-                    (src, idx, out, total as u32, len, code, err),
-                )
-            };
+        // the sizes in the program's index width
+        macro_rules! launch {
+            ($t:ty) => {{
+                let (t, m, i) = (total as $t, self.m as $t, self.inner as $t);
+                if strided {
+                    let (base, nd) = (DevicePtr(src.data_ptr()), ms.len() as i32);
+                    let args = (base, idx, out, t, m, i, len, code, err, nd, ByValue(meta));
+                    prog.launch("cuprum_take_strided", blocks_for(total), 256, args)
+                } else if self.outer == 1 && self.inner == 1 {
+                    let grid = blocks_for(total.div_ceil(FLAT_U));
+                    prog.launch(
+                        "cuprum_take_flat",
+                        grid,
+                        256,
+                        (src, idx, out, t, len, code, err),
+                    )
+                } else {
+                    let args = (src, idx, out, t, m, i, len, code, err);
+                    prog.launch("cuprum_take", blocks_for(total), 256, args)
+                }
+            }};
         }
-        let (m, inner) = (self.m, self.inner);
-        let grid = blocks_for(total);
-        if wide {
-            let sizes = (total as u64, m as u64, inner as u64);
-            let args = (src, idx, out, sizes.0, sizes.1, sizes.2, len, code, err);
-            prog.launch("cuprum_take", grid, 256, args)
-        } else {
-            let sizes = (total as u32, m as u32, inner as u32);
-            let args = (src, idx, out, sizes.0, sizes.1, sizes.2, len, code, err);
-            prog.launch("cuprum_take", grid, 256, args)
-        }
-    }
-
-    /// `cuprum_take_strided` from the view `src` where it lies (no copy of it first);
-    /// false, launching nothing, when its dims do not merge into [`MAX_ND`].
-    fn strided(
-        &self,
-        src: &Array,
-        idx: &Array,
-        out: &Array,
-        mode: IndexMode,
-        flag: &ErrFlag,
-    ) -> Result<bool> {
-        let (ms, meta) = target_meta(src.shape(), src.strides());
-        if ms.len() > MAX_ND {
-            return Ok(false);
-        }
-        let total = out.size();
-        let wide = !fits_u32(total.max(src.size()));
-        let prog = gather_program(src.itemsize(), idx.dtype(), wide);
-        let base = DevicePtr(src.data_ptr());
-        let (len, code, err, nd) = (self.len as i64, mode.code(), flag.ptr(), ms.len() as i32);
-        let grid = blocks_for(total);
-        if wide {
-            let sizes = (total as u64, self.m as u64, self.inner as u64);
-            let args = (
-                base,
-                idx,
-                out,
-                sizes.0,
-                sizes.1,
-                sizes.2,
-                len,
-                code,
-                err,
-                nd,
-                ByValue(meta),
-            );
-            prog.launch("cuprum_take_strided", grid, 256, args)?;
-        } else {
-            let sizes = (total as u32, self.m as u32, self.inner as u32);
-            let args = (
-                base,
-                idx,
-                out,
-                sizes.0,
-                sizes.1,
-                sizes.2,
-                len,
-                code,
-                err,
-                nd,
-                ByValue(meta),
-            );
-            prog.launch("cuprum_take_strided", grid, 256, args)?;
-        }
-        Ok(true)
+        if wide { launch!(u64) } else { launch!(u32) }
     }
 }
 
