@@ -859,6 +859,36 @@ _FROM_NUMPY = (
     "floating",
     "complexfloating",
     "issubdtype",
+    # NumPy's other names of the scalar types, its constants and index helpers
+    "byte",
+    "ubyte",
+    "short",
+    "ushort",
+    "intc",
+    "uintc",
+    "long",
+    "ulong",
+    "longlong",
+    "ulonglong",
+    "uint",
+    "uintp",
+    "half",
+    "single",
+    "double",
+    "csingle",
+    "cdouble",
+    "True_",
+    "False_",
+    "euler_gamma",
+    "typecodes",
+    "sctypeDict",
+    "ScalarType",
+    "mintypecode",
+    "typename",
+    "isdtype",
+    "s_",
+    "index_exp",
+    "ndindex",
 )
 # CuPy's aliases of some of them.
 _ALIASES = {"bool": "bool_", "float_": "float64", "complex_": "complex128", "int_": "int64"}
@@ -934,3 +964,10 @@ size = _metadata.size
 
 # NumPy's `indices` routine (bound last: the ufuncs' `at` takes a parameter of that name).
 indices = _indices_routine
+
+# NumPy 2's names of the same objects (the array API's spellings), bound as NumPy binds them.
+acos, acosh, asin, asinh = arccos, arccosh, arcsin, arcsinh
+atan, atan2, atanh = arctan, arctan2, arctanh
+bitwise_invert, bitwise_left_shift, bitwise_right_shift = invert, left_shift, right_shift
+concat, permute_dims, pow = concatenate, transpose, power
+from cuprum._numpy2_names import astype, matrix_transpose, unstack, vecdot  # noqa: F401

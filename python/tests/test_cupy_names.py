@@ -89,3 +89,31 @@ def test_runtime_queries():
     assert (runtime.cudaAddressModeBorder, runtime.cudaReadModeNormalizedFloat) == (3, 1)
     with pytest.raises(ValueError):
         runtime.getDeviceProperties(runtime.getDeviceCount() + 5)
+
+
+def test_numpy2_names_and_scalar_type_aliases():
+    x = cp.asarray(np.linspace(-0.9, 0.9, 12).reshape(3, 4))
+    h = x.get()
+    for ours, theirs in (
+        (cp.acos(x), np.acos(h)),
+        (cp.atan2(x, 2.0), np.atan2(h, 2.0)),
+        (cp.pow(x, 2), np.pow(h, 2)),
+        (cp.concat([x, x], axis=1), np.concat([h, h], axis=1)),
+        (cp.permute_dims(x, (1, 0)), np.permute_dims(h, (1, 0))),
+        (cp.matrix_transpose(x), np.matrix_transpose(h)),
+        (cp.vecdot(x, x), np.vecdot(h, h)),
+        (cp.astype(x, np.float32), np.astype(h, np.float32)),
+    ):
+        assert ours.shape == theirs.shape and ours.dtype == theirs.dtype
+        np.testing.assert_allclose(ours.get(), theirs, rtol=1e-6)
+    i = cp.arange(5)
+    np.testing.assert_array_equal(cp.bitwise_left_shift(i, 2).get(), np.arange(5) << 2)
+    np.testing.assert_array_equal(cp.bitwise_invert(i).get(), ~np.arange(5))
+    assert [u.tolist() for u in cp.unstack(x, axis=1)] == [list(c) for c in h.T.tolist()]
+    assert cp.acos is cp.arccos and cp.concat is cp.concatenate
+    for name in ("double", "single", "half", "longlong", "intc", "ubyte", "uint", "cdouble"):
+        assert getattr(cp, name) is getattr(np, name), name
+    assert cp.zeros(2, dtype=cp.double).dtype == np.float64
+    assert cp.s_[1:3] == np.s_[1:3] and cp.isdtype(cp.float32, "real floating")
+    with pytest.raises(ValueError):
+        cp.matrix_transpose(cp.arange(3))
