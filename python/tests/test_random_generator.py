@@ -1,4 +1,5 @@
-"""The new random API (``default_rng``, ``Generator``, the bit generators): a seed repeats
+"""The new random API (``default_rng``, ``Generator``, the bit generators) and the legacy
+one's distributions drawn by rejection (``cuprum.random.gamma`` …): a seed repeats
 its numbers, and every distribution's values are NumPy's distribution — a two-sample
 Kolmogorov-Smirnov test against NumPy's own ``Generator`` at a significance of 10^-4, with
 seeds fixed so that the tests are repeatable — with NumPy's errors for bad arguments."""
@@ -51,6 +52,12 @@ CASES = [
     ("power", (0.5,), {}),
     ("laplace", (1.0, 2.0), {}),
     ("lognormal", (0.0, 0.5), {}),
+    ("negative_binomial", (5, 0.4), {}),
+    ("standard_t", (5.0,), {}),
+    ("noncentral_chisquare", (3.0, 2.0), {}),
+    ("noncentral_f", (3.0, 5.0, 2.0), {}),
+    ("vonmises", (0.5, 2.0), {}),
+    ("zipf", (2.5,), {}),
 ]
 
 
@@ -137,3 +144,32 @@ def test_bad_arguments_are_numpys_errors():
         g.random(size=(3, 2), out=cp.empty((4, 6))[::2, ::3][:, :2])
     with pytest.raises(TypeError):
         cp.random.Generator(object())
+
+
+@pytest.mark.parametrize("k", range(len(CASES)))
+def test_the_legacy_functions_draw_numpys_distributions(k):
+    name, args, kw = CASES[k]
+    if not hasattr(np.random, name) or name in ("random", "integers"):
+        pytest.skip("not a legacy name")
+    cp.random.seed(200 + k)
+    ours = getattr(cp.random, name)(*args, size=N, **kw)
+    theirs = getattr(np.random.default_rng(200 + k), name)(*args, size=N, **kw)
+    assert ours.shape == (N,) and ours.dtype == theirs.dtype, (ours.dtype, theirs.dtype)
+    ok, d = ks_agrees(ours.get(), theirs)
+    assert ok, (name, args, d)
+
+
+def test_multinomial_and_multivariate_normal():
+    cp.random.seed(4)
+    m = cp.random.multinomial(100, [0.2, 0.3, 0.5], size=5000).get()
+    assert m.shape == (5000, 3) and (m.sum(axis=1) == 100).all()
+    np.testing.assert_allclose(m.mean(axis=0), [20, 30, 50], rtol=0.02)
+    cov = np.array([[1.0, 0.5], [0.5, 2.0]])
+    for method in ("cholesky", "eigh"):
+        v = cp.random.default_rng(5).multivariate_normal([1.0, -2.0], cov, 20000, method=method)
+        np.testing.assert_allclose(v.get().mean(axis=0), [1.0, -2.0], atol=0.04)
+        np.testing.assert_allclose(np.cov(v.get().T), cov, atol=0.06)
+    with pytest.raises(ValueError):
+        cp.random.multinomial(10, [0.7, 0.7, 0.1])
+    with pytest.raises(ValueError):
+        cp.random.multivariate_normal([0.0], [[1.0, 0.0]])

@@ -1,7 +1,8 @@
 """``cuprum.random``: CuPy's legacy random API (``seed``, ``rand``, ``randn``, ``random``,
 ``uniform``, ``normal``, ``randint``, ``RandomState``; the distributions, ``permutation``,
-``shuffle`` and ``bytes`` composed from those draws in :mod:`cuprum.random._composed`) on
-the current device.
+``shuffle`` and ``bytes`` composed from those draws in :mod:`cuprum.random._composed` and,
+by rejection, in :mod:`cuprum.random._rejection`: gamma, beta, binomial, Poisson,
+hypergeometric, multinomial, multivariate normal …) on the current device.
 
 On a GPU the numbers are CuPy's: the generator is cuRAND's default (XORWOW), seeded and
 drawn from with the same calls in the same order as CuPy's ``RandomState``, so
@@ -29,8 +30,8 @@ from cuprum.random._bit_generator import (  # noqa: F401
     MRG32k3a,
     Philox4x3210,
 )
-from cuprum.random._composed import _ComposedDistributions
 from cuprum.random._generator_api import Generator, default_rng  # noqa: F401
+from cuprum.random._rejection import _RejectionDistributions
 
 
 def _shape(size):
@@ -64,7 +65,7 @@ def _seed_value(seed):
     return s
 
 
-class RandomState(_ComposedDistributions):
+class RandomState(_RejectionDistributions):
     """A generator on the current device (CuPy's ``RandomState``)."""
 
     def __init__(self, seed=None, method=None):
@@ -304,3 +305,95 @@ def wald(mean, scale, size=None, dtype=float):
 def weibull(a, size=None, dtype=float):
     """``RandomState.weibull`` of the current device's generator."""
     return get_random_state().weibull(a, size, dtype)
+
+
+def beta(a, b, size=None, dtype=float):
+    """``RandomState.beta`` of the current device's generator."""
+    return get_random_state().beta(a, b, size, dtype)
+
+
+def binomial(n, p, size=None, dtype=int):
+    """``RandomState.binomial`` of the current device's generator."""
+    return get_random_state().binomial(n, p, size, dtype)
+
+
+def chisquare(df, size=None, dtype=float):
+    """``RandomState.chisquare`` of the current device's generator."""
+    return get_random_state().chisquare(df, size, dtype)
+
+
+def dirichlet(alpha, size=None, dtype=float):
+    """``RandomState.dirichlet`` of the current device's generator."""
+    return get_random_state().dirichlet(alpha, size, dtype)
+
+
+def f(dfnum, dfden, size=None, dtype=float):
+    """``RandomState.f`` of the current device's generator."""
+    return get_random_state().f(dfnum, dfden, size, dtype)
+
+
+def gamma(shape, scale=1.0, size=None, dtype=float):
+    """``RandomState.gamma`` of the current device's generator."""
+    return get_random_state().gamma(shape, scale, size, dtype)
+
+
+def hypergeometric(ngood, nbad, nsample, size=None, dtype=int):
+    """``RandomState.hypergeometric`` of the current device's generator."""
+    return get_random_state().hypergeometric(ngood, nbad, nsample, size, dtype)
+
+
+def logseries(p, size=None, dtype=int):
+    """``RandomState.logseries`` of the current device's generator."""
+    return get_random_state().logseries(p, size, dtype)
+
+
+def multinomial(n, pvals, size=None):
+    """``RandomState.multinomial`` of the current device's generator."""
+    return get_random_state().multinomial(n, pvals, size)
+
+
+def multivariate_normal(
+    mean, cov, size=None, check_valid="ignore", tol=1e-8, method="cholesky", dtype=float
+):
+    """``RandomState.multivariate_normal`` of the current device's generator."""
+    return get_random_state().multivariate_normal(mean, cov, size, check_valid, tol, method, dtype)
+
+
+def negative_binomial(n, p, size=None, dtype=int):
+    """``RandomState.negative_binomial`` of the current device's generator."""
+    return get_random_state().negative_binomial(n, p, size, dtype)
+
+
+def noncentral_chisquare(df, nonc, size=None, dtype=float):
+    """``RandomState.noncentral_chisquare`` of the current device's generator."""
+    return get_random_state().noncentral_chisquare(df, nonc, size, dtype)
+
+
+def noncentral_f(dfnum, dfden, nonc, size=None, dtype=float):
+    """``RandomState.noncentral_f`` of the current device's generator."""
+    return get_random_state().noncentral_f(dfnum, dfden, nonc, size, dtype)
+
+
+def poisson(lam=1.0, size=None, dtype=int):
+    """``RandomState.poisson`` of the current device's generator."""
+    return get_random_state().poisson(lam, size, dtype)
+
+
+def standard_gamma(shape, size=None, dtype=float):
+    """``RandomState.standard_gamma`` of the current device's generator."""
+    return get_random_state().standard_gamma(shape, size, dtype)
+
+
+def standard_t(df, size=None, dtype=float):
+    """``RandomState.standard_t`` of the current device's generator."""
+    return get_random_state().standard_t(df, size, dtype)
+
+
+def vonmises(mu, kappa, size=None, dtype=float):
+    """``RandomState.vonmises`` of the current device's generator."""
+    return get_random_state().vonmises(mu, kappa, size, dtype)
+
+
+def zipf(a, size=None, dtype=int):
+    """``RandomState.zipf`` of the current device's generator."""
+    return get_random_state().zipf(a, size, dtype)
