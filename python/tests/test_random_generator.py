@@ -173,3 +173,28 @@ def test_multinomial_and_multivariate_normal():
         cp.random.multinomial(10, [0.7, 0.7, 0.1])
     with pytest.raises(ValueError):
         cp.random.multivariate_normal([0.0], [[1.0, 0.0]])
+
+
+def test_legacy_choice_randint_with_arrays_and_legacy_checks():
+    rs = cp.random.RandomState(8)
+    s = rs.choice(20, 20, replace=False).get()
+    assert sorted(s.tolist()) == list(range(20))
+    x = rs.choice([10, 20, 30], 30000, p=[0.5, 0.0, 0.5]).get()
+    assert set(x.tolist()) == {10, 30} and abs((x == 10).mean() - 0.5) < 0.02
+    assert rs.choice(0, 0).shape == (0,)
+    for bad in (3.1, None):
+        with pytest.raises(ValueError):
+            rs.choice(bad, 1)
+    with pytest.raises(ValueError):  # the legacy API takes 1-d populations
+        rs.choice(cp.zeros((2, 2)), 1)
+    r = rs.randint(cp.asarray([[0], [3]]), cp.asarray([5, 10, 200]), size=(4000, 2, 3)).get()
+    assert (r.min(axis=0) == [[0, 0, 0], [3, 3, 3]]).all()
+    assert (r.max(axis=0) == [[4, 9, 199], [4, 9, 199]]).all()
+    with pytest.raises(ValueError):
+        rs.randint(cp.asarray([0, 100]), 5)
+    g = cp.random.default_rng(9).integers([0, 10], [3, 20], size=(5000, 2), endpoint=True).get()
+    assert g[:, 0].min() == 0 and g[:, 0].max() == 3 and g[:, 1].min() == 10 and g[:, 1].max() == 20
+    with pytest.raises(ValueError):
+        rs.hypergeometric(10, 10, 0)  # NumPy's legacy check: nsample >= 1
+    assert cp.random.default_rng(1).hypergeometric(10, 10, 0, size=3).tolist() == [0, 0, 0]
+    assert rs.tomaxint(4).dtype == np.int64

@@ -409,3 +409,24 @@ def install(modules):
     ):
         add(cuda, name, module)
     add(cuda, "get_nvcc_path", get_nvcc_path)
+    # CuPy's hypothesis strategies for its tests: a stand-in (a test using them is one of
+    # CuPy's internals)
+    if "cuprum.testing" in modules:
+        hyp = stand_module("cupy.testing._hypothesis", "CuPy's hypothesis strategies")
+        sys.modules.setdefault("cupy.testing._hypothesis", hyp)
+        add(modules["cuprum.testing"], "_hypothesis", hyp)
+    # CuPy's modules of its legacy random API: RandomState's (``_generator``) and the
+    # module-level distributions (``_distributions``) are cuprum.random's own names
+    if "cuprum.random" in modules:
+        rnd = modules["cuprum.random"]
+        for sub, doc in (
+            ("_generator", "CuPy's RandomState module: cuprum.random's RandomState"),
+            ("_distributions", "CuPy's distribution functions: cuprum.random's"),
+        ):
+            m = stand_module(
+                f"cupy.random.{sub}",
+                doc,
+                **{n: getattr(rnd, n) for n in dir(rnd) if not n.startswith("__")},
+            )
+            sys.modules.setdefault(f"cupy.random.{sub}", m)
+            add(rnd, sub, sys.modules[f"cupy.random.{sub}"])

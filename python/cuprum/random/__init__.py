@@ -68,6 +68,8 @@ def _seed_value(seed):
 class RandomState(_RejectionDistributions):
     """A generator on the current device (CuPy's ``RandomState``)."""
 
+    _LEGACY = True  # NumPy's legacy argument checks (``hypergeometric``'s nsample >= 1)
+
     def __init__(self, seed=None, method=None):
         self._generator = _cuprum.Generator(_seed_value(seed), True)
 
@@ -130,24 +132,19 @@ class RandomState(_RejectionDistributions):
         """Integers in ``[low, high)`` (``[0, low)`` when ``high`` is not given)."""
         if high is None:
             low, high = 0, low
+        if not (_numpy.isscalar(low) and _numpy.isscalar(high)):
+            return self._randint_arrays(low, high, size, dtype)
         return self._generator.randint(int(low), int(high), _shape(size), _numpy.dtype(dtype))
+
+    def tomaxint(self, size=None):
+        """Integers in ``[0, the largest int64]``."""
+        return self.randint(0, 2**63 - 1, size, _numpy.int64)
 
     def random_integers(self, low, high=None, size=None):
         """Integers in ``[low, high]`` (``[1, low]`` when ``high`` is not given)."""
         if high is None:
             low, high = 1, low
         return self.randint(low, int(high) + 1, size)
-
-    def choice(self, a, size=None, replace=True, p=None):
-        """A sample of ``a`` (an int: ``arange(a)``), with replacement."""
-        if not replace or p is not None:
-            raise NotImplementedError("choice supports replace=True without p")
-        import cuprum
-
-        if isinstance(a, (int, _numpy.integer)):
-            return self.randint(0, int(a), size)
-        a = cuprum.asarray(a)
-        return a[self.randint(0, a.shape[0], size)]
 
 
 _states: dict = {}
@@ -292,9 +289,9 @@ def standard_exponential(size=None, dtype=float):
     return get_random_state().standard_exponential(size, dtype)
 
 
-def triangular(left, mode, right, size=None):
+def triangular(left, mode, right, size=None, dtype=float):
     """``RandomState.triangular`` of the current device's generator."""
-    return get_random_state().triangular(left, mode, right, size)
+    return get_random_state().triangular(left, mode, right, size, dtype)
 
 
 def wald(mean, scale, size=None, dtype=float):

@@ -142,7 +142,7 @@ class _ComposedDistributions:
         u = self._uniform_open(_shape_of(size, p))
         return (cp.floor(cp.log(u) / cp.log1p(-p)) + 1).astype(dtype)
 
-    def triangular(self, left, mode, right, size=None):
+    def triangular(self, left, mode, right, size=None, dtype=float):
         """Values of the triangular distribution on ``[left, right]`` peaking at
         ``mode``."""
         lo, mo, hi = _params(left, mode, right)
@@ -155,7 +155,7 @@ class _ComposedDistributions:
         fc = (mo - lo) / width
         below = lo + cp.sqrt(u * width * (mo - lo))
         above = hi - cp.sqrt((1.0 - u) * width * (hi - mo))
-        return cp.where(u <= fc, below, above)
+        return cp.where(u <= fc, below, above).astype(dtype)
 
     def wald(self, mean, scale, size=None, dtype=float):
         """Wald (inverse Gaussian) values of ``mean`` and ``scale`` (Michael, Schucany

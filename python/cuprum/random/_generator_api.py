@@ -107,7 +107,8 @@ class Generator(_RejectionDistributions):
         if high is None:
             low, high = 0, low
         if not (_numpy.isscalar(low) and _numpy.isscalar(high)):
-            raise NotImplementedError("integers takes scalar bounds in cuprum")
+            high = high + 1 if endpoint else high
+            return self._randint_arrays(low, high, size, dtype)
         # float bounds are truncated to integers, as CuPy does
         low, high = _as_int(low), _as_int(high) + (1 if endpoint else 0)
         if high <= low:
@@ -121,45 +122,6 @@ class Generator(_RejectionDistributions):
         if low < info.min or high - 1 > info.max:
             raise ValueError(f"bounds out of range for {d.name}")
         return self._generator.randint(low, high, _shape_of(size), d)
-
-    def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):
-        """A sample of ``a`` (an int: ``arange(a)``): with replacement, or (``replace``
-        False) distinct elements; ``p``, the probabilities of ``a``'s elements."""
-        cp = _cp()
-        pop = cp.arange(operator.index(a)) if _numpy.isscalar(a) else cp.asarray(a)
-        if pop.ndim == 0:
-            raise ValueError("a must be a positive integer or at least 1-dimensional")
-        n = pop.shape[axis]
-        shape = _shape_of(size) if size is not None else ()
-        count = int(_numpy.prod(shape, dtype=_numpy.int64))
-        if p is not None:
-            w = cp.asarray(p, dtype="float64")
-            if w.shape != (n,):
-                raise ValueError("a and p must have same size")
-            _check(w < 0, "probabilities are not non-negative")
-            if abs(float(w.sum()) - 1.0) > 1e-8:
-                raise ValueError("probabilities do not sum to 1")
-            if replace:
-                cdf = cp.cumsum(w)
-                cdf /= cdf[-1]
-                u = self.random_sample((count,), _numpy.float64)
-                idx = cp.minimum(cp.searchsorted(cdf, u, side="right"), n - 1)
-            else:
-                if count > int(cp.count_nonzero(w)):
-                    raise ValueError("Fewer non-zero entries in p than size")
-                # Efraimidis and Spirakis: the largest u ** (1 / w) keys, without repeats
-                keys = cp.log(self._uniform_open((n,))) / w
-                idx = cp.argsort(-keys)[:count]
-        elif replace:
-            if n == 0 and count:
-                raise ValueError("a cannot be empty unless no samples are taken")
-            idx = self.randint(0, n, (count,)) if count else cp.zeros((0,), _numpy.int64)
-        else:
-            if count > n:
-                raise ValueError("Cannot take a larger sample than population when replace=False")
-            idx = self._order(n)[:count]
-        picked = cp.take(pop, idx, axis=axis)
-        return picked.reshape(pop.shape[:axis] + shape + pop.shape[axis + 1 :])
 
     def permuted(self, x, axis=None, out=None):
         """``x`` with the elements of each slice along ``axis`` (all of them: ``None``)

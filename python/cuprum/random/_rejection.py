@@ -12,6 +12,7 @@ composed draws (``random_sample``, ``_uniform_open``)."""
 from __future__ import annotations
 
 import functools
+import operator
 
 from cuprum._lazy import numpy as _numpy
 from cuprum.random._composed import _check, _ComposedDistributions, _params, _shape_of
@@ -66,6 +67,72 @@ def _ptrs_accept_kernel():
 
 class _RejectionDistributions(_ComposedDistributions):
     """The rejection and composed distributions (module docs)."""
+
+    def _randint_arrays(self, low, high, size, dtype):
+        """Integers in ``[low, high)`` for array bounds (broadcast): uniform float64
+        values scaled to each range (ranges below 2^53)."""
+        cp = _cp()
+        lo = cp.asarray(low).astype("int64")
+        hi = cp.asarray(high).astype("int64")
+        _check(lo >= hi, "low >= high")
+        shape = _shape_of(size, lo, hi)
+        u = self.random_sample(shape, "float64")
+        span = (hi - lo).astype("float64")
+        r = lo + cp.minimum(cp.floor(u * span), span - 1.0).astype("int64")
+        return r.astype(dtype)
+
+    def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):
+        """A sample of ``a`` (an int: ``arange(a)``): with replacement, or (``replace``
+        False) distinct elements; ``p``, the probabilities of ``a``'s elements."""
+        cp = _cp()
+        if a is None:
+            raise ValueError("a must be an integer or an array, not None")
+        if _numpy.isscalar(a):
+            if not isinstance(a, (int, _numpy.integer)):
+                raise ValueError(f"a must be an integer or an array, got {a!r}")
+            if a < 0 or (a == 0 and size not in (0, None) and _numpy.prod(size) != 0):
+                raise ValueError("a must be greater than 0 unless no samples are taken")
+            pop = cp.arange(operator.index(a))
+        else:
+            pop = cp.asarray(a)
+        if pop.ndim == 0:
+            raise ValueError("a must be a positive integer or at least 1-dimensional")
+        if getattr(self, "_LEGACY", False) and pop.ndim != 1:
+            raise ValueError("a must be 1-dimensional")
+        n = pop.shape[axis]
+        shape = _shape_of(size) if size is not None else ()
+        count = int(_numpy.prod(shape, dtype=_numpy.int64))
+        if count == 0:
+            picked = cp.take(pop, cp.zeros((0,), "int64"), axis=axis)
+            return picked.reshape(pop.shape[:axis] + shape + pop.shape[axis + 1 :])
+        if p is not None:
+            w = cp.asarray(p, dtype="float64")
+            if w.shape != (n,):
+                raise ValueError("a and p must have same size")
+            _check(w < 0, "probabilities are not non-negative")
+            if abs(float(w.sum()) - 1.0) > 1e-8:
+                raise ValueError("probabilities do not sum to 1")
+            if replace:
+                cdf = cp.cumsum(w)
+                cdf /= cdf[-1]
+                u = self.random_sample((count,), _numpy.float64)
+                idx = cp.minimum(cp.searchsorted(cdf, u, side="right"), n - 1)
+            else:
+                if count > int(cp.count_nonzero(w)):
+                    raise ValueError("Fewer non-zero entries in p than size")
+                # Efraimidis and Spirakis: the largest u ** (1 / w) keys, without repeats
+                keys = cp.log(self._uniform_open((n,))) / w
+                idx = cp.argsort(-keys)[:count]
+        elif replace:
+            if n == 0 and count:
+                raise ValueError("a cannot be empty unless no samples are taken")
+            idx = self.randint(0, n, (count,)) if count else cp.zeros((0,), _numpy.int64)
+        else:
+            if count > n:
+                raise ValueError("Cannot take a larger sample than population when replace=False")
+            idx = self._order(n)[:count]
+        picked = cp.take(pop, idx, axis=axis)
+        return picked.reshape(pop.shape[:axis] + shape + pop.shape[axis + 1 :])
 
     def _std_gamma(self, shape_param, shape):
         """Standard gamma values of ``shape_param`` (a float or a float64 array) in
@@ -179,6 +246,8 @@ class _RejectionDistributions(_ComposedDistributions):
             if x.dtype.kind not in "iu":
                 x = x.astype(_numpy.int64)
             _check(x < 0, f"{name} < 0")
+        if getattr(self, "_LEGACY", False):
+            _check(m < 1, "nsample < 1")
         total = g.astype(_numpy.int64) + b
         _check(m > total, "ngood + nbad < nsample")
         shape = _shape_of(size, g, b, m)
