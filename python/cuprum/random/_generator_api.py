@@ -107,7 +107,7 @@ class Generator(_RejectionDistributions):
         if high is None:
             low, high = 0, low
         if not (_numpy.isscalar(low) and _numpy.isscalar(high)):
-            high = high + 1 if endpoint else high
+            high = _cp().asarray(high) + 1 if endpoint else high
             return self._randint_arrays(low, high, size, dtype)
         # float bounds are truncated to integers, as CuPy does
         low, high = _as_int(low), _as_int(high) + (1 if endpoint else 0)
