@@ -516,6 +516,17 @@ __device__ __forceinline__ P warp_prefixes(const P (&s)[ROWS][VEC], int lane, P 
   return warp_prefixes_of<SEG, ROWS>(last, lane, lex, rp);
 }
 
+// A lane's VEC results from i0: one vector store where all are inside, else one by one.
+template <int VEC>
+__device__ __forceinline__ void store_row(Tout* __restrict__ y, I i0, I n, const Tout (&o)[VEC]) {
+  if (VEC > 1 && i0 + VEC <= n) {
+    rt::store_vec<Tout, VEC>(y + i0, o);
+  } else {
+#pragma unroll
+    for (int b = 0; b < VEC; ++b) if (i0 + b < n) y[i0 + b] = o[b];
+  }
+}
+
 // Writes each element's result, given `tex`, the prefix before the warp's first element.
 template <bool SEG, int VEC, int ROWS>
 __device__ __forceinline__ void tile_store(Tout* __restrict__ y, I wbase, I n, I len, int lane, const P& tex,
@@ -539,12 +550,7 @@ __device__ __forceinline__ void tile_store(Tout* __restrict__ y, I wbase, I n, I
 #pragma unroll
       for (int b = 0; b < VEC; ++b) o[b] = out_of(comb<SEG>(pre, s[r][b]).v);
     }
-    if (VEC > 1 && i0 + VEC <= n) {
-      rt::store_vec<Tout, VEC>(y + i0, o);
-    } else {
-#pragma unroll
-      for (int b = 0; b < VEC; ++b) if (i0 + b < n) y[i0 + b] = o[b];
-    }
+    store_row<VEC>(y, i0, n, o);
   }
 }
 
@@ -563,12 +569,7 @@ __device__ __forceinline__ void tile_store_raw(Tout* __restrict__ y, I wbase, I 
       run = CUPRUM_OP(run, i0 + b < n ? load_a(raws[r][b]) : ident());
       o[b] = out_of(run);
     }
-    if (VEC > 1 && i0 + VEC <= n) {
-      rt::store_vec<Tout, VEC>(y + i0, o);
-    } else {
-#pragma unroll
-      for (int b = 0; b < VEC; ++b) if (i0 + b < n) y[i0 + b] = o[b];
-    }
+    store_row<VEC>(y, i0, n, o);
   }
 }
 
