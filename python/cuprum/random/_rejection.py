@@ -124,9 +124,9 @@ class _RejectionDistributions(_ComposedDistributions):
                 keys = cp.log(self._uniform_open((n,))) / w
                 idx = cp.argsort(-keys)[:count]
         elif replace:
-            if n == 0 and count:
+            if n == 0:
                 raise ValueError("a cannot be empty unless no samples are taken")
-            idx = self.randint(0, n, (count,)) if count else cp.zeros((0,), _numpy.int64)
+            idx = self.randint(0, n, (count,))
         else:
             if count > n:
                 raise ValueError("Cannot take a larger sample than population when replace=False")
