@@ -7,14 +7,9 @@ by the generator's kind, so ``default_rng(s)`` repeats its numbers for ``s`` on 
 CuPy's own ``default_rng`` numbers depend on the GPU's SM count and never match NumPy's, so
 no program can rely on them; the distributions and their arguments are NumPy's.
 
-The distributions are built from uniform and normal draws on the device: inverse transforms
-(``_ComposedDistributions``), Marsaglia and Tsang's rejection method for gamma values (and
-from them beta, chi-square, F and Dirichlet values), Knuth's product method for Poisson
-values of small means and Hörmann's PTRS rejection method for large ones, and for binomial
-values Devroye's order-statistic halving (each step draws the median order statistic of the
-remaining trials as a beta value and recurses into one half) down to a small mean, then
-inversion. Rejection methods redraw only the rejected elements, so a call takes a few
-rounds of launches.
+The distributions are built on the device from the stream's uniform and normal draws:
+the inverse transforms of ``_composed.py`` and the rejection methods of ``_rejection.py``,
+which ``RandomState`` shares.
 """
 
 from __future__ import annotations
