@@ -633,6 +633,14 @@ def concatenate(b):
     b.run_ew("concatenate2x100M_f32", lambda p, q: cp.concatenate((p, q)), rand(ROUTINE_N), rand(ROUTINE_N))
 
 
+@workload("fft16M_c64", "rfft2_4Kx4K_f32")
+def ffts(b):
+    if b.want("fft16M_c64"):
+        b.run_ew("fft16M_c64", cp.fft.fft, cp.random.random(1 << 24, dtype=cp.float32).astype(cp.complex64))
+    if b.want("rfft2_4Kx4K_f32"):
+        b.run_ew("rfft2_4Kx4K_f32", cp.fft.rfft2, cp.random.random((4096, 4096), dtype=cp.float32))
+
+
 @workload("take10M_of_100M_f32", "scatter_add10M_into_1M_f32")
 def gathers(b):
     if b.want("take10M_of_100M_f32"):
@@ -861,6 +869,14 @@ def torch_sort_rows(b):
     for name, shape in [("sort_rows_10000x10000_f32", (10_000, 10_000)),
                         ("sort_rows_1Mx32_f32", (1_000_000, 32))]:
         b.run_ew(name, lambda v: torch.sort(v, dim=-1), torch.rand(shape, device="cuda"))
+
+
+@torch_workload("fft16M_c64", "rfft2_4Kx4K_f32")
+def torch_ffts(b):
+    if b.want("fft16M_c64"):
+        b.run_ew("fft16M_c64", torch.fft.fft, torch.rand(1 << 24, device="cuda").to(torch.complex64))
+    if b.want("rfft2_4Kx4K_f32"):
+        b.run_ew("rfft2_4Kx4K_f32", torch.fft.rfft2, torch.rand((4096, 4096), device="cuda"))
 
 
 @torch_workload("unique100M_i32_1M_distinct")

@@ -29,6 +29,7 @@ from cuprum import (  # noqa: F401  (after _cuprum)
     _routines,
     cuda,
     exceptions,
+    fft,
     lib,
     linalg,
     polynomial,

@@ -47,6 +47,8 @@ pub enum ErrorKind {
     Random,
     /// A cuBLAS call failed or cuBLAS is missing.
     Blas,
+    /// A cuFFT call failed or cuFFT is missing.
+    Fft,
     /// Reading or writing a file failed.
     Io,
     /// The operation is valid but not supported (yet) for these inputs.
@@ -103,6 +105,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::InvalidArgument => "invalid argument",
             ErrorKind::Random => "cuRAND error",
             ErrorKind::Blas => "cuBLAS error",
+            ErrorKind::Fft => "cuFFT error",
             ErrorKind::Io => "I/O error",
             ErrorKind::Unsupported => "unsupported",
             ErrorKind::Launch => "launch error",

@@ -614,6 +614,18 @@ pub const WORKLOADS: &[Workload] = &[
         VsCupy(1.0, None),
     ),
     w(
+        "fft16M_c64",
+        "ops::fft::fft of 2^24 random complex64 (one cuFFT plan, cached)",
+        fft16m,
+        VsCupy(1.0, None),
+    ),
+    w(
+        "rfft2_4Kx4K_f32",
+        "ops::fft::rfft2 of a (4096, 4096) random float32 array (one 2-d R2C plan)",
+        rfft2_4k,
+        VsCupy(1.0, None),
+    ),
+    w(
         "scatter_add10M_into_1M_f32",
         "ops::scatter_add of 1e7 float32 at random int64 indices into 1e6 (add.at)",
         scatter_add10m,
@@ -1351,6 +1363,22 @@ fn take10m(o: &BenchmarkOptions) -> R<Timed> {
     let idx = random_indices(SMALL_N, EW_N)?;
     let r = warm_bench(o, "take10M_of_100M_f32", || {
         ops::take(&a, &idx, None).map(drop)
+    })?;
+    Ok((r, 0))
+}
+
+fn fft16m(o: &BenchmarkOptions) -> R<Timed> {
+    let x = rand(&[1 << 24], DType::F32)?.astype(DType::C64)?;
+    let r = warm_bench(o, "fft16M_c64", || {
+        ops::fft::fft(&x, None, -1, ops::fft::Norm::Backward).map(drop)
+    })?;
+    Ok((r, 0))
+}
+
+fn rfft2_4k(o: &BenchmarkOptions) -> R<Timed> {
+    let x = rand(&[4096, 4096], DType::F32)?;
+    let r = warm_bench(o, "rfft2_4Kx4K_f32", || {
+        ops::fft::rfft2(&x, None, &[-2, -1], ops::fft::Norm::Backward).map(drop)
     })?;
     Ok((r, 0))
 }

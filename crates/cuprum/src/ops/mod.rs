@@ -76,6 +76,7 @@ mod histogram;
 mod search;
 // Shape routines: differences, rearranging, matrices.
 mod diff;
+pub mod fft;
 mod matrix;
 mod rearrange;
 mod unique_all;

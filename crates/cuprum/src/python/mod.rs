@@ -67,6 +67,7 @@ mod cucomplex;
 mod cuda;
 mod errors;
 mod exchange;
+mod fft;
 mod fuse;
 mod fuse_views;
 mod interface;

@@ -726,6 +726,7 @@ pub fn register_package(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scatter_add, m)?)?;
     m.add_function(wrap_pyfunction!(ufunc_at, m)?)?;
     super::routines::register(m)?;
+    super::fft::register(m)?;
     register_random(m)?;
     super::cuda::register(m)?;
     super::texture::register(m)?;

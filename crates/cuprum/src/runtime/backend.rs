@@ -4,7 +4,7 @@
 //!   foreign pointers, peers;
 //! - [`StreamBackend`]: streams, events, CUDA graphs;
 //! - [`DeviceBackend`]: the device's kind, binding and synchronising it, loading modules, its
-//!   libraries (random numbers, GEMM) and fault record, with the two above as supertraits so
+//!   libraries (random numbers, GEMM, FFT) and fault record, with the two above as supertraits so
 //!   that one `&dyn DeviceBackend` reaches all three;
 //! - [`ModuleBackend`]: the kernels of one loaded module (lookup, attributes, launch);
 //! - [`TextureBackend`]: CUDA arrays, texture and surface objects (a supertrait of
@@ -31,6 +31,7 @@
 
 use super::texture::{ArraySpec, RawArray, RawResource, TextureDesc};
 use crate::error::Result;
+use smallvec::SmallVec;
 use std::any::Any;
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -215,6 +216,45 @@ pub(crate) struct Gemm {
     pub ldc: i32,
     pub stride_c: i64,
     pub batch: i32,
+}
+
+/// The transform an [`FftPlan`] describes (cuFFT's plan types, without the precision).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum FftKind {
+    /// Complex to complex, forward or inverse.
+    C2C,
+    /// Real to complex (forward): the last axis of length `n` gives `n / 2 + 1` values.
+    R2C,
+    /// Complex to real (inverse): the last axis of `n / 2 + 1` values gives `n` reals.
+    C2R,
+}
+
+/// A batch of unnormalised discrete Fourier transforms over the trailing 1 to 3 axes of
+/// C-contiguous data: `batch` transforms of `dims` (the real-space lengths) one after the
+/// other, complex values as interleaved (real, imaginary) pairs of the precision.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct FftPlan {
+    pub kind: FftKind,
+    /// float64 parts (complex128) instead of float32 (complex64).
+    pub double: bool,
+    /// The transform's lengths in real space, 1 to 3 of them, each ≥ 1.
+    pub dims: SmallVec<[usize; 3]>,
+    /// Transforms in the batch (≥ 1).
+    pub batch: usize,
+}
+
+impl FftPlan {
+    /// Elements (real or complex) of one transform's input and of its output.
+    pub(crate) fn elements(&self) -> (usize, usize) {
+        let full: usize = self.dims.iter().product();
+        let last = self.dims.last().copied().unwrap_or(1);
+        let half = full / last.max(1) * (last / 2 + 1);
+        match self.kind {
+            FftKind::C2C => (full, full),
+            FftKind::R2C => (full, half),
+            FftKind::C2R => (half, full),
+        }
+    }
 }
 
 /// A random generator of one backend (cuRAND's on a GPU, cuprum's own Philox on the host).
@@ -529,6 +569,28 @@ pub(crate) trait DeviceBackend:
     /// The version of the BLAS library GPUs use (cuBLAS, e.g. `130001`); an error where
     /// the backend uses none.
     fn blas_version(&self) -> Result<i32>;
+
+    /// Queues the transforms `plan` describes on `stream`: `forward` is the sign of the
+    /// exponent (-1 forward, +1 inverse; R2C is always forward, C2R always inverse), nothing
+    /// is scaled.
+    ///
+    /// # Safety
+    /// `input` and `output` address `plan.batch` times [`FftPlan::elements`] elements (of
+    /// the input's and the output's type) in live memory of this device that stays
+    /// allocated until `stream` has run the work; they are the same address (in place, C2C
+    /// only) or do not overlap. A C2R transform may overwrite its input.
+    unsafe fn fft(
+        &self,
+        plan: &FftPlan,
+        input: u64,
+        output: u64,
+        forward: bool,
+        stream: RawStream,
+    ) -> Result<()>;
+
+    /// The version of the FFT library GPUs use (cuFFT, e.g. `12000`); an error where the
+    /// backend uses none.
+    fn fft_version(&self) -> Result<i32>;
 
     /// Allocates the device's kernel-fault record (once per device: `fault/record.rs` keeps it
     /// for the process).

@@ -32,6 +32,7 @@ pub(crate) mod cuda;
 mod device;
 mod event;
 pub(crate) mod fault;
+mod fft;
 mod flags;
 mod foreign;
 pub(crate) mod host;
@@ -53,6 +54,10 @@ pub use cuda::driver::{DriverInfo, MIN_DRIVER_VERSION, driver_info};
 pub(crate) use device::timer_label;
 pub use device::{Device, HOST_ORDINAL};
 pub use event::Event;
+pub use fft::{
+    clear_fft_plan_cache, cufft_version, fft_plan_cache_len, fft_plan_cache_limit,
+    set_fft_plan_cache_limit,
+};
 // What the compile layer's host compiler hands the runtime: a loaded kernel library, and
 // the shim's ABI version (part of every host cache key).
 pub(crate) use host::abi::ABI_VERSION as HOST_ABI_VERSION;
@@ -61,10 +66,11 @@ pub use launch::{LaunchConfig, MAX_GRID_X, Occupancy};
 pub use module::{Function, Module};
 pub use stream::{Stream, StreamGuard};
 
-pub(crate) use backend::{BlasFloat, Fill, Gemm, GemmInput, RngAlgorithm};
+pub(crate) use backend::{BlasFloat, FftKind, FftPlan, Fill, Gemm, GemmInput, RngAlgorithm};
 pub(crate) use blas::gemm;
 pub(crate) use capture::{capturing_any, is_capturing, keep_buffer, refuse_in_capture};
 pub(crate) use cuda::image::param_sizes;
+pub(crate) use fft::fft;
 pub(crate) use flags::ErrorFlag;
 #[cfg(feature = "python")]
 pub(crate) use foreign::Release as ForeignRelease;

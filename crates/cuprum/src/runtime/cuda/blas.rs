@@ -2,13 +2,8 @@
 //! bound to the call's stream before every call, and the one routine the ops layer needs
 //! (GEMM, single or strided-batched, float32 and float64) for the CUDA backend.
 //!
-//! Loading: the names cudarc tries (`libcublas.so`, …, `libcublas.so.13`, `.12`, …) are
-//! opened with libloading first, in cudarc's order, and every symbol cuprum calls is looked
-//! up there; only then does cudarc (which panics on a missing library or symbol) get to
-//! load it. When the loader finds none of them, the toolkit folders (`$CUDA_HOME`,
-//! `$CUDA_PATH`, `/usr/local/cuda`) are tried by full path: once `libcublas.so.13` is
-//! loaded from there, cudarc's load by name finds it by its soname. The outcome is computed
-//! once per process; a missing library is an [`ErrorKind::Blas`] error naming what was tried.
+//! Loading: `culib.rs` (every symbol below checked before cudarc resolves one), once per
+//! process; a missing library is an [`ErrorKind::Blas`] error naming what was tried.
 //!
 //! Handles: creating one costs milliseconds, so each thread keeps one per device; when a
 //! thread ends its handles go to a process-wide pool that the next thread takes from (as
@@ -16,14 +11,13 @@
 //! never destroyed. cuBLAS allows one handle to be used with several streams, one after the
 //! other; `cublasSetStream` is called before every operation.
 
+use super::culib::{self, LibSpec, Loaded};
 use super::driver::CUstream;
 use crate::error::{Error, ErrorKind, Result, err};
 use crate::runtime::backend::{BlasFloat, Gemm};
 use cudarc::cublas::sys;
-use libloading::Library;
 use std::cell::RefCell;
 use std::ffi::{c_int, c_longlong};
-use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
 /// Every cuBLAS symbol cuprum calls (each is checked before cudarc resolves it).
@@ -37,126 +31,29 @@ const SYMBOLS: &[&str] = &[
     "cublasDgemmStridedBatched",
 ];
 
-/// The libraries that stay loaded for the process (cudarc's own load finds them again).
-struct Loaded {
-    _libs: Vec<Library>,
-}
+/// cuBLAS as `culib` loads it.
+const SPEC: LibSpec = LibSpec {
+    stem: "cublas",
+    name: "cuBLAS",
+    kind: ErrorKind::Blas,
+    symbols: SYMBOLS,
+    majors: &["13", "12"],
+    companions: &["cublasLt"],
+    pip: "nvidia-cublas",
+    present: sys::is_culib_present,
+};
 
 fn loaded() -> Result<&'static Loaded> {
     static LOADED: OnceLock<Result<Loaded>> = OnceLock::new();
-    LOADED.get_or_init(load).as_ref().map_err(Clone::clone)
+    LOADED
+        .get_or_init(|| culib::load(&SPEC))
+        .as_ref()
+        .map_err(Clone::clone)
 }
 
 /// Checks (once) that cuBLAS can be loaded and has every symbol cuprum uses.
 pub(crate) fn probe() -> Result<()> {
     loaded().map(|_| ())
-}
-
-fn check_symbols(lib: &Library, what: &str) -> Result<()> {
-    for sym in SYMBOLS {
-        // SAFETY: only looks the symbol up; it is not called or cast to a function here.
-        let found = unsafe { lib.get::<*const ()>(sym.as_bytes()) }.is_ok();
-        if !found {
-            return Err(err!(
-                Blas,
-                "cuBLAS library {what} has no symbol {sym}; cuprum needs cuBLAS 12 or 13"
-            ));
-        }
-    }
-    Ok(())
-}
-
-fn load() -> Result<Loaded> {
-    let mut names: Vec<String> = cudarc::get_lib_name_candidates("cublas");
-    names.dedup();
-    // 1. By name, through the loader, in exactly the order cudarc will use.
-    for name in &names {
-        // SAFETY: loading cuBLAS runs its initialisers, which only set up library state;
-        // no cuBLAS function is called here.
-        if let Ok(lib) = unsafe { Library::new(name) } {
-            check_symbols(&lib, name)?;
-            return Ok(Loaded { _libs: vec![lib] });
-        }
-    }
-    // 2. From a toolkit folder the loader does not search.
-    let dirs = toolkit_dirs();
-    for dir in &dirs {
-        for major in ["13", "12"] {
-            let path = dir.join(format!("libcublas.so.{major}"));
-            if !path.is_file() {
-                continue;
-            }
-            if let Some(loaded) = preload(dir, &path, major)? {
-                return Ok(loaded);
-            }
-        }
-    }
-    let tried: Vec<&str> = names
-        .iter()
-        .map(String::as_str)
-        .filter(|n| n.starts_with("libcublas.so") || n.ends_with(".dll"))
-        .collect();
-    let folders: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-    Err(err!(
-        Blas,
-        "cuBLAS could not be loaded: tried {} on the loader path{}{}; install the CUDA \
-         toolkit's cuBLAS (or `pip install nvidia-cublas` and add its lib folder to \
-         LD_LIBRARY_PATH)",
-        tried.join(", "),
-        if folders.is_empty() {
-            ""
-        } else {
-            " and the folders "
-        },
-        folders.join(", ")
-    ))
-}
-
-/// Loads `libcublasLt` and `libcublas` from `dir` by full path; `None` when cudarc would
-/// still not find the library by name afterwards.
-fn preload(dir: &Path, path: &Path, major: &str) -> Result<Option<Loaded>> {
-    let mut libs = Vec::new();
-    let lt = dir.join(format!("libcublasLt.so.{major}"));
-    if lt.is_file() {
-        // SAFETY: as in `load`: initialisers only; cuBLAS needs cuBLASLt loaded first when
-        // the folder is not on the loader path.
-        if let Ok(l) = unsafe { Library::new(&lt) } {
-            libs.push(l);
-        }
-    }
-    // SAFETY: as above.
-    let Ok(lib) = (unsafe { Library::new(path) }) else {
-        return Ok(None);
-    };
-    check_symbols(&lib, &path.display().to_string())?;
-    libs.push(lib);
-    // SAFETY: only tries to dlopen cudarc's candidate names (the soname now matches the
-    // library loaded above); calls no cuBLAS function.
-    if unsafe { sys::is_culib_present() } {
-        Ok(Some(Loaded { _libs: libs }))
-    } else {
-        Ok(None)
-    }
-}
-
-fn toolkit_dirs() -> Vec<PathBuf> {
-    let mut roots: Vec<PathBuf> = ["CUDA_HOME", "CUDA_PATH"]
-        .iter()
-        .filter_map(std::env::var_os)
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .collect();
-    roots.push(PathBuf::from("/usr/local/cuda"));
-    let mut dirs = Vec::new();
-    for root in roots {
-        for sub in ["lib64", "lib", "targets/x86_64-linux/lib"] {
-            let d = root.join(sub);
-            if d.is_dir() && !dirs.contains(&d) {
-                dirs.push(d);
-            }
-        }
-    }
-    dirs
 }
 
 /// A cuBLAS status as a cuprum error naming the call (allocation failures are

@@ -8,6 +8,8 @@
 //! device).
 
 pub(crate) mod blas;
+pub(crate) mod cufft;
+mod culib;
 pub(crate) mod curand;
 pub(crate) mod driver;
 mod graph_rebind;
@@ -19,8 +21,8 @@ mod streams;
 mod texture;
 
 use super::backend::{
-    CodeTarget, DeviceBackend, DeviceProps, FaultSlots, Gemm, MappedHost, ModuleBackend, RawEvent,
-    RawStream, RngAlgorithm, RngBackend,
+    CodeTarget, DeviceBackend, DeviceProps, FaultSlots, FftPlan, Gemm, MappedHost, ModuleBackend,
+    RawEvent, RawStream, RngAlgorithm, RngBackend,
 };
 use super::fault::record::RECORD_BYTES;
 use super::fault::sticky;
@@ -254,6 +256,24 @@ impl DeviceBackend for CudaDevice {
     fn blas_version(&self) -> Result<i32> {
         self.bind_ctx()?;
         blas::version(self.ordinal)
+    }
+
+    unsafe fn fft(
+        &self,
+        plan: &FftPlan,
+        input: u64,
+        output: u64,
+        forward: bool,
+        s: RawStream,
+    ) -> Result<()> {
+        self.bind_ctx()?;
+        // SAFETY: forwarded from the caller.
+        unsafe { cufft::exec(self.ordinal, plan, input, output, forward, stream(s)) }
+    }
+
+    fn fft_version(&self) -> Result<i32> {
+        self.bind_ctx()?;
+        cufft::version()
     }
 
     fn alloc_fault_slots(&self) -> Result<FaultSlots> {

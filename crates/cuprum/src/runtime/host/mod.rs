@@ -23,7 +23,8 @@
 //!   as an integer division by zero) ends the launch with a `KernelFault` error naming
 //!   block and thread ([`trap`]), and the device stays usable.
 //! - **Libraries**: cuRAND is replaced by cuprum's own Philox4x32-10 ([`rng`]: the same
-//!   distributions, not the same numbers), cuBLAS by `matrixmultiply` ([`gemm`]).
+//!   distributions, not the same numbers), cuBLAS by `matrixmultiply` ([`gemm`]), cuFFT by
+//!   `rustfft` ([`fft`]).
 //!
 //! There is no silent fallback inside the library: a GPU that is missing is an error, and
 //! every "no GPU" error says how to choose the host device. The test harness, the
@@ -31,6 +32,7 @@
 
 pub(crate) mod abi;
 pub(crate) mod block;
+mod fft;
 mod gemm;
 pub(crate) mod launch;
 pub(crate) mod library;
@@ -43,8 +45,8 @@ pub(crate) mod trap;
 pub(crate) mod warp;
 
 use super::backend::{
-    CodeTarget, DeviceBackend, DeviceProps, FaultSlots, Gemm, MappedHost, ModuleBackend, RawEvent,
-    RawStream, RngAlgorithm, RngBackend,
+    CodeTarget, DeviceBackend, DeviceProps, FaultSlots, FftPlan, Gemm, MappedHost, ModuleBackend,
+    RawEvent, RawStream, RngAlgorithm, RngBackend,
 };
 use super::fault::record::RECORD_BYTES;
 use crate::error::{Result, bail};
@@ -283,6 +285,27 @@ impl DeviceBackend for HostDevice {
         bail!(
             Blas,
             "the host device multiplies matrices with matrixmultiply: cuBLAS belongs to GPUs"
+        )
+    }
+
+    unsafe fn fft(
+        &self,
+        plan: &FftPlan,
+        input: u64,
+        output: u64,
+        forward: bool,
+        _s: RawStream,
+    ) -> Result<()> {
+        // SAFETY: forwarded from the caller; on the host device the addresses are host
+        // memory.
+        unsafe { fft::fft(plan, input, output, forward) };
+        Ok(())
+    }
+
+    fn fft_version(&self) -> Result<i32> {
+        bail!(
+            Fft,
+            "the host device transforms with rustfft: cuFFT belongs to GPUs"
         )
     }
 
