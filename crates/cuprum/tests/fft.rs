@@ -496,3 +496,56 @@ fn bad_arguments_are_refused_with_numpys_messages() {
     );
     assert_err(fft::fftfreq(0, 1.0), ErrorKind::InvalidArgument, "(0)");
 }
+
+/// The plan cache's limit is the process's: the tests that change it run one at a time.
+static LIMIT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+#[test]
+fn a_captured_transform_keeps_its_plan_for_every_replay() {
+    require_cuda!();
+    let _one = LIMIT.lock().unwrap_or_else(|p| p.into_inner());
+    let mut rng = Rng::new(15);
+    let h = H::random(&mut rng, &[4, 96], false);
+    let x = h.upload(DType::C64);
+    let s = cuprum::Stream::new().unwrap();
+    let (g, y) = s
+        .capture(|| s.with(|| fft::fft(&x, None, -1, Norm::Backward)))
+        .unwrap();
+    // The cache is cleared and refilled with other plans: the graph's plan stays alive.
+    cuprum::runtime::clear_fft_plan_cache();
+    let limit = cuprum::runtime::fft_plan_cache_limit();
+    cuprum::runtime::set_fft_plan_cache_limit(1);
+    for n in [5usize, 7, 9] {
+        let z = Array::ones(&[n], DType::C64).unwrap();
+        fft::fft(&z, None, 0, Norm::Backward).unwrap();
+    }
+    cuprum::runtime::set_fft_plan_cache_limit(limit);
+    for _ in 0..3 {
+        g.launch(&s).unwrap();
+        s.synchronize().unwrap();
+        check(&y, &h.dft(1, true), true, "replayed transform");
+    }
+}
+
+#[test]
+fn plans_are_cached_up_to_the_limit() {
+    require_gpu!();
+    let _one = LIMIT.lock().unwrap_or_else(|p| p.into_inner());
+    let limit = cuprum::runtime::fft_plan_cache_limit();
+    cuprum::runtime::clear_fft_plan_cache();
+    assert_eq!(cuprum::runtime::fft_plan_cache_len(), 0);
+    cuprum::runtime::set_fft_plan_cache_limit(2);
+    let mut rng = Rng::new(16);
+    for n in [3usize, 4, 5, 6] {
+        let h = H::random(&mut rng, &[n], false);
+        let f = fft::fft(&h.upload(DType::C128), None, 0, Norm::Backward).unwrap();
+        check(&f, &h.dft(0, true), false, "with a small cache");
+    }
+    assert!(cuprum::runtime::fft_plan_cache_len() <= 2);
+    cuprum::runtime::set_fft_plan_cache_limit(0);
+    let h = H::random(&mut rng, &[7], false);
+    let f = fft::fft(&h.upload(DType::C128), None, 0, Norm::Backward).unwrap();
+    check(&f, &h.dft(0, true), false, "without a cache");
+    assert_eq!(cuprum::runtime::fft_plan_cache_len(), 0);
+    cuprum::runtime::set_fft_plan_cache_limit(limit);
+}

@@ -12,6 +12,11 @@
 //! with `cudaFree`, which waits for the device, so work still queued with it finishes
 //! first.
 //!
+//! A transform captured into a CUDA graph bakes its plan's work area into the graph, so a
+//! plan used while its stream is being captured leaves the cache for good: it is never
+//! destroyed (graphs may be replayed for the rest of the process), and the next transform
+//! of that shape makes a fresh plan.
+//!
 //! Plans are made with `cufftMakePlanMany64` over the default (contiguous) layout: the
 //! ops layer hands cuFFT C-contiguous batches only. A C2R transform overwrites its input
 //! (cuFFT's documented behaviour for multi-dimensional ones); the ops layer passes a copy.
@@ -103,6 +108,9 @@ static CACHE: Mutex<Cache> = Mutex::new(Cache {
     plans: Vec::new(),
     limit: 16,
 });
+
+/// Plans whose work area a captured graph uses: kept for the process.
+static CAPTURED: Mutex<Vec<sys::cufftHandle>> = Mutex::new(Vec::new());
 
 fn cache() -> std::sync::MutexGuard<'static, Cache> {
     CACHE.lock().unwrap_or_else(|p| p.into_inner())
@@ -252,6 +260,15 @@ pub(crate) unsafe fn exec(
         // SAFETY: the addresses hold the plan's batch of inputs and outputs (caller).
         unsafe { run(h, plan, input, output, forward) }
     });
+    if crate::runtime::capture_state::is_capturing(stream as usize)
+        && let Some(i) = c.plans.iter().position(|(_, p)| *p == h)
+    {
+        let (_, kept) = c.plans.remove(i);
+        CAPTURED
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(kept);
+    }
     let limit = c.limit;
     c.shrink_to(limit);
     r
