@@ -157,7 +157,6 @@ fn download(a: &Array) -> Vec<C> {
 /// Compares `got` with `want`; the tolerance scales with the largest magnitude.
 fn check(got: &Array, want: &H, single: bool, what: &str) {
     assert_eq!(got.shape(), &want.shape[..], "{what}: shape");
-    assert!(got.is_c_contiguous(), "{what}: contiguous result");
     let g = download(got);
     let scale = want.v.iter().map(|c| c.norm()).fold(1.0, f64::max);
     let tol = if single { 2e-5 } else { 1e-11 } * scale * (want.v.len().max(2) as f64).log2();

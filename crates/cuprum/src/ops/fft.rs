@@ -18,8 +18,10 @@
 //! original axis order. The real transforms keep NumPy's axis roles: `rfftn` halves the
 //! *last axis given* (its group runs first, as cuFFT's R2C), `irfftn` transforms the other
 //! axes back first and rebuilds the last given axis last (C2R, on a copy: cuFFT overwrites
-//! a C2R input). Normalisation (`norm`) is one scale of the result. Results are new
-//! C-contiguous arrays on the input's device, queued on its stream.
+//! a C2R input). Normalisation (`norm`) is one scale of the result. Results are new arrays
+//! on the input's device, queued on its stream: C-contiguous when the transform's last
+//! group is the trailing axes, else (as CuPy's) the plan's output viewed in the input's
+//! axis order, which saves copying it back.
 
 use crate::array::shape::normalize_axis;
 use crate::array::{Array, DType, SliceArg};
@@ -318,9 +320,8 @@ fn c2c_axes(mut x: Array, axes: &[usize], forward: bool) -> Result<Array> {
     Ok(x)
 }
 
-/// Scales `x` (a fresh result) by `norm`'s factor for `n` points and makes it contiguous.
+/// Scales `x` (a fresh result) by `norm`'s factor for `n` points.
 fn finish(x: Array, norm: Norm, n: usize, forward: bool) -> Result<Array> {
-    let x = x.to_contiguous()?;
     if let Some(f) = norm.factor(n, forward) {
         if matches!(x.dtype(), DType::F32 | DType::C64) {
             crate::ops::multiply_into(&x, f as f32, &x)?;
