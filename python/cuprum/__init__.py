@@ -109,6 +109,7 @@ from cuprum._memoize import clear_memo, memoize  # noqa: F401
 from cuprum._more_functions import (  # noqa: F401
     asarray_chkfinite,
     bitwise_count,
+    fromDlpack,
     fromfile,
     fromfunction,
     fromiter,
@@ -938,6 +939,8 @@ def __getattr__(name: str) -> _Any:
         value = getattr(_numpy, _ALIASES.get(name, name))
     elif name == "AxisError":
         value = _cuprum.AxisError
+    elif name == "VisibleDeprecationWarning":
+        value = _numpy.exceptions.VisibleDeprecationWarning
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = value
@@ -945,7 +948,12 @@ def __getattr__(name: str) -> _Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_FROM_NUMPY) | set(_ALIASES) | {"AxisError"})
+    return sorted(
+        set(globals())
+        | set(_FROM_NUMPY)
+        | set(_ALIASES)
+        | {"AxisError", "VisibleDeprecationWarning"}
+    )
 
 
 # NumPy's functions of shapes and dtypes (bound last: `shape` and `size` are parameter

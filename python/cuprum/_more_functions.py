@@ -382,3 +382,21 @@ def isreal(x):
 def isfortran(a):
     """Whether ``a`` is Fortran-contiguous and not C-contiguous, NumPy's ``isfortran``."""
     return bool(a.flags.f_contiguous and not a.flags.c_contiguous)
+
+
+def fromDlpack(dltensor):
+    """CuPy's deprecated ``fromDlpack``: :func:`cuprum.from_dlpack` of a DLPack capsule, with
+    CuPy's warning, and CuPy's ``ValueError`` for a capsule consumed before."""
+    import warnings
+
+    warnings.warn(
+        "This function is deprecated in favor of cupy.from_dlpack",
+        numpy.exceptions.VisibleDeprecationWarning,
+        stacklevel=2,
+    )
+    try:
+        return cuprum.from_dlpack(dltensor)
+    except BufferError as e:
+        if "already consumed" in str(e):
+            raise ValueError("DLPack tensor is consumed multiple times") from None
+        raise

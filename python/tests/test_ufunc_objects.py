@@ -484,6 +484,10 @@ def test_outer(name, dtype, sa, sb):
     f, g = getattr(cp, name), getattr(np, name)
     if name == "power" and np.dtype(dtype).kind in "iu":
         b, k = abs(b), abs(k)
+    if name == "power" and np.dtype(dtype).kind == "c":
+        # Exponents up to 10 + 10j reach complex64's overflow, where a last-bit rounding
+        # decides inf or 3e38: quarter them (exactly) to stay in range.
+        b, k = b / 4, k / 4
     _both(lambda: f.outer(a, b), lambda: g.outer(h, k))
 
 

@@ -480,6 +480,13 @@ def test_dlpack_capsules_and_from_dlpacks_arguments():
     cp.from_dlpack(used)
     with pytest.raises(BufferError, match="already consumed"):
         cp.from_dlpack(used)
+    # CuPy's deprecated spelling: its warning, and its ValueError for a used capsule.
+    legacy = a.toDlpack()
+    with pytest.warns(cp.VisibleDeprecationWarning, match="from_dlpack"):
+        assert cp.fromDlpack(legacy).data.ptr == a.data.ptr
+    warned = pytest.warns(cp.VisibleDeprecationWarning)
+    with warned, pytest.raises(ValueError, match="consumed multiple times"):
+        cp.fromDlpack(legacy)
 
 
 def test_versions_as_cuda_numbers_them():
