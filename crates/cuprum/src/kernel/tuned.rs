@@ -153,7 +153,10 @@ pub(crate) static SCAN_TILE_8: Family = Family {
 /// 1e8 at (16, 3)): 78 registers, 36 % occupancy, DRAM 63 % and the SM 21 % busy — latency
 /// bound with a third of the warps resident that a float32 tile has. The first candidates
 /// are what the 8-byte tile family runs on the H100 and the H200 (the prefetch distance 64
-/// throughout); the raw candidates are not yet measured on a GPU.
+/// throughout). H100 (2026-12-06, `cuprum tune` on 2^24 int32): raw inputs at (16, 4)
+/// 110.6 µs against 111.6 for (16, 3) without them; the whole `cumsum100M_i32` row in one
+/// run 564.5 → 539.3 µs (70.9 → 74.2 % of copy). Still below the 85 %; the H200's
+/// choice is not yet measured (no H200 was lent).
 pub(crate) static SCAN_TILE_8N: Family = Family {
     name: "scan.tile.8n",
     about: "1-D scans of inputs of 4 bytes or less into 8-byte accumulators (int32 cumsum)",
@@ -172,7 +175,7 @@ pub(crate) static SCAN_TILE_8N: Family = Family {
         [16, 5, 1],
         [8, 6, 1],
     ],
-    built_in: &[("H100", [16, 3, 0]), ("H200", [24, 2, 0])],
+    built_in: &[("H100", [16, 4, 1]), ("H200", [24, 2, 0])],
     problem: || problem(DType::I32, &[1 << 24], None, &SCAN_TILE_8N, &SCAN_8N),
     programs: |p| programs(DType::I32, &SCAN_TILE_8N, &SCAN_8N, p),
 };
@@ -551,11 +554,23 @@ mod tests {
         );
         assert!(!c([16, 3, 0]).raw);
         assert!(SCAN_TILE_8N.candidates.iter().filter(|c| c[2] == 1).count() >= 6);
-        // the built-in choices run what the 8-byte tiles ran before the family existed
+        // the built-in choices are candidates: the H100's keeps raw inputs (measured), the
+        // H200's runs what the 8-byte tiles ran before the family existed (not yet measured)
         for (gpu, b) in SCAN_TILE_8N.built_in {
-            let (_, wide) = SCAN_TILE_8.built_in.iter().find(|(g, _)| g == gpu).unwrap();
-            assert_eq!((b[0], b[1], b[2]), (wide[0], wide[1], 0), "{gpu}");
+            assert!(SCAN_TILE_8N.candidates.contains(b), "{gpu}");
         }
+        let h200 = SCAN_TILE_8N
+            .built_in
+            .iter()
+            .find(|(g, _)| *g == "H200")
+            .unwrap()
+            .1;
+        let (_, wide) = SCAN_TILE_8
+            .built_in
+            .iter()
+            .find(|(g, _)| *g == "H200")
+            .unwrap();
+        assert_eq!(h200, [wide[0], wide[1], 0]);
     }
 
     /// What a candidate's problem compiles (the shape `scan_shape` gives under the pins) is
