@@ -258,6 +258,21 @@ fn run_group(
     let mut dims: SmallVec<[usize; 3]> = shape[batch_axes..].iter().copied().collect();
     let last = nd - 1;
     let double = matches!(y.dtype(), DType::F64 | DType::C128);
+    let want_in = match (kind, double) {
+        (FftKind::R2C, false) => DType::F32,
+        (FftKind::R2C, true) => DType::F64,
+        (_, false) => DType::C64,
+        (_, true) => DType::C128,
+    };
+    // The plan reads exactly the elements these imply: anything else is refused here.
+    if y.dtype() != want_in || (kind == FftKind::C2R && shape[last] != out_last / 2 + 1) {
+        bail!(
+            InvalidArgument,
+            "an FFT of kind {kind:?} cannot read {} data of shape {}",
+            y.dtype(),
+            crate::array::shape::format_shape(y.shape())
+        );
+    }
     let out_dtype = match (kind, double) {
         (FftKind::C2R, false) => DType::F32,
         (FftKind::C2R, true) => DType::F64,
@@ -285,9 +300,9 @@ fn run_group(
             batch,
         };
         // SAFETY: `y` is C-contiguous with shape batch + the group's input lengths (for
-        // C2R the half spectrum `n / 2 + 1` of `out_last`, as `irfftn` fitted it), which
-        // is exactly `plan.batch * plan.elements().0` values of the input's type (complex
-        // of the precision, or real for R2C: the callers cast first); `out` is a fresh
+        // C2R the half spectrum `n / 2 + 1` of `out_last`, checked above), which is exactly
+        // `plan.batch * plan.elements().0` values of the input's type (complex of the
+        // precision, or real for R2C: checked above); `out` is a fresh
         // C-contiguous array of `plan.batch * plan.elements().1` values of the output's
         // type, disjoint from `y`. A C2R input is a copy of its own (above). Both stay
         // alive until this function returns and their frees are ordered after the work on
