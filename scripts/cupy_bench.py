@@ -545,11 +545,14 @@ def cumsum2d_f64(b):
     b.run_ew("cumsum_10Kx10K_f64_axis1", lambda a: cp.cumsum(a, axis=1), rand((10000, 10000), cp.float64))
 
 
-@workload("sort100M_u32", "sort100M_f64", "argsort100M_f32")
+@workload("sort100M_u32", "sort100M_i64_below_1e4", "sort100M_f64", "argsort100M_f32")
 def sorts_issue25(b):
     n = ROUTINE_N
     if b.want("sort100M_u32"):
         b.run_ew("sort100M_u32", cp.sort, (cp.random.random(n, dtype=cp.float64) * 4294967296.0).astype(cp.uint32))
+        cp.get_default_memory_pool().free_all_blocks()
+    if b.want("sort100M_i64_below_1e4"):
+        b.run_ew("sort100M_i64_below_1e4", cp.sort, cp.random.randint(0, 10_000, n, dtype=cp.int64))
         cp.get_default_memory_pool().free_all_blocks()
     if b.want("sort100M_f64"):
         b.run_ew("sort100M_f64", cp.sort, cp.random.random(n, dtype=cp.float64))
@@ -857,9 +860,10 @@ def torch_cummax(b):
     b.run_ew("scan_kernel_running_max100M_f32", lambda v: torch.cummax(v, 0), trand(ROUTINE_N))
 
 
-@torch_workload("sort100M_f32", "sort100M_f64", "argsort100M_f32")
+@torch_workload("sort100M_f32", "sort100M_i64_below_1e4", "sort100M_f64", "argsort100M_f32")
 def torch_sorts(b):
     b.run_ew("sort100M_f32", torch.sort, torch.rand(ROUTINE_N, device="cuda"))
+    b.run_ew("sort100M_i64_below_1e4", torch.sort, torch.randint(0, 10_000, (ROUTINE_N,), device="cuda"))
     b.run_ew("sort100M_f64", torch.sort, torch.rand(ROUTINE_N, device="cuda", dtype=torch.float64))
     b.run_ew("argsort100M_f32", lambda v: torch.argsort(v, stable=True), torch.rand(ROUTINE_N, device="cuda"))
 

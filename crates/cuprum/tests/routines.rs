@@ -716,6 +716,81 @@ fn sort_edge_sizes_axes_and_layouts() {
     }
 }
 
+/// Keys whose digits are constant in some passes (one digit holds every key: the pass is
+/// the identity): runs of such passes between the first and the last are skipped two at a
+/// time and a leftover one copies; a constant first or last digit copies with its key
+/// transform. Each pattern sorts, argsorts and sorts by key, and rows take row passes.
+#[test]
+fn sorts_with_constant_digits_skip_or_copy_those_passes() {
+    require_gpu!();
+    let mut rng = Rng::new(27);
+    let n = 3 * 4096 + 17;
+    // Which bytes of an int64 key vary (the others constant, non-zero where set).
+    let patterns: [(&str, u64, u64); 6] = [
+        ("bytes 0 and 2 vary", 0x00ff_00ff, 0x0102_0304_0500_0600),
+        ("bytes 0 and 4 vary", 0xff_0000_00ff, 0x7100_0000_0000_0000),
+        (
+            "byte 7 varies",
+            0xff00_0000_0000_0000,
+            0x0011_2233_4455_6677,
+        ),
+        ("byte 3 varies", 0xff00_0000, 0x4000_0000_0000_0001),
+        ("small non-negative", 0x3ff, 0),
+        ("all equal", 0, 0x1234_5678_9abc_def0),
+    ];
+    for (what, vary, fixed) in patterns {
+        let vals: Vec<V> = (0..n)
+            .map(|_| I(((rng.next_u64() & vary) | fixed) as i64 as i128))
+            .collect();
+        let x = dev_exact(&vals, &[n], DType::I64);
+        check_sort(&x, &vals, None, &format!("int64 {what}"));
+        let pos: Vec<u32> = (0..n as u32).collect();
+        let (k, v) = ops::sort_by_key(&x, &Array::from_slice(&pos, &[n]).unwrap()).unwrap();
+        let order = model::argsort(&vals, &[n], Some(0));
+        let want: Vec<u32> = order.iter().map(|&i| i as u32).collect();
+        assert_eq!(v.to_vec::<u32>().unwrap(), want, "sort_by_key {what}");
+        assert_eq!(
+            host(&k),
+            model::sort(&vals, &[n], Some(0)),
+            "sort_by_key keys {what}"
+        );
+        // Rows: one row of the whole (a constant row digit), and 3 rows.
+        for shape in [[1usize, n], [3, n / 3]] {
+            let r = dev_exact(&vals[..shape[0] * shape[1]], &shape, DType::I64);
+            check_sort(
+                &r,
+                &vals[..shape[0] * shape[1]],
+                Some(-1),
+                &format!("int64 {what} rows {shape:?}"),
+            );
+        }
+    }
+    // 4-byte and 1-byte keys with constant high digits; float32 of one sign and exponent.
+    let small: Vec<V> = (0..n).map(|_| I(rng.usize(0, 300) as i128)).collect();
+    check_sort(
+        &dev_exact(&small, &[n], DType::I32),
+        &small,
+        None,
+        "int32 below 300",
+    );
+    let bytes: Vec<V> = (0..n).map(|_| I(5)).collect();
+    check_sort(
+        &dev_exact(&bytes, &[n], DType::U8),
+        &bytes,
+        None,
+        "uint8 all equal",
+    );
+    let f: Vec<V> = (0..n)
+        .map(|_| F(1.0 + rng.usize(0, 1 << 10) as f64 / 1024.0))
+        .collect();
+    check_sort(
+        &dev_exact(&f, &[n], DType::F32),
+        &f,
+        None,
+        "float32 in [1, 2)",
+    );
+}
+
 #[test]
 fn argsort_is_stable_on_large_inputs() {
     require_gpu!();

@@ -536,6 +536,13 @@ pub const WORKLOADS: &[Workload] = &[
         VsCupy(0.85, None),
     ),
     w(
+        "sort100M_i64_below_1e4",
+        "ops::sort of 1e8 random int64 in [0, 10^4) (NumPy's default integers; six of the eight \
+         digit passes constant)",
+        sort100m_i64_small,
+        VsCupy(0.6, None),
+    ),
+    w(
         "argsort100M_f32",
         "ops::argsort (stable) of 1e8 random float32 (key-value radix sort)",
         argsort100m,
@@ -1260,6 +1267,14 @@ fn sort_by_key100m(o: &BenchmarkOptions) -> R<Timed> {
 fn sort100m_u32(o: &BenchmarkOptions) -> R<Timed> {
     let x = cuprum::random::randint(0, 1i64 << 32, &[EW_N], DType::U32)?;
     let r = warm_bench(o, "sort100M_u32", || ops::sort(&x, None).map(drop))?;
+    Ok((r, 0))
+}
+
+fn sort100m_i64_small(o: &BenchmarkOptions) -> R<Timed> {
+    let x = cuprum::random::randint(0, 10_000, &[EW_N], DType::I64)?;
+    let r = warm_bench(o, "sort100M_i64_below_1e4", || {
+        ops::sort(&x, None).map(drop)
+    })?;
     Ok((r, 0))
 }
 

@@ -21,6 +21,16 @@
 //! writes int64 on the last pass. Bytes per pass: keys (and positions) read once and
 //! written once; the first pass reads the input and the last writes the result.
 //!
+//! Constant digits: the offsets kernel also marks each pass whose digit is the same for
+//! every key (one bucket holds them all: the stable pass is the identity). Keys of a known
+//! range are common — int64 keys below 2^16 leave six of eight passes so — and CUB's sort
+//! runs them all. A marked pass between the first and the last does nothing when it pairs
+//! with a marked neighbour (the buffers alternate, so after two skipped passes the keys lie
+//! where the next pass reads them), and otherwise copies its tile in place (no ranking, no
+//! look-back, at the copy's speed); a marked first or last pass copies too, as it also
+//! transforms the keys. The pass kernels read the marks themselves, so the host never
+//! waits for the histogram and the sort stays capturable in a CUDA graph.
+//!
 //! Rows of an n-d array sorted along the last axis are *segments*: after the key passes,
 //! the positions (carried along) are sorted stably by their row, one pass per 8 bits of
 //! the row number. Sizes up to 2^30 - 1 elements.
@@ -386,13 +396,65 @@ extern "C" __global__ void __launch_bounds__(256) cuprum_radix_hist(const K* __r
   }
 }
 
-// Digit counts -> each pass's bucket offsets (one block per pass).
-extern "C" __global__ void __launch_bounds__(256) cuprum_radix_offsets(unsigned* __restrict__ hist) {
+// Digit counts -> each pass's bucket offsets (one block per pass), and whether one digit
+// holds every key (`trivial`, zeroed before: the stable pass is then the identity).
+extern "C" __global__ void __launch_bounds__(256) cuprum_radix_offsets(unsigned* __restrict__ hist,
+    unsigned* __restrict__ trivial) {
   __shared__ unsigned s_wsum[WARPS];
   unsigned* h = hist + blockIdx.x * 256;
   unsigned total;
   const unsigned v = h[threadIdx.x];
   h[threadIdx.x] = rt::block_exclusive<WARPS>(v, s_wsum, total);
+  if (total > 0u && v == total) trivial[blockIdx.x] = 1u;
+}
+
+// What pass `p` of `np` does: 0 ranks and scatters its tile; 1 copies it in place of the
+// pass (one digit holds every key); 2 nothing. Trivial passes between the first and the
+// last are skipped two at a time (the keys then stay in the buffer the pass after the pair
+// reads, as the buffers alternate); one left over, or a trivial first or last pass (which
+// also transform the keys), copies.
+__device__ __forceinline__ int pass_action(const unsigned* __restrict__ trivial, int p, int np) {
+  if (!trivial[p]) return 0;
+  if (p == 0 || p == np - 1) return 1;
+  int a = p;
+  while (a > 1 && trivial[a - 1]) --a;
+  if ((p - a) & 1) return 2;
+  return (p + 1 < np - 1 && trivial[p + 1]) ? 2 : 1;
+}
+
+// Writes key `kk` (and value `vv`) to position `g` of the pass's output: the next pass's
+// buffers, or on the last pass the result (sorted values, int64 positions, or both).
+template <bool LAST>
+__device__ __forceinline__ void put(K* __restrict__ kout, void* __restrict__ vout, unsigned g, K kk, unsigned vv, unsigned len) {
+  if (!LAST) {
+    kout[g] = kk;
+    if (VALS) ((unsigned*)vout)[g] = vv;
+  } else if (MODE == 0 || MODE == 2) {
+    kout[g] = from_key(kk);
+  } else if (MODE == 4) {
+    kout[g] = from_key(kk);
+    ((unsigned*)vout)[g] = vv;
+  } else if (MODE == 1) {
+    ((long long*)vout)[g] = (long long)vv;
+  } else {
+    ((long long*)vout)[g] = (long long)(vv % len);
+  }
+}
+
+// A trivial pass's tile, block `blockIdx.x`'s: every key keeps its place.
+template <bool FIRST, bool LAST>
+__device__ __forceinline__ void copy_tile(const K* __restrict__ kin, K* __restrict__ kout,
+    const unsigned* __restrict__ vin, void* __restrict__ vout, I n, unsigned len) {
+  const I tbase = (I)blockIdx.x * TILE;
+#pragma unroll
+  for (int k = 0; k < IT; ++k) {
+    const I i = tbase + (I)(k * BLOCK + threadIdx.x);
+    if (i < n) {
+      const K kk = FIRST ? to_key(kin[i]) : kin[i];
+      const unsigned vv = VALS ? ((FIRST && MODE != 4) ? (unsigned)i : vin[i]) : 0u;
+      put<LAST>(kout, vout, (unsigned)i, kk, vv, len);
+    }
+  }
 }
 
 template <bool ROWDIG>
@@ -405,7 +467,14 @@ __device__ __forceinline__ unsigned digit(K key, unsigned val, unsigned len, int
 template <bool FIRST, bool LAST, bool ROWDIG>
 __device__ __forceinline__ void radix_pass(const K* __restrict__ kin, K* __restrict__ kout,
     const unsigned* __restrict__ vin, void* __restrict__ vout, I n, unsigned len,
-    const unsigned* __restrict__ bins, unsigned* __restrict__ status, unsigned* __restrict__ counter, int shift) {
+    const unsigned* __restrict__ bins, unsigned* __restrict__ status, unsigned* __restrict__ counter, int shift,
+    const unsigned* __restrict__ trivial, int pass, int npass) {
+  const int act = pass_action(trivial, pass, npass);
+  if (act == 2) return;
+  if (act == 1) {
+    copy_tile<FIRST, LAST>(kin, kout, vin, vout, n, len);
+    return;
+  }
   __shared__ unsigned s_tile;
   __shared__ unsigned s_hist[WARPS][256];
   __shared__ unsigned s_tstart[256];
@@ -497,19 +566,7 @@ __device__ __forceinline__ void radix_pass(const K* __restrict__ kin, K* __restr
       const K kk = s_keys[p];
       const unsigned vv = VALS ? s_vals[p] : 0u;
       const unsigned g = (unsigned)(s_gbase[digit<ROWDIG>(kk, vv, len, shift)] + (int)p);
-      if (!LAST) {
-        kout[g] = kk;
-        if (VALS) ((unsigned*)vout)[g] = vv;
-      } else if (MODE == 0 || MODE == 2) {
-        kout[g] = from_key(kk);
-      } else if (MODE == 4) {
-        kout[g] = from_key(kk);
-        ((unsigned*)vout)[g] = vv;
-      } else if (MODE == 1) {
-        ((long long*)vout)[g] = (long long)vv;
-      } else {
-        ((long long*)vout)[g] = (long long)(vv % len);
-      }
+      put<LAST>(kout, vout, g, kk, vv, len);
     }
   }
 }
@@ -517,8 +574,9 @@ __device__ __forceinline__ void radix_pass(const K* __restrict__ kin, K* __restr
 #define CUPRUM_RADIX_ENTRY(NAME, FIRST, LAST, ROWDIG) \
 extern "C" __global__ void __launch_bounds__(256, MINB) NAME(const K* __restrict__ kin, K* __restrict__ kout, \
     const unsigned* __restrict__ vin, void* __restrict__ vout, I n, unsigned len, const unsigned* __restrict__ bins, \
-    unsigned* __restrict__ status, unsigned* __restrict__ counter, int shift) { \
-  radix_pass<FIRST, LAST, ROWDIG>(kin, kout, vin, vout, n, len, bins, status, counter, shift); }
+    unsigned* __restrict__ status, unsigned* __restrict__ counter, int shift, const unsigned* __restrict__ trivial, \
+    int pass, int npass) { \
+  radix_pass<FIRST, LAST, ROWDIG>(kin, kout, vin, vout, n, len, bins, status, counter, shift, trivial, pass, npass); }
 CUPRUM_RADIX_ENTRY(cuprum_radix_first, true, false, false)
 CUPRUM_RADIX_ENTRY(cuprum_radix_mid, false, false, false)
 #if !CUPRUM_SORT_SEG
@@ -647,11 +705,12 @@ pub(crate) fn run(
     let tile = 256 * t.items;
     let tiles = n.div_ceil(tile);
     let status_words = tiles * 256;
-    // hist [passes][256] | counters [passes] | status [passes][tiles][256]
-    let scratch = zeroed_scratch(4 * (passes * 256 + passes + passes * status_words))?;
+    // hist [passes][256] | counters [passes] | trivial [passes] | status [passes][tiles][256]
+    let scratch = zeroed_scratch(4 * (passes * 256 + 2 * passes + passes * status_words))?;
     let hist_at = |p: usize| ptr_at(&scratch, 4 * p * 256);
     let counter_at = |p: usize| ptr_at(&scratch, 4 * (passes * 256 + p));
-    let status_at = |p: usize| ptr_at(&scratch, 4 * (passes * 256 + passes + p * status_words));
+    let trivial = ptr_at(&scratch, 4 * (passes * 256 + passes));
+    let status_at = |p: usize| ptr_at(&scratch, 4 * (passes * 256 + 2 * passes + p * status_words));
     let sms = device.sm_count().max(1);
     let hist_grid = (n.div_ceil(256) as u32).clamp(1, sms * 8);
     prog.launch(
@@ -660,7 +719,12 @@ pub(crate) fn run(
         256,
         (x, n as u32, len as u32, hist_at(0), plan.row_passes as i32),
     )?;
-    prog.launch("cuprum_radix_offsets", passes as u32, 256, (hist_at(0),))?;
+    prog.launch(
+        "cuprum_radix_offsets",
+        passes as u32,
+        256,
+        (hist_at(0), trivial),
+    )?;
     let values = mode != SortMode::Sort;
     let to_values = !matches!(mode, SortMode::Sort | SortMode::SegSort | SortMode::ByKey);
     // Key buffers: sorts alternate between `out` and one temporary so that the last pass
@@ -739,6 +803,9 @@ pub(crate) fn run(
                 status_at(p),
                 counter_at(p),
                 shift as i32,
+                trivial,
+                p as i32,
+                passes as i32,
             ),
         )?;
     }
