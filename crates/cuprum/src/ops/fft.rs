@@ -15,15 +15,24 @@
 //! separable): each group's axes are moved last and the data made C-contiguous (a copy
 //! only where the axes are not already the trailing ones of a contiguous array), one
 //! batched plan runs over all the other axes at once, and the result is viewed back in the
-//! original axis order. A complex group of the *leading* axes of a C-contiguous array is
-//! transformed where it lies instead (one plan whose transforms are interleaved, the
-//! trailing axes' positions apart: `FftPlan::inner`), with no copy in or out. The real transforms keep NumPy's axis roles: `rfftn` halves the
+//! original axis order. The real transforms keep NumPy's axis roles: `rfftn` halves the
 //! *last axis given* (its group runs first, as cuFFT's R2C), `irfftn` transforms the other
 //! axes back first and rebuilds the last given axis last (C2R, on a copy: cuFFT overwrites
 //! a C2R input). Normalisation (`norm`) is one scale of the result. Results are new arrays
 //! on the input's device, queued on its stream: C-contiguous when the transform's last
 //! group is the trailing axes, else (as CuPy's) the plan's output viewed in the input's
 //! axis order, which saves copying it back.
+//!
+//! Measured and not taken (H100, 2026-12-06, cuFFT 12 outside the library, one run, µs):
+//! transforming leading axes where they lie (cuFFT's strided layout: stride = the trailing
+//! axes' size, distance 1) instead of moving them last — the columns of a 4096 × 2049
+//! complex64 array took 126.3 out of place and 104.0 in place, where the contiguous
+//! columns after a transposing copy take 54.6 plus the copy (about 45); and splitting a
+//! real transform of a whole array into the rows' R2C and the other axes' C2C (PyTorch's
+//! order): `rfft2` of 4096² float32 52.8 + 104.0 against 154.1 for one 2-d R2C plan, and
+//! `rfftn` of 256³ 470.1 against 167.3 for one 3-d plan. One plan per group of trailing
+//! axes stays. (PyTorch's `rfft2` of that size took 134.5 in the bench of the same GPU;
+//! how it beats the 2-d plan is not explained.)
 
 use crate::array::shape::normalize_axis;
 use crate::array::{Array, DType, SliceArg};
@@ -234,22 +243,15 @@ fn cook(
 }
 
 /// Runs one backend plan over `group` (≤ 3 axes, moved last in this order) of `x`.
-/// `out_last` is the last axis' real-space length of a C2R transform; `scratch`: `x` is an
-/// intermediate result the transform may overwrite (cuFFT's C2R overwrites its input,
-/// which is otherwise copied first).
+/// `out_last` is the last axis' real-space length of a C2R transform.
 fn run_group(
     x: &Array,
     group: &[usize],
     kind: FftKind,
     forward: bool,
     out_last: usize,
-    scratch: bool,
 ) -> Result<Array> {
     let nd = x.ndim();
-    let leading = group.len() < nd && group.iter().enumerate().all(|(i, &ax)| ax == i);
-    if kind == FftKind::C2C && leading && x.is_c_contiguous() {
-        return run_leading(x, group.len(), forward);
-    }
     let mut perm: SmallVec<[isize; 8]> = (0..nd)
         .filter(|ax| !group.contains(ax))
         .map(|ax| ax as isize)
@@ -258,7 +260,7 @@ fn run_group(
     perm.extend(group.iter().map(|&ax| ax as isize));
     let moved = x.permute(&perm)?;
     // cuFFT overwrites a C2R input: never the caller's memory.
-    let y = if kind == FftKind::C2R && moved.is_c_contiguous() && !scratch {
+    let y = if kind == FftKind::C2R && moved.is_c_contiguous() {
         moved.copy()?
     } else {
         moved.to_contiguous()?
@@ -307,15 +309,13 @@ fn run_group(
             double,
             dims,
             batch,
-            inner: 1,
         };
         // SAFETY: `y` is C-contiguous with shape batch + the group's input lengths (for
         // C2R the half spectrum `n / 2 + 1` of `out_last`, checked above), which is exactly
         // `plan.batch * plan.elements().0` values of the input's type (complex of the
         // precision, or real for R2C: checked above); `out` is a fresh
         // C-contiguous array of `plan.batch * plan.elements().1` values of the output's
-        // type, disjoint from `y`. A C2R input is a copy of its own (above) or, with
-        // `scratch`, an intermediate result nothing reads after this transform. Both stay
+        // type, disjoint from `y`. A C2R input is a copy of its own (above). Both stay
         // alive until this function returns and their frees are ordered after the work on
         // `stream`, the stream both were made or last used on.
         unsafe {
@@ -335,53 +335,12 @@ fn run_group(
     out.permute(&back)
 }
 
-/// The complex transform of the leading `k` axes of `x` (C-contiguous, complex, more than
-/// `k` axes) where they lie: one plan interleaving the transforms of the trailing axes'
-/// positions, no copies in or out of its layout; the result C-contiguous.
-fn run_leading(x: &Array, k: usize, forward: bool) -> Result<Array> {
-    let double = match x.dtype() {
-        DType::C64 => false,
-        DType::C128 => true,
-        other => bail!(
-            InvalidArgument,
-            "a complex FFT cannot read {other} data of shape {}",
-            crate::array::shape::format_shape(x.shape())
-        ),
-    };
-    let stream = Stream::for_device(x.device())?;
-    let out = Array::empty_on(x.shape(), x.dtype(), &stream)?;
-    if out.size() > 0 {
-        let plan = FftPlan {
-            kind: FftKind::C2C,
-            double,
-            dims: x.shape()[..k].iter().copied().collect(),
-            batch: 1,
-            inner: x.shape()[k..].iter().product(),
-        };
-        // SAFETY: `x` is C-contiguous complex of the precision (checked), of shape
-        // `(*dims, inner)`: exactly `plan.inner * plan.elements().0` values; `out` is a
-        // fresh C-contiguous array of the same shape and dtype, disjoint from `x`. Both stay
-        // alive until this function returns and their frees are ordered after the work on
-        // `stream`, the stream both were made or last used on.
-        unsafe {
-            crate::runtime::fft(
-                &stream,
-                &plan,
-                x.ptr_on(&stream),
-                out.ptr_on(&stream),
-                forward,
-            )?
-        };
-    }
-    Ok(out)
-}
-
 /// Complex-to-complex transforms of `x` (complex) over `axes`, unnormalised.
 fn c2c_axes(mut x: Array, axes: &[usize], forward: bool) -> Result<Array> {
     let mut rest = axes;
     while !rest.is_empty() {
         let cut = rest.len().saturating_sub(3);
-        x = run_group(&x, &rest[cut..], FftKind::C2C, forward, 0, false)?;
+        x = run_group(&x, &rest[cut..], FftKind::C2C, forward, 0)?;
         rest = &rest[..cut];
     }
     Ok(x)
@@ -412,31 +371,13 @@ fn complex_nd(a: &Array, axes: &[usize], lens: &[usize], norm: Norm, fwd: bool) 
     finish(y, norm, lens.iter().product(), fwd)
 }
 
-/// Where the real transform's own group starts in `axes` (its last axis is the halved
-/// one); the axes before it are complex transforms run after it (`rfftn`) or before it
-/// (`irfftn`). When the axes are all of an array's, in order, at most four of them, the
-/// real group is the last axis alone and the others are one complex plan over the leading
-/// axes, transformed where they lie (`run_leading`): a 2-d R2C plan of cuFFT ran
-/// the rows and columns of a 4096² float32 `rfft2` slower than an R2C of the rows and a
-/// strided C2C of the columns (what PyTorch runs). Otherwise the last three axes given
-/// (all of them when fewer): one plan, with no copy when they are the trailing ones.
-fn real_cut(axes: &[usize], ndim: usize) -> usize {
-    let k = axes.len();
-    let whole = k == ndim && axes.iter().enumerate().all(|(i, &ax)| ax == i);
-    if whole && (2..=4).contains(&k) {
-        k - 1
-    } else {
-        k.saturating_sub(3)
-    }
-}
-
 fn real_nd(a: &Array, axes: &[usize], lens: &[usize], norm: Norm) -> Result<Array> {
     let mut x = cast(a, real_of(a.dtype()))?;
     for (&ax, &n) in axes.iter().zip(lens) {
         x = fit(&x, ax, n)?;
     }
-    let cut = real_cut(axes, x.ndim());
-    let y = run_group(&x, &axes[cut..], FftKind::R2C, true, 0, false)?;
+    let cut = axes.len().saturating_sub(3);
+    let y = run_group(&x, &axes[cut..], FftKind::R2C, true, 0)?;
     let y = c2c_axes(y, &axes[..cut], true)?;
     finish(y, norm, lens.iter().product(), true)
 }
@@ -447,10 +388,9 @@ fn inverse_real_nd(a: &Array, axes: &[usize], lens: &[usize], norm: Norm) -> Res
     for (i, (&ax, &n)) in axes.iter().zip(lens).enumerate() {
         x = fit(&x, ax, if i + 1 == k { n / 2 + 1 } else { n })?;
     }
-    let cut = real_cut(axes, x.ndim());
+    let cut = k.saturating_sub(3);
     let x = c2c_axes(x, &axes[..cut], false)?;
-    // After complex transforms `x` is their fresh result (C-contiguous or a view of one).
-    let y = run_group(&x, &axes[cut..], FftKind::C2R, false, lens[k - 1], cut > 0)?;
+    let y = run_group(&x, &axes[cut..], FftKind::C2R, false, lens[k - 1])?;
     finish(y, norm, lens.iter().product(), false)
 }
 

@@ -229,13 +229,9 @@ pub(crate) enum FftKind {
     C2R,
 }
 
-/// A batch of unnormalised discrete Fourier transforms over 1 to 3 axes of C-contiguous
-/// data of shape `(batch, *dims, inner)`: the transforms run over the `dims` axes (their
-/// real-space lengths), one for each of the `batch * inner` other positions — with
-/// `inner = 1` the transforms lie one after the other, with `inner > 1` (C2C only) their
-/// values are interleaved `inner` apart (the leading axes of an array, transformed where
-/// they lie instead of moved last). Complex values are interleaved (real, imaginary)
-/// pairs of the precision.
+/// A batch of unnormalised discrete Fourier transforms over the trailing 1 to 3 axes of
+/// C-contiguous data: `batch` transforms of `dims` (the real-space lengths) one after the
+/// other, complex values as interleaved (real, imaginary) pairs of the precision.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) struct FftPlan {
     pub kind: FftKind,
@@ -243,10 +239,8 @@ pub(crate) struct FftPlan {
     pub double: bool,
     /// The transform's lengths in real space, 1 to 3 of them, each ≥ 1.
     pub dims: SmallVec<[usize; 3]>,
-    /// Blocks of `inner` interleaved transforms, one after the other (≥ 1).
+    /// Transforms in the batch (≥ 1).
     pub batch: usize,
-    /// Transforms interleaved in a block (≥ 1; above 1 only for C2C).
-    pub inner: usize,
 }
 
 impl FftPlan {
@@ -581,8 +575,8 @@ pub(crate) trait DeviceBackend:
     /// is scaled.
     ///
     /// # Safety
-    /// `input` and `output` address `plan.batch * plan.inner` times [`FftPlan::elements`]
-    /// elements (of the input's and the output's type) in live memory of this device that stays
+    /// `input` and `output` address `plan.batch` times [`FftPlan::elements`] elements (of
+    /// the input's and the output's type) in live memory of this device that stays
     /// allocated until `stream` has run the work; they are the same address (in place, C2C
     /// only) or do not overlap. A C2R transform may overwrite its input.
     unsafe fn fft(

@@ -17,10 +17,8 @@
 //! destroyed (graphs may be replayed for the rest of the process), and the next transform
 //! of that shape makes a fresh plan.
 //!
-//! Plans are made with `cufftMakePlanMany64` over the default (contiguous) layout, or, for
-//! transforms interleaved `inner` apart (`FftPlan::inner`: the leading axes of an array,
-//! transformed where they lie), with the lengths as embeds, stride `inner` and distance 1:
-//! one plan per block of `inner` transforms, run once per block. A C2R transform overwrites its input
+//! Plans are made with `cufftMakePlanMany64` over the default (contiguous) layout: the
+//! ops layer hands cuFFT C-contiguous batches only. A C2R transform overwrites its input
 //! (cuFFT's documented behaviour for multi-dimensional ones); the ops layer passes a copy.
 
 use super::culib::{self, LibSpec, Loaded};
@@ -176,47 +174,30 @@ fn make(plan: &FftPlan) -> Result<sys::cufftHandle> {
             Error::new(ErrorKind::Fft, format!("an FFT length of {d} is too large"))
         })?);
     }
-    // One plan covers one block of interleaved transforms (`exec` runs it per block) or
-    // the whole batch of contiguous ones.
-    let count = if plan.inner > 1 {
-        plan.inner
-    } else {
-        plan.batch
-    };
-    let too_large = || {
+    let batch = c_longlong::try_from(plan.batch).map_err(|_| {
         Error::new(
             ErrorKind::Fft,
-            format!("an FFT batch of {} is too large", plan.batch * plan.inner),
+            format!("an FFT batch of {} is too large", plan.batch),
         )
-    };
-    let batch = c_longlong::try_from(count).map_err(|_| too_large())?;
-    let stride = c_longlong::try_from(plan.inner).map_err(|_| too_large())?;
-    // The interleaved layout: element `x` of transform `b` at `b + x * inner` (the embeds
-    // are the lengths themselves: the axes are nested without gaps).
-    let mut embed = dims.clone();
-    let embed_ptr = if plan.inner > 1 {
-        embed.as_mut_ptr()
-    } else {
-        std::ptr::null_mut()
-    };
+    })?;
     let mut h: sys::cufftHandle = 0;
     // SAFETY: cuFFT is loaded with every symbol checked; `h` is a valid out pointer.
     check(unsafe { sys::cufftCreate(&mut h) }, "cufftCreate")?;
     let mut work: usize = 0;
-    // SAFETY: `h` is a fresh plan; `dims` (and `embed` where used) hold `rank` lengths;
-    // null embeds select the contiguous layout (strides and distances are then ignored);
-    // `work` is a valid out pointer.
+    // SAFETY: `h` is a fresh plan; `dims` holds `rank` lengths; null embeds select the
+    // contiguous layout (strides and distances are then ignored); `work` is a valid out
+    // pointer.
     let status = unsafe {
         sys::cufftMakePlanMany64(
             h,
             dims.len() as c_int,
             dims.as_mut_ptr(),
-            embed_ptr,
-            stride,
+            std::ptr::null_mut(),
             1,
-            embed_ptr,
-            stride,
+            0,
+            std::ptr::null_mut(),
             1,
+            0,
             cufft_type(plan.kind, plan.double),
             batch,
             &mut work,
@@ -243,16 +224,10 @@ pub(crate) unsafe fn exec(
     stream: CUstream,
 ) -> Result<()> {
     loaded()?;
-    if plan.dims.is_empty()
-        || plan.dims.len() > 3
-        || plan.batch == 0
-        || plan.inner == 0
-        || (plan.inner > 1 && plan.kind != FftKind::C2C)
-    {
+    if plan.dims.is_empty() || plan.dims.len() > 3 || plan.batch == 0 {
         bail!(
             Fft,
-            "a cuFFT plan has 1 to 3 axes, a batch of at least one and interleaves complex \
-             transforms only (got {:?})",
+            "a cuFFT plan has 1 to 3 axes and a batch of at least one (got {:?})",
             plan
         );
     }
@@ -282,19 +257,8 @@ pub(crate) unsafe fn exec(
         "cufftSetStream",
     )
     .and_then(|()| {
-        // Interleaved transforms: the plan covers one block; the blocks follow one another.
-        let (blocks, step) = if plan.inner > 1 {
-            let part = if plan.double { 16 } else { 8 };
-            (plan.batch, plan.elements().0 * plan.inner * part)
-        } else {
-            (1, 0)
-        };
-        (0..blocks).try_for_each(|b| {
-            let off = (b * step) as u64;
-            // SAFETY: the addresses hold the plan's batch of inputs and outputs (caller),
-            // block `b` of them `off` bytes in.
-            unsafe { run(h, plan, input + off, output + off, forward) }
-        })
+        // SAFETY: the addresses hold the plan's batch of inputs and outputs (caller).
+        unsafe { run(h, plan, input, output, forward) }
     });
     if crate::runtime::capture_state::is_capturing(stream as usize)
         && let Some(i) = c.plans.iter().position(|(_, p)| *p == h)

@@ -9,9 +9,8 @@
 //! that half) or last (C2R: the other axes are transformed back on a copy of the half
 //! spectrum, then each line is completed by Hermitian symmetry, `Y[k] = conj(y[n - k])`,
 //! transformed and its real part kept: the imaginary parts of `y[0]` and, for even `n`,
-//! `y[n / 2]` drop out, as NumPy's `irfft` drops them). Interleaved complex transforms
-//! (`FftPlan::inner`) are the leading axes of each block, transformed like any other axis.
-//! Plans come from one planner per precision, which keeps them for the process.
+//! `y[n / 2]` drop out, as NumPy's `irfft` drops them). Plans come from one planner per
+//! precision, which keeps them for the process.
 
 use super::launch::on_workers;
 use crate::runtime::backend::{FftKind, FftPlan};
@@ -186,17 +185,15 @@ unsafe fn run<T: Planned>(plan: &FftPlan, input: u64, output: u64, forward: bool
     match plan.kind {
         FftKind::C2C => {
             let out = output as *mut Complex<T>;
-            let total = plan.batch * ins * plan.inner;
             if input != output {
-                // SAFETY: both address `batch * ins * inner` complex values and do not
-                // overlap (caller).
-                unsafe { std::ptr::copy_nonoverlapping(input as *const Complex<T>, out, total) };
+                // SAFETY: both address `batch * ins` complex values and do not overlap
+                // (caller).
+                unsafe {
+                    std::ptr::copy_nonoverlapping(input as *const Complex<T>, out, plan.batch * ins)
+                };
             }
-            // Each block is an array of shape `(*dims, inner)` transformed over `dims`.
-            let mut shape: smallvec::SmallVec<[usize; 4]> = dims.iter().copied().collect();
-            shape.push(plan.inner);
             // SAFETY: `out` holds the batch (caller).
-            unsafe { transform_leading(out, plan.batch, &shape, r, forward) };
+            unsafe { transform_leading(out, plan.batch, dims, r, forward) };
         }
         FftKind::R2C => {
             let (src, out) = (Shared(input as *mut T), Shared(output as *mut Complex<T>));
