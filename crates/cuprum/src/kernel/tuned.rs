@@ -6,7 +6,12 @@
 //! (closer than run-to-run noise). H200, one run, µs of each family's problem, winner /
 //! first candidate: tile.4 102.9 / 102.9, tile.8 123.8 / 123.8, seg.4 130.1 (24, 4) /
 //! 134.9, seg.8 145.1 (8, 4) / 166.0, rows.4 75.4 (8, 4) / 75.9, rows.8 80.8 / 80.8,
-//! axis.4 100.7 / 100.7, axis.8 85.4 (16) / 96.1.
+//! axis.4 100.7 / 100.7, axis.8 85.4 (16) / 96.1. H100, `cuprum tune` of every family again
+//! (2026-12-06, one run): each built-in choice won or was within 2 % of the winner except
+//! tile.4 (prefetch 128: 112.4 against 116.8 µs) and tile.8 ((12, 4): 119.1 against
+//! 124.7); the whole bench with those stored choices ran `cumsum` of 1e8 float32 / float64
+//! in 299.8 / 597.8 µs, the run before with the built-in ones 296.9 / 594.4 — the families'
+//! problems' margins are run-to-run noise at full size, so the built-in choices stay.
 //!
 //! A family's problem runs a float sum on the scan engine (which `cumsum` and every
 //! `ScanKernel` share) with its candidate pinned and the class's other families pinned to

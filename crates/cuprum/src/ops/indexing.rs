@@ -10,6 +10,13 @@
 //! Refused inside a graph capture, before anything is launched: the host could not read
 //! the flag.
 //! [`IndexMode::Wrap`] and [`IndexMode::Clip`] need no check and no synchronisation.
+//!
+//! A random gather's time is its scattered 32-byte sectors (`take` of 10^7 float32 from
+//! 10^8 runs level with CuPy's elementwise twin, both at the sectors' rate). Measured and
+//! not taken (H100, 2026-12-06, outside the library, µs): the L2 fetch granularity
+//! (`cudaLimitMaxL2FetchGranularity`, a context-wide hint, 64 bytes by default) at 32 left
+//! the gather at 352.1 (352.2 at 64), a random scatter at 749.1 (749.0) and slowed binary
+//! searches of 10^7 needles in 10^8 keys 2414 → 2606; at 128 the gather took 473.2.
 
 use super::compact::{MAX_ND, nonzero_coords};
 use super::programs::{PRELUDE, Program, bits_type, blocks_for, fits_u32, program};

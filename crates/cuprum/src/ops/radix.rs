@@ -29,7 +29,12 @@
 //! where the next pass reads them), and otherwise copies its tile in place (no ranking, no
 //! look-back, at the copy's speed); a marked first or last pass copies too, as it also
 //! transforms the keys. The pass kernels read the marks themselves, so the host never
-//! waits for the histogram and the sort stays capturable in a CUDA graph.
+//! waits for the histogram and the sort stays capturable in a CUDA graph. H100, one run
+//! (2026-12-06, `sort100M_i64_below_1e4`: 10^8 int64 below 10^4, two ranking passes,
+//! four skipped, two copies): 3427 µs against CuPy's 6267 and PyTorch's 10877; predicted
+//! from the 8-byte passes' time (about 900 µs each) and two copies of 1.6 GB at the copy's
+//! speed: 3350. The random keys of the other sort rows mark no pass and ran as before
+//! (float32 2948 µs, 0.92 of CuPy's time).
 //!
 //! Rows of an n-d array sorted along the last axis are *segments*: after the key passes,
 //! the positions (carried along) are sorted stably by their row, one pass per 8 bits of
