@@ -71,7 +71,7 @@ class vectorize:
 
     The function is first called once with the whole broadcast device arrays (each
     argument as an array, so NumPy's promotion is kept): a function of arithmetic,
-    comparisons and ufuncs runs on the device that way (float16 arrays in float32,
+    comparisons and ufuncs runs on the device that way (float16 arrays in float64,
     rounded back once as NumPy's calls on Python floats are; the result dtypes then come
     from a call with empty arrays of the given dtypes). A function that needs one
     element at a time (``if``/``while`` on a value, ``max``, ``not``, ``float(x)``...)
@@ -112,15 +112,16 @@ class vectorize:
             return self._finish(outs, len(outs) > 1)
         # NumPy's vectorize computes on Python numbers (doubles) and rounds once, into the
         # dtype the element types give; float16 arrays rounded after every operation
-        # would differ from it by several of their ulps, so they are computed in float32
-        # and rounded back where the result would have been float16.
+        # would differ from it by several of their ulps, and float32 still rounds a few
+        # in 10^4 elements differently, so they are computed in float64 (the Python
+        # floats' type) and rounded back once where the result would have been float16.
         half = numpy.dtype(numpy.float16)
         narrow = any(a.dtype == half for a in arrays)
         if narrow:
             # the result dtypes from empty arrays of the given dtypes (nothing launched)
             probe = self.pyfunc(*(cuprum.empty((0,), dtype=a.dtype) for a in arrays))
             kinds = [cuprum.asarray(v).dtype for v in _as_tuple(probe)]
-            arrays = [a.astype(numpy.float32) if a.dtype == half else a for a in arrays]
+            arrays = [a.astype(numpy.float64) if a.dtype == half else a for a in arrays]
         r = self.pyfunc(*arrays)
         outs = [self._output(v, shape) for v in _as_tuple(r)]
         if narrow and len(kinds) == len(outs):

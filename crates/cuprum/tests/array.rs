@@ -787,6 +787,83 @@ fn arange_half_precision() {
     );
 }
 
+/// The float16 nearest to a finite `x` (ties to the even one), by exact comparison with
+/// the neighbours of the `half` crate's conversion (which may round twice, through f32;
+/// a neighbour's bits are the next float16 of the same sign, or NaN past zero or the
+/// largest); at least 65520 in magnitude is infinity.
+fn nearest_f16(x: f64) -> u16 {
+    if x.abs() >= 65520.0 {
+        return if x > 0.0 { 0x7c00 } else { 0xfc00 };
+    }
+    let guess = f16::from_f64(x).to_bits();
+    let mut best = guess;
+    for b in [guess.wrapping_sub(1), guess.wrapping_add(1)] {
+        let (c, d) = (f16::from_bits(b), f16::from_bits(best));
+        if !c.is_finite() {
+            continue;
+        }
+        let (dc, dd) = ((c.to_f64() - x).abs(), (d.to_f64() - x).abs());
+        if dc < dd || (dc == dd && b & 1 == 0) {
+            best = b;
+        }
+    }
+    best
+}
+
+/// Doubles round to float16 once, as NumPy's casts do: values a hair off the midpoint of
+/// two float16 numbers (which float32 rounds onto the midpoint, so that a cast through
+/// float would round the tie to even instead), exact midpoints, subnormals, the overflow
+/// edge and the special values — by `astype` and by a kernel storing a double into a
+/// float16 output.
+#[test]
+fn float64_rounds_to_float16_once() {
+    require_gpu!();
+    let mut rng = Rng::new(16);
+    let mut vals = vec![
+        0.0,
+        -0.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        65504.0,
+        65519.999,
+        65520.0,
+        -65520.0,
+        2f64.powi(-25),
+        2f64.powi(-25) * (1.0 + 2f64.powi(-40)),
+        2f64.powi(-26),
+        1e-300,
+    ];
+    for _ in 0..2000 {
+        // a float16 number (normal or subnormal) and the midpoint to the next one up
+        let bits = (rng.next_u64() % 0x7bff) as u16;
+        let (lo, hi) = (f16::from_bits(bits), f16::from_bits(bits + 1));
+        let mid = (lo.to_f64() + hi.to_f64()) / 2.0;
+        let nudge = mid * 2f64.powi(-30);
+        let sign = if rng.next_u64().is_multiple_of(2) {
+            1.0
+        } else {
+            -1.0
+        };
+        vals.extend([mid, mid + nudge, mid - nudge].map(|v| sign * v));
+    }
+    let want: Vec<u16> = vals.iter().map(|&v| nearest_f16(v)).collect();
+    let bits = |a: &Array| -> Vec<u16> {
+        let v = a.to_vec::<f16>().unwrap();
+        v.iter().map(|h| h.to_bits()).collect()
+    };
+    let x = Array::from_slice(&vals, &[vals.len()]).unwrap();
+    assert_eq!(bits(&x.astype(DType::F16).unwrap()), want, "astype");
+    let k = cuprum::ElementwiseKernel::new("float64 x", "float16 y", "y = x", "to_half").unwrap();
+    let y = k.call((&x,)).unwrap();
+    assert_eq!(bits(&y), want, "ElementwiseKernel");
+    // a Python-float scalar made float16 on the host (`full`) rounds once as well
+    for (&v, &w) in vals.iter().zip(&want).take(300) {
+        let f = Array::full(&[1], v, DType::F16).unwrap();
+        assert_eq!(bits(&f), [w], "full({v:e})");
+    }
+    let nan = Array::from_slice(&[f64::NAN], &[1]).unwrap();
+    assert!(nan.astype(DType::F16).unwrap().to_vec::<f16>().unwrap()[0].is_nan());
+}
 /// NumPy's `linspace` on the host (before any integer flooring).
 fn linspace_ref(start: f64, stop: f64, num: usize, endpoint: Endpoint) -> Vec<f64> {
     let endpoint = endpoint == Endpoint::Included;

@@ -14,7 +14,7 @@
 use super::device_array::Array;
 use super::shape::{SliceArg, format_shape};
 use crate::dtype::Scalar;
-use crate::dtype::{DType, vec_from_bytes};
+use crate::dtype::{DType, f16_from_f64, vec_from_bytes};
 use crate::error::{Result, bail};
 use crate::runtime::{Stream, as_uninit, copy_dtoh};
 use half::{bf16, f16};
@@ -208,7 +208,7 @@ fn shortest(x: f64, ty: DType) -> Digits {
             let same = |s: &str| {
                 let back: f64 = s.parse().unwrap_or(f64::NAN);
                 if ty == DType::F16 {
-                    f16::from_f64(back).to_bits() == f16::from_f64(x).to_bits()
+                    f16_from_f64(back).to_bits() == f16_from_f64(x).to_bits()
                 } else {
                     bf16::from_f64(back).to_bits() == bf16::from_f64(x).to_bits()
                 }
@@ -295,7 +295,7 @@ fn sign_of(negative: bool, plus: bool) -> &'static str {
 /// floats in the array's type).
 fn in_type(x: f64, ty: DType) -> f64 {
     match ty {
-        DType::F16 => f16::from_f64(x).to_f64(),
+        DType::F16 => f16_from_f64(x).to_f64(),
         DType::BF16 => bf16::from_f64(x).to_f64(),
         DType::F32 | DType::C64 => f64::from(x as f32),
         _ => x,

@@ -423,10 +423,10 @@ fn store_conv(dt: DType) -> Result<(&'static str, &'static str)> {
         DType::F16 => (
             "unsigned short",
             "#ifdef __CUPRUM_HOST__\n\
-             __device__ __forceinline__ T to_t(double v) { return cuprum_host::f32_to_f16_bits((float)v); }\n\
+             __device__ __forceinline__ T to_t(double v) { return cuprum_host::f64_to_f16_bits(v); }\n\
              #else\n\
-             __device__ __forceinline__ T to_t(double v) { unsigned short r; float f = (float)v;\n\
-             \x20 asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(r) : \"f\"(f)); return r; }\n\
+             __device__ __forceinline__ T to_t(double v) { unsigned short r;\n\
+             \x20 asm(\"cvt.rn.f16.f64 %0, %1;\" : \"=h\"(r) : \"d\"(v)); return r; }\n\
              #endif\n",
         ),
         DType::BF16 => (

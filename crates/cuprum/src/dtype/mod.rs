@@ -7,8 +7,11 @@
 //! dtypes) and the kernel ABI below it (argument schemas of record types and scalars) both
 //! build on it, and the array layer re-exports it (`cuprum::DType`, `cuprum::Scalar`).
 
+mod half_round;
 mod scalar;
 mod table;
+
+pub(crate) use half_round::f16_from_f64;
 
 pub use scalar::Scalar;
 pub use table::{DType, DTypeKind, Element, RecordType};

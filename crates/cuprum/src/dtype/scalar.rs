@@ -1,5 +1,6 @@
 //! A single typed value ([`Scalar`]) and NumPy's assignment conversion between dtypes.
 
+use super::half_round::f16_from_f64;
 use super::table::{DType, Element, dtype_table};
 use crate::error::{Result, bail};
 use half::{bf16, f16};
@@ -172,7 +173,7 @@ impl Scalar {
             DType::U16 => int!(u16, U16),
             DType::U32 => int!(u32, U32),
             DType::U64 => int!(u64, U64),
-            DType::F16 => Scalar::F16(f16::from_f64(as_f64(w)?)),
+            DType::F16 => Scalar::F16(f16_from_f64(as_f64(w)?)),
             DType::BF16 => Scalar::BF16(bf16::from_f64(as_f64(w)?)),
             DType::F32 => Scalar::F32(as_f64(w)? as f32),
             DType::F64 => Scalar::F64(as_f64(w)?),

@@ -38,6 +38,7 @@
 use super::programs::{PRELUDE, Program, on_device_of, program};
 use super::search::{check_1d, less_code};
 use crate::array::{Array, DType, DTypeKind};
+use crate::dtype::f16_from_f64;
 use crate::error::{Result, bail, err};
 use crate::kernel::{DevicePtr, Dim3};
 use crate::runtime::Device;
@@ -832,7 +833,7 @@ fn edges_array(e: &[f64], d: DType) -> Result<Array> {
     let shape = [e.len()];
     match d {
         DType::F16 => {
-            let v: Vec<half::f16> = e.iter().map(|&x| half::f16::from_f64(x)).collect();
+            let v: Vec<half::f16> = e.iter().map(|&x| f16_from_f64(x)).collect();
             Array::from_slice(&v, &shape)
         }
         DType::BF16 => {

@@ -38,6 +38,7 @@ use super::promote::promote_types;
 use super::select::{MAX_RANKS, select, selectable};
 use super::sort::sort;
 use crate::array::{Array, DType, DTypeKind, Scalar};
+use crate::dtype::f16_from_f64;
 use crate::error::{Result, bail};
 use crate::kernel::{ElementwiseKernel, Keepdims};
 use crate::shape::normalize_axis;
@@ -90,7 +91,7 @@ impl<'a> From<&'a Array> for Quantiles<'a> {
 /// `x` rounded to float dtype `d`.
 fn round_to(x: f64, d: DType) -> f64 {
     match d {
-        DType::F16 => f16::from_f64(x).to_f64(),
+        DType::F16 => f16_from_f64(x).to_f64(),
         DType::BF16 => bf16::from_f64(x).to_f64(),
         DType::F32 => f64::from(x as f32),
         _ => x,
@@ -101,7 +102,7 @@ fn round_to(x: f64, d: DType) -> f64 {
 /// and round back, as NumPy's do).
 fn div100(x: f64, d: DType) -> f64 {
     match d {
-        DType::F16 => f16::from_f32(f16::from_f64(x).to_f32() / 100.0).to_f64(),
+        DType::F16 => f16::from_f32(f16_from_f64(x).to_f32() / 100.0).to_f64(),
         DType::BF16 => bf16::from_f32(bf16::from_f64(x).to_f32() / 100.0).to_f64(),
         DType::F32 => f64::from(x as f32 / 100.0),
         _ => x / 100.0,

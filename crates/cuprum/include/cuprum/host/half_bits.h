@@ -25,6 +25,30 @@ inline unsigned short f32_to_f16_bits(float f) {
   if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) ++h;  // a carry rounds up into the exponent
   return (unsigned short)h;
 }
+// A double rounds to binary16 once (through float it could round twice, as NumPy's does not).
+inline unsigned short f64_to_f16_bits(double d) {
+  unsigned long long x;
+  std::memcpy(&x, &d, 8);
+  const unsigned int sign = (unsigned int)(x >> 48) & 0x8000u;
+  unsigned long long mant = x & 0xfffffffffffffull;
+  const int exp = (int)((x >> 52) & 0x7ffu);
+  if (exp == 0x7ff) return mant ? (unsigned short)0x7fffu : (unsigned short)(sign | 0x7c00u);
+  const int e = exp - 1023 + 15;
+  if (e >= 0x1f) return (unsigned short)(sign | 0x7c00u);
+  if (e <= 0) {
+    if (e < -10) return (unsigned short)sign;
+    mant |= 1ull << 52;
+    const unsigned int shift = (unsigned int)(43 - e);
+    unsigned long long h = mant >> shift;
+    const unsigned long long rem = mant & ((1ull << shift) - 1ull), half = 1ull << (shift - 1u);
+    if (rem > half || (rem == half && (h & 1ull))) ++h;
+    return (unsigned short)(sign | (unsigned int)h);
+  }
+  unsigned int h = sign | ((unsigned int)e << 10) | (unsigned int)(mant >> 42);
+  const unsigned long long rem = mant & ((1ull << 42) - 1ull), half = 1ull << 41;
+  if (rem > half || (rem == half && (h & 1u))) ++h;  // a carry rounds up into the exponent
+  return (unsigned short)h;
+}
 inline float f16_bits_to_f32(unsigned short h) {
   const unsigned int sign = (unsigned int)(h & 0x8000u) << 16;
   const unsigned int exp = (h >> 10) & 0x1fu;
