@@ -3,9 +3,9 @@
 //! captured once into a graph and replayed with one launch. Both run on a stream of their
 //! own (a capture needs one), made current for the timing.
 //!
-//! The replay is level with CuPy's (1.00, 0.98 and 0.90 of CuPy's time in three H100 runs
+//! The replay is level with CuPy's (0.99, 0.90 and 1.00 of CuPy's time in three H100 runs
 //! of 2026-12-06: launch latency, run-to-run noise of a few µs). Timed the other way (CuPy's
-//! `benchmark`, one H100 run), 20 raw kernels of every launch shape took 23.4–27 µs (one
+//! `benchmark`, one H100 run), 20 raw kernels of every launch shape took 23.4–28.4 µs (one
 //! float4 per thread in 4 blocks of 256, cuprum's shape, 24.5; one float per thread in
 //! 16 blocks of 256, 24.4; CuPy's ElementwiseKernel 23.8–25.2), and an event recorded
 //! after each replay, which `Graph::launch` adds to know when its runs end, cost nothing
