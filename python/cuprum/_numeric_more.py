@@ -422,6 +422,12 @@ def gradient(f, *varargs, axis=None, edge_order=1):
         raise ValueError("duplicate value in 'axis'")
     if edge_order > 2:
         raise ValueError("'edge_order' greater than 2 not supported")
+    if f.dtype.kind == "b":
+        # NumPy differences booleans as they are, and its boolean subtract raises
+        raise TypeError(
+            "boolean subtract, the `-` operator, is not supported (as in NumPy's gradient of "
+            "a boolean array): cast to an integer or float type first"
+        )
     spacing = _spacing(f, axes, varargs)
     dtype = f.dtype if f.dtype.kind in "fc" else numpy.dtype(numpy.float64)
     f = f.astype(dtype, copy=False)

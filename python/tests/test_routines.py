@@ -997,6 +997,10 @@ def test_gradient_matches_numpy(edge_order):
         cp.gradient(cp.asarray([1.0, 2.0]), edge_order=2)
     with pytest.raises(TypeError, match="invalid number of arguments"):
         cp.gradient(cp.asarray(f), 1.0, 2.0, 3.0)
+    with pytest.raises(TypeError):
+        np.gradient(f > 2)  # NumPy's boolean subtract raises, and so does cuprum's gradient
+    with pytest.raises(TypeError, match="boolean subtract"):
+        cp.gradient(cp.asarray(f > 2))
 
 
 def test_histogramdd_histogram2d_and_weighted_histogram_match_numpy():
