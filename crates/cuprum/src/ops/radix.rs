@@ -111,10 +111,10 @@ pub(crate) const MAX_SORT: usize = (1 << 30) - 1;
 /// Row passes the histogram kernel makes room for (rows < 2^30 need at most 4).
 const MAX_ROW_PASSES: usize = 4;
 
-/// A pass kernel's tile: items per thread and the blocks per SM its registers are held to
-/// (`__launch_bounds__`' second argument). `sort_tuned.rs` chooses one per GPU among
-/// candidates measured there; the shapes below were hand-picked on an H100 and are the
-/// tuned families' first candidates.
+/// A pass kernel's tile: items per thread, the blocks per SM its registers are held to
+/// (`__launch_bounds__`' second argument) and threads per block. `sort_tuned.rs` chooses
+/// one per GPU among candidates measured there; the shapes below were hand-picked on an
+/// H100 and are the tuned families' first candidates.
 ///
 /// The passes are latency-bound: `ncu` on an H100 showed 4 blocks of 8 warps per SM (64
 /// registers), half the warps the SM holds, and the ALU pipe 70 % busy. Measured in one
@@ -141,29 +141,54 @@ const MAX_ROW_PASSES: usize = 4;
 /// argsort 4733 → 4484 / 4580 / 5028, `sort_by_key` 4726 → 4977 / 5048 / 5499: within
 /// noise or worse; the passes are bound by the ranking, not the reads.
 ///
-/// Why the 1-D sorts stay behind the issue's 0.8 × CuPy (the whole bench at 22:15 UTC on an
-/// H100: float32 1.08 ×, uint32 1.10 ×, float64 1.06 × CuPy's time; `argsort` 0.82 × and
-/// `sort_by_key` 0.35 ×, met), from `ncu` of the final kernels (2026-11-27): a float32
-/// pass (`cuprum_radix_mid`) runs at 76 % of the SMs' compute throughput and 30 % of DRAM
-/// throughput, 64 registers, 4 blocks per SM (registers and shared memory), occupancy 49 %,
-/// a warp issuing every 11.6 cycles; the first pass (which also transforms the keys and
-/// writes from the input) 76 % / 28 %. A float64 pass: 63 % compute, 49 % DRAM, 80
-/// registers, 3 blocks, occupancy 37 %. The passes are bound by the instructions per key
-/// (8 ballots to find a digit's peers, the rank, the stage in shared memory, the digit
-/// again for the scatter), not by memory: CUB's onesweep makes as many passes, and
-/// beating it by 20 % needs fewer instructions per key (the hardware's match was slower).
+/// The block size as a parameter (2026-12-06, one run each on an H100 and an H200, the whole
+/// sort of 10^8 random keys, µs, CuPy 14.2's `sort` in the same run): float32 (items,
+/// blocks, threads) (16, 4, 256) 3034 (H100) / 2987 (H200), (20, 3, 384) 2827 / 2880,
+/// (22, 3, 384) 2852 / 2833, (18, 3, 384) 2879, (16, 3, 384) 3029, (20, 4, 384) 2833 (40
+/// registers, spills), (24, 3, 320) 2965, (16, 3, 448) 2973, (14, 2, 512) 2960, (12, 2,
+/// 512) 3160 — CuPy 2677 / 2728; float64 (16, 2, 256) 7567 / 7281, (10, 2, 384) 7441 /
+/// 7122, (10, 3, 384) 7536, (12, 2, 320) 7725, (8, 2, 448) 9213 — CuPy 6965 / 6759; float32
+/// `argsort` (16, 4, 256) 3775 (H200), (10, 3, 384) 4005, (12, 4, 256) 4070, (12, 3, 320)
+/// 4102, (8, 3, 384) 4342 — CuPy 4570. A tile of 7680 keys has fewer tiles to look back
+/// over and longer runs per digit to write than one of 4096, and 56 registers let 36 warps
+/// run per SM instead of 32.
+///
+/// Why the 1-D sorts of random keys stay behind CuPy (1.04–1.06 × its time after the
+/// above): CuPy's sort is CUB's onesweep, the same design — `ncu` of it on an H100 (float32,
+/// 10^8): 384 threads × 18 items, 56 registers, occupancy 56 %, 610 µs a pass and 290 M
+/// warp instructions (93 per key), against 650 µs for ours at (20, 3, 384); at (16, 4,
+/// 256) (2026-11-27) a float32 pass ran at 76 % of the SMs' compute throughput and 30 % of
+/// DRAM's, occupancy 49 %, a warp issuing every 11.6 cycles, a float64 pass at 63 % / 49 %.
+/// Ablations of ours (H100, µs a pass, wrong results, positions clamped into range): the
+/// look-back's waits skipped 655 → 646, the scatter replaced by coalesced writes 716 → 695
+/// — the ranking (8 ballots, the leader's atomic, the shuffle) is the time. Measured and
+/// not taken (H100, 2026-12-06): the ballots written in PTX (`R2P` + predicated NOT, 40 %
+/// fewer instructions a pass) 2828 → 2976 µs (likely: the one write of every predicate
+/// serialises the tile's keys), with the leader's atomic in PTX 3435 (the loads no longer hoisted);
+/// the peers from a per-warp shared mask (`atomicOr` of each lane's bit, CUB's other
+/// ranking) 2749 on random keys but 2950 against 2766 on keys of 8 distinct values (the
+/// lanes of one digit contend); a non-stable first pass (a shared `atomicAdd` per key,
+/// legal for a plain sort's first digit) 719 → 801 µs (the atomic's returned value is on
+/// the path of every key); the leader's load and store instead of its `atomicAdd` 671 →
+/// 685; the next pass's status words zeroed by the passes instead of a memset (−15 µs of
+/// memset, +10 µs a pass); 8 histogram copies instead of 4 (170 → 188 µs).
 ///
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct Tiling {
     pub(crate) items: usize,
     pub(crate) min_blocks: usize,
+    /// Threads of a pass block: 256 or more (a thread per digit), a multiple of 32.
+    pub(crate) threads: usize,
 }
 
 impl Tiling {
+    /// The tiling of a tuned family's parameters `[items, blocks per SM, threads]` (0
+    /// threads: 256, the shape before the block size was a parameter).
     pub(crate) fn of(p: crate::tune::Params) -> Tiling {
         Tiling {
             items: p[0] as usize,
             min_blocks: p[1] as usize,
+            threads: if p[2] == 0 { 256 } else { p[2] as usize },
         }
     }
 }
@@ -173,6 +198,7 @@ impl Tiling {
 pub(crate) const WIDE_TILING: Tiling = Tiling {
     items: 4,
     min_blocks: 1,
+    threads: 256,
 };
 
 /// The one key every NaN of float dtype `d` becomes (above every other key): `None` for
@@ -318,11 +344,12 @@ fn sort_program(d: DType, mode: SortMode, t: Tiling) -> Result<Arc<Program>> {
 /// The name of the sort program of `d` in `mode` with tiling `t` (one program each).
 pub(crate) fn program_key(d: DType, mode: SortMode, t: Tiling) -> String {
     format!(
-        "sort|{}|{}|{}x{}",
+        "sort|{}|{}|{}x{}x{}",
         d.name(),
         mode.code(),
         t.items,
-        t.min_blocks
+        t.min_blocks,
+        t.threads
     )
 }
 
@@ -332,11 +359,12 @@ pub(crate) fn sort_source_with(d: DType, mode: SortMode, t: Tiling) -> Result<St
     let mut s = String::from(PRELUDE);
     let _ = write!(
         s,
-        "struct cuprum_key128 {{ unsigned long long lo, hi; }};\ntypedef {k} K;\ntypedef unsigned int I;\nconstexpr int MODE = {mode};\nconstexpr int IT = {it};\nconstexpr int MINB = {minb};\n\
+        "struct cuprum_key128 {{ unsigned long long lo, hi; }};\ntypedef {k} K;\ntypedef unsigned int I;\nconstexpr int MODE = {mode};\nconstexpr int IT = {it};\nconstexpr int MINB = {minb};\nconstexpr int PBLOCK = {threads};\n\
          constexpr int KP = {kp};\nconstexpr int RPMAX = {rp};\n#define CUPRUM_SORT_SEG {seg}\n#define CUPRUM_SORT_SMALL {small}\n{code}",
         mode = mode.code(),
         it = t.items,
         minb = t.min_blocks,
+        threads = t.threads,
         kp = d.itemsize(),
         rp = if mode.segmented() { MAX_ROW_PASSES } else { 0 },
         seg = u8::from(mode.segmented()),
@@ -347,7 +375,8 @@ pub(crate) fn sort_source_with(d: DType, mode: SortMode, t: Tiling) -> Result<St
 }
 
 const SORT_BODY: &str = r#"
-constexpr int BLOCK = 256, WARPS = 8, TILE = BLOCK * IT, WSEG = 32 * IT;
+// The histogram, offsets and small-row kernels run 256 threads; a pass runs PBLOCK.
+constexpr int BLOCK = 256, WARPS = 8, PWARPS = PBLOCK / 32, TILE = PBLOCK * IT, WSEG = 32 * IT;
 constexpr bool VALS = MODE != 0;
 constexpr unsigned AGG = 1u << 30, INC = 2u << 30, CNT = (1u << 30) - 1u;
 
@@ -453,7 +482,7 @@ __device__ __forceinline__ void copy_tile(const K* __restrict__ kin, K* __restri
   const I tbase = (I)blockIdx.x * TILE;
 #pragma unroll
   for (int k = 0; k < IT; ++k) {
-    const I i = tbase + (I)(k * BLOCK + threadIdx.x);
+    const I i = tbase + (I)(k * PBLOCK + threadIdx.x);
     if (i < n) {
       const K kk = FIRST ? to_key(kin[i]) : kin[i];
       const unsigned vv = VALS ? ((FIRST && MODE != 4) ? (unsigned)i : vin[i]) : 0u;
@@ -481,15 +510,15 @@ __device__ __forceinline__ void radix_pass(const K* __restrict__ kin, K* __restr
     return;
   }
   __shared__ unsigned s_tile;
-  __shared__ unsigned s_hist[WARPS][256];
+  __shared__ unsigned s_hist[PWARPS][256];
   __shared__ unsigned s_tstart[256];
   __shared__ int s_gbase[256];
-  __shared__ unsigned s_wsum[WARPS];
+  __shared__ unsigned s_wsum[PWARPS];
   __shared__ K s_keys[TILE];
   __shared__ unsigned s_vals[VALS ? TILE : 1];
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   if (tid == 0) s_tile = atomicAdd(counter, 1u);
-  for (int k = tid; k < WARPS * 256; k += BLOCK) (&s_hist[0][0])[k] = 0u;
+  for (int k = tid; k < PWARPS * 256; k += PBLOCK) (&s_hist[0][0])[k] = 0u;
   __syncthreads();
   const unsigned tile = s_tile;
   const I tbase = (I)tile * TILE;
@@ -506,9 +535,14 @@ __device__ __forceinline__ void radix_pass(const K* __restrict__ kin, K* __restr
     K kk = K();
     unsigned vv = 0u;
     if (ok) {
-      kk = FIRST ? to_key(kin[i]) : kin[i];
+      kk = kin[i];
       if (VALS) vv = (FIRST && MODE != 4) ? (unsigned)i : vin[i];
     }
+    // The first pass's transform outside the load's branch (on every lane: a lane without
+    // a key ranks nothing): inside it, the 8-byte keys' transform kept the compiler from
+    // issuing a tile's loads together (H200, float64 at 10 items x 384 threads: first
+    // pass 1038 -> 830 µs).
+    if (FIRST) kk = to_key(kk);
     key[k] = kk;
     val[k] = vv;
     const unsigned d = digit<ROWDIG>(kk, vv, len, shift);
@@ -529,15 +563,20 @@ __device__ __forceinline__ void radix_pass(const K* __restrict__ kin, K* __restr
     rank[k] = base + pre;
   }
   __syncthreads();
-  const unsigned dg = tid;
+  // Thread `dg` < 256 owns digit dg's counts, offsets and look-back (threads past 256
+  // only scan zeros).
+  const bool owner = tid < 256;
+  const unsigned dg = owner ? tid : 255u;
   unsigned run = 0u;
+  if (owner) {
 #pragma unroll
-  for (int w = 0; w < WARPS; ++w) { const unsigned c = s_hist[w][dg]; s_hist[w][dg] = run; run += c; }
+    for (int w = 0; w < PWARPS; ++w) { const unsigned c = s_hist[w][dg]; s_hist[w][dg] = run; run += c; }
+    rt::st_relaxed(&status[tile * 256u + dg], (tile == 0 ? INC : AGG) | run);
+  }
   const unsigned tcount = run;
-  rt::st_relaxed(&status[tile * 256u + dg], (tile == 0 ? INC : AGG) | tcount);
   unsigned total;
-  const unsigned tstart = rt::block_exclusive<WARPS>(tcount, s_wsum, total);
-  s_tstart[dg] = tstart;
+  const unsigned tstart = rt::block_exclusive<PWARPS>(tcount, s_wsum, total);
+  if (owner) s_tstart[dg] = tstart;
   __syncthreads();
 #pragma unroll
   for (int k = 0; k < IT; ++k) {
@@ -550,7 +589,7 @@ __device__ __forceinline__ void radix_pass(const K* __restrict__ kin, K* __restr
     }
   }
   unsigned excl = 0u;
-  if (tile > 0) {
+  if (tile > 0 && owner) {
     unsigned t = tile - 1;
     while (true) {
       unsigned st;
@@ -561,12 +600,12 @@ __device__ __forceinline__ void radix_pass(const K* __restrict__ kin, K* __restr
     }
     rt::st_relaxed(&status[tile * 256u + dg], INC | (excl + tcount));
   }
-  s_gbase[dg] = (int)(bins[dg] + excl) - (int)tstart;
+  if (owner) s_gbase[dg] = (int)(bins[dg] + excl) - (int)tstart;
   __syncthreads();
   const unsigned tn = (n - tbase) < (I)TILE ? (unsigned)(n - tbase) : (unsigned)TILE;
 #pragma unroll
   for (int k = 0; k < IT; ++k) {
-    const unsigned p = tid + k * BLOCK;
+    const unsigned p = tid + k * PBLOCK;
     if (p < tn) {
       const K kk = s_keys[p];
       const unsigned vv = VALS ? s_vals[p] : 0u;
@@ -577,7 +616,7 @@ __device__ __forceinline__ void radix_pass(const K* __restrict__ kin, K* __restr
 }
 
 #define CUPRUM_RADIX_ENTRY(NAME, FIRST, LAST, ROWDIG) \
-extern "C" __global__ void __launch_bounds__(256, MINB) NAME(const K* __restrict__ kin, K* __restrict__ kout, \
+extern "C" __global__ void __launch_bounds__(PBLOCK, MINB) NAME(const K* __restrict__ kin, K* __restrict__ kout, \
     const unsigned* __restrict__ vin, void* __restrict__ vout, I n, unsigned len, const unsigned* __restrict__ bins, \
     unsigned* __restrict__ status, unsigned* __restrict__ counter, int shift, const unsigned* __restrict__ trivial, \
     int pass, int npass) { \
@@ -707,7 +746,7 @@ pub(crate) fn run(
     let prog = sort_program(d, mode, t)?;
     let plan = plan(d, n, len, mode.segmented());
     let passes = plan.key_passes + plan.row_passes;
-    let tile = 256 * t.items;
+    let tile = t.threads * t.items;
     let tiles = n.div_ceil(tile);
     let status_words = tiles * 256;
     // hist [passes][256] | counters [passes] | trivial [passes] | status [passes][tiles][256]
@@ -796,7 +835,7 @@ pub(crate) fn run(
         prog.launch(
             pass_name(p, plan),
             tiles as u32,
-            256,
+            t.threads as u32,
             (
                 kin,
                 kout,
@@ -856,8 +895,9 @@ mod tests {
     use super::*;
 
     const HAND_PICKED: Tiling = Tiling {
-        items: 16,
-        min_blocks: 4,
+        items: 20,
+        min_blocks: 3,
+        threads: 384,
     };
 
     #[test]

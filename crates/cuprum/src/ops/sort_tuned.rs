@@ -1,25 +1,29 @@
 //! The radix sort's tuned families (`crate::tune` chooses, measures and stores): the pass
-//! kernels' tile — items per thread and the blocks per SM their registers are held to —
-//! one family per key width (4 bytes or less, 8 bytes) and per whether 4-byte values
-//! (positions, `sort_by_key`'s values) travel with the keys. 16-byte keys keep one shape.
+//! kernels' tile — items per thread, the blocks per SM their registers are held to and
+//! threads per block (256 or 384: a thread per digit, and more) — one family per key width
+//! (4 bytes or less, 8 bytes) and per whether 4-byte values (positions, `sort_by_key`'s
+//! values) travel with the keys. 16-byte keys keep one shape.
 //!
 //! Each family's first candidate is the shape hand-picked on an H100 (the measurements are
 //! in `radix.rs`'s `Tiling`); the other candidates are its neighbours there. Every
 //! candidate fits the 48 KiB of static shared memory a pass takes (the tile's keys and
-//! values, 8 warps' digit counters and the look-back's tables): 4-byte keys alone up to 32
-//! items, with values up to 18; 8-byte keys alone up to 18, with values up to 12. Items
-//! need not divide anything (a thread's keys are strided by the block), so any candidate
-//! may be chosen; `tests/tuning.rs` sorts with each against a CPU reference.
+//! values, a warp's digit counters each and the look-back's tables, about 2 KiB): at 256
+//! threads 4-byte keys alone up to 32 items, with values up to 18, 8-byte keys alone up to
+//! 18, with values up to 12; at 384 threads 4-byte keys alone up to 22 items, with values
+//! up to 11, 8-byte keys alone up to 11, with values up to 7. Items need not divide
+//! anything (a thread's keys are strided by the block), so any candidate may be chosen;
+//! `tests/tuning.rs` sorts with each against a CPU reference.
 //!
 //! A family's problem sorts (or argsorts) 2^23 scattered keys of its width with the candidate
 //! pinned (about a quarter of a millisecond on an H200), on the sort's own path.
 //!
-//! Measured on an H200 (`cuprum tune --family sort`, 2026-12-04, µs of each problem,
-//! winner / first candidate, margin over the runner-up): keys4 340.2 / 340.2 (2.5 %),
-//! keys4.values 428.2 / 428.2 (1.4 %), keys8 753.4 / 753.4 (0.3 %), keys8.values 948.6
-//! (12, 2) / 948.8 (0.0 %). The H100's shapes win on the H200 too, so both GPUs' built-in
-//! choices are the first candidates; what keeps the sort of 10^8 float32 at 1.10 x CuPy's
-//! time there is the ranking's instructions per key, not the tile (`radix.rs`).
+//! Measured on an H200 (`cuprum tune --family sort`, 2026-12-04, 256 threads only, µs of
+//! each problem, winner / first candidate, margin over the runner-up): keys4 340.2 / 340.2
+//! (2.5 %), keys4.values 428.2 / 428.2 (1.4 %), keys8 753.4 / 753.4 (0.3 %), keys8.values
+//! 948.6 (12, 2) / 948.8 (0.0 %). 384 threads (2026-12-06, the whole sort of 10^8 on both
+//! GPUs, `radix.rs`) took keys4 and keys8 forward by 4–7 % and 2–4 % and lost for
+//! `argsort`; what keeps the sort of 10^8 random float32 keys at about 1.05 x CuPy's time is
+//! the ranking's time per key, not the tile (`radix.rs`).
 
 use super::programs::program_options;
 use super::radix::{SortMode, Tiling, WIDE_TILING, program_key, run, sort_source_with};
@@ -32,19 +36,19 @@ use crate::tune::{Family, Params, Runner, with_choice};
 /// Keys of up to 4 bytes sorted alone (`sort` of float32, int32, …).
 pub(crate) static SORT_KEYS4: Family = Family {
     name: "sort.keys4",
-    about: "radix sort passes, keys of up to 4 bytes (float32 sort): a tile is 256 x items",
-    params: ["items", "blocks/SM", ""],
+    about: "radix sort passes, keys of up to 4 bytes (float32 sort): a tile is threads x items",
+    params: ["items", "blocks/SM", "threads"],
     candidates: &[
-        [16, 4, 0],
-        [16, 5, 0],
-        [20, 4, 0],
-        [20, 5, 0],
-        [24, 3, 0],
-        [24, 4, 0],
-        [12, 5, 0],
-        [32, 2, 0],
+        [20, 3, 384],
+        [16, 4, 256],
+        [18, 3, 384],
+        [22, 3, 384],
+        [16, 5, 256],
+        [20, 4, 256],
+        [24, 3, 256],
+        [32, 2, 256],
     ],
-    built_in: &[("H100", [16, 4, 0]), ("H200", [16, 4, 0])],
+    built_in: &[("H100", [20, 3, 384]), ("H200", [20, 3, 384])],
     problem: || problem(DType::F32, SortMode::Sort, &SORT_KEYS4),
     programs: |p| programs(DType::F32, SortMode::Sort, p),
 };
@@ -53,18 +57,18 @@ pub(crate) static SORT_KEYS4: Family = Family {
 pub(crate) static SORT_KEYS4_VALUES: Family = Family {
     name: "sort.keys4.values",
     about: "radix sort passes, keys of up to 4 bytes carrying 4-byte values (float32 argsort)",
-    params: ["items", "blocks/SM", ""],
+    params: ["items", "blocks/SM", "threads"],
     candidates: &[
-        [16, 4, 0],
-        [16, 3, 0],
-        [12, 4, 0],
-        [12, 3, 0],
-        [16, 5, 0],
-        [12, 5, 0],
-        [18, 3, 0],
-        [8, 6, 0],
+        [16, 4, 256],
+        [16, 3, 256],
+        [12, 4, 256],
+        [10, 3, 384],
+        [16, 5, 256],
+        [12, 5, 256],
+        [18, 3, 256],
+        [8, 6, 256],
     ],
-    built_in: &[("H100", [16, 4, 0]), ("H200", [16, 4, 0])],
+    built_in: &[("H100", [16, 4, 256]), ("H200", [16, 4, 256])],
     problem: || problem(DType::F32, SortMode::ArgSort, &SORT_KEYS4_VALUES),
     programs: |p| programs(DType::F32, SortMode::ArgSort, p),
 };
@@ -73,17 +77,18 @@ pub(crate) static SORT_KEYS4_VALUES: Family = Family {
 pub(crate) static SORT_KEYS8: Family = Family {
     name: "sort.keys8",
     about: "radix sort passes, 8-byte keys (float64 sort)",
-    params: ["items", "blocks/SM", ""],
+    params: ["items", "blocks/SM", "threads"],
     candidates: &[
-        [16, 2, 0],
-        [16, 3, 0],
-        [16, 1, 0],
-        [12, 2, 0],
-        [12, 3, 0],
-        [18, 2, 0],
-        [8, 4, 0],
+        [10, 2, 384],
+        [16, 2, 256],
+        [16, 3, 256],
+        [10, 3, 384],
+        [12, 2, 256],
+        [12, 3, 256],
+        [18, 2, 256],
+        [8, 4, 256],
     ],
-    built_in: &[("H100", [16, 2, 0]), ("H200", [16, 2, 0])],
+    built_in: &[("H100", [10, 2, 384]), ("H200", [10, 2, 384])],
     problem: || problem(DType::F64, SortMode::Sort, &SORT_KEYS8),
     programs: |p| programs(DType::F64, SortMode::Sort, p),
 };
@@ -92,16 +97,16 @@ pub(crate) static SORT_KEYS8: Family = Family {
 pub(crate) static SORT_KEYS8_VALUES: Family = Family {
     name: "sort.keys8.values",
     about: "radix sort passes, 8-byte keys carrying 4-byte values (float64 argsort)",
-    params: ["items", "blocks/SM", ""],
+    params: ["items", "blocks/SM", "threads"],
     candidates: &[
-        [12, 1, 0],
-        [12, 2, 0],
-        [8, 1, 0],
-        [8, 2, 0],
-        [8, 3, 0],
-        [10, 2, 0],
+        [12, 1, 256],
+        [12, 2, 256],
+        [8, 1, 256],
+        [8, 2, 256],
+        [6, 2, 384],
+        [10, 2, 256],
     ],
-    built_in: &[("H100", [12, 1, 0]), ("H200", [12, 1, 0])],
+    built_in: &[("H100", [12, 1, 256]), ("H200", [12, 1, 256])],
     problem: || problem(DType::F64, SortMode::ArgSort, &SORT_KEYS8_VALUES),
     programs: |p| programs(DType::F64, SortMode::ArgSort, p),
 };
@@ -181,8 +186,9 @@ mod tests {
         assert_eq!(
             first_tiling(4, false),
             Tiling {
-                items: 16,
-                min_blocks: 4
+                items: 20,
+                min_blocks: 3,
+                threads: 384
             }
         );
         assert_eq!(first_tiling(8, true).items, 12);
