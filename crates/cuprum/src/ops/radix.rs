@@ -153,25 +153,27 @@ const MAX_ROW_PASSES: usize = 4;
 /// over and longer runs per digit to write than one of 4096, and 56 registers let 36 warps
 /// run per SM instead of 32.
 ///
-/// Why the 1-D sorts of random keys stay behind CuPy (1.04–1.06 × its time after the
-/// above): CuPy's sort is CUB's onesweep, the same design — `ncu` of it on an H100 (float32,
-/// 10^8): 384 threads × 18 items, 56 registers, occupancy 56 %, 610 µs a pass and 290 M
-/// warp instructions (93 per key), against 650 µs for ours at (20, 3, 384); at (16, 4,
-/// 256) (2026-11-27) a float32 pass ran at 76 % of the SMs' compute throughput and 30 % of
-/// DRAM's, occupancy 49 %, a warp issuing every 11.6 cycles, a float64 pass at 63 % / 49 %.
-/// Ablations of ours (H100, µs a pass, wrong results, positions clamped into range): the
-/// look-back's waits skipped 655 → 646, the scatter replaced by coalesced writes 716 → 695
-/// — the ranking (8 ballots, the leader's atomic, the shuffle) is the time. Measured and
-/// not taken (H100, 2026-12-06): the ballots written in PTX (`R2P` + predicated NOT, 40 %
-/// fewer instructions a pass) 2828 → 2976 µs (likely: the one write of every predicate
-/// serialises the tile's keys), with the leader's atomic in PTX 3435 (the loads no longer hoisted);
-/// the peers from a per-warp shared mask (`atomicOr` of each lane's bit, CUB's other
-/// ranking) 2749 on random keys but 2950 against 2766 on keys of 8 distinct values (the
-/// lanes of one digit contend); a non-stable first pass (a shared `atomicAdd` per key,
-/// legal for a plain sort's first digit) 719 → 801 µs (the atomic's returned value is on
-/// the path of every key); the leader's load and store instead of its `atomicAdd` 671 →
-/// 685; the next pass's status words zeroed by the passes instead of a memset (−15 µs of
-/// memset, +10 µs a pass); 8 histogram copies instead of 4 (170 → 188 µs).
+/// Why the 1-D sorts of random keys stay behind CuPy (three whole bench runs on H100s
+/// after the above: CuPy's time 0.94 of ours for float32, 0.91–0.93 for uint32, 0.96 for
+/// float64): CuPy's sort is CUB's onesweep, the same design — `ncu` of it on an H100
+/// (float32, 10^8): 384 threads × 18 items, 56 registers, occupancy 56 %, 610 µs a pass and
+/// 290 M warp instructions (93 per key), against 650 µs for ours at (20, 3, 384); at
+/// (16, 4, 256) (2026-11-27) a float32 pass ran at 76 % of the SMs' compute throughput and
+/// 30 % of DRAM's, occupancy 49 %, a warp issuing every 11.6 cycles, a float64 pass at 63 %
+/// / 49 %. Ablations of ours (H100, µs a pass, wrong results, positions clamped into
+/// range): the look-back's waits skipped 655 → 646, the scatter replaced by coalesced
+/// writes 716 → 695 — the ranking (8 ballots, the leader's atomic, the shuffle) is the
+/// time. Measured and not taken (H100, 2026-12-06): the ballots written in PTX (`R2P` +
+/// predicated NOT, 40 % fewer instructions a pass) 2828 → 2976 µs (likely: the one write of
+/// every predicate serialises the tile's keys), with the leader's atomic in PTX 3435 (the
+/// loads no longer hoisted); the peers from a per-warp shared mask (`atomicOr` of each
+/// lane's bit, CUB's other ranking) 2749 on random keys but 2950 against 2766 on keys of 8
+/// distinct values (the lanes of one digit contend); a non-stable first pass (a shared
+/// `atomicAdd` per key, legal for a plain sort's first digit) 719 → 801 µs (the atomic's
+/// returned value is on the path of every key); the leader's load and store instead of its
+/// `atomicAdd` 671 → 685; the next pass's status words zeroed by the passes instead of a
+/// memset (−15 µs of memset, +10 µs a pass); 8 histogram copies instead of 4
+/// (170 → 188 µs).
 ///
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct Tiling {
