@@ -183,8 +183,11 @@ thread_local! {
 }
 
 /// Runs `f` with `family`'s choice pinned to `params` on this thread (for every device):
-/// what tests use to run each candidate, and a way to try a shape by hand. Kernels built
-/// under a pinned choice are kept apart from the others (a program per shape).
+/// what tests use to run each candidate, and a way to try one by hand. `params` must be one
+/// of the family's candidates ([`Family::candidates`], listed by `cuprum tune --report`):
+/// a kernel of the family built under any other fails with an error of kind
+/// `InvalidArgument`. Kernels built under a pinned choice are kept apart from the others (a
+/// program per shape).
 ///
 /// ```
 /// # if !cuprum_doctest::device()? { return Ok(()); }
@@ -241,6 +244,17 @@ fn built_in(device: Device, family: &Family) -> Option<Params> {
 /// mode asks for it. Called by the kernels a family tunes as they build their programs.
 pub(crate) fn choose(device: Device, family: &'static Family) -> Result<Params> {
     if let Some(p) = pinned(family.name) {
+        // Only the candidates are tested (and a shape outside them may not even be sound:
+        // a radix pass of fewer than 256 threads leaves digits without an owner).
+        if !family.candidates.contains(&p) {
+            bail!(
+                InvalidArgument,
+                "the choice pinned for tuned family {}: expected one of its candidates {:?}, \
+                 given {p:?}",
+                family.name,
+                family.candidates
+            );
+        }
         return Ok(p);
     }
     let first = family.candidates[0];

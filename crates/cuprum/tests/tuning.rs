@@ -284,6 +284,27 @@ fn every_candidate_of_the_narrow_scans_matches_the_host() {
 }
 
 #[test]
+fn a_pinned_choice_outside_the_candidates_is_an_error() {
+    require_gpu!();
+    // A radix pass of 100 threads would leave digits without an owner: it never runs.
+    let v: Vec<f32> = (0..100).map(|i| ((i * 37) % 100) as f32).collect();
+    let a = Array::from_slice(&v, &[100]).unwrap();
+    let err = tuning::with_choice("sort.keys4", [16, 4, 100], || ops::sort(&a, None)).unwrap_err();
+    assert_eq!(err.kind(), cuprum::ErrorKind::InvalidArgument);
+    let msg = err.to_string();
+    assert!(
+        msg.contains("sort.keys4")
+            && msg.contains("given [16, 4, 100]")
+            && msg.contains("[20, 3, 384]"),
+        "{msg}"
+    );
+    // A candidate pinned the same way sorts.
+    let got = tuning::with_choice("sort.keys4", [16, 4, 256], || ops::sort(&a, None)).unwrap();
+    let want: Vec<f32> = (0..100).map(|i| i as f32).collect();
+    assert_eq!(got.to_vec::<f32>().unwrap(), want);
+}
+
+#[test]
 fn a_pinned_choice_is_reported_and_unpinned_after() {
     let d = Device::host();
     let pinned = tuning::with_choice("scan.rows.4", [4, 12, 0], || tuning::report(d).unwrap());

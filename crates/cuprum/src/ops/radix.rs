@@ -184,13 +184,12 @@ pub(crate) struct Tiling {
 }
 
 impl Tiling {
-    /// The tiling of a tuned family's parameters `[items, blocks per SM, threads]` (0
-    /// threads: 256, the shape before the block size was a parameter).
+    /// The tiling of a tuned family's parameters `[items, blocks per SM, threads]`.
     pub(crate) fn of(p: crate::tune::Params) -> Tiling {
         Tiling {
             items: p[0] as usize,
             min_blocks: p[1] as usize,
-            threads: if p[2] == 0 { 256 } else { p[2] as usize },
+            threads: p[2] as usize,
         }
     }
 }
