@@ -149,12 +149,12 @@ const MAX_ROW_PASSES: usize = 4;
 /// 512) 3160 — CuPy 2677 / 2728; float64 (16, 2, 256) 7567 / 7281, (10, 2, 384) 7441 /
 /// 7122, (10, 3, 384) 7536, (12, 2, 320) 7725, (8, 2, 448) 9213 — CuPy 6965 / 6759; float32
 /// `argsort` (16, 4, 256) 3775 (H200), (10, 3, 384) 4005, (12, 4, 256) 4070, (12, 3, 320)
-/// 4102, (8, 3, 384) 4342 — CuPy 4570. A tile of 7680 keys has fewer tiles to look back
+/// 4102, (8, 3, 384) 4342 — CuPy 4570–4662. A tile of 7680 keys has fewer tiles to look back
 /// over and longer runs per digit to write than one of 4096, and 56 registers let 36 warps
 /// run per SM instead of 32.
 ///
-/// Why the 1-D sorts of random keys stay behind CuPy (three whole bench runs on H100s
-/// after the above: CuPy's time 0.94 of ours for float32, 0.91–0.93 for uint32, 0.96 for
+/// Why the 1-D sorts of random keys stay behind CuPy (three whole bench runs on H100s after
+/// the above: CuPy's time 0.94 of ours for float32, 0.91–0.93 for uint32, 0.96 for
 /// float64): CuPy's sort is CUB's onesweep, the same design — `ncu` of it on an H100
 /// (float32, 10^8): 384 threads × 18 items, 56 registers, occupancy 56 %, 610 µs a pass and
 /// 290 M warp instructions (93 per key), against 650 µs for ours at (20, 3, 384); at
@@ -163,17 +163,18 @@ const MAX_ROW_PASSES: usize = 4;
 /// / 49 %. Ablations of ours (H100, µs a pass, wrong results, positions clamped into
 /// range): the look-back's waits skipped 655 → 646, the scatter replaced by coalesced
 /// writes 716 → 695 — the ranking (8 ballots, the leader's atomic, the shuffle) is the
-/// time. Measured and not taken (H100, 2026-12-06): the ballots written in PTX (`R2P` +
-/// predicated NOT, 40 % fewer instructions a pass) 2828 → 2976 µs (likely: the one write of
-/// every predicate serialises the tile's keys), with the leader's atomic in PTX 3435 (the
-/// loads no longer hoisted); the peers from a per-warp shared mask (`atomicOr` of each
-/// lane's bit, CUB's other ranking) 2749 on random keys but 2950 against 2766 on keys of 8
-/// distinct values (the lanes of one digit contend); a non-stable first pass (a shared
-/// `atomicAdd` per key, legal for a plain sort's first digit) 719 → 801 µs (the atomic's
-/// returned value is on the path of every key); the leader's load and store instead of its
-/// `atomicAdd` 671 → 685; the next pass's status words zeroed by the passes instead of a
-/// memset (−15 µs of memset, +10 µs a pass); 8 histogram copies instead of 4
-/// (170 → 188 µs).
+/// time. Measured and not taken (H100, 2026-12-06, the whole sort against (20, 3, 384) in
+/// the same run; a pass's µs at (16, 4, 256)): the ballots written in PTX (`R2P` + predicated
+/// NOT, 40 % fewer instructions a pass) 2918 → 2976 µs (likely: the one write of every
+/// predicate serialises the tile's keys), with the leader's atomic in PTX too 2840 → 3435
+/// (the loads no longer hoisted); the peers from a per-warp shared mask (`atomicOr` of each
+/// lane's bit, CUB's other ranking, at (16, 3, 384)) 2849 → 2749 on random keys but
+/// 2784 → 2950 on keys of 8 distinct values (the lanes of one digit contend); a non-stable
+/// first pass (a shared `atomicAdd` per key, legal for a plain sort's first digit)
+/// 719 → 801 µs (the atomic's returned value is on the path of every key); the leader's
+/// load and store instead of its `atomicAdd` 671 → 685; the next pass's status words zeroed
+/// by the passes instead of a memset (−15 µs of memset, +10 µs a pass); 8 histogram copies
+/// instead of 4 (170 → 188 µs).
 ///
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct Tiling {
