@@ -141,7 +141,7 @@ pub enum Source {
     First,
 }
 
-/// One family's choice on one device, as [`choose`] made it or a report shows it.
+/// One family's choice on one device, as `choose` made it or a report shows it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Choice {
     /// The family's name.

@@ -37,7 +37,7 @@ use std::time::Duration;
 /// The port the TCP rendezvous uses when no variable names one (and not under Slurm).
 pub const DEFAULT_PORT: u16 = 29517;
 
-/// Which launcher's variables gave the rank (see the [module](self) docs for the order).
+/// Which launcher's variables gave the rank (see the module docs for the order).
 ///
 /// ```
 /// assert_eq!(cuprum::dist::Launcher::Slurm.to_string(), "Slurm");
@@ -113,7 +113,7 @@ pub struct Launch {
 }
 
 impl Launch {
-    /// Reads the process environment (see the [module](self) docs).
+    /// Reads the process environment (see the module docs).
     ///
     /// ```
     /// let launch = cuprum::dist::Launch::from_env()?;

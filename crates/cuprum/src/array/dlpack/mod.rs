@@ -1,13 +1,13 @@
 //! DLPack 1.0: share arrays with PyTorch, CuPy, JAX, NumPy and any other DLPack library,
 //! both ways, without a copy.
 //!
-//! - [`Array::to_dlpack`] exports a view as a [`DlpackTensor`] (turned into the raw
+//! - [`Array::to_dlpack`](crate::Array::to_dlpack) exports a view as a [`DlpackTensor`] (turned into the raw
 //!   `DLManagedTensorVersioned` of DLPack ≥ 1.0, or the legacy `DLManagedTensor` for older
 //!   consumers, with [`DlpackTensor::into_raw_versioned`] /
 //!   [`into_raw_legacy`](DlpackTensor::into_raw_legacy)); the tensor's manager context holds
 //!   a clone of the array, so the memory lives until the consumer calls the deleter *and*
 //!   every cuprum view is gone.
-//! - [`Array::from_dlpack`] imports one: the array addresses the producer's memory; the
+//! - [`Array::from_dlpack`](crate::Array::from_dlpack) imports one: the array addresses the producer's memory; the
 //!   tensor (whose drop calls the producer's deleter, once) lives inside the array's buffer
 //!   and is dropped when the last view is gone and cuprum's queued work on the memory has
 //!   run (never a host synchronisation: see `runtime/foreign.rs`). cuprum never frees
@@ -27,7 +27,7 @@
 //! deleter, as the DLPack header asks.
 //!
 //! **Read-only.** A tensor flagged `DLPACK_FLAG_BITMASK_READ_ONLY` imports as an array
-//! that is not [writeable](Array::is_writeable): every view of it refuses to be a kernel's
+//! that is not [writeable](crate::Array::is_writeable): every view of it refuses to be a kernel's
 //! output, a read-write parameter, an in-place operation's target or a copy's destination
 //! (an `InvalidArgument` naming the operation); reading works. Raw kernels cannot tell what
 //! they write and are not checked. Exports flag read-only when asked
@@ -46,10 +46,10 @@
 //! **candle, burn and other Rust libraries.** Two doors, neither of which pins a second
 //! `cudarc`: DLPack (a library that exports or imports `DLManagedTensorVersioned`, e.g.
 //! through the `dlpark` crate whose C structs [`ffi`] re-exports, meets
-//! [`Array::from_dlpack`] / [`Array::to_dlpack`] directly), or a raw device pointer with an
-//! owner: [`Array::from_raw_parts`] wraps memory any library allocated (candle's
+//! [`Array::from_dlpack`](crate::Array::from_dlpack) / [`Array::to_dlpack`](crate::Array::to_dlpack) directly), or a raw device pointer with an
+//! owner: [`Array::from_raw_parts`](crate::Array::from_raw_parts) wraps memory any library allocated (candle's
 //! `CudaSlice` device pointer, burn's buffer) with a `Box<dyn Any + Send + Sync>` that keeps
-//! it alive (the library's tensor or storage itself), and [`Array::data_ptr`] hands
+//! it alive (the library's tensor or storage itself), and [`Array::data_ptr`](crate::Array::data_ptr) hands
 //! cuprum's memory the other way. `ndarray` conversion (feature `ndarray`) copies through
 //! host memory.
 //!

@@ -26,7 +26,7 @@
 //! bundle hit never looks for NVRTC, let alone loads it.
 //!
 //! A kernel missing from every bundle compiles with NVRTC when NVRTC is here; else the
-//! compile fails with an [`ErrorKind::Bundle`](crate::ErrorKind::Bundle) error naming the
+//! compile fails with an [`ErrorKind::Bundle`] error naming the
 //! kernel and how to add it (record, then build). A kernel the bundle holds only for other
 //! architectures is the same error, listing the targets it holds.
 //!
@@ -298,7 +298,7 @@ pub fn with_tuning(bytes: &[u8], tuning: &[u8]) -> Result<Vec<u8>> {
 /// Reads, checks and registers a bundle file: from now on, every GPU kernel this process
 /// compiles is looked up in it first (after the module memo; see the module docs for the
 /// order). A damaged, truncated, foreign or later-format file is an
-/// [`ErrorKind::Bundle`](crate::ErrorKind::Bundle) error and registers nothing.
+/// [`ErrorKind::Bundle`] error and registers nothing.
 ///
 /// ```
 /// let dir = tempfile::tempdir()?;
