@@ -31,11 +31,20 @@
 //! real transform of a whole array into the rows' R2C and the other axes' C2C (PyTorch's
 //! order): `rfft2` of 4096² float32 52.8 + 104.0 against 154.1 for one 2-d R2C plan, and
 //! `rfftn` of 256³ 470.1 against 167.3 for one 3-d plan. One plan per group of trailing
-//! axes stays. (PyTorch's `rfft2` of that size took 134.5 in the bench of the same GPU;
-//! how it beats the 2-d plan is not explained. Not by its cuFFT build: PyTorch loads the
-//! pip wheel's `libcufft.so.12`, cuprum the toolkit's 12.0.0.61, and cuprum on PyTorch's
-//! library took 155.6 against 155.1 on its own, PyTorch 143.0 and 147.0 beside them, in
-//! one run on an H100.)
+//! axes stays.
+//!
+//! Why PyTorch's `rfft2` of 4096² float32 is faster (134–140 µs in the bench against our
+//! 153, CuPy 170–180): its result is not C-ordered. `ncu` on an H100 (2026-12-06, the
+//! kernels of each library's call, µs): all three run cuFFT's `vector_fft_symm_r2c` over
+//! the rows (44.5), then the columns — PyTorch as a separate 1-d C2C plan that reads the
+//! rows' result strided and writes each column contiguously (`regular_fft`, 72.4; its
+//! result has strides (1, 4096) in elements, column-major), CuPy and cuprum within the
+//! 2-d plan, in place in the C-ordered result (`regular_fft_factor`, 97.0–98.4). A
+//! C-ordered result costs those 25 µs here (a transposing copy after PyTorch's order costs
+//! more, about 45); cuprum keeps NumPy's and CuPy's layout — a column-major result would
+//! break `view` to another item size and raw kernels that index the result as C-ordered.
+//! (Not cuFFT's build either: cuprum on PyTorch's `libcufft.so.12` took 155.6 against
+//! 155.1 on the toolkit's, one run on an H100.)
 
 use crate::array::shape::normalize_axis;
 use crate::array::{Array, DType, SliceArg};
