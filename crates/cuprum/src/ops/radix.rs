@@ -10,7 +10,7 @@
 //! Passes: one histogram kernel reads the input once and counts the digits of every pass;
 //! a tiny kernel turns the counts into bucket offsets. Then one kernel per digit: a block
 //! takes the next tile (atomic ticket), ranks its keys within each warp (8 ballots find the
-//! lanes with the same digit; the lowest of them adds their count to the warp's counter of
+//! lanes with the same digit; the highest of them adds their count to the warp's counter of
 //! the digit in shared memory and shuffles the old value to them, and each adds the peers
 //! below it: lanes in position order, so the pass is stable; this replaced a read, a write
 //! and two warp barriers per key, H100 float64 sort of 1e8 10559 → 8890 µs, argsort of
@@ -175,6 +175,28 @@ const MAX_ROW_PASSES: usize = 4;
 /// load and store instead of its `atomicAdd` 671 → 685; the next pass's status words zeroed
 /// by the passes instead of a memset (−15 µs of memset, +10 µs a pass); 8 histogram copies
 /// instead of 4 (170 → 188 µs).
+///
+/// Fewer instructions a key (2026-12-06, H100, `ncu` of a float32 pass at (20, 3, 384)
+/// against CUB's onesweep pass in CuPy's sort of the same keys): ours executed 432.5 M
+/// warp instructions a pass to CUB's 291 M, at about the same occupancy (55 %) and a
+/// warp issuing every 13.7 cycles to CUB's 15.7 — both latency-bound, ours with 49 % more
+/// to issue. The SASS showed seven instructions a digit bit in the ranking: nvcc derived
+/// the ballot's predicate and the select's mask separately from `(d >> b) & 1`. Written as
+/// one mask `(int)(d << (31 - b)) >> 31` (all ones where the bit is set: the ballot's
+/// predicate is `m != 0`, and `peers &= ~(ballot ^ m)` needs no select), five; the leader
+/// the highest peer (`31 - __clz`, no bit reversal); and for 4-byte keys alone the tile's
+/// digit starts added into the warps' counters before the keys are placed (`FOLD`: one
+/// shared read a key less). Measured outside the library, the whole sort of 10^8 random
+/// keys in one run against CuPy's in the same run, µs: float32 at (20, 3, 384) 2839 → 2602
+/// (the mask) → 2561 (the leader) → 2518 (the fold), CuPy 2666 (2668 in a second run:
+/// (20, 3, 384) 2514–2522, (20, 4, 384) 2488, (18, 3, 384) 2541, (22, 3, 384) 2559, (16,
+/// 4, 384) 2544, (16, 4, 256) 2706). Float64 (CuPy 6931): (10, 2, 384) 7195 before, 7980
+/// after — the mask took the kernel from 56 to 64 registers, and 3 blocks of 384 threads
+/// no longer fit an SM — but (16, 2, 256) 6835 and (10, 3, 384) 7105; with the fold (72
+/// to 80 registers) each 8-byte shape measured lost 8–37 %, so 8-byte keys (and keys with
+/// values, not measured with it) keep `s_tstart`. Taken: the mask and the leader for
+/// every key, the fold for 4-byte keys alone; the families' candidates were measured
+/// again (`sort_tuned.rs`).
 ///
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct Tiling {
@@ -380,6 +402,10 @@ const SORT_BODY: &str = r#"
 // The histogram, offsets and small-row kernels run 256 threads; a pass runs PBLOCK.
 constexpr int BLOCK = 256, WARPS = 8, PWARPS = PBLOCK / 32, TILE = PBLOCK * IT, WSEG = 32 * IT;
 constexpr bool VALS = MODE != 0;
+// FOLD: the tile's digit starts are added into the warps' counters before the keys are
+// placed (one shared read less per key); measured faster for 4-byte keys alone, while
+// 8-byte keys took more registers and lost occupancy (see `Tiling`).
+constexpr bool FOLD = KP <= 4 && !VALS;
 constexpr unsigned AGG = 1u << 30, INC = 2u << 30, CNT = (1u << 30) - 1u;
 
 // Digit `s / 8` of an integer key (128-bit keys bring their own overload).
@@ -549,16 +575,19 @@ __device__ __forceinline__ void radix_pass(const K* __restrict__ kin, K* __restr
     val[k] = vv;
     const unsigned d = digit<ROWDIG>(kk, vv, len, shift);
     unsigned peers = full ? rt::FULL : __ballot_sync(rt::FULL, ok);
+    // Bit b of the digit as a mask of all ones or none (the sign of the digit shifted to
+    // the top): the ballot's predicate and the select in one value.
 #pragma unroll
     for (int b = 0; b < 8; ++b) {
-      const bool bit = (d >> b) & 1u;
-      const unsigned bb = __ballot_sync(rt::FULL, bit);
-      peers &= bit ? bb : ~bb;
+      const unsigned m = (unsigned)((int)(d << (31 - b)) >> 31);
+      const unsigned bb = __ballot_sync(rt::FULL, m != 0u);
+      peers &= ~(bb ^ m);
     }
     const unsigned cnt = __popc(peers), pre = __popc(peers & lt);
-    // The lowest lane of the peers takes their places from the warp's counter and hands
-    // the base to them (a lane without a key: a peer's, unused).
-    const int leader = peers ? __ffs(peers) - 1 : 0;
+    // The highest lane of the peers takes their places from the warp's counter and hands
+    // the base to them (a lane without a key ranks nothing: its base is any lane's, and
+    // with no peers at all `leader` is -1, which the shuffle reads as lane 31).
+    const int leader = 31 - __clz(peers);
     unsigned base = 0u;
     if (ok && lane == leader) base = atomicAdd(&s_hist[warp][d], cnt);
     base = __shfl_sync(rt::FULL, base, leader);
@@ -571,21 +600,34 @@ __device__ __forceinline__ void radix_pass(const K* __restrict__ kin, K* __restr
   const unsigned dg = owner ? tid : 255u;
   unsigned run = 0u;
   if (owner) {
+    if (FOLD) {
 #pragma unroll
-    for (int w = 0; w < PWARPS; ++w) { const unsigned c = s_hist[w][dg]; s_hist[w][dg] = run; run += c; }
+      for (int w = 0; w < PWARPS; ++w) run += s_hist[w][dg];
+    } else {
+#pragma unroll
+      for (int w = 0; w < PWARPS; ++w) { const unsigned c = s_hist[w][dg]; s_hist[w][dg] = run; run += c; }
+    }
     rt::st_relaxed(&status[tile * 256u + dg], (tile == 0 ? INC : AGG) | run);
   }
   const unsigned tcount = run;
   unsigned total;
   const unsigned tstart = rt::block_exclusive<PWARPS>(tcount, s_wsum, total);
-  if (owner) s_tstart[dg] = tstart;
+  if (owner) {
+    if (FOLD) {
+      unsigned at = tstart;
+#pragma unroll
+      for (int w = 0; w < PWARPS; ++w) { const unsigned c = s_hist[w][dg]; s_hist[w][dg] = at; at += c; }
+    } else {
+      s_tstart[dg] = tstart;
+    }
+  }
   __syncthreads();
 #pragma unroll
   for (int k = 0; k < IT; ++k) {
     const I i = wbase + (I)(k * 32 + lane);
     if (i < n) {
       const unsigned d = digit<ROWDIG>(key[k], val[k], len, shift);
-      const unsigned pos = s_tstart[d] + s_hist[warp][d] + rank[k];
+      const unsigned pos = (FOLD ? 0u : s_tstart[d]) + s_hist[warp][d] + rank[k];
       s_keys[pos] = key[k];
       if (VALS) s_vals[pos] = val[k];
     }

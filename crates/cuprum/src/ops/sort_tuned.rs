@@ -22,8 +22,21 @@
 //! (2.5 %), keys4.values 428.2 / 428.2 (1.4 %), keys8 753.4 / 753.4 (0.3 %), keys8.values
 //! 948.6 (12, 2) / 948.8 (0.0 %). 384 threads (2026-12-06, the whole sort of 10^8 on both
 //! GPUs, `radix.rs`) took keys4 and keys8 forward by 4–7 % and 2–4 % and lost for
-//! `argsort`; what keeps the sort of 10^8 random float32 keys at about 1.05 x CuPy's time is
-//! the ranking's time per key, not the tile (`radix.rs`).
+//! `argsort`.
+//!
+//! After the ranking's instructions were cut (`radix.rs`, 2026-12-06), on an H100: `cuprum
+//! tune --family sort` (µs of each problem, winner / first candidate, margin) keys4 (20, 4,
+//! 384) 289.3 / 290.0 (0.2 %), keys4.values (10, 3, 384) 406.0 / 418.7 (1.9 %), keys8 (12,
+//! 3, 256) 630.8 / 643.6 (0.5 %), keys8.values (12, 2, 256) 882.3 / 883.8 (0.2 %). The
+//! whole sort of 10^8 in the bench, one run with the built-in choices and one with those
+//! stored (CuPy's time in the same run): float32 2528 / 2511 (CuPy 2743 / 2675), uint32
+//! 2558 / 2486 (2651 / 2589), float64 at (16, 2, 256) 6790 against (12, 3, 256) 7155
+//! (7080 / 6955), float32 `argsort` at (16, 4, 256) 3986 against (10, 3, 384) 4069. The
+//! problems' margins are within noise or, for 8-byte keys, point the wrong way at full
+//! size (a 2^23-key problem has 16 times fewer tiles to look back over), so the built-in
+//! choices are the full-size ones: keys8 moved from (10, 2, 384), which the new ranking's
+//! 64 registers left at two blocks of 384 threads an SM (7980 µs), to (16, 2, 256). The
+//! H200 takes the same shapes (not measured since: no H200 was lent).
 
 use super::programs::program_options;
 use super::radix::{SortMode, Tiling, WIDE_TILING, program_key, run, sort_source_with};
@@ -43,6 +56,7 @@ pub(crate) static SORT_KEYS4: Family = Family {
         [16, 4, 256],
         [18, 3, 384],
         [22, 3, 384],
+        [20, 4, 384],
         [16, 5, 256],
         [20, 4, 256],
         [24, 3, 256],
@@ -79,16 +93,17 @@ pub(crate) static SORT_KEYS8: Family = Family {
     about: "radix sort passes, 8-byte keys (float64 sort)",
     params: ["items", "blocks/SM", "threads"],
     candidates: &[
-        [10, 2, 384],
         [16, 2, 256],
+        [10, 2, 384],
         [16, 3, 256],
         [10, 3, 384],
         [12, 2, 256],
         [12, 3, 256],
+        [14, 2, 256],
         [18, 2, 256],
         [8, 4, 256],
     ],
-    built_in: &[("H100", [10, 2, 384]), ("H200", [10, 2, 384])],
+    built_in: &[("H100", [16, 2, 256]), ("H200", [16, 2, 256])],
     problem: || problem(DType::F64, SortMode::Sort, &SORT_KEYS8),
     programs: |p| programs(DType::F64, SortMode::Sort, p),
 };
