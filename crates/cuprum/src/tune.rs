@@ -243,18 +243,7 @@ fn built_in(device: Device, family: &Family) -> Option<Params> {
 /// `family`'s candidate for `device` (see the module doc), measured at first use when the
 /// mode asks for it. Called by the kernels a family tunes as they build their programs.
 pub(crate) fn choose(device: Device, family: &'static Family) -> Result<Params> {
-    if let Some(p) = pinned(family.name) {
-        // Only the candidates are tested (and a shape outside them may not even be sound:
-        // a radix pass of fewer than 256 threads leaves digits without an owner).
-        if !family.candidates.contains(&p) {
-            bail!(
-                InvalidArgument,
-                "the choice pinned for tuned family {}: expected one of its candidates {:?}, \
-                 given {p:?}",
-                family.name,
-                family.candidates
-            );
-        }
+    if let Some(p) = pinned_candidate(family)? {
         return Ok(p);
     }
     let first = family.candidates[0];
@@ -307,10 +296,26 @@ fn remember(key: (&'static str, &'static str), params: Params) {
         .insert(key, params);
 }
 
+/// The shape pinned for `family` on this thread ([`with_choice`]), which must be one of
+/// its candidates: only those are tested, and a shape outside them may not even be sound
+/// (a radix pass of fewer than 256 threads leaves digits without an owner).
+fn pinned_candidate(family: &'static Family) -> Result<Option<Params>> {
+    match pinned(family.name) {
+        Some(p) if !family.candidates.contains(&p) => bail!(
+            InvalidArgument,
+            "the choice pinned for tuned family {}: expected one of its candidates {:?}, \
+             given {p:?}",
+            family.name,
+            family.candidates
+        ),
+        p => Ok(p),
+    }
+}
+
 /// `family`'s choice on `device` without measuring: stored (unless `CUPRUM_TUNE=off`),
 /// else built in, else the first candidate.
 pub(crate) fn current(device: Device, family: &'static Family) -> Result<Choice> {
-    if let Some(p) = pinned(family.name) {
+    if let Some(p) = pinned_candidate(family)? {
         return Ok(Choice::plain(family, p, Source::Pinned));
     }
     if !device.is_tunable() {

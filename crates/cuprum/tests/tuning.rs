@@ -313,6 +313,11 @@ fn a_pinned_choice_is_reported_and_unpinned_after() {
     let after = tuning::report(d).unwrap();
     let rows = after.iter().find(|c| c.family == "scan.rows.4").unwrap();
     assert_eq!((rows.params, rows.source), ([8, 6, 0], Source::First));
+    // A shape outside the family's candidates is not reported as the choice: the report
+    // fails as a kernel built under that pin would.
+    let err = tuning::with_choice("scan.rows.4", [4, 13, 0], || tuning::report(d)).unwrap_err();
+    assert_eq!(err.kind(), cuprum::ErrorKind::InvalidArgument);
+    assert!(err.to_string().contains("given [4, 13, 0]"), "{err}");
 }
 
 #[test]
