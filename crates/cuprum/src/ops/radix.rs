@@ -193,10 +193,15 @@ const MAX_ROW_PASSES: usize = 4;
 /// 4, 384) 2544, (16, 4, 256) 2706). Float64 (CuPy 6931): (10, 2, 384) 7195 before, 7980
 /// after — the mask took the kernel from 56 to 64 registers, and 3 blocks of 384 threads
 /// no longer fit an SM — but (16, 2, 256) 6835 and (10, 3, 384) 7105; with the fold (72
-/// to 80 registers) each 8-byte shape measured lost 8–37 %, so 8-byte keys (and keys with
-/// values, not measured with it) keep `s_tstart`. Taken: the mask and the leader for
-/// every key, the fold for 4-byte keys alone; the families' candidates were measured
-/// again (`sort_tuned.rs`).
+/// to 80 registers) each 8-byte shape measured lost 8–37 %, so 8-byte keys keep
+/// `s_tstart`. A second run (CuPy 2723 / 5130 / 7046): float32 `argsort` at (16, 4, 256)
+/// 4223 before, 4031–4084 with the mask and the leader, 4118 with the fold too (so keys
+/// with values keep `s_tstart` as well), (10, 3, 384) 4120, (12, 4, 256) 4454; float64
+/// at (16, 2, 256) 6916–6932, (12, 4, 256) 7186, (14, 3, 256) 7265, (18, 2, 256) 7752,
+/// (10, 3, 384) 7197; the histogram kernel with two loads in flight a thread 168 → 163 µs
+/// (float32) and 338 → 317 (float64), within the sorts' noise (not taken). Taken: the mask
+/// and the leader for every key, the fold for 4-byte keys alone; the families' candidates
+/// were measured again (`sort_tuned.rs`).
 ///
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct Tiling {
