@@ -153,9 +153,10 @@ const MAX_ROW_PASSES: usize = 4;
 /// over and longer runs per digit to write than one of 4096, and 56 registers let 36 warps
 /// run per SM instead of 32.
 ///
-/// Why the 1-D sorts of random keys stay behind CuPy (three whole bench runs on H100s after
-/// the above: CuPy's time 0.94 of ours for float32, 0.91–0.93 for uint32, 0.96 for
-/// float64): CuPy's sort is CUB's onesweep, the same design — `ncu` of it on an H100
+/// Why the 1-D sorts of random keys stayed behind CuPy (three whole bench runs on H100s
+/// after the above: CuPy's time 0.94 of ours for float32, 0.91–0.93 for uint32, 0.96 for
+/// float64; after the next paragraph's change, two whole runs on an H100: 1.06–1.08,
+/// 1.03, 1.01): CuPy's sort is CUB's onesweep, the same design — `ncu` of it on an H100
 /// (float32, 10^8): 384 threads × 18 items, 56 registers, occupancy 56 %, 610 µs a pass and
 /// 290 M warp instructions (93 per key), against 650 µs for ours at (20, 3, 384); at
 /// (16, 4, 256) (2026-11-27) a float32 pass ran at 76 % of the SMs' compute throughput and
