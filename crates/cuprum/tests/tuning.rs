@@ -211,7 +211,8 @@ fn every_candidate_of_the_8_byte_scans_sums_exactly() {
 /// accumulators, some candidates keeping raw inputs through the look-back): each candidate
 /// through `cumsum` and `cumprod` of int32, int8 and bool, flattened, at sizes of one
 /// element, one tile and several tiles with a remainder, and from an input off the vector
-/// alignment, against the host's (wrapping) sums and products.
+/// alignment, against the host's (wrapping) sums and products; and the rows of 2-d int32
+/// arrays (as segments and a block each), which run the candidate's vector width.
 #[test]
 fn every_candidate_of_the_narrow_scans_matches_the_host() {
     require_gpu!();
@@ -252,8 +253,28 @@ fn every_candidate_of_the_narrow_scans_matches_the_host() {
             })
             .collect()
     };
+    // (values, the int32 array, its axis)
+    let rows: Vec<_> = CASES[1..3]
+        .iter()
+        .map(|&(shape, axis)| {
+            let n: usize = shape.iter().product();
+            let v: Vec<i64> = (0..n).map(|_| rng.f64(-9.0, 9.0).floor() as i64).collect();
+            let i32s: Vec<i32> = v.iter().map(|&x| x as i32).collect();
+            (v, Array::from_slice(&i32s, shape).unwrap(), axis)
+        })
+        .collect();
     for &c in fam.candidates {
         tuning::with_choice(fam.name, c, || {
+            for (v, a, axis) in &rows {
+                let shape = a.shape();
+                let got = ops::cumsum(a, *axis).unwrap().to_vec::<i64>().unwrap();
+                let want = host_cumsum(v, shape, axis.map(|x| x as usize));
+                let bad = got.iter().zip(&want).position(|(g, w)| g != w);
+                assert!(
+                    bad.is_none(),
+                    "{c:?} {shape:?}: first difference at {bad:?}"
+                );
+            }
             for (v, arrays) in &cases {
                 let n = arrays[0].size();
                 let wants = [&v[..n], &v[1..], &v[..n]];

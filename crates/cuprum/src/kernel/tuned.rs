@@ -26,7 +26,7 @@
 
 use super::codegen::prelude::PRELUDE;
 use super::codegen::scan::{self, ScanDefs, ScanShape};
-use super::program::{Program, vec_width};
+use super::program::Program;
 use super::scan_engine::{Engine, scan_into};
 use crate::array::{Array, DType};
 use crate::compile::CompileOptions;
@@ -152,7 +152,7 @@ pub(crate) static SCAN_TILE_8: Family = Family {
 };
 
 /// 1-D scans of inputs of 4 bytes or less into 8-byte accumulators (`cumsum` of int32,
-/// int16, int8, bool into int64): the tile scan's shape, and (third value 1) whether a
+/// int16, int8, bool into int64): the tile scan's shape, and (third value, bit 0) whether a
 /// thread keeps its raw inputs instead of its 8-byte prefixes while the tile looks back
 /// (`ScanShape::raw`), half the registers those take. `ncu` on an H100 (int32 → int64 of
 /// 1e8 at (16, 3)): 78 registers, 36 % occupancy, DRAM 63 % and the SM 21 % busy — latency
@@ -160,12 +160,22 @@ pub(crate) static SCAN_TILE_8: Family = Family {
 /// are what the 8-byte tile family runs on the H100 and the H200 (the prefetch distance 64
 /// throughout). H100 (2026-12-06, `cuprum tune` on 2^24 int32): raw inputs at (16, 4)
 /// 110.6 µs against 111.6 for (16, 3) without them; the whole `cumsum100M_i32` row in one
-/// run 564.5 → 539.3 µs (70.9 → 74.2 % of copy). Still below the 85 %; the H200's
-/// choice is not yet measured (no H200 was lent).
+/// run 564.5 → 539.3 µs (70.9 → 74.2 % of copy), still below the 85 %.
+///
+/// The third value's bit 1 takes vectors of
+/// the accumulator's width (`ScanShape::acc_vec`): a lane's 16-byte loads of int32 leave it
+/// two 16-byte stores of int64 32 bytes apart, each writing half of every sector it
+/// touches; with 8-byte loads each store is one coalesced 16-byte vector. H100
+/// (2026-12-06, `cuprum tune` on 2^24 int32, µs): (20, 3, 3) 91.3, (16, 4, 3) 91.5,
+/// (32, 2, 3) 97.2, (16, 3, 2) 97.4, (24, 3, 3) 100.0, (16, 5, 3) 119.6, against 112.4
+/// for (16, 4, 1) and 113.2 for the first; the whole `cumsum100M_i32` row in one run 551.0 → 462.4 µs
+/// (72.9 → 86.1 % of the copy; `ncu`: DRAM 79.7 % busy, 80 registers, 3 blocks an SM).
+/// The H200 takes the H100's choice until an H200 measures the family (the stores' halves
+/// are the same on both).
 pub(crate) static SCAN_TILE_8N: Family = Family {
     name: "scan.tile.8n",
     about: "1-D scans of inputs of 4 bytes or less into 8-byte accumulators (int32 cumsum)",
-    params: ["items", "blocks/SM", "raw inputs"],
+    params: ["items", "blocks/SM", "raw | acc vec"],
     candidates: &[
         [16, 3, 0],
         [24, 2, 0],
@@ -179,8 +189,14 @@ pub(crate) static SCAN_TILE_8N: Family = Family {
         [12, 4, 1],
         [16, 5, 1],
         [8, 6, 1],
+        [16, 4, 3],
+        [16, 3, 2],
+        [24, 3, 3],
+        [32, 2, 3],
+        [16, 5, 3],
+        [20, 3, 3],
     ],
-    built_in: &[("H100", [16, 4, 1]), ("H200", [24, 2, 0])],
+    built_in: &[("H100", [20, 3, 3]), ("H200", [20, 3, 3])],
     problem: || problem(DType::I32, &[1 << 24], None, &SCAN_TILE_8N, &SCAN_8N),
     programs: |p| programs(DType::I32, &SCAN_TILE_8N, &SCAN_8N, p),
 };
@@ -330,6 +346,7 @@ const WIDE: ScanShape = ScanShape {
     pf: 64,
     stages: 0,
     raw: false,
+    acc_vec: false,
     sipt: 8,
     sminb: 1,
     ript: 4,
@@ -338,21 +355,22 @@ const WIDE: ScanShape = ScanShape {
 };
 
 /// The prefetch distance of the narrow-input tile family ([`SCAN_TILE_8N`]), whose third
-/// value says whether raw inputs are kept.
+/// value says whether raw inputs are kept and the vectors take the accumulator's width.
 const NARROW_PF: u32 = 64;
 
 fn shape_of(class: &Class, c: [Params; 4]) -> ScanShape {
     let [t, s, r, a] = c;
     // A tile family's third value: the L2 prefetch distance of the one-tile-a-block
     // kernel, or (below `STAGED_BELOW`) the stages of the persistent kernel; for narrow
-    // inputs whether raw inputs are kept.
+    // inputs whether raw inputs are kept (bit 0) and the vectors the accumulator's
+    // width (bit 1).
     let narrow = std::ptr::eq(class, &SCAN_8N);
-    let (pf, stages, raw) = if narrow {
-        (NARROW_PF, 0, t[2] != 0)
+    let (pf, stages, raw, acc_vec) = if narrow {
+        (NARROW_PF, 0, t[2] & 1 != 0, t[2] & 2 != 0)
     } else if t[2] < STAGED_BELOW {
-        (0, t[2], false)
+        (0, t[2], false, false)
     } else {
-        (t[2], 0, false)
+        (t[2], 0, false, false)
     };
     ScanShape {
         ipt: t[0],
@@ -360,6 +378,7 @@ fn shape_of(class: &Class, c: [Params; 4]) -> ScanShape {
         pf,
         stages,
         raw,
+        acc_vec,
         sipt: s[0],
         sminb: s[1],
         ript: r[0],
@@ -480,7 +499,7 @@ fn problem(
             let engine = |_wide: bool| Engine {
                 prog: prog.clone(),
                 acc,
-                vec: vec_width(dtype.itemsize()),
+                vec: shape.vec(dtype.itemsize(), acc),
                 values: Vec::new(),
                 shape,
                 staged: true,
@@ -505,7 +524,7 @@ fn sum_source(dtype: DType, shape: ScanShape) -> String {
         ident: "A(0)",
         out: "a",
         exclusive: false,
-        vec: vec_width(dtype.itemsize()),
+        vec: shape.vec(dtype.itemsize(), out.itemsize()),
         acc_bytes: out.itemsize(),
         assert_acc: false,
         shape,
@@ -559,23 +578,23 @@ mod tests {
         );
         assert!(!c([16, 3, 0]).raw);
         assert!(SCAN_TILE_8N.candidates.iter().filter(|c| c[2] == 1).count() >= 6);
-        // the built-in choices are candidates: the H100's keeps raw inputs (measured), the
-        // H200's runs what the 8-byte tiles ran before the family existed (not yet measured)
+        // bit 1: vectors of the accumulator's width (int32 into int64: 2 elements, not 4)
+        let (v, r) = (c([16, 4, 3]), c([16, 3, 2]));
+        assert_eq!(
+            (v.raw, v.acc_vec, r.raw, r.acc_vec),
+            (true, true, false, true)
+        );
+        assert_eq!(
+            (v.vec(4, 8), c([16, 4, 1]).vec(4, 8), v.vec(1, 8)),
+            (2, 4, 2)
+        );
+        assert!(!first_scan_shape(8, 8).acc_vec && !first_scan_shape(4, 4).acc_vec);
+        // the built-in choices are candidates, and keep raw inputs with vectors of the
+        // accumulator's width (measured on the H100)
         for (gpu, b) in SCAN_TILE_8N.built_in {
             assert!(SCAN_TILE_8N.candidates.contains(b), "{gpu}");
+            assert_eq!(b[2], 3, "{gpu}");
         }
-        let h200 = SCAN_TILE_8N
-            .built_in
-            .iter()
-            .find(|(g, _)| *g == "H200")
-            .unwrap()
-            .1;
-        let (_, wide) = SCAN_TILE_8
-            .built_in
-            .iter()
-            .find(|(g, _)| *g == "H200")
-            .unwrap();
-        assert_eq!(h200, [wide[0], wide[1], 0]);
     }
 
     /// What a candidate's problem compiles (the shape `scan_shape` gives under the pins) is

@@ -11,7 +11,7 @@
 //! published when a tile looked back, so the last bits of a float `cumsum` may differ
 //! between runs (as with CUB); integer scans are exact (wrapping like NumPy).
 
-use super::programs::{PRELUDE, Program, program, vec_width};
+use super::programs::{PRELUDE, Program, program};
 use crate::array::{Array, DType, DTypeKind};
 use crate::error::Result;
 use crate::kernel::codegen::scan::{self, ScanDefs, ScanShape};
@@ -135,7 +135,7 @@ fn scan_source_shaped(d: DType, out: DType, op: ScanOp, wide: bool, shape: ScanS
         ident: &ident,
         out: "cuprum::cast<Tout>(a)",
         exclusive: false,
-        vec: vec_width(d.itemsize()),
+        vec: shape.vec(d.itemsize(), acc_size(out)),
         acc_bytes: acc_size(out),
         assert_acc: false,
         shape,
@@ -234,7 +234,7 @@ pub(crate) fn scan_with(
     let engine = |wide: bool| Engine {
         prog: scan_program(d, out_dt, op, wide, shape),
         acc: acc_size(out_dt),
-        vec: vec_width(d.itemsize()),
+        vec: shape.vec(d.itemsize(), acc_size(out_dt)),
         values: Vec::new(),
         shape,
         staged: true,
@@ -293,6 +293,12 @@ pub(crate) fn sample_sources() -> Vec<(String, String)> {
             format!("scan {} {} raw", d.name(), op.name()),
             scan_source_shaped(d, out, op, false, shape),
         ));
+        // and vectors of the accumulator's width
+        shape.acc_vec = true;
+        v.push((
+            format!("scan {} {} raw acc-vec", d.name(), op.name()),
+            scan_source_shaped(d, out, op, false, shape),
+        ));
     }
     // dtype=: narrower, wider, float into integer, complex into real, into bool.
     for (d, out, op) in [
@@ -331,7 +337,7 @@ mod tests {
         for &d in DType::ALL {
             let s = first_scan_shape(acc_size(d), d.itemsize());
             for ipt in [s.ipt, s.sipt, s.ript] {
-                assert_eq!(ipt as usize % vec_width(d.itemsize()), 0, "{d}");
+                assert_eq!(ipt as usize % s.vec(d.itemsize(), acc_size(d)), 0, "{d}");
             }
             assert!(acc_size(d) <= 16);
         }

@@ -59,6 +59,7 @@
 //! (whose [`ScanShape`] the device's tuning chose: `kernel/tuned.rs`).
 
 use crate::array::DType;
+use crate::kernel::program::vec_width;
 use std::fmt::Write;
 
 /// The shapes of a program's kernels (the tuned families of `kernel/tuned.rs`: their
@@ -70,7 +71,11 @@ use std::fmt::Write;
 /// runs the one-tile-a-block kernel), the axis kernel's positions per thread (`axipt`), and
 /// whether the tile scan keeps a thread's raw inputs rather than their prefixes while it
 /// looks back (`raw`: for inputs narrower than the accumulator, half the registers of an
-/// int32 → int64 tile; the prefixes are formed again as the results are written).
+/// int32 → int64 tile; the prefixes are formed again as the results are written), and
+/// whether the vector loads take the accumulator's width rather than the input's
+/// (`acc_vec`: an int32 → int64 lane then loads 8 bytes and stores its results as one
+/// 16-byte vector, where 16-byte loads leave it two 16-byte stores 32 bytes apart, each
+/// writing half of every sector it touches: [`ScanShape::vec`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct ScanShape {
     pub ipt: u32,
@@ -78,11 +83,25 @@ pub(crate) struct ScanShape {
     pub pf: u32,
     pub stages: u32,
     pub raw: bool,
+    pub acc_vec: bool,
     pub sipt: u32,
     pub sminb: u32,
     pub ript: u32,
     pub rminb: u32,
     pub axipt: u32,
+}
+
+impl ScanShape {
+    /// Elements per vector load (`VECN`) of a scan of `input`-byte elements into an
+    /// `acc`-byte accumulator: 16 bytes of input, or of accumulator under `acc_vec`.
+    pub(crate) fn vec(&self, input: usize, acc: usize) -> usize {
+        let v = vec_width(input);
+        if self.acc_vec {
+            v.min(vec_width(acc))
+        } else {
+            v
+        }
+    }
 }
 
 /// Whether `rows` rows of `len` elements are scanned a block per row (the rows kernel,
