@@ -491,7 +491,7 @@ fn every_candidate_of_the_sorts_orders_as_numpy() {
 fn every_candidate_of_the_compactions_selects_as_numpy() {
     require_gpu!();
     let mut rng = Rng::new(11);
-    // Longer than three of the longest runs (6 tiles of 4096) and not a multiple of any.
+    // Longer than three of the longest runs (8 tiles of 4096) and not a multiple of any.
     let n = 3 * 8 * 4096 + 18;
     let flags: Vec<bool> = (0..n).map(|_| rng.f64(0.0, 1.0) < 0.4).collect();
     let vals: Vec<f64> = (0..n).map(|_| rng.f64(-1e3, 1e3).floor()).collect();

@@ -59,10 +59,16 @@ pub(crate) const MAX_ND: usize = 8;
 /// `cuprum tune` on an H100 (2026-12-05, the family's problem, µs): the ring candidates
 /// 150–189 against 118–129 for the others ((3, 6) 118.1, the first 119.2): the ring's
 /// shared memory costs more blocks per SM than its loads in flight give back.
+///
+/// A third value with bit 4 set ([`BALLOT_FLAGS`]; the ring's tiles in the low four bits)
+/// keeps the run's flags as the warps' ballot words: 2 KiB a run of four tiles instead of
+/// 16 KiB, and the second pass over a tile reads a word a row instead of a byte a lane
+/// followed by a ballot, so a tile's ranking issues fewer instructions and the ring costs
+/// fewer blocks per SM.
 pub(crate) static COMPACT_VALUES: Family = Family {
     name: "compact.values",
     about: "selecting values under a mask (compress, x[mask]): a run is that many tiles",
-    params: ["run tiles", "blocks/SM", "ring tiles"],
+    params: ["run tiles", "blocks/SM", "ring tiles | 16: ballot flags"],
     candidates: &[
         [4, 6, 0],
         [4, 5, 0],
@@ -78,6 +84,12 @@ pub(crate) static COMPACT_VALUES: Family = Family {
         [3, 4, 3],
         [4, 2, 4],
         [6, 3, 2],
+        [4, 6, 16],
+        [4, 7, 16],
+        [6, 6, 16],
+        [8, 5, 16],
+        [4, 4, 18],
+        [6, 4, 18],
     ],
     built_in: &[("H100", [4, 6, 0]), ("H200", [4, 6, 0])],
     problem: values_problem,
@@ -95,7 +107,7 @@ pub(crate) static COMPACT_VALUES: Family = Family {
 pub(crate) static COMPACT_NONZERO: Family = Family {
     name: "compact.nonzero",
     about: "positions of the non-zero elements (nonzero, argwhere): a run is that many tiles",
-    params: ["run tiles", "prefetch runs", ""],
+    params: ["run tiles", "prefetch runs", "16: ballot flags"],
     candidates: &[
         [2, 32, 0],
         [2, 16, 0],
@@ -104,6 +116,9 @@ pub(crate) static COMPACT_NONZERO: Family = Family {
         [3, 32, 0],
         [4, 16, 0],
         [3, 16, 0],
+        [2, 32, 16],
+        [4, 32, 16],
+        [4, 16, 16],
     ],
     built_in: &[("H100", [2, 32, 0]), ("H200", [2, 32, 0])],
     problem: nonzero_problem,
@@ -148,6 +163,24 @@ fn nonzero_problem() -> Result<Runner> {
     }))
 }
 
+/// The tiles of the values' ring in a [`COMPACT_VALUES`] shape (its third value's low
+/// four bits).
+fn ring_tiles(p: Params) -> u32 {
+    p[2] & 15
+}
+
+/// Whether a shape keeps the run's flags as the warps' ballot words rather than a byte an
+/// element (the third value's bit 4, [`BALLOT_FLAGS`]).
+fn ballot_flags(p: Params) -> bool {
+    p[2] & BALLOT_FLAGS != 0
+}
+
+/// The third value's bit that keeps a run's flags as ballot words: a warp's row of 32
+/// flags is the one word its first pass's ballot gave, stored by lane 0 (shared memory a
+/// run: 1/8 of the bytes), and the second pass reads it back (a broadcast) instead of a
+/// byte a lane and a second ballot.
+const BALLOT_FLAGS: u32 = 16;
+
 /// Items per thread: a tile stages 16 KiB.
 fn items_per_thread(stage_item: usize) -> usize {
     match stage_item {
@@ -186,12 +219,13 @@ fn values_program(item: usize, wide: bool, p: Params) -> Arc<Program> {
 /// The name of the program writing the coordinates of `d`'s non-zero elements in shape `p`.
 fn indices_key(d: DType, wide: bool, interleaved: bool, p: Params) -> String {
     format!(
-        "compact_indices|{}|{}{}|{}x{}",
+        "compact_indices|{}|{}{}|{}x{}x{}",
         d.name(),
         u8::from(wide),
         if interleaved { "|il" } else { "" },
         p[0],
-        p[1]
+        p[1],
+        p[2]
     )
 }
 
@@ -215,9 +249,10 @@ fn values_source_with(item: usize, wide: bool, p: Params) -> String {
         s,
         "typedef unsigned char Tm;\ntypedef {t} T;\ntypedef {t} S;\ntypedef {i} I;\n\
          #define CUPRUM_VALUES 1\nconstexpr int VECN = {v};\nconstexpr int IPT = {ipt};\nconstexpr int CMINB = {minb};\nconstexpr unsigned CPF = 0;\nconstexpr int SUB = {sub};\nconstexpr bool NEXT_PF = true;\n\
-         constexpr int CSTAGES = {stages};\n",
+         constexpr int CSTAGES = {stages};\nconstexpr bool CBITS = {bits};\n",
         sub = p[0],
-        stages = p[2],
+        stages = ring_tiles(p),
+        bits = ballot_flags(p),
         t = bits_type(item),
         minb = p[1],
         i = idx_type(wide),
@@ -248,7 +283,8 @@ fn indices_source_with(d: DType, wide: bool, interleaved: bool, p: Params) -> St
         s,
         "typedef {m} Tm;\ntypedef unsigned char T;\ntypedef unsigned S;\ntypedef {i} I;\n\
          #define CUPRUM_VALUES 0\nconstexpr int VECN = {v};\nconstexpr int IPT = 16;\nconstexpr unsigned CPF = {pf};\nconstexpr int SUB = {sub};\nconstexpr bool NEXT_PF = false;\n\
-         constexpr int CSTAGES = 0;\n",
+         constexpr int CSTAGES = 0;\nconstexpr bool CBITS = {bits};\n",
+        bits = ballot_flags(p),
         pf = p[1],
         sub = p[0],
         m = d.c_type(),
@@ -385,7 +421,9 @@ __device__ __forceinline__ void compact_tile(const Tm* __restrict__ m, const T* 
   __shared__ unsigned s_tile;
   __shared__ unsigned s_wcnt[SUB][8];
   __shared__ unsigned long long s_excl;
-  __shared__ __align__(16) unsigned char s_f[STILE];
+  __shared__ __align__(16) unsigned char s_f[CBITS ? 1 : STILE];
+  // CBITS: the warps' ballot words of the run's flags, [tile][warp][row][b].
+  __shared__ unsigned s_b[CBITS ? SUB * 8 * ROWS * VEC : 1];
   __shared__ SS s_stage[TILE];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   if (threadIdx.x == 0) s_tile = atomicAdd(counter, 1u);
@@ -419,8 +457,13 @@ __device__ __forceinline__ void compact_tile(const Tm* __restrict__ m, const T* 
       load_flags<VEC>(m, sbase + (I)loc, n, f);
 #pragma unroll
       for (int b = 0; b < VEC; ++b) {
-        s_f[loc + b] = f[b] ? 1 : 0;
-        wcount += __popc(__ballot_sync(rt::FULL, f[b]));
+        const unsigned bb = __ballot_sync(rt::FULL, f[b]);
+        if (CBITS) {
+          if (lane == 0) s_b[((st * 8 + warp) * ROWS + r) * VEC + b] = bb;
+        } else {
+          s_f[loc + b] = f[b] ? 1 : 0;
+        }
+        wcount += __popc(bb);
       }
     }
     if (lane == 0) s_wcnt[st][warp] = wcount;
@@ -455,7 +498,7 @@ __device__ __forceinline__ void compact_tile(const Tm* __restrict__ m, const T* 
       if (st > 0) load_values<VEC, ROWS>(x, sbase + (I)(st * TILE + warp * WSEG), n, lane, v);
       if (NEXT_PF && st + 1 < SUB) rt::prefetch_l2(x, (unsigned long long)(sbase + (I)((st + 1) * TILE)), TILE, (unsigned long long)n);
     }
-    // The lane's flags of this tile, read once from the kept bytes.
+    // The lane's flags of this tile, read once from the kept bytes (or ballot words).
     bool f[ROWS][VEC];
     unsigned wcount = 0, rowbase[ROWS];
 #pragma unroll
@@ -464,8 +507,14 @@ __device__ __forceinline__ void compact_tile(const Tm* __restrict__ m, const T* 
       unsigned before = 0, rowtot = 0;
 #pragma unroll
       for (int b = 0; b < VEC; ++b) {
-        f[r][b] = s_f[loc + b] != 0;
-        const unsigned bb = __ballot_sync(rt::FULL, f[r][b]);
+        unsigned bb;
+        if (CBITS) {
+          bb = s_b[((st * 8 + warp) * ROWS + r) * VEC + b];
+          f[r][b] = (bb >> lane) & 1u;
+        } else {
+          f[r][b] = s_f[loc + b] != 0;
+          bb = __ballot_sync(rt::FULL, f[r][b]);
+        }
         before += __popc(bb & lt);
         rowtot += __popc(bb);
       }
@@ -557,7 +606,7 @@ pub(crate) fn select_values(m: &Array, x: &Array, y: &Array) -> Result<usize> {
     let k = prog.kernel(name)?;
     let launch = k
         .configure(grid, 256u32)
-        .shared_mem(p[2] as usize * tile * item);
+        .shared_mem(ring_tiles(p) as usize * tile * item);
     if wide {
         launch.launch((m, x, y, n as u64, status, counter, &t.total))?;
     } else {
@@ -683,12 +732,31 @@ pub(crate) fn sample_sources() -> Vec<(String, String)> {
         "argwhere bool".into(),
         indices_source(DType::Bool, false, true),
     ));
+    // The run's flags as ballot words (bit 4 of the third value), with and without a ring.
+    v.push((
+        "compact values 4B ballot flags".into(),
+        values_source_with(4, false, [4, 6, BALLOT_FLAGS]),
+    ));
+    v.push((
+        "compact values 8B ballot flags staged".into(),
+        values_source_with(8, false, [4, 4, BALLOT_FLAGS | 2]),
+    ));
+    v.push((
+        "nonzero float32 ballot flags".into(),
+        indices_source_with(DType::F32, false, false, [2, 32, BALLOT_FLAGS]),
+    ));
     v
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Bytes of shared memory a run's kept flags take in shape `p` (`tile` elements a tile).
+    fn flag_bytes(p: Params, tile: usize) -> usize {
+        let run = p[0] as usize * tile;
+        if ballot_flags(p) { run / 8 } else { run }
+    }
 
     #[test]
     fn tiles_stage_16_kib() {
@@ -705,13 +773,13 @@ mod tests {
             for item in [1usize, 2, 4, 8, 16] {
                 let tile = 256 * items_per_thread(item);
                 assert!(
-                    p[0] as usize * tile + tile * item <= 40 * 1024,
+                    flag_bytes(*p, tile) + tile * item <= 40 * 1024,
                     "{item} {p:?}"
                 );
             }
         }
         for p in COMPACT_NONZERO.candidates {
-            assert!(p[0] as usize * 4096 + 4096 * 4 <= 40 * 1024, "{p:?}");
+            assert!(flag_bytes(*p, 4096) + 4096 * 4 <= 40 * 1024, "{p:?}");
         }
     }
 
