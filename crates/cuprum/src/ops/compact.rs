@@ -64,7 +64,9 @@ pub(crate) const MAX_ND: usize = 8;
 /// keeps the run's flags as the warps' ballot words: 2 KiB a run of four tiles instead of
 /// 16 KiB, and the second pass over a tile reads a word a row instead of a byte a lane
 /// followed by a ballot, so a tile's ranking issues fewer instructions and the ring costs
-/// fewer blocks per SM.
+/// fewer blocks per SM. Measured by `cuprum tune` on an H100 (2026-12-06, µs): (4, 6, 16)
+/// 120.0 against 119.8 for (4, 6, 0), (6, 6, 16) 121.8 — the ranking is not what the tiles
+/// wait for — so the values keep bytes (`nonzero`'s flags gained: [`COMPACT_NONZERO`]).
 pub(crate) static COMPACT_VALUES: Family = Family {
     name: "compact.values",
     about: "selecting values under a mask (compress, x[mask]): a run is that many tiles",
@@ -104,6 +106,14 @@ pub(crate) static COMPACT_VALUES: Family = Family {
 /// 319, (2, 32) 319–321, (1, 64) 329–332 (one tile per look-back, as before), (2, 0) 350,
 /// (4, 0) 352–366, (3, 0) 368–377, (1, 0) 384–393. Positions are written as 8-byte
 /// coordinates, so the write, not the look-back, is the larger part here.
+///
+/// The run's flags as ballot words (third value 16, [`BALLOT_FLAGS`]), H100 (2026-12-06,
+/// `cuprum tune --family compact`, µs of the family's problem): (2, 32, 16) 85.8, (4, 16,
+/// 16) 89.2, (4, 32, 16) 90.0, against 95.1 for (2, 32, 0) and 96.4 for (2, 16, 0); in the
+/// same run `nonzero100M_half` 312.9 → 284.8 µs and `argwhere100M_half_2d` 452.5 → 427.7.
+/// For the values the same words gained nothing ([`COMPACT_VALUES`]: 120.0 against 119.8
+/// µs): their tiles wait for the values' loads, not for the ranking. The H200 takes the
+/// H100's choice until an H200 measures the family.
 pub(crate) static COMPACT_NONZERO: Family = Family {
     name: "compact.nonzero",
     about: "positions of the non-zero elements (nonzero, argwhere): a run is that many tiles",
@@ -120,7 +130,7 @@ pub(crate) static COMPACT_NONZERO: Family = Family {
         [4, 32, 16],
         [4, 16, 16],
     ],
-    built_in: &[("H100", [2, 32, 0]), ("H200", [2, 32, 0])],
+    built_in: &[("H100", [2, 32, 16]), ("H200", [2, 32, 16])],
     problem: nonzero_problem,
     programs: |p| {
         let key = indices_key(DType::Bool, false, false, p);
