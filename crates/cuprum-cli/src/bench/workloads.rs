@@ -1146,13 +1146,16 @@ fn mse100m(o: &BenchmarkOptions) -> R<Timed> {
     mse(o, "mse100M_f64_ReductionKernel", EW_N)
 }
 
-/// The MSE with built-ins (a temporary per step), as `cp.mean((a - b) ** 2)`.
+/// The MSE with built-ins (a temporary per step), as `cp.mean((a - b) ** 2)`. Bytes: what
+/// the three steps must move — the subtraction reads two inputs and writes a temporary,
+/// the square reads and writes one, the mean reads one — six arrays of 8 × 1e8 bytes (so
+/// the row's % of the copy is the three kernels' speed; CuPy runs the same three).
 fn mse100m_mean(o: &BenchmarkOptions) -> R<Timed> {
     let [x, y] = mse_inputs(EW_N)?;
     let r = warm_bench(o, "mse100M_f64_cp_mean", || {
         ops::mean(&ops::power(&(&x - &y)?, 2i32)?).map(drop)
     })?;
-    Ok((r, 2 * 8 * EW_N as u64))
+    Ok((r, 6 * 8 * EW_N as u64))
 }
 
 fn mse10m(o: &BenchmarkOptions) -> R<Timed> {

@@ -162,14 +162,14 @@ pub(crate) static SCAN_TILE_8: Family = Family {
 /// 110.6 µs against 111.6 for (16, 3) without them; the whole `cumsum100M_i32` row in one
 /// run 564.5 → 539.3 µs (70.9 → 74.2 % of copy), still below the 85 %.
 ///
-/// The third value's bit 1 takes vectors of
-/// the accumulator's width (`ScanShape::acc_vec`): a lane's 16-byte loads of int32 leave it
-/// two 16-byte stores of int64 32 bytes apart, each writing half of every sector it
-/// touches; with 8-byte loads each store is one coalesced 16-byte vector. H100
-/// (2026-12-06, `cuprum tune` on 2^24 int32, µs): (20, 3, 3) 91.3, (16, 4, 3) 91.5,
-/// (32, 2, 3) 97.2, (16, 3, 2) 97.4, (24, 3, 3) 100.0, (16, 5, 3) 119.6, against 112.4
-/// for (16, 4, 1) and 113.2 for the first; the whole `cumsum100M_i32` row in one run 551.0 → 462.4 µs
-/// (72.9 → 86.1 % of the copy; `ncu`: DRAM 79.7 % busy, 80 registers, 3 blocks an SM).
+/// The third value's bit 1 takes vectors of the accumulator's width (`ScanShape::acc_vec`):
+/// a lane's 16-byte loads of int32 leave it two 16-byte stores of int64 32 bytes apart,
+/// each writing half of every sector it touches; with 8-byte loads each store is one
+/// coalesced 16-byte vector. H100 (2026-12-06, `cuprum tune` on 2^24 int32, µs): (20, 3,
+/// 3) 91.3, (16, 4, 3) 91.5, (32, 2, 3) 97.2, (16, 3, 2) 97.4, (24, 3, 3) 100.0, (16, 5,
+/// 3) 119.6, against 112.4 for (16, 4, 1) and 113.2 for the first; the whole
+/// `cumsum100M_i32` row in one run 551.0 → 462.4 µs (72.9 → 86.1 % of the copy; `ncu`:
+/// DRAM 79.7 % busy, 80 registers, 3 blocks an SM).
 /// The H200 takes the H100's choice until an H200 measures the family (the stores' halves
 /// are the same on both).
 pub(crate) static SCAN_TILE_8N: Family = Family {
