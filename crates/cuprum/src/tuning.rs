@@ -6,7 +6,8 @@
 //!
 //! The families are declared beside the kernels they shape (the scan engine's in
 //! `kernel/tuned.rs`, the radix sort's in `ops/sort_tuned.rs`, the compactions' in
-//! `ops/compact.rs`); this module lists them all.
+//! `ops/compact.rs`, the two-axis FFT's column pass in `ops/fft_columns.rs`); this module
+//! lists them all.
 //!
 //! ```
 //! # if !cuprum_doctest::device()? { return Ok(()); }
@@ -22,6 +23,7 @@ pub use crate::tune::{Choice, Family, Params, Source, TuneMode, forget, mode, wi
 use crate::error::Result;
 use crate::kernel::tuned as scan;
 use crate::ops::compact;
+use crate::ops::fft_columns;
 use crate::ops::sort_tuned as sort;
 use crate::runtime::Device;
 
@@ -36,7 +38,7 @@ use crate::runtime::Device;
 pub const FILE: &str = crate::compile::tuning::STORE_FILE;
 
 /// Every tuned family, in the order `cuprum tune` measures them.
-static FAMILIES: [&Family; 14] = [
+static FAMILIES: [&Family; 15] = [
     scan::FAMILIES[0],
     scan::FAMILIES[1],
     scan::FAMILIES[2],
@@ -51,6 +53,7 @@ static FAMILIES: [&Family; 14] = [
     sort::FAMILIES[3],
     &compact::COMPACT_VALUES,
     &compact::COMPACT_NONZERO,
+    &fft_columns::FFT_COLUMNS,
 ];
 
 /// Every tuned family: name, what it tunes, its candidates and built-in choices.

@@ -544,3 +544,88 @@ fn every_candidate_of_the_compactions_selects_as_numpy() {
         assert_eq!(got[1].to_vec::<i64>().unwrap(), cols, "{what}: 2-D columns");
     });
 }
+
+/// The values of a complex64 or float32 array as (re, im) pairs in float64.
+fn complex_values(a: &Array) -> Vec<(f64, f64)> {
+    match a.dtype() {
+        DType::C64 => a
+            .to_vec::<num_complex::Complex32>()
+            .unwrap()
+            .into_iter()
+            .map(|c| (c.re.into(), c.im.into()))
+            .collect(),
+        DType::F32 => a
+            .to_vec::<f32>()
+            .unwrap()
+            .into_iter()
+            .map(|x| (x.into(), 0.0))
+            .collect(),
+        other => panic!("complex_values: {other}"),
+    }
+}
+
+/// `got` against `want` (the host device's rustfft), within single precision's error of a
+/// transform of `points` values (relative to the largest magnitude).
+fn assert_transform_close(got: &Array, want: &Array, points: usize, what: &str) {
+    assert_eq!(got.shape(), want.shape(), "{what}: shape");
+    let (g, w) = (complex_values(got), complex_values(want));
+    let scale = w.iter().map(|c| c.0.hypot(c.1)).fold(1.0, f64::max);
+    let tol = 2e-6 * scale * (points as f64).log2();
+    for (i, (x, y)) in g.iter().zip(&w).enumerate() {
+        let d = (x.0 - y.0).hypot(x.1 - y.1);
+        assert!(
+            d <= tol,
+            "{what}: element {i}: got {x:?}, want {y:?} (tolerance {tol:e})"
+        );
+    }
+}
+
+#[test]
+fn every_candidate_of_the_fft_column_pass_transforms_as_numpy() {
+    use cuprum::ops::fft::{self, Norm};
+    require_gpu!();
+    let mut rng = Rng::new(17);
+    // Column lengths the pass takes (512 to 8192: clusters of 2 to 8 blocks of each share)
+    // and one it does not; widths below, at and off the 16 columns of a cluster; a batch.
+    let shapes: [&[usize]; 7] = [
+        &[512, 33],
+        &[1024, 16],
+        &[2048, 17],
+        &[4096, 40],
+        &[8192, 5],
+        &[3, 2048, 20],
+        &[1000, 18],
+    ];
+    let host = Device::host();
+    for shape in shapes {
+        let n: usize = shape.iter().product();
+        let points: usize = shape[shape.len() - 2..].iter().product();
+        let re: Vec<f32> = (0..n).map(|_| rng.f64(-1.0, 1.0) as f32).collect();
+        let z: Vec<num_complex::Complex32> = (0..n)
+            .map(|_| {
+                num_complex::Complex32::new(rng.f64(-1.0, 1.0) as f32, rng.f64(-1.0, 1.0) as f32)
+            })
+            .collect();
+        let x = Array::from_slice(&re, shape).unwrap();
+        let c = Array::from_slice(&z, shape).unwrap();
+        let (xh, ch) = (x.to_device(host).unwrap(), c.to_device(host).unwrap());
+        let axes = [-2isize, -1];
+        let want_f = fft::fft2(&ch, None, &axes, Norm::Backward).unwrap();
+        let want_i = fft::ifft2(&ch, None, &axes, Norm::Backward).unwrap();
+        let want_r = fft::rfft2(&xh, None, &axes, Norm::Backward).unwrap();
+        // A spectrum with the symmetry of a real signal's (a C2R plan reads only that).
+        let half = want_r.to_device(c.device()).unwrap();
+        let want_ir = fft::irfft2(&want_r, None, &axes, Norm::Ortho).unwrap();
+        each_candidate("fft.columns", &mut |what| {
+            let what = format!("{what} {shape:?}");
+            let got = fft::fft2(&c, None, &axes, Norm::Backward).unwrap();
+            assert_transform_close(&got, &want_f, points, &format!("{what}: fft2"));
+            let got = fft::ifft2(&c, None, &axes, Norm::Backward).unwrap();
+            assert_transform_close(&got, &want_i, points, &format!("{what}: ifft2"));
+            let got = fft::rfft2(&x, None, &axes, Norm::Backward).unwrap();
+            assert_transform_close(&got, &want_r, points, &format!("{what}: rfft2"));
+            let got = fft::irfft2(&half, None, &axes, Norm::Ortho).unwrap();
+            assert_transform_close(&got, &want_ir, points, &format!("{what}: irfft2"));
+        });
+    }
+}

@@ -33,33 +33,32 @@
 //! `rfftn` of 256³ 470.1 against 167.3 for one 3-d plan. One plan per group of trailing
 //! axes stays.
 //!
-//! Why PyTorch's `rfft2` of 4096² float32 is faster (134–140 µs in the bench against our
-//! 153, CuPy 170–180): its result is not C-ordered. `ncu` on an H100 (2026-12-06, the
-//! kernels of each library's call, µs): all three run cuFFT's `vector_fft_symm_r2c` over
-//! the rows (44.5), then the columns — PyTorch as a separate 1-d C2C plan that reads the
-//! rows' result strided and writes each column contiguously (`regular_fft`, 72.4; its
-//! result has strides (1, 4096) in elements, column-major), CuPy and cuprum within the
-//! 2-d plan, in place in the C-ordered result (`regular_fft_factor`, 97.0–98.4). A
-//! C-ordered result costs those 25 µs here (a transposing copy after PyTorch's order costs
-//! more, about 45); cuprum keeps NumPy's and CuPy's layout — a column-major result would
-//! break `view` to another item size and raw kernels that index the result as C-ordered.
-//! (Not cuFFT's build either: cuprum on PyTorch's `libcufft.so.12` took 155.6 against
-//! 155.1 on the toolkit's, one run on an H100.)
+//! Two single-precision axes on a GPU with thread-block clusters (`fft_columns.rs`, where
+//! the tuned choice `fft.columns` takes the length): cuFFT's 1-d plan over the rows, and
+//! cuprum's own column pass in place in the C-ordered result (for C2R first, in the
+//! input's copy, then the rows' C2R plan). Why (`ncu` on an H100, 2026-12-06, the kernels
+//! of each library's `rfft2` of 4096² float32, µs): all three ran cuFFT's
+//! `vector_fft_symm_r2c` over the rows (44.5), then the columns — PyTorch as a separate 1-d
+//! C2C plan that reads the rows' result strided and writes each column contiguously
+//! (`regular_fft`, 72.4; its result has strides (1, 4096) in elements, column-major), CuPy
+//! and cuprum within the 2-d plan, in place in the C-ordered result (`regular_fft_factor`,
+//! 97.0–98.4), reading 8 bytes of each row at a time. cuprum keeps NumPy's and CuPy's
+//! layout (a column-major result would break `view` to another item size and raw kernels
+//! that index the result as C-ordered), so its column pass has to be faster in that
+//! layout; `fft_columns.rs` has its design and measurements (the whole `rfft2` 154.5 →
+//! 137.4 µs on an H100, PyTorch's 133–135 in the same runs).
 //!
-//! Measured and not taken (H100, 2026-12-06, one run): a column pass of cuprum's own after
-//! a 1-d plan over the rows, in place in the C-ordered result — a Stockham radix-16 FFT of
-//! the 4096-value columns in shared memory (16 values a thread, three passes, the twiddles
-//! from a table of the block's), a block per `C` adjacent columns reading them row by row.
-//! The pass alone took 107.8 µs for `C` = 4 (1024 threads, 52 registers, 160 KiB of shared
-//! memory: one block per SM), 122.4 generated for any power-of-two length (values
-//! interleaved by column, a padding slot every 16), 138.0–150.5 for `C` = 2 and
-//! 208.2–227.4 for `C` = 1; `cuprum tune` of it as a family (`rfft2` of 4096², µs): cuFFT's
-//! two-axis plan 156.9, `C` = 4 166.9, 2 196.8, 1 272.7, while its column pass alone would
-//! have had to take about 85 to come under PyTorch's 139. A block reads 8 × `C` bytes of
-//! each row (32 at most: four columns of 4096 complex64 are 128 KiB, and the rows of 2049
-//! values are not sector-aligned), so the reads are as scattered as cuFFT's; wider column
-//! groups do not fit one block's shared memory.
+//! Measured and not taken before it (H100, 2026-12-06, one run): a column pass of one
+//! block per `C` adjacent columns (no cluster) — a Stockham radix-16 FFT of the 4096-value
+//! columns in shared memory, the block reading them row by row. The pass alone took 107.8
+//! µs for `C` = 4 (1024 threads, 160 KiB of shared memory: one block per SM), 138.0–150.5
+//! for `C` = 2 and 208.2–227.4 for `C` = 1; as a tuned family, `rfft2` of 4096²: cuFFT's
+//! two-axis plan 156.9, `C` = 4 166.9. A block read 8 × `C` bytes of each row (32 at most:
+//! four columns of 4096 complex64 are 128 KiB, and the rows of 2049 values are not
+//! sector-aligned), as scattered as cuFFT's reads; the cluster's 16 columns are one
+//! 128-byte segment of a row.
 
+use super::fft_columns::{columns_per_block, transform_columns};
 use crate::array::shape::normalize_axis;
 use crate::array::{Array, DType, SliceArg};
 use crate::error::{Result, bail};
@@ -330,35 +329,90 @@ fn run_group(
     let out = Array::empty_on(&shape, out_dtype, &stream)?;
     let batch: usize = shape[..batch_axes].iter().product();
     if batch > 0 && out.size() > 0 {
-        let plan = FftPlan {
-            kind,
-            double,
-            dims,
-            batch,
+        let columns = match dims[..] {
+            [rows, _] if !double => columns_per_block(stream.device(), rows)?,
+            _ => None,
         };
-        // SAFETY: `y` is C-contiguous with shape batch + the group's input lengths (for
-        // C2R the half spectrum `n / 2 + 1` of `out_last`, checked above), which is exactly
-        // `plan.batch * plan.elements().0` values of the input's type (complex of the
-        // precision, or real for R2C: checked above); `out` is a fresh
-        // C-contiguous array of `plan.batch * plan.elements().1` values of the output's
-        // type, disjoint from `y`. A C2R input is a copy of its own (above). Both stay
-        // alive until this function returns and their frees are ordered after the work on
-        // `stream`, the stream both were made or last used on.
-        unsafe {
-            crate::runtime::fft(
-                &stream,
-                &plan,
-                y.ptr_on(&stream),
-                out.ptr_on(&stream),
-                forward,
-            )?
-        };
+        match columns {
+            None => plan_into(&stream, kind, double, dims, batch, &y, &out, forward)?,
+            // The two axes as cuFFT's 1-d plan over the rows and cuprum's column pass, in
+            // place in the C-ordered result (forward) or in the input's own copy (C2R).
+            Some(l) => {
+                let rows = dims[0];
+                let by_rows = || {
+                    let dims_rows = SmallVec::from_slice(&dims[1..]);
+                    plan_into(
+                        &stream,
+                        kind,
+                        double,
+                        dims_rows,
+                        batch * rows,
+                        &y,
+                        &out,
+                        forward,
+                    )
+                };
+                if kind == FftKind::C2R {
+                    let cols = shape_in_last(&y);
+                    stream.with(|| transform_columns(&y, batch, rows, cols, l, false))?;
+                    by_rows()?;
+                } else {
+                    by_rows()?;
+                    stream
+                        .with(|| transform_columns(&out, batch, rows, shape[last], l, forward))?;
+                }
+            }
+        }
     }
     let mut back: SmallVec<[isize; 8]> = SmallVec::from_elem(0, nd);
     for (i, &p) in perm.iter().enumerate() {
         back[p as usize] = i as isize;
     }
     out.permute(&back)
+}
+
+/// The last axis' length of `y`.
+fn shape_in_last(y: &Array) -> usize {
+    y.shape().last().copied().unwrap_or(1)
+}
+
+/// Runs one backend plan of `kind` over `dims` (the trailing axes), `batch` times, from `y`
+/// into `out` on `stream`.
+#[allow(clippy::too_many_arguments)]
+fn plan_into(
+    stream: &Stream,
+    kind: FftKind,
+    double: bool,
+    dims: SmallVec<[usize; 3]>,
+    batch: usize,
+    y: &Array,
+    out: &Array,
+    forward: bool,
+) -> Result<()> {
+    let plan = FftPlan {
+        kind,
+        double,
+        dims,
+        batch,
+    };
+    let (ins, outs) = plan.elements();
+    // The plan reads and writes exactly these: anything else is refused here.
+    if y.size() != batch * ins || out.size() != batch * outs || !y.is_c_contiguous() {
+        bail!(
+            InvalidArgument,
+            "an FFT plan of {batch} x {ins} -> {outs} values cannot take arrays of {} and {} values",
+            y.size(),
+            out.size()
+        );
+    }
+    // SAFETY: `y` is C-contiguous with exactly `plan.batch * plan.elements().0` values
+    // (checked above) of the input's type (complex of the precision, or real for R2C:
+    // checked by the caller, `run_group`); `out` is a fresh C-contiguous array of
+    // `plan.batch * plan.elements().1` values of the output's type, disjoint from `y`. A
+    // C2R input is a copy of its own (`run_group`). Both stay alive until this function
+    // returns and their frees are ordered after the work on `stream`, the stream both were
+    // made or last used on.
+    unsafe { crate::runtime::fft(stream, &plan, y.ptr_on(stream), out.ptr_on(stream), forward) }
 }
 
 /// Complex-to-complex transforms of `x` (complex) over `axes`, unnormalised.

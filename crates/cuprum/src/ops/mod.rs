@@ -77,6 +77,7 @@ mod search;
 // Shape routines: differences, rearranging, matrices.
 mod diff;
 pub mod fft;
+pub(crate) mod fft_columns;
 mod matrix;
 mod rearrange;
 mod unique_all;

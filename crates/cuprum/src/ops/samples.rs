@@ -3,8 +3,8 @@
 //! routines. Each module writes its own specialisations; this file gathers them.
 
 use super::{
-    close, compact, elementwise, histogram, indexing, masked_update, matrix, quantile, rearrange,
-    reduction, scan, scatter_at, search, select, sort, subscript, unique, unique_hash,
+    close, compact, elementwise, fft_columns, histogram, indexing, masked_update, matrix, quantile,
+    rearrange, reduction, scan, scatter_at, search, select, sort, subscript, unique, unique_hash,
 };
 use crate::error::Result;
 
@@ -36,6 +36,7 @@ pub fn routine_sample_sources() -> Result<Vec<(String, String)>> {
     v.extend(search::sample_sources());
     v.extend(unique_hash::sample_sources());
     v.extend(histogram::sample_sources());
+    v.extend(fft_columns::sample_sources());
     v.extend(indexing::elementwise_sources()?);
     v.extend(unique::elementwise_sources()?);
     v.extend(matrix::elementwise_sources()?);
