@@ -58,11 +58,11 @@
 //! sector-aligned), as scattered as cuFFT's reads; the cluster's 16 columns are one
 //! 128-byte segment of a row.
 
-use super::fft_columns::{columns_per_block, transform_columns};
+use super::fft_columns::{columns_per_block, plan_into, transform_columns};
 use crate::array::shape::normalize_axis;
 use crate::array::{Array, DType, SliceArg};
 use crate::error::{Result, bail};
-use crate::runtime::{FftKind, FftPlan, Stream};
+use crate::runtime::{FftKind, Stream};
 use smallvec::SmallVec;
 
 type Axes = SmallVec<[usize; 4]>;
@@ -374,45 +374,6 @@ fn run_group(
 /// The last axis' length of `y`.
 fn shape_in_last(y: &Array) -> usize {
     y.shape().last().copied().unwrap_or(1)
-}
-
-/// Runs one backend plan of `kind` over `dims` (the trailing axes), `batch` times, from `y`
-/// into `out` on `stream`.
-#[allow(clippy::too_many_arguments)]
-fn plan_into(
-    stream: &Stream,
-    kind: FftKind,
-    double: bool,
-    dims: SmallVec<[usize; 3]>,
-    batch: usize,
-    y: &Array,
-    out: &Array,
-    forward: bool,
-) -> Result<()> {
-    let plan = FftPlan {
-        kind,
-        double,
-        dims,
-        batch,
-    };
-    let (ins, outs) = plan.elements();
-    // The plan reads and writes exactly these: anything else is refused here.
-    if y.size() != batch * ins || out.size() != batch * outs || !y.is_c_contiguous() {
-        bail!(
-            InvalidArgument,
-            "an FFT plan of {batch} x {ins} -> {outs} values cannot take arrays of {} and {} values",
-            y.size(),
-            out.size()
-        );
-    }
-    // SAFETY: `y` is C-contiguous with exactly `plan.batch * plan.elements().0` values
-    // (checked above) of the input's type (complex of the precision, or real for R2C:
-    // checked by the caller, `run_group`); `out` is a fresh C-contiguous array of
-    // `plan.batch * plan.elements().1` values of the output's type, disjoint from `y`. A
-    // C2R input is a copy of its own (`run_group`). Both stay alive until this function
-    // returns and their frees are ordered after the work on `stream`, the stream both were
-    // made or last used on.
-    unsafe { crate::runtime::fft(stream, &plan, y.ptr_on(stream), out.ptr_on(stream), forward) }
 }
 
 /// Complex-to-complex transforms of `x` (complex) over `axes`, unnormalised.

@@ -31,7 +31,9 @@
 //! split into `P = N / L` of 2 to 8 blocks (`L` from 256 to 1024 threads; [`FFT_COLUMNS`]
 //! chooses `P`, moved into these bounds for each `N`; 0 keeps cuFFT's plan), on a GPU with
 //! thread-block clusters (compute capability 9.0 or later); everything else, and the host
-//! device, run the plan.
+//! device, run the plan. This file also holds [`plan_into`], the one place a backend plan
+//! runs over arrays (for `fft.rs`'s groups and for this family's problem, which times the
+//! rows' plan with the pass against the two-axis plan without going through `fft.rs`).
 //!
 //! Measured (H100, 2026-12-06, one run; the generated kernels through CuPy beside cuFFT in
 //! the same process, then the library): the pass alone over the columns of 4096 × 2049
@@ -66,7 +68,9 @@ use super::tune_inputs::keys;
 use crate::array::{Array, DType};
 use crate::error::{Result, bail, err};
 use crate::runtime::Device;
-use crate::tune::{self, Family, Params, Runner, with_choice};
+use crate::runtime::{FftKind, FftPlan, Stream};
+use crate::tune::{self, Family, Params, Runner};
+use smallvec::SmallVec;
 use std::fmt::Write;
 
 /// Columns a cluster takes (16 complex64: one 128-byte segment of a row).
@@ -103,15 +107,44 @@ pub(crate) static FFT_COLUMNS: Family = Family {
     },
 };
 
-/// The family's problem: `rfft2` of a 4096 × 4096 float32 matrix.
+/// The family's problem: `rfft2` of a 4096 × 4096 float32 matrix (the rows' 1-d plan and
+/// the column pass, or cuFFT's two-axis plan).
 const PROBLEM_ROWS: usize = 4096;
 
 fn columns_problem() -> Result<Runner> {
-    let x = keys(PROBLEM_ROWS * PROBLEM_ROWS, DType::F32)?.reshape(&[PROBLEM_ROWS as isize, -1])?;
+    let rows = PROBLEM_ROWS;
+    let cols = rows / 2 + 1;
+    let x = keys(rows * rows, DType::F32)?;
+    let stream = Stream::for_device(x.device())?;
+    let out = Array::empty_on(&[rows, cols], DType::C64, &stream)?;
     Ok(Box::new(move |p: Params| {
-        with_choice(FFT_COLUMNS.name, p, || {
-            super::fft::rfft2(&x, None, &[-2, -1], super::fft::Norm::Backward).map(drop)
-        })
+        let (kind, double) = (FftKind::R2C, false);
+        match local_len(p[0] as usize, rows) {
+            // cuFFT's two-axis plan.
+            None => plan_into(
+                &stream,
+                kind,
+                double,
+                SmallVec::from_slice(&[rows, rows]),
+                1,
+                &x,
+                &out,
+                true,
+            ),
+            Some(l) => {
+                plan_into(
+                    &stream,
+                    kind,
+                    double,
+                    SmallVec::from_slice(&[rows]),
+                    rows,
+                    &x,
+                    &out,
+                    true,
+                )?;
+                stream.with(|| transform_columns(&out, 1, rows, cols, l, true))
+            }
+        }
     }))
 }
 
@@ -188,6 +221,45 @@ pub(crate) fn transform_columns(
         .configure(grid, l as u32)
         .shared_mem(shared_bytes(rows, l))
         .launch((x, cols as i64, (rows * cols) as i64, groups as i64))
+}
+
+/// Runs one backend plan of `kind` over `dims` (the trailing axes), `batch` times, from `y`
+/// into `out` on `stream`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn plan_into(
+    stream: &Stream,
+    kind: FftKind,
+    double: bool,
+    dims: SmallVec<[usize; 3]>,
+    batch: usize,
+    y: &Array,
+    out: &Array,
+    forward: bool,
+) -> Result<()> {
+    let plan = FftPlan {
+        kind,
+        double,
+        dims,
+        batch,
+    };
+    let (ins, outs) = plan.elements();
+    // The plan reads and writes exactly these: anything else is refused here.
+    if y.size() != batch * ins || out.size() != batch * outs || !y.is_c_contiguous() {
+        bail!(
+            InvalidArgument,
+            "an FFT plan of {batch} x {ins} -> {outs} values cannot take arrays of {} and {} values",
+            y.size(),
+            out.size()
+        );
+    }
+    // SAFETY: `y` is C-contiguous with exactly `plan.batch * plan.elements().0` values
+    // (checked above) of the input's type (complex of the precision, or real for R2C:
+    // checked by the caller, `run_group`); `out` is a fresh C-contiguous array of
+    // `plan.batch * plan.elements().1` values of the output's type, disjoint from `y`. A
+    // C2R input is a copy of its own (`run_group`). Both stay alive until this function
+    // returns and their frees are ordered after the work on `stream`, the stream both were
+    // made or last used on.
+    unsafe { crate::runtime::fft(stream, &plan, y.ptr_on(stream), out.ptr_on(stream), forward) }
 }
 
 /// Dynamic shared memory of a block: the twiddle table and the block's values.
