@@ -210,13 +210,17 @@ pub(crate) fn transform_columns(
     let k = key(rows, l, forward);
     let prog = program(&k, || source(rows, l, forward));
     let kernel = prog.kernel("cuprum_fft_columns")?;
-    let grid = u32::try_from(blocks).map_err(|_| {
-        err!(
-            InvalidArgument,
-            "an FFT over {batch} matrices of {cols} columns needs {blocks} blocks: at most {}",
-            u32::MAX
-        )
-    })?;
+    // A grid's x extent is at most 2^31 - 1 blocks.
+    let grid = u32::try_from(blocks)
+        .ok()
+        .filter(|&g| g <= i32::MAX as u32)
+        .ok_or_else(|| {
+            err!(
+                InvalidArgument,
+                "an FFT over {batch} matrices of {cols} columns needs {blocks} blocks: at most {}",
+                i32::MAX
+            )
+        })?;
     kernel
         .configure(grid, l as u32)
         .shared_mem(shared_bytes(rows, l))
@@ -224,7 +228,9 @@ pub(crate) fn transform_columns(
 }
 
 /// Runs one backend plan of `kind` over `dims` (the trailing axes), `batch` times, from `y`
-/// into `out` on `stream`.
+/// into `out` on `stream`. A C2R plan may overwrite `y`'s values: callers pass a copy of
+/// their own. Arrays of another dtype, size or layout than the plan's, or of one buffer,
+/// are an `InvalidArgument` error.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn plan_into(
     stream: &Stream,
@@ -243,22 +249,45 @@ pub(crate) fn plan_into(
         batch,
     };
     let (ins, outs) = plan.elements();
+    let (real, complex) = if double {
+        (DType::F64, DType::C128)
+    } else {
+        (DType::F32, DType::C64)
+    };
+    let (in_dtype, out_dtype) = match kind {
+        FftKind::C2C => (complex, complex),
+        FftKind::R2C => (real, complex),
+        FftKind::C2R => (complex, real),
+    };
     // The plan reads and writes exactly these: anything else is refused here.
-    if y.size() != batch * ins || out.size() != batch * outs || !y.is_c_contiguous() {
+    if y.dtype() != in_dtype
+        || out.dtype() != out_dtype
+        || y.size() != batch * ins
+        || out.size() != batch * outs
+        || !y.is_c_contiguous()
+        || !out.is_c_contiguous()
+        || y.shares_memory(out)
+    {
         bail!(
             InvalidArgument,
-            "an FFT plan of {batch} x {ins} -> {outs} values cannot take arrays of {} and {} values",
+            "an FFT plan of {batch} x {ins} {in_dtype} -> {outs} {out_dtype} values takes two \
+             C-contiguous arrays of their own buffers: got {} {} values (C-contiguous: {}) and \
+             {} {} values (C-contiguous: {}), one buffer: {}",
             y.size(),
-            out.size()
+            y.dtype(),
+            y.is_c_contiguous(),
+            out.size(),
+            out.dtype(),
+            out.is_c_contiguous(),
+            y.shares_memory(out)
         );
     }
-    // SAFETY: `y` is C-contiguous with exactly `plan.batch * plan.elements().0` values
-    // (checked above) of the input's type (complex of the precision, or real for R2C:
-    // checked by the caller, `run_group`); `out` is a fresh C-contiguous array of
-    // `plan.batch * plan.elements().1` values of the output's type, disjoint from `y`. A
-    // C2R input is a copy of its own (`run_group`). Both stay alive until this function
-    // returns and their frees are ordered after the work on `stream`, the stream both were
-    // made or last used on.
+    // SAFETY: `y` and `out` are C-contiguous arrays of distinct buffers, with exactly
+    // `plan.batch * plan.elements().0` values of the input's type and
+    // `plan.batch * plan.elements().1` of the output's (all checked above), so the plan
+    // reads and writes only their own bytes (a C2R plan may overwrite `y`'s values, which
+    // the doc above states). Both stay alive until this function returns and their frees
+    // are ordered after the work on `stream`, the stream both were made or last used on.
     unsafe { crate::runtime::fft(stream, &plan, y.ptr_on(stream), out.ptr_on(stream), forward) }
 }
 
@@ -512,6 +541,45 @@ mod tests {
             // every thread holds 16 values: whole butterflies of each radix
             assert!(radices(l).iter().all(|r| 16 % r == 0));
         }
+    }
+
+    #[test]
+    fn a_plan_refuses_arrays_it_would_read_or_write_past() {
+        let stream = Stream::for_device(Device::host()).unwrap();
+        let dims = || SmallVec::from_slice(&[4usize, 8]);
+        let real = Array::empty_on(&[4, 8], DType::F32, &stream).unwrap();
+        let half = Array::empty_on(&[4, 5], DType::C64, &stream).unwrap();
+        let wide = Array::empty_on(&[4, 5], DType::C128, &stream).unwrap();
+        let run = |y: &Array, out: &Array| {
+            plan_into(&stream, FftKind::R2C, false, dims(), 1, y, out, true)
+        };
+        // the plan's own arrays run
+        run(&real, &half).unwrap();
+        // complex128 where the plan writes complex64
+        let e = run(&real, &wide).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::InvalidArgument);
+        assert!(
+            e.to_string().starts_with(
+                "an FFT plan of 1 x 32 float32 -> 20 complex64 values takes two C-contiguous \
+                 arrays of their own buffers: got 32 float32 values (C-contiguous: true) and 20 \
+                 complex128 values"
+            ),
+            "{e}"
+        );
+        // a real input for a complex plan
+        let e = plan_into(&stream, FftKind::C2C, false, dims(), 1, &real, &half, true);
+        assert_eq!(e.unwrap_err().kind(), crate::ErrorKind::InvalidArgument);
+        // an output that is not C-contiguous
+        let t = Array::empty_on(&[5, 4], DType::C64, &stream).unwrap().t();
+        assert!(!t.is_c_contiguous());
+        assert_eq!(
+            run(&real, &t).unwrap_err().kind(),
+            crate::ErrorKind::InvalidArgument
+        );
+        // one buffer read and written
+        let c = Array::empty_on(&[4, 8], DType::C64, &stream).unwrap();
+        let e = plan_into(&stream, FftKind::C2C, false, dims(), 1, &c, &c, true).unwrap_err();
+        assert!(e.to_string().contains("one buffer: true"), "{e}");
     }
 
     #[test]
