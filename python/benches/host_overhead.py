@@ -19,7 +19,9 @@ The launch floor is a bare ``cuLaunchKernel`` called from Python: one native cal
 any Python library pays at least; the "- floor" column is each row's excess over it. A
 second floor launches an empty kernel that takes the RawKernel row's four parameters
 (``_launch_empty(True)``: the driver copies each into the launch); the RawKernel row's
-excess over it is what cuprum adds to that launch. The same launch through ``ctypes``
+excess over it is what cuprum adds to that launch; the ``jit.rawkernel`` row launches the
+same kernel written in Python (``cuprum.jit``; CuPy's ``cupyx.jit``), and its excess over the
+RawKernel row is what the JIT's check of the argument types adds. The same launch through ``ctypes``
 (CuPy's compiled ``axpy``, absent without CuPy or a GPU) is printed beside them: ctypes' own
 argument conversion makes it dearer than a native call.
 """
@@ -27,6 +29,7 @@ argument conversion makes it dearer than a native call.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import statistics
 import subprocess
@@ -98,6 +101,14 @@ def suite(xp):
     raw = xp.RawKernel(RAW, "axpy")
     a = xp.float32(2.0)
 
+    jit = importlib.import_module("cuprum.jit" if xp.__name__ == "cuprum" else "cupyx.jit")
+
+    @jit.rawkernel()
+    def axpy_jit(x, y, a, n):
+        i = jit.blockIdx.x * jit.blockDim.x + jit.threadIdx.x
+        if i < n:
+            y[i] = a * x[i] + y[i]
+
     @xp.fuse(kernel_name="fused_add")
     def fused(x, y):
         return x + y * 2
@@ -107,6 +118,8 @@ def suite(xp):
         "ElementwiseKernel": lambda: ek(x, y),
         "ReductionKernel": lambda: rk(x),
         "RawKernel": lambda: raw((1,), (32,), (x, y, a, n)),
+        # the same kernel written in Python (cuprum.jit; CuPy's cupyx.jit)
+        "jit.rawkernel": lambda: axpy_jit((1,), (32,), (x, y, a, n)),
         "fuse": lambda: fused(x, y),
         "a + b": lambda: x + y,
         "a * 2.0": lambda: x * 2.0,
