@@ -547,14 +547,36 @@ mod tests {
     fn a_plan_refuses_arrays_it_would_read_or_write_past() {
         let stream = Stream::for_device(Device::host()).unwrap();
         let dims = || SmallVec::from_slice(&[4usize, 8]);
-        let real = Array::empty_on(&[4, 8], DType::F32, &stream).unwrap();
+        // values in [-1, 1) from a small LCG (no zeros, no pattern a transform could hide)
+        let mut state = 0x2545_f491_u32;
+        let values: Vec<f32> = (0..32)
+            .map(|_| {
+                state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                (state >> 8) as f32 / (1u32 << 23) as f32 - 1.0
+            })
+            .collect();
+        let real = Array::from_slice_on_device(Device::host(), &values, &[4, 8]).unwrap();
         let half = Array::empty_on(&[4, 5], DType::C64, &stream).unwrap();
         let wide = Array::empty_on(&[4, 5], DType::C128, &stream).unwrap();
         let run = |y: &Array, out: &Array| {
             plan_into(&stream, FftKind::R2C, false, dims(), 1, y, out, true)
         };
-        // the plan's own arrays run
+        // the plan's own arrays run, and hold the two-axis transform of the input
         run(&real, &half).unwrap();
+        let got: Vec<num_complex::Complex32> = half.to_vec().unwrap();
+        for (k, g) in got.iter().enumerate() {
+            let (k1, k2) = ((k / 5) as f64, (k % 5) as f64);
+            let want = values.iter().enumerate().fold(
+                num_complex::Complex64::new(0.0, 0.0),
+                |acc, (n, &v)| {
+                    let (n1, n2) = ((n / 8) as f64, (n % 8) as f64);
+                    let turn = -std::f64::consts::TAU * (k1 * n1 / 4.0 + k2 * n2 / 8.0);
+                    acc + num_complex::Complex64::from_polar(v as f64, turn)
+                },
+            );
+            let err = (num_complex::Complex64::new(g.re as f64, g.im as f64) - want).norm();
+            assert!(err < 1e-5, "value {k}: got {g}, want {want}");
+        }
         // complex128 where the plan writes complex64
         let e = run(&real, &wide).unwrap_err();
         assert_eq!(e.kind(), crate::ErrorKind::InvalidArgument);
