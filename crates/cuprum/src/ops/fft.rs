@@ -58,7 +58,7 @@
 //! sector-aligned), as scattered as cuFFT's reads; the cluster's 16 columns are one
 //! 128-byte segment of a row.
 
-use super::fft_columns::{columns_per_block, plan_into, transform_columns};
+use super::fft_columns::{columns_per_block, plan_into, rows_then_columns};
 use crate::array::shape::normalize_axis;
 use crate::array::{Array, DType, SliceArg};
 use crate::error::{Result, bail};
@@ -335,32 +335,10 @@ fn run_group(
         };
         match columns {
             None => plan_into(&stream, kind, double, dims, batch, &y, &out, forward)?,
-            // The two axes as cuFFT's 1-d plan over the rows and cuprum's column pass, in
-            // place in the C-ordered result (forward) or in the input's own copy (C2R).
+            // The two axes as cuFFT's 1-d plan over the rows and cuprum's column pass.
             Some(l) => {
-                let rows = dims[0];
-                let by_rows = || {
-                    let dims_rows = SmallVec::from_slice(&dims[1..]);
-                    plan_into(
-                        &stream,
-                        kind,
-                        double,
-                        dims_rows,
-                        batch * rows,
-                        &y,
-                        &out,
-                        forward,
-                    )
-                };
-                if kind == FftKind::C2R {
-                    let cols = shape_in_last(&y);
-                    stream.with(|| transform_columns(&y, batch, rows, cols, l, false))?;
-                    by_rows()?;
-                } else {
-                    by_rows()?;
-                    stream
-                        .with(|| transform_columns(&out, batch, rows, shape[last], l, forward))?;
-                }
+                let n = dims[1];
+                rows_then_columns(&stream, kind, [batch, dims[0], n], &y, &out, l, forward)?
             }
         }
     }
@@ -369,11 +347,6 @@ fn run_group(
         back[p as usize] = i as isize;
     }
     out.permute(&back)
-}
-
-/// The last axis' length of `y`.
-fn shape_in_last(y: &Array) -> usize {
-    y.shape().last().copied().unwrap_or(1)
 }
 
 /// Complex-to-complex transforms of `x` (complex) over `axes`, unnormalised.

@@ -23,9 +23,11 @@
 //! `float2`, all 32 banks once), each holding 16 values. The `L`-point transform is a
 //! Stockham FFT of radix 16 and one last radix of 2, 4 or 8 for the remaining bits: a pass
 //! of radix `r` does `16 / r` butterflies a thread, the twiddles `exp(∓2πi·j/N)` from a
-//! table of the block's (`sincospif`, exact to an ulp), and writes its outputs in the
-//! Stockham order, so that the last pass leaves the natural order. Shared memory: the
-//! table (`8·N` bytes) and the values (`128·L`).
+//! constant table of the program (`N` values computed in double precision on the host and
+//! rounded once; read through the read-only cache, so no block spends its start building
+//! one and a CUDA graph captures nothing that could be freed), and writes its outputs in
+//! the Stockham order, so that the last pass leaves the natural order. Shared memory: the
+//! block's values (`128·L` bytes).
 //!
 //! Where it is used: complex64 columns of a power-of-two length `N` from 512 to 8192 that
 //! split into `P = N / L` of 2 to 8 blocks (`L` from 256 to 1024 threads; [`FFT_COLUMNS`]
@@ -57,11 +59,10 @@
 //! sectors of rows that are 8 bytes off them). Neither memory nor the SMs are busy: the
 //! pass is latency-bound — a block loads, runs three shared-memory passes between
 //! barriers, waits at two cluster barriers and reads the other blocks' values, and two
-//! blocks an SM hide little of it. Measured and not taken yet (same run, the pass alone):
-//! the twiddle table read from global memory instead of built by every block, 93.3 → 88.8
-//! µs (`L` = 1024: 104.8 → 100.0) — it needs a table per device kept alive across CUDA
-//! graph captures, not yet written; three blocks an SM at `L` = 512 (40 registers,
-//! spilling) 139.4.
+//! blocks an SM hide little of it. The first version built an `8·N`-byte twiddle table in
+//! every block's shared memory; reading it from global memory instead measured 93.3 → 88.8
+//! µs (`L` = 1024: 104.8 → 100.0) in the same run, hence the program's constant table.
+//! Tried and not taken: three blocks an SM at `L` = 512 (40 registers, spilling) 139.4.
 
 use super::programs::program;
 use super::tune_inputs::keys;
@@ -131,19 +132,7 @@ fn columns_problem() -> Result<Runner> {
                 &out,
                 true,
             ),
-            Some(l) => {
-                plan_into(
-                    &stream,
-                    kind,
-                    double,
-                    SmallVec::from_slice(&[rows]),
-                    rows,
-                    &x,
-                    &out,
-                    true,
-                )?;
-                stream.with(|| transform_columns(&out, 1, rows, cols, l, true))
-            }
+            Some(l) => rows_then_columns(&stream, kind, [1, rows, rows], &x, &out, l, true),
         }
     }))
 }
@@ -223,8 +212,43 @@ pub(crate) fn transform_columns(
         })?;
     kernel
         .configure(grid, l as u32)
-        .shared_mem(shared_bytes(rows, l))
+        .shared_mem(shared_bytes(l))
         .launch((x, cols as i64, (rows * cols) as i64, groups as i64))
+}
+
+/// A single-precision two-axis transform of `kind` over each of `batch` C-ordered
+/// `(rows, n)` matrices (`n` the last axis' real-space length) as the backend's 1-d plan
+/// over the rows and the column pass with shares of `l` (from [`columns_per_block`]), from
+/// `y` into `out` on `stream`. Forward and C2C: the rows into `out`, then the columns in
+/// place there (the C-ordered result); C2R: the columns in place in `y` (a copy of the
+/// caller's, which a C2R plan overwrites anyway), then the rows into `out`. Arrays the
+/// plan or the pass would not take are an `InvalidArgument` error from them.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn rows_then_columns(
+    stream: &Stream,
+    kind: FftKind,
+    [batch, rows, n]: [usize; 3],
+    y: &Array,
+    out: &Array,
+    l: usize,
+    forward: bool,
+) -> Result<()> {
+    // The complex matrices' width: the half spectrum's, or the whole row of a C2C one.
+    let cols = match kind {
+        FftKind::C2C => n,
+        FftKind::R2C | FftKind::C2R => n / 2 + 1,
+    };
+    let by_rows = || {
+        let dims = SmallVec::from_slice(&[n]);
+        plan_into(stream, kind, false, dims, batch * rows, y, out, forward)
+    };
+    if kind == FftKind::C2R {
+        stream.with(|| transform_columns(y, batch, rows, cols, l, false))?;
+        by_rows()
+    } else {
+        by_rows()?;
+        stream.with(|| transform_columns(out, batch, rows, cols, l, forward))
+    }
 }
 
 /// Runs one backend plan of `kind` over `dims` (the trailing axes), `batch` times, from `y`
@@ -291,9 +315,9 @@ pub(crate) fn plan_into(
     unsafe { crate::runtime::fft(stream, &plan, y.ptr_on(stream), out.ptr_on(stream), forward) }
 }
 
-/// Dynamic shared memory of a block: the twiddle table and the block's values.
-fn shared_bytes(rows: usize, l: usize) -> usize {
-    8 * (rows + l * COLUMNS)
+/// Dynamic shared memory of a block: its values (16 columns of `l`, 8 bytes each).
+fn shared_bytes(l: usize) -> usize {
+    8 * l * COLUMNS
 }
 
 fn key(rows: usize, l: usize, forward: bool) -> String {
@@ -314,6 +338,22 @@ fn radices(l: usize) -> Vec<usize> {
     r
 }
 
+/// The program's twiddle table: `exp(∓2πi·j/rows)` for `j < rows` (the forward sign
+/// `-`), each computed in double precision and rounded once to float, as a constant array
+/// of the program (read through the read-only cache: no block builds its own, and nothing
+/// outlives the program, CUDA graph captures included).
+fn twiddle_table(rows: usize, forward: bool) -> String {
+    let sign = if forward { -1.0 } else { 1.0 };
+    let mut s = format!("__device__ const float2 fft_tw[{rows}] = {{");
+    for j in 0..rows {
+        let turn = std::f64::consts::TAU * j as f64 / rows as f64;
+        let (sn, cs) = turn.sin_cos();
+        let _ = write!(s, "{{{:?}f,{:?}f}},", cs as f32, (sign * sn) as f32);
+    }
+    s.push_str("};");
+    s
+}
+
 /// The kernel's CUDA C++ for columns of `rows` values, `l` of them a block.
 pub(crate) fn source(rows: usize, l: usize, forward: bool) -> String {
     let p = rows / l;
@@ -321,11 +361,12 @@ pub(crate) fn source(rows: usize, l: usize, forward: bool) -> String {
     let mut s = String::new();
     let _ = write!(
         s,
-        "#define FFT_P {p}\n#define FFT_L {l}\n#define FFT_N {rows}\n#define FFT_SIGN {sign}\n{HELPERS}\n\
+        "#define FFT_P {p}\n#define FFT_L {l}\n#define FFT_N {rows}\n#define FFT_SIGN {sign}\n{HELPERS}\n{table}\n\
          extern \"C\" __global__ void __cluster_dims__(FFT_P, 1, 1) __launch_bounds__(FFT_L, {min_blocks})\n\
          cuprum_fft_columns(float2* x, long long width, long long mat, long long groups) {{\n\
          {PROLOGUE}",
-        min_blocks = 1024 / l
+        min_blocks = 1024 / l,
+        table = twiddle_table(rows, forward),
     );
     let mut ns = 1;
     for (i, r) in radices(l).into_iter().enumerate() {
@@ -340,10 +381,10 @@ pub(crate) fn source(rows: usize, l: usize, forward: bool) -> String {
     s
 }
 
-/// The kernel's start: the block's place, the twiddle table.
+/// The kernel's start: the block's place.
 const PROLOGUE: &str = r#"  extern __shared__ float2 fft_sm[];
-  float2* tw = fft_sm;
-  float2* S = fft_sm + FFT_N;
+  const float2* tw = fft_tw;
+  float2* S = fft_sm;
   const int tid = threadIdx.x, c = tid & 15, tl = tid >> 4;
   const unsigned rank = fft_cluster_rank();
   const long long cluster = blockIdx.x / FFT_P;
@@ -351,12 +392,6 @@ const PROLOGUE: &str = r#"  extern __shared__ float2 fft_sm[];
   const long long col = (cluster % groups) * 16 + c;
   const bool ok = col < width;
   float2* base = x + m * mat + (ok ? col : 0);
-  for (int j = tid; j < FFT_N; j += FFT_L) {
-    float sn, cs;
-    sincospif((float)j * (2.0f / FFT_N), &sn, &cs);
-    tw[j] = make_float2(cs, FFT_SIGN * sn);
-  }
-  __syncthreads();
   const float2* g = base + rank * width;
   const long long gstep = FFT_P * width;
 "#;
@@ -371,7 +406,7 @@ const EPILOGUE: &str = r#"  fft_cluster_sync();
 #pragma unroll
     for (int j = 0; j < FFT_P; j++) v[j] = fft_ld_rank(&S[kp * 16 + c], j);
 #pragma unroll
-    for (int j = 1; j < FFT_P; j++) v[j] = fft_mul(v[j], tw[(j * kp) & (FFT_N - 1)]);
+    for (int j = 1; j < FFT_P; j++) v[j] = fft_mul(v[j], __ldg(&tw[(j * kp) & (FFT_N - 1)]));
     fft_dft<FFT_P>(v);
     if (ok) {
 #pragma unroll
@@ -495,7 +530,7 @@ __device__ __forceinline__ void fft_pass(const float2* g, long long gstep, bool 
     const int j = tl + TPC * b, k = j % Ns;
     if constexpr (Ns > 1) {
 #pragma unroll
-      for (int q = 1; q < R; q++) v[b][q] = fft_mul(v[b][q], tw[((q * k) * (FFT_N / (Ns * R))) & (FFT_N - 1)]);
+      for (int q = 1; q < R; q++) v[b][q] = fft_mul(v[b][q], __ldg(&tw[((q * k) * (FFT_N / (Ns * R))) & (FFT_N - 1)]));
     }
     fft_dft<R>(v[b]);
     const int d = (j / Ns) * Ns * R + k;
