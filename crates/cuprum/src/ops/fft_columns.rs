@@ -640,6 +640,40 @@ mod tests {
     }
 
     #[test]
+    fn the_twiddle_table_holds_each_root_of_unity_rounded_once() {
+        for (rows, forward) in [(512, true), (8192, false)] {
+            let t = twiddle_table(rows, forward);
+            let body = t
+                .strip_prefix(&format!("__device__ const float2 fft_tw[{rows}] = {{"))
+                .and_then(|b| b.strip_suffix("};"))
+                .unwrap();
+            let values: Vec<f32> = body
+                .split(['{', '}', ','])
+                .filter(|v| !v.is_empty())
+                .map(|v| v.strip_suffix('f').unwrap().parse().unwrap())
+                .collect();
+            assert_eq!(values.len(), 2 * rows);
+            let sign = if forward { -1.0 } else { 1.0 };
+            for j in [0, 1, rows / 8, rows / 4, rows / 2 + 3, rows - 1] {
+                let w = num_complex::Complex64::from_polar(
+                    1.0,
+                    sign * std::f64::consts::TAU * j as f64 / rows as f64,
+                );
+                // each value is the float nearest the double-precision root
+                assert_eq!(values[2 * j], w.re as f32, "cos, j = {j}");
+                assert_eq!(values[2 * j + 1], w.im as f32, "sin, j = {j}");
+            }
+            assert_eq!(
+                (values[2], values[3].signum()),
+                (
+                    (std::f64::consts::TAU / rows as f64).cos() as f32,
+                    sign as f32
+                )
+            );
+        }
+    }
+
+    #[test]
     fn block_shares_keep_clusters_of_two_to_eight() {
         assert_eq!(local_len(0, 4096), None);
         assert_eq!(local_len(8, 4096), Some(512));
