@@ -358,4 +358,5 @@ extern "C" __global__ void slow_fill(float* x, float value, long long n, long lo
     pub use crate::ops::reduction_sample_sources as ops_reduction_sample_sources;
     pub use crate::ops::routine_sample_sources;
     pub use crate::runtime::pending_foreign as foreign_releases_pending;
+    pub use crate::runtime::running_foreign as foreign_releases_running;
 }

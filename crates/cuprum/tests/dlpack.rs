@@ -198,8 +198,16 @@ fn produce_legacy(mut d: Desc, keep: Box<dyn Any>) -> (DlpackTensor, Arc<AtomicU
     (t.unwrap(), deleted)
 }
 
+/// The deleters counted by `n` that have run, once every release found finished has
+/// returned: another test's thread may have taken this test's release off the list and be
+/// running its deleter while this call finds the list empty (a deadlock bound of 10 s,
+/// deleters here take microseconds).
 fn count(n: &Arc<AtomicUsize>) -> usize {
     cuprum::dlpack::release_finished();
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while cuprum::internal::foreign_releases_running() > 0 && std::time::Instant::now() < until {
+        std::thread::yield_now();
+    }
     n.load(Ordering::SeqCst)
 }
 

@@ -55,6 +55,8 @@ static SPARE: Mutex<Vec<Event>> = Mutex::new(Vec::new());
 const MAX_SPARE: usize = 64;
 /// The list's length, read without the lock on the hot paths that [`collect`].
 static PENDING_LEN: AtomicUsize = AtomicUsize::new(0);
+/// Owners taken off the list by a [`collect`] whose drop (the deleter) has not returned yet.
+static RUNNING: AtomicUsize = AtomicUsize::new(0);
 
 /// When an imported buffer's owner may go (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -133,6 +135,12 @@ pub(crate) fn keep_until_done(stream: &Stream, owner: ForeignOwner) {
 
 /// Drops the owners whose work has completed (never blocks; nothing to do is one atomic
 /// load). An owner whose event reports an error (a broken context) is kept for ever.
+///
+/// Owners are taken off the list under its lock and dropped outside it, so when two
+/// threads collect at once, the one that finds the list empty may return while the other
+/// still runs the deleters it took ([`running`] counts them). Waiting for them here
+/// could deadlock: a Python exporter's deleter takes the GIL, which the waiting thread
+/// may hold.
 pub(crate) fn collect() {
     if PENDING_LEN.load(Ordering::Acquire) == 0 {
         return;
@@ -144,12 +152,26 @@ pub(crate) fn collect() {
             .partition(|p| p.event.is_complete().unwrap_or(false));
         *list = waiting;
         PENDING_LEN.store(list.len(), Ordering::Release);
+        RUNNING.fetch_add(done.len(), Ordering::AcqRel);
         done
     };
-    // Deleters run outside the lock (one may release another foreign buffer).
+    // Deleters run outside the lock (one may release another foreign buffer). A deleter
+    // that panics still leaves the count right: `left` gives back what did not run.
+    let mut left = Running(done.len());
     for p in done {
         drop(p.owner);
+        left.0 -= 1;
+        RUNNING.fetch_sub(1, Ordering::AcqRel);
         keep_spare(p.event);
+    }
+}
+
+/// The owners of one [`collect`] not dropped yet, taken off [`RUNNING`] when it ends.
+struct Running(usize);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        RUNNING.fetch_sub(self.0, Ordering::AcqRel);
     }
 }
 
@@ -176,4 +198,10 @@ fn keep_spare(event: Event) {
 /// Owners still waiting for their stream's work (`cuprum::internal`, for tests).
 pub fn pending() -> usize {
     PENDING_LEN.load(Ordering::Acquire)
+}
+
+/// Owners another [`collect`] has taken off the list and is dropping now (`cuprum::internal`,
+/// for tests that count deleters while other threads collect).
+pub fn running() -> usize {
+    RUNNING.load(Ordering::Acquire)
 }

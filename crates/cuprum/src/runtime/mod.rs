@@ -78,6 +78,7 @@ pub(crate) use foreign::Release as ForeignRelease;
 pub(crate) use foreign::keep_until_done;
 #[doc(hidden)]
 pub use foreign::pending as pending_foreign;
+pub use foreign::running as running_foreign;
 pub(crate) use foreign::{ForeignOwner, Terms as ForeignTerms, collect as collect_foreign};
 pub(crate) use launch::{ArgPack, launch};
 pub(crate) use memory::{

@@ -80,7 +80,10 @@ pub use tensor::DlpackTensor;
 /// Gives back the imported memory whose last view is gone and whose queued work has run
 /// since (its producer's deleter runs now), without blocking. cuprum does this by itself
 /// at every DLPack import, export and release of imported memory; call it after a
-/// synchronisation to give memory back sooner when none of those follow.
+/// synchronisation to give memory back sooner when none of those follow. Where another
+/// thread collects at the same moment, a deleter it took first runs on that thread and
+/// may still be running when this call returns (waiting for it could deadlock on a lock
+/// the deleter takes, such as Python's GIL).
 ///
 /// ```
 /// # if !cuprum_doctest::device()? { return Ok(()); }
