@@ -200,7 +200,7 @@ pub fn pending() -> usize {
     PENDING_LEN.load(Ordering::Acquire)
 }
 
-/// Owners another [`collect`] has taken off the list and is dropping now (`cuprum::internal`,
+/// Owners another `collect` has taken off the list and is dropping now (`cuprum::internal`,
 /// for tests that count deleters while other threads collect).
 pub fn running() -> usize {
     RUNNING.load(Ordering::Acquire)
