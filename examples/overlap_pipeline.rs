@@ -1,7 +1,8 @@
 //! Overlapping transfers with compute: a chunked pipeline on three streams. While chunk
 //! k+1 is uploaded (stream `up`), chunk k is computed (`y = 2x + 1`, stream `comp`) and chunk
 //! k−1 downloaded (stream `down`); events order each chunk's stages and keep a device slot
-//! from being overwritten while it is still read (three slots in turn). Host memory is
+//! from being overwritten while it is still read (three slots in turn). A copy's own event
+//! ([`HostCopy::event`]) orders what follows it: no second event is recorded after a copy. Host memory is
 //! pinned ([`PinnedBuffer`]), so the copies are asynchronous and run at the link's speed;
 //! each copy owns its buffer until it has finished ([`HostCopy`]).
 //!
@@ -58,14 +59,9 @@ impl Pipeline {
     fn run(&mut self, stages: [bool; 3]) -> cuprum::Result<()> {
         let chunks = self.input.len();
         let [up, comp, down] = &self.streams;
-        let (mut uploaded, mut computed, mut downloaded) = (Vec::new(), Vec::new(), Vec::new());
+        let mut computed = Vec::new();
         let mut uploads: Vec<HostCopy<f32>> = Vec::new();
         let mut downloads: Vec<HostCopy<f32>> = Vec::new();
-        let marker = |s: &Stream| -> cuprum::Result<Event> {
-            let e = Event::new()?;
-            e.record(s)?;
-            Ok(e)
-        };
         for step in 0..chunks + 2 {
             if step < chunks && stages[0] {
                 if step >= 3 && stages[1] {
@@ -73,19 +69,20 @@ impl Pipeline {
                 }
                 let buf = std::mem::replace(&mut self.input[step], PinnedBuffer::zeroed(0)?);
                 uploads.push(self.slots[step % 3].0.copy_from_host_async(buf, up)?);
-                uploaded.push(marker(up)?);
             }
             if (1..=chunks).contains(&step) && stages[1] {
                 let k = step - 1;
                 if stages[0] {
-                    comp.wait_event(&uploaded[k])?;
+                    comp.wait_event(uploads[k].event())?;
                 }
                 if k >= 3 && stages[2] {
-                    comp.wait_event(&downloaded[k - 3])?; // output slot read out
+                    comp.wait_event(downloads[k - 3].event())?; // output slot read out
                 }
                 let (x, y) = &self.slots[k % 3];
                 comp.with(|| self.kernel.run((x, y)))?;
-                computed.push(marker(comp)?);
+                let done = Event::new()?;
+                done.record(comp)?;
+                computed.push(done);
             }
             if step >= 2 && stages[2] {
                 let k = step - 2;
@@ -94,7 +91,6 @@ impl Pipeline {
                 }
                 let buf = std::mem::replace(&mut self.output[k], PinnedBuffer::zeroed(0)?);
                 downloads.push(self.slots[k % 3].1.copy_to_host_async(buf, down)?);
-                downloaded.push(marker(down)?);
             }
         }
         for (k, c) in uploads.into_iter().enumerate() {

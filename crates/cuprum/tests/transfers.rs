@@ -205,6 +205,41 @@ fn pinned_async_copies_both_ways() {
     }
 }
 
+/// A copy's own event orders other streams: a three-stream chain (upload, a kernel on a
+/// second stream that waits for the upload's event, a download on a third that waits for
+/// the kernel) brings back the kernel's result of the uploaded data, chunk after chunk
+/// through the same device slot, as the bench's pipeline does.
+#[test]
+fn a_copys_event_orders_other_streams() {
+    require_gpu!();
+    let [up, comp, down] = [(); 3].map(|()| Stream::new().unwrap());
+    let n = (16 << 20) / 4 + 5;
+    let slot = Array::zeros(&[n], DType::U32).unwrap();
+    for round in 0..4u64 {
+        let v = words(n, 70 + round);
+        let upload = slot
+            .copy_from_host_async(PinnedBuffer::from_slice(&v).unwrap(), &up)
+            .unwrap();
+        comp.wait_event(upload.event()).unwrap();
+        let doubled = comp.with(|| cuprum::ops::add(&slot, &slot)).unwrap();
+        let done = cuprum::Event::new().unwrap();
+        done.record(&comp).unwrap();
+        down.wait_event(&done).unwrap();
+        let back = doubled
+            .copy_to_host_async(PinnedBuffer::<u32>::zeroed(n).unwrap(), &down)
+            .unwrap();
+        // The next round's upload overwrites the slot only after this round's kernel.
+        up.wait_event(&done).unwrap();
+        let got = back.wait().unwrap();
+        let want: Vec<u32> = v.iter().map(|x| x.wrapping_add(*x)).collect();
+        assert!(
+            got[..] == want[..],
+            "round {round}: the kernel saw other data"
+        );
+        upload.wait().unwrap();
+    }
+}
+
 /// `copy_from_slice` / `from_slice` out of page-locked memory (a `PinnedBuffer`, CuPy's
 /// `alloc_pinned_memory` under a NumPy array) return once the slice has been read, as out of
 /// pageable memory: the driver's copy from page-locked memory is truly asynchronous, so the
