@@ -232,9 +232,9 @@ impl<T: Element> HostCopy<T> {
     /// The event recorded on the copy's stream right after the copy: another stream that
     /// must see the copied data (or must not overwrite its source early) waits for it with
     /// [`Stream::wait_event`], with no event of its own to record. Every event recorded
-    /// after a copy costs the copy's stream a few microseconds on the GPU (on an H100, a
-    /// second event after each of 512 copies of 16 MiB made a 90 ms pipeline 1.2 ms
-    /// longer), so pipelines order their stages on this one.
+    /// after a copy costs the copy's stream about a microsecond or more on the GPU (on an
+    /// H100, two more events after each of 512 copies of 16 MiB made a three-stream
+    /// pipeline of 89.8 ms take 92.2), so pipelines order their stages on this one.
     ///
     /// ```
     /// # if !cuprum_doctest::device()? { return Ok(()); }
