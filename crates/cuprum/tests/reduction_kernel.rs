@@ -1345,6 +1345,65 @@ fn split_reductions_are_deterministic() {
     }
 }
 
+/// Every split visits each reduced element exactly once, whichever way the splits share a
+/// reduction (contiguous chunks, or the interleaved stripes of a GPU's inner splits): the
+/// count of visits and the sum of `_J` over each output are exact integers.
+#[test]
+fn split_reductions_visit_every_element_once() {
+    require_gpu!();
+    let count = ReductionKernel::new(
+        "T x",
+        "int64 y",
+        "1 + (long long)(x - x)",
+        "a + b",
+        "y = a",
+        Some("0"),
+        "visit_count",
+    )
+    .unwrap();
+    let sum_j = ReductionKernel::new(
+        "T x",
+        "int64 y",
+        "(long long)_J + (long long)(x - x)",
+        "a + b",
+        "y = a",
+        Some("0"),
+        "visit_sum_j",
+    )
+    .unwrap();
+    let mut rng = Rng::new(11);
+    let n = common::gpu_or_host(2_000_003, 250_007);
+    let x = dev(&rand_f64(&mut rng, n), &[n]);
+    let rows = dev(&rand_f64(&mut rng, 3 * 400_001), &[3, 400_001]);
+    let cube = dev(&rand_f64(&mut rng, 4 * 501 * 999), &[4, 501, 999]);
+    let cases: [(&str, Array, Option<&[isize]>); 6] = [
+        ("1-d", x.clone(), None),
+        // one element in: the rows no longer start on a wide load's boundary
+        ("1-d [1:]", x.slice(&s![1..]).unwrap(), None),
+        ("1-d [::-1]", x.slice(&s![..;-1]).unwrap(), None),
+        ("rows axis 1", rows.clone(), Some(&[1])),
+        ("rows.T axis 0", rows.t(), Some(&[0])),
+        ("cube axes (1, 2)", cube, Some(&[1, 2])),
+    ];
+    for (what, v, axes) in cases {
+        let r: i64 = match axes {
+            None => v.shape().iter().product::<usize>() as i64,
+            Some(a) => a.iter().map(|&k| v.shape()[k as usize] as i64).product(),
+        };
+        for (k, want) in [(&count, r), (&sum_j, r * (r - 1) / 2)] {
+            let got = over(k, axes, false)
+                .call((&v,))
+                .unwrap()
+                .to_vec::<i64>()
+                .unwrap();
+            assert!(!got.is_empty(), "{what}");
+            for (o, g) in got.iter().enumerate() {
+                assert_eq!(*g, want, "{what}: output {o} of {}", k.name());
+            }
+        }
+    }
+}
+
 // =========================================================================================
 // Dtypes
 // =========================================================================================

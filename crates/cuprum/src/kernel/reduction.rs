@@ -457,6 +457,7 @@ impl ReductionKernel {
             unit: true,
             vec: 1,
             split: false,
+            interleave: false,
         };
         Ok(self.source_for(dtypes, &slots, strategy).source)
     }
@@ -1028,10 +1029,12 @@ fn choose_strategy(
         unit,
         vec: vec as u8,
         split: false,
+        interleave: false,
     };
     let (splits, chunk) = split(g, &strategy, sm, vec);
     let strategy = ReduceStrategy {
         split: splits > 1,
+        interleave: splits > 1 && !outer && !host,
         ..strategy
     };
     (strategy, splits, chunk)
@@ -1176,6 +1179,20 @@ mod tests {
             pick(16, 1 << 20, true, true),
             pick(16, 1 << 20, true, false)
         );
+    }
+
+    #[test]
+    fn inner_splits_interleave_on_a_gpu_only() {
+        let pick = |o, r, rows, host| {
+            let (s, splits, _) = choose_strategy(&geometry(o, r, rows), 132, &[], false, host);
+            (s.outer, splits > 1, s.interleave)
+        };
+        // one long row: split over the GPU, in stripes; the host walks chunks
+        assert_eq!(pick(1, 1 << 24, true, false), (false, true, true));
+        assert!(!pick(1, 1 << 24, true, true).2);
+        // long columns are split in chunks; rows that fill the GPU alone are not split
+        assert_eq!(pick(64, 1 << 20, false, false), (true, true, false));
+        assert_eq!(pick(1 << 20, 64, true, false), (false, false, false));
     }
 
     #[test]

@@ -233,8 +233,10 @@ fn reduce_strategies() -> impl Iterator<Item = ReduceStrategy> {
                 wide,
                 unit: ndr == 1 && !outer,
                 vec: if ndr == 1 && !outer && ndo == 0 { 4 } else { 1 },
-                // Each shape once split (32-bit) and once not (64-bit).
+                // Each shape once split (32-bit) and once not (64-bit); inner splits
+                // interleave, as on a GPU.
                 split: !wide,
+                interleave: !wide && !outer,
             })
         })
 }
