@@ -1195,6 +1195,33 @@ mod tests {
         assert_eq!(pick(1 << 20, 64, true, false), (false, false, false));
     }
 
+    /// Partials of a reduction without an identity carry no validity flag, so every split
+    /// must get at least one element: with stripes, the last split's first stripe starts
+    /// inside the reduction (wide loads and plain elements, 1 to 132 SMs).
+    #[test]
+    fn every_interleaved_split_has_a_stripe() {
+        let mut seen = [false; 3];
+        for sm in [1, 2, 16, 132] {
+            for r in (1..2000).chain((1..60).map(|k| 4099 * k * k)) {
+                for inputs in [&[][..], &[(0u64, 4usize)][..], &[(0u64, 8usize)][..]] {
+                    let (s, splits, _) =
+                        choose_strategy(&geometry(1, r, true), sm, inputs, true, false);
+                    if s.interleave {
+                        // the last split's first wide load (or element) lies in the rows'
+                        // whole loads, before the tail
+                        let v = usize::from(s.vec);
+                        assert!(
+                            (splits - 1) * s.lanes() < r / v,
+                            "r={r} sm={sm} splits={splits} vec={v}"
+                        );
+                        seen[v.trailing_zeros() as usize] = true;
+                    }
+                }
+            }
+        }
+        assert_eq!(seen, [true; 3], "plain, 2-wide and 4-wide loads all split");
+    }
+
     #[test]
     fn splits_fill_their_last_wave() {
         // 256 output blocks, 132 SMs × 8: 4 splits fill 97 % of one wave, 5 leave a fifth alone
