@@ -503,35 +503,29 @@ fn every_candidate_of_the_compactions_selects_as_numpy() {
     let x32 = Array::from_slice(&f32s, &[n]).unwrap();
     let x64 = Array::from_slice(&vals, &[n]).unwrap();
     let x8 = Array::from_slice(&u8s, &[n]).unwrap();
+    // `x[mask]` (`masked(..).get()`) runs the values' kernel; `ops::compress` does not (it
+    // gathers at `nonzero`'s positions).
+    let select = |m: &Array, x: &Array| x.masked(m).get().unwrap();
     each_candidate("compact.values", &mut |what| {
-        let got = ops::compress(&m, &x32, None)
-            .unwrap()
-            .to_vec::<f32>()
-            .unwrap();
+        let got = select(&m, &x32).to_vec::<f32>().unwrap();
         let w: Vec<f32> = want_vals.iter().map(|&v| v as f32).collect();
         assert_eq!(got, w, "{what}: float32");
-        let got = ops::compress(&m, &x64, None)
-            .unwrap()
-            .to_vec::<f64>()
-            .unwrap();
+        let got = select(&m, &x64).to_vec::<f64>().unwrap();
         assert_eq!(got, want_vals, "{what}: float64");
-        let got = ops::compress(&m, &x8, None)
-            .unwrap()
-            .to_vec::<u8>()
-            .unwrap();
+        let got = select(&m, &x8).to_vec::<u8>().unwrap();
         let w: Vec<u8> = want_pos.iter().map(|&i| u8s[i as usize]).collect();
         assert_eq!(got, w, "{what}: uint8");
-        // Off the vector alignment: the scalar kernel (its ring copies 4 bytes at a time).
-        let (m1, x1) = (m.slice(&s![1..]).unwrap(), x32.slice(&s![1..]).unwrap());
-        let got = ops::compress(&m1, &x1, None)
-            .unwrap()
-            .to_vec::<f32>()
-            .unwrap();
-        let w: Vec<f32> = (1..n)
-            .filter(|&i| flags[i])
-            .map(|i| vals[i] as f32)
-            .collect();
-        assert_eq!(got, w, "{what}: float32 off the alignment");
+        // Off the vector alignment (the scalar kernel; its ring copies 4 bytes at a time),
+        // and 16 elements in (aligned, the runs shifted against the allocation).
+        for k in [1isize, 16] {
+            let (mk, xk) = (m.slice(&s![k..]).unwrap(), x32.slice(&s![k..]).unwrap());
+            let got = select(&mk, &xk).to_vec::<f32>().unwrap();
+            let w: Vec<f32> = (k as usize..n)
+                .filter(|&i| flags[i])
+                .map(|i| vals[i] as f32)
+                .collect();
+            assert_eq!(got, w, "{what}: float32 from element {k}");
+        }
     });
     let m2 = m.reshape(&[(n / 7) as isize, 7]).unwrap(); // n is a multiple of 7
     each_candidate("compact.nonzero", &mut |what| {
