@@ -371,3 +371,99 @@ fn views_are_read_where_they_lie() {
         vec![6, 5]
     );
 }
+
+/// One index array and no other indexed axis (`a[:, idx]`, `a[idx] = v`) reaches the
+/// gather and the scatter without a fold pass: random values and indices (negative ones
+/// among them, a strided and a 2-d index array, int64 and int32) against a host loop along
+/// each axis, and the out-of-range errors of both directions.
+#[test]
+fn one_index_array_along_each_axis() {
+    require_gpu!();
+    let shape = [7usize, 5, 6];
+    let n: usize = shape.iter().product();
+    let mut seed = 0x9e37_79b9_u64;
+    let mut next = || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) as i64
+    };
+    let host: Vec<f32> = (0..n)
+        .map(|_| (next() % 2000) as f32 / 7.0 - 100.0)
+        .collect();
+    let a = Array::from_slice(&host, &shape).unwrap();
+    let at3 = |i: usize, j: usize, k: usize| host[(i * shape[1] + j) * shape[2] + k];
+    for axis in 0..3 {
+        let len = shape[axis] as i64;
+        // 12 indices in [-len, len), every other one negative; as int64 (the direct path,
+        // contiguous and strided) and int32 (through the fold)
+        let raw: Vec<i64> = (0..24).map(|_| next() % (2 * len) - len).collect();
+        let full = Array::from_slice(&raw, &[24]).unwrap();
+        let strided = full.slice(&cuprum::s![1..;2]).unwrap();
+        let picked: Vec<i64> = raw.iter().skip(1).step_by(2).copied().collect();
+        let fix = |k: i64| (if k < 0 { k + len } else { k }) as usize;
+        for idx in [
+            strided.clone(),
+            strided.to_contiguous().unwrap(),
+            strided.astype(DType::I32).unwrap(),
+            strided.to_contiguous().unwrap().reshape(&[3, 4]).unwrap(),
+        ] {
+            let mut key = vec![all(); axis];
+            key.push(Index::Array(idx.clone()));
+            let got = a.index(&key).unwrap();
+            let mut want_shape: Vec<usize> = shape[..axis].to_vec();
+            want_shape.extend_from_slice(idx.shape());
+            want_shape.extend_from_slice(&shape[axis + 1..]);
+            assert_eq!(got.shape(), want_shape.as_slice(), "axis {axis}");
+            let got = got.to_vec::<f32>().unwrap();
+            let mut want = Vec::new();
+            let outer: usize = shape[..axis].iter().product();
+            let inner: usize = shape[axis + 1..].iter().product();
+            for o in 0..outer {
+                for &k in &picked {
+                    for r in 0..inner {
+                        // (o, k, r) in the (outer, len, inner) view of the array
+                        let flat = (o * shape[axis] + fix(k)) * inner + r;
+                        let (i, rest) =
+                            (flat / (shape[1] * shape[2]), flat % (shape[1] * shape[2]));
+                        want.push(at3(i, rest / shape[2], rest % shape[2]));
+                    }
+                }
+            }
+            assert_eq!(got, want, "axis {axis}, index dtype {}", idx.dtype());
+        }
+        // a[..., idx] = v with distinct indices (each position written once): the rest of the
+        // array keeps its values
+        let distinct: Vec<i64> = (0..len).rev().step_by(2).map(|k| k - len).collect();
+        let b = Array::from_slice(&host, &shape).unwrap();
+        let mut key = vec![all(); axis];
+        key.push(ints(&distinct));
+        let mut vshape = shape.to_vec();
+        vshape[axis] = distinct.len();
+        let vn: usize = vshape.iter().product();
+        let vals: Vec<f32> = (0..vn).map(|_| (next() % 1000) as f32 + 0.5).collect();
+        b.index_put(&key, &Array::from_slice(&vals, &vshape).unwrap())
+            .unwrap();
+        let got = b.to_vec::<f32>().unwrap();
+        let mut want = host.clone();
+        let outer: usize = shape[..axis].iter().product();
+        let inner: usize = shape[axis + 1..].iter().product();
+        for o in 0..outer {
+            for (j, &k) in distinct.iter().enumerate() {
+                for r in 0..inner {
+                    want[(o * shape[axis] + fix(k)) * inner + r] =
+                        vals[(o * distinct.len() + j) * inner + r];
+                }
+            }
+        }
+        assert_eq!(got, want, "put along axis {axis}");
+        // out of range, either sign, either direction
+        for bad in [len, -len - 1] {
+            let mut key = vec![all(); axis];
+            key.push(ints(&[0, bad]));
+            let msg = format!("index {bad} is out of bounds for axis {axis} with size {len}");
+            assert_err(a.index(&key), ErrorKind::Shape, &msg);
+            assert_err(b.index_put(&key, 1.0f32), ErrorKind::Shape, &msg);
+        }
+    }
+}
