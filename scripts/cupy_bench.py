@@ -660,6 +660,7 @@ def gathers(b):
 
 @workload(
     "index2d_10M_of_10000x10000_f32",
+    "index1d_10M_of_100M_f32",
     "index_put_rows_1000_of_100000x1000_f32",
     "maximum_at10M_into_1M_f32",
 )
@@ -670,6 +671,11 @@ def subscripts(b):
         cols = cp.random.randint(0, 10_000, ROUTINE_SMALL, dtype=cp.int64)
         b.run_ew("index2d_10M_of_10000x10000_f32", lambda x, i, j: x[i, j], a, rows, cols)
         del a, rows, cols
+    if b.want("index1d_10M_of_100M_f32"):
+        a = rand(ROUTINE_N)
+        idx = cp.random.randint(0, ROUTINE_N, ROUTINE_SMALL, dtype=cp.int64)
+        b.run_ew("index1d_10M_of_100M_f32", lambda x, i: x[i], a, idx)
+        del a, idx
     if b.want("index_put_rows_1000_of_100000x1000_f32"):
         a = cp.zeros((100_000, 1000), dtype=cp.float32)
         rows = cp.random.randint(0, 100_000, 1000, dtype=cp.int64)

@@ -646,6 +646,13 @@ pub const WORKLOADS: &[Workload] = &[
         VsCupy(1.0, None),
     ),
     w(
+        "index1d_10M_of_100M_f32",
+        "a[idx]: Array::index with one array of 1e7 random int64 indices into 1e8 float32 (the \
+         indices read as they are, no fold pass)",
+        index1d10m,
+        VsCupy(1.0, None),
+    ),
+    w(
         "index_put_rows_1000_of_100000x1000_f32",
         "a[rows] = v: Array::index_put of 1000 random rows (int64) of a 100000 x 1000 float32 \
          array from a (1000, 1000) float32 array",
@@ -1419,6 +1426,13 @@ fn index2d10m(o: &BenchmarkOptions) -> R<Timed> {
     let r = warm_bench(o, "index2d_10M_of_10000x10000_f32", || {
         a.index(&key).map(drop)
     })?;
+    Ok((r, 0))
+}
+
+fn index1d10m(o: &BenchmarkOptions) -> R<Timed> {
+    let a = rand(&[EW_N], DType::F32)?;
+    let key = [ops::Index::Array(random_indices(SMALL_N, EW_N)?)];
+    let r = warm_bench(o, "index1d_10M_of_100M_f32", || a.index(&key).map(drop))?;
     Ok((r, 0))
 }
 
