@@ -10,7 +10,9 @@
 //!   array folds them into one position over the indexed axes (`Σ k_p · m_p`, negative
 //!   indices counted from the end), an out-of-range entry marked by a sentinel that the
 //!   gather's or scatter's own index check reports (then the first bad index is looked up
-//!   on the host, for NumPy's message naming its axis);
+//!   on the host, for NumPy's message naming its axis); a lone int64 index array, the
+//!   common `a[idx]` and `a[:, idx] = v`, skips the fold: the gather and the scatter fix
+//!   and check its indices against the axis themselves (`Plan::direct`);
 //! - reading gathers along the indexed axes merged into one (`take`, which reads a view
 //!   where it lies; where the view's strides do not merge, the merged axis is a view too,
 //!   stepping one element over the offsets the indexed axes reach, so a transposed or
