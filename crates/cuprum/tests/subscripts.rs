@@ -442,7 +442,7 @@ fn one_index_array_along_each_axis() {
         vshape[axis] = distinct.len();
         let vn: usize = vshape.iter().product();
         let vals: Vec<f32> = (0..vn).map(|_| (next() % 1000) as f32 + 0.5).collect();
-        b.index_put(&key, &Array::from_slice(&vals, &vshape).unwrap())
+        b.index_put(&key, Array::from_slice(&vals, &vshape).unwrap())
             .unwrap();
         let got = b.to_vec::<f32>().unwrap();
         let mut want = host.clone();
