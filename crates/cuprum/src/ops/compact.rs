@@ -67,10 +67,23 @@ pub(crate) const MAX_ND: usize = 8;
 /// fewer blocks per SM. Measured by `cuprum tune` on an H100 (2026-12-06, µs): (4, 6, 16)
 /// 120.0 against 119.8 for (4, 6, 0), (6, 6, 16) 121.8 — the ranking is not what the tiles
 /// wait for — so the values keep bytes (`nonzero`'s flags gained: [`COMPACT_NONZERO`]).
+///
+/// A third value with bit 5 set ([`WIDE_FLAGS`]) loads the run's byte flags with one load
+/// of a lane's whole part of each tile (16 bytes for 4-byte values), every load of the run
+/// issued before the first is used, where the first pass otherwise loads `VEC` bytes a row
+/// and ballots on them before the next row's load: the flags' phase, which the look-back
+/// waits for, then costs about one memory latency instead of one a row. For 4- and 8-byte
+/// values only: with 1- and 16-byte values the kernel spills under the 40 registers of 6
+/// blocks per SM (NVRTC, sm_90: 32 and 24 bytes). Not yet measured on a GPU: the built-in
+/// choices stay the byte-a-row ones until `cuprum tune` has.
 pub(crate) static COMPACT_VALUES: Family = Family {
     name: "compact.values",
     about: "selecting values under a mask (compress, x[mask]): a run is that many tiles",
-    params: ["run tiles", "blocks/SM", "ring tiles | 16: ballot flags"],
+    params: [
+        "run tiles",
+        "blocks/SM",
+        "ring tiles | 16: ballot flags | 32: wide flag loads",
+    ],
     candidates: &[
         [4, 6, 0],
         [4, 5, 0],
@@ -92,6 +105,12 @@ pub(crate) static COMPACT_VALUES: Family = Family {
         [8, 5, 16],
         [4, 4, 18],
         [6, 4, 18],
+        [4, 6, 32],
+        [4, 5, 32],
+        [3, 6, 32],
+        [3, 7, 32],
+        [2, 8, 32],
+        [5, 5, 32],
     ],
     built_in: &[("H100", [4, 6, 0]), ("H200", [4, 6, 0])],
     problem: values_problem,
@@ -191,6 +210,17 @@ fn ballot_flags(p: Params) -> bool {
 /// byte a lane and a second ballot.
 const BALLOT_FLAGS: u32 = 16;
 
+/// Whether a shape loads a run's flags a lane's whole part at a time (the third value's bit
+/// 5, [`WIDE_FLAGS`]; byte flags only).
+fn wide_flags(p: Params) -> bool {
+    p[2] & WIDE_FLAGS != 0 && !ballot_flags(p)
+}
+
+/// The third value's bit that loads the flags of a run with one wide load a lane and tile
+/// (16 bytes for 4-byte values), all of the run's in flight at once, instead of a load of
+/// `VEC` bytes a row, each followed by its ballots.
+const WIDE_FLAGS: u32 = 32;
+
 /// Items per thread: a tile stages 16 KiB.
 fn items_per_thread(stage_item: usize) -> usize {
     match stage_item {
@@ -259,10 +289,11 @@ fn values_source_with(item: usize, wide: bool, p: Params) -> String {
         s,
         "typedef unsigned char Tm;\ntypedef {t} T;\ntypedef {t} S;\ntypedef {i} I;\n\
          #define CUPRUM_VALUES 1\nconstexpr int VECN = {v};\nconstexpr int IPT = {ipt};\nconstexpr int CMINB = {minb};\nconstexpr unsigned CPF = 0;\nconstexpr int SUB = {sub};\nconstexpr bool NEXT_PF = true;\n\
-         constexpr int CSTAGES = {stages};\nconstexpr bool CBITS = {bits};\n",
+         constexpr int CSTAGES = {stages};\nconstexpr bool CBITS = {bits};\nconstexpr bool WFL = {wfl};\n",
         sub = p[0],
         stages = ring_tiles(p),
         bits = ballot_flags(p),
+        wfl = wide_flags(p) && matches!(item, 4 | 8),
         t = bits_type(item),
         minb = p[1],
         i = idx_type(wide),
@@ -293,7 +324,7 @@ fn indices_source_with(d: DType, wide: bool, interleaved: bool, p: Params) -> St
         s,
         "typedef {m} Tm;\ntypedef unsigned char T;\ntypedef unsigned S;\ntypedef {i} I;\n\
          #define CUPRUM_VALUES 0\nconstexpr int VECN = {v};\nconstexpr int IPT = 16;\nconstexpr unsigned CPF = {pf};\nconstexpr int SUB = {sub};\nconstexpr bool NEXT_PF = false;\n\
-         constexpr int CSTAGES = 0;\nconstexpr bool CBITS = {bits};\n",
+         constexpr int CSTAGES = 0;\nconstexpr bool CBITS = {bits};\nconstexpr bool WFL = false;\n",
         bits = ballot_flags(p),
         pf = p[1],
         sub = p[0],
@@ -457,6 +488,47 @@ __device__ __forceinline__ void compact_tile(const Tm* __restrict__ m, const T* 
     if (VALUES) rt::prefetch_l2(x, pf, STILE, (unsigned long long)n);
   }
   const unsigned lt = rt::lanemask_lt();
+  // WFL (byte flags, a 16-byte aligned mask): a lane loads the IPT flags of its part of the
+  // warp's segment of each tile of the run at once, IPT / 4 words a tile, every load of the
+  // run in flight together; stores them as 0/1 bytes and sums the warp's count.
+  bool wide = false;
+  if constexpr (WFL && !CBITS) wide = (((unsigned long long)m) & 15ull) == 0ull;
+  if (wide) {
+    constexpr int NW = IPT / 4;
+    unsigned fw[SUB][NW];
+#pragma unroll
+    for (int st = 0; st < SUB; ++st) {
+      const I i0 = sbase + (I)(st * TILE + warp * WSEG + lane * IPT);
+      if (i0 + IPT <= n) {
+        rt::load_vec<unsigned, NW>(reinterpret_cast<const unsigned*>(m + i0), fw[st]);
+      } else {
+#pragma unroll
+        for (int w = 0; w < NW; ++w) {
+          unsigned b4 = 0;
+#pragma unroll
+          for (int b = 0; b < 4; ++b) if (i0 + (I)(w * 4 + b) < n && m[i0 + w * 4 + b] != 0) b4 |= 1u << (8 * b);
+          fw[st][w] = b4;
+        }
+      }
+    }
+#pragma unroll
+    for (int st = 0; st < SUB; ++st) {
+      unsigned c = 0;
+#pragma unroll
+      for (int w = 0; w < NW; ++w) {
+        // Each byte's bits folded into its lowest: 0 or 1 a byte.
+        unsigned t = fw[st][w] | (fw[st][w] >> 4);
+        t |= t >> 2;
+        t |= t >> 1;
+        fw[st][w] = t & 0x01010101u;
+        c += __popc(fw[st][w]);
+      }
+      rt::store_vec<unsigned, NW>(reinterpret_cast<unsigned*>(s_f + st * TILE + warp * WSEG + lane * IPT), fw[st]);
+#pragma unroll
+      for (int d = 16; d > 0; d >>= 1) c += __shfl_xor_sync(rt::FULL, c, d);
+      if (lane == 0) s_wcnt[st][warp] = c;
+    }
+  } else {
 #pragma unroll
   for (int st = 0; st < SUB; ++st) {
     unsigned wcount = 0;
@@ -477,6 +549,7 @@ __device__ __forceinline__ void compact_tile(const Tm* __restrict__ m, const T* 
       }
     }
     if (lane == 0) s_wcnt[st][warp] = wcount;
+  }
   }
   T v[VALUES ? ROWS : 1][VALUES ? VEC : 1];
   if constexpr (VALUES && !RING) load_values<VEC, ROWS>(x, sbase + (I)(warp * WSEG), n, lane, v);
@@ -755,6 +828,13 @@ pub(crate) fn sample_sources() -> Vec<(String, String)> {
         "nonzero float32 ballot flags".into(),
         indices_source_with(DType::F32, false, false, [2, 32, BALLOT_FLAGS]),
     ));
+    // The run's flags in one wide load a lane and tile (bit 5): 16 and 8 bytes a lane.
+    for item in [4, 8] {
+        v.push((
+            format!("compact values {item}B wide flag loads"),
+            values_source_with(item, false, [4, 6, WIDE_FLAGS]),
+        ));
+    }
     v
 }
 
