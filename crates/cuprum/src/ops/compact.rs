@@ -71,8 +71,9 @@ pub(crate) const MAX_ND: usize = 8;
 /// A third value with bit 5 set ([`WIDE_FLAGS`]) loads the run's byte flags with one load
 /// of a lane's whole part of each tile (16 bytes for 4-byte values), every load of the run
 /// issued before the first is used, where the first pass otherwise loads `VEC` bytes a row
-/// and ballots on them before the next row's load: the flags' phase, which the look-back
-/// waits for, then costs about one memory latency instead of one a row. For 4- and 8-byte
+/// and ballots on them before the next row's load (16 loads of 4 bytes a lane for a run of
+/// four float32 tiles): the expectation is that the flags' phase, which the look-back waits
+/// for, then costs about one memory latency rather than several. For 4- and 8-byte
 /// values only: with 1- and 16-byte values the kernel spills under the 40 registers of 6
 /// blocks per SM (NVRTC, sm_90: 32 and 24 bytes). Not yet measured on a GPU: the built-in
 /// choices stay the byte-a-row ones until `cuprum tune` has.
