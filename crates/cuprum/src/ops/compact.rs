@@ -489,11 +489,13 @@ __device__ __forceinline__ void compact_tile(const Tm* __restrict__ m, const T* 
     if (VALUES) rt::prefetch_l2(x, pf, STILE, (unsigned long long)n);
   }
   const unsigned lt = rt::lanemask_lt();
+  // (The block below is compiled for every mask type, 2-byte floats included, and runs
+  // for byte flags only.)
   // WFL (byte flags, a 16-byte aligned mask): a lane loads the IPT flags of its part of the
   // warp's segment of each tile of the run at once, IPT / 4 words a tile, every load of the
   // run in flight together; stores them as 0/1 bytes and sums the warp's count.
   bool wide = false;
-  if constexpr (WFL && !CBITS) wide = (((unsigned long long)m) & 15ull) == 0ull;
+  if constexpr (WFL && !CBITS && sizeof(Tm) == 1) wide = (((unsigned long long)m) & 15ull) == 0ull;
   if (wide) {
     constexpr int NW = IPT / 4;
     unsigned fw[SUB][NW];
@@ -507,7 +509,7 @@ __device__ __forceinline__ void compact_tile(const Tm* __restrict__ m, const T* 
         for (int w = 0; w < NW; ++w) {
           unsigned b4 = 0;
 #pragma unroll
-          for (int b = 0; b < 4; ++b) if (i0 + (I)(w * 4 + b) < n && m[i0 + w * 4 + b] != 0) b4 |= 1u << (8 * b);
+          for (int b = 0; b < 4; ++b) if (i0 + (I)(w * 4 + b) < n && cuprum::cast<bool>(m[i0 + w * 4 + b])) b4 |= 1u << (8 * b);
           fw[st][w] = b4;
         }
       }
