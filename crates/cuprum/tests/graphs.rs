@@ -414,3 +414,130 @@ fn a_chain_of_launches_is_one_node_each() {
             .all(|&v| (v - want).abs() < 1e-6)
     );
 }
+
+/// One step of the dependent chain on the host: what `chain_step` computes for element `i`.
+fn chain_step_host(x: u32, k: u32, i: usize) -> u32 {
+    x.wrapping_mul(2_654_435_761)
+        .wrapping_add(k)
+        .wrapping_add(i as u32)
+}
+
+/// A chain of 24 steps over 4·2^20 + 77 elements (a new array each step, so the pool hands
+/// a step the memory two steps back freed while the kernels before it may still run), a
+/// sum reduced to one element every 6 steps and folded into the next step through a 0-d
+/// broadcast, a plain RawKernel and a device copy in between: each kernel reads what the
+/// one before it wrote, so a dependent launch that read before its predecessor finished
+/// would show here.
+fn dependent_chain(x0: &Array) -> cuprum::Result<(Array, Vec<Array>)> {
+    let step = ElementwiseKernel::new(
+        "uint32 x, uint32 k",
+        "uint32 y",
+        "y = x * 2654435761u + k + (unsigned)i",
+        "g_chain_step",
+    )?;
+    let fold = ElementwiseKernel::new(
+        "uint32 x, uint64 s",
+        "uint32 y",
+        "y = x ^ (unsigned)s",
+        "g_chain_fold",
+    )?;
+    let sum = ReductionKernel::new(
+        "uint32 x",
+        "uint64 y",
+        "x",
+        "a + b",
+        "y = a",
+        Some("0"),
+        "g_chain_sum",
+    )?;
+    let rev = RawKernel::new(
+        r#"extern "C" __global__ void g_chain_rev(const unsigned* x, unsigned* y, long long n) {
+            long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+            if (i < n) y[i] = x[n - 1 - i] + 1u;
+        }"#,
+        "g_chain_rev",
+    );
+    let n = x0.size();
+    let mut x = x0.copy()?;
+    let mut sums = Vec::new();
+    for k in 0..24u32 {
+        x = step.call((&x, k))?;
+        if k % 6 == 5 {
+            let s = sum.call((&x,))?;
+            x = fold.call((&x, &s))?;
+            sums.push(s);
+        }
+        if k == 11 {
+            let y = Array::empty(&[n], DType::U32)?;
+            rev.launch((n as u32).div_ceil(256), 256, (&x, &y, n as i64))?;
+            x = y.copy()?;
+        }
+    }
+    Ok((x, sums))
+}
+
+/// [`dependent_chain`] on the host.
+fn dependent_chain_host(x0: &[u32]) -> (Vec<u32>, Vec<u64>) {
+    let n = x0.len();
+    let mut x = x0.to_vec();
+    let mut sums = Vec::new();
+    for k in 0..24u32 {
+        for (i, v) in x.iter_mut().enumerate() {
+            *v = chain_step_host(*v, k, i);
+        }
+        if k % 6 == 5 {
+            let s: u64 = x.iter().map(|&v| u64::from(v)).sum();
+            x.iter_mut().for_each(|v| *v ^= s as u32);
+            sums.push(s);
+        }
+        if k == 11 {
+            x = (0..n).map(|i| x[n - 1 - i].wrapping_add(1)).collect();
+        }
+    }
+    (x, sums)
+}
+
+#[test]
+fn dependent_kernel_chains_read_what_the_kernel_before_wrote() {
+    require_gpu!();
+    let n = (4 << 20) + 77;
+    let host: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(0x9e37_79b9) ^ 0x5bd1_e995)
+        .collect();
+    let (want, want_sums) = dependent_chain_host(&host);
+    let x0 = Array::from_slice(&host, &[n]).unwrap();
+    let check = |x: &Array, sums: &[Array], what: &str| {
+        let got = x.to_vec::<u32>().unwrap();
+        let bad = (0..n).filter(|&i| got[i] != want[i]).count();
+        assert_eq!(
+            bad,
+            0,
+            "{what}: {bad} of {n} elements differ (first at {:?})",
+            (0..n).find(|&i| got[i] != want[i])
+        );
+        let s: Vec<u64> = sums.iter().map(|s| s.to_vec::<u64>().unwrap()[0]).collect();
+        assert_eq!(s, want_sums, "{what}: the sums");
+    };
+    // Eagerly, on the current stream and on a stream of its own, twice each (the second
+    // time every kernel is compiled and the pool's blocks are warm).
+    for round in 0..2 {
+        let (x, sums) = dependent_chain(&x0).unwrap();
+        check(&x, &sums, &format!("eager, round {round}"));
+        let s = Stream::new().unwrap();
+        let (x, sums) = s.with(|| dependent_chain(&x0)).unwrap();
+        s.synchronize().unwrap();
+        check(&x, &sums, &format!("eager on a new stream, round {round}"));
+    }
+    if !on_gpu() {
+        return;
+    }
+    // Captured into a graph and replayed.
+    let s = Stream::new().unwrap();
+    let x0 = s.with(|| Array::from_slice(&host, &[n])).unwrap();
+    let (g, (x, sums)) = s.capture(|| dependent_chain(&x0)).unwrap();
+    for round in 0..3 {
+        g.launch(&s).unwrap();
+        s.synchronize().unwrap();
+        check(&x, &sums, &format!("graph, round {round}"));
+    }
+}

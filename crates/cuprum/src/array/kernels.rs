@@ -552,6 +552,7 @@ pub(crate) fn generate(key: KernelKey) -> Result<GeneratedKernel> {
         source: source(key)?,
         schema: schema(key),
         spans: Vec::new(),
+        dependent: false,
     })
 }
 
@@ -1024,6 +1025,7 @@ pub fn launch_probe(config: &LaunchConfig) -> Result<Array> {
             source: source.to_string(),
             schema,
             spans: Vec::new(),
+            dependent: false,
         };
         Ok((k, CompileOptions::new().program_name("launch_probe.cu")))
     })?;

@@ -6,8 +6,8 @@ use crate::array::{Array, Element};
 use crate::compile::{CompileOptions, load_raw_source};
 use crate::error::{Result, bail, err};
 use crate::runtime::{
-    ArgPack, Buffer, Device, Function, KernelAttributes, LaunchConfig, Module, Occupancy, Stream,
-    launch,
+    ArgPack, Buffer, Device, Function, KernelAttributes, LaunchConfig, LaunchMode, Module,
+    Occupancy, Stream, launch,
 };
 use smallvec::SmallVec;
 use std::path::{Path, PathBuf};
@@ -587,7 +587,7 @@ impl<'k> Launch<'k> {
                 &cfg,
                 stream,
                 pack,
-                k.spec.cooperative,
+                LaunchMode::cooperative_if(k.spec.cooperative),
                 &|| format!("kernel '{}'", k.name),
             )
         }

@@ -394,3 +394,39 @@ pub fn check_sample_schemas_where(arch: u32, keep: impl Fn(&str) -> bool) -> Res
         None => Ok(all.len()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::kernel_abi::DEPENDENT_WAIT;
+
+    /// Every ElementwiseKernel and ReductionKernel specialisation may launch dependent, so
+    /// each must wait for the grid before it ahead of any access to memory: the wait comes
+    /// right after the entry point's opening, before any subscript or user text.
+    #[test]
+    fn generated_entry_points_wait_before_touching_memory() {
+        let mut all = super::elementwise_samples().unwrap();
+        all.extend(super::reduction_samples().unwrap());
+        assert!(all.len() > 20, "{} samples", all.len());
+        for (label, k) in &all {
+            assert!(k.dependent, "{label}");
+            assert_eq!(k.source.matches(DEPENDENT_WAIT).count(), 1, "{label}");
+            let entry = k.source.find("__global__").expect("an entry point");
+            let open = entry + k.source[entry..].find(") {\n").expect("its body") + 4;
+            let wait = k.source.find(DEPENDENT_WAIT).unwrap_or(0);
+            assert!(wait >= open, "{label}: the wait is outside the entry point");
+            let before = &k.source[open..wait];
+            assert!(
+                !before.contains('[') && !before.contains('='),
+                "{label}: memory or values before the wait:\n{before}"
+            );
+            let line = |at: usize| k.source[..at].matches('\n').count() + 1;
+            let (entry_line, wait_line) = (line(entry), line(wait));
+            assert!(
+                k.spans
+                    .iter()
+                    .all(|s| s.last_line < entry_line || s.first_line > wait_line),
+                "{label}: user text in the entry point before the wait"
+            );
+        }
+    }
+}

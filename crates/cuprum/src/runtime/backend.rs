@@ -111,15 +111,40 @@ pub(crate) enum FuncAttr {
     CacheModeCa,
 }
 
-/// How one launch runs: grid and block, dynamic shared memory, stream, and whether every
-/// block must be resident at once (a cooperative launch, for `grid.sync()`).
+/// How a launch is ordered against the work before it on its stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LaunchMode {
+    /// After everything before it on the stream.
+    Plain,
+    /// After everything before it, every block resident at once (for `grid.sync()`).
+    Cooperative,
+    /// Its blocks may be scheduled while the kernel before it on the stream finishes
+    /// (programmatic dependent launch, sm_90 on; elsewhere as `Plain`): only for kernels
+    /// whose first statement waits for that kernel's completion and memory
+    /// (`kernel_abi::DEPENDENT_WAIT`).
+    Dependent,
+}
+
+impl LaunchMode {
+    /// `Cooperative` when `on`, else `Plain`.
+    pub(crate) fn cooperative_if(on: bool) -> LaunchMode {
+        if on {
+            LaunchMode::Cooperative
+        } else {
+            LaunchMode::Plain
+        }
+    }
+}
+
+/// How one launch runs: grid and block, dynamic shared memory, stream, and how it is
+/// ordered against the stream's work before it ([`LaunchMode`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct LaunchParams {
     pub(crate) grid: (u32, u32, u32),
     pub(crate) block: (u32, u32, u32),
     pub(crate) shared: u32,
     pub(crate) stream: RawStream,
-    pub(crate) cooperative: bool,
+    pub(crate) mode: LaunchMode,
 }
 
 /// The memory a backend's pool holds, in bytes.

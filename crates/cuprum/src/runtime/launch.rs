@@ -22,7 +22,7 @@
 //! `cuOccupancyMaxActiveBlocksPerMultiprocessor` × the SM count (`RawKernel::grid_stride`,
 //! `RawKernel::occupancy`, and `cuprum grid` print them).
 
-use super::backend::LaunchParams;
+use super::backend::{LaunchMode, LaunchParams};
 use super::module::Function;
 use super::stream::Stream;
 use crate::error::{Result, bail};
@@ -323,9 +323,14 @@ impl Function {
         // the launch check keeps the configuration within the limits. What the kernel's
         // code does is its author's contract, as with any CUDA kernel (see `RawKernel`).
         unsafe {
-            launch(self, config, stream, &mut ArgPack::new(), false, &|| {
-                "this kernel".to_string()
-            })
+            launch(
+                self,
+                config,
+                stream,
+                &mut ArgPack::new(),
+                LaunchMode::Plain,
+                &|| "this kernel".to_string(),
+            )
         }
     }
 }
@@ -415,8 +420,9 @@ pub(crate) fn check_launch(
     Ok(())
 }
 
-/// Checks ([`check_launch`]) and launches `f` on `stream` with the packed arguments,
-/// optionally as a cooperative launch (every block resident at once, for `grid.sync()`).
+/// Checks ([`check_launch`]) and launches `f` on `stream` with the packed arguments, ordered
+/// as `mode` says (a cooperative launch: every block resident at once, for `grid.sync()`; a
+/// dependent one: only for kernels that wait for the one before them first).
 /// `what` names the kernel in errors.
 ///
 /// # Safety
@@ -428,10 +434,10 @@ pub(crate) unsafe fn launch(
     cfg: &LaunchConfig,
     stream: &Stream,
     args: &mut ArgPack,
-    cooperative: bool,
+    mode: LaunchMode,
     what: &dyn Fn() -> String,
 ) -> Result<()> {
-    check_launch(f, cfg, cooperative, what)?;
+    check_launch(f, cfg, mode == LaunchMode::Cooperative, what)?;
     stream.device().check_fault()?;
     let (module, kernel) = f.launch_parts();
     if super::capture_state::is_capturing(stream.raw().0) {
@@ -449,7 +455,7 @@ pub(crate) unsafe fn launch(
         block: cfg.block,
         shared: cfg.shared_mem_bytes,
         stream: stream.raw(),
-        cooperative,
+        mode,
     };
     unsafe { module.launch(kernel, &params, ptrs.as_mut_ptr()) }
 }

@@ -66,7 +66,9 @@ pub use launch::{LaunchConfig, MAX_GRID_X, Occupancy};
 pub use module::{Function, Module};
 pub use stream::{Stream, StreamGuard};
 
-pub(crate) use backend::{BlasFloat, FftKind, FftPlan, Fill, Gemm, GemmInput, RngAlgorithm};
+pub(crate) use backend::{
+    BlasFloat, FftKind, FftPlan, Fill, Gemm, GemmInput, LaunchMode, RngAlgorithm,
+};
 pub(crate) use blas::gemm;
 pub(crate) use capture::{capturing_any, is_capturing, keep_buffer, refuse_in_capture};
 pub(crate) use cuda::image::param_sizes;

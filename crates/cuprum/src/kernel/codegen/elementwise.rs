@@ -9,7 +9,7 @@ use super::layout::{Layout, LayoutClass, TILE, TILE_ROWS};
 use super::writer::SourceWriter;
 use crate::array::DType;
 use crate::kernel::params::Param;
-use crate::kernel_abi::{ArgSlot, GeneratedKernel, IndexWidth};
+use crate::kernel_abi::{ArgSlot, DEPENDENT_WAIT, GeneratedKernel, IndexWidth};
 use std::fmt::Write;
 
 /// Everything one specialisation's source depends on.
@@ -91,6 +91,7 @@ pub(crate) fn generate(e: &ElementwiseSource<'_>) -> GeneratedKernel {
         e.name,
         sig.list()
     );
+    w.push(DEPENDENT_WAIT);
     w.user("loop_prep", e.loop_prep);
     let op = |w: &mut SourceWriter, indent: &str| {
         w.push(&format!("{indent}{{\n"));
@@ -113,6 +114,7 @@ pub(crate) fn generate(e: &ElementwiseSource<'_>) -> GeneratedKernel {
         source: w.src,
         schema: sig.into_schema(),
         spans: w.spans,
+        dependent: true,
     }
 }
 

@@ -50,7 +50,7 @@ use super::entry::{EntryParams, Slot, ctype, int_struct};
 use super::writer::SourceWriter;
 use crate::array::DType;
 use crate::kernel::params::Param;
-use crate::kernel_abi::{ArgSlot, GeneratedKernel};
+use crate::kernel_abi::{ArgSlot, DEPENDENT_WAIT, GeneratedKernel};
 use std::fmt::Write;
 
 /// Threads per block of every reduction kernel.
@@ -178,6 +178,7 @@ pub(crate) fn generate(e: &ReductionSource<'_>) -> GeneratedKernel {
         source: w.src,
         schema: sig.into_schema(),
         spans: w.spans,
+        dependent: true,
     }
 }
 
@@ -216,7 +217,7 @@ impl Parts<'_, '_> {
         };
         let _ = write!(
             w.src,
-            "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {}({}) {{\n\
+            "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {}({}) {{\n{DEPENDENT_WAIT}\
              \x20 const cuprum::LoopSize _in_ind __attribute__((unused)){{(long long)_m.O * (long long)_m.R}}, _out_ind __attribute__((unused)){{(long long)_m.O}};\n\
              \x20 __shared__ __align__(16) unsigned char _sh_raw[{BLOCK} * sizeof(_type_reduce)];\n\
              \x20 _type_reduce* _sh = reinterpret_cast<_type_reduce*>(_sh_raw);\n",

@@ -18,7 +18,7 @@ use crate::array::Array;
 use crate::array::DeviceField;
 use crate::error::{Result, bail};
 use crate::kernel::Dim3;
-use crate::runtime::{ArgPack, Device, LaunchConfig, Stream, launch};
+use crate::runtime::{ArgPack, Device, LaunchConfig, LaunchMode, Stream, launch};
 use smallvec::SmallVec;
 
 /// How to launch a kernel written in Rust: grid and block (the seed's
@@ -265,7 +265,7 @@ impl<'s> Launcher<'s> {
                 &cfg,
                 &self.stream,
                 &mut self.pack,
-                cooperative,
+                LaunchMode::cooperative_if(cooperative),
                 &|| {
                     if cooperative {
                         format!("kernel `{name}` (it calls grid_sync())")

@@ -22,6 +22,7 @@
 //! cudarc's buffers or launch builder and orders streams itself (`memory.rs`).
 
 use crate::error::{Error, ErrorKind, Result, err};
+use crate::runtime::backend::LaunchMode;
 use crate::runtime::fault::sticky;
 use cudarc::driver::result;
 pub(crate) use cudarc::driver::result::DriverError;
@@ -1033,12 +1034,14 @@ pub(crate) unsafe fn max_active_blocks(f: CUfunction, block: u32, shared: usize)
     Ok(n.max(0) as u32)
 }
 
-/// `cuLaunchKernel`, or `cuLaunchCooperativeKernel` when `cooperative`.
+/// `cuLaunchKernel`; `cuLaunchCooperativeKernel` for a cooperative launch; `cuLaunchKernelEx`
+/// with programmatic stream serialization allowed for a dependent one.
 ///
 /// # Safety
 /// `args` holds one pointer per parameter of `f`, each to a value of the parameter's size,
 /// alive for the call; the values are valid for what the kernel does; `stream` is a live
-/// stream of `f`'s context, which is current.
+/// stream of `f`'s context, which is current. A dependent launch's kernel waits for the
+/// grid before it (`griddepcontrol.wait`) before its first access to memory.
 pub(crate) unsafe fn launch(
     f: CUfunction,
     grid: (u32, u32, u32),
@@ -1046,9 +1049,13 @@ pub(crate) unsafe fn launch(
     shared: u32,
     stream: CUstream,
     args: *mut *mut c_void,
-    cooperative: bool,
+    mode: LaunchMode,
 ) -> DResult<()> {
-    let r = if cooperative {
+    if mode == LaunchMode::Dependent {
+        // SAFETY: forwarded from the caller.
+        return unsafe { launch_dependent(f, grid, block, shared, stream, args) };
+    }
+    let r = if mode == LaunchMode::Cooperative {
         // SAFETY: forwarded from the caller.
         unsafe {
             sys::cuLaunchCooperativeKernel(
@@ -1074,6 +1081,42 @@ pub(crate) unsafe fn launch(
         }
     };
     r.result()
+}
+
+/// `cuLaunchKernelEx` with `CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`: the
+/// kernel's blocks may start as the kernel before it on the stream finishes; they wait for
+/// it (and see its memory) at their `griddepcontrol.wait`.
+///
+/// # Safety
+/// As [`launch`].
+unsafe fn launch_dependent(
+    f: CUfunction,
+    grid: (u32, u32, u32),
+    block: (u32, u32, u32),
+    shared: u32,
+    stream: CUstream,
+    args: *mut *mut c_void,
+) -> DResult<()> {
+    // SAFETY: an all-zero launch attribute is a valid plain-data value (the id is set
+    // below; the union's other members are integers and arrays of them).
+    let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+    attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attr.value.programmaticStreamSerializationAllowed = 1;
+    let config = sys::CUlaunchConfig {
+        gridDimX: grid.0,
+        gridDimY: grid.1,
+        gridDimZ: grid.2,
+        blockDimX: block.0,
+        blockDimY: block.1,
+        blockDimZ: block.2,
+        sharedMemBytes: shared,
+        hStream: stream,
+        attrs: &mut attr,
+        numAttrs: 1,
+    };
+    // SAFETY: `config` and `attr` live for the call (the driver reads them during it);
+    // the rest is forwarded from the caller; no `extra` parameters.
+    unsafe { sys::cuLaunchKernelEx(&config, f, args, std::ptr::null_mut()) }.result()
 }
 
 /// Links the relocatable cubin `image` (compiled with `-dc` / `-rdc=true`) with the static

@@ -13,7 +13,7 @@
 use super::CudaDevice;
 use super::driver::{self, CUfunction, CUfunction_attribute, CUmodule, CUstream, DResult};
 use crate::error::{Error, Result, err};
-use crate::runtime::backend::{FuncAttr, KernelId, LaunchParams, ModuleBackend};
+use crate::runtime::backend::{FuncAttr, KernelId, LaunchMode, LaunchParams, ModuleBackend};
 use crate::runtime::fault::sticky;
 use cudarc::driver::CudaContext;
 use rustc_hash::FxHashMap;
@@ -234,10 +234,10 @@ impl ModuleBackend for CudaModule {
 
     unsafe fn launch(&self, k: KernelId, p: &LaunchParams, args: *mut *mut c_void) -> Result<()> {
         self.bind()?;
-        let call = if p.cooperative {
-            "cuLaunchCooperativeKernel"
-        } else {
-            "cuLaunchKernel"
+        let call = match p.mode {
+            LaunchMode::Plain => "cuLaunchKernel",
+            LaunchMode::Cooperative => "cuLaunchCooperativeKernel",
+            LaunchMode::Dependent => "cuLaunchKernelEx",
         };
         // SAFETY: forwarded from the caller: `args` matches the kernel's parameters and the
         // configuration passed the launch check; the stream is one of this context's.
@@ -250,7 +250,7 @@ impl ModuleBackend for CudaModule {
                     p.shared,
                     p.stream.0 as CUstream,
                     args,
-                    p.cooperative,
+                    p.mode,
                 )
             },
             call,

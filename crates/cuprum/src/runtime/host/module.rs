@@ -4,7 +4,7 @@
 
 use super::library::{HostKernel, HostLibrary};
 use crate::error::{Result, bail, err};
-use crate::runtime::backend::{FuncAttr, KernelId, LaunchParams, ModuleBackend};
+use crate::runtime::backend::{FuncAttr, KernelId, LaunchMode, LaunchParams, ModuleBackend};
 use std::ffi::c_void;
 use std::sync::atomic::Ordering;
 
@@ -102,7 +102,7 @@ impl ModuleBackend for HostLibrary {
                 p.block,
                 p.shared as usize,
                 args.cast_const(),
-                p.cooperative,
+                p.mode == LaunchMode::Cooperative,
             )
         }
     }
