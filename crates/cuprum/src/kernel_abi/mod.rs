@@ -62,13 +62,14 @@ use crate::runtime::{
     CodeTarget, Device, Function, LaunchConfig, LaunchMode, Stream, launch, param_sizes,
 };
 
+use rustc_hash::FxHashMap;
+use std::hash::Hash;
+use std::sync::{Arc, Mutex};
+
 /// The first statement of a kernel that may be launched dependent (see the module's
 /// docs): on sm_90 and later it waits for the grid before it on the stream; elsewhere (older
 /// GPUs, the host device) it is nothing.
 pub(crate) const DEPENDENT_WAIT: &str = "#ifndef __CUPRUM_HOST__\n#if __CUDA_ARCH__ >= 900\n  asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");\n#endif\n#endif\n";
-use rustc_hash::FxHashMap;
-use std::hash::Hash;
-use std::sync::{Arc, Mutex};
 
 /// What code generation hands to a backend: one entry point's program.
 #[derive(Debug, Clone)]
@@ -178,7 +179,8 @@ impl CompiledKernel {
         // SAFETY: the pack follows this kernel's schema slot by slot (the packer checks
         // kinds and writes each slot's size), and the schema is the entry point's parameter
         // list (written by the same code as its declaration; checked against the driver in
-        // debug builds); the caller guarantees the addresses and the configuration.
+        // debug builds); the caller guarantees the addresses and the configuration; the
+        // mode is dependent only for a source that starts with `DEPENDENT_WAIT` (`compile`).
         unsafe {
             launch(&self.function, config, stream, pack, self.mode, &|| {
                 format!("generated kernel '{}'", self.name)
