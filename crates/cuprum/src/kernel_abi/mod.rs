@@ -61,7 +61,6 @@ use crate::error::{Result, bail};
 use crate::runtime::{
     CodeTarget, Device, Function, LaunchConfig, LaunchMode, Stream, launch, param_sizes,
 };
-
 use rustc_hash::FxHashMap;
 use std::hash::Hash;
 use std::sync::{Arc, Mutex};
