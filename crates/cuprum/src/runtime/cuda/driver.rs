@@ -1034,8 +1034,10 @@ pub(crate) unsafe fn max_active_blocks(f: CUfunction, block: u32, shared: usize)
     Ok(n.max(0) as u32)
 }
 
-/// `cuLaunchKernel`; `cuLaunchCooperativeKernel` for a cooperative launch; `cuLaunchKernelEx`
-/// with programmatic stream serialization allowed for a dependent one.
+/// `cuLaunchKernel`; `cuLaunchCooperativeKernel` for a cooperative launch; for a dependent
+/// one `cuLaunchKernelEx` with `CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`: the
+/// kernel's blocks may start as the kernel before it on the stream finishes, and wait for
+/// it (and see its memory) at their `griddepcontrol.wait`.
 ///
 /// # Safety
 /// `args` holds one pointer per parameter of `f`, each to a value of the parameter's size,
@@ -1051,20 +1053,9 @@ pub(crate) unsafe fn launch(
     args: *mut *mut c_void,
     mode: LaunchMode,
 ) -> DResult<()> {
-    if mode == LaunchMode::Dependent {
-        // SAFETY: forwarded from the caller.
-        return unsafe { launch_dependent(f, grid, block, shared, stream, args) };
-    }
-    let r = if mode == LaunchMode::Cooperative {
-        // SAFETY: forwarded from the caller.
-        unsafe {
-            sys::cuLaunchCooperativeKernel(
-                f, grid.0, grid.1, grid.2, block.0, block.1, block.2, shared, stream, args,
-            )
-        }
-    } else {
+    let r = match mode {
         // SAFETY: forwarded from the caller; no `extra` parameters.
-        unsafe {
+        LaunchMode::Plain => unsafe {
             sys::cuLaunchKernel(
                 f,
                 grid.0,
@@ -1078,45 +1069,38 @@ pub(crate) unsafe fn launch(
                 args,
                 std::ptr::null_mut(),
             )
+        },
+        // SAFETY: forwarded from the caller.
+        LaunchMode::Cooperative => unsafe {
+            sys::cuLaunchCooperativeKernel(
+                f, grid.0, grid.1, grid.2, block.0, block.1, block.2, shared, stream, args,
+            )
+        },
+        LaunchMode::Dependent => {
+            // SAFETY: an all-zero launch attribute is a valid plain-data value (the id is
+            // set below; the union's other members are integers and arrays of them).
+            let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+            attr.id =
+                sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+            attr.value.programmaticStreamSerializationAllowed = 1;
+            let config = sys::CUlaunchConfig {
+                gridDimX: grid.0,
+                gridDimY: grid.1,
+                gridDimZ: grid.2,
+                blockDimX: block.0,
+                blockDimY: block.1,
+                blockDimZ: block.2,
+                sharedMemBytes: shared,
+                hStream: stream,
+                attrs: &mut attr,
+                numAttrs: 1,
+            };
+            // SAFETY: `config` and `attr` live for the call (the driver reads them during
+            // it); the rest is forwarded from the caller; no `extra` parameters.
+            unsafe { sys::cuLaunchKernelEx(&config, f, args, std::ptr::null_mut()) }
         }
     };
     r.result()
-}
-
-/// `cuLaunchKernelEx` with `CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`: the
-/// kernel's blocks may start as the kernel before it on the stream finishes; they wait for
-/// it (and see its memory) at their `griddepcontrol.wait`.
-///
-/// # Safety
-/// As [`launch`].
-unsafe fn launch_dependent(
-    f: CUfunction,
-    grid: (u32, u32, u32),
-    block: (u32, u32, u32),
-    shared: u32,
-    stream: CUstream,
-    args: *mut *mut c_void,
-) -> DResult<()> {
-    // SAFETY: an all-zero launch attribute is a valid plain-data value (the id is set
-    // below; the union's other members are integers and arrays of them).
-    let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
-    attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-    attr.value.programmaticStreamSerializationAllowed = 1;
-    let config = sys::CUlaunchConfig {
-        gridDimX: grid.0,
-        gridDimY: grid.1,
-        gridDimZ: grid.2,
-        blockDimX: block.0,
-        blockDimY: block.1,
-        blockDimZ: block.2,
-        sharedMemBytes: shared,
-        hStream: stream,
-        attrs: &mut attr,
-        numAttrs: 1,
-    };
-    // SAFETY: `config` and `attr` live for the call (the driver reads them during it);
-    // the rest is forwarded from the caller; no `extra` parameters.
-    unsafe { sys::cuLaunchKernelEx(&config, f, args, std::ptr::null_mut()) }.result()
 }
 
 /// Links the relocatable cubin `image` (compiled with `-dc` / `-rdc=true`) with the static
