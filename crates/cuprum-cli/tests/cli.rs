@@ -721,6 +721,40 @@ fn demo_without_a_gpu_runs_on_the_cpu() {
     );
 }
 
+/// `CUPRUM_DEPENDENT_LAUNCH` takes the strict booleans on every device: a generated
+/// kernel's compile refuses another value, naming the variable, also where no GPU would
+/// launch dependent.
+#[test]
+fn dependent_launch_accepts_strict_booleans_only() {
+    if !cpu_only_with_a_compiler() {
+        return;
+    }
+    let t = tmp();
+    let cache = t.path().join("kernels");
+    let bad = run(cuprum(&cache)
+        .env("CUPRUM_DEPENDENT_LAUNCH", "sometimes")
+        .args(["demo", "--filter", "custom_add"]));
+    let said = format!("{}{}", bad.stdout, bad.stderr);
+    assert!(
+        said.contains(
+            "CUPRUM_DEPENDENT_LAUNCH=\"sometimes\" is not valid: expected 1, 0, true or false"
+        ),
+        "{bad}"
+    );
+    let off = run(cuprum(&cache).env("CUPRUM_DEPENDENT_LAUNCH", "0").args([
+        "demo",
+        "--filter",
+        "custom_add",
+    ]));
+    assert!(off.ok, "{off}");
+    assert!(
+        off.stdout
+            .lines()
+            .any(|l| l.contains("[11, 14, 17, 20]") && l.contains("✓ matches")),
+        "{off}"
+    );
+}
+
 /// On the CPU the matrix seeds' reference is the host device's GEMM, and the row says so
 /// (not cuBLAS, which is not there).
 #[test]

@@ -106,6 +106,7 @@ pub(crate) fn compile(
     kernel: GeneratedKernel,
     options: &CompileOptions,
 ) -> Result<CompiledKernel> {
+    let dependent = kernel.dependent && launches_dependent(device.code_target())?;
     let module =
         compile_on(device, &kernel.source, options).map_err(|e| e.with_spans(&kernel.spans))?;
     let function = module.function(&kernel.name)?;
@@ -113,7 +114,7 @@ pub(crate) fn compile(
         let sizes: Vec<usize> = params.iter().map(|p| p.1).collect();
         kernel.schema.check_sizes(&kernel.name, &sizes)?;
     }
-    let mode = if kernel.dependent && launches_dependent(device.code_target())? {
+    let mode = if dependent {
         debug_assert!(kernel.source.contains(DEPENDENT_WAIT));
         LaunchMode::Dependent
     } else {
@@ -128,10 +129,12 @@ pub(crate) fn compile(
 }
 
 /// Whether kernels that wait for the grid before them launch dependent on `target`: on
-/// GPUs compiled for sm_90 or later, unless `CUPRUM_DEPENDENT_LAUNCH` is false.
+/// GPUs compiled for sm_90 or later, unless `CUPRUM_DEPENDENT_LAUNCH` is false. The
+/// variable is read on every device, so a value that is not a boolean is an error wherever
+/// the program runs.
 fn launches_dependent(target: CodeTarget) -> Result<bool> {
-    Ok(matches!(target, CodeTarget::Cuda(arch) if arch >= 90)
-        && env_bool("CUPRUM_DEPENDENT_LAUNCH", true)?)
+    let allowed = env_bool("CUPRUM_DEPENDENT_LAUNCH", true)?;
+    Ok(allowed && matches!(target, CodeTarget::Cuda(arch) if arch >= 90))
 }
 
 /// Compiles `kernel` for `arch` without a GPU and checks its schema against the parameter
