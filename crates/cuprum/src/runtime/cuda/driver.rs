@@ -537,36 +537,31 @@ pub(crate) unsafe fn stream_done(stream: CUstream) -> DResult<bool> {
 /// What the driver knows of an address another library handed over: `None` when it is not
 /// memory the driver tracks (pageable host memory, garbage), else its memory type
 /// (`CU_MEMORYTYPE_*`: 1 host, 2 device, 4 unified) and, for device and unified memory,
-/// the ordinal of its device.
+/// the ordinal of its device. Asked with `cuPointerGetAttributes`, which answers an
+/// unknown address with empty values rather than an error (`cuPointerGetAttribute`'s
+/// `CUDA_ERROR_INVALID_VALUE` for every pageable upload was an API error under
+/// compute-sanitizer).
 pub(crate) fn pointer_info(ptr: u64) -> DResult<Option<(u32, i32)>> {
     let mut kind: u32 = 0;
-    // SAFETY: `kind` is a live u32 the driver writes one `CUmemorytype` into; the driver
-    // only inspects `ptr` (an unknown address is an error, not an access).
-    let r = unsafe {
-        sys::cuPointerGetAttribute(
-            (&mut kind as *mut u32).cast(),
-            sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-            ptr,
-        )
-    };
-    match r {
-        sys::CUresult::CUDA_SUCCESS => {}
-        sys::CUresult::CUDA_ERROR_INVALID_VALUE => return Ok(None),
-        e => return Err(DriverError(e)),
-    }
     let mut ordinal: c_int = -1;
-    if kind != 1 {
-        // SAFETY: as above, for one int.
-        unsafe {
-            sys::cuPointerGetAttribute(
-                (&mut ordinal as *mut c_int).cast(),
-                sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
-                ptr,
-            )
-        }
+    let mut attrs = [
+        sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+        sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+    ];
+    let mut data: [*mut c_void; 2] = [
+        (&mut kind as *mut u32).cast(),
+        (&mut ordinal as *mut c_int).cast(),
+    ];
+    // SAFETY: `data` holds one live out pointer per attribute, each to a value of the size
+    // the attribute is written as (a `CUmemorytype`, an int); the driver only inspects
+    // `ptr` (an unknown address gets empty values, not an access).
+    unsafe { sys::cuPointerGetAttributes(2, attrs.as_mut_ptr(), data.as_mut_ptr(), ptr) }
         .result()?;
-    }
-    Ok(Some((kind, ordinal)))
+    Ok(match kind {
+        0 => None,
+        1 => Some((1, -1)),
+        k => Some((k, ordinal)),
+    })
 }
 
 /// Makes later work on `stream` wait for `event`.
