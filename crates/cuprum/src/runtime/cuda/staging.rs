@@ -5,10 +5,11 @@
 //! takes its first-touch page faults (the kernel zeroing each page) on that thread too.
 //! Large copies here go through the device's **staging lanes** instead: [`lane_count`]
 //! lanes, each a thread of one small process-wide pool, a stream of the device and two
-//! pinned chunks of [`chunk`] bytes. The copy is cut into chunks dealt to the lanes in
-//! turn; each lane moves one chunk between ordinary memory and one of its pinned chunks
-//! (a `memcpy`, page faults included) while the copy engine moves its other chunk over the
-//! link. So the link stays busy and the CPU side runs on every lane at once.
+//! pinned chunks of [`chunk`] bytes. The copy is cut into pieces (a chunk each, or less
+//! for a download that whole chunks would spread over few lanes: `Job::split`) dealt to
+//! the lanes in turn; each lane moves one piece between ordinary memory and one of its
+//! pinned chunks (a `memcpy`, page faults included) while the copy engine moves its other
+//! piece over the link. So the link stays busy and the CPU side runs on every lane at once.
 //!
 //! **Ordering.** The lanes' streams first wait for the work queued so far on the caller's
 //! stream (an event), so a download sees what kernels wrote and an upload does not
@@ -148,13 +149,20 @@ unsafe impl Send for Job {}
 unsafe impl Sync for Job {}
 
 impl Job {
-    /// Splits the copy over `available` lanes: the piece size (a pinned chunk) and the
-    /// lanes used, at least four pieces per lane so each lane overlaps its copies (64 MiB:
-    /// 8 lanes). Smaller pieces for copies of a few dozen MiB (so that every lane starts its
-    /// DMA sooner) measured slower on an H100 host (2026-11-27, 64 MiB up: 512 KiB pieces on
-    /// 16 lanes 20–28 GB/s, 1 MiB on 8 lanes 24 GB/s, against 2 MiB on 8 lanes before).
+    /// Splits the copy over `available` lanes: the piece size and the lanes used, at least
+    /// four pieces per lane so each lane overlaps its copies. An upload's piece is a pinned
+    /// chunk (64 MiB: 8 lanes); smaller pieces for copies of a few dozen MiB (so that every
+    /// lane starts its DMA sooner) measured slower on an H100 host (2026-11-27, 64 MiB up:
+    /// 512 KiB pieces on 16 lanes 20–28 GB/s, 1 MiB on 8 lanes 24 GB/s, against 2 MiB on 8
+    /// lanes before). A download's piece shrinks to 1 MiB where whole chunks would leave
+    /// lanes idle, since a fresh destination's page faults scale with the threads taking
+    /// them: H100 host (2026-12-07, `d2h_64MiB_pageable`, one run): 2 MiB pieces on 8 lanes
+    /// 5092 µs, 1 MiB on 16 lanes 3191–3238 µs, 4 MiB on 4 lanes 6997 µs.
     fn split(&mut self, available: usize) {
-        self.piece = chunk();
+        self.piece = match self.way {
+            Way::Up => chunk(),
+            Way::Down => (self.bytes / (4 * available.max(1))).clamp(1 << 20, chunk()),
+        };
         self.lanes = available.min(self.bytes.div_ceil(4 * self.piece)).max(1);
     }
 
@@ -467,8 +475,12 @@ mod tests {
     use super::*;
 
     fn job(bytes: usize, available: usize) -> Job {
+        job_going(Way::Down, bytes, available)
+    }
+
+    fn job_going(way: Way, bytes: usize, available: usize) -> Job {
         let mut j = Job {
-            way: Way::Down,
+            way,
             host: std::ptr::null_mut(),
             device: 0,
             bytes,
@@ -481,13 +493,16 @@ mod tests {
 
     #[test]
     fn pieces_cover_the_copy_once_in_lane_order() {
-        for (bytes, available) in [
-            (4 << 20, 16),
-            (64 << 20, 16),
-            (1 << 30, 16),
-            ((64 << 20) + 5, 3),
+        for (way, bytes, available) in [
+            (Way::Down, 4 << 20, 16),
+            (Way::Down, 64 << 20, 16),
+            (Way::Down, 1 << 30, 16),
+            (Way::Down, (64 << 20) + 5, 3),
+            (Way::Down, (24 << 20) + 3, 16),
+            (Way::Up, 64 << 20, 16),
+            (Way::Up, (64 << 20) + 5, 3),
         ] {
-            let j = job(bytes, available);
+            let j = job_going(way, bytes, available);
             assert!(
                 j.piece >= 512 << 10 && j.piece <= chunk(),
                 "{bytes}: {}",
@@ -502,9 +517,15 @@ mod tests {
             }
             assert_eq!(at, bytes);
         }
-        // 64 MiB: eight lanes of four 2 MiB pieces; 1 GiB: every lane.
-        assert_eq!(job(64 << 20, 16).lanes, (64 << 20) / (4 * chunk()));
-        assert_eq!(job(1 << 30, 16).lanes, 16);
+        // A 64 MiB upload: four pinned chunks a lane; a download of 64 MiB: every lane, four
+        // 1 MiB pieces each; 1 GiB: every lane, whole chunks (up to 16 MiB).
+        let up = job_going(Way::Up, 64 << 20, 16);
+        assert_eq!((up.lanes, up.piece), ((64 << 20) / (4 * chunk()), chunk()));
+        let down = job(64 << 20, 16);
+        assert_eq!((down.lanes, down.piece), (16, 1 << 20));
+        let gib = job(1 << 30, 16);
+        assert_eq!((gib.lanes, gib.piece), (16, chunk().min(16 << 20)));
         assert_eq!(job(4 << 20, 16).lanes, 1);
+        assert_eq!(job(24 << 20, 16).lanes, 6);
     }
 }
