@@ -694,6 +694,13 @@ fn demo_registers(stdout: &str, kernel: &str) -> Option<u32> {
     })
 }
 
+/// Whether `cuprum demo`'s output has the custom_add row that matched its reference.
+fn custom_add_matched(stdout: &str) -> bool {
+    stdout
+        .lines()
+        .any(|l| l.contains("[11, 14, 17, 20]") && l.contains("✓ matches"))
+}
+
 /// A host compiler that does not exist: the demo cannot use the host device.
 const NO_CXX: &str = "/nonexistent/cuprum-test-c++";
 
@@ -713,12 +720,7 @@ fn demo_without_a_gpu_runs_on_the_cpu() {
         "{r}"
     );
     assert!(r.stdout.contains("on the host device, the CPU"), "{r}");
-    assert!(
-        r.stdout
-            .lines()
-            .any(|l| l.contains("[11, 14, 17, 20]") && l.contains("✓ matches")),
-        "{r}"
-    );
+    assert!(custom_add_matched(&r.stdout), "{r}");
 }
 
 /// `CUPRUM_DEPENDENT_LAUNCH` takes the strict booleans on every device: a generated
@@ -747,12 +749,7 @@ fn dependent_launch_accepts_strict_booleans_only() {
         "custom_add",
     ]));
     assert!(off.ok, "{off}");
-    assert!(
-        off.stdout
-            .lines()
-            .any(|l| l.contains("[11, 14, 17, 20]") && l.contains("✓ matches")),
-        "{off}"
-    );
+    assert!(custom_add_matched(&off.stdout), "{off}");
 }
 
 /// On the CPU the matrix seeds' reference is the host device's GEMM, and the row says so
@@ -824,12 +821,7 @@ fn demo_without_a_gpu_says_so_and_compiles_every_kernel() {
         // With a GPU the demo runs for real: one quick example must match.
         let r = run(cuprum(&cache).args(["demo", "--filter", "custom_add"]));
         assert!(r.ok, "{r}");
-        assert!(
-            r.stdout
-                .lines()
-                .any(|l| l.contains("[11, 14, 17, 20]") && l.contains("✓ matches")),
-            "{r}"
-        );
+        assert!(custom_add_matched(&r.stdout), "{r}");
         return;
     }
     // without a host C++ compiler either (with one, the demo runs on the CPU: below)
