@@ -409,6 +409,7 @@ def identity(n, dtype=float):
 # NumPy's ufuncs that cuprum's ufunc table computes, by name and operand count (objects of
 # class `cuprum.ufunc`, see cuprum._ufunc).
 negative = ufunc("negative", 1)
+positive = ufunc("positive", 1)
 absolute = ufunc("absolute", 1)
 sign = ufunc("sign", 1)
 sqrt = ufunc("sqrt", 1)

@@ -492,7 +492,7 @@ def math_kernel(x, out):
     if i < x.size:
         v = x[i]
         a = cp.sqrt(v) + numpy.exp(v) - math.sin(v) + cp.log(v) * math.cos(v)
-        b = max(v, 1.25) - min(v, 0.75) + abs(-v) + cp.tanh(v) + math.pi
+        b = max(v, 1.25) - min(v, 0.75) + cp.positive(abs(-v)) + cp.tanh(v) + math.pi
         out[i] = a + b + v**2 + cp.arctan2(v, 2.0) + cp.floor(v * 3.5)
 
 

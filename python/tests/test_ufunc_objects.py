@@ -608,6 +608,29 @@ def test_fabs_is_float_only(dtype, shape):
     same_error(lambda: cp.fabs(c), lambda: np.fabs(k), TypeError)
 
 
+@pytest.mark.parametrize(
+    "dtype", [np.int8, np.uint16, np.int64, np.float16, np.float64, np.complex64]
+)
+@pytest.mark.parametrize("shape", [(), (0,), (1,), (2, 3)])
+def test_positive_is_a_new_array_of_the_same_values(dtype, shape):
+    x, h = pair(shape, dtype)
+    for got in (cp.positive(x), +x):
+        same(got, np.positive(h))
+        assert not cp.shares_memory(got, x)
+    out = cp.empty(shape, dtype=np.complex128)
+    assert cp.positive(x, out=out) is out
+    same(out, np.positive(h, out=np.empty(shape, dtype=np.complex128)))
+
+
+def test_positive_of_bools_is_a_type_error():
+    b = cp.asarray(np.array([True, False]))
+    for f in (lambda: cp.positive(b), lambda: +b, lambda: cp.fuse(lambda v: +v)(b)):
+        with pytest.raises(TypeError, match="boolean positive, the `\\+` operator"):
+            f()
+    with pytest.raises(TypeError):
+        np.positive(np.array([True]))
+
+
 @pytest.mark.parametrize("name", ["deg2rad", "rad2deg", "radians", "degrees"])
 def test_composed_unary_ufuncs(name):
     x, h = pair((2, 3), np.float64)

@@ -722,6 +722,7 @@ enum Lit {
 #[derive(Debug, Clone, Copy)]
 enum Un {
     Neg,
+    Pos,
     Abs,
     Sqrt,
     Exp,
@@ -835,6 +836,7 @@ fn expr(nargs: usize) -> impl Strategy<Value = E> {
     leaf.prop_recursive(3, 12, 3, |inner| {
         let un = prop::sample::select(vec![
             Un::Neg,
+            Un::Pos,
             Un::Abs,
             Un::Sqrt,
             Un::Exp,
@@ -958,6 +960,7 @@ macro_rules! lit_dispatch {
 fn un_ops(u: Un, a: &Array) -> cuprum::Result<Array> {
     match u {
         Un::Neg => ops::negative(a),
+        Un::Pos => ops::positive(a),
         Un::Abs => ops::abs(a),
         Un::Sqrt => ops::sqrt(a),
         Un::Exp => ops::exp(a),
@@ -1094,6 +1097,7 @@ fn red_ops(r: &Red, a: &Array) -> cuprum::Result<Array> {
 fn un_fuse(u: Un, a: Var) -> Var {
     match u {
         Un::Neg => -a,
+        Un::Pos => a.positive(),
         Un::Abs => a.abs(),
         Un::Sqrt => a.sqrt(),
         Un::Exp => a.exp(),

@@ -147,6 +147,7 @@ rows! {
     "arctan2", Two, RealFloat, Ulps, |a| ops::arctan2(a[0], a[1]) => np::arctan2;
     "hypot", Two, RealFloat, Ulps, |a| ops::hypot(a[0], a[1]) => np::hypot;
     "negative", One, NoBool, Exact, |a| ops::negative(a[0]) => np::negative;
+    "positive", One, NoBool, Exact, |a| ops::positive(a[0]) => np::positive;
     "absolute", One, RealPart, Exact, |a| ops::abs(a[0]) => np::absolute;
     "floor", One, Rounding, Exact, |a| ops::floor(a[0]) => np::floor;
     "ceil", One, Rounding, Exact, |a| ops::ceil(a[0]) => np::ceil;

@@ -1219,7 +1219,7 @@ fn empty_arrays() {
 // =========================================================================================
 
 #[test]
-fn negative_and_abs_for_every_dtype() {
+fn negative_positive_and_abs_for_every_dtype() {
     require_gpu!();
     let mut rng = Rng::new(31);
     let n = 21;
@@ -1238,6 +1238,16 @@ fn negative_and_abs_for_every_dtype() {
                 assert_eq!(r.dtype(), d);
                 assert_vals(&host(&r), &want, d, 0.0, &[], &format!("negative {d}"));
             }
+        }
+        // positive: the same values in a new array; bools refused as by NumPy.
+        if d == DType::Bool {
+            let e = expect_err(ops::positive(&a), ErrorKind::DType);
+            assert!(e.to_string().contains("boolean positive"), "{e}");
+        } else {
+            let r = a.positive().unwrap();
+            assert_eq!(r.dtype(), d);
+            assert!(!r.shares_memory(&a), "positive {d} returns a new array");
+            assert_vals(&host(&r), &xs, d, 0.0, &[], &format!("positive {d}"));
         }
         // abs: complex gives the real type.
         let out = match d {

@@ -223,6 +223,8 @@ def _ufunc_code(tr, name, c, t, out, args, rs):
     (a,) = c
     if name == "negative":
         return T.result_cast(f"-{T.paren(a, 15)}", out)
+    if name == "positive":
+        return a
     if name == "invert":
         if t.char == "?":
             return f"!{T.paren(a, 15)}"

@@ -519,6 +519,8 @@ def _exact_range(name, rs):
         return None
     if len(rs) == 1 and name == "negative":
         return (-rs[0][1], -rs[0][0])
+    if len(rs) == 1 and name == "positive":
+        return rs[0]
     return None
 
 
@@ -728,6 +730,7 @@ LOOPS = {
     "nextafter": _loops("efd", 2),
     "ldexp": [(("e", "i"), "e"), (("f", "i"), "f"), (("d", "i"), "d")],
     "negative": _loops("bBhHiIlLefdFD", 1),
+    "positive": _loops("bBhHiIlLefdFD", 1),
     "invert": _loops("?bBhHiIlL", 1),
     "logical_not": _loops(_ALL, 1, "?"),
     "absolute": _loops("?bBhHiIlLefd", 1) + [(("F",), "f"), (("D",), "d")],

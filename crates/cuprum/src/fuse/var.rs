@@ -104,6 +104,7 @@ unary_methods! {
     tan => Tan, "Tangent";
     tanh => Tanh, "Hyperbolic tangent";
     negative => Neg, "`-x` (unsigned integers wrap)";
+    positive => Pos, "`+x` (an error for bool)";
     floor => Floor, "Largest integer not above `x`";
     ceil => Ceil, "Smallest integer not below `x`";
     trunc => Trunc, "`x` rounded toward zero";

@@ -246,6 +246,7 @@ macro_rules! more_unary_methods {
 
 more_unary_methods! {
     negative => Neg;
+    positive => Pos;
     floor => Floor;
     ceil => Ceil;
     trunc => Trunc;

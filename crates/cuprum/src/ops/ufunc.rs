@@ -144,6 +144,8 @@ ufuncs! {
     } else {
         format!("(-{})", x[0])
     };
+    /// `+a`: the operand's values in a new array (an error for bool, as NumPy's).
+    Pos = "positive", 1, false, no_bool, |x, _| x[0].to_owned();
     /// `|a|` (complex: the real magnitude).
     Abs = "absolute", 1, false, absolute, absolute_expr;
     /// Square root.
@@ -360,6 +362,10 @@ fn no_bool(op: Op, c: DType) -> Result<Loop> {
             Op::Neg => bail!(
                 DType,
                 "boolean negative, the `-` operator, is not supported (as in NumPy): cast to an integer type first"
+            ),
+            Op::Pos => bail!(
+                DType,
+                "boolean positive, the `+` operator, is not supported (as in NumPy): cast to an integer type first"
             ),
             _ => bail!(
                 DType,
@@ -934,6 +940,13 @@ mod tests {
         assert!(e.to_string().starts_with("boolean subtract"), "{e}");
         let e = Op::Neg.types(DType::Bool).unwrap_err();
         assert!(e.to_string().starts_with("boolean negative"), "{e}");
+        let e = Op::Pos.types(DType::Bool).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("boolean positive, the `+` operator"),
+            "{e}"
+        );
+        assert_eq!(Op::Pos.types(DType::U8).unwrap(), Loop::same(DType::U8));
         assert_eq!(
             Op::Maximum.types(DType::C128).unwrap(),
             Loop::same(DType::C128)

@@ -45,6 +45,17 @@ unary_fns! {
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     negative, negative_into => Neg;
+    /// `+a`: a copy of `a`'s values in a new array of its dtype (NumPy's `positive`; an
+    /// error for bool).
+    ///
+    /// ```
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
+    /// # use cuprum::{Array, ops};
+    /// let a = Array::from_slice(&[1i16, -2], &[2])?;
+    /// assert_eq!(ops::positive(&a)?.to_vec::<i16>()?, vec![1, -2]);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    positive, positive_into => Pos;
     /// Absolute value; complex input gives the real magnitude (complex64 → float32).
     ///
     /// ```

@@ -688,7 +688,7 @@ impl PyFusionVar {
         self.unary(py, Op::Neg)
     }
     fn __pos__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        traced(py, self.var)
+        self.unary(py, Op::Pos)
     }
     fn __abs__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         self.unary(py, Op::Abs)

@@ -919,7 +919,7 @@ impl PyArray {
     }
 
     fn __pos__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        wrap(py, self.array.copy()?)
+        wrap(py, crate::ops::positive(&self.array)?)
     }
 
     fn __abs__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {

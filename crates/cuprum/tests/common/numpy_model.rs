@@ -1049,6 +1049,13 @@ pub mod ufunc {
         }
     }
 
+    pub fn positive(x: &[V], _: DType, _: DType) -> V {
+        match x[0] {
+            B(_) => unreachable!(),
+            v => v,
+        }
+    }
+
     pub fn absolute(x: &[V], t: DType, out: DType) -> V {
         match x[0] {
             I(p) => I(wrap(p.abs(), t)),
