@@ -420,6 +420,67 @@ def test_dump_and_dumps_pickle_the_array(tmp_path):
         same(pickle.load(f), h.T)
 
 
+@pytest.mark.parametrize(
+    "dtype", [np.int8, np.uint16, np.float32, np.float64, np.complex64, np.bool_]
+)
+@pytest.mark.parametrize("shape", [(), (0,), (1,), (7,), (3, 5)])
+def test_set_copies_a_host_array_in(dtype, shape):
+    h = np.asarray(RNG.standard_normal(shape) * 10).astype(dtype)
+    for order in ("C", "F"):
+        d = cp.zeros(shape, dtype=dtype, order=order)
+        assert d.set(h) is None
+        same(d, h)
+    d = cp.empty(shape, dtype=dtype)
+    d.set(np.array(h, order="F"), stream=cp.cuda.Stream())
+    cp.cuda.Device().synchronize()
+    same(d, h)
+
+
+def test_set_into_a_view_writes_only_the_view():
+    h = RNG.standard_normal((4, 6))
+    d = cp.asarray(h)
+    row = RNG.standard_normal(6)
+    d[2].set(row)
+    h[2] = row
+    same(d, h)
+    block = RNG.standard_normal((2, 6))
+    d[1:3].set(block)
+    h[1:3] = block
+    same(d, h)
+    # the transpose is Fortran-contiguous: the values land transposed
+    t = RNG.standard_normal((6, 4))
+    d.T.set(t)
+    same(d, t.T)
+
+
+def test_set_errors_are_cupys():
+    d = cp.zeros((2, 3), dtype=np.float32)
+    with pytest.raises(TypeError, match="Only numpy.ndarray can be set to cuprum.ndarray"):
+        d.set([[1, 2, 3], [4, 5, 6]])
+    with pytest.raises(TypeError, match="float64 array cannot be set to float32 array"):
+        d.set(np.ones((2, 3)))
+    with pytest.raises(
+        ValueError, match=r"Shape mismatch. Old shape: \(2, 3\), new shape: \(3, 2\)"
+    ):
+        d.set(np.ones((3, 2), dtype=np.float32))
+    with pytest.raises(RuntimeError, match="Cannot set to non-contiguous array"):
+        d[:, ::2].set(np.ones((2, 2), dtype=np.float32))
+    same(d, np.zeros((2, 3), dtype=np.float32))
+
+
+@pytest.mark.parametrize("sep", ["", " "])
+def test_tofile_writes_what_numpy_writes(tmp_path, sep):
+    h = RNG.standard_normal((3, 4)).astype(np.float32)
+    d = cp.asarray(h)
+    d.T.tofile(tmp_path / "ours", sep=sep)
+    h.T.tofile(tmp_path / "numpys", sep=sep)
+    assert (tmp_path / "ours").read_bytes() == (tmp_path / "numpys").read_bytes()
+    with open(tmp_path / "open", "wb") as f:
+        d.tofile(f, sep=sep, format="%.3f")
+    h.tofile(tmp_path / "numpys3", sep=sep, format="%.3f")
+    assert (tmp_path / "open").read_bytes() == (tmp_path / "numpys3").read_bytes()
+
+
 # ---------------------------------------------------------------------------- byteswap, flags
 
 BYTESWAP_DTYPES = [np.int8, np.int16, np.uint32, np.int64, np.float16, np.float32]

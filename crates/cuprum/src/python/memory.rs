@@ -244,7 +244,7 @@ impl MemoryPointer {
     /// `copy_from_host` on `stream` (the current stream for `None`); the host memory is read
     /// before the call returns.
     #[pyo3(signature = (mem, size, stream=None))]
-    fn copy_from_host_async(
+    pub(crate) fn copy_from_host_async(
         &self,
         mem: &Bound<'_, PyAny>,
         size: usize,

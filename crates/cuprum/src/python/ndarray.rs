@@ -696,6 +696,64 @@ impl PyArray {
         }
     }
 
+    /// CuPy's `a.set(arr, stream=None)`: the host NumPy array `arr`, of this array's dtype
+    /// and shape, copied into this array (C- or Fortran-contiguous) on `stream` (the
+    /// current stream for `None`); `arr` is read before the call returns.
+    #[pyo3(signature = (arr, stream=None))]
+    fn set(
+        slf: &Bound<'_, Self>,
+        arr: &Bound<'_, PyAny>,
+        stream: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let py = slf.py();
+        let np = convert::numpy(py)?;
+        if !arr.is_instance(&np.getattr("ndarray")?)? {
+            return Err(PyTypeError::new_err(format!(
+                "Only numpy.ndarray can be set to cuprum.ndarray, got {}",
+                super::errors::type_name(arr)
+            )));
+        }
+        let (dtype, given) = (slf.getattr("dtype")?, arr.getattr("dtype")?);
+        if !dtype.eq(&given)? {
+            return Err(PyTypeError::new_err(format!(
+                "{given} array cannot be set to {dtype} array"
+            )));
+        }
+        let (shape, new) = (slf.getattr("shape")?, arr.getattr("shape")?);
+        if !shape.eq(&new)? {
+            return Err(PyValueError::new_err(format!(
+                "Shape mismatch. Old shape: {shape}, new shape: {new}"
+            )));
+        }
+        let me = slf.borrow();
+        me.array.check_writeable("ndarray.set")?;
+        let host = if me.array.is_c_contiguous() {
+            np.call_method1("ascontiguousarray", (arr,))?
+        } else if me.array.t().is_c_contiguous() {
+            np.call_method1("asfortranarray", (arr,))?
+        } else {
+            return Err(pyo3::exceptions::PyRuntimeError::new_err(
+                "Cannot set to non-contiguous array",
+            ));
+        };
+        let addr = host.getattr("ctypes")?.getattr("data")?;
+        MemoryPointer::of(&me.array).copy_from_host_async(&addr, me.array.nbytes(), stream)
+    }
+
+    /// `a.tofile(fid, sep='', format='%s')`: the elements written to a file (a path or an
+    /// open file), as NumPy's `tofile` of `a.get()`.
+    #[pyo3(signature = (fid, sep="", format="%s"))]
+    fn tofile(
+        &self,
+        py: Python<'_>,
+        fid: &Bound<'_, PyAny>,
+        sep: &str,
+        format: &str,
+    ) -> PyResult<()> {
+        let host = convert::download(py, &self.array)?;
+        host.call_method1("tofile", (fid, sep, format)).map(drop)
+    }
+
     /// The bytes of the elements in `order` (NumPy's `tobytes`; `bytes(a)` too).
     #[pyo3(signature = (order="C"))]
     fn tobytes<'py>(&self, py: Python<'py>, order: &str) -> PyResult<Bound<'py, PyAny>> {
