@@ -91,9 +91,12 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     return (c * scale).astype(c.dtype).squeeze()
 
 
-def corrcoef(x, y=None, rowvar=True, *, dtype=None):
+def corrcoef(x, y=None, rowvar=True, bias=None, ddof=None, *, dtype=None):
     """The Pearson correlation coefficients of the variables in ``x`` (and ``y``), NumPy's
-    ``corrcoef`` (clipped to ``[-1, 1]``)."""
+    ``corrcoef`` (clipped to ``[-1, 1]``). ``bias`` and ``ddof`` change nothing (NumPy
+    deprecated them): giving either warns."""
+    if bias is not None or ddof is not None:
+        warnings.warn("bias and ddof have no effect and are deprecated", DeprecationWarning, 2)
     c = cov(x, y, rowvar, dtype=dtype)
     if c.ndim == 0:
         return c / c

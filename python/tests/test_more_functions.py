@@ -732,6 +732,15 @@ def test_corrcoef_dtype(dtype):
         same(cp.corrcoef(x, x, dtype=dtype), want, rtol=1e-2)
 
 
+def test_corrcoef_bias_and_ddof_warn_and_change_nothing():
+    h = RNG.standard_normal((3, 7))
+    x = cp.asarray(h)
+    for kw in ({"bias": 1}, {"ddof": 0}, {"bias": True, "ddof": 2}):
+        with pytest.warns(DeprecationWarning, match="bias and ddof have no effect"):
+            got = cp.corrcoef(x, None, True, **kw)
+        same(got, np.corrcoef(h))
+
+
 def test_squeeze_of_0d():
     x, h = pair((), np.float64)
     for axis in (0, -1, None, ()):

@@ -366,6 +366,18 @@ PROD_DTYPES = [np.int32, np.float32, np.float64, np.complex64]
 def test_dot_nd(dtype, sa, sb):
     a, b = data(sa, dtype), data(sb, np.float64)
     same(cp.dot(cp.asarray(a), cp.asarray(b)), np.asarray(np.dot(a, b)))
+    if a.ndim:
+        # the method is the function (np.dot's axes, not matmul's stacks)
+        same(cp.asarray(a).dot(cp.asarray(b)), np.asarray(a.dot(b)))
+
+
+def test_dot_method_takes_scalars_and_out():
+    a, b = data((2, 3, 4), np.float64), data((5, 4, 2), np.float64)
+    A, B = cp.asarray(a), cp.asarray(b)
+    out = cp.empty((2, 3, 5, 2))
+    assert A.dot(B, out=out) is out
+    same(out, a.dot(b))
+    same(A.dot(2.5), a.dot(2.5))
 
 
 def test_dot_out_and_errors():

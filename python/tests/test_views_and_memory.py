@@ -468,6 +468,16 @@ def test_set_errors_are_cupys():
     same(d, np.zeros((2, 3), dtype=np.float32))
 
 
+def test_view_type_is_the_array_class():
+    h = RNG.standard_normal((2, 3))
+    a = cp.asarray(h)
+    v = a.view(type=cp.ndarray)
+    assert type(v) is cp.ndarray and v.base is a
+    same(a.view(np.int64, cp.ndarray), h.view(np.int64))
+    with pytest.raises(TypeError, match="view: type must be cuprum.ndarray"):
+        a.view(type=np.ndarray)
+
+
 @pytest.mark.parametrize("sep", ["", " "])
 def test_tofile_writes_what_numpy_writes(tmp_path, sep):
     h = RNG.standard_normal((3, 4)).astype(np.float32)

@@ -645,13 +645,23 @@ impl PyArray {
         derived(py, slf, routines::squeeze_of(&this.array, axis)?)
     }
 
-    /// The same bytes seen as another dtype of the same size (NumPy's `view(dtype)`).
-    #[pyo3(signature = (dtype=None))]
+    /// The same bytes seen as another dtype of the same size (NumPy's `view(dtype)`);
+    /// `type` (CuPy's array class) may only be `cuprum.ndarray`, which has no subclasses.
+    #[pyo3(signature = (dtype=None, r#type=None))]
     fn view(
         slf: &Bound<'_, Self>,
         py: Python<'_>,
         dtype: Option<&Bound<'_, PyAny>>,
+        r#type: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
+        if let Some(t) = r#type.filter(|t| !t.is(py.get_type::<PyArray>())) {
+            if !t.is_none() {
+                return Err(PyTypeError::new_err(format!(
+                    "view: type must be cuprum.ndarray (cuprum has no array subclasses), got {}",
+                    super::errors::type_name(t)
+                )));
+            }
+        }
         let this = slf.get();
         match dtype.filter(|d| !d.is_none()) {
             None => derived(py, slf, this.array.clone()),
@@ -1137,9 +1147,15 @@ impl PyArray {
         ops::reduce(py, "any", &self.array, axis, None, out, keepdims, None)
     }
 
-    /// `a.dot(b)`: the matrix product.
-    fn dot(&self, b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::matmul(&self.array, b, false)
+    /// `a.dot(b, out=None)`: `cuprum.dot(a, b, out)` (NumPy's `dot`: for N-D operands the
+    /// sum over `a`'s last axis and `b`'s second-to-last, not `matmul`'s stacks).
+    #[pyo3(signature = (b, out=None))]
+    fn dot(
+        slf: &Bound<'_, Self>,
+        b: &Bound<'_, PyAny>,
+        out: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        package_call(slf, "dot", (b, out))
     }
 
     // ---- NumPy's routines as methods (`routines.rs`) -------------------------------------
