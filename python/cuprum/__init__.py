@@ -14,7 +14,6 @@ rules, the kernels, the checks and the error messages are the engine's.
 
 from __future__ import annotations
 
-import builtins as _builtins
 import math as _math
 import operator as _operator
 import sys as _sys
@@ -26,6 +25,7 @@ from cuprum import (  # noqa: F401  (after _cuprum)
     _creation,
     _cuprum,
     _metadata,
+    _numpy1_names,
     _routines,
     cuda,
     exceptions,
@@ -37,6 +37,7 @@ from cuprum import (  # noqa: F401  (after _cuprum)
     random,
 )
 from cuprum import _ufunc as _ufunc_mod
+from cuprum._aligned_dtype import make_aligned_dtype  # noqa: F401
 from cuprum._composed import (  # noqa: F401
     around,
     copyto,
@@ -79,6 +80,17 @@ from cuprum._cuprum import (  # noqa: F401
     asnumpy,
     from_dlpack,
     ndarray,
+)
+from cuprum._cupyx_names import (  # noqa: F401
+    empty_like_pinned,
+    empty_pinned,
+    get_runtime_info,
+    rsqrt,
+    scatter_add,
+    scatter_max,
+    scatter_min,
+    zeros_like_pinned,
+    zeros_pinned,
 )
 from cuprum._einsum import einsum  # noqa: F401
 from cuprum._errstate import errstate, geterr, seterr  # noqa: F401
@@ -150,6 +162,32 @@ from cuprum._numeric_more import (  # noqa: F401
     unwrap,
 )
 from cuprum._numeric_more import indices as _indices_routine
+from cuprum._numpy1_names import (  # noqa: F401
+    NAN,
+    NINF,
+    NZERO,
+    PINF,
+    PZERO,
+    Inf,
+    Infinity,
+    NaN,
+    asfarray,
+    cumproduct,
+    disp,
+    find_common_type,
+    get_array_wrap,
+    in1d,
+    infty,
+    issctype,
+    issubclass_,
+    issubsctype,
+    msort,
+    obj2sctype,
+    product,
+    safe_eval,
+    sctype2char,
+    set_string_function,
+)
 from cuprum._pad import pad  # noqa: F401
 from cuprum._poly1d import (  # noqa: F401
     poly,
@@ -809,19 +847,20 @@ def get_default_pinned_memory_pool():
 
 def show_config(*, _full=False):
     """Prints where cuprum's pieces come from: version, device, NVRTC and the CUDA
-    headers (and where each was found), the kernel cache folder."""
-    import platform
-    import sys
+    headers (and where each was found), the kernel cache folder (the text of
+    ``get_runtime_info()``)."""
+    _sys.stdout.write(str(get_runtime_info(full=_full)))
+    _sys.stdout.flush()
 
-    rows = [
-        ("OS", platform.platform()),
-        ("Python Version", sys.version.split()[0]),
-        ("NumPy Version", _numpy.__version__),
-    ]
-    rows += list(_cuprum.config().items())
-    width = _builtins.max(len(k) for k, _ in rows) + 2
-    for k, v in rows:
-        print(f"{k:<{width}}: {v}")
+
+def is_available():
+    """Whether cuprum can run here: a GPU, or the host device when it is chosen
+    (``CUPRUM_DEVICE=host``); ``False`` rather than an error where there is none."""
+    return cuda.is_available()
+
+
+# CuPy's switch for the warnings of its experimental features (cuprum has none that warn).
+disable_experimental_feature_warning = False
 
 
 def setup():
@@ -892,6 +931,11 @@ _FROM_NUMPY = (
     "s_",
     "index_exp",
     "ndindex",
+    # NumPy's printing options and `iterable`, which CuPy re-exports
+    "get_printoptions",
+    "set_printoptions",
+    "printoptions",
+    "iterable",
 )
 # CuPy's aliases of some of them.
 _ALIASES = {"bool": "bool_", "float_": "float64", "complex_": "complex128", "int_": "int64"}
@@ -909,6 +953,7 @@ if _TYPE_CHECKING:
         float64,
         floating,
         generic,
+        get_printoptions,
         iinfo,
         inexact,
         int8,
@@ -918,7 +963,10 @@ if _TYPE_CHECKING:
         integer,
         intp,
         issubdtype,
+        iterable,
         number,
+        printoptions,
+        set_printoptions,
         signedinteger,
         uint8,
         uint16,
@@ -926,7 +974,18 @@ if _TYPE_CHECKING:
         uint64,
         unsignedinteger,
     )
+    from numpy import complex64 as singlecomplex  # noqa: F401
+    from numpy import complex128 as cfloat  # noqa: F401
+    from numpy.exceptions import (  # noqa: F401
+        ComplexWarning,
+        ModuleDeprecationWarning,
+        RankWarning,
+        TooHardError,
+    )
+    from numpy.lib.npyio import DataSource  # noqa: F401
+    from numpy.rec import format_parser  # noqa: F401
 
+    from cuprum import testing  # noqa: F401
     from cuprum._cuprum import AxisError  # noqa: F401
 
     bool = bool_
@@ -942,6 +1001,15 @@ def __getattr__(name: str) -> _Any:
         value = _cuprum.AxisError
     elif name == "VisibleDeprecationWarning":
         value = _numpy.exceptions.VisibleDeprecationWarning
+    elif name in exceptions.__all__:
+        value = getattr(exceptions, name)  # NumPy's warnings (ComplexWarning …)
+    elif name in _numpy1_names.FROM_NUMPY:
+        value = _numpy1_names.numpy_object(name)
+    elif name == "testing":
+        # CuPy's test helpers: imported at first use (they import pytest)
+        import importlib
+
+        value = importlib.import_module("cuprum.testing")
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = value
@@ -953,7 +1021,9 @@ def __dir__() -> list[str]:
         set(globals())
         | set(_FROM_NUMPY)
         | set(_ALIASES)
-        | {"AxisError", "VisibleDeprecationWarning"}
+        | {"AxisError", "VisibleDeprecationWarning", "testing"}
+        | set(exceptions.__all__)
+        | set(_numpy1_names.FROM_NUMPY)
     )
 
 
@@ -980,4 +1050,6 @@ acos, acosh, asin, asinh = arccos, arccosh, arcsin, arcsinh
 atan, atan2, atanh = arctan, arctan2, arctanh
 bitwise_invert, bitwise_left_shift, bitwise_right_shift = invert, left_shift, right_shift
 concat, permute_dims, pow = concatenate, transpose, power
+# NumPy 1's names of the same objects, which CuPy keeps.
+alltrue, sometrue, trapz = all, any, trapezoid
 from cuprum._numpy2_names import astype, matrix_transpose, unstack, vecdot  # noqa: F401

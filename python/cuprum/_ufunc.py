@@ -34,7 +34,10 @@ _ndarray = _cuprum.ndarray
 # letters are among them).
 _CHARS = frozenset("?bBhHiIlLqQefdFD")
 # ufuncs NumPy lacks (as ufuncs): their loops.
-_OWN_TYPES = {"i0": ["e->e", "f->f", "d->d"]}
+_OWN_TYPES = {
+    "i0": ["e->e", "f->f", "d->d"],
+    "rsqrt": ["e->e", "f->f", "d->d", "F->F", "D->D"],  # (cupyx's)
+}
 # Reductions with a device kernel of their own.
 _REDUCTIONS = {
     "add": "sum",

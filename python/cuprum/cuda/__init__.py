@@ -8,7 +8,8 @@ device memory (``alloc``, ``MemoryPointer``, ``MemoryPool``; also as
 ``cuprum.cuda.compiler`` (``CompileException``, ``compile_using_nvrtc``),
 ``cuprum.cuda.texture`` (CUDA arrays, texture and surface objects) and
 ``cuprum.cuda.runtime`` (device queries, versions and CUDA's texture constants;
-``get_local_runtime_version``).
+``get_local_runtime_version``), ``get_device_id``, ``is_available``, and where the CUDA
+toolkit is (``get_cuda_path``, ``get_nvcc_path``).
 
 ``with stream:`` (or ``stream.use()``) makes a stream the current one of the calling
 thread: every call on cuprum's arrays made meanwhile queues its work there. ``Stream.null``
@@ -23,6 +24,7 @@ import threading
 from cuprum import _cuprum
 from cuprum._cuprum import CompileException, Event, get_elapsed_time  # noqa: F401
 from cuprum.cuda import compiler, memory, pinned_memory, runtime, texture  # noqa: F401
+from cuprum.cuda._paths import get_cuda_path, get_nvcc_path  # noqa: F401
 from cuprum.cuda.memory import (  # noqa: F401
     Memory,
     MemoryPointer,
@@ -199,6 +201,11 @@ def get_current_stream(device_id=-1):
     """The calling thread's current stream (``Stream.null`` unless one was made current)."""
     current = getattr(_local, "current", None)
     return Stream.null if current is None else current
+
+
+def get_device_id():
+    """The current device's id (0: cuprum's Python package runs on device 0)."""
+    return runtime.getDevice()
 
 
 def runtime_get_device_count():

@@ -2,7 +2,9 @@
 ``uniform``, ``normal``, ``randint``, ``RandomState``; the distributions, ``permutation``,
 ``shuffle`` and ``bytes`` composed from those draws in :mod:`cuprum.random._composed` and,
 by rejection, in :mod:`cuprum.random._rejection`: gamma, beta, binomial, Poisson,
-hypergeometric, multinomial, multivariate normal …) on the current device.
+hypergeometric, multinomial, multivariate normal …) on the current device, from its
+generator (``get_random_state``; ``set_random_state`` replaces it, ``reset_states`` forgets
+every device's).
 
 On a GPU the numbers are CuPy's: the generator is cuRAND's default (XORWOW), seeded and
 drawn from with the same calls in the same order as CuPy's ``RandomState``, so
@@ -161,6 +163,21 @@ def get_random_state():
         env = _os.environ.get("CUPRUM_SEED", _os.environ.get("CUPY_SEED"))
         state = _states[device] = RandomState(None if env is None else int(env))
     return state
+
+
+def set_random_state(rs):
+    """Makes ``rs`` (a ``RandomState``) the current device's generator."""
+    if not isinstance(rs, RandomState):
+        raise TypeError(f"Random state must be an instance of RandomState. Actual: {type(rs)}")
+    from cuprum import cuda
+
+    _states[cuda.get_device_id()] = rs
+
+
+def reset_states():
+    """Forgets every device's generator: the next draw starts a new one (seeded as
+    ``get_random_state`` seeds it)."""
+    _states.clear()
 
 
 def seed(seed=None):
