@@ -292,14 +292,35 @@ def _owns_data(arr, given):
         return arr is not given
 
 
+class _RequireDTypeError(ValueError, TypeError):
+    """``require``'s bad dtype: CuPy's ``ValueError`` and NumPy's ``TypeError``."""
+
+
+class _RequireFlagError(ValueError, KeyError):
+    """``require``'s unknown flag: CuPy's ``ValueError`` and NumPy's ``KeyError``."""
+
+    def __str__(self):
+        return str(self.args[0])
+
+
 def require(a, dtype=None, requirements=None, *, like=None):
     """``a`` as an array of ``dtype`` meeting ``requirements`` (flags among ``'C'``,
     ``'F'``, ``'A'``, ``'W'``, ``'O'``, ``'E'`` and their long names), copied only where
-    it does not (NumPy's ``require``; cuprum's arrays are always aligned)."""
+    it does not (NumPy's ``require``; cuprum's arrays are always aligned). A ``dtype``
+    that is not one, or an unknown flag, raises CuPy's ``ValueError`` with its message,
+    which is also the class NumPy raises (``TypeError``, ``KeyError``)."""
+    if dtype is not None:
+        try:
+            numpy.dtype(dtype)
+        except TypeError:
+            raise _RequireDTypeError(f'Incorrect dtype "{dtype}" provided') from None
     if requirements is None or requirements == "" or requirements == []:
         return cuprum.asarray(a, dtype=dtype)
     if isinstance(requirements, str):
         requirements = [requirements]
+    unknown = [r for r in requirements if r.upper() not in _REQUIREMENTS]
+    if unknown:
+        raise _RequireFlagError(f'Incorrect flag "{unknown[0]}" in requirements')
     wanted = {_REQUIREMENTS[r.upper()] for r in requirements}
     order = "A"
     if "C" in wanted and "F" in wanted:

@@ -392,3 +392,65 @@ def test_ufuncs_refuse_host_arrays_as_cupy_does():
     with pytest.raises(TypeError, match="not numpy.ndarray"):
         cp.repeat(x, np.array([1, 2]))
     np.testing.assert_array_equal(cp.repeat(x, np.int64(2)).get(), [1, 1, 2, 2])
+
+
+class _Overrides(np.lib.mixins.NDArrayOperatorsMixin):
+    """Another library's array type with its own ``__array_ufunc__``: it reports the call."""
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return ufunc.__name__, inputs, kwargs
+
+
+class _OptsOut:
+    """An object that opts out of NumPy's ufuncs and has reflected operators."""
+
+    __array_ufunc__ = None
+
+    def __radd__(self, other):
+        return "radd"
+
+    def __rmatmul__(self, other):
+        return "rmatmul"
+
+    def __gt__(self, other):
+        return "gt"
+
+
+def test_operators_hand_other_librarys_arrays_to_their_array_ufunc():
+    x = cp.asarray(_data(np.float64, 4))
+    y = _Overrides()
+    for got, want in [
+        (x + y, ("add", (x, y), {})),
+        (y + x, ("add", (y, x), {})),
+        (x * y, ("multiply", (x, y), {})),
+        (x // y, ("floor_divide", (x, y), {})),
+        (x**y, ("power", (x, y), {})),
+        (x < y, ("less", (x, y), {})),
+        (x == y, ("equal", (x, y), {})),
+        (x @ y, ("matmul", (x, y), {})),
+        (np.add(x, y), ("add", (x, y), {})),
+    ]:
+        assert got[0] == want[0] and got[2] == want[2]
+        assert all(a is b for a, b in zip(got[1], want[1])), (got, want)
+    with pytest.raises(TypeError):
+        x += y
+    z = _OptsOut()
+    assert (x + z, x @ z, x < z) == ("radd", "rmatmul", "gt")
+
+
+def test_asnumpy_takes_cupys_arguments():
+    h = RNG.standard_normal((3, 4))
+    x = cp.asarray(h)
+    out = np.empty((3, 4))
+    assert cp.asnumpy(x, out=out) is out
+    np.testing.assert_array_equal(out, h)
+    got = cp.asnumpy(x.T, order="F", blocking=False, stream=cp.cuda.Stream.null)
+    assert got.flags.f_contiguous
+    np.testing.assert_array_equal(got, h.T)
+    assert cp.asnumpy(x.T, order="A").flags.f_contiguous
+    assert cp.asnumpy(x, order="A").flags.c_contiguous
+    # host data goes through numpy.asarray, into `out` when given
+    out = np.zeros(3)
+    assert cp.asnumpy([1.5, 2.5, 3.5], out=out) is out
+    np.testing.assert_array_equal(out, [1.5, 2.5, 3.5])
+    assert cp.asnumpy([[1, 2], [3, 4]], order="F").flags.f_contiguous

@@ -274,7 +274,13 @@ impl PyArray {
                 o.call_method1("__setitem__", (py.Ellipsis(), host))?;
                 Ok(o.clone())
             }
-            None if order == "F" => np.call_method1("asfortranarray", (host,)),
+            None if order == "F"
+                || (order == "A"
+                    && !self.array.is_c_contiguous()
+                    && self.array.t().is_c_contiguous()) =>
+            {
+                np.call_method1("asfortranarray", (host,))
+            }
             None => Ok(host),
         }
     }
@@ -298,7 +304,8 @@ impl PyArray {
     /// `__array_ufunc__` does); other methods (`reduce`, `accumulate`, `outer`, `at` …) run
     /// the cuprum ufunc's method of that name. Names and methods cuprum lacks, and NumPy
     /// arrays among the operands or outputs (CuPy's rule), return `NotImplemented`, so NumPy
-    /// raises its own `TypeError`.
+    /// raises its own `TypeError`; so do operands of types cuprum does not take (another
+    /// library's objects with their own `__array_ufunc__`, which NumPy then asks).
     #[pyo3(signature = (ufunc, method, *inputs, **kwargs))]
     fn __array_ufunc__(
         &self,
@@ -316,6 +323,12 @@ impl PyArray {
             match out.cast::<PyTuple>() {
                 Ok(t) => operands.extend(t.iter()),
                 Err(_) => operands.push(out),
+            }
+        }
+        // an operand of another library's type: NumPy asks its `__array_ufunc__` next
+        for x in &operands {
+            if !ops::takes_operand(x)? {
+                return Ok(py.NotImplemented());
             }
         }
         let mut zero_d = false;
@@ -826,85 +839,93 @@ impl PyArray {
 
     // ---- operators -------------------------------------------------------------------
 
-    fn __add__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::binary(Op::Add, &self.array, o, false)
+    fn __add__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::Add, slf, o, false)
     }
-    fn __radd__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::binary(Op::Add, &self.array, o, true)
+    fn __radd__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::Add, slf, o, true)
     }
-    fn __sub__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::binary(Op::Sub, &self.array, o, false)
+    fn __sub__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::Sub, slf, o, false)
     }
-    fn __rsub__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::binary(Op::Sub, &self.array, o, true)
+    fn __rsub__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::Sub, slf, o, true)
     }
-    fn __mul__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::binary(Op::Mul, &self.array, o, false)
+    fn __mul__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::Mul, slf, o, false)
     }
-    fn __rmul__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::binary(Op::Mul, &self.array, o, true)
+    fn __rmul__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::Mul, slf, o, true)
     }
-    fn __truediv__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::binary(Op::Div, &self.array, o, false)
+    fn __truediv__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::Div, slf, o, false)
     }
-    fn __rtruediv__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::binary(Op::Div, &self.array, o, true)
+    fn __rtruediv__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::Div, slf, o, true)
     }
-    fn __floordiv__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::binary(Op::FloorDiv, &self.array, o, false)
+    fn __floordiv__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::FloorDiv, slf, o, false)
     }
-    fn __rfloordiv__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::binary(Op::FloorDiv, &self.array, o, true)
+    fn __rfloordiv__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::FloorDiv, slf, o, true)
     }
-    fn __mod__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::binary(Op::Rem, &self.array, o, false)
+    fn __mod__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::Rem, slf, o, false)
     }
-    fn __rmod__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::binary(Op::Rem, &self.array, o, true)
+    fn __rmod__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::Rem, slf, o, true)
     }
-    fn __pow__(&self, o: &Bound<'_, PyAny>, m: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+    fn __pow__(
+        slf: &Bound<'_, Self>,
+        o: &Bound<'_, PyAny>,
+        m: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
         no_modulo(m)?;
-        ops::binary(Op::Pow, &self.array, o, false)
+        ops::binary(Op::Pow, slf, o, false)
     }
-    fn __rpow__(&self, o: &Bound<'_, PyAny>, m: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+    fn __rpow__(
+        slf: &Bound<'_, Self>,
+        o: &Bound<'_, PyAny>,
+        m: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
         no_modulo(m)?;
-        ops::binary(Op::Pow, &self.array, o, true)
+        ops::binary(Op::Pow, slf, o, true)
     }
-    fn __matmul__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::matmul(&self.array, o, false)
+    fn __matmul__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::matmul(slf, o, false)
     }
-    fn __rmatmul__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::matmul(&self.array, o, true)
+    fn __rmatmul__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::matmul(slf, o, true)
     }
-    fn __and__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::binary(Op::BitAnd, &self.array, o, false)
+    fn __and__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::BitAnd, slf, o, false)
     }
-    fn __rand__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::binary(Op::BitAnd, &self.array, o, true)
+    fn __rand__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::BitAnd, slf, o, true)
     }
-    fn __or__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::binary(Op::BitOr, &self.array, o, false)
+    fn __or__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::BitOr, slf, o, false)
     }
-    fn __ror__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::binary(Op::BitOr, &self.array, o, true)
+    fn __ror__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::BitOr, slf, o, true)
     }
-    fn __xor__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::binary(Op::BitXor, &self.array, o, false)
+    fn __xor__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::BitXor, slf, o, false)
     }
-    fn __rxor__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::binary(Op::BitXor, &self.array, o, true)
+    fn __rxor__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::BitXor, slf, o, true)
     }
-    fn __lshift__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::binary(Op::LeftShift, &self.array, o, false)
+    fn __lshift__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::LeftShift, slf, o, false)
     }
-    fn __rlshift__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::binary(Op::LeftShift, &self.array, o, true)
+    fn __rlshift__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::LeftShift, slf, o, true)
     }
-    fn __rshift__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::binary(Op::RightShift, &self.array, o, false)
+    fn __rshift__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::RightShift, slf, o, false)
     }
-    fn __rrshift__(&self, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        ops::binary(Op::RightShift, &self.array, o, true)
+    fn __rrshift__(slf: &Bound<'_, Self>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        ops::binary(Op::RightShift, slf, o, true)
     }
 
     fn __iadd__(&self, o: &Bound<'_, PyAny>) -> PyResult<()> {
@@ -959,7 +980,7 @@ impl PyArray {
             CompareOp::Ge => Op::GreaterEqual,
         };
         let me = &slf.get().array;
-        let r = ops::binary(b, me, o, false)?;
+        let r = ops::binary(b, slf, o, false)?;
         let py = o.py();
         if !(matches!(op, CompareOp::Eq | CompareOp::Ne) && r.is(py.NotImplemented())) {
             return Ok(r);

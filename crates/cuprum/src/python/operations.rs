@@ -34,11 +34,12 @@ use pyo3::types::{PyEllipsis, PyList, PySlice, PyTuple};
 /// `a op other` (or `other op a` when `reflected`).
 pub(crate) fn binary(
     op: Op,
-    a: &Array,
+    slf: &Bound<'_, PyArray>,
     other: &Bound<'_, PyAny>,
     reflected: bool,
 ) -> PyResult<Py<PyAny>> {
     let py = other.py();
+    let a = slf.get().array();
     let held;
     // cuprum's own array (the common case) is borrowed where it is, not cloned.
     let y = match other.cast::<PyArray>() {
@@ -48,7 +49,7 @@ pub(crate) fn binary(
                 held = b;
                 held.operand()
             }
-            None => return Ok(py.NotImplemented()),
+            None => return foreign(op.name(), slf, other, reflected),
         },
     };
     let x = Operand::Array(a);
@@ -79,10 +80,17 @@ pub(crate) fn in_place_operand(a: &Array, op: Op, other: &Bound<'_, PyAny>) -> P
 }
 
 /// `a @ other`.
-pub(crate) fn matmul(a: &Array, other: &Bound<'_, PyAny>, reflected: bool) -> PyResult<Py<PyAny>> {
+pub(crate) fn matmul(
+    slf: &Bound<'_, PyArray>,
+    other: &Bound<'_, PyAny>,
+    reflected: bool,
+) -> PyResult<Py<PyAny>> {
     let py = other.py();
-    let Some(Arg::Array(b)) = operand(a, other)? else {
-        return Ok(py.NotImplemented());
+    let a = slf.get().array();
+    let b = match operand(a, other)? {
+        Some(Arg::Array(b)) => b,
+        Some(_) => return Ok(py.NotImplemented()),
+        None => return foreign("matmul", slf, other, reflected),
     };
     let r = if reflected {
         crate::ops::matmul(&b, a)?
@@ -90,6 +98,49 @@ pub(crate) fn matmul(a: &Array, other: &Bound<'_, PyAny>, reflected: bool) -> Py
         crate::ops::matmul(a, &b)?
     };
     wrap(py, r)
+}
+
+/// An operator between array `slf` and an `other` that is no operand of cuprum's (NumPy's
+/// rule, NEP 13, as CuPy follows it): an object that opts out of NumPy's ufuncs
+/// (`__array_ufunc__ = None`), or has no `__array_ufunc__`, gets `NotImplemented` (Python
+/// then asks its reflected operator); one that overrides them gets NumPy's ufunc `name`,
+/// whose dispatch reaches its `__array_ufunc__` with the operands in the operator's order
+/// (cuprum's own `__array_ufunc__` declines such operands).
+fn foreign(
+    name: &str,
+    slf: &Bound<'_, PyArray>,
+    other: &Bound<'_, PyAny>,
+    reflected: bool,
+) -> PyResult<Py<PyAny>> {
+    let py = other.py();
+    match other.getattr(pyo3::intern!(py, "__array_ufunc__")) {
+        Ok(u) if !u.is_none() => {
+            let ufunc = convert::numpy(py)?.getattr(name)?;
+            let r = if reflected {
+                ufunc.call1((other, slf))?
+            } else {
+                ufunc.call1((slf, other))?
+            };
+            Ok(r.unbind())
+        }
+        _ => Ok(py.NotImplemented()),
+    }
+}
+
+/// Whether `x` is an operand cuprum's ufuncs take (its `__array_ufunc__` declines the
+/// others, so NumPy asks theirs): cuprum's and NumPy's arrays and scalars, Python numbers,
+/// lists and tuples, and device arrays of other frameworks.
+pub(crate) fn takes_operand(x: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let py = x.py();
+    Ok(x.cast::<PyArray>().is_ok()
+        || x.is_none()
+        || convert::python_scalar(x)?.is_some()
+        || convert::numpy_scalar(x)?.is_some()
+        || convert::is_numpy_array(x)?
+        || x.is_instance_of::<PyList>()
+        || x.is_instance_of::<PyTuple>()
+        || convert::is_device_array(x)?
+        || x.hasattr(pyo3::intern!(py, "__cupy_get_ndarray__"))?)
 }
 
 /// `other` as the second operand of an operation with `a` (`None`: not an operand).

@@ -48,17 +48,44 @@ fn asarray(
     wrap(py, array)
 }
 
-/// A NumPy array with a copy of a device array's data (anything else: `numpy.asarray`).
+/// CuPy's `asnumpy(a, stream=None, order='C', out=None, *, blocking=True)`: a NumPy
+/// array with a copy of a device array's data (`a.get(...)`: into `out` when given, in
+/// `order`); anything else through `numpy.asarray(a, order=order)` (then into `out`).
 #[pyfunction]
-fn asnumpy<'py>(py: Python<'py>, a: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    if let Ok(x) = a.cast::<PyArray>() {
-        return convert::download(py, x.get().array());
-    }
-    if convert::is_device_array(a)? {
+#[pyo3(signature = (a, stream=None, order="C", out=None, *, blocking=true))]
+fn asnumpy<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    stream: Option<&Bound<'py, PyAny>>,
+    order: &str,
+    out: Option<&Bound<'py, PyAny>>,
+    blocking: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let device = if a.cast::<PyArray>().is_ok() {
+        Some(a.clone())
+    } else if convert::is_device_array(a)? {
         let call = Call::new(&[a])?;
-        return convert::download(py, &call.array(a)?);
+        Some(super::array::wrap(py, call.array(a)?)?.into_bound(py))
+    } else {
+        None
+    };
+    if let Some(x) = device {
+        let kwargs = pyo3::types::PyDict::new(py);
+        kwargs.set_item("stream", stream)?;
+        kwargs.set_item("order", order)?;
+        kwargs.set_item("out", out)?;
+        kwargs.set_item("blocking", blocking)?;
+        return x.call_method("get", (), Some(&kwargs));
     }
-    convert::numpy(py)?.call_method1("asarray", (a,))
+    let host =
+        convert::numpy(py)?.call_method1("asarray", (a, pyo3::types::PyNone::get(py), order))?;
+    match out.filter(|o| !o.is_none()) {
+        Some(o) => {
+            o.set_item(py.Ellipsis(), host)?;
+            Ok(o.clone())
+        }
+        None => Ok(host),
+    }
 }
 
 /// A shape argument: an int or a sequence of ints.
