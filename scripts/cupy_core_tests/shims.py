@@ -327,7 +327,22 @@ def install(modules):
         if f"cuprum.{sub}" in modules:
             cupyx.__dict__[sub] = modules[f"cuprum.{sub}"]
             sys.modules[f"cupyx.{sub}"] = modules[f"cuprum.{sub}"]
-    for name in ("errstate", "seterr", "geterr", "allow_synchronize", "DeviceSynchronized"):
+    for name in (
+        "errstate",
+        "seterr",
+        "geterr",
+        "allow_synchronize",
+        "DeviceSynchronized",
+        "rsqrt",
+        "scatter_add",
+        "scatter_max",
+        "scatter_min",
+        "empty_pinned",
+        "empty_like_pinned",
+        "zeros_pinned",
+        "zeros_like_pinned",
+        "get_runtime_info",
+    ):
         if hasattr(cp, name):
             cupyx.__dict__[name] = getattr(cp, name)
     # cuprum.linalg has every routine CuPy asks cuSOLVER about (geev, potrfBatched, ...)
