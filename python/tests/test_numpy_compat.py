@@ -1,6 +1,7 @@
 """NumPy's protocols and exception classes, and the functions cuprum composes from its
 ufuncs (``python/cuprum/_composed.py``), against NumPy on random inputs."""
 
+import os
 import warnings
 
 import numpy as np
@@ -454,3 +455,28 @@ def test_asnumpy_takes_cupys_arguments():
     assert cp.asnumpy([1.5, 2.5, 3.5], out=out) is out
     np.testing.assert_array_equal(out, [1.5, 2.5, 3.5])
     assert cp.asnumpy([[1, 2], [3, 4]], order="F").flags.f_contiguous
+
+
+def test_cuda_array_interface_is_cupys_on_a_gpu():
+    h = RNG.standard_normal((4, 6)).astype(np.float32)
+    x = cp.asarray(h)
+    if os.environ.get("CUPRUM_DEVICE") == "host":
+        # host memory is no GPU memory: the attribute is absent
+        assert not hasattr(x, "__cuda_array_interface__")
+        return
+    for a, strides in [(x, None), (x.T, (4, 24)), (x[1:, ::2], (24, 8))]:
+        d = a.__cuda_array_interface__
+        assert d["shape"] == a.shape and d["strides"] == strides
+        assert (d["typestr"], d["descr"], d["version"]) == ("<f4", [("", "<f4")], 3)
+        assert d["data"] == (a.data.ptr, False)
+        assert d["stream"] not in (0, None)
+    assert cp.empty((0, 3)).__cuda_array_interface__["data"] == (0, False)
+
+    # cuprum imports it back without a copy
+    class Wrapped:
+        def __init__(self, a):
+            self.__cuda_array_interface__ = a.__cuda_array_interface__
+
+    y = cp.asarray(Wrapped(x.T))
+    assert y.data.ptr == x.data.ptr
+    np.testing.assert_array_equal(y.get(), h.T)

@@ -1,5 +1,6 @@
 //! The CUDA Array Interface (v3; `obj.__cuda_array_interface__`), for objects that offer it
-//! and not DLPack (Numba's device arrays, older libraries): imported without a copy.
+//! and not DLPack (Numba's device arrays, older libraries): imported without a copy; and
+//! exported by `cuprum.ndarray` as CuPy's is (`export`).
 //!
 //! Decisions:
 //! - **Device**: the interface names none; its data pointer is memory of the current CUDA
@@ -20,6 +21,53 @@ use crate::error::{bail, err};
 use crate::runtime::{Event, Stream};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+
+/// The interface of array `a` (its Python object `obj`), as CuPy exports it: `shape`,
+/// `typestr` and `descr` (NumPy's), `data` (the address of element `[0, …]`, 0 for an
+/// empty array, and whether it is read-only), `strides` (`None` when C-contiguous), and
+/// `version` 3 with the current stream as `stream` (the legacy default stream's `1` where
+/// its handle is 0, which the protocol forbids); CuPy's
+/// `CUPY_CUDA_ARRAY_INTERFACE_EXPORT_VERSION=2` leaves the stream out. Memory of the host
+/// device is no GPU memory: there the attribute does not exist (`AttributeError`).
+pub(super) fn export<'py>(obj: &Bound<'py, PyAny>, a: &Array) -> PyResult<Bound<'py, PyDict>> {
+    let py = obj.py();
+    if a.device().addresses_host_memory() {
+        return Err(pyo3::exceptions::PyAttributeError::new_err(
+            "__cuda_array_interface__: the array is in host memory (the host device), not on a \
+             GPU",
+        ));
+    }
+    let version = match std::env::var("CUPY_CUDA_ARRAY_INTERFACE_EXPORT_VERSION") {
+        Err(_) => 3,
+        Ok(v) => match v.trim() {
+            "3" => 3,
+            "2" => 2,
+            _ => {
+                return Err(pyo3::exceptions::PyValueError::new_err(
+                    "CUPY_CUDA_ARRAY_INTERFACE_EXPORT_VERSION can only be set to 3 (default) or 2",
+                ));
+            }
+        },
+    };
+    let dtype = obj.getattr(pyo3::intern!(py, "dtype"))?;
+    let d = PyDict::new(py);
+    d.set_item("shape", obj.getattr(pyo3::intern!(py, "shape"))?)?;
+    d.set_item("typestr", dtype.getattr(pyo3::intern!(py, "str"))?)?;
+    d.set_item("descr", dtype.getattr(pyo3::intern!(py, "descr"))?)?;
+    if version == 3 {
+        let handle = Stream::current()?.raw_handle() as usize;
+        d.set_item("stream", if handle == 0 { 1 } else { handle })?;
+    }
+    d.set_item("version", version)?;
+    if a.is_c_contiguous() {
+        d.set_item("strides", py.None())?;
+    } else {
+        d.set_item("strides", obj.getattr(pyo3::intern!(py, "strides"))?)?;
+    }
+    let ptr = if a.size() > 0 { a.data_ptr() } else { 0 };
+    d.set_item("data", (ptr, !a.is_writeable()))?;
+    Ok(d)
+}
 
 /// Whether `obj` offers the interface.
 pub(super) fn offers(obj: &Bound<'_, PyAny>) -> bool {

@@ -13,7 +13,7 @@ use crate::ops::ufunc::Op;
 use pyo3::basic::CompareOp;
 use pyo3::exceptions::{PyBufferError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyCapsule, PyTuple};
+use pyo3::types::{PyCapsule, PyDict, PyTuple};
 
 #[pymethods]
 impl PyArray {
@@ -153,6 +153,13 @@ impl PyArray {
     #[getter]
     fn device(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         device_object(py, &self.array)
+    }
+
+    /// The CUDA Array Interface (v3) of an array on a GPU, as CuPy's (Numba, PyTorch's
+    /// `as_tensor` … take it without a copy); absent on the host device.
+    #[getter(__cuda_array_interface__)]
+    fn cuda_array_interface<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyDict>> {
+        super::interface::export(slf.as_any(), &slf.get().array)
     }
 
     /// The data address of element `[0, …, 0]` (CuPy's `x.data.ptr`).
