@@ -480,3 +480,22 @@ def test_cuda_array_interface_is_cupys_on_a_gpu():
     y = cp.asarray(Wrapped(x.T))
     assert y.data.ptr == x.data.ptr
     np.testing.assert_array_equal(y.get(), h.T)
+
+
+class _EqOnly:
+    def __eq__(self, other):
+        return (other == 2) | (other == 4)
+
+
+class _NeOnly:
+    def __ne__(self, other):
+        return (other == 2) | (other == 4)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float64])
+def test_comparison_with_objects_of_their_own_eq_or_ne_is_numpys(dtype):
+    h = np.array([[1, 2, 3], [4, 5, 6]], dtype=dtype)
+    x = cp.asarray(h)
+    for value in (_EqOnly(), _NeOnly()):
+        np.testing.assert_array_equal((x == value).get(), h == value)
+        np.testing.assert_array_equal((x != value).get(), h != value)

@@ -994,16 +994,31 @@ impl PyArray {
         }
         // NumPy's for an object that is not array data: the object's own (reflected)
         // comparison where it has one, else every element differs from it
-        let name = if matches!(op, CompareOp::Eq) {
-            pyo3::intern!(py, "__eq__")
-        } else {
-            pyo3::intern!(py, "__ne__")
-        };
-        let reflected = o.call_method1(name, (slf,))?;
-        if !reflected.is(py.NotImplemented()) {
-            return Ok(reflected.unbind());
-        }
         let ne = matches!(op, CompareOp::Ne);
+        // `!=` of an object whose class defines `__eq__` only: Python's inherited `__ne__`
+        // would take `not` of an array; NumPy compares element by element, which is the
+        // negation of the object's `__eq__` with the array
+        let eq = pyo3::intern!(py, "__eq__");
+        let ne_name = pyo3::intern!(py, "__ne__");
+        let inherited_ne = o
+            .get_type()
+            .getattr(ne_name)?
+            .is(&py.import("builtins")?.getattr("object")?.getattr(ne_name)?);
+        if ne && inherited_ne {
+            let r = o.call_method1(eq, (slf,))?;
+            if !r.is(py.NotImplemented()) {
+                return Ok(py
+                    .import("cuprum")?
+                    .getattr("logical_not")?
+                    .call1((r,))?
+                    .unbind());
+            }
+        } else {
+            let reflected = o.call_method1(if ne { ne_name } else { eq }, (slf,))?;
+            if !reflected.is(py.NotImplemented()) {
+                return Ok(reflected.unbind());
+            }
+        }
         wrap(
             py,
             crate::array::Array::full(me.shape(), ne, crate::array::DType::Bool)?,
