@@ -25,29 +25,45 @@ NUMPY_WIDER = [
     r"test_generate\.py::TestR_::test_r_[345]",  # r_ with complex steps and strings
 ]
 
-NOT_APPLICABLE = [(p, AS_NUMPY) for p in NUMPY_WIDER] + [
-    (
-        r"test_numpy_interop\.py::TestAsnumpy::test_asnumpy_blocking\[False\]",
-        (
-            "expects the data race of a download that returns before it lands; cuprum's "
-            "asnumpy/get return with the data in place (blocking=False changes nothing)"
-        ),
-    ),
-    (
-        r"test_raw\.py::TestCachePayload::",
-        "CuPy's kernel-cache file format (cupy.cuda.compiler internals)",
-    ),
-    (
-        r"test_raw\.py::TestRawNameExpressionCache::",
-        (
-            "CuPy's disk kernel cache: counts saves through cupy.cuda._compiler_cache, "
-            "which cuprum does not use (cuprum has its own cache)"
-        ),
-    ),
-    (r"test_raw\.py::TestRaw::.*\[NVRTC \((in-memory cache, )?(re-compile, )?jitify\)\]", JITIFY),
-    (r"test_raw\.py::TestRawJitify::.*\[jitify\]", JITIFY),
-    (r"test_raw\.py::test_jitify_deprecation_warning\[True", JITIFY),
+# CuPy's results that differ from NumPy's, where cuprum gives NumPy's (the guide's
+# "Intentional differences").
+WRAPS = "CuPy wraps an out-of-range index of an index array; cuprum raises NumPy's IndexError"
+ADV = r"test_ndarray_adv_indexing\.py::TestArrayAdvanced"
+AS_NUMPY_RESULTS = [
+    (ADV + r"IndexingGetitemCupyIndices::test_adv_getitem_cupy_indices[45]", WRAPS),
+    (ADV + r"IndexingSetitemCupyIndices::test_cupy_indices_integer_array_2", WRAPS),
 ]
+
+NOT_APPLICABLE = (
+    [(p, AS_NUMPY) for p in NUMPY_WIDER]
+    + AS_NUMPY_RESULTS
+    + [
+        (
+            r"test_numpy_interop\.py::TestAsnumpy::test_asnumpy_blocking\[False\]",
+            (
+                "expects the data race of a download that returns before it lands; cuprum's "
+                "asnumpy/get return with the data in place (blocking=False changes nothing)"
+            ),
+        ),
+        (
+            r"test_raw\.py::TestCachePayload::",
+            "CuPy's kernel-cache file format (cupy.cuda.compiler internals)",
+        ),
+        (
+            r"test_raw\.py::TestRawNameExpressionCache::",
+            (
+                "CuPy's disk kernel cache: counts saves through cupy.cuda._compiler_cache, "
+                "which cuprum does not use (cuprum has its own cache)"
+            ),
+        ),
+        (
+            r"test_raw\.py::TestRaw::.*\[NVRTC \((in-memory cache, )?(re-compile, )?jitify\)\]",
+            JITIFY,
+        ),
+        (r"test_raw\.py::TestRawJitify::.*\[jitify\]", JITIFY),
+        (r"test_raw\.py::test_jitify_deprecation_warning\[True", JITIFY),
+    ]
+)
 
 # On cuprum's host device only (CUPRUM_DEVICE=host): tests of what only a GPU has. These
 # run on a GPU; on the host device they are reported as "GPU only".
