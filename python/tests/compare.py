@@ -57,3 +57,12 @@ def random_values(rng, shape, dtype, unsigned=(1, 100), signed=(1, 50)):
     else:
         x = rng.integers(*signed, n) * rng.choice([-1, 1], n)
     return np.asarray(x).astype(dtype).reshape(shape)
+
+
+def runs_in_a_fresh_python(code):
+    """``code`` runs without an error in a new Python process (what importing does)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from compare import runs_in_a_fresh_python
 
 import cuprum as cp
 
@@ -149,8 +150,6 @@ def test_numpy1_constants_and_objects():
 
 
 def test_testing_is_imported_at_first_use():
-    import subprocess
-    import sys
 
     code = (
         "import sys, cuprum\n"
@@ -158,8 +157,7 @@ def test_testing_is_imported_at_first_use():
         "t = cuprum.testing\n"
         "assert t is sys.modules['cuprum.testing'] and callable(t.assert_allclose)\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
+    runs_in_a_fresh_python(code)
     import cuprum.testing
 
     assert cp.testing is cuprum.testing

@@ -12,6 +12,7 @@ import weakref
 
 import numpy as np
 import pytest
+from compare import runs_in_a_fresh_python
 
 RNG = np.random.default_rng(42)
 
@@ -547,8 +548,6 @@ def test_memoize_and_benchmark(capsys):
 def test_import_does_not_import_numpy():
     """``import cuprum`` leaves NumPy to the first use of one of its names; those names are
     NumPy's own objects then, and cuprum's AxisError is still NumPy's too."""
-    import subprocess
-    import sys
 
     code = (
         "import sys, cuprum\n"
@@ -568,8 +567,7 @@ def test_import_does_not_import_numpy():
         "else:\n"
         "    raise AssertionError('no AttributeError')\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
+    runs_in_a_fresh_python(code)
 
 
 def test_show_config(capsys):
