@@ -674,13 +674,11 @@ impl PyArray {
         dtype: Option<&Bound<'_, PyAny>>,
         r#type: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
-        if let Some(t) = r#type.filter(|t| !t.is(py.get_type::<PyArray>())) {
-            if !t.is_none() {
-                return Err(PyTypeError::new_err(format!(
-                    "view: type must be cuprum.ndarray (cuprum has no array subclasses), got {}",
-                    super::errors::type_name(t)
-                )));
-            }
+        if let Some(t) = r#type.filter(|t| !t.is_none() && !t.is(py.get_type::<PyArray>())) {
+            return Err(PyTypeError::new_err(format!(
+                "view: type must be cuprum.ndarray (cuprum has no array subclasses), got {}",
+                super::errors::type_name(t)
+            )));
         }
         let this = slf.get();
         match dtype.filter(|d| !d.is_none()) {
