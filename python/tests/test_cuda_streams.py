@@ -85,6 +85,51 @@ def test_stream_keyword_of_kernels():
         twice(x, stream="not a stream")
 
 
+def test_external_stream_wraps_another_stream_handle():
+    owner = cp.cuda.Stream()
+    ext = cp.cuda.ExternalStream(owner.ptr)
+    assert ext.ptr == owner.ptr and ext.device_id == owner.device_id
+    assert ext == owner and "ExternalStream" in repr(ext)
+    x = cp.arange(1000, dtype=cp.float32)
+    with ext:
+        assert cp.cuda.get_current_stream() is ext
+        y = twice(x)
+        z = twice(x, stream=ext)
+    ext.synchronize()
+    assert cp.cuda.get_current_stream() is cp.cuda.Stream.null
+    expected = 2 * np.arange(1000, dtype=np.float32) + 1
+    np.testing.assert_array_equal(y.get(), expected)
+    np.testing.assert_array_equal(z.get(), expected)
+    # the legacy default stream (0), on the current device
+    legacy = cp.cuda.ExternalStream(0, device_id=-1)
+    np.testing.assert_array_equal(twice(x, stream=legacy).get(), expected)
+    with pytest.raises(ValueError, match="device_id must be -1"):
+        cp.cuda.ExternalStream(owner.ptr, device_id=-2)
+
+
+def test_profile_ranges_run_the_work_inside_them():
+    x = cp.arange(10, dtype=cp.float64)
+    with cp.profiler.profile():
+        y = x * 2
+    np.testing.assert_array_equal(y.get(), np.arange(10) * 2.0)
+    with pytest.warns(DeprecationWarning, match="cuprum.profiler.profile"):
+        ctx = cp.cuda.profile()
+    with ctx:
+        y = x + 1
+    np.testing.assert_array_equal(y.get(), np.arange(10) + 1.0)
+
+
+def test_memory_pool_counts_its_free_blocks():
+    pool = cp.get_default_memory_pool()
+    pool.free_all_blocks()
+    assert pool.n_free_blocks() == 0
+    a = cp.empty(1 << 20, dtype=cp.float32)
+    del a
+    assert pool.n_free_blocks() >= 1
+    pool.free_all_blocks()
+    assert pool.n_free_blocks() == 0
+
+
 def test_events_order_streams_and_time_them():
     s1, s2 = cp.cuda.Stream(), cp.cuda.Stream()
     start, stop = cp.cuda.Event(), cp.cuda.Event()

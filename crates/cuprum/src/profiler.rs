@@ -1,11 +1,12 @@
-//! [`benchmark`]: time a GPU workload like `cupyx.profiler.benchmark`.
+//! [`benchmark`]: time a GPU workload like `cupyx.profiler.benchmark`; [`profile`]: the
+//! range of a program an attached profiler records (`cupyx.profiler.profile`).
 //!
 //! Each repeat records a start event on the current stream, calls the function (the host
 //! time of that call is the CPU time), records an end event and waits for it (the time
 //! between the events is the GPU time). Repeats are serialised.
 
 use crate::error::{Result, bail};
-use crate::runtime::{Event, Stream};
+use crate::runtime::{Device, Event, Stream};
 use std::fmt;
 use std::time::{Duration, Instant};
 
@@ -293,4 +294,61 @@ pub fn launch_floor(opts: &BenchmarkOptions) -> Result<PerfCaseResult> {
         || crate::array::kernels::launch_empty(&s, false),
         opts,
     )
+}
+
+/// The part of a program an attached profiler records, from [`profile`] until the range is
+/// stopped or dropped.
+#[derive(Debug)]
+#[must_use = "collection stops when the range is dropped"]
+pub struct ProfileRange {
+    device: Device,
+    open: bool,
+}
+
+/// Starts profile collection on the current device (`cuProfilerStart`) until the returned
+/// range ends, as `cupyx.profiler.profile()`: a profiler told to record only such ranges
+/// (Nsight Systems' `nsys profile --capture-range=cudaProfilerApi`, Nsight Compute's
+/// `ncu --profile-from-start off`) records the work in between. Without a profiler, and
+/// on the host device, nothing happens.
+///
+/// ```
+/// # if !cuprum_doctest::device()? { return Ok(()); }
+/// let a = cuprum::Array::ones(&[1 << 20], cuprum::DType::F32)?;
+/// let range = cuprum::profiler::profile()?;
+/// let b = cuprum::ops::add(&a, &a)?; // recorded
+/// range.stop()?;
+/// assert_eq!(b.to_vec::<f32>()?[0], 2.0);
+/// # Ok::<(), cuprum::Error>(())
+/// ```
+///
+/// # Errors
+/// The device's errors (a device without a working driver, a sticky kernel fault).
+pub fn profile() -> Result<ProfileRange> {
+    let device = Device::current()?;
+    device.bind()?;
+    device.backend().profiler(true)?;
+    Ok(ProfileRange { device, open: true })
+}
+
+impl ProfileRange {
+    /// Stops collection (`cuProfilerStop`), reporting the driver's error, which dropping
+    /// the range cannot.
+    ///
+    /// # Errors
+    /// The device's errors, as [`profile`].
+    pub fn stop(mut self) -> Result<()> {
+        self.open = false;
+        self.device.bind()?;
+        self.device.backend().profiler(false)
+    }
+}
+
+impl Drop for ProfileRange {
+    fn drop(&mut self) {
+        if self.open && self.device.bind().is_ok() {
+            // A failure here is the device's (a sticky fault), and the next call on the
+            // device reports it; a drop cannot.
+            let _ = self.device.backend().profiler(false);
+        }
+    }
 }

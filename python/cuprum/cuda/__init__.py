@@ -1,6 +1,8 @@
 """``cuprum.cuda``: devices, streams, events and CUDA graphs as CuPy names them
 (``Device``, ``Stream``, ``Stream.null``, ``Event``, ``get_current_stream``,
-``get_elapsed_time``, ``stream.begin_capture()`` / ``end_capture()`` → ``Graph``), and
+``get_elapsed_time``, ``stream.begin_capture()`` / ``end_capture()`` → ``Graph``,
+``ExternalStream`` for another library's stream), ``profile()`` (deprecated as in CuPy:
+``cuprum.profiler.profile``), and
 device memory (``alloc``, ``MemoryPointer``, ``MemoryPool``; also as
 ``cuprum.cuda.memory``), page-locked host memory (``alloc_pinned_memory``,
 ``PinnedMemoryPointer``, ``PinnedMemoryPool``, ``set_pinned_memory_allocator``; also as
@@ -20,6 +22,7 @@ is chosen; its ``ptr`` is that stream's real handle).
 from __future__ import annotations
 
 import threading
+import warnings
 
 from cuprum import _cuprum
 from cuprum._cuprum import CompileException, Event, get_elapsed_time  # noqa: F401
@@ -194,7 +197,38 @@ class Stream:
         return f"<Stream {self.ptr} (device {self.device_id})>"
 
 
+class ExternalStream(Stream):
+    """A stream another library made (CuPy's ``cupy.cuda.ExternalStream``): ``ptr`` its
+    handle (a ``CUstream`` of the device's primary context, e.g. ``torch.cuda.current_stream()
+    .cuda_stream``; 0 is the legacy default stream), ``device_id`` its device (-1: the
+    current one). It is used like a ``Stream`` (``with``, ``use()``, ``stream=``); cuprum
+    never destroys it, and the library that made it must keep it alive while work cuprum
+    queued on it may still run."""
+
+    def __init__(self, ptr, device_id=-1):
+        self._s = _cuprum._Stream._external(int(ptr), int(device_id))
+        self._is_null = False
+        self.device_id = self._s.device_id
+
+    def __repr__(self):
+        return f"<ExternalStream {self.ptr} (device {self.device_id})>"
+
+
 Graph = _cuprum.Graph
+
+
+def profile():
+    """Profile collection for a ``with`` block (deprecated, as in CuPy: use
+    ``cuprum.profiler.profile()``)."""
+    warnings.warn(
+        "cuprum.cuda.profile is deprecated, as CuPy's cupy.cuda.profile: use "
+        "cuprum.profiler.profile instead",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    from cuprum.profiler import profile as _profile
+
+    return _profile()
 
 
 def get_current_stream(device_id=-1):

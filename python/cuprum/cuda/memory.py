@@ -44,6 +44,10 @@ class MemoryPool:
         reserved, used, _ = _cuprum._pool_info(0)
         return int(max(reserved, used))
 
+    def n_free_blocks(self):
+        """How many freed blocks the pool keeps for reuse."""
+        return int(_cuprum._pool_free_blocks(0))
+
     def malloc(self, size):
         """A ``MemoryPointer`` to ``size`` new bytes of the current device's pool (CuPy's
         ``MemoryPool.malloc``; the same as ``alloc``)."""

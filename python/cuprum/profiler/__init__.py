@@ -1,8 +1,10 @@
 """``cuprum.profiler``: ``benchmark``, CuPy's timing helper (``cupyx.profiler.benchmark``)
-with its result's printing."""
+with its result's printing, and ``profile()``, the range of a program an attached profiler
+records (``cupyx.profiler.profile``)."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 
@@ -103,3 +105,17 @@ def benchmark(
             break
     ts = _numpy.asarray([cpu] + [gpu] * len(devices), dtype=_numpy.float64)
     return _PerfCaseResult(name, ts, devices)
+
+
+@contextlib.contextmanager
+def profile():
+    """Profile collection on the current device for the ``with`` block (CuPy's
+    ``cupyx.profiler.profile``: ``cuProfilerStart`` on entry, ``cuProfilerStop`` on exit).
+    A profiler told to record only such ranges (``nsys profile
+    --capture-range=cudaProfilerApi``, ``ncu --profile-from-start off``) records the work
+    in between; without one, and on the host device, nothing happens."""
+    collecting = _cuprum._ProfileRange()
+    try:
+        yield
+    finally:
+        collecting.stop()

@@ -110,6 +110,30 @@ impl PyStream {
         })
     }
 
+    /// A stream another library made (CuPy's `ExternalStream(ptr, device_id=-1)`): `ptr`
+    /// a `CUstream` of the device's primary context, or 0 / 1 / 2 for the legacy and
+    /// per-thread default streams; `device_id` -1 for the current device. cuprum queues
+    /// work on it and never destroys it; keeping it alive while cuprum's work on it may
+    /// run is the caller's part, as with CuPy's.
+    #[staticmethod]
+    fn _external(ptr: usize, device_id: i64) -> PyResult<Self> {
+        let current = crate::runtime::Device::current()?;
+        let device = match usize::try_from(device_id) {
+            Ok(k) if k == current.ordinal() => current,
+            Ok(k) => crate::runtime::Device::get(k)?,
+            Err(_) if device_id == -1 => current,
+            Err(_) => {
+                return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "device_id must be -1 (the current device) or a device id, got {device_id}"
+                )));
+            }
+        };
+        Ok(PyStream {
+            stream: super::stream::borrow(device, ptr)?,
+            capture: RefCell::new(None),
+        })
+    }
+
     /// The stream's handle (a `CUstream` on a GPU).
     #[getter]
     fn ptr(&self) -> usize {
@@ -334,6 +358,35 @@ fn _pool_info(device: usize) -> PyResult<(u64, u64, u64)> {
     ))
 }
 
+/// How many freed blocks `device`'s pool keeps for reuse (CuPy's `n_free_blocks`).
+#[pyfunction]
+fn _pool_free_blocks(device: usize) -> PyResult<usize> {
+    Ok(pool_device(device)?.cached_blocks())
+}
+
+/// A range an attached profiler records (`cuprum.profiler.profile()`'s engine).
+#[pyclass(name = "_ProfileRange", module = "cuprum.profiler", unsendable)]
+struct PyProfileRange(RefCell<Option<crate::profiler::ProfileRange>>);
+
+#[pymethods]
+impl PyProfileRange {
+    /// Starts collection on the current device.
+    #[new]
+    fn new() -> PyResult<Self> {
+        Ok(PyProfileRange(RefCell::new(Some(
+            crate::profiler::profile()?,
+        ))))
+    }
+
+    /// Stops collection (once; later calls do nothing).
+    fn stop(&self) -> PyResult<()> {
+        match self.0.borrow_mut().take() {
+            Some(range) => Ok(range.stop()?),
+            None => Ok(()),
+        }
+    }
+}
+
 /// Returns the memory `device`'s pool keeps for reuse to the driver (CuPy's
 /// `free_all_blocks`).
 #[pyfunction]
@@ -357,6 +410,8 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_toolkit_version, m)?)?;
     m.add_function(wrap_pyfunction!(_pool_info, m)?)?;
     m.add_function(wrap_pyfunction!(_free_all_blocks, m)?)?;
+    m.add_function(wrap_pyfunction!(_pool_free_blocks, m)?)?;
+    m.add_class::<PyProfileRange>()?;
     m.add_class::<PyStream>()?;
     m.add_class::<PyGraph>()?;
     m.add_class::<PyEvent>()?;

@@ -630,6 +630,13 @@ pub(crate) trait DeviceBackend:
     /// of `flags.rs`): on a GPU page-locked and mapped into its address space (usable from
     /// every context), on the host device ordinary memory. Aligned to 64 bytes at least.
     fn alloc_mapped_forever(&self, bytes: usize) -> Result<MappedHost>;
+
+    /// Starts (`true`) or stops profile collection by an attached profiler (Nsight
+    /// Systems' `--capture-range=cudaProfilerApi`, Nsight Compute's
+    /// `--profile-from-start off`); nothing without one, and nothing on the host device.
+    fn profiler(&self, _collect: bool) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// CUDA arrays, texture objects and surface objects (`texture.rs` checks every description

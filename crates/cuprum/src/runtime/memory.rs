@@ -602,6 +602,22 @@ impl Device {
         self.memory().cached_bytes()
     }
 
+    /// How many freed blocks cuprum keeps for reuse on this device (CuPy's
+    /// `MemoryPool.n_free_blocks`); their bytes are [`Device::cached_bytes`].
+    ///
+    /// ```
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
+    /// let dev = cuprum::Device::current()?;
+    /// drop(cuprum::Array::empty(&[1 << 20], cuprum::DType::F32)?);
+    /// assert!(dev.cached_blocks() >= 1);
+    /// dev.release_pool_memory()?;
+    /// assert_eq!(dev.cached_blocks(), 0);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn cached_blocks(self) -> usize {
+        self.memory().cached_blocks()
+    }
+
     /// Returns every byte of device memory cuprum keeps for reuse to the driver (CuPy's
     /// `free_all_blocks`): the freed-block cache and the reduction scratch are emptied, the
     /// device is synchronised and the pool trimmed, so that afterwards the pool reserves

@@ -170,8 +170,7 @@ impl BlockCache {
     }
 
     /// Blocks held.
-    #[cfg(test)]
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.blocks
     }
 }
@@ -344,6 +343,11 @@ impl DeviceMemory {
     /// Bytes of freed blocks the caches keep.
     pub(crate) fn cached_bytes(&self) -> usize {
         self.cache(CacheOf::Default).bytes() + self.cache(CacheOf::Legacy).bytes()
+    }
+
+    /// Freed blocks kept for reuse, both caches.
+    pub(crate) fn cached_blocks(&self) -> usize {
+        self.cache(CacheOf::Default).len() + self.cache(CacheOf::Legacy).len()
     }
 }
 

@@ -521,6 +521,16 @@ pub(crate) unsafe fn stream_synchronize(stream: CUstream) -> DResult<()> {
     unsafe { result::stream::synchronize(stream) }
 }
 
+/// Starts (`true`) or stops profile collection by an attached profiler for the current
+/// context (`cuProfilerStart` / `cuProfilerStop`; no effect without a profiler).
+pub(crate) fn profiler(collect: bool) -> DResult<()> {
+    if collect {
+        cudarc::driver::profiler_start()
+    } else {
+        cudarc::driver::profiler_stop()
+    }
+}
+
 /// Whether every piece of work queued on `stream` has finished (never blocks).
 ///
 /// # Safety

@@ -201,6 +201,16 @@ impl DeviceBackend for CudaDevice {
         self.check(driver::memory_info(), "cuMemGetInfo")
     }
 
+    fn profiler(&self, collect: bool) -> Result<()> {
+        self.bind_ctx()?;
+        let call = if collect {
+            "cuProfilerStart"
+        } else {
+            "cuProfilerStop"
+        };
+        self.check(driver::profiler(collect), call)
+    }
+
     fn load_image(
         &self,
         image: &[u8],
