@@ -2,7 +2,7 @@
 arrays (``order=`` of ``empty``/``zeros``/``ones``/``full`` and the ``*_like`` family),
 complex ``argmax``/``argmin``/``nanmax``/``nanmin``, 0-d arrays taken and sorted along an
 axis, CuPy's ``dtype=`` of ``argmax``/``argmin``, the median over a tuple of axes for
-every dtype, and CuPy's page-locked host memory (``cuda.alloc_pinned_memory`` and its
+every dtype, bool arrays viewed from other bytes, and CuPy's page-locked host memory (``cuda.alloc_pinned_memory`` and its
 pool) — each against NumPy where NumPy has it."""
 
 import gc
@@ -21,6 +21,66 @@ def complex_data(n, dtype, with_nan=False):
     if with_nan:
         x[n // 2] = complex(np.nan, 1.0)
     return x
+
+
+# ------------------------------------------------------ bools viewed from other bytes
+
+# Bytes other than 0 and 1 seen as bools (NumPy: every non-zero byte is true, in every
+# operation; reading such a byte as a C++ bool is undefined, so kernels read its byte).
+RAW_BOOL_BYTES = np.array([3, 0, 1, 2, 0, 255, 4, 128, 0, 1, 6], np.uint8)
+
+
+def _raw_bools():
+    return cp.asarray(RAW_BOOL_BYTES).view(cp.bool_), RAW_BOOL_BYTES.view(np.bool_)
+
+
+@pytest.mark.parametrize(
+    "op",
+    [
+        lambda m, b: b.astype(m.int8),
+        lambda m, b: b.astype(m.float32),
+        lambda m, b: b.astype(m.complex64),
+        lambda m, b: m.logical_not(b),
+        lambda m, b: ~b,
+        lambda m, b: b + b,
+        lambda m, b: b & b[::-1],
+        lambda m, b: b ^ True,
+        lambda m, b: b == True,
+        lambda m, b: b != b[::-1],
+        lambda m, b: m.where(b, 1, 0),
+        lambda m, b: m.sum(b),
+        lambda m, b: m.count_nonzero(b),
+        lambda m, b: (b.any(), b.all(), b[1:3].any()),
+        lambda m, b: m.nonzero(b),
+        lambda m, b: m.flatnonzero(b),
+        lambda m, b: m.argwhere(b),
+        lambda m, b: m.arange(b.size)[b],
+        lambda m, b: m.compress(b, m.arange(b.size)),
+        lambda m, b: m.cumsum(b),
+        lambda m, b: m.maximum(b, False),
+        lambda m, b: b.astype(m.int32).reshape(11, 1) * 2,
+    ],
+)
+def test_bool_bytes_other_than_one_are_true_everywhere(op):
+    b, nb = _raw_bools()
+    got, want = op(cp, b), op(np, nb)
+    if isinstance(want, tuple):
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            same(cp.asarray(g), np.asarray(w))
+    else:
+        same(got, np.asarray(want))
+
+
+def test_bool_bytes_other_than_one_in_user_kernels():
+    b, nb = _raw_bools()
+    expected = nb.astype(np.int32)
+    ek = cp.ElementwiseKernel("bool x", "int32 y", "y = x", "raw_bool_to_int")
+    np.testing.assert_array_equal(ek(b).get(), expected)
+    rk = cp.ReductionKernel("bool x", "int32 y", "x", "a + b", "y = a", "0", "raw_bool_count")
+    assert int(rk(b)) == int(expected.sum())
+    sk = cp.ScanKernel("bool x", "int32 y", "x", "a + b", "0", "raw_bool_scan")
+    np.testing.assert_array_equal(sk(b).get(), np.cumsum(expected))
 
 
 # ---------------------------------------------------------------------------- base, owndata

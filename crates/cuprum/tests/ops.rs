@@ -2156,3 +2156,53 @@ fn large_arrays_through_operators_match_the_host() {
             .all(|(&g, &x)| g == x.wrapping_mul(3) % 1000)
     );
 }
+
+/// Bool arrays whose bytes are not 0 and 1 (a raw kernel's writes, another library's
+/// bytes): every operation reads a non-zero byte as true, as NumPy does (reading such a
+/// byte as a C++ bool is undefined: the operation kept the byte or tested one bit).
+#[test]
+fn bool_bytes_other_than_one_are_true() {
+    require_gpu!();
+    let bytes: Vec<u8> = vec![3, 0, 1, 2, 0, 255, 4, 128, 0, 1, 6];
+    let want: Vec<bool> = bytes.iter().map(|&b| b != 0).collect();
+    let raw = Array::from_slice(&bytes, &[bytes.len()]).unwrap();
+    let k = cuprum::ElementwiseKernel::new(
+        "uint8 x",
+        "bool y",
+        "*reinterpret_cast<unsigned char*>(&y) = x",
+        "bool_from_bytes",
+    )
+    .unwrap();
+    let b = k.call((&raw,)).unwrap();
+    let ints: Vec<i32> = want.iter().map(|&t| t as i32).collect();
+    assert_eq!(b.astype(DType::I32).unwrap().to_vec::<i32>().unwrap(), ints);
+    let not: Vec<bool> = want.iter().map(|&t| !t).collect();
+    assert_eq!(ops::logical_not(&b).unwrap().to_vec::<bool>().unwrap(), not);
+    let sum: Vec<u8> = ops::add(&b, &b)
+        .unwrap()
+        .astype(DType::U8)
+        .unwrap()
+        .to_vec()
+        .unwrap();
+    assert_eq!(sum, ints.iter().map(|&t| t as u8).collect::<Vec<_>>());
+    let trues = want.iter().filter(|&&t| t).count() as i64;
+    assert_eq!(
+        ops::count_nonzero(&b).unwrap().to_vec::<i64>().unwrap(),
+        vec![trues]
+    );
+    let at: Vec<i64> = (0..want.len() as i64)
+        .filter(|&i| want[i as usize])
+        .collect();
+    assert_eq!(ops::nonzero(&b).unwrap()[0].to_vec::<i64>().unwrap(), at);
+    let running: Vec<i64> = ints
+        .iter()
+        .scan(0i64, |s, &t| {
+            *s += t as i64;
+            Some(*s)
+        })
+        .collect();
+    assert_eq!(
+        ops::cumsum(&b, None).unwrap().to_vec::<i64>().unwrap(),
+        running
+    );
+}

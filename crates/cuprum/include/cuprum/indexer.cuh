@@ -49,6 +49,11 @@ struct LoopSize {
   long long n;
   __device__ __forceinline__ long long size() const { return n; }
 };
+// A bool element as NumPy reads it: any non-zero byte is true. A bool array viewed from
+// other bytes (`int8_array.view(bool)`) holds bytes other than 0 and 1, and using such a
+// byte as a C++ bool is undefined (compilers keep the byte, or test one bit); generated
+// kernels read bool inputs through this.
+__device__ __forceinline__ bool as_bool(const bool& b) { return *reinterpret_cast<const unsigned char*>(&b) != 0; }
 // V consecutive elements moved with one aligned (vector) load or store.
 template <typename T, int V>
 struct __align__(sizeof(T) * V) Vec {

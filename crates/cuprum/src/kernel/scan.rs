@@ -413,7 +413,12 @@ impl ScanKernel {
         }
         w.push(" };\n__device__ __forceinline__ _scan_t _map(const _raw& _r) {\n");
         for (p, d) in ins.iter().zip(&key.dtypes) {
-            let _ = writeln!(w.src, "  const {} {} = _r.{};", d.c_type(), p.name, p.name);
+            let n = &p.name;
+            let _ = match d {
+                // a bool input is the value of its byte (indexer.cuh's `as_bool`)
+                DType::Bool => writeln!(w.src, "  const bool {n} = cuprum::as_bool(_r.{n});"),
+                d => writeln!(w.src, "  const {} {n} = _r.{n};", d.c_type()),
+            };
         }
         w.push("  return static_cast<_scan_t>(\n");
         w.user("map_expr", self.map_expr.trim());

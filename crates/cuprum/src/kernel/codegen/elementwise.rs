@@ -45,11 +45,17 @@ impl ElementwiseSource<'_> {
         self.layout.class == LayoutClass::Tiled && idx < 32 && self.layout.tiled & (1 << idx) != 0
     }
 
-    /// `const T& x = <expr>;` for every array, `expr` built per array.
+    /// `const T& x = <expr>;` for every array, `expr` built per array; a bool input is
+    /// the value of its byte (`const bool x = cuprum::as_bool(<expr>);`: any non-zero byte
+    /// is true, as NumPy reads it).
     fn refs(&self, s: &mut String, indent: &str, expr: impl Fn(usize, usize, &Param) -> String) {
         for (k, idx, p, ty) in self.arrays() {
-            let c = if p.is_const { "const " } else { "" };
-            let _ = writeln!(s, "{indent}{c}{ty}& {} = {};", p.name, expr(k, idx, p));
+            let (name, e) = (&p.name, expr(k, idx, p));
+            let _ = match (p.is_const, self.dtypes[k] == DType::Bool) {
+                (true, true) => writeln!(s, "{indent}const bool {name} = cuprum::as_bool({e});"),
+                (true, false) => writeln!(s, "{indent}const {ty}& {name} = {e};"),
+                (false, _) => writeln!(s, "{indent}{ty}& {name} = {e};"),
+            };
         }
     }
 }

@@ -443,12 +443,13 @@ fn element(
         if *k >= e.nin {
             continue;
         }
-        let (c, r) = if p.is_const {
-            ("const ", "")
-        } else {
-            ("", "&")
+        let v = value(*a, p);
+        let _ = match (p.is_const, e.dtypes[*k] == DType::Bool) {
+            // a bool input is the value of its byte (indexer.cuh's `as_bool`)
+            (true, true) => writeln!(s, "        const bool {} = cuprum::as_bool({v});", p.name),
+            (true, false) => writeln!(s, "        const {ty} {} = {v};", p.name),
+            (false, _) => writeln!(s, "        {ty}& {} = {v};", p.name),
         };
-        let _ = writeln!(s, "        {c}{ty}{r} {} = {};", p.name, value(*a, p));
     }
     s.push_str("        const _type_reduce _a = static_cast<_type_reduce>(\n");
     w.push(&s);

@@ -154,6 +154,7 @@ pub(crate) struct ScanDefs<'a> {
 /// The header [`BODY`] reads (after the prelude and before the input access).
 pub(crate) fn defs(d: &ScanDefs<'_>) -> String {
     let mut s = String::new();
+    let bool_in = d.tin == "bool";
     let idx = if d.wide {
         "unsigned long long"
     } else {
@@ -163,7 +164,7 @@ pub(crate) fn defs(d: &ScanDefs<'_>) -> String {
         s,
         "typedef {tin} Tin;\ntypedef {acc} A;\ntypedef {tout} Tout;\ntypedef {idx} I;\n\
          #define CUPRUM_OP(a, b) {op}\n\
-         __device__ __forceinline__ A load_a(const Tin& x) {{ return {load}; }}\n\
+         __device__ __forceinline__ A load_a(const Tin& {xin}) {{ {canon}return {load}; }}\n\
          __device__ __forceinline__ A ident() {{ return {ident}; }}\n\
          __device__ __forceinline__ Tout out_of(const A& a) {{ return {out}; }}\n",
         tin = d.tin,
@@ -171,6 +172,13 @@ pub(crate) fn defs(d: &ScanDefs<'_>) -> String {
         tout = d.tout,
         op = d.op,
         load = d.load,
+        // a bool input is the value of its byte (indexer.cuh's `as_bool`)
+        xin = if bool_in { "_x" } else { "x" },
+        canon = if bool_in {
+            "const bool x = cuprum::as_bool(_x); "
+        } else {
+            ""
+        },
         ident = d.ident,
         out = d.out,
     );
