@@ -552,3 +552,24 @@ def test_set_random_state_and_reset_states():
         assert fresh is not rs and isinstance(fresh, cp.random.RandomState)
     finally:
         cp.random.set_random_state(before)
+
+
+def test_devices_compare_by_id_and_refuse_other_types():
+    d0, d1 = cp.cuda.Device(0), cp.cuda.Device(1)  # any id makes a Device, as CuPy's
+    assert d0 < d1 and d0 <= cp.cuda.Device(0) and d1 > d0 and d1 >= cp.cuda.Device(1)
+    assert not d1 < d0
+    assert d0 != d1 and d0 != 0 and d0 != None
+    for other in (0, None, object()):
+        with pytest.raises(TypeError):
+            d0 < other  # noqa: B015 (the comparison raises)
+        with pytest.raises(TypeError):
+            other >= d1  # noqa: B015
+    with pytest.raises(ValueError, match="Invalid device id -1"):
+        cp.cuda.Device(-1)
+    if cp.cuda.runtime.getDeviceCount() == 1:
+        with pytest.raises(ValueError, match="Invalid device id 1"):
+            d1.synchronize()
+    with pytest.raises(NotImplementedError, match="device 0 only"), d1:
+        pass
+    with d0 as d:
+        assert d is d0

@@ -22,6 +22,7 @@ is "not applicable" (a private name) or fails as a missing feature (a public one
 from __future__ import annotations
 
 import ctypes
+import importlib
 import os
 import shutil
 import subprocess
@@ -424,10 +425,9 @@ def install(modules):
     ):
         add(cuda, name, module)
     add(cuda, "get_nvcc_path", get_nvcc_path)
-    # CuPy's hypothesis strategies for its tests: a stand-in (a test using them is one of
-    # CuPy's internals)
+    # CuPy's goodness-of-fit check for its tests of random numbers: cuprum.testing's
     if "cuprum.testing" in modules:
-        hyp = stand_module("cupy.testing._hypothesis", "CuPy's hypothesis strategies")
+        hyp = importlib.import_module("cuprum.testing._hypothesis")
         sys.modules.setdefault("cupy.testing._hypothesis", hyp)
         add(modules["cuprum.testing"], "_hypothesis", hyp)
     # CuPy's modules of its legacy random API: RandomState's (``_generator``) and the

@@ -50,17 +50,26 @@ class Device:
     """A CUDA device (the current one by default); the host device answers as device 0."""
 
     def __init__(self, device=None):
+        # As CuPy's, any id makes a Device; one the machine lacks fails where it is used.
         self.id = 0 if device is None else int(device)
-        if self.id < 0 or self.id >= _cuprum.device_count():
+        if self.id < 0:
             raise ValueError(f"Invalid device id {self.id}")
+
+    def _check(self):
+        if self.id >= _cuprum.device_count():
+            raise ValueError(
+                f"Invalid device id {self.id}: there are {_cuprum.device_count()} device(s)"
+            )
 
     def synchronize(self):
         """Waits for all work queued on the device."""
+        self._check()
         _cuprum.synchronize()
 
     @property
     def compute_capability(self):
         """``'90'`` for compute capability 9.0 (a string, as CuPy's)."""
+        self._check()
         return _cuprum.config().get("Device 0 Compute Capability", "host")
 
     def use(self):
@@ -73,6 +82,8 @@ class Device:
             )
 
     def __enter__(self):
+        # another device refuses here, rather than leave the block's work on device 0
+        self.use()
         return self
 
     def __exit__(self, *exc):
@@ -83,6 +94,18 @@ class Device:
 
     def __eq__(self, other):
         return isinstance(other, Device) and other.id == self.id
+
+    def __lt__(self, other):
+        return self.id < other.id if isinstance(other, Device) else NotImplemented
+
+    def __le__(self, other):
+        return self.id <= other.id if isinstance(other, Device) else NotImplemented
+
+    def __gt__(self, other):
+        return self.id > other.id if isinstance(other, Device) else NotImplemented
+
+    def __ge__(self, other):
+        return self.id >= other.id if isinstance(other, Device) else NotImplemented
 
     def __hash__(self):
         return hash(("cuprum.cuda.Device", self.id))

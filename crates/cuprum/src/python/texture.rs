@@ -135,7 +135,8 @@ impl PyCudaArray {
     }
 
     /// Fills the CUDA array from `in_arr`: shape `(width × channels,)`, `(height, width ×
-    /// channels)` or `(depth, height, width × channels)`, the channel dtype, C-contiguous.
+    /// channels)` or `(depth, height, width × channels)`, the channel dtype (a strided view
+    /// is copied into C order first).
     #[pyo3(signature = (in_arr, stream = None))]
     fn copy_from(
         &self,
@@ -148,6 +149,12 @@ impl PyCudaArray {
         } else {
             self.check_host(in_arr)?;
             super::call::device_array(in_arr, Some(self.array.format().dtype()))?
+        };
+        // a strided view is copied into C order first (CuPy takes views too)
+        let src = if src.is_c_contiguous() {
+            src
+        } else {
+            src.to_contiguous()?
         };
         self.array.copy_from_on(&src, &stream).map_err(mismatch)
     }
