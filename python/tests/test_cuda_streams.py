@@ -107,6 +107,22 @@ def test_external_stream_wraps_another_stream_handle():
         cp.cuda.ExternalStream(owner.ptr, device_id=-2)
 
 
+@pytest.mark.skipif(ON_HOST, reason="PyTorch's streams are CUDA streams")
+def test_external_stream_of_pytorch_orders_with_its_work():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch sees no GPU")
+    ts = torch.cuda.Stream()
+    with torch.cuda.stream(ts):
+        t = torch.arange(1 << 20, dtype=torch.float32, device="cuda") * 3
+    ext = cp.cuda.ExternalStream(ts.cuda_stream)
+    with ext:
+        y = twice(cp.from_dlpack(t))  # queued after PyTorch's work on the same stream
+    ext.synchronize()
+    expected = 2 * (np.arange(1 << 20, dtype=np.float32) * 3) + 1
+    np.testing.assert_array_equal(y.get(), expected)
+
+
 def test_profile_ranges_run_the_work_inside_them():
     x = cp.arange(10, dtype=cp.float64)
     with cp.profiler.profile():

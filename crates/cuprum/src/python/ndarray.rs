@@ -108,6 +108,16 @@ impl PyArray {
         PyTuple::new(py, self.array.shape())
     }
 
+    /// `a.shape = …`: NumPy's in-place reshape is not supported (a cuprum array's shape is
+    /// fixed); the error names `reshape`, which gives a view of the same memory.
+    #[setter]
+    fn set_shape(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        Err(pyo3::exceptions::PyAttributeError::new_err(format!(
+            "the shape of a cuprum.ndarray cannot be set in place (to {}): write              `a = a.reshape(...)`, a view of the same memory where the strides allow",
+            value.repr().map(|r| r.to_string()).unwrap_or_default()
+        )))
+    }
+
     /// The dtype: a `numpy.dtype` (its name where NumPy is not installed).
     #[getter]
     fn dtype<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
