@@ -312,3 +312,12 @@ def test_ndarray_can_be_subclassed():
     m = Mine((2, 3), dtype=cp.float32)
     m[...] = 1
     assert isinstance(m, cp.ndarray) and m.get().sum() == 6
+
+
+@pytest.mark.parametrize("dtype", [object, "i,i", "U3", "float32"])
+def test_index_arrays_of_other_dtypes_are_numpys_index_error(dtype):
+    a = cp.arange(10)
+    with pytest.raises(IndexError, match="arrays used as indices must be of integer"):
+        a[np.array([1, 2], dtype=dtype)]
+    with pytest.raises(IndexError, match="arrays used as indices must be of integer"):
+        np.arange(10)[np.array([1, 2], dtype=dtype)]

@@ -292,3 +292,12 @@ def test_copies_in_order_k_of_layouts_both_c_and_f(shape):
         for order in "CFAK":
             assert cp.array(src_d, order=order).strides == np.array(src_h, order=order).strides
             assert src_d.copy(order=order).strides == src_h.copy(order=order).strides
+
+
+@pytest.mark.parametrize("make", [cp.empty, cp.zeros, cp.ones])
+@pytest.mark.parametrize("shape", [-1, (2, -3)])
+def test_negative_dimensions_are_numpys_value_error(make, shape):
+    with pytest.raises(ValueError, match="negative dimensions are not allowed"):
+        make(shape)
+    with pytest.raises(ValueError, match="negative dimensions are not allowed"):
+        np.empty(shape)

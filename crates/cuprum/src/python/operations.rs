@@ -465,6 +465,18 @@ fn index_array(a: &Array, key: &Bound<'_, PyAny>) -> PyResult<Array> {
             super::errors::type_name(key)
         )));
     }
+    if convert::is_numpy_array(key)? {
+        // a NumPy array of a dtype cuprum has no arrays of (object, str, structured …)
+        // is NumPy's IndexError, not a dtype error of the upload
+        let dtype = key.getattr(pyo3::intern!(key.py(), "dtype"))?;
+        let kind: String = dtype.getattr(pyo3::intern!(key.py(), "kind"))?.extract()?;
+        if !matches!(kind.as_str(), "b" | "i" | "u" | "f" | "c") {
+            return Err(PyIndexError::new_err(format!(
+                "arrays used as indices must be of integer or boolean type, got {}",
+                dtype.str()?
+            )));
+        }
+    }
     let up = a.device().with(|| convert::upload(key, None))?;
     if up.size() == 0 && key.is_instance_of::<PyList>() && !is_integer(up.dtype()) {
         return Ok(a.device().with(|| Array::empty(up.shape(), DType::I64))?);

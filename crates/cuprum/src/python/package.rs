@@ -101,12 +101,21 @@ fn shape_of(shape: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
     } else if let Ok(n) = shape.extract::<usize>() {
         return Ok(vec![n]);
     }
-    shape.extract::<Vec<usize>>().map_err(|_| {
-        PyTypeError::new_err(format!(
-            "shape must be an int or a tuple of non-negative ints, got {}",
-            super::errors::type_name(shape)
-        ))
-    })
+    if let Ok(v) = shape.extract::<Vec<usize>>() {
+        return Ok(v);
+    }
+    // integers, one of them negative: NumPy's ValueError
+    let signed = match shape.extract::<i64>() {
+        Ok(n) => Some(vec![n]),
+        Err(_) => shape.extract::<Vec<i64>>().ok(),
+    };
+    if signed.is_some_and(|v| v.iter().any(|&d| d < 0)) {
+        return Err(PyValueError::new_err("negative dimensions are not allowed"));
+    }
+    Err(PyTypeError::new_err(format!(
+        "shape must be an int or a tuple of non-negative ints, got {}",
+        super::errors::type_name(shape)
+    )))
 }
 
 fn dtype_or(dtype: Option<&Bound<'_, PyAny>>, default: DType) -> PyResult<DType> {
