@@ -146,6 +146,39 @@ def test_memory_pool_counts_its_free_blocks():
     assert pool.n_free_blocks() == 0
 
 
+def test_memory_pool_limit_refuses_allocations_past_it():
+    pool = cp.get_default_memory_pool()
+    assert pool.get_limit() == 0
+    free, total = cp.cuda.Device().mem_info
+    assert 0 < free <= total
+    keep = cp.ones(1 << 20, dtype=cp.float32)  # 4 MiB held
+    try:
+        pool.set_limit(size=64 << 20)
+        assert pool.get_limit() == 64 << 20
+        a = cp.zeros(1 << 20, dtype=cp.float32)
+        with pytest.raises(cp.cuda.memory.OutOfMemoryError, match="the limit is 67108864"):
+            cp.zeros(32 << 20, dtype=cp.float32)  # 128 MiB
+        np.testing.assert_array_equal(a[:3].get(), np.zeros(3, np.float32))
+        # a freed 40 MiB block kept for reuse is given back to fit 48 MiB of another size
+        b = cp.empty(10 << 20, dtype=cp.float32)
+        del b
+        c = cp.full(12 << 20, 2.0, dtype=cp.float32)
+        assert float(c[-1]) == 2.0
+        del c
+        pool.set_limit(fraction=0.5)
+        assert pool.get_limit() == int(0.5 * total)
+        with pytest.raises(ValueError, match="fraction out of range"):
+            pool.set_limit(fraction=1.5)
+        with pytest.raises(ValueError, match="cannot be specified at one time"):
+            pool.set_limit(size=1, fraction=0.5)
+        with pytest.raises(ValueError, match="size out of range"):
+            pool.set_limit(size=-1)
+    finally:
+        pool.set_limit()
+    assert pool.get_limit() == 0
+    np.testing.assert_array_equal(keep[:2].get(), np.ones(2, np.float32))
+
+
 def test_events_order_streams_and_time_them():
     s1, s2 = cp.cuda.Stream(), cp.cuda.Stream()
     start, stop = cp.cuda.Event(), cp.cuda.Event()

@@ -67,6 +67,12 @@ class Device:
         _cuprum.synchronize()
 
     @property
+    def mem_info(self):
+        """``(free, total)`` bytes of the device's memory (CuPy's ``Device.mem_info``)."""
+        self._check()
+        return runtime.memGetInfo()
+
+    @property
     def compute_capability(self):
         """``'90'`` for compute capability 9.0 (a string, as CuPy's)."""
         self._check()

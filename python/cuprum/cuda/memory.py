@@ -13,12 +13,13 @@ offset. Every copy is checked against the memory block the pointer lies in.
 from __future__ import annotations
 
 from cuprum import _cuprum
-from cuprum._cuprum import Memory, MemoryPointer, alloc
+from cuprum._cuprum import Memory, MemoryPointer, OutOfMemoryError, alloc
 
 __all__ = [
     "Memory",
     "MemoryPointer",
     "MemoryPool",
+    "OutOfMemoryError",
     "alloc",
     "get_allocator",
     "get_default_memory_pool",
@@ -47,6 +48,28 @@ class MemoryPool:
     def n_free_blocks(self):
         """How many freed blocks the pool keeps for reuse."""
         return int(_cuprum._pool_free_blocks(0))
+
+    def set_limit(self, size=None, fraction=None):
+        """Limits the bytes the pool holds, live and kept for reuse (CuPy's ``set_limit``):
+        ``size`` in bytes, or ``fraction`` of the device's memory; neither (or 0) removes
+        the limit. An allocation past it first returns the kept blocks, then raises
+        ``OutOfMemoryError``."""
+        if size is None:
+            if fraction is None:
+                size = 0
+            else:
+                if not 0 <= fraction <= 1:
+                    raise ValueError(f"memory limit fraction out of range: {fraction}")
+                size = int(fraction * _cuprum._mem_get_info()[1])
+        elif fraction is not None:
+            raise ValueError("size and fraction cannot be specified at one time")
+        if size < 0:
+            raise ValueError(f"memory limit size out of range: {size}")
+        _cuprum._set_memory_limit(0, int(size) or None)
+
+    def get_limit(self):
+        """The limit ``set_limit`` set, in bytes (0: none)."""
+        return int(_cuprum._memory_limit(0))
 
     def malloc(self, size):
         """A ``MemoryPointer`` to ``size`` new bytes of the current device's pool (CuPy's

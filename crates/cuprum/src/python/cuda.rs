@@ -364,6 +364,21 @@ fn _pool_free_blocks(device: usize) -> PyResult<usize> {
     Ok(pool_device(device)?.cached_blocks())
 }
 
+/// Sets (`Some`) or removes (`None`) the allocation limit of `device` (CuPy's
+/// `MemoryPool.set_limit`).
+#[pyfunction]
+#[pyo3(signature = (device, bytes))]
+fn _set_memory_limit(device: usize, bytes: Option<usize>) -> PyResult<()> {
+    pool_device(device)?.set_memory_limit(bytes);
+    Ok(())
+}
+
+/// The allocation limit of `device` (0: none, as CuPy's `get_limit`).
+#[pyfunction]
+fn _memory_limit(device: usize) -> PyResult<usize> {
+    Ok(pool_device(device)?.memory_limit().unwrap_or(0))
+}
+
 /// A range an attached profiler records (`cuprum.profiler.profile()`'s engine).
 #[pyclass(name = "_ProfileRange", module = "cuprum.profiler", unsendable)]
 struct PyProfileRange(RefCell<Option<crate::profiler::ProfileRange>>);
@@ -411,6 +426,8 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_pool_info, m)?)?;
     m.add_function(wrap_pyfunction!(_free_all_blocks, m)?)?;
     m.add_function(wrap_pyfunction!(_pool_free_blocks, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_memory_limit, m)?)?;
+    m.add_function(wrap_pyfunction!(_memory_limit, m)?)?;
     m.add_class::<PyProfileRange>()?;
     m.add_class::<PyStream>()?;
     m.add_class::<PyGraph>()?;

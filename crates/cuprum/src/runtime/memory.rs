@@ -165,6 +165,18 @@ fn out_of_memory(device: Device, bytes: usize) -> Error {
 fn backend_alloc(bytes: usize, requested: usize, stream: &Stream) -> Result<u64> {
     let device = stream.device();
     let backend = device.backend();
+    // Under a limit, its lock is held until the block is allocated (see `DeviceMemory`).
+    let guard = device.memory().limit();
+    let _limited = match *guard {
+        Some(limit) => {
+            within_limit(device, bytes, requested, limit)?;
+            Some(guard)
+        }
+        None => {
+            drop(guard);
+            None
+        }
+    };
     let ptr = if bytes > device.total_memory() {
         None
     } else {
@@ -192,6 +204,27 @@ fn backend_alloc(bytes: usize, requested: usize, stream: &Stream) -> Result<u64>
         let _ = backend.trim_pool(keep);
     }
     Ok(ptr)
+}
+
+/// Checks that `bytes` more keep `device`'s allocations (live and cached) within `limit`,
+/// emptying the cache of freed blocks first when they would not.
+fn within_limit(device: Device, bytes: usize, requested: usize, limit: usize) -> Result<()> {
+    let held = |d: Device| -> Result<usize> { Ok(d.backend().pool_bytes()?.used as usize) };
+    if held(device)?.saturating_add(bytes) <= limit {
+        return Ok(());
+    }
+    flush_cache(device);
+    let now = held(device)?;
+    if now.saturating_add(bytes) <= limit {
+        return Ok(());
+    }
+    Err(err!(
+        OutOfMemory,
+        "out of memory on {device}: requested {requested} bytes ({}), {now} bytes ({}) are          allocated and the limit is {limit} bytes ({}) (Device::set_memory_limit, CuPy's          MemoryPool.set_limit)",
+        human_bytes(requested),
+        human_bytes(now),
+        human_bytes(limit)
+    ))
 }
 
 /// Other streams a buffer remembers before it forgets those no handle can reach.
@@ -634,6 +667,34 @@ impl Device {
     /// ```
     pub fn release_pool_memory(self) -> Result<()> {
         release_all(self)
+    }
+
+    /// Limits the bytes this device's allocations hold, live arrays and freed blocks kept
+    /// for reuse together (CuPy's `MemoryPool.set_limit`); `None` removes the limit. An
+    /// allocation that would go past it first empties the cache of freed blocks, then
+    /// fails with [`ErrorKind::OutOfMemory`](crate::ErrorKind::OutOfMemory). Memory
+    /// already held is not freed by setting a lower limit.
+    ///
+    /// ```
+    /// # if !cuprum_doctest::device()? { return Ok(()); }
+    /// use cuprum::{Array, DType, ErrorKind};
+    /// let dev = cuprum::Device::current()?;
+    /// dev.set_memory_limit(Some(64 << 20));
+    /// assert_eq!(dev.memory_limit(), Some(64 << 20));
+    /// let small = Array::zeros(&[1 << 20], DType::F32)?; // 4 MiB fit
+    /// let err = Array::zeros(&[32 << 20], DType::F32).unwrap_err(); // 128 MiB do not
+    /// assert_eq!(err.kind(), ErrorKind::OutOfMemory);
+    /// dev.set_memory_limit(None);
+    /// drop(small);
+    /// # Ok::<(), cuprum::Error>(())
+    /// ```
+    pub fn set_memory_limit(self, bytes: Option<usize>) {
+        *self.memory().limit() = bytes;
+    }
+
+    /// The limit [`set_memory_limit`](Device::set_memory_limit) set, if any.
+    pub fn memory_limit(self) -> Option<usize> {
+        *self.memory().limit()
     }
 }
 

@@ -314,6 +314,10 @@ pub(crate) struct DeviceMemory {
     cache: Mutex<BlockCache>,
     legacy: Mutex<BlockCache>,
     policy: Mutex<PoolPolicy>,
+    /// The most bytes the device's allocations may hold, live and cached (CuPy's
+    /// `MemoryPool.set_limit`); `None` without a limit. Allocations from the backend hold
+    /// the lock while they check it, so concurrent ones cannot overshoot together.
+    limit: Mutex<Option<usize>>,
 }
 
 impl DeviceMemory {
@@ -324,7 +328,13 @@ impl DeviceMemory {
             cache: Mutex::new(BlockCache::new(CACHE_CAP.min(total / 16))),
             legacy: Mutex::new(BlockCache::new(CACHE_CAP.min(total / 16))),
             policy: Mutex::new(PoolPolicy::new()),
+            limit: Mutex::new(None),
         }
+    }
+
+    /// The allocation limit, locked (see the field).
+    pub(crate) fn limit(&self) -> std::sync::MutexGuard<'_, Option<usize>> {
+        self.limit.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     pub(crate) fn cache(&self, which: CacheOf) -> std::sync::MutexGuard<'_, BlockCache> {
