@@ -37,6 +37,8 @@ class Memory:
     size: int
     device_id: int
     device: Any  # cuprum.cuda.Device
+    @staticmethod
+    def _of_bytes(array: ndarray) -> Memory: ...
 
 class MemoryPointer:
     """An address in a block of device memory, which it keeps alive (CuPy's)."""
@@ -45,6 +47,7 @@ class MemoryPointer:
     device_id: int
     device: Any  # cuprum.cuda.Device
     mem: Memory
+    def __init__(self, mem: Memory, offset: int) -> None: ...
     def copy_from(self, mem: Any, size: int) -> None: ...
     def copy_from_async(self, mem: Any, size: int, stream: Any = None) -> None: ...
     def copy_from_device(self, src: MemoryPointer, size: int) -> None: ...

@@ -135,6 +135,21 @@ def test_profile_ranges_run_the_work_inside_them():
     np.testing.assert_array_equal(y.get(), np.arange(10) + 1.0)
 
 
+@pytest.mark.skipif(ON_HOST, reason="the CUDA array interface names GPU memory")
+def test_unowned_memory_views_another_librarys_allocation():
+    owner = cp.arange(16, dtype=cp.float32)  # stands for another library's buffer
+    mem = cp.cuda.UnownedMemory(owner.data.ptr, 64, owner)
+    assert mem.ptr == owner.data.ptr and mem.size == 64
+    view = cp.ndarray((4,), cp.float32, cp.cuda.MemoryPointer(mem, 16))
+    np.testing.assert_array_equal(view.get(), np.arange(4, 8, dtype=np.float32))
+    view[:] = 0
+    np.testing.assert_array_equal(owner[4:8].get(), np.zeros(4, np.float32))
+    with pytest.raises(ValueError, match="offset 65 lies outside the memory block of 64"):
+        cp.cuda.MemoryPointer(mem, 65)
+    with pytest.raises(ValueError, match="past|reach|bytes"):
+        cp.ndarray((20,), cp.float32, cp.cuda.MemoryPointer(mem, 0))
+
+
 def test_memory_pool_counts_its_free_blocks():
     pool = cp.get_default_memory_pool()
     pool.free_all_blocks()

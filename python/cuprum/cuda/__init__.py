@@ -32,6 +32,7 @@ from cuprum.cuda.memory import (  # noqa: F401
     Memory,
     MemoryPointer,
     MemoryPool,
+    UnownedMemory,
     alloc,
     get_allocator,
     set_allocator,

@@ -20,12 +20,50 @@ __all__ = [
     "MemoryPointer",
     "MemoryPool",
     "OutOfMemoryError",
+    "UnownedMemory",
     "alloc",
     "get_allocator",
     "get_default_memory_pool",
     "set_allocator",
     "using_allocator",
 ]
+
+
+class _DeviceBytes:
+    """``size`` bytes of GPU memory at ``ptr`` offered through the CUDA array interface
+    (what ``UnownedMemory`` imports); holds ``owner``."""
+
+    def __init__(self, ptr, size, owner):
+        self.owner = owner
+        self.__cuda_array_interface__ = {
+            "shape": (size,),
+            "typestr": "|u1",
+            "data": (ptr, False),
+            "strides": None,
+            "version": 3,
+            "stream": None,
+        }
+
+
+def UnownedMemory(ptr, size, owner, device_id=None):
+    """CuPy's ``UnownedMemory``: ``size`` bytes of device memory at ``ptr`` that another
+    library allocated, as a ``Memory`` (``MemoryPointer(mem, offset)`` points into it,
+    ``cuprum.ndarray(shape, dtype, memptr)`` views it). ``owner`` is kept alive as long as
+    any of them is; that library must not free the memory before. The address must be
+    memory of the current GPU (``device_id``, when given, must name it)."""
+    ptr, size = int(ptr), int(size)
+    if size < 0:
+        raise ValueError(f"UnownedMemory: size must be a non-negative number of bytes, got {size}")
+    from cuprum import asarray
+    from cuprum.cuda import runtime
+
+    if device_id is not None and int(device_id) != runtime.getDevice():
+        raise ValueError(
+            f"UnownedMemory: device_id {device_id} is not the current device "
+            f"({runtime.getDevice()}): cuprum's Python package runs on one device"
+        )
+
+    return Memory._of_bytes(asarray(_DeviceBytes(ptr, size, owner)))
 
 
 class MemoryPool:

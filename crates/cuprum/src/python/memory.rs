@@ -132,6 +132,25 @@ pub struct Memory {
 
 #[pymethods]
 impl Memory {
+    /// The block of a 1-D C-contiguous `uint8` array's bytes (`UnownedMemory`'s engine:
+    /// the array views memory another library owns and keeps its owner alive).
+    #[staticmethod]
+    fn _of_bytes(array: &Bound<'_, super::PyArray>) -> PyResult<Memory> {
+        let a = array.get().array();
+        if a.dtype() != DType::U8 || a.ndim() != 1 || !a.is_c_contiguous() || a.offset != 0 {
+            return Err(PyValueError::new_err(format!(
+                "Memory: expected a 1-D C-contiguous uint8 array from its buffer's start, \
+                 given {} of shape {:?} at element {}",
+                a.dtype(),
+                a.shape(),
+                a.offset
+            )));
+        }
+        Ok(Memory {
+            block: bytes_view(a, a.size(), 0),
+        })
+    }
+
     /// The block's first address (an int).
     #[getter]
     fn ptr(&self) -> u64 {
@@ -168,6 +187,21 @@ impl Memory {
 
 #[pymethods]
 impl MemoryPointer {
+    /// CuPy's `MemoryPointer(mem, offset)`: `offset` bytes into the block `mem` (a `Memory`,
+    /// such as `UnownedMemory(...)` or another pointer's `mem`), which it keeps alive.
+    #[new]
+    fn new(mem: &Bound<'_, Memory>, offset: i64) -> PyResult<Self> {
+        let block = mem.get().block.clone();
+        let len = block.shape[0];
+        match usize::try_from(offset) {
+            Ok(o) if o <= len => Ok(MemoryPointer { block, offset: o }),
+            _ => Err(PyValueError::new_err(format!(
+                "MemoryPointer: offset {offset} lies outside the memory block of {len} bytes \
+                 (expected 0..={len})"
+            ))),
+        }
+    }
+
     /// The address (an int).
     #[getter]
     fn ptr(&self) -> u64 {
