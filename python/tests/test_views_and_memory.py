@@ -58,6 +58,10 @@ def _raw_bools():
         lambda m, b: m.compress(b, m.arange(b.size)),
         lambda m, b: m.cumsum(b),
         lambda m, b: m.maximum(b, False),
+        lambda m, b: m.isin(b, m.array([True])),
+        lambda m, b: m.unique(b),
+        lambda m, b: m.sort(b),
+        lambda m, b: m.searchsorted(m.sort(b), True),
         lambda m, b: b.astype(m.int32).reshape(11, 1) * 2,
     ],
 )

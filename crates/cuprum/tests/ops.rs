@@ -2205,4 +2205,10 @@ fn bool_bytes_other_than_one_are_true() {
         ops::cumsum(&b, None).unwrap().to_vec::<i64>().unwrap(),
         running
     );
+    let one = Array::from_slice(&[true], &[1]).unwrap();
+    assert_eq!(ops::isin(&b, &one).unwrap().to_vec::<bool>().unwrap(), want);
+    let sorted = ops::sort(&b, None).unwrap();
+    let falses = want.iter().filter(|&&t| !t).count() as i64;
+    let at = ops::searchsorted(&sorted, &one, ops::Side::Left).unwrap();
+    assert_eq!(at.to_vec::<i64>().unwrap(), vec![falses]);
 }

@@ -316,6 +316,10 @@ fn run_search(a: &Array, v: &Array, out: &Array, name: &'static str) -> Result<(
 
 /// `x` as a contiguous array of `d`.
 fn contiguous_as(x: &Array, d: DType) -> Result<Array> {
+    if x.dtype() == DType::Bool && d == DType::Bool {
+        // bools as 0 and 1 whatever their bytes: the search and hash kernels compare bytes
+        return super::not_equal(x, false);
+    }
     if x.dtype() == d {
         x.to_contiguous()
     } else {
