@@ -59,10 +59,18 @@ def random_values(rng, shape, dtype, unsigned=(1, 100), signed=(1, 50)):
     return np.asarray(x).astype(dtype).reshape(shape)
 
 
-def runs_in_a_fresh_python(code):
-    """``code`` runs without an error in a new Python process (what importing does)."""
+def runs_in_a_fresh_python(code, env=None):
+    """``code`` runs without an error in a new Python process (what importing does), with
+    ``env`` added to the environment."""
+    import os
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=None if env is None else {**os.environ, **env},
+    )
     assert done.returncode == 0, done.stderr

@@ -7,6 +7,7 @@ import threading
 
 import numpy as np
 import pytest
+from compare import runs_in_a_fresh_python
 
 import cuprum as cp
 
@@ -192,6 +193,25 @@ def test_memory_pool_limit_refuses_allocations_past_it():
         pool.set_limit()
     assert pool.get_limit() == 0
     np.testing.assert_array_equal(keep[:2].get(), np.ones(2, np.float32))
+
+
+def test_memory_limit_from_the_environment():
+    code = """
+import cuprum as cp, pytest
+pool = cp.get_default_memory_pool()
+assert pool.get_limit() == 64 << 20, pool.get_limit()
+with pytest.raises(cp.cuda.memory.OutOfMemoryError, match="the limit is 67108864"):
+    cp.zeros(32 << 20, dtype=cp.float32)
+"""
+    runs_in_a_fresh_python(code, {"CUPY_GPU_MEMORY_LIMIT": "67108864"})
+    bad = """
+import cuprum as cp, pytest
+with pytest.raises(ValueError, match="CUPRUM_GPU_MEMORY_LIMIT=.1GB. is not valid"):
+    cp.zeros(4)
+cp.get_default_memory_pool().set_limit(size=1 << 30)
+assert float(cp.ones(4).sum()) == 4.0
+"""
+    runs_in_a_fresh_python(bad, {"CUPRUM_GPU_MEMORY_LIMIT": "1GB"})
 
 
 def test_events_order_streams_and_time_them():

@@ -167,12 +167,13 @@ fn backend_alloc(bytes: usize, requested: usize, stream: &Stream) -> Result<u64>
     let backend = device.backend();
     // Under a limit, its lock is held until the block is allocated (see `DeviceMemory`).
     let guard = device.memory().limit();
-    let _limited = match *guard {
-        Some(limit) => {
-            within_limit(device, bytes, requested, limit)?;
+    let _limited = match &*guard {
+        Err(e) => return Err(e.clone()),
+        Ok(Some(limit)) => {
+            within_limit(device, bytes, requested, *limit)?;
             Some(guard)
         }
-        None => {
+        Ok(None) => {
             drop(guard);
             None
         }
@@ -670,7 +671,7 @@ impl Device {
     }
 
     /// Limits the bytes this device's allocations hold, live arrays and freed blocks kept
-    /// for reuse together (CuPy's `MemoryPool.set_limit`); `None` removes the limit. An
+    /// for reuse together (CuPy's `MemoryPool.set_limit`); `None` (or 0) removes the limit. An
     /// allocation that would go past it first empties the cache of freed blocks, then
     /// fails with [`ErrorKind::OutOfMemory`](crate::ErrorKind::OutOfMemory). Memory
     /// already held is not freed by setting a lower limit.
@@ -689,12 +690,16 @@ impl Device {
     /// # Ok::<(), cuprum::Error>(())
     /// ```
     pub fn set_memory_limit(self, bytes: Option<usize>) {
-        *self.memory().limit() = bytes;
+        *self.memory().limit() = Ok(bytes.filter(|&b| b > 0));
     }
 
-    /// The limit [`set_memory_limit`](Device::set_memory_limit) set, if any.
+    /// The limit in force, if any: the one [`set_memory_limit`](Device::set_memory_limit)
+    /// set, else `CUPRUM_GPU_MEMORY_LIMIT` (or CuPy's `CUPY_GPU_MEMORY_LIMIT`): bytes, or a
+    /// percentage of the device's memory (`50%`), read when the device is opened (a value
+    /// that is neither makes every allocation fail with an error naming it, until a limit
+    /// is set).
     pub fn memory_limit(self) -> Option<usize> {
-        *self.memory().limit()
+        self.memory().limit().as_ref().ok().copied().flatten()
     }
 }
 

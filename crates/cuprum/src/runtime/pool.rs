@@ -315,9 +315,11 @@ pub(crate) struct DeviceMemory {
     legacy: Mutex<BlockCache>,
     policy: Mutex<PoolPolicy>,
     /// The most bytes the device's allocations may hold, live and cached (CuPy's
-    /// `MemoryPool.set_limit`); `None` without a limit. Allocations from the backend hold
-    /// the lock while they check it, so concurrent ones cannot overshoot together.
-    limit: Mutex<Option<usize>>,
+    /// `MemoryPool.set_limit`); `None` without a limit; the error of a bad
+    /// `CUPRUM_GPU_MEMORY_LIMIT`, which every allocation reports until a limit is set.
+    /// Allocations from the backend hold the lock while they check it, so concurrent ones
+    /// cannot overshoot together.
+    limit: Mutex<crate::error::Result<Option<usize>>>,
 }
 
 impl DeviceMemory {
@@ -328,12 +330,12 @@ impl DeviceMemory {
             cache: Mutex::new(BlockCache::new(CACHE_CAP.min(total / 16))),
             legacy: Mutex::new(BlockCache::new(CACHE_CAP.min(total / 16))),
             policy: Mutex::new(PoolPolicy::new()),
-            limit: Mutex::new(None),
+            limit: Mutex::new(limit_from_env(total)),
         }
     }
 
     /// The allocation limit, locked (see the field).
-    pub(crate) fn limit(&self) -> std::sync::MutexGuard<'_, Option<usize>> {
+    pub(crate) fn limit(&self) -> std::sync::MutexGuard<'_, crate::error::Result<Option<usize>>> {
         self.limit.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -361,9 +363,68 @@ impl DeviceMemory {
     }
 }
 
+/// The allocation limit a process starts with: `CUPRUM_GPU_MEMORY_LIMIT`, else CuPy's
+/// `CUPY_GPU_MEMORY_LIMIT` (so a CuPy program's setting carries over), for a device of
+/// `total` bytes.
+fn limit_from_env(total: usize) -> crate::error::Result<Option<usize>> {
+    for name in ["CUPRUM_GPU_MEMORY_LIMIT", "CUPY_GPU_MEMORY_LIMIT"] {
+        if let Ok(v) = std::env::var(name) {
+            return parse_limit(name, &v, total);
+        }
+    }
+    Ok(None)
+}
+
+/// A memory limit's text: bytes (`1073741824`), or a percentage of the device's `total`
+/// bytes (`50%`); empty or 0 is no limit.
+pub(crate) fn parse_limit(
+    name: &str,
+    v: &str,
+    total: usize,
+) -> crate::error::Result<Option<usize>> {
+    let t = v.trim();
+    let bytes = match t.strip_suffix('%') {
+        _ if t.is_empty() => 0,
+        Some(p) => match p.trim().parse::<f64>() {
+            Ok(f) if (0.0..=100.0).contains(&f) => (total as f64 * f / 100.0) as usize,
+            _ => crate::error::bail!(
+                InvalidArgument,
+                "{name}={v:?} is not valid: expected bytes (1073741824) or a percentage of the \
+                 device's memory from 0% to 100% (50%)"
+            ),
+        },
+        None => match t.parse::<usize>() {
+            Ok(b) => b,
+            Err(_) => crate::error::bail!(
+                InvalidArgument,
+                "{name}={v:?} is not valid: expected bytes (1073741824) or a percentage of the \
+                 device's memory from 0% to 100% (50%)"
+            ),
+        },
+    };
+    Ok((bytes > 0).then_some(bytes))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn memory_limits_parse_bytes_and_percentages() {
+        let gib = 1usize << 30;
+        assert_eq!(parse_limit("L", "1073741824", 8 * gib).unwrap(), Some(gib));
+        assert_eq!(parse_limit("L", " 50% ", 8 * gib).unwrap(), Some(4 * gib));
+        assert_eq!(parse_limit("L", "0", gib).unwrap(), None);
+        assert_eq!(parse_limit("L", "", gib).unwrap(), None);
+        for bad in ["1GB", "-5", "150%", "x%"] {
+            let e = parse_limit("L", bad, gib).unwrap_err();
+            assert_eq!(e.kind(), crate::ErrorKind::InvalidArgument);
+            assert!(
+                e.to_string().contains("L=") && e.to_string().contains("50%"),
+                "{e}"
+            );
+        }
+    }
 
     const MIB: usize = 1 << 20;
 
