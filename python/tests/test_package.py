@@ -143,7 +143,9 @@ def test_dtype_errors_stay_numpys_and_cuprums():
     with pytest.raises(TypeError, match="not supported by cuprum"):
         cp.empty(2, dtype="U3")
     with pytest.raises(TypeError, match="non-negative ints"):
-        cp.empty((2, -1))
+        cp.empty((2, "a"))
+    with pytest.raises(ValueError, match="negative dimensions are not allowed"):
+        cp.empty((2, -1))  # NumPy's ValueError
 
 
 def test_printing_is_numpys():
