@@ -45,7 +45,11 @@
 //! device's memory, which never reaches the backend) is `ErrorKind::OutOfMemory` with the
 //! requested, free and total bytes, and then nothing stays reserved beyond what the program
 //! holds. `Device::release_pool_memory` makes the same release on demand and restarts the
-//! pool's threshold from what is held.
+//! pool's threshold from what is held. Under a limit (`Device::set_memory_limit`, or
+//! `CUPRUM_GPU_MEMORY_LIMIT` / `CUPY_GPU_MEMORY_LIMIT` when the device opens) an allocation
+//! from the backend that would take what the device's allocations hold (live and cached,
+//! the pool's used bytes) past it first frees the cached blocks, then is `OutOfMemory`
+//! naming the limit; the check holds the limit's lock, so concurrent ones cannot overshoot.
 //!
 //! **Foreign memory.** A buffer may address memory another library owns (an imported DLPack
 //! tensor, `Array::from_raw_parts`): the backend checks first that the device can address
