@@ -113,7 +113,8 @@ impl PyArray {
     #[setter]
     fn set_shape(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
         Err(pyo3::exceptions::PyAttributeError::new_err(format!(
-            "the shape of a cuprum.ndarray cannot be set in place (to {}): write              `a = a.reshape(...)`, a view of the same memory where the strides allow",
+            "the shape of a cuprum.ndarray cannot be set in place (to {}): write \
+             `a = a.reshape(...)`, a view of the same memory where the strides allow",
             value.repr().map(|r| r.to_string()).unwrap_or_default()
         )))
     }

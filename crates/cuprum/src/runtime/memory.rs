@@ -225,7 +225,9 @@ fn within_limit(device: Device, bytes: usize, requested: usize, limit: usize) ->
     }
     Err(err!(
         OutOfMemory,
-        "out of memory on {device}: requested {requested} bytes ({}), {now} bytes ({}) are          allocated and the limit is {limit} bytes ({}) (Device::set_memory_limit, CuPy's          MemoryPool.set_limit)",
+        "out of memory on {device}: requested {requested} bytes ({}), {now} bytes ({}) are \
+         allocated and the limit is {limit} bytes ({}) (Device::set_memory_limit, CuPy's \
+         MemoryPool.set_limit)",
         human_bytes(requested),
         human_bytes(now),
         human_bytes(limit)
